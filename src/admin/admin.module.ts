@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { UsersModule } from '../users/users.module.js';
+import { EventSearchService } from './events/event-search.service.js';
+import { EventsController } from './events/events.controller.js';
+import { InstanceController } from './instance.controller.js';
+import { OrgMembersController } from './management/org-members.controller.js';
+import { ProjectsController } from './management/projects.controller.js';
+import { UsersController } from './management/users.controller.js';
+import { OrgsController } from './orgs.controller.js';
+
+/** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of DESIGN §4. */
+@Module({
+  imports: [UsersModule],
+  controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController],
+  providers: [EventSearchService],
+})
+export class AdminModule {}

@@ -1,0 +1,103 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { JsonObject } from '../../common/database/columns.js';
+import { Transform } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsDateString,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
+
+export const MAX_EVENT_PAGE = 1000;
+
+/** Spec §C's `asc`, `limit`, `event_types`, plus the filters of DESIGN §4. */
+export class SearchEventsDto {
+  @ApiPropertyOptional({ default: false, description: 'oldest first' })
+  @IsOptional()
+  @IsBoolean()
+  asc?: boolean;
+
+  @ApiPropertyOptional({ default: 100, maximum: MAX_EVENT_PAGE })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_EVENT_PAGE)
+  limit?: number;
+
+  @ApiPropertyOptional({ type: [String], example: ['user.human.added'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(100)
+  @IsString({ each: true })
+  @MaxLength(100, { each: true })
+  event_types?: string[];
+
+  @ApiPropertyOptional({ type: [String], example: ['user'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(20)
+  @IsString({ each: true })
+  @MaxLength(64, { each: true })
+  aggregate_types?: string[];
+
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsNotEmpty() @MaxLength(64) aggregate_id?: string;
+  @ApiPropertyOptional({ description: 'organization id' }) @IsOptional() @IsString() @IsNotEmpty() @MaxLength(64) resource_owner?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsNotEmpty() @MaxLength(64) editor_user_id?: string;
+
+  @ApiPropertyOptional({ description: 'events created at or after this time (ISO 8601)' })
+  @IsOptional()
+  @IsDateString({ strict: true }, { message: 'since must be an ISO 8601 date-time' })
+  since?: string;
+
+  @ApiPropertyOptional({ description: 'events created before this time (ISO 8601)' })
+  @IsOptional()
+  @IsDateString({ strict: true }, { message: 'until must be an ISO 8601 date-time' })
+  until?: string;
+
+  @ApiPropertyOptional({ description: 'cursor: only events after this sequence (before it when asc is false)', example: '42' })
+  @IsOptional()
+  @Transform(({ value }) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value))
+  @Matches(/^\d{1,15}$/, { message: 'sequence must be a non-negative integer' })
+  sequence?: string;
+}
+
+export class LocalizedDto {
+  @ApiProperty({ example: 'EventTypes.user.human.added' }) key: string;
+  @ApiProperty({ example: 'Person added' }) localizedMessage: string;
+}
+
+export class LocalizedTypeDto {
+  @ApiProperty() type: string;
+  @ApiProperty({ type: LocalizedDto }) localized: LocalizedDto;
+}
+
+export class EventAggregateDto {
+  @ApiProperty() id: string;
+  @ApiProperty({ type: LocalizedTypeDto }) type: LocalizedTypeDto;
+  @ApiProperty({ description: 'organization id, or instance' }) resourceOwner: string;
+}
+
+export class EventEditorDto {
+  @ApiProperty({ nullable: true, type: String, description: 'null for changes made by the service itself' }) userId: string | null;
+}
+
+export class EventDto {
+  @ApiProperty({ description: 'position in the log; pass back as sequence to page on' }) sequence: string;
+  @ApiProperty() creationDate: string;
+  @ApiProperty({ type: LocalizedTypeDto }) type: LocalizedTypeDto;
+  @ApiProperty({ type: EventAggregateDto }) aggregate: EventAggregateDto;
+  @ApiProperty({ type: EventEditorDto }) editor: EventEditorDto;
+  @ApiProperty({ type: 'object', additionalProperties: true }) payload: JsonObject;
+}
+
+export class EventListDto {
+  @ApiProperty({ type: [EventDto] }) events: EventDto[];
+}

@@ -1,0 +1,117 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayUnique,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
+
+export const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'] as const;
+export const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'] as const;
+export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'] as const;
+export const API_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt'] as const;
+export const ACCESS_TOKEN_TYPES = ['opaque', 'jwt'] as const;
+
+export class CreateProjectDto {
+  @ApiProperty({ maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+}
+
+export class ProjectCreatedDto {
+  @ApiProperty() id: string;
+}
+
+export class CreateOidcAppDto {
+  @ApiProperty({ maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+
+  @ApiProperty({ type: [String], example: ['https://app.example.com/callback'] })
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(2000, { each: true })
+  redirectUris: string[];
+
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(2000, { each: true })
+  postLogoutRedirectUris?: string[];
+
+  @ApiProperty({ enum: RESPONSE_TYPES, isArray: true })
+  @IsArray()
+  @ArrayUnique()
+  @IsIn(RESPONSE_TYPES, { each: true, message: `each response type must be one of: ${RESPONSE_TYPES.join(', ')}` })
+  responseTypes: string[];
+
+  @ApiProperty({ enum: GRANT_TYPES, isArray: true })
+  @IsArray()
+  @ArrayUnique()
+  @IsIn(GRANT_TYPES, { each: true, message: `each grant type must be one of: ${GRANT_TYPES.join(', ')}` })
+  grantTypes: string[];
+
+  @ApiProperty({ enum: OIDC_AUTH_METHODS })
+  @IsIn(OIDC_AUTH_METHODS)
+  authMethod: (typeof OIDC_AUTH_METHODS)[number];
+
+  @ApiPropertyOptional({ enum: ACCESS_TOKEN_TYPES, default: 'opaque' })
+  @IsOptional()
+  @IsIn(ACCESS_TOKEN_TYPES)
+  accessTokenType?: (typeof ACCESS_TOKEN_TYPES)[number];
+
+  @ApiPropertyOptional({ default: false, description: 'put the profile, email, phone and address claims in the id_token too' })
+  @IsOptional()
+  @IsBoolean()
+  idTokenUserinfoAssertion?: boolean;
+
+  @ApiPropertyOptional({ default: false, description: 'allow http and loopback redirect URIs' })
+  @IsOptional()
+  @IsBoolean()
+  devMode?: boolean;
+}
+
+export class CreateApiAppDto {
+  @ApiProperty({ maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+
+  @ApiProperty({ enum: API_AUTH_METHODS })
+  @IsIn(API_AUTH_METHODS)
+  authMethod: (typeof API_AUTH_METHODS)[number];
+}
+
+export class AppCreatedDto {
+  @ApiProperty() appId: string;
+  @ApiProperty() clientId: string;
+  @ApiPropertyOptional({ description: 'shown once; absent for none and private_key_jwt' }) clientSecret?: string;
+}
+
+export class ApplicationKeyDetailsDto {
+  @ApiProperty({ example: 'application' }) type: 'application';
+  @ApiProperty() keyId: string;
+  @ApiProperty({ description: 'PEM RSA 2048 private key; shown once' }) key: string;
+  @ApiProperty() clientId: string;
+}
+
+export class ApplicationKeyDto {
+  @ApiProperty() keyId: string;
+  @ApiProperty({ type: ApplicationKeyDetailsDto }) keyDetails: ApplicationKeyDetailsDto;
+}
+
+/** Bodies that carry nothing (`{}`); unknown fields are still refused. */
+export class EmptyDto {}

@@ -1,0 +1,109 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsDateString,
+  IsEmail,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Matches,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
+
+const USER_NAME = /^[^\s\u0000-\u001f]+$/;
+const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+
+export class HumanProfileDto {
+  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(200) firstName: string;
+  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(200) lastName: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) displayName?: string;
+
+  @ApiPropertyOptional({ example: 'en' })
+  @IsOptional()
+  @IsString()
+  @Matches(LANGUAGE_TAG, { message: 'preferredLanguage must be a language tag such as en or de-CH' })
+  preferredLanguage?: string;
+}
+
+export class HumanEmailDto {
+  @ApiProperty() @IsEmail({}, { message: 'email must be an e-mail address' }) @MaxLength(320) email: string;
+  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isEmailVerified?: boolean;
+}
+
+export class HumanPhoneDto {
+  @ApiProperty({ example: '+41 79 123 45 67' }) @IsString() @IsNotEmpty() @MaxLength(40) phone: string;
+  @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isPhoneVerified?: boolean;
+}
+
+export class CreateHumanUserDto {
+  @ApiProperty({ maxLength: 255 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  @Matches(USER_NAME, { message: 'userName must not contain white space or control characters' })
+  userName: string;
+
+  @ApiProperty({ type: HumanProfileDto }) @ValidateNested() @Type(() => HumanProfileDto) profile: HumanProfileDto;
+  @ApiProperty({ type: HumanEmailDto }) @ValidateNested() @Type(() => HumanEmailDto) email: HumanEmailDto;
+  @ApiPropertyOptional({ type: HumanPhoneDto }) @IsOptional() @ValidateNested() @Type(() => HumanPhoneDto) phone?: HumanPhoneDto;
+
+  @ApiPropertyOptional({ description: 'initial password; hashed with bcrypt, never returned' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(72, { message: 'password must be at most 72 bytes (bcrypt)' })
+  password?: string;
+}
+
+export class CreateMachineUserDto {
+  @ApiProperty({ maxLength: 255 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(255)
+  @Matches(USER_NAME, { message: 'userName must not contain white space or control characters' })
+  userName: string;
+
+  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(255) name: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(500) description?: string;
+
+  @ApiPropertyOptional({ enum: ACCESS_TOKEN_TYPES, default: 'opaque' })
+  @IsOptional()
+  @IsIn(ACCESS_TOKEN_TYPES)
+  accessTokenType?: (typeof ACCESS_TOKEN_TYPES)[number];
+}
+
+export class UserCreatedDto {
+  @ApiProperty() userId: string;
+}
+
+export class ExpiringCredentialDto {
+  @ApiPropertyOptional({ description: 'ISO 8601; no expiry when absent', example: '2030-01-01T00:00:00Z' })
+  @IsOptional()
+  @IsDateString({ strict: true }, { message: 'expirationDate must be an ISO 8601 date-time' })
+  expirationDate?: string;
+}
+
+export class MachineSecretDto {
+  @ApiProperty() clientId: string;
+  @ApiProperty({ description: 'shown once' }) clientSecret: string;
+}
+
+export class MachineKeyDetailsDto {
+  @ApiProperty({ example: 'serviceaccount' }) type: 'serviceaccount';
+  @ApiProperty() keyId: string;
+  @ApiProperty({ description: 'PEM RSA 2048 private key; shown once' }) key: string;
+  @ApiProperty() userId: string;
+}
+
+export class MachineKeyDto {
+  @ApiProperty() keyId: string;
+  @ApiProperty({ type: MachineKeyDetailsDto }) keyDetails: MachineKeyDetailsDto;
+}
+
+export class PersonalAccessTokenDto {
+  @ApiProperty() tokenId: string;
+  @ApiProperty({ description: 'shown once' }) token: string;
+}

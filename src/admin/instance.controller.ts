@@ -1,0 +1,38 @@
+import { Body, Controller, Get, Param, Put } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator.js';
+import { Caller } from '../common/auth/caller.decorator.js';
+import type { Principal } from '../common/auth/principal.js';
+import { Role } from '../common/auth/roles.js';
+import { FeaturesService } from '../users/features.service.js';
+import { MembershipsService } from '../users/memberships.service.js';
+import { FeaturesDto, SetFeaturesDto } from './dto/features.dto.js';
+import { MemberDto, SetInstanceMemberDto } from './dto/members.dto.js';
+
+@ApiTags('admin')
+@Controller('admin/v1')
+export class InstanceController {
+  constructor(
+    private readonly memberships: MembershipsService,
+    private readonly features: FeaturesService,
+  ) {}
+
+  @Put('members/:userId')
+  @Authenticated({ role: Role.IamOwner })
+  async setMember(@Caller() caller: Principal, @Param('userId') userId: string, @Body() dto: SetInstanceMemberDto): Promise<MemberDto> {
+    await this.memberships.setInstanceMember(caller.userId, userId, dto.roles);
+    return { userId, roles: [...new Set(dto.roles)] };
+  }
+
+  @Get('features')
+  @Authenticated({ role: Role.IamOwner })
+  getFeatures(): Promise<FeaturesDto> {
+    return this.features.get();
+  }
+
+  @Put('features')
+  @Authenticated({ role: Role.IamOwner })
+  setFeatures(@Caller() caller: Principal, @Body() dto: SetFeaturesDto): Promise<FeaturesDto> {
+    return this.features.set(caller.userId, dto);
+  }
+}

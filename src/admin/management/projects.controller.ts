@@ -1,0 +1,78 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../common/auth/authenticated.decorator.js';
+import { Caller } from '../../common/auth/caller.decorator.js';
+import type { Principal } from '../../common/auth/principal.js';
+import { Role } from '../../common/auth/roles.js';
+import { ProjectsService } from '../../users/projects.service.js';
+import {
+  AppCreatedDto,
+  ApplicationKeyDto,
+  CreateApiAppDto,
+  CreateOidcAppDto,
+  CreateProjectDto,
+  EmptyDto,
+  ProjectCreatedDto,
+} from '../dto/projects.dto.js';
+
+@ApiTags('management')
+@Controller('management/v1/orgs/:orgId/projects')
+export class ProjectsController {
+  constructor(private readonly projects: ProjectsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  async create(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateProjectDto): Promise<ProjectCreatedDto> {
+    const project = await this.projects.createProject(caller.userId, orgId, dto.name);
+    return { id: project.id };
+  }
+
+  @Post(':projectId/apps/oidc')
+  @HttpCode(201)
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  createOidcApp(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('projectId') projectId: string,
+    @Body() dto: CreateOidcAppDto,
+  ): Promise<AppCreatedDto> {
+    return this.projects.createOidcApplication(caller.userId, orgId, projectId, {
+      name: dto.name,
+      redirectUris: dto.redirectUris,
+      postLogoutRedirectUris: dto.postLogoutRedirectUris ?? [],
+      responseTypes: dto.responseTypes,
+      grantTypes: dto.grantTypes,
+      authMethod: dto.authMethod,
+      accessTokenType: dto.accessTokenType ?? 'opaque',
+      idTokenUserinfoAssertion: dto.idTokenUserinfoAssertion ?? false,
+      devMode: dto.devMode ?? false,
+    });
+  }
+
+  @Post(':projectId/apps/api')
+  @HttpCode(201)
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  createApiApp(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('projectId') projectId: string,
+    @Body() dto: CreateApiAppDto,
+  ): Promise<AppCreatedDto> {
+    return this.projects.createApiApplication(caller.userId, orgId, projectId, dto);
+  }
+
+  @Post(':projectId/apps/:appId/keys')
+  @HttpCode(201)
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  async addAppKey(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('projectId') projectId: string,
+    @Param('appId') appId: string,
+    @Body() _dto: EmptyDto,
+  ): Promise<ApplicationKeyDto> {
+    const key = await this.projects.addApplicationKey(caller.userId, orgId, projectId, appId);
+    return { keyId: key.keyId, keyDetails: { type: 'application', keyId: key.keyId, key: key.privateKeyPem, clientId: key.clientId } };
+  }
+}

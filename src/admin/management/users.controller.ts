@@ -1,0 +1,93 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../common/auth/authenticated.decorator.js';
+import { Caller } from '../../common/auth/caller.decorator.js';
+import type { Principal } from '../../common/auth/principal.js';
+import { Role } from '../../common/auth/roles.js';
+import { CredentialsService } from '../../users/credentials.service.js';
+import { UsersService } from '../../users/users.service.js';
+import { EmptyDto } from '../dto/projects.dto.js';
+import {
+  CreateHumanUserDto,
+  CreateMachineUserDto,
+  ExpiringCredentialDto,
+  MachineKeyDto,
+  MachineSecretDto,
+  PersonalAccessTokenDto,
+  UserCreatedDto,
+} from '../dto/users.dto.js';
+
+@ApiTags('management')
+@Controller('management/v1/orgs/:orgId/users')
+export class UsersController {
+  constructor(
+    private readonly users: UsersService,
+    private readonly credentials: CredentialsService,
+  ) {}
+
+  @Post('human')
+  @HttpCode(201)
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async createHuman(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateHumanUserDto): Promise<UserCreatedDto> {
+    const user = await this.users.createHuman(caller.userId, orgId, {
+      userName: dto.userName,
+      firstName: dto.profile.firstName,
+      lastName: dto.profile.lastName,
+      displayName: dto.profile.displayName,
+      preferredLanguage: dto.profile.preferredLanguage,
+      email: dto.email.email,
+      isEmailVerified: dto.email.isEmailVerified,
+      phone: dto.phone?.phone,
+      isPhoneVerified: dto.phone?.isPhoneVerified,
+      password: dto.password,
+    });
+    return { userId: user.id };
+  }
+
+  @Post('machine')
+  @HttpCode(201)
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async createMachine(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateMachineUserDto): Promise<UserCreatedDto> {
+    const user = await this.users.createMachine(caller.userId, orgId, dto);
+    return { userId: user.id };
+  }
+
+  @Post(':userId/secret')
+  @HttpCode(201)
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  setSecret(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Body() _dto: EmptyDto,
+  ): Promise<MachineSecretDto> {
+    return this.credentials.setMachineSecret(caller.userId, orgId, userId);
+  }
+
+  @Post(':userId/keys')
+  @HttpCode(201)
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async addKey(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Body() dto: ExpiringCredentialDto,
+  ): Promise<MachineKeyDto> {
+    const expiresAt = dto.expirationDate ? new Date(dto.expirationDate) : null;
+    const key = await this.credentials.addMachineKey(caller.userId, orgId, userId, expiresAt);
+    return { keyId: key.keyId, keyDetails: { type: 'serviceaccount', keyId: key.keyId, key: key.privateKeyPem, userId } };
+  }
+
+  @Post(':userId/pats')
+  @HttpCode(201)
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  addPersonalAccessToken(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Body() dto: ExpiringCredentialDto,
+  ): Promise<PersonalAccessTokenDto> {
+    const expiresAt = dto.expirationDate ? new Date(dto.expirationDate) : null;
+    return this.credentials.addPersonalAccessToken(caller.userId, orgId, userId, expiresAt);
+  }
+}

@@ -1,0 +1,32 @@
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../common/auth/authenticated.decorator.js';
+import { Caller } from '../common/auth/caller.decorator.js';
+import type { Principal } from '../common/auth/principal.js';
+import { Role } from '../common/auth/roles.js';
+import type { OrganizationEntity } from '../users/entities/organization.entity.js';
+import { OrganizationsService } from '../users/organizations.service.js';
+import { CreateOrgDto, OrgDto, OrgListDto } from './dto/org.dto.js';
+
+@ApiTags('admin')
+@Controller('admin/v1/orgs')
+export class OrgsController {
+  constructor(private readonly orgs: OrganizationsService) {}
+
+  @Get()
+  @Authenticated({ role: Role.IamOwner })
+  async list(): Promise<OrgListDto> {
+    return { orgs: (await this.orgs.list()).map(toOrgDto) };
+  }
+
+  @Post()
+  @HttpCode(201)
+  @Authenticated({ role: Role.IamOwner })
+  async create(@Caller() caller: Principal, @Body() dto: CreateOrgDto): Promise<OrgDto> {
+    return toOrgDto(await this.orgs.create(caller.userId, dto.name));
+  }
+}
+
+function toOrgDto(org: OrganizationEntity): OrgDto {
+  return { id: org.id, name: org.name, primaryDomain: org.primaryDomain };
+}

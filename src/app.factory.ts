@@ -1,0 +1,47 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module.js';
+import type { AppConfig } from './common/config/config.js';
+import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
+import { createValidationPipe } from './common/errors/validation.pipe.js';
+import { jsonBodyParser } from './common/http/body-parsers.js';
+import { BootstrapService } from './users/bootstrap.service.js';
+
+/** Builds the Nest application for a configuration (the service and the test harness share this). */
+export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressAdapter(), {
+    bodyParser: false,
+    bufferLogs: true,
+  });
+  await configureApp(app, config);
+  return app;
+}
+
+/** Everything that is set on an application rather than declared in a module. */
+export async function configureApp(app: NestExpressApplication, config: AppConfig): Promise<void> {
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  app.use(...jsonBodyParser(config.bodyLimitBytes));
+  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalFilters(new ApiExceptionFilter());
+  app.enableShutdownHooks();
+  setUpOpenApi(app);
+  await app.get(BootstrapService).bootstrap();
+}
+
+function setUpOpenApi(app: NestExpressApplication): void {
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Portcullis API')
+      .setDescription('Instance administration and management API. SCIM v2 and OpenID Connect are documented by their own specifications.')
+      .setVersion('1')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'personal access token or access token' })
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
+import { AdminModule } from './admin/admin.module.js';
+import { CommonModule } from './common/common.module.js';
+import type { AppConfig } from './common/config/config.js';
+import { UsersModule } from './users/users.module.js';
+
+@Module({})
+export class AppModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: AppModule, imports: [CommonModule.forRoot(config), UsersModule, AdminModule] };
+  }
+}

@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import type { CanActivate, ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import { AuthGuard } from '@nestjs/passport';
+import { DomainError, ErrorCode } from '../errors/domain-error.js';
+import { ACCESS_POLICY } from './authenticated.decorator.js';
+import type { AccessPolicy } from './authenticated.decorator.js';
+import { canSeeOrg, rolesOnOrg } from './principal.js';
+import type { Principal } from './principal.js';
+
+const BearerAuthGuard = AuthGuard('bearer');
+
+/**
+ * The one global guard: every route declares a policy (`@Authenticated` or `@Public`), and a route
+ * without one is refused, so a forgotten decorator fails closed. 401 without a valid token, 404 when
+ * the organization is outside the caller's reach, 403 when the caller lacks the role (DESIGN §4).
+ */
+@Injectable()
+export class AccessGuard implements CanActivate {
+  private readonly bearer = new BearerAuthGuard();
+
+  constructor(private readonly reflector: Reflector) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const policy = this.reflector.getAllAndOverride<AccessPolicy | undefined>(ACCESS_POLICY, [context.getHandler(), context.getClass()]);
+    if (!policy) throw new DomainError(ErrorCode.PermissionDenied, 'this route declares no access policy');
+    if (policy.public) return true;
+
+    try {
+      await this.bearer.canActivate(context);
+    } catch {
+      throw new DomainError(ErrorCode.Unauthenticated, 'a valid bearer token is required');
+    }
+    const request = context.switchToHttp().getRequest<{ user: Principal; params: Record<string, string> }>();
+    authorize(request.user, policy, request.params);
+    return true;
+  }
+}
+
+function authorize(principal: Principal, policy: Exclude<AccessPolicy, { public: true }>, params: Record<string, string>): void {
+  if (policy.scope === 'instance') {
+    if (!principal.instanceRoles.has(policy.role)) throw forbidden(policy.role);
+    return;
+  }
+  const orgId = params[policy.orgParam];
+  if (!orgId || !canSeeOrg(principal, orgId)) throw DomainError.notFound('organization');
+  if (!rolesOnOrg(principal, orgId).has(policy.role)) throw forbidden(policy.role);
+}
+
+function forbidden(role: string): DomainError {
+  return new DomainError(ErrorCode.PermissionDenied, `this request needs the role ${role}`);
+}

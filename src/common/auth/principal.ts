@@ -1,0 +1,32 @@
+import { Role, expandRoles } from './roles.js';
+
+/** The authenticated caller of a request, resolved from its bearer token. */
+export interface Principal {
+  userId: string;
+  /** The organization the user belongs to. */
+  orgId: string;
+  userType: 'human' | 'machine';
+  /** Roles held on the instance. */
+  instanceRoles: ReadonlySet<Role>;
+  /** Roles held per organization id. */
+  orgRoles: ReadonlyMap<string, ReadonlySet<Role>>;
+  /** How the caller authenticated; an access token also names its client. */
+  credential: { kind: 'personal_access_token'; tokenId: string } | { kind: 'access_token'; clientId: string };
+}
+
+export function isIamOwner(principal: Principal): boolean {
+  return principal.instanceRoles.has(Role.IamOwner);
+}
+
+/** Effective roles of the principal on one organization, implied roles included. */
+export function rolesOnOrg(principal: Principal, orgId: string): Set<Role> {
+  return expandRoles([...principal.instanceRoles, ...(principal.orgRoles.get(orgId) ?? [])]);
+}
+
+/**
+ * Whether the organization is visible to the principal at all. Outside it, every answer is 404
+ * (DESIGN §4), so that a caller cannot learn which organizations exist.
+ */
+export function canSeeOrg(principal: Principal, orgId: string): boolean {
+  return isIamOwner(principal) || principal.orgId === orgId || principal.orgRoles.has(orgId);
+}

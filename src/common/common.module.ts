@@ -1,0 +1,40 @@
+import { Global, Module } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { LoggerModule } from 'nestjs-pino';
+import { AccessGuard } from './auth/access.guard.js';
+import { APP_CONFIG } from './config/config.token.js';
+import type { AppConfig } from './config/config.js';
+import { CryptoModule } from './crypto/crypto.module.js';
+import { dataSourceOptions } from './database/data-source.js';
+import { UnitOfWork } from './database/unit-of-work.js';
+import { EventStore } from './events/event-store.js';
+import { HealthController } from './health/health.controller.js';
+import { loggingParams } from './http/logging.js';
+
+/** Configuration, database, events, crypto, logging and the global access guard. */
+@Global()
+@Module({})
+export class CommonModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CommonModule,
+      imports: [
+        LoggerModule.forRoot(loggingParams(config)),
+        TypeOrmModule.forRoot(dataSourceOptions(config.database)),
+        PassportModule,
+        CryptoModule,
+      ],
+      controllers: [HealthController],
+      providers: [
+        { provide: APP_CONFIG, useValue: config },
+        UnitOfWork,
+        EventStore,
+        { provide: APP_GUARD, useClass: AccessGuard },
+      ],
+      exports: [APP_CONFIG, UnitOfWork, EventStore],
+    };
+  }
+}

@@ -1,0 +1,2 @@
+/** Injection token under which the validated AppConfig is provided. */
+export const APP_CONFIG = Symbol('APP_CONFIG');

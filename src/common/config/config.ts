@@ -1,0 +1,149 @@
+import { resolve } from 'node:path';
+
+/** Everything the service reads from its environment, validated once at start-up (DESIGN §2). */
+export interface AppConfig {
+  port: number;
+  publicUrl: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  /** Base64 of 32 bytes, or undefined to use (and on first start create) `$DATA_DIR/master.key`. */
+  masterKey?: string;
+  workers: number;
+  logLevel: LogLevel;
+  instanceDomain: string;
+  bootstrapAdminPassword?: string;
+  bcryptCost: number;
+  /** Largest JSON body accepted by the admin and management APIs. */
+  bodyLimitBytes: number;
+}
+
+export type DatabaseConfig =
+  | { type: 'sqlite'; path: string }
+  | { type: 'mysql'; url: string };
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the configuration; throws one ConfigError listing every problem found. */
+export function loadConfig(env: Env = process.env): AppConfig {
+  const problems: string[] = [];
+  const read = new EnvReader(env, problems);
+
+  const port = read.integer('PORT', 8080, 0, 65535);
+  const dataDir = resolve(read.string('DATA_DIR', './data'));
+  const publicUrl = read.url('PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, '');
+  const database = parseDatabaseUrl(read.string('DATABASE_URL', `sqlite:${dataDir}/portcullis.sqlite`), problems);
+  const masterKey = env.MASTER_KEY === undefined || env.MASTER_KEY === '' ? undefined : env.MASTER_KEY;
+  if (masterKey !== undefined && !isBase64Key(masterKey)) {
+    problems.push('MASTER_KEY must be 32 bytes encoded as base64');
+  }
+  const workers = read.integer('WORKERS', 1, 1, 64);
+  const logLevel = read.oneOf('LOG_LEVEL', 'info', LOG_LEVELS);
+  const instanceDomain = read.string('INSTANCE_DOMAIN', 'localhost').toLowerCase();
+  if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(instanceDomain)) {
+    problems.push(`INSTANCE_DOMAIN must be a host name, got "${instanceDomain}"`);
+  }
+  const bootstrapAdminPassword = env.BOOTSTRAP_ADMIN_PASSWORD || undefined;
+  if (bootstrapAdminPassword !== undefined && bootstrapAdminPassword.length < 8) {
+    problems.push('BOOTSTRAP_ADMIN_PASSWORD must be at least 8 characters');
+  }
+  const bcryptCost = read.integer('BCRYPT_COST', 10, 4, 15);
+  const bodyLimitBytes = read.integer('BODY_LIMIT_BYTES', 1_000_000, 1024, 1_000_000_000);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port,
+    publicUrl,
+    dataDir,
+    database,
+    masterKey,
+    workers,
+    logLevel,
+    instanceDomain,
+    bootstrapAdminPassword,
+    bcryptCost,
+    bodyLimitBytes,
+  };
+}
+
+function parseDatabaseUrl(value: string, problems: string[]): DatabaseConfig {
+  if (value.startsWith('sqlite:')) {
+    const path = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') problems.push('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/portcullis.sqlite');
+    return { type: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
+  }
+  if (value.startsWith('mysql://') || value.startsWith('mariadb://')) {
+    try {
+      const url = new URL(value.replace(/^mariadb:/, 'mysql:'));
+      if (url.pathname.length <= 1) problems.push('DATABASE_URL must name a database, e.g. mysql://root@127.0.0.1:3306/portcullis');
+      return { type: 'mysql', url: url.toString() };
+    } catch {
+      problems.push('DATABASE_URL is not a valid URL');
+      return { type: 'mysql', url: value };
+    }
+  }
+  problems.push(`DATABASE_URL must start with sqlite: or mysql://, got "${redactUrl(value)}"`);
+  return { type: 'sqlite', path: value };
+}
+
+function isBase64Key(value: string): boolean {
+  return /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32;
+}
+
+/** Strips credentials so a configuration problem never prints a database password. */
+export function redactUrl(value: string): string {
+  return value.replace(/\/\/[^@/]*@/, '//***@');
+}
+
+class EnvReader {
+  constructor(
+    private readonly env: Env,
+    private readonly problems: string[],
+  ) {}
+
+  string(name: string, fallback: string): string {
+    const raw = this.env[name];
+    return raw === undefined || raw === '' ? fallback : raw;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  }
+
+  url(name: string, fallback: string): string {
+    const raw = this.string(name, fallback);
+    try {
+      const url = new URL(raw);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+      if (url.search || url.hash) throw new Error('query');
+      return url.toString();
+    } catch {
+      this.problems.push(`${name} must be an absolute http(s) URL without query or fragment, got "${raw}"`);
+      return fallback;
+    }
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const raw = this.string(name, fallback);
+    if (!(allowed as readonly string[]).includes(raw)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+      return fallback;
+    }
+    return raw as T;
+  }
+}

@@ -1,0 +1,42 @@
+import { DataSource } from 'typeorm';
+import type { DataSourceOptions } from 'typeorm';
+import type { DatabaseConfig } from '../config/config.js';
+import { ENTITIES, MIGRATIONS } from './entities.js';
+
+/** TypeORM options for the configured database; migrations only, never `synchronize` (STYLE §8). */
+export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
+  const common = { entities: ENTITIES, migrations: MIGRATIONS, synchronize: false, migrationsRun: false, logging: false } as const;
+  if (database.type === 'sqlite') {
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database: database.path,
+      enableWAL: true,
+      // Writers from other processes (WORKERS > 1) wait up to this long for the write lock.
+      timeout: 10_000,
+      prepareDatabase: (db: { pragma(source: string): unknown }) => {
+        db.pragma('synchronous = NORMAL');
+        db.pragma('busy_timeout = 10000');
+      },
+    };
+  }
+  const url = new URL(database.url);
+  return {
+    ...common,
+    type: 'mysql',
+    host: url.hostname,
+    port: url.port ? Number(url.port) : 3306,
+    username: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: url.pathname.slice(1),
+    charset: 'utf8mb4_bin',
+    timezone: 'Z',
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    extra: { connectionLimit: Number(url.searchParams.get('connectionLimit') ?? 10) },
+  };
+}
+
+export function createDataSource(database: DatabaseConfig): DataSource {
+  return new DataSource(dataSourceOptions(database));
+}

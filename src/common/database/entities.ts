@@ -1,0 +1,30 @@
+import { EventEntity } from '../events/event.entity.js';
+import { ApplicationEntity } from '../../users/entities/application.entity.js';
+import { FeatureEntity } from '../../users/entities/feature.entity.js';
+import { InstanceEntity } from '../../users/entities/instance.entity.js';
+import { MachineSecretEntity } from '../../users/entities/machine-secret.entity.js';
+import { MembershipEntity } from '../../users/entities/membership.entity.js';
+import { OrganizationEntity } from '../../users/entities/organization.entity.js';
+import { PersonalAccessTokenEntity } from '../../users/entities/personal-access-token.entity.js';
+import { ProjectEntity } from '../../users/entities/project.entity.js';
+import { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
+import { UserEntity } from '../../users/entities/user.entity.js';
+import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
+
+// Explicit lists, not globs (STYLE §8): a file that is not listed here is not part of the schema.
+// `common` names the domain's entities only as table mappings; it imports no domain logic.
+export const ENTITIES = [
+  InstanceEntity,
+  FeatureEntity,
+  OrganizationEntity,
+  UserEntity,
+  MembershipEntity,
+  ProjectEntity,
+  ApplicationEntity,
+  PublicKeyEntity,
+  MachineSecretEntity,
+  PersonalAccessTokenEntity,
+  EventEntity,
+];
+
+export const MIGRATIONS = [InitialSchema1763700000000];

@@ -1,0 +1,73 @@
+import { Catch, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { DomainError, ErrorCode, assertNever } from './domain-error.js';
+import type { ErrorDetail } from './domain-error.js';
+
+export interface ApiErrorBody {
+  code: number;
+  message: string;
+  details: ErrorDetail[];
+}
+
+/** HTTP status of each domain error code, for the admin and management JSON surface. */
+export function statusOf(code: ErrorCode): number {
+  switch (code) {
+    case ErrorCode.InvalidArgument:
+      return HttpStatus.BAD_REQUEST;
+    case ErrorCode.Unauthenticated:
+      return HttpStatus.UNAUTHORIZED;
+    case ErrorCode.PermissionDenied:
+      return HttpStatus.FORBIDDEN;
+    case ErrorCode.NotFound:
+      return HttpStatus.NOT_FOUND;
+    case ErrorCode.AlreadyExists:
+      return HttpStatus.CONFLICT;
+    case ErrorCode.FailedPrecondition:
+      return HttpStatus.BAD_REQUEST;
+    case ErrorCode.PayloadTooLarge:
+      return HttpStatus.PAYLOAD_TOO_LARGE;
+    case ErrorCode.Unavailable:
+      return HttpStatus.SERVICE_UNAVAILABLE;
+    default:
+      return assertNever(code);
+  }
+}
+
+/**
+ * Maps every error of the admin surface to `{code, message, details}` (DESIGN §4). Anything that is
+ * neither a DomainError nor an HTTP error is a bug: logged with the request id, answered as a 500
+ * that names the request id and nothing else.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    const request = host.switchToHttp().getRequest<Request & { id?: string }>();
+    const body = this.toBody(error, request);
+    if (body.code === HttpStatus.UNAUTHORIZED) response.setHeader('WWW-Authenticate', 'Bearer');
+    response.status(body.code).json(body);
+  }
+
+  private toBody(error: unknown, request: Request & { id?: string }): ApiErrorBody {
+    if (error instanceof DomainError) {
+      return { code: statusOf(error.code), message: error.message, details: error.details };
+    }
+    if (error instanceof HttpException) {
+      const status = error.getStatus();
+      if (status >= 500) this.logger.error({ err: error, requestId: request.id }, 'request failed');
+      return { code: status, message: httpMessage(error), details: [] };
+    }
+    this.logger.error({ err: error, requestId: request.id }, 'unhandled error');
+    return { code: 500, message: `internal error; request id ${String(request.id ?? 'unknown')}`, details: [] };
+  }
+}
+
+function httpMessage(error: HttpException): string {
+  const response = error.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  return Array.isArray(message) ? message.join('; ') : typeof message === 'string' ? message : error.message;
+}

@@ -1,0 +1,45 @@
+/** Error codes of the domain; each API surface maps every code once (see its exception filter). */
+export enum ErrorCode {
+  InvalidArgument = 'invalid_argument',
+  Unauthenticated = 'unauthenticated',
+  PermissionDenied = 'permission_denied',
+  NotFound = 'not_found',
+  AlreadyExists = 'already_exists',
+  FailedPrecondition = 'failed_precondition',
+  PayloadTooLarge = 'payload_too_large',
+  Unavailable = 'unavailable',
+}
+
+export interface ErrorDetail {
+  /** The request field the problem is about, dotted (`profile.firstName`), when there is one. */
+  field?: string;
+  message: string;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+  ) {
+    super(message);
+    this.name = 'DomainError';
+  }
+
+  static notFound(what: string): DomainError {
+    return new DomainError(ErrorCode.NotFound, `${what} not found`);
+  }
+
+  static alreadyExists(message: string): DomainError {
+    return new DomainError(ErrorCode.AlreadyExists, message);
+  }
+
+  static invalid(message: string, details: ErrorDetail[] = []): DomainError {
+    return new DomainError(ErrorCode.InvalidArgument, message, details);
+  }
+}
+
+/** Exhaustiveness check for switches over ErrorCode: a new code cannot ship unmapped. */
+export function assertNever(value: never): never {
+  throw new Error(`unhandled value ${String(value)}`);
+}

@@ -1,0 +1,50 @@
+/**
+ * Every event type the service writes (DESIGN §3), with its English message, shown by event search
+ * under the key `EventTypes.<type>`. A type missing here cannot be written (see EventStore).
+ */
+export const EVENT_MESSAGES = {
+  'org.added': 'Organization added',
+  'project.added': 'Project added',
+  'project.application.added': 'Application added',
+  'project.application.key.added': 'Application key added',
+  'user.human.added': 'Person added',
+  'user.machine.added': 'Service user added',
+  'user.human.profile.changed': 'Profile changed',
+  'user.human.email.changed': 'Email address changed',
+  'user.human.phone.changed': 'Phone number changed',
+  'user.human.password.changed': 'Password changed',
+  'user.human.password.check.succeeded': 'Password check succeeded',
+  'user.human.password.check.failed': 'Password check failed',
+  'user.deactivated': 'User deactivated',
+  'user.reactivated': 'User reactivated',
+  'user.locked': 'User locked',
+  'user.unlocked': 'User unlocked',
+  'user.removed': 'User removed',
+  'user.machine.secret.set': 'Client secret generated',
+  'user.machine.key.added': 'Key added',
+  'user.personal.token.added': 'Personal access token added',
+  'user.token.revoked': 'Token revoked',
+  'user.impersonated': 'User impersonated',
+  'instance.member.added': 'Instance member added',
+  'org.member.added': 'Organization member added',
+  'instance.feature.set': 'Feature set',
+  'key.rotated': 'Signing key rotated',
+  'session.terminated': 'Session terminated',
+} as const;
+
+export type EventType = keyof typeof EVENT_MESSAGES;
+
+export const AGGREGATE_MESSAGES = {
+  instance: 'Instance',
+  org: 'Organization',
+  project: 'Project',
+  user: 'User',
+  key: 'Signing key',
+  session: 'Session',
+} as const;
+
+export type AggregateType = keyof typeof AGGREGATE_MESSAGES;
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(EVENT_MESSAGES, value);
+}

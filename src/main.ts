@@ -1,0 +1,71 @@
+import 'reflect-metadata';
+import cluster from 'node:cluster';
+import { createApp } from './app.factory.js';
+import { ConfigError, loadConfig } from './common/config/config.js';
+import type { AppConfig } from './common/config/config.js';
+import { migrate } from './common/database/migrate.js';
+
+/**
+ * Entry point. The primary process validates the configuration and applies migrations, then serves
+ * itself (WORKERS=1) or forks WORKERS processes sharing the port and the database (node:cluster).
+ */
+async function main(): Promise<void> {
+  const config = readConfig();
+  if (cluster.isPrimary) {
+    const applied = await migrate(config.database);
+    log('info', applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+    if (config.workers > 1) return superviseWorkers(config.workers);
+  }
+  await serve(config);
+}
+
+function readConfig(): AppConfig {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+async function serve(config: AppConfig): Promise<void> {
+  const app = await createApp(config);
+  await app.listen(config.port);
+  log('info', `Portcullis listening on port ${config.port} (${config.publicUrl})`);
+}
+
+/** Forks the workers, replaces one that dies, and on SIGTERM/SIGINT lets each finish its requests. */
+function superviseWorkers(count: number): void {
+  let stopping = false;
+  for (let i = 0; i < count; i++) cluster.fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      return;
+    }
+    log('error', `worker ${worker.process.pid} exited (${signal ?? code}); starting a new one`);
+    setTimeout(() => cluster.fork(), 1000);
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log('info', `${signal}: stopping workers`);
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+/** The primary logs before Nest's logger exists: same JSON shape as pino's lines. */
+function log(level: 'info' | 'error', msg: string): void {
+  const line = JSON.stringify({ level: level === 'info' ? 30 : 50, time: Date.now(), pid: process.pid, msg });
+  (level === 'info' ? process.stdout : process.stderr).write(line + '\n');
+}
+
+main().catch((error: unknown) => {
+  log('error', `start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

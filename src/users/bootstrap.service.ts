@@ -1,0 +1,109 @@
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Role } from '../common/auth/roles.js';
+import { APP_CONFIG } from '../common/config/config.token.js';
+import type { AppConfig } from '../common/config/config.js';
+import { PasswordHasher } from '../common/crypto/password-hasher.js';
+import { SecretHasher, generateSecret } from '../common/crypto/secret-hasher.js';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { newId } from '../common/ids.js';
+import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
+import { PersonalAccessTokenEntity } from './entities/personal-access-token.entity.js';
+import { MembershipsService } from './memberships.service.js';
+import { OrganizationsService } from './organizations.service.js';
+import { UsersService } from './users.service.js';
+
+/** Instance defaults of DESIGN §3. Lifetimes in seconds. */
+const INSTANCE_DEFAULTS = {
+  defaultLanguage: 'en',
+  lockoutMaxAttempts: 10,
+  passwordMinLength: 8,
+  accessTokenLifetime: 12 * 3600,
+  idTokenLifetime: 12 * 3600,
+  refreshTokenIdleLifetime: 30 * 86400,
+  refreshTokenAbsoluteLifetime: 90 * 86400,
+};
+
+/**
+ * First start on an empty database (DESIGN §2): the instance, organization `default`, the human
+ * `admin` and the machine `admin-client`, both IAM_OWNER. Idempotent: a bootstrapped instance is left
+ * alone, and concurrent starts settle on one winner (the instance row's primary key).
+ */
+@Injectable()
+export class BootstrapService {
+  private readonly logger = new Logger(BootstrapService.name);
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly orgs: OrganizationsService,
+    private readonly users: UsersService,
+    private readonly memberships: MembershipsService,
+    private readonly passwords: PasswordHasher,
+    private readonly hasher: SecretHasher,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async bootstrap(): Promise<void> {
+    if (await this.isBootstrapped()) return;
+    const generated = this.config.bootstrapAdminPassword === undefined;
+    const password = this.config.bootstrapAdminPassword ?? generateSecret(18);
+    const passwordHash = await this.passwords.hash(password);
+    const pat = generateSecret();
+    try {
+      await this.uow.run(async (manager) => {
+        await manager.insert(InstanceEntity, { id: INSTANCE_ID, ...INSTANCE_DEFAULTS, createdAt: new Date() });
+        const org = await this.orgs.insert(manager, null, 'default');
+        const admin = await this.users.insertHuman(manager, null, org.id, newId(), {
+          userName: 'admin',
+          firstName: 'Portcullis',
+          lastName: 'Admin',
+          preferredLanguage: INSTANCE_DEFAULTS.defaultLanguage,
+          email: `admin@${org.primaryDomain}`,
+          isEmailVerified: true,
+          phone: null,
+          passwordHash,
+        });
+        await this.memberships.grant(manager, null, admin, 'instance', INSTANCE_ID, [Role.IamOwner]);
+        const client = await this.users.insertMachine(manager, null, org.id, newId(), {
+          userName: 'admin-client',
+          name: 'Portcullis admin client',
+          description: 'Created at bootstrap; its personal access token is in admin.pat',
+        });
+        await this.memberships.grant(manager, null, client, 'instance', INSTANCE_ID, [Role.IamOwner]);
+        await manager.insert(PersonalAccessTokenEntity, {
+          id: newId(),
+          userId: client.id,
+          orgId: org.id,
+          tokenHash: this.hasher.hash(pat),
+          expiresAt: null,
+          createdAt: new Date(),
+        });
+      });
+    } catch (error) {
+      // Another process bootstrapped at the same moment: theirs stands.
+      if (await this.isBootstrapped()) return;
+      throw error;
+    }
+    writeSecretFile(this.config.dataDir, 'admin.pat', pat);
+    if (generated) writeSecretFile(this.config.dataDir, 'admin.password', password);
+    this.logger.log(
+      `instance bootstrapped; the admin client's token is in ${join(this.config.dataDir, 'admin.pat')}` +
+        (generated ? `, the admin password in ${join(this.config.dataDir, 'admin.password')}` : ''),
+    );
+  }
+
+  private async isBootstrapped(): Promise<boolean> {
+    return this.dataSource.getRepository(InstanceEntity).existsBy({ id: INSTANCE_ID });
+  }
+}
+
+/** Owner-only file (0600); its content is never logged. */
+function writeSecretFile(dir: string, name: string, content: string): void {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, name);
+  writeFileSync(path, content + '\n', { mode: 0o600 });
+  chmodSync(path, 0o600);
+}

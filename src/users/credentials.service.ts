@@ -1,0 +1,117 @@
+import { Injectable } from '@nestjs/common';
+import { generateRsaKeyPair } from '../common/crypto/key-pairs.js';
+import { SecretHasher, generateSecret } from '../common/crypto/secret-hasher.js';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
+import { EventStore } from '../common/events/event-store.js';
+import { newId } from '../common/ids.js';
+import { MachineSecretEntity } from './entities/machine-secret.entity.js';
+import { PersonalAccessTokenEntity } from './entities/personal-access-token.entity.js';
+import { PublicKeyEntity } from './entities/public-key.entity.js';
+import type { UserEntity } from './entities/user.entity.js';
+import { UsersService } from './users.service.js';
+
+/** Credentials of machine users: client secrets, key pairs and personal access tokens. Each is shown once. */
+@Injectable()
+export class CredentialsService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
+    private readonly hasher: SecretHasher,
+    private readonly users: UsersService,
+  ) {}
+
+  /** Generates a new client secret, replacing any previous one. The machine's client id is its user id. */
+  async setMachineSecret(editorUserId: string | null, orgId: string, userId: string): Promise<{ clientId: string; clientSecret: string }> {
+    const clientSecret = generateSecret();
+    await this.uow.run(async (manager) => {
+      const user = assertMachine(await this.users.get(orgId, userId, manager));
+      await manager.delete(MachineSecretEntity, { userId: user.id });
+      await manager.insert(MachineSecretEntity, { userId: user.id, secretHash: this.hasher.hash(clientSecret), createdAt: new Date() });
+      await this.events.push(manager, {
+        type: 'user.machine.secret.set',
+        aggregateType: 'user',
+        aggregateId: user.id,
+        resourceOwner: orgId,
+        editorUserId,
+      });
+    });
+    return { clientId: userId, clientSecret };
+  }
+
+  async addMachineKey(
+    editorUserId: string | null,
+    orgId: string,
+    userId: string,
+    expiresAt: Date | null,
+  ): Promise<{ keyId: string; privateKeyPem: string }> {
+    assertFuture(expiresAt, 'expirationDate');
+    const { privateKeyPem, publicKeyPem } = await generateRsaKeyPair();
+    const keyId = newId();
+    await this.uow.run(async (manager) => {
+      assertMachine(await this.users.get(orgId, userId, manager));
+      await manager.insert(PublicKeyEntity, {
+        id: keyId,
+        ownerType: 'machine',
+        ownerId: userId,
+        orgId,
+        publicKey: publicKeyPem,
+        expiresAt,
+        createdAt: new Date(),
+      });
+      await this.events.push(manager, {
+        type: 'user.machine.key.added',
+        aggregateType: 'user',
+        aggregateId: userId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { keyId, keyType: 'RSA', expirationDate: expiresAt?.toISOString() ?? null },
+      });
+    });
+    return { keyId, privateKeyPem };
+  }
+
+  async addPersonalAccessToken(
+    editorUserId: string | null,
+    orgId: string,
+    userId: string,
+    expiresAt: Date | null,
+  ): Promise<{ tokenId: string; token: string }> {
+    assertFuture(expiresAt, 'expirationDate');
+    const token = generateSecret();
+    const tokenId = newId();
+    await this.uow.run(async (manager) => {
+      assertMachine(await this.users.get(orgId, userId, manager));
+      await manager.insert(PersonalAccessTokenEntity, {
+        id: tokenId,
+        userId,
+        orgId,
+        tokenHash: this.hasher.hash(token),
+        expiresAt,
+        createdAt: new Date(),
+      });
+      await this.events.push(manager, {
+        type: 'user.personal.token.added',
+        aggregateType: 'user',
+        aggregateId: userId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { tokenId, expirationDate: expiresAt?.toISOString() ?? null },
+      });
+    });
+    return { tokenId, token };
+  }
+}
+
+function assertMachine(user: UserEntity): UserEntity {
+  if (user.type !== 'machine') {
+    throw new DomainError(ErrorCode.FailedPrecondition, 'only machine users have client secrets, keys and personal access tokens');
+  }
+  return user;
+}
+
+function assertFuture(date: Date | null, field: string): void {
+  if (date !== null && date.getTime() <= Date.now()) {
+    throw DomainError.invalid(`${field} must be in the future`, [{ field, message: `${field} must be in the future` }]);
+  }
+}

@@ -1,0 +1,63 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { jsonColumn, timestampColumn } from '../../common/database/columns.js';
+import type { AccessTokenType } from './user.entity.js';
+
+export type ApplicationKind = 'oidc' | 'api';
+export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
+
+/** An OIDC client (`oidc`) or a resource server that may only introspect (`api`). */
+@Entity({ name: 'applications' })
+export class ApplicationEntity {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id: string;
+
+  @Column({ name: 'org_id', type: 'varchar', length: 64 })
+  orgId: string;
+
+  @Column({ name: 'project_id', type: 'varchar', length: 64 })
+  projectId: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  name: string;
+
+  @Column({ type: 'varchar', length: 8 })
+  kind: ApplicationKind;
+
+  @Column({ name: 'client_id', type: 'varchar', length: 100 })
+  clientId: string;
+
+  /** Keyed hash of the client secret; the secret itself is shown once at creation. */
+  @Column({ name: 'client_secret_hash', type: 'varchar', length: 100, nullable: true })
+  clientSecretHash: string | null;
+
+  @Column({ name: 'auth_method', type: 'varchar', length: 32 })
+  authMethod: ClientAuthMethod;
+
+  @Column({ name: 'redirect_uris', ...jsonColumn })
+  redirectUris: string[];
+
+  @Column({ name: 'post_logout_redirect_uris', ...jsonColumn })
+  postLogoutRedirectUris: string[];
+
+  @Column({ name: 'response_types', ...jsonColumn })
+  responseTypes: string[];
+
+  @Column({ name: 'grant_types', ...jsonColumn })
+  grantTypes: string[];
+
+  @Column({ name: 'access_token_type', type: 'varchar', length: 16 })
+  accessTokenType: AccessTokenType;
+
+  @Column({ name: 'id_token_userinfo_assertion', type: 'boolean', default: false })
+  idTokenUserinfoAssertion: boolean;
+
+  /** Allows http and loopback redirect URIs (DESIGN §5). */
+  @Column({ name: 'dev_mode', type: 'boolean', default: false })
+  devMode: boolean;
+
+  @Column({ name: 'created_at', ...timestampColumn })
+  createdAt: Date;
+
+  @Column({ name: 'changed_at', ...timestampColumn })
+  changedAt: Date;
+}

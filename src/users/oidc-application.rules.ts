@@ -1,0 +1,47 @@
+import { DomainError } from '../common/errors/domain-error.js';
+import type { ErrorDetail } from '../common/errors/domain-error.js';
+import type { NewOidcApplication } from './projects.service.js';
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Consistency rules of an OIDC application beyond field types: response types need their grant,
+ * public clients use PKCE with the code flow, and only devMode may redirect to http or loopback (DESIGN §5).
+ */
+export function validateOidcApplication(app: NewOidcApplication): void {
+  const problems: ErrorDetail[] = [];
+  const implicit = app.responseTypes.some((t) => t !== 'code');
+  if (app.responseTypes.includes('code') && !app.grantTypes.includes('authorization_code')) {
+    problems.push({ field: 'grantTypes', message: 'response type "code" needs the grant type authorization_code' });
+  }
+  if (implicit && !app.grantTypes.includes('implicit')) {
+    problems.push({ field: 'grantTypes', message: 'response types "id_token" and "id_token token" need the grant type implicit' });
+  }
+  if (app.grantTypes.includes('refresh_token') && !app.grantTypes.includes('authorization_code')) {
+    problems.push({ field: 'grantTypes', message: 'refresh_token is only issued with authorization_code' });
+  }
+  const interactive = app.responseTypes.length > 0;
+  if (interactive && app.redirectUris.length === 0) {
+    problems.push({ field: 'redirectUris', message: 'at least one redirect URI is needed' });
+  }
+  app.redirectUris.forEach((uri, i) => checkRedirect(uri, app.devMode, `redirectUris.${i}`, problems));
+  app.postLogoutRedirectUris.forEach((uri, i) => checkRedirect(uri, app.devMode, `postLogoutRedirectUris.${i}`, problems));
+  if (problems.length > 0) throw DomainError.invalid('the application configuration is invalid', problems);
+}
+
+function checkRedirect(uri: string, devMode: boolean, field: string, problems: ErrorDetail[]): void {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    problems.push({ field, message: `"${uri}" is not an absolute URI` });
+    return;
+  }
+  if (url.hash) problems.push({ field, message: 'a redirect URI must not contain a fragment (RFC 6749 §3.1.2)' });
+  if (url.protocol === 'http:' && !devMode) {
+    problems.push({ field, message: 'http redirect URIs need devMode (use https)' });
+  } else if (url.protocol === 'https:' && LOOPBACK.has(url.hostname) && !devMode) {
+    problems.push({ field, message: 'loopback redirect URIs need devMode' });
+  }
+  if (url.protocol === 'javascript:' || url.protocol === 'data:') problems.push({ field, message: `the scheme ${url.protocol} is not allowed` });
+}

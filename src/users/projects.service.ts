@@ -1,0 +1,183 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { generateRsaKeyPair } from '../common/crypto/key-pairs.js';
+import { SecretHasher, generateSecret } from '../common/crypto/secret-hasher.js';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
+import { EventStore } from '../common/events/event-store.js';
+import { newId } from '../common/ids.js';
+import { ApplicationEntity } from './entities/application.entity.js';
+import type { ClientAuthMethod } from './entities/application.entity.js';
+import { OrganizationEntity } from './entities/organization.entity.js';
+import { ProjectEntity } from './entities/project.entity.js';
+import { PublicKeyEntity } from './entities/public-key.entity.js';
+import type { AccessTokenType } from './entities/user.entity.js';
+import { validateOidcApplication } from './oidc-application.rules.js';
+
+export interface NewOidcApplication {
+  name: string;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  responseTypes: string[];
+  grantTypes: string[];
+  authMethod: ClientAuthMethod;
+  accessTokenType: AccessTokenType;
+  idTokenUserinfoAssertion: boolean;
+  devMode: boolean;
+}
+
+export interface NewApiApplication {
+  name: string;
+  authMethod: 'client_secret_basic' | 'private_key_jwt';
+}
+
+export interface CreatedApplication {
+  appId: string;
+  clientId: string;
+  /** Present only for secret-based authentication methods; shown once. */
+  clientSecret?: string;
+}
+
+@Injectable()
+export class ProjectsService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
+    private readonly hasher: SecretHasher,
+  ) {}
+
+  createProject(editorUserId: string | null, orgId: string, name: string): Promise<ProjectEntity> {
+    return this.uow.run(async (manager) => {
+      if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
+      const now = new Date();
+      const project = manager.create(ProjectEntity, { id: newId(), orgId, name, createdAt: now, changedAt: now });
+      await manager.insert(ProjectEntity, project);
+      await this.events.push(manager, {
+        type: 'project.added',
+        aggregateType: 'project',
+        aggregateId: project.id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { name },
+      });
+      return project;
+    });
+  }
+
+  createOidcApplication(editorUserId: string | null, orgId: string, projectId: string, input: NewOidcApplication): Promise<CreatedApplication> {
+    validateOidcApplication(input);
+    return this.insertApplication(editorUserId, orgId, projectId, {
+      kind: 'oidc',
+      ...input,
+    });
+  }
+
+  createApiApplication(editorUserId: string | null, orgId: string, projectId: string, input: NewApiApplication): Promise<CreatedApplication> {
+    return this.insertApplication(editorUserId, orgId, projectId, {
+      kind: 'api',
+      name: input.name,
+      authMethod: input.authMethod,
+      redirectUris: [],
+      postLogoutRedirectUris: [],
+      responseTypes: [],
+      grantTypes: [],
+      accessTokenType: 'opaque',
+      idTokenUserinfoAssertion: false,
+      devMode: false,
+    });
+  }
+
+  /** A key pair for `private_key_jwt`; only the public half is kept. */
+  async addApplicationKey(
+    editorUserId: string | null,
+    orgId: string,
+    projectId: string,
+    appId: string,
+  ): Promise<{ keyId: string; clientId: string; privateKeyPem: string }> {
+    const { privateKeyPem, publicKeyPem } = await generateRsaKeyPair();
+    const keyId = newId();
+    const clientId = await this.uow.run(async (manager) => {
+      const app = await this.application(manager, orgId, projectId, appId);
+      if (app.authMethod !== 'private_key_jwt') {
+        throw new DomainError(ErrorCode.FailedPrecondition, 'keys can only be added to applications using private_key_jwt');
+      }
+      await manager.insert(PublicKeyEntity, {
+        id: keyId,
+        ownerType: 'application',
+        ownerId: app.id,
+        orgId,
+        publicKey: publicKeyPem,
+        expiresAt: null,
+        createdAt: new Date(),
+      });
+      await this.events.push(manager, {
+        type: 'project.application.key.added',
+        aggregateType: 'project',
+        aggregateId: projectId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { appId, keyId, keyType: 'RSA' },
+      });
+      return app.clientId;
+    });
+    return { keyId, clientId, privateKeyPem };
+  }
+
+  private async insertApplication(
+    editorUserId: string | null,
+    orgId: string,
+    projectId: string,
+    input: NewOidcApplication & { kind: ApplicationEntity['kind'] },
+  ): Promise<CreatedApplication> {
+    const withSecret = input.authMethod === 'client_secret_basic' || input.authMethod === 'client_secret_post';
+    const clientSecret = withSecret ? generateSecret() : undefined;
+    return this.uow.run(async (manager) => {
+      await this.project(manager, orgId, projectId);
+      const now = new Date();
+      const app = manager.create(ApplicationEntity, {
+        ...input,
+        id: newId(),
+        orgId,
+        projectId,
+        clientId: newId(),
+        clientSecretHash: clientSecret === undefined ? null : this.hasher.hash(clientSecret),
+        createdAt: now,
+        changedAt: now,
+      });
+      await manager.insert(ApplicationEntity, app);
+      await this.events.push(manager, {
+        type: 'project.application.added',
+        aggregateType: 'project',
+        aggregateId: projectId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: {
+          appId: app.id,
+          clientId: app.clientId,
+          name: app.name,
+          kind: app.kind,
+          authMethod: app.authMethod,
+          redirectUris: app.redirectUris,
+          postLogoutRedirectUris: app.postLogoutRedirectUris,
+          responseTypes: app.responseTypes,
+          grantTypes: app.grantTypes,
+          accessTokenType: app.accessTokenType,
+          devMode: app.devMode,
+        },
+      });
+      return { appId: app.id, clientId: app.clientId, ...(clientSecret === undefined ? {} : { clientSecret }) };
+    });
+  }
+
+  private async project(manager: EntityManager, orgId: string, projectId: string): Promise<ProjectEntity> {
+    const project = await manager.findOneBy(ProjectEntity, { id: projectId, orgId });
+    if (!project) throw DomainError.notFound('project');
+    return project;
+  }
+
+  private async application(manager: EntityManager, orgId: string, projectId: string, appId: string): Promise<ApplicationEntity> {
+    const app = await manager.findOneBy(ApplicationEntity, { id: appId, projectId, orgId });
+    if (!app) throw DomainError.notFound('application');
+    return app;
+  }
+}

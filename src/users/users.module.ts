@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { BearerStrategy } from '../common/auth/bearer.strategy.js';
+import { PRINCIPAL_RESOLVER } from '../common/auth/principal-resolver.js';
+import { BootstrapService } from './bootstrap.service.js';
+import { CredentialsService } from './credentials.service.js';
+import { FeaturesService } from './features.service.js';
+import { MembershipsService } from './memberships.service.js';
+import { OrganizationsService } from './organizations.service.js';
+import { DomainPrincipalResolver } from './principal.resolver.js';
+import { ProjectsService } from './projects.service.js';
+import { UsersService } from './users.service.js';
+
+const SERVICES = [
+  OrganizationsService,
+  UsersService,
+  CredentialsService,
+  MembershipsService,
+  ProjectsService,
+  FeaturesService,
+  BootstrapService,
+];
+
+/** The shared domain: organizations, users, memberships, credentials, projects and applications. */
+@Module({
+  // The bearer strategy lives in common but is registered here, where the resolver it needs is provided.
+  providers: [...SERVICES, { provide: PRINCIPAL_RESOLVER, useClass: DomainPrincipalResolver }, BearerStrategy],
+  exports: [...SERVICES, PRINCIPAL_RESOLVER],
+})
+export class UsersModule {}

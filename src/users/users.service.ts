@@ -1,0 +1,205 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { PasswordHasher } from '../common/crypto/password-hasher.js';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { isUniqueViolation } from '../common/database/unique-violation.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { EventStore } from '../common/events/event-store.js';
+import { newId } from '../common/ids.js';
+import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
+import { OrganizationEntity } from './entities/organization.entity.js';
+import { UserEntity } from './entities/user.entity.js';
+import type { AccessTokenType } from './entities/user.entity.js';
+import { normalizePhone } from './phone.js';
+
+export interface NewHumanUser {
+  userName: string;
+  firstName: string;
+  lastName: string;
+  displayName?: string;
+  preferredLanguage?: string;
+  email: string;
+  isEmailVerified?: boolean;
+  phone?: string;
+  isPhoneVerified?: boolean;
+  /** Plain password, hashed here; never stored or logged as given. */
+  password?: string;
+}
+
+export interface NewMachineUser {
+  userName: string;
+  name: string;
+  description?: string;
+  accessTokenType?: AccessTokenType;
+}
+
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
+    private readonly passwords: PasswordHasher,
+  ) {}
+
+  /** A user of the organization; 404 for unknown ids and for users of other organizations alike. */
+  async get(orgId: string, userId: string, manager: EntityManager = this.dataSource.manager): Promise<UserEntity> {
+    const user = await manager.findOneBy(UserEntity, { id: userId, orgId });
+    if (!user) throw DomainError.notFound('user');
+    return user;
+  }
+
+  async createHuman(editorUserId: string | null, orgId: string, input: NewHumanUser, id = newId()): Promise<UserEntity> {
+    const instance = await this.instance();
+    if (input.password !== undefined && input.password.length < instance.passwordMinLength) {
+      throw DomainError.invalid('the password does not meet the password policy', [
+        { field: 'password', message: `password must be at least ${instance.passwordMinLength} characters` },
+      ]);
+    }
+    const phone = input.phone === undefined ? null : normalizePhone(input.phone);
+    // Hash before the transaction: bcrypt takes tens of milliseconds and must not hold a write lock.
+    const passwordHash = input.password === undefined ? null : await this.passwords.hash(input.password);
+    return this.insertUnique(input.userName, (manager) =>
+      this.insertHuman(manager, editorUserId, orgId, id, {
+        ...input,
+        phone,
+        passwordHash,
+        preferredLanguage: input.preferredLanguage ?? instance.defaultLanguage,
+      }),
+    );
+  }
+
+  createMachine(editorUserId: string | null, orgId: string, input: NewMachineUser, id = newId()): Promise<UserEntity> {
+    return this.insertUnique(input.userName, (manager) => this.insertMachine(manager, editorUserId, orgId, id, input));
+  }
+
+  /** Inserts a machine user and its `user.machine.added` event inside the caller's transaction. */
+  async insertMachine(manager: EntityManager, editorUserId: string | null, orgId: string, id: string, input: NewMachineUser): Promise<UserEntity> {
+    await this.assertOrgExists(manager, orgId);
+    const now = new Date();
+    const user = manager.create(UserEntity, {
+      ...blankUser(),
+      id,
+      orgId,
+      type: 'machine',
+      userName: input.userName,
+      userNameLower: input.userName.toLowerCase(),
+      displayName: input.name,
+      description: input.description ?? null,
+      accessTokenType: input.accessTokenType ?? 'opaque',
+      createdAt: now,
+      changedAt: now,
+    });
+    await manager.insert(UserEntity, user);
+    await this.events.push(manager, {
+      type: 'user.machine.added',
+      aggregateType: 'user',
+      aggregateId: user.id,
+      resourceOwner: orgId,
+      editorUserId,
+      payload: { userName: user.userName, name: input.name, description: user.description, accessTokenType: user.accessTokenType },
+    });
+    return user;
+  }
+
+  /** Inserts a human user and its `user.human.added` event inside the caller's transaction. */
+  async insertHuman(
+    manager: EntityManager,
+    editorUserId: string | null,
+    orgId: string,
+    id: string,
+    input: Omit<NewHumanUser, 'password' | 'phone'> & { phone: string | null; passwordHash: string | null },
+  ): Promise<UserEntity> {
+    await this.assertOrgExists(manager, orgId);
+    const now = new Date();
+    const displayName = input.displayName ?? `${input.firstName} ${input.lastName}`.trim();
+    const user = manager.create(UserEntity, {
+      ...blankUser(),
+      id,
+      orgId,
+      type: 'human',
+      userName: input.userName,
+      userNameLower: input.userName.toLowerCase(),
+      givenName: input.firstName,
+      familyName: input.lastName,
+      displayName,
+      preferredLanguage: input.preferredLanguage ?? null,
+      email: input.email,
+      emailLower: input.email.toLowerCase(),
+      emailVerified: input.isEmailVerified ?? false,
+      phone: input.phone,
+      phoneVerified: input.phone !== null && (input.isPhoneVerified ?? false),
+      passwordHash: input.passwordHash,
+      createdAt: now,
+      changedAt: now,
+    });
+    await manager.insert(UserEntity, user);
+    await this.events.push(manager, {
+      type: 'user.human.added',
+      aggregateType: 'user',
+      aggregateId: user.id,
+      resourceOwner: orgId,
+      editorUserId,
+      payload: {
+        userName: user.userName,
+        firstName: user.givenName,
+        lastName: user.familyName,
+        displayName,
+        preferredLanguage: user.preferredLanguage,
+        email: user.email,
+        ...(user.phone ? { phone: user.phone } : {}),
+      },
+    });
+    return user;
+  }
+
+  private async insertUnique<T>(userName: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.uow.run(work);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw DomainError.alreadyExists(`the user name "${userName}" is already taken in this organization`);
+      throw error;
+    }
+  }
+
+  private async assertOrgExists(manager: EntityManager, orgId: string): Promise<void> {
+    if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
+  }
+
+  private async instance(): Promise<InstanceEntity> {
+    const instance = await this.dataSource.getRepository(InstanceEntity).findOneBy({ id: INSTANCE_ID });
+    if (!instance) throw new Error('the instance is not bootstrapped');
+    return instance;
+  }
+}
+
+function blankUser(): Partial<UserEntity> {
+  return {
+    state: 'active',
+    externalId: null,
+    givenName: null,
+    familyName: null,
+    displayName: null,
+    nickName: null,
+    preferredLanguage: null,
+    gender: null,
+    email: null,
+    emailLower: null,
+    emailVerified: false,
+    phone: null,
+    phoneVerified: false,
+    passwordHash: null,
+    passwordChangeRequired: false,
+    failedPasswordChecks: 0,
+    description: null,
+    accessTokenType: null,
+    title: null,
+    userType: null,
+    locale: null,
+    timezone: null,
+    profileUrl: null,
+    scimAttributes: null,
+    version: 1,
+  };
+}
