@@ -100,7 +100,8 @@ export class InitialSchema1763700000000 implements MigrationInterface {
           str('locale', 35),
           str('timezone', 64),
           str('profile_url', 1000),
-          text('scim_attributes', true),
+          // MySQL's TEXT stops at 64 KiB; SCIM documents with photos or many addresses may not.
+          { ...text('scim_attributes', true), type: mysql ? 'mediumtext' : 'text' },
           int('version', 1),
           ts('created_at'),
           ts('changed_at'),

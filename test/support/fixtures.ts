@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { TestService } from './service.js';
+
+/** Short unique suffix for names that must not collide across tests sharing one service. */
+export function unique(prefix: string): string {
+  return `${prefix}-${randomBytes(4).toString('hex')}`;
+}
+
+export async function createOrg(svc: TestService, name = unique('org')): Promise<{ id: string; name: string; primaryDomain: string }> {
+  const res = await svc.api('POST', '/admin/v1/orgs', { token: svc.adminToken, body: { name } });
+  assert.equal(res.status, 201, res.text);
+  return res.body;
+}
+
+/**
+ * A machine user of the organization holding the given roles, with a personal access token:
+ * the way an operator sets up an automation account.
+ */
+export async function createCaller(
+  svc: TestService,
+  orgId: string,
+  roles: { org?: string[]; instance?: string[] } = {},
+): Promise<{ userId: string; token: string }> {
+  const admin = svc.adminToken;
+  const created = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, {
+    token: admin,
+    body: { userName: unique('caller'), name: 'test caller', accessTokenType: 'opaque' },
+  });
+  assert.equal(created.status, 201, created.text);
+  const userId: string = created.body.userId;
+  if (roles.org?.length) {
+    const res = await svc.api('PUT', `/management/v1/orgs/${orgId}/members/${userId}`, { token: admin, body: { roles: roles.org } });
+    assert.equal(res.status, 200, res.text);
+  }
+  if (roles.instance?.length) {
+    const res = await svc.api('PUT', `/admin/v1/members/${userId}`, { token: admin, body: { roles: roles.instance } });
+    assert.equal(res.status, 200, res.text);
+  }
+  const pat = await svc.api('POST', `/management/v1/orgs/${orgId}/users/${userId}/pats`, { token: admin, body: {} });
+  assert.equal(pat.status, 201, pat.text);
+  return { userId, token: pat.body.token };
+}
+
+export interface SearchedEvent {
+  sequence: string;
+  creationDate: string;
+  type: { type: string; localized: { key: string; localizedMessage: string } };
+  aggregate: { id: string; type: { type: string }; resourceOwner: string };
+  editor: { userId: string | null };
+  payload: Record<string, unknown>;
+}
+
+export async function searchEvents(svc: TestService, query: Record<string, unknown>): Promise<SearchedEvent[]> {
+  const res = await svc.api('POST', '/admin/v1/events/_search', { token: svc.adminToken, body: query });
+  assert.equal(res.status, 200, res.text);
+  return res.body.events;
+}
+
+/** Row count of a table, to assert that a refused request changed nothing. */
+export async function countRows(svc: TestService, table: string): Promise<number> {
+  const [row] = await svc.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`);
+  return Number(row.n);
+}
