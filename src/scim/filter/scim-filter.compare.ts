@@ -1,6 +1,6 @@
 import type { CompareOperator, CompValue } from './scim-filter.ast.js';
 import { parseDateTime } from './scim-filter.datetime.js';
-import { getCi, isPlainObject } from './scim-filter.objects.js';
+import { getCi, isRecord } from './scim-filter.objects.js';
 
 /**
  * Compares one attribute value with a filter literal (RFC 7644 §3.4.2.2, Table 3).
@@ -14,7 +14,7 @@ import { getCi, isPlainObject } from './scim-filter.objects.js';
  * `null` literals are handled by the caller (`eq null` means "not present").
  */
 export function compareValue(actual: unknown, op: CompareOperator, expected: CompValue, caseExact: boolean): boolean {
-  const value = isPlainObject(actual) ? getCi(actual, 'value') : actual;
+  const value = isRecord(actual) ? getCi(actual, 'value') : actual;
   if (value === undefined || value === null) return false;
   switch (op) {
     case 'eq':

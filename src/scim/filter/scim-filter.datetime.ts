@@ -10,14 +10,13 @@ const DATE_TIME =
 export function parseDateTime(text: string): number | undefined {
   const m = DATE_TIME.exec(text);
   if (m === null) return undefined;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3] ?? '01', m[4] ?? '00', m[5] ?? '00', m[6] ?? '00'].map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const field = (text: string | undefined, fallback: number): number => (text === undefined ? fallback : Number(text));
+  const year = field(m[1], 0);
+  const month = field(m[2], 1);
+  const day = field(m[3], 1);
+  const hour = field(m[4], 0);
+  const minute = field(m[5], 0);
+  const second = field(m[6], 0);
   const millis = Number((m[7] ?? '').padEnd(3, '0').slice(0, 3));
   if (month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || second > 60) {
     return undefined;

@@ -1,7 +1,7 @@
 import type { AttrPath, FilterNode } from './scim-filter.ast.js';
 import { AttributePathSet } from './scim-attribute-set.js';
 import { compareValue } from './scim-filter.compare.js';
-import { getCi, isAssigned, isPlainObject, toArray, type JsonObject } from './scim-filter.objects.js';
+import { getCi, isAssigned, isRecord, toArray, type JsonObject } from './scim-filter.objects.js';
 
 /**
  * Attributes whose string values compare case-sensitively. RFC 7643 marks `id`, `externalId`,
@@ -53,7 +53,7 @@ function caseExactSet(options: MatchOptions): AttributePathSet {
 }
 
 function asObject(value: unknown): JsonObject {
-  return isPlainObject(value) ? value : { value };
+  return isRecord(value) ? value : { value };
 }
 
 function evaluate(node: FilterNode, context: JsonObject, prefix: string, caseExact: AttributePathSet): boolean {
@@ -99,13 +99,13 @@ export function resolveValues(context: JsonObject, attrPath: AttrPath): unknown[
     // `urn:…:enterprise:2.0:User` used as a whole: the extension object itself.
     value = getCi(context, `${attrPath.uri}:${attrPath.attribute}`);
     const extension = getCi(context, attrPath.uri);
-    if (isPlainObject(extension)) base = extension;
+    if (isRecord(extension)) base = extension;
   }
   if (value === undefined) value = getCi(base, attrPath.attribute);
   let values = toArray(value);
   const sub = attrPath.subAttribute;
   if (sub !== undefined) {
-    values = values.flatMap((element) => (isPlainObject(element) ? toArray(getCi(element, sub)) : []));
+    values = values.flatMap((element) => (isRecord(element) ? toArray(getCi(element, sub)) : []));
   }
   return values.filter((v) => v !== undefined);
 }

@@ -11,6 +11,14 @@ export function isPlainObject(value: unknown): value is JsonObject {
   return proto === Object.prototype || proto === null;
 }
 
+/**
+ * Any object that is not an array or a Date: plain JSON objects, but also class instances such as
+ * ORM entities, so the matcher can read them. (The PATCH engine requires plain JSON objects.)
+ */
+export function isRecord(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
 /** The key of `obj` equal to `name` ignoring case (an exact match wins), or `undefined`. */
 export function findKeyCi(obj: JsonObject, name: string): string | undefined {
   if (Object.prototype.hasOwnProperty.call(obj, name)) return name;
@@ -37,7 +45,7 @@ export function toArray(value: unknown): unknown[] {
 export function isAssigned(value: unknown): boolean {
   if (value === undefined || value === null || value === '') return false;
   if (Array.isArray(value)) return value.some(isAssigned);
-  if (isPlainObject(value)) return Object.values(value).some(isAssigned);
+  if (isRecord(value)) return Object.values(value).some(isAssigned);
   return true;
 }
 

@@ -1,0 +1,14 @@
+/**
+ * SCIM v2 PATCH (RFC 7644 §3.5.2): `applyPatch(resource, operations, options)` returns the
+ * patched copy or throws `ScimPatchError` with an RFC 7644 §3.12 `scimType`. Pure: no I/O.
+ */
+export { applyPatch, type PatchOperation } from './scim-patch.engine.js';
+export { ScimPatchError, type ScimPatchErrorType } from './scim-patch.errors.js';
+export {
+  CORE_GROUP_SCHEMA,
+  CORE_USER_SCHEMA,
+  DEFAULT_PATCH_SCHEMA,
+  ENTERPRISE_USER_SCHEMA,
+  type ApplyPatchOptions,
+  type ScimPatchSchema,
+} from './scim-patch.schema.js';
