@@ -8,11 +8,13 @@ import { MembershipsService } from './memberships.service.js';
 import { OrganizationsService } from './organizations.service.js';
 import { DomainPrincipalResolver } from './principal.resolver.js';
 import { ProjectsService } from './projects.service.js';
+import { UserLifecycleService } from './user-lifecycle.service.js';
 import { UsersService } from './users.service.js';
 
 const SERVICES = [
   OrganizationsService,
   UsersService,
+  UserLifecycleService,
   CredentialsService,
   MembershipsService,
   ProjectsService,

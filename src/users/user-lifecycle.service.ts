@@ -1,0 +1,151 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { PasswordHasher } from '../common/crypto/password-hasher.js';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
+import { EventStore } from '../common/events/event-store.js';
+import type { EventType } from '../common/events/event-types.js';
+import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
+import { PublicKeyEntity } from './entities/public-key.entity.js';
+import { UserEntity } from './entities/user.entity.js';
+import type { UserState } from './entities/user.entity.js';
+
+/**
+ * State changes of a user (DESIGN §3): deactivation, reactivation, lock, unlock, removal, password
+ * changes and password-check bookkeeping. Token checks read the user's state on use, so these take
+ * effect on every token at once without calling into the OIDC layer.
+ * Setting the state a user already has is a no-op without an event (SCIM clients repeat themselves).
+ */
+@Injectable()
+export class UserLifecycleService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
+    private readonly passwords: PasswordHasher,
+  ) {}
+
+  deactivate(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
+    return this.transition(editorUserId, orgId, userId, 'inactive', 'user.deactivated', ['active', 'locked']);
+  }
+
+  reactivate(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
+    return this.transition(editorUserId, orgId, userId, 'active', 'user.reactivated', ['inactive']);
+  }
+
+  lock(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
+    return this.transition(editorUserId, orgId, userId, 'locked', 'user.locked', ['active']);
+  }
+
+  unlock(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
+    return this.transition(editorUserId, orgId, userId, 'active', 'user.unlocked', ['locked']);
+  }
+
+  /** Deletes the user with its memberships, credentials and keys; the events stay. */
+  remove(editorUserId: string | null, orgId: string, userId: string): Promise<void> {
+    return this.uow.run((manager) => this.removeIn(manager, editorUserId, orgId, userId));
+  }
+
+  async removeIn(manager: EntityManager, editorUserId: string | null, orgId: string, userId: string): Promise<void> {
+    const user = await findUser(manager, orgId, userId);
+    await manager.delete(PublicKeyEntity, { ownerType: 'machine', ownerId: user.id });
+    await manager.delete(UserEntity, { id: user.id });
+    await this.events.push(manager, {
+      type: 'user.removed',
+      aggregateType: 'user',
+      aggregateId: user.id,
+      resourceOwner: orgId,
+      editorUserId,
+      payload: { userName: user.userName },
+    });
+  }
+
+  /** Sets a human user's password (hashed here, with the instance's minimum length enforced). */
+  async setPassword(
+    editorUserId: string | null,
+    orgId: string,
+    userId: string,
+    password: string,
+    options: { changeRequired?: boolean } = {},
+  ): Promise<void> {
+    const hash = await this.passwords.hash(password);
+    await this.uow.run(async (manager) => {
+      await assertPasswordPolicy(manager, password);
+      const user = await findUser(manager, orgId, userId);
+      await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false);
+    });
+  }
+
+  /** Stores an already computed hash (password change, rehash after login) with its event. */
+  async setPasswordHashIn(manager: EntityManager, editorUserId: string | null, user: UserEntity, hash: string, changeRequired: boolean) {
+    if (user.type !== 'human') throw new DomainError(ErrorCode.FailedPrecondition, 'only human users have passwords');
+    await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
+    await this.events.push(manager, {
+      type: 'user.human.password.changed',
+      aggregateType: 'user',
+      aggregateId: user.id,
+      resourceOwner: user.orgId,
+      editorUserId,
+      payload: { changeRequired },
+    });
+  }
+
+  /**
+   * Records the outcome of a password check; the failure that reaches the instance's lockout limit
+   * locks the user (DESIGN §3: 10 failed checks). A success resets the count.
+   */
+  recordPasswordCheck(userId: string, succeeded: boolean): Promise<{ locked: boolean }> {
+    return this.uow.run(async (manager) => {
+      const user = await manager.findOneBy(UserEntity, { id: userId });
+      if (!user) throw DomainError.notFound('user');
+      const limit = (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).lockoutMaxAttempts;
+      const failed = succeeded ? 0 : user.failedPasswordChecks + 1;
+      const lock = !succeeded && limit > 0 && failed >= limit && user.state === 'active';
+      await manager.update(UserEntity, { id: user.id }, { failedPasswordChecks: failed, ...(lock ? { state: 'locked', ...bump(user) } : {}) });
+      const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId: user.id } as const;
+      await this.events.push(manager, { ...base, type: succeeded ? 'user.human.password.check.succeeded' : 'user.human.password.check.failed' });
+      if (lock) await this.events.push(manager, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });
+      return { locked: lock || user.state === 'locked' };
+    });
+  }
+
+  private transition(
+    editorUserId: string | null,
+    orgId: string,
+    userId: string,
+    to: UserState,
+    event: EventType,
+    from: UserState[],
+  ): Promise<UserEntity> {
+    return this.uow.run(async (manager) => {
+      const user = await findUser(manager, orgId, userId);
+      if (user.state === to) return user;
+      if (!from.includes(user.state)) {
+        throw new DomainError(ErrorCode.FailedPrecondition, `a ${user.state} user cannot become ${to}`);
+      }
+      const changes = { state: to, ...(event === 'user.unlocked' ? { failedPasswordChecks: 0 } : {}), ...bump(user) };
+      await manager.update(UserEntity, { id: user.id }, changes);
+      await this.events.push(manager, { type: event, aggregateType: 'user', aggregateId: user.id, resourceOwner: orgId, editorUserId });
+      return Object.assign(user, changes);
+    });
+  }
+}
+
+/** The version and change time every write of a user advances (SCIM `meta.version`, `meta.lastModified`). */
+export function bump(user: Pick<UserEntity, 'version'>): { version: number; changedAt: Date } {
+  return { version: user.version + 1, changedAt: new Date() };
+}
+
+async function findUser(manager: EntityManager, orgId: string, userId: string): Promise<UserEntity> {
+  const user = await manager.findOneBy(UserEntity, { id: userId, orgId });
+  if (!user) throw DomainError.notFound('user');
+  return user;
+}
+
+async function assertPasswordPolicy(manager: EntityManager, password: string): Promise<void> {
+  const min = (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).passwordMinLength;
+  if (password.length < min) {
+    throw DomainError.invalid('the password does not meet the password policy', [
+      { field: 'password', message: `password must be at least ${min} characters` },
+    ]);
+  }
+}
