@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig, redactUrl } from './config.js';
+
+describe('loadConfig', () => {
+  it('applies the defaults of DESIGN §2', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.publicUrl, 'http://localhost:8080');
+    assert.equal(config.dataDir, resolve('./data'));
+    assert.deepEqual(config.database, { type: 'sqlite', path: resolve('./data/portcullis.sqlite') });
+    assert.equal(config.workers, 1);
+    assert.equal(config.logLevel, 'info');
+    assert.equal(config.instanceDomain, 'localhost');
+    assert.equal(config.masterKey, undefined);
+  });
+
+  it('derives PUBLIC_URL and the SQLite path from PORT and DATA_DIR', () => {
+    const config = loadConfig({ PORT: '9000', DATA_DIR: '/tmp/pc' });
+    assert.equal(config.publicUrl, 'http://localhost:9000');
+    assert.deepEqual(config.database, { type: 'sqlite', path: '/tmp/pc/portcullis.sqlite' });
+  });
+
+  it('accepts a MySQL/MariaDB URL and a trailing slash on PUBLIC_URL', () => {
+    const config = loadConfig({ DATABASE_URL: 'mariadb://u:p@db:3306/portcullis', PUBLIC_URL: 'https://id.example.com/' });
+    assert.deepEqual(config.database, { type: 'mysql', url: 'mysql://u:p@db:3306/portcullis' });
+    assert.equal(config.publicUrl, 'https://id.example.com');
+  });
+
+  it('lists every problem at once', () => {
+    try {
+      loadConfig({
+        PORT: '70000',
+        WORKERS: 'two',
+        LOG_LEVEL: 'chatty',
+        DATABASE_URL: 'mysql://root@localhost',
+        MASTER_KEY: 'c2hvcnQ=',
+        PUBLIC_URL: 'ftp://x',
+        INSTANCE_DOMAIN: 'not a domain',
+        BCRYPT_COST: '3',
+      });
+      assert.fail('expected a ConfigError');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      const names = error.problems.map((p) => p.split(' ')[0]);
+      assert.deepEqual(names.sort(), ['BCRYPT_COST', 'DATABASE_URL', 'INSTANCE_DOMAIN', 'LOG_LEVEL', 'MASTER_KEY', 'PORT', 'PUBLIC_URL', 'WORKERS']);
+    }
+  });
+
+  it('never prints database credentials in a problem', () => {
+    assert.equal(redactUrl('postgres://admin:hunter2@db/x'), 'postgres://***@db/x');
+    try {
+      loadConfig({ DATABASE_URL: 'postgres://admin:hunter2@db/x' });
+      assert.fail('expected a ConfigError');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      assert.doesNotMatch(error.message, /hunter2/);
+    }
+  });
+});
