@@ -33,10 +33,10 @@ export function parseBcryptHash(hash: string): ParsedBcryptHash {
   if (cost > BCRYPT_MAX_COST) {
     throw new PasswordHashLimitExceededError('bcrypt', `cost ${cost} is above the limit of ${BCRYPT_MAX_COST}`);
   }
-  // The `bcrypt` package rejects `$2y$` (compare() just returns false), so verify it as `$2b$`.
-  // bcrypt uses only 128 of the 132 salt bits and 184 of the 186 checksum bits; the package
-  // compares whole strings, so a hash written with stray bits in the last character (some
-  // encoders do; passlib repairs them the same way) would never match. Clearing them is lossless.
+  // The `bcrypt` package does not take `$2y$` (compare() returns false, hash() throws), so verify
+  // it as `$2b$`. bcrypt uses only 128 of the 132 salt bits and 184 of the 186 checksum bits, and
+  // verification compares whole strings, so a hash written with stray bits in a last character
+  // (some encoders do; passlib repairs them the same way) would never match. Clearing them is lossless.
   const normalized = `$2${minor === 'y' ? 'b' : minor}$${costText}$${clearLowBits(salt, 4)}${clearLowBits(checksum, 2)}`;
   return { format: 'bcrypt', minor, cost, normalized };
 }

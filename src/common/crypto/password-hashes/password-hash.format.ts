@@ -24,7 +24,8 @@ export type PasswordHashFormat = (typeof PASSWORD_HASH_FORMATS)[number];
  * own spec: `$2a$`/`$2b$`/`$2y$` bcrypt (OpenBSD, PHP's crypt_blowfish), `$argon2*$`, `$scrypt$` and
  * `$pbkdf2-sha*$` PHC strings (github.com/P-H-C/phc-string-format; passlib uses the same ids),
  * `$5$`/`$6$` SHA-crypt (Drepper, "Unix crypt using SHA-256 and SHA-512"), `$1$` MD5-crypt
- * (FreeBSD) and `$apr1$` (Apache's variant of it). Django writes `<algorithm>$…` without a leading `$`.
+ * (FreeBSD) and `$apr1$` (Apache's variant of it). Django writes `<algorithm>$…` without a leading `$`;
+ * its Argon2PasswordHasher stores `argon2` followed by argon2-cffi's PHC string.
  */
 const PREFIXES: ReadonlyArray<readonly [prefix: string, format: PasswordHashFormat]> = [
   ['$2a$', 'bcrypt'],
@@ -33,6 +34,9 @@ const PREFIXES: ReadonlyArray<readonly [prefix: string, format: PasswordHashForm
   ['$argon2id$', 'argon2id'],
   ['$argon2i$', 'argon2i'],
   ['$argon2d$', 'argon2d'],
+  ['argon2$argon2id$', 'argon2id'],
+  ['argon2$argon2i$', 'argon2i'],
+  ['argon2$argon2d$', 'argon2d'],
   ['$scrypt$', 'scrypt'],
   ['$pbkdf2-sha256$', 'pbkdf2-sha256'],
   ['$pbkdf2-sha512$', 'pbkdf2-sha512'],

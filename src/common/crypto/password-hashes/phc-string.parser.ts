@@ -14,7 +14,8 @@ export interface PhcString {
   readonly hash: string;
 }
 
-const PARAM_NAME = /^[a-z0-9-]{1,32}$/;
+// The spec's names are lower-case; upper case is still read as a name so that e.g. `N=` gets a precise error.
+const PARAM_NAME = /^[A-Za-z0-9-]{1,32}$/;
 const PARAM_VALUE = /^[A-Za-z0-9/+.-]{1,128}$/;
 
 /**
