@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { expandRoles } from '../common/auth/roles.js';
 import { generateRsaKeyPair } from '../common/crypto/key-pairs.js';
 import { SecretHasher, generateSecret } from '../common/crypto/secret-hasher.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
@@ -9,6 +11,7 @@ import { MachineSecretEntity } from './entities/machine-secret.entity.js';
 import { PersonalAccessTokenEntity } from './entities/personal-access-token.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
 import type { UserEntity } from './entities/user.entity.js';
+import { MembershipsService } from './memberships.service.js';
 import { UsersService } from './users.service.js';
 
 /** Credentials of machine users: client secrets, key pairs and personal access tokens. Each is shown once. */
@@ -19,13 +22,14 @@ export class CredentialsService {
     private readonly events: EventStore,
     private readonly hasher: SecretHasher,
     private readonly users: UsersService,
+    private readonly memberships: MembershipsService,
   ) {}
 
   /** Generates a new client secret, replacing any previous one. The machine's client id is its user id. */
   async setMachineSecret(editorUserId: string | null, orgId: string, userId: string): Promise<{ clientId: string; clientSecret: string }> {
     const clientSecret = generateSecret();
     await this.uow.run(async (manager) => {
-      const user = assertMachine(await this.users.get(orgId, userId, manager));
+      const user = await this.machineFor(manager, editorUserId, orgId, userId);
       await manager.delete(MachineSecretEntity, { userId: user.id });
       await manager.insert(MachineSecretEntity, { userId: user.id, secretHash: this.hasher.hash(clientSecret), createdAt: new Date() });
       await this.events.push(manager, {
@@ -49,7 +53,7 @@ export class CredentialsService {
     const { privateKeyPem, publicKeyPem } = await generateRsaKeyPair();
     const keyId = newId();
     await this.uow.run(async (manager) => {
-      assertMachine(await this.users.get(orgId, userId, manager));
+      await this.machineFor(manager, editorUserId, orgId, userId);
       await manager.insert(PublicKeyEntity, {
         id: keyId,
         ownerType: 'machine',
@@ -81,7 +85,7 @@ export class CredentialsService {
     const token = generateSecret();
     const tokenId = newId();
     await this.uow.run(async (manager) => {
-      assertMachine(await this.users.get(orgId, userId, manager));
+      await this.machineFor(manager, editorUserId, orgId, userId);
       await manager.insert(PersonalAccessTokenEntity, {
         id: tokenId,
         userId,
@@ -100,6 +104,31 @@ export class CredentialsService {
       });
     });
     return { tokenId, token };
+  }
+
+  /**
+   * The machine user a credential is issued for. A credential acts with every role of its user, so
+   * only a caller holding all of them may issue one: otherwise an ORG_USER_MANAGER could mint a token
+   * for an ORG_OWNER or IAM_OWNER machine user of the organization and act as it.
+   */
+  private async machineFor(manager: EntityManager, editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
+    const user = assertMachine(await this.users.get(orgId, userId, manager));
+    if (editorUserId === null || editorUserId === user.id) return user;
+    const editor = await this.memberships.rolesOf(editorUserId, manager);
+    const target = await this.memberships.rolesOf(user.id, manager);
+    const onInstance = expandRoles(editor.instanceRoles);
+    const lacking = new Set([...target.instanceRoles].filter((role) => !onInstance.has(role)));
+    for (const [scopeId, roles] of target.orgRoles) {
+      const held = expandRoles([...editor.instanceRoles, ...(editor.orgRoles.get(scopeId) ?? [])]);
+      for (const role of roles) if (!held.has(role)) lacking.add(role);
+    }
+    if (lacking.size > 0) {
+      throw new DomainError(
+        ErrorCode.PermissionDenied,
+        `this user holds ${[...lacking].join(', ')}, which the caller lacks; only a holder of those roles may issue its credentials`,
+      );
+    }
+    return user;
   }
 }
 

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayUnique,
+  Equals,
   IsArray,
   IsBoolean,
   IsIn,
@@ -114,4 +115,9 @@ export class ApplicationKeyDto {
 }
 
 /** Bodies that carry nothing (`{}`); unknown fields are still refused. */
-export class EmptyDto {}
+export class EmptyDto {
+  // Under forbidUnknownValues, class-validator refuses every instance of a class without any validation
+  // metadata, `{}` included; this never-sent placeholder gives the class some, and refuses any value.
+  @Equals(undefined, { message: 'property $property should not exist' })
+  readonly _?: never;
+}

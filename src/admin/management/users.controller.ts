@@ -39,7 +39,8 @@ export class UsersController {
       isEmailVerified: dto.email.isEmailVerified,
       phone: dto.phone?.phone,
       isPhoneVerified: dto.phone?.isPhoneVerified,
-      password: dto.password,
+      // null (sent empty) means no password, as not sending one does.
+      password: dto.password ?? undefined,
     });
     return { userId: user.id };
   }
