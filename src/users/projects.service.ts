@@ -94,13 +94,12 @@ export class ProjectsService {
     projectId: string,
     appId: string,
   ): Promise<{ keyId: string; clientId: string; privateKeyPem: string }> {
+    // Refuse before spending a key generation on a request that fails; checked again when writing.
+    await this.keyableApplication(this.uow.manager, orgId, projectId, appId);
     const { privateKeyPem, publicKeyPem } = await generateRsaKeyPair();
     const keyId = newId();
     const clientId = await this.uow.run(async (manager) => {
-      const app = await this.application(manager, orgId, projectId, appId);
-      if (app.authMethod !== 'private_key_jwt') {
-        throw new DomainError(ErrorCode.FailedPrecondition, 'keys can only be added to applications using private_key_jwt');
-      }
+      const app = await this.keyableApplication(manager, orgId, projectId, appId);
       await manager.insert(PublicKeyEntity, {
         id: keyId,
         ownerType: 'application',
@@ -175,9 +174,12 @@ export class ProjectsService {
     return project;
   }
 
-  private async application(manager: EntityManager, orgId: string, projectId: string, appId: string): Promise<ApplicationEntity> {
+  private async keyableApplication(manager: EntityManager, orgId: string, projectId: string, appId: string): Promise<ApplicationEntity> {
     const app = await manager.findOneBy(ApplicationEntity, { id: appId, projectId, orgId });
     if (!app) throw DomainError.notFound('application');
+    if (app.authMethod !== 'private_key_jwt') {
+      throw new DomainError(ErrorCode.FailedPrecondition, 'keys can only be added to applications using private_key_jwt');
+    }
     return app;
   }
 }

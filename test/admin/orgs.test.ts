@@ -54,6 +54,7 @@ describe('admin API: organizations', () => {
       [{}, 'name'],
       [{ name: 42 }, 'name'],
       [{ name: '' }, 'name'],
+      [{ name: '   ' }, 'name'],
       [{ name: 'x'.repeat(201) }, 'name'],
       [{ name: 'ok', color: 'red' }, 'color'],
     ];

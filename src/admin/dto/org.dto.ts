@@ -1,10 +1,11 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { IsString, MaxLength } from 'class-validator';
+import { IsNotBlank } from './not-blank.decorator.js';
 
 export class CreateOrgDto {
   @ApiProperty({ example: 'ACME Corp', maxLength: 200 })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 }

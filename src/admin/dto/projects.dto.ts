@@ -6,11 +6,11 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
-  IsNotEmpty,
   IsOptional,
   IsString,
   MaxLength,
 } from 'class-validator';
+import { IsNotBlank } from './not-blank.decorator.js';
 
 export const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'] as const;
 export const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'] as const;
@@ -21,7 +21,7 @@ export const ACCESS_TOKEN_TYPES = ['opaque', 'jwt'] as const;
 export class CreateProjectDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 }
@@ -33,7 +33,7 @@ export class ProjectCreatedDto {
 export class CreateOidcAppDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 
@@ -87,7 +87,7 @@ export class CreateOidcAppDto {
 export class CreateApiAppDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
-  @IsNotEmpty()
+  @IsNotBlank()
   @MaxLength(200)
   name: string;
 

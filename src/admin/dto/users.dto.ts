@@ -18,6 +18,7 @@ import {
 import type { ValidatorConstraintInterface } from 'class-validator';
 import { normalizePhone } from '../../users/phone.js';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
+import { IsNotBlank } from './not-blank.decorator.js';
 
 const USER_NAME = /^[^\s\u0000-\u001f]+$/;
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
@@ -53,8 +54,8 @@ class FitsBcrypt implements ValidatorConstraintInterface {
 }
 
 export class HumanProfileDto {
-  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(200) firstName: string;
-  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(200) lastName: string;
+  @ApiProperty() @IsString() @IsNotBlank() @MaxLength(200) firstName: string;
+  @ApiProperty() @IsString() @IsNotBlank() @MaxLength(200) lastName: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) displayName?: string;
 
   @ApiPropertyOptional({ example: 'en' })
@@ -102,7 +103,7 @@ export class CreateMachineUserDto {
   @Matches(USER_NAME, { message: 'userName must not contain white space or control characters' })
   userName: string;
 
-  @ApiProperty() @IsString() @IsNotEmpty() @MaxLength(255) name: string;
+  @ApiProperty() @IsString() @IsNotBlank() @MaxLength(255) name: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(500) description?: string;
 
   @ApiPropertyOptional({ enum: ACCESS_TOKEN_TYPES, default: 'opaque' })

@@ -16,6 +16,11 @@ export class UnitOfWork {
     this.serialize = dataSource.options.type === 'better-sqlite3';
   }
 
+  /** For reads outside a transaction. */
+  get manager(): EntityManager {
+    return this.dataSource.manager;
+  }
+
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (!this.serialize) return this.dataSource.transaction(work);
     const result = this.queue.then(() => this.dataSource.transaction(work));
