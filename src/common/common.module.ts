@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
@@ -9,6 +9,7 @@ import { APP_CONFIG } from './config/config.token.js';
 import type { AppConfig } from './config/config.js';
 import { CryptoModule } from './crypto/crypto.module.js';
 import { dataSourceOptions } from './database/data-source.js';
+import { DatabaseUnavailableInterceptor } from './database/database-unavailable.interceptor.js';
 import { UnitOfWork } from './database/unit-of-work.js';
 import { EventStore } from './events/event-store.js';
 import { HealthController } from './health/health.controller.js';
@@ -33,6 +34,7 @@ export class CommonModule {
         UnitOfWork,
         EventStore,
         { provide: APP_GUARD, useClass: AccessGuard },
+        { provide: APP_INTERCEPTOR, useClass: DatabaseUnavailableInterceptor },
       ],
       exports: [APP_CONFIG, UnitOfWork, EventStore],
     };

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
+import { databaseUnavailable } from '../database/database-unavailable.interceptor.js';
+import { isDatabaseUnavailable } from '../database/database-unavailable.js';
 import { DomainError, ErrorCode } from '../errors/domain-error.js';
 import { ACCESS_POLICY } from './authenticated.decorator.js';
 import type { AccessPolicy } from './authenticated.decorator.js';
@@ -28,7 +30,9 @@ export class AccessGuard implements CanActivate {
 
     try {
       await this.bearer.canActivate(context);
-    } catch {
+    } catch (error) {
+      // An outage while resolving the token is not the caller's fault: 503, not 401.
+      if (isDatabaseUnavailable(error)) throw databaseUnavailable();
       throw new DomainError(ErrorCode.Unauthenticated, 'a valid bearer token is required');
     }
     const request = context.switchToHttp().getRequest<{ user: Principal; params: Record<string, string> }>();

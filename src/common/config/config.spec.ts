@@ -9,7 +9,7 @@ describe('loadConfig', () => {
     assert.equal(config.port, 8080);
     assert.equal(config.publicUrl, 'http://localhost:8080');
     assert.equal(config.dataDir, resolve('./data'));
-    assert.deepEqual(config.database, { type: 'sqlite', path: resolve('./data/portcullis.sqlite') });
+    assert.deepEqual(config.database, { type: 'sqlite', path: resolve('./data/portcullis.sqlite'), busyTimeoutMs: 5000 });
     assert.equal(config.workers, 1);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.instanceDomain, 'localhost');
@@ -19,7 +19,7 @@ describe('loadConfig', () => {
   it('derives PUBLIC_URL and the SQLite path from PORT and DATA_DIR', () => {
     const config = loadConfig({ PORT: '9000', DATA_DIR: '/tmp/pc' });
     assert.equal(config.publicUrl, 'http://localhost:9000');
-    assert.deepEqual(config.database, { type: 'sqlite', path: '/tmp/pc/portcullis.sqlite' });
+    assert.deepEqual(config.database, { type: 'sqlite', path: '/tmp/pc/portcullis.sqlite', busyTimeoutMs: 5000 });
   });
 
   it('accepts a MySQL/MariaDB URL and a trailing slash on PUBLIC_URL', () => {

@@ -15,10 +15,12 @@ export interface AppConfig {
   bcryptCost: number;
   /** Largest JSON body accepted by the admin and management APIs. */
   bodyLimitBytes: number;
+  /** Largest JSON body accepted by `POST /admin/v1/import` (issue 5: 100,000 users in one request). */
+  importBodyLimitBytes: number;
 }
 
 export type DatabaseConfig =
-  | { type: 'sqlite'; path: string }
+  | { type: 'sqlite'; path: string; busyTimeoutMs: number }
   | { type: 'mysql'; url: string };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -41,6 +43,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const dataDir = resolve(read.string('DATA_DIR', './data'));
   const publicUrl = read.url('PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, '');
   const database = parseDatabaseUrl(read.string('DATABASE_URL', `sqlite:${dataDir}/portcullis.sqlite`), problems);
+  if (database.type === 'sqlite') database.busyTimeoutMs = read.integer('SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600_000);
   const masterKey = env.MASTER_KEY === undefined || env.MASTER_KEY === '' ? undefined : env.MASTER_KEY;
   if (masterKey !== undefined && !isBase64Key(masterKey)) {
     problems.push('MASTER_KEY must be 32 bytes encoded as base64');
@@ -57,6 +60,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   }
   const bcryptCost = read.integer('BCRYPT_COST', 10, 4, 15);
   const bodyLimitBytes = read.integer('BODY_LIMIT_BYTES', 1_000_000, 1024, 1_000_000_000);
+  // 100,000 users with bcrypt hashes and full profiles take about 40 MB of JSON; 200 MB leaves room.
+  const importBodyLimitBytes = read.integer('IMPORT_BODY_LIMIT_BYTES', 200_000_000, 1024, 2_000_000_000);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -71,6 +76,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bootstrapAdminPassword,
     bcryptCost,
     bodyLimitBytes,
+    importBodyLimitBytes,
   };
 }
 
@@ -78,7 +84,7 @@ function parseDatabaseUrl(value: string, problems: string[]): DatabaseConfig {
   if (value.startsWith('sqlite:')) {
     const path = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '') problems.push('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/portcullis.sqlite');
-    return { type: 'sqlite', path: path === ':memory:' ? path : resolve(path) };
+    return { type: 'sqlite', path: path === ':memory:' ? path : resolve(path), busyTimeoutMs: 5000 };
   }
   if (value.startsWith('mysql://') || value.startsWith('mariadb://')) {
     try {
@@ -91,7 +97,7 @@ function parseDatabaseUrl(value: string, problems: string[]): DatabaseConfig {
     }
   }
   problems.push(`DATABASE_URL must start with sqlite: or mysql://, got "${redactUrl(value)}"`);
-  return { type: 'sqlite', path: value };
+  return { type: 'sqlite', path: value, busyTimeoutMs: 5000 };
 }
 
 function isBase64Key(value: string): boolean {

@@ -12,11 +12,12 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
       type: 'better-sqlite3',
       database: database.path,
       enableWAL: true,
-      // Writers from other processes (WORKERS > 1) wait up to this long for the write lock.
-      timeout: 10_000,
+      // Writers from other processes (WORKERS > 1) wait up to this long for the write lock; past it the
+      // request fails fast with 503 (the file is locked: an outage, not contention).
+      timeout: database.busyTimeoutMs,
       prepareDatabase: (db: { pragma(source: string): unknown }) => {
         db.pragma('synchronous = NORMAL');
-        db.pragma('busy_timeout = 10000');
+        db.pragma(`busy_timeout = ${database.busyTimeoutMs}`);
       },
     };
   }
@@ -33,6 +34,8 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
     timezone: 'Z',
     supportBigNumbers: true,
     bigNumberStrings: false,
+    // Fail fast while the server is down, so requests answer 503 instead of hanging.
+    connectTimeout: 3000,
     extra: { connectionLimit: Number(url.searchParams.get('connectionLimit') ?? 10) },
   };
 }

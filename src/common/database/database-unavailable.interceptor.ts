@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+import type { CallHandler, ExecutionContext, NestInterceptor } from '@nestjs/common';
+import { catchError } from 'rxjs';
+import type { Observable } from 'rxjs';
+import { DomainError, ErrorCode } from '../errors/domain-error.js';
+import { isDatabaseUnavailable } from './database-unavailable.js';
+
+/** Turns "database unreachable or locked" into DomainError Unavailable, which every surface maps to 503. */
+@Injectable()
+export class DatabaseUnavailableInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next.handle().pipe(
+      catchError((error: unknown) => {
+        throw isDatabaseUnavailable(error) ? databaseUnavailable() : error;
+      }),
+    );
+  }
+}
+
+export function databaseUnavailable(): DomainError {
+  return new DomainError(ErrorCode.Unavailable, 'the database is unavailable; retry shortly');
+}
+
+/** Seconds a client should wait before retrying a 503 (RFC 9110 §10.2.3). */
+export const RETRY_AFTER_SECONDS = 5;

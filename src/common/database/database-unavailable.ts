@@ -1,0 +1,31 @@
+/**
+ * True when a database error means the database cannot be reached or is locked, not that the query
+ * was wrong: the request should fail fast with 503 and be retried, and the service recovers by itself
+ * once the database is back (the pool reconnects; SQLite's lock is released).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; errno?: number; message?: string; driverError?: { code?: string; errno?: number; message?: string } };
+  const code = e?.driverError?.code ?? e?.code;
+  if (code && UNAVAILABLE_CODES.has(code)) return true;
+  const message = e?.driverError?.message ?? e?.message ?? '';
+  return /Pool is closed|Connection lost|connect ETIMEDOUT|Can't add new command when connection is in closed state/i.test(message);
+}
+
+const UNAVAILABLE_CODES = new Set([
+  // SQLite: another process holds the write lock beyond the busy timeout.
+  'SQLITE_BUSY',
+  'SQLITE_BUSY_SNAPSHOT',
+  'SQLITE_BUSY_TIMEOUT',
+  'SQLITE_LOCKED',
+  // MySQL / MariaDB: the server is down, restarting or refusing connections.
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_SERVER_GONE_ERROR',
+  'ER_LOCK_WAIT_TIMEOUT',
+]);

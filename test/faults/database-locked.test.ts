@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { countRows } from '../support/fixtures.js';
+import { startService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
+
+/**
+ * Another process holds SQLite's write lock (a backup, a stuck migration): writes fail fast with 503
+ * and Retry-After, reads go on, and the service recovers by itself once the lock is released.
+ */
+describe('faults: SQLite file locked', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startService({ SQLITE_BUSY_TIMEOUT_MS: '200' });
+  });
+  after(() => svc?.close());
+
+  it('answers 503 with Retry-After while locked and recovers without a restart', async (t) => {
+    if (svc.config.database.type !== 'sqlite') return t.skip('SQLite only');
+    const intruder = new Database(svc.config.database.path);
+    const before = await countRows(svc, 'organizations');
+    intruder.exec('BEGIN IMMEDIATE');
+    try {
+      const res = await svc.api('POST', '/admin/v1/orgs', { token: svc.adminToken, body: { name: 'during-lock' } });
+      assert.equal(res.status, 503, res.text);
+      assert.equal(res.headers.get('retry-after'), '5');
+      assert.deepEqual(res.body, { code: 503, message: 'the database is unavailable; retry shortly', details: [] });
+      // Readers are not blocked in WAL mode.
+      assert.equal((await svc.api('GET', '/admin/v1/orgs', { token: svc.adminToken })).status, 200);
+    } finally {
+      intruder.exec('ROLLBACK');
+      intruder.close();
+    }
+    assert.equal(await countRows(svc, 'organizations'), before);
+    const after = await svc.api('POST', '/admin/v1/orgs', { token: svc.adminToken, body: { name: 'after-lock' } });
+    assert.equal(after.status, 201, after.text);
+  });
+});
