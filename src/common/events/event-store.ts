@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { newId } from '../ids.js';
-import { EventEntity } from './event.entity.js';
 import type { AggregateType, EventType } from './event-types.js';
 import type { JsonObject } from '../database/columns.js';
 
@@ -24,26 +23,36 @@ const SECRET_KEYS = /^(password|hashedPassword|passwordHash|hash|secret|clientSe
 export class EventStore {
   async push(manager: EntityManager, ...events: NewEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const now = Date.now();
-    const rows = events.map((event) => {
+    const createdAt = Date.now();
+    const values: unknown[] = [];
+    for (const event of events) {
       assertNoSecrets(event);
-      return {
-        id: newId(),
-        type: event.type,
-        aggregateType: event.aggregateType,
-        aggregateId: event.aggregateId,
-        resourceOwner: event.resourceOwner,
-        editorUserId: event.editorUserId,
-        payload: event.payload ?? {},
-        createdAt: new Date(now),
-      };
-    });
-    // Chunked: SQLite caps bound parameters per statement.
-    for (let i = 0; i < rows.length; i += 100) {
-      await manager.insert(EventEntity, rows.slice(i, i + 100));
+      values.push(
+        newId(),
+        event.type,
+        event.aggregateType,
+        event.aggregateId,
+        event.resourceOwner,
+        event.editorUserId,
+        JSON.stringify(event.payload ?? {}),
+        createdAt,
+      );
+    }
+    // A plain multi-row INSERT: TypeORM's insert builder costs a quarter of a bulk import's time.
+    // Chunked, since SQLite caps the bound parameters of one statement.
+    for (let i = 0; i < events.length; i += CHUNK) {
+      const count = Math.min(CHUNK, events.length - i);
+      const rows = Array.from({ length: count }, () => ROW).join(', ');
+      await manager.query(`${INSERT} ${rows}`, values.slice(i * COLUMNS, (i + count) * COLUMNS));
     }
   }
 }
+
+const INSERT =
+  'INSERT INTO events (id, type, aggregate_type, aggregate_id, resource_owner, editor_user_id, payload, created_at) VALUES';
+const COLUMNS = 8;
+const ROW = `(${Array.from({ length: COLUMNS }, () => '?').join(', ')})`;
+const CHUNK = 500;
 
 /** A guard against a payload that names a secret-looking field: such a bug must fail loudly, not leak. */
 function assertNoSecrets(event: NewEvent): void {
