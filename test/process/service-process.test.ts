@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { get } from 'node:http';
+import { get, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { createTestDatabase } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
@@ -129,6 +129,15 @@ describe('the service process', () => {
         const orgs = await getOnNewConnection(`${svc.url}/admin/v1/orgs`, pat);
         assert.ok(orgs.orgs.some((o: { id: string }) => o.id === created.body.id), 'every worker sees the write');
       }
+
+      // Concurrent writes whose transactions read before they write, spread over both workers:
+      // none may fail (on SQLite they queue for the write lock instead of failing with SQLITE_BUSY).
+      const writes = await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          postOnNewConnection(`${svc.url}/management/v1/orgs/${created.body.id}/users/machine`, pat, { userName: `worker-write-${i}`, name: 'w' }),
+        ),
+      );
+      assert.deepEqual(writes.filter((status) => status !== 201), [], 'every concurrent write succeeded');
       assert.deepEqual([...workers].sort(), [1, 2], svc.output());
     } finally {
       const exit = await svc.stop('SIGTERM');
@@ -161,5 +170,17 @@ function getOnNewConnection(url: string, token?: string): Promise<any> {
       res.on('end', () => resolve(JSON.parse(body)));
     });
     req.on('error', reject);
+  });
+}
+
+function postOnNewConnection(url: string, token: string, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = request(url, { method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(data);
   });
 }

@@ -15,9 +15,10 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
       // Writers from other processes (WORKERS > 1) wait up to this long for the write lock; past it the
       // request fails fast with 503 (the file is locked: an outage, not contention).
       timeout: database.busyTimeoutMs,
-      prepareDatabase: (db: { pragma(source: string): unknown }) => {
+      prepareDatabase: (db: SqliteConnection) => {
         db.pragma('synchronous = NORMAL');
         db.pragma(`busy_timeout = ${database.busyTimeoutMs}`);
+        beginImmediate(db);
       },
     };
   }
@@ -42,4 +43,21 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
 
 export function createDataSource(database: DatabaseConfig): DataSource {
   return new DataSource(dataSourceOptions(database));
+}
+
+interface SqliteConnection {
+  pragma(source: string): unknown;
+  prepare(source: string): unknown;
+}
+
+/**
+ * Makes every transaction `BEGIN IMMEDIATE`. TypeORM always opens SQLite transactions DEFERRED, which
+ * read from a snapshot and upgrade to the write lock at their first write: when another process
+ * (WORKERS > 1) committed in between, that upgrade fails at once with SQLITE_BUSY_SNAPSHOT instead of
+ * waiting the busy timeout. Taking the write lock at BEGIN makes concurrent writers queue as intended.
+ * TypeORM offers no option for the transaction mode, so the statement is rewritten where it is prepared.
+ */
+function beginImmediate(db: SqliteConnection): void {
+  const prepare = db.prepare.bind(db);
+  db.prepare = (source: string) => prepare(source === 'BEGIN TRANSACTION' ? 'BEGIN IMMEDIATE TRANSACTION' : source);
 }
