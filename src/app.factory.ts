@@ -9,6 +9,7 @@ import type { AppConfig } from './common/config/config.js';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
 import { jsonBodyParser } from './common/http/body-parsers.js';
+import { scimBodyParser } from './scim/http/scim-body-parser.js';
 import { BootstrapService } from './users/bootstrap.service.js';
 
 /** Builds the Nest application for a configuration (the service and the test harness share this). */
@@ -25,6 +26,7 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
 export async function configureApp(app: NestExpressApplication, config: AppConfig): Promise<void> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  app.use('/scim/v2', ...scimBodyParser());
   app.use(...jsonBodyParser(config.bodyLimitBytes));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());

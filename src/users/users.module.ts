@@ -9,6 +9,7 @@ import { OrganizationsService } from './organizations.service.js';
 import { DomainPrincipalResolver } from './principal.resolver.js';
 import { ProjectsService } from './projects.service.js';
 import { UserLifecycleService } from './user-lifecycle.service.js';
+import { UserProfileService } from './user-profile.service.js';
 import { UsersService } from './users.service.js';
 
 const SERVICES = [
@@ -20,6 +21,7 @@ const SERVICES = [
   ProjectsService,
   FeaturesService,
   BootstrapService,
+  UserProfileService,
 ];
 
 /** The shared domain: organizations, users, memberships, credentials, projects and applications. */

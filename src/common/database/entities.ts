@@ -9,7 +9,9 @@ import { PersonalAccessTokenEntity } from '../../users/entities/personal-access-
 import { ProjectEntity } from '../../users/entities/project.entity.js';
 import { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import { UserEntity } from '../../users/entities/user.entity.js';
+import { UserContactEntity } from '../../users/entities/user-contact.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
+import { ScimSearch1763700100000 } from './migrations/1763700100000-scim-search.js';
 
 // Explicit lists, not globs (STYLE §8): a file that is not listed here is not part of the schema.
 // `common` names the domain's entities only as table mappings; it imports no domain logic.
@@ -25,6 +27,7 @@ export const ENTITIES = [
   MachineSecretEntity,
   PersonalAccessTokenEntity,
   EventEntity,
+  UserContactEntity,
 ];
 
-export const MIGRATIONS = [InitialSchema1763700000000];
+export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000];

@@ -1,0 +1,24 @@
+/** The part of autocannon's API the SCIM benchmark uses (the package ships no types). */
+declare module 'autocannon' {
+  interface Histogram {
+    average: number;
+    p50: number;
+    p99: number;
+  }
+  interface Result {
+    requests: Histogram;
+    latency: Histogram;
+    non2xx: number;
+    statusCodeStats?: Record<string, { count: number }>;
+    errors: number;
+  }
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    headers?: Record<string, string>;
+    requests?: { setupRequest?: (request: Record<string, unknown>) => Record<string, unknown> }[];
+  }
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
+}

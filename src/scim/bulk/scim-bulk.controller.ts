@@ -1,0 +1,34 @@
+import { All, Body, Controller, HttpCode, Param, Post, UseFilters, UseInterceptors } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { Authenticated, Public } from '../../common/auth/authenticated.decorator.js';
+import { Caller } from '../../common/auth/caller.decorator.js';
+import type { Principal } from '../../common/auth/principal.js';
+import { Role } from '../../common/auth/roles.js';
+import { ScimError } from '../errors/scim-error.js';
+import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
+import { ScimContentTypeInterceptor } from '../http/scim-content-type.interceptor.js';
+import { BULK_RESPONSE_SCHEMA } from '../scim.constants.js';
+import { readBulkRequest } from './scim-bulk.request.js';
+import { ScimBulkService } from './scim-bulk.service.js';
+
+@ApiExcludeController()
+@Controller('scim/v2/:orgId')
+@UseFilters(ScimExceptionFilter)
+@UseInterceptors(ScimContentTypeInterceptor)
+export class ScimBulkController {
+  constructor(private readonly bulk: ScimBulkService) {}
+
+  @Post('Bulk')
+  @HttpCode(200)
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async run(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() body: unknown) {
+    const operations = await this.bulk.run(caller.userId, orgId, readBulkRequest(body));
+    return { schemas: [BULK_RESPONSE_SCHEMA], Operations: operations };
+  }
+
+  @All('Bulk')
+  @Public()
+  methodNotAllowed(): never {
+    throw new ScimError(405, 'only POST is allowed on /Bulk (RFC 7644 §3.7)');
+  }
+}

@@ -1,0 +1,54 @@
+import { ENTERPRISE_SCHEMA, MAX_BULK_OPERATIONS, MAX_BULK_PAYLOAD_BYTES, MAX_PAGE_SIZE, RESOURCE_TYPE_SCHEMA, SCHEMA_SCHEMA, SPC_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { SCHEMAS } from '../schema/user.schema.js';
+
+/** ServiceProviderConfig with the values of spec §A (RFC 7643 §5). */
+export function serviceProviderConfig(baseUrl: string) {
+  return {
+    schemas: [SPC_SCHEMA],
+    documentationUri: 'https://datatracker.ietf.org/doc/html/rfc7644',
+    patch: { supported: true },
+    bulk: { supported: true, maxOperations: MAX_BULK_OPERATIONS, maxPayloadSize: MAX_BULK_PAYLOAD_BYTES },
+    filter: { supported: true, maxResults: MAX_PAGE_SIZE },
+    changePassword: { supported: true },
+    sort: { supported: true },
+    etag: { supported: false },
+    authenticationSchemes: [
+      {
+        type: 'oauthbearertoken',
+        name: 'OAuth Bearer Token',
+        description: 'Authentication with a personal access token or an OAuth 2.0 access token of this instance',
+        specUri: 'https://www.rfc-editor.org/info/rfc6750',
+        primary: false,
+      },
+    ],
+    meta: { resourceType: 'ServiceProviderConfig', location: `${baseUrl}/ServiceProviderConfig` },
+  };
+}
+
+/** Schema resources (RFC 7643 §7) for the User schema and the enterprise extension. */
+export function schemaResources(baseUrl: string) {
+  return SCHEMAS.map((s) => ({
+    schemas: [SCHEMA_SCHEMA],
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    attributes: s.attributes,
+    meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${s.id}` },
+  }));
+}
+
+/** The User resource type (RFC 7643 §6), the only one this service offers (spec §A). */
+export function resourceTypes(baseUrl: string) {
+  return [
+    {
+      schemas: [RESOURCE_TYPE_SCHEMA],
+      id: 'User',
+      name: 'User',
+      endpoint: '/Users',
+      description: 'User Account',
+      schema: USER_SCHEMA,
+      schemaExtensions: [{ schema: ENTERPRISE_SCHEMA, required: false }],
+      meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/User` },
+    },
+  ];
+}

@@ -1,0 +1,23 @@
+import { All, Controller, UseFilters, UseInterceptors } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { Public } from '../../common/auth/authenticated.decorator.js';
+import { ScimError } from '../errors/scim-error.js';
+import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
+import { ScimContentTypeInterceptor } from '../http/scim-content-type.interceptor.js';
+
+/**
+ * Any other path under a SCIM base: 404 as a SCIM error, not the admin JSON shape, so that a client
+ * probing an endpoint this service does not offer (`/Groups/{id}`, `/Me`) reads an answer it understands.
+ * Registered after every other SCIM controller.
+ */
+@ApiExcludeController()
+@Controller('scim/v2/:orgId')
+@UseFilters(ScimExceptionFilter)
+@UseInterceptors(ScimContentTypeInterceptor)
+export class ScimFallbackController {
+  @All('*path')
+  @Public()
+  notFound(): never {
+    throw ScimError.notFound('no such SCIM endpoint; this service provider offers /Users, /Bulk and discovery (RFC 7644 §4)');
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * `scimType` values of RFC 7644 §3.12, Table 9 (plus `tooMany`/`uniqueness`), and the statuses this
+ * surface answers with. A ScimError is data: status, optional scimType, a stable vendor error id
+ * (DESIGN §5) and an untranslated message.
+ */
+export type ScimType =
+  | 'invalidFilter'
+  | 'tooMany'
+  | 'uniqueness'
+  | 'mutability'
+  | 'invalidSyntax'
+  | 'invalidPath'
+  | 'noTarget'
+  | 'invalidValue'
+  | 'invalidVers'
+  | 'sensitive';
+
+export class ScimError extends Error {
+  override readonly name = 'ScimError';
+
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly scimType?: ScimType,
+    /** Stable error id for the vendor ErrorDetail; defaults to scimType or a status word. */
+    readonly id: string = scimType ?? statusWord(status),
+  ) {
+    super(message);
+  }
+
+  static badRequest(scimType: ScimType, message: string): ScimError {
+    return new ScimError(400, message, scimType);
+  }
+
+  static notFound(message: string): ScimError {
+    return new ScimError(404, message, undefined, 'notFound');
+  }
+}
+
+export function statusWord(status: number): string {
+  switch (status) {
+    case 401:
+      return 'unauthenticated';
+    case 403:
+      return 'permissionDenied';
+    case 404:
+      return 'notFound';
+    case 405:
+      return 'methodNotAllowed';
+    case 409:
+      return 'conflict';
+    case 413:
+      return 'payloadTooLarge';
+    case 415:
+      return 'unsupportedMediaType';
+    case 501:
+      return 'notImplemented';
+    case 503:
+      return 'unavailable';
+    default:
+      return status >= 500 ? 'internal' : 'badRequest';
+  }
+}
+
+/** The RFC 7644 §3.12 error body with the vendor detail extension (DESIGN §5). */
+export function scimErrorBody(status: number, message: string, scimType: ScimType | undefined, id: string): Record<string, unknown> {
+  return {
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:Error', 'urn:ietf:params:scim:api:portcullis:messages:2.0:ErrorDetail'],
+    status: String(status),
+    ...(scimType ? { scimType } : {}),
+    detail: message,
+    'urn:ietf:params:scim:api:portcullis:messages:2.0:ErrorDetail': { id, message },
+  };
+}

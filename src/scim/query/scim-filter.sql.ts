@@ -1,0 +1,228 @@
+import { parseDateTime } from '../filter/index.js';
+import type { AttrPath, CompValue, CompareNode, FilterNode, PresentNode } from '../filter/index.js';
+import { ScimError } from '../errors/scim-error.js';
+import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+
+/** A WHERE fragment over `users u` with named parameters (`:f0`, `:f1`, …). Never string-built values. */
+export interface SqlFragment {
+  sql: string;
+  params: Record<string, unknown>;
+}
+
+type Column =
+  /** Text compared ignoring case (RFC 7643 §2.2 caseExact false); `lowered`: the column already is. */
+  | { kind: 'text'; column: string; lowered: boolean }
+  /** Text compared exactly (caseExact true: id, externalId). */
+  | { kind: 'exact'; column: string }
+  | { kind: 'date'; column: string }
+  | { kind: 'active' }
+  /** A sub-attribute of the user's e-mails or phone numbers, in `user_contacts`. */
+  | { kind: 'contact'; contact: 'email' | 'phone'; field: 'value_lower' | 'type_lower' | 'is_primary' };
+
+const COLUMNS: Record<string, Column> = {
+  id: { kind: 'exact', column: 'u.id' },
+  externalid: { kind: 'exact', column: 'u.external_id' },
+  username: { kind: 'text', column: 'u.user_name_lower', lowered: true },
+  'name.familyname': { kind: 'text', column: 'u.family_name', lowered: false },
+  'name.givenname': { kind: 'text', column: 'u.given_name', lowered: false },
+  displayname: { kind: 'text', column: 'u.display_name', lowered: false },
+  nickname: { kind: 'text', column: 'u.nick_name', lowered: false },
+  title: { kind: 'text', column: 'u.title', lowered: false },
+  usertype: { kind: 'text', column: 'u.user_type', lowered: false },
+  preferredlanguage: { kind: 'text', column: 'u.preferred_language', lowered: false },
+  locale: { kind: 'text', column: 'u.locale', lowered: false },
+  timezone: { kind: 'text', column: 'u.timezone', lowered: false },
+  active: { kind: 'active' },
+  'meta.created': { kind: 'date', column: 'u.created_at' },
+  'meta.lastmodified': { kind: 'date', column: 'u.changed_at' },
+};
+
+const CONTACT_ATTRIBUTES: Record<string, 'email' | 'phone'> = { emails: 'email', phonenumbers: 'phone' };
+const CONTACT_FIELDS: Record<string, 'value_lower' | 'type_lower' | 'is_primary'> = { value: 'value_lower', type: 'type_lower', primary: 'is_primary' };
+
+const CORE_PREFIX = `${USER_SCHEMA.toLowerCase()}:`;
+
+/** Compiles a parsed filter (RFC 7644 §3.4.2.2) to SQL over `users u`; anything unsupported is invalidFilter. */
+export function compileFilter(filter: FilterNode): SqlFragment {
+  const compiler = new FilterCompiler();
+  return { sql: compiler.node(filter), params: compiler.params };
+}
+
+class FilterCompiler {
+  readonly params: Record<string, unknown> = {};
+  private count = 0;
+
+  node(node: FilterNode): string {
+    switch (node.kind) {
+      case 'and':
+        return `(${this.node(node.left)} AND ${this.node(node.right)})`;
+      case 'or':
+        return `(${this.node(node.left)} OR ${this.node(node.right)})`;
+      case 'not':
+        return `(NOT ${this.node(node.filter)})`;
+      case 'present':
+      case 'compare':
+        return this.leaf(node, resolve(node.attrPath));
+      case 'valuePath': {
+        const contact = CONTACT_ATTRIBUTES[stripCore(node.attrPath.path)];
+        if (!contact) throw unsupported(`value filters on "${node.attrPath.path}"`);
+        return this.exists(contact, this.contactFilter(node.filter, contact));
+      }
+      default:
+        throw unsupported('this filter');
+    }
+  }
+
+  /** The inner filter of `emails[…]`: every condition on the same contact row. */
+  private contactFilter(node: FilterNode, contact: 'email' | 'phone'): string {
+    switch (node.kind) {
+      case 'and':
+        return `(${this.contactFilter(node.left, contact)} AND ${this.contactFilter(node.right, contact)})`;
+      case 'or':
+        return `(${this.contactFilter(node.left, contact)} OR ${this.contactFilter(node.right, contact)})`;
+      case 'not':
+        return `(NOT ${this.contactFilter(node.filter, contact)})`;
+      case 'present':
+      case 'compare': {
+        const sub = node.attrPath.subAttribute ?? node.attrPath.attribute;
+        const field = CONTACT_FIELDS[sub.toLowerCase()];
+        if (!field || node.attrPath.uri !== undefined) throw unsupported(`"${node.attrPath.path}" inside a value filter`);
+        return this.contactLeaf(node, contact, field);
+      }
+      default:
+        throw unsupported('nested value filters');
+    }
+  }
+
+  private leaf(node: CompareNode | PresentNode, column: Column): string {
+    if (column.kind === 'contact') return this.exists(column.contact, this.contactLeaf(node, column.contact, column.field));
+    if (node.kind === 'present' || node.value === null) {
+      // RFC 7644 §3.4.2.2 "pr": a non-empty value; `eq null` is "not present", `ne null` present.
+      const present = presentSql(column);
+      if (node.kind === 'present') return present;
+      if (node.op === 'eq') return `(NOT ${present})`;
+      if (node.op === 'ne') return present;
+      throw unsupported(`"${node.op}" with null`);
+    }
+    const { op, value } = node;
+    switch (column.kind) {
+      case 'active': {
+        if (typeof value !== 'boolean') throw ScimError.badRequest('invalidFilter', `"active" compares with true or false, not ${JSON.stringify(value)}`);
+        if (op !== 'eq' && op !== 'ne') throw unsupported(`"${op}" on a boolean`);
+        return (op === 'eq') === value ? `u.state = 'active'` : `u.state <> 'active'`;
+      }
+      case 'date': {
+        const millis = typeof value === 'string' ? parseDateTime(value) : undefined;
+        if (millis === undefined) throw ScimError.badRequest('invalidFilter', `${JSON.stringify(value)} is not a dateTime`);
+        return this.ordered(column.column, op, millis, 'a dateTime');
+      }
+      case 'exact':
+        return this.text(column.column, op, stringValue(value, node.attrPath), true);
+      case 'text': {
+        const lowered = stringValue(value, node.attrPath).toLowerCase();
+        return this.text(column.lowered ? column.column : `LOWER(${column.column})`, op, lowered, false, column.column);
+      }
+    }
+  }
+
+  private contactLeaf(node: CompareNode | PresentNode, contact: 'email' | 'phone', field: 'value_lower' | 'type_lower' | 'is_primary'): string {
+    const column = `c.${field}`;
+    if (node.kind === 'present') return field === 'is_primary' ? 'c.is_primary = 1' : `(${column} IS NOT NULL AND ${column} <> '')`;
+    if (node.value === null) return node.op === 'eq' ? `${column} IS NULL` : `${column} IS NOT NULL`;
+    if (field === 'is_primary') {
+      if (typeof node.value !== 'boolean' || (node.op !== 'eq' && node.op !== 'ne')) throw unsupported(`"${node.op} ${String(node.value)}" on primary`);
+      return `c.is_primary = ${(node.op === 'eq') === node.value ? 1 : 0}`;
+    }
+    let value = stringValue(node.value, node.attrPath).toLowerCase();
+    // Phone numbers are stored compact (spec §A); compare the filter value the same way.
+    if (contact === 'phone' && field === 'value_lower') value = value.replace(/[\s\-.()/]/g, '');
+    return this.text(column, node.op, value, false);
+  }
+
+  private exists(contact: 'email' | 'phone', condition: string): string {
+    return `EXISTS (SELECT 1 FROM user_contacts c WHERE c.user_id = u.id AND c.kind = '${contact}' AND ${condition})`;
+  }
+
+  /** String comparisons; `guard` is the raw column, so that an unassigned value never matches (nor its `ne`). */
+  private text(expr: string, op: CompareNode['op'], value: string, exact: boolean, guard = expr): string {
+    const p = this.param(value);
+    const notNull = `${guard} IS NOT NULL AND `;
+    switch (op) {
+      case 'eq':
+        return `(${notNull}${expr} = ${p})`;
+      case 'ne':
+        return `(${notNull}${expr} <> ${p})`;
+      case 'gt':
+      case 'ge':
+      case 'lt':
+      case 'le':
+        return this.ordered(expr, op, value, 'a string', notNull);
+      case 'co':
+      case 'sw':
+      case 'ew':
+        if (exact) return `(${notNull}${exactMatch(expr, op, p)})`;
+        this.params[p.slice(1)] = likePattern(value, op);
+        return `(${notNull}${expr} LIKE ${p} ESCAPE '!')`;
+    }
+  }
+
+  private ordered(expr: string, op: CompareNode['op'], value: unknown, what: string, prefix = ''): string {
+    const sqlOp = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' }[op as string];
+    if (!sqlOp) throw unsupported(`"${op}" on ${what}`);
+    return `(${prefix}${expr} ${sqlOp} ${this.param(value)})`;
+  }
+
+  private param(value: unknown): string {
+    const name = `f${this.count++}`;
+    this.params[name] = value;
+    return `:${name}`;
+  }
+}
+
+/** Case-sensitive co/sw/ew without LIKE (SQLite's LIKE ignores ASCII case). */
+function exactMatch(expr: string, op: 'co' | 'sw' | 'ew', p: string): string {
+  if (op === 'co') return `INSTR(${expr}, ${p}) > 0`;
+  if (op === 'sw') return `SUBSTR(${expr}, 1, LENGTH(${p})) = ${p}`;
+  return `SUBSTR(${expr}, -LENGTH(${p})) = ${p}`;
+}
+
+function likePattern(value: string, op: 'co' | 'sw' | 'ew'): string {
+  const escaped = value.replace(/[!%_]/g, (c) => `!${c}`);
+  return op === 'co' ? `%${escaped}%` : op === 'sw' ? `${escaped}%` : `%${escaped}`;
+}
+
+function presentSql(column: Exclude<Column, { kind: 'contact' }>): string {
+  switch (column.kind) {
+    case 'active':
+      return '1 = 1';
+    case 'date':
+      return `${column.column} IS NOT NULL`;
+    default:
+      return `(${column.column} IS NOT NULL AND ${column.column} <> '')`;
+  }
+}
+
+function stringValue(value: CompValue, path: AttrPath): string {
+  if (typeof value === 'string') return value;
+  throw ScimError.badRequest('invalidFilter', `"${path.path}" compares with a string, not ${JSON.stringify(value)}`);
+}
+
+function stripCore(path: string): string {
+  return path.startsWith(CORE_PREFIX) ? path.slice(CORE_PREFIX.length) : path;
+}
+
+function resolve(attrPath: AttrPath): Column {
+  const path = stripCore(attrPath.path);
+  if (path.startsWith(ENTERPRISE_SCHEMA.toLowerCase())) throw unsupported(`filtering on "${attrPath.path}"`);
+  const direct = COLUMNS[path];
+  if (direct) return direct;
+  const [attribute, sub] = path.split('.');
+  const contact = CONTACT_ATTRIBUTES[attribute];
+  const field = CONTACT_FIELDS[sub ?? 'value'];
+  if (contact && field) return { kind: 'contact', contact, field };
+  throw unsupported(`filtering on "${attrPath.path}"`);
+}
+
+function unsupported(what: string): ScimError {
+  return ScimError.badRequest('invalidFilter', `${what} is not supported`);
+}

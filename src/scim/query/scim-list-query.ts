@@ -1,0 +1,121 @@
+import { MAX_FILTER_LENGTH, parseFilter } from '../filter/index.js';
+import type { FilterNode } from '../filter/index.js';
+import { ScimError } from '../errors/scim-error.js';
+import { MAX_PAGE_SIZE, SEARCH_REQUEST_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { parseAttributeList } from './scim-projection.js';
+import type { AttributeSelection } from './scim-projection.js';
+
+/** Sortable attributes of spec §A → entity property of `UserEntity`. */
+const SORT_PROPERTIES: Record<string, string> = {
+  'meta.created': 'createdAt',
+  'meta.lastmodified': 'changedAt',
+  id: 'id',
+  username: 'userNameLower',
+  'name.familyname': 'familyName',
+  'name.givenname': 'givenName',
+  emails: 'emailLower',
+  'emails.value': 'emailLower',
+};
+
+export interface ListQuery {
+  filter: FilterNode | undefined;
+  sort: { property: string; descending: boolean } | undefined;
+  /** 1-based (RFC 7644 §3.4.2.4). */
+  startIndex: number;
+  count: number;
+  selection: AttributeSelection;
+}
+
+type Raw = Record<string, unknown>;
+
+/** Query parameters of GET /Users (RFC 7644 §3.4.2), names matched ignoring case. */
+export function listQueryFromParams(params: Raw): ListQuery {
+  const get = (name: string) => {
+    const key = Object.keys(params).find((k) => k.toLowerCase() === name.toLowerCase());
+    const value = key === undefined ? undefined : params[key];
+    if (Array.isArray(value)) throw ScimError.badRequest('invalidValue', `"${name}" was given more than once`);
+    return value === undefined ? undefined : String(value);
+  };
+  return buildQuery({
+    filter: get('filter'),
+    sortBy: get('sortBy'),
+    sortOrder: get('sortOrder'),
+    startIndex: get('startIndex'),
+    count: get('count'),
+    attributes: get('attributes'),
+    excludedAttributes: get('excludedAttributes'),
+  });
+}
+
+/** Body of POST /Users/.search (RFC 7644 §3.4.3): a SearchRequest with the same parameters. */
+export function listQueryFromSearch(body: unknown): ListQuery {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ScimError.badRequest('invalidSyntax', 'the body must be a SearchRequest object');
+  const b = Object.fromEntries(Object.entries(body).map(([k, v]) => [k.toLowerCase(), v]));
+  const schemas = b.schemas;
+  if (!Array.isArray(schemas) || !schemas.some((s) => typeof s === 'string' && s.toLowerCase() === SEARCH_REQUEST_SCHEMA.toLowerCase())) {
+    throw ScimError.badRequest('invalidSyntax', `"schemas" must be ["${SEARCH_REQUEST_SCHEMA}"]`);
+  }
+  const list = (name: string) => {
+    const value = b[name.toLowerCase()];
+    if (value === undefined || value === null) return undefined;
+    if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.join(',');
+    if (typeof value === 'string') return value;
+    throw ScimError.badRequest('invalidValue', `"${name}" must be an array of attribute names`);
+  };
+  const scalar = (name: string) => {
+    const value = b[name.toLowerCase()];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === 'string' || typeof value === 'number') return String(value);
+    throw ScimError.badRequest('invalidValue', `"${name}" must be a string or number`);
+  };
+  return buildQuery({
+    filter: scalar('filter'),
+    sortBy: scalar('sortBy'),
+    sortOrder: scalar('sortOrder'),
+    startIndex: scalar('startIndex'),
+    count: scalar('count'),
+    attributes: list('attributes'),
+    excludedAttributes: list('excludedAttributes'),
+  });
+}
+
+function buildQuery(raw: Record<string, string | undefined>): ListQuery {
+  let filter: FilterNode | undefined;
+  if (raw.filter !== undefined && raw.filter.trim() !== '') {
+    if (raw.filter.length > MAX_FILTER_LENGTH) {
+      throw ScimError.badRequest('invalidFilter', `the filter is ${raw.filter.length} characters long; at most ${MAX_FILTER_LENGTH} are allowed`);
+    }
+    // Microsoft's reference client sends unquoted values (`userName sw O`).
+    filter = parseFilter(raw.filter, { allowUnquotedStrings: true });
+  }
+  return {
+    filter,
+    sort: sortOf(raw.sortBy, raw.sortOrder),
+    // RFC 7644 §3.4.2.4: "A value less than 1 SHALL be interpreted as 1."
+    startIndex: Math.max(1, integer(raw.startIndex, 'startIndex') ?? 1),
+    // "A negative value SHALL be interpreted as "0""; above the maximum, the maximum (spec §A).
+    count: Math.min(MAX_PAGE_SIZE, Math.max(0, integer(raw.count, 'count') ?? MAX_PAGE_SIZE)),
+    selection: parseAttributeList(raw.attributes, raw.excludedAttributes),
+  };
+}
+
+function sortOf(sortBy: string | undefined, sortOrder: string | undefined): ListQuery['sort'] {
+  let descending = false;
+  if (sortOrder !== undefined && sortOrder !== '') {
+    const order = sortOrder.toLowerCase();
+    if (order !== 'ascending' && order !== 'descending') throw ScimError.badRequest('invalidValue', '"sortOrder" must be "ascending" or "descending"');
+    descending = order === 'descending';
+  }
+  if (sortBy === undefined || sortBy === '') return undefined;
+  const lower = sortBy.toLowerCase();
+  const path = lower.startsWith(`${USER_SCHEMA.toLowerCase()}:`) ? lower.slice(USER_SCHEMA.length + 1) : lower;
+  const property = SORT_PROPERTIES[path];
+  if (!property) throw ScimError.badRequest('invalidValue', `sorting by "${sortBy}" is not supported; sortable: ${Object.keys(SORT_PROPERTIES).join(', ')}`);
+  return { property, descending };
+}
+
+function integer(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  if (!/^-?\d+$/.test(value.trim())) throw ScimError.badRequest('invalidValue', `"${name}" must be an integer`);
+  return Number(value);
+}

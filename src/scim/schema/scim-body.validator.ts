@@ -1,0 +1,62 @@
+import type { JsonObject, JsonValue } from '../../common/database/columns.js';
+import { ScimError } from '../errors/scim-error.js';
+import type { ScimAttribute } from './scim-attribute.js';
+
+/**
+ * Checks one JSON object against attribute definitions and returns it with the schema's spelling of
+ * every key (RFC 7643 §2.1: "Attribute names are case insensitive"). Rules, per RFC 7643 §2:
+ * - `null` and `[]` mean unassigned (RFC 7643 §2.5) and are dropped;
+ * - readOnly attributes are ignored (RFC 7644 §3.3: "…SHALL be ignored");
+ * - an attribute the schema does not define is refused (invalidSyntax): silently dropping it would
+ *   report success for data that was never stored;
+ * - a type mismatch is refused (invalidValue); the strings "True"/"False" are accepted for booleans
+ *   (Microsoft Entra ID sends them);
+ * - in a multi-valued attribute, `primary: true` appears at most once (RFC 7643 §2.4).
+ */
+export function validateAttributes(input: Record<string, unknown>, definitions: readonly ScimAttribute[], where: string): JsonObject {
+  const byName = new Map(definitions.map((d) => [d.name.toLowerCase(), d]));
+  const out: JsonObject = {};
+  for (const [key, raw] of Object.entries(input)) {
+    const def = byName.get(key.toLowerCase());
+    if (!def) throw ScimError.badRequest('invalidSyntax', `${where}"${key}" is not an attribute of the schema`);
+    if (def.mutability === 'readOnly') continue;
+    const value = validateValue(raw, def, `${where}${def.name}`);
+    if (value !== undefined) out[def.name] = value;
+  }
+  return out;
+}
+
+function validateValue(raw: unknown, def: ScimAttribute, path: string): JsonValue | undefined {
+  if (raw === null || raw === undefined) return undefined;
+  if (!def.multiValued) return validateSingle(raw, def, path);
+  if (!Array.isArray(raw)) throw ScimError.badRequest('invalidValue', `"${path}" must be an array`);
+  const values = raw.map((v, i) => validateSingle(v, def, `${path}[${i}]`)).filter((v): v is JsonValue => v !== undefined);
+  if (values.length === 0) return undefined;
+  const primaries = values.filter((v) => typeof v === 'object' && v !== null && (v as JsonObject).primary === true).length;
+  if (primaries > 1) throw ScimError.badRequest('invalidValue', `"${path}" has ${primaries} values with primary true; at most one is allowed`);
+  return values;
+}
+
+function validateSingle(raw: unknown, def: ScimAttribute, path: string): JsonValue | undefined {
+  if (raw === null || raw === undefined) return undefined;
+  switch (def.type) {
+    case 'complex': {
+      if (typeof raw !== 'object' || Array.isArray(raw)) throw ScimError.badRequest('invalidValue', `"${path}" must be an object`);
+      const value = validateAttributes(raw as Record<string, unknown>, def.subAttributes ?? [], `${path}.`);
+      return Object.keys(value).length === 0 ? undefined : value;
+    }
+    case 'boolean':
+      if (typeof raw === 'boolean') return raw;
+      if (typeof raw === 'string' && /^(true|false)$/i.test(raw)) return raw.toLowerCase() === 'true';
+      throw ScimError.badRequest('invalidValue', `"${path}" must be a boolean`);
+    case 'integer':
+      if (Number.isInteger(raw)) return raw as number;
+      throw ScimError.badRequest('invalidValue', `"${path}" must be an integer`);
+    case 'decimal':
+      if (typeof raw === 'number') return raw;
+      throw ScimError.badRequest('invalidValue', `"${path}" must be a number`);
+    default:
+      if (typeof raw !== 'string') throw ScimError.badRequest('invalidValue', `"${path}" must be a string`);
+      return raw;
+  }
+}

@@ -1,0 +1,20 @@
+/** Schema URIs and limits of the SCIM surface (RFC 7643 §8.7, RFC 7644 §3; spec §A). */
+export const SCIM_MEDIA_TYPE = 'application/scim+json';
+export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const ENTERPRISE_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+export const SEARCH_REQUEST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
+export const PATCH_OP_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+export const BULK_REQUEST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
+export const BULK_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:BulkResponse';
+export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+/** DESIGN §5: the vendor error detail, carrying a stable error id and the untranslated message. */
+export const ERROR_DETAIL_SCHEMA = 'urn:ietf:params:scim:api:portcullis:messages:2.0:ErrorDetail';
+export const SPC_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
+export const SCHEMA_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
+export const RESOURCE_TYPE_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
+
+/** Spec §A limits. */
+export const MAX_PAGE_SIZE = 100;
+export const MAX_BULK_OPERATIONS = 100;
+export const MAX_BULK_PAYLOAD_BYTES = 1_000_000;

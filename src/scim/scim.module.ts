@@ -1,0 +1,19 @@
+import { Module } from '@nestjs/common';
+import { UsersModule } from '../users/users.module.js';
+import { ScimBulkController } from './bulk/scim-bulk.controller.js';
+import { ScimBulkService } from './bulk/scim-bulk.service.js';
+import { ScimDiscoveryController } from './discovery/scim-discovery.controller.js';
+import { ScimFallbackController } from './discovery/scim-fallback.controller.js';
+import { ScimUrls } from './http/scim-urls.js';
+import { ScimUserRepository } from './users/scim-user.repository.js';
+import { ScimUsersController } from './users/scim-users.controller.js';
+import { ScimUsersService } from './users/scim-users.service.js';
+
+/** SCIM v2 service provider (spec §A): discovery, Users, Bulk, under `/scim/v2/{orgId}`. */
+@Module({
+  imports: [UsersModule],
+  // The fallback comes last: Express matches routes in registration order.
+  controllers: [ScimDiscoveryController, ScimUsersController, ScimBulkController, ScimFallbackController],
+  providers: [ScimUrls, ScimUserRepository, ScimUsersService, ScimBulkService],
+})
+export class ScimModule {}

@@ -1,0 +1,118 @@
+import { All, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters, UseInterceptors } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { Authenticated, Public } from '../../common/auth/authenticated.decorator.js';
+import { Caller } from '../../common/auth/caller.decorator.js';
+import type { Principal } from '../../common/auth/principal.js';
+import { Role } from '../../common/auth/roles.js';
+import type { JsonObject } from '../../common/database/columns.js';
+import { ScimError } from '../errors/scim-error.js';
+import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
+import { ScimContentTypeInterceptor } from '../http/scim-content-type.interceptor.js';
+import { ScimUrls } from '../http/scim-urls.js';
+import { project } from '../query/scim-projection.js';
+import { listQueryFromParams, listQueryFromSearch } from '../query/scim-list-query.js';
+import type { ListQuery } from '../query/scim-list-query.js';
+import { listResponse } from '../scim-list.response.js';
+import { toScimUser } from './scim-user.mapper.js';
+import { patchUser, readPatchRequest } from './scim-user.patch.js';
+import { validateUser } from './scim-user.validator.js';
+import { ScimUsersService } from './scim-users.service.js';
+
+const MANAGER = { role: Role.OrgUserManager, orgParam: 'orgId' } as const;
+
+/** `/Users` of RFC 7644 §3 for one organization: bodies are validated here, at the edge. */
+@ApiExcludeController()
+@Controller('scim/v2/:orgId')
+@UseFilters(ScimExceptionFilter)
+@UseInterceptors(ScimContentTypeInterceptor)
+export class ScimUsersController {
+  constructor(
+    private readonly users: ScimUsersService,
+    private readonly urls: ScimUrls,
+  ) {}
+
+  @Get('Users')
+  @Authenticated(MANAGER)
+  list(@Param('orgId') orgId: string, @Query() params: Record<string, unknown>) {
+    return this.search(orgId, listQueryFromParams(params));
+  }
+
+  /** RFC 7644 §3.4.3: the same query in a body, kept out of URLs and logs. */
+  @Post('Users/.search')
+  @HttpCode(200)
+  @Authenticated(MANAGER)
+  searchByBody(@Param('orgId') orgId: string, @Body() body: unknown) {
+    return this.search(orgId, listQueryFromSearch(body));
+  }
+
+  @Get('Users/:id')
+  @Authenticated(MANAGER)
+  async get(@Param('orgId') orgId: string, @Param('id') id: string, @Query() params: Record<string, unknown>) {
+    const selection = listQueryFromParams(pick(params, ['attributes', 'excludedAttributes'])).selection;
+    return project(this.present(orgId, await this.users.get(orgId, id)), selection);
+  }
+
+  @Post('Users')
+  @HttpCode(201)
+  @Authenticated(MANAGER)
+  async create(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() body: unknown, @Res({ passthrough: true }) res: Response) {
+    const user = await this.users.create(caller.userId, orgId, validateUser(body));
+    // RFC 7644 §3.3: the URI of the created resource in the Location header.
+    res.location(this.urls.user(orgId, user.id));
+    return this.present(orgId, user);
+  }
+
+  @Put('Users/:id')
+  @Authenticated(MANAGER)
+  async replace(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('id') id: string, @Body() body: unknown) {
+    return this.present(orgId, await this.users.replace(caller.userId, orgId, id, validateUser(body)));
+  }
+
+  /** Spec §A: 204 without a body (RFC 7644 §3.5.2 allows 200 with the resource or 204). */
+  @Patch('Users/:id')
+  @HttpCode(204)
+  @Authenticated(MANAGER)
+  async patch(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('id') id: string, @Body() body: unknown): Promise<void> {
+    const operations = readPatchRequest(body);
+    const current = toScimUser(await this.users.get(orgId, id), this.urls.base(orgId), { stored: true });
+    await this.users.replace(caller.userId, orgId, id, patchUser(current, operations));
+  }
+
+  @Delete('Users/:id')
+  @HttpCode(204)
+  @Authenticated(MANAGER)
+  async remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('id') id: string): Promise<void> {
+    await this.users.remove(caller.userId, orgId, id);
+  }
+
+  /**
+   * No Group resource type is offered (spec §A); Okta and Entra ID probe /Groups while connecting
+   * and expect a list, so an empty one is answered rather than an error.
+   */
+  @Get('Groups')
+  @Authenticated(MANAGER)
+  groups() {
+    return listResponse([], 0);
+  }
+
+  @All(['Users', 'Users/.search', 'Users/:id'])
+  @Public()
+  methodNotAllowed(): never {
+    throw new ScimError(405, 'this method is not allowed on this resource (RFC 7644 §3.2)');
+  }
+
+  private async search(orgId: string, query: ListQuery) {
+    const { total, users } = await this.users.list(orgId, query);
+    const resources = users.map((u) => project(this.present(orgId, u), query.selection));
+    return listResponse(resources, total, query.startIndex);
+  }
+
+  private present(orgId: string, user: Parameters<typeof toScimUser>[0]): JsonObject {
+    return toScimUser(user, this.urls.base(orgId));
+  }
+}
+
+function pick(params: Record<string, unknown>, names: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(params).filter(([k]) => names.includes(k.toLowerCase()) || names.some((n) => n.toLowerCase() === k.toLowerCase())));
+}

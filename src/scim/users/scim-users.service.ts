@@ -1,0 +1,121 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { PasswordHasher } from '../../common/crypto/password-hasher.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { isUniqueViolation } from '../../common/database/unique-violation.js';
+import { newId } from '../../common/ids.js';
+import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entity.js';
+import { UserEntity } from '../../users/entities/user.entity.js';
+import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
+import { UserProfileService } from '../../users/user-profile.service.js';
+import { UsersService } from '../../users/users.service.js';
+import { ScimError } from '../errors/scim-error.js';
+import type { ListQuery } from '../query/scim-list-query.js';
+import { toProfile } from './scim-user.mapper.js';
+import { ScimUserRepository } from './scim-user.repository.js';
+import type { ValidUser } from './scim-user.validator.js';
+
+/**
+ * Users of one organization as SCIM sees them. State changes go through the domain services, which
+ * write the events (`user.human.added`, `…profile.changed`, `user.deactivated`, …) with the caller
+ * as editor. Only human users are SCIM Users; machine users answer 404 like unknown ids.
+ */
+@Injectable()
+export class ScimUsersService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly repository: ScimUserRepository,
+    private readonly users: UsersService,
+    private readonly profiles: UserProfileService,
+    private readonly lifecycle: UserLifecycleService,
+    private readonly passwords: PasswordHasher,
+  ) {}
+
+  get(orgId: string, id: string): Promise<UserEntity> {
+    return this.repository.findHuman(orgId, id);
+  }
+
+  list(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {
+    return this.repository.search(orgId, query);
+  }
+
+  async create(editorUserId: string, orgId: string, input: ValidUser): Promise<UserEntity> {
+    const instance = await this.instance();
+    const profile = toProfile(input.doc, instance.defaultLanguage);
+    // Hash before the transaction: bcrypt must not hold the write lock.
+    const passwordHash = input.password === undefined ? null : await this.hashPassword(instance, input.password);
+    const user = await this.unique(profile.userName, (manager) =>
+      this.users
+        .insertHuman(manager, editorUserId, orgId, newId(), {
+          userName: profile.userName,
+          firstName: profile.givenName ?? '',
+          lastName: profile.familyName ?? '',
+          displayName: profile.displayName ?? undefined,
+          preferredLanguage: profile.preferredLanguage ?? undefined,
+          email: (profile.emails.find((e) => e.primary) ?? profile.emails[0])?.value ?? '',
+          phone: (profile.phones.find((p) => p.primary) ?? profile.phones[0])?.value ?? null,
+          passwordHash,
+        })
+        .then((inserted) => this.profiles.completeNew(manager, inserted, profile)),
+    );
+    if (input.doc.active === false) return this.lifecycle.deactivate(editorUserId, orgId, user.id);
+    return user;
+  }
+
+  /** PUT (RFC 7644 §3.5.1) and the result of PATCH: the profile replaced, then password and state. */
+  async replace(editorUserId: string, orgId: string, id: string, input: ValidUser): Promise<UserEntity> {
+    const instance = await this.instance();
+    const profile = toProfile(input.doc, instance.defaultLanguage);
+    const passwordHash = input.password === undefined ? null : await this.hashPassword(instance, input.password);
+    let user = await this.repository.findHuman(orgId, id);
+    // Nothing to write (e.g. a PATCH of `active` only): no write transaction; the state change below
+    // is the lifecycle service's own.
+    if (passwordHash !== null || this.profiles.differs(user, profile)) user = await this.unique(profile.userName, async (manager) => {
+      const current = await this.lockedHuman(manager, orgId, id);
+      const { user: updated } = await this.profiles.replaceIn(manager, editorUserId, current, profile);
+      if (passwordHash !== null) await this.lifecycle.setPasswordHashIn(manager, editorUserId, updated, passwordHash, false);
+      return updated;
+    });
+    // State transitions write their own events through the lifecycle service (DESIGN §3).
+    if (input.doc.active === false && user.state !== 'inactive') user = await this.lifecycle.deactivate(editorUserId, orgId, id);
+    if (input.doc.active === true && user.state === 'inactive') user = await this.lifecycle.reactivate(editorUserId, orgId, id);
+    if (input.doc.active === true && user.state === 'locked') user = await this.lifecycle.unlock(editorUserId, orgId, id);
+    return this.repository.findHuman(orgId, id);
+  }
+
+  async remove(editorUserId: string, orgId: string, id: string): Promise<void> {
+    await this.repository.findHuman(orgId, id);
+    await this.lifecycle.remove(editorUserId, orgId, id);
+  }
+
+  private async lockedHuman(manager: EntityManager, orgId: string, id: string): Promise<UserEntity> {
+    const user = await manager.findOneBy(UserEntity, { id, orgId, type: 'human' });
+    if (!user) throw ScimError.notFound(`user ${id} not found`);
+    return user;
+  }
+
+  private async hashPassword(instance: InstanceEntity, password: string): Promise<string> {
+    if (password.length < instance.passwordMinLength) {
+      throw ScimError.badRequest('invalidValue', `the password must be at least ${instance.passwordMinLength} characters`);
+    }
+    return this.passwords.hash(password);
+  }
+
+  private async unique<T>(userName: string, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await this.uow.run(work);
+    } catch (error) {
+      // RFC 7644 §3.3: "If the service provider determines that the creation of the requested resource
+      // conflicts with existing resources (e.g., a "User" resource with a duplicate "userName"), the
+      // service provider MUST return HTTP status code 409 (Conflict) with a "scimType" error code of "uniqueness"".
+      if (isUniqueViolation(error)) throw new ScimError(409, `the userName "${userName}" is already taken in this organization`, 'uniqueness');
+      throw error;
+    }
+  }
+
+  private async instance(): Promise<InstanceEntity> {
+    return this.dataSource.manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID });
+  }
+}

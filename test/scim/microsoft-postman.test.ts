@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
+import { REPO_ROOT, conformancePath } from './conformance-paths.js';
+import { run } from './child-process.js';
+import { scimTenant } from './scim-helpers.js';
+
+const FOLDERS = ['Endpoint tests', 'User tests', 'ComplexAttribute tests', 'User tests with garbage', 'Teardown garbage'];
+
+/**
+ * Assertions of Microsoft's reference collection that encode quirks of its reference server, not
+ * what Entra ID needs (see BENCHMARKS/README notes in the report):
+ * - `/serviceConfiguration` is the reference code's own path; RFC 7644 §4 names `/ServiceProviderConfig`;
+ * - a PUT misspelling `addresses` as `adreses` must succeed: the reference server drops unknown
+ *   attributes; this service refuses them (400 invalidSyntax) rather than report success for data
+ *   it never stored;
+ * - teardown deletes a Group the skipped Group folder would have created; Groups are not offered (spec §A).
+ */
+const KNOWN_QUIRKS = new Set([
+  'GET /serviceConfiguration :: Status code is 200',
+  'GET /serviceConfiguration :: Pach supported is true',
+  'PUT /Users/{{1stuserid}} :: Status code is 200',
+  'DELETE /Groups/{{1stgroupid}} :: Status code is 204',
+]);
+
+describe("Microsoft's SCIM reference Postman collection (newman)", () => {
+  let svc: TestService;
+  let dir: string;
+  before(async () => {
+    svc = await startService();
+    dir = mkdtempSync(join(tmpdir(), 'newman-'));
+  });
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await svc?.close();
+  });
+
+  it('passes every assertion except the listed reference-code quirks', async () => {
+    const collection = conformancePath('azuread', 'PostmanCollection.json');
+    const t = await scimTenant(svc);
+    const report = join(dir, 'report.json');
+    const port = new URL(svc.url).port;
+    const args = ['run', collection, '--env-var', 'Protocol=http', '--env-var', 'Server=127.0.0.1', '--env-var', `Port=:${port}`,
+      '--env-var', `Api=scim/v2/${t.orgId}`, '--env-var', `token=${t.token}`, ...FOLDERS.flatMap((f) => ['--folder', f]),
+      '--reporters', 'json', '--reporter-json-export', report];
+    const { output } = await run(join(REPO_ROOT, 'node_modules', '.bin', 'newman'), args, REPO_ROOT);
+    const summary = JSON.parse(readFileSync(report, 'utf8'));
+    const failures: string[] = [];
+    let assertions = 0;
+    for (const execution of summary.run.executions) {
+      const request = execution.item.request;
+      // Unresolved template: ["{{Api}}", "Users", "{{id}}"].
+      const path = request.url.path.filter((p: string) => p !== '{{Api}}').join('/');
+      for (const a of execution.assertions ?? []) {
+        assertions++;
+        if (a.error) failures.push(`${request.method} /${path} :: ${a.assertion}`);
+      }
+    }
+    assert.ok(assertions > 50, output);
+    const unexpected = failures.filter((f) => !KNOWN_QUIRKS.has(f));
+    assert.deepEqual(unexpected, [], `${failures.length} of ${assertions} failed:\n${failures.join('\n')}`);
+  });
+});

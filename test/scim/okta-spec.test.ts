@@ -1,0 +1,28 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
+import { run } from './child-process.js';
+import { conformancePath } from './conformance-paths.js';
+import { createUser, scimTenant, userBody } from './scim-helpers.js';
+
+describe("Okta's SCIM 2.0 spec test (Runscope)", () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startService();
+  });
+  after(() => svc?.close());
+
+  it('reports 0 failed', async () => {
+    const runner = conformancePath('okta', 'runscope-runner.mjs');
+    const spec = conformancePath('okta', 'official-Okta-SCIM-20-SPEC-Test.json');
+    const t = await scimTenant(svc);
+    // The test's first step reads an existing user, as an Okta admin's app would find one.
+    await createUser(t, userBody('existing.user@example.com'));
+    const { output } = await run(process.execPath, [runner, spec, `${svc.url}${t.base}`, `Bearer ${t.token}`]);
+    const summary = /(\d+) passed, (\d+) failed/.exec(output);
+    assert.ok(summary, output);
+    assert.equal(Number(summary[2]), 0, output);
+    assert.ok(Number(summary[1]) > 30, output);
+  });
+});
