@@ -10,6 +10,7 @@ import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
 import { jsonBodyParser } from './common/http/body-parsers.js';
 import { scimBodyParser } from './scim/http/scim-body-parser.js';
+import { OidcDispatch } from './oidc/provider/oidc-dispatch.middleware.js';
 import { BootstrapService } from './users/bootstrap.service.js';
 
 /** Builds the Nest application for a configuration (the service and the test harness share this). */
@@ -26,6 +27,10 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
 export async function configureApp(app: NestExpressApplication, config: AppConfig): Promise<void> {
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // --- OIDC (issue 4): OIDC endpoints go straight to oidc-provider before Express and Nest, and the
+  // login UI router comes first among the middleware, before the JSON body parser.
+  app.get(OidcDispatch).attach(app);
+  // --- end OIDC
   app.use('/scim/v2', ...scimBodyParser());
   app.use(...jsonBodyParser(config.bodyLimitBytes));
   app.useGlobalPipes(createValidationPipe());

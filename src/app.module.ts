@@ -4,11 +4,12 @@ import { AdminModule } from './admin/admin.module.js';
 import { CommonModule } from './common/common.module.js';
 import type { AppConfig } from './common/config/config.js';
 import { ScimModule } from './scim/scim.module.js';
+import { OidcModule } from './oidc/oidc.module.js';
 import { UsersModule } from './users/users.module.js';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [CommonModule.forRoot(config), UsersModule, AdminModule, ScimModule] };
+    return { module: AppModule, imports: [CommonModule.forRoot(config), UsersModule, AdminModule, ScimModule, OidcModule] };
   }
 }

@@ -4,6 +4,7 @@ import { PRINCIPAL_RESOLVER } from '../common/auth/principal-resolver.js';
 import { BootstrapService } from './bootstrap.service.js';
 import { CredentialsService } from './credentials.service.js';
 import { FeaturesService } from './features.service.js';
+import { LoginNamesService } from './login-names.service.js';
 import { MembershipsService } from './memberships.service.js';
 import { OrganizationsService } from './organizations.service.js';
 import { DomainPrincipalResolver } from './principal.resolver.js';
@@ -21,6 +22,7 @@ const SERVICES = [
   ProjectsService,
   FeaturesService,
   BootstrapService,
+  LoginNamesService,
   UserProfileService,
 ];
 

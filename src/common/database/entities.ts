@@ -12,6 +12,9 @@ import { UserEntity } from '../../users/entities/user.entity.js';
 import { UserContactEntity } from '../../users/entities/user-contact.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { ScimSearch1763700100000 } from './migrations/1763700100000-scim-search.js';
+import { Oidc1763700200000 } from './migrations/1763700200000-oidc.js';
+import { OidcPayloadEntity } from '../../oidc/adapter/oidc-payload.entity.js';
+import { SigningKeyEntity } from '../../oidc/keys/signing-key.entity.js';
 
 // Explicit lists, not globs (STYLE §8): a file that is not listed here is not part of the schema.
 // `common` names the domain's entities only as table mappings; it imports no domain logic.
@@ -27,7 +30,9 @@ export const ENTITIES = [
   MachineSecretEntity,
   PersonalAccessTokenEntity,
   EventEntity,
+  OidcPayloadEntity,
+  SigningKeyEntity,
   UserContactEntity,
 ];
 
-export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000];
+export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000];

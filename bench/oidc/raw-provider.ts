@@ -1,0 +1,88 @@
+/**
+ * The peer of the OIDC benchmark: oidc-provider 9.13.3 as its README configures it, memory adapter,
+ * the same routes as Portcullis, static clients, RS256, opaque tokens (and JWT for a resource), and a
+ * minimal login interaction that checks a bcrypt hash at the same cost. Nothing persisted, no audit
+ * events, no audience rule: the ceiling the library itself allows on this machine.
+ *
+ *   node dist/bench/oidc/raw-provider.js <port> <bcryptCost>
+ */
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import bcrypt from 'bcrypt';
+import Provider from 'oidc-provider';
+
+const port = Number(process.argv[2]);
+const cost = Number(process.argv[3] ?? 10);
+const issuer = `http://127.0.0.1:${port}`;
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const jwk = { ...privateKey.export({ format: 'jwk' }), kid: randomUUID(), alg: 'RS256', use: 'sig' };
+const passwordHash = bcrypt.hashSync('bench-password', cost);
+const RESOURCE = 'urn:bench:api';
+
+const provider = new Provider(issuer, {
+  jwks: { keys: [jwk] },
+  cookies: { keys: ['bench-cookie-key'] },
+  clients: [
+    { client_id: 'machine', client_secret: 'machine-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
+    { client_id: 'machine-jwt', client_secret: 'machine-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
+    { client_id: 'api', client_secret: 'api-secret', grant_types: [], redirect_uris: [], response_types: [] },
+    { client_id: 'web', client_secret: 'web-secret', redirect_uris: ['http://127.0.0.1:1/cb'], grant_types: ['authorization_code'], response_types: ['code'] },
+  ],
+  routes: {
+    authorization: '/oauth/v2/authorize',
+    token: '/oauth/v2/token',
+    introspection: '/oauth/v2/introspect',
+    revocation: '/oauth/v2/revoke',
+    jwks: '/oauth/v2/keys',
+    userinfo: '/oidc/v1/userinfo',
+    end_session: '/oidc/v1/end_session',
+  },
+  findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, preferred_username: 'bench@bench.localhost' }) }),
+  features: {
+    devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
+    introspection: { enabled: true },
+    revocation: { enabled: true },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: (_ctx: unknown, client: { clientId: string }) => (client.clientId.startsWith('machine') ? RESOURCE : undefined),
+      getResourceServerInfo: (_ctx: unknown, _resource: string, client: { clientId: string }) => ({
+        scope: 'openid',
+        audience: RESOURCE,
+        accessTokenFormat: client.clientId === 'machine-jwt' ? 'jwt' : 'opaque',
+        jwt: { sign: { alg: 'RS256' } },
+      }),
+    },
+  },
+  loadExistingGrant: async (ctx: any) => {
+    const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
+    grant.addOIDCScope('openid');
+    await grant.save();
+    return grant;
+  },
+  interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/ui/login/${interaction.uid}` },
+});
+
+const callback = provider.callback();
+createServer(async (req, res) => {
+  const url = req.url ?? '/';
+  if (!url.startsWith('/ui/login/')) return callback(req, res);
+  try {
+    const details = await provider.interactionDetails(req, res);
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(`<form method="post" action="/ui/login/${details.uid}"><input name="csrf" value="x"><input name="loginName"><input name="password"><button>go</button></form>`);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const form = new URLSearchParams(Buffer.concat(chunks).toString());
+    if (!(await bcrypt.compare(form.get('password') ?? '', passwordHash))) {
+      res.writeHead(401).end();
+      return;
+    }
+    await provider.interactionFinished(req, res, { login: { accountId: 'bench-user' } }, { mergeWithLastSubmission: false });
+  } catch (error) {
+    res.writeHead(400).end(String(error));
+  }
+}).listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));

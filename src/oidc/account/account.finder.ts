@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { OrganizationEntity } from '../../users/entities/organization.entity.js';
+import { UserEntity } from '../../users/entities/user.entity.js';
+
+/** What oidc-provider's `findAccount` returns (OIDC Core §5.1 standard claims by scope). */
+export interface OidcAccount {
+  accountId: string;
+  claims(use: string, scope: string): Promise<Record<string, unknown>>;
+}
+
+/**
+ * Accounts for oidc-provider, read from the users domain on every use: a user who is deactivated,
+ * locked or removed has no account, so userinfo answers 401 and their sessions cannot sign in
+ * (DESIGN §1: the state is read on use).
+ */
+@Injectable()
+export class AccountFinder {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async find(userId: string): Promise<OidcAccount | undefined> {
+    const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: userId });
+    if (!user || user.state !== 'active') return undefined;
+    const org = await this.dataSource.getRepository(OrganizationEntity).findOneBy({ id: user.orgId });
+    const loginName = `${user.userName}@${org?.primaryDomain ?? ''}`;
+    return { accountId: user.id, claims: async (_use, scope) => claimsOf(user, loginName, new Set(scope.split(' '))) };
+  }
+}
+
+/** Claims by scope (OIDC Core §5.4); oidc-provider filters them again by the granted scope. */
+export function claimsOf(user: UserEntity, loginName: string, scopes: Set<string>): Record<string, unknown> {
+  const claims: Record<string, unknown> = { sub: user.id };
+  if (scopes.has('profile')) {
+    Object.assign(claims, {
+      name: user.displayName ?? ([user.givenName, user.familyName].filter(Boolean).join(' ') || undefined),
+      given_name: user.givenName ?? undefined,
+      family_name: user.familyName ?? undefined,
+      nickname: user.nickName ?? undefined,
+      gender: user.gender ?? undefined,
+      locale: user.preferredLanguage ?? undefined,
+      zoneinfo: user.timezone ?? undefined,
+      profile: user.profileUrl ?? undefined,
+      preferred_username: loginName,
+      updated_at: Math.floor(user.changedAt.getTime() / 1000),
+    });
+  }
+  if (scopes.has('email') && user.email) Object.assign(claims, { email: user.email, email_verified: user.emailVerified });
+  if (scopes.has('phone') && user.phone) Object.assign(claims, { phone_number: user.phone, phone_number_verified: user.phoneVerified });
+  if (scopes.has('address')) {
+    const address = firstAddress(user.scimAttributes);
+    if (address) claims.address = address;
+  }
+  return claims;
+}
+
+function firstAddress(attributes: object | null): Record<string, string> | undefined {
+  const list = (attributes as { addresses?: Record<string, unknown>[] } | null)?.addresses;
+  const a = list?.find((x) => x.primary) ?? list?.[0];
+  if (!a) return undefined;
+  const pick = (k: string) => (typeof a[k] === 'string' ? (a[k] as string) : undefined);
+  return {
+    ...(pick('formatted') ? { formatted: pick('formatted')! } : {}),
+    ...(pick('streetAddress') ? { street_address: pick('streetAddress')! } : {}),
+    ...(pick('locality') ? { locality: pick('locality')! } : {}),
+    ...(pick('region') ? { region: pick('region')! } : {}),
+    ...(pick('postalCode') ? { postal_code: pick('postalCode')! } : {}),
+    ...(pick('country') ? { country: pick('country')! } : {}),
+  };
+}

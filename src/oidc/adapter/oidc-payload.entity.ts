@@ -1,0 +1,34 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { timestampColumn } from '../../common/database/columns.js';
+
+/**
+ * One stored object of oidc-provider (a model name and its payload). `idHash` is the keyed hash of the
+ * id: for tokens, codes and sessions the id is the secret itself, so it is never stored in the clear
+ * (DESIGN §5), and the payload is stored without its `jti`.
+ */
+@Entity({ name: 'oidc_payloads' })
+export class OidcPayloadEntity {
+  @PrimaryColumn({ type: 'varchar', length: 40 })
+  model: string;
+
+  @PrimaryColumn({ name: 'id_hash', type: 'varchar', length: 64 })
+  idHash: string;
+
+  @Column({ type: 'text' })
+  payload: string;
+
+  @Column({ name: 'grant_id', type: 'varchar', length: 64, nullable: true })
+  grantId: string | null;
+
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  uid: string | null;
+
+  @Column({ name: 'user_code', type: 'varchar', length: 64, nullable: true })
+  userCode: string | null;
+
+  @Column({ name: 'expires_at', ...timestampColumn, nullable: true })
+  expiresAt: Date | null;
+
+  @Column({ name: 'consumed_at', ...timestampColumn, nullable: true })
+  consumedAt: Date | null;
+}

@@ -1,0 +1,30 @@
+/** RFC 8693 §3 token type identifiers, and the vendor user id type of DESIGN §5. */
+export const TokenType = {
+  accessToken: 'urn:ietf:params:oauth:token-type:access_token',
+  refreshToken: 'urn:ietf:params:oauth:token-type:refresh_token',
+  idToken: 'urn:ietf:params:oauth:token-type:id_token',
+  jwt: 'urn:ietf:params:oauth:token-type:jwt',
+  userId: 'urn:portcullis:params:oauth:token-type:user_id',
+} as const;
+
+type Role = 'subject' | 'actor' | 'requested';
+
+/**
+ * Spec §B's token type matrix: which type may appear where. `jwt` and `user_id` subjects need an actor
+ * (they name a user without that user's consent: impersonation).
+ */
+const MATRIX: Record<string, Record<Role, boolean>> = {
+  [TokenType.accessToken]: { subject: true, actor: true, requested: true },
+  [TokenType.refreshToken]: { subject: false, actor: false, requested: false },
+  [TokenType.idToken]: { subject: true, actor: true, requested: true },
+  [TokenType.jwt]: { subject: true, actor: false, requested: true },
+  [TokenType.userId]: { subject: true, actor: false, requested: false },
+};
+
+export function allowedAs(type: string, role: Role): boolean {
+  return MATRIX[type]?.[role] ?? false;
+}
+
+export function needsActor(subjectType: string): boolean {
+  return subjectType === TokenType.jwt || subjectType === TokenType.userId;
+}

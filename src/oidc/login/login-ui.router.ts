@@ -1,0 +1,224 @@
+import { Injectable, Logger } from '@nestjs/common';
+import express from 'express';
+import type { Request, Response, Router } from 'express';
+import { DataSource } from 'typeorm';
+import { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { DomainError } from '../../common/errors/domain-error.js';
+import { ApplicationEntity } from '../../users/entities/application.entity.js';
+import { LoginNamesService } from '../../users/login-names.service.js';
+import { UsersService } from '../../users/users.service.js';
+import { ProviderHolder } from '../provider/provider.holder.js';
+import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
+import { KNOWN_ACCOUNTS_COOKIE, KnownAccounts } from './known-accounts.js';
+import type { KnownAccount } from './known-accounts.js';
+import { errorPage, loginPage, registerPage, selectAccountPage } from './login.views.js';
+import type { FormContext } from './login.views.js';
+import { chooseLocale, messages } from './messages.js';
+import { PasswordLoginService } from './password-login.service.js';
+
+interface Interaction {
+  uid: string;
+  prompt: { name: string; reasons: string[] };
+  params: Record<string, string | undefined>;
+  session?: { accountId?: string };
+}
+
+/**
+ * The server-rendered login UI of DESIGN §5 under /ui/login/{uid}: login name and password, account
+ * selection, registration (prompt=create). It answers oidc-provider's interactions; plain forms, no
+ * JavaScript; every form carries a CSRF value bound to the interaction (whose cookie the provider checks).
+ */
+@Injectable()
+export class LoginUiRouter {
+  private readonly logger = new Logger('login-ui');
+  private readonly known: KnownAccounts;
+
+  constructor(
+    private readonly holder: ProviderHolder,
+    private readonly passwords: PasswordLoginService,
+    private readonly users: UsersService,
+    private readonly loginNames: LoginNamesService,
+    private readonly hasher: SecretHasher,
+    private readonly dataSource: DataSource,
+  ) {
+    this.known = new KnownAccounts(hasher);
+  }
+
+  router(): Router {
+    const router = express.Router();
+    const form = express.urlencoded({ extended: false, limit: '16kb' });
+    const wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response) => {
+      securityHeaders(res);
+      fn(req, res).catch((error: unknown) => this.fail(req, res, error));
+    };
+    router.get(`${LOGIN_UI_PREFIX}/:uid`, wrap((req, res) => this.show(req, res)));
+    router.post(`${LOGIN_UI_PREFIX}/:uid/login`, form, wrap((req, res) => this.login(req, res)));
+    router.post(`${LOGIN_UI_PREFIX}/:uid/select`, form, wrap((req, res) => this.select(req, res)));
+    router.post(`${LOGIN_UI_PREFIX}/:uid/register`, form, wrap((req, res) => this.register(req, res)));
+    return router;
+  }
+
+  private async show(req: Request, res: Response): Promise<void> {
+    const interaction = await this.details(req, res);
+    const { prompt, params } = interaction;
+    if (prompt.name === 'consent') return this.finish(req, res, interaction, {});
+    if (prompt.name === 'create' || req.query.form === 'register') {
+      return this.render(res, registerPage(this.formContext(req, interaction, 'register'), {}));
+    }
+    const accounts = this.known.parse(req.headers.cookie);
+    if (accounts.length > 0 && req.query.form !== 'login' && this.selectionAllowed(interaction)) {
+      return this.render(res, selectAccountPage(this.formContext(req, interaction, 'select'), accounts.map((a) => a.loginName), `?form=login`));
+    }
+    return this.render(res, loginPage(this.formContext(req, interaction, 'login'), params.login_hint ?? '', undefined, this.registerLink(interaction)));
+  }
+
+  private async login(req: Request, res: Response): Promise<void> {
+    const interaction = await this.details(req, res);
+    this.assertCsrf(req, interaction);
+    const loginName = String(req.body.loginName ?? '');
+    const result = await this.passwords.check(loginName, String(req.body.password ?? ''));
+    if (!result.ok) {
+      const ctx = this.formContext(req, interaction, 'login');
+      const message = result.reason === 'locked' ? ctx.t.locked : ctx.t.invalidCredentials;
+      res.status(401);
+      return this.render(res, loginPage(ctx, loginName, message, this.registerLink(interaction)));
+    }
+    const account: KnownAccount = {
+      userId: result.user.id,
+      loginName: await this.loginNames.loginNameOf(result.user),
+      authTime: Math.floor(Date.now() / 1000),
+    };
+    return this.finish(req, res, interaction, { login: { accountId: account.userId, ts: account.authTime, amr: ['pwd'] } }, account);
+  }
+
+  private async select(req: Request, res: Response): Promise<void> {
+    const interaction = await this.details(req, res);
+    this.assertCsrf(req, interaction);
+    const account = this.known.parse(req.headers.cookie).find((a) => a.loginName === req.body.loginName);
+    if (!account || !this.selectionAllowed(interaction)) {
+      return this.render(res, loginPage(this.formContext(req, interaction, 'login'), String(req.body.loginName ?? ''), undefined, this.registerLink(interaction)));
+    }
+    // The account must still be able to sign in (state read on use).
+    const user = await this.loginNames.findUser(account.loginName);
+    if (!user || user.id !== account.userId || user.state !== 'active') {
+      const ctx = this.formContext(req, interaction, 'login');
+      return this.render(res, loginPage(ctx, account.loginName, ctx.t.invalidCredentials, this.registerLink(interaction)));
+    }
+    return this.finish(req, res, interaction, { login: { accountId: account.userId, ts: account.authTime, amr: ['pwd'] } }, account);
+  }
+
+  private async register(req: Request, res: Response): Promise<void> {
+    const interaction = await this.details(req, res);
+    this.assertCsrf(req, interaction);
+    const values = Object.fromEntries(['firstName', 'lastName', 'email', 'userName'].map((k) => [k, String(req.body[k] ?? '').trim()]));
+    const app = await this.dataSource.getRepository(ApplicationEntity).findOneBy({ clientId: interaction.params.client_id ?? '' });
+    const ctx = this.formContext(req, interaction, 'register');
+    if (!app) return this.render(res, errorPage(ctx.locale, ctx.t, 'invalid_client'));
+    try {
+      const user = await this.users.createHuman(null, app.orgId, {
+        userName: values.userName,
+        firstName: values.firstName,
+        lastName: values.lastName,
+        email: values.email,
+        password: String(req.body.password ?? ''),
+      });
+      const account = { userId: user.id, loginName: await this.loginNames.loginNameOf(user), authTime: Math.floor(Date.now() / 1000) };
+      return this.finish(req, res, interaction, { login: { accountId: user.id, ts: account.authTime, amr: ['pwd'] } }, account);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      res.status(400);
+      const detail = [error.message, ...error.details.map((d) => d.message)].join(' ');
+      return this.render(res, registerPage(ctx, values, `${ctx.t.registrationFailed} ${detail}`));
+    }
+  }
+
+  /**
+   * Completes the interaction. Every custom prompt counts as answered by this step, and consent is
+   * given on the user's behalf: clients are registered by this instance's administrators (DESIGN §5).
+   */
+  private async finish(req: Request, res: Response, interaction: Interaction, result: Record<string, unknown>, account?: KnownAccount) {
+    if (account) {
+      const accounts = this.known.add(this.known.parse(req.headers.cookie), account);
+      res.cookie(KNOWN_ACCOUNTS_COOKIE, this.known.serialize(accounts), { httpOnly: true, sameSite: 'lax', path: '/', secure: req.secure, maxAge: 90 * 24 * 3600 * 1000 });
+    }
+    const accountId = (result.login as { accountId: string } | undefined)?.accountId ?? interaction.session?.accountId;
+    const grantId = accountId ? await this.grantFor(interaction, accountId) : undefined;
+    await this.holder.provider.interactionFinished(
+      req,
+      res,
+      { ...result, select_account: {}, create: {}, ...(grantId ? { consent: { grantId } } : {}) },
+      { mergeWithLastSubmission: false },
+    );
+  }
+
+  /** The grant of what the client requested (the same rule as loadExistingGrant in provider.factory.ts). */
+  private async grantFor(interaction: Interaction & { grantId?: string }, accountId: string): Promise<string> {
+    const { Grant } = this.holder.provider;
+    const sameAccount = interaction.session?.accountId === accountId;
+    const existing = sameAccount && interaction.grantId ? await Grant.find(interaction.grantId) : undefined;
+    const grant = existing ?? new Grant({ clientId: interaction.params.client_id, accountId });
+    grant.addOIDCScope(interaction.params.scope ?? 'openid');
+    return grant.save();
+  }
+
+  /** Choosing a remembered account is no re-authentication: not for prompt=login, max_age or a hint. */
+  private selectionAllowed(interaction: Interaction): boolean {
+    if (interaction.prompt.name === 'select_account') return true;
+    return interaction.prompt.reasons.every((r) => r === 'no_session') && !interaction.params.login_hint;
+  }
+
+  private details(req: Request, res: Response): Promise<Interaction> {
+    return this.holder.provider.interactionDetails(req, res);
+  }
+
+  private formContext(req: Request, interaction: Interaction, step: string): FormContext {
+    const locale = chooseLocale(interaction.params.ui_locales, req.headers['accept-language']);
+    return { action: `${LOGIN_UI_PREFIX}/${interaction.uid}/${step}`, csrf: this.csrfFor(interaction), t: messages(locale), locale };
+  }
+
+  private registerLink(interaction: Interaction): string {
+    const t = messages(chooseLocale(interaction.params.ui_locales, undefined));
+    return `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${t.register}</a></p>`;
+  }
+
+  private csrfFor(interaction: Interaction): string {
+    return this.hasher.hash(`csrf:${interaction.uid}`);
+  }
+
+  private assertCsrf(req: Request, interaction: Interaction): void {
+    const sent = typeof req.body?.csrf === 'string' ? req.body.csrf : '';
+    if (!this.hasher.matches(`csrf:${interaction.uid}`, sent)) throw new CsrfError();
+  }
+
+  private render(res: Response, html: string): void {
+    res.type('html').send(html);
+  }
+
+  private fail(req: Request, res: Response, error: unknown): void {
+    const known = error as { name?: string; error?: string; status?: number; error_description?: string };
+    const locale = chooseLocale(undefined, req.headers['accept-language']);
+    if (error instanceof CsrfError) {
+      res.status(403).type('html').send(errorPage(locale, messages(locale), 'invalid_request', 'the form has expired; start again'));
+      return;
+    }
+    if (known.error) {
+      // oidc-provider errors (e.g. an expired interaction or a missing interaction cookie).
+      res.status(known.status ?? 400).type('html').send(errorPage(locale, messages(locale), known.error, known.error_description));
+      return;
+    }
+    this.logger.error(`login UI failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    res.status(500).type('html').send(errorPage(locale, messages(locale), 'server_error'));
+  }
+}
+
+class CsrfError extends Error {}
+
+function securityHeaders(res: Response): void {
+  res.set({
+    'Cache-Control': 'no-store',
+    'X-Frame-Options': 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+  });
+}

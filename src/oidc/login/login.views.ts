@@ -1,0 +1,83 @@
+import type { Locale, Messages } from './messages.js';
+
+/** Escapes text for HTML element content and double-quoted attributes. */
+export function esc(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The page frame: no external resources, so the strict CSP below holds. */
+export function page(locale: Locale, title: string, body: string): string {
+  return `<!DOCTYPE html>
+<html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${esc(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:360px;margin:40px auto;padding:0 16px}label{display:block;margin:12px 0 4px}input{width:100%;padding:8px;box-sizing:border-box}button{margin-top:16px;padding:8px 16px}.error{color:#b00020}.account{display:block;width:100%;text-align:left}</style>
+</head><body><main><h1>${esc(title)}</h1>${body}</main></body></html>`;
+}
+
+export interface FormContext {
+  action: string;
+  csrf: string;
+  t: Messages;
+  locale: Locale;
+}
+
+const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${esc(csrf)}">`;
+
+export function loginPage(ctx: FormContext, loginName: string, error?: string, links = ''): string {
+  return page(
+    ctx.locale,
+    ctx.t.title,
+    `${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
+<form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}
+<label for="loginName">${esc(ctx.t.loginName)}</label><input id="loginName" name="loginName" autocomplete="username" value="${esc(loginName)}" required>
+<label for="password">${esc(ctx.t.password)}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">${esc(ctx.t.signIn)}</button></form>${links}`,
+  );
+}
+
+export function selectAccountPage(ctx: FormContext, accounts: string[], otherHref: string): string {
+  // One form per account keeps "one submit button per form" (DESIGN §5) for scripts and browsers.
+  const forms = accounts
+    .map(
+      (name) =>
+        `<form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}` +
+        `<button type="submit" class="account" name="loginName" value="${esc(name)}" data-login-name="${esc(name)}">${esc(name)}</button></form>`,
+    )
+    .join('');
+  return page(ctx.locale, ctx.t.selectAccount, `${forms}<p><a href="${esc(otherHref)}">${esc(ctx.t.otherAccount)}</a></p>`);
+}
+
+export function registerPage(ctx: FormContext, values: Record<string, string>, error?: string): string {
+  const field = (name: string, label: string, type = 'text') =>
+    `<label for="${name}">${esc(label)}</label><input id="${name}" name="${name}" type="${type}" value="${type === 'password' ? '' : esc(values[name] ?? '')}" required>`;
+  return page(
+    ctx.locale,
+    ctx.t.registerTitle,
+    `${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
+<form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}
+${field('firstName', ctx.t.firstName)}${field('lastName', ctx.t.lastName)}${field('email', ctx.t.email, 'email')}${field('userName', ctx.t.userName)}${field('password', ctx.t.password, 'password')}
+<button type="submit">${esc(ctx.t.register)}</button></form>`,
+  );
+}
+
+export function errorPage(locale: Locale, t: Messages, error: string, description?: string): string {
+  return page(
+    locale,
+    t.errorTitle,
+    `<p>${esc(t.errorHint)}</p><p class="error" data-error="${esc(error)}"><strong>${esc(error)}</strong>${description ? `: ${esc(description)}` : ''}</p>`,
+  );
+}
+
+/** oidc-provider hands over its own logout form (with its CSRF value); we add the localized buttons. */
+export function logoutPage(locale: Locale, t: Messages, providerForm: string): string {
+  return page(
+    locale,
+    t.logoutTitle,
+    `<p>${esc(t.logoutQuestion)}</p>${providerForm}
+<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">${esc(t.logoutYes)}</button>`,
+  );
+}
+
+export function loggedOutPage(locale: Locale, t: Messages): string {
+  return page(locale, t.logoutTitle, `<p data-logged-out="true">${esc(t.loggedOut)}</p>`);
+}

@@ -1,0 +1,92 @@
+/** Texts of the login UI (DESIGN §5: English and German). Keys are the same in every language. */
+const EN = {
+  title: 'Sign in',
+  loginName: 'Login name',
+  password: 'Password',
+  next: 'Next',
+  signIn: 'Sign in',
+  invalidCredentials: 'The login name or password is wrong.',
+  locked: 'This user is locked. Ask an administrator to unlock it.',
+  selectAccount: 'Choose an account',
+  otherAccount: 'Use another account',
+  register: 'Create an account',
+  registerTitle: 'Register',
+  firstName: 'First name',
+  lastName: 'Last name',
+  email: 'Email',
+  userName: 'User name',
+  registrationFailed: 'The registration could not be completed.',
+  logoutTitle: 'Sign out',
+  logoutQuestion: 'Do you want to sign out?',
+  logoutYes: 'Yes, sign me out',
+  logoutNo: 'No, stay signed in',
+  loggedOut: 'You are signed out.',
+  errorTitle: 'Something went wrong',
+  errorHint: 'The request could not be processed. Return to the application and try again.',
+  cancel: 'Cancel',
+};
+
+type Messages = typeof EN;
+
+const DE: Messages = {
+  title: 'Anmelden',
+  loginName: 'Loginname',
+  password: 'Passwort',
+  next: 'Weiter',
+  signIn: 'Anmelden',
+  invalidCredentials: 'Loginname oder Passwort ist falsch.',
+  locked: 'Dieser Benutzer ist gesperrt. Bitte wende dich an einen Administrator.',
+  selectAccount: 'Konto auswählen',
+  otherAccount: 'Anderes Konto verwenden',
+  register: 'Konto erstellen',
+  registerTitle: 'Registrieren',
+  firstName: 'Vorname',
+  lastName: 'Nachname',
+  email: 'E-Mail',
+  userName: 'Benutzername',
+  registrationFailed: 'Die Registrierung konnte nicht abgeschlossen werden.',
+  logoutTitle: 'Abmelden',
+  logoutQuestion: 'Möchtest du dich abmelden?',
+  logoutYes: 'Ja, abmelden',
+  logoutNo: 'Nein, angemeldet bleiben',
+  loggedOut: 'Du bist abgemeldet.',
+  errorTitle: 'Etwas ist schiefgelaufen',
+  errorHint: 'Die Anfrage konnte nicht verarbeitet werden. Kehre zur Anwendung zurück und versuche es erneut.',
+  cancel: 'Abbrechen',
+};
+
+const CATALOG: Record<string, Messages> = { en: EN, de: DE };
+
+export type Locale = 'en' | 'de';
+export type { Messages };
+
+/**
+ * The language of a page: the first supported tag of `ui_locales` (OIDC Core §3.1.2.1), then of
+ * Accept-Language (RFC 9110 §12.5.4, by q-value), else English.
+ */
+export function chooseLocale(uiLocales: string | undefined, acceptLanguage: string | undefined): Locale {
+  const fromUi = (uiLocales ?? '').split(' ').map(primary).find(supported);
+  if (fromUi) return fromUi;
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .map((part) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { tag: primary(tag), q: q ? Number(q.slice(2)) : 1 };
+    })
+    .filter((x) => x.q > 0)
+    .sort((a, b) => b.q - a.q);
+  return ranked.map((x) => x.tag).find(supported) ?? 'en';
+}
+
+export function messages(locale: Locale): Messages {
+  return CATALOG[locale];
+}
+
+function primary(tag: string | undefined): string {
+  return (tag ?? '').trim().toLowerCase().split('-')[0];
+}
+
+function supported(tag: string): tag is Locale {
+  return Object.hasOwn(CATALOG, tag);
+}

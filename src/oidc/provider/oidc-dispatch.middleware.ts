@@ -1,0 +1,56 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Injectable } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { LoginUiRouter } from '../login/login-ui.router.js';
+import { nameJwtProfileClient, rewriteStructuredToken } from '../tokens/structured-token.rewrite.js';
+import { OIDC_ROUTES, isLoginUiPath, isProviderPath } from './oidc.routes.js';
+import { ProviderHolder } from './provider.holder.js';
+
+/**
+ * Sends OIDC paths straight to oidc-provider, before Express, Nest's pipeline and the JSON body
+ * parser: oidc-provider parses its own (form-encoded) bodies and writes its own OAuth errors, and the
+ * token and introspection endpoints skip every layer they do not need. The login UI is an Express
+ * router (forms, cookies), mounted as the first middleware.
+ */
+@Injectable()
+export class OidcDispatch {
+  constructor(
+    private readonly holder: ProviderHolder,
+    private readonly loginUi: LoginUiRouter,
+  ) {}
+
+  /** Puts the provider in front of the server's other request listeners (Express). */
+  attach(app: { getHttpServer(): Server; use(handler: (req: Request, res: Response, next: NextFunction) => void): unknown }): void {
+    const server = app.getHttpServer();
+    const others = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (this.dispatch(req, res)) return;
+      for (const listener of others) listener.call(server, req, res);
+    });
+    const ui = this.loginUi.router();
+    app.use((req, res, next) => (isLoginUiPath(pathOf(req)) ? void ui(req, res, next) : next()));
+  }
+
+  /** Handles the request if it is an OIDC one; false leaves it to Express. */
+  private dispatch(req: IncomingMessage, res: ServerResponse): boolean {
+    const path = pathOf(req);
+    if (!isProviderPath(path)) return false;
+    const fail = (error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
+      void error;
+    };
+    if (req.method === 'POST' && (path === OIDC_ROUTES.introspection || path === OIDC_ROUTES.revocation)) {
+      rewriteStructuredToken(req).then(() => this.holder.handle(req, res), fail);
+    } else if (req.method === 'POST' && path === OIDC_ROUTES.token && req.headers.authorization === undefined) {
+      nameJwtProfileClient(req).then(() => this.holder.handle(req, res), fail);
+    } else {
+      this.holder.handle(req, res);
+    }
+    return true;
+  }
+}
+
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?')[0];
+}

@@ -1,0 +1,21 @@
+/** Endpoint paths of spec §B. */
+export const OIDC_ROUTES = {
+  authorization: '/oauth/v2/authorize',
+  token: '/oauth/v2/token',
+  introspection: '/oauth/v2/introspect',
+  revocation: '/oauth/v2/revoke',
+  jwks: '/oauth/v2/keys',
+  userinfo: '/oidc/v1/userinfo',
+  end_session: '/oidc/v1/end_session',
+};
+
+export const LOGIN_UI_PREFIX = '/ui/login';
+
+/** Paths that oidc-provider answers (its own sub-paths such as `/oauth/v2/authorize/:uid` included). */
+export function isProviderPath(path: string): boolean {
+  return path === '/.well-known/openid-configuration' || path.startsWith('/oauth/v2/') || path.startsWith('/oidc/v1/');
+}
+
+export function isLoginUiPath(path: string): boolean {
+  return path === LOGIN_UI_PREFIX || path.startsWith(`${LOGIN_UI_PREFIX}/`);
+}

@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { AccessTokenVerifier } from '../../common/auth/principal-resolver.js';
+import { ProviderHolder } from '../provider/provider.holder.js';
+import { API_AUDIENCE, tokenAudience } from './audience.js';
+
+/**
+ * ACCESS_TOKEN_VERIFIER for the admin, management and SCIM APIs (DESIGN §4): an access token of this
+ * instance (opaque or JWT, looked up in the database so revocation and logout count) whose audience
+ * includes the Portcullis API. The user's state is checked by the principal resolver on every use.
+ */
+@Injectable()
+export class OidcAccessTokenVerifier implements AccessTokenVerifier {
+  constructor(
+    private readonly holder: ProviderHolder,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  async verify(token: string): Promise<{ userId: string; clientId: string } | null> {
+    const { provider } = this.holder;
+    const found = (await provider.AccessToken.find(token)) ?? (await provider.ClientCredentials.find(token));
+    if (!found?.isValid) return null;
+    const audience = await tokenAudience(this.dataSource, found);
+    if (!audience.includes(API_AUDIENCE)) return null;
+    if (found.grantId && !(await provider.Grant.find(found.grantId))) return null;
+    return { userId: found.accountId ?? found.clientId, clientId: found.clientId };
+  }
+}

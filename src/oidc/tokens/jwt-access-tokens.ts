@@ -1,0 +1,75 @@
+import { createLocalJWKSet, jwtVerify } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import type { Adapter, OidcContext } from 'oidc-provider';
+
+const JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
+
+/**
+ * oidc-provider issues JWT access tokens without storing them. DESIGN §5 wants them introspectable
+ * and revocable like opaque ones, so the JWT customizer stores the token's payload under its `jti`
+ * (hashed, as every id), and lookups by the JWT itself verify its signature and use its `jti`.
+ */
+export function jwtPersistingCustomizer(adapterFor: (model: string) => Adapter, audienceOf: (clientId: string, scope?: string) => Promise<string[]>) {
+  return async (_ctx: OidcContext, token: Record<string, any>, jwt: { header: object; payload: Record<string, unknown> }) => {
+    // RFC 9068 §2.2: `aud` lists the token's audience (DESIGN §5), not only the resource indicator.
+    jwt.payload.aud = [...new Set([...[jwt.payload.aud ?? []].flat(), ...(await audienceOf(token.clientId, token.scope))])];
+    const fields: string[] = (token.constructor as unknown as { IN_PAYLOAD: string[] }).IN_PAYLOAD;
+    const payload: Record<string, unknown> = { iat: token.iat, exp: token.exp ?? jwt.payload.exp };
+    for (const field of fields) if (token[field] !== undefined && field !== 'jti') payload[field] = token[field];
+    const ttl = Math.max(1, Number(payload.exp) - Math.floor(Date.now() / 1000));
+    await adapterFor(token.kind).upsert(token.jti, payload, ttl);
+  };
+}
+
+/** Resolves a presented JWT access token to its `jti` when it is signed by one of our published keys. */
+export class JwtTokenIds {
+  private keys: JWTVerifyGetKey;
+  private lastReload = 0;
+
+  /**
+   * `reload` fetches the published keys again: a JWT signed by a key this process has not seen yet
+   * (another process rotated moments ago) triggers it, at most once a second, instead of failing
+   * until the next poll.
+   */
+  constructor(
+    publicJwks: object[],
+    private readonly issuer: string,
+    private readonly reload?: () => Promise<object[]>,
+  ) {
+    this.keys = createLocalJWKSet({ keys: publicJwks as never[] });
+  }
+
+  private async verified(value: string, options: Parameters<typeof jwtVerify>[2]) {
+    try {
+      return await jwtVerify(value, this.keys, options);
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || !this.reload || Date.now() - this.lastReload < 1000) throw error;
+      this.lastReload = Date.now();
+      this.keys = createLocalJWKSet({ keys: (await this.reload()) as never[] });
+      return jwtVerify(value, this.keys, options);
+    }
+  }
+
+  static looksLikeJwt(value: string): boolean {
+    return JWS.test(value);
+  }
+
+  /** The payload of a JWT this instance signed (an ID token, say), or undefined. */
+  async verify(value: string): Promise<JWTPayload | undefined> {
+    try {
+      return (await this.verified(value, { issuer: this.issuer })).payload;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async jtiOf(value: string): Promise<string | undefined> {
+    try {
+      // Expiry is checked on the stored payload; here only the signature and issuer matter.
+      const { payload } = await this.verified(value, { issuer: this.issuer, typ: 'at+jwt', clockTolerance: Number.MAX_SAFE_INTEGER });
+      return typeof payload.jti === 'string' ? payload.jti : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
