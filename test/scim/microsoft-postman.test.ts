@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
-import { REPO_ROOT, conformancePath } from './conformance-paths.js';
+import { REPO_ROOT, conformancePath } from '../support/conformance.js';
 import { run } from './child-process.js';
 import { scimTenant } from './scim-helpers.js';
 

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { run } from './child-process.js';
-import { conformancePath } from './conformance-paths.js';
+import { conformancePath } from '../support/conformance.js';
 import { createUser, scimTenant, userBody } from './scim-helpers.js';
 
 describe("Okta's SCIM 2.0 spec test (Runscope)", () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
-import { REPO_ROOT } from './conformance-paths.js';
+import { REPO_ROOT } from '../support/conformance.js';
 import { USER_SCHEMA, createUser, scimTenant } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 

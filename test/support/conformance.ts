@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join, resolve } from 'node:path';
 
-/** The repository root (this file is compiled to dist/test/scim/). */
+/** The repository root (this file is compiled to dist/test/support/). */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 
 /**
