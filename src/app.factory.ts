@@ -32,6 +32,10 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.get(OidcDispatch).attach(app);
   // --- end OIDC
   app.use('/scim/v2', ...scimBodyParser());
+  // --- Import (issue 5): 100,000 users in one request need their own, larger limit; mounted before the
+  // general parser, which then leaves the already-parsed body alone.
+  app.use('/admin/v1/import', ...jsonBodyParser(config.importBodyLimitBytes));
+  // --- end Import
   app.use(...jsonBodyParser(config.bodyLimitBytes));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());

@@ -7,11 +7,13 @@ import { OrgMembersController } from './management/org-members.controller.js';
 import { ProjectsController } from './management/projects.controller.js';
 import { UsersController } from './management/users.controller.js';
 import { OrgsController } from './orgs.controller.js';
+import { ImportController } from './import/import.controller.js';
+import { ImportService } from './import/import.service.js';
 
 /** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of DESIGN §4. */
 @Module({
   imports: [UsersModule],
-  controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController],
-  providers: [EventSearchService],
+  controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, ImportController],
+  providers: [EventSearchService, ImportService],
 })
 export class AdminModule {}

@@ -12,6 +12,7 @@ import { ProjectsService } from './projects.service.js';
 import { UserLifecycleService } from './user-lifecycle.service.js';
 import { UserProfileService } from './user-profile.service.js';
 import { UsersService } from './users.service.js';
+import { UserImportWriter } from './user-import.writer.js';
 
 const SERVICES = [
   OrganizationsService,
@@ -24,6 +25,7 @@ const SERVICES = [
   BootstrapService,
   LoginNamesService,
   UserProfileService,
+  UserImportWriter,
 ];
 
 /** The shared domain: organizations, users, memberships, credentials, projects and applications. */

@@ -1,0 +1,26 @@
+import { Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../common/auth/authenticated.decorator.js';
+import { Caller } from '../../common/auth/caller.decorator.js';
+import type { Principal } from '../../common/auth/principal.js';
+import { Role } from '../../common/auth/roles.js';
+import { ImportBody } from './import-body.decorator.js';
+import { ImportRequestDto, ImportResponseDto } from './import.dto.js';
+import { ImportService } from './import.service.js';
+
+@ApiTags('admin')
+@Controller('admin/v1/import')
+export class ImportController {
+  constructor(private readonly imports: ImportService) {}
+
+  /** Spec §C: 200 with successes and error entries, even when some users or organizations failed. */
+  @Post()
+  @HttpCode(200)
+  @Authenticated({ role: Role.IamOwner })
+  @ApiBody({ type: ImportRequestDto })
+  @ApiOkResponse({ type: ImportResponseDto })
+  @ApiPayloadTooLargeResponse({ description: 'the body exceeds IMPORT_BODY_LIMIT_BYTES' })
+  import(@Caller() caller: Principal, @ImportBody() dto: ImportRequestDto): Promise<ImportResponseDto> {
+    return this.imports.import(caller.userId, dto);
+  }
+}

@@ -1,0 +1,97 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsArray, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, Validate, ValidateNested, ValidatorConstraint } from 'class-validator';
+import type { ValidatorConstraintInterface } from 'class-validator';
+import { parseGoDuration } from './go-duration.parser.js';
+
+/**
+ * The import request of spec §C. Only the envelope is validated here: a bad envelope is a 400, while
+ * problems of one user are error entries of a 200 response (spec §C, Errors), so `humanUsers` items
+ * reach the service as plain JSON and are checked there, user by user (import-user.validator.ts).
+ */
+@ValidatorConstraint({ name: 'isGoDuration' })
+class IsGoDuration implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    const ms = typeof value === 'string' ? parseGoDuration(value) : null;
+    return ms !== null && ms > 0;
+  }
+
+  defaultMessage(): string {
+    return 'timeout must be a positive duration in Go notation, such as 10m, 1m30s or 500ms';
+  }
+}
+
+export class ImportOrgDetailsDto {
+  @ApiProperty({ description: 'name of the organization when the import creates it', maxLength: 200 })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  name: string;
+}
+
+export class ImportOrgDto {
+  @ApiProperty({ description: 'id of an existing organization, or the id to create it with' })
+  @IsOptional()
+  @IsString()
+  orgId?: string;
+
+  @ApiPropertyOptional({ type: ImportOrgDetailsDto, description: 'used when the organization must be created' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ImportOrgDetailsDto)
+  org?: ImportOrgDetailsDto;
+
+  @ApiPropertyOptional({
+    description:
+      'users: {userId, user: {userName, profile: {firstName, lastName, nickName?, displayName?, preferredLanguage?, gender?}, ' +
+      'email: {email, isEmailVerified?}, phone?: {phone, isPhoneVerified?}, hashedPassword?: {value}, password?, passwordChangeRequired?}}',
+    type: 'array',
+    items: { type: 'object' },
+  })
+  @IsOptional()
+  @IsArray()
+  humanUsers?: unknown[];
+}
+
+export class ImportDataOrgsDto {
+  @ApiProperty({ type: [ImportOrgDto] })
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => ImportOrgDto)
+  orgs: ImportOrgDto[];
+}
+
+export class ImportRequestDto {
+  @ApiProperty({ type: ImportDataOrgsDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ImportDataOrgsDto)
+  dataOrgs: ImportDataOrgsDto;
+
+  @ApiPropertyOptional({ default: '5m', example: '1m30s', description: 'Go duration; the import stops at a user boundary when it runs out' })
+  @IsOptional()
+  @IsString()
+  @Validate(IsGoDuration)
+  timeout?: string;
+}
+
+export class ImportedOrgDto {
+  @ApiProperty() orgId: string;
+  @ApiProperty({ type: [String] }) humanUserIds: string[];
+}
+
+export class ImportSuccessDto {
+  @ApiProperty({ type: [ImportedOrgDto] }) orgs: ImportedOrgDto[];
+}
+
+export class ImportErrorDto {
+  @ApiProperty({ enum: ['org', 'user', 'timeout'] }) type: 'org' | 'user' | 'timeout';
+  @ApiProperty({ description: 'organization or user id the entry is about' }) id: string;
+  @ApiProperty() message: string;
+}
+
+export class ImportResponseDto {
+  @ApiProperty({ type: ImportSuccessDto }) success: ImportSuccessDto;
+  @ApiProperty({ type: [ImportErrorDto] }) errors: ImportErrorDto[];
+}

@@ -1,0 +1,34 @@
+import { CliError, IMPORT_USAGE, runImport } from './import.command.js';
+
+const USAGE = `Usage: portcullis <command> [options]
+
+Commands:
+  import FILE   bulk-import users with their password hashes (portcullis import --help)
+
+${IMPORT_USAGE}`;
+
+/** The `portcullis` command line (bin/portcullis.js). */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'import':
+        return await runImport(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(`${USAGE}\n`);
+        return command === undefined ? 1 : 0;
+      default:
+        throw new CliError(`unknown command "${command}"\n\n${USAGE}`);
+    }
+  } catch (error) {
+    // parseArgs reports unknown options with a code; both are usage mistakes, not crashes.
+    if (error instanceof CliError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`portcullis: ${(error as Error).message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

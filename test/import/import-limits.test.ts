@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { countRows, unique } from '../support/fixtures.js';
+import { startService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
+import { humanUser, importBody, importedIds, postImport, storedCounts, userErrors } from './import.helpers.js';
+
+/** Spec §C rule 3 (timeout) and issue 5 "Large bodies". */
+describe('POST /admin/v1/import limits', () => {
+  let svc: TestService;
+  before(async () => {
+    // A general limit far below the import's: the import route must use its own.
+    svc = await startService({ BODY_LIMIT_BYTES: '20000', IMPORT_BODY_LIMIT_BYTES: '2000000' });
+  });
+  after(() => svc?.close());
+
+  it('stops at a user boundary when the timeout runs out, answers the successes plus a timeout entry; a re-run completes', async () => {
+    const orgId = unique('timeout');
+    const users = Array.from({ length: 2500 }, () => humanUser(unique('u')));
+    const body = (timeout?: string) => importBody([{ orgId, org: { name: orgId }, humanUsers: users }], timeout);
+
+    const partial = await postImport(svc, body('1ms'));
+    const imported = importedIds(partial, orgId);
+    const timeouts = partial.errors.filter((e) => e.type === 'timeout');
+    assert.equal(timeouts.length, 1, JSON.stringify(partial.errors));
+    assert.ok(imported.length > 0 && imported.length < users.length, `${imported.length} of ${users.length} imported before the timeout`);
+    assert.match(timeouts[0].message, new RegExp(`timeout of 1ms after ${imported.length} users; ${users.length - imported.length} users were not imported`));
+    assert.deepEqual(imported, users.slice(0, imported.length).map((u) => u.userId), 'users are taken in order');
+    assert.deepEqual(await storedCounts(svc, orgId), { users: imported.length, events: imported.length });
+
+    const rest = await postImport(svc, body());
+    assert.deepEqual(importedIds(rest, orgId), users.slice(imported.length).map((u) => u.userId));
+    assert.deepEqual([...userErrors(rest).keys()], imported);
+    assert.deepEqual(await storedCounts(svc, orgId), { users: users.length, events: users.length });
+  });
+
+  it('accepts an import body far above the general body limit', async () => {
+    const orgId = unique('big');
+    const users = Array.from({ length: 300 }, () => humanUser(unique('u')));
+    const body = importBody([{ orgId, humanUsers: users }]);
+    assert.ok(JSON.stringify(body).length > 20000);
+    assert.equal(importedIds(await postImport(svc, body)).length, 300);
+  });
+
+  it('answers 413 naming the limit past IMPORT_BODY_LIMIT_BYTES, and writes nothing', async () => {
+    const before = await countRows(svc, 'users');
+    const users = Array.from({ length: 9000 }, () => humanUser(unique('u')));
+    const res = await svc.api('POST', '/admin/v1/import', { token: svc.adminToken, body: importBody([{ orgId: unique('o'), humanUsers: users }]) });
+    assert.equal(res.status, 413);
+    assert.equal(res.body.message, 'request body exceeds the limit of 2000000 bytes');
+    assert.equal(await countRows(svc, 'users'), before);
+  });
+
+  it('keeps the general limit on other routes', async () => {
+    const res = await svc.api('POST', '/admin/v1/orgs', { token: svc.adminToken, body: { name: 'x'.repeat(30000) } });
+    assert.equal(res.status, 413);
+    assert.equal(res.body.message, 'request body exceeds the limit of 20000 bytes');
+  });
+});
