@@ -10,6 +10,7 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import bcrypt from 'bcrypt';
 import Provider from 'oidc-provider';
+import { OIDC_ROUTES } from '../../src/oidc/provider/oidc.routes.js';
 
 const port = Number(process.argv[2]);
 const cost = Number(process.argv[3] ?? 10);
@@ -28,15 +29,8 @@ const provider = new Provider(issuer, {
     { client_id: 'api', client_secret: 'api-secret', grant_types: [], redirect_uris: [], response_types: [] },
     { client_id: 'web', client_secret: 'web-secret', redirect_uris: ['http://127.0.0.1:1/cb'], grant_types: ['authorization_code'], response_types: ['code'] },
   ],
-  routes: {
-    authorization: '/oauth/v2/authorize',
-    token: '/oauth/v2/token',
-    introspection: '/oauth/v2/introspect',
-    revocation: '/oauth/v2/revoke',
-    jwks: '/oauth/v2/keys',
-    userinfo: '/oidc/v1/userinfo',
-    end_session: '/oidc/v1/end_session',
-  },
+  // The same routes as Portcullis, so one load script serves both.
+  routes: OIDC_ROUTES,
   findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, preferred_username: 'bench@bench.localhost' }) }),
   features: {
     devInteractions: { enabled: false },

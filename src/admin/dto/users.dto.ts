@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
@@ -21,6 +22,17 @@ import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 
 const USER_NAME = /^[^\s\u0000-\u001f]+$/;
+
+/** A login name: 1–255 characters, no white space or control characters. */
+function UserNameField(): PropertyDecorator {
+  return applyDecorators(
+    ApiProperty({ maxLength: 255 }),
+    IsString(),
+    IsNotEmpty(),
+    MaxLength(255),
+    Matches(USER_NAME, { message: 'userName must not contain white space or control characters' }),
+  );
+}
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
 /** Checked at the edge with the domain's own rule, so the 400 names the nested field (`phone.phone`). */
@@ -76,11 +88,7 @@ export class HumanPhoneDto {
 }
 
 export class CreateHumanUserDto {
-  @ApiProperty({ maxLength: 255 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
-  @Matches(USER_NAME, { message: 'userName must not contain white space or control characters' })
+  @UserNameField()
   userName: string;
 
   // @IsObject: @ValidateNested alone lets a missing value through and accepts an array of any length.
@@ -96,11 +104,7 @@ export class CreateHumanUserDto {
 }
 
 export class CreateMachineUserDto {
-  @ApiProperty({ maxLength: 255 })
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
-  @Matches(USER_NAME, { message: 'userName must not contain white space or control characters' })
+  @UserNameField()
   userName: string;
 
   @ApiProperty() @IsString() @IsNotBlank() @MaxLength(255) name: string;
