@@ -3,12 +3,12 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './common/config/config.js';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
 import { jsonBodyParser } from './common/http/body-parsers.js';
+import { AppLogger } from './common/http/logging.js';
 import { scimBodyParser } from './scim/http/scim-body-parser.js';
 import { OidcDispatch } from './oidc/provider/oidc-dispatch.middleware.js';
 import { BootstrapService } from './users/bootstrap.service.js';
@@ -25,8 +25,10 @@ export async function createApp(config: AppConfig): Promise<NestExpressApplicati
 
 /** Everything that is set on an application rather than declared in a module. */
 export async function configureApp(app: NestExpressApplication, config: AppConfig): Promise<void> {
-  app.useLogger(app.get(Logger));
+  const logger = app.get(AppLogger);
+  app.useLogger(logger);
   app.disable('x-powered-by');
+  app.use(logger.requestMiddleware());
   // --- OIDC (issue 4): OIDC endpoints go straight to oidc-provider before Express and Nest, and the
   // login UI router comes first among the middleware, before the JSON body parser.
   app.get(OidcDispatch).attach(app);

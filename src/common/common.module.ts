@@ -3,7 +3,6 @@ import type { DynamicModule } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LoggerModule } from 'nestjs-pino';
 import { AccessGuard } from './auth/access.guard.js';
 import { APP_CONFIG } from './config/config.token.js';
 import type { AppConfig } from './config/config.js';
@@ -13,7 +12,7 @@ import { DatabaseUnavailableInterceptor } from './database/database-unavailable.
 import { UnitOfWork } from './database/unit-of-work.js';
 import { EventStore } from './events/event-store.js';
 import { HealthController } from './health/health.controller.js';
-import { loggingParams } from './http/logging.js';
+import { AppLogger } from './http/logging.js';
 
 /** Configuration, database, events, crypto, logging and the global access guard. */
 @Global()
@@ -23,7 +22,6 @@ export class CommonModule {
     return {
       module: CommonModule,
       imports: [
-        LoggerModule.forRoot(loggingParams(config)),
         TypeOrmModule.forRoot(dataSourceOptions(config.database)),
         PassportModule,
         CryptoModule,
@@ -31,12 +29,13 @@ export class CommonModule {
       controllers: [HealthController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
+        { provide: AppLogger, useValue: new AppLogger(config) },
         UnitOfWork,
         EventStore,
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_INTERCEPTOR, useClass: DatabaseUnavailableInterceptor },
       ],
-      exports: [APP_CONFIG, UnitOfWork, EventStore],
+      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore],
     };
   }
 }

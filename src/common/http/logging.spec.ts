@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import express from 'express';
+import { AppLogger } from './logging.js';
+
+describe('AppLogger', () => {
+  it('puts the request id on every line logged while a request runs, and logs no query string or credentials', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l)));
+        done();
+      },
+    });
+    const logger = new AppLogger({ logLevel: 'info' }, sink);
+    const app = express();
+    app.use(logger.requestMiddleware());
+    app.get('/work', async (_req, res) => {
+      await new Promise((r) => setTimeout(r, 5));
+      logger.log('doing the work', 'WorkController');
+      logger.error({ err: new Error('boom') }, 'failed politely', 'WorkController');
+      res.json({ ok: true });
+    });
+    const server = app.listen(0);
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const res = await fetch(`http://127.0.0.1:${port}/work?filter=secret-value`, {
+        headers: { 'x-request-id': 'req-42', authorization: 'Bearer top-secret-token', cookie: 'session=abc' },
+      });
+      assert.equal(res.headers.get('x-request-id'), 'req-42');
+      await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      server.close();
+    }
+    const work = lines.find((l) => l.msg === 'doing the work');
+    assert.equal(work?.reqId, 'req-42');
+    assert.equal(work?.context, 'WorkController');
+    const failed = lines.find((l) => l.msg === 'failed politely');
+    assert.equal(failed?.reqId, 'req-42');
+    assert.equal((failed?.err as { message: string }).message, 'boom');
+    const completed = lines.find((l) => l.msg === 'request completed');
+    assert.deepEqual(completed?.req, { id: 'req-42', method: 'GET', path: '/work' });
+    const all = JSON.stringify(lines);
+    assert.doesNotMatch(all, /secret-value|top-secret-token|session=abc/);
+  });
+
+  it('logs outside a request without a request id', () => {
+    const lines: string[] = [];
+    const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) });
+    new AppLogger({ logLevel: 'info' }, sink).log('starting', 'Main');
+    const line = JSON.parse(lines[0]);
+    assert.equal(line.msg, 'starting');
+    assert.equal(line.reqId, undefined);
+  });
+});
