@@ -25,19 +25,32 @@ export class UserLifecycleService {
   ) {}
 
   deactivate(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
-    return this.transition(editorUserId, orgId, userId, 'inactive', 'user.deactivated', ['active', 'locked']);
+    return this.inTransaction(orgId, userId, (manager, user) => this.deactivateIn(manager, editorUserId, user));
   }
 
   reactivate(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
-    return this.transition(editorUserId, orgId, userId, 'active', 'user.reactivated', ['inactive']);
+    return this.inTransaction(orgId, userId, (manager, user) => this.reactivateIn(manager, editorUserId, user));
   }
 
   lock(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
-    return this.transition(editorUserId, orgId, userId, 'locked', 'user.locked', ['active']);
+    return this.inTransaction(orgId, userId, (manager, user) => this.transitionIn(manager, editorUserId, user, 'locked', 'user.locked', ['active']));
   }
 
   unlock(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
-    return this.transition(editorUserId, orgId, userId, 'active', 'user.unlocked', ['locked']);
+    return this.inTransaction(orgId, userId, (manager, user) => this.unlockIn(manager, editorUserId, user));
+  }
+
+  /** The same transitions inside the caller's transaction, for changes that must commit together with them. */
+  deactivateIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<UserEntity> {
+    return this.transitionIn(manager, editorUserId, user, 'inactive', 'user.deactivated', ['active', 'locked']);
+  }
+
+  reactivateIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<UserEntity> {
+    return this.transitionIn(manager, editorUserId, user, 'active', 'user.reactivated', ['inactive']);
+  }
+
+  unlockIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<UserEntity> {
+    return this.transitionIn(manager, editorUserId, user, 'active', 'user.unlocked', ['locked']);
   }
 
   /** Deletes the user with its memberships, credentials and keys; the events stay. */
@@ -108,25 +121,30 @@ export class UserLifecycleService {
     });
   }
 
-  private transition(
-    editorUserId: string | null,
+  private inTransaction(
     orgId: string,
     userId: string,
+    work: (manager: EntityManager, user: UserEntity) => Promise<UserEntity>,
+  ): Promise<UserEntity> {
+    return this.uow.run(async (manager) => work(manager, await findUser(manager, orgId, userId)));
+  }
+
+  private async transitionIn(
+    manager: EntityManager,
+    editorUserId: string | null,
+    user: UserEntity,
     to: UserState,
     event: EventType,
     from: UserState[],
   ): Promise<UserEntity> {
-    return this.uow.run(async (manager) => {
-      const user = await findUser(manager, orgId, userId);
-      if (user.state === to) return user;
-      if (!from.includes(user.state)) {
-        throw new DomainError(ErrorCode.FailedPrecondition, `a ${user.state} user cannot become ${to}`);
-      }
-      const changes = { state: to, ...(event === 'user.unlocked' ? { failedPasswordChecks: 0 } : {}), ...bump(user) };
-      await manager.update(UserEntity, { id: user.id }, changes);
-      await this.events.push(manager, { type: event, aggregateType: 'user', aggregateId: user.id, resourceOwner: orgId, editorUserId });
-      return Object.assign(user, changes);
-    });
+    if (user.state === to) return user;
+    if (!from.includes(user.state)) {
+      throw new DomainError(ErrorCode.FailedPrecondition, `a ${user.state} user cannot become ${to}`);
+    }
+    const changes = { state: to, ...(event === 'user.unlocked' ? { failedPasswordChecks: 0 } : {}), ...bump(user) };
+    await manager.update(UserEntity, { id: user.id }, changes);
+    await this.events.push(manager, { type: event, aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId });
+    return Object.assign(user, changes);
   }
 }
 

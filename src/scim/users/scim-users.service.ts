@@ -58,9 +58,10 @@ export class ScimUsersService {
           phone: (profile.phones.find((p) => p.primary) ?? profile.phones[0])?.value ?? null,
           passwordHash,
         })
-        .then((inserted) => this.profiles.completeNew(manager, inserted, profile)),
+        .then((inserted) => this.profiles.completeNew(manager, inserted, profile))
+        // Created inactive: the user and both its events commit together.
+        .then((created) => (input.doc.active === false ? this.lifecycle.deactivateIn(manager, editorUserId, created) : created)),
     );
-    if (input.doc.active === false) return this.lifecycle.deactivate(editorUserId, orgId, user.id);
     return user;
   }
 
@@ -69,25 +70,33 @@ export class ScimUsersService {
     const instance = await this.instance();
     const profile = toProfile(input.doc, instance.defaultLanguage);
     const passwordHash = input.password === undefined ? null : await this.hashPassword(instance, input.password);
-    let user = await this.repository.findHuman(orgId, id);
-    // Nothing to write (e.g. a PATCH of `active` only): no write transaction; the state change below
-    // is the lifecycle service's own.
-    if (passwordHash !== null || this.profiles.differs(user, profile)) user = await this.unique(profile.userName, async (manager) => {
-      const current = await this.lockedHuman(manager, orgId, id);
-      const { user: updated } = await this.profiles.replaceIn(manager, editorUserId, current, profile);
-      if (passwordHash !== null) await this.lifecycle.setPasswordHashIn(manager, editorUserId, updated, passwordHash, false);
-      return updated;
+    const user = await this.repository.findHuman(orgId, id);
+    const stateChange = this.stateChange(user, input.doc.active);
+    // Nothing to write (a PUT that repeats the stored user): no write transaction.
+    if (passwordHash === null && stateChange === null && !this.profiles.differs(user, profile)) return user;
+    // Profile, password and state commit together, each with its events (DESIGN §1).
+    await this.unique(profile.userName, async (manager) => {
+      let current = await this.lockedHuman(manager, orgId, id);
+      if (this.profiles.differs(current, profile)) current = (await this.profiles.replaceIn(manager, editorUserId, current, profile)).user;
+      if (passwordHash !== null) await this.lifecycle.setPasswordHashIn(manager, editorUserId, current, passwordHash, false);
+      if (stateChange === 'deactivate') await this.lifecycle.deactivateIn(manager, editorUserId, current);
+      if (stateChange === 'reactivate') await this.lifecycle.reactivateIn(manager, editorUserId, current);
+      if (stateChange === 'unlock') await this.lifecycle.unlockIn(manager, editorUserId, current);
     });
-    // State transitions write their own events through the lifecycle service (DESIGN §3).
-    if (input.doc.active === false && user.state !== 'inactive') user = await this.lifecycle.deactivate(editorUserId, orgId, id);
-    if (input.doc.active === true && user.state === 'inactive') user = await this.lifecycle.reactivate(editorUserId, orgId, id);
-    if (input.doc.active === true && user.state === 'locked') user = await this.lifecycle.unlock(editorUserId, orgId, id);
     return this.repository.findHuman(orgId, id);
   }
 
   async remove(editorUserId: string, orgId: string, id: string): Promise<void> {
     await this.repository.findHuman(orgId, id);
     await this.lifecycle.remove(editorUserId, orgId, id);
+  }
+
+  /** SCIM has only `active`; a locked user set active is unlocked (DESIGN §3 states). */
+  private stateChange(user: UserEntity, active: unknown): 'deactivate' | 'reactivate' | 'unlock' | null {
+    if (active === false && user.state !== 'inactive') return 'deactivate';
+    if (active === true && user.state === 'inactive') return 'reactivate';
+    if (active === true && user.state === 'locked') return 'unlock';
+    return null;
   }
 
   private async lockedHuman(manager: EntityManager, orgId: string, id: string): Promise<UserEntity> {
