@@ -23,6 +23,8 @@ const SECONDS = Number(process.argv[2] ?? 10);
 const ONLY = process.argv[3];
 const CONNECTIONS = 10;
 const BCRYPT_COST = Number(process.env.BCRYPT_COST ?? 10);
+/** Extra node flags for the Portcullis processes, e.g. `BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'`. */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 export interface Target {
   name: string;
@@ -63,7 +65,7 @@ async function main(): Promise<void> {
       dirs.push(dataDir);
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      children.push(start(process.execPath, [join(ROOT, 'dist/src/main.js')], { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error', PUBLIC_URL: url, WORKERS: String(workers), BCRYPT_COST: String(BCRYPT_COST) }));
+      children.push(start(process.execPath, [...NODE_ARGS, join(ROOT, 'dist/src/main.js')], { PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'error', PUBLIC_URL: url, WORKERS: String(workers), BCRYPT_COST: String(BCRYPT_COST) }));
       await waitFor(`${url}/healthz`);
       targets.push(await setUpPortcullis(`Portcullis WORKERS=${workers}`, url, readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim()));
     }

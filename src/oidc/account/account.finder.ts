@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { OrganizationEntity } from '../../users/entities/organization.entity.js';
-import { UserEntity } from '../../users/entities/user.entity.js';
+import type { UserEntity } from '../../users/entities/user.entity.js';
+import { flag, json, millis } from '../adapter/sql.js';
 
 /** What oidc-provider's `findAccount` returns (OIDC Core §5.1 standard claims by scope). */
 export interface OidcAccount {
@@ -14,21 +14,57 @@ export interface OidcAccount {
  * locked or removed has no account, so userinfo answers 401 and their sessions cannot sign in
  * (DESIGN §1: the state is read on use).
  */
+/** The user fields the claims are made of (OIDC Core §5.1). */
+export type ClaimsUser = Pick<
+  UserEntity,
+  | 'id' | 'displayName' | 'givenName' | 'familyName' | 'nickName' | 'gender' | 'preferredLanguage' | 'timezone' | 'profileUrl'
+  | 'changedAt' | 'email' | 'emailVerified' | 'phone' | 'phoneVerified' | 'scimAttributes'
+>;
+
+/** The user with its state and the organization's domain (for the login name): one statement. */
+const ACCOUNT_SQL = `SELECT u.id, u.state, u.user_name, u.display_name, u.given_name, u.family_name, u.nick_name, u.gender,
+  u.preferred_language, u.timezone, u.profile_url, u.changed_at, u.email, u.email_verified, u.phone, u.phone_verified,
+  u.scim_attributes, o.primary_domain
+  FROM users u LEFT JOIN organizations o ON o.id = u.org_id WHERE u.id = ?`;
+
+/**
+ * Accounts for oidc-provider, read from the users domain on every use: a user who is deactivated,
+ * locked or removed has no account, so userinfo answers 401 and their sessions cannot sign in
+ * (DESIGN §1: the state is read on use).
+ */
 @Injectable()
 export class AccountFinder {
   constructor(private readonly dataSource: DataSource) {}
 
   async find(userId: string): Promise<OidcAccount | undefined> {
-    const user = await this.dataSource.getRepository(UserEntity).findOneBy({ id: userId });
-    if (!user || user.state !== 'active') return undefined;
-    const org = await this.dataSource.getRepository(OrganizationEntity).findOneBy({ id: user.orgId });
-    const loginName = `${user.userName}@${org?.primaryDomain ?? ''}`;
+    const rows: Record<string, unknown>[] = await this.dataSource.query(ACCOUNT_SQL, [userId]);
+    const row = rows[0];
+    if (!row || row.state !== 'active') return undefined;
+    const str = (value: unknown) => (value == null ? null : String(value));
+    const user: ClaimsUser = {
+      id: String(row.id),
+      displayName: str(row.display_name),
+      givenName: str(row.given_name),
+      familyName: str(row.family_name),
+      nickName: str(row.nick_name),
+      gender: str(row.gender),
+      preferredLanguage: str(row.preferred_language),
+      timezone: str(row.timezone),
+      profileUrl: str(row.profile_url),
+      changedAt: new Date(millis(row.changed_at) ?? 0),
+      email: str(row.email),
+      emailVerified: flag(row.email_verified),
+      phone: str(row.phone),
+      phoneVerified: flag(row.phone_verified),
+      scimAttributes: json<object | null>(row.scim_attributes, null),
+    };
+    const loginName = `${String(row.user_name)}@${str(row.primary_domain) ?? ''}`;
     return { accountId: user.id, claims: async (_use, scope) => claimsOf(user, loginName, new Set(scope.split(' '))) };
   }
 }
 
 /** Claims by scope (OIDC Core §5.4); oidc-provider filters them again by the granted scope. */
-export function claimsOf(user: UserEntity, loginName: string, scopes: Set<string>): Record<string, unknown> {
+export function claimsOf(user: ClaimsUser, loginName: string, scopes: Set<string>): Record<string, unknown> {
   const claims: Record<string, unknown> = { sub: user.id };
   if (scopes.has('profile')) {
     Object.assign(claims, {

@@ -1,87 +1,99 @@
 import { createPublicKey } from 'node:crypto';
 import Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { In } from 'typeorm';
 import type { DataSource } from 'typeorm';
-import { ApplicationEntity } from '../../users/entities/application.entity.js';
-import { MachineSecretEntity } from '../../users/entities/machine-secret.entity.js';
-import { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
-import { UserEntity } from '../../users/entities/user.entity.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
+import { flag, json, millis } from './sql.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
 export const CLIENT_EXTRA = ['portcullis_kind', 'portcullis_org_id', 'portcullis_project_id', 'portcullis_dev_mode', 'portcullis_access_token_type', 'portcullis_userinfo_assertion'] as const;
 
 /**
+ * How long a process reuses a client registration it read. A change to an application, a machine
+ * user's secret or a client key (new, replaced or removed) therefore applies within this time in every
+ * process (a replaced secret keeps working for at most this long). Only registrations that exist are
+ * kept, so a new client works at once; token validity and user state are never cached.
+ */
+export const CLIENT_CACHE_MS = 2_000;
+const CLIENT_CACHE_MAX = 10_000;
+
+/** One row of the client look-up: an application, or a machine user with its secret (if any). */
+interface ClientRow {
+  src: 'app' | 'machine';
+  id: string;
+  org_id: string;
+  project_id: string | null;
+  name: string;
+  kind: string | null;
+  client_id: string;
+  secret: string | null;
+  auth_method: string | null;
+  redirect_uris: unknown;
+  post_logout_redirect_uris: unknown;
+  response_types: unknown;
+  grant_types: unknown;
+  access_token_type: string | null;
+  id_token_userinfo_assertion: unknown;
+  dev_mode: unknown;
+}
+
+interface KeyRow {
+  id: string;
+  public_key: string;
+  expires_at: unknown;
+}
+
+interface Registration {
+  row: ClientRow;
+  keys: KeyRow[];
+}
+
+/** Applications first: an application's client id wins over a machine user's id (both are unique ids). */
+const CLIENT_SQL = `
+  SELECT 'app' AS src, a.id, a.org_id, a.project_id, a.name, a.kind, a.client_id, a.client_secret_hash AS secret, a.auth_method,
+         a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
+         a.id_token_userinfo_assertion, a.dev_mode
+    FROM applications a WHERE a.client_id = ?
+  UNION ALL
+  SELECT 'machine' AS src, u.id, u.org_id, NULL, u.user_name, NULL, u.id, s.secret_hash, NULL,
+         NULL, NULL, NULL, NULL, u.access_token_type, 0, 0
+    FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine'`;
+
+/**
  * Read-only view of clients for oidc-provider: OIDC and API applications by client id, and machine
  * users (client id = user id) for client_credentials. `client_secret` carries the stored keyed hash;
  * the provider compares presented secrets through SecretHasher (see provider.factory.ts), so no
- * secret is ever held in clear. Read on every request: a new key or secret works at once everywhere.
+ * secret is ever held in clear. One statement per look-up, reused for CLIENT_CACHE_MS (see above).
  */
 export class ClientStore implements Adapter {
+  private readonly cache = new Map<string, { at: number; registration: Registration }>();
+
   constructor(private readonly dataSource: DataSource) {}
 
   async find(clientId: string): Promise<AdapterPayload | undefined> {
-    const app = await this.dataSource.getRepository(ApplicationEntity).findOneBy({ clientId });
-    if (app) return this.applicationClient(app);
-    return this.machineClient(clientId);
+    const registration = await this.registration(clientId);
+    if (!registration) return undefined;
+    return registration.row.src === 'app' ? applicationClient(registration) : machineClient(registration.row);
   }
 
-  private async applicationClient(app: ApplicationEntity): Promise<AdapterPayload> {
-    const api = app.kind === 'api';
-    const grantTypes = api ? [] : app.grantTypes.filter((g) => g !== 'refresh_token' || app.grantTypes.includes('authorization_code'));
-    return {
-      client_id: app.clientId,
-      client_name: app.name,
-      ...(app.clientSecretHash ? { client_secret: app.clientSecretHash } : {}),
-      token_endpoint_auth_method: app.authMethod,
-      // Spec §B: introspection accepts client_secret_basic and private_key_jwt only.
-      introspection_endpoint_auth_method: app.authMethod === 'client_secret_post' ? 'client_secret_basic' : app.authMethod,
-      revocation_endpoint_auth_method: app.authMethod,
-      redirect_uris: api ? [] : app.redirectUris,
-      post_logout_redirect_uris: api ? [] : app.postLogoutRedirectUris,
-      response_types: api ? [] : app.responseTypes,
-      grant_types: grantTypes,
-      application_type: 'web',
-      // auth_time in every ID token (OIDC Registration §2), as relying parties of ZITADEL expect.
-      require_auth_time: true,
-      ...(app.authMethod === 'private_key_jwt' ? { jwks: { keys: await this.jwks('application', [app.id]) } } : {}),
-      portcullis_kind: app.kind,
-      portcullis_org_id: app.orgId,
-      portcullis_project_id: app.projectId,
-      portcullis_dev_mode: app.devMode,
-      portcullis_access_token_type: app.accessTokenType,
-      portcullis_userinfo_assertion: app.idTokenUserinfoAssertion,
-    };
-  }
-
-  /** A machine user with a client secret can use client_credentials (DESIGN §5). */
-  private async machineClient(userId: string): Promise<AdapterPayload | undefined> {
-    const user = await this.dataSource.getRepository(UserEntity).findOne({
-      where: { id: userId, type: 'machine' },
-      select: { id: true, orgId: true, userName: true, accessTokenType: true },
-    });
-    if (!user) return undefined;
-    // JWT profile grant: the assertion is the credential; the grant verifies it (jwt-profile.grant.ts).
-    if (currentContext()?.oidc?.params?.grant_type === JWT_BEARER_GRANT && !currentContext()?.headers?.authorization) {
-      return { ...machineBase(user), token_endpoint_auth_method: 'none', grant_types: [JWT_BEARER_GRANT] };
-    }
-    const secret = await this.dataSource.getRepository(MachineSecretEntity).findOneBy({ userId });
-    if (!secret) return undefined;
-    return {
-      ...machineBase(user),
-      client_secret: secret.secretHash,
-      token_endpoint_auth_method: machineAuthMethod(),
-      grant_types: ['client_credentials', JWT_BEARER_GRANT],
-    };
-  }
-
-  private async jwks(ownerType: 'application' | 'machine', ownerIds: string[]): Promise<object[]> {
-    const keys = await this.dataSource.getRepository(PublicKeyEntity).findBy({ ownerType, ownerId: In(ownerIds) });
+  private async registration(clientId: string): Promise<Registration | undefined> {
     const now = Date.now();
-    return keys
-      .filter((k) => !k.expiresAt || k.expiresAt.getTime() > now)
-      .map((k) => ({ ...createPublicKey(k.publicKey).export({ format: 'jwk' }), kid: k.id, use: 'sig' }));
+    const cached = this.cache.get(clientId);
+    if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.registration;
+    const rows: ClientRow[] = await this.dataSource.query(CLIENT_SQL, [clientId, clientId]);
+    const row = rows.find((r) => r.src === 'app') ?? rows[0];
+    if (!row) {
+      this.cache.delete(clientId);
+      return undefined;
+    }
+    const keys: KeyRow[] =
+      row.src === 'app' && row.auth_method === 'private_key_jwt'
+        ? await this.dataSource.query("SELECT id, public_key, expires_at FROM public_keys WHERE owner_type = 'application' AND owner_id = ?", [row.id])
+        : [];
+    const registration = { row, keys };
+    if (this.cache.size >= CLIENT_CACHE_MAX) this.cache.clear();
+    this.cache.set(clientId, { at: now, registration });
+    return registration;
   }
 
   // The remaining adapter methods do not apply to clients: they are managed by the management API.
@@ -111,14 +123,62 @@ function currentContext(): { headers?: Record<string, string | undefined>; oidc?
   return Provider.ctx;
 }
 
-function machineBase(user: Pick<UserEntity, 'id' | 'userName' | 'orgId' | 'accessTokenType'>) {
+function applicationClient({ row, keys }: Registration): AdapterPayload {
+  const api = row.kind === 'api';
+  const authMethod = row.auth_method ?? 'client_secret_basic';
+  const allGrants = json<string[]>(row.grant_types, []);
+  const grantTypes = api ? [] : allGrants.filter((g) => g !== 'refresh_token' || allGrants.includes('authorization_code'));
   return {
-    client_id: user.id,
-    client_name: user.userName,
+    client_id: row.client_id,
+    client_name: row.name,
+    ...(row.secret ? { client_secret: row.secret } : {}),
+    token_endpoint_auth_method: authMethod,
+    // Spec §B: introspection accepts client_secret_basic and private_key_jwt only.
+    introspection_endpoint_auth_method: authMethod === 'client_secret_post' ? 'client_secret_basic' : authMethod,
+    revocation_endpoint_auth_method: authMethod,
+    redirect_uris: api ? [] : json<string[]>(row.redirect_uris, []),
+    post_logout_redirect_uris: api ? [] : json<string[]>(row.post_logout_redirect_uris, []),
+    response_types: api ? [] : json<string[]>(row.response_types, []),
+    grant_types: grantTypes,
+    application_type: 'web',
+    // auth_time in every ID token (OIDC Registration §2), as relying parties of ZITADEL expect.
+    require_auth_time: true,
+    ...(authMethod === 'private_key_jwt' ? { jwks: { keys: jwks(keys) } } : {}),
+    portcullis_kind: row.kind,
+    portcullis_org_id: row.org_id,
+    portcullis_project_id: row.project_id,
+    portcullis_dev_mode: flag(row.dev_mode),
+    portcullis_access_token_type: row.access_token_type,
+    portcullis_userinfo_assertion: flag(row.id_token_userinfo_assertion),
+  };
+}
+
+/** A machine user with a client secret can use client_credentials (DESIGN §5). */
+function machineClient(row: ClientRow): AdapterPayload | undefined {
+  const base = {
+    client_id: row.id,
+    client_name: row.name,
     redirect_uris: [],
     response_types: [],
     portcullis_kind: 'machine',
-    portcullis_org_id: user.orgId,
-    portcullis_access_token_type: user.accessTokenType ?? 'opaque',
+    portcullis_org_id: row.org_id,
+    portcullis_access_token_type: row.access_token_type ?? 'opaque',
   };
+  // JWT profile grant: the assertion is the credential; the grant verifies it (jwt-profile.grant.ts).
+  if (currentContext()?.oidc?.params?.grant_type === JWT_BEARER_GRANT && !currentContext()?.headers?.authorization) {
+    return { ...base, token_endpoint_auth_method: 'none', grant_types: [JWT_BEARER_GRANT] };
+  }
+  if (!row.secret) return undefined;
+  return { ...base, client_secret: row.secret, token_endpoint_auth_method: machineAuthMethod(), grant_types: ['client_credentials', JWT_BEARER_GRANT] };
+}
+
+/** Registered public keys of a private_key_jwt application that have not expired. */
+function jwks(keys: KeyRow[]): object[] {
+  const now = Date.now();
+  return keys
+    .filter((k) => {
+      const expiresAt = millis(k.expires_at);
+      return expiresAt === null || expiresAt > now;
+    })
+    .map((k) => ({ ...createPublicKey(k.public_key).export({ format: 'jwk' }), kid: k.id, use: 'sig' }));
 }

@@ -1,8 +1,6 @@
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { ApplicationEntity } from '../../users/entities/application.entity.js';
-import { UserEntity } from '../../users/entities/user.entity.js';
-import { tokenAudience } from '../tokens/audience.js';
+import { tokenAudienceAndUser } from '../tokens/audience.js';
 
 interface IntrospectedToken {
   kind: string;
@@ -16,6 +14,8 @@ interface IntrospectedToken {
 export interface IntrospectionFacts {
   audience: string[];
   userId: string;
+  /** `<userName>@<org primary domain>` (DESIGN §5). */
+  username: string;
 }
 
 export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
@@ -23,19 +23,20 @@ export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
 /**
  * DESIGN §5: introspection answers `active:true` only when the introspecting client's id or its project
  * id is in the token's audience, and only while the token's user is active (state read on use); any
- * other case is oidc-provider's `{"active":false}`.
+ * other case is oidc-provider's `{"active":false}`. One statement reads the user (state on use, and the
+ * organization's domain for `username`) and the audience; the introspecting client's project comes with
+ * the client.
  */
 export function introspectionPolicy(dataSource: DataSource) {
-  return async (ctx: OidcContext, client: { clientId: string }, token: IntrospectedToken): Promise<boolean> => {
+  return async (ctx: OidcContext, client: { clientId: string; portcullis_project_id?: string | null }, token: IntrospectedToken): Promise<boolean> => {
     if (token.kind === 'RefreshToken') return false;
     const userId = token.accountId ?? token.clientId;
-    const user = await dataSource.getRepository(UserEntity).findOne({ where: { id: userId }, select: { id: true, state: true } });
+    const { audience, user } = await tokenAudienceAndUser(dataSource, token, userId);
     // A client-credentials token of an application (not a machine user) has no user; none are issued.
     if (!user || user.state !== 'active') return false;
-    const audience = await tokenAudience(dataSource, token);
-    const app = await dataSource.getRepository(ApplicationEntity).findOne({ where: { clientId: client.clientId }, select: { projectId: true } });
-    const allowed = audience.includes(client.clientId) || (app !== null && audience.includes(app.projectId));
-    if (allowed) ctx[INTROSPECTION_FACTS] = { audience, userId } satisfies IntrospectionFacts;
+    const project = client.portcullis_project_id;
+    const allowed = audience.includes(client.clientId) || (typeof project === 'string' && audience.includes(project));
+    if (allowed) ctx[INTROSPECTION_FACTS] = { audience, userId, username: `${user.userName}@${user.primaryDomain ?? ''}` } satisfies IntrospectionFacts;
     return allowed;
   };
 }

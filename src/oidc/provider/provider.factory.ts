@@ -11,6 +11,7 @@ import { chooseLocale, messages } from '../login/messages.js';
 import { errorPage, loggedOutPage, logoutPage } from '../login/login.views.js';
 import { API_AUDIENCE, audienceOf } from '../tokens/audience.js';
 import { JwtTokenIds, jwtPersistingCustomizer } from '../tokens/jwt-access-tokens.js';
+import { honourJwtAccessTokensAtUserinfo } from '../tokens/jwt-userinfo.js';
 import { registerJwtProfileGrant } from '../grants/jwt-profile.grant.js';
 import { actClaim, registerTokenExchangeGrant } from '../grants/token-exchange.grant.js';
 import type { TokenExchangeDeps } from '../grants/token-exchange.grant.js';
@@ -95,7 +96,7 @@ export function createProvider(deps: ProviderDeps): Provider {
         defaultResource: (ctx: OidcContext, client: ClientMeta) => defaultResource(ctx, client),
         useGrantedResource: () => true,
         getResourceServerInfo: async (ctx: OidcContext, resource: string, client: ClientMeta) => ({
-          scope: requestedScope(ctx),
+          scope: resourceServerScope(ctx, client),
           // oidc-provider takes one audience string; the full audience of DESIGN §5 is computed from the
           // client and scopes where it matters (JWT claim, introspection, API access): tokens/audience.ts.
           audience: resource,
@@ -152,6 +153,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   };
   allowLoopbackForDevMode(provider);
   honourUserinfoAssertion(provider);
+  honourJwtAccessTokensAtUserinfo(provider);
   registerJwtProfileGrant(provider, {
     dataSource,
     accounts: deps.accounts,
@@ -202,6 +204,21 @@ function defaultResource(_ctx: OidcContext, client: ClientMeta): string | undefi
 
 function requestedScope(ctx: OidcContext): string {
   return String(ctx.oidc?.params?.scope ?? '');
+}
+
+/**
+ * The scopes a resource server accepts; oidc-provider narrows a token's scope to them. A user's token
+ * issued for a resource server (every JWT access token of an application is) keeps the OIDC scopes and
+ * audience scopes of its code or refresh token, so userinfo can answer with the claims of its granted
+ * scopes (DESIGN §5); the grant still filters what is actually granted. Machine users keep the scopes
+ * of the request.
+ */
+function resourceServerScope(ctx: OidcContext, client: ClientMeta): string {
+  const requested = requestedScope(ctx);
+  if (client.portcullis_kind === 'machine') return requested;
+  const entities = ctx.oidc?.entities ?? {};
+  const source = String(entities.AuthorizationCode?.scope ?? entities.RefreshToken?.scope ?? '');
+  return [...new Set([...SCOPES, ...requested.split(' '), ...source.split(' ')].filter(Boolean))].join(' ');
 }
 
 async function grantRequested(ctx: OidcContext) {

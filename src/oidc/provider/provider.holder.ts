@@ -12,9 +12,7 @@ import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entity.js';
 import { FeaturesService } from '../../users/features.service.js';
-import { LoginNamesService } from '../../users/login-names.service.js';
 import { MembershipsService } from '../../users/memberships.service.js';
-import { UserEntity } from '../../users/entities/user.entity.js';
 import { AccountFinder } from '../account/account.finder.js';
 import { KNOWN_ACCOUNTS_COOKIE } from '../login/known-accounts.js';
 import { purgeExpiredPayloads } from '../adapter/typeorm.adapter.js';
@@ -48,7 +46,6 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     private readonly hasher: SecretHasher,
     private readonly keys: SigningKeysService,
     private readonly accounts: AccountFinder,
-    private readonly loginNames: LoginNamesService,
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly features: FeaturesService,
@@ -144,9 +141,8 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     }
     const facts: IntrospectionFacts | undefined = ctx[INTROSPECTION_FACTS];
     if (facts && ctx.body?.active === true) {
-      const user = await this.dataSource.getRepository(UserEntity).findOne({ where: { id: facts.userId }, select: { userName: true, orgId: true } });
       ctx.body.aud = facts.audience;
-      if (user) ctx.body.username = await this.loginNames.loginNameOf(user);
+      ctx.body.username = facts.username;
       ctx.body.token_type = 'Bearer';
     }
   }

@@ -1,6 +1,5 @@
-import { In } from 'typeorm';
 import type { DataSource } from 'typeorm';
-import { ApplicationEntity } from '../../users/entities/application.entity.js';
+import { placeholders } from '../adapter/sql.js';
 
 /** Resource indicator (RFC 8707) and audience value of the Portcullis admin, management and SCIM APIs. */
 export const API_AUDIENCE = 'urn:portcullis:api';
@@ -24,21 +23,70 @@ export function isAudienceScope(scope: string): boolean {
  * (no project) always get the API.
  */
 export async function audienceOf(dataSource: DataSource, clientId: string, scope: string | undefined): Promise<string[]> {
+  const [sql, parameters] = audienceQuery(clientId, scope);
+  return audienceFrom(await dataSource.query(sql, parameters), scope);
+}
+
+interface AudienceRow {
+  client_id: string;
+  project_id: string;
+  own: unknown;
+}
+
+/**
+ * One statement: every application of the client's project (the client's own row names that project)
+ * and of the requested projects.
+ */
+function audienceQuery(clientId: string, scope: string | undefined): [string, unknown[]] {
+  const requested = requestedProjects(scope);
+  return [
+    `SELECT m.client_id, m.project_id, CASE WHEN m.client_id = ? THEN 1 ELSE 0 END AS own FROM applications m
+      WHERE m.project_id IN (SELECT a.project_id FROM applications a WHERE a.client_id = ?)${requested.length > 0 ? ` OR m.project_id IN (${placeholders(requested.length)})` : ''}`,
+    [clientId, clientId, ...requested],
+  ];
+}
+
+function audienceFrom(rows: AudienceRow[], scope: string | undefined): string[] {
+  const own = rows.find((r) => Number(r.own) === 1);
   const audience = new Set<string>();
-  const apps = dataSource.getRepository(ApplicationEntity);
-  const app = await apps.findOne({ where: { clientId }, select: { projectId: true } });
-  const projects = [...(app ? [app.projectId] : []), ...requestedProjects(scope)];
-  if (!app) audience.add(API_AUDIENCE);
+  const projects = [...(own ? [own.project_id] : []), ...requestedProjects(scope)];
+  if (!own) audience.add(API_AUDIENCE);
   if ((scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE)) audience.add(API_AUDIENCE);
-  if (projects.length > 0) {
-    for (const p of projects) audience.add(p);
-    const members = await apps.find({ where: { projectId: In(projects) }, select: { clientId: true } });
-    for (const m of members) audience.add(m.clientId);
-  }
+  for (const p of projects) audience.add(p);
+  for (const r of rows) audience.add(r.client_id);
   return [...audience];
 }
 
+/** The token user's state and login name parts, read on use (never cached). */
+export interface TokenUser {
+  state: string;
+  userName: string;
+  primaryDomain: string | null;
+}
+
+type Token = { clientId: string; scope?: string; aud?: string | string[] };
+
+/**
+ * For introspection: the token's audience (as tokenAudience) and its user's state and login name in
+ * one statement (the audience rows and the user row as a UNION ALL).
+ */
+export async function tokenAudienceAndUser(dataSource: DataSource, token: Token, userId: string): Promise<{ audience: string[]; user: TokenUser | undefined }> {
+  const [audienceSql, parameters] = audienceQuery(token.clientId, token.scope);
+  const rows: (AudienceRow & { k: string })[] = await dataSource.query(
+    `SELECT 'a' AS k, x.client_id, x.project_id, x.own FROM (${audienceSql}) x
+     UNION ALL
+     SELECT 'u' AS k, u.state, u.user_name, o.primary_domain FROM users u LEFT JOIN organizations o ON o.id = u.org_id WHERE u.id = ?`,
+    [...parameters, userId],
+  );
+  const userRow = rows.find((r) => r.k === 'u');
+  const audience = audienceFrom(rows.filter((r) => r.k === 'a'), token.scope);
+  return {
+    audience: [...new Set([...[token.aud ?? []].flat(), ...audience])],
+    user: userRow ? { state: userRow.client_id, userName: userRow.project_id, primaryDomain: userRow.own == null ? null : String(userRow.own) } : undefined,
+  };
+}
+
 /** The audience of an issued token: what oidc-provider recorded (its resource) plus DESIGN §5's. */
-export async function tokenAudience(dataSource: DataSource, token: { clientId: string; scope?: string; aud?: string | string[] }): Promise<string[]> {
+export async function tokenAudience(dataSource: DataSource, token: Token): Promise<string[]> {
   return [...new Set([...[token.aud ?? []].flat(), ...(await audienceOf(dataSource, token.clientId, token.scope))])];
 }

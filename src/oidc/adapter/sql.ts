@@ -1,0 +1,33 @@
+import type { DataSource } from 'typeorm';
+
+/**
+ * Plain parameterised SQL for the hot paths of the provider (token endpoint, introspection, userinfo):
+ * one statement each through `dataSource.query`, which the drivers prepare and cache, instead of the
+ * repository and query builder, whose per-statement overhead exceeds SQLite's own work for one-row
+ * look-ups. Values are always bound, never spliced into the text.
+ */
+export type Dialect = 'sqlite' | 'mysql';
+
+export function dialectOf(dataSource: DataSource): Dialect {
+  return dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
+}
+
+/** `?, ?, ?` for a list of bound values. */
+export function placeholders(count: number): string {
+  return new Array(count).fill('?').join(', ');
+}
+
+/** Epoch milliseconds (BIGINT columns, see common/database/columns.ts) as a number; mysql2 may hand back strings. */
+export function millis(value: unknown): number | null {
+  return value == null ? null : Number(value);
+}
+
+/** BOOLEAN columns: 0/1 on both databases (mysql2 TINYINT, better-sqlite3 INTEGER). */
+export function flag(value: unknown): boolean {
+  return value === true || value === 1 || value === '1';
+}
+
+/** JSON held in a TEXT column. */
+export function json<T>(value: unknown, fallback: T): T {
+  return typeof value === 'string' ? (JSON.parse(value) as T) : value == null ? fallback : (value as T);
+}
