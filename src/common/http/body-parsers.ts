@@ -1,17 +1,37 @@
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import type { ApiErrorBody } from '../errors/api-exception.filter.js';
 
 /** Media types parsed as JSON: SCIM clients send `application/scim+json` (RFC 7644 §3.1). */
 const JSON_TYPES = ['application/json', 'application/scim+json', 'application/*+json'];
 
+/** A body body-parser refused, before any route ran (so no Nest exception filter sees it). */
+export interface BodyProblem {
+  status: 400 | 413 | 415;
+  kind: 'malformed' | 'tooLarge' | 'unsupportedEncoding';
+  message: string;
+}
+
+/** How a surface answers a refused body in its own error shape. */
+export type BodyProblemAnswer = (res: Response, problem: BodyProblem) => void;
+
 /**
- * JSON body parsing with a size limit, and the errors body-parser raises turned into the API's error
- * shape: malformed JSON → 400, over the limit → 413 naming the limit. They happen before any route
- * runs, so the Nest exception filters never see them.
+ * JSON body parsing with a size limit: malformed JSON → 400, over the limit → 413 naming the limit,
+ * an unsupported encoding → 415, each answered by `answer` in the surface's error shape.
  */
+export function jsonBody(limitBytes: number, answer: BodyProblemAnswer) {
+  return [
+    express.json({ limit: limitBytes, type: JSON_TYPES, strict: true }),
+    (error: Error & { type?: string }, _req: Request, res: Response, next: NextFunction) => {
+      const problem = classifyBodyError(error, limitBytes);
+      if (!problem) return next(error);
+      answer(res, problem);
+    },
+  ];
+}
+
+/** The admin and management APIs' parser: `{code, message, details}` errors, and `{}` for a missing body. */
 export function jsonBodyParser(limitBytes: number) {
-  const parse = express.json({ limit: limitBytes, type: JSON_TYPES, strict: true });
+  const [parse, onError] = jsonBody(limitBytes, (res, problem) => res.status(problem.status).json({ code: problem.status, message: problem.message, details: [] }));
   return [
     parse,
     (req: Request, _res: Response, next: NextFunction) => {
@@ -19,23 +39,19 @@ export function jsonBodyParser(limitBytes: number) {
       if (req.body === undefined && ['POST', 'PUT', 'PATCH'].includes(req.method)) req.body = {};
       next();
     },
-    (error: Error & { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction) => {
-      const body = bodyParserError(error, limitBytes);
-      if (!body) return next(error);
-      res.status(body.code).json(body);
-    },
+    onError,
   ];
 }
 
-export function bodyParserError(error: Error & { type?: string }, limitBytes: number): ApiErrorBody | null {
+function classifyBodyError(error: Error & { type?: string }, limitBytes: number): BodyProblem | null {
   switch (error.type) {
     case 'entity.parse.failed':
-      return { code: 400, message: `malformed JSON: ${error.message}`, details: [] };
+      return { status: 400, kind: 'malformed', message: `malformed JSON: ${error.message}` };
     case 'entity.too.large':
-      return { code: 413, message: `request body exceeds the limit of ${limitBytes} bytes`, details: [] };
+      return { status: 413, kind: 'tooLarge', message: `request body exceeds the limit of ${limitBytes} bytes` };
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return { code: 415, message: error.message, details: [] };
+      return { status: 415, kind: 'unsupportedEncoding', message: error.message };
     default:
       return null;
   }

@@ -1,5 +1,5 @@
-import express from 'express';
-import type { NextFunction, Request, Response } from 'express';
+import { jsonBody } from '../../common/http/body-parsers.js';
+import type { BodyProblem } from '../../common/http/body-parsers.js';
 import { scimErrorBody } from '../errors/scim-error.js';
 import { MAX_BULK_PAYLOAD_BYTES, SCIM_MEDIA_TYPE } from '../scim.constants.js';
 
@@ -10,34 +10,18 @@ import { MAX_BULK_PAYLOAD_BYTES, SCIM_MEDIA_TYPE } from '../scim.constants.js';
  * are answered here, as SCIM envelopes (400 invalidSyntax, 413).
  */
 export function scimBodyParser() {
-  const parse = express.json({
-    limit: MAX_BULK_PAYLOAD_BYTES,
-    type: ['application/json', 'application/scim+json', 'application/*+json'],
-    strict: true,
+  return jsonBody(MAX_BULK_PAYLOAD_BYTES, (res, problem) => {
+    res.status(problem.status).type(SCIM_MEDIA_TYPE).send(JSON.stringify(scimBody(problem)));
   });
-  return [
-    parse,
-    (error: Error & { type?: string }, _req: Request, res: Response, next: NextFunction) => {
-      const answer = parserError(error);
-      if (!answer) return next(error);
-      res.status(answer.status).type(SCIM_MEDIA_TYPE).send(JSON.stringify(answer.body));
-    },
-  ];
 }
 
-function parserError(error: Error & { type?: string }): { status: number; body: object } | null {
-  switch (error.type) {
-    case 'entity.parse.failed':
-      return { status: 400, body: scimErrorBody(400, `malformed JSON: ${error.message}`, 'invalidSyntax', 'invalidSyntax') };
-    case 'entity.too.large':
-      return {
-        status: 413,
-        body: scimErrorBody(413, `request body exceeds the limit of ${MAX_BULK_PAYLOAD_BYTES} bytes`, undefined, 'payloadTooLarge'),
-      };
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return { status: 415, body: scimErrorBody(415, error.message, undefined, 'unsupportedMediaType') };
-    default:
-      return null;
+function scimBody(problem: BodyProblem): Record<string, unknown> {
+  switch (problem.kind) {
+    case 'malformed':
+      return scimErrorBody(400, problem.message, 'invalidSyntax', 'invalidSyntax');
+    case 'tooLarge':
+      return scimErrorBody(413, problem.message, undefined, 'payloadTooLarge');
+    case 'unsupportedEncoding':
+      return scimErrorBody(415, problem.message, undefined, 'unsupportedMediaType');
   }
 }
