@@ -26,6 +26,16 @@ describe('faults: SQLite file locked', () => {
       assert.equal(res.status, 503, res.text);
       assert.equal(res.headers.get('retry-after'), '5');
       assert.deepEqual(res.body, { code: 503, message: 'the database is unavailable; retry shortly', details: [] });
+      // The SCIM surface answers the same outage in its own envelope, with the same header.
+      const orgId = (await svc.api('GET', '/admin/v1/orgs', { token: svc.adminToken })).body.orgs[0].id;
+      const scim = await svc.api('POST', `/scim/v2/${orgId}/Users`, {
+        token: svc.adminToken,
+        headers: { 'content-type': 'application/scim+json' },
+        body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: 'during-lock', name: { givenName: 'D', familyName: 'L' } },
+      });
+      assert.equal(scim.status, 503, scim.text);
+      assert.equal(scim.headers.get('retry-after'), '5');
+      assert.equal(scim.body.status, '503');
       // Readers are not blocked in WAL mode.
       assert.equal((await svc.api('GET', '/admin/v1/orgs', { token: svc.adminToken })).status, 200);
     } finally {

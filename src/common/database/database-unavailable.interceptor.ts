@@ -20,6 +20,3 @@ export class DatabaseUnavailableInterceptor implements NestInterceptor {
 export function databaseUnavailable(): DomainError {
   return new DomainError(ErrorCode.Unavailable, 'the database is unavailable; retry shortly');
 }
-
-/** Seconds a client should wait before retrying a 503 (RFC 9110 §10.2.3). */
-export const RETRY_AFTER_SECONDS = 5;

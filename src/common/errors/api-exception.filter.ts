@@ -1,7 +1,7 @@
 import { Catch, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { RETRY_AFTER_SECONDS } from '../database/database-unavailable.interceptor.js';
+import { setErrorHeaders } from '../http/error-headers.js';
 import { DomainError, ErrorCode, assertNever } from './domain-error.js';
 import type { ErrorDetail } from './domain-error.js';
 
@@ -48,8 +48,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const response = host.switchToHttp().getResponse<Response>();
     const request = host.switchToHttp().getRequest<Request & { id?: string }>();
     const body = this.toBody(error, request);
-    if (body.code === HttpStatus.UNAUTHORIZED) response.setHeader('WWW-Authenticate', 'Bearer');
-    if (body.code === HttpStatus.SERVICE_UNAVAILABLE) response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+    setErrorHeaders(response, body.code);
     response.status(body.code).json(body);
   }
 

@@ -5,6 +5,7 @@ import { DomainError, ErrorCode, assertNever } from '../../common/errors/domain-
 import { ScimFilterError } from '../filter/index.js';
 import { ScimPatchError } from '../patch/index.js';
 import { SCIM_MEDIA_TYPE } from '../scim.constants.js';
+import { setErrorHeaders } from '../../common/http/error-headers.js';
 import { ScimError, scimErrorBody, statusWord } from './scim-error.js';
 
 /** Any error as a ScimError: the one place where domain codes meet SCIM statuses (RFC 7644 §3.12). */
@@ -61,8 +62,7 @@ export class ScimExceptionFilter implements ExceptionFilter {
     const body = scim
       ? scimErrorBody(scim.status, scim.message, scim.scimType, scim.id)
       : scimErrorBody(500, `internal error; request id ${String(request.id ?? 'unknown')}`, undefined, 'internal');
-    // RFC 6750 §3: a 401 names the scheme.
-    if (status === 401) response.setHeader('WWW-Authenticate', 'Bearer');
+    setErrorHeaders(response, status);
     response.status(status).type(SCIM_MEDIA_TYPE).send(JSON.stringify(body));
   }
 }
