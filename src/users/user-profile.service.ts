@@ -55,7 +55,7 @@ export class UserProfileService {
   async completeNew(manager: EntityManager, user: UserEntity, profile: HumanProfile): Promise<UserEntity> {
     const changes = columnsOf(profile);
     await manager.update(UserEntity, { id: user.id }, changes);
-    await this.writeContacts(manager, user, profile);
+    await this.replaceContacts(manager, user, profile);
     return Object.assign(user, changes);
   }
 
@@ -71,8 +71,7 @@ export class UserProfileService {
 
     const changes = { ...next, ...(emailChanged ? { emailVerified: false } : {}), ...(phoneChanged ? { phoneVerified: false } : {}), ...bump(user) };
     await manager.update(UserEntity, { id: user.id }, changes);
-    await manager.delete(UserContactEntity, { userId: user.id });
-    await this.writeContacts(manager, user, profile);
+    await this.replaceContacts(manager, user, profile);
     const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId } as const;
     if (profileChanged) {
       const payload: JsonObject = { ...profileChanges };
@@ -84,7 +83,9 @@ export class UserProfileService {
     return { user: Object.assign(user, changes), changed: true };
   }
 
-  private async writeContacts(manager: EntityManager, user: UserEntity, profile: HumanProfile): Promise<void> {
+  /** All e-mails and phones with their types replace the primary ones insertHuman indexed. */
+  private async replaceContacts(manager: EntityManager, user: UserEntity, profile: HumanProfile): Promise<void> {
+    await manager.delete(UserContactEntity, { userId: user.id });
     const rows = [...contactRows(user, 'email', profile.emails), ...contactRows(user, 'phone', profile.phones)];
     if (rows.length > 0) await manager.insert(UserContactEntity, rows);
   }

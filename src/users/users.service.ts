@@ -9,6 +9,7 @@ import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
+import { UserContactEntity } from './entities/user-contact.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import type { AccessTokenType } from './entities/user.entity.js';
 import { normalizePhone } from './phone.js';
@@ -135,6 +136,10 @@ export class UsersService {
       changedAt: now,
     });
     await manager.insert(UserEntity, user);
+    // Index the primary e-mail and phone for SCIM filters (`emails.value`, `phoneNumbers.value`), for
+    // users from every path, not only SCIM's (the import writer does the same in bulk).
+    const contacts = primaryContactRows(user);
+    if (contacts.length > 0) await manager.insert(UserContactEntity, contacts);
     await this.events.push(manager, {
       type: 'user.human.added',
       aggregateType: 'user',
@@ -202,4 +207,17 @@ function blankUser(): Partial<UserEntity> {
     scimAttributes: null,
     version: 1,
   };
+}
+
+function primaryContactRows(user: UserEntity): UserContactEntity[] {
+  const row = (kind: UserContactEntity['kind'], value: string) => ({
+    userId: user.id,
+    orgId: user.orgId,
+    kind,
+    position: 0,
+    valueLower: value.toLowerCase().slice(0, 320),
+    typeLower: null,
+    isPrimary: true,
+  });
+  return [...(user.email ? [row('email', user.email)] : []), ...(user.phone ? [row('phone', user.phone)] : [])];
 }
