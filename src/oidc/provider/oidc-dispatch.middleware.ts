@@ -4,6 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { LoginUiRouter } from '../login/login-ui.router.js';
 import { nameJwtProfileClient, rewriteStructuredToken } from '../tokens/structured-token.rewrite.js';
 import { OIDC_ROUTES, isLoginUiPath, isProviderPath } from './oidc.routes.js';
+import { redirectPostToGet } from './post-to-get.js';
 import { ProviderHolder } from './provider.holder.js';
 
 /**
@@ -40,7 +41,9 @@ export class OidcDispatch {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
       void error;
     };
-    if (req.method === 'POST' && (path === OIDC_ROUTES.introspection || path === OIDC_ROUTES.revocation)) {
+    if (req.method === 'POST' && (path === OIDC_ROUTES.authorization || path === OIDC_ROUTES.end_session)) {
+      redirectPostToGet(req, res, path);
+    } else if (req.method === 'POST' && (path === OIDC_ROUTES.introspection || path === OIDC_ROUTES.revocation)) {
       rewriteStructuredToken(req).then(() => this.holder.handle(req, res), fail);
     } else if (req.method === 'POST' && path === OIDC_ROUTES.token && req.headers.authorization === undefined) {
       nameJwtProfileClient(req).then(() => this.holder.handle(req, res), fail);

@@ -1,0 +1,44 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Authorization and end-session requests are small; anything larger is not a browser form. */
+const MAX_FORM_BYTES = 64 * 1024;
+
+/**
+ * OIDC Core §3.1.2.1 and RP-Initiated Logout §2 require POST at the authorization and end-session
+ * endpoints. oidc-provider serves POST there only with `SameSite=None` cookies, because a cross-site
+ * POST does not carry `SameSite=Lax` ones and the user's session would be invisible. DESIGN §5 fixes
+ * Lax, so a form POST is answered with a 303 to the same endpoint carrying the parameters as a query:
+ * the browser follows it as a top-level GET navigation, which does carry Lax cookies, and the
+ * provider handles it exactly like a GET request.
+ */
+export function redirectPostToGet(req: IncomingMessage, res: ServerResponse, path: string): void {
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    req.resume();
+    return void sendError(res, 415, 'the request body must be application/x-www-form-urlencoded');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  req.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) {
+      sendError(res, 413, 'the request body is too large');
+      req.destroy();
+    } else chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (res.headersSent) return;
+    const params = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+    // Duplicates of a query parameter stay duplicates: the provider refuses them with invalid_request.
+    for (const [name, value] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) params.append(name, value);
+    res.writeHead(303, { location: `${path}?${params.toString()}`, 'cache-control': 'no-store' }).end();
+  });
+  req.on('error', () => {
+    if (!res.headersSent) sendError(res, 400, 'the request body could not be read');
+  });
+}
+
+function sendError(res: ServerResponse, status: number, description: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ error: 'invalid_request', error_description: description }));
+}
