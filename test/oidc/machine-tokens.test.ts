@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
+import { CLIENT_CACHE_MS } from '../../src/oidc/adapter/client.store.js';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
 import { searchEvents } from '../support/fixtures.js';
 import { startService } from '../support/service.js';
@@ -133,12 +134,21 @@ describe('machine users: client credentials, introspection, revocation, API acce
     assert.equal((await svc.api('POST', '/admin/v1/keys/rotate', { body: {} })).status, 401);
   });
 
-  it('kills the tokens of a deactivated machine user', async () => {
+  it('kills the tokens of a deactivated machine user and, within the client cache time, issues it no more', async () => {
     const { tokens, machine } = await machineToken('opaque', projectScope(project.projectId));
     // The management API has no deactivation route; SCIM and the domain service are the ways in.
-    await svc.app.get(UserLifecycleService).deactivate(null, project.orgId, machine.userId);
+    const lifecycle = svc.app.get(UserLifecycleService);
+    await lifecycle.deactivate(null, project.orgId, machine.userId);
     const introspected = await postForm(svc, '/oauth/v2/introspect', { token: tokens.access_token }, { id: api.clientId, secret: api.clientSecret! });
     assert.deepEqual(introspected.body, { active: false });
+
+    const grant = () => postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials' }, { id: machine.clientId, secret: machine.clientSecret });
+    const refused = await poll(grant, (res) => res.status !== 200, CLIENT_CACHE_MS + 3_000);
+    assert.equal(refused.status, 401);
+    assert.equal((refused.body as { error: string }).error, 'invalid_client');
+
+    await lifecycle.reactivate(null, project.orgId, machine.userId);
+    assert.equal((await grant()).status, 200, 'a reactivated machine user is issued tokens again at once');
   });
 
   it('answers userinfo without a valid token with 401', async () => {
@@ -146,3 +156,13 @@ describe('machine users: client credentials, introspection, revocation, API acce
     assert.equal(res.status, 401);
   });
 });
+
+/** Repeats a request until its answer satisfies `done`, or fails after `ms`. */
+async function poll<T>(request: () => Promise<T>, done: (answer: T) => boolean, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const answer = await request();
+    if (done(answer) || Date.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

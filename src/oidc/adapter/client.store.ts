@@ -48,7 +48,11 @@ interface Registration {
   keys: KeyRow[];
 }
 
-/** Applications first: an application's client id wins over a machine user's id (both are unique ids). */
+/**
+ * Applications first: an application's client id wins over a machine user's id (both are unique ids).
+ * A deactivated or locked machine user is no client: it gets no new tokens (its existing ones are
+ * refused on use, where the state is read uncached).
+ */
 const CLIENT_SQL = `
   SELECT 'app' AS src, a.id, a.org_id, a.project_id, a.name, a.kind, a.client_id, a.client_secret_hash AS secret, a.auth_method,
          a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
@@ -57,7 +61,7 @@ const CLIENT_SQL = `
   UNION ALL
   SELECT 'machine' AS src, u.id, u.org_id, NULL, u.user_name, NULL, u.id, s.secret_hash, NULL,
          NULL, NULL, NULL, NULL, u.access_token_type, 0, 0
-    FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine'`;
+    FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine' AND u.state = 'active'`;
 
 /**
  * Read-only view of clients for oidc-provider: OIDC and API applications by client id, and machine
