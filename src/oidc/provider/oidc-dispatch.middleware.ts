@@ -20,23 +20,26 @@ export class OidcDispatch {
     private readonly loginUi: LoginUiRouter,
   ) {}
 
-  /** Puts the provider in front of the server's other request listeners (Express). */
-  attach(app: { getHttpServer(): Server; use(handler: (req: Request, res: Response, next: NextFunction) => void): unknown }): void {
+  /**
+   * Puts the provider in front of the server's other request listeners (Express). `accessLog` is the
+   * request logging middleware Express uses too, so OIDC requests get the same access-log line and
+   * X-Request-Id.
+   */
+  attach(app: { getHttpServer(): Server; use(handler: RequestHandler): unknown }, accessLog: RequestHandler): void {
     const server = app.getHttpServer();
     const others = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (this.dispatch(req, res)) return;
+      if (isProviderPath(pathOf(req))) return void accessLog(req as Request, res as Response, () => this.dispatch(req, res));
       for (const listener of others) listener.call(server, req, res);
     });
     const ui = this.loginUi.router();
     app.use((req, res, next) => (isLoginUiPath(pathOf(req)) ? void ui(req, res, next) : next()));
   }
 
-  /** Handles the request if it is an OIDC one; false leaves it to Express. */
-  private dispatch(req: IncomingMessage, res: ServerResponse): boolean {
+  /** Hands an OIDC request to the provider, after the rewrites some endpoints need. */
+  private dispatch(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req);
-    if (!isProviderPath(path)) return false;
     const fail = (error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
       void error;
@@ -50,9 +53,10 @@ export class OidcDispatch {
     } else {
       this.holder.handle(req, res);
     }
-    return true;
   }
 }
+
+type RequestHandler = (req: Request, res: Response, next: NextFunction) => void;
 
 function pathOf(req: IncomingMessage): string {
   return (req.url ?? '/').split('?')[0];
