@@ -40,6 +40,8 @@ describe('the service process', () => {
       const created = await api('POST', '/admin/v1/orgs', { token: pat, body: { name: 'Persisted Org' } });
       assert.equal(created.status, 201);
 
+      // The request line is written when the response has finished, maybe after the client read it.
+      for (let i = 0; i < 50 && !svc.output().includes('"path":"/admin/v1/orgs"'); i++) await new Promise((r) => setTimeout(r, 100));
       const output = svc.output();
       assert.match(output, /"msg":"Portcullis listening on port/);
       assert.match(output, /"req":\{"id":"[^"]+","method":"GET","path":"\/admin\/v1\/orgs"\}/, 'request lines carry a request id');
