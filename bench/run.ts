@@ -103,7 +103,9 @@ async function write(run: RunResult, partial: boolean): Promise<void> {
     console.error(`no PNG chart (${(error as Error).message.split('\n')[0]}); the SVG is at ${chart}`);
   }
   const verdicts = evaluateTargets(run);
-  console.error(`targets met: ${verdicts.filter((v) => v.met).length} of ${verdicts.length}; missed: ${verdicts.filter((v) => !v.met).map((v) => `${v.subject.label} ${v.subject.server}: ${v.text}`).join('; ') || 'none'}`);
+  const missed = verdicts.filter((v) => !v.met);
+  console.error(`targets met: ${verdicts.length - missed.length} of ${verdicts.length}`);
+  for (const v of missed) console.error(`  missed: ${v.subject.label}${v.subject.size ? ` @${v.subject.size}` : ''} | ${v.subject.server}: ${v.text}`);
   if (partial) {
     writeFileSync(join(dir, 'report.md'), renderReport(run, chart));
     console.error(`results (BENCHMARKS.md unchanged): ${dir}`);
