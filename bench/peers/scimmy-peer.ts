@@ -1,7 +1,7 @@
 /**
  * The peer of the SCIM benchmark: scimmy + scimmy-routers on Express with an in-memory store, as
- * their documentation sets them up. Loads the users the benchmark seeded into Portcullis (a JSON file
- * given as argv[2]), listens on argv[3], prints "ready" once serving. Not part of the service.
+ * their documentation sets them up. Listens on argv[2] and serves the users the benchmark seeded into
+ * Portcullis (a JSON file given as argv[3]). Not part of the service.
  */
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -11,9 +11,9 @@ import SCIMMYRouters from 'scimmy-routers';
 
 type Stored = Record<string, any>;
 
-const users: Stored[] = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const users: Stored[] = JSON.parse(readFileSync(process.argv[3], 'utf8'));
 const byId = new Map(users.map((u) => [u.id, u]));
-const port = Number(process.argv[3]);
+const port = Number(process.argv[2]);
 
 SCIMMY.Resources.declare(SCIMMY.Resources.User)
   .egress((resource: any) => {
@@ -58,4 +58,4 @@ app.use(
     },
   }),
 );
-app.listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
+app.listen(port, '127.0.0.1');

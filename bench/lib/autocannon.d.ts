@@ -1,4 +1,4 @@
-/** The part of autocannon's API the SCIM benchmark uses (the package ships no types). */
+/** The part of autocannon's API the benchmark uses (the package ships no types). */
 declare module 'autocannon' {
   interface Histogram {
     average: number;
@@ -16,8 +16,9 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
-    headers?: Record<string, string>;
-    requests?: { setupRequest?: (request: Record<string, unknown>) => Record<string, unknown> }[];
+    requests?: Record<string, unknown>[];
+    /** An unmeasured run first, with these options. */
+    warmup?: { connections: number; duration: number };
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

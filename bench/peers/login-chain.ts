@@ -1,4 +1,4 @@
-import type { Target } from './oidc.bench.js';
+import type { OidcTarget as Target } from '../scenarios/oidc-setup.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 type Context = Record<string, any>;

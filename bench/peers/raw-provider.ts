@@ -4,7 +4,7 @@
  * minimal login interaction that checks a bcrypt hash at the same cost. Nothing persisted, no audit
  * events, no audience rule: the ceiling the library itself allows on this machine.
  *
- *   node dist/bench/oidc/raw-provider.js <port> <bcryptCost>
+ *   node dist/bench/peers/raw-provider.js <port> <bcryptCost>
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -79,4 +79,4 @@ createServer(async (req, res) => {
   } catch (error) {
     res.writeHead(400).end(String(error));
   }
-}).listen(port, '127.0.0.1', () => process.stdout.write('ready\n'));
+}).listen(port, '127.0.0.1');

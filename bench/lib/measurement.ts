@@ -1,0 +1,34 @@
+/** One figure of a run: a scenario against one server, as written to bench/results/<timestamp>.json. */
+export interface Measurement {
+  /** Scenario id, e.g. `oidc.client-credentials` (the targets refer to it). */
+  scenario: string;
+  /** Human-readable scenario name for the tables. */
+  label: string;
+  /** `portcullis` or `peer`. */
+  kind: 'portcullis' | 'peer' | 'reference';
+  /** e.g. `Portcullis WORKERS=1`, `raw oidc-provider`. */
+  server: string;
+  workers?: number;
+  /** Rows in the database the scenario reads (users or events), for the growth figures. */
+  size?: number;
+  unit: 'req/s' | 'logins/s' | 'users/s' | 'checks/s';
+  rate: number;
+  p50?: number;
+  p99?: number;
+  /** Non-2xx answers plus socket errors and timeouts. */
+  errors: number;
+  /** Largest resident memory of any one process of the server during the scenario (MB). */
+  peakMb?: number;
+  /** True for scenarios bound by password hashing, which the p99 target excludes. */
+  hashing?: boolean;
+}
+
+export interface RunResult {
+  startedAt: string;
+  finishedAt: string;
+  quick: boolean;
+  database: string;
+  seconds: number;
+  machine: { cpus: number; model: string; node: string; loadAverage: { start: number[]; end: number[] } };
+  measurements: Measurement[];
+}

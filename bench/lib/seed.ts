@@ -1,0 +1,104 @@
+/**
+ * Fixture set-up, not what is measured: writes users and events straight into the service's database
+ * with multi-row INSERTs inside transactions, through a connection of its own (SQLite file or MySQL URL).
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
+import type { Store } from './processes.js';
+
+const ROWS_PER_STATEMENT = 500;
+const ROWS_PER_TRANSACTION = 50_000;
+
+interface Sink {
+  insert(sql: string, params: unknown[]): Promise<void>;
+  exec(sql: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function open(store: Store): Promise<Sink> {
+  if (store.databaseUrl) {
+    const conn = await mysql.createConnection({ uri: store.databaseUrl });
+    return { insert: async (sql, params) => void (await conn.query(sql, params)), exec: async (sql) => void (await conn.query(sql)), close: () => conn.end() };
+  }
+  const db = new Database(join(store.dataDir, 'portcullis.sqlite'));
+  db.pragma('busy_timeout = 10000');
+  // Fixture set-up on a stopped service: no fsync per commit, and a page cache large enough for the indexes.
+  db.pragma('synchronous = OFF');
+  db.pragma('cache_size = -262144');
+  const statements = new Map<string, Database.Statement>();
+  return {
+    insert: async (sql, params) => {
+      let statement = statements.get(sql);
+      if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+      statement.run(...params);
+    },
+    exec: async (sql) => void db.exec(sql),
+    close: async () => void db.close(),
+  };
+}
+
+/** Inserts rows `from` ≤ i < `to` made by `row(i)` for each table, in batches, one transaction per batch. */
+async function insertRange(store: Store, from: number, to: number, tables: { table: string; columns: string[]; row(i: number): unknown[] }[]): Promise<void> {
+  const sink = await open(store);
+  try {
+    for (let begin = from; begin < to; begin += ROWS_PER_TRANSACTION) {
+      const end = Math.min(to, begin + ROWS_PER_TRANSACTION);
+      await sink.exec(store.databaseUrl ? 'START TRANSACTION' : 'BEGIN');
+      for (const { table, columns, row } of tables) {
+        for (let first = begin; first < end; first += ROWS_PER_STATEMENT) {
+          const count = Math.min(ROWS_PER_STATEMENT, end - first);
+          const values = `(${columns.map(() => '?').join(', ')})`;
+          const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(count).fill(values).join(', ')}`;
+          await sink.insert(sql, Array.from({ length: count }, (_, k) => row(first + k)).flat());
+        }
+      }
+      await sink.exec('COMMIT');
+    }
+    await sink.exec(store.databaseUrl ? `ANALYZE TABLE ${tables.map((t) => t.table).join(', ')}` : 'ANALYZE');
+  } finally {
+    await sink.close();
+  }
+}
+
+export const userName = (i: number) => `user${i}@bench.example.com`;
+export const userId = (i: number) => `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`;
+const CREATED = Date.UTC(2026, 0, 1);
+
+/** Human users `from` ≤ i < `to` of one organization, each with its primary e-mail contact. */
+export async function seedUsers(store: Store, orgId: string, from: number, to: number): Promise<void> {
+  await insertRange(store, from, to, [
+    {
+      table: 'users',
+      columns: ['id', 'org_id', 'type', 'user_name', 'user_name_lower', 'state', 'given_name', 'family_name', 'display_name', 'preferred_language', 'email', 'email_lower',
+        'email_verified', 'phone_verified', 'password_change_required', 'failed_password_checks', 'scim_attributes', 'version', 'created_at', 'changed_at'],
+      row: (i) => {
+        const [given, family, email] = [`Given${i % 997}`, `Family${i % 1009}`, userName(i)];
+        const attributes = JSON.stringify({ emails: [{ value: email, type: 'work', primary: true }] });
+        return [userId(i), orgId, 'human', email, email, 'active', given, family, `${given} ${family}`, 'en', email, email, 0, 0, 0, 0, attributes, 1, CREATED + i, CREATED + i];
+      },
+    },
+    {
+      table: 'user_contacts',
+      columns: ['user_id', 'kind', 'position', 'org_id', 'value_lower', 'type_lower', 'is_primary'],
+      row: (i) => [userId(i), 'email', 0, orgId, userName(i), 'work', 1],
+    },
+  ]);
+}
+
+/** Ten event types in turn: a filter on one of them selects a tenth of the seeded events. */
+export const EVENT_TYPES = ['user.human.added', 'user.human.profile.changed', 'user.human.email.changed', 'user.human.phone.changed', 'user.human.password.changed',
+  'user.human.password.check.succeeded', 'user.human.password.check.failed', 'user.deactivated', 'user.reactivated', 'user.locked'];
+/** Each aggregate gets ten consecutive events (one of each type). */
+export const aggregateId = (i: number) => `00000000-0000-7000-9000-${String(Math.floor(i / EVENT_TYPES.length)).padStart(12, '0')}`;
+
+/** Events `from` ≤ i < `to` of one organization. */
+export async function seedEvents(store: Store, orgId: string, from: number, to: number): Promise<void> {
+  await insertRange(store, from, to, [
+    {
+      table: 'events',
+      columns: ['id', 'type', 'aggregate_type', 'aggregate_id', 'resource_owner', 'editor_user_id', 'payload', 'created_at'],
+      row: (i) => [`00000000-0000-7000-a000-${String(i).padStart(12, '0')}`, EVENT_TYPES[i % EVENT_TYPES.length], 'user', aggregateId(i), orgId, null, JSON.stringify({ seq: i }), CREATED + i],
+    },
+  ]);
+}

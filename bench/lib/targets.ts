@@ -1,0 +1,67 @@
+/** The targets of issue 6, evaluated on the figures of one run (ratios within the same run). */
+import type { Measurement, RunResult } from './measurement.js';
+
+export interface Verdict {
+  /** The measurement the target is about. */
+  subject: Measurement;
+  text: string;
+  met: boolean;
+}
+
+const P99_LIMIT_MS = 100;
+const MEMORY_LIMIT_MB = 300;
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+/** Rounded down, so a ratio just under its target never reads as the target itself (0.597× → 0.59×). */
+export const ratio = (n: number) => (Math.floor(n * 100 + 1e-9) / 100).toFixed(2);
+
+/** A scenario's figure for a server at its headline size: where the peer ran, else the largest size measured. */
+export function headline(ms: Measurement[], scenario: string, server: (m: Measurement) => boolean): Measurement | undefined {
+  const candidates = ms.filter((m) => m.scenario === scenario && server(m));
+  const peerSize = ms.find((m) => m.scenario === scenario && m.kind === 'peer')?.size;
+  const atPeer = candidates.find((m) => m.size === peerSize);
+  return atPeer ?? candidates.sort((a, b) => (b.size ?? 0) - (a.size ?? 0))[0];
+}
+
+const ours = (workers: number) => (m: Measurement) => m.kind === 'portcullis' && m.workers === workers;
+const peer = (m: Measurement) => m.kind === 'peer';
+
+export function evaluateTargets(run: RunResult): Verdict[] {
+  const ms = run.measurements;
+  const verdicts: Verdict[] = [];
+  const againstPeer = (scenario: string, workers: number, min: number) => {
+    const [subject, base] = [headline(ms, scenario, ours(workers)), headline(ms, scenario, peer)];
+    if (subject && base) verdicts.push({ subject, text: `≥ ${fmt(min, 1)}× the raw library: ${ratio(subject.rate / base.rate)}×`, met: subject.rate >= min * base.rate });
+  };
+  const atLeast = (scenario: string, min: number) => {
+    const subject = headline(ms, scenario, ours(1));
+    if (subject) verdicts.push({ subject, text: `≥ ${min.toLocaleString('en')} ${subject.unit}`, met: subject.rate >= min });
+  };
+
+  for (const scenario of ['oidc.client-credentials', 'oidc.introspection-opaque']) {
+    againstPeer(scenario, 1, 0.6);
+    againstPeer(scenario, 2, 1.0);
+  }
+  const login = headline(ms, 'oidc.login', ours(1));
+  const bcrypt = ms.find((m) => m.scenario === 'oidc.bcrypt');
+  if (login && bcrypt) verdicts.push({ subject: login, text: `≥ 80 % of bcrypt alone: ${Math.round((100 * login.rate) / bcrypt.rate)} %`, met: login.rate >= 0.8 * bcrypt.rate });
+
+  atLeast('scim.lookup', 2000);
+  const lookup = headline(ms, 'scim.lookup', ours(1));
+  const lookupPeer = headline(ms, 'scim.lookup', peer);
+  if (lookup && lookupPeer) verdicts.push({ subject: lookup, text: 'faster than the peer', met: lookup.rate > lookupPeer.rate });
+  atLeast('scim.page', 300);
+  atLeast('scim.create', 500);
+  if (run.database === 'SQLite') atLeast('import', 10_000);
+  for (const scenario of ['events.by-type', 'events.by-aggregate']) {
+    const subject = headline(ms, scenario, ours(1));
+    if (subject?.p50 !== undefined) verdicts.push({ subject, text: `p50 ≤ 20 ms at ${subject.size?.toLocaleString('en')} events`, met: subject.p50 <= 20 });
+  }
+  for (const subject of ms.filter((m) => m.kind === 'portcullis')) {
+    if (subject.p99 !== undefined && !subject.hashing) verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
+    if (subject.peakMb !== undefined) verdicts.push({ subject, text: `≤ ${MEMORY_LIMIT_MB} MB per process`, met: subject.peakMb <= MEMORY_LIMIT_MB });
+  }
+  return verdicts;
+}
+
+/** The generic targets (p99, memory) are only worth a table cell when missed. */
+export const isGeneric = (v: Verdict) => v.text.startsWith('p99 ≤') || v.text.includes('MB per process');

@@ -1,0 +1,122 @@
+/**
+ * `npm run bench` (issue 6, DESIGN §6): every benchmark scenario in one run on this machine — Portcullis
+ * started as a process (SQLite, or `--mysql <server url>` for a fresh MySQL/MariaDB database dropped
+ * afterwards), its peers (raw oidc-provider, scimmy + Express) and the load generator (autocannon).
+ *
+ *   npm run bench                  full run: bench/results/<timestamp>.json, the tables and chart of BENCHMARKS.md
+ *   npm run bench -- --quick       small sizes, 1 s per scenario (CI): results in a temporary directory only
+ *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import] [--seconds 6]
+ *
+ * A partial run (--quick or --only) never rewrites BENCHMARKS.md.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import mysql from 'mysql2/promise';
+import { createTestDatabase } from '../test/support/database.js';
+import { chartSvg, pairs, renderPng } from './lib/chart.js';
+import type { Context, Options } from './lib/context.js';
+import { print } from './lib/load.js';
+import type { Measurement, RunResult } from './lib/measurement.js';
+import { ROOT } from './lib/processes.js';
+import { renderReport, replaceBetweenMarkers } from './lib/report.js';
+import { evaluateTargets } from './lib/targets.js';
+import { runData } from './scenarios/data.js';
+import { runImport } from './scenarios/import.js';
+import { runOidc } from './scenarios/oidc.js';
+
+const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport };
+
+function options(): Options {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, mysql: { type: 'string' }, only: { type: 'string' }, seconds: { type: 'string' } } });
+  const quick = values.quick ?? false;
+  const groups = values.only ? values.only.split(',') : Object.keys(GROUPS);
+  for (const g of groups) if (!GROUPS[g]) throw new Error(`--only: unknown group "${g}" (known: ${Object.keys(GROUPS).join(', ')})`);
+  const base = quick
+    ? { seconds: 1, growthSeconds: 1, warmup: 0, sizes: [1_000, 5_000], peerSize: 5_000, importSizes: [1_000, 5_000] }
+    : { seconds: 6, growthSeconds: 4, warmup: 1, sizes: [10_000, 100_000, 1_000_000], peerSize: 100_000, importSizes: [10_000, 100_000] };
+  const seconds = values.seconds ? Number(values.seconds) : base.seconds;
+  return { ...base, quick, groups, mysql: values.mysql, seconds, growthSeconds: Math.min(seconds, base.growthSeconds) };
+}
+
+async function databaseLabel(server?: string): Promise<string> {
+  if (!server) return 'SQLite';
+  const conn = await mysql.createConnection({ uri: server });
+  try {
+    const [rows] = await conn.query('SELECT VERSION() AS v');
+    const version = String((rows as { v: string }[])[0].v);
+    return `${version.includes('MariaDB') ? 'MariaDB' : 'MySQL'} ${version.split('-')[0]}`;
+  } finally {
+    await conn.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const opts = options();
+  const started = Date.now();
+  const measurements: Measurement[] = [];
+  const loadStart = loadavg();
+  if (opts.mysql) process.env.TEST_DATABASE_URL = opts.mysql;
+  const ctx: Context = {
+    options: opts,
+    newStore: async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-bench-'));
+      const database = await createTestDatabase();
+      return { dataDir, databaseUrl: database.url, drop: async () => (await database.drop(), rmSync(dataDir, { recursive: true, force: true })) };
+    },
+    record: (m) => {
+      measurements.push(m);
+      print(m);
+    },
+  };
+  for (const group of opts.groups) {
+    console.error(`== ${group} (${((Date.now() - started) / 1000).toFixed(0)} s elapsed)`);
+    await GROUPS[group](ctx);
+  }
+  const run: RunResult = {
+    startedAt: new Date(started).toISOString(),
+    finishedAt: new Date().toISOString(),
+    quick: opts.quick,
+    database: await databaseLabel(opts.mysql),
+    seconds: opts.seconds,
+    machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.versions.node, loadAverage: { start: loadStart, end: loadavg() } },
+    measurements,
+  };
+  await write(run, opts.quick || opts.groups.length < Object.keys(GROUPS).length);
+  console.error(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+/** Results JSON and chart; BENCHMARKS.md's tables only for a complete run. */
+async function write(run: RunResult, partial: boolean): Promise<void> {
+  const stamp = run.startedAt.replace(/[:.]/g, '-');
+  const dir = partial ? mkdtempSync(join(tmpdir(), 'portcullis-bench-results-')) : join(ROOT, 'bench/results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, `${stamp}.json`), `${JSON.stringify(run, null, 2)}\n`);
+  const svg = chartSvg(pairs(run.measurements), `Portcullis against its peers, ${run.database}, ${run.startedAt.slice(0, 16)} (log scale)`);
+  let chart = join(dir, 'chart.svg');
+  writeFileSync(chart, svg);
+  try {
+    writeFileSync(join(dir, 'chart.png'), await renderPng(svg));
+    chart = join(dir, 'chart.png');
+  } catch (error) {
+    console.error(`no PNG chart (${(error as Error).message.split('\n')[0]}); the SVG is at ${chart}`);
+  }
+  const verdicts = evaluateTargets(run);
+  const missed = verdicts.filter((v) => !v.met);
+  console.error(`targets met: ${verdicts.length - missed.length} of ${verdicts.length}`);
+  for (const v of missed) console.error(`  missed: ${v.subject.label}${v.subject.size ? ` @${v.subject.size}` : ''} | ${v.subject.server}: ${v.text}`);
+  if (partial) {
+    writeFileSync(join(dir, 'report.md'), renderReport(run, chart));
+    console.error(`results (BENCHMARKS.md unchanged): ${dir}`);
+    return;
+  }
+  const file = join(ROOT, 'BENCHMARKS.md');
+  writeFileSync(file, replaceBetweenMarkers(readFileSync(file, 'utf8'), renderReport(run, relative(ROOT, chart))));
+  console.error(`results: ${join(dir, `${stamp}.json`)}; BENCHMARKS.md updated`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,86 @@
+/**
+ * The scenarios that read seeded data, at each growth size (users and events both grow to it): SCIM
+ * lookup and event search at every size; at `peerSize` also the other SCIM scenarios, the SCIM peer, and
+ * the lookup with WORKERS=2. Seeding happens while the service is stopped, so every size is measured by
+ * fresh processes.
+ */
+import { adminToken, call } from '../lib/api.js';
+import type { Context } from '../lib/context.js';
+import { load } from '../lib/load.js';
+import type { Timing } from '../lib/load.js';
+import type { Measurement } from '../lib/measurement.js';
+import { freePort, startPeer, startService } from '../lib/processes.js';
+import type { Running } from '../lib/processes.js';
+import { seedEvents, seedUsers } from '../lib/seed.js';
+import { checkEvents, EVENT_SCENARIOS, eventRequests } from './events.js';
+import { checkLookup, LOOKUP, SCIM_SCENARIOS, scimCaller, scimRequests, writePeerUsers } from './scim.js';
+import type { ScimScenario, ScimServer } from './scim.js';
+
+export async function runData(ctx: Context): Promise<void> {
+  const { sizes, peerSize, seconds, growthSeconds, warmup } = ctx.options;
+  const store = await ctx.newStore();
+  try {
+    const port = await freePort();
+    const setup = await startService(store, 1, port);
+    const admin = adminToken(store.dataDir);
+    const org = await call(setup.url, admin, 'POST', '/admin/v1/orgs', { name: 'scim-bench' });
+    const scim: ScimServer = { url: setup.url, base: `/scim/v2/${org.id}`, token: await scimCaller(setup.url, admin, org.id) };
+    await setup.stop();
+
+    let seeded = 0;
+    for (const size of sizes) {
+      const started = Date.now();
+      await seedUsers(store, org.id, seeded, size);
+      await seedEvents(store, org.id, seeded, size);
+      console.error(`  seeded ${(size - seeded).toLocaleString('en')} users and events (now ${size.toLocaleString('en')} each) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      seeded = size;
+      const full = size === peerSize || size === sizes.at(-1);
+      const timing = { seconds: full ? seconds : growthSeconds, warmup };
+      const scimScenarios = size === peerSize ? SCIM_SCENARIOS : [LOOKUP];
+
+      const service = await startService(store, 1, port);
+      try {
+        await checkLookup(scim, size);
+        await checkEvents(scim.url, admin, size);
+        for (const s of scimScenarios) ctx.record(await measureScim(service, scim, s, size, timing, 'Portcullis WORKERS=1', 1));
+        for (const s of EVENT_SCENARIOS) {
+          const { socketErrors: _, ...figures } = await load(service.url, service.pid, timing, eventRequests(admin, s, size));
+          ctx.record({ scenario: s.id, label: s.label, kind: 'portcullis', server: 'Portcullis WORKERS=1', workers: 1, size, unit: 'req/s', ...figures });
+        }
+      } finally {
+        await service.stop();
+      }
+      if (size !== peerSize) continue;
+
+      const two = await startService(store, 2, port);
+      try {
+        ctx.record(await measureScim(two, scim, LOOKUP, size, timing, 'Portcullis WORKERS=2', 2));
+      } finally {
+        await two.stop();
+      }
+      const peerUsers = writePeerUsers(store, size);
+      for (const s of SCIM_SCENARIOS) {
+        // A fresh peer per scenario: requests it still works through after a timed run must not eat the
+        // CPU of the next measurement.
+        const peer = await startPeer('scimmy-peer.js', [peerUsers]);
+        try {
+          const server = { url: peer.url, base: '/scim/v2', token: 'bench' };
+          await checkLookup(server, size);
+          // No warm-up: scimmy answers a lookup in seconds at this size, and the warm-up's backlog would eat
+          // into the measurement.
+          ctx.record({ ...(await measureScim(peer, server, s, size, { ...timing, warmup: 0 }, 'scimmy peer')), kind: 'peer' });
+        } finally {
+          await peer.stop();
+        }
+      }
+    }
+  } finally {
+    await store.drop();
+  }
+}
+
+async function measureScim(process: Running, server: ScimServer, s: ScimScenario, size: number, timing: Timing, name: string, workers?: number): Promise<Measurement> {
+  const { socketErrors: _, ...figures } = await load(process.url, process.pid, timing, scimRequests({ ...server, url: process.url }, s, size));
+  const unit = 'req/s';
+  return { scenario: s.id, label: s.label, kind: 'portcullis', server: name, workers, size, unit, ...figures };
+}
