@@ -94,14 +94,8 @@ async function write(run: RunResult, partial: boolean): Promise<void> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${stamp}.json`), `${JSON.stringify(run, null, 2)}\n`);
   const svg = chartSvg(pairs(run.measurements), `Portcullis against its peers, ${run.database}, ${run.startedAt.slice(0, 16)} (log scale)`);
-  let chart = join(dir, 'chart.svg');
-  writeFileSync(chart, svg);
-  try {
-    writeFileSync(join(dir, 'chart.png'), await renderPng(svg));
-    chart = join(dir, 'chart.png');
-  } catch (error) {
-    console.error(`no PNG chart (${(error as Error).message.split('\n')[0]}); the SVG is at ${chart}`);
-  }
+  const chart = join(dir, 'chart.png');
+  writeFileSync(chart, renderPng(svg));
   const verdicts = evaluateTargets(run);
   const missed = verdicts.filter((v) => !v.met);
   console.error(`targets met: ${verdicts.length - missed.length} of ${verdicts.length}`);

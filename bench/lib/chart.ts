@@ -3,6 +3,7 @@
  * logarithmic axis (the figures span from a few requests to thousands per second). Built as an SVG
  * string, rendered to PNG with @resvg/resvg-js.
  */
+import { Resvg } from '@resvg/resvg-js';
 import type { Measurement } from './measurement.js';
 import { headline } from './targets.js';
 
@@ -57,7 +58,6 @@ export function chartSvg(data: Pair[], title: string): string {
 }
 
 /** PNG bytes of the SVG. */
-export async function renderPng(svg: string): Promise<Buffer> {
-  const { Resvg } = await import('@resvg/resvg-js');
+export function renderPng(svg: string): Buffer {
   return new Resvg(svg, { font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } }).render().asPng();
 }
