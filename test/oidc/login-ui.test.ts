@@ -315,6 +315,17 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
       } finally {
         await fresh.context.close();
       }
+      // The browser that still holds the deactivated user's session: no session any more, so prompt=none
+      // answers login_required and another user can sign in in it.
+      const silent = await authorize(rp, ui.page, authUrl({ prompt: 'none', state: 'd2' }));
+      assert.equal(callbackParams(silent).get('error'), 'login_required');
+      const other = await newUser();
+      const switched = await authorize(rp, ui.page, authUrl({ state: 'd3' }), async (page) => {
+        // The remembered accounts are offered first; "another account" leads to the login form.
+        await page.click('a[href$="form=login"]');
+        await submitLogin(page, other.loginName, PASSWORD);
+      });
+      assert.equal((await redeem(switched, 'd3')).claims()!.sub, other.userId);
     } finally {
       await ui.context.close();
     }

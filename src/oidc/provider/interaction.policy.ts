@@ -1,14 +1,24 @@
 import { interactionPolicy } from 'oidc-provider';
 
+interface PolicyContext {
+  oidc: { session: { accountId?: string }; account?: unknown };
+}
+
 /**
  * oidc-provider's default prompts (login, consent) plus `select_account` (OIDC Core §3.1.2.1) and
  * `create` (OpenID Connect Prompt Create 1.0), which the login UI answers. Consent is never asked:
  * every client is registered by an administrator of this instance (see loadExistingGrant).
  */
 export function buildInteractionPolicy(): unknown[] {
-  const { Prompt, base } = interactionPolicy;
+  const { Check, Prompt, base } = interactionPolicy;
   const policy = base();
   policy.add(new Prompt({ name: 'select_account', requestable: true }), 0);
   policy.add(new Prompt({ name: 'create', requestable: true }), 0);
+  // A session whose user was since deactivated, locked or removed has no account (findAccount refuses
+  // it): that is no session, so the login is asked again (login_required for prompt=none) instead of
+  // the consent checks failing on the missing grant.
+  const login = policy.get('login')!.checks;
+  const noSession = login.findIndex((check: { reason: string }) => check.reason === 'no_session');
+  login[noSession] = new Check('no_session', 'End-User authentication is required', 'login_required', (ctx: PolicyContext) => !ctx.oidc.session.accountId || !ctx.oidc.account);
   return policy;
 }
