@@ -8,8 +8,10 @@ import { Inject } from '@nestjs/common';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
+import { RETRY_AFTER_SECONDS } from '../../common/http/error-headers.js';
 import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entity.js';
 import { FeaturesService } from '../../users/features.service.js';
 import { MembershipsService } from '../../users/memberships.service.js';
@@ -27,6 +29,8 @@ import { createProvider, publicPart } from './provider.factory.js';
 const KEY_POLL_MS = 5_000;
 const PURGE_MS = 10 * 60_000;
 const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post']);
+/** Koa state flag: the request failed because the database could not be reached. */
+const DATABASE_UNAVAILABLE = Symbol('databaseUnavailable');
 
 /**
  * Owns this process's oidc-provider. The provider's key store is fixed at construction, so when the
@@ -112,7 +116,10 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       events: this.events,
     });
     provider.use((ctx: OidcContext, next: () => Promise<void>) => this.decorate(ctx, next));
-    provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error(`oidc server_error: ${error.stack ?? error.message}`));
+    provider.on('server_error', (ctx: OidcContext, error: Error) => {
+      if (isDatabaseUnavailable(error)) ctx.state[DATABASE_UNAVAILABLE] = true;
+      this.logger.error(`oidc server_error: ${error.stack ?? error.message}`);
+    });
     recordProviderEvents(provider, { dataSource: this.dataSource, uow: this.uow, events: this.events, logger: this.logger });
     this.current = { provider, handle: provider.callback(), fingerprint };
   }
@@ -131,6 +138,12 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       if (!prompts.has('none') && !prompts.has('consent')) ctx.query = { ...ctx.query, prompt: [...prompts, 'consent'].join(' ') };
     }
     await next();
+    // A database outage is temporary: 503 + Retry-After as on every other surface, not a 500.
+    if (ctx.state[DATABASE_UNAVAILABLE] && ctx.status === 500) {
+      ctx.status = 503;
+      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      if (!ctx.response.is('html')) ctx.body = { error: 'temporarily_unavailable', error_description: 'the database is unavailable; retry later' };
+    }
     // DESIGN §5: JWKS may be cached for five minutes; retired keys stay published far longer.
     if (ctx.path === OIDC_ROUTES.jwks && ctx.status === 200) ctx.set('Cache-Control', 'public, max-age=300');
     // Logging out also forgets the browser's remembered accounts (login UI account selection).
