@@ -36,6 +36,12 @@ describe('authorization code flow through the login UI (openid-client + Chromium
   });
 
   /** Runs the code flow in a fresh browser and returns the token response. */
+  /** The user.token.revoked events of a user caused through one client. */
+  async function revocationsOf(userId: string, clientId: string): Promise<{ payload: Record<string, string> }[]> {
+    const events = (await searchEvents(svc, { event_types: ['user.token.revoked'], aggregate_id: userId, asc: true })) as unknown as { payload: Record<string, string> }[];
+    return events.filter((e) => e.payload.clientId === clientId);
+  }
+
   async function codeFlow(config: oidc.Configuration, scope = 'openid profile email', pkce = true) {
     const ui = await newPage(browser);
     try {
@@ -139,6 +145,24 @@ describe('authorization code flow through the login UI (openid-client + Chromium
     await assert.rejects(oidc.refreshTokenGrant(config, first.refresh_token!), (e: { error?: string }) => e.error === 'invalid_grant');
     const info = await fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${first.access_token}` } });
     assert.equal(info.status, 401);
+    const revoked = await revocationsOf(tokens.claims()!.sub, app.clientId);
+    assert.deepEqual(revoked.map((e) => e.payload.reason), ['token'], 'the grant revocation is recorded once, with its cause');
+    assert.ok(revoked[0].payload.grantId);
+  });
+
+  it('revoking a refresh token revokes its grant and its access tokens; both removals are recorded', async () => {
+    const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, rp.url);
+    const config = await discover(svc, app.clientId, oidc.ClientSecretBasic(app.clientSecret!));
+    const { tokens } = await codeFlow(config, 'openid offline_access', false);
+    const res = await postForm(svc, '/oauth/v2/revoke', { token: tokens.refresh_token! }, { id: app.clientId, secret: app.clientSecret! });
+    assert.equal(res.status, 200, res.text);
+    const info = await fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    assert.equal(info.status, 401);
+    const revoked = await revocationsOf(tokens.claims()!.sub, app.clientId);
+    assert.deepEqual(revoked.map((e) => e.payload.tokenKind ?? 'grant').sort(), ['RefreshToken', 'grant']);
+    assert.ok(revoked.every((e) => e.payload.reason === 'revocation'));
+    const rows: { n: number | string }[] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM oidc_payloads WHERE grant_id = ?', [revoked.find((e) => e.payload.grantId)!.payload.grantId]);
+    assert.equal(Number(rows[0].n), 0, 'no row of the grant is left');
   });
 
   it('code reuse fails with invalid_grant and revokes the first access token (RFC 6749 §4.1.2)', async () => {

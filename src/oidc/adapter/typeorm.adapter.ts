@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
+import type { AuditedRemoval } from './audited-removal.js';
 import { dialectOf, millis } from './sql.js';
 
 /** Models whose tokens may be JWTs (RFC 9068), looked up by their verified `jti`. */
@@ -53,6 +54,7 @@ export class TypeOrmAdapter implements Adapter {
     private readonly dataSource: DataSource,
     private readonly hasher: SecretHasher,
     private readonly jwtIds?: JwtTokenIds,
+    private readonly audit?: AuditedRemoval,
   ) {
     const insert = 'INSERT INTO oidc_payloads (model, id_hash, payload, grant_id, uid, user_code, expires_at, consumed_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)';
     this.upsertSql =
@@ -137,7 +139,11 @@ export class TypeOrmAdapter implements Adapter {
   async destroy(id: string): Promise<void> {
     const key = await this.keyOf(id);
     forgetRows();
-    if (key) await this.dataSource.query('DELETE FROM oidc_payloads WHERE model = ? AND id_hash = ?', [this.model, key]);
+    if (!key) return;
+    const route: string | undefined = Provider.ctx?.oidc?.route;
+    const removal = this.audit?.removalFor(this.model, route);
+    if (removal) return this.audit!.remove(removal, this.model, key, id, route ?? '');
+    await this.dataSource.query('DELETE FROM oidc_payloads WHERE model = ? AND id_hash = ?', [this.model, key]);
   }
 
   /** Revokes every token and code of a grant (RFC 6749 §10.5 code reuse, refresh token reuse, logout). */

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
 import type { AccountFinder } from '../account/account.finder.js';
+import { AuditedRemoval } from '../adapter/audited-removal.js';
 import { ClientStore, CLIENT_EXTRA } from '../adapter/client.store.js';
 import { TypeOrmAdapter } from '../adapter/typeorm.adapter.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
@@ -46,7 +47,8 @@ export function createProvider(deps: ProviderDeps): Provider {
   const cookie = { httpOnly: true, sameSite: 'lax', secure, signed: true, path: '/' };
   const clients = new ClientStore(dataSource);
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
-  const adapterFor = (name: string) => (name === 'Client' ? clients : new TypeOrmAdapter(name, dataSource, hasher, jwtIds));
+  const audit = new AuditedRemoval(deps.uow, deps.events);
+  const adapterFor = (name: string) => (name === 'Client' ? clients : new TypeOrmAdapter(name, dataSource, hasher, jwtIds, audit));
   const configuration: Configuration = {
     adapter: adapterFor,
     findAccount: (_ctx: OidcContext, sub: string) => deps.accounts.find(sub),

@@ -21,7 +21,6 @@ import { purgeExpiredPayloads } from '../adapter/typeorm.adapter.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { INTROSPECTION_FACTS } from './introspection.policy.js';
 import type { IntrospectionFacts } from './introspection.policy.js';
-import { recordProviderEvents } from './oidc-events.js';
 import { OIDC_ROUTES } from './oidc.routes.js';
 import { createProvider, publicPart } from './provider.factory.js';
 
@@ -120,7 +119,6 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       if (isDatabaseUnavailable(error)) ctx.state[DATABASE_UNAVAILABLE] = true;
       this.logger.error(`oidc server_error: ${error.stack ?? error.message}`);
     });
-    recordProviderEvents(provider, { dataSource: this.dataSource, uow: this.uow, events: this.events, logger: this.logger });
     this.current = { provider, handle: provider.callback(), fingerprint };
   }
 
