@@ -20,6 +20,8 @@ describe('token exchange (RFC 8693) and impersonation', () => {
   let svc: TestService;
   let project: { orgId: string; projectId: string };
   let app: OidcApp;
+  /** Also registered for the refresh_token grant. */
+  let refreshing: OidcApp;
   let config: oidc.Configuration;
 
   before(async () => {
@@ -27,6 +29,7 @@ describe('token exchange (RFC 8693) and impersonation', () => {
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', EXCHANGE] });
     config = await discover(svc, app.clientId, oidc.ClientSecretBasic(app.clientSecret!));
+    refreshing = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', 'refresh_token', EXCHANGE] });
   });
   after(() => svc?.close());
 
@@ -65,6 +68,24 @@ describe('token exchange (RFC 8693) and impersonation', () => {
     assert.equal(payload.sub, machine.userId);
   });
 
+  it('issues a refresh token with offline_access to a client registered for refresh_token, and it refreshes', async () => {
+    const rc = await discover(svc, refreshing.clientId, oidc.ClientSecretBasic(refreshing.clientSecret!));
+    const { machine, token } = await machineAccessToken();
+    const tokens = await oidc.genericGrantRequest(rc, EXCHANGE, { subject_token: token, subject_token_type: T.access, scope: 'openid offline_access' });
+    assert.ok(tokens.refresh_token, 'offline_access gives a refresh token');
+    const refreshed = await oidc.refreshTokenGrant(rc, tokens.refresh_token!);
+    assert.ok(refreshed.refresh_token && refreshed.refresh_token !== tokens.refresh_token, 'rotated');
+    const introspected = await postForm(svc, '/oauth/v2/introspect', { token: refreshed.access_token }, { id: refreshing.clientId, secret: refreshing.clientSecret! });
+    assert.equal(introspected.body.active, true, introspected.text);
+    assert.equal(introspected.body.sub, machine.userId);
+
+    const without = await oidc.genericGrantRequest(rc, EXCHANGE, { subject_token: token, subject_token_type: T.access, scope: 'openid' });
+    assert.equal(without.refresh_token, undefined, 'none without offline_access');
+    const notRegistered = await exchange({ subject_token: token, subject_token_type: T.access, scope: 'openid offline_access' });
+    assert.equal(notRegistered.status, 200, notRegistered.text);
+    assert.equal(notRegistered.body.refresh_token, undefined, 'none for a client without the refresh_token grant');
+  });
+
   it('follows the type matrix: refresh tokens nowhere, user_id only with an actor, resource unsupported', async () => {
     const { token } = await machineAccessToken();
     const cases: Record<string, string>[] = [
@@ -97,6 +118,9 @@ describe('token exchange (RFC 8693) and impersonation', () => {
     const events = await searchEvents(svc, { event_types: ['user.impersonated'], aggregate_id: human.userId });
     assert.equal(events.length, 1);
     assert.equal(events[0].editor.userId, owner.machine.userId);
+    const offline = await postForm(svc, '/oauth/v2/token', { grant_type: EXCHANGE, ...params, scope: 'openid offline_access' }, { id: refreshing.clientId, secret: refreshing.clientSecret! });
+    assert.equal(offline.status, 200, offline.text);
+    assert.equal(offline.body.refresh_token, undefined, 'impersonation never outlives one access token');
 
     const nobody = await machineAccessToken();
     const refused = await exchange({ ...params, actor_token: nobody.token });

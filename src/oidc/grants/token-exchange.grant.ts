@@ -93,6 +93,7 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
     }
     ctx.oidc.entity('AccessToken', at);
     const accessToken = await at.save();
+    const refreshToken = await issueRefreshToken(provider, ctx, { accountId: subject.userId, grantId, scope, impersonated: actor !== undefined });
     let idToken: string | undefined;
     if (scope.split(' ').includes('openid')) {
       const token = new provider.IdToken({ ...(await account.claims('id_token', 'openid')) }, { ctx });
@@ -106,9 +107,23 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
       expires_in: at.expiration,
       scope,
       id_token: idToken,
+      refresh_token: refreshToken,
     };
   };
   provider.registerGrantType(TOKEN_EXCHANGE_GRANT, handler, ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope', 'audience', 'resource']);
+}
+
+/**
+ * Spec §B: a refresh token when `offline_access` is requested, for a client registered for the
+ * refresh_token grant. Not for impersonation: a refreshed token would no longer carry the `act` claim
+ * naming the actor, so impersonation stays bounded by one access token's lifetime.
+ */
+async function issueRefreshToken(provider: any, ctx: OidcContext, token: { accountId: string; grantId: string; scope: string; impersonated: boolean }): Promise<string | undefined> {
+  const client = ctx.oidc.client;
+  if (token.impersonated || !token.scope.split(' ').includes('offline_access') || !client.grantTypeAllowed('refresh_token')) return undefined;
+  const rt = new provider.RefreshToken({ accountId: token.accountId, client, grantId: token.grantId, gty: 'token_exchange', rotations: 0, scope: token.scope });
+  ctx.oidc.entity('RefreshToken', rt);
+  return rt.save();
 }
 
 /** The user a presented token stands for, by its declared type (spec §B matrix). */
