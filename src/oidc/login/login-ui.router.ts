@@ -1,7 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
 import { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { ApplicationEntity } from '../../users/entities/application.entity.js';
@@ -13,6 +15,7 @@ import { KNOWN_ACCOUNTS_COOKIE, KnownAccounts } from './known-accounts.js';
 import type { KnownAccount } from './known-accounts.js';
 import { errorPage, loginPage, registerPage, selectAccountPage } from './login.views.js';
 import type { FormContext } from './login.views.js';
+import { LoginRateLimiter } from './login-rate-limiter.js';
 import { chooseLocale, messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
 
@@ -32,8 +35,10 @@ interface Interaction {
 export class LoginUiRouter {
   private readonly logger = new Logger('login-ui');
   private readonly known: KnownAccounts;
+  private readonly rateLimiter: LoginRateLimiter;
 
   constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly holder: ProviderHolder,
     private readonly passwords: PasswordLoginService,
     private readonly users: UsersService,
@@ -42,6 +47,7 @@ export class LoginUiRouter {
     private readonly dataSource: DataSource,
   ) {
     this.known = new KnownAccounts(hasher);
+    this.rateLimiter = new LoginRateLimiter(dataSource, hasher, config.loginRateLimit);
   }
 
   router(): Router {
@@ -76,8 +82,17 @@ export class LoginUiRouter {
     const interaction = await this.details(req, res);
     this.assertCsrf(req, interaction);
     const loginName = String(req.body.loginName ?? '');
+    const ip = req.ip ?? req.socket.remoteAddress ?? '';
+    const retryAfter = await this.rateLimiter.retryAfter(ip, loginName);
+    if (retryAfter !== undefined) {
+      // RFC 6585 §4: 429 with Retry-After; the password is not checked at all.
+      const ctx = this.formContext(req, interaction, 'login');
+      res.status(429).set('Retry-After', String(retryAfter));
+      return this.render(res, loginPage(ctx, loginName, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)), this.registerLink(interaction)));
+    }
     const result = await this.passwords.check(loginName, String(req.body.password ?? ''));
     if (!result.ok) {
+      await this.rateLimiter.recordFailure(ip, loginName);
       const ctx = this.formContext(req, interaction, 'login');
       const message = result.reason === 'locked' ? ctx.t.locked : ctx.t.invalidCredentials;
       res.status(401);
