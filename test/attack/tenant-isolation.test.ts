@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createCaller, createOrg, unique } from '../support/fixtures.js';
-import { listTables } from '../support/secret-scan.js';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { createApiApp, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
+import { databaseState } from './support/db-state.js';
 import { declaredRoutes, fillPath } from './support/routes.js';
 import type { DeclaredRoute } from './support/routes.js';
 
@@ -85,14 +85,6 @@ describe('tenant isolation matrix', () => {
   });
   after(() => svc?.close());
 
-  /** Every row of every table: what "changes nothing" is compared against. */
-  async function databaseState(): Promise<string> {
-    const tables = (await listTables(svc.dataSource)).filter((t) => t !== 'migrations').sort();
-    const dump: Record<string, unknown> = {};
-    for (const t of tables) dump[t] = await svc.dataSource.query(`SELECT * FROM ${svc.dataSource.driver.escape(t)}`);
-    return JSON.stringify(dump);
-  }
-
   async function call(route: DeclaredRoute, ids: Record<string, string>, token: string) {
     const body = validBody(route);
     return svc.api(route.method, fillPath(route.path, ids), { token, ...(body === undefined ? {} : { body }) });
@@ -109,10 +101,10 @@ describe('tenant isolation matrix', () => {
   it("another organization's id in the path: 404 on every route, nothing changes", async () => {
     const leaks: string[] = [];
     for (const route of orgRoutes) {
-      const before = await databaseState();
+      const before = await databaseState(svc);
       const res = await call(route, victim, attacker.token);
       if (res.status !== 404) leaks.push(`${route.method} ${route.path} → ${res.status} ${res.text.slice(0, 200)}`);
-      if ((await databaseState()) !== before) leaks.push(`${route.method} ${route.path} changed the database`);
+      if ((await databaseState(svc)) !== before) leaks.push(`${route.method} ${route.path} changed the database`);
     }
     assert.deepEqual(leaks, []);
   });
@@ -125,10 +117,10 @@ describe('tenant isolation matrix', () => {
       const ids: Record<string, string> = { ...victim, orgId: attacker.orgId };
       // A project of the caller's own org with the victim's app id is the sharper test for apps/:appId.
       if (route.path.includes(':appId')) ids.projectId = ownIds.projectId;
-      const before = await databaseState();
+      const before = await databaseState(svc);
       const res = await call(route, ids, attacker.token);
       if (res.status !== 404) leaks.push(`${route.method} ${fillPath(route.path, ids)} → ${res.status} ${res.text.slice(0, 200)}`);
-      if ((await databaseState()) !== before) leaks.push(`${route.method} ${route.path} changed the database`);
+      if ((await databaseState(svc)) !== before) leaks.push(`${route.method} ${route.path} changed the database`);
     }
     assert.deepEqual(leaks, []);
   });
@@ -136,10 +128,10 @@ describe('tenant isolation matrix', () => {
   it('instance routes (orgs, members, features, events, import, keys) answer 403 to an organization owner, nothing changes', async () => {
     const leaks: string[] = [];
     for (const route of instanceRoutes) {
-      const before = await databaseState();
+      const before = await databaseState(svc);
       const res = await svc.api(route.method, fillPath(route.path, victim), { token: attacker.token, ...(route.method === 'GET' ? {} : { body: {} }) });
       if (res.status !== 403) leaks.push(`${route.method} ${route.path} → ${res.status}`);
-      if ((await databaseState()) !== before) leaks.push(`${route.method} ${route.path} changed the database`);
+      if ((await databaseState(svc)) !== before) leaks.push(`${route.method} ${route.path} changed the database`);
     }
     assert.deepEqual(leaks, []);
   });
