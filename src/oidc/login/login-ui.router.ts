@@ -16,6 +16,7 @@ import type { KnownAccount } from './known-accounts.js';
 import { errorPage, loginPage, registerPage, selectAccountPage } from './login.views.js';
 import type { FormContext } from './login.views.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LOGIN_PAGE_HEADERS } from './login-page.headers.js';
 import { chooseLocale, messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
 
@@ -38,7 +39,7 @@ export class LoginUiRouter {
   private readonly rateLimiter: LoginRateLimiter;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly holder: ProviderHolder,
     private readonly passwords: PasswordLoginService,
     private readonly users: UsersService,
@@ -154,7 +155,7 @@ export class LoginUiRouter {
   private async finish(req: Request, res: Response, interaction: Interaction, result: Record<string, unknown>, account?: KnownAccount) {
     if (account) {
       const accounts = this.known.add(this.known.parse(req.headers.cookie), account);
-      res.cookie(KNOWN_ACCOUNTS_COOKIE, this.known.serialize(accounts), { httpOnly: true, sameSite: 'lax', path: '/', secure: req.secure, maxAge: 90 * 24 * 3600 * 1000 });
+      res.cookie(KNOWN_ACCOUNTS_COOKIE, this.known.serialize(accounts), { httpOnly: true, sameSite: 'lax', path: '/', secure: this.config.publicUrl.startsWith('https:'), maxAge: 90 * 24 * 3600 * 1000 });
     }
     const accountId = (result.login as { accountId: string } | undefined)?.accountId ?? interaction.session?.accountId;
     const grantId = accountId ? await this.grantFor(interaction, accountId) : undefined;
@@ -229,11 +230,5 @@ export class LoginUiRouter {
 class CsrfError extends Error {}
 
 function securityHeaders(res: Response): void {
-  res.set({
-    'Cache-Control': 'no-store',
-    'X-Frame-Options': 'DENY',
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-  });
+  res.set(LOGIN_PAGE_HEADERS);
 }

@@ -40,12 +40,15 @@ export class LoginClient {
     return { uid, page, csrf: csrfOf(page.text) };
   }
 
-  /** Follows redirects (at most 10) from a response; returns the last response, or the first off-service location. */
+  /**
+   * Follows redirects (at most 10) from a response; returns the last response, or the one redirecting
+   * off the service (same host and port count as the service: behind a proxy the scheme is https).
+   */
   async follow(response: PageResponse): Promise<PageResponse> {
     let current = response;
     for (let i = 0; i < 10 && current.location; i++) {
       const next = new URL(current.location, this.baseUrl);
-      if (next.origin !== new URL(this.baseUrl).origin) return current;
+      if (next.host !== new URL(this.baseUrl).host) return current;
       current = await this.get(next.pathname + next.search);
     }
     return current;
