@@ -20,21 +20,20 @@ function assertPageHeaders(page: PageResponse, what: string) {
   assert.match(csp, /frame-ancestors 'none'/, `${what}: CSP ${csp}`);
 }
 
-describe('login forms: CSRF, cookies and security headers', () => {
+describe('login forms: CSRF and security headers', () => {
   let svc: TestService;
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   const params = () => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st' });
 
   before(async () => {
-    svc = await startService({ PUBLIC_URL: 'https://id.example.test' });
+    svc = await startService();
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
   after(() => svc?.close());
 
-  /** A browser behind the TLS-terminating proxy that PUBLIC_URL=https implies. */
-  const browser = () => new LoginClient(svc.url, { 'x-forwarded-proto': 'https' });
+  const browser = () => new LoginClient(svc.url);
 
   it('every form of every login page carries a CSRF value', async () => {
     const client = browser();
@@ -72,7 +71,38 @@ describe('login forms: CSRF, cookies and security headers', () => {
     });
   }
 
-  it('cookies of the login flow are HttpOnly, SameSite=Lax, Secure (PUBLIC_URL is https) and Path=/', async () => {
+  it('login UI pages and their error pages carry the security headers', async () => {
+    const client = browser();
+    const { uid, page } = await client.startLogin(params());
+    assertPageHeaders(page, 'login page');
+    assertPageHeaders(await client.get(`/ui/login/${uid}?form=register`), 'register page');
+    assertPageHeaders(await new LoginClient(svc.url).get(`/ui/login/${uid}`), 'login page without the interaction cookie');
+    assertPageHeaders(await client.get('/ui/login/no-such-interaction'), 'unknown interaction');
+  });
+});
+
+/**
+ * PUBLIC_URL https: TLS ends at a proxy in front of the service, which forwards X-Forwarded-Proto.
+ * KNOWN FAILURE until src/oidc/provider trusts that proxy: today oidc-provider refuses to set its Secure
+ * cookies over the plain hop ("Cannot send secure cookie over unencrypted connection") and every
+ * authorization request answers 500.
+ */
+describe('login cookies behind a TLS proxy (PUBLIC_URL https)', () => {
+  let svc: TestService;
+  let app: OidcApp;
+  let project: { orgId: string; projectId: string; primaryDomain: string };
+  const params = () => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st' });
+
+  before(async () => {
+    svc = await startService({ PUBLIC_URL: 'https://id.example.test' });
+    project = await createProject(svc);
+    app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
+  });
+  after(() => svc?.close());
+
+  const browser = () => new LoginClient(svc.url, { 'x-forwarded-proto': 'https' });
+
+  it('every cookie of a sign-in is HttpOnly, SameSite=Lax, Secure and Path=/', async () => {
     const user = await createHuman(svc, project.orgId);
     const client = browser();
     const { uid, csrf } = await client.startLogin(params());
@@ -90,14 +120,6 @@ describe('login forms: CSRF, cookies and security headers', () => {
     }
   });
 
-  it('login UI pages and their error pages carry the security headers', async () => {
-    const client = browser();
-    const { uid, page } = await client.startLogin(params());
-    assertPageHeaders(page, 'login page');
-    assertPageHeaders(await client.get(`/ui/login/${uid}?form=register`), 'register page');
-    assertPageHeaders(await new LoginClient(svc.url).get(`/ui/login/${uid}`), 'login page without the interaction cookie');
-    assertPageHeaders(await client.get('/ui/login/no-such-interaction'), 'unknown interaction');
-  });
 });
 
 describe('unknown login names and wrong passwords are indistinguishable', () => {
