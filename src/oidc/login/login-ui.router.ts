@@ -183,8 +183,14 @@ export class LoginUiRouter {
     return interaction.prompt.reasons.every((r) => r === 'no_session') && !interaction.params.login_hint;
   }
 
-  private details(req: Request, res: Response): Promise<Interaction> {
-    return this.holder.provider.interactionDetails(req, res);
+  /**
+   * The interaction of this browser (oidc-provider finds it by its cookie). The uid in the path must
+   * name that same interaction: a page is never shown, nor a form accepted, under another uid.
+   */
+  private async details(req: Request, res: Response): Promise<Interaction> {
+    const interaction: Interaction = await this.holder.provider.interactionDetails(req, res);
+    if (interaction.uid !== req.params.uid) throw new InteractionMismatchError();
+    return interaction;
   }
 
   private formContext(req: Request, interaction: Interaction, step: string): FormContext {
@@ -228,6 +234,13 @@ export class LoginUiRouter {
 }
 
 class CsrfError extends Error {}
+
+/** Rendered like oidc-provider's own errors (see `fail`). */
+class InteractionMismatchError extends Error {
+  readonly status = 400;
+  readonly error = 'invalid_request';
+  readonly error_description = 'this sign-in page belongs to another sign-in; start again from the application';
+}
 
 function securityHeaders(res: Response): void {
   res.set(LOGIN_PAGE_HEADERS);
