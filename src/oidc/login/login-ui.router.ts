@@ -114,6 +114,13 @@ export class LoginUiRouter {
     if (!account || !this.selectionAllowed(interaction)) {
       return this.render(res, loginPage(this.formContext(req, interaction, 'login'), String(req.body.loginName ?? ''), undefined, this.registerLink(interaction)));
     }
+    // The cookie only remembers; the server decides. Without a password, only the account of the
+    // browser's live server-side session can be picked: once that session expired, was revoked or was
+    // replaced by another account's sign-in, the password is asked again, the login name filled in.
+    if (interaction.session?.accountId !== account.userId) {
+      const ctx = this.formContext(req, interaction, 'login');
+      return this.render(res, loginPage(ctx, account.loginName, ctx.t.sessionEnded, this.registerLink(interaction)));
+    }
     // The account must still be able to sign in (state read on use).
     const user = await this.loginNames.findUser(account.loginName);
     if (!user || user.id !== account.userId || user.state !== 'active') {

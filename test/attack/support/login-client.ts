@@ -41,15 +41,18 @@ export class LoginClient {
   }
 
   /**
-   * Follows redirects (at most 10) from a response; returns the last response, or the one redirecting
-   * off the service (same host and port count as the service: behind a proxy the scheme is https).
+   * Follows redirects and oidc-provider's self-submitting forms (at most 10) from a response, as a
+   * browser with JavaScript would; returns the last response, or the one leaving the service (same
+   * host and port count as the service: behind a proxy the scheme is https).
    */
   async follow(response: PageResponse): Promise<PageResponse> {
     let current = response;
-    for (let i = 0; i < 10 && current.location; i++) {
-      const next = new URL(current.location, this.baseUrl);
+    for (let i = 0; i < 10; i++) {
+      const form = current.location ? undefined : selfSubmittingForm(current.text);
+      if (!current.location && !form) return current;
+      const next = new URL(current.location ?? form!.action, this.baseUrl);
       if (next.host !== new URL(this.baseUrl).host) return current;
-      current = await this.get(next.pathname + next.search);
+      current = form ? await this.post(next.pathname + next.search, form.fields) : await this.get(next.pathname + next.search);
     }
     return current;
   }
@@ -77,4 +80,13 @@ export class LoginClient {
 
 export function csrfOf(html: string): string {
   return /name="csrf" value="([^"]*)"/.exec(html)?.[1] ?? '';
+}
+
+/** oidc-provider's pages that submit themselves on load (e.g. ending a session to switch accounts). */
+function selfSubmittingForm(html: string): { action: string; fields: Record<string, string> } | undefined {
+  if (!/document\.forms\[0\]\.submit\(\)/.test(html)) return undefined;
+  const action = /<form method="post" action="([^"]+)"/.exec(html)?.[1];
+  if (!action) return undefined;
+  const fields = Object.fromEntries([...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g)].map((m) => [m[1], m[2]]));
+  return { action: action.replace(/&amp;/g, '&'), fields };
 }
