@@ -174,6 +174,10 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
         const names = await page.$$eval('[data-login-name]', (els) => els.map((e) => e.getAttribute('data-login-name')));
         assert.deepEqual(new Set(names), new Set([alice.loginName, bob.loginName]));
         await page.click(`[data-login-name="${alice.loginName}"]`);
+        // Bob's sign-in replaced Alice's session: picking her asks for her password, name filled in.
+        await page.waitForSelector('input[name="password"]');
+        assert.equal(await page.inputValue('input[name="loginName"]'), alice.loginName);
+        await submitLogin(page, undefined, PASSWORD);
       });
       assert.equal((await redeem(chosen, 's1')).claims()!.sub, alice.userId);
     } finally {

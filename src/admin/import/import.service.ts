@@ -59,9 +59,10 @@ export class ImportService {
     defaults: { defaultLanguage: string; passwordMinLength: number },
   ): Promise<number> {
     const items = org.humanUsers ?? [];
-    if (org.orgId === undefined || !ID_PATTERN.test(org.orgId)) {
-      const what = org.orgId === undefined || org.orgId === '' ? 'orgId is required' : 'orgId must be 1 to 64 letters, digits or ._@:- characters';
-      run.error('org', org.orgId ?? '', `orgs[${index}]: ${what}; its ${items.length} users were not imported`);
+    // The body is JSON: orgId can be null or a number, which RegExp.test would read as "null" or "123".
+    if (typeof org.orgId !== 'string' || !ID_PATTERN.test(org.orgId)) {
+      const what = org.orgId === undefined || org.orgId === null || org.orgId === '' ? 'orgId is required' : 'orgId must be 1 to 64 letters, digits or ._@:- characters';
+      run.error('org', typeof org.orgId === 'string' ? org.orgId : '', `orgs[${index}]: ${what}; its ${items.length} users were not imported`);
       return 0;
     }
     const orgId = org.orgId;

@@ -17,6 +17,14 @@ export interface AppConfig {
   bodyLimitBytes: number;
   /** Largest JSON body accepted by `POST /admin/v1/import` (issue 5: 100,000 users in one request). */
   importBodyLimitBytes: number;
+  loginRateLimit: LoginRateLimitConfig;
+}
+
+/** Failed password checks allowed per fixed window before the login UI answers 429 (on top of the lockout). */
+export interface LoginRateLimitConfig {
+  windowSeconds: number;
+  failuresPerIp: number;
+  failuresPerLoginName: number;
 }
 
 export type DatabaseConfig =
@@ -62,6 +70,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const bodyLimitBytes = read.integer('BODY_LIMIT_BYTES', 1_000_000, 1024, 1_000_000_000);
   // 100,000 users with bcrypt hashes and full profiles take about 40 MB of JSON; 200 MB leaves room.
   const importBodyLimitBytes = read.integer('IMPORT_BODY_LIMIT_BYTES', 200_000_000, 1024, 2_000_000_000);
+  // Keycloak's brute-force detection: 30 failures (failureFactor) and 15 minutes (maxFailureWaitSeconds).
+  // Per IP more, since many users can share one address (NAT, proxies).
+  const loginRateLimit = {
+    windowSeconds: read.integer('LOGIN_RATE_LIMIT_WINDOW_SECONDS', 900, 1, 86_400),
+    failuresPerIp: read.integer('LOGIN_RATE_LIMIT_PER_IP', 100, 1, 1_000_000),
+    failuresPerLoginName: read.integer('LOGIN_RATE_LIMIT_PER_LOGIN_NAME', 30, 1, 1_000_000),
+  };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -77,6 +92,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bcryptCost,
     bodyLimitBytes,
     importBodyLimitBytes,
+    loginRateLimit,
   };
 }
 

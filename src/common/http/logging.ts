@@ -9,11 +9,14 @@ import { pinoHttp } from 'pino-http';
 import type { AppConfig } from '../config/config.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Login UI paths carry the interaction id, which with its cookie continues a sign-in: never logged. */
+const INTERACTION_PATH = /^(\/ui\/login\/)[^/]+/;
 
 /**
  * Structured JSON logs (pino) with the request id on every line logged during a request. Paths are
  * logged without their query string and credentials headers are never logged: query strings carry
- * id_token_hint and filter values, headers carry tokens and session cookies.
+ * id_token_hint and filter values, headers carry tokens and session cookies; interaction ids in login
+ * UI paths are replaced by `:uid`.
  */
 export class AppLogger implements LoggerService {
   readonly root: Pino;
@@ -34,7 +37,7 @@ export class AppLogger implements LoggerService {
         return id;
       },
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0] }),
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0].replace(INTERACTION_PATH, '$1:uid') }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>

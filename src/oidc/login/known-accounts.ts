@@ -14,7 +14,8 @@ const MAX_ACCOUNTS = 5;
 /**
  * The browser's signed-in accounts (spec §B prompt=select_account: "choose or add a session"), kept in
  * an HttpOnly cookie MACed with a key derived from the master key, so any process can read it and no
- * one can forge it. Cleared on logout.
+ * one can forge it. Cleared on logout. It lets the browser skip the password only for the account of
+ * its live server-side session (see LoginUiRouter.select), so the server can always end that.
  */
 export class KnownAccounts {
   constructor(private readonly hasher: SecretHasher) {}

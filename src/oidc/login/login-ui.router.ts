@@ -1,7 +1,9 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
 import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
 import { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { ApplicationEntity } from '../../users/entities/application.entity.js';
@@ -13,6 +15,8 @@ import { KNOWN_ACCOUNTS_COOKIE, KnownAccounts } from './known-accounts.js';
 import type { KnownAccount } from './known-accounts.js';
 import { errorPage, loginPage, registerPage, selectAccountPage } from './login.views.js';
 import type { FormContext } from './login.views.js';
+import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LOGIN_PAGE_HEADERS } from './login-page.headers.js';
 import { chooseLocale, messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
 
@@ -32,8 +36,10 @@ interface Interaction {
 export class LoginUiRouter {
   private readonly logger = new Logger('login-ui');
   private readonly known: KnownAccounts;
+  private readonly rateLimiter: LoginRateLimiter;
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly holder: ProviderHolder,
     private readonly passwords: PasswordLoginService,
     private readonly users: UsersService,
@@ -42,6 +48,7 @@ export class LoginUiRouter {
     private readonly dataSource: DataSource,
   ) {
     this.known = new KnownAccounts(hasher);
+    this.rateLimiter = new LoginRateLimiter(dataSource, hasher, config.loginRateLimit);
   }
 
   router(): Router {
@@ -76,8 +83,17 @@ export class LoginUiRouter {
     const interaction = await this.details(req, res);
     this.assertCsrf(req, interaction);
     const loginName = String(req.body.loginName ?? '');
+    const ip = req.ip ?? req.socket.remoteAddress ?? '';
+    const retryAfter = await this.rateLimiter.retryAfter(ip, loginName);
+    if (retryAfter !== undefined) {
+      // RFC 6585 §4: 429 with Retry-After; the password is not checked at all.
+      const ctx = this.formContext(req, interaction, 'login');
+      res.status(429).set('Retry-After', String(retryAfter));
+      return this.render(res, loginPage(ctx, loginName, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)), this.registerLink(interaction)));
+    }
     const result = await this.passwords.check(loginName, String(req.body.password ?? ''));
     if (!result.ok) {
+      await this.rateLimiter.recordFailure(ip, loginName);
       const ctx = this.formContext(req, interaction, 'login');
       const message = result.reason === 'locked' ? ctx.t.locked : ctx.t.invalidCredentials;
       res.status(401);
@@ -97,6 +113,13 @@ export class LoginUiRouter {
     const account = this.known.parse(req.headers.cookie).find((a) => a.loginName === req.body.loginName);
     if (!account || !this.selectionAllowed(interaction)) {
       return this.render(res, loginPage(this.formContext(req, interaction, 'login'), String(req.body.loginName ?? ''), undefined, this.registerLink(interaction)));
+    }
+    // The cookie only remembers; the server decides. Without a password, only the account of the
+    // browser's live server-side session can be picked: once that session expired, was revoked or was
+    // replaced by another account's sign-in, the password is asked again, the login name filled in.
+    if (interaction.session?.accountId !== account.userId) {
+      const ctx = this.formContext(req, interaction, 'login');
+      return this.render(res, loginPage(ctx, account.loginName, ctx.t.sessionEnded, this.registerLink(interaction)));
     }
     // The account must still be able to sign in (state read on use).
     const user = await this.loginNames.findUser(account.loginName);
@@ -139,7 +162,7 @@ export class LoginUiRouter {
   private async finish(req: Request, res: Response, interaction: Interaction, result: Record<string, unknown>, account?: KnownAccount) {
     if (account) {
       const accounts = this.known.add(this.known.parse(req.headers.cookie), account);
-      res.cookie(KNOWN_ACCOUNTS_COOKIE, this.known.serialize(accounts), { httpOnly: true, sameSite: 'lax', path: '/', secure: req.secure, maxAge: 90 * 24 * 3600 * 1000 });
+      res.cookie(KNOWN_ACCOUNTS_COOKIE, this.known.serialize(accounts), { httpOnly: true, sameSite: 'lax', path: '/', secure: this.config.publicUrl.startsWith('https:'), maxAge: 90 * 24 * 3600 * 1000 });
     }
     const accountId = (result.login as { accountId: string } | undefined)?.accountId ?? interaction.session?.accountId;
     const grantId = accountId ? await this.grantFor(interaction, accountId) : undefined;
@@ -167,8 +190,14 @@ export class LoginUiRouter {
     return interaction.prompt.reasons.every((r) => r === 'no_session') && !interaction.params.login_hint;
   }
 
-  private details(req: Request, res: Response): Promise<Interaction> {
-    return this.holder.provider.interactionDetails(req, res);
+  /**
+   * The interaction of this browser (oidc-provider finds it by its cookie). The uid in the path must
+   * name that same interaction: a page is never shown, nor a form accepted, under another uid.
+   */
+  private async details(req: Request, res: Response): Promise<Interaction> {
+    const interaction: Interaction = await this.holder.provider.interactionDetails(req, res);
+    if (interaction.uid !== req.params.uid) throw new InteractionMismatchError();
+    return interaction;
   }
 
   private formContext(req: Request, interaction: Interaction, step: string): FormContext {
@@ -213,12 +242,13 @@ export class LoginUiRouter {
 
 class CsrfError extends Error {}
 
+/** Rendered like oidc-provider's own errors (see `fail`). */
+class InteractionMismatchError extends Error {
+  readonly status = 400;
+  readonly error = 'invalid_request';
+  readonly error_description = 'this sign-in page belongs to another sign-in; start again from the application';
+}
+
 function securityHeaders(res: Response): void {
-  res.set({
-    'Cache-Control': 'no-store',
-    'X-Frame-Options': 'DENY',
-    'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
-  });
+  res.set(LOGIN_PAGE_HEADERS);
 }

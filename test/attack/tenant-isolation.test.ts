@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createCaller, createOrg, unique } from '../support/fixtures.js';
+import { startService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
+import { createApiApp, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
+import { databaseState } from './support/db-state.js';
+import { declaredRoutes, fillPath } from './support/routes.js';
+import type { DeclaredRoute } from './support/routes.js';
+
+const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+
+/**
+ * A body each route accepts, so a refusal below is the access check and not validation. A new route
+ * without an entry fails the matrix: it cannot be forgotten.
+ */
+function validBody(route: DeclaredRoute): unknown {
+  const key = `${route.method} ${route.path}`;
+  const bodies: Record<string, unknown> = {
+    'POST /management/v1/orgs/:orgId/projects': { name: unique('p') },
+    'POST /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys': {},
+    'POST /management/v1/orgs/:orgId/projects/:projectId/apps/api': { name: unique('api'), authMethod: 'client_secret_basic' },
+    'POST /management/v1/orgs/:orgId/projects/:projectId/apps/oidc': {
+      name: unique('web'),
+      redirectUris: ['https://app.example.com/cb'],
+      responseTypes: ['code'],
+      grantTypes: ['authorization_code'],
+      authMethod: 'client_secret_basic',
+    },
+    'POST /management/v1/orgs/:orgId/users/:userId/keys': {},
+    'POST /management/v1/orgs/:orgId/users/:userId/pats': {},
+    'POST /management/v1/orgs/:orgId/users/:userId/secret': {},
+    'POST /management/v1/orgs/:orgId/users/human': { userName: unique('h'), profile: { firstName: 'A', lastName: 'B' }, email: { email: `${unique('h')}@example.com` } },
+    'POST /management/v1/orgs/:orgId/users/machine': { userName: unique('m'), name: 'm', accessTokenType: 'opaque' },
+    'PUT /management/v1/orgs/:orgId/members/:userId': { roles: ['ORG_OWNER'] },
+    'GET /scim/v2/:orgId/Groups': undefined,
+    'GET /scim/v2/:orgId/Users': undefined,
+    'GET /scim/v2/:orgId/Users/:id': undefined,
+    'DELETE /scim/v2/:orgId/Users/:id': undefined,
+    'POST /scim/v2/:orgId/Users': { schemas: [USER], userName: unique('s') },
+    'POST /scim/v2/:orgId/Users/.search': { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] },
+    'PUT /scim/v2/:orgId/Users/:id': { schemas: [USER], userName: unique('s'), active: false },
+    'PATCH /scim/v2/:orgId/Users/:id': { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] },
+    'POST /scim/v2/:orgId/Bulk': {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
+      Operations: [{ method: 'POST', path: '/Users', bulkId: 'b1', data: { schemas: [USER], userName: unique('b') } }],
+    },
+  };
+  if (!(key in bodies)) throw new Error(`no request body for ${key}: add one to the isolation matrix`);
+  return bodies[key];
+}
+
+/**
+ * DESIGN §4: "404 for what does not exist or is outside the caller's organizations". Every
+ * organization-scoped route, found by walking the controllers, is called by the owner of organization A
+ * (a) on organization B and (b) on its own organization with B's resource ids. Instance routes answer
+ * 403. After every call the whole database is byte-for-byte what it was.
+ */
+describe('tenant isolation matrix', () => {
+  let svc: TestService;
+  let attacker: { orgId: string; token: string };
+  let victim: Record<string, string>;
+  let ownIds: Record<string, string>;
+  let orgRoutes: DeclaredRoute[];
+  let instanceRoutes: DeclaredRoute[];
+
+  before(async () => {
+    svc = await startService();
+    const orgA = await createOrg(svc);
+    attacker = { orgId: orgA.id, token: (await createCaller(svc, orgA.id, { org: ['ORG_OWNER'] })).token };
+    const projectA = await createProject(svc, orgA.id);
+    ownIds = { orgId: orgA.id, projectId: projectA.projectId };
+
+    const orgB = await createOrg(svc);
+    const projectB = await createProject(svc, orgB.id);
+    const app = await createApiApp(svc, projectB, 'private_key_jwt');
+    await createOidcApp(svc, projectB, { authMethod: 'client_secret_basic' });
+    const human = await createHuman(svc, orgB.id);
+    const machine = await createCaller(svc, orgB.id);
+    victim = { orgId: orgB.id, projectId: projectB.projectId, appId: app.appId, userId: machine.userId, id: human.userId };
+
+    const routes = declaredRoutes(svc).filter((r) => r.policy && !r.policy.public);
+    orgRoutes = routes.filter((r) => r.policy!.public !== true && 'scope' in r.policy! && r.policy!.scope === 'org');
+    instanceRoutes = routes.filter((r) => r.policy!.public !== true && 'scope' in r.policy! && r.policy!.scope === 'instance');
+  });
+  after(() => svc?.close());
+
+  async function call(route: DeclaredRoute, ids: Record<string, string>, token: string) {
+    const body = validBody(route);
+    return svc.api(route.method, fillPath(route.path, ids), { token, ...(body === undefined ? {} : { body }) });
+  }
+
+  it('finds the organization-scoped routes of the management API and SCIM, and the instance routes', () => {
+    const paths = orgRoutes.map((r) => r.path);
+    assert.ok(paths.some((p) => p.startsWith('/management/v1/orgs/:orgId/')));
+    assert.ok(paths.some((p) => p.startsWith('/scim/v2/:orgId/')));
+    assert.ok(orgRoutes.length >= 15, `${orgRoutes.length} organization routes`);
+    assert.ok(instanceRoutes.some((r) => r.path === '/admin/v1/import') && instanceRoutes.some((r) => r.path === '/admin/v1/events/_search'));
+  });
+
+  it("another organization's id in the path: 404 on every route, nothing changes", async () => {
+    const leaks: string[] = [];
+    for (const route of orgRoutes) {
+      const before = await databaseState(svc);
+      const res = await call(route, victim, attacker.token);
+      if (res.status !== 404) leaks.push(`${route.method} ${route.path} → ${res.status} ${res.text.slice(0, 200)}`);
+      if ((await databaseState(svc)) !== before) leaks.push(`${route.method} ${route.path} changed the database`);
+    }
+    assert.deepEqual(leaks, []);
+  });
+
+  it("the caller's own organization with another organization's resource ids: 404, nothing changes", async () => {
+    const leaks: string[] = [];
+    const withForeignIds = orgRoutes.filter((r) => /:(?!orgId)\w+/.test(r.path));
+    assert.ok(withForeignIds.length >= 8);
+    for (const route of withForeignIds) {
+      const ids: Record<string, string> = { ...victim, orgId: attacker.orgId };
+      // A project of the caller's own org with the victim's app id is the sharper test for apps/:appId.
+      if (route.path.includes(':appId')) ids.projectId = ownIds.projectId;
+      const before = await databaseState(svc);
+      const res = await call(route, ids, attacker.token);
+      if (res.status !== 404) leaks.push(`${route.method} ${fillPath(route.path, ids)} → ${res.status} ${res.text.slice(0, 200)}`);
+      if ((await databaseState(svc)) !== before) leaks.push(`${route.method} ${route.path} changed the database`);
+    }
+    assert.deepEqual(leaks, []);
+  });
+
+  it('instance routes (orgs, members, features, events, import, keys) answer 403 to an organization owner, nothing changes', async () => {
+    const leaks: string[] = [];
+    for (const route of instanceRoutes) {
+      const before = await databaseState(svc);
+      const res = await svc.api(route.method, fillPath(route.path, victim), { token: attacker.token, ...(route.method === 'GET' ? {} : { body: {} }) });
+      if (res.status !== 403) leaks.push(`${route.method} ${route.path} → ${res.status}`);
+      if ((await databaseState(svc)) !== before) leaks.push(`${route.method} ${route.path} changed the database`);
+    }
+    assert.deepEqual(leaks, []);
+  });
+
+  // The control: the same requests, made by the instance administrator, succeed — so the refusals
+  // above come from the access checks, not from requests that could never have worked.
+  it("the same requests succeed for the instance administrator on the victim's organization", async () => {
+    const failures: string[] = [];
+    const deletesLast = [...orgRoutes].sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
+    for (const route of deletesLast) {
+      const res = await call(route, victim, svc.adminToken);
+      if (res.status >= 300) failures.push(`${route.method} ${route.path} → ${res.status} ${res.text.slice(0, 200)}`);
+    }
+    assert.deepEqual(failures, []);
+  });
+});
