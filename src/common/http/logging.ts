@@ -9,14 +9,17 @@ import { pinoHttp } from 'pino-http';
 import type { AppConfig } from '../config/config.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-/** Login UI paths carry the interaction id, which with its cookie continues a sign-in: never logged. */
-const INTERACTION_PATH = /^(\/ui\/login\/)[^/]+/;
+/**
+ * Login UI paths and the authorization endpoint's resume path carry the interaction id, which with
+ * its cookie continues a sign-in: never logged.
+ */
+const INTERACTION_PATH = /^(\/ui\/login\/|\/oauth\/v2\/authorize\/)[^/]+/;
 
 /**
  * Structured JSON logs (pino) with the request id on every line logged during a request. Paths are
  * logged without their query string and credentials headers are never logged: query strings carry
- * id_token_hint and filter values, headers carry tokens and session cookies; interaction ids in login
- * UI paths are replaced by `:uid`.
+ * id_token_hint and filter values, headers carry tokens and session cookies; interaction ids in paths
+ * are replaced by `:uid`.
  */
 export class AppLogger implements LoggerService {
   readonly root: Pino;

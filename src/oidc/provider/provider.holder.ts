@@ -17,6 +17,7 @@ import { FeaturesService } from '../../users/features.service.js';
 import { MembershipsService } from '../../users/memberships.service.js';
 import { AccountFinder } from '../account/account.finder.js';
 import { KNOWN_ACCOUNTS_COOKIE } from '../login/known-accounts.js';
+import { LOGIN_PAGE_HEADERS } from '../login/login-page.headers.js';
 import { purgeExpiredPayloads } from '../adapter/typeorm.adapter.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { INTROSPECTION_FACTS } from './introspection.policy.js';
@@ -115,6 +116,9 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       events: this.events,
     });
     provider.use((ctx: OidcContext, next: () => Promise<void>) => this.decorate(ctx, next));
+    // An https PUBLIC_URL means TLS ends at a proxy in front: trust its X-Forwarded-Proto, or the
+    // Secure cookies cannot be set (oidc-provider's "Trusting TLS offloading proxies").
+    provider.proxy = this.config.publicUrl.startsWith('https:');
     provider.on('server_error', (ctx: OidcContext, error: Error) => {
       if (isDatabaseUnavailable(error)) ctx.state[DATABASE_UNAVAILABLE] = true;
       this.logger.error(`oidc server_error: ${error.stack ?? error.message}`);
@@ -136,6 +140,12 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       if (!prompts.has('none') && !prompts.has('consent')) ctx.query = { ...ctx.query, prompt: [...prompts, 'consent'].join(' ') };
     }
     await next();
+    // oidc-provider's own pages (error, logout confirmation, form_post) get the login UI's headers;
+    // the form_post page submits itself with an inline script, which its CSP must allow.
+    if (ctx.response.is('html')) {
+      ctx.set({ ...LOGIN_PAGE_HEADERS });
+      if (String(ctx.body).includes('<script>')) ctx.set('Content-Security-Policy', `${LOGIN_PAGE_HEADERS['Content-Security-Policy']}; script-src 'unsafe-inline'`);
+    }
     // A database outage is temporary: 503 + Retry-After as on every other surface, not a 500.
     if (ctx.state[DATABASE_UNAVAILABLE] && ctx.status === 500) {
       ctx.status = 503;
