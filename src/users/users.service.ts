@@ -12,6 +12,7 @@ import { OrganizationEntity } from './entities/organization.entity.js';
 import { UserContactEntity } from './entities/user-contact.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import type { AccessTokenType } from './entities/user.entity.js';
+import { countAdded } from './org-user-counts.js';
 import { normalizePhone } from './phone.js';
 
 export interface NewHumanUser {
@@ -112,7 +113,7 @@ export class UsersService {
     id: string,
     input: Omit<NewHumanUser, 'password' | 'phone'> & { phone: string | null; passwordHash: string | null },
   ): Promise<UserEntity> {
-    await this.assertOrgExists(manager, orgId);
+    await countAdded(manager, orgId, 1);
     const now = new Date();
     const displayName = input.displayName ?? `${input.firstName} ${input.lastName}`.trim();
     const user = manager.create(UserEntity, {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { UserEntity } from '../../users/entities/user.entity.js';
+import { humanCount } from '../../users/org-user-counts.js';
 import type { ListQuery } from '../query/scim-list-query.js';
 import { compileFilter } from '../query/scim-filter.sql.js';
 import { ScimError } from '../errors/scim-error.js';
@@ -41,10 +42,11 @@ export class ScimUserRepository {
       named = { ...named, ...compiled.params };
     }
     const users = query.count === 0 ? [] : await this.page(where, named, query);
-    // The total needs its own query only when this page does not reveal it (a full page, or past the end).
+    // The total needs its own query only when this page does not reveal it (a full page, or past the end);
+    // without a filter it is the organization's kept count rather than a walk over all its users.
     const known = users.length < query.count && (users.length > 0 || query.startIndex === 1);
-    const total = known ? query.startIndex - 1 + users.length : await this.count(where, named);
-    return { total, users };
+    if (known) return { total: query.startIndex - 1 + users.length, users };
+    return { total: query.filter ? await this.count(where, named) : await humanCount(this.dataSource.manager, orgId), users };
   }
 
   private async page(where: string, named: Record<string, unknown>, query: ListQuery): Promise<UserEntity[]> {
