@@ -57,8 +57,7 @@ export class ScimUsersService {
           email: (profile.emails.find((e) => e.primary) ?? profile.emails[0])?.value ?? '',
           phone: (profile.phones.find((p) => p.primary) ?? profile.phones[0])?.value ?? null,
           passwordHash,
-        })
-        .then((inserted) => this.profiles.completeNew(manager, inserted, profile))
+        }, profile)
         // Created inactive: the user and both its events commit together.
         .then((created) => (input.doc.active === false ? this.lifecycle.deactivateIn(manager, editorUserId, created) : created)),
     );
