@@ -9,6 +9,7 @@ import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import type { UserState } from './entities/user.entity.js';
+import { updateRows } from './entity-rows.js';
 import { countRemoved } from './org-user-counts.js';
 
 /**
@@ -145,7 +146,7 @@ export class UserLifecycleService {
       throw new DomainError(ErrorCode.FailedPrecondition, `a ${user.state} user cannot become ${to}`);
     }
     const changes = { state: to, ...(event === 'user.unlocked' ? { failedPasswordChecks: 0 } : {}), ...bump(user) };
-    await manager.update(UserEntity, { id: user.id }, changes);
+    await updateRows(manager, UserEntity, { id: user.id }, changes);
     await this.events.push(manager, { type: event, aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId });
     return Object.assign(user, changes);
   }

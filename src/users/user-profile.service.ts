@@ -5,6 +5,7 @@ import { EventStore } from '../common/events/event-store.js';
 import { UserContactEntity } from './entities/user-contact.entity.js';
 import type { ContactKind } from './entities/user-contact.entity.js';
 import { UserEntity } from './entities/user.entity.js';
+import { insertRows, updateRows } from './entity-rows.js';
 import { bump } from './user-lifecycle.service.js';
 
 /** One e-mail address or phone number with its type; phone values already normalised. */
@@ -62,7 +63,7 @@ export class UserProfileService {
     if (!profileChanged && !emailChanged && !phoneChanged) return { user, changed: false };
 
     const changes = { ...next, ...(emailChanged ? { emailVerified: false } : {}), ...(phoneChanged ? { phoneVerified: false } : {}), ...bump(user) };
-    await manager.update(UserEntity, { id: user.id }, changes);
+    await updateRows(manager, UserEntity, { id: user.id }, changes);
     await this.replaceContacts(manager, user, profile);
     const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId } as const;
     if (profileChanged) {
@@ -78,8 +79,7 @@ export class UserProfileService {
   /** All e-mails and phones with their types replace the primary ones insertHuman indexed. */
   private async replaceContacts(manager: EntityManager, user: UserEntity, profile: HumanProfile): Promise<void> {
     await manager.delete(UserContactEntity, { userId: user.id });
-    const rows = profileContactRows(user, profile);
-    if (rows.length > 0) await manager.insert(UserContactEntity, rows);
+    await insertRows(manager, UserContactEntity, profileContactRows(user, profile));
   }
 }
 

@@ -12,6 +12,7 @@ import { OrganizationEntity } from './entities/organization.entity.js';
 import { UserContactEntity } from './entities/user-contact.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import type { AccessTokenType } from './entities/user.entity.js';
+import { insertRows } from './entity-rows.js';
 import { countAdded } from './org-user-counts.js';
 import { normalizePhone } from './phone.js';
 import { profileColumns, profileContactRows } from './user-profile.service.js';
@@ -144,11 +145,10 @@ export class UsersService {
       changedAt: now,
     });
     const user = profile ? manager.create(UserEntity, { ...added, ...profileColumns(profile) }) : added;
-    await manager.insert(UserEntity, user);
+    await insertRows(manager, UserEntity, [user]);
     // Index the primary e-mail and phone for SCIM filters (`emails.value`, `phoneNumbers.value`), for
     // users from every path, not only SCIM's (the import writer does the same in bulk).
-    const contacts = profile ? profileContactRows(user, profile) : primaryContactRows(user);
-    if (contacts.length > 0) await manager.insert(UserContactEntity, contacts);
+    await insertRows(manager, UserContactEntity, profile ? profileContactRows(user, profile) : primaryContactRows(user));
     await this.events.push(manager, {
       type: 'user.human.added',
       aggregateType: 'user',
