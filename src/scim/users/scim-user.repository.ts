@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { UserEntity } from '../../users/entities/user.entity.js';
 import { humanCount } from '../../users/org-user-counts.js';
 import type { ListQuery } from '../query/scim-list-query.js';
@@ -27,10 +28,11 @@ const SORT_COLUMNS: Record<string, { column: string; nullable: boolean }> = {
 export class ScimUserRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async findHuman(orgId: string, id: string): Promise<UserEntity> {
-    const user = await this.dataSource.manager.findOneBy(UserEntity, { id, orgId, type: 'human' });
-    if (!user) throw ScimError.notFound(`user ${id} not found`);
-    return user;
+  /** The human user; inside a transaction when given its manager. */
+  async findHuman(orgId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<UserEntity> {
+    const [row]: Record<string, unknown>[] = await manager.query(`SELECT u.* FROM users u WHERE u.id = ? AND u.org_id = ? AND u.type = 'human'`, [id, orgId]);
+    if (!row) throw ScimError.notFound(`user ${id} not found`);
+    return this.hydrate(row);
   }
 
   async search(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {

@@ -5,8 +5,9 @@ import { PasswordHasher } from '../../common/crypto/password-hasher.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { isUniqueViolation } from '../../common/database/unique-violation.js';
 import { newId } from '../../common/ids.js';
-import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entity.js';
-import { UserEntity } from '../../users/entities/user.entity.js';
+import { INSTANCE_ID } from '../../users/entities/instance.entity.js';
+import type { InstanceEntity } from '../../users/entities/instance.entity.js';
+import type { UserEntity } from '../../users/entities/user.entity.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { UserProfileService } from '../../users/user-profile.service.js';
 import type { HumanProfile } from '../../users/user-profile.service.js';
@@ -16,6 +17,8 @@ import type { ListQuery } from '../query/scim-list-query.js';
 import { toProfile } from './scim-user.mapper.js';
 import { ScimUserRepository } from './scim-user.repository.js';
 import type { ValidUser } from './scim-user.validator.js';
+
+type InstanceSettings = Pick<InstanceEntity, 'defaultLanguage' | 'passwordMinLength'>;
 
 interface Replacement {
   profile: HumanProfile;
@@ -103,7 +106,7 @@ export class ScimUsersService {
     if (passwordHash === null && stateChange === null && !this.profiles.differs(user, profile)) return false;
     // Profile, password and state commit together, each with its events (DESIGN §1).
     await this.unique(profile.userName, async (manager) => {
-      let current = await this.lockedHuman(manager, orgId, id);
+      let current = await this.repository.findHuman(orgId, id, manager);
       if (this.profiles.differs(current, profile)) current = (await this.profiles.replaceIn(manager, editorUserId, current, profile)).user;
       if (passwordHash !== null) await this.lifecycle.setPasswordHashIn(manager, editorUserId, current, passwordHash, false);
       if (stateChange === 'deactivate') await this.lifecycle.deactivateIn(manager, editorUserId, current);
@@ -126,13 +129,7 @@ export class ScimUsersService {
     return null;
   }
 
-  private async lockedHuman(manager: EntityManager, orgId: string, id: string): Promise<UserEntity> {
-    const user = await manager.findOneBy(UserEntity, { id, orgId, type: 'human' });
-    if (!user) throw ScimError.notFound(`user ${id} not found`);
-    return user;
-  }
-
-  private async hashPassword(instance: InstanceEntity, password: string): Promise<string> {
+  private async hashPassword(instance: InstanceSettings, password: string): Promise<string> {
     if (password.length < instance.passwordMinLength) {
       throw ScimError.badRequest('invalidValue', `the password must be at least ${instance.passwordMinLength} characters`);
     }
@@ -151,7 +148,12 @@ export class ScimUsersService {
     }
   }
 
-  private async instance(): Promise<InstanceEntity> {
-    return this.dataSource.manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID });
+  private async instance(): Promise<InstanceSettings> {
+    const [row]: { default_language: string; password_min_length: number | string }[] = await this.dataSource.query(
+      'SELECT default_language, password_min_length FROM instance WHERE id = ?',
+      [INSTANCE_ID],
+    );
+    if (!row) throw new Error('the instance is not bootstrapped');
+    return { defaultLanguage: row.default_language, passwordMinLength: Number(row.password_min_length) };
   }
 }
