@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { OrgUserCounts1763700400000 } from '../../src/common/database/migrations/1763700400000-org-user-counts.js';
 import { humanUser, importBody, postImport } from '../import/import.helpers.js';
 import { createOrg, unique } from '../support/fixtures.js';
 import { startService } from '../support/service.js';
@@ -112,6 +113,20 @@ describe('SCIM totalResults: the kept per-organization user count', () => {
     assert.ok(removals.every((r) => r.status === 204 || r.status === 404), removals.map((r) => r.text).join('\n'));
     assert.deepEqual(removals.slice(4).map((r) => r.status), [204, 204, 204, 204]);
     await assertTotal(other, before + 12);
+  });
+
+  it('is filled from the stored users when the migration runs on an existing database', async () => {
+    const expected = await Promise.all([totals(t), totals(other)]);
+    const runner = svc.dataSource.createQueryRunner();
+    try {
+      const migration = new OrgUserCounts1763700400000();
+      await migration.down(runner);
+      await migration.up(runner);
+    } finally {
+      await runner.release();
+    }
+    assert.deepEqual(await Promise.all([totals(t), totals(other)]), expected);
+    assert.ok(expected[0].kept > 0 && expected[1].kept > 0);
   });
 
   it('answers 404 without a count for users of an organization that does not exist', async () => {
