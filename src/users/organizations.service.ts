@@ -9,6 +9,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
+import { startCount } from './org-user-counts.js';
 import { slug } from './slug.js';
 
 @Injectable()
@@ -46,6 +47,7 @@ export class OrganizationsService {
     const now = new Date();
     const org = manager.create(OrganizationEntity, { id, name, primaryDomain: this.primaryDomain(name), createdAt: now, changedAt: now });
     await manager.insert(OrganizationEntity, org);
+    await startCount(manager, org.id);
     await this.events.push(manager, {
       type: 'org.added',
       aggregateType: 'org',

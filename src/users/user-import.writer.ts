@@ -7,6 +7,7 @@ import { EventStore } from '../common/events/event-store.js';
 import type { NewEvent } from '../common/events/event-store.js';
 import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
+import { countAdded } from './org-user-counts.js';
 import { OrganizationsService } from './organizations.service.js';
 
 /** A human user ready to store: validated and normalised by the caller, password already hashed. */
@@ -130,6 +131,7 @@ export class UserImportWriter {
 
   private async write(manager: EntityManager, editorUserId: string, users: ImportedHuman[]): Promise<void> {
     const now = Date.now();
+    for (const [orgId, added] of countByOrg(users)) await countAdded(manager, orgId, added);
     await this.insertRows(manager, 'users', USER_COLUMNS, users.map((u) => userRow(u, now)));
     await this.insertRows(manager, 'user_contacts', CONTACT_COLUMNS, users.flatMap(contactRows));
     await this.events.push(manager, ...users.map((u) => addedEvent(u, editorUserId)));
@@ -169,6 +171,12 @@ function userRow(u: ImportedHuman, now: number): unknown[] {
     u.preferredLanguage, u.gender, u.email, u.email.toLowerCase(), u.emailVerified ? 1 : 0, u.phone, u.phone !== null && u.phoneVerified ? 1 : 0,
     u.passwordHash, u.passwordChangeRequired ? 1 : 0, 0, 1, now, now,
   ];
+}
+
+function countByOrg(users: ImportedHuman[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const u of users) counts.set(u.orgId, (counts.get(u.orgId) ?? 0) + 1);
+  return counts;
 }
 
 const CONTACT_COLUMNS = ['user_id', 'org_id', 'kind', 'position', 'value_lower', 'type_lower', 'is_primary'] as const;

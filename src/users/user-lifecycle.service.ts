@@ -9,6 +9,8 @@ import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import type { UserState } from './entities/user.entity.js';
+import { updateRows } from './entity-rows.js';
+import { countRemoved } from './org-user-counts.js';
 
 /**
  * State changes of a user (DESIGN §3): deactivation, reactivation, lock, unlock, removal, password
@@ -61,7 +63,9 @@ export class UserLifecycleService {
   async removeIn(manager: EntityManager, editorUserId: string | null, orgId: string, userId: string): Promise<void> {
     const user = await findUser(manager, orgId, userId);
     await manager.delete(PublicKeyEntity, { ownerType: 'machine', ownerId: user.id });
-    await manager.delete(UserEntity, { id: user.id });
+    const { affected } = await manager.delete(UserEntity, { id: user.id });
+    // Only the transaction that actually deleted the row counts it (two concurrent removals on MySQL).
+    if (user.type === 'human' && affected === 1) await countRemoved(manager, orgId);
     await this.events.push(manager, {
       type: 'user.removed',
       aggregateType: 'user',
@@ -142,7 +146,7 @@ export class UserLifecycleService {
       throw new DomainError(ErrorCode.FailedPrecondition, `a ${user.state} user cannot become ${to}`);
     }
     const changes = { state: to, ...(event === 'user.unlocked' ? { failedPasswordChecks: 0 } : {}), ...bump(user) };
-    await manager.update(UserEntity, { id: user.id }, changes);
+    await updateRows(manager, UserEntity, { id: user.id }, changes);
     await this.events.push(manager, { type: event, aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId });
     return Object.assign(user, changes);
   }

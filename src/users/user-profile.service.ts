@@ -5,6 +5,7 @@ import { EventStore } from '../common/events/event-store.js';
 import { UserContactEntity } from './entities/user-contact.entity.js';
 import type { ContactKind } from './entities/user-contact.entity.js';
 import { UserEntity } from './entities/user.entity.js';
+import { insertRows, updateRows } from './entity-rows.js';
 import { bump } from './user-lifecycle.service.js';
 
 /** One e-mail address or phone number with its type; phone values already normalised. */
@@ -51,14 +52,6 @@ const PROFILE_COLUMNS = [
 export class UserProfileService {
   constructor(private readonly events: EventStore) {}
 
-  /** Completes a user just inserted (same transaction): no event beyond `user.human.added`. */
-  async completeNew(manager: EntityManager, user: UserEntity, profile: HumanProfile): Promise<UserEntity> {
-    const changes = columnsOf(profile);
-    await manager.update(UserEntity, { id: user.id }, changes);
-    await this.replaceContacts(manager, user, profile);
-    return Object.assign(user, changes);
-  }
-
   /** Whether replacing the user's profile with this one would change anything (a read-only check). */
   differs(user: UserEntity, profile: HumanProfile): boolean {
     const { profileChanged, emailChanged, phoneChanged } = diff(user, profile);
@@ -70,7 +63,7 @@ export class UserProfileService {
     if (!profileChanged && !emailChanged && !phoneChanged) return { user, changed: false };
 
     const changes = { ...next, ...(emailChanged ? { emailVerified: false } : {}), ...(phoneChanged ? { phoneVerified: false } : {}), ...bump(user) };
-    await manager.update(UserEntity, { id: user.id }, changes);
+    await updateRows(manager, UserEntity, { id: user.id }, changes);
     await this.replaceContacts(manager, user, profile);
     const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId } as const;
     if (profileChanged) {
@@ -86,13 +79,17 @@ export class UserProfileService {
   /** All e-mails and phones with their types replace the primary ones insertHuman indexed. */
   private async replaceContacts(manager: EntityManager, user: UserEntity, profile: HumanProfile): Promise<void> {
     await manager.delete(UserContactEntity, { userId: user.id });
-    const rows = [...contactRows(user, 'email', profile.emails), ...contactRows(user, 'phone', profile.phones)];
-    if (rows.length > 0) await manager.insert(UserContactEntity, rows);
+    await insertRows(manager, UserContactEntity, profileContactRows(user, profile));
   }
 }
 
+/** The `user_contacts` rows of every e-mail and phone of the profile, with their types. */
+export function profileContactRows(user: Pick<UserEntity, 'id' | 'orgId'>, profile: HumanProfile): UserContactEntity[] {
+  return [...contactRows(user, 'email', profile.emails), ...contactRows(user, 'phone', profile.phones)];
+}
+
 function diff(user: UserEntity, profile: HumanProfile) {
-  const next = columnsOf(profile);
+  const next = profileColumns(profile);
   const profileChanges: JsonObject = {};
   for (const key of PROFILE_COLUMNS) if (user[key] !== next[key]) profileChanges[key] = next[key];
   const attributesChanged = JSON.stringify(user.scimAttributes ?? null) !== JSON.stringify(next.scimAttributes);
@@ -102,7 +99,7 @@ function diff(user: UserEntity, profile: HumanProfile) {
   return { next, profileChanges, attributesChanged, profileChanged, emailChanged, phoneChanged };
 }
 
-function contactRows(user: UserEntity, kind: ContactKind, contacts: Contact[]): UserContactEntity[] {
+function contactRows(user: Pick<UserEntity, 'id' | 'orgId'>, kind: ContactKind, contacts: Contact[]): UserContactEntity[] {
   return contacts.map((c, position) => ({
     userId: user.id,
     orgId: user.orgId,
@@ -119,7 +116,8 @@ function primaryOf(contacts: Contact[]): string | null {
   return (contacts.find((c) => c.primary) ?? contacts[0])?.value ?? null;
 }
 
-function columnsOf(profile: HumanProfile) {
+/** The user columns a profile sets (all of them: a replace, not a merge). */
+export function profileColumns(profile: HumanProfile) {
   const email = primaryOf(profile.emails);
   const attributes: JsonObject = { ...(profile.attributes ?? {}) };
   // All contacts with their types live in the document; the primary ones are also columns.

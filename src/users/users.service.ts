@@ -12,7 +12,11 @@ import { OrganizationEntity } from './entities/organization.entity.js';
 import { UserContactEntity } from './entities/user-contact.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import type { AccessTokenType } from './entities/user.entity.js';
+import { insertRows } from './entity-rows.js';
+import { countAdded } from './org-user-counts.js';
 import { normalizePhone } from './phone.js';
+import { profileColumns, profileContactRows } from './user-profile.service.js';
+import type { HumanProfile } from './user-profile.service.js';
 
 export interface NewHumanUser {
   userName: string;
@@ -104,18 +108,23 @@ export class UsersService {
     return user;
   }
 
-  /** Inserts a human user and its `user.human.added` event inside the caller's transaction. */
+  /**
+   * Inserts a human user and its `user.human.added` event inside the caller's transaction. A SCIM
+   * `profile` is stored with it in the same INSERT (its columns over the input's, all its contacts);
+   * the event reports the input either way.
+   */
   async insertHuman(
     manager: EntityManager,
     editorUserId: string | null,
     orgId: string,
     id: string,
     input: Omit<NewHumanUser, 'password' | 'phone'> & { phone: string | null; passwordHash: string | null },
+    profile?: HumanProfile,
   ): Promise<UserEntity> {
-    await this.assertOrgExists(manager, orgId);
+    await countAdded(manager, orgId, 1);
     const now = new Date();
     const displayName = input.displayName ?? `${input.firstName} ${input.lastName}`.trim();
-    const user = manager.create(UserEntity, {
+    const added = manager.create(UserEntity, {
       ...blankUser(),
       id,
       orgId,
@@ -135,11 +144,11 @@ export class UsersService {
       createdAt: now,
       changedAt: now,
     });
-    await manager.insert(UserEntity, user);
+    const user = profile ? manager.create(UserEntity, { ...added, ...profileColumns(profile) }) : added;
+    await insertRows(manager, UserEntity, [user]);
     // Index the primary e-mail and phone for SCIM filters (`emails.value`, `phoneNumbers.value`), for
     // users from every path, not only SCIM's (the import writer does the same in bulk).
-    const contacts = primaryContactRows(user);
-    if (contacts.length > 0) await manager.insert(UserContactEntity, contacts);
+    await insertRows(manager, UserContactEntity, profile ? profileContactRows(user, profile) : primaryContactRows(user));
     await this.events.push(manager, {
       type: 'user.human.added',
       aggregateType: 'user',
@@ -147,13 +156,13 @@ export class UsersService {
       resourceOwner: orgId,
       editorUserId,
       payload: {
-        userName: user.userName,
-        firstName: user.givenName,
-        lastName: user.familyName,
+        userName: added.userName,
+        firstName: added.givenName,
+        lastName: added.familyName,
         displayName,
-        preferredLanguage: user.preferredLanguage,
-        email: user.email,
-        ...(user.phone ? { phone: user.phone } : {}),
+        preferredLanguage: added.preferredLanguage,
+        email: added.email,
+        ...(added.phone ? { phone: added.phone } : {}),
       },
     });
     return user;

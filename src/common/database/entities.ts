@@ -13,6 +13,7 @@ import { UserContactEntity } from '../../users/entities/user-contact.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { ScimSearch1763700100000 } from './migrations/1763700100000-scim-search.js';
 import { Oidc1763700200000 } from './migrations/1763700200000-oidc.js';
+import { OrgUserCounts1763700400000 } from './migrations/1763700400000-org-user-counts.js';
 import { LoginAttempts1763700500000 } from './migrations/1763700500000-login-attempts.js';
 import { OidcPayloadEntity } from '../../oidc/adapter/oidc-payload.entity.js';
 import { SigningKeyEntity } from '../../oidc/keys/signing-key.entity.js';
@@ -36,4 +37,4 @@ export const ENTITIES = [
   UserContactEntity,
 ];
 
-export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000, LoginAttempts1763700500000];
+export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000, OrgUserCounts1763700400000, LoginAttempts1763700500000];

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { UserEntity } from '../../users/entities/user.entity.js';
+import { humanCount } from '../../users/org-user-counts.js';
 import type { ListQuery } from '../query/scim-list-query.js';
 import { compileFilter } from '../query/scim-filter.sql.js';
 import { ScimError } from '../errors/scim-error.js';
@@ -26,10 +28,11 @@ const SORT_COLUMNS: Record<string, { column: string; nullable: boolean }> = {
 export class ScimUserRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async findHuman(orgId: string, id: string): Promise<UserEntity> {
-    const user = await this.dataSource.manager.findOneBy(UserEntity, { id, orgId, type: 'human' });
-    if (!user) throw ScimError.notFound(`user ${id} not found`);
-    return user;
+  /** The human user; inside a transaction when given its manager. */
+  async findHuman(orgId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<UserEntity> {
+    const [row]: Record<string, unknown>[] = await manager.query(`SELECT u.* FROM users u WHERE u.id = ? AND u.org_id = ? AND u.type = 'human'`, [id, orgId]);
+    if (!row) throw ScimError.notFound(`user ${id} not found`);
+    return this.hydrate(row);
   }
 
   async search(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {
@@ -41,10 +44,11 @@ export class ScimUserRepository {
       named = { ...named, ...compiled.params };
     }
     const users = query.count === 0 ? [] : await this.page(where, named, query);
-    // The total needs its own query only when this page does not reveal it (a full page, or past the end).
+    // The total needs its own query only when this page does not reveal it (a full page, or past the end);
+    // without a filter it is the organization's kept count rather than a walk over all its users.
     const known = users.length < query.count && (users.length > 0 || query.startIndex === 1);
-    const total = known ? query.startIndex - 1 + users.length : await this.count(where, named);
-    return { total, users };
+    if (known) return { total: query.startIndex - 1 + users.length, users };
+    return { total: query.filter ? await this.count(where, named) : await humanCount(this.dataSource.manager, orgId), users };
   }
 
   private async page(where: string, named: Record<string, unknown>, query: ListQuery): Promise<UserEntity[]> {

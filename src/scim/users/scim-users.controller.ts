@@ -75,8 +75,7 @@ export class ScimUsersController {
   @Authenticated(MANAGER)
   async patch(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('id') id: string, @Body() body: unknown): Promise<void> {
     const operations = readPatchRequest(body);
-    const current = toScimUser(await this.users.get(orgId, id), this.urls.base(orgId), { stored: true });
-    await this.users.replace(caller.userId, orgId, id, patchUser(current, operations));
+    await this.users.patch(caller.userId, orgId, id, (user) => patchUser(toScimUser(user, this.urls.base(orgId), { stored: true }), operations));
   }
 
   @Delete('Users/:id')

@@ -5,16 +5,26 @@ import { PasswordHasher } from '../../common/crypto/password-hasher.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { isUniqueViolation } from '../../common/database/unique-violation.js';
 import { newId } from '../../common/ids.js';
-import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entity.js';
-import { UserEntity } from '../../users/entities/user.entity.js';
+import { INSTANCE_ID } from '../../users/entities/instance.entity.js';
+import type { InstanceEntity } from '../../users/entities/instance.entity.js';
+import type { UserEntity } from '../../users/entities/user.entity.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { UserProfileService } from '../../users/user-profile.service.js';
+import type { HumanProfile } from '../../users/user-profile.service.js';
 import { UsersService } from '../../users/users.service.js';
 import { ScimError } from '../errors/scim-error.js';
 import type { ListQuery } from '../query/scim-list-query.js';
 import { toProfile } from './scim-user.mapper.js';
 import { ScimUserRepository } from './scim-user.repository.js';
 import type { ValidUser } from './scim-user.validator.js';
+
+type InstanceSettings = Pick<InstanceEntity, 'defaultLanguage' | 'passwordMinLength'>;
+
+interface Replacement {
+  profile: HumanProfile;
+  passwordHash: string | null;
+  active: unknown;
+}
 
 /**
  * Users of one organization as SCIM sees them. State changes go through the domain services, which
@@ -57,8 +67,7 @@ export class ScimUsersService {
           email: (profile.emails.find((e) => e.primary) ?? profile.emails[0])?.value ?? '',
           phone: (profile.phones.find((p) => p.primary) ?? profile.phones[0])?.value ?? null,
           passwordHash,
-        })
-        .then((inserted) => this.profiles.completeNew(manager, inserted, profile))
+        }, profile)
         // Created inactive: the user and both its events commit together.
         .then((created) => (input.doc.active === false ? this.lifecycle.deactivateIn(manager, editorUserId, created) : created)),
     );
@@ -67,23 +76,44 @@ export class ScimUsersService {
 
   /** PUT (RFC 7644 §3.5.1) and the result of PATCH: the profile replaced, then password and state. */
   async replace(editorUserId: string, orgId: string, id: string, input: ValidUser): Promise<UserEntity> {
+    const replacement = await this.replacement(input);
+    const user = await this.repository.findHuman(orgId, id);
+    return (await this.write(editorUserId, user, replacement)) ? this.repository.findHuman(orgId, id) : user;
+  }
+
+  /**
+   * PATCH (RFC 7644 §3.5.2) answers 204 without a body: the user is read once, the operations are
+   * applied to it (`apply`), and the result is written as a PUT would be, without reading it back.
+   */
+  async patch(editorUserId: string, orgId: string, id: string, apply: (user: UserEntity) => ValidUser): Promise<void> {
+    const user = await this.repository.findHuman(orgId, id);
+    await this.write(editorUserId, user, await this.replacement(apply(user)));
+  }
+
+  /** The profile and the hashed password (hashed before any transaction: bcrypt must not hold the write lock). */
+  private async replacement(input: ValidUser): Promise<Replacement> {
     const instance = await this.instance();
     const profile = toProfile(input.doc, instance.defaultLanguage);
     const passwordHash = input.password === undefined ? null : await this.hashPassword(instance, input.password);
-    const user = await this.repository.findHuman(orgId, id);
-    const stateChange = this.stateChange(user, input.doc.active);
+    return { profile, passwordHash, active: input.doc.active };
+  }
+
+  /** Writes what differs from `user` as read; false when nothing does (clients repeat themselves). */
+  private async write(editorUserId: string, user: UserEntity, { profile, passwordHash, active }: Replacement): Promise<boolean> {
+    const { orgId, id } = user;
+    const stateChange = this.stateChange(user, active);
     // Nothing to write (a PUT that repeats the stored user): no write transaction.
-    if (passwordHash === null && stateChange === null && !this.profiles.differs(user, profile)) return user;
+    if (passwordHash === null && stateChange === null && !this.profiles.differs(user, profile)) return false;
     // Profile, password and state commit together, each with its events (DESIGN §1).
     await this.unique(profile.userName, async (manager) => {
-      let current = await this.lockedHuman(manager, orgId, id);
+      let current = await this.repository.findHuman(orgId, id, manager);
       if (this.profiles.differs(current, profile)) current = (await this.profiles.replaceIn(manager, editorUserId, current, profile)).user;
       if (passwordHash !== null) await this.lifecycle.setPasswordHashIn(manager, editorUserId, current, passwordHash, false);
       if (stateChange === 'deactivate') await this.lifecycle.deactivateIn(manager, editorUserId, current);
       if (stateChange === 'reactivate') await this.lifecycle.reactivateIn(manager, editorUserId, current);
       if (stateChange === 'unlock') await this.lifecycle.unlockIn(manager, editorUserId, current);
     });
-    return this.repository.findHuman(orgId, id);
+    return true;
   }
 
   async remove(editorUserId: string, orgId: string, id: string): Promise<void> {
@@ -99,13 +129,7 @@ export class ScimUsersService {
     return null;
   }
 
-  private async lockedHuman(manager: EntityManager, orgId: string, id: string): Promise<UserEntity> {
-    const user = await manager.findOneBy(UserEntity, { id, orgId, type: 'human' });
-    if (!user) throw ScimError.notFound(`user ${id} not found`);
-    return user;
-  }
-
-  private async hashPassword(instance: InstanceEntity, password: string): Promise<string> {
+  private async hashPassword(instance: InstanceSettings, password: string): Promise<string> {
     if (password.length < instance.passwordMinLength) {
       throw ScimError.badRequest('invalidValue', `the password must be at least ${instance.passwordMinLength} characters`);
     }
@@ -124,7 +148,12 @@ export class ScimUsersService {
     }
   }
 
-  private async instance(): Promise<InstanceEntity> {
-    return this.dataSource.manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID });
+  private async instance(): Promise<InstanceSettings> {
+    const [row]: { default_language: string; password_min_length: number | string }[] = await this.dataSource.query(
+      'SELECT default_language, password_min_length FROM instance WHERE id = ?',
+      [INSTANCE_ID],
+    );
+    if (!row) throw new Error('the instance is not bootstrapped');
+    return { defaultLanguage: row.default_language, passwordMinLength: Number(row.password_min_length) };
   }
 }

@@ -1,0 +1,46 @@
+import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+
+/**
+ * INSERT and UPDATE of entities as plain parameterised SQL, with TypeORM's own value conversions
+ * (column transformers, booleans, dates) through the driver. TypeORM's builders write numbers and
+ * booleans into the SQL text, so every timestamp made a new statement to prepare (and pushed the
+ * useful ones out of the driver's statement cache), and `insert` read each row back for its column
+ * defaults, which the caller already set. On the SCIM write path that was a large part of a request.
+ */
+export async function insertRows<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, rows: T[]): Promise<void> {
+  if (rows.length === 0) return;
+  const metadata = manager.connection.getMetadata(target);
+  // Columns no row sets are left to their database defaults, as TypeORM does.
+  const columns = metadata.columns.filter((c) => rows.some((row) => c.getEntityValue(row) !== undefined));
+  const values: unknown[] = [];
+  for (const row of rows) for (const column of columns) values.push(persistent(manager, column, row));
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const names = columns.map((c) => escape(manager, c.databaseName)).join(', ');
+  await manager.query(`INSERT INTO ${escape(manager, metadata.tableName)} (${names}) VALUES ${rows.map(() => tuple).join(', ')}`, values);
+}
+
+/** `UPDATE … SET <changes> WHERE <where>`, both given as entity properties. */
+export async function updateRows<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, where: Partial<T>, changes: Partial<T>): Promise<void> {
+  const metadata = manager.connection.getMetadata(target);
+  const columnOf = (property: string): ColumnMetadata => {
+    const column = metadata.findColumnWithPropertyName(property);
+    if (!column) throw new Error(`${metadata.name} has no property ${property}`);
+    return column;
+  };
+  const set = Object.keys(changes).filter((p) => changes[p] !== undefined).map(columnOf);
+  const conditions = Object.keys(where).map(columnOf);
+  if (set.length === 0) return;
+  const sql =
+    `UPDATE ${escape(manager, metadata.tableName)} SET ${set.map((c) => `${escape(manager, c.databaseName)} = ?`).join(', ')}` +
+    ` WHERE ${conditions.map((c) => `${escape(manager, c.databaseName)} = ?`).join(' AND ')}`;
+  await manager.query(sql, [...set.map((c) => persistent(manager, c, changes)), ...conditions.map((c) => persistent(manager, c, where))]);
+}
+
+function persistent(manager: EntityManager, column: ColumnMetadata, entity: ObjectLiteral): unknown {
+  return manager.connection.driver.preparePersistentValue(column.getEntityValue(entity), column) ?? null;
+}
+
+function escape(manager: EntityManager, name: string): string {
+  return manager.connection.driver.escape(name);
+}
