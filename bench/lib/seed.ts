@@ -84,6 +84,13 @@ export async function seedUsers(store: Store, orgId: string, from: number, to: n
       row: (i) => [userId(i), 'email', 0, orgId, userName(i), 'work', 1],
     },
   ]);
+  // The service keeps each organization's number of human users (SCIM totalResults) with every write.
+  const sink = await open(store);
+  try {
+    await sink.insert('UPDATE org_user_counts SET humans = humans + ? WHERE org_id = ?', [to - from, orgId]);
+  } finally {
+    await sink.close();
+  }
 }
 
 /** Ten event types in turn: a filter on one of them selects a tenth of the seeded events. */

@@ -82,6 +82,8 @@ export function scimRequests(server: ScimServer, scenario: ScimScenario, size: n
 export async function checkLookup(server: ScimServer, size: number): Promise<void> {
   const found = await call(server.url, server.token, 'GET', LOOKUP.request(server.base, 1, size).path);
   if (found.totalResults !== 1) throw new Error(`${server.url}: lookup found ${found.totalResults} users, expected 1`);
+  const page = await call(server.url, server.token, 'GET', `${server.base}/Users?count=1`);
+  if (page.totalResults < size) throw new Error(`${server.url}: the list counts ${page.totalResults} users, expected at least ${size}`);
 }
 
 /** An ORG_USER_MANAGER machine user's personal access token, the SCIM caller. */
