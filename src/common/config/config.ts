@@ -17,6 +17,8 @@ export interface AppConfig {
   bodyLimitBytes: number;
   /** Largest JSON body accepted by `POST /admin/v1/import` (issue 5: 100,000 users in one request). */
   importBodyLimitBytes: number;
+  /** How often expired OIDC tokens, codes, sessions and interactions are deleted. */
+  oidcPurgeIntervalMs: number;
 }
 
 export type DatabaseConfig =
@@ -62,6 +64,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const bodyLimitBytes = read.integer('BODY_LIMIT_BYTES', 1_000_000, 1024, 1_000_000_000);
   // 100,000 users with bcrypt hashes and full profiles take about 40 MB of JSON; 200 MB leaves room.
   const importBodyLimitBytes = read.integer('IMPORT_BODY_LIMIT_BYTES', 200_000_000, 1024, 2_000_000_000);
+  const oidcPurgeIntervalMs = read.integer('OIDC_PURGE_INTERVAL_MS', 600_000, 1000, 86_400_000);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -77,6 +80,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bcryptCost,
     bodyLimitBytes,
     importBodyLimitBytes,
+    oidcPurgeIntervalMs,
   };
 }
 
