@@ -5,7 +5,6 @@ import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/common/config/config.js';
 import { createDataSource } from '../../src/common/database/data-source.js';
 import { createTestDatabase } from '../support/database.js';
-import type { TestDatabase } from '../support/database.js';
 import { createClient } from '../support/http.js';
 import { spawnService } from '../support/process.js';
 import type { ServiceProcess } from '../support/process.js';
@@ -17,7 +16,6 @@ import type { TestService } from '../support/service.js';
  */
 export interface ProcessSetup {
   dataDir: string;
-  database: TestDatabase;
   env: Record<string, string>;
   adminToken(): string;
   /** Starts one more service process on this setup (extra variables on top of `env`). */
@@ -35,7 +33,6 @@ export async function processSetup(env: Record<string, string> = {}): Promise<Pr
   const spawned: ServiceProcess[] = [];
   return {
     dataDir,
-    database,
     env: fullEnv,
     adminToken: () => readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim(),
     spawn: async (extra = {}, options = {}) => {
@@ -64,12 +61,12 @@ export async function processSetup(env: Record<string, string> = {}): Promise<Pr
  * The part of TestService the shared fixtures (createOrg, createCaller, scimTenant, the OIDC fixtures)
  * use: an HTTP client, the admin token and the public URL. Lets them set up a spawned process too.
  */
-export function remoteService(url: string, adminToken: string, publicUrl = url): TestService {
+export function remoteService(url: string, adminToken: string): TestService {
   const remote: Pick<TestService, 'url' | 'api' | 'adminToken'> & { config: { publicUrl: string } } = {
     url,
     api: createClient(url),
     adminToken,
-    config: { publicUrl },
+    config: { publicUrl: url },
   };
   return remote as unknown as TestService;
 }
