@@ -18,6 +18,8 @@ export interface AppConfig {
   /** Largest JSON body accepted by `POST /admin/v1/import` (issue 5: 100,000 users in one request). */
   importBodyLimitBytes: number;
   loginRateLimit: LoginRateLimitConfig;
+  /** How often expired OIDC tokens, codes, sessions and interactions are deleted. */
+  oidcPurgeIntervalMs: number;
 }
 
 /** Failed password checks allowed per fixed window before the login UI answers 429 (on top of the lockout). */
@@ -77,6 +79,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     failuresPerIp: read.integer('LOGIN_RATE_LIMIT_PER_IP', 100, 1, 1_000_000),
     failuresPerLoginName: read.integer('LOGIN_RATE_LIMIT_PER_LOGIN_NAME', 30, 1, 1_000_000),
   };
+  const oidcPurgeIntervalMs = read.integer('OIDC_PURGE_INTERVAL_MS', 600_000, 1000, 86_400_000);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -93,6 +96,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bodyLimitBytes,
     importBodyLimitBytes,
     loginRateLimit,
+    oidcPurgeIntervalMs,
   };
 }
 

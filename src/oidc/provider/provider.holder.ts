@@ -27,7 +27,6 @@ import { createProvider, publicPart } from './provider.factory.js';
 
 /** How often each process looks for a rotated key (DESIGN §5: "within seconds"). */
 const KEY_POLL_MS = 5_000;
-const PURGE_MS = 10 * 60_000;
 const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post']);
 /** Koa state flag: the request failed because the database could not be reached. */
 const DATABASE_UNAVAILABLE = Symbol('databaseUnavailable');
@@ -65,7 +64,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
         .catch((error: unknown) => this.logger.error(`key check failed: ${String(error)}`));
     };
     const purge = () => void purgeExpiredPayloads(this.dataSource).catch((error: unknown) => this.logger.error(`purge failed: ${String(error)}`));
-    this.timers = [setInterval(poll, KEY_POLL_MS), setInterval(purge, PURGE_MS)];
+    this.timers = [setInterval(poll, KEY_POLL_MS), setInterval(purge, this.config.oidcPurgeIntervalMs)];
     for (const timer of this.timers) timer.unref();
   }
 
