@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { ModulesContainer } from '@nestjs/core';
-import { ACCESS_POLICY } from '../../src/common/auth/authenticated.decorator.js';
 import type { AccessPolicy } from '../../src/common/auth/authenticated.decorator.js';
+import { declaredRoutes } from '../support/routes.js';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 
@@ -18,25 +15,9 @@ interface Route {
 
 /** Every route of every controller, with the access policy it declares (or `NONE`). */
 function collectRoutes(svc: TestService): Route[] {
-  const routes: Route[] = [];
-  for (const module of svc.app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as (new (...args: never[]) => object) | null;
-      if (!controller) continue;
-      const base = String(Reflect.getMetadata(PATH_METADATA, controller) ?? '');
-      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-        const handler = controller.prototype[name as keyof object] as unknown;
-        if (typeof handler !== 'function' || name === 'constructor') continue;
-        const path = Reflect.getMetadata(PATH_METADATA, handler);
-        if (path === undefined) continue;
-        const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod];
-        const policy: AccessPolicy | undefined =
-          Reflect.getMetadata(ACCESS_POLICY, handler) ?? Reflect.getMetadata(ACCESS_POLICY, controller);
-        routes.push({ route: `${method} /${[base, path].filter((p) => p && p !== '/').join('/')}`, policy: describePolicy(policy) });
-      }
-    }
-  }
-  return routes.sort((a, b) => a.route.localeCompare(b.route));
+  return declaredRoutes(svc)
+    .map(({ method, path, policy }) => ({ route: `${method} ${path}`, policy: describePolicy(policy) }))
+    .sort((a, b) => a.route.localeCompare(b.route));
 }
 
 function describePolicy(policy: AccessPolicy | undefined): string {

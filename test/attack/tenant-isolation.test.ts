@@ -5,8 +5,8 @@ import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { createApiApp, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import { databaseState } from './support/db-state.js';
-import { declaredRoutes, fillPath } from './support/routes.js';
-import type { DeclaredRoute } from './support/routes.js';
+import { declaredRoutes, fillPath } from '../support/routes.js';
+import type { DeclaredRoute } from '../support/routes.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 

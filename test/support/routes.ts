@@ -1,9 +1,9 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
-import { ACCESS_POLICY } from '../../../src/common/auth/authenticated.decorator.js';
-import type { AccessPolicy } from '../../../src/common/auth/authenticated.decorator.js';
-import type { TestService } from '../../support/service.js';
+import { ACCESS_POLICY } from '../../src/common/auth/authenticated.decorator.js';
+import type { AccessPolicy } from '../../src/common/auth/authenticated.decorator.js';
+import type { TestService } from './service.js';
 
 export interface DeclaredRoute {
   method: string;
