@@ -40,7 +40,7 @@ export class AppLogger implements LoggerService {
         return id;
       },
       serializers: {
-        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: req.url.split('?')[0].replace(INTERACTION_PATH, '$1:uid') }),
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: loggedPath(req.url) }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
       },
       customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
@@ -50,6 +50,27 @@ export class AppLogger implements LoggerService {
     return (req: Request, res: Response, next: NextFunction) => {
       http(req, res);
       this.requestLoggers.run(req.log, next);
+    };
+  }
+
+  /**
+   * The same X-Request-Id and completion line as `requestMiddleware`, without pino-http's per-request
+   * child logger and request-scoped store: for the OIDC endpoints, whose requests are a few hundred
+   * microseconds of work, where those cost about a tenth. Lines logged meanwhile carry no request id.
+   */
+  completionLog() {
+    return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
+      const given = req.headers['x-request-id'];
+      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      res.setHeader('X-Request-Id', id);
+      const started = performance.now();
+      res.once('finish', () => {
+        const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+        if (!this.root.isLevelEnabled(level)) return;
+        const line = { req: { id, method: req.method, path: loggedPath(req.url) }, res: { statusCode: res.statusCode }, responseTime: Math.round(performance.now() - started) };
+        this.root[level](line, 'request completed');
+      });
+      next();
     };
   }
 
@@ -90,4 +111,9 @@ export class AppLogger implements LoggerService {
       logger[level]({ context, ...(stack ? { stack } : {}) }, String(message));
     }
   }
+}
+
+/** A request's path as logged: no query string, no interaction id. */
+function loggedPath(url: string | undefined): string {
+  return (url ?? '/').split('?')[0].replace(INTERACTION_PATH, '$1:uid');
 }

@@ -21,16 +21,15 @@ export class OidcDispatch {
   ) {}
 
   /**
-   * Puts the provider in front of the server's other request listeners (Express). `accessLog` is the
-   * request logging middleware Express uses too, so OIDC requests get the same access-log line and
-   * X-Request-Id.
+   * Puts the provider in front of the server's other request listeners (Express). `accessLog` writes
+   * the same access-log line and X-Request-Id as for the API.
    */
-  attach(app: { getHttpServer(): Server; use(handler: RequestHandler): unknown }, accessLog: RequestHandler): void {
+  attach(app: { getHttpServer(): Server; use(handler: RequestHandler): unknown }, accessLog: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): void {
     const server = app.getHttpServer();
     const others = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (isProviderPath(pathOf(req))) return void accessLog(req as Request, res as Response, () => this.dispatch(req, res));
+      if (isProviderPath(pathOf(req))) return void accessLog(req, res, () => this.dispatch(req, res));
       for (const listener of others) listener.call(server, req, res);
     });
     const ui = this.loginUi.router();

@@ -120,7 +120,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     provider.proxy = this.config.publicUrl.startsWith('https:');
     provider.on('server_error', (ctx: OidcContext, error: Error) => {
       if (isDatabaseUnavailable(error)) ctx.state[DATABASE_UNAVAILABLE] = true;
-      this.logger.error(`oidc server_error: ${error.stack ?? error.message}`);
+      this.logger.error(`oidc server_error (request ${String(ctx.res.getHeader('x-request-id'))}): ${error.stack ?? error.message}`);
     });
     this.current = { provider, handle: provider.callback(), fingerprint };
   }
