@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startService } from '../support/service.js';
+import type { TestService } from '../support/service.js';
+
+/**
+ * The look-ups of oidc_payloads by grant, uid and user code (revocation of a grant, the session by its
+ * uid, device codes) stay index searches on SQLite, where those indexes are partial (NOT NULL rows only).
+ */
+describe('oidc_payloads look-ups use their indexes', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startService();
+  });
+  after(() => svc?.close());
+
+  it('grant_id, uid and user_code: an index search, never a scan', { skip: process.env.TEST_DATABASE_URL ? 'query plans checked on SQLite only' : false }, async () => {
+    const lookups = {
+      ix_oidc_payloads_grant: 'DELETE FROM oidc_payloads WHERE model = ? AND grant_id = ?',
+      ix_oidc_payloads_uid: 'SELECT payload FROM oidc_payloads WHERE model = ? AND uid = ? LIMIT 1',
+      ix_oidc_payloads_user_code: 'SELECT payload FROM oidc_payloads WHERE model = ? AND user_code = ? LIMIT 1',
+    };
+    for (const [index, sql] of Object.entries(lookups)) {
+      const plan: { detail: string }[] = await svc.dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, ['Session', 'x']);
+      assert.ok(plan.some((step) => step.detail.includes(`USING INDEX ${index}`)), `${sql}: ${plan.map((s) => s.detail).join('; ')}`);
+    }
+    const [definition]: { sql: string }[] = await svc.dataSource.query("SELECT sql FROM sqlite_master WHERE name = 'ix_oidc_payloads_grant'");
+    assert.match(definition.sql, /WHERE "grant_id" IS NOT NULL/, 'the index holds only rows with a grant');
+  });
+});
