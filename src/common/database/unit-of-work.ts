@@ -8,6 +8,9 @@ interface QueuedWork {
   reject(error: unknown): void;
 }
 
+/** How often a unit of work runs when InnoDB chose it as a deadlock victim. */
+const DEADLOCK_ATTEMPTS = 4;
+
 /** Most units of work that share one SQLite commit (the bench's 10 concurrent writers queue up to 10). */
 const MAX_GROUP = 32;
 
@@ -38,7 +41,7 @@ export class UnitOfWork {
   }
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (!this.serialize) return this.dataSource.transaction(work);
+    if (!this.serialize) return this.retryingDeadlocks(work);
     return new Promise<T>((resolve, reject) => {
       this.queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
       if (this.draining) return;
@@ -47,6 +50,22 @@ export class UnitOfWork {
       // waiting for the requests already read in this event-loop turn is what lets them queue up.
       setImmediate(() => void this.drain());
     });
+  }
+
+  /**
+   * MySQL/MariaDB: InnoDB resolves a deadlock by rolling one transaction back (gap locks of concurrent
+   * inserts and deletes in one organization's index ranges are enough to cause one); the server's own
+   * advice is to run it again. The whole unit is retried, a few times, after a short random pause.
+   */
+  private async retryingDeadlocks<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction(work);
+      } catch (error) {
+        if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      }
+    }
   }
 
   private async drain(): Promise<void> {
@@ -98,4 +117,9 @@ async function rollBackAll(runner: ReturnType<DataSource['createQueryRunner']>):
   } catch {
     // The connection refused the rollback too; SQLite rolls back an unfinished transaction itself.
   }
+}
+
+function isDeadlock(error: unknown): boolean {
+  const e = error as { code?: string; driverError?: { code?: string } };
+  return (e?.driverError?.code ?? e?.code) === 'ER_LOCK_DEADLOCK';
 }
