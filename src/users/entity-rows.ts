@@ -1,5 +1,6 @@
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
+import { placeholders } from '../common/database/placeholders.js';
 
 /**
  * INSERT and UPDATE of entities as plain parameterised SQL, with TypeORM's own value conversions
@@ -15,7 +16,7 @@ export async function insertRows<T extends ObjectLiteral>(manager: EntityManager
   const columns = metadata.columns.filter((c) => rows.some((row) => c.getEntityValue(row) !== undefined));
   const values: unknown[] = [];
   for (const row of rows) for (const column of columns) values.push(persistent(manager, column, row));
-  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const tuple = `(${placeholders(columns.length)})`;
   const names = columns.map((c) => escape(manager, c.databaseName)).join(', ');
   await manager.query(`INSERT INTO ${escape(manager, metadata.tableName)} (${names}) VALUES ${rows.map(() => tuple).join(', ')}`, values);
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
+import { placeholders } from '../common/database/placeholders.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { isUniqueViolation } from '../common/database/unique-violation.js';
 import { EventStore } from '../common/events/event-store.js';
@@ -92,7 +93,7 @@ export class UserImportWriter {
     const found = new Set<string>();
     for (let i = 0; i < values.length; i += LOOKUP_CHUNK) {
       const chunk = values.slice(i, i + LOOKUP_CHUNK);
-      const rows: { v: string }[] = await this.dataSource.query(`${select} (${new Array(chunk.length).fill('?').join(', ')})`, [...fixed, ...chunk]);
+      const rows: { v: string }[] = await this.dataSource.query(`${select} (${placeholders(chunk.length)})`, [...fixed, ...chunk]);
       for (const row of rows) found.add(row.v);
     }
     return found;
@@ -144,7 +145,7 @@ export class UserImportWriter {
   private async insertRows(manager: EntityManager, table: string, columns: readonly string[], rows: unknown[][]): Promise<void> {
     const escape = (name: string) => this.dataSource.driver.escape(name);
     const head = `INSERT INTO ${escape(table)} (${columns.map(escape).join(', ')}) VALUES `;
-    const tuple = `(${columns.map(() => '?').join(', ')})`;
+    const tuple = `(${placeholders(columns.length)})`;
     const perStatement = Math.floor(MAX_PARAMETERS / columns.length);
     for (let i = 0; i < rows.length; i += perStatement) {
       const chunk = rows.slice(i, i + perStatement);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { placeholders } from '../../common/database/placeholders.js';
 import { AGGREGATE_MESSAGES, EVENT_MESSAGES } from '../../common/events/event-types.js';
 import type { JsonObject } from '../../common/database/columns.js';
 import type { EventDto, SearchEventsDto } from '../dto/events.dto.js';
@@ -30,8 +31,8 @@ export class EventSearchService {
     const where: string[] = [];
     const params: unknown[] = [];
     const add = (clause: string, ...values: unknown[]) => (where.push(clause), params.push(...values));
-    if (query.event_types?.length) add(`type IN (${marks(query.event_types.length)})`, ...query.event_types);
-    if (query.aggregate_types?.length) add(`aggregate_type IN (${marks(query.aggregate_types.length)})`, ...query.aggregate_types);
+    if (query.event_types?.length) add(`type IN (${placeholders(query.event_types.length)})`, ...query.event_types);
+    if (query.aggregate_types?.length) add(`aggregate_type IN (${placeholders(query.aggregate_types.length)})`, ...query.aggregate_types);
     if (query.aggregate_id) add('aggregate_id = ?', query.aggregate_id);
     if (query.resource_owner) add('resource_owner = ?', query.resource_owner);
     if (query.editor_user_id) add('editor_user_id = ?', query.editor_user_id);
@@ -45,10 +46,6 @@ export class EventSearchService {
     );
     return rows.map(toDto);
   }
-}
-
-function marks(count: number): string {
-  return new Array(count).fill('?').join(', ');
 }
 
 function toDto(e: EventRow): EventDto {

@@ -12,11 +12,6 @@ export function dialectOf(dataSource: DataSource): Dialect {
   return dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
 }
 
-/** `?, ?, ?` for a list of bound values. */
-export function placeholders(count: number): string {
-  return new Array(count).fill('?').join(', ');
-}
-
 /** Epoch milliseconds (BIGINT columns, see common/database/columns.ts) as a number; mysql2 may hand back strings. */
 export function millis(value: unknown): number | null {
   return value == null ? null : Number(value);

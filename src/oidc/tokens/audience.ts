@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { placeholders } from '../adapter/sql.js';
+import { placeholders } from '../../common/database/placeholders.js';
 
 /** Resource indicator (RFC 8707) and audience value of the Portcullis admin, management and SCIM APIs. */
 export const API_AUDIENCE = 'urn:portcullis:api';
