@@ -33,12 +33,7 @@ export class AppLogger implements LoggerService {
   requestMiddleware() {
     const http = pinoHttp({
       logger: this.root,
-      genReqId: (req: IncomingMessage, res: ServerResponse) => {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
+      genReqId: assignRequestId,
       serializers: {
         req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, path: loggedPath(req.url) }),
         res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
@@ -60,9 +55,7 @@ export class AppLogger implements LoggerService {
    */
   completionLog() {
     return (req: IncomingMessage, res: ServerResponse, next: () => void) => {
-      const given = req.headers['x-request-id'];
-      const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-      res.setHeader('X-Request-Id', id);
+      const id = assignRequestId(req, res);
       const started = performance.now();
       res.once('finish', () => {
         const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
@@ -116,4 +109,12 @@ export class AppLogger implements LoggerService {
 /** A request's path as logged: no query string, no interaction id. */
 function loggedPath(url: string | undefined): string {
   return (url ?? '/').split('?')[0].replace(INTERACTION_PATH, '$1:uid');
+}
+
+/** The caller's X-Request-Id when it is well-formed, else a new one; echoed in the response. */
+function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+  res.setHeader('X-Request-Id', id);
+  return id;
 }
