@@ -1,12 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
+import { sqliteStatementsOf } from './statements.js';
+import type { SqliteStatements } from './statements.js';
 
-interface QueuedWork {
-  work: (manager: EntityManager) => Promise<unknown>;
+/** A unit of work, or a single write statement (see `write`). */
+type QueuedWork = ({ work: (manager: EntityManager) => Promise<unknown> } | { sql: string; parameters: unknown[] }) & {
   resolve(value: unknown): void;
   reject(error: unknown): void;
-}
+};
 
 /** How often a unit of work runs when InnoDB chose it as a deadlock victim. */
 const DEADLOCK_ATTEMPTS = 4;
@@ -29,10 +31,11 @@ const MAX_GROUP = 32;
 export class UnitOfWork {
   private readonly queued: QueuedWork[] = [];
   private draining = false;
-  private readonly serialize: boolean;
+  /** Set on SQLite, where transactions are queued and committed in groups. */
+  private readonly sqlite: SqliteStatements | undefined;
 
   constructor(private readonly dataSource: DataSource) {
-    this.serialize = dataSource.options.type === 'better-sqlite3';
+    this.sqlite = sqliteStatementsOf(dataSource);
   }
 
   /** For reads outside a transaction. */
@@ -41,9 +44,23 @@ export class UnitOfWork {
   }
 
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (!this.serialize) return this.retryingDeadlocks(work);
-    return new Promise<T>((resolve, reject) => {
-      this.queued.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    if (!this.sqlite) return this.retryingDeadlocks(work);
+    return this.enqueue({ work }) as Promise<T>;
+  }
+
+  /**
+   * One write statement that needs no events (oidc-provider's tokens, codes and sessions). On SQLite it
+   * joins the next group commit like a unit of work, without a savepoint (a failed statement undoes only
+   * itself) and without TypeORM's query runner; the caller hears back after the COMMIT.
+   */
+  write(sql: string, parameters: unknown[]): Promise<void> {
+    if (!this.sqlite) return this.retryingDeadlocks((manager) => manager.query(sql, parameters)).then(() => undefined);
+    return this.enqueue({ sql, parameters }) as Promise<void>;
+  }
+
+  private enqueue(unit: { work: (manager: EntityManager) => Promise<unknown> } | { sql: string; parameters: unknown[] }): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ ...unit, resolve, reject });
       if (this.draining) return;
       this.draining = true;
       // better-sqlite3 answers synchronously, so a unit runs start to end without yielding to I/O:
@@ -77,17 +94,22 @@ export class UnitOfWork {
   }
 
   private async commitTogether(group: QueuedWork[]): Promise<void> {
+    if (group.every((unit) => 'sql' in unit)) return this.commitStatements(group as StatementUnit[]);
     // Alone, a unit runs as a plain transaction, exactly as without grouping.
     if (group.length === 1) {
-      const [unit] = group;
+      const [unit] = group as WorkUnit[];
       await this.dataSource.transaction((manager) => unit.work(manager)).then(unit.resolve, unit.reject);
       return;
     }
     const runner = this.dataSource.createQueryRunner();
-    const outcomes: { ok: boolean; value: unknown }[] = [];
+    const outcomes: Outcome[] = [];
     try {
       await runner.startTransaction();
       for (const unit of group) {
+        if ('sql' in unit) {
+          outcomes.push(this.runStatement(unit));
+          continue;
+        }
         await runner.startTransaction(); // a savepoint inside the open transaction
         try {
           const value = await unit.work(runner.manager);
@@ -109,7 +131,42 @@ export class UnitOfWork {
     }
     group.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
   }
+
+  /** Write statements only: the whole group is synchronous, one BEGIN IMMEDIATE … COMMIT (or autocommit alone). */
+  private commitStatements(group: StatementUnit[]): void {
+    const sqlite = this.sqlite!;
+    let outcomes: Outcome[];
+    try {
+      if (group.length > 1) sqlite.run('BEGIN IMMEDIATE', []);
+      outcomes = group.map((unit) => this.runStatement(unit));
+      if (group.length > 1) sqlite.run('COMMIT', []);
+    } catch (error) {
+      if (sqlite.inTransaction) sqlite.run('ROLLBACK', []);
+      for (const unit of group) unit.reject(error);
+      return;
+    }
+    group.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(undefined) : unit.reject(outcomes[i].value)));
+  }
+
+  /**
+   * A failed statement inside a transaction undoes only its own changes and rejects alone; an error that
+   * ended the transaction itself (I/O, disk full) fails the group.
+   */
+  private runStatement(unit: StatementUnit): Outcome {
+    const inTransaction = this.sqlite!.inTransaction;
+    try {
+      this.sqlite!.run(unit.sql, unit.parameters);
+      return { ok: true, value: undefined };
+    } catch (error) {
+      if (inTransaction && !this.sqlite!.inTransaction) throw error;
+      return { ok: false, value: error };
+    }
+  }
 }
+
+type WorkUnit = Extract<QueuedWork, { work: unknown }>;
+type StatementUnit = Extract<QueuedWork, { sql: string }>;
+type Outcome = { ok: boolean; value: unknown };
 
 async function rollBackAll(runner: ReturnType<DataSource['createQueryRunner']>): Promise<void> {
   try {

@@ -1,0 +1,99 @@
+import { QueryFailedError } from 'typeorm';
+import type { DataSource } from 'typeorm';
+
+/** The part of a better-sqlite3 connection used here. */
+interface SqliteConnection {
+  prepare(sql: string): SqliteStatement;
+  readonly inTransaction: boolean;
+}
+
+interface SqliteStatement {
+  readonly reader: boolean;
+  all(...parameters: unknown[]): unknown[];
+  run(...parameters: unknown[]): { changes: number };
+}
+
+/**
+ * Plain parameterised statements for the hot paths (token endpoint, introspection, userinfo). On
+ * SQLite they call better-sqlite3's prepared statements directly: TypeORM's query runner adds a
+ * logger call, broadcaster events and four promises per statement, which cost more than SQLite's own
+ * work for a one-row look-up. On MySQL/MariaDB they go through TypeORM's pool as before. Values are
+ * always bound, never spliced into the text; errors are TypeORM's QueryFailedError either way.
+ */
+export interface Statements {
+  rows<T>(sql: string, parameters: unknown[]): Promise<T[]>;
+}
+
+const cache = new WeakMap<DataSource, Statements>();
+
+/** One instance per data source, so prepared statements are shared by every caller. */
+export function statementsOf(dataSource: DataSource): Statements {
+  let statements = cache.get(dataSource);
+  if (!statements) cache.set(dataSource, (statements = dataSource.options.type === 'better-sqlite3' ? new SqliteStatements(dataSource) : new PooledStatements(dataSource)));
+  return statements;
+}
+
+/** The SQLite implementation, or undefined on MySQL/MariaDB (UnitOfWork's group commit uses it). */
+export function sqliteStatementsOf(dataSource: DataSource): SqliteStatements | undefined {
+  const statements = statementsOf(dataSource);
+  return statements instanceof SqliteStatements ? statements : undefined;
+}
+
+class PooledStatements implements Statements {
+  constructor(private readonly dataSource: DataSource) {}
+
+  rows<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+    return this.dataSource.query(sql, parameters);
+  }
+}
+
+export class SqliteStatements implements Statements {
+  private readonly prepared = new Map<string, SqliteStatement>();
+  private connection: SqliteConnection | undefined;
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  rows<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+    try {
+      return Promise.resolve(this.statement(sql).all(...parameters) as T[]);
+    } catch (error) {
+      return Promise.reject(new QueryFailedError(sql, parameters, error as Error));
+    }
+  }
+
+  /** Runs a write now, synchronously; the number of rows it changed. */
+  run(sql: string, parameters: unknown[]): number {
+    try {
+      return this.statement(sql).run(...parameters).changes;
+    } catch (error) {
+      throw new QueryFailedError(sql, parameters, error as Error);
+    }
+  }
+
+  /** Whether the shared connection is inside a transaction (a failed COMMIT or a fatal error ends it). */
+  get inTransaction(): boolean {
+    return this.current().inTransaction;
+  }
+
+  private statement(sql: string): SqliteStatement {
+    const connection = this.current();
+    let statement = this.prepared.get(sql);
+    if (!statement) {
+      statement = connection.prepare(sql);
+      // The hot paths use a fixed set of statements; a bound keeps a mistake from growing the map.
+      if (this.prepared.size >= 200) this.prepared.clear();
+      this.prepared.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** TypeORM's single better-sqlite3 connection; statements are prepared again if it was reopened. */
+  private current(): SqliteConnection {
+    const connection = (this.dataSource.driver as unknown as { databaseConnection: SqliteConnection }).databaseConnection;
+    if (connection !== this.connection) {
+      this.prepared.clear();
+      this.connection = connection;
+    }
+    return connection;
+  }
+}
