@@ -46,6 +46,7 @@ interface KeyRow {
 interface Registration {
   row: ClientRow;
   keys: KeyRow[];
+  payloads: Map<string, AdapterPayload | undefined>;
 }
 
 /**
@@ -77,7 +78,12 @@ export class ClientStore implements Adapter {
   async find(clientId: string): Promise<AdapterPayload | undefined> {
     const registration = await this.registration(clientId);
     if (!registration) return undefined;
-    return registration.row.src === 'app' ? applicationClient(registration) : machineClient(registration.row);
+    // Built once per registration and variant: oidc-provider keeps one Client per distinct payload.
+    const variant = registration.row.src === 'app' ? 'app' : machineVariant();
+    if (!registration.payloads.has(variant)) {
+      registration.payloads.set(variant, variant === 'app' ? applicationClient(registration) : machineClient(registration.row, variant));
+    }
+    return registration.payloads.get(variant);
   }
 
   private async registration(clientId: string): Promise<Registration | undefined> {
@@ -94,7 +100,7 @@ export class ClientStore implements Adapter {
       row.src === 'app' && row.auth_method === 'private_key_jwt'
         ? await this.dataSource.query("SELECT id, public_key, expires_at FROM public_keys WHERE owner_type = 'application' AND owner_id = ?", [row.id])
         : [];
-    const registration = { row, keys };
+    const registration = { row, keys, payloads: new Map() };
     if (this.cache.size >= CLIENT_CACHE_MAX) this.cache.clear();
     this.cache.set(clientId, { at: now, registration });
     return registration;
@@ -157,8 +163,18 @@ function applicationClient({ row, keys }: Registration): AdapterPayload {
   };
 }
 
+type MachineVariant = 'jwt-profile' | 'client_secret_basic' | 'client_secret_post';
+
+/** How this request authenticates a machine user: by a JWT profile assertion, or by its secret (see machineAuthMethod). */
+function machineVariant(): MachineVariant {
+  const ctx = currentContext();
+  // JWT profile grant: the assertion is the credential; the grant verifies it (jwt-profile.grant.ts).
+  if (ctx?.oidc?.params?.grant_type === JWT_BEARER_GRANT && !ctx?.headers?.authorization) return 'jwt-profile';
+  return machineAuthMethod();
+}
+
 /** A machine user with a client secret can use client_credentials (DESIGN §5). */
-function machineClient(row: ClientRow): AdapterPayload | undefined {
+function machineClient(row: ClientRow, variant: MachineVariant): AdapterPayload | undefined {
   const base = {
     client_id: row.id,
     client_name: row.name,
@@ -168,12 +184,9 @@ function machineClient(row: ClientRow): AdapterPayload | undefined {
     portcullis_org_id: row.org_id,
     portcullis_access_token_type: row.access_token_type ?? 'opaque',
   };
-  // JWT profile grant: the assertion is the credential; the grant verifies it (jwt-profile.grant.ts).
-  if (currentContext()?.oidc?.params?.grant_type === JWT_BEARER_GRANT && !currentContext()?.headers?.authorization) {
-    return { ...base, token_endpoint_auth_method: 'none', grant_types: [JWT_BEARER_GRANT] };
-  }
+  if (variant === 'jwt-profile') return { ...base, token_endpoint_auth_method: 'none', grant_types: [JWT_BEARER_GRANT] };
   if (!row.secret) return undefined;
-  return { ...base, client_secret: row.secret, token_endpoint_auth_method: machineAuthMethod(), grant_types: ['client_credentials', JWT_BEARER_GRANT] };
+  return { ...base, client_secret: row.secret, token_endpoint_auth_method: variant, grant_types: ['client_credentials', JWT_BEARER_GRANT] };
 }
 
 /** Registered public keys of a private_key_jwt application that have not expired. */

@@ -2,9 +2,14 @@ import Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { statementsOf } from '../../common/database/statements.js';
+import type { Statements } from '../../common/database/statements.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
 import type { AuditedRemoval } from './audited-removal.js';
+import { forgetRows, requestLookups } from './request-lookups.js';
+import type { PayloadRow, RequestLookups } from './request-lookups.js';
 import { dialectOf, millis } from './sql.js';
 
 /** Models whose tokens may be JWTs (RFC 9068), looked up by their verified `jti`. */
@@ -15,28 +20,17 @@ const TOKEN_ROUTES = new Set(['introspection', 'revocation']);
 
 const COLUMNS = 'model, payload, expires_at, consumed_at';
 
-interface PayloadRow {
-  model: string;
-  payload: string;
-  expires_at: unknown;
-  consumed_at: unknown;
-}
-
-/** Per request: token rows by id hash, and verified JWT ids by presented value (never shared between requests). */
-const lookups = new WeakMap<object, { rows: Map<string, Promise<PayloadRow[]>>; keys: Map<string, Promise<string | undefined>> }>();
-
-/** Writes in this request make the rows read before stale. */
-function forgetRows(): void {
-  const ctx = Provider.ctx;
-  if (ctx) lookups.get(ctx)?.rows.clear();
-}
-
-function requestLookups() {
-  const ctx = Provider.ctx;
-  if (!ctx) return undefined;
-  let found = lookups.get(ctx);
-  if (!found) lookups.set(ctx, (found = { rows: new Map(), keys: new Map() }));
-  return found;
+/**
+ * The token's user (its account, or the machine user that is its client), read with the token for the
+ * introspection policy: state on use and the parts of `username` (DESIGN §5).
+ */
+function tokenWithUserSql(dataSource: DataSource): string {
+  const field = (name: string) => (dialectOf(dataSource) === 'sqlite' ? `json_extract(p.payload, '$.${name}')` : `JSON_VALUE(p.payload, '$.${name}')`);
+  return `SELECT p.model, p.payload, p.expires_at, p.consumed_at, u.state AS user_state, u.user_name, o.primary_domain
+    FROM oidc_payloads p
+    LEFT JOIN users u ON u.id = COALESCE(${field('accountId')}, ${field('clientId')})
+    LEFT JOIN organizations o ON o.id = u.org_id
+    WHERE p.id_hash = ? AND p.model IN (?, ?, ?)`;
 }
 
 /**
@@ -44,15 +38,19 @@ function requestLookups() {
  * secrets, so rows are keyed by their keyed hash and the payload is stored without `jti` (DESIGN §5);
  * `find` puts the id back, since the caller had to present it. Every process reads the same rows, so
  * sessions, grants and tokens survive restarts and work across WORKERS and hosts (DESIGN §2).
- * Each method is one parameterised statement (see sql.ts); nothing is cached across requests.
+ * Each method is one parameterised statement; writes go through the UnitOfWork (SQLite group commit),
+ * and nothing is cached across requests.
  */
 export class TypeOrmAdapter implements Adapter {
   private readonly upsertSql: string;
+  private readonly tokenWithUserSql: string;
+  private readonly sql: Statements;
 
   constructor(
     private readonly model: string,
-    private readonly dataSource: DataSource,
+    dataSource: DataSource,
     private readonly hasher: SecretHasher,
+    private readonly uow: UnitOfWork,
     private readonly jwtIds?: JwtTokenIds,
     private readonly audit?: AuditedRemoval,
   ) {
@@ -61,12 +59,14 @@ export class TypeOrmAdapter implements Adapter {
       dialectOf(dataSource) === 'sqlite'
         ? `${insert} ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at, consumed_at = NULL`
         : `${insert} ON DUPLICATE KEY UPDATE payload = VALUES(payload), grant_id = VALUES(grant_id), uid = VALUES(uid), user_code = VALUES(user_code), expires_at = VALUES(expires_at), consumed_at = NULL`;
+    this.tokenWithUserSql = tokenWithUserSql(dataSource);
+    this.sql = statementsOf(dataSource);
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
     const { jti: _jti, ...stored } = payload;
     forgetRows();
-    await this.dataSource.query(this.upsertSql, [
+    await this.uow.write(this.upsertSql, [
       this.model,
       this.hasher.hash(id),
       JSON.stringify(stored),
@@ -80,60 +80,75 @@ export class TypeOrmAdapter implements Adapter {
   async find(id: string): Promise<AdapterPayload | undefined> {
     const key = await this.keyOf(id);
     if (!key) return undefined;
-    const row = await this.rowOf(key);
-    return row ? this.toPayload(row, id) : undefined;
+    const found = await this.rowOf(key);
+    if (!found) return undefined;
+    const payload = this.toPayload(found.row, id);
+    if (payload && found.users) rememberUser(found.users, payload, found.row);
+    return payload;
   }
 
   /**
    * Introspection and revocation without a type hint look a token up as AccessToken, ClientCredentials
-   * and RefreshToken at once: one statement fetches the rows of all three for this request.
+   * and RefreshToken at once: one statement fetches the rows of all three for this request, with the
+   * token's user for the introspection policy (request-lookups.ts).
    */
-  private async rowOf(key: string): Promise<PayloadRow | undefined> {
+  private async rowOf(key: string): Promise<{ row: PayloadRow; users?: RequestLookups['users'] } | undefined> {
     const shared = TOKEN_MODELS.includes(this.model) && TOKEN_ROUTES.has(Provider.ctx?.oidc?.route) ? requestLookups() : undefined;
     if (!shared) {
-      const rows: PayloadRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM oidc_payloads WHERE model = ? AND id_hash = ?`, [this.model, key]);
-      return rows[0];
+      const [row] = await this.sql.rows<PayloadRow>(`SELECT ${COLUMNS} FROM oidc_payloads WHERE model = ? AND id_hash = ?`, [this.model, key]);
+      return row && { row };
     }
     let rows = shared.rows.get(key);
     if (!rows) {
-      rows = this.dataSource.query(`SELECT ${COLUMNS} FROM oidc_payloads WHERE id_hash = ? AND model IN (?, ?, ?)`, [key, ...TOKEN_MODELS]) as Promise<PayloadRow[]>;
+      rows = this.sql.rows<PayloadRow>(this.tokenWithUserSql, [key, ...TOKEN_MODELS]);
       shared.rows.set(key, rows);
     }
-    return (await rows).find((row) => row.model === this.model);
+    const row = (await rows).find((r) => r.model === this.model);
+    return row && { row, users: shared.users };
   }
 
-  /** The row key of an id: its keyed hash; for a JWT access token, that of its verified `jti`. */
-  private async keyOf(id: string): Promise<string | undefined> {
-    if (this.jwtIds && JWT_MODELS.has(this.model)) {
+  /**
+   * The row key of an id: its keyed hash; for a JWT access token, that of its verified `jti`. Computed
+   * once per request and value (oidc-provider looks a token up under several models).
+   */
+  private keyOf(id: string): Promise<string | undefined> {
+    const keys = requestLookups()?.keys;
+    const asJwt = this.jwtIds !== undefined && JWT_MODELS.has(this.model);
+    const memo = `${asJwt ? 'jwt' : 'id'}:${id}`;
+    let key = keys?.get(memo);
+    if (!key) {
+      key = this.computeKey(id, asJwt);
+      keys?.set(memo, key);
+    }
+    return key;
+  }
+
+  private async computeKey(id: string, asJwt: boolean): Promise<string | undefined> {
+    if (asJwt && this.jwtIds) {
       const jwt = JwtTokenIds.looksLikeJwt(id) ? id : jwtForHandle(Provider.ctx?.req, id);
       if (jwt !== undefined) {
-        const keys = requestLookups()?.keys;
-        let key = keys?.get(jwt);
-        if (!key) {
-          key = this.jwtIds.jtiOf(jwt).then((jti) => (jti === undefined ? undefined : this.hasher.hash(jti)));
-          keys?.set(jwt, key);
-        }
-        return key;
+        const jti = await this.jwtIds.jtiOf(jwt);
+        return jti === undefined ? undefined : this.hasher.hash(jti);
       }
     }
     return this.hasher.hash(id);
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-    const rows: PayloadRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM oidc_payloads WHERE model = ? AND uid = ? LIMIT 1`, [this.model, uid]);
+    const rows = await this.sql.rows<PayloadRow>(`SELECT ${COLUMNS} FROM oidc_payloads WHERE model = ? AND uid = ? LIMIT 1`, [this.model, uid]);
     // The session id is only known through the cookie; a session found by uid is used by its uid only.
     return rows[0] ? this.toPayload(rows[0], undefined) : undefined;
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-    const rows: PayloadRow[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM oidc_payloads WHERE model = ? AND user_code = ? LIMIT 1`, [this.model, userCode]);
+    const rows = await this.sql.rows<PayloadRow>(`SELECT ${COLUMNS} FROM oidc_payloads WHERE model = ? AND user_code = ? LIMIT 1`, [this.model, userCode]);
     return rows[0] ? this.toPayload(rows[0], undefined) : undefined;
   }
 
   async consume(id: string): Promise<void> {
     const key = await this.keyOf(id);
     forgetRows();
-    if (key) await this.dataSource.query('UPDATE oidc_payloads SET consumed_at = ? WHERE model = ? AND id_hash = ?', [Date.now(), this.model, key]);
+    if (key) await this.uow.write('UPDATE oidc_payloads SET consumed_at = ? WHERE model = ? AND id_hash = ?', [Date.now(), this.model, key]);
   }
 
   async destroy(id: string): Promise<void> {
@@ -143,13 +158,13 @@ export class TypeOrmAdapter implements Adapter {
     const route: string | undefined = Provider.ctx?.oidc?.route;
     const removal = this.audit?.removalFor(this.model, route);
     if (removal) return this.audit!.remove(removal, this.model, key, id, route ?? '');
-    await this.dataSource.query('DELETE FROM oidc_payloads WHERE model = ? AND id_hash = ?', [this.model, key]);
+    await this.uow.write('DELETE FROM oidc_payloads WHERE model = ? AND id_hash = ?', [this.model, key]);
   }
 
   /** Revokes every token and code of a grant (RFC 6749 §10.5 code reuse, refresh token reuse, logout). */
   async revokeByGrantId(grantId: string): Promise<void> {
     forgetRows();
-    await this.dataSource.query('DELETE FROM oidc_payloads WHERE model = ? AND grant_id = ?', [this.model, grantId]);
+    await this.uow.write('DELETE FROM oidc_payloads WHERE model = ? AND grant_id = ?', [this.model, grantId]);
   }
 
   private toPayload(row: PayloadRow, id: string | undefined): AdapterPayload | undefined {
@@ -161,6 +176,13 @@ export class TypeOrmAdapter implements Adapter {
     if (consumedAt !== null) payload.consumed = Math.floor(consumedAt / 1000);
     return payload;
   }
+}
+
+/** The user read with a token row, under the id the introspection policy asks for (accountId, else clientId). */
+function rememberUser(users: RequestLookups['users'], payload: AdapterPayload, row: PayloadRow): void {
+  const userId = payload.accountId ?? payload.clientId;
+  if (!userId) return;
+  users.set(userId, row.user_state == null ? null : { state: row.user_state, userName: row.user_name ?? '', primaryDomain: row.primary_domain ?? null });
 }
 
 /** Deletes expired rows; run now and then by one timer per process (any process may do it). */

@@ -1,6 +1,7 @@
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { tokenAudienceAndUser } from '../tokens/audience.js';
+import { requestLookups } from '../adapter/request-lookups.js';
+import { tokenAudience, tokenUser } from '../tokens/audience.js';
 
 interface IntrospectedToken {
   kind: string;
@@ -23,15 +24,16 @@ export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
 /**
  * DESIGN §5: introspection answers `active:true` only when the introspecting client's id or its project
  * id is in the token's audience, and only while the token's user is active (state read on use); any
- * other case is oidc-provider's `{"active":false}`. One statement reads the user (state on use, and the
- * organization's domain for `username`) and the audience; the introspecting client's project comes with
- * the client.
+ * other case is oidc-provider's `{"active":false}`. The user (state on use, and the organization's
+ * domain for `username`) was read with the token (typeorm.adapter.ts); the introspecting client's
+ * project comes with the client.
  */
 export function introspectionPolicy(dataSource: DataSource) {
   return async (ctx: OidcContext, client: { clientId: string; portcullis_project_id?: string | null }, token: IntrospectedToken): Promise<boolean> => {
     if (token.kind === 'RefreshToken') return false;
     const userId = token.accountId ?? token.clientId;
-    const { audience, user } = await tokenAudienceAndUser(dataSource, token, userId);
+    const known = requestLookups(ctx)?.users.get(userId);
+    const [audience, user] = await Promise.all([tokenAudience(dataSource, token), known !== undefined ? known : tokenUser(dataSource, userId)]);
     // A client-credentials token of an application (not a machine user) has no user; none are issued.
     if (!user || user.state !== 'active') return false;
     const project = client.portcullis_project_id;

@@ -48,7 +48,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const clients = new ClientStore(dataSource);
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
   const audit = new AuditedRemoval(deps.uow, deps.events);
-  const adapterFor = (name: string) => (name === 'Client' ? clients : new TypeOrmAdapter(name, dataSource, hasher, jwtIds, audit));
+  const adapterFor = (name: string) => (name === 'Client' ? clients : new TypeOrmAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit));
   const configuration: Configuration = {
     adapter: adapterFor,
     findAccount: (_ctx: OidcContext, sub: string) => deps.accounts.find(sub),

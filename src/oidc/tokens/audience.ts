@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { placeholders } from '../../common/database/placeholders.js';
+import { statementsOf } from '../../common/database/statements.js';
+import { CLIENT_CACHE_MS } from '../adapter/client.store.js';
 
 /** Resource indicator (RFC 8707) and audience value of the Portcullis admin, management and SCIM APIs. */
 export const API_AUDIENCE = 'urn:portcullis:api';
@@ -21,11 +23,25 @@ export function isAudienceScope(scope: string): boolean {
  * DESIGN §5: the audience of a token is the project id of its client and the client ids of every
  * application in that project, plus requested projects (and the API when asked for). Machine users
  * (no project) always get the API.
+ *
+ * It depends on application registrations only, so a process reuses it for CLIENT_CACHE_MS like the
+ * registrations themselves (client.store.ts): an application added to or removed from a project
+ * counts in every process within that time. Token validity and user state are never cached.
  */
 export async function audienceOf(dataSource: DataSource, clientId: string, scope: string | undefined): Promise<string[]> {
+  const key = `${clientId} ${scope ?? ''}`;
+  const now = Date.now();
+  const cached = audiences.get(key);
+  if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.audience;
   const [sql, parameters] = audienceQuery(clientId, scope);
-  return audienceFrom(await dataSource.query(sql, parameters), scope);
+  const audience = audienceFrom(await statementsOf(dataSource).rows<AudienceRow>(sql, parameters), scope);
+  if (audiences.size >= AUDIENCE_CACHE_MAX) audiences.clear();
+  audiences.set(key, { at: now, audience });
+  return audience;
 }
+
+const audiences = new Map<string, { at: number; audience: string[] }>();
+const AUDIENCE_CACHE_MAX = 10_000;
 
 interface AudienceRow {
   client_id: string;
@@ -64,27 +80,16 @@ export interface TokenUser {
   primaryDomain: string | null;
 }
 
-type Token = { clientId: string; scope?: string; aud?: string | string[] };
-
-/**
- * For introspection: the token's audience (as tokenAudience) and its user's state and login name in
- * one statement (the audience rows and the user row as a UNION ALL).
- */
-export async function tokenAudienceAndUser(dataSource: DataSource, token: Token, userId: string): Promise<{ audience: string[]; user: TokenUser | undefined }> {
-  const [audienceSql, parameters] = audienceQuery(token.clientId, token.scope);
-  const rows: (AudienceRow & { k: string })[] = await dataSource.query(
-    `SELECT 'a' AS k, x.client_id, x.project_id, x.own FROM (${audienceSql}) x
-     UNION ALL
-     SELECT 'u' AS k, u.state, u.user_name, o.primary_domain FROM users u LEFT JOIN organizations o ON o.id = u.org_id WHERE u.id = ?`,
-    [...parameters, userId],
+/** A token's user, when it was not read together with the token (see typeorm.adapter.ts). */
+export async function tokenUser(dataSource: DataSource, userId: string): Promise<TokenUser | null> {
+  const [row] = await statementsOf(dataSource).rows<{ state: string; user_name: string; primary_domain: string | null }>(
+    'SELECT u.state, u.user_name, o.primary_domain FROM users u LEFT JOIN organizations o ON o.id = u.org_id WHERE u.id = ?',
+    [userId],
   );
-  const userRow = rows.find((r) => r.k === 'u');
-  const audience = audienceFrom(rows.filter((r) => r.k === 'a'), token.scope);
-  return {
-    audience: [...new Set([...[token.aud ?? []].flat(), ...audience])],
-    user: userRow ? { state: userRow.client_id, userName: userRow.project_id, primaryDomain: userRow.own == null ? null : String(userRow.own) } : undefined,
-  };
+  return row ? { state: row.state, userName: row.user_name, primaryDomain: row.primary_domain ?? null } : null;
 }
+
+type Token = { clientId: string; scope?: string; aud?: string | string[] };
 
 /** The audience of an issued token: what oidc-provider recorded (its resource) plus DESIGN §5's. */
 export async function tokenAudience(dataSource: DataSource, token: Token): Promise<string[]> {
