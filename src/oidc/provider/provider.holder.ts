@@ -141,7 +141,9 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     await next();
     // oidc-provider's own pages (error, logout confirmation, form_post) get the login UI's headers;
     // the form_post page submits itself with an inline script, which its CSP must allow.
-    if (ctx.response.is('html')) {
+    // (The Content-Type's media type, without type-is's parsing on every token and introspection answer.)
+    const html = ctx.response.type === 'text/html';
+    if (html) {
       ctx.set({ ...LOGIN_PAGE_HEADERS });
       if (String(ctx.body).includes('<script>')) ctx.set('Content-Security-Policy', `${LOGIN_PAGE_HEADERS['Content-Security-Policy']}; script-src 'unsafe-inline'`);
     }
@@ -149,7 +151,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     if (ctx.state[DATABASE_UNAVAILABLE] && ctx.status === 500) {
       ctx.status = 503;
       ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      if (!ctx.response.is('html')) ctx.body = { error: 'temporarily_unavailable', error_description: 'the database is unavailable; retry later' };
+      if (!html) ctx.body = { error: 'temporarily_unavailable', error_description: 'the database is unavailable; retry later' };
     }
     // DESIGN §5: JWKS may be cached for five minutes; retired keys stay published far longer.
     if (ctx.path === OIDC_ROUTES.jwks && ctx.status === 200) ctx.set('Cache-Control', 'public, max-age=300');

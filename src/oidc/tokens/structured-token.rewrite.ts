@@ -21,15 +21,17 @@ type WithReference = IncomingMessage & { [JWT_REFERENCE]?: JwtReference };
  * only within this request) to the JWT, whose signature it verifies before using its `jti`.
  */
 export async function rewriteStructuredToken(req: IncomingMessage): Promise<void> {
-  const form = await readForm(req);
-  if (!form) return;
+  const body = await readForm(req);
+  if (!body) return;
+  const form = new URLSearchParams(body.toString('utf8'));
   const token = form.get('token');
   if (token && JwtTokenIds.looksLikeJwt(token)) {
     const handle = `jwtref.${randomBytes(24).toString('base64url')}`;
     (req as WithReference)[JWT_REFERENCE] = { handle, jwt: token };
     form.set('token', handle);
+    return replayBody(req, Buffer.from(form.toString(), 'utf8'));
   }
-  replayForm(req, form);
+  replayBody(req, body);
 }
 
 /**
@@ -39,38 +41,61 @@ export async function rewriteStructuredToken(req: IncomingMessage): Promise<void
  * authentication; the grant then verifies the assertion and that its subject is that client.
  */
 export async function nameJwtProfileClient(req: IncomingMessage): Promise<void> {
-  const form = await readForm(req);
-  if (!form) return;
+  const body = await readForm(req);
+  if (!body) return;
+  const form = new URLSearchParams(body.toString('utf8'));
   const unauthenticated = !req.headers.authorization && !form.has('client_id') && !form.has('client_assertion');
   if (form.get('grant_type') === JWT_BEARER_GRANT && unauthenticated) {
     const sub = assertionSubject(form.get('assertion') ?? '');
-    if (sub) form.set('client_id', sub);
+    if (sub) {
+      form.set('client_id', sub);
+      return replayBody(req, Buffer.from(form.toString(), 'utf8'));
+    }
   }
-  replayForm(req, form);
+  replayBody(req, body);
 }
 
-async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
-  if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return undefined;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    // oidc-provider refuses bodies over its own limit; keep what it needs to say so.
-    if (size > LIMIT) break;
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+/** The raw form body; of a larger one than oidc-provider accepts, just enough for it to refuse it. */
+function readForm(req: IncomingMessage): Promise<Buffer | undefined> {
+  if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const closed = () => reject(new Error('the request ended before its body was read'));
+    const done = () => {
+      req.off('data', onData).off('end', done).off('error', reject).off('close', closed);
+      resolve(Buffer.concat(chunks, Math.min(size, LIMIT + 1)));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= LIMIT + chunk.length) chunks.push(chunk);
+      if (size > LIMIT) {
+        req.pause();
+        done();
+      }
+    };
+    req.on('data', onData).on('end', done).on('error', reject).on('close', closed);
+  });
 }
 
-/** Hands oidc-provider an unread body again (it reads with req.iterator and checks Content-Length). */
-function replayForm(req: IncomingMessage, form: URLSearchParams): void {
-  const body = Buffer.from(form.toString(), 'utf8');
+/**
+ * Hands oidc-provider an unread body again: it reads with `req.iterator()` while `req.readable`, and
+ * checks Content-Length. A plain one-chunk async iterator, cheaper than an async generator.
+ */
+function replayBody(req: IncomingMessage, body: Buffer): void {
   req.headers['content-length'] = String(body.length);
   Object.defineProperty(req, 'readable', { value: true, configurable: true });
   Object.defineProperty(req, 'iterator', {
     configurable: true,
-    value: async function* replay() {
-      yield body;
+    value: () => {
+      let sent = false;
+      return {
+        [Symbol.asyncIterator]() {
+          return this;
+        },
+        next: () => Promise.resolve(sent ? { done: true, value: undefined } : ((sent = true), { done: false, value: body })),
+        return: () => Promise.resolve({ done: true, value: undefined }),
+      };
     },
   });
 }
