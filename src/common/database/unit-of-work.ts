@@ -25,7 +25,8 @@ const MAX_GROUP = 32;
  * each inside its own savepoint. A unit that fails rolls back to its savepoint and rejects alone; the
  * others commit. Every caller hears back only after the COMMIT (or its failure, which rejects them all),
  * so nothing is answered that is not stored. A COMMIT writes the changed pages to the WAL; one per
- * group instead of one per unit was the largest single cost of a SCIM create.
+ * group instead of one per unit was the largest single cost of a SCIM create, and of a token grant
+ * (`write`: oidc-provider's rows, which carry no events, queue as bare statements).
  */
 @Injectable()
 export class UnitOfWork {
