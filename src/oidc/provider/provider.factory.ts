@@ -1,3 +1,4 @@
+import { hash, timingSafeEqual } from 'node:crypto';
 import Provider from 'oidc-provider';
 import type { Configuration, OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
@@ -148,10 +149,18 @@ export function createProvider(deps: ProviderDeps): Provider {
   // Client secrets are stored as keyed hashes (DESIGN §5): compare the presented secret's hash.
   // oidc-provider treats client_secret_basic and _post as one; Portcullis holds each client to its
   // registered method (machine users excepted: spec §B allows both for client_credentials).
+  // A client sends the same secret on every request: a Client (one per registration and stored hash)
+  // remembers the SHA-256 of the secret it last accepted, so a repeat costs a plain hash, not an HMAC.
+  const accepted = new WeakMap<SecretClient, Buffer>();
   provider.Client.prototype.compareClientSecret = function compare(this: SecretClient, actual: string) {
     if (typeof this.clientSecret !== 'string') return false;
     if (this.portcullis_kind !== 'machine' && presentedSecretMethod() !== registeredMethod(this)) return false;
-    return hasher.matches(actual, this.clientSecret);
+    const digest = hash('sha256', actual, 'buffer');
+    const known = accepted.get(this);
+    if (known && timingSafeEqual(known, digest)) return true;
+    if (!hasher.matches(actual, this.clientSecret)) return false;
+    accepted.set(this, digest);
+    return true;
   };
   allowLoopbackForDevMode(provider);
   honourUserinfoAssertion(provider);
