@@ -16,6 +16,7 @@ import type { KnownAccount } from './known-accounts.js';
 import { errorPage, loginPage, registerPage, selectAccountPage } from './login.views.js';
 import type { FormContext } from './login.views.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LoginUsers } from './login-users.js';
 import { LOGIN_PAGE_HEADERS } from './login-page.headers.js';
 import { chooseLocale, messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
@@ -37,6 +38,7 @@ export class LoginUiRouter {
   private readonly logger = new Logger('login-ui');
   private readonly known: KnownAccounts;
   private readonly rateLimiter: LoginRateLimiter;
+  private readonly loginUsers: LoginUsers;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,6 +51,7 @@ export class LoginUiRouter {
   ) {
     this.known = new KnownAccounts(hasher);
     this.rateLimiter = new LoginRateLimiter(dataSource, hasher, config.loginRateLimit);
+    this.loginUsers = new LoginUsers(dataSource);
   }
 
   router(): Router {
@@ -101,7 +104,7 @@ export class LoginUiRouter {
     }
     const account: KnownAccount = {
       userId: result.user.id,
-      loginName: await this.loginNames.loginNameOf(result.user),
+      loginName: result.user.loginName,
       authTime: Math.floor(Date.now() / 1000),
     };
     return this.finish(req, res, interaction, { login: { accountId: account.userId, ts: account.authTime, amr: ['pwd'] } }, account);
@@ -122,7 +125,7 @@ export class LoginUiRouter {
       return this.render(res, loginPage(ctx, account.loginName, ctx.t.sessionEnded, this.registerLink(interaction)));
     }
     // The account must still be able to sign in (state read on use).
-    const user = await this.loginNames.findUser(account.loginName);
+    const user = await this.loginUsers.find(account.loginName);
     if (!user || user.id !== account.userId || user.state !== 'active') {
       const ctx = this.formContext(req, interaction, 'login');
       return this.render(res, loginPage(ctx, account.loginName, ctx.t.invalidCredentials, this.registerLink(interaction)));
