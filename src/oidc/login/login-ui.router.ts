@@ -222,24 +222,32 @@ export class LoginUiRouter {
     if (!this.hasher.matches(`csrf:${interaction.uid}`, sent)) throw new CsrfError();
   }
 
+  /**
+   * The page in one `end`, Content-Length set by Node: Express's `send` would also hash the body for
+   * an ETag, useless on pages that are never cached (Cache-Control: no-store).
+   */
   private render(res: Response, html: string): void {
-    res.type('html').send(html);
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(html);
   }
 
   private fail(req: Request, res: Response, error: unknown): void {
     const known = error as { name?: string; error?: string; status?: number; error_description?: string };
     const locale = chooseLocale(undefined, req.headers['accept-language']);
     if (error instanceof CsrfError) {
-      res.status(403).type('html').send(errorPage(locale, messages(locale), 'invalid_request', 'the form has expired; start again'));
+      res.status(403);
+      this.render(res, errorPage(locale, messages(locale), 'invalid_request', 'the form has expired; start again'));
       return;
     }
     if (known.error) {
       // oidc-provider errors (e.g. an expired interaction or a missing interaction cookie).
-      res.status(known.status ?? 400).type('html').send(errorPage(locale, messages(locale), known.error, known.error_description));
+      res.status(known.status ?? 400);
+      this.render(res, errorPage(locale, messages(locale), known.error, known.error_description));
       return;
     }
     this.logger.error(`login UI failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    res.status(500).type('html').send(errorPage(locale, messages(locale), 'server_error'));
+    res.status(500);
+    this.render(res, errorPage(locale, messages(locale), 'server_error'));
   }
 }
 
@@ -252,6 +260,9 @@ class InteractionMismatchError extends Error {
   readonly error_description = 'this sign-in page belongs to another sign-in; start again from the application';
 }
 
+const PAGE_HEADERS = Object.entries(LOGIN_PAGE_HEADERS);
+
+/** Node's own setHeader: Express's `set` re-checks every value on every request. */
 function securityHeaders(res: Response): void {
-  res.set(LOGIN_PAGE_HEADERS);
+  for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
 }
