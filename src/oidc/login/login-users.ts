@@ -10,22 +10,28 @@ export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'us
 
 const COLUMNS = `u.id, u.org_id, u.type, u.state, u.user_name, u.password_hash, u.password_change_required, u.version, o.primary_domain`;
 
-/** The organization with that primary domain, and its user of that name if there is one. */
-const BY_DOMAIN_SQL = `SELECT ${COLUMNS}
-  FROM organizations o LEFT JOIN users u ON u.org_id = o.id AND u.user_name_lower = ?
-  WHERE o.primary_domain = ?`;
-
 /** Users of that bare name anywhere in the instance; two are enough to know it is ambiguous. */
-const BY_NAME_SQL = `SELECT ${COLUMNS}
+const BY_NAME_SQL = `SELECT 'name' AS via, ${COLUMNS}
   FROM users u LEFT JOIN organizations o ON o.id = u.org_id
   WHERE u.user_name_lower = ? LIMIT 2`;
+
+/**
+ * For `x@y`: the organization with primary domain y and its user x if there is one, and the users
+ * named `x@y` in case no organization has that domain. Both in one statement, so a sign-in costs the
+ * same whether or not the domain or the user exists.
+ */
+const BY_DOMAIN_OR_NAME_SQL = `SELECT 'domain' AS via, ${COLUMNS}
+  FROM organizations o LEFT JOIN users u ON u.org_id = o.id AND u.user_name_lower = ?
+  WHERE o.primary_domain = ?
+  UNION ALL
+  SELECT * FROM (${BY_NAME_SQL}) by_name`;
 
 /**
  * Login names (DESIGN §5): `<userName>@<org primary domain>`; the bare userName also works while it is
  * unique in the instance. User names may themselves contain `@`, so the last `@` separates the domain
  * only when an organization has that primary domain.
- * Plain parameterised SQL, one statement for the usual `name@domain` (see adapter/sql.ts for why):
- * this runs on every sign-in, where the repository's per-statement cost exceeded SQLite's own work.
+ * One plain parameterised statement per look-up (see adapter/sql.ts for why): this runs on every
+ * sign-in, where the repository's per-statement cost exceeded SQLite's own work.
  */
 export class LoginUsers {
   constructor(private readonly dataSource: DataSource) {}
@@ -34,12 +40,13 @@ export class LoginUsers {
     const name = loginName.trim().toLowerCase();
     if (!name) return null;
     const at = name.lastIndexOf('@');
-    if (at > 0) {
-      const rows: Record<string, unknown>[] = await this.dataSource.query(BY_DOMAIN_SQL, [name.slice(0, at), name.slice(at + 1)]);
-      // The organization exists: the name is meant for it, whether or not it has that user.
-      if (rows.length > 0) return rows[0].id == null ? null : loginUser(rows[0]);
-    }
-    const rows: Record<string, unknown>[] = await this.dataSource.query(BY_NAME_SQL, [name]);
+    const rows: Record<string, unknown>[] =
+      at > 0
+        ? await this.dataSource.query(BY_DOMAIN_OR_NAME_SQL, [name.slice(0, at), name.slice(at + 1), name])
+        : await this.dataSource.query(BY_NAME_SQL, [name]);
+    // An organization with that domain exists: the name is meant for it, whether or not it has that user.
+    const inDomain = rows.find((row) => row.via === 'domain');
+    if (inDomain) return inDomain.id == null ? null : loginUser(inDomain);
     return rows.length === 1 ? loginUser(rows[0]) : null;
   }
 }
