@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from '../../common/crypto/password-hashes/password-hashes.js';
-import { DataSource } from 'typeorm';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { LoginUsers } from './login-users.js';
