@@ -93,7 +93,7 @@ export class UserLifecycleService {
   }
 
   /** Stores an already computed hash (password change, rehash after login) with its event. */
-  async setPasswordHashIn(manager: EntityManager, editorUserId: string | null, user: UserEntity, hash: string, changeRequired: boolean) {
+  async setPasswordHashIn(manager: EntityManager, editorUserId: string | null, user: Pick<UserEntity, 'id' | 'orgId' | 'type' | 'version'>, hash: string, changeRequired: boolean) {
     if (user.type !== 'human') throw new DomainError(ErrorCode.FailedPrecondition, 'only human users have passwords');
     await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
     await this.events.push(manager, {
@@ -108,16 +108,21 @@ export class UserLifecycleService {
 
   /**
    * Records the outcome of a password check; the failure that reaches the instance's lockout limit
-   * locks the user (DESIGN §3: 10 failed checks). A success resets the count.
+   * locks the user (DESIGN §3: 10 failed checks). A success resets the count; when there is none, the
+   * check's event is all it writes. The user is read with plain SQL: this runs on every sign-in.
    */
   recordPasswordCheck(userId: string, succeeded: boolean): Promise<{ locked: boolean }> {
     return this.uow.run(async (manager) => {
-      const user = await manager.findOneBy(UserEntity, { id: userId });
-      if (!user) throw DomainError.notFound('user');
-      const limit = (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).lockoutMaxAttempts;
-      const failed = succeeded ? 0 : user.failedPasswordChecks + 1;
+      const [row]: Record<string, unknown>[] = await manager.query('SELECT org_id, state, failed_password_checks, version FROM users WHERE id = ?', [userId]);
+      if (!row) throw DomainError.notFound('user');
+      const user = { id: userId, orgId: String(row.org_id), state: row.state as UserState, version: Number(row.version) };
+      const before = Number(row.failed_password_checks);
+      const failed = succeeded ? 0 : before + 1;
+      const limit = succeeded ? 0 : (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).lockoutMaxAttempts;
       const lock = !succeeded && limit > 0 && failed >= limit && user.state === 'active';
-      await manager.update(UserEntity, { id: user.id }, { failedPasswordChecks: failed, ...(lock ? { state: 'locked', ...bump(user) } : {}) });
+      if (failed !== before) {
+        await manager.update(UserEntity, { id: user.id }, { failedPasswordChecks: failed, ...(lock ? { state: 'locked', ...bump(user) } : {}) });
+      }
       const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId: user.id } as const;
       await this.events.push(manager, { ...base, type: succeeded ? 'user.human.password.check.succeeded' : 'user.human.password.check.failed' });
       if (lock) await this.events.push(manager, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });

@@ -60,6 +60,19 @@ describe('user lifecycle', () => {
     assert.deepEqual([after.state, Number(after.n)], ['active', 0]);
   });
 
+  it('a successful check resets the failure count, and records its event also when there is nothing to reset', async () => {
+    const userId = await human('resetty');
+    await lifecycle.recordPasswordCheck(userId, false);
+    await lifecycle.recordPasswordCheck(userId, false);
+    assert.deepEqual(await lifecycle.recordPasswordCheck(userId, true), { locked: false });
+    assert.deepEqual(await lifecycle.recordPasswordCheck(userId, true), { locked: false });
+    const [row] = await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [userId]);
+    assert.equal(Number(row.n), 0);
+    const checks = await searchEvents(svc, { aggregate_id: userId, event_types: ['user.human.password.check.failed', 'user.human.password.check.succeeded'], asc: true });
+    assert.deepEqual(checks.map((e) => e.type.type), ['user.human.password.check.failed', 'user.human.password.check.failed', 'user.human.password.check.succeeded', 'user.human.password.check.succeeded']);
+    await assert.rejects(lifecycle.recordPasswordCheck('no-such-user', true), /user not found/);
+  });
+
   it('a password change stores a new hash and its event carries no secret', async () => {
     const userId = await human('changer');
     const [before] = await svc.dataSource.query('SELECT password_hash AS h, version AS v FROM users WHERE id = ?', [userId]);

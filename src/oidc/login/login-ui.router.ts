@@ -16,6 +16,7 @@ import type { KnownAccount } from './known-accounts.js';
 import { errorPage, loginPage, registerPage, selectAccountPage } from './login.views.js';
 import type { FormContext } from './login.views.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LoginUsers } from './login-users.js';
 import { LOGIN_PAGE_HEADERS } from './login-page.headers.js';
 import { chooseLocale, messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
@@ -37,6 +38,7 @@ export class LoginUiRouter {
   private readonly logger = new Logger('login-ui');
   private readonly known: KnownAccounts;
   private readonly rateLimiter: LoginRateLimiter;
+  private readonly loginUsers: LoginUsers;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -49,6 +51,7 @@ export class LoginUiRouter {
   ) {
     this.known = new KnownAccounts(hasher);
     this.rateLimiter = new LoginRateLimiter(dataSource, hasher, config.loginRateLimit);
+    this.loginUsers = new LoginUsers(dataSource);
   }
 
   router(): Router {
@@ -101,7 +104,7 @@ export class LoginUiRouter {
     }
     const account: KnownAccount = {
       userId: result.user.id,
-      loginName: await this.loginNames.loginNameOf(result.user),
+      loginName: result.user.loginName,
       authTime: Math.floor(Date.now() / 1000),
     };
     return this.finish(req, res, interaction, { login: { accountId: account.userId, ts: account.authTime, amr: ['pwd'] } }, account);
@@ -122,7 +125,7 @@ export class LoginUiRouter {
       return this.render(res, loginPage(ctx, account.loginName, ctx.t.sessionEnded, this.registerLink(interaction)));
     }
     // The account must still be able to sign in (state read on use).
-    const user = await this.loginNames.findUser(account.loginName);
+    const user = await this.loginUsers.find(account.loginName);
     if (!user || user.id !== account.userId || user.state !== 'active') {
       const ctx = this.formContext(req, interaction, 'login');
       return this.render(res, loginPage(ctx, account.loginName, ctx.t.invalidCredentials, this.registerLink(interaction)));
@@ -219,24 +222,32 @@ export class LoginUiRouter {
     if (!this.hasher.matches(`csrf:${interaction.uid}`, sent)) throw new CsrfError();
   }
 
+  /**
+   * The page in one `end`, Content-Length set by Node: Express's `send` would also hash the body for
+   * an ETag, useless on pages that are never cached (Cache-Control: no-store).
+   */
   private render(res: Response, html: string): void {
-    res.type('html').send(html);
+    res.setHeader('Content-Type', 'text/html; charset=utf-8');
+    res.end(html);
   }
 
   private fail(req: Request, res: Response, error: unknown): void {
     const known = error as { name?: string; error?: string; status?: number; error_description?: string };
     const locale = chooseLocale(undefined, req.headers['accept-language']);
     if (error instanceof CsrfError) {
-      res.status(403).type('html').send(errorPage(locale, messages(locale), 'invalid_request', 'the form has expired; start again'));
+      res.status(403);
+      this.render(res, errorPage(locale, messages(locale), 'invalid_request', 'the form has expired; start again'));
       return;
     }
     if (known.error) {
       // oidc-provider errors (e.g. an expired interaction or a missing interaction cookie).
-      res.status(known.status ?? 400).type('html').send(errorPage(locale, messages(locale), known.error, known.error_description));
+      res.status(known.status ?? 400);
+      this.render(res, errorPage(locale, messages(locale), known.error, known.error_description));
       return;
     }
     this.logger.error(`login UI failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    res.status(500).type('html').send(errorPage(locale, messages(locale), 'server_error'));
+    res.status(500);
+    this.render(res, errorPage(locale, messages(locale), 'server_error'));
   }
 }
 
@@ -249,6 +260,9 @@ class InteractionMismatchError extends Error {
   readonly error_description = 'this sign-in page belongs to another sign-in; start again from the application';
 }
 
+const PAGE_HEADERS = Object.entries(LOGIN_PAGE_HEADERS);
+
+/** Node's own setHeader: Express's `set` re-checks every value on every request. */
 function securityHeaders(res: Response): void {
-  res.set(LOGIN_PAGE_HEADERS);
+  for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
 }

@@ -1,15 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from '../../common/crypto/password-hashes/password-hashes.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { LoginNamesService } from '../../users/login-names.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
-import type { UserEntity } from '../../users/entities/user.entity.js';
+import { LoginUsers } from './login-users.js';
+import type { LoginUser } from './login-users.js';
 
-export type PasswordLoginResult = { ok: true; user: UserEntity } | { ok: false; reason: 'invalid' | 'locked' };
+export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false; reason: 'invalid' | 'locked' };
 
 /**
  * The password step of the login UI: every stored hash format the import accepts is verified by its
@@ -20,18 +21,22 @@ export type PasswordLoginResult = { ok: true; user: UserEntity } | { ok: false; 
  */
 @Injectable()
 export class PasswordLoginService {
+  private readonly users: LoginUsers;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly loginNames: LoginNamesService,
     private readonly lifecycle: UserLifecycleService,
     private readonly uow: UnitOfWork,
-  ) {}
+    dataSource: DataSource,
+  ) {
+    this.users = new LoginUsers(dataSource);
+  }
 
   /** Moving average of how long recording a check takes in this process (milliseconds). */
   private recordingMs = 0;
 
   async check(loginName: string, password: string): Promise<PasswordLoginResult> {
-    const user = await this.loginNames.findUser(loginName);
+    const user = await this.users.find(loginName);
     if (!user || user.type !== 'human' || !user.passwordHash || user.state === 'inactive') {
       await verifyAgainstDummyHash(password, this.config.bcryptCost);
       await sleep(this.recordingMs);
