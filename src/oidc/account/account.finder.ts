@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { statementsOf } from '../../common/database/statements.js';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { flag, json, millis } from '../adapter/sql.js';
 
@@ -37,7 +38,7 @@ export class AccountFinder {
   constructor(private readonly dataSource: DataSource) {}
 
   async find(userId: string): Promise<OidcAccount | undefined> {
-    const rows: Record<string, unknown>[] = await this.dataSource.query(ACCOUNT_SQL, [userId]);
+    const rows = await statementsOf(this.dataSource).rows<Record<string, unknown>>(ACCOUNT_SQL, [userId]);
     const row = rows[0];
     if (!row || row.state !== 'active') return undefined;
     const str = (value: unknown) => (value == null ? null : String(value));

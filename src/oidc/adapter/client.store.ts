@@ -2,6 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
+import { statementsOf } from '../../common/database/statements.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from './sql.js';
 
@@ -90,7 +91,7 @@ export class ClientStore implements Adapter {
     const now = Date.now();
     const cached = this.cache.get(clientId);
     if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.registration;
-    const rows: ClientRow[] = await this.dataSource.query(CLIENT_SQL, [clientId, clientId]);
+    const rows = await statementsOf(this.dataSource).rows<ClientRow>(CLIENT_SQL, [clientId, clientId]);
     const row = rows.find((r) => r.src === 'app') ?? rows[0];
     if (!row) {
       this.cache.delete(clientId);
@@ -98,7 +99,7 @@ export class ClientStore implements Adapter {
     }
     const keys: KeyRow[] =
       row.src === 'app' && row.auth_method === 'private_key_jwt'
-        ? await this.dataSource.query("SELECT id, public_key, expires_at FROM public_keys WHERE owner_type = 'application' AND owner_id = ?", [row.id])
+        ? await statementsOf(this.dataSource).rows<KeyRow>("SELECT id, public_key, expires_at FROM public_keys WHERE owner_type = 'application' AND owner_id = ?", [row.id])
         : [];
     const registration = { row, keys, payloads: new Map() };
     if (this.cache.size >= CLIENT_CACHE_MAX) this.cache.clear();

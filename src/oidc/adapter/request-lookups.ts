@@ -26,18 +26,17 @@ export interface RequestLookups {
   users: Map<string, TokenUser | null>;
 }
 
-const lookups = new WeakMap<object, RequestLookups>();
+/** Held on the request's Koa context itself: gone with the request, cheaper to reach than a WeakMap entry. */
+const LOOKUPS = Symbol('portcullis.request-lookups');
+type WithLookups = { [LOOKUPS]?: RequestLookups };
 
 /** The lookups of the request being handled (oidc-provider's Provider.ctx), if any. */
 export function requestLookups(ctx: object | undefined = Provider.ctx): RequestLookups | undefined {
   if (!ctx) return undefined;
-  let found = lookups.get(ctx);
-  if (!found) lookups.set(ctx, (found = { rows: new Map(), keys: new Map(), users: new Map() }));
-  return found;
+  return ((ctx as WithLookups)[LOOKUPS] ??= { rows: new Map(), keys: new Map(), users: new Map() });
 }
 
 /** Writes in this request make the rows read before stale. */
 export function forgetRows(): void {
-  const ctx = Provider.ctx;
-  if (ctx) lookups.get(ctx)?.rows.clear();
+  (Provider.ctx as WithLookups | undefined)?.[LOOKUPS]?.rows.clear();
 }

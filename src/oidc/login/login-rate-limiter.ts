@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { LoginRateLimitConfig } from '../../common/config/config.js';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { statementsOf } from '../../common/database/statements.js';
 
 /**
  * Rate limits on the login UI's password checks, per client IP and per login name, on top of the
@@ -23,7 +24,7 @@ export class LoginRateLimiter {
   async retryAfter(ip: string, loginName: string): Promise<number | undefined> {
     const { now, windowStart } = this.window();
     const keys = this.keys(ip, loginName);
-    const rows: Array<{ key_hash: string; failures: number | string }> = await this.dataSource.query(
+    const rows = await statementsOf(this.dataSource).rows<{ key_hash: string; failures: number | string }>(
       'SELECT key_hash, failures FROM login_attempts WHERE window_start = ? AND key_hash IN (?, ?)',
       [windowStart, keys[0].hash, keys[1].hash],
     );

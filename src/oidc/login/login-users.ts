@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { statementsOf } from '../../common/database/statements.js';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { flag } from '../adapter/sql.js';
 
@@ -42,8 +43,8 @@ export class LoginUsers {
     const at = name.lastIndexOf('@');
     const rows: Record<string, unknown>[] =
       at > 0
-        ? await this.dataSource.query(BY_DOMAIN_OR_NAME_SQL, [name.slice(0, at), name.slice(at + 1), name])
-        : await this.dataSource.query(BY_NAME_SQL, [name]);
+        ? await statementsOf(this.dataSource).rows<Record<string, unknown>>(BY_DOMAIN_OR_NAME_SQL, [name.slice(0, at), name.slice(at + 1), name])
+        : await statementsOf(this.dataSource).rows<Record<string, unknown>>(BY_NAME_SQL, [name]);
     // An organization with that domain exists: the name is meant for it, whether or not it has that user.
     const inDomain = rows.find((row) => row.via === 'domain');
     if (inDomain) return inDomain.id == null ? null : loginUser(inDomain);

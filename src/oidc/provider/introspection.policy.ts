@@ -33,9 +33,10 @@ export function introspectionPolicy(dataSource: DataSource) {
     if (token.kind === 'RefreshToken') return false;
     const userId = token.accountId ?? token.clientId;
     const known = requestLookups(ctx)?.users.get(userId);
-    const [audience, user] = await Promise.all([tokenAudience(dataSource, token), known !== undefined ? known : tokenUser(dataSource, userId)]);
+    const user = known !== undefined ? known : await tokenUser(dataSource, userId);
     // A client-credentials token of an application (not a machine user) has no user; none are issued.
     if (!user || user.state !== 'active') return false;
+    const audience = await tokenAudience(dataSource, token);
     const project = client.portcullis_project_id;
     const allowed = audience.includes(client.clientId) || (typeof project === 'string' && audience.includes(project));
     if (allowed) ctx[INTROSPECTION_FACTS] = { audience, userId, username: `${user.userName}@${user.primaryDomain ?? ''}` } satisfies IntrospectionFacts;
