@@ -106,6 +106,14 @@ describe('machine users: client credentials, introspection, revocation, API acce
     assert.ok(protectedHeader.kid);
     const active = await postForm(svc, '/oauth/v2/introspect', { token: tokens.access_token }, { id: api.clientId, secret: api.clientSecret! });
     assert.equal(active.body.active, true, active.text);
+    // Dots sent percent-encoded are dots too: the same JWT, just as introspectable.
+    const basic = `Basic ${Buffer.from(`${encodeURIComponent(api.clientId)}:${encodeURIComponent(api.clientSecret!)}`).toString('base64')}`;
+    const encoded = await fetch(new URL('/oauth/v2/introspect', svc.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+      body: `token=${tokens.access_token.replaceAll('.', '%2E')}`,
+    });
+    assert.equal(((await encoded.json()) as { active?: boolean }).active, true);
     await postForm(svc, '/oauth/v2/revoke', { token: tokens.access_token }, { id: machine.clientId, secret: machine.clientSecret });
     const inactive = await postForm(svc, '/oauth/v2/introspect', { token: tokens.access_token }, { id: api.clientId, secret: api.clientSecret! });
     assert.deepEqual(inactive.body, { active: false });

@@ -23,6 +23,9 @@ type WithReference = IncomingMessage & { [JWT_REFERENCE]?: JwtReference };
 export async function rewriteStructuredToken(req: IncomingMessage): Promise<void> {
   const body = await readForm(req);
   if (!body) return;
+  // A JWT has two dots (sent as is or as %2E); a body without any, as with an opaque token, is passed
+  // on without being parsed here.
+  if (!mayHoldJwt(body)) return replayBody(req, body);
   const form = new URLSearchParams(body.toString('utf8'));
   const token = form.get('token');
   if (token && JwtTokenIds.looksLikeJwt(token)) {
@@ -55,6 +58,10 @@ export async function nameJwtProfileClient(req: IncomingMessage): Promise<void> 
   replayBody(req, body);
 }
 
+function mayHoldJwt(body: Buffer): boolean {
+  return body.includes('.') || body.includes('%2E') || body.includes('%2e');
+}
+
 /** The raw form body; of a larger one than oidc-provider accepts, just enough for it to refuse it. */
 function readForm(req: IncomingMessage): Promise<Buffer | undefined> {
   if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return Promise.resolve(undefined);
@@ -64,7 +71,7 @@ function readForm(req: IncomingMessage): Promise<Buffer | undefined> {
     const closed = () => reject(new Error('the request ended before its body was read'));
     const done = () => {
       req.off('data', onData).off('end', done).off('error', reject).off('close', closed);
-      resolve(Buffer.concat(chunks, Math.min(size, LIMIT + 1)));
+      resolve(chunks.length === 1 && size <= LIMIT ? chunks[0] : Buffer.concat(chunks, Math.min(size, LIMIT + 1)));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
