@@ -1,10 +1,10 @@
 import type { DataSource } from 'typeorm';
 
 /**
- * Plain parameterised SQL for the hot paths of the provider (token endpoint, introspection, userinfo):
- * one statement each through `dataSource.query`, which the drivers prepare and cache, instead of the
- * repository and query builder, whose per-statement overhead exceeds SQLite's own work for one-row
- * look-ups. Values are always bound, never spliced into the text.
+ * Helpers for the plain parameterised SQL of the provider's hot paths (token endpoint, introspection,
+ * userinfo), run through common/database/statements.ts instead of the repository and query builder,
+ * whose per-statement overhead exceeds SQLite's own work for one-row look-ups: the dialect, and the
+ * column values as the two drivers hand them back.
  */
 export type Dialect = 'sqlite' | 'mysql';
 
