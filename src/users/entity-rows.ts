@@ -1,6 +1,6 @@
 import type { EntityManager, EntityTarget, ObjectLiteral } from 'typeorm';
 import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
-import { placeholders } from '../common/database/placeholders.js';
+import { insertValues } from '../common/database/insert-values.js';
 
 /**
  * INSERT and UPDATE of entities as plain parameterised SQL, with TypeORM's own value conversions
@@ -14,11 +14,8 @@ export async function insertRows<T extends ObjectLiteral>(manager: EntityManager
   const metadata = manager.connection.getMetadata(target);
   // Columns no row sets are left to their database defaults, as TypeORM does.
   const columns = metadata.columns.filter((c) => rows.some((row) => c.getEntityValue(row) !== undefined));
-  const values: unknown[] = [];
-  for (const row of rows) for (const column of columns) values.push(persistent(manager, column, row));
-  const tuple = `(${placeholders(columns.length)})`;
-  const names = columns.map((c) => escape(manager, c.databaseName)).join(', ');
-  await manager.query(`INSERT INTO ${escape(manager, metadata.tableName)} (${names}) VALUES ${rows.map(() => tuple).join(', ')}`, values);
+  const values = rows.map((row) => columns.map((column) => persistent(manager, column, row)));
+  await insertValues(manager, metadata.tableName, columns.map((c) => c.databaseName), values);
 }
 
 /** `UPDATE … SET <changes> WHERE <where>`, both given as entity properties. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
+import { insertValues } from '../common/database/insert-values.js';
 import { placeholders } from '../common/database/placeholders.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { isUniqueViolation } from '../common/database/unique-violation.js';
@@ -37,8 +38,6 @@ export interface ImportBatchResult {
   rejected: { userId: string; message: string }[];
 }
 
-// Bound parameters per INSERT: SQLite binds at most 32,766; MySQL interpolates them client-side.
-const MAX_PARAMETERS = 16_000;
 // IN (...) lists per look-up query, well below every driver's parameter limit.
 const LOOKUP_CHUNK = 1000;
 
@@ -133,26 +132,9 @@ export class UserImportWriter {
   private async write(manager: EntityManager, editorUserId: string, users: ImportedHuman[]): Promise<void> {
     const now = Date.now();
     for (const [orgId, added] of countByOrg(users)) await countAdded(manager, orgId, added);
-    await this.insertRows(manager, 'users', USER_COLUMNS, users.map((u) => userRow(u, now)));
-    await this.insertRows(manager, 'user_contacts', CONTACT_COLUMNS, users.flatMap(contactRows));
+    await insertValues(manager, 'users', USER_COLUMNS, users.map((u) => userRow(u, now)));
+    await insertValues(manager, 'user_contacts', CONTACT_COLUMNS, users.flatMap(contactRows));
     await this.events.push(manager, ...users.map((u) => addedEvent(u, editorUserId)));
-  }
-
-  /**
-   * Multi-row INSERTs with bound parameters. TypeORM's insert builder spends time quadratic in the
-   * number of parameters per statement, which at import sizes costs more than the database itself.
-   */
-  private async insertRows(manager: EntityManager, table: string, columns: readonly string[], rows: unknown[][]): Promise<void> {
-    const escape = (name: string) => this.dataSource.driver.escape(name);
-    const head = `INSERT INTO ${escape(table)} (${columns.map(escape).join(', ')}) VALUES `;
-    const tuple = `(${placeholders(columns.length)})`;
-    const perStatement = Math.floor(MAX_PARAMETERS / columns.length);
-    for (let i = 0; i < rows.length; i += perStatement) {
-      const chunk = rows.slice(i, i + perStatement);
-      const parameters: unknown[] = [];
-      for (const row of chunk) for (const value of row) parameters.push(value);
-      await manager.query(head + new Array(chunk.length).fill(tuple).join(', '), parameters);
-    }
   }
 }
 
