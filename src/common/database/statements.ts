@@ -8,7 +8,6 @@ interface SqliteConnection {
 }
 
 interface SqliteStatement {
-  readonly reader: boolean;
   all(...parameters: unknown[]): unknown[];
   run(...parameters: unknown[]): { changes: number };
 }

@@ -31,8 +31,8 @@ const BY_DOMAIN_OR_NAME_SQL = `SELECT 'domain' AS via, ${COLUMNS}
  * Login names (DESIGN §5): `<userName>@<org primary domain>`; the bare userName also works while it is
  * unique in the instance. User names may themselves contain `@`, so the last `@` separates the domain
  * only when an organization has that primary domain.
- * One plain parameterised statement per look-up (see adapter/sql.ts for why): this runs on every
- * sign-in, where the repository's per-statement cost exceeded SQLite's own work.
+ * One plain parameterised statement per look-up (see common/database/statements.ts for why): this
+ * runs on every sign-in, where the repository's per-statement cost exceeded SQLite's own work.
  */
 export class LoginUsers {
   constructor(private readonly dataSource: DataSource) {}
@@ -41,10 +41,8 @@ export class LoginUsers {
     const name = loginName.trim().toLowerCase();
     if (!name) return null;
     const at = name.lastIndexOf('@');
-    const rows: Record<string, unknown>[] =
-      at > 0
-        ? await statementsOf(this.dataSource).rows<Record<string, unknown>>(BY_DOMAIN_OR_NAME_SQL, [name.slice(0, at), name.slice(at + 1), name])
-        : await statementsOf(this.dataSource).rows<Record<string, unknown>>(BY_NAME_SQL, [name]);
+    const [sql, parameters] = at > 0 ? [BY_DOMAIN_OR_NAME_SQL, [name.slice(0, at), name.slice(at + 1), name]] : [BY_NAME_SQL, [name]];
+    const rows = await statementsOf(this.dataSource).rows<Record<string, unknown>>(sql, parameters);
     // An organization with that domain exists: the name is meant for it, whether or not it has that user.
     const inDomain = rows.find((row) => row.via === 'domain');
     if (inDomain) return inDomain.id == null ? null : loginUser(inDomain);

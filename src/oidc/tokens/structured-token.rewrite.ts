@@ -26,15 +26,17 @@ export async function rewriteStructuredToken(req: IncomingMessage): Promise<void
   // A JWT has two dots (sent as is or as %2E); a body without any, as with an opaque token, is passed
   // on without being parsed here.
   if (!mayHoldJwt(body)) return replayBody(req, body);
-  const form = new URLSearchParams(body.toString('utf8'));
-  const token = form.get('token');
-  if (token && JwtTokenIds.looksLikeJwt(token)) {
-    const handle = `jwtref.${randomBytes(24).toString('base64url')}`;
-    (req as WithReference)[JWT_REFERENCE] = { handle, jwt: token };
-    form.set('token', handle);
-    return replayBody(req, Buffer.from(form.toString(), 'utf8'));
-  }
-  replayBody(req, body);
+  replayBody(
+    req,
+    edited(body, (form) => {
+      const token = form.get('token');
+      if (!token || !JwtTokenIds.looksLikeJwt(token)) return false;
+      const handle = `jwtref.${randomBytes(24).toString('base64url')}`;
+      (req as WithReference)[JWT_REFERENCE] = { handle, jwt: token };
+      form.set('token', handle);
+      return true;
+    }),
+  );
 }
 
 /**
@@ -46,16 +48,22 @@ export async function rewriteStructuredToken(req: IncomingMessage): Promise<void
 export async function nameJwtProfileClient(req: IncomingMessage): Promise<void> {
   const body = await readForm(req);
   if (!body) return;
-  const form = new URLSearchParams(body.toString('utf8'));
-  const unauthenticated = !req.headers.authorization && !form.has('client_id') && !form.has('client_assertion');
-  if (form.get('grant_type') === JWT_BEARER_GRANT && unauthenticated) {
-    const sub = assertionSubject(form.get('assertion') ?? '');
-    if (sub) {
+  replayBody(
+    req,
+    edited(body, (form) => {
+      const unauthenticated = !req.headers.authorization && !form.has('client_id') && !form.has('client_assertion');
+      const sub = form.get('grant_type') === JWT_BEARER_GRANT && unauthenticated ? assertionSubject(form.get('assertion') ?? '') : undefined;
+      if (!sub) return false;
       form.set('client_id', sub);
-      return replayBody(req, Buffer.from(form.toString(), 'utf8'));
-    }
-  }
-  replayBody(req, body);
+      return true;
+    }),
+  );
+}
+
+/** The form body after `edit`; serialized again only when `edit` changed something. */
+function edited(body: Buffer, edit: (form: URLSearchParams) => boolean): Buffer {
+  const form = new URLSearchParams(body.toString('utf8'));
+  return edit(form) ? Buffer.from(form.toString(), 'utf8') : body;
 }
 
 function mayHoldJwt(body: Buffer): boolean {
