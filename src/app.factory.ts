@@ -31,7 +31,7 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.use(logger.requestMiddleware());
   // --- OIDC (issue 4): OIDC endpoints go straight to oidc-provider before Express and Nest, and the
   // login UI router comes first among the middleware, before the JSON body parser.
-  app.get(OidcDispatch).attach(app, logger.completionLog());
+  app.get(OidcDispatch).attach(app, logger.requestMiddleware());
   // --- end OIDC
   app.use('/scim/v2', ...scimBodyParser());
   // --- Import (issue 5): 100,000 users in one request need their own, larger limit; mounted before the

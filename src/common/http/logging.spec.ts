@@ -17,7 +17,9 @@ describe('AppLogger', () => {
     const logger = new AppLogger({ logLevel: 'info' }, sink);
     const app = express();
     app.use(logger.requestMiddleware());
-    app.get('/work', async (_req, res) => {
+    let seenId: unknown;
+    app.get('/work', async (req, res) => {
+      seenId = (req as { id?: unknown }).id;
       await new Promise((r) => setTimeout(r, 5));
       logger.log('doing the work', 'WorkController');
       logger.error({ err: new Error('boom') }, 'failed politely', 'WorkController');
@@ -34,6 +36,7 @@ describe('AppLogger', () => {
     } finally {
       server.close();
     }
+    assert.equal(seenId, 'req-42', 'req.id, which the error filters quote');
     const work = lines.find((l) => l.msg === 'doing the work');
     assert.equal(work?.reqId, 'req-42');
     assert.equal(work?.context, 'WorkController');
