@@ -5,7 +5,7 @@
  */
 import { Resvg } from '@resvg/resvg-js';
 import type { Measurement } from './measurement.js';
-import { headline } from './targets.js';
+import { headline, peerFor } from './targets.js';
 
 interface Pair {
   label: string;
@@ -19,7 +19,7 @@ export function pairs(ms: Measurement[]): Pair[] {
   const result: Pair[] = [];
   for (const scenario of [...new Set(ms.filter((m) => m.kind === 'peer').map((m) => m.scenario))]) {
     const ours = headline(ms, scenario, (m) => m.kind === 'portcullis' && m.workers === 1);
-    const peer = headline(ms, scenario, (m) => m.kind === 'peer');
+    const peer = ours && peerFor(ms, ours);
     if (ours && peer) result.push({ label: ours.label, unit: ours.unit, ours: ours.rate, peer: peer.rate, peerName: peer.server });
   }
   return result;

@@ -9,6 +9,11 @@ export interface Measurement {
   /** e.g. `Portcullis WORKERS=1`, `raw oidc-provider`. */
   server: string;
   workers?: number;
+  /**
+   * For a peer: the WORKERS of the Portcullis figure measured just before it, which it is compared with
+   * (the machine's speed drifts over a run; adjacent figures share its state).
+   */
+  nextTo?: number;
   /** Rows in the database the scenario reads (users or events), for the growth figures. */
   size?: number;
   unit: 'req/s' | 'logins/s' | 'users/s' | 'checks/s';

@@ -25,11 +25,17 @@ export function headline(ms: Measurement[], scenario: string, server: (m: Measur
 const ours = (workers: number) => (m: Measurement) => m.kind === 'portcullis' && m.workers === workers;
 const peer = (m: Measurement) => m.kind === 'peer';
 
+/** The peer figure to compare a Portcullis figure with: the one measured next to it, else any. */
+export function peerFor(ms: Measurement[], subject: Measurement): Measurement | undefined {
+  return headline(ms, subject.scenario, (m) => peer(m) && m.nextTo === subject.workers) ?? headline(ms, subject.scenario, peer);
+}
+
 export function evaluateTargets(run: RunResult): Verdict[] {
   const ms = run.measurements;
   const verdicts: Verdict[] = [];
   const againstPeer = (scenario: string, workers: number, min: number) => {
-    const [subject, base] = [headline(ms, scenario, ours(workers)), headline(ms, scenario, peer)];
+    const subject = headline(ms, scenario, ours(workers));
+    const base = subject && peerFor(ms, subject);
     if (subject && base) verdicts.push({ subject, text: `≥ ${fmt(min, 1)}× the raw library: ${ratio(subject.rate / base.rate)}×`, met: subject.rate >= min * base.rate });
   };
   const atLeast = (scenario: string, min: number) => {

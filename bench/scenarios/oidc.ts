@@ -1,14 +1,15 @@
 /**
  * OIDC scenarios: Portcullis (WORKERS=1 and 2, one database) against a raw oidc-provider with its memory
  * adapter (bench/peers/raw-provider.ts), plus bcrypt alone at the configured cost as the ceiling for logins.
- * The peer is started fresh per scenario: its memory adapter is an LRU of 1,000 entries, which the tokens
- * of one scenario would otherwise flush the next scenario's tokens out of.
+ * The peer is started fresh per measurement: its memory adapter is an LRU of 1,000 entries, which the
+ * tokens of one scenario would otherwise flush the next scenario's tokens out of.
  */
 import bcrypt from 'bcrypt';
 import { adminToken } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
 import { CONNECTIONS, load } from '../lib/load.js';
 import { freePort, startPeer, startService } from '../lib/processes.js';
+import type { Running } from '../lib/processes.js';
 import { loginChain } from '../peers/login-chain.js';
 import { basic, checkActive, FORM, setUpPortcullis, setUpRaw } from './oidc-setup.js';
 import type { OidcTarget } from './oidc-setup.js';
@@ -40,6 +41,11 @@ const SCENARIOS: OidcScenario[] = [
 ];
 const LOGIN = { scenario: 'oidc.login', label: 'full code-flow login (password)', unit: 'logins/s' as const, hashing: true };
 
+/**
+ * Each peer figure is measured right after the Portcullis figure it is compared with: this VM's speed
+ * drifts by more over a few minutes than the differences measured, so a peer measured at the end of the
+ * run would compare two machines. Scenarios run with WORKERS=2 get a peer figure of their own.
+ */
 export async function runOidc(ctx: Context): Promise<void> {
   const timing = { seconds: ctx.options.seconds, warmup: ctx.options.warmup };
   const store = await ctx.newStore();
@@ -54,10 +60,19 @@ export async function runOidc(ctx: Context): Promise<void> {
         await checkActive(target, target.jwt!);
         const server = `Portcullis WORKERS=${workers}`;
         for (const s of SCENARIOS.filter((s) => s.workers.includes(workers))) {
-          const { socketErrors: _, ...figures } = await load(service.url, service.pid, timing, s.requests(target));
-          ctx.record({ scenario: s.id, label: s.label, kind: 'portcullis', server, workers, unit: 'req/s', ...figures });
+          const figures = await load(service.url, service.pid, timing, s.requests(target));
+          ctx.record({ scenario: s.id, label: s.label, kind: 'portcullis', server, workers, unit: 'req/s', ...withoutSocketErrors(figures) });
+          if (!s.peer) continue;
+          await onPeer(async (peer) => {
+            const peerFigures = await load(peer.url, peer.pid, timing, s.requests(await setUpRaw(peer.url)));
+            ctx.record({ scenario: s.id, label: s.label, ...peerOf(workers), unit: 'req/s', ...withoutSocketErrors(peerFigures) });
+          });
         }
-        if (workers === 1) ctx.record({ ...LOGIN, kind: 'portcullis', server, workers, ...(await logins(service.url, service.pid, timing.seconds, target)) });
+        if (workers === 1) {
+          ctx.record({ ...LOGIN, kind: 'portcullis', server, workers, ...(await logins(service.url, service.pid, timing.seconds, target)) });
+          ctx.record({ scenario: 'oidc.bcrypt', label: `bcrypt.compare alone (cost ${BCRYPT_COST}, ${CONNECTIONS} in flight)`, kind: 'reference', server: 'node bcrypt', unit: 'checks/s', rate: await bcryptRate(timing.seconds), errors: 0, hashing: true });
+          await onPeer(async (peer) => ctx.record({ ...LOGIN, ...peerOf(1), ...(await logins(peer.url, peer.pid, timing.seconds, await setUpRaw(peer.url))) }));
+        }
       } finally {
         await service.stop();
       }
@@ -65,22 +80,24 @@ export async function runOidc(ctx: Context): Promise<void> {
   } finally {
     await store.drop();
   }
-  for (const s of [...SCENARIOS.filter((s) => s.peer), LOGIN]) {
-    const peer = await startPeer('raw-provider.js', [String(BCRYPT_COST)]);
-    try {
-      const target = await setUpRaw(peer.url);
-      const server = { kind: 'peer' as const, server: 'raw oidc-provider' };
-      if (!('requests' in s)) ctx.record({ ...LOGIN, ...server, ...(await logins(peer.url, peer.pid, timing.seconds, target)) });
-      else {
-        const { socketErrors: _, ...figures } = await load(peer.url, peer.pid, timing, s.requests(target));
-        ctx.record({ scenario: s.id, label: s.label, ...server, unit: 'req/s', ...figures });
-      }
-    } finally {
-      await peer.stop();
-    }
-  }
-  ctx.record({ scenario: 'oidc.bcrypt', label: `bcrypt.compare alone (cost ${BCRYPT_COST}, ${CONNECTIONS} in flight)`, kind: 'reference', server: 'node bcrypt', unit: 'checks/s', rate: await bcryptRate(timing.seconds), errors: 0, hashing: true });
 }
+
+/** The peer as recorded next to Portcullis with `workers` processes. */
+function peerOf(workers: number) {
+  return { kind: 'peer' as const, server: workers === 1 ? 'raw oidc-provider' : `raw oidc-provider (beside WORKERS=${workers})`, nextTo: workers };
+}
+
+/** Runs `work` against a freshly started peer (its memory adapter is an LRU of 1,000 entries: no carry-over). */
+async function onPeer(work: (peer: Running) => Promise<void>): Promise<void> {
+  const peer = await startPeer('raw-provider.js', [String(BCRYPT_COST)]);
+  try {
+    await work(peer);
+  } finally {
+    await peer.stop();
+  }
+}
+
+const withoutSocketErrors = ({ socketErrors: _, ...figures }: Awaited<ReturnType<typeof load>>) => figures;
 
 /**
  * Full code-flow logins: each connection runs the request chain over and over; a login counts when its

@@ -51,6 +51,23 @@ describe('benchmark report', () => {
     );
   });
 
+  it('compares each Portcullis figure with the peer figure measured next to it', () => {
+    const r = run([
+      ours('oidc.client-credentials', 700),
+      peer('oidc.client-credentials', 1000, { nextTo: 1 }),
+      ours('oidc.client-credentials', 1100, { workers: 2 }),
+      peer('oidc.client-credentials', 1200, { nextTo: 2, server: 'peer (beside WORKERS=2)' }),
+    ]);
+    assert.equal(verdict(r, 'Portcullis WORKERS=1', '≥ 0.6×')?.text, '≥ 0.6× the raw library: 0.70×');
+    assert.deepEqual(
+      [verdict(r, 'Portcullis WORKERS=2', '≥ 1.0×')?.met, verdict(r, 'Portcullis WORKERS=2', '≥ 1.0×')?.text],
+      [false, '≥ 1.0× the raw library: 0.91×'],
+    );
+    const markdown = renderReport(r, 'chart.png');
+    assert.match(markdown, /\| oidc\.client-credentials \| Portcullis WORKERS=2 \| 1,100 req\/s \|.*\| 0\.91× \|/);
+    assert.match(markdown, /\| oidc\.client-credentials \| peer \(beside WORKERS=2\) \| 1,200 req\/s \|/);
+  });
+
   it('never rounds a ratio just under its target up to the target', () => {
     const r = run([peer('oidc.introspection-opaque', 254.5), ours('oidc.introspection-opaque', 151.5)]);
     const v = verdict(r, 'Portcullis WORKERS=1', '≥ 0.6×');
