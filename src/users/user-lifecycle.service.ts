@@ -109,9 +109,17 @@ export class UserLifecycleService {
   /**
    * Records the outcome of a password check; the failure that reaches the instance's lockout limit
    * locks the user (DESIGN §3: 10 failed checks). A success resets the count; when there is none, the
-   * check's event is all it writes. The user is read with plain SQL: this runs on every sign-in.
+   * check's event is all it writes. `failuresSeen` is the count the caller read with the user, if it did:
+   * 0 lets a success skip reading the user again (this runs on every sign-in).
    */
-  recordPasswordCheck(userId: string, succeeded: boolean): Promise<{ locked: boolean }> {
+  async recordPasswordCheck(userId: string, succeeded: boolean, failuresSeen?: number): Promise<{ locked: boolean }> {
+    if (succeeded && failuresSeen === 0) {
+      // The usual sign-in: nothing to reset, so the check is its event alone, one statement in the next
+      // group commit. A failure counted since the caller read the user is left counted (stricter).
+      const { sql, parameters } = this.events.userEventStatement('user.human.password.check.succeeded', userId);
+      if ((await this.uow.write(sql, parameters)) === 0) throw DomainError.notFound('user');
+      return { locked: false };
+    }
     return this.uow.run(async (manager) => {
       const [row]: Record<string, unknown>[] = await manager.query('SELECT org_id, state, failed_password_checks, version FROM users WHERE id = ?', [userId]);
       if (!row) throw DomainError.notFound('user');

@@ -73,6 +73,24 @@ describe('user lifecycle', () => {
     await assert.rejects(lifecycle.recordPasswordCheck('no-such-user', true), /user not found/);
   });
 
+  it('a success the caller saw no failures for is its event alone, in the user\'s organization', async () => {
+    const userId = await human('quick');
+    const [before] = await svc.dataSource.query('SELECT version AS v, failed_password_checks AS n FROM users WHERE id = ?', [userId]);
+    assert.deepEqual(await lifecycle.recordPasswordCheck(userId, true, 0), { locked: false });
+    const [after] = await svc.dataSource.query('SELECT version AS v, failed_password_checks AS n FROM users WHERE id = ?', [userId]);
+    assert.deepEqual([Number(after.v), Number(after.n)], [Number(before.v), 0]);
+    const [event] = await svc.dataSource.query('SELECT type, aggregate_type AS at, resource_owner AS ro, editor_user_id AS editor, payload FROM events WHERE aggregate_id = ? AND type = ?', [userId, 'user.human.password.check.succeeded']);
+    assert.deepEqual({ ...event }, { type: 'user.human.password.check.succeeded', at: 'user', ro: orgId, editor: userId, payload: '{}' });
+    await assert.rejects(lifecycle.recordPasswordCheck('no-such-user', true, 0), /user not found/);
+    assert.equal((await svc.dataSource.query('SELECT COUNT(*) AS n FROM events WHERE aggregate_id = ?', ['no-such-user']))[0].n, 0);
+
+    // Failures seen: the success resets them through the full path.
+    await lifecycle.recordPasswordCheck(userId, false);
+    await lifecycle.recordPasswordCheck(userId, true, 1);
+    const [reset] = await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [userId]);
+    assert.equal(Number(reset.n), 0);
+  });
+
   it('a password change stores a new hash and its event carries no secret', async () => {
     const userId = await human('changer');
     const [before] = await svc.dataSource.query('SELECT password_hash AS h, version AS v FROM users WHERE id = ?', [userId]);

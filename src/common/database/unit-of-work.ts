@@ -52,11 +52,12 @@ export class UnitOfWork {
   /**
    * One write statement that needs no events (oidc-provider's tokens, codes and sessions). On SQLite it
    * joins the next group commit like a unit of work, without a savepoint (a failed statement undoes only
-   * itself) and without TypeORM's query runner; the caller hears back after the COMMIT.
+   * itself) and without TypeORM's query runner; the caller hears back after the COMMIT, with the number
+   * of rows the statement changed.
    */
-  write(sql: string, parameters: unknown[]): Promise<void> {
-    if (!this.sqlite) return this.retryingDeadlocks((manager) => manager.query(sql, parameters)).then(() => undefined);
-    return this.enqueue({ sql, parameters }) as Promise<void>;
+  write(sql: string, parameters: unknown[]): Promise<number> {
+    if (!this.sqlite) return this.retryingDeadlocks((manager) => manager.query(sql, parameters)).then(affectedRows);
+    return this.enqueue({ sql, parameters }) as Promise<number>;
   }
 
   private enqueue(unit: { work: (manager: EntityManager) => Promise<unknown> } | { sql: string; parameters: unknown[] }): Promise<unknown> {
@@ -146,7 +147,7 @@ export class UnitOfWork {
       for (const unit of group) unit.reject(error);
       return;
     }
-    group.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(undefined) : unit.reject(outcomes[i].value)));
+    group.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
   }
 
   /**
@@ -156,8 +157,7 @@ export class UnitOfWork {
   private runStatement(unit: StatementUnit): Outcome {
     const inTransaction = this.sqlite!.inTransaction;
     try {
-      this.sqlite!.run(unit.sql, unit.parameters);
-      return { ok: true, value: undefined };
+      return { ok: true, value: this.sqlite!.run(unit.sql, unit.parameters) };
     } catch (error) {
       if (inTransaction && !this.sqlite!.inTransaction) throw error;
       return { ok: false, value: error };
@@ -175,6 +175,11 @@ async function rollBackAll(runner: ReturnType<DataSource['createQueryRunner']>):
   } catch {
     // The connection refused the rollback too; SQLite rolls back an unfinished transaction itself.
   }
+}
+
+/** The rows a write changed, from mysql2's result header. */
+function affectedRows(result: unknown): number {
+  return Number((result as { affectedRows?: number } | undefined)?.affectedRows ?? 0);
 }
 
 function isDeadlock(error: unknown): boolean {

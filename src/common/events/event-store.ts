@@ -30,6 +30,18 @@ export class EventStore {
     });
     await insertValues(manager, 'events', EVENT_COLUMNS, rows);
   }
+
+  /**
+   * A user's event without payload, caused by the user, as one `INSERT … SELECT` for `UnitOfWork.write`:
+   * the organization comes from the user's row in the same statement, and nothing is written (0 rows)
+   * when there is no such user.
+   */
+  userEventStatement(type: EventType, userId: string): { sql: string; parameters: unknown[] } {
+    return {
+      sql: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ?, ?, 'user', id, org_id, id, '{}', ? FROM users WHERE id = ?`,
+      parameters: [newId(), type, Date.now(), userId],
+    };
+  }
 }
 
 const EVENT_COLUMNS = ['id', 'type', 'aggregate_type', 'aggregate_id', 'resource_owner', 'editor_user_id', 'payload', 'created_at'];

@@ -4,12 +4,12 @@ import type { UserEntity } from '../../users/entities/user.entity.js';
 import { flag } from '../adapter/sql.js';
 
 /** What the login UI needs of a user: the password step, the state check and the login name. */
-export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'userName' | 'passwordHash' | 'passwordChangeRequired' | 'version'> & {
+export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'userName' | 'passwordHash' | 'passwordChangeRequired' | 'failedPasswordChecks' | 'version'> & {
   /** `<userName>@<org primary domain>`, as shown and remembered by the login UI. */
   loginName: string;
 };
 
-const COLUMNS = `u.id, u.org_id, u.type, u.state, u.user_name, u.password_hash, u.password_change_required, u.version, o.primary_domain`;
+const COLUMNS = `u.id, u.org_id, u.type, u.state, u.user_name, u.password_hash, u.password_change_required, u.failed_password_checks, u.version, o.primary_domain`;
 
 /** Users of that bare name anywhere in the instance; two are enough to know it is ambiguous. */
 const BY_NAME_SQL = `SELECT 'name' AS via, ${COLUMNS}
@@ -60,6 +60,7 @@ function loginUser(row: Record<string, unknown>): LoginUser {
     userName,
     passwordHash: row.password_hash == null ? null : String(row.password_hash),
     passwordChangeRequired: flag(row.password_change_required),
+    failedPasswordChecks: Number(row.failed_password_checks),
     version: Number(row.version),
     loginName: `${userName}@${row.primary_domain == null ? '' : String(row.primary_domain)}`,
   };

@@ -49,7 +49,7 @@ export class PasswordLoginService {
     const hash = user.passwordHash;
     const matches = await verifyPassword(password, hash).catch(() => false);
     const started = performance.now();
-    const { locked } = await this.lifecycle.recordPasswordCheck(user.id, matches);
+    const { locked } = await this.lifecycle.recordPasswordCheck(user.id, matches, user.failedPasswordChecks);
     this.recordingMs = 0.8 * this.recordingMs + 0.2 * (performance.now() - started);
     if (!matches) return { ok: false, reason: locked ? 'locked' : 'invalid' };
     if (needsRehash(hash, this.config.bcryptCost)) {
