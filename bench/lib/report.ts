@@ -78,6 +78,7 @@ export function renderReport(run: RunResult, chartFile: string): string {
   return [
     `Run of ${run.startedAt} → ${run.finishedAt}: ${run.machine.cpus} × ${run.machine.model}, Node ${run.machine.node}, ${run.database}, ` +
       `${run.seconds} s per scenario and server, autocannon with 10 connections in the same process as the orchestrator. ` +
+      (run.quick ? '' : 'OIDC figures compared with the raw library (and bcrypt alone) are the median of three rounds alternating with it. ') +
       `Load average (1/5/15 min) at start ${load(run.machine.loadAverage.start)}, at the end ${load(run.machine.loadAverage.end)}.`,
     '',
     `**Targets: ${met} of ${verdicts.length} met.** "peak MB" is the largest resident set of any one process of the server ` +

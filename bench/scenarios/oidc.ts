@@ -8,6 +8,7 @@ import bcrypt from 'bcrypt';
 import { adminToken } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
 import { CONNECTIONS, load } from '../lib/load.js';
+import type { Figures } from '../lib/load.js';
 import { freePort, startPeer, startService } from '../lib/processes.js';
 import type { Running } from '../lib/processes.js';
 import { loginChain } from '../peers/login-chain.js';
@@ -42,12 +43,14 @@ const SCENARIOS: OidcScenario[] = [
 const LOGIN = { scenario: 'oidc.login', label: 'full code-flow login (password)', unit: 'logins/s' as const, hashing: true };
 
 /**
- * Each peer figure is measured right after the Portcullis figure it is compared with: this VM's speed
- * drifts by more over a few minutes than the differences measured, so a peer measured at the end of the
- * run would compare two machines. Scenarios run with WORKERS=2 get a peer figure of their own.
+ * Each peer figure is measured right after the Portcullis figure it is compared with, in alternating
+ * rounds (three in the full run, one in the quick run) of which the median counts: this VM's speed
+ * drifts by more over a few minutes, and scatters by more between two runs, than the differences
+ * measured. Scenarios run with WORKERS=2 get peer figures of their own.
  */
 export async function runOidc(ctx: Context): Promise<void> {
   const timing = { seconds: ctx.options.seconds, warmup: ctx.options.warmup };
+  const rounds = ctx.options.quick ? 1 : 3;
   const store = await ctx.newStore();
   try {
     const port = await freePort();
@@ -55,23 +58,26 @@ export async function runOidc(ctx: Context): Promise<void> {
     for (const workers of [1, 2]) {
       const service = await startService(store, workers, port);
       try {
-        target ??= await setUpPortcullis(service.url, adminToken(store.dataDir));
-        await checkActive(target, target.opaque);
-        await checkActive(target, target.jwt!);
+        const t = (target ??= await setUpPortcullis(service.url, adminToken(store.dataDir)));
+        await checkActive(t, t.opaque);
+        await checkActive(t, t.jwt!);
         const server = `Portcullis WORKERS=${workers}`;
         for (const s of SCENARIOS.filter((s) => s.workers.includes(workers))) {
-          const figures = await load(service.url, service.pid, timing, s.requests(target));
-          ctx.record({ scenario: s.id, label: s.label, kind: 'portcullis', server, workers, unit: 'req/s', ...withoutSocketErrors(figures) });
-          if (!s.peer) continue;
-          await onPeer(async (peer) => {
-            const peerFigures = await load(peer.url, peer.pid, timing, s.requests(await setUpRaw(peer.url)));
-            ctx.record({ scenario: s.id, label: s.label, ...peerOf(workers), unit: 'req/s', ...withoutSocketErrors(peerFigures) });
-          });
+          const ours = async () => withoutSocketErrors(await load(service.url, service.pid, timing, s.requests(t)));
+          const peer = async () => onPeer(async (p) => withoutSocketErrors(await load(p.url, p.pid, timing, s.requests(await setUpRaw(p.url)))));
+          const [mine, theirs] = await alternating(s.peer ? rounds : 1, s.peer ? [ours, peer] : [ours]);
+          ctx.record({ scenario: s.id, label: s.label, kind: 'portcullis', server, workers, unit: 'req/s', ...mine });
+          if (theirs) ctx.record({ scenario: s.id, label: s.label, ...peerOf(workers), unit: 'req/s', ...theirs });
         }
         if (workers === 1) {
-          ctx.record({ ...LOGIN, kind: 'portcullis', server, workers, ...(await logins(service.url, service.pid, timing.seconds, target)) });
-          ctx.record({ scenario: 'oidc.bcrypt', label: `bcrypt.compare alone (cost ${BCRYPT_COST}, ${CONNECTIONS} in flight)`, kind: 'reference', server: 'node bcrypt', unit: 'checks/s', rate: await bcryptRate(timing.seconds), errors: 0, hashing: true });
-          await onPeer(async (peer) => ctx.record({ ...LOGIN, ...peerOf(1), ...(await logins(peer.url, peer.pid, timing.seconds, await setUpRaw(peer.url))) }));
+          const [mine, bcryptAlone, theirs] = await alternating(rounds, [
+            () => logins(service.url, service.pid, timing.seconds, t),
+            async () => ({ rate: await bcryptRate(timing.seconds), errors: 0 }),
+            () => onPeer(async (p) => logins(p.url, p.pid, timing.seconds, await setUpRaw(p.url))),
+          ]);
+          ctx.record({ ...LOGIN, kind: 'portcullis', server, workers, ...mine });
+          ctx.record({ scenario: 'oidc.bcrypt', label: `bcrypt.compare alone (cost ${BCRYPT_COST}, ${CONNECTIONS} in flight)`, kind: 'reference', server: 'node bcrypt', unit: 'checks/s', ...bcryptAlone, hashing: true });
+          ctx.record({ ...LOGIN, ...peerOf(1), ...theirs });
         }
       } finally {
         await service.stop();
@@ -82,16 +88,34 @@ export async function runOidc(ctx: Context): Promise<void> {
   }
 }
 
+type RoundFigures = Pick<Figures, 'rate' | 'errors'> & Partial<Figures>;
+
+/**
+ * Runs the measurements one after the other, `rounds` times, and gives each one's median round (by
+ * rate), with the errors of all rounds and the largest peak memory of any.
+ */
+async function alternating<T extends RoundFigures>(rounds: number, measurements: (() => Promise<T>)[]): Promise<T[]> {
+  const results: T[][] = measurements.map(() => []);
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, measure] of measurements.entries()) results[i].push(await measure());
+  }
+  return results.map((all) => {
+    const median = [...all].sort((a, b) => a.rate - b.rate)[Math.floor(all.length / 2)];
+    const peaks = all.map((f) => f.peakMb).filter((mb): mb is number => mb !== undefined);
+    return { ...median, errors: all.reduce((sum, f) => sum + f.errors, 0), ...(peaks.length ? { peakMb: Math.max(...peaks) } : {}) };
+  });
+}
+
 /** The peer as recorded next to Portcullis with `workers` processes. */
 function peerOf(workers: number) {
   return { kind: 'peer' as const, server: workers === 1 ? 'raw oidc-provider' : `raw oidc-provider (beside WORKERS=${workers})`, nextTo: workers };
 }
 
 /** Runs `work` against a freshly started peer (its memory adapter is an LRU of 1,000 entries: no carry-over). */
-async function onPeer(work: (peer: Running) => Promise<void>): Promise<void> {
+async function onPeer<T>(work: (peer: Running) => Promise<T>): Promise<T> {
   const peer = await startPeer('raw-provider.js', [String(BCRYPT_COST)]);
   try {
-    await work(peer);
+    return await work(peer);
   } finally {
     await peer.stop();
   }
