@@ -26,6 +26,10 @@ interface Interaction {
   prompt: { name: string; reasons: string[] };
   params: Record<string, string | undefined>;
   session?: { accountId?: string };
+  returnTo: string;
+  result?: Record<string, unknown>;
+  /** Saves the interaction for the rest of its lifetime (oidc-provider's Interaction model). */
+  persist(): Promise<unknown>;
 }
 
 /**
@@ -169,12 +173,11 @@ export class LoginUiRouter {
     }
     const accountId = (result.login as { accountId: string } | undefined)?.accountId ?? interaction.session?.accountId;
     const grantId = accountId ? await this.grantFor(interaction, accountId) : undefined;
-    await this.holder.provider.interactionFinished(
-      req,
-      res,
-      { ...result, select_account: {}, create: {}, ...(grantId ? { consent: { grantId } } : {}) },
-      { mergeWithLastSubmission: false },
-    );
+    // What provider.interactionFinished does, on the interaction this request already loaded (it would
+    // look it up again): store the result, send the browser back to the authorization endpoint.
+    interaction.result = { ...result, select_account: {}, create: {}, ...(grantId ? { consent: { grantId } } : {}) };
+    await interaction.persist();
+    res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
   }
 
   /** The grant of what the client requested (the same rule as loadExistingGrant in provider.factory.ts). */

@@ -238,10 +238,17 @@ async function grantRequested(ctx: OidcContext) {
   const existing = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
   const grant = existing ?? new oidc.provider.Grant({ clientId: oidc.client.clientId, accountId: oidc.session.accountId });
   const scope = [...oidc.requestParamScopes].join(' ');
+  const before = existing && grantScopes(existing);
   grant.addOIDCScope(scope);
   for (const resource of Object.keys(oidc.resourceServers ?? {})) grant.addResourceScope(resource, scope);
-  await grant.save();
+  // The login UI saved this grant with these scopes a moment ago: a write that changes nothing is skipped.
+  if (!existing || grantScopes(grant) !== before) await grant.save();
   return grant;
+}
+
+/** What a grant allows (OIDC scope and claims, resource scopes), comparable as a string. */
+function grantScopes(grant: { openid?: unknown; resources?: unknown }): string {
+  return JSON.stringify([grant.openid, grant.resources]);
 }
 
 function localeOf(ctx: OidcContext) {
