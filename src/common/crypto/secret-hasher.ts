@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 
 /**
  * Hashes generated secrets (client secrets, personal access tokens, opaque tokens, codes) for storage.
@@ -7,10 +8,11 @@ import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
  * leaked database alone cannot be used to test guesses.
  */
 export class SecretHasher {
-  private readonly key: Buffer;
+  /** A KeyObject rather than a Buffer: createHmac then skips importing the key on every call. */
+  private readonly key: KeyObject;
 
   constructor(masterKey: Buffer) {
-    this.key = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'portcullis/secret-hash/v1', 32));
+    this.key = createSecretKey(Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'portcullis/secret-hash/v1', 32)));
   }
 
   hash(secret: string): string {
