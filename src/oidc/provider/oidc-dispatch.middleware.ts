@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { LoginUiRouter } from '../login/login-ui.router.js';
 import { nameJwtProfileClient, rewriteStructuredToken } from '../tokens/structured-token.rewrite.js';
@@ -15,6 +15,8 @@ import { ProviderHolder } from './provider.holder.js';
  */
 @Injectable()
 export class OidcDispatch {
+  private readonly logger = new Logger('oidc-dispatch');
+
   constructor(
     private readonly holder: ProviderHolder,
     private readonly loginUi: LoginUiRouter,
@@ -39,9 +41,10 @@ export class OidcDispatch {
   /** Hands an OIDC request to the provider, after the rewrites some endpoints need. */
   private dispatch(req: IncomingMessage, res: ServerResponse): void {
     const path = pathOf(req);
+    // Reading or rewriting the body failed (the client went away, or a bug): never silently.
     const fail = (error: unknown) => {
+      this.logger.error(`oidc request failed before the provider: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
-      void error;
     };
     if (req.method === 'POST' && (path === OIDC_ROUTES.authorization || path === OIDC_ROUTES.end_session)) {
       redirectPostToGet(req, res, path);
