@@ -49,6 +49,32 @@ describe('AppLogger', () => {
     assert.doesNotMatch(all, /secret-value|top-secret-token|session=abc/);
   });
 
+  it('logs a request the client abandoned before the answer as aborted, with its id', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l))), done()) });
+    const logger = new AppLogger({ logLevel: 'info' }, sink);
+    const app = express();
+    app.use(logger.requestMiddleware());
+    app.get('/slow', () => undefined); // never answers
+    const server = app.listen(0);
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const abort = new AbortController();
+      const pending = fetch(`http://127.0.0.1:${port}/slow`, { headers: { 'x-request-id': 'gone-1' }, signal: abort.signal }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 50));
+      abort.abort();
+      await pending;
+      await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      server.close();
+      server.closeAllConnections();
+    }
+    const aborted = lines.find((l) => l.msg === 'request aborted');
+    assert.deepEqual(aborted?.req, { id: 'gone-1', method: 'GET', path: '/slow' });
+    assert.equal(aborted?.level, 50);
+    assert.equal(lines.find((l) => l.msg === 'request completed'), undefined);
+  });
+
   it('logs outside a request without a request id', () => {
     const lines: string[] = [];
     const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) });

@@ -37,16 +37,19 @@ export class AppLogger implements LoggerService {
     return (req: IncomingMessage & { id?: string }, res: ServerResponse, next: () => void) => {
       const id = (req.id = assignRequestId(req, res));
       const started = performance.now();
-      res.once('finish', () => this.complete(req, res, id, started));
+      // 'close' comes after 'finish', and also when the client went away first (logged as aborted, as
+      // pino-http did).
+      res.once('close', () => this.complete(req, res, id, started));
       this.requests.run({ id }, next);
     };
   }
 
   private complete(req: IncomingMessage, res: ServerResponse, id: string, started: number): void {
-    const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+    const aborted = !res.writableFinished;
+    const level = aborted || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
     if (!this.root.isLevelEnabled(level)) return;
     const line = { req: { id, method: req.method, path: loggedPath(req.url) }, res: { statusCode: res.statusCode }, responseTime: Math.round(performance.now() - started) };
-    this.root[level](line, 'request completed');
+    this.root[level](line, aborted ? 'request aborted' : 'request completed');
   }
 
   log(message: unknown, ...params: unknown[]): void {
