@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { expandRoles } from '../common/auth/roles.js';
 import { generateRsaKeyPair } from '../common/crypto/key-pairs.js';
 import { SecretHasher, generateSecret } from '../common/crypto/secret-hasher.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
@@ -11,8 +10,7 @@ import { MachineSecretEntity } from './entities/machine-secret.entity.js';
 import { PersonalAccessTokenEntity } from './entities/personal-access-token.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
 import type { UserEntity } from './entities/user.entity.js';
-import { MembershipsService } from './memberships.service.js';
-import { UsersService } from './users.service.js';
+import { UserAccess } from './acting/user-access.service.js';
 
 /** Credentials of machine users: client secrets, key pairs and personal access tokens. Each is shown once. */
 @Injectable()
@@ -21,8 +19,7 @@ export class CredentialsService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly hasher: SecretHasher,
-    private readonly users: UsersService,
-    private readonly memberships: MembershipsService,
+    private readonly access: UserAccess,
   ) {}
 
   /** Generates a new client secret, replacing any previous one. The machine's client id is its user id. */
@@ -111,27 +108,11 @@ export class CredentialsService {
 
   /**
    * The machine user a credential is issued for. A credential acts with every role of its user, so
-   * only a caller holding all of them may issue one: otherwise an ORG_USER_MANAGER could mint a token
-   * for an ORG_OWNER or IAM_OWNER machine user of the organization and act as it.
+   * only a caller that may act on that user (holds all of its roles) may issue one: otherwise an
+   * ORG_USER_MANAGER could mint a token for an ORG_OWNER or IAM_OWNER machine user and act as it.
    */
   private async machineFor(manager: EntityManager, editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
-    const user = assertMachine(await this.users.get(orgId, userId, manager));
-    if (editorUserId === null || editorUserId === user.id) return user;
-    const editor = await this.memberships.rolesOf(editorUserId, manager);
-    const target = await this.memberships.rolesOf(user.id, manager);
-    const onInstance = expandRoles(editor.instanceRoles);
-    const lacking = new Set([...target.instanceRoles].filter((role) => !onInstance.has(role)));
-    for (const [scopeId, roles] of target.orgRoles) {
-      const held = expandRoles([...editor.instanceRoles, ...(editor.orgRoles.get(scopeId) ?? [])]);
-      for (const role of roles) if (!held.has(role)) lacking.add(role);
-    }
-    if (lacking.size > 0) {
-      throw new DomainError(
-        ErrorCode.PermissionDenied,
-        `this user holds ${[...lacking].join(', ')}, which the caller lacks; only a holder of those roles may issue its credentials`,
-      );
-    }
-    return user;
+    return assertMachine(await this.access.actOn(manager, editorUserId, orgId, userId));
   }
 }
 

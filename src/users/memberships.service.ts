@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
-import { Role } from '../common/auth/roles.js';
+import { ORG_ROLES, Role, expandRoles } from '../common/auth/roles.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
-import { DomainError } from '../common/errors/domain-error.js';
+import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
+import { holdsOn, noRoles } from './acting/acting-rule.js';
+import { UserAccess } from './acting/user-access.service.js';
 import { INSTANCE_ID } from './entities/instance.entity.js';
 import { MembershipEntity } from './entities/membership.entity.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -21,35 +23,49 @@ export class MembershipsService {
     private readonly dataSource: DataSource,
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
+    private readonly access: UserAccess,
   ) {}
 
-  /** Makes any user of the instance an instance member. */
+  /**
+   * Makes any user of the instance an instance member (roles replace the stored ones). Changing a
+   * user's roles is acting on it: the editor must hold every role the user holds, and the last active
+   * IAM_OWNER is not demoted.
+   */
   setInstanceMember(editorUserId: string | null, userId: string, roles: Role[]): Promise<void> {
     return this.uow.run(async (manager) => {
       const user = await manager.findOneBy(UserEntity, { id: userId });
       if (!user) throw DomainError.notFound('user');
+      await this.access.assertMayActOn(manager, editorUserId, user.id);
+      await this.assertGrantable(manager, editorUserId, null, roles);
+      if (!roles.includes(Role.IamOwner)) await this.access.assertKeepsAnIamOwner(manager, user, 'demote');
       await this.grant(manager, editorUserId, user, 'instance', INSTANCE_ID, roles);
     });
   }
 
-  /** Makes a user of the organization one of its members; users of other organizations are not found. */
+  /**
+   * Makes a user of the organization one of its members; users of other organizations are not found.
+   * The editor must be allowed to act on the user and hold every role it grants.
+   */
   setOrgMember(editorUserId: string | null, orgId: string, userId: string, roles: Role[]): Promise<void> {
     return this.uow.run(async (manager) => {
-      const user = await manager.findOneBy(UserEntity, { id: userId, orgId });
-      if (!user) throw DomainError.notFound('user');
+      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
+      await this.assertGrantable(manager, editorUserId, orgId, roles);
       await this.grant(manager, editorUserId, user, 'org', orgId, roles);
     });
   }
 
   async rolesOf(userId: string, manager: EntityManager = this.dataSource.manager): Promise<UserRoles> {
-    const rows = await manager.findBy(MembershipEntity, { userId });
-    const result: UserRoles = { instanceRoles: new Set(), orgRoles: new Map() };
-    for (const row of rows) {
-      const roles = row.roles.split(',').filter(Boolean) as Role[];
-      if (row.scopeType === 'instance') roles.forEach((r) => result.instanceRoles.add(r));
-      else result.orgRoles.set(row.scopeId, new Set(roles));
-    }
-    return result;
+    const held = (await this.access.rolesOf(manager, [userId])).get(userId);
+    return { instanceRoles: new Set(held?.instanceRoles ?? []), orgRoles: new Map([...(held?.orgRoles ?? [])].map(([org, r]) => [org, new Set(r)])) };
+  }
+
+  /** Nobody hands out a role it does not hold itself (on the instance, or on that organization). */
+  private async assertGrantable(manager: EntityManager, editorUserId: string | null, orgId: string | null, roles: Role[]): Promise<void> {
+    if (editorUserId === null) return;
+    const editor = (await this.access.rolesOf(manager, [editorUserId])).get(editorUserId) ?? noRoles();
+    const held = orgId === null ? expandRoles(editor.instanceRoles) : new Set(ORG_ROLES.filter((role) => holdsOn(editor, orgId, role)));
+    const missing = roles.filter((role) => !held.has(role));
+    if (missing.length > 0) throw new DomainError(ErrorCode.PermissionDenied, `the caller does not hold ${[...new Set(missing)].join(', ')} and cannot grant it`);
   }
 
   /** Sets the user's roles on one scope, with its event, inside the caller's transaction. */

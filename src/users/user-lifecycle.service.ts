@@ -9,6 +9,7 @@ import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import type { UserState } from './entities/user.entity.js';
+import { UserAccess } from './acting/user-access.service.js';
 import { updateRows } from './entity-rows.js';
 import { countRemoved } from './org-user-counts.js';
 
@@ -24,26 +25,34 @@ export class UserLifecycleService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly passwords: PasswordHasher,
+    private readonly access: UserAccess,
   ) {}
 
   deactivate(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
-    return this.inTransaction(orgId, userId, (manager, user) => this.deactivateIn(manager, editorUserId, user));
+    return this.inTransaction(editorUserId, orgId, userId, (manager, user) => this.deactivateIn(manager, editorUserId, user));
   }
 
   reactivate(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
-    return this.inTransaction(orgId, userId, (manager, user) => this.reactivateIn(manager, editorUserId, user));
+    return this.inTransaction(editorUserId, orgId, userId, (manager, user) => this.reactivateIn(manager, editorUserId, user));
   }
 
   lock(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
-    return this.inTransaction(orgId, userId, (manager, user) => this.transitionIn(manager, editorUserId, user, 'locked', 'user.locked', ['active']));
+    return this.inTransaction(editorUserId, orgId, userId, async (manager, user) => {
+      if (user.state !== 'locked') await this.access.assertKeepsAnIamOwner(manager, user, 'lock');
+      return this.transitionIn(manager, editorUserId, user, 'locked', 'user.locked', ['active']);
+    });
   }
 
   unlock(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
-    return this.inTransaction(orgId, userId, (manager, user) => this.unlockIn(manager, editorUserId, user));
+    return this.inTransaction(editorUserId, orgId, userId, (manager, user) => this.unlockIn(manager, editorUserId, user));
   }
 
-  /** The same transitions inside the caller's transaction, for changes that must commit together with them. */
-  deactivateIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<UserEntity> {
+  /**
+   * The same transitions inside the caller's transaction, for changes that must commit together with
+   * them. The caller has already established that the editor may act on the user (UserAccess.actOn).
+   */
+  async deactivateIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<UserEntity> {
+    if (user.state !== 'inactive') await this.access.assertKeepsAnIamOwner(manager, user, 'deactivate');
     return this.transitionIn(manager, editorUserId, user, 'inactive', 'user.deactivated', ['active', 'locked']);
   }
 
@@ -61,7 +70,8 @@ export class UserLifecycleService {
   }
 
   async removeIn(manager: EntityManager, editorUserId: string | null, orgId: string, userId: string): Promise<void> {
-    const user = await findUser(manager, orgId, userId);
+    const user = await this.access.actOn(manager, editorUserId, orgId, userId);
+    await this.access.assertKeepsAnIamOwner(manager, user, 'remove');
     await manager.delete(PublicKeyEntity, { ownerType: 'machine', ownerId: user.id });
     const { affected } = await manager.delete(UserEntity, { id: user.id });
     // Only the transaction that actually deleted the row counts it (two concurrent removals on MySQL).
@@ -87,7 +97,7 @@ export class UserLifecycleService {
     const hash = await this.passwords.hash(password);
     await this.uow.run(async (manager) => {
       await assertPasswordPolicy(manager, password);
-      const user = await findUser(manager, orgId, userId);
+      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
       await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false);
     });
   }
@@ -139,11 +149,12 @@ export class UserLifecycleService {
   }
 
   private inTransaction(
+    editorUserId: string | null,
     orgId: string,
     userId: string,
     work: (manager: EntityManager, user: UserEntity) => Promise<UserEntity>,
   ): Promise<UserEntity> {
-    return this.uow.run(async (manager) => work(manager, await findUser(manager, orgId, userId)));
+    return this.uow.run(async (manager) => work(manager, await this.access.actOn(manager, editorUserId, orgId, userId)));
   }
 
   private async transitionIn(
@@ -168,12 +179,6 @@ export class UserLifecycleService {
 /** The version and change time every write of a user advances (SCIM `meta.version`, `meta.lastModified`). */
 export function bump(user: Pick<UserEntity, 'version'>): { version: number; changedAt: Date } {
   return { version: user.version + 1, changedAt: new Date() };
-}
-
-async function findUser(manager: EntityManager, orgId: string, userId: string): Promise<UserEntity> {
-  const user = await manager.findOneBy(UserEntity, { id: userId, orgId });
-  if (!user) throw DomainError.notFound('user');
-  return user;
 }
 
 async function assertPasswordPolicy(manager: EntityManager, password: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { BearerStrategy } from '../common/auth/bearer.strategy.js';
 import { PRINCIPAL_RESOLVER } from '../common/auth/principal-resolver.js';
+import { UserAccess } from './acting/user-access.service.js';
 import { BootstrapService } from './bootstrap.service.js';
 import { CredentialsService } from './credentials.service.js';
 import { FeaturesService } from './features.service.js';
@@ -15,6 +16,7 @@ import { UsersService } from './users.service.js';
 import { UserImportWriter } from './user-import.writer.js';
 
 const SERVICES = [
+  UserAccess,
   OrganizationsService,
   UsersService,
   UserLifecycleService,

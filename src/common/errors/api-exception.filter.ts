@@ -26,6 +26,8 @@ export function statusOf(code: ErrorCode): number {
       return HttpStatus.CONFLICT;
     case ErrorCode.FailedPrecondition:
       return HttpStatus.BAD_REQUEST;
+    case ErrorCode.Conflict:
+      return HttpStatus.CONFLICT;
     case ErrorCode.PayloadTooLarge:
       return HttpStatus.PAYLOAD_TOO_LARGE;
     case ErrorCode.Unavailable:

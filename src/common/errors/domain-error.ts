@@ -6,6 +6,8 @@ export enum ErrorCode {
   NotFound = 'not_found',
   AlreadyExists = 'already_exists',
   FailedPrecondition = 'failed_precondition',
+  /** The change would break an invariant of current state (the last IAM_OWNER, the default organization). */
+  Conflict = 'conflict',
   PayloadTooLarge = 'payload_too_large',
   Unavailable = 'unavailable',
 }

@@ -1,20 +1,20 @@
-import { createPublicKey } from 'node:crypto';
-import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import { Role } from '../../common/auth/roles.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
-import { ApplicationEntity } from '../../users/entities/application.entity.js';
-import { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
+import { DomainError } from '../../common/errors/domain-error.js';
+import { holdsOn, noRoles } from '../../users/acting/acting-rule.js';
+import type { UserAccess } from '../../users/acting/user-access.service.js';
 import { UserEntity } from '../../users/entities/user.entity.js';
 import type { FeaturesService } from '../../users/features.service.js';
-import type { MembershipsService } from '../../users/memberships.service.js';
 import type { AccountFinder } from '../account/account.finder.js';
-import { tokenAudience } from '../tokens/audience.js';
+import { API_AUDIENCE_SCOPE, apiAudienceAllowed } from '../tokens/audience.js';
 import { TOKEN_EXCHANGE_GRANT } from '../tokens/grant-types.js';
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
+import { resolveActor, resolveSubject } from './token-exchange.parties.js';
+import type { Party } from './token-exchange.parties.js';
 import { TokenType, allowedAs, needsActor } from './token-exchange.types.js';
 
 /** Where the grant leaves the actor for `extraTokenClaims` (provider.factory.ts). */
@@ -30,7 +30,7 @@ export interface TokenExchangeDeps {
   dataSource: DataSource;
   accounts: AccountFinder;
   features: FeaturesService;
-  memberships: MembershipsService;
+  access: UserAccess;
   uow: UnitOfWork;
   events: EventStore;
   ownJwts: JwtTokenIds;
@@ -38,16 +38,13 @@ export interface TokenExchangeDeps {
   alg: string;
 }
 
-interface Party {
-  userId: string;
-  audience: string[];
-}
-
 /**
- * RFC 8693 token exchange (spec §B, DESIGN §5): refused with unsupported_grant_type until the
- * `tokenExchange` feature is on; an actor token, or a `jwt` / `user_id` subject, is impersonation and
- * needs the `impersonation` feature and the actor's permission (IAM_OWNER, or ORG_OWNER of the
- * subject's organization), and records `user.impersonated`.
+ * RFC 8693 token exchange: refused with unsupported_grant_type until the `tokenExchange` feature is on.
+ * The subject token must belong to the requesting client (issued to it, or naming it in its audience),
+ * and what is issued carries at most the subject token's scope and audience (SECURITY.md, "Token
+ * exchange"). An actor token, or a `jwt` / `user_id` subject, is impersonation: it needs the
+ * `impersonation` feature, an actor token issued to this client, an actor who may act on the subject,
+ * and records `user.impersonated`.
  */
 export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDeps): void {
   const handler = async (ctx: OidcContext) => {
@@ -62,17 +59,20 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
     if (needsActor(subjectType) && p.actor_token === undefined) throw new errors.InvalidRequest(`${subjectType} subjects need an actor_token`);
 
     const client = ctx.oidc.client;
-    const actor = p.actor_token === undefined ? undefined : await resolve(provider, deps, client, p.actor_token, p.actor_token_type!);
-    const subject = await resolve(provider, deps, client, p.subject_token ?? '', subjectType);
+    const actor = p.actor_token === undefined ? undefined : await resolveActor(provider, deps, client, p.actor_token);
+    const subject = await resolveSubject(provider, deps, client, p.subject_token ?? '', subjectType);
     const account = await deps.accounts.find(subject.userId);
     if (!account) throw new errors.InvalidGrant('the subject cannot sign in');
-    if (actor) await authorizeImpersonation(deps, actor.userId, subject.userId, client.clientId);
+    // What the issued token may carry: the subject token's; a subject that is only a name (`jwt`,
+    // `user_id`) is bounded by the actor's token instead.
+    const bound = subject.scope === null && actor ? actor : subject;
+    const scope = exchangedScope(p.scope, bound, client);
     if (p.audience !== undefined) {
-      const combined = new Set([...subject.audience, ...(actor?.audience ?? [])]);
-      if (!p.audience.split(' ').every((a) => combined.has(a))) throw new errors.InvalidTarget('audience must be within the audiences of the subject and actor tokens');
+      const within = new Set(bound.audience);
+      if (!p.audience.split(' ').every((a) => within.has(a))) throw new errors.InvalidTarget('audience must be within the audience of the subject token');
     }
+    if (actor) await authorizeImpersonation(deps, actor.userId, subject.userId, client.clientId);
 
-    const scope = String(p.scope ?? 'openid').split(' ').filter(Boolean).join(' ');
     ctx.oidc.entity('Account', account);
     if (requestedType === TokenType.idToken) {
       const token = new provider.IdToken({ ...(await account.claims('id_token', scope)), ...(actor ? { act: { sub: actor.userId } } : {}) }, { ctx });
@@ -114,6 +114,21 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
 }
 
 /**
+ * RFC 8693 §2.1 `scope`: the requested scope, which must stay within the bounding token's; none requested
+ * means the bounding token's own (RFC 8693 leaves the default to the server). The Portcullis API scope
+ * additionally needs a client allowed to hold it for users (SECURITY.md, "Applications get no more than
+ * their owners").
+ */
+function exchangedScope(requested: string | undefined, bound: Party, client: { portcullis_kind?: string; portcullis_api_access?: boolean }): string {
+  const allowed = new Set(bound.scope ?? ['openid']);
+  const scopes = requested === undefined ? [...allowed] : [...new Set(requested.split(' ').filter(Boolean))];
+  const beyond = scopes.filter((s) => !allowed.has(s));
+  if (beyond.length > 0) throw new errors.InvalidScope(`the scope ${beyond.join(' ')} exceeds the scope of the subject token`);
+  if (scopes.includes(API_AUDIENCE_SCOPE) && !apiAudienceAllowed(client)) throw new errors.InvalidScope(`this client may not obtain ${API_AUDIENCE_SCOPE} for a user`);
+  return scopes.join(' ');
+}
+
+/**
  * Spec §B: a refresh token when `offline_access` is requested, for a client registered for the
  * refresh_token grant. Not for impersonation: a refreshed token would no longer carry the `act` claim
  * naming the actor, so impersonation stays bounded by one access token's lifetime.
@@ -126,65 +141,29 @@ async function issueRefreshToken(provider: any, ctx: OidcContext, token: { accou
   return rt.save();
 }
 
-/** The user a presented token stands for, by its declared type (spec §B matrix). */
-async function resolve(provider: any, deps: TokenExchangeDeps, client: { clientId: string; portcullis_kind?: string }, token: string, type: string): Promise<Party> {
-  switch (type) {
-    case TokenType.accessToken: {
-      const found = (await provider.AccessToken.find(token)) ?? (await provider.ClientCredentials.find(token));
-      if (!found?.isValid) throw new errors.InvalidGrant('the access token is not valid');
-      return { userId: found.accountId ?? found.clientId, audience: await tokenAudience(deps.dataSource, found) };
-    }
-    case TokenType.idToken: {
-      const claims = await deps.ownJwts.verify(token);
-      if (!claims?.sub) throw new errors.InvalidGrant('the id_token is not valid');
-      return { userId: claims.sub, audience: [claims.aud].flat().filter((a): a is string => typeof a === 'string') };
-    }
-    case TokenType.jwt:
-      return { userId: await clientSignedSubject(deps, client.clientId, token), audience: [client.clientId] };
-    case TokenType.userId: {
-      const user = await deps.dataSource.getRepository(UserEntity).findOneBy({ id: token });
-      if (!user) throw new errors.InvalidGrant('unknown user');
-      return { userId: user.id, audience: [] };
-    }
-    default:
-      throw new errors.InvalidRequest('unsupported token type');
-  }
-}
-
-/** A JWT the client signed with one of its application keys, naming the user in `sub`. */
-async function clientSignedSubject(deps: TokenExchangeDeps, clientId: string, jwt: string): Promise<string> {
-  const app = await deps.dataSource.getRepository(ApplicationEntity).findOneBy({ clientId });
-  let kid: string | undefined;
-  try {
-    kid = decodeProtectedHeader(jwt).kid;
-  } catch {
-    throw new errors.InvalidGrant('the subject token is not a JWT');
-  }
-  const key = app && kid ? await deps.dataSource.getRepository(PublicKeyEntity).findOneBy({ id: kid, ownerType: 'application', ownerId: app.id }) : null;
-  if (!key) throw new errors.InvalidGrant('the subject token is not signed by a key of this client');
-  try {
-    const { payload } = await jwtVerify(jwt, createPublicKey(key.publicKey), { issuer: clientId, maxTokenAge: 3600 });
-    if (typeof payload.sub !== 'string') throw new Error('sub missing');
-    return payload.sub;
-  } catch (error) {
-    throw new errors.InvalidGrant(`invalid subject token: ${(error as Error).message}`);
-  }
-}
-
+/**
+ * Impersonation needs the feature, an actor who may act on the subject (holds every role it holds), and
+ * an actor who administers the subject: IAM_OWNER, or ORG_OWNER of the subject's organization.
+ */
 async function authorizeImpersonation(deps: TokenExchangeDeps, actorId: string, subjectId: string, clientId: string): Promise<void> {
   if (!(await deps.features.isEnabled('impersonation'))) throw new errors.InvalidRequest('impersonation is not enabled');
-  const subject = await deps.dataSource.getRepository(UserEntity).findOneByOrFail({ id: subjectId });
-  const roles = await deps.memberships.rolesOf(actorId);
-  const allowed = roles.instanceRoles.has(Role.IamOwner) || (roles.orgRoles.get(subject.orgId)?.has(Role.OrgOwner) ?? false);
-  if (!allowed) throw new errors.InvalidGrant('the actor may not impersonate this user');
-  await deps.uow.run((manager) =>
-    deps.events.push(manager, {
+  await deps.uow.run(async (manager) => {
+    const subject = await manager.findOneByOrFail(UserEntity, { id: subjectId });
+    const actor = (await deps.access.rolesOf(manager, [actorId])).get(actorId) ?? noRoles();
+    if (!holdsOn(actor, subject.orgId, Role.OrgOwner)) throw new errors.InvalidGrant('the actor may not impersonate users of this organization');
+    try {
+      await deps.access.assertMayActOn(manager, actorId, subject.id);
+    } catch (error) {
+      if (error instanceof DomainError) throw new errors.InvalidGrant(`the actor may not impersonate this user: ${error.message}`);
+      throw error;
+    }
+    await deps.events.push(manager, {
       type: 'user.impersonated',
       aggregateType: 'user',
       aggregateId: subject.id,
       resourceOwner: subject.orgId,
       editorUserId: actorId,
       payload: { actorUserId: actorId, clientId },
-    }),
-  );
+    });
+  });
 }

@@ -10,13 +10,14 @@ export const TokenType = {
 type Role = 'subject' | 'actor' | 'requested';
 
 /**
- * Spec §B's token type matrix: which type may appear where. `jwt` and `user_id` subjects need an actor
- * (they name a user without that user's consent: impersonation).
+ * Which token type may appear where (RFC 8693 §3). `jwt` and `user_id` subjects need an actor (they name a
+ * user without that user's consent: impersonation); an actor is always an access token of the requesting
+ * client, never an ID token (which proves a sign-in to its audience, not a right to act).
  */
 const MATRIX: Record<string, Record<Role, boolean>> = {
   [TokenType.accessToken]: { subject: true, actor: true, requested: true },
   [TokenType.refreshToken]: { subject: false, actor: false, requested: false },
-  [TokenType.idToken]: { subject: true, actor: true, requested: true },
+  [TokenType.idToken]: { subject: true, actor: false, requested: true },
   [TokenType.jwt]: { subject: true, actor: false, requested: true },
   [TokenType.userId]: { subject: true, actor: false, requested: false },
 };

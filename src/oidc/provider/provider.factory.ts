@@ -21,7 +21,7 @@ import { buildInteractionPolicy } from './interaction.policy.js';
 import { introspectionPolicy } from './introspection.policy.js';
 import { OIDC_ROUTES, LOGIN_UI_PREFIX } from './oidc.routes.js';
 
-export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'memberships' | 'uow' | 'events'> {
+export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events'> {
   issuer: string;
   dataSource: DataSource;
   hasher: SecretHasher;

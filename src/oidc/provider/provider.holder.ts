@@ -14,7 +14,7 @@ import { EventStore } from '../../common/events/event-store.js';
 import { RETRY_AFTER_SECONDS } from '../../common/http/error-headers.js';
 import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entity.js';
 import { FeaturesService } from '../../users/features.service.js';
-import { MembershipsService } from '../../users/memberships.service.js';
+import { UserAccess } from '../../users/acting/user-access.service.js';
 import { AccountFinder } from '../account/account.finder.js';
 import { KNOWN_ACCOUNTS_COOKIE } from '../login/known-accounts.js';
 import { LOGIN_PAGE_HEADERS } from '../login/login-page.headers.js';
@@ -52,7 +52,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly features: FeaturesService,
-    private readonly memberships: MembershipsService,
+    private readonly access: UserAccess,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -110,7 +110,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       },
       instance,
       features: this.features,
-      memberships: this.memberships,
+      access: this.access,
       uow: this.uow,
       events: this.events,
     });

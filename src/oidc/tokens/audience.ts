@@ -9,6 +9,14 @@ export const API_AUDIENCE = 'urn:portcullis:api';
 export const API_AUDIENCE_SCOPE = 'urn:portcullis:iam:api:aud';
 const PROJECT_SCOPE = /^urn:portcullis:iam:org:project:id:([^:\s]+):aud$/;
 
+/**
+ * Whether a client may hold the Portcullis API audience in tokens of users: machine users (their own
+ * tokens) and applications registered with apiAccess, which only an IAM_OWNER can set.
+ */
+export function apiAudienceAllowed(client: { portcullis_kind?: string; portcullis_api_access?: boolean }): boolean {
+  return client.portcullis_kind === 'machine' || client.portcullis_api_access === true;
+}
+
 /** Projects requested through `urn:portcullis:iam:org:project:id:{projectId}:aud` scopes. */
 export function requestedProjects(scope: string | undefined): string[] {
   return (scope ?? '').split(' ').flatMap((s) => PROJECT_SCOPE.exec(s)?.[1] ?? []);

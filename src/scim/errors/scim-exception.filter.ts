@@ -36,6 +36,8 @@ function fromDomain(error: DomainError): ScimError {
       return new ScimError(409, message, 'uniqueness');
     case ErrorCode.FailedPrecondition:
       return new ScimError(400, message, 'mutability');
+    case ErrorCode.Conflict:
+      return new ScimError(409, message, undefined, 'conflict');
     case ErrorCode.PayloadTooLarge:
       return new ScimError(413, message, 'tooMany', 'payloadTooLarge');
     case ErrorCode.Unavailable:

@@ -8,6 +8,7 @@ import { newId } from '../../common/ids.js';
 import { INSTANCE_ID } from '../../users/entities/instance.entity.js';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
 import type { UserEntity } from '../../users/entities/user.entity.js';
+import { UserAccess } from '../../users/acting/user-access.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { UserProfileService } from '../../users/user-profile.service.js';
 import type { HumanProfile } from '../../users/user-profile.service.js';
@@ -41,6 +42,7 @@ export class ScimUsersService {
     private readonly profiles: UserProfileService,
     private readonly lifecycle: UserLifecycleService,
     private readonly passwords: PasswordHasher,
+    private readonly access: UserAccess,
   ) {}
 
   get(orgId: string, id: string): Promise<UserEntity> {
@@ -76,8 +78,8 @@ export class ScimUsersService {
 
   /** PUT (RFC 7644 §3.5.1) and the result of PATCH: the profile replaced, then password and state. */
   async replace(editorUserId: string, orgId: string, id: string, input: ValidUser): Promise<UserEntity> {
-    const replacement = await this.replacement(input);
     const user = await this.repository.findHuman(orgId, id);
+    const replacement = await this.replacement(editorUserId, user, input);
     return (await this.write(editorUserId, user, replacement)) ? this.repository.findHuman(orgId, id) : user;
   }
 
@@ -87,13 +89,18 @@ export class ScimUsersService {
    */
   async patch(editorUserId: string, orgId: string, id: string, apply: (user: UserEntity) => ValidUser): Promise<void> {
     const user = await this.repository.findHuman(orgId, id);
-    await this.write(editorUserId, user, await this.replacement(apply(user)));
+    await this.write(editorUserId, user, await this.replacement(editorUserId, user, apply(user)));
   }
 
-  /** The profile and the hashed password (hashed before any transaction: bcrypt must not hold the write lock). */
-  private async replacement(input: ValidUser): Promise<Replacement> {
+  /**
+   * The profile and the hashed password (hashed before any transaction: bcrypt must not hold the write
+   * lock). A password is hashed only for a caller that may act on the user: a refused request must not
+   * cost a bcrypt computation either.
+   */
+  private async replacement(editorUserId: string, user: UserEntity, input: ValidUser): Promise<Replacement> {
     const instance = await this.instance();
     const profile = toProfile(input.doc, instance.defaultLanguage);
+    if (input.password !== undefined) await this.access.assertMayActOn(this.uow.manager, editorUserId, user.id);
     const passwordHash = input.password === undefined ? null : await this.hashPassword(instance, input.password);
     return { profile, passwordHash, active: input.doc.active };
   }
@@ -102,11 +109,17 @@ export class ScimUsersService {
   private async write(editorUserId: string, user: UserEntity, { profile, passwordHash, active }: Replacement): Promise<boolean> {
     const { orgId, id } = user;
     const stateChange = this.stateChange(user, active);
-    // Nothing to write (a PUT that repeats the stored user): no write transaction.
-    if (passwordHash === null && stateChange === null && !this.profiles.differs(user, profile)) return false;
-    // Profile, password and state commit together, each with its events (DESIGN §1).
+    // Nothing to write (a PUT that repeats the stored user): no write transaction, yet the same answer
+    // as a write would get, so a refusal does not depend on what was sent.
+    if (passwordHash === null && stateChange === null && !this.profiles.differs(user, profile)) {
+      await this.access.assertMayActOn(this.uow.manager, editorUserId, id);
+      return false;
+    }
+    // Profile, password and state commit together, each with its events, and with the check that the
+    // editor may act on this user (SECURITY.md).
     await this.unique(profile.userName, async (manager) => {
       let current = await this.repository.findHuman(orgId, id, manager);
+      await this.access.assertMayActOn(manager, editorUserId, current.id);
       if (this.profiles.differs(current, profile)) current = (await this.profiles.replaceIn(manager, editorUserId, current, profile)).user;
       if (passwordHash !== null) await this.lifecycle.setPasswordHashIn(manager, editorUserId, current, passwordHash, false);
       if (stateChange === 'deactivate') await this.lifecycle.deactivateIn(manager, editorUserId, current);

@@ -1,0 +1,82 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { Role } from '../../common/auth/roles.js';
+import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
+import { placeholders } from '../../common/database/placeholders.js';
+import { INSTANCE_ID } from '../entities/instance.entity.js';
+import { UserEntity } from '../entities/user.entity.js';
+import { isIamOwner, noRoles, parseRoles, rolesLacking } from './acting-rule.js';
+import type { HeldRoles } from './acting-rule.js';
+
+/** A change that could leave the instance without an active IAM_OWNER. */
+export type OwnerLoss = 'remove' | 'deactivate' | 'lock' | 'demote';
+
+/**
+ * The one place that decides whether a caller may act on a user (SECURITY.md, "Who may act on whom").
+ * Every domain write on an existing user (state, password, profile, memberships, credentials, removal,
+ * impersonation) asks it inside the transaction that writes, so the roles it compares are the ones the
+ * write commits against. `null` as the editor is the service itself (bootstrap, import, sign-in
+ * bookkeeping), which no request can impersonate.
+ */
+@Injectable()
+export class UserAccess {
+  /** The user of the organization, once the editor is known to hold every role it holds; 404 outside the organization. */
+  async actOn(manager: EntityManager, editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
+    const user = await manager.findOneBy(UserEntity, { id: userId, orgId });
+    if (!user) throw DomainError.notFound('user');
+    await this.assertMayActOn(manager, editorUserId, user.id);
+    return user;
+  }
+
+  async assertMayActOn(manager: EntityManager, editorUserId: string | null, targetUserId: string): Promise<void> {
+    if (editorUserId === null || editorUserId === targetUserId) return;
+    const roles = await this.rolesOf(manager, [editorUserId, targetUserId]);
+    const lacking = rolesLacking(roles.get(editorUserId) ?? noRoles(), roles.get(targetUserId) ?? noRoles());
+    if (lacking.length > 0) {
+      throw new DomainError(
+        ErrorCode.PermissionDenied,
+        `this user holds ${lacking.join(', ')}, which the caller lacks; only a holder of every role of a user may act on it`,
+      );
+    }
+  }
+
+  /** The stored roles of each user (users without a membership are absent). */
+  async rolesOf(manager: EntityManager, userIds: string[]): Promise<Map<string, HeldRoles>> {
+    const ids = [...new Set(userIds)];
+    const rows: { user_id: string; scope_type: string; scope_id: string; roles: string }[] = await manager.query(
+      `SELECT user_id, scope_type, scope_id, roles FROM memberships WHERE user_id IN (${placeholders(ids.length)})`,
+      ids,
+    );
+    const result = new Map<string, { instanceRoles: Set<Role>; orgRoles: Map<string, Set<Role>> }>();
+    for (const row of rows) {
+      let held = result.get(row.user_id);
+      if (!held) result.set(row.user_id, (held = { instanceRoles: new Set(), orgRoles: new Map() }));
+      const roles = parseRoles(row.roles);
+      if (row.scope_type === 'instance') roles.forEach((role) => held.instanceRoles.add(role));
+      else held.orgRoles.set(row.scope_id, new Set(roles));
+    }
+    return result;
+  }
+
+  /**
+   * No API call removes, deactivates, locks or demotes the last active IAM_OWNER: the instance would be
+   * left without anyone able to administer it. On MySQL the instance row is locked first, so two
+   * concurrent changes to the last two owners cannot both see the other one still active.
+   */
+  async assertKeepsAnIamOwner(manager: EntityManager, user: Pick<UserEntity, 'id' | 'state'>, change: OwnerLoss): Promise<void> {
+    if (user.state !== 'active') return;
+    if (manager.connection.options.type === 'mysql') await manager.query('SELECT id FROM instance WHERE id = ? FOR UPDATE', [INSTANCE_ID]);
+    const roles = await this.rolesOf(manager, [user.id]);
+    if (!isIamOwner(roles.get(user.id) ?? noRoles())) return;
+    const [row]: { n: number | string }[] = await manager.query(
+      `SELECT COUNT(*) AS n FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.scope_type = 'instance' AND m.roles LIKE ? AND u.state = 'active' AND u.id <> ?`,
+      [`%${Role.IamOwner}%`, user.id],
+    );
+    if (Number(row?.n ?? 0) === 0) {
+      throw new DomainError(ErrorCode.Conflict, `the last active IAM_OWNER cannot be ${PAST[change]}; make another user IAM_OWNER first`);
+    }
+  }
+}
+
+const PAST: Record<OwnerLoss, string> = { remove: 'removed', deactivate: 'deactivated', lock: 'locked', demote: 'demoted' };
