@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { LoginClient } from '../../attack/support/login-client.js';
+import type { TestService } from '../../support/service.js';
+import { postForm } from './oidc-fixtures.js';
+
+export interface UserTokens {
+  access_token: string;
+  id_token?: string;
+  refresh_token?: string;
+  scope?: string;
+  [name: string]: unknown;
+}
+
+export interface SignInOptions {
+  clientId: string;
+  /** Absent for a public client (PKCE only). */
+  clientSecret?: string;
+  redirectUri: string;
+  loginName: string;
+  password: string;
+  scope?: string;
+  /** Extra authorization request parameters (e.g. `resource`). */
+  extra?: Record<string, string>;
+  /** A browser that already has a session (its cookies are reused). */
+  browser?: LoginClient;
+}
+
+/**
+ * The authorization code flow with PKCE as a browser and a relying party run it, over plain HTTP: the
+ * login UI's form is posted, the code exchanged at the token endpoint. Returns the token response, or
+ * the error the authorization or token endpoint answered.
+ */
+export async function signIn(svc: TestService, options: SignInOptions): Promise<{ tokens?: UserTokens; error?: string; browser: LoginClient }> {
+  const browser = options.browser ?? new LoginClient(svc.url);
+  const verifier = randomBytes(32).toString('base64url');
+  const params = {
+    client_id: options.clientId,
+    redirect_uri: options.redirectUri,
+    response_type: 'code',
+    scope: options.scope ?? 'openid',
+    state: 'st',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...options.extra,
+  };
+  const first = await browser.get(`/oauth/v2/authorize?${new URLSearchParams(params)}`);
+  let callback = first.location ?? '';
+  if (callback.includes('/ui/login/')) {
+    const uid = /\/ui\/login\/([^/?]+)/.exec(callback)![1];
+    const page = await browser.get(callback);
+    const csrf = /name="csrf" value="([^"]*)"/.exec(page.text)?.[1] ?? '';
+    const posted = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName: options.loginName, password: options.password });
+    assert.equal(posted.status, 303, `login accepted: ${posted.status} ${posted.text.slice(0, 300)}`);
+    callback = (await browser.follow(posted)).location ?? '';
+  }
+  const url = new URL(callback, svc.url);
+  const error = url.searchParams.get('error');
+  if (error) return { error, browser };
+  const code = url.searchParams.get('code');
+  assert.ok(code, `a code at the redirect URI: ${callback}`);
+  const form: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: options.redirectUri, code_verifier: verifier };
+  if (!options.clientSecret) form.client_id = options.clientId;
+  const res = await postForm(svc, '/oauth/v2/token', form, options.clientSecret ? { id: options.clientId, secret: options.clientSecret } : undefined);
+  if (res.status !== 200) return { error: res.body?.error ?? String(res.status), browser };
+  return { tokens: res.body, browser };
+}
