@@ -1,0 +1,154 @@
+import type { TestService } from '../../support/service.js';
+import { postForm } from '../../oidc/support/oidc-fixtures.js';
+import { EXCHANGE } from './parties.js';
+import type { Caller, Target, World } from './parties.js';
+
+/** What an operation answered: the HTTP status, a Bulk operation's status, or an OAuth error code. */
+export type Outcome = string;
+
+export interface Operation {
+  name: string;
+  /** The routes of the route inventory (`METHOD path`) this operation exercises. */
+  routes: string[];
+  run(svc: TestService, world: World, caller: Caller, target: Target): Promise<Outcome>;
+}
+
+const SCIM_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const BULK = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
+
+async function api(svc: TestService, caller: Caller, method: string, path: string, body?: unknown): Promise<Outcome> {
+  return String((await svc.api(method, path, { token: caller.apiToken, body })).status);
+}
+
+/** The status of the single operation of a Bulk request (RFC 7644 §3.7.3), or the request's own status. */
+async function bulk(svc: TestService, world: World, caller: Caller, operation: Record<string, unknown>): Promise<Outcome> {
+  const res = await svc.api('POST', `/scim/v2/${world.org.id}/Bulk`, { token: caller.apiToken, body: { schemas: [BULK], Operations: [operation] } });
+  return res.status === 200 ? `bulk ${res.body.Operations[0].status}` : String(res.status);
+}
+
+const management = (world: World, target: Target, tail: string) => `/management/v1/orgs/${world.org.id}/users/${target.userId}/${tail}`;
+const scimUser = (world: World, target: Target) => `/scim/v2/${world.org.id}/Users/${target.userId}`;
+const patch = (operations: object[]) => ({ schemas: [PATCH_OP], Operations: operations });
+
+/**
+ * Every operation that acts on an existing user (SECURITY.md, "Who may act on whom"), as its real client
+ * sends it. Each is run by every caller on every target; the answers form the reviewed table.
+ */
+export const OPERATIONS: Operation[] = [
+  {
+    name: 'management: issue a machine secret',
+    routes: ['POST /management/v1/orgs/:orgId/users/:userId/secret'],
+    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'secret'), {}),
+  },
+  {
+    name: 'management: add a machine key',
+    routes: ['POST /management/v1/orgs/:orgId/users/:userId/keys'],
+    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'keys'), {}),
+  },
+  {
+    name: 'management: add a personal access token',
+    routes: ['POST /management/v1/orgs/:orgId/users/:userId/pats'],
+    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'pats'), {}),
+  },
+  {
+    name: 'management: set organization roles',
+    routes: ['PUT /management/v1/orgs/:orgId/members/:userId'],
+    run: (svc, world, caller, target) => api(svc, caller, 'PUT', `/management/v1/orgs/${world.org.id}/members/${target.userId}`, { roles: ['ORG_USER_MANAGER'] }),
+  },
+  {
+    name: 'admin: make IAM_OWNER',
+    routes: ['PUT /admin/v1/members/:userId'],
+    run: (svc, _world, caller, target) => api(svc, caller, 'PUT', `/admin/v1/members/${target.userId}`, { roles: ['IAM_OWNER'] }),
+  },
+  {
+    name: 'SCIM: replace the user (PUT)',
+    routes: ['PUT /scim/v2/:orgId/Users/:id'],
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'PUT', scimUser(world, target), { schemas: [SCIM_USER], userName: target.userName, name: { givenName: 'Mallory', familyName: 'Changed' }, active: true }),
+  },
+  {
+    name: 'SCIM: set the password (PATCH)',
+    routes: ['PATCH /scim/v2/:orgId/Users/:id'],
+    run: (svc, world, caller, target) => api(svc, caller, 'PATCH', scimUser(world, target), patch([{ op: 'replace', path: 'password', value: 'Attacker-Chosen-9' }])),
+  },
+  {
+    name: 'SCIM: deactivate (PATCH active)',
+    routes: ['PATCH /scim/v2/:orgId/Users/:id'],
+    run: (svc, world, caller, target) => api(svc, caller, 'PATCH', scimUser(world, target), patch([{ op: 'replace', value: { active: false } }])),
+  },
+  {
+    name: 'SCIM: delete the user',
+    routes: ['DELETE /scim/v2/:orgId/Users/:id'],
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', scimUser(world, target)),
+  },
+  {
+    name: 'SCIM Bulk: set the password',
+    routes: ['POST /scim/v2/:orgId/Bulk'],
+    run: (svc, world, caller, target) =>
+      bulk(svc, world, caller, { method: 'PATCH', path: `/Users/${target.userId}`, data: patch([{ op: 'replace', path: 'password', value: 'Attacker-Chosen-9' }]) }),
+  },
+  {
+    name: 'SCIM Bulk: delete the user',
+    routes: ['POST /scim/v2/:orgId/Bulk'],
+    run: (svc, world, caller, target) => bulk(svc, world, caller, { method: 'DELETE', path: `/Users/${target.userId}` }),
+  },
+  {
+    name: 'OAuth: impersonate (token exchange with an actor)',
+    routes: [],
+    run: async (svc, world, caller, target) => {
+      const form: Record<string, string> = { grant_type: EXCHANGE, subject_token: target.userId, subject_token_type: 'urn:portcullis:params:oauth:token-type:user_id', scope: 'openid' };
+      if (caller.actorToken) Object.assign(form, { actor_token: caller.actorToken, actor_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
+      const res = await postForm(svc, '/oauth/v2/token', form, { id: world.exchangeApp.clientId, secret: world.exchangeApp.clientSecret! });
+      return res.status === 200 ? '200' : String(res.body?.error ?? res.status);
+    },
+  },
+];
+
+/**
+ * Routes that act on no existing user, each with why; their role checks are the route policies
+ * (route-policies.snapshot.json). A route in neither list fails the matrix test: classify it.
+ */
+export const NOT_ACTING_ON_A_USER: Record<string, string> = {
+  'ALL /scim/v2/:orgId/*path': 'answers 404 for unknown SCIM paths',
+  'ALL /scim/v2/:orgId/Bulk': 'answers 405 for other methods',
+  'ALL /scim/v2/:orgId/ServiceProviderConfig,Schemas,Schemas/:id,ResourceTypes,ResourceTypes/:name': 'answers 405 for other methods',
+  'ALL /scim/v2/:orgId/Users,Users/.search,Users/:id': 'answers 405 for other methods',
+  'GET /admin/v1/features': 'reads instance settings',
+  'GET /admin/v1/orgs': 'reads organizations',
+  'GET /healthz': 'health',
+  'GET /scim/v2/:orgId/Groups': 'reads groups',
+  'GET /scim/v2/:orgId/ResourceTypes': 'discovery',
+  'GET /scim/v2/:orgId/ResourceTypes/:name': 'discovery',
+  'GET /scim/v2/:orgId/Schemas': 'discovery',
+  'GET /scim/v2/:orgId/Schemas/:id': 'discovery',
+  'GET /scim/v2/:orgId/ServiceProviderConfig': 'discovery',
+  'GET /scim/v2/:orgId/Users': 'reads users (reading is not acting)',
+  'GET /scim/v2/:orgId/Users/:id': 'reads a user (reading is not acting)',
+  'POST /scim/v2/:orgId/Users/.search': 'reads users (reading is not acting)',
+  'POST /admin/v1/events/_search': 'reads events',
+  'POST /admin/v1/import': 'creates users and refuses existing ids (IAM_OWNER only)',
+  'POST /admin/v1/keys/rotate': 'rotates signing keys',
+  'POST /admin/v1/orgs': 'creates an organization',
+  'PUT /admin/v1/features': 'changes instance settings',
+  'POST /management/v1/orgs/:orgId/projects': 'creates a project',
+  'POST /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys': 'adds an application key',
+  'POST /management/v1/orgs/:orgId/projects/:projectId/apps/api': 'creates an application',
+  'POST /management/v1/orgs/:orgId/projects/:projectId/apps/oidc': 'creates an application (apiAccess only by an IAM_OWNER)',
+  'POST /management/v1/orgs/:orgId/users/human': 'creates a user without roles',
+  'POST /management/v1/orgs/:orgId/users/machine': 'creates a user without roles',
+  'POST /scim/v2/:orgId/Users': 'creates a user without roles',
+};
+
+/**
+ * The OAuth grants of the discovery document: each either acts on another user (an operation above) or
+ * issues tokens for the authenticated party itself.
+ */
+export const GRANTS: Record<string, string> = {
+  authorization_code: "the signed-in user's own tokens",
+  implicit: "the signed-in user's own tokens",
+  refresh_token: "the same user's tokens, within the grant",
+  client_credentials: "the machine user's own tokens",
+  'urn:ietf:params:oauth:grant-type:jwt-bearer': "the machine user's own tokens",
+  [EXCHANGE]: 'OAuth: impersonate (token exchange with an actor); without an actor, bounded by the subject token',
+};

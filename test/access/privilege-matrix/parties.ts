@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { createCaller, createOrg, unique } from '../../support/fixtures.js';
+import type { TestService } from '../../support/service.js';
+import { createOidcApp, createProject, PASSWORD } from '../../oidc/support/oidc-fixtures.js';
+import type { OidcApp } from '../../oidc/support/oidc-fixtures.js';
+import { signIn } from '../../oidc/support/sign-in.js';
+
+export const RP = 'http://127.0.0.1:65530';
+export const ADMIN_PASSWORD = 'Matrix-Admin-Password-1';
+export const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+
+/** Roles as the matrix names them: where a party holds which role. */
+export interface RoleSet {
+  org: string[];
+  instance: string[];
+}
+
+export const CALLERS = ['none', 'ORG_USER_MANAGER', 'ORG_OWNER', 'IAM_OWNER', 'app with apiAccess', 'app without apiAccess'] as const;
+export type CallerName = (typeof CALLERS)[number];
+
+const ROLE_KINDS = ['plain', 'ORG_USER_MANAGER', 'ORG_OWNER', 'IAM_OWNER'] as const;
+export const TARGETS = [...ROLE_KINDS.map((r) => `human ${r}`), ...ROLE_KINDS.map((r) => `machine ${r}`)] as const;
+export type TargetName = (typeof TARGETS)[number];
+
+export function rolesOfKind(kind: string): RoleSet {
+  if (kind === 'IAM_OWNER') return { org: [], instance: ['IAM_OWNER'] };
+  if (kind === 'plain' || kind === 'none') return { org: [], instance: [] };
+  return { org: [kind], instance: [] };
+}
+
+export interface Caller {
+  name: CallerName;
+  /** The roles of the user the caller acts as (an application acts as its signed-in user). */
+  roles: RoleSet;
+  /** Bearer token for the admin, management and SCIM APIs, if it has one. */
+  apiToken?: string;
+  /** An access token issued to the exchange application, the actor of an impersonation. */
+  actorToken?: string;
+}
+
+export interface Target {
+  name: TargetName;
+  userId: string;
+  userName: string;
+  roles: RoleSet;
+}
+
+/** The organization under test, with an application that may exchange tokens and one that may not reach the API. */
+export interface World {
+  org: { id: string; primaryDomain: string };
+  exchangeApp: OidcApp;
+  defaultOrg: { id: string; primaryDomain: string };
+}
+
+export async function buildWorld(svc: TestService): Promise<World> {
+  const created = await createOrg(svc);
+  const org = { id: created.id, primaryDomain: created.primaryDomain };
+  const exchangeApp = await createOidcApp(svc, await createProject(svc, org.id), { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', EXCHANGE] }, RP);
+  const features = await svc.api('PUT', '/admin/v1/features', { token: svc.adminToken, body: { tokenExchange: true, impersonation: true } });
+  assert.equal(features.status, 200, features.text);
+  const orgs = await svc.api('GET', '/admin/v1/orgs', { token: svc.adminToken });
+  const found = orgs.body.orgs.find((o: { name: string }) => o.name === 'default');
+  return { org, exchangeApp, defaultOrg: { id: found.id, primaryDomain: found.primaryDomain } };
+}
+
+/** A human of the organization holding the roles of `kind`, as an administrator sets one up. */
+export async function createHumanWithRoles(svc: TestService, orgId: string, kind: string): Promise<{ userId: string; userName: string }> {
+  const userName = unique('human');
+  const res = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {
+    token: svc.adminToken,
+    body: { userName, profile: { firstName: 'Tess', lastName: 'Target' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD },
+  });
+  assert.equal(res.status, 201, res.text);
+  await grantRoles(svc, orgId, res.body.userId, rolesOfKind(kind));
+  return { userId: res.body.userId, userName };
+}
+
+async function grantRoles(svc: TestService, orgId: string, userId: string, roles: RoleSet): Promise<void> {
+  if (roles.org.length > 0) {
+    const res = await svc.api('PUT', `/management/v1/orgs/${orgId}/members/${userId}`, { token: svc.adminToken, body: { roles: roles.org } });
+    assert.equal(res.status, 200, res.text);
+  }
+  if (roles.instance.length > 0) {
+    const res = await svc.api('PUT', `/admin/v1/members/${userId}`, { token: svc.adminToken, body: { roles: roles.instance } });
+    assert.equal(res.status, 200, res.text);
+  }
+}
+
+export async function createTarget(svc: TestService, world: World, name: TargetName): Promise<Target> {
+  const [type, kind] = name.split(' ');
+  const roles = rolesOfKind(kind);
+  if (type === 'human') return { name, roles, ...(await createHumanWithRoles(svc, world.org.id, kind)) };
+  const userName = unique('machine');
+  const res = await svc.api('POST', `/management/v1/orgs/${world.org.id}/users/machine`, { token: svc.adminToken, body: { userName, name: 'target' } });
+  assert.equal(res.status, 201, res.text);
+  await grantRoles(svc, world.org.id, res.body.userId, roles);
+  return { name, roles, userId: res.body.userId, userName };
+}
+
+/** An access token of the user, issued to `app` through the login UI; undefined when the sign-in is refused. */
+async function userToken(svc: TestService, app: { clientId: string; clientSecret?: string }, loginName: string, password: string, scope: string, extra?: Record<string, string>) {
+  const redirectUri = app.clientId === 'console' ? `${svc.config.publicUrl}/console/callback` : `${RP}/cb`;
+  const { tokens } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri, loginName, password, scope, extra });
+  return tokens?.access_token;
+}
+
+const API_SCOPE = 'openid urn:portcullis:iam:api:aud';
+
+/**
+ * The callers: role holders with personal access tokens (and, for impersonation, a human twin signed in
+ * at the exchange application), and two applications acting for their signed-in user: the bootstrap
+ * console (apiAccess) for an ORG_USER_MANAGER, and an ordinary application for the instance admin.
+ */
+export async function createCallers(svc: TestService, world: World): Promise<Caller[]> {
+  const callers: Caller[] = [{ name: 'none', roles: rolesOfKind('none') }];
+  for (const kind of ['ORG_USER_MANAGER', 'ORG_OWNER', 'IAM_OWNER'] as const) {
+    const roles = rolesOfKind(kind);
+    const machine = await createCaller(svc, world.org.id, roles);
+    const twin = await createHumanWithRoles(svc, world.org.id, kind);
+    const actorToken = await userToken(svc, world.exchangeApp, `${twin.userName}@${world.org.primaryDomain}`, PASSWORD, 'openid');
+    assert.ok(actorToken, `${kind} signs in at the exchange application`);
+    callers.push({ name: kind, roles, apiToken: machine.token, actorToken });
+  }
+  const manager = await createHumanWithRoles(svc, world.org.id, 'ORG_USER_MANAGER');
+  const consoleToken = await userToken(svc, { clientId: 'console' }, `${manager.userName}@${world.org.primaryDomain}`, PASSWORD, API_SCOPE);
+  assert.ok(consoleToken, 'the console signs in an ORG_USER_MANAGER with the API audience');
+  callers.push({ name: 'app with apiAccess', roles: rolesOfKind('ORG_USER_MANAGER'), apiToken: consoleToken, actorToken: consoleToken });
+
+  const ordinary = await createOidcApp(svc, await createProject(svc, world.defaultOrg.id), { authMethod: 'client_secret_basic' }, RP);
+  // The API asked for by scope, then by resource indicator (RFC 8707); refused both ways, the plain sign-in.
+  const adminToken =
+    (await userToken(svc, ordinary, 'admin', ADMIN_PASSWORD, API_SCOPE)) ??
+    (await userToken(svc, ordinary, 'admin', ADMIN_PASSWORD, 'openid', { resource: 'urn:portcullis:api' })) ??
+    (await userToken(svc, ordinary, 'admin', ADMIN_PASSWORD, 'openid'));
+  assert.ok(adminToken, 'the admin signs in at an ordinary application');
+  callers.push({ name: 'app without apiAccess', roles: rolesOfKind('IAM_OWNER'), apiToken: adminToken, actorToken: adminToken });
+  return callers;
+}
