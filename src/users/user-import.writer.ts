@@ -82,6 +82,11 @@ export class UserImportWriter {
     return this.lookUp('SELECT id AS v FROM users WHERE id IN', [], ids);
   }
 
+  /** Which of these ids belonged to a removed user: never given again (OIDC Core §2, `sub`). */
+  removedUserIds(ids: string[]): Promise<Set<string>> {
+    return this.lookUp('SELECT id AS v FROM removed_users WHERE id IN', [], ids);
+  }
+
   /** Which of these lower-cased userNames the organization already has (DESIGN §3: case-insensitive). */
   existingUserNames(orgId: string, userNamesLower: string[]): Promise<Set<string>> {
     return this.lookUp('SELECT user_name_lower AS v FROM users WHERE org_id = ? AND user_name_lower IN', [orgId], userNamesLower);
@@ -126,6 +131,7 @@ export class UserImportWriter {
 
   private async conflictMessage(user: ImportedHuman): Promise<string> {
     if ((await this.existingUserIds([user.id])).size > 0) return `a user with id "${user.id}" already exists`;
+    if ((await this.removedUserIds([user.id])).size > 0) return `the id "${user.id}" belonged to a removed user and is never given again`;
     return `the userName "${user.userName}" already exists in organization ${user.orgId}`;
   }
 

@@ -74,6 +74,8 @@ export class UserLifecycleService {
     await this.access.assertKeepsAnIamOwner(manager, user, 'remove');
     await manager.delete(PublicKeyEntity, { ownerType: 'machine', ownerId: user.id });
     const { affected } = await manager.delete(UserEntity, { id: user.id });
+    // The id stays taken for good (OIDC Core §2: `sub` is never reassigned); create and import check it.
+    if (affected === 1) await manager.query('INSERT INTO removed_users (id, removed_at) VALUES (?, ?)', [user.id, Date.now()]);
     // Only the transaction that actually deleted the row counts it (two concurrent removals on MySQL).
     if (user.type === 'human' && affected === 1) await countRemoved(manager, orgId);
     await this.events.push(manager, {

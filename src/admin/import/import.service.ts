@@ -120,9 +120,11 @@ export class ImportService {
       run.seenUserIds.add(user.userId);
     }
     const takenIds = await this.writer.existingUserIds(checked.map((u) => u.userId));
+    const removedIds = await this.writer.removedUserIds(checked.map((u) => u.userId));
     const takenNames = await this.writer.existingUserNames(orgId, checked.map((u) => u.userName.toLowerCase()));
     return checked.filter((user) => {
       if (takenIds.has(user.userId)) run.error('user', user.userId, `a user with id "${user.userId}" already exists`);
+      else if (removedIds.has(user.userId)) run.error('user', user.userId, `the id "${user.userId}" belonged to a removed user and is never given again`);
       else if (takenNames.has(user.userName.toLowerCase())) run.error('user', user.userId, `the userName "${user.userName}" already exists in organization ${orgId}`);
       else return true;
       return false;
