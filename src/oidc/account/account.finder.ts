@@ -7,6 +7,8 @@ import { flag, json, millis } from '../adapter/sql.js';
 /** What oidc-provider's `findAccount` returns (OIDC Core §5.1 standard claims by scope). */
 export interface OidcAccount {
   accountId: string;
+  /** The organization the user belongs to: applications sign in only their own organization's users. */
+  orgId: string;
   claims(use: string, scope: string): Promise<Record<string, unknown>>;
 }
 
@@ -23,7 +25,7 @@ export type ClaimsUser = Pick<
 >;
 
 /** The user with its state and the organization's domain (for the login name): one statement. */
-const ACCOUNT_SQL = `SELECT u.id, u.state, u.user_name, u.display_name, u.given_name, u.family_name, u.nick_name, u.gender,
+const ACCOUNT_SQL = `SELECT u.id, u.org_id, u.state, u.user_name, u.display_name, u.given_name, u.family_name, u.nick_name, u.gender,
   u.preferred_language, u.timezone, u.profile_url, u.changed_at, u.email, u.email_verified, u.phone, u.phone_verified,
   u.scim_attributes, o.primary_domain
   FROM users u LEFT JOIN organizations o ON o.id = u.org_id WHERE u.id = ?`;
@@ -60,7 +62,7 @@ export class AccountFinder {
       scimAttributes: json<object | null>(row.scim_attributes, null),
     };
     const loginName = `${String(row.user_name)}@${str(row.primary_domain) ?? ''}`;
-    return { accountId: user.id, claims: async (_use, scope) => claimsOf(user, loginName, new Set(scope.split(' '))) };
+    return { accountId: user.id, orgId: String(row.org_id), claims: async (_use, scope) => claimsOf(user, loginName, new Set(scope.split(' '))) };
   }
 }
 

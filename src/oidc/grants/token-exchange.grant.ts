@@ -10,6 +10,7 @@ import type { UserAccess } from '../../users/acting/user-access.service.js';
 import { UserEntity } from '../../users/entities/user.entity.js';
 import type { FeaturesService } from '../../users/features.service.js';
 import type { AccountFinder } from '../account/account.finder.js';
+import { mayServe } from '../account/organization-boundary.js';
 import { API_AUDIENCE_SCOPE, apiAudienceAllowed } from '../tokens/audience.js';
 import { TOKEN_EXCHANGE_GRANT } from '../tokens/grant-types.js';
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
@@ -63,6 +64,7 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
     const subject = await resolveSubject(provider, deps, client, p.subject_token ?? '', subjectType);
     const account = await deps.accounts.find(subject.userId);
     if (!account) throw new errors.InvalidGrant('the subject cannot sign in');
+    if (!mayServe(client, account)) throw new errors.InvalidGrant('the subject belongs to another organization than this client');
     // What the issued token may carry: the subject token's; a subject that is only a name (`jwt`,
     // `user_id`) is bounded by the actor's token instead.
     const bound = subject.scope === null && actor ? actor : subject;

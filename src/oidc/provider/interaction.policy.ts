@@ -1,7 +1,9 @@
 import { interactionPolicy } from 'oidc-provider';
+import { mayServe } from '../account/organization-boundary.js';
+import type { BoundaryClient } from '../account/organization-boundary.js';
 
 interface PolicyContext {
-  oidc: { session: { accountId?: string }; account?: unknown };
+  oidc: { session: { accountId?: string }; account?: { orgId: string }; client?: BoundaryClient };
 }
 
 /**
@@ -20,5 +22,10 @@ export function buildInteractionPolicy(): unknown[] {
   const login = policy.get('login')!.checks;
   const noSession = login.findIndex((check: { reason: string }) => check.reason === 'no_session');
   login[noSession] = new Check('no_session', 'End-User authentication is required', 'login_required', (ctx: PolicyContext) => !ctx.oidc.session.accountId || !ctx.oidc.account);
+  // The session's user belongs to another organization than the application: never a code for it
+  // (SECURITY.md, "Sign-in stays inside the organization"). prompt=none answers access_denied; otherwise
+  // the login page is shown, where only a user of the application's organization can sign in.
+  login.splice(noSession + 1, 0, new Check('foreign_organization', 'the signed-in user belongs to another organization', 'access_denied', (ctx: PolicyContext) =>
+    ctx.oidc.account !== undefined && !mayServe(ctx.oidc.client, ctx.oidc.account)));
   return policy;
 }

@@ -5,6 +5,7 @@ import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
 import type { AccountFinder } from '../account/account.finder.js';
+import { findAccountWithinOrganization } from '../account/organization-boundary.js';
 import { AuditedRemoval } from '../adapter/audited-removal.js';
 import { ClientStore, CLIENT_EXTRA } from '../adapter/client.store.js';
 import { TypeOrmAdapter } from '../adapter/typeorm.adapter.js';
@@ -52,7 +53,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const adapterFor = (name: string) => (name === 'Client' ? clients : new TypeOrmAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit));
   const configuration: Configuration = {
     adapter: adapterFor,
-    findAccount: (_ctx: OidcContext, sub: string) => deps.accounts.find(sub),
+    findAccount: (ctx: OidcContext, sub: string, token?: unknown) => findAccountWithinOrganization(deps.accounts, ctx, sub, token),
     jwks: { keys: deps.keys },
     // Derived from the master key: the same in every process, never random per process (DESIGN §2).
     cookies: { keys: [hasher.hash('portcullis/oidc/cookie-key/v1')], long: cookie, short: cookie },
