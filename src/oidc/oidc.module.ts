@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { ACCESS_TOKEN_VERIFIER } from '../common/auth/principal-resolver.js';
+import { USER_TOKENS } from '../common/auth/user-tokens.js';
 import { UsersModule } from '../users/users.module.js';
 import { AccountFinder } from './account/account.finder.js';
 import { KeysController } from './keys/keys.controller.js';
@@ -9,10 +10,11 @@ import { PasswordLoginService } from './login/password-login.service.js';
 import { OidcDispatch } from './provider/oidc-dispatch.middleware.js';
 import { ProviderHolder } from './provider/provider.holder.js';
 import { OidcAccessTokenVerifier } from './tokens/access-token.verifier.js';
+import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
 
 /**
- * OpenID Connect provider and OAuth 2.0 server (spec §B, DESIGN §5). Global only so that the users
- * domain's principal resolver can receive ACCESS_TOKEN_VERIFIER without importing this surface.
+ * OpenID Connect provider and OAuth 2.0 server. Global only so that the users domain can receive
+ * ACCESS_TOKEN_VERIFIER and USER_TOKENS without importing this surface.
  */
 @Global()
 @Module({
@@ -26,7 +28,8 @@ import { OidcAccessTokenVerifier } from './tokens/access-token.verifier.js';
     LoginUiRouter,
     OidcDispatch,
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
+    { provide: USER_TOKENS, useClass: OidcUserTokens },
   ],
-  exports: [ACCESS_TOKEN_VERIFIER, SigningKeysService, OidcDispatch],
+  exports: [ACCESS_TOKEN_VERIFIER, USER_TOKENS, SigningKeysService, OidcDispatch],
 })
 export class OidcModule {}

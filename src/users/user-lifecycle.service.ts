@@ -1,5 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { USER_TOKENS } from '../common/auth/user-tokens.js';
+import type { UserTokens } from '../common/auth/user-tokens.js';
 import { PasswordHasher } from '../common/crypto/password-hasher.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
@@ -26,6 +28,7 @@ export class UserLifecycleService {
     private readonly events: EventStore,
     private readonly passwords: PasswordHasher,
     private readonly access: UserAccess,
+    @Optional() @Inject(USER_TOKENS) private readonly tokens?: UserTokens,
   ) {}
 
   deactivate(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
@@ -73,6 +76,7 @@ export class UserLifecycleService {
     const user = await this.access.actOn(manager, editorUserId, orgId, userId);
     await this.access.assertKeepsAnIamOwner(manager, user, 'remove');
     await manager.delete(PublicKeyEntity, { ownerType: 'machine', ownerId: user.id });
+    await this.tokens?.revokeAll(manager, user.id);
     const { affected } = await manager.delete(UserEntity, { id: user.id });
     // The id stays taken for good (OIDC Core §2: `sub` is never reassigned); create and import check it.
     if (affected === 1) await manager.query('INSERT INTO removed_users (id, removed_at) VALUES (?, ?)', [user.id, Date.now()]);
@@ -104,10 +108,22 @@ export class UserLifecycleService {
     });
   }
 
-  /** Stores an already computed hash (password change, rehash after login) with its event. */
-  async setPasswordHashIn(manager: EntityManager, editorUserId: string | null, user: Pick<UserEntity, 'id' | 'orgId' | 'type' | 'version'>, hash: string, changeRequired: boolean) {
+  /**
+   * Stores an already computed hash with its event. A changed or reset password revokes the user's
+   * sessions and tokens (whoever knew the old one is out); a rehash of the same password after a
+   * sign-in (`{ rehash: true }`) does not.
+   */
+  async setPasswordHashIn(
+    manager: EntityManager,
+    editorUserId: string | null,
+    user: Pick<UserEntity, 'id' | 'orgId' | 'type' | 'version'>,
+    hash: string,
+    changeRequired: boolean,
+    options: { rehash?: boolean } = {},
+  ) {
     if (user.type !== 'human') throw new DomainError(ErrorCode.FailedPrecondition, 'only human users have passwords');
     await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
+    if (!options.rehash) await this.tokens?.revokeAll(manager, user.id);
     await this.events.push(manager, {
       type: 'user.human.password.changed',
       aggregateType: 'user',
@@ -145,7 +161,10 @@ export class UserLifecycleService {
       }
       const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId: user.id } as const;
       await this.events.push(manager, { ...base, type: succeeded ? 'user.human.password.check.succeeded' : 'user.human.password.check.failed' });
-      if (lock) await this.events.push(manager, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });
+      if (lock) {
+        await this.tokens?.revokeAll(manager, user.id);
+        await this.events.push(manager, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });
+      }
       return { locked: lock || user.state === 'locked' };
     });
   }
@@ -173,6 +192,8 @@ export class UserLifecycleService {
     }
     const changes = { state: to, ...(event === 'user.unlocked' ? { failedPasswordChecks: 0 } : {}), ...bump(user) };
     await updateRows(manager, UserEntity, { id: user.id }, changes);
+    // Access ends with the state; reactivating or unlocking revives none of it (SECURITY.md).
+    if (to !== 'active') await this.tokens?.revokeAll(manager, user.id);
     await this.events.push(manager, { type: event, aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId });
     return Object.assign(user, changes);
   }

@@ -23,6 +23,10 @@ export class OidcPayloadEntity {
   @Column({ type: 'varchar', length: 64, nullable: true })
   uid: string | null;
 
+  /** The user it belongs to (its account; a client-credentials token's machine user), for revocation. */
+  @Column({ name: 'account_id', type: 'varchar', length: 64, nullable: true })
+  accountId: string | null;
+
   @Column({ name: 'user_code', type: 'varchar', length: 64, nullable: true })
   userCode: string | null;
 

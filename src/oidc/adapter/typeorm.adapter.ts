@@ -54,11 +54,11 @@ export class TypeOrmAdapter implements Adapter {
     private readonly jwtIds?: JwtTokenIds,
     private readonly audit?: AuditedRemoval,
   ) {
-    const insert = 'INSERT INTO oidc_payloads (model, id_hash, payload, grant_id, uid, user_code, expires_at, consumed_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)';
+    const insert = 'INSERT INTO oidc_payloads (model, id_hash, payload, grant_id, account_id, uid, user_code, expires_at, consumed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)';
     this.upsertSql =
       dialectOf(dataSource) === 'sqlite'
-        ? `${insert} ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at, consumed_at = NULL`
-        : `${insert} ON DUPLICATE KEY UPDATE payload = VALUES(payload), grant_id = VALUES(grant_id), uid = VALUES(uid), user_code = VALUES(user_code), expires_at = VALUES(expires_at), consumed_at = NULL`;
+        ? `${insert} ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, account_id = excluded.account_id, uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at, consumed_at = NULL`
+        : `${insert} ON DUPLICATE KEY UPDATE payload = VALUES(payload), grant_id = VALUES(grant_id), account_id = VALUES(account_id), uid = VALUES(uid), user_code = VALUES(user_code), expires_at = VALUES(expires_at), consumed_at = NULL`;
     this.tokenWithUserSql = tokenWithUserSql(dataSource);
     this.sql = statementsOf(dataSource);
   }
@@ -71,6 +71,7 @@ export class TypeOrmAdapter implements Adapter {
       this.hasher.hash(id),
       JSON.stringify(stored),
       payload.grantId ?? null,
+      payload.accountId ?? (this.model === 'ClientCredentials' ? payload.clientId : undefined) ?? null,
       payload.uid ?? null,
       payload.userCode ?? null,
       expiresIn ? Date.now() + expiresIn * 1000 : null,

@@ -54,7 +54,7 @@ export class PasswordLoginService {
     if (!matches) return { ok: false, reason: locked ? 'locked' : 'invalid' };
     if (needsRehash(hash, this.config.bcryptCost)) {
       const rehashed = await hashPassword(password, this.config.bcryptCost);
-      await this.uow.run((manager) => this.lifecycle.setPasswordHashIn(manager, user.id, user, rehashed, user.passwordChangeRequired));
+      await this.uow.run((manager) => this.lifecycle.setPasswordHashIn(manager, user.id, user, rehashed, user.passwordChangeRequired, { rehash: true }));
     }
     return { ok: true, user };
   }
