@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { ORG_ROLES, Role, expandRoles } from '../common/auth/roles.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
@@ -11,16 +10,10 @@ import { INSTANCE_ID } from './entities/instance.entity.js';
 import { MembershipEntity } from './entities/membership.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 
-export interface UserRoles {
-  instanceRoles: Set<Role>;
-  orgRoles: Map<string, Set<Role>>;
-}
-
-/** Who holds which role where (DESIGN §3). Setting a membership replaces its roles. */
+/** Who holds which role where. Setting a membership replaces its roles. */
 @Injectable()
 export class MembershipsService {
   constructor(
-    private readonly dataSource: DataSource,
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly access: UserAccess,
@@ -52,11 +45,6 @@ export class MembershipsService {
       await this.assertGrantable(manager, editorUserId, orgId, roles);
       await this.grant(manager, editorUserId, user, 'org', orgId, roles);
     });
-  }
-
-  async rolesOf(userId: string, manager: EntityManager = this.dataSource.manager): Promise<UserRoles> {
-    const held = (await this.access.rolesOf(manager, [userId])).get(userId);
-    return { instanceRoles: new Set(held?.instanceRoles ?? []), orgRoles: new Map([...(held?.orgRoles ?? [])].map(([org, r]) => [org, new Set(r)])) };
   }
 
   /** Nobody hands out a role it does not hold itself (on the instance, or on that organization). */

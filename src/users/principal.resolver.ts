@@ -5,6 +5,7 @@ import type { AccessTokenVerifier, PrincipalResolver } from '../common/auth/prin
 import type { Principal } from '../common/auth/principal.js';
 import type { Role } from '../common/auth/roles.js';
 import { SecretHasher } from '../common/crypto/secret-hasher.js';
+import { parseRoles } from './acting/acting-rule.js';
 
 /** One row per membership of the user (one row with null scope when there is none). */
 interface PrincipalRow {
@@ -62,7 +63,7 @@ function toPrincipal(rows: PrincipalRow[], credential: Principal['credential']):
   const orgRoles = new Map<string, Set<Role>>();
   for (const row of rows) {
     if (!row.scope_type || !row.scope_id || !row.roles) continue;
-    const roles = row.roles.split(',').filter(Boolean) as Role[];
+    const roles = parseRoles(row.roles);
     if (row.scope_type === 'instance') roles.forEach((r) => instanceRoles.add(r));
     else orgRoles.set(row.scope_id, new Set(roles));
   }
