@@ -12,8 +12,14 @@ import { newId } from '../common/ids.js';
 import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
 import { PersonalAccessTokenEntity } from './entities/personal-access-token.entity.js';
 import { MembershipsService } from './memberships.service.js';
+import { OrganizationEntity } from './entities/organization.entity.js';
+import { ProjectsService } from './projects.service.js';
+import { isUniqueViolation } from '../common/database/unique-violation.js';
 import { OrganizationsService } from './organizations.service.js';
 import { UsersService } from './users.service.js';
+
+/** Client id of the bootstrap's first-party application, the console (README, SECURITY.md). */
+export const CONSOLE_CLIENT_ID = 'console';
 
 /** Instance defaults of DESIGN §3. Lifetimes in seconds. */
 const INSTANCE_DEFAULTS = {
@@ -43,11 +49,47 @@ export class BootstrapService {
     private readonly memberships: MembershipsService,
     private readonly passwords: PasswordHasher,
     private readonly hasher: SecretHasher,
+    private readonly projects: ProjectsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async bootstrap(): Promise<void> {
-    if (await this.isBootstrapped()) return;
+    if (!(await this.isBootstrapped())) await this.bootstrapInstance();
+    await this.ensureConsole();
+  }
+
+  /**
+   * The console: the instance's first-party application (apiAccess), a public client with PKCE in
+   * organization `default`, client id `console`. Also created for an instance bootstrapped before it
+   * existed; concurrent starts settle on one (the client id is unique).
+   */
+  private async ensureConsole(): Promise<void> {
+    const base = this.config.publicUrl.replace(/\/$/, '');
+    const url = new URL(base);
+    const devMode = url.protocol === 'http:' || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    try {
+      await this.uow.run(async (manager) => {
+        const org = await manager.findOneBy(OrganizationEntity, { name: 'default' });
+        if (!org) return;
+        await this.projects.ensureFirstPartyApplicationIn(manager, org.id, 'Portcullis', CONSOLE_CLIENT_ID, {
+          name: 'Portcullis console',
+          redirectUris: [`${base}/console/callback`],
+          postLogoutRedirectUris: [`${base}/console/`],
+          responseTypes: ['code'],
+          grantTypes: ['authorization_code', 'refresh_token'],
+          authMethod: 'none',
+          accessTokenType: 'opaque',
+          idTokenUserinfoAssertion: false,
+          devMode,
+          apiAccess: true,
+        });
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+
+  private async bootstrapInstance(): Promise<void> {
     const generated = this.config.bootstrapAdminPassword === undefined;
     const password = this.config.bootstrapAdminPassword ?? generateSecret(18);
     const passwordHash = await this.passwords.hash(password);

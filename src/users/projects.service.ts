@@ -13,6 +13,8 @@ import { ProjectEntity } from './entities/project.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
 import type { AccessTokenType } from './entities/user.entity.js';
 import { validateOidcApplication } from './oidc-application.rules.js';
+import { isIamOwner, noRoles } from './acting/acting-rule.js';
+import { UserAccess } from './acting/user-access.service.js';
 
 export interface NewOidcApplication {
   name: string;
@@ -24,6 +26,8 @@ export interface NewOidcApplication {
   accessTokenType: AccessTokenType;
   idTokenUserinfoAssertion: boolean;
   devMode: boolean;
+  /** First-party: user tokens may reach the Portcullis API. Only an IAM_OWNER may set it (the caller checks). */
+  apiAccess: boolean;
 }
 
 export interface NewApiApplication {
@@ -44,6 +48,7 @@ export class ProjectsService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly hasher: SecretHasher,
+    private readonly access: UserAccess,
   ) {}
 
   createProject(editorUserId: string | null, orgId: string, name: string): Promise<ProjectEntity> {
@@ -84,6 +89,7 @@ export class ProjectsService {
       accessTokenType: 'opaque',
       idTokenUserinfoAssertion: false,
       devMode: false,
+      apiAccess: false,
     });
   }
 
@@ -122,6 +128,20 @@ export class ProjectsService {
     return { keyId, clientId, privateKeyPem };
   }
 
+  /**
+   * The instance's own first-party application (apiAccess) with a fixed client id, and its project,
+   * created by the service itself (no editor) in the caller's transaction; nothing when it exists.
+   */
+  async ensureFirstPartyApplicationIn(manager: EntityManager, orgId: string, projectName: string, clientId: string, input: NewOidcApplication): Promise<void> {
+    if (await manager.existsBy(ApplicationEntity, { clientId })) return;
+    validateOidcApplication(input);
+    const now = new Date();
+    const project = manager.create(ProjectEntity, { id: newId(), orgId, name: projectName, createdAt: now, changedAt: now });
+    await manager.insert(ProjectEntity, project);
+    await this.events.push(manager, { type: 'project.added', aggregateType: 'project', aggregateId: project.id, resourceOwner: orgId, editorUserId: null, payload: { name: projectName } });
+    await this.insertApplicationIn(manager, null, orgId, project.id, { kind: 'oidc', ...input }, undefined, clientId);
+  }
+
   private async insertApplication(
     editorUserId: string | null,
     orgId: string,
@@ -132,40 +152,64 @@ export class ProjectsService {
     const clientSecret = withSecret ? generateSecret() : undefined;
     return this.uow.run(async (manager) => {
       await this.project(manager, orgId, projectId);
-      const now = new Date();
-      const app = manager.create(ApplicationEntity, {
-        ...input,
-        id: newId(),
-        orgId,
-        projectId,
-        clientId: newId(),
-        clientSecretHash: clientSecret === undefined ? null : this.hasher.hash(clientSecret),
-        createdAt: now,
-        changedAt: now,
-      });
-      await manager.insert(ApplicationEntity, app);
-      await this.events.push(manager, {
-        type: 'project.application.added',
-        aggregateType: 'project',
-        aggregateId: projectId,
-        resourceOwner: orgId,
-        editorUserId,
-        payload: {
-          appId: app.id,
-          clientId: app.clientId,
-          name: app.name,
-          kind: app.kind,
-          authMethod: app.authMethod,
-          redirectUris: app.redirectUris,
-          postLogoutRedirectUris: app.postLogoutRedirectUris,
-          responseTypes: app.responseTypes,
-          grantTypes: app.grantTypes,
-          accessTokenType: app.accessTokenType,
-          devMode: app.devMode,
-        },
-      });
-      return { appId: app.id, clientId: app.clientId, ...(clientSecret === undefined ? {} : { clientSecret }) };
+      return this.insertApplicationIn(manager, editorUserId, orgId, projectId, input, clientSecret);
     });
+  }
+
+  private async insertApplicationIn(
+    manager: EntityManager,
+    editorUserId: string | null,
+    orgId: string,
+    projectId: string,
+    input: NewOidcApplication & { kind: ApplicationEntity['kind'] },
+    clientSecret: string | undefined,
+    clientId = newId(),
+  ): Promise<CreatedApplication> {
+    if (input.apiAccess) await this.assertMayGrantApiAccess(manager, editorUserId);
+    const now = new Date();
+    const app = manager.create(ApplicationEntity, {
+      ...input,
+      id: newId(),
+      orgId,
+      projectId,
+      clientId,
+      clientSecretHash: clientSecret === undefined ? null : this.hasher.hash(clientSecret),
+      createdAt: now,
+      changedAt: now,
+    });
+    await manager.insert(ApplicationEntity, app);
+    await this.events.push(manager, {
+      type: 'project.application.added',
+      aggregateType: 'project',
+      aggregateId: projectId,
+      resourceOwner: orgId,
+      editorUserId,
+      payload: {
+        appId: app.id,
+        clientId: app.clientId,
+        name: app.name,
+        kind: app.kind,
+        authMethod: app.authMethod,
+        redirectUris: app.redirectUris,
+        postLogoutRedirectUris: app.postLogoutRedirectUris,
+        responseTypes: app.responseTypes,
+        grantTypes: app.grantTypes,
+        accessTokenType: app.accessTokenType,
+        devMode: app.devMode,
+        apiAccess: app.apiAccess,
+      },
+    });
+    return { appId: app.id, clientId: app.clientId, ...(clientSecret === undefined ? {} : { clientSecret }) };
+  }
+
+  /**
+   * An application gets no more than its owner (SECURITY.md): one whose users' tokens reach the
+   * Portcullis API, and which signs in users of every organization, is registered by an IAM_OWNER only.
+   */
+  private async assertMayGrantApiAccess(manager: EntityManager, editorUserId: string | null): Promise<void> {
+    if (editorUserId === null) return;
+    const editor = (await this.access.rolesOf(manager, [editorUserId])).get(editorUserId) ?? noRoles();
+    if (!isIamOwner(editor)) throw new DomainError(ErrorCode.PermissionDenied, 'only an IAM_OWNER may register an application with apiAccess');
   }
 
   private async project(manager: EntityManager, orgId: string, projectId: string): Promise<ProjectEntity> {

@@ -82,6 +82,14 @@ export class CreateOidcAppDto {
   @IsOptional()
   @IsBoolean()
   devMode?: boolean;
+
+  @ApiPropertyOptional({
+    default: false,
+    description: "first-party application: its users' tokens may carry the Portcullis API audience, and it signs in users of every organization; only an IAM_OWNER may set it",
+  })
+  @IsOptional()
+  @IsBoolean()
+  apiAccess?: boolean;
 }
 
 export class CreateApiAppDto {

@@ -47,6 +47,7 @@ export class ProjectsController {
       accessTokenType: dto.accessTokenType ?? 'opaque',
       idTokenUserinfoAssertion: dto.idTokenUserinfoAssertion ?? false,
       devMode: dto.devMode ?? false,
+      apiAccess: dto.apiAccess ?? false,
     });
   }
 

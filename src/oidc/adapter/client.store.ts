@@ -3,11 +3,20 @@ import Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import { statementsOf } from '../../common/database/statements.js';
+import { allowedScopes } from '../provider/scopes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from './sql.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
-export const CLIENT_EXTRA = ['portcullis_kind', 'portcullis_org_id', 'portcullis_project_id', 'portcullis_dev_mode', 'portcullis_access_token_type', 'portcullis_userinfo_assertion'] as const;
+export const CLIENT_EXTRA = [
+  'portcullis_kind',
+  'portcullis_org_id',
+  'portcullis_project_id',
+  'portcullis_dev_mode',
+  'portcullis_access_token_type',
+  'portcullis_userinfo_assertion',
+  'portcullis_api_access',
+] as const;
 
 /**
  * How long a process reuses a client registration it read. A change to an application, a machine
@@ -36,6 +45,7 @@ interface ClientRow {
   access_token_type: string | null;
   id_token_userinfo_assertion: unknown;
   dev_mode: unknown;
+  api_access: unknown;
 }
 
 interface KeyRow {
@@ -58,11 +68,11 @@ interface Registration {
 const CLIENT_SQL = `
   SELECT 'app' AS src, a.id, a.org_id, a.project_id, a.name, a.kind, a.client_id, a.client_secret_hash AS secret, a.auth_method,
          a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
-         a.id_token_userinfo_assertion, a.dev_mode
+         a.id_token_userinfo_assertion, a.dev_mode, a.api_access
     FROM applications a WHERE a.client_id = ?
   UNION ALL
   SELECT 'machine' AS src, u.id, u.org_id, NULL, u.user_name, NULL, u.id, s.secret_hash, NULL,
-         NULL, NULL, NULL, NULL, u.access_token_type, 0, 0
+         NULL, NULL, NULL, NULL, u.access_token_type, 0, 0, 0
     FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine' AND u.state = 'active'`;
 
 /**
@@ -161,6 +171,8 @@ function applicationClient({ row, keys }: Registration): AdapterPayload {
     portcullis_dev_mode: flag(row.dev_mode),
     portcullis_access_token_type: row.access_token_type,
     portcullis_userinfo_assertion: flag(row.id_token_userinfo_assertion),
+    portcullis_api_access: flag(row.api_access),
+    scope: allowedScopes(flag(row.api_access)),
   };
 }
 

@@ -1,5 +1,5 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 import type { Configuration, OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
@@ -12,7 +12,7 @@ import { TypeOrmAdapter } from '../adapter/typeorm.adapter.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { chooseLocale, messages } from '../login/messages.js';
 import { errorPage, loggedOutPage, logoutPage } from '../login/login.views.js';
-import { API_AUDIENCE, audienceOf } from '../tokens/audience.js';
+import { API_AUDIENCE, apiAudienceAllowed, audienceOf, projectsOfOrganization, requestedProjects } from '../tokens/audience.js';
 import { JwtTokenIds, jwtPersistingCustomizer } from '../tokens/jwt-access-tokens.js';
 import { honourJwtAccessTokensAtUserinfo } from '../tokens/jwt-userinfo.js';
 import { registerJwtProfileGrant } from '../grants/jwt-profile.grant.js';
@@ -21,6 +21,7 @@ import type { TokenExchangeDeps } from '../grants/token-exchange.grant.js';
 import { buildInteractionPolicy } from './interaction.policy.js';
 import { introspectionPolicy } from './introspection.policy.js';
 import { OIDC_ROUTES, LOGIN_UI_PREFIX } from './oidc.routes.js';
+import { SCOPES } from './scopes.js';
 
 export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events'> {
   issuer: string;
@@ -33,7 +34,6 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   instance: InstanceEntity;
 }
 
-const SCOPES = ['openid', 'profile', 'email', 'phone', 'address', 'offline_access'];
 const CLAIMS = {
   openid: ['sub'],
   profile: ['name', 'given_name', 'family_name', 'nickname', 'preferred_username', 'gender', 'locale', 'zoneinfo', 'profile', 'updated_at'],
@@ -79,6 +79,10 @@ export function createProvider(deps: ProviderDeps): Provider {
       clientCredentials: { enabled: true },
       introspection: { enabled: true, allowedPolicy: introspectionPolicy(dataSource) },
       revocation: { enabled: true },
+      // RFC 9449 §7.2 wants a DPoP-bound token refused without its proof wherever it is accepted (the
+      // admin API, SCIM, userinfo, introspection); until every one of them checks proofs, no token is
+      // bound and discovery advertises no DPoP.
+      dPoP: { enabled: false },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
@@ -97,18 +101,16 @@ export function createProvider(deps: ProviderDeps): Provider {
         enabled: true,
         // Machine users' tokens are for the Portcullis API (DESIGN §4); JWT-format application tokens
         // need a resource server too, since oidc-provider only issues JWTs for one.
-        defaultResource: (ctx: OidcContext, client: ClientMeta) => defaultResource(ctx, client),
+        defaultResource: async (ctx: OidcContext, client: ClientMeta) => {
+          await assertOwnProjects(dataSource, ctx, client);
+          return defaultResource(ctx, client);
+        },
         useGrantedResource: () => true,
-        getResourceServerInfo: async (ctx: OidcContext, resource: string, client: ClientMeta) => ({
-          scope: resourceServerScope(ctx, client),
-          // oidc-provider takes one audience string; the full audience of DESIGN §5 is computed from the
-          // client and scopes where it matters (JWT claim, introspection, API access): tokens/audience.ts.
-          audience: resource,
-          accessTokenTTL: instance.accessTokenLifetime,
-          accessTokenFormat: client.portcullis_access_token_type === 'jwt' ? 'jwt' : 'opaque',
-          jwt: { sign: { alg: deps.keys[0]?.alg ?? 'RS256' } },
-          resource,
-        }),
+        getResourceServerInfo: async (ctx: OidcContext, resource: string, client: ClientMeta) => {
+          // An application gets no more than its owner: the API only for first-party applications and machine users.
+          if (resource === API_AUDIENCE && !apiAudienceAllowed(client)) throw new errors.InvalidTarget('this client may not obtain tokens for the Portcullis API');
+          return resourceServerInfo(ctx, resource, client, instance, deps.keys[0]?.alg ?? 'RS256');
+        },
       },
     },
     // RFC 9068 §2.1: JWT access tokens are typed at+jwt (oidc-provider sets it) and persisted so they
@@ -204,8 +206,37 @@ function registeredMethod(client: SecretClient): string {
 interface ClientMeta {
   clientId: string;
   portcullis_kind?: string;
+  portcullis_org_id?: string;
+  portcullis_api_access?: boolean;
   portcullis_access_token_type?: string;
   portcullis_project_id?: string;
+}
+
+/** What oidc-provider needs to issue a token for a resource (RFC 8707). */
+function resourceServerInfo(ctx: OidcContext, resource: string, client: ClientMeta, instance: InstanceEntity, alg: string) {
+  return {
+    scope: resourceServerScope(ctx, client),
+    // oidc-provider takes one audience string; the full audience is computed from the client and scopes
+    // where it matters (JWT claim, introspection, API access): tokens/audience.ts.
+    audience: resource,
+    accessTokenTTL: instance.accessTokenLifetime,
+    accessTokenFormat: client.portcullis_access_token_type === 'jwt' ? 'jwt' : 'opaque',
+    jwt: { sign: { alg } },
+    resource,
+  };
+}
+
+/**
+ * Project audience scopes name only projects of the client's own organization: another organization's
+ * project id is refused with invalid_scope in every flow (SECURITY.md, "Applications get no more than
+ * their owners"). Run where oidc-provider resolves a request's resources, before anything is issued.
+ */
+async function assertOwnProjects(dataSource: DataSource, ctx: OidcContext, client: ClientMeta): Promise<void> {
+  const projects = [...new Set(requestedProjects(requestedScope(ctx)))];
+  if (projects.length === 0 || client.portcullis_kind === 'machine') return;
+  const own = await projectsOfOrganization(dataSource, client.portcullis_org_id ?? '', projects);
+  const foreign = projects.filter((p) => !own.has(p));
+  if (foreign.length > 0) throw new errors.InvalidScope(`no project ${foreign.join(', ')} in the organization of this client`, foreign.map((p) => `urn:portcullis:iam:org:project:id:${p}:aud`).join(' '));
 }
 
 function defaultResource(_ctx: OidcContext, client: ClientMeta): string | undefined {

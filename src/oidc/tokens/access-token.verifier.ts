@@ -2,12 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AccessTokenVerifier } from '../../common/auth/principal-resolver.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
-import { API_AUDIENCE, tokenAudience } from './audience.js';
+import { API_AUDIENCE, clientMayHoldApi, tokenAudience } from './audience.js';
 
 /**
- * ACCESS_TOKEN_VERIFIER for the admin, management and SCIM APIs (DESIGN §4): an access token of this
- * instance (opaque or JWT, looked up in the database so revocation and logout count) whose audience
- * includes the Portcullis API. The user's state is checked by the principal resolver on every use.
+ * ACCESS_TOKEN_VERIFIER for the admin, management and SCIM APIs: an access token of this instance
+ * (opaque or JWT, looked up in the database so revocation and logout count) whose audience includes the
+ * Portcullis API and whose client may hold it. The user's state is checked by the principal resolver on every use.
  */
 @Injectable()
 export class OidcAccessTokenVerifier implements AccessTokenVerifier {
@@ -22,6 +22,9 @@ export class OidcAccessTokenVerifier implements AccessTokenVerifier {
     if (!found?.isValid) return null;
     const audience = await tokenAudience(this.dataSource, found);
     if (!audience.includes(API_AUDIENCE)) return null;
+    // Only a machine user's own token, or a user's token of a first-party (apiAccess) application: a
+    // token an ordinary application obtained (also one minted before apiAccess existed) never reaches the API.
+    if (!(await clientMayHoldApi(this.dataSource, found.clientId))) return null;
     if (found.grantId && !(await provider.Grant.find(found.grantId))) return null;
     return { userId: found.accountId ?? found.clientId, clientId: found.clientId };
   }

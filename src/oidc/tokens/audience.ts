@@ -2,11 +2,12 @@ import type { DataSource } from 'typeorm';
 import { placeholders } from '../../common/database/placeholders.js';
 import { statementsOf } from '../../common/database/statements.js';
 import { CLIENT_CACHE_MS } from '../adapter/client.store.js';
+import { API_AUDIENCE_SCOPE } from '../provider/scopes.js';
+
+export { API_AUDIENCE_SCOPE };
 
 /** Resource indicator (RFC 8707) and audience value of the Portcullis admin, management and SCIM APIs. */
 export const API_AUDIENCE = 'urn:portcullis:api';
-/** DESIGN §5 scope adding the Portcullis API to a token's audience. */
-export const API_AUDIENCE_SCOPE = 'urn:portcullis:iam:api:aud';
 const PROJECT_SCOPE = /^urn:portcullis:iam:org:project:id:([^:\s]+):aud$/;
 
 /**
@@ -55,6 +56,7 @@ interface AudienceRow {
   client_id: string;
   project_id: string;
   own: unknown;
+  api_access: unknown;
 }
 
 /**
@@ -64,18 +66,26 @@ interface AudienceRow {
 function audienceQuery(clientId: string, scope: string | undefined): [string, unknown[]] {
   const requested = requestedProjects(scope);
   return [
-    `SELECT m.client_id, m.project_id, CASE WHEN m.client_id = ? THEN 1 ELSE 0 END AS own FROM applications m
-      WHERE m.project_id IN (SELECT a.project_id FROM applications a WHERE a.client_id = ?)${requested.length > 0 ? ` OR m.project_id IN (${placeholders(requested.length)})` : ''}`,
-    [clientId, clientId, ...requested],
+    `SELECT m.client_id, m.project_id, CASE WHEN m.client_id = ? THEN 1 ELSE 0 END AS own, m.api_access FROM applications m
+      WHERE m.project_id IN (SELECT a.project_id FROM applications a WHERE a.client_id = ?)${
+        requested.length > 0 ? ` OR (m.project_id IN (${placeholders(requested.length)}) AND m.org_id = (SELECT a.org_id FROM applications a WHERE a.client_id = ?))` : ''
+      }`,
+    [clientId, clientId, ...requested, ...(requested.length > 0 ? [clientId] : [])],
   ];
 }
 
+/**
+ * Machine users (no application row) always get the API; an application's tokens only when it has
+ * apiAccess and the scope asks for it. Requested projects count only within the client's organization
+ * (the query returns no other), so a scope naming another organization's project adds nothing.
+ */
 function audienceFrom(rows: AudienceRow[], scope: string | undefined): string[] {
   const own = rows.find((r) => Number(r.own) === 1);
   const audience = new Set<string>();
-  const projects = [...(own ? [own.project_id] : []), ...requestedProjects(scope)];
+  const found = new Set(rows.map((r) => r.project_id));
+  const projects = [...(own ? [own.project_id] : []), ...requestedProjects(scope).filter((p) => found.has(p))];
   if (!own) audience.add(API_AUDIENCE);
-  if ((scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE)) audience.add(API_AUDIENCE);
+  if (own && Number(own.api_access) === 1 && (scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE)) audience.add(API_AUDIENCE);
   for (const p of projects) audience.add(p);
   for (const r of rows) audience.add(r.client_id);
   return [...audience];
@@ -102,4 +112,27 @@ type Token = { clientId: string; scope?: string; aud?: string | string[] };
 /** The audience of an issued token: what oidc-provider recorded (its resource) plus DESIGN §5's. */
 export async function tokenAudience(dataSource: DataSource, token: Token): Promise<string[]> {
   return [...new Set([...[token.aud ?? []].flat(), ...(await audienceOf(dataSource, token.clientId, token.scope))])];
+}
+
+/** Which of these project ids are projects of the organization. */
+export async function projectsOfOrganization(dataSource: DataSource, orgId: string, projectIds: string[]): Promise<Set<string>> {
+  const rows = await statementsOf(dataSource).rows<{ id: string }>(`SELECT id FROM projects WHERE org_id = ? AND id IN (${placeholders(projectIds.length)})`, [orgId, ...projectIds]);
+  return new Set(rows.map((r) => r.id));
+}
+
+const apiClients = new Map<string, { at: number; allowed: boolean }>();
+
+/**
+ * Whether tokens of this client may reach the Portcullis API: a machine user's (no application has its
+ * id) or a first-party application's (apiAccess). Reused for CLIENT_CACHE_MS like registrations.
+ */
+export async function clientMayHoldApi(dataSource: DataSource, clientId: string): Promise<boolean> {
+  const now = Date.now();
+  const cached = apiClients.get(clientId);
+  if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.allowed;
+  const [row] = await statementsOf(dataSource).rows<{ api_access: unknown }>('SELECT api_access FROM applications WHERE client_id = ?', [clientId]);
+  const allowed = row === undefined || Number(row.api_access) === 1 || row.api_access === true;
+  if (apiClients.size >= AUDIENCE_CACHE_MAX) apiClients.clear();
+  apiClients.set(clientId, { at: now, allowed });
+  return allowed;
 }

@@ -51,6 +51,13 @@ export class ApplicationEntity {
   @Column({ name: 'id_token_userinfo_assertion', type: 'boolean', default: false })
   idTokenUserinfoAssertion: boolean;
 
+  /**
+   * A first-party application: its users' tokens may carry the Portcullis API audience, and it signs in
+   * users of every organization (SECURITY.md). Only an IAM_OWNER can register one.
+   */
+  @Column({ name: 'api_access', type: 'boolean', default: false })
+  apiAccess: boolean;
+
   /** Allows http and loopback redirect URIs (DESIGN §5). */
   @Column({ name: 'dev_mode', type: 'boolean', default: false })
   devMode: boolean;
