@@ -134,41 +134,6 @@ export class UserLifecycleService {
     });
   }
 
-  /**
-   * Records the outcome of a password check; the failure that reaches the instance's lockout limit
-   * locks the user (DESIGN §3: 10 failed checks). A success resets the count; when there is none, the
-   * check's event is all it writes. `failuresSeen` is the count the caller read with the user, if it did:
-   * 0 lets a success skip reading the user again (this runs on every sign-in).
-   */
-  async recordPasswordCheck(userId: string, succeeded: boolean, failuresSeen?: number): Promise<{ locked: boolean }> {
-    if (succeeded && failuresSeen === 0) {
-      // The usual sign-in: nothing to reset, so the check is its event alone, one statement in the next
-      // group commit. A failure counted since the caller read the user is left counted (stricter).
-      const { sql, parameters } = this.events.userEventStatement('user.human.password.check.succeeded', userId);
-      if ((await this.uow.write(sql, parameters)) === 0) throw DomainError.notFound('user');
-      return { locked: false };
-    }
-    return this.uow.run(async (manager) => {
-      const [row]: Record<string, unknown>[] = await manager.query('SELECT org_id, state, failed_password_checks, version FROM users WHERE id = ?', [userId]);
-      if (!row) throw DomainError.notFound('user');
-      const user = { id: userId, orgId: String(row.org_id), state: row.state as UserState, version: Number(row.version) };
-      const before = Number(row.failed_password_checks);
-      const failed = succeeded ? 0 : before + 1;
-      const limit = succeeded ? 0 : (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).lockoutMaxAttempts;
-      const lock = !succeeded && limit > 0 && failed >= limit && user.state === 'active';
-      if (failed !== before) {
-        await manager.update(UserEntity, { id: user.id }, { failedPasswordChecks: failed, ...(lock ? { state: 'locked', ...bump(user) } : {}) });
-      }
-      const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId: user.id } as const;
-      await this.events.push(manager, { ...base, type: succeeded ? 'user.human.password.check.succeeded' : 'user.human.password.check.failed' });
-      if (lock) {
-        await this.tokens?.revokeAll(manager, user.id);
-        await this.events.push(manager, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });
-      }
-      return { locked: lock || user.state === 'locked' };
-    });
-  }
-
   private inTransaction(
     editorUserId: string | null,
     orgId: string,

@@ -8,6 +8,7 @@ import { FeaturesService } from './features.service.js';
 import { LoginNamesService } from './login-names.service.js';
 import { MembershipsService } from './memberships.service.js';
 import { OrganizationsService } from './organizations.service.js';
+import { PasswordChecks } from './password-checks.service.js';
 import { DomainPrincipalResolver } from './principal.resolver.js';
 import { ProjectsService } from './projects.service.js';
 import { UserLifecycleService } from './user-lifecycle.service.js';
@@ -28,6 +29,7 @@ const SERVICES = [
   LoginNamesService,
   UserProfileService,
   UserImportWriter,
+  PasswordChecks,
 ];
 
 /** The shared domain: organizations, users, memberships, credentials, projects and applications. */

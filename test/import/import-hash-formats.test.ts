@@ -56,14 +56,15 @@ describe('imported password hashes of every supported format', () => {
     assert.equal(importedIds(response).length, hashes.length);
 
     const login = svc.app.get(PasswordLoginService);
+    const source = { clientIpHash: 'b'.repeat(64) };
     for (const [i, [format, password, hash]] of hashes.entries()) {
       const userId = users[i].userId;
       assert.equal(await storedHash(svc, userId), hash, `${format}: stored as given`);
       const loginName = `user-${i}@${orgId}.localhost`;
-      assert.equal((await login.check(loginName, `${password}x`)).ok, false, `${format}: a wrong password fails`);
-      assert.equal((await login.check(loginName, password)).ok, true, `${format}: the right password signs in`);
+      assert.equal((await login.check(loginName, `${password}x`, source)).ok, false, `${format}: a wrong password fails`);
+      assert.equal((await login.check(loginName, password, source)).ok, true, `${format}: the right password signs in`);
       assert.match((await storedHash(svc, userId)) ?? '', /^\$2b\$04\$/, `${format}: re-hashed to bcrypt at cost 4 after the first login`);
-      assert.equal((await login.check(loginName, password)).ok, true, `${format}: still signs in after the re-hash`);
+      assert.equal((await login.check(loginName, password, source)).ok, true, `${format}: still signs in after the re-hash`);
     }
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { PasswordChecks } from '../../src/users/password-checks.service.js';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
 import { createCaller, createOrg, searchEvents } from '../support/fixtures.js';
 import { startService } from '../support/service.js';
@@ -9,11 +10,13 @@ import type { TestService } from '../support/service.js';
 describe('user lifecycle', () => {
   let svc: TestService;
   let lifecycle: UserLifecycleService;
+  let checks: PasswordChecks;
   let orgId: string;
 
   before(async () => {
     svc = await startService();
     lifecycle = svc.app.get(UserLifecycleService);
+    checks = svc.app.get(PasswordChecks);
     orgId = (await createOrg(svc)).id;
   });
   after(() => svc?.close());
@@ -44,51 +47,51 @@ describe('user lifecycle', () => {
     assert.deepEqual(events.map((e) => e.type.type), ['user.deactivated', 'user.reactivated']);
   });
 
-  it('locks after the instance limit of failed password checks, and unlock resets the count', async () => {
+  const source = { clientIpHash: 'a'.repeat(64) };
+  /** One attempt as the login UI makes it: counted first, then recorded as its password turned out. */
+  async function attempt(userId: string, right: boolean): Promise<'refused' | 'ok' | 'wrong'> {
+    if (!(await checks.reserve(userId))) return 'refused';
+    if (right) return (await checks.succeeded(userId)) ? 'ok' : 'refused';
+    await checks.failed(userId, source);
+    return 'wrong';
+  }
+
+  it('locks at the instance limit of failed checks, then refuses even the right password; unlock resets the count', async () => {
     const userId = await human('locky');
-    for (let i = 1; i <= 9; i++) assert.deepEqual(await lifecycle.recordPasswordCheck(userId, false), { locked: false }, `failure ${i}`);
-    assert.deepEqual(await lifecycle.recordPasswordCheck(userId, false), { locked: true });
+    for (let i = 1; i <= 10; i++) assert.equal(await attempt(userId, false), 'wrong', `failure ${i}`);
     const [row] = await svc.dataSource.query('SELECT state, failed_password_checks AS n FROM users WHERE id = ?', [userId]);
-    assert.equal(row.state, 'locked');
-    assert.equal(Number(row.n), 10);
-    const locked = await searchEvents(svc, { aggregate_id: userId, event_types: ['user.locked'] });
-    assert.equal(locked.length, 1);
-    assert.equal((await searchEvents(svc, { aggregate_id: userId, event_types: ['user.human.password.check.failed'] })).length, 10);
+    assert.deepEqual([row.state, Number(row.n)], ['locked', 10]);
+    assert.equal(await attempt(userId, true), 'refused', 'a locked user is refused whatever the password');
+    assert.equal((await searchEvents(svc, { aggregate_id: userId, event_types: ['user.locked'] })).length, 1);
+    const failed = await searchEvents(svc, { aggregate_id: userId, event_types: ['user.human.password.check.failed'] });
+    assert.equal(failed.length, 10);
+    assert.ok(failed.every((e) => e.editor.userId === null && e.payload.clientIpHash === source.clientIpHash), 'no victim as editor; the hashed source');
 
     await lifecycle.unlock(null, orgId, userId);
     const [after] = await svc.dataSource.query('SELECT state, failed_password_checks AS n FROM users WHERE id = ?', [userId]);
     assert.deepEqual([after.state, Number(after.n)], ['active', 0]);
   });
 
-  it('a successful check resets the failure count, and records its event also when there is nothing to reset', async () => {
-    const userId = await human('resetty');
-    await lifecycle.recordPasswordCheck(userId, false);
-    await lifecycle.recordPasswordCheck(userId, false);
-    assert.deepEqual(await lifecycle.recordPasswordCheck(userId, true), { locked: false });
-    assert.deepEqual(await lifecycle.recordPasswordCheck(userId, true), { locked: false });
-    const [row] = await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [userId]);
-    assert.equal(Number(row.n), 0);
-    const checks = await searchEvents(svc, { aggregate_id: userId, event_types: ['user.human.password.check.failed', 'user.human.password.check.succeeded'], asc: true });
-    assert.deepEqual(checks.map((e) => e.type.type), ['user.human.password.check.failed', 'user.human.password.check.failed', 'user.human.password.check.succeeded', 'user.human.password.check.succeeded']);
-    await assert.rejects(lifecycle.recordPasswordCheck('no-such-user', true), /user not found/);
+  it('counts attempts before they are verified: parallel guesses cannot verify more passwords than the lockout allows', async () => {
+    const userId = await human('racy');
+    const reserved = await Promise.all(Array.from({ length: 13 }, () => checks.reserve(userId)));
+    assert.equal(reserved.filter(Boolean).length, 10, 'ten attempts counted, three refused before any verification');
+    assert.equal(await checks.reserve(userId), false, 'the right password, coming later, is not even checked');
   });
 
-  it('a success the caller saw no failures for is its event alone, in the user\'s organization', async () => {
-    const userId = await human('quick');
-    const [before] = await svc.dataSource.query('SELECT version AS v, failed_password_checks AS n FROM users WHERE id = ?', [userId]);
-    assert.deepEqual(await lifecycle.recordPasswordCheck(userId, true, 0), { locked: false });
-    const [after] = await svc.dataSource.query('SELECT version AS v, failed_password_checks AS n FROM users WHERE id = ?', [userId]);
-    assert.deepEqual([Number(after.v), Number(after.n)], [Number(before.v), 0]);
-    const [event] = await svc.dataSource.query('SELECT type, aggregate_type AS at, resource_owner AS ro, editor_user_id AS editor, payload FROM events WHERE aggregate_id = ? AND type = ?', [userId, 'user.human.password.check.succeeded']);
-    assert.deepEqual({ ...event }, { type: 'user.human.password.check.succeeded', at: 'user', ro: orgId, editor: userId, payload: '{}' });
-    await assert.rejects(lifecycle.recordPasswordCheck('no-such-user', true, 0), /user not found/);
-    assert.equal((await svc.dataSource.query('SELECT COUNT(*) AS n FROM events WHERE aggregate_id = ?', ['no-such-user']))[0].n, 0);
+  it('a correct password resets the count and records its event; a user locked meanwhile is refused after all', async () => {
+    const userId = await human('resetty');
+    assert.equal(await attempt(userId, false), 'wrong');
+    assert.equal(await attempt(userId, true), 'ok');
+    const [row] = await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [userId]);
+    assert.equal(Number(row.n), 0);
+    const events = await searchEvents(svc, { aggregate_id: userId, event_types: ['user.human.password.check.failed', 'user.human.password.check.succeeded'], asc: true });
+    assert.deepEqual(events.map((e) => [e.type.type, e.editor.userId]), [['user.human.password.check.failed', null], ['user.human.password.check.succeeded', userId]]);
 
-    // Failures seen: the success resets them through the full path.
-    await lifecycle.recordPasswordCheck(userId, false);
-    await lifecycle.recordPasswordCheck(userId, true, 1);
-    const [reset] = await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [userId]);
-    assert.equal(Number(reset.n), 0);
+    assert.equal(await checks.reserve(userId), true);
+    await lifecycle.lock(null, orgId, userId);
+    assert.equal(await checks.succeeded(userId), false, 'verified right, but locked by now');
+    assert.equal(await checks.reserve('no-such-user'), false);
   });
 
   it('a password change stores a new hash and its event carries no secret', async () => {

@@ -34,11 +34,11 @@ export class EventStore {
   /**
    * A user's event without payload, caused by the user, as one `INSERT … SELECT` for `UnitOfWork.write`:
    * the organization comes from the user's row in the same statement, and nothing is written (0 rows)
-   * when there is no such user.
+   * when there is no such user (with `onlyActive`, no such active user).
    */
-  userEventStatement(type: EventType, userId: string): { sql: string; parameters: unknown[] } {
+  userEventStatement(type: EventType, userId: string, options: { onlyActive?: boolean } = {}): { sql: string; parameters: unknown[] } {
     return {
-      sql: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ?, ?, 'user', id, org_id, id, '{}', ? FROM users WHERE id = ?`,
+      sql: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ?, ?, 'user', id, org_id, id, '{}', ? FROM users WHERE id = ?${options.onlyActive ? " AND state = 'active'" : ''}`,
       parameters: [newId(), type, Date.now(), userId],
     };
   }

@@ -1,49 +1,62 @@
 import type { DataSource } from 'typeorm';
 import type { LoginRateLimitConfig } from '../../common/config/config.js';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
-import { statementsOf } from '../../common/database/statements.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 
 /**
  * Rate limits on the login UI's password checks, per client IP and per login name, on top of the
- * lockout (DESIGN §3). Failures are counted per fixed window in `login_attempts`, so all workers and
- * processes of an instance share the count; keys are keyed hashes, so the table names no one.
- * A check reads the count first and a failure adds to it afterwards: concurrent attempts can overshoot
- * a limit by at most the number of checks in flight at that moment.
+ * lockout. Attempts are counted per fixed window in `login_attempts`, so all workers and processes of an
+ * instance share the count; keys are keyed hashes, so the table names no one. An attempt is counted
+ * before its password is checked, by one conditional upsert per key that refuses to count past the limit,
+ * so parallel attempts cannot overshoot it (SECURITY.md, "Checks are atomic"); a successful sign-in
+ * gives its attempt back, so the limits count failures.
  */
 export class LoginRateLimiter {
   /** Start of the window whose predecessors this process last deleted. */
   private purgedBefore = 0;
+  private readonly reserveSql: string;
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
     private readonly hasher: SecretHasher,
     private readonly limits: LoginRateLimitConfig,
-  ) {}
-
-  /** Seconds until the current window ends if a limit is reached for this IP or login name, else undefined. */
-  async retryAfter(ip: string, loginName: string): Promise<number | undefined> {
-    const { now, windowStart } = this.window();
-    const keys = this.keys(ip, loginName);
-    const rows = await statementsOf(this.dataSource).rows<{ key_hash: string; failures: number | string }>(
-      'SELECT key_hash, failures FROM login_attempts WHERE window_start = ? AND key_hash IN (?, ?)',
-      [windowStart, keys[0].hash, keys[1].hash],
-    );
-    const reached = rows.some((row) => Number(row.failures) >= (keys.find((k) => k.hash === row.key_hash)?.limit ?? Infinity));
-    return reached ? Math.max(1, windowStart + this.limits.windowSeconds - now) : undefined;
+  ) {
+    this.reserveSql =
+      dataSource.options.type === 'mysql'
+        ? 'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, 1) ON DUPLICATE KEY UPDATE failures = IF(failures < ?, failures + 1, failures)'
+        : 'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, 1) ON CONFLICT (key_hash, window_start) DO UPDATE SET failures = failures + 1 WHERE failures < ?';
   }
 
-  async recordFailure(ip: string, loginName: string): Promise<void> {
+  /**
+   * Counts an attempt for this IP and login name. Undefined: go ahead. A number: a limit is reached, and
+   * these are the seconds until the window ends; nothing is to be checked.
+   */
+  async reserve(ip: string, loginName: string): Promise<number | undefined> {
+    const { now, windowStart } = this.window();
+    // MySQL answers 0 affected rows for an upsert that changed nothing, SQLite 0 changes when the WHERE failed.
+    const counted = await Promise.all(this.keys(ip, loginName).map((key) => this.uow.write(this.reserveSql, [key.hash, windowStart, key.limit])));
+    await this.purge(windowStart);
+    return counted.every((n) => n > 0) ? undefined : Math.max(1, windowStart + this.limits.windowSeconds - now);
+  }
+
+  /** A successful sign-in: its attempt does not count against the limits. */
+  async release(ip: string, loginName: string): Promise<void> {
     const { windowStart } = this.window();
-    const upsert =
-      this.dataSource.options.type === 'mysql'
-        ? 'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, 1) ON DUPLICATE KEY UPDATE failures = failures + 1'
-        : 'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, 1) ON CONFLICT (key_hash, window_start) DO UPDATE SET failures = failures + 1';
-    for (const key of this.keys(ip, loginName)) await this.dataSource.query(upsert, [key.hash, windowStart]);
-    if (windowStart > this.purgedBefore) {
-      // Past windows no longer count; one purge per window and process.
-      this.purgedBefore = windowStart;
-      await this.dataSource.query('DELETE FROM login_attempts WHERE window_start < ?', [windowStart]);
-    }
+    const [ipKey, nameKey] = this.keys(ip, loginName);
+    await this.uow.write('UPDATE login_attempts SET failures = failures - 1 WHERE window_start = ? AND key_hash IN (?, ?) AND failures > 0', [windowStart, ipKey.hash, nameKey.hash]);
+  }
+
+  /** The keyed hash of the client IP, as events of failed checks carry it (the same as its rate-limit key). */
+  ipHash(ip: string): string {
+    return this.keys(ip, '')[0].hash;
+  }
+
+  /** Past windows no longer count; one purge per window and process. */
+  private async purge(windowStart: number): Promise<void> {
+    if (windowStart <= this.purgedBefore) return;
+    this.purgedBefore = windowStart;
+    await this.uow.write('DELETE FROM login_attempts WHERE window_start < ?', [windowStart]);
   }
 
   private keys(ip: string, loginName: string) {

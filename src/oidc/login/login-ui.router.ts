@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { ApplicationEntity } from '../../users/entities/application.entity.js';
 import { LoginNamesService } from '../../users/login-names.service.js';
@@ -52,9 +53,10 @@ export class LoginUiRouter {
     private readonly loginNames: LoginNamesService,
     private readonly hasher: SecretHasher,
     private readonly dataSource: DataSource,
+    uow: UnitOfWork,
   ) {
     this.known = new KnownAccounts(hasher);
-    this.rateLimiter = new LoginRateLimiter(dataSource, hasher, config.loginRateLimit);
+    this.rateLimiter = new LoginRateLimiter(dataSource, uow, hasher, config.loginRateLimit);
     this.loginUsers = new LoginUsers(dataSource);
   }
 
@@ -91,21 +93,21 @@ export class LoginUiRouter {
     this.assertCsrf(req, interaction);
     const loginName = String(req.body.loginName ?? '');
     const ip = req.ip ?? req.socket.remoteAddress ?? '';
-    const retryAfter = await this.rateLimiter.retryAfter(ip, loginName);
+    const retryAfter = await this.rateLimiter.reserve(ip, loginName);
     if (retryAfter !== undefined) {
       // RFC 6585 §4: 429 with Retry-After; the password is not checked at all.
       const ctx = this.formContext(req, interaction, 'login');
       res.status(429).set('Retry-After', String(retryAfter));
       return this.render(res, loginPage(ctx, loginName, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)), this.registerLink(interaction)));
     }
-    const result = await this.passwords.check(loginName, String(req.body.password ?? ''));
+    const result = await this.passwords.check(loginName, String(req.body.password ?? ''), { clientIpHash: this.rateLimiter.ipHash(ip) });
     if (!result.ok) {
-      await this.rateLimiter.recordFailure(ip, loginName);
+      // One answer for a wrong password and for an unknown, inactive or locked user (SECURITY.md).
       const ctx = this.formContext(req, interaction, 'login');
-      const message = result.reason === 'locked' ? ctx.t.locked : ctx.t.invalidCredentials;
       res.status(401);
-      return this.render(res, loginPage(ctx, loginName, message, this.registerLink(interaction)));
+      return this.render(res, loginPage(ctx, loginName, ctx.t.invalidCredentials, this.registerLink(interaction)));
     }
+    await this.rateLimiter.release(ip, loginName);
     const account: KnownAccount = {
       userId: result.user.id,
       loginName: result.user.loginName,

@@ -6,18 +6,21 @@ import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from '../../common/crypto/password-hashes/password-hashes.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { PasswordChecks } from '../../users/password-checks.service.js';
+import type { CheckSource } from '../../users/password-checks.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { LoginUsers } from './login-users.js';
 import type { LoginUser } from './login-users.js';
 
-export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false; reason: 'invalid' | 'locked' };
+export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false };
 
 /**
  * The password step of the login UI: every stored hash format the import accepts is verified by its
- * own algorithm and re-hashed to bcrypt at the configured cost on success; each check is recorded
- * (10 failures lock the user, DESIGN §3); an unknown login name costs one bcrypt verification too,
- * and as long as that recording transaction takes, so timing does not reveal which login names exist
- * (on MariaDB the commit alone is a measurable difference).
+ * own algorithm and re-hashed to bcrypt at the configured cost on success. Each attempt is counted
+ * before its password is verified (PasswordChecks), so parallel guesses cannot outrun the lockout, and a
+ * locked user is refused whatever the password. Unknown, inactive and locked users get the same answer
+ * as a wrong password, after one bcrypt verification and as long as counting and recording take, so
+ * neither the answer nor its timing reveals which login names exist (SECURITY.md).
  */
 @Injectable()
 export class PasswordLoginService {
@@ -26,36 +29,43 @@ export class PasswordLoginService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly lifecycle: UserLifecycleService,
+    private readonly checks: PasswordChecks,
     private readonly uow: UnitOfWork,
     dataSource: DataSource,
   ) {
     this.users = new LoginUsers(dataSource);
   }
 
-  /** Moving average of how long recording a check takes in this process (milliseconds). */
+  /** Moving average of how long counting and recording a failed check take in this process (milliseconds). */
   private recordingMs = 0;
 
-  async check(loginName: string, password: string): Promise<PasswordLoginResult> {
+  async check(loginName: string, password: string, source: CheckSource): Promise<PasswordLoginResult> {
     const user = await this.users.find(loginName);
-    if (!user || user.type !== 'human' || !user.passwordHash || user.state === 'inactive') {
-      await verifyAgainstDummyHash(password, this.config.bcryptCost);
-      await sleep(this.recordingMs);
-      return { ok: false, reason: 'invalid' };
-    }
-    if (user.state === 'locked') {
-      await verifyAgainstDummyHash(password, this.config.bcryptCost);
-      return { ok: false, reason: 'locked' };
-    }
+    if (!user || user.type !== 'human' || !user.passwordHash || user.state !== 'active') return this.refuse(password);
+    const started = performance.now();
+    const reserved = await this.checks.reserve(user.id);
+    const countingMs = performance.now() - started;
+    if (!reserved) return this.refuse(password, countingMs);
     const hash = user.passwordHash;
     const matches = await verifyPassword(password, hash).catch(() => false);
-    const started = performance.now();
-    const { locked } = await this.lifecycle.recordPasswordCheck(user.id, matches, user.failedPasswordChecks);
-    this.recordingMs = 0.8 * this.recordingMs + 0.2 * (performance.now() - started);
-    if (!matches) return { ok: false, reason: locked ? 'locked' : 'invalid' };
+    if (!matches) {
+      const recording = performance.now();
+      await this.checks.failed(user.id, source);
+      this.recordingMs = 0.8 * this.recordingMs + 0.2 * (countingMs + performance.now() - recording);
+      return { ok: false };
+    }
+    if (!(await this.checks.succeeded(user.id))) return { ok: false };
     if (needsRehash(hash, this.config.bcryptCost)) {
       const rehashed = await hashPassword(password, this.config.bcryptCost);
       await this.uow.run((manager) => this.lifecycle.setPasswordHashIn(manager, user.id, user, rehashed, user.passwordChangeRequired, { rehash: true }));
     }
     return { ok: true, user };
+  }
+
+  /** The answer for a user that cannot sign in: one dummy verification, and the time a counted failure would take. */
+  private async refuse(password: string, alreadySpentMs = 0): Promise<PasswordLoginResult> {
+    await verifyAgainstDummyHash(password, this.config.bcryptCost);
+    await sleep(Math.max(0, this.recordingMs - alreadySpentMs));
+    return { ok: false };
   }
 }

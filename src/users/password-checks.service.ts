@@ -1,0 +1,71 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { USER_TOKENS } from '../common/auth/user-tokens.js';
+import type { UserTokens } from '../common/auth/user-tokens.js';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { EventStore } from '../common/events/event-store.js';
+import { INSTANCE_ID, InstanceEntity } from './entities/instance.entity.js';
+import { UserEntity } from './entities/user.entity.js';
+import { bump } from './user-lifecycle.service.js';
+
+/** Where a check came from, for its event: a keyed hash of the client IP, never the address itself. */
+export interface CheckSource {
+  clientIpHash: string;
+}
+
+/**
+ * Password checks of human users, counted atomically (SECURITY.md, "Checks are atomic"): an attempt is
+ * counted before its password is verified, in one conditional UPDATE, so parallel guesses can never
+ * verify more passwords than the lockout allows; a correct password only counts while the user is still
+ * active, so a user locked by guesses running alongside is refused whatever the password. Each check
+ * writes its event; a failure's names no editor (the victim did not cause it) but the source.
+ */
+@Injectable()
+export class PasswordChecks {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
+    @Optional() @Inject(USER_TOKENS) private readonly tokens?: UserTokens,
+  ) {}
+
+  /**
+   * Counts an attempt for an active human user, unless as many attempts as the lockout allows are already
+   * counted. False: refuse the attempt without verifying anything (locked, inactive, or at the limit).
+   */
+  async reserve(userId: string): Promise<boolean> {
+    const limit = '(SELECT lockout_max_attempts FROM instance WHERE id = ?)';
+    const counted = await this.uow.write(
+      `UPDATE users SET failed_password_checks = failed_password_checks + 1
+        WHERE id = ? AND type = 'human' AND state = 'active' AND (${limit} = 0 OR failed_password_checks < ${limit})`,
+      [userId, INSTANCE_ID, INSTANCE_ID],
+    );
+    return counted > 0;
+  }
+
+  /**
+   * The password was right: recorded, and the count starts over; false when the user is no longer
+   * active (locked by attempts verified meanwhile), which refuses the sign-in after all.
+   */
+  async succeeded(userId: string): Promise<boolean> {
+    const { sql, parameters } = this.events.userEventStatement('user.human.password.check.succeeded', userId, { onlyActive: true });
+    // Both in the same group commit; resetting a user found locked changes nothing that unlocking would not.
+    const [recorded] = await Promise.all([this.uow.write(sql, parameters), this.uow.write('UPDATE users SET failed_password_checks = 0 WHERE id = ?', [userId])]);
+    return recorded > 0;
+  }
+
+  /** The password was wrong: its counted attempt stays, and the attempt that reaches the limit locks the user. */
+  async failed(userId: string, source: CheckSource): Promise<void> {
+    await this.uow.run(async (manager) => {
+      const user = await manager.findOneBy(UserEntity, { id: userId });
+      if (!user) return;
+      const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId } as const;
+      await this.events.push(manager, { ...base, type: 'user.human.password.check.failed', editorUserId: null, payload: { ...source } });
+      const { lockoutMaxAttempts } = await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID });
+      if (lockoutMaxAttempts === 0 || user.failedPasswordChecks < lockoutMaxAttempts || user.state !== 'active') return;
+      // Only the failure whose UPDATE finds the user still active locks it (concurrent ones on MySQL).
+      const { affected } = await manager.update(UserEntity, { id: user.id, state: 'active' }, { state: 'locked', ...bump(user) });
+      if (affected !== 1) return;
+      await this.tokens?.revokeAll(manager, user.id);
+      await this.events.push(manager, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });
+    });
+  }
+}
