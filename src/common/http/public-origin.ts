@@ -7,7 +7,7 @@ import type { IncomingMessage, Server } from 'node:http';
  * request (Koa's `ctx.href`: the Host header, or X-Forwarded-Host/-Proto behind a trusted proxy), so a
  * forged Host would make the service advertise an attacker's endpoints (host header injection; OpenID
  * Connect Discovery 1.0 §4.3 requires the issuer, and so its endpoints, to be the configured one).
- * The only origin the service has is PUBLIC_URL (SECURITY.md, "URLs come from PUBLIC_URL"): Host is
+ * The only origin the service has is PUBLIC_URL (SECURITY.md, "Host header injection"): Host is
  * set to its host, X-Forwarded-Proto to its scheme, and X-Forwarded-Host and Forwarded are dropped,
  * so neither Express nor Koa can see another origin, whatever a client or proxy sends.
  *

@@ -13,10 +13,10 @@ export interface SessionAuthorizations {
 const ENDED_BY_LOGOUT = ['AccessToken', 'AuthorizationCode'];
 
 /**
- * Logout revokes the session's access tokens (SECURITY.md, "Logout"; spec: "access token valid —
- * logout (end-session) — revoked"). oidc-provider revokes a client's whole grant at end-session, except
- * a grant with `offline_access` (OpenID Connect Core §11: its refresh token is meant to outlive the
- * session), whose access tokens it would leave active. Called in the transaction that removes the
+ * Logout revokes the session's access tokens (SECURITY.md, "Logout and revocation"). oidc-provider
+ * revokes a client's whole grant at end-session, except a grant with `offline_access` (OpenID Connect
+ * Core §11: its refresh token is meant to outlive the session), whose access tokens it would leave
+ * active. Called in the transaction that removes the
  * ended session's row at end-session confirmation: the access tokens and codes of every grant the
  * session ends go with it — all of them when the user signs out, else (a client-only logout) those of
  * the clients the session no longer holds.

@@ -182,7 +182,7 @@ export class TypeOrmAdapter implements Adapter {
 /**
  * At the revocation endpoint oidc-provider follows an access token's own removal with the revocation
  * of its whole grant (refresh token, codes, other access tokens). RFC 7009 §2.1 only allows that
- * ("MAY"); here revoking an access token revokes only it (SECURITY.md, "Revocation"), so the grant's
+ * ("MAY"); here revoking an access token revokes only it (SECURITY.md, "Logout and revocation"), so the grant's
  * other rows stay. A refresh token's revocation still takes the grant's access tokens with it.
  */
 function revokingOneAccessToken(): boolean {
