@@ -9,6 +9,7 @@ import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
 import { jsonBodyParser } from './common/http/body-parsers.js';
 import { AppLogger } from './common/http/logging.js';
+import { pinRequestsToPublicOrigin } from './common/http/public-origin.js';
 import { scimBodyParser } from './scim/http/scim-body-parser.js';
 import { OidcDispatch } from './oidc/provider/oidc-dispatch.middleware.js';
 import { BootstrapService } from './users/bootstrap.service.js';
@@ -33,6 +34,8 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // login UI router comes first among the middleware, before the JSON body parser.
   app.get(OidcDispatch).attach(app, logger.requestMiddleware());
   // --- end OIDC
+  // After the dispatch took over the server's listeners: this one is prepended, so it runs first.
+  pinRequestsToPublicOrigin(app.getHttpServer(), config.publicUrl);
   app.use('/scim/v2', ...scimBodyParser());
   // --- Import (issue 5): 100,000 users in one request need their own, larger limit; mounted before the
   // general parser, which then leaves the already-parsed body alone.

@@ -100,7 +100,8 @@ describe('login cookies behind a TLS proxy (PUBLIC_URL https)', () => {
   });
   after(() => svc?.close());
 
-  const browser = () => new LoginClient(svc.url, { 'x-forwarded-proto': 'https' });
+  // The proxy's X-Forwarded-Proto; the service takes its scheme from PUBLIC_URL anyway.
+  const browser = () => new LoginClient(svc.url, { 'x-forwarded-proto': 'https' }, svc.config.publicUrl);
 
   it('every cookie of a sign-in is HttpOnly, SameSite=Lax, Secure and Path=/', async () => {
     const user = await createHuman(svc, project.orgId);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
@@ -15,27 +15,34 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
   let orgId: string;
   let machine: { userId: string; keyId: string; key: string };
 
-  before(async () => {
-    svc = await startService();
-    orgId = (await createProject(svc)).orgId;
+  async function createKeyedMachine() {
     const created = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, { token: svc.adminToken, body: { userName: unique('svc'), name: 'svc', accessTokenType: 'opaque' } });
     assert.equal(created.status, 201, created.text);
     const key = await svc.api('POST', `/management/v1/orgs/${orgId}/users/${created.body.userId}/keys`, { token: svc.adminToken, body: {} });
     assert.equal(key.status, 201, key.text);
-    machine = { userId: created.body.userId, keyId: key.body.keyId, key: key.body.keyDetails.key };
+    return { userId: created.body.userId as string, keyId: key.body.keyId as string, key: key.body.keyDetails.key as string };
+  }
+
+  before(async () => {
+    svc = await startService();
+    orgId = (await createProject(svc)).orgId;
+    machine = await createKeyedMachine();
   });
   after(() => svc?.close());
 
-  function assertion(claims: { iss?: string; sub?: string; aud?: string; iat?: number; kid?: string } = {}) {
+  function assertion(claims: { iss?: string; sub?: string; aud?: string; iat?: number; kid?: string; jti?: string | null; exp?: number } = {}, signer = machine) {
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({})
-      .setProtectedHeader({ alg: 'RS256', kid: claims.kid ?? machine.keyId })
-      .setIssuer(claims.iss ?? machine.userId)
-      .setSubject(claims.sub ?? machine.userId)
+    const jwt = new SignJWT({});
+    // RFC 7523 §3: the service requires "jti" and accepts each once.
+    if (claims.jti !== null) jwt.setJti(claims.jti ?? randomUUID());
+    return jwt
+      .setProtectedHeader({ alg: 'RS256', kid: claims.kid ?? signer.keyId })
+      .setIssuer(claims.iss ?? signer.userId)
+      .setSubject(claims.sub ?? signer.userId)
       .setAudience(claims.aud ?? svc.config.publicUrl)
       .setIssuedAt(claims.iat ?? now)
-      .setExpirationTime((claims.iat ?? now) + 3600)
-      .sign(createPrivateKey(machine.key));
+      .setExpirationTime(claims.exp ?? (claims.iat ?? now) + 3600)
+      .sign(createPrivateKey(signer.key));
   }
 
   it('issues an access token and the service user id_token with openid (openid-client genericGrantRequest)', async () => {
@@ -69,5 +76,43 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
       assert.equal(res.status, 400, res.text);
       assert.equal(res.body.error, 'invalid_grant');
     }
+  });
+
+  const grant = async (token: string) => postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: token, scope: 'openid' });
+
+  it('requires jti, and says so', async () => {
+    const res = await grant(await assertion({ jti: null }));
+    assert.equal(res.status, 400, res.text);
+    assert.equal(res.body.error, 'invalid_grant');
+    assert.match(res.body.error_description, /"jti"/);
+  });
+
+  it('accepts an assertion once: a replay is invalid_grant naming the reason, also when sent in parallel', async () => {
+    const once = await assertion();
+    assert.equal((await grant(once)).status, 200);
+    const replay = await grant(once);
+    assert.equal(replay.status, 400, replay.text);
+    assert.equal(replay.body.error, 'invalid_grant');
+    assert.match(replay.body.error_description, /already used/);
+    assert.equal(replay.body.access_token, undefined);
+
+    const raced = await assertion();
+    const statuses = (await Promise.all(Array.from({ length: 5 }, () => grant(raced)))).map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 400, 400, 400, 400]);
+  });
+
+  it('the same jti may be used once by each issuer, and a fresh jti works again', async () => {
+    const jti = randomUUID();
+    const other = await createKeyedMachine();
+    assert.equal((await grant(await assertion({ jti }))).status, 200);
+    assert.equal((await grant(await assertion({ jti }, other))).status, 200, 'another issuer');
+    assert.equal((await grant(await assertion({ jti }))).status, 400, 'a new assertion of the same issuer with a used jti');
+    assert.equal((await grant(await assertion())).status, 200);
+  });
+
+  it('a refused assertion (bad audience) does not use up its jti', async () => {
+    const jti = randomUUID();
+    assert.equal((await grant(await assertion({ jti, aud: 'https://elsewhere.example' }))).status, 400);
+    assert.equal((await grant(await assertion({ jti }))).status, 200);
   });
 });

@@ -130,6 +130,7 @@ describe('secrets of the OIDC flows stay out of the logs and the database', () =
     keep('machine private key body', key.keyDetails.key.split('\n').filter((l: string) => l && !l.startsWith('-----'))[1]);
     const now = Math.floor(Date.now() / 1000);
     const assertion = await new SignJWT({})
+      .setJti(`jti-${now}`)
       .setProtectedHeader({ alg: 'RS256', kid: key.keyId })
       .setIssuer(machine.userId)
       .setSubject(machine.userId)

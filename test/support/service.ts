@@ -42,6 +42,9 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     PORT: String(port),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     BCRYPT_COST: '4',
+    // The address the tests reach is the public one: the service builds every absolute URL from
+    // PUBLIC_URL, never from the request's Host.
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...env,
   });

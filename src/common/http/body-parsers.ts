@@ -1,5 +1,6 @@
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
+import { MAX_JSON_DEPTH, asUtf8, nestsDeeperThan } from './json-depth.js';
 
 /** Media types parsed as JSON: SCIM clients send `application/scim+json` (RFC 7644 §3.1). */
 const JSON_TYPES = ['application/json', 'application/scim+json', 'application/*+json'];
@@ -7,7 +8,7 @@ const JSON_TYPES = ['application/json', 'application/scim+json', 'application/*+
 /** A body body-parser refused, before any route ran (so no Nest exception filter sees it). */
 export interface BodyProblem {
   status: 400 | 413 | 415;
-  kind: 'malformed' | 'tooLarge' | 'unsupportedEncoding';
+  kind: 'malformed' | 'tooDeep' | 'tooLarge' | 'unsupportedEncoding';
   message: string;
 }
 
@@ -15,12 +16,14 @@ export interface BodyProblem {
 export type BodyProblemAnswer = (res: Response, problem: BodyProblem) => void;
 
 /**
- * JSON body parsing with a size limit: malformed JSON → 400, over the limit → 413 naming the limit,
- * an unsupported encoding → 415, each answered by `answer` in the surface's error shape.
+ * JSON body parsing with a size limit: malformed JSON or nesting deeper than MAX_JSON_DEPTH → 400,
+ * over the limit → 413 naming the limit, an unsupported encoding → 415, each answered by `answer` in
+ * the surface's error shape. The depth is checked on the raw bytes, before JSON.parse and long
+ * before any recursive transform or validation, and before authentication.
  */
 export function jsonBody(limitBytes: number, answer: BodyProblemAnswer) {
   return [
-    express.json({ limit: limitBytes, type: JSON_TYPES, strict: true }),
+    express.json({ limit: limitBytes, type: JSON_TYPES, strict: true, verify: refuseDeepNesting }),
     (error: Error & { type?: string }, _req: Request, res: Response, next: NextFunction) => {
       const problem = classifyBodyError(error, limitBytes);
       if (!problem) return next(error);
@@ -43,10 +46,21 @@ export function jsonBodyParser(limitBytes: number) {
   ];
 }
 
+/** body-parser's `verify` step: a thrown error's `type` reaches classifyBodyError. */
+function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
+  const utf8 = asUtf8(body, charset);
+  if (!utf8) throw Object.assign(new Error(`unsupported charset "${charset}"`), { type: 'charset.unsupported', status: 415 });
+  if (nestsDeeperThan(utf8, MAX_JSON_DEPTH)) {
+    throw Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`), { type: 'entity.too.deep', status: 400 });
+  }
+}
+
 function classifyBodyError(error: Error & { type?: string }, limitBytes: number): BodyProblem | null {
   switch (error.type) {
     case 'entity.parse.failed':
       return { status: 400, kind: 'malformed', message: `malformed JSON: ${error.message}` };
+    case 'entity.too.deep':
+      return { status: 400, kind: 'tooDeep', message: error.message };
     case 'entity.too.large':
       return { status: 413, kind: 'tooLarge', message: `request body exceeds the limit of ${limitBytes} bytes` };
     case 'encoding.unsupported':

@@ -2,6 +2,8 @@ import type { EntityManager } from 'typeorm';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import type { EventType } from '../../common/events/event-types.js';
+import { revokeAccessTokensOfEndedSession } from './logout-revocation.js';
+import type { SessionAuthorizations } from './logout-revocation.js';
 
 /** The token models a client may revoke at the revocation endpoint. */
 const REVOCABLE = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken']);
@@ -11,7 +13,7 @@ interface Removal {
   payload(stored: StoredPayload, id: string, route: string): Record<string, string>;
 }
 
-interface StoredPayload {
+interface StoredPayload extends SessionAuthorizations {
   accountId?: string;
   clientId?: string;
   kind?: string;
@@ -20,8 +22,9 @@ interface StoredPayload {
 /**
  * Removals oidc-provider makes that the audit log must show (DESIGN §3): a token revoked at the
  * revocation endpoint, a grant revoked (with it every token of the grant: revocation of a refresh
- * token, code or refresh-token reuse, logout), a session ended at end-session. The row's deletion and
- * its event commit in one transaction, like every other change. Payloads name kinds and clients,
+ * token, code or refresh-token reuse, logout), a session ended at end-session (with the access tokens
+ * it ends, logout-revocation.ts). The row's deletion and its event commit in one transaction, like
+ * every other change. Payloads name kinds and clients,
  * never a token.
  */
 export class AuditedRemoval {
@@ -51,6 +54,7 @@ export class AuditedRemoval {
       await manager.query('DELETE FROM oidc_payloads WHERE model = ? AND id_hash = ?', [model, key]);
       if (rows.length === 0) return;
       const stored = JSON.parse(rows[0].payload) as StoredPayload;
+      if (model === 'Session' && route === 'end_session_confirm') await revokeAccessTokensOfEndedSession(manager, stored);
       await this.record(manager, removal.type, stored.accountId ?? stored.clientId, removal.payload(stored, id, route));
     });
   }

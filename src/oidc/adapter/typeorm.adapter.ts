@@ -164,6 +164,7 @@ export class TypeOrmAdapter implements Adapter {
 
   /** Revokes every token and code of a grant (RFC 6749 §10.5 code reuse, refresh token reuse, logout). */
   async revokeByGrantId(grantId: string): Promise<void> {
+    if (revokingOneAccessToken()) return;
     forgetRows();
     await this.uow.write('DELETE FROM oidc_payloads WHERE model = ? AND grant_id = ?', [this.model, grantId]);
   }
@@ -177,6 +178,17 @@ export class TypeOrmAdapter implements Adapter {
     if (consumedAt !== null) payload.consumed = Math.floor(consumedAt / 1000);
     return payload;
   }
+}
+
+/**
+ * At the revocation endpoint oidc-provider follows an access token's own removal with the revocation
+ * of its whole grant (refresh token, codes, other access tokens). RFC 7009 §2.1 only allows that
+ * ("MAY"); here revoking an access token revokes only it (SECURITY.md, "Logout and revocation"), so the grant's
+ * other rows stay. A refresh token's revocation still takes the grant's access tokens with it.
+ */
+function revokingOneAccessToken(): boolean {
+  const oidc = Provider.ctx?.oidc;
+  return oidc?.route === 'revocation' && Boolean(oidc.entities?.AccessToken) && !oidc.entities?.RefreshToken;
 }
 
 /** The user read with a token row, under the id the introspection policy asks for (accountId, else clientId). */

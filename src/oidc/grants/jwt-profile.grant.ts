@@ -1,18 +1,23 @@
 import { createPublicKey } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
 import { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { API_AUDIENCE } from '../tokens/audience.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
+import { AssertionReplayGuard } from './assertion-replay.js';
 
 /** RFC 7523 §3: the assertion may be at most this old. */
 const MAX_ASSERTION_AGE_S = 3600;
+const CLOCK_TOLERANCE_S = 5;
 
 export interface JwtProfileDeps {
   dataSource: DataSource;
+  uow: UnitOfWork;
   accounts: AccountFinder;
   issuer: string;
   accessTokenTtl: number;
@@ -26,12 +31,13 @@ export interface JwtProfileDeps {
  * service user when `openid` is requested (DESIGN §5).
  */
 export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): void {
+  const replays = new AssertionReplayGuard(deps.uow);
   const handler = async (ctx: OidcContext) => {
     const { client, params } = ctx.oidc;
-    const userId = await verifyAssertion(deps, String(params.assertion ?? ''));
-    if (userId !== client.clientId) throw new errors.InvalidGrant('the assertion subject is not the client');
+    const userId = await verifyAssertion(deps, replays, String(params.assertion ?? ''));
+    if (userId !== client.clientId) throw invalidGrant('the assertion subject is not the client');
     const account = await deps.accounts.find(userId);
-    if (!account) throw new errors.InvalidGrant('the service user cannot sign in');
+    if (!account) throw invalidGrant('the service user cannot sign in');
     ctx.oidc.entity('Account', account);
     const scope = String(params.scope ?? '').split(' ').filter(Boolean).join(' ');
     const grant = new provider.Grant({ clientId: client.clientId, accountId: userId });
@@ -60,29 +66,46 @@ export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): vo
   provider.registerGrantType(JWT_BEARER_GRANT, handler, ['assertion', 'scope']);
 }
 
-/** Verifies the assertion with the machine key named by its kid; returns the user id. */
-async function verifyAssertion(deps: JwtProfileDeps, assertion: string): Promise<string> {
+/**
+ * Verifies the assertion with the machine key named by its kid, then records its `jti` so that it
+ * is accepted once; returns the user id. Only a verified assertion is recorded: unsigned junk cannot
+ * use up another client's jti values.
+ */
+async function verifyAssertion(deps: JwtProfileDeps, replays: AssertionReplayGuard, assertion: string): Promise<string> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(assertion).kid;
   } catch {
-    throw new errors.InvalidGrant('the assertion is not a JWT');
+    throw invalidGrant('the assertion is not a JWT');
   }
   const key = kid ? await deps.dataSource.getRepository(PublicKeyEntity).findOneBy({ id: kid, ownerType: 'machine' }) : null;
-  if (!key || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw new errors.InvalidGrant('unknown or expired key');
+  if (!key || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw invalidGrant('unknown or expired key');
+  let payload: JWTPayload;
   try {
-    const { payload } = await jwtVerify(assertion, createPublicKey(key.publicKey), {
+    ({ payload } = await jwtVerify(assertion, createPublicKey(key.publicKey), {
       issuer: key.ownerId,
       subject: key.ownerId,
       audience: deps.issuer,
       maxTokenAge: MAX_ASSERTION_AGE_S,
-      requiredClaims: ['iat', 'exp'],
-      clockTolerance: 5,
-    });
-    return String(payload.sub);
+      // RFC 7523 §3 lets the server require "jti"; without it replays could not be told apart.
+      requiredClaims: ['iat', 'exp', 'jti'],
+      clockTolerance: CLOCK_TOLERANCE_S,
+    }));
   } catch (error) {
-    throw new errors.InvalidGrant(`invalid assertion: ${(error as Error).message}`);
+    throw invalidGrant(`invalid assertion: ${(error as Error).message}`);
   }
+  if (typeof payload.jti !== 'string' || payload.jti === '') throw invalidGrant('invalid assertion: "jti" must be a non-empty string');
+  // Accepted until exp, and never after iat + the maximum age, whichever comes first.
+  const usableUntilS = Math.min(payload.exp!, payload.iat! + MAX_ASSERTION_AGE_S) + CLOCK_TOLERANCE_S;
+  if (!(await replays.firstUse(key.ownerId, payload.jti, usableUntilS * 1000))) {
+    throw invalidGrant('the assertion was already used: each "jti" is accepted once until the assertion expires (RFC 7523 §3)');
+  }
+  return String(payload.sub);
+}
+
+/** invalid_grant whose error_description says which check failed (oidc-provider's default is generic). */
+function invalidGrant(description: string): Error {
+  return Object.assign(new errors.InvalidGrant(description), { error_description: description });
 }
 
 /** The unverified subject of an assertion: which client the request is for (verified by the grant). */

@@ -170,6 +170,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   honourJwtAccessTokensAtUserinfo(provider);
   registerJwtProfileGrant(provider, {
     dataSource,
+    uow: deps.uow,
     accounts: deps.accounts,
     issuer: deps.issuer,
     accessTokenTtl: instance.accessTokenLifetime,

@@ -115,8 +115,9 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       events: this.events,
     });
     provider.use((ctx: OidcContext, next: () => Promise<void>) => this.decorate(ctx, next));
-    // An https PUBLIC_URL means TLS ends at a proxy in front: trust its X-Forwarded-Proto, or the
-    // Secure cookies cannot be set (oidc-provider's "Trusting TLS offloading proxies").
+    // An https PUBLIC_URL means TLS ends at a proxy in front: Koa must read X-Forwarded-Proto, or the
+    // Secure cookies cannot be set (oidc-provider's "Trusting TLS offloading proxies"). The header is
+    // never the client's: common/http/public-origin.ts sets it (and Host) from PUBLIC_URL beforehand.
     provider.proxy = this.config.publicUrl.startsWith('https:');
     provider.on('server_error', (ctx: OidcContext, error: Error) => {
       if (isDatabaseUnavailable(error)) ctx.state[DATABASE_UNAVAILABLE] = true;

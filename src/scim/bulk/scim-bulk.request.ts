@@ -1,5 +1,6 @@
 import { ScimError } from '../errors/scim-error.js';
 import { BULK_REQUEST_SCHEMA, MAX_BULK_OPERATIONS } from '../scim.constants.js';
+import { assertPasswordBudget } from './bulk-password-budget.js';
 
 export type BulkMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -37,7 +38,9 @@ export function readBulkRequest(body: unknown): BulkRequest {
   if (failOnErrors !== undefined && failOnErrors !== null && (!Number.isInteger(failOnErrors) || (failOnErrors as number) < 1)) {
     throw ScimError.badRequest('invalidValue', '"failOnErrors" must be a positive integer');
   }
-  return { failOnErrors: (failOnErrors as number | null | undefined) ?? undefined, operations: b.operations.map(readOperation) };
+  const operations = b.operations.map(readOperation);
+  assertPasswordBudget(operations);
+  return { failOnErrors: (failOnErrors as number | null | undefined) ?? undefined, operations };
 }
 
 function readOperation(raw: unknown): BulkOperation {

@@ -18,6 +18,8 @@ export function scimBodyParser() {
 function scimBody(problem: BodyProblem): Record<string, unknown> {
   switch (problem.kind) {
     case 'malformed':
+    case 'tooDeep':
+      // RFC 7644 §3.12 invalidSyntax: "The request body message structure was invalid".
       return scimErrorBody(400, problem.message, 'invalidSyntax', 'invalidSyntax');
     case 'tooLarge':
       return scimErrorBody(413, problem.message, undefined, 'payloadTooLarge');

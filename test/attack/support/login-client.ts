@@ -17,9 +17,14 @@ export class LoginClient {
   /** Every Set-Cookie header received, for tests of cookie flags. */
   readonly setCookies: string[] = [];
 
+  /**
+   * `publicUrl`: the service's PUBLIC_URL when it is not the address the client connects to (behind a
+   * TLS proxy), so that redirects to it are followed to `baseUrl`.
+   */
   constructor(
     readonly baseUrl: string,
     private readonly headers: Record<string, string> = {},
+    private readonly publicUrl: string = baseUrl,
   ) {}
 
   async get(path: string, headers: Record<string, string> = {}): Promise<PageResponse> {
@@ -43,7 +48,7 @@ export class LoginClient {
   /**
    * Follows redirects and oidc-provider's self-submitting forms (at most 10) from a response, as a
    * browser with JavaScript would; returns the last response, or the one leaving the service (same
-   * host and port count as the service: behind a proxy the scheme is https).
+   * host and port, or PUBLIC_URL's, count as the service: behind a proxy the scheme is https).
    */
   async follow(response: PageResponse): Promise<PageResponse> {
     let current = response;
@@ -51,7 +56,7 @@ export class LoginClient {
       const form = current.location ? undefined : selfSubmittingForm(current.text);
       if (!current.location && !form) return current;
       const next = new URL(current.location ?? form!.action, this.baseUrl);
-      if (next.host !== new URL(this.baseUrl).host) return current;
+      if (next.host !== new URL(this.baseUrl).host && next.host !== new URL(this.publicUrl).host) return current;
       current = form ? await this.post(next.pathname + next.search, form.fields) : await this.get(next.pathname + next.search);
     }
     return current;

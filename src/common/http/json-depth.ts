@@ -1,0 +1,53 @@
+/**
+ * The deepest nesting of arrays and objects any legitimate body reaches is about 8 (an import's
+ * `dataOrgs.orgs[].humanUsers[].user.profile`, a SCIM Bulk operation's PATCH value). Recursive code
+ * downstream (class-transformer, validation, the SCIM schema walk) overflows the stack on a few
+ * thousand levels, which JSON.parse itself accepts (RFC 8259 §9: "An implementation may set limits
+ * on the maximum depth of nesting").
+ */
+export const MAX_JSON_DEPTH = 32;
+
+const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * True when the JSON text nests arrays and objects deeper than `limit`. One pass over the raw bytes,
+ * before parsing: brackets inside strings do not count (RFC 8259 §7: a string is delimited by
+ * unescaped quotation marks). In UTF-8 every byte of a multi-byte character is ≥ 0x80, so no such
+ * byte is mistaken for a bracket, a quote or a backslash. Malformed text is left to JSON.parse.
+ */
+export function nestsDeeperThan(utf8: Uint8Array, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < utf8.length; i++) {
+    const c = utf8[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+    } else if (c === QUOTE) {
+      inString = true;
+    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > limit) return true;
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * The body's bytes as UTF-8 (RFC 8259 §8.1), re-encoded from the other `utf-*` charsets body-parser
+ * lets through; undefined for one that TextDecoder does not know (such a body is refused as 415).
+ */
+export function asUtf8(body: Buffer, charset: string): Uint8Array | undefined {
+  if (/^utf-?8$/i.test(charset)) return body;
+  try {
+    return Buffer.from(new TextDecoder(charset).decode(body), 'utf8');
+  } catch {
+    return undefined;
+  }
+}
