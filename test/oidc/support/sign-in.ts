@@ -52,7 +52,7 @@ export async function signIn(svc: TestService, options: SignInOptions): Promise<
     const csrf = /name="csrf" value="([^"]*)"/.exec(page.text)?.[1] ?? '';
     const posted = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName: options.loginName, password: options.password });
     assert.equal(posted.status, 303, `login accepted: ${posted.status} ${posted.text.slice(0, 300)}`);
-    callback = (await browser.follow(posted)).location ?? '';
+    callback = await untilRedirectUri(browser, posted.location ?? '', options.redirectUri);
   }
   const url = new URL(callback, svc.url);
   const error = url.searchParams.get('error');
@@ -64,4 +64,13 @@ export async function signIn(svc: TestService, options: SignInOptions): Promise<
   const res = await postForm(svc, '/oauth/v2/token', form, options.clientSecret ? { id: options.clientId, secret: options.clientSecret } : undefined);
   if (res.status !== 200) return { error: res.body?.error ?? String(res.status), browser };
   return { tokens: res.body, browser };
+}
+
+/** Follows the service's redirects (at most 10) until one leads to the redirect URI, which is not followed. */
+async function untilRedirectUri(browser: LoginClient, location: string, redirectUri: string): Promise<string> {
+  for (let i = 0; i < 10 && location && !location.startsWith(redirectUri); i++) {
+    const next = await browser.get(location);
+    location = next.location ?? '';
+  }
+  return location;
 }
