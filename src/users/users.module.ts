@@ -9,6 +9,7 @@ import { LoginNamesService } from './login-names.service.js';
 import { MembershipsService } from './memberships.service.js';
 import { OrganizationsService } from './organizations.service.js';
 import { PasswordChecks } from './password-checks.service.js';
+import { LoginPolicyService } from './login-policy.service.js';
 import { DomainPrincipalResolver } from './principal.resolver.js';
 import { ProjectsService } from './projects.service.js';
 import { UserLifecycleService } from './user-lifecycle.service.js';
@@ -30,6 +31,7 @@ const SERVICES = [
   UserProfileService,
   UserImportWriter,
   PasswordChecks,
+  LoginPolicyService,
 ];
 
 /** The shared domain: organizations, users, memberships, credentials, projects and applications. */

@@ -58,9 +58,12 @@ describe('sign-in stays inside the organization', () => {
     const page = await browser.get(res.location!);
     assert.match(page.text, /name="password"/, 'the login form, not a remembered account');
 
-    const before = await databaseState(svc, ['login_attempts', 'oidc_payloads', 'events']);
-    const attempt = await signIn(svc, { clientId: appB.clientId, clientSecret: appB.clientSecret, redirectUri: `${RP}/cb`, loginName: user.loginName, password: PASSWORD, scope: 'openid offline_access' }).catch((error: Error) => ({ error: error.message, tokens: undefined }));
-    assert.equal(attempt.tokens, undefined, 'no tokens for another organization’s user');
-    assert.equal(await databaseState(svc, ['login_attempts', 'oidc_payloads', 'events']), before);
+    const before = await databaseState(svc, ['login_attempts', 'oidc_payloads', 'events', 'users']);
+    const stranger = new LoginClient(svc.url);
+    const { uid, csrf } = await stranger.startLogin({ client_id: appB.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid offline_access', state: 'st' });
+    const posted = await stranger.post(`/ui/login/${uid}/login`, { csrf, loginName: user.loginName, password: PASSWORD });
+    assert.equal(posted.status, 403, 'the login error page, no redirect towards a code');
+    assert.match(posted.text, /only users of its own organization/);
+    assert.equal(await databaseState(svc, ['login_attempts', 'oidc_payloads', 'events', 'users']), before);
   });
 });

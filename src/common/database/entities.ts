@@ -18,6 +18,8 @@ import { LoginAttempts1763700500000 } from './migrations/1763700500000-login-att
 import { RemovedUsers1763701000000 } from './migrations/1763701000000-removed-users.js';
 import { OidcPayloadAccounts1763701100000 } from './migrations/1763701100000-oidc-payload-accounts.js';
 import { ApplicationApiAccess1763701200000 } from './migrations/1763701200000-application-api-access.js';
+import { LoginPolicies1763701300000 } from './migrations/1763701300000-login-policies.js';
+import { LoginPolicyEntity } from '../../users/entities/login-policy.entity.js';
 import { OidcPartialIndexes1763700600000 } from './migrations/1763700600000-oidc-partial-indexes.js';
 import { OidcPayloadEntity } from '../../oidc/adapter/oidc-payload.entity.js';
 import { SigningKeyEntity } from '../../oidc/keys/signing-key.entity.js';
@@ -39,6 +41,7 @@ export const ENTITIES = [
   OidcPayloadEntity,
   SigningKeyEntity,
   UserContactEntity,
+  LoginPolicyEntity,
 ];
 
-export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000, OrgUserCounts1763700400000, LoginAttempts1763700500000, OidcPartialIndexes1763700600000, RemovedUsers1763701000000, OidcPayloadAccounts1763701100000, ApplicationApiAccess1763701200000];
+export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000, OrgUserCounts1763700400000, LoginAttempts1763700500000, OidcPartialIndexes1763700600000, RemovedUsers1763701000000, OidcPayloadAccounts1763701100000, ApplicationApiAccess1763701200000, LoginPolicies1763701300000];

@@ -27,6 +27,7 @@ export const EVENT_MESSAGES = {
   'user.impersonated': 'User impersonated',
   'instance.member.added': 'Instance member added',
   'org.member.added': 'Organization member added',
+  'org.login.policy.changed': 'Login policy changed',
   'instance.feature.set': 'Feature set',
   'key.rotated': 'Signing key rotated',
   'session.terminated': 'Session terminated',

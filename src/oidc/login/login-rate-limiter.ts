@@ -32,10 +32,12 @@ export class LoginRateLimiter {
    * Counts an attempt for this IP and login name. Undefined: go ahead. A number: a limit is reached, and
    * these are the seconds until the window ends; nothing is to be checked.
    */
-  async reserve(ip: string, loginName: string): Promise<number | undefined> {
+  async reserve(ip: string, loginName?: string): Promise<number | undefined> {
     const { now, windowStart } = this.window();
+    // Without a login name (registration) only the IP counts.
+    const keys = loginName === undefined ? this.keys(ip, '').slice(0, 1) : this.keys(ip, loginName);
     // MySQL answers 0 affected rows for an upsert that changed nothing, SQLite 0 changes when the WHERE failed.
-    const counted = await Promise.all(this.keys(ip, loginName).map((key) => this.uow.write(this.reserveSql, [key.hash, windowStart, key.limit])));
+    const counted = await Promise.all(keys.map((key) => this.uow.write(this.reserveSql, [key.hash, windowStart, key.limit])));
     await this.purge(windowStart);
     return counted.every((n) => n > 0) ? undefined : Math.max(1, windowStart + this.limits.windowSeconds - now);
   }

@@ -7,9 +7,11 @@ import type { AppConfig } from '../../common/config/config.js';
 import { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError } from '../../common/errors/domain-error.js';
-import { ApplicationEntity } from '../../users/entities/application.entity.js';
+import { LoginPolicyService } from '../../users/login-policy.service.js';
+import { registrationProblems } from '../../users/registration.rules.js';
 import { LoginNamesService } from '../../users/login-names.service.js';
 import { UsersService } from '../../users/users.service.js';
+import { mayServe } from '../account/organization-boundary.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
 import { KNOWN_ACCOUNTS_COOKIE, KnownAccounts } from './known-accounts.js';
@@ -17,6 +19,7 @@ import type { KnownAccount } from './known-accounts.js';
 import { errorPage, loginPage, registerPage, selectAccountPage } from './login.views.js';
 import type { FormContext } from './login.views.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
+import { RegistrationGate } from './registration-gate.js';
 import { LoginUsers } from './login-users.js';
 import { LOGIN_PAGE_HEADERS } from './login-page.headers.js';
 import { chooseLocale, messages } from './messages.js';
@@ -44,6 +47,7 @@ export class LoginUiRouter {
   private readonly known: KnownAccounts;
   private readonly rateLimiter: LoginRateLimiter;
   private readonly loginUsers: LoginUsers;
+  private readonly registration: RegistrationGate;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -54,7 +58,9 @@ export class LoginUiRouter {
     private readonly hasher: SecretHasher,
     private readonly dataSource: DataSource,
     uow: UnitOfWork,
+    loginPolicies: LoginPolicyService,
   ) {
+    this.registration = new RegistrationGate(holder, loginPolicies, dataSource);
     this.known = new KnownAccounts(hasher);
     this.rateLimiter = new LoginRateLimiter(dataSource, uow, hasher, config.loginRateLimit);
     this.loginUsers = new LoginUsers(dataSource);
@@ -79,13 +85,14 @@ export class LoginUiRouter {
     const { prompt, params } = interaction;
     if (prompt.name === 'consent') return this.finish(req, res, interaction, {});
     if (prompt.name === 'create' || req.query.form === 'register') {
+      if (!(await this.registration.offered(interaction.params.client_id ?? '')).allowed) return this.registrationClosed(req, res);
       return this.render(res, registerPage(this.formContext(req, interaction, 'register'), {}));
     }
     const accounts = this.known.parse(req.headers.cookie);
     if (accounts.length > 0 && req.query.form !== 'login' && this.selectionAllowed(interaction)) {
       return this.render(res, selectAccountPage(this.formContext(req, interaction, 'select'), accounts.map((a) => a.loginName), `?form=login`));
     }
-    return this.render(res, loginPage(this.formContext(req, interaction, 'login'), params.login_hint ?? '', undefined, this.registerLink(interaction)));
+    return this.render(res, loginPage(this.formContext(req, interaction, 'login'), params.login_hint ?? '', undefined, await this.registerLink(interaction)));
   }
 
   private async login(req: Request, res: Response): Promise<void> {
@@ -98,16 +105,22 @@ export class LoginUiRouter {
       // RFC 6585 §4: 429 with Retry-After; the password is not checked at all.
       const ctx = this.formContext(req, interaction, 'login');
       res.status(429).set('Retry-After', String(retryAfter));
-      return this.render(res, loginPage(ctx, loginName, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)), this.registerLink(interaction)));
+      return this.render(res, loginPage(ctx, loginName, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)), await this.registerLink(interaction)));
     }
     const result = await this.passwords.check(loginName, String(req.body.password ?? ''), { clientIpHash: this.rateLimiter.ipHash(ip) });
     if (!result.ok) {
       // One answer for a wrong password and for an unknown, inactive or locked user (SECURITY.md).
       const ctx = this.formContext(req, interaction, 'login');
       res.status(401);
-      return this.render(res, loginPage(ctx, loginName, ctx.t.invalidCredentials, this.registerLink(interaction)));
+      return this.render(res, loginPage(ctx, loginName, ctx.t.invalidCredentials, await this.registerLink(interaction)));
     }
     await this.rateLimiter.release(ip, loginName);
+    // Sign-in stays inside the organization: never a session of another organization's user for this client.
+    if (!mayServe(await this.holder.provider.Client.find(interaction.params.client_id ?? ''), result.user)) {
+      const ctx = this.formContext(req, interaction, 'login');
+      res.status(403);
+      return this.render(res, errorPage(ctx.locale, ctx.t, 'access_denied', 'this application signs in only users of its own organization'));
+    }
     const account: KnownAccount = {
       userId: result.user.id,
       loginName: result.user.loginName,
@@ -121,39 +134,47 @@ export class LoginUiRouter {
     this.assertCsrf(req, interaction);
     const account = this.known.parse(req.headers.cookie).find((a) => a.loginName === req.body.loginName);
     if (!account || !this.selectionAllowed(interaction)) {
-      return this.render(res, loginPage(this.formContext(req, interaction, 'login'), String(req.body.loginName ?? ''), undefined, this.registerLink(interaction)));
+      return this.render(res, loginPage(this.formContext(req, interaction, 'login'), String(req.body.loginName ?? ''), undefined, await this.registerLink(interaction)));
     }
     // The cookie only remembers; the server decides. Without a password, only the account of the
     // browser's live server-side session can be picked: once that session expired, was revoked or was
     // replaced by another account's sign-in, the password is asked again, the login name filled in.
     if (interaction.session?.accountId !== account.userId) {
       const ctx = this.formContext(req, interaction, 'login');
-      return this.render(res, loginPage(ctx, account.loginName, ctx.t.sessionEnded, this.registerLink(interaction)));
+      return this.render(res, loginPage(ctx, account.loginName, ctx.t.sessionEnded, await this.registerLink(interaction)));
     }
     // The account must still be able to sign in (state read on use).
     const user = await this.loginUsers.find(account.loginName);
     if (!user || user.id !== account.userId || user.state !== 'active') {
       const ctx = this.formContext(req, interaction, 'login');
-      return this.render(res, loginPage(ctx, account.loginName, ctx.t.invalidCredentials, this.registerLink(interaction)));
+      return this.render(res, loginPage(ctx, account.loginName, ctx.t.invalidCredentials, await this.registerLink(interaction)));
     }
     return this.finish(req, res, interaction, { login: { accountId: account.userId, ts: account.authTime, amr: ['pwd'] } }, account);
   }
 
+  /**
+   * Self-registration (OpenID Connect Prompt Create 1.0) into the client's organization, where its login
+   * policy offers it: rate-limited per client IP like password checks (every attempt counts, so names
+   * cannot be probed at speed) and validated like the management API, a little stricter since anyone
+   * may register (users/registration.rules.ts). A refused attempt creates nothing.
+   */
   private async register(req: Request, res: Response): Promise<void> {
     const interaction = await this.details(req, res);
     this.assertCsrf(req, interaction);
-    const values = Object.fromEntries(['firstName', 'lastName', 'email', 'userName'].map((k) => [k, String(req.body[k] ?? '').trim()]));
-    const app = await this.dataSource.getRepository(ApplicationEntity).findOneBy({ clientId: interaction.params.client_id ?? '' });
+    const { orgId, allowed } = await this.registration.offered(interaction.params.client_id ?? '');
+    if (!orgId || !allowed) return this.registrationClosed(req, res);
     const ctx = this.formContext(req, interaction, 'register');
-    if (!app) return this.render(res, errorPage(ctx.locale, ctx.t, 'invalid_client'));
+    const values = Object.fromEntries(['firstName', 'lastName', 'email', 'userName'].map((k) => [k, String(req.body[k] ?? '').trim()]));
+    const retryAfter = await this.rateLimiter.reserve(req.ip ?? req.socket.remoteAddress ?? '');
+    if (retryAfter !== undefined) {
+      res.status(429).set('Retry-After', String(retryAfter));
+      return this.render(res, registerPage(ctx, values, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60))));
+    }
+    const password = String(req.body.password ?? '');
+    const problems = registrationProblems({ userName: values.userName, firstName: values.firstName, lastName: values.lastName, email: values.email, password }, await this.registration.passwordMinLength());
     try {
-      const user = await this.users.createHuman(null, app.orgId, {
-        userName: values.userName,
-        firstName: values.firstName,
-        lastName: values.lastName,
-        email: values.email,
-        password: String(req.body.password ?? ''),
-      });
+      if (problems.length > 0) throw DomainError.invalid('the registration is invalid', problems);
+      const user = await this.users.createHuman(null, orgId, { userName: values.userName, firstName: values.firstName, lastName: values.lastName, email: values.email, password });
       const account = { userId: user.id, loginName: await this.loginNames.loginNameOf(user), authTime: Math.floor(Date.now() / 1000) };
       return this.finish(req, res, interaction, { login: { accountId: user.id, ts: account.authTime, amr: ['pwd'] } }, account);
     } catch (error) {
@@ -162,6 +183,12 @@ export class LoginUiRouter {
       const detail = [error.message, ...error.details.map((d) => d.message)].join(' ');
       return this.render(res, registerPage(ctx, values, `${ctx.t.registrationFailed} ${detail}`));
     }
+  }
+
+  private registrationClosed(req: Request, res: Response): void {
+    const locale = chooseLocale(undefined, req.headers['accept-language']);
+    res.status(403);
+    this.render(res, errorPage(locale, messages(locale), 'access_denied', 'this organization does not offer registration'));
   }
 
   /**
@@ -213,7 +240,9 @@ export class LoginUiRouter {
     return { action: `${LOGIN_UI_PREFIX}/${interaction.uid}/${step}`, csrf: this.csrfFor(interaction), t: messages(locale), locale };
   }
 
-  private registerLink(interaction: Interaction): string {
+  /** The link to the registration form, where the client's organization offers registration. */
+  private async registerLink(interaction: Interaction): Promise<string> {
+    if (!(await this.registration.offered(interaction.params.client_id ?? '')).allowed) return '';
     const t = messages(chooseLocale(interaction.params.ui_locales, undefined));
     return `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${t.register}</a></p>`;
   }

@@ -1,0 +1,19 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean, IsIn } from 'class-validator';
+import { MFA_POLICIES } from '../../users/entities/login-policy.entity.js';
+import type { MfaPolicy } from '../../users/entities/login-policy.entity.js';
+
+/** An organization's whole login policy (PUT replaces it; every field is required). */
+export class LoginPolicyDto {
+  @ApiProperty({ enum: MFA_POLICIES, description: 'multi-factor sign-in: off, optional or required' })
+  @IsIn(MFA_POLICIES, { message: `mfa must be one of ${MFA_POLICIES.join(', ')}` })
+  mfa: MfaPolicy;
+
+  @ApiProperty({ description: 'whether passkeys may be registered and used' })
+  @IsBoolean()
+  passkeys: boolean;
+
+  @ApiProperty({ description: 'whether the login UI offers self-registration for this organization’s applications' })
+  @IsBoolean()
+  allowRegistration: boolean;
+}

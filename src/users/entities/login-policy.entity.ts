@@ -1,0 +1,25 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { timestampColumn } from '../../common/database/columns.js';
+
+export const MFA_POLICIES = ['off', 'optional', 'required'] as const;
+export type MfaPolicy = (typeof MFA_POLICIES)[number];
+
+/** How an organization's users sign in. */
+@Entity({ name: 'login_policies' })
+export class LoginPolicyEntity {
+  @PrimaryColumn({ name: 'org_id', type: 'varchar', length: 64 })
+  orgId: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  mfa: MfaPolicy;
+
+  @Column({ type: 'boolean' })
+  passkeys: boolean;
+
+  /** Whether the login UI offers self-registration for the organization's applications. */
+  @Column({ name: 'allow_registration', type: 'boolean' })
+  allowRegistration: boolean;
+
+  @Column({ name: 'changed_at', ...timestampColumn })
+  changedAt: Date;
+}

@@ -1,0 +1,38 @@
+import { isEmail } from 'class-validator';
+import type { ErrorDetail } from '../common/errors/domain-error.js';
+
+export interface Registration {
+  userName: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  password: string;
+}
+
+/** Control characters (CR/LF included), and the characters that make markup. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const MARKUP = /[<>]/;
+
+/**
+ * What self-registration accepts: the management API's rules for a new person (user name of 1–255
+ * characters without white space or control characters, names of 1–200, an e-mail address, a password
+ * within the policy and bcrypt's 72 bytes), and, since anyone may register, names without control
+ * characters or markup that are already in Unicode NFKC form (no full-width look-alikes of other names).
+ */
+export function registrationProblems(input: Registration, passwordMinLength: number): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  const text = (field: keyof Registration, value: string, max: number) => {
+    if (!/\S/.test(value)) problems.push({ field, message: `${field} must not be empty` });
+    else if (value.length > max) problems.push({ field, message: `${field} must be at most ${max} characters` });
+    else if (CONTROL.test(value) || MARKUP.test(value)) problems.push({ field, message: `${field} must not contain control characters, < or >` });
+    else if (value.normalize('NFKC') !== value) problems.push({ field, message: `${field} must be written without full-width or compatibility characters` });
+  };
+  text('userName', input.userName, 255);
+  if (/\s/.test(input.userName)) problems.push({ field: 'userName', message: 'userName must not contain white space' });
+  text('firstName', input.firstName, 200);
+  text('lastName', input.lastName, 200);
+  if (input.email.length > 320 || !isEmail(input.email)) problems.push({ field: 'email', message: 'email must be an e-mail address' });
+  if (input.password.length < passwordMinLength) problems.push({ field: 'password', message: `password must be at least ${passwordMinLength} characters` });
+  else if (Buffer.byteLength(input.password, 'utf8') > 72) problems.push({ field: 'password', message: 'password must be at most 72 bytes' });
+  return problems;
+}
