@@ -14,7 +14,7 @@ import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 export class LoginRateLimiter {
   /** Start of the window whose predecessors this process last deleted. */
   private purgedBefore = 0;
-  private readonly reserveSql: string;
+  private readonly mysql: boolean;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -22,10 +22,7 @@ export class LoginRateLimiter {
     private readonly hasher: SecretHasher,
     private readonly limits: LoginRateLimitConfig,
   ) {
-    this.reserveSql =
-      dataSource.options.type === 'mysql'
-        ? 'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, 1) ON DUPLICATE KEY UPDATE failures = IF(failures < ?, failures + 1, failures)'
-        : 'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, 1) ON CONFLICT (key_hash, window_start) DO UPDATE SET failures = failures + 1 WHERE failures < ?';
+    this.mysql = dataSource.options.type === 'mysql';
   }
 
   /**
@@ -36,10 +33,30 @@ export class LoginRateLimiter {
     const { now, windowStart } = this.window();
     // Without a login name (registration) only the IP counts.
     const keys = loginName === undefined ? this.keys(ip, '').slice(0, 1) : this.keys(ip, loginName);
-    // MySQL answers 0 affected rows for an upsert that changed nothing, SQLite 0 changes when the WHERE failed.
-    const counted = await Promise.all(keys.map((key) => this.uow.write(this.reserveSql, [key.hash, windowStart, key.limit])));
+    const counted = await Promise.all(keys.map((key) => this.count(key.hash, windowStart, key.limit)));
     await this.purge(windowStart);
-    return counted.every((n) => n > 0) ? undefined : Math.max(1, windowStart + this.limits.windowSeconds - now);
+    return counted.every(Boolean) ? undefined : Math.max(1, windowStart + this.limits.windowSeconds - now);
+  }
+
+  /**
+   * One atomic count for one key: true when it was still below its limit. SQLite: an upsert that updates
+   * only below the limit, its change count telling whether it did. MySQL: mysql2 reports found rather than
+   * changed rows, so the upsert always counts and hands the new value back through LAST_INSERT_ID(expr),
+   * read on the same connection in the same transaction.
+   */
+  private async count(keyHash: string, windowStart: number, limit: number): Promise<boolean> {
+    if (!this.mysql) {
+      const sql = 'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, 1) ON CONFLICT (key_hash, window_start) DO UPDATE SET failures = failures + 1 WHERE failures < ?';
+      return (await this.uow.write(sql, [keyHash, windowStart, limit])) > 0;
+    }
+    return this.uow.run(async (manager) => {
+      await manager.query(
+        'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE failures = LAST_INSERT_ID(failures + 1)',
+        [keyHash, windowStart],
+      );
+      const [row]: { n: number | string }[] = await manager.query('SELECT LAST_INSERT_ID() AS n');
+      return Number(row.n) <= limit;
+    });
   }
 
   /** A successful sign-in: its attempt does not count against the limits. */
