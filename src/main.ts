@@ -5,6 +5,7 @@ import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './common/config/config.js';
 import type { AppConfig } from './common/config/config.js';
 import { migrate } from './common/database/migrate.js';
+import { masterKeyProblem } from './oidc/keys/master-key.check.js';
 
 /**
  * Entry point. The primary process validates the configuration and applies migrations, then serves
@@ -16,6 +17,11 @@ async function main(): Promise<void> {
   if (cluster.isPrimary) {
     const applied = await migrate(config.database);
     log('info', applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+    const problem = await masterKeyProblem(config);
+    if (problem) {
+      process.stderr.write(`${new ConfigError([problem]).message}\n`);
+      process.exit(2);
+    }
     if (config.workers > 1) return superviseWorkers(config.workers);
   }
   await serve(config);

@@ -1,8 +1,9 @@
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Role } from '../common/auth/roles.js';
+import { ownerOnlyDir } from '../common/fs/owner-only.js';
 import { APP_CONFIG } from '../common/config/config.token.js';
 import type { AppConfig } from '../common/config/config.js';
 import { PasswordHasher } from '../common/crypto/password-hasher.js';
@@ -144,7 +145,7 @@ export class BootstrapService {
 
 /** Owner-only file (0600); its content is never logged. */
 function writeSecretFile(dir: string, name: string, content: string): void {
-  mkdirSync(dir, { recursive: true });
+  ownerOnlyDir(dir);
   const path = join(dir, name);
   writeFileSync(path, content + '\n', { mode: 0o600 });
   chmodSync(path, 0o600);

@@ -37,7 +37,11 @@ function checkRedirect(uri: string, devMode: boolean, field: string, problems: E
     problems.push({ field, message: `"${uri}" is not an absolute URI` });
     return;
   }
-  if (url.hash) problems.push({ field, message: 'a redirect URI must not contain a fragment (RFC 6749 §3.1.2)' });
+  if (url.hash || uri.includes('#')) problems.push({ field, message: 'a redirect URI must not contain a fragment (RFC 6749 §3.1.2)' });
+  // Credentials in a URI (RFC 3986 §3.2.1 deprecates them) and backslashes, which browsers read as "/"
+  // while other parsers do not, make a registered URI mean one thing here and another to a browser.
+  if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(uri)) problems.push({ field, message: 'a redirect URI must not contain user information' });
+  if (uri.includes('\\')) problems.push({ field, message: 'a redirect URI must not contain a backslash' });
   if (url.protocol === 'http:' && !devMode) {
     problems.push({ field, message: 'http redirect URIs need devMode (use https)' });
   } else if (url.protocol === 'https:' && LOOPBACK.has(url.hostname) && !devMode) {

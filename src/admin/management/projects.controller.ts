@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
+import { SecretResponse } from '../../common/http/secret-response.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { ProjectsService } from '../../users/projects.service.js';
@@ -29,6 +30,7 @@ export class ProjectsController {
   }
 
   @Post(':projectId/apps/oidc')
+  @SecretResponse()
   @HttpCode(201)
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   createOidcApp(
@@ -52,6 +54,7 @@ export class ProjectsController {
   }
 
   @Post(':projectId/apps/api')
+  @SecretResponse()
   @HttpCode(201)
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   createApiApp(
@@ -64,6 +67,7 @@ export class ProjectsController {
   }
 
   @Post(':projectId/apps/:appId/keys')
+  @SecretResponse()
   @HttpCode(201)
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async addAppKey(

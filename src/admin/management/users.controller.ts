@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
+import { SecretResponse } from '../../common/http/secret-response.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { CredentialsService } from '../../users/credentials.service.js';
@@ -54,6 +55,7 @@ export class UsersController {
   }
 
   @Post(':userId/secret')
+  @SecretResponse()
   @HttpCode(201)
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   setSecret(
@@ -66,6 +68,7 @@ export class UsersController {
   }
 
   @Post(':userId/keys')
+  @SecretResponse()
   @HttpCode(201)
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async addKey(
@@ -80,6 +83,7 @@ export class UsersController {
   }
 
   @Post(':userId/pats')
+  @SecretResponse()
   @HttpCode(201)
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   addPersonalAccessToken(

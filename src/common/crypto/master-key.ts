@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { AppConfig } from '../config/config.js';
+import { ownerOnlyDir } from '../fs/owner-only.js';
 
 /**
  * Returns the 32-byte master key: MASTER_KEY when set, else `$DATA_DIR/master.key`, generated on first start.
@@ -12,7 +13,7 @@ export function loadMasterKey(config: Pick<AppConfig, 'masterKey' | 'dataDir'>):
   if (config.masterKey) return Buffer.from(config.masterKey, 'base64');
   const file = join(config.dataDir, 'master.key');
   if (!existsSync(file)) {
-    mkdirSync(config.dataDir, { recursive: true });
+    ownerOnlyDir(config.dataDir);
     try {
       // 'wx' fails if another process created it first; then we read theirs.
       writeFileSync(file, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });

@@ -1,12 +1,18 @@
+import { dirname } from 'node:path';
 import { DataSource } from 'typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config.js';
+import { ownerOnlyDir, ownerOnlyFile } from '../fs/owner-only.js';
 import { ENTITIES, MIGRATIONS } from './entities.js';
 
 /** TypeORM options for the configured database; migrations only, never `synchronize` (STYLE §8). */
 export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
   const common = { entities: ENTITIES, migrations: MIGRATIONS, synchronize: false, migrationsRun: false, logging: false } as const;
   if (database.type === 'sqlite') {
+    if (database.path !== ':memory:') {
+      ownerOnlyDir(dirname(database.path));
+      ownerOnlyFile(database.path, [`${database.path}-wal`, `${database.path}-shm`]);
+    }
     return {
       ...common,
       type: 'better-sqlite3',
