@@ -52,6 +52,11 @@ export class PasswordChecks {
     return recorded > 0;
   }
 
+  /** The password could not be checked (the verifiers are busy): the counted attempt is given back. */
+  async unchecked(userId: string): Promise<void> {
+    await this.uow.write('UPDATE users SET failed_password_checks = failed_password_checks - 1 WHERE id = ? AND failed_password_checks > 0', [userId]);
+  }
+
   /** The password was wrong: its counted attempt stays, and the attempt that reaches the limit locks the user. */
   async failed(userId: string, source: CheckSource): Promise<void> {
     await this.uow.run(async (manager) => {

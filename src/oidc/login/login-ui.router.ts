@@ -24,6 +24,8 @@ import { LoginUsers } from './login-users.js';
 import { LOGIN_PAGE_HEADERS } from './login-page.headers.js';
 import { chooseLocale, messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
+import type { PasswordLoginResult } from './password-login.service.js';
+import { VerifierBusyError } from '../../common/crypto/password-hashes/password-hashes.js';
 
 interface Interaction {
   uid: string;
@@ -107,7 +109,17 @@ export class LoginUiRouter {
       res.status(429).set('Retry-After', String(retryAfter));
       return this.render(res, loginPage(ctx, loginName, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)), await this.registerLink(interaction)));
     }
-    const result = await this.passwords.check(loginName, String(req.body.password ?? ''), { clientIpHash: this.rateLimiter.ipHash(ip) });
+    let result: PasswordLoginResult;
+    try {
+      result = await this.passwords.check(loginName, String(req.body.password ?? ''), { clientIpHash: this.rateLimiter.ipHash(ip) });
+    } catch (error) {
+      if (!(error instanceof VerifierBusyError)) throw error;
+      // RFC 9110 §15.6.4: not checked, not counted; come back shortly.
+      await this.rateLimiter.release(ip, loginName);
+      res.status(503).set('Retry-After', String(error.retryAfterSeconds));
+      const ctx = this.formContext(req, interaction, 'login');
+      return this.render(res, loginPage(ctx, loginName, ctx.t.busy, await this.registerLink(interaction)));
+    }
     if (!result.ok) {
       // One answer for a wrong password and for an unknown, inactive or locked user (SECURITY.md).
       const ctx = this.formContext(req, interaction, 'login');

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
-import { hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from '../../common/crypto/password-hashes/password-hashes.js';
+import { VerifierBusyError, hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from '../../common/crypto/password-hashes/password-hashes.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { PasswordChecks } from '../../users/password-checks.service.js';
 import type { CheckSource } from '../../users/password-checks.service.js';
@@ -47,7 +47,14 @@ export class PasswordLoginService {
     const countingMs = performance.now() - started;
     if (!reserved) return this.refuse(password, countingMs);
     const hash = user.passwordHash;
-    const matches = await verifyPassword(password, hash).catch(() => false);
+    const matches = await verifyPassword(password, hash).catch(async (error: unknown) => {
+      // Too many imported hashes in verification: nothing was checked, so nothing counts (503 upstream).
+      if (error instanceof VerifierBusyError) {
+        await this.checks.unchecked(user.id);
+        throw error;
+      }
+      return false;
+    });
     if (!matches) {
       const recording = performance.now();
       await this.checks.failed(user.id, source);

@@ -94,12 +94,12 @@ describe('argon2 verifier', () => {
   it('parses realistic production parameters without hashing', () => {
     const salt = Buffer.alloc(16, 1).toString('base64').replace(/=+$/, '');
     const out = Buffer.alloc(32, 2).toString('base64').replace(/=+$/, '');
-    // Keycloak's default argon2 provider, OWASP's minimum, RFC 9106's second option, libsodium "sensitive".
+    // Keycloak's default argon2 provider, OWASP's minimum, RFC 9106's second option, libsodium "moderate".
     for (const [params, m, t, p] of [
       ['m=7168,t=5,p=1', 7168, 5, 1],
       ['m=19456,t=2,p=1', 19456, 2, 1],
       ['m=65536,t=3,p=4', 65536, 3, 4],
-      ['m=1048576,t=4,p=1', 1048576, 4, 1],
+      ['m=262144,t=4,p=1', 262144, 4, 1],
     ] as const) {
       const parsed = parseArgon2Hash(`$argon2id$v=19$${params}$${salt}$${out}`, 'argon2id');
       assert.deepEqual([parsed.memoryKiB, parsed.passes, parsed.parallelism, parsed.version], [m, t, p, 0x13]);
@@ -143,10 +143,12 @@ describe('argon2 verifier', () => {
 
   it('refuses costs above the caps without touching memory', () => {
     const tail = `c29tZXNhbHRzYWx0$${'A'.repeat(43)}`;
-    // RFC 9106's first option (2 GiB) and an absurd 95 GiB that would get the process killed.
-    expectLimit(`$argon2id$v=19$m=2097152,t=1,p=4$${tail}`, 'argon2id', /memory 2097152 KiB is above the limit of 1048576 KiB/);
+    // RFC 9106's first option (2 GiB), libsodium "sensitive" (1 GiB) and an absurd 95 GiB that would get the process killed.
+    expectLimit(`$argon2id$v=19$m=2097152,t=1,p=4$${tail}`, 'argon2id', /memory 2097152 KiB is above the limit of 262144 KiB/);
+    expectLimit(`$argon2id$v=19$m=1048576,t=4,p=1$${tail}`, 'argon2id', /memory 1048576 KiB is above the limit of 262144 KiB/);
     expectLimit(`$argon2id$v=19$m=99999999,t=1,p=1$${tail}`, 'argon2id', /memory 99999999 KiB/);
-    expectLimit(`$argon2id$v=19$m=1048576,t=5,p=1$${tail}`, 'argon2id', /memory × passes/);
-    expectLimit(`$argon2id$v=19$m=65536,t=3,p=65$${tail}`, 'argon2id', /parallelism 65 is above the limit of 64/);
+    expectLimit(`$argon2id$v=19$m=262144,t=5,p=1$${tail}`, 'argon2id', /memory × passes/);
+    expectLimit(`$argon2id$v=19$m=65536,t=3,p=9$${tail}`, 'argon2id', /parallelism 9 is above the limit of 8/);
+    expectLimit(`$argon2id$v=19$m=65536,t=3,p=64$${tail}`, 'argon2id', /parallelism 64 is above the limit of 8/);
   });
 });

@@ -85,11 +85,11 @@ describe('bcrypt verifier', () => {
     });
   }
 
-  it('refuses costs above the cap (16) without hashing', () => {
+  it('refuses costs above the cap (15) without hashing', () => {
     assert.throws(
-      () => parseBcryptHash('$2b$17$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC'),
-      (error: unknown) => error instanceof PasswordHashLimitExceededError && /cost 17 is above the limit of 16/.test(error.message),
+      () => parseBcryptHash('$2b$16$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC'),
+      (error: unknown) => error instanceof PasswordHashLimitExceededError && /cost 16 is above the limit of 15/.test(error.message),
     );
-    assert.equal(parseBcryptHash('$2b$16$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC').cost, 16);
+    assert.equal(parseBcryptHash('$2b$15$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC').cost, 15);
   });
 });

@@ -8,6 +8,9 @@ import {
 } from './password-hash.errors.js';
 import { describeHashScheme, identifyPasswordHash, type PasswordHashFormat } from './password-hash.format.js';
 import { BCRYPT_MAX_COST, BCRYPT_MIN_COST, MAX_PASSWORD_BYTES, MAX_PASSWORD_HASH_LENGTH } from './password-hash.limits.js';
+import { expensiveVerifications } from './expensive-verifications.js';
+
+export { VerifierBusyError } from './expensive-verifications.js';
 import { parsePbkdf2Hash, verifyPbkdf2Hash, type ParsedPbkdf2Hash } from './pbkdf2.verifier.js';
 import { parseScryptHash, verifyScryptHash, type ParsedScryptHash } from './scrypt.verifier.js';
 import { parseShaCryptHash, verifyShaCryptHash, type ParsedShaCryptHash } from './sha-crypt.verifier.js';
@@ -92,15 +95,20 @@ export function validatePasswordHash(hash: string): PasswordHashValidation {
 /**
  * Whether `password` matches `hash`, by the hash's own algorithm. Resolves false for a wrong
  * password; rejects with an InvalidPasswordHashError only when the stored hash is unsupported,
- * garbled or above the cost caps. Passwords are encoded as UTF-8 without normalisation, as every
+ * garbled or above the cost caps, and with VerifierBusyError when too many imported hashes are being
+ * verified at once (nothing was checked). Passwords are encoded as UTF-8 without normalisation, as every
  * supported source system does; one longer than MAX_PASSWORD_BYTES (1024) resolves false unhashed.
  */
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {
   const parsed = parsePasswordHash(hash);
   if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES) return false;
+  if (parsed.format === 'bcrypt') return verifyBcryptHash(password, parsed);
+  return expensiveVerifications.run(() => verifyImported(password, parsed));
+}
+
+/** The imported formats, each by its own algorithm; run a bounded number at a time (expensive-verifications.ts). */
+function verifyImported(password: string, parsed: Exclude<ParsedPasswordHash, ParsedBcryptHash>): Promise<boolean> {
   switch (parsed.format) {
-    case 'bcrypt':
-      return verifyBcryptHash(password, parsed);
     case 'argon2id':
     case 'argon2i':
     case 'argon2d':

@@ -66,11 +66,11 @@ describe('scrypt verifier', () => {
 
   it('parses the strongest common settings and refuses costs above the caps', () => {
     const tail = `c29tZXNhbHRzYWx0$${b64(Buffer.alloc(32))}`;
-    assert.equal(parseScryptHash(`$scrypt$ln=20,r=8,p=1$${tail}`).logN, 20);
+    assert.equal(parseScryptHash(`$scrypt$ln=18,r=8,p=1$${tail}`).logN, 18);
     const limit = (hash: string, message: RegExp) =>
       assert.throws(() => parseScryptHash(hash), (error: unknown) => error instanceof PasswordHashLimitExceededError && message.test(error.message));
-    limit(`$scrypt$ln=21,r=8,p=1$${tail}`, /memory 128·N·r = 2147483648 bytes/);
+    limit(`$scrypt$ln=19,r=8,p=1$${tail}`, /memory 128·N·r = 536870912 bytes/);
     limit(`$scrypt$ln=40,r=1,p=1$${tail}`, /memory/);
-    limit(`$scrypt$ln=16,r=8,p=32$${tail}`, /work N·r·p = 16777216/);
+    limit(`$scrypt$ln=16,r=8,p=8$${tail}`, /work N·r·p = 4194304/);
   });
 });

@@ -170,14 +170,14 @@ describe('SHA-crypt verifier', () => {
     });
   });
 
-  it('refuses rounds above the cap (1,000,000) without hashing', () => {
+  it('refuses rounds above the cap (700,000) without hashing', () => {
     const hash = `$6$rounds=999999999$salt$${'a'.repeat(85)}.`;
     assert.throws(
       () => parseShaCryptHash(hash, 'sha512-crypt'),
-      (error: unknown) => error instanceof PasswordHashLimitExceededError && /999999999 rounds is above the limit of 1000000/.test(error.message),
+      (error: unknown) => error instanceof PasswordHashLimitExceededError && /999999999 rounds is above the limit of 700000/.test(error.message),
     );
-    assert.equal(parseShaCryptHash(`$6$rounds=1000000$salt$${'a'.repeat(85)}.`, 'sha512-crypt').rounds, 1_000_000);
-    assert.throws(() => parseShaCryptHash(`$6$rounds=1000001$salt$${'a'.repeat(85)}.`, 'sha512-crypt'), PasswordHashLimitExceededError);
+    assert.equal(parseShaCryptHash(`$6$rounds=700000$salt$${'a'.repeat(85)}.`, 'sha512-crypt').rounds, 700_000);
+    assert.throws(() => parseShaCryptHash(`$6$rounds=700001$salt$${'a'.repeat(85)}.`, 'sha512-crypt'), PasswordHashLimitExceededError);
   });
 
   it('yields to the event loop during long verifications', async () => {
