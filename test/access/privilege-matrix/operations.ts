@@ -129,6 +129,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /admin/v1/events/_search': 'reads events',
   'POST /admin/v1/import': 'creates users and refuses existing ids (IAM_OWNER only)',
   'POST /admin/v1/keys/rotate': 'rotates signing keys',
+  'GET /management/v1/orgs/:orgId/login-policy': "reads the organization's login policy",
+  'PUT /management/v1/orgs/:orgId/login-policy': "changes the organization's login policy",
   'POST /admin/v1/orgs': 'creates an organization',
   'PUT /admin/v1/features': 'changes instance settings',
   'POST /management/v1/orgs/:orgId/projects': 'creates a project',
