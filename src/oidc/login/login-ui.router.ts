@@ -21,7 +21,7 @@ import type { FormContext } from './login.views.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
 import { RegistrationGate } from './registration-gate.js';
 import { LoginUsers } from './login-users.js';
-import { LOGIN_PAGE_HEADERS } from './login-page.headers.js';
+import { CsrfError, InteractionMismatchError, securityHeaders } from './login-ui.http.js';
 import { chooseLocale, messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
 import type { PasswordLoginResult } from './password-login.service.js';
@@ -295,20 +295,4 @@ export class LoginUiRouter {
     res.status(500);
     this.render(res, errorPage(locale, messages(locale), 'server_error'));
   }
-}
-
-class CsrfError extends Error {}
-
-/** Rendered like oidc-provider's own errors (see `fail`). */
-class InteractionMismatchError extends Error {
-  readonly status = 400;
-  readonly error = 'invalid_request';
-  readonly error_description = 'this sign-in page belongs to another sign-in; start again from the application';
-}
-
-const PAGE_HEADERS = Object.entries(LOGIN_PAGE_HEADERS);
-
-/** Node's own setHeader: Express's `set` re-checks every value on every request. */
-function securityHeaders(res: Response): void {
-  for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
 }
