@@ -1,5 +1,5 @@
 import { hash, timingSafeEqual } from 'node:crypto';
-import Provider, { errors } from 'oidc-provider';
+import Provider from 'oidc-provider';
 import type { Configuration, OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
@@ -12,7 +12,7 @@ import { TypeOrmAdapter } from '../adapter/typeorm.adapter.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { chooseLocale, messages } from '../login/messages.js';
 import { errorPage, loggedOutPage, logoutPage } from '../login/login.views.js';
-import { API_AUDIENCE, apiAudienceAllowed, audienceOf, projectsOfOrganization, requestedProjects } from '../tokens/audience.js';
+import { audienceOf } from '../tokens/audience.js';
 import { JwtTokenIds, jwtPersistingCustomizer } from '../tokens/jwt-access-tokens.js';
 import { honourJwtAccessTokensAtUserinfo } from '../tokens/jwt-userinfo.js';
 import { registerJwtProfileGrant } from '../grants/jwt-profile.grant.js';
@@ -21,6 +21,7 @@ import type { TokenExchangeDeps } from '../grants/token-exchange.grant.js';
 import { buildInteractionPolicy } from './interaction.policy.js';
 import { introspectionPolicy } from './introspection.policy.js';
 import { OIDC_ROUTES, LOGIN_UI_PREFIX } from './oidc.routes.js';
+import { resourceIndicators } from './resource-indicators.js';
 import { SCOPES } from './scopes.js';
 
 export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events'> {
@@ -97,21 +98,7 @@ export function createProvider(deps: ProviderDeps): Provider {
           ctx.body = loggedOutPage(locale, messages(locale));
         },
       },
-      resourceIndicators: {
-        enabled: true,
-        // Machine users' tokens are for the Portcullis API (DESIGN §4); JWT-format application tokens
-        // need a resource server too, since oidc-provider only issues JWTs for one.
-        defaultResource: async (ctx: OidcContext, client: ClientMeta) => {
-          await assertOwnProjects(dataSource, ctx, client);
-          return defaultResource(ctx, client);
-        },
-        useGrantedResource: () => true,
-        getResourceServerInfo: async (ctx: OidcContext, resource: string, client: ClientMeta) => {
-          // An application gets no more than its owner: the API only for first-party applications and machine users.
-          if (resource === API_AUDIENCE && !apiAudienceAllowed(client)) throw new errors.InvalidTarget('this client may not obtain tokens for the Portcullis API');
-          return resourceServerInfo(ctx, resource, client, instance, deps.keys[0]?.alg ?? 'RS256');
-        },
-      },
+      resourceIndicators: resourceIndicators(dataSource, instance, deps.keys[0]?.alg ?? 'RS256'),
     },
     // RFC 9068 §2.1: JWT access tokens are typed at+jwt (oidc-provider sets it) and persisted so they
     // stay introspectable and revocable like opaque ones (DESIGN §5).
@@ -202,67 +189,6 @@ function registeredMethod(client: SecretClient): string {
   if (route === 'introspection') return client.introspectionEndpointAuthMethod ?? client.tokenEndpointAuthMethod;
   if (route === 'revocation') return client.revocationEndpointAuthMethod ?? client.tokenEndpointAuthMethod;
   return client.tokenEndpointAuthMethod;
-}
-
-interface ClientMeta {
-  clientId: string;
-  portcullis_kind?: string;
-  portcullis_org_id?: string;
-  portcullis_api_access?: boolean;
-  portcullis_access_token_type?: string;
-  portcullis_project_id?: string;
-}
-
-/** What oidc-provider needs to issue a token for a resource (RFC 8707). */
-function resourceServerInfo(ctx: OidcContext, resource: string, client: ClientMeta, instance: InstanceEntity, alg: string) {
-  return {
-    scope: resourceServerScope(ctx, client),
-    // oidc-provider takes one audience string; the full audience is computed from the client and scopes
-    // where it matters (JWT claim, introspection, API access): tokens/audience.ts.
-    audience: resource,
-    accessTokenTTL: instance.accessTokenLifetime,
-    accessTokenFormat: client.portcullis_access_token_type === 'jwt' ? 'jwt' : 'opaque',
-    jwt: { sign: { alg } },
-    resource,
-  };
-}
-
-/**
- * Project audience scopes name only projects of the client's own organization: another organization's
- * project id is refused with invalid_scope in every flow (SECURITY.md, "Applications get no more than
- * their owners"). Run where oidc-provider resolves a request's resources, before anything is issued.
- */
-async function assertOwnProjects(dataSource: DataSource, ctx: OidcContext, client: ClientMeta): Promise<void> {
-  const projects = [...new Set(requestedProjects(requestedScope(ctx)))];
-  if (projects.length === 0 || client.portcullis_kind === 'machine') return;
-  const own = await projectsOfOrganization(dataSource, client.portcullis_org_id ?? '', projects);
-  const foreign = projects.filter((p) => !own.has(p));
-  if (foreign.length > 0) throw new errors.InvalidScope(`no project ${foreign.join(', ')} in the organization of this client`, foreign.map((p) => `urn:portcullis:iam:org:project:id:${p}:aud`).join(' '));
-}
-
-function defaultResource(_ctx: OidcContext, client: ClientMeta): string | undefined {
-  if (client.portcullis_kind === 'machine') return API_AUDIENCE;
-  if (client.portcullis_access_token_type === 'jwt' && client.portcullis_project_id) return `urn:portcullis:project:${client.portcullis_project_id}`;
-  return undefined;
-}
-
-function requestedScope(ctx: OidcContext): string {
-  return String(ctx.oidc?.params?.scope ?? '');
-}
-
-/**
- * The scopes a resource server accepts; oidc-provider narrows a token's scope to them. A user's token
- * issued for a resource server (every JWT access token of an application is) keeps the OIDC scopes and
- * audience scopes of its code or refresh token, so userinfo can answer with the claims of its granted
- * scopes (DESIGN §5); the grant still filters what is actually granted. Machine users keep the scopes
- * of the request.
- */
-function resourceServerScope(ctx: OidcContext, client: ClientMeta): string {
-  const requested = requestedScope(ctx);
-  if (client.portcullis_kind === 'machine') return requested;
-  const entities = ctx.oidc?.entities ?? {};
-  const source = String(entities.AuthorizationCode?.scope ?? entities.RefreshToken?.scope ?? '');
-  return [...new Set([...SCOPES, ...requested.split(' '), ...source.split(' ')].filter(Boolean))].join(' ');
 }
 
 async function grantRequested(ctx: OidcContext) {

@@ -1,0 +1,89 @@
+import { errors } from 'oidc-provider';
+import type { OidcContext } from 'oidc-provider';
+import type { DataSource } from 'typeorm';
+import type { InstanceEntity } from '../../users/entities/instance.entity.js';
+import { API_AUDIENCE, apiAudienceAllowed, projectsOfOrganization, requestedProjects } from '../tokens/audience.js';
+import { SCOPES } from './scopes.js';
+
+/**
+ * oidc-provider's resource indicators (RFC 8707): machine users' tokens are for the Portcullis API, and
+ * JWT-format application tokens need a resource server too, since oidc-provider only issues JWTs for one.
+ * An application gets no more than its owner (SECURITY.md): the API only for first-party applications and
+ * machine users, project audiences only of the client's organization.
+ */
+export function resourceIndicators(dataSource: DataSource, instance: InstanceEntity, alg: string) {
+  return {
+    enabled: true,
+    defaultResource: async (ctx: OidcContext, client: ClientMeta) => {
+      await assertOwnProjects(dataSource, ctx, client);
+      return defaultResource(ctx, client);
+    },
+    useGrantedResource: () => true,
+    getResourceServerInfo: async (ctx: OidcContext, resource: string, client: ClientMeta) => {
+      if (resource === API_AUDIENCE && !apiAudienceAllowed(client)) throw new errors.InvalidTarget('this client may not obtain tokens for the Portcullis API');
+      return resourceServerInfo(ctx, resource, client, instance, alg);
+    },
+  };
+}
+
+interface ClientMeta {
+  clientId: string;
+  portcullis_kind?: string;
+  portcullis_org_id?: string;
+  portcullis_api_access?: boolean;
+  portcullis_access_token_type?: string;
+  portcullis_project_id?: string;
+}
+
+/** What oidc-provider needs to issue a token for a resource (RFC 8707). */
+function resourceServerInfo(ctx: OidcContext, resource: string, client: ClientMeta, instance: InstanceEntity, alg: string) {
+  return {
+    scope: resourceServerScope(ctx, client),
+    // oidc-provider takes one audience string; the full audience is computed from the client and scopes
+    // where it matters (JWT claim, introspection, API access): tokens/audience.ts.
+    audience: resource,
+    accessTokenTTL: instance.accessTokenLifetime,
+    accessTokenFormat: client.portcullis_access_token_type === 'jwt' ? 'jwt' : 'opaque',
+    jwt: { sign: { alg } },
+    resource,
+  };
+}
+
+/**
+ * Project audience scopes name only projects of the client's own organization: another organization's
+ * project id is refused with invalid_scope in every flow (SECURITY.md, "Applications get no more than
+ * their owners"). Run where oidc-provider resolves a request's resources, before anything is issued.
+ */
+async function assertOwnProjects(dataSource: DataSource, ctx: OidcContext, client: ClientMeta): Promise<void> {
+  const projects = [...new Set(requestedProjects(requestedScope(ctx)))];
+  if (projects.length === 0 || client.portcullis_kind === 'machine') return;
+  const own = await projectsOfOrganization(dataSource, client.portcullis_org_id ?? '', projects);
+  const foreign = projects.filter((p) => !own.has(p));
+  if (foreign.length > 0) throw new errors.InvalidScope(`no project ${foreign.join(', ')} in the organization of this client`, foreign.map((p) => `urn:portcullis:iam:org:project:id:${p}:aud`).join(' '));
+}
+
+function defaultResource(_ctx: OidcContext, client: ClientMeta): string | undefined {
+  if (client.portcullis_kind === 'machine') return API_AUDIENCE;
+  if (client.portcullis_access_token_type === 'jwt' && client.portcullis_project_id) return `urn:portcullis:project:${client.portcullis_project_id}`;
+  return undefined;
+}
+
+function requestedScope(ctx: OidcContext): string {
+  return String(ctx.oidc?.params?.scope ?? '');
+}
+
+/**
+ * The scopes a resource server accepts; oidc-provider narrows a token's scope to them. A user's token
+ * issued for a resource server (every JWT access token of an application is) keeps the OIDC scopes and
+ * audience scopes of its code or refresh token, so userinfo can answer with the claims of its granted
+ * scopes (DESIGN §5); the grant still filters what is actually granted. Machine users keep the scopes
+ * of the request.
+ */
+function resourceServerScope(ctx: OidcContext, client: ClientMeta): string {
+  const requested = requestedScope(ctx);
+  if (client.portcullis_kind === 'machine') return requested;
+  const entities = ctx.oidc?.entities ?? {};
+  const source = String(entities.AuthorizationCode?.scope ?? entities.RefreshToken?.scope ?? '');
+  return [...new Set([...SCOPES, ...requested.split(' '), ...source.split(' ')].filter(Boolean))].join(' ');
+}
+
