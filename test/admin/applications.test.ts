@@ -101,6 +101,7 @@ describe('management API: OIDC and API applications', () => {
       grantTypes: body.grantTypes,
       accessTokenType: 'jwt',
       devMode: false,
+      apiAccess: false,
     });
     assertNoSecretsIn(event.payload, [clientSecret, app.client_secret_hash]);
   });
