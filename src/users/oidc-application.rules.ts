@@ -30,6 +30,13 @@ export function validateOidcApplication(app: NewOidcApplication): void {
 }
 
 function checkRedirect(uri: string, devMode: boolean, field: string, problems: ErrorDetail[]): void {
+  // Checked on the string as given: the WHATWG URL parser turns `\` into `/` and drops tabs and an
+  // empty `#`, so the stored value would differ from what was approved, and browsers resolve such URIs
+  // differently from servers.
+  if (/[\u0000-\u0020\u007f]/.test(uri)) {
+    problems.push({ field, message: 'a redirect URI must not contain spaces or control characters' });
+    return;
+  }
   let url: URL;
   try {
     url = new URL(uri);

@@ -33,6 +33,8 @@ function validBody(route: DeclaredRoute): unknown {
     'POST /management/v1/orgs/:orgId/users/human': { userName: unique('h'), profile: { firstName: 'A', lastName: 'B' }, email: { email: `${unique('h')}@example.com` } },
     'POST /management/v1/orgs/:orgId/users/machine': { userName: unique('m'), name: 'm', accessTokenType: 'opaque' },
     'PUT /management/v1/orgs/:orgId/members/:userId': { roles: ['ORG_OWNER'] },
+    'GET /management/v1/orgs/:orgId/login-policy': undefined,
+    'PUT /management/v1/orgs/:orgId/login-policy': { mfa: 'off', passkeys: false, allowRegistration: false },
     'GET /scim/v2/:orgId/Groups': undefined,
     'GET /scim/v2/:orgId/Users': undefined,
     'GET /scim/v2/:orgId/Users/:id': undefined,

@@ -56,7 +56,7 @@ function resourceServerInfo(ctx: OidcContext, resource: string, client: ClientMe
  */
 async function assertOwnProjects(dataSource: DataSource, ctx: OidcContext, client: ClientMeta): Promise<void> {
   const projects = [...new Set(requestedProjects(requestedScope(ctx)))];
-  if (projects.length === 0 || client.portcullis_kind === 'machine') return;
+  if (projects.length === 0) return;
   const own = await projectsOfOrganization(dataSource, client.portcullis_org_id ?? '', projects);
   const foreign = projects.filter((p) => !own.has(p));
   if (foreign.length > 0) throw new errors.InvalidScope(`no project ${foreign.join(', ')} in the organization of this client`, foreign.map((p) => `urn:portcullis:iam:org:project:id:${p}:aud`).join(' '));

@@ -68,9 +68,11 @@ function audienceQuery(clientId: string, scope: string | undefined): [string, un
   return [
     `SELECT m.client_id, m.project_id, CASE WHEN m.client_id = ? THEN 1 ELSE 0 END AS own, m.api_access FROM applications m
       WHERE m.project_id IN (SELECT a.project_id FROM applications a WHERE a.client_id = ?)${
-        requested.length > 0 ? ` OR (m.project_id IN (${placeholders(requested.length)}) AND m.org_id = (SELECT a.org_id FROM applications a WHERE a.client_id = ?))` : ''
+        requested.length > 0
+          ? ` OR (m.project_id IN (${placeholders(requested.length)}) AND m.org_id = COALESCE((SELECT a.org_id FROM applications a WHERE a.client_id = ?), (SELECT u.org_id FROM users u WHERE u.id = ?)))`
+          : ''
       }`,
-    [clientId, clientId, ...requested, ...(requested.length > 0 ? [clientId] : [])],
+    [clientId, clientId, ...requested, ...(requested.length > 0 ? [clientId, clientId] : [])],
   ];
 }
 
