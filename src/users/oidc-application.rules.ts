@@ -33,6 +33,10 @@ function checkRedirect(uri: string, devMode: boolean, field: string, problems: E
   // Checked on the string as given: the WHATWG URL parser turns `\` into `/` and drops tabs and an
   // empty `#`, so the stored value would differ from what was approved, and browsers resolve such URIs
   // differently from servers.
+  if (uri.includes('\\')) {
+    problems.push({ field, message: 'a redirect URI must not contain a backslash' });
+    return;
+  }
   if (/[\u0000-\u0020\u007f]/.test(uri)) {
     problems.push({ field, message: 'a redirect URI must not contain spaces or control characters' });
     return;
@@ -45,10 +49,9 @@ function checkRedirect(uri: string, devMode: boolean, field: string, problems: E
     return;
   }
   if (url.hash || uri.includes('#')) problems.push({ field, message: 'a redirect URI must not contain a fragment (RFC 6749 §3.1.2)' });
-  // Credentials in a URI (RFC 3986 §3.2.1 deprecates them) and backslashes, which browsers read as "/"
-  // while other parsers do not, make a registered URI mean one thing here and another to a browser.
+  // Credentials in a URI (RFC 3986 §3.2.1 deprecates them) make a registered URI show one host to a
+  // reader and mean another.
   if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(uri)) problems.push({ field, message: 'a redirect URI must not contain user information' });
-  if (uri.includes('\\')) problems.push({ field, message: 'a redirect URI must not contain a backslash' });
   if (url.protocol === 'http:' && !devMode) {
     problems.push({ field, message: 'http redirect URIs need devMode (use https)' });
   } else if (url.protocol === 'https:' && LOOPBACK.has(url.hostname) && !devMode) {
