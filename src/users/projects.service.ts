@@ -54,18 +54,7 @@ export class ProjectsService {
   createProject(editorUserId: string | null, orgId: string, name: string): Promise<ProjectEntity> {
     return this.uow.run(async (manager) => {
       if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
-      const now = new Date();
-      const project = manager.create(ProjectEntity, { id: newId(), orgId, name, createdAt: now, changedAt: now });
-      await manager.insert(ProjectEntity, project);
-      await this.events.push(manager, {
-        type: 'project.added',
-        aggregateType: 'project',
-        aggregateId: project.id,
-        resourceOwner: orgId,
-        editorUserId,
-        payload: { name },
-      });
-      return project;
+      return this.insertProjectIn(manager, editorUserId, orgId, name);
     });
   }
 
@@ -135,11 +124,17 @@ export class ProjectsService {
   async ensureFirstPartyApplicationIn(manager: EntityManager, orgId: string, projectName: string, clientId: string, input: NewOidcApplication): Promise<void> {
     if (await manager.existsBy(ApplicationEntity, { clientId })) return;
     validateOidcApplication(input);
-    const now = new Date();
-    const project = manager.create(ProjectEntity, { id: newId(), orgId, name: projectName, createdAt: now, changedAt: now });
-    await manager.insert(ProjectEntity, project);
-    await this.events.push(manager, { type: 'project.added', aggregateType: 'project', aggregateId: project.id, resourceOwner: orgId, editorUserId: null, payload: { name: projectName } });
+    const project = await this.insertProjectIn(manager, null, orgId, projectName);
     await this.insertApplicationIn(manager, null, orgId, project.id, { kind: 'oidc', ...input }, undefined, clientId);
+  }
+
+  /** A project and its `project.added` event, inside the caller's transaction. */
+  private async insertProjectIn(manager: EntityManager, editorUserId: string | null, orgId: string, name: string): Promise<ProjectEntity> {
+    const now = new Date();
+    const project = manager.create(ProjectEntity, { id: newId(), orgId, name, createdAt: now, changedAt: now });
+    await manager.insert(ProjectEntity, project);
+    await this.events.push(manager, { type: 'project.added', aggregateType: 'project', aggregateId: project.id, resourceOwner: orgId, editorUserId, payload: { name } });
+    return project;
   }
 
   private async insertApplication(
