@@ -2,7 +2,8 @@ import { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
-import { API_AUDIENCE, apiAudienceAllowed, projectsOfOrganization, requestedProjects } from '../tokens/audience.js';
+import { projectsOfOrganization } from '../../users/queries/application-audience.js';
+import { API_AUDIENCE, apiAudienceAllowed, requestedProjects } from '../tokens/audience.js';
 import { SCOPES } from './scopes.js';
 
 /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { AccessTokenVerifier } from '../../common/auth/principal-resolver.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
-import { API_AUDIENCE, clientMayHoldApi, tokenAudience } from './audience.js';
+import { API_AUDIENCE, tokenAudience } from './audience.js';
 
 /**
  * ACCESS_TOKEN_VERIFIER for the admin, management and SCIM APIs: an access token of this instance
@@ -21,10 +21,8 @@ export class OidcAccessTokenVerifier implements AccessTokenVerifier {
     const found = (await provider.AccessToken.find(token)) ?? (await provider.ClientCredentials.find(token));
     if (!found?.isValid) return null;
     const audience = await tokenAudience(this.dataSource, found);
+    // Only a machine user's own token or a first-party (apiAccess) application's carries it (tokenAudience).
     if (!audience.includes(API_AUDIENCE)) return null;
-    // Only a machine user's own token, or a user's token of a first-party (apiAccess) application: a
-    // token an ordinary application obtained (also one minted before apiAccess existed) never reaches the API.
-    if (!(await clientMayHoldApi(this.dataSource, found.clientId))) return null;
     if (found.grantId && !(await provider.Grant.find(found.grantId))) return null;
     return { userId: found.accountId ?? found.clientId, clientId: found.clientId };
   }

@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { placeholders } from '../../common/database/placeholders.js';
 import { statementsOf } from '../../common/database/statements.js';
+import { applicationAudienceRows } from '../../users/queries/application-audience.js';
+import type { ApplicationAudienceRow } from '../../users/queries/application-audience.js';
 import { CLIENT_CACHE_MS } from '../adapter/client.store.js';
 import { API_AUDIENCE_SCOPE } from '../provider/scopes.js';
 
@@ -38,59 +39,46 @@ export function isAudienceScope(scope: string): boolean {
  * counts in every process within that time. Token validity and user state are never cached.
  */
 export async function audienceOf(dataSource: DataSource, clientId: string, scope: string | undefined): Promise<string[]> {
+  return (await clientAudience(dataSource, clientId, scope)).audience;
+}
+
+/** The computed audience, and whether the client may hold the Portcullis API at all (see tokenAudience). */
+async function clientAudience(dataSource: DataSource, clientId: string, scope: string | undefined): Promise<ClientAudience> {
   const key = `${clientId} ${scope ?? ''}`;
   const now = Date.now();
   const cached = audiences.get(key);
-  if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.audience;
-  const [sql, parameters] = audienceQuery(clientId, scope);
-  const audience = audienceFrom(await statementsOf(dataSource).rows<AudienceRow>(sql, parameters), scope);
+  if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.value;
+  const rows = await applicationAudienceRows(dataSource, clientId, requestedProjects(scope));
+  const value = audienceFrom(rows, scope);
   if (audiences.size >= AUDIENCE_CACHE_MAX) audiences.clear();
-  audiences.set(key, { at: now, audience });
-  return audience;
+  audiences.set(key, { at: now, value });
+  return value;
 }
 
-const audiences = new Map<string, { at: number; audience: string[] }>();
+interface ClientAudience {
+  audience: string[];
+  /** A machine user (no application row) or a first-party application (apiAccess). */
+  mayHoldApi: boolean;
+}
+
+const audiences = new Map<string, { at: number; value: ClientAudience }>();
 const AUDIENCE_CACHE_MAX = 10_000;
-
-interface AudienceRow {
-  client_id: string;
-  project_id: string;
-  own: unknown;
-  api_access: unknown;
-}
-
-/**
- * One statement: every application of the client's project (the client's own row names that project)
- * and of the requested projects.
- */
-function audienceQuery(clientId: string, scope: string | undefined): [string, unknown[]] {
-  const requested = requestedProjects(scope);
-  return [
-    `SELECT m.client_id, m.project_id, CASE WHEN m.client_id = ? THEN 1 ELSE 0 END AS own, m.api_access FROM applications m
-      WHERE m.project_id IN (SELECT a.project_id FROM applications a WHERE a.client_id = ?)${
-        requested.length > 0
-          ? ` OR (m.project_id IN (${placeholders(requested.length)}) AND m.org_id = COALESCE((SELECT a.org_id FROM applications a WHERE a.client_id = ?), (SELECT u.org_id FROM users u WHERE u.id = ?)))`
-          : ''
-      }`,
-    [clientId, clientId, ...requested, ...(requested.length > 0 ? [clientId, clientId] : [])],
-  ];
-}
 
 /**
  * Machine users (no application row) always get the API; an application's tokens only when it has
  * apiAccess and the scope asks for it. Requested projects count only within the client's organization
  * (the query returns no other), so a scope naming another organization's project adds nothing.
  */
-function audienceFrom(rows: AudienceRow[], scope: string | undefined): string[] {
+function audienceFrom(rows: ApplicationAudienceRow[], scope: string | undefined): ClientAudience {
   const own = rows.find((r) => Number(r.own) === 1);
+  const mayHoldApi = !own || Number(own.api_access) === 1;
   const audience = new Set<string>();
   const found = new Set(rows.map((r) => r.project_id));
   const projects = [...(own ? [own.project_id] : []), ...requestedProjects(scope).filter((p) => found.has(p))];
-  if (!own) audience.add(API_AUDIENCE);
-  if (own && Number(own.api_access) === 1 && (scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE)) audience.add(API_AUDIENCE);
+  if (mayHoldApi && (!own || (scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE))) audience.add(API_AUDIENCE);
   for (const p of projects) audience.add(p);
   for (const r of rows) audience.add(r.client_id);
-  return [...audience];
+  return { audience: [...audience], mayHoldApi };
 }
 
 /** The token user's state and login name parts, read on use (never cached). */
@@ -111,30 +99,14 @@ export async function tokenUser(dataSource: DataSource, userId: string): Promise
 
 type Token = { clientId: string; scope?: string; aud?: string | string[] };
 
-/** The audience of an issued token: what oidc-provider recorded (its resource) plus DESIGN §5's. */
-export async function tokenAudience(dataSource: DataSource, token: Token): Promise<string[]> {
-  return [...new Set([...[token.aud ?? []].flat(), ...(await audienceOf(dataSource, token.clientId, token.scope))])];
-}
-
-/** Which of these project ids are projects of the organization. */
-export async function projectsOfOrganization(dataSource: DataSource, orgId: string, projectIds: string[]): Promise<Set<string>> {
-  const rows = await statementsOf(dataSource).rows<{ id: string }>(`SELECT id FROM projects WHERE org_id = ? AND id IN (${placeholders(projectIds.length)})`, [orgId, ...projectIds]);
-  return new Set(rows.map((r) => r.id));
-}
-
-const apiClients = new Map<string, { at: number; allowed: boolean }>();
-
 /**
- * Whether tokens of this client may reach the Portcullis API: a machine user's (no application has its
- * id) or a first-party application's (apiAccess). Reused for CLIENT_CACHE_MS like registrations.
+ * The audience of an issued token: what oidc-provider recorded (its resource) plus the computed one. The
+ * Portcullis API counts only for a client that may hold it, so a token an ordinary application obtained
+ * before apiAccess existed (`resource=urn:portcullis:api`) never reaches the API.
  */
-export async function clientMayHoldApi(dataSource: DataSource, clientId: string): Promise<boolean> {
-  const now = Date.now();
-  const cached = apiClients.get(clientId);
-  if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.allowed;
-  const [row] = await statementsOf(dataSource).rows<{ api_access: unknown }>('SELECT api_access FROM applications WHERE client_id = ?', [clientId]);
-  const allowed = row === undefined || Number(row.api_access) === 1 || row.api_access === true;
-  if (apiClients.size >= AUDIENCE_CACHE_MAX) apiClients.clear();
-  apiClients.set(clientId, { at: now, allowed });
-  return allowed;
+export async function tokenAudience(dataSource: DataSource, token: Token): Promise<string[]> {
+  const { audience, mayHoldApi } = await clientAudience(dataSource, token.clientId, token.scope);
+  const recorded = [token.aud ?? []].flat().filter((aud) => mayHoldApi || aud !== API_AUDIENCE);
+  return [...new Set([...recorded, ...audience])];
 }
+
