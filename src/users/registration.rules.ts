@@ -16,10 +16,10 @@ const MARKUP = /[<>]/;
 /**
  * What self-registration accepts: the management API's rules for a new person (user name of 1–255
  * characters without white space or control characters, names of 1–200, an e-mail address, a password
- * within the policy and bcrypt's 72 bytes), and, since anyone may register, names without control
+ * within bcrypt's 72 bytes; its minimum length is the policy UsersService.createHuman enforces), and, since anyone may register, names without control
  * characters or markup that are already in Unicode NFKC form (no full-width look-alikes of other names).
  */
-export function registrationProblems(input: Registration, passwordMinLength: number): ErrorDetail[] {
+export function registrationProblems(input: Registration): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const text = (field: keyof Registration, value: string, max: number) => {
     if (!/\S/.test(value)) problems.push({ field, message: `${field} must not be empty` });
@@ -32,7 +32,6 @@ export function registrationProblems(input: Registration, passwordMinLength: num
   text('firstName', input.firstName, 200);
   text('lastName', input.lastName, 200);
   if (input.email.length > 320 || !isEmail(input.email)) problems.push({ field: 'email', message: 'email must be an e-mail address' });
-  if (input.password.length < passwordMinLength) problems.push({ field: 'password', message: `password must be at least ${passwordMinLength} characters` });
-  else if (Buffer.byteLength(input.password, 'utf8') > 72) problems.push({ field: 'password', message: 'password must be at most 72 bytes' });
+  if (Buffer.byteLength(input.password, 'utf8') > 72) problems.push({ field: 'password', message: 'password must be at most 72 bytes' });
   return problems;
 }

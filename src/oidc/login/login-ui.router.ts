@@ -62,7 +62,7 @@ export class LoginUiRouter {
     uow: UnitOfWork,
     loginPolicies: LoginPolicyService,
   ) {
-    this.registration = new RegistrationGate(holder, loginPolicies, dataSource);
+    this.registration = new RegistrationGate(holder, loginPolicies);
     this.known = new KnownAccounts(hasher);
     this.rateLimiter = new LoginRateLimiter(dataSource, uow, hasher, config.loginRateLimit);
     this.loginUsers = new LoginUsers(dataSource);
@@ -183,7 +183,7 @@ export class LoginUiRouter {
       return this.render(res, registerPage(ctx, values, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60))));
     }
     const password = String(req.body.password ?? '');
-    const problems = registrationProblems({ userName: values.userName, firstName: values.firstName, lastName: values.lastName, email: values.email, password }, await this.registration.passwordMinLength());
+    const problems = registrationProblems({ userName: values.userName, firstName: values.firstName, lastName: values.lastName, email: values.email, password });
     try {
       if (problems.length > 0) throw DomainError.invalid('the registration is invalid', problems);
       const user = await this.users.createHuman(null, orgId, { userName: values.userName, firstName: values.firstName, lastName: values.lastName, email: values.email, password });

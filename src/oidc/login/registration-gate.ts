@@ -1,14 +1,11 @@
-import type { DataSource } from 'typeorm';
-import { INSTANCE_ID, InstanceEntity } from '../../users/entities/instance.entity.js';
 import type { LoginPolicyService } from '../../users/login-policy.service.js';
 import type { ProviderHolder } from '../provider/provider.holder.js';
 
-/** Whether a client's organization offers self-registration (its login policy), and the password policy. */
+/** Whether a client's organization offers self-registration (its login policy). */
 export class RegistrationGate {
   constructor(
     private readonly holder: ProviderHolder,
     private readonly policies: LoginPolicyService,
-    private readonly dataSource: DataSource,
   ) {}
 
   /** The organization of the client, and whether its login policy offers registration (read on use). */
@@ -17,9 +14,5 @@ export class RegistrationGate {
     const orgId = client?.portcullis_org_id as string | undefined;
     if (!orgId) return { allowed: false };
     return { orgId, allowed: (await this.policies.get(orgId)).allowRegistration };
-  }
-
-  async passwordMinLength(): Promise<number> {
-    return (await this.dataSource.getRepository(InstanceEntity).findOneByOrFail({ id: INSTANCE_ID })).passwordMinLength;
   }
 }
