@@ -32,7 +32,7 @@ export class LoginRateLimiter {
   async reserve(ip: string, loginName?: string): Promise<number | undefined> {
     const { now, windowStart } = this.window();
     // Without a login name (registration) only the IP counts.
-    const keys = loginName === undefined ? this.keys(ip, '').slice(0, 1) : this.keys(ip, loginName);
+    const keys = loginName === undefined ? [this.ipKey(ip)] : [this.ipKey(ip), this.nameKey(loginName)];
     const counted = await Promise.all(keys.map((key) => this.count(key.hash, windowStart, key.limit)));
     await this.purge(windowStart);
     return counted.every(Boolean) ? undefined : Math.max(1, windowStart + this.limits.windowSeconds - now);
@@ -62,13 +62,16 @@ export class LoginRateLimiter {
   /** A successful sign-in: its attempt does not count against the limits. */
   async release(ip: string, loginName: string): Promise<void> {
     const { windowStart } = this.window();
-    const [ipKey, nameKey] = this.keys(ip, loginName);
-    await this.uow.write('UPDATE login_attempts SET failures = failures - 1 WHERE window_start = ? AND key_hash IN (?, ?) AND failures > 0', [windowStart, ipKey.hash, nameKey.hash]);
+    await this.uow.write('UPDATE login_attempts SET failures = failures - 1 WHERE window_start = ? AND key_hash IN (?, ?) AND failures > 0', [
+      windowStart,
+      this.ipKey(ip).hash,
+      this.nameKey(loginName).hash,
+    ]);
   }
 
   /** The keyed hash of the client IP, as events of failed checks carry it (the same as its rate-limit key). */
   ipHash(ip: string): string {
-    return this.keys(ip, '')[0].hash;
+    return this.ipKey(ip).hash;
   }
 
   /** Past windows no longer count; one purge per window and process. */
@@ -78,11 +81,12 @@ export class LoginRateLimiter {
     await this.uow.write('DELETE FROM login_attempts WHERE window_start < ?', [windowStart]);
   }
 
-  private keys(ip: string, loginName: string) {
-    return [
-      { hash: this.hasher.hash(`login-rate/ip:${ip}`), limit: this.limits.failuresPerIp },
-      { hash: this.hasher.hash(`login-rate/name:${loginName.trim().toLowerCase()}`), limit: this.limits.failuresPerLoginName },
-    ];
+  private ipKey(ip: string) {
+    return { hash: this.hasher.hash(`login-rate/ip:${ip}`), limit: this.limits.failuresPerIp };
+  }
+
+  private nameKey(loginName: string) {
+    return { hash: this.hasher.hash(`login-rate/name:${loginName.trim().toLowerCase()}`), limit: this.limits.failuresPerLoginName };
   }
 
   private window() {
