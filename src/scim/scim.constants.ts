@@ -8,7 +8,7 @@ export const PATCH_OP_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 export const BULK_REQUEST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
 export const BULK_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:BulkResponse';
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
-/** DESIGN §5: the vendor error detail, carrying a stable error id and the untranslated message. */
+/** docs/product-rules.md, "OpenID Connect and OAuth": the vendor error detail, carrying a stable error id and the untranslated message. */
 export const ERROR_DETAIL_SCHEMA = 'urn:ietf:params:scim:api:portcullis:messages:2.0:ErrorDetail';
 export const SPC_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig';
 export const SCHEMA_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
-import { REPO_ROOT, conformancePath } from '../support/conformance.js';
+import { REPO_ROOT, conformancePath, skipWithoutConformance } from '../support/conformance.js';
 import { run } from './child-process.js';
 import { scimTenant } from './scim-helpers.js';
 
@@ -18,16 +18,19 @@ const FOLDERS = ['Endpoint tests', 'User tests', 'ComplexAttribute tests', 'User
  * - a PUT misspelling `addresses` as `adreses` must succeed: the reference server drops unknown
  *   attributes; this service refuses them (400 invalidSyntax) rather than report success for data
  *   it never stored;
- * - teardown deletes a Group the skipped Group folder would have created; Groups are not offered (spec §A).
+ * - teardown deletes a Group the skipped Group folder would have created; Groups are not offered (spec §A);
+ * - the "garbage" filters send unquoted string values (`userName sw O`); RFC 7644 §3.4.2.2 quotes every
+ *   string compValue, and this service answers 400 invalidFilter rather than guess (Entra ID quotes them).
  */
 const KNOWN_QUIRKS = new Set([
   'GET /serviceConfiguration :: Status code is 200',
   'GET /serviceConfiguration :: Pach supported is true',
   'PUT /Users/{{1stuserid}} :: Status code is 200',
   'DELETE /Groups/{{1stgroupid}} :: Status code is 204',
+  'GET /Users :: Total results',
 ]);
 
-describe("Microsoft's SCIM reference Postman collection (newman)", () => {
+describe("Microsoft's SCIM reference Postman collection (newman)", { skip: skipWithoutConformance('azuread') }, () => {
   let svc: TestService;
   let dir: string;
   before(async () => {

@@ -3,10 +3,10 @@ import { after, before, describe, it } from 'node:test';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { run } from './child-process.js';
-import { conformancePath } from '../support/conformance.js';
+import { conformancePath, skipWithoutConformance } from '../support/conformance.js';
 import { createUser, scimTenant, userBody } from './scim-helpers.js';
 
-describe("Okta's SCIM 2.0 spec test (Runscope)", () => {
+describe("Okta's SCIM 2.0 spec test (Runscope)", { skip: skipWithoutConformance('okta') }, () => {
   let svc: TestService;
   before(async () => {
     svc = await startService();

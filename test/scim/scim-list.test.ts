@@ -70,9 +70,10 @@ describe('SCIM list and search: filters, sorting, paging, attributes', () => {
     });
   }
 
-  it('Microsoft-style unquoted values are accepted', async () => {
-    const res = await t.scim('GET', `/Users?filter=${encodeURIComponent('userName sw adele')}`);
-    assert.equal(res.body.totalResults, 1);
+  it('unquoted string values (as in Microsoft\'s reference collection) are 400 invalidFilter (RFC 7644 §3.4.2.2)', async () => {
+    for (const filter of ['userName sw adele', 'userName eq adele.vance', 'meta.created gt 2015-10-10T14:38:21Z', 'emails[type eq work]']) {
+      assertScimError(await t.scim('GET', `/Users?filter=${encodeURIComponent(filter)}`), 400, 'invalidFilter');
+    }
   });
 
   it('unsupported or malformed filters are 400 invalidFilter', async () => {

@@ -1,7 +1,9 @@
-import { Catch, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { Catch, HttpException, HttpStatus } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { setErrorHeaders } from '../http/error-headers.js';
+import { errorMessage, noteFailure } from '../http/failure-causes.js';
+import type { FailureCause } from '../http/failure-causes.js';
 import { DomainError, ErrorCode, assertNever } from './domain-error.js';
 import type { ErrorDetail } from './domain-error.js';
 
@@ -38,18 +40,17 @@ export function statusOf(code: ErrorCode): number {
 }
 
 /**
- * Maps every error of the admin surface to `{code, message, details}` (DESIGN §4). Anything that is
- * neither a DomainError nor an HTTP error is a bug: logged with the request id, answered as a 500
- * that names the request id and nothing else.
+ * Maps every error of the admin surface to `{code, message, details}` (docs/product-rules.md, "API"). Anything that is
+ * neither a DomainError nor an HTTP error is a bug: answered as a 500 that names the request id and
+ * nothing else; its cause and stack go into the request's log line.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('ApiExceptionFilter');
-
   catch(error: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const request = host.switchToHttp().getRequest<Request & { id?: string }>();
     const body = this.toBody(error, request);
+    if (body.code >= 500) noteFailure(response, failureCause(error));
     setErrorHeaders(response, body.code);
     response.status(body.code).json(body);
   }
@@ -60,12 +61,15 @@ export class ApiExceptionFilter implements ExceptionFilter {
     }
     if (error instanceof HttpException) {
       const status = error.getStatus();
-      if (status >= 500) this.logger.error({ err: error, requestId: request.id }, 'request failed');
       return { code: status, message: httpMessage(error), details: [] };
     }
-    this.logger.error({ err: error, requestId: request.id }, 'unhandled error');
     return { code: 500, message: `internal error; request id ${String(request.id ?? 'unknown')}`, details: [] };
   }
+}
+
+/** An answered domain error (an outage) needs no stack; anything else is a bug and keeps it. */
+function failureCause(error: unknown): FailureCause {
+  return error instanceof DomainError ? { cause: error.message } : { cause: `unhandled error: ${errorMessage(error)}`, err: error };
 }
 
 function httpMessage(error: HttpException): string {

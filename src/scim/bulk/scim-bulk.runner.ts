@@ -15,6 +15,9 @@ export interface BulkOperationResult {
 /** Executes one operation whose bulkId references are resolved; returns status, location and version. */
 export type BulkExecutor = (operation: BulkOperation) => Promise<{ status: number; id?: string; location?: string; version?: string }>;
 
+/** The absolute URL a (possibly failed) operation's path names, if it names one. */
+export type BulkLocator = (path: string) => string | undefined;
+
 const BULK_ID = /^bulkId:(.+)$/;
 
 /**
@@ -23,18 +26,20 @@ const BULK_ID = /^bulkId:(.+)$/;
  * successfully) created fails that operation. After `failOnErrors` errors the rest is not run (§3.7.3).
  * Unexpected errors (bugs) are rethrown and become the request's 500.
  */
-export async function runBulk(request: BulkRequest, execute: BulkExecutor): Promise<BulkOperationResult[]> {
+export async function runBulk(request: BulkRequest, execute: BulkExecutor, locate: BulkLocator = () => undefined): Promise<BulkOperationResult[]> {
   const created = new Map<string, string>();
   const results: BulkOperationResult[] = [];
   let errors = 0;
   for (const operation of request.operations) {
     if (request.failOnErrors !== undefined && errors >= request.failOnErrors) break;
     const base = { method: operation.method, ...(operation.bulkId !== undefined ? { bulkId: operation.bulkId } : {}) };
+    let path = operation.path;
     try {
       if (operation.method.startsWith('invalid:')) throw ScimError.badRequest('invalidSyntax', '"method" must be POST, PUT, PATCH or DELETE');
       // RFC 7644 §3.7: "bulkId … REQUIRED when "method" is "POST"".
       if (operation.method === 'POST' && operation.bulkId === undefined) throw ScimError.badRequest('invalidSyntax', 'a POST operation needs a "bulkId"');
-      const resolved = { ...operation, path: resolvePath(operation.path, created), data: resolveData(operation.data, created) };
+      path = resolvePath(operation.path, created);
+      const resolved = { ...operation, path, data: resolveData(operation.data, created) };
       const outcome = await execute(resolved);
       if (operation.bulkId !== undefined && outcome.id !== undefined) created.set(operation.bulkId, outcome.id);
       results.push({ ...base, ...(outcome.location ? { location: outcome.location } : {}), ...(outcome.version ? { version: outcome.version } : {}), status: String(outcome.status) });
@@ -42,7 +47,9 @@ export async function runBulk(request: BulkRequest, execute: BulkExecutor): Prom
       const scim = toScimError(error);
       if (!scim) throw error;
       errors++;
-      results.push({ ...base, status: String(scim.status), response: scimErrorBody(scim.status, scim.message, scim.scimType, scim.id) });
+      // RFC 7644 §3.7.3: "location … REQUIRED in a response, except in the event of a POST failure."
+      const location = operation.method === 'POST' ? undefined : locate(path);
+      results.push({ ...base, ...(location ? { location } : {}), status: String(scim.status), response: scimErrorBody(scim.status, scim.message, scim.scimType, scim.id) });
     }
   }
   return results;

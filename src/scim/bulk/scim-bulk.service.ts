@@ -11,6 +11,15 @@ import type { BulkOperationResult } from './scim-bulk.runner.js';
 
 const USERS_PATH = /^\/Users(?:\/([^/]+))?$/i;
 
+/** A malformed %-escape is a path naming no user (404), not a 500. */
+function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ScimError(404, `"${segment}" is not a valid path segment`, 'invalidPath', 'notFound');
+  }
+}
+
 /**
  * POST /Bulk (RFC 7644 §3.7) over Users: each operation is what the single request would do, with
  * the same validation, events and errors; each commits on its own, so an operation's failure leaves
@@ -24,12 +33,23 @@ export class ScimBulkService {
   ) {}
 
   run(editorUserId: string, orgId: string, request: BulkRequest): Promise<BulkOperationResult[]> {
-    return runBulk(request, (operation) => this.execute(editorUserId, orgId, operation));
+    return runBulk(request, (operation) => this.execute(editorUserId, orgId, operation), (path) => this.locate(orgId, path));
+  }
+
+  /** The user URL of `/Users/{id}`; a path naming no user has no location. */
+  private locate(orgId: string, path: string): string | undefined {
+    const id = USERS_PATH.exec(path)?.[1];
+    if (id === undefined) return undefined;
+    try {
+      return this.urls.user(orgId, decodeURIComponent(id));
+    } catch {
+      return undefined;
+    }
   }
 
   private async execute(editorUserId: string, orgId: string, operation: BulkOperation) {
     const match = USERS_PATH.exec(operation.path);
-    const id = match?.[1] === undefined ? undefined : decodeURIComponent(match[1]);
+    const id = match?.[1] === undefined ? undefined : decodePathSegment(match[1]);
     if (!match || (operation.method === 'POST') !== (id === undefined)) {
       throw new ScimError(404, `no ${operation.method} target at "${operation.path}"; expected ${operation.method === 'POST' ? '/Users' : '/Users/{id}'}`, 'invalidPath', 'notFound');
     }

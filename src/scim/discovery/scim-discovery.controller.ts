@@ -1,9 +1,10 @@
-import { All, Controller, Get, Param, UseFilters, UseInterceptors } from '@nestjs/common';
+import { All, Controller, Get, Param, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../../common/auth/authenticated.decorator.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
 import { ScimContentTypeInterceptor } from '../http/scim-content-type.interceptor.js';
+import { ScimOrgGuard } from '../http/scim-org.guard.js';
 import { listResponse } from '../scim-list.response.js';
 import { ScimUrls } from '../http/scim-urls.js';
 import { resourceTypes, schemaResources, serviceProviderConfig } from './discovery.documents.js';
@@ -16,6 +17,7 @@ import { resourceTypes, schemaResources, serviceProviderConfig } from './discove
 @ApiExcludeController()
 @Controller('scim/v2/:orgId')
 @UseFilters(ScimExceptionFilter)
+@UseGuards(ScimOrgGuard)
 @UseInterceptors(ScimContentTypeInterceptor)
 export class ScimDiscoveryController {
   constructor(private readonly urls: ScimUrls) {}

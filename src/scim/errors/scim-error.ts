@@ -1,7 +1,7 @@
 /**
  * `scimType` values of RFC 7644 §3.12, Table 9 (plus `tooMany`/`uniqueness`), and the statuses this
  * surface answers with. A ScimError is data: status, optional scimType, a stable vendor error id
- * (DESIGN §5) and an untranslated message.
+ * (docs/product-rules.md, "OpenID Connect and OAuth") and an untranslated message.
  */
 export type ScimType =
   | 'invalidFilter'
@@ -62,7 +62,7 @@ export function statusWord(status: number): string {
   }
 }
 
-/** The RFC 7644 §3.12 error body with the vendor detail extension (DESIGN §5). */
+/** The RFC 7644 §3.12 error body with the vendor detail extension (docs/product-rules.md, "OpenID Connect and OAuth"). */
 export function scimErrorBody(status: number, message: string, scimType: ScimType | undefined, id: string): Record<string, unknown> {
   return {
     schemas: ['urn:ietf:params:scim:api:messages:2.0:Error', 'urn:ietf:params:scim:api:portcullis:messages:2.0:ErrorDetail'],

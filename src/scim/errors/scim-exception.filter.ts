@@ -1,4 +1,4 @@
-import { Catch, HttpException, Logger } from '@nestjs/common';
+import { Catch, HttpException } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DomainError, ErrorCode, assertNever } from '../../common/errors/domain-error.js';
@@ -6,6 +6,7 @@ import { ScimFilterError } from '../filter/index.js';
 import { ScimPatchError } from '../patch/index.js';
 import { SCIM_MEDIA_TYPE } from '../scim.constants.js';
 import { setErrorHeaders } from '../../common/http/error-headers.js';
+import { errorMessage, noteFailure } from '../../common/http/failure-causes.js';
 import { ScimError, scimErrorBody, statusWord } from './scim-error.js';
 
 /** Any error as a ScimError: the one place where domain codes meet SCIM statuses (RFC 7644 §3.12). */
@@ -49,17 +50,17 @@ function fromDomain(error: DomainError): ScimError {
 
 /**
  * Every error of the SCIM surface, guards' included, as an RFC 7644 §3.12 envelope in
- * `application/scim+json`. Anything unrecognised is a bug: logged, answered 500 with the request id.
+ * `application/scim+json`. Anything unrecognised is a bug: answered 500 with the request id, its cause
+ * and stack in the request's log line.
  */
 @Catch()
 export class ScimExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger('ScimExceptionFilter');
-
   catch(error: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const request = host.switchToHttp().getRequest<Request & { id?: string }>();
     const scim = toScimError(error);
-    if (!scim) this.logger.error({ err: error, requestId: request.id }, 'unhandled error');
+    if (!scim) noteFailure(response, { cause: `unhandled error: ${errorMessage(error)}`, err: error });
+    else if (scim.status >= 500) noteFailure(response, { cause: scim.message });
     const status = scim?.status ?? 500;
     const body = scim
       ? scimErrorBody(scim.status, scim.message, scim.scimType, scim.id)

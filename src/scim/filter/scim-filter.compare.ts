@@ -1,10 +1,12 @@
+import { foldCase } from '../../common/text/case-fold.js';
 import type { CompareOperator, CompValue } from './scim-filter.ast.js';
 import { parseDateTime } from './scim-filter.datetime.js';
 import { getCi, isRecord } from './scim-filter.objects.js';
 
 /**
  * Compares one attribute value with a filter literal (RFC 7644 §3.4.2.2, Table 3).
- * - Strings compare case-insensitively unless `caseExact` (RFC 7643 §2.2: caseExact defaults to false).
+ * - Strings compare case-insensitively unless `caseExact` (RFC 7643 §2.2: caseExact defaults to false),
+ *   by the service's one folding rule (src/common/text/case-fold.ts), as the SQL filters do.
  * - Strings that both parse as date-times order as instants (`gt`, `ge`, `lt`, `le`, and `eq`
  *   when both carry a time), so offsets and precision do not matter.
  * - Booleans equal `true`/`false` and, leniently, the strings "True"/"False" in any case.
@@ -77,5 +79,5 @@ function order(value: unknown, expected: CompValue, caseExact: boolean): number 
 }
 
 function fold(text: string, caseExact: boolean): string {
-  return caseExact ? text : text.toLowerCase();
+  return caseExact ? text : foldCase(text);
 }

@@ -1,7 +1,10 @@
+import type { NextFunction, Request, Response } from 'express';
 import { jsonBody } from '../../common/http/body-parsers.js';
 import type { BodyProblem } from '../../common/http/body-parsers.js';
 import { scimErrorBody } from '../errors/scim-error.js';
 import { MAX_BULK_PAYLOAD_BYTES, SCIM_MEDIA_TYPE } from '../scim.constants.js';
+
+const ACCEPTED_TYPES = [SCIM_MEDIA_TYPE, 'application/json'];
 
 /**
  * JSON parsing for `/scim/v2`, registered before the general parser: RFC 7644 §3.1 lets clients send
@@ -10,9 +13,27 @@ import { MAX_BULK_PAYLOAD_BYTES, SCIM_MEDIA_TYPE } from '../scim.constants.js';
  * are answered here, as SCIM envelopes (400 invalidSyntax, 413).
  */
 export function scimBodyParser() {
-  return jsonBody(MAX_BULK_PAYLOAD_BYTES, (res, problem) => {
-    res.status(problem.status).type(SCIM_MEDIA_TYPE).send(JSON.stringify(scimBody(problem)));
-  });
+  const answer = (res: Response, problem: BodyProblem) => res.status(problem.status).type(SCIM_MEDIA_TYPE).send(JSON.stringify(scimBody(problem)));
+  return [refuseOtherMediaTypes(answer), ...jsonBody(MAX_BULK_PAYLOAD_BYTES, answer)];
+}
+
+/**
+ * RFC 7644 §3.1 / §3.8: a request body is `application/scim+json` (or `application/json`). Any other
+ * body, or one without a Content-Type, is 415 before anything else reads it, rather than being
+ * skipped by the parser and then reported as a missing or malformed resource.
+ */
+function refuseOtherMediaTypes(answer: (res: Response, problem: BodyProblem) => void) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!carriesBody(req) || req.is(ACCEPTED_TYPES)) return next();
+    const sent = req.headers['content-type'] ?? 'none';
+    answer(res, { status: 415, kind: 'unsupportedMediaType', message: `the request body must be ${ACCEPTED_TYPES.join(' or ')}, not ${sent}` });
+  };
+}
+
+/** A DELETE or GET sent with `Content-Length: 0` (and no type) carries no body to refuse. */
+function carriesBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) > 0);
 }
 
 function scimBody(problem: BodyProblem): Record<string, unknown> {
@@ -24,6 +45,7 @@ function scimBody(problem: BodyProblem): Record<string, unknown> {
     case 'tooLarge':
       return scimErrorBody(413, problem.message, undefined, 'payloadTooLarge');
     case 'unsupportedEncoding':
+    case 'unsupportedMediaType':
       return scimErrorBody(415, problem.message, undefined, 'unsupportedMediaType');
   }
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 
-/** Absolute SCIM URLs from PUBLIC_URL (DESIGN §2): `meta.location`, `Location`, bulk `location`. */
+/** Absolute SCIM URLs from PUBLIC_URL (docs/product-rules.md, "Running it"): `meta.location`, `Location`, bulk `location`. */
 @Injectable()
 export class ScimUrls {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}

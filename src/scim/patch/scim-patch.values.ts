@@ -1,4 +1,5 @@
 import { makeAttrPath, type CompValue, type FilterNode } from '../filter/scim-filter.ast.js';
+import { isValidAttrName } from '../filter/scim-filter.attr-path.js';
 import { matchesValueFilter } from '../filter/scim-filter.matcher.js';
 import { deepEqual, findKeyCi, getCi, isAssigned, isPlainObject, type JsonObject } from '../filter/scim-filter.objects.js';
 import { ScimPatchError } from './scim-patch.errors.js';
@@ -17,6 +18,7 @@ export function normalizeValue(ctx: PatchContext, path: string, value: unknown):
   if (isPlainObject(value)) {
     const out: JsonObject = {};
     for (const [key, sub] of Object.entries(value)) {
+      assertAttributeName(path, key);
       if (sub === null || sub === undefined) continue;
       out[findKeyCi(out, key) ?? canonicalName(ctx, key)] = normalizeValue(ctx, `${path}.${key.toLowerCase()}`, sub);
     }
@@ -24,6 +26,14 @@ export function normalizeValue(ctx: PatchContext, path: string, value: unknown):
   }
   if (value instanceof Date) return new Date(value.getTime());
   return value;
+}
+
+/**
+ * Keys of a client value become keys of plain objects: `__proto__` would set the object's prototype
+ * instead of a member. RFC 7643 §2.1 ATTRNAME excludes it (and every other non-name) anyway.
+ */
+function assertAttributeName(path: string, name: string): void {
+  if (!isValidAttrName(name)) throw new ScimPatchError('invalidValue', `'${name}' in the value of '${path}' is not an attribute name`);
 }
 
 function toBoolean(path: string, value: unknown): boolean {
@@ -34,6 +44,7 @@ function toBoolean(path: string, value: unknown): boolean {
 
 /** Sets (or, for `null`, removes) sub-attribute `name` of a complex value, ignoring key case. */
 export function setSubAttribute(ctx: PatchContext, target: JsonObject, parentPath: string, name: string, value: unknown): void {
+  assertAttributeName(parentPath, name);
   const key = findKeyCi(target, name);
   if (value === null || value === undefined) {
     if (key !== undefined) delete target[key];

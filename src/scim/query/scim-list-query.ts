@@ -5,17 +5,17 @@ import { MAX_PAGE_SIZE, SEARCH_REQUEST_SCHEMA, USER_SCHEMA } from '../scim.const
 import { parseAttributeList } from './scim-projection.js';
 import type { AttributeSelection } from './scim-projection.js';
 
-/** Sortable attributes of spec §A → entity property of `UserEntity`. */
-const SORT_PROPERTIES: Record<string, string> = {
-  'meta.created': 'createdAt',
-  'meta.lastmodified': 'changedAt',
-  id: 'id',
-  username: 'userNameLower',
-  'name.familyname': 'familyName',
-  'name.givenname': 'givenName',
-  emails: 'emailLower',
-  'emails.value': 'emailLower',
-};
+/** Sortable attributes of spec §A → entity property of `UserEntity` (a Map: `sortBy=constructor` is no member). */
+const SORT_PROPERTIES = new Map<string, string>([
+  ['meta.created', 'createdAt'],
+  ['meta.lastmodified', 'changedAt'],
+  ['id', 'id'],
+  ['username', 'userNameLower'],
+  ['name.familyname', 'familyName'],
+  ['name.givenname', 'givenName'],
+  ['emails', 'emailLower'],
+  ['emails.value', 'emailLower'],
+]);
 
 export interface ListQuery {
   filter: FilterNode | undefined;
@@ -65,7 +65,9 @@ export function listQueryFromSearch(body: unknown): ListQuery {
   const scalar = (name: string) => {
     const value = b[name.toLowerCase()];
     if (value === undefined || value === null) return undefined;
-    if (typeof value === 'string' || typeof value === 'number') return String(value);
+    if (typeof value === 'string') return value;
+    // A JSON integer too large for its decimal spelling (1e30 prints as "1e+30") is still an integer.
+    if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value).toString() : String(value);
     throw ScimError.badRequest('invalidValue', `"${name}" must be a string or number`);
   };
   return buildQuery({
@@ -85,8 +87,9 @@ function buildQuery(raw: Record<string, string | undefined>): ListQuery {
     if (raw.filter.length > MAX_FILTER_LENGTH) {
       throw ScimError.badRequest('invalidFilter', `the filter is ${raw.filter.length} characters long; at most ${MAX_FILTER_LENGTH} are allowed`);
     }
-    // Microsoft's reference client sends unquoted values (`userName sw O`).
-    filter = parseFilter(raw.filter, { allowUnquotedStrings: true });
+    // Strict RFC 7644 §3.4.2.2 grammar: a string value is quoted. An unquoted word (`userName sw O`, as
+    // Microsoft's reference Postman collection sends) is invalidFilter rather than a guess.
+    filter = parseFilter(raw.filter);
   }
   return {
     filter,
@@ -109,13 +112,19 @@ function sortOf(sortBy: string | undefined, sortOrder: string | undefined): List
   if (sortBy === undefined || sortBy === '') return undefined;
   const lower = sortBy.toLowerCase();
   const path = lower.startsWith(`${USER_SCHEMA.toLowerCase()}:`) ? lower.slice(USER_SCHEMA.length + 1) : lower;
-  const property = SORT_PROPERTIES[path];
-  if (!property) throw ScimError.badRequest('invalidValue', `sorting by "${sortBy}" is not supported; sortable: ${Object.keys(SORT_PROPERTIES).join(', ')}`);
+  const property = SORT_PROPERTIES.get(path);
+  if (!property) throw ScimError.badRequest('invalidValue', `sorting by "${sortBy}" is not supported; sortable: ${[...SORT_PROPERTIES.keys()].join(', ')}`);
   return { property, descending };
 }
 
+/**
+ * A decimal integer, saturated to ±Number.MAX_SAFE_INTEGER: past that a JS number is no longer exact,
+ * and a start index that large is past the end of any list anyway (an empty page).
+ */
 function integer(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   if (!/^-?\d+$/.test(value.trim())) throw ScimError.badRequest('invalidValue', `"${name}" must be an integer`);
-  return Number(value);
+  const exact = BigInt(value.trim());
+  const limit = BigInt(Number.MAX_SAFE_INTEGER);
+  return Number(exact > limit ? limit : exact < -limit ? -limit : exact);
 }

@@ -65,16 +65,17 @@ function copyPath(from: JsonObject, to: JsonObject, path: Path): void {
     return;
   }
   const rest = path.slice(1);
+  // A sub-attribute the values do not have selects nothing: no empty `name: {}` or `emails: [{}]`.
   if (Array.isArray(value)) {
     const existing = Array.isArray(to[key]) ? (to[key] as JsonValue[]) : value.map(() => ({}) as JsonObject);
     value.forEach((element, i) => {
       if (element && typeof element === 'object' && !Array.isArray(element)) copyPath(element, existing[i] as JsonObject, rest);
     });
-    to[key] = existing;
+    if (existing.some((e) => e && typeof e === 'object' && Object.keys(e).length > 0)) to[key] = existing;
   } else if (value && typeof value === 'object') {
     const target = (to[key] && typeof to[key] === 'object' ? to[key] : {}) as JsonObject;
     copyPath(value, target, rest);
-    to[key] = target;
+    if (Object.keys(target).length > 0) to[key] = target;
   }
 }
 

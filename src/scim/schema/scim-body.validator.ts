@@ -57,6 +57,8 @@ function validateSingle(raw: unknown, def: ScimAttribute, path: string): JsonVal
       throw ScimError.badRequest('invalidValue', `"${path}" must be a number`);
     default:
       if (typeof raw !== 'string') throw ScimError.badRequest('invalidValue', `"${path}" must be a string`);
+      // U+0000 ends strings in C (SQLite's LIKE among them); no attribute value needs it.
+      if (raw.includes('\u0000')) throw ScimError.badRequest('invalidValue', `"${path}" must not contain U+0000`);
       return raw;
   }
 }

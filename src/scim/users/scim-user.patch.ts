@@ -27,9 +27,9 @@ export function readPatchRequest(body: unknown): PatchOperation[] {
 
 /** Applies the operations to the user's current representation and validates the result as a whole. */
 export function patchUser(current: JsonObject, operations: PatchOperation[]): ValidUser {
-  // Microsoft's reference client sends unquoted filter values in paths. A written `password` stays in
-  // the result as plain text; validateUser takes it out, and the domain hashes it.
-  const patched = applyPatch(current, operations, { filterOptions: { allowUnquotedStrings: true } });
+  // Filters in paths follow the strict grammar, as list filters do (a string value is quoted). A written
+  // `password` stays in the result as plain text; validateUser takes it out, and the domain hashes it.
+  const patched = applyPatch(current, operations);
   keepOnePrimary(current, patched);
   return validateUser(patched);
 }

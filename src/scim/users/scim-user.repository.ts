@@ -8,15 +8,15 @@ import { compileFilter } from '../query/scim-filter.sql.js';
 import { ScimError } from '../errors/scim-error.js';
 
 /** Sort keys (entity properties, see scim-list-query.ts) → columns; `nullable` ones sort unassigned last. */
-const SORT_COLUMNS: Record<string, { column: string; nullable: boolean }> = {
-  createdAt: { column: 'created_at', nullable: false },
-  changedAt: { column: 'changed_at', nullable: false },
-  id: { column: 'id', nullable: false },
-  userNameLower: { column: 'user_name_lower', nullable: false },
-  familyName: { column: 'family_name', nullable: true },
-  givenName: { column: 'given_name', nullable: true },
-  emailLower: { column: 'email_lower', nullable: true },
-};
+const SORT_COLUMNS = new Map<string, { column: string; nullable: boolean }>([
+  ['createdAt', { column: 'created_at', nullable: false }],
+  ['changedAt', { column: 'changed_at', nullable: false }],
+  ['id', { column: 'id', nullable: false }],
+  ['userNameLower', { column: 'user_name_lower', nullable: false }],
+  ['familyName', { column: 'family_name', nullable: true }],
+  ['givenName', { column: 'given_name', nullable: true }],
+  ['emailLower', { column: 'email_lower', nullable: true }],
+]);
 
 /**
  * Query shapes of the SCIM surface over human users of one organization (STYLE §5): the filter is
@@ -39,7 +39,7 @@ export class ScimUserRepository {
     let where = `u.org_id = :orgId AND u.type = 'human'`;
     let named: Record<string, unknown> = { orgId };
     if (query.filter) {
-      const compiled = compileFilter(query.filter);
+      const compiled = compileFilter(query.filter, this.dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql');
       where += ` AND ${compiled.sql}`;
       named = { ...named, ...compiled.params };
     }
@@ -73,7 +73,7 @@ export class ScimUserRepository {
   private query(sql: string, named: Record<string, unknown>): Promise<Record<string, unknown>[]> {
     const values: unknown[] = [];
     const positional = sql.replace(/:([A-Za-z]\w*)/g, (_, name: string) => {
-      if (!(name in named)) throw new Error(`no value for SQL parameter :${name}`);
+      if (!Object.hasOwn(named, name)) throw new Error(`no value for SQL parameter :${name}`);
       values.push(named[name]);
       return '?';
     });
@@ -92,7 +92,8 @@ export class ScimUserRepository {
 
 function orderBy(query: ListQuery): string {
   const direction = query.sort?.descending ? 'DESC' : 'ASC';
-  const key = SORT_COLUMNS[query.sort?.property ?? 'createdAt'];
+  const key = SORT_COLUMNS.get(query.sort?.property ?? 'createdAt');
+  if (!key) throw new Error(`no sort column for ${String(query.sort?.property)}`);
   // Unassigned values sort last whatever the order (as scimmy and most providers do); both
   // databases would otherwise put NULL first in ascending order.
   const nullsLast = key.nullable ? `CASE WHEN u.${key.column} IS NULL THEN 1 ELSE 0 END ASC, ` : '';

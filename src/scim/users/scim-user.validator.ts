@@ -23,7 +23,8 @@ export function validateUser(body: unknown): ValidUser {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw ScimError.badRequest('invalidSyntax', 'the request body must be a JSON object');
   }
-  const core: Record<string, unknown> = {};
+  // Null prototype: a body key `__proto__` is then an (unknown, refused) attribute, not a prototype.
+  const core: Record<string, unknown> = Object.create(null);
   let extension: unknown;
   let schemas: unknown;
   let externalId: unknown;

@@ -134,7 +134,7 @@ export class ScimUsersService {
     await this.lifecycle.remove(editorUserId, orgId, id);
   }
 
-  /** SCIM has only `active`; a locked user set active is unlocked (DESIGN §3 states). */
+  /** SCIM has only `active`; a locked user set active is unlocked (docs/product-rules.md, "Domain"). */
   private stateChange(user: UserEntity, active: unknown): 'deactivate' | 'reactivate' | 'unlock' | null {
     if (active === false && user.state !== 'inactive') return 'deactivate';
     if (active === true && user.state === 'inactive') return 'reactivate';
