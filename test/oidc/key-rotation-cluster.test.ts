@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -11,8 +10,9 @@ import { createClient } from '../support/http.js';
 import { spawnService } from '../support/process.js';
 import type { ServiceProcess } from '../support/process.js';
 import { freePort } from '../support/service.js';
+import { clientCredentialsToken, onNewConnection } from './support/cluster-client.js';
 
-/** DESIGN §5: every process signs with the new key within seconds of a rotation by any of them. */
+/** An emergency rotation (POST /admin/v1/keys/rotate): every process signs with the new key within seconds. */
 describe('key rotation across WORKERS=2 over one database', () => {
   let svc: ServiceProcess;
   let database: TestDatabase;
@@ -40,43 +40,9 @@ describe('key rotation across WORKERS=2 over one database', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** A client credentials token over a new connection, so the cluster spreads requests over both workers. */
-  function token(): Promise<string> {
-    const body = 'grant_type=client_credentials';
-    return new Promise((resolve, reject) => {
-      const req = request(
-        `${svc.url}/oauth/v2/token`,
-        {
-          method: 'POST',
-          agent: false,
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded',
-            'content-length': String(body.length),
-            authorization: `Basic ${Buffer.from(`${machine.clientId}:${machine.clientSecret}`).toString('base64')}`,
-          },
-        },
-        (res) => {
-          let text = '';
-          res.on('data', (c: Buffer) => (text += c.toString()));
-          res.on('end', () => (res.statusCode === 200 ? resolve((JSON.parse(text) as { access_token: string }).access_token) : reject(new Error(text))));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  }
+  const token = () => clientCredentialsToken(svc.url, machine);
 
-  function workerOf(): Promise<number> {
-    return new Promise((resolve, reject) => {
-      request(`${svc.url}/healthz`, { agent: false }, (res) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => resolve((JSON.parse(text) as { worker: number }).worker));
-      })
-        .on('error', reject)
-        .end();
-    });
-  }
+  const workerOf = async () => (JSON.parse((await onNewConnection(`${svc.url}/healthz`)).text) as { worker: number }).worker;
 
   it('all workers sign with the rotated key within seconds; the old key stays published', async () => {
     const before = await token();

@@ -12,7 +12,7 @@ export class RotateKeysResponseDto {
   activeKeyId: string;
 }
 
-/** DESIGN §4: `POST /admin/v1/keys/rotate` (IAM_OWNER) → `{activeKeyId}`. */
+/** docs/product-rules.md, "API": `POST /admin/v1/keys/rotate` (IAM_OWNER) → `{activeKeyId}`. */
 @ApiTags('admin')
 @Controller('admin/v1/keys')
 export class KeysController {

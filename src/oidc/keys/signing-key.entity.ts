@@ -19,9 +19,15 @@ export class SigningKeyEntity {
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
 
+  /** A scheduled key is published from `createdAt` and signs from here; until then the older key signs. */
+  @Column({ name: 'signs_from', ...timestampColumn })
+  signsFrom: Date;
+
+  /** When a newer key takes over (possibly in the future, set when that key is scheduled). */
   @Column({ name: 'retired_at', ...timestampColumn, nullable: true })
   retiredAt: Date | null;
 
+  /** Stays in JWKS until then: past the expiry of every token it signed. */
   @Column({ name: 'publish_until', ...timestampColumn, nullable: true })
   publishUntil: Date | null;
 }

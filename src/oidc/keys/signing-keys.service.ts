@@ -1,34 +1,25 @@
-import { generateKeyPair } from 'node:crypto';
-import { promisify } from 'node:util';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, IsNull, MoreThan } from 'typeorm';
 import type { EntityManager } from 'typeorm';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
 import { Encryptor } from '../../common/crypto/encryptor.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
-import { newId } from '../../common/ids.js';
 import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entity.js';
+import { newKeyPair } from './key-pair.js';
+import type { PrivateJwk } from './key-pair.js';
+import { isScheduled, NEXT_KEY_LEAD_MS, ROTATION_INTERVAL_MS, signerAt, signerFirst } from './key-schedule.js';
 import { SigningKeyEntity } from './signing-key.entity.js';
 
-const generate = promisify(generateKeyPair);
-
-/** DESIGN §5: keys rotate every 90 days and on demand. */
-export const ROTATION_INTERVAL_MS = 90 * 24 * 3600 * 1000;
-
-export type SigningAlg = 'RS256' | 'ES256' | 'EdDSA';
-
-export interface PrivateJwk {
-  kid: string;
-  alg: string;
-  use: 'sig';
-  kty: string;
-  [member: string]: unknown;
-}
+export type { PrivateJwk } from './key-pair.js';
 
 /**
  * Signing keys live in the database, private parts sealed with the master key, so every process signs
- * with the same key and a rotation reaches all of them at their next check (DESIGN §5). A retired key
- * stays published until every token it signed has expired.
+ * with the same key. Which key signs follows from the stored times alone (`signs_from`, `retired_at`),
+ * so processes switch at the same moment without talking to each other; each notices within its poll.
+ * A scheduled key is published a day before it signs; a retired key stays published until every token
+ * it signed has expired (README, SIGNING_ALG).
  */
 @Injectable()
 export class SigningKeysService {
@@ -37,80 +28,146 @@ export class SigningKeysService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly encryptor: Encryptor,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Creates the first key, or a new one when the active key is older than the rotation interval. */
-  async ensureCurrent(alg: SigningAlg = 'RS256'): Promise<void> {
-    const active = await this.active();
-    if (active && active.createdAt.getTime() + ROTATION_INTERVAL_MS > Date.now()) return;
-    await this.rotate(null, alg);
+  /**
+   * Creates the first key; publishes the next one NEXT_KEY_LEAD_MS before the signer is 90 days old, or
+   * when SIGNING_ALG names another algorithm than the signer's. Run by every process's poll.
+   */
+  async ensureSchedule(now = new Date()): Promise<void> {
+    const keys = await this.published(now);
+    const signer = signerAt(keys, now);
+    if (!signer) {
+      await this.createFirstKey(now);
+      return;
+    }
+    const superseded = keys.filter((k) => !k.retiredAt && k.signsFrom.getTime() < signer.signsFrom.getTime() && !isScheduled(k, now));
+    if (superseded.length > 0) await this.retire(superseded, now);
+    if (keys.some((k) => isScheduled(k, now))) return;
+    const due = signer.signsFrom.getTime() + ROTATION_INTERVAL_MS - NEXT_KEY_LEAD_MS <= now.getTime();
+    if (due || signer.alg !== this.config.signingAlg) await this.schedule(signer, now);
   }
 
-  /** Makes a new key the active one; returns its id. Writes `key.rotated` in the same transaction. */
-  async rotate(editorUserId: string | null, alg: SigningAlg = 'RS256'): Promise<string> {
+  /**
+   * Emergency rotation: a new key signs from `now` in every process (at its next poll). The previous
+   * signer stays published for its tokens; a scheduled key that never signed is withdrawn, as it may
+   * share the compromise this rotation answers. Writes `key.rotated` in the same transaction.
+   */
+  async rotate(editorUserId: string | null, at?: Date): Promise<string> {
+    const alg = this.config.signingAlg;
     const { publicJwk, privateJwk } = await newKeyPair(alg);
     return this.uow.run(async (manager) => {
-      const now = new Date();
+      // Read the clock inside the transaction: a key another process created meanwhile is then older.
+      const now = at ?? new Date();
       const publishUntil = new Date(now.getTime() + (await maxTokenLifetimeMs(manager)));
-      const previous = await manager.find(SigningKeyEntity, { where: { retiredAt: IsNull() } });
-      for (const key of previous) await manager.update(SigningKeyEntity, { id: key.id }, { retiredAt: now, publishUntil });
-      const id = privateJwk.kid;
-      await manager.insert(SigningKeyEntity, {
-        id,
-        alg,
-        publicJwk: JSON.stringify(publicJwk),
-        privateJwkEncrypted: this.encryptor.encrypt(JSON.stringify(privateJwk)),
-        createdAt: now,
-        retiredAt: null,
-        publishUntil: null,
-      });
-      await this.events.push(manager, {
-        type: 'key.rotated',
-        aggregateType: 'key',
-        aggregateId: id,
-        resourceOwner: INSTANCE_ID,
-        editorUserId,
-        payload: { keyId: id, alg, retiredKeyIds: previous.map((k) => k.id) },
-      });
-      return id;
+      const current = await manager.find(SigningKeyEntity, { where: [{ retiredAt: IsNull() }, { retiredAt: MoreThan(now) }] });
+      for (const key of current) {
+        const neverSigned = isScheduled(key, now);
+        await manager.update(SigningKeyEntity, { id: key.id }, { retiredAt: now, publishUntil: neverSigned ? now : publishUntil });
+      }
+      await this.insert(manager, { id: privateJwk.kid, alg, publicJwk, privateJwk, createdAt: now, signsFrom: now });
+      await this.recordRotation(manager, editorUserId, { keyId: privateJwk.kid, alg, signsFrom: now, retiredKeyIds: current.map((k) => k.id) });
+      return privateJwk.kid;
     });
   }
 
-  /** A cheap fingerprint of the published key set, polled by every process to notice a rotation. */
-  async fingerprint(): Promise<string> {
-    return (await this.published()).map((k) => k.id).join(',');
+  /**
+   * The first key of an empty database, created once however many processes start together: the check
+   * is repeated inside the transaction that inserts, after taking the instance row (MySQL: FOR UPDATE;
+   * SQLite: every transaction takes the write lock at BEGIN), so a second process sees the first's key.
+   */
+  private async createFirstKey(now: Date): Promise<void> {
+    const alg = this.config.signingAlg;
+    const { publicJwk, privateJwk } = await newKeyPair(alg);
+    await this.uow.run(async (manager) => {
+      if (manager.connection.options.type === 'mysql') await manager.query('SELECT id FROM instance WHERE id = ? FOR UPDATE', [INSTANCE_ID]);
+      // Any unretired key will sign (another process's first key may sign from a moment after `now`).
+      if ((await manager.count(SigningKeyEntity, { where: { retiredAt: IsNull() } })) > 0) return;
+      await this.insert(manager, { id: privateJwk.kid, alg, publicJwk, privateJwk, createdAt: now, signsFrom: now });
+      await this.recordRotation(manager, null, { keyId: privateJwk.kid, alg, signsFrom: now, retiredKeyIds: [] });
+    });
   }
 
-  /** Private JWKs of every published key, the active (newest) first: oidc-provider signs with the first. */
-  async privateJwks(): Promise<PrivateJwk[]> {
-    return (await this.published()).map((k) => JSON.parse(this.encryptor.decrypt(k.privateJwkEncrypted)) as PrivateJwk);
+  /** A cheap fingerprint of the published key set and its signer, polled by every process to notice a change. */
+  async fingerprint(now = new Date()): Promise<string> {
+    return signerFirst(await this.published(now), now).ordered.map((k) => k.id).join(',');
   }
 
-  private active(): Promise<SigningKeyEntity | null> {
-    return this.dataSource.getRepository(SigningKeyEntity).findOne({ where: { retiredAt: IsNull() }, order: { createdAt: 'DESC' } });
+  /**
+   * Private JWKs of every published key, the signer first. The others carry `key_ops: ["verify"]`, so
+   * oidc-provider, which picks the first key of an algorithm for signing, can only sign with the signer
+   * (RFC 7517 §4.3); ProviderHolder removes the member from the published JWKS.
+   */
+  async keySet(now = new Date()): Promise<{ fingerprint: string; jwks: PrivateJwk[] }> {
+    const { signer, ordered } = signerFirst(await this.published(now), now);
+    const jwks = ordered.map((k) => {
+      const jwk = JSON.parse(this.encryptor.decrypt(k.privateJwkEncrypted)) as PrivateJwk;
+      return k === signer ? jwk : { ...jwk, key_ops: ['verify'] };
+    });
+    return { fingerprint: ordered.map((k) => k.id).join(','), jwks };
   }
 
-  private async published(): Promise<SigningKeyEntity[]> {
-    const repo = this.dataSource.getRepository(SigningKeyEntity);
-    const keys = await repo.find({ where: [{ retiredAt: IsNull() }, { publishUntil: MoreThan(new Date()) }], order: { createdAt: 'DESC' } });
-    // The active key first, then older ones newest first.
-    return [...keys.filter((k) => !k.retiredAt), ...keys.filter((k) => k.retiredAt)];
+  /**
+   * Retires keys a newer signer replaced without retiring them: processes starting together on an empty
+   * database each create a first key. They stay published for the tokens they signed meanwhile.
+   */
+  private async retire(keys: SigningKeyEntity[], now: Date): Promise<void> {
+    await this.uow.run(async (manager) => {
+      const publishUntil = new Date(now.getTime() + (await maxTokenLifetimeMs(manager)));
+      for (const key of keys) await manager.update(SigningKeyEntity, { id: key.id, retiredAt: IsNull() }, { retiredAt: now, publishUntil });
+    });
   }
-}
 
-async function newKeyPair(alg: SigningAlg): Promise<{ publicJwk: Record<string, unknown>; privateJwk: PrivateJwk }> {
-  const pair =
-    alg === 'RS256'
-      ? await generate('rsa', { modulusLength: 2048 })
-      : alg === 'ES256'
-        ? await generate('ec', { namedCurve: 'P-256' })
-        : await generate('ed25519');
-  const kid = newId();
-  const base = { kid, alg, use: 'sig' as const };
-  return {
-    publicJwk: { ...pair.publicKey.export({ format: 'jwk' }), ...base },
-    privateJwk: { ...(pair.privateKey.export({ format: 'jwk' }) as { kty: string }), ...base },
-  };
+  /** Publishes the signer's successor now; it signs NEXT_KEY_LEAD_MS later. One process wins a race. */
+  private async schedule(signer: SigningKeyEntity, now: Date): Promise<void> {
+    const alg = this.config.signingAlg;
+    const { publicJwk, privateJwk } = await newKeyPair(alg);
+    await this.uow.run(async (manager) => {
+      const signsFrom = new Date(now.getTime() + NEXT_KEY_LEAD_MS);
+      const publishUntil = new Date(signsFrom.getTime() + (await maxTokenLifetimeMs(manager)));
+      // Claiming the signer row decides the race: another process's claim leaves nothing to update.
+      const { affected } = await manager.update(SigningKeyEntity, { id: signer.id, retiredAt: IsNull() }, { retiredAt: signsFrom, publishUntil });
+      if (affected !== 1) return;
+      await this.insert(manager, { id: privateJwk.kid, alg, publicJwk, privateJwk, createdAt: now, signsFrom });
+      await this.recordRotation(manager, null, { keyId: privateJwk.kid, alg, signsFrom, retiredKeyIds: [signer.id] });
+    });
+  }
+
+  private async insert(
+    manager: EntityManager,
+    key: { id: string; alg: string; publicJwk: object; privateJwk: PrivateJwk; createdAt: Date; signsFrom: Date },
+  ): Promise<void> {
+    await manager.insert(SigningKeyEntity, {
+      id: key.id,
+      alg: key.alg,
+      publicJwk: JSON.stringify(key.publicJwk),
+      privateJwkEncrypted: this.encryptor.encrypt(JSON.stringify(key.privateJwk)),
+      createdAt: key.createdAt,
+      signsFrom: key.signsFrom,
+      retiredAt: null,
+      publishUntil: null,
+    });
+  }
+
+  private recordRotation(
+    manager: EntityManager,
+    editorUserId: string | null,
+    facts: { keyId: string; alg: string; signsFrom: Date; retiredKeyIds: string[] },
+  ): Promise<unknown> {
+    return this.events.push(manager, {
+      type: 'key.rotated',
+      aggregateType: 'key',
+      aggregateId: facts.keyId,
+      resourceOwner: INSTANCE_ID,
+      editorUserId,
+      payload: { keyId: facts.keyId, alg: facts.alg, signsFrom: facts.signsFrom.toISOString(), retiredKeyIds: facts.retiredKeyIds },
+    });
+  }
+
+  private published(now: Date): Promise<SigningKeyEntity[]> {
+    return this.dataSource.getRepository(SigningKeyEntity).find({ where: [{ retiredAt: IsNull() }, { publishUntil: MoreThan(now) }] });
+  }
 }
 
 /** Tokens signed by a retired key may live this long: the longest access or ID token lifetime, plus slack. */
