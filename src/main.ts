@@ -4,7 +4,14 @@ import { setFlagsFromString } from 'node:v8';
 import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './common/config/config.js';
 import type { AppConfig } from './common/config/config.js';
-import { migrate } from './common/database/migrate.js';
+import { DataSource } from 'typeorm';
+import { createDataSource } from './common/database/data-source.js';
+import { SchemaNewerError, migrate } from './common/database/migrate.js';
+import { collectProcessMetrics } from './common/metrics/metrics.js';
+import { startManagementServer } from './common/operations/management-server.js';
+import type { ManagementEndpoints } from './common/operations/management-server.js';
+import { answerPrimaryForMetrics, clusterMetrics, processMetrics } from './common/operations/metrics-sources.js';
+import { databaseReadiness } from './common/operations/readiness.js';
 import { masterKeyProblem } from './oidc/keys/master-key.check.js';
 
 /**
@@ -15,14 +22,22 @@ async function main(): Promise<void> {
   limitHeapGrowth();
   const config = readConfig();
   if (cluster.isPrimary) {
-    const applied = await migrate(config.database);
+    const applied = await migrate(config.database).catch((error: unknown) => {
+      if (!(error instanceof SchemaNewerError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    });
     log('info', applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
     const problem = await masterKeyProblem(config);
     if (problem) {
       process.stderr.write(`${new ConfigError([problem]).message}\n`);
       process.exit(2);
     }
-    if (config.workers > 1) return superviseWorkers(config.workers);
+    if (config.workers > 1) {
+      const dataSource = await createDataSource(config.database).initialize();
+      await startManagement(config, { readiness: databaseReadiness(dataSource), metrics: clusterMetrics() });
+      return superviseWorkers(config.workers);
+    }
   }
   await serve(config);
 }
@@ -51,9 +66,20 @@ function readConfig(): AppConfig {
 }
 
 async function serve(config: AppConfig): Promise<void> {
+  collectProcessMetrics();
+  // A worker answers the primary's scrapes from its first moment, or a scrape would wait for it.
+  if (cluster.isWorker) answerPrimaryForMetrics();
   const app = await createApp(config);
   await app.listen(config.port);
   log('info', `Portcullis listening on port ${config.port} (${config.publicUrl})`);
+  // A single process is its own management listener; workers leave it to the primary.
+  if (cluster.isPrimary) await startManagement(config, { readiness: databaseReadiness(app.get(DataSource)), metrics: processMetrics() });
+}
+
+async function startManagement(config: AppConfig, endpoints: ManagementEndpoints): Promise<void> {
+  const { host, port } = config.management;
+  const server = await startManagementServer(host, port, endpoints);
+  log('info', `management listener on ${host}:${server.port} (/metrics, /healthz, /readyz)`);
 }
 
 /** Forks the workers, replaces one that dies, and on SIGTERM/SIGINT lets each finish its requests. */

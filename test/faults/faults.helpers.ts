@@ -9,6 +9,7 @@ import { createClient } from '../support/http.js';
 import { spawnService } from '../support/process.js';
 import type { ServiceProcess } from '../support/process.js';
 import type { TestService } from '../support/service.js';
+import { TcpProxy } from './tcp-proxy.js';
 
 /**
  * A DATA_DIR and a fresh database (SQLite in DATA_DIR, or MariaDB with TEST_DATABASE_URL) for service
@@ -87,3 +88,15 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
   }
 }
 
+
+/**
+ * A service process whose database connections pass through a TCP proxy, so a test can take the
+ * database away (`proxy.stop`) without touching the server other suites use. MySQL/MariaDB only.
+ */
+export async function spawnBehindProxy(setup: ProcessSetup, extra: Record<string, string> = {}): Promise<{ proxy: TcpProxy; service: ServiceProcess }> {
+  const direct = new URL(setup.env.DATABASE_URL);
+  const proxy = await TcpProxy.start({ host: direct.hostname, port: Number(direct.port || 3306) });
+  const viaProxy = new URL(direct);
+  viaProxy.host = `127.0.0.1:${proxy.port}`;
+  return { proxy, service: await setup.spawn({ ...extra, DATABASE_URL: viaProxy.toString() }) };
+}

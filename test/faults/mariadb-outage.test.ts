@@ -6,10 +6,9 @@ import type { ServiceProcess } from '../support/process.js';
 import { createMachine } from '../oidc/support/oidc-fixtures.js';
 import { scimTenant, userBody } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
-import { eventually, processSetup, remoteService } from './faults.helpers.js';
+import { eventually, processSetup, remoteService, spawnBehindProxy } from './faults.helpers.js';
 import type { ProcessSetup } from './faults.helpers.js';
-import { TcpProxy } from './tcp-proxy.js';
-import type { OutageMode } from './tcp-proxy.js';
+import type { TcpProxy, OutageMode } from './tcp-proxy.js';
 
 const server = process.env.TEST_DATABASE_URL;
 const isMysql = server !== undefined && /^(mysql|mariadb):/.test(server);
@@ -33,11 +32,7 @@ describe('faults: MariaDB stops and starts while the service serves', { skip: is
 
   before(async () => {
     setup = await processSetup();
-    const direct = new URL(setup.env.DATABASE_URL);
-    proxy = await TcpProxy.start({ host: direct.hostname, port: Number(direct.port || 3306) });
-    const viaProxy = new URL(direct);
-    viaProxy.host = `127.0.0.1:${proxy.port}`;
-    service = await setup.spawn({ DATABASE_URL: viaProxy.toString() });
+    ({ proxy, service } = await spawnBehindProxy(setup));
     admin = setup.adminToken();
     const remote = remoteService(service.url, admin);
     tenant = await scimTenant(remote);

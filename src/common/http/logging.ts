@@ -5,6 +5,7 @@ import type { LoggerService } from '@nestjs/common';
 import { pino } from 'pino';
 import type { Logger as Pino } from 'pino';
 import type { AppConfig } from '../config/config.js';
+import { failureOf } from './failure-causes.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
@@ -49,7 +50,8 @@ export class AppLogger implements LoggerService {
     const level = aborted || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
     if (!this.root.isLevelEnabled(level)) return;
     const line = { req: { id, method: req.method, path: loggedPath(req.url) }, res: { statusCode: res.statusCode }, responseTime: Math.round(performance.now() - started) };
-    this.root[level](line, aborted ? 'request aborted' : 'request completed');
+    const failure = res.statusCode >= 500 ? (failureOf(res) ?? { cause: 'unknown' }) : undefined;
+    this.root[level](failure ? { ...line, ...failure } : line, aborted ? 'request aborted' : 'request completed');
   }
 
   log(message: unknown, ...params: unknown[]): void {

@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppLogger } from '../http/logging.js';
+import { errorMessage } from '../http/failure-causes.js';
+
+/** How often an unavailable database is probed until it answers again. */
+const PROBE_INTERVAL_MS = 1000;
+
+/**
+ * Tells the operator when the database goes away and when it is back: one log line per change of
+ * state, however many requests fail in between (each of them has its own line with its request id).
+ * A failed request reports the outage; from then on a probe (`SELECT 1`) runs every second until the
+ * database answers.
+ */
+@Injectable()
+export class DatabaseAvailability {
+  private probing: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly logger: AppLogger,
+  ) {}
+
+  reportUnavailable(error: unknown): void {
+    if (this.probing) return;
+    this.logger.root.error(`database unavailable: ${errorMessage(error)}`);
+    this.probing = setInterval(() => void this.probe(), PROBE_INTERVAL_MS);
+    this.probing.unref();
+  }
+
+  private async probe(): Promise<void> {
+    try {
+      await this.dataSource.query('SELECT 1');
+    } catch {
+      return;
+    }
+    if (!this.probing) return;
+    clearInterval(this.probing);
+    this.probing = undefined;
+    // At warn, beside the error it ends, so that a log filtered to warnings shows both.
+    this.logger.root.warn('database available again');
+  }
+}

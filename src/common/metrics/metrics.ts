@@ -1,0 +1,60 @@
+import { Counter, Histogram, collectDefaultMetrics, register } from 'prom-client';
+
+/**
+ * The service's Prometheus metrics (docs/operations.md lists them). They live in prom-client's default
+ * registry, one per process; with WORKERS > 1 the primary aggregates the workers' registries.
+ * Label values are always from a small fixed set — route templates, grant types, results — never an
+ * id, a name or a token, so the number of series stays bounded whatever the traffic.
+ */
+export const httpRequests = new Counter({
+  name: 'portcullis_http_requests_total',
+  help: 'HTTP requests answered, by surface, route template and status code.',
+  labelNames: ['surface', 'route', 'status'] as const,
+});
+
+export const httpRequestDuration = new Histogram({
+  name: 'portcullis_http_request_duration_seconds',
+  help: 'Time from receiving a request to the end of its response, by surface, route template and status code.',
+  labelNames: ['surface', 'route', 'status'] as const,
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+});
+
+export const tokensIssued = new Counter({
+  name: 'portcullis_tokens_issued_total',
+  help: 'Successful token responses, by grant type (implicit: access tokens issued by the authorization endpoint).',
+  labelNames: ['grant_type'] as const,
+});
+
+export const logins = new Counter({
+  name: 'portcullis_logins_total',
+  help: 'Password checks of the login UI, by result.',
+  labelNames: ['result'] as const,
+});
+
+export const scimRequests = new Counter({
+  name: 'portcullis_scim_requests_total',
+  help: 'SCIM requests answered, by resource, method and status code.',
+  labelNames: ['resource', 'method', 'status'] as const,
+});
+
+export const eventsWritten = new Counter({
+  name: 'portcullis_events_written_total',
+  help: 'Events appended to the event log (in transactions that may still roll back).',
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'portcullis_webhook_deliveries_total',
+  help: 'Webhook delivery attempts, by result.',
+  labelNames: ['result'] as const,
+});
+
+let defaultsCollected = false;
+
+/** Process and Node.js metrics (CPU, memory, event-loop lag, GC), once per process. */
+export function collectProcessMetrics(): void {
+  if (defaultsCollected) return;
+  defaultsCollected = true;
+  collectDefaultMetrics();
+}
+
+export { register as metricsRegistry };
