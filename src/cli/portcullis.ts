@@ -1,11 +1,15 @@
 import { CliError, IMPORT_USAGE, runImport } from './import.command.js';
+import { MIGRATE_USAGE, runMigrate } from './migrate.command.js';
 
 const USAGE = `Usage: portcullis <command> [options]
 
 Commands:
   import FILE   bulk-import users with their password hashes (portcullis import --help)
+  migrate       apply (or with --check, list) the database migrations of this version
 
-${IMPORT_USAGE}`;
+${IMPORT_USAGE}
+
+${MIGRATE_USAGE}`;
 
 /** The `portcullis` command line (bin/portcullis.js). */
 export async function main(argv: string[]): Promise<number> {
@@ -14,6 +18,8 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'import':
         return await runImport(rest);
+      case 'migrate':
+        return await runMigrate(rest);
       case undefined:
       case 'help':
       case '--help':
