@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { ConfigError, loadConfig, redactUrl } from './config.js';
 
 describe('loadConfig', () => {
-  it('applies the defaults of DESIGN §2', () => {
+  it('applies the documented defaults', () => {
     const config = loadConfig({});
     assert.equal(config.port, 8080);
     assert.equal(config.publicUrl, 'http://localhost:8080');
@@ -14,11 +14,29 @@ describe('loadConfig', () => {
     assert.equal(config.logLevel, 'info');
     assert.equal(config.instanceDomain, 'localhost');
     assert.equal(config.masterKey, undefined);
+    assert.deepEqual(config.management, { host: '127.0.0.1', port: 9000 });
+    assert.equal(config.signingAlg, 'RS256');
+  });
+
+  it('refuses a management listener on the public port', () => {
+    assert.throws(() => loadConfig({ PORT: '9000' }), (error: unknown) => error instanceof ConfigError && /MANAGEMENT_PORT must differ from PORT/.test(error.message));
+    assert.equal(loadConfig({ PORT: '9000', MANAGEMENT_PORT: '9001' }).management.port, 9001);
+  });
+
+  it('accepts each signing algorithm by its JWS name and refuses anything else with the allowed list', () => {
+    for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) assert.equal(loadConfig({ SIGNING_ALG: alg }).signingAlg, alg);
+    for (const wrong of ['es256', 'HS256', 'none', 'Ed25519']) {
+      assert.throws(() => loadConfig({ SIGNING_ALG: wrong }), (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.deepEqual(error.problems, [`SIGNING_ALG must be one of RS256, ES256, EdDSA, got "${wrong}"`]);
+        return true;
+      });
+    }
   });
 
   it('derives PUBLIC_URL and the SQLite path from PORT and DATA_DIR', () => {
-    const config = loadConfig({ PORT: '9000', DATA_DIR: '/tmp/pc' });
-    assert.equal(config.publicUrl, 'http://localhost:9000');
+    const config = loadConfig({ PORT: '9100', DATA_DIR: '/tmp/pc' });
+    assert.equal(config.publicUrl, 'http://localhost:9100');
     assert.deepEqual(config.database, { type: 'sqlite', path: '/tmp/pc/portcullis.sqlite', busyTimeoutMs: 5000 });
   });
 

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 
-/** Everything the service reads from its environment, validated once at start-up (DESIGN §2). */
+/** Everything the service reads from its environment, validated once at start-up (docs/product-rules.md, "Running it"). */
 export interface AppConfig {
   port: number;
   publicUrl: string;
@@ -20,7 +20,15 @@ export interface AppConfig {
   loginRateLimit: LoginRateLimitConfig;
   /** How often expired OIDC tokens, codes, sessions and interactions are deleted. */
   oidcPurgeIntervalMs: number;
+  /** The operators' listener: /metrics, /healthz, /readyz (docs/operations.md). Port 0: any free port. */
+  management: { host: string; port: number };
+  /** JWS algorithm (RFC 7518 §3.1, RFC 8037 §3.1) of every new signing key; existing keys keep theirs. */
+  signingAlg: SigningAlg;
 }
+
+/** The signing algorithms a key can be created for: RSA (the default every relying party supports), P-256, Ed25519. */
+export const SIGNING_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
 
 /** Failed password checks allowed per fixed window before the login UI answers 429 (on top of the lockout). */
 export interface LoginRateLimitConfig {
@@ -80,6 +88,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     failuresPerLoginName: read.integer('LOGIN_RATE_LIMIT_PER_LOGIN_NAME', 30, 1, 1_000_000),
   };
   const oidcPurgeIntervalMs = read.integer('OIDC_PURGE_INTERVAL_MS', 600_000, 1000, 86_400_000);
+  const management = { host: read.string('MANAGEMENT_HOST', '127.0.0.1'), port: read.integer('MANAGEMENT_PORT', 9000, 0, 65535) };
+  if (management.port !== 0 && management.port === port) problems.push(`MANAGEMENT_PORT must differ from PORT (${port})`);
+  // Case-sensitive, as JWS "alg" values are (RFC 7515 §4.1.1).
+  const signingAlg = read.oneOf('SIGNING_ALG', 'RS256', SIGNING_ALGS);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -97,6 +109,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     importBodyLimitBytes,
     loginRateLimit,
     oidcPurgeIntervalMs,
+    management,
+    signingAlg,
   };
 }
 
