@@ -19,7 +19,7 @@ import {
 } from './helpers.js';
 import type { OrgSetup } from './helpers.js';
 
-/** A confidential web application with every field of DESIGN §4 set. */
+/** A confidential web application with every field of docs/product-rules.md, "API" set. */
 function webApp(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     name: unique('web'),

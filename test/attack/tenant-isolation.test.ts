@@ -53,7 +53,7 @@ function validBody(route: DeclaredRoute): unknown {
 }
 
 /**
- * DESIGN §4: "404 for what does not exist or is outside the caller's organizations". Every
+ * docs/product-rules.md, "API": "404 for what does not exist or is outside the caller's organizations". Every
  * organization-scoped route, found by walking the controllers, is called by the owner of organization A
  * (a) on organization B and (b) on its own organization with B's resource ids. Instance routes answer
  * 403. After every call the whole database is byte-for-byte what it was.

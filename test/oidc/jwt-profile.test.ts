@@ -30,9 +30,10 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
   });
   after(() => svc?.close());
 
-  function assertion(claims: { iss?: string; sub?: string; aud?: string; iat?: number; kid?: string; jti?: string | null; exp?: number } = {}, signer = machine) {
+  function assertion(claims: { iss?: string; sub?: string; aud?: string; iat?: number; kid?: string; jti?: string | null; exp?: number; nbf?: number } = {}, signer = machine) {
     const now = Math.floor(Date.now() / 1000);
     const jwt = new SignJWT({});
+    if (claims.nbf !== undefined) jwt.setNotBefore(claims.nbf);
     // RFC 7523 §3: the service requires "jti" and accepts each once.
     if (claims.jti !== null) jwt.setJti(claims.jti ?? randomUUID());
     return jwt
@@ -53,7 +54,7 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
     const jwks = createRemoteJWKSet(new URL('/oauth/v2/keys', svc.config.publicUrl));
     const { payload } = await jwtVerify(tokens.id_token!, jwks, { issuer: svc.config.publicUrl, audience: machine.userId });
     assert.equal(payload.sub, machine.userId);
-    // The token works at the API with the user's roles (DESIGN §4).
+    // The token works at the API with the user's roles (docs/product-rules.md, "API").
     await svc.api('PUT', `/admin/v1/members/${machine.userId}`, { token: svc.adminToken, body: { roles: ['IAM_OWNER'] } });
     assert.equal((await svc.api('GET', '/admin/v1/orgs', { token: tokens.access_token })).status, 200);
   });
@@ -64,18 +65,46 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
     assert.ok(res.body.id_token);
   });
 
-  it('refuses wrong audience, issuer mismatch, unknown kid, and assertions older than an hour', async () => {
-    const cases = [
-      await assertion({ aud: 'https://elsewhere.example' }),
-      await assertion({ iss: 'someone-else' }),
-      await assertion({ kid: 'unknown-key' }),
-      await assertion({ iat: Math.floor(Date.now() / 1000) - 2 * 3600 }),
+  it('refuses wrong audience, issuer mismatch, unknown kid, expired and old assertions, each naming the failed check', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const cases: [string, RegExp][] = [
+      [await assertion({ aud: 'https://elsewhere.example' }), /"aud"/],
+      [await assertion({ iss: 'someone-else' }), /"iss"/],
+      [await assertion({ kid: 'unknown-key' }), /unknown key/],
+      [await assertion({ iat: now - 2 * 3600, exp: now + 600 }), /"iat"/],
+      [await assertion({ iat: now - 600, exp: now - 300 }), /"exp"/],
+      [(await assertion()).replace(/\.[^.]+$/, '.c2lnbmF0dXJl'), /signature/],
     ];
-    for (const bad of cases) {
+    for (const [bad, reason] of cases) {
       const res = await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: bad });
       assert.equal(res.status, 400, res.text);
       assert.equal(res.body.error, 'invalid_grant');
+      assert.match(res.body.error_description, reason);
     }
+  });
+
+  it('accepts the token endpoint URL as the audience (RFC 7523 §3), and names the granted scope even when none was asked', async () => {
+    const res = await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion({ aud: `${svc.config.publicUrl}/oauth/v2/token` }) });
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.scope, '', 'scope is in the response (spec §B): nothing beyond the default was granted');
+    const scoped = await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion(), scope: 'openid profile' });
+    assert.equal(scoped.body.scope, 'openid profile');
+  });
+
+  it('says which check failed: not yet valid, wrong audience, and a key of another user is just an unknown key', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const refusal = async (token: string) => {
+      const res = await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: token });
+      assert.equal(res.body.error, 'invalid_grant', res.text);
+      return res.body.error_description as string;
+    };
+    assert.match(await refusal(await assertion({ nbf: now + 600 })), /not yet valid.*"nbf"/);
+    assert.match(await refusal(await assertion({ aud: 'https://elsewhere.example' })), /wrong audience/);
+    // Signed by another service user's key, naming this one: that key is not this user's (no oracle for other users' keys).
+    const other = await createKeyedMachine();
+    const foreignKey = await refusal(await assertion({ kid: other.keyId }, { ...other, userId: machine.userId }));
+    assert.match(foreignKey, /unknown key/);
+    assert.equal(foreignKey, await refusal(await assertion({ kid: 'no-such-key' })));
   });
 
   const grant = async (token: string) => postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: token, scope: 'openid' });

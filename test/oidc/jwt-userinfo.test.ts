@@ -11,7 +11,7 @@ import type { RelyingParty } from './support/browser.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 
-describe('userinfo honours a user\'s JWT access token (DESIGN §5)', () => {
+describe('userinfo honours a user\'s JWT access token (docs/product-rules.md, "OpenID Connect and OAuth")', () => {
   let svc: TestService;
   let browser: Browser;
   let rp: RelyingParty;

@@ -5,7 +5,7 @@ import { createOrg } from '../support/fixtures.js';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 
-/** The login UI's login-name rules (DESIGN §5) on the real database: its one statement per look-up. */
+/** The login UI's login-name rules (docs/product-rules.md, "OpenID Connect and OAuth") on the real database: its one statement per look-up. */
 describe('login names resolved by the login UI', () => {
   let svc: TestService;
   let users: LoginUsers;

@@ -42,6 +42,13 @@ describe('machine users: client credentials, introspection, revocation, API acce
     assert.ok((await oidc.clientCredentialsGrant(post)).access_token);
   });
 
+  it('names the granted scope in every client-credentials response, also when none was asked (spec §B)', async () => {
+    const machine = await createMachine(svc, project.orgId);
+    const grant = (scope?: string) => postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', ...(scope ? { scope } : {}) }, { id: machine.clientId, secret: machine.clientSecret });
+    assert.equal((await grant()).body.scope, '');
+    assert.equal((await grant('openid profile')).body.scope, 'openid profile');
+  });
+
   it('refuses a wrong client secret with invalid_client', async () => {
     const machine = await createMachine(svc, project.orgId);
     const res = await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials' }, { id: machine.clientId, secret: 'wrong' });
@@ -49,7 +56,7 @@ describe('machine users: client credentials, introspection, revocation, API acce
     assert.equal(res.body.error, 'invalid_client');
   });
 
-  it('lets the token call the admin API with the machine user roles (DESIGN §4)', async () => {
+  it('lets the token call the admin API with the machine user roles (docs/product-rules.md, "API")', async () => {
     const { machine, tokens } = await machineToken();
     assert.equal((await svc.api('GET', '/admin/v1/orgs', { token: tokens.access_token })).status, 403);
     const grant = await svc.api('PUT', `/admin/v1/members/${machine.userId}`, { token: svc.adminToken, body: { roles: ['IAM_OWNER'] } });

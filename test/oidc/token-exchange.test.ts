@@ -7,15 +7,9 @@ import type { TestService } from '../support/service.js';
 import { createHuman, createMachine, createOidcApp, createProject, PASSWORD, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
+import { EXCHANGE, RP, TOKEN_TYPE } from './support/token-exchange.js';
 
-const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
-const T = {
-  access: 'urn:ietf:params:oauth:token-type:access_token',
-  refresh: 'urn:ietf:params:oauth:token-type:refresh_token',
-  id: 'urn:ietf:params:oauth:token-type:id_token',
-  userId: 'urn:portcullis:params:oauth:token-type:user_id',
-};
-const RP = 'http://127.0.0.1:65530';
+const T = TOKEN_TYPE;
 const ADMIN_PASSWORD = 'Admin-Password-1';
 
 describe('token exchange (RFC 8693) and impersonation', () => {

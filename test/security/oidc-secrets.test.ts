@@ -27,7 +27,7 @@ const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /**
  * Every OIDC flow run against the real process at LOG_LEVEL=debug; then the logs and every row of every
  * table are searched for each password, secret, code, token, session and interaction id and private
- * key the flows used or issued. None may appear (DESIGN §5: stored as keyed hashes; nothing secret logged).
+ * key the flows used or issued. None may appear (docs/product-rules.md, "OpenID Connect and OAuth": stored as keyed hashes; nothing secret logged).
  */
 describe('secrets of the OIDC flows stay out of the logs and the database', () => {
   let proc: ServiceProcess;

@@ -15,7 +15,7 @@ export interface OidcAccount {
 /**
  * Accounts for oidc-provider, read from the users domain on every use: a user who is deactivated,
  * locked or removed has no account, so userinfo answers 401 and their sessions cannot sign in
- * (DESIGN §1: the state is read on use).
+ * (docs/product-rules.md, "Consistency": the state is read on use).
  */
 /** The user fields the claims are made of (OIDC Core §5.1). */
 export type ClaimsUser = Pick<
@@ -33,7 +33,7 @@ const ACCOUNT_SQL = `SELECT u.id, u.org_id, u.state, u.user_name, u.display_name
 /**
  * Accounts for oidc-provider, read from the users domain on every use: a user who is deactivated,
  * locked or removed has no account, so userinfo answers 401 and their sessions cannot sign in
- * (DESIGN §1: the state is read on use).
+ * (docs/product-rules.md, "Consistency": the state is read on use).
  */
 @Injectable()
 export class AccountFinder {

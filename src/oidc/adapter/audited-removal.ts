@@ -20,7 +20,7 @@ interface StoredPayload extends SessionAuthorizations {
 }
 
 /**
- * Removals oidc-provider makes that the audit log must show (DESIGN §3): a token revoked at the
+ * Removals oidc-provider makes that the audit log must show (docs/product-rules.md, "Domain"): a token revoked at the
  * revocation endpoint, a grant revoked (with it every token of the grant: revocation of a refresh
  * token, code or refresh-token reuse, logout), a session ended at end-session (with the access tokens
  * it ends, logout-revocation.ts). The row's deletion and its event commit in one transaction, like

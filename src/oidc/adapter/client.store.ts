@@ -140,7 +140,7 @@ function machineAuthMethod(): 'client_secret_basic' | 'client_secret_post' {
 }
 
 /** oidc-provider exposes the request being handled through its AsyncLocalStorage (Provider.ctx). */
-function currentContext(): { headers?: Record<string, string | undefined>; oidc?: { params?: Record<string, unknown> } } | undefined {
+function currentContext(): { headers?: Record<string, string | undefined>; oidc?: { route?: string; params?: Record<string, unknown> } } | undefined {
   return Provider.ctx;
 }
 
@@ -183,10 +183,12 @@ function machineVariant(): MachineVariant {
   const ctx = currentContext();
   // JWT profile grant: the assertion is the credential; the grant verifies it (jwt-profile.grant.ts).
   if (ctx?.oidc?.params?.grant_type === JWT_BEARER_GRANT && !ctx?.headers?.authorization) return 'jwt-profile';
+  // Userinfo authenticates no client: a token's machine user is its client, with a secret or keys only.
+  if (ctx?.oidc?.route === 'userinfo') return 'jwt-profile';
   return machineAuthMethod();
 }
 
-/** A machine user with a client secret can use client_credentials (DESIGN §5). */
+/** A machine user with a client secret can use client_credentials (docs/product-rules.md, "OpenID Connect and OAuth"). */
 function machineClient(row: ClientRow, variant: MachineVariant): AdapterPayload | undefined {
   const base = {
     client_id: row.id,

@@ -4,7 +4,7 @@ import { timestampColumn } from '../../common/database/columns.js';
 /**
  * One stored object of oidc-provider (a model name and its payload). `idHash` is the keyed hash of the
  * id: for tokens, codes and sessions the id is the secret itself, so it is never stored in the clear
- * (DESIGN §5), and the payload is stored without its `jti`.
+ * (docs/product-rules.md, "OpenID Connect and OAuth"), and the payload is stored without its `jti`.
  */
 @Entity({ name: 'oidc_payloads' })
 export class OidcPayloadEntity {

@@ -22,7 +22,7 @@ const COLUMNS = 'model, payload, expires_at, consumed_at';
 
 /**
  * The token's user (its account, or the machine user that is its client), read with the token for the
- * introspection policy: state on use and the parts of `username` (DESIGN §5).
+ * introspection policy: state on use and the parts of `username` (docs/product-rules.md, "OpenID Connect and OAuth").
  */
 function tokenWithUserSql(dataSource: DataSource): string {
   const field = (name: string) => (dialectOf(dataSource) === 'sqlite' ? `json_extract(p.payload, '$.${name}')` : `JSON_VALUE(p.payload, '$.${name}')`);
@@ -35,9 +35,9 @@ function tokenWithUserSql(dataSource: DataSource): string {
 
 /**
  * oidc-provider's storage interface over one table. Ids of tokens, codes and sessions are bearer
- * secrets, so rows are keyed by their keyed hash and the payload is stored without `jti` (DESIGN §5);
+ * secrets, so rows are keyed by their keyed hash and the payload is stored without `jti` (docs/product-rules.md, "OpenID Connect and OAuth");
  * `find` puts the id back, since the caller had to present it. Every process reads the same rows, so
- * sessions, grants and tokens survive restarts and work across WORKERS and hosts (DESIGN §2).
+ * sessions, grants and tokens survive restarts and work across WORKERS and hosts (docs/product-rules.md, "Running it").
  * Each method is one parameterised statement; writes go through the UnitOfWork (SQLite group commit),
  * and nothing is cached across requests.
  */
@@ -181,10 +181,13 @@ export class TypeOrmAdapter implements Adapter {
 }
 
 /**
- * At the revocation endpoint oidc-provider follows an access token's own removal with the revocation
- * of its whole grant (refresh token, codes, other access tokens). RFC 7009 §2.1 only allows that
- * ("MAY"); here revoking an access token revokes only it (SECURITY.md, "Logout and revocation"), so the grant's
- * other rows stay. A refresh token's revocation still takes the grant's access tokens with it.
+ * At the revocation endpoint oidc-provider follows an access token's own removal with `revoke(ctx,
+ * grantId)` (lib/helpers/revoke.js), which calls `revokeByGrantId` of every token and code model of the
+ * grant: its refresh token, codes and other access tokens. The `revokeGrantPolicy` hook only decides
+ * whether the Grant record goes too (its default keeps it for an access token), not those calls. RFC
+ * 7009 §2.1 leaves them to the server ("MAY"); here revoking an access token revokes only it (SECURITY.md,
+ * "Logout and revocation"), so they are skipped for it. A refresh token's revocation still takes the
+ * grant's access tokens with it; logout and user deactivation delete rows directly and are unaffected.
  */
 function revokingOneAccessToken(): boolean {
   const oidc = Provider.ctx?.oidc;

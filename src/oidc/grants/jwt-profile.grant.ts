@@ -1,15 +1,16 @@
 import { createPublicKey } from 'node:crypto';
-import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
-import { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { API_AUDIENCE } from '../tokens/audience.js';
+import { OIDC_ROUTES } from '../provider/oidc.routes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { AssertionReplayGuard } from './assertion-replay.js';
+import { invalidGrant } from './grant-errors.js';
 
 /** RFC 7523 §3: the assertion may be at most this old. */
 const MAX_ASSERTION_AGE_S = 3600;
@@ -26,18 +27,18 @@ export interface JwtProfileDeps {
 
 /**
  * The JWT profile grant (RFC 7523 §2.1) for machine users: the assertion, signed with a machine key,
- * is the credential (iss = sub = user id, aud = issuer, header kid = key id). Tokens are issued like
+ * is the credential (iss = sub = user id, aud = issuer or token endpoint, header kid = key id). Tokens are issued like
  * client_credentials ones (the API audience, the machine user's token format) plus an id_token of the
- * service user when `openid` is requested (DESIGN §5).
+ * service user when `openid` is requested (docs/product-rules.md, "OpenID Connect and OAuth").
  */
 export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): void {
   const replays = new AssertionReplayGuard(deps.uow);
   const handler = async (ctx: OidcContext) => {
     const { client, params } = ctx.oidc;
-    const userId = await verifyAssertion(deps, replays, String(params.assertion ?? ''));
-    if (userId !== client.clientId) throw invalidGrant('the assertion subject is not the client');
+    const userId = await verifyAssertion(deps, replays, client.clientId, String(params.assertion ?? ''));
+    // Said only to a holder of the user's key: the assertion is verified by now.
     const account = await deps.accounts.find(userId);
-    if (!account) throw invalidGrant('the service user cannot sign in');
+    if (!account) throw invalidGrant('the service user is not active');
     ctx.oidc.entity('Account', account);
     const scope = String(params.scope ?? '').split(' ').filter(Boolean).join(' ');
     const grant = new provider.Grant({ clientId: client.clientId, accountId: userId });
@@ -61,38 +62,42 @@ export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): vo
       token.scope = scope;
       idToken = await token.issue({ use: 'idtoken' });
     }
-    ctx.body = { access_token: accessToken, token_type: 'Bearer', expires_in: at.expiration, scope: scope || undefined, id_token: idToken };
+    // Spec §B lists scope in every response (RFC 6749 §5.1): the granted scope, empty when none was asked.
+    ctx.body = { access_token: accessToken, token_type: 'Bearer', expires_in: at.expiration, scope, id_token: idToken };
   };
   provider.registerGrantType(JWT_BEARER_GRANT, handler, ['assertion', 'scope']);
 }
 
 /**
- * Verifies the assertion with the machine key named by its kid, then records its `jti` so that it
- * is accepted once; returns the user id. Only a verified assertion is recorded: unsigned junk cannot
- * use up another client's jti values.
+ * Verifies the assertion with the key its kid names among the keys of the client's machine user (so a
+ * kid of any other user, of whatever organization, is just an unknown key), then records its `jti` so
+ * that it is accepted once; returns the user id. Only a verified assertion is recorded: unsigned junk
+ * cannot use up another client's jti values.
  */
-async function verifyAssertion(deps: JwtProfileDeps, replays: AssertionReplayGuard, assertion: string): Promise<string> {
+async function verifyAssertion(deps: JwtProfileDeps, replays: AssertionReplayGuard, clientId: string, assertion: string): Promise<string> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(assertion).kid;
   } catch {
     throw invalidGrant('the assertion is not a JWT');
   }
-  const key = kid ? await deps.dataSource.getRepository(PublicKeyEntity).findOneBy({ id: kid, ownerType: 'machine' }) : null;
-  if (!key || (key.expiresAt && key.expiresAt.getTime() <= Date.now())) throw invalidGrant('unknown or expired key');
+  const key = kid ? await deps.dataSource.getRepository(PublicKeyEntity).findOneBy({ id: kid, ownerType: 'machine', ownerId: clientId }) : null;
+  if (!key) throw invalidGrant('unknown key: the header "kid" names no key of this service user');
+  if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw invalidGrant('the key named by "kid" has expired');
   let payload: JWTPayload;
   try {
     ({ payload } = await jwtVerify(assertion, createPublicKey(key.publicKey), {
       issuer: key.ownerId,
       subject: key.ownerId,
-      audience: deps.issuer,
+      // RFC 7523 §3: the audience identifies the authorization server — its issuer or its token endpoint.
+      audience: [deps.issuer, `${deps.issuer}${OIDC_ROUTES.token}`],
       maxTokenAge: MAX_ASSERTION_AGE_S,
       // RFC 7523 §3 lets the server require "jti"; without it replays could not be told apart.
       requiredClaims: ['iat', 'exp', 'jti'],
       clockTolerance: CLOCK_TOLERANCE_S,
     }));
   } catch (error) {
-    throw invalidGrant(`invalid assertion: ${(error as Error).message}`);
+    throw invalidGrant(assertionFailure(error));
   }
   if (typeof payload.jti !== 'string' || payload.jti === '') throw invalidGrant('invalid assertion: "jti" must be a non-empty string');
   // Accepted until exp, and never after iat + the maximum age, whichever comes first.
@@ -103,9 +108,17 @@ async function verifyAssertion(deps: JwtProfileDeps, replays: AssertionReplayGua
   return String(payload.sub);
 }
 
-/** invalid_grant whose error_description says which check failed (oidc-provider's default is generic). */
-function invalidGrant(description: string): Error {
-  return Object.assign(new errors.InvalidGrant(description), { error_description: description });
+/** Which RFC 7523 §3 check the assertion failed, in words (jose's message keeps the claim name). */
+function assertionFailure(error: unknown): string {
+  if (error instanceof joseErrors.JWTExpired) return `the assertion has expired: ${error.message}`;
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'bad signature: the assertion is not signed by the key named by "kid"';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf') return `the assertion is not yet valid: ${error.message}`;
+    if (error.claim === 'aud') return `wrong audience: "aud" must be the issuer or the token endpoint URL (${error.message})`;
+    if (error.claim === 'iss' || error.claim === 'sub') return `wrong issuer or subject: "iss" and "sub" must be the service user id (${error.message})`;
+    if (error.claim === 'iat') return `the assertion is too old or issued in the future: ${error.message}`;
+  }
+  return `invalid assertion: ${(error as Error).message}`;
 }
 
 /** The unverified subject of an assertion: which client the request is for (verified by the grant). */

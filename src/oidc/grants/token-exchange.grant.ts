@@ -11,12 +11,12 @@ import { UserEntity } from '../../users/entities/user.entity.js';
 import type { FeaturesService } from '../../users/features.service.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { mayServe } from '../account/organization-boundary.js';
-import { API_AUDIENCE_SCOPE, apiAudienceAllowed } from '../tokens/audience.js';
 import { TOKEN_EXCHANGE_GRANT } from '../tokens/grant-types.js';
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { resolveActor, resolveSubject } from './token-exchange.parties.js';
-import type { Party } from './token-exchange.parties.js';
+import { exchangedAudience, exchangedScope, scopeBound } from './token-exchange.bounds.js';
 import { TokenType, allowedAs, needsActor } from './token-exchange.types.js';
+import { SUBJECT_NOT_SERVED, invalidGrant } from './grant-errors.js';
 
 /** Where the grant leaves the actor for `extraTokenClaims` (provider.factory.ts). */
 export const ACTOR = Symbol('portcullis.actor');
@@ -42,8 +42,9 @@ export interface TokenExchangeDeps {
 /**
  * RFC 8693 token exchange: refused with unsupported_grant_type until the `tokenExchange` feature is on.
  * The subject token must belong to the requesting client (issued to it, or naming it in its audience),
- * and what is issued carries at most the subject token's scope and audience (SECURITY.md, "Token
- * exchange"). An actor token, or a `jwt` / `user_id` subject, is impersonation: it needs the
+ * and what is issued carries at most the subject token's scope and audience, with an actor also at
+ * most the actor token's scope (token-exchange.bounds.ts; SECURITY.md, "token exchange stays within its
+ * subject"). An actor token, or a `jwt` / `user_id` subject, is impersonation: it needs the
  * `impersonation` feature, an actor token issued to this client, an actor who may act on the subject,
  * and records `user.impersonated`.
  */
@@ -63,15 +64,14 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
     const actor = p.actor_token === undefined ? undefined : await resolveActor(provider, deps, client, p.actor_token);
     const subject = await resolveSubject(provider, deps, client, p.subject_token ?? '', subjectType);
     const account = await deps.accounts.find(subject.userId);
-    if (!account) throw new errors.InvalidGrant('the subject cannot sign in');
-    if (!mayServe(client, account)) throw new errors.InvalidGrant('the subject belongs to another organization than this client');
-    // What the issued token may carry: the subject token's; a subject that is only a name (`jwt`,
-    // `user_id`) is bounded by the actor's token instead.
-    const bound = subject.scope === null && actor ? actor : subject;
-    const scope = exchangedScope(p.scope, bound, client);
-    if (p.audience !== undefined) {
-      const within = new Set(bound.audience);
-      if (!p.audience.split(' ').every((a) => within.has(a))) throw new errors.InvalidTarget('audience must be within the audience of the subject token');
+    if (!account || !mayServe(client, account)) throw invalidGrant(SUBJECT_NOT_SERVED);
+    const scope = exchangedScope(p.scope, scopeBound(subject, actor), client);
+    // Repeatable (RFC 8693 §2.1), so possibly several values.
+    const requestedAudience = ctx.oidc.params.audience as string | string[] | undefined;
+    const audience = exchangedAudience(requestedAudience, subject, actor, client);
+    // OIDC Core §2: an ID token's audience is the client it is issued to; it is never issued for another.
+    if (requestedType === TokenType.idToken && requestedAudience !== undefined && audience.some((aud) => aud !== client.clientId)) {
+      throw new errors.InvalidTarget('an id_token is issued for the requesting client only');
     }
     if (actor) await authorizeImpersonation(deps, actor.userId, subject.userId, client.clientId);
 
@@ -93,9 +93,11 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
       const resource = `urn:portcullis:project:${client.portcullis_project_id ?? client.clientId}`;
       at.resourceServer = new provider.ResourceServer(resource, { audience: resource, scope, accessTokenTTL: deps.accessTokenTtl, accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.alg } } });
     }
+    // Recorded on the token (and so its JWT `aud`): introspection answers only for these (tokens/audience.ts).
+    at.aud = audience;
     ctx.oidc.entity('AccessToken', at);
     const accessToken = await at.save();
-    const refreshToken = await issueRefreshToken(provider, ctx, { accountId: subject.userId, grantId, scope, impersonated: actor !== undefined });
+    const refreshToken = await issueRefreshToken(provider, ctx, { accountId: subject.userId, grantId, scope, impersonated: actor !== undefined, narrowed: requestedAudience !== undefined });
     let idToken: string | undefined;
     if (scope.split(' ').includes('openid')) {
       const token = new provider.IdToken({ ...(await account.claims('id_token', 'openid')) }, { ctx });
@@ -112,32 +114,19 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
       refresh_token: refreshToken,
     };
   };
-  provider.registerGrantType(TOKEN_EXCHANGE_GRANT, handler, ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope', 'audience', 'resource']);
-}
-
-/**
- * RFC 8693 §2.1 `scope`: the requested scope, which must stay within the bounding token's; none requested
- * means the bounding token's own (RFC 8693 leaves the default to the server). The Portcullis API scope
- * additionally needs a client allowed to hold it for users (SECURITY.md, "Applications get no more than
- * their owners").
- */
-function exchangedScope(requested: string | undefined, bound: Party, client: { portcullis_kind?: string; portcullis_api_access?: boolean }): string {
-  const allowed = new Set(bound.scope ?? ['openid']);
-  const scopes = requested === undefined ? [...allowed] : [...new Set(requested.split(' ').filter(Boolean))];
-  const beyond = scopes.filter((s) => !allowed.has(s));
-  if (beyond.length > 0) throw new errors.InvalidScope(`the scope ${beyond.join(' ')} exceeds the scope of the subject token`);
-  if (scopes.includes(API_AUDIENCE_SCOPE) && !apiAudienceAllowed(client)) throw new errors.InvalidScope(`this client may not obtain ${API_AUDIENCE_SCOPE} for a user`);
-  return scopes.join(' ');
+  provider.registerGrantType(TOKEN_EXCHANGE_GRANT, handler, ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope', 'audience', 'resource'], ['audience']);
 }
 
 /**
  * Spec §B: a refresh token when `offline_access` is requested, for a client registered for the
- * refresh_token grant. Not for impersonation: a refreshed token would no longer carry the `act` claim
- * naming the actor, so impersonation stays bounded by one access token's lifetime.
+ * refresh_token grant (RFC 8693 §2.2.1: it is optional). Not for impersonation: a refreshed token would
+ * no longer carry the `act` claim naming the actor, so impersonation stays bounded by one access token's
+ * lifetime. Not for a requested audience either: a refreshed token gets the client's usual audience, so
+ * the narrowing would not survive a refresh.
  */
-async function issueRefreshToken(provider: any, ctx: OidcContext, token: { accountId: string; grantId: string; scope: string; impersonated: boolean }): Promise<string | undefined> {
+async function issueRefreshToken(provider: any, ctx: OidcContext, token: { accountId: string; grantId: string; scope: string; impersonated: boolean; narrowed: boolean }): Promise<string | undefined> {
   const client = ctx.oidc.client;
-  if (token.impersonated || !token.scope.split(' ').includes('offline_access') || !client.grantTypeAllowed('refresh_token')) return undefined;
+  if (token.impersonated || token.narrowed || !token.scope.split(' ').includes('offline_access') || !client.grantTypeAllowed('refresh_token')) return undefined;
   const rt = new provider.RefreshToken({ accountId: token.accountId, client, grantId: token.grantId, gty: 'token_exchange', rotations: 0, scope: token.scope });
   ctx.oidc.entity('RefreshToken', rt);
   return rt.save();
@@ -152,11 +141,11 @@ async function authorizeImpersonation(deps: TokenExchangeDeps, actorId: string, 
   await deps.uow.run(async (manager) => {
     const subject = await manager.findOneByOrFail(UserEntity, { id: subjectId });
     const actor = (await deps.access.rolesOf(manager, [actorId])).get(actorId) ?? noRoles();
-    if (!holdsOn(actor, subject.orgId, Role.OrgOwner)) throw new errors.InvalidGrant('the actor may not impersonate users of this organization');
+    if (!holdsOn(actor, subject.orgId, Role.OrgOwner)) throw invalidGrant('the actor may not impersonate users of this organization');
     try {
       await deps.access.assertMayActOn(manager, actorId, subject.id);
     } catch (error) {
-      if (error instanceof DomainError) throw new errors.InvalidGrant(`the actor may not impersonate this user: ${error.message}`);
+      if (error instanceof DomainError) throw invalidGrant(`the actor may not impersonate this user: ${error.message}`);
       throw error;
     }
     await deps.events.push(manager, {

@@ -8,6 +8,7 @@ import { UserEntity } from '../../users/entities/user.entity.js';
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { tokenAudience } from '../tokens/audience.js';
 import { TokenType } from './token-exchange.types.js';
+import { SUBJECT_NOT_SERVED, invalidGrant } from './grant-errors.js';
 
 /** What a presented subject or actor token stands for, and the most a token exchanged for it may carry. */
 export interface Party {
@@ -50,7 +51,7 @@ export async function resolveSubject(provider: any, deps: PartyDeps, client: Req
       return { userId: await clientSignedSubject(deps.dataSource, client.clientId, token), audience: [client.clientId], scope: null };
     case TokenType.userId: {
       const user = await deps.dataSource.getRepository(UserEntity).findOneBy({ id: token });
-      if (!user) throw new errors.InvalidGrant('unknown user');
+      if (!user) throw invalidGrant(SUBJECT_NOT_SERVED);
       return { userId: user.id, audience: [], scope: null };
     }
     default:
@@ -65,12 +66,12 @@ export async function resolveActor(provider: any, deps: PartyDeps, client: Reque
 
 async function accessTokenParty(provider: any, deps: PartyDeps, client: RequestingClient, token: string, role: 'subject' | 'actor'): Promise<Party> {
   const found = (await provider.AccessToken.find(token)) ?? (await provider.ClientCredentials.find(token));
-  if (!found?.isValid) throw new errors.InvalidGrant(`the ${role} access token is not valid`);
+  if (!found?.isValid) throw invalidGrant(`the ${role} access token is not valid`);
   const audience = await tokenAudience(deps.dataSource, found);
   const issuedToClient = found.clientId === client.clientId;
-  if (role === 'actor' && !issuedToClient) throw new errors.InvalidGrant('the actor token was not issued to this client');
+  if (role === 'actor' && !issuedToClient) throw invalidGrant('the actor token was not issued to this client');
   if (role === 'subject' && !issuedToClient && !audience.includes(client.clientId)) {
-    throw new errors.InvalidGrant('the subject token was neither issued to this client nor names it in its audience');
+    throw invalidGrant('the subject token was neither issued to this client nor names it in its audience');
   }
   return { userId: found.accountId ?? found.clientId, audience, scope: String(found.scope ?? '').split(' ').filter(Boolean) };
 }
@@ -85,13 +86,13 @@ async function idTokenParty(deps: PartyDeps, client: RequestingClient, token: st
   try {
     typ = decodeProtectedHeader(token).typ;
   } catch {
-    throw new errors.InvalidGrant('the id_token is not a JWT');
+    throw invalidGrant('the id_token is not a JWT');
   }
-  if (typ !== undefined && typ.toLowerCase() !== 'jwt') throw new errors.InvalidGrant(`a token of type ${typ} is not an id_token`);
+  if (typ !== undefined && typ.toLowerCase() !== 'jwt') throw invalidGrant(`a token of type ${typ} is not an id_token`);
   const claims = await deps.ownJwts.verify(token);
-  if (!claims?.sub) throw new errors.InvalidGrant('the id_token is not valid');
+  if (!claims?.sub) throw invalidGrant('the id_token is not valid');
   const audience = [claims.aud].flat().filter((a): a is string => typeof a === 'string');
-  if (!audience.includes(client.clientId) && claims.azp !== client.clientId) throw new errors.InvalidGrant('the id_token was not issued to this client');
+  if (!audience.includes(client.clientId) && claims.azp !== client.clientId) throw invalidGrant('the id_token was not issued to this client');
   const scope = ['openid', ...new Set(Object.keys(claims).flatMap((claim) => SCOPE_OF_CLAIM[claim] ?? []))];
   return { userId: claims.sub, audience, scope };
 }
@@ -103,15 +104,15 @@ async function clientSignedSubject(dataSource: DataSource, clientId: string, jwt
   try {
     kid = decodeProtectedHeader(jwt).kid;
   } catch {
-    throw new errors.InvalidGrant('the subject token is not a JWT');
+    throw invalidGrant('the subject token is not a JWT');
   }
   const key = app && kid ? await dataSource.getRepository(PublicKeyEntity).findOneBy({ id: kid, ownerType: 'application', ownerId: app.id }) : null;
-  if (!key) throw new errors.InvalidGrant('the subject token is not signed by a key of this client');
+  if (!key) throw invalidGrant('the subject token is not signed by a key of this client');
   try {
     const { payload } = await jwtVerify(jwt, createPublicKey(key.publicKey), { issuer: clientId, maxTokenAge: 3600 });
     if (typeof payload.sub !== 'string') throw new Error('sub missing');
     return payload.sub;
   } catch (error) {
-    throw new errors.InvalidGrant(`invalid subject token: ${(error as Error).message}`);
+    throw invalidGrant(`invalid subject token: ${(error as Error).message}`);
   }
 }

@@ -1,4 +1,4 @@
-/** RFC 8693 §3 token type identifiers, and the vendor user id type of DESIGN §5. */
+/** RFC 8693 §3 token type identifiers, and the vendor user id type (docs/product-rules.md, "OpenID Connect and OAuth"). */
 export const TokenType = {
   accessToken: 'urn:ietf:params:oauth:token-type:access_token',
   refreshToken: 'urn:ietf:params:oauth:token-type:refresh_token',

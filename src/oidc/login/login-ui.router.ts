@@ -19,6 +19,7 @@ import type { KnownAccount } from './known-accounts.js';
 import { errorPage, loginPage, registerPage, selectAccountPage } from './login.views.js';
 import type { FormContext } from './login.views.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
+import { logins } from '../../common/metrics/metrics.js';
 import { RegistrationGate } from './registration-gate.js';
 import { LoginUsers } from './login-users.js';
 import { CsrfError, InteractionMismatchError, securityHeaders } from './login-ui.http.js';
@@ -39,7 +40,7 @@ interface Interaction {
 }
 
 /**
- * The server-rendered login UI of DESIGN §5 under /ui/login/{uid}: login name and password, account
+ * The server-rendered login UI (docs/product-rules.md, "OpenID Connect and OAuth") under /ui/login/{uid}: login name and password, account
  * selection, registration (prompt=create). It answers oidc-provider's interactions; plain forms, no
  * JavaScript; every form carries a CSRF value bound to the interaction (whose cookie the provider checks).
  */
@@ -105,6 +106,7 @@ export class LoginUiRouter {
     const retryAfter = await this.rateLimiter.reserve(ip, loginName);
     if (retryAfter !== undefined) {
       // RFC 6585 §4: 429 with Retry-After; the password is not checked at all.
+      logins.inc({ result: 'rate_limited' });
       const ctx = this.formContext(req, interaction, 'login');
       res.status(429).set('Retry-After', String(retryAfter));
       return this.render(res, loginPage(ctx, loginName, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)), await this.registerLink(interaction)));
@@ -205,7 +207,7 @@ export class LoginUiRouter {
 
   /**
    * Completes the interaction. Every custom prompt counts as answered by this step, and consent is
-   * given on the user's behalf: clients are registered by this instance's administrators (DESIGN §5).
+   * given on the user's behalf: clients are registered by this instance's administrators (docs/product-rules.md, "OpenID Connect and OAuth").
    */
   private async finish(req: Request, res: Response, interaction: Interaction, result: Record<string, unknown>, account?: KnownAccount) {
     if (account) {

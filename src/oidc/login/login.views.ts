@@ -36,7 +36,7 @@ export function loginPage(ctx: FormContext, loginName: string, error?: string, l
 }
 
 export function selectAccountPage(ctx: FormContext, accounts: string[], otherHref: string): string {
-  // One form per account keeps "one submit button per form" (DESIGN §5) for scripts and browsers.
+  // One form per account keeps "one submit button per form" (docs/product-rules.md, "OpenID Connect and OAuth") for scripts and browsers.
   const forms = accounts
     .map(
       (name) =>

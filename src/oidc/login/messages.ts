@@ -1,4 +1,4 @@
-/** Texts of the login UI (DESIGN §5: English and German). Keys are the same in every language. */
+/** Texts of the login UI (docs/product-rules.md, "OpenID Connect and OAuth": English and German). Keys are the same in every language. */
 const EN = {
   title: 'Sign in',
   loginName: 'Login name',

@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { VerifierBusyError, hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from '../../common/crypto/password-hashes/password-hashes.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { logins } from '../../common/metrics/metrics.js';
 import { PasswordChecks } from '../../users/password-checks.service.js';
 import type { CheckSource } from '../../users/password-checks.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
@@ -39,13 +40,25 @@ export class PasswordLoginService {
   /** Moving average of how long counting and recording a failed check take in this process (milliseconds). */
   private recordingMs = 0;
 
+  /** Checks the password and counts the result (`portcullis_logins_total`). */
   async check(loginName: string, password: string, source: CheckSource): Promise<PasswordLoginResult> {
+    try {
+      const result = await this.verify(loginName, password, source);
+      logins.inc({ result: result.ok ? 'success' : (result.locked ? 'locked' : 'failure') });
+      return result.ok ? result : { ok: false };
+    } catch (error) {
+      logins.inc({ result: error instanceof VerifierBusyError ? 'busy' : 'error' });
+      throw error;
+    }
+  }
+
+  private async verify(loginName: string, password: string, source: CheckSource): Promise<PasswordLoginResult & { locked?: boolean }> {
     const user = await this.users.find(loginName);
     if (!user || user.type !== 'human' || !user.passwordHash || user.state !== 'active') return this.refuse(password);
     const started = performance.now();
     const reserved = await this.checks.reserve(user.id);
     const countingMs = performance.now() - started;
-    if (!reserved) return this.refuse(password, countingMs);
+    if (!reserved) return { ...(await this.refuse(password, countingMs)), locked: true };
     const hash = user.passwordHash;
     const matches = await verifyPassword(password, hash).catch(async (error: unknown) => {
       // Too many imported hashes in verification: nothing was checked, so nothing counts (503 upstream).

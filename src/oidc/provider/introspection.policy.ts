@@ -1,5 +1,10 @@
+import { createHash } from 'node:crypto';
+import { decodeJwt } from 'jose';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
+import type { AccountFinder } from '../account/account.finder.js';
+import { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
+import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
 import { requestLookups } from '../adapter/request-lookups.js';
 import { tokenAudience, tokenUser } from '../tokens/audience.js';
 
@@ -9,26 +14,36 @@ interface IntrospectedToken {
   accountId?: string;
   aud?: string | string[];
   scope?: string;
+  iat?: number;
 }
 
 /** What the introspection policy learned, for the response decoration in provider.holder.ts. */
 export interface IntrospectionFacts {
   audience: string[];
   userId: string;
-  /** `<userName>@<org primary domain>` (DESIGN §5). */
+  /** `<userName>@<org primary domain>`. */
   username: string;
+  /** Issued at, and so not before (spec §B lists `nbf`; tokens are valid from issue). */
+  iat?: number;
+  /** A unique id of the token that is not the token: a JWT's own `jti`, else a digest of the opaque value. */
+  jti: string;
+  /** The user's claims of the granted scopes (spec §B: "further user claims ... depending on granted scopes"). */
+  claims: Record<string, unknown>;
 }
+
+/** Scopes whose claims introspection adds; a token without them costs no account read. */
+const CLAIM_SCOPES = ['profile', 'email', 'phone', 'address'];
 
 export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
 
 /**
- * DESIGN §5: introspection answers `active:true` only when the introspecting client's id or its project
+ * docs/product-rules.md, "OpenID Connect and OAuth": introspection answers `active:true` only when the introspecting client's id or its project
  * id is in the token's audience, and only while the token's user is active (state read on use); any
  * other case is oidc-provider's `{"active":false}`. The user (state on use, and the organization's
  * domain for `username`) was read with the token (typeorm.adapter.ts); the introspecting client's
  * project comes with the client.
  */
-export function introspectionPolicy(dataSource: DataSource) {
+export function introspectionPolicy(dataSource: DataSource, accounts: AccountFinder) {
   return async (ctx: OidcContext, client: { clientId: string; portcullis_project_id?: string | null }, token: IntrospectedToken): Promise<boolean> => {
     if (token.kind === 'RefreshToken') return false;
     const userId = token.accountId ?? token.clientId;
@@ -39,7 +54,25 @@ export function introspectionPolicy(dataSource: DataSource) {
     const audience = await tokenAudience(dataSource, token);
     const project = client.portcullis_project_id;
     const allowed = audience.includes(client.clientId) || (typeof project === 'string' && audience.includes(project));
-    if (allowed) ctx[INTROSPECTION_FACTS] = { audience, userId, username: `${user.userName}@${user.primaryDomain ?? ''}` } satisfies IntrospectionFacts;
-    return allowed;
+    if (!allowed) return false;
+    // A JWT arrives as a one-request handle (structured-token.rewrite.ts); the adapter verified it.
+    const value = String(ctx.oidc.params.token);
+    const jwtValue = JwtTokenIds.looksLikeJwt(value) ? value : jwtForHandle(ctx.req, value);
+    const jwt = jwtValue ? decodeJwt(jwtValue) : undefined;
+    ctx[INTROSPECTION_FACTS] = {
+      audience,
+      userId,
+      username: `${user.userName}@${user.primaryDomain ?? ''}`,
+      iat: token.iat ?? jwt?.iat,
+      jti: typeof jwt?.jti === 'string' ? jwt.jti : createHash('sha256').update(`portcullis/token-id/${value}`).digest('base64url'),
+      claims: await claimsOfScopes(accounts, userId, token.scope ?? ''),
+    } satisfies IntrospectionFacts;
+    return true;
   };
+}
+
+async function claimsOfScopes(accounts: AccountFinder, userId: string, scope: string): Promise<Record<string, unknown>> {
+  if (!scope.split(' ').some((s) => CLAIM_SCOPES.includes(s))) return {};
+  const account = await accounts.find(userId);
+  return account ? account.claims('introspection', scope) : {};
 }

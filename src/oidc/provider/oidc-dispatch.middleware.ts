@@ -1,9 +1,11 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { LoginUiRouter } from '../login/login-ui.router.js';
 import { nameJwtProfileClient, rewriteStructuredToken } from '../tokens/structured-token.rewrite.js';
-import { OIDC_ROUTES, isLoginUiPath, isProviderPath } from './oidc.routes.js';
+import { errorMessage, noteFailure } from '../../common/http/failure-causes.js';
+import type { RoutedRequest } from '../../common/metrics/http-metrics.js';
+import { OIDC_ROUTES, isLoginUiPath, isProviderPath, providerRouteTemplate } from './oidc.routes.js';
 import { redirectPostToGet } from './post-to-get.js';
 import { ProviderHolder } from './provider.holder.js';
 
@@ -15,8 +17,6 @@ import { ProviderHolder } from './provider.holder.js';
  */
 @Injectable()
 export class OidcDispatch {
-  private readonly logger = new Logger('oidc-dispatch');
-
   constructor(
     private readonly holder: ProviderHolder,
     private readonly loginUi: LoginUiRouter,
@@ -31,7 +31,11 @@ export class OidcDispatch {
     const others = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
     server.removeAllListeners('request');
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-      if (isProviderPath(pathOf(req))) return void accessLog(req, res, () => this.dispatch(req, res));
+      const path = pathOf(req);
+      if (isProviderPath(path)) {
+        (req as RoutedRequest).routeTemplate = providerRouteTemplate(path);
+        return void accessLog(req, res, () => this.dispatch(req, res));
+      }
       for (const listener of others) listener.call(server, req, res);
     });
     const ui = this.loginUi.router();
@@ -43,7 +47,8 @@ export class OidcDispatch {
     const path = pathOf(req);
     // Reading or rewriting the body failed (the client went away, or a bug): never silently.
     const fail = (error: unknown) => {
-      this.logger.error(`oidc request failed before the provider: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      // The request's own log line carries the cause (one line per failed request).
+      noteFailure(res, { cause: `oidc request failed before the provider: ${errorMessage(error)}`, err: error });
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
     };
     if (req.method === 'POST' && (path === OIDC_ROUTES.authorization || path === OIDC_ROUTES.end_session)) {

@@ -1,6 +1,8 @@
 /** Endpoint paths of spec §B. */
 export const OIDC_ROUTES = {
   authorization: '/oauth/v2/authorize',
+  /** RFC 9126 pushed authorization requests. */
+  pushed_authorization_request: '/oauth/v2/par',
   token: '/oauth/v2/token',
   introspection: '/oauth/v2/introspect',
   revocation: '/oauth/v2/revoke',
@@ -18,4 +20,13 @@ export function isProviderPath(path: string): boolean {
 
 export function isLoginUiPath(path: string): boolean {
   return path === LOGIN_UI_PREFIX || path.startsWith(`${LOGIN_UI_PREFIX}/`);
+}
+
+const PROVIDER_TEMPLATES = new Set([...Object.values(OIDC_ROUTES), '/.well-known/openid-configuration', `${OIDC_ROUTES.end_session}/confirm`, `${OIDC_ROUTES.end_session}/success`]);
+
+/** The endpoint a provider path is for, as a metrics label: never the interaction id of a resume path. */
+export function providerRouteTemplate(path: string): string {
+  if (PROVIDER_TEMPLATES.has(path)) return path;
+  if (path.startsWith(`${OIDC_ROUTES.authorization}/`)) return `${OIDC_ROUTES.authorization}/:uid`;
+  return 'unmatched';
 }

@@ -6,7 +6,7 @@ const MAX_FORM_BYTES = 64 * 1024;
 /**
  * OIDC Core §3.1.2.1 and RP-Initiated Logout §2 require POST at the authorization and end-session
  * endpoints. oidc-provider serves POST there only with `SameSite=None` cookies, because a cross-site
- * POST does not carry `SameSite=Lax` ones and the user's session would be invisible. DESIGN §5 fixes
+ * POST does not carry `SameSite=Lax` ones and the user's session would be invisible. docs/product-rules.md, "OpenID Connect and OAuth" fixes
  * Lax, so a form POST is answered with a 303 to the same endpoint carrying the parameters as a query:
  * the browser follows it as a top-level GET navigation, which does carry Lax cookies, and the
  * provider handles it exactly like a GET request.

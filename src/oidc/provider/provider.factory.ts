@@ -14,13 +14,16 @@ import { chooseLocale, messages } from '../login/messages.js';
 import { errorPage, loggedOutPage, logoutPage } from '../login/login.views.js';
 import { audienceOf } from '../tokens/audience.js';
 import { JwtTokenIds, jwtPersistingCustomizer } from '../tokens/jwt-access-tokens.js';
-import { honourJwtAccessTokensAtUserinfo } from '../tokens/jwt-userinfo.js';
+import { honourEveryOpenidTokenAtUserinfo } from '../tokens/userinfo-tokens.js';
 import { registerJwtProfileGrant } from '../grants/jwt-profile.grant.js';
 import { actClaim, registerTokenExchangeGrant } from '../grants/token-exchange.grant.js';
 import type { TokenExchangeDeps } from '../grants/token-exchange.grant.js';
 import { buildInteractionPolicy } from './interaction.policy.js';
 import { introspectionPolicy } from './introspection.policy.js';
 import { OIDC_ROUTES, LOGIN_UI_PREFIX } from './oidc.routes.js';
+import { applyUserinfoAssertion } from './id-token-claims.js';
+import { countIssuedTokens } from './token-metrics.js';
+import { enforceRequestRules, keepOfflineAccessOfSilentRequest } from './request-rules.js';
 import { resourceIndicators } from './resource-indicators.js';
 import { SCOPES } from './scopes.js';
 
@@ -34,6 +37,8 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   reloadKeys?: () => Promise<object[]>;
   instance: InstanceEntity;
 }
+
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'];
 
 const CLAIMS = {
   openid: ['sub'],
@@ -56,13 +61,18 @@ export function createProvider(deps: ProviderDeps): Provider {
     adapter: adapterFor,
     findAccount: (ctx: OidcContext, sub: string, token?: unknown) => findAccountWithinOrganization(deps.accounts, ctx, sub, token),
     jwks: { keys: deps.keys },
-    // Derived from the master key: the same in every process, never random per process (DESIGN §2).
+    // ID tokens are signed with the signer's algorithm (SIGNING_ALG); no client registers its own.
+    clientDefaults: { id_token_signed_response_alg: deps.keys[0]?.alg ?? 'RS256' },
+    // Derived from the master key: the same in every process, never random per process (docs/product-rules.md, "Running it").
     cookies: { keys: [hasher.hash('portcullis/oidc/cookie-key/v1')], long: cookie, short: cookie },
     scopes: SCOPES,
     claims: CLAIMS,
     routes: OIDC_ROUTES,
     responseTypes: ['code', 'id_token', 'id_token token'],
-    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'],
+    clientAuthMethods: CLIENT_AUTH_METHODS,
+    // Spec §B: redirect_uri is required at the authorization endpoint, and at the token endpoint it
+    // must equal the authorization request's (RFC 6749 §4.1.3), even with one registered URI.
+    allowOmittingSingleRegisteredRedirectUri: false,
     enabledJWA: {
       // No HS* anywhere: client_secret holds a hash and must never become a MAC key.
       idTokenSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
@@ -78,7 +88,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true, allowedPolicy: introspectionPolicy(dataSource) },
+      introspection: { enabled: true, allowedPolicy: introspectionPolicy(dataSource, deps.accounts) },
       revocation: { enabled: true },
       // RFC 9449 §7.2 wants a DPoP-bound token refused without its proof wherever it is accepted (the
       // admin API, SCIM, userinfo, introspection); until every one of them checks proofs, no token is
@@ -101,7 +111,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       resourceIndicators: resourceIndicators(dataSource, instance, deps.keys[0]?.alg ?? 'RS256'),
     },
     // RFC 9068 §2.1: JWT access tokens are typed at+jwt (oidc-provider sets it) and persisted so they
-    // stay introspectable and revocable like opaque ones (DESIGN §5).
+    // stay introspectable and revocable like opaque ones (docs/product-rules.md, "OpenID Connect and OAuth").
     extraTokenClaims: (ctx: OidcContext) => actClaim(ctx),
     formats: { customizers: { jwt: jwtPersistingCustomizer(adapterFor, (clientId, scope) => audienceOf(dataSource, clientId, scope)) } },
     interactions: {
@@ -133,10 +143,17 @@ export function createProvider(deps: ProviderDeps): Provider {
     },
     clockTolerance: 5,
     // Request objects are not supported (OIDC Discovery §3: stated explicitly rather than by omission).
-    discovery: { claim_types_supported: ['normal'], request_parameter_supported: false, request_uri_parameter_supported: false },
+    discovery: {
+      claim_types_supported: ['normal'],
+      request_parameter_supported: false,
+      request_uri_parameter_supported: false,
+      // RFC 8414 §2: the methods each endpoint accepts (spec §B: introspection only basic and private_key_jwt).
+      introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
+      revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    },
   };
   const provider = new Provider(deps.issuer, configuration);
-  // Client secrets are stored as keyed hashes (DESIGN §5): compare the presented secret's hash.
+  // Client secrets are stored as keyed hashes (docs/product-rules.md, "OpenID Connect and OAuth"): compare the presented secret's hash.
   // oidc-provider treats client_secret_basic and _post as one; Portcullis holds each client to its
   // registered method (machine users excepted: spec §B allows both for client_credentials).
   // A client sends the same secret on every request: a Client (one per registration and stored hash)
@@ -153,8 +170,10 @@ export function createProvider(deps: ProviderDeps): Provider {
     return true;
   };
   allowLoopbackForDevMode(provider);
-  honourUserinfoAssertion(provider);
-  honourJwtAccessTokensAtUserinfo(provider);
+  enforceRequestRules(provider);
+  countIssuedTokens(provider);
+  applyUserinfoAssertion(provider);
+  honourEveryOpenidTokenAtUserinfo(provider);
   registerJwtProfileGrant(provider, {
     dataSource,
     uow: deps.uow,
@@ -196,6 +215,7 @@ async function grantRequested(ctx: OidcContext) {
   const grantId = oidc.result?.consent?.grantId || oidc.session.grantIdFor(oidc.client.clientId);
   const existing = grantId ? await oidc.provider.Grant.find(grantId) : undefined;
   const grant = existing ?? new oidc.provider.Grant({ clientId: oidc.client.clientId, accountId: oidc.session.accountId });
+  keepOfflineAccessOfSilentRequest(ctx);
   const scope = [...oidc.requestParamScopes].join(' ');
   const before = existing && grantScopes(existing);
   grant.addOIDCScope(scope);
@@ -215,7 +235,7 @@ function localeOf(ctx: OidcContext) {
 }
 
 /**
- * DESIGN §5: devMode applications may register http and loopback redirect URIs, also with the implicit
+ * docs/product-rules.md, "OpenID Connect and OAuth": devMode applications may register http and loopback redirect URIs, also with the implicit
  * flow, which oidc-provider otherwise refuses for web clients (its documented extension point).
  */
 function allowLoopbackForDevMode(provider: Provider): void {
@@ -231,24 +251,4 @@ function allowLoopbackForDevMode(provider: Provider): void {
 export function publicPart(jwk: PrivateJwk): object {
   const { d: _d, p: _p, q: _q, dp: _dp, dq: _dq, qi: _qi, ...pub } = jwk;
   return pub;
-}
-
-/**
- * Spec §B: with an access token, the id_token omits the profile/email/phone/address claims unless the
- * application sets `idTokenUserinfoAssertion`. oidc-provider applies the omission (conformIdTokenClaims)
- * by narrowing the ID token's scope to `openid`; for those applications it is widened back to the
- * scope of the code, refresh token or request the claims were read for.
- */
-function honourUserinfoAssertion(provider: Provider): void {
-  const proto = provider.IdToken.prototype;
-  const issue = proto.issue;
-  proto.issue = function (this: { ctx?: OidcContext; scope?: string }, ...args: unknown[]) {
-    const oidc = this.ctx?.oidc;
-    if (oidc?.client?.portcullis_userinfo_assertion && this.scope === 'openid') {
-      const source = oidc.entities?.AuthorizationCode ?? oidc.entities?.RefreshToken;
-      const scope = source?.scope ?? oidc.params?.scope;
-      if (typeof scope === 'string') this.scope = scope;
-    }
-    return issue.apply(this, args);
-  };
 }

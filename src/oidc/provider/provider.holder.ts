@@ -8,32 +8,26 @@ import { Inject } from '@nestjs/common';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { DatabaseAvailability } from '../../common/database/database-availability.js';
 import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
+import { noteFailure } from '../../common/http/failure-causes.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
-import { RETRY_AFTER_SECONDS } from '../../common/http/error-headers.js';
 import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entity.js';
 import { FeaturesService } from '../../users/features.service.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
 import { AccountFinder } from '../account/account.finder.js';
-import { KNOWN_ACCOUNTS_COOKIE } from '../login/known-accounts.js';
-import { LOGIN_PAGE_HEADERS } from '../login/login-page.headers.js';
 import { purgeExpiredPayloads } from '../adapter/typeorm.adapter.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
-import { INTROSPECTION_FACTS } from './introspection.policy.js';
-import type { IntrospectionFacts } from './introspection.policy.js';
-import { OIDC_ROUTES } from './oidc.routes.js';
 import { createProvider, publicPart } from './provider.factory.js';
+import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 
-/** How often each process looks for a rotated key (DESIGN §5: "within seconds"). */
+/** How often each process looks for a rotated or newly signing key: every process switches within seconds. */
 const KEY_POLL_MS = 5_000;
-const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post']);
-/** Koa state flag: the request failed because the database could not be reached. */
-const DATABASE_UNAVAILABLE = Symbol('databaseUnavailable');
 
 /**
  * Owns this process's oidc-provider. The provider's key store is fixed at construction, so when the
- * published key set in the database changes (rotation by any process, or the 90-day timer) a new
+ * published key set or its signer changes (a rotation by any process, or a scheduled key's time) a new
  * provider is built and swapped in; all of its state lives in the database, so nothing is lost.
  */
 @Injectable()
@@ -53,13 +47,14 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     private readonly events: EventStore,
     private readonly features: FeaturesService,
     private readonly access: UserAccess,
+    private readonly availability: DatabaseAvailability,
   ) {}
 
   async onModuleInit(): Promise<void> {
     await this.refresh();
     const poll = () => {
       void this.keys
-        .ensureCurrent()
+        .ensureSchedule()
         .then(() => this.refreshIfChanged())
         .catch((error: unknown) => this.logger.error(`key check failed: ${String(error)}`));
     };
@@ -94,19 +89,19 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
   }
 
   private async build(): Promise<void> {
-    await this.keys.ensureCurrent();
-    const fingerprint = await this.keys.fingerprint();
+    await this.keys.ensureSchedule();
+    const { fingerprint, jwks } = await this.keys.keySet();
     const instance = await this.dataSource.getRepository(InstanceEntity).findOneByOrFail({ id: INSTANCE_ID });
     const provider = createProvider({
       issuer: this.config.publicUrl,
       dataSource: this.dataSource,
       hasher: this.hasher,
       accounts: this.accounts,
-      keys: await this.keys.privateJwks(),
+      keys: jwks,
       reloadKeys: async () => {
         // Also switch this process's signing key now rather than at the next poll.
         void this.refreshIfChanged().catch((error: unknown) => this.logger.error(`key refresh failed: ${String(error)}`));
-        return (await this.keys.privateJwks()).map(publicPart);
+        return (await this.keys.keySet()).jwks.map(publicPart);
       },
       instance,
       features: this.features,
@@ -120,53 +115,22 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     // never the client's: common/http/public-origin.ts sets it (and Host) from PUBLIC_URL beforehand.
     provider.proxy = this.config.publicUrl.startsWith('https:');
     provider.on('server_error', (ctx: OidcContext, error: Error) => {
-      if (isDatabaseUnavailable(error)) ctx.state[DATABASE_UNAVAILABLE] = true;
-      this.logger.error(`oidc server_error (request ${String(ctx.res.getHeader('x-request-id'))}): ${error.stack ?? error.message}`);
+      // The request's own log line (with its request id) carries the cause: an outage without a stack.
+      if (isDatabaseUnavailable(error)) {
+        ctx.state[DATABASE_UNAVAILABLE] = true;
+        this.availability.reportUnavailable(error);
+        noteFailure(ctx.res, { cause: 'the database is unavailable' });
+      } else {
+        noteFailure(ctx.res, { cause: `oidc server_error: ${error.message}`, err: error });
+      }
     });
     this.current = { provider, handle: provider.callback(), fingerprint };
   }
 
-  /** Koa middleware around every provider request: spec §B details oidc-provider leaves to us. */
+  /** Koa middleware around every provider request: the named steps of response-steps.ts. */
   private async decorate(ctx: OidcContext, next: () => Promise<void>): Promise<void> {
-    // Spec §B: an invalid response_mode is ignored; the default for the response type applies.
-    if (ctx.path === OIDC_ROUTES.authorization && typeof ctx.query.response_mode === 'string' && !RESPONSE_MODES.has(ctx.query.response_mode)) {
-      const { response_mode: _ignored, ...rest } = ctx.query;
-      ctx.query = rest;
-    }
-    // Spec §B issues a refresh token whenever offline_access is requested; OIDC Core §11 (and so
-    // oidc-provider) also wants prompt=consent, which the login UI always answers, so it is implied.
-    if (ctx.path === OIDC_ROUTES.authorization && typeof ctx.query.scope === 'string' && ctx.query.scope.split(' ').includes('offline_access')) {
-      const prompts = new Set(String(ctx.query.prompt ?? '').split(' ').filter(Boolean));
-      if (!prompts.has('none') && !prompts.has('consent')) ctx.query = { ...ctx.query, prompt: [...prompts, 'consent'].join(' ') };
-    }
+    for (const step of requestSteps) step(ctx, this.config.publicUrl);
     await next();
-    // oidc-provider's own pages (error, logout confirmation, form_post) get the login UI's headers;
-    // the form_post page submits itself with an inline script, which its CSP must allow.
-    // (The Content-Type's media type, without type-is's parsing on every token and introspection answer.)
-    const html = ctx.response.type === 'text/html';
-    if (html) {
-      ctx.set({ ...LOGIN_PAGE_HEADERS });
-      if (String(ctx.body).includes('<script>')) ctx.set('Content-Security-Policy', `${LOGIN_PAGE_HEADERS['Content-Security-Policy']}; script-src 'unsafe-inline'`);
-    }
-    // A database outage is temporary: 503 + Retry-After as on every other surface, not a 500.
-    if (ctx.state[DATABASE_UNAVAILABLE] && ctx.status === 500) {
-      ctx.status = 503;
-      ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
-      if (!html) ctx.body = { error: 'temporarily_unavailable', error_description: 'the database is unavailable; retry later' };
-    }
-    // DESIGN §5: JWKS may be cached for five minutes; retired keys stay published far longer.
-    if (ctx.path === OIDC_ROUTES.jwks && ctx.status === 200) ctx.set('Cache-Control', 'public, max-age=300');
-    // Logging out also forgets the browser's remembered accounts (login UI account selection).
-    // (Not when oidc-provider ends a session only to switch accounts: it then returns to the authorization.)
-    const switching = String(ctx.response.get('Location') ?? '').startsWith(`${this.config.publicUrl}${OIDC_ROUTES.authorization}/`);
-    if (ctx.method === 'POST' && ctx.path === `${OIDC_ROUTES.end_session}/confirm` && ctx.oidc?.params?.logout && !switching) {
-      ctx.append('Set-Cookie', `${KNOWN_ACCOUNTS_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`);
-    }
-    const facts: IntrospectionFacts | undefined = ctx[INTROSPECTION_FACTS];
-    if (facts && ctx.body?.active === true) {
-      ctx.body.aud = facts.audience;
-      ctx.body.username = facts.username;
-      ctx.body.token_type = 'Bearer';
-    }
+    for (const step of responseSteps) step(ctx, this.config.publicUrl);
   }
 }

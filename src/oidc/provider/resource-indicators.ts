@@ -77,7 +77,7 @@ function requestedScope(ctx: OidcContext): string {
  * The scopes a resource server accepts; oidc-provider narrows a token's scope to them. A user's token
  * issued for a resource server (every JWT access token of an application is) keeps the OIDC scopes and
  * audience scopes of its code or refresh token, so userinfo can answer with the claims of its granted
- * scopes (DESIGN §5); the grant still filters what is actually granted. Machine users keep the scopes
+ * scopes (docs/product-rules.md, "OpenID Connect and OAuth"); the grant still filters what is actually granted. Machine users keep the scopes
  * of the request.
  */
 function resourceServerScope(ctx: OidcContext, client: ClientMeta): string {

@@ -24,13 +24,13 @@ export function requestedProjects(scope: string | undefined): string[] {
   return (scope ?? '').split(' ').flatMap((s) => PROJECT_SCOPE.exec(s)?.[1] ?? []);
 }
 
-/** Whether a scope value is one of the audience scopes of DESIGN §5 (allowed beyond the OIDC ones). */
+/** Whether a scope value is one of the audience scopes of docs/product-rules.md, "OpenID Connect and OAuth" (allowed beyond the OIDC ones). */
 export function isAudienceScope(scope: string): boolean {
   return scope === API_AUDIENCE_SCOPE || PROJECT_SCOPE.test(scope);
 }
 
 /**
- * DESIGN §5: the audience of a token is the project id of its client and the client ids of every
+ * docs/product-rules.md, "OpenID Connect and OAuth": the audience of a token is the project id of its client and the client ids of every
  * application in that project, plus requested projects (and the API when asked for). Machine users
  * (no project) always get the API.
  *
@@ -97,7 +97,7 @@ export async function tokenUser(dataSource: DataSource, userId: string): Promise
   return row ? { state: row.state, userName: row.user_name, primaryDomain: row.primary_domain ?? null } : null;
 }
 
-type Token = { clientId: string; scope?: string; aud?: string | string[] };
+type Token = { clientId: string; scope?: string; aud?: string | string[]; gty?: string };
 
 /**
  * The audience of an issued token: what oidc-provider recorded (its resource) plus the computed one. The
@@ -107,6 +107,8 @@ type Token = { clientId: string; scope?: string; aud?: string | string[] };
 export async function tokenAudience(dataSource: DataSource, token: Token): Promise<string[]> {
   const { audience, mayHoldApi } = await clientAudience(dataSource, token.clientId, token.scope);
   const recorded = [token.aud ?? []].flat().filter((aud) => mayHoldApi || aud !== API_AUDIENCE);
+  // An exchanged token was issued for exactly the audience it records (RFC 8693 §2.1).
+  if (token.gty === 'token_exchange' && token.aud !== undefined) return recorded;
   return [...new Set([...recorded, ...audience])];
 }
 

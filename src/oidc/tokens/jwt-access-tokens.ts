@@ -5,14 +5,15 @@ import type { Adapter, OidcContext } from 'oidc-provider';
 const JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
 /**
- * oidc-provider issues JWT access tokens without storing them. DESIGN §5 wants them introspectable
+ * oidc-provider issues JWT access tokens without storing them. docs/product-rules.md, "OpenID Connect and OAuth" wants them introspectable
  * and revocable like opaque ones, so the JWT customizer stores the token's payload under its `jti`
  * (hashed, as every id), and lookups by the JWT itself verify its signature and use its `jti`.
  */
 export function jwtPersistingCustomizer(adapterFor: (model: string) => Adapter, audienceOf: (clientId: string, scope?: string) => Promise<string[]>) {
   return async (_ctx: OidcContext, token: Record<string, any>, jwt: { header: object; payload: Record<string, unknown> }) => {
-    // RFC 9068 §2.2: `aud` lists the token's audience (DESIGN §5), not only the resource indicator.
-    jwt.payload.aud = [...new Set([...[jwt.payload.aud ?? []].flat(), ...(await audienceOf(token.clientId, token.scope))])];
+    // RFC 9068 §2.2: `aud` lists the token's audience, not only the resource indicator; an exchanged
+    // token keeps exactly the audience it was issued for (RFC 8693 §2.1, token-exchange.grant.ts).
+    if (token.gty !== 'token_exchange') jwt.payload.aud = [...new Set([...[jwt.payload.aud ?? []].flat(), ...(await audienceOf(token.clientId, token.scope))])];
     const fields: string[] = (token.constructor as unknown as { IN_PAYLOAD: string[] }).IN_PAYLOAD;
     const payload: Record<string, unknown> = { iat: token.iat, exp: token.exp ?? jwt.payload.exp };
     for (const field of fields) if (token[field] !== undefined && field !== 'jti') payload[field] = token[field];

@@ -16,7 +16,7 @@ type WithReference = IncomingMessage & { [JWT_REFERENCE]?: JwtReference };
 
 /**
  * oidc-provider refuses JWT access tokens at introspection and revocation (they are self-contained
- * for it), but DESIGN §5 makes them introspectable and revocable like opaque ones. The form body is
+ * for it), but docs/product-rules.md, "OpenID Connect and OAuth" makes them introspectable and revocable like opaque ones. The form body is
  * read here and a JWT `token` swapped for a one-request handle; the adapter resolves that handle (and
  * only within this request) to the JWT, whose signature it verifies before using its `jti`.
  */
@@ -40,7 +40,7 @@ export async function rewriteStructuredToken(req: IncomingMessage): Promise<void
 }
 
 /**
- * The JWT profile grant needs no client authentication (DESIGN §5: the signed assertion is the
+ * The JWT profile grant needs no client authentication (docs/product-rules.md, "OpenID Connect and OAuth": the signed assertion is the
  * credential), but oidc-provider authenticates a client on every token request: the assertion's
  * subject (the machine user, whose client id is its user id) is named as a client without
  * authentication; the grant then verifies the assertion and that its subject is that client.

@@ -58,7 +58,7 @@ export async function newPage(browser: Browser, options: { locale?: string } = {
   return { context, page: await context.newPage() };
 }
 
-/** Fills the login form by its stable field names (DESIGN §5) and submits it. */
+/** Fills the login form by its stable field names (docs/product-rules.md, "OpenID Connect and OAuth") and submits it. */
 export async function submitLogin(page: Page, loginName: string | undefined, password: string): Promise<void> {
   if (loginName !== undefined) await page.fill('input[name="loginName"]', loginName);
   await page.fill('input[name="password"]', password);

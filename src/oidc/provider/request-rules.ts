@@ -1,0 +1,66 @@
+import Provider, { errors } from 'oidc-provider';
+import type { OidcContext } from 'oidc-provider';
+
+interface RequestClient {
+  responseTypeAllowed(type: string): boolean;
+  grantTypeAllowed(type: string): boolean;
+}
+
+/**
+ * Rules of spec §B that oidc-provider has no setting for, applied where it asks the client about the
+ * request. It does so at exactly one place each: `responseTypeAllowed` in the authorization (and
+ * pushed authorization) endpoint's response-type check — the client is known, prompt and scope not yet
+ * checked — and `grantTypeAllowed(grant_type)` first in the token endpoint's grant check. Every other
+ * caller gets the boolean as before. The authorization error handler still validates the redirect URI
+ * before it delivers an error there.
+ *
+ * - No `openid` → `invalid_scope`; a response type the application is not registered for →
+ *   `unauthorized_client` (RFC 6749 §4.1.2.1); a grant type it is not registered for →
+ *   `unauthorized_client` (RFC 6749 §5.2). oidc-provider answers `invalid_request` for all three.
+ * - `offline_access` yields a refresh token whenever it is asked for. OIDC Core §11 lets a provider
+ *   grant it without `prompt=consent` when other conditions permit it (Portcullis applications are
+ *   first-party; the login UI answers consent itself); oidc-provider drops it unless `consent` is
+ *   prompted, so `consent` is added to the request. A silent `prompt=none` request cannot carry it: its
+ *   scope is put back when the existing grant is loaded (keepOfflineAccessOfSilentRequest).
+ */
+export function enforceRequestRules(provider: Provider): void {
+  const proto = provider.Client.prototype as RequestClient;
+  const responseTypeAllowed = proto.responseTypeAllowed;
+  proto.responseTypeAllowed = function (this: RequestClient, type: string): boolean {
+    if (!responseTypeAllowed.call(this, type)) throw new errors.UnauthorizedClient('requested response_type is not allowed for this client');
+    const params = Provider.ctx?.oidc?.params;
+    const scopes = String(params?.scope ?? '').split(' ');
+    if (!scopes.includes('openid')) throw new errors.InvalidScope('the openid scope is required', 'openid');
+    if (scopes.includes('offline_access')) impliedConsent(Provider.ctx!, params);
+    return true;
+  };
+  const grantTypeAllowed = proto.grantTypeAllowed;
+  proto.grantTypeAllowed = function (this: RequestClient, type: string): boolean {
+    if (grantTypeAllowed.call(this, type)) return true;
+    if (isTheTokenRequestsGrant(Provider.ctx, this, type)) throw new errors.UnauthorizedClient('requested grant type is not allowed for this client');
+    return false;
+  };
+}
+
+const silentOfflineRequests = new WeakSet<object>();
+
+function impliedConsent(ctx: OidcContext, params: { prompt?: string }): void {
+  const prompts = new Set(String(params.prompt ?? '').split(' ').filter(Boolean));
+  if (prompts.has('none')) silentOfflineRequests.add(ctx);
+  else if (!prompts.has('consent')) params.prompt = [...prompts, 'consent'].join(' ');
+}
+
+/** Called as the existing grant is loaded: a silent request keeps the `offline_access` it asked for. */
+export function keepOfflineAccessOfSilentRequest(ctx: OidcContext): void {
+  if (!silentOfflineRequests.has(ctx)) return;
+  const { oidc } = ctx;
+  const scopes: string[] = String(oidc.params.scope ?? '').split(' ').filter(Boolean);
+  if (scopes.includes('offline_access')) return;
+  if (!String(oidc.params.response_type).split(' ').includes('code') || !oidc.client.grantTypeAllowed('refresh_token')) return;
+  oidc.params.scope = [...scopes, 'offline_access'].join(' ');
+}
+
+function isTheTokenRequestsGrant(ctx: OidcContext | undefined, client: RequestClient, type: string): boolean {
+  const oidc = ctx?.oidc;
+  return oidc?.route === 'token' && oidc.client === client && oidc.params?.grant_type === type;
+}

@@ -1,0 +1,85 @@
+import type { OidcContext } from 'oidc-provider';
+import { RETRY_AFTER_SECONDS } from '../../common/http/error-headers.js';
+import { KNOWN_ACCOUNTS_COOKIE } from '../login/known-accounts.js';
+import { LOGIN_PAGE_HEADERS } from '../login/login-page.headers.js';
+import { INTROSPECTION_FACTS } from './introspection.policy.js';
+import type { IntrospectionFacts } from './introspection.policy.js';
+import { OIDC_ROUTES } from './oidc.routes.js';
+
+/**
+ * What Portcullis adds around oidc-provider's own endpoint stacks, one named step each (as oidc-provider
+ * composes its endpoints). `requestSteps` run before the provider, `responseSteps` after it, in order.
+ */
+export type Step = (ctx: OidcContext, publicUrl: string) => void;
+
+const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post']);
+/** Koa state flag set by the `server_error` listener: the request failed because the database is away. */
+export const DATABASE_UNAVAILABLE = Symbol('databaseUnavailable');
+
+/** Spec §B: an invalid response_mode is ignored; the default for the response type applies. */
+function ignoreUnknownResponseMode(ctx: OidcContext): void {
+  if (ctx.path !== OIDC_ROUTES.authorization || typeof ctx.query.response_mode !== 'string' || RESPONSE_MODES.has(ctx.query.response_mode)) return;
+  const { response_mode: _ignored, ...rest } = ctx.query;
+  ctx.query = rest;
+}
+
+/**
+ * oidc-provider's own pages (error, logout confirmation, form_post) get the login UI's headers; the
+ * form_post page submits itself with an inline script, which its CSP must allow. (The Content-Type's
+ * media type is compared as is: no type-is parsing on every token and introspection answer.)
+ */
+function loginPageHeaders(ctx: OidcContext): void {
+  if (ctx.response.type !== 'text/html') return;
+  ctx.set({ ...LOGIN_PAGE_HEADERS });
+  if (String(ctx.body).includes('<script>')) ctx.set('Content-Security-Policy', `${LOGIN_PAGE_HEADERS['Content-Security-Policy']}; script-src 'unsafe-inline'`);
+}
+
+/** A database outage is temporary: 503 + Retry-After as on every other surface, not a 500. */
+function outageAs503(ctx: OidcContext): void {
+  if (!ctx.state[DATABASE_UNAVAILABLE] || ctx.status !== 500) return;
+  ctx.status = 503;
+  ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
+  if (ctx.response.type !== 'text/html') ctx.body = { error: 'temporarily_unavailable', error_description: 'the database is unavailable; retry later' };
+}
+
+/**
+ * JWKS may be cached for five minutes; scheduled keys are published a day ahead and retired keys stay
+ * until their tokens expire (README, SIGNING_ALG). `key_ops` only keeps oidc-provider from signing with
+ * a key other than the signer; published next to `use` it would say nothing more (RFC 7517 §4.3).
+ */
+function jwksForCaching(ctx: OidcContext): void {
+  if (ctx.path !== OIDC_ROUTES.jwks || ctx.status !== 200) return;
+  ctx.set('Cache-Control', 'public, max-age=300');
+  ctx.body = { keys: (ctx.body as { keys: object[] }).keys.map(({ key_ops: _ops, ...key }: { key_ops?: unknown }) => key) };
+}
+
+/**
+ * Logging out also forgets the browser's remembered accounts (login UI account selection) — not when
+ * oidc-provider ends a session only to switch accounts: it then returns to the authorization.
+ */
+function forgetRememberedAccountsOnLogout(ctx: OidcContext, publicUrl: string): void {
+  if (ctx.method !== 'POST' || ctx.path !== `${OIDC_ROUTES.end_session}/confirm` || !ctx.oidc?.params?.logout) return;
+  if (String(ctx.response.get('Location') ?? '').startsWith(`${publicUrl}${OIDC_ROUTES.authorization}/`)) return;
+  ctx.append('Set-Cookie', `${KNOWN_ACCOUNTS_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax`);
+}
+
+/**
+ * Spec §B lists scope in every token response (RFC 6749 §5.1): oidc-provider leaves it out of a
+ * client-credentials response when none was asked; it is the granted scope, empty here.
+ */
+function scopeInEveryTokenResponse(ctx: OidcContext): void {
+  if (ctx.oidc?.route === 'token' && ctx.status === 200 && typeof ctx.body?.access_token === 'string' && ctx.body.scope === undefined) ctx.body.scope = '';
+}
+
+/** Spec §B's introspection members; the user's claims never replace one of them (RFC 7662 §2.2). */
+function introspectionMembers(ctx: OidcContext): void {
+  const facts: IntrospectionFacts | undefined = ctx[INTROSPECTION_FACTS];
+  if (!facts || ctx.body?.active !== true) return;
+  const iat = ctx.body.iat ?? facts.iat;
+  ctx.body = { ...facts.claims, ...ctx.body, sub: facts.userId, aud: facts.audience, username: facts.username, token_type: 'Bearer', jti: facts.jti, iat, nbf: iat };
+}
+
+export const requestSteps: Step[] = [ignoreUnknownResponseMode];
+
+/** Order matters once: the 503 body is replaced only for a non-HTML answer, after the page headers. */
+export const responseSteps: Step[] = [loginPageHeaders, outageAs503, jwksForCaching, forgetRememberedAccountsOnLogout, scopeInEveryTokenResponse, introspectionMembers];
