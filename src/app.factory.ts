@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
@@ -9,6 +10,7 @@ import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
 import { jsonBodyParser } from './common/http/body-parsers.js';
 import { AppLogger } from './common/http/logging.js';
+import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
 import { pinRequestsToPublicOrigin } from './common/http/public-origin.js';
 import { scimBodyParser } from './scim/http/scim-body-parser.js';
 import { OidcDispatch } from './oidc/provider/oidc-dispatch.middleware.js';
@@ -29,11 +31,16 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   const logger = app.get(AppLogger);
   app.useLogger(logger);
   app.disable('x-powered-by');
-  app.use(logger.requestMiddleware());
-  // --- OIDC (issue 4): OIDC endpoints go straight to oidc-provider before Express and Nest, and the
-  // login UI router comes first among the middleware, before the JSON body parser.
-  app.get(OidcDispatch).attach(app, logger.requestMiddleware());
-  // --- end OIDC
+  // No entity tags anywhere Express answers (SCIM, /admin, /management): SCIM does not support them
+  // (`etag.supported` false, RFC 7644 §3.14), and Express's default weak ETag of the body (with its 304
+  // to If-None-Match) would contradict that. oidc-provider and the login UI answer outside `res.send`.
+  app.set('etag', false);
+  // Every request gets its id, its log line and its metrics, whichever way it is served.
+  const observe = bothMiddlewares(logger.requestMiddleware(), httpMetricsMiddleware());
+  app.use(observe);
+  // OIDC endpoints go straight to oidc-provider before Express and Nest, and the login UI router comes
+  // first among the middleware, before the JSON body parser (docs/decisions/oidc-before-express.md).
+  app.get(OidcDispatch).attach(app, observe);
   // After the dispatch took over the server's listeners: this one is prepended, so it runs first.
   pinRequestsToPublicOrigin(app.getHttpServer(), config.publicUrl);
   app.use('/scim/v2', ...scimBodyParser());
@@ -47,6 +54,12 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.enableShutdownHooks();
   setUpOpenApi(app);
   await app.get(BootstrapService).bootstrap();
+}
+
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+function bothMiddlewares(first: Middleware, second: Middleware): Middleware {
+  return (req, res, next) => first(req, res, () => second(req, res, next));
 }
 
 function setUpOpenApi(app: NestExpressApplication): void {

@@ -49,6 +49,8 @@ export async function startService(store: Store, workers: number, port?: number)
     DATA_DIR: store.dataDir,
     LOG_LEVEL: 'error',
     WORKERS: String(workers),
+    // Several services may run at once in a bench run: their management listeners take any free port.
+    MANAGEMENT_PORT: '0',
     BCRYPT_COST: process.env.BCRYPT_COST ?? '10',
     ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}),
   };

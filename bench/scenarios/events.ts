@@ -1,4 +1,4 @@
-/** Event search scenarios (POST /admin/v1/events/_search, DESIGN §4) over the seeded events, as IAM_OWNER. */
+/** Event search scenarios (POST /admin/v1/events/_search, docs/product-rules.md, "API") over the seeded events, as IAM_OWNER. */
 import { call } from '../lib/api.js';
 import { aggregateId, EVENT_TYPES } from '../lib/seed.js';
 

@@ -11,7 +11,7 @@ import { OrgsController } from './orgs.controller.js';
 import { ImportController } from './import/import.controller.js';
 import { ImportService } from './import/import.service.js';
 
-/** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of DESIGN §4. */
+/** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of docs/product-rules.md, "API". */
 @Module({
   imports: [UsersModule],
   controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, ImportController],

@@ -7,6 +7,7 @@ import { AccessGuard } from './auth/access.guard.js';
 import { APP_CONFIG } from './config/config.token.js';
 import type { AppConfig } from './config/config.js';
 import { CryptoModule } from './crypto/crypto.module.js';
+import { DatabaseAvailability } from './database/database-availability.js';
 import { dataSourceOptions } from './database/data-source.js';
 import { DatabaseUnavailableInterceptor } from './database/database-unavailable.interceptor.js';
 import { UnitOfWork } from './database/unit-of-work.js';
@@ -32,10 +33,11 @@ export class CommonModule {
         { provide: AppLogger, useValue: new AppLogger(config) },
         UnitOfWork,
         EventStore,
+        DatabaseAvailability,
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_INTERCEPTOR, useClass: DatabaseUnavailableInterceptor },
       ],
-      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore],
+      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, DatabaseAvailability],
     };
   }
 }

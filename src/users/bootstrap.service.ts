@@ -22,7 +22,7 @@ import { UsersService } from './users.service.js';
 /** Client id of the bootstrap's first-party application, the console (README, SECURITY.md). */
 export const CONSOLE_CLIENT_ID = 'console';
 
-/** Instance defaults of DESIGN §3. Lifetimes in seconds. */
+/** Instance defaults of docs/product-rules.md, "Domain". Lifetimes in seconds. */
 const INSTANCE_DEFAULTS = {
   defaultLanguage: 'en',
   lockoutMaxAttempts: 10,
@@ -34,7 +34,7 @@ const INSTANCE_DEFAULTS = {
 };
 
 /**
- * First start on an empty database (DESIGN §2): the instance, organization `default`, the human
+ * First start on an empty database (docs/product-rules.md, "Running it"): the instance, organization `default`, the human
  * `admin` and the machine `admin-client`, both IAM_OWNER. Idempotent: a bootstrapped instance is left
  * alone, and concurrent starts settle on one winner (the instance row's primary key).
  */

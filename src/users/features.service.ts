@@ -8,7 +8,7 @@ import { INSTANCE_ID } from './entities/instance.entity.js';
 
 export type Features = Record<FeatureName, boolean>;
 
-/** Instance feature flags (DESIGN §3). Read on use, never cached, so every process agrees at once. */
+/** Instance feature flags (docs/product-rules.md, "Domain"). Read on use, never cached, so every process agrees at once. */
 @Injectable()
 export class FeaturesService {
   constructor(

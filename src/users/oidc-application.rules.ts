@@ -6,7 +6,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * Consistency rules of an OIDC application beyond field types: response types need their grant,
- * public clients use PKCE with the code flow, and only devMode may redirect to http or loopback (DESIGN §5).
+ * public clients use PKCE with the code flow, and only devMode may redirect to http or loopback (docs/product-rules.md, "OpenID Connect and OAuth").
  */
 export function validateOidcApplication(app: NewOidcApplication): void {
   const problems: ErrorDetail[] = [];

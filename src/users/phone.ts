@@ -2,7 +2,7 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { DomainError } from '../common/errors/domain-error.js';
 
 /**
- * Stores phone numbers E.164-like (DESIGN §3): an international number becomes E.164; a national one
+ * Stores phone numbers E.164-like (docs/product-rules.md, "Domain"): an international number becomes E.164; a national one
  * (no country code, so no way to know its country) keeps its digits without spaces, dashes, dots or
  * brackets, and a leading `+` is always kept.
  */

@@ -1,4 +1,4 @@
-/** `slug(name)` of DESIGN §2: lower case, every other character → `-` (runs collapsed, ends trimmed). */
+/** `slug(name)` of docs/product-rules.md, "Running it": lower case, every other character → `-` (runs collapsed, ends trimmed). */
 export function slug(name: string): string {
   const s = name
     .normalize('NFKD')

@@ -87,7 +87,7 @@ export class UserImportWriter {
     return this.lookUp('SELECT id AS v FROM removed_users WHERE id IN', [], ids);
   }
 
-  /** Which of these lower-cased userNames the organization already has (DESIGN §3: case-insensitive). */
+  /** Which of these lower-cased userNames the organization already has (docs/product-rules.md, "Domain": case-insensitive). */
   existingUserNames(orgId: string, userNamesLower: string[]): Promise<Set<string>> {
     return this.lookUp('SELECT user_name_lower AS v FROM users WHERE org_id = ? AND user_name_lower IN', [orgId], userNamesLower);
   }

@@ -16,7 +16,7 @@ import { updateRows } from './entity-rows.js';
 import { countRemoved } from './org-user-counts.js';
 
 /**
- * State changes of a user (DESIGN §3): deactivation, reactivation, lock, unlock, removal, password
+ * State changes of a user (docs/product-rules.md, "Domain"): deactivation, reactivation, lock, unlock, removal, password
  * changes and password-check bookkeeping. Token checks read the user's state on use, so these take
  * effect on every token at once without calling into the OIDC layer.
  * Setting the state a user already has is a no-op without an event (SCIM clients repeat themselves).

@@ -19,7 +19,7 @@ export interface ServiceProcess {
 export async function spawnService(env: Record<string, string>, options: { port?: number } = {}): Promise<ServiceProcess> {
   const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, [MAIN], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', BCRYPT_COST: '4', PORT: String(port), ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', BCRYPT_COST: '4', PORT: String(port), MANAGEMENT_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -58,7 +58,7 @@ export async function spawnService(env: Record<string, string>, options: { port?
 /** Runs the service expecting it to refuse to start; resolves with its exit code and output. */
 export function runToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', MANAGEMENT_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));

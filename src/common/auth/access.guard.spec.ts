@@ -1,3 +1,4 @@
+import type { DatabaseAvailability } from '../database/database-availability.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import 'reflect-metadata';
@@ -22,7 +23,8 @@ function contextFor(handler: () => void): ExecutionContext {
 }
 
 describe('AccessGuard', () => {
-  const guard = new AccessGuard(new Reflector());
+  // The policy checks never reach the database: no outage to report.
+  const guard = new AccessGuard(new Reflector(), { reportUnavailable: () => undefined } as unknown as DatabaseAvailability);
 
   it('refuses a route that declares no policy instead of opening it', async () => {
     await assert.rejects(

@@ -3,6 +3,7 @@ import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { databaseUnavailable } from '../database/database-unavailable.interceptor.js';
+import { DatabaseAvailability } from '../database/database-availability.js';
 import { isDatabaseUnavailable } from '../database/database-unavailable.js';
 import { DomainError, ErrorCode } from '../errors/domain-error.js';
 import { ACCESS_POLICY } from './authenticated.decorator.js';
@@ -15,13 +16,16 @@ const BearerAuthGuard = AuthGuard('bearer');
 /**
  * The one global guard: every route declares a policy (`@Authenticated` or `@Public`), and a route
  * without one is refused, so a forgotten decorator fails closed. 401 without a valid token, 404 when
- * the organization is outside the caller's reach, 403 when the caller lacks the role (DESIGN §4).
+ * the organization is outside the caller's reach, 403 when the caller lacks the role (docs/product-rules.md, "API").
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
   private readonly bearer = new BearerAuthGuard();
 
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly availability: DatabaseAvailability,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const policy = this.reflector.getAllAndOverride<AccessPolicy | undefined>(ACCESS_POLICY, [context.getHandler(), context.getClass()]);
@@ -32,7 +36,10 @@ export class AccessGuard implements CanActivate {
       await this.bearer.canActivate(context);
     } catch (error) {
       // An outage while resolving the token is not the caller's fault: 503, not 401.
-      if (isDatabaseUnavailable(error)) throw databaseUnavailable();
+      if (isDatabaseUnavailable(error)) {
+        this.availability.reportUnavailable(error);
+        throw databaseUnavailable();
+      }
       throw new DomainError(ErrorCode.Unauthenticated, 'a valid bearer token is required');
     }
     const request = context.switchToHttp().getRequest<{ user: Principal; params: Record<string, string> }>();

@@ -25,7 +25,7 @@ export function rolesOnOrg(principal: Principal, orgId: string): Set<Role> {
 
 /**
  * Whether the organization is visible to the principal at all. Outside it, every answer is 404
- * (DESIGN §4), so that a caller cannot learn which organizations exist.
+ * (docs/product-rules.md, "API"), so that a caller cannot learn which organizations exist.
  */
 export function canSeeOrg(principal: Principal, orgId: string): boolean {
   return isIamOwner(principal) || principal.orgId === orgId || principal.orgRoles.has(orgId);

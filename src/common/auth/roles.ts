@@ -7,7 +7,7 @@ export enum Role {
 export const INSTANCE_ROLES = [Role.IamOwner] as const;
 export const ORG_ROLES = [Role.OrgOwner, Role.OrgUserManager] as const;
 
-/** Roles a held role implies (DESIGN §4): an IAM_OWNER holds every organization role, an ORG_OWNER holds ORG_USER_MANAGER. */
+/** Roles a held role implies (docs/product-rules.md, "API"): an IAM_OWNER holds every organization role, an ORG_OWNER holds ORG_USER_MANAGER. */
 const IMPLIED: Record<Role, Role[]> = {
   [Role.IamOwner]: [Role.IamOwner, Role.OrgOwner, Role.OrgUserManager],
   [Role.OrgOwner]: [Role.OrgOwner, Role.OrgUserManager],

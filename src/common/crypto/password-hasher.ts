@@ -1,7 +1,7 @@
 import { hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from './password-hashes/password-hashes.js';
 
 /**
- * Human passwords: new ones are hashed with bcrypt at the configured cost (DESIGN §5: bcrypt is for
+ * Human passwords: new ones are hashed with bcrypt at the configured cost (docs/product-rules.md, "OpenID Connect and OAuth": bcrypt is for
  * human passwords only); stored ones are verified by their own algorithm, since imported users keep
  * the hashes they came with (bcrypt, argon2, scrypt, PBKDF2, SHA-crypt, MD5-crypt), and are rehashed
  * to bcrypt after their first successful check.

@@ -4,7 +4,7 @@ import type { KeyObject } from 'node:crypto';
 /**
  * Hashes generated secrets (client secrets, personal access tokens, opaque tokens, codes) for storage.
  * They carry ≥ 256 bits of randomness, so a keyed fast hash (HMAC-SHA256) is as strong as a slow one
- * and keeps token lookups at index speed (DESIGN §5); the key is derived from the master key so a
+ * and keeps token lookups at index speed (docs/product-rules.md, "OpenID Connect and OAuth"); the key is derived from the master key so a
  * leaked database alone cannot be used to test guesses.
  */
 export class SecretHasher {

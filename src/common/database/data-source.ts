@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config.js';
 import { ownerOnlyDir, ownerOnlyFile } from '../fs/owner-only.js';
+import { FOLD_SQL_FUNCTION, foldCase } from '../text/case-fold.js';
 import { ENTITIES, MIGRATIONS } from './entities.js';
 
 /** TypeORM options for the configured database; migrations only, never `synchronize` (STYLE §8). */
@@ -25,6 +26,8 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
         db.pragma('synchronous = NORMAL');
         db.pragma(`busy_timeout = ${database.busyTimeoutMs}`);
         beginImmediate(db);
+        // Case-insensitive comparison in SQL with the application's rule (src/common/text/case-fold.ts).
+        db.function(FOLD_SQL_FUNCTION, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? foldCase(value) : value));
       },
     };
   }
@@ -54,6 +57,7 @@ export function createDataSource(database: DatabaseConfig): DataSource {
 interface SqliteConnection {
   pragma(source: string): unknown;
   prepare(source: string): unknown;
+  function(name: string, options: { deterministic: boolean }, implementation: (value: unknown) => unknown): unknown;
 }
 
 /**

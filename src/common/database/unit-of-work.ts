@@ -17,7 +17,7 @@ const DEADLOCK_ATTEMPTS = 4;
 const MAX_GROUP = 32;
 
 /**
- * Runs a state change and its events in one transaction (DESIGN §1).
+ * Runs a state change and its events in one transaction (docs/product-rules.md, "Consistency").
  * TypeORM drives better-sqlite3 through a single shared connection, so two interleaved transactions
  * would silently nest; SQLite transactions are therefore queued one at a time. MySQL uses its pool.
  *

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { insertValues } from '../database/insert-values.js';
 import { newId } from '../ids.js';
+import { eventsWritten } from '../metrics/metrics.js';
 import type { AggregateType, EventType } from './event-types.js';
 import type { JsonObject } from '../database/columns.js';
 
@@ -29,6 +30,7 @@ export class EventStore {
       return [newId(), event.type, event.aggregateType, event.aggregateId, event.resourceOwner, event.editorUserId, JSON.stringify(event.payload ?? {}), createdAt];
     });
     await insertValues(manager, 'events', EVENT_COLUMNS, rows);
+    eventsWritten.inc(rows.length);
   }
 
   /**
@@ -37,6 +39,8 @@ export class EventStore {
    * when there is no such user (with `onlyActive`, no such active user).
    */
   userEventStatement(type: EventType, userId: string, options: { onlyActive?: boolean } = {}): { sql: string; parameters: unknown[] } {
+    // Counted as it is handed out: the statement writes at most this one event.
+    eventsWritten.inc();
     return {
       sql: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ?, ?, 'user', id, org_id, id, '{}', ? FROM users WHERE id = ?${options.onlyActive ? " AND state = 'active'" : ''}`,
       parameters: [newId(), type, Date.now(), userId],

@@ -1,5 +1,5 @@
 /**
- * Every event type the service writes (DESIGN §3), with its English message, shown by event search
+ * Every event type the service writes (docs/product-rules.md, "Domain"), with its English message, shown by event search
  * under the key `EventTypes.<type>`. A type missing here cannot be written (see EventStore).
  */
 export const EVENT_MESSAGES = {

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import { jsonColumn, timestampColumn } from '../database/columns.js';
 import type { JsonDocument } from '../database/columns.js';
 
-/** One entry of the append-only event log (DESIGN §3). Written in the transaction of its change. */
+/** One entry of the append-only event log (docs/product-rules.md, "Domain"). Written in the transaction of its change. */
 @Entity({ name: 'events' })
 export class EventEntity {
   /** Monotonic position; exposed as `sequence` by event search. mysql2 may hand BIGINT back as a string. */

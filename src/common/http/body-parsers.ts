@@ -8,7 +8,7 @@ const JSON_TYPES = ['application/json', 'application/scim+json', 'application/*+
 /** A body body-parser refused, before any route ran (so no Nest exception filter sees it). */
 export interface BodyProblem {
   status: 400 | 413 | 415;
-  kind: 'malformed' | 'tooDeep' | 'tooLarge' | 'unsupportedEncoding';
+  kind: 'malformed' | 'tooDeep' | 'tooLarge' | 'unsupportedEncoding' | 'unsupportedMediaType';
   message: string;
 }
 

@@ -58,7 +58,7 @@ export class ApplicationEntity {
   @Column({ name: 'api_access', type: 'boolean', default: false })
   apiAccess: boolean;
 
-  /** Allows http and loopback redirect URIs (DESIGN §5). */
+  /** Allows http and loopback redirect URIs (docs/product-rules.md, "OpenID Connect and OAuth"). */
   @Column({ name: 'dev_mode', type: 'boolean', default: false })
   devMode: boolean;
 

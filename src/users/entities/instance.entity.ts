@@ -3,7 +3,7 @@ import { timestampColumn } from '../../common/database/columns.js';
 
 export const INSTANCE_ID = 'instance';
 
-/** The one instance of a deployment and its policies (DESIGN §3). Lifetimes in seconds. */
+/** The one instance of a deployment and its policies (docs/product-rules.md, "Domain"). Lifetimes in seconds. */
 @Entity({ name: 'instance' })
 export class InstanceEntity {
   @PrimaryColumn({ type: 'varchar', length: 64 })

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../../common/database/columns.js';
 
-/** Groups applications; its id is part of the audience of their tokens (DESIGN §5). */
+/** Groups applications; its id is part of the audience of their tokens (docs/product-rules.md, "OpenID Connect and OAuth"). */
 @Entity({ name: 'projects' })
 export class ProjectEntity {
   @PrimaryColumn({ type: 'varchar', length: 64 })
