@@ -12,6 +12,7 @@ import { startManagementServer } from './common/operations/management-server.js'
 import type { ManagementEndpoints } from './common/operations/management-server.js';
 import { answerPrimaryForMetrics, clusterMetrics, processMetrics } from './common/operations/metrics-sources.js';
 import { databaseReadiness } from './common/operations/readiness.js';
+import { superviseWorkers } from './common/operations/worker-supervisor.js';
 import { masterKeyProblem } from './oidc/keys/master-key.check.js';
 
 /**
@@ -35,8 +36,11 @@ async function main(): Promise<void> {
     }
     if (config.workers > 1) {
       const dataSource = await createDataSource(config.database).initialize();
-      await startManagement(config, { readiness: databaseReadiness(dataSource), metrics: clusterMetrics() });
-      return superviseWorkers(config.workers);
+      const workers = superviseWorkers(config.workers, log);
+      const database = databaseReadiness(dataSource);
+      const readiness = async () => workers.readiness() ?? (await database());
+      await startManagement(config, { readiness, metrics: clusterMetrics() });
+      return;
     }
   }
   await serve(config);
@@ -80,28 +84,6 @@ async function startManagement(config: AppConfig, endpoints: ManagementEndpoints
   const { host, port } = config.management;
   const server = await startManagementServer(host, port, endpoints);
   log('info', `management listener on ${host}:${server.port} (/metrics, /healthz, /readyz)`);
-}
-
-/** Forks the workers, replaces one that dies, and on SIGTERM/SIGINT lets each finish its requests. */
-function superviseWorkers(count: number): void {
-  let stopping = false;
-  for (let i = 0; i < count; i++) cluster.fork();
-  cluster.on('exit', (worker, code, signal) => {
-    if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
-      return;
-    }
-    log('error', `worker ${worker.process.pid} exited (${signal ?? code}); starting a new one`);
-    setTimeout(() => cluster.fork(), 1000);
-  });
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    log('info', `${signal}: stopping workers`);
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
 }
 
 /** The primary logs before Nest's logger exists: same JSON shape as pino's lines. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { processSetup } from '../faults/faults.helpers.js';
+import { eventually, processSetup } from '../faults/faults.helpers.js';
 import type { ProcessSetup } from '../faults/faults.helpers.js';
 import { createClient } from '../support/http.js';
 import type { ServiceProcess } from '../support/process.js';
@@ -19,6 +19,8 @@ describe('operations: with WORKERS=2 the primary serves the management listener,
     const port = await freePort();
     management = `http://127.0.0.1:${port}`;
     service = await setup.spawn({ WORKERS: '2', MANAGEMENT_PORT: String(port) });
+    // The service answers as soon as one worker listens; the cluster is ready once both do.
+    await eventually('both workers listening', async () => ((await fetch(`${management}/readyz`)).status === 200 ? true : undefined));
   });
   after(() => setup?.cleanup());
 
@@ -37,4 +39,25 @@ describe('operations: with WORKERS=2 the primary serves the management listener,
     assert.equal(total(after, 'portcullis_http_requests_total', match) - total(before, 'portcullis_http_requests_total', match), REQUESTS);
     assert.equal((await fetch(`${management}/readyz`)).status, 200);
   });
+
+  it('is not ready while a worker that died is being replaced, and ready again once the new one listens', async () => {
+    const [pid] = workerPids(service.output());
+    process.kill(pid, 'SIGKILL');
+    const unready = await eventually('readiness names the missing worker', async () => {
+      const res = await fetch(`${management}/readyz`);
+      return res.status === 503 ? ((await res.json()) as { reason: string }) : undefined;
+    });
+    assert.equal(unready.reason, '1 of 2 workers are listening');
+    assert.equal((await createClient(service.url)('GET', '/healthz')).status, 200, 'the other worker serves meanwhile');
+    await eventually('the replacement listens', async () => ((await fetch(`${management}/readyz`)).status === 200 ? true : undefined));
+    assert.equal(workerPids(service.output()).length, 3);
+  });
 });
+
+/** Each worker logs one line when it listens, with its pid. */
+function workerPids(output: string): number[] {
+  return output
+    .split('\n')
+    .filter((line) => line.includes('Portcullis listening on port'))
+    .map((line) => (JSON.parse(line) as { pid: number }).pid);
+}
