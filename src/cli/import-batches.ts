@@ -1,4 +1,4 @@
-/** One organization of an import file (spec §C), users still raw JSON. */
+/** One organization of an import file (docs/product-rules.md, "Import and event search"), users still raw JSON. */
 export interface ImportFileOrg {
   orgId?: string;
   org?: { name: string };

@@ -30,7 +30,7 @@ export class ImportTally {
     }
     for (const error of response.errors) {
       if (error.type === 'timeout') continue; // the CLI sends the rest again
-      if (error.type === 'org' && error.message === ORG_EXISTS) continue; // spec §C rule 1: not a failure
+      if (error.type === 'org' && error.message === ORG_EXISTS) continue; // an existing organization is not a failure (docs/product-rules.md)
       this.errors.push(error);
     }
     return done;

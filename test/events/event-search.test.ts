@@ -33,7 +33,7 @@ describe('admin API: event search', () => {
   });
   after(() => svc?.close());
 
-  it('lists user.human.added with displayName, email and userName, and never a password or hash (spec §C rule 5)', async () => {
+  it('lists user.human.added with displayName, email and userName, and never a password or hash', async () => {
     const events = await searchEvents(svc, { asc: true, limit: 100, event_types: ['user.human.added'], resource_owner: orgA.id });
     assert.deepEqual(
       events.map((e) => e.aggregate.id),

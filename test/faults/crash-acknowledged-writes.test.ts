@@ -15,7 +15,7 @@ const CLIENTS = 6;
 const ACKNOWLEDGED_BEFORE_KILL = 60;
 
 /**
- * Issue 7: kill -9 of the service during SCIM bulk writes and during imports. After a restart there is
+ * kill -9 of the service during SCIM bulk writes and during imports. After a restart there is
  * no partial user, events match state one to one, and every write whose success the client saw is there.
  * Writes in flight at the kill may be there or not, but only whole.
  */

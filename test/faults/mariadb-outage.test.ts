@@ -16,7 +16,7 @@ const isMysql = server !== undefined && /^(mysql|mariadb):/.test(server);
 const FAIL_FAST_MS = 8_000;
 
 /**
- * Issue 7: the database goes away while the service serves. The service talks to MariaDB through a TCP
+ * The database goes away while the service serves. The service talks to MariaDB through a TCP
  * proxy, so "stopping the database" is cutting every connection and refusing (server down) or
  * swallowing (network partition) new ones, without touching the server other suites use.
  * During the outage every request fails fast with 503 and Retry-After and changes nothing; afterwards

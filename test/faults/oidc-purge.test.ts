@@ -11,7 +11,7 @@ const REDIRECT = 'http://127.0.0.1:65530/cb';
 const HOUR = 3_600_000;
 
 /**
- * Issue 7: expired tokens, codes, sessions and interactions are deleted on a schedule, so the OIDC
+ * Expired tokens, codes, sessions and interactions are deleted on a schedule, so the OIDC
  * store does not grow without bound. The purge runs every OIDC_PURGE_INTERVAL_MS (1 s here); "time
  * passing" is simulated by moving rows' expiry into the past, which is all the purge looks at.
  */

@@ -22,7 +22,7 @@ const CLIENTS_PER_KIND = 2;
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 
 /**
- * Issue 7: a bounded soak of mixed load (client credentials tokens and their introspection, SCIM reads
+ * A bounded soak of mixed load (client credentials tokens and their introspection, SCIM reads
  * and writes, full logins) on the service as a real process. No request fails, and the process's
  * resident memory at the end is within 10% of what it was after the warm-up: nothing piles up per request.
  */

@@ -17,7 +17,7 @@ import type { ProcessSetup } from './faults.helpers.js';
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 
 /**
- * Issue 7: two service processes on different ports over one database (same DATA_DIR material and
+ * Two service processes on different ports over one database (same DATA_DIR material and
  * PUBLIC_URL, as behind a load balancer without sticky sessions). Whatever one does, the other honours:
  * a login goes on across them, tokens introspect on either, and a revocation, a key rotation and a
  * deactivation done through one take effect on the other within seconds.

@@ -5,7 +5,7 @@ import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { BCRYPT_HASH, humanUser, importBody, importedIds, postImport, storedCounts, userErrors } from './import.helpers.js';
 
-/** Issue 5 "Validation": per-user problems are error entries of a 200; a bad request as a whole is a 4xx. */
+/** Per-user problems are error entries of a 200; a bad request as a whole is a 4xx. */
 describe('POST /admin/v1/import with bad input', () => {
   let svc: TestService;
   before(async () => {

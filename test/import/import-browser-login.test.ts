@@ -11,7 +11,7 @@ import type { RelyingParty } from '../oidc/support/browser.js';
 import { createOidcApp, createProject, discover } from '../oidc/support/oidc-fixtures.js';
 import { humanUser, importBody, importedIds, postImport, storedHash } from './import.helpers.js';
 
-/** Issue 5 "Done when": an imported bcrypt password signs in through the login UI in the browser (spec §C rule 2). */
+/** An imported bcrypt password signs in through the login UI in the browser (docs/product-rules.md). */
 describe('an imported user signs in through the login UI (Chromium)', () => {
   let svc: TestService;
   let browser: Browser;

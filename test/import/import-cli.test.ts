@@ -20,7 +20,7 @@ function portcullis(args: string[]): Promise<{ code: number; stdout: string; std
   });
 }
 
-/** Issue 5: `npx portcullis import FILE [--url URL] [--token-file F] [--batch N]` against a running service. */
+/** `npx portcullis import FILE [--url URL] [--token-file F] [--batch N]` against a running service. */
 describe('portcullis import (CLI)', () => {
   let svc: TestService;
   let dir: string;

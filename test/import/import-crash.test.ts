@@ -15,7 +15,7 @@ import type { ImportResponse } from './import.helpers.js';
 const USERS = 40_000;
 
 /**
- * Issue 5: "A crash (kill -9) mid-import leaves only whole users, events matching users one to one."
+ * A crash (kill -9) mid-import leaves only whole users, events matching users one to one.
  * The service runs as a real process, is killed with SIGKILL while an import is under way, and the
  * database is then inspected directly.
  */

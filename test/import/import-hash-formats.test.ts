@@ -18,7 +18,7 @@ const ab64 = (bytes: Buffer) => b64(bytes).replace(/\+/g, '.');
 const opensslPasswd = (flag: string) => execFileSync('openssl', ['passwd', flag, '-salt', 'Gs4Lr7pQ', PASSWORD], { encoding: 'utf8' }).trim();
 
 /**
- * Issue 5: every accepted hash format, each made by a reference implementation, is stored as given,
+ * Every accepted hash format, each made by a reference implementation, is stored as given,
  * then verified at login by its own algorithm and re-hashed to bcrypt at the configured cost.
  */
 async function referenceHashes(): Promise<[format: string, password: string, hash: string][]> {

@@ -5,7 +5,7 @@ import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { humanUser, importBody, importedIds, postImport, storedCounts, userErrors } from './import.helpers.js';
 
-/** Spec §C rule 3 (timeout) and issue 5 "Large bodies". */
+/** The import's `timeout` and its body limit (docs/product-rules.md, "Import and event search"). */
 describe('POST /admin/v1/import limits', () => {
   let svc: TestService;
   before(async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import bcrypt from 'bcryptjs';
 import type { TestService } from '../support/service.js';
 
-/** One `humanUsers[]` item as spec §C shows it: a userId and a user with a bcrypt password hash. */
+/** One `humanUsers[]` item as the import request carries it: a userId and a user with a bcrypt password hash. */
 export interface ImportUserItem {
   userId: string;
   user: Record<string, unknown>;

@@ -17,7 +17,7 @@ interface EventRow {
 }
 
 /**
- * Event search (spec §C, docs/product-rules.md, "API"). Every filter maps onto an index that ends in `position`, so a page
+ * Event search (docs/product-rules.md, "Import and event search"). Every filter maps onto an index that ends in `position`, so a page
  * costs the same at a million events as at a thousand. One parameterised statement whose rows become
  * records directly: through the query builder and entity hydration a page of 100 cost several times
  * the query itself.

@@ -1,5 +1,5 @@
 /**
- * Durations in Go's `time.ParseDuration` notation, which spec §C names for the import `timeout`
+ * Durations in Go's `time.ParseDuration` notation, the notation of the import's `timeout` (docs/product-rules.md)
  * ("duration in Go-style notation"): a sequence of decimal numbers, each with an optional fraction
  * and a unit — `ns`, `us` (or `µs`/`μs`), `ms`, `s`, `m`, `h` — such as `300ms`, `1m30s`, `1.5h`.
  * A lone `0` is zero. Go also allows a sign; a negative timeout means nothing useful, so `-` is refused

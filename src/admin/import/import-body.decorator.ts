@@ -7,7 +7,7 @@ import { ImportRequestDto } from './import.dto.js';
 /**
  * The import body, validated like every admin body (STYLE §3) but without walking its users: the
  * shared ValidationPipe deep-copies the whole body through class-transformer, which for 100,000 users
- * costs seconds (issue 5 asks for ≥ 10,000 users/s). The envelope is validated by that same pipe with
+ * costs seconds (the import must write ≥ 10,000 users/s: docs/product-rules.md). The envelope is validated by that same pipe with
  * each `humanUsers` array left out, and the arrays are put back untouched for the service to check
  * user by user. The global pipe leaves custom decorators alone (`validateCustomDecorators: false`).
  */

@@ -44,7 +44,7 @@ const KNOWN: Record<string, readonly string[]> = {
 const GENDERS: Record<string, string | null> = { female: 'female', male: 'male', diverse: 'diverse', unspecified: null };
 
 /**
- * Checks one `humanUsers[]` item (spec §C; issue 5 adds the optional fields). Collects every problem
+ * Checks one `humanUsers[]` item (docs/product-rules.md, "Import and event search"). Collects every problem
  * of the user into one message; messages name fields, never a password or a hash.
  */
 export function checkImportUser(item: unknown, passwordMinLength: number): CheckedUser {

@@ -5,8 +5,8 @@ import type { ValidatorConstraintInterface } from 'class-validator';
 import { parseGoDuration } from './go-duration.parser.js';
 
 /**
- * The import request of spec §C. Only the envelope is validated here: a bad envelope is a 400, while
- * problems of one user are error entries of a 200 response (spec §C, Errors), so `humanUsers` items
+ * The import request (docs/product-rules.md, "Import and event search"). Only the envelope is validated here: a bad envelope is a 400, while
+ * problems of one user are error entries of a 200 response, so `humanUsers` items
  * reach the service as plain JSON and are checked there, user by user (import-user.validator.ts).
  */
 @ValidatorConstraint({ name: 'isGoDuration' })

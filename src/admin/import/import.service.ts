@@ -15,7 +15,7 @@ const BATCH_USERS = 1000;
 const BATCH_PLAIN_PASSWORDS = 32;
 
 /**
- * `POST /admin/v1/import` (spec §C, issue 5). Organizations are taken in order: a missing one is created
+ * `POST /admin/v1/import` (docs/product-rules.md, "Import and event search"). Organizations are taken in order: a missing one is created
  * with the given id, an existing one is reported and still receives its users (rule 1). Each user is
  * checked before any write, so a problem of one user is an error entry while the others go on; valid
  * users are written in batches, each user together with its `user.human.added` event. The `timeout`

@@ -15,7 +15,7 @@ export interface AppConfig {
   bcryptCost: number;
   /** Largest JSON body accepted by the admin and management APIs. */
   bodyLimitBytes: number;
-  /** Largest JSON body accepted by `POST /admin/v1/import` (issue 5: 100,000 users in one request). */
+  /** Largest JSON body accepted by `POST /admin/v1/import` (100,000 users in one request: docs/product-rules.md, "Import and event search"). */
   importBodyLimitBytes: number;
   loginRateLimit: LoginRateLimitConfig;
   /** How often expired OIDC tokens, codes, sessions and interactions are deleted. */
