@@ -1,5 +1,5 @@
 /**
- * `npm run bench` : every benchmark scenario in one run on this machine — Portcullis
+ * `npm run bench`: every benchmark scenario in one run on this machine — Portcullis
  * started as a process (SQLite, or `--mysql <server url>` for a fresh MySQL/MariaDB database dropped
  * afterwards), its peers (raw oidc-provider, scimmy + Express) and the load generator (autocannon).
  *

@@ -1,4 +1,4 @@
-/** The performance targets (BENCHMARKS.md, "One command"), evaluated on the figures of one run (ratios within the same run). */
+/** The performance targets (the "target" column of BENCHMARKS.md), evaluated on the figures of one run (ratios within the same run). */
 import type { Measurement, RunResult } from './measurement.js';
 
 export interface Verdict {
