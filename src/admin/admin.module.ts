@@ -3,6 +3,7 @@ import { UsersModule } from '../users/users.module.js';
 import { EventSearchService } from './events/event-search.service.js';
 import { EventsController } from './events/events.controller.js';
 import { InstanceController } from './instance.controller.js';
+import { GroupsController } from './management/groups.controller.js';
 import { LoginPolicyController } from './management/login-policy.controller.js';
 import { OrgMembersController } from './management/org-members.controller.js';
 import { ProjectsController } from './management/projects.controller.js';
@@ -14,7 +15,7 @@ import { ImportService } from './import/import.service.js';
 /** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of docs/product-rules.md, "API". */
 @Module({
   imports: [UsersModule],
-  controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, ImportController],
+  controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, ImportController],
   providers: [EventSearchService, ImportService],
 })
 export class AdminModule {}

@@ -14,6 +14,7 @@ import type { UserState } from './entities/user.entity.js';
 import { UserAccess } from './acting/user-access.service.js';
 import { updateRows } from './entity-rows.js';
 import { countRemoved } from './org-user-counts.js';
+import { leaveAllGroupsIn } from './groups/group.queries.js';
 
 /**
  * State changes of a user (docs/product-rules.md, "Domain"): deactivation, reactivation, lock, unlock, removal, password
@@ -77,6 +78,10 @@ export class UserLifecycleService {
     await this.access.assertKeepsAnIamOwner(manager, user, 'remove');
     await manager.delete(PublicKeyEntity, { ownerType: 'machine', ownerId: user.id });
     await this.tokens?.revokeAll(manager, user.id);
+    // A removed user leaves its groups, each left group recording it (docs/product-rules.md, "Groups").
+    for (const groupId of await leaveAllGroupsIn(manager, user.id)) {
+      await this.events.push(manager, { type: 'group.member.removed', aggregateType: 'group', aggregateId: groupId, resourceOwner: orgId, editorUserId, payload: { userId: user.id } });
+    }
     const { affected } = await manager.delete(UserEntity, { id: user.id });
     // The id stays taken for good (OIDC Core §2: `sub` is never reassigned); create and import check it.
     if (affected === 1) await manager.query('INSERT INTO removed_users (id, removed_at) VALUES (?, ?)', [user.id, Date.now()]);

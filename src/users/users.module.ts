@@ -5,6 +5,7 @@ import { UserAccess } from './acting/user-access.service.js';
 import { BootstrapService } from './bootstrap.service.js';
 import { CredentialsService } from './credentials.service.js';
 import { FeaturesService } from './features.service.js';
+import { GroupsService } from './groups/groups.service.js';
 import { LoginNamesService } from './login-names.service.js';
 import { MembershipsService } from './memberships.service.js';
 import { OrganizationsService } from './organizations.service.js';
@@ -32,9 +33,10 @@ const SERVICES = [
   UserImportWriter,
   PasswordChecks,
   LoginPolicyService,
+  GroupsService,
 ];
 
-/** The shared domain: organizations, users, memberships, credentials, projects and applications. */
+/** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */
 @Module({
   // The bearer strategy lives in common but is registered here, where the resolver it needs is provided.
   providers: [...SERVICES, { provide: PRINCIPAL_RESOLVER, useClass: DomainPrincipalResolver }, BearerStrategy],

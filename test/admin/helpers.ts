@@ -16,6 +16,8 @@ export const TABLES = [
   'machine_secrets',
   'personal_access_tokens',
   'features',
+  'org_groups',
+  'group_members',
   'events',
 ] as const;
 

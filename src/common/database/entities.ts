@@ -20,6 +20,9 @@ import { OidcPayloadAccounts1763701100000 } from './migrations/1763701100000-oid
 import { ApplicationApiAccess1763701200000 } from './migrations/1763701200000-application-api-access.js';
 import { LoginPolicies1763701300000 } from './migrations/1763701300000-login-policies.js';
 import { SigningKeySchedule1763701470000 } from './migrations/1763701470000-signing-key-schedule.js';
+import { GroupEntity } from '../../users/entities/group.entity.js';
+import { GroupMemberEntity } from '../../users/entities/group-member.entity.js';
+import { Groups1763701500000 } from './migrations/1763701500000-groups.js';
 import { LoginPolicyEntity } from '../../users/entities/login-policy.entity.js';
 import { OidcPartialIndexes1763700600000 } from './migrations/1763700600000-oidc-partial-indexes.js';
 import { OidcPayloadEntity } from '../../oidc/adapter/oidc-payload.entity.js';
@@ -43,6 +46,8 @@ export const ENTITIES = [
   SigningKeyEntity,
   UserContactEntity,
   LoginPolicyEntity,
+  GroupEntity,
+  GroupMemberEntity,
 ];
 
-export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000, OrgUserCounts1763700400000, LoginAttempts1763700500000, OidcPartialIndexes1763700600000, RemovedUsers1763701000000, OidcPayloadAccounts1763701100000, ApplicationApiAccess1763701200000, LoginPolicies1763701300000, SigningKeySchedule1763701470000];
+export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000, OrgUserCounts1763700400000, LoginAttempts1763700500000, OidcPartialIndexes1763700600000, RemovedUsers1763701000000, OidcPayloadAccounts1763701100000, ApplicationApiAccess1763701200000, LoginPolicies1763701300000, SigningKeySchedule1763701470000, Groups1763701500000];

@@ -31,6 +31,11 @@ export const EVENT_MESSAGES = {
   'instance.feature.set': 'Feature set',
   'key.rotated': 'Signing key rotated',
   'session.terminated': 'Session terminated',
+  'group.added': 'Group added',
+  'group.changed': 'Group changed',
+  'group.removed': 'Group removed',
+  'group.member.added': 'Group member added',
+  'group.member.removed': 'Group member removed',
 } as const;
 
 export type EventType = keyof typeof EVENT_MESSAGES;
@@ -42,6 +47,7 @@ export const AGGREGATE_MESSAGES = {
   user: 'User',
   key: 'Signing key',
   session: 'Session',
+  group: 'Group',
 } as const;
 
 export type AggregateType = keyof typeof AGGREGATE_MESSAGES;

@@ -1,0 +1,37 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsNotBlank } from './not-blank.decorator.js';
+
+export class CreateGroupDto {
+  @ApiProperty({ maxLength: 255, example: 'Engineering' })
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(255)
+  displayName: string;
+
+  @ApiPropertyOptional({ maxLength: 255, description: 'The id the provisioning client knows the group by' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  externalId?: string;
+}
+
+export class GroupCreatedDto {
+  @ApiProperty() id: string;
+}
+
+export class GroupDto {
+  @ApiProperty() id: string;
+  @ApiProperty() displayName: string;
+  @ApiProperty({ nullable: true, type: String }) externalId: string | null;
+  @ApiProperty() memberCount: number;
+}
+
+export class GroupListDto {
+  @ApiProperty({ type: [GroupDto] }) groups: GroupDto[];
+}
+
+export class GroupMemberDto {
+  @ApiProperty() groupId: string;
+  @ApiProperty() userId: string;
+}

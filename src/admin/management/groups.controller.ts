@@ -1,0 +1,60 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../common/auth/authenticated.decorator.js';
+import { Caller } from '../../common/auth/caller.decorator.js';
+import type { Principal } from '../../common/auth/principal.js';
+import { Role } from '../../common/auth/roles.js';
+import { GroupsService } from '../../users/groups/groups.service.js';
+import { CreateGroupDto, GroupCreatedDto, GroupListDto, GroupMemberDto } from '../dto/groups.dto.js';
+
+/** An organization's groups (docs/product-rules.md, "Groups"); membership writes are idempotent both ways. */
+@ApiTags('management')
+@Controller('management/v1/orgs/:orgId/groups')
+export class GroupsController {
+  constructor(private readonly groups: GroupsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async create(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateGroupDto): Promise<GroupCreatedDto> {
+    const group = await this.groups.create(caller.userId, orgId, { displayName: dto.displayName, externalId: dto.externalId });
+    return { id: group.id };
+  }
+
+  @Get()
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async list(@Param('orgId') orgId: string): Promise<GroupListDto> {
+    return { groups: await this.groups.list(orgId) };
+  }
+
+  @Delete(':groupId')
+  @HttpCode(204)
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('groupId') groupId: string): Promise<void> {
+    await this.groups.remove(caller.userId, orgId, groupId);
+  }
+
+  @Put(':groupId/members/:userId')
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async addMember(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('groupId') groupId: string,
+    @Param('userId') userId: string,
+  ): Promise<GroupMemberDto> {
+    await this.groups.addMember(caller.userId, orgId, groupId, userId);
+    return { groupId, userId };
+  }
+
+  @Delete(':groupId/members/:userId')
+  @HttpCode(204)
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async removeMember(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('groupId') groupId: string,
+    @Param('userId') userId: string,
+  ): Promise<void> {
+    await this.groups.removeMember(caller.userId, orgId, groupId, userId);
+  }
+}
