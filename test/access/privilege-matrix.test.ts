@@ -32,6 +32,7 @@ async function stateOf(svc: TestService, userId: string): Promise<string> {
     await q('SELECT * FROM machine_secrets WHERE user_id = ?'),
     await q('SELECT * FROM personal_access_tokens WHERE user_id = ? ORDER BY id'),
     await q('SELECT * FROM public_keys WHERE owner_id = ? ORDER BY id'),
+    await q('SELECT * FROM group_members WHERE user_id = ? ORDER BY group_id'),
     await q('SELECT COUNT(*) AS n FROM events WHERE aggregate_id = ?'),
   ]);
 }

@@ -57,6 +57,16 @@ export const OPERATIONS: Operation[] = [
     run: (svc, world, caller, target) => api(svc, caller, 'PUT', `/management/v1/orgs/${world.org.id}/members/${target.userId}`, { roles: ['ORG_USER_MANAGER'] }),
   },
   {
+    name: 'management: add to a group',
+    routes: ['PUT /management/v1/orgs/:orgId/groups/:groupId/members/:userId'],
+    run: (svc, world, caller, target) => api(svc, caller, 'PUT', `/management/v1/orgs/${world.org.id}/groups/${world.groups.empty}/members/${target.userId}`),
+  },
+  {
+    name: 'management: remove from a group',
+    routes: ['DELETE /management/v1/orgs/:orgId/groups/:groupId/members/:userId'],
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', `/management/v1/orgs/${world.org.id}/groups/${world.groups.joined}/members/${target.userId}`),
+  },
+  {
     name: 'admin: make IAM_OWNER',
     routes: ['PUT /admin/v1/members/:userId'],
     run: (svc, _world, caller, target) => api(svc, caller, 'PUT', `/admin/v1/members/${target.userId}`, { roles: ['IAM_OWNER'] }),
@@ -140,6 +150,9 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /management/v1/orgs/:orgId/users/human': 'creates a user without roles',
   'POST /management/v1/orgs/:orgId/users/machine': 'creates a user without roles',
   'POST /scim/v2/:orgId/Users': 'creates a user without roles',
+  'GET /management/v1/orgs/:orgId/groups': 'reads groups',
+  'POST /management/v1/orgs/:orgId/groups': 'creates a group without members',
+  'DELETE /management/v1/orgs/:orgId/groups/:groupId': 'removes a group; its members lose a membership that confers no role (docs/product-rules.md, "Groups")',
 };
 
 /**

@@ -50,6 +50,8 @@ export interface World {
   org: { id: string; primaryDomain: string };
   exchangeApp: OidcApp;
   defaultOrg: { id: string; primaryDomain: string };
+  /** Every target is made a member of `groups.joined` when created; `groups.empty` has no members to start with. */
+  groups: { joined: string; empty: string };
 }
 
 export async function buildWorld(svc: TestService): Promise<World> {
@@ -60,7 +62,13 @@ export async function buildWorld(svc: TestService): Promise<World> {
   assert.equal(features.status, 200, features.text);
   const orgs = await svc.api('GET', '/admin/v1/orgs', { token: svc.adminToken });
   const found = orgs.body.orgs.find((o: { name: string }) => o.name === 'default');
-  return { org, exchangeApp, defaultOrg: { id: found.id, primaryDomain: found.primaryDomain } };
+  const group = async (displayName: string) => {
+    const res = await svc.api('POST', `/management/v1/orgs/${org.id}/groups`, { token: svc.adminToken, body: { displayName } });
+    assert.equal(res.status, 201, res.text);
+    return res.body.id as string;
+  };
+  const groups = { joined: await group('joined by every target'), empty: await group('joined by nobody yet') };
+  return { org, exchangeApp, defaultOrg: { id: found.id, primaryDomain: found.primaryDomain }, groups };
 }
 
 /** A human of the organization holding the roles of `kind`, as an administrator sets one up. */
@@ -89,12 +97,18 @@ async function grantRoles(svc: TestService, orgId: string, userId: string, roles
 export async function createTarget(svc: TestService, world: World, name: TargetName): Promise<Target> {
   const [type, kind] = name.split(' ');
   const roles = rolesOfKind(kind);
-  if (type === 'human') return { name, roles, ...(await createHumanWithRoles(svc, world.org.id, kind)) };
+  const target: Target = { name, roles, ...(type === 'human' ? await createHumanWithRoles(svc, world.org.id, kind) : await createMachineWithRoles(svc, world.org.id, roles)) };
+  const joined = await svc.api('PUT', `/management/v1/orgs/${world.org.id}/groups/${world.groups.joined}/members/${target.userId}`, { token: svc.adminToken });
+  assert.equal(joined.status, 200, joined.text);
+  return target;
+}
+
+async function createMachineWithRoles(svc: TestService, orgId: string, roles: RoleSet): Promise<{ userId: string; userName: string }> {
   const userName = unique('machine');
-  const res = await svc.api('POST', `/management/v1/orgs/${world.org.id}/users/machine`, { token: svc.adminToken, body: { userName, name: 'target' } });
+  const res = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, { token: svc.adminToken, body: { userName, name: 'target' } });
   assert.equal(res.status, 201, res.text);
-  await grantRoles(svc, world.org.id, res.body.userId, roles);
-  return { name, roles, userId: res.body.userId, userName };
+  await grantRoles(svc, orgId, res.body.userId, roles);
+  return { userId: res.body.userId, userName };
 }
 
 /** An access token of the user, issued to `app` through the login UI; undefined when the sign-in is refused. */
