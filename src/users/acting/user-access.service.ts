@@ -40,6 +40,23 @@ export class UserAccess {
     }
   }
 
+  /** `assertMayActOn` for many targets with one read of their roles; names the first target refused. */
+  async assertMayActOnEach(manager: EntityManager, editorUserId: string | null, targetUserIds: readonly string[]): Promise<void> {
+    if (editorUserId === null || targetUserIds.length === 0) return;
+    const roles = await this.rolesOf(manager, [editorUserId, ...targetUserIds]);
+    const editor = roles.get(editorUserId) ?? noRoles();
+    for (const target of targetUserIds) {
+      if (target === editorUserId) continue;
+      const lacking = rolesLacking(editor, roles.get(target) ?? noRoles());
+      if (lacking.length > 0) {
+        throw new DomainError(
+          ErrorCode.PermissionDenied,
+          `user ${target} holds ${lacking.join(', ')}, which the caller lacks; only a holder of every role of a user may act on it`,
+        );
+      }
+    }
+  }
+
   /** The stored roles of each user (users without a membership are absent). */
   async rolesOf(manager: EntityManager, userIds: string[]): Promise<Map<string, HeldRoles>> {
     const ids = [...new Set(userIds)];

@@ -10,13 +10,15 @@ import { UserAccess } from '../acting/user-access.service.js';
 import { GroupEntity } from '../entities/group.entity.js';
 import { GroupMemberEntity } from '../entities/group-member.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
+import { GroupEdit } from './group-edit.js';
+import type { GroupChange, GroupEditResult } from './group-edit.js';
 import { validGroupInput } from './group.rules.js';
 import type { GroupInput } from './group.rules.js';
 import { groupSummaries } from './group.queries.js';
 import type { GroupSummary } from './group.queries.js';
 
 /**
- * Groups of an organization's users (docs/product-rules.md, "Groups"): each change and its event in one
+ * Groups of an organization's users (docs/product-rules.md, "Groups"): each change and its events in one
  * transaction. A membership change acts on the member (SECURITY.md, "Who may act on whom"): the caller
  * must hold every role the member holds, although a group confers no role today.
  */
@@ -28,7 +30,8 @@ export class GroupsService {
     private readonly access: UserAccess,
   ) {}
 
-  create(editorUserId: string | null, orgId: string, input: GroupInput): Promise<GroupEntity> {
+  /** A new group, with its first members when given (one transaction: all of it or nothing). */
+  create(editorUserId: string | null, orgId: string, input: GroupInput, memberIds: readonly string[] = []): Promise<GroupEntity> {
     const { displayName, externalId } = validGroupInput(input);
     return this.uow.run(async (manager) => {
       if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
@@ -36,12 +39,25 @@ export class GroupsService {
       const group = manager.create(GroupEntity, { id: newId(), orgId, displayName, displayNameKey: foldCase(displayName), externalId, createdAt: now, changedAt: now });
       await insertUnique(manager, group);
       await this.events.push(manager, { type: 'group.added', aggregateType: 'group', aggregateId: group.id, resourceOwner: orgId, editorUserId, payload: { displayName, externalId } });
+      if (memberIds.length > 0) await new GroupEdit(manager, this.events, this.access, editorUserId, group).apply([{ kind: 'add', userIds: memberIds }]);
       return group;
     });
   }
 
+  get(orgId: string, groupId: string): Promise<GroupEntity> {
+    return groupOf(this.uow.manager, orgId, groupId);
+  }
+
   list(orgId: string): Promise<GroupSummary[]> {
     return groupSummaries(this.uow.manager, orgId);
+  }
+
+  /** Applies the changes in order, all or nothing; concurrent edits of one group queue behind each other. */
+  edit(editorUserId: string | null, orgId: string, groupId: string, changes: readonly GroupChange[]): Promise<GroupEditResult> {
+    return this.uow.run(async (manager) => {
+      const group = await lockedGroupOf(manager, orgId, groupId);
+      return new GroupEdit(manager, this.events, this.access, editorUserId, group).apply(changes);
+    });
   }
 
   /** Deletes the group and its memberships (one `group.removed` event; members keep their other groups). */
@@ -54,39 +70,39 @@ export class GroupsService {
     });
   }
 
-  /** Adds the user; true when it was not a member yet (adding a member again changes nothing). */
+  /** Adds one user, named by the caller (404 outside the organization); true when it was not a member yet. */
   addMember(editorUserId: string | null, orgId: string, groupId: string, userId: string): Promise<boolean> {
-    return this.uow.run(async (manager) => {
-      const group = await groupOf(manager, orgId, groupId);
-      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
-      if (await manager.existsBy(GroupMemberEntity, { groupId: group.id, userId: user.id })) return false;
-      try {
-        await manager.insert(GroupMemberEntity, { groupId: group.id, userId: user.id, addedAt: new Date() });
-      } catch (error) {
-        // The same member added by a concurrent request that committed first: already a member.
-        if (isUniqueViolation(error)) return false;
-        throw error;
-      }
-      await this.events.push(manager, { type: 'group.member.added', aggregateType: 'group', aggregateId: group.id, resourceOwner: orgId, editorUserId, payload: { userId: user.id } });
-      return true;
-    });
+    return this.changeOne(editorUserId, orgId, groupId, userId, 'add').then((r) => r.added === 1);
   }
 
-  /** Removes the user; true when it was a member (removing a non-member changes nothing). */
+  /** Removes one user (404 outside the organization); true when it was a member. */
   removeMember(editorUserId: string | null, orgId: string, groupId: string, userId: string): Promise<boolean> {
+    return this.changeOne(editorUserId, orgId, groupId, userId, 'remove').then((r) => r.removed === 1);
+  }
+
+  private changeOne(editorUserId: string | null, orgId: string, groupId: string, userId: string, kind: 'add' | 'remove'): Promise<GroupEditResult> {
     return this.uow.run(async (manager) => {
-      const group = await groupOf(manager, orgId, groupId);
-      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
-      const { affected } = await manager.delete(GroupMemberEntity, { groupId: group.id, userId: user.id });
-      if (!affected) return false;
-      await this.events.push(manager, { type: 'group.member.removed', aggregateType: 'group', aggregateId: group.id, resourceOwner: orgId, editorUserId, payload: { userId: user.id } });
-      return true;
+      const group = await lockedGroupOf(manager, orgId, groupId);
+      await this.access.actOn(manager, editorUserId, orgId, userId);
+      return new GroupEdit(manager, this.events, this.access, editorUserId, group).apply([{ kind, userIds: [userId] }]);
     });
   }
 }
 
 async function groupOf(manager: EntityManager, orgId: string, groupId: string): Promise<GroupEntity> {
   const group = await manager.findOneBy(GroupEntity, { id: groupId, orgId });
+  if (!group) throw DomainError.notFound('group');
+  return group;
+}
+
+/**
+ * The group, its row locked until the transaction ends (MySQL/MariaDB; SQLite has one writer anyway), so
+ * concurrent edits of one group are applied one after the other and none is lost. Read first in the
+ * transaction: InnoDB's snapshot starts at the first plain read, which then sees the previous edit.
+ */
+async function lockedGroupOf(manager: EntityManager, orgId: string, groupId: string): Promise<GroupEntity> {
+  if (manager.connection.options.type !== 'mysql') return groupOf(manager, orgId, groupId);
+  const group = await manager.findOne(GroupEntity, { where: { id: groupId, orgId }, lock: { mode: 'pessimistic_write' } });
   if (!group) throw DomainError.notFound('group');
   return group;
 }
