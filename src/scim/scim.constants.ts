@@ -1,6 +1,7 @@
 /** Schema URIs and limits of the SCIM surface (RFC 7643 §8.7, RFC 7644 §3; spec §A). */
 export const SCIM_MEDIA_TYPE = 'application/scim+json';
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const ENTERPRISE_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 export const SEARCH_REQUEST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
