@@ -140,7 +140,7 @@ describe('SCIM /Users', () => {
     assert.equal(spc.body.etag.supported, false);
     assert.equal(spc.body.authenticationSchemes[0].type, 'oauthbearertoken');
     const schemas = await svc.api('GET', `${t.base}/Schemas`);
-    assert.equal(schemas.body.totalResults, 2);
+    assert.equal(schemas.body.totalResults, 3, "User, EnterpriseUser, Group");
     const user = await svc.api('GET', `${t.base}/Schemas/${USER_SCHEMA}`);
     assert.equal(user.body.attributes.find((a: any) => a.name === 'userName').uniqueness, 'server');
     const types = await svc.api('GET', `${t.base}/ResourceTypes/User`);

@@ -1,4 +1,5 @@
-import { ENTERPRISE_SCHEMA, MAX_BULK_OPERATIONS, MAX_BULK_PAYLOAD_BYTES, MAX_PAGE_SIZE, RESOURCE_TYPE_SCHEMA, SCHEMA_SCHEMA, SPC_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, MAX_BULK_OPERATIONS, MAX_BULK_PAYLOAD_BYTES, MAX_PAGE_SIZE, RESOURCE_TYPE_SCHEMA, SCHEMA_SCHEMA, SPC_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { GROUP_SCHEMA_DEFINITION } from '../schema/group.schema.js';
 import { SCHEMAS } from '../schema/user.schema.js';
 
 /** ServiceProviderConfig with the values of spec §A (RFC 7643 §5). */
@@ -25,9 +26,9 @@ export function serviceProviderConfig(baseUrl: string) {
   };
 }
 
-/** Schema resources (RFC 7643 §7) for the User schema and the enterprise extension. */
+/** Schema resources (RFC 7643 §7): User, its enterprise extension, and Group. */
 export function schemaResources(baseUrl: string) {
-  return SCHEMAS.map((s) => ({
+  return [...SCHEMAS, GROUP_SCHEMA_DEFINITION].map((s) => ({
     schemas: [SCHEMA_SCHEMA],
     id: s.id,
     name: s.name,
@@ -37,7 +38,7 @@ export function schemaResources(baseUrl: string) {
   }));
 }
 
-/** The User resource type (RFC 7643 §6), the only one this service offers (spec §A). */
+/** The resource types (RFC 7643 §6): User and Group. */
 export function resourceTypes(baseUrl: string) {
   return [
     {
@@ -49,6 +50,16 @@ export function resourceTypes(baseUrl: string) {
       schema: USER_SCHEMA,
       schemaExtensions: [{ schema: ENTERPRISE_SCHEMA, required: false }],
       meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/User` },
+    },
+    {
+      schemas: [RESOURCE_TYPE_SCHEMA],
+      id: 'Group',
+      name: 'Group',
+      endpoint: '/Groups',
+      description: 'Group',
+      schema: GROUP_SCHEMA,
+      schemaExtensions: [],
+      meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/Group` },
     },
   ];
 }

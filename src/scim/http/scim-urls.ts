@@ -14,4 +14,8 @@ export class ScimUrls {
   user(orgId: string, id: string): string {
     return `${this.base(orgId)}/Users/${encodeURIComponent(id)}`;
   }
+
+  group(orgId: string, id: string): string {
+    return `${this.base(orgId)}/Groups/${encodeURIComponent(id)}`;
+  }
 }

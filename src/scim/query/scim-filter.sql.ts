@@ -1,7 +1,8 @@
 import { parseDateTime } from '../filter/index.js';
-import type { AttrPath, CompValue, CompareNode, FilterNode, PresentNode } from '../filter/index.js';
-import { FOLD_SQL_FUNCTION, foldCase } from '../../common/text/case-fold.js';
+import type { AttrPath, CompareNode, FilterNode, PresentNode } from '../filter/index.js';
 import { ScimError } from '../errors/scim-error.js';
+import { SqlComparisons, stringValue, unsupported } from './scim-sql.comparisons.js';
+import type { SqlDialect } from './scim-sql.comparisons.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
 
 /** A WHERE fragment over `users u` with named parameters (`:f0`, `:f1`, …). Never string-built values. */
@@ -21,7 +22,6 @@ type Column =
   | { kind: 'contact'; contact: 'email' | 'phone'; field: ContactField };
 
 type ContactField = 'value_lower' | 'type_lower' | 'is_primary';
-export type SqlDialect = 'sqlite' | 'mysql';
 
 /**
  * Attribute paths (lower case) → columns. Maps, not object literals: a filter names attributes, and
@@ -56,12 +56,7 @@ export function compileFilter(filter: FilterNode, dialect: SqlDialect): SqlFragm
   return { sql: compiler.node(filter), params: compiler.params };
 }
 
-class FilterCompiler {
-  readonly params: Record<string, unknown> = {};
-  private count = 0;
-
-  constructor(private readonly dialect: SqlDialect) {}
-
+class FilterCompiler extends SqlComparisons {
   node(node: FilterNode): string {
     switch (node.kind) {
       case 'and':
@@ -147,86 +142,10 @@ class FilterCompiler {
     return this.loweredText(column, node.op, value);
   }
 
-  /**
-   * A column the application stored lower-cased with `toLowerCase()`. Only when the sigma rule of
-   * `foldCase` can matter (the value has a σ) or for ordering is the column folded in SQL; otherwise
-   * equal lower-cased strings are equal folded ones, and `=` keeps using the column's index.
-   */
-  private loweredText(column: string, op: CompareNode['op'], value: string): string {
-    const folded = foldCase(value);
-    if (folded.includes('σ') || !['eq', 'ne', 'co', 'sw', 'ew'].includes(op)) return this.text(`REPLACE(${column}, 'ς', 'σ')`, op, folded, false, column);
-    return this.text(column, op, folded, false);
-  }
-
-  /** A column stored as sent: folded in SQL by the application's rule (src/common/text/case-fold.ts). */
-  private foldedText(column: string, op: CompareNode['op'], value: string): string {
-    // MariaDB's LOWER() maps "İ" to "i" where toLowerCase() gives "i̇" (i + U+0307): spelled out first.
-    const expr = this.dialect === 'sqlite' ? `${FOLD_SQL_FUNCTION}(${column})` : `REPLACE(LOWER(REPLACE(${column}, 'İ', 'i̇')), 'ς', 'σ')`;
-    return this.text(expr, op, foldCase(value), false, column);
-  }
-
   private exists(contact: 'email' | 'phone', condition: string): string {
     return `EXISTS (SELECT 1 FROM user_contacts c WHERE c.user_id = u.id AND c.kind = '${contact}' AND ${condition})`;
   }
 
-  /** String comparisons; `guard` is the raw column, so that an unassigned value never matches (nor its `ne`). */
-  /**
-   * String comparisons; `guard` is the raw column, so that an unassigned value never matches (nor its
-   * `ne`). MariaDB's utf8mb4_bin is PAD SPACE ("a" = "a  "), SQLite's BINARY is not: there equality
-   * also compares lengths, and ordering uses the no-pad collation, so both databases answer alike.
-   */
-  private text(expr: string, op: CompareNode['op'], value: string, exact: boolean, guard = expr): string {
-    const p = this.param(value);
-    const notNull = `${guard} IS NOT NULL AND `;
-    const len = this.dialect === 'sqlite' ? 'LENGTH' : 'CHAR_LENGTH';
-    const equal = this.dialect === 'sqlite' ? `${expr} = ${p}` : `${expr} = ${p} AND ${len}(${expr}) = ${len}(${p})`;
-    switch (op) {
-      case 'eq':
-        return `(${notNull}${equal})`;
-      case 'ne':
-        return `(${notNull}NOT (${equal}))`;
-      case 'gt':
-      case 'ge':
-      case 'lt':
-      case 'le':
-        return `(${notNull}${expr} ${SQL_OPERATORS.get(op)} ${p}${this.dialect === 'mysql' ? ' COLLATE utf8mb4_nopad_bin' : ''})`;
-      case 'co':
-      case 'sw':
-      case 'ew':
-        // Every string contains, starts and ends with "" (and SUBSTR(x, -0) differs between the two).
-        if (value === '') return `(${guard} IS NOT NULL)`;
-        if (exact) return `(${notNull}${exactMatch(expr, op, p, len)})`;
-        this.params[p.slice(1)] = likePattern(value, op);
-        return `(${notNull}${expr} LIKE ${p} ESCAPE '!')`;
-    }
-  }
-
-  private ordered(expr: string, op: CompareNode['op'], value: unknown, what: string): string {
-    const sqlOp = SQL_OPERATORS.get(op);
-    if (!sqlOp) throw unsupported(`"${op}" on ${what}`);
-    return `(${expr} ${sqlOp} ${this.param(value)})`;
-  }
-
-  private param(value: unknown): string {
-    const name = `f${this.count++}`;
-    this.params[name] = value;
-    return `:${name}`;
-  }
-}
-
-const SQL_OPERATORS = new Map<string, string>([['eq', '='], ['ne', '<>'], ['gt', '>'], ['ge', '>='], ['lt', '<'], ['le', '<=']]);
-
-/** Case-sensitive co/sw/ew without LIKE (SQLite's LIKE ignores ASCII case); `len` counts characters. */
-function exactMatch(expr: string, op: 'co' | 'sw' | 'ew', p: string, len: string): string {
-  if (op === 'co') return `INSTR(${expr}, ${p}) > 0`;
-  const long = `${len}(${expr}) >= ${len}(${p})`;
-  if (op === 'sw') return `${long} AND SUBSTR(${expr}, 1, ${len}(${p})) = ${p}`;
-  return `${long} AND SUBSTR(${expr}, -${len}(${p})) = ${p}`;
-}
-
-function likePattern(value: string, op: 'co' | 'sw' | 'ew'): string {
-  const escaped = value.replace(/[!%_]/g, (c) => `!${c}`);
-  return op === 'co' ? `%${escaped}%` : op === 'sw' ? `${escaped}%` : `%${escaped}`;
 }
 
 function presentSql(column: Exclude<Column, { kind: 'contact' }>): string {
@@ -238,14 +157,6 @@ function presentSql(column: Exclude<Column, { kind: 'contact' }>): string {
     default:
       return `(${column.column} IS NOT NULL AND ${column.column} <> '')`;
   }
-}
-
-function stringValue(value: CompValue, path: AttrPath): string {
-  // SQLite reads LIKE patterns up to a NUL, so "a\u0000" would become "a"; and no stored text holds one
-  // (the User body validator refuses it).
-  if (typeof value === 'string' && value.includes('\u0000')) throw ScimError.badRequest('invalidFilter', `"${path.path}" compares with a string containing U+0000`);
-  if (typeof value === 'string') return value;
-  throw ScimError.badRequest('invalidFilter', `"${path.path}" compares with a string, not ${JSON.stringify(value)}`);
 }
 
 function stripCore(path: string): string {
@@ -262,8 +173,4 @@ function resolve(attrPath: AttrPath): Column {
   const field = CONTACT_FIELDS.get(sub ?? 'value');
   if (contact && field) return { kind: 'contact', contact, field };
   throw unsupported(`filtering on "${attrPath.path}"`);
-}
-
-function unsupported(what: string): ScimError {
-  return ScimError.badRequest('invalidFilter', `${what} is not supported`);
 }

@@ -5,7 +5,7 @@ import { MAX_PAGE_SIZE, SEARCH_REQUEST_SCHEMA, USER_SCHEMA } from '../scim.const
 import { parseAttributeList } from './scim-projection.js';
 import type { AttributeSelection } from './scim-projection.js';
 
-/** Sortable attributes of spec §A → entity property of `UserEntity` (a Map: `sortBy=constructor` is no member). */
+/** Sortable User attributes (docs/product-rules.md, "SCIM") → entity property of `UserEntity` (a Map: `sortBy=constructor` is no member). */
 const SORT_PROPERTIES = new Map<string, string>([
   ['meta.created', 'createdAt'],
   ['meta.lastmodified', 'changedAt'],
@@ -16,6 +16,15 @@ const SORT_PROPERTIES = new Map<string, string>([
   ['emails', 'emailLower'],
   ['emails.value', 'emailLower'],
 ]);
+
+/** What a list query of one resource type may name: its core schema (a prefix of attribute paths) and its sort keys. */
+export interface ListResource {
+  schema: string;
+  /** Sortable attribute (lower case) → the key the resource's query sorts by. */
+  sortable: ReadonlyMap<string, string>;
+}
+
+export const USER_LIST: ListResource = { schema: USER_SCHEMA, sortable: SORT_PROPERTIES };
 
 export interface ListQuery {
   filter: FilterNode | undefined;
@@ -29,14 +38,14 @@ export interface ListQuery {
 type Raw = Record<string, unknown>;
 
 /** Query parameters of GET /Users (RFC 7644 §3.4.2), names matched ignoring case. */
-export function listQueryFromParams(params: Raw): ListQuery {
+export function listQueryFromParams(params: Raw, resource: ListResource = USER_LIST): ListQuery {
   const get = (name: string) => {
     const key = Object.keys(params).find((k) => k.toLowerCase() === name.toLowerCase());
     const value = key === undefined ? undefined : params[key];
     if (Array.isArray(value)) throw ScimError.badRequest('invalidValue', `"${name}" was given more than once`);
     return value === undefined ? undefined : String(value);
   };
-  return buildQuery({
+  return buildQuery(resource, {
     filter: get('filter'),
     sortBy: get('sortBy'),
     sortOrder: get('sortOrder'),
@@ -47,8 +56,13 @@ export function listQueryFromParams(params: Raw): ListQuery {
   });
 }
 
+/** Only `attributes` and `excludedAttributes` (any case) of the query: what GET of one resource takes. */
+export function selectionParams(params: Raw): Raw {
+  return Object.fromEntries(Object.entries(params).filter(([k]) => ['attributes', 'excludedattributes'].includes(k.toLowerCase())));
+}
+
 /** Body of POST /Users/.search (RFC 7644 §3.4.3): a SearchRequest with the same parameters. */
-export function listQueryFromSearch(body: unknown): ListQuery {
+export function listQueryFromSearch(body: unknown, resource: ListResource = USER_LIST): ListQuery {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ScimError.badRequest('invalidSyntax', 'the body must be a SearchRequest object');
   const b = Object.fromEntries(Object.entries(body).map(([k, v]) => [k.toLowerCase(), v]));
   const schemas = b.schemas;
@@ -70,7 +84,7 @@ export function listQueryFromSearch(body: unknown): ListQuery {
     if (typeof value === 'number') return Number.isInteger(value) ? BigInt(value).toString() : String(value);
     throw ScimError.badRequest('invalidValue', `"${name}" must be a string or number`);
   };
-  return buildQuery({
+  return buildQuery(resource, {
     filter: scalar('filter'),
     sortBy: scalar('sortBy'),
     sortOrder: scalar('sortOrder'),
@@ -81,7 +95,7 @@ export function listQueryFromSearch(body: unknown): ListQuery {
   });
 }
 
-function buildQuery(raw: Record<string, string | undefined>): ListQuery {
+function buildQuery(resource: ListResource, raw: Record<string, string | undefined>): ListQuery {
   let filter: FilterNode | undefined;
   if (raw.filter !== undefined && raw.filter.trim() !== '') {
     if (raw.filter.length > MAX_FILTER_LENGTH) {
@@ -93,7 +107,7 @@ function buildQuery(raw: Record<string, string | undefined>): ListQuery {
   }
   return {
     filter,
-    sort: sortOf(raw.sortBy, raw.sortOrder),
+    sort: sortOf(resource, raw.sortBy, raw.sortOrder),
     // RFC 7644 §3.4.2.4: "A value less than 1 SHALL be interpreted as 1."
     startIndex: Math.max(1, integer(raw.startIndex, 'startIndex') ?? 1),
     // "A negative value SHALL be interpreted as "0""; above the maximum, the maximum (spec §A).
@@ -102,7 +116,7 @@ function buildQuery(raw: Record<string, string | undefined>): ListQuery {
   };
 }
 
-function sortOf(sortBy: string | undefined, sortOrder: string | undefined): ListQuery['sort'] {
+function sortOf(resource: ListResource, sortBy: string | undefined, sortOrder: string | undefined): ListQuery['sort'] {
   let descending = false;
   if (sortOrder !== undefined && sortOrder !== '') {
     const order = sortOrder.toLowerCase();
@@ -111,9 +125,9 @@ function sortOf(sortBy: string | undefined, sortOrder: string | undefined): List
   }
   if (sortBy === undefined || sortBy === '') return undefined;
   const lower = sortBy.toLowerCase();
-  const path = lower.startsWith(`${USER_SCHEMA.toLowerCase()}:`) ? lower.slice(USER_SCHEMA.length + 1) : lower;
-  const property = SORT_PROPERTIES.get(path);
-  if (!property) throw ScimError.badRequest('invalidValue', `sorting by "${sortBy}" is not supported; sortable: ${[...SORT_PROPERTIES.keys()].join(', ')}`);
+  const path = lower.startsWith(`${resource.schema.toLowerCase()}:`) ? lower.slice(resource.schema.length + 1) : lower;
+  const property = resource.sortable.get(path);
+  if (!property) throw ScimError.badRequest('invalidValue', `sorting by "${sortBy}" is not supported; sortable: ${[...resource.sortable.keys()].join(', ')}`);
   return { property, descending };
 }
 

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../../common/database/columns.js';
-import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
 
 /** Attribute paths as [attribute, sub?], lower case; an extension attribute as [urn, attribute, sub?]. */
 type Path = string[];
@@ -33,9 +33,14 @@ function toPath(text: string): Path {
   const ext = ENTERPRISE_SCHEMA.toLowerCase();
   if (text === ext) return [ext];
   if (text.startsWith(`${ext}:`)) return [ext, ...text.slice(ext.length + 1).split('.')];
-  const core = USER_SCHEMA.toLowerCase();
-  const rest = text.startsWith(`${core}:`) ? text.slice(core.length + 1) : text;
-  return rest.split('.');
+  const core = [USER_SCHEMA, GROUP_SCHEMA].map((s) => `${s.toLowerCase()}:`).find((prefix) => text.startsWith(prefix));
+  return (core ? text.slice(core.length) : text).split('.');
+}
+
+/** Whether the selection returns the top-level attribute `name` (lower case), so that it must be read. */
+export function selectsAttribute(selection: AttributeSelection, name: string): boolean {
+  if (selection.attributes) return selection.attributes.some((path) => path[0] === name);
+  return !selection.excluded.some((path) => path[0] === name && path.length === 1);
 }
 
 /** Applies the selection to a full resource. */

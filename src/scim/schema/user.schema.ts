@@ -45,6 +45,16 @@ export const USER_ATTRIBUTES: ScimAttribute[] = [
   multi('entitlements', 'A list of entitlements for the User that represent a thing the User has.', 'string', undefined),
   multi('roles', "A list of roles for the User that collectively represent who the User is, e.g., 'Student', 'Faculty'.", 'string', undefined),
   multi('x509Certificates', 'A list of certificates issued to the User.', 'binary', undefined),
+  attr('groups', 'complex', "A list of groups to which the user belongs, either through direct membership, through nested groups, or dynamically calculated.", {
+    multiValued: true,
+    mutability: 'readOnly',
+    subAttributes: [
+      str('value', "The identifier of the User's group.", { mutability: 'readOnly' }),
+      attr('$ref', 'reference', "The URI of the corresponding 'Group' resource to which the user belongs.", { mutability: 'readOnly', referenceTypes: ['Group'] }),
+      str('display', "A human-readable name, primarily used for display purposes.", { mutability: 'readOnly' }),
+      str('type', "A label indicating the attribute's function, e.g., 'direct' or 'indirect'.", { mutability: 'readOnly', canonicalValues: ['direct', 'indirect'] }),
+    ],
+  }),
 ];
 
 /** The enterprise extension, RFC 7643 §4.3 and §8.7.1. */

@@ -1,6 +1,7 @@
 import type { JsonObject, JsonValue } from '../../common/database/columns.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import type { UserEntity } from '../../users/entities/user.entity.js';
+import type { UserGroup } from '../../users/groups/group.queries.js';
 import { normalizePhone } from '../../users/phone.js';
 import { contactsOf } from '../../users/user-profile.service.js';
 import type { Contact, HumanProfile } from '../../users/user-profile.service.js';
@@ -64,9 +65,10 @@ function compactPhone(value: string, field: string): string {
 /**
  * The SCIM representation of a user (RFC 7643 §4.1), every stored attribute included. `name.formatted`
  * is derived from the name parts when none was stored; `stored: true` leaves it out, for the base a
- * PATCH is applied to, so that a derived value never becomes a stored one (and then goes stale).
+ * PATCH is applied to, so that a derived value never becomes a stored one (and then goes stale). `groups`
+ * are the user's groups when the caller read them (the selection asks for them).
  */
-export function toScimUser(user: UserEntity, baseUrl: string, options: { stored?: boolean } = {}): JsonObject {
+export function toScimUser(user: UserEntity, baseUrl: string, options: { stored?: boolean; groups?: readonly UserGroup[] } = {}): JsonObject {
   const stored = (user.scimAttributes ?? {}) as JsonObject;
   const name: JsonObject = { ...((stored.name as JsonObject | undefined) ?? {}) };
   if (user.givenName !== null) name.givenName = user.givenName;
@@ -95,6 +97,8 @@ export function toScimUser(user: UserEntity, baseUrl: string, options: { stored?
   const phones = contactsOf(user, 'phoneNumbers');
   if (phones.length > 0) resource.phoneNumbers = phones.map(contactJson);
   for (const key of DOCUMENT_ATTRIBUTES) set(key, stored[key]);
+  // RFC 7643 §4.1.2: read-only, the groups the user is a direct member of.
+  if (options.groups?.length) resource.groups = options.groups.map((g) => ({ value: g.id, display: g.displayName, $ref: `${baseUrl}/Groups/${encodeURIComponent(g.id)}`, type: 'direct' }));
   const location = `${baseUrl}/Users/${user.id}`;
   resource.meta = {
     resourceType: 'User',

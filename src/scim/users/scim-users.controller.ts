@@ -12,9 +12,11 @@ import { ScimContentTypeInterceptor } from '../http/scim-content-type.intercepto
 import { ScimOrgGuard } from '../http/scim-org.guard.js';
 import { ScimUrls } from '../http/scim-urls.js';
 import { project } from '../query/scim-projection.js';
-import { listQueryFromParams, listQueryFromSearch } from '../query/scim-list-query.js';
+import { listQueryFromParams, listQueryFromSearch, selectionParams } from '../query/scim-list-query.js';
 import type { ListQuery } from '../query/scim-list-query.js';
 import { listResponse } from '../scim-list.response.js';
+import type { UserEntity } from '../../users/entities/user.entity.js';
+import type { UserGroup } from '../../users/groups/group.queries.js';
 import { toScimUser } from './scim-user.mapper.js';
 import { patchUser, readPatchRequest } from './scim-user.patch.js';
 import { validateUser } from './scim-user.validator.js';
@@ -51,8 +53,10 @@ export class ScimUsersController {
   @Get('Users/:id')
   @Authenticated(MANAGER)
   async get(@Param('orgId') orgId: string, @Param('id') id: string, @Query() params: Record<string, unknown>) {
-    const selection = listQueryFromParams(pick(params, ['attributes', 'excludedAttributes'])).selection;
-    return project(this.present(orgId, await this.users.get(orgId, id)), selection);
+    const selection = listQueryFromParams(selectionParams(params)).selection;
+    const user = await this.users.get(orgId, id);
+    const groups = await this.users.groupsOf([user], selection);
+    return project(this.present(orgId, user, groups), selection);
   }
 
   @Post('Users')
@@ -87,16 +91,6 @@ export class ScimUsersController {
     await this.users.remove(caller.userId, orgId, id);
   }
 
-  /**
-   * No Group resource type is offered (spec §A); Okta and Entra ID probe /Groups while connecting
-   * and expect a list, so an empty one is answered rather than an error.
-   */
-  @Get('Groups')
-  @Authenticated(MANAGER)
-  groups() {
-    return listResponse([], 0);
-  }
-
   @All(['Users', 'Users/.search', 'Users/:id'])
   @Public()
   methodNotAllowed(): never {
@@ -105,15 +99,12 @@ export class ScimUsersController {
 
   private async search(orgId: string, query: ListQuery) {
     const { total, users } = await this.users.list(orgId, query);
-    const resources = users.map((u) => project(this.present(orgId, u), query.selection));
+    const groups = await this.users.groupsOf(users, query.selection);
+    const resources = users.map((u) => project(this.present(orgId, u, groups), query.selection));
     return listResponse(resources, total, query.startIndex);
   }
 
-  private present(orgId: string, user: Parameters<typeof toScimUser>[0]): JsonObject {
-    return toScimUser(user, this.urls.base(orgId));
+  private present(orgId: string, user: UserEntity, groups?: Map<string, UserGroup[]>): JsonObject {
+    return toScimUser(user, this.urls.base(orgId), { groups: groups?.get(user.id) });
   }
-}
-
-function pick(params: Record<string, unknown>, names: string[]): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(params).filter(([k]) => names.includes(k.toLowerCase()) || names.some((n) => n.toLowerCase() === k.toLowerCase())));
 }

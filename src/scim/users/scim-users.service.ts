@@ -15,6 +15,10 @@ import type { HumanProfile } from '../../users/user-profile.service.js';
 import { UsersService } from '../../users/users.service.js';
 import { ScimError } from '../errors/scim-error.js';
 import type { ListQuery } from '../query/scim-list-query.js';
+import { selectsAttribute } from '../query/scim-projection.js';
+import type { AttributeSelection } from '../query/scim-projection.js';
+import { groupsOfUsers } from '../../users/groups/group.queries.js';
+import type { UserGroup } from '../../users/groups/group.queries.js';
 import { toProfile } from './scim-user.mapper.js';
 import { ScimUserRepository } from './scim-user.repository.js';
 import type { ValidUser } from './scim-user.validator.js';
@@ -51,6 +55,12 @@ export class ScimUsersService {
 
   list(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {
     return this.repository.search(orgId, query);
+  }
+
+  /** The users' groups (`groups`, RFC 7643 §4.1.2), read only when the selection returns them. */
+  async groupsOf(users: readonly UserEntity[], selection: AttributeSelection): Promise<Map<string, UserGroup[]>> {
+    if (users.length === 0 || !selectsAttribute(selection, 'groups')) return new Map();
+    return groupsOfUsers(this.dataSource.manager, users.map((u) => u.id));
   }
 
   async create(editorUserId: string, orgId: string, input: ValidUser): Promise<UserEntity> {

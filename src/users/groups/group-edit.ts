@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { isUniqueViolation } from '../../common/database/unique-violation.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import type { JsonObject } from '../../common/database/columns.js';
 import type { EventStore, NewEvent } from '../../common/events/event-store.js';
@@ -76,7 +77,13 @@ export class GroupEdit {
       const taken = await this.manager.findOneBy(GroupEntity, { orgId: this.group.orgId, displayNameKey: key });
       if (taken) throw DomainError.alreadyExists(`a group named "${valid.displayName}" exists in this organization (names are compared case-insensitively)`);
     }
-    await this.manager.update(GroupEntity, { id: this.group.id }, { displayName: valid.displayName, displayNameKey: key, externalId: valid.externalId });
+    try {
+      await this.manager.update(GroupEntity, { id: this.group.id }, { displayName: valid.displayName, displayNameKey: key, externalId: valid.externalId });
+    } catch (error) {
+      // Another group took the name since the check above (a concurrent rename or create).
+      if (isUniqueViolation(error)) throw DomainError.alreadyExists(`a group named "${valid.displayName}" exists in this organization`);
+      throw error;
+    }
     Object.assign(this.group, { displayName: valid.displayName, displayNameKey: key, externalId: valid.externalId });
     this.changed = true;
     await this.events.push(this.manager, this.event('group.changed', { displayName: valid.displayName, externalId: valid.externalId }));

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { insertValues } from '../../common/database/insert-values.js';
+import { positional } from '../../common/database/named-parameters.js';
 import { placeholders } from '../../common/database/placeholders.js';
 
 export interface GroupSummary {
@@ -68,4 +69,115 @@ async function selectIds(manager: EntityManager, head: string, leading: unknown[
     for (const row of rows) found.add(row.id);
   }
   return found;
+}
+
+/** Columns of `org_groups g` a SCIM filter or sort may name, for the SCIM surface's compiler. */
+export const GROUP_COLUMNS = {
+  id: 'g.id',
+  externalId: 'g.external_id',
+  /** `foldCase(display_name)`: compare a folded value with it. */
+  displayNameKey: 'g.display_name_key',
+  createdAt: 'g.created_at',
+  changedAt: 'g.changed_at',
+} as const;
+
+/** A condition on one member row `m` (its column `m.user_id`) of group `g`, as an EXISTS over the members. */
+export function memberExists(condition: string): string {
+  return `EXISTS (SELECT 1 FROM group_members m WHERE m.group_id = g.id AND ${condition})`;
+}
+export const MEMBER_USER_ID = 'm.user_id';
+
+export interface GroupRow {
+  id: string;
+  orgId: string;
+  displayName: string;
+  externalId: string | null;
+  createdAt: Date;
+  changedAt: Date;
+}
+
+export interface GroupSearch {
+  /** A condition over `g` with named parameters, or none. */
+  where?: { sql: string; params: Record<string, unknown> };
+  /** Column of GROUP_COLUMNS; ties broken by id. */
+  orderBy: string;
+  descending: boolean;
+  /** 1-based. */
+  startIndex: number;
+  count: number;
+}
+
+/** A page of the organization's groups and the number of all that match. */
+export async function searchGroups(manager: EntityManager, orgId: string, search: GroupSearch): Promise<{ total: number; groups: GroupRow[] }> {
+  const where = `g.org_id = :orgId${search.where ? ` AND ${search.where.sql}` : ''}`;
+  const named = { ...search.where?.params, orgId, limit: search.count, offset: search.startIndex - 1 };
+  const direction = search.descending ? 'DESC' : 'ASC';
+  const page = positional(`SELECT g.* FROM org_groups g WHERE ${where} ORDER BY ${search.orderBy} ${direction}, g.id ${direction} LIMIT :limit OFFSET :offset`, named);
+  const rows: Record<string, unknown>[] = search.count === 0 ? [] : await manager.query(page.sql, page.values);
+  const counted = positional(`SELECT COUNT(*) AS n FROM org_groups g WHERE ${where}`, named);
+  const [total]: { n: number | string }[] = await manager.query(counted.sql, counted.values);
+  return { total: Number(total.n), groups: rows.map(groupRow) };
+}
+
+export async function findGroup(manager: EntityManager, orgId: string, groupId: string): Promise<GroupRow | undefined> {
+  const [row]: Record<string, unknown>[] = await manager.query('SELECT g.* FROM org_groups g WHERE g.id = ? AND g.org_id = ?', [groupId, orgId]);
+  return row ? groupRow(row) : undefined;
+}
+
+export interface MemberRow {
+  groupId: string;
+  userId: string;
+  /** The user's display name, else its user name. */
+  display: string;
+}
+
+/** The members of each group, in the order they joined. */
+export async function membersOf(manager: EntityManager, groupIds: readonly string[]): Promise<MemberRow[]> {
+  const result: MemberRow[] = [];
+  for (let i = 0; i < groupIds.length; i += CHUNK) {
+    const chunk = groupIds.slice(i, i + CHUNK);
+    const rows: { group_id: string; user_id: string; display: string }[] = await manager.query(
+      `SELECT m.group_id, m.user_id, COALESCE(u.display_name, u.user_name) AS display
+         FROM group_members m JOIN users u ON u.id = m.user_id
+        WHERE m.group_id IN (${placeholders(chunk.length)}) ORDER BY m.added_at, m.user_id`,
+      chunk,
+    );
+    for (const r of rows) result.push({ groupId: r.group_id, userId: r.user_id, display: r.display });
+  }
+  return result;
+}
+
+export interface UserGroup {
+  id: string;
+  displayName: string;
+}
+
+/** Each user's groups by display name: one query on the members' user index for a page of users. */
+export async function groupsOfUsers(manager: EntityManager, userIds: readonly string[]): Promise<Map<string, UserGroup[]>> {
+  const result = new Map<string, UserGroup[]>();
+  for (let i = 0; i < userIds.length; i += CHUNK) {
+    const chunk = userIds.slice(i, i + CHUNK);
+    const rows: { user_id: string; id: string; display_name: string }[] = await manager.query(
+      `SELECT m.user_id, g.id, g.display_name FROM group_members m JOIN org_groups g ON g.id = m.group_id
+        WHERE m.user_id IN (${placeholders(chunk.length)}) ORDER BY g.display_name_key, g.id`,
+      chunk,
+    );
+    for (const r of rows) {
+      const list = result.get(r.user_id) ?? [];
+      list.push({ id: r.id, displayName: r.display_name });
+      result.set(r.user_id, list);
+    }
+  }
+  return result;
+}
+
+function groupRow(row: Record<string, unknown>): GroupRow {
+  return {
+    id: String(row.id),
+    orgId: String(row.org_id),
+    displayName: String(row.display_name),
+    externalId: row.external_id == null ? null : String(row.external_id),
+    createdAt: new Date(Number(row.created_at)),
+    changedAt: new Date(Number(row.changed_at)),
+  };
 }

@@ -16,6 +16,7 @@ export interface Operation {
 const SCIM_USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 const BULK = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
+const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 async function api(svc: TestService, caller: Caller, method: string, path: string, body?: unknown): Promise<Outcome> {
   return String((await svc.api(method, path, { token: caller.apiToken, body })).status);
@@ -93,6 +94,34 @@ export const OPERATIONS: Operation[] = [
     run: (svc, world, caller, target) => api(svc, caller, 'DELETE', scimUser(world, target)),
   },
   {
+    name: 'SCIM: add to a group (PATCH members)',
+    routes: ['PATCH /scim/v2/:orgId/Groups/:id'],
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'PATCH', `/scim/v2/${world.org.id}/Groups/${world.groups.empty}`, patch([{ op: 'Add', path: 'members', value: [{ value: target.userId }] }])),
+  },
+  {
+    name: 'SCIM: remove from a group (PATCH members[value eq])',
+    routes: ['PATCH /scim/v2/:orgId/Groups/:id'],
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'PATCH', `/scim/v2/${world.org.id}/Groups/${world.groups.joined}`, patch([{ op: 'remove', path: `members[value eq "${target.userId}"]` }])),
+  },
+  {
+    name: 'SCIM: create a group with the user as member',
+    routes: ['POST /scim/v2/:orgId/Groups'],
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'POST', `/scim/v2/${world.org.id}/Groups`, { schemas: [GROUP], displayName: `matrix ${target.userId} ${caller.name}`, members: [{ value: target.userId }] }),
+  },
+  {
+    name: "SCIM: replace a group's members (PUT)",
+    routes: ['PUT /scim/v2/:orgId/Groups/:id'],
+    run: async (svc, world, caller, target) => {
+      // A fresh empty group each time: a PUT also removes the members it does not list.
+      const displayName = `matrix put ${target.userId} ${caller.name}`;
+      const created = await svc.api('POST', `/scim/v2/${world.org.id}/Groups`, { token: svc.adminToken, body: { schemas: [GROUP], displayName } });
+      return api(svc, caller, 'PUT', `/scim/v2/${world.org.id}/Groups/${created.body.id}`, { schemas: [GROUP], displayName, members: [{ value: target.userId }] });
+    },
+  },
+  {
     name: 'SCIM Bulk: set the password',
     routes: ['POST /scim/v2/:orgId/Bulk'],
     run: (svc, world, caller, target) =>
@@ -151,6 +180,10 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /management/v1/orgs/:orgId/users/machine': 'creates a user without roles',
   'POST /scim/v2/:orgId/Users': 'creates a user without roles',
   'GET /management/v1/orgs/:orgId/groups': 'reads groups',
+  'GET /scim/v2/:orgId/Groups/:id': 'reads a group',
+  'POST /scim/v2/:orgId/Groups/.search': 'reads groups',
+  'DELETE /scim/v2/:orgId/Groups/:id': 'removes a group; its members lose a membership that confers no role (docs/product-rules.md, "Groups")',
+  'ALL /scim/v2/:orgId/Groups,Groups/.search,Groups/:id': 'answers 405 for other methods',
   'POST /management/v1/orgs/:orgId/groups': 'creates a group without members',
   'DELETE /management/v1/orgs/:orgId/groups/:groupId': 'removes a group; its members lose a membership that confers no role (docs/product-rules.md, "Groups")',
 };

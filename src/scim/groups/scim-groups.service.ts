@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { JsonObject } from '../../common/database/columns.js';
+import type { GroupChange } from '../../users/groups/group-edit.js';
+import { GROUP_COLUMNS, findGroup, membersOf, searchGroups } from '../../users/groups/group.queries.js';
+import type { GroupRow, MemberRow } from '../../users/groups/group.queries.js';
+import { GroupsService } from '../../users/groups/groups.service.js';
+import { ScimError } from '../errors/scim-error.js';
+import { ScimUrls } from '../http/scim-urls.js';
+import type { ListQuery, ListResource } from '../query/scim-list-query.js';
+import { project, selectsAttribute } from '../query/scim-projection.js';
+import type { AttributeSelection } from '../query/scim-projection.js';
+import { GROUP_SCHEMA } from '../scim.constants.js';
+import { compileGroupFilter } from './scim-group-filter.sql.js';
+import { toScimGroup } from './scim-group.document.js';
+import type { ValidGroup } from './scim-group.validator.js';
+
+/** Sortable Group attributes (lower case) → columns; the default order is by creation. */
+export const GROUP_LIST: ListResource = {
+  schema: GROUP_SCHEMA,
+  sortable: new Map([
+    ['displayname', GROUP_COLUMNS.displayNameKey],
+    ['externalid', GROUP_COLUMNS.externalId],
+    ['id', GROUP_COLUMNS.id],
+    ['meta.created', GROUP_COLUMNS.createdAt],
+    ['meta.lastmodified', GROUP_COLUMNS.changedAt],
+  ]),
+};
+
+/** The SCIM Groups resource over the groups domain: reads through its queries, writes through GroupsService. */
+@Injectable()
+export class ScimGroupsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly groups: GroupsService,
+    private readonly urls: ScimUrls,
+  ) {}
+
+  async list(orgId: string, query: ListQuery): Promise<{ total: number; resources: JsonObject[] }> {
+    const dialect = this.dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
+    const { total, groups } = await searchGroups(this.dataSource.manager, orgId, {
+      where: query.filter ? compileGroupFilter(query.filter, dialect) : undefined,
+      orderBy: query.sort?.property ?? GROUP_COLUMNS.createdAt,
+      descending: query.sort?.descending ?? false,
+      startIndex: query.startIndex,
+      count: query.count,
+    });
+    return { total, resources: await this.present(orgId, groups, query.selection) };
+  }
+
+  async get(orgId: string, id: string, selection: AttributeSelection): Promise<JsonObject> {
+    const [resource] = await this.present(orgId, [await this.find(orgId, id)], selection);
+    return resource;
+  }
+
+  async create(editorUserId: string, orgId: string, group: ValidGroup): Promise<JsonObject> {
+    const created = await this.groups.create(editorUserId, orgId, group, group.memberIds);
+    return this.get(orgId, created.id, NO_SELECTION);
+  }
+
+  /** PUT: every attribute as sent, members included (none when absent), in one transaction. */
+  async replace(editorUserId: string, orgId: string, id: string, group: ValidGroup): Promise<JsonObject> {
+    await this.edit(editorUserId, orgId, id, [
+      { kind: 'set', displayName: group.displayName, externalId: group.externalId },
+      { kind: 'replace', userIds: group.memberIds },
+    ]);
+    return this.get(orgId, id, NO_SELECTION);
+  }
+
+  async edit(editorUserId: string, orgId: string, id: string, changes: readonly GroupChange[]): Promise<void> {
+    await this.groups.edit(editorUserId, orgId, id, changes);
+  }
+
+  async remove(editorUserId: string, orgId: string, id: string): Promise<void> {
+    await this.groups.remove(editorUserId, orgId, id);
+  }
+
+  private async find(orgId: string, id: string): Promise<GroupRow> {
+    const group = await findGroup(this.dataSource.manager, orgId, id);
+    if (!group) throw ScimError.notFound(`group ${id} not found`);
+    return group;
+  }
+
+  private async present(orgId: string, groups: GroupRow[], selection: AttributeSelection): Promise<JsonObject[]> {
+    const members = selectsAttribute(selection, 'members') ? byGroup(await membersOf(this.dataSource.manager, groups.map((g) => g.id))) : undefined;
+    const base = this.urls.base(orgId);
+    return groups.map((g) => project(toScimGroup(g, members ? (members.get(g.id) ?? []) : undefined, base), selection));
+  }
+}
+
+const NO_SELECTION: AttributeSelection = { attributes: undefined, excluded: [] };
+
+function byGroup(rows: MemberRow[]): Map<string, MemberRow[]> {
+  const map = new Map<string, MemberRow[]>();
+  for (const row of rows) {
+    const list = map.get(row.groupId);
+    if (list) list.push(row);
+    else map.set(row.groupId, [row]);
+  }
+  return map;
+}
+
