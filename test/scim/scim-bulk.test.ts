@@ -76,7 +76,7 @@ describe('SCIM /Bulk (RFC 7644 §3.7)', () => {
   it('an unknown bulkId, a bad path and a bad method fail only their operation', async () => {
     const res = await bulk([
       { method: 'PATCH', path: '/Users/bulkId:nope', data: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'title', value: 'x' }] } },
-      { method: 'POST', path: '/Groups', bulkId: 'g', data: {} },
+      { method: 'POST', path: '/Widgets', bulkId: 'w', data: {} },
       { method: 'GET', path: '/Users' },
       { method: 'POST', path: '/Users', bulkId: 'ok', data: userBody(unique('ok')) },
     ]);

@@ -204,6 +204,35 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
     assert.deepEqual([await members(g1.id), await members(g2.id)], [[], []], 'a deleted user leaves its groups');
   });
 
+  it('Bulk carries Group operations, with members named by bulkId of users created earlier in the request', async () => {
+    const name = unique('bulk');
+    const res = await t.scim('POST', '/Bulk', {
+      body: {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
+        Operations: [
+          { method: 'POST', path: '/Users', bulkId: 'u1', data: userBody(`${name}-1`) },
+          { method: 'POST', path: '/Users', bulkId: 'u2', data: userBody(`${name}-2`) },
+          { method: 'POST', path: '/Groups', bulkId: 'g1', data: { schemas: [GROUP], displayName: name, members: [{ value: 'bulkId:u1' }] } },
+          { method: 'PATCH', path: '/Groups/bulkId:g1', data: patchOp({ op: 'add', path: 'members', value: [{ value: 'bulkId:u2' }] }) },
+          { method: 'PATCH', path: '/Groups/bulkId:g1', data: patchOp({ op: 'add', path: 'members', value: [{ value: 'no-such-user' }] }) },
+          { method: 'PUT', path: '/Groups/bulkId:g1', data: { schemas: [GROUP], displayName: `${name}-renamed`, members: [{ value: 'bulkId:u1' }, { value: 'bulkId:u2' }] } },
+        ],
+      },
+    });
+    assert.equal(res.status, 200, res.text);
+    const ops = res.body.Operations;
+    assert.deepEqual(ops.map((o: { status: string }) => o.status), ['201', '201', '201', '204', '400', '200']);
+    const groupId = ops[2].location.split('/').pop();
+    assert.match(ops[2].location, new RegExp(`/scim/v2/${t.orgId}/Groups/${groupId}$`));
+    assert.equal(ops[4].location, ops[2].location, 'a failed PATCH carries its location');
+    assert.equal(ops[4].response.scimType, 'invalidValue');
+    const userIds = [ops[0], ops[1]].map((o: { location: string }) => o.location.split('/').pop() as string);
+    assert.deepEqual(await members(groupId), sorted(...userIds));
+    const deleted = await t.scim('POST', '/Bulk', { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [{ method: 'DELETE', path: `/Groups/${groupId}` }] } });
+    assert.deepEqual(deleted.body.Operations.map((o: { status: string }) => o.status), ['204']);
+    assertScimError(await t.scim('GET', `/Groups/${groupId}`), 404);
+  });
+
   it('discovery lists the Group resource type and schema', async () => {
     const types = await t.scim('GET', '/ResourceTypes');
     assert.deepEqual(types.body.Resources.map((r: { name: string }) => r.name).sort(), ['Group', 'User']);
