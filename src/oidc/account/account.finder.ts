@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { statementsOf } from '../../common/database/statements.js';
 import type { UserEntity } from '../../users/entities/user.entity.js';
+import { groupNamesOf } from '../../users/groups/group.queries.js';
 import { flag, json, millis } from '../adapter/sql.js';
 
 /** What oidc-provider's `findAccount` returns (OIDC Core §5.1 standard claims by scope). */
@@ -62,7 +63,14 @@ export class AccountFinder {
       scimAttributes: json<object | null>(row.scim_attributes, null),
     };
     const loginName = `${String(row.user_name)}@${str(row.primary_domain) ?? ''}`;
-    return { accountId: user.id, orgId: String(row.org_id), claims: async (_use, scope) => claimsOf(user, loginName, new Set(scope.split(' '))) };
+    const claims = async (_use: string, scope: string) => {
+      const scopes = new Set(scope.split(' '));
+      const result = claimsOf(user, loginName, scopes);
+      // Read only when asked for: one indexed query on the user's memberships.
+      if (scopes.has('groups')) result.groups = await groupNamesOf(this.dataSource.manager, user.id);
+      return result;
+    };
+    return { accountId: user.id, orgId: String(row.org_id), claims };
   }
 }
 

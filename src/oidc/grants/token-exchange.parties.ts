@@ -33,6 +33,7 @@ const SCOPE_OF_CLAIM: Record<string, string> = {
   name: 'profile', given_name: 'profile', family_name: 'profile', nickname: 'profile', preferred_username: 'profile',
   gender: 'profile', locale: 'profile', zoneinfo: 'profile', profile: 'profile', updated_at: 'profile',
   email: 'email', email_verified: 'email', phone_number: 'phone', phone_number_verified: 'phone', address: 'address',
+  groups: 'groups',
 };
 
 /**

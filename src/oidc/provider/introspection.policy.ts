@@ -32,7 +32,7 @@ export interface IntrospectionFacts {
 }
 
 /** Scopes whose claims introspection adds; a token without them costs no account read. */
-const CLAIM_SCOPES = ['profile', 'email', 'phone', 'address'];
+const CLAIM_SCOPES = ['profile', 'email', 'phone', 'address', 'groups'];
 
 export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
 

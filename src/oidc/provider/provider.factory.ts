@@ -46,6 +46,8 @@ const CLAIMS = {
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
   address: ['address'],
+  // The names of the user's groups (docs/product-rules.md, "Groups").
+  groups: ['groups'],
 };
 
 /** Builds oidc-provider for the current signing keys; ProviderHolder rebuilds it when they rotate. */

@@ -171,6 +171,15 @@ export async function groupsOfUsers(manager: EntityManager, userIds: readonly st
   return result;
 }
 
+/** The display names of the user's groups, sorted: the `groups` claim. */
+export async function groupNamesOf(manager: EntityManager, userId: string): Promise<string[]> {
+  const rows: { display_name: string }[] = await manager.query(
+    'SELECT g.display_name FROM group_members m JOIN org_groups g ON g.id = m.group_id WHERE m.user_id = ? ORDER BY g.display_name_key',
+    [userId],
+  );
+  return rows.map((r) => r.display_name);
+}
+
 function groupRow(row: Record<string, unknown>): GroupRow {
   return {
     id: String(row.id),
