@@ -109,3 +109,19 @@ export async function seedEvents(store: Store, orgId: string, from: number, to: 
     },
   ]);
 }
+
+export const groupId = (i: number) => `00000000-0000-7000-b000-${String(i).padStart(12, '0')}`;
+export const groupName = (i: number) => `Group ${i}`;
+
+/** `count` groups of the organization; group i has the users `members(i)` (indexes into the seeded users). */
+export async function seedGroups(store: Store, orgId: string, count: number, members: (i: number) => number[]): Promise<void> {
+  await insertRange(store, 0, count, [
+    {
+      table: 'org_groups',
+      columns: ['id', 'org_id', 'display_name', 'display_name_key', 'external_id', 'created_at', 'changed_at'],
+      row: (i) => [groupId(i), orgId, groupName(i), groupName(i).toLowerCase(), `ext-${i}`, CREATED + i, CREATED + i],
+    },
+  ]);
+  const rows = Array.from({ length: count }, (_, i) => members(i).map((u) => [groupId(i), userId(u), CREATED])).flat();
+  await insertRange(store, 0, rows.length, [{ table: 'group_members', columns: ['group_id', 'user_id', 'added_at'], row: (i) => rows[i] }]);
+}
