@@ -35,39 +35,21 @@ export function compileGroupFilter(filter: FilterNode, dialect: SqlDialect): Sql
 }
 
 class GroupFilterCompiler extends SqlComparisons {
-  node(node: FilterNode): string {
-    switch (node.kind) {
-      case 'and':
-        return `(${this.node(node.left)} AND ${this.node(node.right)})`;
-      case 'or':
-        return `(${this.node(node.left)} OR ${this.node(node.right)})`;
-      case 'not':
-        return `(NOT ${this.node(node.filter)})`;
-      case 'present':
-      case 'compare':
-        return this.leaf(node, resolve(node.attrPath.path));
-      case 'valuePath':
-        if (strip(node.attrPath.path) !== 'members') throw unsupported(`value filters on "${node.attrPath.path}"`);
-        return memberExists(this.memberFilter(node.filter));
-    }
+  node(filter: FilterNode): string {
+    return this.logical(filter, (node) => {
+      if (node.kind !== 'valuePath') return this.leaf(node, resolve(node.attrPath.path));
+      if (strip(node.attrPath.path) !== 'members') throw unsupported(`value filters on "${node.attrPath.path}"`);
+      return memberExists(this.memberFilter(node.filter));
+    });
   }
 
   /** Inside `members[…]`: conditions on the member's `value`. */
-  private memberFilter(node: FilterNode): string {
-    switch (node.kind) {
-      case 'and':
-        return `(${this.memberFilter(node.left)} AND ${this.memberFilter(node.right)})`;
-      case 'or':
-        return `(${this.memberFilter(node.left)} OR ${this.memberFilter(node.right)})`;
-      case 'not':
-        return `(NOT ${this.memberFilter(node.filter)})`;
-      case 'present':
-      case 'compare':
-        if (node.attrPath.path !== 'value') throw unsupported(`"${node.attrPath.path}" inside members[…]`);
-        return this.memberValue(node);
-      default:
-        throw unsupported('nested value filters');
-    }
+  private memberFilter(filter: FilterNode): string {
+    return this.logical(filter, (node) => {
+      if (node.kind === 'valuePath') throw unsupported('nested value filters');
+      if (node.attrPath.path !== 'value') throw unsupported(`"${node.attrPath.path}" inside members[…]`);
+      return this.memberValue(node);
+    });
   }
 
   private leaf(node: CompareNode | PresentNode, column: GroupColumn): string {

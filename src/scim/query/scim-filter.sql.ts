@@ -57,46 +57,24 @@ export function compileFilter(filter: FilterNode, dialect: SqlDialect): SqlFragm
 }
 
 class FilterCompiler extends SqlComparisons {
-  node(node: FilterNode): string {
-    switch (node.kind) {
-      case 'and':
-        return `(${this.node(node.left)} AND ${this.node(node.right)})`;
-      case 'or':
-        return `(${this.node(node.left)} OR ${this.node(node.right)})`;
-      case 'not':
-        return `(NOT ${this.node(node.filter)})`;
-      case 'present':
-      case 'compare':
-        return this.leaf(node, resolve(node.attrPath));
-      case 'valuePath': {
-        const contact = CONTACT_ATTRIBUTES.get(stripCore(node.attrPath.path));
-        if (!contact) throw unsupported(`value filters on "${node.attrPath.path}"`);
-        return this.exists(contact, this.contactFilter(node.filter, contact));
-      }
-      default:
-        throw unsupported('this filter');
-    }
+  node(filter: FilterNode): string {
+    return this.logical(filter, (node) => {
+      if (node.kind !== 'valuePath') return this.leaf(node, resolve(node.attrPath));
+      const contact = CONTACT_ATTRIBUTES.get(stripCore(node.attrPath.path));
+      if (!contact) throw unsupported(`value filters on "${node.attrPath.path}"`);
+      return this.exists(contact, this.contactFilter(node.filter, contact));
+    });
   }
 
   /** The inner filter of `emails[…]`: every condition on the same contact row. */
-  private contactFilter(node: FilterNode, contact: 'email' | 'phone'): string {
-    switch (node.kind) {
-      case 'and':
-        return `(${this.contactFilter(node.left, contact)} AND ${this.contactFilter(node.right, contact)})`;
-      case 'or':
-        return `(${this.contactFilter(node.left, contact)} OR ${this.contactFilter(node.right, contact)})`;
-      case 'not':
-        return `(NOT ${this.contactFilter(node.filter, contact)})`;
-      case 'present':
-      case 'compare': {
-        const sub = node.attrPath.subAttribute ?? node.attrPath.attribute;
-        const field = CONTACT_FIELDS.get(sub.toLowerCase());
-        if (!field || node.attrPath.uri !== undefined) throw unsupported(`"${node.attrPath.path}" inside a value filter`);
-        return this.contactLeaf(node, contact, field);
-      }
-      default:
-        throw unsupported('nested value filters');
-    }
+  private contactFilter(filter: FilterNode, contact: 'email' | 'phone'): string {
+    return this.logical(filter, (node) => {
+      if (node.kind === 'valuePath') throw unsupported('nested value filters');
+      const sub = node.attrPath.subAttribute ?? node.attrPath.attribute;
+      const field = CONTACT_FIELDS.get(sub.toLowerCase());
+      if (!field || node.attrPath.uri !== undefined) throw unsupported(`"${node.attrPath.path}" inside a value filter`);
+      return this.contactLeaf(node, contact, field);
+    });
   }
 
   private leaf(node: CompareNode | PresentNode, column: Column): string {

@@ -1,4 +1,4 @@
-import type { AttrPath, CompValue, CompareNode } from '../filter/index.js';
+import type { AttrPath, CompValue, CompareNode, FilterNode, PresentNode, ValuePathNode } from '../filter/index.js';
 import { FOLD_SQL_FUNCTION, foldCase } from '../../common/text/case-fold.js';
 import { ScimError } from '../errors/scim-error.js';
 
@@ -14,6 +14,20 @@ export abstract class SqlComparisons {
   private count = 0;
 
   constructor(protected readonly dialect: SqlDialect) {}
+
+  /** A filter's `and`, `or` and `not` as SQL; its other nodes are compiled by `term`. */
+  protected logical(node: FilterNode, term: (node: CompareNode | PresentNode | ValuePathNode) => string): string {
+    switch (node.kind) {
+      case 'and':
+        return `(${this.logical(node.left, term)} AND ${this.logical(node.right, term)})`;
+      case 'or':
+        return `(${this.logical(node.left, term)} OR ${this.logical(node.right, term)})`;
+      case 'not':
+        return `(NOT ${this.logical(node.filter, term)})`;
+      default:
+        return term(node);
+    }
+  }
 
   /**
    * A column the application stored lower-cased with `toLowerCase()`. Only when the sigma rule of
