@@ -14,12 +14,13 @@ export interface Timing {
 }
 
 /**
- * Runs autocannon (10 connections) against `url` with the given request list while sampling the memory
- * of the server's process tree. `socketErrors` counts failed connections and timeouts alone.
+ * Runs autocannon (10 connections, or `connections`: 1 measures a request's latency without queueing)
+ * against `url` with the given request list while sampling the memory of the server's process tree.
+ * `socketErrors` counts failed connections and timeouts alone.
  */
-export async function load(url: string, pid: number, timing: Timing, requests: Record<string, unknown>[]): Promise<Figures & { socketErrors: number }> {
-  const warmup = timing.warmup > 0 ? { warmup: { connections: CONNECTIONS, duration: timing.warmup } } : {};
-  const run = () => autocannon({ url, connections: CONNECTIONS, duration: timing.seconds, requests, ...warmup });
+export async function load(url: string, pid: number, timing: Timing, requests: Record<string, unknown>[], connections = CONNECTIONS): Promise<Figures & { socketErrors: number }> {
+  const warmup = timing.warmup > 0 ? { warmup: { connections, duration: timing.warmup } } : {};
+  const run = () => autocannon({ url, connections, duration: timing.seconds, requests, ...warmup });
   const { result, peakMb } = await withPeakMemory(pid, run);
   // Redirects are the login chain's normal answers (and still count as errors in other scenarios).
   const failing = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !/^[23]/.test(code));

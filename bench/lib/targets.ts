@@ -62,11 +62,27 @@ export function evaluateTargets(run: RunResult): Verdict[] {
     const subject = headline(ms, scenario, ours(1));
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: `p50 ≤ 20 ms at ${subject.size?.toLocaleString('en')} events`, met: subject.p50 <= 20 });
   }
+  groupTargets(ms, verdicts);
   for (const subject of ms.filter((m) => m.kind === 'portcullis')) {
     if (subject.p99 !== undefined && !subject.hashing) verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
     if (subject.peakMb !== undefined) verdicts.push({ subject, text: `≤ ${MEMORY_LIMIT_MB} MB per process`, met: subject.peakMb <= MEMORY_LIMIT_MB });
   }
   return verdicts;
+}
+
+/** SCIM Groups: a change to a large group costs what it costs on a small one; Entra's reads stay fast. */
+function groupTargets(ms: Measurement[], verdicts: Verdict[]): void {
+  const small = ms.find((m) => m.scenario === 'groups.change-small' && m.workers === 1);
+  const large = ms.find((m) => m.scenario === 'groups.change-large' && m.workers === 1);
+  if (small?.p50 !== undefined && large?.p50 !== undefined) {
+    verdicts.push({ subject: large, text: `p50 within 2× of the group of ${small.size}: ${ratio(large.p50 / Math.max(small.p50, 1))}×`, met: large.p50 <= 2 * Math.max(small.p50, 1) });
+  }
+  const sync = ms.filter((m) => m.scenario === 'groups.change-large').sort((a, b) => b.rate - a.rate)[0];
+  if (sync) verdicts.push({ subject: sync, text: '≥ 1,000 membership changes/s', met: sync.rate >= 1000 });
+  for (const scenario of ['groups.get.latency', 'groups.lookup.latency']) {
+    const subject = ms.find((m) => m.scenario === scenario);
+    if (subject?.p50 !== undefined) verdicts.push({ subject, text: 'p50 < 5 ms', met: subject.p50 < 5 });
+  }
 }
 
 /** The generic targets (p99, memory) are only worth a table cell when missed. */

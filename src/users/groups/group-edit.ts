@@ -8,7 +8,7 @@ import { foldCase } from '../../common/text/case-fold.js';
 import type { UserAccess } from '../acting/user-access.service.js';
 import { GroupEntity } from '../entities/group.entity.js';
 import { validGroupInput } from './group.rules.js';
-import { allMembers, deleteMembers, insertMembers, membersAmong, touchGroup, usersOfOrganization } from './group.queries.js';
+import { allMembers, candidates, deleteMembers, insertMembers, membersAmong, touchGroup } from './group.queries.js';
 
 /** One change of a group; a list of them is applied in order, in one transaction (`GroupsService.edit`). */
 export type GroupChange =
@@ -92,11 +92,10 @@ export class GroupEdit {
   private async add(userIds: readonly string[]): Promise<void> {
     const requested = [...new Set(userIds)];
     if (requested.length === 0) return;
-    const known = await usersOfOrganization(this.manager, this.group.orgId, requested);
+    const known = await candidates(this.manager, this.group.orgId, this.group.id, requested);
     const unknown = requested.filter((id) => !known.has(id));
     if (unknown.length > 0) throw DomainError.invalid(`no user of this organization has the id ${unknown.slice(0, 5).map((id) => JSON.stringify(id)).join(', ')}`, [{ field: 'members', message: 'unknown user id' }]);
-    const present = await membersAmong(this.manager, this.group.id, requested);
-    const fresh = requested.filter((id) => !present.has(id));
+    const fresh = requested.filter((id) => !known.get(id));
     await this.access.assertMayActOnEach(this.manager, this.editorUserId, fresh);
     await insertMembers(this.manager, this.group.id, fresh, new Date());
     await this.record('group.member.added', fresh);

@@ -27,9 +27,20 @@ export async function touchGroup(manager: EntityManager, groupId: string, at: Da
   await manager.query('UPDATE org_groups SET changed_at = ? WHERE id = ?', [at.getTime(), groupId]);
 }
 
-/** Which of `userIds` are users of the organization. */
-export async function usersOfOrganization(manager: EntityManager, orgId: string, userIds: readonly string[]): Promise<Set<string>> {
-  return selectIds(manager, 'SELECT id FROM users WHERE org_id = ? AND id IN', [orgId], userIds);
+/** Each of `userIds` that is a user of the organization, and whether it is a member of the group: one read. */
+export async function candidates(manager: EntityManager, orgId: string, groupId: string, userIds: readonly string[]): Promise<Map<string, boolean>> {
+  const found = new Map<string, boolean>();
+  const unique = [...new Set(userIds)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const chunk = unique.slice(i, i + CHUNK);
+    const rows: { id: string; member: string | null }[] = await manager.query(
+      `SELECT u.id, m.user_id AS member FROM users u LEFT JOIN group_members m ON m.group_id = ? AND m.user_id = u.id
+        WHERE u.org_id = ? AND u.id IN (${placeholders(chunk.length)})`,
+      [groupId, orgId, ...chunk],
+    );
+    for (const row of rows) found.set(row.id, row.member !== null);
+  }
+  return found;
 }
 
 /** Which of `userIds` are members of the group. */
