@@ -44,7 +44,7 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // After the dispatch took over the server's listeners: this one is prepended, so it runs first.
   pinRequestsToPublicOrigin(app.getHttpServer(), config.publicUrl);
   app.use('/scim/v2', ...scimBodyParser());
-  // --- Import (issue 5): 100,000 users in one request need their own, larger limit; mounted before the
+  // --- Import: 100,000 users in one request need their own, larger limit; mounted before the
   // general parser, which then leaves the already-parsed body alone.
   app.use('/admin/v1/import', ...jsonBodyParser(config.importBodyLimitBytes));
   // --- end Import

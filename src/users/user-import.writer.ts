@@ -42,7 +42,7 @@ export interface ImportBatchResult {
 const LOOKUP_CHUNK = 1000;
 
 /**
- * The import's write path (issue 5): many users and their `user.human.added` events per transaction
+ * The import's write path: many users and their `user.human.added` events per transaction
  * with multi-row inserts. A user is only ever written together with its event, so a crash leaves whole
  * users; a batch that fails anyway (a concurrent writer took a userName) is retried one user per
  * transaction, so one bad user cannot sink the others.

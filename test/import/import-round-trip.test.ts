@@ -5,7 +5,7 @@ import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { BCRYPT_HASH, humanUser, importBody, importedIds, postImport, storedCounts, storedHash, userErrors } from './import.helpers.js';
 
-/** Spec §C: import organizations with users and password hashes, then find them by event search. */
+/** docs/product-rules.md, "Import and event search": import organizations with users and password hashes, then find them by event search. */
 describe('POST /admin/v1/import round trip', () => {
   let svc: TestService;
   before(async () => {
@@ -13,7 +13,7 @@ describe('POST /admin/v1/import round trip', () => {
   });
   after(() => svc?.close());
 
-  it('imports the spec example into an existing organization: rule 1 entry, users added, hashes stored as given', async () => {
+  it('imports into an existing organization: its error entry, users added, hashes stored as given', async () => {
     const org = await createOrg(svc);
     const ids = [unique('u'), unique('u')];
     const response = await postImport(svc, importBody([{ orgId: org.id, humanUsers: ids.map((id) => humanUser(id)) }], '1m30s'));

@@ -17,7 +17,7 @@ function redirectedError(location: string | undefined): Record<string, string> {
   return Object.fromEntries(params);
 }
 
-describe('authorization and token requests: the error codes and redirect_uri rules of spec §B', () => {
+describe('authorization and token requests: the error codes and redirect_uri rules', () => {
   let svc: TestService;
   let app: OidcApp;
   let loginName: string;
@@ -59,7 +59,7 @@ describe('authorization and token requests: the error codes and redirect_uri rul
 
   it('redirect_uri is required at the authorization endpoint, even for an application with one registered URI', async () => {
     const res = await authorize({ response_type: 'code', scope: 'openid' });
-    // Without a redirect URI there is nowhere to deliver the error: the service shows it (spec §B).
+    // Without a redirect URI there is nowhere to deliver the error: the service shows it.
     assert.equal(res.status, 400, res.location);
     assert.equal(res.location, undefined);
     assert.match(res.text, /invalid_request/);

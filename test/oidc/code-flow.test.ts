@@ -73,7 +73,7 @@ describe('authorization code flow through the login UI (openid-client + Chromium
     assert.equal(claims.iss, svc.config.publicUrl);
     assert.ok([claims.aud].flat().includes(app.clientId));
     assert.equal(tokens.refresh_token, undefined, 'no refresh token without offline_access');
-    // Spec §B: with an access token, profile and email claims come from userinfo, not the id_token.
+    // With an access token (docs/product-rules.md), profile and email claims come from userinfo, not the id_token.
     assert.equal(claims.email, undefined);
     const info = await oidc.fetchUserInfo(config, tokens.access_token, user.userId);
     assert.equal(info.preferred_username, loginName);

@@ -11,7 +11,7 @@ const REDIRECT = 'http://127.0.0.1:65530/cb';
 const SCOPE = 'openid profile email offline_access';
 
 /**
- * Spec §B: when an access token is issued, the id_token omits the claims of the profile, email, phone
+ * docs/product-rules.md, "OpenID Connect and OAuth": when an access token is issued, the id_token omits the claims of the profile, email, phone
  * and address scopes unless the application sets idTokenUserinfoAssertion — whatever its access token
  * type, in every flow that issues both.
  */

@@ -12,8 +12,8 @@ import { signIn } from './support/sign-in.js';
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 const projectScope = (projectId: string) => `urn:portcullis:iam:org:project:id:${projectId}:aud`;
 
-/** Spec §B "Introspection response": every listed member, plus the user claims of the granted scopes. */
-describe('introspection response members (spec §B, RFC 7662 §2.2)', () => {
+/** docs/product-rules.md, "OpenID Connect and OAuth": every listed introspection member, plus the user claims of the granted scopes. */
+describe('introspection response members (RFC 7662 §2.2)', () => {
   let svc: TestService;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let api: OidcApp;

@@ -86,7 +86,7 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
   it('accepts the token endpoint URL as the audience (RFC 7523 §3), and names the granted scope even when none was asked', async () => {
     const res = await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion({ aud: `${svc.config.publicUrl}/oauth/v2/token` }) });
     assert.equal(res.status, 200, res.text);
-    assert.equal(res.body.scope, '', 'scope is in the response (spec §B): nothing beyond the default was granted');
+    assert.equal(res.body.scope, '', 'scope is in the response: nothing beyond the default was granted');
     const scoped = await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion(), scope: 'openid profile' });
     assert.equal(scoped.body.scope, 'openid profile');
   });

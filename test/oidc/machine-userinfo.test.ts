@@ -9,7 +9,7 @@ import type { MachineKey } from './support/jwt-profile.js';
 import { createMachine, createProject, postForm } from './support/oidc-fixtures.js';
 
 /**
- * Spec §B: userinfo answers with the claims of the granted scopes for the user an access token belongs
+ * docs/product-rules.md, "OpenID Connect and OAuth": userinfo answers with the claims of the granted scopes for the user an access token belongs
  * to — machine users included, whose client-credentials and JWT-profile tokens carry `openid` when asked.
  */
 describe('userinfo with machine users’ tokens (client credentials, JWT profile)', () => {

@@ -29,7 +29,7 @@ describe('OIDF config plan: discovery document and JWKS', () => {
     assert.equal(doc.issuer, svc.config.publicUrl);
   });
 
-  it('names the spec §B endpoints', () => {
+  it('names the endpoints of docs/product-rules.md', () => {
     const base = svc.config.publicUrl;
     assert.equal(doc.authorization_endpoint, `${base}/oauth/v2/authorize`);
     assert.equal(doc.token_endpoint, `${base}/oauth/v2/token`);
@@ -72,7 +72,7 @@ describe('OIDF config plan: discovery document and JWKS', () => {
     assert.equal(new Set(jwks.keys.map((k) => k.kid)).size, jwks.keys.length);
   });
 
-  it('has no OAuth authorization server metadata endpoint (spec §B)', async () => {
+  it('has no OAuth authorization server metadata endpoint', async () => {
     assert.equal((await fetch(new URL('/.well-known/oauth-authorization-server', svc.config.publicUrl))).status, 404);
   });
 });

@@ -12,7 +12,7 @@ const REDIRECT = 'http://127.0.0.1:65530/cb';
 const projectScope = (projectId: string) => `urn:portcullis:iam:org:project:id:${projectId}:aud`;
 
 /**
- * Spec §B "Tokens": revoking an access token revokes only that token; revoking a refresh token revokes
+ * docs/product-rules.md, "OpenID Connect and OAuth": revoking an access token revokes only that token; revoking a refresh token revokes
  * it and the access tokens issued from it (RFC 7009 §2.1 leaves the first to the server, SECURITY.md
  * "Logout and revocation" states it). Every case is driven over HTTP as the client would: revocation,
  * then introspection, userinfo and the refresh token grant show what is still alive.

@@ -12,8 +12,8 @@ import type { ScimTenant } from './scim-helpers.js';
 const vectors = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'scim', 'fixtures', 'scimmy', 'listresponse.json'), 'utf8')).outbound;
 
 /**
- * Vectors on attributes the spec makes sortable (userName, emails); `name.formatted`, `date`, `number`
- * and `list` are not User attributes or not sortable here (spec §A's list).
+ * Vectors on sortable attributes (userName, emails; docs/product-rules.md); `name.formatted`, `date`, `number`
+ * and `list` are not User attributes or not sortable here.
  */
 const SORTABLE = new Set(['userName', 'emails']);
 

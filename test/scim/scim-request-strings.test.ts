@@ -104,7 +104,7 @@ describe('SCIM request strings: JavaScript member names, numbers, unquoted value
         assert.equal(start.body.totalResults, 1);
         assert.equal(start.body.Resources.length, expected === 1 ? 1 : 0);
         assert.equal(count.status, 200, count.text);
-        // RFC 7644 §3.4.2.4: a negative count is 0; above the maximum, the maximum (spec §A).
+        // RFC 7644 §3.4.2.4: a negative count is 0; above the maximum, the maximum.
         assert.equal(count.body.Resources.length, text.startsWith('-') || text === '0' ? 0 : 1);
         assert.equal(count.body.totalResults, 1);
       }

@@ -18,7 +18,7 @@ import {
 
 export const MAX_EVENT_PAGE = 1000;
 
-/** Spec §C's `asc`, `limit`, `event_types`, plus the filters of docs/product-rules.md, "API". */
+/** `asc`, `limit`, `event_types` (docs/product-rules.md, "Import and event search"), plus the filters of docs/product-rules.md, "API". */
 export class SearchEventsDto {
   @ApiPropertyOptional({ default: false, description: 'oldest first' })
   @IsOptional()

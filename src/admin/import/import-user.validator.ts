@@ -140,7 +140,7 @@ function readPassword(
     else return { plain };
     return undefined;
   }
-  // Spec §C rule 2: imported users carry a password hash, so that they can sign in.
+  // Imported users carry a password hash, so that they can sign in.
   problems.push('a password is required: user.hashedPassword.value (a password hash) or user.password');
   return undefined;
 }

@@ -13,7 +13,7 @@ import { ImportService } from './import.service.js';
 export class ImportController {
   constructor(private readonly imports: ImportService) {}
 
-  /** Spec §C: 200 with successes and error entries, even when some users or organizations failed. */
+  /** docs/product-rules.md, "Import and event search": 200 with successes and error entries, even when some users or organizations failed. */
   @Post()
   @HttpCode(200)
   @Authenticated({ role: Role.IamOwner })

@@ -7,7 +7,7 @@ import type { ImportErrorDto, ImportOrgDto, ImportRequestDto, ImportResponseDto 
 import { checkImportUser, ID_PATTERN } from './import-user.validator.js';
 import type { ImportCandidate } from './import-user.validator.js';
 
-/** Spec §C Limits: the default of the hosted deployment. */
+/** The default `timeout`: five minutes, as hosted deployments of the product this API follows allow. */
 const DEFAULT_TIMEOUT = '5m';
 /** Users per transaction: large enough for multi-row inserts to pay off, small enough to stop on time. */
 const BATCH_USERS = 1000;
@@ -72,7 +72,7 @@ export class ImportService {
       run.error('org', orgId, `the organization could not be created: its primary domain is taken by another organization; its ${items.length} users were not imported`);
       return 0;
     }
-    // Spec §C rule 1: reported, yet the users are still added to the existing organization.
+    // An existing organization is reported, yet the users are still added to the existing organization.
     if (outcome === 'exists') run.error('org', orgId, 'the organization already exists; its users are added to it');
     run.touchOrg(orgId);
 

@@ -131,7 +131,7 @@ export class ClientStore implements Adapter {
 }
 
 /**
- * Spec §B lets a machine user send its secret in a Basic header or in the body; oidc-provider holds one
+ * docs/product-rules.md lets a machine user send its secret in a Basic header or in the body; oidc-provider holds one
  * method per client, so the method is the one this request uses (still exactly one per request).
  */
 function machineAuthMethod(): 'client_secret_basic' | 'client_secret_post' {
@@ -154,7 +154,7 @@ function applicationClient({ row, keys }: Registration): AdapterPayload {
     client_name: row.name,
     ...(row.secret ? { client_secret: row.secret } : {}),
     token_endpoint_auth_method: authMethod,
-    // Spec §B: introspection accepts client_secret_basic and private_key_jwt only.
+    // Introspection accepts client_secret_basic and private_key_jwt only (docs/product-rules.md, "OpenID Connect and OAuth").
     introspection_endpoint_auth_method: authMethod === 'client_secret_post' ? 'client_secret_basic' : authMethod,
     revocation_endpoint_auth_method: authMethod,
     redirect_uris: api ? [] : json<string[]>(row.redirect_uris, []),

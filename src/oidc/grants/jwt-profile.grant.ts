@@ -62,7 +62,7 @@ export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): vo
       token.scope = scope;
       idToken = await token.issue({ use: 'idtoken' });
     }
-    // Spec §B lists scope in every response (RFC 6749 §5.1): the granted scope, empty when none was asked.
+    // Every token response names the scope (RFC 6749 §5.1, docs/product-rules.md): the granted scope, empty when none was asked.
     ctx.body = { access_token: accessToken, token_type: 'Bearer', expires_in: at.expiration, scope, id_token: idToken };
   };
   provider.registerGrantType(JWT_BEARER_GRANT, handler, ['assertion', 'scope']);

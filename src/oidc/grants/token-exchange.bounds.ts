@@ -39,7 +39,7 @@ export function exchangedScope(requested: string | undefined, bound: string[], c
 
 /**
  * RFC 8693 §2.1 `audience` (space-separated or repeated): the issued token is for exactly these, each
- * within the combined audiences of the subject and actor tokens (spec §B) and never the Portcullis API
+ * within the combined audiences of the subject and actor tokens (SECURITY.md) and never the Portcullis API
  * for a client that may not hold it; anything else is invalid_target. Without one, the subject token's
  * audience applies (a name-only subject: the actor's), less the API for such a client.
  */

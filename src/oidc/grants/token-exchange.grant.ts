@@ -118,7 +118,7 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
 }
 
 /**
- * Spec §B: a refresh token when `offline_access` is requested, for a client registered for the
+ * docs/product-rules.md, "OpenID Connect and OAuth": a refresh token when `offline_access` is requested, for a client registered for the
  * refresh_token grant (RFC 8693 §2.2.1: it is optional). Not for impersonation: a refreshed token would
  * no longer carry the `act` claim naming the actor, so impersonation stays bounded by one access token's
  * lifetime. Not for a requested audience either: a refreshed token gets the client's usual audience, so

@@ -12,7 +12,7 @@ export const KNOWN_ACCOUNTS_COOKIE = 'portcullis_accounts';
 const MAX_ACCOUNTS = 5;
 
 /**
- * The browser's signed-in accounts (spec §B prompt=select_account: "choose or add a session"), kept in
+ * The browser's signed-in accounts (prompt=select_account: choose one or add one, docs/product-rules.md), kept in
  * an HttpOnly cookie MACed with a key derived from the master key, so any process can read it and no
  * one can forge it. Cleared on logout. It lets the browser skip the password only for the account of
  * its live server-side session (see LoginUiRouter.select), so the server can always end that.

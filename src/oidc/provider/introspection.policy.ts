@@ -23,11 +23,11 @@ export interface IntrospectionFacts {
   userId: string;
   /** `<userName>@<org primary domain>`. */
   username: string;
-  /** Issued at, and so not before (spec §B lists `nbf`; tokens are valid from issue). */
+  /** Issued at, and so not before (introspection answers `nbf`; tokens are valid from issue). */
   iat?: number;
   /** A unique id of the token that is not the token: a JWT's own `jti`, else a digest of the opaque value. */
   jti: string;
-  /** The user's claims of the granted scopes (spec §B: "further user claims ... depending on granted scopes"). */
+  /** The user's claims of the granted scopes (docs/product-rules.md, "OpenID Connect and OAuth"). */
   claims: Record<string, unknown>;
 }
 

@@ -1,4 +1,4 @@
-/** Endpoint paths of spec §B. */
+/** Endpoint paths (docs/product-rules.md, "OpenID Connect and OAuth"). */
 export const OIDC_ROUTES = {
   authorization: '/oauth/v2/authorize',
   /** RFC 9126 pushed authorization requests. */

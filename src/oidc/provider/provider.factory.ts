@@ -72,7 +72,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     routes: OIDC_ROUTES,
     responseTypes: ['code', 'id_token', 'id_token token'],
     clientAuthMethods: CLIENT_AUTH_METHODS,
-    // Spec §B: redirect_uri is required at the authorization endpoint, and at the token endpoint it
+    // docs/product-rules.md: redirect_uri is required at the authorization endpoint, and at the token endpoint it
     // must equal the authorization request's (RFC 6749 §4.1.3), even with one registered URI.
     allowOmittingSingleRegisteredRedirectUri: false,
     enabledJWA: {
@@ -84,7 +84,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       authorizationSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
       requestObjectSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
     },
-    // Spec §B: PKCE (S256 only) is required for clients without authentication.
+    // PKCE (S256 only) is required for clients without authentication (docs/product-rules.md).
     pkce: { required: (_ctx: OidcContext, client: { clientAuthMethod: string }) => client.clientAuthMethod === 'none' },
     extraClientMetadata: { properties: [...CLIENT_EXTRA] },
     features: {
@@ -149,7 +149,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       claim_types_supported: ['normal'],
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
-      // RFC 8414 §2: the methods each endpoint accepts (spec §B: introspection only basic and private_key_jwt).
+      // RFC 8414 §2: the methods each endpoint accepts (introspection: only basic and private_key_jwt, docs/product-rules.md).
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
       revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     },
@@ -157,7 +157,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const provider = new Provider(deps.issuer, configuration);
   // Client secrets are stored as keyed hashes (docs/product-rules.md, "OpenID Connect and OAuth"): compare the presented secret's hash.
   // oidc-provider treats client_secret_basic and _post as one; Portcullis holds each client to its
-  // registered method (machine users excepted: spec §B allows both for client_credentials).
+  // registered method (machine users excepted: both for client_credentials, docs/product-rules.md).
   // A client sends the same secret on every request: a Client (one per registration and stored hash)
   // remembers the SHA-256 of the secret it last accepted, so a repeat costs a plain hash, not an HMAC.
   const accepted = new WeakMap<SecretClient, Buffer>();

@@ -16,7 +16,7 @@ const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post']);
 /** Koa state flag set by the `server_error` listener: the request failed because the database is away. */
 export const DATABASE_UNAVAILABLE = Symbol('databaseUnavailable');
 
-/** Spec §B: an invalid response_mode is ignored; the default for the response type applies. */
+/** An invalid response_mode is ignored; the default for the response type applies (docs/product-rules.md, "OpenID Connect and OAuth"). */
 function ignoreUnknownResponseMode(ctx: OidcContext): void {
   if (ctx.path !== OIDC_ROUTES.authorization || typeof ctx.query.response_mode !== 'string' || RESPONSE_MODES.has(ctx.query.response_mode)) return;
   const { response_mode: _ignored, ...rest } = ctx.query;
@@ -64,14 +64,14 @@ function forgetRememberedAccountsOnLogout(ctx: OidcContext, publicUrl: string): 
 }
 
 /**
- * Spec §B lists scope in every token response (RFC 6749 §5.1): oidc-provider leaves it out of a
+ * Every token response names the granted scope (RFC 6749 §5.1; docs/product-rules.md): oidc-provider leaves it out of a
  * client-credentials response when none was asked; it is the granted scope, empty here.
  */
 function scopeInEveryTokenResponse(ctx: OidcContext): void {
   if (ctx.oidc?.route === 'token' && ctx.status === 200 && typeof ctx.body?.access_token === 'string' && ctx.body.scope === undefined) ctx.body.scope = '';
 }
 
-/** Spec §B's introspection members; the user's claims never replace one of them (RFC 7662 §2.2). */
+/** The introspection members (docs/product-rules.md, "OpenID Connect and OAuth"); the user's claims never replace one of them (RFC 7662 §2.2). */
 function introspectionMembers(ctx: OidcContext): void {
   const facts: IntrospectionFacts | undefined = ctx[INTROSPECTION_FACTS];
   if (!facts || ctx.body?.active !== true) return;

@@ -2,7 +2,7 @@ import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, MAX_BULK_OPERATIONS, MAX_BULK_PAYLOAD_
 import { GROUP_SCHEMA_DEFINITION } from '../schema/group.schema.js';
 import { SCHEMAS } from '../schema/user.schema.js';
 
-/** ServiceProviderConfig with the values of spec §A (RFC 7643 §5). */
+/** ServiceProviderConfig (RFC 7643 §5) with the values of docs/product-rules.md, "SCIM". */
 export function serviceProviderConfig(baseUrl: string) {
   return {
     schemas: [SPC_SCHEMA],

@@ -9,7 +9,7 @@ const ACCEPTED_TYPES = [SCIM_MEDIA_TYPE, 'application/json'];
 /**
  * JSON parsing for `/scim/v2`, registered before the general parser: RFC 7644 §3.1 lets clients send
  * `application/scim+json` or `application/json`; the largest accepted body is the bulk
- * `maxPayloadSize` (spec §A). Malformed JSON and oversize bodies fail before any route runs, so they
+ * `maxPayloadSize` (docs/product-rules.md, "SCIM"). Malformed JSON and oversize bodies fail before any route runs, so they
  * are answered here, as SCIM envelopes (400 invalidSyntax, 413).
  */
 export function scimBodyParser() {

@@ -115,7 +115,7 @@ class FilterCompiler extends SqlComparisons {
       return `c.is_primary = ${(node.op === 'eq') === node.value ? 1 : 0}`;
     }
     let value = stringValue(node.value, node.attrPath);
-    // Phone numbers are stored compact (spec §A); compare the filter value the same way.
+    // Phone numbers are stored compact (docs/product-rules.md, "SCIM"); compare the filter value the same way.
     if (contact === 'phone' && field === 'value_lower') value = value.replace(/[\s\-.()/]/g, '');
     return this.loweredText(column, node.op, value);
   }

@@ -110,7 +110,7 @@ function buildQuery(resource: ListResource, raw: Record<string, string | undefin
     sort: sortOf(resource, raw.sortBy, raw.sortOrder),
     // RFC 7644 §3.4.2.4: "A value less than 1 SHALL be interpreted as 1."
     startIndex: Math.max(1, integer(raw.startIndex, 'startIndex') ?? 1),
-    // "A negative value SHALL be interpreted as "0""; above the maximum, the maximum (spec §A).
+    // "A negative value SHALL be interpreted as "0""; above the maximum, the maximum (docs/product-rules.md, "SCIM").
     count: Math.min(MAX_PAGE_SIZE, Math.max(0, integer(raw.count, 'count') ?? MAX_PAGE_SIZE)),
     selection: parseAttributeList(raw.attributes, raw.excludedAttributes),
   };

@@ -12,7 +12,7 @@ import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
 const DOCUMENT_ATTRIBUTES = ['addresses', 'ims', 'photos', 'roles', 'entitlements', 'x509Certificates', ENTERPRISE_SCHEMA] as const;
 const NAME_EXTRAS = ['formatted', 'middleName', 'honorificPrefix', 'honorificSuffix'] as const;
 
-/** A validated SCIM User document → the domain's profile. Phone numbers are compacted here (spec §A). */
+/** A validated SCIM User document → the domain's profile. Phone numbers are compacted here (docs/product-rules.md, "SCIM"). */
 export function toProfile(doc: JsonObject, defaultLanguage: string): HumanProfile {
   const name = (doc.name ?? {}) as JsonObject;
   const attributes: JsonObject = {};

@@ -75,7 +75,7 @@ export class ScimUsersController {
     return this.present(orgId, await this.users.replace(caller.userId, orgId, id, validateUser(body)));
   }
 
-  /** Spec §A: 204 without a body (RFC 7644 §3.5.2 allows 200 with the resource or 204). */
+  /** 204 without a body (RFC 7644 §3.5.2 allows 200 with the resource or 204). */
   @Patch('Users/:id')
   @HttpCode(204)
   @Authenticated(MANAGER)

@@ -6,7 +6,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * - `user_contacts`: every e-mail address and phone number of a user with its type, lower-cased, so
  *   `emails[type eq "work"]`, `emails.value co "x"` and `phoneNumbers.value eq "+1…"` run on an index
  *   instead of scanning the JSON document;
- * - sort indexes on the spec's sortable attributes, each ending in `id` so ties break stably.
+ * - sort indexes on the sortable attributes (docs/product-rules.md, "SCIM"), each ending in `id` so ties break stably.
  * Explicit names for every index and constraint; works on SQLite and MySQL.
  */
 export class ScimSearch1763700100000 implements MigrationInterface {
