@@ -12,11 +12,6 @@ export interface OidcAccount {
   claims(use: string, scope: string): Promise<Record<string, unknown>>;
 }
 
-/**
- * Accounts for oidc-provider, read from the users domain on every use: a user who is deactivated,
- * locked or removed has no account, so userinfo answers 401 and their sessions cannot sign in
- * (docs/product-rules.md, "Consistency": the state is read on use).
- */
 /** The user fields the claims are made of (OIDC Core §5.1). */
 export type ClaimsUser = Pick<
   UserEntity,
