@@ -21,7 +21,7 @@ export const USERS_TABLES = [
   'login_policies',
 ];
 
-const NAMED_TABLE = new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\\s+[\`"']?(${USERS_TABLES.join('|')})\\b`, 'i');
+const NAMED_TABLE = new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\\s+\\\\?[\`"']?(${USERS_TABLES.join('|')})\\b`, 'i');
 /** Prose in comments ("comes from users …") is not SQL. */
 const COMMENT_LINE = /^\s*(?:\/\/|\/\*|\*)/;
 

@@ -38,7 +38,7 @@ export async function countUsersWhere(dataSource: DataSource, where: string, par
 }
 
 /** Named parameters (`:name`) to the drivers' positional `?`, in order of appearance. */
-function namedQuery(dataSource: DataSource, sql: string, named: Record<string, unknown>): Promise<UserRow[]> {
+async function namedQuery(dataSource: DataSource, sql: string, named: Record<string, unknown>): Promise<UserRow[]> {
   const values: unknown[] = [];
   const positional = sql.replace(/:([A-Za-z]\w*)/g, (_, name: string) => {
     if (!Object.hasOwn(named, name)) throw new Error(`no value for SQL parameter :${name}`);

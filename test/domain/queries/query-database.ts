@@ -11,6 +11,7 @@ import { ApplicationEntity } from '../../../src/users/entities/application.entit
 import { INSTANCE_ID, InstanceEntity } from '../../../src/users/entities/instance.entity.js';
 import { MachineSecretEntity } from '../../../src/users/entities/machine-secret.entity.js';
 import { OrganizationEntity } from '../../../src/users/entities/organization.entity.js';
+import { ProjectEntity } from '../../../src/users/entities/project.entity.js';
 import { PublicKeyEntity } from '../../../src/users/entities/public-key.entity.js';
 import { UserEntity } from '../../../src/users/entities/user.entity.js';
 import { createTestDatabase } from '../../support/database.js';
@@ -18,7 +19,8 @@ import { createTestDatabase } from '../../support/database.js';
 /**
  * A fresh migrated database without the service: SQLite in a temporary directory, or a database of its
  * own on TEST_DATABASE_URL's MariaDB, for the users domain's query functions. Rows are inserted
- * through the entities, with defaults a test overrides where it matters.
+ * through the entities, with defaults a test overrides where it matters (an application gets a project
+ * of its own: the schema's foreign keys hold).
  */
 export interface QueryDatabase {
   dataSource: DataSource;
@@ -54,13 +56,15 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
         createdAt: now, changedAt: now, ...values,
       } as UserEntity);
     },
-    application: (org, values = {}) =>
-      insert(ApplicationEntity, {
-        id: randomUUID(), orgId: org.id, projectId: randomUUID(), name: 'app', kind: 'oidc', clientId: `client-${randomUUID()}`, clientSecretHash: null,
+    application: async (org, values = {}) => {
+      const project = await insert(ProjectEntity, { id: randomUUID(), orgId: org.id, name: 'project', createdAt: now, changedAt: now } as ProjectEntity);
+      return insert(ApplicationEntity, {
+        id: randomUUID(), orgId: org.id, projectId: project.id, name: 'app', kind: 'oidc', clientId: `client-${randomUUID()}`, clientSecretHash: null,
         authMethod: 'client_secret_basic', redirectUris: ['https://rp.example.test/cb'], postLogoutRedirectUris: [], responseTypes: ['code'],
         grantTypes: ['authorization_code'], accessTokenType: 'opaque', idTokenUserinfoAssertion: false, apiAccess: false, devMode: false,
         createdAt: now, changedAt: now, ...values,
-      } as ApplicationEntity),
+      } as ApplicationEntity);
+    },
     publicKey: (values) => insert(PublicKeyEntity, { id: randomUUID(), publicKey: '-----BEGIN PUBLIC KEY-----', expiresAt: null, createdAt: now, ...values } as PublicKeyEntity),
     machineSecret: async (userId, secretHash) => void (await insert(MachineSecretEntity, { userId, secretHash, createdAt: now } as MachineSecretEntity)),
     instance: async (values = {}) =>
