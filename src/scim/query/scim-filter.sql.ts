@@ -25,15 +25,15 @@ type Column =
 type ContactField = typeof CONTACT_COLUMNS.valueLower | typeof CONTACT_COLUMNS.typeLower | typeof CONTACT_COLUMNS.isPrimary;
 export type SqlDialect = 'sqlite' | 'mysql';
 
-/**
- * Attribute paths (lower case) → columns. Maps, not object literals: a filter names attributes, and
- * `constructor` or `__proto__` must be an unknown attribute, not a member of Object.prototype.
- */
-/** A column of `users u`, the table the compiled fragment is over. */
+/** A column of `users u`, the table the compiled fragment is over; names come from the users domain. */
 function user(column: UserColumn): string {
   return `u.${column}`;
 }
 
+/**
+ * Attribute paths (lower case) → columns. Maps, not object literals: a filter names attributes, and
+ * `constructor` or `__proto__` must be an unknown attribute, not a member of Object.prototype.
+ */
 const COLUMNS = new Map<string, Column>([
   ['id', { kind: 'exact', column: user(USER_COLUMNS.id) }],
   ['externalid', { kind: 'exact', column: user(USER_COLUMNS.externalId) }],
