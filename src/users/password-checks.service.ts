@@ -5,6 +5,7 @@ import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { EventStore } from '../common/events/event-store.js';
 import { INSTANCE_ID, InstanceEntity } from './entities/instance.entity.js';
 import { UserEntity } from './entities/user.entity.js';
+import { userEventStatement } from './queries/user-events.js';
 import { bump } from './user-lifecycle.service.js';
 
 /** Where a check came from, for its event: a keyed hash of the client IP, never the address itself. */
@@ -46,7 +47,7 @@ export class PasswordChecks {
    * active (locked by attempts verified meanwhile), which refuses the sign-in after all.
    */
   async succeeded(userId: string): Promise<boolean> {
-    const { sql, parameters } = this.events.userEventStatement('user.human.password.check.succeeded', userId, { onlyActive: true });
+    const { sql, parameters } = userEventStatement('user.human.password.check.succeeded', userId, { onlyActive: true });
     // Both in the same group commit; resetting a user found locked changes nothing that unlocking would not.
     const [recorded] = await Promise.all([this.uow.write(sql, parameters), this.uow.write('UPDATE users SET failed_password_checks = 0 WHERE id = ?', [userId])]);
     return recorded > 0;

@@ -32,23 +32,10 @@ export class EventStore {
     await insertValues(manager, 'events', EVENT_COLUMNS, rows);
     eventsWritten.inc(rows.length);
   }
-
-  /**
-   * A user's event without payload, caused by the user, as one `INSERT … SELECT` for `UnitOfWork.write`:
-   * the organization comes from the user's row in the same statement, and nothing is written (0 rows)
-   * when there is no such user (with `onlyActive`, no such active user).
-   */
-  userEventStatement(type: EventType, userId: string, options: { onlyActive?: boolean } = {}): { sql: string; parameters: unknown[] } {
-    // Counted as it is handed out: the statement writes at most this one event.
-    eventsWritten.inc();
-    return {
-      sql: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ?, ?, 'user', id, org_id, id, '{}', ? FROM users WHERE id = ?${options.onlyActive ? " AND state = 'active'" : ''}`,
-      parameters: [newId(), type, Date.now(), userId],
-    };
-  }
 }
 
-const EVENT_COLUMNS = ['id', 'type', 'aggregate_type', 'aggregate_id', 'resource_owner', 'editor_user_id', 'payload', 'created_at'];
+/** The columns of `events`, in the order of a row; for statements that insert events of other modules' rows. */
+export const EVENT_COLUMNS = ['id', 'type', 'aggregate_type', 'aggregate_id', 'resource_owner', 'editor_user_id', 'payload', 'created_at'];
 
 /** A guard against a payload that names a secret-looking field: such a bug must fail loudly, not leak. */
 function assertNoSecrets(event: NewEvent): void {

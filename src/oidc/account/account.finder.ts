@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { statementsOf } from '../../common/database/statements.js';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { groupNamesOf } from '../../users/groups/group.queries.js';
+import { accountRow } from '../../users/queries/oidc-accounts.js';
 import { flag, json, millis } from '../adapter/sql.js';
 
 /** What oidc-provider's `findAccount` returns (OIDC Core §5.1 standard claims by scope). */
@@ -13,23 +13,12 @@ export interface OidcAccount {
   claims(use: string, scope: string): Promise<Record<string, unknown>>;
 }
 
-/**
- * Accounts for oidc-provider, read from the users domain on every use: a user who is deactivated,
- * locked or removed has no account, so userinfo answers 401 and their sessions cannot sign in
- * (docs/product-rules.md, "Consistency": the state is read on use).
- */
 /** The user fields the claims are made of (OIDC Core §5.1). */
 export type ClaimsUser = Pick<
   UserEntity,
   | 'id' | 'displayName' | 'givenName' | 'familyName' | 'nickName' | 'gender' | 'preferredLanguage' | 'timezone' | 'profileUrl'
   | 'changedAt' | 'email' | 'emailVerified' | 'phone' | 'phoneVerified' | 'scimAttributes'
 >;
-
-/** The user with its state and the organization's domain (for the login name): one statement. */
-const ACCOUNT_SQL = `SELECT u.id, u.org_id, u.state, u.user_name, u.display_name, u.given_name, u.family_name, u.nick_name, u.gender,
-  u.preferred_language, u.timezone, u.profile_url, u.changed_at, u.email, u.email_verified, u.phone, u.phone_verified,
-  u.scim_attributes, o.primary_domain
-  FROM users u LEFT JOIN organizations o ON o.id = u.org_id WHERE u.id = ?`;
 
 /**
  * Accounts for oidc-provider, read from the users domain on every use: a user who is deactivated,
@@ -41,8 +30,7 @@ export class AccountFinder {
   constructor(private readonly dataSource: DataSource) {}
 
   async find(userId: string): Promise<OidcAccount | undefined> {
-    const rows = await statementsOf(this.dataSource).rows<Record<string, unknown>>(ACCOUNT_SQL, [userId]);
-    const row = rows[0];
+    const row = await accountRow(this.dataSource, userId);
     if (!row || row.state !== 'active') return undefined;
     const str = (value: unknown) => (value == null ? null : String(value));
     const user: ClaimsUser = {

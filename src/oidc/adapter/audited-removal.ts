@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import type { EventType } from '../../common/events/event-types.js';
+import { organizationOfUser } from '../../users/queries/oidc-accounts.js';
 import { revokeAccessTokensOfEndedSession } from './logout-revocation.js';
 import type { SessionAuthorizations } from './logout-revocation.js';
 
@@ -61,8 +62,8 @@ export class AuditedRemoval {
 
   private async record(manager: EntityManager, type: EventType, userId: string | undefined, payload: Record<string, string>): Promise<void> {
     if (!userId) return;
-    const users: { org_id: string }[] = await manager.query('SELECT org_id FROM users WHERE id = ?', [userId]);
-    if (users.length === 0) return;
-    await this.events.push(manager, { type, aggregateType: 'user', aggregateId: userId, resourceOwner: users[0].org_id, editorUserId: userId, payload });
+    const orgId = await organizationOfUser(manager, userId);
+    if (orgId === undefined) return;
+    await this.events.push(manager, { type, aggregateType: 'user', aggregateId: userId, resourceOwner: orgId, editorUserId: userId, payload });
   }
 }

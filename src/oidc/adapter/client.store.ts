@@ -2,7 +2,8 @@ import { createPublicKey } from 'node:crypto';
 import Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { statementsOf } from '../../common/database/statements.js';
+import { applicationKeyRows, clientRows } from '../../users/queries/oidc-clients.js';
+import type { ClientKeyRow as KeyRow, ClientRow } from '../../users/queries/oidc-clients.js';
 import { allowedScopes } from '../provider/scopes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from './sql.js';
@@ -27,53 +28,11 @@ export const CLIENT_EXTRA = [
 export const CLIENT_CACHE_MS = 2_000;
 const CLIENT_CACHE_MAX = 10_000;
 
-/** One row of the client look-up: an application, or a machine user with its secret (if any). */
-interface ClientRow {
-  src: 'app' | 'machine';
-  id: string;
-  org_id: string;
-  project_id: string | null;
-  name: string;
-  kind: string | null;
-  client_id: string;
-  secret: string | null;
-  auth_method: string | null;
-  redirect_uris: unknown;
-  post_logout_redirect_uris: unknown;
-  response_types: unknown;
-  grant_types: unknown;
-  access_token_type: string | null;
-  id_token_userinfo_assertion: unknown;
-  dev_mode: unknown;
-  api_access: unknown;
-}
-
-interface KeyRow {
-  id: string;
-  public_key: string;
-  expires_at: unknown;
-}
-
 interface Registration {
   row: ClientRow;
   keys: KeyRow[];
   payloads: Map<string, AdapterPayload | undefined>;
 }
-
-/**
- * Applications first: an application's client id wins over a machine user's id (both are unique ids).
- * A deactivated or locked machine user is no client: it gets no new tokens (its existing ones are
- * refused on use, where the state is read uncached).
- */
-const CLIENT_SQL = `
-  SELECT 'app' AS src, a.id, a.org_id, a.project_id, a.name, a.kind, a.client_id, a.client_secret_hash AS secret, a.auth_method,
-         a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
-         a.id_token_userinfo_assertion, a.dev_mode, a.api_access
-    FROM applications a WHERE a.client_id = ?
-  UNION ALL
-  SELECT 'machine' AS src, u.id, u.org_id, NULL, u.user_name, NULL, u.id, s.secret_hash, NULL,
-         NULL, NULL, NULL, NULL, u.access_token_type, 0, 0, 0
-    FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine' AND u.state = 'active'`;
 
 /**
  * Read-only view of clients for oidc-provider: OIDC and API applications by client id, and machine
@@ -101,16 +60,14 @@ export class ClientStore implements Adapter {
     const now = Date.now();
     const cached = this.cache.get(clientId);
     if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.registration;
-    const rows = await statementsOf(this.dataSource).rows<ClientRow>(CLIENT_SQL, [clientId, clientId]);
+    const rows = await clientRows(this.dataSource, clientId);
     const row = rows.find((r) => r.src === 'app') ?? rows[0];
     if (!row) {
       this.cache.delete(clientId);
       return undefined;
     }
     const keys: KeyRow[] =
-      row.src === 'app' && row.auth_method === 'private_key_jwt'
-        ? await statementsOf(this.dataSource).rows<KeyRow>("SELECT id, public_key, expires_at FROM public_keys WHERE owner_type = 'application' AND owner_id = ?", [row.id])
-        : [];
+      row.src === 'app' && row.auth_method === 'private_key_jwt' ? await applicationKeyRows(this.dataSource, row.id) : [];
     const registration = { row, keys, payloads: new Map() };
     if (this.cache.size >= CLIENT_CACHE_MAX) this.cache.clear();
     this.cache.set(clientId, { at: now, registration });

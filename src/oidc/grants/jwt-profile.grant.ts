@@ -4,7 +4,7 @@ import type { JWTPayload } from 'jose';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
+import { machineUserKey } from '../../users/queries/grant-parties.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { API_AUDIENCE } from '../tokens/audience.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
@@ -81,7 +81,7 @@ async function verifyAssertion(deps: JwtProfileDeps, replays: AssertionReplayGua
   } catch {
     throw invalidGrant('the assertion is not a JWT');
   }
-  const key = kid ? await deps.dataSource.getRepository(PublicKeyEntity).findOneBy({ id: kid, ownerType: 'machine', ownerId: clientId }) : null;
+  const key = kid ? await machineUserKey(deps.dataSource, clientId, kid) : null;
   if (!key) throw invalidGrant('unknown key: the header "kid" names no key of this service user');
   if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw invalidGrant('the key named by "kid" has expired');
   let payload: JWTPayload;

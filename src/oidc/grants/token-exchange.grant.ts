@@ -7,7 +7,7 @@ import type { EventStore } from '../../common/events/event-store.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { holdsOn, noRoles } from '../../users/acting/acting-rule.js';
 import type { UserAccess } from '../../users/acting/user-access.service.js';
-import { UserEntity } from '../../users/entities/user.entity.js';
+import { userByIdOrFail } from '../../users/queries/grant-parties.js';
 import type { FeaturesService } from '../../users/features.service.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { mayServe } from '../account/organization-boundary.js';
@@ -139,7 +139,7 @@ async function issueRefreshToken(provider: any, ctx: OidcContext, token: { accou
 async function authorizeImpersonation(deps: TokenExchangeDeps, actorId: string, subjectId: string, clientId: string): Promise<void> {
   if (!(await deps.features.isEnabled('impersonation'))) throw new errors.InvalidRequest('impersonation is not enabled');
   await deps.uow.run(async (manager) => {
-    const subject = await manager.findOneByOrFail(UserEntity, { id: subjectId });
+    const subject = await userByIdOrFail(manager, subjectId);
     const actor = (await deps.access.rolesOf(manager, [actorId])).get(actorId) ?? noRoles();
     if (!holdsOn(actor, subject.orgId, Role.OrgOwner)) throw invalidGrant('the actor may not impersonate users of this organization');
     try {

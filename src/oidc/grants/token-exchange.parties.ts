@@ -2,9 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { errors } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { ApplicationEntity } from '../../users/entities/application.entity.js';
-import { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
-import { UserEntity } from '../../users/entities/user.entity.js';
+import { applicationKeyByClientId, userById } from '../../users/queries/grant-parties.js';
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { tokenAudience } from '../tokens/audience.js';
 import { TokenType } from './token-exchange.types.js';
@@ -51,7 +49,7 @@ export async function resolveSubject(provider: any, deps: PartyDeps, client: Req
     case TokenType.jwt:
       return { userId: await clientSignedSubject(deps.dataSource, client.clientId, token), audience: [client.clientId], scope: null };
     case TokenType.userId: {
-      const user = await deps.dataSource.getRepository(UserEntity).findOneBy({ id: token });
+      const user = await userById(deps.dataSource, token);
       if (!user) throw invalidGrant(SUBJECT_NOT_SERVED);
       return { userId: user.id, audience: [], scope: null };
     }
@@ -100,14 +98,13 @@ async function idTokenParty(deps: PartyDeps, client: RequestingClient, token: st
 
 /** A JWT the client signed with one of its application keys, naming the user in `sub`. */
 async function clientSignedSubject(dataSource: DataSource, clientId: string, jwt: string): Promise<string> {
-  const app = await dataSource.getRepository(ApplicationEntity).findOneBy({ clientId });
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(jwt).kid;
   } catch {
     throw invalidGrant('the subject token is not a JWT');
   }
-  const key = app && kid ? await dataSource.getRepository(PublicKeyEntity).findOneBy({ id: kid, ownerType: 'application', ownerId: app.id }) : null;
+  const key = kid ? await applicationKeyByClientId(dataSource, clientId, kid) : null;
   if (!key) throw invalidGrant('the subject token is not signed by a key of this client');
   try {
     const { payload } = await jwtVerify(jwt, createPublicKey(key.publicKey), { issuer: clientId, maxTokenAge: 3600 });

@@ -6,7 +6,8 @@ import type { AppConfig } from '../../common/config/config.js';
 import { Encryptor } from '../../common/crypto/encryptor.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
-import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entity.js';
+import { INSTANCE_ID } from '../../users/entities/instance.entity.js';
+import { instanceSettings, lockInstanceRow } from '../../users/queries/instance.js';
 import { newKeyPair } from './key-pair.js';
 import type { PrivateJwk } from './key-pair.js';
 import { isScheduled, NEXT_KEY_LEAD_MS, ROTATION_INTERVAL_MS, signerAt, signerFirst } from './key-schedule.js';
@@ -81,7 +82,7 @@ export class SigningKeysService {
     const alg = this.config.signingAlg;
     const { publicJwk, privateJwk } = await newKeyPair(alg);
     await this.uow.run(async (manager) => {
-      if (manager.connection.options.type === 'mysql') await manager.query('SELECT id FROM instance WHERE id = ? FOR UPDATE', [INSTANCE_ID]);
+      await lockInstanceRow(manager);
       // Any unretired key will sign (another process's first key may sign from a moment after `now`).
       if ((await manager.count(SigningKeyEntity, { where: { retiredAt: IsNull() } })) > 0) return;
       await this.insert(manager, { id: privateJwk.kid, alg, publicJwk, privateJwk, createdAt: now, signsFrom: now });
@@ -172,7 +173,7 @@ export class SigningKeysService {
 
 /** Tokens signed by a retired key may live this long: the longest access or ID token lifetime, plus slack. */
 async function maxTokenLifetimeMs(manager: EntityManager): Promise<number> {
-  const instance = await manager.findOneBy(InstanceEntity, { id: INSTANCE_ID });
+  const instance = await instanceSettings(manager);
   const seconds = Math.max(instance?.accessTokenLifetime ?? 43_200, instance?.idTokenLifetime ?? 43_200);
   return (seconds + 300) * 1000;
 }

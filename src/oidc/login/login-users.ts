@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { statementsOf } from '../../common/database/statements.js';
 import type { UserEntity } from '../../users/entities/user.entity.js';
+import { loginUsersByDomainOrName, loginUsersByName } from '../../users/queries/login-users.js';
 import { flag } from '../adapter/sql.js';
 
 /** What the login UI needs of a user: the password step, the state check and the login name. */
@@ -9,33 +9,12 @@ export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'us
   loginName: string;
 };
 
-const COLUMNS = `u.id, u.org_id, u.type, u.state, u.user_name, u.password_hash, u.password_change_required, u.failed_password_checks, u.version, o.primary_domain`;
-
-/**
- * Users of that bare name anywhere in the instance, the `default` organization's first; two are enough
- * to know whether it is ambiguous.
- */
-const BY_NAME_SQL = `SELECT 'name' AS via, ${COLUMNS}, CASE WHEN o.name = 'default' THEN 1 ELSE 0 END AS in_default
-  FROM users u LEFT JOIN organizations o ON o.id = u.org_id
-  WHERE u.user_name_lower = ? ORDER BY in_default DESC LIMIT 2`;
-
-/**
- * For `x@y`: the organization with primary domain y and its user x if there is one, and the users
- * named `x@y` in case no organization has that domain. Both in one statement, so a sign-in costs the
- * same whether or not the domain or the user exists.
- */
-const BY_DOMAIN_OR_NAME_SQL = `SELECT 'domain' AS via, ${COLUMNS}, 0 AS in_default
-  FROM organizations o LEFT JOIN users u ON u.org_id = o.id AND u.user_name_lower = ?
-  WHERE o.primary_domain = ?
-  UNION ALL
-  SELECT * FROM (${BY_NAME_SQL}) by_name`;
-
 /**
  * Login names: `<userName>@<org primary domain>`; the bare userName names the `default` organization's
  * user of that name, else the only user of that name in the instance. User names may themselves contain
  * `@`, so the last `@` separates the domain only when an organization has that primary domain.
- * One plain parameterised statement per look-up (see common/database/statements.ts for why): this
- * runs on every sign-in, where the repository's per-statement cost exceeded SQLite's own work.
+ * One plain parameterised statement per look-up (src/users/queries/login-users.ts): this runs on every
+ * sign-in, where the repository's per-statement cost exceeded SQLite's own work.
  */
 export class LoginUsers {
   constructor(private readonly dataSource: DataSource) {}
@@ -44,8 +23,7 @@ export class LoginUsers {
     const name = loginName.trim().toLowerCase();
     if (!name) return null;
     const at = name.lastIndexOf('@');
-    const [sql, parameters] = at > 0 ? [BY_DOMAIN_OR_NAME_SQL, [name.slice(0, at), name.slice(at + 1), name]] : [BY_NAME_SQL, [name]];
-    const rows = await statementsOf(this.dataSource).rows<Record<string, unknown>>(sql, parameters);
+    const rows = at > 0 ? await loginUsersByDomainOrName(this.dataSource, name.slice(0, at), name.slice(at + 1), name) : await loginUsersByName(this.dataSource, name);
     // An organization with that domain exists: the name is meant for it, whether or not it has that user.
     const inDomain = rows.find((row) => row.via === 'domain');
     if (inDomain) return inDomain.id == null ? null : loginUser(inDomain);

@@ -40,7 +40,7 @@ export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
  * docs/product-rules.md, "OpenID Connect and OAuth": introspection answers `active:true` only when the introspecting client's id or its project
  * id is in the token's audience, and only while the token's user is active (state read on use); any
  * other case is oidc-provider's `{"active":false}`. The user (state on use, and the organization's
- * domain for `username`) was read with the token (typeorm.adapter.ts); the introspecting client's
+ * domain for `username`) was read with the token (oidc-payload.adapter.ts); the introspecting client's
  * project comes with the client.
  */
 export function introspectionPolicy(dataSource: DataSource, accounts: AccountFinder) {

@@ -8,7 +8,7 @@ import type { AccountFinder } from '../account/account.finder.js';
 import { findAccountWithinOrganization } from '../account/organization-boundary.js';
 import { AuditedRemoval } from '../adapter/audited-removal.js';
 import { ClientStore, CLIENT_EXTRA } from '../adapter/client.store.js';
-import { TypeOrmAdapter } from '../adapter/typeorm.adapter.js';
+import { OidcPayloadAdapter } from '../adapter/oidc-payload.adapter.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { chooseLocale, messages } from '../login/messages.js';
 import { errorPage, loggedOutPage, logoutPage } from '../login/login.views.js';
@@ -58,7 +58,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const clients = new ClientStore(dataSource);
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
   const audit = new AuditedRemoval(deps.uow, deps.events);
-  const adapterFor = (name: string) => (name === 'Client' ? clients : new TypeOrmAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit));
+  const adapterFor = (name: string) => (name === 'Client' ? clients : new OidcPayloadAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit));
   const configuration: Configuration = {
     adapter: adapterFor,
     findAccount: (ctx: OidcContext, sub: string, token?: unknown) => findAccountWithinOrganization(deps.accounts, ctx, sub, token),

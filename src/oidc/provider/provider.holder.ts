@@ -17,7 +17,7 @@ import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entit
 import { FeaturesService } from '../../users/features.service.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
 import { AccountFinder } from '../account/account.finder.js';
-import { purgeExpiredPayloads } from '../adapter/typeorm.adapter.js';
+import { purgeExpiredPayloads } from '../adapter/oidc-payload.adapter.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { createProvider, publicPart } from './provider.factory.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';

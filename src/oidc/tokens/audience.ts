@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
-import { statementsOf } from '../../common/database/statements.js';
 import { applicationAudienceRows } from '../../users/queries/application-audience.js';
 import type { ApplicationAudienceRow } from '../../users/queries/application-audience.js';
+import { tokenUserRow } from '../../users/queries/oidc-accounts.js';
 import { CLIENT_CACHE_MS } from '../adapter/client.store.js';
 import { API_AUDIENCE_SCOPE } from '../provider/scopes.js';
 
@@ -88,12 +88,9 @@ export interface TokenUser {
   primaryDomain: string | null;
 }
 
-/** A token's user, when it was not read together with the token (see typeorm.adapter.ts). */
+/** A token's user, when it was not read together with the token (see oidc-payload.adapter.ts). */
 export async function tokenUser(dataSource: DataSource, userId: string): Promise<TokenUser | null> {
-  const [row] = await statementsOf(dataSource).rows<{ state: string; user_name: string; primary_domain: string | null }>(
-    'SELECT u.state, u.user_name, o.primary_domain FROM users u LEFT JOIN organizations o ON o.id = u.org_id WHERE u.id = ?',
-    [userId],
-  );
+  const row = await tokenUserRow(dataSource, userId);
   return row ? { state: row.state, userName: row.user_name, primaryDomain: row.primary_domain ?? null } : null;
 }
 

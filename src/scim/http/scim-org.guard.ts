@@ -3,6 +3,7 @@ import type { CanActivate, ExecutionContext } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Principal } from '../../common/auth/principal.js';
 import { DomainError } from '../../common/errors/domain-error.js';
+import { organizationExists } from '../../users/queries/organizations.js';
 
 /**
  * Every SCIM route answers 404 under an organization id that does not exist, so that a client set up
@@ -22,8 +23,7 @@ export class ScimOrgGuard implements CanActivate {
     const orgId = request.params.orgId ?? '';
     const caller = request.user;
     if (caller && (caller.orgId === orgId || caller.orgRoles.has(orgId))) return true;
-    const [row]: unknown[] = await this.dataSource.query('SELECT 1 AS found FROM organizations WHERE id = ?', [orgId]);
-    if (!row) throw DomainError.notFound('organization');
+    if (!(await organizationExists(this.dataSource, orgId))) throw DomainError.notFound('organization');
     return true;
   }
 }

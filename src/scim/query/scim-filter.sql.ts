@@ -1,6 +1,8 @@
 import { parseDateTime } from '../filter/index.js';
 import type { AttrPath, CompareNode, FilterNode, PresentNode } from '../filter/index.js';
 import { ScimError } from '../errors/scim-error.js';
+import { CONTACT_COLUMNS, CONTACT_TABLE, USER_COLUMNS } from '../../users/queries/user-columns.js';
+import type { UserColumn } from '../../users/queries/user-columns.js';
 import { SqlComparisons, stringValue, unsupported } from './scim-sql.comparisons.js';
 import type { SqlDialect } from './scim-sql.comparisons.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
@@ -21,32 +23,41 @@ type Column =
   /** A sub-attribute of the user's e-mails or phone numbers, in `user_contacts`. */
   | { kind: 'contact'; contact: 'email' | 'phone'; field: ContactField };
 
-type ContactField = 'value_lower' | 'type_lower' | 'is_primary';
+type ContactField = typeof CONTACT_COLUMNS.valueLower | typeof CONTACT_COLUMNS.typeLower | typeof CONTACT_COLUMNS.isPrimary;
+
+/** A column of `users u`, the table the compiled fragment is over; names come from the users domain. */
+function user(column: UserColumn): string {
+  return `u.${column}`;
+}
 
 /**
  * Attribute paths (lower case) → columns. Maps, not object literals: a filter names attributes, and
  * `constructor` or `__proto__` must be an unknown attribute, not a member of Object.prototype.
  */
 const COLUMNS = new Map<string, Column>([
-  ['id', { kind: 'exact', column: 'u.id' }],
-  ['externalid', { kind: 'exact', column: 'u.external_id' }],
-  ['username', { kind: 'text', column: 'u.user_name_lower', lowered: true }],
-  ['name.familyname', { kind: 'text', column: 'u.family_name', lowered: false }],
-  ['name.givenname', { kind: 'text', column: 'u.given_name', lowered: false }],
-  ['displayname', { kind: 'text', column: 'u.display_name', lowered: false }],
-  ['nickname', { kind: 'text', column: 'u.nick_name', lowered: false }],
-  ['title', { kind: 'text', column: 'u.title', lowered: false }],
-  ['usertype', { kind: 'text', column: 'u.user_type', lowered: false }],
-  ['preferredlanguage', { kind: 'text', column: 'u.preferred_language', lowered: false }],
-  ['locale', { kind: 'text', column: 'u.locale', lowered: false }],
-  ['timezone', { kind: 'text', column: 'u.timezone', lowered: false }],
+  ['id', { kind: 'exact', column: user(USER_COLUMNS.id) }],
+  ['externalid', { kind: 'exact', column: user(USER_COLUMNS.externalId) }],
+  ['username', { kind: 'text', column: user(USER_COLUMNS.userNameLower), lowered: true }],
+  ['name.familyname', { kind: 'text', column: user(USER_COLUMNS.familyName), lowered: false }],
+  ['name.givenname', { kind: 'text', column: user(USER_COLUMNS.givenName), lowered: false }],
+  ['displayname', { kind: 'text', column: user(USER_COLUMNS.displayName), lowered: false }],
+  ['nickname', { kind: 'text', column: user(USER_COLUMNS.nickName), lowered: false }],
+  ['title', { kind: 'text', column: user(USER_COLUMNS.title), lowered: false }],
+  ['usertype', { kind: 'text', column: user(USER_COLUMNS.userType), lowered: false }],
+  ['preferredlanguage', { kind: 'text', column: user(USER_COLUMNS.preferredLanguage), lowered: false }],
+  ['locale', { kind: 'text', column: user(USER_COLUMNS.locale), lowered: false }],
+  ['timezone', { kind: 'text', column: user(USER_COLUMNS.timezone), lowered: false }],
   ['active', { kind: 'active' }],
-  ['meta.created', { kind: 'date', column: 'u.created_at' }],
-  ['meta.lastmodified', { kind: 'date', column: 'u.changed_at' }],
+  ['meta.created', { kind: 'date', column: user(USER_COLUMNS.createdAt) }],
+  ['meta.lastmodified', { kind: 'date', column: user(USER_COLUMNS.changedAt) }],
 ]);
 
 const CONTACT_ATTRIBUTES = new Map<string, 'email' | 'phone'>([['emails', 'email'], ['phonenumbers', 'phone']]);
-const CONTACT_FIELDS = new Map<string, ContactField>([['value', 'value_lower'], ['type', 'type_lower'], ['primary', 'is_primary']]);
+const CONTACT_FIELDS = new Map<string, ContactField>([
+  ['value', CONTACT_COLUMNS.valueLower],
+  ['type', CONTACT_COLUMNS.typeLower],
+  ['primary', CONTACT_COLUMNS.isPrimary],
+]);
 
 const CORE_PREFIX = `${USER_SCHEMA.toLowerCase()}:`;
 
@@ -92,7 +103,7 @@ class FilterCompiler extends SqlComparisons {
       case 'active': {
         if (typeof value !== 'boolean') throw ScimError.badRequest('invalidFilter', `"active" compares with true or false, not ${JSON.stringify(value)}`);
         if (op !== 'eq' && op !== 'ne') throw unsupported(`"${op}" on a boolean`);
-        return (op === 'eq') === value ? `u.state = 'active'` : `u.state <> 'active'`;
+        return (op === 'eq') === value ? `${user(USER_COLUMNS.state)} = 'active'` : `${user(USER_COLUMNS.state)} <> 'active'`;
       }
       case 'date': {
         const millis = typeof value === 'string' ? parseDateTime(value) : undefined;
@@ -108,20 +119,21 @@ class FilterCompiler extends SqlComparisons {
 
   private contactLeaf(node: CompareNode | PresentNode, contact: 'email' | 'phone', field: ContactField): string {
     const column = `c.${field}`;
-    if (node.kind === 'present') return field === 'is_primary' ? 'c.is_primary = 1' : `(${column} IS NOT NULL AND ${column} <> '')`;
+    if (node.kind === 'present') return field === CONTACT_COLUMNS.isPrimary ? `${column} = 1` : `(${column} IS NOT NULL AND ${column} <> '')`;
     if (node.value === null) return node.op === 'eq' ? `${column} IS NULL` : `${column} IS NOT NULL`;
-    if (field === 'is_primary') {
+    if (field === CONTACT_COLUMNS.isPrimary) {
       if (typeof node.value !== 'boolean' || (node.op !== 'eq' && node.op !== 'ne')) throw unsupported(`"${node.op} ${String(node.value)}" on primary`);
-      return `c.is_primary = ${(node.op === 'eq') === node.value ? 1 : 0}`;
+      return `${column} = ${(node.op === 'eq') === node.value ? 1 : 0}`;
     }
     let value = stringValue(node.value, node.attrPath);
     // Phone numbers are stored compact (docs/product-rules.md, "SCIM"); compare the filter value the same way.
-    if (contact === 'phone' && field === 'value_lower') value = value.replace(/[\s\-.()/]/g, '');
+    if (contact === 'phone' && field === CONTACT_COLUMNS.valueLower) value = value.replace(/[\s\-.()/]/g, '');
     return this.loweredText(column, node.op, value);
   }
 
   private exists(contact: 'email' | 'phone', condition: string): string {
-    return `EXISTS (SELECT 1 FROM user_contacts c WHERE c.user_id = u.id AND c.kind = '${contact}' AND ${condition})`;
+    const c = CONTACT_COLUMNS;
+    return `EXISTS (SELECT 1 FROM ${CONTACT_TABLE} c WHERE c.${c.userId} = ${user(USER_COLUMNS.id)} AND c.${c.kind} = '${contact}' AND ${condition})`;
   }
 
 }

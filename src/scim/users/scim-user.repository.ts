@@ -3,26 +3,29 @@ import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { UserEntity } from '../../users/entities/user.entity.js';
 import { humanCount } from '../../users/org-user-counts.js';
+import { countUsersWhere, humanUserPage, humanUserRow } from '../../users/queries/human-users.js';
+import { USER_COLUMNS } from '../../users/queries/user-columns.js';
+import type { UserColumn } from '../../users/queries/user-columns.js';
 import type { ListQuery } from '../query/scim-list-query.js';
 import { compileFilter } from '../query/scim-filter.sql.js';
 import { ScimError } from '../errors/scim-error.js';
 
 /** Sort keys (entity properties, see scim-list-query.ts) → columns; `nullable` ones sort unassigned last. */
-const SORT_COLUMNS = new Map<string, { column: string; nullable: boolean }>([
-  ['createdAt', { column: 'created_at', nullable: false }],
-  ['changedAt', { column: 'changed_at', nullable: false }],
-  ['id', { column: 'id', nullable: false }],
-  ['userNameLower', { column: 'user_name_lower', nullable: false }],
-  ['familyName', { column: 'family_name', nullable: true }],
-  ['givenName', { column: 'given_name', nullable: true }],
-  ['emailLower', { column: 'email_lower', nullable: true }],
+const SORT_COLUMNS = new Map<string, { column: UserColumn; nullable: boolean }>([
+  ['createdAt', { column: USER_COLUMNS.createdAt, nullable: false }],
+  ['changedAt', { column: USER_COLUMNS.changedAt, nullable: false }],
+  ['id', { column: USER_COLUMNS.id, nullable: false }],
+  ['userNameLower', { column: USER_COLUMNS.userNameLower, nullable: false }],
+  ['familyName', { column: USER_COLUMNS.familyName, nullable: true }],
+  ['givenName', { column: USER_COLUMNS.givenName, nullable: true }],
+  ['emailLower', { column: USER_COLUMNS.emailLower, nullable: true }],
 ]);
 
 /**
  * Query shapes of the SCIM surface over human users of one organization (STYLE §5): the filter is
  * compiled to parameterised SQL; pages are ordered by the sort key, then by id, so that paging is
- * stable under ties (RFC 7644 §3.4.2.4). Hand-written SQL rather than the query builder: this is the
- * hottest read path of SCIM, and building and hydrating through TypeORM cost more than the query.
+ * stable under ties (RFC 7644 §3.4.2.4). The statements are the users domain's
+ * (src/users/queries/human-users.ts), hand-written SQL on the hottest read path of SCIM.
  */
 @Injectable()
 export class ScimUserRepository {
@@ -30,13 +33,13 @@ export class ScimUserRepository {
 
   /** The human user; inside a transaction when given its manager. */
   async findHuman(orgId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<UserEntity> {
-    const [row]: Record<string, unknown>[] = await manager.query(`SELECT u.* FROM users u WHERE u.id = ? AND u.org_id = ? AND u.type = 'human'`, [id, orgId]);
+    const row = await humanUserRow(manager, orgId, id);
     if (!row) throw ScimError.notFound(`user ${id} not found`);
     return this.hydrate(row);
   }
 
   async search(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {
-    let where = `u.org_id = :orgId AND u.type = 'human'`;
+    let where = `u.${USER_COLUMNS.orgId} = :orgId AND u.${USER_COLUMNS.type} = 'human'`;
     let named: Record<string, unknown> = { orgId };
     if (query.filter) {
       const compiled = compileFilter(query.filter, this.dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql');
@@ -48,36 +51,12 @@ export class ScimUserRepository {
     // without a filter it is the organization's kept count rather than a walk over all its users.
     const known = users.length < query.count && (users.length > 0 || query.startIndex === 1);
     if (known) return { total: query.startIndex - 1 + users.length, users };
-    return { total: query.filter ? await this.count(where, named) : await humanCount(this.dataSource.manager, orgId), users };
+    return { total: query.filter ? await countUsersWhere(this.dataSource, where, named) : await humanCount(this.dataSource.manager, orgId), users };
   }
 
-  private async page(where: string, named: Record<string, unknown>, query: ListQuery): Promise<UserEntity[]> {
-    const order = orderBy(query);
-    const paging = { ...named, limit: query.count, offset: query.startIndex - 1 };
-    // From the first row a plain LIMIT reads only the page; deeper, a deferred join takes the page's
-    // ids from the (org, type, key, id) index alone, so skipped rows are never read.
-    const sql =
-      query.startIndex === 1
-        ? `SELECT u.* FROM users u WHERE ${where} ORDER BY ${order} LIMIT :limit`
-        : `SELECT u.* FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
-    const rows: Record<string, unknown>[] = await this.query(sql, paging);
+  private async page(where: string, params: Record<string, unknown>, query: ListQuery): Promise<UserEntity[]> {
+    const rows = await humanUserPage(this.dataSource, { where, params, order: orderBy(query) }, query.count, query.startIndex - 1);
     return rows.map((row) => this.hydrate(row));
-  }
-
-  private async count(where: string, named: Record<string, unknown>): Promise<number> {
-    const [row] = await this.query(`SELECT COUNT(*) AS n FROM users u WHERE ${where}`, named);
-    return Number(row?.n ?? 0);
-  }
-
-  /** Named parameters (`:name`) to the drivers' positional `?`, in order of appearance. */
-  private query(sql: string, named: Record<string, unknown>): Promise<Record<string, unknown>[]> {
-    const values: unknown[] = [];
-    const positional = sql.replace(/:([A-Za-z]\w*)/g, (_, name: string) => {
-      if (!Object.hasOwn(named, name)) throw new Error(`no value for SQL parameter :${name}`);
-      values.push(named[name]);
-      return '?';
-    });
-    return this.dataSource.query(positional, values);
   }
 
   /** A raw row as the entity TypeORM would build: driver type conversions and column transformers. */
@@ -97,5 +76,5 @@ function orderBy(query: ListQuery): string {
   // Unassigned values sort last whatever the order (as scimmy and most providers do); both
   // databases would otherwise put NULL first in ascending order.
   const nullsLast = key.nullable ? `CASE WHEN u.${key.column} IS NULL THEN 1 ELSE 0 END ASC, ` : '';
-  return `${nullsLast}u.${key.column} ${direction}, u.id ${direction}`;
+  return `${nullsLast}u.${key.column} ${direction}, u.${USER_COLUMNS.id} ${direction}`;
 }

@@ -5,10 +5,10 @@ import { PasswordHasher } from '../../common/crypto/password-hasher.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { isUniqueViolation } from '../../common/database/unique-violation.js';
 import { newId } from '../../common/ids.js';
-import { INSTANCE_ID } from '../../users/entities/instance.entity.js';
-import type { InstanceEntity } from '../../users/entities/instance.entity.js';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
+import { scimInstanceSettings } from '../../users/queries/instance.js';
+import type { ScimInstanceSettings as InstanceSettings } from '../../users/queries/instance.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { UserProfileService } from '../../users/user-profile.service.js';
 import type { HumanProfile } from '../../users/user-profile.service.js';
@@ -22,8 +22,6 @@ import type { UserGroup } from '../../users/groups/group.queries.js';
 import { toProfile } from './scim-user.mapper.js';
 import { ScimUserRepository } from './scim-user.repository.js';
 import type { ValidUser } from './scim-user.validator.js';
-
-type InstanceSettings = Pick<InstanceEntity, 'defaultLanguage' | 'passwordMinLength'>;
 
 interface Replacement {
   profile: HumanProfile;
@@ -171,12 +169,7 @@ export class ScimUsersService {
     }
   }
 
-  private async instance(): Promise<InstanceSettings> {
-    const [row]: { default_language: string; password_min_length: number | string }[] = await this.dataSource.query(
-      'SELECT default_language, password_min_length FROM instance WHERE id = ?',
-      [INSTANCE_ID],
-    );
-    if (!row) throw new Error('the instance is not bootstrapped');
-    return { defaultLanguage: row.default_language, passwordMinLength: Number(row.password_min_length) };
+  private instance(): Promise<InstanceSettings> {
+    return scimInstanceSettings(this.dataSource);
   }
 }

@@ -5,6 +5,7 @@ import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { statementsOf } from '../../common/database/statements.js';
 import type { Statements } from '../../common/database/statements.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { tokenUserJoin } from '../../users/queries/oidc-accounts.js';
 import { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
 import type { AuditedRemoval } from './audited-removal.js';
@@ -23,13 +24,14 @@ const COLUMNS = 'model, payload, expires_at, consumed_at';
 /**
  * The token's user (its account, or the machine user that is its client), read with the token for the
  * introspection policy: state on use and the parts of `username` (docs/product-rules.md, "OpenID Connect and OAuth").
+ * The user's columns and joins come from the users domain, which owns those tables.
  */
 function tokenWithUserSql(dataSource: DataSource): string {
   const field = (name: string) => (dialectOf(dataSource) === 'sqlite' ? `json_extract(p.payload, '$.${name}')` : `JSON_VALUE(p.payload, '$.${name}')`);
-  return `SELECT p.model, p.payload, p.expires_at, p.consumed_at, u.state AS user_state, u.user_name, o.primary_domain
+  const user = tokenUserJoin(`COALESCE(${field('accountId')}, ${field('clientId')})`);
+  return `SELECT p.model, p.payload, p.expires_at, p.consumed_at, ${user.columns}
     FROM oidc_payloads p
-    LEFT JOIN users u ON u.id = COALESCE(${field('accountId')}, ${field('clientId')})
-    LEFT JOIN organizations o ON o.id = u.org_id
+    ${user.joins}
     WHERE p.id_hash = ? AND p.model IN (?, ?, ?)`;
 }
 
@@ -41,7 +43,7 @@ function tokenWithUserSql(dataSource: DataSource): string {
  * Each method is one parameterised statement; writes go through the UnitOfWork (SQLite group commit),
  * and nothing is cached across requests.
  */
-export class TypeOrmAdapter implements Adapter {
+export class OidcPayloadAdapter implements Adapter {
   private readonly upsertSql: string;
   private readonly tokenWithUserSql: string;
   private readonly sql: Statements;

@@ -1,0 +1,49 @@
+import type { DataSource, EntityManager } from 'typeorm';
+
+/** A raw row of `users`, every column, as the driver returns it. */
+export type UserRow = Record<string, unknown>;
+
+/** A `WHERE` fragment over `users u` with named parameters (`:name`), such as the SCIM filter compiles to. */
+export interface HumanUserQuery {
+  where: string;
+  params: Record<string, unknown>;
+  /** An `ORDER BY` list over `users u` (columns from USER_COLUMNS), ending in a unique key for stable pages. */
+  order: string;
+}
+
+/** The human user of that id in that organization; inside a transaction when given its manager. */
+export async function humanUserRow(manager: EntityManager, orgId: string, id: string): Promise<UserRow | undefined> {
+  const [row]: UserRow[] = await manager.query(`SELECT u.* FROM users u WHERE u.id = ? AND u.org_id = ? AND u.type = 'human'`, [id, orgId]);
+  return row;
+}
+
+/**
+ * One page of users. From the first row a plain LIMIT reads only the page; deeper, a deferred join takes
+ * the page's ids from the (org, type, key, id) index alone, so skipped rows are never read. Hand-written
+ * SQL: this is the hottest read path of SCIM (docs/decisions/raw-sql-on-hot-paths.md).
+ */
+export function humanUserPage(dataSource: DataSource, query: HumanUserQuery, limit: number, offset: number): Promise<UserRow[]> {
+  const { where, order } = query;
+  const sql =
+    offset === 0
+      ? `SELECT u.* FROM users u WHERE ${where} ORDER BY ${order} LIMIT :limit`
+      : `SELECT u.* FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
+  return namedQuery(dataSource, sql, { ...query.params, limit, offset });
+}
+
+/** How many users the fragment matches. */
+export async function countUsersWhere(dataSource: DataSource, where: string, params: Record<string, unknown>): Promise<number> {
+  const [row] = await namedQuery(dataSource, `SELECT COUNT(*) AS n FROM users u WHERE ${where}`, params);
+  return Number(row?.n ?? 0);
+}
+
+/** Named parameters (`:name`) to the drivers' positional `?`, in order of appearance. */
+async function namedQuery(dataSource: DataSource, sql: string, named: Record<string, unknown>): Promise<UserRow[]> {
+  const values: unknown[] = [];
+  const positional = sql.replace(/:([A-Za-z]\w*)/g, (_, name: string) => {
+    if (!Object.hasOwn(named, name)) throw new Error(`no value for SQL parameter :${name}`);
+    values.push(named[name]);
+    return '?';
+  });
+  return dataSource.query(positional, values);
+}

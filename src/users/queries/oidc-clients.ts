@@ -1,0 +1,55 @@
+import type { DataSource } from 'typeorm';
+import { statementsOf } from '../../common/database/statements.js';
+
+/** One row of the client look-up: an application, or a machine user with its secret (if any). */
+export interface ClientRow {
+  src: 'app' | 'machine';
+  id: string;
+  org_id: string;
+  project_id: string | null;
+  name: string;
+  kind: string | null;
+  client_id: string;
+  secret: string | null;
+  auth_method: string | null;
+  redirect_uris: unknown;
+  post_logout_redirect_uris: unknown;
+  response_types: unknown;
+  grant_types: unknown;
+  access_token_type: string | null;
+  id_token_userinfo_assertion: unknown;
+  dev_mode: unknown;
+  api_access: unknown;
+}
+
+/** A registered public key of an application (private_key_jwt, RFC 7523 §2.2). */
+export interface ClientKeyRow {
+  id: string;
+  public_key: string;
+  expires_at: unknown;
+}
+
+/**
+ * Applications first: an application's client id wins over a machine user's id (both are unique ids).
+ * A deactivated or locked machine user is no client: it gets no new tokens (its existing ones are
+ * refused on use, where the state is read uncached).
+ */
+const CLIENT_SQL = `
+  SELECT 'app' AS src, a.id, a.org_id, a.project_id, a.name, a.kind, a.client_id, a.client_secret_hash AS secret, a.auth_method,
+         a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
+         a.id_token_userinfo_assertion, a.dev_mode, a.api_access
+    FROM applications a WHERE a.client_id = ?
+  UNION ALL
+  SELECT 'machine' AS src, u.id, u.org_id, NULL, u.user_name, NULL, u.id, s.secret_hash, NULL,
+         NULL, NULL, NULL, NULL, u.access_token_type, 0, 0, 0
+    FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine' AND u.state = 'active'`;
+
+/** The application of that client id and the active machine user of that id (with its secrets): one statement. */
+export function clientRows(dataSource: DataSource, clientId: string): Promise<ClientRow[]> {
+  return statementsOf(dataSource).rows<ClientRow>(CLIENT_SQL, [clientId, clientId]);
+}
+
+/** The public keys registered for an application (by its row id), expired ones included. */
+export function applicationKeyRows(dataSource: DataSource, applicationId: string): Promise<ClientKeyRow[]> {
+  return statementsOf(dataSource).rows<ClientKeyRow>("SELECT id, public_key, expires_at FROM public_keys WHERE owner_type = 'application' AND owner_id = ?", [applicationId]);
+}
