@@ -159,6 +159,10 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
     assert.deepEqual(await ids(`filter=${encodeURIComponent(`displayName sw "${tag}" and members eq "${users[0]}"`)}&sortBy=displayName&sortOrder=descending`), [c.id, a.id]);
     const page = await t.scim('GET', `/Groups?filter=${encodeURIComponent(`displayName sw "${tag}"`)}&sortBy=displayName&startIndex=2&count=1`);
     assert.deepEqual([page.body.totalResults, page.body.itemsPerPage, page.body.startIndex, page.body.Resources[0].id], [3, 1, 2, b.id]);
+    for (const [startIndex, count, resources] of [[3, 5, 1], [4, 5, 0], [9, 2, 0], [1, 0, 0]]) {
+      const res = await t.scim('GET', `/Groups?filter=${encodeURIComponent(`displayName sw "${tag}"`)}&startIndex=${startIndex}&count=${count}`);
+      assert.deepEqual([res.body.totalResults, res.body.Resources.length], [3, resources], `startIndex ${startIndex}, count ${count}`);
+    }
     const searched = await t.scim('POST', '/Groups/.search', { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'], filter: `displayName sw "${tag}"`, excludedAttributes: ['members'] } });
     assert.equal(searched.status, 200, searched.text);
     assert.equal(searched.body.totalResults, 3);

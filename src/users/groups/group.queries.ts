@@ -118,16 +118,26 @@ export interface GroupSearch {
   count: number;
 }
 
-/** A page of the organization's groups and the number of all that match. */
+/**
+ * A page of the organization's groups and the number of all that match. Past the first row, a deferred
+ * join takes the page's ids from the index alone, so the skipped rows are never read; the total needs its
+ * own count only when the page does not reveal it (a full page, or one past the end).
+ */
 export async function searchGroups(manager: EntityManager, orgId: string, search: GroupSearch): Promise<{ total: number; groups: GroupRow[] }> {
   const where = `g.org_id = :orgId${search.where ? ` AND ${search.where.sql}` : ''}`;
   const named = { ...search.where?.params, orgId, limit: search.count, offset: search.startIndex - 1 };
   const direction = search.descending ? 'DESC' : 'ASC';
-  const page = positional(`SELECT g.* FROM org_groups g WHERE ${where} ORDER BY ${search.orderBy} ${direction}, g.id ${direction} LIMIT :limit OFFSET :offset`, named);
-  const rows: Record<string, unknown>[] = search.count === 0 ? [] : await manager.query(page.sql, page.values);
+  const order = `${search.orderBy} ${direction}, g.id ${direction}`;
+  const sql =
+    search.startIndex === 1
+      ? `SELECT g.* FROM org_groups g WHERE ${where} ORDER BY ${order} LIMIT :limit`
+      : `SELECT g.* FROM org_groups g JOIN (SELECT g.id FROM org_groups g WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset) p ON p.id = g.id ORDER BY ${order}`;
+  const page = positional(sql, named);
+  const groups = (search.count === 0 ? [] : await manager.query(page.sql, page.values)).map(groupRow);
+  if (groups.length < search.count && (groups.length > 0 || search.startIndex === 1)) return { total: search.startIndex - 1 + groups.length, groups };
   const counted = positional(`SELECT COUNT(*) AS n FROM org_groups g WHERE ${where}`, named);
   const [total]: { n: number | string }[] = await manager.query(counted.sql, counted.values);
-  return { total: Number(total.n), groups: rows.map(groupRow) };
+  return { total: Number(total.n), groups };
 }
 
 export async function findGroup(manager: EntityManager, orgId: string, groupId: string): Promise<GroupRow | undefined> {
