@@ -18,7 +18,9 @@ export function superviseWorkers(count: number, log: (level: 'info' | 'error', m
   cluster.on('exit', (worker, code, signal) => {
     listening.delete(worker.id);
     if (stopping) {
-      if (Object.keys(cluster.workers ?? {}).length === 0) process.exit(0);
+      // A worker that exits before it disconnects stays in cluster.workers until its 'disconnect': when
+      // the last one exits, the others may still be listed, dead. Counting the listed ones hung shutdown.
+      if (Object.values(cluster.workers ?? {}).every((w) => !w || w.isDead())) process.exit(0);
       return;
     }
     log('error', `worker ${worker.process.pid} exited (${signal ?? code}); starting a new one`);
