@@ -9,6 +9,7 @@ import { declaredRoutes, fillPath } from '../support/routes.js';
 import type { DeclaredRoute } from '../support/routes.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 /**
  * A body each route accepts, so a refusal below is the access check and not validation. A new route
@@ -35,7 +36,18 @@ function validBody(route: DeclaredRoute): unknown {
     'PUT /management/v1/orgs/:orgId/members/:userId': { roles: ['ORG_OWNER'] },
     'GET /management/v1/orgs/:orgId/login-policy': undefined,
     'PUT /management/v1/orgs/:orgId/login-policy': { mfa: 'off', passkeys: false, allowRegistration: false },
+    'GET /management/v1/orgs/:orgId/groups': undefined,
+    'POST /management/v1/orgs/:orgId/groups': { displayName: unique('g') },
+    'DELETE /management/v1/orgs/:orgId/groups/:groupId': undefined,
+    'PUT /management/v1/orgs/:orgId/groups/:groupId/members/:userId': undefined,
+    'DELETE /management/v1/orgs/:orgId/groups/:groupId/members/:userId': undefined,
     'GET /scim/v2/:orgId/Groups': undefined,
+    'GET /scim/v2/:orgId/Groups/:id': undefined,
+    'DELETE /scim/v2/:orgId/Groups/:id': undefined,
+    'POST /scim/v2/:orgId/Groups': { schemas: [GROUP], displayName: unique('g') },
+    'POST /scim/v2/:orgId/Groups/.search': { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] },
+    'PUT /scim/v2/:orgId/Groups/:id': { schemas: [GROUP], displayName: unique('g') },
+    'PATCH /scim/v2/:orgId/Groups/:id': { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'externalId', value: 'x' }] },
     'GET /scim/v2/:orgId/Users': undefined,
     'GET /scim/v2/:orgId/Users/:id': undefined,
     'DELETE /scim/v2/:orgId/Users/:id': undefined,
@@ -79,7 +91,9 @@ describe('tenant isolation matrix', () => {
     await createOidcApp(svc, projectB, { authMethod: 'client_secret_basic' });
     const human = await createHuman(svc, orgB.id);
     const machine = await createCaller(svc, orgB.id);
-    victim = { orgId: orgB.id, projectId: projectB.projectId, appId: app.appId, userId: machine.userId, id: human.userId };
+    const group = async () => (await svc.api('POST', `/management/v1/orgs/${orgB.id}/groups`, { token: svc.adminToken, body: { displayName: unique('victims') } })).body.id as string;
+    // SCIM's Groups/:id gets a group of its own: the control below deletes through both APIs.
+    victim = { orgId: orgB.id, projectId: projectB.projectId, appId: app.appId, userId: machine.userId, id: human.userId, groupId: await group(), scimGroupId: await group() };
 
     const routes = declaredRoutes(svc).filter((r) => r.policy && !r.policy.public);
     orgRoutes = routes.filter((r) => r.policy!.public !== true && 'scope' in r.policy! && r.policy!.scope === 'org');
@@ -89,7 +103,8 @@ describe('tenant isolation matrix', () => {
 
   async function call(route: DeclaredRoute, ids: Record<string, string>, token: string) {
     const body = validBody(route);
-    return svc.api(route.method, fillPath(route.path, ids), { token, ...(body === undefined ? {} : { body }) });
+    const filled = route.path.includes('/Groups/:id') ? { ...ids, id: ids.scimGroupId } : ids;
+    return svc.api(route.method, fillPath(route.path, filled), { token, ...(body === undefined ? {} : { body }) });
   }
 
   it('finds the organization-scoped routes of the management API and SCIM, and the instance routes', () => {
@@ -142,7 +157,8 @@ describe('tenant isolation matrix', () => {
   // above come from the access checks, not from requests that could never have worked.
   it("the same requests succeed for the instance administrator on the victim's organization", async () => {
     const failures: string[] = [];
-    const deletesLast = [...orgRoutes].sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
+    // Deletes last, a member before its group (the longer path first).
+    const deletesLast = [...orgRoutes].sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE') || (a.method === 'DELETE' ? b.path.length - a.path.length : 0));
     for (const route of deletesLast) {
       const res = await call(route, victim, svc.adminToken);
       if (res.status >= 300) failures.push(`${route.method} ${route.path} → ${res.status} ${res.text.slice(0, 200)}`);
