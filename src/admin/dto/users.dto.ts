@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import type { ValidatorConstraintInterface } from 'class-validator';
 import { normalizePhone } from '../../users/phone.js';
+import { PASSWORD_MAX_BYTES, passwordTooLong } from '../../users/rules/password-policy.js';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 
@@ -53,15 +54,15 @@ class IsPhoneNumber implements ValidatorConstraintInterface {
   }
 }
 
-/** bcrypt reads only the first 72 bytes (not characters) of a password; longer ones would be cut silently. */
+/** The password policy's byte limit (bcrypt reads only the first 72 bytes). */
 @ValidatorConstraint({ name: 'fitsBcrypt' })
 class FitsBcrypt implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= 72;
+    return typeof value === 'string' && !passwordTooLong(value);
   }
 
   defaultMessage(): string {
-    return 'password must be at most 72 bytes (bcrypt)';
+    return `password must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt)`;
   }
 }
 

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { statementsOf } from '../../common/database/statements.js';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { flag, json, millis } from '../adapter/sql.js';
+import { isActive } from '../../users/rules/user-state.js';
 
 /** What oidc-provider's `findAccount` returns (OIDC Core §5.1 standard claims by scope). */
 export interface OidcAccount {
@@ -42,7 +43,7 @@ export class AccountFinder {
   async find(userId: string): Promise<OidcAccount | undefined> {
     const rows = await statementsOf(this.dataSource).rows<Record<string, unknown>>(ACCOUNT_SQL, [userId]);
     const row = rows[0];
-    if (!row || row.state !== 'active') return undefined;
+    if (!row || !isActive({ state: String(row.state) })) return undefined;
     const str = (value: unknown) => (value == null ? null : String(value));
     const user: ClaimsUser = {
       id: String(row.id),

@@ -6,6 +6,7 @@ import { statementsOf } from '../../common/database/statements.js';
 import { allowedScopes } from '../provider/scopes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from './sql.js';
+import { activeUserSql } from '../../users/rules/user-state.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
 export const CLIENT_EXTRA = [
@@ -73,7 +74,7 @@ const CLIENT_SQL = `
   UNION ALL
   SELECT 'machine' AS src, u.id, u.org_id, NULL, u.user_name, NULL, u.id, s.secret_hash, NULL,
          NULL, NULL, NULL, NULL, u.access_token_type, 0, 0, 0
-    FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine' AND u.state = 'active'`;
+    FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine' AND ${activeUserSql('u')}`;
 
 /**
  * Read-only view of clients for oidc-provider: OIDC and API applications by client id, and machine

@@ -3,6 +3,7 @@ import type { AttrPath, CompValue, CompareNode, FilterNode, PresentNode } from '
 import { FOLD_SQL_FUNCTION, foldCase } from '../../common/text/case-fold.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { activeUserSql, notActiveUserSql } from '../../users/rules/user-state.js';
 
 /** A WHERE fragment over `users u` with named parameters (`:f0`, `:f1`, …). Never string-built values. */
 export interface SqlFragment {
@@ -119,7 +120,7 @@ class FilterCompiler {
       case 'active': {
         if (typeof value !== 'boolean') throw ScimError.badRequest('invalidFilter', `"active" compares with true or false, not ${JSON.stringify(value)}`);
         if (op !== 'eq' && op !== 'ne') throw unsupported(`"${op}" on a boolean`);
-        return (op === 'eq') === value ? `u.state = 'active'` : `u.state <> 'active'`;
+        return (op === 'eq') === value ? activeUserSql('u') : notActiveUserSql('u');
       }
       case 'date': {
         const millis = typeof value === 'string' ? parseDateTime(value) : undefined;
