@@ -42,7 +42,8 @@ export async function migrationState(dataSource: DataSource): Promise<MigrationS
  * comes second finds nothing left to do. A schema newer than this code is refused before anything runs.
  */
 export async function migrate(database: DatabaseConfig): Promise<string[]> {
-  const dataSource = await createDataSource(database).initialize();
+  // Migrations work on tables, not on entities: no table mappings needed.
+  const dataSource = await createDataSource(database, []).initialize();
   try {
     return await withMigrationLock(dataSource, async () => {
       const state = await migrationState(dataSource);
