@@ -1,6 +1,8 @@
-/** Schema URIs and limits of the SCIM surface (RFC 7643 §8.7, RFC 7644 §3; spec §A). */
+/** Schema URIs and limits of the SCIM surface (RFC 7643 §8.7, RFC 7644 §3; docs/product-rules.md, "SCIM"). */
 export const SCIM_MEDIA_TYPE = 'application/scim+json';
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+/** Groups are not served; the PATCH engine still knows the schema so that a Group path parses (RFC 7643 §4.2). */
+export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const ENTERPRISE_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 export const LIST_RESPONSE_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 export const SEARCH_REQUEST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
@@ -14,7 +16,7 @@ export const SPC_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProvider
 export const SCHEMA_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
 export const RESOURCE_TYPE_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
 
-/** Spec §A limits. */
+/** Limits of the SCIM surface (docs/product-rules.md, "SCIM"). */
 export const MAX_PAGE_SIZE = 100;
 export const MAX_BULK_OPERATIONS = 100;
 export const MAX_BULK_PAYLOAD_BYTES = 1_000_000;

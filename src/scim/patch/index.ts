@@ -5,10 +5,7 @@
 export { applyPatch, type PatchOperation } from './scim-patch.engine.js';
 export { ScimPatchError, type ScimPatchErrorType } from './scim-patch.errors.js';
 export {
-  CORE_GROUP_SCHEMA,
-  CORE_USER_SCHEMA,
   DEFAULT_PATCH_SCHEMA,
-  ENTERPRISE_USER_SCHEMA,
   type ApplyPatchOptions,
   type ScimPatchSchema,
 } from './scim-patch.schema.js';
