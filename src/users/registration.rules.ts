@@ -2,7 +2,7 @@ import { isEmail } from 'class-validator';
 import type { ErrorDetail } from '../common/errors/domain-error.js';
 import { PASSWORD_MAX_BYTES, passwordTooLong } from './rules/password-policy.js';
 
-export interface Registration {
+interface Registration {
   userName: string;
   firstName: string;
   lastName: string;

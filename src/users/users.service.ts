@@ -19,7 +19,7 @@ import { assertPasswordMinLength } from './rules/password-policy.js';
 import { profileColumns, profileContactRows } from './user-profile.service.js';
 import type { HumanProfile } from './user-profile.service.js';
 
-export interface NewHumanUser {
+interface NewHumanUser {
   userName: string;
   firstName: string;
   lastName: string;
@@ -33,7 +33,7 @@ export interface NewHumanUser {
   password?: string;
 }
 
-export interface NewMachineUser {
+interface NewMachineUser {
   userName: string;
   name: string;
   description?: string;

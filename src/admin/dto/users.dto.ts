@@ -66,7 +66,7 @@ class FitsBcrypt implements ValidatorConstraintInterface {
   }
 }
 
-export class HumanProfileDto {
+class HumanProfileDto {
   @ApiProperty() @IsString() @IsNotBlank() @MaxLength(200) firstName: string;
   @ApiProperty() @IsString() @IsNotBlank() @MaxLength(200) lastName: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) displayName?: string;
@@ -78,12 +78,12 @@ export class HumanProfileDto {
   preferredLanguage?: string;
 }
 
-export class HumanEmailDto {
+class HumanEmailDto {
   @ApiProperty() @IsEmail({}, { message: 'email must be an e-mail address' }) @MaxLength(320) email: string;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isEmailVerified?: boolean;
 }
 
-export class HumanPhoneDto {
+class HumanPhoneDto {
   @ApiProperty({ example: '+41 79 123 45 67' }) @IsString() @IsNotEmpty() @MaxLength(40) @Validate(IsPhoneNumber) phone: string;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isPhoneVerified?: boolean;
 }
@@ -133,7 +133,7 @@ export class MachineSecretDto {
   @ApiProperty({ description: 'shown once' }) clientSecret: string;
 }
 
-export class MachineKeyDetailsDto {
+class MachineKeyDetailsDto {
   @ApiProperty({ example: 'serviceaccount' }) type: 'serviceaccount';
   @ApiProperty() keyId: string;
   @ApiProperty({ description: 'PEM RSA 2048 private key; shown once' }) key: string;

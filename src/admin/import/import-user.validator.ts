@@ -21,7 +21,7 @@ export interface ImportCandidate {
   passwordChangeRequired: boolean;
 }
 
-export type CheckedUser = { ok: true; user: ImportCandidate } | { ok: false; userId: string; message: string };
+type CheckedUser = { ok: true; user: ImportCandidate } | { ok: false; userId: string; message: string };
 
 /** Ids become path segments of the management API and SCIM; the users column holds 64 characters. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,63}$/;

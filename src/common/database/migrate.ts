@@ -4,7 +4,7 @@ import { createDataSource } from './data-source.js';
 import { withMigrationLock } from './migration-lock.js';
 
 /** What the database holds against what this code knows (docs/operations.md, "Upgrading"). */
-export interface MigrationState {
+interface MigrationState {
   applied: string[];
   /** Known to this code, not yet applied. */
   pending: string[];

@@ -19,7 +19,7 @@ export interface OidcAccount {
  * (docs/product-rules.md, "Consistency": the state is read on use).
  */
 /** The user fields the claims are made of (OIDC Core §5.1). */
-export type ClaimsUser = Pick<
+type ClaimsUser = Pick<
   UserEntity,
   | 'id' | 'displayName' | 'givenName' | 'familyName' | 'nickName' | 'gender' | 'preferredLanguage' | 'timezone' | 'profileUrl'
   | 'changedAt' | 'email' | 'emailVerified' | 'phone' | 'phoneVerified' | 'scimAttributes'
@@ -68,7 +68,7 @@ export class AccountFinder {
 }
 
 /** Claims by scope (OIDC Core §5.4); oidc-provider filters them again by the granted scope. */
-export function claimsOf(user: ClaimsUser, loginName: string, scopes: Set<string>): Record<string, unknown> {
+function claimsOf(user: ClaimsUser, loginName: string, scopes: Set<string>): Record<string, unknown> {
   const claims: Record<string, unknown> = { sub: user.id };
   if (scopes.has('profile')) {
     Object.assign(claims, {

@@ -19,7 +19,7 @@ export interface Party {
   scope: string[] | null;
 }
 
-export interface PartyDeps {
+interface PartyDeps {
   dataSource: DataSource;
   ownJwts: JwtTokenIds;
 }

@@ -5,7 +5,7 @@ import { ERROR_DETAIL_SCHEMA, ERROR_SCHEMA } from '../scim.constants.js';
  * surface answers with. A ScimError is data: status, optional scimType, a stable vendor error id
  * (docs/product-rules.md, "OpenID Connect and OAuth") and an untranslated message.
  */
-export type ScimType =
+type ScimType =
   | 'invalidFilter'
   | 'tooMany'
   | 'uniqueness'

@@ -9,7 +9,7 @@ import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from '../scim.constants.
  * `active`, `name.givenName`, `*.primary` (any attribute's `primary`), and for extension
  * attributes `<extension URN>:<attribute>[.sub]`.
  */
-export interface ScimPatchSchema {
+interface ScimPatchSchema {
   /** Boolean attributes; the strings "True"/"False" (any case) are converted (Microsoft Entra ID sends them). */
   readonly booleanAttributes: readonly string[];
   /** Multi-valued attributes, even when currently unassigned ("add" appends to these). */

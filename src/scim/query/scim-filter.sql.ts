@@ -6,7 +6,7 @@ import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
 import { activeUserSql, notActiveUserSql } from '../../users/rules/user-state.js';
 
 /** A WHERE fragment over `users u` with named parameters (`:f0`, `:f1`, …). Never string-built values. */
-export interface SqlFragment {
+interface SqlFragment {
   sql: string;
   params: Record<string, unknown>;
 }
@@ -22,7 +22,7 @@ type Column =
   | { kind: 'contact'; contact: 'email' | 'phone'; field: ContactField };
 
 type ContactField = 'value_lower' | 'type_lower' | 'is_primary';
-export type SqlDialect = 'sqlite' | 'mysql';
+type SqlDialect = 'sqlite' | 'mysql';
 
 /**
  * Attribute paths (lower case) → columns. Maps, not object literals: a filter names attributes, and

@@ -10,7 +10,7 @@ import type { HeldRoles } from './acting-rule.js';
 import { activeUserSql, isActive } from '../rules/user-state.js';
 
 /** A change that could leave the instance without an active IAM_OWNER. */
-export type OwnerLoss = 'remove' | 'deactivate' | 'lock' | 'demote';
+type OwnerLoss = 'remove' | 'deactivate' | 'lock' | 'demote';
 
 /**
  * The one place that decides whether a caller may act on a user (SECURITY.md, "Who may act on whom").
