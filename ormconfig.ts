@@ -2,5 +2,6 @@
 import 'reflect-metadata';
 import { loadConfig } from './src/common/config/config.js';
 import { createDataSource } from './src/common/database/data-source.js';
+import { ENTITIES } from './src/entities.js';
 
-export default createDataSource(loadConfig().database);
+export default createDataSource(loadConfig().database, ENTITIES);

@@ -14,6 +14,7 @@ import { answerPrimaryForMetrics, clusterMetrics, processMetrics } from './commo
 import { databaseReadiness } from './common/operations/readiness.js';
 import { superviseWorkers } from './common/operations/worker-supervisor.js';
 import { masterKeyProblem } from './oidc/keys/master-key.check.js';
+import { ENTITIES } from './entities.js';
 
 /**
  * Entry point. The primary process validates the configuration and applies migrations, then serves
@@ -35,7 +36,7 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     if (config.workers > 1) {
-      const dataSource = await createDataSource(config.database).initialize();
+      const dataSource = await createDataSource(config.database, ENTITIES).initialize();
       const workers = superviseWorkers(config.workers, log);
       const database = databaseReadiness(dataSource);
       const readiness = async () => workers.readiness() ?? (await database());

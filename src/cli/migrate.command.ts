@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../common/config/config.js';
 import { createDataSource } from '../common/database/data-source.js';
 import { SchemaNewerError, migrate, migrationState } from '../common/database/migrate.js';
+import { ENTITIES } from '../entities.js';
 
 export const MIGRATE_USAGE = `Usage: portcullis migrate [--check]
 
@@ -34,7 +35,7 @@ export async function runMigrate(args: string[], out: NodeJS.WritableStream = pr
 }
 
 async function check(database: Parameters<typeof createDataSource>[0], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
-  const dataSource = await createDataSource(database).initialize();
+  const dataSource = await createDataSource(database, ENTITIES).initialize();
   try {
     const state = await migrationState(dataSource);
     if (state.unknown.length > 0) {

@@ -9,6 +9,7 @@ import type { AppConfig } from './config/config.js';
 import { CryptoModule } from './crypto/crypto.module.js';
 import { DatabaseAvailability } from './database/database-availability.js';
 import { dataSourceOptions } from './database/data-source.js';
+import type { EntityList } from './database/data-source.js';
 import { DatabaseUnavailableInterceptor } from './database/database-unavailable.interceptor.js';
 import { UnitOfWork } from './database/unit-of-work.js';
 import { EventStore } from './events/event-store.js';
@@ -19,11 +20,11 @@ import { AppLogger } from './http/logging.js';
 @Global()
 @Module({})
 export class CommonModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  static forRoot(config: AppConfig, entities: EntityList): DynamicModule {
     return {
       module: CommonModule,
       imports: [
-        TypeOrmModule.forRoot(dataSourceOptions(config.database)),
+        TypeOrmModule.forRoot(dataSourceOptions(config.database, entities)),
         PassportModule,
         CryptoModule,
       ],

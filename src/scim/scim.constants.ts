@@ -15,7 +15,7 @@ export const SPC_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ServiceProvider
 export const SCHEMA_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Schema';
 export const RESOURCE_TYPE_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:ResourceType';
 
-/** Limits (docs/product-rules.md, "SCIM"). */
+/** Limits of the SCIM surface (docs/product-rules.md, "SCIM"). */
 export const MAX_PAGE_SIZE = 100;
 export const MAX_BULK_OPERATIONS = 100;
 export const MAX_BULK_PAYLOAD_BYTES = 1_000_000;

@@ -6,7 +6,7 @@ import { FEATURE_NAMES, FeatureEntity } from './entities/feature.entity.js';
 import type { FeatureName } from './entities/feature.entity.js';
 import { INSTANCE_ID } from './entities/instance.entity.js';
 
-export type Features = Record<FeatureName, boolean>;
+type Features = Record<FeatureName, boolean>;
 
 /** Instance feature flags (docs/product-rules.md, "Domain"). Read on use, never cached, so every process agrees at once. */
 @Injectable()

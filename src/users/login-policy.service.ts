@@ -7,14 +7,14 @@ import { LoginPolicyEntity } from './entities/login-policy.entity.js';
 import type { MfaPolicy } from './entities/login-policy.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 
-export interface LoginPolicy {
+interface LoginPolicy {
   mfa: MfaPolicy;
   passkeys: boolean;
   allowRegistration: boolean;
 }
 
 /** What an organization without a stored policy gets. */
-export const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true };
+const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true };
 
 /**
  * Organizations' login policies. The multi-factor fields are stored and answered; the login UI enforces

@@ -4,7 +4,7 @@ import { ORG_ROLES, Role, expandRoles } from '../common/auth/roles.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
-import { holdsOn, noRoles } from './acting/acting-rule.js';
+import { formatRoles, holdsOn, noRoles, parseRoles } from './acting/acting-rule.js';
 import { UserAccess } from './acting/user-access.service.js';
 import { INSTANCE_ID } from './entities/instance.entity.js';
 import { MembershipEntity } from './entities/membership.entity.js';
@@ -65,8 +65,8 @@ export class MembershipsService {
     scopeId: string,
     roles: Role[],
   ): Promise<void> {
-    const unique = [...new Set(roles)].sort();
-    await manager.upsert(MembershipEntity, { userId: user.id, scopeType, scopeId, roles: unique.join(','), changedAt: new Date() }, [
+    const column = formatRoles(roles);
+    await manager.upsert(MembershipEntity, { userId: user.id, scopeType, scopeId, roles: column, changedAt: new Date() }, [
       'userId',
       'scopeType',
       'scopeId',
@@ -77,7 +77,7 @@ export class MembershipsService {
       aggregateId: scopeId,
       resourceOwner: scopeId,
       editorUserId,
-      payload: { userId: user.id, roles: unique },
+      payload: { userId: user.id, roles: parseRoles(column) },
     });
   }
 }

@@ -7,6 +7,7 @@ import { INSTANCE_ID, InstanceEntity } from './entities/instance.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { userEventStatement } from './queries/user-events.js';
 import { bump } from './user-lifecycle.service.js';
+import { activeUserSql, isActive } from './rules/user-state.js';
 
 /** Where a check came from, for its event: a keyed hash of the client IP, never the address itself. */
 export interface CheckSource {
@@ -36,7 +37,7 @@ export class PasswordChecks {
     const limit = '(SELECT lockout_max_attempts FROM instance WHERE id = ?)';
     const counted = await this.uow.write(
       `UPDATE users SET failed_password_checks = failed_password_checks + 1
-        WHERE id = ? AND type = 'human' AND state = 'active' AND (${limit} = 0 OR failed_password_checks < ${limit})`,
+        WHERE id = ? AND type = 'human' AND ${activeUserSql()} AND (${limit} = 0 OR failed_password_checks < ${limit})`,
       [userId, INSTANCE_ID, INSTANCE_ID],
     );
     return counted > 0;
@@ -66,7 +67,7 @@ export class PasswordChecks {
       const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId } as const;
       await this.events.push(manager, { ...base, type: 'user.human.password.check.failed', editorUserId: null, payload: { ...source } });
       const { lockoutMaxAttempts } = await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID });
-      if (lockoutMaxAttempts === 0 || user.failedPasswordChecks < lockoutMaxAttempts || user.state !== 'active') return;
+      if (lockoutMaxAttempts === 0 || user.failedPasswordChecks < lockoutMaxAttempts || !isActive(user)) return;
       // Only the failure whose UPDATE finds the user still active locks it (concurrent ones on MySQL).
       const { affected } = await manager.update(UserEntity, { id: user.id, state: 'active' }, { state: 'locked', ...bump(user) });
       if (affected !== 1) return;

@@ -6,6 +6,7 @@ import type { Principal } from '../common/auth/principal.js';
 import type { Role } from '../common/auth/roles.js';
 import { SecretHasher } from '../common/crypto/secret-hasher.js';
 import { parseRoles } from './acting/acting-rule.js';
+import { isActive } from './rules/user-state.js';
 
 /** One row per membership of the user (one row with null scope when there is none). */
 interface PrincipalRow {
@@ -58,7 +59,7 @@ export class DomainPrincipalResolver implements PrincipalResolver {
 
 function toPrincipal(rows: PrincipalRow[], credential: Principal['credential']): Principal | null {
   const user = rows[0];
-  if (!user || user.state !== 'active') return null;
+  if (!user || !isActive(user)) return null;
   const instanceRoles = new Set<Role>();
   const orgRoles = new Map<string, Set<Role>>();
   for (const row of rows) {

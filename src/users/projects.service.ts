@@ -30,12 +30,12 @@ export interface NewOidcApplication {
   apiAccess: boolean;
 }
 
-export interface NewApiApplication {
+interface NewApiApplication {
   name: string;
   authMethod: 'client_secret_basic' | 'private_key_jwt';
 }
 
-export interface CreatedApplication {
+interface CreatedApplication {
   appId: string;
   clientId: string;
   /** Present only for secret-based authentication methods; shown once. */

@@ -1,7 +1,8 @@
 import { isEmail } from 'class-validator';
 import type { ErrorDetail } from '../common/errors/domain-error.js';
+import { PASSWORD_MAX_BYTES, passwordTooLong } from './rules/password-policy.js';
 
-export interface Registration {
+interface Registration {
   userName: string;
   firstName: string;
   lastName: string;
@@ -32,6 +33,6 @@ export function registrationProblems(input: Registration): ErrorDetail[] {
   text('firstName', input.firstName, 200);
   text('lastName', input.lastName, 200);
   if (input.email.length > 320 || !isEmail(input.email)) problems.push({ field: 'email', message: 'email must be an e-mail address' });
-  if (Buffer.byteLength(input.password, 'utf8') > 72) problems.push({ field: 'password', message: 'password must be at most 72 bytes' });
+  if (passwordTooLong(input.password)) problems.push({ field: 'password', message: `password must be at most ${PASSWORD_MAX_BYTES} bytes` });
   return problems;
 }

@@ -33,7 +33,7 @@ export interface ImportedHuman {
   passwordChangeRequired: boolean;
 }
 
-export interface ImportBatchResult {
+interface ImportBatchResult {
   inserted: string[];
   rejected: { userId: string; message: string }[];
 }

@@ -15,6 +15,8 @@ import { UserAccess } from './acting/user-access.service.js';
 import { updateRows } from './entity-rows.js';
 import { countRemoved } from './org-user-counts.js';
 import { leaveAllGroupsIn } from './groups/group.queries.js';
+import { assertPasswordMinLength } from './rules/password-policy.js';
+import { isInactive, isLocked } from './rules/user-state.js';
 
 /**
  * State changes of a user (docs/product-rules.md, "Domain"): deactivation, reactivation, lock, unlock, removal, password
@@ -42,7 +44,7 @@ export class UserLifecycleService {
 
   lock(editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
     return this.inTransaction(editorUserId, orgId, userId, async (manager, user) => {
-      if (user.state !== 'locked') await this.access.assertKeepsAnIamOwner(manager, user, 'lock');
+      if (!isLocked(user)) await this.access.assertKeepsAnIamOwner(manager, user, 'lock');
       return this.transitionIn(manager, editorUserId, user, 'locked', 'user.locked', ['active']);
     });
   }
@@ -56,7 +58,7 @@ export class UserLifecycleService {
    * them. The caller has already established that the editor may act on the user (UserAccess.actOn).
    */
   async deactivateIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<UserEntity> {
-    if (user.state !== 'inactive') await this.access.assertKeepsAnIamOwner(manager, user, 'deactivate');
+    if (!isInactive(user)) await this.access.assertKeepsAnIamOwner(manager, user, 'deactivate');
     return this.transitionIn(manager, editorUserId, user, 'inactive', 'user.deactivated', ['active', 'locked']);
   }
 
@@ -107,7 +109,7 @@ export class UserLifecycleService {
   ): Promise<void> {
     const hash = await this.passwords.hash(password);
     await this.uow.run(async (manager) => {
-      await assertPasswordPolicy(manager, password);
+      assertPasswordMinLength(password, (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).passwordMinLength);
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
       await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false);
     });
@@ -174,11 +176,3 @@ export function bump(user: Pick<UserEntity, 'version'>): { version: number; chan
   return { version: user.version + 1, changedAt: new Date() };
 }
 
-async function assertPasswordPolicy(manager: EntityManager, password: string): Promise<void> {
-  const min = (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).passwordMinLength;
-  if (password.length < min) {
-    throw DomainError.invalid('the password does not meet the password policy', [
-      { field: 'password', message: `password must be at least ${min} characters` },
-    ]);
-  }
-}

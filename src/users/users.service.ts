@@ -15,10 +15,11 @@ import type { AccessTokenType } from './entities/user.entity.js';
 import { insertRows } from './entity-rows.js';
 import { countAdded } from './org-user-counts.js';
 import { normalizePhone } from './phone.js';
+import { assertPasswordMinLength } from './rules/password-policy.js';
 import { profileColumns, profileContactRows } from './user-profile.service.js';
 import type { HumanProfile } from './user-profile.service.js';
 
-export interface NewHumanUser {
+interface NewHumanUser {
   userName: string;
   firstName: string;
   lastName: string;
@@ -32,7 +33,7 @@ export interface NewHumanUser {
   password?: string;
 }
 
-export interface NewMachineUser {
+interface NewMachineUser {
   userName: string;
   name: string;
   description?: string;
@@ -57,11 +58,7 @@ export class UsersService {
 
   async createHuman(editorUserId: string | null, orgId: string, input: NewHumanUser, id = newId()): Promise<UserEntity> {
     const instance = await this.instance();
-    if (input.password !== undefined && input.password.length < instance.passwordMinLength) {
-      throw DomainError.invalid('the password does not meet the password policy', [
-        { field: 'password', message: `password must be at least ${instance.passwordMinLength} characters` },
-      ]);
-    }
+    if (input.password !== undefined) assertPasswordMinLength(input.password, instance.passwordMinLength);
     const phone = input.phone === undefined ? null : normalizePhone(input.phone);
     // Hash before the transaction: bcrypt takes tens of milliseconds and must not hold a write lock.
     const passwordHash = input.password === undefined ? null : await this.passwords.hash(input.password);

@@ -10,6 +10,7 @@ import { spawnService } from '../support/process.js';
 import type { ServiceProcess } from '../support/process.js';
 import type { TestService } from '../support/service.js';
 import { TcpProxy } from './tcp-proxy.js';
+import { ENTITIES } from '../../src/entities.js';
 
 /**
  * A DATA_DIR and a fresh database (SQLite in DATA_DIR, or MariaDB with TEST_DATABASE_URL) for service
@@ -42,7 +43,7 @@ export async function processSetup(env: Record<string, string> = {}): Promise<Pr
       return proc;
     },
     inspect: async (read) => {
-      const dataSource = createDataSource(loadConfig(fullEnv).database);
+      const dataSource = createDataSource(loadConfig(fullEnv).database, ENTITIES);
       await dataSource.initialize();
       try {
         return await read(dataSource);

@@ -11,6 +11,7 @@ import { createClient } from '../support/http.js';
 import { spawnService } from '../support/process.js';
 import { humanUser, importBody, importedIds, userErrors } from './import.helpers.js';
 import type { ImportResponse } from './import.helpers.js';
+import { ENTITIES } from '../../src/entities.js';
 
 const USERS = 40_000;
 
@@ -92,7 +93,7 @@ async function untilFirstUserCommitted(api: ReturnType<typeof createClient>, tok
 
 /** Reads the database of the (stopped) service directly. */
 async function inspect(env: Record<string, string>) {
-  const dataSource = createDataSource(loadConfig(env).database);
+  const dataSource = createDataSource(loadConfig(env).database, ENTITIES);
   await dataSource.initialize();
   try {
     const count = async (sql: string) => Number((await dataSource.query(sql))[0].n);

@@ -20,6 +20,7 @@ import type { TestService } from '../support/service.js';
 import { clientCredentialsToken, publishedKeys } from './support/cluster-client.js';
 import { createMachine, createProject } from './support/oidc-fixtures.js';
 import type { MachineCredentials } from './support/cluster-client.js';
+import { ENTITIES } from '../../src/entities.js';
 
 const MINUTE = 60_000;
 
@@ -50,7 +51,7 @@ describe('scheduled key rotation across WORKERS=2: the next key is published bef
     database = await createTestDatabase();
     port = await freePort();
     svc = await spawnService(env(), { port });
-    keysTable = createDataSource(loadConfig(env()).database);
+    keysTable = createDataSource(loadConfig(env()).database, ENTITIES);
     await keysTable.initialize();
     const api = createClient(svc.url);
     const admin = readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim();

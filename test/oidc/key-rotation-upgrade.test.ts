@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/common/config/config.js';
 import { Encryptor } from '../../src/common/crypto/encryptor.js';
 import { loadMasterKey } from '../../src/common/crypto/master-key.js';
 import { dataSourceOptions } from '../../src/common/database/data-source.js';
-import { MIGRATIONS } from '../../src/common/database/entities.js';
+import { MIGRATIONS } from '../../src/common/database/migrations/index.js';
 import { SigningKeySchedule1763701470000 } from '../../src/common/database/migrations/1763701470000-signing-key-schedule.js';
 import { newKeyPair } from '../../src/oidc/keys/key-pair.js';
 import { createTestDatabase } from '../support/database.js';
@@ -19,6 +19,7 @@ import { createClient } from '../support/http.js';
 import { spawnService } from '../support/process.js';
 import type { ServiceProcess } from '../support/process.js';
 import { clientCredentialsToken } from './support/cluster-client.js';
+import { ENTITIES } from '../../src/entities.js';
 
 const DAY = 24 * 3600 * 1000;
 
@@ -35,7 +36,7 @@ describe('upgrade: the signing key of a previous version', () => {
     const env = { DATA_DIR: dataDir, MASTER_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'error', ...(database.url ? { DATABASE_URL: database.url } : {}) };
     const config = loadConfig(env);
     // The previous version's schema, and the key it had created ten days before.
-    const previous = new DataSource({ ...dataSourceOptions(config.database), migrations: MIGRATIONS.filter((m) => m !== SigningKeySchedule1763701470000) });
+    const previous = new DataSource({ ...dataSourceOptions(config.database, ENTITIES), migrations: MIGRATIONS.filter((m) => m !== SigningKeySchedule1763701470000) });
     await previous.initialize();
     try {
       await previous.runMigrations({ transaction: 'each' });

@@ -7,9 +7,10 @@ import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/common/config/config.js';
 import type { DatabaseConfig } from '../../src/common/config/config.js';
 import { dataSourceOptions } from '../../src/common/database/data-source.js';
-import { MIGRATIONS } from '../../src/common/database/entities.js';
+import { MIGRATIONS } from '../../src/common/database/migrations/index.js';
 import { createTestDatabase } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
+import { ENTITIES } from '../../src/entities.js';
 
 /**
  * Every migration's `down` undoes exactly its `up`: the schema (tables, columns with their types,
@@ -32,7 +33,7 @@ describe('operations: every migration can be reverted', () => {
   });
 
   async function withMigrations<T>(count: number, work: (db: DataSource) => Promise<T>): Promise<T> {
-    const db = await new DataSource({ ...dataSourceOptions(database), migrations: MIGRATIONS.slice(0, count) }).initialize();
+    const db = await new DataSource({ ...dataSourceOptions(database, ENTITIES), migrations: MIGRATIONS.slice(0, count) }).initialize();
     try {
       return await work(db);
     } finally {

@@ -17,6 +17,7 @@ import { spawnService } from '../support/process.js';
 import type { ServiceProcess } from '../support/process.js';
 import { findSecretsAtRest } from '../support/secret-scan.js';
 import { freePort } from '../support/service.js';
+import { ENTITIES } from '../../src/entities.js';
 
 const RP = 'http://127.0.0.1:65530';
 const PASSWORD = 'Plain-Text-Password-4-Scan';
@@ -165,7 +166,7 @@ describe('secrets of the OIDC flows stay out of the logs and the database', () =
 
   it('none of them is in any row of any table', async () => {
     const config = loadConfig({ DATA_DIR: dataDir, ...(database.url ? { DATABASE_URL: database.url } : {}) });
-    const dataSource = await new DataSource(dataSourceOptions(config.database)).initialize();
+    const dataSource = await new DataSource(dataSourceOptions(config.database, ENTITIES)).initialize();
     try {
       const found = await findSecretsAtRest(dataSource, [...secrets.values()]);
       const names = found.map((f) => `${f} (${[...secrets].find(([, v]) => f.endsWith(`${v.slice(0, 6)}…`))?.[0]})`);

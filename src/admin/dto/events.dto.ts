@@ -16,7 +16,7 @@ import {
   Min,
 } from 'class-validator';
 
-export const MAX_EVENT_PAGE = 1000;
+const MAX_EVENT_PAGE = 1000;
 
 /** `asc`, `limit`, `event_types` (docs/product-rules.md, "Import and event search"), plus the filters of docs/product-rules.md, "API". */
 export class SearchEventsDto {
@@ -69,23 +69,23 @@ export class SearchEventsDto {
   sequence?: string;
 }
 
-export class LocalizedDto {
+class LocalizedDto {
   @ApiProperty({ example: 'EventTypes.user.human.added' }) key: string;
   @ApiProperty({ example: 'Person added' }) localizedMessage: string;
 }
 
-export class LocalizedTypeDto {
+class LocalizedTypeDto {
   @ApiProperty() type: string;
   @ApiProperty({ type: LocalizedDto }) localized: LocalizedDto;
 }
 
-export class EventAggregateDto {
+class EventAggregateDto {
   @ApiProperty() id: string;
   @ApiProperty({ type: LocalizedTypeDto }) type: LocalizedTypeDto;
   @ApiProperty({ description: 'organization id, or instance' }) resourceOwner: string;
 }
 
-export class EventEditorDto {
+class EventEditorDto {
   @ApiProperty({ nullable: true, type: String, description: 'null for changes made by the service itself' }) userId: string | null;
 }
 

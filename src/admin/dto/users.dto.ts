@@ -18,6 +18,7 @@ import {
 } from 'class-validator';
 import type { ValidatorConstraintInterface } from 'class-validator';
 import { normalizePhone } from '../../users/phone.js';
+import { PASSWORD_MAX_BYTES, passwordTooLong } from '../../users/rules/password-policy.js';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 
@@ -53,19 +54,19 @@ class IsPhoneNumber implements ValidatorConstraintInterface {
   }
 }
 
-/** bcrypt reads only the first 72 bytes (not characters) of a password; longer ones would be cut silently. */
+/** The password policy's byte limit (bcrypt reads only the first 72 bytes). */
 @ValidatorConstraint({ name: 'fitsBcrypt' })
 class FitsBcrypt implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
-    return typeof value === 'string' && Buffer.byteLength(value, 'utf8') <= 72;
+    return typeof value === 'string' && !passwordTooLong(value);
   }
 
   defaultMessage(): string {
-    return 'password must be at most 72 bytes (bcrypt)';
+    return `password must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt)`;
   }
 }
 
-export class HumanProfileDto {
+class HumanProfileDto {
   @ApiProperty() @IsString() @IsNotBlank() @MaxLength(200) firstName: string;
   @ApiProperty() @IsString() @IsNotBlank() @MaxLength(200) lastName: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) displayName?: string;
@@ -77,12 +78,12 @@ export class HumanProfileDto {
   preferredLanguage?: string;
 }
 
-export class HumanEmailDto {
+class HumanEmailDto {
   @ApiProperty() @IsEmail({}, { message: 'email must be an e-mail address' }) @MaxLength(320) email: string;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isEmailVerified?: boolean;
 }
 
-export class HumanPhoneDto {
+class HumanPhoneDto {
   @ApiProperty({ example: '+41 79 123 45 67' }) @IsString() @IsNotEmpty() @MaxLength(40) @Validate(IsPhoneNumber) phone: string;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isPhoneVerified?: boolean;
 }
@@ -132,7 +133,7 @@ export class MachineSecretDto {
   @ApiProperty({ description: 'shown once' }) clientSecret: string;
 }
 
-export class MachineKeyDetailsDto {
+class MachineKeyDetailsDto {
   @ApiProperty({ example: 'serviceaccount' }) type: 'serviceaccount';
   @ApiProperty() keyId: string;
   @ApiProperty({ description: 'PEM RSA 2048 private key; shown once' }) key: string;

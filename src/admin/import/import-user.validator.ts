@@ -1,6 +1,7 @@
 import { isEmail } from 'class-validator';
 import { validatePasswordHash } from '../../common/crypto/password-hashes/password-hashes.js';
 import { normalizePhone } from '../../users/phone.js';
+import { PASSWORD_MAX_BYTES, passwordTooLong, passwordTooShort } from '../../users/rules/password-policy.js';
 
 /** One user of the import after its checks: everything but the plain password is ready to store. */
 export interface ImportCandidate {
@@ -20,7 +21,7 @@ export interface ImportCandidate {
   passwordChangeRequired: boolean;
 }
 
-export type CheckedUser = { ok: true; user: ImportCandidate } | { ok: false; userId: string; message: string };
+type CheckedUser = { ok: true; user: ImportCandidate } | { ok: false; userId: string; message: string };
 
 /** Ids become path segments of the management API and SCIM; the users column holds 64 characters. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,63}$/;
@@ -28,8 +29,6 @@ const USER_NAME = /^[^\s\u0000-\u001f]+$/;
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 /** The users.password_hash column; every supported format is far shorter in practice. */
 const MAX_STORED_HASH = 255;
-/** bcrypt reads only the first 72 bytes of a password; longer ones would be cut silently. */
-const MAX_PLAIN_PASSWORD_BYTES = 72;
 
 const KNOWN: Record<string, readonly string[]> = {
   '': ['userId', 'user'],
@@ -135,8 +134,8 @@ function readPassword(
   }
   if (plain !== undefined) {
     if (typeof plain !== 'string') problems.push('user.password must be a string');
-    else if (plain.length < passwordMinLength) problems.push(`user.password must be at least ${passwordMinLength} characters (password policy)`);
-    else if (Buffer.byteLength(plain, 'utf8') > MAX_PLAIN_PASSWORD_BYTES) problems.push(`user.password must be at most ${MAX_PLAIN_PASSWORD_BYTES} bytes (bcrypt)`);
+    else if (passwordTooShort(plain, passwordMinLength)) problems.push(`user.password must be at least ${passwordMinLength} characters (password policy)`);
+    else if (passwordTooLong(plain)) problems.push(`user.password must be at most ${PASSWORD_MAX_BYTES} bytes (bcrypt)`);
     else return { plain };
     return undefined;
   }

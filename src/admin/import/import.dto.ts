@@ -21,7 +21,7 @@ class IsGoDuration implements ValidatorConstraintInterface {
   }
 }
 
-export class ImportOrgDetailsDto {
+class ImportOrgDetailsDto {
   @ApiProperty({ description: 'name of the organization when the import creates it', maxLength: 200 })
   @IsString()
   @IsNotEmpty()
@@ -54,7 +54,7 @@ export class ImportOrgDto {
   humanUsers?: unknown[];
 }
 
-export class ImportDataOrgsDto {
+class ImportDataOrgsDto {
   @ApiProperty({ type: [ImportOrgDto] })
   @IsArray()
   @ValidateNested({ each: true })
@@ -76,12 +76,12 @@ export class ImportRequestDto {
   timeout?: string;
 }
 
-export class ImportedOrgDto {
+class ImportedOrgDto {
   @ApiProperty() orgId: string;
   @ApiProperty({ type: [String] }) humanUserIds: string[];
 }
 
-export class ImportSuccessDto {
+class ImportSuccessDto {
   @ApiProperty({ type: [ImportedOrgDto] }) orgs: ImportedOrgDto[];
 }
 

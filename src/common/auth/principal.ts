@@ -14,7 +14,7 @@ export interface Principal {
   credential: { kind: 'personal_access_token'; tokenId: string } | { kind: 'access_token'; clientId: string };
 }
 
-export function isIamOwner(principal: Principal): boolean {
+function isIamOwner(principal: Principal): boolean {
   return principal.instanceRoles.has(Role.IamOwner);
 }
 

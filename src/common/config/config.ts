@@ -27,7 +27,7 @@ export interface AppConfig {
 }
 
 /** The signing algorithms a key can be created for: RSA (the default every relying party supports), P-256, Ed25519. */
-export const SIGNING_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
+const SIGNING_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
 export type SigningAlg = (typeof SIGNING_ALGS)[number];
 
 /** Failed password checks allowed per fixed window before the login UI answers 429 (on top of the lockout). */
@@ -41,8 +41,8 @@ export type DatabaseConfig =
   | { type: 'sqlite'; path: string; busyTimeoutMs: number }
   | { type: 'mysql'; url: string };
 
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {

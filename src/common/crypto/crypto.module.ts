@@ -6,7 +6,7 @@ import { SecretHasher } from './secret-hasher.js';
 import { Encryptor } from './encryptor.js';
 import { PasswordHasher } from './password-hasher.js';
 
-export const MASTER_KEY = Symbol('MASTER_KEY');
+const MASTER_KEY = Symbol('MASTER_KEY');
 
 @Global()
 @Module({

@@ -4,13 +4,13 @@ import type { ValueTransformer } from 'typeorm';
  * Timestamps are stored as epoch milliseconds in BIGINT columns: the same bytes on SQLite and MySQL,
  * millisecond precision everywhere (SCIM meta timestamps) and no time-zone conversion in any driver.
  */
-export const epochMillis: ValueTransformer = {
+const epochMillis: ValueTransformer = {
   to: (value: Date | null | undefined) => (value == null ? value : value.getTime()),
   from: (value: string | number | null) => (value == null ? null : new Date(Number(value))),
 };
 
 /** JSON held in a TEXT column (portable across SQLite and MySQL). */
-export const jsonText: ValueTransformer = {
+const jsonText: ValueTransformer = {
   to: (value: unknown) => (value === undefined ? undefined : value === null ? null : JSON.stringify(value)),
   from: (value: string | null) => (value == null ? null : JSON.parse(value)),
 };

@@ -4,11 +4,14 @@ import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config.js';
 import { ownerOnlyDir, ownerOnlyFile } from '../fs/owner-only.js';
 import { FOLD_SQL_FUNCTION, foldCase } from '../text/case-fold.js';
-import { ENTITIES, MIGRATIONS } from './entities.js';
+import { MIGRATIONS } from './migrations/index.js';
+
+/** The table mappings a data source knows; the application's list is src/entities.ts (common names no domain entity). */
+export type EntityList = NonNullable<DataSourceOptions['entities']>;
 
 /** TypeORM options for the configured database; migrations only, never `synchronize` (STYLE §8). */
-export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
-  const common = { entities: ENTITIES, migrations: MIGRATIONS, synchronize: false, migrationsRun: false, logging: false } as const;
+export function dataSourceOptions(database: DatabaseConfig, entities: EntityList): DataSourceOptions {
+  const common = { entities, migrations: MIGRATIONS, synchronize: false, migrationsRun: false, logging: false } as const;
   if (database.type === 'sqlite') {
     if (database.path !== ':memory:') {
       ownerOnlyDir(dirname(database.path));
@@ -50,8 +53,8 @@ export function dataSourceOptions(database: DatabaseConfig): DataSourceOptions {
   };
 }
 
-export function createDataSource(database: DatabaseConfig): DataSource {
-  return new DataSource(dataSourceOptions(database));
+export function createDataSource(database: DatabaseConfig, entities: EntityList): DataSource {
+  return new DataSource(dataSourceOptions(database, entities));
 }
 
 interface SqliteConnection {

@@ -4,7 +4,7 @@ import { createDataSource } from './data-source.js';
 import { withMigrationLock } from './migration-lock.js';
 
 /** What the database holds against what this code knows (docs/operations.md, "Upgrading"). */
-export interface MigrationState {
+interface MigrationState {
   applied: string[];
   /** Known to this code, not yet applied. */
   pending: string[];
@@ -42,7 +42,8 @@ export async function migrationState(dataSource: DataSource): Promise<MigrationS
  * comes second finds nothing left to do. A schema newer than this code is refused before anything runs.
  */
 export async function migrate(database: DatabaseConfig): Promise<string[]> {
-  const dataSource = await createDataSource(database).initialize();
+  // Migrations work on tables, not on entities: no table mappings needed.
+  const dataSource = await createDataSource(database, []).initialize();
   try {
     return await withMigrationLock(dataSource, async () => {
       const state = await migrationState(dataSource);

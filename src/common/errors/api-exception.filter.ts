@@ -7,14 +7,14 @@ import type { FailureCause } from '../http/failure-causes.js';
 import { DomainError, ErrorCode, assertNever } from './domain-error.js';
 import type { ErrorDetail } from './domain-error.js';
 
-export interface ApiErrorBody {
+interface ApiErrorBody {
   code: number;
   message: string;
   details: ErrorDetail[];
 }
 
 /** HTTP status of each domain error code, for the admin and management JSON surface. */
-export function statusOf(code: ErrorCode): number {
+function statusOf(code: ErrorCode): number {
   switch (code) {
     case ErrorCode.InvalidArgument:
       return HttpStatus.BAD_REQUEST;

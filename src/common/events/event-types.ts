@@ -51,7 +51,3 @@ export const AGGREGATE_MESSAGES = {
 } as const;
 
 export type AggregateType = keyof typeof AGGREGATE_MESSAGES;
-
-export function isEventType(value: string): value is EventType {
-  return Object.hasOwn(EVENT_MESSAGES, value);
-}

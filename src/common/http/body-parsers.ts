@@ -13,7 +13,7 @@ export interface BodyProblem {
 }
 
 /** How a surface answers a refused body in its own error shape. */
-export type BodyProblemAnswer = (res: Response, problem: BodyProblem) => void;
+type BodyProblemAnswer = (res: Response, problem: BodyProblem) => void;
 
 /**
  * JSON body parsing with a size limit: malformed JSON or nesting deeper than MAX_JSON_DEPTH → 400,

@@ -19,7 +19,7 @@ export function pinRequestsToPublicOrigin(server: Server, publicUrl: string): vo
   server.prependListener('request', (req: IncomingMessage) => pinToPublicOrigin(req, origin.host, proto));
 }
 
-export function pinToPublicOrigin(req: IncomingMessage, host: string, proto: string): void {
+function pinToPublicOrigin(req: IncomingMessage, host: string, proto: string): void {
   req.headers.host = host;
   req.headers['x-forwarded-proto'] = proto;
   delete req.headers['x-forwarded-host'];

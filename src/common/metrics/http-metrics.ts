@@ -48,18 +48,18 @@ function record(req: RoutedRequest, res: ServerResponse, seconds: number): void 
   }
 }
 
-export function surfaceOf(path: string): string {
+function surfaceOf(path: string): string {
   return SURFACES.find(([prefix]) => path.startsWith(prefix))?.[1] ?? 'other';
 }
 
-export function routeTemplateOf(req: RoutedRequest): string {
+function routeTemplateOf(req: RoutedRequest): string {
   if (req.routeTemplate) return req.routeTemplate;
   const path = req.route?.path;
   return typeof path === 'string' ? `${req.baseUrl ?? ''}${path}` : 'unmatched';
 }
 
 /** `/scim/v2/:orgId/Users/:id` → `Users`; the discovery documents and Bulk by their names. */
-export function scimResourceOf(route: string): string {
+function scimResourceOf(route: string): string {
   const match = /^\/scim\/v2\/:orgId\/([^/]+)/.exec(route);
   return match ? match[1] : 'unmatched';
 }

@@ -9,7 +9,7 @@ export interface ManagementEndpoints {
   metrics(): Promise<{ contentType: string; body: string }>;
 }
 
-export interface ManagementServer {
+interface ManagementServer {
   port: number;
   close(): Promise<void>;
 }

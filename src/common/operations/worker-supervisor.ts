@@ -1,6 +1,6 @@
 import cluster from 'node:cluster';
 
-export interface WorkerSupervisor {
+interface WorkerSupervisor {
   /** Why the cluster cannot serve its full share yet (a worker still starting or replaced), or undefined. */
   readiness(): string | undefined;
 }

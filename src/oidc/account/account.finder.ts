@@ -4,6 +4,7 @@ import type { UserEntity } from '../../users/entities/user.entity.js';
 import { groupNamesOf } from '../../users/groups/group.queries.js';
 import { accountRow } from '../../users/queries/oidc-accounts.js';
 import { flag, json, millis } from '../adapter/sql.js';
+import { isActive } from '../../users/rules/user-state.js';
 
 /** What oidc-provider's `findAccount` returns (OIDC Core §5.1 standard claims by scope). */
 export interface OidcAccount {
@@ -14,7 +15,7 @@ export interface OidcAccount {
 }
 
 /** The user fields the claims are made of (OIDC Core §5.1). */
-export type ClaimsUser = Pick<
+type ClaimsUser = Pick<
   UserEntity,
   | 'id' | 'displayName' | 'givenName' | 'familyName' | 'nickName' | 'gender' | 'preferredLanguage' | 'timezone' | 'profileUrl'
   | 'changedAt' | 'email' | 'emailVerified' | 'phone' | 'phoneVerified' | 'scimAttributes'
@@ -31,7 +32,7 @@ export class AccountFinder {
 
   async find(userId: string): Promise<OidcAccount | undefined> {
     const row = await accountRow(this.dataSource, userId);
-    if (!row || row.state !== 'active') return undefined;
+    if (!row || !isActive({ state: String(row.state) })) return undefined;
     const str = (value: unknown) => (value == null ? null : String(value));
     const user: ClaimsUser = {
       id: String(row.id),
@@ -63,7 +64,7 @@ export class AccountFinder {
 }
 
 /** Claims by scope (OIDC Core §5.4); oidc-provider filters them again by the granted scope. */
-export function claimsOf(user: ClaimsUser, loginName: string, scopes: Set<string>): Record<string, unknown> {
+function claimsOf(user: ClaimsUser, loginName: string, scopes: Set<string>): Record<string, unknown> {
   const claims: Record<string, unknown> = { sub: user.id };
   if (scopes.has('profile')) {
     Object.assign(claims, {

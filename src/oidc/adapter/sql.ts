@@ -6,7 +6,7 @@ import type { DataSource } from 'typeorm';
  * whose per-statement overhead exceeds SQLite's own work for one-row look-ups: the dialect, and the
  * column values as the two drivers hand them back.
  */
-export type Dialect = 'sqlite' | 'mysql';
+type Dialect = 'sqlite' | 'mysql';
 
 export function dialectOf(dataSource: DataSource): Dialect {
   return dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql';

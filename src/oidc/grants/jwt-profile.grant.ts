@@ -16,7 +16,7 @@ import { invalidGrant } from './grant-errors.js';
 const MAX_ASSERTION_AGE_S = 3600;
 const CLOCK_TOLERANCE_S = 5;
 
-export interface JwtProfileDeps {
+interface JwtProfileDeps {
   dataSource: DataSource;
   uow: UnitOfWork;
   accounts: AccountFinder;

@@ -19,7 +19,7 @@ import { TokenType, allowedAs, needsActor } from './token-exchange.types.js';
 import { SUBJECT_NOT_SERVED, invalidGrant } from './grant-errors.js';
 
 /** Where the grant leaves the actor for `extraTokenClaims` (provider.factory.ts). */
-export const ACTOR = Symbol('portcullis.actor');
+const ACTOR = Symbol('portcullis.actor');
 
 /** RFC 8693 §4.1 `act` claim of a token issued to an actor, for oidc-provider's extraTokenClaims. */
 export function actClaim(ctx: OidcContext): { act: { sub: string } } | undefined {

@@ -17,7 +17,7 @@ export interface Party {
   scope: string[] | null;
 }
 
-export interface PartyDeps {
+interface PartyDeps {
   dataSource: DataSource;
   ownJwts: JwtTokenIds;
 }

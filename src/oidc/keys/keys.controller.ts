@@ -7,7 +7,7 @@ import { Role } from '../../common/auth/roles.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { SigningKeysService } from './signing-keys.service.js';
 
-export class RotateKeysResponseDto {
+class RotateKeysResponseDto {
   @ApiProperty({ description: 'id (kid) of the key that signs from now on' })
   activeKeyId: string;
 }

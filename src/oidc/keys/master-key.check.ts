@@ -2,6 +2,7 @@ import type { AppConfig } from '../../common/config/config.js';
 import { Encryptor } from '../../common/crypto/encryptor.js';
 import { loadMasterKey } from '../../common/crypto/master-key.js';
 import { createDataSource } from '../../common/database/data-source.js';
+import { ENTITIES } from '../../entities.js';
 
 /**
  * The start-up problem for a master key that cannot open the signing keys this database already holds
@@ -10,7 +11,7 @@ import { createDataSource } from '../../common/database/data-source.js';
  */
 export async function masterKeyProblem(config: AppConfig): Promise<string | undefined> {
   const encryptor = new Encryptor(loadMasterKey(config));
-  const dataSource = createDataSource(config.database);
+  const dataSource = createDataSource(config.database, ENTITIES);
   await dataSource.initialize();
   try {
     const [row]: { sealed: string }[] = await dataSource.query('SELECT private_jwk_encrypted AS sealed FROM signing_keys ORDER BY created_at DESC LIMIT 1');

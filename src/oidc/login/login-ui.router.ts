@@ -27,6 +27,7 @@ import { chooseLocale, messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
 import type { PasswordLoginResult } from './password-login.service.js';
 import { VerifierBusyError } from '../../common/crypto/password-hashes/password-hashes.js';
+import { isActive } from '../../users/rules/user-state.js';
 
 interface Interaction {
   uid: string;
@@ -159,7 +160,7 @@ export class LoginUiRouter {
     }
     // The account must still be able to sign in (state read on use).
     const user = await this.loginUsers.find(account.loginName);
-    if (!user || user.id !== account.userId || user.state !== 'active') {
+    if (!user || user.id !== account.userId || !isActive(user)) {
       const ctx = this.formContext(req, interaction, 'login');
       return this.render(res, loginPage(ctx, account.loginName, ctx.t.invalidCredentials, await this.registerLink(interaction)));
     }

@@ -1,12 +1,12 @@
 import type { Locale, Messages } from './messages.js';
 
 /** Escapes text for HTML element content and double-quoted attributes. */
-export function esc(value: unknown): string {
+function esc(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** The page frame: no external resources, so the strict CSP below holds. */
-export function page(locale: Locale, title: string, body: string): string {
+function page(locale: Locale, title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title>

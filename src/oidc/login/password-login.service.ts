@@ -12,6 +12,7 @@ import type { CheckSource } from '../../users/password-checks.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { LoginUsers } from './login-users.js';
 import type { LoginUser } from './login-users.js';
+import { isActive } from '../../users/rules/user-state.js';
 
 export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false };
 
@@ -54,7 +55,7 @@ export class PasswordLoginService {
 
   private async verify(loginName: string, password: string, source: CheckSource): Promise<PasswordLoginResult & { locked?: boolean }> {
     const user = await this.users.find(loginName);
-    if (!user || user.type !== 'human' || !user.passwordHash || user.state !== 'active') return this.refuse(password);
+    if (!user || user.type !== 'human' || !user.passwordHash || !isActive(user)) return this.refuse(password);
     const started = performance.now();
     const reserved = await this.checks.reserve(user.id);
     const countingMs = performance.now() - started;

@@ -7,6 +7,7 @@ import { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
 import { requestLookups } from '../adapter/request-lookups.js';
 import { tokenAudience, tokenUser } from '../tokens/audience.js';
+import { isActive } from '../../users/rules/user-state.js';
 
 interface IntrospectedToken {
   kind: string;
@@ -50,7 +51,7 @@ export function introspectionPolicy(dataSource: DataSource, accounts: AccountFin
     const known = requestLookups(ctx)?.users.get(userId);
     const user = known !== undefined ? known : await tokenUser(dataSource, userId);
     // A client-credentials token of an application (not a machine user) has no user; none are issued.
-    if (!user || user.state !== 'active') return false;
+    if (!user || !isActive(user)) return false;
     const audience = await tokenAudience(dataSource, token);
     const project = client.portcullis_project_id;
     const allowed = audience.includes(client.clientId) || (typeof project === 'string' && audience.includes(project));

@@ -24,11 +24,6 @@ export function requestedProjects(scope: string | undefined): string[] {
   return (scope ?? '').split(' ').flatMap((s) => PROJECT_SCOPE.exec(s)?.[1] ?? []);
 }
 
-/** Whether a scope value is one of the audience scopes of docs/product-rules.md, "OpenID Connect and OAuth" (allowed beyond the OIDC ones). */
-export function isAudienceScope(scope: string): boolean {
-  return scope === API_AUDIENCE_SCOPE || PROJECT_SCOPE.test(scope);
-}
-
 /**
  * docs/product-rules.md, "OpenID Connect and OAuth": the audience of a token is the project id of its client and the client ids of every
  * application in that project, plus requested projects (and the API when asked for). Machine users

@@ -5,9 +5,9 @@ import { JWT_BEARER_GRANT } from './grant-types.js';
 import { JwtTokenIds } from './jwt-access-tokens.js';
 
 const LIMIT = 56 * 1024;
-export const JWT_REFERENCE = Symbol('portcullis.jwt-reference');
+const JWT_REFERENCE = Symbol('portcullis.jwt-reference');
 
-export interface JwtReference {
+interface JwtReference {
   handle: string;
   jwt: string;
 }

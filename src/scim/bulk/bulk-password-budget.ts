@@ -8,7 +8,7 @@ import type { BulkOperation } from './scim-bulk.request.js';
  * a Bulk request's hashing under about a second; provisioning clients (Okta, Entra ID) send passwords
  * one user at a time, and a password migration has the import endpoint, which takes hashes.
  */
-export const MAX_BULK_PASSWORD_OPERATIONS = 10;
+const MAX_BULK_PASSWORD_OPERATIONS = 10;
 
 /**
  * Refuses the whole request before any operation runs when more than MAX_BULK_PASSWORD_OPERATIONS

@@ -2,7 +2,7 @@ import { ScimError } from '../errors/scim-error.js';
 import { BULK_REQUEST_SCHEMA, MAX_BULK_OPERATIONS } from '../scim.constants.js';
 import { assertPasswordBudget } from './bulk-password-budget.js';
 
-export type BulkMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+type BulkMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** One operation of a BulkRequest (RFC 7644 §3.7), checked for shape only. */
 export interface BulkOperation {

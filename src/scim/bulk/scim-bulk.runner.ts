@@ -16,7 +16,7 @@ export interface BulkOperationResult {
 export type BulkExecutor = (operation: BulkOperation) => Promise<{ status: number; id?: string; location?: string; version?: string }>;
 
 /** The absolute URL a (possibly failed) operation's path names, if it names one. */
-export type BulkLocator = (path: string) => string | undefined;
+type BulkLocator = (path: string) => string | undefined;
 
 const BULK_ID = /^bulkId:(.+)$/;
 

@@ -1,9 +1,11 @@
+import { ERROR_DETAIL_SCHEMA, ERROR_SCHEMA } from '../scim.constants.js';
+
 /**
  * `scimType` values of RFC 7644 §3.12, Table 9 (plus `tooMany`/`uniqueness`), and the statuses this
  * surface answers with. A ScimError is data: status, optional scimType, a stable vendor error id
  * (docs/product-rules.md, "OpenID Connect and OAuth") and an untranslated message.
  */
-export type ScimType =
+type ScimType =
   | 'invalidFilter'
   | 'tooMany'
   | 'uniqueness'
@@ -65,10 +67,10 @@ export function statusWord(status: number): string {
 /** The RFC 7644 §3.12 error body with the vendor detail extension (docs/product-rules.md, "OpenID Connect and OAuth"). */
 export function scimErrorBody(status: number, message: string, scimType: ScimType | undefined, id: string): Record<string, unknown> {
   return {
-    schemas: ['urn:ietf:params:scim:api:messages:2.0:Error', 'urn:ietf:params:scim:api:portcullis:messages:2.0:ErrorDetail'],
+    schemas: [ERROR_SCHEMA, ERROR_DETAIL_SCHEMA],
     status: String(status),
     ...(scimType ? { scimType } : {}),
     detail: message,
-    'urn:ietf:params:scim:api:portcullis:messages:2.0:ErrorDetail': { id, message },
+    [ERROR_DETAIL_SCHEMA]: { id, message },
   };
 }

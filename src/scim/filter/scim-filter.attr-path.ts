@@ -9,7 +9,7 @@ const ATTRNAME = /^\$?[A-Za-z][A-Za-z0-9_-]*$/;
 /** `urn:<NID>:<NSS>` (RFC 8141), loosely: the NSS may itself contain `:` and `.` (e.g. `2.0`). */
 const URN = /^urn:[A-Za-z0-9][A-Za-z0-9-]{0,31}:[^\s:]+(?::[^\s:]+)*$/i;
 
-export type AttrPathParse = { readonly ok: true; readonly attrPath: AttrPath } | { readonly ok: false; readonly reason: string };
+type AttrPathParse = { readonly ok: true; readonly attrPath: AttrPath } | { readonly ok: false; readonly reason: string };
 
 export function isValidAttrName(name: string): boolean {
   return ATTRNAME.test(name);

@@ -92,7 +92,7 @@ function isCaseExact(attrPath: AttrPath, prefix: string, caseExact: AttributePat
 }
 
 /** All values an attribute path denotes in `context`, with multi-valued attributes flattened. */
-export function resolveValues(context: JsonObject, attrPath: AttrPath): unknown[] {
+function resolveValues(context: JsonObject, attrPath: AttrPath): unknown[] {
   let base: JsonObject = context;
   let value: unknown;
   if (attrPath.uri !== undefined) {

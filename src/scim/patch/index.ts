@@ -3,12 +3,4 @@
  * patched copy or throws `ScimPatchError` with an RFC 7644 §3.12 `scimType`. Pure: no I/O.
  */
 export { applyPatch, type PatchOperation } from './scim-patch.engine.js';
-export { ScimPatchError, type ScimPatchErrorType } from './scim-patch.errors.js';
-export {
-  CORE_GROUP_SCHEMA,
-  CORE_USER_SCHEMA,
-  DEFAULT_PATCH_SCHEMA,
-  ENTERPRISE_USER_SCHEMA,
-  type ApplyPatchOptions,
-  type ScimPatchSchema,
-} from './scim-patch.schema.js';
+export { ScimPatchError } from './scim-patch.errors.js';

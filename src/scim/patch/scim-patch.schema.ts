@@ -1,17 +1,15 @@
 import { AttributePathSet } from '../filter/scim-attribute-set.js';
 import { DEFAULT_CASE_EXACT_ATTRIBUTES } from '../filter/scim-filter.matcher.js';
 import type { ParseFilterOptions } from '../filter/scim-filter.parser.js';
+import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
 
-export const CORE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
-export const CORE_GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-export const ENTERPRISE_USER_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 
 /**
  * The little schema knowledge the PATCH engine needs. Paths are matched ignoring case:
  * `active`, `name.givenName`, `*.primary` (any attribute's `primary`), and for extension
  * attributes `<extension URN>:<attribute>[.sub]`.
  */
-export interface ScimPatchSchema {
+interface ScimPatchSchema {
   /** Boolean attributes; the strings "True"/"False" (any case) are converted (Microsoft Entra ID sends them). */
   readonly booleanAttributes: readonly string[];
   /** Multi-valued attributes, even when currently unassigned ("add" appends to these). */
@@ -41,9 +39,9 @@ export const DEFAULT_PATCH_SCHEMA: ScimPatchSchema = {
   readOnlyAttributes: ['id', 'meta', 'schemas', 'groups'],
   requiredAttributes: ['userName'],
   caseExactAttributes: DEFAULT_CASE_EXACT_ATTRIBUTES,
-  valueObjectAttributes: [`${ENTERPRISE_USER_SCHEMA}:manager`, 'members'],
-  extensionSchemas: [ENTERPRISE_USER_SCHEMA],
-  coreSchemas: [CORE_USER_SCHEMA, CORE_GROUP_SCHEMA],
+  valueObjectAttributes: [`${ENTERPRISE_SCHEMA}:manager`, 'members'],
+  extensionSchemas: [ENTERPRISE_SCHEMA],
+  coreSchemas: [USER_SCHEMA, GROUP_SCHEMA],
   attributeNames: [
     'schemas', 'id', 'externalId', 'meta', 'resourceType', 'created', 'lastModified', 'location', 'version',
     'userName', 'name', 'formatted', 'familyName', 'givenName', 'middleName', 'honorificPrefix', 'honorificSuffix',

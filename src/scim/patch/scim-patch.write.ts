@@ -8,7 +8,7 @@ import { canonicalName, type PatchContext } from './scim-patch.schema.js';
 import { attributeIn, attributeKey, scopeObject, type AttributeLocation, type PatchLocation } from './scim-patch.target.js';
 import { elementFromFilter, enforceSinglePrimary, normalizeValue, setSubAttribute } from './scim-patch.values.js';
 
-export type WriteOp = 'add' | 'replace';
+type WriteOp = 'add' | 'replace';
 
 /** Applies an "add" or "replace" of `value` at `loc` (RFC 7644 §3.5.2.1 and §3.5.2.3). */
 export function writeAt(ctx: PatchContext, resource: JsonObject, op: WriteOp, loc: PatchLocation, value: unknown): void {

@@ -6,6 +6,7 @@ import type { UserColumn } from '../../users/queries/user-columns.js';
 import { SqlComparisons, stringValue, unsupported } from './scim-sql.comparisons.js';
 import type { SqlDialect } from './scim-sql.comparisons.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { activeUserSql, notActiveUserSql } from '../../users/rules/user-state.js';
 
 /** A WHERE fragment over `users u` with named parameters (`:f0`, `:f1`, …). Never string-built values. */
 export interface SqlFragment {
@@ -103,7 +104,7 @@ class FilterCompiler extends SqlComparisons {
       case 'active': {
         if (typeof value !== 'boolean') throw ScimError.badRequest('invalidFilter', `"active" compares with true or false, not ${JSON.stringify(value)}`);
         if (op !== 'eq' && op !== 'ne') throw unsupported(`"${op}" on a boolean`);
-        return (op === 'eq') === value ? `${user(USER_COLUMNS.state)} = 'active'` : `${user(USER_COLUMNS.state)} <> 'active'`;
+        return (op === 'eq') === value ? activeUserSql('u') : notActiveUserSql('u');
       }
       case 'date': {
         const millis = typeof value === 'string' ? parseDateTime(value) : undefined;

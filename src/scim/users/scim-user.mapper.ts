@@ -7,6 +7,7 @@ import { contactsOf } from '../../users/user-profile.service.js';
 import type { Contact, HumanProfile } from '../../users/user-profile.service.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { isActive } from '../../users/rules/user-state.js';
 
 /** Multi-valued and complex attributes kept whole in the user's SCIM document. */
 const DOCUMENT_ATTRIBUTES = ['addresses', 'ims', 'photos', 'roles', 'entitlements', 'x509Certificates', ENTERPRISE_SCHEMA] as const;
@@ -91,7 +92,7 @@ export function toScimUser(user: UserEntity, baseUrl: string, options: { stored?
   set('preferredLanguage', user.preferredLanguage);
   set('locale', user.locale);
   set('timezone', user.timezone);
-  resource.active = user.state === 'active';
+  resource.active = isActive(user);
   const emails = contactsOf(user, 'emails');
   if (emails.length > 0) resource.emails = emails.map(contactJson);
   const phones = contactsOf(user, 'phoneNumbers');

@@ -2,6 +2,7 @@ import type { JsonObject } from '../../common/database/columns.js';
 import { applyPatch } from '../patch/index.js';
 import type { PatchOperation } from '../patch/index.js';
 import { ScimError } from '../errors/scim-error.js';
+import { refuseCaseVariantKeys } from '../schema/case-variant-keys.js';
 import { PATCH_OP_SCHEMA } from '../scim.constants.js';
 import { validateUser } from './scim-user.validator.js';
 import type { ValidUser } from './scim-user.validator.js';
@@ -22,6 +23,8 @@ export function readPatchRequest(body: unknown): PatchOperation[] {
   if (!Array.isArray(operations) || operations.length === 0) {
     throw ScimError.badRequest('invalidSyntax', '"Operations" must be an array of one or more PATCH operations');
   }
+  // A value's keys are checked here: applied to the user, "userName" and "username" would merge into one.
+  refuseCaseVariantKeys(operations);
   return operations as PatchOperation[];
 }
 

@@ -1,6 +1,7 @@
 import type { JsonObject } from '../../common/database/columns.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { refuseCaseVariantKeys } from '../schema/case-variant-keys.js';
 import { validateAttributes } from '../schema/scim-body.validator.js';
 import { ENTERPRISE_ATTRIBUTES, USER_ATTRIBUTES } from '../schema/user.schema.js';
 
@@ -23,6 +24,7 @@ export function validateUser(body: unknown): ValidUser {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw ScimError.badRequest('invalidSyntax', 'the request body must be a JSON object');
   }
+  refuseCaseVariantKeys(body);
   // Null prototype: a body key `__proto__` is then an (unknown, refused) attribute, not a prototype.
   const core: Record<string, unknown> = Object.create(null);
   let extension: unknown;

@@ -9,6 +9,7 @@ import type { UserEntity } from '../../users/entities/user.entity.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
 import { scimInstanceSettings } from '../../users/queries/instance.js';
 import type { ScimInstanceSettings as InstanceSettings } from '../../users/queries/instance.js';
+import { passwordTooShort } from '../../users/rules/password-policy.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { UserProfileService } from '../../users/user-profile.service.js';
 import type { HumanProfile } from '../../users/user-profile.service.js';
@@ -22,6 +23,7 @@ import type { UserGroup } from '../../users/groups/group.queries.js';
 import { toProfile } from './scim-user.mapper.js';
 import { ScimUserRepository } from './scim-user.repository.js';
 import type { ValidUser } from './scim-user.validator.js';
+import { isInactive, isLocked } from '../../users/rules/user-state.js';
 
 interface Replacement {
   profile: HumanProfile;
@@ -144,14 +146,14 @@ export class ScimUsersService {
 
   /** SCIM has only `active`; a locked user set active is unlocked (docs/product-rules.md, "Domain"). */
   private stateChange(user: UserEntity, active: unknown): 'deactivate' | 'reactivate' | 'unlock' | null {
-    if (active === false && user.state !== 'inactive') return 'deactivate';
-    if (active === true && user.state === 'inactive') return 'reactivate';
-    if (active === true && user.state === 'locked') return 'unlock';
+    if (active === false && !isInactive(user)) return 'deactivate';
+    if (active === true && isInactive(user)) return 'reactivate';
+    if (active === true && isLocked(user)) return 'unlock';
     return null;
   }
 
   private async hashPassword(instance: InstanceSettings, password: string): Promise<string> {
-    if (password.length < instance.passwordMinLength) {
+    if (passwordTooShort(password, instance.passwordMinLength)) {
       throw ScimError.badRequest('invalidValue', `the password must be at least ${instance.passwordMinLength} characters`);
     }
     return this.passwords.hash(password);

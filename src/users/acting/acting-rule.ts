@@ -39,6 +39,11 @@ export function parseRoles(column: string | null | undefined): Role[] {
   return (column ?? '').split(',').filter((role): role is Role => known.has(role));
 }
 
+/** The `roles` column for a set of roles: each once, sorted, comma-separated (what parseRoles reads). */
+export function formatRoles(roles: Iterable<Role>): string {
+  return [...new Set(roles)].sort().join(',');
+}
+
 export function noRoles(): HeldRoles {
   return { instanceRoles: new Set(), orgRoles: new Map() };
 }

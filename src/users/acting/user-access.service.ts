@@ -7,9 +7,10 @@ import { INSTANCE_ID } from '../entities/instance.entity.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { isIamOwner, noRoles, parseRoles, rolesLacking } from './acting-rule.js';
 import type { HeldRoles } from './acting-rule.js';
+import { activeUserSql, isActive } from '../rules/user-state.js';
 
 /** A change that could leave the instance without an active IAM_OWNER. */
-export type OwnerLoss = 'remove' | 'deactivate' | 'lock' | 'demote';
+type OwnerLoss = 'remove' | 'deactivate' | 'lock' | 'demote';
 
 /**
  * The one place that decides whether a caller may act on a user (SECURITY.md, "Who may act on whom").
@@ -81,13 +82,13 @@ export class UserAccess {
    * concurrent changes to the last two owners cannot both see the other one still active.
    */
   async assertKeepsAnIamOwner(manager: EntityManager, user: Pick<UserEntity, 'id' | 'state'>, change: OwnerLoss): Promise<void> {
-    if (user.state !== 'active') return;
+    if (!isActive(user)) return;
     if (manager.connection.options.type === 'mysql') await manager.query('SELECT id FROM instance WHERE id = ? FOR UPDATE', [INSTANCE_ID]);
     const roles = await this.rolesOf(manager, [user.id]);
     if (!isIamOwner(roles.get(user.id) ?? noRoles())) return;
     const [row]: { n: number | string }[] = await manager.query(
       `SELECT COUNT(*) AS n FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.scope_type = 'instance' AND m.roles LIKE ? AND u.state = 'active' AND u.id <> ?`,
+        WHERE m.scope_type = 'instance' AND m.roles LIKE ? AND ${activeUserSql('u')} AND u.id <> ?`,
       [`%${Role.IamOwner}%`, user.id],
     );
     if (Number(row?.n ?? 0) === 0) {

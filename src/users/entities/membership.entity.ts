@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../../common/database/columns.js';
 
-export type MembershipScope = 'instance' | 'org';
+type MembershipScope = 'instance' | 'org';
 
 /** Roles a user holds on the instance or on one organization (`scope_id` = 'instance' or the org id). */
 @Entity({ name: 'memberships' })

@@ -1,7 +1,7 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../../common/database/columns.js';
 
-export type PublicKeyOwner = 'application' | 'machine';
+type PublicKeyOwner = 'application' | 'machine';
 
 /**
  * Public half of a key pair whose private half was handed to its owner once: an application's key for

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn, timestampColumn } from '../../common/database/columns.js';
 import type { JsonDocument } from '../../common/database/columns.js';
 
-export type UserType = 'human' | 'machine';
+type UserType = 'human' | 'machine';
 export type UserState = 'active' | 'inactive' | 'locked';
 export type AccessTokenType = 'opaque' | 'jwt';
 

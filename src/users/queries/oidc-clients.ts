@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { statementsOf } from '../../common/database/statements.js';
+import { activeUserSql } from '../rules/user-state.js';
 
 /** One row of the client look-up: an application, or a machine user with its secret (if any). */
 export interface ClientRow {
@@ -42,7 +43,7 @@ const CLIENT_SQL = `
   UNION ALL
   SELECT 'machine' AS src, u.id, u.org_id, NULL, u.user_name, NULL, u.id, s.secret_hash, NULL,
          NULL, NULL, NULL, NULL, u.access_token_type, 0, 0, 0
-    FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine' AND u.state = 'active'`;
+    FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine' AND ${activeUserSql('u')}`;
 
 /** The application of that client id and the active machine user of that id (with its secrets): one statement. */
 export function clientRows(dataSource: DataSource, clientId: string): Promise<ClientRow[]> {

@@ -2,6 +2,7 @@ import { EVENT_COLUMNS } from '../../common/events/event-store.js';
 import type { EventType } from '../../common/events/event-types.js';
 import { newId } from '../../common/ids.js';
 import { eventsWritten } from '../../common/metrics/metrics.js';
+import { activeUserSql } from '../rules/user-state.js';
 
 /**
  * A user's event without payload, caused by the user, as one `INSERT … SELECT` for `UnitOfWork.write`:
@@ -12,7 +13,7 @@ export function userEventStatement(type: EventType, userId: string, options: { o
   // Counted as it is handed out: the statement writes at most this one event.
   eventsWritten.inc();
   return {
-    sql: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ?, ?, 'user', id, org_id, id, '{}', ? FROM users WHERE id = ?${options.onlyActive ? " AND state = 'active'" : ''}`,
+    sql: `INSERT INTO events (${EVENT_COLUMNS.join(', ')}) SELECT ?, ?, 'user', id, org_id, id, '{}', ? FROM users WHERE id = ?${options.onlyActive ? ` AND ${activeUserSql()}` : ''}`,
     parameters: [newId(), type, Date.now(), userId],
   };
 }

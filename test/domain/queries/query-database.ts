@@ -15,6 +15,7 @@ import { ProjectEntity } from '../../../src/users/entities/project.entity.js';
 import { PublicKeyEntity } from '../../../src/users/entities/public-key.entity.js';
 import { UserEntity } from '../../../src/users/entities/user.entity.js';
 import { createTestDatabase } from '../../support/database.js';
+import { ENTITIES } from '../../../src/entities.js';
 
 /**
  * A fresh migrated database without the service: SQLite in a temporary directory, or a database of its
@@ -38,7 +39,7 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
   const database = await createTestDatabase();
   const config = loadConfig({ DATA_DIR: dataDir, ...(database.url ? { DATABASE_URL: database.url } : {}) });
   await migrate(config.database);
-  const dataSource = await createDataSource(config.database).initialize();
+  const dataSource = await createDataSource(config.database, ENTITIES).initialize();
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
   const insert = async <T extends object>(entity: new () => T, values: T): Promise<T> => {
     await dataSource.getRepository(entity).insert(values as never);

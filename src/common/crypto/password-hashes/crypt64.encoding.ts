@@ -3,7 +3,7 @@
  * written least significant 6 bits first. Not RFC 4648 base64: both the alphabet and the bit order
  * differ, and each scheme permutes the digest bytes into 24-bit groups first.
  */
-export const CRYPT64_ALPHABET = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const CRYPT64_ALPHABET = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 const CRYPT64_TEXT = /^[./0-9A-Za-z]*$/;
 

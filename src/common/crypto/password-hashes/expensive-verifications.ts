@@ -1,5 +1,5 @@
 /** How many imported-hash verifications run at once in one process, how many may wait, and for how long. */
-export const EXPENSIVE_VERIFICATIONS_AT_ONCE = 2;
+const EXPENSIVE_VERIFICATIONS_AT_ONCE = 2;
 const MAX_WAITING = 8;
 const MAX_WAIT_MS = 2_000;
 

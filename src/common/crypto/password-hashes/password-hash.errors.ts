@@ -1,6 +1,6 @@
 import type { PasswordHashFormat } from './password-hash.format.js';
 
-export type InvalidPasswordHashCode = 'unsupported_password_hash' | 'malformed_password_hash' | 'password_hash_limit_exceeded';
+type InvalidPasswordHashCode = 'unsupported_password_hash' | 'malformed_password_hash' | 'password_hash_limit_exceeded';
 
 /**
  * A stored password hash that cannot be verified. Thrown by `parsePasswordHash` and `verifyPassword`

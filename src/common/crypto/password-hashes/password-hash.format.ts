@@ -3,7 +3,7 @@
  * system stored (Keycloak, Auth0, Django, Linux /etc/shadow, ZITADEL, Apache htpasswd…) until their
  * next successful login, when the service re-hashes the password with bcrypt.
  */
-export const PASSWORD_HASH_FORMATS = [
+const PASSWORD_HASH_FORMATS = [
   'bcrypt',
   'argon2id',
   'argon2i',

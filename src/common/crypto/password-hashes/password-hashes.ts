@@ -20,16 +20,15 @@ import { parseShaCryptHash, verifyShaCryptHash, type ParsedShaCryptHash } from '
  * (parsing only, no hashing), verify a login against the stored hash by its own algorithm, and tell
  * when to re-hash with bcrypt at the configured cost.
  */
-export { identifyPasswordHash, PASSWORD_HASH_FORMATS, type PasswordHashFormat } from './password-hash.format.js';
+export { identifyPasswordHash, type PasswordHashFormat } from './password-hash.format.js';
 export {
   InvalidPasswordHashError,
   MalformedPasswordHashError,
   PasswordHashLimitExceededError,
   UnsupportedPasswordHashError,
-  type InvalidPasswordHashCode,
 } from './password-hash.errors.js';
 
-export type ParsedPasswordHash =
+type ParsedPasswordHash =
   | ParsedBcryptHash
   | ParsedArgon2Hash
   | ParsedScryptHash
@@ -37,7 +36,7 @@ export type ParsedPasswordHash =
   | ParsedShaCryptHash
   | ParsedMd5CryptHash;
 
-export type PasswordHashValidation =
+type PasswordHashValidation =
   | { readonly valid: true; readonly format: PasswordHashFormat }
   | { readonly valid: false; readonly format: PasswordHashFormat | null; readonly error: InvalidPasswordHashError };
 

@@ -18,7 +18,7 @@ import { decodeField, parseDecimalInteger, parsePhcString, readIntegerParam, rej
  * (OpenSSL) on the libuv thread pool; the key length is the stored hash's length.
  */
 export type Pbkdf2Format = 'pbkdf2-sha256' | 'pbkdf2-sha512';
-export type Pbkdf2Layout = 'phc' | 'passlib' | 'django';
+type Pbkdf2Layout = 'phc' | 'passlib' | 'django';
 
 export interface ParsedPbkdf2Hash {
   readonly format: Pbkdf2Format;

@@ -6,7 +6,7 @@ import type { PasswordHashFormat } from './password-hash.format.js';
  * (github.com/P-H-C/phc-string-format/blob/master/phc-sf-spec.md). Salt and hash stay encoded:
  * each scheme decodes them.
  */
-export interface PhcString {
+interface PhcString {
   readonly id: string;
   readonly version: number | undefined;
   readonly params: ReadonlyMap<string, string>;

@@ -16,7 +16,7 @@ import { encodeCrypt64Groups } from './crypt64.encoding.js';
  */
 export type ShaCryptDigest = 'sha256' | 'sha512';
 
-export const SHA_CRYPT_MIN_ROUNDS = 1000;
+const SHA_CRYPT_MIN_ROUNDS = 1000;
 export const SHA_CRYPT_DEFAULT_ROUNDS = 5000;
 export const SHA_CRYPT_MAX_SALT_CHARS = 16;
 

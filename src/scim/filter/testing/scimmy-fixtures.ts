@@ -17,12 +17,12 @@ export function findRepoRoot(from: string | URL = import.meta.url): string {
   }
 }
 
-export function loadScimmyFixture(name: 'filter.json' | 'patchop.json'): unknown {
+function loadScimmyFixture(name: 'filter.json' | 'patchop.json'): unknown {
   const file = join(findRepoRoot(), 'test', 'fixtures', 'scimmy', name);
   return JSON.parse(readFileSync(file, 'utf8')) as unknown;
 }
 
-export interface ScimmyFilterVectors {
+interface ScimmyFilterVectors {
   readonly parse: Record<string, readonly { readonly source: string; readonly target: readonly unknown[] }[]>;
   readonly expression: Record<string, readonly { readonly source: readonly unknown[]; readonly target: string }[]>;
   readonly match: {
@@ -37,7 +37,7 @@ export interface ScimmyPatchVector {
   readonly ops: readonly { readonly op: string; readonly path?: string; readonly value?: unknown }[];
 }
 
-export interface ScimmyPatchVectors {
+interface ScimmyPatchVectors {
   readonly inbound: Record<string, readonly ScimmyPatchVector[]>;
 }
 

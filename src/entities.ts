@@ -1,0 +1,42 @@
+import { ApplicationEntity } from './users/entities/application.entity.js';
+import { EventEntity } from './common/events/event.entity.js';
+import { FeatureEntity } from './users/entities/feature.entity.js';
+import { GroupEntity } from './users/entities/group.entity.js';
+import { GroupMemberEntity } from './users/entities/group-member.entity.js';
+import { InstanceEntity } from './users/entities/instance.entity.js';
+import { LoginPolicyEntity } from './users/entities/login-policy.entity.js';
+import { MachineSecretEntity } from './users/entities/machine-secret.entity.js';
+import { MembershipEntity } from './users/entities/membership.entity.js';
+import { OidcPayloadEntity } from './oidc/adapter/oidc-payload.entity.js';
+import { OrganizationEntity } from './users/entities/organization.entity.js';
+import { PersonalAccessTokenEntity } from './users/entities/personal-access-token.entity.js';
+import { ProjectEntity } from './users/entities/project.entity.js';
+import { PublicKeyEntity } from './users/entities/public-key.entity.js';
+import { SigningKeyEntity } from './oidc/keys/signing-key.entity.js';
+import { UserContactEntity } from './users/entities/user-contact.entity.js';
+import { UserEntity } from './users/entities/user.entity.js';
+
+/**
+ * Every table mapping of the application, for the data source. It lives at the top of src/, beside the
+ * modules it names, because src/common must not depend on domain modules (docs/architecture.md).
+ * An explicit list, not a glob: a file that is not listed here is not part of the schema.
+ */
+export const ENTITIES = [
+  InstanceEntity,
+  FeatureEntity,
+  OrganizationEntity,
+  UserEntity,
+  MembershipEntity,
+  ProjectEntity,
+  ApplicationEntity,
+  PublicKeyEntity,
+  MachineSecretEntity,
+  PersonalAccessTokenEntity,
+  EventEntity,
+  OidcPayloadEntity,
+  SigningKeyEntity,
+  UserContactEntity,
+  LoginPolicyEntity,
+  GroupEntity,
+  GroupMemberEntity,
+];
