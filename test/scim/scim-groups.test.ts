@@ -133,6 +133,7 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
       [{ schemas: [GROUP] }, 'invalidValue'],
       [{ schemas: [GROUP], displayName: '  ' }, 'invalidValue'],
       [{ schemas: [GROUP], displayName: 'x', DisplayName: 'y' }, 'invalidSyntax'],
+      [{ schemas: [GROUP], displayName: 'x', members: [{ value: users[0], VALUE: users[1] }] }, 'invalidSyntax'],
       [{ schemas: [GROUP], displayName: 'x', members: [{ value: users[0], type: 'Group' }] }, 'invalidValue'],
       [{ schemas: [GROUP], displayName: 'x', owner: 'me' }, 'invalidSyntax'],
       [{ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], displayName: 'x' }, 'invalidSyntax'],

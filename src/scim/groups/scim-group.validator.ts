@@ -1,5 +1,6 @@
 import { ScimError } from '../errors/scim-error.js';
 import { isPlainObject } from '../filter/scim-filter.objects.js';
+import { refuseCaseVariantKeys } from '../schema/case-variant-keys.js';
 import { GROUP_SCHEMA } from '../scim.constants.js';
 import { memberIds } from './scim-group.members.js';
 
@@ -13,16 +14,11 @@ export interface ValidGroup {
 /** Readonly attributes (RFC 7643 §3.1) a client may send back; ignored. */
 const IGNORED = new Set(['id', 'meta']);
 
-/** Validates a Group body (RFC 7643 §4.2); attribute names in any case, each named once. */
+/** Validates a Group body (RFC 7643 §4.2); attribute names in any case, each named once (at any depth). */
 export function validateGroup(body: unknown): ValidGroup {
   if (!isPlainObject(body)) throw ScimError.badRequest('invalidSyntax', 'the request body must be a JSON object');
-  const attributes = new Map<string, unknown>();
-  for (const [key, value] of Object.entries(body)) {
-    const name = key.toLowerCase();
-    // RFC 7643 §2.1: names are case-insensitive, so "displayName" and "DisplayName" are one attribute sent twice.
-    if (attributes.has(name)) throw ScimError.badRequest('invalidSyntax', `the attribute "${key}" is given more than once (names are case-insensitive)`);
-    attributes.set(name, value);
-  }
+  refuseCaseVariantKeys(body);
+  const attributes = new Map(Object.entries(body).map(([key, value]) => [key.toLowerCase(), value]));
   checkSchemas(attributes.get('schemas'));
   for (const name of attributes.keys()) {
     if (!['schemas', 'displayname', 'externalid', 'members'].includes(name) && !IGNORED.has(name)) {
