@@ -1,13 +1,13 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { LoginUiRouter } from '../login/login-ui.router.js';
-import { nameJwtProfileClient, rewriteStructuredToken } from '../tokens/structured-token.rewrite.js';
-import { errorMessage, noteFailure } from '../../common/http/failure-causes.js';
-import type { RoutedRequest } from '../../common/metrics/http-metrics.js';
-import { OIDC_ROUTES, isLoginUiPath, isProviderPath, providerRouteTemplate } from './oidc.routes.js';
+import { LoginUiRouter } from '../../login/login-ui.router.js';
+import { nameJwtProfileClient, rewriteStructuredToken } from '../../tokens/structured-token.rewrite.js';
+import { errorMessage, noteFailure } from '../../../common/http/failure-causes.js';
+import type { RoutedRequest } from '../../../common/metrics/http-metrics.js';
+import { OIDC_ROUTES, isLoginUiPath, isProviderPath, providerRouteTemplate } from '../oidc.routes.js';
 import { redirectPostToGet } from './post-to-get.js';
-import { ProviderHolder } from './provider.holder.js';
+import { ProviderHolder } from '../provider.holder.js';
 
 /**
  * Sends OIDC paths straight to oidc-provider, before Express, Nest's pipeline and the JSON body

@@ -2,7 +2,7 @@ import type Provider from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 
 /**
- * Spec §B: when an access token is issued, the id_token omits the profile, email, phone and address
+ * docs/product-rules.md, "OpenID Connect and OAuth": when an access token is issued, the id_token omits the profile, email, phone and address
  * claims unless the application sets `idTokenUserinfoAssertion`; they come from userinfo instead.
  * oidc-provider applies the omission (conformIdTokenClaims) by narrowing the ID token's scope to
  * `openid`, but only for access tokens without an audience, so not for JWT access tokens. Here the

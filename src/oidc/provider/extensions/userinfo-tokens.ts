@@ -10,7 +10,7 @@ interface FoundToken {
 
 /**
  * Userinfo honours every access token that carries `openid`, whatever its format and whoever holds it
- * (spec §B; for machine users the JWT profile response even includes their id_token). oidc-provider's
+ * (docs/product-rules.md, "OpenID Connect and OAuth"; for machine users the JWT profile response even includes their id_token). oidc-provider's
  * userinfo refuses two kinds of them:
  * - tokens with an audience (JWT access tokens, and every machine-user token, issued for the API):
  *   the audience is dropped from the in-memory entity for this request (nothing is saved);
