@@ -8,7 +8,7 @@ import { UserEntity } from '../../users/entities/user.entity.js';
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { tokenAudience } from '../tokens/audience.js';
 import { TokenType } from './token-exchange.types.js';
-import { SUBJECT_NOT_SERVED, invalidGrant } from './grant-errors.js';
+import { SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
 
 /** What a presented subject or actor token stands for, and the most a token exchanged for it may carry. */
 export interface Party {
