@@ -13,7 +13,7 @@ import { AppLogger } from './common/http/logging.js';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
 import { pinRequestsToPublicOrigin } from './common/http/public-origin.js';
 import { scimBodyParser } from './scim/http/scim-body-parser.js';
-import { OidcDispatch } from './oidc/provider/oidc-dispatch.middleware.js';
+import { OidcDispatch } from './oidc/provider/extensions/oidc-dispatch.middleware.js';
 import { BootstrapService } from './users/bootstrap.service.js';
 
 /** Builds the Nest application for a configuration (the service and the test harness share this). */

@@ -7,7 +7,7 @@ import { KeysController } from './keys/keys.controller.js';
 import { SigningKeysService } from './keys/signing-keys.service.js';
 import { LoginUiRouter } from './login/login-ui.router.js';
 import { PasswordLoginService } from './login/password-login.service.js';
-import { OidcDispatch } from './provider/oidc-dispatch.middleware.js';
+import { OidcDispatch } from './provider/extensions/oidc-dispatch.middleware.js';
 import { ProviderHolder } from './provider/provider.holder.js';
 import { OidcAccessTokenVerifier } from './tokens/access-token.verifier.js';
 import { OidcUserTokens } from './tokens/oidc-user-tokens.js';

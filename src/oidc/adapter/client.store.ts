@@ -38,7 +38,7 @@ interface Registration {
 /**
  * Read-only view of clients for oidc-provider: OIDC and API applications by client id, and machine
  * users (client id = user id) for client_credentials. `client_secret` carries the stored keyed hash;
- * the provider compares presented secrets through SecretHasher (see provider.factory.ts), so no
+ * the provider compares presented secrets through SecretHasher (see provider/extensions/client-secret.ts), so no
  * secret is ever held in clear. One statement per look-up, reused for CLIENT_CACHE_MS (see above).
  */
 export class ClientStore implements Adapter {

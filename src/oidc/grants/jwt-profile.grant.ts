@@ -10,7 +10,7 @@ import { API_AUDIENCE } from '../tokens/audience.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { AssertionReplayGuard } from './assertion-replay.js';
-import { invalidGrant } from './grant-errors.js';
+import { invalidGrant } from '../provider/oauth-errors.js';
 
 /** RFC 7523 §3: the assertion may be at most this old. */
 const MAX_ASSERTION_AGE_S = 3600;

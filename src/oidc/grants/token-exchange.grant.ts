@@ -16,7 +16,7 @@ import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { resolveActor, resolveSubject } from './token-exchange.parties.js';
 import { exchangedAudience, exchangedScope, scopeBound } from './token-exchange.bounds.js';
 import { TokenType, allowedAs, needsActor } from './token-exchange.types.js';
-import { SUBJECT_NOT_SERVED, invalidGrant } from './grant-errors.js';
+import { SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
 
 /** Where the grant leaves the actor for `extraTokenClaims` (provider.factory.ts). */
 const ACTOR = Symbol('portcullis.actor');

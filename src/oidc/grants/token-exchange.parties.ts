@@ -6,7 +6,7 @@ import { applicationKeyByClientId, userById } from '../../users/queries/grant-pa
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { tokenAudience } from '../tokens/audience.js';
 import { TokenType } from './token-exchange.types.js';
-import { SUBJECT_NOT_SERVED, invalidGrant } from './grant-errors.js';
+import { SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
 
 /** What a presented subject or actor token stands for, and the most a token exchanged for it may carry. */
 export interface Party {

@@ -1,4 +1,3 @@
-import { hash, timingSafeEqual } from 'node:crypto';
 import Provider from 'oidc-provider';
 import type { Configuration, OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
@@ -14,16 +13,15 @@ import { chooseLocale, messages } from '../login/messages.js';
 import { errorPage, loggedOutPage, logoutPage } from '../login/login.views.js';
 import { audienceOf } from '../tokens/audience.js';
 import { JwtTokenIds, jwtPersistingCustomizer } from '../tokens/jwt-access-tokens.js';
-import { honourEveryOpenidTokenAtUserinfo } from '../tokens/userinfo-tokens.js';
 import { registerJwtProfileGrant } from '../grants/jwt-profile.grant.js';
 import { actClaim, registerTokenExchangeGrant } from '../grants/token-exchange.grant.js';
 import type { TokenExchangeDeps } from '../grants/token-exchange.grant.js';
 import { buildInteractionPolicy } from './interaction.policy.js';
 import { introspectionPolicy } from './introspection.policy.js';
 import { OIDC_ROUTES, LOGIN_UI_PREFIX } from './oidc.routes.js';
-import { applyUserinfoAssertion } from './id-token-claims.js';
+import { applyProviderExtensions } from './extensions/index.js';
+import { keepOfflineAccessOfSilentRequest } from './extensions/request-rules.js';
 import { countIssuedTokens } from './token-metrics.js';
-import { enforceRequestRules, keepOfflineAccessOfSilentRequest } from './request-rules.js';
 import { resourceIndicators } from './resource-indicators.js';
 import { SCOPES } from './scopes.js';
 
@@ -72,7 +70,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     routes: OIDC_ROUTES,
     responseTypes: ['code', 'id_token', 'id_token token'],
     clientAuthMethods: CLIENT_AUTH_METHODS,
-    // docs/product-rules.md: redirect_uri is required at the authorization endpoint, and at the token endpoint it
+    // docs/product-rules.md, "OpenID Connect and OAuth": redirect_uri is required at the authorization endpoint, and at the token endpoint it
     // must equal the authorization request's (RFC 6749 §4.1.3), even with one registered URI.
     allowOmittingSingleRegisteredRedirectUri: false,
     enabledJWA: {
@@ -84,7 +82,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       authorizationSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
       requestObjectSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
     },
-    // PKCE (S256 only) is required for clients without authentication (docs/product-rules.md).
+    // docs/product-rules.md, "OpenID Connect and OAuth": PKCE (S256 only) is required for clients without authentication.
     pkce: { required: (_ctx: OidcContext, client: { clientAuthMethod: string }) => client.clientAuthMethod === 'none' },
     extraClientMetadata: { properties: [...CLIENT_EXTRA] },
     features: {
@@ -149,33 +147,14 @@ export function createProvider(deps: ProviderDeps): Provider {
       claim_types_supported: ['normal'],
       request_parameter_supported: false,
       request_uri_parameter_supported: false,
-      // RFC 8414 §2: the methods each endpoint accepts (introspection: only basic and private_key_jwt, docs/product-rules.md).
+      // RFC 8414 §2: the methods each endpoint accepts (docs/product-rules.md, "OpenID Connect and OAuth": introspection only basic and private_key_jwt).
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
       revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     },
   };
   const provider = new Provider(deps.issuer, configuration);
-  // Client secrets are stored as keyed hashes (docs/product-rules.md, "OpenID Connect and OAuth"): compare the presented secret's hash.
-  // oidc-provider treats client_secret_basic and _post as one; Portcullis holds each client to its
-  // registered method (machine users excepted: both for client_credentials, docs/product-rules.md).
-  // A client sends the same secret on every request: a Client (one per registration and stored hash)
-  // remembers the SHA-256 of the secret it last accepted, so a repeat costs a plain hash, not an HMAC.
-  const accepted = new WeakMap<SecretClient, Buffer>();
-  provider.Client.prototype.compareClientSecret = function compare(this: SecretClient, actual: string) {
-    if (typeof this.clientSecret !== 'string') return false;
-    if (this.portcullis_kind !== 'machine' && presentedSecretMethod() !== registeredMethod(this)) return false;
-    const digest = hash('sha256', actual, 'buffer');
-    const known = accepted.get(this);
-    if (known && timingSafeEqual(known, digest)) return true;
-    if (!hasher.matches(actual, this.clientSecret)) return false;
-    accepted.set(this, digest);
-    return true;
-  };
-  allowLoopbackForDevMode(provider);
-  enforceRequestRules(provider);
+  applyProviderExtensions(provider, hasher);
   countIssuedTokens(provider);
-  applyUserinfoAssertion(provider);
-  honourEveryOpenidTokenAtUserinfo(provider);
   registerJwtProfileGrant(provider, {
     dataSource,
     uow: deps.uow,
@@ -191,25 +170,6 @@ export function createProvider(deps: ProviderDeps): Provider {
     alg: deps.keys[0]?.alg ?? 'RS256',
   });
   return provider;
-}
-
-interface SecretClient {
-  clientSecret?: string;
-  portcullis_kind?: string;
-  tokenEndpointAuthMethod: string;
-  introspectionEndpointAuthMethod?: string;
-  revocationEndpointAuthMethod?: string;
-}
-
-function presentedSecretMethod(): string {
-  return Provider.ctx?.headers?.authorization ? 'client_secret_basic' : 'client_secret_post';
-}
-
-function registeredMethod(client: SecretClient): string {
-  const route = Provider.ctx?.oidc?.route;
-  if (route === 'introspection') return client.introspectionEndpointAuthMethod ?? client.tokenEndpointAuthMethod;
-  if (route === 'revocation') return client.revocationEndpointAuthMethod ?? client.tokenEndpointAuthMethod;
-  return client.tokenEndpointAuthMethod;
 }
 
 async function grantRequested(ctx: OidcContext) {
@@ -234,19 +194,6 @@ function grantScopes(grant: { openid?: unknown; resources?: unknown }): string {
 
 function localeOf(ctx: OidcContext) {
   return chooseLocale(ctx.oidc?.params?.ui_locales, ctx.headers?.['accept-language']);
-}
-
-/**
- * docs/product-rules.md, "OpenID Connect and OAuth": devMode applications may register http and loopback redirect URIs, also with the implicit
- * flow, which oidc-provider otherwise refuses for web clients (its documented extension point).
- */
-function allowLoopbackForDevMode(provider: Provider): void {
-  const schema = provider.Client.Schema.prototype;
-  const invalidate = schema.invalidate;
-  schema.invalidate = function (this: { portcullis_dev_mode?: boolean }, message: string, code?: string) {
-    if (this.portcullis_dev_mode && (code === 'implicit-force-https' || code === 'implicit-forbid-localhost')) return;
-    invalidate.call(this, message, code);
-  };
 }
 
 /** The public members of a private JWK (RFC 7518 §6.2.2, §6.3.2, RFC 8037 §2). */

@@ -13,13 +13,15 @@ import { isDatabaseUnavailable } from '../../common/database/database-unavailabl
 import { noteFailure } from '../../common/http/failure-causes.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
-import { InstanceEntity, INSTANCE_ID } from '../../users/entities/instance.entity.js';
+import { instanceSettings } from '../../users/queries/instance.js';
 import { FeaturesService } from '../../users/features.service.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
 import { AccountFinder } from '../account/account.finder.js';
 import { purgeExpiredPayloads } from '../adapter/oidc-payload.adapter.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
+import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { createProvider, publicPart } from './provider.factory.js';
+import type { ProviderDeps } from './provider.factory.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 
 /** How often each process looks for a rotated or newly signing key: every process switches within seconds. */
@@ -88,11 +90,21 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     if ((await this.keys.fingerprint()) !== this.current?.fingerprint) await this.refresh();
   }
 
+  /** Builds a provider for the current key set and swaps it in. */
   private async build(): Promise<void> {
     await this.keys.ensureSchedule();
     const { fingerprint, jwks } = await this.keys.keySet();
-    const instance = await this.dataSource.getRepository(InstanceEntity).findOneByOrFail({ id: INSTANCE_ID });
-    const provider = createProvider({
+    const provider = createProvider(await this.providerDeps(jwks));
+    provider.use(aroundEveryRequest(this.config.publicUrl));
+    trustTlsOffloadingProxy(provider, this.config.publicUrl);
+    provider.on('server_error', (ctx: OidcContext, error: Error) => this.noteServerError(ctx, error));
+    this.current = { provider, handle: provider.callback(), fingerprint };
+  }
+
+  private async providerDeps(jwks: PrivateJwk[]): Promise<ProviderDeps> {
+    const instance = await instanceSettings(this.dataSource.manager);
+    if (!instance) throw new Error('the instance row is missing: the database was not bootstrapped');
+    return {
       issuer: this.config.publicUrl,
       dataSource: this.dataSource,
       hasher: this.hasher,
@@ -108,29 +120,38 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       access: this.access,
       uow: this.uow,
       events: this.events,
-    });
-    provider.use((ctx: OidcContext, next: () => Promise<void>) => this.decorate(ctx, next));
-    // An https PUBLIC_URL means TLS ends at a proxy in front: Koa must read X-Forwarded-Proto, or the
-    // Secure cookies cannot be set (oidc-provider's "Trusting TLS offloading proxies"). The header is
-    // never the client's: common/http/public-origin.ts sets it (and Host) from PUBLIC_URL beforehand.
-    provider.proxy = this.config.publicUrl.startsWith('https:');
-    provider.on('server_error', (ctx: OidcContext, error: Error) => {
-      // The request's own log line (with its request id) carries the cause: an outage without a stack.
-      if (isDatabaseUnavailable(error)) {
-        ctx.state[DATABASE_UNAVAILABLE] = true;
-        this.availability.reportUnavailable(error);
-        noteFailure(ctx.res, { cause: 'the database is unavailable' });
-      } else {
-        noteFailure(ctx.res, { cause: `oidc server_error: ${error.message}`, err: error });
-      }
-    });
-    this.current = { provider, handle: provider.callback(), fingerprint };
+    };
   }
 
-  /** Koa middleware around every provider request: the named steps of response-steps.ts. */
-  private async decorate(ctx: OidcContext, next: () => Promise<void>): Promise<void> {
-    for (const step of requestSteps) step(ctx, this.config.publicUrl);
-    await next();
-    for (const step of responseSteps) step(ctx, this.config.publicUrl);
+  /**
+   * oidc-provider's `server_error` event: the request's own log line (with its request id) carries the
+   * cause; a database outage is reported without a stack and answered 503 (response-steps.ts).
+   */
+  private noteServerError(ctx: OidcContext, error: Error): void {
+    if (isDatabaseUnavailable(error)) {
+      ctx.state[DATABASE_UNAVAILABLE] = true;
+      this.availability.reportUnavailable(error);
+      noteFailure(ctx.res, { cause: 'the database is unavailable' });
+    } else {
+      noteFailure(ctx.res, { cause: `oidc server_error: ${error.message}`, err: error });
+    }
   }
+}
+
+/** Koa middleware around every provider request: the named steps of response-steps.ts, in order. */
+function aroundEveryRequest(publicUrl: string) {
+  return async (ctx: OidcContext, next: () => Promise<void>): Promise<void> => {
+    for (const step of requestSteps) step(ctx, publicUrl);
+    await next();
+    for (const step of responseSteps) step(ctx, publicUrl);
+  };
+}
+
+/**
+ * An https PUBLIC_URL means TLS ends at a proxy in front: Koa must read X-Forwarded-Proto, or the
+ * Secure cookies cannot be set (oidc-provider's "Trusting TLS offloading proxies"). The header is
+ * never the client's: common/http/public-origin.ts sets it (and Host) from PUBLIC_URL beforehand.
+ */
+function trustTlsOffloadingProxy(provider: Provider, publicUrl: string): void {
+  provider.proxy = publicUrl.startsWith('https:');
 }

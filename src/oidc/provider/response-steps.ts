@@ -4,6 +4,7 @@ import { KNOWN_ACCOUNTS_COOKIE } from '../login/known-accounts.js';
 import { LOGIN_PAGE_HEADERS } from '../login/login-page.headers.js';
 import { INTROSPECTION_FACTS } from './introspection.policy.js';
 import type { IntrospectionFacts } from './introspection.policy.js';
+import { setOAuthError } from './oauth-errors.js';
 import { OIDC_ROUTES } from './oidc.routes.js';
 
 /**
@@ -37,9 +38,9 @@ function loginPageHeaders(ctx: OidcContext): void {
 /** A database outage is temporary: 503 + Retry-After as on every other surface, not a 500. */
 function outageAs503(ctx: OidcContext): void {
   if (!ctx.state[DATABASE_UNAVAILABLE] || ctx.status !== 500) return;
-  ctx.status = 503;
   ctx.set('Retry-After', String(RETRY_AFTER_SECONDS));
-  if (ctx.response.type !== 'text/html') ctx.body = { error: 'temporarily_unavailable', error_description: 'the database is unavailable; retry later' };
+  if (ctx.response.type === 'text/html') ctx.status = 503;
+  else setOAuthError(ctx, 503, 'temporarily_unavailable', 'the database is unavailable; retry later');
 }
 
 /**

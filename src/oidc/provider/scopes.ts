@@ -3,8 +3,9 @@ export const API_AUDIENCE_SCOPE = 'urn:portcullis:iam:api:aud';
 
 /**
  * The scopes this provider knows (OIDC Core §5.4 plus `offline_access`, `groups` for the names of the
- * user's groups, and the Portcullis API audience scope). Each application is registered with the ones it may ask for (its `scope` metadata, see
- * `allowedScopes`): oidc-provider refuses any other with `invalid_scope`, in every flow.
+ * user's groups, and the Portcullis API audience scope). Each application is registered with the ones it
+ * may ask for (its `scope` metadata, see `allowedScopes`): oidc-provider refuses any other with
+ * `invalid_scope`, in every flow.
  */
 export const SCOPES = ['openid', 'profile', 'email', 'phone', 'address', 'offline_access', 'groups', API_AUDIENCE_SCOPE];
 

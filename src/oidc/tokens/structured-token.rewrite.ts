@@ -3,9 +3,9 @@ import type { IncomingMessage } from 'node:http';
 import { assertionSubject } from '../grants/jwt-profile.grant.js';
 import { JWT_BEARER_GRANT } from './grant-types.js';
 import { JwtTokenIds } from './jwt-access-tokens.js';
+import { readForm, replayBody } from '../provider/extensions/request-body-replay.js';
 
-const LIMIT = 56 * 1024;
-const JWT_REFERENCE = Symbol('portcullis.jwt-reference');
+export const JWT_REFERENCE = Symbol('portcullis.jwt-reference');
 
 interface JwtReference {
   handle: string;
@@ -68,51 +68,6 @@ function edited(body: Buffer, edit: (form: URLSearchParams) => boolean): Buffer 
 
 function mayHoldJwt(body: Buffer): boolean {
   return body.includes('.') || body.includes('%2E') || body.includes('%2e');
-}
-
-/** The raw form body; of a larger one than oidc-provider accepts, just enough for it to refuse it. */
-function readForm(req: IncomingMessage): Promise<Buffer | undefined> {
-  if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const closed = () => reject(new Error('the request ended before its body was read'));
-    const done = () => {
-      req.off('data', onData).off('end', done).off('error', reject).off('close', closed);
-      resolve(chunks.length === 1 && size <= LIMIT ? chunks[0] : Buffer.concat(chunks, Math.min(size, LIMIT + 1)));
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= LIMIT + chunk.length) chunks.push(chunk);
-      if (size > LIMIT) {
-        req.pause();
-        done();
-      }
-    };
-    req.on('data', onData).on('end', done).on('error', reject).on('close', closed);
-  });
-}
-
-/**
- * Hands oidc-provider an unread body again: it reads with `req.iterator()` while `req.readable`, and
- * checks Content-Length. A plain one-chunk async iterator, cheaper than an async generator.
- */
-function replayBody(req: IncomingMessage, body: Buffer): void {
-  req.headers['content-length'] = String(body.length);
-  Object.defineProperty(req, 'readable', { value: true, configurable: true });
-  Object.defineProperty(req, 'iterator', {
-    configurable: true,
-    value: () => {
-      let sent = false;
-      return {
-        [Symbol.asyncIterator]() {
-          return this;
-        },
-        next: () => Promise.resolve(sent ? { done: true, value: undefined } : ((sent = true), { done: false, value: body })),
-        return: () => Promise.resolve({ done: true, value: undefined }),
-      };
-    },
-  });
 }
 
 /** The JWT behind a handle, when the handle belongs to the request being handled. */

@@ -7,7 +7,7 @@ interface RequestClient {
 }
 
 /**
- * Rules of docs/product-rules.md ("OpenID Connect and OAuth") that oidc-provider has no setting for, applied where it asks the client about the
+ * Rules of docs/product-rules.md, "OpenID Connect and OAuth" that oidc-provider has no setting for, applied where it asks the client about the
  * request. It does so at exactly one place each: `responseTypeAllowed` in the authorization (and
  * pushed authorization) endpoint's response-type check — the client is known, prompt and scope not yet
  * checked — and `grantTypeAllowed(grant_type)` first in the token endpoint's grant check. Every other

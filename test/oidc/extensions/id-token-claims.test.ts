@@ -1,14 +1,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { LoginClient } from '../attack/support/login-client.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
-import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
-import { signIn } from './support/sign-in.js';
+import { LoginClient } from '../../attack/support/login-client.js';
+import { startService } from '../../support/service.js';
+import type { TestService } from '../../support/service.js';
+import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from '../support/oidc-fixtures.js';
+import { signIn } from '../support/sign-in.js';
+import { librarySource, unpatchedProvider } from './oidc-provider-source.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 const SCOPE = 'openid profile email offline_access';
+
+/** What extensions/id-token-claims.ts wraps: `IdToken#issue`, which reads the scope it masks the claims with. */
+describe('contract: IdToken#issue', () => {
+  it('is a method of the ID token that masks its claims by this.scope', () => {
+    assert.equal(typeof unpatchedProvider().IdToken.prototype.issue, 'function');
+    const source = librarySource('models/id_token.js');
+    assert.match(source, /async issue\(\{ use, expiresAt = null \} = \{\}\)/);
+    assert.match(source, /mask\.scope\(this\.scope\)/);
+  });
+});
 
 /**
  * docs/product-rules.md, "OpenID Connect and OAuth": when an access token is issued, the id_token omits the claims of the profile, email, phone

@@ -1,13 +1,14 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { LoginUiRouter } from '../login/login-ui.router.js';
-import { nameJwtProfileClient, rewriteStructuredToken } from '../tokens/structured-token.rewrite.js';
-import { errorMessage, noteFailure } from '../../common/http/failure-causes.js';
-import type { RoutedRequest } from '../../common/metrics/http-metrics.js';
-import { OIDC_ROUTES, isLoginUiPath, isProviderPath, providerRouteTemplate } from './oidc.routes.js';
+import { LoginUiRouter } from '../../login/login-ui.router.js';
+import { nameJwtProfileClient, rewriteStructuredToken } from '../../tokens/structured-token.rewrite.js';
+import { errorMessage, noteFailure } from '../../../common/http/failure-causes.js';
+import type { RoutedRequest } from '../../../common/metrics/http-metrics.js';
+import { writeOAuthError } from '../oauth-errors.js';
+import { OIDC_ROUTES, isLoginUiPath, isProviderPath, providerRouteTemplate } from '../oidc.routes.js';
 import { redirectPostToGet } from './post-to-get.js';
-import { ProviderHolder } from './provider.holder.js';
+import { ProviderHolder } from '../provider.holder.js';
 
 /**
  * Sends OIDC paths straight to oidc-provider, before Express, Nest's pipeline and the JSON body
@@ -49,7 +50,7 @@ export class OidcDispatch {
     const fail = (error: unknown) => {
       // The request's own log line carries the cause (one line per failed request).
       noteFailure(res, { cause: `oidc request failed before the provider: ${errorMessage(error)}`, err: error });
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error"}');
+      writeOAuthError(res, 500, 'server_error');
     };
     if (req.method === 'POST' && (path === OIDC_ROUTES.authorization || path === OIDC_ROUTES.end_session)) {
       redirectPostToGet(req, res, path);

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { writeOAuthError } from '../oauth-errors.js';
 
 /** Authorization and end-session requests are small; anything larger is not a browser form. */
 const MAX_FORM_BYTES = 64 * 1024;
@@ -15,14 +16,14 @@ export function redirectPostToGet(req: IncomingMessage, res: ServerResponse, pat
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
     req.resume();
-    return void sendError(res, 415, 'the request body must be application/x-www-form-urlencoded');
+    return void writeOAuthError(res, 415, 'invalid_request', 'the request body must be application/x-www-form-urlencoded');
   }
   const chunks: Buffer[] = [];
   let size = 0;
   req.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size > MAX_FORM_BYTES) {
-      sendError(res, 413, 'the request body is too large');
+      writeOAuthError(res, 413, 'invalid_request', 'the request body is too large');
       req.destroy();
     } else chunks.push(chunk);
   });
@@ -34,11 +35,6 @@ export function redirectPostToGet(req: IncomingMessage, res: ServerResponse, pat
     res.writeHead(303, { location: `${path}?${params.toString()}`, 'cache-control': 'no-store' }).end();
   });
   req.on('error', () => {
-    if (!res.headersSent) sendError(res, 400, 'the request body could not be read');
+    writeOAuthError(res, 400, 'invalid_request', 'the request body could not be read');
   });
-}
-
-function sendError(res: ServerResponse, status: number, description: string): void {
-  if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end(JSON.stringify({ error: 'invalid_request', error_description: description }));
 }

@@ -1,0 +1,31 @@
+import type Provider from 'oidc-provider';
+import type { SecretHasher } from '../../../common/crypto/secret-hasher.js';
+import { compareHashedClientSecrets } from './client-secret.js';
+import { allowLoopbackForDevMode } from './dev-mode-redirect-uris.js';
+import { applyUserinfoAssertion } from './id-token-claims.js';
+import { enforceRequestRules } from './request-rules.js';
+import { honourEveryOpenidTokenAtUserinfo } from './userinfo-tokens.js';
+
+/**
+ * Every patch of oidc-provider's classes, applied to a freshly built provider (each provider has its
+ * own classes, so a rebuilt one after a key rotation is patched again, once). Why each remains, and
+ * which supported hooks are used instead where the library has one: docs/decisions/oidc-provider-extensions.md.
+ * Each has a contract test in test/oidc/extensions/ that fails when an upgrade moves what it wraps.
+ *
+ * The order is the order in which oidc-provider meets them on a request, and none depends on another:
+ * 1. client metadata validation (`Client.Schema#invalidate`), when a client is first loaded;
+ * 2. client authentication (`Client#compareClientSecret`);
+ * 3. the authorization and token endpoints' checks of the client (`Client#responseTypeAllowed`, `#grantTypeAllowed`);
+ * 4. the ID token issued (`IdToken#issue`);
+ * 5. the userinfo endpoint's token lookups (`AccessToken.find`, `Grant.find`).
+ *
+ * The request rewrites before the provider (oidc-dispatch.middleware.ts, post-to-get.ts,
+ * request-body-replay.ts) work on the Node request, not on the provider: OidcDispatch applies them.
+ */
+export function applyProviderExtensions(provider: Provider, hasher: SecretHasher): void {
+  allowLoopbackForDevMode(provider);
+  compareHashedClientSecrets(provider, hasher);
+  enforceRequestRules(provider);
+  applyUserinfoAssertion(provider);
+  honourEveryOpenidTokenAtUserinfo(provider);
+}

@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PROVIDER_BODY_LIMIT } from '../../../src/oidc/provider/extensions/request-body-replay.js';
+import { startService } from '../../support/service.js';
+import type { TestService } from '../../support/service.js';
+import { createMachine, createProject, postForm } from '../support/oidc-fixtures.js';
+import { librarySource } from './oidc-provider-source.js';
+
+/** What extensions/request-body-replay.ts serves: the way oidc-provider reads a request body itself. */
+describe('contract: oidc-provider reads the body with req.iterator while req.readable', () => {
+  it('reads an unread body through the iterator, against Content-Length, up to the same limit', () => {
+    const reader = librarySource('shared/selective_body.js');
+    assert.match(reader, /if \(ctx\.req\.readable\) \{\s*return readBody\(ctx\.req, ctx\.request\.length, ctx\.charset\)/);
+    assert.match(reader, /for await \(const chunk of req\.iterator\(\{ destroyOnReturn: false \}\)\)/);
+    assert.match(reader, /if \(length !== undefined && received !== length\)/);
+    assert.match(reader, new RegExp(`const LIMIT = ${PROVIDER_BODY_LIMIT / 1024} \\* 1024;`));
+  });
+});
+
+describe('a replayed body reaches the provider: a JWT access token is revocable', () => {
+  let svc: TestService;
+
+  before(async () => (svc = await startService()));
+  after(() => svc?.close());
+
+  it('the revoked JWT no longer reads userinfo', async () => {
+    const machine = await createMachine(svc, (await createProject(svc)).orgId, 'jwt');
+    const auth = { id: machine.clientId, secret: machine.clientSecret };
+    const token = await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, auth);
+    assert.equal(token.status, 200, token.text);
+    const userinfo = () => fetch(new URL('/oidc/v1/userinfo', svc.url), { headers: { authorization: `Bearer ${token.body.access_token}` } });
+    assert.equal((await userinfo()).status, 200);
+    const revoked = await postForm(svc, '/oauth/v2/revoke', { token: token.body.access_token, token_type_hint: 'access_token' }, auth);
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.equal((await userinfo()).status, 401);
+  });
+});
