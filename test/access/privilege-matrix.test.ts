@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { rolesLacking } from '../../src/users/acting/acting-rule.js';
 import type { HeldRoles } from '../../src/users/acting/acting-rule.js';
 import type { Role } from '../../src/common/auth/roles.js';
-import { declaredRoutes } from '../support/routes.js';
+import { declaredRoutes, oidcRoutes } from '../support/routes.js';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { GRANTS, NOT_ACTING_ON_A_USER, OPERATIONS } from './privilege-matrix/operations.js';
@@ -61,7 +61,7 @@ describe('privilege matrix: who may act on whom', () => {
 
   it('classifies every route of the inventory and every grant of the discovery document', async () => {
     const covered = new Set([...OPERATIONS.flatMap((o) => o.routes), ...Object.keys(NOT_ACTING_ON_A_USER)]);
-    const routes = declaredRoutes(svc).map((r) => `${r.method} ${r.path}`);
+    const routes = [...declaredRoutes(svc), ...oidcRoutes(svc)].map((r) => `${r.method} ${r.path}`);
     assert.deepEqual(routes.filter((r) => !covered.has(r)), [], 'routes without a row in the privilege matrix');
     const discovery = (await (await fetch(new URL('/.well-known/openid-configuration', svc.url))).json()) as { grant_types_supported: string[] };
     assert.deepEqual((discovery.grant_types_supported as string[]).filter((g) => !(g in GRANTS)), [], 'grants without a row');
