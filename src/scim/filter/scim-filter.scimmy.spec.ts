@@ -9,7 +9,7 @@ import { formatFilter } from './scim-filter.format.js';
 import { matchesFilter } from './scim-filter.matcher.js';
 import { parseFilter, type ParseFilterOptions } from './scim-filter.parser.js';
 import { astToDnf, scimmyExpressionToFilter, scimmyToDnf, type Dnf } from './testing/scimmy-filter-shape.js';
-import { loadScimmyFilterVectors } from './testing/scimmy-fixtures.js';
+import { loadScimmyFilterVectors } from '../../../test/support/scimmy-vectors.js';
 
 const vectors = loadScimmyFilterVectors();
 const LENIENT: ParseFilterOptions = { allowUnquotedStrings: true, allowNotWithoutParentheses: true };
