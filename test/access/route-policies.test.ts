@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { AccessPolicy } from '../../src/common/auth/authenticated.decorator.js';
 import { declaredRoutes, oidcRoutes } from '../support/routes.js';
-import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
+import { useService } from '../support/fixtures.js';
 
 const SNAPSHOT = new URL('../../../test/access/route-policies.snapshot.json', import.meta.url);
 
@@ -31,11 +31,7 @@ function describePolicy(policy: AccessPolicy | undefined): string {
 }
 
 describe('access policies', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('every route declares a policy', () => {
     const routes = collectRoutes(svc);

@@ -1,11 +1,10 @@
 /** scimmy's ListResponse vectors (test/fixtures/scimmy/listresponse.json): sorting and paging windows over real rows. */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
 import { loadScimmyListVectors } from '../support/scimmy-vectors.js';
 import { USER_SCHEMA, createUser, scimTenant } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
+import { useService } from '../support/fixtures.js';
 
 const vectors = loadScimmyListVectors();
 
@@ -16,11 +15,10 @@ const vectors = loadScimmyListVectors();
 const SORTABLE = new Set(['userName', 'emails']);
 
 describe('scimmy ListResponse vectors', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   const idOf = new Map<string, number>();
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
     for (const source of vectors.source) {
       const emails = (source.emails ?? []).map((e) => ({ value: e.value, ...(e.primary ? { primary: true } : {}) }));
@@ -28,7 +26,6 @@ describe('scimmy ListResponse vectors', () => {
       idOf.set(user.id, source.id);
     }
   });
-  after(() => svc?.close());
 
   for (const target of vectors.targets.sortBy.filter((v) => SORTABLE.has(v.sortBy))) {
     it(`sortBy ${target.sortBy} ${target.sortOrder ?? 'ascending'}`, async () => {
