@@ -20,7 +20,7 @@ import { OrganizationsService } from './organizations.service.js';
 import { UsersService } from './users.service.js';
 
 /** Client id of the bootstrap's first-party application, the console (README, SECURITY.md). */
-const CONSOLE_CLIENT_ID = 'console';
+export const CONSOLE_CLIENT_ID = 'console';
 
 /** Instance defaults of docs/product-rules.md, "Domain". Lifetimes in seconds. */
 const INSTANCE_DEFAULTS = {

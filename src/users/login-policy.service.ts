@@ -14,7 +14,7 @@ interface LoginPolicy {
 }
 
 /** What an organization without a stored policy gets. */
-const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true };
+export const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true };
 
 /**
  * Organizations' login policies. The multi-factor fields are stored and answered; the login UI enforces

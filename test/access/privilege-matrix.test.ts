@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { rolesLacking } from '../../src/users/acting/acting-rule.js';
 import type { HeldRoles } from '../../src/users/acting/acting-rule.js';
 import type { Role } from '../../src/common/auth/roles.js';
-import { declaredRoutes } from '../support/routes.js';
-import { startService } from '../support/service.js';
+import { declaredRoutes, oidcRoutes } from '../support/routes.js';
 import type { TestService } from '../support/service.js';
 import { GRANTS, NOT_ACTING_ON_A_USER, OPERATIONS } from './privilege-matrix/operations.js';
 import type { Outcome } from './privilege-matrix/operations.js';
 import { ADMIN_PASSWORD, CALLERS, TARGETS, buildWorld, createCallers, createTarget } from './privilege-matrix/parties.js';
 import type { Caller, RoleSet, Target, TargetName, World } from './privilege-matrix/parties.js';
+import { useService } from '../support/fixtures.js';
 
 const SNAPSHOT = new URL('../../../test/access/privilege-matrix.snapshot.json', import.meta.url);
 
@@ -45,7 +45,7 @@ async function stateOf(svc: TestService, userId: string): Promise<string> {
  * user fails the test.
  */
 describe('privilege matrix: who may act on whom', () => {
-  let svc: TestService;
+  const svc = useService({ BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD });
   let world: World;
   let callers: Caller[];
   const observed: Table = {};
@@ -54,15 +54,13 @@ describe('privilege matrix: who may act on whom', () => {
   const target = async (name: TargetName) => pool.get(name) ?? pool.set(name, await createTarget(svc, world, name)).get(name)!;
 
   before(async () => {
-    svc = await startService({ BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD });
     world = await buildWorld(svc);
     callers = await createCallers(svc, world);
   });
-  after(() => svc?.close());
 
   it('classifies every route of the inventory and every grant of the discovery document', async () => {
     const covered = new Set([...OPERATIONS.flatMap((o) => o.routes), ...Object.keys(NOT_ACTING_ON_A_USER)]);
-    const routes = declaredRoutes(svc).map((r) => `${r.method} ${r.path}`);
+    const routes = [...declaredRoutes(svc), ...oidcRoutes(svc)].map((r) => `${r.method} ${r.path}`);
     assert.deepEqual(routes.filter((r) => !covered.has(r)), [], 'routes without a row in the privilege matrix');
     const discovery = (await (await fetch(new URL('/.well-known/openid-configuration', svc.url))).json()) as { grant_types_supported: string[] };
     assert.deepEqual((discovery.grant_types_supported as string[]).filter((g) => !(g in GRANTS)), [], 'grants without a row');

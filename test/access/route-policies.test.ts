@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { AccessPolicy } from '../../src/common/auth/authenticated.decorator.js';
-import { declaredRoutes } from '../support/routes.js';
-import { startService } from '../support/service.js';
+import { declaredRoutes, oidcRoutes } from '../support/routes.js';
 import type { TestService } from '../support/service.js';
+import { useService } from '../support/fixtures.js';
 
 const SNAPSHOT = new URL('../../../test/access/route-policies.snapshot.json', import.meta.url);
 
@@ -13,11 +13,15 @@ interface Route {
   policy: string;
 }
 
-/** Every route of every controller, with the access policy it declares (or `NONE`). */
+/**
+ * Every route of every controller, with the access policy it declares (or `NONE`), and every route
+ * oidc-provider and the login UI answer, with the check they apply.
+ */
 function collectRoutes(svc: TestService): Route[] {
-  return declaredRoutes(svc)
-    .map(({ method, path, policy }) => ({ route: `${method} ${path}`, policy: describePolicy(policy) }))
-    .sort((a, b) => a.route.localeCompare(b.route));
+  return [
+    ...declaredRoutes(svc).map(({ method, path, policy }) => ({ route: `${method} ${path}`, policy: describePolicy(policy) })),
+    ...oidcRoutes(svc).map(({ method, path, policy }) => ({ route: `${method} ${path}`, policy })),
+  ].sort((a, b) => a.route.localeCompare(b.route));
 }
 
 function describePolicy(policy: AccessPolicy | undefined): string {
@@ -27,11 +31,7 @@ function describePolicy(policy: AccessPolicy | undefined): string {
 }
 
 describe('access policies', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('every route declares a policy', () => {
     const routes = collectRoutes(svc);
@@ -40,6 +40,16 @@ describe('access policies', () => {
       routes.filter((r) => r.policy === 'NONE').map((r) => r.route),
       [],
     );
+  });
+
+  // The provider's list is written out in test/support/routes.ts: a path it does not answer is a stale entry.
+  it('oidc-provider answers every listed provider route', async () => {
+    const unanswered: string[] = [];
+    for (const { method, path } of oidcRoutes(svc)) {
+      const res = await fetch(new URL(path.replace(':uid', 'unknown-interaction'), svc.url), { method, redirect: 'manual' });
+      if (res.status === 404 && /unrecognized route/.test(await res.text())) unanswered.push(`${method} ${path}`);
+    }
+    assert.deepEqual(unanswered, []);
   });
 
   // A permission change shows up as a diff of this snapshot, to be reviewed as such.

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { unique, useService } from '../support/fixtures.js';
 import {
   INVALID_TOKENS,
   assertNoSecretsIn,
@@ -26,7 +24,7 @@ interface App {
 }
 
 describe('management API: application keys', () => {
-  let svc: TestService;
+  const svc = useService();
   let a: OrgSetup;
   let b: OrgSetup;
   let projectA: string;
@@ -61,7 +59,6 @@ describe('management API: application keys', () => {
   }
 
   before(async () => {
-    svc = await startService();
     a = await setUpOrg(svc);
     b = await setUpOrg(svc);
     projectA = await project(a);
@@ -71,7 +68,6 @@ describe('management API: application keys', () => {
     secretApp = await app(a, projectA, 'oidc', 'client_secret_basic');
     appB = await app(b, await project(b), 'api', 'private_key_jwt');
   });
-  after(() => svc?.close());
 
   it('adds a key to a private_key_jwt OIDC application: PEM RSA 2048 shown once, public half stored, event written', async () => {
     const res = await svc.api('POST', keys(oidcJwtApp), { token: a.owner.token, body: {} });

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { unique, useService } from '../support/fixtures.js';
 import {
   INVALID_TOKENS,
   assertNoSecretsIn,
@@ -36,7 +34,7 @@ function webApp(overrides: Record<string, unknown> = {}): Record<string, unknown
 }
 
 describe('management API: OIDC and API applications', () => {
-  let svc: TestService;
+  const svc = useService();
   let a: OrgSetup;
   let b: OrgSetup;
   let projectA: string;
@@ -45,7 +43,6 @@ describe('management API: OIDC and API applications', () => {
   const apps = (orgId: string, projectId: string, kind: 'oidc' | 'api') => `/management/v1/orgs/${orgId}/projects/${projectId}/apps/${kind}`;
 
   before(async () => {
-    svc = await startService();
     a = await setUpOrg(svc);
     b = await setUpOrg(svc);
     const create = async (org: OrgSetup) => {
@@ -57,7 +54,6 @@ describe('management API: OIDC and API applications', () => {
     projectA2 = await create(a);
     projectB = await create(b);
   });
-  after(() => svc?.close());
 
   it('creates a confidential OIDC application: 201 {appId, clientId, clientSecret}, stored as sent, secret shown once', async () => {
     const body = webApp();

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { createCaller, searchEvents, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { createCaller, searchEvents, unique, useService } from '../support/fixtures.js';
 import {
   INVALID_TOKENS,
   assertNoSecretsIn,
@@ -23,7 +21,7 @@ type Credential = 'secret' | 'keys' | 'pats';
 const CREDENTIALS: Credential[] = ['secret', 'keys', 'pats'];
 
 describe('management API: machine credentials (secrets, keys, personal access tokens)', () => {
-  let svc: TestService;
+  const svc = useService();
   let a: OrgSetup;
   let b: OrgSetup;
   /** Machine users without roles, in A and in B, and a human user in A. */
@@ -42,7 +40,6 @@ describe('management API: machine credentials (secrets, keys, personal access to
   }
 
   before(async () => {
-    svc = await startService();
     a = await setUpOrg(svc);
     b = await setUpOrg(svc);
     robotA = await newMachine(a);
@@ -54,7 +51,6 @@ describe('management API: machine credentials (secrets, keys, personal access to
     assert.equal(human.status, 201, human.text);
     humanA = human.body.userId;
   });
-  after(() => svc?.close());
 
   describe('POST …/users/{userId}/secret', () => {
     it('generates a client secret: 201 {clientId, clientSecret}, only a hash stored, user.machine.secret.set written', async () => {

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createCaller, searchEvents } from '../support/fixtures.js';
+import { before, describe, it } from 'node:test';
+import { createCaller, searchEvents, useService } from '../support/fixtures.js';
 import type { SearchedEvent } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { INVALID_TOKENS, assertNoSecretsIn, badRequest, bool, refused, setUpOrg, snapshot, tokenOption } from './helpers.js';
 import type { OrgSetup } from './helpers.js';
 
 describe('admin API: instance features', () => {
-  let svc: TestService;
+  const svc = useService();
   let a: OrgSetup;
   let adminClientId: string;
   const PATH = '/admin/v1/features';
@@ -31,11 +29,9 @@ describe('admin API: instance features', () => {
   }
 
   before(async () => {
-    svc = await startService();
     a = await setUpOrg(svc);
     [{ id: adminClientId }] = await svc.dataSource.query("SELECT id FROM users WHERE user_name = 'admin-client'");
   });
-  after(() => svc?.close());
 
   it('starts with every feature off', async () => {
     const res = await svc.api('GET', PATH, { token: svc.adminToken });

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createCaller, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { createCaller, unique, useService } from '../support/fixtures.js';
 import { assertNoSecretsIn, badRequest, refused, setUpOrg, theEvent } from './helpers.js';
 import type { Caller, OrgSetup } from './helpers.js';
 
 describe('management API: groups (create, list, members, delete)', () => {
-  let svc: TestService;
+  const svc = useService();
   let a: OrgSetup;
   let b: OrgSetup;
   const groups = (orgId: string) => `/management/v1/orgs/${orgId}/groups`;
@@ -36,11 +34,9 @@ describe('management API: groups (create, list, members, delete)', () => {
   }
 
   before(async () => {
-    svc = await startService();
     a = await setUpOrg(svc);
     b = await setUpOrg(svc);
   });
-  after(() => svc?.close());
 
   it('creates a group (201), lists it with its external id and no members, and records group.added by its editor', async () => {
     const displayName = unique('Engineering');

@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { createCaller, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { createCaller, unique, useService } from '../support/fixtures.js';
 import { INVALID_TOKENS, assertNoSecretsIn, badRequest, refused, row, setUpOrg, theEvent, tokenOption } from './helpers.js';
 import type { Caller, OrgSetup } from './helpers.js';
 
 describe('admin and management API: members', () => {
-  let svc: TestService;
+  const svc = useService();
   let a: OrgSetup;
   let b: OrgSetup;
   let adminClientId: string;
@@ -30,12 +28,10 @@ describe('admin and management API: members', () => {
   }
 
   before(async () => {
-    svc = await startService();
     a = await setUpOrg(svc);
     b = await setUpOrg(svc);
     [{ id: adminClientId }] = await svc.dataSource.query("SELECT id FROM users WHERE user_name = 'admin-client'");
   });
-  after(() => svc?.close());
 
   describe('PUT /admin/v1/members/{userId}', () => {
     it("grants IAM_OWNER: 200, the membership, instance.member.added, and the user's PAT now lists organizations", async () => {

@@ -1,15 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { countRows, createCaller, createOrg, searchEvents, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { countRows, createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
 
 describe('admin API: organizations', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('lists the bootstrapped default organization to the admin client', async () => {
     const res = await svc.api('GET', '/admin/v1/orgs', { token: svc.adminToken });

@@ -1,24 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { unique, useService } from '../support/fixtures.js';
 import { INVALID_TOKENS, badRequest, refused, row, setUpOrg, theEvent, tokenOption } from './helpers.js';
 import type { OrgSetup } from './helpers.js';
 
 describe('management API: projects', () => {
-  let svc: TestService;
+  const svc = useService();
   let a: OrgSetup;
   let b: OrgSetup;
   const path = (orgId: string) => `/management/v1/orgs/${orgId}/projects`;
 
   before(async () => {
-    svc = await startService();
     a = await setUpOrg(svc);
     b = await setUpOrg(svc);
   });
-  after(() => svc?.close());
 
   it('creates a project for an ORG_OWNER: 201 {id}, its row, and project.added', async () => {
     const name = unique('Project');

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { unique, useService } from '../support/fixtures.js';
 import { badRequest, json, row, setUpOrg } from './helpers.js';
 import type { OrgSetup } from './helpers.js';
 
@@ -24,19 +22,17 @@ function webApp(overrides: Record<string, unknown> = {}): Record<string, unknown
  * is written.
  */
 describe('redirect URI hygiene at application registration', () => {
-  let svc: TestService;
+  const svc = useService();
   let a: OrgSetup;
   let projectId: string;
   const appsPath = () => `/management/v1/orgs/${a.org.id}/projects/${projectId}/apps/oidc`;
 
   before(async () => {
-    svc = await startService();
     a = await setUpOrg(svc);
     const project = await svc.api('POST', `/management/v1/orgs/${a.org.id}/projects`, { token: a.owner.token, body: { name: unique('p') } });
     assert.equal(project.status, 201, project.text);
     projectId = project.body.id;
   });
-  after(() => svc?.close());
 
   const cases: Array<[string, string, RegExp]> = [
     ['userinfo with a password', 'https://u:p@app.example.com/cb', /user information/],

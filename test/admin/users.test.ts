@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import bcrypt from 'bcrypt';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { unique, useService } from '../support/fixtures.js';
 import { INVALID_TOKENS, assertNoSecretsIn, assertNotStored, badRequest, bool, refused, row, setUpOrg, theEvent, tokenOption } from './helpers.js';
 import type { OrgSetup } from './helpers.js';
 
@@ -22,18 +20,16 @@ function machine(overrides: Record<string, unknown> = {}): Record<string, unknow
 }
 
 describe('management API: human and machine users', () => {
-  let svc: TestService;
+  const svc = useService();
   let a: OrgSetup;
   let b: OrgSetup;
   const humans = (orgId: string) => `/management/v1/orgs/${orgId}/users/human`;
   const machines = (orgId: string) => `/management/v1/orgs/${orgId}/users/machine`;
 
   before(async () => {
-    svc = await startService();
     a = await setUpOrg(svc);
     b = await setUpOrg(svc);
   });
-  after(() => svc?.close());
 
   describe('POST …/users/human', () => {
     it('creates a human user with every field: 201 {userId}, the row as sent, a bcrypt hash, and user.human.added', async () => {

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
 import { createHuman, createMachine, createOidcApp, createProject, PASSWORD, postForm } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
 import type { UserTokens } from '../oidc/support/sign-in.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { useService } from '../support/fixtures.js';
 
 const RP = 'http://127.0.0.1:65530';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -17,18 +16,16 @@ const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
  * Each case replays the old tokens as their holder would.
  */
 describe("a user's access dies with it", () => {
-  let svc: TestService;
+  const svc = useService();
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let opaque: OidcApp;
   let jwt: OidcApp;
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     opaque = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
     jwt = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', accessTokenType: 'jwt' }, RP);
   });
-  after(() => svc?.close());
 
   async function signedIn(app: OidcApp) {
     const user = await createHuman(svc, project.orgId);

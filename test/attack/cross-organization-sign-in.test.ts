@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createHuman, createOidcApp, createProject, PASSWORD } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { databaseState } from './support/db-state.js';
 import { LoginClient } from './support/login-client.js';
+import { useService } from '../support/fixtures.js';
 
 const RP = 'http://127.0.0.1:65530';
 
@@ -15,13 +14,12 @@ const RP = 'http://127.0.0.1:65530';
  * application gets no code for them, silently or not, whatever scopes it asks for.
  */
 describe('sign-in stays inside the organization', () => {
-  let svc: TestService;
+  const svc = useService();
   let appA: OidcApp;
   let appB: OidcApp;
   let user: { userId: string; userName: string; loginName: string };
 
   before(async () => {
-    svc = await startService();
     const a = await createProject(svc);
     const b = await createProject(svc);
     appA = await createOidcApp(svc, a, { authMethod: 'client_secret_basic' }, RP);
@@ -29,7 +27,6 @@ describe('sign-in stays inside the organization', () => {
     const human = await createHuman(svc, a.orgId);
     user = { ...human, loginName: `${human.userName}@${a.primaryDomain}` };
   });
-  after(() => svc?.close());
 
   async function signedInAtA(): Promise<LoginClient> {
     const { tokens, browser, error } = await signIn(svc, { clientId: appA.clientId, clientSecret: appA.clientSecret, redirectUri: `${RP}/cb`, loginName: user.loginName, password: PASSWORD });

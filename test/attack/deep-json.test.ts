@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createOrg, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { createOrg, unique, useService } from '../support/fixtures.js';
 import { humanUser, storedCounts } from '../import/import.helpers.js';
 import { assertScimError, scimTenant, userBody } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
@@ -21,16 +19,14 @@ const DEPTH_MESSAGE = /nested deeper than 32 levels/;
  * changes. 200,000 levels gave a 500 (class-transformer's stack) before the limit.
  */
 describe('JSON nesting depth limit', () => {
-  let svc: TestService;
+  const svc = useService();
   let org: { id: string };
   let tenant: ScimTenant;
 
   before(async () => {
-    svc = await startService();
     org = await createOrg(svc);
     tenant = await scimTenant(svc);
   });
-  after(() => svc?.close());
 
   const usersOf = async (orgId: string) => (await svc.api('GET', `/management/v1/orgs/${orgId}/users`, { token: svc.adminToken })).body.total as number;
 

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import argon2 from 'argon2';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { LoginClient } from './support/login-client.js';
+import { useService } from '../support/fixtures.js';
 
 const RP = 'http://127.0.0.1:65530';
 const PASSWORD = 'Imported-Argon-1';
@@ -19,13 +18,12 @@ const BURST = 12;
  * burst are printed for the record (BENCHMARKS.md), not asserted: they depend on the machine.
  */
 describe('a burst of wrong passwords against the costliest accepted imported hash', () => {
-  let svc: TestService;
+  const svc = useService();
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let app: OidcApp;
   const users: { id: string; loginName: string }[] = [];
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
     const hash = await argon2.hash(PASSWORD, { type: argon2.argon2id, memoryCost: 256 * 1024, timeCost: 4, parallelism: 1 });
@@ -38,7 +36,6 @@ describe('a burst of wrong passwords against the costliest accepted imported has
     assert.equal(imported.status, 200, imported.text);
     assert.deepEqual(imported.body.errors.filter((e: { type: string }) => e.type === 'user'), []);
   });
-  after(() => svc?.close());
 
   async function loginForm(loginName: string) {
     const client = new LoginClient(svc.url);

@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
 import { PASSWORD, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { scimTenant, userBody } from '../scim/scim-helpers.js';
@@ -9,6 +7,7 @@ import type { ScimTenant } from '../scim/scim-helpers.js';
 import { csrfOf } from './support/login-client.js';
 import type { PageResponse } from './support/login-client.js';
 import { RawHttpClient } from './support/raw-http.js';
+import { useService } from '../support/fixtures.js';
 
 const RP = 'http://127.0.0.1:65530';
 const BULK_REQUEST = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
@@ -42,18 +41,16 @@ function assertLocation(res: PageResponse, publicUrl: string, what: string) {
 }
 
 describe('absolute URLs come from PUBLIC_URL, never from Host or forwarded headers', () => {
-  let svc: TestService;
+  const svc = useService();
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let tenant: ScimTenant;
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
     tenant = await scimTenant(svc);
   });
-  after(() => svc?.close());
 
   it('discovery document', async () => {
     for (const forgery of FORGERIES) await assertDiscoveryAt(svc.url, svc.config.publicUrl, forgery);
@@ -118,11 +115,7 @@ describe('absolute URLs come from PUBLIC_URL, never from Host or forwarded heade
 });
 
 describe('behind a TLS proxy (https PUBLIC_URL), forwarded headers name neither host nor scheme', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService({ PUBLIC_URL: 'https://id.example.test' });
-  });
-  after(() => svc?.close());
+  const svc = useService({ PUBLIC_URL: 'https://id.example.test' });
 
   it('discovery stays at https://id.example.test whatever X-Forwarded-Host/-Proto say', async () => {
     for (const forgery of [...FORGERIES, { 'x-forwarded-proto': 'http' }, { host: 'evil.example', 'x-forwarded-proto': 'http, https' }]) {

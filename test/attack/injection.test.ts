@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createCaller, createOrg } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { createCaller, createOrg, useService } from '../support/fixtures.js';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { BCRYPT_HASH, importBody, postImport } from '../import/import.helpers.js';
@@ -26,14 +24,13 @@ const SQL = [
 ];
 
 describe('injection: SQL through filters, sortBy, ids and the import', () => {
-  let svc: TestService;
+  const svc = useService();
   let scim: string;
   let token: string;
   let orgId: string;
   const created = new Map<string, string>();
 
   before(async () => {
-    svc = await startService();
     const org = await createOrg(svc);
     orgId = org.id;
     token = (await createCaller(svc, org.id, { org: ['ORG_USER_MANAGER'] })).token;
@@ -44,7 +41,6 @@ describe('injection: SQL through filters, sortBy, ids and the import', () => {
       created.set(payload, res.body.id);
     }
   });
-  after(() => svc?.close());
 
   async function list(filter: string) {
     const res = await svc.api('GET', `${scim}/Users?filter=${encodeURIComponent(filter)}&count=100`, { token });
@@ -113,7 +109,7 @@ describe('injection: SQL through filters, sortBy, ids and the import', () => {
 });
 
 describe('injection: HTML through login pages, CR/LF through state', () => {
-  let svc: TestService;
+  const svc = useService();
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   const XSS = `"><script>alert(1)</script><img src=x onerror=alert(2)><svg onload=alert(3)>`;
@@ -123,11 +119,9 @@ describe('injection: HTML through login pages, CR/LF through state', () => {
   const noMarkup = (html: string, what: string) => assert.doesNotMatch(html, /<script|<img|<svg/i, `${what} renders markup from input`);
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   it('login_hint and ui_locales are escaped on the login page', async () => {
     const { page } = await new LoginClient(svc.url).startLogin(params({ login_hint: XSS, ui_locales: `de${XSS}` }));

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createHuman, createOidcApp, createProject, PASSWORD } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
-import { searchEvents } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { searchEvents, useService } from '../support/fixtures.js';
 import { LoginClient } from './support/login-client.js';
 
 const RP = 'http://127.0.0.1:65530';
@@ -16,16 +14,14 @@ const RP = 'http://127.0.0.1:65530';
  * locked is refused, so the race teaches nothing.
  */
 describe('parallel guesses against the lockout and the rate limits', () => {
-  let svc: TestService;
+  const svc = useService({ LOGIN_RATE_LIMIT_PER_LOGIN_NAME: '1000', LOGIN_RATE_LIMIT_PER_IP: '1000' });
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let app: OidcApp;
 
   before(async () => {
-    svc = await startService({ LOGIN_RATE_LIMIT_PER_LOGIN_NAME: '1000', LOGIN_RATE_LIMIT_PER_IP: '1000' });
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   /** A browser at the login form of a fresh authorization request, ready to post a guess. */
   async function guesser(loginName: string) {
@@ -54,16 +50,14 @@ describe('parallel guesses against the lockout and the rate limits', () => {
 });
 
 describe('parallel guesses against the per-name rate limit', () => {
-  let svc: TestService;
+  const svc = useService({ LOGIN_RATE_LIMIT_PER_LOGIN_NAME: '5' });
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let app: OidcApp;
 
   before(async () => {
-    svc = await startService({ LOGIN_RATE_LIMIT_PER_LOGIN_NAME: '5' });
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   it('12 parallel guesses for one name: five are checked, the rest answered 429 without a check', async () => {
     const user = await createHuman(svc, project.orgId);

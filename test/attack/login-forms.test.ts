@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createHuman, createOidcApp, createProject, PASSWORD } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
-import { startService } from '../support/service.js';
+import { useService } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
 import { databaseState } from './support/db-state.js';
 import { LoginClient } from './support/login-client.js';
@@ -21,17 +21,15 @@ function assertPageHeaders(page: PageResponse, what: string) {
 }
 
 describe('login forms: CSRF and security headers', () => {
-  let svc: TestService;
+  const svc = useService();
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   const params = () => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st' });
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   const browser = () => new LoginClient(svc.url);
 
@@ -88,17 +86,15 @@ describe('login forms: CSRF and security headers', () => {
  * authorization request answers 500.
  */
 describe('login cookies behind a TLS proxy (PUBLIC_URL https)', () => {
-  let svc: TestService;
+  const svc = useService({ PUBLIC_URL: 'https://id.example.test' });
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   const params = () => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st' });
 
   before(async () => {
-    svc = await startService({ PUBLIC_URL: 'https://id.example.test' });
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   // The proxy's X-Forwarded-Proto; the service takes its scheme from PUBLIC_URL anyway.
   const browser = () => new LoginClient(svc.url, { 'x-forwarded-proto': 'https' }, svc.config.publicUrl);
@@ -127,14 +123,12 @@ describe('login cookies behind a TLS proxy (PUBLIC_URL https)', () => {
  * The HTML that oidc-provider renders itself: its error page, the logout page and the form_post page. KNOWN FAILURE until src/oidc/provider sets the login UI's headers on them.
  */
 describe('security headers on the pages oidc-provider renders', () => {
-  let svc: TestService;
+  const svc = useService();
   let app: OidcApp;
 
   before(async () => {
-    svc = await startService();
     app = await createOidcApp(svc, await createProject(svc), { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   it('error page, logout page and form_post response carry them', async () => {
     const authorize = (extra: Record<string, string>) =>
@@ -153,17 +147,15 @@ describe('security headers on the pages oidc-provider renders', () => {
 });
 
 describe('unknown login names and wrong passwords are indistinguishable', () => {
-  let svc: TestService;
+  // Cost 10 (about 60 ms a check) makes one bcrypt check stand out from request and database noise.
+  const svc = useService({ BCRYPT_COST: '10' });
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
 
   before(async () => {
-    // Cost 10 (about 60 ms a check) makes one bcrypt check stand out from request and database noise.
-    svc = await startService({ BCRYPT_COST: '10' });
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   async function attempt(loginName: string) {
     const client = new LoginClient(svc.url);

@@ -10,11 +10,12 @@ import { createClient } from '../support/http.js';
 import { spawnService } from '../support/process.js';
 import type { ServiceProcess } from '../support/process.js';
 import { findSecretsAtRest } from '../support/secret-scan.js';
-import { freePort, startService } from '../support/service.js';
+import { freePort } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { PASSWORD, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { LoginClient } from './support/login-client.js';
+import { useService } from '../support/fixtures.js';
 
 const RP = 'http://127.0.0.1:65530';
 
@@ -30,16 +31,14 @@ async function attempt(baseUrl: string, app: OidcApp, loginName: string, passwor
 }
 
 describe('login rate limits per login name (in-process)', () => {
-  let svc: TestService;
+  const svc = useService({ LOGIN_RATE_LIMIT_PER_LOGIN_NAME: '3', LOGIN_RATE_LIMIT_PER_IP: '1000', LOGIN_RATE_LIMIT_WINDOW_SECONDS: '600' });
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
 
   before(async () => {
-    svc = await startService({ LOGIN_RATE_LIMIT_PER_LOGIN_NAME: '3', LOGIN_RATE_LIMIT_PER_IP: '1000', LOGIN_RATE_LIMIT_WINDOW_SECONDS: '600' });
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   it('after 3 failures the 4th attempt is refused with 429 and Retry-After, even with the right password; the user is not locked', async () => {
     const user = await createHuman(svc, project.orgId);
@@ -83,17 +82,15 @@ describe('login rate limits per login name (in-process)', () => {
 });
 
 describe('login rate limit windows expire and are purged', () => {
-  let svc: TestService;
+  const WINDOW = 3;
+  const svc = useService({ LOGIN_RATE_LIMIT_PER_LOGIN_NAME: '2', LOGIN_RATE_LIMIT_WINDOW_SECONDS: String(WINDOW) });
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
-  const WINDOW = 3;
 
   before(async () => {
-    svc = await startService({ LOGIN_RATE_LIMIT_PER_LOGIN_NAME: '2', LOGIN_RATE_LIMIT_WINDOW_SECONDS: String(WINDOW) });
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   it('a limited login name signs in again in the next window, and rows of past windows are deleted', async () => {
     const user = await createHuman(svc, project.orgId);

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
 import { PASSWORD, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { LoginClient } from './support/login-client.js';
 import type { PageResponse } from './support/login-client.js';
+import { useService } from '../support/fixtures.js';
 
 const RP = 'http://127.0.0.1:65530';
 const EVIL = 'https://evil.example';
@@ -20,17 +19,15 @@ function assertNotOpen(res: PageResponse, svcUrl: string, what: string) {
 }
 
 describe('no open redirect', () => {
-  let svc: TestService;
+  const svc = useService();
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   const params = (extra: Record<string, string> = {}) => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st', ...extra });
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   it('redirect_uri: anything but the registered URI gets an error page, never a redirect', async () => {
     const variants = [

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
-import { countRows, createCaller, searchEvents } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { countRows, createCaller, searchEvents, useService } from '../support/fixtures.js';
 import { LoginClient, csrfOf } from './support/login-client.js';
 
 const RP = 'http://127.0.0.1:65530';
@@ -17,16 +15,14 @@ const ADMIN_PASSWORD = 'Registration-Admin-1';
  * and unable to make the bootstrap admin's bare login name ambiguous.
  */
 describe('registration and the login policy', () => {
-  let svc: TestService;
+  const svc = useService({ BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD, LOGIN_RATE_LIMIT_PER_IP: '12' });
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let app: OidcApp;
 
   before(async () => {
-    svc = await startService({ BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD, LOGIN_RATE_LIMIT_PER_IP: '12' });
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   const policyPath = () => `/management/v1/orgs/${project.orgId}/login-policy`;
   const params = (extra: Record<string, string> = {}) => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st', ...extra });

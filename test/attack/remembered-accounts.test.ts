@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
 import { PASSWORD, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { LoginClient } from './support/login-client.js';
+import { useService } from '../support/fixtures.js';
 
 const RP = 'http://127.0.0.1:65530';
 
@@ -13,17 +12,15 @@ const RP = 'http://127.0.0.1:65530';
  * browser's server-side session belongs to that account; otherwise the password is asked again.
  */
 describe('remembered accounts need a live server-side session', () => {
-  let svc: TestService;
+  const svc = useService();
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   const params = (extra: Record<string, string> = {}) => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st', ...extra });
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   async function signIn(client: LoginClient, loginName: string, extra: Record<string, string> = {}) {
     const { uid, csrf } = await client.startLogin(params(extra));

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createCaller, createOrg, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import { createApiApp, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import { databaseState } from './support/db-state.js';
 import { declaredRoutes, fillPath } from '../support/routes.js';
@@ -71,7 +69,7 @@ function validBody(route: DeclaredRoute): unknown {
  * 403. After every call the whole database is byte-for-byte what it was.
  */
 describe('tenant isolation matrix', () => {
-  let svc: TestService;
+  const svc = useService();
   let attacker: { orgId: string; token: string };
   let victim: Record<string, string>;
   let ownIds: Record<string, string>;
@@ -79,7 +77,6 @@ describe('tenant isolation matrix', () => {
   let instanceRoutes: DeclaredRoute[];
 
   before(async () => {
-    svc = await startService();
     const orgA = await createOrg(svc);
     attacker = { orgId: orgA.id, token: (await createCaller(svc, orgA.id, { org: ['ORG_OWNER'] })).token };
     const projectA = await createProject(svc, orgA.id);
@@ -99,7 +96,6 @@ describe('tenant isolation matrix', () => {
     orgRoutes = routes.filter((r) => r.policy!.public !== true && 'scope' in r.policy! && r.policy!.scope === 'org');
     instanceRoutes = routes.filter((r) => r.policy!.public !== true && 'scope' in r.policy! && r.policy!.scope === 'instance');
   });
-  after(() => svc?.close());
 
   async function call(route: DeclaredRoute, ids: Record<string, string>, token: string) {
     const body = validBody(route);

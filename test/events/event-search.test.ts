@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createCaller, createOrg, searchEvents } from '../support/fixtures.js';
+import { before, describe, it } from 'node:test';
+import { createCaller, createOrg, searchEvents, useService } from '../support/fixtures.js';
 import type { SearchedEvent } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 
 describe('admin API: event search', () => {
-  let svc: TestService;
+  const svc = useService();
   let orgA: { id: string };
   let orgB: { id: string };
   let editor: { userId: string; token: string };
   const humans: string[] = [];
 
   before(async () => {
-    svc = await startService();
     orgA = await createOrg(svc);
     orgB = await createOrg(svc);
     editor = await createCaller(svc, orgA.id, { org: ['ORG_USER_MANAGER'] });
@@ -31,7 +28,6 @@ describe('admin API: event search', () => {
       humans.push(res.body.userId);
     }
   });
-  after(() => svc?.close());
 
   it('lists user.human.added with displayName, email and userName, and never a password or hash', async () => {
     const events = await searchEvents(svc, { asc: true, limit: 100, event_types: ['user.human.added'], resource_owner: orgA.id });

@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { countRows } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { countRows, useService } from '../support/fixtures.js';
 
 /**
  * Another process holds SQLite's write lock (a backup, a stuck migration): writes fail fast with 503
  * and Retry-After, reads go on, and the service recovers by itself once the lock is released.
  */
 describe('faults: SQLite file locked', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService({ SQLITE_BUSY_TIMEOUT_MS: '200' });
-  });
-  after(() => svc?.close());
+  const svc = useService({ SQLITE_BUSY_TIMEOUT_MS: '200' });
 
   it('answers 503 with Retry-After while locked and recovers without a restart', async (t) => {
     if (svc.config.database.type !== 'sqlite') return t.skip('SQLite only');

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
 import { PASSWORD, createApiApp, createHuman, createMachine, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { CookieJar } from './cookie-jar.js';
 import { eventually } from './faults.helpers.js';
+import { useService } from '../support/fixtures.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 const HOUR = 3_600_000;
@@ -16,14 +15,13 @@ const HOUR = 3_600_000;
  * passing" is simulated by moving rows' expiry into the past, which is all the purge looks at.
  */
 describe('faults: expired OIDC state is purged on a schedule', () => {
-  let svc: TestService;
+  const svc = useService({ OIDC_PURGE_INTERVAL_MS: '1000' });
   let web: OidcApp;
   let api: OidcApp;
   let machine: { clientId: string; clientSecret: string };
   let loginName: string;
 
   before(async () => {
-    svc = await startService({ OIDC_PURGE_INTERVAL_MS: '1000' });
     const project = await createProject(svc);
     web = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' });
     api = await createApiApp(svc, project);
@@ -31,7 +29,6 @@ describe('faults: expired OIDC state is purged on a schedule', () => {
     const human = await createHuman(svc, project.orgId);
     loginName = `${human.userName}@${project.primaryDomain}`;
   });
-  after(() => svc?.close());
 
   const basic = (client: { clientId: string; clientSecret?: string }) => `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`;
   const form = (path: string, fields: Record<string, string>, client: { clientId: string; clientSecret?: string }) =>

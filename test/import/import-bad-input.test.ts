@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { countRows, createCaller, createOrg, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { countRows, createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import { BCRYPT_HASH, humanUser, importBody, importedIds, postImport, storedCounts, userErrors } from './import.helpers.js';
 
 /** Per-user problems are error entries of a 200; a bad request as a whole is a 4xx. */
 describe('POST /admin/v1/import with bad input', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('reports each bad user by id with a clear message, imports the others, and never echoes a hash', async () => {
     const org = await createOrg(svc);

@@ -3,9 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import bcrypt from 'bcryptjs';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { unique, useService } from '../support/fixtures.js';
 import { authorize, launchBrowser, newPage, startRelyingParty, submitLogin } from '../oidc/support/browser.js';
 import type { RelyingParty } from '../oidc/support/browser.js';
 import { createOidcApp, createProject, discover } from '../oidc/support/oidc-fixtures.js';
@@ -13,18 +11,16 @@ import { humanUser, importBody, importedIds, postImport, storedHash } from './im
 
 /** An imported bcrypt password signs in through the login UI in the browser (docs/product-rules.md). */
 describe('an imported user signs in through the login UI (Chromium)', () => {
-  let svc: TestService;
+  const svc = useService();
   let browser: Browser;
   let rp: RelyingParty;
   before(async () => {
-    svc = await startService();
     browser = await launchBrowser();
     rp = await startRelyingParty();
   });
   after(async () => {
     await browser?.close();
     await rp?.close();
-    await svc?.close();
   });
 
   it('with the password behind its imported bcrypt hash, which is then re-hashed at the configured cost', async () => {

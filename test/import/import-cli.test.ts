@@ -5,9 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createOrg, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { createOrg, unique, useService } from '../support/fixtures.js';
 import { humanUser, importBody, storedCounts } from './import.helpers.js';
 
 const BIN = fileURLToPath(new URL('../../../bin/portcullis.js', import.meta.url));
@@ -22,16 +20,14 @@ function portcullis(args: string[]): Promise<{ code: number; stdout: string; std
 
 /** `npx portcullis import FILE [--url URL] [--token-file F] [--batch N]` against a running service. */
 describe('portcullis import (CLI)', () => {
-  let svc: TestService;
+  const svc = useService();
   let dir: string;
   let tokenFile: string;
   before(async () => {
-    svc = await startService();
     dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'));
     tokenFile = join(svc.dataDir, 'admin.pat');
   });
   after(async () => {
-    await svc?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { unique, useService } from '../support/fixtures.js';
 import { humanUser, importBody, importedIds, postImport, storedCounts, userErrors } from './import.helpers.js';
 
 const b64 = (bytes: number, fill: number) => Buffer.alloc(bytes, fill).toString('base64').replace(/=+$/, '');
@@ -38,11 +36,7 @@ const AT_THE_CAPS: [label: string, hash: string][] = [
 ];
 
 describe('POST /admin/v1/import: cost caps of imported password hashes', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('refuses each hash past a cap with a per-user error naming the parameter and the limit, and stores none of them', async () => {
     const orgId = unique('caps');

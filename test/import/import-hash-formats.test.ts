@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { pbkdf2Sync, randomBytes, scryptSync } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import argon2 from 'argon2';
 import bcryptNative from 'bcrypt';
 import bcryptjs from 'bcryptjs';
 import { PasswordLoginService } from '../../src/oidc/login/password-login.service.js';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { unique, useService } from '../support/fixtures.js';
 import { humanUser, importBody, importedIds, postImport, storedHash } from './import.helpers.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -41,11 +39,7 @@ async function referenceHashes(): Promise<[format: string, password: string, has
 }
 
 describe('imported password hashes of every supported format', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('are stored as given, verified at login by their own algorithm, then re-hashed to the configured bcrypt cost', async () => {
     const orgId = unique('hashes');

@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { countRows, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { countRows, unique, useService } from '../support/fixtures.js';
 import { humanUser, importBody, importedIds, postImport, storedCounts, userErrors } from './import.helpers.js';
 
 /** The import's `timeout` and its body limit (docs/product-rules.md, "Import and event search"). */
 describe('POST /admin/v1/import limits', () => {
-  let svc: TestService;
-  before(async () => {
-    // A general limit far below the import's: the import route must use its own.
-    svc = await startService({ BODY_LIMIT_BYTES: '20000', IMPORT_BODY_LIMIT_BYTES: '2000000' });
-  });
-  after(() => svc?.close());
+  // A general limit far below the import's: the import route must use its own.
+  const svc = useService({ BODY_LIMIT_BYTES: '20000', IMPORT_BODY_LIMIT_BYTES: '2000000' });
 
   it('stops at a user boundary when the timeout runs out, answers the successes plus a timeout entry; a re-run completes', async () => {
     const orgId = unique('timeout');

@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { createOrg } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { createOrg, useService } from '../support/fixtures.js';
 import { humanUser, importBody, importedIds, postImport, storedCounts, userErrors } from './import.helpers.js';
 
 /** OIDC Core §2: a `sub` is never reassigned, so a removed user's id is never given to anyone again. */
 describe('import refuses the ids of removed users', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('after a SCIM DELETE, an import of the same id into any organization is an error and stores nothing', async () => {
     const first = await createOrg(svc);

@@ -1,17 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createOrg, searchEvents, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
 import { BCRYPT_HASH, humanUser, importBody, importedIds, postImport, storedCounts, storedHash, userErrors } from './import.helpers.js';
 
 /** docs/product-rules.md, "Import and event search": import organizations with users and password hashes, then find them by event search. */
 describe('POST /admin/v1/import round trip', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('imports into an existing organization: its error entry, users added, hashes stored as given', async () => {
     const org = await createOrg(svc);

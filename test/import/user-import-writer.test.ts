@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { UserImportWriter } from '../../src/users/user-import.writer.js';
 import type { ImportedHuman } from '../../src/users/user-import.writer.js';
-import { createOrg, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { createOrg, unique, useService } from '../support/fixtures.js';
 import { BCRYPT_HASH, storedCounts } from './import.helpers.js';
 
 function human(orgId: string, userName = unique('w')): ImportedHuman {
@@ -32,15 +30,13 @@ function human(orgId: string, userName = unique('w')): ImportedHuman {
  * took a userName in between) falls back to one transaction per user, so only the clashing user fails.
  */
 describe('UserImportWriter', () => {
-  let svc: TestService;
+  const svc = useService();
   let writer: UserImportWriter;
   let editor: string;
   before(async () => {
-    svc = await startService();
     writer = svc.app.get(UserImportWriter);
     [{ id: editor }] = await svc.dataSource.query(`SELECT id FROM users WHERE user_name = 'admin-client'`);
   });
-  after(() => svc?.close());
 
   it('writes a batch whole: users, their contacts and one user.human.added each', async () => {
     const org = await createOrg(svc);

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { searchEvents } from '../support/fixtures.js';
-import { freePort, startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { searchEvents, useService } from '../support/fixtures.js';
+import { freePort } from '../support/service.js';
 import { launchBrowser, newPage, submitLogin } from './support/browser.js';
 import { CLAIMS_PATH, LOGGED_OUT_PATH, REDIRECT_PATH, SILENT_PATH } from './support/apache-config.js';
 import type { ClientAuth } from './support/apache-config.js';
@@ -20,7 +19,7 @@ const METHODS: Method[] = ['client_secret_basic', 'client_secret_post', 'private
  * token endpoint authentication method, signing users in through the login UI in Chromium.
  */
 describe('Apache with mod_auth_openidc as a relying party (Chromium)', { skip: apacheSkipReason() }, () => {
-  let svc: TestService;
+  const svc = useService();
   let browser: Browser;
   let apache: ApacheRelyingParty;
   let project: { orgId: string; projectId: string; primaryDomain: string };
@@ -28,7 +27,6 @@ describe('Apache with mod_auth_openidc as a relying party (Chromium)', { skip: a
   const clientIds = new Map<Method, string>();
 
   before(async () => {
-    svc = await startService();
     browser = await launchBrowser();
     project = await createProject(svc);
     const ports = [await freePort(), await freePort(), await freePort()];
@@ -54,7 +52,6 @@ describe('Apache with mod_auth_openidc as a relying party (Chromium)', { skip: a
   after(async () => {
     await apache?.stop();
     await browser?.close();
-    await svc?.close();
   });
 
   async function newUser() {

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
-import { countRows, createCaller, createOrg } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { countRows, createCaller, createOrg, useService } from '../support/fixtures.js';
 import { createHuman, createOidcApp, createProject, PASSWORD, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
@@ -19,16 +17,14 @@ const API = 'urn:portcullis:api';
  * registered by an IAM_OWNER; the bootstrap's `console`) obtains user tokens for the Portcullis API.
  */
 describe('apiAccess: which applications reach the Portcullis API with a user token', () => {
-  let svc: TestService;
+  const svc = useService({ BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD });
   let ordinary: OidcApp;
   let otherOrg: { id: string; primaryDomain: string };
 
   before(async () => {
-    svc = await startService({ BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD });
     otherOrg = await createOrg(svc);
     ordinary = await createOidcApp(svc, await createProject(svc, otherOrg.id), { authMethod: 'client_secret_basic' }, RP);
   });
-  after(() => svc?.close());
 
   const viaConsole = (scope: string, extra?: Record<string, string>, loginName = 'admin', password = ADMIN_PASSWORD) =>
     signIn(svc, { clientId: 'console', redirectUri: `${svc.config.publicUrl}/console/callback`, loginName, password, scope, extra });

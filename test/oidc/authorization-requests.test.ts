@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { LoginClient } from '../attack/support/login-client.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
+import { useService } from '../support/fixtures.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 
@@ -18,18 +17,16 @@ function redirectedError(location: string | undefined): Record<string, string> {
 }
 
 describe('authorization and token requests: the error codes and redirect_uri rules', () => {
-  let svc: TestService;
+  const svc = useService();
   let app: OidcApp;
   let loginName: string;
 
   before(async () => {
-    svc = await startService();
     const project = await createProject(svc);
     const user = await createHuman(svc, project.orgId);
     loginName = `${user.userName}@${project.primaryDomain}`;
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' });
   });
-  after(() => svc?.close());
 
   function authorize(params: Record<string, string>) {
     return new LoginClient(svc.url).get(`/oauth/v2/authorize?${new URLSearchParams({ client_id: app.clientId, state: 'st', ...params })}`);

@@ -2,9 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
-import { searchEvents } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { searchEvents, useService } from '../support/fixtures.js';
 import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
 import type { RelyingParty } from './support/browser.js';
 import { PASSWORD, createApiApp, createAppKey, createHuman, createOidcApp, createProject, discover, postForm } from './support/oidc-fixtures.js';
@@ -12,7 +10,7 @@ import type { OidcApp } from './support/oidc-fixtures.js';
 
 
 describe('authorization code flow through the login UI (openid-client + Chromium)', () => {
-  let svc: TestService;
+  const svc = useService();
   let browser: Browser;
   let rp: RelyingParty;
   let REDIRECT: string;
@@ -21,7 +19,6 @@ describe('authorization code flow through the login UI (openid-client + Chromium
   let loginName: string;
 
   before(async () => {
-    svc = await startService();
     browser = await launchBrowser();
     rp = await startRelyingParty();
     REDIRECT = `${rp.url}/cb`;
@@ -32,7 +29,6 @@ describe('authorization code flow through the login UI (openid-client + Chromium
   after(async () => {
     await browser?.close();
     await rp?.close();
-    await svc?.close();
   });
 
   /** Runs the code flow in a fresh browser and returns the token response. */

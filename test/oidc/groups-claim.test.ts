@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { unique, useService } from '../support/fixtures.js';
 import { PASSWORD, createApiApp, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
@@ -12,7 +10,7 @@ const REDIRECT = 'http://127.0.0.1:65530/cb';
 
 /** The `groups` scope: the names of the user's groups in userinfo, introspection and (per the usual rule) the ID token. */
 describe('the groups scope and claim, signed in through the login UI', () => {
-  let svc: TestService;
+  const svc = useService();
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let api: OidcApp;
   let user: { userId: string; userName: string };
@@ -39,7 +37,6 @@ describe('the groups scope and claim, signed in through the login UI', () => {
   };
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     api = await createApiApp(svc, project);
     user = await createHuman(svc, project.orgId);
@@ -51,7 +48,6 @@ describe('the groups scope and claim, signed in through the login UI', () => {
       assert.equal((await management('PUT', `/groups/${created.body.id}/members/${user.userId}`)).status, 200);
     }
   });
-  after(() => svc?.close());
 
   it('discovery lists the groups scope and claim', async () => {
     const discovery = (await svc.api('GET', '/.well-known/openid-configuration')).body;

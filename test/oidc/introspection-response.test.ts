@@ -1,31 +1,28 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { JWT_BEARER, createMachineKey, jwtProfileAssertion } from './support/jwt-profile.js';
 import { PASSWORD, createApiApp, createHuman, createMachine, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
+import { useService } from '../support/fixtures.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 const projectScope = (projectId: string) => `urn:portcullis:iam:org:project:id:${projectId}:aud`;
 
 /** docs/product-rules.md, "OpenID Connect and OAuth": every listed introspection member, plus the user claims of the granted scopes. */
 describe('introspection response members (RFC 7662 §2.2)', () => {
-  let svc: TestService;
+  const svc = useService();
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let api: OidcApp;
   let user: { userId: string; userName: string };
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     api = await createApiApp(svc, project);
     user = await createHuman(svc, project.orgId);
   });
-  after(() => svc?.close());
 
   const introspect = async (token: string) => {
     const res = await postForm(svc, '/oauth/v2/introspect', { token }, { id: api.clientId, secret: api.clientSecret! });

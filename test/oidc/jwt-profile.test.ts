@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
 import { createPrivateKey, randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { SignJWT, createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { unique, useService } from '../support/fixtures.js';
 import { createProject, discover, postForm } from './support/oidc-fixtures.js';
 
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 
 describe('JWT profile grant (RFC 7523) with machine keys', () => {
-  let svc: TestService;
+  const svc = useService();
   let orgId: string;
   let machine: { userId: string; keyId: string; key: string };
 
@@ -24,11 +22,9 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
   }
 
   before(async () => {
-    svc = await startService();
     orgId = (await createProject(svc)).orgId;
     machine = await createKeyedMachine();
   });
-  after(() => svc?.close());
 
   function assertion(claims: { iss?: string; sub?: string; aud?: string; iat?: number; kid?: string; jti?: string | null; exp?: number; nbf?: number } = {}, signer = machine) {
     const now = Math.floor(Date.now() / 1000);

@@ -4,15 +4,14 @@ import { decodeProtectedHeader } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { authorize, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
 import type { RelyingParty } from './support/browser.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
+import { useService } from '../support/fixtures.js';
 
 describe('userinfo honours a user\'s JWT access token (docs/product-rules.md, "OpenID Connect and OAuth")', () => {
-  let svc: TestService;
+  const svc = useService();
   let browser: Browser;
   let rp: RelyingParty;
   let project: { orgId: string; projectId: string; primaryDomain: string };
@@ -20,7 +19,6 @@ describe('userinfo honours a user\'s JWT access token (docs/product-rules.md, "O
   let config: oidc.Configuration;
 
   before(async () => {
-    svc = await startService();
     browser = await launchBrowser();
     rp = await startRelyingParty();
     project = await createProject(svc);
@@ -30,7 +28,6 @@ describe('userinfo honours a user\'s JWT access token (docs/product-rules.md, "O
   after(async () => {
     await browser?.close();
     await rp?.close();
-    await svc?.close();
   });
 
   /** A new user signs in through the login UI; returns the token response and the browser page. */

@@ -6,9 +6,7 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
-import { searchEvents } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { searchEvents, useService } from '../support/fixtures.js';
 import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
 import type { RelyingParty } from './support/browser.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover } from './support/oidc-fixtures.js';
@@ -16,7 +14,7 @@ import type { OidcApp } from './support/oidc-fixtures.js';
 
 
 describe('login UI, prompts, implicit flow, response modes and end-session (Chromium)', () => {
-  let svc: TestService;
+  const svc = useService();
   let browser: Browser;
   let rp: RelyingParty;
   let REDIRECT: string;
@@ -26,7 +24,6 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
   let config: oidc.Configuration;
 
   before(async () => {
-    svc = await startService();
     browser = await launchBrowser();
     rp = await startRelyingParty();
     REDIRECT = `${rp.url}/cb`;
@@ -38,7 +35,6 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
   after(async () => {
     await browser?.close();
     await rp?.close();
-    await svc?.close();
   });
 
   async function newUser() {

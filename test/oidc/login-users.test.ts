@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { LoginUsers } from '../../src/oidc/login/login-users.js';
-import { createOrg } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { createOrg, useService } from '../support/fixtures.js';
 
 /** The login UI's login-name rules (docs/product-rules.md, "OpenID Connect and OAuth") on the real database: its one statement per look-up. */
 describe('login names resolved by the login UI', () => {
-  let svc: TestService;
+  const svc = useService();
   let users: LoginUsers;
   let a: { id: string; primaryDomain: string };
   let b: { id: string; primaryDomain: string };
@@ -23,7 +21,6 @@ describe('login names resolved by the login UI', () => {
   }
 
   before(async () => {
-    svc = await startService();
     users = new LoginUsers(svc.dataSource);
     a = await createOrg(svc);
     b = await createOrg(svc);
@@ -33,7 +30,6 @@ describe('login names resolved by the login UI', () => {
     ids.odd = await human(b, 'x@nowhere.test');
     ids.kim = await human(b, `kim@${a.primaryDomain}`);
   });
-  after(() => svc?.close());
 
   it('name@domain names the user of that organization, case-insensitively, with its login name', async () => {
     const user = await users.find(` SAM@${a.primaryDomain.toUpperCase()} `);

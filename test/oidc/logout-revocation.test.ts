@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
 import { LoginClient } from '../attack/support/login-client.js';
 import { PASSWORD, createApiApp, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
+import { useService } from '../support/fixtures.js';
 
 const RP = 'http://127.0.0.1:65530';
 
@@ -14,18 +13,16 @@ const RP = 'http://127.0.0.1:65530';
  * revoking an access token only that one (RFC 7009 §2.1). Driven through the login UI over HTTP.
  */
 describe('logout and offline_access', () => {
-  let svc: TestService;
+  const svc = useService();
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let api: OidcApp;
   let loginName: string;
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     api = await createApiApp(svc, project);
     loginName = `${(await createHuman(svc, project.orgId)).userName}@${project.primaryDomain}`;
   });
-  after(() => svc?.close());
 
   const basic = (app: OidcApp) => ({ id: app.clientId, secret: app.clientSecret! });
   const introspect = async (token: string) => (await postForm(svc, '/oauth/v2/introspect', { token }, basic(api))).body.active as boolean;

@@ -1,27 +1,23 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { CLIENT_CACHE_MS } from '../../src/oidc/adapter/client.store.js';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
-import { searchEvents } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { searchEvents, useService } from '../support/fixtures.js';
 import { createApiApp, createMachine, createProject, discover, postForm } from './support/oidc-fixtures.js';
 
 const projectScope = (projectId: string) => `urn:portcullis:iam:org:project:id:${projectId}:aud`;
 
 describe('machine users: client credentials, introspection, revocation, API access, key rotation', () => {
-  let svc: TestService;
+  const svc = useService();
   let project: { orgId: string; projectId: string };
   let api: { clientId: string; clientSecret?: string };
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     api = await createApiApp(svc, project);
   });
-  after(() => svc?.close());
 
   async function machineToken(type: 'opaque' | 'jwt' = 'opaque', scope?: string) {
     const machine = await createMachine(svc, project.orgId, type);

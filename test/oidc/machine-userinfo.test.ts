@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { unique, useService } from '../support/fixtures.js';
 import { JWT_BEARER, createMachineKey, jwtProfileAssertion } from './support/jwt-profile.js';
 import type { MachineKey } from './support/jwt-profile.js';
 import { createMachine, createProject, postForm } from './support/oidc-fixtures.js';
@@ -13,14 +11,12 @@ import { createMachine, createProject, postForm } from './support/oidc-fixtures.
  * to — machine users included, whose client-credentials and JWT-profile tokens carry `openid` when asked.
  */
 describe('userinfo with machine users’ tokens (client credentials, JWT profile)', () => {
-  let svc: TestService;
+  const svc = useService();
   let orgId: string;
 
   before(async () => {
-    svc = await startService();
     orgId = (await createProject(svc)).orgId;
   });
-  after(() => svc?.close());
 
   const userinfo = async (token: string) => {
     const res = await fetch(new URL('/oidc/v1/userinfo', svc.url), { headers: { authorization: `Bearer ${token}` } });

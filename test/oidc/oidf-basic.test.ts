@@ -4,19 +4,18 @@ import { after, before, describe, it } from 'node:test';
 import { SignJWT, decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
 import type { RelyingParty } from './support/browser.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
+import { useService } from '../support/fixtures.js';
 
 /**
  * Ports of oidcc-basic-certification-test-plan and oidcc-rp-initiated-logout-certification-test-plan
  * checks (OIDF conformance suite) that other suites here do not already cover; see OIDF-NOTES.md.
  */
 describe('OIDF basic and RP-initiated logout plans', () => {
-  let svc: TestService;
+  const svc = useService();
   let browser: Browser;
   let rp: RelyingParty;
   let app: OidcApp;
@@ -25,7 +24,6 @@ describe('OIDF basic and RP-initiated logout plans', () => {
   let loginName: string;
 
   before(async () => {
-    svc = await startService();
     browser = await launchBrowser();
     rp = await startRelyingParty();
     const project = await createProject(svc);
@@ -40,7 +38,6 @@ describe('OIDF basic and RP-initiated logout plans', () => {
     await ui?.context.close();
     await browser?.close();
     await rp?.close();
-    await svc?.close();
   });
 
   function authUrl(params: Record<string, string> = {}): URL {

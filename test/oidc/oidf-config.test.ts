@@ -1,27 +1,24 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { conformancePath, skipWithoutConformance } from '../support/conformance.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { useService } from '../support/fixtures.js';
 
 /** The OIDF conformance suite's metadata schema (shared conformance material beside the repository, MIT). */
 const SCHEMA = () => conformancePath('oidf', 'oauth_authorization_server_metadata.schema.json');
 
 /** Ported from oidcc-config-certification-test-plan and oidcc-rp-initiated-logout-discovery-endpoint-verification. */
 describe('OIDF config plan: discovery document and JWKS', () => {
-  let svc: TestService;
+  const svc = useService();
   let doc: Record<string, any>;
   let res: Response;
 
   before(async () => {
-    svc = await startService();
     res = await fetch(new URL('/.well-known/openid-configuration', svc.config.publicUrl));
     doc = (await res.json()) as Record<string, any>;
   });
-  after(() => svc?.close());
 
   it('answers 200 JSON with the issuer it was fetched from (OIDC Discovery §4.3)', () => {
     assert.equal(res.status, 200);

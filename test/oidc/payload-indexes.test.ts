@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { useService } from '../support/fixtures.js';
 
 /**
  * The look-ups of oidc_payloads by grant, uid and user code (revocation of a grant, the session by its
  * uid, device codes) stay index searches on SQLite, where those indexes are partial (NOT NULL rows only).
  */
 describe('oidc_payloads look-ups use their indexes', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('grant_id, uid and user_code: an index search, never a scan', { skip: process.env.TEST_DATABASE_URL ? 'query plans checked on SQLite only' : false }, async () => {
     const lookups = {

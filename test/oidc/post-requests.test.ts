@@ -5,12 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
 import type { RelyingParty } from './support/browser.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
+import { useService } from '../support/fixtures.js';
 
 /**
  * OIDC Core §3.1.2.1 / OIDF `oidcc-ensure-post-request-succeeds`: the authorization endpoint accepts
@@ -19,7 +18,7 @@ import type { OidcApp } from './support/oidc-fixtures.js';
  * must still be found.
  */
 describe('POST to the authorization and end-session endpoints (Chromium, cross-site forms)', () => {
-  let svc: TestService;
+  const svc = useService();
   let browser: Browser;
   let rp: RelyingParty;
   let poster: { url: string; server: Server };
@@ -29,7 +28,6 @@ describe('POST to the authorization and end-session endpoints (Chromium, cross-s
   let userId: string;
 
   before(async () => {
-    svc = await startService();
     browser = await launchBrowser();
     rp = await startRelyingParty();
     poster = await startFormPoster();
@@ -44,7 +42,6 @@ describe('POST to the authorization and end-session endpoints (Chromium, cross-s
     await browser?.close();
     await rp?.close();
     await new Promise((resolve) => poster?.server.close(resolve));
-    await svc?.close();
   });
 
   /** A page on another site that posts the given form to the given endpoint as soon as it loads. */

@@ -1,29 +1,26 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import { LoginClient } from '../attack/support/login-client.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
+import { useService } from '../support/fixtures.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 
 describe('discovery: every advertised endpoint answers, and pushed authorization requests work (RFC 9126)', () => {
-  let svc: TestService;
+  const svc = useService();
   let app: OidcApp;
   let loginName: string;
   let doc: Record<string, unknown>;
 
   before(async () => {
-    svc = await startService();
     const project = await createProject(svc);
     const user = await createHuman(svc, project.orgId);
     loginName = `${user.userName}@${project.primaryDomain}`;
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' });
     doc = (await (await fetch(new URL('/.well-known/openid-configuration', svc.url))).json()) as Record<string, unknown>;
   });
-  after(() => svc?.close());
 
   it('every endpoint URL in discovery is served by the provider (none answers 404)', async () => {
     const urls = Object.entries(doc).filter(([name, value]) => /(_endpoint|_uri)$/.test(name) && typeof value === 'string');

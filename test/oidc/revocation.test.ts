@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { JWT_BEARER, createMachineKey, jwtProfileAssertion } from './support/jwt-profile.js';
 import { PASSWORD, createApiApp, createHuman, createMachine, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
+import { useService } from '../support/fixtures.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 const projectScope = (projectId: string) => `urn:portcullis:iam:org:project:id:${projectId}:aud`;
@@ -18,19 +17,17 @@ const projectScope = (projectId: string) => `urn:portcullis:iam:org:project:id:$
  * then introspection, userinfo and the refresh token grant show what is still alive.
  */
 describe('token revocation: what one revocation takes with it', () => {
-  let svc: TestService;
+  const svc = useService();
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let api: OidcApp;
   let loginName: string;
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     api = await createApiApp(svc, project);
     const user = await createHuman(svc, project.orgId);
     loginName = `${user.userName}@${project.primaryDomain}`;
   });
-  after(() => svc?.close());
 
   const basic = (app: { clientId: string; clientSecret?: string }) => ({ id: app.clientId, secret: app.clientSecret! });
   const active = async (token: string) => (await postForm(svc, '/oauth/v2/introspect', { token }, basic(api))).body.active as boolean;

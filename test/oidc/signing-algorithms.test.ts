@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
 import { createPrivateKey, randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { SignJWT, createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { unique, useService } from '../support/fixtures.js';
 import { createApiApp, createHuman, createMachine, createOidcApp, createProject, PASSWORD, postForm } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
 
@@ -17,14 +15,12 @@ const ID_TOKEN = 'urn:ietf:params:oauth:token-type:id_token';
 /** README, SIGNING_ALG: a service started with each algorithm signs every JWT it issues with it. */
 for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) {
   describe(`SIGNING_ALG=${alg}: every JWT verifies against the published JWKS as a relying party checks it`, () => {
-    let svc: TestService;
+    const svc = useService({ SIGNING_ALG: alg });
     let project: { orgId: string; projectId: string; primaryDomain: string };
 
     before(async () => {
-      svc = await startService({ SIGNING_ALG: alg });
       project = await createProject(svc);
     });
-    after(() => svc?.close());
 
     /** jose against the remote JWKS, accepting only the configured algorithm. */
     async function verify(jwt: string, options: { audience?: string; typ?: string } = {}) {

@@ -1,25 +1,23 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
 import { EXCHANGE, RP, TOKEN_TYPE } from './support/token-exchange.js';
+import { useService } from '../support/fixtures.js';
 
 const { access: ACCESS, jwt: JWT } = TOKEN_TYPE;
 
 /** RFC 8693 §2.1: the issued token is for the requested `audience`, which must lie within the subject token's. */
 describe('token exchange applies the requested audience', () => {
-  let svc: TestService;
+  const svc = useService();
   let app: OidcApp;
   /** Another application of the same project: in the subject token's audience. */
   let backend: OidcApp;
   let subjectToken: string;
 
   before(async () => {
-    svc = await startService();
     const project = await createProject(svc);
     const grantTypes = ['authorization_code', EXCHANGE];
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes }, RP);
@@ -30,7 +28,6 @@ describe('token exchange applies the requested audience', () => {
     assert.ok(tokens, error);
     subjectToken = tokens.access_token;
   });
-  after(() => svc?.close());
 
   const exchange = (params: Record<string, string>) => postForm(svc, '/oauth/v2/token', { grant_type: EXCHANGE, subject_token: subjectToken, subject_token_type: ACCESS, ...params }, { id: app.clientId, secret: app.clientSecret! });
   const introspectAs = (client: OidcApp, token: string) => postForm(svc, '/oauth/v2/introspect', { token }, { id: client.clientId, secret: client.clientSecret! });

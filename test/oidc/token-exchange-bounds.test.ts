@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
 import { EXCHANGE, RP, TOKEN_TYPE } from './support/token-exchange.js';
+import { useService } from '../support/fixtures.js';
 
 const T = TOKEN_TYPE;
 const API = 'urn:portcullis:api';
@@ -15,7 +14,7 @@ const ADMIN_PASSWORD = 'Admin-Password-1';
 
 /** RFC 8693 §2.1: what an exchanged token may carry — scope and audience within the presented tokens. */
 describe('token exchange: scope and audience bounds', () => {
-  let svc: TestService;
+  const svc = useService({ BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD });
   let project: { orgId: string; projectId: string; primaryDomain: string };
   /** An ordinary application (no apiAccess), also registered for refresh_token. */
   let app: OidcApp;
@@ -25,7 +24,6 @@ describe('token exchange: scope and audience bounds', () => {
   let backend: OidcApp;
 
   before(async () => {
-    svc = await startService({ BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD });
     const orgs = await svc.api('GET', '/admin/v1/orgs', { token: svc.adminToken });
     const defaultOrg = orgs.body.orgs.find((o: { name: string }) => o.name === 'default');
     project = { ...(await createProject(svc, defaultOrg.id)), primaryDomain: defaultOrg.primaryDomain };
@@ -40,7 +38,6 @@ describe('token exchange: scope and audience bounds', () => {
     firstParty = created.body;
     assert.equal((await svc.api('PUT', '/admin/v1/features', { token: svc.adminToken, body: { tokenExchange: true, impersonation: true } })).status, 200);
   });
-  after(() => svc?.close());
 
   async function tokensOf(client: OidcApp, loginName: string, password: string, scope: string) {
     const { tokens, error } = await signIn(svc, { clientId: client.clientId, clientSecret: client.clientSecret, redirectUri: `${RP}/cb`, loginName, password, scope });

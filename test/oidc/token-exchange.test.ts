@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { searchEvents } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { searchEvents, useService } from '../support/fixtures.js';
 import { createHuman, createMachine, createOidcApp, createProject, PASSWORD, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
@@ -13,7 +11,7 @@ const T = TOKEN_TYPE;
 const ADMIN_PASSWORD = 'Admin-Password-1';
 
 describe('token exchange (RFC 8693) and impersonation', () => {
-  let svc: TestService;
+  const svc = useService({ BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD });
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let app: OidcApp;
   /** Also registered for the refresh_token grant. */
@@ -23,7 +21,6 @@ describe('token exchange (RFC 8693) and impersonation', () => {
   let defaultOrg: { id: string; primaryDomain: string };
 
   before(async () => {
-    svc = await startService({ BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD });
     const orgs = await svc.api('GET', '/admin/v1/orgs', { token: svc.adminToken });
     defaultOrg = orgs.body.orgs.find((o: { name: string }) => o.name === 'default');
     project = await createProject(svc, defaultOrg.id);
@@ -33,7 +30,6 @@ describe('token exchange (RFC 8693) and impersonation', () => {
     refreshing = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes: [...grantTypes, 'refresh_token'] }, RP);
     foreign = await createOidcApp(svc, await createProject(svc, defaultOrg.id), { authMethod: 'client_secret_basic', grantTypes }, RP);
   });
-  after(() => svc?.close());
 
   /** A user's tokens, issued to `client` through the login UI. */
   async function tokensOf(client: OidcApp, loginName: string, password = PASSWORD, scope = 'openid profile email') {

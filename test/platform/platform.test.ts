@@ -1,14 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { describe, it } from 'node:test';
+import { useService } from '../support/fixtures.js';
 
 describe('platform: health, OpenAPI, request ids, database settings', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('GET /healthz answers 200 without a token', async () => {
     const res = await svc.api('GET', '/healthz');

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { UnitOfWork } from '../../src/common/database/unit-of-work.js';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { unique, useService } from '../support/fixtures.js';
 
 const INSERT = 'INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES (?, ?, ?, NULL)';
 
@@ -13,13 +11,11 @@ const INSERT = 'INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) 
  * back only for its own statement, and only once it is stored.
  */
 describe('single-statement writes of the unit of work', () => {
-  let svc: TestService;
+  const svc = useService();
   let uow: UnitOfWork;
   before(async () => {
-    svc = await startService();
     uow = svc.app.get(UnitOfWork);
   });
-  after(() => svc?.close());
 
   const count = async (prefix: string) => Number((await svc.dataSource.query('SELECT COUNT(*) AS n FROM oidc_payloads WHERE id_hash LIKE ?', [`${prefix}%`]))[0].n);
 

@@ -1,20 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { countRows, createCaller, createOrg } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { countRows, createCaller, createOrg, useService } from '../support/fixtures.js';
 
 /**
  * Random JSON at every admin and management endpoint: the answer is never a 5xx, and a refused
  * request changes nothing (no row, no event).
  */
 describe('property: random bodies at the admin and management API', () => {
-  let svc: TestService;
+  const svc = useService();
   let routes: Array<[method: string, path: string]>;
 
   before(async () => {
-    svc = await startService();
     const org = await createOrg(svc);
     const machine = await createCaller(svc, org.id, { org: ['ORG_USER_MANAGER'] });
     const project = await svc.api('POST', `/management/v1/orgs/${org.id}/projects`, { token: svc.adminToken, body: { name: 'p' } });
@@ -40,7 +37,6 @@ describe('property: random bodies at the admin and management API', () => {
       ['PUT', `${m}/members/${machine.userId}`],
     ];
   });
-  after(() => svc?.close());
 
   it('never answers 5xx, and every 4xx leaves the tables as they were', async () => {
     const tables = ['organizations', 'users', 'memberships', 'projects', 'applications', 'public_keys', 'machine_secrets', 'personal_access_tokens', 'features', 'events'];

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import fc from 'fast-check';
-import { createCaller, createOrg } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { createCaller, createOrg, useService } from '../support/fixtures.js';
 import { databaseState } from '../attack/support/db-state.js';
 
 const SEED = Number(process.env.PROPERTY_SEED ?? 20261121);
@@ -16,13 +14,12 @@ const FILTER_PIECES = ['userName', 'emails[type eq "work"]', 'eq', 'co', 'pr', '
  * user byte-identical.
  */
 describe('property: random filters and bodies at SCIM and the import', () => {
-  let svc: TestService;
+  const svc = useService();
   let scim: string;
   let token: string;
   let userId: string;
 
   before(async () => {
-    svc = await startService();
     const org = await createOrg(svc);
     token = (await createCaller(svc, org.id, { org: ['ORG_USER_MANAGER'] })).token;
     scim = `/scim/v2/${org.id}`;
@@ -30,7 +27,6 @@ describe('property: random filters and bodies at SCIM and the import', () => {
     assert.equal(created.status, 201, created.text);
     userId = created.body.id;
   });
-  after(() => svc?.close());
 
   it('random filters at GET /Users and POST /Users/.search: 200 or 400 with the SCIM error shape, never a write', async () => {
     const filter = fc.oneof(fc.array(fc.constantFrom(...FILTER_PIECES), { minLength: 1, maxLength: 8 }).map((p) => p.join(' ')), fc.string({ maxLength: 40 }));

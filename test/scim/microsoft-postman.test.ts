@@ -3,11 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { REPO_ROOT, conformancePath, skipWithoutConformance } from '../support/conformance.js';
 import { run } from './child-process.js';
 import { scimTenant } from './scim-helpers.js';
+import { useService } from '../support/fixtures.js';
 
 const FOLDERS = ['Endpoint tests', 'User tests', 'ComplexAttribute tests', 'User tests with garbage', 'Group tests', 'Group tests with garbage', 'Teardown garbage'];
 
@@ -36,15 +35,13 @@ const KNOWN_QUIRKS = new Set([
 ]);
 
 describe("Microsoft's SCIM reference Postman collection (newman)", { skip: skipWithoutConformance('azuread') }, () => {
-  let svc: TestService;
+  const svc = useService();
   let dir: string;
   before(async () => {
-    svc = await startService();
     dir = mkdtempSync(join(tmpdir(), 'newman-'));
   });
   after(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await svc?.close();
   });
 
   it('passes every assertion except the listed reference-code quirks', async () => {

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { describe, it } from 'node:test';
 import { run } from './child-process.js';
 import { conformancePath, skipWithoutConformance } from '../support/conformance.js';
 import { createUser, scimTenant, userBody } from './scim-helpers.js';
+import { useService } from '../support/fixtures.js';
 
 describe("Okta's SCIM 2.0 spec test (Runscope)", { skip: skipWithoutConformance('okta') }, () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService();
-  });
-  after(() => svc?.close());
+  const svc = useService();
 
   it('reports 0 failed', async () => {
     const runner = conformancePath('okta', 'runscope-runner.mjs');

@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { countRows, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { countRows, unique, useService } from '../support/fixtures.js';
 import { ENTERPRISE, USER_SCHEMA, assertScimError, createUser, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
 describe('SCIM bad input: the right error, and nothing changes', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   let existing: any;
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
     existing = await createUser(t, userBody(unique('existing')));
   });
-  after(() => svc?.close());
 
   /** Sends the body as POST and as PUT over `existing`; both must fail alike and change nothing. */
   async function refused(body: unknown, status: number, scimType?: string, rawBody?: string) {

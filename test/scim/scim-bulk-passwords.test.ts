@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { unique, useService } from '../support/fixtures.js';
 import { PATCH_OP, USER_SCHEMA, assertScimError, createUser, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
@@ -15,13 +13,11 @@ const LIMIT = 10;
  * operation runs.
  */
 describe('SCIM /Bulk: password operations per request are bounded', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
   });
-  after(() => svc?.close());
 
   const bulk = (Operations: unknown[]) => t.scim('POST', '/Bulk', { body: { schemas: [BULK], Operations } });
   const total = async () => (await t.scim('GET', '/Users')).body.totalResults as number;

@@ -1,21 +1,17 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { countRows, searchEvents, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { countRows, searchEvents, unique, useService } from '../support/fixtures.js';
 import { ENTERPRISE, PATCH_OP, USER_SCHEMA, assertScimError, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
 const BULK = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
 
 describe('SCIM /Bulk (RFC 7644 §3.7)', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
   });
-  after(() => svc?.close());
 
   const bulk = (Operations: unknown[], extra: Record<string, unknown> = {}) => t.scim('POST', '/Bulk', { body: { schemas: [BULK], Operations, ...extra } });
 

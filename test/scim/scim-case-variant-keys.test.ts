@@ -1,23 +1,19 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { countRows, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { countRows, unique, useService } from '../support/fixtures.js';
 import { ENTERPRISE, PATCH_OP, USER_SCHEMA, assertScimError, createUser, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
 // RFC 7643 §2.1: "Attribute names are case insensitive": a body naming one attribute twice in two
 // spellings is refused (400 invalidSyntax) instead of storing whichever spelling came last.
 describe('SCIM User bodies that spell one attribute twice', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   let existing: any;
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
     existing = await createUser(t, userBody(unique('existing')));
   });
-  after(() => svc?.close());
 
   /** Sends the request; it must be 400 invalidSyntax, and the users, the events and `existing` stay as they were. */
   async function refused(method: 'POST' | 'PUT' | 'PATCH', body: unknown) {

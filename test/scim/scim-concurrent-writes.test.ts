@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { unique, useService } from '../support/fixtures.js';
 import { PATCH_OP, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
@@ -12,13 +10,11 @@ import type { ScimTenant } from './scim-helpers.js';
  * leave nothing behind and take nothing of the others with it; each answer must match what is stored.
  */
 describe('SCIM concurrent writes with failures among them', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
   });
-  after(() => svc?.close());
 
   const stored = async (sql: string, params: unknown[]) => Number((await svc.dataSource.query(sql, params))[0].n);
 

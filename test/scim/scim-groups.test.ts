@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { unique, useService } from '../support/fixtures.js';
 import { PATCH_OP, assertScimError, createUser, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
@@ -10,7 +8,7 @@ const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 const patchOp = (...operations: unknown[]) => ({ schemas: [PATCH_OP], Operations: operations });
 
 describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use it', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   let other: ScimTenant;
   const users: string[] = [];
@@ -30,12 +28,10 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
   const sorted = (...ids: string[]) => [...ids].sort();
 
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
     other = await scimTenant(svc);
     for (let i = 0; i < 4; i++) users.push((await createUser(t, userBody(unique('member'), { displayName: `Member ${i}` }))).id);
   });
-  after(() => svc?.close());
 
   it('creates a group with members (201, Location, members with display and $ref) and reads it back', async () => {
     const created = await group('Engineering ' + unique('x'), [users[0], users[1]], { externalId: 'entra-7' });

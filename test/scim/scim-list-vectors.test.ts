@@ -1,15 +1,12 @@
-/** scimmy's ListResponse vectors (fixtures/scimmy/listresponse.json): sorting and paging windows over real rows. */
+/** scimmy's ListResponse vectors (test/fixtures/scimmy/listresponse.json): sorting and paging windows over real rows. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
-import { REPO_ROOT } from '../support/conformance.js';
+import { before, describe, it } from 'node:test';
+import { loadScimmyListVectors } from '../support/scimmy-vectors.js';
 import { USER_SCHEMA, createUser, scimTenant } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
+import { useService } from '../support/fixtures.js';
 
-const vectors = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'scim', 'fixtures', 'scimmy', 'listresponse.json'), 'utf8')).outbound;
+const vectors = loadScimmyListVectors();
 
 /**
  * Vectors on sortable attributes (userName, emails; docs/product-rules.md); `name.formatted`, `date`, `number`
@@ -18,28 +15,26 @@ const vectors = JSON.parse(readFileSync(join(REPO_ROOT, 'test', 'scim', 'fixture
 const SORTABLE = new Set(['userName', 'emails']);
 
 describe('scimmy ListResponse vectors', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   const idOf = new Map<string, number>();
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
     for (const source of vectors.source) {
-      const emails = (source.emails ?? []).map((e: any) => ({ value: e.value, ...(e.primary ? { primary: true } : {}) }));
+      const emails = (source.emails ?? []).map((e) => ({ value: e.value, ...(e.primary ? { primary: true } : {}) }));
       const user = await createUser(t, { schemas: [USER_SCHEMA], userName: source.userName, ...(emails.length ? { emails } : {}) });
       idOf.set(user.id, source.id);
     }
   });
-  after(() => svc?.close());
 
-  for (const target of vectors.targets.sortBy.filter((v: any) => SORTABLE.has(v.sortBy))) {
+  for (const target of vectors.targets.sortBy.filter((v) => SORTABLE.has(v.sortBy))) {
     it(`sortBy ${target.sortBy} ${target.sortOrder ?? 'ascending'}`, async () => {
       const res = await t.scim('GET', `/Users?sortBy=${target.sortBy}${target.sortOrder ? `&sortOrder=${target.sortOrder}` : ''}`);
       assert.deepEqual(res.body.Resources.map((u: any) => idOf.get(u.id)), target.expected);
     });
   }
 
-  for (const target of vectors.targets.startIndex.filter((v: any) => v.sourceRange === undefined)) {
+  for (const target of vectors.targets.startIndex.filter((v) => v.sourceRange === undefined)) {
     it(`startIndex ${target.startIndex}, count ${target.itemsPerPage ?? 'default'}`, async () => {
       const count = target.itemsPerPage === undefined ? '' : `&count=${target.itemsPerPage}`;
       const res = await t.scim('GET', `/Users?sortBy=meta.created&startIndex=${target.startIndex}${count}`);

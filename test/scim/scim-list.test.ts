@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { matchesFilter, parseFilter } from '../../src/scim/filter/index.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { ENTERPRISE, USER_SCHEMA, assertScimError, createUser, scimTenant } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
+import { useService } from '../support/fixtures.js';
 
 const PEOPLE = [
   { userName: 'adele.vance', given: 'Adele', family: 'Vance', email: 'AdeleV@Example.com', type: 'work', phone: '+1 425-555-0101', title: 'Retail Manager', userType: 'Employee', active: true, externalId: 'E-1' },
@@ -34,12 +33,11 @@ const FILTERS = [
 ];
 
 describe('SCIM list and search: filters, sorting, paging, attributes', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   const ids: string[] = [];
   let all: any[] = [];
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
     for (const p of PEOPLE) {
       const user = await createUser(t, {
@@ -58,7 +56,6 @@ describe('SCIM list and search: filters, sorting, paging, attributes', () => {
     all = (await t.scim('GET', '/Users?attributes=userName,name,emails,phoneNumbers,title,userType,externalId,active,meta,displayName')).body.Resources;
     assert.equal(all.length, PEOPLE.length);
   });
-  after(() => svc?.close());
 
   for (const filter of FILTERS) {
     it(`filter ${filter} agrees with the in-memory matcher`, async () => {

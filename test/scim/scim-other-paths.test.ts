@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
 import { scimTenant } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
+import { useService } from '../support/fixtures.js';
 
 /** Users created outside SCIM (management API) are found by SCIM filters on their e-mail and phone. */
 describe('SCIM filters over users from other paths', () => {
-  let svc: TestService;
+  const svc = useService();
   let tenant: ScimTenant;
   before(async () => {
-    svc = await startService();
     tenant = await scimTenant(svc);
   });
-  after(() => svc?.close());
 
   it('finds a management-API user by emails.value and phoneNumbers.value', async () => {
     const created = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/users/human`, {

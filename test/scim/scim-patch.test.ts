@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { searchEvents, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { searchEvents, unique, useService } from '../support/fixtures.js';
 import { ENTERPRISE, PATCH_OP, USER_SCHEMA, assertScimError, createUser, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
 /** The request sequences Microsoft Entra ID and Okta send while provisioning, replayed end to end. */
 describe('SCIM provisioning as Entra ID and Okta do it', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
   });
-  after(() => svc?.close());
 
   const patch = (id: string, ...Operations: unknown[]) => t.scim('PATCH', `/Users/${id}`, { body: { schemas: [PATCH_OP], Operations } });
   const get = async (id: string) => (await t.scim('GET', `/Users/${id}?attributes=userName,name,emails,phoneNumbers,addresses,active,title,${ENTERPRISE},meta`)).body;

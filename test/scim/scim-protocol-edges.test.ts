@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { createCaller, createOrg, countRows, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { countRows, createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import { PATCH_OP, assertScimError, createUser, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
@@ -32,13 +30,11 @@ function everyRoute(userId: string): [string, string, unknown?][] {
 }
 
 describe('SCIM protocol edges: unknown tenants, entity tags, media types, bulk locations', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
   });
-  after(() => svc?.close());
 
   it('under an organization id that does not exist, every SCIM route is 404 with a SCIM error, for an IAM_OWNER too', async () => {
     const owner = await createCaller(svc, t.orgId, { instance: ['IAM_OWNER'] });

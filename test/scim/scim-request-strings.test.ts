@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { countRows, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { countRows, unique, useService } from '../support/fixtures.js';
 import { PATCH_OP, assertScimError, createUser, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
@@ -17,15 +15,13 @@ const q = encodeURIComponent;
  * answer is a SCIM error or a well-formed result, never a 500, and nothing changes.
  */
 describe('SCIM request strings: JavaScript member names, numbers, unquoted values, NUL', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   let user: any;
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
     user = await createUser(t, userBody(unique('strings'), { title: 'Engineer' }));
   });
-  after(() => svc?.close());
 
   for (const name of MEMBERS) {
     it(`"${name}" in filters is 400 invalidFilter`, async () => {

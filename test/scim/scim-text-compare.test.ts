@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { matchesFilter, parseFilter } from '../../src/scim/filter/index.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { USER_SCHEMA, createUser, scimTenant } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
+import { useService } from '../support/fixtures.js';
 
 const PEOPLE = [
   { userName: 'Ärger', given: 'Ärger', family: 'ΣΊΣΥΦΟΣ', email: 'ÄRGER@EXAMPLE.COM', title: 'İstanbul Office', externalId: 'Ext-É' },
@@ -63,11 +62,10 @@ const CASES: [string, string[]][] = [
 ];
 
 describe('SCIM filters compare text alike on SQLite and MariaDB (non-ASCII case, trailing spaces)', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   let all: any[] = [];
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
     for (const p of PEOPLE) {
       await createUser(t, {
@@ -82,7 +80,6 @@ describe('SCIM filters compare text alike on SQLite and MariaDB (non-ASCII case,
     all = (await t.scim('GET', '/Users?attributes=userName,name,emails,title,externalId')).body.Resources;
     assert.equal(all.length, PEOPLE.length);
   });
-  after(() => svc?.close());
 
   for (const [filter, expected] of CASES) {
     it(`${filter} → ${JSON.stringify(expected)}, as the in-memory matcher says`, async () => {

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { OrgUserCounts1763700400000 } from '../../src/common/database/migrations/1763700400000-org-user-counts.js';
 import { humanUser, importBody, postImport } from '../import/import.helpers.js';
-import { createOrg, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { createOrg, unique, useService } from '../support/fixtures.js';
 import { PATCH_OP, createUser, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
@@ -16,15 +14,13 @@ const BULK = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
  * of write: SCIM, Bulk, the management API, import, removal, machine users and another organization.
  */
 describe('SCIM totalResults: the kept per-organization user count', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   let other: ScimTenant;
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
     other = await scimTenant(svc);
   });
-  after(() => svc?.close());
 
   /** `count=0` never reveals the total, so the unfiltered list must read the kept count. */
   async function totals(tenant: ScimTenant): Promise<{ kept: number; counted: number; stored: number }> {

@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { countRows, searchEvents, unique } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { before, describe, it } from 'node:test';
+import { countRows, searchEvents, unique, useService } from '../support/fixtures.js';
 import { ENTERPRISE, USER_SCHEMA, assertScimError, createUser, scimTenant, userBody } from './scim-helpers.js';
 import type { ScimTenant } from './scim-helpers.js';
 
 describe('SCIM /Users', () => {
-  let svc: TestService;
+  const svc = useService();
   let t: ScimTenant;
   before(async () => {
-    svc = await startService();
     t = await scimTenant(svc);
   });
-  after(() => svc?.close());
 
   it('creates a user: 201, Location, meta, defaults, no password in the response', async () => {
     const userName = `${unique('bjensen')}@example.com`;

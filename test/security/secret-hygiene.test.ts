@@ -3,26 +3,22 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { countRows, createOrg } from '../support/fixtures.js';
+import { before, describe, it } from 'node:test';
+import { countRows, createOrg, useService } from '../support/fixtures.js';
 import { runToExit, spawnService } from '../support/process.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
 
 /** Secrets' responses are never cached, secrets at rest are the service user's alone, and a wrong master key is named. */
 describe('secret hygiene', () => {
-  let svc: TestService;
+  const svc = useService();
   let orgId: string;
   let projectId: string;
 
   before(async () => {
-    svc = await startService();
     orgId = (await createOrg(svc)).id;
     projectId = (await svc.api('POST', `/management/v1/orgs/${orgId}/projects`, { token: svc.adminToken, body: { name: 'p' } })).body.id;
   });
-  after(() => svc?.close());
 
   const oidcApp = (extra: Record<string, unknown> = {}) => ({
     name: 'app', redirectUris: ['https://rp.example/cb'], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'client_secret_basic', ...extra,

@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { createCaller, createOrg } from '../support/fixtures.js';
+import { describe, it } from 'node:test';
+import { createCaller, createOrg, useService } from '../support/fixtures.js';
 import { findSecretsAtRest, listTables } from '../support/secret-scan.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 
 describe('secrets at rest', () => {
-  let svc: TestService;
-  before(async () => {
-    svc = await startService({ BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-admin-password-42' });
-  });
-  after(() => svc?.close());
+  const svc = useService({ BOOTSTRAP_ADMIN_PASSWORD: 'bootstrap-admin-password-42' });
 
   it('no table holds the plain text of any password, secret, token or private key the API issued', async () => {
     const secrets: string[] = [svc.adminToken, 'bootstrap-admin-password-42', readFileSync(join(svc.dataDir, 'master.key'), 'utf8').trim()];

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { after, before } from 'node:test';
+import { startService } from './service.js';
 import type { TestService } from './service.js';
 
 /** Short unique suffix for names that must not collide across tests sharing one service. */
@@ -61,4 +63,17 @@ export async function searchEvents(svc: TestService, query: Record<string, unkno
 export async function countRows(svc: TestService, table: string): Promise<number> {
   const [row] = await svc.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`);
   return Number(row.n);
+}
+
+/**
+ * A service for the enclosing suite: started before its tests (startService, with `env`), closed after
+ * them. The handle is filled in the `before` hook, so it is usable in the suite's later hooks and tests.
+ */
+export function useService(env: Record<string, string> = {}): TestService {
+  const handle = {} as TestService;
+  before(async () => {
+    Object.assign(handle, await startService(env));
+  });
+  after(() => handle.close?.());
+  return handle;
 }

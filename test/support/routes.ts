@@ -3,6 +3,8 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import { ACCESS_POLICY } from '../../src/common/auth/authenticated.decorator.js';
 import type { AccessPolicy } from '../../src/common/auth/authenticated.decorator.js';
+import { LoginUiRouter } from '../../src/oidc/login/login-ui.router.js';
+import { OIDC_ROUTES } from '../../src/oidc/provider/oidc.routes.js';
 import type { TestService } from './service.js';
 
 export interface DeclaredRoute {
@@ -34,6 +36,63 @@ export function declaredRoutes(svc: TestService): DeclaredRoute[] {
     }
   }
   return routes.sort((a, b) => `${a.method} ${a.path}`.localeCompare(`${b.method} ${b.path}`));
+}
+
+/** A route answered outside Nest's controllers, whose access the answering code itself decides. */
+export interface OidcRoute {
+  method: string;
+  path: string;
+  policy: string;
+}
+
+const CLIENT_AUTH = 'oidc-provider client authentication';
+
+/**
+ * The oidc-provider endpoints (the paths the provider is configured with, plus the discovery document
+ * and the sub-paths it adds itself) with the check oidc-provider applies: client authentication
+ * (RFC 6749 §2.3, RFC 7662 §2.1, RFC 7009 §2, RFC 9126 §2), a bearer access token (OpenID Connect Core
+ * §5.3), or none for the end-user's browser and the published metadata.
+ */
+function providerRoutes(): OidcRoute[] {
+  const { authorization, pushed_authorization_request, token, introspection, revocation, jwks, userinfo, end_session } = OIDC_ROUTES;
+  const entries: [string, string, string][] = [
+    ['GET', '/.well-known/openid-configuration', 'public'],
+    ['GET', authorization, 'public (end-user browser)'],
+    ['POST', authorization, 'public (end-user browser)'],
+    ['GET', `${authorization}/:uid`, 'public (interaction cookie)'],
+    ['POST', pushed_authorization_request, CLIENT_AUTH],
+    ['POST', token, CLIENT_AUTH],
+    ['POST', introspection, CLIENT_AUTH],
+    ['POST', revocation, CLIENT_AUTH],
+    ['GET', jwks, 'public'],
+    ['GET', userinfo, 'oidc-provider access token'],
+    ['POST', userinfo, 'oidc-provider access token'],
+    ['GET', end_session, 'public (end-user browser)'],
+    ['POST', end_session, 'public (end-user browser)'],
+    ['POST', `${end_session}/confirm`, 'public (end-user browser, CSRF value)'],
+    ['GET', `${end_session}/success`, 'public'],
+  ];
+  return entries.map(([method, path, policy]) => ({ method, path, policy }));
+}
+
+/** The login UI's Express routes, read from the router the service mounts. */
+function loginUiRoutes(svc: TestService): OidcRoute[] {
+  const router = svc.app.get(LoginUiRouter, { strict: false }).router() as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+  return router.stack.flatMap(({ route }) =>
+    route
+      ? Object.keys(route.methods).map((method) => ({
+          method: method.toUpperCase(),
+          path: route.path,
+          // Showing a form needs only the interaction cookie; posting one also the CSRF value bound to it.
+          policy: method === 'get' ? 'public (interaction cookie)' : 'public (interaction cookie, CSRF value)',
+        }))
+      : [],
+  );
+}
+
+/** Every route outside Nest's controllers: oidc-provider's endpoints and the login UI. */
+export function oidcRoutes(svc: TestService): OidcRoute[] {
+  return [...providerRoutes(), ...loginUiRoutes(svc)].sort((a, b) => `${a.method} ${a.path}`.localeCompare(`${b.method} ${b.path}`));
 }
 
 /** Fills `:params` from the given values; throws on a parameter the caller has no value for. */

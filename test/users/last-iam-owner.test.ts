@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { DomainError, ErrorCode } from '../../src/common/errors/domain-error.js';
 import { MembershipsService } from '../../src/users/memberships.service.js';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
 import { databaseState } from '../attack/support/db-state.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { useService } from '../support/fixtures.js';
 
 const isConflict = (error: unknown) => error instanceof DomainError && error.code === ErrorCode.Conflict && /last active IAM_OWNER/.test(error.message);
 
 /** Domain services on the real database: the instance always keeps an active IAM_OWNER. */
 describe('the last active IAM_OWNER', () => {
-  let svc: TestService;
+  const svc = useService();
   let lifecycle: UserLifecycleService;
   let memberships: MembershipsService;
   let orgId: string;
@@ -19,7 +18,6 @@ describe('the last active IAM_OWNER', () => {
   let adminClient: string;
 
   before(async () => {
-    svc = await startService();
     lifecycle = svc.app.get(UserLifecycleService);
     memberships = svc.app.get(MembershipsService);
     const rows: { id: string; org_id: string; user_name: string }[] = await svc.dataSource.query("SELECT id, org_id, user_name FROM users WHERE user_name IN ('admin', 'admin-client')");
@@ -27,7 +25,6 @@ describe('the last active IAM_OWNER', () => {
     adminClient = rows.find((r) => r.user_name === 'admin-client')!.id;
     orgId = rows[0].org_id;
   });
-  after(() => svc?.close());
 
   it('may lose one of two owners, then keeps the other: no removal, deactivation, lock or demotion', async () => {
     await lifecycle.deactivate(null, orgId, adminClient);

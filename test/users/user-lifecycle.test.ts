@@ -1,25 +1,21 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { PasswordChecks } from '../../src/users/password-checks.service.js';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
-import { createCaller, createOrg, searchEvents } from '../support/fixtures.js';
-import { startService } from '../support/service.js';
-import type { TestService } from '../support/service.js';
+import { createCaller, createOrg, searchEvents, useService } from '../support/fixtures.js';
 
 /** Service-level tests of user state changes on the real database, seen through the API. */
 describe('user lifecycle', () => {
-  let svc: TestService;
+  const svc = useService();
   let lifecycle: UserLifecycleService;
   let checks: PasswordChecks;
   let orgId: string;
 
   before(async () => {
-    svc = await startService();
     lifecycle = svc.app.get(UserLifecycleService);
     checks = svc.app.get(PasswordChecks);
     orgId = (await createOrg(svc)).id;
   });
-  after(() => svc?.close());
 
   async function human(userName: string): Promise<string> {
     const res = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {

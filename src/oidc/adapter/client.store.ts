@@ -7,7 +7,6 @@ import type { ClientKeyRow as KeyRow, ClientRow } from '../../users/queries/oidc
 import { allowedScopes } from '../provider/scopes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from './sql.js';
-import { activeUserSql } from '../../users/rules/user-state.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
 export const CLIENT_EXTRA = [

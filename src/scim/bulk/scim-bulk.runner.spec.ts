@@ -1,22 +1,13 @@
-/** The scimmy BulkRequest vectors (test/scim/fixtures/scimmy/bulkrequest.json) against the runner. */
+/** The scimmy BulkRequest vectors (test/fixtures/scimmy/bulkrequest.json) against the runner. */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { findRepoRoot } from '../filter/testing/scimmy-fixtures.js';
+import { loadScimmyBulkVectors } from '../../../test/support/scimmy-vectors.js';
 import { ScimError } from '../errors/scim-error.js';
 import { readBulkRequest } from './scim-bulk.request.js';
 import type { BulkExecutor } from './scim-bulk.runner.js';
 import { runBulk } from './scim-bulk.runner.js';
 
-interface Vector {
-  source: { failOnErrors?: number; Operations: unknown[] };
-  target: string[];
-}
-const vectors = JSON.parse(readFileSync(join(findRepoRoot(), 'test', 'scim', 'fixtures', 'scimmy', 'bulkrequest.json'), 'utf8')).inbound as {
-  failOnErrors: Vector[];
-  bulkId: Record<string, Vector[]>;
-};
+const vectors = loadScimmyBulkVectors();
 
 const SCHEMAS = ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'];
 

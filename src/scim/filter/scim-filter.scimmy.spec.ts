@@ -8,8 +8,8 @@ import { ScimFilterError } from './scim-filter.errors.js';
 import { formatFilter } from './scim-filter.format.js';
 import { matchesFilter } from './scim-filter.matcher.js';
 import { parseFilter, type ParseFilterOptions } from './scim-filter.parser.js';
-import { astToDnf, scimmyExpressionToFilter, scimmyToDnf, type Dnf } from './testing/scimmy-filter-shape.js';
-import { loadScimmyFilterVectors } from './testing/scimmy-fixtures.js';
+import { astToDnf, scimmyExpressionToFilter, scimmyToDnf, type Dnf } from '../../../test/vectors/scimmy-filter-shape.js';
+import { loadScimmyFilterVectors } from '../../../test/support/scimmy-vectors.js';
 
 const vectors = loadScimmyFilterVectors();
 const LENIENT: ParseFilterOptions = { allowUnquotedStrings: true, allowNotWithoutParentheses: true };

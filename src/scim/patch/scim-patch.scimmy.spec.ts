@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { loadScimmyPatchVectors, type ScimmyPatchVector } from '../filter/testing/scimmy-fixtures.js';
+import { loadScimmyPatchVectors, type ScimmyPatchVector } from '../../../test/support/scimmy-vectors.js';
 import { applyPatch, type PatchOperation } from './scim-patch.engine.js';
 import { ScimPatchError } from './scim-patch.errors.js';
 
@@ -48,7 +48,7 @@ function run(vector: ScimmyPatchVector, unquoted: boolean): Record<string, unkno
 }
 
 describe('scimmy PatchOp vectors', () => {
-  for (const [group, cases] of Object.entries(vectors.inbound)) {
+  for (const [group, cases] of Object.entries(vectors)) {
     describe(group, () => {
       cases.forEach((vector, index) => {
         const id = `${group} #${index}`;
@@ -68,6 +68,6 @@ describe('scimmy PatchOp vectors', () => {
   }
 
   it('covers all 18 vectors', () => {
-    assert.equal(Object.values(vectors.inbound).reduce((n, cases) => n + cases.length, 0), 18);
+    assert.equal(Object.values(vectors).reduce((n, cases) => n + cases.length, 0), 18);
   });
 });

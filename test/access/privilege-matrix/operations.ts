@@ -134,7 +134,8 @@ export const OPERATIONS: Operation[] = [
   },
   {
     name: 'OAuth: impersonate (token exchange with an actor)',
-    routes: [],
+    // The token endpoint's other grants are classified in GRANTS below.
+    routes: ['POST /oauth/v2/token'],
     run: async (svc, world, caller, target) => {
       const form: Record<string, string> = { grant_type: EXCHANGE, subject_token: target.userId, subject_token_type: 'urn:portcullis:params:oauth:token-type:user_id', scope: 'openid' };
       if (caller.actorToken) Object.assign(form, { actor_token: caller.actorToken, actor_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
@@ -186,6 +187,24 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'ALL /scim/v2/:orgId/Groups,Groups/.search,Groups/:id': 'answers 405 for other methods',
   'POST /management/v1/orgs/:orgId/groups': 'creates a group without members',
   'DELETE /management/v1/orgs/:orgId/groups/:groupId': 'removes a group; its members lose a membership that confers no role (docs/product-rules.md, "Groups")',
+  'GET /.well-known/openid-configuration': 'discovery',
+  'GET /oauth/v2/keys': 'discovery (signing keys)',
+  'GET /oauth/v2/authorize': "starts the end-user's own sign-in",
+  'POST /oauth/v2/authorize': "starts the end-user's own sign-in",
+  'GET /oauth/v2/authorize/:uid': "resumes the end-user's own sign-in",
+  'POST /oauth/v2/par': "stores an authorization request for the end-user's own sign-in",
+  'POST /oauth/v2/introspect': "reads a token the client holds (reading is not acting)",
+  'POST /oauth/v2/revoke': 'revokes a token the client holds',
+  'GET /oidc/v1/userinfo': "reads the token holder's own claims",
+  'POST /oidc/v1/userinfo': "reads the token holder's own claims",
+  'GET /oidc/v1/end_session': "ends the end-user's own session",
+  'POST /oidc/v1/end_session': "ends the end-user's own session",
+  'POST /oidc/v1/end_session/confirm': "ends the end-user's own session",
+  'GET /oidc/v1/end_session/success': 'a static page',
+  'GET /ui/login/:uid': 'shows the sign-in form',
+  'POST /ui/login/:uid/login': 'signs the end-user in with their own password',
+  'POST /ui/login/:uid/select': "selects one of the browser's own accounts",
+  'POST /ui/login/:uid/register': 'creates a user without roles (self-registration)',
 };
 
 /**

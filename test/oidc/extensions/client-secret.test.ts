@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import Provider from 'oidc-provider';
-import { startService } from '../../support/service.js';
-import type { TestService } from '../../support/service.js';
 import { createOidcApp, createProject, postForm } from '../support/oidc-fixtures.js';
 import type { OidcApp } from '../support/oidc-fixtures.js';
 import { librarySource, unpatchedProvider } from './oidc-provider-source.js';
+import { useService } from '../../support/fixtures.js';
 
 /** What extensions/client-secret.ts wraps: `Client#compareClientSecret`, and `Provider.ctx` for the request. */
 describe('contract: Client#compareClientSecret', () => {
@@ -17,14 +16,12 @@ describe('contract: Client#compareClientSecret', () => {
 });
 
 describe('hashed client secrets, each client held to its registered method', () => {
-  let svc: TestService;
+  const svc = useService();
   let basic: OidcApp;
 
   before(async () => {
-    svc = await startService();
     basic = await createOidcApp(svc, await createProject(svc), { authMethod: 'client_secret_basic' });
   });
-  after(() => svc?.close());
 
   const revoke = (form: Record<string, string>, auth?: { id: string; secret: string }) => postForm(svc, '/oauth/v2/revoke', { token: 'not-a-token', ...form }, auth);
 

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { DEV_MODE_RELAXED_CODES } from '../../../src/oidc/provider/extensions/dev-mode-redirect-uris.js';
-import { startService } from '../../support/service.js';
-import type { TestService } from '../../support/service.js';
 import { createOidcApp, createProject } from '../support/oidc-fixtures.js';
 import { librarySource, unpatchedProvider } from './oidc-provider-source.js';
+import { useService } from '../../support/fixtures.js';
 
 /** What extensions/dev-mode-redirect-uris.ts wraps: `Client.Schema#invalidate` and the codes it is called with. */
 describe('contract: Client.Schema#invalidate', () => {
@@ -18,10 +17,7 @@ describe('contract: Client.Schema#invalidate', () => {
 });
 
 describe('applications in development mode may use loopback http redirect URIs with the implicit flow', () => {
-  let svc: TestService;
-
-  before(async () => (svc = await startService()));
-  after(() => svc?.close());
+  const svc = useService();
 
   it('an implicit authorization request to http://127.0.0.1 reaches the login UI', async () => {
     const redirectUri = 'http://127.0.0.1:65530/cb';

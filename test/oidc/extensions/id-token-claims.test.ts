@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { LoginClient } from '../../attack/support/login-client.js';
-import { startService } from '../../support/service.js';
-import type { TestService } from '../../support/service.js';
+import { useService } from '../../support/fixtures.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from '../support/oidc-fixtures.js';
 import { signIn } from '../support/sign-in.js';
 import { librarySource, unpatchedProvider } from './oidc-provider-source.js';
@@ -27,17 +26,15 @@ describe('contract: IdToken#issue', () => {
  * type, in every flow that issues both.
  */
 describe('ID token claims follow idTokenUserinfoAssertion for opaque and JWT access tokens', () => {
-  let svc: TestService;
+  const svc = useService();
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let loginName: string;
 
   before(async () => {
-    svc = await startService();
     project = await createProject(svc);
     const user = await createHuman(svc, project.orgId);
     loginName = `${user.userName}@${project.primaryDomain}`;
   });
-  after(() => svc?.close());
 
   for (const accessTokenType of ['opaque', 'jwt'] as const) {
     for (const assertion of [false, true]) {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../../support/service.js';
-import type { TestService } from '../../support/service.js';
+import { describe, it } from 'node:test';
 import { unpatchedProvider } from './oidc-provider-source.js';
+import { useService } from '../../support/fixtures.js';
 
 /** What extensions/oidc-dispatch.middleware.ts relies on: the provider as a plain Node request listener. */
 describe('contract: Provider#callback', () => {
@@ -14,10 +13,7 @@ describe('contract: Provider#callback', () => {
 });
 
 describe('OIDC paths go to the provider before Express, everything else to Express', () => {
-  let svc: TestService;
-
-  before(async () => (svc = await startService()));
-  after(() => svc?.close());
+  const svc = useService();
 
   it('the provider answers its paths, with the access log around them', async () => {
     const res = await fetch(new URL('/.well-known/openid-configuration', svc.url));

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../../support/service.js';
-import type { TestService } from '../../support/service.js';
+import { describe, it } from 'node:test';
 import { librarySource } from './oidc-provider-source.js';
+import { useService } from '../../support/fixtures.js';
 
 /** What extensions/post-to-get.ts relies on: oidc-provider answers GET at both endpoints, POST only on request. */
 describe('contract: the authorization and end-session endpoints always take GET', () => {
@@ -14,10 +13,7 @@ describe('contract: the authorization and end-session endpoints always take GET'
 });
 
 describe('a posted authorization request becomes a GET', () => {
-  let svc: TestService;
-
-  before(async () => (svc = await startService()));
-  after(() => svc?.close());
+  const svc = useService();
 
   const post = (type: string, body: string) => fetch(new URL('/oauth/v2/authorize?a=1', svc.url), { method: 'POST', headers: { 'content-type': type }, body, redirect: 'manual' });
 

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { PROVIDER_BODY_LIMIT } from '../../../src/oidc/provider/extensions/request-body-replay.js';
-import { startService } from '../../support/service.js';
-import type { TestService } from '../../support/service.js';
 import { createMachine, createProject, postForm } from '../support/oidc-fixtures.js';
 import { librarySource } from './oidc-provider-source.js';
+import { useService } from '../../support/fixtures.js';
 
 /** What extensions/request-body-replay.ts serves: the way oidc-provider reads a request body itself. */
 describe('contract: oidc-provider reads the body with req.iterator while req.readable', () => {
@@ -18,10 +17,7 @@ describe('contract: oidc-provider reads the body with req.iterator while req.rea
 });
 
 describe('a replayed body reaches the provider: a JWT access token is revocable', () => {
-  let svc: TestService;
-
-  before(async () => (svc = await startService()));
-  after(() => svc?.close());
+  const svc = useService();
 
   it('the revoked JWT no longer reads userinfo', async () => {
     const machine = await createMachine(svc, (await createProject(svc)).orgId, 'jwt');

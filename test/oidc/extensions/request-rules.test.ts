@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { errors } from 'oidc-provider';
-import { startService } from '../../support/service.js';
-import type { TestService } from '../../support/service.js';
 import { createOidcApp, createProject, postForm } from '../support/oidc-fixtures.js';
 import type { OidcApp } from '../support/oidc-fixtures.js';
 import { librarySource, unpatchedProvider } from './oidc-provider-source.js';
+import { useService } from '../../support/fixtures.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 
@@ -23,14 +22,12 @@ describe('contract: Client#responseTypeAllowed and Client#grantTypeAllowed', () 
 });
 
 describe('the RFC 6749 error codes of the request rules', () => {
-  let svc: TestService;
+  const svc = useService();
   let app: OidcApp;
 
   before(async () => {
-    svc = await startService();
     app = await createOidcApp(svc, await createProject(svc), { authMethod: 'client_secret_basic', redirectUris: [REDIRECT] });
   });
-  after(() => svc?.close());
 
   async function authorizationError(params: Record<string, string>): Promise<string | null> {
     const url = new URL('/oauth/v2/authorize', svc.url);

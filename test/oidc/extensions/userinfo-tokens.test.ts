@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startService } from '../../support/service.js';
-import type { TestService } from '../../support/service.js';
+import { describe, it } from 'node:test';
 import { createMachine, createProject, postForm } from '../support/oidc-fixtures.js';
 import { librarySource, unpatchedProvider } from './oidc-provider-source.js';
+import { useService } from '../../support/fixtures.js';
 
 /** What extensions/userinfo-tokens.ts wraps: the static finders userinfo looks its token and grant up with. */
 describe('contract: AccessToken.find and Grant.find at userinfo', () => {
@@ -18,10 +17,7 @@ describe('contract: AccessToken.find and Grant.find at userinfo', () => {
 });
 
 describe("userinfo honours a machine user's client-credentials token with openid", () => {
-  let svc: TestService;
-
-  before(async () => (svc = await startService()));
-  after(() => svc?.close());
+  const svc = useService();
 
   for (const accessTokenType of ['opaque', 'jwt'] as const) {
     it(`${accessTokenType} access token`, async () => {

@@ -1,13 +1,13 @@
 /**
- * Test support: adapters between our filter AST and scimmy's filter vector shape.
+ * Adapters between our filter AST and scimmy's filter vector shape.
  *
  * scimmy writes a filter in disjunctive normal form: an array (OR) of objects (AND) mapping an
  * attribute to an expression (`["eq", "x"]`, `["not", "pr"]`), a list of expressions, or a nested
  * object of sub-attributes. Both sides are reduced to a canonical DNF of literal strings such as
  * `not emails.value co "x"`, sorted, so they compare independently of key order.
  */
-import type { CompValue, FilterNode } from '../scim-filter.ast.js';
-import { isPlainObject } from '../scim-filter.objects.js';
+import type { CompValue, FilterNode } from '../../src/scim/filter/scim-filter.ast.js';
+import { isPlainObject } from '../../src/scim/filter/scim-filter.objects.js';
 
 export type Dnf = string[][];
 

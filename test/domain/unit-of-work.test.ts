@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { EventStore } from '../../src/common/events/event-store.js';
+import { OrganizationEntity } from '../../src/users/entities/organization.entity.js';
+import { OrganizationsService } from '../../src/users/organizations.service.js';
+import { useDomain } from './support.js';
+
+/**
+ * The unit of work (docs/product-rules.md, "Consistency"): a state change and its events commit
+ * together or not at all, alone or in a group of concurrent units (SQLite group commit).
+ */
+describe('domain: unit of work', () => {
+  const domain = useDomain();
+  const orgNamed = (name: string) => domain.dataSource.getRepository(OrganizationEntity).findOneBy({ name });
+
+  it('commits a change and its event together', async () => {
+    const org = await domain.uow.run((manager) => domain.get(OrganizationsService).insert(manager, domain.adminId, 'Committed'));
+    assert.ok(await orgNamed('Committed'));
+    assert.deepEqual((await domain.eventsOf(org.id)).map((e) => e.type), ['org.added']);
+  });
+
+  it('rolls back the change and its event when the unit fails after both were written', async () => {
+    let id = '';
+    await assert.rejects(
+      domain.uow.run(async (manager) => {
+        id = (await domain.get(OrganizationsService).insert(manager, domain.adminId, 'Rolled Back')).id;
+        throw new Error('fails after the write');
+      }),
+      /fails after the write/,
+    );
+    assert.ok(id);
+    assert.equal(await orgNamed('Rolled Back'), null);
+    assert.deepEqual(await domain.eventsOf(id), []);
+  });
+
+  it('rolls back the change when its event cannot be stored', async () => {
+    const events = domain.get(EventStore);
+    await assert.rejects(
+      domain.uow.run(async (manager) => {
+        await manager.insert(OrganizationEntity, { id: 'uow-orphan-org', name: 'Orphan', primaryDomain: 'orphan.invalid', createdAt: new Date(), changedAt: new Date() });
+        // An event without its aggregate: the column is NOT NULL, so the database refuses the insert.
+        await events.push(manager, { type: 'org.added', aggregateType: 'org', aggregateId: null as never, resourceOwner: 'uow-orphan-org', editorUserId: null });
+      }),
+    );
+    assert.equal(await orgNamed('Orphan'), null);
+  });
+
+  it('fails one unit of a concurrent group alone: the others commit with their events', async () => {
+    const orgs = domain.get(OrganizationsService);
+    const outcomes = await Promise.allSettled([
+      domain.uow.run((manager) => orgs.insert(manager, null, 'Group One')),
+      domain.uow.run(async (manager) => {
+        await orgs.insert(manager, null, 'Group Failing');
+        throw new Error('this unit fails');
+      }),
+      domain.uow.run((manager) => orgs.insert(manager, null, 'Group Three')),
+    ]);
+    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    for (const name of ['Group One', 'Group Three']) {
+      const org = await orgNamed(name);
+      assert.ok(org, `${name} was stored`);
+      assert.deepEqual((await domain.eventsOf(org.id)).map((e) => e.type), ['org.added']);
+    }
+    assert.equal(await orgNamed('Group Failing'), null);
+  });
+});
