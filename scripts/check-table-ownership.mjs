@@ -21,6 +21,9 @@ export const USERS_TABLES = [
   'login_policies',
   'org_groups',
   'group_members',
+  'user_factors',
+  'recovery_codes',
+  'mfa_offer_skips',
   'org_user_counts',
   'removed_users',
 ];

@@ -15,6 +15,9 @@ import { PublicKeyEntity } from './users/entities/public-key.entity.js';
 import { SigningKeyEntity } from './oidc/keys/signing-key.entity.js';
 import { UserContactEntity } from './users/entities/user-contact.entity.js';
 import { UserEntity } from './users/entities/user.entity.js';
+import { UserFactorEntity } from './users/entities/user-factor.entity.js';
+import { RecoveryCodeEntity } from './users/entities/recovery-code.entity.js';
+import { MfaOfferSkipEntity } from './users/entities/mfa-offer-skip.entity.js';
 
 /**
  * Every table mapping of the application, for the data source. It lives at the top of src/, beside the
@@ -39,4 +42,7 @@ export const ENTITIES = [
   LoginPolicyEntity,
   GroupEntity,
   GroupMemberEntity,
+  UserFactorEntity,
+  RecoveryCodeEntity,
+  MfaOfferSkipEntity,
 ];

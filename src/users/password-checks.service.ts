@@ -1,4 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { USER_TOKENS } from '../common/auth/user-tokens.js';
 import type { UserTokens } from '../common/auth/user-tokens.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
@@ -13,6 +14,14 @@ import { activeUserSql, isActive } from './rules/user-state.js';
 export interface CheckSource {
   clientIpHash: string;
 }
+
+/** A failed check's event: the password's, or a second factor's (docs/product-rules.md, "Multi-factor sign-in"). */
+export interface FailedCheck {
+  type: 'user.human.password.check.failed' | 'user.human.mfa.check.failed';
+  payload?: { type: string };
+}
+
+const PASSWORD_CHECK: FailedCheck = { type: 'user.human.password.check.failed' };
 
 /**
  * Password checks of human users, counted atomically (SECURITY.md, "Checks are atomic"): an attempt is
@@ -54,18 +63,26 @@ export class PasswordChecks {
     return recorded > 0;
   }
 
+  /** A second factor was right: the count starts over (in the transaction that records the check). */
+  async reset(manager: EntityManager, userId: string): Promise<void> {
+    await manager.update(UserEntity, { id: userId }, { failedPasswordChecks: 0 });
+  }
+
   /** The password could not be checked (the verifiers are busy): the counted attempt is given back. */
   async unchecked(userId: string): Promise<void> {
     await this.uow.write('UPDATE users SET failed_password_checks = failed_password_checks - 1 WHERE id = ? AND failed_password_checks > 0', [userId]);
   }
 
-  /** The password was wrong: its counted attempt stays, and the attempt that reaches the limit locks the user. */
-  async failed(userId: string, source: CheckSource): Promise<void> {
+  /**
+   * The password (or a second factor's code, `check`) was wrong: its counted attempt stays, and the
+   * attempt that reaches the limit locks the user.
+   */
+  async failed(userId: string, source: CheckSource, check: FailedCheck = PASSWORD_CHECK): Promise<void> {
     await this.uow.run(async (manager) => {
       const user = await manager.findOneBy(UserEntity, { id: userId });
       if (!user) return;
       const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId } as const;
-      await this.events.push(manager, { ...base, type: 'user.human.password.check.failed', editorUserId: null, payload: { ...source } });
+      await this.events.push(manager, { ...base, type: check.type, editorUserId: null, payload: { ...check.payload, ...source } });
       const { lockoutMaxAttempts } = await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID });
       if (lockoutMaxAttempts === 0 || user.failedPasswordChecks < lockoutMaxAttempts || !isActive(user)) return;
       // Only the failure whose UPDATE finds the user still active locks it (concurrent ones on MySQL).

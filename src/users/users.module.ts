@@ -5,6 +5,7 @@ import { UserAccess } from './acting/user-access.service.js';
 import { BootstrapService } from './bootstrap.service.js';
 import { CredentialsService } from './credentials.service.js';
 import { FeaturesService } from './features.service.js';
+import { FactorsService } from './factors/factors.service.js';
 import { GroupsService } from './groups/groups.service.js';
 import { LoginNamesService } from './login-names.service.js';
 import { MembershipsService } from './memberships.service.js';
@@ -34,6 +35,7 @@ const SERVICES = [
   PasswordChecks,
   LoginPolicyService,
   GroupsService,
+  FactorsService,
 ];
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */

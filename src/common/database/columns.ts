@@ -24,5 +24,12 @@ export type JsonObject = { [key: string]: JsonValue };
  */
 export type JsonDocument = object;
 
+/** BIGINT read as a number (mysql2 returns BIGINT as a string); for counters well below 2^53. */
+const bigintNumber: ValueTransformer = {
+  to: (value: number | null | undefined) => value,
+  from: (value: string | number | null) => (value == null ? null : Number(value)),
+};
+
+export const counterColumn = { type: 'bigint', transformer: bigintNumber } as const;
 export const timestampColumn = { type: 'bigint', transformer: epochMillis } as const;
 export const jsonColumn = { type: 'text', transformer: jsonText } as const;

@@ -1,0 +1,292 @@
+import { Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
+import { DataSource, In } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import type { AuthenticatorTransportFuture } from '@simplewebauthn/server';
+import { Encryptor } from '../../common/crypto/encryptor.js';
+import { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { DomainError } from '../../common/errors/domain-error.js';
+import { EventStore } from '../../common/events/event-store.js';
+import { newId } from '../../common/ids.js';
+import { UserAccess } from '../acting/user-access.service.js';
+import { MfaOfferSkipEntity } from '../entities/mfa-offer-skip.entity.js';
+import { RecoveryCodeEntity } from '../entities/recovery-code.entity.js';
+import { UserFactorEntity } from '../entities/user-factor.entity.js';
+import type { FactorType } from '../entities/user-factor.entity.js';
+import { PasswordChecks } from '../password-checks.service.js';
+import type { CheckSource } from '../password-checks.service.js';
+import type { NewPasskey, StoredPasskey } from './passkeys.js';
+import { newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.js';
+import { newTotpSecret, totpStepOf } from './totp.js';
+
+/** The user a sign-in step is about. */
+export interface FactorOwner {
+  id: string;
+  orgId: string;
+}
+
+export interface FactorView {
+  id: string;
+  type: FactorType;
+  name?: string;
+  createdAt: string;
+}
+
+/** What a user can answer a second-factor prompt with. */
+export interface FactorSummary {
+  totp: boolean;
+  passkeys: StoredPasskey[];
+  /** Unused recovery codes are left. */
+  recoveryCodes: boolean;
+}
+
+export type CodeCheck = { ok: true; type: FactorType; factorId: string } | { ok: false; locked: boolean };
+
+export interface FoundPasskey {
+  factorId: string;
+  userId: string;
+  multiDevice: boolean;
+  passkey: StoredPasskey;
+}
+
+/** How long a declined offer to enrol is not repeated (what ZITADEL calls the MFA init skip lifetime). */
+const OFFER_SKIP_MS = 30 * 24 * 3600 * 1000;
+
+/**
+ * Second factors of human users (docs/product-rules.md, "Multi-factor sign-in"): TOTP authenticators,
+ * passkeys and recovery codes. Every check is counted like a password check (PasswordChecks), so wrong
+ * codes lead to the same lockout; a code is accepted by one conditional UPDATE, so a TOTP step or a
+ * recovery code works once even when the same code is sent twice at the same moment. Events name the
+ * factor and its type, never a secret or a code.
+ */
+@Injectable()
+export class FactorsService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
+    private readonly hasher: SecretHasher,
+    private readonly encryptor: Encryptor,
+    private readonly access: UserAccess,
+    private readonly checks: PasswordChecks,
+  ) {}
+
+  /** A user's factors for the management API (docs/product-rules.md, "Who may act on whom"). */
+  list(editorUserId: string | null, orgId: string, userId: string): Promise<FactorView[]> {
+    return this.uow.run(async (manager) => {
+      await this.access.actOn(manager, editorUserId, orgId, userId);
+      const rows = await manager.find(UserFactorEntity, { where: { userId, state: 'active' }, order: { createdAt: 'ASC', id: 'ASC' } });
+      return rows.map((f) => ({ id: f.id, type: f.type, ...(f.name ? { name: f.name } : {}), createdAt: f.createdAt.toISOString() }));
+    });
+  }
+
+  /** Removes one factor; the user's next sign-in asks what is left (or enrolment, where required). */
+  async remove(editorUserId: string | null, orgId: string, userId: string, factorId: string): Promise<void> {
+    await this.uow.run(async (manager) => {
+      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
+      const factor = await manager.findOneBy(UserFactorEntity, { id: factorId, userId: user.id, state: 'active' });
+      if (!factor) throw DomainError.notFound('factor');
+      await manager.delete(UserFactorEntity, { id: factor.id });
+      await this.record(manager, user, 'user.human.mfa.removed', factor, editorUserId);
+    });
+  }
+
+  async summary(userId: string): Promise<FactorSummary> {
+    const rows = await this.dataSource.getRepository(UserFactorEntity).findBy({ userId, state: 'active' });
+    const recovery = rows.filter((f) => f.type === 'recovery_codes').map((f) => f.id);
+    const unused = recovery.length > 0 && (await this.dataSource.getRepository(RecoveryCodeEntity).existsBy({ factorId: In(recovery), usedAt: null as unknown as Date }));
+    return { totp: rows.some((f) => f.type === 'totp'), passkeys: rows.filter((f) => f.type === 'passkey').map(storedPasskey), recoveryCodes: unused };
+  }
+
+  /** Starts a TOTP enrolment: a pending factor with a new secret (an earlier pending one is dropped). */
+  async startTotp(user: FactorOwner): Promise<{ factorId: string; secret: string }> {
+    const secret = newTotpSecret();
+    const factorId = newId();
+    await this.uow.run(async (manager) => {
+      await manager.delete(UserFactorEntity, { userId: user.id, type: 'totp', state: 'pending' });
+      await manager.insert(UserFactorEntity, { ...emptyFactor(factorId, user.id, 'totp', 'pending'), totpSecret: this.encryptor.encrypt(secret) });
+    });
+    return { factorId, secret };
+  }
+
+  /** Completes a TOTP enrolment with a first code; a wrong one counts like any failed check. */
+  async confirmTotp(user: FactorOwner, factorId: string, code: string, source: CheckSource): Promise<CodeCheck> {
+    const pending = await this.dataSource.getRepository(UserFactorEntity).findOneBy({ id: factorId, userId: user.id, type: 'totp', state: 'pending' });
+    if (!pending) return { ok: false, locked: false };
+    return this.counted(user, 'totp', source, async (manager) => {
+      const step = totpStepOf(this.encryptor.decrypt(pending.totpSecret ?? ''), code);
+      if (step === undefined) return false;
+      const { affected } = await manager.update(UserFactorEntity, { id: pending.id, state: 'pending' }, { state: 'active', totpLastStep: step, lastUsedAt: new Date() });
+      if (affected !== 1) return false;
+      await this.record(manager, user, 'user.human.mfa.added', pending, user.id);
+      return { type: 'totp', factorId: pending.id };
+    });
+  }
+
+  /** A TOTP code of any of the user's authenticators, else one of the user's unused recovery codes. */
+  checkCode(user: FactorOwner, code: string, source: CheckSource): Promise<CodeCheck> {
+    return this.counted(user, 'code', source, async (manager) => {
+      const totps = await manager.findBy(UserFactorEntity, { userId: user.id, type: 'totp', state: 'active' });
+      for (const factor of totps) {
+        const step = totpStepOf(this.encryptor.decrypt(factor.totpSecret ?? ''), code);
+        if (step === undefined) continue;
+        const { affected } = await manager
+          .createQueryBuilder()
+          .update(UserFactorEntity)
+          .set({ totpLastStep: step, lastUsedAt: new Date() })
+          .where('id = :id AND (totp_last_step IS NULL OR totp_last_step < :step)', { id: factor.id, step })
+          .execute();
+        // The code's step was used already: a replay, refused like a wrong code.
+        if (affected !== 1) return false;
+        await this.record(manager, user, 'user.human.mfa.check.succeeded', factor);
+        return { type: 'totp', factorId: factor.id };
+      }
+      const recoveryCode = normalizeRecoveryCode(code);
+      if (!recoveryCode) return false;
+      const factor = await manager.findOneBy(UserFactorEntity, { userId: user.id, type: 'recovery_codes', state: 'active' });
+      if (!factor) return false;
+      const { affected } = await manager
+        .createQueryBuilder()
+        .update(RecoveryCodeEntity)
+        .set({ usedAt: new Date() })
+        .where('factor_id = :factorId AND code_hash = :hash AND used_at IS NULL', { factorId: factor.id, hash: this.hasher.hash(recoveryCode) })
+        .execute();
+      if (affected !== 1) return false;
+      await this.record(manager, user, 'user.human.mfa.check.succeeded', factor);
+      return { type: 'recovery_codes', factorId: factor.id };
+    });
+  }
+
+  /** Ten new recovery codes, replacing the user's earlier ones; shown once, stored as keyed hashes. */
+  async newRecoveryCodes(user: FactorOwner): Promise<string[]> {
+    const codes = newRecoveryCodes();
+    await this.uow.run(async (manager) => {
+      await manager.delete(UserFactorEntity, { userId: user.id, type: 'recovery_codes' });
+      const factor = emptyFactor(newId(), user.id, 'recovery_codes', 'active');
+      await manager.insert(UserFactorEntity, factor);
+      await manager.insert(RecoveryCodeEntity, codes.map((code) => ({ factorId: factor.id, codeHash: this.hasher.hash(normalizeRecoveryCode(code)!), usedAt: null })));
+      await this.record(manager, user, 'user.human.mfa.added', factor, user.id);
+    });
+    return codes;
+  }
+
+  /** Stores a verified new passkey; one credential belongs to one user only. */
+  async addPasskey(user: FactorOwner, passkey: NewPasskey): Promise<string> {
+    const factorId = newId();
+    await this.uow.run(async (manager) => {
+      const credentialKey = credentialKeyOf(passkey.credentialId);
+      if (await manager.existsBy(UserFactorEntity, { credentialKey })) throw DomainError.alreadyExists('this passkey is registered already');
+      const factor = {
+        ...emptyFactor(factorId, user.id, 'passkey', 'active'),
+        credentialKey,
+        credentialId: passkey.credentialId,
+        publicKey: passkey.publicKey,
+        signCount: passkey.signCount,
+        transports: passkey.transports.join(',') || null,
+        multiDevice: passkey.multiDevice,
+      };
+      await manager.insert(UserFactorEntity, factor);
+      await this.record(manager, user, 'user.human.mfa.added', factor, user.id);
+    });
+    return factorId;
+  }
+
+  async findPasskey(credentialId: string): Promise<FoundPasskey | undefined> {
+    const row = await this.dataSource.getRepository(UserFactorEntity).findOneBy({ credentialKey: credentialKeyOf(credentialId), type: 'passkey', state: 'active' });
+    return row ? { factorId: row.id, userId: row.userId, multiDevice: Boolean(row.multiDevice), passkey: storedPasskey(row) } : undefined;
+  }
+
+  /**
+   * Counts a passkey assertion like a password check: `verify` runs once the attempt is counted and
+   * returns the new signature counter, or undefined when the assertion is refused.
+   */
+  checkPasskey(user: FactorOwner, found: FoundPasskey, source: CheckSource, verify: () => Promise<number | undefined>): Promise<CodeCheck> {
+    return this.counted(user, 'passkey', source, async (manager) => {
+      const newSignCount = await verify();
+      if (newSignCount === undefined) return false;
+      // A counter that does not grow (once an authenticator counts at all) marks a cloned credential (WebAuthn §6.1.1).
+      const previous = found.passkey.signCount;
+      if ((newSignCount !== 0 || previous !== 0) && newSignCount <= previous) return false;
+      await manager.update(UserFactorEntity, { id: found.factorId }, { signCount: newSignCount, lastUsedAt: new Date() });
+      await this.record(manager, user, 'user.human.mfa.check.succeeded', { id: found.factorId, type: 'passkey' });
+      return { type: 'passkey', factorId: found.factorId };
+    });
+  }
+
+  /** The user declined to enrol now (policy `optional`); the offer returns after OFFER_SKIP_MS. */
+  async skipOffer(userId: string): Promise<void> {
+    await this.uow.manager.upsert(MfaOfferSkipEntity, { userId, skippedAt: new Date() }, ['userId']);
+  }
+
+  async offerSkippedRecently(userId: string): Promise<boolean> {
+    const row = await this.dataSource.getRepository(MfaOfferSkipEntity).findOneBy({ userId });
+    return row !== null && Date.now() - row.skippedAt.getTime() < OFFER_SKIP_MS;
+  }
+
+  /**
+   * One counted check (docs/product-rules.md, "Multi-factor sign-in": failed codes count toward the
+   * lockout): counted before anything is verified, refused unverified at the limit; a success resets the
+   * count with its event in one transaction, a failure records its event and may lock the user.
+   */
+  private async counted(
+    user: FactorOwner,
+    type: string,
+    source: CheckSource,
+    verify: (manager: EntityManager) => Promise<false | { type: FactorType; factorId: string }>,
+  ): Promise<CodeCheck> {
+    if (!(await this.checks.reserve(user.id))) return { ok: false, locked: true };
+    const accepted = await this.uow.run(async (manager) => {
+      const result = await verify(manager);
+      if (result) await this.checks.reset(manager, user.id);
+      return result;
+    });
+    if (accepted) return { ok: true, ...accepted };
+    await this.checks.failed(user.id, source, { type: 'user.human.mfa.check.failed', payload: { type } });
+    return { ok: false, locked: false };
+  }
+
+  private record(manager: EntityManager, user: FactorOwner, type: 'user.human.mfa.added' | 'user.human.mfa.removed' | 'user.human.mfa.check.succeeded', factor: Pick<UserFactorEntity, 'id' | 'type'>, editorUserId: string | null = null) {
+    return this.events.push(manager, {
+      type,
+      aggregateType: 'user',
+      aggregateId: user.id,
+      resourceOwner: user.orgId,
+      editorUserId,
+      payload: { factorId: factor.id, type: factor.type },
+    });
+  }
+}
+
+function emptyFactor(id: string, userId: string, type: FactorType, state: 'pending' | 'active') {
+  return {
+    id,
+    userId,
+    type,
+    state,
+    name: null,
+    totpSecret: null,
+    totpLastStep: null,
+    credentialKey: null,
+    credentialId: null,
+    publicKey: null,
+    signCount: null,
+    transports: null,
+    multiDevice: null,
+    createdAt: new Date(),
+    lastUsedAt: null,
+  };
+}
+
+function credentialKeyOf(credentialId: string): string {
+  return createHash('sha256').update(credentialId).digest('hex');
+}
+
+function storedPasskey(row: UserFactorEntity): StoredPasskey {
+  return {
+    credentialId: row.credentialId ?? '',
+    publicKey: row.publicKey ?? '',
+    signCount: row.signCount ?? 0,
+    transports: (row.transports ? row.transports.split(',') : []) as AuthenticatorTransportFuture[],
+  };
+}
