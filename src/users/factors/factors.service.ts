@@ -86,7 +86,8 @@ export class FactorsService {
     await this.uow.run(async (manager) => {
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
       const factor = await manager.findOneBy(UserFactorEntity, { id: factorId, userId: user.id, state: 'active' });
-      if (!factor) throw DomainError.notFound('factor');
+      // MariaDB's utf8mb4_bin is PAD SPACE: `id = 'x '` finds `x`. Only the exact id names the factor.
+      if (!factor || factor.id !== factorId) throw DomainError.notFound('factor');
       await manager.delete(UserFactorEntity, { id: factor.id });
       await this.record(manager, user, 'user.human.mfa.removed', factor, editorUserId);
     });
