@@ -7,6 +7,7 @@ import { GroupsController } from './management/groups.controller.js';
 import { LoginPolicyController } from './management/login-policy.controller.js';
 import { OrgMembersController } from './management/org-members.controller.js';
 import { ProjectsController } from './management/projects.controller.js';
+import { UserFactorsController } from './management/user-factors.controller.js';
 import { UsersController } from './management/users.controller.js';
 import { OrgsController } from './orgs.controller.js';
 import { ImportController } from './import/import.controller.js';
@@ -15,7 +16,7 @@ import { ImportService } from './import/import.service.js';
 /** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of docs/product-rules.md, "API". */
 @Module({
   imports: [UsersModule],
-  controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, ImportController],
+  controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController],
   providers: [EventSearchService, ImportService],
 })
 export class AdminModule {}

@@ -18,6 +18,8 @@ export const TABLES = [
   'features',
   'org_groups',
   'group_members',
+  'user_factors',
+  'recovery_codes',
   'events',
 ] as const;
 

@@ -1,0 +1,36 @@
+import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../common/auth/authenticated.decorator.js';
+import { Caller } from '../../common/auth/caller.decorator.js';
+import type { Principal } from '../../common/auth/principal.js';
+import { Role } from '../../common/auth/roles.js';
+import { FactorsService } from '../../users/factors/factors.service.js';
+import { UserFactorListDto } from '../dto/user-factors.dto.js';
+
+/**
+ * A user's second factors. Listing and removing both go through the acting rule (SECURITY.md, "Who may
+ * act on whom"): a caller sees or removes the factors of a user only when it holds every role that user holds.
+ */
+@ApiTags('management')
+@Controller('management/v1/orgs/:orgId/users/:userId/factors')
+export class UserFactorsController {
+  constructor(private readonly factors: FactorsService) {}
+
+  @Get()
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async list(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string): Promise<UserFactorListDto> {
+    return { factors: await this.factors.list(caller.userId, orgId, userId) };
+  }
+
+  @Delete(':factorId')
+  @HttpCode(204)
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async remove(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Param('factorId') factorId: string,
+  ): Promise<void> {
+    await this.factors.remove(caller.userId, orgId, userId, factorId);
+  }
+}
