@@ -33,6 +33,8 @@ async function stateOf(svc: TestService, userId: string): Promise<string> {
     await q('SELECT * FROM personal_access_tokens WHERE user_id = ? ORDER BY id'),
     await q('SELECT * FROM public_keys WHERE owner_id = ? ORDER BY id'),
     await q('SELECT * FROM group_members WHERE user_id = ? ORDER BY group_id'),
+    await q('SELECT * FROM user_factors WHERE user_id = ? ORDER BY id'),
+    await q('SELECT c.* FROM recovery_codes c JOIN user_factors f ON f.id = c.factor_id WHERE f.user_id = ? ORDER BY c.code_hash'),
     await q('SELECT COUNT(*) AS n FROM events WHERE aggregate_id = ?'),
   ]);
 }

@@ -53,6 +53,17 @@ export const OPERATIONS: Operation[] = [
     run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'pats'), {}),
   },
   {
+    name: "management: list the user's factors",
+    routes: ['GET /management/v1/orgs/:orgId/users/:userId/factors'],
+    run: (svc, world, caller, target) => api(svc, caller, 'GET', management(world, target, 'factors')),
+  },
+  {
+    name: 'management: remove a factor',
+    routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/factors/:factorId'],
+    // Machines have no factors: where the caller may act on one, the answer is 404.
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, `factors/${target.factorId ?? 'none'}`)),
+  },
+  {
     name: 'management: set organization roles',
     routes: ['PUT /management/v1/orgs/:orgId/members/:userId'],
     run: (svc, world, caller, target) => api(svc, caller, 'PUT', `/management/v1/orgs/${world.org.id}/members/${target.userId}`, { roles: ['ORG_USER_MANAGER'] }),

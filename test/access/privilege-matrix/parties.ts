@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { FactorsService } from '../../../src/users/factors/factors.service.js';
 import { createCaller, createOrg, unique } from '../../support/fixtures.js';
 import type { TestService } from '../../support/service.js';
 import { createOidcApp, createProject, PASSWORD } from '../../oidc/support/oidc-fixtures.js';
@@ -43,6 +44,8 @@ export interface Target {
   userId: string;
   userName: string;
   roles: RoleSet;
+  /** A human's second factor (its recovery codes); machines have none. */
+  factorId?: string;
 }
 
 /** The organization under test, with an application that may exchange tokens and one that may not reach the API. */
@@ -100,6 +103,13 @@ export async function createTarget(svc: TestService, world: World, name: TargetN
   const target: Target = { name, roles, ...(type === 'human' ? await createHumanWithRoles(svc, world.org.id, kind) : await createMachineWithRoles(svc, world.org.id, roles)) };
   const joined = await svc.api('PUT', `/management/v1/orgs/${world.org.id}/groups/${world.groups.joined}/members/${target.userId}`, { token: svc.adminToken });
   assert.equal(joined.status, 200, joined.text);
+  if (type === 'human') {
+    // Enrolled as the user does at sign-in: no API adds a factor for someone else.
+    const factors = svc.app.get(FactorsService);
+    await factors.newRecoveryCodes({ id: target.userId, orgId: world.org.id });
+    const [factor] = await factors.list(null, world.org.id, target.userId);
+    target.factorId = factor.id;
+  }
   return target;
 }
 
