@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { FactorsService } from '../../src/users/factors/factors.service.js';
 import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import { createApiApp, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import { databaseState } from './support/db-state.js';
@@ -32,6 +33,8 @@ function validBody(route: DeclaredRoute): unknown {
     'POST /management/v1/orgs/:orgId/users/human': { userName: unique('h'), profile: { firstName: 'A', lastName: 'B' }, email: { email: `${unique('h')}@example.com` } },
     'POST /management/v1/orgs/:orgId/users/machine': { userName: unique('m'), name: 'm', accessTokenType: 'opaque' },
     'PUT /management/v1/orgs/:orgId/members/:userId': { roles: ['ORG_OWNER'] },
+    'GET /management/v1/orgs/:orgId/users/:userId/factors': undefined,
+    'DELETE /management/v1/orgs/:orgId/users/:userId/factors/:factorId': undefined,
     'GET /management/v1/orgs/:orgId/login-policy': undefined,
     'PUT /management/v1/orgs/:orgId/login-policy': { mfa: 'off', passkeys: false, allowRegistration: false },
     'GET /management/v1/orgs/:orgId/groups': undefined,
@@ -89,8 +92,21 @@ describe('tenant isolation matrix', () => {
     const human = await createHuman(svc, orgB.id);
     const machine = await createCaller(svc, orgB.id);
     const group = async () => (await svc.api('POST', `/management/v1/orgs/${orgB.id}/groups`, { token: svc.adminToken, body: { displayName: unique('victims') } })).body.id as string;
+    // The human's recovery codes, enrolled as at sign-in: the factor routes are called with the human's id.
+    const factors = svc.app.get(FactorsService);
+    await factors.newRecoveryCodes({ id: human.userId, orgId: orgB.id });
+    const [factor] = await factors.list(null, orgB.id, human.userId);
     // SCIM's Groups/:id gets a group of its own: the control below deletes through both APIs.
-    victim = { orgId: orgB.id, projectId: projectB.projectId, appId: app.appId, userId: machine.userId, id: human.userId, groupId: await group(), scimGroupId: await group() };
+    victim = {
+      orgId: orgB.id,
+      projectId: projectB.projectId,
+      appId: app.appId,
+      userId: machine.userId,
+      id: human.userId,
+      factorId: factor.id,
+      groupId: await group(),
+      scimGroupId: await group(),
+    };
 
     const routes = declaredRoutes(svc).filter((r) => r.policy && !r.policy.public);
     orgRoutes = routes.filter((r) => r.policy!.public !== true && 'scope' in r.policy! && r.policy!.scope === 'org');
@@ -99,7 +115,7 @@ describe('tenant isolation matrix', () => {
 
   async function call(route: DeclaredRoute, ids: Record<string, string>, token: string) {
     const body = validBody(route);
-    const filled = route.path.includes('/Groups/:id') ? { ...ids, id: ids.scimGroupId } : ids;
+    const filled = route.path.includes('/Groups/:id') ? { ...ids, id: ids.scimGroupId } : route.path.includes('/factors') ? { ...ids, userId: ids.id } : ids;
     return svc.api(route.method, fillPath(route.path, filled), { token, ...(body === undefined ? {} : { body }) });
   }
 
