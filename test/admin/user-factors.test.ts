@@ -148,6 +148,19 @@ describe('management API: a user’s second factors (list, delete)', () => {
     assert.equal((await list(b.org.id, victim.userId, b.manager.token)).length, 2, "the other organization's manager sees them");
   });
 
+  it('is documented in the OpenAPI document, with the factor types', async () => {
+    const doc = await svc.api('GET', '/docs-json');
+    assert.equal(doc.status, 200);
+    const listed = doc.body.paths['/management/v1/orgs/{orgId}/users/{userId}/factors'];
+    const removed = doc.body.paths['/management/v1/orgs/{orgId}/users/{userId}/factors/{factorId}'];
+    assert.ok(listed?.get && removed?.delete, 'both routes are documented');
+    assert.equal(listed.get.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/UserFactorListDto');
+    assert.ok(removed.delete.responses['204'] && removed.delete.responses['404'], JSON.stringify(removed.delete.responses));
+    const factor = doc.body.components.schemas.UserFactorDto;
+    assert.deepEqual(factor.properties.type.enum, ['totp', 'passkey', 'recovery_codes']);
+    assert.deepEqual(factor.required.sort(), ['createdAt', 'id', 'type']);
+  });
+
   it('needs a token (401) and ORG_USER_MANAGER (403 for a user without roles)', async () => {
     const user = await enrolledHuman(a.org.id);
     await refused(svc, 401, () => svc.api('GET', path(a.org.id, user.userId), {}));

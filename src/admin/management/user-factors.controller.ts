@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -17,6 +17,8 @@ export class UserFactorsController {
   constructor(private readonly factors: FactorsService) {}
 
   @Get()
+  @ApiOkResponse({ type: UserFactorListDto })
+  @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async list(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string): Promise<UserFactorListDto> {
     return { factors: await this.factors.list(caller.userId, orgId, userId) };
@@ -24,6 +26,8 @@ export class UserFactorsController {
 
   @Delete(':factorId')
   @HttpCode(204)
+  @ApiNoContentResponse({ description: 'the factor is removed' })
+  @ApiNotFoundResponse({ description: 'no such user in the organization, or no such factor of the user' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async remove(
     @Caller() caller: Principal,
