@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { Secret, TOTP } from 'otpauth';
 import { FactorsService } from '../../src/users/factors/factors.service.js';
@@ -61,26 +62,30 @@ describe('management API: a user’s second factors (list, delete)', () => {
     b = await setUpOrg(svc);
   });
 
-  it('lists a TOTP authenticator and recovery codes with their types, and no secret, code or hash', async () => {
+  it('lists a TOTP authenticator, recovery codes and a passkey with their types, and no secret, code, hash or key', async () => {
     const user = await enrolledHuman(a.org.id);
     // A started but unconfirmed enrolment is no factor yet.
     await factors.startTotp({ id: user.userId, orgId: a.org.id });
+    // The login UI stores a passkey once @simplewebauthn has verified its registration; stored directly here.
+    const passkey = { credentialId: randomBytes(32).toString('base64url'), publicKey: randomBytes(77).toString('base64url'), signCount: 0, transports: ['internal' as const] };
+    const passkeyId = await factors.addPasskey({ id: user.userId, orgId: a.org.id }, { ...passkey, multiDevice: true, userVerified: true });
     const res = await svc.api('GET', path(a.org.id, user.userId), { token: a.manager.token });
     assert.equal(res.status, 200, res.text);
     const listed: ListedFactor[] = res.body.factors;
-    assert.deepEqual(listed.map((f) => f.type), ['totp', 'recovery_codes']);
-    assert.equal(listed[0].id, user.totpId);
+    assert.deepEqual(listed.map((f) => f.type).sort(), ['passkey', 'recovery_codes', 'totp']);
+    assert.equal(listed.find((f) => f.type === 'totp')?.id, user.totpId);
+    assert.equal(listed.find((f) => f.type === 'passkey')?.id, passkeyId);
     for (const factor of listed) {
       assert.deepEqual(Object.keys(factor).sort(), ['createdAt', 'id', 'type'], 'a factor without a name has no name field');
       assert.equal(new Date(factor.createdAt).toISOString(), factor.createdAt);
       assert.ok(Math.abs(Date.now() - Date.parse(factor.createdAt)) < 10 * 60_000, factor.createdAt);
     }
-    const stored: { totp_secret: string | null; code_hash: string | null }[] = await svc.dataSource.query(
-      `SELECT f.totp_secret, c.code_hash FROM user_factors f LEFT JOIN recovery_codes c ON c.factor_id = f.id WHERE f.user_id = ?`,
+    const stored: Record<string, string | null>[] = await svc.dataSource.query(
+      `SELECT f.totp_secret, f.credential_key, c.code_hash FROM user_factors f LEFT JOIN recovery_codes c ON c.factor_id = f.id WHERE f.user_id = ?`,
       [user.userId],
     );
-    const secrets = [user.totpSecret, ...user.recoveryCodes, ...stored.flatMap((r) => [r.totp_secret, r.code_hash]).filter((v): v is string => Boolean(v))];
-    assert.ok(secrets.length >= 1 + 10 + 1 + 10);
+    const secrets = [user.totpSecret, ...user.recoveryCodes, passkey.credentialId, passkey.publicKey, ...stored.flatMap((r) => Object.values(r)).filter((v): v is string => Boolean(v))];
+    assert.ok(secrets.length >= 1 + 10 + 2 + 2 + 10 + 1, `${secrets.length} secrets`);
     for (const secret of secrets) assert.ok(!res.text.includes(secret), 'the list carries a secret, a code or a hash');
     assert.doesNotMatch(res.text, /secret|hash|code_|publicKey|credential/i);
   });
