@@ -6,6 +6,8 @@ import { AccountFinder } from './account/account.finder.js';
 import { KeysController } from './keys/keys.controller.js';
 import { SigningKeysService } from './keys/signing-keys.service.js';
 import { LoginUiRouter } from './login/login-ui.router.js';
+import { LoginInteractions } from './login/login-interactions.js';
+import { SecondFactorUi } from './login/second-factor.router.js';
 import { PasswordLoginService } from './login/password-login.service.js';
 import { OidcDispatch } from './provider/extensions/oidc-dispatch.middleware.js';
 import { ProviderHolder } from './provider/provider.holder.js';
@@ -26,6 +28,8 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     ProviderHolder,
     PasswordLoginService,
     LoginUiRouter,
+    LoginInteractions,
+    SecondFactorUi,
     OidcDispatch,
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
     { provide: USER_TOKENS, useClass: OidcUserTokens },

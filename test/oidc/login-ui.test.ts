@@ -7,7 +7,7 @@ import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
 import { UserLifecycleService } from '../../src/users/user-lifecycle.service.js';
 import { searchEvents, useService } from '../support/fixtures.js';
-import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
+import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitForm, submitLogin } from './support/browser.js';
 import type { RelyingParty } from './support/browser.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
@@ -192,7 +192,7 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
         await page.fill('input[name="email"]', `${userName}@example.com`);
         await page.fill('input[name="userName"]', userName);
         await page.fill('input[name="password"]', PASSWORD);
-        await page.click('button[type="submit"]');
+        await submitForm(page, 'register');
       });
       const tokens = await redeem(cb, 'c1');
       const info = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);

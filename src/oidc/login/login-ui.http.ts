@@ -4,7 +4,7 @@ import { LOGIN_PAGE_HEADERS } from './login-page.headers.js';
 /** A login form posted without this interaction's CSRF value (answered 403 before anything happens). */
 export class CsrfError extends Error {}
 
-/** Rendered like oidc-provider's own errors (see LoginUiRouter.fail). */
+/** Rendered like oidc-provider's own errors (see LoginInteractions.fail). */
 export class InteractionMismatchError extends Error {
   readonly status = 400;
   readonly error = 'invalid_request';

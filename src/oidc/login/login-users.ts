@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { UserEntity } from '../../users/entities/user.entity.js';
-import { loginUsersByDomainOrName, loginUsersByName } from '../../users/queries/login-users.js';
+import { loginUserById, loginUsersByDomainOrName, loginUsersByName } from '../../users/queries/login-users.js';
 import { flag } from '../adapter/sql.js';
 
 /** What the login UI needs of a user: the password step, the state check and the login name. */
@@ -32,6 +32,12 @@ export class LoginUsers {
     const byName = rows.filter((row) => row.via === 'name');
     if (byName[0] && Number(byName[0].in_default) === 1) return loginUser(byName[0]);
     return byName.length === 1 ? loginUser(byName[0]) : null;
+  }
+
+  /** The user a passkey or a session names. */
+  async findById(userId: string): Promise<LoginUser | null> {
+    const [row] = await loginUserById(this.dataSource, userId);
+    return row ? loginUser(row) : null;
   }
 }
 

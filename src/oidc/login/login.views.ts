@@ -1,12 +1,12 @@
 import type { Locale, Messages } from './messages.js';
 
 /** Escapes text for HTML element content and double-quoted attributes. */
-function esc(value: unknown): string {
+export function esc(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** The page frame: no external resources, so the strict CSP below holds. */
-function page(locale: Locale, title: string, body: string): string {
+export function page(locale: Locale, title: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(title)}</title>
@@ -21,17 +21,21 @@ export interface FormContext {
   locale: Locale;
 }
 
-const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${esc(csrf)}">`;
+export const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${esc(csrf)}">`;
 
-export function loginPage(ctx: FormContext, loginName: string, error?: string, links = ''): string {
+/**
+ * The first step. With `passkey` (the organization allows passkeys) it also offers a passkey: a button,
+ * and the browser's autofill in the login name field where it supports conditional mediation.
+ */
+export function loginPage(ctx: FormContext, loginName: string, error?: string, links = '', passkey = ''): string {
   return page(
     ctx.locale,
     ctx.t.title,
     `${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
 <form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}
-<label for="loginName">${esc(ctx.t.loginName)}</label><input id="loginName" name="loginName" autocomplete="username" value="${esc(loginName)}" required>
+<label for="loginName">${esc(ctx.t.loginName)}</label><input id="loginName" name="loginName" autocomplete="${passkey ? 'username webauthn' : 'username'}" value="${esc(loginName)}" required>
 <label for="password">${esc(ctx.t.password)}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">${esc(ctx.t.signIn)}</button></form>${links}`,
+<button type="submit">${esc(ctx.t.signIn)}</button></form>${passkey}${links}`,
   );
 }
 

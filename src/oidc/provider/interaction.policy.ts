@@ -1,9 +1,10 @@
 import { interactionPolicy } from 'oidc-provider';
+import { ACR_MFA } from '../login/authentication-methods.js';
 import { mayServe } from '../account/organization-boundary.js';
 import type { BoundaryClient } from '../account/organization-boundary.js';
 
 interface PolicyContext {
-  oidc: { session: { accountId?: string }; account?: { orgId: string }; client?: BoundaryClient };
+  oidc: { session: { accountId?: string; acr?: string }; account?: { orgId: string }; client?: BoundaryClient; params: { acr_values?: unknown } };
 }
 
 /**
@@ -11,7 +12,7 @@ interface PolicyContext {
  * `create` (OpenID Connect Prompt Create 1.0), which the login UI answers. Consent is never asked:
  * every client is registered by an administrator of this instance (see loadExistingGrant).
  */
-export function buildInteractionPolicy(): unknown[] {
+export function buildInteractionPolicy(loginPolicy: (orgId: string) => Promise<{ mfa: string }>): unknown[] {
   const { Check, Prompt, base } = interactionPolicy;
   const policy = base();
   policy.add(new Prompt({ name: 'select_account', requestable: true }), 0);
@@ -27,5 +28,16 @@ export function buildInteractionPolicy(): unknown[] {
   // the login page is shown, where only a user of the application's organization can sign in.
   login.splice(noSession + 1, 0, new Check('foreign_organization', 'the signed-in user belongs to another organization', 'access_denied', (ctx: PolicyContext) =>
     ctx.oidc.account !== undefined && !mayServe(ctx.oidc.client, ctx.oidc.account)));
+  // docs/product-rules.md, "Multi-factor sign-in": a session without a second factor is not enough when
+  // the request asks for one (acr_values, step-up inside the SSO session) or the organization requires
+  // one (also for sessions begun before the policy changed). The login UI then asks only the second
+  // factor; prompt=none answers interaction_required. An organization with `mfa: off` never asks.
+  login.push(new Check('second_factor', 'a second factor is required', 'interaction_required', async (ctx: PolicyContext) => {
+    const { session, account, params } = ctx.oidc;
+    if (!session.accountId || !account || session.acr === ACR_MFA) return false;
+    const requested = String(params.acr_values ?? '').split(' ').includes(ACR_MFA);
+    const { mfa } = await loginPolicy(account.orgId);
+    return mfa !== 'off' && (requested || mfa === 'required');
+  }));
   return policy;
 }

@@ -11,6 +11,7 @@ import { OidcPayloadAdapter } from '../adapter/oidc-payload.adapter.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { chooseLocale, messages } from '../login/messages.js';
 import { errorPage, loggedOutPage, logoutPage } from '../login/login.views.js';
+import { ACR_VALUES } from '../login/authentication-methods.js';
 import { audienceOf } from '../tokens/audience.js';
 import { JwtTokenIds, jwtPersistingCustomizer } from '../tokens/jwt-access-tokens.js';
 import { registerJwtProfileGrant } from '../grants/jwt-profile.grant.js';
@@ -34,12 +35,16 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   /** The published keys as they are in the database now (public parts), for JWTs of a newer key. */
   reloadKeys?: () => Promise<object[]>;
   instance: InstanceEntity;
+  /** The organization's login policy, read on use (the second-factor check of the login prompt). */
+  loginPolicy: (orgId: string) => Promise<{ mfa: string }>;
 }
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'];
 
 const CLAIMS = {
-  openid: ['sub'],
+  // How the user authenticated (docs/product-rules.md, "Multi-factor sign-in"): in every ID token. The
+  // account's claims never hold them, so userinfo answers neither.
+  openid: ['sub', 'acr', 'amr'],
   profile: ['name', 'given_name', 'family_name', 'nickname', 'preferred_username', 'gender', 'locale', 'zoneinfo', 'profile', 'updated_at'],
   email: ['email', 'email_verified'],
   phone: ['phone_number', 'phone_number_verified'],
@@ -115,7 +120,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     extraTokenClaims: (ctx: OidcContext) => actClaim(ctx),
     formats: { customizers: { jwt: jwtPersistingCustomizer(adapterFor, (clientId, scope) => audienceOf(dataSource, clientId, scope)) } },
     interactions: {
-      policy: buildInteractionPolicy(),
+      policy: buildInteractionPolicy(deps.loginPolicy),
       url: (_ctx: OidcContext, interaction: { uid: string }) => `${LOGIN_UI_PREFIX}/${interaction.uid}`,
     },
     // First-party clients only: what the client asks for (within its registration) is granted.
@@ -141,6 +146,8 @@ export function createProvider(deps: ProviderDeps): Provider {
       ctx.type = 'html';
       ctx.body = errorPage(locale, messages(locale), out.error, out.error_description);
     },
+    // docs/product-rules.md, "Multi-factor sign-in": the acr values a sign-in can reach (discovery's acr_values_supported).
+    acrValues: ACR_VALUES,
     clockTolerance: 5,
     // Request objects are not supported (OIDC Discovery §3: stated explicitly rather than by omission).
     discovery: {

@@ -20,6 +20,7 @@ import { AccountFinder } from '../account/account.finder.js';
 import { purgeExpiredPayloads } from '../adapter/oidc-payload.adapter.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
+import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { createProvider, publicPart } from './provider.factory.js';
 import type { ProviderDeps } from './provider.factory.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
@@ -50,6 +51,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     private readonly features: FeaturesService,
     private readonly access: UserAccess,
     private readonly availability: DatabaseAvailability,
+    private readonly loginPolicies: LoginPolicyService,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -120,6 +122,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       access: this.access,
       uow: this.uow,
       events: this.events,
+      loginPolicy: (orgId) => this.loginPolicies.get(orgId),
     };
   }
 

@@ -1,7 +1,7 @@
 import type { OidcContext } from 'oidc-provider';
 import { RETRY_AFTER_SECONDS } from '../../common/http/error-headers.js';
 import { KNOWN_ACCOUNTS_COOKIE } from '../login/known-accounts.js';
-import { LOGIN_PAGE_HEADERS } from '../login/login-page.headers.js';
+import { LOGIN_PAGE_HEADERS, contentSecurityPolicy } from '../login/login-page.headers.js';
 import { INTROSPECTION_FACTS } from './introspection.policy.js';
 import type { IntrospectionFacts } from './introspection.policy.js';
 import { setOAuthError } from './oauth-errors.js';
@@ -32,7 +32,7 @@ function ignoreUnknownResponseMode(ctx: OidcContext): void {
 function loginPageHeaders(ctx: OidcContext): void {
   if (ctx.response.type !== 'text/html') return;
   ctx.set({ ...LOGIN_PAGE_HEADERS });
-  if (String(ctx.body).includes('<script>')) ctx.set('Content-Security-Policy', `${LOGIN_PAGE_HEADERS['Content-Security-Policy']}; script-src 'unsafe-inline'`);
+  if (String(ctx.body).includes('<script>')) ctx.set('Content-Security-Policy', contentSecurityPolicy("'unsafe-inline'"));
 }
 
 /** A database outage is temporary: 503 + Retry-After as on every other surface, not a 500. */

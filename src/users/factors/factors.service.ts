@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DataSource, In } from 'typeorm';
+import { DataSource, In, IsNull } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import type { AuthenticatorTransportFuture } from '@simplewebauthn/server';
 import { Encryptor } from '../../common/crypto/encryptor.js';
@@ -96,7 +96,7 @@ export class FactorsService {
   async summary(userId: string): Promise<FactorSummary> {
     const rows = await this.dataSource.getRepository(UserFactorEntity).findBy({ userId, state: 'active' });
     const recovery = rows.filter((f) => f.type === 'recovery_codes').map((f) => f.id);
-    const unused = recovery.length > 0 && (await this.dataSource.getRepository(RecoveryCodeEntity).existsBy({ factorId: In(recovery), usedAt: null as unknown as Date }));
+    const unused = recovery.length > 0 && (await this.dataSource.getRepository(RecoveryCodeEntity).existsBy({ factorId: In(recovery), usedAt: IsNull() }));
     return { totp: rows.some((f) => f.type === 'totp'), passkeys: rows.filter((f) => f.type === 'passkey').map(storedPasskey), recoveryCodes: unused };
   }
 
@@ -200,12 +200,13 @@ export class FactorsService {
 
   /**
    * Counts a passkey assertion like a password check: `verify` runs once the attempt is counted and
-   * returns the new signature counter, or undefined when the assertion is refused.
+   * returns the new signature counter, or undefined when the assertion is refused (also for an
+   * unknown credential, `found` undefined).
    */
-  checkPasskey(user: FactorOwner, found: FoundPasskey, source: CheckSource, verify: () => Promise<number | undefined>): Promise<CodeCheck> {
+  checkPasskey(user: FactorOwner, found: FoundPasskey | undefined, source: CheckSource, verify: () => Promise<number | undefined>): Promise<CodeCheck> {
     return this.counted(user, 'passkey', source, async (manager) => {
-      const newSignCount = await verify();
-      if (newSignCount === undefined) return false;
+      const newSignCount = found && (await verify());
+      if (!found || newSignCount === undefined) return false;
       // A counter that does not grow (once an authenticator counts at all) marks a cloned credential (WebAuthn §6.1.1).
       const previous = found.passkey.signCount;
       if ((newSignCount !== 0 || previous !== 0) && newSignCount <= previous) return false;
@@ -213,6 +214,12 @@ export class FactorsService {
       await this.record(manager, user, 'user.human.mfa.check.succeeded', { id: found.factorId, type: 'passkey' });
       return { type: 'passkey', factorId: found.factorId };
     });
+  }
+
+  /** The secret of a TOTP enrolment under way (to show it again after a wrong first code). */
+  async pendingTotpSecret(userId: string, factorId: string): Promise<string | undefined> {
+    const row = await this.dataSource.getRepository(UserFactorEntity).findOneBy({ id: factorId, userId, type: 'totp', state: 'pending' });
+    return row?.totpSecret ? this.encryptor.decrypt(row.totpSecret) : undefined;
   }
 
   /** The user declined to enrol now (policy `optional`); the offer returns after OFFER_SKIP_MS. */

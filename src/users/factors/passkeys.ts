@@ -48,7 +48,7 @@ export interface NewPasskey extends StoredPasskey {
 export function registrationOptions(
   rp: RelyingParty,
   user: { id: string; loginName: string; displayName: string },
-  challenge: string,
+  challenge: Uint8Array<ArrayBuffer>,
   existing: StoredPasskey[],
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   return generateRegistrationOptions({
@@ -65,7 +65,7 @@ export function registrationOptions(
 }
 
 /** Request options; with no credentials listed the browser offers every passkey of this relying party. */
-export function authenticationOptions(rp: RelyingParty, challenge: string, allowed: StoredPasskey[] = []): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export function authenticationOptions(rp: RelyingParty, challenge: Uint8Array<ArrayBuffer>, allowed: StoredPasskey[] = []): Promise<PublicKeyCredentialRequestOptionsJSON> {
   return generateAuthenticationOptions({
     rpID: rp.id,
     challenge,

@@ -41,3 +41,10 @@ export function loginUsersByName(dataSource: DataSource, nameLower: string): Pro
 export function loginUsersByDomainOrName(dataSource: DataSource, userNameLower: string, domain: string, nameLower: string): Promise<LoginUserRow[]> {
   return statementsOf(dataSource).rows<LoginUserRow>(BY_DOMAIN_OR_NAME_SQL, [userNameLower, domain, nameLower]);
 }
+
+const BY_ID_SQL = `SELECT 'id' AS via, ${COLUMNS}, 0 AS in_default FROM users u LEFT JOIN organizations o ON o.id = u.org_id WHERE u.id = ?`;
+
+/** The user of that id, as the login-name look-ups answer it (a passkey or a session names the user). */
+export function loginUserById(dataSource: DataSource, userId: string): Promise<LoginUserRow[]> {
+  return statementsOf(dataSource).rows<LoginUserRow>(BY_ID_SQL, [userId]);
+}

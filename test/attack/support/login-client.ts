@@ -16,6 +16,11 @@ export class LoginClient {
   readonly cookies = new Map<string, string>();
   /** Every Set-Cookie header received, for tests of cookie flags. */
   readonly setCookies: string[] = [];
+  /**
+   * Like a user who clicks "Not now", the client declines the login UI's offer to enrol a second factor
+   * (policy `optional`, a user without factors) after a first factor; tests of enrolment turn it off.
+   */
+  declinesMfaOffer = true;
 
   /**
    * `publicUrl`: the service's PUBLIC_URL when it is not the address the client connects to (behind a
@@ -32,7 +37,12 @@ export class LoginClient {
   }
 
   async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<PageResponse> {
-    return this.send('POST', path, new URLSearchParams(form).toString(), { 'content-type': 'application/x-www-form-urlencoded', ...headers });
+    const response = await this.send('POST', path, new URLSearchParams(form).toString(), { 'content-type': 'application/x-www-form-urlencoded', ...headers });
+    const step = /^\/ui\/login\/([^/?]+)\/(login|register|select|passkey)$/.exec(path);
+    if (!this.declinesMfaOffer || !step || response.status !== 303 || response.location !== `/ui/login/${step[1]}`) return response;
+    const offer = await this.get(response.location);
+    if (!offer.text.includes('data-mfa-skip')) return response;
+    return this.send('POST', `/ui/login/${step[1]}/enrol/skip`, new URLSearchParams({ csrf: csrfOf(offer.text) }).toString(), { 'content-type': 'application/x-www-form-urlencoded' });
   }
 
   /** Starts an authorization request and follows it to the login page; returns the page and its uid. */

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium } from 'playwright-core';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 
 /** Debian's Chromium, headless, as CI installs it. */
 export function launchBrowser(): Promise<Browser> {
@@ -59,10 +59,30 @@ export async function newPage(browser: Browser, options: { locale?: string } = {
 }
 
 /** Fills the login form by its stable field names (docs/product-rules.md, "OpenID Connect and OAuth") and submits it. */
-export async function submitLogin(page: Page, loginName: string | undefined, password: string): Promise<void> {
+export async function submitLogin(page: Page, loginName: string | undefined, password: string, options: { declineMfaOffer?: boolean } = {}): Promise<void> {
   if (loginName !== undefined) await page.fill('input[name="loginName"]', loginName);
   await page.fill('input[name="password"]', password);
+  await submitForm(page, 'login', options);
+}
+
+/** Submits the page's form of a first factor (`login`, `register`), declining an enrolment offer unless told otherwise. */
+export async function submitForm(page: Page, step: 'login' | 'register', options: { declineMfaOffer?: boolean } = {}): Promise<void> {
+  const posted = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith(`/${step}`));
   await page.click('button[type="submit"]');
+  if (options.declineMfaOffer === false) return;
+  await declineMfaOffer(page, await posted);
+}
+
+/**
+ * Like a user who clicks "Not now": after a first factor, the login UI may offer to enrol a second one
+ * (policy `optional`, a user without factors); tests that are not about enrolment decline it.
+ */
+async function declineMfaOffer(page: Page, posted: Response): Promise<void> {
+  const uidPage = /^(\/ui\/login\/[^/]+)\/[a-z]+$/.exec(new URL(posted.url()).pathname)?.[1];
+  if (posted.status() !== 303 || posted.headers().location !== uidPage) return;
+  await page.waitForURL((url) => url.pathname === uidPage);
+  const skip = await page.$('[data-mfa-skip]');
+  if (skip) await skip.click();
 }
 
 /** Opens a URL, runs the UI steps and waits for what reaches the relying party (query, fragment or form_post). */

@@ -1,0 +1,28 @@
+/**
+ * How a sign-in authenticated the user (docs/product-rules.md, "Multi-factor sign-in"): RFC 8176
+ * `amr` values and this instance's two `acr` values.
+ */
+export const ACR_PASSWORD = 'urn:portcullis:acr:pwd';
+export const ACR_MFA = 'urn:portcullis:acr:mfa';
+export const ACR_VALUES = [ACR_PASSWORD, ACR_MFA];
+
+/** Something the user knows or has; `mfa` is added when two of them, or a user-verified passkey, were used. */
+const FACTOR_METHODS = new Set(['pwd', 'otp', 'hwk', 'swk']);
+
+/**
+ * A passkey: `swk` when it may be synced to other devices (a software key), else `hwk` (a hardware
+ * key); `user` for the presence test every assertion carries, and `mfa` when the authenticator verified
+ * the user (PIN or biometrics: something the user knows or is, on something the user has).
+ */
+export function passkeyMethods(multiDevice: boolean, userVerified: boolean): string[] {
+  return [multiDevice ? 'swk' : 'hwk', 'user', ...(userVerified ? ['mfa'] : [])];
+}
+
+/** The methods of a sign-in made of several steps, and its `acr`. */
+export function authenticationOf(...steps: string[][]): { amr: string[]; acr: string } {
+  const methods = [...new Set(steps.flat())];
+  const factors = methods.filter((m) => FACTOR_METHODS.has(m));
+  const multiFactor = methods.includes('mfa') || factors.length >= 2;
+  const amr = multiFactor && !methods.includes('mfa') ? [...methods, 'mfa'] : methods;
+  return { amr, acr: multiFactor ? ACR_MFA : ACR_PASSWORD };
+}

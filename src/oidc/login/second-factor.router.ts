@@ -1,0 +1,382 @@
+import { Inject, Injectable } from '@nestjs/common';
+import express from 'express';
+import type { Request, Response, Router } from 'express';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
+import { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { DomainError } from '../../common/errors/domain-error.js';
+import { logins } from '../../common/metrics/metrics.js';
+import { FactorsService } from '../../users/factors/factors.service.js';
+import type { FactorOwner } from '../../users/factors/factors.service.js';
+import { authenticationOptions, registrationOptions, relyingPartyOf, verifyAssertion, verifyRegistration } from '../../users/factors/passkeys.js';
+import type { RelyingParty } from '../../users/factors/passkeys.js';
+import { LoginPolicyService } from '../../users/login-policy.service.js';
+import { isActive } from '../../users/rules/user-state.js';
+import { mayServe } from '../account/organization-boundary.js';
+import { ProviderHolder } from '../provider/provider.holder.js';
+import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
+import { ACR_MFA, authenticationOf, passkeyMethods } from './authentication-methods.js';
+import { LoginInteractions } from './login-interactions.js';
+import type { Interaction } from './login-interactions.js';
+import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LoginUsers } from './login-users.js';
+import type { LoginUser } from './login-users.js';
+import { loginPage } from './login.views.js';
+import { PASSKEY_ASSETS } from './passkey-assets.js';
+import { enrolPage, passkeyForm, recoveryCodesPage, secondFactorPage, totpEnrolPage } from './second-factor.views.js';
+import { totpUri } from '../../users/factors/totp.js';
+import { WebAuthnChallenges } from './webauthn-challenges.js';
+
+/** Where a sign-in stands between its first factor and its completion (kept in the interaction). */
+interface PendingSignIn {
+  userId: string;
+  orgId: string;
+  loginName: string;
+  /** RFC 8176 methods of the steps done so far. */
+  methods: string[];
+  /** No factor yet: the user enrols one (`required`: without the choice to skip). */
+  enrol: boolean;
+  required: boolean;
+  /** A TOTP enrolment under way. */
+  totpFactorId?: string;
+  /** The recovery codes were shown; the next step completes the sign-in. */
+  recoveryShown?: boolean;
+}
+
+const PENDING = 'portcullis_second_factor';
+
+/**
+ * The second step of the login UI (docs/product-rules.md, "Multi-factor sign-in"): after the first
+ * factor, the organization's login policy and the user's factors decide whether a second factor is
+ * asked (TOTP, recovery code or passkey), offered for enrolment (policy `optional`, declinable) or
+ * required to be enrolled (`required`); `acr_values` asking for it, and the login prompt's
+ * `second_factor` check, ask it within an SSO session (step-up). Also the passkey sign-in, with
+ * a discoverable credential as the only factor. Every code and passkey check is counted toward the
+ * lockout and the rate limits like a password.
+ */
+@Injectable()
+export class SecondFactorUi {
+  private readonly rp: RelyingParty;
+  private readonly challenges: WebAuthnChallenges;
+  private readonly rateLimiter: LoginRateLimiter;
+  private readonly loginUsers: LoginUsers;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly interactions: LoginInteractions,
+    private readonly factors: FactorsService,
+    private readonly policies: LoginPolicyService,
+    private readonly holder: ProviderHolder,
+    hasher: SecretHasher,
+    dataSource: DataSource,
+    uow: UnitOfWork,
+  ) {
+    this.rp = relyingPartyOf(config.publicUrl, 'Portcullis');
+    this.challenges = new WebAuthnChallenges(hasher);
+    this.rateLimiter = new LoginRateLimiter(dataSource, uow, hasher, config.loginRateLimit);
+    this.loginUsers = new LoginUsers(dataSource);
+  }
+
+  routes(router: Router, wrap: (fn: (req: Request, res: Response) => Promise<void>) => express.RequestHandler): void {
+    const form = express.urlencoded({ extended: false, limit: '32kb' });
+    const steps: Record<string, (req: Request, res: Response, interaction: Interaction) => Promise<void>> = {
+      code: (req, res, i) => this.code(req, res, i),
+      passkey: (req, res, i) => this.passkey(req, res, i),
+      'enrol/totp': (req, res, i) => this.startTotp(req, res, i),
+      'enrol/totp/confirm': (req, res, i) => this.confirmTotp(req, res, i),
+      'enrol/passkey': (req, res, i) => this.registerPasskey(req, res, i),
+      'enrol/skip': (req, res, i) => this.skip(req, res, i),
+      continue: (req, res, i) => this.continueAfterCodes(req, res, i),
+    };
+    for (const [path, step] of Object.entries(steps)) {
+      router.post(`${LOGIN_UI_PREFIX}/:uid/${path}`, form, wrap(async (req, res) => {
+        const interaction = await this.interactions.details(req, res);
+        this.interactions.assertCsrf(req, interaction);
+        await step(req, res, interaction);
+      }));
+    }
+    for (const [name, body] of Object.entries(PASSKEY_ASSETS)) {
+      router.get(`${LOGIN_UI_PREFIX}/assets/${name}`, (_req, res) => {
+        res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
+        res.setHeader('Cache-Control', 'public, max-age=3600');
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        res.end(body);
+      });
+    }
+  }
+
+  /** The passkey part of the login page, where the client's organization allows passkeys. */
+  async loginPasskey(req: Request, interaction: Interaction, allowed: boolean): Promise<string> {
+    if (!allowed) return '';
+    const ctx = this.interactions.formContext(req, interaction, 'passkey');
+    return passkeyForm(ctx, 'sign-in', await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in')), true);
+  }
+
+  /**
+   * After a first factor (a password; a passkey without user verification): completes the sign-in, or
+   * keeps it pending and sends the browser to the second step the policy and the user's factors ask.
+   */
+  async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[]): Promise<void> {
+    const policy = await this.policies.get(user.orgId);
+    const pending: PendingSignIn = { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods, enrol: false, required: false };
+    if (policy.mfa === 'off' || authenticationOf(methods).acr === ACR_MFA) return this.complete(req, res, interaction, pending, []);
+    const factors = await this.factors.summary(user.id);
+    const usable = factors.totp || factors.recoveryCodes || (policy.passkeys && factors.passkeys.length > 0);
+    const wanted = policy.mfa === 'required' || requestsMfa(interaction);
+    if (usable) return this.toStep(req, res, interaction, pending);
+    if (wanted) return this.toStep(req, res, interaction, { ...pending, enrol: true, required: true });
+    if (await this.factors.offerSkippedRecently(user.id)) return this.complete(req, res, interaction, pending, []);
+    return this.toStep(req, res, interaction, { ...pending, enrol: true });
+  }
+
+  /**
+   * The page of a pending step, or of a step-up: true when this step answers the request. A session
+   * whose second factor is asked (the login prompt's only reason is `second_factor`) needs no password
+   * again: its user continues with the second factor.
+   */
+  async show(req: Request, res: Response, interaction: Interaction): Promise<boolean> {
+    const pending = pendingOf(interaction);
+    if (pending) {
+      await this.renderStep(req, res, interaction, pending);
+      return true;
+    }
+    const { prompt, session } = interaction;
+    if (prompt.name !== 'login' || !session?.accountId || prompt.reasons.some((r) => r !== 'second_factor')) return false;
+    const user = await this.loginUsers.findById(session.accountId);
+    if (!user || user.type !== 'human' || !isActive(user)) return false;
+    await this.afterFirstFactor(req, res, interaction, user, session.amr ?? ['pwd']);
+    return true;
+  }
+
+  /** After a form post, a redirect to the step's page (reloading it posts nothing again); on that page itself, the step. */
+  private async toStep(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn): Promise<void> {
+    await this.interactions.keep(interaction, PENDING, pending);
+    if (req.method === 'GET') return this.renderStep(req, res, interaction, pending);
+    res.status(303).location(`${LOGIN_UI_PREFIX}/${interaction.uid}`).set('Content-Length', '0').end();
+  }
+
+  private async renderStep(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, error?: string): Promise<void> {
+    if (pending.recoveryShown) return this.interactions.render(res, recoveryCodesPage(this.interactions.formContext(req, interaction, 'continue'), []));
+    if (pending.totpFactorId) {
+      const secret = await this.factors.pendingTotpSecret(pending.userId, pending.totpFactorId);
+      if (secret) return this.renderTotp(req, res, interaction, pending, secret, error);
+    }
+    const policy = await this.policies.get(pending.orgId);
+    if (pending.enrol) {
+      const ctx = this.interactions.formContext(req, interaction, 'enrol/passkey');
+      const passkey = policy.passkeys ? passkeyForm(ctx, 'register', await this.creationOptions(interaction, pending)) : '';
+      const base = `${LOGIN_UI_PREFIX}/${interaction.uid}`;
+      return this.interactions.render(res, enrolPage(ctx, pending.required, `${base}/enrol/totp`, passkey, pending.required ? undefined : `${base}/enrol/skip`, error));
+    }
+    const factors = await this.factors.summary(pending.userId);
+    const passkeys = policy.passkeys ? factors.passkeys : [];
+    const passkey = passkeys.length > 0
+      ? passkeyForm(this.interactions.formContext(req, interaction, 'passkey'), 'sign-in', await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in'), passkeys))
+      : '';
+    return this.interactions.render(res, secondFactorPage(this.interactions.formContext(req, interaction, 'code'), passkey, error));
+  }
+
+  private renderTotp(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, secret: string, error?: string): void {
+    const ctx = this.interactions.formContext(req, interaction, 'enrol/totp/confirm');
+    this.interactions.render(res, totpEnrolPage(ctx, secret, totpUri(secret, 'Portcullis', pending.loginName), pending.totpFactorId ?? '', error));
+  }
+
+  private creationOptions(interaction: Interaction, pending: PendingSignIn) {
+    return this.factors.summary(pending.userId).then((factors) =>
+      registrationOptions(this.rp, { id: pending.userId, loginName: pending.loginName, displayName: pending.loginName }, this.challenges.issue(interaction.uid, 'register'), factors.passkeys),
+    );
+  }
+
+  /** A TOTP or recovery code as the second factor. */
+  private async code(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const pending = pendingOf(interaction);
+    if (!pending || pending.enrol) return this.restart(res, interaction);
+    if (!(await this.counted(req, res, interaction, pending))) return;
+    const result = await this.factors.checkCode(owner(pending), String(req.body.code ?? ''), this.source(req));
+    if (!result.ok) return this.refused(req, res, interaction, pending);
+    await this.rateLimiter.release(this.ip(req), pending.loginName);
+    return this.complete(req, res, interaction, pending, ['otp']);
+  }
+
+  /**
+   * A passkey assertion: the second factor of a pending sign-in (a passkey of that user only), or a
+   * sign-in of its own from the login page (any passkey of this relying party, of a user the client
+   * may sign in, where the user's organization allows passkeys).
+   */
+  private async passkey(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const pending = pendingOf(interaction);
+    const response = parseJson<AuthenticationResponseJSON>(req.body.response);
+    const found = response && typeof response.id === 'string' ? await this.factors.findPasskey(response.id) : undefined;
+    let user: FactorOwner & { loginName: string };
+    if (pending && !pending.enrol) {
+      user = { id: pending.userId, orgId: pending.orgId, loginName: pending.loginName };
+    } else {
+      const candidate = found ? await this.loginUsers.findById(found.userId) : null;
+      const client = await this.holder.provider.Client.find(interaction.params.client_id ?? '');
+      const usable = candidate && candidate.type === 'human' && isActive(candidate) && mayServe(client, candidate) && (await this.policies.get(candidate.orgId)).passkeys;
+      if (!candidate || !usable) {
+        // Nobody to count the attempt against: the IP's rate limit counts it.
+        const retryAfter = await this.rateLimiter.reserve(this.ip(req));
+        logins.inc({ result: retryAfter === undefined ? 'failure' : 'rate_limited' });
+        return this.loginRefused(req, res, interaction, retryAfter);
+      }
+      user = { id: candidate.id, orgId: candidate.orgId, loginName: candidate.loginName };
+    }
+    const state = pending && !pending.enrol ? pending : { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods: [], enrol: false, required: false };
+    if (!(await this.counted(req, res, interaction, state))) return;
+    let userVerified = false;
+    const result = await this.factors.checkPasskey(user, found, this.source(req), async () => {
+      if (!found || !response || found.userId !== user.id || !userHandleMatches(response, user.id)) return undefined;
+      const verified = await verifyAssertion(this.rp, response, found.passkey, this.challenges.checker(interaction.uid, 'sign-in'));
+      userVerified = verified?.userVerified ?? false;
+      return verified?.newSignCount;
+    });
+    if (!result.ok || !found) return pending ? this.refused(req, res, interaction, pending, true) : this.loginRefused(req, res, interaction);
+    await this.rateLimiter.release(this.ip(req), user.loginName);
+    const methods = passkeyMethods(found.multiDevice, userVerified);
+    if (pending) return this.complete(req, res, interaction, pending, methods);
+    logins.inc({ result: 'success' });
+    const loginUser = await this.loginUsers.findById(user.id);
+    if (!loginUser) return this.loginRefused(req, res, interaction);
+    return this.afterFirstFactor(req, res, interaction, loginUser, methods);
+  }
+
+  private async startTotp(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const pending = pendingOf(interaction);
+    if (!pending?.enrol) return this.restart(res, interaction);
+    const { factorId, secret } = await this.factors.startTotp(owner(pending));
+    const next = { ...pending, totpFactorId: factorId };
+    await this.interactions.keep(interaction, PENDING, next);
+    return this.renderTotp(req, res, interaction, next, secret);
+  }
+
+  private async confirmTotp(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const pending = pendingOf(interaction);
+    if (!pending?.enrol || !pending.totpFactorId || req.body.factorId !== pending.totpFactorId) return this.restart(res, interaction);
+    if (!(await this.counted(req, res, interaction, pending))) return;
+    const result = await this.factors.confirmTotp(owner(pending), pending.totpFactorId, String(req.body.code ?? ''), this.source(req));
+    if (!result.ok) return this.refused(req, res, interaction, pending);
+    await this.rateLimiter.release(this.ip(req), pending.loginName);
+    return this.enrolled(req, res, interaction, pending, ['otp']);
+  }
+
+  private async registerPasskey(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const pending = pendingOf(interaction);
+    if (!pending?.enrol || !(await this.policies.get(pending.orgId)).passkeys) return this.restart(res, interaction);
+    const response = parseJson<RegistrationResponseJSON>(req.body.response);
+    const passkey = response ? await verifyRegistration(this.rp, response, this.challenges.checker(interaction.uid, 'register')) : undefined;
+    const t = this.interactions.formContext(req, interaction, 'passkey').t;
+    if (!passkey) {
+      res.status(400);
+      return this.renderStep(req, res, interaction, pending, t.passkeyRefused);
+    }
+    try {
+      await this.factors.addPasskey(owner(pending), passkey);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      res.status(409);
+      return this.renderStep(req, res, interaction, pending, t.passkeyRefused);
+    }
+    return this.enrolled(req, res, interaction, pending, passkeyMethods(passkey.multiDevice, passkey.userVerified));
+  }
+
+  /** A first factor was enrolled: recovery codes are made and shown once, unless the user has some. */
+  private async enrolled(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
+    const next: PendingSignIn = { ...pending, methods: [...pending.methods, ...methods], enrol: false, totpFactorId: undefined };
+    if ((await this.factors.summary(pending.userId)).recoveryCodes) return this.complete(req, res, interaction, next, []);
+    const codes = await this.factors.newRecoveryCodes(owner(pending));
+    await this.interactions.keep(interaction, PENDING, { ...next, recoveryShown: true });
+    return this.interactions.render(res, recoveryCodesPage(this.interactions.formContext(req, interaction, 'continue'), codes));
+  }
+
+  private async skip(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const pending = pendingOf(interaction);
+    if (!pending?.enrol || pending.required) return this.restart(res, interaction);
+    await this.factors.skipOffer(pending.userId);
+    return this.complete(req, res, interaction, pending, []);
+  }
+
+  private async continueAfterCodes(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const pending = pendingOf(interaction);
+    if (!pending?.recoveryShown) return this.restart(res, interaction);
+    return this.complete(req, res, interaction, pending, []);
+  }
+
+  private complete(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
+    const { amr, acr } = authenticationOf(pending.methods, methods);
+    const ts = Math.floor(Date.now() / 1000);
+    return this.interactions.finish(req, res, interaction, { accountId: pending.userId, ts, amr, acr }, { userId: pending.userId, loginName: pending.loginName, authTime: ts });
+  }
+
+  /** Counts an attempt against the rate limits; false when a limit answered 429 already. */
+  private async counted(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn): Promise<boolean> {
+    const retryAfter = await this.rateLimiter.reserve(this.ip(req), pending.loginName);
+    if (retryAfter === undefined) return true;
+    logins.inc({ result: 'rate_limited' });
+    res.status(429).set('Retry-After', String(retryAfter));
+    const t = this.interactions.formContext(req, interaction, 'code').t;
+    await this.renderStep(req, res, interaction, pending, t.tooManyAttempts(Math.ceil(retryAfter / 60)));
+    return false;
+  }
+
+  private async refused(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, passkey = false): Promise<void> {
+    logins.inc({ result: 'failure' });
+    const t = this.interactions.formContext(req, interaction, 'code').t;
+    res.status(401);
+    return this.renderStep(req, res, interaction, pending, passkey ? t.passkeyRefused : t.invalidCode);
+  }
+
+  /** A passkey sign-in from the login page failed: the login page again, with the passkey offered. */
+  private async loginRefused(req: Request, res: Response, interaction: Interaction, retryAfter?: number): Promise<void> {
+    const ctx = this.interactions.formContext(req, interaction, 'login');
+    if (retryAfter !== undefined) res.status(429).set('Retry-After', String(retryAfter));
+    else res.status(401);
+    const message = retryAfter !== undefined ? ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)) : ctx.t.passkeyRefused;
+    return this.interactions.render(res, loginPage(ctx, '', message, '', await this.loginPasskey(req, interaction, true)));
+  }
+
+  /** A step posted out of order (or after the interaction moved on): the current step is shown again. */
+  private restart(res: Response, interaction: Interaction): void {
+    res.status(303).location(`${LOGIN_UI_PREFIX}/${interaction.uid}`).set('Content-Length', '0').end();
+  }
+
+  private ip(req: Request): string {
+    return req.ip ?? req.socket.remoteAddress ?? '';
+  }
+
+  private source(req: Request) {
+    return { clientIpHash: this.rateLimiter.ipHash(this.ip(req)) };
+  }
+}
+
+function pendingOf(interaction: Interaction): PendingSignIn | undefined {
+  return interaction.result?.[PENDING] as PendingSignIn | undefined;
+}
+
+function owner(pending: PendingSignIn): FactorOwner {
+  return { id: pending.userId, orgId: pending.orgId };
+}
+
+function requestsMfa(interaction: Interaction): boolean {
+  return String(interaction.params.acr_values ?? '').split(' ').includes(ACR_MFA);
+}
+
+/** A discoverable credential names its user (WebAuthn §7.2 step 6): it must be the passkey's owner. */
+function userHandleMatches(response: AuthenticationResponseJSON, userId: string): boolean {
+  const handle = response.response?.userHandle;
+  return handle === undefined || handle === Buffer.from(userId).toString('base64url');
+}
+
+/** A posted JSON object, or undefined for anything else (never throws on bad input). */
+function parseJson<T>(value: unknown): T | undefined {
+  if (typeof value !== 'string' || value.length === 0) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}

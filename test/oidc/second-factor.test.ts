@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { databaseState } from '../attack/support/db-state.js';
+import { searchEvents, useService } from '../support/fixtures.js';
+import { PASSWORD, createHuman, createOidcApp, createProject } from './support/oidc-fixtures.js';
+import type { OidcApp } from './support/oidc-fixtures.js';
+import { ACR_MFA, ACR_PASSWORD, SignInFlow, factorIdOf, recoveryCodesOf, setLoginPolicy, totpCode, totpSecretOf } from './support/second-factor.js';
+
+const RP = 'http://127.0.0.1:65530';
+/** What a refused check may change: its count (users' failed checks, the rate limits) and its event. */
+const COUNTED = ['events', 'users', 'login_attempts'];
+
+/**
+ * Multi-factor sign-in over plain HTTP, as a browser without JavaScript posts the login UI's forms
+ * (docs/product-rules.md, "Multi-factor sign-in"): the enrolment offer, TOTP and recovery codes, the
+ * login policy, step-up with acr_values, and every refused code counted and changing nothing.
+ */
+describe('second factor: TOTP, recovery codes, login policy and step-up (login UI over HTTP)', () => {
+  const svc = useService();
+  let project: { orgId: string; projectId: string; primaryDomain: string };
+  let app: OidcApp;
+
+  before(async () => {
+    project = await createProject(svc);
+    app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
+  });
+
+  const flow = () => new SignInFlow(svc, app, `${RP}/cb`);
+
+  async function newUser() {
+    const user = await createHuman(svc, project.orgId);
+    return { ...user, loginName: `${user.userName}@${project.primaryDomain}` };
+  }
+
+  /** Signs a new user in and enrols TOTP through the offer; returns the secret and the recovery codes. */
+  async function enrolTotp(user: { loginName: string }) {
+    const f = flow();
+    await f.authorize();
+    const offer = await f.next(await f.password(user.loginName, PASSWORD));
+    assert.match(offer.text, /data-mfa-skip/, 'the offer can be declined (policy optional)');
+    const setup = await f.post('enrol/totp', offer);
+    assert.equal(setup.status, 200);
+    const secret = totpSecretOf(setup);
+    const uri = (/data-totp-uri="([^"]+)"/.exec(setup.text)?.[1] ?? '').replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c)));
+    assert.match(uri, /^otpauth:\/\/totp\//);
+    assert.equal(new URL(uri).searchParams.get('secret'), secret);
+    const shown = await f.post('enrol/totp/confirm', setup, { factorId: factorIdOf(setup), code: totpCode(secret) });
+    assert.equal(shown.status, 200, shown.text.slice(0, 300));
+    const codes = recoveryCodesOf(shown);
+    assert.equal(codes.length, 10, 'ten recovery codes, shown once');
+    const { claims } = await f.tokens(await f.post('continue', shown));
+    return { secret, codes, claims };
+  }
+
+  async function factorsOf(userId: string): Promise<Array<{ id: string; type: string }>> {
+    const res = await svc.api('GET', `/management/v1/orgs/${project.orgId}/users/${userId}/factors`, { token: svc.adminToken });
+    assert.equal(res.status, 200, res.text);
+    return res.body.factors;
+  }
+
+  it('policy optional: a user without factors is offered enrolment once, and declining signs in with the password alone', async () => {
+    const user = await newUser();
+    const f = flow();
+    await f.authorize();
+    const offer = await f.next(await f.password(user.loginName, PASSWORD));
+    assert.match(offer.text, /data-totp-enrol/);
+    assert.match(offer.text, /data-passkey-register/);
+    const { claims } = await f.tokens(await f.post('enrol/skip', offer));
+    assert.deepEqual(claims.amr, ['pwd']);
+    assert.equal(claims.acr, ACR_PASSWORD);
+    // Declined: not offered again at the next sign-in.
+    const again = flow();
+    await again.authorize();
+    const done = await again.password(user.loginName, PASSWORD);
+    assert.notEqual(done.location, `/ui/login/${again.uid}`, 'straight back to the authorization endpoint');
+    await again.tokens(done);
+  });
+
+  it('TOTP enrolment, then sign-in with a code: amr pwd+otp+mfa, acr mfa; a replayed or stale code is refused and counted', async () => {
+    const user = await newUser();
+    const { secret, claims: enrolled } = await enrolTotp(user);
+    assert.deepEqual(enrolled.amr, ['pwd', 'otp', 'mfa']);
+    assert.equal(enrolled.acr, ACR_MFA);
+    const factors = await factorsOf(user.userId);
+    assert.deepEqual(factors.map((x) => x.type).sort(), ['recovery_codes', 'totp']);
+
+    const f = flow();
+    await f.authorize();
+    const ask = await f.next(await f.password(user.loginName, PASSWORD));
+    assert.match(ask.text, /name="code"/);
+    assert.doesNotMatch(ask.text, /data-mfa-skip/, 'a second factor is asked, not offered');
+    const failuresBefore = (await searchEvents(svc, { event_types: ['user.human.mfa.check.failed'], aggregate_id: user.userId })).length;
+    // The step used at enrolment (a replay), and a code three steps old (outside ±1): refused, nothing changes but the count.
+    for (const code of [totpCode(secret), totpCode(secret, -3), '000000', 'abc', '']) {
+      const state = await databaseState(svc, COUNTED);
+      const refused = await f.post('code', ask, { code });
+      assert.equal(refused.status, 401, `code ${JSON.stringify(code)}: ${refused.status}`);
+      assert.match(refused.text, /wrong, expired or used already/);
+      assert.equal(refused.location, undefined);
+      assert.equal(await databaseState(svc, COUNTED), state, `code ${JSON.stringify(code)} changed more than the counts`);
+    }
+    const failed = await searchEvents(svc, { event_types: ['user.human.mfa.check.failed'], aggregate_id: user.userId });
+    assert.equal(failed.length - failuresBefore, 5, 'every refused code is counted as a failed check');
+    for (const event of failed) assert.doesNotMatch(JSON.stringify(event.payload), /\d{6}/, 'no code in the event');
+    // The next step's code (within +1) is accepted once.
+    const next = totpCode(secret, 1);
+    const { claims } = await f.tokens(await f.post('code', ask, { code: next }));
+    assert.deepEqual(claims.amr, ['pwd', 'otp', 'mfa']);
+    assert.equal(claims.acr, ACR_MFA);
+
+    const replay = flow();
+    await replay.authorize();
+    const askAgain = await replay.next(await replay.password(user.loginName, PASSWORD));
+    const refused = await replay.post('code', askAgain, { code: next });
+    assert.equal(refused.status, 401, 'the same code never works twice');
+    const succeeded = await searchEvents(svc, { event_types: ['user.human.mfa.check.succeeded'], aggregate_id: user.userId });
+    assert.ok(succeeded.length >= 1);
+    for (const event of succeeded) assert.deepEqual(Object.keys(event.payload ?? {}).sort(), ['factorId', 'type']);
+  });
+
+  it('a recovery code works once, in any letter case and with or without dashes', async () => {
+    const user = await newUser();
+    const { codes } = await enrolTotp(user);
+    const f = flow();
+    await f.authorize();
+    const ask = await f.next(await f.password(user.loginName, PASSWORD));
+    const { claims } = await f.tokens(await f.post('code', ask, { code: codes[0].toLowerCase().replace(/-/g, '') }));
+    assert.deepEqual(claims.amr, ['pwd', 'otp', 'mfa']);
+
+    const again = flow();
+    await again.authorize();
+    const askAgain = await again.next(await again.password(user.loginName, PASSWORD));
+    const state = await databaseState(svc, COUNTED);
+    const reused = await again.post('code', askAgain, { code: codes[0] });
+    assert.equal(reused.status, 401, 'a used recovery code is refused');
+    assert.equal(await databaseState(svc, COUNTED), state, 'nothing changed but the counts');
+    await again.tokens(await again.post('code', askAgain, { code: codes[1] }));
+  });
+
+  it('wrong codes count toward the lockout: the user is locked at the limit, even with the right password', async () => {
+    const user = await newUser();
+    await enrolTotp(user);
+    const limit = Number((await svc.dataSource.query('SELECT lockout_max_attempts AS n FROM instance'))[0].n);
+    assert.ok(limit > 0 && limit < 20, `a lockout limit is configured: ${limit}`);
+    const f = flow();
+    await f.authorize();
+    const ask = await f.next(await f.password(user.loginName, PASSWORD));
+    for (let i = 0; i < limit; i++) await f.post('code', ask, { code: '000000' });
+    const locked = await searchEvents(svc, { event_types: ['user.locked'], aggregate_id: user.userId });
+    assert.equal(locked.length, 1, 'locked by wrong codes');
+    const retry = flow();
+    await retry.authorize();
+    const refused = await retry.password(user.loginName, PASSWORD);
+    assert.equal(refused.status, 401, 'a locked user cannot sign in');
+  });
+
+  it('a wrong first TOTP code leaves the enrolment pending: no factor until a right code', async () => {
+    const user = await newUser();
+    const f = flow();
+    await f.authorize();
+    const offer = await f.next(await f.password(user.loginName, PASSWORD));
+    const setup = await f.post('enrol/totp', offer);
+    const secret = totpSecretOf(setup);
+    const wrong = await f.post('enrol/totp/confirm', setup, { factorId: factorIdOf(setup), code: totpCode(secret, -5) });
+    assert.equal(wrong.status, 401);
+    assert.equal(totpSecretOf(wrong), secret, 'the same secret is shown again');
+    assert.deepEqual(await factorsOf(user.userId), [], 'no factor yet');
+    const forged = await f.post('enrol/totp/confirm', setup, { factorId: 'another-factor', code: totpCode(secret) });
+    assert.equal(forged.status, 303, 'a factor id not of this enrolment restarts the step');
+    assert.deepEqual(await factorsOf(user.userId), []);
+  });
+
+  it('policy required: a user without factors must enrol before the authorization completes; skipping is refused', async () => {
+    const org = await createProject(svc);
+    const requiredApp = await createOidcApp(svc, org, { authMethod: 'client_secret_basic' }, RP);
+    await setLoginPolicy(svc, org.orgId, { mfa: 'required' });
+    const user = await createHuman(svc, org.orgId);
+    const f = new SignInFlow(svc, requiredApp, `${RP}/cb`);
+    await f.authorize();
+    const enrol = await f.next(await f.password(`${user.userName}@${org.primaryDomain}`, PASSWORD));
+    assert.match(enrol.text, /requires a second factor/);
+    assert.doesNotMatch(enrol.text, /data-mfa-skip/);
+    const skipped = await f.post('enrol/skip', enrol);
+    assert.equal(skipped.location, `/ui/login/${f.uid}`, 'skipping only shows the step again');
+    // Going to the authorization endpoint's resume URL directly signs nobody in.
+    const resumed = await f.client.follow(await f.client.get(`/oauth/v2/authorize/${f.uid}`));
+    assert.ok(!(resumed.location ?? '').includes('code='), `no code without the second factor: ${resumed.location}`);
+  });
+
+  it('step-up: acr_values asks the session user only for the second factor; prompt=none answers interaction_required', async () => {
+    const org = await createProject(svc);
+    const stepApp = await createOidcApp(svc, org, { authMethod: 'client_secret_basic' }, RP);
+    const user = await createHuman(svc, org.orgId);
+    const loginName = `${user.userName}@${org.primaryDomain}`;
+    const f = new SignInFlow(svc, stepApp, `${RP}/cb`);
+    // Enrol TOTP, then sign in with the password only while the policy is off: a session with acr pwd.
+    await f.authorize();
+    const offer = await f.next(await f.password(loginName, PASSWORD));
+    const setup = await f.post('enrol/totp', offer);
+    const secret = totpSecretOf(setup);
+    await f.tokens(await f.post('continue', await f.post('enrol/totp/confirm', setup, { factorId: factorIdOf(setup), code: totpCode(secret) })));
+    await setLoginPolicy(svc, org.orgId, { mfa: 'off' });
+    await f.authorize({ prompt: 'login' });
+    const pwdOnly = await f.tokens(await f.password(loginName, PASSWORD));
+    assert.equal(pwdOnly.claims.acr, ACR_PASSWORD, 'policy off: the password alone');
+    assert.deepEqual(pwdOnly.claims.amr, ['pwd']);
+    await setLoginPolicy(svc, org.orgId, { mfa: 'optional' });
+
+    const silent = await f.authorize({ prompt: 'none', acr_values: ACR_MFA });
+    assert.equal(new URL(silent.location ?? '').searchParams.get('error'), 'interaction_required');
+
+    const ask = await f.authorize({ acr_values: ACR_MFA });
+    assert.match(ask.text, /name="code"/, `the second factor, without the password again: ${ask.status} ${ask.location}`);
+    assert.doesNotMatch(ask.text, /name="password"/);
+    const stepped = await f.tokens(await f.post('code', ask, { code: totpCode(secret, 1) }));
+    assert.equal(stepped.claims.acr, ACR_MFA);
+    assert.deepEqual(stepped.claims.amr, ['pwd', 'otp', 'mfa']);
+    // The session now has its second factor: the next request with acr_values needs no page at all.
+    const sso = await f.authorize({ acr_values: ACR_MFA });
+    assert.equal((await f.redeem((await f.client.follow(sso)).location ?? '')).claims.acr, ACR_MFA);
+  });
+
+  it('malformed or foreign passkey responses are refused, counted by the rate limit, and change nothing', async () => {
+    const user = await newUser();
+    await enrolTotp(user);
+    const f = flow();
+    const login = await f.authorize();
+    assert.match(login.text, /data-passkey-login/);
+    const forged = JSON.stringify({ id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' }, clientExtensionResults: {} });
+    for (const response of ['', 'not json', '[]', '{}', '{"id":{"toString":1}}', forged]) {
+      const state = await databaseState(svc, COUNTED);
+      const refused = await f.post('passkey', login, { response });
+      assert.equal(refused.status, 401, `response ${response.slice(0, 40)}: ${refused.status}`);
+      assert.match(refused.text, /passkey was not accepted/);
+      assert.equal(await databaseState(svc, COUNTED), state);
+    }
+    // As the second factor of a pending sign-in: a forged assertion is refused and counted against the user.
+    const ask = await f.next(await f.password(user.loginName, PASSWORD));
+    const before = (await searchEvents(svc, { event_types: ['user.human.mfa.check.failed'], aggregate_id: user.userId })).length;
+    const refused = await f.post('passkey', ask, { response: forged });
+    assert.equal(refused.status, 401);
+    const after = (await searchEvents(svc, { event_types: ['user.human.mfa.check.failed'], aggregate_id: user.userId })).length;
+    assert.equal(after - before, 1);
+  });
+
+  it('the management API lists and removes factors; removing the TOTP factor ends its use at sign-in', async () => {
+    const user = await newUser();
+    const { secret } = await enrolTotp(user);
+    const totp = (await factorsOf(user.userId)).find((x) => x.type === 'totp')!;
+    const removed = await svc.api('DELETE', `/management/v1/orgs/${project.orgId}/users/${user.userId}/factors/${totp.id}`, { token: svc.adminToken });
+    assert.equal(removed.status, 204, removed.text);
+    const f = flow();
+    await f.authorize();
+    const ask = await f.next(await f.password(user.loginName, PASSWORD));
+    const refused = await f.post('code', ask, { code: totpCode(secret, 1) });
+    assert.equal(refused.status, 401, 'the removed authenticator no longer signs in');
+    const events = await searchEvents(svc, { event_types: ['user.human.mfa.added', 'user.human.mfa.removed'], aggregate_id: user.userId });
+    assert.deepEqual(events.map((e) => e.type.type).sort(), ['user.human.mfa.added', 'user.human.mfa.added', 'user.human.mfa.removed']);
+    for (const event of events) assert.ok(!JSON.stringify(event).includes(secret), 'no secret in any event');
+  });
+});
