@@ -47,6 +47,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...env,
+    // `{port}` in a given PUBLIC_URL is the port chosen here (e.g. http://localhost:{port}: WebAuthn needs a host name).
+    ...(env.PUBLIC_URL ? { PUBLIC_URL: env.PUBLIC_URL.replace('{port}', String(port)) } : {}),
   });
   await migrate(config.database);
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();

@@ -208,10 +208,12 @@ export class SecondFactorUi {
    */
   private async passkey(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
+    // Enrolling is no moment for a sign-in: the enrolment page shows again.
+    if (pending?.enrol || pending?.recoveryShown) return this.restart(res, interaction);
     const response = parseJson<AuthenticationResponseJSON>(req.body.response);
     const found = response && typeof response.id === 'string' ? await this.factors.findPasskey(response.id) : undefined;
     let user: FactorOwner & { loginName: string };
-    if (pending && !pending.enrol) {
+    if (pending) {
       user = { id: pending.userId, orgId: pending.orgId, loginName: pending.loginName };
     } else {
       const candidate = found ? await this.loginUsers.findById(found.userId) : null;
@@ -225,7 +227,7 @@ export class SecondFactorUi {
       }
       user = { id: candidate.id, orgId: candidate.orgId, loginName: candidate.loginName };
     }
-    const state = pending && !pending.enrol ? pending : { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods: [], enrol: false, required: false };
+    const state = pending ?? { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods: [], enrol: false, required: false };
     if (!(await this.counted(req, res, interaction, state))) return;
     let userVerified = false;
     const result = await this.factors.checkPasskey(user, found, this.source(req), async () => {

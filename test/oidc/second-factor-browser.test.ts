@@ -1,0 +1,286 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import * as oidc from 'openid-client';
+import type { Browser, Page } from 'playwright-core';
+import { createOrg, searchEvents, useService } from '../support/fixtures.js';
+import { authorize, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
+import type { Callback, RelyingParty } from './support/browser.js';
+import { PASSWORD, createHuman, createOidcApp, createProject, discover } from './support/oidc-fixtures.js';
+import type { OidcApp } from './support/oidc-fixtures.js';
+import { ACR_MFA, ACR_PASSWORD, setLoginPolicy, totpCode } from './support/second-factor.js';
+
+/**
+ * Multi-factor sign-in as a person does it in Chromium (docs/product-rules.md, "Multi-factor sign-in"),
+ * with openid-client as the relying party: TOTP enrolment from the secret on the page, recovery codes,
+ * passkeys on Chromium's virtual authenticator (DevTools protocol, WebAuthn domain) as the only factor and
+ * as the second, step-up with acr_values, and the `required` policy. WebAuthn needs a host name, so the
+ * service's public URL is http://localhost.
+ */
+describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step-up, required policy', () => {
+  const svc = useService({ PUBLIC_URL: 'http://localhost:{port}' });
+  let browser: Browser;
+  let rp: RelyingParty;
+  let project: { orgId: string; projectId: string; primaryDomain: string };
+  let app: OidcApp;
+  let config: oidc.Configuration;
+
+  before(async () => {
+    browser = await launchBrowser();
+    rp = await startRelyingParty();
+    project = await createProject(svc);
+    app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, rp.url);
+    config = await discover(svc, app.clientId, oidc.ClientSecretBasic(app.clientSecret!));
+  });
+  after(async () => {
+    await browser?.close();
+    await rp?.close();
+  });
+
+  async function newUser(orgId = project.orgId, primaryDomain = project.primaryDomain) {
+    const user = await createHuman(svc, orgId);
+    return { ...user, loginName: `${user.userName}@${primaryDomain}` };
+  }
+
+  function authUrl(state: string, params: Record<string, string> = {}, cfg = config): URL {
+    return oidc.buildAuthorizationUrl(cfg, { redirect_uri: `${rp.url}/cb`, scope: 'openid', state, ...params });
+  }
+
+  async function claimsOf(cb: Callback, state: string, cfg = config) {
+    const tokens = await oidc.authorizationCodeGrant(cfg, cb.url, { expectedState: state, idTokenExpected: true });
+    return tokens.claims()!;
+  }
+
+  /**
+   * Chromium's virtual platform authenticator: resident keys, user verification, presence simulated.
+   * It answers the login page's conditional (autofill) request at once, as a user picking the passkey
+   * from the login name field would; `presence(false)` holds it back (nobody touches the authenticator)
+   * so that a test can reach the page's buttons first.
+   */
+  async function addAuthenticator(page: Page): Promise<{ presence(enabled: boolean): Promise<void> }> {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    });
+    return { presence: async (enabled) => void (await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled })) };
+  }
+
+  /** On the offer (or the required enrolment) page: TOTP set up from the shown secret; returns it and the recovery codes. */
+  async function enrolTotpOnPage(page: Page): Promise<{ secret: string; codes: string[] }> {
+    await page.click('[data-totp-enrol]');
+    const secret = (await page.textContent('[data-totp-secret]'))!.trim();
+    const uri = (await page.getAttribute('[data-totp-uri]', 'data-totp-uri'))!;
+    assert.equal(new URL(uri).searchParams.get('secret'), secret, 'the otpauth:// URI carries the shown secret');
+    await page.fill('input[name="code"]', totpCode(secret));
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('[data-recovery-code]');
+    const codes = await page.$$eval('[data-recovery-code]', (els) => els.map((e) => e.textContent ?? ''));
+    await page.click('button[type="submit"]');
+    return { secret, codes };
+  }
+
+  async function enterCode(page: Page, code: string): Promise<void> {
+    await page.waitForSelector('input[name="code"]');
+    await page.fill('input[name="code"]', code);
+    await page.click('button[type="submit"]');
+  }
+
+  it('TOTP: enrolled from the secret on the page, then asked at every sign-in; a recovery code works once', async () => {
+    const user = await newUser();
+    const ui = await newPage(browser);
+    try {
+      let enrolled: { secret: string; codes: string[] } = { secret: '', codes: [] };
+      const first = await authorize(rp, ui.page, authUrl('t1'), async (page) => {
+        await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
+        enrolled = await enrolTotpOnPage(page);
+      });
+      assert.equal(enrolled.codes.length, 10);
+      const claims = await claimsOf(first, 't1');
+      assert.deepEqual(claims.amr, ['pwd', 'otp', 'mfa']);
+      assert.equal(claims.acr, ACR_MFA);
+
+      const second = await authorize(rp, ui.page, authUrl('t2', { prompt: 'login' }), async (page) => {
+        await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
+        await enterCode(page, totpCode(enrolled.secret, 1));
+      });
+      assert.equal((await claimsOf(second, 't2')).acr, ACR_MFA);
+
+      const recovered = await authorize(rp, ui.page, authUrl('t3', { prompt: 'login' }), async (page) => {
+        await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
+        await enterCode(page, enrolled.codes[0]);
+      });
+      assert.deepEqual((await claimsOf(recovered, 't3')).amr, ['pwd', 'otp', 'mfa']);
+
+      const seen = rp.callbacks.length;
+      await ui.page.goto(String(authUrl('t4', { prompt: 'login', ui_locales: 'de' })));
+      await submitLogin(ui.page, user.loginName, PASSWORD, { declineMfaOffer: false });
+      await enterCode(ui.page, enrolled.codes[0]);
+      await ui.page.waitForSelector('[role="alert"]');
+      assert.match((await ui.page.textContent('[role="alert"]')) ?? '', /schon verwendet/, 'a used recovery code is refused (in German)');
+      assert.equal(await ui.page.textContent('h1'), 'Bestätige, dass du es bist');
+      assert.equal(rp.callbacks.length, seen, 'nothing reached the relying party');
+    } finally {
+      await ui.context.close();
+    }
+  });
+
+  it('passkeys: registered on the virtual authenticator, then the only factor (passwordless) and a second factor', async () => {
+    const user = await newUser();
+    const ui = await newPage(browser);
+    try {
+      const authenticator = await addAuthenticator(ui.page);
+      const registered = await authorize(rp, ui.page, authUrl('p1'), async (page) => {
+        await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
+        await page.click('[data-passkey-register]');
+        await page.waitForSelector('[data-recovery-code]');
+        await page.click('button[type="submit"]');
+      });
+      const enrolled = await claimsOf(registered, 'p1');
+      assert.deepEqual(enrolled.amr, ['pwd', 'hwk', 'user', 'mfa']);
+      assert.equal(enrolled.acr, ACR_MFA);
+      const factors = await svc.api('GET', `/management/v1/orgs/${project.orgId}/users/${user.userId}/factors`, { token: svc.adminToken });
+      assert.deepEqual(factors.body.factors.map((f: { type: string }) => f.type).sort(), ['passkey', 'recovery_codes']);
+
+      // Passwordless through autofill (conditional mediation): the login page alone signs in, nothing typed.
+      const autofilled = await authorize(rp, ui.page, authUrl('p2', { prompt: 'login' }));
+      const alone = await claimsOf(autofilled, 'p2');
+      assert.deepEqual(alone.amr, ['hwk', 'user', 'mfa'], 'a user-verified passkey alone');
+      assert.equal(alone.acr, ACR_MFA);
+      assert.equal(alone.sub, user.userId);
+
+      // Passwordless through the login page's passkey button.
+      await authenticator.presence(false);
+      const clicked = await authorize(rp, ui.page, authUrl('p3', { prompt: 'login' }), async (page) => {
+        assert.match((await page.getAttribute('input[name="loginName"]', 'autocomplete')) ?? '', /webauthn/, 'the login name field offers passkeys');
+        await authenticator.presence(true);
+        await page.click('[data-passkey-login]');
+      });
+      assert.deepEqual((await claimsOf(clicked, 'p3')).amr, ['hwk', 'user', 'mfa']);
+
+      // As the second factor after the password.
+      await authenticator.presence(false);
+      const second = await authorize(rp, ui.page, authUrl('p4', { prompt: 'login' }), async (page) => {
+        await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
+        await page.waitForSelector('input[name="code"]');
+        await authenticator.presence(true);
+        await page.click('[data-passkey-login]');
+      });
+      assert.deepEqual((await claimsOf(second, 'p4')).amr, ['pwd', 'hwk', 'user', 'mfa']);
+      const checks = await searchEvents(svc, { event_types: ['user.human.mfa.check.succeeded'], aggregate_id: user.userId });
+      assert.equal(checks.length, 3);
+    } finally {
+      await ui.context.close();
+    }
+  });
+
+  it("a captured assertion is refused under another sign-in and as another user's second factor, and the failure is counted", async () => {
+    const owner = await newUser();
+    const other = await newUser();
+    const ui = await newPage(browser);
+    const otherUi = await newPage(browser);
+    try {
+      const authenticator = await addAuthenticator(ui.page);
+      await authorize(rp, ui.page, authUrl('c1'), async (page) => {
+        await submitLogin(page, owner.loginName, PASSWORD, { declineMfaOffer: false });
+        await page.click('[data-passkey-register]');
+        await page.waitForSelector('[data-recovery-code]');
+        await page.click('button[type="submit"]');
+      });
+      await authorize(rp, otherUi.page, authUrl('c2'), async (page) => {
+        await submitLogin(page, other.loginName, PASSWORD, { declineMfaOffer: false });
+        await enrolTotpOnPage(page);
+      });
+      // On a new sign-in's login page the browser signs an assertion with the owner's passkey; it is
+      // taken instead of being posted (the page stays), valid for this sign-in's challenge.
+      let captured = '';
+      await ui.page.route('**/passkey', async (route) => {
+        captured = new URLSearchParams(route.request().postData() ?? '').get('response') ?? '';
+        await route.fulfill({ status: 204 });
+      });
+      await authenticator.presence(false);
+      await ui.page.goto(String(authUrl('c3', { prompt: 'login' })));
+      await authenticator.presence(true);
+      await ui.page.click('[data-passkey-login]');
+      for (let i = 0; i < 100 && !captured; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(captured, 'an assertion was captured');
+      await ui.page.unroute('**/passkey');
+      await authenticator.presence(false);
+
+      const post = async (step: string, fields: Record<string, string>) => {
+        const uid = /\/ui\/login\/([^/?#]+)/.exec(ui.page.url())![1];
+        const csrf = (await ui.page.getAttribute('input[name="csrf"]', 'value'))!;
+        return ui.context.request.post(`${svc.config.publicUrl}/ui/login/${uid}/${step}`, { form: { csrf, ...fields }, maxRedirects: 0 });
+      };
+      // The same sign-in continues with the other user's password: the owner's assertion is no second factor of theirs.
+      await ui.page.fill('input[name="loginName"]', other.loginName);
+      await ui.page.fill('input[name="password"]', PASSWORD);
+      await ui.page.click('form[action$="/login"] button[type="submit"]');
+      await ui.page.waitForSelector('input[name="code"]');
+      const failedBefore = (await searchEvents(svc, { event_types: ['user.human.mfa.check.failed'], aggregate_id: other.userId })).length;
+      const foreign = await post('passkey', { response: captured });
+      assert.equal(foreign.status(), 401, "another user's passkey is refused");
+      const failedAfter = (await searchEvents(svc, { event_types: ['user.human.mfa.check.failed'], aggregate_id: other.userId })).length;
+      assert.equal(failedAfter - failedBefore, 1, 'and counted against the user signing in');
+
+      // Another sign-in (another interaction, another challenge): refused.
+      await ui.page.goto(String(authUrl('c4', { prompt: 'login' })));
+      const replayed = await post('passkey', { response: captured });
+      assert.equal(replayed.status(), 401, 'an assertion for another sign-in is refused');
+      const ownerChecks = await searchEvents(svc, { event_types: ['user.human.mfa.check.succeeded'], aggregate_id: owner.userId });
+      assert.equal(ownerChecks.length, 0, 'the captured assertion never signed anyone in');
+    } finally {
+      await ui.context.close();
+      await otherUi.context.close();
+    }
+  });
+
+  it('step-up: acr_values asks a password-only session for its second factor, without the password', async () => {
+    const org = await createOrg(svc);
+    const stepProject = await createProject(svc, org.id);
+    const stepApp = await createOidcApp(svc, stepProject, { authMethod: 'client_secret_basic' }, rp.url);
+    const stepConfig = await discover(svc, stepApp.clientId, oidc.ClientSecretBasic(stepApp.clientSecret!));
+    const user = await newUser(org.id, org.primaryDomain);
+    const ui = await newPage(browser);
+    try {
+      let secret = '';
+      await authorize(rp, ui.page, authUrl('s1', {}, stepConfig), async (page) => {
+        await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
+        secret = (await enrolTotpOnPage(page)).secret;
+      });
+      await setLoginPolicy(svc, org.id, { mfa: 'off' });
+      const pwd = await authorize(rp, ui.page, authUrl('s2', { prompt: 'login' }, stepConfig), (page) => submitLogin(page, user.loginName, PASSWORD));
+      assert.equal((await claimsOf(pwd, 's2', stepConfig)).acr, ACR_PASSWORD);
+      await setLoginPolicy(svc, org.id, { mfa: 'optional' });
+      const stepped = await authorize(rp, ui.page, authUrl('s3', { acr_values: ACR_MFA }, stepConfig), async (page) => {
+        assert.equal(await page.$('input[name="password"]'), null, 'no password asked');
+        await enterCode(page, totpCode(secret, 1));
+      });
+      const claims = await claimsOf(stepped, 's3', stepConfig);
+      assert.equal(claims.acr, ACR_MFA);
+      assert.deepEqual(claims.amr, ['pwd', 'otp', 'mfa']);
+    } finally {
+      await ui.context.close();
+    }
+  });
+
+  it('policy required: a user without factors enrols before the authorization completes, with no way to skip', async () => {
+    const org = await createOrg(svc);
+    const reqProject = await createProject(svc, org.id);
+    const reqApp = await createOidcApp(svc, reqProject, { authMethod: 'client_secret_basic' }, rp.url);
+    const reqConfig = await discover(svc, reqApp.clientId, oidc.ClientSecretBasic(reqApp.clientSecret!));
+    await setLoginPolicy(svc, org.id, { mfa: 'required' });
+    const user = await newUser(org.id, org.primaryDomain);
+    const ui = await newPage(browser);
+    try {
+      const cb = await authorize(rp, ui.page, authUrl('r1', {}, reqConfig), async (page) => {
+        await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
+        await page.waitForSelector('[data-totp-enrol]');
+        assert.equal(await page.$('[data-mfa-skip]'), null, 'no skip under the required policy');
+        await enrolTotpOnPage(page);
+      });
+      assert.equal((await claimsOf(cb, 'r1', reqConfig)).acr, ACR_MFA);
+    } finally {
+      await ui.context.close();
+    }
+  });
+});
