@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
+import { Secret, TOTP } from 'otpauth';
 import { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/common/config/config.js';
 import { dataSourceOptions } from '../../src/common/database/data-source.js';
@@ -149,6 +150,28 @@ describe('secrets of the OIDC flows stay out of the logs and the database', () =
 
     await form('/oauth/v2/revoke', { token: tokens.refresh_token, token_type_hint: 'refresh_token' }, basic);
     assert.ok(human.userId);
+
+    // A second factor: a TOTP secret and its first code, and the recovery codes (docs/product-rules.md, "Multi-factor sign-in").
+    await post(`${m}/users/human`, { userName: 'bob', profile: { firstName: 'B', lastName: 'M' }, email: { email: 'bob@example.com', isEmailVerified: true }, password: PASSWORD });
+    const second = new LoginClient(proc.url);
+    second.declinesMfaOffer = false;
+    const started = await second.startLogin({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'state-4-scan' });
+    const offered = await second.post(`/ui/login/${started.uid}/login`, { csrf: started.csrf, loginName: `bob@${org.primaryDomain}`, password: PASSWORD });
+    assert.equal(offered.location, `/ui/login/${started.uid}`, 'the enrolment offer');
+    const setup = await second.post(`/ui/login/${started.uid}/enrol/totp`, { csrf: started.csrf });
+    const totpSecret = /<code data-totp-secret>([A-Z2-7]+)<\/code>/.exec(setup.text)?.[1];
+    keep('TOTP secret', totpSecret);
+    const factorId = /name="factorId" value="([^"]+)"/.exec(setup.text)?.[1] ?? '';
+    const totp = new TOTP({ secret: Secret.fromBase32(totpSecret!), algorithm: 'SHA1', digits: 6, period: 30 }).generate();
+    const shown = await second.post(`/ui/login/${started.uid}/enrol/totp/confirm`, { csrf: started.csrf, factorId, code: totp });
+    const recoveryCodes = [...shown.text.matchAll(/<code data-recovery-code>([^<]+)<\/code>/g)].map((match) => match[1]);
+    assert.equal(recoveryCodes.length, 10, shown.text.slice(0, 300));
+    // Codes are shorter than the scan's 16 characters: each is kept as it is shown and without its dashes.
+    // (A 6-digit TOTP code is not searched for: timestamps in any dump contain such digit runs by chance.)
+    for (const [i, recovery] of recoveryCodes.entries()) {
+      secrets.set(`recovery code ${i}`, recovery);
+      secrets.set(`recovery code ${i} (typed)`, recovery.replace(/-/g, ''));
+    }
   });
 
   it('none of them is in the debug log', async () => {

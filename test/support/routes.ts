@@ -84,7 +84,8 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
           method: method.toUpperCase(),
           path: route.path,
           // Showing a form needs only the interaction cookie; posting one also the CSRF value bound to it.
-          policy: method === 'get' ? 'public (interaction cookie)' : 'public (interaction cookie, CSRF value)',
+          // The passkey ceremony's scripts are static files.
+          policy: route.path.includes('/assets/') ? 'public (static file)' : method === 'get' ? 'public (interaction cookie)' : 'public (interaction cookie, CSRF value)',
         }))
       : [],
   );

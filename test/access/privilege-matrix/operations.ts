@@ -216,6 +216,17 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/login/:uid/login': 'signs the end-user in with their own password',
   'POST /ui/login/:uid/select': "selects one of the browser's own accounts",
   'POST /ui/login/:uid/register': 'creates a user without roles (self-registration)',
+  // The second step acts only on the user whose first factor this interaction verified (or the
+  // session's user for a step-up); a passkey sign-in on the user its credential belongs to.
+  'POST /ui/login/:uid/code': "checks the signing-in user's own TOTP or recovery code",
+  'POST /ui/login/:uid/passkey': "checks the signing-in user's own passkey (or signs its owner in)",
+  'POST /ui/login/:uid/enrol/totp': 'starts a TOTP enrolment for the signing-in user',
+  'POST /ui/login/:uid/enrol/totp/confirm': "confirms the signing-in user's new TOTP authenticator",
+  'POST /ui/login/:uid/enrol/passkey': 'registers a passkey for the signing-in user',
+  'POST /ui/login/:uid/enrol/skip': 'the signing-in user declines to enrol now',
+  'POST /ui/login/:uid/continue': 'finishes the sign-in after the recovery codes were shown',
+  'GET /ui/login/assets/webauthn.js': 'a static script (the WebAuthn ceremony)',
+  'GET /ui/login/assets/passkeys.js': 'a static script (the WebAuthn ceremony)',
 };
 
 /**

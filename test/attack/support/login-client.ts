@@ -38,7 +38,7 @@ export class LoginClient {
 
   async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<PageResponse> {
     const response = await this.send('POST', path, new URLSearchParams(form).toString(), { 'content-type': 'application/x-www-form-urlencoded', ...headers });
-    const step = /^\/ui\/login\/([^/?]+)\/(login|register|select|passkey)$/.exec(path);
+    const step = /^\/ui\/login\/([^/?]+)\/(login|register|select|passkey)(\?.*)?$/.exec(path);
     if (!this.declinesMfaOffer || !step || response.status !== 303 || response.location !== `/ui/login/${step[1]}`) return response;
     const offer = await this.get(response.location);
     if (!offer.text.includes('data-mfa-skip')) return response;
