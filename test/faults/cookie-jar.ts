@@ -21,6 +21,19 @@ export class CookieJar {
     return this.send(base, url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
   }
 
+  /**
+   * Posts the login form; a user without a second factor is then offered to enrol one (policy `optional`,
+   * docs/product-rules.md, "Multi-factor sign-in") and, like a user clicking "Not now", declines.
+   */
+  async login(base: string, action: string, form: Record<string, string>): Promise<Hop> {
+    const hop = await this.postForm(base, action, form);
+    const uidPage = action.replace(/\/login$/, '');
+    if (hop.location !== uidPage) return hop;
+    const offer = await this.get(base, uidPage);
+    if (!offer.text.includes('data-mfa-skip')) return hop;
+    return this.postForm(base, `${uidPage}/enrol/skip`, { csrf: form.csrf ?? '' });
+  }
+
   private async send(base: string, url: string, init: { method: string; headers?: Record<string, string>; body?: string }): Promise<Hop> {
     const target = new URL(url, base);
     const onService = new URL(target.pathname + target.search, base);

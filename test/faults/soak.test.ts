@@ -92,7 +92,7 @@ describe('faults: bounded soak of mixed load', () => {
         const action = /action="([^"]+)"/.exec(page.text)?.[1]?.replaceAll('&amp;', '&');
         const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
         if (!action || !csrf) return void failures.push(`login page: ${page.status} ${page.text.slice(0, 200)}`);
-        let hop = await jar.postForm(service.url, action, { csrf, loginName, password: PASSWORD });
+        let hop = await jar.login(service.url, action, { csrf, loginName, password: PASSWORD });
         for (let i = 0; i < 5 && hop.location && !hop.location.startsWith(REDIRECT); i++) hop = await jar.get(service.url, hop.location);
         const code = hop.location?.startsWith(REDIRECT) ? new URL(hop.location).searchParams.get('code') : null;
         if (!code) return void failures.push(`login: no code (${hop.status} ${hop.location ?? hop.text.slice(0, 200)})`);

@@ -95,7 +95,7 @@ describe('faults: two service processes over one database', () => {
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)?.[1];
     assert.ok(action && csrf, 'the login page has a form with a CSRF token');
     // The password is submitted to the other process, which resumes the interaction A started.
-    const submitted = await jar.postForm(b.url, action.replaceAll('&amp;', '&'), { csrf, loginName: user.loginName, password: PASSWORD });
+    const submitted = await jar.login(b.url, action.replaceAll('&amp;', '&'), { csrf, loginName: user.loginName, password: PASSWORD });
     const callback = await untilCallback(jar, submitted, [b, a]);
     const tokens = await redeem(b, callback);
     assert.equal((await introspect(a, tokens.access_token)).active, true, 'a token B issued introspects on A');
@@ -145,7 +145,7 @@ describe('faults: two service processes over one database', () => {
     const page = await jar.get(b.url, started.location!);
     const action = /action="([^"]+)"/.exec(page.text)![1].replaceAll('&amp;', '&');
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.text)![1];
-    const tokens = await redeem(b, await untilCallback(jar, await jar.postForm(b.url, action, { csrf, loginName: user.loginName, password: PASSWORD }), [b]));
+    const tokens = await redeem(b, await untilCallback(jar, await jar.login(b.url, action, { csrf, loginName: user.loginName, password: PASSWORD }), [b]));
     assert.equal((await introspect(b, tokens.access_token)).active, true);
 
     const deactivated = await tenant.scim('PATCH', `/Users/${user.userId}`, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] } });
