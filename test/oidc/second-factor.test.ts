@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { databaseState } from '../attack/support/db-state.js';
-import { searchEvents, useService } from '../support/fixtures.js';
+import bcrypt from 'bcryptjs';
+import { humanUser, importBody, importedIds, postImport } from '../import/import.helpers.js';
+import { createUser, scimTenant, userBody } from '../scim/scim-helpers.js';
+import { searchEvents, unique, useService } from '../support/fixtures.js';
 import { PASSWORD, createHuman, createOidcApp, createProject } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { ACR_MFA, ACR_PASSWORD, SignInFlow, factorIdOf, recoveryCodesOf, setLoginPolicy, totpCode, totpSecretOf } from './support/second-factor.js';
@@ -185,6 +188,28 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     // Going to the authorization endpoint's resume URL directly signs nobody in.
     const resumed = await f.client.follow(await f.client.get(`/oauth/v2/authorize/${f.uid}`));
     assert.ok(!(resumed.location ?? '').includes('code='), `no code without the second factor: ${resumed.location}`);
+  });
+
+  it('policy required: imported and SCIM-provisioned users enrol a factor at their first sign-in', async () => {
+    const tenant = await scimTenant(svc);
+    const provisioned = unique('scim');
+    await createUser(tenant, userBody(provisioned, { password: PASSWORD }));
+    const importedOrg = unique('imported-org');
+    const imported = unique('imported');
+    const response = await postImport(svc, importBody([{ orgId: importedOrg, org: { name: importedOrg }, humanUsers: [humanUser(unique('imp'), imported, { hashedPassword: { value: bcrypt.hashSync(PASSWORD, 4) } })] }]));
+    assert.equal(importedIds(response).length, 1);
+    // A bare login name: each name is the only one of its kind in the instance.
+    for (const [orgId, userName] of [[tenant.orgId, provisioned], [importedOrg, imported]]) {
+      const orgApp = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' }, RP);
+      await setLoginPolicy(svc, orgId, { mfa: 'required' });
+      const f = new SignInFlow(svc, orgApp, `${RP}/cb`);
+      await f.authorize();
+      const enrol = await f.next(await f.password(userName, PASSWORD));
+      assert.match(enrol.text, /requires a second factor/, `${userName}: enrolment required`);
+      const setup = await f.post('enrol/totp', enrol);
+      const shown = await f.post('enrol/totp/confirm', setup, { factorId: factorIdOf(setup), code: totpCode(totpSecretOf(setup)) });
+      assert.equal((await f.tokens(await f.post('continue', shown))).claims.acr, ACR_MFA);
+    }
   });
 
   it('step-up: acr_values asks the session user only for the second factor; prompt=none answers interaction_required', async () => {
