@@ -18,6 +18,10 @@ export function passkeyMethods(multiDevice: boolean, userVerified: boolean): str
   return [multiDevice ? 'swk' : 'hwk', 'user', ...(userVerified ? ['mfa'] : [])];
 }
 
+export function isPasskeyMethod(method: string): boolean {
+  return method === 'hwk' || method === 'swk';
+}
+
 /** The methods of a sign-in made of several steps, and its `acr`. */
 export function authenticationOf(...steps: string[][]): { amr: string[]; acr: string } {
   const methods = [...new Set(steps.flat())];

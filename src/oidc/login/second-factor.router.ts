@@ -10,7 +10,7 @@ import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { logins } from '../../common/metrics/metrics.js';
 import { FactorsService } from '../../users/factors/factors.service.js';
-import type { FactorOwner } from '../../users/factors/factors.service.js';
+import type { FactorOwner, FoundPasskey } from '../../users/factors/factors.service.js';
 import { authenticationOptions, registrationOptions, relyingPartyOf, verifyAssertion, verifyRegistration } from '../../users/factors/passkeys.js';
 import type { RelyingParty } from '../../users/factors/passkeys.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
@@ -18,7 +18,7 @@ import { isActive } from '../../users/rules/user-state.js';
 import { mayServe } from '../account/organization-boundary.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
-import { ACR_MFA, authenticationOf, passkeyMethods } from './authentication-methods.js';
+import { ACR_MFA, authenticationOf, isPasskeyMethod, passkeyMethods } from './authentication-methods.js';
 import { LoginInteractions } from './login-interactions.js';
 import type { Interaction } from './login-interactions.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
@@ -124,7 +124,7 @@ export class SecondFactorUi {
     const pending: PendingSignIn = { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods, enrol: false, required: false };
     if (policy.mfa === 'off' || authenticationOf(methods).acr === ACR_MFA) return this.complete(req, res, interaction, pending, []);
     const factors = await this.factors.summary(user.id);
-    const usable = factors.totp || factors.recoveryCodes || (policy.passkeys && factors.passkeys.length > 0);
+    const usable = factors.totp || factors.recoveryCodes || (policy.passkeys && !methods.some(isPasskeyMethod) && factors.passkeys.length > 0);
     const wanted = policy.mfa === 'required' || requestsMfa(interaction);
     if (usable) return this.toStep(req, res, interaction, pending);
     if (wanted) return this.toStep(req, res, interaction, { ...pending, enrol: true, required: true });
@@ -172,7 +172,7 @@ export class SecondFactorUi {
       return this.interactions.render(res, enrolPage(ctx, pending.required, `${base}/enrol/totp`, passkey, pending.required ? undefined : `${base}/enrol/skip`, error));
     }
     const factors = await this.factors.summary(pending.userId);
-    const passkeys = policy.passkeys ? factors.passkeys : [];
+    const passkeys = policy.passkeys && !pending.methods.some(isPasskeyMethod) ? factors.passkeys : [];
     const passkey = passkeys.length > 0
       ? passkeyForm(this.interactions.formContext(req, interaction, 'passkey'), 'sign-in', await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in'), passkeys))
       : '';
@@ -204,34 +204,26 @@ export class SecondFactorUi {
   /**
    * A passkey assertion: the second factor of a pending sign-in (a passkey of that user only), or a
    * sign-in of its own from the login page (any passkey of this relying party, of a user the client
-   * may sign in, where the user's organization allows passkeys).
+   * may sign in). Only where the user's organization allows passkeys, and never a passkey after a passkey.
    */
   private async passkey(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
     // Enrolling is no moment for a sign-in: the enrolment page shows again.
     if (pending?.enrol || pending?.recoveryShown) return this.restart(res, interaction);
     const response = parseJson<AuthenticationResponseJSON>(req.body.response);
-    const found = response && typeof response.id === 'string' ? await this.factors.findPasskey(response.id) : undefined;
-    let user: FactorOwner & { loginName: string };
-    if (pending) {
-      user = { id: pending.userId, orgId: pending.orgId, loginName: pending.loginName };
-    } else {
-      const candidate = found ? await this.loginUsers.findById(found.userId) : null;
-      const client = await this.holder.provider.Client.find(interaction.params.client_id ?? '');
-      const usable = candidate && candidate.type === 'human' && isActive(candidate) && mayServe(client, candidate) && (await this.policies.get(candidate.orgId)).passkeys;
-      if (!candidate || !usable) {
-        // Nobody to count the attempt against: the IP's rate limit counts it.
-        const retryAfter = await this.rateLimiter.reserve(this.ip(req));
-        logins.inc({ result: retryAfter === undefined ? 'failure' : 'rate_limited' });
-        return this.loginRefused(req, res, interaction, retryAfter);
-      }
-      user = { id: candidate.id, orgId: candidate.orgId, loginName: candidate.loginName };
+    const found = typeof response?.id === 'string' ? await this.factors.findPasskey(response.id) : undefined;
+    const user = pending ?? (await this.passkeyOwner(interaction, found));
+    if (!user || !(await this.passkeyAllowed(user))) {
+      if (pending) return this.refused(req, res, interaction, pending, true);
+      // Nobody to count the attempt against: the IP's rate limit counts it.
+      const retryAfter = await this.rateLimiter.reserve(this.ip(req));
+      logins.inc({ result: retryAfter === undefined ? 'failure' : 'rate_limited' });
+      return this.loginRefused(req, res, interaction, retryAfter);
     }
-    const state = pending ?? { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods: [], enrol: false, required: false };
-    if (!(await this.counted(req, res, interaction, state))) return;
+    if (!(await this.counted(req, res, interaction, user))) return;
     let userVerified = false;
-    const result = await this.factors.checkPasskey(user, found, this.source(req), async () => {
-      if (!found || !response || found.userId !== user.id || !userHandleMatches(response, user.id)) return undefined;
+    const result = await this.factors.checkPasskey(owner(user), found, this.source(req), async () => {
+      if (!found || !response || found.userId !== user.userId || !userHandleMatches(response, user.userId)) return undefined;
       const verified = await verifyAssertion(this.rp, response, found.passkey, this.challenges.checker(interaction.uid, 'sign-in'));
       userVerified = verified?.userVerified ?? false;
       return verified?.newSignCount;
@@ -241,9 +233,22 @@ export class SecondFactorUi {
     const methods = passkeyMethods(found.multiDevice, userVerified);
     if (pending) return this.complete(req, res, interaction, pending, methods);
     logins.inc({ result: 'success' });
-    const loginUser = await this.loginUsers.findById(user.id);
+    const loginUser = await this.loginUsers.findById(user.userId);
     if (!loginUser) return this.loginRefused(req, res, interaction);
     return this.afterFirstFactor(req, res, interaction, loginUser, methods);
+  }
+
+  /** The owner of a passkey presented on the login page, when it is a user this client may sign in. */
+  private async passkeyOwner(interaction: Interaction, found: FoundPasskey | undefined): Promise<PendingSignIn | undefined> {
+    const candidate = found ? await this.loginUsers.findById(found.userId) : null;
+    if (!candidate || candidate.type !== 'human' || !isActive(candidate)) return undefined;
+    if (!mayServe(await this.holder.provider.Client.find(interaction.params.client_id ?? ''), candidate)) return undefined;
+    return { userId: candidate.id, orgId: candidate.orgId, loginName: candidate.loginName, methods: [], enrol: false, required: false };
+  }
+
+  /** The organization allows passkeys, and the sign-in's first factor was not one (it would not be a second). */
+  private async passkeyAllowed(pending: PendingSignIn): Promise<boolean> {
+    return !pending.methods.some(isPasskeyMethod) && (await this.policies.get(pending.orgId)).passkeys;
   }
 
   private async startTotp(req: Request, res: Response, interaction: Interaction): Promise<void> {
