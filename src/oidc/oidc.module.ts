@@ -8,6 +8,7 @@ import { SigningKeysService } from './keys/signing-keys.service.js';
 import { LoginUiRouter } from './login/login-ui.router.js';
 import { LoginInteractions } from './login/login-interactions.js';
 import { SecondFactorUi } from './login/second-factor.router.js';
+import { SecondFactorPages } from './login/second-factor.pages.js';
 import { PasswordLoginService } from './login/password-login.service.js';
 import { OidcDispatch } from './provider/extensions/oidc-dispatch.middleware.js';
 import { ProviderHolder } from './provider/provider.holder.js';
@@ -30,6 +31,7 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     LoginUiRouter,
     LoginInteractions,
     SecondFactorUi,
+    SecondFactorPages,
     OidcDispatch,
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
     { provide: USER_TOKENS, useClass: OidcUserTokens },

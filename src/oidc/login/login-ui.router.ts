@@ -199,7 +199,7 @@ export class LoginUiRouter {
     const ctx = this.interactions.formContext(req, interaction, 'login');
     const offered = await this.registration.offered(interaction.params.client_id ?? '');
     const link = offered.allowed ? `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${ctx.t.register}</a></p>` : '';
-    const passkey = await this.secondFactor.loginPasskey(req, interaction, offered.passkeys);
+    const passkey = await this.secondFactor.pages.loginPasskey(req, interaction, offered.passkeys);
     this.interactions.render(res, loginPage(ctx, loginName, error?.(ctx.t), link, passkey));
   }
 }

@@ -10,9 +10,8 @@ import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { logins } from '../../common/metrics/metrics.js';
 import { FactorsService } from '../../users/factors/factors.service.js';
-import type { FactorOwner, FoundPasskey } from '../../users/factors/factors.service.js';
-import { authenticationOptions, registrationOptions, relyingPartyOf, verifyAssertion, verifyRegistration } from '../../users/factors/passkeys.js';
-import type { RelyingParty } from '../../users/factors/passkeys.js';
+import type { FoundPasskey } from '../../users/factors/factors.service.js';
+import { verifyAssertion, verifyRegistration } from '../../users/factors/passkeys.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { isActive } from '../../users/rules/user-state.js';
 import { mayServe } from '../account/organization-boundary.js';
@@ -26,27 +25,10 @@ import { LoginUsers } from './login-users.js';
 import type { LoginUser } from './login-users.js';
 import { loginPage } from './login.views.js';
 import { PASSKEY_ASSETS } from './passkey-assets.js';
-import { enrolPage, passkeyForm, recoveryCodesPage, secondFactorPage, totpEnrolPage } from './second-factor.views.js';
-import { totpUri } from '../../users/factors/totp.js';
-import { WebAuthnChallenges } from './webauthn-challenges.js';
-
-/** Where a sign-in stands between its first factor and its completion (kept in the interaction). */
-interface PendingSignIn {
-  userId: string;
-  orgId: string;
-  loginName: string;
-  /** RFC 8176 methods of the steps done so far. */
-  methods: string[];
-  /** No factor yet: the user enrols one (`required`: without the choice to skip). */
-  enrol: boolean;
-  required: boolean;
-  /** A TOTP enrolment under way. */
-  totpFactorId?: string;
-  /** The recovery codes were shown; the next step completes the sign-in. */
-  recoveryShown?: boolean;
-}
-
-const PENDING = 'portcullis_second_factor';
+import { parseJson, userHandleMatches } from './passkey-responses.js';
+import { PENDING, owner, pendingOf, requestsMfa } from './pending-sign-in.js';
+import type { PendingSignIn } from './pending-sign-in.js';
+import { SecondFactorPages } from './second-factor.pages.js';
 
 /**
  * The second step of the login UI (docs/product-rules.md, "Multi-factor sign-in"): after the first
@@ -59,14 +41,13 @@ const PENDING = 'portcullis_second_factor';
  */
 @Injectable()
 export class SecondFactorUi {
-  private readonly rp: RelyingParty;
-  private readonly challenges: WebAuthnChallenges;
   private readonly rateLimiter: LoginRateLimiter;
   private readonly loginUsers: LoginUsers;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly interactions: LoginInteractions,
+    readonly pages: SecondFactorPages,
     private readonly factors: FactorsService,
     private readonly policies: LoginPolicyService,
     private readonly holder: ProviderHolder,
@@ -74,8 +55,6 @@ export class SecondFactorUi {
     dataSource: DataSource,
     uow: UnitOfWork,
   ) {
-    this.rp = relyingPartyOf(config.publicUrl, 'Portcullis');
-    this.challenges = new WebAuthnChallenges(hasher);
     this.rateLimiter = new LoginRateLimiter(dataSource, uow, hasher, config.loginRateLimit);
     this.loginUsers = new LoginUsers(dataSource);
   }
@@ -108,13 +87,6 @@ export class SecondFactorUi {
     }
   }
 
-  /** The passkey part of the login page, where the client's organization allows passkeys. */
-  async loginPasskey(req: Request, interaction: Interaction, allowed: boolean): Promise<string> {
-    if (!allowed) return '';
-    const ctx = this.interactions.formContext(req, interaction, 'passkey');
-    return passkeyForm(ctx, 'sign-in', await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in')), true);
-  }
-
   /**
    * After a first factor (a password; a passkey without user verification): completes the sign-in, or
    * keeps it pending and sends the browser to the second step the policy and the user's factors ask.
@@ -140,7 +112,7 @@ export class SecondFactorUi {
   async show(req: Request, res: Response, interaction: Interaction): Promise<boolean> {
     const pending = pendingOf(interaction);
     if (pending) {
-      await this.renderStep(req, res, interaction, pending);
+      await this.pages.render(req, res, interaction, pending);
       return true;
     }
     const { prompt, session } = interaction;
@@ -154,40 +126,8 @@ export class SecondFactorUi {
   /** After a form post, a redirect to the step's page (reloading it posts nothing again); on that page itself, the step. */
   private async toStep(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn): Promise<void> {
     await this.interactions.keep(interaction, PENDING, pending);
-    if (req.method === 'GET') return this.renderStep(req, res, interaction, pending);
+    if (req.method === 'GET') return this.pages.render(req, res, interaction, pending);
     res.status(303).location(`${LOGIN_UI_PREFIX}/${interaction.uid}`).set('Content-Length', '0').end();
-  }
-
-  private async renderStep(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, error?: string): Promise<void> {
-    if (pending.recoveryShown) return this.interactions.render(res, recoveryCodesPage(this.interactions.formContext(req, interaction, 'continue'), []));
-    if (pending.totpFactorId) {
-      const secret = await this.factors.pendingTotpSecret(pending.userId, pending.totpFactorId);
-      if (secret) return this.renderTotp(req, res, interaction, pending, secret, error);
-    }
-    const policy = await this.policies.get(pending.orgId);
-    if (pending.enrol) {
-      const ctx = this.interactions.formContext(req, interaction, 'enrol/passkey');
-      const passkey = policy.passkeys ? passkeyForm(ctx, 'register', await this.creationOptions(interaction, pending)) : '';
-      const base = `${LOGIN_UI_PREFIX}/${interaction.uid}`;
-      return this.interactions.render(res, enrolPage(ctx, pending.required, `${base}/enrol/totp`, passkey, pending.required ? undefined : `${base}/enrol/skip`, error));
-    }
-    const factors = await this.factors.summary(pending.userId);
-    const passkeys = policy.passkeys && !pending.methods.some(isPasskeyMethod) ? factors.passkeys : [];
-    const passkey = passkeys.length > 0
-      ? passkeyForm(this.interactions.formContext(req, interaction, 'passkey'), 'sign-in', await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in'), passkeys))
-      : '';
-    return this.interactions.render(res, secondFactorPage(this.interactions.formContext(req, interaction, 'code'), passkey, error));
-  }
-
-  private renderTotp(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, secret: string, error?: string): void {
-    const ctx = this.interactions.formContext(req, interaction, 'enrol/totp/confirm');
-    this.interactions.render(res, totpEnrolPage(ctx, secret, totpUri(secret, 'Portcullis', pending.loginName), pending.totpFactorId ?? '', error));
-  }
-
-  private creationOptions(interaction: Interaction, pending: PendingSignIn) {
-    return this.factors.summary(pending.userId).then((factors) =>
-      registrationOptions(this.rp, { id: pending.userId, loginName: pending.loginName, displayName: pending.loginName }, this.challenges.issue(interaction.uid, 'register'), factors.passkeys),
-    );
   }
 
   /** A TOTP or recovery code as the second factor. */
@@ -224,7 +164,7 @@ export class SecondFactorUi {
     let userVerified = false;
     const result = await this.factors.checkPasskey(owner(user), found, this.source(req), async () => {
       if (!found || !response || found.userId !== user.userId || !userHandleMatches(response, user.userId)) return undefined;
-      const verified = await verifyAssertion(this.rp, response, found.passkey, this.challenges.checker(interaction.uid, 'sign-in'));
+      const verified = await verifyAssertion(this.pages.rp, response, found.passkey, this.pages.challenges.checker(interaction.uid, 'sign-in'));
       userVerified = verified?.userVerified ?? false;
       return verified?.newSignCount;
     });
@@ -257,7 +197,7 @@ export class SecondFactorUi {
     const { factorId, secret } = await this.factors.startTotp(owner(pending));
     const next = { ...pending, totpFactorId: factorId };
     await this.interactions.keep(interaction, PENDING, next);
-    return this.renderTotp(req, res, interaction, next, secret);
+    return this.pages.totp(req, res, interaction, next, secret);
   }
 
   private async confirmTotp(req: Request, res: Response, interaction: Interaction): Promise<void> {
@@ -274,18 +214,18 @@ export class SecondFactorUi {
     const pending = pendingOf(interaction);
     if (!pending?.enrol || !(await this.policies.get(pending.orgId)).passkeys) return this.restart(res, interaction);
     const response = parseJson<RegistrationResponseJSON>(req.body.response);
-    const passkey = response ? await verifyRegistration(this.rp, response, this.challenges.checker(interaction.uid, 'register')) : undefined;
+    const passkey = response ? await verifyRegistration(this.pages.rp, response, this.pages.challenges.checker(interaction.uid, 'register')) : undefined;
     const t = this.interactions.formContext(req, interaction, 'passkey').t;
     if (!passkey) {
       res.status(400);
-      return this.renderStep(req, res, interaction, pending, t.passkeyRefused);
+      return this.pages.render(req, res, interaction, pending, t.passkeyRefused);
     }
     try {
       await this.factors.addPasskey(owner(pending), passkey);
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       res.status(409);
-      return this.renderStep(req, res, interaction, pending, t.passkeyRefused);
+      return this.pages.render(req, res, interaction, pending, t.passkeyRefused);
     }
     return this.enrolled(req, res, interaction, pending, passkeyMethods(passkey.multiDevice, passkey.userVerified));
   }
@@ -296,7 +236,7 @@ export class SecondFactorUi {
     if ((await this.factors.summary(pending.userId)).recoveryCodes) return this.complete(req, res, interaction, next, []);
     const codes = await this.factors.newRecoveryCodes(owner(pending));
     await this.interactions.keep(interaction, PENDING, { ...next, recoveryShown: true });
-    return this.interactions.render(res, recoveryCodesPage(this.interactions.formContext(req, interaction, 'continue'), codes));
+    return this.pages.recoveryCodes(req, res, interaction, codes);
   }
 
   private async skip(req: Request, res: Response, interaction: Interaction): Promise<void> {
@@ -325,7 +265,7 @@ export class SecondFactorUi {
     logins.inc({ result: 'rate_limited' });
     res.status(429).set('Retry-After', String(retryAfter));
     const t = this.interactions.formContext(req, interaction, 'code').t;
-    await this.renderStep(req, res, interaction, pending, t.tooManyAttempts(Math.ceil(retryAfter / 60)));
+    await this.pages.render(req, res, interaction, pending, t.tooManyAttempts(Math.ceil(retryAfter / 60)));
     return false;
   }
 
@@ -333,7 +273,7 @@ export class SecondFactorUi {
     logins.inc({ result: 'failure' });
     const t = this.interactions.formContext(req, interaction, 'code').t;
     res.status(401);
-    return this.renderStep(req, res, interaction, pending, passkey ? t.passkeyRefused : t.invalidCode);
+    return this.pages.render(req, res, interaction, pending, passkey ? t.passkeyRefused : t.invalidCode);
   }
 
   /** A passkey sign-in from the login page failed: the login page again, with the passkey offered. */
@@ -342,7 +282,7 @@ export class SecondFactorUi {
     if (retryAfter !== undefined) res.status(429).set('Retry-After', String(retryAfter));
     else res.status(401);
     const message = retryAfter !== undefined ? ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)) : ctx.t.passkeyRefused;
-    return this.interactions.render(res, loginPage(ctx, '', message, '', await this.loginPasskey(req, interaction, true)));
+    return this.interactions.render(res, loginPage(ctx, '', message, '', await this.pages.loginPasskey(req, interaction, true)));
   }
 
   /** A step posted out of order (or after the interaction moved on): the current step is shown again. */
@@ -359,31 +299,3 @@ export class SecondFactorUi {
   }
 }
 
-function pendingOf(interaction: Interaction): PendingSignIn | undefined {
-  return interaction.result?.[PENDING] as PendingSignIn | undefined;
-}
-
-function owner(pending: PendingSignIn): FactorOwner {
-  return { id: pending.userId, orgId: pending.orgId };
-}
-
-function requestsMfa(interaction: Interaction): boolean {
-  return String(interaction.params.acr_values ?? '').split(' ').includes(ACR_MFA);
-}
-
-/** A discoverable credential names its user (WebAuthn §7.2 step 6): it must be the passkey's owner. */
-function userHandleMatches(response: AuthenticationResponseJSON, userId: string): boolean {
-  const handle = response.response?.userHandle;
-  return handle === undefined || handle === Buffer.from(userId).toString('base64url');
-}
-
-/** A posted JSON object, or undefined for anything else (never throws on bad input). */
-function parseJson<T>(value: unknown): T | undefined {
-  if (typeof value !== 'string' || value.length === 0) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as T) : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -1,0 +1,33 @@
+import type { FactorOwner } from '../../users/factors/factors.service.js';
+import { ACR_MFA } from './authentication-methods.js';
+import type { Interaction } from './login-interactions.js';
+
+/** Where a sign-in stands between its first factor and its completion (kept in the interaction). */
+export interface PendingSignIn {
+  userId: string;
+  orgId: string;
+  loginName: string;
+  /** RFC 8176 methods of the steps done so far. */
+  methods: string[];
+  /** No factor yet: the user enrols one (`required`: without the choice to skip). */
+  enrol: boolean;
+  required: boolean;
+  /** A TOTP enrolment under way. */
+  totpFactorId?: string;
+  /** The recovery codes were shown; the next step completes the sign-in. */
+  recoveryShown?: boolean;
+}
+
+export const PENDING = 'portcullis_second_factor';
+
+export function pendingOf(interaction: Interaction): PendingSignIn | undefined {
+  return interaction.result?.[PENDING] as PendingSignIn | undefined;
+}
+
+export function owner(pending: PendingSignIn): FactorOwner {
+  return { id: pending.userId, orgId: pending.orgId };
+}
+
+export function requestsMfa(interaction: Interaction): boolean {
+  return String(interaction.params.acr_values ?? '').split(' ').includes(ACR_MFA);
+}
