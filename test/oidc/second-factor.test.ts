@@ -121,6 +121,24 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     for (const event of succeeded) assert.deepEqual(Object.keys(event.payload ?? {}).sort(), ['factorId', 'type']);
   });
 
+  it('re-authentication (max_age=0, prompt=login) asks the password and the second factor again', async () => {
+    const user = await newUser();
+    const { secret, codes } = await enrolTotp(user);
+    const f = flow();
+    await f.authorize();
+    await f.tokens(await f.post('code', await f.next(await f.password(user.loginName, PASSWORD)), { code: totpCode(secret, 1) }));
+    // Within one 30-second step the authenticator has no fresh code left: each round answers with a recovery code.
+    for (const [extra, code] of [[{ max_age: '0' }, codes[0]], [{ prompt: 'login' }, codes[1]]] as const) {
+      const login = await f.authorize(extra);
+      assert.match(login.text, /name="password"/, `${JSON.stringify(extra)}: the password first`);
+      const ask = await f.next(await f.password(user.loginName, PASSWORD));
+      assert.match(ask.text, /name="code"/, `${JSON.stringify(extra)}: then the second factor`);
+      const { claims } = await f.tokens(await f.post('code', ask, { code }));
+      assert.equal(claims.acr, ACR_MFA);
+      assert.deepEqual(claims.amr, ['pwd', 'otp', 'mfa']);
+    }
+  });
+
   it('a recovery code works once, in any letter case and with or without dashes', async () => {
     const user = await newUser();
     const { codes } = await enrolTotp(user);
