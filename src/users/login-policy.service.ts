@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { statementsOf } from '../common/database/statements.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
@@ -11,6 +12,20 @@ interface LoginPolicy {
   mfa: MfaPolicy;
   passkeys: boolean;
   allowRegistration: boolean;
+}
+
+/** The organization, with its stored policy if it has one (`mfa` null otherwise). */
+const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
+
+interface PolicyRow {
+  mfa: MfaPolicy | null;
+  passkeys: unknown;
+  allow_registration: unknown;
+}
+
+/** SQLite answers booleans as 0/1, mysql2 TINYINT(1) as numbers too; either way a stored flag. */
+function flag(value: unknown): boolean {
+  return value === true || Number(value) === 1;
 }
 
 /** What an organization without a stored policy gets. */
@@ -28,11 +43,12 @@ export class LoginPolicyService {
     private readonly events: EventStore,
   ) {}
 
+  /** One statement: it runs at every sign-in and every authorization of a signed-in user. */
   async get(orgId: string): Promise<LoginPolicy> {
-    const row = await this.dataSource.getRepository(LoginPolicyEntity).findOneBy({ orgId });
-    if (row) return policyOf(row);
-    if (!(await this.dataSource.getRepository(OrganizationEntity).existsBy({ id: orgId }))) throw DomainError.notFound('organization');
-    return { ...DEFAULT_LOGIN_POLICY };
+    const [row] = await statementsOf(this.dataSource).rows<PolicyRow>(POLICY_SQL, [orgId]);
+    if (!row) throw DomainError.notFound('organization');
+    if (row.mfa === null) return { ...DEFAULT_LOGIN_POLICY };
+    return { mfa: row.mfa, passkeys: flag(row.passkeys), allowRegistration: flag(row.allow_registration) };
   }
 
   /** Replaces the policy; an unchanged one writes nothing. */
