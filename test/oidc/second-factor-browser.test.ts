@@ -53,16 +53,23 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
   /**
    * Chromium's virtual platform authenticator: resident keys, user verification, presence simulated.
    * It answers the login page's conditional (autofill) request at once, as a user picking the passkey
-   * from the login name field would; `presence(false)` holds it back (nobody touches the authenticator)
-   * so that a test can reach the page's buttons first.
+   * from the login name field would.
    */
-  async function addAuthenticator(page: Page): Promise<{ presence(enabled: boolean): Promise<void> }> {
+  async function addAuthenticator(page: Page): Promise<void> {
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
     });
-    return { presence: async (enabled) => void (await cdp.send('WebAuthn.setAutomaticPresenceSimulation', { authenticatorId, enabled })) };
+  }
+
+  /** From the next page on, the browser reports no conditional mediation: passkeys only through the buttons. */
+  async function withoutAutofill(page: Page): Promise<void> {
+    await page.addInitScript(() => {
+      // Runs in the page (the project's TypeScript has no DOM types).
+      const page = globalThis as unknown as { PublicKeyCredential: { isConditionalMediationAvailable: () => Promise<boolean> } };
+      page.PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+    });
   }
 
   /** On the offer (or the required enrolment) page: TOTP set up from the shown secret; returns it and the recovery codes. */
@@ -128,7 +135,7 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
     const user = await newUser();
     const ui = await newPage(browser);
     try {
-      const authenticator = await addAuthenticator(ui.page);
+      await addAuthenticator(ui.page);
       const registered = await authorize(rp, ui.page, authUrl('p1'), async (page) => {
         await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
         await page.click('[data-passkey-register]');
@@ -148,21 +155,18 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
       assert.equal(alone.acr, ACR_MFA);
       assert.equal(alone.sub, user.userId);
 
-      // Passwordless through the login page's passkey button.
-      await authenticator.presence(false);
+      // Passwordless through the login page's passkey button (a browser without autofill of passkeys).
+      await withoutAutofill(ui.page);
       const clicked = await authorize(rp, ui.page, authUrl('p3', { prompt: 'login' }), async (page) => {
         assert.match((await page.getAttribute('input[name="loginName"]', 'autocomplete')) ?? '', /webauthn/, 'the login name field offers passkeys');
-        await authenticator.presence(true);
         await page.click('[data-passkey-login]');
       });
       assert.deepEqual((await claimsOf(clicked, 'p3')).amr, ['hwk', 'user', 'mfa']);
 
       // As the second factor after the password.
-      await authenticator.presence(false);
       const second = await authorize(rp, ui.page, authUrl('p4', { prompt: 'login' }), async (page) => {
         await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
         await page.waitForSelector('input[name="code"]');
-        await authenticator.presence(true);
         await page.click('[data-passkey-login]');
       });
       assert.deepEqual((await claimsOf(second, 'p4')).amr, ['pwd', 'hwk', 'user', 'mfa']);
@@ -179,7 +183,8 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
     const ui = await newPage(browser);
     const otherUi = await newPage(browser);
     try {
-      const authenticator = await addAuthenticator(ui.page);
+      await addAuthenticator(ui.page);
+      await withoutAutofill(ui.page);
       await authorize(rp, ui.page, authUrl('c1'), async (page) => {
         await submitLogin(page, owner.loginName, PASSWORD, { declineMfaOffer: false });
         await page.click('[data-passkey-register]');
@@ -197,14 +202,11 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
         captured = new URLSearchParams(route.request().postData() ?? '').get('response') ?? '';
         await route.fulfill({ status: 204 });
       });
-      await authenticator.presence(false);
       await ui.page.goto(String(authUrl('c3', { prompt: 'login' })));
-      await authenticator.presence(true);
       await ui.page.click('[data-passkey-login]');
       for (let i = 0; i < 100 && !captured; i++) await new Promise((r) => setTimeout(r, 50));
       assert.ok(captured, 'an assertion was captured');
       await ui.page.unroute('**/passkey');
-      await authenticator.presence(false);
 
       const post = async (step: string, fields: Record<string, string>) => {
         const uid = /\/ui\/login\/([^/?#]+)/.exec(ui.page.url())![1];
