@@ -63,6 +63,7 @@ export function evaluateTargets(run: RunResult): Verdict[] {
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: `p50 ≤ 20 ms at ${subject.size?.toLocaleString('en')} events`, met: subject.p50 <= 20 });
   }
   groupTargets(ms, verdicts);
+  mfaTargets(ms, verdicts);
   for (const subject of ms.filter((m) => m.kind === 'portcullis')) {
     if (subject.p99 !== undefined && !subject.hashing) verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
     if (subject.peakMb !== undefined) verdicts.push({ subject, text: `≤ ${MEMORY_LIMIT_MB} MB per process`, met: subject.peakMb <= MEMORY_LIMIT_MB });
@@ -83,6 +84,18 @@ function groupTargets(ms: Measurement[], verdicts: Verdict[]): void {
     const subject = ms.find((m) => m.scenario === scenario);
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: 'p50 < 5 ms', met: subject.p50 < 5 });
   }
+}
+
+/**
+ * Multi-factor sign-in (same run, same service and users): a TOTP code costs at most 10 % on top of the
+ * password (rate(password + TOTP) ≥ rate(password) / 1.1), and a passkey sign-in, having no password to
+ * hash, is at least 5× as fast as the password one.
+ */
+function mfaTargets(ms: Measurement[], verdicts: Verdict[]): void {
+  const [password, totp, passkey] = ['mfa.password', 'mfa.password-totp', 'mfa.passkey'].map((scenario) => headline(ms, scenario, ours(1)));
+  if (!password) return;
+  if (totp) verdicts.push({ subject: totp, text: `≥ 1/1.1 of the password alone (≤ 10 % more): ${ratio(totp.rate / password.rate)}×`, met: totp.rate * 1.1 >= password.rate });
+  if (passkey) verdicts.push({ subject: passkey, text: `≥ 5× the password alone: ${ratio(passkey.rate / password.rate)}×`, met: passkey.rate >= 5 * password.rate });
 }
 
 /** The generic targets (p99, memory) are only worth a table cell when missed. */

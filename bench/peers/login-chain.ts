@@ -1,15 +1,15 @@
 import type { OidcTarget as Target } from '../scenarios/oidc-setup.js';
 
-type Headers = Record<string, string | string[] | undefined>;
-type Context = Record<string, any>;
+export type Headers = Record<string, string | string[] | undefined>;
+export type Context = Record<string, any>;
 
-function header(headers: Headers, name: string): string | string[] | undefined {
+export function header(headers: Headers, name: string): string | string[] | undefined {
   const key = Object.keys(headers).find((k) => k.toLowerCase() === name);
   return key ? headers[key] : undefined;
 }
 
 /** Keeps the cookies a response sets, as a browser would (name=value only; tests cover attributes). */
-function keepCookies(context: Context, headers: Headers): void {
+export function keepCookies(context: Context, headers: Headers): void {
   const set = header(headers, 'set-cookie');
   context.cookies ??= {};
   for (const line of [set ?? []].flat()) {
@@ -19,8 +19,8 @@ function keepCookies(context: Context, headers: Headers): void {
   }
 }
 
-const cookieHeader = (context: Context) => Object.entries(context.cookies ?? {}).map(([k, v]) => `${k}=${v}`).join('; ');
-const pathOf = (location: string, base: string) => {
+export const cookieHeader = (context: Context) => Object.entries(context.cookies ?? {}).map(([k, v]) => `${k}=${v}`).join('; ');
+export const pathOf = (location: string, base: string) => {
   const url = new URL(location, base);
   return url.pathname + url.search;
 };

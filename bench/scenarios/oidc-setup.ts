@@ -3,6 +3,7 @@
  * the static equivalents of the raw oidc-provider peer (bench/peers/raw-provider.ts).
  */
 import { call } from '../lib/api.js';
+import { declineOffer } from '../lib/sign-in.js';
 import { loginChain } from '../peers/login-chain.js';
 
 interface Client {
@@ -50,6 +51,9 @@ export async function setUpPortcullis(url: string, admin: string): Promise<OidcT
     jwt: await clientCredentials(url, jwtMachine, audience),
     userToken: '',
   };
+  // A returning user who declined the offer to enrol a second factor (login policy `optional`, the
+  // default): the measured login is password → code, as that user experiences it.
+  await declineOffer(url, target.web, target.login.name, target.login.password);
   target.userToken = await oneLogin(target);
   return target;
 }

@@ -94,7 +94,7 @@ type RoundFigures = Pick<Figures, 'rate' | 'errors'> & Partial<Figures>;
  * Runs the measurements one after the other, `rounds` times, and gives each one's median round (by
  * rate), with the errors of all rounds and the largest peak memory of any.
  */
-async function alternating<T extends RoundFigures>(rounds: number, measurements: (() => Promise<T>)[]): Promise<T[]> {
+export async function alternating<T extends RoundFigures>(rounds: number, measurements: (() => Promise<T>)[]): Promise<T[]> {
   const results: T[][] = measurements.map(() => []);
   for (let round = 0; round < rounds; round++) {
     for (const [i, measure] of measurements.entries()) results[i].push(await measure());
