@@ -24,6 +24,11 @@ export function pendingOf(interaction: Interaction): PendingSignIn | undefined {
   return interaction.result?.[PENDING] as PendingSignIn | undefined;
 }
 
+/** A sign-in of `user` that has done `methods` so far. */
+export function signingIn(user: { id: string; orgId: string; loginName: string }, methods: string[] = []): PendingSignIn {
+  return { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods, enrol: false, required: false };
+}
+
 export function owner(pending: PendingSignIn): FactorOwner {
   return { id: pending.userId, orgId: pending.orgId };
 }

@@ -26,7 +26,7 @@ import type { LoginUser } from './login-users.js';
 import { loginPage } from './login.views.js';
 import { PASSKEY_ASSETS } from './passkey-assets.js';
 import { parseJson, userHandleMatches } from './passkey-responses.js';
-import { PENDING, owner, pendingOf, requestsMfa } from './pending-sign-in.js';
+import { PENDING, owner, pendingOf, requestsMfa, signingIn } from './pending-sign-in.js';
 import type { PendingSignIn } from './pending-sign-in.js';
 import { SecondFactorPages } from './second-factor.pages.js';
 
@@ -93,14 +93,14 @@ export class SecondFactorUi {
    */
   async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[]): Promise<void> {
     const policy = await this.policies.get(user.orgId);
-    const pending: PendingSignIn = { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods, enrol: false, required: false };
+    const pending = signingIn(user, methods);
     if (policy.mfa === 'off' || authenticationOf(methods).acr === ACR_MFA) return this.complete(req, res, interaction, pending, []);
     const factors = await this.factors.summary(user.id);
     const usable = factors.totp || factors.recoveryCodes || (policy.passkeys && !methods.some(isPasskeyMethod) && factors.passkeys.length > 0);
     const wanted = policy.mfa === 'required' || requestsMfa(interaction);
     if (usable) return this.toStep(req, res, interaction, pending);
     if (wanted) return this.toStep(req, res, interaction, { ...pending, enrol: true, required: true });
-    if (await this.factors.offerSkippedRecently(user.id)) return this.complete(req, res, interaction, pending, []);
+    if (factors.offerSkipped) return this.complete(req, res, interaction, pending, []);
     return this.toStep(req, res, interaction, { ...pending, enrol: true });
   }
 
@@ -152,7 +152,8 @@ export class SecondFactorUi {
     if (pending?.enrol || pending?.recoveryShown) return this.restart(res, interaction);
     const response = parseJson<AuthenticationResponseJSON>(req.body.response);
     const found = typeof response?.id === 'string' ? await this.factors.findPasskey(response.id) : undefined;
-    const user = pending ?? (await this.passkeyOwner(interaction, found));
+    const candidate = pending ? undefined : await this.passkeyOwner(interaction, found);
+    const user = pending ?? (candidate && signingIn(candidate));
     if (!user || !(await this.passkeyAllowed(user))) {
       if (pending) return this.refused(req, res, interaction, pending, true);
       // Nobody to count the attempt against: the IP's rate limit counts it.
@@ -172,18 +173,17 @@ export class SecondFactorUi {
     await this.rateLimiter.release(this.ip(req), user.loginName);
     const methods = passkeyMethods(found.multiDevice, userVerified);
     if (pending) return this.complete(req, res, interaction, pending, methods);
+    if (!candidate) return this.loginRefused(req, res, interaction);
     logins.inc({ result: 'success' });
-    const loginUser = await this.loginUsers.findById(user.userId);
-    if (!loginUser) return this.loginRefused(req, res, interaction);
-    return this.afterFirstFactor(req, res, interaction, loginUser, methods);
+    return this.afterFirstFactor(req, res, interaction, candidate, methods);
   }
 
   /** The owner of a passkey presented on the login page, when it is a user this client may sign in. */
-  private async passkeyOwner(interaction: Interaction, found: FoundPasskey | undefined): Promise<PendingSignIn | undefined> {
+  private async passkeyOwner(interaction: Interaction, found: FoundPasskey | undefined): Promise<LoginUser | undefined> {
     const candidate = found ? await this.loginUsers.findById(found.userId) : null;
     if (!candidate || candidate.type !== 'human' || !isActive(candidate)) return undefined;
     if (!mayServe(await this.holder.provider.Client.find(interaction.params.client_id ?? ''), candidate)) return undefined;
-    return { userId: candidate.id, orgId: candidate.orgId, loginName: candidate.loginName, methods: [], enrol: false, required: false };
+    return candidate;
   }
 
   /** The organization allows passkeys, and the sign-in's first factor was not one (it would not be a second). */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { DataSource, In, IsNull } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { statementsOf } from '../../common/database/statements.js';
 import type { EntityManager } from 'typeorm';
 import type { AuthenticatorTransportFuture } from '@simplewebauthn/server';
 import { Encryptor } from '../../common/crypto/encryptor.js';
@@ -39,6 +40,25 @@ export interface FactorSummary {
   passkeys: StoredPasskey[];
   /** Unused recovery codes are left. */
   recoveryCodes: boolean;
+  /** The user declined the offer to enrol less than OFFER_SKIP_MS ago. */
+  offerSkipped: boolean;
+}
+
+/** The user's active factors (none: one row of nulls) with the unused recovery codes and the declined offer. */
+const SUMMARY_SQL = `SELECT f.type, f.credential_id, f.public_key, f.sign_count, f.transports, s.skipped_at,
+    (SELECT COUNT(*) FROM recovery_codes r WHERE r.factor_id = f.id AND r.used_at IS NULL) AS unused_codes
+  FROM (SELECT ? AS id) u
+  LEFT JOIN user_factors f ON f.user_id = u.id AND f.state = 'active'
+  LEFT JOIN mfa_offer_skips s ON s.user_id = u.id`;
+
+interface SummaryRow {
+  type: FactorType | null;
+  credential_id: string | null;
+  public_key: string | null;
+  sign_count: number | string | null;
+  transports: string | null;
+  skipped_at: number | string | null;
+  unused_codes: number | string | null;
 }
 
 export type CodeCheck = { ok: true; type: FactorType; factorId: string } | { ok: false; locked: boolean };
@@ -93,11 +113,20 @@ export class FactorsService {
     });
   }
 
+  /**
+   * What the user can answer a second-factor prompt with, and whether the offer to enrol was declined
+   * lately: one statement, as it runs at every sign-in.
+   */
   async summary(userId: string): Promise<FactorSummary> {
-    const rows = await this.dataSource.getRepository(UserFactorEntity).findBy({ userId, state: 'active' });
-    const recovery = rows.filter((f) => f.type === 'recovery_codes').map((f) => f.id);
-    const unused = recovery.length > 0 && (await this.dataSource.getRepository(RecoveryCodeEntity).existsBy({ factorId: In(recovery), usedAt: IsNull() }));
-    return { totp: rows.some((f) => f.type === 'totp'), passkeys: rows.filter((f) => f.type === 'passkey').map(storedPasskey), recoveryCodes: unused };
+    const rows = await statementsOf(this.dataSource).rows<SummaryRow>(SUMMARY_SQL, [userId]);
+    const factors = rows.filter((r) => r.type !== null);
+    const skippedAt = rows[0]?.skipped_at;
+    return {
+      totp: factors.some((f) => f.type === 'totp'),
+      passkeys: factors.filter((f) => f.type === 'passkey').map((f) => storedPasskey(f)),
+      recoveryCodes: factors.some((f) => f.type === 'recovery_codes' && Number(f.unused_codes) > 0),
+      offerSkipped: skippedAt != null && Date.now() - Number(skippedAt) < OFFER_SKIP_MS,
+    };
   }
 
   /** Starts a TOTP enrolment: a pending factor with a new secret (an earlier pending one is dropped). */
@@ -227,11 +256,6 @@ export class FactorsService {
     await this.uow.manager.upsert(MfaOfferSkipEntity, { userId, skippedAt: new Date() }, ['userId']);
   }
 
-  async offerSkippedRecently(userId: string): Promise<boolean> {
-    const row = await this.dataSource.getRepository(MfaOfferSkipEntity).findOneBy({ userId });
-    return row !== null && Date.now() - row.skippedAt.getTime() < OFFER_SKIP_MS;
-  }
-
   /**
    * One counted check (docs/product-rules.md, "Multi-factor sign-in": failed codes count toward the
    * lockout): counted before anything is verified, refused unverified at the limit; a success resets the
@@ -290,11 +314,12 @@ function credentialKeyOf(credentialId: string): string {
   return createHash('sha256').update(credentialId).digest('hex');
 }
 
-function storedPasskey(row: UserFactorEntity): StoredPasskey {
+function storedPasskey(row: Pick<UserFactorEntity, 'credentialId' | 'publicKey' | 'signCount' | 'transports'> | SummaryRow): StoredPasskey {
+  const stored = 'credential_id' in row ? { credentialId: row.credential_id, publicKey: row.public_key, signCount: row.sign_count, transports: row.transports } : row;
   return {
-    credentialId: row.credentialId ?? '',
-    publicKey: row.publicKey ?? '',
-    signCount: row.signCount ?? 0,
-    transports: (row.transports ? row.transports.split(',') : []) as AuthenticatorTransportFuture[],
+    credentialId: stored.credentialId ?? '',
+    publicKey: stored.publicKey ?? '',
+    signCount: Number(stored.signCount ?? 0),
+    transports: (stored.transports ? stored.transports.split(',') : []) as AuthenticatorTransportFuture[],
   };
 }
