@@ -23,6 +23,10 @@ export interface FailedCheck {
 
 const PASSWORD_CHECK: FailedCheck = { type: 'user.human.password.check.failed' };
 
+const LIMIT_SQL = '(SELECT lockout_max_attempts FROM instance WHERE id = :instanceId)';
+const RESERVE_SQL = `UPDATE users SET failed_password_checks = failed_password_checks + 1
+  WHERE id = ? AND type = 'human' AND ${activeUserSql()} AND ((SELECT lockout_max_attempts FROM instance WHERE id = ?) = 0 OR failed_password_checks < (SELECT lockout_max_attempts FROM instance WHERE id = ?))`;
+
 /**
  * Password checks of human users, counted atomically (SECURITY.md, "Checks are atomic"): an attempt is
  * counted before its password is verified, in one conditional UPDATE, so parallel guesses can never
@@ -43,13 +47,19 @@ export class PasswordChecks {
    * counted. False: refuse the attempt without verifying anything (locked, inactive, or at the limit).
    */
   async reserve(userId: string): Promise<boolean> {
-    const limit = '(SELECT lockout_max_attempts FROM instance WHERE id = ?)';
-    const counted = await this.uow.write(
-      `UPDATE users SET failed_password_checks = failed_password_checks + 1
-        WHERE id = ? AND type = 'human' AND ${activeUserSql()} AND (${limit} = 0 OR failed_password_checks < ${limit})`,
-      [userId, INSTANCE_ID, INSTANCE_ID],
-    );
-    return counted > 0;
+    return (await this.uow.write(RESERVE_SQL, [userId, INSTANCE_ID, INSTANCE_ID])) > 0;
+  }
+
+  /**
+   * `reserve` inside a transaction that goes on to verify and record the check (a second factor's):
+   * the counted row stays locked until it commits, so parallel checks of one user still take turns.
+   */
+  async reserveIn(manager: EntityManager, userId: string): Promise<boolean> {
+    const { affected } = await manager.createQueryBuilder().update(UserEntity)
+      .set({ failedPasswordChecks: () => 'failed_password_checks + 1' })
+      .where(`id = :userId AND type = 'human' AND ${activeUserSql()} AND (${LIMIT_SQL} = 0 OR failed_password_checks < ${LIMIT_SQL})`, { userId, instanceId: INSTANCE_ID })
+      .execute();
+    return affected === 1;
   }
 
   /**
@@ -78,18 +88,21 @@ export class PasswordChecks {
    * attempt that reaches the limit locks the user.
    */
   async failed(userId: string, source: CheckSource, check: FailedCheck = PASSWORD_CHECK): Promise<void> {
-    await this.uow.run(async (manager) => {
-      const user = await manager.findOneBy(UserEntity, { id: userId });
-      if (!user) return;
-      const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId } as const;
-      await this.events.push(manager, { ...base, type: check.type, editorUserId: null, payload: { ...check.payload, ...source } });
-      const { lockoutMaxAttempts } = await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID });
-      if (lockoutMaxAttempts === 0 || user.failedPasswordChecks < lockoutMaxAttempts || !isActive(user)) return;
-      // Only the failure whose UPDATE finds the user still active locks it (concurrent ones on MySQL).
-      const { affected } = await manager.update(UserEntity, { id: user.id, state: 'active' }, { state: 'locked', ...bump(user) });
-      if (affected !== 1) return;
-      await this.tokens?.revokeAll(manager, user.id);
-      await this.events.push(manager, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });
-    });
+    await this.uow.run((manager) => this.failedIn(manager, userId, source, check));
+  }
+
+  /** `failed` inside the caller's transaction. */
+  async failedIn(manager: EntityManager, userId: string, source: CheckSource, check: FailedCheck): Promise<void> {
+    const user = await manager.findOneBy(UserEntity, { id: userId });
+    if (!user) return;
+    const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId } as const;
+    await this.events.push(manager, { ...base, type: check.type, editorUserId: null, payload: { ...check.payload, ...source } });
+    const { lockoutMaxAttempts } = await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID });
+    if (lockoutMaxAttempts === 0 || user.failedPasswordChecks < lockoutMaxAttempts || !isActive(user)) return;
+    // Only the failure whose UPDATE finds the user still active locks it (concurrent ones on MySQL).
+    const { affected } = await manager.update(UserEntity, { id: user.id, state: 'active' }, { state: 'locked', ...bump(user) });
+    if (affected !== 1) return;
+    await this.tokens?.revokeAll(manager, user.id);
+    await this.events.push(manager, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });
   }
 }

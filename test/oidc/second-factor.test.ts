@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { databaseState } from '../attack/support/db-state.js';
+import type { PageResponse } from '../attack/support/login-client.js';
 import bcrypt from 'bcryptjs';
 import { humanUser, importBody, importedIds, postImport } from '../import/import.helpers.js';
 import { createUser, scimTenant, userBody } from '../scim/scim-helpers.js';
@@ -156,6 +157,21 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     assert.equal(reused.status, 401, 'a used recovery code is refused');
     assert.equal(await databaseState(svc, COUNTED), state, 'nothing changed but the counts');
     await again.tokens(await again.post('code', askAgain, { code: codes[1] }));
+  });
+
+  it('the same TOTP or recovery code sent by two sign-ins at once is accepted once', async () => {
+    const user = await newUser();
+    const { secret, codes } = await enrolTotp(user);
+    for (const code of [totpCode(secret, 1), codes[0]]) {
+      const flows = [flow(), flow()];
+      const pages: PageResponse[] = [];
+      for (const f of flows) {
+        await f.authorize();
+        pages.push(await f.next(await f.password(user.loginName, PASSWORD)));
+      }
+      const answers = await Promise.all(flows.map((f, i) => f.post('code', pages[i], { code })));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [303, 401], `${code}: one sign-in gets it, the other is refused`);
+    }
   });
 
   it('wrong codes count toward the lockout: the user is locked at the limit, even with the right password', async () => {

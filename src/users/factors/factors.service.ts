@@ -258,8 +258,9 @@ export class FactorsService {
 
   /**
    * One counted check (docs/product-rules.md, "Multi-factor sign-in": failed codes count toward the
-   * lockout): counted before anything is verified, refused unverified at the limit; a success resets the
-   * count with its event in one transaction, a failure records its event and may lock the user.
+   * lockout), in one transaction: counted before anything is verified (the user's row stays locked, so
+   * parallel checks take turns), refused unverified at the limit; a success resets the count with its
+   * event, a failure records its event and may lock the user.
    */
   private async counted(
     user: FactorOwner,
@@ -267,15 +268,16 @@ export class FactorsService {
     source: CheckSource,
     verify: (manager: EntityManager) => Promise<false | { type: FactorType; factorId: string }>,
   ): Promise<CodeCheck> {
-    if (!(await this.checks.reserve(user.id))) return { ok: false, locked: true };
-    const accepted = await this.uow.run(async (manager) => {
-      const result = await verify(manager);
-      if (result) await this.checks.reset(manager, user.id);
-      return result;
+    return this.uow.run(async (manager): Promise<CodeCheck> => {
+      if (!(await this.checks.reserveIn(manager, user.id))) return { ok: false, locked: true };
+      const accepted = await verify(manager);
+      if (accepted) {
+        await this.checks.reset(manager, user.id);
+        return { ok: true, ...accepted };
+      }
+      await this.checks.failedIn(manager, user.id, source, { type: 'user.human.mfa.check.failed', payload: { type } });
+      return { ok: false, locked: false };
     });
-    if (accepted) return { ok: true, ...accepted };
-    await this.checks.failed(user.id, source, { type: 'user.human.mfa.check.failed', payload: { type } });
-    return { ok: false, locked: false };
   }
 
   private record(manager: EntityManager, user: FactorOwner, type: 'user.human.mfa.added' | 'user.human.mfa.removed' | 'user.human.mfa.check.succeeded', factor: Pick<UserFactorEntity, 'id' | 'type'>, editorUserId: string | null = null) {
