@@ -69,7 +69,7 @@ export class PasswordChecks {
   async succeeded(userId: string): Promise<boolean> {
     const { sql, parameters } = userEventStatement('user.human.password.check.succeeded', userId, { onlyActive: true });
     // Both in the same group commit; resetting a user found locked changes nothing that unlocking would not.
-    const [recorded] = await Promise.all([this.uow.write(sql, parameters), this.uow.write('UPDATE users SET failed_password_checks = 0 WHERE id = ?', [userId])]);
+    const [recorded] = await Promise.all([this.uow.writeEvents(sql, parameters), this.uow.write('UPDATE users SET failed_password_checks = 0 WHERE id = ?', [userId])]);
     return recorded > 0;
   }
 

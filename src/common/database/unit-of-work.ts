@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
+import { takeEventPositions } from '../events/event-positions.js';
 import { sqliteStatementsOf } from './statements.js';
 import type { SqliteStatements } from './statements.js';
 
@@ -57,6 +58,21 @@ export class UnitOfWork {
    */
   write(sql: string, parameters: unknown[]): Promise<number> {
     if (!this.sqlite) return this.retryingDeadlocks((manager) => manager.query(sql, parameters)).then(affectedRows);
+    return this.enqueue({ sql, parameters }) as Promise<number>;
+  }
+
+  /**
+   * `write` for a statement that inserts events (an `INSERT … SELECT` of user-events.ts): on MySQL/MariaDB its
+   * transaction takes the event positions first (src/common/events/event-positions.ts); on SQLite the
+   * single writer already assigns them in commit order, so it joins the group commit as any statement.
+   */
+  writeEvents(sql: string, parameters: unknown[]): Promise<number> {
+    if (!this.sqlite) {
+      return this.retryingDeadlocks(async (manager) => {
+        await takeEventPositions(manager);
+        return manager.query(sql, parameters);
+      }).then(affectedRows);
+    }
     return this.enqueue({ sql, parameters }) as Promise<number>;
   }
 

@@ -5,7 +5,7 @@ import { eventsWritten } from '../../common/metrics/metrics.js';
 import { activeUserSql } from '../rules/user-state.js';
 
 /**
- * A user's event without payload, caused by the user, as one `INSERT … SELECT` for `UnitOfWork.write`:
+ * A user's event without payload, caused by the user, as one `INSERT … SELECT` for `UnitOfWork.writeEvents`:
  * the organization comes from the user's row in the same statement, and nothing is written (0 rows)
  * when there is no such user (with `onlyActive`, no such active user).
  */
