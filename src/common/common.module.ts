@@ -12,6 +12,7 @@ import { dataSourceOptions } from './database/data-source.js';
 import type { EntityList } from './database/data-source.js';
 import { DatabaseUnavailableInterceptor } from './database/database-unavailable.interceptor.js';
 import { UnitOfWork } from './database/unit-of-work.js';
+import { EventFeed } from './events/event-feed.js';
 import { EventStore } from './events/event-store.js';
 import { HealthController } from './health/health.controller.js';
 import { AppLogger } from './http/logging.js';
@@ -34,11 +35,12 @@ export class CommonModule {
         { provide: AppLogger, useValue: new AppLogger(config) },
         UnitOfWork,
         EventStore,
+        EventFeed,
         DatabaseAvailability,
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_INTERCEPTOR, useClass: DatabaseUnavailableInterceptor },
       ],
-      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, DatabaseAvailability],
+      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability],
     };
   }
 }

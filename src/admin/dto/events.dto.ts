@@ -14,9 +14,40 @@ import {
   Max,
   MaxLength,
   Min,
+  Validate,
+  ValidatorConstraint,
 } from 'class-validator';
+import type { ValidationArguments, ValidatorConstraintInterface } from 'class-validator';
+import { parseGoDuration } from '../import/go-duration.parser.js';
 
 const MAX_EVENT_PAGE = 1000;
+
+/** The longest `wait` (DESIGN §10, "Feed"). */
+export const MAX_EVENT_WAIT_MS = 60_000;
+
+@ValidatorConstraint({ name: 'isEventWait' })
+class IsEventWait implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    const ms = typeof value === 'string' ? parseGoDuration(value) : null;
+    return ms !== null && ms <= MAX_EVENT_WAIT_MS;
+  }
+
+  defaultMessage(): string {
+    return 'wait must be a duration in Go notation of at most 60s, such as 10s, 1m or 500ms';
+  }
+}
+
+/** `wait` pages forward: it waits for events after `sequence`, which `asc: true` asks for. */
+@ValidatorConstraint({ name: 'waitNeedsAsc' })
+class WaitNeedsAsc implements ValidatorConstraintInterface {
+  validate(_: unknown, args: ValidationArguments): boolean {
+    return (args.object as { asc?: unknown }).asc === true;
+  }
+
+  defaultMessage(): string {
+    return 'wait needs asc: true (it waits for events after sequence)';
+  }
+}
 
 /** `asc`, `limit`, `event_types` (docs/product-rules.md, "Import and event search"), plus the filters of docs/product-rules.md, "API". */
 export class SearchEventsDto {
@@ -67,6 +98,17 @@ export class SearchEventsDto {
   @Transform(({ value }) => (typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : value))
   @Matches(/^\d{1,15}$/, { message: 'sequence must be a non-negative integer' })
   sequence?: string;
+
+  /**
+   * The feed for pull consumers (DESIGN §10): when nothing matches after `sequence`, the answer waits
+   * for a matching event to commit. It pages forward only, so it needs `asc: true`.
+   */
+  @ApiPropertyOptional({ example: '30s', description: 'Go duration, at most 60s: when no event matches after sequence, wait this long for one to commit (needs asc: true)' })
+  @IsOptional()
+  @IsString()
+  @Validate(IsEventWait)
+  @Validate(WaitNeedsAsc)
+  wait?: string;
 }
 
 class LocalizedDto {

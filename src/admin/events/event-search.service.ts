@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { placeholders } from '../../common/database/placeholders.js';
+import { EventFeed } from '../../common/events/event-feed.js';
 import { AGGREGATE_MESSAGES, EVENT_MESSAGES } from '../../common/events/event-types.js';
 import type { JsonObject } from '../../common/database/columns.js';
 import type { EventDto, SearchEventsDto } from '../dto/events.dto.js';
+import { parseGoDuration } from '../import/go-duration.parser.js';
 
 interface EventRow {
   position: number | string;
@@ -24,9 +26,36 @@ interface EventRow {
  */
 @Injectable()
 export class EventSearchService {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly feed: EventFeed,
+  ) {}
 
+  /**
+   * With `wait` (DESIGN §10, "Feed"): an empty page waits for the next commit and searches again, until
+   * something matches or the time is up. The wait is subscribed before each search, so an event that
+   * commits between the search and the wait still wakes it.
+   */
   async search(query: SearchEventsDto): Promise<EventDto[]> {
+    const waitMs = query.wait === undefined ? 0 : parseGoDuration(query.wait)!;
+    if (waitMs <= 0) return this.page(query);
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const next = this.feed.nextCommit();
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        const events = await this.page(query);
+        const left = deadline - Date.now();
+        if (events.length > 0 || left <= 0) return events;
+        await Promise.race([next.changed, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
+      } finally {
+        clearTimeout(timer);
+        next.cancel();
+      }
+    }
+  }
+
+  private async page(query: SearchEventsDto): Promise<EventDto[]> {
     const asc = query.asc ?? false;
     const where: string[] = [];
     const params: unknown[] = [];

@@ -35,6 +35,8 @@ export class UnitOfWork {
   private draining = false;
   /** Set on SQLite, where transactions are queued and committed in groups. */
   private readonly sqlite: SqliteStatements | undefined;
+  /** Called after every COMMIT of this process (the event feed wakes its waiters). */
+  private readonly commitListeners = new Set<() => void>();
 
   constructor(private readonly dataSource: DataSource) {
     this.sqlite = sqliteStatementsOf(dataSource);
@@ -48,6 +50,12 @@ export class UnitOfWork {
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     if (!this.sqlite) return this.retryingDeadlocks(work);
     return this.enqueue({ work }) as Promise<T>;
+  }
+
+  /** `listener` runs after each transaction of this process commits; returns its removal. */
+  onCommit(listener: () => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
   }
 
   /**
@@ -95,7 +103,9 @@ export class UnitOfWork {
   private async retryingDeadlocks<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction(work);
+        const value = await this.dataSource.transaction(work);
+        this.committed();
+        return value;
       } catch (error) {
         if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
@@ -116,7 +126,7 @@ export class UnitOfWork {
     // Alone, a unit runs as a plain transaction, exactly as without grouping.
     if (group.length === 1) {
       const [unit] = group as WorkUnit[];
-      await this.dataSource.transaction((manager) => unit.work(manager)).then(unit.resolve, unit.reject);
+      await this.dataSource.transaction((manager) => unit.work(manager)).then((value) => (this.committed(), unit.resolve(value)), unit.reject);
       return;
     }
     const runner = this.dataSource.createQueryRunner();
@@ -139,6 +149,7 @@ export class UnitOfWork {
         }
       }
       await runner.commitTransaction();
+      this.committed();
     } catch (error) {
       // BEGIN, a savepoint or the COMMIT failed: nothing of the group is stored.
       if (runner.isTransactionActive) await rollBackAll(runner);
@@ -158,12 +169,23 @@ export class UnitOfWork {
       if (group.length > 1) sqlite.run('BEGIN IMMEDIATE', []);
       outcomes = group.map((unit) => this.runStatement(unit));
       if (group.length > 1) sqlite.run('COMMIT', []);
+      this.committed();
     } catch (error) {
       if (sqlite.inTransaction) sqlite.run('ROLLBACK', []);
       for (const unit of group) unit.reject(error);
       return;
     }
     group.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
+  }
+
+  private committed(): void {
+    for (const listener of this.commitListeners) {
+      try {
+        listener();
+      } catch {
+        // A listener's failure is its own; the commit stands.
+      }
+    }
   }
 
   /**
