@@ -46,7 +46,7 @@ export class EventSearchService {
       try {
         const events = await this.page(query);
         const left = deadline - Date.now();
-        if (events.length > 0 || left <= 0) return events;
+        if (events.length > 0 || left <= 0 || this.feed.closed) return events;
         await Promise.race([next.changed, new Promise((resolve) => (timer = setTimeout(resolve, left)))]);
       } finally {
         clearTimeout(timer);

@@ -33,13 +33,20 @@ export class EventFeed implements OnModuleDestroy {
   private again = false;
   private timer: NodeJS.Timeout | undefined;
   private readonly unlisten: () => void;
+  /** Shutting down: waits end at once, so a waiting request does not hold the process up to its deadline. */
+  private closedFlag = false;
 
   constructor(private readonly dataSource: DataSource, uow: UnitOfWork) {
     this.unlisten = uow.onCommit(() => this.read());
   }
 
-  /** Subscribe before searching: a commit after this call resolves `changed`. */
+  get closed(): boolean {
+    return this.closedFlag;
+  }
+
+  /** Subscribe before searching: a commit after this call resolves `changed` (as does shutting down). */
   nextCommit(): NextCommit {
+    if (this.closedFlag) return { changed: Promise.resolve(), cancel: () => undefined };
     let wake!: () => void;
     const changed = new Promise<void>((resolve) => (wake = resolve));
     this.waiters.add(wake);
@@ -54,13 +61,14 @@ export class EventFeed implements OnModuleDestroy {
   }
 
   onModuleDestroy(): void {
+    this.closedFlag = true;
     this.unlisten();
     this.wakeAll();
     this.idle();
   }
 
   private read(): void {
-    if (this.waiters.size === 0) return;
+    if (this.waiters.size === 0 || this.closedFlag) return;
     if (this.reading) {
       this.again = true;
       return;
@@ -81,7 +89,7 @@ export class EventFeed implements OnModuleDestroy {
         if (this.again) {
           this.again = false;
           this.read();
-        } else if (this.waiters.size > 0) {
+        } else if (this.waiters.size > 0 && !this.closedFlag) {
           this.timer ??= setTimeout(() => ((this.timer = undefined), this.read()), FEED_POLL_MS);
         }
       });
