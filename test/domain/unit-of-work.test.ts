@@ -63,4 +63,27 @@ describe('domain: unit of work', () => {
     }
     assert.equal(await orgNamed('Group Failing'), null);
   });
+
+  it('takes the event positions before events are inserted (MySQL/MariaDB; SQLite orders them by its single writer)', async () => {
+    const taken = async () => Number((await domain.dataSource.query('SELECT taken FROM event_positions WHERE id = 1'))[0].taken);
+    const mysql = domain.dataSource.options.type === 'mysql';
+    const before = await taken();
+    await domain.uow.run((manager) => domain.get(OrganizationsService).insert(manager, domain.adminId, 'Positioned'));
+    assert.equal(await taken(), before + (mysql ? 1 : 0), 'EventStore.push');
+    await domain.uow.writeEvents(`INSERT INTO events (id, type, aggregate_type, aggregate_id, resource_owner, editor_user_id, payload, created_at) VALUES ('uow-positions', 'org.added', 'org', 'x', 'instance', NULL, '{}', 0)`, []);
+    assert.equal(await taken(), before + (mysql ? 2 : 0), 'UnitOfWork.writeEvents');
+  });
+
+  it('tells commit listeners after a commit, not after a rollback', async () => {
+    let commits = 0;
+    const stop = domain.uow.onCommit(() => commits++);
+    try {
+      await assert.rejects(domain.uow.run(async () => Promise.reject(new Error('rolled back'))));
+      assert.equal(commits, 0);
+      await domain.uow.run((manager) => domain.get(OrganizationsService).insert(manager, domain.adminId, 'Heard'));
+      assert.equal(commits, 1);
+    } finally {
+      stop();
+    }
+  });
 });
