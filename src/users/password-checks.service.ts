@@ -96,13 +96,15 @@ export class PasswordChecks {
     const user = await manager.findOneBy(UserEntity, { id: userId });
     if (!user) return;
     const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId } as const;
-    await this.events.push(manager, { ...base, type: check.type, editorUserId: null, payload: { ...check.payload, ...source } });
+    // Events are pushed last: pushing takes the event-position lock until commit (event-positions.ts),
+    // and the lock below must not be waited for while holding it.
+    const failed = { ...base, type: check.type, editorUserId: null, payload: { ...check.payload, ...source } };
     const { lockoutMaxAttempts } = await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID });
-    if (lockoutMaxAttempts === 0 || user.failedPasswordChecks < lockoutMaxAttempts || !isActive(user)) return;
+    if (lockoutMaxAttempts === 0 || user.failedPasswordChecks < lockoutMaxAttempts || !isActive(user)) return this.events.push(manager, failed);
     // Only the failure whose UPDATE finds the user still active locks it (concurrent ones on MySQL).
     const { affected } = await manager.update(UserEntity, { id: user.id, state: 'active' }, { state: 'locked', ...bump(user) });
-    if (affected !== 1) return;
+    if (affected !== 1) return this.events.push(manager, failed);
     await this.tokens?.revokeAll(manager, user.id);
-    await this.events.push(manager, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });
+    await this.events.push(manager, failed, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });
   }
 }

@@ -81,15 +81,17 @@ export class UserLifecycleService {
     await manager.delete(PublicKeyEntity, { ownerType: 'machine', ownerId: user.id });
     await this.tokens?.revokeAll(manager, user.id);
     // A removed user leaves its groups, each left group recording it (docs/product-rules.md, "Groups").
-    for (const groupId of await leaveAllGroupsIn(manager, user.id)) {
-      await this.events.push(manager, { type: 'group.member.removed', aggregateType: 'group', aggregateId: groupId, resourceOwner: orgId, editorUserId, payload: { userId: user.id } });
-    }
+    const leftGroups = (await leaveAllGroupsIn(manager, user.id)).map((groupId) => (
+      { type: 'group.member.removed', aggregateType: 'group', aggregateId: groupId, resourceOwner: orgId, editorUserId, payload: { userId: user.id } } as const
+    ));
     const { affected } = await manager.delete(UserEntity, { id: user.id });
     // The id stays taken for good (OIDC Core §2: `sub` is never reassigned); create and import check it.
     if (affected === 1) await manager.query('INSERT INTO removed_users (id, removed_at) VALUES (?, ?)', [user.id, Date.now()]);
     // Only the transaction that actually deleted the row counts it (two concurrent removals on MySQL).
     if (user.type === 'human' && affected === 1) await countRemoved(manager, orgId);
-    await this.events.push(manager, {
+    // The events last: pushing takes the event-position lock until commit (event-positions.ts), so no
+    // row lock is waited for while holding it.
+    await this.events.push(manager, ...leftGroups, {
       type: 'user.removed',
       aggregateType: 'user',
       aggregateId: user.id,
