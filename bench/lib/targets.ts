@@ -80,7 +80,7 @@ function groupTargets(ms: Measurement[], verdicts: Verdict[]): void {
   }
   const sync = ms.filter((m) => m.scenario === 'groups.change-large').sort((a, b) => b.rate - a.rate)[0];
   if (sync) verdicts.push({ subject: sync, text: '≥ 1,000 membership changes/s', met: sync.rate >= 1000 });
-  // The event feed (issue 19): an event reaches a waiting consumer within 50 ms p50 of its commit.
+  // The event feed (BENCHMARKS.md, "Event order and the event feed"): an event reaches a waiting consumer within 50 ms p50 of its commit.
   for (const scenario of ['feed.latency.same', 'feed.latency.other']) {
     const subject = ms.find((m) => m.scenario === scenario);
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: 'p50 ≤ 50 ms', met: subject.p50 <= 50 });

@@ -1,5 +1,5 @@
 /**
- * Event writes and the event feed (DESIGN §10; docs/product-rules.md, "Import and event search"):
+ * Event writes and the event feed (docs/product-rules.md, "Import and event search"):
  *
  * - `feed.scim-create`: SCIM creates at 10 connections, each a user and its event, on two processes over
  *   one database at once (5 connections each), so event positions are contended across processes: the

@@ -10,7 +10,7 @@ import type { TestService } from '../support/service.js';
 const PROMPTLY_MS = 2_000;
 
 /**
- * The event feed (DESIGN §10, "Feed"): event search with `wait` answers as soon as a matching event
+ * The event feed (docs/product-rules.md, "Import and event search": the feed): event search with `wait` answers as soon as a matching event
  * commits after `sequence`, on the process that waits or on another one over the same database.
  */
 describe('events: the feed for pull consumers (event search with wait)', () => {

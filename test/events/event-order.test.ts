@@ -14,7 +14,7 @@ const WRITING_MS = Number(process.env.EVENT_ORDER_WRITING_MS ?? 8_000);
 const WRITERS = 3;
 
 /**
- * DESIGN §10, "Ordering": a reader paging event search with `sequence` sees every event exactly once,
+* docs/product-rules.md, "Import and event search": a reader paging event search with `sequence` sees every event exactly once,
  * also under concurrent writers on two processes over one database. Positions taken by a transaction
  * that commits after a later position is visible would be skipped by the reader; this test is the
  * proof that none is.

@@ -22,7 +22,7 @@ import { parseGoDuration } from '../import/go-duration.parser.js';
 
 const MAX_EVENT_PAGE = 1000;
 
-/** The longest `wait` (DESIGN §10, "Feed"). */
+/** The longest `wait` (docs/product-rules.md, "Import and event search": the feed). */
 export const MAX_EVENT_WAIT_MS = 60_000;
 
 @ValidatorConstraint({ name: 'isEventWait' })
@@ -100,7 +100,7 @@ export class SearchEventsDto {
   sequence?: string;
 
   /**
-   * The feed for pull consumers (DESIGN §10): when nothing matches after `sequence`, the answer waits
+   * The feed for pull consumers (docs/product-rules.md, "Import and event search": the feed): when nothing matches after `sequence`, the answer waits
    * for a matching event to commit. It pages forward only, so it needs `asc: true`.
    */
   @ApiPropertyOptional({ example: '30s', description: 'Go duration, at most 60s: when no event matches after sequence, wait this long for one to commit (needs asc: true)' })

@@ -32,7 +32,7 @@ export class EventSearchService {
   ) {}
 
   /**
-   * With `wait` (DESIGN §10, "Feed"): an empty page waits for the next commit and searches again, until
+   * With `wait` (docs/product-rules.md, "Import and event search": the feed): an empty page waits for the next commit and searches again, until
    * something matches or the time is up. The wait is subscribed before each search, so an event that
    * commits between the search and the wait still wakes it.
    */

@@ -13,7 +13,7 @@ export interface NextCommit {
 }
 
 /**
- * Tells waiters that events may have committed (DESIGN §10, "Feed"). While anyone waits, the process
+ * Tells waiters that events may have committed (docs/product-rules.md, "Import and event search": the feed). While anyone waits, the process
  * reads `MAX(position)` every FEED_POLL_MS and at once after each of its own commits; a new maximum
  * wakes every waiter, who then searches again with its own filters. Positions are handed out in
  * commit order (event-positions.ts), so a commit always raises the maximum: comparing it is enough to

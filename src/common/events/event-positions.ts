@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 
 /**
- * Event positions in commit order (DESIGN §10, "Ordering"; docs/architecture.md, "Data").
+ * Event positions in commit order (docs/product-rules.md, "Import and event search"; docs/architecture.md, "Data").
  *
  * On MySQL/MariaDB `events.position` is an AUTO_INCREMENT value, taken when the row is inserted, not
  * when its transaction commits: a transaction holding position 41 may commit after one holding 42, and
