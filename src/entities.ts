@@ -18,6 +18,8 @@ import { UserEntity } from './users/entities/user.entity.js';
 import { UserFactorEntity } from './users/entities/user-factor.entity.js';
 import { RecoveryCodeEntity } from './users/entities/recovery-code.entity.js';
 import { MfaOfferSkipEntity } from './users/entities/mfa-offer-skip.entity.js';
+import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
+import { WebhookSubscriptionEntity } from './webhooks/webhook-subscription.entity.js';
 
 /**
  * Every table mapping of the application, for the data source. It lives at the top of src/, beside the
@@ -45,4 +47,6 @@ export const ENTITIES = [
   UserFactorEntity,
   RecoveryCodeEntity,
   MfaOfferSkipEntity,
+  WebhookSubscriptionEntity,
+  WebhookDeliveryEntity,
 ];
