@@ -1,0 +1,121 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { EventSearchService } from '../admin/events/event-search.service.js';
+import { APP_CONFIG } from '../common/config/config.token.js';
+import type { AppConfig } from '../common/config/config.js';
+import { Encryptor } from '../common/crypto/encryptor.js';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { errorMessage } from '../common/http/failure-causes.js';
+import { AppLogger } from '../common/http/logging.js';
+import { newId } from '../common/ids.js';
+import { DELIVERY_TIMEOUT_MS, WebhookSender } from './webhook-sender.js';
+import { SubscriptionWorker } from './subscription-worker.js';
+import { CLAIM_SQL, leaseStates, purgeDeliveries, RELEASE_SQL, RENEW_SQL } from './webhook.queries.js';
+
+/** How often a process renews its leases and looks for subscriptions nobody delivers. */
+const TICK_MS = 1000;
+/** How long delivered and given-up log rows are kept. */
+const LOG_RETENTION_MS = 7 * 86_400_000;
+const PURGE_EVERY_MS = 3_600_000;
+
+/**
+ * Runs in every process (each worker with WORKERS > 1): takes the leases of subscriptions no live
+ * process holds, renews its own, and runs one SubscriptionWorker per subscription it holds. A lease
+ * lives in the subscription's row (`lease_owner`, `leased_until`): a process that dies stops renewing,
+ * and another takes the subscription over when the lease runs out. A worker sends an attempt only while
+ * its lease outlasts the attempt's timeout, and records progress only while it still holds the lease
+ * (webhook.queries.ts, `recordAttempts`), so two processes never send a subscription's events at once.
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
+  /** This process's name in `lease_owner`. */
+  readonly leaseOwner = newId();
+  readonly sender: WebhookSender;
+  private readonly workers = new Map<string, SubscriptionWorker>();
+  /** Until when each held lease is certainly ours (the renewal's start plus the lease). */
+  private readonly heldUntil = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private lastPurge = 0;
+  private stopped = false;
+
+  constructor(
+    @Inject(APP_CONFIG) readonly config: AppConfig,
+    readonly uow: UnitOfWork,
+    readonly events: EventSearchService,
+    readonly encryptor: Encryptor,
+    private readonly logger: AppLogger,
+  ) {
+    this.sender = new WebhookSender(config.webhooks.allowPrivateNetworks);
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.ticking ??= this.tick()
+        .catch((error: unknown) => this.logger.root.error(`webhook dispatcher: ${errorMessage(error)}`))
+        .finally(() => (this.ticking = undefined));
+    }, TICK_MS);
+    this.timer.unref();
+  }
+
+  /** Stops the workers (an attempt in flight is abandoned: it is sent again, by whoever takes over) and hands the leases back. */
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.ticking;
+    await Promise.all([...this.workers.values()].map((w) => w.stop()));
+    this.sender.close();
+    await this.uow.write(RELEASE_SQL, [this.leaseOwner]).catch(() => undefined);
+  }
+
+  /** Whether this process may start an attempt for the subscription now: its lease outlasts the attempt. */
+  holds(subscriptionId: string): boolean {
+    return !this.stopped && (this.heldUntil.get(subscriptionId) ?? 0) - Date.now() > DELIVERY_TIMEOUT_MS + 1000;
+  }
+
+  /** A worker that lost its subscription (deleted, or taken over) leaves. */
+  forget(subscriptionId: string): void {
+    this.workers.delete(subscriptionId);
+    this.heldUntil.delete(subscriptionId);
+  }
+
+  logError(message: string): void {
+    this.logger.root.error(message);
+  }
+
+  private async tick(): Promise<void> {
+    const leaseMs = this.config.webhooks.leaseMs;
+    const renewedAt = Date.now();
+    if (this.workers.size > 0) await this.uow.write(RENEW_SQL, [renewedAt + leaseMs, this.leaseOwner]);
+    const states = await leaseStates(this.uow.manager);
+    const now = Date.now();
+    const present = new Set<string>();
+    for (const state of states) {
+      present.add(state.id);
+      if (state.leaseOwner === this.leaseOwner && this.workers.has(state.id)) {
+        this.heldUntil.set(state.id, renewedAt + leaseMs);
+      } else if (this.workers.has(state.id)) {
+        void this.workers.get(state.id)!.stop();
+        this.forget(state.id);
+      } else if (state.leaseOwner === null || state.leasedUntil < now || state.leaseOwner === this.leaseOwner) {
+        if (this.stopped) return;
+        const claimedAt = Date.now();
+        if ((await this.uow.write(CLAIM_SQL, [this.leaseOwner, claimedAt + leaseMs, state.id, claimedAt, this.leaseOwner])) !== 1) continue;
+        this.heldUntil.set(state.id, claimedAt + leaseMs);
+        const worker = new SubscriptionWorker(this, state.id);
+        this.workers.set(state.id, worker);
+        worker.start();
+      }
+    }
+    for (const [id, worker] of this.workers) {
+      if (!present.has(id)) {
+        void worker.stop();
+        this.forget(id);
+      }
+    }
+    if (now - this.lastPurge > PURGE_EVERY_MS) {
+      this.lastPurge = now;
+      await this.uow.run((manager) => purgeDeliveries(manager, now - LOG_RETENTION_MS));
+    }
+  }
+}
