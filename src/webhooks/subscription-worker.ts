@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventDto } from '../admin/dto/events.dto.js';
-import { eventIdsAt } from '../common/events/event-ids.js';
+import { eventIdsAt } from '../common/events/event-positions.js';
 import { errorMessage } from '../common/http/failure-causes.js';
 import { webhookDeliveries } from '../common/metrics/metrics.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
@@ -9,8 +9,10 @@ import { webhookHeaders } from './webhook-signature.js';
 import { pendingDelivery, recordAttempts, subscriptionById } from './webhook.queries.js';
 import type { DeliveryRow, SubscriptionRow } from './webhook.queries.js';
 
-/** How long an idle subscription waits before looking for new events. */
+/** How long a subscription waits for its lease to be fresh enough again. */
 const POLL_MS = 200;
+/** The longest an idle subscription waits before reading again, even when no newer event was seen. */
+const IDLE_READ_MS = 2000;
 /** Events read and recorded together: a crash sends at most this many again. */
 const BATCH = 100;
 const MAX_ERROR_LENGTH = 500;
@@ -74,6 +76,7 @@ export class SubscriptionWorker {
         await this.pause(POLL_MS);
         continue;
       }
+      const seen = this.dispatcher.latestPosition;
       const batch: EventDto[] = await events.search({
         asc: true,
         sequence: String(cursor),
@@ -82,7 +85,7 @@ export class SubscriptionWorker {
         ...(subscription.orgId ? { resource_owner: subscription.orgId } : {}),
       });
       if (batch.length === 0) {
-        await this.pause(POLL_MS);
+        await this.dispatcher.waitForEvents(seen, IDLE_READ_MS, this.abort.signal);
         continue;
       }
       const ids = await eventIdsAt(uow.manager, batch.map((e) => e.sequence));

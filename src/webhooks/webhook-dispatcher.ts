@@ -7,6 +7,7 @@ import { Encryptor } from '../common/crypto/encryptor.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { errorMessage } from '../common/http/failure-causes.js';
 import { AppLogger } from '../common/http/logging.js';
+import { lastEventPosition } from '../common/events/event-positions.js';
 import { newId } from '../common/ids.js';
 import { DELIVERY_TIMEOUT_MS, WebhookSender } from './webhook-sender.js';
 import { SubscriptionWorker } from './subscription-worker.js';
@@ -14,6 +15,8 @@ import { CLAIM_SQL, leaseStates, purgeDeliveries, RELEASE_SQL, RENEW_SQL } from 
 
 /** How often a process renews its leases and looks for subscriptions nobody delivers. */
 const TICK_MS = 1000;
+/** How often a process with subscriptions looks at the newest event position, to wake its idle workers. */
+const WATCH_MS = 100;
 /** How long delivered and given-up log rows are kept. */
 const LOG_RETENTION_MS = 7 * 86_400_000;
 const PURGE_EVERY_MS = 3_600_000;
@@ -35,6 +38,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** Until when each held lease is certainly ours (the renewal's start plus the lease). */
   private readonly heldUntil = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
+  private watcher: NodeJS.Timeout | undefined;
+  private watching: Promise<void> | undefined;
+  /** The newest event position seen, and the idle workers to wake when it moves. */
+  private latest = 0;
+  private readonly waiting = new Set<() => void>();
   private ticking: Promise<void> | undefined;
   private lastPurge = 0;
   private stopped = false;
@@ -56,13 +64,52 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         .finally(() => (this.ticking = undefined));
     }, TICK_MS);
     this.timer.unref();
+    this.watcher = setInterval(() => {
+      if (this.workers.size === 0 || this.watching) return;
+      this.watching = this.watchLog()
+        .catch(() => undefined) // a database outage shows in the tick's log line
+        .finally(() => (this.watching = undefined));
+    }, WATCH_MS);
+    this.watcher.unref();
+  }
+
+  /** The newest event position this process has seen; a worker notes it before it reads. */
+  get latestPosition(): number {
+    return this.latest;
+  }
+
+  /**
+   * Resolves when an event past `seen` is known to exist, or after `maxMs` (a worker then reads anyway:
+   * a position below the newest can still commit late, and the read decides what is visible).
+   */
+  waitForEvents(seen: number, maxMs: number, signal: AbortSignal): Promise<void> {
+    if (this.latest > seen || signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiting.delete(done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, maxMs);
+      this.waiting.add(done);
+      signal.addEventListener('abort', done);
+    });
+  }
+
+  private async watchLog(): Promise<void> {
+    const latest = await lastEventPosition(this.uow.manager);
+    if (latest === this.latest) return;
+    this.latest = latest;
+    for (const wake of [...this.waiting]) wake();
   }
 
   /** Stops the workers (an attempt in flight is abandoned: it is sent again, by whoever takes over) and hands the leases back. */
   async onModuleDestroy(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await this.ticking;
+    clearInterval(this.watcher);
+    await Promise.all([this.ticking, this.watching]);
     await Promise.all([...this.workers.values()].map((w) => w.stop()));
     this.sender.close();
     await this.uow.write(RELEASE_SQL, [this.leaseOwner]).catch(() => undefined);

@@ -53,12 +53,6 @@ export async function insertSubscription(manager: EntityManager, row: Subscripti
   );
 }
 
-/** The newest position in the event log: where a new subscription starts (it receives the events after it). */
-export async function lastEventPosition(manager: EntityManager): Promise<number> {
-  const [row]: { last: number | string | null }[] = await manager.query('SELECT MAX(position) AS last FROM events');
-  return Number(row?.last ?? 0);
-}
-
 export async function subscriptionsOf(manager: EntityManager, owner: string): Promise<SubscriptionRow[]> {
   const rows: RawSubscription[] = await manager.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE owner = ? ORDER BY created_at, id`, [owner]);
   return rows.map(toSubscription);

@@ -6,11 +6,12 @@ import { Encryptor } from '../common/crypto/encryptor.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
+import { lastEventPosition } from '../common/events/event-positions.js';
 import { newId } from '../common/ids.js';
 import { organizationExists } from '../users/queries/organizations.js';
 import { newWebhookSecret } from './webhook-signature.js';
 import { hostOf, isNonPublicAddress, resolveAll, targetUrlProblem } from './webhook-target.js';
-import { deleteSubscription, deliveriesOf, insertSubscription, lastEventPosition, subscriptionOf, subscriptionsOf } from './webhook.queries.js';
+import { deleteSubscription, deliveriesOf, insertSubscription, subscriptionOf, subscriptionsOf } from './webhook.queries.js';
 import type { DeliveryRow, SubscriptionRow } from './webhook.queries.js';
 
 /** Who a subscription belongs to: the instance (`/admin/v1/webhooks`) or one organization (its management API). */
