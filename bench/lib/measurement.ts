@@ -16,7 +16,7 @@ export interface Measurement {
   nextTo?: number;
   /** Rows in the database the scenario reads (users or events), for the growth figures. */
   size?: number;
-  unit: 'req/s' | 'logins/s' | 'sign-ins/s' | 'users/s' | 'checks/s';
+  unit: 'req/s' | 'logins/s' | 'sign-ins/s' | 'users/s' | 'checks/s' | 'events/s';
   rate: number;
   p50?: number;
   p99?: number;

@@ -58,6 +58,7 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   atLeast('scim.page', 300);
   atLeast('scim.create', 500);
   if (run.database === 'SQLite') atLeast('import', 10_000);
+  if (run.database === 'SQLite') atLeast('webhooks.delivery', 2000);
   for (const scenario of ['events.by-type', 'events.by-aggregate']) {
     const subject = headline(ms, scenario, ours(1));
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: `p50 ≤ 20 ms at ${subject.size?.toLocaleString('en')} events`, met: subject.p50 <= 20 });
