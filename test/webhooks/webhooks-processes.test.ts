@@ -116,4 +116,20 @@ describe('webhooks across processes (real service processes)', () => {
     const sequenceRuns = runs(rx.requests);
     assert.ok(sequenceRuns.length <= 2, `at most one restart from the cursor (the handover), got runs ${JSON.stringify(sequenceRuns)}`);
   });
+
+  it('WORKERS=2: both workers run the dispatcher; the subscription is delivered once, in order', async () => {
+    setup = await processSetup(ENV);
+    const service = await setup.spawn({ WORKERS: '2' });
+    const svc = remoteService(service.url, setup.adminToken());
+    const rx = await Receiver.start();
+    receivers.push(rx);
+    const created = await svc.api('POST', '/admin/v1/webhooks', { token: svc.adminToken, body: { url: rx.url } });
+    assert.equal(created.status, 201, created.text);
+    const org = await createOrg(svc);
+    await Promise.all([machineUsers(svc, org.id, 10), machineUsers(svc, org.id, 10)]);
+    const expected = await expectedEvents(svc, created.body.id);
+    await until('every event delivered', () => rx.accepted().some((r) => r.event.sequence === expected.at(-1)!.sequence), 30_000);
+    assertComplete(rx, expected, created.body.secret);
+    assert.deepEqual(rx.requests.map((r) => r.event.sequence), expected.map((e) => e.sequence), 'each event once, in order');
+  });
 });
