@@ -19,6 +19,7 @@ import { UserFactorEntity } from './users/entities/user-factor.entity.js';
 import { RecoveryCodeEntity } from './users/entities/recovery-code.entity.js';
 import { MfaOfferSkipEntity } from './users/entities/mfa-offer-skip.entity.js';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
+import { WebhookDispatcherEntity } from './webhooks/webhook-dispatcher.entity.js';
 import { WebhookSubscriptionEntity } from './webhooks/webhook-subscription.entity.js';
 
 /**
@@ -49,4 +50,5 @@ export const ENTITIES = [
   MfaOfferSkipEntity,
   WebhookSubscriptionEntity,
   WebhookDeliveryEntity,
+  WebhookDispatcherEntity,
 ];

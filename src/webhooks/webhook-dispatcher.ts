@@ -11,7 +11,7 @@ import { lastEventPosition } from '../common/events/event-positions.js';
 import { newId } from '../common/ids.js';
 import { DELIVERY_TIMEOUT_MS, WebhookSender } from './webhook-sender.js';
 import { SubscriptionWorker } from './subscription-worker.js';
-import { CLAIM_SQL, leaseStates, purgeDeliveries, RELEASE_SQL, RENEW_SQL } from './webhook.queries.js';
+import { CLAIM_SQL, FORGET_DEAD_SQL, HEARTBEAT_SQL, JOIN_SQL, LEAVE_SQL, leaseStates, liveDispatchers, purgeDeliveries, RELEASE_ONE_SQL, RELEASE_SQL, RENEW_SQL } from './webhook.queries.js';
 
 /** How often a process renews its leases and looks for subscriptions nobody delivers. */
 const TICK_MS = 1000;
@@ -23,7 +23,9 @@ const PURGE_EVERY_MS = 3_600_000;
 
 /**
  * Runs in every process (each worker with WORKERS > 1): takes the leases of subscriptions no live
- * process holds, renews its own, and runs one SubscriptionWorker per subscription it holds. A lease
+ * process holds, up to an even share of them (the live processes count themselves in
+ * `webhook_dispatchers`), renews its own, hands back what exceeds its share when another process joins,
+ * and runs one SubscriptionWorker per subscription it holds. A lease
  * lives in the subscription's row (`lease_owner`, `leased_until`): a process that dies stops renewing,
  * and another takes the subscription over when the lease runs out. A worker sends an attempt only while
  * its lease outlasts the attempt's timeout, and records progress only while it still holds the lease
@@ -113,6 +115,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     await Promise.all([...this.workers.values()].map((w) => w.stop()));
     this.sender.close();
     await this.uow.write(RELEASE_SQL, [this.leaseOwner]).catch(() => undefined);
+    await this.uow.write(LEAVE_SQL, [this.leaseOwner]).catch(() => undefined);
   }
 
   /** Whether this process may start an attempt for the subscription now: its lease outlasts the attempt. */
@@ -126,6 +129,20 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.heldUntil.delete(subscriptionId);
   }
 
+  private async claim(id: string, leaseMs: number): Promise<void> {
+    const claimedAt = Date.now();
+    if ((await this.uow.write(CLAIM_SQL, [this.leaseOwner, claimedAt + leaseMs, id, claimedAt, this.leaseOwner])) !== 1) return;
+    this.heldUntil.set(id, claimedAt + leaseMs);
+    const worker = new SubscriptionWorker(this, id);
+    this.workers.set(id, worker);
+    worker.start();
+  }
+
+  /** This process's row in `webhook_dispatchers`, which counts it among the live ones. */
+  private async heartbeat(aliveUntil: number): Promise<void> {
+    if ((await this.uow.write(HEARTBEAT_SQL, [aliveUntil, this.leaseOwner])) === 0) await this.uow.write(JOIN_SQL, [this.leaseOwner, aliveUntil]);
+  }
+
   logError(message: string): void {
     this.logger.root.error(message);
   }
@@ -133,10 +150,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private async tick(): Promise<void> {
     const leaseMs = this.config.webhooks.leaseMs;
     const renewedAt = Date.now();
+    await this.heartbeat(renewedAt + leaseMs);
     if (this.workers.size > 0) await this.uow.write(RENEW_SQL, [renewedAt + leaseMs, this.leaseOwner]);
     const states = await leaseStates(this.uow.manager);
     const now = Date.now();
+    // An even share: every live process holds at most this many, so together they hold them all.
+    const share = Math.ceil(states.length / Math.max(1, await liveDispatchers(this.uow.manager, now)));
     const present = new Set<string>();
+    const free: { id: string; leaseOwner: string | null }[] = [];
     for (const state of states) {
       present.add(state.id);
       if (state.leaseOwner === this.leaseOwner && this.workers.has(state.id)) {
@@ -145,13 +166,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         void this.workers.get(state.id)!.stop();
         this.forget(state.id);
       } else if (state.leaseOwner === null || state.leasedUntil < now || state.leaseOwner === this.leaseOwner) {
-        if (this.stopped) return;
-        const claimedAt = Date.now();
-        if ((await this.uow.write(CLAIM_SQL, [this.leaseOwner, claimedAt + leaseMs, state.id, claimedAt, this.leaseOwner])) !== 1) continue;
-        this.heldUntil.set(state.id, claimedAt + leaseMs);
-        const worker = new SubscriptionWorker(this, state.id);
-        this.workers.set(state.id, worker);
-        worker.start();
+        free.push(state);
       }
     }
     for (const [id, worker] of this.workers) {
@@ -160,9 +175,23 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         this.forget(id);
       }
     }
+    for (const { id, leaseOwner } of free) {
+      if (this.stopped) return;
+      if (this.workers.size < share) await this.claim(id, leaseMs);
+      // Still ours from before (its worker left) but beyond the share: someone else's to take.
+      else if (leaseOwner === this.leaseOwner) await this.uow.write(RELEASE_ONE_SQL, [id, this.leaseOwner]);
+    }
+    // More than a share (another process joined): hand the surplus back, each after its worker has stopped.
+    for (const [id, worker] of [...this.workers].slice(share)) {
+      if (this.stopped) return;
+      await worker.stop();
+      this.forget(id);
+      await this.uow.write(RELEASE_ONE_SQL, [id, this.leaseOwner]);
+    }
     if (now - this.lastPurge > PURGE_EVERY_MS) {
       this.lastPurge = now;
       await this.uow.run((manager) => purgeDeliveries(manager, now - LOG_RETENTION_MS));
+      await this.uow.write(FORGET_DEAD_SQL, [now - leaseMs]);
     }
   }
 }

@@ -95,6 +95,20 @@ export async function leaseStates(manager: EntityManager): Promise<LeaseCandidat
 export const CLAIM_SQL = 'UPDATE webhook_subscriptions SET lease_owner = ?, leased_until = ? WHERE id = ? AND (lease_owner IS NULL OR leased_until < ? OR lease_owner = ?)';
 export const RENEW_SQL = 'UPDATE webhook_subscriptions SET leased_until = ? WHERE lease_owner = ?';
 export const RELEASE_SQL = 'UPDATE webhook_subscriptions SET lease_owner = NULL, leased_until = 0 WHERE lease_owner = ?';
+export const RELEASE_ONE_SQL = 'UPDATE webhook_subscriptions SET lease_owner = NULL, leased_until = 0 WHERE id = ? AND lease_owner = ?';
+
+// ——— live dispatchers ———
+
+export const HEARTBEAT_SQL = 'UPDATE webhook_dispatchers SET alive_until = ? WHERE owner = ?';
+export const JOIN_SQL = 'INSERT INTO webhook_dispatchers (owner, alive_until) VALUES (?, ?)';
+export const LEAVE_SQL = 'DELETE FROM webhook_dispatchers WHERE owner = ?';
+export const FORGET_DEAD_SQL = 'DELETE FROM webhook_dispatchers WHERE alive_until < ?';
+
+/** How many processes deliver webhooks now (those whose heartbeat has not run out). */
+export async function liveDispatchers(manager: EntityManager, now: number): Promise<number> {
+  const [row]: { n: number | string }[] = await manager.query('SELECT COUNT(*) AS n FROM webhook_dispatchers WHERE alive_until >= ?', [now]);
+  return Number(row?.n ?? 0);
+}
 
 // ——— deliveries ———
 

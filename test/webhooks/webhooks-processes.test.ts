@@ -132,4 +132,37 @@ describe('webhooks across processes (real service processes)', () => {
     assertComplete(rx, expected, created.body.secret);
     assert.deepEqual(rx.requests.map((r) => r.event.sequence), expected.map((e) => e.sequence), 'each event once, in order');
   });
+
+  it('processes share the subscriptions evenly: a process that joins takes over half, and every receiver gets everything in order', async () => {
+    setup = await processSetup(ENV);
+    const one = await setup.spawn();
+    const svc = remoteService(one.url, setup.adminToken());
+    const subscriptions: { id: string; secret: string; rx: Receiver }[] = [];
+    for (let i = 0; i < 4; i++) {
+      const rx = await Receiver.start();
+      receivers.push(rx);
+      const created = await svc.api('POST', '/admin/v1/webhooks', { token: svc.adminToken, body: { url: rx.url } });
+      assert.equal(created.status, 201, created.text);
+      subscriptions.push({ ...created.body, rx });
+    }
+    const holders = () => setup!.inspect(async (db) => (await db.query('SELECT lease_owner AS owner, COUNT(*) AS n FROM webhook_subscriptions GROUP BY lease_owner')) as { owner: string | null; n: number | string }[]);
+    await until('the first process holds all four', async () => {
+      const rows = await holders();
+      return rows.length === 1 && rows[0].owner !== null && Number(rows[0].n) === 4;
+    });
+    const two = await setup.spawn();
+    const org = await createOrg(svc);
+    await machineUsers(svc, org.id, 5);
+    await until('two processes hold two each', async () => {
+      const rows = await holders();
+      return rows.length === 2 && rows.every((r) => r.owner !== null && Number(r.n) === 2);
+    });
+    await machineUsers(remoteService(two.url, setup.adminToken()), org.id, 5);
+    for (const { id, secret, rx } of subscriptions) {
+      const expected = await expectedEvents(svc, id);
+      await until('every event delivered', () => rx.accepted().some((r) => r.event.sequence === expected.at(-1)!.sequence), 30_000);
+      assertComplete(rx, expected, secret);
+      assert.ok(runs(rx.requests).length <= 2, 'at most one restart from the cursor (the handover)');
+    }
+  });
 });

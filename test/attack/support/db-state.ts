@@ -2,12 +2,13 @@ import type { TestService } from '../../support/service.js';
 import { listTables } from '../../support/secret-scan.js';
 
 /**
- * What the webhook dispatcher changes in the background, whatever the requests do: its leases, its
- * progress through the event log and its delivery log (src/webhooks).
+ * What the webhook dispatcher changes in the background, whatever the requests do: its leases and
+ * heartbeat, its progress through the event log and its delivery log (src/webhooks).
  */
 const BACKGROUND: Record<string, string[] | 'all'> = {
   webhook_subscriptions: ['lease_owner', 'leased_until', 'cursor_position', 'next_attempt_at'],
   webhook_deliveries: 'all',
+  webhook_dispatchers: 'all',
 };
 
 /**

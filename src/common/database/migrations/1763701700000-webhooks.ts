@@ -7,7 +7,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * `leased_until` say which process delivers it now, `next_attempt_at` holds it back while an attempt waits
  * for its retry. The `events` table is the ordered log the cursor walks; nothing is copied out of it.
  * `owner` is `instance` or the organization that created the subscription; `org_id` filters events by
- * their resource owner (for an organization's subscription, itself).
+ * their resource owner (for an organization's subscription, itself). `webhook_dispatchers` has a row per
+ * live process (renewed like a lease), so the processes can share the subscriptions evenly.
  */
 export class Webhooks1763701700000 implements MigrationInterface {
   name = 'Webhooks1763701700000';
@@ -56,9 +57,20 @@ export class Webhooks1763701700000 implements MigrationInterface {
         indices: [new TableIndex({ name: 'ix_webhook_deliveries_age', columnNames: ['last_attempt_at'] })],
       }),
     );
+    await runner.createTable(
+      new Table({
+        name: 'webhook_dispatchers',
+        engine,
+        columns: [
+          { name: 'owner', type: 'varchar', length: '64', isPrimary: true, primaryKeyConstraintName: 'pk_webhook_dispatchers' },
+          { name: 'alive_until', type: 'bigint', isNullable: false },
+        ],
+      }),
+    );
   }
 
   async down(runner: QueryRunner): Promise<void> {
+    await runner.dropTable('webhook_dispatchers', true, true, true);
     await runner.dropTable('webhook_deliveries', true, true, true);
     await runner.dropTable('webhook_subscriptions', true, true, true);
   }
