@@ -63,6 +63,10 @@ export function evaluateTargets(run: RunResult): Verdict[] {
     const subject = headline(ms, scenario, ours(1));
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: `p50 ≤ 20 ms at ${subject.size?.toLocaleString('en')} events`, met: subject.p50 <= 20 });
   }
+  const [idle, delivering] = ['idle', 'delivering'].map((kind) => ms.find((m) => m.scenario === `webhooks.scim-create.${kind}`));
+  if (idle?.p50 !== undefined && delivering?.p50 !== undefined) {
+    verdicts.push({ subject: delivering, text: `p50 ≤ 1.1× with no subscription: ${ratio(delivering.p50 / Math.max(idle.p50, 1))}×`, met: delivering.p50 <= 1.1 * Math.max(idle.p50, 1) });
+  }
   groupTargets(ms, verdicts);
   mfaTargets(ms, verdicts);
   for (const subject of ms.filter((m) => m.kind === 'portcullis')) {

@@ -8,10 +8,12 @@
  */
 import { createServer, request, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { adminToken } from '../lib/api.js';
+import { adminToken, call } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
+import { load } from '../lib/load.js';
 import { startService, withPeakMemory } from '../lib/processes.js';
 import { seedEvents } from '../lib/seed.js';
+import { SCIM_SCENARIOS, scimCaller, scimRequests } from './scim.js';
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
 
@@ -99,6 +101,50 @@ export async function runWebhooks(ctx: Context): Promise<void> {
     rx.reset();
     const rate = await bareClient(rx, Math.min(events, 10_000));
     ctx.record({ scenario: 'webhooks.floor', label: 'webhook delivery, one subscription, in order', kind: 'reference', server: 'node:http client alone, one at a time', size: events, unit: 'events/s', rate, errors: 0 });
+  } finally {
+    await rx.close();
+    await store.drop();
+  }
+  await scimCreateUnderWebhookLoad(ctx);
+}
+
+const SCIM_CREATE = SCIM_SCENARIOS.find((s) => s.id === 'scim.create')!;
+let serial = 0;
+/** SCIM create with a new user name on every request of every round (the scenario's own counter restarts per list). */
+const CREATE = { ...SCIM_CREATE, request: (base: string) => SCIM_CREATE.request(base, serial++, 0) };
+
+/**
+ * What delivering costs the requests that write the events: SCIM creates (10 connections) on one service,
+ * alternately with no subscription and with one that receives every event, in rounds (the machine's speed
+ * drifts over a run); the median round of each counts. Issue 19's target: at most 10 % on the create latency.
+ */
+async function scimCreateUnderWebhookLoad(ctx: Context): Promise<void> {
+  const store = await ctx.newStore();
+  const rx = await startReceiver();
+  try {
+    const service = await startService(store, 1, undefined, ENV);
+    try {
+      const admin = adminToken(store.dataDir);
+      const org = await call(service.url, admin, 'POST', '/admin/v1/orgs', { name: 'bench-webhook-load' });
+      const server = { url: service.url, base: `/scim/v2/${org.id}`, token: await scimCaller(service.url, admin, org.id) };
+      const timing = { seconds: ctx.options.seconds, warmup: ctx.options.warmup };
+      const ROUNDS = ctx.options.quick ? 1 : 3;
+      const rounds: Record<'idle' | 'delivering', Awaited<ReturnType<typeof load>>[]> = { idle: [], delivering: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        rounds.idle.push(await load(service.url, service.pid, timing, scimRequests(server, CREATE, 0)));
+        const { id } = await call(service.url, admin, 'POST', '/admin/v1/webhooks', { url: rx.url, orgId: org.id });
+        rounds.delivering.push(await load(service.url, service.pid, timing, scimRequests(server, CREATE, 0)));
+        await fetch(`${service.url}/admin/v1/webhooks/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${admin}` } });
+      }
+      if (rx.count === 0) throw new Error('the subscription received nothing');
+      for (const kind of ['idle', 'delivering'] as const) {
+        const { socketErrors: _, ...median } = rounds[kind].sort((a, b) => (a.p50 ?? 0) - (b.p50 ?? 0))[Math.floor(ROUNDS / 2)];
+        const server = kind === 'idle' ? 'Portcullis WORKERS=1, no subscription' : 'Portcullis WORKERS=1, one subscription receiving every event';
+        ctx.record({ scenario: `webhooks.scim-create.${kind}`, label: 'SCIM create under webhook delivery', kind: 'portcullis', server, workers: 1, unit: 'req/s', ...median });
+      }
+    } finally {
+      await service.stop();
+    }
   } finally {
     await rx.close();
     await store.drop();
