@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventDto } from '../admin/dto/events.dto.js';
 import { eventIdsAt } from '../common/events/event-positions.js';
-import { errorMessage } from '../common/http/failure-causes.js';
 import { webhookDeliveries } from '../common/metrics/metrics.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 import { nextRetryAt } from './webhook-retry.js';
@@ -52,7 +51,7 @@ export class SubscriptionWorker {
         break;
       } catch (error) {
         if (this.stopping) break;
-        this.dispatcher.logError(`webhook ${this.subscriptionId}: ${errorMessage(error)}`);
+        this.dispatcher.logError(`webhook ${this.subscriptionId}`, error);
         await this.pause(5000);
       }
     }

@@ -4,6 +4,8 @@ import { EventSearchService } from '../admin/events/event-search.service.js';
 import { APP_CONFIG } from '../common/config/config.token.js';
 import type { AppConfig } from '../common/config/config.js';
 import { Encryptor } from '../common/crypto/encryptor.js';
+import { DatabaseAvailability } from '../common/database/database-availability.js';
+import { isDatabaseUnavailable } from '../common/database/database-unavailable.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { errorMessage } from '../common/http/failure-causes.js';
 import { AppLogger } from '../common/http/logging.js';
@@ -55,6 +57,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     readonly events: EventSearchService,
     readonly encryptor: Encryptor,
     private readonly logger: AppLogger,
+    private readonly availability: DatabaseAvailability,
   ) {
     this.sender = new WebhookSender(config.webhooks.allowPrivateNetworks);
   }
@@ -62,7 +65,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
       this.ticking ??= this.tick()
-        .catch((error: unknown) => this.logger.root.error(`webhook dispatcher: ${errorMessage(error)}`))
+        .catch((error: unknown) => this.logError('webhook dispatcher', error))
         .finally(() => (this.ticking = undefined));
     }, TICK_MS);
     this.timer.unref();
@@ -143,8 +146,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     if ((await this.uow.write(HEARTBEAT_SQL, [aliveUntil, this.leaseOwner])) === 0) await this.uow.write(JOIN_SQL, [this.leaseOwner, aliveUntil]);
   }
 
-  logError(message: string): void {
-    this.logger.root.error(message);
+  /** A database outage is reported once, as requests report it (DatabaseAvailability); anything else is logged. */
+  logError(what: string, error: unknown): void {
+    if (isDatabaseUnavailable(error)) this.availability.reportUnavailable(error);
+    else this.logger.root.error(`${what}: ${errorMessage(error)}`);
   }
 
   private async tick(): Promise<void> {
