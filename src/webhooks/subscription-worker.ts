@@ -138,6 +138,9 @@ export class SubscriptionWorker {
       if (!kept) return;
       cursor = nextCursor;
       holdUntil = nextHold;
+      // Caught up: gather what arrives until the next look at the log (≤ 100 ms) rather than read, send
+      // and commit a batch of one or two events at a time, which cost the writers a commit each.
+      if (batch.length < BATCH && nextHold === 0) await this.dispatcher.waitForEvents(seen, IDLE_READ_MS, this.abort.signal);
     }
   }
 
