@@ -6,11 +6,12 @@ import type { AppConfig } from './common/config/config.js';
 import { ScimModule } from './scim/scim.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
 import { UsersModule } from './users/users.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { ENTITIES } from './entities.js';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [CommonModule.forRoot(config, ENTITIES), UsersModule, AdminModule, ScimModule, OidcModule] };
+    return { module: AppModule, imports: [CommonModule.forRoot(config, ENTITIES), UsersModule, AdminModule, ScimModule, OidcModule, WebhooksModule] };
   }
 }

@@ -18,6 +18,9 @@ import { UserEntity } from './users/entities/user.entity.js';
 import { UserFactorEntity } from './users/entities/user-factor.entity.js';
 import { RecoveryCodeEntity } from './users/entities/recovery-code.entity.js';
 import { MfaOfferSkipEntity } from './users/entities/mfa-offer-skip.entity.js';
+import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
+import { WebhookDispatcherEntity } from './webhooks/webhook-dispatcher.entity.js';
+import { WebhookSubscriptionEntity } from './webhooks/webhook-subscription.entity.js';
 
 /**
  * Every table mapping of the application, for the data source. It lives at the top of src/, beside the
@@ -45,4 +48,7 @@ export const ENTITIES = [
   UserFactorEntity,
   RecoveryCodeEntity,
   MfaOfferSkipEntity,
+  WebhookSubscriptionEntity,
+  WebhookDeliveryEntity,
+  WebhookDispatcherEntity,
 ];

@@ -58,9 +58,14 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   atLeast('scim.page', 300);
   atLeast('scim.create', 500);
   if (run.database === 'SQLite') atLeast('import', 10_000);
+  if (run.database === 'SQLite') atLeast('webhooks.delivery', 2000);
   for (const scenario of ['events.by-type', 'events.by-aggregate']) {
     const subject = headline(ms, scenario, ours(1));
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: `p50 ≤ 20 ms at ${subject.size?.toLocaleString('en')} events`, met: subject.p50 <= 20 });
+  }
+  const [idle, delivering] = ['idle', 'delivering'].map((kind) => ms.find((m) => m.scenario === `webhooks.scim-create.${kind}`));
+  if (idle?.p50 !== undefined && delivering?.p50 !== undefined) {
+    verdicts.push({ subject: delivering, text: `p50 ≤ 1.1× with no subscription: ${ratio(delivering.p50 / Math.max(idle.p50, 1))}×`, met: delivering.p50 <= 1.1 * Math.max(idle.p50, 1) });
   }
   groupTargets(ms, verdicts);
   mfaTargets(ms, verdicts);

@@ -18,5 +18,7 @@ import { ImportService } from './import/import.service.js';
   imports: [UsersModule],
   controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController],
   providers: [EventSearchService, ImportService],
+  // Webhooks deliver events as event search returns them.
+  exports: [EventSearchService],
 })
 export class AdminModule {}

@@ -42,6 +42,10 @@ function validBody(route: DeclaredRoute): unknown {
     'DELETE /management/v1/orgs/:orgId/groups/:groupId': undefined,
     'PUT /management/v1/orgs/:orgId/groups/:groupId/members/:userId': undefined,
     'DELETE /management/v1/orgs/:orgId/groups/:groupId/members/:userId': undefined,
+    'POST /management/v1/orgs/:orgId/webhooks': { url: 'https://203.0.113.10/hook' },
+    'GET /management/v1/orgs/:orgId/webhooks': undefined,
+    'DELETE /management/v1/orgs/:orgId/webhooks/:id': undefined,
+    'GET /management/v1/orgs/:orgId/webhooks/:id/deliveries': undefined,
     'GET /scim/v2/:orgId/Groups': undefined,
     'GET /scim/v2/:orgId/Groups/:id': undefined,
     'DELETE /scim/v2/:orgId/Groups/:id': undefined,
@@ -96,6 +100,8 @@ describe('tenant isolation matrix', () => {
     const factors = svc.app.get(FactorsService);
     await factors.newRecoveryCodes({ id: human.userId, orgId: orgB.id });
     const [factor] = await factors.list(null, orgB.id, human.userId);
+    const webhook = await svc.api('POST', `/management/v1/orgs/${orgB.id}/webhooks`, { token: svc.adminToken, body: { url: 'https://203.0.113.10/hook' } });
+    assert.equal(webhook.status, 201, webhook.text);
     // SCIM's Groups/:id gets a group of its own: the control below deletes through both APIs.
     victim = {
       orgId: orgB.id,
@@ -106,6 +112,7 @@ describe('tenant isolation matrix', () => {
       factorId: factor.id,
       groupId: await group(),
       scimGroupId: await group(),
+      webhookId: webhook.body.id,
     };
 
     const routes = declaredRoutes(svc).filter((r) => r.policy && !r.policy.public);
@@ -115,7 +122,13 @@ describe('tenant isolation matrix', () => {
 
   async function call(route: DeclaredRoute, ids: Record<string, string>, token: string) {
     const body = validBody(route);
-    const filled = route.path.includes('/Groups/:id') ? { ...ids, id: ids.scimGroupId } : route.path.includes('/factors') ? { ...ids, userId: ids.id } : ids;
+    const filled = route.path.includes('/Groups/:id')
+      ? { ...ids, id: ids.scimGroupId }
+      : route.path.includes('/webhooks/:id')
+        ? { ...ids, id: ids.webhookId }
+        : route.path.includes('/factors')
+          ? { ...ids, userId: ids.id }
+          : ids;
     return svc.api(route.method, fillPath(route.path, filled), { token, ...(body === undefined ? {} : { body }) });
   }
 

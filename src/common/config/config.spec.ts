@@ -76,4 +76,16 @@ describe('loadConfig', () => {
       assert.doesNotMatch(error.message, /hunter2/);
     }
   });
+
+  it('webhook settings: defaults, and refusals of a non-boolean switch and a lease shorter than the delivery timeout allows', () => {
+    assert.deepEqual(loadConfig({}).webhooks, { allowPrivateNetworks: false, retryBaseMs: 5000, retryWindowMs: 86_400_000, leaseMs: 30_000 });
+    assert.equal(loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' }).webhooks.allowPrivateNetworks, true);
+    try {
+      loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes', WEBHOOK_LEASE_MS: '5000' });
+      assert.fail('expected a ConfigError');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(error.problems.map((p) => p.split(' ')[0]).sort(), ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_LEASE_MS']);
+    }
+  });
 });

@@ -24,6 +24,19 @@ export interface AppConfig {
   management: { host: string; port: number };
   /** JWS algorithm (RFC 7518 §3.1, RFC 8037 §3.1) of every new signing key; existing keys keep theirs. */
   signingAlg: SigningAlg;
+  webhooks: WebhookConfig;
+}
+
+/** Webhook delivery (src/webhooks; docs/webhooks.md). */
+export interface WebhookConfig {
+  /** Whether targets on loopback, private and link-local networks are allowed (off: refused at creation and at delivery). */
+  allowPrivateNetworks: boolean;
+  /** The first retry's delay; each further retry waits twice as long as the one before. */
+  retryBaseMs: number;
+  /** How long a failing event is retried, from its first attempt, before it is marked `failing` and skipped. */
+  retryWindowMs: number;
+  /** How long a process holds a subscription without renewing its lease; after a crash, another takes over then. */
+  leaseMs: number;
 }
 
 /** The signing algorithms a key can be created for: RSA (the default every relying party supports), P-256, Ed25519. */
@@ -92,6 +105,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (management.port !== 0 && management.port === port) problems.push(`MANAGEMENT_PORT must differ from PORT (${port})`);
   // Case-sensitive, as JWS "alg" values are (RFC 7515 §4.1.1).
   const signingAlg = read.oneOf('SIGNING_ALG', 'RS256', SIGNING_ALGS);
+  // Standard Webhooks and Svix: first retry after about 5 s, retries for about a day.
+  // The lease outlives the 10 s delivery timeout, so no attempt outlives its process's lease.
+  const webhooks = {
+    allowPrivateNetworks: read.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    retryBaseMs: read.integer('WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),
+    retryWindowMs: read.integer('WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 0, 30 * 86_400_000),
+    leaseMs: read.integer('WEBHOOK_LEASE_MS', 30_000, 15_000, 3_600_000),
+  };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -111,6 +132,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     oidcPurgeIntervalMs,
     management,
     signingAlg,
+    webhooks,
   };
 }
 
@@ -163,6 +185,14 @@ class EnvReader {
       return fallback;
     }
     return value;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    const raw = this.env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    this.problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
   }
 
   url(name: string, fallback: string): string {

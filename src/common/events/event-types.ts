@@ -40,6 +40,8 @@ export const EVENT_MESSAGES = {
   'group.removed': 'Group removed',
   'group.member.added': 'Group member added',
   'group.member.removed': 'Group member removed',
+  'webhook.added': 'Webhook subscription added',
+  'webhook.removed': 'Webhook subscription removed',
 } as const;
 
 export type EventType = keyof typeof EVENT_MESSAGES;
@@ -52,6 +54,7 @@ export const AGGREGATE_MESSAGES = {
   key: 'Signing key',
   session: 'Session',
   group: 'Group',
+  webhook: 'Webhook subscription',
 } as const;
 
 export type AggregateType = keyof typeof AGGREGATE_MESSAGES;

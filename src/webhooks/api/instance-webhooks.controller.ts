@@ -1,0 +1,47 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../common/auth/authenticated.decorator.js';
+import { Caller } from '../../common/auth/caller.decorator.js';
+import type { Principal } from '../../common/auth/principal.js';
+import { Role } from '../../common/auth/roles.js';
+import { SecretResponse } from '../../common/http/secret-response.decorator.js';
+import { WebhooksService } from '../webhooks.service.js';
+import type { WebhookOwner } from '../webhooks.service.js';
+import { deliveryView } from './webhook-views.js';
+import { CreateWebhookDto, DeliveriesQueryDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
+
+const INSTANCE: WebhookOwner = { kind: 'instance' };
+
+/** The instance's webhook subscriptions (DESIGN §4, §10): every organization's events, or one's with `orgId`. */
+@ApiTags('admin')
+@Controller('admin/v1/webhooks')
+export class InstanceWebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @HttpCode(201)
+  @SecretResponse()
+  @Authenticated({ role: Role.IamOwner })
+  create(@Caller() caller: Principal, @Body() dto: CreateWebhookDto): Promise<WebhookCreatedDto> {
+    return this.webhooks.create(caller.userId, INSTANCE, dto);
+  }
+
+  @Get()
+  @Authenticated({ role: Role.IamOwner })
+  async list(): Promise<WebhookListDto> {
+    return { webhooks: await this.webhooks.list(INSTANCE) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Authenticated({ role: Role.IamOwner })
+  remove(@Caller() caller: Principal, @Param('id') id: string): Promise<void> {
+    return this.webhooks.remove(caller.userId, INSTANCE, id);
+  }
+
+  @Get(':id/deliveries')
+  @Authenticated({ role: Role.IamOwner })
+  async deliveries(@Param('id') id: string, @Query() query: DeliveriesQueryDto): Promise<DeliveryListDto> {
+    return { deliveries: (await this.webhooks.deliveries(INSTANCE, id, query.limit, query.offset)).map(deliveryView) };
+  }
+}

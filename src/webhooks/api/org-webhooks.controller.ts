@@ -1,0 +1,44 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Authenticated } from '../../common/auth/authenticated.decorator.js';
+import { Caller } from '../../common/auth/caller.decorator.js';
+import type { Principal } from '../../common/auth/principal.js';
+import { Role } from '../../common/auth/roles.js';
+import { SecretResponse } from '../../common/http/secret-response.decorator.js';
+import { WebhooksService } from '../webhooks.service.js';
+import { deliveryView } from './webhook-views.js';
+import { CreateWebhookDto, DeliveriesQueryDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
+
+/** An organization's webhook subscriptions (DESIGN §4, §10): only events whose resource owner is the organization. */
+@ApiTags('management')
+@Controller('management/v1/orgs/:orgId/webhooks')
+export class OrgWebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Post()
+  @HttpCode(201)
+  @SecretResponse()
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  create(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateWebhookDto): Promise<WebhookCreatedDto> {
+    return this.webhooks.create(caller.userId, { kind: 'org', orgId }, dto);
+  }
+
+  @Get()
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  async list(@Param('orgId') orgId: string): Promise<WebhookListDto> {
+    return { webhooks: await this.webhooks.list({ kind: 'org', orgId }) };
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('id') id: string): Promise<void> {
+    return this.webhooks.remove(caller.userId, { kind: 'org', orgId }, id);
+  }
+
+  @Get(':id/deliveries')
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  async deliveries(@Param('orgId') orgId: string, @Param('id') id: string, @Query() query: DeliveriesQueryDto): Promise<DeliveryListDto> {
+    return { deliveries: (await this.webhooks.deliveries({ kind: 'org', orgId }, id, query.limit, query.offset)).map(deliveryView) };
+  }
+}
