@@ -9,6 +9,7 @@ import { LoginUiRouter } from './login/login-ui.router.js';
 import { LoginInteractions } from './login/login-interactions.js';
 import { SecondFactorUi } from './login/second-factor.router.js';
 import { SecondFactorPages } from './login/second-factor.pages.js';
+import { LoginRateLimiter } from './login/login-rate-limiter.js';
 import { PasswordLoginService } from './login/password-login.service.js';
 import { OidcDispatch } from './provider/extensions/oidc-dispatch.middleware.js';
 import { ProviderHolder } from './provider/provider.holder.js';
@@ -30,6 +31,7 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     PasswordLoginService,
     LoginUiRouter,
     LoginInteractions,
+    LoginRateLimiter,
     SecondFactorUi,
     SecondFactorPages,
     OidcDispatch,

@@ -1,7 +1,9 @@
-import type { DataSource } from 'typeorm';
-import type { LoginRateLimitConfig } from '../../common/config/config.js';
-import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
-import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig, LoginRateLimitConfig } from '../../common/config/config.js';
+import { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
 
 /**
  * Rate limits on the login UI's password checks, per client IP and per login name, on top of the
@@ -9,20 +11,24 @@ import type { UnitOfWork } from '../../common/database/unit-of-work.js';
  * instance share the count; keys are keyed hashes, so the table names no one. An attempt is counted
  * before its password is checked, by one conditional upsert per key that refuses to count past the limit,
  * so parallel attempts cannot overshoot it (SECURITY.md, "Checks are atomic"); a successful sign-in
- * gives its attempt back, so the limits count failures.
+ * gives its attempt back, so the limits count failures. One instance per process serves every step of
+ * the login UI (password, second factor, passkey, registration).
  */
+@Injectable()
 export class LoginRateLimiter {
   /** Start of the window whose predecessors this process last deleted. */
   private purgedBefore = 0;
   private readonly mysql: boolean;
+  private readonly limits: LoginRateLimitConfig;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly uow: UnitOfWork,
     private readonly hasher: SecretHasher,
-    private readonly limits: LoginRateLimitConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.mysql = dataSource.options.type === 'mysql';
+    this.limits = config.loginRateLimit;
   }
 
   /**

@@ -1,11 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG } from '../../common/config/config.token.js';
-import type { AppConfig } from '../../common/config/config.js';
-import { SecretHasher } from '../../common/crypto/secret-hasher.js';
-import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { registrationProblems } from '../../users/registration.rules.js';
@@ -21,7 +17,6 @@ import { LoginUsers } from './login-users.js';
 import { securityHeaders } from './login-ui.http.js';
 import { LoginInteractions } from './login-interactions.js';
 import type { Interaction } from './login-interactions.js';
-import { chooseLocale, messages } from './messages.js';
 import type { Messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
 import type { PasswordLoginResult } from './password-login.service.js';
@@ -38,24 +33,20 @@ import { ACR_PASSWORD } from './authentication-methods.js';
  */
 @Injectable()
 export class LoginUiRouter {
-  private readonly rateLimiter: LoginRateLimiter;
   private readonly loginUsers: LoginUsers;
   private readonly registration: RegistrationGate;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
     private readonly holder: ProviderHolder,
     private readonly passwords: PasswordLoginService,
     private readonly users: UsersService,
     private readonly interactions: LoginInteractions,
     private readonly secondFactor: SecondFactorUi,
-    hasher: SecretHasher,
+    private readonly rateLimiter: LoginRateLimiter,
     dataSource: DataSource,
-    uow: UnitOfWork,
     loginPolicies: LoginPolicyService,
   ) {
     this.registration = new RegistrationGate(holder, loginPolicies);
-    this.rateLimiter = new LoginRateLimiter(dataSource, uow, hasher, config.loginRateLimit);
     this.loginUsers = new LoginUsers(dataSource);
   }
 
@@ -180,9 +171,7 @@ export class LoginUiRouter {
   }
 
   private registrationClosed(req: Request, res: Response): void {
-    const locale = chooseLocale(undefined, req.headers['accept-language']);
-    res.status(403);
-    this.interactions.render(res, errorPage(locale, messages(locale), 'access_denied', 'this organization does not offer registration'));
+    this.interactions.refuse(req, res, 403, 'access_denied', 'this organization does not offer registration');
   }
 
   /** Choosing a remembered account is no re-authentication: not for prompt=login, max_age or a hint. */

@@ -1,12 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG } from '../../common/config/config.token.js';
-import type { AppConfig } from '../../common/config/config.js';
-import { SecretHasher } from '../../common/crypto/secret-hasher.js';
-import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { logins } from '../../common/metrics/metrics.js';
 import { FactorsService } from '../../users/factors/factors.service.js';
@@ -41,21 +37,17 @@ import { SecondFactorPages } from './second-factor.pages.js';
  */
 @Injectable()
 export class SecondFactorUi {
-  private readonly rateLimiter: LoginRateLimiter;
   private readonly loginUsers: LoginUsers;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
     private readonly interactions: LoginInteractions,
     readonly pages: SecondFactorPages,
     private readonly factors: FactorsService,
     private readonly policies: LoginPolicyService,
     private readonly holder: ProviderHolder,
-    hasher: SecretHasher,
+    private readonly rateLimiter: LoginRateLimiter,
     dataSource: DataSource,
-    uow: UnitOfWork,
   ) {
-    this.rateLimiter = new LoginRateLimiter(dataSource, uow, hasher, config.loginRateLimit);
     this.loginUsers = new LoginUsers(dataSource);
   }
 
