@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { flag } from '../common/database/column-values.js';
 import { statementsOf } from '../common/database/statements.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -21,11 +22,6 @@ interface PolicyRow {
   mfa: MfaPolicy | null;
   passkeys: unknown;
   allow_registration: unknown;
-}
-
-/** SQLite answers booleans as 0/1, mysql2 TINYINT(1) as numbers too; either way a stored flag. */
-function flag(value: unknown): boolean {
-  return value === true || Number(value) === 1;
 }
 
 /** What an organization without a stored policy gets. */

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { groupNamesOf } from '../../users/groups/group.queries.js';
 import { accountRow } from '../../users/queries/oidc-accounts.js';
-import { flag, json, millis } from '../adapter/sql.js';
+import { flag, json, millis } from '../../common/database/column-values.js';
 import { isActive } from '../../users/rules/user-state.js';
 
 /** What oidc-provider's `findAccount` returns (OIDC Core §5.1 standard claims by scope). */

@@ -6,7 +6,7 @@ import { applicationKeyRows, clientRows } from '../../users/queries/oidc-clients
 import type { ClientKeyRow as KeyRow, ClientRow } from '../../users/queries/oidc-clients.js';
 import { allowedScopes } from '../provider/scopes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
-import { flag, json, millis } from './sql.js';
+import { flag, json, millis } from '../../common/database/column-values.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
 export const CLIENT_EXTRA = [

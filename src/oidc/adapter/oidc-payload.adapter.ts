@@ -11,7 +11,8 @@ import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
 import type { AuditedRemoval } from './audited-removal.js';
 import { forgetRows, requestLookups } from './request-lookups.js';
 import type { PayloadRow, RequestLookups } from './request-lookups.js';
-import { dialectOf, millis } from './sql.js';
+import { millis } from '../../common/database/column-values.js';
+import { dialectOf } from './sql.js';
 
 /** Models whose tokens may be JWTs (RFC 9068), looked up by their verified `jti`. */
 const JWT_MODELS = new Set(['AccessToken', 'ClientCredentials']);

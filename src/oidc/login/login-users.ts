@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { loginUserById, loginUsersByDomainOrName, loginUsersByName } from '../../users/queries/login-users.js';
-import { flag } from '../adapter/sql.js';
+import { flag } from '../../common/database/column-values.js';
 
 /** What the login UI needs of a user: the password step, the state check and the login name. */
 export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'userName' | 'passwordHash' | 'passwordChangeRequired' | 'failedPasswordChecks' | 'version'> & {
