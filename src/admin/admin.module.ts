@@ -9,6 +9,7 @@ import { OrgMembersController } from './management/org-members.controller.js';
 import { ProjectsController } from './management/projects.controller.js';
 import { UserFactorsController } from './management/user-factors.controller.js';
 import { UsersController } from './management/users.controller.js';
+import { MeController } from './me.controller.js';
 import { OrgsController } from './orgs.controller.js';
 import { ImportController } from './import/import.controller.js';
 import { ImportService } from './import/import.service.js';
@@ -16,7 +17,7 @@ import { ImportService } from './import/import.service.js';
 /** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of docs/product-rules.md, "API". */
 @Module({
   imports: [UsersModule],
-  controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController],
+  controllers: [MeController, OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController],
   providers: [EventSearchService, ImportService],
   // Webhooks deliver events as event search returns them.
   exports: [EventSearchService],

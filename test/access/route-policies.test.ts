@@ -27,6 +27,7 @@ function collectRoutes(svc: TestService): Route[] {
 function describePolicy(policy: AccessPolicy | undefined): string {
   if (!policy) return 'NONE';
   if (policy.public) return 'public';
+  if (policy.scope === 'caller') return 'any caller (about itself)';
   return policy.scope === 'org' ? `${policy.role} on :${policy.orgParam}` : `${policy.role} on instance`;
 }
 

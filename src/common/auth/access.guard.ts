@@ -49,6 +49,7 @@ export class AccessGuard implements CanActivate {
 }
 
 function authorize(principal: Principal, policy: Exclude<AccessPolicy, { public: true }>, params: Record<string, string>): void {
+  if (policy.scope === 'caller') return;
   if (policy.scope === 'instance') {
     if (!principal.instanceRoles.has(policy.role)) throw forbidden(policy.role);
     return;

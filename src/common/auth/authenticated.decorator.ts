@@ -6,7 +6,9 @@ import type { Role } from './roles.js';
 export type AccessPolicy =
   | { public: true }
   | { public?: false; role: Role; scope: 'instance' }
-  | { public?: false; role: Role; scope: 'org'; orgParam: string };
+  | { public?: false; role: Role; scope: 'org'; orgParam: string }
+  /** Any valid token, whatever its roles: for routes about the caller itself (`/auth/v1/users/me`). */
+  | { public?: false; scope: 'caller' };
 
 export const ACCESS_POLICY = 'portcullis:access-policy';
 
@@ -23,6 +25,18 @@ export function Authenticated(options: { role: Role; orgParam?: string }) {
     ApiBearerAuth(),
     ApiUnauthorizedResponse({ description: 'missing, invalid or expired bearer token' }),
     ApiForbiddenResponse({ description: `the caller lacks ${options.role}` }),
+  );
+}
+
+/**
+ * Declares a route that answers any authenticated caller about itself only (its own id, organization and
+ * roles): nothing it returns is about another user or organization, so no role is needed.
+ */
+export function AnyCaller() {
+  return applyDecorators(
+    SetMetadata(ACCESS_POLICY, { scope: 'caller' } satisfies AccessPolicy),
+    ApiBearerAuth(),
+    ApiUnauthorizedResponse({ description: 'missing, invalid or expired bearer token' }),
   );
 }
 

@@ -16,6 +16,8 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 const SURFACES: [prefix: string, surface: string][] = [
   ['/admin/', 'admin'],
   ['/management/', 'management'],
+  ['/auth/', 'auth'],
+  ['/console', 'console'],
   ['/scim/', 'scim'],
   ['/oauth/', 'oidc'],
   ['/oidc/', 'oidc'],

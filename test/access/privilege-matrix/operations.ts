@@ -166,6 +166,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'ALL /scim/v2/:orgId/ServiceProviderConfig,Schemas,Schemas/:id,ResourceTypes,ResourceTypes/:name': 'answers 405 for other methods',
   'ALL /scim/v2/:orgId/Users,Users/.search,Users/:id': 'answers 405 for other methods',
   'GET /admin/v1/features': 'reads instance settings',
+  'GET /auth/v1/users/me': "reads the caller's own id, organization and roles",
   'GET /admin/v1/orgs': 'reads organizations',
   'GET /healthz': 'health',
   'GET /scim/v2/:orgId/Groups': 'reads groups',
