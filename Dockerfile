@@ -7,7 +7,9 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY bin ./bin
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev
+COPY console ./console
+COPY scripts/build-console.mjs ./scripts/
+RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 
 const root = new URL('..', import.meta.url).pathname;
 const stamp = join(root, 'dist', '.build-stamp');
-const SOURCES = ['src', 'bin', 'tsconfig.json', 'package.json', 'package-lock.json', 'ormconfig.ts'];
+const SOURCES = ['src', 'bin', 'console', 'scripts/build-console.mjs', 'tsconfig.json', 'package.json', 'package-lock.json', 'ormconfig.ts'];
 
 function newestChange(path) {
   if (!existsSync(path)) return 0;

@@ -12,6 +12,7 @@ import { jsonBodyParser } from './common/http/body-parsers.js';
 import { AppLogger } from './common/http/logging.js';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
 import { pinRequestsToPublicOrigin } from './common/http/public-origin.js';
+import { consoleRouter } from './console/console.router.js';
 import { scimBodyParser } from './scim/http/scim-body-parser.js';
 import { OidcDispatch } from './oidc/provider/extensions/oidc-dispatch.middleware.js';
 import { BootstrapService } from './users/bootstrap.service.js';
@@ -43,6 +44,8 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.get(OidcDispatch).attach(app, observe);
   // After the dispatch took over the server's listeners: this one is prepended, so it runs first.
   pinRequestsToPublicOrigin(app.getHttpServer(), config.publicUrl);
+  // The operator console's static files (docs/console.md); it calls the API like any other client.
+  app.use(consoleRouter());
   app.use('/scim/v2', ...scimBodyParser());
   // --- Import: 100,000 users in one request need their own, larger limit; mounted before the
   // general parser, which then leaves the already-parsed body alone.

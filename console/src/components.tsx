@@ -1,0 +1,270 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError } from './api';
+import { t } from './i18n';
+import { navigate } from './router';
+
+export function Link(props: { href: string; children: ComponentChildren; current?: boolean }) {
+  const follow = (event: MouseEvent) => {
+    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+    event.preventDefault();
+    navigate(props.href);
+  };
+  return (
+    <a href={props.href} onClick={follow} aria-current={props.current ? 'page' : undefined}>
+      {props.children}
+    </a>
+  );
+}
+
+/** An API error's `message` (or any other failure's), announced to screen readers. */
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (!error) return null;
+  const text = error instanceof ApiError ? t('apiError', { status: String(error.status), message: error.message }) : error instanceof Error ? error.message : String(error);
+  return (
+    <p role="alert" class="error">
+      {text}
+    </p>
+  );
+}
+
+export function Notice({ text }: { text: string | null }) {
+  if (!text) return null;
+  return (
+    <p role="status" class="notice">
+      {text}
+    </p>
+  );
+}
+
+interface InputProps {
+  value: string;
+  onInput: (value: string) => void;
+  type?: 'text' | 'email' | 'password' | 'search' | 'url' | 'datetime-local';
+  required?: boolean;
+  autoComplete?: string;
+  placeholder?: string;
+}
+
+/** A text field with its visible label (the label element names the input). */
+export function Field({ label, value, onInput, type = 'text', required, autoComplete, placeholder }: InputProps & { label: string }) {
+  return (
+    <label class="field">
+      <span>{label}</span>
+      <input type={type as 'text'} required={required} autoComplete={autoComplete} placeholder={placeholder} value={value} onInput={(e) => onInput((e.currentTarget as HTMLInputElement).value)} />
+    </label>
+  );
+}
+
+export function TextArea({ label, value, onInput, rows = 3 }: { label: string; value: string; onInput: (value: string) => void; rows?: number }) {
+  return (
+    <label class="field">
+      <span>{label}</span>
+      <textarea rows={rows} value={value} onInput={(e) => onInput((e.currentTarget as HTMLTextAreaElement).value)} />
+    </label>
+  );
+}
+
+export function Checkbox({ label, checked, onChange }: { label: string; checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <label class="check">
+      <input type="checkbox" checked={checked} onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)} />
+      <span>{label}</span>
+    </label>
+  );
+}
+
+export function Select<T extends string>({ label, value, options, onChange }: { label: string; value: T; options: { value: T; label: string }[]; onChange: (value: T) => void }) {
+  return (
+    <label class="field">
+      <span>{label}</span>
+      <select value={value} onChange={(e) => onChange((e.currentTarget as HTMLSelectElement).value as T)}>
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+/** A form whose submission runs `action` in the page; its error shows beside it. */
+export function Form({ label, submit, action, children, onDone }: { label: string; submit: string; action: () => Promise<unknown>; children: ComponentChildren; onDone?: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const onSubmit = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      onDone?.();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="form" aria-label={label} onSubmit={onSubmit}>
+      {children}
+      <button type="submit" disabled={busy}>
+        {submit}
+      </button>
+      <ErrorMessage error={error} />
+    </form>
+  );
+}
+
+/** A button running an API call, with its error beside it. */
+export function ActionButton({ label, action, danger }: { label: string; action: () => Promise<unknown>; danger?: boolean }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <span class="action">
+      <button type="button" class={danger ? 'danger' : undefined} disabled={busy} onClick={run}>
+        {label}
+      </button>
+      <ErrorMessage error={error} />
+    </span>
+  );
+}
+
+/** Deleting asks once more, in the page (no window.confirm: scripts and screen readers see the question). */
+export function DeleteButton({ label, action }: { label?: string; action: () => Promise<unknown> }) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button type="button" class="danger" onClick={() => setAsking(true)}>
+        {label ?? t('delete')}
+      </button>
+    );
+  }
+  return (
+    <span class="confirm">
+      <ActionButton label={t('confirmDelete')} danger action={action} />
+      <button type="button" onClick={() => setAsking(false)}>
+        {t('cancel')}
+      </button>
+    </span>
+  );
+}
+
+/** A secret the API returns once (client secret, webhook secret): shown here, with a copy button, and never again. */
+export function SecretOnce({ label, value, onDismiss }: { label: string; value: string; onDismiss: () => void }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    await navigator.clipboard.writeText(value);
+    setCopied(true);
+  };
+  return (
+    <section class="secret" aria-label={label}>
+      <h3>{label}</h3>
+      <p>{t('secretOnce')}</p>
+      <label class="field">
+        <span>{label}</span>
+        <input readOnly value={value} class="mono" />
+      </label>
+      <button type="button" onClick={copy}>
+        {t('copy')}
+      </button>
+      <button type="button" onClick={onDismiss}>
+        {t('done')}
+      </button>
+      <Notice text={copied ? t('copied') : null} />
+    </section>
+  );
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: unknown;
+  loading: boolean;
+  reload: () => void;
+}
+
+/** Loads on mount and whenever `deps` change; `reload` loads again (after a change). */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+  const [state, setState] = useState<{ data: T | undefined; error: unknown; loading: boolean }>({ data: undefined, error: null, loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true, error: null }));
+    load().then(
+      (data) => live && setState({ data, error: null, loading: false }),
+      (error: unknown) => live && setState({ data: undefined, error, loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((n) => n + 1), []);
+  return { ...state, reload };
+}
+
+/** The loading and error states of a load, or its content. */
+export function Loading<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
+  if (loaded.error) return <ErrorMessage error={loaded.error} />;
+  if (loaded.data === undefined) return <p class="muted">{t('loading')}</p>;
+  return <>{children(loaded.data)}</>;
+}
+
+/** Previous and next pages of a list the server pages with `limit` and `offset`. */
+export function Pager({ offset, limit, total, shown, onChange }: { offset: number; limit: number; total?: number; shown: number; onChange: (offset: number) => void }) {
+  const hasNext = total === undefined ? shown === limit : offset + shown < total;
+  return (
+    <nav class="pager" aria-label={t('paging')}>
+      <button type="button" disabled={offset === 0} onClick={() => onChange(Math.max(0, offset - limit))}>
+        {t('previous')}
+      </button>
+      <span>
+        {shown === 0
+          ? t('noResults')
+          : total === undefined
+            ? t('rangeOpen', { from: String(offset + 1), to: String(offset + shown) })
+            : t('range', { from: String(offset + 1), to: String(offset + shown), total: String(total) })}
+      </span>
+      <button type="button" disabled={!hasNext} onClick={() => onChange(offset + limit)}>
+        {t('next')}
+      </button>
+    </nav>
+  );
+}
+
+export function Page({ title, children }: { title: string; children: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${title} · Portcullis`;
+  }, [title]);
+  return (
+    <>
+      <h1>{title}</h1>
+      {children}
+    </>
+  );
+}
+
+export function formatDate(value: string | number | undefined): string {
+  if (value === undefined || value === null || value === '') return '';
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? String(value) : date.toLocaleString();
+}
+
+export function lines(text: string): string[] {
+  return text
+    .split(/[\n,]/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

@@ -1,0 +1,107 @@
+import { useState } from 'preact/hooks';
+import { api } from '../api';
+import { ErrorMessage, Field, Page, formatDate } from '../components';
+import { t } from '../i18n';
+
+interface SearchedEvent {
+  sequence: string;
+  creationDate: string;
+  type: { type: string; localized: { localizedMessage: string } };
+  aggregate: { id: string; type: { type: string }; resourceOwner: string };
+  editor: { userId: string | null };
+}
+
+interface Filters {
+  type: string;
+  aggregateId: string;
+  orgId: string;
+  since: string;
+  until: string;
+}
+
+const LIMIT = 50;
+const EMPTY: Filters = { type: '', aggregateId: '', orgId: '', since: '', until: '' };
+
+/** Event search (IAM_OWNER), newest first (`asc: false`); "older" pages on with the last `sequence` as the cursor. */
+export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
+  const [filters, setFilters] = useState<Filters>({ ...EMPTY, ...initial });
+  const [events, setEvents] = useState<SearchedEvent[] | null>(null);
+  const [more, setMore] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const set = (key: keyof Filters) => (value: string) => setFilters({ ...filters, [key]: value });
+
+  const search = async (cursor?: string) => {
+    setError(null);
+    const body: Record<string, unknown> = { asc: false, limit: LIMIT };
+    if (filters.type.trim()) body.event_types = filters.type.split(',').map((s) => s.trim()).filter(Boolean);
+    if (filters.aggregateId.trim()) body.aggregate_id = filters.aggregateId.trim();
+    if (filters.orgId.trim()) body.resource_owner = filters.orgId.trim();
+    if (filters.since) body.since = new Date(filters.since).toISOString();
+    if (filters.until) body.until = new Date(filters.until).toISOString();
+    if (cursor) body.sequence = cursor;
+    try {
+      const result = await api<{ events: SearchedEvent[] }>('POST', '/admin/v1/events/_search', body);
+      setEvents(cursor ? [...(events ?? []), ...result.events] : result.events);
+      setMore(result.events.length === LIMIT);
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <Page title={t('events')}>
+      <form
+        class="form"
+        role="search"
+        aria-label={t('searchEvents')}
+        onSubmit={(e) => {
+          e.preventDefault();
+          void search();
+        }}
+      >
+        <Field label={t('eventType')} value={filters.type} onInput={set('type')} placeholder="user.human.added" />
+        <Field label={t('aggregateId')} value={filters.aggregateId} onInput={set('aggregateId')} />
+        <Field label={t('organizationId')} value={filters.orgId} onInput={set('orgId')} />
+        <Field label={t('since')} type="datetime-local" value={filters.since} onInput={set('since')} />
+        <Field label={t('until')} type="datetime-local" value={filters.until} onInput={set('until')} />
+        <button type="submit">{t('searchButton')}</button>
+      </form>
+      <ErrorMessage error={error} />
+      {events && (
+        <>
+          <table>
+            <caption>{t('events')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('time')}</th>
+                <th scope="col">{t('eventType')}</th>
+                <th scope="col">{t('description')}</th>
+                <th scope="col">{t('aggregateId')}</th>
+                <th scope="col">{t('organizationId')}</th>
+                <th scope="col">{t('editor')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {events.map((e) => (
+                <tr key={e.sequence}>
+                  <td>{formatDate(e.creationDate)}</td>
+                  <th scope="row">{e.type.type}</th>
+                  <td>{e.type.localized.localizedMessage}</td>
+                  <td class="mono">{e.aggregate.id}</td>
+                  <td class="mono">{e.aggregate.resourceOwner}</td>
+                  <td class="mono">{e.editor.userId ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {events.length === 0 && <p>{t('noResults')}</p>}
+          {more && (
+            <button type="button" onClick={() => void search(events[events.length - 1]?.sequence)}>
+              {t('olderEvents')}
+            </button>
+          )}
+        </>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,124 @@
+import { useState } from 'preact/hooks';
+import { api, enc, query } from '../api';
+import { ActionButton, DeleteButton, Field, Form, Loading, Page, useLoad } from '../components';
+import { t } from '../i18n';
+
+interface Group {
+  id: string;
+  displayName: string;
+  externalId?: string | null;
+  memberCount: number;
+}
+
+/** A group's members as SCIM returns them (RFC 7643 §4.2): the management API lists groups with counts only. */
+interface ScimGroup {
+  members?: { value: string; display?: string }[];
+}
+
+const LIMIT = 100;
+
+/** Groups and their members (ORG_USER_MANAGER): /management/v1/orgs/{orgId}/groups, members through SCIM Groups. */
+export function GroupsPage({ orgId }: { orgId: string }) {
+  const base = `/management/v1/orgs/${enc(orgId)}/groups`;
+  const groups = useLoad(() => api<{ groups: Group[] }>('GET', `${base}${query({ limit: LIMIT })}`), [base]);
+  const [displayName, setDisplayName] = useState('');
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <Page title={t('groups')}>
+      <Form
+        label={t('createGroup')}
+        submit={t('createGroup')}
+        action={() => api('POST', base, { displayName })}
+        onDone={() => {
+          setDisplayName('');
+          groups.reload();
+        }}
+      >
+        <Field label={t('displayName')} value={displayName} onInput={setDisplayName} required />
+      </Form>
+      <Loading loaded={groups}>
+        {({ groups: list }) => (
+          <table>
+            <caption>{t('groups')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('displayName')}</th>
+                <th scope="col">{t('members')}</th>
+                <th scope="col">{t('actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((g) => (
+                <tr key={g.id}>
+                  <th scope="row">{g.displayName}</th>
+                  <td>{g.memberCount}</td>
+                  <td>
+                    <button type="button" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
+                      {t('members')}
+                    </button>
+                    <DeleteButton
+                      action={async () => {
+                        await api('DELETE', `${base}/${enc(g.id)}`);
+                        groups.reload();
+                      }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loading>
+      {open && <GroupMembers orgId={orgId} groupId={open} onChange={groups.reload} />}
+    </Page>
+  );
+}
+
+function GroupMembers({ orgId, groupId, onChange }: { orgId: string; groupId: string; onChange: () => void }) {
+  const group = useLoad(() => api<ScimGroup>('GET', `/scim/v2/${enc(orgId)}/Groups/${enc(groupId)}`), [orgId, groupId]);
+  const [userId, setUserId] = useState('');
+  const membersPath = `/management/v1/orgs/${enc(orgId)}/groups/${enc(groupId)}/members`;
+  const changed = () => {
+    group.reload();
+    onChange();
+  };
+  return (
+    <section class="panel" aria-labelledby="group-members-heading">
+      <h2 id="group-members-heading">{t('groupMembers')}</h2>
+      <Form label={t('addMember')} submit={t('addMember')} action={() => api('PUT', `${membersPath}/${enc(userId.trim())}`, {})} onDone={() => { setUserId(''); changed(); }}>
+        <Field label={t('userId')} value={userId} onInput={setUserId} required />
+      </Form>
+      <Loading loaded={group}>
+        {({ members = [] }) => (
+          <table>
+            <caption>{t('groupMembers')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('user')}</th>
+                <th scope="col">{t('id')}</th>
+                <th scope="col">{t('actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {members.map((m) => (
+                <tr key={m.value}>
+                  <th scope="row">{m.display ?? m.value}</th>
+                  <td class="mono">{m.value}</td>
+                  <td>
+                    <ActionButton
+                      label={t('remove')}
+                      action={async () => {
+                        await api('DELETE', `${membersPath}/${enc(m.value)}`);
+                        changed();
+                      }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loading>
+    </section>
+  );
+}

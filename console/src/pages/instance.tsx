@@ -1,0 +1,126 @@
+import { useState } from 'preact/hooks';
+import { api, enc } from '../api';
+import { ActionButton, Checkbox, Form, Loading, Notice, Page, Select, formatDate, useLoad } from '../components';
+import { t } from '../i18n';
+
+interface Key {
+  keyId: string;
+  alg: string;
+  status: string;
+  createdAt: string;
+}
+
+/** Signing keys (IAM_OWNER): GET /admin/v1/keys, POST /admin/v1/keys/rotate. */
+export function KeysPage() {
+  const keys = useLoad(() => api<{ keys: Key[] }>('GET', '/admin/v1/keys'), []);
+  const [notice, setNotice] = useState<string | null>(null);
+  return (
+    <Page title={t('signingKeys')}>
+      <ActionButton
+        label={t('rotateKey')}
+        action={async () => {
+          const { activeKeyId } = await api<{ activeKeyId: string }>('POST', '/admin/v1/keys/rotate', {});
+          setNotice(t('rotated', { keyId: activeKeyId }));
+          keys.reload();
+        }}
+      />
+      <Notice text={notice} />
+      <Loading loaded={keys}>
+        {({ keys: list }) => (
+          <table>
+            <caption>{t('signingKeys')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('keyId')}</th>
+                <th scope="col">{t('algorithm')}</th>
+                <th scope="col">{t('status')}</th>
+                <th scope="col">{t('created')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((k) => (
+                <tr key={k.keyId}>
+                  <th scope="row" class="mono">
+                    {k.keyId}
+                  </th>
+                  <td>{k.alg}</td>
+                  <td>{k.status}</td>
+                  <td>{formatDate(k.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loading>
+    </Page>
+  );
+}
+
+interface Features {
+  tokenExchange: boolean;
+  impersonation: boolean;
+}
+
+/** Instance features (IAM_OWNER): GET/PUT /admin/v1/features. */
+export function FeaturesPage() {
+  const features = useLoad(() => api<Features>('GET', '/admin/v1/features'), []);
+  return (
+    <Page title={t('features')}>
+      <Loading loaded={features}>{(current) => <FeaturesForm current={current} />}</Loading>
+    </Page>
+  );
+}
+
+function FeaturesForm({ current }: { current: Features }) {
+  const [tokenExchange, setTokenExchange] = useState(current.tokenExchange);
+  const [impersonation, setImpersonation] = useState(current.impersonation);
+  const [saved, setSaved] = useState(false);
+  return (
+    <Form label={t('features')} submit={t('save')} action={() => api('PUT', '/admin/v1/features', { tokenExchange, impersonation })} onDone={() => setSaved(true)}>
+      <Checkbox label={t('tokenExchange')} checked={tokenExchange} onChange={setTokenExchange} />
+      <Checkbox label={t('impersonation')} checked={impersonation} onChange={setImpersonation} />
+      <Notice text={saved ? t('saved') : null} />
+    </Form>
+  );
+}
+
+interface LoginPolicy {
+  mfa: 'off' | 'optional' | 'required';
+  passkeys: boolean;
+  allowRegistration: boolean;
+}
+
+/** An organization's login policy (ORG_OWNER): GET/PUT /management/v1/orgs/{orgId}/login-policy. */
+export function LoginPolicyPage({ orgId }: { orgId: string }) {
+  const path = `/management/v1/orgs/${enc(orgId)}/login-policy`;
+  const policy = useLoad(() => api<LoginPolicy>('GET', path), [path]);
+  return (
+    <Page title={t('loginPolicy')}>
+      <Loading loaded={policy}>{(current) => <LoginPolicyForm key={path} path={path} current={current} />}</Loading>
+    </Page>
+  );
+}
+
+function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy }) {
+  const [mfa, setMfa] = useState(current.mfa);
+  const [passkeys, setPasskeys] = useState(current.passkeys);
+  const [allowRegistration, setAllowRegistration] = useState(current.allowRegistration);
+  const [saved, setSaved] = useState(false);
+  return (
+    <Form label={t('loginPolicy')} submit={t('save')} action={() => api('PUT', path, { mfa, passkeys, allowRegistration })} onDone={() => setSaved(true)}>
+      <Select
+        label={t('secondFactor')}
+        value={mfa}
+        onChange={setMfa}
+        options={[
+          { value: 'off', label: t('mfaOff') },
+          { value: 'optional', label: t('mfaOptional') },
+          { value: 'required', label: t('mfaRequired') },
+        ]}
+      />
+      <Checkbox label={t('passkeys')} checked={passkeys} onChange={setPasskeys} />
+      <Checkbox label={t('allowRegistration')} checked={allowRegistration} onChange={setAllowRegistration} />
+      <Notice text={saved ? t('saved') : null} />
+    </Form>
+  );
+}

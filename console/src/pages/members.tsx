@@ -1,0 +1,76 @@
+import { useState } from 'preact/hooks';
+import { api, enc } from '../api';
+import { Checkbox, DeleteButton, Field, Form, Loading, Page, useLoad } from '../components';
+import { t } from '../i18n';
+
+interface Member {
+  userId: string;
+  roles: string[];
+}
+
+/**
+ * Members and their roles: an organization's (ORG_OWNER; ORG_OWNER, ORG_USER_MANAGER) or the instance's
+ * (IAM_OWNER; IAM_OWNER). Granting acts on the user, so the API applies the acting rule (DESIGN §7).
+ */
+export function MembersPage({ orgId }: { orgId?: string }) {
+  const base = orgId ? `/management/v1/orgs/${enc(orgId)}/members` : '/admin/v1/members';
+  const available = orgId ? ['ORG_OWNER', 'ORG_USER_MANAGER'] : ['IAM_OWNER'];
+  const members = useLoad(() => api<{ members: Member[] }>('GET', base), [base]);
+  const [userId, setUserId] = useState('');
+  const [roles, setRoles] = useState<string[]>([available[available.length - 1]]);
+  const toggle = (role: string, on: boolean) => setRoles(on ? [...roles, role] : roles.filter((r) => r !== role));
+  return (
+    <Page title={orgId ? t('orgMembers') : t('instanceMembers')}>
+      <Form
+        label={t('grantRoles')}
+        submit={t('grantRoles')}
+        action={() => api('PUT', `${base}/${enc(userId.trim())}`, { roles })}
+        onDone={() => {
+          setUserId('');
+          members.reload();
+        }}
+      >
+        <Field label={t('userId')} value={userId} onInput={setUserId} required />
+        <fieldset>
+          <legend>{t('roles')}</legend>
+          {available.map((role) => (
+            <Checkbox key={role} label={role} checked={roles.includes(role)} onChange={(on) => toggle(role, on)} />
+          ))}
+        </fieldset>
+      </Form>
+      <Loading loaded={members}>
+        {({ members: list }) => (
+          <table>
+            <caption>{t('members')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('userId')}</th>
+                <th scope="col">{t('roles')}</th>
+                <th scope="col">{t('actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((m) => (
+                <tr key={m.userId}>
+                  <th scope="row" class="mono">
+                    {m.userId}
+                  </th>
+                  <td>{m.roles.join(', ')}</td>
+                  <td>
+                    <DeleteButton
+                      label={t('removeMember')}
+                      action={async () => {
+                        await api('DELETE', `${base}/${enc(m.userId)}`);
+                        members.reload();
+                      }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loading>
+    </Page>
+  );
+}

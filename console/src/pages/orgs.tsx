@@ -1,0 +1,86 @@
+import { useState } from 'preact/hooks';
+import { api, enc, query } from '../api';
+import { DeleteButton, Field, Form, Link, Loading, Page, Pager, useLoad } from '../components';
+import { t } from '../i18n';
+
+export interface Org {
+  id: string;
+  name: string;
+  primaryDomain: string;
+}
+
+const LIMIT = 50;
+
+/** Organizations (IAM_OWNER): GET/POST /admin/v1/orgs, PATCH/DELETE /admin/v1/orgs/{orgId}. */
+export function OrgsPage() {
+  const [offset, setOffset] = useState(0);
+  const orgs = useLoad(() => api<{ orgs: Org[]; total?: number }>('GET', `/admin/v1/orgs${query({ limit: LIMIT, offset })}`), [offset]);
+  const [name, setName] = useState('');
+  return (
+    <Page title={t('organizations')}>
+      <Form
+        label={t('createOrganization')}
+        submit={t('createOrganization')}
+        action={() => api('POST', '/admin/v1/orgs', { name })}
+        onDone={() => {
+          setName('');
+          orgs.reload();
+        }}
+      >
+        <Field label={t('name')} value={name} onInput={setName} required />
+      </Form>
+      <Loading loaded={orgs}>
+        {({ orgs: list, total }) => (
+          <>
+            <table>
+              <caption>{t('organizations')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('name')}</th>
+                  <th scope="col">{t('primaryDomain')}</th>
+                  <th scope="col">{t('id')}</th>
+                  <th scope="col">{t('actions')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((org) => (
+                  <OrgRow key={org.id} org={org} onChange={orgs.reload} />
+                ))}
+              </tbody>
+            </table>
+            <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
+          </>
+        )}
+      </Loading>
+    </Page>
+  );
+}
+
+function OrgRow({ org, onChange }: { org: Org; onChange: () => void }) {
+  const [renaming, setRenaming] = useState(false);
+  const [name, setName] = useState(org.name);
+  return (
+    <tr>
+      <th scope="row">
+        <Link href={`/console/orgs/${enc(org.id)}/users`}>{org.name}</Link>
+      </th>
+      <td>{org.primaryDomain}</td>
+      <td class="mono">{org.id}</td>
+      <td>
+        {renaming ? (
+          <Form label={t('renameOrganization')} submit={t('save')} action={() => api('PATCH', `/admin/v1/orgs/${enc(org.id)}`, { name })} onDone={onChange}>
+            <Field label={t('newName')} value={name} onInput={setName} required />
+          </Form>
+        ) : (
+          <button type="button" onClick={() => setRenaming(true)}>
+            {t('rename')}
+          </button>
+        )}
+        <DeleteButton action={async () => {
+          await api('DELETE', `/admin/v1/orgs/${enc(org.id)}`);
+          onChange();
+        }} />
+      </td>
+    </tr>
+  );
+}
