@@ -1,0 +1,255 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser } from '../oidc/support/browser.js';
+import { createOrg, unique, useService } from '../support/fixtures.js';
+
+/** Where the screenshots of the main pages go (a CI artifact): CONSOLE_SCREENSHOTS, else test-artifacts/console. */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? new URL('../../../test-artifacts/console/', import.meta.url).pathname;
+
+/**
+ * The operator console as an operator uses it, in Chromium (DESIGN §12, docs/console.md), driven by
+ * accessible names only: every control must have one. On every page visited, axe-core finds no serious
+ * or critical violation, the CSP reports nothing and no request leaves for another host.
+ *
+ * Steps marked "new route" need the read/change/delete routes of DESIGN §4 ("Read, change and delete").
+ */
+describe('the operator console in Chromium', () => {
+  const svc = useService({ PUBLIC_URL: 'http://localhost:{port}' });
+  let browser: Browser;
+  let base: string;
+  before(async () => {
+    browser = await launchBrowser();
+    base = svc.config.publicUrl.replace(/\/$/, '');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+  after(() => browser?.close());
+
+  /** A fresh browser (no session), watching for CSP reports and requests to other hosts. */
+  async function open(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+    const context = await browser.newContext({ locale: 'en-US' });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+    });
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (!['data:', 'blob:'].includes(url.protocol) && url.origin !== base) problems.push(`request to another host: ${request.url()}`);
+    });
+    return { context, page, problems };
+  }
+
+  /** axe-core (WCAG 2 A/AA rules): no serious or critical violation; and a screenshot as an artifact. */
+  async function check(page: Page, name: string): Promise<void> {
+    const results = await new AxeBuilder({ page }).analyze();
+    const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.deepEqual(
+      grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
+      [],
+      `accessibility of ${name}`,
+    );
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+
+  /** The login UI (server-rendered, docs/product-rules.md): login name and password, a second factor declined. */
+  async function signIn(page: Page, loginName: string, password: string): Promise<void> {
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/ui/login'));
+    await page.getByLabel('Login name').fill(loginName);
+    const password1 = page.getByLabel('Password', { exact: true });
+    if (!(await password1.isVisible())) await page.getByRole('button', { name: 'Next' }).click();
+    await password1.fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((url) => url.pathname.startsWith('/console/') || url.pathname.startsWith('/ui/login'));
+    if (page.url().includes('/ui/login')) {
+      const notNow = page.getByRole('button', { name: 'Not now' });
+      if (await notNow.isVisible()) await notNow.click();
+    }
+    await page.waitForURL((url) => url.pathname.startsWith('/console/') && url.pathname !== '/console/callback');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  }
+
+  async function signOut(page: Page): Promise<void> {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
+    await page.waitForURL(`${base}/console/`);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+  }
+
+  const nav = (page: Page) => page.getByRole('navigation', { name: 'Main navigation' });
+
+  it('the bootstrap admin signs in, creates an organization, a project, an application and a user, deactivates and reactivates it, finds its events and signs out', async () => {
+    const { context, page, problems } = await open();
+    try {
+      // README: open http://localhost:8080 and sign in as admin with the password in data/admin.password.
+      const password = readFileSync(join(svc.dataDir, 'admin.password'), 'utf8').trim();
+      await page.goto(`${base}/`);
+      assert.equal(new URL(page.url()).pathname, '/console/');
+      await page.getByRole('heading', { name: 'Portcullis console' }).waitFor();
+      await check(page, 'sign-in');
+      await signIn(page, 'admin', password);
+
+      // An instance owner starts at the organizations.
+      await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor();
+      const orgName = unique('Console Org');
+      await page.getByLabel('Name', { exact: true }).fill(orgName);
+      await page.getByRole('button', { name: 'Create organization' }).click();
+      const orgRow = page.getByRole('row').filter({ hasText: orgName });
+      await orgRow.waitFor();
+      await check(page, 'organizations');
+
+      // Into the organization: its users (new route: GET …/users), then its projects.
+      await orgRow.getByRole('link', { name: orgName }).click();
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      const orgId = new URL(page.url()).pathname.split('/')[3];
+      await nav(page).getByRole('link', { name: 'Projects' }).click();
+      await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Shop');
+      await page.getByRole('button', { name: 'Create project' }).click();
+      // (new route: GET …/projects lists it)
+      await page.getByRole('row').filter({ hasText: 'Shop' }).getByRole('link', { name: 'Shop' }).click();
+      await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+
+      // An OIDC application; its secret is shown once, with a copy button.
+      await page.getByRole('button', { name: 'New OIDC application' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Shop web');
+      await page.getByLabel('Redirect URIs (one per line)').fill('http://localhost:3000/callback');
+      await page.getByLabel('Client authentication').selectOption('client_secret_basic');
+      await page.getByLabel('Development mode (allow http and loopback redirect URIs)').check();
+      await page.getByRole('button', { name: 'Create application' }).click();
+      const secret = page.getByLabel('Client secret', { exact: true });
+      await secret.waitFor();
+      assert.ok((await secret.inputValue()).length >= 32, 'the client secret is shown');
+      await page.getByRole('button', { name: 'Copy' }).click();
+      await page.getByRole('status').filter({ hasText: 'Copied to the clipboard.' }).waitFor();
+      assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), await secret.inputValue());
+      await check(page, 'application-created');
+      await page.getByRole('button', { name: 'Done' }).click();
+      assert.equal(await page.getByLabel('Client secret', { exact: true }).count(), 0, 'shown once: gone after Done');
+      // (new route: GET …/apps lists it)
+      await page.getByRole('row').filter({ hasText: 'Shop web' }).waitFor();
+
+      // A person with a password.
+      await nav(page).getByRole('link', { name: 'Users' }).click();
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      await page.getByRole('button', { name: 'New person' }).click();
+      const userName = unique('jane');
+      await page.getByLabel('User name', { exact: true }).fill(userName);
+      await page.getByLabel('First name').fill('Jane');
+      await page.getByLabel('Last name').fill('Doe');
+      await page.getByLabel('E-mail', { exact: true }).fill(`${userName}@example.com`);
+      await page.getByLabel('Initial password (optional)').fill('Console-Secret-42');
+      await page.getByRole('button', { name: 'Create user' }).click();
+      // The user's page (new route: GET …/users/{userId}).
+      await page.getByRole('heading', { name: 'User', level: 1 }).waitFor();
+      await page.waitForURL(/\/users\/[^/]+$/);
+      const userId = new URL(page.url()).pathname.split('/').pop()!;
+      await page.getByText(userName, { exact: true }).waitFor();
+      await check(page, 'user');
+
+      // Deactivate and reactivate (new routes: POST …/deactivate, …/reactivate).
+      await page.getByRole('button', { name: 'Deactivate' }).click();
+      await page.getByRole('status').filter({ hasText: 'The user is deactivated.' }).waitFor();
+      await page.getByRole('button', { name: 'Reactivate' }).click();
+      await page.getByRole('status').filter({ hasText: 'The user is active again.' }).waitFor();
+      await page.getByRole('button', { name: 'Deactivate' }).waitFor();
+
+      // The search finds the new user (new route: GET …/users?query=).
+      await nav(page).getByRole('link', { name: 'Users' }).click();
+      await page.getByLabel('Search by name or e-mail').fill(userName);
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByRole('row').filter({ hasText: userName }).waitFor();
+      await check(page, 'users');
+
+      // Its events, newest first.
+      await nav(page).getByRole('link', { name: 'Events' }).click();
+      await page.getByLabel('Aggregate ID').fill(userId);
+      await page.getByRole('button', { name: 'Search', exact: true }).click();
+      const events = page.getByRole('table', { name: 'Events' });
+      await events.waitFor();
+      const types = await events.locator('tbody tr th').allTextContents();
+      assert.deepEqual(types.slice(0, 3), ['user.reactivated', 'user.deactivated', 'user.human.added']);
+      await check(page, 'events');
+
+      // The other instance pages render and pass axe (new route for the keys list: GET /admin/v1/keys).
+      for (const [link, heading, name] of [
+        ['Instance members', 'Instance members', 'instance-members'],
+        ['Webhooks', 'Webhooks', 'webhooks'],
+        ['Signing keys', 'Signing keys', 'signing-keys'],
+        ['Features', 'Features', 'features'],
+      ] as const) {
+        await nav(page).getByRole('link', { name: link, exact: true }).first().click();
+        await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        await page.getByText('Loading…').waitFor({ state: 'detached' });
+        await check(page, name);
+      }
+      await page.goto(`${base}/console/orgs/${orgId}/login-policy`);
+      await page.getByLabel('Second factor').waitFor();
+      await check(page, 'login-policy');
+
+      // German, through the switch.
+      await page.getByLabel('Language').selectOption('de');
+      await page.getByRole('heading', { name: 'Anmelderichtlinie', level: 1 }).waitFor();
+      await check(page, 'login-policy-de');
+      await page.getByLabel('Sprache').selectOption('en');
+
+      await signOut(page);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("an ORG_USER_MANAGER sees only its organization's users and no instance page", async () => {
+    const org = await createOrg(svc);
+    const other = await createOrg(svc);
+    const admin = svc.adminToken;
+    const human = (orgId: string, userName: string) =>
+      svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {
+        token: admin,
+        body: { userName, profile: { firstName: 'Max', lastName: 'Muster' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: 'Manager-Secret-42' },
+      });
+    const managerName = unique('manager');
+    const created = await human(org.id, managerName);
+    assert.equal(created.status, 201, created.text);
+    const granted = await svc.api('PUT', `/management/v1/orgs/${org.id}/members/${created.body.userId}`, { token: admin, body: { roles: ['ORG_USER_MANAGER'] } });
+    assert.equal(granted.status, 200, granted.text);
+    const colleague = unique('colleague');
+    assert.equal((await human(org.id, colleague)).status, 201);
+    const stranger = unique('stranger');
+    assert.equal((await human(other.id, stranger)).status, 201);
+
+    const { context, page, problems } = await open();
+    try {
+      await page.goto(`${base}/console/`);
+      await signIn(page, `${managerName}@${org.primaryDomain}`, 'Manager-Secret-42');
+      // Straight to its organization's users (new route: GET …/users).
+      await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+      assert.equal(new URL(page.url()).pathname, `/console/orgs/${org.id}/users`);
+      const links = await nav(page).getByRole('link').allTextContents();
+      assert.deepEqual(links, ['Users', 'Groups']);
+      assert.equal(await nav(page).getByRole('heading', { name: 'Instance' }).count(), 0);
+      await page.getByRole('row').filter({ hasText: colleague }).waitFor();
+      assert.equal(await page.getByRole('row').filter({ hasText: stranger }).count(), 0);
+      await check(page, 'org-user-manager-users');
+
+      // An instance page is not there for it, whatever the address bar says.
+      await page.goto(`${base}/console/orgs`);
+      await page.getByText('This page does not exist, or your roles do not allow it.').waitFor();
+      assert.equal(await page.getByRole('heading', { name: 'Organizations' }).count(), 0);
+      // Another organization's users: the API answers 404, and the console says so.
+      await page.goto(`${base}/console/orgs/${other.id}/users`);
+      await page.getByRole('alert').filter({ hasText: 'Error 404' }).waitFor();
+      assert.equal(await page.getByRole('row').filter({ hasText: stranger }).count(), 0);
+      await signOut(page);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+});
