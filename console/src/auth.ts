@@ -20,6 +20,7 @@ interface Discovery {
   authorization_endpoint: string;
   token_endpoint: string;
   end_session_endpoint?: string;
+  userinfo_endpoint?: string;
 }
 
 export interface IdClaims {
@@ -123,9 +124,19 @@ export async function completeSignIn(url: URL): Promise<string> {
   if (claims.iss !== d.issuer || !audience.includes(CLIENT_ID) || claims.nonce !== pending.nonce || claims.exp * 1000 <= Date.now()) {
     throw new Error('the ID token does not belong to this sign-in');
   }
+  // The ID token carries no profile claims when an access token is issued (OpenID Connect Core §5.4):
+  // the name to show comes from userinfo, whose `sub` must be the ID token's (§5.3.2).
+  const profile = await userinfo(d, body.access_token);
+  if (profile?.sub === claims.sub) Object.assign(claims, { name: profile.name, preferred_username: profile.preferred_username });
   const session: Session = { accessToken: body.access_token, idToken: body.id_token, expiresAt: Date.now() + (body.expires_in ?? 3600) * 1000, claims };
   sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
   return pending.returnTo;
+}
+
+async function userinfo(d: Discovery, accessToken: string): Promise<Partial<IdClaims> | null> {
+  if (!d.userinfo_endpoint) return null;
+  const res = await fetch(d.userinfo_endpoint, { headers: { Authorization: `Bearer ${accessToken}` } });
+  return res.ok ? ((await res.json()) as Partial<IdClaims>) : null;
 }
 
 /** RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2) with id_token_hint; the browser leaves the page. */

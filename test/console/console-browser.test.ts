@@ -118,11 +118,11 @@ describe('the operator console in Chromium', () => {
       // An OIDC application; its secret is shown once, with a copy button.
       await page.getByRole('button', { name: 'New OIDC application' }).click();
       await page.getByLabel('Name', { exact: true }).fill('Shop web');
-      await page.getByLabel('Redirect URIs (one per line)').fill('http://localhost:3000/callback');
+      await page.getByLabel('Redirect URIs (one per line)', { exact: true }).fill('http://localhost:3000/callback');
       await page.getByLabel('Client authentication').selectOption('client_secret_basic');
       await page.getByLabel('Development mode (allow http and loopback redirect URIs)').check();
       await page.getByRole('button', { name: 'Create application' }).click();
-      const secret = page.getByLabel('Client secret', { exact: true });
+      const secret = page.getByRole('textbox', { name: 'Client secret', exact: true });
       await secret.waitFor();
       assert.ok((await secret.inputValue()).length >= 32, 'the client secret is shown');
       await page.getByRole('button', { name: 'Copy' }).click();
@@ -130,7 +130,7 @@ describe('the operator console in Chromium', () => {
       assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), await secret.inputValue());
       await check(page, 'application-created');
       await page.getByRole('button', { name: 'Done' }).click();
-      assert.equal(await page.getByLabel('Client secret', { exact: true }).count(), 0, 'shown once: gone after Done');
+      assert.equal(await page.getByRole('textbox', { name: 'Client secret', exact: true }).count(), 0, 'shown once: gone after Done');
       // (new route: GET …/apps lists it)
       await page.getByRole('row').filter({ hasText: 'Shop web' }).waitFor();
 
