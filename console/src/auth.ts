@@ -80,6 +80,10 @@ const postLogoutUri = (d: Discovery) => new URL('/console/', d.issuer).href;
 /** Starts the authorization request (RFC 6749 §4.1.1 with RFC 7636 §4.3); the browser leaves the page. */
 export async function signIn(returnTo: string, language: string): Promise<void> {
   const d = await discover();
+  // The redirect URI is registered under PUBLIC_URL (the issuer): opened under another name of the same
+  // server (127.0.0.1 for localhost), this tab's sessionStorage would not be the callback's. Go there first.
+  const home = new URL('/console/', d.issuer);
+  if (home.origin !== location.origin) return void location.assign(home.href);
   const pending: Pending = { verifier: randomString(32), state: randomString(16), nonce: randomString(16), returnTo };
   sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
   const params = new URLSearchParams({
