@@ -132,7 +132,28 @@ describe('the operator console in Chromium', () => {
       await page.getByRole('button', { name: 'Done' }).click();
       assert.equal(await page.getByRole('textbox', { name: 'Client secret', exact: true }).count(), 0, 'shown once: gone after Done');
       // (new route: GET …/apps lists it)
-      await page.getByRole('row').filter({ hasText: 'Shop web' }).waitFor();
+      const appRow = page.getByRole('row').filter({ hasText: 'Shop web' });
+      await appRow.waitFor();
+      // A new secret, shown once (new route: POST …/apps/{appId}/secret); new redirect URIs (new route: PATCH …/apps/{appId}).
+      await appRow.getByRole('button', { name: 'Regenerate secret' }).click();
+      const regenerated = appRow.getByRole('textbox', { name: 'Client secret', exact: true });
+      await regenerated.waitFor();
+      assert.notEqual(await regenerated.inputValue(), await page.evaluate<string>('navigator.clipboard.readText()'), 'a new secret');
+      await appRow.getByRole('button', { name: 'Done' }).click();
+      await appRow.getByRole('button', { name: 'Edit redirect URIs' }).click();
+      await appRow.getByLabel('Redirect URIs (one per line)', { exact: true }).fill('http://localhost:3000/callback\nhttp://localhost:3001/callback');
+      await appRow.getByRole('button', { name: 'Save' }).click();
+      await appRow.getByRole('button', { name: 'Edit redirect URIs' }).waitFor();
+      await appRow.getByRole('button', { name: 'Edit redirect URIs' }).click();
+      assert.equal(await appRow.getByLabel('Redirect URIs (one per line)', { exact: true }).inputValue(), 'http://localhost:3000/callback\nhttp://localhost:3001/callback');
+
+      // Groups of the organization.
+      await nav(page).getByRole('link', { name: 'Groups' }).click();
+      await page.getByRole('heading', { name: 'Groups', level: 1 }).waitFor();
+      await page.getByLabel('Display name').fill('Staff');
+      await page.getByRole('button', { name: 'Create group' }).click();
+      await page.getByRole('row').filter({ hasText: 'Staff' }).waitFor();
+      await check(page, 'groups');
 
       // A person with a password.
       await nav(page).getByRole('link', { name: 'Users' }).click();
@@ -187,6 +208,16 @@ describe('the operator console in Chromium', () => {
         ['Features', 'Features', 'features'],
       ] as const) {
         await nav(page).getByRole('link', { name: link, exact: true }).first().click();
+        await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        await page.getByText('Loading…').waitFor({ state: 'detached' });
+        await check(page, name);
+      }
+      // The organization's members (new route: GET …/members lists them) and webhooks.
+      for (const [path, heading, name] of [
+        ['members', 'Members', 'org-members'],
+        ['webhooks', 'Webhooks', 'org-webhooks'],
+      ] as const) {
+        await page.goto(`${base}/console/orgs/${orgId}/${path}`);
         await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
         await page.getByText('Loading…').waitFor({ state: 'detached' });
         await check(page, name);
