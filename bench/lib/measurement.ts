@@ -19,6 +19,8 @@ export interface Measurement {
   unit: 'req/s' | 'logins/s' | 'sign-ins/s' | 'users/s' | 'checks/s' | 'events/s';
   rate: number;
   p50?: number;
+  /** Mean latency (ms, not rounded to whole milliseconds as autocannon's percentiles are). */
+  mean?: number;
   p99?: number;
   /** Non-2xx answers plus socket errors and timeouts. */
   errors: number;

@@ -64,8 +64,10 @@ export function evaluateTargets(run: RunResult): Verdict[] {
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: `p50 ≤ 20 ms at ${subject.size?.toLocaleString('en')} events`, met: subject.p50 <= 20 });
   }
   const [idle, delivering] = ['idle', 'delivering'].map((kind) => ms.find((m) => m.scenario === `webhooks.scim-create.${kind}`));
-  if (idle?.p50 !== undefined && delivering?.p50 !== undefined) {
-    verdicts.push({ subject: delivering, text: `p50 ≤ 1.1× with no subscription: ${ratio(delivering.p50 / Math.max(idle.p50, 1))}×`, met: delivering.p50 <= 1.1 * Math.max(idle.p50, 1) });
+  if (idle?.mean !== undefined && delivering?.mean !== undefined) {
+    // The mean, not the p50: the p50 is a whole millisecond of a 5–7 ms latency, a 15–20 % step.
+    const cost = delivering.mean / idle.mean;
+    verdicts.push({ subject: delivering, text: `mean latency ≤ 1.1× with no subscription: ${ratio(cost)}× (${fmt(idle.mean)} → ${fmt(delivering.mean)} ms)`, met: cost <= 1.1 });
   }
   groupTargets(ms, verdicts);
   mfaTargets(ms, verdicts);
