@@ -36,7 +36,7 @@ export class ProjectsController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an OIDC application', description: 'The client secret, if any, is shown only in this response.' })
   @ApiCreatedResponse({ type: AppCreatedDto })
-  @ApiNotFoundResponse({ description: "no organization {orgId} within the caller's reach, or no such project in it" })
+  @ApiNotFoundResponse({ description: "no such project in the organization" })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   createOidcApp(
     @Caller() caller: Principal,
@@ -63,7 +63,7 @@ export class ProjectsController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an API application', description: 'The client secret, if any, is shown only in this response.' })
   @ApiCreatedResponse({ type: AppCreatedDto })
-  @ApiNotFoundResponse({ description: "no organization {orgId} within the caller's reach, or no such project in it" })
+  @ApiNotFoundResponse({ description: "no such project in the organization" })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   createApiApp(
     @Caller() caller: Principal,
@@ -79,7 +79,7 @@ export class ProjectsController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Add a key to an application', description: 'Only for applications using private_key_jwt (400 otherwise); the private key is shown only in this response.' })
   @ApiCreatedResponse({ type: ApplicationKeyDto })
-  @ApiNotFoundResponse({ description: "no organization {orgId} within the caller's reach, or no such project or application in it" })
+  @ApiNotFoundResponse({ description: "no such project or application in the organization" })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async addAppKey(
     @Caller() caller: Principal,

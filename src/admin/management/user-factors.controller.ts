@@ -18,7 +18,7 @@ export class UserFactorsController {
 
   @Get()
   @ApiOkResponse({ type: UserFactorListDto })
-  @ApiNotFoundResponse({ description: "no organization {orgId} within the caller's reach, or no such user in it" })
+  @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @ApiOperation({ summary: "List a user's second factors" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async list(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string): Promise<UserFactorListDto> {
@@ -28,7 +28,7 @@ export class UserFactorsController {
   @Delete(':factorId')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the factor is removed' })
-  @ApiNotFoundResponse({ description: "no organization {orgId} within the caller's reach, no such user in it, or no such factor of the user" })
+  @ApiNotFoundResponse({ description: 'no such user in the organization, or no such factor of the user' })
   @ApiOperation({ summary: "Remove a user's second factor" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async remove(

@@ -65,7 +65,7 @@ export class UsersController {
   @HttpCode(201)
   @ApiOperation({ summary: "Generate a machine user's client secret", description: 'Replaces the previous secret; shown only in this response. Only machine users (400 otherwise).' })
   @ApiCreatedResponse({ type: MachineSecretDto })
-  @ApiNotFoundResponse({ description: "no organization {orgId} within the caller's reach, or no such user in it" })
+  @ApiNotFoundResponse({ description: "no such user in the organization" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   setSecret(
     @Caller() caller: Principal,
@@ -81,7 +81,7 @@ export class UsersController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Add a key to a machine user', description: 'The private key is shown only in this response. Only machine users (400 otherwise).' })
   @ApiCreatedResponse({ type: MachineKeyDto })
-  @ApiNotFoundResponse({ description: "no organization {orgId} within the caller's reach, or no such user in it" })
+  @ApiNotFoundResponse({ description: "no such user in the organization" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async addKey(
     @Caller() caller: Principal,
@@ -99,7 +99,7 @@ export class UsersController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Add a personal access token to a machine user', description: 'The token is shown only in this response. Only machine users (400 otherwise).' })
   @ApiCreatedResponse({ type: PersonalAccessTokenDto })
-  @ApiNotFoundResponse({ description: "no organization {orgId} within the caller's reach, or no such user in it" })
+  @ApiNotFoundResponse({ description: "no such user in the organization" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   addPersonalAccessToken(
     @Caller() caller: Principal,

@@ -19,8 +19,8 @@ export const ACCESS_POLICY = 'portcullis:access-policy';
  *
  * For the OpenAPI document it also declares the bearer token, the guard's answers (401, 403 and, on an
  * organization's routes, 404) with the error body, and the role, which `completeOpenApiDocument` writes
- * into the operation's description. A route's own `@ApiNotFoundResponse` placed above this decorator
- * replaces the 404 here (decorators apply bottom-up), so its description names the organization too.
+ * into the operation's description. A route's own `@ApiNotFoundResponse` adds its description to the
+ * 404 here (@nestjs/swagger joins the descriptions of one status), so it names only the route's own case.
  */
 export function Authenticated(options: { role: Role; orgParam?: string }) {
   const policy: AccessPolicy = options.orgParam

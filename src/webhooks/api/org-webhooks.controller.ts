@@ -37,7 +37,7 @@ export class OrgWebhooksController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a webhook' })
   @ApiNoContentResponse({ description: 'the webhook is deleted' })
-  @ApiNotFoundResponse({ description: "no organization {orgId} within the caller's reach, or no such webhook of it" })
+  @ApiNotFoundResponse({ description: "no such webhook of the organization" })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('id') id: string): Promise<void> {
     return this.webhooks.remove(caller.userId, { kind: 'org', orgId }, id);
@@ -46,7 +46,7 @@ export class OrgWebhooksController {
   @Get(':id/deliveries')
   @ApiOperation({ summary: "List a webhook's deliveries" })
   @ApiOkResponse({ type: DeliveryListDto })
-  @ApiNotFoundResponse({ description: "no organization {orgId} within the caller's reach, or no such webhook of it" })
+  @ApiNotFoundResponse({ description: "no such webhook of the organization" })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async deliveries(@Param('orgId') orgId: string, @Param('id') id: string, @Query() query: DeliveriesQueryDto): Promise<DeliveryListDto> {
     return { deliveries: (await this.webhooks.deliveries({ kind: 'org', orgId }, id, query.limit, query.offset)).map(deliveryView) };
