@@ -9,12 +9,16 @@ import type { AppConfig } from './common/config/config.js';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
 import { jsonBodyParser } from './common/http/body-parsers.js';
+import { ApiErrorDto } from './common/http/openapi/api-error.dto.js';
+import { completeOpenApiDocument } from './common/http/openapi/openapi-document.js';
 import { AppLogger } from './common/http/logging.js';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
 import { pinRequestsToPublicOrigin } from './common/http/public-origin.js';
 import { consoleRouter } from './console/console.router.js';
 import { scimBodyParser } from './scim/http/scim-body-parser.js';
 import { OidcDispatch } from './oidc/provider/extensions/oidc-dispatch.middleware.js';
+import { oidcOpenApi } from './oidc/provider/oidc.openapi.js';
+import { scimOpenApi } from './scim/openapi/scim.openapi.js';
 import { BootstrapService } from './users/bootstrap.service.js';
 
 /** Builds the Nest application for a configuration (the service and the test harness share this). */
@@ -55,7 +59,7 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter());
   app.enableShutdownHooks();
-  setUpOpenApi(app);
+  setUpOpenApi(app, config);
   await app.get(BootstrapService).bootstrap();
 }
 
@@ -65,15 +69,29 @@ function bothMiddlewares(first: Middleware, second: Middleware): Middleware {
   return (req, res, next) => first(req, res, () => second(req, res, next));
 }
 
-function setUpOpenApi(app: NestExpressApplication): void {
-  const document = SwaggerModule.createDocument(
+/**
+ * The OpenAPI document at /docs-json and its explorer at /docs: the admin and management API from the
+ * controllers' decorators, then SCIM and OAuth / OpenID Connect, which Nest does not describe
+ * (src/common/http/openapi/openapi-document.ts). The one server is PUBLIC_URL, never the request's Host
+ * (SECURITY.md, "Host header injection"). `redocly lint` checks it (test/platform/openapi-lint.test.ts).
+ */
+function setUpOpenApi(app: NestExpressApplication, config: AppConfig): void {
+  const generated = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Portcullis API')
-      .setDescription('Instance administration and management API. SCIM v2 and OpenID Connect are documented by their own specifications.')
+      .setDescription('Instance administration and management API, SCIM 2.0 provisioning and the OAuth 2.0 / OpenID Connect endpoints.')
       .setVersion('1')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'personal access token or access token' })
+      .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+      .addServer(config.publicUrl, 'PUBLIC_URL')
+      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a personal access token, or an access token issued by this service' })
+      .addTag('admin', 'instance administration (`/admin/v1`); errors are `{code, message, details}`')
+      .addTag('management', "an organization's projects, users, groups and settings (`/management/v1`); errors are `{code, message, details}`")
+      .addTag('auth', 'the caller about itself (`/auth/v1`); errors are `{code, message, details}`')
+      .addTag('health', 'readiness probe')
       .build(),
+    { extraModels: [ApiErrorDto] },
   );
+  const document = completeOpenApiDocument(generated, [scimOpenApi(), oidcOpenApi()]);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

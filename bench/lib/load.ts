@@ -5,7 +5,7 @@ import { withPeakMemory } from './processes.js';
 export const CONNECTIONS = 10;
 
 /** What a scenario adds to the server it ran against to make a Measurement. */
-export type Figures = Pick<Measurement, 'rate' | 'p50' | 'p99' | 'errors' | 'peakMb'>;
+export type Figures = Pick<Measurement, 'rate' | 'p50' | 'mean' | 'p99' | 'errors' | 'peakMb'>;
 
 /** How long to measure, after how long an unmeasured warm-up (the JIT compiles the hot paths during it). */
 export interface Timing {
@@ -28,6 +28,7 @@ export async function load(url: string, pid: number, timing: Timing, requests: R
   return {
     rate: result.requests.average,
     p50: result.latency.p50,
+    mean: result.latency.average,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors, // errors include timeouts
     peakMb,

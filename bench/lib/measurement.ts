@@ -16,10 +16,14 @@ export interface Measurement {
   nextTo?: number;
   /** Rows in the database the scenario reads (users or events), for the growth figures. */
   size?: number;
-  unit: 'req/s' | 'logins/s' | 'sign-ins/s' | 'users/s' | 'checks/s' | 'events/s';
+  unit: 'req/s' | 'logins/s' | 'sign-ins/s' | 'users/s' | 'checks/s' | 'events/s' | 'batches/s';
   rate: number;
   p50?: number;
+  /** Mean latency (ms, not rounded to whole milliseconds as autocannon's percentiles are). */
+  mean?: number;
   p99?: number;
+  /** The slowest single operation (ms), where a target bounds it (the OIDC purge's batches). */
+  max?: number;
   /** Non-2xx answers plus socket errors and timeouts. */
   errors: number;
   /** Largest resident memory of any one process of the server during the scenario (MB). */

@@ -2,6 +2,7 @@
  * Fixture set-up, not what is measured: writes users and events straight into the service's database
  * with multi-row INSERTs inside transactions, through a connection of its own (SQLite file or MySQL URL).
  */
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
@@ -124,4 +125,28 @@ export async function seedGroups(store: Store, orgId: string, count: number, mem
   ]);
   const rows = Array.from({ length: count }, (_, i) => members(i).map((u) => [groupId(i), userId(u), CREATED])).flat();
   await insertRange(store, 0, rows.length, [{ table: 'group_members', columns: ['group_id', 'user_id', 'added_at'], row: (i) => rows[i] }]);
+}
+
+/**
+ * Rows of `oidc_payloads` `from` ≤ i < `to`, shaped like the service's own: two in three client-credentials
+ * tokens (no grant), one in three access tokens of a login (grant and account set), each keyed by the hash
+ * of its id, expiring at `expiresAt`.
+ */
+export async function seedOidcPayloads(store: Store, from: number, to: number, expiresAt: number): Promise<void> {
+  await insertRange(store, from, to, [
+    {
+      table: 'oidc_payloads',
+      columns: ['model', 'id_hash', 'payload', 'grant_id', 'account_id', 'expires_at'],
+      row: (i) => {
+        const login = i % 3 === 2;
+        const account = login ? userId(i % 100_000) : 'bench-machine-client';
+        const payload = JSON.stringify({
+          iat: Math.floor(CREATED / 1000), exp: Math.floor(expiresAt / 1000), clientId: login ? 'bench-web-client' : account,
+          kind: login ? 'AccessToken' : 'ClientCredentials', scope: login ? 'openid profile' : 'urn:portcullis:iam:org:project:id:bench:aud',
+          ...(login ? { accountId: account, grantId: `grant-${i}`, gty: 'authorization_code', sessionUid: `session-${i}` } : {}),
+        });
+        return [login ? 'AccessToken' : 'ClientCredentials', createHash('sha256').update(`bench-token-${i}`).digest('base64url'), payload, login ? `grant-${i}` : null, account, expiresAt];
+      },
+    },
+  ]);
 }

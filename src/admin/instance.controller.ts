@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator.js';
 import { Caller } from '../common/auth/caller.decorator.js';
 import type { Principal } from '../common/auth/principal.js';
@@ -18,6 +18,10 @@ export class InstanceController {
   ) {}
 
   @Put('members/:userId')
+  @ApiOperation({ summary: "Set a user's instance roles" })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiNotFoundResponse({ description: 'no such user' })
+  @ApiConflictResponse({ description: 'the change would leave no active IAM_OWNER' })
   @Authenticated({ role: Role.IamOwner })
   async setMember(@Caller() caller: Principal, @Param('userId') userId: string, @Body() dto: SetInstanceMemberDto): Promise<MemberDto> {
     await this.memberships.setInstanceMember(caller.userId, userId, dto.roles);
@@ -25,12 +29,16 @@ export class InstanceController {
   }
 
   @Get('features')
+  @ApiOperation({ summary: 'Read the instance feature flags' })
+  @ApiOkResponse({ type: FeaturesDto })
   @Authenticated({ role: Role.IamOwner })
   getFeatures(): Promise<FeaturesDto> {
     return this.features.get();
   }
 
   @Put('features')
+  @ApiOperation({ summary: 'Set instance feature flags', description: 'A flag not sent keeps its value.' })
+  @ApiOkResponse({ type: FeaturesDto })
   @Authenticated({ role: Role.IamOwner })
   setFeatures(@Caller() caller: Principal, @Body() dto: SetFeaturesDto): Promise<FeaturesDto> {
     return this.features.set(caller.userId, dto);

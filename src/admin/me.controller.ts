@@ -1,5 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AnyCaller } from '../common/auth/authenticated.decorator.js';
 import { Caller } from '../common/auth/caller.decorator.js';
 import type { Principal } from '../common/auth/principal.js';
@@ -15,6 +15,8 @@ import { MeDto } from './dto/me.dto.js';
 export class MeController {
   @Get()
   @AnyCaller()
+  @ApiOperation({ summary: "The caller's own user id, organization and roles" })
+  @ApiOkResponse({ type: MeDto })
   me(@Caller() caller: Principal): MeDto {
     return {
       userId: caller.userId,

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator.js';
 import { Caller } from '../common/auth/caller.decorator.js';
 import type { Principal } from '../common/auth/principal.js';
@@ -14,6 +14,8 @@ export class OrgsController {
   constructor(private readonly orgs: OrganizationsService) {}
 
   @Get()
+  @ApiOperation({ summary: 'List the organizations' })
+  @ApiOkResponse({ type: OrgListDto })
   @Authenticated({ role: Role.IamOwner })
   async list(): Promise<OrgListDto> {
     return { orgs: (await this.orgs.list()).map(toOrgDto) };
@@ -21,6 +23,9 @@ export class OrgsController {
 
   @Post()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create an organization' })
+  @ApiCreatedResponse({ type: OrgDto })
+  @ApiConflictResponse({ description: 'an organization with this primary domain exists' })
   @Authenticated({ role: Role.IamOwner })
   async create(@Caller() caller: Principal, @Body() dto: CreateOrgDto): Promise<OrgDto> {
     return toOrgDto(await this.orgs.create(caller.userId, dto.name));

@@ -4,7 +4,6 @@ import { eventIdsAt } from '../common/events/event-log.js';
 import { webhookDeliveries } from '../common/metrics/metrics.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 import { nextRetryAt } from './webhook-retry.js';
-import { webhookHeaders } from './webhook-signature.js';
 import { pendingDelivery, recordAttempts, subscriptionById } from './webhook.queries.js';
 import type { DeliveryRow, SubscriptionRow } from './webhook.queries.js';
 
@@ -60,7 +59,7 @@ export class SubscriptionWorker {
 
   /** Returns when the subscription is gone or no longer this process's; throws on a database error. */
   private async deliver(subscription: SubscriptionRow): Promise<void> {
-    const { uow, encryptor, events, sender, config, leaseOwner } = this.dispatcher;
+    const { uow, encryptor, events, delivery, config, leaseOwner } = this.dispatcher;
     const secret = encryptor.decrypt(subscription.secret);
     let cursor = subscription.cursor;
     let holdUntil = subscription.nextAttemptAt;
@@ -88,27 +87,32 @@ export class SubscriptionWorker {
         continue;
       }
       const ids = await eventIdsAt(uow.manager, batch.map((e) => e.sequence));
+      const attempts = await delivery.send(
+        {
+          url: subscription.url,
+          secret,
+          events: batch.map((event) => ({ eventId: ids.get(event.sequence) ?? event.sequence, event })),
+          sendUntil: this.dispatcher.sendableUntil(subscription.id),
+        },
+        this.abort.signal,
+      );
       const rows: DeliveryRow[] = [];
       let nextCursor = cursor;
       let nextHold = 0;
-      for (const event of batch) {
-        if (this.stopping || !this.dispatcher.holds(subscription.id)) break;
-        const position = Number(event.sequence);
-        const eventId = ids.get(event.sequence) ?? event.sequence;
-        const body = JSON.stringify(event);
-        const attemptAt = Date.now();
-        const result = await sender.send(subscription.url, webhookHeaders(secret, eventId, Math.floor(attemptAt / 1000), body), body, this.abort.signal);
+      // The thread stopped at the first failed attempt: every result before the last is a delivery.
+      for (const [i, result] of attempts.entries()) {
         if (this.stopping && !result.ok) break; // abandoned by the shutdown, not failed by the receiver
+        const position = Number(batch[i].sequence);
         const earlier = pending?.position === position ? pending : undefined;
         const row: DeliveryRow = {
           position,
-          eventId,
+          eventId: ids.get(batch[i].sequence) ?? batch[i].sequence,
           status: 'delivered',
           attempts: (earlier?.attempts ?? 0) + 1,
           lastStatus: result.status ?? null,
           lastError: result.ok ? null : (result.error ?? `HTTP ${result.status}`).slice(0, MAX_ERROR_LENGTH),
-          firstAttemptAt: earlier?.firstAttemptAt ?? attemptAt,
-          lastAttemptAt: attemptAt,
+          firstAttemptAt: earlier?.firstAttemptAt ?? result.attemptAt,
+          lastAttemptAt: result.attemptAt,
           nextAttemptAt: null,
         };
         pending = undefined;
@@ -120,18 +124,18 @@ export class SubscriptionWorker {
         }
         const retryAt = nextRetryAt(row.attempts, row.firstAttemptAt, Date.now(), config.webhooks.retryBaseMs, config.webhooks.retryWindowMs);
         if (retryAt === undefined) {
-          // Given up on (webhook-retry.ts): recorded as failing, and the subscription moves on.
+          // Given up on (webhook-retry.ts): recorded as failing, and the subscription moves on (the
+          // events after it are read again from the new cursor).
           webhookDeliveries.inc({ result: 'failing' });
           row.status = 'failing';
           nextCursor = position;
-          continue;
+          break;
         }
         webhookDeliveries.inc({ result: 'retry' });
         row.status = 'pending';
         row.nextAttemptAt = retryAt;
         pending = row;
         nextHold = retryAt;
-        break;
       }
       if (rows.length === 0) continue;
       const kept = await uow.run((manager) => recordAttempts(manager, subscription.id, leaseOwner, nextCursor, nextHold, rows));
@@ -140,7 +144,7 @@ export class SubscriptionWorker {
       holdUntil = nextHold;
       // Caught up: gather what arrives until the next look at the log (≤ 100 ms) rather than read, send
       // and commit a batch of one or two events at a time, which cost the writers a commit each.
-      if (batch.length < BATCH && nextHold === 0) await this.dispatcher.waitForEvents(seen, IDLE_READ_MS, this.abort.signal);
+      if (batch.length < BATCH && attempts.length === batch.length && nextHold === 0) await this.dispatcher.waitForEvents(seen, IDLE_READ_MS, this.abort.signal);
     }
   }
 

@@ -11,7 +11,8 @@ import { errorMessage } from '../common/http/failure-causes.js';
 import { AppLogger } from '../common/http/logging.js';
 import { lastEventPosition } from '../common/events/event-log.js';
 import { newId } from '../common/ids.js';
-import { DELIVERY_TIMEOUT_MS, WebhookSender } from './webhook-sender.js';
+import { DELIVERY_TIMEOUT_MS } from './webhook-sender.js';
+import { DeliveryThread } from './delivery-thread.js';
 import { SubscriptionWorker } from './subscription-worker.js';
 import { CLAIM_SQL, FORGET_DEAD_SQL, HEARTBEAT_SQL, JOIN_SQL, LEAVE_SQL, leaseStates, liveDispatchers, purgeDeliveries, RELEASE_ONE_SQL, RELEASE_SQL, RENEW_SQL } from './webhook.queries.js';
 
@@ -37,7 +38,7 @@ const PURGE_EVERY_MS = 3_600_000;
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   /** This process's name in `lease_owner`. */
   readonly leaseOwner = newId();
-  readonly sender: WebhookSender;
+  readonly delivery: DeliveryThread;
   private readonly workers = new Map<string, SubscriptionWorker>();
   /** Until when each held lease is certainly ours (the renewal's start plus the lease). */
   private readonly heldUntil = new Map<string, number>();
@@ -59,7 +60,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly logger: AppLogger,
     private readonly availability: DatabaseAvailability,
   ) {
-    this.sender = new WebhookSender(config.webhooks.allowPrivateNetworks);
+    this.delivery = new DeliveryThread(config.webhooks.allowPrivateNetworks);
   }
 
   onApplicationBootstrap(): void {
@@ -116,14 +117,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     clearInterval(this.watcher);
     await Promise.all([this.ticking, this.watching]);
     await Promise.all([...this.workers.values()].map((w) => w.stop()));
-    this.sender.close();
+    await this.delivery.close();
     await this.uow.write(RELEASE_SQL, [this.leaseOwner]).catch(() => undefined);
     await this.uow.write(LEAVE_SQL, [this.leaseOwner]).catch(() => undefined);
   }
 
   /** Whether this process may start an attempt for the subscription now: its lease outlasts the attempt. */
   holds(subscriptionId: string): boolean {
-    return !this.stopped && (this.heldUntil.get(subscriptionId) ?? 0) - Date.now() > DELIVERY_TIMEOUT_MS + 1000;
+    return !this.stopped && Date.now() < this.sendableUntil(subscriptionId);
+  }
+
+  /** Until when an attempt for the subscription may start: its lease must outlast the attempt. */
+  sendableUntil(subscriptionId: string): number {
+    return (this.heldUntil.get(subscriptionId) ?? 0) - DELIVERY_TIMEOUT_MS - 1000;
   }
 
   /** A worker that lost its subscription (deleted, or taken over) leaves. */

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { PASSWORD, createApiApp, createHuman, createMachine, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { CookieJar } from './cookie-jar.js';
 import { eventually } from './faults.helpers.js';
 import { useService } from '../support/fixtures.js';
+import { PURGE_BATCH, purgeExpiredPayloads } from '../../src/oidc/adapter/oidc-payload.adapter.js';
+import { UnitOfWork } from '../../src/common/database/unit-of-work.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 const HOUR = 3_600_000;
@@ -122,6 +125,22 @@ describe('faults: expired OIDC state is purged on a schedule', () => {
     assert.deepEqual(added.filter((r) => r.expires_at === null).map(key), [], 'every added row has an expiry');
     await backdate(added.map(key));
     await eventually('the OIDC store is back to its size once the added rows expired', async () => ((await countAll()).oidc_payloads === before.oidc_payloads ? true : undefined), 10_000, 200);
+  });
+
+  it('a backlog of many batches goes entirely, one bounded statement at a time, and live rows stay', async () => {
+    const count = 3 * PURGE_BATCH + 7;
+    const past = Date.now() - 2 * HOUR;
+    const backlog = Array.from({ length: count }, () => ['AccessToken', `backlog-${randomUUID()}`, '{}', past]);
+    for (let i = 0; i < backlog.length; i += 250) {
+      const chunk = backlog.slice(i, i + 250);
+      await svc.dataSource.query(`INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`, chunk.flat());
+    }
+    await svc.dataSource.query('INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES (?, ?, ?, ?)', ['AccessToken', 'backlog-live', '{}', Date.now() + HOUR]);
+    const backlogLeft = async () => Number((await svc.dataSource.query("SELECT COUNT(*) AS n FROM oidc_payloads WHERE id_hash LIKE 'backlog-%'"))[0].n);
+    // The schedule may already be at work on it; one direct run finishes whatever is left, in batches.
+    const purged = await purgeExpiredPayloads(svc.dataSource, svc.app.get(UnitOfWork));
+    assert.ok(purged <= count, `purged ${purged}`);
+    assert.equal(await backlogLeft(), 1, 'only the live row of the backlog is left');
   });
 
   async function introspect(token: string): Promise<{ active: boolean }> {

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Role } from '../../common/auth/roles.js';
 import { EventListDto, SearchEventsDto } from '../dto/events.dto.js';
@@ -12,6 +12,8 @@ export class EventsController {
 
   @Post('_search')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Search the event log', description: 'With `wait`, a feed: the answer waits for a matching event to commit (docs/product-rules.md, "Import and event search").' })
+  @ApiOkResponse({ type: EventListDto })
   @Authenticated({ role: Role.IamOwner })
   async search(@Body() dto: SearchEventsDto): Promise<EventListDto> {
     return { events: await this.events.search(dto) };

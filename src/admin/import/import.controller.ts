@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -16,6 +16,7 @@ export class ImportController {
   /** docs/product-rules.md, "Import and event search": 200 with successes and error entries, even when some users or organizations failed. */
   @Post()
   @HttpCode(200)
+  @ApiOperation({ summary: 'Import organizations and users', description: 'Answers 200 with the successes and an error entry per failed organization or user.' })
   @Authenticated({ role: Role.IamOwner })
   @ApiBody({ type: ImportRequestDto })
   @ApiOkResponse({ type: ImportResponseDto })

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -15,6 +15,9 @@ export class GroupsController {
 
   @Post()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create a group' })
+  @ApiCreatedResponse({ type: GroupCreatedDto })
+  @ApiConflictResponse({ description: 'a group with this name exists in the organization (compared case-insensitively)' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async create(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateGroupDto): Promise<GroupCreatedDto> {
     const group = await this.groups.create(caller.userId, orgId, { displayName: dto.displayName, externalId: dto.externalId });
@@ -22,6 +25,8 @@ export class GroupsController {
   }
 
   @Get()
+  @ApiOperation({ summary: 'List the groups' })
+  @ApiOkResponse({ type: GroupListDto })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async list(@Param('orgId') orgId: string): Promise<GroupListDto> {
     return { groups: await this.groups.list(orgId) };
@@ -29,12 +34,18 @@ export class GroupsController {
 
   @Delete(':groupId')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a group' })
+  @ApiNoContentResponse({ description: 'the group is deleted' })
+  @ApiNotFoundResponse({ description: "no such group in the organization" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('groupId') groupId: string): Promise<void> {
     await this.groups.remove(caller.userId, orgId, groupId);
   }
 
   @Put(':groupId/members/:userId')
+  @ApiOperation({ summary: 'Add a user to a group', description: 'Idempotent: adding a member again changes nothing.' })
+  @ApiOkResponse({ type: GroupMemberDto })
+  @ApiNotFoundResponse({ description: "no such group or user in the organization" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async addMember(
     @Caller() caller: Principal,
@@ -48,6 +59,9 @@ export class GroupsController {
 
   @Delete(':groupId/members/:userId')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Remove a user from a group', description: 'Idempotent: removing a non-member changes nothing.' })
+  @ApiNoContentResponse({ description: 'the user is not a member (any more)' })
+  @ApiNotFoundResponse({ description: "no such group or user in the organization" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async removeMember(
     @Caller() caller: Principal,

@@ -1,5 +1,5 @@
 import { Body, Controller, Get, Param, Put } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -13,12 +13,16 @@ export class LoginPolicyController {
   constructor(private readonly policies: LoginPolicyService) {}
 
   @Get()
+  @ApiOperation({ summary: "Read the organization's login policy" })
+  @ApiOkResponse({ type: LoginPolicyDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   get(@Param('orgId') orgId: string): Promise<LoginPolicyDto> {
     return this.policies.get(orgId);
   }
 
   @Put()
+  @ApiOperation({ summary: "Set the organization's login policy" })
+  @ApiOkResponse({ type: LoginPolicyDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   set(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: LoginPolicyDto): Promise<LoginPolicyDto> {
     return this.policies.set(caller.userId, orgId, dto);

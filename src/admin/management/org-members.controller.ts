@@ -1,5 +1,5 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -13,6 +13,9 @@ export class OrgMembersController {
   constructor(private readonly memberships: MembershipsService) {}
 
   @Put(':userId')
+  @ApiOperation({ summary: "Set a user's organization roles" })
+  @ApiOkResponse({ type: MemberDto })
+  @ApiNotFoundResponse({ description: "no such user" })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async setMember(
     @Caller() caller: Principal,

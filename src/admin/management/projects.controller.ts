@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import { SecretResponse } from '../../common/http/secret-response.decorator.js';
@@ -23,6 +23,8 @@ export class ProjectsController {
 
   @Post()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create a project' })
+  @ApiCreatedResponse({ type: ProjectCreatedDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async create(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateProjectDto): Promise<ProjectCreatedDto> {
     const project = await this.projects.createProject(caller.userId, orgId, dto.name);
@@ -32,6 +34,9 @@ export class ProjectsController {
   @Post(':projectId/apps/oidc')
   @SecretResponse()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create an OIDC application', description: 'The client secret, if any, is shown only in this response.' })
+  @ApiCreatedResponse({ type: AppCreatedDto })
+  @ApiNotFoundResponse({ description: "no such project in the organization" })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   createOidcApp(
     @Caller() caller: Principal,
@@ -56,6 +61,9 @@ export class ProjectsController {
   @Post(':projectId/apps/api')
   @SecretResponse()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create an API application', description: 'The client secret, if any, is shown only in this response.' })
+  @ApiCreatedResponse({ type: AppCreatedDto })
+  @ApiNotFoundResponse({ description: "no such project in the organization" })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   createApiApp(
     @Caller() caller: Principal,
@@ -69,6 +77,9 @@ export class ProjectsController {
   @Post(':projectId/apps/:appId/keys')
   @SecretResponse()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Add a key to an application', description: 'Only for applications using private_key_jwt (400 otherwise); the private key is shown only in this response.' })
+  @ApiCreatedResponse({ type: ApplicationKeyDto })
+  @ApiNotFoundResponse({ description: "no such project or application in the organization" })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async addAppKey(
     @Caller() caller: Principal,

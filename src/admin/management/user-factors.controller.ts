@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
-import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -19,6 +19,7 @@ export class UserFactorsController {
   @Get()
   @ApiOkResponse({ type: UserFactorListDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
+  @ApiOperation({ summary: "List a user's second factors" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async list(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string): Promise<UserFactorListDto> {
     return { factors: await this.factors.list(caller.userId, orgId, userId) };
@@ -28,6 +29,7 @@ export class UserFactorsController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'the factor is removed' })
   @ApiNotFoundResponse({ description: 'no such user in the organization, or no such factor of the user' })
+  @ApiOperation({ summary: "Remove a user's second factor" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async remove(
     @Caller() caller: Principal,

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiCreatedResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import { SecretResponse } from '../../common/http/secret-response.decorator.js';
@@ -28,6 +28,9 @@ export class UsersController {
 
   @Post('human')
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create a human user' })
+  @ApiCreatedResponse({ type: UserCreatedDto })
+  @ApiConflictResponse({ description: 'the user name is taken in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async createHuman(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateHumanUserDto): Promise<UserCreatedDto> {
     const user = await this.users.createHuman(caller.userId, orgId, {
@@ -48,6 +51,9 @@ export class UsersController {
 
   @Post('machine')
   @HttpCode(201)
+  @ApiOperation({ summary: 'Create a machine user' })
+  @ApiCreatedResponse({ type: UserCreatedDto })
+  @ApiConflictResponse({ description: 'the user name is taken in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async createMachine(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateMachineUserDto): Promise<UserCreatedDto> {
     const user = await this.users.createMachine(caller.userId, orgId, dto);
@@ -57,6 +63,9 @@ export class UsersController {
   @Post(':userId/secret')
   @SecretResponse()
   @HttpCode(201)
+  @ApiOperation({ summary: "Generate a machine user's client secret", description: 'Replaces the previous secret; shown only in this response. Only machine users (400 otherwise).' })
+  @ApiCreatedResponse({ type: MachineSecretDto })
+  @ApiNotFoundResponse({ description: "no such user in the organization" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   setSecret(
     @Caller() caller: Principal,
@@ -70,6 +79,9 @@ export class UsersController {
   @Post(':userId/keys')
   @SecretResponse()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Add a key to a machine user', description: 'The private key is shown only in this response. Only machine users (400 otherwise).' })
+  @ApiCreatedResponse({ type: MachineKeyDto })
+  @ApiNotFoundResponse({ description: "no such user in the organization" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async addKey(
     @Caller() caller: Principal,
@@ -85,6 +97,9 @@ export class UsersController {
   @Post(':userId/pats')
   @SecretResponse()
   @HttpCode(201)
+  @ApiOperation({ summary: 'Add a personal access token to a machine user', description: 'The token is shown only in this response. Only machine users (400 otherwise).' })
+  @ApiCreatedResponse({ type: PersonalAccessTokenDto })
+  @ApiNotFoundResponse({ description: "no such user in the organization" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   addPersonalAccessToken(
     @Caller() caller: Principal,

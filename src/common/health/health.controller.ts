@@ -1,9 +1,14 @@
 import { Controller, Get, HttpCode } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import cluster from 'node:cluster';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/authenticated.decorator.js';
 import { DomainError, ErrorCode } from '../errors/domain-error.js';
+
+class HealthDto {
+  @ApiProperty({ enum: ['ok'] }) status: 'ok';
+  @ApiProperty({ description: 'the cluster worker that answered (0: not clustered)' }) worker: number;
+}
 
 @ApiTags('health')
 @Controller('healthz')
@@ -14,7 +19,10 @@ export class HealthController {
   @Get()
   @HttpCode(200)
   @Public()
-  async check(): Promise<{ status: 'ok'; worker: number }> {
+  @ApiOperation({ summary: 'Readiness probe', description: 'No token needed.' })
+  @ApiOkResponse({ type: HealthDto })
+  @ApiServiceUnavailableResponse({ description: 'the database is not reachable' })
+  async check(): Promise<HealthDto> {
     try {
       await this.dataSource.query('SELECT 1');
     } catch {

@@ -205,6 +205,30 @@ function rememberUser(users: RequestLookups['users'], payload: AdapterPayload, r
 }
 
 /** Deletes expired rows; run now and then by one timer per process (any process may do it). */
-export async function purgeExpiredPayloads(dataSource: DataSource): Promise<void> {
-  await dataSource.query('DELETE FROM oidc_payloads WHERE expires_at < ?', [Date.now() - 60_000]);
+/**
+ * One purge batch, parameters (expired before, PURGE_BATCH): through the index on expires_at; MySQL/MariaDB
+ * take DELETE … LIMIT, SQLite (built without that option) the same rows by rowid.
+ */
+export function purgeBatchSql(dialect: 'sqlite' | 'mysql'): string {
+  return dialect === 'sqlite'
+    ? 'DELETE FROM oidc_payloads WHERE rowid IN (SELECT rowid FROM oidc_payloads WHERE expires_at < ? LIMIT ?)'
+    : 'DELETE FROM oidc_payloads WHERE expires_at < ? LIMIT ?';
+}
+
+/** Rows one purge statement deletes: a few milliseconds of SQLite's writer, or of MariaDB's row locks, at a time. */
+export const PURGE_BATCH = 500;
+
+/**
+ * Deletes rows that expired over a minute ago, PURGE_BATCH at a time, each batch its own statement (on
+ * SQLite one statement of the group commit), so a backlog of a million expired rows never holds the writer
+ * longer than one batch and requests are answered between batches. Returns how many rows went.
+ */
+export async function purgeExpiredPayloads(dataSource: DataSource, uow: UnitOfWork, now = Date.now()): Promise<number> {
+  const sql = purgeBatchSql(dialectOf(dataSource));
+  let purged = 0;
+  for (;;) {
+    const deleted = await uow.write(sql, [now - 60_000, PURGE_BATCH]);
+    purged += deleted;
+    if (deleted < PURGE_BATCH) return purged;
+  }
 }

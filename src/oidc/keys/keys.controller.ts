@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -23,6 +23,7 @@ export class KeysController {
 
   @Post('rotate')
   @HttpCode(200)
+  @ApiOperation({ summary: 'Rotate the signing key' })
   @Authenticated({ role: Role.IamOwner })
   @ApiOkResponse({ type: RotateKeysResponseDto })
   async rotate(@Caller() caller: Principal): Promise<RotateKeysResponseDto> {

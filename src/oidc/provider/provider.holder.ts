@@ -39,6 +39,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
   private current: { provider: Provider; handle: (req: IncomingMessage, res: ServerResponse) => void; fingerprint: string } | undefined;
   private timers: NodeJS.Timeout[] = [];
   private refreshing: Promise<void> | undefined;
+  private purging: Promise<void> | undefined;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -62,7 +63,13 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
         .then(() => this.refreshIfChanged())
         .catch((error: unknown) => this.logger.error(`key check failed: ${String(error)}`));
     };
-    const purge = () => void purgeExpiredPayloads(this.dataSource).catch((error: unknown) => this.logger.error(`purge failed: ${String(error)}`));
+    // One purge at a time: a large backlog takes longer than the interval, in batches (purgeExpiredPayloads).
+    const purge = () => {
+      this.purging ??= purgeExpiredPayloads(this.dataSource, this.uow)
+        .then(() => undefined)
+        .catch((error: unknown) => this.logger.error(`purge failed: ${String(error)}`))
+        .finally(() => (this.purging = undefined));
+    };
     this.timers = [setInterval(poll, KEY_POLL_MS), setInterval(purge, this.config.oidcPurgeIntervalMs)];
     for (const timer of this.timers) timer.unref();
   }

@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiTags } from '@nestjs/swagger';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -21,12 +21,17 @@ export class InstanceWebhooksController {
   @Post()
   @HttpCode(201)
   @SecretResponse()
+  @ApiOperation({ summary: 'Subscribe a webhook to the events of every organization, or of one', description: 'The signing secret is shown only in this response.' })
+  @ApiCreatedResponse({ type: WebhookCreatedDto })
+  @ApiNotFoundResponse({ description: 'the orgId of the body names no organization' })
   @Authenticated({ role: Role.IamOwner })
   create(@Caller() caller: Principal, @Body() dto: CreateWebhookDto): Promise<WebhookCreatedDto> {
     return this.webhooks.create(caller.userId, INSTANCE, dto);
   }
 
   @Get()
+  @ApiOperation({ summary: "List the instance's webhooks" })
+  @ApiOkResponse({ type: WebhookListDto })
   @Authenticated({ role: Role.IamOwner })
   async list(): Promise<WebhookListDto> {
     return { webhooks: await this.webhooks.list(INSTANCE) };
@@ -34,12 +39,18 @@ export class InstanceWebhooksController {
 
   @Delete(':id')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a webhook' })
+  @ApiNoContentResponse({ description: 'the webhook is deleted' })
+  @ApiNotFoundResponse({ description: 'no such webhook of the instance' })
   @Authenticated({ role: Role.IamOwner })
   remove(@Caller() caller: Principal, @Param('id') id: string): Promise<void> {
     return this.webhooks.remove(caller.userId, INSTANCE, id);
   }
 
   @Get(':id/deliveries')
+  @ApiOperation({ summary: "List a webhook's deliveries" })
+  @ApiOkResponse({ type: DeliveryListDto })
+  @ApiNotFoundResponse({ description: 'no such webhook of the instance' })
   @Authenticated({ role: Role.IamOwner })
   async deliveries(@Param('id') id: string, @Query() query: DeliveriesQueryDto): Promise<DeliveryListDto> {
     return { deliveries: (await this.webhooks.deliveries(INSTANCE, id, query.limit, query.offset)).map(deliveryView) };
