@@ -5,7 +5,7 @@
  *
  *   npm run bench                  full run: bench/results/<timestamp>.json, the tables and chart of BENCHMARKS.md
  *   npm run bench -- --quick       small sizes, 1 s per scenario (CI): results in a temporary directory only
- *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth] [--seconds 6]
+ *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth,console] [--seconds 6]
  *
  * A partial run (--quick or --only) never rewrites BENCHMARKS.md.
  */
@@ -22,6 +22,7 @@ import type { Measurement, RunResult } from './lib/measurement.js';
 import { ROOT } from './lib/processes.js';
 import { renderReport, replaceBetweenMarkers } from './lib/report.js';
 import { evaluateTargets } from './lib/targets.js';
+import { runConsole } from './scenarios/console.js';
 import { runData } from './scenarios/data.js';
 import { runFeed } from './scenarios/feed.js';
 import { runGroups } from './scenarios/groups.js';
@@ -31,7 +32,7 @@ import { runOidc } from './scenarios/oidc.js';
 import { runOidcGrowth } from './scenarios/oidc-growth.js';
 import { runWebhooks } from './scenarios/webhooks.js';
 
-const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport, groups: runGroups, mfa: runMfa, feed: runFeed, webhooks: runWebhooks, 'oidc-growth': runOidcGrowth };
+const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport, groups: runGroups, mfa: runMfa, feed: runFeed, webhooks: runWebhooks, 'oidc-growth': runOidcGrowth, console: runConsole };
 
 function options(): Options {
   const { values } = parseArgs({ options: { quick: { type: 'boolean' }, mysql: { type: 'string' }, only: { type: 'string' }, seconds: { type: 'string' } } });

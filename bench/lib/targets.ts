@@ -70,10 +70,14 @@ export function evaluateTargets(run: RunResult): Verdict[] {
     verdicts.push({ subject: delivering, text: `mean latency ≤ 1.1× with no subscription: ${ratio(cost)}× (${fmt(idle.mean)} → ${fmt(delivering.mean)} ms)`, met: cost <= 1.1 });
   }
   growthTargets(ms, verdicts);
+  for (const subject of ms.filter((m) => m.scenario.startsWith('console.'))) {
+    // Issue 20: console pages interactive within 1 s with 100,000 users in the organization.
+    if (subject.p99 !== undefined) verdicts.push({ subject, text: `interactive within 1 s: p99 ${subject.p99} ms`, met: subject.p99 <= 1000 });
+  }
   groupTargets(ms, verdicts);
   mfaTargets(ms, verdicts);
   for (const subject of ms.filter((m) => m.kind === 'portcullis')) {
-    if (subject.p99 !== undefined && !subject.hashing) verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
+    if (subject.p99 !== undefined && !subject.hashing && !subject.scenario.startsWith('console.')) verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
     if (subject.peakMb !== undefined) verdicts.push({ subject, text: `≤ ${MEMORY_LIMIT_MB} MB per process`, met: subject.peakMb <= MEMORY_LIMIT_MB });
   }
   return verdicts;
