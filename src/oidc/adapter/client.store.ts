@@ -30,16 +30,26 @@ export const CLIENT_CACHE_MS = 2_000;
 const CLIENT_CACHE_MAX = 10_000;
 
 /**
- * One cache per process, shared by the stores of every provider ProviderHolder builds (a registration
- * does not depend on the signing keys). `forgotten` holds when each client was last forgotten, so a read
- * that started before a change committed is not cached after it.
+ * One cache per database and process, shared by the stores of every provider ProviderHolder builds (a
+ * registration does not depend on the signing keys). `forgotten` holds when each client was last
+ * forgotten, so a read that started before a change committed is not cached after it.
  */
-const cache = new Map<string, { at: number; registration: Registration }>();
-const forgotten = new Map<string, number>();
+interface ClientCache {
+  entries: Map<string, { at: number; registration: Registration }>;
+  forgotten: Map<string, number>;
+}
+const caches = new WeakMap<DataSource, ClientCache>();
+
+function cacheOf(dataSource: DataSource): ClientCache {
+  let cache = caches.get(dataSource);
+  if (!cache) caches.set(dataSource, (cache = { entries: new Map(), forgotten: new Map() }));
+  return cache;
+}
 
 /** Drops the cached registration of a client whose application, secret or keys just changed (this process). */
-export function forgetClient(clientId: string): void {
-  cache.delete(clientId);
+export function forgetClient(dataSource: DataSource, clientId: string): void {
+  const { entries, forgotten } = cacheOf(dataSource);
+  entries.delete(clientId);
   if (forgotten.size >= CLIENT_CACHE_MAX) forgotten.clear();
   forgotten.set(clientId, Date.now());
 }
@@ -72,6 +82,7 @@ export class ClientStore implements Adapter {
 
   private async registration(clientId: string): Promise<Registration | undefined> {
     const now = Date.now();
+    const { entries: cache, forgotten } = cacheOf(this.dataSource);
     const cached = cache.get(clientId);
     if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.registration;
     const rows = await clientRows(this.dataSource, clientId);

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import type { ClientRegistrations } from '../../common/auth/client-registrations.js';
 import { forgetClient } from '../adapter/client.store.js';
@@ -16,6 +17,8 @@ const CHUNK = 500;
  */
 @Injectable()
 export class OidcClientRegistrations implements ClientRegistrations {
+  constructor(private readonly dataSource: DataSource) {}
+
   async revokeIssuedTo(manager: EntityManager, clientId: string): Promise<void> {
     const field = manager.connection.options.type === 'mysql' ? "JSON_VALUE(payload, '$.clientId')" : "json_extract(payload, '$.clientId')";
     const rows: { model: string; id_hash: string }[] = await manager.query(`SELECT model, id_hash FROM oidc_payloads WHERE ${field} = ?`, [clientId]);
@@ -29,6 +32,6 @@ export class OidcClientRegistrations implements ClientRegistrations {
   }
 
   forget(clientId: string): void {
-    forgetClient(clientId);
+    forgetClient(this.dataSource, clientId);
   }
 }
