@@ -6,6 +6,8 @@ import { InstanceController } from './instance.controller.js';
 import { GroupsController } from './management/groups.controller.js';
 import { LoginPolicyController } from './management/login-policy.controller.js';
 import { OrgMembersController } from './management/org-members.controller.js';
+import { ApplicationsController } from './management/applications.controller.js';
+import { ProjectEditsController } from './management/project-edits.controller.js';
 import { ProjectsController } from './management/projects.controller.js';
 import { UserFactorsController } from './management/user-factors.controller.js';
 import { UsersController } from './management/users.controller.js';
@@ -17,7 +19,7 @@ import { ImportService } from './import/import.service.js';
 /** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of docs/product-rules.md, "API". */
 @Module({
   imports: [UsersModule],
-  controllers: [MeController, OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController],
+  controllers: [MeController, OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController, ProjectEditsController, ApplicationsController],
   providers: [EventSearchService, ImportService],
   // Webhooks deliver events as event search returns them.
   exports: [EventSearchService],

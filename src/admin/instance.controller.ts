@@ -1,5 +1,5 @@
-import { Body, Controller, Get, Param, Put } from '@nestjs/common';
-import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
+import { ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator.js';
 import { Caller } from '../common/auth/caller.decorator.js';
 import type { Principal } from '../common/auth/principal.js';
@@ -7,7 +7,8 @@ import { Role } from '../common/auth/roles.js';
 import { FeaturesService } from '../users/features.service.js';
 import { MembershipsService } from '../users/memberships.service.js';
 import { FeaturesDto, SetFeaturesDto } from './dto/features.dto.js';
-import { MemberDto, SetInstanceMemberDto } from './dto/members.dto.js';
+import { ListPageQueryDto, pageOf } from './dto/list-page.dto.js';
+import { MemberDto, MemberListDto, SetInstanceMemberDto } from './dto/members.dto.js';
 
 @ApiTags('admin')
 @Controller('admin/v1')
@@ -26,6 +27,24 @@ export class InstanceController {
   async setMember(@Caller() caller: Principal, @Param('userId') userId: string, @Body() dto: SetInstanceMemberDto): Promise<MemberDto> {
     await this.memberships.setInstanceMember(caller.userId, userId, dto.roles);
     return { userId, roles: [...new Set(dto.roles)] };
+  }
+
+  @Get('members')
+  @ApiOperation({ summary: 'List the instance members and their roles' })
+  @ApiOkResponse({ type: MemberListDto })
+  @Authenticated({ role: Role.IamOwner })
+  async listMembers(@Query() query: ListPageQueryDto): Promise<MemberListDto> {
+    const { items, total } = await this.memberships.listInstanceMembers(pageOf(query));
+    return { members: items, total };
+  }
+
+  @Delete('members/:userId')
+  @HttpCode(204)
+  @ApiOperation({ summary: "Take a user's instance roles (never from the last active IAM_OWNER)" })
+  @ApiNoContentResponse({ description: 'removed' })
+  @Authenticated({ role: Role.IamOwner })
+  async removeMember(@Caller() caller: Principal, @Param('userId') userId: string): Promise<void> {
+    await this.memberships.removeInstanceMember(caller.userId, userId);
   }
 
   @Get('features')

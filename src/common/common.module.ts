@@ -11,6 +11,7 @@ import { DatabaseAvailability } from './database/database-availability.js';
 import { dataSourceOptions } from './database/data-source.js';
 import type { EntityList } from './database/data-source.js';
 import { DatabaseUnavailableInterceptor } from './database/database-unavailable.interceptor.js';
+import { OrgResources } from './database/org-resources.js';
 import { UnitOfWork } from './database/unit-of-work.js';
 import { EventFeed } from './events/event-feed.js';
 import { EventStore } from './events/event-store.js';
@@ -37,10 +38,11 @@ export class CommonModule {
         EventStore,
         EventFeed,
         DatabaseAvailability,
+        OrgResources,
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_INTERCEPTOR, useClass: DatabaseUnavailableInterceptor },
       ],
-      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability],
+      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability, OrgResources],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { ACCESS_TOKEN_VERIFIER } from '../common/auth/principal-resolver.js';
+import { CLIENT_REGISTRATIONS } from '../common/auth/client-registrations.js';
 import { USER_TOKENS } from '../common/auth/user-tokens.js';
 import { UsersModule } from '../users/users.module.js';
 import { AccountFinder } from './account/account.finder.js';
@@ -14,11 +15,12 @@ import { PasswordLoginService } from './login/password-login.service.js';
 import { OidcDispatch } from './provider/extensions/oidc-dispatch.middleware.js';
 import { ProviderHolder } from './provider/provider.holder.js';
 import { OidcAccessTokenVerifier } from './tokens/access-token.verifier.js';
+import { OidcClientRegistrations } from './tokens/oidc-client-registrations.js';
 import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
 
 /**
  * OpenID Connect provider and OAuth 2.0 server. Global only so that the users domain can receive
- * ACCESS_TOKEN_VERIFIER and USER_TOKENS without importing this surface.
+ * ACCESS_TOKEN_VERIFIER, USER_TOKENS and CLIENT_REGISTRATIONS without importing this surface.
  */
 @Global()
 @Module({
@@ -37,7 +39,8 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     OidcDispatch,
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
     { provide: USER_TOKENS, useClass: OidcUserTokens },
+    { provide: CLIENT_REGISTRATIONS, useClass: OidcClientRegistrations },
   ],
-  exports: [ACCESS_TOKEN_VERIFIER, USER_TOKENS, SigningKeysService, OidcDispatch],
+  exports: [ACCESS_TOKEN_VERIFIER, USER_TOKENS, CLIENT_REGISTRATIONS, SigningKeysService, OidcDispatch],
 })
 export class OidcModule {}

@@ -8,7 +8,14 @@ import { formatRoles, holdsOn, noRoles, parseRoles } from './acting/acting-rule.
 import { UserAccess } from './acting/user-access.service.js';
 import { INSTANCE_ID } from './entities/instance.entity.js';
 import { MembershipEntity } from './entities/membership.entity.js';
+import { OrganizationEntity } from './entities/organization.entity.js';
 import { UserEntity } from './entities/user.entity.js';
+import type { Page, Paged } from './resources/page.js';
+
+export interface Member {
+  userId: string;
+  roles: Role[];
+}
 
 /** Who holds which role where. Setting a membership replaces its roles. */
 @Injectable()
@@ -45,6 +52,63 @@ export class MembershipsService {
       await this.assertGrantable(manager, editorUserId, orgId, roles);
       await this.grant(manager, editorUserId, user, 'org', orgId, roles);
     });
+  }
+
+  /** Instance members and their instance roles, oldest membership first. */
+  listInstanceMembers(page: Page): Promise<Paged<Member>> {
+    return this.list('instance', INSTANCE_ID, page);
+  }
+
+  /** Members of the organization and their roles on it (its own users only, as setOrgMember makes them). */
+  async listOrgMembers(orgId: string, page: Page): Promise<Paged<Member>> {
+    if (!(await this.uow.manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
+    return this.list('org', orgId, page);
+  }
+
+  /**
+   * Takes every instance role from the user. Acting on a user (SECURITY.md): the editor must hold every
+   * role the user holds, and the last active IAM_OWNER keeps its role (409). 404 when it has none.
+   */
+  removeInstanceMember(editorUserId: string | null, userId: string): Promise<void> {
+    return this.uow.run(async (manager) => {
+      const user = await manager.findOneBy(UserEntity, { id: userId });
+      if (!user) throw DomainError.notFound('user');
+      await this.access.assertMayActOn(manager, editorUserId, user.id);
+      await this.access.assertKeepsAnIamOwner(manager, user, 'demote');
+      await this.revoke(manager, editorUserId, user.id, 'instance', INSTANCE_ID);
+    });
+  }
+
+  /** Takes every role on the organization from one of its users; same rule as setOrgMember. 404 when it has none. */
+  removeOrgMember(editorUserId: string | null, orgId: string, userId: string): Promise<void> {
+    return this.uow.run(async (manager) => {
+      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
+      await this.revoke(manager, editorUserId, user.id, 'org', orgId);
+    });
+  }
+
+  /** Deletes one membership with its `*.member.removed` event, inside the caller's transaction; 404 when there is none. */
+  async revoke(manager: EntityManager, editorUserId: string | null, userId: string, scopeType: 'instance' | 'org', scopeId: string): Promise<void> {
+    const { affected } = await manager.delete(MembershipEntity, { userId, scopeType, scopeId });
+    if (affected !== 1) throw DomainError.notFound('member');
+    await this.events.push(manager, {
+      type: scopeType === 'instance' ? 'instance.member.removed' : 'org.member.removed',
+      aggregateType: scopeType === 'instance' ? 'instance' : 'org',
+      aggregateId: scopeId,
+      resourceOwner: scopeId,
+      editorUserId,
+      payload: { userId },
+    });
+  }
+
+  private async list(scopeType: 'instance' | 'org', scopeId: string, page: Page): Promise<Paged<Member>> {
+    const [rows, total] = await this.uow.manager.findAndCount(MembershipEntity, {
+      where: { scopeType, scopeId },
+      order: { userId: 'ASC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+    return { items: rows.map((row) => ({ userId: row.userId, roles: parseRoles(row.roles) })), total };
   }
 
   /** Nobody hands out a role it does not hold itself (on the instance, or on that organization). */

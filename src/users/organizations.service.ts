@@ -5,12 +5,16 @@ import { APP_CONFIG } from '../common/config/config.token.js';
 import type { AppConfig } from '../common/config/config.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { isUniqueViolation } from '../common/database/unique-violation.js';
-import { DomainError } from '../common/errors/domain-error.js';
+import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
+import { foldCase } from '../common/text/case-fold.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import { startCount } from './org-user-counts.js';
 import { slug } from './slug.js';
+
+/** The organization the bootstrap creates; sign-in and the console find it by this name. */
+export const DEFAULT_ORG_NAME = 'default';
 
 @Injectable()
 export class OrganizationsService {
@@ -40,6 +44,25 @@ export class OrganizationsService {
       }
       throw error;
     }
+  }
+
+  /**
+   * Renames an organization; its primary domain, and so its users' login names, stay as they are.
+   * Organization `default` is found by its name (a bare login name resolves to its users first,
+   * docs/product-rules.md, "Sign-in"), so it keeps that name and no other organization may take it.
+   */
+  rename(editorUserId: string | null, orgId: string, name: string): Promise<OrganizationEntity> {
+    return this.uow.run(async (manager) => {
+      const org = await manager.findOneBy(OrganizationEntity, { id: orgId });
+      if (!org) throw DomainError.notFound('organization');
+      if (org.name === name) return org;
+      if (org.name === DEFAULT_ORG_NAME) throw new DomainError(ErrorCode.Conflict, 'the default organization cannot be renamed: bare login names resolve to it by its name');
+      if (foldCase(name) === DEFAULT_ORG_NAME) throw DomainError.alreadyExists(`the name ${DEFAULT_ORG_NAME} is reserved for the default organization`);
+      const changedAt = new Date();
+      await manager.update(OrganizationEntity, { id: org.id }, { name, changedAt });
+      await this.events.push(manager, { type: 'org.changed', aggregateType: 'org', aggregateId: org.id, resourceOwner: org.id, editorUserId, payload: { name } });
+      return Object.assign(org, { name, changedAt });
+    });
   }
 
   /** Inserts an organization and its `org.added` event inside the caller's transaction. */

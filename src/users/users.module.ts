@@ -19,6 +19,11 @@ import { UserProfileService } from './user-profile.service.js';
 import { UsersService } from './users.service.js';
 import { UserImportWriter } from './user-import.writer.js';
 
+import { ApplicationCredentialsService } from './resources/application-credentials.service.js';
+import { ApplicationEditsService } from './resources/application-edits.service.js';
+import { OrganizationRemovalService } from './resources/organization-removal.service.js';
+import { ProjectEditsService } from './resources/project-edits.service.js';
+
 const SERVICES = [
   UserAccess,
   OrganizationsService,
@@ -36,6 +41,10 @@ const SERVICES = [
   LoginPolicyService,
   GroupsService,
   FactorsService,
+  ProjectEditsService,
+  ApplicationEditsService,
+  ApplicationCredentialsService,
+  OrganizationRemovalService,
 ];
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */

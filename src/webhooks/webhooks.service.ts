@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { OrgResources } from '../common/database/org-resources.js';
 import { APP_CONFIG } from '../common/config/config.token.js';
 import type { AppConfig } from '../common/config/config.js';
 import { Encryptor } from '../common/crypto/encryptor.js';
@@ -42,7 +44,20 @@ export class WebhooksService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly encryptor: Encryptor,
-  ) {}
+    orgResources: OrgResources,
+  ) {
+    // An organization's own subscriptions go with it (docs/product-rules.md, "Changing and removing
+    // resources"); the instance's subscriptions filtered to it stay, and receive its `org.removed`.
+    orgResources.register((manager, orgId, editorUserId) => this.removeOwnedBy(manager, orgId, editorUserId));
+  }
+
+  private async removeOwnedBy(manager: EntityManager, orgId: string, editorUserId: string | null): Promise<void> {
+    for (const { id } of await subscriptionsOf(manager, orgId)) {
+      if (await deleteSubscription(manager, orgId, id)) {
+        await this.events.push(manager, { type: 'webhook.removed', aggregateType: 'webhook', aggregateId: id, resourceOwner: orgId, editorUserId });
+      }
+    }
+  }
 
   async create(editorUserId: string | null, owner: WebhookOwner, input: WebhookInput): Promise<{ id: string; secret: string }> {
     const orgId = await this.filterOrg(owner, input.orgId);

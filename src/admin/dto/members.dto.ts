@@ -24,3 +24,8 @@ export class MemberDto {
   @ApiProperty() userId: string;
   @ApiProperty({ enum: Role, isArray: true }) roles: Role[];
 }
+
+export class MemberListDto {
+  @ApiProperty({ type: [MemberDto] }) members: MemberDto[];
+  @ApiProperty({ description: 'members in all, whatever the page' }) total: number;
+}

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
 import { IsNotBlank } from './not-blank.decorator.js';
 
 export class CreateOrgDto {
@@ -18,4 +18,14 @@ export class OrgDto {
 
 export class OrgListDto {
   @ApiProperty({ type: [OrgDto] }) orgs: OrgDto[];
+}
+
+/** `PATCH /admin/v1/orgs/{orgId}`: the name only; the primary domain (and so every login name) stays. */
+export class UpdateOrgDto {
+  @ApiProperty({ example: 'ACME Corporation', maxLength: 200, required: false })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @MaxLength(200)
+  name?: string;
 }

@@ -12,9 +12,9 @@ import {
 } from 'class-validator';
 import { IsNotBlank } from './not-blank.decorator.js';
 
-const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'] as const;
-const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'] as const;
-const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'] as const;
+export const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'] as const;
+export const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'] as const;
+export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'] as const;
 const API_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt'] as const;
 export const ACCESS_TOKEN_TYPES = ['opaque', 'jwt'] as const;
 

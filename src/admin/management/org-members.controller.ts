@@ -1,16 +1,35 @@
-import { Body, Controller, Param, Put } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { MembershipsService } from '../../users/memberships.service.js';
-import { MemberDto, SetOrgMemberDto } from '../dto/members.dto.js';
+import { ListPageQueryDto, pageOf } from '../dto/list-page.dto.js';
+import { MemberDto, MemberListDto, SetOrgMemberDto } from '../dto/members.dto.js';
 
 @ApiTags('management')
 @Controller('management/v1/orgs/:orgId/members')
 export class OrgMembersController {
   constructor(private readonly memberships: MembershipsService) {}
+
+  @Get()
+  @ApiOperation({ summary: "List the organization's members and their roles on it" })
+  @ApiOkResponse({ type: MemberListDto })
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<MemberListDto> {
+    const { items, total } = await this.memberships.listOrgMembers(orgId, pageOf(query));
+    return { members: items, total };
+  }
+
+  @Delete(':userId')
+  @HttpCode(204)
+  @ApiOperation({ summary: "Take a user's roles on the organization" })
+  @ApiNoContentResponse({ description: 'removed' })
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  async remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string): Promise<void> {
+    await this.memberships.removeOrgMember(caller.userId, orgId, userId);
+  }
 
   @Put(':userId')
   @ApiOperation({ summary: "Set a user's organization roles" })

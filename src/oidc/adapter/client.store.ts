@@ -22,11 +22,37 @@ export const CLIENT_EXTRA = [
 /**
  * How long a process reuses a client registration it read. A change to an application, a machine
  * user's secret or a client key (new, replaced or removed) therefore applies within this time in every
- * process (a replaced secret keeps working for at most this long). Only registrations that exist are
- * kept, so a new client works at once; token validity and user state are never cached.
+ * other process (a replaced secret keeps working there for at most this long); the process that made
+ * the change forgets the registration at once (forgetClient). Only registrations that exist are kept,
+ * so a new client works at once; token validity and user state are never cached.
  */
 export const CLIENT_CACHE_MS = 2_000;
 const CLIENT_CACHE_MAX = 10_000;
+
+/**
+ * One cache per database and process, shared by the stores of every provider ProviderHolder builds (a
+ * registration does not depend on the signing keys). `forgotten` holds when each client was last
+ * forgotten, so a read that started before a change committed is not cached after it.
+ */
+interface ClientCache {
+  entries: Map<string, { at: number; registration: Registration }>;
+  forgotten: Map<string, number>;
+}
+const caches = new WeakMap<DataSource, ClientCache>();
+
+function cacheOf(dataSource: DataSource): ClientCache {
+  let cache = caches.get(dataSource);
+  if (!cache) caches.set(dataSource, (cache = { entries: new Map(), forgotten: new Map() }));
+  return cache;
+}
+
+/** Drops the cached registration of a client whose application, secret or keys just changed (this process). */
+export function forgetClient(dataSource: DataSource, clientId: string): void {
+  const { entries, forgotten } = cacheOf(dataSource);
+  entries.delete(clientId);
+  if (forgotten.size >= CLIENT_CACHE_MAX) forgotten.clear();
+  forgotten.set(clientId, Date.now());
+}
 
 interface Registration {
   row: ClientRow;
@@ -41,8 +67,6 @@ interface Registration {
  * secret is ever held in clear. One statement per look-up, reused for CLIENT_CACHE_MS (see above).
  */
 export class ClientStore implements Adapter {
-  private readonly cache = new Map<string, { at: number; registration: Registration }>();
-
   constructor(private readonly dataSource: DataSource) {}
 
   async find(clientId: string): Promise<AdapterPayload | undefined> {
@@ -58,19 +82,22 @@ export class ClientStore implements Adapter {
 
   private async registration(clientId: string): Promise<Registration | undefined> {
     const now = Date.now();
-    const cached = this.cache.get(clientId);
+    const { entries: cache, forgotten } = cacheOf(this.dataSource);
+    const cached = cache.get(clientId);
     if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.registration;
     const rows = await clientRows(this.dataSource, clientId);
     const row = rows.find((r) => r.src === 'app') ?? rows[0];
     if (!row) {
-      this.cache.delete(clientId);
+      cache.delete(clientId);
       return undefined;
     }
     const keys: KeyRow[] =
       row.src === 'app' && row.auth_method === 'private_key_jwt' ? await applicationKeyRows(this.dataSource, row.id) : [];
     const registration = { row, keys, payloads: new Map() };
-    if (this.cache.size >= CLIENT_CACHE_MAX) this.cache.clear();
-    this.cache.set(clientId, { at: now, registration });
+    // Read before the client was last forgotten: the change may have committed after this read.
+    if ((forgotten.get(clientId) ?? -1) >= now) return registration;
+    if (cache.size >= CLIENT_CACHE_MAX) cache.clear();
+    cache.set(clientId, { at: now, registration });
     return registration;
   }
 

@@ -1,4 +1,4 @@
-import { Controller, HttpCode, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -12,7 +12,22 @@ class RotateKeysResponseDto {
   activeKeyId: string;
 }
 
-/** docs/product-rules.md, "API": `POST /admin/v1/keys/rotate` (IAM_OWNER) → `{activeKeyId}`. */
+class SigningKeyDto {
+  @ApiProperty({ description: 'the key id (kid)' }) keyId: string;
+  @ApiProperty({ example: 'RS256' }) alg: string;
+  @ApiProperty({ enum: ['active', 'next', 'retired'], description: 'active signs now; next is published ahead of signing; retired signed before' })
+  status: 'active' | 'next' | 'retired';
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+}
+
+class SigningKeyListDto {
+  @ApiProperty({ type: [SigningKeyDto] }) keys: SigningKeyDto[];
+}
+
+/**
+ * docs/product-rules.md, "API": `GET /admin/v1/keys` → `{keys:[{keyId, alg, status, createdAt}]}` (never key
+ * material) and `POST /admin/v1/keys/rotate` → `{activeKeyId}`, both IAM_OWNER.
+ */
 @ApiTags('admin')
 @Controller('admin/v1/keys')
 export class KeysController {
@@ -20,6 +35,14 @@ export class KeysController {
     private readonly keys: SigningKeysService,
     private readonly holder: ProviderHolder,
   ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'List the signing keys and their status (no key material)' })
+  @ApiOkResponse({ type: SigningKeyListDto })
+  @Authenticated({ role: Role.IamOwner })
+  async list(): Promise<SigningKeyListDto> {
+    return { keys: (await this.keys.describe()).map((k) => ({ ...k, createdAt: k.createdAt.toISOString() })) };
+  }
 
   @Post('rotate')
   @HttpCode(200)

@@ -90,6 +90,16 @@ export class SigningKeysService {
     });
   }
 
+  /**
+   * Every signing key with its part in the schedule, for `GET /admin/v1/keys`: the one that signs now
+   * (`active`), one published ahead of its time (`next`), and the others (`retired`, published while
+   * their tokens may live). Never any key material.
+   */
+  async describe(now = new Date()): Promise<{ keyId: string; alg: string; status: 'active' | 'next' | 'retired'; createdAt: Date }[]> {
+    const { signer, ordered } = signerFirst(await this.dataSource.getRepository(SigningKeyEntity).find(), now);
+    return ordered.map((k) => ({ keyId: k.id, alg: k.alg, status: k === signer ? 'active' : isScheduled(k, now) ? 'next' : 'retired', createdAt: k.createdAt }));
+  }
+
   /** A cheap fingerprint of the published key set and its signer, polled by every process to notice a change. */
   async fingerprint(now = new Date()): Promise<string> {
     return signerFirst(await this.published(now), now).ordered.map((k) => k.id).join(',');

@@ -11,8 +11,9 @@ import { organizationExists } from '../../users/queries/organizations.js';
  * Runs after the global AccessGuard: an organization the caller may not reach has already been
  * answered 404 there, with the same body as here, so the two cannot be told apart (SECURITY.md,
  * "Tenant isolation").
- * A caller's own organization, or one it holds roles on, exists (organizations are never removed), so
- * only an instance-wide caller (IAM_OWNER) and the token-less discovery routes cost a lookup.
+ * A caller's own organization, or one it holds roles on, exists (removing an organization removes its users
+ * and every membership on it), so only an instance-wide caller (IAM_OWNER) and the token-less discovery
+ * routes cost a lookup.
  */
 @Injectable()
 export class ScimOrgGuard implements CanActivate {

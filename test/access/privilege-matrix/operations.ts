@@ -154,6 +154,17 @@ export const OPERATIONS: Operation[] = [
       return res.status === 200 ? '200' : String(res.body?.error ?? res.status);
     },
   },
+  // Removing roles (docs/product-rules.md, "Changing and removing resources"): 404 where the target has none there.
+  {
+    name: 'management: remove organization roles',
+    routes: ['DELETE /management/v1/orgs/:orgId/members/:userId'],
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', `/management/v1/orgs/${world.org.id}/members/${target.userId}`),
+  },
+  {
+    name: 'admin: remove instance roles',
+    routes: ['DELETE /admin/v1/members/:userId'],
+    run: (svc, _world, caller, target) => api(svc, caller, 'DELETE', `/admin/v1/members/${target.userId}`),
+  },
 ];
 
 /**
@@ -236,6 +247,25 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/login/:uid/continue': 'finishes the sign-in after the recovery codes were shown',
   'GET /ui/login/assets/webauthn.js': 'a static script (the WebAuthn ceremony)',
   'GET /ui/login/assets/passkeys.js': 'a static script (the WebAuthn ceremony)',
+  // Reading, changing and removing resources other than users (docs/product-rules.md, "Changing and removing resources").
+  'GET /admin/v1/orgs/:orgId': 'reads an organization',
+  'PATCH /admin/v1/orgs/:orgId': 'renames an organization',
+  'DELETE /admin/v1/orgs/:orgId':
+    'removes an organization and its users; IAM_OWNER only, who may act on anyone (each user through the removal of one user: the last active IAM_OWNER is refused)',
+  'GET /admin/v1/members': 'reads instance members',
+  'GET /admin/v1/keys': 'reads signing key metadata',
+  'GET /management/v1/orgs/:orgId/members': "reads the organization's members",
+  'GET /management/v1/orgs/:orgId/projects': 'reads projects',
+  'GET /management/v1/orgs/:orgId/projects/:projectId': 'reads a project',
+  'PATCH /management/v1/orgs/:orgId/projects/:projectId': 'renames a project',
+  'DELETE /management/v1/orgs/:orgId/projects/:projectId': 'removes a project without applications',
+  'GET /management/v1/orgs/:orgId/projects/:projectId/apps': 'reads applications',
+  'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': 'reads an application',
+  'PATCH /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': 'changes an application (apiAccess, or an application that has it, only by an IAM_OWNER)',
+  'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': 'removes an application and what was issued to it (one with apiAccess only by an IAM_OWNER)',
+  'POST /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/secret': "replaces an application's client secret (one with apiAccess only by an IAM_OWNER)",
+  'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys': "reads an application's key metadata",
+  'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys/:keyId': 'removes an application key (one with apiAccess only by an IAM_OWNER)',
 };
 
 /**

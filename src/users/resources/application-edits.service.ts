@@ -1,0 +1,156 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { CLIENT_REGISTRATIONS } from '../../common/auth/client-registrations.js';
+import type { ClientRegistrations } from '../../common/auth/client-registrations.js';
+import { SecretHasher, generateSecret } from '../../common/crypto/secret-hasher.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { DomainError } from '../../common/errors/domain-error.js';
+import type { ErrorDetail } from '../../common/errors/domain-error.js';
+import { EventStore } from '../../common/events/event-store.js';
+import type { JsonObject } from '../../common/database/columns.js';
+import { UserAccess } from '../acting/user-access.service.js';
+import { ApplicationEntity } from '../entities/application.entity.js';
+import { PublicKeyEntity } from '../entities/public-key.entity.js';
+import { validateOidcApplication } from '../oidc-application.rules.js';
+import type { NewOidcApplication } from '../projects.service.js';
+import { applicationIn, assertMayManage, usesSecret } from './application-access.js';
+import type { Page, Paged } from './page.js';
+import { projectIn } from './project-edits.service.js';
+
+/** A partial change of an application: any field of its create request. */
+export type ApplicationChanges = Partial<NewOidcApplication>;
+
+type Field = keyof NewOidcApplication;
+const FIELDS: Field[] = [
+  'name',
+  'redirectUris',
+  'postLogoutRedirectUris',
+  'responseTypes',
+  'grantTypes',
+  'authMethod',
+  'accessTokenType',
+  'idTokenUserinfoAssertion',
+  'devMode',
+  'apiAccess',
+];
+/** An API application is created with a name and an authentication method only; nothing else applies to it. */
+const API_FIELDS = new Set<Field>(['name', 'authMethod']);
+const API_AUTH_METHODS = new Set(['client_secret_basic', 'private_key_jwt']);
+
+/**
+ * Reading, changing and removing applications (docs/product-rules.md, "Changing and removing resources").
+ * A change is validated exactly like a create, on the application as it would be after the change. Each
+ * change is forgotten by this process's client cache once committed; other processes see it within
+ * CLIENT_CACHE_MS (src/oidc/adapter/client.store.ts).
+ */
+@Injectable()
+export class ApplicationEditsService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
+    private readonly hasher: SecretHasher,
+    private readonly access: UserAccess,
+    @Optional() @Inject(CLIENT_REGISTRATIONS) private readonly clients?: ClientRegistrations,
+  ) {}
+
+  async list(orgId: string, projectId: string, page: Page): Promise<Paged<ApplicationEntity>> {
+    const manager = this.uow.manager;
+    await projectIn(manager, orgId, projectId);
+    const [items, total] = await manager.findAndCount(ApplicationEntity, {
+      where: { orgId, projectId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      take: page.limit,
+      skip: page.offset,
+    });
+    return { items, total };
+  }
+
+  get(orgId: string, projectId: string, appId: string): Promise<ApplicationEntity> {
+    return applicationIn(this.uow.manager, orgId, projectId, appId);
+  }
+
+  /**
+   * Applies the given fields. Switching to a secret-based authentication method gives an application
+   * without a secret a new one, returned once; switching away from one drops the stored hash.
+   */
+  async change(
+    editorUserId: string | null,
+    orgId: string,
+    projectId: string,
+    appId: string,
+    changes: ApplicationChanges,
+  ): Promise<{ app: ApplicationEntity; clientSecret?: string }> {
+    const result = await this.uow.run(async (manager) => {
+      const app = await applicationIn(manager, orgId, projectId, appId);
+      await assertMayManage(manager, this.access, editorUserId, app.apiAccess || changes.apiAccess === true);
+      const next = { ...pick(app), ...definedOnly(changes) };
+      if (app.kind === 'api') checkApiChanges(changes);
+      else validateOidcApplication(next);
+      const changed = FIELDS.filter((field) => JSON.stringify(next[field]) !== JSON.stringify(app[field]));
+      let clientSecret: string | undefined;
+      let clientSecretHash = app.clientSecretHash;
+      if (!usesSecret(next.authMethod)) clientSecretHash = null;
+      else if (!clientSecretHash) clientSecretHash = this.hasher.hash((clientSecret = generateSecret()));
+      if (changed.length === 0 && clientSecretHash === app.clientSecretHash) return { app };
+      const update = { ...Object.fromEntries(changed.map((field) => [field, next[field]])), clientSecretHash, changedAt: new Date() };
+      await manager.update(ApplicationEntity, { id: app.id }, update);
+      const payload: JsonObject = { projectId, clientId: app.clientId, ...Object.fromEntries(changed.map((field) => [field, next[field]])) };
+      await this.events.push(manager, { type: 'project.application.changed', aggregateType: 'application', aggregateId: app.id, resourceOwner: orgId, editorUserId, payload });
+      return { app: Object.assign(app, update), clientSecret };
+    });
+    this.clients?.forget(result.app.clientId);
+    return result;
+  }
+
+  /** Removes the application with its keys, and revokes everything issued to it (grants, codes, tokens). */
+  async remove(editorUserId: string | null, orgId: string, projectId: string, appId: string): Promise<void> {
+    const app = await this.uow.run(async (manager) => {
+      const app = await applicationIn(manager, orgId, projectId, appId);
+      await assertMayManage(manager, this.access, editorUserId, app.apiAccess);
+      await this.removeIn(manager, editorUserId, app);
+      return app;
+    });
+    this.clients?.forget(app.clientId);
+  }
+
+  /** The removal inside the caller's transaction (also used when an organization goes); the caller forgets the client after commit. */
+  async removeIn(manager: EntityManager, editorUserId: string | null, app: ApplicationEntity): Promise<void> {
+    await manager.delete(PublicKeyEntity, { ownerType: 'application', ownerId: app.id });
+    await manager.delete(ApplicationEntity, { id: app.id });
+    await this.clients?.revokeIssuedTo(manager, app.clientId);
+    // The event last: pushing takes the event-position lock until commit (event-positions.ts).
+    await this.events.push(manager, {
+      type: 'project.application.removed',
+      aggregateType: 'application',
+      aggregateId: app.id,
+      resourceOwner: app.orgId,
+      editorUserId,
+      payload: { projectId: app.projectId, clientId: app.clientId, name: app.name },
+    });
+  }
+
+  forget(clientIds: string[]): void {
+    for (const clientId of clientIds) this.clients?.forget(clientId);
+  }
+}
+
+function pick(app: ApplicationEntity): NewOidcApplication {
+  return Object.fromEntries(FIELDS.map((field) => [field, app[field]])) as unknown as NewOidcApplication;
+}
+
+function definedOnly(changes: ApplicationChanges): ApplicationChanges {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+}
+
+/** An API application takes only its create fields (name, authMethod of client_secret_basic or private_key_jwt). */
+function checkApiChanges(changes: ApplicationChanges): void {
+  const problems: ErrorDetail[] = [];
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === undefined) continue;
+    if (!API_FIELDS.has(field as Field)) problems.push({ field, message: `${field} does not apply to an API application` });
+  }
+  if (changes.authMethod !== undefined && !API_AUTH_METHODS.has(changes.authMethod)) {
+    problems.push({ field: 'authMethod', message: 'an API application authenticates with client_secret_basic or private_key_jwt' });
+  }
+  if (problems.length > 0) throw DomainError.invalid('the application configuration is invalid', problems);
+}
