@@ -23,7 +23,12 @@ export function headline(ms: Measurement[], scenario: string, server: (m: Measur
 }
 
 const ours = (workers: number) => (m: Measurement) => m.kind === 'portcullis' && m.workers === workers;
-const peer = (m: Measurement) => m.kind === 'peer';
+/**
+ * Another product measured beside Portcullis for the reader (Debian's glewlwyd, issue 22 goal 6): shown in
+ * the table, never the base of a ratio or target, which compare with the raw library.
+ */
+export const isProductPeer = (m: Measurement) => m.kind === 'peer' && m.server.startsWith('glewlwyd');
+const peer = (m: Measurement) => m.kind === 'peer' && !isProductPeer(m);
 
 /** The peer figure to compare a Portcullis figure with: the one measured next to it, else any. */
 export function peerFor(ms: Measurement[], subject: Measurement): Measurement | undefined {

@@ -12,6 +12,7 @@ import type { Figures } from '../lib/load.js';
 import { freePort, startPeer, startService } from '../lib/processes.js';
 import type { Running } from '../lib/processes.js';
 import { loginChain } from '../peers/login-chain.js';
+import { glewlwydSide } from './oidc-glewlwyd.js';
 import { basic, checkActive, FORM, setUpPortcullis, setUpRaw } from './oidc-setup.js';
 import type { OidcTarget } from './oidc-setup.js';
 
@@ -51,6 +52,8 @@ const LOGIN = { scenario: 'oidc.login', label: 'full code-flow login (password)'
 export async function runOidc(ctx: Context): Promise<void> {
   const timing = { seconds: ctx.options.seconds, warmup: ctx.options.warmup };
   const rounds = ctx.options.quick ? 1 : 3;
+  // Debian's glewlwyd, where installed, is measured in the same rounds, after the raw library (issue 22, goal 6).
+  const glewlwyd = glewlwydSide();
   const store = await ctx.newStore();
   try {
     const port = await freePort();
@@ -65,19 +68,24 @@ export async function runOidc(ctx: Context): Promise<void> {
         for (const s of SCENARIOS.filter((s) => s.workers.includes(workers))) {
           const ours = async () => withoutSocketErrors(await load(service.url, service.pid, timing, s.requests(t)));
           const peer = async () => onPeer(async (p) => withoutSocketErrors(await load(p.url, p.pid, timing, s.requests(await setUpRaw(p.url)))));
-          const [mine, theirs] = await alternating(s.peer ? rounds : 1, s.peer ? [ours, peer] : [ours]);
+          const glew = s.peer ? glewlwyd?.scenario(s.id, timing) : undefined;
+          const [mine, ...others] = await alternating(s.peer ? rounds : 1, [ours, ...(s.peer ? [peer] : []), ...(glew ? [glew] : [])]);
+          const theirs = s.peer ? others.shift() : undefined;
           ctx.record({ scenario: s.id, label: s.label, kind: 'portcullis', server, workers, unit: 'req/s', ...mine });
           if (theirs) ctx.record({ scenario: s.id, label: s.label, ...peerOf(workers), unit: 'req/s', ...theirs });
+          if (glew) ctx.record({ scenario: s.id, label: s.label, ...glewlwyd!.recordedAs(workers), unit: 'req/s', ...others.shift()! });
         }
         if (workers === 1) {
-          const [mine, bcryptAlone, theirs] = await alternating(rounds, [
+          const [mine, bcryptAlone, theirs, glew] = await alternating(rounds, [
             () => logins(service.url, service.pid, timing.seconds, t),
             async () => ({ rate: await bcryptRate(timing.seconds), errors: 0 }),
             () => onPeer(async (p) => logins(p.url, p.pid, timing.seconds, await setUpRaw(p.url))),
+            ...(glewlwyd ? [() => glewlwyd.logins(timing.seconds)] : []),
           ]);
           ctx.record({ ...LOGIN, kind: 'portcullis', server, workers, ...mine });
           ctx.record({ scenario: 'oidc.bcrypt', label: `bcrypt.compare alone (cost ${BCRYPT_COST}, ${CONNECTIONS} in flight)`, kind: 'reference', server: 'node bcrypt', unit: 'checks/s', ...bcryptAlone, hashing: true });
           ctx.record({ ...LOGIN, ...peerOf(1), ...theirs });
+          if (glew) ctx.record({ ...LOGIN, ...glewlwyd!.recordedAs(1), ...glew });
         }
       } finally {
         await service.stop();
