@@ -7,7 +7,10 @@ import { GroupsController } from './management/groups.controller.js';
 import { LoginPolicyController } from './management/login-policy.controller.js';
 import { OrgMembersController } from './management/org-members.controller.js';
 import { ProjectsController } from './management/projects.controller.js';
+import { UserCredentialsController } from './management/user-credentials.controller.js';
 import { UserFactorsController } from './management/user-factors.controller.js';
+import { UserRecordsController } from './management/user-records.controller.js';
+import { UserStateController } from './management/user-state.controller.js';
 import { UsersController } from './management/users.controller.js';
 import { OrgsController } from './orgs.controller.js';
 import { ImportController } from './import/import.controller.js';
@@ -16,7 +19,7 @@ import { ImportService } from './import/import.service.js';
 /** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of docs/product-rules.md, "API". */
 @Module({
   imports: [UsersModule],
-  controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController],
+  controllers: [OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, UserRecordsController, UserStateController, UserCredentialsController, ImportController],
   providers: [EventSearchService, ImportService],
   // Webhooks deliver events as event search returns them.
   exports: [EventSearchService],
