@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { FindOptionsOrder, FindOptionsSelect, FindOptionsWhere } from 'typeorm';
 import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { PersonalAccessTokenEntity } from './entities/personal-access-token.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
@@ -40,26 +41,32 @@ export class UserDirectory {
 
   async keys(orgId: string, userId: string, page: Page): Promise<{ items: CredentialInfo[]; total: number }> {
     await this.machine(orgId, userId);
-    const [keys, total] = await this.dataSource.manager.findAndCount(PublicKeyEntity, {
-      select: { id: true, createdAt: true, expiresAt: true },
-      where: { ownerType: 'machine', ownerId: userId },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      take: page.limit,
-      skip: page.offset,
-    });
-    return { items: keys, total };
+    return this.page(PublicKeyEntity, { ownerType: 'machine', ownerId: userId }, page);
   }
 
   async personalAccessTokens(orgId: string, userId: string, page: Page): Promise<{ items: CredentialInfo[]; total: number }> {
     await this.machine(orgId, userId);
-    const [tokens, total] = await this.dataSource.manager.findAndCount(PersonalAccessTokenEntity, {
-      select: { id: true, createdAt: true, expiresAt: true },
-      where: { userId },
-      order: { createdAt: 'ASC', id: 'ASC' },
+    return this.page(PersonalAccessTokenEntity, { userId }, page);
+  }
+
+  /**
+   * A page of credentials, oldest first, with only the columns a read shows. Counted apart: TypeORM's
+   * findAndCount answers a total of 0 when `select` and `take` are combined.
+   */
+  private async page<T extends PublicKeyEntity | PersonalAccessTokenEntity>(
+    entity: new () => T,
+    where: FindOptionsWhere<T>,
+    page: Page,
+  ): Promise<{ items: CredentialInfo[]; total: number }> {
+    const manager = this.dataSource.manager;
+    const items = await manager.find(entity, {
+      select: { id: true, createdAt: true, expiresAt: true } as FindOptionsSelect<T>,
+      where,
+      order: { createdAt: 'ASC', id: 'ASC' } as FindOptionsOrder<T>,
       take: page.limit,
       skip: page.offset,
     });
-    return { items: tokens, total };
+    return { items, total: await manager.countBy(entity, where) };
   }
 
   /** Only machine users hold keys and tokens (as only they can be issued one). */
