@@ -11,6 +11,7 @@ import type { AccessTokenType } from './entities/user.entity.js';
 import { UserAccess } from './acting/user-access.service.js';
 import { updateRows } from './entity-rows.js';
 import { normalizePhone } from './phone.js';
+import { searchText } from './rules/user-search.js';
 import { bump } from './user-lifecycle.service.js';
 import { UserProfileService, profileOf } from './user-profile.service.js';
 import type { Contact, HumanProfile } from './user-profile.service.js';
@@ -99,7 +100,7 @@ export class UserEditService {
     if (next.description !== user.description) payload.description = next.description;
     if (next.accessTokenType !== user.accessTokenType) payload.accessTokenType = next.accessTokenType;
     if (Object.keys(payload).length === 0) return user;
-    const columns = { ...next, userNameLower: next.userName.toLowerCase(), ...bump(user) };
+    const columns = { ...next, userNameLower: next.userName.toLowerCase(), searchText: searchText({ userName: next.userName, displayName: next.displayName }), ...bump(user) };
     await updateRows(manager, UserEntity, { id: user.id }, columns);
     await this.events.push(manager, { type: 'user.machine.changed', aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId, payload });
     return Object.assign(user, columns);

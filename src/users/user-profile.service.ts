@@ -6,6 +6,7 @@ import { UserContactEntity } from './entities/user-contact.entity.js';
 import type { ContactKind } from './entities/user-contact.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { insertRows, updateRows } from './entity-rows.js';
+import { searchText } from './rules/user-search.js';
 import { bump } from './user-lifecycle.service.js';
 
 /** One e-mail address or phone number with its type; phone values already normalised. */
@@ -171,6 +172,7 @@ export function profileColumns(profile: HumanProfile) {
     emailLower: email?.toLowerCase() ?? null,
     phone,
     scimAttributes: withoutImpliedContacts(attributes, email, phone),
+    searchText: searchText({ ...profile, email }),
   };
 }
 

@@ -85,6 +85,20 @@ describe('management API: read, change and delete users', () => {
       assert.equal(res.body.total, 1);
     });
 
+    it('finds users made and changed through SCIM as well', async () => {
+      const scim = '/scim/v2/' + org.org.id + '/Users';
+      const body = { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: unique('scim'), name: { givenName: 'Hedy', familyName: 'Lamarr' }, emails: [{ value: 'hedy@film.example', primary: true }] };
+      const created = await svc.api('POST', scim, { token: org.manager.token, body });
+      assert.equal(created.status, 201, created.text);
+      const search = async (query: string) => (await svc.api('GET', `${users(org.org.id)}?query=${query}`, { token: org.manager.token })).body.users.map((u: { userId: string }) => u.userId);
+      assert.deepEqual(await search('lamarr'), [created.body.id]);
+      const replaced = await svc.api('PUT', `${scim}/${created.body.id}`, { token: org.manager.token, body: { ...body, name: { givenName: 'Hedwig', familyName: 'Kiesler' } } });
+      assert.equal(replaced.status, 200, replaced.text);
+      assert.deepEqual(await search('lamarr'), []);
+      assert.deepEqual(await search('kiesler'), [created.body.id]);
+      assert.equal((await svc.api('DELETE', `${scim}/${created.body.id}`, { token: org.manager.token })).status, 204);
+    });
+
     it('pages with limit and offset: stable order, total of all pages', async () => {
       const all = names(await svc.api('GET', `${users(org.org.id)}?limit=1000`, { token: org.manager.token }));
       const seen: string[] = [];
@@ -104,7 +118,7 @@ describe('management API: read, change and delete users', () => {
     });
 
     it('refuses bad paging and unknown parameters with 400', async () => {
-      for (const [query, field] of [['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset'], ['offset=1.5', 'offset'], ['sort=name', 'sort'], [`query=${'x'.repeat(201)}`, 'query']]) {
+      for (const [query, field] of [['query=a%0Ab', 'query'], ['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset'], ['offset=1.5', 'offset'], ['sort=name', 'sort'], [`query=${'x'.repeat(201)}`, 'query']]) {
         await badRequest(svc, [field], () => svc.api('GET', `${users(org.org.id)}?${query}`, { token: org.manager.token }), query);
       }
     });
@@ -179,6 +193,8 @@ describe('management API: read, change and delete users', () => {
       const email = await theEvent(svc, 'user.human.email.changed', userId);
       assert.equal(email.payload.email, 'ada@king.example');
       assert.equal((await searchEvents(svc, { event_types: ['user.human.phone.changed'], aggregate_id: userId })).length, 0);
+      const found = await svc.api('GET', `${users(a.org.id)}?query=${encodeURIComponent('ada@KING')}`, { token: a.manager.token });
+      assert.deepEqual(found.body.users.map((u: { userId: string }) => u.userId), [userId], 'the search follows the change');
       // The new login name is what SCIM and login search by.
       const scim = await svc.api('GET', `/scim/v2/${a.org.id}/Users?filter=${encodeURIComponent(`userName eq "${userName.toUpperCase()}"`)}`, { token: a.manager.token });
       assert.equal(scim.body.totalResults, 1);

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 
 const USER_TYPES = ['human', 'machine'] as const;
@@ -29,6 +29,8 @@ export class ListUsersQueryDto extends PageQueryDto {
   @IsOptional()
   @IsString()
   @MaxLength(200)
+  // The stored search text separates its fields by a line break (users/rules/user-search.ts).
+  @Matches(/^[^\u0000-\u001f]*$/, { message: 'query must not contain control characters' })
   query?: string;
 }
 
