@@ -9,7 +9,10 @@ import { OrgMembersController } from './management/org-members.controller.js';
 import { ApplicationsController } from './management/applications.controller.js';
 import { ProjectEditsController } from './management/project-edits.controller.js';
 import { ProjectsController } from './management/projects.controller.js';
+import { UserCredentialsController } from './management/user-credentials.controller.js';
 import { UserFactorsController } from './management/user-factors.controller.js';
+import { UserRecordsController } from './management/user-records.controller.js';
+import { UserStateController } from './management/user-state.controller.js';
 import { UsersController } from './management/users.controller.js';
 import { MeController } from './me.controller.js';
 import { OrgsController } from './orgs.controller.js';
@@ -19,7 +22,7 @@ import { ImportService } from './import/import.service.js';
 /** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of docs/product-rules.md, "API". */
 @Module({
   imports: [UsersModule],
-  controllers: [MeController, OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController, ProjectEditsController, ApplicationsController],
+  controllers: [MeController, OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController, ProjectEditsController, ApplicationsController, UserRecordsController, UserStateController, UserCredentialsController],
   providers: [EventSearchService, ImportService],
   // Webhooks deliver events as event search returns them.
   exports: [EventSearchService],

@@ -107,6 +107,39 @@ export class CredentialsService {
   }
 
   /**
+   * Removes the machine's client secret: the client credentials grant refuses it from then on. Tokens
+   * already issued live out their lifetime, as after a secret is replaced.
+   */
+  async removeMachineSecret(editorUserId: string | null, orgId: string, userId: string): Promise<void> {
+    await this.uow.run(async (manager) => {
+      const user = await this.machineFor(manager, editorUserId, orgId, userId);
+      const { affected } = await manager.delete(MachineSecretEntity, { userId: user.id });
+      if (!affected) throw DomainError.notFound('client secret');
+      await this.events.push(manager, { type: 'user.machine.secret.removed', aggregateType: 'user', aggregateId: user.id, resourceOwner: orgId, editorUserId });
+    });
+  }
+
+  /** Removes a machine key: JWT profile assertions signed with it are refused from then on. */
+  async removeMachineKey(editorUserId: string | null, orgId: string, userId: string, keyId: string): Promise<void> {
+    await this.uow.run(async (manager) => {
+      const user = await this.machineFor(manager, editorUserId, orgId, userId);
+      const { affected } = await manager.delete(PublicKeyEntity, { id: keyId, ownerType: 'machine', ownerId: user.id });
+      if (!affected) throw DomainError.notFound('key');
+      await this.events.push(manager, { type: 'user.machine.key.removed', aggregateType: 'user', aggregateId: user.id, resourceOwner: orgId, editorUserId, payload: { keyId } });
+    });
+  }
+
+  /** Removes a personal access token: the API answers 401 to it from then on (it is looked up on every request). */
+  async removePersonalAccessToken(editorUserId: string | null, orgId: string, userId: string, tokenId: string): Promise<void> {
+    await this.uow.run(async (manager) => {
+      const user = await this.machineFor(manager, editorUserId, orgId, userId);
+      const { affected } = await manager.delete(PersonalAccessTokenEntity, { id: tokenId, userId: user.id });
+      if (!affected) throw DomainError.notFound('personal access token');
+      await this.events.push(manager, { type: 'user.personal.token.removed', aggregateType: 'user', aggregateId: user.id, resourceOwner: orgId, editorUserId, payload: { tokenId } });
+    });
+  }
+
+  /**
    * The machine user a credential is issued for. A credential acts with every role of its user, so
    * only a caller that may act on that user (holds all of its roles) may issue one: otherwise an
    * ORG_USER_MANAGER could mint a token for an ORG_OWNER or IAM_OWNER machine user and act as it.

@@ -11,6 +11,7 @@ import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import { countAdded } from './org-user-counts.js';
 import { OrganizationsService } from './organizations.service.js';
+import { searchText } from './rules/user-search.js';
 
 /** A human user ready to store: validated and normalised by the caller, password already hashed. */
 export interface ImportedHuman {
@@ -145,13 +146,13 @@ export class UserImportWriter {
 }
 
 /**
- * Column order of the rows below: the users table of the initial migration. Booleans are written as
+ * Column order of the rows below (the users table's columns). Booleans are written as
  * 1/0 and timestamps as epoch milliseconds, as the entity's column transformers store them.
  */
 const USER_COLUMNS = [
   'id', 'org_id', 'type', 'user_name', 'user_name_lower', 'state', 'given_name', 'family_name', 'display_name', 'nick_name',
   'preferred_language', 'gender', 'email', 'email_lower', 'email_verified', 'phone', 'phone_verified', 'password_hash',
-  'password_change_required', 'failed_password_checks', 'version', 'created_at', 'changed_at',
+  'password_change_required', 'failed_password_checks', 'version', 'created_at', 'changed_at', 'search_text',
 ] as const;
 
 function userRow(u: ImportedHuman, now: number): unknown[] {
@@ -159,6 +160,7 @@ function userRow(u: ImportedHuman, now: number): unknown[] {
     u.id, u.orgId, 'human', u.userName, u.userName.toLowerCase(), 'active', u.firstName, u.lastName, u.displayName, u.nickName,
     u.preferredLanguage, u.gender, u.email, u.email.toLowerCase(), u.emailVerified ? 1 : 0, u.phone, u.phone !== null && u.phoneVerified ? 1 : 0,
     u.passwordHash, u.passwordChangeRequired ? 1 : 0, 0, 1, now, now,
+    searchText({ userName: u.userName, givenName: u.firstName, familyName: u.lastName, displayName: u.displayName, email: u.email }),
   ];
 }
 

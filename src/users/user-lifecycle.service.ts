@@ -109,9 +109,14 @@ export class UserLifecycleService {
     password: string,
     options: { changeRequired?: boolean } = {},
   ): Promise<void> {
+    // Refused (unknown user, not allowed, too short) before bcrypt is spent on it; both checks are
+    // repeated in the transaction that writes.
+    const minLength = async (manager: EntityManager) => (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).passwordMinLength;
+    assertHasPassword(await this.access.actOn(this.uow.manager, editorUserId, orgId, userId));
+    assertPasswordMinLength(password, await minLength(this.uow.manager));
     const hash = await this.passwords.hash(password);
     await this.uow.run(async (manager) => {
-      assertPasswordMinLength(password, (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).passwordMinLength);
+      assertPasswordMinLength(password, await minLength(manager));
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
       await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false);
     });
@@ -130,7 +135,7 @@ export class UserLifecycleService {
     changeRequired: boolean,
     options: { rehash?: boolean } = {},
   ) {
-    if (user.type !== 'human') throw new DomainError(ErrorCode.FailedPrecondition, 'only human users have passwords');
+    assertHasPassword(user);
     await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
     if (!options.rehash) await this.tokens?.revokeAll(manager, user.id);
     await this.events.push(manager, {
@@ -171,6 +176,10 @@ export class UserLifecycleService {
     await this.events.push(manager, { type: event, aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId });
     return Object.assign(user, changes);
   }
+}
+
+function assertHasPassword(user: Pick<UserEntity, 'type'>): void {
+  if (user.type !== 'human') throw new DomainError(ErrorCode.FailedPrecondition, 'only human users have passwords');
 }
 
 /** The version and change time every write of a user advances (SCIM `meta.version`, `meta.lastModified`). */

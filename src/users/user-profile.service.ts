@@ -6,6 +6,7 @@ import { UserContactEntity } from './entities/user-contact.entity.js';
 import type { ContactKind } from './entities/user-contact.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { insertRows, updateRows } from './entity-rows.js';
+import { searchText } from './rules/user-search.js';
 import { bump } from './user-lifecycle.service.js';
 
 /** One e-mail address or phone number with its type; phone values already normalised. */
@@ -38,6 +39,15 @@ export interface HumanProfile {
   attributes: JsonObject | null;
 }
 
+/**
+ * Verification flags set together with the contacts (the management API's `isEmailVerified`,
+ * `isPhoneVerified`). Absent, a changed address becomes unverified and an unchanged one keeps its flag.
+ */
+export interface ContactVerification {
+  emailVerified?: boolean;
+  phoneVerified?: boolean;
+}
+
 const PROFILE_COLUMNS = [
   'userName', 'externalId', 'givenName', 'familyName', 'displayName', 'nickName', 'preferredLanguage',
   'locale', 'timezone', 'title', 'userType', 'profileUrl',
@@ -53,16 +63,22 @@ export class UserProfileService {
   constructor(private readonly events: EventStore) {}
 
   /** Whether replacing the user's profile with this one would change anything (a read-only check). */
-  differs(user: UserEntity, profile: HumanProfile): boolean {
-    const { profileChanged, emailChanged, phoneChanged } = diff(user, profile);
+  differs(user: UserEntity, profile: HumanProfile, verification: ContactVerification = {}): boolean {
+    const { profileChanged, emailChanged, phoneChanged } = diff(user, profile, verification);
     return profileChanged || emailChanged || phoneChanged;
   }
 
-  async replaceIn(manager: EntityManager, editorUserId: string | null, user: UserEntity, profile: HumanProfile): Promise<{ user: UserEntity; changed: boolean }> {
-    const { next, profileChanges, attributesChanged, profileChanged, emailChanged, phoneChanged } = diff(user, profile);
+  async replaceIn(
+    manager: EntityManager,
+    editorUserId: string | null,
+    user: UserEntity,
+    profile: HumanProfile,
+    verification: ContactVerification = {},
+  ): Promise<{ user: UserEntity; changed: boolean }> {
+    const { next, profileChanges, attributesChanged, profileChanged, emailChanged, phoneChanged, emailVerified, phoneVerified } = diff(user, profile, verification);
     if (!profileChanged && !emailChanged && !phoneChanged) return { user, changed: false };
 
-    const changes = { ...next, ...(emailChanged ? { emailVerified: false } : {}), ...(phoneChanged ? { phoneVerified: false } : {}), ...bump(user) };
+    const changes = { ...next, emailVerified, phoneVerified, ...bump(user) };
     await updateRows(manager, UserEntity, { id: user.id }, changes);
     await this.replaceContacts(manager, user, profile);
     const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId } as const;
@@ -71,8 +87,16 @@ export class UserProfileService {
       if (attributesChanged) payload.attributes = Object.keys(next.scimAttributes ?? {});
       await this.events.push(manager, { ...base, type: 'user.human.profile.changed', payload });
     }
-    if (emailChanged) await this.events.push(manager, { ...base, type: 'user.human.email.changed', payload: { email: next.email, emails: profile.emails.map((e) => e.value) } });
-    if (phoneChanged) await this.events.push(manager, { ...base, type: 'user.human.phone.changed', payload: { phone: next.phone, phones: profile.phones.map((p) => p.value) } });
+    // The flag is reported only where the caller set it, so SCIM's events read as before.
+    const flag = (key: 'isEmailVerified' | 'isPhoneVerified', given: boolean | undefined, value: boolean) => (given === undefined ? {} : { [key]: value });
+    if (emailChanged) {
+      const payload = { email: next.email, emails: profile.emails.map((e) => e.value), ...flag('isEmailVerified', verification.emailVerified, emailVerified) };
+      await this.events.push(manager, { ...base, type: 'user.human.email.changed', payload });
+    }
+    if (phoneChanged) {
+      const payload = { phone: next.phone, phones: profile.phones.map((p) => p.value), ...flag('isPhoneVerified', verification.phoneVerified, phoneVerified) };
+      await this.events.push(manager, { ...base, type: 'user.human.phone.changed', payload });
+    }
     return { user: Object.assign(user, changes), changed: true };
   }
 
@@ -88,15 +112,21 @@ export function profileContactRows(user: Pick<UserEntity, 'id' | 'orgId'>, profi
   return [...contactRows(user, 'email', profile.emails), ...contactRows(user, 'phone', profile.phones)];
 }
 
-function diff(user: UserEntity, profile: HumanProfile) {
+function diff(user: UserEntity, profile: HumanProfile, verification: ContactVerification) {
   const next = profileColumns(profile);
   const profileChanges: JsonObject = {};
   for (const key of PROFILE_COLUMNS) if (user[key] !== next[key]) profileChanges[key] = next[key];
-  const attributesChanged = JSON.stringify(user.scimAttributes ?? null) !== JSON.stringify(next.scimAttributes);
-  const emailChanged = user.email !== next.email || JSON.stringify(contactsOf(user, 'emails')) !== JSON.stringify(profile.emails);
-  const phoneChanged = user.phone !== next.phone || JSON.stringify(contactsOf(user, 'phoneNumbers')) !== JSON.stringify(profile.phones);
+  const stored = withoutImpliedContacts((user.scimAttributes as JsonObject | null) ?? null, user.email, user.phone);
+  const attributesChanged = JSON.stringify(stored) !== JSON.stringify(next.scimAttributes);
+  const emailReplaced = user.email !== next.email || JSON.stringify(contactsOf(user, 'emails')) !== JSON.stringify(profile.emails);
+  const phoneReplaced = user.phone !== next.phone || JSON.stringify(contactsOf(user, 'phoneNumbers')) !== JSON.stringify(profile.phones);
+  // A replaced address is unverified unless the caller says otherwise; no address is never verified.
+  const emailVerified = next.email !== null && (verification.emailVerified ?? (emailReplaced ? false : user.emailVerified));
+  const phoneVerified = next.phone !== null && (verification.phoneVerified ?? (phoneReplaced ? false : user.phoneVerified));
+  const emailChanged = emailReplaced || emailVerified !== user.emailVerified;
+  const phoneChanged = phoneReplaced || phoneVerified !== user.phoneVerified;
   const profileChanged = Object.keys(profileChanges).length > 0 || attributesChanged;
-  return { next, profileChanges, attributesChanged, profileChanged, emailChanged, phoneChanged };
+  return { next, profileChanges, attributesChanged, profileChanged, emailChanged, phoneChanged, emailVerified, phoneVerified };
 }
 
 function contactRows(user: Pick<UserEntity, 'id' | 'orgId'>, kind: ContactKind, contacts: Contact[]): UserContactEntity[] {
@@ -119,6 +149,7 @@ function primaryOf(contacts: Contact[]): string | null {
 /** The user columns a profile sets (all of them: a replace, not a merge). */
 export function profileColumns(profile: HumanProfile) {
   const email = primaryOf(profile.emails);
+  const phone = primaryOf(profile.phones);
   const attributes: JsonObject = { ...(profile.attributes ?? {}) };
   // All contacts with their types live in the document; the primary ones are also columns.
   if (profile.emails.length > 0) attributes.emails = profile.emails as unknown as JsonValue;
@@ -139,9 +170,24 @@ export function profileColumns(profile: HumanProfile) {
     profileUrl: profile.profileUrl,
     email,
     emailLower: email?.toLowerCase() ?? null,
-    phone: primaryOf(profile.phones),
-    scimAttributes: Object.keys(attributes).length > 0 ? attributes : null,
+    phone,
+    scimAttributes: withoutImpliedContacts(attributes, email, phone),
+    searchText: searchText({ ...profile, email }),
   };
+}
+
+/**
+ * The document without the contacts that the `email` and `phone` columns already say (one untyped primary
+ * address, which is what `contactsOf` reads from the columns): a user created by the management API and
+ * changed by it keeps no document, and the two spellings of the same contacts never count as a change.
+ */
+function withoutImpliedContacts(attributes: JsonObject | null, email: string | null, phone: string | null): JsonObject | null {
+  if (!attributes) return null;
+  const implied = (value: string | null) => JSON.stringify(value === null ? [] : [{ value, type: null, primary: true }]);
+  const rest = { ...attributes };
+  if (JSON.stringify(rest.emails ?? []) === implied(email)) delete rest.emails;
+  if (JSON.stringify(rest.phoneNumbers ?? []) === implied(phone)) delete rest.phoneNumbers;
+  return Object.keys(rest).length > 0 ? rest : null;
 }
 
 /** A user's stored contacts in the shape of `HumanProfile`, for change detection. */
@@ -150,4 +196,26 @@ export function contactsOf(user: UserEntity, key: 'emails' | 'phoneNumbers'): Co
   if (Array.isArray(stored)) return stored as unknown as Contact[];
   const single = key === 'emails' ? user.email : user.phone;
   return single ? [{ value: single, type: null, primary: true }] : [];
+}
+
+/** The user's stored profile as a whole value: what a partial change starts from (the inverse of `profileColumns`). */
+export function profileOf(user: UserEntity): HumanProfile {
+  const { emails: _emails, phoneNumbers: _phones, ...rest } = (user.scimAttributes as JsonObject | null) ?? {};
+  return {
+    userName: user.userName,
+    externalId: user.externalId,
+    givenName: user.givenName,
+    familyName: user.familyName,
+    displayName: user.displayName,
+    nickName: user.nickName,
+    preferredLanguage: user.preferredLanguage,
+    locale: user.locale,
+    timezone: user.timezone,
+    title: user.title,
+    userType: user.userType,
+    profileUrl: user.profileUrl,
+    emails: contactsOf(user, 'emails'),
+    phones: contactsOf(user, 'phoneNumbers'),
+    attributes: Object.keys(rest).length > 0 ? rest : null,
+  };
 }

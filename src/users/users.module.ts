@@ -14,6 +14,8 @@ import { PasswordChecks } from './password-checks.service.js';
 import { LoginPolicyService } from './login-policy.service.js';
 import { DomainPrincipalResolver } from './principal.resolver.js';
 import { ProjectsService } from './projects.service.js';
+import { UserDirectory } from './user-directory.service.js';
+import { UserEditService } from './user-edit.service.js';
 import { UserLifecycleService } from './user-lifecycle.service.js';
 import { UserProfileService } from './user-profile.service.js';
 import { UsersService } from './users.service.js';
@@ -29,6 +31,8 @@ const SERVICES = [
   OrganizationsService,
   UsersService,
   UserLifecycleService,
+  UserEditService,
+  UserDirectory,
   CredentialsService,
   MembershipsService,
   ProjectsService,

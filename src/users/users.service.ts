@@ -16,6 +16,7 @@ import { insertRows } from './entity-rows.js';
 import { countAdded } from './org-user-counts.js';
 import { normalizePhone } from './phone.js';
 import { assertPasswordMinLength } from './rules/password-policy.js';
+import { searchText } from './rules/user-search.js';
 import { profileColumns, profileContactRows } from './user-profile.service.js';
 import type { HumanProfile } from './user-profile.service.js';
 
@@ -90,6 +91,7 @@ export class UsersService {
       displayName: input.name,
       description: input.description ?? null,
       accessTokenType: input.accessTokenType ?? 'opaque',
+      searchText: searchText({ userName: input.userName, displayName: input.name }),
       createdAt: now,
       changedAt: now,
     });
@@ -138,6 +140,7 @@ export class UsersService {
       phone: input.phone,
       phoneVerified: input.phone !== null && (input.isPhoneVerified ?? false),
       passwordHash: input.passwordHash,
+      searchText: searchText({ userName: input.userName, givenName: input.firstName, familyName: input.lastName, displayName, email: input.email }),
       createdAt: now,
       changedAt: now,
     });
@@ -211,6 +214,7 @@ function blankUser(): Partial<UserEntity> {
     timezone: null,
     profileUrl: null,
     scimAttributes: null,
+    searchText: null,
     version: 1,
   };
 }

@@ -25,16 +25,16 @@ import { IsNotBlank } from './not-blank.decorator.js';
 const USER_NAME = /^[^\s\u0000-\u001f]+$/;
 
 /** A login name: 1–255 characters, no white space or control characters. */
-function UserNameField(): PropertyDecorator {
+export function UserNameField({ required = true } = {}): PropertyDecorator {
   return applyDecorators(
-    ApiProperty({ maxLength: 255 }),
+    ApiProperty({ maxLength: 255, required }),
     IsString(),
     IsNotEmpty(),
     MaxLength(255),
     Matches(USER_NAME, { message: 'userName must not contain white space or control characters' }),
   );
 }
-const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
+export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
 /** Checked at the edge with the domain's own rule, so the 400 names the nested field (`phone.phone`). */
 @ValidatorConstraint({ name: 'isPhoneNumber' })
@@ -56,7 +56,7 @@ class IsPhoneNumber implements ValidatorConstraintInterface {
 
 /** The password policy's byte limit (bcrypt reads only the first 72 bytes). */
 @ValidatorConstraint({ name: 'fitsBcrypt' })
-class FitsBcrypt implements ValidatorConstraintInterface {
+export class FitsBcrypt implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
     return typeof value === 'string' && !passwordTooLong(value);
   }
@@ -78,12 +78,12 @@ class HumanProfileDto {
   preferredLanguage?: string;
 }
 
-class HumanEmailDto {
+export class HumanEmailDto {
   @ApiProperty() @IsEmail({}, { message: 'email must be an e-mail address' }) @MaxLength(320) email: string;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isEmailVerified?: boolean;
 }
 
-class HumanPhoneDto {
+export class HumanPhoneDto {
   @ApiProperty({ example: '+41 79 123 45 67' }) @IsString() @IsNotEmpty() @MaxLength(40) @Validate(IsPhoneNumber) phone: string;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isPhoneVerified?: boolean;
 }

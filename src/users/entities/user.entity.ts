@@ -107,6 +107,10 @@ export class UserEntity {
   @Column({ name: 'scim_attributes', ...jsonColumn, nullable: true })
   scimAttributes: JsonDocument | null;
 
+  /** The user name, e-mail and names, case-folded, for the management API's search (rules/user-search.ts). */
+  @Column({ name: 'search_text', type: 'varchar', length: 400, nullable: true })
+  searchText: string | null;
+
   /** Incremented on every write; SCIM `meta.version`. */
   @Column({ type: 'int', default: 1 })
   version: number;

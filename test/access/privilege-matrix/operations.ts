@@ -29,6 +29,7 @@ async function bulk(svc: TestService, world: World, caller: Caller, operation: R
 }
 
 const management = (world: World, target: Target, tail: string) => `/management/v1/orgs/${world.org.id}/users/${target.userId}/${tail}`;
+const managedUser = (world: World, target: Target) => `/management/v1/orgs/${world.org.id}/users/${target.userId}`;
 const scimUser = (world: World, target: Target) => `/scim/v2/${world.org.id}/Users/${target.userId}`;
 const patch = (operations: object[]) => ({ schemas: [PATCH_OP], Operations: operations });
 
@@ -62,6 +63,56 @@ export const OPERATIONS: Operation[] = [
     routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/factors/:factorId'],
     // Machines have no factors: where the caller may act on one, the answer is 404.
     run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, `factors/${target.factorId ?? 'none'}`)),
+  },
+  // Read, change and delete users (docs/product-rules.md, "API"): every act on a user of that table.
+  {
+    name: 'management: change the user (PATCH)',
+    routes: ['PATCH /management/v1/orgs/:orgId/users/:userId'],
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'PATCH', managedUser(world, target), target.name.startsWith('human') ? { profile: { firstName: 'Mallory' } } : { name: 'Mallory' }),
+  },
+  {
+    name: 'management: delete the user',
+    routes: ['DELETE /management/v1/orgs/:orgId/users/:userId'],
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', managedUser(world, target)),
+  },
+  {
+    name: 'management: deactivate',
+    routes: ['POST /management/v1/orgs/:orgId/users/:userId/deactivate'],
+    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'deactivate'), {}),
+  },
+  {
+    name: 'management: reactivate',
+    routes: ['POST /management/v1/orgs/:orgId/users/:userId/reactivate'],
+    // The targets are active: where the caller may act, the answer is 200 and nothing changes.
+    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'reactivate'), {}),
+  },
+  {
+    name: 'management: unlock',
+    routes: ['POST /management/v1/orgs/:orgId/users/:userId/unlock'],
+    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'unlock'), {}),
+  },
+  {
+    name: 'management: set the password',
+    routes: ['PUT /management/v1/orgs/:orgId/users/:userId/password'],
+    // Machines have no password: where the caller may act on one, the answer is 400.
+    run: (svc, world, caller, target) => api(svc, caller, 'PUT', management(world, target, 'password'), { password: 'Attacker-Chosen-9' }),
+  },
+  {
+    name: 'management: remove the machine secret',
+    routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/secret'],
+    // The targets have no secret: where the caller may act, 404 for machines and 400 for humans.
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, 'secret')),
+  },
+  {
+    name: 'management: remove a machine key',
+    routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/keys/:keyId'],
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, 'keys/none')),
+  },
+  {
+    name: 'management: remove a personal access token',
+    routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/pats/:tokenId'],
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, 'pats/none')),
   },
   {
     name: 'management: set organization roles',
@@ -203,6 +254,10 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /management/v1/orgs/:orgId/users/human': 'creates a user without roles',
   'POST /management/v1/orgs/:orgId/users/machine': 'creates a user without roles',
   'POST /scim/v2/:orgId/Users': 'creates a user without roles',
+  'GET /management/v1/orgs/:orgId/users': 'reads users (reading is not acting)',
+  'GET /management/v1/orgs/:orgId/users/:userId': 'reads a user (reading is not acting)',
+  'GET /management/v1/orgs/:orgId/users/:userId/keys': "reads when a machine's keys were made and expire (reading is not acting)",
+  'GET /management/v1/orgs/:orgId/users/:userId/pats': "reads when a machine's tokens were made and expire (reading is not acting)",
   'GET /management/v1/orgs/:orgId/groups': 'reads groups',
   'GET /scim/v2/:orgId/Groups/:id': 'reads a group',
   'POST /scim/v2/:orgId/Groups/.search': 'reads groups',

@@ -1,0 +1,79 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { FindOptionsOrder, FindOptionsSelect, FindOptionsWhere } from 'typeorm';
+import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
+import { PersonalAccessTokenEntity } from './entities/personal-access-token.entity.js';
+import { PublicKeyEntity } from './entities/public-key.entity.js';
+import { UserEntity } from './entities/user.entity.js';
+import { listUsers } from './queries/user-directory.js';
+import type { UserListQuery, UserListRow } from './queries/user-directory.js';
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+/** A credential as reads show it: when it was made and until when it works, never its secret material. */
+export interface CredentialInfo {
+  id: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+/**
+ * Reads of an organization's users and of what credentials they hold. Reading is not acting on a user
+ * (SECURITY.md, "Who may act on whom"): the organization role of the route is all they need. Users of
+ * other organizations are not found.
+ */
+@Injectable()
+export class UserDirectory {
+  constructor(private readonly dataSource: DataSource) {}
+
+  list(orgId: string, query: UserListQuery): Promise<{ rows: UserListRow[]; total: number }> {
+    return listUsers(this.dataSource.manager, orgId, query);
+  }
+
+  async get(orgId: string, userId: string): Promise<UserEntity> {
+    const user = await this.dataSource.manager.findOneBy(UserEntity, { id: userId, orgId });
+    if (!user) throw DomainError.notFound('user');
+    return user;
+  }
+
+  async keys(orgId: string, userId: string, page: Page): Promise<{ items: CredentialInfo[]; total: number }> {
+    await this.machine(orgId, userId);
+    return this.page(PublicKeyEntity, { ownerType: 'machine', ownerId: userId }, page);
+  }
+
+  async personalAccessTokens(orgId: string, userId: string, page: Page): Promise<{ items: CredentialInfo[]; total: number }> {
+    await this.machine(orgId, userId);
+    return this.page(PersonalAccessTokenEntity, { userId }, page);
+  }
+
+  /**
+   * A page of credentials, oldest first, with only the columns a read shows. Counted apart: TypeORM's
+   * findAndCount answers a total of 0 when `select` and `take` are combined.
+   */
+  private async page<T extends PublicKeyEntity | PersonalAccessTokenEntity>(
+    entity: new () => T,
+    where: FindOptionsWhere<T>,
+    page: Page,
+  ): Promise<{ items: CredentialInfo[]; total: number }> {
+    const manager = this.dataSource.manager;
+    const items = await manager.find(entity, {
+      select: { id: true, createdAt: true, expiresAt: true } as FindOptionsSelect<T>,
+      where,
+      order: { createdAt: 'ASC', id: 'ASC' } as FindOptionsOrder<T>,
+      take: page.limit,
+      skip: page.offset,
+    });
+    return { items, total: await manager.countBy(entity, where) };
+  }
+
+  /** Only machine users hold keys and tokens (as only they can be issued one). */
+  private async machine(orgId: string, userId: string): Promise<void> {
+    const user = await this.get(orgId, userId);
+    if (user.type !== 'machine') {
+      throw new DomainError(ErrorCode.FailedPrecondition, 'only machine users have client secrets, keys and personal access tokens');
+    }
+  }
+}
