@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { literalLimit } from '../../common/database/placeholders.js';
 
 /** A raw row of `users`, every column, as the driver returns it. */
 export type UserRow = Record<string, unknown>;
@@ -26,9 +27,9 @@ export function humanUserPage(dataSource: DataSource, query: HumanUserQuery, lim
   const { where, order } = query;
   const sql =
     offset === 0
-      ? `SELECT u.* FROM users u WHERE ${where} ORDER BY ${order} LIMIT :limit`
-      : `SELECT u.* FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
-  return namedQuery(dataSource, sql, { ...query.params, limit, offset });
+      ? `SELECT u.* FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)}`
+      : `SELECT u.* FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)} OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
+  return namedQuery(dataSource, sql, offset === 0 ? query.params : { ...query.params, offset });
 }
 
 /** How many users the fragment matches. */
