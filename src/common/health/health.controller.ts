@@ -3,6 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import cluster from 'node:cluster';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/authenticated.decorator.js';
+import { statementsOf } from '../database/statements.js';
 import { DomainError, ErrorCode } from '../errors/domain-error.js';
 
 @ApiTags('health')
@@ -16,7 +17,7 @@ export class HealthController {
   @Public()
   async check(): Promise<{ status: 'ok'; worker: number }> {
     try {
-      await this.dataSource.query('SELECT 1');
+      await statementsOf(this.dataSource).rows('SELECT 1', []);
     } catch {
       throw new DomainError(ErrorCode.Unavailable, 'the database is not reachable');
     }

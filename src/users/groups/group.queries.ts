@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { insertValues } from '../../common/database/insert-values.js';
 import { positional } from '../../common/database/named-parameters.js';
 import { literalLimit, placeholders } from '../../common/database/placeholders.js';
+import { readRows } from '../../common/database/statements.js';
 
 export interface GroupSummary {
   id: string;
@@ -178,7 +179,8 @@ export async function groupsOfUsers(manager: EntityManager, userIds: readonly st
   const result = new Map<string, UserGroup[]>();
   for (let i = 0; i < userIds.length; i += CHUNK) {
     const chunk = userIds.slice(i, i + CHUNK);
-    const rows: { user_id: string; id: string; display_name: string }[] = await manager.query(
+    const rows = await readRows<{ user_id: string; id: string; display_name: string }>(
+      manager,
       `SELECT m.user_id, g.id, g.display_name FROM group_members m JOIN org_groups g ON g.id = m.group_id
         WHERE m.user_id IN (${placeholders(chunk.length)}) ORDER BY g.display_name_key, g.id`,
       chunk,

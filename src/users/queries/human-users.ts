@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { literalLimit } from '../../common/database/placeholders.js';
+import { readRows, statementsOf } from '../../common/database/statements.js';
 
 /** A raw row of `users`, every column, as the driver returns it. */
 export type UserRow = Record<string, unknown>;
@@ -14,7 +15,7 @@ export interface HumanUserQuery {
 
 /** The human user of that id in that organization; inside a transaction when given its manager. */
 export async function humanUserRow(manager: EntityManager, orgId: string, id: string): Promise<UserRow | undefined> {
-  const [row]: UserRow[] = await manager.query(`SELECT u.* FROM users u WHERE u.id = ? AND u.org_id = ? AND u.type = 'human'`, [id, orgId]);
+  const [row] = await readRows<UserRow>(manager, `SELECT u.* FROM users u WHERE u.id = ? AND u.org_id = ? AND u.type = 'human'`, [id, orgId]);
   return row;
 }
 
@@ -46,5 +47,5 @@ async function namedQuery(dataSource: DataSource, sql: string, named: Record<str
     values.push(named[name]);
     return '?';
   });
-  return dataSource.query(positional, values);
+  return statementsOf(dataSource).rows<UserRow>(positional, values);
 }
