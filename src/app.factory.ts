@@ -6,13 +6,14 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './common/config/config.js';
+import { DatabaseAvailability } from './common/database/database-availability.js';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
 import { jsonBodyParser } from './common/http/body-parsers.js';
 import { AppLogger } from './common/http/logging.js';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
 import { pinRequestsToPublicOrigin } from './common/http/public-origin.js';
-import { scimBodyParser } from './scim/http/scim-body-parser.js';
+import { scimBodyParser, scimResponseType } from './scim/http/scim-body-parser.js';
 import { OidcDispatch } from './oidc/provider/extensions/oidc-dispatch.middleware.js';
 import { BootstrapService } from './users/bootstrap.service.js';
 
@@ -43,14 +44,14 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.get(OidcDispatch).attach(app, observe);
   // After the dispatch took over the server's listeners: this one is prepended, so it runs first.
   pinRequestsToPublicOrigin(app.getHttpServer(), config.publicUrl);
-  app.use('/scim/v2', ...scimBodyParser());
+  app.use('/scim/v2', scimResponseType, ...scimBodyParser());
   // --- Import: 100,000 users in one request need their own, larger limit; mounted before the
   // general parser, which then leaves the already-parsed body alone.
   app.use('/admin/v1/import', ...jsonBodyParser(config.importBodyLimitBytes));
   // --- end Import
   app.use(...jsonBodyParser(config.bodyLimitBytes));
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalFilters(new ApiExceptionFilter());
+  app.useGlobalFilters(new ApiExceptionFilter(app.get(DatabaseAvailability)));
   app.enableShutdownHooks();
   setUpOpenApi(app);
   await app.get(BootstrapService).bootstrap();

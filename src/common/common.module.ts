@@ -1,7 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
-import { PassportModule } from '@nestjs/passport';
+import { APP_GUARD } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessGuard } from './auth/access.guard.js';
 import { APP_CONFIG } from './config/config.token.js';
@@ -10,7 +9,6 @@ import { CryptoModule } from './crypto/crypto.module.js';
 import { DatabaseAvailability } from './database/database-availability.js';
 import { dataSourceOptions } from './database/data-source.js';
 import type { EntityList } from './database/data-source.js';
-import { DatabaseUnavailableInterceptor } from './database/database-unavailable.interceptor.js';
 import { UnitOfWork } from './database/unit-of-work.js';
 import { EventFeed } from './events/event-feed.js';
 import { EventStore } from './events/event-store.js';
@@ -26,7 +24,6 @@ export class CommonModule {
       module: CommonModule,
       imports: [
         TypeOrmModule.forRoot(dataSourceOptions(config.database, entities)),
-        PassportModule,
         CryptoModule,
       ],
       controllers: [HealthController],
@@ -38,7 +35,6 @@ export class CommonModule {
         EventFeed,
         DatabaseAvailability,
         { provide: APP_GUARD, useClass: AccessGuard },
-        { provide: APP_INTERCEPTOR, useClass: DatabaseUnavailableInterceptor },
       ],
       exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability],
     };

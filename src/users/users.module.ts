@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { BearerStrategy } from '../common/auth/bearer.strategy.js';
 import { PRINCIPAL_RESOLVER } from '../common/auth/principal-resolver.js';
 import { UserAccess } from './acting/user-access.service.js';
 import { BootstrapService } from './bootstrap.service.js';
@@ -41,7 +40,7 @@ const SERVICES = [
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */
 @Module({
   // The bearer strategy lives in common but is registered here, where the resolver it needs is provided.
-  providers: [...SERVICES, { provide: PRINCIPAL_RESOLVER, useClass: DomainPrincipalResolver }, BearerStrategy],
+  providers: [...SERVICES, { provide: PRINCIPAL_RESOLVER, useClass: DomainPrincipalResolver }],
   exports: [...SERVICES, PRINCIPAL_RESOLVER],
 })
 export class UsersModule {}

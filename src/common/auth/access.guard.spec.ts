@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import 'reflect-metadata';
 import type { ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { ModuleRef } from '@nestjs/core';
 import { DomainError, ErrorCode } from '../errors/domain-error.js';
 import { AccessGuard } from './access.guard.js';
 import { Public } from './authenticated.decorator.js';
@@ -24,7 +25,7 @@ function contextFor(handler: () => void): ExecutionContext {
 
 describe('AccessGuard', () => {
   // The policy checks never reach the database: no outage to report.
-  const guard = new AccessGuard(new Reflector(), { reportUnavailable: () => undefined } as unknown as DatabaseAvailability);
+  const guard = new AccessGuard(new Reflector(), { reportUnavailable: () => undefined } as unknown as DatabaseAvailability, {} as ModuleRef);
 
   it('refuses a route that declares no policy instead of opening it', async () => {
     await assert.rejects(
