@@ -9,7 +9,8 @@ import type { AppConfig } from './common/config/config.js';
 import { DatabaseAvailability } from './common/database/database-availability.js';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
-import { jsonBodyParser } from './common/http/body-parsers.js';
+import express from 'express';
+import { jsonBodyParser, onlyWithBody } from './common/http/body-parsers.js';
 import { AppLogger } from './common/http/logging.js';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
 import { pinRequestsToPublicOrigin } from './common/http/public-origin.js';
@@ -44,12 +45,15 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.get(OidcDispatch).attach(app, observe);
   // After the dispatch took over the server's listeners: this one is prepended, so it runs first.
   pinRequestsToPublicOrigin(app.getHttpServer(), config.publicUrl);
-  app.use('/scim/v2', scimResponseType, ...scimBodyParser());
+  app.use('/scim/v2', scimResponseType);
+  const parsers = express.Router();
+  parsers.use('/scim/v2', ...scimBodyParser());
   // --- Import: 100,000 users in one request need their own, larger limit; mounted before the
   // general parser, which then leaves the already-parsed body alone.
-  app.use('/admin/v1/import', ...jsonBodyParser(config.importBodyLimitBytes));
+  parsers.use('/admin/v1/import', ...jsonBodyParser(config.importBodyLimitBytes));
   // --- end Import
-  app.use(...jsonBodyParser(config.bodyLimitBytes));
+  parsers.use(...jsonBodyParser(config.bodyLimitBytes));
+  app.use(onlyWithBody(parsers));
   app.useGlobalPipes(createValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter(app.get(DatabaseAvailability)));
   app.enableShutdownHooks();
