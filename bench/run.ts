@@ -5,7 +5,7 @@
  *
  *   npm run bench                  full run: bench/results/<timestamp>.json, the tables and chart of BENCHMARKS.md
  *   npm run bench -- --quick       small sizes, 1 s per scenario (CI): results in a temporary directory only
- *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth,console] [--seconds 6]
+ *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead] [--seconds 6]
  *
  * A partial run (--quick or --only) never rewrites BENCHMARKS.md.
  */
@@ -30,9 +30,10 @@ import { runImport } from './scenarios/import.js';
 import { runMfa } from './scenarios/mfa.js';
 import { runOidc } from './scenarios/oidc.js';
 import { runOidcGrowth } from './scenarios/oidc-growth.js';
+import { runOverhead } from './scenarios/overhead.js';
 import { runWebhooks } from './scenarios/webhooks.js';
 
-const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport, groups: runGroups, mfa: runMfa, feed: runFeed, webhooks: runWebhooks, 'oidc-growth': runOidcGrowth, console: runConsole };
+const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport, groups: runGroups, mfa: runMfa, feed: runFeed, webhooks: runWebhooks, 'oidc-growth': runOidcGrowth, console: runConsole, overhead: runOverhead };
 
 function options(): Options {
   const { values } = parseArgs({ options: { quick: { type: 'boolean' }, mysql: { type: 'string' }, only: { type: 'string' }, seconds: { type: 'string' } } });

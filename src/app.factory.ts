@@ -6,16 +6,18 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './common/config/config.js';
+import { DatabaseAvailability } from './common/database/database-availability.js';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
-import { jsonBodyParser } from './common/http/body-parsers.js';
+import express from 'express';
+import { jsonBodyParser, onlyWithBody } from './common/http/body-parsers.js';
 import { ApiErrorDto } from './common/http/openapi/api-error.dto.js';
 import { completeOpenApiDocument } from './common/http/openapi/openapi-document.js';
 import { AppLogger } from './common/http/logging.js';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
 import { pinRequestsToPublicOrigin } from './common/http/public-origin.js';
 import { consoleRouter } from './console/console.router.js';
-import { scimBodyParser } from './scim/http/scim-body-parser.js';
+import { scimBodyParser, scimResponseType } from './scim/http/scim-body-parser.js';
 import { OidcDispatch } from './oidc/provider/extensions/oidc-dispatch.middleware.js';
 import { oidcOpenApi } from './oidc/provider/oidc.openapi.js';
 import { scimOpenApi } from './scim/openapi/scim.openapi.js';
@@ -50,14 +52,17 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   pinRequestsToPublicOrigin(app.getHttpServer(), config.publicUrl);
   // The operator console's static files (docs/console.md); it calls the API like any other client.
   app.use(consoleRouter());
-  app.use('/scim/v2', ...scimBodyParser());
+  app.use('/scim/v2', scimResponseType);
+  const parsers = express.Router();
+  parsers.use('/scim/v2', ...scimBodyParser());
   // --- Import: 100,000 users in one request need their own, larger limit; mounted before the
   // general parser, which then leaves the already-parsed body alone.
-  app.use('/admin/v1/import', ...jsonBodyParser(config.importBodyLimitBytes));
+  parsers.use('/admin/v1/import', ...jsonBodyParser(config.importBodyLimitBytes));
   // --- end Import
-  app.use(...jsonBodyParser(config.bodyLimitBytes));
+  parsers.use(...jsonBodyParser(config.bodyLimitBytes));
+  app.use(onlyWithBody(parsers));
   app.useGlobalPipes(createValidationPipe());
-  app.useGlobalFilters(new ApiExceptionFilter());
+  app.useGlobalFilters(new ApiExceptionFilter(app.get(DatabaseAvailability)));
   app.enableShutdownHooks();
   setUpOpenApi(app, config);
   await app.get(BootstrapService).bootstrap();

@@ -39,5 +39,5 @@ export async function load(url: string, pid: number, timing: Timing, requests: R
 export function print(m: Measurement): void {
   const latency = m.p50 === undefined ? '' : ` p50 ${m.p50} ms p99 ${m.p99} ms`;
   const size = m.size === undefined ? '' : ` @${m.size.toLocaleString('en')}`;
-  console.error(`  ${m.label}${size} | ${m.server}: ${m.rate.toFixed(1)} ${m.unit}${latency} errors ${m.errors}${m.peakMb ? ` peak ${m.peakMb} MB` : ''}`);
+  console.error(`  ${m.label}${size} | ${m.server}: ${m.rate.toFixed(1)} ${m.unit}${latency} errors ${m.errors}${m.peakMb ? ` peak ${m.peakMb} MB` : ''}${m.cpuUs ? ` CPU ${m.cpuUs} µs/req` : ''}`);
 }

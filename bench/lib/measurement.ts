@@ -28,6 +28,8 @@ export interface Measurement {
   errors: number;
   /** Largest resident memory of any one process of the server during the scenario (MB). */
   peakMb?: number;
+  /** The server's CPU time per request (µs, user + system of its process), where measured. */
+  cpuUs?: number;
   /** True for scenarios bound by password hashing, which the p99 target excludes. */
   hashing?: boolean;
 }

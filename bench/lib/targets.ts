@@ -38,10 +38,10 @@ export function peerFor(ms: Measurement[], subject: Measurement): Measurement | 
 export function evaluateTargets(run: RunResult): Verdict[] {
   const ms = run.measurements;
   const verdicts: Verdict[] = [];
-  const againstPeer = (scenario: string, workers: number, min: number) => {
+  const againstPeer = (scenario: string, workers: number, min: number, peerName = 'the raw library') => {
     const subject = headline(ms, scenario, ours(workers));
     const base = subject && peerFor(ms, subject);
-    if (subject && base) verdicts.push({ subject, text: `≥ ${fmt(min, 1)}× the raw library: ${ratio(subject.rate / base.rate)}×`, met: subject.rate >= min * base.rate });
+    if (subject && base) verdicts.push({ subject, text: `≥ ${fmt(min, Number.isInteger(min * 10) ? 1 : 2)}× ${peerName}: ${ratio(subject.rate / base.rate)}×`, met: subject.rate >= min * base.rate });
   };
   const atLeast = (scenario: string, min: number) => {
     const subject = headline(ms, scenario, ours(1));
@@ -56,6 +56,9 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   const bcrypt = ms.find((m) => m.scenario === 'oidc.bcrypt');
   if (login && bcrypt) verdicts.push({ subject: login, text: `≥ 80 % of bcrypt alone: ${Math.round((100 * login.rate) / bcrypt.rate)} %`, met: login.rate >= 0.8 * bcrypt.rate });
 
+  // Per-request overhead (issue 22): against the floors of bench/peers measured in the same run.
+  againstPeer('overhead.healthz', 1, 0.8, 'bare Express');
+  againstPeer('overhead.scim-lookup', 1, 0.25, 'the floor');
   atLeast('scim.lookup', 2000);
   const lookup = headline(ms, 'scim.lookup', ours(1));
   const lookupPeer = headline(ms, 'scim.lookup', peer);

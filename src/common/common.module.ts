@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AccessGuard } from './auth/access.guard.js';
@@ -10,7 +10,6 @@ import { CryptoModule } from './crypto/crypto.module.js';
 import { DatabaseAvailability } from './database/database-availability.js';
 import { dataSourceOptions } from './database/data-source.js';
 import type { EntityList } from './database/data-source.js';
-import { DatabaseUnavailableInterceptor } from './database/database-unavailable.interceptor.js';
 import { OrgResources } from './database/org-resources.js';
 import { UnitOfWork } from './database/unit-of-work.js';
 import { EventFeed } from './events/event-feed.js';
@@ -40,7 +39,6 @@ export class CommonModule {
         DatabaseAvailability,
         OrgResources,
         { provide: APP_GUARD, useClass: AccessGuard },
-        { provide: APP_INTERCEPTOR, useClass: DatabaseUnavailableInterceptor },
       ],
       exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability, OrgResources],
     };

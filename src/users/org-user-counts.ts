@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { readRows } from '../common/database/statements.js';
 import { DomainError } from '../common/errors/domain-error.js';
 
 /**
@@ -29,6 +30,6 @@ export async function countRemoved(manager: EntityManager, orgId: string): Promi
 
 /** Human users of the organization (0 for an unknown one). */
 export async function humanCount(manager: EntityManager, orgId: string): Promise<number> {
-  const [row]: { humans: number | string }[] = await manager.query('SELECT humans FROM org_user_counts WHERE org_id = ?', [orgId]);
+  const [row] = await readRows<{ humans: number | string }>(manager, 'SELECT humans FROM org_user_counts WHERE org_id = ?', [orgId]);
   return Number(row?.humans ?? 0);
 }

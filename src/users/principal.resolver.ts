@@ -5,6 +5,7 @@ import type { AccessTokenVerifier, PrincipalResolver } from '../common/auth/prin
 import type { Principal } from '../common/auth/principal.js';
 import type { Role } from '../common/auth/roles.js';
 import { SecretHasher } from '../common/crypto/secret-hasher.js';
+import { statementsOf } from '../common/database/statements.js';
 import { parseRoles } from './acting/acting-rule.js';
 import { isActive } from './rules/user-state.js';
 
@@ -39,7 +40,7 @@ export class DomainPrincipalResolver implements PrincipalResolver {
   ) {}
 
   async resolve(token: string): Promise<Principal | null> {
-    const patRows: PrincipalRow[] = await this.dataSource.query(
+    const patRows = await statementsOf(this.dataSource).rows<PrincipalRow>(
       `SELECT u.id AS user_id, u.org_id, u.type, u.state, p.id AS token_id, p.expires_at, m.scope_type, m.scope_id, m.roles
        FROM personal_access_tokens p JOIN users u ON u.id = p.user_id LEFT JOIN memberships m ON m.user_id = u.id
        WHERE p.token_hash = ?`,
@@ -52,7 +53,7 @@ export class DomainPrincipalResolver implements PrincipalResolver {
     }
     const access = await this.accessTokens?.verify(token);
     if (!access) return null;
-    const rows: PrincipalRow[] = await this.dataSource.query(`${USER_WITH_ROLES} WHERE u.id = ?`, [access.userId]);
+    const rows = await statementsOf(this.dataSource).rows<PrincipalRow>(`${USER_WITH_ROLES} WHERE u.id = ?`, [access.userId]);
     return toPrincipal(rows, { kind: 'access_token', clientId: access.clientId });
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppLogger } from '../http/logging.js';
 import { errorMessage } from '../http/failure-causes.js';
+import { databaseUnavailable, isDatabaseUnavailable } from './database-unavailable.js';
 
 /** How often an unavailable database is probed until it answers again. */
 const PROBE_INTERVAL_MS = 1000;
@@ -20,6 +21,18 @@ export class DatabaseAvailability {
     private readonly dataSource: DataSource,
     private readonly logger: AppLogger,
   ) {}
+
+  /**
+   * What an error filter answers for `error`: an outage (database unreachable or locked) becomes
+   * DomainError Unavailable (503) and is reported; any other error is returned as it is. The exception
+   * filters call it, so it covers handlers, guards and pipes alike, without an interceptor (and its
+   * per-request Observable chain, BENCHMARKS.md "Per-request overhead") around every route.
+   */
+  answerFor(error: unknown): unknown {
+    if (!isDatabaseUnavailable(error)) return error;
+    this.reportUnavailable(error);
+    return databaseUnavailable();
+  }
 
   reportUnavailable(error: unknown): void {
     if (this.probing) return;

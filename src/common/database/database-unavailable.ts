@@ -1,3 +1,5 @@
+import { DomainError, ErrorCode } from '../errors/domain-error.js';
+
 /**
  * True when a database error means the database cannot be reached or is locked, not that the query
  * was wrong: the request should fail fast with 503 and be retried, and the service recovers by itself
@@ -29,3 +31,8 @@ const UNAVAILABLE_CODES = new Set([
   'ER_SERVER_GONE_ERROR',
   'ER_LOCK_WAIT_TIMEOUT',
 ]);
+
+/** The answer to a request that met an outage: DomainError Unavailable, which every surface maps to 503. */
+export function databaseUnavailable(): DomainError {
+  return new DomainError(ErrorCode.Unavailable, 'the database is unavailable; retry shortly');
+}

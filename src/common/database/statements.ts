@@ -1,5 +1,5 @@
 import { QueryFailedError } from 'typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 /** The part of a better-sqlite3 connection used here. */
 interface SqliteConnection {
@@ -30,6 +30,15 @@ export function statementsOf(dataSource: DataSource): Statements {
   let statements = cache.get(dataSource);
   if (!statements) cache.set(dataSource, (statements = dataSource.options.type === 'better-sqlite3' ? new SqliteStatements(dataSource) : new PooledStatements(dataSource)));
   return statements;
+}
+
+/**
+ * Rows of a read through `manager`: inside a transaction (a manager with its own query runner) through
+ * TypeORM as before; outside one through the data source's prepared statements (`statementsOf`), the
+ * same single connection on SQLite without TypeORM's per-query promises and events.
+ */
+export function readRows<T>(manager: EntityManager, sql: string, parameters: unknown[]): Promise<T[]> {
+  return manager.queryRunner ? manager.query(sql, parameters) : statementsOf(manager.connection).rows<T>(sql, parameters);
 }
 
 /** The SQLite implementation, or undefined on MySQL/MariaDB (UnitOfWork's group commit uses it). */

@@ -1,6 +1,7 @@
 import { Catch, HttpException, HttpStatus } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import type { DatabaseAvailability } from '../database/database-availability.js';
 import { setErrorHeaders } from '../http/error-headers.js';
 import { errorMessage, noteFailure } from '../http/failure-causes.js';
 import type { FailureCause } from '../http/failure-causes.js';
@@ -46,9 +47,12 @@ function statusOf(code: ErrorCode): number {
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
-  catch(error: unknown, host: ArgumentsHost): void {
+  constructor(private readonly availability: DatabaseAvailability) {}
+
+  catch(thrown: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const request = host.switchToHttp().getRequest<Request & { id?: string }>();
+    const error = this.availability.answerFor(thrown);
     const body = this.toBody(error, request);
     if (body.code >= 500) noteFailure(response, failureCause(error));
     setErrorHeaders(response, body.code);

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse
 import cluster from 'node:cluster';
 import { DataSource } from 'typeorm';
 import { Public } from '../auth/authenticated.decorator.js';
+import { statementsOf } from '../database/statements.js';
 import { DomainError, ErrorCode } from '../errors/domain-error.js';
 
 class HealthDto {
@@ -24,7 +25,7 @@ export class HealthController {
   @ApiServiceUnavailableResponse({ description: 'the database is not reachable' })
   async check(): Promise<HealthDto> {
     try {
-      await this.dataSource.query('SELECT 1');
+      await statementsOf(this.dataSource).rows('SELECT 1', []);
     } catch {
       throw new DomainError(ErrorCode.Unavailable, 'the database is not reachable');
     }

@@ -46,6 +46,22 @@ export function jsonBodyParser(limitBytes: number) {
   ];
 }
 
+/**
+ * Runs `parsers` only for a request that has a body by body-parser's own test (type-is `hasBody`: a
+ * Transfer-Encoding, or a numeric Content-Length, 0 included). Without one, every parser would skip it
+ * and `jsonBodyParser` would give POST, PUT and PATCH an empty object: that is done here at once,
+ * instead of walking the parsers' seven layers on every GET (BENCHMARKS.md, "Per-request overhead").
+ */
+export function onlyWithBody(parsers: (req: Request, res: Response, next: NextFunction) => void) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (req.headers['transfer-encoding'] !== undefined || !isNaN(req.headers['content-length'] as unknown as number)) return parsers(req, res, next);
+    req.body = EMPTY_BODY_METHODS.has(req.method) ? {} : undefined;
+    next();
+  };
+}
+
+const EMPTY_BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
 /** body-parser's `verify` step: a thrown error's `type` reaches classifyBodyError. */
 function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
   const utf8 = asUtf8(body, charset);

@@ -1,4 +1,4 @@
-import { All, Body, Controller, HttpCode, Param, Post, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import { All, Body, Controller, HttpCode, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Authenticated, Public } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -6,7 +6,6 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
-import { ScimContentTypeInterceptor } from '../http/scim-content-type.interceptor.js';
 import { ScimOrgGuard } from '../http/scim-org.guard.js';
 import { BULK_RESPONSE_SCHEMA } from '../scim.constants.js';
 import { readBulkRequest } from './scim-bulk.request.js';
@@ -16,7 +15,6 @@ import { ScimBulkService } from './scim-bulk.service.js';
 @Controller('scim/v2/:orgId')
 @UseFilters(ScimExceptionFilter)
 @UseGuards(ScimOrgGuard)
-@UseInterceptors(ScimContentTypeInterceptor)
 export class ScimBulkController {
   constructor(private readonly bulk: ScimBulkService) {}
 

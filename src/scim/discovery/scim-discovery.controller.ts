@@ -1,9 +1,8 @@
-import { All, Controller, Get, Param, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import { All, Controller, Get, Param, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../../common/auth/authenticated.decorator.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
-import { ScimContentTypeInterceptor } from '../http/scim-content-type.interceptor.js';
 import { ScimOrgGuard } from '../http/scim-org.guard.js';
 import { listResponse } from '../scim-list.response.js';
 import { ScimUrls } from '../http/scim-urls.js';
@@ -18,7 +17,6 @@ import { resourceTypes, schemaResources, serviceProviderConfig } from './discove
 @Controller('scim/v2/:orgId')
 @UseFilters(ScimExceptionFilter)
 @UseGuards(ScimOrgGuard)
-@UseInterceptors(ScimContentTypeInterceptor)
 export class ScimDiscoveryController {
   constructor(private readonly urls: ScimUrls) {}
 

@@ -1,9 +1,8 @@
-import { All, Controller, UseFilters, UseInterceptors } from '@nestjs/common';
+import { All, Controller, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../../common/auth/authenticated.decorator.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
-import { ScimContentTypeInterceptor } from '../http/scim-content-type.interceptor.js';
 
 /**
  * Any other path under a SCIM base: 404 as a SCIM error, not the admin JSON shape, so that a client
@@ -13,7 +12,6 @@ import { ScimContentTypeInterceptor } from '../http/scim-content-type.intercepto
 @ApiExcludeController()
 @Controller('scim/v2/:orgId')
 @UseFilters(ScimExceptionFilter)
-@UseInterceptors(ScimContentTypeInterceptor)
 export class ScimFallbackController {
   @All('*path')
   @Public()

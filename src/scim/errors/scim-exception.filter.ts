@@ -1,6 +1,7 @@
 import { Catch, HttpException } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { DatabaseAvailability } from '../../common/database/database-availability.js';
 import { DomainError, ErrorCode, assertNever } from '../../common/errors/domain-error.js';
 import { ScimFilterError } from '../filter/index.js';
 import { ScimPatchError } from '../patch/index.js';
@@ -55,9 +56,12 @@ function fromDomain(error: DomainError): ScimError {
  */
 @Catch()
 export class ScimExceptionFilter implements ExceptionFilter {
-  catch(error: unknown, host: ArgumentsHost): void {
+  constructor(private readonly availability: DatabaseAvailability) {}
+
+  catch(thrown: unknown, host: ArgumentsHost): void {
     const response = host.switchToHttp().getResponse<Response>();
     const request = host.switchToHttp().getRequest<Request & { id?: string }>();
+    const error = this.availability.answerFor(thrown);
     const scim = toScimError(error);
     if (!scim) noteFailure(response, { cause: `unhandled error: ${errorMessage(error)}`, err: error });
     else if (scim.status >= 500) noteFailure(response, { cause: scim.message });

@@ -1,4 +1,4 @@
-import { All, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import { All, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Authenticated, Public } from '../../common/auth/authenticated.decorator.js';
@@ -7,7 +7,6 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
-import { ScimContentTypeInterceptor } from '../http/scim-content-type.interceptor.js';
 import { ScimOrgGuard } from '../http/scim-org.guard.js';
 import { ScimUrls } from '../http/scim-urls.js';
 import { listQueryFromParams, listQueryFromSearch, selectionParams } from '../query/scim-list-query.js';
@@ -25,7 +24,6 @@ const MANAGER = { role: Role.OrgUserManager, orgParam: 'orgId' } as const;
 @Controller('scim/v2/:orgId')
 @UseFilters(ScimExceptionFilter)
 @UseGuards(ScimOrgGuard)
-@UseInterceptors(ScimContentTypeInterceptor)
 export class ScimGroupsController {
   constructor(
     private readonly groups: ScimGroupsService,

@@ -18,6 +18,17 @@ export function scimBodyParser() {
 }
 
 /**
+ * RFC 7644 §3.1: SCIM responses are `application/scim+json`. Set before anything answers; Express's
+ * `res.json` keeps a type already set, the error filter and the parser errors set it themselves. A
+ * middleware rather than an interceptor on each SCIM controller: an interceptor puts an Observable
+ * chain around every request (BENCHMARKS.md, "Per-request overhead").
+ */
+export function scimResponseType(_req: Request, res: Response, next: NextFunction): void {
+  res.type(SCIM_MEDIA_TYPE);
+  next();
+}
+
+/**
  * RFC 7644 §3.1 / §3.8: a request body is `application/scim+json` (or `application/json`). Any other
  * body, or one without a Content-Type, is 415 before anything else reads it, rather than being
  * skipped by the parser and then reported as a missing or malformed resource.

@@ -1,4 +1,4 @@
-import { All, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters, UseGuards, UseInterceptors } from '@nestjs/common';
+import { All, Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query, Res, UseFilters, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Authenticated, Public } from '../../common/auth/authenticated.decorator.js';
@@ -8,7 +8,6 @@ import { Role } from '../../common/auth/roles.js';
 import type { JsonObject } from '../../common/database/columns.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
-import { ScimContentTypeInterceptor } from '../http/scim-content-type.interceptor.js';
 import { ScimOrgGuard } from '../http/scim-org.guard.js';
 import { ScimUrls } from '../http/scim-urls.js';
 import { project } from '../query/scim-projection.js';
@@ -29,7 +28,6 @@ const MANAGER = { role: Role.OrgUserManager, orgParam: 'orgId' } as const;
 @Controller('scim/v2/:orgId')
 @UseFilters(ScimExceptionFilter)
 @UseGuards(ScimOrgGuard)
-@UseInterceptors(ScimContentTypeInterceptor)
 export class ScimUsersController {
   constructor(
     private readonly users: ScimUsersService,

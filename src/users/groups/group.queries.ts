@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { insertValues } from '../../common/database/insert-values.js';
 import { positional } from '../../common/database/named-parameters.js';
-import { placeholders } from '../../common/database/placeholders.js';
+import { literalLimit, placeholders } from '../../common/database/placeholders.js';
+import { readRows } from '../../common/database/statements.js';
 
 export interface GroupSummary {
   id: string;
@@ -125,13 +126,13 @@ export interface GroupSearch {
  */
 export async function searchGroups(manager: EntityManager, orgId: string, search: GroupSearch): Promise<{ total: number; groups: GroupRow[] }> {
   const where = `g.org_id = :orgId${search.where ? ` AND ${search.where.sql}` : ''}`;
-  const named = { ...search.where?.params, orgId, limit: search.count, offset: search.startIndex - 1 };
+  const named = { ...search.where?.params, orgId, offset: search.startIndex - 1 };
   const direction = search.descending ? 'DESC' : 'ASC';
   const order = `${search.orderBy} ${direction}, g.id ${direction}`;
   const sql =
     search.startIndex === 1
-      ? `SELECT g.* FROM org_groups g WHERE ${where} ORDER BY ${order} LIMIT :limit`
-      : `SELECT g.* FROM org_groups g JOIN (SELECT g.id FROM org_groups g WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset) p ON p.id = g.id ORDER BY ${order}`;
+      ? `SELECT g.* FROM org_groups g WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(search.count)}`
+      : `SELECT g.* FROM org_groups g JOIN (SELECT g.id FROM org_groups g WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(search.count)} OFFSET :offset) p ON p.id = g.id ORDER BY ${order}`;
   const page = positional(sql, named);
   const groups = (search.count === 0 ? [] : await manager.query(page.sql, page.values)).map(groupRow);
   if (groups.length < search.count && (groups.length > 0 || search.startIndex === 1)) return { total: search.startIndex - 1 + groups.length, groups };
@@ -178,7 +179,8 @@ export async function groupsOfUsers(manager: EntityManager, userIds: readonly st
   const result = new Map<string, UserGroup[]>();
   for (let i = 0; i < userIds.length; i += CHUNK) {
     const chunk = userIds.slice(i, i + CHUNK);
-    const rows: { user_id: string; id: string; display_name: string }[] = await manager.query(
+    const rows = await readRows<{ user_id: string; id: string; display_name: string }>(
+      manager,
       `SELECT m.user_id, g.id, g.display_name FROM group_members m JOIN org_groups g ON g.id = m.group_id
         WHERE m.user_id IN (${placeholders(chunk.length)}) ORDER BY g.display_name_key, g.id`,
       chunk,

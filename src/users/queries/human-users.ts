@@ -1,4 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { literalLimit } from '../../common/database/placeholders.js';
+import { readRows, statementsOf } from '../../common/database/statements.js';
 
 /** A raw row of `users`, every column, as the driver returns it. */
 export type UserRow = Record<string, unknown>;
@@ -13,7 +15,7 @@ export interface HumanUserQuery {
 
 /** The human user of that id in that organization; inside a transaction when given its manager. */
 export async function humanUserRow(manager: EntityManager, orgId: string, id: string): Promise<UserRow | undefined> {
-  const [row]: UserRow[] = await manager.query(`SELECT u.* FROM users u WHERE u.id = ? AND u.org_id = ? AND u.type = 'human'`, [id, orgId]);
+  const [row] = await readRows<UserRow>(manager, `SELECT u.* FROM users u WHERE u.id = ? AND u.org_id = ? AND u.type = 'human'`, [id, orgId]);
   return row;
 }
 
@@ -26,9 +28,9 @@ export function humanUserPage(dataSource: DataSource, query: HumanUserQuery, lim
   const { where, order } = query;
   const sql =
     offset === 0
-      ? `SELECT u.* FROM users u WHERE ${where} ORDER BY ${order} LIMIT :limit`
-      : `SELECT u.* FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT :limit OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
-  return namedQuery(dataSource, sql, { ...query.params, limit, offset });
+      ? `SELECT u.* FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)}`
+      : `SELECT u.* FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)} OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
+  return namedQuery(dataSource, sql, offset === 0 ? query.params : { ...query.params, offset });
 }
 
 /** How many users the fragment matches. */
@@ -45,5 +47,5 @@ async function namedQuery(dataSource: DataSource, sql: string, named: Record<str
     values.push(named[name]);
     return '?';
   });
-  return dataSource.query(positional, values);
+  return statementsOf(dataSource).rows<UserRow>(positional, values);
 }
