@@ -162,12 +162,24 @@ export function DeleteButton({ label, action }: { label?: string; action: () => 
   );
 }
 
-/** A secret the API returns once (client secret, webhook secret): shown here, with a copy button, and never again. */
-export function SecretOnce({ label, value, onDismiss }: { label: string; value: string; onDismiss: () => void }) {
+/**
+ * A secret the API returns once (client secret, webhook secret, private key, token): shown here, with a copy
+ * button (and a download of `download.content` when given: a key file), and never again.
+ */
+export function SecretOnce({ label, value, onDismiss, multiline, download }: { label: string; value: string; onDismiss: () => void; multiline?: boolean; download?: { name: string; content: string } }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     await navigator.clipboard.writeText(value);
     setCopied(true);
+  };
+  const save = () => {
+    // A blob: URL from this page's own data: no request leaves, and the CSP needs no exception for a download.
+    const url = URL.createObjectURL(new Blob([download!.content], { type: 'application/json' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = download!.name;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
   };
   return (
     <section class="secret" aria-label={label}>
@@ -175,11 +187,16 @@ export function SecretOnce({ label, value, onDismiss }: { label: string; value: 
       <p>{t('secretOnce')}</p>
       <label class="field">
         <span>{label}</span>
-        <input readOnly value={value} class="mono" />
+        {multiline ? <textarea readOnly rows={8} value={value} class="mono" /> : <input readOnly value={value} class="mono" />}
       </label>
       <button type="button" onClick={copy}>
         {t('copy')}
       </button>
+      {download && (
+        <button type="button" onClick={save}>
+          {t('download')}
+        </button>
+      )}
       <button type="button" onClick={onDismiss}>
         {t('done')}
       </button>

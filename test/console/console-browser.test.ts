@@ -2,13 +2,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { AxeBuilder } from '@axe-core/playwright';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../oidc/support/browser.js';
 import { createOrg, unique, useService } from '../support/fixtures.js';
-
-/** Where the screenshots of the main pages go (a CI artifact): CONSOLE_SCREENSHOTS, else test-artifacts/console. */
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS ?? new URL('../../../test-artifacts/console/', import.meta.url).pathname;
+import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
 
 /**
  * The operator console as an operator uses it, in Chromium (DESIGN §12, docs/console.md), driven by
@@ -28,60 +25,7 @@ describe('the operator console in Chromium', () => {
   });
   after(() => browser?.close());
 
-  /** A fresh browser (no session), watching for CSP reports and requests to other hosts. */
-  async function open(): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-    const context = await browser.newContext({ locale: 'en-US' });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
-    });
-    page.on('request', (request) => {
-      const url = new URL(request.url());
-      if (!['data:', 'blob:'].includes(url.protocol) && url.origin !== base) problems.push(`request to another host: ${request.url()}`);
-    });
-    return { context, page, problems };
-  }
-
-  /** axe-core (WCAG 2 A/AA rules): no serious or critical violation; and a screenshot as an artifact. */
-  async function check(page: Page, name: string): Promise<void> {
-    const results = await new AxeBuilder({ page }).analyze();
-    const grave = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(
-      grave.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`),
-      [],
-      `accessibility of ${name}`,
-    );
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  }
-
-  /** The login UI (server-rendered, docs/product-rules.md): login name and password, a second factor declined. */
-  async function signIn(page: Page, loginName: string, password: string): Promise<void> {
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL((url) => url.pathname.startsWith('/ui/login'));
-    await page.getByLabel('Login name').fill(loginName);
-    const password1 = page.getByLabel('Password', { exact: true });
-    if (!(await password1.isVisible())) await page.getByRole('button', { name: 'Next' }).click();
-    await password1.fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((url) => url.pathname.startsWith('/console/') || url.pathname.startsWith('/ui/login'));
-    if (page.url().includes('/ui/login')) {
-      const notNow = page.getByRole('button', { name: 'Not now' });
-      if (await notNow.isVisible()) await notNow.click();
-    }
-    await page.waitForURL((url) => url.pathname.startsWith('/console/') && url.pathname !== '/console/callback');
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
-
-  async function signOut(page: Page): Promise<void> {
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('button', { name: 'Yes, sign me out' }).click();
-    await page.waitForURL(`${base}/console/`);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
-  }
-
-  const nav = (page: Page) => page.getByRole('navigation', { name: 'Main navigation' });
+  const { open, check, signIn, signOut, nav } = consoleSteps({ browser: () => browser, base: () => base });
 
   it('the bootstrap admin signs in, creates an organization, a project, an application and a user, deactivates and reactivates it, finds its events and signs out', async () => {
     const { context, page, problems } = await open();
@@ -140,11 +84,11 @@ describe('the operator console in Chromium', () => {
       await regenerated.waitFor();
       assert.notEqual(await regenerated.inputValue(), await page.evaluate<string>('navigator.clipboard.readText()'), 'a new secret');
       await appRow.getByRole('button', { name: 'Done' }).click();
-      await appRow.getByRole('button', { name: 'Edit redirect URIs' }).click();
+      await appRow.getByRole('button', { name: 'Edit application' }).click();
       await appRow.getByLabel('Redirect URIs (one per line)', { exact: true }).fill('http://localhost:3000/callback\nhttp://localhost:3001/callback');
       await appRow.getByRole('button', { name: 'Save' }).click();
-      await appRow.getByRole('button', { name: 'Edit redirect URIs' }).waitFor();
-      await appRow.getByRole('button', { name: 'Edit redirect URIs' }).click();
+      await appRow.getByRole('button', { name: 'Edit application' }).waitFor();
+      await appRow.getByRole('button', { name: 'Edit application' }).click();
       assert.equal(await appRow.getByLabel('Redirect URIs (one per line)', { exact: true }).inputValue(), 'http://localhost:3000/callback\nhttp://localhost:3001/callback');
 
       // Groups of the organization.

@@ -1,8 +1,9 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Page, SecretOnce, Select, TextArea, lines, useLoad } from '../components';
 import { t } from '../i18n';
 import { isInstanceOwner, useMe } from '../roles';
+import { Credentials } from './credentials';
 
 interface App {
   appId: string;
@@ -12,7 +13,16 @@ interface App {
   authMethod?: string;
   redirectUris?: string[];
   postLogoutRedirectUris?: string[];
+  responseTypes?: string[];
+  grantTypes?: string[];
+  accessTokenType?: 'opaque' | 'jwt';
+  idTokenUserinfoAssertion?: boolean;
+  devMode?: boolean;
 }
+
+/** The values UpdateAppDto accepts (src/admin/dto/projects.dto.ts). */
+const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'];
+const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'];
 
 type OidcAuth = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
 
@@ -22,6 +32,7 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
   const apps = useLoad(() => api<{ apps: App[] }>('GET', `${base}/apps`), [base]);
   const [created, setCreated] = useState<{ clientId: string; clientSecret?: string } | null>(null);
   const [kind, setKind] = useState<'none' | 'oidc' | 'api'>('none');
+  const [keysOf, setKeysOf] = useState<App | null>(null);
   const done = (result: { clientId: string; clientSecret?: string }) => {
     setCreated(result);
     setKind('none');
@@ -65,22 +76,48 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
             </thead>
             <tbody>
               {list.map((app) => (
-                <AppRow key={app.appId} base={base} app={app} onChange={apps.reload} />
+                <AppRow key={app.appId} base={base} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
               ))}
             </tbody>
           </table>
         )}
       </Loading>
+      {keysOf && <AppKeys key={keysOf.appId} path={`${base}/apps/${enc(keysOf.appId)}`} app={keysOf} onClose={() => setKeysOf(null)} />}
     </Page>
   );
 }
 
-function AppRow({ base, app, onChange }: { base: string; app: App; onChange: () => void }) {
+/** An application's keys for private_key_jwt (RFC 7523 client authentication): the private key shown once. */
+function AppKeys({ path, app, onClose }: { path: string; app: App; onClose: () => void }) {
+  return (
+    <>
+      <Credentials
+        id="app-keys"
+        title={t('keysOf', { name: app.name })}
+        path={`${path}/keys`}
+        rows={(data) => {
+          const { keys, total } = data as { keys: { keyId: string; createdAt: string; expirationDate?: string }[]; total: number };
+          return { items: keys.map((k) => ({ id: k.keyId, createdAt: k.createdAt, expirationDate: k.expirationDate })), total };
+        }}
+        addLabel={t('addKey')}
+        secretLabel={t('privateKey')}
+        multiline
+        add={async () => {
+          const key = await api<{ keyId: string; keyDetails: { key: string } }>('POST', `${path}/keys`, {});
+          return { secret: key.keyDetails.key, download: { name: `${app.clientId}-${key.keyId}.json`, content: JSON.stringify(key.keyDetails, null, 2) } };
+        }}
+      />
+      <button type="button" onClick={onClose}>
+        {t('closeKeys')}
+      </button>
+    </>
+  );
+}
+
+function AppRow({ base, app, onChange, onKeys }: { base: string; app: App; onChange: () => void; onKeys: () => void }) {
   const path = `${base}/apps/${enc(app.appId)}`;
   const [secret, setSecret] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
-  const [redirects, setRedirects] = useState((app.redirectUris ?? []).join('\n'));
-  const [logouts, setLogouts] = useState((app.postLogoutRedirectUris ?? []).join('\n'));
   const hasSecret = app.authMethod === 'client_secret_basic' || app.authMethod === 'client_secret_post';
   return (
     <tr>
@@ -90,23 +127,26 @@ function AppRow({ base, app, onChange }: { base: string; app: App; onChange: () 
       <td>
         {hasSecret && <ActionButton label={t('regenerateSecret')} action={async () => setSecret((await api<{ clientSecret: string }>('POST', `${path}/secret`, {})).clientSecret)} />}
         {secret && <SecretOnce label={t('clientSecret')} value={secret} onDismiss={() => setSecret(null)} />}
+        {app.authMethod === 'private_key_jwt' && (
+          <button type="button" onClick={onKeys}>
+            {t('keys')}
+          </button>
+        )}
         {app.type === 'oidc' &&
           (editing ? (
-            <Form
-              label={t('editRedirectUris')}
-              submit={t('save')}
-              action={() => api('PATCH', path, { redirectUris: lines(redirects), postLogoutRedirectUris: lines(logouts) })}
-              onDone={() => {
+            <EditOidcApp
+              path={path}
+              app={app}
+              onDone={(newSecret) => {
                 setEditing(false);
+                if (newSecret) setSecret(newSecret);
                 onChange();
               }}
-            >
-              <TextArea label={t('redirectUris')} value={redirects} onInput={setRedirects} />
-              <TextArea label={t('postLogoutRedirectUris')} value={logouts} onInput={setLogouts} />
-            </Form>
+              onCancel={() => setEditing(false)}
+            />
           ) : (
             <button type="button" onClick={() => setEditing(true)}>
-              {t('editRedirectUris')}
+              {t('editApplication')}
             </button>
           ))}
         <DeleteButton
@@ -117,6 +157,88 @@ function AppRow({ base, app, onChange }: { base: string; app: App; onChange: () 
         />
       </td>
     </tr>
+  );
+}
+
+/** Toggles `value` in a set of strings kept as an array (the order of `all`). */
+function toggled(list: string[], value: string, on: boolean, all: string[]): string[] {
+  return all.filter((v) => (v === value ? on : list.includes(v)));
+}
+
+/**
+ * PATCH …/apps/{appId} with every OIDC field; the API validates it like a create. Switching to a secret
+ * method makes a secret, answered once as `clientSecret`.
+ */
+function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; onDone: (clientSecret?: string) => void; onCancel: () => void }) {
+  const [redirects, setRedirects] = useState((app.redirectUris ?? []).join('\n'));
+  const [logouts, setLogouts] = useState((app.postLogoutRedirectUris ?? []).join('\n'));
+  const [responseTypes, setResponseTypes] = useState(app.responseTypes ?? ['code']);
+  const [grantTypes, setGrantTypes] = useState(app.grantTypes ?? ['authorization_code']);
+  const [authMethod, setAuthMethod] = useState<OidcAuth>((app.authMethod as OidcAuth | undefined) ?? 'client_secret_basic');
+  const [tokenType, setTokenType] = useState<'opaque' | 'jwt'>(app.accessTokenType ?? 'opaque');
+  const [assertion, setAssertion] = useState(Boolean(app.idTokenUserinfoAssertion));
+  const [devMode, setDevMode] = useState(Boolean(app.devMode));
+  const answer = useRef<{ clientSecret?: string }>({});
+  return (
+    <>
+      <Form
+        label={t('editApplication')}
+        submit={t('save')}
+        action={async () => {
+          answer.current = await api<{ clientSecret?: string }>('PATCH', path, {
+            redirectUris: lines(redirects),
+            postLogoutRedirectUris: lines(logouts),
+            responseTypes,
+            grantTypes,
+            authMethod,
+            accessTokenType: tokenType,
+            idTokenUserinfoAssertion: assertion,
+            devMode,
+          });
+        }}
+        onDone={() => onDone(answer.current.clientSecret)}
+      >
+        <TextArea label={t('redirectUris')} value={redirects} onInput={setRedirects} />
+        <TextArea label={t('postLogoutRedirectUris')} value={logouts} onInput={setLogouts} />
+        <fieldset>
+          <legend>{t('responseTypes')}</legend>
+          {RESPONSE_TYPES.map((v) => (
+            <Checkbox key={v} label={v} checked={responseTypes.includes(v)} onChange={(on) => setResponseTypes(toggled(responseTypes, v, on, RESPONSE_TYPES))} />
+          ))}
+        </fieldset>
+        <fieldset>
+          <legend>{t('grantTypes')}</legend>
+          {GRANT_TYPES.map((v) => (
+            <Checkbox key={v} label={v} checked={grantTypes.includes(v)} onChange={(on) => setGrantTypes(toggled(grantTypes, v, on, GRANT_TYPES))} />
+          ))}
+        </fieldset>
+        <Select
+          label={t('authMethod')}
+          value={authMethod}
+          onChange={setAuthMethod}
+          options={[
+            { value: 'client_secret_basic', label: 'client_secret_basic' },
+            { value: 'client_secret_post', label: 'client_secret_post' },
+            { value: 'none', label: t('authNone') },
+            { value: 'private_key_jwt', label: 'private_key_jwt' },
+          ]}
+        />
+        <Select
+          label={t('accessTokenType')}
+          value={tokenType}
+          onChange={setTokenType}
+          options={[
+            { value: 'opaque', label: t('opaque') },
+            { value: 'jwt', label: 'JWT' },
+          ]}
+        />
+        <Checkbox label={t('idTokenUserinfoAssertion')} checked={assertion} onChange={setAssertion} />
+        <Checkbox label={t('devMode')} checked={devMode} onChange={setDevMode} />
+      </Form>
+      <button type="button" onClick={onCancel}>
+        {t('cancel')}
+      </button>
+    </>
   );
 }
 
