@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
-import { purgeBatchSql, PURGE_BATCH } from '../../src/oidc/adapter/oidc-payload.adapter.js';
+import { nextPurgeBatch, purgeBatchSql, PURGE_BATCH } from '../../src/oidc/adapter/oidc-payload.adapter.js';
 import { adminToken } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
 import { load } from '../lib/load.js';
@@ -86,11 +86,13 @@ async function purgeBatches(ctx: Context, store: Store, from: number, backlog: n
   const durations: number[] = [];
   try {
     const before = Date.now() - 60_000;
-    for (;;) {
+    for (let size = PURGE_BATCH; ; ) {
       const started = performance.now();
-      const deleted = await run(before);
-      durations.push(performance.now() - started);
-      if (deleted < PURGE_BATCH) break;
+      const deleted = await run(before, size);
+      const elapsed = performance.now() - started;
+      durations.push(elapsed);
+      if (deleted < size) break;
+      size = nextPurgeBatch(size, deleted, elapsed);
     }
   } finally {
     await run.close();
@@ -99,23 +101,23 @@ async function purgeBatches(ctx: Context, store: Store, from: number, backlog: n
   const total = durations.reduce((a, b) => a + b, 0);
   const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 10) / 10;
   ctx.record({
-    scenario: 'oidc-growth.purge', label: `OIDC purge, ${PURGE_BATCH} expired rows per statement (${backlog.toLocaleString('en')} expired among ${from.toLocaleString('en')} live)`,
+    scenario: 'oidc-growth.purge', label: `OIDC purge, batches sized to ~15 ms (${backlog.toLocaleString('en')} expired among ${from.toLocaleString('en')} live)`,
     kind: 'portcullis', server: 'the service\'s purge statement', workers: 1, size: from, unit: 'batches/s',
     rate: durations.length / (total / 1000), p50: at(0.5), p99: at(0.99), max: Math.round(sorted[sorted.length - 1] * 10) / 10, errors: 0,
   });
 }
 
 /** The purge statement on a connection of its own, as the service's would run it (autocommit: one statement, one commit). */
-async function purgeRunner(store: Store): Promise<((before: number) => Promise<number>) & { close(): Promise<void> }> {
+async function purgeRunner(store: Store): Promise<((before: number, size: number) => Promise<number>) & { close(): Promise<void> }> {
   if (store.databaseUrl) {
     const conn = await mysql.createConnection({ uri: store.databaseUrl });
     const sql = purgeBatchSql('mysql');
-    return Object.assign(async (before: number) => Number(((await conn.query(sql, [before, PURGE_BATCH]))[0] as { affectedRows: number }).affectedRows), { close: () => conn.end() });
+    return Object.assign(async (before: number, size: number) => Number(((await conn.query(sql, [before, size]))[0] as { affectedRows: number }).affectedRows), { close: () => conn.end() });
   }
   const db = new Database(join(store.dataDir, 'portcullis.sqlite'));
   // The service's settings (common/database/data-source.ts): WAL, synchronous NORMAL.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   const statement = db.prepare(purgeBatchSql('sqlite'));
-  return Object.assign(async (before: number) => statement.run(before, PURGE_BATCH).changes, { close: async () => void db.close() });
+  return Object.assign(async (before: number, size: number) => statement.run(before, size).changes, { close: async () => void db.close() });
 }
