@@ -27,6 +27,32 @@ function validBody(route: DeclaredRoute): unknown {
       grantTypes: ['authorization_code'],
       authMethod: 'client_secret_basic',
     },
+    'GET /management/v1/orgs/:orgId/projects': undefined,
+    'GET /management/v1/orgs/:orgId/projects/:projectId': undefined,
+    'PATCH /management/v1/orgs/:orgId/projects/:projectId': { name: unique('p') },
+    'DELETE /management/v1/orgs/:orgId/projects/:projectId': undefined,
+    'GET /management/v1/orgs/:orgId/projects/:projectId/apps': undefined,
+    'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': undefined,
+    'PATCH /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': { name: unique('app') },
+    'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': undefined,
+    'POST /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/secret': {},
+    'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys': undefined,
+    'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys/:keyId': undefined,
+    'GET /management/v1/orgs/:orgId/members': undefined,
+    'DELETE /management/v1/orgs/:orgId/members/:userId': undefined,
+    'GET /management/v1/orgs/:orgId/users': undefined,
+    'GET /management/v1/orgs/:orgId/users/:userId': undefined,
+    'PATCH /management/v1/orgs/:orgId/users/:userId': { description: 'changed' },
+    'DELETE /management/v1/orgs/:orgId/users/:userId': undefined,
+    'POST /management/v1/orgs/:orgId/users/:userId/deactivate': {},
+    'POST /management/v1/orgs/:orgId/users/:userId/reactivate': {},
+    'POST /management/v1/orgs/:orgId/users/:userId/unlock': {},
+    'PUT /management/v1/orgs/:orgId/users/:userId/password': { password: 'Isolation-Pass-42!' },
+    'DELETE /management/v1/orgs/:orgId/users/:userId/secret': undefined,
+    'GET /management/v1/orgs/:orgId/users/:userId/keys': undefined,
+    'DELETE /management/v1/orgs/:orgId/users/:userId/keys/:keyId': undefined,
+    'GET /management/v1/orgs/:orgId/users/:userId/pats': undefined,
+    'DELETE /management/v1/orgs/:orgId/users/:userId/pats/:tokenId': undefined,
     'POST /management/v1/orgs/:orgId/users/:userId/keys': {},
     'POST /management/v1/orgs/:orgId/users/:userId/pats': {},
     'POST /management/v1/orgs/:orgId/users/:userId/secret': {},
@@ -92,9 +118,18 @@ describe('tenant isolation matrix', () => {
     const orgB = await createOrg(svc);
     const projectB = await createProject(svc, orgB.id);
     const app = await createApiApp(svc, projectB, 'private_key_jwt');
-    await createOidcApp(svc, projectB, { authMethod: 'client_secret_basic' });
+    const secretApp = await createOidcApp(svc, projectB, { authMethod: 'client_secret_basic' });
+    // A project without applications (only an empty project can be removed) and credentials to list and remove.
+    const emptyProject = await createProject(svc, orgB.id);
+    const admin = (method: string, path: string, body?: unknown) => svc.api(method, `/management/v1/orgs/${orgB.id}${path}`, { token: svc.adminToken, ...(body === undefined ? {} : { body }) });
+    const appKey = await admin('POST', `/projects/${projectB.projectId}/apps/${app.appId}/keys`, {});
+    assert.equal(appKey.status, 201, appKey.text);
     const human = await createHuman(svc, orgB.id);
     const machine = await createCaller(svc, orgB.id);
+    const machineKey = await admin('POST', `/users/${machine.userId}/keys`, {});
+    assert.equal(machineKey.status, 201, machineKey.text);
+    const pat = await admin('POST', `/users/${machine.userId}/pats`, {});
+    assert.equal(pat.status, 201, pat.text);
     const group = async () => (await svc.api('POST', `/management/v1/orgs/${orgB.id}/groups`, { token: svc.adminToken, body: { displayName: unique('victims') } })).body.id as string;
     // The human's recovery codes, enrolled as at sign-in: the factor routes are called with the human's id.
     const factors = svc.app.get(FactorsService);
@@ -113,6 +148,11 @@ describe('tenant isolation matrix', () => {
       groupId: await group(),
       scimGroupId: await group(),
       webhookId: webhook.body.id,
+      emptyProjectId: emptyProject.projectId,
+      secretAppId: secretApp.appId,
+      appKeyId: appKey.body.keyId,
+      keyId: machineKey.body.keyId,
+      tokenId: pat.body.tokenId,
     };
 
     const routes = declaredRoutes(svc).filter((r) => r.policy && !r.policy.public);
@@ -126,9 +166,15 @@ describe('tenant isolation matrix', () => {
       ? { ...ids, id: ids.scimGroupId }
       : route.path.includes('/webhooks/:id')
         ? { ...ids, id: ids.webhookId }
-        : route.path.includes('/factors')
-          ? { ...ids, userId: ids.id }
-          : ids;
+        : /\/factors|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
+          ? { ...ids, userId: ids.id } // the human: factors, state and password are a person's
+          : route.path.endsWith('/projects/:projectId')
+            ? { ...ids, projectId: ids.emptyProjectId }
+            : route.path.endsWith('/apps/:appId/secret')
+              ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
+              : route.path.includes('/apps/:appId/keys/:keyId')
+                ? { ...ids, keyId: ids.appKeyId }
+                : ids;
     return svc.api(route.method, fillPath(route.path, filled), { token, ...(body === undefined ? {} : { body }) });
   }
 
