@@ -134,6 +134,11 @@ async function scimCreateUnderWebhookLoad(ctx: Context): Promise<void> {
       for (let round = 0; round < ROUNDS; round++) {
         rounds.idle.push(await load(service.url, service.pid, timing, scimRequests(server, CREATE, 0)));
         const { id } = await call(service.url, admin, 'POST', '/admin/v1/webhooks', { url: rx.url, orgId: org.id });
+        // Measured once the subscription delivers (an event of the organization arrived), not while a process
+        // claims it and starts its delivery thread: an instance subscription's own webhook.added is not the organization's.
+        const before = rx.count;
+        await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/users/machine`, { userName: `probe-${round}`, name: 'probe', accessTokenType: 'opaque' });
+        await until('the subscription delivers an event of the organization', () => rx.count > before, 30_000);
         rounds.delivering.push(await load(service.url, service.pid, timing, scimRequests(server, CREATE, 0)));
         await fetch(`${service.url}/admin/v1/webhooks/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${admin}` } });
       }
