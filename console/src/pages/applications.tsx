@@ -216,21 +216,13 @@ function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; 
           label={t('authMethod')}
           value={authMethod}
           onChange={setAuthMethod}
-          options={[
-            { value: 'client_secret_basic', label: 'client_secret_basic' },
-            { value: 'client_secret_post', label: 'client_secret_post' },
-            { value: 'none', label: t('authNone') },
-            { value: 'private_key_jwt', label: 'private_key_jwt' },
-          ]}
+          options={oidcAuthOptions()}
         />
         <Select
           label={t('accessTokenType')}
           value={tokenType}
           onChange={setTokenType}
-          options={[
-            { value: 'opaque', label: t('opaque') },
-            { value: 'jwt', label: 'JWT' },
-          ]}
+          options={tokenTypeOptions()}
         />
         <Checkbox label={t('idTokenUserinfoAssertion')} checked={assertion} onChange={setAssertion} />
         <Checkbox label={t('devMode')} checked={devMode} onChange={setDevMode} />
@@ -277,21 +269,13 @@ function CreateOidcApp({ base, onCreated, onCancel }: { base: string; onCreated:
           label={t('authMethod')}
           value={authMethod}
           onChange={setAuthMethod}
-          options={[
-            { value: 'client_secret_basic', label: 'client_secret_basic' },
-            { value: 'client_secret_post', label: 'client_secret_post' },
-            { value: 'none', label: t('authNone') },
-            { value: 'private_key_jwt', label: 'private_key_jwt' },
-          ]}
+          options={oidcAuthOptions()}
         />
         <Select
           label={t('accessTokenType')}
           value={tokenType}
           onChange={setTokenType}
-          options={[
-            { value: 'opaque', label: t('opaque') },
-            { value: 'jwt', label: 'JWT' },
-          ]}
+          options={tokenTypeOptions()}
         />
         <Checkbox label={t('refreshTokens')} checked={refresh} onChange={setRefresh} />
         <Checkbox label={t('devMode')} checked={devMode} onChange={setDevMode} />
@@ -327,4 +311,21 @@ function CreateApiApp({ base, onCreated, onCancel }: { base: string; onCreated: 
       </button>
     </section>
   );
+}
+
+/** The choices of an OIDC application's client authentication, for creating and editing it (labels in the current language). */
+function oidcAuthOptions(): { value: OidcAuth; label: string }[] {
+  return [
+    { value: 'client_secret_basic', label: 'client_secret_basic' },
+    { value: 'client_secret_post', label: 'client_secret_post' },
+    { value: 'none', label: t('authNone') },
+    { value: 'private_key_jwt', label: 'private_key_jwt' },
+  ];
+}
+
+function tokenTypeOptions(): { value: 'opaque' | 'jwt'; label: string }[] {
+  return [
+    { value: 'opaque', label: t('opaque') },
+    { value: 'jwt', label: 'JWT' },
+  ];
 }
