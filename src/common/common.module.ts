@@ -12,6 +12,7 @@ import { dataSourceOptions } from './database/data-source.js';
 import type { EntityList } from './database/data-source.js';
 import { OrgResources } from './database/org-resources.js';
 import { UnitOfWork } from './database/unit-of-work.js';
+import { WalCheckpointer } from './database/wal-checkpointer.js';
 import { EventFeed } from './events/event-feed.js';
 import { EventStore } from './events/event-store.js';
 import { HealthController } from './health/health.controller.js';
@@ -38,6 +39,7 @@ export class CommonModule {
         EventFeed,
         DatabaseAvailability,
         OrgResources,
+        WalCheckpointer,
         { provide: APP_GUARD, useClass: AccessGuard },
       ],
       exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability, OrgResources],

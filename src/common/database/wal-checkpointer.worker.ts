@@ -1,0 +1,33 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+
+/** What the checkpointer thread is started with (wal-checkpointer.ts). */
+export interface CheckpointerData {
+  path: string;
+  intervalMs: number;
+}
+
+/**
+ * The checkpointer's thread: its own connection to the service's SQLite file, running a PASSIVE checkpoint
+ * every interval. PASSIVE never waits for or blocks a reader or writer (https://sqlite.org/c3ref/wal_checkpoint_v2.html);
+ * it syncs the WAL, copies what no reader still needs into the database file and syncs that, here, off the
+ * event loop that serves requests. A checkpoint another process is running answers busy: skipped, the
+ * next interval tries again.
+ */
+const { path, intervalMs } = workerData as CheckpointerData;
+const db = new Database(path, { fileMustExist: true });
+db.pragma('busy_timeout = 0');
+
+const timer = setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'SQLITE_BUSY') parentPort!.postMessage({ error: String(error) });
+  }
+}, intervalMs);
+
+parentPort!.on('message', () => {
+  clearInterval(timer);
+  db.close();
+  parentPort!.close();
+});

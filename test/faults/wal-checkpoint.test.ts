@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { CHECKPOINT_INTERVAL_MS } from '../../src/common/database/wal-checkpointer.js';
+import { createOrg } from '../support/fixtures.js';
+import { eventually, processSetup, remoteService } from './faults.helpers.js';
+import type { ProcessSetup } from './faults.helpers.js';
+
+/**
+ * With `synchronous = NORMAL` a commit reaches the database file (and is synced) at a WAL checkpoint.
+ * The service checkpoints on a timer from a worker thread (src/common/database/wal-checkpointer.ts), so
+ * a change made on a quiet instance is in the database file itself within about a second — SQLite's own
+ * trigger (1,000 pages of WAL) would leave it in the WAL for as long as the instance stays quiet.
+ */
+describe('faults: a quiet SQLite instance checkpoints its WAL within seconds', () => {
+  let setup: ProcessSetup;
+  let copies: string;
+  before(async () => {
+    setup = await processSetup();
+    copies = mkdtempSync(join(tmpdir(), 'portcullis-wal-copy-'));
+  });
+  after(async () => {
+    await setup?.cleanup();
+    rmSync(copies, { recursive: true, force: true });
+  });
+
+  it('an organization created through the API is in the database file, without its WAL, while the service runs', async (t) => {
+    if (setup.env.DATABASE_URL) return t.skip('SQLite only: MySQL/MariaDB have no WAL of ours');
+    const service = await setup.spawn();
+    const org = await createOrg(remoteService(service.url, setup.adminToken()));
+    let attempt = 0;
+    const found = await eventually(
+      'the new organization in the database file alone',
+      async () => {
+        // The file as a power loss would leave it if the WAL's unsynced tail were gone: the main file only.
+        const copy = join(copies, `copy-${attempt++}.sqlite`);
+        copyFileSync(join(setup.dataDir, 'portcullis.sqlite'), copy);
+        const db = new Database(copy);
+        try {
+          return db.prepare('SELECT name FROM organizations WHERE id = ?').get(org.id) as { name: string } | undefined;
+        } finally {
+          db.close();
+        }
+      },
+      CHECKPOINT_INTERVAL_MS * 5,
+      CHECKPOINT_INTERVAL_MS / 4,
+    );
+    assert.equal(found.name, org.name);
+  });
+});
