@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
+import { CHECKPOINT_INTERVAL_MS, FALLBACK_AUTOCHECKPOINT_PAGES } from '../../src/common/database/wal-checkpointer.js';
 import { nextPurgeBatch, purgeBatchSql, PURGE_BATCH } from '../../src/oidc/adapter/oidc-payload.adapter.js';
 import { adminToken } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
@@ -87,6 +88,7 @@ async function purgeBatches(ctx: Context, store: Store, from: number, backlog: n
   try {
     const before = Date.now() - 60_000;
     for (let size = PURGE_BATCH; ; ) {
+      run.between();
       const started = performance.now();
       const deleted = await run(before, size);
       const elapsed = performance.now() - started;
@@ -108,16 +110,24 @@ async function purgeBatches(ctx: Context, store: Store, from: number, backlog: n
 }
 
 /** The purge statement on a connection of its own, as the service's would run it (autocommit: one statement, one commit). */
-async function purgeRunner(store: Store): Promise<((before: number, size: number) => Promise<number>) & { close(): Promise<void> }> {
+async function purgeRunner(store: Store): Promise<((before: number, size: number) => Promise<number>) & { between(): void; close(): Promise<void> }> {
   if (store.databaseUrl) {
     const conn = await mysql.createConnection({ uri: store.databaseUrl });
     const sql = purgeBatchSql('mysql');
-    return Object.assign(async (before: number, size: number) => Number(((await conn.query(sql, [before, size]))[0] as { affectedRows: number }).affectedRows), { close: () => conn.end() });
+    return Object.assign(async (before: number, size: number) => Number(((await conn.query(sql, [before, size]))[0] as { affectedRows: number }).affectedRows), { between: () => undefined, close: () => conn.end() });
   }
   const db = new Database(join(store.dataDir, 'portcullis.sqlite'));
-  // The service's settings (common/database/data-source.ts): WAL, synchronous NORMAL.
+  // The service's settings (common/database/data-source.ts, wal-checkpointer.ts): WAL, synchronous NORMAL,
+  // checkpoints every second off the writer's thread, which here means between two timed batches.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
+  db.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
   const statement = db.prepare(purgeBatchSql('sqlite'));
-  return Object.assign(async (before: number, size: number) => statement.run(before, size).changes, { close: async () => void db.close() });
+  let checkpointed = performance.now();
+  const between = () => {
+    if (performance.now() - checkpointed < CHECKPOINT_INTERVAL_MS) return;
+    db.pragma('wal_checkpoint(PASSIVE)');
+    checkpointed = performance.now();
+  };
+  return Object.assign(async (before: number, size: number) => statement.run(before, size).changes, { between, close: async () => void db.close() });
 }

@@ -12,7 +12,7 @@ export const CHECKPOINT_INTERVAL_MS = 1000;
  * behind (4,096-byte pages: a 40 MB WAL). SQLite's default, 1,000 pages, ran a checkpoint with its two
  * `fsync`s inside a request's COMMIT several times a second under load (BENCHMARKS.md, "Missed targets").
  */
-const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
+export const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
 
 /**
  * Checkpoints the SQLite WAL on a timer from a worker thread (docs/operations.md, "SQLite checkpoints").
