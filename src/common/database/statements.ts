@@ -47,12 +47,37 @@ export function sqliteStatementsOf(dataSource: DataSource): SqliteStatements | u
   return statements instanceof SqliteStatements ? statements : undefined;
 }
 
-class PooledStatements implements Statements {
+/** The part of mysql2's (callback) pool that TypeORM's MySQL driver holds. */
+interface MysqlPool {
+  query(sql: string, parameters: unknown[], callback: (error: Error | null, result: unknown) => void): void;
+}
+
+/**
+ * The MySQL/MariaDB implementation: one statement on a connection of TypeORM's pool, in autocommit.
+ * Straight through mysql2's pool rather than `DataSource.query`, whose query runner adds a logger call,
+ * broadcaster events, a copy of the rows and four promises per statement (BENCHMARKS.md, "MariaDB").
+ */
+export class PooledStatements implements Statements {
   constructor(private readonly dataSource: DataSource) {}
 
   rows<T>(sql: string, parameters: unknown[]): Promise<T[]> {
-    return this.dataSource.query(sql, parameters);
+    return this.query(sql, parameters) as Promise<T[]>;
   }
+
+  /** Rows of a read, or mysql2's result header (`affectedRows`) of a write. */
+  query(sql: string, parameters: unknown[]): Promise<unknown> {
+    // Read at each call: the driver creates its pool when the data source is initialised.
+    const pool = (this.dataSource.driver as unknown as { pool: MysqlPool }).pool;
+    return new Promise((resolve, reject) =>
+      pool.query(sql, parameters, (error, result) => (error ? reject(new QueryFailedError(sql, parameters, error)) : resolve(result))),
+    );
+  }
+}
+
+/** The MySQL/MariaDB implementation, or undefined on SQLite (UnitOfWork's single statements use it). */
+export function pooledStatementsOf(dataSource: DataSource): PooledStatements | undefined {
+  const statements = statementsOf(dataSource);
+  return statements instanceof PooledStatements ? statements : undefined;
 }
 
 export class SqliteStatements implements Statements {

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { takeEventPositions } from '../events/event-positions.js';
-import { sqliteStatementsOf } from './statements.js';
-import type { SqliteStatements } from './statements.js';
+import { pooledStatementsOf, sqliteStatementsOf } from './statements.js';
+import type { PooledStatements, SqliteStatements } from './statements.js';
 
 /** A unit of work, or a single write statement (see `write`). */
 type QueuedWork = ({ work: (manager: EntityManager) => Promise<unknown> } | { sql: string; parameters: unknown[] }) & {
@@ -35,11 +35,14 @@ export class UnitOfWork {
   private draining = false;
   /** Set on SQLite, where transactions are queued and committed in groups. */
   private readonly sqlite: SqliteStatements | undefined;
+  /** Set on MySQL/MariaDB, where a single statement commits on its own (autocommit). */
+  private readonly pooled: PooledStatements | undefined;
   /** Called after every COMMIT of this process (the event feed wakes its waiters). */
   private readonly commitListeners = new Set<() => void>();
 
   constructor(private readonly dataSource: DataSource) {
     this.sqlite = sqliteStatementsOf(dataSource);
+    this.pooled = pooledStatementsOf(dataSource);
   }
 
   /** For reads outside a transaction. */
@@ -65,7 +68,8 @@ export class UnitOfWork {
    * of rows the statement changed.
    */
   write(sql: string, parameters: unknown[]): Promise<number> {
-    if (!this.sqlite) return this.retryingDeadlocks((manager) => manager.query(sql, parameters)).then(affectedRows);
+    // On MySQL/MariaDB one statement is atomic in autocommit: a transaction around it would add two round trips.
+    if (this.pooled) return this.againOnDeadlock(() => this.pooled!.query(sql, parameters)).then(affectedRows);
     return this.enqueue({ sql, parameters }) as Promise<number>;
   }
 
@@ -100,10 +104,15 @@ export class UnitOfWork {
    * inserts and deletes in one organization's index ranges are enough to cause one); the server's own
    * advice is to run it again. The whole unit is retried, a few times, after a short random pause.
    */
-  private async retryingDeadlocks<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  private retryingDeadlocks<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.againOnDeadlock(() => this.dataSource.transaction(work));
+  }
+
+  /** Runs `commit` (a transaction, or one statement in autocommit) again when InnoDB chose it as a deadlock victim. */
+  private async againOnDeadlock<T>(commit: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const value = await this.dataSource.transaction(work);
+        const value = await commit();
         this.committed();
         return value;
       } catch (error) {
