@@ -17,6 +17,7 @@ import mysql from 'mysql2/promise';
 import { createTestDatabase } from '../test/support/database.js';
 import { chartSvg, pairs, renderPng } from './lib/chart.js';
 import type { Context, Options } from './lib/context.js';
+import { watchDatabaseServer } from './lib/cpu.js';
 import { print } from './lib/load.js';
 import type { Measurement, RunResult } from './lib/measurement.js';
 import { ROOT } from './lib/processes.js';
@@ -64,7 +65,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   const measurements: Measurement[] = [];
   const loadStart = loadavg();
-  if (opts.mysql) process.env.TEST_DATABASE_URL = opts.mysql;
+  if (opts.mysql) {
+    process.env.TEST_DATABASE_URL = opts.mysql;
+    const server = watchDatabaseServer();
+    console.error(server ? `database server CPU counted: pid ${server}` : 'no mariadbd/mysqld process on this machine: database server CPU not counted');
+  }
   const ctx: Context = {
     options: opts,
     newStore: async () => {

@@ -19,6 +19,12 @@ const rate = (m: Measurement) => `${num(m.rate, m.rate < 100 ? 1 : 0)} ${m.unit}
 const verdictCell = (vs: Verdict[]) => vs.map((v) => `${v.text} — **${v.met ? 'met' : 'missed'}**`).join('; ');
 const sizeLabel = (m: Measurement) => (m.size === undefined ? '' : ` (${num(m.size)})`);
 
+/** The service's CPU per request, and on MySQL/MariaDB the database server's and their sum. */
+export function cpuText(m: Pick<Measurement, 'cpuUs' | 'dbCpuUs'>): string {
+  if (m.cpuUs === undefined) return '—';
+  return m.dbCpuUs === undefined ? `${m.cpuUs}` : `${m.cpuUs} + ${m.dbCpuUs} DB = ${m.cpuUs + m.dbCpuUs}`;
+}
+
 function ratioCell(m: Measurement, base: Measurement | undefined): string {
   if (!base) return '';
   return base.rate > 0 ? `${ratio(m.rate / base.rate)}×` : 'peer: no answer in time';
@@ -38,13 +44,13 @@ function row(cells: (string | number)[]): string {
 function mainTable(run: RunResult, verdicts: Verdict[]): string[] {
   const ms = run.measurements;
   const shown = ms.filter((m) => headline(ms, m.scenario, (c) => c.server === m.server) === m);
-  const lines = [row(['scenario', 'server', 'rate', 'p50 ms', 'p99 ms', 'errors', 'peak MB', 'vs peer', 'target']), row(Array(9).fill('---'))];
+  const lines = [row(['scenario', 'server', 'rate', 'p50 ms', 'p99 ms', 'errors', 'peak MB', 'CPU µs/req', 'vs peer', 'target']), row(Array(10).fill('---'))];
   for (const m of shown) {
     const base = m.kind === 'portcullis' ? peerFor(ms, m) : undefined;
     const mine = verdicts.filter((v) => v.subject === m && (!isGeneric(v) || !v.met));
     const answered = m.rate > 0;
     const versus = isProductPeer(m) ? productCell(ms, m) : ratioCell(m, base);
-    lines.push(row([m.label + sizeLabel(m), m.server, rate(m), answered ? num(m.p50) : '—', answered ? num(m.p99) : '—', m.errors, num(m.peakMb), versus, verdictCell(mine)]));
+    lines.push(row([m.label + sizeLabel(m), m.server, rate(m), answered ? num(m.p50) : '—', answered ? num(m.p99) : '—', m.errors, num(m.peakMb), cpuText(m), versus, verdictCell(mine)]));
   }
   return lines;
 }
@@ -91,6 +97,8 @@ export function renderReport(run: RunResult, chartFile: string): string {
     `**Targets: ${met} of ${verdicts.length} met.** "peak MB" is the largest resident set of any one process of the server ` +
       '(with WORKERS=2: the larger of primary and workers, not their sum), sampled every 200 ms during the scenario. ' +
       '"errors" counts non-2xx answers plus socket errors and timeouts (for logins: logins whose code redemption failed). ' +
+      '"CPU µs/req" is the user + system CPU time of the server\'s processes (with WORKERS=2: primary and workers summed) ' +
+      'per request (per login for logins), from /proc/<pid>/stat; on MySQL/MariaDB followed by the database server\'s and the sum. ' +
       'The p99 and memory targets apply to every Portcullis row and are shown only where missed.',
     '',
     ...mainTable(run, verdicts),

@@ -7,7 +7,7 @@
 import bcrypt from 'bcrypt';
 import { adminToken } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
-import { CONNECTIONS, load } from '../lib/load.js';
+import { CONNECTIONS, load, perOperation } from '../lib/load.js';
 import type { Figures } from '../lib/load.js';
 import { freePort, startPeer, startService } from '../lib/processes.js';
 import type { Running } from '../lib/processes.js';
@@ -137,9 +137,7 @@ const withoutSocketErrors = ({ socketErrors: _, ...figures }: Awaited<ReturnType
  */
 async function logins(url: string, pid: number, seconds: number, target: OidcTarget) {
   const done = { logins: 0, failed: 0 };
-  // The chain's redirects are non-2xx by design: only failed logins and socket errors count as errors.
-  const { rate: _requests, socketErrors, ...figures } = await load(url, pid, { seconds, warmup: 0 }, loginChain(target, done));
-  return { ...figures, rate: done.logins / seconds, errors: done.failed + socketErrors };
+  return perOperation(await load(url, pid, { seconds, warmup: 0 }, loginChain(target, done)), seconds, { completed: done.logins, failed: done.failed });
 }
 
 /** What bcrypt alone allows in this process: compares at the configured cost, as many in flight as connections. */
