@@ -1,5 +1,6 @@
 /** Markdown for BENCHMARKS.md from one run's results: pure functions, no I/O. */
 import type { Measurement, RunResult } from './measurement.js';
+import { sizingTable } from './sizing.js';
 import { evaluateTargets, headline, isGeneric, isProductPeer, peerFor, ratio } from './targets.js';
 import type { Verdict } from './targets.js';
 
@@ -112,5 +113,11 @@ export function renderReport(run: RunResult, chartFile: string): string {
     '**Scaling:**',
     '',
     ...scalingTable(run),
+    '',
+    '**Sizing (this machine, this run)**, in the units of Keycloak\'s sizing guide: the rate of one process (WORKERS=1) and of two ' +
+      '(WORKERS=2, where measured), the CPU time one request costs (a login: the whole login; on MySQL/MariaDB plus the database ' +
+      'server\'s), the requests one fully used vCPU serves at that cost, and the largest resident memory of one process:',
+    '',
+    ...sizingTable(run),
   ].join('\n');
 }
