@@ -66,7 +66,7 @@ export interface CpuPerRequest {
  * Counts the CPU the server's process tree (and the watched database server) use while `work` runs; `per`
  * turns the seconds into µs per request once the work tells how many requests it served.
  */
-export async function withCpu<T>(rootPid: number, work: () => Promise<T>): Promise<{ result: T; per(requests: number): CpuPerRequest }> {
+export async function withCpu<T>(rootPid: number, work: () => Promise<T>): Promise<{ result: T; per(requests: number): CpuPerRequest | Record<string, never> }> {
   const before = treeCpu(rootPid);
   const dbBefore = databaseServer === undefined ? undefined : cpuSeconds(databaseServer);
   const result = await work();
@@ -74,6 +74,8 @@ export async function withCpu<T>(rootPid: number, work: () => Promise<T>): Promi
   // A process started during the work (none expected) counts whole: all its CPU fell in the window.
   for (const [pid, seconds] of treeCpu(rootPid)) service += seconds - (before.get(pid) ?? 0);
   const database = dbBefore === undefined ? undefined : cpuSeconds(databaseServer!) - dbBefore;
-  const us = (seconds: number, requests: number) => Math.round((seconds * 1e6) / Math.max(1, requests));
-  return { result, per: (requests) => ({ cpuUs: us(service, requests), ...(database === undefined ? {} : { dbCpuUs: us(database, requests) }) }) };
+  const us = (seconds: number, requests: number) => Math.round((seconds * 1e6) / requests);
+  // No request answered (a server that stalled): no CPU per request to give.
+  const per = (requests: number) => (requests === 0 ? {} : { cpuUs: us(service, requests), ...(database === undefined ? {} : { dbCpuUs: us(database, requests) }) });
+  return { result, per };
 }

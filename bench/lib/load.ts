@@ -57,8 +57,9 @@ export function print(m: Measurement): void {
  */
 export function perOperation(figures: Figures & { socketErrors: number }, seconds: number, done: { completed: number; failed: number }): Figures {
   const { rate: requestRate, socketErrors, cpuUs, dbCpuUs, ...rest } = figures;
-  const requestsPerOperation = (requestRate * seconds) / Math.max(1, done.completed);
-  const cpu = {
+  const requestsPerOperation = (requestRate * seconds) / done.completed;
+  // No operation completed (a 1 s quick run on a slow machine): there is no CPU per operation to give.
+  const cpu = done.completed === 0 ? {} : {
     ...(cpuUs === undefined ? {} : { cpuUs: Math.round(cpuUs * requestsPerOperation) }),
     ...(dbCpuUs === undefined ? {} : { dbCpuUs: Math.round(dbCpuUs * requestsPerOperation) }),
   };
