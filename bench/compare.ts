@@ -13,4 +13,9 @@ if (!sqliteFile || !mysqlFile) {
   process.exit(2);
 }
 const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as RunResult;
-console.log(renderCpuComparison(read(sqliteFile), read(mysqlFile)));
+try {
+  console.log(renderCpuComparison(read(sqliteFile), read(mysqlFile)));
+} catch (error) {
+  console.error(`compare: ${(error as Error).message}`);
+  process.exit(1);
+}
