@@ -7,7 +7,8 @@
  *   npm run bench -- --quick       small sizes, 1 s per scenario (CI): results in a temporary directory only
  *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead] [--seconds 6]
  *
- * A partial run (--quick or --only) never rewrites BENCHMARKS.md.
+ * A partial run (--quick or --only) never rewrites BENCHMARKS.md; a full --mysql run writes its own section of it,
+ * never the SQLite run's (bench/compare.ts puts the two side by side).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -17,10 +18,11 @@ import mysql from 'mysql2/promise';
 import { createTestDatabase } from '../test/support/database.js';
 import { chartSvg, pairs, renderPng } from './lib/chart.js';
 import type { Context, Options } from './lib/context.js';
+import { watchDatabaseServer } from './lib/cpu.js';
 import { print } from './lib/load.js';
 import type { Measurement, RunResult } from './lib/measurement.js';
 import { ROOT } from './lib/processes.js';
-import { renderReport, replaceBetweenMarkers } from './lib/report.js';
+import { markersFor, renderReport, replaceBetweenMarkers } from './lib/report.js';
 import { evaluateTargets } from './lib/targets.js';
 import { runConsole } from './scenarios/console.js';
 import { runData } from './scenarios/data.js';
@@ -64,7 +66,11 @@ async function main(): Promise<void> {
   const started = Date.now();
   const measurements: Measurement[] = [];
   const loadStart = loadavg();
-  if (opts.mysql) process.env.TEST_DATABASE_URL = opts.mysql;
+  if (opts.mysql) {
+    process.env.TEST_DATABASE_URL = opts.mysql;
+    const server = watchDatabaseServer();
+    console.error(server ? `database server CPU counted: pid ${server}` : 'no mariadbd/mysqld process on this machine: database server CPU not counted');
+  }
   const ctx: Context = {
     options: opts,
     newStore: async () => {
@@ -94,14 +100,18 @@ async function main(): Promise<void> {
   console.error(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 
-/** Results JSON and chart; BENCHMARKS.md's tables only for a complete run. */
+/**
+ * Results JSON and chart; BENCHMARKS.md's tables only for a complete run, between the SQLite markers or,
+ * on MySQL/MariaDB, its own (compare the two with bench/compare.ts).
+ */
 async function write(run: RunResult, partial: boolean): Promise<void> {
   const stamp = run.startedAt.replace(/[:.]/g, '-');
   const dir = partial ? mkdtempSync(join(tmpdir(), 'portcullis-bench-results-')) : join(ROOT, 'bench/results');
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, `${stamp}.json`), `${JSON.stringify(run, null, 2)}\n`);
   const svg = chartSvg(pairs(run.measurements), `Portcullis against its peers, ${run.database}, ${run.startedAt.slice(0, 16)} (log scale)`);
-  const chart = join(dir, 'chart.png');
+  // A MySQL/MariaDB run's chart beside the SQLite run's, not over it.
+  const chart = join(dir, run.database === 'SQLite' ? 'chart.png' : 'chart-mysql.png');
   writeFileSync(chart, renderPng(svg));
   const verdicts = evaluateTargets(run);
   const missed = verdicts.filter((v) => !v.met);
@@ -113,7 +123,7 @@ async function write(run: RunResult, partial: boolean): Promise<void> {
     return;
   }
   const file = join(ROOT, 'BENCHMARKS.md');
-  writeFileSync(file, replaceBetweenMarkers(readFileSync(file, 'utf8'), renderReport(run, relative(ROOT, chart))));
+  writeFileSync(file, replaceBetweenMarkers(readFileSync(file, 'utf8'), renderReport(run, relative(ROOT, chart)), markersFor(run.database)));
   console.error(`results: ${join(dir, `${stamp}.json`)}; BENCHMARKS.md updated`);
 }
 

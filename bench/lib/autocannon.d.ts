@@ -6,7 +6,8 @@ declare module 'autocannon' {
     p99: number;
   }
   interface Result {
-    requests: Histogram;
+    /** `total`: the requests answered in the measured run. */
+    requests: Histogram & { total: number };
     latency: Histogram;
     non2xx: number;
     statusCodeStats?: Record<string, { count: number }>;
@@ -17,8 +18,6 @@ declare module 'autocannon' {
     connections?: number;
     duration?: number;
     requests?: Record<string, unknown>[];
-    /** An unmeasured run first, with these options. */
-    warmup?: { connections: number; duration: number };
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

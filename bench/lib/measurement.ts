@@ -28,8 +28,13 @@ export interface Measurement {
   errors: number;
   /** Largest resident memory of any one process of the server during the scenario (MB). */
   peakMb?: number;
-  /** The server's CPU time per request (µs, user + system of its process), where measured. */
+  /**
+   * The server's CPU time per request (µs, user + system of all its processes: with WORKERS=2 the primary
+   * and its workers summed); for logins per login.
+   */
   cpuUs?: number;
+  /** On MySQL/MariaDB: the database server's CPU time per request (µs) during the same measurement. */
+  dbCpuUs?: number;
   /** True for scenarios bound by password hashing, which the p99 target excludes. */
   hashing?: boolean;
 }

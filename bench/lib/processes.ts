@@ -110,7 +110,7 @@ async function waitFor(child: ChildProcess, url: string, ready: (status: number)
 }
 
 /** The process and all its descendants (the cluster workers of WORKERS=2). */
-function processTree(root: number): number[] {
+export function processTree(root: number): number[] {
   const parents = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;

@@ -27,10 +27,12 @@ const provider = new Provider(issuer, {
     { client_id: 'machine', client_secret: 'machine-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
     { client_id: 'machine-jwt', client_secret: 'machine-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
     { client_id: 'api', client_secret: 'api-secret', grant_types: [], redirect_uris: [], response_types: [] },
-    { client_id: 'web', client_secret: 'web-secret', redirect_uris: ['http://127.0.0.1:1/cb'], grant_types: ['authorization_code'], response_types: ['code'] },
+    { client_id: 'web', client_secret: 'web-secret', redirect_uris: ['http://127.0.0.1:1/cb'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
   ],
   // The same routes as Portcullis, so one load script serves both.
   routes: OIDC_ROUTES,
+  // As Portcullis: a refresh token is used once (the refresh scenario chains the rotated ones).
+  rotateRefreshToken: true,
   findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub, preferred_username: 'bench@bench.localhost' }) }),
   features: {
     devInteractions: { enabled: false },
@@ -50,7 +52,8 @@ const provider = new Provider(issuer, {
   },
   loadExistingGrant: async (ctx: any) => {
     const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
-    grant.addOIDCScope('openid');
+    // What was asked for (`openid`, or `openid offline_access` for the refresh scenario's logins).
+    grant.addOIDCScope(String(ctx.oidc.params.scope ?? 'openid'));
     await grant.save();
     return grant;
   },
@@ -63,6 +66,11 @@ createServer(async (req, res) => {
   if (!url.startsWith('/ui/login/')) return callback(req, res);
   try {
     const details = await provider.interactionDetails(req, res);
+    // `prompt=consent` (asked for with `offline_access`) is answered at once, as Portcullis's login UI does.
+    if (details.prompt.name === 'consent') {
+      await provider.interactionFinished(req, res, { consent: {} }, { mergeWithLastSubmission: true });
+      return;
+    }
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end(`<form method="post" action="/ui/login/${details.uid}"><input name="csrf" value="x"><input name="loginName"><input name="password"><button>go</button></form>`);

@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { adminToken, call } from '../lib/api.js';
 import { SoftwareAuthenticator } from '../lib/authenticator.js';
 import type { Context } from '../lib/context.js';
-import { CONNECTIONS, load } from '../lib/load.js';
+import { CONNECTIONS, load, perOperation } from '../lib/load.js';
 import { freePort, startService } from '../lib/processes.js';
 import { declineOffer, enrolPasskey, enrolTotp, inParallel, jsonScript, totpCodeAt, totpOf, totpStep } from '../lib/sign-in.js';
 import { cookieHeader, header, keepCookies, pathOf } from '../peers/login-chain.js';
@@ -222,12 +222,12 @@ async function signIns(t: MfaTarget, pid: number, seconds: number, kind: Kind) {
   const done: Done = { signIns: 0, failed: 0, durations: [] };
   const exhaustedBefore = t.totp.exhausted + t.passkey.exhausted + t.password.exhausted;
   // The chain's redirects are non-2xx by design: only failed sign-ins and socket errors count as errors.
-  const { rate: _requests, socketErrors, ...figures } = await load(t.url, pid, { seconds, warmup: 0 }, signInChain(t, kind, done));
+  const figures = perOperation(await load(t.url, pid, { seconds, warmup: 0 }, signInChain(t, kind, done)), seconds, { completed: done.signIns, failed: done.failed });
   const exhausted = t.totp.exhausted + t.passkey.exhausted + t.password.exhausted - exhaustedBefore;
   if (exhausted > 0) console.error(`    ${kind}: ${exhausted} sign-ins found no user free (no TOTP step free): counted as failed`);
   const sorted = done.durations.sort((a, b) => a - b);
   console.error(`    ${kind}: ${done.signIns} sign-ins, whole sign-in p50 ${percentile(sorted, 50)} ms p99 ${percentile(sorted, 99)} ms`);
-  return { ...figures, rate: done.signIns / seconds, errors: done.failed + socketErrors, signInP50: percentile(sorted, 50), signInP99: percentile(sorted, 99) };
+  return { ...figures, signInP50: percentile(sorted, 50), signInP99: percentile(sorted, 99) };
 }
 
 export async function runMfa(ctx: Context): Promise<void> {

@@ -7,7 +7,7 @@
  * A fresh glewlwyd (and database) per measurement, like the raw peer: tokens of one scenario do not pile
  * up in the next one's tables.
  */
-import { load } from '../lib/load.js';
+import { load, perOperation } from '../lib/load.js';
 import type { Timing } from '../lib/load.js';
 import { glewlwydLoginChain, glewlwydMissing, glewlwydServer, introspectRequest, PLUGIN, startGlewlwyd, tokenRequest } from '../peers/glewlwyd.js';
 import type { GlewlwydPeer } from '../peers/glewlwyd.js';
@@ -65,6 +65,5 @@ async function onGlewlwyd<T>(work: (peer: GlewlwydPeer) => Promise<T>): Promise<
 /** As bench/scenarios/oidc.ts counts them: a login counts when its code redemption answers 200; no warm-up. */
 async function logins(p: GlewlwydPeer, seconds: number) {
   const done = { logins: 0, failed: 0 };
-  const { rate: _requests, socketErrors, ...figures } = await load(p.url, p.pid, { seconds, warmup: 0 }, glewlwydLoginChain(p, done));
-  return { ...figures, rate: done.logins / seconds, errors: done.failed + socketErrors };
+  return perOperation(await load(p.url, p.pid, { seconds, warmup: 0 }, glewlwydLoginChain(p, done)), seconds, { completed: done.logins, failed: done.failed });
 }

@@ -32,7 +32,7 @@ export async function setUpPortcullis(url: string, admin: string): Promise<OidcT
   const base = `/management/v1/orgs/${org.id}`;
   const project = await call(url, admin, 'POST', `${base}/projects`, { name: 'bench' });
   const web = await call(url, admin, 'POST', `${base}/projects/${project.id}/apps/oidc`, {
-    name: 'web', redirectUris: [REDIRECT], postLogoutRedirectUris: [], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'client_secret_basic', accessTokenType: 'opaque', devMode: true,
+    name: 'web', redirectUris: [REDIRECT], postLogoutRedirectUris: [], responseTypes: ['code'], grantTypes: ['authorization_code', 'refresh_token'], authMethod: 'client_secret_basic', accessTokenType: 'opaque', devMode: true,
   });
   const api = await call(url, admin, 'POST', `${base}/projects/${project.id}/apps/api`, { name: 'api', authMethod: 'client_secret_basic' });
   const machine = async (accessTokenType: string): Promise<Client> => {

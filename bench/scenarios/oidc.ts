@@ -7,12 +7,13 @@
 import bcrypt from 'bcrypt';
 import { adminToken } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
-import { CONNECTIONS, load } from '../lib/load.js';
+import { CONNECTIONS, load, perOperation } from '../lib/load.js';
 import type { Figures } from '../lib/load.js';
 import { freePort, startPeer, startService } from '../lib/processes.js';
 import type { Running } from '../lib/processes.js';
 import { loginChain } from '../peers/login-chain.js';
 import { glewlwydSide } from './oidc-glewlwyd.js';
+import { refreshRequests } from './oidc-refresh.js';
 import { basic, checkActive, FORM, setUpPortcullis, setUpRaw } from './oidc-setup.js';
 import type { OidcTarget } from './oidc-setup.js';
 
@@ -24,7 +25,7 @@ interface OidcScenario {
   workers: number[];
   /** Whether the raw library can serve the same request. */
   peer: boolean;
-  requests(t: OidcTarget): Record<string, unknown>[];
+  requests(t: OidcTarget): Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
 }
 
 const introspect = (token: (t: OidcTarget) => string | undefined) => (t: OidcTarget) => [
@@ -36,6 +37,7 @@ const SCENARIOS: OidcScenario[] = [
     id: 'oidc.client-credentials', label: 'client credentials', workers: [1, 2], peer: true,
     requests: (t) => [{ method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(t.machine) }, body: 'grant_type=client_credentials' }],
   },
+  { id: 'oidc.refresh', label: 'refresh-token grant (rotating)', workers: [1, 2], peer: true, requests: (t) => refreshRequests(t, CONNECTIONS) },
   { id: 'oidc.introspection-opaque', label: 'introspection (opaque)', workers: [1, 2], peer: true, requests: introspect((t) => t.opaque) },
   { id: 'oidc.introspection-jwt', label: 'introspection (JWT)', workers: [1, 2], peer: false, requests: introspect((t) => t.jwt) },
   { id: 'oidc.userinfo', label: 'userinfo', workers: [1], peer: true, requests: (t) => [{ method: 'GET', path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${t.userToken}` } }] },
@@ -66,8 +68,8 @@ export async function runOidc(ctx: Context): Promise<void> {
         await checkActive(t, t.jwt!);
         const server = `Portcullis WORKERS=${workers}`;
         for (const s of SCENARIOS.filter((s) => s.workers.includes(workers))) {
-          const ours = async () => withoutSocketErrors(await load(service.url, service.pid, timing, s.requests(t)));
-          const peer = async () => onPeer(async (p) => withoutSocketErrors(await load(p.url, p.pid, timing, s.requests(await setUpRaw(p.url)))));
+          const ours = async () => withoutSocketErrors(await load(service.url, service.pid, timing, await s.requests(t)));
+          const peer = async () => onPeer(async (p) => withoutSocketErrors(await load(p.url, p.pid, timing, await s.requests(await setUpRaw(p.url)))));
           const glew = s.peer ? glewlwyd?.scenario(s.id, timing) : undefined;
           const [mine, ...others] = await alternating(s.peer ? rounds : 1, [ours, ...(s.peer ? [peer] : []), ...(glew ? [glew] : [])]);
           const theirs = s.peer ? others.shift() : undefined;
@@ -137,9 +139,7 @@ const withoutSocketErrors = ({ socketErrors: _, ...figures }: Awaited<ReturnType
  */
 async function logins(url: string, pid: number, seconds: number, target: OidcTarget) {
   const done = { logins: 0, failed: 0 };
-  // The chain's redirects are non-2xx by design: only failed logins and socket errors count as errors.
-  const { rate: _requests, socketErrors, ...figures } = await load(url, pid, { seconds, warmup: 0 }, loginChain(target, done));
-  return { ...figures, rate: done.logins / seconds, errors: done.failed + socketErrors };
+  return perOperation(await load(url, pid, { seconds, warmup: 0 }, loginChain(target, done)), seconds, { completed: done.logins, failed: done.failed });
 }
 
 /** What bcrypt alone allows in this process: compares at the configured cost, as many in flight as connections. */

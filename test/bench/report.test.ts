@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Measurement, RunResult } from '../../bench/lib/measurement.js';
-import { BEGIN_MARKER, END_MARKER, renderReport, replaceBetweenMarkers } from '../../bench/lib/report.js';
+import { BEGIN_MARKER, END_MARKER, markersFor, MYSQL_BEGIN_MARKER, MYSQL_END_MARKER, renderReport, replaceBetweenMarkers } from '../../bench/lib/report.js';
 import { evaluateTargets } from '../../bench/lib/targets.js';
 
 const ours = (scenario: string, rate: number, extra: Partial<Measurement> = {}): Measurement => ({
@@ -28,6 +28,12 @@ describe('benchmark report', () => {
     const updated = replaceBetweenMarkers(document, 'new table');
     assert.equal(updated, `# Title\nprose before\n${BEGIN_MARKER}\nnew table\n${END_MARKER}\nprose after\n`);
     assert.equal(replaceBetweenMarkers(updated, 'newer'), `# Title\nprose before\n${BEGIN_MARKER}\nnewer\n${END_MARKER}\nprose after\n`);
+  });
+
+  it('puts a MySQL/MariaDB run between its own markers, leaving the SQLite run\'s tables alone', () => {
+    const document = `${BEGIN_MARKER}\nSQLite table\n${END_MARKER}\n${MYSQL_BEGIN_MARKER}\nold\n${MYSQL_END_MARKER}\n`;
+    assert.equal(replaceBetweenMarkers(document, 'MariaDB table', markersFor('MariaDB 10.11.6')), `${BEGIN_MARKER}\nSQLite table\n${END_MARKER}\n${MYSQL_BEGIN_MARKER}\nMariaDB table\n${MYSQL_END_MARKER}\n`);
+    assert.throws(() => replaceBetweenMarkers(`${BEGIN_MARKER}\n${END_MARKER}`, 'table', markersFor('MySQL 8.4')), /lacks the markers/);
   });
 
   it('refuses a document without the markers instead of appending somewhere', () => {
@@ -110,7 +116,7 @@ describe('benchmark report', () => {
     const markdown = renderReport(
       run([
         peer('oidc.client-credentials', 1000),
-        ours('oidc.client-credentials', 500),
+        ours('oidc.client-credentials', 500, { cpuUs: 300 }),
         ours('oidc.client-credentials', 800, { workers: 2 }),
         ours('scim.lookup', 2100, { size: 10_000 }),
         ours('scim.lookup', 1900, { size: 100_000 }),
@@ -118,7 +124,7 @@ describe('benchmark report', () => {
       ]),
       'bench/results/chart.png',
     );
-    assert.match(markdown, /\| oidc\.client-credentials \| Portcullis WORKERS=1 \| 500 req\/s \| 5 \| 20 \| 0 \| 150 \| 0\.50× \| ≥ 0\.6× the raw library: 0\.50× — \*\*missed\*\* \|/);
+    assert.match(markdown, /\| oidc\.client-credentials \| Portcullis WORKERS=1 \| 500 req\/s \| 5 \| 20 \| 0 \| 150 \| 300 \| 0\.50× \| ≥ 0\.6× the raw library: 0\.50× — \*\*missed\*\* \|/);
     assert.match(markdown, /\| scim\.lookup \(100,000\) \| peer \| 0\.0 req\/s \| — \| — \|/);
     assert.match(markdown, /peer: no answer in time/);
     assert.match(markdown, /\| scim\.lookup \| 2,100 req\/s, p50 5 \/ p99 20 ms \| 1,900 req\/s, p50 5 \/ p99 20 ms \|/);
