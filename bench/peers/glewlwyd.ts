@@ -151,6 +151,14 @@ function readLog(dir: string): string {
   }
 }
 
+/**
+ * Each set-up request fails after 30 s instead of waiting for ever: glewlwyd was seen to stop answering
+ * during its set-up while logging SQL errors, which hung a whole benchmark run.
+ */
+function setUpDeadline(): AbortSignal {
+  return AbortSignal.timeout(30_000);
+}
+
 async function waitForConfig(child: ReturnType<typeof spawn>, url: string, output: () => string): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
@@ -167,13 +175,13 @@ async function waitForConfig(child: ReturnType<typeof spawn>, url: string, outpu
 
 /** A session (cookie) of the admin API or of a user: glewlwyd's login is POST /api/auth/ with a JSON body. */
 async function session(url: string, username: string, password: string): Promise<string> {
-  const res = await fetch(`${url}/api/auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+  const res = await fetch(`${url}/api/auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }), signal: setUpDeadline() });
   if (res.status !== 200) throw new Error(`login of ${username} answered ${res.status}`);
   return res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
 }
 
 async function call(url: string, cookie: string, method: string, path: string, body: unknown): Promise<void> {
-  const res = await fetch(url + path, { method, headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url + path, { method, headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: setUpDeadline() });
   if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
 }
 
@@ -269,11 +277,11 @@ export function introspectRequest(p: Pick<GlewlwydPeer, 'machine' | 'token'>) {
 
 async function clientCredentials(url: string, p: Pick<GlewlwydPeer, 'machine' | 'scope'>): Promise<string> {
   const { path, ...request } = tokenRequest(p);
-  const res = await fetch(url + path, request);
+  const res = await fetch(url + path, { ...request, signal: setUpDeadline() });
   const body = (await res.json()) as { access_token?: string };
   if (!body.access_token) throw new Error(`client credentials answered ${res.status} ${JSON.stringify(body)}`);
   const check = introspectRequest({ machine: p.machine, token: body.access_token });
-  const introspected = (await (await fetch(url + check.path, check)).json()) as { active?: boolean };
+  const introspected = (await (await fetch(url + check.path, { ...check, signal: setUpDeadline() })).json()) as { active?: boolean };
   if (!introspected.active) throw new Error(`introspection of a fresh token answered ${JSON.stringify(introspected)}, not active`);
   return body.access_token;
 }
@@ -357,7 +365,7 @@ async function oneLogin(url: string, p: Pick<GlewlwydPeer, 'web' | 'login'>): Pr
   const context: Record<string, any> = {};
   for (const step of glewlwydLoginChain(p, done)) {
     const request = step.setupRequest({ ...step }, context) as { method: string; path: string; headers?: Record<string, string>; body?: string };
-    const res = await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
+    const res = await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal: setUpDeadline() });
     const headers: Headers = {};
     res.headers.forEach((v, k) => (headers[k] = v));
     const cookies = res.headers.getSetCookie();
