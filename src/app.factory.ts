@@ -7,6 +7,8 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './common/config/config.js';
 import { DatabaseAvailability } from './common/database/database-availability.js';
+import { healthOpenApi } from './common/health/health.openapi.js';
+import { serveHealthBeforeExpress } from './common/health/health.listener.js';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
 import express from 'express';
@@ -22,6 +24,7 @@ import { OidcDispatch } from './oidc/provider/extensions/oidc-dispatch.middlewar
 import { oidcOpenApi } from './oidc/provider/oidc.openapi.js';
 import { scimOpenApi } from './scim/openapi/scim.openapi.js';
 import { BootstrapService } from './users/bootstrap.service.js';
+import { DataSource } from 'typeorm';
 
 /** Builds the Nest application for a configuration (the service and the test harness share this). */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
@@ -48,6 +51,8 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // OIDC endpoints go straight to oidc-provider before Express and Nest, and the login UI router comes
   // first among the middleware, before the JSON body parser (docs/decisions/oidc-before-express.md).
   app.get(OidcDispatch).attach(app, observe);
+  // The readiness probe before both: nothing of Express, Nest or the dispatch is needed for it.
+  serveHealthBeforeExpress(app.getHttpServer(), app.get(DataSource), observe);
   // After the dispatch took over the server's listeners: this one is prepended, so it runs first.
   pinRequestsToPublicOrigin(app.getHttpServer(), config.publicUrl);
   // The operator console's static files (docs/console.md); it calls the API like any other client.
@@ -76,7 +81,7 @@ function bothMiddlewares(first: Middleware, second: Middleware): Middleware {
 
 /**
  * The OpenAPI document at /docs-json and its explorer at /docs: the admin and management API from the
- * controllers' decorators, then SCIM and OAuth / OpenID Connect, which Nest does not describe
+ * controllers' decorators, then the health probe, SCIM and OAuth / OpenID Connect, which Nest does not describe
  * (src/common/http/openapi/openapi-document.ts). The one server is PUBLIC_URL, never the request's Host
  * (SECURITY.md, "Host header injection"). `redocly lint` checks it (test/platform/openapi-lint.test.ts).
  */
@@ -97,6 +102,6 @@ function setUpOpenApi(app: NestExpressApplication, config: AppConfig): void {
       .build(),
     { extraModels: [ApiErrorDto] },
   );
-  const document = completeOpenApiDocument(generated, [scimOpenApi(), oidcOpenApi()]);
+  const document = completeOpenApiDocument(generated, [healthOpenApi(), scimOpenApi(), oidcOpenApi()]);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
 }

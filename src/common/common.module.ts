@@ -15,7 +15,6 @@ import { UnitOfWork } from './database/unit-of-work.js';
 import { WalCheckpointer } from './database/wal-checkpointer.js';
 import { EventFeed } from './events/event-feed.js';
 import { EventStore } from './events/event-store.js';
-import { HealthController } from './health/health.controller.js';
 import { AppLogger } from './http/logging.js';
 
 /** Configuration, database, events, crypto, logging and the global access guard. */
@@ -30,7 +29,6 @@ export class CommonModule {
         PassportModule,
         CryptoModule,
       ],
-      controllers: [HealthController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: AppLogger, useValue: new AppLogger(config) },

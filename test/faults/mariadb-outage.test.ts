@@ -89,6 +89,8 @@ describe('faults: MariaDB stops and starts while the service serves', { skip: is
         assert.equal(res.headers.get('retry-after'), '5', `${name} carries Retry-After`);
         assert.ok(ms < FAIL_FAST_MS, `${name} answered after ${ms} ms, not fast`);
       }
+      // The health probe answers before Express (src/common/health/health.listener.ts), in the API's error body.
+      assert.deepEqual(outage.find(({ name }) => name === 'health')!.res.body, { code: 503, message: 'the database is not reachable', details: [] });
       t.diagnostic(`during the outage: ${outage.map(({ name, ms }) => `${name} ${ms} ms`).join(', ')}`);
       const started = Date.now();
       const tokenDuringOutage = await token();

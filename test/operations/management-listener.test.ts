@@ -51,6 +51,7 @@ describe('operations: the management listener serves metrics, health and readine
     assert.equal(token.status, 200, token.text);
     await failedLogin(remote, tenant.orgId);
     await fetch(`${service.url}/no/such/path/${machine.userId}`);
+    assert.equal((await fetch(`${service.url}/healthz`)).status, 200);
 
     const after = await scrape(`${management}/metrics`);
     const delta = (name: string, match: Record<string, string> = {}) => total(after, name, match) - total(before, name, match);
@@ -61,6 +62,8 @@ describe('operations: the management listener serves metrics, health and readine
     assert.equal(delta('portcullis_tokens_issued_total', { grant_type: 'client_credentials' }), 1);
     assert.equal(delta('portcullis_logins_total', { result: 'failure' }), 1);
     assert.equal(delta('portcullis_http_requests_total', { route: 'unmatched', status: '404' }), 1);
+    // Answered before Express (src/common/health/health.listener.ts), still counted under its route.
+    assert.equal(delta('portcullis_http_requests_total', { surface: 'health', route: '/healthz', status: '200' }), 1);
     assert.ok(delta('portcullis_events_written_total') >= 4, 'three users, an organization, a machine user: events');
     assertNoIds(after, [tenant.orgId, machine.userId, machine.clientId, machine.clientSecret, setup.adminToken()]);
   });

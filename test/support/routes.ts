@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { ModulesContainer } from '@nestjs/core';
 import { ACCESS_POLICY } from '../../src/common/auth/authenticated.decorator.js';
 import type { AccessPolicy } from '../../src/common/auth/authenticated.decorator.js';
+import { HEALTH_PATH } from '../../src/common/health/health.listener.js';
 import { LoginUiRouter } from '../../src/oidc/login/login-ui.router.js';
 import { OIDC_ROUTES } from '../../src/oidc/provider/oidc.routes.js';
 import type { TestService } from './service.js';
@@ -91,9 +92,15 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
   );
 }
 
-/** Every route outside Nest's controllers: oidc-provider's endpoints and the login UI. */
+/** Routes answered before Express by the service itself (src/common/health/health.listener.ts), described in the OpenAPI document. */
+export function beforeExpressRoutes(): DeclaredRoute[] {
+  return [{ method: 'GET', path: HEALTH_PATH, policy: { public: true } }];
+}
+
+/** Every route outside Nest's controllers: the health probe, oidc-provider's endpoints and the login UI. */
 export function oidcRoutes(svc: TestService): OidcRoute[] {
-  return [...providerRoutes(), ...loginUiRoutes(svc)].sort((a, b) => `${a.method} ${a.path}`.localeCompare(`${b.method} ${b.path}`));
+  const health = beforeExpressRoutes().map(({ method, path }) => ({ method, path, policy: 'public' }));
+  return [...health, ...providerRoutes(), ...loginUiRoutes(svc)].sort((a, b) => `${a.method} ${a.path}`.localeCompare(`${b.method} ${b.path}`));
 }
 
 /** Fills `:params` from the given values; throws on a parameter the caller has no value for. */

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { LoginUiRouter } from '../../login/login-ui.router.js';
 import { nameJwtProfileClient, rewriteStructuredToken } from '../../tokens/structured-token.rewrite.js';
+import { serveBeforeExpress } from '../../../common/http/before-express.js';
 import { errorMessage, noteFailure } from '../../../common/http/failure-causes.js';
 import type { RoutedRequest } from '../../../common/metrics/http-metrics.js';
 import { writeOAuthError } from '../oauth-errors.js';
@@ -28,16 +29,12 @@ export class OidcDispatch {
    * the same access-log line, X-Request-Id and request-scoped log lines as for the API.
    */
   attach(app: { getHttpServer(): Server; use(handler: RequestHandler): unknown }, accessLog: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): void {
-    const server = app.getHttpServer();
-    const others = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
-    server.removeAllListeners('request');
-    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    serveBeforeExpress(app.getHttpServer(), (req, res) => {
       const path = pathOf(req);
-      if (isProviderPath(path)) {
-        (req as RoutedRequest).routeTemplate = providerRouteTemplate(path);
-        return void accessLog(req, res, () => this.dispatch(req, res));
-      }
-      for (const listener of others) listener.call(server, req, res);
+      if (!isProviderPath(path)) return false;
+      (req as RoutedRequest).routeTemplate = providerRouteTemplate(path);
+      accessLog(req, res, () => this.dispatch(req, res));
+      return true;
     });
     const ui = this.loginUi.router();
     app.use((req, res, next) => (isLoginUiPath(pathOf(req)) ? void ui(req, res, next) : next()));
