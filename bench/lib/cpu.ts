@@ -12,17 +12,6 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
-/**
- * Runs `work` and gives its result with the server's CPU microseconds per request: less sensitive to a
- * shared, noisy machine than the rate, since time the server waits for the CPU is not counted.
- */
-export async function withCpuPerRequest<T extends { rate: number }>(pid: number, seconds: number, work: () => Promise<T>): Promise<T & { cpuUs: number }> {
-  const before = cpuSeconds(pid);
-  const result = await work();
-  const used = cpuSeconds(pid) - before;
-  return { ...result, cpuUs: Math.round((used * 1e6) / Math.max(1, result.rate * seconds)) };
-}
-
 /** CPU seconds of each process of a tree (the primary and its cluster workers); ended processes are left out. */
 function treeCpu(root: number): Map<number, number> {
   const used = new Map<number, number>();
