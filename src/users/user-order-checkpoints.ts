@@ -1,0 +1,76 @@
+import type { DataSource } from 'typeorm';
+import { sqliteStatementsOf } from '../common/database/statements.js';
+import { humanUserPageAfter, orderCheckpoints } from './queries/human-user-order.js';
+import type { CheckpointColumn, OrderKey } from './queries/human-user-order.js';
+import type { UserRow } from './queries/human-users.js';
+
+/**
+ * Sort-key checkpoints: index-based paging (RFC 7644 §3.4.2.4 `startIndex`) over 1,000,000 users without
+ * walking the index up to the page. Every SPACING rows of an organization's order, the (key, id) at that
+ * position; a page seeks to the checkpoint before it and skips fewer than SPACING rows (an OFFSET of
+ * 500,000 index entries took ≈ 160 ms on SQLite, the seek and a short skip ≈ 0.2 ms: BENCHMARKS.md).
+ *
+ * Never a wrong page: a checkpoint list holds the organization's order version it was read at
+ * (`org_user_counts.order_version`, raised by triggers in every write that changes the order,
+ * migration 1763702000000), and a page is served from it only when the same statement that reads the
+ * page reads the same version; otherwise the caller takes the OFFSET path. Kept per process: other
+ * processes' writes are seen through the version in the database.
+ */
+const SPACING = 1000;
+/** Orders (organization × sort key × direction) kept per process; the least recently built go first. */
+const MAX_ORDERS = 64;
+/** After a stale list, a new walk only once the time since the last is 10× what that walk took. */
+const REBUILD_FACTOR = 10;
+
+interface Checkpoints {
+  version: number;
+  keys: OrderKey[];
+  builtAt: number;
+  buildMs: number;
+}
+
+const kept = new WeakMap<DataSource, Map<string, Checkpoints>>();
+
+/**
+ * The page of `limit` rows at `offset` in the organization's unfiltered order by `column` then id, or
+ * undefined when checkpoints cannot serve it (a shallow page, no current checkpoints, past the end):
+ * the caller then reads it with OFFSET.
+ */
+export async function pageFromCheckpoints(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, offset: number, limit: number): Promise<UserRow[] | undefined> {
+  if (offset < SPACING || limit === 0) return undefined;
+  let orders = kept.get(dataSource);
+  if (!orders) kept.set(dataSource, (orders = new Map()));
+  const name = `${orgId} ${column} ${descending ? 'desc' : 'asc'}`;
+  const page = (checkpoints: Checkpoints) => seekPage(dataSource, orgId, column, descending, checkpoints, offset, limit);
+  const cached = orders.get(name);
+  if (cached) {
+    const rows = await page(cached);
+    if (rows) return rows;
+    if (Date.now() - cached.builtAt < REBUILD_FACTOR * cached.buildMs) return undefined;
+  }
+  if (!readsCommittedState(dataSource)) return undefined;
+  const started = Date.now();
+  const read = await orderCheckpoints(dataSource, orgId, column, descending, SPACING);
+  if (!read) return undefined;
+  orders.delete(name);
+  orders.set(name, { ...read, builtAt: Date.now(), buildMs: Date.now() - started });
+  if (orders.size > MAX_ORDERS) orders.delete(orders.keys().next().value!);
+  return page(orders.get(name)!);
+}
+
+async function seekPage(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, checkpoints: Checkpoints, offset: number, limit: number): Promise<UserRow[] | undefined> {
+  const index = Math.floor(offset / SPACING);
+  if (index >= checkpoints.keys.length || !readsCommittedState(dataSource)) return undefined;
+  const { version, rows } = await humanUserPageAfter(dataSource, orgId, column, descending, checkpoints.keys[index], offset - index * SPACING, limit);
+  // An empty page cannot show its version; the OFFSET path answers it (past the end, or emptied since).
+  return version === checkpoints.version && rows.length > 0 ? rows : undefined;
+}
+
+/**
+ * SQLite's one shared connection sees the writes of a transaction still open on it; a version read
+ * there could be rolled back and later reached again by other writes, so neither checkpoints nor pages
+ * are read from it then. MySQL/MariaDB reads use pooled connections outside any transaction.
+ */
+function readsCommittedState(dataSource: DataSource): boolean {
+  return !sqliteStatementsOf(dataSource)?.inTransaction;
+}
