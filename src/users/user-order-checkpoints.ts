@@ -29,7 +29,13 @@ interface Checkpoints {
   buildMs: number;
 }
 
-const kept = new WeakMap<DataSource, Map<string, Checkpoints>>();
+/** Per data source: the lists by order, and the walks under way (pages that find a list stale at once share one). */
+interface Kept {
+  orders: Map<string, Checkpoints>;
+  walking: Map<string, Promise<Checkpoints | undefined>>;
+}
+
+const keptBySource = new WeakMap<DataSource, Kept>();
 
 /**
  * The page of `limit` rows at `offset` in the organization's unfiltered order by `column` then id, or
@@ -38,24 +44,39 @@ const kept = new WeakMap<DataSource, Map<string, Checkpoints>>();
  */
 export async function pageFromCheckpoints(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, offset: number, limit: number): Promise<UserRow[] | undefined> {
   if (offset < SPACING || limit === 0) return undefined;
-  let orders = kept.get(dataSource);
-  if (!orders) kept.set(dataSource, (orders = new Map()));
+  let kept = keptBySource.get(dataSource);
+  if (!kept) keptBySource.set(dataSource, (kept = { orders: new Map(), walking: new Map() }));
   const name = `${orgId} ${column} ${descending ? 'desc' : 'asc'}`;
   const page = (checkpoints: Checkpoints) => seekPage(dataSource, orgId, column, descending, checkpoints, offset, limit);
-  const cached = orders.get(name);
+  const cached = kept.orders.get(name);
   if (cached) {
     const rows = await page(cached);
     if (rows) return rows;
     if (Date.now() - cached.builtAt < REBUILD_FACTOR * cached.buildMs) return undefined;
   }
-  if (!readsCommittedState(dataSource)) return undefined;
-  const started = Date.now();
-  const read = await orderCheckpoints(dataSource, orgId, column, descending, SPACING);
-  if (!read) return undefined;
-  orders.delete(name);
-  orders.set(name, { ...read, builtAt: Date.now(), buildMs: Date.now() - started });
-  if (orders.size > MAX_ORDERS) orders.delete(orders.keys().next().value!);
-  return page(orders.get(name)!);
+  const built = await walk(dataSource, kept, name, () => orderCheckpoints(dataSource, orgId, column, descending, SPACING, () => readsCommittedState(dataSource)));
+  return built && page(built);
+}
+
+/** A new list for the order, read by one walk of its index however many pages wait for it. */
+function walk(dataSource: DataSource, { orders, walking }: Kept, name: string, read: () => ReturnType<typeof orderCheckpoints>): Promise<Checkpoints | undefined> {
+  if (!readsCommittedState(dataSource)) return Promise.resolve(undefined);
+  let pending = walking.get(name);
+  if (!pending) {
+    const started = Date.now();
+    pending = read()
+      .then((found) => {
+        if (!found) return undefined;
+        const checkpoints = { ...found, builtAt: Date.now(), buildMs: Date.now() - started };
+        orders.delete(name);
+        orders.set(name, checkpoints);
+        if (orders.size > MAX_ORDERS) orders.delete(orders.keys().next().value!);
+        return checkpoints;
+      })
+      .finally(() => walking.delete(name));
+    walking.set(name, pending);
+  }
+  return pending;
 }
 
 async function seekPage(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, checkpoints: Checkpoints, offset: number, limit: number): Promise<UserRow[] | undefined> {
