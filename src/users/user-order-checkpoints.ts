@@ -7,8 +7,8 @@ import type { UserRow } from './queries/human-users.js';
 /**
  * Sort-key checkpoints: index-based paging (RFC 7644 §3.4.2.4 `startIndex`) over 1,000,000 users without
  * walking the index up to the page. Every SPACING rows of an organization's order, the (key, id) at that
- * position; a page seeks to the checkpoint before it and skips fewer than SPACING rows (an OFFSET of
- * 500,000 index entries took ≈ 160 ms on SQLite, the seek and a short skip ≈ 0.2 ms: BENCHMARKS.md).
+ * position; a page seeks to the checkpoint before it and skips fewer than SPACING rows (at 1,000,000
+ * users on SQLite a random page's OFFSET statement took 361 ms, the seek's 2.2 ms: BENCHMARKS.md).
  *
  * Never a wrong page: a checkpoint list holds the organization's order version it was read at
  * (`org_user_counts.order_version`, raised by triggers in every write that changes the order,
