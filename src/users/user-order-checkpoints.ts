@@ -12,8 +12,8 @@ import type { UserRow } from './queries/human-users.js';
  * users on SQLite a random page's OFFSET statement took 361 ms, the seek's 2.2 ms: BENCHMARKS.md).
  *
  * Never a wrong page: a checkpoint list holds the organization's order version it was read at
- * (`org_user_counts.order_version`, raised by triggers in every write that changes the order,
- * migration 1763702000000), and a page is served from it only when the same statement that reads the
+ * (`org_user_counts.order_version`, raised in the transaction of every write that changes the order:
+ * src/users/org-user-counts.ts), and a page is served from it only when the same statement that reads the
  * page reads the same version; otherwise the caller takes the OFFSET path. Kept per process: other
  * processes' writes are seen through the version in the database.
  */

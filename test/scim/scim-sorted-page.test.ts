@@ -46,6 +46,11 @@ describe('SCIM sorted pages deep in a large organization', () => {
     const res = await t.scim('PATCH', `/Users/${renamed.id}`, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'userName', value: 'zzzz.last' }] } });
     if (res.status !== 200 && res.status !== 204) throw new Error(`PATCH userName: ${res.status} ${res.text}`);
     await check();
+    // The management API renames through the same profile change as SCIM (src/users/user-profile.service.ts).
+    const another = (await reference(t, 'userName', false))[1100];
+    const managed = await svc.api('PATCH', `/management/v1/orgs/${t.orgId}/users/${another.id}`, { token: t.token, body: { userName: 'aaaa.managed' } });
+    if (managed.status !== 200) throw new Error(`management PATCH userName: ${managed.status} ${managed.text}`);
+    await check();
     // A write that leaves userName alone leaves the order alone: pages stay right either way.
     await t.scim('PATCH', `/Users/${early.id}`, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] } });
     await new Promise((resolve) => setTimeout(resolve, 50));
