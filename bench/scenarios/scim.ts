@@ -37,13 +37,16 @@ export const LOOKUP: ScimScenario = {
   request: (base, n, size) => ({ method: 'GET', path: `${base}/Users?filter=${encodeURIComponent(`userName eq "${userName(spread(n, size))}"`)}` }),
 };
 
+/** A page of 100 at a random startIndex (RFC 7644 §3.4.2.4), the deep ones included. */
+export const SORTED_PAGE: ScimScenario = {
+  id: 'scim.page',
+  label: 'SCIM sorted page of 100',
+  request: (base, n, size) => ({ method: 'GET', path: `${base}/Users?sortBy=userName&startIndex=${1 + spread(n, Math.max(1, size - 100))}&count=100` }),
+};
+
 export const SCIM_SCENARIOS: ScimScenario[] = [
   LOOKUP,
-  {
-    id: 'scim.page',
-    label: 'SCIM sorted page of 100',
-    request: (base, n, size) => ({ method: 'GET', path: `${base}/Users?sortBy=userName&startIndex=${1 + spread(n, Math.max(1, size - 100))}&count=100` }),
-  },
+  SORTED_PAGE,
   {
     id: 'scim.create',
     label: 'SCIM create (no password)',

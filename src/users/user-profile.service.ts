@@ -6,6 +6,7 @@ import { UserContactEntity } from './entities/user-contact.entity.js';
 import type { ContactKind } from './entities/user-contact.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { insertRows, updateRows } from './entity-rows.js';
+import { orderChanged } from './org-user-counts.js';
 import { searchText } from './rules/user-search.js';
 import { bump } from './user-lifecycle.service.js';
 
@@ -80,6 +81,7 @@ export class UserProfileService {
 
     const changes = { ...next, emailVerified, phoneVerified, ...bump(user) };
     await updateRows(manager, UserEntity, { id: user.id }, changes);
+    if (next.userNameLower !== user.userNameLower) await orderChanged(manager, user.orgId);
     await this.replaceContacts(manager, user, profile);
     const base = { aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId } as const;
     if (profileChanged) {

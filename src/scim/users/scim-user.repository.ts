@@ -4,6 +4,8 @@ import type { EntityManager } from 'typeorm';
 import { UserEntity } from '../../users/entities/user.entity.js';
 import { humanCount } from '../../users/org-user-counts.js';
 import { countUsersWhere, humanUserPage, humanUserRow } from '../../users/queries/human-users.js';
+import type { CheckpointColumn } from '../../users/queries/human-user-order.js';
+import { pageFromCheckpoints } from '../../users/user-order-checkpoints.js';
 import { USER_COLUMNS } from '../../users/queries/user-columns.js';
 import type { UserColumn } from '../../users/queries/user-columns.js';
 import type { ListQuery } from '../query/scim-list-query.js';
@@ -46,7 +48,7 @@ export class ScimUserRepository {
       where += ` AND ${compiled.sql}`;
       named = { ...named, ...compiled.params };
     }
-    const users = query.count === 0 ? [] : await this.page(where, named, query);
+    const users = query.count === 0 ? [] : await this.page(orgId, where, named, query);
     // The total needs its own query only when this page does not reveal it (a full page, or past the end);
     // without a filter it is the organization's kept count rather than a walk over all its users.
     const known = users.length < query.count && (users.length > 0 || query.startIndex === 1);
@@ -54,8 +56,14 @@ export class ScimUserRepository {
     return { total: query.filter ? await countUsersWhere(this.dataSource, where, named) : await humanCount(this.dataSource.manager, orgId), users };
   }
 
-  private async page(where: string, params: Record<string, unknown>, query: ListQuery): Promise<UserEntity[]> {
-    const rows = await humanUserPage(this.dataSource, { where, params, order: orderBy(query) }, query.count, query.startIndex - 1);
+  private async page(orgId: string, where: string, params: Record<string, unknown>, query: ListQuery): Promise<UserEntity[]> {
+    // Unfiltered pages in an order without NULLs may come from sort-key checkpoints; the answer is the
+    // page OFFSET would give at that moment either way (src/users/user-order-checkpoints.ts).
+    const column = query.filter ? undefined : checkpointColumn(query);
+    const offset = query.startIndex - 1;
+    const rows =
+      (column && (await pageFromCheckpoints(this.dataSource, orgId, column, query.sort?.descending ?? false, offset, query.count))) ||
+      (await humanUserPage(this.dataSource, { where, params, order: orderBy(query) }, query.count, offset));
     return rows.map((row) => this.hydrate(row));
   }
 
@@ -67,6 +75,12 @@ export class ScimUserRepository {
     }
     return user;
   }
+}
+
+/** The sort column when checkpoints can serve its order: userName or id (no NULLs, never a Date to round-trip). */
+function checkpointColumn(query: ListQuery): CheckpointColumn | undefined {
+  const column = SORT_COLUMNS.get(query.sort?.property ?? 'createdAt')?.column;
+  return column === USER_COLUMNS.userNameLower || column === USER_COLUMNS.id ? column : undefined;
 }
 
 function orderBy(query: ListQuery): string {
