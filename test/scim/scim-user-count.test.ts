@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { OrgUserCounts1763700400000 } from '../../src/common/database/migrations/1763700400000-org-user-counts.js';
+import { UserOrderVersions1763702000000 } from '../../src/common/database/migrations/1763702000000-user-order-versions.js';
 import { humanUser, importBody, postImport } from '../import/import.helpers.js';
 import { createOrg, unique, useService } from '../support/fixtures.js';
 import { PATCH_OP, createUser, scimTenant, userBody } from './scim-helpers.js';
@@ -115,9 +116,12 @@ describe('SCIM totalResults: the kept per-organization user count', () => {
     const expected = await Promise.all([totals(t), totals(other)]);
     const runner = svc.dataSource.createQueryRunner();
     try {
-      const migration = new OrgUserCounts1763700400000();
-      await migration.down(runner);
-      await migration.up(runner);
+      // The later migration that adds a column to the table goes down first and up again after it.
+      const [counts, orderVersions] = [new OrgUserCounts1763700400000(), new UserOrderVersions1763702000000()];
+      await orderVersions.down(runner);
+      await counts.down(runner);
+      await counts.up(runner);
+      await orderVersions.up(runner);
     } finally {
       await runner.release();
     }
