@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppLogger } from '../http/logging.js';
+import { sqliteStatementsOf } from './statements.js';
 import type { CheckpointerData } from './wal-checkpointer.worker.js';
 
 /** How often the WAL is checkpointed: with `synchronous = NORMAL`, the most a power loss can take back. */
@@ -30,11 +31,11 @@ export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy 
     private readonly logger: AppLogger,
   ) {}
 
-  onApplicationBootstrap(): void {
-    const path = this.dataSource.options.type === 'better-sqlite3' ? this.dataSource.options.database : undefined;
-    if (typeof path !== 'string' || path === ':memory:') return;
-    const connection = (this.dataSource.driver as unknown as { databaseConnection: { pragma(source: string): unknown } }).databaseConnection;
-    connection.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+  async onApplicationBootstrap(): Promise<void> {
+    const sqlite = sqliteStatementsOf(this.dataSource);
+    const path = this.dataSource.options.database;
+    if (!sqlite || typeof path !== 'string' || path === ':memory:') return;
+    await sqlite.rows(`PRAGMA wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`, []);
     const worker = new Worker(new URL('./wal-checkpointer.worker.js', import.meta.url), {
       workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerData,
     });
