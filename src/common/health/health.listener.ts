@@ -47,7 +47,7 @@ function isHealthRequest(req: IncomingMessage): boolean {
   const url = req.url ?? '/';
   const query = url.indexOf('?');
   const path = query < 0 ? url : url.slice(0, query);
-  return path === HEALTH_PATH || HEALTH_PATH_PATTERN.test(path);
+  return HEALTH_PATH_PATTERN.test(path);
 }
 
 /** What Express's `res.json` sent (no ETag: the application disables it); node leaves the body out for HEAD. */
