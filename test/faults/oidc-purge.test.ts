@@ -6,8 +6,9 @@ import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { CookieJar } from './cookie-jar.js';
 import { eventually } from './faults.helpers.js';
 import { useService } from '../support/fixtures.js';
-import { PURGE_BATCH, purgeExpiredPayloads } from '../../src/oidc/adapter/oidc-payload.adapter.js';
+import { PURGE_BATCH, purgeExpiredPayloads } from '../../src/oidc/adapter/oidc-purge.js';
 import { UnitOfWork } from '../../src/common/database/unit-of-work.js';
+import { WalCheckpointer } from '../../src/common/database/wal-checkpointer.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 const HOUR = 3_600_000;
@@ -128,7 +129,8 @@ describe('faults: expired OIDC state is purged on a schedule', () => {
   });
 
   it('a backlog of many batches goes entirely, one bounded statement at a time, and live rows stay', async () => {
-    const count = 3 * PURGE_BATCH + 7;
+    // More than the largest batch (2,000 rows), so it takes several statements whatever they are sized to.
+    const count = 2_000 + 3 * PURGE_BATCH + 7;
     const past = Date.now() - 2 * HOUR;
     const backlog = Array.from({ length: count }, () => ['AccessToken', `backlog-${randomUUID()}`, '{}', past]);
     for (let i = 0; i < backlog.length; i += 250) {
@@ -138,7 +140,7 @@ describe('faults: expired OIDC state is purged on a schedule', () => {
     await svc.dataSource.query('INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES (?, ?, ?, ?)', ['AccessToken', 'backlog-live', '{}', Date.now() + HOUR]);
     const backlogLeft = async () => Number((await svc.dataSource.query("SELECT COUNT(*) AS n FROM oidc_payloads WHERE id_hash LIKE 'backlog-%'"))[0].n);
     // The schedule may already be at work on it; one direct run finishes whatever is left, in batches.
-    const purged = await purgeExpiredPayloads(svc.dataSource, svc.app.get(UnitOfWork));
+    const purged = await purgeExpiredPayloads(svc.dataSource, svc.app.get(UnitOfWork), { checkpointer: svc.app.get(WalCheckpointer) });
     assert.ok(purged <= count, `purged ${purged}`);
     assert.equal(await backlogLeft(), 1, 'only the live row of the backlog is left');
   });

@@ -25,6 +25,8 @@ export const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
 @Injectable()
 export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy {
   private running: { worker: Worker; exited: Promise<unknown> } | undefined;
+  private readonly waiting = new Map<number, () => void>();
+  private asked = 0;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -41,10 +43,35 @@ export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy 
     });
     // The thread never keeps the process alive; shutdown stops it.
     worker.unref();
-    worker.on('message', ({ error }: { error: string }) => this.logger.warn(`WAL checkpoint failed: ${error}`, 'WalCheckpointer'));
+    worker.on('message', (message: { error: string } | { checkpointed: number }) => {
+      if ('checkpointed' in message) return this.answer(message.checkpointed);
+      this.logger.warn(`WAL checkpoint failed: ${message.error}`, 'WalCheckpointer');
+    });
     // A failed thread leaves the fallback above in charge: slower commits, never lost ones.
     worker.on('error', (error) => this.logger.error(`WAL checkpoint thread failed: ${error.message}`, undefined, 'WalCheckpointer'));
     this.running = { worker, exited: new Promise((done) => worker.once('exit', done)) };
+    // A thread that is gone answers nobody: whoever waits goes on.
+    worker.once('exit', () => [...this.waiting.keys()].forEach((id) => this.answer(id)));
+  }
+
+  /**
+   * A checkpoint now, on the thread; resolves when it is done (at once on MySQL/MariaDB or with no thread).
+   * For a writer of many batches that pauses between them (src/oidc/adapter/oidc-purge.ts): the checkpoint's
+   * I/O then runs while that writer rests, not beside its next batch, and the WAL starts over before it.
+   */
+  checkpointNow(): Promise<void> {
+    const worker = this.running?.worker;
+    if (!worker) return Promise.resolve();
+    const id = ++this.asked;
+    return new Promise<void>((done) => {
+      this.waiting.set(id, done);
+      worker.postMessage({ checkpoint: id });
+    });
+  }
+
+  private answer(id: number): void {
+    this.waiting.get(id)?.();
+    this.waiting.delete(id);
   }
 
   async onModuleDestroy(): Promise<void> {

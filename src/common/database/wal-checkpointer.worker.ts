@@ -18,15 +18,23 @@ const { path, intervalMs } = workerData as CheckpointerData;
 const db = new Database(path, { fileMustExist: true });
 db.pragma('busy_timeout = 0');
 
-const timer = setInterval(() => {
+function checkpoint(): void {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch (error) {
     if ((error as { code?: string }).code !== 'SQLITE_BUSY') parentPort!.postMessage({ error: String(error) });
   }
-}, intervalMs);
+}
 
-parentPort!.on('message', () => {
+const timer = setInterval(checkpoint, intervalMs);
+
+// 'checkpoint' (with a number to answer): one now, for a writer that pauses for it (WalCheckpointer.checkpointNow).
+parentPort!.on('message', (message: 'close' | { checkpoint: number }) => {
+  if (message !== 'close') {
+    checkpoint();
+    parentPort!.postMessage({ checkpointed: message.checkpoint });
+    return;
+  }
   clearInterval(timer);
   db.close();
   parentPort!.close();

@@ -12,12 +12,13 @@ import { DatabaseAvailability } from '../../common/database/database-availabilit
 import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
 import { noteFailure } from '../../common/http/failure-causes.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { WalCheckpointer } from '../../common/database/wal-checkpointer.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { instanceSettings } from '../../users/queries/instance.js';
 import { FeaturesService } from '../../users/features.service.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
 import { AccountFinder } from '../account/account.finder.js';
-import { purgeExpiredPayloads } from '../adapter/oidc-payload.adapter.js';
+import { purgeExpiredPayloads } from '../adapter/oidc-purge.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
@@ -52,6 +53,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     private readonly features: FeaturesService,
     private readonly access: UserAccess,
     private readonly availability: DatabaseAvailability,
+    private readonly checkpointer: WalCheckpointer,
     private readonly loginPolicies: LoginPolicyService,
   ) {}
 
@@ -65,7 +67,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     };
     // One purge at a time: a large backlog takes longer than the interval, in batches (purgeExpiredPayloads).
     const purge = () => {
-      this.purging ??= purgeExpiredPayloads(this.dataSource, this.uow)
+      this.purging ??= purgeExpiredPayloads(this.dataSource, this.uow, { checkpointer: this.checkpointer })
         .then(() => undefined)
         .catch((error: unknown) => this.logger.error(`purge failed: ${String(error)}`))
         .finally(() => (this.purging = undefined));
