@@ -8,6 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import { FALLBACK_AUTOCHECKPOINT_PAGES } from '../../src/common/database/wal-checkpointer.js';
@@ -123,11 +124,10 @@ async function purgeBatches(ctx: Context, store: Store, from: number, backlog: n
  * the time asleep.
  */
 async function purgeRunner(store: Store): Promise<((before: number, size: number) => Promise<number>) & { rest(ms: number): Promise<void>; close(): Promise<void> }> {
-  const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
   if (store.databaseUrl) {
     const conn = await mysql.createConnection({ uri: store.databaseUrl });
     const sql = purgeBatchSql('mysql');
-    return Object.assign(async (before: number, size: number) => Number(((await conn.query(sql, [before, size]))[0] as { affectedRows: number }).affectedRows), { rest: sleep, close: () => conn.end() });
+    return Object.assign(async (before: number, size: number) => Number(((await conn.query(sql, [before, size]))[0] as { affectedRows: number }).affectedRows), { rest: async (ms: number) => void (await sleep(ms)), close: () => conn.end() });
   }
   const db = new Database(join(store.dataDir, 'portcullis.sqlite'));
   // The service's settings (common/database/data-source.ts, wal-checkpointer.ts): WAL, synchronous NORMAL,

@@ -49,9 +49,14 @@ export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy 
     });
     // A failed thread leaves the fallback above in charge: slower commits, never lost ones.
     worker.on('error', (error) => this.logger.error(`WAL checkpoint thread failed: ${error.message}`, undefined, 'WalCheckpointer'));
-    this.running = { worker, exited: new Promise((done) => worker.once('exit', done)) };
-    // A thread that is gone answers nobody: whoever waits goes on.
-    worker.once('exit', () => [...this.waiting.keys()].forEach((id) => this.answer(id)));
+    const exited = new Promise((done) =>
+      worker.once('exit', () => {
+        // A thread that is gone answers nobody: whoever waits for a checkpoint goes on.
+        for (const id of [...this.waiting.keys()]) this.answer(id);
+        done(undefined);
+      }),
+    );
+    this.running = { worker, exited };
   }
 
   /**

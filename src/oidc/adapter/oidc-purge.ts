@@ -18,7 +18,7 @@ export function purgeBatchSql(dialect: 'sqlite' | 'mysql'): string {
 /**
  * Rows the first purge statement deletes; later ones are sized by how long the one before took. Small,
  * because the first statement finds the table's pages cold: 200 rows took 93 ms to 2 s at 10,000,000 live
- * rows (BENCHMARKS.md, "OIDC store growth"), 20 rows a few milliseconds.
+ * rows (BENCHMARKS.md, "Issue 22: closing figures"), 20 rows a few milliseconds.
  */
 export const PURGE_BATCH = 20;
 /** How long one purge statement should hold SQLite's writer (or MariaDB's row locks): well under the 50 ms bound. */
@@ -59,7 +59,7 @@ export async function purgeInBatches(deleteBatch: (size: number) => Promise<numb
  * it). On SQLite each rest also waits for a checkpoint on the checkpointer's thread: at 10,000,000 rows a
  * backlog's deletes dirty ≈ 40,000 pages a second, so between the thread's checkpoints (every second) the WAL
  * passed the request thread's own trigger and a batch's COMMIT ran that checkpoint for 300–400 ms; a
- * checkpoint beside the next batch slowed it as much (BENCHMARKS.md, "OIDC store growth").
+ * checkpoint beside the next batch slowed it as much (docs/operations.md, "SQLite checkpoints").
  */
 export function purgeExpiredPayloads(dataSource: DataSource, uow: UnitOfWork, options: { now?: number; checkpointer?: WalCheckpointer } = {}): Promise<number> {
   const sql = purgeBatchSql(dialectOf(dataSource));
