@@ -43,7 +43,7 @@ const SCENARIOS = [
 ];
 
 export async function runOidcGrowth(ctx: Context): Promise<void> {
-  const sizes = ctx.options.quick ? [2_000, 10_000] : ctx.options.mysql ? MYSQL_SIZES : [1_000_000, 10_000_000];
+  const sizes = ctx.options.quick ? [2_000] : ctx.options.mysql ? MYSQL_SIZES : [1_000_000, 10_000_000];
   const rounds = ctx.options.quick ? 1 : 3;
   const timing = { seconds: ctx.options.seconds, warmup: ctx.options.warmup };
   const [emptyStore, grownStore] = [await ctx.newStore(), await ctx.newStore()];
