@@ -49,22 +49,36 @@ describe('AppLogger', () => {
     assert.doesNotMatch(all, /secret-value|top-secret-token|session=abc/);
   });
 
-  it('logs a request the client abandoned before the answer as aborted, with its id', async () => {
+  it('logs a request the client abandoned before the answer as aborted, with its id', { timeout: 10_000 }, async () => {
+    // Waits on events, not on fixed sleeps: on a loaded CI machine 50 ms was not always enough for the
+    // request to arrive or for the close to be seen.
     const lines: Array<Record<string, unknown>> = [];
-    const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l))), done()) });
+    let sawAbort!: () => void;
+    const abortLogged = new Promise<void>((resolve) => (sawAbort = resolve));
+    const sink = new Writable({
+      write(chunk: Buffer, _e, done) {
+        for (const line of chunk.toString().trim().split('\n').map((l) => JSON.parse(l))) {
+          lines.push(line);
+          if (line.msg === 'request aborted') sawAbort();
+        }
+        done();
+      },
+    });
     const logger = new AppLogger({ logLevel: 'info' }, sink);
     const app = express();
     app.use(logger.requestMiddleware());
-    app.get('/slow', () => undefined); // never answers
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    app.get('/slow', () => arrived()); // never answers
     const server = app.listen(0);
     try {
       const port = (server.address() as AddressInfo).port;
       const abort = new AbortController();
       const pending = fetch(`http://127.0.0.1:${port}/slow`, { headers: { 'x-request-id': 'gone-1' }, signal: abort.signal }).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 50));
+      await requestArrived;
       abort.abort();
       await pending;
-      await new Promise((r) => setTimeout(r, 50));
+      await abortLogged;
     } finally {
       server.close();
       server.closeAllConnections();
