@@ -24,6 +24,9 @@ import { OidcDispatch } from './oidc/provider/extensions/oidc-dispatch.middlewar
 import { oidcOpenApi } from './oidc/provider/oidc.openapi.js';
 import { scimOpenApi } from './scim/openapi/scim.openapi.js';
 import { BootstrapService } from './users/bootstrap.service.js';
+import { importBodyParser } from './admin/import/import-body-parser.js';
+import { PRINCIPAL_RESOLVER } from './common/auth/principal-resolver.js';
+import type { PrincipalResolver } from './common/auth/principal-resolver.js';
 import { DataSource } from 'typeorm';
 
 /** Builds the Nest application for a configuration (the service and the test harness share this). */
@@ -60,9 +63,9 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.use('/scim/v2', scimResponseType);
   const parsers = express.Router();
   parsers.use('/scim/v2', ...scimBodyParser());
-  // --- Import: 100,000 users in one request need their own, larger limit; mounted before the
-  // general parser, which then leaves the already-parsed body alone.
-  parsers.use('/admin/v1/import', ...jsonBodyParser(config.importBodyLimitBytes));
+  // --- Import: 100,000 users in one request need their own, larger limit, for an IAM_OWNER only; mounted
+  // before the general parser, which then leaves the already-parsed body alone.
+  parsers.use('/admin/v1/import', importBodyParser(app.get<PrincipalResolver>(PRINCIPAL_RESOLVER), config.importBodyLimitBytes));
   // --- end Import
   parsers.use(...jsonBodyParser(config.bodyLimitBytes));
   app.use(onlyWithBody(parsers));

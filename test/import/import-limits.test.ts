@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { countRows, unique, useService } from '../support/fixtures.js';
+import { countRows, createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import { humanUser, importBody, importedIds, postImport, storedCounts, userErrors } from './import.helpers.js';
 
 /** The import's `timeout` and its body limit (docs/product-rules.md, "Import and event search"). */
@@ -43,6 +43,33 @@ describe('POST /admin/v1/import limits', () => {
     assert.equal(res.status, 413);
     assert.equal(res.body.message, 'request body exceeds the limit of 2000000 bytes');
     assert.equal(await countRows(svc, 'users'), before);
+  });
+
+  it('reads past the general limit only for an IAM_OWNER: anonymous, invalid and lesser tokens get 413 at the general limit, and nothing is written', async () => {
+    // An anonymous 200 MB body once ran the process out of memory before the guard refused it (issue 33, item 9).
+    const org = await createOrg(svc);
+    const orgOwner = await createCaller(svc, org.id, { org: ['ORG_OWNER'] });
+    const users = Array.from({ length: 300 }, () => humanUser(unique('u')));
+    const body = importBody([{ orgId: unique('o'), humanUsers: users }]);
+    const before = await countRows(svc, 'users');
+    for (const token of [undefined, 'not-a-token', orgOwner.token]) {
+      const res = await svc.api('POST', '/admin/v1/import', { token, body });
+      assert.equal(res.status, 413, `${token ?? 'no token'}: ${res.text}`);
+      assert.equal(res.body.message, 'request body exceeds the limit of 20000 bytes');
+    }
+    // The token counts only in the Authorization header (RFC 6750 §2.1), not in the query.
+    const inQuery = await svc.api('POST', `/admin/v1/import?access_token=${encodeURIComponent(svc.adminToken)}`, { body });
+    assert.equal(inQuery.status, 413, inQuery.text);
+    assert.equal(await countRows(svc, 'users'), before);
+  });
+
+  it('answers small import bodies of callers who are not IAM_OWNER as every route does: 401 without a token, 403 for a lesser role', async () => {
+    const org = await createOrg(svc);
+    const orgOwner = await createCaller(svc, org.id, { org: ['ORG_OWNER'] });
+    const body = importBody([{ orgId: unique('o'), humanUsers: [humanUser(unique('u'))] }]);
+    assert.equal((await svc.api('POST', '/admin/v1/import', { body })).status, 401);
+    assert.equal((await svc.api('POST', '/admin/v1/import', { token: 'not-a-token', body })).status, 401);
+    assert.equal((await svc.api('POST', '/admin/v1/import', { token: orgOwner.token, body })).status, 403);
   });
 
   it('keeps the general limit on other routes', async () => {
