@@ -63,14 +63,21 @@ export class PasswordChecks {
   }
 
   /**
-   * The password was right: recorded, and the count starts over; false when the user is no longer
-   * active (locked by attempts verified meanwhile), which refuses the sign-in after all.
+   * The password was right: recorded, and its own counted attempt given back, but earlier failures stay
+   * counted (those of second-factor codes too) until the whole sign-in completes (`signInCompleted`): a
+   * known password must not clear the count of guessed codes (docs/product-rules.md, "Multi-factor
+   * sign-in"). False when the user is no longer active (locked by attempts verified meanwhile), which
+   * refuses the sign-in after all.
    */
   async succeeded(userId: string): Promise<boolean> {
     const { sql, parameters } = userEventStatement('user.human.password.check.succeeded', userId, { onlyActive: true });
-    // Both in the same group commit; resetting a user found locked changes nothing that unlocking would not.
-    const [recorded] = await Promise.all([this.uow.writeEvents(sql, parameters), this.uow.write('UPDATE users SET failed_password_checks = 0 WHERE id = ?', [userId])]);
+    const [recorded] = await Promise.all([this.uow.writeEvents(sql, parameters), this.unchecked(userId)]);
     return recorded > 0;
+  }
+
+  /** Every factor the sign-in required was right: the count starts over. */
+  async signInCompleted(userId: string): Promise<void> {
+    await this.uow.write('UPDATE users SET failed_password_checks = 0 WHERE id = ?', [userId]);
   }
 
   /** A second factor was right: the count starts over (in the transaction that records the check). */

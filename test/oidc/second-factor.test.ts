@@ -6,7 +6,7 @@ import bcrypt from 'bcryptjs';
 import { humanUser, importBody, importedIds, postImport } from '../import/import.helpers.js';
 import { createUser, scimTenant, userBody } from '../scim/scim-helpers.js';
 import { searchEvents, unique, useService } from '../support/fixtures.js';
-import { PASSWORD, createHuman, createOidcApp, createProject } from './support/oidc-fixtures.js';
+import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { ACR_MFA, ACR_PASSWORD, SignInFlow, factorIdOf, recoveryCodesOf, setLoginPolicy, totpCode, totpSecretOf } from './support/second-factor.js';
 
@@ -191,6 +191,48 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     assert.equal(refused.status, 401, 'a locked user cannot sign in');
   });
 
+  it('a right password never clears the count of wrong codes: one guess per sign-in still locks the user at the limit', async () => {
+    // Issue 33, item 1: the right password used to reset the count, so codes could be guessed forever.
+    const user = await newUser();
+    await enrolTotp(user);
+    const limit = Number((await svc.dataSource.query('SELECT lockout_max_attempts AS n FROM instance'))[0].n);
+    const count = async () => Number((await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [user.userId]))[0].n);
+    for (let i = 1; i < limit; i++) {
+      const f = flow();
+      await f.authorize();
+      const ask = await f.next(await f.password(user.loginName, PASSWORD));
+      assert.match(ask.text, /name="code"/, `round ${i}: the password is still accepted`);
+      assert.equal((await f.post('code', ask, { code: '000000' })).status, 401);
+      assert.equal(await count(), i, `round ${i}: the right password kept the wrong codes counted`);
+    }
+    const last = flow();
+    await last.authorize();
+    const ask = await last.next(await last.password(user.loginName, PASSWORD));
+    await last.post('code', ask, { code: '000000' });
+    assert.equal((await searchEvents(svc, { event_types: ['user.locked'], aggregate_id: user.userId })).length, 1, 'locked at the limit');
+    const after = flow();
+    await after.authorize();
+    assert.equal((await after.password(user.loginName, PASSWORD)).status, 401, 'locked: even the right password and code cannot sign in');
+  });
+
+  it('a sign-in that completes every factor starts the count over', async () => {
+    const user = await newUser();
+    const { secret } = await enrolTotp(user);
+    const count = async () => Number((await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [user.userId]))[0].n);
+    const wrong = flow();
+    await wrong.authorize();
+    assert.equal((await wrong.password(user.loginName, 'not-the-password')).status, 401);
+    const f = flow();
+    await f.authorize();
+    const ask = await f.next(await f.password(user.loginName, PASSWORD));
+    assert.equal(await count(), 1, 'the wrong password stays counted after the right one');
+    await f.post('code', ask, { code: '000000' });
+    assert.equal(await count(), 2);
+    const { claims } = await f.tokens(await f.post('code', ask, { code: totpCode(secret, 1) }));
+    assert.equal(claims.acr, ACR_MFA);
+    assert.equal(await count(), 0, 'the completed sign-in starts over');
+  });
+
   it('a wrong first TOTP code leaves the enrolment pending: no factor until a right code', async () => {
     const user = await newUser();
     const f = flow();
@@ -222,6 +264,27 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     // Going to the authorization endpoint's resume URL directly signs nobody in.
     const resumed = await f.client.follow(await f.client.get(`/oauth/v2/authorize/${f.uid}`));
     assert.ok(!(resumed.location ?? '').includes('code='), `no code without the second factor: ${resumed.location}`);
+  });
+
+  it('policy required holds at the refresh grant: a password-only grant gets invalid_grant once the organization requires a second factor', async () => {
+    // Issue 33, item 5: such a refresh token kept minting acr pwd tokens for its whole lifetime.
+    const org = await createProject(svc);
+    const orgApp = await createOidcApp(svc, org, { authMethod: 'client_secret_basic' }, RP);
+    await setLoginPolicy(svc, org.orgId, { mfa: 'off' });
+    const user = await createHuman(svc, org.orgId);
+    const f = new SignInFlow(svc, orgApp, `${RP}/cb`);
+    await f.authorize({ scope: 'openid offline_access' });
+    const { claims, tokens } = await f.tokens(await f.password(`${user.userName}@${org.primaryDomain}`, PASSWORD));
+    assert.equal(claims.acr, ACR_PASSWORD);
+    assert.ok(tokens.refresh_token, 'offline_access brought a refresh token');
+    const refresh = (token: string) => postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: token }, { id: orgApp.clientId, secret: orgApp.clientSecret! });
+    const first = await refresh(tokens.refresh_token);
+    assert.equal(first.status, 200, `refreshed while the policy is off: ${first.text}`);
+    await setLoginPolicy(svc, org.orgId, { mfa: 'required' });
+    const refused = await refresh(first.body.refresh_token);
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.error, 'invalid_grant');
+    assert.match(refused.body.error_description, /second factor/);
   });
 
   it('policy required: imported and SCIM-provisioned users enrol a factor at their first sign-in', async () => {

@@ -75,12 +75,14 @@ describe('user lifecycle', () => {
     assert.equal(await checks.reserve(userId), false, 'the right password, coming later, is not even checked');
   });
 
-  it('a correct password resets the count and records its event; a user locked meanwhile is refused after all', async () => {
+  it('a correct password gives back its own attempt and records its event; the completed sign-in resets the count; a user locked meanwhile is refused after all', async () => {
     const userId = await human('resetty');
+    const count = async () => Number((await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [userId]))[0].n);
     assert.equal(await attempt(userId, false), 'wrong');
     assert.equal(await attempt(userId, true), 'ok');
-    const [row] = await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [userId]);
-    assert.equal(Number(row.n), 0);
+    assert.equal(await count(), 1, 'earlier failures stay counted until every factor is done (issue 33, item 1)');
+    await checks.signInCompleted(userId);
+    assert.equal(await count(), 0);
     const events = await searchEvents(svc, { aggregate_id: userId, event_types: ['user.human.password.check.failed', 'user.human.password.check.succeeded'], asc: true });
     assert.deepEqual(events.map((e) => [e.type.type, e.editor.userId]), [['user.human.password.check.failed', null], ['user.human.password.check.succeeded', userId]]);
 

@@ -9,6 +9,7 @@ import { FactorsService } from '../../users/factors/factors.service.js';
 import type { FoundPasskey } from '../../users/factors/factors.service.js';
 import { verifyAssertion, verifyRegistration } from '../../users/factors/passkeys.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
+import { PasswordChecks } from '../../users/password-checks.service.js';
 import { isActive } from '../../users/rules/user-state.js';
 import { mayServe } from '../account/organization-boundary.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
@@ -46,6 +47,7 @@ export class SecondFactorUi {
     private readonly policies: LoginPolicyService,
     private readonly holder: ProviderHolder,
     private readonly rateLimiter: LoginRateLimiter,
+    private readonly checks: PasswordChecks,
     dataSource: DataSource,
   ) {
     this.loginUsers = new LoginUsers(dataSource);
@@ -244,7 +246,9 @@ export class SecondFactorUi {
     return this.complete(req, res, interaction, pending, []);
   }
 
-  private complete(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
+  /** Every factor the sign-in requires is done: the failed-check count starts over, and the provider gets the result. */
+  private async complete(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
+    await this.checks.signInCompleted(pending.userId);
     const { amr, acr } = authenticationOf(pending.methods, methods);
     const ts = Math.floor(Date.now() / 1000);
     return this.interactions.finish(req, res, interaction, { accountId: pending.userId, ts, amr, acr }, { userId: pending.userId, loginName: pending.loginName, authTime: ts });

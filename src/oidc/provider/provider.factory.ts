@@ -5,6 +5,7 @@ import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { findAccountWithinOrganization } from '../account/organization-boundary.js';
+import { refuseRefreshWithoutSecondFactor } from '../account/refresh-second-factor.js';
 import { AuditedRemoval } from '../adapter/audited-removal.js';
 import { ClientStore, CLIENT_EXTRA } from '../adapter/client.store.js';
 import { OidcPayloadAdapter } from '../adapter/oidc-payload.adapter.js';
@@ -64,7 +65,11 @@ export function createProvider(deps: ProviderDeps): Provider {
   const adapterFor = (name: string) => (name === 'Client' ? clients : new OidcPayloadAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit));
   const configuration: Configuration = {
     adapter: adapterFor,
-    findAccount: (ctx: OidcContext, sub: string, token?: unknown) => findAccountWithinOrganization(deps.accounts, ctx, sub, token),
+    findAccount: async (ctx: OidcContext, sub: string, token?: unknown) => {
+      const account = await findAccountWithinOrganization(deps.accounts, ctx, sub, token);
+      if (account) await refuseRefreshWithoutSecondFactor(account, token, deps.loginPolicy);
+      return account;
+    },
     jwks: { keys: deps.keys },
     // ID tokens are signed with the signer's algorithm (SIGNING_ALG); no client registers its own.
     clientDefaults: { id_token_signed_response_alg: deps.keys[0]?.alg ?? 'RS256' },

@@ -1,0 +1,28 @@
+import { errors } from 'oidc-provider';
+import { ACR_MFA } from '../login/authentication-methods.js';
+import type { OidcAccount } from './account.finder.js';
+
+/** The part of a refresh token this check reads: oidc-provider copies the session's `acr` into it. */
+interface TokenSeen {
+  kind?: string;
+  acr?: string;
+}
+
+/**
+ * `mfa: "required"` holds at the refresh-token grant too (DESIGN §7, third wave): a grant whose session
+ * lacked the second factor gets `invalid_grant` once its organization requires one, instead of minting
+ * password-only tokens for the refresh token's whole lifetime. The user signs in again, with the factor.
+ */
+export async function refuseRefreshWithoutSecondFactor(
+  account: OidcAccount,
+  token: unknown,
+  loginPolicy: (orgId: string) => Promise<{ mfa: string }>,
+): Promise<void> {
+  const seen = token as TokenSeen | undefined;
+  if (seen?.kind !== 'RefreshToken' || seen.acr === ACR_MFA) return;
+  if ((await loginPolicy(account.orgId)).mfa !== 'required') return;
+  const refused = new errors.InvalidGrant();
+  // oidc-provider's own description is only "grant request is invalid"; the client's user needs the reason.
+  refused.error_description = 'the organization requires a second factor: sign in again';
+  throw refused;
+}
