@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CLIENT_REGISTRATIONS } from '../common/auth/client-registrations.js';
+import type { ClientRegistrations } from '../common/auth/client-registrations.js';
 import type { EntityManager } from 'typeorm';
 import { generateRsaKeyPair } from '../common/crypto/key-pairs.js';
 import { SecretHasher, generateSecret } from '../common/crypto/secret-hasher.js';
@@ -12,7 +14,11 @@ import { PublicKeyEntity } from './entities/public-key.entity.js';
 import type { UserEntity } from './entities/user.entity.js';
 import { UserAccess } from './acting/user-access.service.js';
 
-/** Credentials of machine users: client secrets, key pairs and personal access tokens. Each is shown once. */
+/**
+ * Credentials of machine users: client secrets, key pairs and personal access tokens. Each is shown once.
+ * A replaced or removed secret stops authenticating before the call returns in this process (the cached
+ * client registration is forgotten after commit) and within CLIENT_CACHE_MS in the others (DESIGN §7).
+ */
 @Injectable()
 export class CredentialsService {
   constructor(
@@ -20,6 +26,7 @@ export class CredentialsService {
     private readonly events: EventStore,
     private readonly hasher: SecretHasher,
     private readonly access: UserAccess,
+    @Optional() @Inject(CLIENT_REGISTRATIONS) private readonly clients?: ClientRegistrations,
   ) {}
 
   /** Generates a new client secret, replacing any previous one. The machine's client id is its user id. */
@@ -37,6 +44,7 @@ export class CredentialsService {
         editorUserId,
       });
     });
+    this.clients?.forget(userId);
     return { clientId: userId, clientSecret };
   }
 
@@ -117,6 +125,7 @@ export class CredentialsService {
       if (!affected) throw DomainError.notFound('client secret');
       await this.events.push(manager, { type: 'user.machine.secret.removed', aggregateType: 'user', aggregateId: user.id, resourceOwner: orgId, editorUserId });
     });
+    this.clients?.forget(userId);
   }
 
   /** Removes a machine key: JWT profile assertions signed with it are refused from then on. */

@@ -26,7 +26,7 @@ export const CLIENT_EXTRA = [
  * the change forgets the registration at once (forgetClient). Only registrations that exist are kept,
  * so a new client works at once; token validity and user state are never cached.
  */
-export const CLIENT_CACHE_MS = 2_000;
+export const CLIENT_CACHE_MS = 1_000;
 const CLIENT_CACHE_MAX = 10_000;
 
 /**
