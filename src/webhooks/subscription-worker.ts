@@ -4,7 +4,7 @@ import { eventIdsAt } from '../common/events/event-log.js';
 import { webhookDeliveries } from '../common/metrics/metrics.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 import { nextRetryAt } from './webhook-retry.js';
-import { pendingDelivery, recordAttempts, subscriptionById } from './webhook.queries.js';
+import { pendingDelivery, recordAttempts, subscriptionById, subscriptionExists } from './webhook.queries.js';
 import type { DeliveryRow, SubscriptionRow } from './webhook.queries.js';
 
 /** How long a subscription waits for its lease to be fresh enough again. */
@@ -86,6 +86,9 @@ export class SubscriptionWorker {
         await this.dispatcher.waitForEvents(seen, IDLE_READ_MS, this.abort.signal);
         continue;
       }
+      // Nothing starts for a subscription whose deletion has committed, in any process (DESIGN §7); the
+      // process that served the deletion also stops its worker at once (WebhookDispatcher.removed).
+      if (!(await subscriptionExists(uow.manager, subscription.id))) return;
       const ids = await eventIdsAt(uow.manager, batch.map((e) => e.sequence));
       const attempts = await delivery.send(
         {

@@ -132,6 +132,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     return (this.heldUntil.get(subscriptionId) ?? 0) - DELIVERY_TIMEOUT_MS - 1000;
   }
 
+  /**
+   * The subscription's deletion committed in this process: its worker stops before the deleting call
+   * returns (an attempt in flight is abandoned), so no delivery starts after it.
+   */
+  async removed(subscriptionId: string): Promise<void> {
+    await this.workers.get(subscriptionId)?.stop();
+    this.forget(subscriptionId);
+  }
+
   /** A worker that lost its subscription (deleted, or taken over) leaves. */
   forget(subscriptionId: string): void {
     this.workers.delete(subscriptionId);

@@ -68,6 +68,11 @@ export async function subscriptionById(manager: EntityManager, id: string): Prom
   return row && toSubscription(row);
 }
 
+/** Whether the subscription still exists: checked right before each batch is sent, in every process. */
+export async function subscriptionExists(manager: EntityManager, id: string): Promise<boolean> {
+  return (await manager.query('SELECT 1 AS found FROM webhook_subscriptions WHERE id = ?', [id])).length > 0;
+}
+
 /** Removes a subscription and its delivery log; false when the owner has no such subscription. */
 export async function deleteSubscription(manager: EntityManager, owner: string, id: string): Promise<boolean> {
   const { affected } = await manager.createQueryBuilder().delete().from(WebhookSubscriptionEntity).where('id = :id AND owner = :owner', { id, owner }).execute();

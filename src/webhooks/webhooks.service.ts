@@ -11,8 +11,10 @@ import { EventStore } from '../common/events/event-store.js';
 import { lastEventPosition } from '../common/events/event-log.js';
 import { newId } from '../common/ids.js';
 import { organizationExists } from '../users/queries/organizations.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { newWebhookSecret } from './webhook-signature.js';
-import { hostOf, isNonPublicAddress, resolveAll, targetUrlProblem } from './webhook-target.js';
+import { isPublicAddress, resolveAll } from '../common/net/outbound-address.js';
+import { hostOf, targetUrlProblem } from './webhook-target.js';
 import { deleteSubscription, deliveriesOf, insertSubscription, subscriptionOf, subscriptionsOf } from './webhook.queries.js';
 import type { DeliveryRow, SubscriptionRow } from './webhook.queries.js';
 
@@ -44,6 +46,7 @@ export class WebhooksService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly encryptor: Encryptor,
+    private readonly dispatcher: WebhookDispatcher,
     orgResources: OrgResources,
   ) {
     // An organization's own subscriptions go with it (docs/product-rules.md, "Changing and removing
@@ -92,6 +95,7 @@ export class WebhooksService {
       if (!(await deleteSubscription(manager, ownerKey(owner), id))) throw DomainError.notFound('webhook');
       await this.events.push(manager, { type: 'webhook.removed', aggregateType: 'webhook', aggregateId: id, resourceOwner: ownerKey(owner), editorUserId });
     });
+    await this.dispatcher.removed(id);
   }
 
   async deliveries(owner: WebhookOwner, id: string, limit = 100, offset = 0): Promise<DeliveryRow[]> {
@@ -112,7 +116,7 @@ export class WebhooksService {
     return orgId;
   }
 
-  /** Refuses targets the service must not call (webhook-target.ts): checked here, and again at every delivery. */
+  /** Refuses targets the service must not call (outbound-address.ts): checked here, and again at every delivery. */
   private async checkTarget(url: string): Promise<void> {
     const problem = targetUrlProblem(url);
     if (problem) throw DomainError.invalid(problem, [{ field: 'url', message: problem }]);
@@ -124,9 +128,9 @@ export class WebhooksService {
     } catch {
       throw DomainError.invalid(`url: the host ${host} does not resolve`, [{ field: 'url', message: 'the host does not resolve' }]);
     }
-    const refused = addresses.filter(isNonPublicAddress);
+    const refused = addresses.filter((address) => !isPublicAddress(address));
     if (refused.length > 0) {
-      const message = `url: ${host} resolves to a loopback, private or link-local address (${refused.join(', ')}); such targets need WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`;
+      const message = `url: ${host} resolves to a non-public address (loopback, private, link-local, reserved or special-purpose) (${refused.join(', ')}); such targets need WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`;
       throw DomainError.invalid(message, [{ field: 'url', message: 'the target is on a non-public network' }]);
     }
   }
