@@ -1,7 +1,8 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, hostOf, isNonPublicAddress, NonPublicTargetError } from './webhook-target.js';
+import { guardedLookup, isPublicAddress, NonPublicTargetError } from '../common/net/outbound-address.js';
+import { hostOf } from './webhook-target.js';
 
 /** DESIGN: "no answer in 10 s" is a failed attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -26,7 +27,7 @@ export class WebhookSender {
   send(url: string, headers: Record<string, string>, body: string, signal?: AbortSignal): Promise<AttemptResult> {
     const target = new URL(url);
     const host = hostOf(target);
-    if (!this.allowPrivateNetworks && isIP(host) && isNonPublicAddress(host)) {
+    if (!this.allowPrivateNetworks && isIP(host) && !isPublicAddress(host)) {
       return Promise.resolve({ ok: false, error: new NonPublicTargetError(host, [host]).message });
     }
     const secure = target.protocol === 'https:';

@@ -3,25 +3,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { WebhookSender } from './webhook-sender.js';
-import { guardedLookup, isNonPublicAddress, targetUrlProblem } from './webhook-target.js';
+import { targetUrlProblem } from './webhook-target.js';
 
 describe('webhook targets', () => {
-  it('tells non-public addresses from public ones, IPv4-mapped and NAT64 forms included', () => {
-    const nonPublic = ['127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255',
-      '::1', '::', 'fd12::1', 'fe80::1', 'ff02::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '64:ff9b::a00:1', 'not-an-ip'];
-    const publicOnes = ['93.184.215.14', '8.8.8.8', '172.32.0.1', '203.0.113.10', '2606:4700::1111', '::ffff:8.8.8.8'];
-    assert.deepEqual(nonPublic.filter((a) => !isNonPublicAddress(a)), []);
-    assert.deepEqual(publicOnes.filter(isNonPublicAddress), []);
-  });
-
   it('refuses URLs that are not plain http(s)', () => {
     assert.equal(targetUrlProblem('https://hooks.example.com/x?y=1'), undefined);
     for (const bad of ['hooks.example.com', 'ftp://h/x', 'https://u:p@h/x', 'https://h/x#f', 'javascript:alert(1)']) assert.ok(targetUrlProblem(bad), bad);
-  });
-
-  it('the resolver used at delivery refuses a name that resolves to loopback', async () => {
-    const error = await new Promise<Error | null>((resolve) => guardedLookup('localhost', {}, (e) => resolve(e)));
-    assert.match(String(error), /non-public/);
   });
 
   // DNS rebinding: a URL accepted once must still not reach a private address when it is delivered to.
@@ -32,7 +19,7 @@ describe('webhook targets', () => {
     const port = (server.address() as AddressInfo).port;
     const sender = new WebhookSender(false);
     try {
-      for (const url of [`http://localhost:${port}/hook`, `http://127.0.0.1:${port}/hook`, `http://[::ffff:127.0.0.1]:${port}/hook`]) {
+      for (const url of [`http://localhost:${port}/hook`, `http://127.0.0.1:${port}/hook`, `http://[::ffff:127.0.0.1]:${port}/hook`, `http://[::127.0.0.1]:${port}/hook`, `http://[::ffff:0:7f00:1]:${port}/hook`]) {
         const result = await sender.send(url, {}, '{}');
         assert.equal(result.ok, false, url);
         assert.match(result.error ?? '', /non-public/, url);
