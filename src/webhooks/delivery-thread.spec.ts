@@ -12,17 +12,22 @@ const event = (n: number) => ({ sequence: String(n), type: { type: 'user.human.a
 describe('the webhook delivery thread', () => {
   const received: { id: string; body: string; headers: Record<string, string>; answeredBefore: number[] }[] = [];
   const answered: number[] = [];
-  /** Answers 500 to the event whose payload n is in `failing`, and holds the answer to n in `slow` for 300 ms. */
+  /** Answers 500 to the event whose payload n is in `failing`; holds the answer to n until `held.get(n)` settles. */
   const failing = new Set<number>();
-  const slow = new Set<number>();
+  const held = new Map<number, Promise<unknown>>();
+  /** Events wait on arrivals, never on fixed sleeps: under CI load a 100 ms timer fired before the request arrived. */
+  const arrivalWaiters = new Map<string, () => void>();
+  const arrival = (id: string) => new Promise<void>((resolve) => arrivalWaiters.set(id, resolve));
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       const n = (JSON.parse(body) as { payload: { n: number } }).payload.n;
-      received.push({ id: String(req.headers['webhook-id']), body, headers: req.headers as Record<string, string>, answeredBefore: [...answered] });
+      const id = String(req.headers['webhook-id']);
+      received.push({ id, body, headers: req.headers as Record<string, string>, answeredBefore: [...answered] });
+      arrivalWaiters.get(id)?.();
       res.statusCode = failing.has(n) ? 500 : 204;
-      setTimeout(() => (answered.push(n), res.end()), slow.has(n) ? 300 : 0);
+      void (held.get(n) ?? Promise.resolve()).then(() => (answered.push(n), res.end()));
     });
   });
   const thread = new DeliveryThread(true);
@@ -62,27 +67,31 @@ describe('the webhook delivery thread', () => {
     assert.equal(received.length, 0);
   });
 
-  it('an abort ends the attempt in flight as failed and sends nothing after it', async () => {
+  it('an abort ends the attempt in flight as failed and sends nothing after it', { timeout: 20_000 }, async () => {
     received.length = 0;
-    slow.add(31);
+    let release!: () => void;
+    held.set(31, new Promise<void>((resolve) => (release = resolve)));
     const abort = new AbortController();
+    const arrived = arrival('e31');
     const sending = thread.send(job([31, 32]), abort.signal);
-    setTimeout(() => abort.abort(), 100);
+    await arrived;
+    abort.abort();
     const results = await sending;
-    slow.clear();
+    release();
+    held.clear();
     assert.equal(results.length, 1);
     assert.equal(results[0].ok, false);
     assert.deepEqual(received.map((r) => r.id), ['e31']);
   });
 
-  it('jobs of different subscriptions run side by side', async () => {
+  it('jobs of different subscriptions run side by side', { timeout: 20_000 }, async () => {
     received.length = 0;
-    slow.add(41);
+    // The first job's answer waits for the second job's event: were jobs queued behind each other, this would never end.
+    held.set(41, arrival('e51'));
     const [a, b] = await Promise.all([thread.send(job([41]), new AbortController().signal), thread.send(job([51]), new AbortController().signal)]);
-    slow.clear();
+    held.clear();
     assert.ok(a[0].ok && b[0].ok);
-    // The second job's event arrived while the first job's was still unanswered: it did not wait behind it.
-    assert.deepEqual(received.map((r) => r.id), ['e41', 'e51']);
-    assert.ok(!received[1].answeredBefore.includes(41));
+    assert.deepEqual(received.map((r) => r.id).sort(), ['e41', 'e51']);
+    assert.ok(!received.find((r) => r.id === 'e51')!.answeredBefore.includes(41), 'the second event arrived before the first was answered');
   });
 });
