@@ -62,3 +62,21 @@ describe('access policies', () => {
     assert.deepEqual(actual, JSON.parse(readFileSync(SNAPSHOT, 'utf8')));
   });
 });
+
+describe('where a bearer token is read (RFC 6750 §2)', () => {
+  const svc = useService();
+
+  // Issue 33, item 15: passport's defaults also took the token from `?access_token=` and from a JSON body.
+  it('only the Authorization header carries it: the same token in the query or in the body is no token (401)', async () => {
+    const me = '/auth/v1/users/me';
+    assert.equal((await svc.api('GET', me, { token: svc.adminToken })).status, 200, 'the header works');
+    const inQuery = await svc.api('GET', `${me}?access_token=${encodeURIComponent(svc.adminToken)}`);
+    assert.equal(inQuery.status, 401, inQuery.text);
+    const orgs = await svc.api('POST', '/admin/v1/orgs', { body: { name: 'by-body-token', access_token: svc.adminToken } });
+    assert.equal(orgs.status, 401, orgs.text);
+    const form = await fetch(new URL('/admin/v1/orgs', svc.url), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: svc.adminToken, name: 'by-form-token' }) });
+    assert.equal(form.status, 401);
+    const listed = await svc.api('GET', '/admin/v1/orgs?limit=1000', { token: svc.adminToken });
+    assert.ok(!JSON.stringify(listed.body).includes('by-body-token') && !JSON.stringify(listed.body).includes('by-form-token'), 'nothing was created');
+  });
+});
