@@ -18,6 +18,8 @@ function assertPageHeaders(page: PageResponse, what: string) {
   const csp = page.headers.get('content-security-policy') ?? '';
   assert.match(csp, /default-src 'none'/, `${what}: CSP ${csp}`);
   assert.match(csp, /frame-ancestors 'none'/, `${what}: CSP ${csp}`);
+  // Issue 33, item 7: forms post to this origin, and redirect after a post only to the client's (RP) origin.
+  assert.match(csp, /form-action 'self'( http:\/\/127\.0\.0\.1:65530)?;/, `${what}: CSP ${csp}`);
 }
 
 describe('login forms: CSRF and security headers', () => {
@@ -73,6 +75,7 @@ describe('login forms: CSRF and security headers', () => {
     const client = browser();
     const { uid, page } = await client.startLogin(params());
     assertPageHeaders(page, 'login page');
+    assert.match(page.headers.get('content-security-policy') ?? '', /form-action 'self' http:\/\/127\.0\.0\.1:65530;/, 'the interaction\'s redirect origin, for the redirect after the last post');
     assertPageHeaders(await client.get(`/ui/login/${uid}?form=register`), 'register page');
     assertPageHeaders(await new LoginClient(svc.url).get(`/ui/login/${uid}`), 'login page without the interaction cookie');
     assertPageHeaders(await client.get('/ui/login/no-such-interaction'), 'unknown interaction');
@@ -120,7 +123,7 @@ describe('login cookies behind a TLS proxy (PUBLIC_URL https)', () => {
 });
 
 /**
- * The HTML that oidc-provider renders itself: its error page, the logout page and the form_post page. KNOWN FAILURE until src/oidc/provider sets the login UI's headers on them.
+ * The HTML that oidc-provider renders itself: its error page, the logout page and the form_post page.
  */
 describe('security headers on the pages oidc-provider renders', () => {
   const svc = useService();
@@ -137,12 +140,14 @@ describe('security headers on the pages oidc-provider renders', () => {
     const error = await client.get(authorize({ redirect_uri: 'https://evil.example/cb' }));
     assert.match(error.text, /data-error="invalid_redirect_uri"/);
     assertPageHeaders(error, 'provider error page');
+    assert.match(error.headers.get('content-security-policy') ?? '', /form-action 'self';/, 'an unregistered redirect URI is never allowed as a form target');
     const logout = await client.get('/oidc/v1/end_session');
     assert.match(logout.text, /end_session\/confirm/);
     assertPageHeaders(logout, 'logout page');
     const formPost = await client.get(authorize({ prompt: 'none', response_mode: 'form_post' }));
     assert.match(formPost.text, /<form method="post" action="http:\/\/127\.0\.0\.1:65530\/cb">/);
     assertPageHeaders(formPost, 'form_post page');
+    assert.match(formPost.headers.get('content-security-policy') ?? '', /form-action 'self' http:\/\/127\.0\.0\.1:65530;/, 'the form posts to the checked redirect URI');
   });
 });
 

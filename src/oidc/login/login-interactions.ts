@@ -7,6 +7,7 @@ import { ProviderHolder } from '../provider/provider.holder.js';
 import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
 import { KNOWN_ACCOUNTS_COOKIE, KnownAccounts } from './known-accounts.js';
 import type { KnownAccount } from './known-accounts.js';
+import { contentSecurityPolicy } from './login-page.headers.js';
 import { errorPage } from './login.views.js';
 import type { FormContext } from './login.views.js';
 import { CsrfError, InteractionMismatchError } from './login-ui.http.js';
@@ -56,6 +57,8 @@ export class LoginInteractions {
   async details(req: Request, res: Response): Promise<Interaction> {
     const interaction: Interaction = await this.holder.provider.interactionDetails(req, res);
     if (interaction.uid !== req.params.uid) throw new InteractionMismatchError();
+    // A finished step redirects through the authorization endpoint to the client's redirect URI.
+    res.setHeader('Content-Security-Policy', contentSecurityPolicy("'self'", [interaction.params.redirect_uri]));
     return interaction;
   }
 

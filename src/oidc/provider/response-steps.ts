@@ -32,7 +32,17 @@ function ignoreUnknownResponseMode(ctx: OidcContext): void {
 function loginPageHeaders(ctx: OidcContext): void {
   if (ctx.response.type !== 'text/html') return;
   ctx.set({ ...LOGIN_PAGE_HEADERS });
-  if (String(ctx.body).includes('<script>')) ctx.set('Content-Security-Policy', contentSecurityPolicy("'unsafe-inline'"));
+  // The form_post page posts to the client's redirect URI, the logout confirmation redirects to its
+  // post-logout URI: each only once the provider has checked it against the registration (an error page
+  // about an unregistered URI must not allow it).
+  const oidc = ctx.oidc as { params?: Record<string, unknown>; redirectUriCheckPerformed?: boolean; route?: string } | undefined;
+  const checked = (value: unknown, ok: boolean) => (ok && typeof value === 'string' ? value : undefined);
+  const targets = [
+    checked(oidc?.params?.redirect_uri, oidc?.redirectUriCheckPerformed === true),
+    checked(oidc?.params?.post_logout_redirect_uri, oidc?.route === 'end_session' && ctx.status === 200),
+  ];
+  const scripts = String(ctx.body).includes('<script>') ? "'unsafe-inline'" : "'self'";
+  ctx.set('Content-Security-Policy', contentSecurityPolicy(scripts, targets));
 }
 
 /** A database outage is temporary: 503 + Retry-After as on every other surface, not a 500. */
@@ -65,11 +75,13 @@ function forgetRememberedAccountsOnLogout(ctx: OidcContext, publicUrl: string): 
 }
 
 /**
- * Every token response names the granted scope (RFC 6749 §5.1; docs/product-rules.md): oidc-provider leaves it out of a
- * client-credentials response when none was asked; it is the granted scope, empty here.
+ * A token response names the granted scope when one was granted, and leaves the member out when nothing
+ * beyond the default was (RFC 6749 §3.3: a scope is one or more tokens, so `""` is no scope; §5.1 lets
+ * it be omitted when it is what was asked, here nothing). oidc-provider already omits it for client
+ * credentials; grants of our own (jwt-profile, token exchange) may compute an empty one.
  */
-function scopeInEveryTokenResponse(ctx: OidcContext): void {
-  if (ctx.oidc?.route === 'token' && ctx.status === 200 && typeof ctx.body?.access_token === 'string' && ctx.body.scope === undefined) ctx.body.scope = '';
+function noEmptyScope(ctx: OidcContext): void {
+  if (ctx.oidc?.route === 'token' && ctx.status === 200 && ctx.body?.scope === '') delete ctx.body.scope;
 }
 
 /** The introspection members (docs/product-rules.md, "OpenID Connect and OAuth"); the user's claims never replace one of them (RFC 7662 §2.2). */
@@ -83,4 +95,4 @@ function introspectionMembers(ctx: OidcContext): void {
 export const requestSteps: Step[] = [ignoreUnknownResponseMode];
 
 /** Order matters once: the 503 body is replaced only for a non-HTML answer, after the page headers. */
-export const responseSteps: Step[] = [loginPageHeaders, outageAs503, jwksForCaching, forgetRememberedAccountsOnLogout, scopeInEveryTokenResponse, introspectionMembers];
+export const responseSteps: Step[] = [loginPageHeaders, outageAs503, jwksForCaching, forgetRememberedAccountsOnLogout, noEmptyScope, introspectionMembers];
