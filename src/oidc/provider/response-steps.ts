@@ -32,13 +32,17 @@ function ignoreUnknownResponseMode(ctx: OidcContext): void {
 function loginPageHeaders(ctx: OidcContext): void {
   if (ctx.response.type !== 'text/html') return;
   ctx.set({ ...LOGIN_PAGE_HEADERS });
-  // The form_post page posts to the client's redirect URI, the logout confirmation redirects to its
-  // post-logout URI: each only once the provider has checked it against the registration (an error page
-  // about an unregistered URI must not allow it).
-  const oidc = ctx.oidc as { params?: Record<string, unknown>; redirectUriCheckPerformed?: boolean; route?: string } | undefined;
+  // The form_post page posts to the client's redirect URI; the page that ends another account's session
+  // before a sign-in continues (at the resume URL) posts to end_session/confirm, which redirects back to the
+  // authorization and on to the redirect URI; the logout confirmation redirects to the post-logout URI. Each
+  // is allowed only once the provider has checked it against the registration: on a page it answered 200
+  // (an error page about an unregistered URI must not allow it).
+  const oidc = ctx.oidc as { params?: Record<string, unknown>; redirectUriCheckPerformed?: boolean; route?: string; entities?: { Interaction?: { params?: Record<string, unknown> } } } | undefined;
   const checked = (value: unknown, ok: boolean) => (ok && typeof value === 'string' ? value : undefined);
   const targets = [
     checked(oidc?.params?.redirect_uri, oidc?.redirectUriCheckPerformed === true),
+    // The interaction's parameters were checked when the authorization request created it.
+    checked(oidc?.entities?.Interaction?.params?.redirect_uri, oidc?.route === 'resume' && ctx.status === 200),
     checked(oidc?.params?.post_logout_redirect_uri, oidc?.route === 'end_session' && ctx.status === 200),
   ];
   const scripts = String(ctx.body).includes('<script>') ? "'unsafe-inline'" : "'self'";
