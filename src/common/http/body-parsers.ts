@@ -1,6 +1,8 @@
 import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
+import { isUtf8 } from 'node:buffer';
 import { MAX_JSON_DEPTH, asUtf8, nestsDeeperThan } from './json-depth.js';
+import { invalidTextMessage, invalidTextPath } from '../text/valid-text.js';
 
 /** Media types parsed as JSON: SCIM clients send `application/scim+json` (RFC 7644 §3.1). */
 const JSON_TYPES = ['application/json', 'application/scim+json', 'application/*+json'];
@@ -8,7 +10,7 @@ const JSON_TYPES = ['application/json', 'application/scim+json', 'application/*+
 /** A body body-parser refused, before any route ran (so no Nest exception filter sees it). */
 export interface BodyProblem {
   status: 400 | 413 | 415;
-  kind: 'malformed' | 'tooDeep' | 'tooLarge' | 'unsupportedEncoding' | 'unsupportedMediaType';
+  kind: 'malformed' | 'tooDeep' | 'invalidText' | 'tooLarge' | 'unsupportedEncoding' | 'unsupportedMediaType';
   message: string;
 }
 
@@ -24,6 +26,12 @@ type BodyProblemAnswer = (res: Response, problem: BodyProblem) => void;
 export function jsonBody(limitBytes: number, answer: BodyProblemAnswer) {
   return [
     express.json({ limit: limitBytes, type: JSON_TYPES, strict: true, verify: refuseDeepNesting }),
+    // A lone surrogate or NUL, escaped in the JSON (the raw bytes are checked by `verify`): 400 naming where.
+    (req: Request, res: Response, next: NextFunction) => {
+      const path = req.body === undefined ? undefined : invalidTextPath(req.body);
+      if (path === undefined) return next();
+      answer(res, { status: 400, kind: 'invalidText', message: invalidTextMessage(path) });
+    },
     (error: Error & { type?: string }, _req: Request, res: Response, next: NextFunction) => {
       const problem = classifyBodyError(error, limitBytes);
       if (!problem) return next(error);
@@ -34,9 +42,10 @@ export function jsonBody(limitBytes: number, answer: BodyProblemAnswer) {
 
 /** The admin and management APIs' parser: `{code, message, details}` errors, and `{}` for a missing body. */
 export function jsonBodyParser(limitBytes: number) {
-  const [parse, onError] = jsonBody(limitBytes, (res, problem) => res.status(problem.status).json({ code: problem.status, message: problem.message, details: [] }));
+  const [parse, checkText, onError] = jsonBody(limitBytes, (res, problem) => res.status(problem.status).json({ code: problem.status, message: problem.message, details: [] }));
   return [
     parse,
+    checkText,
     (req: Request, _res: Response, next: NextFunction) => {
       // Express 5 leaves the body undefined when none was sent; validation then sees an empty object.
       if (req.body === undefined && ['POST', 'PUT', 'PATCH'].includes(req.method)) req.body = {};
@@ -66,6 +75,8 @@ const EMPTY_BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
   const utf8 = asUtf8(body, charset);
   if (!utf8) throw Object.assign(new Error(`unsupported charset "${charset}"`), { type: 'charset.unsupported', status: 415 });
+  // Invalid UTF-8 (a surrogate encoded on its own, ED A0 80, among others) would be decoded to U+FFFD silently.
+  if (!isUtf8(utf8)) throw Object.assign(new Error('the body is not valid UTF-8'), { type: 'entity.invalid.text', status: 400 });
   if (nestsDeeperThan(utf8, MAX_JSON_DEPTH)) {
     throw Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`), { type: 'entity.too.deep', status: 400 });
   }
@@ -77,6 +88,8 @@ function classifyBodyError(error: Error & { type?: string }, limitBytes: number)
       return { status: 400, kind: 'malformed', message: `malformed JSON: ${error.message}` };
     case 'entity.too.deep':
       return { status: 400, kind: 'tooDeep', message: error.message };
+    case 'entity.invalid.text':
+      return { status: 400, kind: 'invalidText', message: error.message };
     case 'entity.too.large':
       return { status: 413, kind: 'tooLarge', message: `request body exceeds the limit of ${limitBytes} bytes` };
     case 'encoding.unsupported':

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import express from 'express';
+import { invalidTextPath } from '../../common/text/valid-text.js';
 import type { Request, Response, Router } from 'express';
 import { DataSource } from 'typeorm';
 import { DomainError } from '../../common/errors/domain-error.js';
@@ -55,6 +56,10 @@ export class LoginUiRouter {
     const form = express.urlencoded({ extended: false, limit: '16kb' });
     const wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response) => {
       securityHeaders(res);
+      // A NUL in a form field (DESIGN §7, third wave): refused before any step reads it.
+      if (req.body !== undefined && invalidTextPath(req.body) !== undefined) {
+        return this.interactions.refuse(req, res, 400, 'invalid_request', 'the form holds text that is not valid Unicode (a NUL character); nothing was changed');
+      }
       fn(req, res).catch((error: unknown) => this.interactions.fail(req, res, error));
     };
     router.get(`${LOGIN_UI_PREFIX}/:uid`, wrap((req, res) => this.show(req, res)));

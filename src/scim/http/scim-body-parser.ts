@@ -53,6 +53,8 @@ function scimBody(problem: BodyProblem): Record<string, unknown> {
     case 'tooDeep':
       // RFC 7644 §3.12 invalidSyntax: "The request body message structure was invalid".
       return scimErrorBody(400, problem.message, 'invalidSyntax', 'invalidSyntax');
+    case 'invalidText':
+      return scimErrorBody(400, problem.message, 'invalidValue', 'invalidValue');
     case 'tooLarge':
       return scimErrorBody(413, problem.message, undefined, 'payloadTooLarge');
     case 'unsupportedEncoding':
