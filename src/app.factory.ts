@@ -11,6 +11,7 @@ import { healthOpenApi } from './common/health/health.openapi.js';
 import { serveHealthBeforeExpress } from './common/health/health.listener.js';
 import { ApiExceptionFilter } from './common/errors/api-exception.filter.js';
 import { createValidationPipe } from './common/errors/validation.pipe.js';
+import { ExactIdentifierPipe } from './common/errors/exact-identifier.pipe.js';
 import express from 'express';
 import { jsonBodyParser, onlyWithBody } from './common/http/body-parsers.js';
 import { ApiErrorDto } from './common/http/openapi/api-error.dto.js';
@@ -69,7 +70,7 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // --- end Import
   parsers.use(...jsonBodyParser(config.bodyLimitBytes));
   app.use(onlyWithBody(parsers));
-  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalPipes(new ExactIdentifierPipe(), createValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter(app.get(DatabaseAvailability)));
   app.enableShutdownHooks();
   setUpOpenApi(app, config);
