@@ -29,6 +29,6 @@ export class ScimBulkController {
   @All('Bulk')
   @Public()
   methodNotAllowed(): never {
-    throw new ScimError(405, 'only POST is allowed on /Bulk (RFC 7644 §3.7)');
+    throw ScimError.methodNotAllowed('POST', 'only POST is allowed on /Bulk (RFC 7644 §3.7)');
   }
 }

@@ -59,6 +59,6 @@ export class ScimDiscoveryController {
   @All(['ServiceProviderConfig', 'Schemas', 'Schemas/:id', 'ResourceTypes', 'ResourceTypes/:name'])
   @Public()
   readOnly(): never {
-    throw new ScimError(405, 'discovery endpoints are read-only (RFC 7644 §4)');
+    throw ScimError.methodNotAllowed('GET, HEAD', 'discovery endpoints are read-only (RFC 7644 §4)');
   }
 }

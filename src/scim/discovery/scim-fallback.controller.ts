@@ -1,4 +1,4 @@
-import { All, Controller, UseFilters } from '@nestjs/common';
+import { All, Controller, Post, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../../common/auth/authenticated.decorator.js';
 import { ScimError } from '../errors/scim-error.js';
@@ -13,9 +13,17 @@ import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
 @Controller('scim/v2/:orgId')
 @UseFilters(ScimExceptionFilter)
 export class ScimFallbackController {
-  @All('*path')
+  /** A search across every resource type at the root (RFC 7644 §3.4.3) is not offered: 501, in the SCIM envelope. */
+  @Post('.search')
+  @Public()
+  rootSearch(): never {
+    throw new ScimError(501, 'searching the root (POST /.search, RFC 7644 §3.4.3) is not supported; search /Users/.search or /Groups/.search');
+  }
+
+  // The base itself (with or without a trailing slash) and every other path.
+  @All(['', '*path'])
   @Public()
   notFound(): never {
-    throw ScimError.notFound('no such SCIM endpoint; this service provider offers /Users, /Bulk and discovery (RFC 7644 §4)');
+    throw ScimError.notFound('no such SCIM endpoint; this service provider offers /Users, /Groups, /Bulk and discovery (RFC 7644 §4)');
   }
 }

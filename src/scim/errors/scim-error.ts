@@ -26,8 +26,14 @@ export class ScimError extends Error {
     readonly scimType?: ScimType,
     /** Stable error id for the vendor ErrorDetail; defaults to scimType or a status word. */
     readonly id: string = scimType ?? statusWord(status),
+    /** The `Allow` header of a 405 (RFC 9110 §15.5.6: the methods the resource does support). */
+    readonly allow?: string,
   ) {
     super(message);
+  }
+
+  static methodNotAllowed(allow: string, message = 'this method is not allowed on this resource (RFC 7644 §3.2)'): ScimError {
+    return new ScimError(405, message, undefined, statusWord(405), allow);
   }
 
   static badRequest(scimType: ScimType, message: string): ScimError {

@@ -70,6 +70,7 @@ export class ScimExceptionFilter implements ExceptionFilter {
       ? scimErrorBody(scim.status, scim.message, scim.scimType, scim.id)
       : scimErrorBody(500, `internal error; request id ${String(request.id ?? 'unknown')}`, undefined, 'internal');
     setErrorHeaders(response, status);
+    if (scim?.allow) response.setHeader('Allow', scim.allow);
     response.status(status).type(SCIM_MEDIA_TYPE).send(JSON.stringify(body));
   }
 }

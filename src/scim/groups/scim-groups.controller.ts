@@ -43,6 +43,13 @@ export class ScimGroupsController {
     return this.search(orgId, listQueryFromSearch(body, GROUP_LIST));
   }
 
+  // Before `Groups/:id`, which would otherwise read ".search" as an id.
+  @All('Groups/.search')
+  @Public()
+  searchMethodNotAllowed(): never {
+    throw ScimError.methodNotAllowed('POST');
+  }
+
   @Get('Groups/:id')
   @Authenticated(MANAGER)
   get(@Param('orgId') orgId: string, @Param('id') id: string, @Query() params: Record<string, unknown>) {
@@ -79,10 +86,17 @@ export class ScimGroupsController {
     await this.groups.remove(caller.userId, orgId, id);
   }
 
-  @All(['Groups', 'Groups/.search', 'Groups/:id'])
+  // 405 with the methods each path does support (RFC 9110 §15.5.6).
+  @All('Groups')
   @Public()
-  methodNotAllowed(): never {
-    throw new ScimError(405, 'this method is not allowed on this resource (RFC 7644 §3.2)');
+  collectionMethodNotAllowed(): never {
+    throw ScimError.methodNotAllowed('GET, HEAD, POST');
+  }
+
+  @All('Groups/:id')
+  @Public()
+  resourceMethodNotAllowed(): never {
+    throw ScimError.methodNotAllowed('GET, HEAD, PUT, PATCH, DELETE');
   }
 
   private async search(orgId: string, query: ListQuery) {

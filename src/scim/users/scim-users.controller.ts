@@ -48,6 +48,13 @@ export class ScimUsersController {
     return this.search(orgId, listQueryFromSearch(body));
   }
 
+  // Before `Users/:id`, which would otherwise read ".search" as an id.
+  @All('Users/.search')
+  @Public()
+  searchMethodNotAllowed(): never {
+    throw ScimError.methodNotAllowed('POST');
+  }
+
   @Get('Users/:id')
   @Authenticated(MANAGER)
   async get(@Param('orgId') orgId: string, @Param('id') id: string, @Query() params: Record<string, unknown>) {
@@ -89,10 +96,17 @@ export class ScimUsersController {
     await this.users.remove(caller.userId, orgId, id);
   }
 
-  @All(['Users', 'Users/.search', 'Users/:id'])
+  // 405 with the methods each path does support (RFC 9110 §15.5.6).
+  @All('Users')
   @Public()
-  methodNotAllowed(): never {
-    throw new ScimError(405, 'this method is not allowed on this resource (RFC 7644 §3.2)');
+  collectionMethodNotAllowed(): never {
+    throw ScimError.methodNotAllowed('GET, HEAD, POST');
+  }
+
+  @All('Users/:id')
+  @Public()
+  resourceMethodNotAllowed(): never {
+    throw ScimError.methodNotAllowed('GET, HEAD, PUT, PATCH, DELETE');
   }
 
   private async search(orgId: string, query: ListQuery) {

@@ -223,10 +223,13 @@ export const OPERATIONS: Operation[] = [
  * (route-policies.snapshot.json). A route in neither list fails the matrix test: classify it.
  */
 export const NOT_ACTING_ON_A_USER: Record<string, string> = {
-  'ALL /scim/v2/:orgId/*path': 'answers 404 for unknown SCIM paths',
+  'ALL /scim/v2/:orgId/,*path': 'answers 404 for the bare base and unknown SCIM paths',
+  'POST /scim/v2/:orgId/.search': 'answers 501: no search across resource types',
   'ALL /scim/v2/:orgId/Bulk': 'answers 405 for other methods',
   'ALL /scim/v2/:orgId/ServiceProviderConfig,Schemas,Schemas/:id,ResourceTypes,ResourceTypes/:name': 'answers 405 for other methods',
-  'ALL /scim/v2/:orgId/Users,Users/.search,Users/:id': 'answers 405 for other methods',
+  'ALL /scim/v2/:orgId/Users': 'answers 405 with Allow for other methods',
+  'ALL /scim/v2/:orgId/Users/.search': 'answers 405 with Allow for other methods',
+  'ALL /scim/v2/:orgId/Users/:id': 'answers 405 with Allow for other methods',
   'GET /admin/v1/features': 'reads instance settings',
   'GET /auth/v1/users/me': "reads the caller's own id, organization and roles",
   'GET /admin/v1/orgs': 'reads organizations',
@@ -262,7 +265,9 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /scim/v2/:orgId/Groups/:id': 'reads a group',
   'POST /scim/v2/:orgId/Groups/.search': 'reads groups',
   'DELETE /scim/v2/:orgId/Groups/:id': 'removes a group; its members lose a membership that confers no role (docs/product-rules.md, "Groups")',
-  'ALL /scim/v2/:orgId/Groups,Groups/.search,Groups/:id': 'answers 405 for other methods',
+  'ALL /scim/v2/:orgId/Groups': 'answers 405 with Allow for other methods',
+  'ALL /scim/v2/:orgId/Groups/.search': 'answers 405 with Allow for other methods',
+  'ALL /scim/v2/:orgId/Groups/:id': 'answers 405 with Allow for other methods',
   'POST /management/v1/orgs/:orgId/groups': 'creates a group without members',
   'DELETE /management/v1/orgs/:orgId/groups/:groupId': 'removes a group; its members lose a membership that confers no role (docs/product-rules.md, "Groups")',
   'POST /admin/v1/webhooks': 'subscribes to events (reading is not acting)',
