@@ -15,6 +15,8 @@ export interface Contact {
   value: string;
   type: string | null;
   primary: boolean;
+  /** RFC 7643 §4.1.2's `display`, kept only when sent (so contacts stored before it compare unchanged). */
+  display?: string;
 }
 
 /**

@@ -113,6 +113,17 @@ describe('SCIM provisioning as Entra ID and Okta do it', () => {
     assert.equal(row.email, 'second@example.com');
   });
 
+  it('remove of preferredLanguage leaves it unassigned, not the organization default (issue 33, item 21)', async () => {
+    const created = await createUser(t, { ...userBody(unique('lang')), preferredLanguage: 'de-CH' });
+    const read = async () => (await t.scim('GET', `/Users/${created.id}`)).body;
+    assert.equal((await read()).preferredLanguage, 'de-CH');
+    const res = await patch(created.id, { op: 'remove', path: 'preferredLanguage' });
+    assert.equal(res.status, 204, res.text);
+    assert.ok(!('preferredLanguage' in (await read())), 'absent from the resource');
+    const unassigned = await t.scim('GET', `/Users?filter=${encodeURIComponent(`id eq "${created.id}" and preferredLanguage pr`)}`);
+    assert.equal(unassigned.body.totalResults, 0);
+  });
+
   it('bad PATCH requests change nothing: 400 with the RFC scimType', async () => {
     const created = await createUser(t, userBody(unique('badpatch')));
     const before = await get(created.id);
@@ -123,6 +134,8 @@ describe('SCIM provisioning as Entra ID and Okta do it', () => {
       [{ op: 'replace', path: 'active', value: 'maybe' }, 'invalidValue'],
       [{ op: 'replace', path: 'nonsense', value: 'x' }, 'invalidSyntax'],
       [{ op: 'remove', path: 'userName' }, 'mutability'],
+      // Issue 33, item 21: removing `active` was ignored with 204.
+      [{ op: 'remove', path: 'active' }, 'mutability'],
       [{ op: 'frobnicate', path: 'title', value: 'x' }, 'invalidSyntax'],
     ];
     for (const [operation, scimType] of cases) assertScimError(await patch(created.id, { op: 'replace', path: 'title', value: 'changed' }, operation), 400, scimType);

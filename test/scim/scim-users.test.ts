@@ -127,6 +127,33 @@ describe('SCIM /Users', () => {
     assertScimError(await svc.api('GET', `${t.base}/Users`), 401);
   });
 
+  it('stores and returns emails[].display and phoneNumbers[].display, which the schema says are readWrite (issue 33, item 20)', async () => {
+    const created = await createUser(t, {
+      ...userBody(unique('display')),
+      emails: [{ value: 'd@example.com', type: 'work', primary: true, display: 'Work mail' }],
+      phoneNumbers: [{ value: '+41 79 123 45 67', type: 'mobile', display: 'Mobile (CH)' }],
+    });
+    const read = (await t.scim('GET', `/Users/${created.id}`)).body;
+    assert.equal(read.emails[0].display, 'Work mail');
+    assert.equal(read.phoneNumbers[0].display, 'Mobile (CH)');
+    const patched = await t.scim('PATCH', `/Users/${created.id}`, { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'emails[type eq "work"].display', value: 'Office' }] } });
+    assert.equal(patched.status, 204, patched.text);
+    assert.equal((await t.scim('GET', `/Users/${created.id}`)).body.emails[0].display, 'Office');
+  });
+
+  it('identifiers match exactly on both databases: a trailing space or tab finds nothing and changes nothing (issue 33, item 19)', async () => {
+    const created = await createUser(t, userBody(unique('exact')));
+    const before = (await t.scim('GET', `/Users/${created.id}`)).body;
+    for (const suffix of ['%20', '%09', '%00']) {
+      assertScimError(await t.scim('GET', `/Users/${created.id}${suffix}`), 404);
+      assertScimError(await t.scim('PATCH', `/Users/${created.id}${suffix}`, { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'title', value: 'changed' }] } }), 404);
+      assertScimError(await t.scim('DELETE', `/Users/${created.id}${suffix}`), 404);
+      const org = await svc.api('GET', `/admin/v1/orgs/${t.orgId}${suffix}`, { token: svc.adminToken });
+      assert.equal(org.status, 404, `${suffix}: ${org.text}`);
+    }
+    assert.deepEqual((await t.scim('GET', `/Users/${created.id}`)).body, before);
+  });
+
   it('discovery is readable without a token; other methods are 405', async () => {
     const spc = await svc.api('GET', `${t.base}/ServiceProviderConfig`);
     assert.equal(spc.status, 200);
@@ -143,5 +170,28 @@ describe('SCIM /Users', () => {
     assert.equal(types.body.endpoint, '/Users');
     assertScimError(await svc.api('POST', `${t.base}/ServiceProviderConfig`, { body: {} }), 405);
     assertScimError(await t.scim('PUT', '/Users', { body: {} }), 405);
+  });
+
+  it('a 405 names the allowed methods; the root search is 501 and the bare base a SCIM 404 (issue 33, item 22)', async () => {
+    const allowed: Array<[string, string, string]> = [
+      ['PUT', '/Users', 'GET, HEAD, POST'],
+      ['DELETE', '/Groups', 'GET, HEAD, POST'],
+      ['GET', '/Users/.search', 'POST'],
+      ['POST', '/Users/some-id', 'GET, HEAD, PUT, PATCH, DELETE'],
+      ['POST', '/Groups/some-id', 'GET, HEAD, PUT, PATCH, DELETE'],
+      ['GET', '/Bulk', 'POST'],
+      ['POST', '/ServiceProviderConfig', 'GET, HEAD'],
+    ];
+    for (const [method, path, allow] of allowed) {
+      const res = await t.scim(method, path, method === 'GET' ? {} : { body: {} });
+      assertScimError(res, 405);
+      assert.equal(res.headers.get('allow'), allow, `${method} ${path}`);
+    }
+    const unknown = await t.scim('GET', '/Me');
+    assertScimError(unknown, 404);
+    assert.match(unknown.body.detail, /\/Users, \/Groups, \/Bulk/);
+    const rootSearch = await t.scim('POST', '/.search', { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] } });
+    assertScimError(rootSearch, 501);
+    for (const path of ['/', '']) assertScimError(await t.scim('GET', path), 404);
   });
 });

@@ -4,3 +4,4 @@
  */
 export { applyPatch, type PatchOperation } from './scim-patch.engine.js';
 export { ScimPatchError } from './scim-patch.errors.js';
+export { DEFAULT_PATCH_SCHEMA } from './scim-patch.schema.js';

@@ -13,8 +13,12 @@ import { isActive } from '../../users/rules/user-state.js';
 const DOCUMENT_ATTRIBUTES = ['addresses', 'ims', 'photos', 'roles', 'entitlements', 'x509Certificates', ENTERPRISE_SCHEMA] as const;
 const NAME_EXTRAS = ['formatted', 'middleName', 'honorificPrefix', 'honorificSuffix'] as const;
 
-/** A validated SCIM User document → the domain's profile. Phone numbers are compacted here (docs/product-rules.md, "SCIM"). */
-export function toProfile(doc: JsonObject, defaultLanguage: string): HumanProfile {
+/**
+ * A validated SCIM User document → the domain's profile. Phone numbers are compacted here (docs/product-rules.md,
+ * "SCIM"). `defaultLanguage` fills an absent `preferredLanguage` at creation only: a replacement (PUT, or PATCH's
+ * result) without it leaves it unassigned, as a PATCH `remove` asks.
+ */
+export function toProfile(doc: JsonObject, defaultLanguage: string | null): HumanProfile {
   const name = (doc.name ?? {}) as JsonObject;
   const attributes: JsonObject = {};
   const nameExtras = Object.fromEntries(NAME_EXTRAS.filter((k) => name[k] !== undefined).map((k) => [k, name[k]]));
@@ -50,7 +54,8 @@ function contacts(value: JsonValue | undefined, attribute: string, normalize: (v
     if (typeof e.value !== 'string' || e.value.trim() === '') {
       throw ScimError.badRequest('invalidValue', `"${attribute}[${i}].value" is required`);
     }
-    return { value: normalize(e.value.trim(), `${attribute}[${i}].value`), type: text(e.type), primary: e.primary === true };
+    const display = text(e.display);
+    return { value: normalize(e.value.trim(), `${attribute}[${i}].value`), type: text(e.type), primary: e.primary === true, ...(display !== null ? { display } : {}) };
   });
 }
 
@@ -112,5 +117,5 @@ export function toScimUser(user: UserEntity, baseUrl: string, options: { stored?
 }
 
 function contactJson(c: Contact): JsonObject {
-  return { value: c.value, ...(c.type !== null ? { type: c.type } : {}), primary: c.primary };
+  return { value: c.value, ...(c.type !== null ? { type: c.type } : {}), primary: c.primary, ...(c.display !== undefined ? { display: c.display } : {}) };
 }

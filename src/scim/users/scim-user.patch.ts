@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../common/database/columns.js';
-import { applyPatch } from '../patch/index.js';
+import { DEFAULT_PATCH_SCHEMA, applyPatch } from '../patch/index.js';
 import type { PatchOperation } from '../patch/index.js';
 import { ScimError } from '../errors/scim-error.js';
 import { refuseCaseVariantKeys } from '../schema/case-variant-keys.js';
@@ -28,11 +28,14 @@ export function readPatchRequest(body: unknown): PatchOperation[] {
   return operations as PatchOperation[];
 }
 
+const USER_PATCH_SCHEMA = { requiredAttributes: [...DEFAULT_PATCH_SCHEMA.requiredAttributes, 'active'] };
+
 /** Applies the operations to the user's current representation and validates the result as a whole. */
 export function patchUser(current: JsonObject, operations: PatchOperation[]): ValidUser {
   // Filters in paths follow the strict grammar, as list filters do (a string value is quoted). A written
   // `password` stays in the result as plain text; validateUser takes it out, and the domain hashes it.
-  const patched = applyPatch(current, operations);
+  // `active` cannot be removed: a user is active or not, and an ignored removal would answer 204 for nothing.
+  const patched = applyPatch(current, operations, USER_PATCH_SCHEMA);
   keepOnePrimary(current, patched);
   return validateUser(patched);
 }

@@ -109,7 +109,7 @@ export class ScimUsersService {
    */
   private async replacement(editorUserId: string, user: UserEntity, input: ValidUser): Promise<Replacement> {
     const instance = await this.instance();
-    const profile = toProfile(input.doc, instance.defaultLanguage);
+    const profile = toProfile(input.doc, null);
     if (input.password !== undefined) await this.access.assertMayActOn(this.uow.manager, editorUserId, user.id);
     const passwordHash = input.password === undefined ? null : await this.hashPassword(instance, input.password);
     return { profile, passwordHash, active: input.doc.active };
