@@ -6,6 +6,7 @@ import { PersonalAccessTokenEntity } from './entities/personal-access-token.enti
 import { PublicKeyEntity } from './entities/public-key.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { listUsers } from './queries/user-directory.js';
+import { organizationExists } from './queries/organizations.js';
 import type { UserListQuery, UserListRow } from './queries/user-directory.js';
 
 export interface Page {
@@ -29,8 +30,11 @@ export interface CredentialInfo {
 export class UserDirectory {
   constructor(private readonly dataSource: DataSource) {}
 
-  list(orgId: string, query: UserListQuery): Promise<{ rows: UserListRow[]; total: number }> {
-    return listUsers(this.dataSource.manager, orgId, query);
+  /** An unknown organization is 404 like under every other route (an IAM_OWNER may look into any); asked only when no user was found. */
+  async list(orgId: string, query: UserListQuery): Promise<{ rows: UserListRow[]; total: number }> {
+    const page = await listUsers(this.dataSource.manager, orgId, query);
+    if (page.total === 0 && !(await organizationExists(this.dataSource, orgId))) throw DomainError.notFound('organization');
+    return page;
   }
 
   async get(orgId: string, userId: string): Promise<UserEntity> {

@@ -233,6 +233,19 @@ describe('management API: human and machine users', () => {
     });
   });
 
+  describe('GET …/users', () => {
+    it('is 404 for an unknown organization, also for an IAM_OWNER, as every route under it (issue 33, item 23)', async () => {
+      const unknown = await svc.api('GET', `/management/v1/orgs/${randomUUID()}/users`, { token: svc.adminToken });
+      assert.equal(unknown.status, 404, unknown.text);
+      assert.match(unknown.body.message, /organization/);
+      const fresh = await svc.api('POST', '/admin/v1/orgs', { token: svc.adminToken, body: { name: unique('empty-org') } });
+      assert.equal(fresh.status, 201, fresh.text);
+      const empty = await svc.api('GET', `/management/v1/orgs/${fresh.body.id}/users?query=${unique('nobody')}`, { token: svc.adminToken });
+      assert.equal(empty.status, 200, empty.text);
+      assert.deepEqual(empty.body, { users: [], total: 0 }, 'a known organization with no match is an empty page');
+    });
+  });
+
   describe('POST …/users/machine', () => {
     it('creates a machine user: 201 {userId}, the row as sent, and user.machine.added', async () => {
       const body = { userName: unique('Deployer'), name: 'Deploy robot', description: 'Ships releases', accessTokenType: 'jwt' };

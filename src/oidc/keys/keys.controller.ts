@@ -22,10 +22,11 @@ class SigningKeyDto {
 
 class SigningKeyListDto {
   @ApiProperty({ type: [SigningKeyDto] }) keys: SigningKeyDto[];
+  @ApiProperty({ description: 'how many keys there are (every list of the API carries it)' }) total: number;
 }
 
 /**
- * docs/product-rules.md, "API": `GET /admin/v1/keys` → `{keys:[{keyId, alg, status, createdAt}]}` (never key
+ * docs/product-rules.md, "API": `GET /admin/v1/keys` → `{keys:[{keyId, alg, status, createdAt}], total}` (never key
  * material) and `POST /admin/v1/keys/rotate` → `{activeKeyId}`, both IAM_OWNER.
  */
 @ApiTags('admin')
@@ -41,7 +42,8 @@ export class KeysController {
   @ApiOkResponse({ type: SigningKeyListDto })
   @Authenticated({ role: Role.IamOwner })
   async list(): Promise<SigningKeyListDto> {
-    return { keys: (await this.keys.describe()).map((k) => ({ ...k, createdAt: k.createdAt.toISOString() })) };
+    const keys = (await this.keys.describe()).map((k) => ({ ...k, createdAt: k.createdAt.toISOString() }));
+    return { keys, total: keys.length };
   }
 
   @Post('rotate')
