@@ -30,7 +30,7 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
     const now = Math.floor(Date.now() / 1000);
     const jwt = new SignJWT({});
     if (claims.nbf !== undefined) jwt.setNotBefore(claims.nbf);
-    // RFC 7523 §3: the service requires "jti" and accepts each once.
+    // RFC 7523 §3: "jti" is optional; each one, and each assertion, is accepted once.
     if (claims.jti !== null) jwt.setJti(claims.jti ?? randomUUID());
     return jwt
       .setProtectedHeader({ alg: 'RS256', kid: claims.kid ?? signer.keyId })
@@ -105,11 +105,19 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
 
   const grant = async (token: string) => postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: token, scope: 'openid' });
 
-  it('requires jti, and says so', async () => {
-    const res = await grant(await assertion({ jti: null }));
-    assert.equal(res.status, 400, res.text);
-    assert.equal(res.body.error, 'invalid_grant');
-    assert.match(res.body.error_description, /"jti"/);
+  it('accepts an assertion without jti (optional in RFC 7523 §3) once: its replay is refused, in parallel too (issue 33, item 28)', async () => {
+    const bare = await assertion({ jti: null });
+    const first = await grant(bare);
+    assert.equal(first.status, 200, first.text);
+    const replay = await grant(bare);
+    assert.equal(replay.status, 400, replay.text);
+    assert.equal(replay.body.error, 'invalid_grant');
+    assert.match(replay.body.error_description, /already used/);
+    // Another assertion (RS256 signs the same claims to the same bytes, so its exp differs).
+    const raced = await assertion({ jti: null, exp: Math.floor(Date.now() / 1000) + 1800 });
+    assert.notEqual(raced, bare);
+    const statuses = (await Promise.all(Array.from({ length: 4 }, () => grant(raced)))).map((r) => r.status).sort();
+    assert.deepEqual(statuses, [200, 400, 400, 400]);
   });
 
   it('accepts an assertion once: a replay is invalid_grant naming the reason, also when sent in parallel', async () => {

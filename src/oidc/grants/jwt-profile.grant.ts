@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
 import type { OidcContext } from 'oidc-provider';
@@ -70,8 +70,8 @@ export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): vo
 
 /**
  * Verifies the assertion with the key its kid names among the keys of the client's machine user (so a
- * kid of any other user, of whatever organization, is just an unknown key), then records its `jti` so
- * that it is accepted once; returns the user id. Only a verified assertion is recorded: unsigned junk
+ * kid of any other user, of whatever organization, is just an unknown key), then records its `jti` (or,
+ * without one, the hash of the assertion) so that it is accepted once; returns the user id. Only a verified assertion is recorded: unsigned junk
  * cannot use up another client's jti values.
  */
 async function verifyAssertion(deps: JwtProfileDeps, replays: AssertionReplayGuard, clientId: string, assertion: string): Promise<string> {
@@ -92,18 +92,20 @@ async function verifyAssertion(deps: JwtProfileDeps, replays: AssertionReplayGua
       // RFC 7523 §3: the audience identifies the authorization server — its issuer or its token endpoint.
       audience: [deps.issuer, `${deps.issuer}${OIDC_ROUTES.token}`],
       maxTokenAge: MAX_ASSERTION_AGE_S,
-      // RFC 7523 §3 lets the server require "jti"; without it replays could not be told apart.
-      requiredClaims: ['iat', 'exp', 'jti'],
+      // "jti" is optional in RFC 7523 §3: an assertion without one is told apart by its own bytes (below).
+      requiredClaims: ['iat', 'exp'],
       clockTolerance: CLOCK_TOLERANCE_S,
     }));
   } catch (error) {
     throw invalidGrant(assertionFailure(error));
   }
-  if (typeof payload.jti !== 'string' || payload.jti === '') throw invalidGrant('invalid assertion: "jti" must be a non-empty string');
+  if (payload.jti !== undefined && (typeof payload.jti !== 'string' || payload.jti === '')) throw invalidGrant('invalid assertion: "jti", when sent, must be a non-empty string');
   // Accepted until exp, and never after iat + the maximum age, whichever comes first.
   const usableUntilS = Math.min(payload.exp!, payload.iat! + MAX_ASSERTION_AGE_S) + CLOCK_TOLERANCE_S;
-  if (!(await replays.firstUse(key.ownerId, payload.jti, usableUntilS * 1000))) {
-    throw invalidGrant('the assertion was already used: each "jti" is accepted once until the assertion expires (RFC 7523 §3)');
+  // Each jti once; an assertion without one is itself used once (the hash of the whole JWT), across processes.
+  const use = payload.jti ?? `assertion:${createHash('sha256').update(assertion).digest('base64url')}`;
+  if (!(await replays.firstUse(key.ownerId, use, usableUntilS * 1000))) {
+    throw invalidGrant('the assertion was already used: each assertion, and each "jti", is accepted once until it expires (RFC 7523 §3)');
   }
   return String(payload.sub);
 }
