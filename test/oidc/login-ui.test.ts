@@ -67,11 +67,18 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
       const claims = await oidc.implicitAuthentication(implicit, cb.url, nonce, { expectedState: state });
       assert.equal(claims.sub, user.userId);
       assert.equal(claims.preferred_username, user.loginName, 'without an access token the id_token carries the profile claims');
+      // Spec B, "Successful implicit response", for both types (issue 33, item 29).
+      const fragment = new URLSearchParams(cb.url.hash.slice(1));
+      assert.equal(fragment.get('token_type'), 'Bearer');
+      assert.ok(Number(fragment.get('expires_in')) > 0, `expires_in: ${fragment.get('expires_in')}`);
+      assert.deepEqual(fragment.get('scope')?.split(' ').sort(), ['openid', 'profile']);
+      assert.equal(fragment.get('access_token'), null);
 
       const second = await authorize(rp, ui.page, authUrl({ response_type: 'id_token token', nonce: 'n-2', scope: 'openid profile' }, implicitApp));
       const params = callbackParams(second);
       assert.equal(params.get('token_type'), 'Bearer');
       assert.ok(Number(params.get('expires_in')) > 0);
+      assert.deepEqual(params.get('scope')?.split(' ').sort(), ['openid', 'profile']);
       const accessToken = params.get('access_token')!;
       const jwks = createRemoteJWKSet(new URL('/oauth/v2/keys', svc.config.publicUrl));
       const { payload } = await jwtVerify(params.get('id_token')!, jwks, { issuer: svc.config.publicUrl, audience: implicitApp.clientId });

@@ -24,6 +24,7 @@ import { OIDC_ROUTES, LOGIN_UI_PREFIX } from './oidc.routes.js';
 import { applyProviderExtensions } from './extensions/index.js';
 import { keepOfflineAccessOfSilentRequest } from './extensions/request-rules.js';
 import { countIssuedTokens } from './token-metrics.js';
+import { completeImplicitResponses } from './implicit-response.js';
 import { resourceIndicators } from './resource-indicators.js';
 import { SCOPES } from './scopes.js';
 
@@ -167,6 +168,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const provider = new Provider(deps.issuer, configuration);
   applyProviderExtensions(provider, hasher);
   countIssuedTokens(provider);
+  completeImplicitResponses(provider, deps.instance.idTokenLifetime);
   registerJwtProfileGrant(provider, {
     dataSource,
     uow: deps.uow,
