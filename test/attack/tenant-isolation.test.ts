@@ -68,7 +68,7 @@ function validBody(route: DeclaredRoute): unknown {
     'DELETE /management/v1/orgs/:orgId/groups/:groupId': undefined,
     'PUT /management/v1/orgs/:orgId/groups/:groupId/members/:userId': undefined,
     'DELETE /management/v1/orgs/:orgId/groups/:groupId/members/:userId': undefined,
-    'POST /management/v1/orgs/:orgId/webhooks': { url: 'https://203.0.113.10/hook' },
+    'POST /management/v1/orgs/:orgId/webhooks': { url: 'https://93.184.215.14/hook' },
     'GET /management/v1/orgs/:orgId/webhooks': undefined,
     'DELETE /management/v1/orgs/:orgId/webhooks/:id': undefined,
     'GET /management/v1/orgs/:orgId/webhooks/:id/deliveries': undefined,
@@ -135,7 +135,7 @@ describe('tenant isolation matrix', () => {
     const factors = svc.app.get(FactorsService);
     await factors.newRecoveryCodes({ id: human.userId, orgId: orgB.id });
     const [factor] = await factors.list(null, orgB.id, human.userId);
-    const webhook = await svc.api('POST', `/management/v1/orgs/${orgB.id}/webhooks`, { token: svc.adminToken, body: { url: 'https://203.0.113.10/hook' } });
+    const webhook = await svc.api('POST', `/management/v1/orgs/${orgB.id}/webhooks`, { token: svc.adminToken, body: { url: 'https://93.184.215.14/hook' } });
     assert.equal(webhook.status, 201, webhook.text);
     // SCIM's Groups/:id gets a group of its own: the control below deletes through both APIs.
     victim = {

@@ -43,7 +43,7 @@ describe('secrets at rest', () => {
     const jwtApp = await svc.api('POST', `${base}/projects/${project.body.id}/apps/api`, { token: admin, body: { name: 'api', authMethod: 'private_key_jwt' } });
     const appKey = await svc.api('POST', `${base}/projects/${project.body.id}/apps/${jwtApp.body.appId}/keys`, { token: admin, body: {} });
     secrets.push(appKey.body.keyDetails.key, pemBody(appKey.body.keyDetails.key));
-    const webhook = await svc.api('POST', `${base}/webhooks`, { token: admin, body: { url: 'https://203.0.113.10/hook' } });
+    const webhook = await svc.api('POST', `${base}/webhooks`, { token: admin, body: { url: 'https://93.184.215.14/hook' } });
     assert.equal(webhook.status, 201, webhook.text);
     // The webhook secret in full and its key part (what an HMAC is keyed with).
     secrets.push(webhook.body.secret, webhook.body.secret.slice('whsec_'.length));

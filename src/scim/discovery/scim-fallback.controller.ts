@@ -1,4 +1,4 @@
-import { All, Controller, Post, UseFilters } from '@nestjs/common';
+import { All, Controller, UseFilters } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Public } from '../../common/auth/authenticated.decorator.js';
 import { ScimError } from '../errors/scim-error.js';
@@ -13,8 +13,8 @@ import { ScimExceptionFilter } from '../errors/scim-exception.filter.js';
 @Controller('scim/v2/:orgId')
 @UseFilters(ScimExceptionFilter)
 export class ScimFallbackController {
-  /** A search across every resource type at the root (RFC 7644 §3.4.3) is not offered: 501, in the SCIM envelope. */
-  @Post('.search')
+  /** A search across every resource type at the root (RFC 7644 §3.4.3) is not offered: 501, in the SCIM envelope, whatever the method. */
+  @All('.search')
   @Public()
   rootSearch(): never {
     throw new ScimError(501, 'searching the root (POST /.search, RFC 7644 §3.4.3) is not supported; search /Users/.search or /Groups/.search');

@@ -224,7 +224,7 @@ export const OPERATIONS: Operation[] = [
  */
 export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'ALL /scim/v2/:orgId/,*path': 'answers 404 for the bare base and unknown SCIM paths',
-  'POST /scim/v2/:orgId/.search': 'answers 501: no search across resource types',
+  'ALL /scim/v2/:orgId/.search': 'answers 501: no search across resource types',
   'ALL /scim/v2/:orgId/Bulk': 'answers 405 for other methods',
   'ALL /scim/v2/:orgId/ServiceProviderConfig,Schemas,Schemas/:id,ResourceTypes,ResourceTypes/:name': 'answers 405 for other methods',
   'ALL /scim/v2/:orgId/Users': 'answers 405 with Allow for other methods',
