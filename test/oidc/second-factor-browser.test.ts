@@ -147,6 +147,8 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
       assert.equal(enrolled.acr, ACR_MFA);
       const factors = await svc.api('GET', `/management/v1/orgs/${project.orgId}/users/${user.userId}/factors`, { token: svc.adminToken });
       assert.deepEqual(factors.body.factors.map((f: { type: string }) => f.type).sort(), ['passkey', 'recovery_codes']);
+      // Chromium's virtual authenticator reports no provider (an all-zero AAGUID): the fallback name.
+      assert.match(factors.body.factors.find((f: { type: string }) => f.type === 'passkey').name, /^Passkey \(added \d{4}-\d{2}-\d{2}\)$/);
 
       // Passwordless through autofill (conditional mediation): the login page alone signs in, nothing typed.
       const autofilled = await authorize(rp, ui.page, authUrl('p2', { prompt: 'login' }));
@@ -172,6 +174,43 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
       assert.deepEqual((await claimsOf(second, 'p4')).amr, ['pwd', 'hwk', 'user', 'mfa']);
       const checks = await searchEvents(svc, { event_types: ['user.human.mfa.check.succeeded'], aggregate_id: user.userId });
       assert.equal(checks.length, 3);
+    } finally {
+      await ui.context.close();
+    }
+  });
+
+  it('after a refused passkey the login page offers passkeys again only on the user’s action: no reload loop (issue 33, item 8)', async () => {
+    const user = await newUser();
+    const ui = await newPage(browser);
+    try {
+      await addAuthenticator(ui.page);
+      await authorize(rp, ui.page, authUrl('l1'), async (page) => {
+        await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
+        await page.click('[data-passkey-register]');
+        await page.waitForSelector('[data-recovery-code]');
+        await page.click('button[type="submit"]');
+      });
+      // The service forgets the passkey; the authenticator keeps it and answers every autofill request at once.
+      const factorsPath = `/management/v1/orgs/${project.orgId}/users/${user.userId}/factors`;
+      const passkey = (await svc.api('GET', factorsPath, { token: svc.adminToken })).body.factors.find((f: { type: string }) => f.type === 'passkey');
+      assert.equal((await svc.api('DELETE', `${factorsPath}/${passkey.id}`, { token: svc.adminToken })).status, 204);
+
+      // Count the login UI's loads only: the previous sign-in's callback page may still be loading.
+      let loads = 0;
+      ui.page.on('load', () => {
+        if (new URL(ui.page.url()).pathname.startsWith('/ui/login')) loads++;
+      });
+      await ui.page.goto(String(authUrl('l2', { prompt: 'login' })));
+      await ui.page.waitForSelector('[role="alert"]');
+      await ui.page.waitForLoadState('networkidle');
+      assert.equal(await ui.page.getAttribute('form[data-passkey-form]', 'data-autofill'), 'on-action');
+      assert.equal(loads, 2, 'the login page, then the refused one: no further load');
+
+      // The user's first key press offers passkeys again (one more refusal here), then the page waits again.
+      await Promise.all([ui.page.waitForEvent('load'), ui.page.press('#loginName', 'a')]);
+      await ui.page.waitForLoadState('networkidle');
+      assert.equal(loads, 3);
+      assert.match((await ui.page.textContent('[role="alert"]')) ?? '', /not accepted/);
     } finally {
       await ui.context.close();
     }

@@ -6,8 +6,9 @@ import { dirname, join } from 'node:path';
  * The login UI's only script: the WebAuthn ceremony (docs/product-rules.md, "Multi-factor sign-in").
  * @simplewebauthn/browser runs the ceremony and encodes its result; this script starts it from the
  * page's buttons (or from the login name field's autofill, where the browser supports conditional
- * mediation), puts the JSON response into the form and submits it. Without WebAuthn the buttons stay
- * hidden and a note says so.
+ * mediation), puts the JSON response into the form and submits it. Autofill is armed when the page
+ * loads, except after a refused passkey: then only on the user's first key or pointer press (issue 33,
+ * item 8). Without WebAuthn the buttons stay hidden and a note says so.
  */
 const PASSKEYS_JS = `(() => {
   'use strict';
@@ -29,11 +30,19 @@ const PASSKEYS_JS = `(() => {
       const ceremony = purpose === 'register' ? lib.startRegistration({ optionsJSON }) : lib.startAuthentication({ optionsJSON });
       ceremony.then((response) => submit(form, response), (error) => { if (error && error.name !== 'AbortError') failed(); });
     });
-    if (form.dataset.autofill === 'true') {
-      lib.browserSupportsWebAuthnAutofill().then((supported) => {
-        if (!supported) return;
-        lib.startAuthentication({ optionsJSON: optionsOf(purpose), useBrowserAutofill: true }).then((response) => submit(form, response), () => undefined);
-      });
+    const arm = () => lib.browserSupportsWebAuthnAutofill().then((supported) => {
+      if (!supported) return;
+      lib.startAuthentication({ optionsJSON: optionsOf(purpose), useBrowserAutofill: true }).then((response) => submit(form, response), () => undefined);
+    });
+    if (form.dataset.autofill === 'on-load') arm();
+    if (form.dataset.autofill === 'on-action') {
+      // After a refused passkey: an authenticator that answers without a gesture would reload the page in a loop.
+      const once = (event) => {
+        if (!event.isTrusted) return;
+        ['pointerdown', 'keydown'].forEach((type) => document.removeEventListener(type, once, true));
+        arm();
+      };
+      ['pointerdown', 'keydown'].forEach((type) => document.addEventListener(type, once, true));
     }
   });
 })();

@@ -14,6 +14,7 @@ import { LoginInteractions } from './login-interactions.js';
 import type { Interaction } from './login-interactions.js';
 import type { PendingSignIn } from './pending-sign-in.js';
 import { enrolPage, passkeyForm, recoveryCodesPage, secondFactorPage, totpEnrolPage } from './second-factor.views.js';
+import type { PasskeyAutofill } from './second-factor.views.js';
 import { WebAuthnChallenges } from './webauthn-challenges.js';
 
 /**
@@ -36,11 +37,14 @@ export class SecondFactorPages {
     this.challenges = new WebAuthnChallenges(hasher);
   }
 
-  /** The passkey part of the login page, where the client's organization allows passkeys. */
-  async loginPasskey(req: Request, interaction: Interaction, allowed: boolean): Promise<string> {
+  /**
+   * The passkey part of the login page, where the client's organization allows passkeys. After a refused
+   * passkey, autofill waits for the user's action (passkey-assets.ts).
+   */
+  async loginPasskey(req: Request, interaction: Interaction, allowed: boolean, autofill: PasskeyAutofill = 'on-load'): Promise<string> {
     if (!allowed) return '';
     const ctx = this.interactions.formContext(req, interaction, 'passkey');
-    return passkeyForm(ctx, 'sign-in', await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in')), true);
+    return passkeyForm(ctx, 'sign-in', await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in')), autofill);
   }
 
   /** The page of the step `pending` is at, with `error` above its form. */

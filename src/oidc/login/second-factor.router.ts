@@ -278,7 +278,7 @@ export class SecondFactorUi {
     if (retryAfter !== undefined) res.status(429).set('Retry-After', String(retryAfter));
     else res.status(401);
     const message = retryAfter !== undefined ? ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)) : ctx.t.passkeyRefused;
-    return this.interactions.render(res, loginPage(ctx, '', message, '', await this.pages.loginPasskey(req, interaction, true)));
+    return this.interactions.render(res, loginPage(ctx, '', message, '', await this.pages.loginPasskey(req, interaction, true, 'on-action')));
   }
 
   /** A step posted out of order (or after the interaction moved on): the current step is shown again. */

@@ -20,7 +20,15 @@ const PASSKEY_SCRIPTS = `<script src="${LOGIN_UI_PREFIX}/assets/webauthn.js"></s
  * A passkey ceremony: the options, a form the script fills with the authenticator's response and
  * submits, and the button that starts it. `autofill` also offers passkeys in the login name field.
  */
-export function passkeyForm(ctx: FormContext, purpose: 'sign-in' | 'register', options: PublicKeyCredentialRequestOptionsJSON | PublicKeyCredentialCreationOptionsJSON, autofill = false): string {
+/** When the login name field offers passkeys: at once, only after the user's first action, or never. */
+export type PasskeyAutofill = 'on-load' | 'on-action' | 'off';
+
+export function passkeyForm(
+  ctx: FormContext,
+  purpose: 'sign-in' | 'register',
+  options: PublicKeyCredentialRequestOptionsJSON | PublicKeyCredentialCreationOptionsJSON,
+  autofill: PasskeyAutofill = 'off',
+): string {
   const hook = purpose === 'sign-in' ? 'data-passkey-login' : 'data-passkey-register';
   const label = purpose === 'sign-in' ? ctx.t.usePasskey : ctx.t.setUpPasskey;
   return `${jsonScript(`passkey-options-${purpose}`, options)}
