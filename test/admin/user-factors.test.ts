@@ -62,6 +62,19 @@ describe('management API: a user’s second factors (list, delete)', () => {
     b = await setUpOrg(svc);
   });
 
+  it('names passkeys: by their provider when the AAGUID is known, else "Passkey" and the day they were added', async () => {
+    const user = await enrolledHuman(a.org.id);
+    const newPasskey = () => ({ credentialId: randomBytes(32).toString('base64url'), publicKey: randomBytes(77).toString('base64url'), signCount: 0, transports: ['internal' as const], multiDevice: true, userVerified: true });
+    const owner = { id: user.userId, orgId: a.org.id };
+    const google = await factors.addPasskey(owner, { ...newPasskey(), aaguid: 'ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4' });
+    const unknown = await factors.addPasskey(owner, { ...newPasskey(), aaguid: '00000000-0000-0000-0000-000000000000' });
+    const res = await svc.api('GET', path(a.org.id, user.userId), { token: a.manager.token });
+    assert.equal(res.status, 200, res.text);
+    const listed = new Map<string, ListedFactor & { name?: string }>(res.body.factors.map((f: ListedFactor) => [f.id, f]));
+    assert.equal(listed.get(google)?.name, 'Google Password Manager');
+    assert.equal(listed.get(unknown)?.name, `Passkey (added ${listed.get(unknown)?.createdAt.slice(0, 10)})`);
+  });
+
   it('lists a TOTP authenticator, recovery codes and a passkey with their types, and no secret, code, hash or key', async () => {
     const user = await enrolledHuman(a.org.id);
     // A started but unconfirmed enrolment is no factor yet.
@@ -75,7 +88,7 @@ describe('management API: a user’s second factors (list, delete)', () => {
     assert.deepEqual(listed.map((f) => f.type).sort(), ['passkey', 'recovery_codes', 'totp']);
     assert.equal(listed.find((f) => f.type === 'totp')?.id, user.totpId);
     assert.equal(listed.find((f) => f.type === 'passkey')?.id, passkeyId);
-    for (const factor of listed) {
+    for (const factor of listed.filter((f) => f.type !== 'passkey')) {
       assert.deepEqual(Object.keys(factor).sort(), ['createdAt', 'id', 'type'], 'a factor without a name has no name field');
       assert.equal(new Date(factor.createdAt).toISOString(), factor.createdAt);
       assert.ok(Math.abs(Date.now() - Date.parse(factor.createdAt)) < 10 * 60_000, factor.createdAt);

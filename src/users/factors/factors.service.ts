@@ -18,6 +18,7 @@ import type { FactorType } from '../entities/user-factor.entity.js';
 import { PasswordChecks } from '../password-checks.service.js';
 import type { CheckSource } from '../password-checks.service.js';
 import type { NewPasskey, StoredPasskey } from './passkeys.js';
+import { fallbackPasskeyName, passkeyName } from './passkey-names.js';
 import { newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.js';
 import { newTotpSecret, totpStepOf } from './totp.js';
 
@@ -97,7 +98,7 @@ export class FactorsService {
     return this.uow.run(async (manager) => {
       await this.access.actOn(manager, editorUserId, orgId, userId);
       const rows = await manager.find(UserFactorEntity, { where: { userId, state: 'active' }, order: { createdAt: 'ASC', id: 'ASC' } });
-      return rows.map((f) => ({ id: f.id, type: f.type, ...(f.name ? { name: f.name } : {}), createdAt: f.createdAt.toISOString() }));
+      return rows.map((f) => ({ id: f.id, type: f.type, ...nameOf(f), createdAt: f.createdAt.toISOString() }));
     });
   }
 
@@ -207,8 +208,10 @@ export class FactorsService {
     await this.uow.run(async (manager) => {
       const credentialKey = credentialKeyOf(passkey.credentialId);
       if (await manager.existsBy(UserFactorEntity, { credentialKey })) throw DomainError.alreadyExists('this passkey is registered already');
+      const empty = emptyFactor(factorId, user.id, 'passkey', 'active');
       const factor = {
-        ...emptyFactor(factorId, user.id, 'passkey', 'active'),
+        ...empty,
+        name: passkeyName(passkey.aaguid, empty.createdAt),
         credentialKey,
         credentialId: passkey.credentialId,
         publicKey: passkey.publicKey,
@@ -310,6 +313,12 @@ function emptyFactor(id: string, userId: string, type: FactorType, state: 'pendi
     createdAt: new Date(),
     lastUsedAt: null,
   };
+}
+
+/** A factor's name; a passkey stored before passkeys were named gets the fallback name. */
+function nameOf(factor: Pick<UserFactorEntity, 'type' | 'name' | 'createdAt'>): { name?: string } {
+  if (factor.name) return { name: factor.name };
+  return factor.type === 'passkey' ? { name: fallbackPasskeyName(factor.createdAt) } : {};
 }
 
 function credentialKeyOf(credentialId: string): string {

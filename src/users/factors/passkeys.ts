@@ -38,6 +38,8 @@ export type ChallengeCheck = (challenge: string) => boolean;
 export interface NewPasskey extends StoredPasskey {
   multiDevice: boolean;
   userVerified: boolean;
+  /** The authenticator's model id (all zeros when the browser withholds it); names the factor. */
+  aaguid?: string;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function verifyRegistration(rp: RelyingParty, response: Registratio
     requireUserVerification: false,
   }).catch(() => undefined);
   if (!result?.verified) return undefined;
-  const { credential, credentialDeviceType, userVerified } = result.registrationInfo;
+  const { credential, credentialDeviceType, userVerified, aaguid } = result.registrationInfo;
   return {
     credentialId: credential.id,
     publicKey: Buffer.from(credential.publicKey).toString('base64url'),
@@ -92,6 +94,7 @@ export async function verifyRegistration(rp: RelyingParty, response: Registratio
     transports: credential.transports ?? [],
     multiDevice: credentialDeviceType === 'multiDevice',
     userVerified,
+    aaguid,
   };
 }
 
