@@ -4,6 +4,7 @@ import { LoginClient } from '../attack/support/login-client.js';
 import { PASSWORD, createApiApp, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { useService } from '../support/fixtures.js';
+import { logOut } from './support/log-out.js';
 
 const RP = 'http://127.0.0.1:65530';
 
@@ -44,22 +45,12 @@ describe('logout and offline_access', () => {
     return { browser, tokens: tokens.body as { access_token: string; refresh_token?: string } };
   }
 
-  /** RP-initiated logout, confirmed on the logout page (`logout=yes`), or only this client's (`false`). */
-  async function logOut(browser: LoginClient, app: OidcApp, everywhere = true) {
-    const page = await browser.get(`/oidc/v1/end_session?client_id=${app.clientId}`);
-    assert.equal(page.status, 200, page.text.slice(0, 300));
-    const xsrf = /name="xsrf" value="([^"]+)"/.exec(page.text)?.[1];
-    assert.ok(xsrf, 'the logout form');
-    const done = await browser.post('/oidc/v1/end_session/confirm', everywhere ? { xsrf, logout: 'yes' } : { xsrf });
-    assert.equal(done.status, 303, done.text.slice(0, 300));
-  }
-
   for (const accessTokenType of ['opaque', 'jwt'] as const) {
     it(`${accessTokenType} access tokens: logout revokes them; the offline refresh token survives and stays revocable`, async () => {
       const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', accessTokenType }, RP);
       const { browser, tokens } = await signIn(app, 'openid offline_access');
       assert.ok(tokens.refresh_token, 'offline_access gives a refresh token');
-      await logOut(browser, app);
+      await logOut(browser, app.clientId);
       assert.equal(await introspect(tokens.access_token), false, 'introspection: inactive after logout');
       assert.equal(await userinfo(tokens.access_token), 401, 'userinfo refuses it after logout');
 
@@ -83,7 +74,7 @@ describe('logout and offline_access', () => {
     const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
     const { browser, tokens } = await signIn(app, 'openid');
     assert.equal(tokens.refresh_token, undefined);
-    await logOut(browser, app);
+    await logOut(browser, app.clientId);
     assert.equal(await introspect(tokens.access_token), false);
     assert.equal(await userinfo(tokens.access_token), 401);
   });
@@ -98,7 +89,7 @@ describe('logout and offline_access', () => {
     const secondTokens = (await postForm(svc, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: `${RP}/cb` }, basic(second))).body;
     assert.equal(await introspect(secondTokens.access_token), true);
 
-    await logOut(browser, second, false);
+    await logOut(browser, second.clientId, false);
     assert.equal(await introspect(secondTokens.access_token), false, "the logged-out client's token");
     assert.equal((await refresh(second, secondTokens.refresh_token)).status, 200, 'its refresh token survives');
     assert.equal(await introspect(firstTokens.access_token), true, "the other client's token stays");

@@ -1,5 +1,6 @@
 import Provider from 'oidc-provider';
 import type { EntityManager } from 'typeorm';
+import { tiedGrantsDeletion } from './exchange-ties.js';
 
 /** What a stored Session payload says about the clients it signed in to. */
 export interface SessionAuthorizations {
@@ -31,4 +32,7 @@ export async function revokeAccessTokensOfEndedSession(manager: EntityManager, e
   if (grantIds.length === 0) return;
   const marks = grantIds.map(() => '?').join(', ');
   await manager.query(`DELETE FROM oidc_payloads WHERE model IN (${ENDED_BY_LOGOUT.map(() => '?').join(', ')}) AND grant_id IN (${marks})`, [...ENDED_BY_LOGOUT, ...grantIds]);
+  // Tokens exchanged from the session's grants end with the session (exchange-ties.ts).
+  const tied = tiedGrantsDeletion(grantIds);
+  await manager.query(tied.sql, tied.parameters);
 }

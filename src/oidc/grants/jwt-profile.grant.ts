@@ -10,11 +10,10 @@ import { API_AUDIENCE } from '../tokens/audience.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { AssertionReplayGuard } from './assertion-replay.js';
+import { ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S, assertionLifetimeProblem } from './assertion-lifetime.js';
 import { invalidGrant } from '../provider/oauth-errors.js';
 
 /** RFC 7523 §3: the assertion may be at most this old. */
-const MAX_ASSERTION_AGE_S = 3600;
-const CLOCK_TOLERANCE_S = 5;
 
 interface JwtProfileDeps {
   dataSource: DataSource;
@@ -91,17 +90,19 @@ async function verifyAssertion(deps: JwtProfileDeps, replays: AssertionReplayGua
       subject: key.ownerId,
       // RFC 7523 §3: the audience identifies the authorization server — its issuer or its token endpoint.
       audience: [deps.issuer, `${deps.issuer}${OIDC_ROUTES.token}`],
-      maxTokenAge: MAX_ASSERTION_AGE_S,
+      maxTokenAge: MAX_ASSERTION_LIFETIME_S,
       // "jti" is optional in RFC 7523 §3: an assertion without one is told apart by its own bytes (below).
       requiredClaims: ['iat', 'exp'],
-      clockTolerance: CLOCK_TOLERANCE_S,
+      clockTolerance: ASSERTION_CLOCK_TOLERANCE_S,
     }));
   } catch (error) {
     throw invalidGrant(assertionFailure(error));
   }
+  const lifetime = assertionLifetimeProblem(payload);
+  if (lifetime) throw invalidGrant(`invalid assertion: ${lifetime}`);
   if (payload.jti !== undefined && (typeof payload.jti !== 'string' || payload.jti === '')) throw invalidGrant('invalid assertion: "jti", when sent, must be a non-empty string');
   // Accepted until exp, and never after iat + the maximum age, whichever comes first.
-  const usableUntilS = Math.min(payload.exp!, payload.iat! + MAX_ASSERTION_AGE_S) + CLOCK_TOLERANCE_S;
+  const usableUntilS = Math.min(payload.exp!, payload.iat! + MAX_ASSERTION_LIFETIME_S) + ASSERTION_CLOCK_TOLERANCE_S;
   // Each jti once; an assertion without one is itself used once (the hash of the whole JWT), across processes.
   const use = payload.jti ?? `assertion:${createHash('sha256').update(assertion).digest('base64url')}`;
   if (!(await replays.firstUse(key.ownerId, use, usableUntilS * 1000))) {

@@ -1,30 +1,44 @@
 import { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { Role } from '../../common/auth/roles.js';
+import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
-import { DomainError } from '../../common/errors/domain-error.js';
-import { holdsOn, noRoles } from '../../users/acting/acting-rule.js';
 import type { UserAccess } from '../../users/acting/user-access.service.js';
-import { userByIdOrFail } from '../../users/queries/grant-parties.js';
 import type { FeaturesService } from '../../users/features.service.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { mayServe } from '../account/organization-boundary.js';
+import { tieGrant } from '../adapter/exchange-ties.js';
+import { ACR_MFA } from '../login/authentication-methods.js';
 import { TOKEN_EXCHANGE_GRANT } from '../tokens/grant-types.js';
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
+import { assertInheritedImpersonation, authorizeImpersonation, chainedAct } from './impersonation.js';
+import type { ActClaim } from './impersonation.js';
 import { resolveActor, resolveSubject } from './token-exchange.parties.js';
+import type { Party } from './token-exchange.parties.js';
 import { exchangedAudience, exchangedScope, scopeBound } from './token-exchange.bounds.js';
 import { TokenType, allowedAs, needsActor } from './token-exchange.types.js';
 import { SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
 
-/** Where the grant leaves the actor for `extraTokenClaims` (provider.factory.ts). */
-const ACTOR = Symbol('portcullis.actor');
+/** Where the grant leaves the token's `act` and `acr` for `extraTokenClaims` (provider.factory.ts). */
+const EXTRAS = Symbol('portcullis.exchange-extras');
 
-/** RFC 8693 §4.1 `act` claim of a token issued to an actor, for oidc-provider's extraTokenClaims. */
-export function actClaim(ctx: OidcContext): { act: { sub: string } } | undefined {
-  const actor = ctx?.[ACTOR];
-  return typeof actor === 'string' ? { act: { sub: actor } } : undefined;
+/**
+ * The extra claims of an access token (oidc-provider's extraTokenClaims): RFC 8693 §4.1 `act` of an
+ * exchanged token, and the `acr` of the sign-in behind every user's token (RFC 9068 §2.2.1), which a later
+ * exchange checks against `mfa: "required"`. Stored with the token, so opaque tokens carry them too.
+ */
+export function tokenExtras(ctx: OidcContext): { act?: ActClaim; acr?: string } | undefined {
+  const exchanged = ctx?.[EXTRAS] as { act?: ActClaim; acr?: string } | undefined;
+  if (exchanged) return definedOnly(exchanged);
+  const entities = ctx?.oidc?.entities;
+  const acr: unknown = entities?.AuthorizationCode?.acr ?? entities?.RefreshToken?.acr ?? (ctx?.oidc?.route === 'authorization' ? ctx.oidc.session?.acr : undefined);
+  return typeof acr === 'string' ? { acr } : undefined;
+}
+
+function definedOnly(extras: { act?: ActClaim; acr?: string }): { act?: ActClaim; acr?: string } | undefined {
+  const out = Object.fromEntries(Object.entries(extras).filter(([, value]) => value !== undefined));
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 export interface TokenExchangeDeps {
@@ -34,9 +48,12 @@ export interface TokenExchangeDeps {
   access: UserAccess;
   uow: UnitOfWork;
   events: EventStore;
+  hasher: SecretHasher;
+  issuer: string;
   ownJwts: JwtTokenIds;
   accessTokenTtl: number;
   alg: string;
+  loginPolicy: (orgId: string) => Promise<{ mfa: string }>;
 }
 
 /**
@@ -46,7 +63,9 @@ export interface TokenExchangeDeps {
  * most the actor token's scope (token-exchange.bounds.ts; SECURITY.md, "token exchange stays within its
  * subject"). An actor token, or a `jwt` / `user_id` subject, is impersonation: it needs the
  * `impersonation` feature, an actor token issued to this client, an actor who may act on the subject,
- * and records `user.impersonated`.
+ * and records `user.impersonated`. DESIGN §7 (third wave) binds every exchanged token to what it came
+ * from: `act` carries over (impersonation.ts), the token is tied to the presented token's grant
+ * (exchange-ties.ts), never outlives it, and `mfa: "required"` applies as at refresh.
  */
 export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDeps): void {
   const handler = async (ctx: OidcContext) => {
@@ -73,44 +92,53 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
     if (requestedType === TokenType.idToken && requestedAudience !== undefined && audience.some((aud) => aud !== client.clientId)) {
       throw new errors.InvalidTarget('an id_token is issued for the requesting client only');
     }
+    if (actor?.act) throw invalidGrant('an impersonation cannot act for another user');
+    if (subject.act) await assertInheritedImpersonation(deps, subject.act, subject.userId);
+    // Whose sign-in stands behind the exchange: the actor's when there is one, else the subject token's.
+    const signedIn = actor ?? subject;
+    const acr = await requireSecondFactorIfRequired(deps, signedIn, actor ? undefined : account.orgId);
     if (actor) await authorizeImpersonation(deps, actor.userId, subject.userId, client.clientId);
+    const act = chainedAct(actor?.userId, subject.act);
+    const expiresIn = lifetimeWithin(deps.accessTokenTtl, subject, actor);
 
     ctx.oidc.entity('Account', account);
+    const idToken = async (scopeOfClaims: string) => {
+      const token = new provider.IdToken(await account.claims('id_token', scopeOfClaims), { ctx });
+      token.scope = scopeOfClaims;
+      // Set beside the claims: the ID token's claim mask would drop `act` (RFC 8693 §4.1).
+      for (const [claim, value] of Object.entries(definedOnly({ act, acr }) ?? {})) token.set(claim, value);
+      return token.issue({ use: 'idtoken', expiresAt: Math.floor(Date.now() / 1000) + expiresIn });
+    };
     if (requestedType === TokenType.idToken) {
-      const token = new provider.IdToken({ ...(await account.claims('id_token', scope)), ...(actor ? { act: { sub: actor.userId } } : {}) }, { ctx });
-      token.scope = scope;
-      ctx.body = { access_token: await token.issue({ use: 'idtoken' }), issued_token_type: TokenType.idToken, token_type: 'N_A', expires_in: deps.accessTokenTtl, scope };
+      ctx.body = { access_token: await idToken(scope), issued_token_type: TokenType.idToken, token_type: 'N_A', expires_in: expiresIn, scope };
       return;
     }
     const grant = new provider.Grant({ clientId: client.clientId, accountId: subject.userId });
     grant.addOIDCScope(scope);
     const grantId = await grant.save();
+    // DESIGN §7, third wave: the exchanged token lives and dies with the grant it came from.
+    const rootGrantId = signedIn.rootGrantId;
+    if (rootGrantId) await tieGrant(deps.uow, deps.hasher, grantId, rootGrantId);
     ctx.oidc.entity('Grant', grant);
-    const at = new provider.AccessToken({ accountId: subject.userId, client, grantId, gty: 'token_exchange', scope });
-    // RFC 8693 §4.1: the `act` claim names the acting party (extraTokenClaims adds it to the token).
-    if (actor) ctx[ACTOR] = actor.userId;
+    const at = new provider.AccessToken({ accountId: subject.userId, client, grantId, gty: 'token_exchange', scope, expiresIn });
+    ctx[EXTRAS] = { act, acr };
     if (requestedType === TokenType.jwt) {
       const resource = `urn:portcullis:project:${client.portcullis_project_id ?? client.clientId}`;
-      at.resourceServer = new provider.ResourceServer(resource, { audience: resource, scope, accessTokenTTL: deps.accessTokenTtl, accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.alg } } });
+      at.resourceServer = new provider.ResourceServer(resource, { audience: resource, scope, accessTokenTTL: expiresIn, accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.alg } } });
     }
     // Recorded on the token (and so its JWT `aud`): introspection answers only for these (tokens/audience.ts).
     at.aud = audience;
     ctx.oidc.entity('AccessToken', at);
     const accessToken = await at.save();
-    const refreshToken = await issueRefreshToken(provider, ctx, { accountId: subject.userId, grantId, scope, impersonated: actor !== undefined, narrowed: requestedAudience !== undefined });
-    let idToken: string | undefined;
-    if (scope.split(' ').includes('openid')) {
-      const token = new provider.IdToken({ ...(await account.claims('id_token', 'openid')) }, { ctx });
-      token.scope = 'openid';
-      idToken = await token.issue({ use: 'idtoken' });
-    }
+    const refreshToken = await issueRefreshToken(provider, ctx, { accountId: subject.userId, grantId, scope, acr, impersonated: act !== undefined, narrowed: requestedAudience !== undefined });
+    const withIdToken = scope.split(' ').includes('openid') ? await idToken('openid') : undefined;
     ctx.body = {
       access_token: accessToken,
       issued_token_type: requestedType === TokenType.jwt ? TokenType.jwt : TokenType.accessToken,
       token_type: 'Bearer',
       expires_in: at.expiration,
       scope,
-      id_token: idToken,
+      id_token: withIdToken,
       refresh_token: refreshToken,
     };
   };
@@ -118,43 +146,46 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
 }
 
 /**
- * docs/product-rules.md, "OpenID Connect and OAuth": a refresh token when `offline_access` is requested, for a client registered for the
- * refresh_token grant (RFC 8693 §2.2.1: it is optional). Not for impersonation: a refreshed token would
- * no longer carry the `act` claim naming the actor, so impersonation stays bounded by one access token's
- * lifetime. Not for a requested audience either: a refreshed token gets the client's usual audience, so
- * the narrowing would not survive a refresh.
+ * An exchanged token never outlives what it was exchanged from (DESIGN §7, third wave): re-exchanging
+ * must not renew a lifetime. Seconds, at most the usual access token lifetime.
  */
-async function issueRefreshToken(provider: any, ctx: OidcContext, token: { accountId: string; grantId: string; scope: string; impersonated: boolean; narrowed: boolean }): Promise<string | undefined> {
-  const client = ctx.oidc.client;
-  if (token.impersonated || token.narrowed || !token.scope.split(' ').includes('offline_access') || !client.grantTypeAllowed('refresh_token')) return undefined;
-  const rt = new provider.RefreshToken({ accountId: token.accountId, client, grantId: token.grantId, gty: 'token_exchange', rotations: 0, scope: token.scope });
-  ctx.oidc.entity('RefreshToken', rt);
-  return rt.save();
+function lifetimeWithin(ttl: number, subject: Party, actor: Party | undefined): number {
+  const now = Math.floor(Date.now() / 1000);
+  const ends = [subject.expiresAt, actor?.expiresAt].filter((end): end is number => end !== undefined);
+  const remaining = Math.min(ttl, ...ends.map((end) => end - now));
+  if (remaining <= 0) throw invalidGrant('the presented token has expired');
+  return remaining;
 }
 
 /**
- * Impersonation needs the feature, an actor who may act on the subject (holds every role it holds), and
- * an actor who administers the subject: IAM_OWNER, or ORG_OWNER of the subject's organization.
+ * `mfa: "required"` holds at the exchange as at refresh (refresh-second-factor.ts): the sign-in behind the
+ * presented token must have had the second factor when its organization requires one. Returns that
+ * sign-in's `acr`, which the exchanged tokens carry on.
  */
-async function authorizeImpersonation(deps: TokenExchangeDeps, actorId: string, subjectId: string, clientId: string): Promise<void> {
-  if (!(await deps.features.isEnabled('impersonation'))) throw new errors.InvalidRequest('impersonation is not enabled');
-  await deps.uow.run(async (manager) => {
-    const subject = await userByIdOrFail(manager, subjectId);
-    const actor = (await deps.access.rolesOf(manager, [actorId])).get(actorId) ?? noRoles();
-    if (!holdsOn(actor, subject.orgId, Role.OrgOwner)) throw invalidGrant('the actor may not impersonate users of this organization');
-    try {
-      await deps.access.assertMayActOn(manager, actorId, subject.id);
-    } catch (error) {
-      if (error instanceof DomainError) throw invalidGrant(`the actor may not impersonate this user: ${error.message}`);
-      throw error;
-    }
-    await deps.events.push(manager, {
-      type: 'user.impersonated',
-      aggregateType: 'user',
-      aggregateId: subject.id,
-      resourceOwner: subject.orgId,
-      editorUserId: actorId,
-      payload: { actorUserId: actorId, clientId },
-    });
-  });
+async function requireSecondFactorIfRequired(deps: TokenExchangeDeps, signedIn: Party, orgId: string | undefined): Promise<string | undefined> {
+  const org = orgId ?? (await deps.accounts.find(signedIn.userId))?.orgId;
+  if (org !== undefined && signedIn.acr !== ACR_MFA && (await deps.loginPolicy(org)).mfa === 'required') {
+    throw invalidGrant('the organization requires a second factor: sign in again');
+  }
+  return signedIn.acr;
+}
+
+/**
+ * docs/product-rules.md, "OpenID Connect and OAuth": a refresh token when `offline_access` is requested, for a client registered for the
+ * refresh_token grant (RFC 8693 §2.2.1: it is optional). Not for impersonation, nor for anything derived
+ * from one: a refreshed token would no longer carry the `act` claim naming the actor, so impersonation
+ * stays bounded by one access token's lifetime. Not for a requested audience either: a refreshed token
+ * gets the client's usual audience, so the narrowing would not survive a refresh. It is tied to the
+ * grant the subject came from, like the access token (exchange-ties.ts).
+ */
+async function issueRefreshToken(
+  provider: any,
+  ctx: OidcContext,
+  token: { accountId: string; grantId: string; scope: string; acr?: string; impersonated: boolean; narrowed: boolean },
+): Promise<string | undefined> {
+  const client = ctx.oidc.client;
+  if (token.impersonated || token.narrowed || !token.scope.split(' ').includes('offline_access') || !client.grantTypeAllowed('refresh_token')) return undefined;
+  const rt = new provider.RefreshToken({ accountId: token.accountId, client, grantId: token.grantId, gty: 'token_exchange', rotations: 0, scope: token.scope, acr: token.acr });
+  ctx.oidc.entity('RefreshToken', rt);
+  return rt.save();
 }

@@ -1,11 +1,20 @@
 import { createPublicKey } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
+import type { JWTPayload } from 'jose';
 import { errors } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
+import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { applicationKeyByClientId, userById } from '../../users/queries/grant-parties.js';
+import { rootGrantOf, sessionOfIdToken } from '../adapter/exchange-ties.js';
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { tokenAudience } from '../tokens/audience.js';
 import { TokenType } from './token-exchange.types.js';
+import { ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S, assertionLifetimeProblem } from './assertion-lifetime.js';
+import { AssertionReplayGuard } from './assertion-replay.js';
+import { OIDC_ROUTES } from '../provider/oidc.routes.js';
+import { actOf, isActClaim } from './impersonation.js';
+import type { ActClaim } from './impersonation.js';
 import { SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
 
 /** What a presented subject or actor token stands for, and the most a token exchanged for it may carry. */
@@ -15,11 +24,22 @@ export interface Party {
   audience: string[];
   /** The scope of the presented token; an exchanged token's scope stays within it. Null: the token names a user only. */
   scope: string[] | null;
+  /** The impersonation the presented token carries; it survives the exchange (impersonation.ts). */
+  act?: ActClaim;
+  /** How the sign-in behind the token was authenticated, for `mfa: "required"` and the exchanged token. */
+  acr?: string;
+  /** The grant the exchanged token is tied to: it dies with it (exchange-ties.ts). */
+  rootGrantId?: string;
+  /** When the presented token expires (epoch seconds): an exchanged token never outlives it. */
+  expiresAt?: number;
 }
 
 interface PartyDeps {
   dataSource: DataSource;
+  hasher: SecretHasher;
   ownJwts: JwtTokenIds;
+  issuer: string;
+  uow: UnitOfWork;
 }
 
 interface RequestingClient {
@@ -47,7 +67,7 @@ export async function resolveSubject(provider: any, deps: PartyDeps, client: Req
     case TokenType.idToken:
       return idTokenParty(deps, client, token);
     case TokenType.jwt:
-      return { userId: await clientSignedSubject(deps.dataSource, client.clientId, token), audience: [client.clientId], scope: null };
+      return { userId: await clientSignedSubject(deps, client.clientId, token), audience: [client.clientId], scope: null };
     case TokenType.userId: {
       const user = await userById(deps.dataSource, token);
       if (!user) throw invalidGrant(SUBJECT_NOT_SERVED);
@@ -66,13 +86,28 @@ export async function resolveActor(provider: any, deps: PartyDeps, client: Reque
 async function accessTokenParty(provider: any, deps: PartyDeps, client: RequestingClient, token: string, role: 'subject' | 'actor'): Promise<Party> {
   const found = (await provider.AccessToken.find(token)) ?? (await provider.ClientCredentials.find(token));
   if (!found?.isValid) throw invalidGrant(`the ${role} access token is not valid`);
+  // A token whose grant ended (refresh token revoked, logout, a grant it was exchanged from) is dead.
+  if (found.grantId && !(await provider.Grant.find(found.grantId))) throw invalidGrant(`the ${role} access token is not valid`);
   const audience = await tokenAudience(deps.dataSource, found);
   const issuedToClient = found.clientId === client.clientId;
   if (role === 'actor' && !issuedToClient) throw invalidGrant('the actor token was not issued to this client');
   if (role === 'subject' && !issuedToClient && !audience.includes(client.clientId)) {
     throw invalidGrant('the subject token was neither issued to this client nor names it in its audience');
   }
-  return { userId: found.accountId ?? found.clientId, audience, scope: String(found.scope ?? '').split(' ').filter(Boolean) };
+  return {
+    userId: found.accountId ?? found.clientId,
+    audience,
+    scope: String(found.scope ?? '').split(' ').filter(Boolean),
+    act: actOf(found),
+    acr: acrOf(found),
+    rootGrantId: found.grantId ? await rootGrantOf(deps.dataSource, deps.hasher, found.grantId) : undefined,
+    expiresAt: found.exp,
+  };
+}
+
+function acrOf(token: unknown): string | undefined {
+  const acr = (token as { extra?: { acr?: unknown } }).extra?.acr;
+  return typeof acr === 'string' ? acr : undefined;
 }
 
 /**
@@ -93,24 +128,53 @@ async function idTokenParty(deps: PartyDeps, client: RequestingClient, token: st
   const audience = [claims.aud].flat().filter((a): a is string => typeof a === 'string');
   if (!audience.includes(client.clientId) && claims.azp !== client.clientId) throw invalidGrant('the id_token was not issued to this client');
   const scope = ['openid', ...new Set(Object.keys(claims).flatMap((claim) => SCOPE_OF_CLAIM[claim] ?? []))];
-  return { userId: claims.sub, audience, scope };
+  // DESIGN §7, "a user's access dies with it": an ID token speaks for its sign-in only while that lasts.
+  const issuedTo = claims.azp ?? audience[0];
+  const session = typeof claims.sid === 'string' && typeof issuedTo === 'string' ? await sessionOfIdToken(deps.dataSource, claims.sub, issuedTo, claims.sid) : undefined;
+  if (!session) throw invalidGrant('the sign-in this id_token came from has ended');
+  return {
+    userId: claims.sub,
+    audience,
+    scope,
+    act: isActClaim(claims.act) ? claims.act : undefined,
+    acr: typeof claims.acr === 'string' ? claims.acr : undefined,
+    rootGrantId: session.grantId ? await rootGrantOf(deps.dataSource, deps.hasher, session.grantId) : undefined,
+    expiresAt: claims.exp,
+  };
 }
 
-/** A JWT the client signed with one of its application keys, naming the user in `sub`. */
-async function clientSignedSubject(dataSource: DataSource, clientId: string, jwt: string): Promise<string> {
+/**
+ * A JWT the client signed with one of its application keys, naming the user in `sub`. Like a JWT-profile
+ * assertion (RFC 7523 §3) it names this server in `aud`, carries `exp` within an hour of issue
+ * (assertion-lifetime.ts) and a `jti` accepted once until it expires, across processes.
+ */
+async function clientSignedSubject(deps: PartyDeps, clientId: string, jwt: string): Promise<string> {
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(jwt).kid;
   } catch {
     throw invalidGrant('the subject token is not a JWT');
   }
-  const key = kid ? await applicationKeyByClientId(dataSource, clientId, kid) : null;
+  const key = kid ? await applicationKeyByClientId(deps.dataSource, clientId, kid) : null;
   if (!key) throw invalidGrant('the subject token is not signed by a key of this client');
+  let payload: JWTPayload;
   try {
-    const { payload } = await jwtVerify(jwt, createPublicKey(key.publicKey), { issuer: clientId, maxTokenAge: 3600 });
-    if (typeof payload.sub !== 'string') throw new Error('sub missing');
-    return payload.sub;
+    ({ payload } = await jwtVerify(jwt, createPublicKey(key.publicKey), {
+      issuer: clientId,
+      audience: [deps.issuer, `${deps.issuer}${OIDC_ROUTES.token}`],
+      maxTokenAge: MAX_ASSERTION_LIFETIME_S,
+      requiredClaims: ['sub', 'exp', 'iat', 'jti'],
+      clockTolerance: ASSERTION_CLOCK_TOLERANCE_S,
+    }));
   } catch (error) {
     throw invalidGrant(`invalid subject token: ${(error as Error).message}`);
   }
+  const lifetime = assertionLifetimeProblem(payload);
+  if (lifetime) throw invalidGrant(`invalid subject token: ${lifetime}`);
+  if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || payload.jti === '') throw invalidGrant('invalid subject token: "sub" and "jti" must be strings');
+  const usableUntilMs = (payload.exp! + ASSERTION_CLOCK_TOLERANCE_S) * 1000;
+  if (!(await new AssertionReplayGuard(deps.uow).firstUse(`token-exchange:${clientId}`, payload.jti, usableUntilMs))) {
+    throw invalidGrant('the subject token was already used: each "jti" is accepted once until it expires');
+  }
+  return payload.sub;
 }

@@ -8,6 +8,8 @@ import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
 import { requestLookups } from '../adapter/request-lookups.js';
 import { tokenAudience, tokenUser } from '../tokens/audience.js';
 import { isActive } from '../../users/rules/user-state.js';
+import { actOf } from '../grants/impersonation.js';
+import type { ActClaim } from '../grants/impersonation.js';
 
 interface IntrospectedToken {
   kind: string;
@@ -44,7 +46,7 @@ export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
  * domain for `username`) was read with the token (oidc-payload.adapter.ts); the introspecting client's
  * project comes with the client.
  */
-export function introspectionPolicy(dataSource: DataSource, accounts: AccountFinder) {
+export function introspectionPolicy(dataSource: DataSource, accounts: AccountFinder, impersonationHolds: (act: ActClaim, subjectId: string) => Promise<boolean>) {
   return async (ctx: OidcContext, client: { clientId: string; portcullis_project_id?: string | null }, token: IntrospectedToken): Promise<boolean> => {
     if (token.kind === 'RefreshToken') return false;
     const userId = token.accountId ?? token.clientId;
@@ -56,6 +58,9 @@ export function introspectionPolicy(dataSource: DataSource, accounts: AccountFin
     const project = client.portcullis_project_id;
     const allowed = audience.includes(client.clientId) || (typeof project === 'string' && audience.includes(project));
     if (!allowed) return false;
+    // An impersonation ends with its actor's right to it (grants/impersonation.ts).
+    const act = actOf(token);
+    if (act && !(await impersonationHolds(act, userId))) return false;
     // A JWT arrives as a one-request handle (structured-token.rewrite.ts); the adapter verified it.
     const value = String(ctx.oidc.params.token);
     const jwtValue = JwtTokenIds.looksLikeJwt(value) ? value : jwtForHandle(ctx.req, value);

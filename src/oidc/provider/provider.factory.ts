@@ -16,10 +16,12 @@ import { ACR_VALUES } from '../login/authentication-methods.js';
 import { audienceOf } from '../tokens/audience.js';
 import { JwtTokenIds, jwtPersistingCustomizer } from '../tokens/jwt-access-tokens.js';
 import { registerJwtProfileGrant } from '../grants/jwt-profile.grant.js';
-import { actClaim, registerTokenExchangeGrant } from '../grants/token-exchange.grant.js';
+import { registerTokenExchangeGrant, tokenExtras } from '../grants/token-exchange.grant.js';
+import { actOf, impersonationHolds } from '../grants/impersonation.js';
 import type { TokenExchangeDeps } from '../grants/token-exchange.grant.js';
 import { buildInteractionPolicy } from './interaction.policy.js';
 import { introspectionPolicy } from './introspection.policy.js';
+import { assertClientAssertionLifetime } from './client-assertion.js';
 import { OIDC_ROUTES, LOGIN_UI_PREFIX } from './oidc.routes.js';
 import { applyProviderExtensions } from './extensions/index.js';
 import { keepOfflineAccessOfSilentRequest } from './extensions/request-rules.js';
@@ -28,7 +30,7 @@ import { completeImplicitResponses } from './implicit-response.js';
 import { resourceIndicators } from './resource-indicators.js';
 import { SCOPES } from './scopes.js';
 
-export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events'> {
+export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events' | 'loginPolicy'> {
   issuer: string;
   dataSource: DataSource;
   hasher: SecretHasher;
@@ -38,7 +40,6 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   reloadKeys?: () => Promise<object[]>;
   instance: InstanceEntity;
   /** The organization's login policy, read on use (the second-factor check of the login prompt). */
-  loginPolicy: (orgId: string) => Promise<{ mfa: string }>;
 }
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'];
@@ -69,6 +70,9 @@ export function createProvider(deps: ProviderDeps): Provider {
     findAccount: async (ctx: OidcContext, sub: string, token?: unknown) => {
       const account = await findAccountWithinOrganization(deps.accounts, ctx, sub, token);
       if (account) await refuseRefreshWithoutSecondFactor(account, token, deps.loginPolicy);
+      // An impersonation ends with its actor's right to it (impersonation.ts): userinfo refuses the token.
+      const act = actOf(token);
+      if (account && act && !(await impersonationHolds(deps.access, deps.uow.manager, act, sub))) return undefined;
       return account;
     },
     jwks: { keys: deps.keys },
@@ -96,10 +100,11 @@ export function createProvider(deps: ProviderDeps): Provider {
     // docs/product-rules.md, "OpenID Connect and OAuth": PKCE (S256 only) is required for clients without authentication.
     pkce: { required: (_ctx: OidcContext, client: { clientAuthMethod: string }) => client.clientAuthMethod === 'none' },
     extraClientMetadata: { properties: [...CLIENT_EXTRA] },
+    assertJwtClientAuthClaimsAndHeader: assertClientAssertionLifetime,
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true, allowedPolicy: introspectionPolicy(dataSource, deps.accounts) },
+      introspection: { enabled: true, allowedPolicy: introspectionPolicy(dataSource, deps.accounts, (act, subjectId) => impersonationHolds(deps.access, deps.uow.manager, act, subjectId)) },
       revocation: { enabled: true },
       // RFC 9449 §7.2 wants a DPoP-bound token refused without its proof wherever it is accepted (the
       // admin API, SCIM, userinfo, introspection); until every one of them checks proofs, no token is
@@ -123,7 +128,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     },
     // RFC 9068 §2.1: JWT access tokens are typed at+jwt (oidc-provider sets it) and persisted so they
     // stay introspectable and revocable like opaque ones (docs/product-rules.md, "OpenID Connect and OAuth").
-    extraTokenClaims: (ctx: OidcContext) => actClaim(ctx),
+    extraTokenClaims: (ctx: OidcContext) => tokenExtras(ctx),
     formats: { customizers: { jwt: jwtPersistingCustomizer(adapterFor, (clientId, scope) => audienceOf(dataSource, clientId, scope)) } },
     interactions: {
       policy: buildInteractionPolicy(deps.loginPolicy),

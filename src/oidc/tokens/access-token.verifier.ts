@@ -3,6 +3,9 @@ import { DataSource } from 'typeorm';
 import type { AccessTokenVerifier } from '../../common/auth/principal-resolver.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { API_AUDIENCE, tokenAudience } from './audience.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { UserAccess } from '../../users/acting/user-access.service.js';
+import { actOf, impersonationHolds } from '../grants/impersonation.js';
 
 /**
  * ACCESS_TOKEN_VERIFIER for the admin, management and SCIM APIs: an access token of this instance
@@ -14,6 +17,8 @@ export class OidcAccessTokenVerifier implements AccessTokenVerifier {
   constructor(
     private readonly holder: ProviderHolder,
     private readonly dataSource: DataSource,
+    private readonly access: UserAccess,
+    private readonly uow: UnitOfWork,
   ) {}
 
   async verify(token: string): Promise<{ userId: string; clientId: string } | null> {
@@ -24,6 +29,9 @@ export class OidcAccessTokenVerifier implements AccessTokenVerifier {
     // Only a machine user's own token or a first-party (apiAccess) application's carries it (tokenAudience).
     if (!audience.includes(API_AUDIENCE)) return null;
     if (found.grantId && !(await provider.Grant.find(found.grantId))) return null;
+    // An impersonation ends with its actor's right to it (grants/impersonation.ts).
+    const act = actOf(found);
+    if (act && !(await impersonationHolds(this.access, this.uow.manager, act, found.accountId))) return null;
     return { userId: found.accountId ?? found.clientId, clientId: found.clientId };
   }
 }

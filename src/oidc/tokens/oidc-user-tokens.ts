@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { UserTokens } from '../../common/auth/user-tokens.js';
+import { deleteGrantsTiedToUser } from '../adapter/exchange-ties.js';
 
 /**
  * USER_TOKENS for the users domain: deletes every stored OIDC object of the user (sessions, grants,
@@ -10,6 +11,8 @@ import type { UserTokens } from '../../common/auth/user-tokens.js';
 @Injectable()
 export class OidcUserTokens implements UserTokens {
   async revokeAll(manager: EntityManager, userId: string): Promise<void> {
+    // A token exchanged from this user's grants (an impersonation by this user) ends with them.
+    await deleteGrantsTiedToUser(manager, userId);
     await manager.query('DELETE FROM oidc_payloads WHERE account_id = ?', [userId]);
   }
 }

@@ -5,7 +5,7 @@ import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { placeholders } from '../../common/database/placeholders.js';
 import { INSTANCE_ID } from '../entities/instance.entity.js';
 import { UserEntity } from '../entities/user.entity.js';
-import { isIamOwner, noRoles, parseRoles, rolesLacking } from './acting-rule.js';
+import { holdsOn, isIamOwner, noRoles, parseRoles, rolesLacking } from './acting-rule.js';
 import type { HeldRoles } from './acting-rule.js';
 import { activeUserSql, isActive } from '../rules/user-state.js';
 
@@ -55,6 +55,45 @@ export class UserAccess {
           `user ${target} holds ${lacking.join(', ')}, which the caller lacks; only a holder of every role of a user may act on it`,
         );
       }
+    }
+  }
+
+  /**
+   * Why `actorId` may not impersonate `subjectId`, or null when it may (SECURITY.md, "Who may act on
+   * whom"): an actor administers the subject (IAM_OWNER, or ORG_OWNER of its organization) and holds
+   * every role it holds. Asked when impersonation starts and again whenever a token carrying it is used,
+   * so the token dies with the actor's role.
+   */
+  async impersonationRefusal(manager: EntityManager, actorId: string, subjectId: string): Promise<string | null> {
+    const [subject, actorUser] = await Promise.all([manager.findOneBy(UserEntity, { id: subjectId }), manager.findOneBy(UserEntity, { id: actorId })]);
+    if (!subject) return 'the user no longer exists';
+    if (!actorUser || !isActive(actorUser)) return 'the actor is not active';
+    const roles = await this.rolesOf(manager, [actorId, subjectId]);
+    const actor = roles.get(actorId) ?? noRoles();
+    if (!holdsOn(actor, subject.orgId, Role.OrgOwner)) return 'the actor may not impersonate users of this organization';
+    const lacking = rolesLacking(actor, roles.get(subjectId) ?? noRoles());
+    return lacking.length === 0 ? null : `the actor may not impersonate this user: it holds ${lacking.join(', ')}, which the actor lacks`;
+  }
+
+  /**
+   * Before an organization's users are removed batch by batch (organization-removal.service.ts), what would
+   * refuse any of them refuses the whole removal up front: a user holding a role the editor lacks (403), or
+   * the organization holding every active IAM_OWNER (409). Only users with a membership can fail either.
+   */
+  async assertMayRemoveUsersOf(manager: EntityManager, editorUserId: string | null, orgId: string): Promise<void> {
+    const members: { user_id: string }[] = await manager.query(
+      'SELECT DISTINCT m.user_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.org_id = ?',
+      [orgId],
+    );
+    await this.assertMayActOnEach(manager, editorUserId, members.map((m) => m.user_id));
+    const owners: { inside: number | string; outside: number | string }[] = await manager.query(
+      `SELECT SUM(CASE WHEN u.org_id = ? THEN 1 ELSE 0 END) AS inside, SUM(CASE WHEN u.org_id <> ? THEN 1 ELSE 0 END) AS outside
+        FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.scope_type = 'instance' AND m.roles LIKE ? AND ${activeUserSql('u')}`,
+      [orgId, orgId, `%${Role.IamOwner}%`],
+    );
+    if (Number(owners[0]?.inside ?? 0) > 0 && Number(owners[0]?.outside ?? 0) === 0) {
+      throw new DomainError(ErrorCode.Conflict, `the last active IAM_OWNER cannot be ${PAST.remove}; make another user IAM_OWNER first`);
     }
   }
 

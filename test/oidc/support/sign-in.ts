@@ -16,6 +16,8 @@ export interface SignInOptions {
   clientId: string;
   /** Absent for a public client (PKCE only). */
   clientSecret?: string;
+  /** Client authentication as form fields at the token endpoint instead (e.g. a private_key_jwt assertion). */
+  clientAuth?: Record<string, string>;
   redirectUri: string;
   loginName: string;
   password: string;
@@ -60,7 +62,7 @@ export async function signIn(svc: TestService, options: SignInOptions): Promise<
   const code = url.searchParams.get('code');
   assert.ok(code, `a code at the redirect URI: ${callback}`);
   const form: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: options.redirectUri, code_verifier: verifier };
-  if (!options.clientSecret) form.client_id = options.clientId;
+  if (!options.clientSecret) Object.assign(form, { client_id: options.clientId }, options.clientAuth);
   const res = await postForm(svc, '/oauth/v2/token', form, options.clientSecret ? { id: options.clientId, secret: options.clientSecret } : undefined);
   if (res.status !== 200) return { error: res.body?.error ?? String(res.status), browser };
   return { tokens: res.body, browser };

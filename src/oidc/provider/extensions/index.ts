@@ -4,6 +4,7 @@ import { compareHashedClientSecrets } from './client-secret.js';
 import { allowLoopbackForDevMode } from './dev-mode-redirect-uris.js';
 import { applyUserinfoAssertion } from './id-token-claims.js';
 import { enforceRequestRules } from './request-rules.js';
+import { includeSessionIdInIdTokens } from './session-id-claim.js';
 import { honourEveryOpenidTokenAtUserinfo } from './userinfo-tokens.js';
 
 /**
@@ -16,7 +17,7 @@ import { honourEveryOpenidTokenAtUserinfo } from './userinfo-tokens.js';
  * 1. client metadata validation (`Client.Schema#invalidate`), when a client is first loaded;
  * 2. client authentication (`Client#compareClientSecret`);
  * 3. the authorization and token endpoints' checks of the client (`Client#responseTypeAllowed`, `#grantTypeAllowed`);
- * 4. the ID token issued (`IdToken#issue`);
+ * 4. the ID token issued (`Client#includeSid`, `IdToken#issue`);
  * 5. the userinfo endpoint's token lookups (`AccessToken.find`, `Grant.find`).
  *
  * The request rewrites before the provider (oidc-dispatch.middleware.ts, post-to-get.ts,
@@ -26,6 +27,7 @@ export function applyProviderExtensions(provider: Provider, hasher: SecretHasher
   allowLoopbackForDevMode(provider);
   compareHashedClientSecrets(provider, hasher);
   enforceRequestRules(provider);
+  includeSessionIdInIdTokens(provider);
   applyUserinfoAssertion(provider);
   honourEveryOpenidTokenAtUserinfo(provider);
 }
