@@ -19,3 +19,11 @@ export const RESOURCE_TYPE_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Resou
 export const MAX_PAGE_SIZE = 100;
 export const MAX_BULK_OPERATIONS = 100;
 export const MAX_BULK_PAYLOAD_BYTES = 1_000_000;
+/**
+ * Issue 33 item 13 (docs/product-rules.md, "SCIM"): operations per PATCH request, and values per
+ * multi-valued attribute of a User (e-mails, phone numbers, addresses, …). Together they bound a PATCH's
+ * work to about a hundred thousand value comparisons. Entra ID and Okta send a handful of operations and a
+ * few values per attribute; a group's members are not such an attribute (they are rows, not values).
+ */
+export const MAX_PATCH_OPERATIONS = 1000;
+export const MAX_ATTRIBUTE_VALUES = 100;

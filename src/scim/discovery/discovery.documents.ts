@@ -1,4 +1,4 @@
-import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, MAX_BULK_OPERATIONS, MAX_BULK_PAYLOAD_BYTES, MAX_PAGE_SIZE, RESOURCE_TYPE_SCHEMA, SCHEMA_SCHEMA, SPC_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, MAX_ATTRIBUTE_VALUES, MAX_BULK_OPERATIONS, MAX_PATCH_OPERATIONS, MAX_BULK_PAYLOAD_BYTES, MAX_PAGE_SIZE, RESOURCE_TYPE_SCHEMA, SCHEMA_SCHEMA, SPC_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
 import { GROUP_SCHEMA_DEFINITION } from '../schema/group.schema.js';
 import { SCHEMAS } from '../schema/user.schema.js';
 
@@ -7,7 +7,8 @@ export function serviceProviderConfig(baseUrl: string) {
   return {
     schemas: [SPC_SCHEMA],
     documentationUri: 'https://datatracker.ietf.org/doc/html/rfc7644',
-    patch: { supported: true },
+    // RFC 7643 §5 defines only `supported`; the limits are advertised beside it, named like bulk's (clients ignore unknown members).
+    patch: { supported: true, maxOperations: MAX_PATCH_OPERATIONS, maxValuesPerAttribute: MAX_ATTRIBUTE_VALUES },
     bulk: { supported: true, maxOperations: MAX_BULK_OPERATIONS, maxPayloadSize: MAX_BULK_PAYLOAD_BYTES },
     filter: { supported: true, maxResults: MAX_PAGE_SIZE },
     changePassword: { supported: true },

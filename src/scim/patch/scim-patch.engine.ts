@@ -1,5 +1,6 @@
 import { findKeyCi, getCi, isPlainObject, type JsonObject } from '../filter/scim-filter.objects.js';
 import { ScimPatchError } from './scim-patch.errors.js';
+import { assertWithinValueBound, valueCounts } from './scim-patch.bounds.js';
 import { removeAt } from './scim-patch.remove.js';
 import { createPatchContext, type ApplyPatchOptions, type PatchContext } from './scim-patch.schema.js';
 import { resolvePath } from './scim-patch.target.js';
@@ -39,9 +40,20 @@ export function applyPatch(
   }
   const ctx = createPatchContext(options);
   const result = structuredClone(resource);
+  let counts = options.maxValuesPerAttribute === undefined ? undefined : valueCounts(result);
   operations.forEach((raw: unknown, index) => {
     try {
-      applyOperation(ctx, result, readOperation(raw));
+      const operation = readOperation(raw);
+      const max = options.maxValuesPerAttribute;
+      if (max !== undefined && Array.isArray(operation.value) && operation.value.length > max) {
+        throw new ScimPatchError('invalidValue', `"value" may list at most ${max} values; got ${operation.value.length}`);
+      }
+      applyOperation(ctx, result, operation);
+      if (counts !== undefined) {
+        const after = valueCounts(result);
+        assertWithinValueBound(counts, after, options.maxValuesPerAttribute!);
+        counts = after;
+      }
     } catch (e) {
       throw e instanceof ScimPatchError ? e.atOperation(index) : e;
     }

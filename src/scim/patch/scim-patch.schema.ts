@@ -63,6 +63,8 @@ export interface ApplyPatchOptions extends Partial<ScimPatchSchema> {
    * `false` gives RFC 7644's `noTarget` for "replace" and "add".
    */
   readonly createOnFilterMiss?: boolean;
+  /** When set, no operation may grow a multi-valued attribute past this many values (scim-patch.bounds.ts). */
+  readonly maxValuesPerAttribute?: number;
 }
 
 /** Per-request state: lookup sets built from the options, and extensions touched so far. */
