@@ -1,6 +1,9 @@
 import { isEmail } from 'class-validator';
 import type { ErrorDetail } from '../common/errors/domain-error.js';
+import { tooLong } from '../common/text/column-bounds.js';
 import { PASSWORD_MAX_BYTES, passwordTooLong } from './rules/password-policy.js';
+import { STRING_BOUNDS } from './rules/string-bounds.js';
+import { userNameProblem } from './rules/user-name.js';
 
 interface Registration {
   userName: string;
@@ -24,15 +27,17 @@ export function registrationProblems(input: Registration): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   const text = (field: keyof Registration, value: string, max: number) => {
     if (!/\S/.test(value)) problems.push({ field, message: `${field} must not be empty` });
-    else if (value.length > max) problems.push({ field, message: `${field} must be at most ${max} characters` });
+    else if (tooLong(value, max)) problems.push({ field, message: `${field} must be at most ${max} characters` });
     else if (CONTROL.test(value) || MARKUP.test(value)) problems.push({ field, message: `${field} must not contain control characters, < or >` });
     else if (value.normalize('NFKC') !== value) problems.push({ field, message: `${field} must be written without full-width or compatibility characters` });
   };
-  text('userName', input.userName, 255);
-  if (/\s/.test(input.userName)) problems.push({ field: 'userName', message: 'userName must not contain white space' });
-  text('firstName', input.firstName, 200);
-  text('lastName', input.lastName, 200);
-  if (input.email.length > 320 || !isEmail(input.email)) problems.push({ field: 'email', message: 'email must be an e-mail address' });
+  text('userName', input.userName, STRING_BOUNDS.userName);
+  // The rule of every surface (users/rules/user-name.ts), when the stricter one above found nothing.
+  const nameProblem = userNameProblem(input.userName);
+  if (nameProblem !== undefined && !problems.some((p) => p.field === 'userName')) problems.push({ field: 'userName', message: `userName ${nameProblem}` });
+  text('firstName', input.firstName, STRING_BOUNDS.givenName);
+  text('lastName', input.lastName, STRING_BOUNDS.familyName);
+  if (tooLong(input.email, STRING_BOUNDS.email) || !isEmail(input.email)) problems.push({ field: 'email', message: 'email must be an e-mail address' });
   if (passwordTooLong(input.password)) problems.push({ field: 'password', message: `password must be at most ${PASSWORD_MAX_BYTES} bytes` });
   return problems;
 }

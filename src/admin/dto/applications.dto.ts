@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
 import type { ApplicationEntity } from '../../users/entities/application.entity.js';
 import type { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 import { ACCESS_TOKEN_TYPES, GRANT_TYPES, OIDC_AUTH_METHODS, RESPONSE_TYPES } from './projects.dto.js';
+import { Bounded } from './bounded.decorator.js';
 
 export class ProjectDto {
   @ApiProperty() id: string;
@@ -20,7 +21,7 @@ export class UpdateProjectDto {
   @IsOptional()
   @IsString()
   @IsNotBlank()
-  @MaxLength(200)
+  @Bounded('projectName')
   name?: string;
 }
 
@@ -61,7 +62,7 @@ export class UpdateAppDto {
   @IsOptional()
   @IsString()
   @IsNotBlank()
-  @MaxLength(200)
+  @Bounded('applicationName')
   name?: string;
 
   @ApiPropertyOptional({ type: [String] })
@@ -69,7 +70,7 @@ export class UpdateAppDto {
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @MaxLength(2000, { each: true })
+  @Bounded('redirectUri', { each: true })
   redirectUris?: string[];
 
   @ApiPropertyOptional({ type: [String] })
@@ -77,7 +78,7 @@ export class UpdateAppDto {
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @MaxLength(2000, { each: true })
+  @Bounded('redirectUri', { each: true })
   postLogoutRedirectUris?: string[];
 
   @ApiPropertyOptional({ enum: RESPONSE_TYPES, isArray: true })

@@ -1,18 +1,19 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
 import { IsNotBlank } from './not-blank.decorator.js';
+import { Bounded } from './bounded.decorator.js';
 
 export class CreateGroupDto {
   @ApiProperty({ maxLength: 255, example: 'Engineering' })
   @IsString()
   @IsNotBlank()
-  @MaxLength(255)
+  @Bounded('groupDisplayName')
   displayName: string;
 
   @ApiPropertyOptional({ maxLength: 255, description: 'The id the provisioning client knows the group by' })
   @IsOptional()
   @IsString()
-  @MaxLength(255)
+  @Bounded('groupExternalId')
   externalId?: string;
 }
 

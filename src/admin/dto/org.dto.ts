@@ -1,12 +1,13 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
 import { IsNotBlank } from './not-blank.decorator.js';
+import { Bounded } from './bounded.decorator.js';
 
 export class CreateOrgDto {
   @ApiProperty({ example: 'ACME Corp', maxLength: 200 })
   @IsString()
   @IsNotBlank()
-  @MaxLength(200)
+  @Bounded('orgName')
   name: string;
 }
 
@@ -26,6 +27,6 @@ export class UpdateOrgDto {
   @IsOptional()
   @IsString()
   @IsNotBlank()
-  @MaxLength(200)
+  @Bounded('orgName')
   name?: string;
 }

@@ -8,9 +8,9 @@ import {
   IsIn,
   IsOptional,
   IsString,
-  MaxLength,
-} from 'class-validator';
+  } from 'class-validator';
 import { IsNotBlank } from './not-blank.decorator.js';
+import { Bounded } from './bounded.decorator.js';
 
 export const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'] as const;
 export const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'] as const;
@@ -22,7 +22,7 @@ export class CreateProjectDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()
-  @MaxLength(200)
+  @Bounded('projectName')
   name: string;
 }
 
@@ -34,14 +34,14 @@ export class CreateOidcAppDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()
-  @MaxLength(200)
+  @Bounded('applicationName')
   name: string;
 
   @ApiProperty({ type: [String], example: ['https://app.example.com/callback'] })
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @MaxLength(2000, { each: true })
+  @Bounded('redirectUri', { each: true })
   redirectUris: string[];
 
   @ApiPropertyOptional({ type: [String] })
@@ -49,7 +49,7 @@ export class CreateOidcAppDto {
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @MaxLength(2000, { each: true })
+  @Bounded('redirectUri', { each: true })
   postLogoutRedirectUris?: string[];
 
   @ApiProperty({ enum: RESPONSE_TYPES, isArray: true })
@@ -96,7 +96,7 @@ export class CreateApiAppDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()
-  @MaxLength(200)
+  @Bounded('applicationName')
   name: string;
 
   @ApiProperty({ enum: API_AUTH_METHODS })

@@ -1,21 +1,23 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, MaxLength, Validate, ValidateIf, ValidateNested } from 'class-validator';
+import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Validate, ValidateIf, ValidateNested } from 'class-validator';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 import { FitsBcrypt, HumanEmailDto, HumanPhoneDto, LANGUAGE_TAG, UserNameField } from './users.dto.js';
+import { Bounded } from './bounded.decorator.js';
 
 /** Validated when sent; `null` is refused (unlike `@IsOptional`, which would let it through as "not sent"). */
 const Sent = () => ValidateIf((_object: object, value: unknown) => value !== undefined);
 
 class ProfileChangesDto {
-  @ApiPropertyOptional() @Sent() @IsString() @IsNotBlank() @MaxLength(200) firstName?: string;
-  @ApiPropertyOptional() @Sent() @IsString() @IsNotBlank() @MaxLength(200) lastName?: string;
-  @ApiPropertyOptional() @Sent() @IsString() @MaxLength(255) displayName?: string;
+  @ApiPropertyOptional() @Sent() @IsString() @IsNotBlank() @Bounded('givenName') firstName?: string;
+  @ApiPropertyOptional() @Sent() @IsString() @IsNotBlank() @Bounded('familyName') lastName?: string;
+  @ApiPropertyOptional() @Sent() @IsString() @Bounded('userDisplayName') displayName?: string;
 
   @ApiPropertyOptional({ example: 'en' })
   @Sent()
   @IsString()
+  @Bounded('preferredLanguage')
   @Matches(LANGUAGE_TAG, { message: 'preferredLanguage must be a language tag such as en or de-CH' })
   preferredLanguage?: string;
 }
@@ -32,8 +34,8 @@ export class ChangeUserDto {
   @ApiPropertyOptional({ type: HumanEmailDto }) @Sent() @IsObject() @ValidateNested() @Type(() => HumanEmailDto) email?: HumanEmailDto;
   @ApiPropertyOptional({ type: HumanPhoneDto, nullable: true }) @IsOptional() @IsObject() @ValidateNested() @Type(() => HumanPhoneDto) phone?: HumanPhoneDto | null;
 
-  @ApiPropertyOptional() @Sent() @IsString() @IsNotBlank() @MaxLength(255) name?: string;
-  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @MaxLength(500) description?: string | null;
+  @ApiPropertyOptional() @Sent() @IsString() @IsNotBlank() @Bounded('machineName') name?: string;
+  @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @Bounded('machineDescription') description?: string | null;
   @ApiPropertyOptional({ enum: ACCESS_TOKEN_TYPES }) @Sent() @IsIn(ACCESS_TOKEN_TYPES) accessTokenType?: (typeof ACCESS_TOKEN_TYPES)[number];
 }
 

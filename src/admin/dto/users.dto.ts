@@ -11,28 +11,34 @@ import {
   IsOptional,
   IsString,
   Matches,
-  MaxLength,
   Validate,
   ValidateNested,
   ValidatorConstraint,
 } from 'class-validator';
-import type { ValidatorConstraintInterface } from 'class-validator';
+import type { ValidationArguments, ValidatorConstraintInterface } from 'class-validator';
 import { normalizePhone } from '../../users/phone.js';
 import { PASSWORD_MAX_BYTES, passwordTooLong } from '../../users/rules/password-policy.js';
+import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
+import { userNameProblem } from '../../users/rules/user-name.js';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 import { IsNotBlank } from './not-blank.decorator.js';
+import { Bounded } from './bounded.decorator.js';
 
-const USER_NAME = /^[^\s\u0000-\u001f]+$/;
+/** The one user name rule (users/rules/user-name.ts); its message names the field, as the pipe's others do. */
+@ValidatorConstraint({ name: 'userName' })
+class IsUserName implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && userNameProblem(value) === undefined;
+  }
 
-/** A login name: 1–255 characters, no white space or control characters. */
+  defaultMessage(args: ValidationArguments): string {
+    return `${args.property} ${typeof args.value === 'string' ? userNameProblem(args.value) : 'must be a string'}`;
+  }
+}
+
+/** A login name: 1–255 characters, no white space, control or invisible format characters. */
 export function UserNameField({ required = true } = {}): PropertyDecorator {
-  return applyDecorators(
-    ApiProperty({ maxLength: 255, required }),
-    IsString(),
-    IsNotEmpty(),
-    MaxLength(255),
-    Matches(USER_NAME, { message: 'userName must not contain white space or control characters' }),
-  );
+  return applyDecorators(ApiProperty({ maxLength: STRING_BOUNDS.userName, required }), IsString(), Validate(IsUserName));
 }
 export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
@@ -67,24 +73,25 @@ export class FitsBcrypt implements ValidatorConstraintInterface {
 }
 
 class HumanProfileDto {
-  @ApiProperty() @IsString() @IsNotBlank() @MaxLength(200) firstName: string;
-  @ApiProperty() @IsString() @IsNotBlank() @MaxLength(200) lastName: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(255) displayName?: string;
+  @ApiProperty() @IsString() @IsNotBlank() @Bounded('givenName') firstName: string;
+  @ApiProperty() @IsString() @IsNotBlank() @Bounded('familyName') lastName: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Bounded('userDisplayName') displayName?: string;
 
   @ApiPropertyOptional({ example: 'en' })
   @IsOptional()
   @IsString()
+  @Bounded('preferredLanguage')
   @Matches(LANGUAGE_TAG, { message: 'preferredLanguage must be a language tag such as en or de-CH' })
   preferredLanguage?: string;
 }
 
 export class HumanEmailDto {
-  @ApiProperty() @IsEmail({}, { message: 'email must be an e-mail address' }) @MaxLength(320) email: string;
+  @ApiProperty() @IsEmail({}, { message: 'email must be an e-mail address' }) @Bounded('email') email: string;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isEmailVerified?: boolean;
 }
 
 export class HumanPhoneDto {
-  @ApiProperty({ example: '+41 79 123 45 67' }) @IsString() @IsNotEmpty() @MaxLength(40) @Validate(IsPhoneNumber) phone: string;
+  @ApiProperty({ example: '+41 79 123 45 67' }) @IsString() @IsNotEmpty() @Bounded('phone') @Validate(IsPhoneNumber) phone: string;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isPhoneVerified?: boolean;
 }
 
@@ -108,8 +115,8 @@ export class CreateMachineUserDto {
   @UserNameField()
   userName: string;
 
-  @ApiProperty() @IsString() @IsNotBlank() @MaxLength(255) name: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @MaxLength(500) description?: string;
+  @ApiProperty() @IsString() @IsNotBlank() @Bounded('machineName') name: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Bounded('machineDescription') description?: string;
 
   @ApiPropertyOptional({ enum: ACCESS_TOKEN_TYPES, default: 'opaque' })
   @IsOptional()

@@ -2,6 +2,10 @@ import { isEmail } from 'class-validator';
 import { validatePasswordHash } from '../../common/crypto/password-hashes/password-hashes.js';
 import { normalizePhone } from '../../users/phone.js';
 import { PASSWORD_MAX_BYTES, passwordTooLong, passwordTooShort } from '../../users/rules/password-policy.js';
+import { tooLong } from '../../common/text/column-bounds.js';
+import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
+import type { StringBound } from '../../users/rules/string-bounds.js';
+import { userNameProblem } from '../../users/rules/user-name.js';
 
 /** One user of the import after its checks: everything but the plain password is ready to store. */
 export interface ImportCandidate {
@@ -25,10 +29,22 @@ type CheckedUser = { ok: true; user: ImportCandidate } | { ok: false; userId: st
 
 /** Ids become path segments of the management API and SCIM; the users column holds 64 characters. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,63}$/;
-const USER_NAME = /^[^\s\u0000-\u001f]+$/;
 const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 /** The users.password_hash column; every supported format is far shorter in practice. */
-const MAX_STORED_HASH = 255;
+const MAX_STORED_HASH = STRING_BOUNDS.passwordHash;
+
+/** Every text field of a `humanUsers[]` item and its bound (users/rules/string-bounds.ts). */
+export const IMPORT_STRING_FIELDS = {
+  'user.userName': 'userName',
+  'user.profile.firstName': 'givenName',
+  'user.profile.lastName': 'familyName',
+  'user.profile.displayName': 'userDisplayName',
+  'user.profile.nickName': 'nickName',
+  'user.profile.preferredLanguage': 'preferredLanguage',
+  'user.profile.gender': 'gender',
+  'user.email.email': 'email',
+  'user.phone.phone': 'phone',
+} as const satisfies Record<string, StringBound>;
 
 const KNOWN: Record<string, readonly string[]> = {
   '': ['userId', 'user'],
@@ -64,19 +80,20 @@ export function checkImportUser(item: unknown, passwordMinLength: number): Check
   }
 
   const read = new FieldReader(problems);
-  const userName = read.string(user?.userName, 'user.userName', 255, true);
-  if (userName && !USER_NAME.test(userName)) problems.push('user.userName must not contain white space or control characters');
-  const firstName = read.string(profile?.firstName, 'user.profile.firstName', 200, true);
-  const lastName = read.string(profile?.lastName, 'user.profile.lastName', 200, true);
-  const displayName = read.string(profile?.displayName, 'user.profile.displayName', 255);
-  const nickName = read.string(profile?.nickName, 'user.profile.nickName', 200);
-  const preferredLanguage = read.string(profile?.preferredLanguage, 'user.profile.preferredLanguage', 35);
+  const userName = read.string(user?.userName, 'user.userName', true);
+  const nameProblem = userName === undefined ? undefined : userNameProblem(userName);
+  if (nameProblem) problems.push(`user.userName ${nameProblem}`);
+  const firstName = read.string(profile?.firstName, 'user.profile.firstName', true);
+  const lastName = read.string(profile?.lastName, 'user.profile.lastName', true);
+  const displayName = read.string(profile?.displayName, 'user.profile.displayName');
+  const nickName = read.string(profile?.nickName, 'user.profile.nickName');
+  const preferredLanguage = read.string(profile?.preferredLanguage, 'user.profile.preferredLanguage');
   if (preferredLanguage && !LANGUAGE_TAG.test(preferredLanguage)) problems.push('user.profile.preferredLanguage must be a language tag such as en or de-CH');
-  const gender = readGender(read.string(profile?.gender, 'user.profile.gender', 32), problems);
-  const address = read.string(email?.email, 'user.email.email', 320, true);
+  const gender = readGender(read.string(profile?.gender, 'user.profile.gender'), problems);
+  const address = read.string(email?.email, 'user.email.email', true);
   if (address && !isEmail(address)) problems.push('user.email.email must be an e-mail address');
   const emailVerified = read.boolean(email?.isEmailVerified, 'user.email.isEmailVerified');
-  const phoneNumber = readPhone(read.string(phone?.phone, 'user.phone.phone', 40, phone !== undefined), problems);
+  const phoneNumber = readPhone(read.string(phone?.phone, 'user.phone.phone', phone !== undefined), problems);
   const phoneVerified = read.boolean(phone?.isPhoneVerified, 'user.phone.isPhoneVerified');
   const passwordChangeRequired = read.boolean(user?.passwordChangeRequired, 'user.passwordChangeRequired');
   const password = user ? readPassword(user, hashed, passwordMinLength, problems) : undefined;
@@ -179,13 +196,14 @@ function asObject(value: unknown, path: string, problems: string[], required = f
 class FieldReader {
   constructor(private readonly problems: string[]) {}
 
-  string(value: unknown, path: string, maxLength: number, required = false): string | undefined {
+  string(value: unknown, path: keyof typeof IMPORT_STRING_FIELDS, required = false): string | undefined {
+    const bound = STRING_BOUNDS[IMPORT_STRING_FIELDS[path]];
     if (value === undefined || value === null || value === '') {
       if (required) this.problems.push(`${path} is required`);
       return undefined;
     }
     if (typeof value !== 'string') this.problems.push(`${path} must be a string`);
-    else if (value.length > maxLength) this.problems.push(`${path} must be at most ${maxLength} characters`);
+    else if (tooLong(value, bound)) this.problems.push(`${path} must be at most ${bound} characters`);
     else return value;
     return undefined;
   }

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, Validate, ValidateNested, ValidatorConstraint } from 'class-validator';
+import { IsArray, IsNotEmpty, IsObject, IsOptional, IsString, Validate, ValidateNested, ValidatorConstraint } from 'class-validator';
 import type { ValidatorConstraintInterface } from 'class-validator';
 import { parseGoDuration } from './go-duration.parser.js';
+import { Bounded } from '../dto/bounded.decorator.js';
 
 /**
  * The import request (docs/product-rules.md, "Import and event search"). Only the envelope is validated here: a bad envelope is a 400, while
@@ -25,7 +26,7 @@ class ImportOrgDetailsDto {
   @ApiProperty({ description: 'name of the organization when the import creates it', maxLength: 200 })
   @IsString()
   @IsNotEmpty()
-  @MaxLength(200)
+  @Bounded('orgName')
   name: string;
 }
 

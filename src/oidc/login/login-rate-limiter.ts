@@ -4,6 +4,7 @@ import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig, LoginRateLimitConfig } from '../../common/config/config.js';
 import { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { typedLoginName } from '../../users/rules/user-name.js';
 
 /**
  * Rate limits on the login UI's password checks, per client IP and per login name, on top of the
@@ -92,7 +93,7 @@ export class LoginRateLimiter {
   }
 
   private nameKey(loginName: string) {
-    return { hash: this.hasher.hash(`login-rate/name:${loginName.trim().toLowerCase()}`), limit: this.limits.failuresPerLoginName };
+    return { hash: this.hasher.hash(`login-rate/name:${typedLoginName(loginName).toLowerCase()}`), limit: this.limits.failuresPerLoginName };
   }
 
   private window() {

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { loginUserById, loginUsersByDomainOrName, loginUsersByName } from '../../users/queries/login-users.js';
 import { flag } from '../../common/database/column-values.js';
+import { typedLoginName } from '../../users/rules/user-name.js';
 
 /** What the login UI needs of a user: the password step, the state check and the login name. */
 export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'userName' | 'passwordHash' | 'passwordChangeRequired' | 'failedPasswordChecks' | 'version'> & {
@@ -20,7 +21,8 @@ export class LoginUsers {
   constructor(private readonly dataSource: DataSource) {}
 
   async find(loginName: string): Promise<LoginUser | null> {
-    const name = loginName.trim().toLowerCase();
+    // White space or invisible characters around a typed name are dropped: no user name has them (users/rules/user-name.ts).
+    const name = typedLoginName(loginName).toLowerCase();
     if (!name) return null;
     const at = name.lastIndexOf('@');
     const rows = at > 0 ? await loginUsersByDomainOrName(this.dataSource, name.slice(0, at), name.slice(at + 1), name) : await loginUsersByName(this.dataSource, name);

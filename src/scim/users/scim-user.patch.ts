@@ -3,7 +3,7 @@ import { DEFAULT_PATCH_SCHEMA, applyPatch } from '../patch/index.js';
 import type { PatchOperation } from '../patch/index.js';
 import { ScimError } from '../errors/scim-error.js';
 import { refuseCaseVariantKeys } from '../schema/case-variant-keys.js';
-import { PATCH_OP_SCHEMA } from '../scim.constants.js';
+import { MAX_ATTRIBUTE_VALUES, MAX_PATCH_OPERATIONS, PATCH_OP_SCHEMA } from '../scim.constants.js';
 import { validateUser } from './scim-user.validator.js';
 import type { ValidUser } from './scim-user.validator.js';
 
@@ -23,12 +23,15 @@ export function readPatchRequest(body: unknown): PatchOperation[] {
   if (!Array.isArray(operations) || operations.length === 0) {
     throw ScimError.badRequest('invalidSyntax', '"Operations" must be an array of one or more PATCH operations');
   }
+  if (operations.length > MAX_PATCH_OPERATIONS) {
+    throw ScimError.badRequest('invalidValue', `a PATCH request may carry at most ${MAX_PATCH_OPERATIONS} operations (ServiceProviderConfig patch.maxOperations); got ${operations.length}`);
+  }
   // A value's keys are checked here: applied to the user, "userName" and "username" would merge into one.
   refuseCaseVariantKeys(operations);
   return operations as PatchOperation[];
 }
 
-const USER_PATCH_SCHEMA = { requiredAttributes: [...DEFAULT_PATCH_SCHEMA.requiredAttributes, 'active'] };
+const USER_PATCH_SCHEMA = { requiredAttributes: [...DEFAULT_PATCH_SCHEMA.requiredAttributes, 'active'], maxValuesPerAttribute: MAX_ATTRIBUTE_VALUES };
 
 /** Applies the operations to the user's current representation and validates the result as a whole. */
 export function patchUser(current: JsonObject, operations: PatchOperation[]): ValidUser {

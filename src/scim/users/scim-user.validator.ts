@@ -1,8 +1,11 @@
 import type { JsonObject } from '../../common/database/columns.js';
+import { tooLong } from '../../common/text/column-bounds.js';
+import { userNameProblem } from '../../users/rules/user-name.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
 import { refuseCaseVariantKeys } from '../schema/case-variant-keys.js';
 import { validateAttributes } from '../schema/scim-body.validator.js';
+import { USER_STRING_BOUNDS } from '../schema/scim-bounds.js';
 import { ENTERPRISE_ATTRIBUTES, USER_ATTRIBUTES } from '../schema/user.schema.js';
 
 /** A User body checked against the schema: canonical keys, the password taken out (write-only). */
@@ -40,17 +43,22 @@ export function validateUser(body: unknown): ValidUser {
     else if (!COMMON_IGNORED.has(lower)) core[key] = value;
   }
   const declared = checkSchemas(schemas);
-  const doc = validateAttributes(core, USER_ATTRIBUTES.filter((a) => a.name !== 'password'), '');
+  const doc = validateAttributes(core, USER_ATTRIBUTES.filter((a) => a.name !== 'password'), '', USER_STRING_BOUNDS);
   if (typeof doc.userName !== 'string' || doc.userName.trim() === '') {
     throw ScimError.badRequest('invalidValue', '"userName" is required and must be a non-empty string');
   }
+  // The one user name rule of every surface (docs/product-rules.md, "Domain").
+  const problem = userNameProblem(doc.userName);
+  if (problem !== undefined) throw ScimError.badRequest('invalidValue', `"userName" ${problem}`);
   if (externalId !== undefined && externalId !== null) {
     if (typeof externalId !== 'string') throw ScimError.badRequest('invalidValue', '"externalId" must be a string');
+    const bound = USER_STRING_BOUNDS.get('externalId')!;
+    if (tooLong(externalId, bound)) throw ScimError.badRequest('invalidValue', `"externalId" must be at most ${bound} characters`);
     doc.externalId = externalId;
   }
   if (extension !== undefined && extension !== null) {
     if (typeof extension !== 'object' || Array.isArray(extension)) throw ScimError.badRequest('invalidValue', `"${ENTERPRISE_SCHEMA}" must be an object`);
-    const ext = validateAttributes(extension as Record<string, unknown>, ENTERPRISE_ATTRIBUTES, `${ENTERPRISE_SCHEMA}:`);
+    const ext = validateAttributes(extension as Record<string, unknown>, ENTERPRISE_ATTRIBUTES, `${ENTERPRISE_SCHEMA}:`, USER_STRING_BOUNDS, `${ENTERPRISE_SCHEMA}:`);
     if (Object.keys(ext).length > 0) {
       // RFC 7643 §3: extension attributes come with their URN in "schemas".
       if (!declared.has(ENTERPRISE_SCHEMA)) throw ScimError.badRequest('invalidSyntax', `"schemas" must list ${ENTERPRISE_SCHEMA} when its attributes are sent`);
