@@ -132,7 +132,7 @@ export class ImportService {
   }
 
   private async toImportedHuman(orgId: string, c: ImportCandidate, defaultLanguage: string): Promise<ImportedHuman> {
-    const passwordHash = 'hash' in c.password ? c.password.hash : await this.passwords.hash(c.password.plain);
+    const passwordHash = 'hash' in c.password ? c.password.hash : await this.passwords.hashForImport(c.password.plain);
     return {
       id: c.userId,
       orgId,

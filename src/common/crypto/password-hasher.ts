@@ -1,3 +1,5 @@
+import { DomainError, ErrorCode } from '../errors/domain-error.js';
+import { passwordHashing, VerifierBusyError } from './password-hashes/expensive-verifications.js';
 import { hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from './password-hashes/password-hashes.js';
 
 /**
@@ -9,7 +11,26 @@ import { hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } fro
 export class PasswordHasher {
   constructor(readonly cost: number) {}
 
-  hash(password: string): Promise<string> {
+  /**
+   * A new password's hash, computed in the process's bounded pool for new passwords (DESIGN §7, "Checks are
+   * atomic"; expensive-verifications.ts): a SCIM Bulk request of 100 users with passwords, or many requests
+   * at once, wait their turn; when the queue is full the request is answered 503 with `Retry-After`
+   * (DomainError `unavailable`), nothing written.
+   */
+  async hash(password: string): Promise<string> {
+    try {
+      return await passwordHashing.run(() => hashPassword(password, this.cost));
+    } catch (error) {
+      if (error instanceof VerifierBusyError) throw new DomainError(ErrorCode.Unavailable, 'too many passwords are being hashed at once; try again shortly');
+      throw error;
+    }
+  }
+
+  /**
+   * For the import, which hashes a batch of plain passwords at once and would overflow the pool's queue:
+   * its batches bound it (IAM_OWNER only, one batch at a time).
+   */
+  hashForImport(password: string): Promise<string> {
     return hashPassword(password, this.cost);
   }
 

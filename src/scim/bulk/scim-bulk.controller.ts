@@ -1,4 +1,6 @@
-import { All, Body, Controller, HttpCode, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
+import { All, Body, Controller, HttpCode, Param, Post, Res, UseFilters, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import { RETRY_AFTER_SECONDS } from '../../common/http/error-headers.js';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Authenticated, Public } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -21,8 +23,10 @@ export class ScimBulkController {
   @Post('Bulk')
   @HttpCode(200)
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async run(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() body: unknown) {
+  async run(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() body: unknown, @Res({ passthrough: true }) res: Response) {
     const operations = await this.bulk.run(caller.userId, orgId, readBulkRequest(body));
+    // An operation answered 503 (the password pool was full) is worth retrying: say when (RFC 9110 §10.2.3).
+    if (operations.some((operation) => operation.status === '503')) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
     return { schemas: [BULK_RESPONSE_SCHEMA], Operations: operations };
   }
 

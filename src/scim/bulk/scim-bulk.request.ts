@@ -1,6 +1,5 @@
 import { ScimError } from '../errors/scim-error.js';
 import { BULK_REQUEST_SCHEMA, MAX_BULK_OPERATIONS } from '../scim.constants.js';
-import { assertPasswordBudget } from './bulk-password-budget.js';
 
 type BulkMethod = 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -39,7 +38,6 @@ export function readBulkRequest(body: unknown): BulkRequest {
     throw ScimError.badRequest('invalidValue', '"failOnErrors" must be a positive integer');
   }
   const operations = b.operations.map(readOperation);
-  assertPasswordBudget(operations);
   return { failOnErrors: (failOnErrors as number | null | undefined) ?? undefined, operations };
 }
 

@@ -1,7 +1,9 @@
-/** How many imported-hash verifications run at once in one process, how many may wait, and for how long. */
-const EXPENSIVE_VERIFICATIONS_AT_ONCE = 2;
-const MAX_WAITING = 8;
-const MAX_WAIT_MS = 2_000;
+/** How many pieces of work of a pool run at once in one process, how many may wait, and for how long. */
+interface PoolLimits {
+  atOnce: number;
+  maxWaiting: number;
+  maxWaitMs: number;
+}
 
 /** Too many expensive verifications are running: the attempt was not checked; try again shortly. */
 export class VerifierBusyError extends Error {
@@ -15,14 +17,14 @@ export class VerifierBusyError extends Error {
 }
 
 /**
- * A process-wide bound on verifications of imported argon2, scrypt, PBKDF2 and SHA-/MD5-crypt hashes
- * (SECURITY.md, "Checks are atomic"): each may cost up to 256 MiB and about a second of CPU, and any
- * anonymous caller can start one, so at most EXPENSIVE_VERIFICATIONS_AT_ONCE run, a few more wait briefly,
- * and the rest are refused with VerifierBusyError before any work is done.
+ * A process-wide bound on expensive password work: at most `atOnce` run, up to `maxWaiting` more wait at
+ * most `maxWaitMs`, and the rest are refused with VerifierBusyError before any work is done.
  */
-class ExpensiveVerifications {
+class BoundedPasswordWork {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
+
+  constructor(readonly limits: PoolLimits) {}
 
   async run<T>(work: () => Promise<T>): Promise<T> {
     await this.acquire();
@@ -34,11 +36,11 @@ class ExpensiveVerifications {
   }
 
   private acquire(): Promise<void> {
-    if (this.running < EXPENSIVE_VERIFICATIONS_AT_ONCE) {
+    if (this.running < this.limits.atOnce) {
       this.running++;
       return Promise.resolve();
     }
-    if (this.waiting.length >= MAX_WAITING) return Promise.reject(new VerifierBusyError());
+    if (this.waiting.length >= this.limits.maxWaiting) return Promise.reject(new VerifierBusyError());
     return new Promise((resolve, reject) => {
       const grant = () => {
         clearTimeout(timer);
@@ -47,7 +49,7 @@ class ExpensiveVerifications {
       const timer = setTimeout(() => {
         this.waiting.splice(this.waiting.indexOf(grant), 1);
         reject(new VerifierBusyError());
-      }, MAX_WAIT_MS);
+      }, this.limits.maxWaitMs);
       this.waiting.push(grant);
     });
   }
@@ -60,4 +62,16 @@ class ExpensiveVerifications {
   }
 }
 
-export const expensiveVerifications = new ExpensiveVerifications();
+/**
+ * Verifications of imported argon2, scrypt, PBKDF2 and SHA-/MD5-crypt hashes (SECURITY.md, "Checks are
+ * atomic"): each may cost up to 256 MiB and about a second of CPU, and any anonymous caller can start one,
+ * so two run and a few more wait briefly.
+ */
+export const expensiveVerifications = new BoundedPasswordWork({ atOnce: 2, maxWaiting: 8, maxWaitMs: 2_000 });
+
+/**
+ * Hashes of new passwords set through SCIM and the API (crypto/password-hasher.ts): a bcrypt hash each,
+ * asked by authenticated callers, who may send a burst (a Bulk request of 100 users, parallel creations), so
+ * the queue is long and the wait patient; past it, 503 with Retry-After.
+ */
+export const passwordHashing = new BoundedPasswordWork({ atOnce: 2, maxWaiting: 200, maxWaitMs: 10_000 });
