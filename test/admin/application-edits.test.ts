@@ -167,9 +167,19 @@ describe('management API: reading, changing and removing applications', () => {
     assert.ok(tokens?.refresh_token);
     const userinfo = () => fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${tokens!.access_token}` } });
     assert.equal((await userinfo()).status, 200);
+    // More than one deletion statement's worth (oidc-client-registrations.ts deletes 1,000 rows at a time).
+    const other = await createOidcApp(svc, projectA, { authMethod: 'client_secret_basic' }, RP);
+    for (const clientId of [app.clientId, other.clientId]) {
+      for (let start = 0; start < 2500; start += 500) {
+        const rows = Array.from({ length: 500 }, (_, i) => `${clientId}-${start + i}`);
+        await svc.dataSource.query(`INSERT INTO oidc_payloads (model, id_hash, payload, client_id) VALUES ${rows.map(() => "('AccessToken', ?, ?, ?)").join(', ')}`, rows.flatMap((id) => [id, JSON.stringify({ clientId }), clientId]));
+      }
+    }
 
     const res = await svc.api('DELETE', appPath(app), { token: a.owner.token });
     assert.equal(res.status, 204, res.text);
+    const [left] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM oidc_payloads WHERE client_id = ?', [other.clientId]);
+    assert.equal(Number(left.n), 2500, "another application's rows stay");
     assert.deepEqual(await svc.dataSource.query('SELECT id FROM applications WHERE id = ?', [app.appId]), []);
     const field = svc.dataSource.options.type === 'mysql' ? "JSON_VALUE(payload, '$.clientId')" : "json_extract(payload, '$.clientId')";
     assert.deepEqual(await svc.dataSource.query(`SELECT model FROM oidc_payloads WHERE ${field} = ?`, [app.clientId]), [], 'nothing issued to it is left');

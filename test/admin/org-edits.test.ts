@@ -5,6 +5,7 @@ import { PASSWORD, createApiApp, createAppKey, createHuman, createMachine, creat
 import { signIn } from '../oidc/support/sign-in.js';
 import { createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
+import { humanUser, importBody, postImport } from '../import/import.helpers.js';
 import { INVALID_TOKENS, badRequest, refused, row, setUpOrg, theEvent, tokenOption } from './helpers.js';
 import type { OrgSetup } from './helpers.js';
 
@@ -180,5 +181,43 @@ describe('admin API: removing an organization never removes the last active IAM_
     assert.match(res.body.message, /last active IAM_OWNER/);
     assert.equal((await svc.api('GET', orgPath(org.id), { token: iam.token })).status, 200);
     assert.equal(await count(svc, 'SELECT COUNT(*) AS n FROM applications WHERE org_id = ?', [org.id]), 1);
+  });
+});
+
+/**
+ * Issue 33 item 25: an organization's users go ORG_REMOVAL_USER_BATCH (200) per transaction, so a large
+ * organization is never one long transaction; what would refuse one of them refuses the whole removal first.
+ */
+describe('admin API: removing a large organization, batch by batch', () => {
+  const svc = useService();
+  const USERS = 450;
+
+  async function importedOrg(prefix: string) {
+    const org = await createOrg(svc);
+    const users = Array.from({ length: USERS }, (_, i) => humanUser(`${prefix}-${String(i).padStart(4, '0')}`, unique(`bulk${i}`)));
+    await postImport(svc, importBody([{ orgId: org.id, humanUsers: users }], '5m'));
+    assert.equal(await count(svc, 'SELECT COUNT(*) AS n FROM users WHERE org_id = ?', [org.id]), USERS);
+    return { org, userIds: users.map((u) => u.userId) };
+  }
+
+  it(`removes every one of ${USERS} users with its event, then the organization`, async () => {
+    const { org, userIds } = await importedOrg(`0rm${randomUUID().slice(0, 8)}`);
+    const res = await svc.api('DELETE', orgPath(org.id), { token: svc.adminToken });
+    assert.equal(res.status, 204, res.text);
+    assert.equal(await count(svc, 'SELECT COUNT(*) AS n FROM users WHERE org_id = ?', [org.id]), 0);
+    assert.equal(await count(svc, `SELECT COUNT(*) AS n FROM removed_users WHERE id IN (${userIds.map(() => '?').join(',')})`, userIds), USERS);
+    const events = await searchEvents(svc, { resource_owner: org.id, event_types: ['user.removed', 'org.removed'], asc: true, limit: 1000 });
+    assert.equal(events.filter((e: { type: { type: string } }) => e.type.type === 'user.removed').length, USERS);
+    assert.equal(events.at(-1)!.type.type, 'org.removed', 'the organization goes last');
+  });
+
+  it('refuses with 409 before the first batch when a later batch holds the last active IAM_OWNER; nobody is removed', async () => {
+    const { org } = await importedOrg(`0own${randomUUID().slice(0, 8)}`);
+    const iam = await createCaller(svc, org.id, { instance: ['IAM_OWNER'] });
+    const bootstrap: { id: string }[] = await svc.dataSource.query("SELECT id FROM users WHERE user_name IN ('admin', 'admin-client')");
+    for (const { id } of bootstrap) assert.equal((await svc.api('DELETE', `/admin/v1/members/${id}`, { token: iam.token })).status, 204);
+    const res = await refused(svc, 409, () => svc.api('DELETE', orgPath(org.id), { token: iam.token }));
+    assert.match(res.body.message, /last active IAM_OWNER/);
+    assert.equal(await count(svc, 'SELECT COUNT(*) AS n FROM users WHERE org_id = ?', [org.id]), USERS + 1, 'nobody was removed');
   });
 });

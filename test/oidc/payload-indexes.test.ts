@@ -3,21 +3,23 @@ import { describe, it } from 'node:test';
 import { useService } from '../support/fixtures.js';
 
 /**
- * The look-ups of oidc_payloads by grant, uid and user code (revocation of a grant, the session by its
- * uid, device codes) stay index searches on SQLite, where those indexes are partial (NOT NULL rows only).
+ * The look-ups of oidc_payloads by grant, uid, user code and client (revocation of a grant, the session by
+ * its uid, device codes, an application's removal) stay index searches on SQLite, where those indexes are partial (NOT NULL rows only).
  */
 describe('oidc_payloads look-ups use their indexes', () => {
   const svc = useService();
 
-  it('grant_id, uid and user_code: an index search, never a scan', { skip: process.env.TEST_DATABASE_URL ? 'query plans checked on SQLite only' : false }, async () => {
+  it('grant_id, uid, user_code and client_id: an index search, never a scan', { skip: process.env.TEST_DATABASE_URL ? 'query plans checked on SQLite only' : false }, async () => {
     const lookups = {
       ix_oidc_payloads_grant: 'DELETE FROM oidc_payloads WHERE model = ? AND grant_id = ?',
       ix_oidc_payloads_uid: 'SELECT payload FROM oidc_payloads WHERE model = ? AND uid = ? LIMIT 1',
       ix_oidc_payloads_user_code: 'SELECT payload FROM oidc_payloads WHERE model = ? AND user_code = ? LIMIT 1',
+      // Removing an application (oidc-client-registrations.ts): by index, no payload read.
+      ix_oidc_payloads_client: 'DELETE FROM oidc_payloads WHERE rowid IN (SELECT rowid FROM oidc_payloads WHERE client_id = ? LIMIT ?)',
     };
     for (const [index, sql] of Object.entries(lookups)) {
-      const plan: { detail: string }[] = await svc.dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, ['Session', 'x']);
-      assert.ok(plan.some((step) => step.detail.includes(`USING INDEX ${index}`)), `${sql}: ${plan.map((s) => s.detail).join('; ')}`);
+      const plan: { detail: string }[] = await svc.dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, sql.includes('client_id') ? ['x', 10] : ['Session', 'x']);
+      assert.ok(plan.some((step) => new RegExp(`USING (COVERING )?INDEX ${index}\\b`).test(step.detail)), `${sql}: ${plan.map((s) => s.detail).join('; ')}`);
     }
     const [definition]: { sql: string }[] = await svc.dataSource.query("SELECT sql FROM sqlite_master WHERE name = 'ix_oidc_payloads_grant'");
     assert.match(definition.sql, /WHERE "grant_id" IS NOT NULL/, 'the index holds only rows with a grant');

@@ -53,4 +53,48 @@ describe('operations: SIGTERM during an import', () => {
     });
     assert.deepEqual(stored, { users: USERS, events: USERS });
   });
+
+  it('stops a purge of expired OIDC rows between batches and waits for it before closing the database', async () => {
+    const service = await setup.spawn({ OIDC_PURGE_INTERVAL_MS: '1000' });
+    const backlog = 100_000;
+    const remaining = () => setup.inspect(async (db) => Number((await db.query("SELECT COUNT(*) AS n FROM oidc_payloads WHERE model = 'ExpiredForTest'"))[0].n));
+    await setup.inspect(async (db) => {
+      const expired = Date.now() - 3_600_000;
+      for (let start = 0; start < backlog; start += 1000) {
+        const rows = Array.from({ length: 1000 }, (_, i) => start + i);
+        await db.query(`INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES ${rows.map(() => "('ExpiredForTest', ?, '{}', ?)").join(', ')}`, rows.flatMap((i) => [`expired-${i}`, expired]));
+      }
+    });
+    await eventually('the purge is under way', async () => ((await remaining()) < backlog ? true : undefined), 60_000, 20);
+    const exit = await service.stop('SIGTERM');
+    assert.ok(exit.code === 0 || exit.signal === 'SIGTERM', `a clean exit: ${JSON.stringify(exit)}`);
+    assert.doesNotMatch(service.output(), /purge failed|Pool is closed|not connected|database connection is not open/i);
+  });
+
+  it('stops accepting at SIGTERM and answers what it accepted before closing the database: no "Pool is closed", no 500', async () => {
+    const service = await setup.spawn();
+    const api = createClient(service.url);
+    const token = setup.adminToken();
+    const users = Array.from({ length: USERS / 4 }, (_, i) => humanUser(`drain-${i}`, `drain-user-${i}`));
+    const pending = api('POST', '/admin/v1/import', { token, body: importBody([{ orgId: 'drain-org', org: { name: 'Drain Org' }, humanUsers: users }], '10m') });
+    // Clients keep calling through the shutdown, on keep-alive connections, until the port refuses them.
+    const statuses: number[] = [];
+    let refused = false;
+    const callers = Array.from({ length: 4 }, async () => {
+      while (!refused) {
+        const res = await api('GET', '/admin/v1/orgs', { token }).catch(() => null);
+        if (res === null) refused = true;
+        else statuses.push(res.status);
+      }
+    });
+    await eventually('the callers are answered', async () => (statuses.length > 8 ? true : undefined), 60_000, 20);
+    const exited = service.stop('SIGTERM');
+    const imported = await pending;
+    await Promise.all(callers);
+    const exit = await exited;
+    assert.equal(imported.status, 200, imported.text.slice(0, 300));
+    assert.ok(exit.code === 0 || exit.signal === 'SIGTERM', `a clean exit: ${JSON.stringify(exit)}`);
+    assert.deepEqual([...new Set(statuses)], [200], 'every request the service accepted was answered');
+    assert.doesNotMatch(service.output(), /Pool is closed|database unavailable|unhandled error/);
+  });
 });

@@ -13,6 +13,7 @@ import { forgetRows, requestLookups } from './request-lookups.js';
 import type { PayloadRow, RequestLookups } from './request-lookups.js';
 import { millis } from '../../common/database/column-values.js';
 import { dialectOf } from './sql.js';
+import { tiedGrantsDeletion } from './exchange-ties.js';
 
 /** Models whose tokens may be JWTs (RFC 9068), looked up by their verified `jti`. */
 const JWT_MODELS = new Set(['AccessToken', 'ClientCredentials']);
@@ -57,11 +58,11 @@ export class OidcPayloadAdapter implements Adapter {
     private readonly jwtIds?: JwtTokenIds,
     private readonly audit?: AuditedRemoval,
   ) {
-    const insert = 'INSERT INTO oidc_payloads (model, id_hash, payload, grant_id, account_id, uid, user_code, expires_at, consumed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)';
+    const insert = 'INSERT INTO oidc_payloads (model, id_hash, payload, grant_id, account_id, client_id, uid, user_code, expires_at, consumed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)';
     this.upsertSql =
       dialectOf(dataSource) === 'sqlite'
-        ? `${insert} ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id, account_id = excluded.account_id, uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at, consumed_at = NULL`
-        : `${insert} ON DUPLICATE KEY UPDATE payload = VALUES(payload), grant_id = VALUES(grant_id), account_id = VALUES(account_id), uid = VALUES(uid), user_code = VALUES(user_code), expires_at = VALUES(expires_at), consumed_at = NULL`;
+        ? `${insert} ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = COALESCE(excluded.grant_id, oidc_payloads.grant_id), account_id = excluded.account_id, client_id = excluded.client_id, uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at, consumed_at = NULL`
+        : `${insert} ON DUPLICATE KEY UPDATE payload = VALUES(payload), grant_id = COALESCE(VALUES(grant_id), grant_id), account_id = VALUES(account_id), client_id = VALUES(client_id), uid = VALUES(uid), user_code = VALUES(user_code), expires_at = VALUES(expires_at), consumed_at = NULL`;
     this.tokenWithUserSql = tokenWithUserSql(dataSource);
     this.sql = statementsOf(dataSource);
   }
@@ -75,6 +76,7 @@ export class OidcPayloadAdapter implements Adapter {
       JSON.stringify(stored),
       payload.grantId ?? null,
       payload.accountId ?? (this.model === 'ClientCredentials' ? payload.clientId : undefined) ?? null,
+      this.model === 'Session' ? null : (payload.clientId ?? null),
       payload.uid ?? null,
       payload.userCode ?? null,
       expiresIn ? Date.now() + expiresIn * 1000 : null,
@@ -170,6 +172,12 @@ export class OidcPayloadAdapter implements Adapter {
     if (revokingOneAccessToken()) return;
     forgetRows();
     await this.uow.write('DELETE FROM oidc_payloads WHERE model = ? AND grant_id = ?', [this.model, grantId]);
+    // Every revocation of a grant revokes its access tokens, so that model's call also ends the grants
+    // exchanged from it (exchange-ties.ts); their tokens are refused wherever they are used.
+    if (this.model === 'AccessToken') {
+      const tied = tiedGrantsDeletion([grantId]);
+      await this.uow.write(tied.sql, tied.parameters);
+    }
   }
 
   private toPayload(row: PayloadRow, id: string | undefined): AdapterPayload | undefined {

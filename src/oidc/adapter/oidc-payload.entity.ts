@@ -27,6 +27,10 @@ export class OidcPayloadEntity {
   @Column({ name: 'account_id', type: 'varchar', length: 64, nullable: true })
   accountId: string | null;
 
+  /** The client it was issued to (not for sessions), for revocation when the application goes. */
+  @Column({ name: 'client_id', type: 'varchar', length: 100, nullable: true })
+  clientId: string | null;
+
   @Column({ name: 'user_code', type: 'varchar', length: 64, nullable: true })
   userCode: string | null;
 

@@ -47,4 +47,20 @@ describe('the OIDC purge loop', () => {
     assert.equal(await purgeInBatches(async () => 0, async (ms) => void rests.push(ms)), 0);
     assert.deepEqual(rests, []);
   });
+
+  it('stops after the batch in which shutdown aborted it, with a backlog left', async () => {
+    const stopping = new AbortController();
+    let batches = 0;
+    const purged = await purgeInBatches(
+      async (size) => {
+        batches++;
+        if (batches === 3) stopping.abort();
+        return size;
+      },
+      async () => undefined,
+      stopping.signal,
+    );
+    assert.equal(batches, 3);
+    assert.ok(purged > 0);
+  });
 });

@@ -41,6 +41,8 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
   private timers: NodeJS.Timeout[] = [];
   private refreshing: Promise<void> | undefined;
   private purging: Promise<void> | undefined;
+  private polling: Promise<void> | undefined;
+  private readonly stopping = new AbortController();
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -60,14 +62,15 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     await this.refresh();
     const poll = () => {
-      void this.keys
+      this.polling ??= this.keys
         .ensureSchedule()
         .then(() => this.refreshIfChanged())
-        .catch((error: unknown) => this.logger.error(`key check failed: ${String(error)}`));
+        .catch((error: unknown) => this.logger.error(`key check failed: ${String(error)}`))
+        .finally(() => (this.polling = undefined));
     };
     // One purge at a time: a large backlog takes longer than the interval, in batches (purgeExpiredPayloads).
     const purge = () => {
-      this.purging ??= purgeExpiredPayloads(this.dataSource, this.uow, { checkpointer: this.checkpointer })
+      this.purging ??= purgeExpiredPayloads(this.dataSource, this.uow, { checkpointer: this.checkpointer, signal: this.stopping.signal })
         .then(() => undefined)
         .catch((error: unknown) => this.logger.error(`purge failed: ${String(error)}`))
         .finally(() => (this.purging = undefined));
@@ -76,8 +79,14 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     for (const timer of this.timers) timer.unref();
   }
 
-  onModuleDestroy(): void {
+  /**
+   * Shutdown (issue 33, item 25): the timers stop, a purge stops after its current batch, and both are
+   * awaited, so neither meets the database pool Nest closes next ("Pool is closed").
+   */
+  async onModuleDestroy(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
+    this.stopping.abort();
+    await Promise.allSettled([this.polling, this.purging, this.refreshing]);
   }
 
   get provider(): Provider {

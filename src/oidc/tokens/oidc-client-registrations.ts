@@ -4,34 +4,42 @@ import type { EntityManager } from 'typeorm';
 import type { ClientRegistrations } from '../../common/auth/client-registrations.js';
 import { forgetClient } from '../adapter/client.store.js';
 
-/** Deletes by primary key this many rows per statement. */
-const CHUNK = 500;
+/** Deletes this many rows per statement, so no single statement holds its locks for long. */
+const CHUNK = 1000;
 
 /**
  * CLIENT_REGISTRATIONS for the users domain. Every stored object oidc-provider issues to a client (grant,
- * code, access and refresh token, pushed request) names it as `clientId` in its payload; sessions name
- * their clients only as keys of `authorizations`, whose grants go here, so a session keeps nothing the
- * removed client could use (its id is never reused). The look-up reads the payloads without an index: it
- * runs only when an application is removed, and a plain read takes no row locks (InnoDB consistent read),
- * so sign-ins of other clients are not held up; the deletions then go by primary key.
+ * code, access and refresh token, pushed request) carries it in the indexed `client_id` column
+ * (oidc-payload.adapter.ts); sessions name their clients only as keys of `authorizations`, whose grants
+ * go here, so a session keeps nothing the removed client could use (its id is never reused). Deleted by
+ * index in statements of CHUNK rows, in the removal's transaction: no payload is read.
  */
 @Injectable()
 export class OidcClientRegistrations implements ClientRegistrations {
   constructor(private readonly dataSource: DataSource) {}
 
   async revokeIssuedTo(manager: EntityManager, clientId: string): Promise<void> {
-    const field = manager.connection.options.type === 'mysql' ? "JSON_VALUE(payload, '$.clientId')" : "json_extract(payload, '$.clientId')";
-    const rows: { model: string; id_hash: string }[] = await manager.query(`SELECT model, id_hash FROM oidc_payloads WHERE ${field} = ?`, [clientId]);
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      const chunk = rows.slice(i, i + CHUNK);
-      await manager.query(
-        `DELETE FROM oidc_payloads WHERE ${chunk.map(() => '(model = ? AND id_hash = ?)').join(' OR ')}`,
-        chunk.flatMap((r) => [r.model, r.id_hash]),
-      );
+    const mysql = manager.connection.options.type === 'mysql';
+    const sql = mysql
+      ? 'DELETE FROM oidc_payloads WHERE client_id = ? LIMIT ?'
+      : 'DELETE FROM oidc_payloads WHERE rowid IN (SELECT rowid FROM oidc_payloads WHERE client_id = ? LIMIT ?)';
+    for (;;) {
+      const deleted = await affected(manager, sql, [clientId, CHUNK]);
+      if (deleted < CHUNK) return;
     }
   }
 
   forget(clientId: string): void {
     forgetClient(this.dataSource, clientId);
+  }
+}
+
+/** How many rows a write changed, read through the manager's own query runner (its transaction). */
+async function affected(manager: EntityManager, sql: string, parameters: unknown[]): Promise<number> {
+  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
+  try {
+    return (await runner.query(sql, parameters, true)).affected ?? 0;
+  } finally {
+    if (!manager.queryRunner) await runner.release();
   }
 }
