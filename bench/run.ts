@@ -8,7 +8,8 @@
  *                                  fast): results in a temporary directory only
  *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead] [--seconds 6]
  *
- * A partial run (--quick or --only) never rewrites BENCHMARKS.md; a full --mysql run writes its own section of it,
+ * `--sizes 100000[,…]` measures the data group at those user counts only (the first also with the peers).
+ * A partial run (--quick, --only or --sizes) never rewrites BENCHMARKS.md; a full --mysql run writes its own section of it,
  * never the SQLite run's (bench/compare.ts puts the two side by side).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,7 +40,7 @@ import { runWebhooks } from './scenarios/webhooks.js';
 const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport, groups: runGroups, mfa: runMfa, feed: runFeed, webhooks: runWebhooks, 'oidc-growth': runOidcGrowth, console: runConsole, overhead: runOverhead };
 
 function options(): Options {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, mysql: { type: 'string' }, only: { type: 'string' }, seconds: { type: 'string' } } });
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, mysql: { type: 'string' }, only: { type: 'string' }, seconds: { type: 'string' }, sizes: { type: 'string' } } });
   const quick = values.quick ?? false;
   const groups = values.only ? values.only.split(',') : Object.keys(GROUPS);
   for (const g of groups) if (!GROUPS[g]) throw new Error(`--only: unknown group "${g}" (known: ${Object.keys(GROUPS).join(', ')})`);
@@ -47,7 +48,10 @@ function options(): Options {
     ? { seconds: 1, growthSeconds: 1, warmup: 0, sizes: [1_000], peerSize: 1_000, importSizes: [1_000] }
     : { seconds: 6, growthSeconds: 4, warmup: 1, sizes: [10_000, 100_000, 1_000_000], peerSize: 100_000, importSizes: [10_000, 100_000] };
   const seconds = values.seconds ? Number(values.seconds) : base.seconds;
-  return { ...base, quick, groups, mysql: values.mysql, seconds, growthSeconds: Math.min(seconds, base.growthSeconds) };
+  // `--sizes 100000`: only these user counts; the first is where the peers run (a partial run, never written to BENCHMARKS.md).
+  const sizes = values.sizes ? values.sizes.split(',').map(Number) : base.sizes;
+  const peerSize = values.sizes ? sizes[0] : base.peerSize;
+  return { ...base, sizes, peerSize, quick, groups, mysql: values.mysql, seconds, growthSeconds: Math.min(seconds, base.growthSeconds) };
 }
 
 async function databaseLabel(server?: string): Promise<string> {
@@ -97,7 +101,7 @@ async function main(): Promise<void> {
     machine: { cpus: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.versions.node, loadAverage: { start: loadStart, end: loadavg() } },
     measurements,
   };
-  await write(run, opts.quick || opts.groups.length < Object.keys(GROUPS).length);
+  await write(run, opts.quick || opts.groups.length < Object.keys(GROUPS).length || process.argv.includes('--sizes'));
   console.error(`done in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 }
 

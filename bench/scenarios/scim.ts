@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { call } from '../lib/api.js';
 import type { Store } from '../lib/processes.js';
 import { userId, userName } from '../lib/seed.js';
+import { MAX_FILTER_CLAUSES } from '../../src/scim/query/filter-cost.js';
 
 const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const spread = (n: number, size: number) => (n * 7919) % size;
@@ -44,9 +45,23 @@ export const SORTED_PAGE: ScimScenario = {
   request: (base, n, size) => ({ method: 'GET', path: `${base}/Users?sortBy=userName&startIndex=${1 + spread(n, Math.max(1, size - 100))}&count=100` }),
 };
 
+/**
+ * The costliest filter a client may send (src/scim/query/filter-cost.ts): MAX_FILTER_CLAUSES substring
+ * comparisons on e-mails, matching nobody, so every user's e-mails are read (issue 33, item 14).
+ */
+export const WORST_FILTER: ScimScenario = {
+  id: 'scim.filter-worst',
+  label: 'SCIM worst allowed filter (10 × `emails[value co]`, no match)',
+  request: (base, n) => ({
+    method: 'GET',
+    path: `${base}/Users?filter=${encodeURIComponent(Array.from({ length: MAX_FILTER_CLAUSES }, (_, i) => `emails[value co "zq${n}x${i}"]`).join(' or '))}`,
+  }),
+};
+
 export const SCIM_SCENARIOS: ScimScenario[] = [
   LOOKUP,
   SORTED_PAGE,
+  WORST_FILTER,
   {
     id: 'scim.create',
     label: 'SCIM create (no password)',

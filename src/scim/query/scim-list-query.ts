@@ -1,3 +1,4 @@
+import { assertFilterCost } from './filter-cost.js';
 import { MAX_FILTER_LENGTH, parseFilter } from '../filter/index.js';
 import type { FilterNode } from '../filter/index.js';
 import { ScimError } from '../errors/scim-error.js';
@@ -104,6 +105,7 @@ function buildQuery(resource: ListResource, raw: Record<string, string | undefin
     // Strict RFC 7644 §3.4.2.2 grammar: a string value is quoted. An unquoted word (`userName sw O`, as
     // Microsoft's reference Postman collection sends) is invalidFilter rather than a guess.
     filter = parseFilter(raw.filter);
+    assertFilterCost(filter);
   }
   return {
     filter,
