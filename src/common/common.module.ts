@@ -7,6 +7,7 @@ import { AccessGuard } from './auth/access.guard.js';
 import { APP_CONFIG } from './config/config.token.js';
 import type { AppConfig } from './config/config.js';
 import { CryptoModule } from './crypto/crypto.module.js';
+import { BoundedReads } from './database/bounded-reads.js';
 import { DatabaseAvailability } from './database/database-availability.js';
 import { dataSourceOptions } from './database/data-source.js';
 import type { EntityList } from './database/data-source.js';
@@ -38,9 +39,10 @@ export class CommonModule {
         DatabaseAvailability,
         OrgResources,
         WalCheckpointer,
+        BoundedReads,
         { provide: APP_GUARD, useClass: AccessGuard },
       ],
-      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability, OrgResources, WalCheckpointer],
+      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability, OrgResources, WalCheckpointer, BoundedReads],
     };
   }
 }

@@ -25,6 +25,11 @@ export interface AppConfig {
   /** JWS algorithm (RFC 7518 §3.1, RFC 8037 §3.1) of every new signing key; existing keys keep theirs. */
   signingAlg: SigningAlg;
   webhooks: WebhookConfig;
+  /**
+   * The longest a list read driven by a client's filter (SCIM) may run before it is stopped and refused:
+   * MariaDB's max_statement_time, SQLite's read thread (src/common/database/bounded-reads.ts).
+   */
+  listReadTimeLimitMs: number;
 }
 
 /** Webhook delivery (src/webhooks; docs/webhooks.md). */
@@ -114,6 +119,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     leaseMs: read.integer('WEBHOOK_LEASE_MS', 30_000, 15_000, 3_600_000),
   };
 
+  const listReadTimeLimitMs = read.integer('LIST_READ_TIME_LIMIT_MS', 5000, 10, 600_000);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
@@ -133,6 +140,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     management,
     signingAlg,
     webhooks,
+    listReadTimeLimitMs,
   };
 }
 

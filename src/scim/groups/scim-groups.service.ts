@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { BoundedReads, ReadTooCostly } from '../../common/database/bounded-reads.js';
 import type { JsonObject } from '../../common/database/columns.js';
+import { statementsOf } from '../../common/database/statements.js';
 import type { GroupChange } from '../../users/groups/group-edit.js';
 import { GROUP_COLUMNS, findGroup, membersOf, searchGroups } from '../../users/groups/group.queries.js';
 import type { GroupRow, MemberRow } from '../../users/groups/group.queries.js';
 import { GroupsService } from '../../users/groups/groups.service.js';
 import { ScimError } from '../errors/scim-error.js';
 import { ScimUrls } from '../http/scim-urls.js';
+import { servedByIndex, tooCostly } from '../query/filter-cost.js';
 import type { ListQuery, ListResource } from '../query/scim-list-query.js';
 import { project, selectsAttribute } from '../query/scim-projection.js';
 import type { AttributeSelection } from '../query/scim-projection.js';
@@ -27,6 +30,9 @@ export const GROUP_LIST: ListResource = {
   ]),
 };
 
+/** Attributes whose `eq` an index serves (filter-cost.ts). */
+const INDEXED_GROUP_ATTRIBUTES = new Set(['id', 'externalid', 'displayname']);
+
 /** The SCIM Groups resource over the groups domain: reads through its queries, writes through GroupsService. */
 @Injectable()
 export class ScimGroupsService {
@@ -34,17 +40,23 @@ export class ScimGroupsService {
     private readonly dataSource: DataSource,
     private readonly groups: GroupsService,
     private readonly urls: ScimUrls,
+    private readonly boundedReads: BoundedReads,
   ) {}
 
   async list(orgId: string, query: ListQuery): Promise<{ total: number; resources: JsonObject[] }> {
     const dialect = this.dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql';
-    const { total, groups } = await searchGroups(this.dataSource.manager, orgId, {
+    // A filter that may scan the organization runs bounded in time, off the request thread on SQLite.
+    const bounded = query.filter !== undefined && !servedByIndex(query.filter, INDEXED_GROUP_ATTRIBUTES);
+    const found = await searchGroups(bounded ? this.boundedReads : statementsOf(this.dataSource), orgId, {
       where: query.filter ? compileGroupFilter(query.filter, dialect) : undefined,
       orderBy: query.sort?.property ?? GROUP_COLUMNS.createdAt,
       descending: query.sort?.descending ?? false,
       startIndex: query.startIndex,
       count: query.count,
+    }).catch((error: unknown) => {
+      throw error instanceof ReadTooCostly ? tooCostly(error.limitMs) : error;
     });
+    const { total, groups } = found;
     return { total, resources: await this.present(orgId, groups, query.selection) };
   }
 

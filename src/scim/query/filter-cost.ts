@@ -33,3 +33,25 @@ export function assertFilterCost(filter: FilterNode): void {
     throw ScimError.badRequest('invalidFilter', `the filter has ${clauses} comparisons; at most ${MAX_FILTER_CLAUSES} are allowed`);
   }
 }
+
+/**
+ * Whether the filter's rows are found by an index: an `eq` on one of `indexed` (attribute paths, lower case),
+ * alone or ANDed with anything. Such a filter reads a handful of rows (the provisioning clients' `userName eq`,
+ * `externalId eq`); any other may scan the organization and runs as a bounded read
+ * (src/common/database/bounded-reads.ts).
+ */
+export function servedByIndex(node: FilterNode, indexed: ReadonlySet<string>): boolean {
+  switch (node.kind) {
+    case 'compare':
+      return node.op === 'eq' && indexed.has(node.attrPath.path) && node.value !== null;
+    case 'and':
+      return servedByIndex(node.left, indexed) || servedByIndex(node.right, indexed);
+    default:
+      return false;
+  }
+}
+
+/** The answer to a filter stopped at the read time limit: RFC 7644 §3.12 `tooMany`, 400. */
+export function tooCostly(limitMs: number): ScimError {
+  return ScimError.badRequest('tooMany', `the filter took longer than ${limitMs} ms to evaluate and was stopped; narrow it (for example with userName or externalId eq)`);
+}

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
+import { BoundedReads, ReadTooCostly } from '../../common/database/bounded-reads.js';
+import { statementsOf } from '../../common/database/statements.js';
+import type { Statements } from '../../common/database/statements.js';
 import { UserEntity } from '../../users/entities/user.entity.js';
 import { humanCount } from '../../users/org-user-counts.js';
 import { countUsersWhere, humanUserPage, humanUserRow } from '../../users/queries/human-users.js';
@@ -9,8 +12,12 @@ import { pageFromCheckpoints } from '../../users/user-order-checkpoints.js';
 import { USER_COLUMNS } from '../../users/queries/user-columns.js';
 import type { UserColumn } from '../../users/queries/user-columns.js';
 import type { ListQuery } from '../query/scim-list-query.js';
+import { servedByIndex, tooCostly } from '../query/filter-cost.js';
 import { compileFilter } from '../query/scim-filter.sql.js';
 import { ScimError } from '../errors/scim-error.js';
+
+/** Attributes whose `eq` an index serves (filter-cost.ts). */
+const INDEXED_USER_ATTRIBUTES = new Set(['id', 'externalid', 'username']);
 
 /** Sort keys (entity properties, see scim-list-query.ts) → columns; `nullable` ones sort unassigned last. */
 const SORT_COLUMNS = new Map<string, { column: UserColumn; nullable: boolean }>([
@@ -31,7 +38,10 @@ const SORT_COLUMNS = new Map<string, { column: UserColumn; nullable: boolean }>(
  */
 @Injectable()
 export class ScimUserRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly boundedReads: BoundedReads,
+  ) {}
 
   /** The human user; inside a transaction when given its manager. */
   async findHuman(orgId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<UserEntity> {
@@ -41,29 +51,40 @@ export class ScimUserRepository {
   }
 
   async search(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {
+    try {
+      return await this.searchWith(orgId, query);
+    } catch (error) {
+      throw error instanceof ReadTooCostly ? tooCostly(error.limitMs) : error;
+    }
+  }
+
+  private async searchWith(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {
     let where = `u.${USER_COLUMNS.orgId} = :orgId AND u.${USER_COLUMNS.type} = 'human'`;
     let named: Record<string, unknown> = { orgId };
+    // A filter that may scan the organization runs bounded in time, off the request thread on SQLite.
+    let reads: Statements = statementsOf(this.dataSource);
     if (query.filter) {
       const compiled = compileFilter(query.filter, this.dataSource.options.type === 'better-sqlite3' ? 'sqlite' : 'mysql');
       where += ` AND ${compiled.sql}`;
       named = { ...named, ...compiled.params };
+      if (!servedByIndex(query.filter, INDEXED_USER_ATTRIBUTES)) reads = this.boundedReads;
     }
-    const users = query.count === 0 ? [] : await this.page(orgId, where, named, query);
+    const users = query.count === 0 ? [] : await this.page(orgId, where, named, query, reads);
     // The total needs its own query only when this page does not reveal it (a full page, or past the end);
     // without a filter it is the organization's kept count rather than a walk over all its users.
     const known = users.length < query.count && (users.length > 0 || query.startIndex === 1);
     if (known) return { total: query.startIndex - 1 + users.length, users };
-    return { total: query.filter ? await countUsersWhere(this.dataSource, where, named) : await humanCount(this.dataSource.manager, orgId), users };
+    return { total: query.filter ? await countUsersWhere(reads, where, named) : await humanCount(this.dataSource.manager, orgId), users };
   }
 
-  private async page(orgId: string, where: string, params: Record<string, unknown>, query: ListQuery): Promise<UserEntity[]> {
+  private async page(orgId: string, where: string, params: Record<string, unknown>, query: ListQuery, reads: Statements): Promise<UserEntity[]> {
     // Unfiltered pages in an order without NULLs may come from sort-key checkpoints; the answer is the
     // page OFFSET would give at that moment either way (src/users/user-order-checkpoints.ts).
     const column = query.filter ? undefined : checkpointColumn(query);
     const offset = query.startIndex - 1;
     const rows =
       (column && (await pageFromCheckpoints(this.dataSource, orgId, column, query.sort?.descending ?? false, offset, query.count))) ||
-      (await humanUserPage(this.dataSource, { where, params, order: orderBy(query) }, query.count, offset));
+      (await humanUserPage(reads, { where, params, order: orderBy(query) }, query.count, offset));
     return rows.map((row) => this.hydrate(row));
   }
 

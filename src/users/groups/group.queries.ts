@@ -3,6 +3,7 @@ import { insertValues } from '../../common/database/insert-values.js';
 import { positional } from '../../common/database/named-parameters.js';
 import { literalLimit, placeholders } from '../../common/database/placeholders.js';
 import { readRows } from '../../common/database/statements.js';
+import type { Statements } from '../../common/database/statements.js';
 
 export interface GroupSummary {
   id: string;
@@ -122,9 +123,10 @@ export interface GroupSearch {
 /**
  * A page of the organization's groups and the number of all that match. Past the first row, a deferred
  * join takes the page's ids from the index alone, so the skipped rows are never read; the total needs its
- * own count only when the page does not reveal it (a full page, or one past the end).
+ * own count only when the page does not reveal it (a full page, or one past the end). `reads` runs the
+ * statements: the data source's, or bounded ones for a costly filter (common/database/bounded-reads.ts).
  */
-export async function searchGroups(manager: EntityManager, orgId: string, search: GroupSearch): Promise<{ total: number; groups: GroupRow[] }> {
+export async function searchGroups(reads: Statements, orgId: string, search: GroupSearch): Promise<{ total: number; groups: GroupRow[] }> {
   const where = `g.org_id = :orgId${search.where ? ` AND ${search.where.sql}` : ''}`;
   const named = { ...search.where?.params, orgId, offset: search.startIndex - 1 };
   const direction = search.descending ? 'DESC' : 'ASC';
@@ -134,10 +136,10 @@ export async function searchGroups(manager: EntityManager, orgId: string, search
       ? `SELECT g.* FROM org_groups g WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(search.count)}`
       : `SELECT g.* FROM org_groups g JOIN (SELECT g.id FROM org_groups g WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(search.count)} OFFSET :offset) p ON p.id = g.id ORDER BY ${order}`;
   const page = positional(sql, named);
-  const groups = (search.count === 0 ? [] : await manager.query(page.sql, page.values)).map(groupRow);
+  const groups = (search.count === 0 ? [] : await reads.rows<Record<string, unknown>>(page.sql, page.values)).map(groupRow);
   if (groups.length < search.count && (groups.length > 0 || search.startIndex === 1)) return { total: search.startIndex - 1 + groups.length, groups };
   const counted = positional(`SELECT COUNT(*) AS n FROM org_groups g WHERE ${where}`, named);
-  const [total]: { n: number | string }[] = await manager.query(counted.sql, counted.values);
+  const [total] = await reads.rows<{ n: number | string }>(counted.sql, counted.values);
   return { total: Number(total.n), groups };
 }
 

@@ -1,6 +1,7 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { literalLimit } from '../../common/database/placeholders.js';
-import { readRows, statementsOf } from '../../common/database/statements.js';
+import { readRows } from '../../common/database/statements.js';
+import type { Statements } from '../../common/database/statements.js';
 
 /** A raw row of `users`, every column, as the driver returns it. */
 export type UserRow = Record<string, unknown>;
@@ -22,30 +23,31 @@ export async function humanUserRow(manager: EntityManager, orgId: string, id: st
 /**
  * One page of users. From the first row a plain LIMIT reads only the page; deeper, a deferred join takes
  * the page's ids from the (org, type, key, id) index alone, so skipped rows are never read. Hand-written
- * SQL: this is the hottest read path of SCIM (docs/decisions/raw-sql-on-hot-paths.md).
+ * SQL: this is the hottest read path of SCIM (docs/decisions/raw-sql-on-hot-paths.md). `reads` runs the
+ * statements: the data source's, or bounded ones for a costly filter (common/database/bounded-reads.ts).
  */
-export function humanUserPage(dataSource: DataSource, query: HumanUserQuery, limit: number, offset: number): Promise<UserRow[]> {
+export function humanUserPage(reads: Statements, query: HumanUserQuery, limit: number, offset: number): Promise<UserRow[]> {
   const { where, order } = query;
   const sql =
     offset === 0
       ? `SELECT u.* FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)}`
       : `SELECT u.* FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)} OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
-  return namedQuery(dataSource, sql, offset === 0 ? query.params : { ...query.params, offset });
+  return namedQuery(reads, sql, offset === 0 ? query.params : { ...query.params, offset });
 }
 
 /** How many users the fragment matches. */
-export async function countUsersWhere(dataSource: DataSource, where: string, params: Record<string, unknown>): Promise<number> {
-  const [row] = await namedQuery(dataSource, `SELECT COUNT(*) AS n FROM users u WHERE ${where}`, params);
+export async function countUsersWhere(reads: Statements, where: string, params: Record<string, unknown>): Promise<number> {
+  const [row] = await namedQuery(reads, `SELECT COUNT(*) AS n FROM users u WHERE ${where}`, params);
   return Number(row?.n ?? 0);
 }
 
 /** Named parameters (`:name`) to the drivers' positional `?`, in order of appearance. */
-async function namedQuery(dataSource: DataSource, sql: string, named: Record<string, unknown>): Promise<UserRow[]> {
+async function namedQuery(reads: Statements, sql: string, named: Record<string, unknown>): Promise<UserRow[]> {
   const values: unknown[] = [];
   const positional = sql.replace(/:([A-Za-z]\w*)/g, (_, name: string) => {
     if (!Object.hasOwn(named, name)) throw new Error(`no value for SQL parameter :${name}`);
     values.push(named[name]);
     return '?';
   });
-  return statementsOf(dataSource).rows<UserRow>(positional, values);
+  return reads.rows<UserRow>(positional, values);
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { countUsersWhere, humanUserPage, humanUserRow } from '../../../src/users/queries/human-users.js';
+import { statementsOf } from '../../../src/common/database/statements.js';
 import type { HumanUserQuery } from '../../../src/users/queries/human-users.js';
 import type { OrganizationEntity } from '../../../src/users/entities/organization.entity.js';
 import type { UserEntity } from '../../../src/users/entities/user.entity.js';
@@ -38,7 +39,7 @@ describe('users queries: human users of an organization (SCIM lists)', () => {
   });
 
   it('humanUserPage: pages in order from the first row and deeper (deferred join), with every column', async () => {
-    const names = async (limit: number, offset: number) => (await humanUserPage(db.dataSource, byName(org.id), limit, offset)).map((r) => r.user_name);
+    const names = async (limit: number, offset: number) => (await humanUserPage(statementsOf(db.dataSource), byName(org.id), limit, offset)).map((r) => r.user_name);
     assert.deepEqual(await names(2, 0), ['alice', 'bob']);
     assert.deepEqual(await names(2, 2), ['carl', 'dora']);
     assert.deepEqual(await names(10, 4), ['eve']);
@@ -46,14 +47,14 @@ describe('users queries: human users of an organization (SCIM lists)', () => {
   });
 
   it('a fragment parameter without a value is refused, not bound as null', async () => {
-    await assert.rejects(humanUserPage(db.dataSource, byName(org.id, ' AND u.family_name = :family'), 10, 0), /no value for SQL parameter :family/);
+    await assert.rejects(humanUserPage(statementsOf(db.dataSource), byName(org.id, ' AND u.family_name = :family'), 10, 0), /no value for SQL parameter :family/);
     const withValue = { ...byName(org.id, ' AND u.family_name = :family'), params: { orgId: org.id, family: 'Smith' } };
-    assert.deepEqual((await humanUserPage(db.dataSource, withValue, 10, 0)).map((r) => r.user_name), ['eve']);
+    assert.deepEqual((await humanUserPage(statementsOf(db.dataSource), withValue, 10, 0)).map((r) => r.user_name), ['eve']);
   });
 
   it('countUsersWhere counts what the fragment matches', async () => {
     const { where, params } = byName(org.id);
-    assert.equal(await countUsersWhere(db.dataSource, where, params), 5);
-    assert.equal(await countUsersWhere(db.dataSource, `${where} AND u.user_name_lower < :before`, { ...params, before: 'c' }), 2);
+    assert.equal(await countUsersWhere(statementsOf(db.dataSource), where, params), 5);
+    assert.equal(await countUsersWhere(statementsOf(db.dataSource), `${where} AND u.user_name_lower < :before`, { ...params, before: 'c' }), 2);
   });
 });
