@@ -4,6 +4,7 @@ import { AdminModule } from './admin/admin.module.js';
 import { CommonModule } from './common/common.module.js';
 import type { AppConfig } from './common/config/config.js';
 import { ScimModule } from './scim/scim.module.js';
+import { FederationModule } from './federation/federation.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
@@ -12,6 +13,6 @@ import { ENTITIES } from './entities.js';
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [CommonModule.forRoot(config, ENTITIES), UsersModule, AdminModule, ScimModule, OidcModule, WebhooksModule] };
+    return { module: AppModule, imports: [CommonModule.forRoot(config, ENTITIES), UsersModule, AdminModule, ScimModule, OidcModule, WebhooksModule, FederationModule] };
   }
 }

@@ -1,3 +1,5 @@
+import { IdentityProviderEntity, IdpDomainEntity } from './federation/identity-provider.entity.js';
+import { UserIdentityEntity } from './federation/user-identity.entity.js';
 import { ApplicationEntity } from './users/entities/application.entity.js';
 import { EventEntity } from './common/events/event.entity.js';
 import { FeatureEntity } from './users/entities/feature.entity.js';
@@ -51,4 +53,7 @@ export const ENTITIES = [
   WebhookSubscriptionEntity,
   WebhookDeliveryEntity,
   WebhookDispatcherEntity,
+  IdentityProviderEntity,
+  IdpDomainEntity,
+  UserIdentityEntity,
 ];

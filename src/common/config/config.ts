@@ -30,6 +30,12 @@ export interface AppConfig {
    * MariaDB's max_statement_time, SQLite's read thread (src/common/database/bounded-reads.ts).
    */
   listReadTimeLimitMs: number;
+  /**
+   * Whether outbound calls (webhooks, federation discovery and metadata) may reach loopback, private and
+   * link-local networks (docs/product-rules.md, "Outbound calls"). `OUTBOUND_ALLOW_PRIVATE_NETWORKS`, of which
+   * `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is an alias.
+   */
+  outboundAllowPrivateNetworks: boolean;
 }
 
 /** Webhook delivery (src/webhooks; docs/webhooks.md). */
@@ -112,8 +118,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const signingAlg = read.oneOf('SIGNING_ALG', 'RS256', SIGNING_ALGS);
   // Standard Webhooks and Svix: first retry after about 5 s, retries for about a day.
   // The lease outlives the 10 s delivery timeout, so no attempt outlives its process's lease.
+  const outboundAllowPrivateNetworks = read.boolean('OUTBOUND_ALLOW_PRIVATE_NETWORKS', false) || read.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false);
   const webhooks = {
-    allowPrivateNetworks: read.boolean('WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    allowPrivateNetworks: outboundAllowPrivateNetworks,
     retryBaseMs: read.integer('WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000),
     retryWindowMs: read.integer('WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 0, 30 * 86_400_000),
     leaseMs: read.integer('WEBHOOK_LEASE_MS', 30_000, 15_000, 3_600_000),
@@ -141,6 +148,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     signingAlg,
     webhooks,
     listReadTimeLimitMs,
+    outboundAllowPrivateNetworks,
   };
 }
 

@@ -56,6 +56,11 @@ export const EVENT_MESSAGES = {
   'group.member.removed': 'Group member removed',
   'webhook.added': 'Webhook subscription added',
   'webhook.removed': 'Webhook subscription removed',
+  'org.idp.added': 'Identity provider added',
+  'org.idp.changed': 'Identity provider changed',
+  'org.idp.removed': 'Identity provider removed',
+  'user.idp.link.added': 'Upstream identity linked',
+  'user.idp.link.removed': 'Upstream identity unlinked',
 } as const;
 
 export type EventType = keyof typeof EVENT_MESSAGES;
@@ -70,6 +75,7 @@ export const AGGREGATE_MESSAGES = {
   session: 'Session',
   group: 'Group',
   webhook: 'Webhook subscription',
+  idp: 'Identity provider',
 } as const;
 
 export type AggregateType = keyof typeof AGGREGATE_MESSAGES;

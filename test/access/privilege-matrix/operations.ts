@@ -64,6 +64,24 @@ export const OPERATIONS: Operation[] = [
     // Machines have no factors: where the caller may act on one, the answer is 404.
     run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, `factors/${target.factorId ?? 'none'}`)),
   },
+  // Linked upstream identities (DESIGN §14): the acting rule, and for a user holding any role, IAM_OWNER only.
+  {
+    name: "management: list the user's linked identities",
+    routes: ['GET /management/v1/orgs/:orgId/users/:userId/identities'],
+    run: (svc, world, caller, target) => api(svc, caller, 'GET', management(world, target, 'identities')),
+  },
+  {
+    name: 'management: link an upstream identity',
+    routes: ['POST /management/v1/orgs/:orgId/users/:userId/identities'],
+    // Machines sign in with no IdP: where the caller may act on one, the answer is 400.
+    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'identities'), { idpId: world.idpId, subject: `${target.userId}-${caller.name}` }),
+  },
+  {
+    name: 'management: unlink an upstream identity',
+    routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/identities/:idpId/:subject'],
+    // No target has an identity to start with: where the caller may act on it, the answer is 404.
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, `identities/${world.idpId}/none`)),
+  },
   // Read, change and delete users (docs/product-rules.md, "API"): every act on a user of that table.
   {
     name: 'management: change the user (PATCH)',
@@ -274,6 +292,11 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /admin/v1/webhooks': 'reads webhook subscriptions',
   'DELETE /admin/v1/webhooks/:id': 'removes a webhook subscription',
   'GET /admin/v1/webhooks/:id/deliveries': "reads a subscription's delivery log",
+  'POST /management/v1/orgs/:orgId/idps': 'adds an identity provider (linking identities is an operation above)',
+  'GET /management/v1/orgs/:orgId/idps': 'reads identity providers',
+  'GET /management/v1/orgs/:orgId/idps/:idpId': 'reads an identity provider',
+  'PATCH /management/v1/orgs/:orgId/idps/:idpId': 'changes an identity provider',
+  'DELETE /management/v1/orgs/:orgId/idps/:idpId': 'removes an identity provider and the links through it (no user is changed)',
   'POST /management/v1/orgs/:orgId/webhooks': "subscribes to the organization's events (reading is not acting)",
   'GET /management/v1/orgs/:orgId/webhooks': 'reads webhook subscriptions',
   'DELETE /management/v1/orgs/:orgId/webhooks/:id': 'removes a webhook subscription',

@@ -55,6 +55,8 @@ export interface World {
   defaultOrg: { id: string; primaryDomain: string };
   /** Every target is made a member of `groups.joined` when created; `groups.empty` has no members to start with. */
   groups: { joined: string; empty: string };
+  /** An OIDC identity provider of the organization, to link identities through (DESIGN §14). */
+  idpId: string;
 }
 
 export async function buildWorld(svc: TestService): Promise<World> {
@@ -71,7 +73,12 @@ export async function buildWorld(svc: TestService): Promise<World> {
     return res.body.id as string;
   };
   const groups = { joined: await group('joined by every target'), empty: await group('joined by nobody yet') };
-  return { org, exchangeApp, defaultOrg: { id: found.id, primaryDomain: found.primaryDomain }, groups };
+  const idp = await svc.api('POST', `/management/v1/orgs/${org.id}/idps`, {
+    token: svc.adminToken,
+    body: { type: 'oidc', name: 'upstream', issuer: 'https://93.184.215.14/', clientId: 'portcullis', clientSecret: 'matrix-secret' },
+  });
+  assert.equal(idp.status, 201, idp.text);
+  return { org, exchangeApp, defaultOrg: { id: found.id, primaryDomain: found.primaryDomain }, groups, idpId: idp.body.id };
 }
 
 /** A human of the organization holding the roles of `kind`, as an administrator sets one up. */

@@ -1,0 +1,135 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
+import { Bounded } from '../../admin/dto/bounded.decorator.js';
+import { IsNotBlank } from '../../admin/dto/not-blank.decorator.js';
+import { AUTH_METHODS, IDP_BOUNDS, IDP_TYPES, LINK_BY, MFA_MODES } from '../idp-settings.js';
+import type { AuthMethod, IdpType, LinkBy, MfaMode } from '../idp-settings.js';
+
+/** A claim (OIDC) or attribute (SAML) name: claim names, URIs and OIDs. */
+const CLAIM_NAME = /^[A-Za-z0-9_:./#-]+$/;
+
+/** Where the mapped values come from (DESIGN §14): a claim or attribute name per user field. */
+export class ClaimMappingDto {
+  @ApiPropertyOptional({ example: 'preferred_username' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) userName?: string;
+  @ApiPropertyOptional({ example: 'email' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) email?: string;
+  @ApiPropertyOptional({ example: 'given_name' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) givenName?: string;
+  @ApiPropertyOptional({ example: 'family_name' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) familyName?: string;
+  @ApiPropertyOptional({ example: 'oid', description: 'Entra ID: oid' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) externalId?: string;
+}
+
+/** How an upstream identity without a link finds its user: exactly one user whose `by` equals the claim `from`. */
+export class LinkRuleDto {
+  @ApiProperty({ enum: LINK_BY }) @IsIn(LINK_BY) by: LinkBy;
+  @ApiProperty({ example: 'oid' }) @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) from: string;
+}
+
+/** Fields an IdP has whatever its protocol, as created or changed. */
+class IdpCommonDto {
+  @ApiPropertyOptional({ type: [String], description: 'e-mail domains whose login names go to this IdP (home-realm discovery); one IdP per domain in the instance' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(IDP_BOUNDS.domains)
+  @ArrayUnique((d: string) => (typeof d === 'string' ? d.toLowerCase() : d))
+  @IsString({ each: true })
+  @Bounded(IDP_BOUNDS.domain, { each: true })
+  domains?: string[];
+
+  @ApiPropertyOptional({ type: LinkRuleDto, nullable: true, description: 'automatic linking; null or absent: none' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => LinkRuleDto)
+  link?: LinkRuleDto | null;
+
+  @ApiPropertyOptional({ description: 'create a user on first sign-in when none is linked or matched', default: false }) @IsOptional() @IsBoolean() jit?: boolean;
+
+  @ApiPropertyOptional({ enum: MFA_MODES, default: 'local', description: "upstream: an upstream amr with mfa counts as the second factor" })
+  @IsOptional()
+  @IsIn(MFA_MODES)
+  mfa?: MfaMode;
+}
+
+/** `POST …/idps` (DESIGN §14). */
+export class CreateIdpDto extends IdpCommonDto {
+  @ApiProperty({ enum: IDP_TYPES }) @IsIn(IDP_TYPES) type: IdpType;
+  @ApiProperty({ example: 'Contoso Entra ID' }) @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.name) name: string;
+
+  @ApiPropertyOptional({ example: 'https://login.microsoftonline.com/<tenant>/v2.0', description: 'OIDC: the issuer; discovery reads <issuer>/.well-known/openid-configuration' })
+  @IsOptional()
+  @IsString()
+  @Bounded(IDP_BOUNDS.url)
+  issuer?: string;
+
+  @ApiPropertyOptional({ description: 'OIDC' }) @IsOptional() @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.clientId) clientId?: string;
+  @ApiPropertyOptional({ description: 'OIDC, for client_secret_basic and client_secret_post; stored encrypted, never returned' })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @Bounded(IDP_BOUNDS.clientSecret)
+  clientSecret?: string;
+
+  @ApiPropertyOptional({ enum: AUTH_METHODS, default: 'client_secret_basic' }) @IsOptional() @IsIn(AUTH_METHODS) authMethod?: AuthMethod;
+
+  @ApiPropertyOptional({ type: [String], default: ['openid', 'profile', 'email'], description: 'OIDC; openid is always asked for' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(IDP_BOUNDS.scopes)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Bounded(IDP_BOUNDS.claimName, { each: true })
+  @Matches(/^[\x21\x23-\x5b\x5d-\x7e]+$/, { each: true, message: 'scopes must be scope tokens (RFC 6749 §3.3)' })
+  scopes?: string[];
+
+  @ApiPropertyOptional({ type: ClaimMappingDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => ClaimMappingDto) claims?: ClaimMappingDto;
+}
+
+/** `PATCH …/idps/{idpId}`: the fields sent change; the type never does. */
+export class UpdateIdpDto extends IdpCommonDto {
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.name) name?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Bounded(IDP_BOUNDS.url) issuer?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.clientId) clientId?: string;
+  @ApiPropertyOptional({ description: 'replaces the stored secret' }) @IsOptional() @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.clientSecret) clientSecret?: string;
+  @ApiPropertyOptional({ enum: AUTH_METHODS }) @IsOptional() @IsIn(AUTH_METHODS) authMethod?: AuthMethod;
+
+  @ApiPropertyOptional({ type: [String] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(IDP_BOUNDS.scopes)
+  @ArrayUnique()
+  @IsString({ each: true })
+  @Bounded(IDP_BOUNDS.claimName, { each: true })
+  @Matches(/^[\x21\x23-\x5b\x5d-\x7e]+$/, { each: true, message: 'scopes must be scope tokens (RFC 6749 §3.3)' })
+  scopes?: string[];
+
+  @ApiPropertyOptional({ type: ClaimMappingDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => ClaimMappingDto) claims?: ClaimMappingDto;
+}
+
+export class IdpDto {
+  @ApiProperty() id: string;
+  @ApiProperty({ enum: IDP_TYPES }) type: IdpType;
+  @ApiProperty() name: string;
+  @ApiPropertyOptional() issuer?: string;
+  @ApiPropertyOptional() clientId?: string;
+  @ApiPropertyOptional({ enum: AUTH_METHODS }) authMethod?: AuthMethod;
+  @ApiPropertyOptional({ description: 'whether a client secret is stored (it is never returned)' }) hasClientSecret?: boolean;
+  @ApiPropertyOptional({ type: [String] }) scopes?: string[];
+  @ApiProperty({ type: ClaimMappingDto }) claims: ClaimMappingDto;
+  @ApiProperty({ type: [String] }) domains: string[];
+  @ApiProperty({ type: LinkRuleDto, nullable: true }) link: LinkRuleDto | null;
+  @ApiProperty() jit: boolean;
+  @ApiProperty({ enum: MFA_MODES }) mfa: MfaMode;
+  @ApiPropertyOptional({ description: "OIDC: the redirect URI to register at the upstream (one per IdP)" }) callbackUrl?: string;
+  @ApiProperty() createdAt: string;
+  @ApiProperty() changedAt: string;
+}
+
+export class IdpCreatedDto {
+  @ApiProperty() id: string;
+  @ApiPropertyOptional({ description: 'OIDC: the redirect URI to register at the upstream' }) callbackUrl?: string;
+}
+
+export class IdpListDto {
+  @ApiProperty({ type: [IdpDto] }) idps: IdpDto[];
+  @ApiProperty() total: number;
+}

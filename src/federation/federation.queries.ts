@@ -1,0 +1,131 @@
+import type { EntityManager } from 'typeorm';
+import { insertValues } from '../common/database/insert-values.js';
+import { placeholders } from '../common/database/placeholders.js';
+
+/** The SQL of the federation tables (src/federation owns them; docs/architecture.md, "Data"). */
+
+export interface IdpRow {
+  id: string;
+  orgId: string;
+  type: string;
+  name: string;
+  /** JSON (idp-settings.ts). */
+  settings: string;
+  /** Encrypted, or null. */
+  clientSecret: string | null;
+  domains: string[];
+  createdAt: number;
+  changedAt: number;
+}
+
+interface RawIdp {
+  id: string;
+  org_id: string;
+  type: string;
+  name: string;
+  settings: string;
+  client_secret: string | null;
+  created_at: number | string;
+  changed_at: number | string;
+}
+
+export async function insertIdp(manager: EntityManager, row: IdpRow): Promise<void> {
+  await manager.query('INSERT INTO identity_providers (id, org_id, type, name, settings, client_secret, created_at, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+    row.id,
+    row.orgId,
+    row.type,
+    row.name,
+    row.settings,
+    row.clientSecret,
+    row.createdAt,
+    row.changedAt,
+  ]);
+  await insertValues(manager, 'idp_domains', ['domain', 'idp_id'], row.domains.map((d) => [d, row.id]));
+}
+
+export async function updateIdp(manager: EntityManager, row: IdpRow): Promise<void> {
+  await manager.query('UPDATE identity_providers SET name = ?, settings = ?, client_secret = ?, changed_at = ? WHERE id = ? AND org_id = ?', [
+    row.name,
+    row.settings,
+    row.clientSecret,
+    row.changedAt,
+    row.id,
+    row.orgId,
+  ]);
+  await manager.query('DELETE FROM idp_domains WHERE idp_id = ?', [row.id]);
+  await insertValues(manager, 'idp_domains', ['domain', 'idp_id'], row.domains.map((d) => [d, row.id]));
+}
+
+/** The organization's IdPs, oldest first; `forUpdate` inside a transaction locks the one asked for. */
+export async function idpsOf(manager: EntityManager, orgId: string, idpId?: string): Promise<IdpRow[]> {
+  const rows: RawIdp[] = await manager.query(
+    `SELECT id, org_id, type, name, settings, client_secret, created_at, changed_at FROM identity_providers WHERE org_id = ?${idpId ? ' AND id = ?' : ''} ORDER BY created_at, id`,
+    idpId ? [orgId, idpId] : [orgId],
+  );
+  if (rows.length === 0) return [];
+  const domains: { idp_id: string; domain: string }[] = await manager.query(
+    `SELECT idp_id, domain FROM idp_domains WHERE idp_id IN (${placeholders(rows.length)}) ORDER BY domain`,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    orgId: r.org_id,
+    type: r.type,
+    name: r.name,
+    settings: r.settings,
+    clientSecret: r.client_secret,
+    domains: domains.filter((d) => d.idp_id === r.id).map((d) => d.domain),
+    createdAt: Number(r.created_at),
+    changedAt: Number(r.changed_at),
+  }));
+}
+
+/** Domains among `domains` that another IdP than `exceptIdpId` claims, with that IdP's id. */
+export async function claimedDomains(manager: EntityManager, domains: readonly string[], exceptIdpId: string | null): Promise<string[]> {
+  if (domains.length === 0) return [];
+  const rows: { domain: string }[] = await manager.query(`SELECT domain FROM idp_domains WHERE domain IN (${placeholders(domains.length)}) AND idp_id <> ?`, [...domains, exceptIdpId ?? '']);
+  return rows.map((r) => r.domain);
+}
+
+export async function deleteIdp(manager: EntityManager, orgId: string, idpId: string): Promise<boolean> {
+  const found: { id: string }[] = await manager.query('SELECT id FROM identity_providers WHERE id = ? AND org_id = ?', [idpId, orgId]);
+  if (found.length === 0) return false;
+  // Explicitly, not only by the foreign keys' cascade: SQLite enforces them only where the connection enabled them.
+  await manager.query('DELETE FROM user_identities WHERE idp_id = ?', [idpId]);
+  await manager.query('DELETE FROM idp_domains WHERE idp_id = ?', [idpId]);
+  await manager.query('DELETE FROM identity_providers WHERE id = ?', [idpId]);
+  return true;
+}
+
+export interface IdentityRow {
+  idpId: string;
+  subject: string;
+  userId: string;
+  linkedAt: number;
+  lastUsedAt: number | null;
+}
+
+export async function identitiesOf(manager: EntityManager, userId: string): Promise<IdentityRow[]> {
+  const rows: { idp_id: string; subject: string; user_id: string; linked_at: number | string; last_used_at: number | string | null }[] = await manager.query(
+    'SELECT idp_id, subject, user_id, linked_at, last_used_at FROM user_identities WHERE user_id = ? ORDER BY linked_at, idp_id',
+    [userId],
+  );
+  return rows.map((r) => ({ idpId: r.idp_id, subject: r.subject, userId: r.user_id, linkedAt: Number(r.linked_at), lastUsedAt: r.last_used_at == null ? null : Number(r.last_used_at) }));
+}
+
+/** Who holds (idp, subject), and which subject of the IdP the user holds: a link must be new on both sides. */
+export async function identityConflicts(manager: EntityManager, idpId: string, subject: string, userId: string): Promise<{ subjectTaken: boolean; userLinked: boolean }> {
+  const rows: { subject: string; user_id: string }[] = await manager.query('SELECT subject, user_id FROM user_identities WHERE idp_id = ? AND (subject = ? OR user_id = ?)', [idpId, subject, userId]);
+  return { subjectTaken: rows.some((r) => r.subject === subject), userLinked: rows.some((r) => r.user_id === userId) };
+}
+
+export async function insertIdentity(manager: EntityManager, row: IdentityRow): Promise<void> {
+  await manager.query('INSERT INTO user_identities (idp_id, subject, user_id, linked_at, last_used_at) VALUES (?, ?, ?, ?, ?)', [row.idpId, row.subject, row.userId, row.linkedAt, row.lastUsedAt]);
+}
+
+export async function deleteIdentity(manager: EntityManager, userId: string, idpId: string, subject: string): Promise<boolean> {
+  const found: { subject: string }[] = await manager.query('SELECT subject FROM user_identities WHERE idp_id = ? AND subject = ? AND user_id = ?', [idpId, subject, userId]);
+  if (found.length === 0) return false;
+  await manager.query('DELETE FROM user_identities WHERE idp_id = ? AND subject = ?', [idpId, subject]);
+  return true;
+}

@@ -1,0 +1,75 @@
+import { DomainError } from '../common/errors/domain-error.js';
+import type { ErrorDetail } from '../common/errors/domain-error.js';
+
+/** The protocols of an upstream IdP (DESIGN §14). SAML arrives with the SAML upstream (issue 34, item 3). */
+export const IDP_TYPES = ['oidc', 'saml'] as const;
+export type IdpType = (typeof IDP_TYPES)[number];
+
+/** Client authentication at the upstream's token endpoint (OpenID Connect Core §9). */
+export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
+export type AuthMethod = (typeof AUTH_METHODS)[number];
+
+/** The user field an automatic link matches on (DESIGN §14, "Who the upstream identity is"). */
+export const LINK_BY = ['externalId', 'userName', 'email'] as const;
+export type LinkBy = (typeof LINK_BY)[number];
+
+/** `local`: the login policy's own second factor; `upstream`: an upstream `amr` with `mfa` counts as it. */
+export const MFA_MODES = ['local', 'upstream'] as const;
+export type MfaMode = (typeof MFA_MODES)[number];
+
+export const CLAIM_KEYS = ['userName', 'email', 'givenName', 'familyName', 'externalId'] as const;
+export type ClaimMapping = Partial<Record<(typeof CLAIM_KEYS)[number], string>>;
+
+export const IDP_BOUNDS = { name: 200, url: 2000, clientId: 255, clientSecret: 500, claimName: 200, scopes: 20, domains: 50, domain: 253 } as const;
+
+/** The standard claims (OpenID Connect Core §5.1), used where a mapping names none. */
+export const DEFAULT_CLAIMS: ClaimMapping = { userName: 'preferred_username', email: 'email', givenName: 'given_name', familyName: 'family_name' };
+export const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
+
+/** What the `settings` column holds for an OIDC IdP: everything but the secret and the domains. */
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  authMethod: AuthMethod;
+  scopes: string[];
+  claims: ClaimMapping;
+  link: { by: LinkBy; from: string } | null;
+  jit: boolean;
+  mfa: MfaMode;
+}
+
+/** A host name of a domain (RFC 1035 labels), lower-cased; IDN in its ASCII (punycode) form. */
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** The domains as stored: lower case, each a host name with at least two labels; 400 naming the first bad one. */
+export function normalisedDomains(domains: readonly string[] | undefined): string[] {
+  const out = (domains ?? []).map((d) => d.toLowerCase());
+  const bad = out.find((d) => !DOMAIN.test(d));
+  if (bad !== undefined) throw invalid('domains', `domains: "${bad}" is not a domain name (such as example.com)`);
+  return out;
+}
+
+/** Why an issuer cannot be used (shape only; where it points is the outbound check's). OpenID Connect Discovery §2. */
+export function issuerProblem(issuer: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return 'issuer must be an absolute https URL';
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'issuer must be an absolute https URL';
+  if (url.username || url.password) return 'issuer must not carry credentials';
+  if (url.search || url.hash || issuer.includes('?') || issuer.includes('#')) return 'issuer must have no query or fragment';
+  return undefined;
+}
+
+/** A client secret is needed exactly by the secret methods: private_key_jwt signs with the organization's key. */
+export function secretProblem(authMethod: AuthMethod, hasSecret: boolean): string | undefined {
+  if (authMethod === 'private_key_jwt') return hasSecret ? 'clientSecret: private_key_jwt uses no client secret' : undefined;
+  return hasSecret ? undefined : `clientSecret is required for ${authMethod}`;
+}
+
+export function invalid(field: string, message: string): DomainError {
+  const details: ErrorDetail[] = [{ field, message }];
+  return DomainError.invalid(message, details);
+}
