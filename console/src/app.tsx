@@ -17,6 +17,7 @@ import { ProjectsPage } from './pages/projects';
 import { UserDetailPage } from './pages/user-detail';
 import { UsersPage } from './pages/users';
 import { WebhooksPage } from './pages/webhooks';
+import { IdpsPage } from './pages/idps';
 import { MeContext, isInstanceOwner, rolesOn } from './roles';
 import type { Me } from './roles';
 import { match, navigate, usePath } from './router';
@@ -183,6 +184,7 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if ((p = match('/console/orgs/:orgId/members', path))) return <MembersPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/login-policy', path))) return <LoginPolicyPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/webhooks', path))) return <WebhooksPageOrg key={p.orgId} orgId={p.orgId} />;
+  if ((p = match('/console/orgs/:orgId/idps', path))) return <IdpsPage key={p.orgId} orgId={p.orgId} />;
   return null;
 }
 
@@ -228,6 +230,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
             {roles.has('ORG_OWNER') && item(`${org}/members`, t('orgMembers'))}
             {roles.has('ORG_OWNER') && item(`${org}/login-policy`, t('loginPolicy'))}
             {roles.has('ORG_OWNER') && item(`${org}/webhooks`, t('orgWebhooks'))}
+            {roles.has('ORG_OWNER') && item(`${org}/idps`, t('identityProviders'))}
           </ul>
         </>
       )}

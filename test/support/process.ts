@@ -15,9 +15,22 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node dist/src/main.js` as an operator would, and waits until /healthz answers 200. */
+/**
+ * Starts `node dist/src/main.js` as an operator would, and waits until /healthz answers 200. A port chosen here
+ * can be taken by another test process before the service binds it: then start-up fails with EADDRINUSE and a
+ * fresh port is tried (a port the caller chose is never replaced).
+ */
 export async function spawnService(env: Record<string, string>, options: { port?: number } = {}): Promise<ServiceProcess> {
-  const port = options.port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await spawnOnce(env, options.port ?? (await freePort()));
+    } catch (error) {
+      if (options.port !== undefined || attempt >= 3 || !String(error).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function spawnOnce(env: Record<string, string>, port: number): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [MAIN], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', BCRYPT_COST: '4', PORT: String(port), MANAGEMENT_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -117,6 +117,7 @@ export function UserDetailPage({ orgId, userId }: { orgId: string; userId: strin
               </section>
               {machine ? <MachineCredentials base={base} userId={userId} /> : <SetPassword base={base} onDone={() => setNotice(t('passwordSet'))} />}
               {!machine && <Factors base={base} />}
+              {!machine && <Identities base={base} />}
             </>
           );
         }}
@@ -343,6 +344,60 @@ function Factors({ base }: { base: string }) {
                         action={async () => {
                           await api('DELETE', `${base}/factors/${enc(f.id)}`);
                           factors.reload();
+                        }}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loading>
+    </section>
+  );
+}
+
+interface Identity {
+  idpId: string;
+  subject: string;
+  linkedAt: string;
+  lastUsedAt: string | null;
+}
+
+/** The user's linked upstream identities (docs/federation.md): listed, and unlinked one by one. */
+function Identities({ base }: { base: string }) {
+  const identities = useLoad(() => api<{ identities: Identity[] }>('GET', `${base}/identities`), [base]);
+  return (
+    <section class="panel" aria-labelledby="identities-heading">
+      <h2 id="identities-heading">{t('linkedIdentities')}</h2>
+      <Loading loaded={identities}>
+        {({ identities: list }) =>
+          list.length === 0 ? (
+            <p>{t('noIdentities')}</p>
+          ) : (
+            <table>
+              <caption>{t('linkedIdentities')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('subject')}</th>
+                  <th scope="col">{t('identityProvider')}</th>
+                  <th scope="col">{t('linked')}</th>
+                  <th scope="col">{t('actions')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((i) => (
+                  <tr key={`${i.idpId}/${i.subject}`}>
+                    <th scope="row" class="mono">{i.subject}</th>
+                    <td class="mono">{i.idpId}</td>
+                    <td>{formatDate(i.linkedAt)}</td>
+                    <td>
+                      <DeleteButton
+                        label={t('unlink')}
+                        action={async () => {
+                          await api('DELETE', `${base}/identities/${enc(i.idpId)}/${enc(i.subject)}`);
+                          identities.reload();
                         }}
                       />
                     </td>

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { launchBrowser } from '../oidc/support/browser.js';
+import { createOrg, unique, useService } from '../support/fixtures.js';
+import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
+
+/** The confirmation every removal asks for (components.tsx, DeleteButton). */
+const CONFIRM = 'Yes, delete';
+
+/**
+ * The console's federation pages (issue 34 item 1; docs/federation.md): an organization owner adds an OpenID
+ * Connect identity provider, reads the redirect URI to register upstream and removes it again; a user's page lists
+ * linked identities and unlinks one. Driven by accessible names; the secret never comes back to the page.
+ */
+describe('identity providers in the operator console (Chromium)', () => {
+  // The issuer below is loopback: the switch lets it through the outbound check.
+  const svc = useService({ PUBLIC_URL: 'http://localhost:{port}', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
+  let browser: Browser;
+  let base: string;
+  let orgId: string;
+  before(async () => {
+    browser = await launchBrowser();
+    base = svc.config.publicUrl.replace(/\/$/, '');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    orgId = (await createOrg(svc)).id;
+  });
+  after(() => browser?.close());
+  const { open, check, signIn } = consoleSteps({ browser: () => browser, base: () => base });
+  const password = () => readFileSync(join(svc.dataDir, 'admin.password'), 'utf8').trim();
+
+  it('adds an OIDC identity provider, shows its redirect URI, never its secret, and removes it', async () => {
+    const { context, page, problems } = await open();
+    try {
+      await page.goto(`${base}/console/`);
+      await signIn(page, 'admin', password());
+      await page.goto(`${base}/console/orgs/${orgId}/users`);
+      await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Identity providers' }).click();
+      await page.getByRole('heading', { name: 'Identity providers', level: 1 }).waitFor();
+      await page.getByText('No identity providers yet.').waitFor();
+
+      const form = page.getByRole('form', { name: 'Add identity provider' });
+      const name = unique('Contoso');
+      await form.getByLabel('Name', { exact: true }).fill(name);
+      await form.getByLabel('Issuer').fill('http://127.0.0.1:9/upstream');
+      await form.getByLabel('Client ID').fill('portcullis');
+      await form.getByLabel('Client secret').fill('console-secret-71c2');
+      await form.getByLabel('Domains for home-realm discovery (comma-separated, optional)').fill('contoso-console.example');
+      await form.getByLabel('Link existing users by').selectOption('externalId');
+      await form.getByLabel('Claim to match').fill('oid');
+      await form.getByLabel('Create users at first sign-in').check();
+      await form.getByRole('button', { name: 'Add identity provider' }).click();
+
+      const added = page.getByRole('status').filter({ hasText: 'Identity provider added' });
+      await added.waitFor();
+      const [idp] = (await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken })).body.idps;
+      assert.equal(idp.name, name);
+      assert.deepEqual([idp.domains, idp.link, idp.jit, idp.mfa], [['contoso-console.example'], { by: 'externalId', from: 'oid' }, true, 'local']);
+      assert.match(await added.textContent() ?? '', new RegExp(`${base}/ui/login/idp/${idp.id}/callback`));
+      const row = page.getByRole('table', { name: 'Identity providers' }).getByRole('row').filter({ hasText: name });
+      await row.waitFor();
+      assert.ok(!(await page.content()).includes('console-secret-71c2'), 'the secret is not shown');
+      await check(page, 'org-idps');
+
+      await page.getByLabel('Language').selectOption('de');
+      await page.getByRole('heading', { name: 'Identitätsanbieter', level: 1 }).waitFor();
+      await check(page, 'org-idps-de');
+      await page.getByLabel('Sprache').selectOption('en');
+
+      await row.getByRole('button', { name: 'Delete' }).click();
+      await row.getByRole('button', { name: CONFIRM }).click();
+      await page.getByText('No identity providers yet.').waitFor();
+      assert.equal((await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken })).body.total, 0);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("lists a user's linked identities and unlinks one", async () => {
+    const idp = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, {
+      token: svc.adminToken,
+      body: { type: 'oidc', name: unique('Okta'), issuer: 'http://127.0.0.1:9/okta', clientId: 'portcullis', clientSecret: 'okta-secret' },
+    });
+    assert.equal(idp.status, 201, idp.text);
+    const user = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {
+      token: svc.adminToken,
+      body: { userName: unique('linked'), profile: { firstName: 'Lin', lastName: 'Ked' }, email: { email: 'linked@example.com' } },
+    });
+    const identities = `/management/v1/orgs/${orgId}/users/${user.body.userId}/identities`;
+    assert.equal((await svc.api('POST', identities, { token: svc.adminToken, body: { idpId: idp.body.id, subject: 'okta-00u1' } })).status, 201);
+
+    const { context, page, problems } = await open();
+    try {
+      await page.goto(`${base}/console/`);
+      await signIn(page, 'admin', password());
+      await page.goto(`${base}/console/orgs/${orgId}/users/${user.body.userId}`);
+      const table = page.getByRole('table', { name: 'Linked identities' });
+      await table.getByRole('row').filter({ hasText: 'okta-00u1' }).waitFor();
+      await check(page, 'user-identities');
+      await table.getByRole('button', { name: 'Unlink' }).click();
+      await table.getByRole('button', { name: CONFIRM }).click();
+      await page.getByText('No linked identities.').waitFor();
+      assert.deepEqual((await svc.api('GET', identities, { token: svc.adminToken })).body.identities, []);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+});
