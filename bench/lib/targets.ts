@@ -88,7 +88,10 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   groupTargets(ms, verdicts);
   mfaTargets(ms, verdicts);
   for (const subject of ms.filter((m) => m.kind === 'portcullis')) {
-    if (subject.p99 !== undefined && !subject.hashing && !subject.scenario.startsWith('console.')) verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
+    // The worst allowed filter is bounded by LIST_READ_TIME_LIMIT_MS, not 100 ms; its target is that everyone
+    // else stays fast beside it (`scim.filter-worst.healthz`, under this generic p99).
+    const ownBound = subject.scenario === 'scim.filter-worst';
+    if (subject.p99 !== undefined && !subject.hashing && !ownBound && !subject.scenario.startsWith('console.')) verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
     if (subject.peakMb !== undefined) verdicts.push({ subject, text: `≤ ${MEMORY_LIMIT_MB} MB per process`, met: subject.peakMb <= MEMORY_LIMIT_MB });
   }
   return verdicts;

@@ -13,7 +13,7 @@ import { freePort, startPeer, startService } from '../lib/processes.js';
 import type { Running } from '../lib/processes.js';
 import { seedEvents, seedUsers } from '../lib/seed.js';
 import { checkEvents, EVENT_SCENARIOS, eventRequests } from './events.js';
-import { checkLookup, LOOKUP, SCIM_SCENARIOS, SORTED_PAGE, scimCaller, scimRequests, writePeerUsers } from './scim.js';
+import { checkLookup, LOOKUP, SCIM_SCENARIOS, SORTED_PAGE, WORST_FILTER, scimCaller, scimRequests, writePeerUsers } from './scim.js';
 import type { ScimScenario, ScimServer } from './scim.js';
 
 export async function runData(ctx: Context): Promise<void> {
@@ -44,6 +44,7 @@ export async function runData(ctx: Context): Promise<void> {
         await checkLookup(scim, size);
         await checkEvents(scim.url, admin, size);
         for (const s of scimScenarios) ctx.record(await measureScim(service, scim, s, size, timing, 'Portcullis WORKERS=1', 1));
+        if (size === peerSize) ctx.record(await healthzBesideWorstFilters(service, scim, size, timing));
         for (const s of EVENT_SCENARIOS) {
           const { socketErrors: _, ...figures } = await load(service.url, service.pid, timing, eventRequests(admin, s, size));
           ctx.record({ scenario: s.id, label: s.label, kind: 'portcullis', server: 'Portcullis WORKERS=1', workers: 1, size, unit: 'req/s', ...figures });
@@ -81,7 +82,20 @@ export async function runData(ctx: Context): Promise<void> {
 }
 
 async function measureScim(process: Running, server: ScimServer, s: ScimScenario, size: number, timing: Timing, name: string, workers?: number): Promise<Measurement> {
-  const { socketErrors: _, ...figures } = await load(process.url, process.pid, timing, scimRequests({ ...server, url: process.url }, s, size));
+  const { socketErrors: _, ...figures } = await load(process.url, process.pid, timing, scimRequests({ ...server, url: process.url }, s, size), s.connections);
   const unit = 'req/s';
   return { scenario: s.id, label: s.label, kind: 'portcullis', server: name, workers, size, unit, ...figures };
+}
+
+/**
+ * Issue 33 item 14: what the costliest allowed filters do to everyone else. `GET /healthz` (one connection) is
+ * measured while four connections send the worst filter (`scim.filter-worst`): on SQLite those reads run on a
+ * read thread of their own (src/common/database/bounded-reads.ts), so the request thread stays free; before, it
+ * waited for each read.
+ */
+async function healthzBesideWorstFilters(process: Running, server: ScimServer, size: number, timing: Timing): Promise<Measurement> {
+  const filters = load(process.url, process.pid, { ...timing, warmup: 0 }, scimRequests({ ...server, url: process.url }, WORST_FILTER, size), 4);
+  const { socketErrors: _, ...figures } = await load(process.url, process.pid, { ...timing, warmup: 0 }, [{ method: 'GET', path: '/healthz' }], 1);
+  await filters;
+  return { scenario: 'scim.filter-worst.healthz', label: 'GET /healthz beside 4 connections of the worst filter', kind: 'portcullis', server: 'Portcullis WORKERS=1', workers: 1, size, unit: 'req/s', ...figures };
 }

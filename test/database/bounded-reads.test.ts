@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadConfig } from '../../src/common/config/config.js';
-import { BoundedReads, ReadTooCostly } from '../../src/common/database/bounded-reads.js';
+import { BoundedReads, MAX_WAITING_READS, ReadTooCostly } from '../../src/common/database/bounded-reads.js';
+import { DomainError, ErrorCode } from '../../src/common/errors/domain-error.js';
 import { openQueryDatabase } from '../domain/queries/query-database.js';
 import type { QueryDatabase } from '../domain/queries/query-database.js';
 
@@ -60,5 +61,17 @@ describe('bounded reads: a costly read is stopped at its limit, off the request 
     const reads = readsWithLimit(5000);
     opened.push(reads);
     await assert.rejects(reads.rows('SELECT nope FROM users', []), (error: unknown) => !(error instanceof ReadTooCostly) && /nope/.test(String(error)));
+  });
+
+  it('on SQLite, refuses a read with 503 (unavailable) when the read thread already has its fill waiting', { skip: process.env.TEST_DATABASE_URL ? 'MariaDB reads wait for a connection of the pool' : false }, async () => {
+    const reads = readsWithLimit(1000);
+    opened.push(reads);
+    const running = reads.rows(ENDLESS, []).catch((error: unknown) => error);
+    // Once the thread has taken the costly read, it no longer waits: then the queue fills.
+    await new Promise((resolve) => setImmediate(resolve));
+    const waiting = Array.from({ length: MAX_WAITING_READS }, () => reads.rows<{ n: number }>('SELECT 1 AS n', []));
+    await assert.rejects(reads.rows('SELECT 1 AS n', []), (error: unknown) => error instanceof DomainError && error.code === ErrorCode.Unavailable);
+    assert.ok((await running) instanceof ReadTooCostly);
+    for (const answer of await Promise.all(waiting)) assert.deepEqual(answer, [{ n: 1 }]);
   });
 });

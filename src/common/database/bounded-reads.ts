@@ -4,6 +4,7 @@ import type { OnModuleDestroy } from '@nestjs/common';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { AppConfig } from '../config/config.js';
 import { APP_CONFIG } from '../config/config.token.js';
+import { DomainError, ErrorCode } from '../errors/domain-error.js';
 import { statementsOf } from './statements.js';
 import type { Statements } from './statements.js';
 import type { BoundedReadsData, ReadAnswer, ReadRequest } from './bounded-reads.worker.js';
@@ -14,6 +15,13 @@ export class ReadTooCostly extends Error {
     super(`the read ran longer than ${limitMs} ms and was stopped`);
   }
 }
+
+/**
+ * Reads waiting for the SQLite read thread, beyond which a new one is refused with 503 and Retry-After rather than
+ * queued: at the worst allowed filter (half a second at 100,000 users, BENCHMARKS.md) that is about eight seconds
+ * of waiting already.
+ */
+export const MAX_WAITING_READS = 16;
 
 /** MariaDB's errno for a statement stopped by max_statement_time (ER_STATEMENT_TIMEOUT). */
 const STATEMENT_TIMEOUT = 1969;
@@ -66,6 +74,7 @@ export class BoundedReads implements Statements, OnModuleDestroy {
 class SqliteReadThread {
   private thread: { worker: Worker; ready: Promise<void> } | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
 
   constructor(
     private readonly path: string,
@@ -73,7 +82,14 @@ class SqliteReadThread {
   ) {}
 
   rows(request: ReadRequest): Promise<unknown[]> {
-    const answer = this.queue.then(() => this.run(request));
+    if (this.waiting >= MAX_WAITING_READS) {
+      return Promise.reject(new DomainError(ErrorCode.Unavailable, 'too many costly list reads are waiting; narrow the filter or try again shortly'));
+    }
+    this.waiting++;
+    const answer = this.queue.then(() => {
+      this.waiting--;
+      return this.run(request);
+    });
     this.queue = answer.catch(() => undefined);
     return answer;
   }
