@@ -1,3 +1,4 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
@@ -5,6 +6,19 @@ import { Bounded } from '../../admin/dto/bounded.decorator.js';
 import { IsNotBlank } from '../../admin/dto/not-blank.decorator.js';
 import { AUTH_METHODS, IDP_BOUNDS, IDP_TYPES, LINK_BY, MFA_MODES } from '../idp-settings.js';
 import type { AuthMethod, IdpType, LinkBy, MfaMode } from '../idp-settings.js';
+
+/** An optional list of scope tokens (RFC 6749 §3.3: printable ASCII except space, the double quote and the backslash). */
+function ScopeList(): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    IsArray(),
+    ArrayMaxSize(IDP_BOUNDS.scopes),
+    ArrayUnique(),
+    IsString({ each: true }),
+    Bounded(IDP_BOUNDS.claimName, { each: true }),
+    Matches(/^[\x21\x23-\x5b\x5d-\x7e]+$/, { each: true, message: 'scopes must be scope tokens (RFC 6749 §3.3)' }),
+  );
+}
 
 /** A claim (OIDC) or attribute (SAML) name: claim names, URIs and OIDs. */
 const CLAIM_NAME = /^[A-Za-z0-9_:./#-]+$/;
@@ -72,13 +86,7 @@ export class CreateIdpDto extends IdpCommonDto {
   @ApiPropertyOptional({ enum: AUTH_METHODS, default: 'client_secret_basic' }) @IsOptional() @IsIn(AUTH_METHODS) authMethod?: AuthMethod;
 
   @ApiPropertyOptional({ type: [String], default: ['openid', 'profile', 'email'], description: 'OIDC; openid is always asked for' })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(IDP_BOUNDS.scopes)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @Bounded(IDP_BOUNDS.claimName, { each: true })
-  @Matches(/^[\x21\x23-\x5b\x5d-\x7e]+$/, { each: true, message: 'scopes must be scope tokens (RFC 6749 §3.3)' })
+  @ScopeList()
   scopes?: string[];
 
   @ApiPropertyOptional({ type: ClaimMappingDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => ClaimMappingDto) claims?: ClaimMappingDto;
@@ -93,13 +101,7 @@ export class UpdateIdpDto extends IdpCommonDto {
   @ApiPropertyOptional({ enum: AUTH_METHODS }) @IsOptional() @IsIn(AUTH_METHODS) authMethod?: AuthMethod;
 
   @ApiPropertyOptional({ type: [String] })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(IDP_BOUNDS.scopes)
-  @ArrayUnique()
-  @IsString({ each: true })
-  @Bounded(IDP_BOUNDS.claimName, { each: true })
-  @Matches(/^[\x21\x23-\x5b\x5d-\x7e]+$/, { each: true, message: 'scopes must be scope tokens (RFC 6749 §3.3)' })
+  @ScopeList()
   scopes?: string[];
 
   @ApiPropertyOptional({ type: ClaimMappingDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => ClaimMappingDto) claims?: ClaimMappingDto;
