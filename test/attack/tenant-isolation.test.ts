@@ -14,7 +14,7 @@ const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
  * A body each route accepts, so a refusal below is the access check and not validation. A new route
  * without an entry fails the matrix: it cannot be forgotten.
  */
-function validBody(route: DeclaredRoute): unknown {
+function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
   const key = `${route.method} ${route.path}`;
   const bodies: Record<string, unknown> = {
     'POST /management/v1/orgs/:orgId/projects': { name: unique('p') },
@@ -68,6 +68,14 @@ function validBody(route: DeclaredRoute): unknown {
     'DELETE /management/v1/orgs/:orgId/groups/:groupId': undefined,
     'PUT /management/v1/orgs/:orgId/groups/:groupId/members/:userId': undefined,
     'DELETE /management/v1/orgs/:orgId/groups/:groupId/members/:userId': undefined,
+    'POST /management/v1/orgs/:orgId/idps': { type: 'oidc', name: unique('idp'), issuer: 'https://93.184.215.14/', clientId: 'c', clientSecret: 's' },
+    'GET /management/v1/orgs/:orgId/idps': undefined,
+    'GET /management/v1/orgs/:orgId/idps/:idpId': undefined,
+    'PATCH /management/v1/orgs/:orgId/idps/:idpId': { name: 'changed' },
+    'DELETE /management/v1/orgs/:orgId/idps/:idpId': undefined,
+    'GET /management/v1/orgs/:orgId/users/:userId/identities': undefined,
+    // POST …/identities takes its body from the ids (the IdP to link through): see call().
+    'DELETE /management/v1/orgs/:orgId/users/:userId/identities/:idpId/:subject': undefined,
     'POST /management/v1/orgs/:orgId/webhooks': { url: 'https://93.184.215.14/hook' },
     'GET /management/v1/orgs/:orgId/webhooks': undefined,
     'DELETE /management/v1/orgs/:orgId/webhooks/:id': undefined,
@@ -91,6 +99,7 @@ function validBody(route: DeclaredRoute): unknown {
       Operations: [{ method: 'POST', path: '/Users', bulkId: 'b1', data: { schemas: [USER], userName: unique('b') } }],
     },
   };
+  if (key === 'POST /management/v1/orgs/:orgId/users/:userId/identities') return { idpId: ids.linkIdpId, subject: unique('subject') };
   if (!(key in bodies)) throw new Error(`no request body for ${key}: add one to the isolation matrix`);
   return bodies[key];
 }
@@ -137,6 +146,11 @@ describe('tenant isolation matrix', () => {
     const [factor] = await factors.list(null, orgB.id, human.userId);
     const webhook = await svc.api('POST', `/management/v1/orgs/${orgB.id}/webhooks`, { token: svc.adminToken, body: { url: 'https://93.184.215.14/hook' } });
     assert.equal(webhook.status, 201, webhook.text);
+    // Two IdPs: the human is linked through one (to read and unlink), the control links it through the other.
+    const idp = async () => (await admin('POST', '/idps', { type: 'oidc', name: unique('idp'), issuer: 'https://93.184.215.14/', clientId: 'c', clientSecret: 's' })).body.id as string;
+    const idpId = await idp();
+    const linked = await admin('POST', `/users/${human.userId}/identities`, { idpId, subject: 'victim-subject' });
+    assert.equal(linked.status, 201, linked.text);
     // SCIM's Groups/:id gets a group of its own: the control below deletes through both APIs.
     victim = {
       orgId: orgB.id,
@@ -148,6 +162,9 @@ describe('tenant isolation matrix', () => {
       groupId: await group(),
       scimGroupId: await group(),
       webhookId: webhook.body.id,
+      idpId,
+      linkIdpId: await idp(),
+      subject: 'victim-subject',
       emptyProjectId: emptyProject.projectId,
       secretAppId: secretApp.appId,
       appKeyId: appKey.body.keyId,
@@ -161,13 +178,13 @@ describe('tenant isolation matrix', () => {
   });
 
   async function call(route: DeclaredRoute, ids: Record<string, string>, token: string) {
-    const body = validBody(route);
+    const body = validBody(route, ids);
     const filled = route.path.includes('/Groups/:id')
       ? { ...ids, id: ids.scimGroupId }
       : route.path.includes('/webhooks/:id')
         ? { ...ids, id: ids.webhookId }
-        : /\/factors|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
-          ? { ...ids, userId: ids.id } // the human: factors, state and password are a person's
+        : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
+          ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
           : route.path.endsWith('/projects/:projectId')
             ? { ...ids, projectId: ids.emptyProjectId }
             : route.path.endsWith('/apps/:appId/secret')
