@@ -48,12 +48,13 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     const uri = (/data-totp-uri="([^"]+)"/.exec(setup.text)?.[1] ?? '').replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c)));
     assert.match(uri, /^otpauth:\/\/totp\//);
     assert.equal(new URL(uri).searchParams.get('secret'), secret);
-    const shown = await f.post('enrol/totp/confirm', setup, { factorId: factorIdOf(setup), code: totpCode(secret) });
+    const enrolCode = totpCode(secret);
+    const shown = await f.post('enrol/totp/confirm', setup, { factorId: factorIdOf(setup), code: enrolCode });
     assert.equal(shown.status, 200, shown.text.slice(0, 300));
     const codes = recoveryCodesOf(shown);
     assert.equal(codes.length, 10, 'ten recovery codes, shown once');
     const { claims } = await f.tokens(await f.post('continue', shown));
-    return { secret, codes, claims };
+    return { secret, codes, claims, enrolCode };
   }
 
   async function factorsOf(userId: string): Promise<Array<{ id: string; type: string }>> {
@@ -82,7 +83,7 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
 
   it('TOTP enrolment, then sign-in with a code: amr pwd+otp+mfa, acr mfa; a replayed or stale code is refused and counted', async () => {
     const user = await newUser();
-    const { secret, claims: enrolled } = await enrolTotp(user);
+    const { secret, claims: enrolled, enrolCode } = await enrolTotp(user);
     assert.deepEqual(enrolled.amr, ['pwd', 'otp', 'mfa']);
     assert.equal(enrolled.acr, ACR_MFA);
     const factors = await factorsOf(user.userId);
@@ -94,8 +95,9 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     assert.match(ask.text, /name="code"/);
     assert.doesNotMatch(ask.text, /data-mfa-skip/, 'a second factor is asked, not offered');
     const failuresBefore = (await searchEvents(svc, { event_types: ['user.human.mfa.check.failed'], aggregate_id: user.userId })).length;
-    // The step used at enrolment (a replay), and a code three steps old (outside ±1): refused, nothing changes but the count.
-    for (const code of [totpCode(secret), totpCode(secret, -3), '000000', 'abc', '']) {
+    // The code used at enrolment (a replay, whether or not a 30 s step has passed since), and a code three steps old
+    // (outside ±1): refused, nothing changes but the count.
+    for (const code of [enrolCode, totpCode(secret, -3), '000000', 'abc', '']) {
       const state = await databaseState(svc, COUNTED);
       const refused = await f.post('code', ask, { code });
       assert.equal(refused.status, 401, `code ${JSON.stringify(code)}: ${refused.status}`);

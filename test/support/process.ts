@@ -46,8 +46,16 @@ async function spawnOnce(env: Record<string, string>, port: number): Promise<Ser
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`service exited during start-up:\n${output}`);
     try {
-      if ((await fetch(`${url}/healthz`)).status === 200) break;
-    } catch {
+      const health = await fetch(`${url}/healthz`);
+      // The service's own /healthz carries X-Request-Id; another listener on the port (a management listener on
+      // port 0 may be given the very port chosen here) does not: then the service fails with EADDRINUSE.
+      if (health.status === 200 && health.headers.has('x-request-id')) break;
+      if (output.includes('EADDRINUSE')) {
+        child.kill('SIGKILL');
+        throw new Error(`service could not bind its port (EADDRINUSE):\n${output}`);
+      }
+    } catch (error) {
+      if (String(error).includes('EADDRINUSE')) throw error;
       // not listening yet
     }
     if (Date.now() > deadline) {
