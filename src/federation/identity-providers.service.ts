@@ -10,7 +10,7 @@ import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
-import { isPublicAddress, resolveAll } from '../common/net/outbound-address.js';
+import { hostOf, nonPublicAddressesOf } from '../common/net/outbound-address.js';
 import { organizationExists } from '../users/queries/organizations.js';
 import { claimedDomains, deleteIdp, idpsOf, insertIdp, updateIdp } from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
@@ -188,14 +188,13 @@ export class IdentityProvidersService {
   /** The issuer's host must be public unless OUTBOUND_ALLOW_PRIVATE_NETWORKS (the one outbound check: outbound-address.ts). */
   private async assertReachable(issuer: string): Promise<void> {
     if (this.config.outboundAllowPrivateNetworks) return;
-    const host = new URL(issuer).hostname.replace(/^\[(.*)\]$/, '$1');
-    let addresses: string[];
+    const host = hostOf(new URL(issuer));
+    let refused: string[];
     try {
-      addresses = (await resolveAll(host)).map((a) => a.address);
+      refused = await nonPublicAddressesOf(host);
     } catch {
       throw invalid('issuer', `issuer: the host ${host} does not resolve`);
     }
-    const refused = addresses.filter((address) => !isPublicAddress(address));
     if (refused.length > 0) {
       throw invalid('issuer', `issuer: ${host} resolves to a non-public address (${refused.join(', ')}); such issuers need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`);
     }

@@ -1,8 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, isPublicAddress, NonPublicTargetError } from '../common/net/outbound-address.js';
-import { hostOf } from './webhook-target.js';
+import { guardedLookup, hostOf, isPublicAddress, NonPublicTargetError } from '../common/net/outbound-address.js';
 
 /** DESIGN: "no answer in 10 s" is a failed attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;

@@ -18,8 +18,3 @@ export function targetUrlProblem(raw: string): string | undefined {
   if (!url.hostname) return 'url must name a host';
   return undefined;
 }
-
-/** The host of a URL as the resolver wants it (IPv6 literals without their brackets). */
-export function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[(.*)\]$/, '$1');
-}

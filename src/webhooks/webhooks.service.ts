@@ -13,8 +13,8 @@ import { newId } from '../common/ids.js';
 import { organizationExists } from '../users/queries/organizations.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { newWebhookSecret } from './webhook-signature.js';
-import { isPublicAddress, resolveAll } from '../common/net/outbound-address.js';
-import { hostOf, targetUrlProblem } from './webhook-target.js';
+import { hostOf, nonPublicAddressesOf } from '../common/net/outbound-address.js';
+import { targetUrlProblem } from './webhook-target.js';
 import { deleteSubscription, deliveriesOf, insertSubscription, subscriptionOf, subscriptionsOf } from './webhook.queries.js';
 import type { DeliveryRow, SubscriptionRow } from './webhook.queries.js';
 
@@ -122,13 +122,12 @@ export class WebhooksService {
     if (problem) throw DomainError.invalid(problem, [{ field: 'url', message: problem }]);
     if (this.config.webhooks.allowPrivateNetworks) return;
     const host = hostOf(new URL(url));
-    let addresses: string[];
+    let refused: string[];
     try {
-      addresses = (await resolveAll(host)).map((a) => a.address);
+      refused = await nonPublicAddressesOf(host);
     } catch {
       throw DomainError.invalid(`url: the host ${host} does not resolve`, [{ field: 'url', message: 'the host does not resolve' }]);
     }
-    const refused = addresses.filter((address) => !isPublicAddress(address));
     if (refused.length > 0) {
       const message = `url: ${host} resolves to a non-public address (loopback, private, link-local, reserved or special-purpose) (${refused.join(', ')}); such targets need WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`;
       throw DomainError.invalid(message, [{ field: 'url', message: 'the target is on a non-public network' }]);

@@ -53,6 +53,16 @@ function ipv4Of(high: number, low: number): ipaddr.IPv4 {
   return new ipaddr.IPv4([high >> 8, high & 255, low >> 8, low & 255]);
 }
 
+/** The host of a URL as the resolver wants it (IPv6 literals without their brackets). */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
+/** The addresses `host` resolves to that are not public (none: every one is). Rejects when the name does not resolve. */
+export async function nonPublicAddressesOf(host: string): Promise<string[]> {
+  return (await resolveAll(host)).map((a) => a.address).filter((address) => !isPublicAddress(address));
+}
+
 /** Every address the host resolves to (an IP literal: itself). Rejects when the name does not resolve. */
 export function resolveAll(host: string): Promise<LookupAddress[]> {
   const family = isIP(host);
