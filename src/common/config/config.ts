@@ -36,6 +36,8 @@ export interface AppConfig {
    * `WEBHOOK_ALLOW_PRIVATE_NETWORKS` is an alias.
    */
   outboundAllowPrivateNetworks: boolean;
+  /** How long a call to an upstream identity provider (discovery, keys, token, user info) may take (`IDP_TIMEOUT_MS`). */
+  idpTimeoutMs: number;
 }
 
 /** Webhook delivery (src/webhooks; docs/webhooks.md). */
@@ -127,6 +129,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
 
   const listReadTimeLimitMs = read.integer('LIST_READ_TIME_LIMIT_MS', 5000, 10, 600_000);
+  const idpTimeoutMs = read.integer('IDP_TIMEOUT_MS', 10_000, 100, 60_000);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -149,6 +152,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     webhooks,
     listReadTimeLimitMs,
     outboundAllowPrivateNetworks,
+    idpTimeoutMs,
   };
 }
 
