@@ -1,5 +1,5 @@
 import { IdentityProviderEntity, IdpDomainEntity } from './federation/identity-provider.entity.js';
-import { UserIdentityEntity } from './federation/user-identity.entity.js';
+import { IdpRoundTripEntity, UserIdentityEntity } from './federation/user-identity.entity.js';
 import { ApplicationEntity } from './users/entities/application.entity.js';
 import { EventEntity } from './common/events/event.entity.js';
 import { FeatureEntity } from './users/entities/feature.entity.js';
@@ -56,4 +56,5 @@ export const ENTITIES = [
   IdentityProviderEntity,
   IdpDomainEntity,
   UserIdentityEntity,
+  IdpRoundTripEntity,
 ];

@@ -4,15 +4,19 @@ import { IdpsController } from './api/idps.controller.js';
 import { UserIdentitiesController } from './api/user-identities.controller.js';
 import { IdentityProvidersService } from './identity-providers.service.js';
 import { UserIdentitiesService } from './user-identities.service.js';
+import { FederatedAccounts } from './federated-accounts.service.js';
+import { RoundTrips } from './round-trips.js';
+import { UpstreamOidc } from './upstream-oidc.js';
 
 /**
  * Federation (DESIGN §14; docs/federation.md): an organization's upstream identity providers and the upstream
- * identities linked to its users. It owns `identity_providers`, `idp_domains` and `user_identities`.
+ * identities linked to its users. It owns `identity_providers`, `idp_domains`, `user_identities` and `idp_round_trips`; the login UI
+ * (src/oidc/login/federated-login.ts) drives the sign-in through it.
  */
 @Module({
   imports: [UsersModule],
   controllers: [IdpsController, UserIdentitiesController],
-  providers: [IdentityProvidersService, UserIdentitiesService],
-  exports: [IdentityProvidersService, UserIdentitiesService],
+  providers: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, FederatedAccounts],
+  exports: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, FederatedAccounts],
 })
 export class FederationModule {}

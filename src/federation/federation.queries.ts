@@ -129,3 +129,32 @@ export async function deleteIdentity(manager: EntityManager, userId: string, idp
   await manager.query('DELETE FROM user_identities WHERE idp_id = ? AND subject = ?', [idpId, subject]);
   return true;
 }
+
+/** The user (idp, subject) is linked to, if any. */
+export async function userOfIdentity(manager: EntityManager, idpId: string, subject: string): Promise<string | undefined> {
+  const rows: { user_id: string }[] = await manager.query('SELECT user_id FROM user_identities WHERE idp_id = ? AND subject = ?', [idpId, subject]);
+  return rows[0]?.user_id;
+}
+
+export async function touchIdentity(manager: EntityManager, idpId: string, subject: string, at: number): Promise<void> {
+  await manager.query('UPDATE user_identities SET last_used_at = ? WHERE idp_id = ? AND subject = ?', [at, idpId, subject]);
+}
+
+/** An IdP by id alone (the login UI's callback names only the IdP), or undefined. */
+export async function idpById(manager: EntityManager, idpId: string): Promise<IdpRow | undefined> {
+  const [found]: { org_id: string }[] = await manager.query('SELECT org_id FROM identity_providers WHERE id = ?', [idpId]);
+  return found ? (await idpsOf(manager, found.org_id, idpId))[0] : undefined;
+}
+
+/** The IdP that claims the domain of a typed login name, if any. */
+export async function idpOfDomain(manager: EntityManager, domain: string): Promise<string | undefined> {
+  const rows: { idp_id: string }[] = await manager.query('SELECT idp_id FROM idp_domains WHERE domain = ?', [domain]);
+  return rows[0]?.idp_id;
+}
+
+/** Every IdP that claims a domain (home-realm discovery for first-party applications, which serve every organization). */
+export async function idpsWithDomains(manager: EntityManager): Promise<IdpRow[]> {
+  const rows: { org_id: string; idp_id: string }[] = await manager.query('SELECT DISTINCT p.org_id, p.id AS idp_id FROM identity_providers p JOIN idp_domains d ON d.idp_id = p.id');
+  const found = await Promise.all(rows.map((r) => idpsOf(manager, r.org_id, r.idp_id)));
+  return found.flat();
+}

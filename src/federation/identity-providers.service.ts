@@ -12,7 +12,7 @@ import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { hostOf, nonPublicAddressesOf } from '../common/net/outbound-address.js';
 import { organizationExists } from '../users/queries/organizations.js';
-import { claimedDomains, deleteIdp, idpsOf, insertIdp, updateIdp } from './federation.queries.js';
+import { claimedDomains, deleteIdp, idpById, idpOfDomain, idpsOf, idpsWithDomains, insertIdp, updateIdp } from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
 import { DEFAULT_CLAIMS, DEFAULT_SCOPES, invalid, issuerProblem, normalisedDomains, secretProblem } from './idp-settings.js';
 import type { AuthMethod, ClaimMapping, IdpType, LinkBy, MfaMode, OidcSettings } from './idp-settings.js';
@@ -147,6 +147,29 @@ export class IdentityProvidersService {
     return row;
   }
 
+  /** For the login UI, which knows an IdP by its id alone (the callback path). */
+  byId(idpId: string): Promise<IdpRow | undefined> {
+    return idpById(this.uow.manager, idpId);
+  }
+
+  /** For the login UI's buttons: every IdP of the organization, oldest first. */
+  ofOrganization(orgId: string): Promise<IdpRow[]> {
+    return idpsOf(this.uow.manager, orgId);
+  }
+
+  /** Every IdP that claims a domain, in any organization (what a first-party application's login page may lead to). */
+  discoverable(): Promise<IdpRow[]> {
+    return idpsWithDomains(this.uow.manager);
+  }
+
+  /** Home-realm discovery: the IdP that claims the domain of a typed login name (`name@domain`), if any. */
+  async forLoginName(loginName: string): Promise<IdpRow | undefined> {
+    const at = loginName.lastIndexOf('@');
+    if (at <= 0) return undefined;
+    const idpId = await idpOfDomain(this.uow.manager, loginName.slice(at + 1).trim().toLowerCase());
+    return idpId === undefined ? undefined : this.byId(idpId);
+  }
+
   private async removeOwnedBy(manager: EntityManager, orgId: string, editorUserId: string | null): Promise<void> {
     for (const { id } of await idpsOf(manager, orgId)) {
       if (await deleteIdp(manager, orgId, id)) {
@@ -185,10 +208,15 @@ export class IdentityProvidersService {
     if (taken.length > 0) throw DomainError.alreadyExists(`domains: ${taken.join(', ')} already lead to another identity provider`);
   }
 
-  /** The issuer's host must be public unless OUTBOUND_ALLOW_PRIVATE_NETWORKS (the one outbound check: outbound-address.ts). */
+  /**
+   * The issuer's host must be public, and the issuer https, unless OUTBOUND_ALLOW_PRIVATE_NETWORKS (development and
+   * tests; the one outbound check: outbound-address.ts).
+   */
   private async assertReachable(issuer: string): Promise<void> {
     if (this.config.outboundAllowPrivateNetworks) return;
-    const host = hostOf(new URL(issuer));
+    const url = new URL(issuer);
+    if (url.protocol !== 'https:') throw invalid('issuer', 'issuer must be an absolute https URL (plain http only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true, for development)');
+    const host = hostOf(url);
     let refused: string[];
     try {
       refused = await nonPublicAddressesOf(host);

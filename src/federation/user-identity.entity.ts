@@ -20,3 +20,30 @@ export class UserIdentityEntity {
   @Column({ name: 'last_used_at', ...counterColumn, nullable: true })
   lastUsedAt: number | null;
 }
+
+/** A browser's trip to an upstream IdP and back (migration 1763702300000-idp-round-trips; round-trips.ts). */
+@Entity({ name: 'idp_round_trips' })
+export class IdpRoundTripEntity {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id: string;
+
+  @Column({ name: 'state_hash', type: 'varchar', length: 64 })
+  stateHash: string;
+
+  @Column({ name: 'idp_id', type: 'varchar', length: 64 })
+  idpId: string;
+
+  @Column({ name: 'interaction_uid', type: 'varchar', length: 64 })
+  interactionUid: string;
+
+  /** The PKCE verifier and the nonce, encrypted. */
+  @Column({ type: 'varchar', length: 1024 })
+  secrets: string;
+
+  /** What the upstream sent back (code, iss or error), encrypted; null until it did. */
+  @Column({ type: 'text', nullable: true })
+  answer: string | null;
+
+  @Column({ name: 'expires_at', ...counterColumn })
+  expiresAt: number;
+}

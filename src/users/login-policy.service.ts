@@ -9,23 +9,26 @@ import { LoginPolicyEntity } from './entities/login-policy.entity.js';
 import type { MfaPolicy } from './entities/login-policy.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 
-interface LoginPolicy {
+export interface LoginPolicy {
   mfa: MfaPolicy;
   passkeys: boolean;
   allowRegistration: boolean;
+  /** False: federated only (DESIGN §14); the login UI takes no password. */
+  passwordLogin: boolean;
 }
 
 /** The organization, with its stored policy if it has one (`mfa` null otherwise). */
-const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
+const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
 
 interface PolicyRow {
   mfa: MfaPolicy | null;
   passkeys: unknown;
   allow_registration: unknown;
+  password_login: unknown;
 }
 
 /** What an organization without a stored policy gets. */
-export const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true };
+export const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true, passwordLogin: true };
 
 /**
  * Organizations' login policies. The multi-factor fields are stored and answered; the login UI enforces
@@ -44,16 +47,18 @@ export class LoginPolicyService {
     const [row] = await statementsOf(this.dataSource).rows<PolicyRow>(POLICY_SQL, [orgId]);
     if (!row) throw DomainError.notFound('organization');
     if (row.mfa === null) return { ...DEFAULT_LOGIN_POLICY };
-    return { mfa: row.mfa, passkeys: flag(row.passkeys), allowRegistration: flag(row.allow_registration) };
+    return { mfa: row.mfa, passkeys: flag(row.passkeys), allowRegistration: flag(row.allow_registration), passwordLogin: flag(row.password_login) };
   }
 
   /** Replaces the policy; an unchanged one writes nothing. */
-  set(editorUserId: string | null, orgId: string, policy: LoginPolicy): Promise<LoginPolicy> {
+  set(editorUserId: string | null, orgId: string, given: Omit<LoginPolicy, 'passwordLogin'> & { passwordLogin?: boolean }): Promise<LoginPolicy> {
+    // PUT replaces the policy; a client written before `passwordLogin` existed keeps passwords.
+    const policy: LoginPolicy = { ...given, passwordLogin: given.passwordLogin ?? true };
     return this.uow.run(async (manager) => {
       if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
       const row = await manager.findOneBy(LoginPolicyEntity, { orgId });
       const current = row ? policyOf(row) : DEFAULT_LOGIN_POLICY;
-      if (current.mfa === policy.mfa && current.passkeys === policy.passkeys && current.allowRegistration === policy.allowRegistration) return current;
+      if (current.mfa === policy.mfa && current.passkeys === policy.passkeys && current.allowRegistration === policy.allowRegistration && current.passwordLogin === policy.passwordLogin) return current;
       await manager.upsert(LoginPolicyEntity, { orgId, ...policy, changedAt: new Date() }, ['orgId']);
       await this.events.push(manager, { type: 'org.login.policy.changed', aggregateType: 'org', aggregateId: orgId, resourceOwner: orgId, editorUserId, payload: { ...policy } });
       return { ...policy };
@@ -62,5 +67,5 @@ export class LoginPolicyService {
 }
 
 function policyOf(row: LoginPolicyEntity): LoginPolicy {
-  return { mfa: row.mfa, passkeys: Boolean(row.passkeys), allowRegistration: Boolean(row.allowRegistration) };
+  return { mfa: row.mfa, passkeys: Boolean(row.passkeys), allowRegistration: Boolean(row.allowRegistration), passwordLogin: Boolean(row.passwordLogin) };
 }

@@ -32,6 +32,8 @@ interface NewHumanUser {
   isPhoneVerified?: boolean;
   /** Plain password, hashed here; never stored or logged as given. */
   password?: string;
+  /** Where the user came from, when not from the caller itself: `{source: "idp", idpId}` for JIT (DESIGN §14). */
+  origin?: { source: 'idp'; idpId: string };
 }
 
 interface NewMachineUser {
@@ -163,6 +165,7 @@ export class UsersService {
         preferredLanguage: added.preferredLanguage,
         email: added.email,
         ...(added.phone ? { phone: added.phone } : {}),
+        ...(input.origin ? { ...input.origin } : {}),
       },
     });
     return user;

@@ -88,6 +88,7 @@ interface LoginPolicy {
   mfa: 'off' | 'optional' | 'required';
   passkeys: boolean;
   allowRegistration: boolean;
+  passwordLogin: boolean;
 }
 
 /** An organization's login policy (ORG_OWNER): GET/PUT /management/v1/orgs/{orgId}/login-policy. */
@@ -105,9 +106,10 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
   const [mfa, setMfa] = useState(current.mfa);
   const [passkeys, setPasskeys] = useState(current.passkeys);
   const [allowRegistration, setAllowRegistration] = useState(current.allowRegistration);
+  const [passwordLogin, setPasswordLogin] = useState(current.passwordLogin);
   const [saved, setSaved] = useState(false);
   return (
-    <Form label={t('loginPolicy')} submit={t('save')} action={() => api('PUT', path, { mfa, passkeys, allowRegistration })} onDone={() => setSaved(true)}>
+    <Form label={t('loginPolicy')} submit={t('save')} action={() => api('PUT', path, { mfa, passkeys, allowRegistration, passwordLogin })} onDone={() => setSaved(true)}>
       <Select
         label={t('secondFactor')}
         value={mfa}
@@ -120,6 +122,7 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
       />
       <Checkbox label={t('passkeys')} checked={passkeys} onChange={setPasskeys} />
       <Checkbox label={t('allowRegistration')} checked={allowRegistration} onChange={setAllowRegistration} />
+      <Checkbox label={t('passwordLogin')} checked={passwordLogin} onChange={setPasswordLogin} />
       <Notice text={saved ? t('saved') : null} />
     </Form>
   );

@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsIn } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional } from 'class-validator';
 import { MFA_POLICIES } from '../../users/entities/login-policy.entity.js';
 import type { MfaPolicy } from '../../users/entities/login-policy.entity.js';
 
@@ -16,4 +16,9 @@ export class LoginPolicyDto {
   @ApiProperty({ description: 'whether the login UI offers self-registration for this organization’s applications' })
   @IsBoolean()
   allowRegistration: boolean;
+
+  @ApiProperty({ required: false, default: true, description: 'whether the login UI takes passwords; false: sign-in only through the organization’s identity providers (DESIGN §14)' })
+  @IsOptional()
+  @IsBoolean()
+  passwordLogin?: boolean;
 }

@@ -61,6 +61,8 @@ export const EVENT_MESSAGES = {
   'org.idp.removed': 'Identity provider removed',
   'user.idp.link.added': 'Upstream identity linked',
   'user.idp.link.removed': 'Upstream identity unlinked',
+  'user.idp.login.succeeded': 'Signed in through an identity provider',
+  'user.idp.login.failed': 'Sign-in through an identity provider refused',
 } as const;
 
 export type EventType = keyof typeof EVENT_MESSAGES;

@@ -31,6 +31,12 @@ export const logins = new Counter({
   labelNames: ['result'] as const,
 });
 
+export const idpLogins = new Counter({
+  name: 'portcullis_idp_logins_total',
+  help: 'Sign-ins through an upstream identity provider, by its protocol and the result (DESIGN §14).',
+  labelNames: ['idp_type', 'result'] as const,
+});
+
 export const scimRequests = new Counter({
   name: 'portcullis_scim_requests_total',
   help: 'SCIM requests answered, by resource, method and status code.',

@@ -20,6 +20,10 @@ export class LoginPolicyEntity {
   @Column({ name: 'allow_registration', type: 'boolean' })
   allowRegistration: boolean;
 
+  /** Whether the login UI takes passwords; false: the organization signs in through its identity providers only. */
+  @Column({ name: 'password_login', type: 'boolean', default: true })
+  passwordLogin: boolean;
+
   @Column({ name: 'changed_at', ...timestampColumn })
   changedAt: Date;
 }

@@ -1,0 +1,152 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { isUniqueViolation } from '../common/database/unique-violation.js';
+import { EventStore } from '../common/events/event-store.js';
+import { newId } from '../common/ids.js';
+import { idpLogins } from '../common/metrics/metrics.js';
+import { UserAccess } from '../users/acting/user-access.service.js';
+import { linkCandidates, linkedUser } from '../users/queries/link-candidates.js';
+import { isActive } from '../users/rules/user-state.js';
+import { UsersService } from '../users/users.service.js';
+import { identityConflicts, insertIdentity, touchIdentity, userOfIdentity } from './federation.queries.js';
+import type { IdpRow } from './federation.queries.js';
+import { DEFAULT_CLAIMS } from './idp-settings.js';
+import type { OidcSettings } from './idp-settings.js';
+import type { UpstreamIdentity } from './upstream-oidc.js';
+
+/**
+ * Why a federated sign-in found no local user (each a page for the person and a `user.idp.login.failed` event):
+ * no rule matched and JIT is off; the link claim matched several users; the matched user holds a role; the user
+ * is linked to this IdP under another subject; an e-mail link without a verified address on both sides; a JIT
+ * user name that is missing or taken; an upstream error or a refused response.
+ */
+export type FederationRefusal =
+  | 'no_account'
+  | 'ambiguous'
+  | 'holds_role'
+  | 'already_linked'
+  | 'unverified_email'
+  | 'user_name_missing'
+  | 'user_name_taken'
+  | 'upstream_error'
+  | 'invalid_response'
+  | 'inactive_user';
+
+export type FederationResult = { ok: true; userId: string; via: 'link' | 'linked' | 'created' } | { ok: false; reason: FederationRefusal };
+
+/**
+ * Who an upstream identity is here (DESIGN §14, "Who the upstream identity is"): an existing link wins; else the
+ * IdP's `link` rule matches exactly one user of its organization (never one who holds a role: such users link
+ * from a local sign-in or by an IAM_OWNER); else JIT creates the user; else there is no account. The link or the
+ * user, its events and `user.idp.login.succeeded` share one transaction; a refusal writes only its event.
+ */
+@Injectable()
+export class FederatedAccounts {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
+    private readonly access: UserAccess,
+    private readonly users: UsersService,
+  ) {}
+
+  async resolve(idp: IdpRow, settings: OidcSettings, identity: UpstreamIdentity): Promise<FederationResult> {
+    let result: FederationResult;
+    try {
+      result = await this.uow.run(async (manager) => {
+        const found = await this.find(manager, idp, settings, identity);
+        if (found.ok) await this.succeeded(manager, idp, identity.subject, found.userId);
+        return found;
+      });
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      // A concurrent sign-in of the same identity linked or created first, or the JIT user name is taken.
+      result = { ok: false, reason: 'user_name_taken' };
+    }
+    if (!result.ok) await this.refused(idp, result.reason);
+    else idpLogins.inc({ idp_type: idp.type, result: 'success' });
+    return result;
+  }
+
+  /** A refusal before any identity was known (an upstream error, a failed token check): its event and count. */
+  async refused(idp: IdpRow, reason: FederationRefusal): Promise<void> {
+    idpLogins.inc({ idp_type: idp.type, result: reason });
+    await this.uow.run((manager) =>
+      this.events.push(manager, { type: 'user.idp.login.failed', aggregateType: 'idp', aggregateId: idp.id, resourceOwner: idp.orgId, editorUserId: null, payload: { idpId: idp.id, reason } }),
+    );
+  }
+
+  private async find(manager: EntityManager, idp: IdpRow, settings: OidcSettings, identity: UpstreamIdentity): Promise<FederationResult> {
+    const linked = await userOfIdentity(manager, idp.id, identity.subject);
+    if (linked) {
+      // A deactivated or locked user stays out, whatever the upstream says (DESIGN §14).
+      const user = await linkedUser(manager, linked);
+      return user && isActive(user) ? { ok: true, userId: linked, via: 'link' } : { ok: false, reason: 'inactive_user' };
+    }
+    if (settings.link) {
+      const value = claimText(identity.claims[settings.link.from]);
+      if (value !== undefined) {
+        const matched = await this.linkByRule(manager, idp, settings.link.by, value, identity);
+        if (matched.ok || matched.reason !== 'no_account') return matched;
+      }
+    }
+    if (settings.jit) return this.createUser(manager, idp, settings, identity);
+    return { ok: false, reason: 'no_account' };
+  }
+
+  private async linkByRule(manager: EntityManager, idp: IdpRow, by: 'externalId' | 'userName' | 'email', value: string, identity: UpstreamIdentity): Promise<FederationResult> {
+    // nOAuth: an e-mail address names a person only where the upstream verified it.
+    if (by === 'email' && identity.claims.email_verified !== true) return { ok: false, reason: 'unverified_email' };
+    const candidates = (await linkCandidates(manager, idp.orgId, by, value)).filter((c) => c.type === 'human');
+    if (candidates.length === 0) return { ok: false, reason: 'no_account' };
+    if (candidates.length > 1) return { ok: false, reason: 'ambiguous' };
+    const [user] = candidates;
+    if (!isActive(user)) return { ok: false, reason: 'inactive_user' };
+    if (by === 'email' && !user.emailVerified) return { ok: false, reason: 'unverified_email' };
+    const roles = (await this.access.rolesOf(manager, [user.id])).get(user.id);
+    if (roles && (roles.instanceRoles.size > 0 || [...roles.orgRoles.values()].some((r) => r.size > 0))) return { ok: false, reason: 'holds_role' };
+    if ((await identityConflicts(manager, idp.id, identity.subject, user.id)).userLinked) return { ok: false, reason: 'already_linked' };
+    await this.link(manager, idp, identity.subject, user.id);
+    return { ok: true, userId: user.id, via: 'linked' };
+  }
+
+  private async createUser(manager: EntityManager, idp: IdpRow, settings: OidcSettings, identity: UpstreamIdentity): Promise<FederationResult> {
+    const claim = (key: keyof typeof DEFAULT_CLAIMS) => {
+      const name = settings.claims[key] ?? DEFAULT_CLAIMS[key];
+      return name === undefined ? undefined : claimText(identity.claims[name]);
+    };
+    const userName = claim('userName');
+    if (userName === undefined) return { ok: false, reason: 'user_name_missing' };
+    if ((await linkCandidates(manager, idp.orgId, 'userName', userName)).length > 0) return { ok: false, reason: 'user_name_taken' };
+    const email = claim('email');
+    const user = await this.users.insertHuman(manager, null, idp.orgId, newId(), {
+      userName,
+      firstName: claim('givenName') ?? '',
+      lastName: claim('familyName') ?? '',
+      email: email ?? '',
+      isEmailVerified: email !== undefined && identity.claims.email_verified === true,
+      phone: null,
+      passwordHash: null,
+      origin: { source: 'idp', idpId: idp.id },
+    });
+    await this.link(manager, idp, identity.subject, user.id);
+    return { ok: true, userId: user.id, via: 'created' };
+  }
+
+  private async link(manager: EntityManager, idp: IdpRow, subject: string, userId: string): Promise<void> {
+    await insertIdentity(manager, { idpId: idp.id, subject, userId, linkedAt: Date.now(), lastUsedAt: null });
+    await this.events.push(manager, { type: 'user.idp.link.added', aggregateType: 'user', aggregateId: userId, resourceOwner: idp.orgId, editorUserId: null, payload: { idpId: idp.id, subject } });
+  }
+
+  private async succeeded(manager: EntityManager, idp: IdpRow, subject: string, userId: string): Promise<void> {
+    await touchIdentity(manager, idp.id, subject, Date.now());
+    await this.events.push(manager, { type: 'user.idp.login.succeeded', aggregateType: 'user', aggregateId: userId, resourceOwner: idp.orgId, editorUserId: userId, payload: { idpId: idp.id } });
+  }
+}
+
+/** A claim as text: a non-empty string of at most 255 characters (the longest user field it fills), else nothing. */
+function claimText(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  return text.length > 0 && text.length <= 255 ? text : undefined;
+}

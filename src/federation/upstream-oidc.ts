@@ -1,0 +1,140 @@
+import { Inject, Injectable } from '@nestjs/common';
+import * as client from 'openid-client';
+import type { Configuration } from 'openid-client';
+import { APP_CONFIG } from '../common/config/config.token.js';
+import type { AppConfig } from '../common/config/config.js';
+import { Encryptor } from '../common/crypto/encryptor.js';
+import { outboundFetch } from '../common/net/outbound-fetch.js';
+import type { IdpRow } from './federation.queries.js';
+import type { OidcSettings } from './idp-settings.js';
+import type { RoundTripSecrets, UpstreamAnswer } from './round-trips.js';
+
+/** Signatures an upstream ID token may carry (RFC 7518 §3.1, RFC 8037): never `none`, never an HMAC over a shared secret. */
+export const ID_TOKEN_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+
+/** The most an upstream's clock may run ahead (DESIGN §14: at most 3 minutes of skew). */
+const CLOCK_SKEW_S = 180;
+
+/** An answer of the upstream that failed a check of ours (beside openid-client's own). */
+export class UpstreamAnswerRefused extends Error {}
+
+/** Discovery documents and key sets are kept this long, then fetched again (keys rotate). */
+const DISCOVERY_TTL_MS = 10 * 60 * 1000;
+
+/** Who the upstream says signed in, from a verified ID token (and user info where the token lacks a mapped claim). */
+export interface UpstreamIdentity {
+  subject: string;
+  claims: Record<string, unknown>;
+  /** RFC 8176 methods the upstream names (`amr`), as strings. */
+  methods: string[];
+}
+
+/** Signs a private_key_jwt client assertion with this instance's current key (oidc/keys). */
+export type AssertionKey = () => Promise<Parameters<typeof client.PrivateKeyJwt>[0]>;
+
+/**
+ * OpenID Connect to an upstream identity provider (DESIGN §14; docs/federation.md) with openid-client:
+ * discovery from the issuer, the authorization code flow with PKCE S256, `state` and `nonce`, the ID token's
+ * signature checked against the issuer's JWKS with an algorithm allow-list, then `iss`, `aud`, `exp` and
+ * `nonce`; user info when a mapped claim is missing. Every request goes through the outbound checks.
+ */
+@Injectable()
+export class UpstreamOidc {
+  private readonly configurations = new Map<string, { version: number; expires: number; config: Promise<Configuration> }>();
+  private readonly fetch: ReturnType<typeof outboundFetch>;
+  private assertionKey: AssertionKey | undefined;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly encryptor: Encryptor,
+  ) {
+    this.fetch = outboundFetch({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, timeoutMs: config.idpTimeoutMs, maxBodyBytes: 1024 * 1024 });
+  }
+
+  /** The key private_key_jwt signs with; set by the OIDC module, which owns the keys. */
+  useAssertionKey(key: AssertionKey): void {
+    this.assertionKey = key;
+  }
+
+  /** Where the browser goes: the upstream's authorization endpoint with this round trip's state, nonce and PKCE challenge. */
+  async authorizationUrl(idp: IdpRow, redirectUri: string, state: string, secrets: RoundTripSecrets, loginHint?: string): Promise<URL> {
+    const settings = settingsOf(idp);
+    const config = await this.configuration(idp);
+    return client.buildAuthorizationUrl(config, {
+      redirect_uri: redirectUri,
+      scope: settings.scopes.join(' '),
+      state,
+      nonce: secrets.nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(secrets.verifier),
+      code_challenge_method: 'S256',
+      ...(loginHint ? { login_hint: loginHint } : {}),
+    });
+  }
+
+  /** Redeems the code of an answered round trip; rejects with an openid-client error on any failed check. */
+  async identify(idp: IdpRow, redirectUri: string, answer: UpstreamAnswer, secrets: RoundTripSecrets): Promise<UpstreamIdentity> {
+    const settings = settingsOf(idp);
+    const config = await this.configuration(idp);
+    const callback = new URL(redirectUri);
+    callback.searchParams.set('code', answer.code ?? '');
+    if (answer.iss !== undefined) callback.searchParams.set('iss', answer.iss);
+    // The state was checked by finding its round trip (round-trips.ts); it is kept only as a hash.
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: secrets.verifier,
+      expectedNonce: secrets.nonce,
+      expectedState: client.skipStateCheck,
+      idTokenExpected: true,
+    });
+    const idToken = tokens.claims()!;
+    // openid-client checks `exp` and `nbf`; a token issued in the future was not issued by an honest clock (OpenID Connect Core §3.1.3.7, 10).
+    if (idToken.iat > Math.floor(Date.now() / 1000) + CLOCK_SKEW_S) throw new UpstreamAnswerRefused('the ID token was issued in the future');
+    let claims: Record<string, unknown> = { ...idToken };
+    const mapped = Object.values(settings.claims).filter((name): name is string => typeof name === 'string');
+    if (mapped.some((name) => claims[name] === undefined) && config.serverMetadata().userinfo_endpoint) {
+      // OpenID Connect Core §5.3.2: the user info's `sub` must be the ID token's.
+      const info = await client.fetchUserInfo(config, tokens.access_token, idToken.sub);
+      claims = { ...info, ...claims };
+    }
+    const amr = Array.isArray(idToken.amr) ? idToken.amr.filter((m): m is string => typeof m === 'string' && m.length <= 64).slice(0, 16) : [];
+    return { subject: idToken.sub, claims, methods: amr };
+  }
+
+  /** The upstream's discovery document and client, kept per IdP version for a while. */
+  private configuration(idp: IdpRow): Promise<Configuration> {
+    const cached = this.configurations.get(idp.id);
+    if (cached && cached.version === idp.changedAt && cached.expires > Date.now()) return cached.config;
+    const config = this.discover(idp);
+    this.configurations.set(idp.id, { version: idp.changedAt, expires: Date.now() + DISCOVERY_TTL_MS, config });
+    config.catch(() => this.configurations.delete(idp.id));
+    return config;
+  }
+
+  private async discover(idp: IdpRow): Promise<Configuration> {
+    const settings = settingsOf(idp);
+    const secret = idp.clientSecret === null ? undefined : this.encryptor.decrypt(idp.clientSecret);
+    const auth = await this.clientAuth(settings, secret);
+    // Plain http only where private networks are allowed (development and tests): identity-providers.service.ts.
+    const insecure = new URL(settings.issuer).protocol === 'http:';
+    const config = await client.discovery(
+      new URL(settings.issuer),
+      settings.clientId,
+      // An array: oauth4webapi accepts any of them, and refuses `none` and HMAC algorithms.
+      { id_token_signed_response_alg: ID_TOKEN_ALGS as unknown as string },
+      auth,
+      { [client.customFetch]: this.fetch as never, timeout: Math.ceil(this.config.idpTimeoutMs / 1000), execute: insecure ? [client.allowInsecureRequests] : [] },
+    );
+    client.enableNonRepudiationChecks(config);
+    return config;
+  }
+
+  private async clientAuth(settings: OidcSettings, secret: string | undefined): Promise<client.ClientAuth> {
+    if (settings.authMethod === 'client_secret_post') return client.ClientSecretPost(secret);
+    if (settings.authMethod === 'client_secret_basic') return client.ClientSecretBasic(secret);
+    if (!this.assertionKey) throw new Error('private_key_jwt needs the signing keys, which are not available');
+    return client.PrivateKeyJwt(await this.assertionKey());
+  }
+}
+
+export function settingsOf(idp: IdpRow): OidcSettings {
+  return JSON.parse(idp.settings) as OidcSettings;
+}
