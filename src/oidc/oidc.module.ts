@@ -2,6 +2,7 @@ import { Global, Module } from '@nestjs/common';
 import { ACCESS_TOKEN_VERIFIER } from '../common/auth/principal-resolver.js';
 import { CLIENT_REGISTRATIONS } from '../common/auth/client-registrations.js';
 import { USER_TOKENS } from '../common/auth/user-tokens.js';
+import { FederationModule } from '../federation/federation.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AccountFinder } from './account/account.finder.js';
 import { KeysController } from './keys/keys.controller.js';
@@ -10,6 +11,7 @@ import { LoginUiRouter } from './login/login-ui.router.js';
 import { LoginInteractions } from './login/login-interactions.js';
 import { SecondFactorUi } from './login/second-factor.router.js';
 import { SecondFactorPages } from './login/second-factor.pages.js';
+import { FederatedLoginUi } from './login/federated-login.js';
 import { LoginRateLimiter } from './login/login-rate-limiter.js';
 import { PasswordLoginService } from './login/password-login.service.js';
 import { OidcDispatch } from './provider/extensions/oidc-dispatch.middleware.js';
@@ -24,7 +26,7 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
  */
 @Global()
 @Module({
-  imports: [UsersModule],
+  imports: [UsersModule, FederationModule],
   controllers: [KeysController],
   providers: [
     SigningKeysService,
@@ -36,6 +38,7 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     LoginRateLimiter,
     SecondFactorUi,
     SecondFactorPages,
+    FederatedLoginUi,
     OidcDispatch,
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
     { provide: USER_TOKENS, useClass: OidcUserTokens },

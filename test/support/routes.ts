@@ -85,8 +85,15 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
           method: method.toUpperCase(),
           path: route.path,
           // Showing a form needs only the interaction cookie; posting one also the CSRF value bound to it.
-          // The passkey ceremony's scripts are static files.
-          policy: route.path.includes('/assets/') ? 'public (static file)' : method === 'get' ? 'public (interaction cookie)' : 'public (interaction cookie, CSRF value)',
+          // The passkey ceremony's scripts are static files. An upstream IdP's callback carries no cookie:
+          // its `state` finds the round trip, which goes on only under the interaction's cookie (DESIGN §14).
+          policy: route.path.includes('/assets/')
+            ? 'public (static file)'
+            : route.path.endsWith('/callback')
+              ? 'public (upstream state, single use)'
+              : method === 'get'
+                ? 'public (interaction cookie)'
+                : 'public (interaction cookie, CSRF value)',
         }))
       : [],
   );

@@ -25,6 +25,8 @@ import { SecondFactorUi } from './second-factor.router.js';
 import { VerifierBusyError } from '../../common/crypto/password-hashes/password-hashes.js';
 import { isActive } from '../../users/rules/user-state.js';
 import { ACR_PASSWORD } from './authentication-methods.js';
+import { FederatedLoginUi } from './federated-login.js';
+import { contentSecurityPolicy } from './login-page.headers.js';
 
 /**
  * The server-rendered login UI (docs/product-rules.md, "OpenID Connect and OAuth") under /ui/login/{uid}: login name and password, account
@@ -44,6 +46,7 @@ export class LoginUiRouter {
     private readonly interactions: LoginInteractions,
     private readonly secondFactor: SecondFactorUi,
     private readonly rateLimiter: LoginRateLimiter,
+    private readonly federated: FederatedLoginUi,
     dataSource: DataSource,
     loginPolicies: LoginPolicyService,
   ) {
@@ -67,6 +70,7 @@ export class LoginUiRouter {
     router.post(`${LOGIN_UI_PREFIX}/:uid/select`, form, wrap((req, res) => this.select(req, res)));
     router.post(`${LOGIN_UI_PREFIX}/:uid/register`, form, wrap((req, res) => this.register(req, res)));
     this.secondFactor.routes(router, wrap);
+    this.federated.routes(router, wrap);
     return router;
   }
 
@@ -75,6 +79,7 @@ export class LoginUiRouter {
     const { prompt, params } = interaction;
     if (prompt.name === 'consent') return this.interactions.finish(req, res, interaction);
     if (await this.secondFactor.show(req, res, interaction)) return;
+    if (prompt.name === 'login' && (await this.federated.followHint(req, res, interaction))) return;
     if (prompt.name === 'create' || req.query.form === 'register') {
       if (!(await this.registration.offered(interaction.params.client_id ?? '')).allowed) return this.registrationClosed(req, res);
       return this.interactions.render(res, registerPage(this.interactions.formContext(req, interaction, 'register'), {}));
@@ -90,6 +95,12 @@ export class LoginUiRouter {
     const interaction = await this.interactions.details(req, res);
     this.interactions.assertCsrf(req, interaction);
     const loginName = String(req.body.loginName ?? '');
+    // Home-realm discovery (DESIGN §14): a login name of an IdP's domain goes there; no password is read.
+    if (await this.federated.discover(req, res, interaction, loginName)) return;
+    if ((await this.federated.options(interaction)).password === 'none') {
+      res.status(403);
+      return this.renderLogin(req, res, interaction, loginName, (t) => t.passwordLoginOff);
+    }
     const ip = req.ip ?? req.socket.remoteAddress ?? '';
     const retryAfter = await this.rateLimiter.reserve(ip, loginName);
     if (retryAfter !== undefined) {
@@ -194,6 +205,9 @@ export class LoginUiRouter {
     const offered = await this.registration.offered(interaction.params.client_id ?? '');
     const link = offered.allowed ? `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${ctx.t.register}</a></p>` : '';
     const passkey = await this.secondFactor.pages.loginPasskey(req, interaction, offered.passkeys);
-    this.interactions.render(res, loginPage(ctx, loginName, error?.(ctx.t), link, passkey));
+    const options = await this.federated.options(interaction);
+    // Browsers hold a form's redirects to `form-action` too: the login name may lead to an IdP (DESIGN §14).
+    res.setHeader('Content-Security-Policy', contentSecurityPolicy("'self'", [interaction.params.redirect_uri, ...options.upstreams]));
+    this.interactions.render(res, loginPage(ctx, loginName, error?.(ctx.t), link, passkey, options));
   }
 }

@@ -24,19 +24,51 @@ export interface FormContext {
 export const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${esc(csrf)}">`;
 
 /**
+ * What the login page offers besides the login name (DESIGN §14, "Login UI"): the password (`required`;
+ * `optional` where a typed login name may lead to an identity provider instead; `none` for a federated-only
+ * organization), and a button per identity provider posting to `idpAction`.
+ */
+export interface LoginOptions {
+  password: 'required' | 'optional' | 'none';
+  idps: { id: string; name: string }[];
+  idpAction: string;
+  /** Where the page's forms may lead after their redirects (the IdPs' issuers): its CSP's `form-action`. */
+  upstreams: string[];
+}
+
+const PASSWORD_ONLY: LoginOptions = { password: 'required', idps: [], idpAction: '', upstreams: [] };
+
+/**
  * The first step. With `passkey` (the organization allows passkeys) it also offers a passkey: a button,
  * and the browser's autofill in the login name field where it supports conditional mediation.
  */
-export function loginPage(ctx: FormContext, loginName: string, error?: string, links = '', passkey = ''): string {
+export function loginPage(ctx: FormContext, loginName: string, error?: string, links = '', passkey = '', options: LoginOptions = PASSWORD_ONLY): string {
+  const password =
+    options.password === 'none'
+      ? ''
+      : `<label for="password">${esc(ctx.t.password)}</label><input id="password" name="password" type="password" autocomplete="current-password"${options.password === 'required' ? ' required' : ''}>`;
   return page(
     ctx.locale,
     ctx.t.title,
-    `${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}
+    `${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}${options.password === 'none' ? `<p>${esc(ctx.t.passwordLoginOff)}</p>` : ''}
 <form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}
 <label for="loginName">${esc(ctx.t.loginName)}</label><input id="loginName" name="loginName" autocomplete="${passkey ? 'username webauthn' : 'username'}" value="${esc(loginName)}" required>
-<label for="password">${esc(ctx.t.password)}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">${esc(ctx.t.signIn)}</button></form>${passkey}${links}`,
+${password}
+<button type="submit">${esc(options.password === 'none' ? ctx.t.next : ctx.t.signIn)}</button></form>${idpButtons(ctx, options)}${passkey}${links}`,
   );
+}
+
+/** One form per identity provider, each button `[data-idp]` (DESIGN §14). */
+function idpButtons(ctx: FormContext, options: LoginOptions): string {
+  if (options.idps.length === 0) return '';
+  const forms = options.idps
+    .map(
+      (idp) =>
+        `<form method="post" action="${esc(options.idpAction)}">${csrfField(ctx.csrf)}` +
+        `<button type="submit" class="account" name="idpId" value="${esc(idp.id)}" data-idp="${esc(idp.id)}">${esc(ctx.t.signInWith(idp.name))}</button></form>`,
+    )
+    .join('');
+  return `<p>${esc(ctx.t.orSignInWith)}</p>${forms}`;
 }
 
 export function selectAccountPage(ctx: FormContext, accounts: string[], otherHref: string): string {

@@ -47,6 +47,13 @@ const EN = {
   recoveryTitle: 'Your recovery codes',
   recoveryInstructions: 'Keep these codes somewhere safe. Each one works once, when you cannot use your other factors. They are shown only now.',
   continue: 'Continue',
+  signInWith: (name: string) => `Sign in with ${name}`,
+  orSignInWith: 'Or sign in with',
+  passwordLoginOff: 'Your organization signs you in through its identity provider. Enter your login name, or choose your identity provider.',
+  idpNoAccount: 'There is no account here for the identity you signed in with. Ask your administrator to set one up.',
+  idpRefused: 'The sign-in through your identity provider could not be accepted. Start again from the application.',
+  idpUnavailable: 'Your identity provider could not be reached. Try again in a few minutes.',
+  idpInactive: 'This account is deactivated or locked.',
 };
 
 type Messages = typeof EN;
@@ -99,6 +106,13 @@ const DE: Messages = {
   recoveryTitle: 'Deine Wiederherstellungscodes',
   recoveryInstructions: 'Bewahre diese Codes sicher auf. Jeder funktioniert einmal, wenn du deine anderen Faktoren nicht verwenden kannst. Sie werden nur jetzt angezeigt.',
   continue: 'Weiter',
+  signInWith: (name: string) => `Anmelden mit ${name}`,
+  orSignInWith: 'Oder anmelden mit',
+  passwordLoginOff: 'Deine Organisation meldet dich über ihren Identitätsanbieter an. Gib deinen Loginnamen ein oder wähle deinen Identitätsanbieter.',
+  idpNoAccount: 'Für die Identität, mit der du dich angemeldet hast, gibt es hier kein Konto. Bitte deine Administration, eines einzurichten.',
+  idpRefused: 'Die Anmeldung über deinen Identitätsanbieter konnte nicht angenommen werden. Beginne erneut in der Anwendung.',
+  idpUnavailable: 'Dein Identitätsanbieter ist nicht erreichbar. Versuche es in ein paar Minuten erneut.',
+  idpInactive: 'Dieses Konto ist deaktiviert oder gesperrt.',
 };
 
 const CATALOG: Record<string, Messages> = { en: EN, de: DE };

@@ -9,6 +9,8 @@ export interface PendingSignIn {
   loginName: string;
   /** RFC 8176 methods of the steps done so far. */
   methods: string[];
+  /** Methods a trusted upstream identity provider reported (DESIGN §14), carried into `amr` as they are. */
+  upstream?: string[];
   /** No factor yet: the user enrols one (`required`: without the choice to skip). */
   enrol: boolean;
   required: boolean;
@@ -25,8 +27,8 @@ export function pendingOf(interaction: Interaction): PendingSignIn | undefined {
 }
 
 /** A sign-in of `user` that has done `methods` so far. */
-export function signingIn(user: { id: string; orgId: string; loginName: string }, methods: string[] = []): PendingSignIn {
-  return { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods, enrol: false, required: false };
+export function signingIn(user: { id: string; orgId: string; loginName: string }, methods: string[] = [], upstream: string[] = []): PendingSignIn {
+  return { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods, ...(upstream.length > 0 ? { upstream } : {}), enrol: false, required: false };
 }
 
 export function owner(pending: PendingSignIn): FactorOwner {

@@ -14,7 +14,7 @@ import { isActive } from '../../users/rules/user-state.js';
 import { mayServe } from '../account/organization-boundary.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
-import { ACR_MFA, authenticationOf, isPasskeyMethod, passkeyMethods } from './authentication-methods.js';
+import { ACR_MFA, authenticationOf, isPasskeyMethod, passkeyMethods, reportedAuthentication, sessionSteps } from './authentication-methods.js';
 import { LoginInteractions } from './login-interactions.js';
 import type { Interaction } from './login-interactions.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
@@ -85,9 +85,9 @@ export class SecondFactorUi {
    * After a first factor (a password; a passkey without user verification): completes the sign-in, or
    * keeps it pending and sends the browser to the second step the policy and the user's factors ask.
    */
-  async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[]): Promise<void> {
+  async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[], upstream: string[] = []): Promise<void> {
     const policy = await this.policies.get(user.orgId);
-    const pending = signingIn(user, methods);
+    const pending = signingIn(user, methods, upstream);
     if (policy.mfa === 'off' || authenticationOf(methods).acr === ACR_MFA) return this.complete(req, res, interaction, pending, []);
     const factors = await this.factors.summary(user.id);
     const usable = factors.totp || factors.recoveryCodes || (policy.passkeys && !methods.some(isPasskeyMethod) && factors.passkeys.length > 0);
@@ -113,7 +113,7 @@ export class SecondFactorUi {
     if (prompt.name !== 'login' || !session?.accountId || prompt.reasons.some((r) => r !== 'second_factor')) return false;
     const user = await this.loginUsers.findById(session.accountId);
     if (!user || user.type !== 'human' || !isActive(user)) return false;
-    await this.afterFirstFactor(req, res, interaction, user, session.amr ?? ['pwd']);
+    await this.afterFirstFactor(req, res, interaction, user, sessionSteps(session.amr ?? ['pwd']));
     return true;
   }
 
@@ -249,7 +249,7 @@ export class SecondFactorUi {
   /** Every factor the sign-in requires is done: the failed-check count starts over, and the provider gets the result. */
   private async complete(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
     await this.checks.signInCompleted(pending.userId);
-    const { amr, acr } = authenticationOf(pending.methods, methods);
+    const { amr, acr } = reportedAuthentication([pending.methods, methods], pending.upstream);
     const ts = Math.floor(Date.now() / 1000);
     return this.interactions.finish(req, res, interaction, { accountId: pending.userId, ts, amr, acr }, { userId: pending.userId, loginName: pending.loginName, authTime: ts });
   }

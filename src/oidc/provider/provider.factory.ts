@@ -130,6 +130,8 @@ export function createProvider(deps: ProviderDeps): Provider {
     // stay introspectable and revocable like opaque ones (docs/product-rules.md, "OpenID Connect and OAuth").
     extraTokenClaims: (ctx: OidcContext) => tokenExtras(ctx),
     formats: { customizers: { jwt: jwtPersistingCustomizer(adapterFor, (clientId, scope) => audienceOf(dataSource, clientId, scope)) } },
+    // DESIGN §14: `idp_hint=<idpId>` sends the browser straight to that identity provider (docs/federation.md).
+    extraParams: ['idp_hint'],
     interactions: {
       policy: buildInteractionPolicy(deps.loginPolicy),
       url: (_ctx: OidcContext, interaction: { uid: string }) => `${LOGIN_UI_PREFIX}/${interaction.uid}`,

@@ -328,6 +328,11 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/login/:uid/enrol/passkey': 'registers a passkey for the signing-in user',
   'POST /ui/login/:uid/enrol/skip': 'the signing-in user declines to enrol now',
   'POST /ui/login/:uid/continue': 'finishes the sign-in after the recovery codes were shown',
+  // Federation (DESIGN §14): the user is whoever the organization's own IdP says, resolved by its link rules,
+  // which never link a user who holds a role; the callback only records the upstream's answer on its round trip.
+  'POST /ui/login/:uid/idp': "sends the end-user to one of the application's organization's identity providers",
+  'GET /ui/login/idp/:idpId/callback': "records the upstream identity provider's answer on its round trip",
+  'GET /ui/login/:uid/idp/continue': 'signs in the end-user the upstream identity provider vouched for (linked, matched without roles, or created)',
   'GET /ui/login/assets/webauthn.js': 'a static script (the WebAuthn ceremony)',
   'GET /ui/login/assets/passkeys.js': 'a static script (the WebAuthn ceremony)',
   // Reading, changing and removing resources other than users (docs/product-rules.md, "Changing and removing resources").

@@ -1,0 +1,222 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import express from 'express';
+import type { Request, Response, Router } from 'express';
+import * as client from 'openid-client';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
+import { FederatedAccounts } from '../../federation/federated-accounts.service.js';
+import type { FederationRefusal } from '../../federation/federated-accounts.service.js';
+import type { IdpRow } from '../../federation/federation.queries.js';
+import { IdentityProvidersService } from '../../federation/identity-providers.service.js';
+import { RoundTrips } from '../../federation/round-trips.js';
+import { settingsOf, UpstreamAnswerRefused, UpstreamOidc } from '../../federation/upstream-oidc.js';
+import type { UpstreamIdentity } from '../../federation/upstream-oidc.js';
+import { LoginPolicyService } from '../../users/login-policy.service.js';
+import { mayServe } from '../account/organization-boundary.js';
+import type { BoundaryClient } from '../account/organization-boundary.js';
+import { ProviderHolder } from '../provider/provider.holder.js';
+import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
+import { LoginInteractions } from './login-interactions.js';
+import type { Interaction } from './login-interactions.js';
+import { LoginUsers } from './login-users.js';
+import type { LoginOptions } from './login.views.js';
+import type { Messages } from './messages.js';
+import { chooseLocale, messages } from './messages.js';
+import { errorPage } from './login.views.js';
+import { SecondFactorUi } from './second-factor.router.js';
+import { DataSource } from 'typeorm';
+import { importJWK } from 'jose';
+import { SigningKeysService } from '../keys/signing-keys.service.js';
+
+/** The page and status of each refusal (DESIGN §14: "no account", "IdP error", "refused response"). */
+const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Messages) => string }> = {
+  no_account: { status: 403, text: (t) => t.idpNoAccount },
+  ambiguous: { status: 403, text: (t) => t.idpNoAccount },
+  holds_role: { status: 403, text: (t) => t.idpNoAccount },
+  already_linked: { status: 403, text: (t) => t.idpNoAccount },
+  unverified_email: { status: 403, text: (t) => t.idpNoAccount },
+  user_name_missing: { status: 403, text: (t) => t.idpNoAccount },
+  user_name_taken: { status: 403, text: (t) => t.idpNoAccount },
+  inactive_user: { status: 403, text: (t) => t.idpInactive },
+  upstream_error: { status: 502, text: (t) => t.idpUnavailable },
+  invalid_response: { status: 400, text: (t) => t.idpRefused },
+};
+
+/** openid-client's codes for an answer that failed a check (as opposed to an upstream that could not be reached). */
+const CHECK_FAILED = /^OAUTH_(INVALID_RESPONSE|JWT_CLAIM_COMPARISON|JSON_ATTRIBUTE_COMPARISON|JWT_TIMESTAMP_CHECK|PARSE_ERROR|UNSUPPORTED_OPERATION|JWS_SIGNATURE_VERIFICATION_FAILED)/;
+
+/**
+ * Sign-in through an organization's upstream identity provider (DESIGN §14; docs/federation.md): the buttons
+ * and home-realm discovery of the login page start a round trip; the upstream sends the browser back to the
+ * IdP's own callback URL (no interaction cookie reaches that path), which records the answer and sends the
+ * browser on to `/ui/login/{uid}/idp/continue`, where the interaction cookie must name the interaction that
+ * started the trip. There the code is redeemed, the identity resolved to a user (link, rule or JIT), and the
+ * sign-in goes on as a local one: the organization rule, the login policy's second factor, the session.
+ */
+@Injectable()
+export class FederatedLoginUi {
+  private readonly logger = new Logger('federation');
+  private readonly loginUsers: LoginUsers;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly interactions: LoginInteractions,
+    private readonly idps: IdentityProvidersService,
+    private readonly trips: RoundTrips,
+    private readonly upstream: UpstreamOidc,
+    private readonly accounts: FederatedAccounts,
+    private readonly secondFactor: SecondFactorUi,
+    private readonly holder: ProviderHolder,
+    private readonly policies: LoginPolicyService,
+    keys: SigningKeysService,
+    dataSource: DataSource,
+  ) {
+    this.loginUsers = new LoginUsers(dataSource);
+    // private_key_jwt (RFC 7523 §2.2) signs with this instance's current key; the upstream reads it from our JWKS.
+    upstream.useAssertionKey(async () => {
+      const [signer] = (await keys.keySet()).jwks;
+      return { key: (await importJWK(signer, signer.alg)) as never, kid: signer.kid };
+    });
+  }
+
+  routes(router: Router, wrap: (fn: (req: Request, res: Response) => Promise<void>) => express.RequestHandler): void {
+    const form = express.urlencoded({ extended: false, limit: '16kb' });
+    router.post(`${LOGIN_UI_PREFIX}/:uid/idp`, form, wrap((req, res) => this.chosen(req, res)));
+    router.get(`${LOGIN_UI_PREFIX}/idp/:idpId/callback`, wrap((req, res) => this.callback(req, res)));
+    router.get(`${LOGIN_UI_PREFIX}/:uid/idp/continue`, wrap((req, res) => this.continue(req, res)));
+  }
+
+  /**
+   * What the login page offers for this client: its organization's IdPs, whether passwords are taken, and the
+   * issuers its forms may lead to (a first-party application's login name may lead to any IdP claiming a domain).
+   */
+  async options(interaction: Interaction): Promise<LoginOptions> {
+    const client = await this.clientOf(interaction);
+    const orgId = client?.portcullis_org_id;
+    const idps = orgId ? await this.idps.ofOrganization(orgId) : [];
+    const passwordLogin = orgId ? (await this.policies.get(orgId)).passwordLogin : true;
+    const reachable = client?.portcullis_api_access === true ? [...idps, ...(await this.idps.discoverable())] : idps;
+    return {
+      password: !passwordLogin ? 'none' : reachable.some((idp) => idp.domains.length > 0) ? 'optional' : 'required',
+      idps: idps.map((idp) => ({ id: idp.id, name: idp.name })),
+      idpAction: `${LOGIN_UI_PREFIX}/${interaction.uid}/idp`,
+      upstreams: reachable.map((idp) => settingsOf(idp).issuer),
+    };
+  }
+
+  /** `idp_hint` (DESIGN §14): true when the hint named an IdP this client may use and the browser was sent there. */
+  async followHint(req: Request, res: Response, interaction: Interaction): Promise<boolean> {
+    const hint = interaction.params.idp_hint;
+    if (!hint) return false;
+    const idp = await this.usable(interaction, hint);
+    if (!idp) return false;
+    await this.go(req, res, interaction, idp, interaction.params.login_hint);
+    return true;
+  }
+
+  /** Home-realm discovery: true when the typed login name's domain belongs to an IdP this client may use. */
+  async discover(req: Request, res: Response, interaction: Interaction, loginName: string): Promise<boolean> {
+    const idp = await this.idps.forLoginName(loginName);
+    if (!idp || !(await this.usable(interaction, idp.id))) return false;
+    await this.go(req, res, interaction, idp, loginName.trim());
+    return true;
+  }
+
+  /** A `[data-idp]` button of the login page. */
+  private async chosen(req: Request, res: Response): Promise<void> {
+    const interaction = await this.interactions.details(req, res);
+    this.interactions.assertCsrf(req, interaction);
+    const idp = await this.usable(interaction, String(req.body.idpId ?? ''));
+    if (!idp) return this.interactions.refuse(req, res, 400, 'invalid_request', 'this application does not sign in through that identity provider');
+    return this.go(req, res, interaction, idp);
+  }
+
+  private async go(req: Request, res: Response, interaction: Interaction, idp: IdpRow, loginHint?: string): Promise<void> {
+    const secrets = { verifier: client.randomPKCECodeVerifier(), nonce: client.randomNonce() };
+    let target: URL;
+    try {
+      const state = await this.trips.begin(idp.id, interaction.uid, secrets);
+      target = await this.upstream.authorizationUrl(idp, this.callbackUrl(idp.id), state, secrets, loginHint);
+    } catch (error) {
+      return this.refused(req, res, idp, this.reasonOf(idp, error));
+    }
+    res.status(303).location(target.href).set('Content-Length', '0').end();
+  }
+
+  /** The upstream's redirect back (OAuth 2.0 §4.1.2): recorded on its round trip, then on to the interaction. */
+  private async callback(req: Request, res: Response): Promise<void> {
+    const text = (name: string) => (typeof req.query[name] === 'string' ? (req.query[name] as string).slice(0, 4096) : undefined);
+    const state = text('state');
+    const idpId = String(req.params.idpId);
+    const answer = { code: text('code'), iss: text('iss'), error: text('error'), errorDescription: text('error_description') };
+    const trip = state ? await this.trips.answer(idpId, state, answer) : undefined;
+    // An unknown, used, expired or other IdP's state: nothing to continue (and nothing to record about anyone).
+    if (!trip) return this.interactions.refuse(req, res, 400, 'invalid_request', 'this sign-in has expired or was completed already; start again from the application');
+    res.status(303).location(`${LOGIN_UI_PREFIX}/${trip.interactionUid}/idp/continue?trip=${encodeURIComponent(trip.id)}`).set('Content-Length', '0').end();
+  }
+
+  private async continue(req: Request, res: Response): Promise<void> {
+    const interaction = await this.interactions.details(req, res);
+    const trip = await this.trips.finish(String(req.query.trip ?? ''), interaction.uid);
+    if (!trip) return this.interactions.refuse(req, res, 400, 'invalid_request', 'this sign-in has expired or was completed already; start again from the application');
+    const idp = await this.idps.byId(trip.idpId);
+    if (!idp) return this.interactions.refuse(req, res, 400, 'invalid_request', 'the identity provider was removed');
+    if (trip.answer.error !== undefined || trip.answer.code === undefined) {
+      this.logger.warn(`identity provider ${idp.id} answered ${trip.answer.error ?? 'without a code'}`);
+      return this.refused(req, res, idp, 'upstream_error', trip.answer.error ?? 'invalid_request');
+    }
+    let identity: UpstreamIdentity;
+    try {
+      identity = await this.upstream.identify(idp, this.callbackUrl(idp.id), trip.answer, trip);
+    } catch (error) {
+      return this.refused(req, res, idp, this.reasonOf(idp, error));
+    }
+    const settings = settingsOf(idp);
+    const result = await this.accounts.resolve(idp, settings, identity);
+    if (!result.ok) return this.page(req, res, interaction, result.reason);
+    const user = await this.loginUsers.findById(result.userId);
+    if (!user || !mayServe(await this.clientOf(interaction), user)) return this.page(req, res, interaction, 'no_account');
+    // The upstream's methods, and its `mfa` as the second factor, count only where the IdP is trusted for them
+    // (DESIGN §14, `mfa: "upstream"`); else `amr` says `fed` and the local factors, nothing the upstream claimed.
+    const trusted = settings.mfa === 'upstream' ? identity.methods : [];
+    return this.secondFactor.afterFirstFactor(req, res, interaction, user, trusted.includes('mfa') ? ['fed', 'mfa'] : ['fed'], trusted);
+  }
+
+  /** An IdP of this id that the interaction's client may sign in through (its organization's, or any for first-party apps). */
+  private async usable(interaction: Interaction, idpId: string): Promise<IdpRow | undefined> {
+    const idp = idpId ? await this.idps.byId(idpId) : undefined;
+    if (!idp) return undefined;
+    const client = await this.clientOf(interaction);
+    return client && mayServe(client, { orgId: idp.orgId }) ? idp : undefined;
+  }
+
+  private async clientOf(interaction: Interaction): Promise<BoundaryClient | undefined> {
+    return (await this.holder.provider.Client.find(interaction.params.client_id ?? '')) as BoundaryClient | undefined;
+  }
+
+  private reasonOf(idp: IdpRow, error: unknown): FederationRefusal {
+    const code = (error as { code?: unknown }).code;
+    const checkFailed = error instanceof UpstreamAnswerRefused || error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError || (typeof code === 'string' && CHECK_FAILED.test(code));
+    // The message names the failed check or the unreachable host, never a token.
+    this.logger.warn(`identity provider ${idp.id}: ${checkFailed ? 'refused answer' : 'unreachable'}: ${error instanceof Error ? error.message : String(error)}`);
+    return checkFailed ? 'invalid_response' : 'upstream_error';
+  }
+
+  private async refused(req: Request, res: Response, idp: IdpRow, reason: FederationRefusal, error: string = reason): Promise<void> {
+    await this.accounts.refused(idp, reason);
+    const locale = chooseLocale(undefined, req.headers['accept-language']);
+    const t = messages(locale);
+    res.status(REFUSALS[reason].status);
+    this.interactions.render(res, errorPage(locale, t, error, REFUSALS[reason].text(t)));
+  }
+
+  private page(req: Request, res: Response, interaction: Interaction, reason: FederationRefusal): void {
+    const ctx = this.interactions.formContext(req, interaction, 'login');
+    res.status(REFUSALS[reason].status);
+    this.interactions.render(res, errorPage(ctx.locale, ctx.t, reason === 'inactive_user' ? 'access_denied' : 'no_account', REFUSALS[reason].text(ctx.t)));
+  }
+
+  private callbackUrl(idpId: string): string {
+    return `${this.config.publicUrl}${LOGIN_UI_PREFIX}/idp/${idpId}/callback`;
+  }
+}

@@ -1,0 +1,263 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { countRows, createCaller, searchEvents, unique, useService } from '../support/fixtures.js';
+import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
+import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
+import { ENTERPRISE, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
+import type { ScimTenant } from '../scim/scim-helpers.js';
+import { FederatedBrowser } from './support/federated-browser.js';
+import { startUpstreamIdp } from './support/upstream-idp.js';
+import type { UpstreamIdp } from './support/upstream-idp.js';
+
+const SECRET = 'upstream-client-secret-7d2e';
+const ACR_MFA = 'urn:portcullis:acr:mfa';
+
+/**
+ * DESIGN §14 over HTTP, as a browser walks it: an organization's users sign in through its upstream OpenID
+ * Provider (the reference oidc-provider, started here on a free port): linked to the account Entra ID
+ * provisioned by SCIM (`externalId` = the token's `oid`), created just in time, refused when there is no account.
+ */
+describe('federated sign-in through an upstream OpenID Provider', () => {
+  const svc = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
+  let upstream: UpstreamIdp;
+  let tenant: ScimTenant;
+  let app: OidcApp;
+  let owner: { userId: string; token: string };
+  const idp: Record<string, string> = {};
+
+  const addIdp = async (key: string, settings: Record<string, unknown>) => {
+    const res = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps`, {
+      token: owner.token,
+      body: { type: 'oidc', name: `Contoso ${key}`, issuer: upstream.issuer, clientId: `portcullis-${key}`, clientSecret: SECRET, ...settings },
+    });
+    assert.equal(res.status, 201, res.text);
+    idp[key] = res.body.id;
+    upstream.addClient({ client_id: `portcullis-${key}`, client_secret: SECRET, redirect_uris: [res.body.callbackUrl] });
+  };
+
+  before(async () => {
+    upstream = await startUpstreamIdp({
+      'alice-sub': { oid: 'entra-oid-alice', preferred_username: 'alice@contoso.example', given_name: 'Alice', family_name: 'Liddell', email: 'alice@contoso.example', email_verified: true },
+      'jit-sub': { oid: 'entra-oid-jit', preferred_username: unique('jit.person'), given_name: 'Jit', family_name: 'Person', email: 'jit@contoso.example', email_verified: true },
+      'stranger-sub': { oid: 'entra-oid-nobody', preferred_username: 'nobody@contoso.example', email: 'nobody@contoso.example', email_verified: true },
+      'owner-sub': { oid: 'entra-oid-owner', preferred_username: 'owner@contoso.example' },
+    });
+    tenant = await scimTenant(svc);
+    owner = await createCaller(svc, tenant.orgId, { org: ['ORG_OWNER'] });
+    app = await createOidcApp(svc, await createProject(svc, tenant.orgId), { authMethod: 'client_secret_basic' });
+    await addIdp('link', { link: { by: 'externalId', from: 'oid' }, domains: ['contoso.example'] });
+    await addIdp('jit', { jit: true });
+    await addIdp('mfa', { link: { by: 'externalId', from: 'oid' }, mfa: 'upstream' });
+  });
+
+  after(() => upstream?.close());
+
+  /** The request Entra ID's provisioning service sends for a new user (Microsoft's SCIM docs), `externalId` its object id. */
+  const provisionByEntra = async (oid: string, userName: string) => {
+    const res = await tenant.scim('POST', '/Users', {
+      body: {
+        schemas: [USER_SCHEMA, ENTERPRISE],
+        externalId: oid,
+        userName,
+        active: true,
+        displayName: 'Alice Liddell',
+        emails: [{ primary: true, type: 'work', value: userName }],
+        name: { formatted: 'Alice Liddell', familyName: 'Liddell', givenName: 'Alice' },
+        [ENTERPRISE]: { employeeNumber: '1001', department: 'Research' },
+      },
+    });
+    assert.equal(res.status, 201, res.text);
+    return res.body.id as string;
+  };
+
+  it('links the user Entra ID provisioned by SCIM through externalId = oid, signs them in with amr fed, and reuses the link', async () => {
+    const userId = await provisionByEntra('entra-oid-alice', 'alice@contoso.example');
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const login = await browser.authorize(app);
+    assert.equal(login.status, 200);
+    const done = await browser.signInUpstream(await browser.choose(login, idp.link), 'alice-sub');
+    const claims = await browser.tokens(app, done);
+    assert.equal(claims.sub, userId);
+    assert.deepEqual(claims.amr, ['fed']);
+
+    const identities = await svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users/${userId}/identities`, { token: owner.token });
+    assert.equal(identities.status, 200, identities.text);
+    assert.deepEqual(identities.body.identities.map((i: { idpId: string; subject: string }) => [i.idpId, i.subject]), [[idp.link, 'alice-sub']]);
+    assert.ok(identities.body.identities[0].lastUsedAt, 'the sign-in is recorded on the link');
+    const [linked] = await searchEvents(svc, { event_types: ['user.idp.link.added'], aggregate_id: userId });
+    assert.deepEqual(linked.payload, { idpId: idp.link, subject: 'alice-sub' });
+    assert.equal(linked.editor.userId, null);
+
+    // Again, in a new browser: the link is used, no second link is made.
+    const again = new FederatedBrowser(svc, upstream.issuer);
+    const second = await again.tokens(app, await again.signInUpstream(await again.choose(await again.authorize(app), idp.link), 'alice-sub'));
+    assert.equal(second.sub, userId);
+    assert.equal((await searchEvents(svc, { event_types: ['user.idp.link.added'], aggregate_id: userId })).length, 1);
+    const succeeded = await searchEvents(svc, { event_types: ['user.idp.login.succeeded'], aggregate_id: userId });
+    assert.equal(succeeded.length, 2);
+    assert.deepEqual(succeeded[0].payload, { idpId: idp.link });
+  });
+
+  it('home-realm discovery: a login name of the IdP’s domain goes upstream with no password read, login_hint passed on', async () => {
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const login = await browser.authorize(app);
+    assert.doesNotMatch(login.text, /id="password"[^>]*required/, 'with a discovering IdP the password is not required by the form');
+    const typed = await browser.typeLoginName(login, 'alice@Contoso.example');
+    assert.equal(typed.status, 303);
+    const target = new URL(typed.location!);
+    assert.equal(target.origin, upstream.issuer);
+    assert.equal(target.searchParams.get('login_hint'), 'alice@Contoso.example');
+    assert.equal(target.searchParams.get('code_challenge_method'), 'S256');
+    assert.ok(target.searchParams.get('nonce') && target.searchParams.get('state'));
+    assert.match(target.searchParams.get('redirect_uri')!, new RegExp(`/ui/login/idp/${idp.link}/callback$`));
+    const claims = await browser.tokens(app, await browser.signInUpstream(typed, 'alice-sub'));
+    assert.deepEqual(claims.amr, ['fed']);
+  });
+
+  it('idp_hint skips the login page and goes straight to that IdP; an unknown hint shows the login page', async () => {
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const hinted = await browser.authorize(app, { idp_hint: idp.link });
+    assert.equal(hinted.status, 303);
+    assert.equal(new URL(hinted.location!).origin, upstream.issuer);
+    const unknown = await new FederatedBrowser(svc, upstream.issuer).authorize(app, { idp_hint: 'no-such-idp' });
+    assert.equal(unknown.status, 200);
+    assert.match(unknown.text, /name="loginName"/);
+  });
+
+  it('JIT creates the user from the mapped claims (event source idp); a second identity with the same user name is refused, nothing created', async () => {
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const claims = await browser.tokens(app, await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.jit), 'jit-sub'));
+    const user = await svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users/${claims.sub}`, { token: owner.token });
+    assert.equal(user.status, 200, user.text);
+    assert.equal(user.body.userName, upstream.accounts['jit-sub'].preferred_username);
+    const [added] = await searchEvents(svc, { event_types: ['user.human.added'], aggregate_id: String(claims.sub) });
+    assert.equal(added.payload.source, 'idp');
+    assert.equal(added.payload.idpId, idp.jit);
+
+    upstream.accounts['jit-clash-sub'] = { ...upstream.accounts['jit-sub'] };
+    const users = await countRows(svc, 'users');
+    const clash = new FederatedBrowser(svc, upstream.issuer);
+    const refused = await clash.signInUpstream(await clash.choose(await clash.authorize(app), idp.jit), 'jit-clash-sub');
+    assert.equal(refused.status, 403, refused.text.slice(0, 300));
+    assert.match(refused.text, /data-error="no_account"/);
+    assert.equal(await countRows(svc, 'users'), users);
+  });
+
+  it('no account: no link, no rule match and no JIT is a page and a user.idp.login.failed event; nothing is created', async () => {
+    const users = await countRows(svc, 'users');
+    const links = await countRows(svc, 'user_identities');
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const page = await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.link), 'stranger-sub');
+    assert.equal(page.status, 403);
+    assert.match(page.text, /data-error="no_account"/);
+    assert.equal(await countRows(svc, 'users'), users);
+    assert.equal(await countRows(svc, 'user_identities'), links);
+    const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idp.link });
+    assert.ok(failed.some((e) => e.payload.reason === 'no_account' && e.payload.idpId === idp.link));
+    assert.ok(failed.every((e) => !JSON.stringify(e.payload).includes('eyJ')), 'no token in the event');
+  });
+
+  it('never links automatically a user who holds a role', async () => {
+    const userId = await provisionByEntra('entra-oid-owner', 'owner@contoso.example');
+    const grant = await svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/members/${userId}`, { token: svc.adminToken, body: { roles: ['ORG_OWNER'] } });
+    assert.equal(grant.status, 200, grant.text);
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const page = await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.link), 'owner-sub');
+    assert.equal(page.status, 403);
+    const identities = await svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users/${userId}/identities`, { token: svc.adminToken });
+    assert.deepEqual(identities.body.identities, []);
+    const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idp.link });
+    assert.ok(failed.some((e) => e.payload.reason === 'holds_role'));
+  });
+
+  it('a deactivated user is refused whatever the upstream says', async () => {
+    const userId = await provisionByEntra('entra-oid-dora', `dora@contoso.example`);
+    upstream.accounts['dora-sub'] = { oid: 'entra-oid-dora' };
+    const patched = await tenant.scim('PATCH', `/Users/${userId}`, { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', value: { active: false } }] } });
+    assert.ok(patched.status === 200 || patched.status === 204, patched.text);
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const page = await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.link), 'dora-sub');
+    assert.equal(page.status, 403);
+    assert.match(page.text, /data-error="access_denied"/);
+  });
+
+  it('upstream MFA counts as the second factor only on an IdP with mfa: upstream (policy required)', async () => {
+    const org = tenant.orgId;
+    const policy = await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, { token: owner.token, body: { mfa: 'required', passkeys: true, allowRegistration: false } });
+    assert.equal(policy.status, 200, policy.text);
+    try {
+      const withMfa = new FederatedBrowser(svc, upstream.issuer);
+      const claims = await withMfa.tokens(app, await withMfa.signInUpstream(await withMfa.choose(await withMfa.authorize(app), idp.mfa), 'alice-sub', { mfa: true }));
+      assert.equal(claims.acr, ACR_MFA);
+      assert.deepEqual([...(claims.amr as string[])].sort(), ['fed', 'mfa', 'otp', 'pwd']);
+
+      // The same upstream MFA through the IdP trusted for nothing: the local second factor is required.
+      const local = new FederatedBrowser(svc, upstream.issuer);
+      const page = await local.signInUpstream(await local.choose(await local.authorize(app), idp.link), 'alice-sub', { mfa: true, declineMfaOffer: false });
+      assert.equal(page.status, 200);
+      assert.match(page.text, /enrol\/totp/, 'the enrolment of a local second factor is required');
+      assert.doesNotMatch(page.text, /data-mfa-skip/);
+    } finally {
+      await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, { token: owner.token, body: { mfa: 'optional', passkeys: true, allowRegistration: false } });
+    }
+  });
+
+  it('passwordLogin: false makes the organization federated only: no password field, a posted password is refused', async () => {
+    const org = tenant.orgId;
+    const policy = await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, { token: owner.token, body: { mfa: 'optional', passkeys: true, allowRegistration: false, passwordLogin: false } });
+    assert.equal(policy.status, 200, policy.text);
+    assert.equal(policy.body.passwordLogin, false);
+    try {
+      const browser = new FederatedBrowser(svc, upstream.issuer);
+      const login = await browser.authorize(app);
+      assert.doesNotMatch(login.text, /name="password"/);
+      assert.match(login.text, new RegExp(`data-idp="${idp.jit}"`));
+      const posted = await browser.typeLoginName(login, 'someone-local', 'Correct-Horse-9');
+      assert.equal(posted.status, 403);
+    } finally {
+      await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, { token: owner.token, body: { mfa: 'optional', passkeys: true, allowRegistration: false } });
+    }
+  });
+
+  it('refuses a replayed callback, a callback for another IdP, and a continuation in another browser (login CSRF)', async () => {
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const toUpstream = await browser.choose(await browser.authorize(app), idp.link);
+    let page = await browser.walk(toUpstream);
+    const uid = /\/interaction\/([^/?"]+)/.exec(page.text)![1];
+    page = await browser.upstream.post(`/interaction/${uid}/login`, { account: 'alice-sub' });
+    // Walk the upstream's redirects up to the service's callback, and keep that URL.
+    while (page.location && new URL(page.location).origin === upstream.issuer) page = await browser.upstream.get(new URL(page.location).pathname + new URL(page.location).search);
+    const callback = new URL(page.location!);
+    assert.equal(callback.pathname, `/ui/login/idp/${idp.link}/callback`);
+
+    const otherIdp = await browser.service.get(`/ui/login/idp/${idp.jit}/callback${callback.search}`);
+    assert.equal(otherIdp.status, 400, 'the state of one IdP is nothing at another (mix-up)');
+
+    const attacker = new FederatedBrowser(svc, upstream.issuer);
+    const answered = await attacker.service.get(callback.pathname + callback.search);
+    assert.equal(answered.status, 303);
+    const stolen = await attacker.service.get(answered.location!);
+    assert.notEqual(stolen.status, 303, 'no interaction cookie of that sign-in: it does not go on');
+    const replay = await browser.service.get(callback.pathname + callback.search);
+    assert.equal(replay.status, 400, 'the round trip was answered once');
+  });
+
+  it('an upstream error and an unreachable upstream are pages and events; nothing is created', async () => {
+    const users = await countRows(svc, 'users');
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const denied = await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.jit), 'no-such-account');
+    assert.equal(denied.status, 502);
+    assert.match(denied.text, /data-error="access_denied"/);
+
+    const down = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps`, {
+      token: owner.token,
+      body: { type: 'oidc', name: 'Down', issuer: 'http://localhost:9/', clientId: 'x', clientSecret: SECRET },
+    });
+    assert.equal(down.status, 201, down.text);
+    const unreachable = await browser.choose(await browser.authorize(app), down.body.id);
+    assert.equal(unreachable.status, 502);
+    assert.equal(await countRows(svc, 'users'), users);
+    const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: down.body.id });
+    assert.deepEqual(failed.map((e) => e.payload.reason), ['upstream_error']);
+  });
+});
