@@ -6,7 +6,7 @@
  *   npm run bench                  full run: bench/results/<timestamp>.json, the tables and chart of BENCHMARKS.md
  *   npm run bench -- --quick       one small size, 1 s per scenario (CI: proves that every scenario runs, not how
  *                                  fast): results in a temporary directory only
- *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead] [--seconds 6]
+ *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead,federation] [--seconds 6]
  *
  * `--sizes 100000[,…]` measures the data group at those user counts only (the first also with the peers).
  * A partial run (--quick, --only or --sizes) never rewrites BENCHMARKS.md; a full --mysql run writes its own section of it,
@@ -28,6 +28,7 @@ import { markersFor, renderReport, replaceBetweenMarkers } from './lib/report.js
 import { evaluateTargets } from './lib/targets.js';
 import { runConsole } from './scenarios/console.js';
 import { runData } from './scenarios/data.js';
+import { runFederation } from './scenarios/federation.js';
 import { runFeed } from './scenarios/feed.js';
 import { runGroups } from './scenarios/groups.js';
 import { runImport } from './scenarios/import.js';
@@ -37,7 +38,7 @@ import { runOidcGrowth } from './scenarios/oidc-growth.js';
 import { runOverhead } from './scenarios/overhead.js';
 import { runWebhooks } from './scenarios/webhooks.js';
 
-const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport, groups: runGroups, mfa: runMfa, feed: runFeed, webhooks: runWebhooks, 'oidc-growth': runOidcGrowth, console: runConsole, overhead: runOverhead };
+const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport, groups: runGroups, mfa: runMfa, feed: runFeed, webhooks: runWebhooks, 'oidc-growth': runOidcGrowth, console: runConsole, overhead: runOverhead, federation: runFederation };
 
 function options(): Options {
   const { values } = parseArgs({ options: { quick: { type: 'boolean' }, mysql: { type: 'string' }, only: { type: 'string' }, seconds: { type: 'string' }, sizes: { type: 'string' } } });
