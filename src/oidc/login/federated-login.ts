@@ -162,8 +162,10 @@ export class FederatedLoginUi {
     const idp = await this.idps.byId(trip.idpId);
     if (!idp) return this.interactions.refuse(req, res, 400, 'invalid_request', 'the identity provider was removed');
     if (trip.answer.error !== undefined || trip.answer.code === undefined) {
-      this.logger.warn(`identity provider ${idp.id} answered ${trip.answer.error ?? 'without a code'}`);
-      return this.refused(req, res, idp, 'upstream_error', trip.answer.error ?? 'invalid_request');
+      // RFC 6749 §4.1.2.1 error codes are ASCII words; anything else the upstream sent is not repeated.
+      const error = /^[a-z_]{1,64}$/.test(trip.answer.error ?? '') ? trip.answer.error! : 'upstream_error';
+      this.logger.warn(`identity provider ${idp.id} answered ${trip.answer.code === undefined && trip.answer.error === undefined ? 'without a code' : error}`);
+      return this.refused(req, res, idp, 'upstream_error', error);
     }
     let identity: UpstreamIdentity;
     try {
