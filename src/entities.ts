@@ -1,4 +1,4 @@
-import { IdentityProviderEntity, IdpDomainEntity } from './federation/identity-provider.entity.js';
+import { IdentityProviderEntity, IdpDomainEntity, SamlAssertionSeenEntity } from './federation/identity-provider.entity.js';
 import { IdpRoundTripEntity, UserIdentityEntity } from './federation/user-identity.entity.js';
 import { ApplicationEntity } from './users/entities/application.entity.js';
 import { EventEntity } from './common/events/event.entity.js';
@@ -57,4 +57,5 @@ export const ENTITIES = [
   IdpDomainEntity,
   UserIdentityEntity,
   IdpRoundTripEntity,
+  SamlAssertionSeenEntity,
 ];

@@ -12,7 +12,7 @@ import { UsersService } from '../users/users.service.js';
 import { identityConflicts, insertIdentity, touchIdentity, userOfIdentity } from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
 import { DEFAULT_CLAIMS } from './idp-settings.js';
-import type { OidcSettings } from './idp-settings.js';
+import type { ClaimMapping, LinkBy } from './idp-settings.js';
 import type { UpstreamIdentity } from './upstream-oidc.js';
 
 /**
@@ -33,6 +33,13 @@ export type FederationRefusal =
   | 'invalid_response'
   | 'inactive_user';
 
+/** How an IdP finds or creates its users (DESIGN §14): OIDC's `claims` or SAML's `attributes` as the mapping. */
+export interface AccountRules {
+  claims: ClaimMapping;
+  link: { by: LinkBy; from: string } | null;
+  jit: boolean;
+}
+
 export type FederationResult = { ok: true; userId: string; via: 'link' | 'linked' | 'created' } | { ok: false; reason: FederationRefusal };
 
 /**
@@ -50,7 +57,7 @@ export class FederatedAccounts {
     private readonly users: UsersService,
   ) {}
 
-  async resolve(idp: IdpRow, settings: OidcSettings, identity: UpstreamIdentity): Promise<FederationResult> {
+  async resolve(idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<FederationResult> {
     let result: FederationResult;
     try {
       result = await this.uow.run(async (manager) => {
@@ -76,7 +83,7 @@ export class FederatedAccounts {
     );
   }
 
-  private async find(manager: EntityManager, idp: IdpRow, settings: OidcSettings, identity: UpstreamIdentity): Promise<FederationResult> {
+  private async find(manager: EntityManager, idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<FederationResult> {
     const linked = await userOfIdentity(manager, idp.id, identity.subject);
     if (linked) {
       // A deactivated or locked user stays out, whatever the upstream says (DESIGN §14).
@@ -110,7 +117,7 @@ export class FederatedAccounts {
     return { ok: true, userId: user.id, via: 'linked' };
   }
 
-  private async createUser(manager: EntityManager, idp: IdpRow, settings: OidcSettings, identity: UpstreamIdentity): Promise<FederationResult> {
+  private async createUser(manager: EntityManager, idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<FederationResult> {
     const claim = (key: keyof typeof DEFAULT_CLAIMS) => {
       const name = settings.claims[key] ?? DEFAULT_CLAIMS[key];
       return name === undefined ? undefined : claimText(identity.claims[name]);

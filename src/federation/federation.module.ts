@@ -7,16 +7,17 @@ import { UserIdentitiesService } from './user-identities.service.js';
 import { FederatedAccounts } from './federated-accounts.service.js';
 import { RoundTrips } from './round-trips.js';
 import { UpstreamOidc } from './upstream-oidc.js';
+import { UpstreamSaml } from './saml/upstream-saml.js';
 
 /**
  * Federation (DESIGN §14; docs/federation.md): an organization's upstream identity providers and the upstream
- * identities linked to its users. It owns `identity_providers`, `idp_domains`, `user_identities` and `idp_round_trips`; the login UI
+ * identities linked to its users. It owns `identity_providers`, `idp_domains`, `user_identities`, `idp_round_trips` and `saml_assertions_seen`; the login UI
  * (src/oidc/login/federated-login.ts) drives the sign-in through it.
  */
 @Module({
   imports: [UsersModule],
   controllers: [IdpsController, UserIdentitiesController],
-  providers: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, FederatedAccounts],
-  exports: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, FederatedAccounts],
+  providers: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, UpstreamSaml, FederatedAccounts],
+  exports: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, UpstreamSaml, FederatedAccounts],
 })
 export class FederationModule {}

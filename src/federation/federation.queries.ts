@@ -13,6 +13,8 @@ export interface IdpRow {
   settings: string;
   /** Encrypted, or null. */
   clientSecret: string | null;
+  /** SAML: this SP's private key for the IdP, encrypted; null for OIDC. */
+  spPrivateKey: string | null;
   domains: string[];
   createdAt: number;
   changedAt: number;
@@ -25,18 +27,20 @@ interface RawIdp {
   name: string;
   settings: string;
   client_secret: string | null;
+  sp_private_key: string | null;
   created_at: number | string;
   changed_at: number | string;
 }
 
 export async function insertIdp(manager: EntityManager, row: IdpRow): Promise<void> {
-  await manager.query('INSERT INTO identity_providers (id, org_id, type, name, settings, client_secret, created_at, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+  await manager.query('INSERT INTO identity_providers (id, org_id, type, name, settings, client_secret, sp_private_key, created_at, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
     row.id,
     row.orgId,
     row.type,
     row.name,
     row.settings,
     row.clientSecret,
+    row.spPrivateKey,
     row.createdAt,
     row.changedAt,
   ]);
@@ -59,7 +63,7 @@ export async function updateIdp(manager: EntityManager, row: IdpRow): Promise<vo
 /** The organization's IdPs, oldest first; `forUpdate` inside a transaction locks the one asked for. */
 export async function idpsOf(manager: EntityManager, orgId: string, idpId?: string): Promise<IdpRow[]> {
   const rows: RawIdp[] = await manager.query(
-    `SELECT id, org_id, type, name, settings, client_secret, created_at, changed_at FROM identity_providers WHERE org_id = ?${idpId ? ' AND id = ?' : ''} ORDER BY created_at, id`,
+    `SELECT id, org_id, type, name, settings, client_secret, sp_private_key, created_at, changed_at FROM identity_providers WHERE org_id = ?${idpId ? ' AND id = ?' : ''} ORDER BY created_at, id`,
     idpId ? [orgId, idpId] : [orgId],
   );
   if (rows.length === 0) return [];
@@ -74,6 +78,7 @@ export async function idpsOf(manager: EntityManager, orgId: string, idpId?: stri
     name: r.name,
     settings: r.settings,
     clientSecret: r.client_secret,
+    spPrivateKey: r.sp_private_key,
     domains: domains.filter((d) => d.idp_id === r.id).map((d) => d.domain),
     createdAt: Number(r.created_at),
     changedAt: Number(r.changed_at),
@@ -92,6 +97,8 @@ export async function deleteIdp(manager: EntityManager, orgId: string, idpId: st
   if (found.length === 0) return false;
   // Explicitly, not only by the foreign keys' cascade: SQLite enforces them only where the connection enabled them.
   await manager.query('DELETE FROM user_identities WHERE idp_id = ?', [idpId]);
+  await manager.query('DELETE FROM idp_round_trips WHERE idp_id = ?', [idpId]);
+  await manager.query('DELETE FROM saml_assertions_seen WHERE idp_id = ?', [idpId]);
   await manager.query('DELETE FROM idp_domains WHERE idp_id = ?', [idpId]);
   await manager.query('DELETE FROM identity_providers WHERE id = ?', [idpId]);
   return true;
@@ -157,4 +164,16 @@ export async function idpsWithDomains(manager: EntityManager): Promise<IdpRow[]>
   const rows: { org_id: string; idp_id: string }[] = await manager.query('SELECT DISTINCT p.org_id, p.id AS idp_id FROM identity_providers p JOIN idp_domains d ON d.idp_id = p.id');
   const found = await Promise.all(rows.map((r) => idpsOf(manager, r.org_id, r.idp_id)));
   return found.flat();
+}
+
+/**
+ * Records a SAML assertion's ID (hashed) as accepted, until it expires; false when it was accepted before (a replay).
+ * The primary key decides between processes: the second insert fails.
+ */
+export async function firstSightOfAssertion(manager: EntityManager, assertionHash: string, idpId: string, expiresAt: number, now: number): Promise<boolean> {
+  await manager.query('DELETE FROM saml_assertions_seen WHERE expires_at <= ?', [now]);
+  const seen: unknown[] = await manager.query('SELECT 1 FROM saml_assertions_seen WHERE assertion_hash = ?', [assertionHash]);
+  if (seen.length > 0) return false;
+  await manager.query('INSERT INTO saml_assertions_seen (assertion_hash, idp_id, expires_at) VALUES (?, ?, ?)', [assertionHash, idpId, expiresAt]);
+  return true;
 }

@@ -25,6 +25,10 @@ export class IdentityProviderEntity {
   @Column({ name: 'client_secret', type: 'varchar', length: 1024, nullable: true })
   clientSecret: string | null;
 
+  /** SAML: this SP's private key for this IdP (PKCS#8 PEM), encrypted with the master key; never returned. */
+  @Column({ name: 'sp_private_key', type: 'text', nullable: true })
+  spPrivateKey: string | null;
+
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
 
@@ -40,4 +44,17 @@ export class IdpDomainEntity {
 
   @Column({ name: 'idp_id', type: 'varchar', length: 64 })
   idpId: string;
+}
+
+/** The ID of a SAML assertion accepted once, kept until it expires (the replay cache, DESIGN §14). */
+@Entity({ name: 'saml_assertions_seen' })
+export class SamlAssertionSeenEntity {
+  @PrimaryColumn({ name: 'assertion_hash', type: 'varchar', length: 64 })
+  assertionHash: string;
+
+  @Column({ name: 'idp_id', type: 'varchar', length: 64 })
+  idpId: string;
+
+  @Column({ name: 'expires_at', type: 'bigint' })
+  expiresAt: string;
 }

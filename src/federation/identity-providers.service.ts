@@ -14,8 +14,13 @@ import { hostOf, nonPublicAddressesOf } from '../common/net/outbound-address.js'
 import { organizationExists } from '../users/queries/organizations.js';
 import { claimedDomains, deleteIdp, idpById, idpOfDomain, idpsOf, idpsWithDomains, insertIdp, updateIdp } from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
-import { DEFAULT_CLAIMS, DEFAULT_SCOPES, invalid, issuerProblem, normalisedDomains, secretProblem } from './idp-settings.js';
-import type { AuthMethod, ClaimMapping, IdpType, LinkBy, MfaMode, OidcSettings } from './idp-settings.js';
+import { DEFAULT_CLAIMS, DEFAULT_SCOPES, invalid, issuerProblem, NAME_ID_PERSISTENT, normalisedDomains, secretProblem } from './idp-settings.js';
+import type { AuthMethod, ClaimMapping, IdpType, LinkBy, MfaMode, OidcSettings, SamlSettings } from './idp-settings.js';
+import { outboundFetch } from '../common/net/outbound-fetch.js';
+import { idpMetadataOf } from './saml/idp-metadata.js';
+import type { IdpMetadata } from './saml/idp-metadata.js';
+import { newSpCredentials } from './saml/sp-credentials.js';
+import { samlEndpoints } from './saml/sp-endpoints.js';
 
 /** What `POST …/idps` and `PATCH …/idps/{idpId}` carry (idps.dto.ts). */
 export interface IdpInput {
@@ -31,10 +36,18 @@ export interface IdpInput {
   link?: { by: LinkBy; from: string } | null;
   jit?: boolean;
   mfa?: MfaMode;
+  metadataXml?: string;
+  metadataUrl?: string;
+  nameIdFormat?: string;
+  attributes?: ClaimMapping;
+  signAuthnRequests?: boolean;
 }
 
-/** An IdP as the API shows it: never the secret (DESIGN §14). */
-export interface IdpView extends Omit<OidcSettings, 'issuer' | 'clientId' | 'authMethod' | 'scopes'> {
+const OIDC_ONLY = ['issuer', 'clientId', 'clientSecret', 'authMethod', 'scopes', 'claims'] as const;
+const SAML_ONLY = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests'] as const;
+
+/** An IdP as the API shows it: never a secret or a private key (DESIGN §14). */
+export interface IdpView {
   id: string;
   type: IdpType;
   name: string;
@@ -43,10 +56,32 @@ export interface IdpView extends Omit<OidcSettings, 'issuer' | 'clientId' | 'aut
   authMethod?: AuthMethod;
   scopes?: string[];
   hasClientSecret?: boolean;
+  claims?: ClaimMapping;
+  entityId?: string;
+  ssoUrl?: string;
+  metadataUrl?: string | null;
+  nameIdFormat?: string;
+  attributes?: ClaimMapping;
+  signAuthnRequests?: boolean;
   domains: string[];
+  link: { by: LinkBy; from: string } | null;
+  jit: boolean;
+  mfa: MfaMode;
   callbackUrl?: string;
+  spEntityId?: string;
+  acsUrl?: string;
+  spMetadataUrl?: string;
   createdAt: string;
   changedAt: string;
+}
+
+/** What `POST …/idps` answers: where the upstream sends the browser back (OIDC), or this SP's identity (SAML). */
+export interface IdpCreated {
+  id: string;
+  callbackUrl?: string;
+  spEntityId?: string;
+  acsUrl?: string;
+  spMetadataUrl?: string;
 }
 
 /**
@@ -67,32 +102,36 @@ export class IdentityProvidersService {
     orgResources.register((manager, orgId, editorUserId) => this.removeOwnedBy(manager, orgId, editorUserId));
   }
 
-  async create(editorUserId: string | null, orgId: string, input: IdpInput): Promise<{ id: string; callbackUrl?: string }> {
-    if (input.type === 'saml') {
-      throw invalid('type', 'type: SAML identity providers are not available yet; this instance brokers to OpenID Connect providers');
-    }
+  async create(editorUserId: string | null, orgId: string, input: IdpInput): Promise<IdpCreated> {
     await this.assertOrg(orgId);
-    const settings = this.oidcSettings(input, undefined);
-    const problem = secretProblem(settings.authMethod, input.clientSecret !== undefined);
-    if (problem) throw invalid('clientSecret', problem);
-    await this.assertReachable(settings.issuer);
+    assertFieldsOf(input.type ?? 'oidc', input);
     const now = Date.now();
-    const row: IdpRow = {
-      id: newId(),
-      orgId,
-      type: 'oidc',
-      name: input.name!.trim(),
-      settings: JSON.stringify(settings),
-      clientSecret: input.clientSecret === undefined ? null : this.encryptor.encrypt(input.clientSecret),
-      domains: normalisedDomains(input.domains),
-      createdAt: now,
-      changedAt: now,
-    };
+    const base = { id: newId(), orgId, name: input.name!.trim(), domains: normalisedDomains(input.domains), createdAt: now, changedAt: now };
+    let row: IdpRow;
+    let payload: JsonObject;
+    if (input.type === 'saml') {
+      const metadata = await this.metadataOf(input);
+      const credentials = await newSpCredentials(`Portcullis SP ${base.name}`);
+      const settings = samlSettings(input, undefined, metadata, credentials.certificatePem);
+      row = { ...base, type: 'saml', settings: JSON.stringify(settings), clientSecret: null, spPrivateKey: this.encryptor.encrypt(credentials.privateKeyPem) };
+      payload = samlPayload(row, settings);
+    } else {
+      const settings = this.oidcSettings(input, undefined);
+      const problem = secretProblem(settings.authMethod, input.clientSecret !== undefined);
+      if (problem) throw invalid('clientSecret', problem);
+      await this.assertReachable(settings.issuer, 'issuer');
+      row = { ...base, type: 'oidc', settings: JSON.stringify(settings), clientSecret: input.clientSecret === undefined ? null : this.encryptor.encrypt(input.clientSecret), spPrivateKey: null };
+      payload = publicPayload(row, settings);
+    }
     await this.uow.run(async (manager) => {
       await this.assertDomainsFree(manager, row.domains, null);
       await insertIdp(manager, row);
-      await this.events.push(manager, { type: 'org.idp.added', aggregateType: 'idp', aggregateId: row.id, resourceOwner: orgId, editorUserId, payload: publicPayload(row, settings) });
+      await this.events.push(manager, { type: 'org.idp.added', aggregateType: 'idp', aggregateId: row.id, resourceOwner: orgId, editorUserId, payload });
     });
+    if (row.type === 'saml') {
+      const { entityId, acsUrl, metadataUrl } = samlEndpoints(this.config.publicUrl, row.id);
+      return { id: row.id, spEntityId: entityId, acsUrl, spMetadataUrl: metadataUrl };
+    }
     return { id: row.id, callbackUrl: this.callbackUrl(row.id) };
   }
 
@@ -107,13 +146,23 @@ export class IdentityProvidersService {
 
   async change(editorUserId: string | null, orgId: string, idpId: string, input: IdpInput): Promise<IdpView> {
     const before = await this.find(this.uow.manager, orgId, idpId);
-    const settings = this.oidcSettings(input, JSON.parse(before.settings) as OidcSettings);
-    let clientSecret = input.clientSecret === undefined ? before.clientSecret : this.encryptor.encrypt(input.clientSecret);
-    // Moving to private_key_jwt drops the stored secret; moving away from it needs a new one.
-    if (settings.authMethod === 'private_key_jwt' && input.clientSecret === undefined) clientSecret = null;
-    const problem = secretProblem(settings.authMethod, clientSecret !== null);
-    if (problem) throw invalid('clientSecret', problem);
-    if (input.issuer !== undefined) await this.assertReachable(settings.issuer);
+    assertFieldsOf(before.type as IdpType, input);
+    let settings: OidcSettings | SamlSettings;
+    let clientSecret = before.clientSecret;
+    if (before.type === 'saml') {
+      const previous = JSON.parse(before.settings) as SamlSettings;
+      const metadata = input.metadataXml !== undefined || input.metadataUrl !== undefined ? await this.metadataOf(input) : undefined;
+      settings = samlSettings(input, previous, metadata, previous.spCertificate);
+    } else {
+      const oidc = this.oidcSettings(input, JSON.parse(before.settings) as OidcSettings);
+      clientSecret = input.clientSecret === undefined ? before.clientSecret : this.encryptor.encrypt(input.clientSecret);
+      // Moving to private_key_jwt drops the stored secret; moving away from it needs a new one.
+      if (oidc.authMethod === 'private_key_jwt' && input.clientSecret === undefined) clientSecret = null;
+      const problem = secretProblem(oidc.authMethod, clientSecret !== null);
+      if (problem) throw invalid('clientSecret', problem);
+      if (input.issuer !== undefined) await this.assertReachable(oidc.issuer, 'issuer');
+      settings = oidc;
+    }
     const row: IdpRow = {
       ...before,
       name: input.name?.trim() ?? before.name,
@@ -126,7 +175,8 @@ export class IdentityProvidersService {
       await this.find(manager, orgId, idpId);
       await this.assertDomainsFree(manager, row.domains, idpId);
       await updateIdp(manager, row);
-      const payload = { ...publicPayload(row, settings), ...(input.clientSecret !== undefined ? { clientSecretChanged: true } : {}) };
+      const described = row.type === 'saml' ? samlPayload(row, settings as SamlSettings) : publicPayload(row, settings as OidcSettings);
+      const payload = { ...described, ...(input.clientSecret !== undefined ? { clientSecretChanged: true } : {}) };
       await this.events.push(manager, { type: 'org.idp.changed', aggregateType: 'idp', aggregateId: idpId, resourceOwner: orgId, editorUserId, payload });
     });
     return this.view(row);
@@ -178,6 +228,25 @@ export class IdentityProvidersService {
     }
   }
 
+  /** An IdP's SAML metadata, given inline or read from its URL under the outbound rules (DESIGN §14, §7). */
+  private async metadataOf(input: IdpInput): Promise<IdpMetadata> {
+    if ((input.metadataXml === undefined) === (input.metadataUrl === undefined)) throw invalid('metadataXml', 'exactly one of metadataXml and metadataUrl is required for a SAML IdP');
+    if (input.metadataXml !== undefined) return idpMetadataOf(input.metadataXml);
+    const problem = issuerProblem(input.metadataUrl!);
+    if (problem) throw invalid('metadataUrl', problem.replace('issuer', 'metadataUrl'));
+    await this.assertReachable(input.metadataUrl!, 'metadataUrl');
+    const fetch = outboundFetch({ allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, timeoutMs: this.config.idpTimeoutMs, maxBodyBytes: 1024 * 1024 });
+    let xml: string;
+    try {
+      const res = await fetch(input.metadataUrl!, { method: 'GET', headers: { accept: 'application/samlmetadata+xml, application/xml, text/xml' } });
+      if (res.status !== 200) throw new Error(`answered ${res.status}`);
+      xml = await res.text();
+    } catch (error) {
+      throw invalid('metadataUrl', `metadataUrl: the metadata could not be read (${error instanceof Error ? error.message : String(error)})`);
+    }
+    return idpMetadataOf(xml);
+  }
+
   private oidcSettings(input: IdpInput, before: OidcSettings | undefined): OidcSettings {
     const issuer = input.issuer ?? before?.issuer;
     const clientId = input.clientId ?? before?.clientId;
@@ -212,19 +281,19 @@ export class IdentityProvidersService {
    * The issuer's host must be public, and the issuer https, unless OUTBOUND_ALLOW_PRIVATE_NETWORKS (development and
    * tests; the one outbound check: outbound-address.ts).
    */
-  private async assertReachable(issuer: string): Promise<void> {
+  private async assertReachable(target: string, field: 'issuer' | 'metadataUrl'): Promise<void> {
     if (this.config.outboundAllowPrivateNetworks) return;
-    const url = new URL(issuer);
-    if (url.protocol !== 'https:') throw invalid('issuer', 'issuer must be an absolute https URL (plain http only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true, for development)');
+    const url = new URL(target);
+    if (url.protocol !== 'https:') throw invalid(field, `${field} must be an absolute https URL (plain http only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true, for development)`);
     const host = hostOf(url);
     let refused: string[];
     try {
       refused = await nonPublicAddressesOf(host);
     } catch {
-      throw invalid('issuer', `issuer: the host ${host} does not resolve`);
+      throw invalid(field, `${field}: the host ${host} does not resolve`);
     }
     if (refused.length > 0) {
-      throw invalid('issuer', `issuer: ${host} resolves to a non-public address (${refused.join(', ')}); such issuers need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`);
+      throw invalid(field, `${field}: ${host} resolves to a non-public address (${refused.join(', ')}); such ${field === 'issuer' ? 'issuers' : 'URLs'} need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`);
     }
   }
 
@@ -233,26 +302,72 @@ export class IdentityProvidersService {
   }
 
   private view(row: IdpRow): IdpView {
+    const common = { id: row.id, type: row.type as IdpType, name: row.name, domains: row.domains, createdAt: new Date(row.createdAt).toISOString(), changedAt: new Date(row.changedAt).toISOString() };
+    if (row.type === 'saml') {
+      const settings = JSON.parse(row.settings) as SamlSettings;
+      const endpoints = samlEndpoints(this.config.publicUrl, row.id);
+      return {
+        ...common,
+        entityId: settings.entityId,
+        ssoUrl: settings.ssoUrl,
+        metadataUrl: settings.metadataUrl,
+        nameIdFormat: settings.nameIdFormat,
+        attributes: settings.attributes,
+        signAuthnRequests: settings.signAuthnRequests,
+        link: settings.link,
+        jit: settings.jit,
+        mfa: settings.mfa,
+        spEntityId: endpoints.entityId,
+        acsUrl: endpoints.acsUrl,
+        spMetadataUrl: endpoints.metadataUrl,
+      };
+    }
     const settings = JSON.parse(row.settings) as OidcSettings;
     return {
-      id: row.id,
-      type: row.type as IdpType,
-      name: row.name,
+      ...common,
       issuer: settings.issuer,
       clientId: settings.clientId,
       authMethod: settings.authMethod,
       hasClientSecret: row.clientSecret !== null,
       scopes: settings.scopes,
       claims: settings.claims,
-      domains: row.domains,
       link: settings.link,
       jit: settings.jit,
       mfa: settings.mfa,
       callbackUrl: this.callbackUrl(row.id),
-      createdAt: new Date(row.createdAt).toISOString(),
-      changedAt: new Date(row.changedAt).toISOString(),
     };
   }
+}
+
+/** A field of the other protocol is a mistake the caller should hear about, not a value silently dropped. */
+function assertFieldsOf(type: IdpType, input: IdpInput): void {
+  const foreign = (type === 'saml' ? OIDC_ONLY : SAML_ONLY).find((field) => input[field] !== undefined);
+  if (foreign) throw invalid(foreign, `${foreign} is not a field of ${type === 'saml' ? 'a SAML' : 'an OpenID Connect'} identity provider`);
+}
+
+/** The settings of a SAML IdP from its metadata and the fields sent (DESIGN §14), over what it had. */
+function samlSettings(input: IdpInput, before: SamlSettings | undefined, metadata: IdpMetadata | undefined, spCertificate: string): SamlSettings {
+  const source = metadata ?? before;
+  if (!source) throw invalid('metadataXml', 'exactly one of metadataXml and metadataUrl is required for a SAML IdP');
+  return {
+    entityId: source.entityId,
+    ssoUrl: source.ssoUrl,
+    certificates: source.certificates,
+    metadataUrl: metadata ? (input.metadataUrl ?? null) : (before?.metadataUrl ?? null),
+    nameIdFormat: input.nameIdFormat ?? before?.nameIdFormat ?? NAME_ID_PERSISTENT,
+    attributes: input.attributes ? { ...input.attributes } : (before?.attributes ?? {}),
+    signAuthnRequests: input.signAuthnRequests ?? before?.signAuthnRequests ?? true,
+    spCertificate,
+    link: input.link === undefined ? (before?.link ?? null) : input.link === null ? null : { by: input.link.by, from: input.link.from },
+    jit: input.jit ?? before?.jit ?? false,
+    mfa: input.mfa ?? before?.mfa ?? 'local',
+  };
+}
+
+/** What an event says about a SAML IdP: what it was configured with, not the certificates' bodies. */
+function samlPayload(row: IdpRow, settings: SamlSettings): JsonObject {
+  const { certificates: _certificates, spCertificate: _spCertificate, ...described } = settings;
+  return JSON.parse(JSON.stringify({ type: row.type, name: row.name, ...described, domains: row.domains })) as JsonObject;
 }
 
 /** What an event says about an IdP: its settings and domains, never the secret. */

@@ -1,7 +1,7 @@
 import { DomainError } from '../common/errors/domain-error.js';
 import type { ErrorDetail } from '../common/errors/domain-error.js';
 
-/** The protocols of an upstream IdP (DESIGN §14). SAML arrives with the SAML upstream (issue 34, item 3). */
+/** The protocols of an upstream IdP (DESIGN §14). */
 export const IDP_TYPES = ['oidc', 'saml'] as const;
 export type IdpType = (typeof IDP_TYPES)[number];
 
@@ -20,7 +20,7 @@ export type MfaMode = (typeof MFA_MODES)[number];
 export const CLAIM_KEYS = ['userName', 'email', 'givenName', 'familyName', 'externalId'] as const;
 export type ClaimMapping = Partial<Record<(typeof CLAIM_KEYS)[number], string>>;
 
-export const IDP_BOUNDS = { name: 200, url: 2000, clientId: 255, clientSecret: 500, claimName: 200, scopes: 20, domains: 50, domain: 253 } as const;
+export const IDP_BOUNDS = { name: 200, url: 2000, clientId: 255, clientSecret: 500, claimName: 200, scopes: 20, domains: 50, domain: 253, metadataXml: 100_000, nameIdFormat: 200 } as const;
 
 /** The standard claims (OpenID Connect Core §5.1), used where a mapping names none. */
 export const DEFAULT_CLAIMS: ClaimMapping = { userName: 'preferred_username', email: 'email', givenName: 'given_name', familyName: 'family_name' };
@@ -33,6 +33,27 @@ export interface OidcSettings {
   authMethod: AuthMethod;
   scopes: string[];
   claims: ClaimMapping;
+  link: { by: LinkBy; from: string } | null;
+  jit: boolean;
+  mfa: MfaMode;
+}
+
+/** SAML 2.0 NameID formats (SAML Core §8.3); persistent is preferred (DESIGN §14). */
+export const NAME_ID_PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
+
+/** What the `settings` column holds for a SAML IdP: its metadata as read, and how its assertions are mapped. */
+export interface SamlSettings {
+  /** The IdP's entity id, SSO URL (HTTP-Redirect binding) and signing certificates (base64 DER), from its metadata. */
+  entityId: string;
+  ssoUrl: string;
+  certificates: string[];
+  /** Where the metadata was read from, if it was given as a URL. */
+  metadataUrl: string | null;
+  nameIdFormat: string;
+  attributes: ClaimMapping;
+  signAuthnRequests: boolean;
+  /** This SP's certificate for this IdP (PEM); its private key is kept encrypted beside the settings. */
+  spCertificate: string;
   link: { by: LinkBy; from: string } | null;
   jit: boolean;
   mfa: MfaMode;

@@ -3,22 +3,28 @@ import { Encryptor } from '../common/crypto/encryptor.js';
 import { generateSecret, SecretHasher } from '../common/crypto/secret-hasher.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { newId } from '../common/ids.js';
+import type { UpstreamIdentity } from './upstream-oidc.js';
 
 /** A round trip lives this long (DESIGN §14): enough to sign in upstream, too short to be worth stealing. */
 export const ROUND_TRIP_MS = 10 * 60 * 1000;
 
-/** What only this instance knows of a round trip: the PKCE verifier (RFC 7636) and the nonce. */
+/** What only this instance knows of a round trip: OIDC's PKCE verifier (RFC 7636) and nonce; SAML's request ID. */
 export interface RoundTripSecrets {
-  verifier: string;
-  nonce: string;
+  verifier?: string;
+  nonce?: string;
+  requestId?: string;
 }
 
-/** What the upstream sent back to the callback: a code (and RFC 9207 `iss`), or an error. */
+/**
+ * What the upstream sent back: OIDC's code (and RFC 9207 `iss`) or error at the callback; SAML's identity, read
+ * from a response the ACS validated, or the reason it was refused.
+ */
 export interface UpstreamAnswer {
   code?: string;
   iss?: string;
   error?: string;
   errorDescription?: string;
+  identity?: UpstreamIdentity;
 }
 
 export interface FinishedRoundTrip extends RoundTripSecrets {
@@ -53,6 +59,16 @@ export class RoundTrips {
       now + ROUND_TRIP_MS,
     ]);
     return state;
+  }
+
+  /** The unanswered, unexpired trip of this `state` and IdP, without answering it (SAML validates against its request). */
+  async open(idpId: string, state: string, now = Date.now()): Promise<RoundTripSecrets | undefined> {
+    const [row]: { secrets: string }[] = await this.uow.manager.query('SELECT secrets FROM idp_round_trips WHERE state_hash = ? AND idp_id = ? AND answer IS NULL AND expires_at > ?', [
+      this.stateHash(state),
+      idpId,
+      now,
+    ]);
+    return row ? (JSON.parse(this.encryptor.decrypt(row.secrets)) as RoundTripSecrets) : undefined;
   }
 
   /** Records the upstream's answer to the trip of this `state` and IdP; its id and interaction, or undefined. */

@@ -64,8 +64,8 @@ export class UpstreamOidc {
       redirect_uri: redirectUri,
       scope: settings.scopes.join(' '),
       state,
-      nonce: secrets.nonce,
-      code_challenge: await client.calculatePKCECodeChallenge(secrets.verifier),
+      nonce: secrets.nonce!,
+      code_challenge: await client.calculatePKCECodeChallenge(secrets.verifier!),
       code_challenge_method: 'S256',
       ...(loginHint ? { login_hint: loginHint } : {}),
     });
@@ -80,8 +80,8 @@ export class UpstreamOidc {
     if (answer.iss !== undefined) callback.searchParams.set('iss', answer.iss);
     // The state was checked by finding its round trip (round-trips.ts); it is kept only as a hash.
     const tokens = await client.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: secrets.verifier,
-      expectedNonce: secrets.nonce,
+      pkceCodeVerifier: secrets.verifier!,
+      expectedNonce: secrets.nonce!,
       expectedState: client.skipStateCheck,
       idTokenExpected: true,
     });

@@ -64,8 +64,34 @@ class IdpCommonDto {
   mfa?: MfaMode;
 }
 
+/** SAML's fields (DESIGN §14), as created or changed: the IdP's metadata and how its assertions are mapped. */
+class SamlFieldsDto extends IdpCommonDto {
+  @ApiPropertyOptional({ description: 'SAML: the IdP metadata XML (one of metadataXml and metadataUrl); DTDs are refused' })
+  @IsOptional()
+  @IsString()
+  @Bounded(IDP_BOUNDS.metadataXml)
+  metadataXml?: string;
+
+  @ApiPropertyOptional({ description: 'SAML: where the IdP publishes its metadata (https; read once, under the outbound address rules)' })
+  @IsOptional()
+  @IsString()
+  @Bounded(IDP_BOUNDS.url)
+  metadataUrl?: string;
+
+  @ApiPropertyOptional({ default: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', description: 'SAML: the NameID format asked for' })
+  @IsOptional()
+  @IsString()
+  @Bounded(IDP_BOUNDS.nameIdFormat)
+  @Matches(/^urn:oasis:names:tc:SAML:[12]\.[01]:nameid-format:[A-Za-z]+$/, { message: 'nameIdFormat must be a SAML NameID format URN (SAML Core §8.3)' })
+  nameIdFormat?: string;
+
+  @ApiPropertyOptional({ type: ClaimMappingDto, description: 'SAML: the attribute each user field is read from' }) @IsOptional() @IsObject() @ValidateNested() @Type(() => ClaimMappingDto) attributes?: ClaimMappingDto;
+
+  @ApiPropertyOptional({ default: true, description: 'SAML: sign AuthnRequests with this SP key' }) @IsOptional() @IsBoolean() signAuthnRequests?: boolean;
+}
+
 /** `POST …/idps` (DESIGN §14). */
-export class CreateIdpDto extends IdpCommonDto {
+export class CreateIdpDto extends SamlFieldsDto {
   @ApiProperty({ enum: IDP_TYPES }) @IsIn(IDP_TYPES) type: IdpType;
   @ApiProperty({ example: 'Contoso Entra ID' }) @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.name) name: string;
 
@@ -93,7 +119,7 @@ export class CreateIdpDto extends IdpCommonDto {
 }
 
 /** `PATCH …/idps/{idpId}`: the fields sent change; the type never does. */
-export class UpdateIdpDto extends IdpCommonDto {
+export class UpdateIdpDto extends SamlFieldsDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.name) name?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @Bounded(IDP_BOUNDS.url) issuer?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.clientId) clientId?: string;
@@ -116,12 +142,21 @@ export class IdpDto {
   @ApiPropertyOptional({ enum: AUTH_METHODS }) authMethod?: AuthMethod;
   @ApiPropertyOptional({ description: 'whether a client secret is stored (it is never returned)' }) hasClientSecret?: boolean;
   @ApiPropertyOptional({ type: [String] }) scopes?: string[];
-  @ApiProperty({ type: ClaimMappingDto }) claims: ClaimMappingDto;
+  @ApiPropertyOptional({ type: ClaimMappingDto, description: 'OIDC' }) claims?: ClaimMappingDto;
+  @ApiPropertyOptional({ description: "SAML: the IdP's entity id (from its metadata)" }) entityId?: string;
+  @ApiPropertyOptional({ description: "SAML: the IdP's SSO URL, HTTP-Redirect binding (from its metadata)" }) ssoUrl?: string;
+  @ApiPropertyOptional({ nullable: true, description: 'SAML: where the metadata was read from' }) metadataUrl?: string | null;
+  @ApiPropertyOptional() nameIdFormat?: string;
+  @ApiPropertyOptional({ type: ClaimMappingDto, description: 'SAML' }) attributes?: ClaimMappingDto;
+  @ApiPropertyOptional() signAuthnRequests?: boolean;
   @ApiProperty({ type: [String] }) domains: string[];
   @ApiProperty({ type: LinkRuleDto, nullable: true }) link: LinkRuleDto | null;
   @ApiProperty() jit: boolean;
   @ApiProperty({ enum: MFA_MODES }) mfa: MfaMode;
   @ApiPropertyOptional({ description: "OIDC: the redirect URI to register at the upstream (one per IdP)" }) callbackUrl?: string;
+  @ApiPropertyOptional({ description: "SAML: this SP's entity id for this IdP" }) spEntityId?: string;
+  @ApiPropertyOptional({ description: 'SAML: the assertion consumer service (HTTP-POST)' }) acsUrl?: string;
+  @ApiPropertyOptional({ description: "SAML: this SP's metadata for this IdP, to hand to the upstream" }) spMetadataUrl?: string;
   @ApiProperty() createdAt: string;
   @ApiProperty() changedAt: string;
 }
@@ -129,6 +164,9 @@ export class IdpDto {
 export class IdpCreatedDto {
   @ApiProperty() id: string;
   @ApiPropertyOptional({ description: 'OIDC: the redirect URI to register at the upstream' }) callbackUrl?: string;
+  @ApiPropertyOptional({ description: "SAML: this SP's entity id for this IdP" }) spEntityId?: string;
+  @ApiPropertyOptional({ description: 'SAML: the assertion consumer service (HTTP-POST)' }) acsUrl?: string;
+  @ApiPropertyOptional({ description: "SAML: this SP's metadata for this IdP" }) spMetadataUrl?: string;
 }
 
 export class IdpListDto {

@@ -1,0 +1,30 @@
+import { DOMParser } from '@xmldom/xmldom';
+
+export const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
+export const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
+export const SAMLP = 'urn:oasis:names:tc:SAML:2.0:protocol';
+export const DS = 'http://www.w3.org/2000/09/xmldsig#';
+
+/**
+ * Parses XML from an upstream (metadata, responses) as data only: a document type declaration (and with it every
+ * entity, internal or external) is refused before parsing (DESIGN §14: DTDs and entities refused), as is anything
+ * that does not parse.
+ */
+export function parseXml(xml: string): Document {
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new XmlRefused('a document type declaration or an entity');
+  const problems: string[] = [];
+  const doc = new DOMParser({ errorHandler: { warning: () => undefined, error: (m: string) => problems.push(m), fatalError: (m: string) => problems.push(m) } }).parseFromString(xml, 'text/xml');
+  if (problems.length > 0 || !doc.documentElement) throw new XmlRefused(`not well-formed XML (${problems[0] ?? 'empty'})`);
+  return doc as unknown as Document;
+}
+
+export class XmlRefused extends Error {}
+
+/** Descendants of `node` named `localName` in namespace `ns`. */
+export function elements(node: Document | Element, ns: string, localName: string): Element[] {
+  return Array.from(node.getElementsByTagNameNS(ns, localName));
+}
+
+export function text(node: Element | undefined): string {
+  return (node?.textContent ?? '').trim();
+}

@@ -1,0 +1,27 @@
+import { webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+
+x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+
+const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
+
+/**
+ * A key pair and self-signed certificate of this SP for one IdP (DESIGN §14: the SP identity is per IdP): the
+ * key signs AuthnRequests and decrypts encrypted assertions; the certificate is published in the SP metadata.
+ * Self-signed is what SAML metadata exchange expects (SAML Metadata Interoperability: keys, not a PKI).
+ */
+export async function newSpCredentials(commonName: string): Promise<{ privateKeyPem: string; certificatePem: string }> {
+  const keys = (await webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify'])) as CryptoKeyPair;
+  const now = Date.now();
+  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    name: `CN=${commonName.replace(/[,+="<>#;\\]/g, ' ')}`,
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + 10 * 365 * 24 * 3600 * 1000),
+    signingAlgorithm: RSA,
+    keys,
+  });
+  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
+  const privateKeyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
+  return { privateKeyPem, certificatePem: certificate.toString('pem') };
+}

@@ -1,0 +1,151 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { generateServiceProviderMetadata, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import type { SamlConfig } from '@node-saml/node-saml';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
+import { Encryptor } from '../../common/crypto/encryptor.js';
+import { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { isUniqueViolation } from '../../common/database/unique-violation.js';
+import { firstSightOfAssertion } from '../federation.queries.js';
+import type { IdpRow } from '../federation.queries.js';
+import type { SamlSettings } from '../idp-settings.js';
+import { ROUND_TRIP_MS } from '../round-trips.js';
+import type { UpstreamIdentity } from '../upstream-oidc.js';
+import { UpstreamAnswerRefused } from '../upstream-oidc.js';
+import { pemOf } from './idp-metadata.js';
+import { elements, parseXml, SAML as SAML_NS, text } from './saml-xml.js';
+import { samlEndpoints } from './sp-endpoints.js';
+
+/** DESIGN §14: at most 3 minutes of clock skew on NotBefore / NotOnOrAfter. */
+const CLOCK_SKEW_MS = 3 * 60 * 1000;
+/** REFEDS MFA profile: the AuthnContextClassRef that says the IdP required a second factor. */
+export const REFEDS_MFA = 'https://refeds.org/profile/mfa';
+/** The largest SAMLResponse the ACS reads (base64), larger is 413 before any parsing. */
+export const MAX_SAML_RESPONSE_BYTES = 256 * 1024;
+
+/** What the ACS receives by HTTP-POST (SAML Bindings §3.5). */
+export interface PostedResponse {
+  SAMLResponse: string;
+  RelayState: string;
+}
+
+/**
+ * SAML 2.0 to an upstream IdP (DESIGN §14; docs/federation.md, "SAML") with @node-saml/node-saml: SP-initiated,
+ * the AuthnRequest by HTTP-Redirect signed with this SP's key for the IdP, the response by HTTP-POST. node-saml
+ * checks the signature of the Response or of every assertion (assertions must be signed) by the metadata's
+ * certificates, reads the values from the signed element, checks the audience, the issuer, the time window and
+ * InResponseTo (the round trip's own request only); this class adds the Recipient and Destination checks and the
+ * replay cache of assertion IDs, shared by every process through the database.
+ */
+@Injectable()
+export class UpstreamSaml {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly encryptor: Encryptor,
+    private readonly hasher: SecretHasher,
+    private readonly uow: UnitOfWork,
+  ) {}
+
+  /** This SP's metadata for the IdP (SAML Metadata §2.4.4), to hand to the upstream. */
+  metadata(idp: IdpRow): string {
+    const settings = samlSettingsOf(idp);
+    const { entityId, acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
+    // node-saml publishes a certificate only beside its key (neither key is written into the document).
+    const spKey = idp.spPrivateKey === null ? undefined : this.encryptor.decrypt(idp.spPrivateKey);
+    return generateServiceProviderMetadata({
+      issuer: entityId,
+      callbackUrl: acsUrl,
+      identifierFormat: settings.nameIdFormat,
+      wantAssertionsSigned: true,
+      ...(settings.signAuthnRequests && spKey ? { privateKey: spKey, publicCerts: settings.spCertificate } : {}),
+      ...(spKey ? { decryptionPvk: spKey, decryptionCert: settings.spCertificate } : {}),
+    });
+  }
+
+  /** Where the browser goes: the IdP's SSO URL with an AuthnRequest of id `requestId` (signed unless turned off). */
+  async authorizationUrl(idp: IdpRow, relayState: string, requestId: string): Promise<URL> {
+    return new URL(await this.saml(idp, requestId).getAuthorizeUrlAsync(relayState, undefined, {}));
+  }
+
+  /** The identity of a posted response to the round trip's request `requestId`; rejects with a reason otherwise. */
+  async identify(idp: IdpRow, posted: PostedResponse, requestId: string): Promise<UpstreamIdentity> {
+    const { acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
+    const responseXml = Buffer.from(posted.SAMLResponse, 'base64').toString('utf8');
+    // The parser refuses DTDs and entities before node-saml parses anything (DESIGN §14).
+    const response = parseXml(responseXml);
+    const { profile } = await this.saml(idp, requestId).validatePostResponseAsync({ SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState });
+    if (!profile?.nameID) throw new UpstreamAnswerRefused('the response names no subject');
+    const destination = response.documentElement.getAttribute('Destination');
+    if (destination && destination !== acsUrl) throw new UpstreamAnswerRefused('the response is addressed to another destination');
+    // Values from the signed assertion only (signature wrapping): what node-saml validated.
+    const assertion = parseXml(profile.getAssertionXml?.() ?? '');
+    const root = assertion.documentElement;
+    const confirmations = elements(assertion, SAML_NS, 'SubjectConfirmationData');
+    if (confirmations.length === 0 || confirmations.some((c) => c.getAttribute('Recipient') !== acsUrl)) throw new UpstreamAnswerRefused('the assertion is for another recipient');
+    const assertionId = root.getAttribute('ID') ?? '';
+    if (!assertionId) throw new UpstreamAnswerRefused('the assertion has no ID');
+    const expires = Math.max(
+      ...confirmations.map((c) => Date.parse(c.getAttribute('NotOnOrAfter') ?? '')).filter((t) => !Number.isNaN(t)),
+      ...elements(assertion, SAML_NS, 'Conditions').map((c) => Date.parse(c.getAttribute('NotOnOrAfter') ?? '')).filter((t) => !Number.isNaN(t)),
+      Date.now() + ROUND_TRIP_MS,
+    );
+    if (!(await this.firstSight(idp, assertionId, expires + CLOCK_SKEW_MS))) throw new UpstreamAnswerRefused('the assertion was used before (replay)');
+    const contexts = elements(assertion, SAML_NS, 'AuthnContextClassRef').map((e) => text(e));
+    return { subject: profile.nameID, claims: attributesOf(profile as Record<string, unknown>), methods: contexts.includes(REFEDS_MFA) ? ['mfa'] : [] };
+  }
+
+  /** Records the assertion ID; false when any process accepted it before (two at once: the primary key decides). */
+  private async firstSight(idp: IdpRow, assertionId: string, expiresAt: number): Promise<boolean> {
+    try {
+      return await this.uow.run((manager) => firstSightOfAssertion(manager, this.hasher.hash(`saml-assertion:${idp.id}:${assertionId}`), idp.id, expiresAt, Date.now()));
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  private saml(idp: IdpRow, requestId: string): SAML {
+    const settings = samlSettingsOf(idp);
+    const { entityId, acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
+    const spKey = idp.spPrivateKey === null ? undefined : this.encryptor.decrypt(idp.spPrivateKey);
+    const config: SamlConfig = {
+      entryPoint: settings.ssoUrl,
+      issuer: entityId,
+      callbackUrl: acsUrl,
+      audience: entityId,
+      idpIssuer: settings.entityId,
+      idpCert: settings.certificates.map(pemOf),
+      ...(settings.signAuthnRequests && spKey ? { privateKey: spKey } : {}),
+      ...(spKey ? { decryptionPvk: spKey } : {}),
+      identifierFormat: settings.nameIdFormat,
+      wantAssertionsSigned: true,
+      wantAuthnResponseSigned: false,
+      signatureAlgorithm: 'sha256',
+      digestAlgorithm: 'sha256',
+      acceptedClockSkewMs: CLOCK_SKEW_MS,
+      disableRequestedAuthnContext: true,
+      // The request id is the round trip's own (round-trips.ts): InResponseTo must name it, nothing else.
+      generateUniqueId: () => requestId,
+      validateInResponseTo: ValidateInResponseTo.always,
+      requestIdExpirationPeriodMs: ROUND_TRIP_MS,
+      cacheProvider: {
+        saveAsync: async (key: string, value: string) => ({ value, createdAt: Date.now() }),
+        // node-saml reads the value as the request's creation time; the round trip is unexpired (checked before).
+        getAsync: async (key: string) => (key === requestId ? new Date().toISOString() : null),
+        removeAsync: async (key: string | null) => key,
+      },
+    };
+    return new SAML(config);
+  }
+}
+
+/** The assertion's attributes as claims: a single value as text, several as a list (`profile.attributes` of node-saml). */
+function attributesOf(profile: Record<string, unknown>): Record<string, unknown> {
+  const attributes = (profile.attributes ?? {}) as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(attributes).map(([name, value]) => [name, Array.isArray(value) && value.length === 1 ? value[0] : value]));
+}
+
+export function samlSettingsOf(idp: IdpRow): SamlSettings {
+  return JSON.parse(idp.settings) as SamlSettings;
+}
