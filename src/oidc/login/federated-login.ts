@@ -10,6 +10,10 @@ import type { IdpRow } from '../../federation/federation.queries.js';
 import { IdentityProvidersService } from '../../federation/identity-providers.service.js';
 import { RoundTrips } from '../../federation/round-trips.js';
 import { settingsOf, UpstreamAnswerRefused, UpstreamOidc } from '../../federation/upstream-oidc.js';
+import { MAX_SAML_RESPONSE_BYTES, samlSettingsOf, UpstreamSaml } from '../../federation/saml/upstream-saml.js';
+import { XmlRefused } from '../../federation/saml/saml-xml.js';
+import { LOGIN_IDP_PREFIX } from '../../federation/idp-paths.js';
+import { randomBytes } from 'node:crypto';
 import type { UpstreamIdentity } from '../../federation/upstream-oidc.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { mayServe } from '../account/organization-boundary.js';
@@ -64,6 +68,7 @@ export class FederatedLoginUi {
     private readonly idps: IdentityProvidersService,
     private readonly trips: RoundTrips,
     private readonly upstream: UpstreamOidc,
+    private readonly saml: UpstreamSaml,
     private readonly accounts: FederatedAccounts,
     private readonly secondFactor: SecondFactorUi,
     private readonly holder: ProviderHolder,
@@ -82,7 +87,11 @@ export class FederatedLoginUi {
   routes(router: Router, wrap: (fn: (req: Request, res: Response) => Promise<void>) => express.RequestHandler): void {
     const form = express.urlencoded({ extended: false, limit: '16kb' });
     router.post(`${LOGIN_UI_PREFIX}/:uid/idp`, form, wrap((req, res) => this.chosen(req, res)));
-    router.get(`${LOGIN_UI_PREFIX}/idp/:idpId/callback`, wrap((req, res) => this.callback(req, res)));
+    router.get(`${LOGIN_IDP_PREFIX}/:idpId/callback`, wrap((req, res) => this.callback(req, res)));
+    // SAML Bindings §3.5: the response arrives by HTTP-POST from the IdP's page, with no cookie of ours (cross-site).
+    const acsForm = express.urlencoded({ extended: false, limit: MAX_SAML_RESPONSE_BYTES + 4096, parameterLimit: 10 });
+    router.post(`${LOGIN_IDP_PREFIX}/:idpId/acs`, acsForm, wrap((req, res) => this.acs(req, res)));
+    router.get(`${LOGIN_IDP_PREFIX}/:idpId/metadata`, wrap((req, res) => this.spMetadata(req, res)));
     router.get(`${LOGIN_UI_PREFIX}/:uid/idp/continue`, wrap((req, res) => this.continue(req, res)));
   }
 
@@ -100,7 +109,7 @@ export class FederatedLoginUi {
       password: !passwordLogin ? 'none' : reachable.some((idp) => idp.domains.length > 0) ? 'optional' : 'required',
       idps: idps.map((idp) => ({ id: idp.id, name: idp.name })),
       idpAction: `${LOGIN_UI_PREFIX}/${interaction.uid}/idp`,
-      upstreams: reachable.map((idp) => settingsOf(idp).issuer),
+      upstreams: reachable.map((idp) => (idp.type === 'saml' ? samlSettingsOf(idp).ssoUrl : settingsOf(idp).issuer)),
     };
   }
 
@@ -132,11 +141,18 @@ export class FederatedLoginUi {
   }
 
   private async go(req: Request, res: Response, interaction: Interaction, idp: IdpRow, loginHint?: string): Promise<void> {
-    const secrets = { verifier: client.randomPKCECodeVerifier(), nonce: client.randomNonce() };
     let target: URL;
     try {
-      const state = await this.trips.begin(idp.id, interaction.uid, secrets);
-      target = await this.upstream.authorizationUrl(idp, this.callbackUrl(idp.id), state, secrets, loginHint);
+      if (idp.type === 'saml') {
+        // An xs:ID is an NCName: it may not start with a digit (SAML Core §1.3.4).
+        const requestId = `_${randomBytes(20).toString('hex')}`;
+        const state = await this.trips.begin(idp.id, interaction.uid, { requestId });
+        target = await this.saml.authorizationUrl(idp, state, requestId);
+      } else {
+        const secrets = { verifier: client.randomPKCECodeVerifier(), nonce: client.randomNonce() };
+        const state = await this.trips.begin(idp.id, interaction.uid, secrets);
+        target = await this.upstream.authorizationUrl(idp, this.callbackUrl(idp.id), state, secrets, loginHint);
+      }
     } catch (error) {
       return this.refused(req, res, idp, this.reasonOf(idp, error));
     }
@@ -155,12 +171,48 @@ export class FederatedLoginUi {
     res.status(303).location(`${LOGIN_UI_PREFIX}/${trip.interactionUid}/idp/continue?trip=${encodeURIComponent(trip.id)}`).set('Content-Length', '0').end();
   }
 
+  /**
+   * The SAML ACS (DESIGN §14): reads no cookie; finds the round trip by RelayState and IdP, validates the response
+   * against that trip's AuthnRequest, records the identity on the trip (once) and sends the browser on to the
+   * interaction, whose cookie must match. A refused response burns the trip: it is a page and an event.
+   */
+  private async acs(req: Request, res: Response): Promise<void> {
+    const posted = { SAMLResponse: String(req.body?.SAMLResponse ?? ''), RelayState: String(req.body?.RelayState ?? '') };
+    const idpId = String(req.params.idpId);
+    const secrets = posted.RelayState ? await this.trips.open(idpId, posted.RelayState) : undefined;
+    const idp = secrets ? await this.idps.byId(idpId) : undefined;
+    // IdP-initiated (no RelayState of ours), unknown, used or expired: nothing to continue.
+    if (!secrets?.requestId || !idp || idp.type !== 'saml') {
+      return this.interactions.refuse(req, res, 400, 'invalid_request', 'this sign-in has expired or was completed already, or was not started here; start again from the application');
+    }
+    if (posted.SAMLResponse.length > MAX_SAML_RESPONSE_BYTES) return this.refused(req, res, idp, 'invalid_response');
+    let trip: { id: string; interactionUid: string } | undefined;
+    try {
+      const identity = await this.saml.identify(idp, posted, secrets.requestId);
+      trip = await this.trips.answer(idpId, posted.RelayState, { identity });
+    } catch (error) {
+      await this.trips.answer(idpId, posted.RelayState, { error: 'invalid_response' });
+      return this.refused(req, res, idp, this.reasonOf(idp, error));
+    }
+    if (!trip) return this.interactions.refuse(req, res, 400, 'invalid_request', 'this sign-in was completed already; start again from the application');
+    res.status(303).location(`${LOGIN_UI_PREFIX}/${trip.interactionUid}/idp/continue?trip=${encodeURIComponent(trip.id)}`).set('Content-Length', '0').end();
+  }
+
+  /** This SP's metadata for a SAML IdP (SAML Metadata §2.4.4): public, it names keys and endpoints only. */
+  private async spMetadata(req: Request, res: Response): Promise<void> {
+    const idp = await this.idps.byId(String(req.params.idpId));
+    if (!idp || idp.type !== 'saml') return this.interactions.refuse(req, res, 404, 'not_found', 'no such SAML identity provider');
+    res.status(200).setHeader('Content-Type', 'application/samlmetadata+xml; charset=utf-8');
+    res.end(this.saml.metadata(idp));
+  }
+
   private async continue(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
     const trip = await this.trips.finish(String(req.query.trip ?? ''), interaction.uid);
     if (!trip) return this.interactions.refuse(req, res, 400, 'invalid_request', 'this sign-in has expired or was completed already; start again from the application');
     const idp = await this.idps.byId(trip.idpId);
     if (!idp) return this.interactions.refuse(req, res, 400, 'invalid_request', 'the identity provider was removed');
+    if (idp.type === 'saml') return this.signIn(req, res, interaction, idp, trip.answer.identity);
     if (trip.answer.error !== undefined || trip.answer.code === undefined) {
       // RFC 6749 §4.1.2.1 error codes are ASCII words; anything else the upstream sent is not repeated.
       const error = /^[a-z_]{1,64}$/.test(trip.answer.error ?? '') ? trip.answer.error! : 'upstream_error';
@@ -173,8 +225,14 @@ export class FederatedLoginUi {
     } catch (error) {
       return this.refused(req, res, idp, this.reasonOf(idp, error));
     }
-    const settings = settingsOf(idp);
-    const result = await this.accounts.resolve(idp, settings, identity);
+    return this.signIn(req, res, interaction, idp, identity);
+  }
+
+  /** The upstream identity, checked: resolved to a user, then the sign-in goes on as a local one. */
+  private async signIn(req: Request, res: Response, interaction: Interaction, idp: IdpRow, identity: UpstreamIdentity | undefined): Promise<void> {
+    if (!identity) return this.interactions.refuse(req, res, 400, 'invalid_request', 'this sign-in was refused; start again from the application');
+    const settings = idp.type === 'saml' ? samlSettingsOf(idp) : settingsOf(idp);
+    const result = await this.accounts.resolve(idp, 'attributes' in settings ? { ...settings, claims: settings.attributes } : settings, identity);
     if (!result.ok) return this.page(req, res, interaction, result.reason);
     const user = await this.loginUsers.findById(result.userId);
     if (!user || !mayServe(await this.clientOf(interaction), user)) return this.page(req, res, interaction, 'no_account');
@@ -198,7 +256,9 @@ export class FederatedLoginUi {
 
   private reasonOf(idp: IdpRow, error: unknown): FederationRefusal {
     const code = (error as { code?: unknown }).code;
-    const checkFailed = error instanceof UpstreamAnswerRefused || error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError || (typeof code === 'string' && CHECK_FAILED.test(code));
+    // node-saml's refusals are plain errors of its checks (signature, audience, InResponseTo, time): a SAML
+    // response that fails anything is refused, never "unreachable".
+    const checkFailed = idp.type === 'saml' || error instanceof UpstreamAnswerRefused || error instanceof XmlRefused || error instanceof client.ResponseBodyError || error instanceof client.AuthorizationResponseError || (typeof code === 'string' && CHECK_FAILED.test(code));
     // The message names the failed check or the unreachable host, never a token.
     this.logger.warn(`identity provider ${idp.id}: ${checkFailed ? 'refused answer' : 'unreachable'}: ${error instanceof Error ? error.message : String(error)}`);
     return checkFailed ? 'invalid_response' : 'upstream_error';
@@ -219,6 +279,6 @@ export class FederatedLoginUi {
   }
 
   private callbackUrl(idpId: string): string {
-    return `${this.config.publicUrl}${LOGIN_UI_PREFIX}/idp/${idpId}/callback`;
+    return `${this.config.publicUrl}${LOGIN_IDP_PREFIX}/${idpId}/callback`;
   }
 }
