@@ -58,7 +58,7 @@ function boundedFields(dto: Dto, prefix = ''): Field[] {
 function valueOf(path: string, length: number): string {
   const tag = randomBytes(4).toString('hex');
   const leaf = path.split('.').filter((p) => !/^\d+$/.test(p)).pop()!;
-  if (leaf === 'email' && !path.startsWith('claims.')) {
+  if (leaf === 'email' && !path.startsWith('claims.') && !path.startsWith('attributes.')) {
     // IsEmail takes at most 64 characters before the @ and 254 after it.
     const local = `${tag}${'x'.repeat(Math.min(64, length - 20) - tag.length)}`;
     let domain = 'example.com';
@@ -119,6 +119,16 @@ const oidcApp = () => ({ name: unique('app'), redirectUris: ['https://app.exampl
 const project = async (svc: TestService, orgId: string) => (await created(svc, `/management/v1/orgs/${orgId}/projects`, { name: unique('project') })).id as string;
 const idp = () => ({ type: 'oidc', name: unique('idp'), issuer: 'https://93.184.215.14/', clientId: 'portcullis', clientSecret: 'bound-secret', link: { by: 'externalId', from: 'oid' } });
 const users = (orgId: string) => `/management/v1/orgs/${orgId}/users`;
+/** A SAML IdP's metadata as the service reads it (the certificate is not checked at creation, only stored). */
+const SAML_METADATA =
+  '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.example/saml">' +
+  '<IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data>' +
+  '<ds:X509Certificate>MIIBbound</ds:X509Certificate></ds:X509Data></ds:KeyInfo></KeyDescriptor>' +
+  '<SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example/sso"/></IDPSSODescriptor></EntityDescriptor>';
+const samlIdp = () => ({ type: 'saml', name: unique('saml'), metadataXml: SAML_METADATA });
+/** Fields of one protocol only (DESIGN §14): each is walked on an IdP of its protocol. */
+const SAML_FIELDS = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests'];
+const isSamlField = (path: string) => SAML_FIELDS.some((f) => path === f || path.startsWith(`${f}.`));
 
 const ROUTES: Route[] = [
   { name: 'POST /admin/v1/orgs', dto: CreateOrgDto, method: 'POST', target: async () => ({ url: '/admin/v1/orgs', body: { name: unique('org') } }) },
@@ -162,12 +172,24 @@ const ROUTES: Route[] = [
     },
   },
   // An issuer is a URL (checked by the service); an unknown idpId is 404: the bound holds, the exact length cannot be accepted.
-  { name: 'POST …/idps', dto: CreateIdpDto, method: 'POST', exactUnreachable: ['issuer'], target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/idps`, body: idp() }) },
+  { name: 'POST …/idps', dto: CreateIdpDto, method: 'POST', exactUnreachable: ['issuer'], only: (path) => !isSamlField(path), target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/idps`, body: idp() }) },
   {
-    name: 'PATCH …/idps/{id}', dto: UpdateIdpDto, method: 'PATCH', exactUnreachable: ['issuer'],
+    name: 'PATCH …/idps/{id}', dto: UpdateIdpDto, method: 'PATCH', exactUnreachable: ['issuer'], only: (path) => !isSamlField(path),
     target: async (svc, orgId) => {
       const url = `/management/v1/orgs/${orgId}/idps/${(await created(svc, `/management/v1/orgs/${orgId}/idps`, idp())).id}`;
       return { url, body: { link: { by: 'email', from: 'email' } }, read: url };
+    },
+  },
+  // Metadata must parse (and be the only one given), a NameID format is a URN: their exact lengths cannot be accepted.
+  {
+    name: 'POST …/idps (SAML)', dto: CreateIdpDto, method: 'POST', exactUnreachable: ['metadataXml', 'metadataUrl', 'nameIdFormat'], only: isSamlField,
+    target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/idps`, body: samlIdp() }),
+  },
+  {
+    name: 'PATCH …/idps/{id} (SAML)', dto: UpdateIdpDto, method: 'PATCH', exactUnreachable: ['metadataXml', 'metadataUrl', 'nameIdFormat'], only: isSamlField,
+    target: async (svc, orgId) => {
+      const url = `/management/v1/orgs/${orgId}/idps/${(await created(svc, `/management/v1/orgs/${orgId}/idps`, samlIdp())).id}`;
+      return { url, body: {}, read: url };
     },
   },
   {

@@ -71,7 +71,7 @@ describe('federation API: identity providers and linked identities', () => {
       [{ clientSecret: undefined }, /clientSecret is required for client_secret_basic/],
       [{ authMethod: 'private_key_jwt' }, /private_key_jwt uses no client secret/],
       [{ authMethod: 'none' }, /authMethod/],
-      [{ type: 'saml' }, /SAML identity providers are not available yet/],
+      [{ type: 'saml' }, /issuer is not a field of a SAML identity provider/],
       [{ type: 'ldap' }, /type/],
       [{ name: '   ' }, /name must not be blank/],
       [{ domains: ['not a domain'] }, /not a domain name/],

@@ -86,12 +86,15 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
           path: route.path,
           // Showing a form needs only the interaction cookie; posting one also the CSRF value bound to it.
           // The passkey ceremony's scripts are static files. An upstream IdP's callback carries no cookie:
-          // its `state` finds the round trip, which goes on only under the interaction's cookie (DESIGN §14).
+          // its `state` (SAML's RelayState at the ACS) finds the round trip, which goes on only under the
+          // interaction's cookie (DESIGN §14). A SAML IdP's SP metadata is public by design.
           policy: route.path.includes('/assets/')
             ? 'public (static file)'
-            : route.path.endsWith('/callback')
+            : route.path.endsWith('/callback') || route.path.endsWith('/acs')
               ? 'public (upstream state, single use)'
-              : method === 'get'
+              : route.path.endsWith('/metadata')
+                ? 'public (SP metadata: keys and endpoints)'
+                : method === 'get'
                 ? 'public (interaction cookie)'
                 : 'public (interaction cookie, CSRF value)',
         }))

@@ -333,6 +333,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/login/:uid/idp': "sends the end-user to one of the application's organization's identity providers",
   'GET /ui/login/idp/:idpId/callback': "records the upstream identity provider's answer on its round trip",
   'GET /ui/login/:uid/idp/continue': 'signs in the end-user the upstream identity provider vouched for (linked, matched without roles, or created)',
+  'POST /ui/login/idp/:idpId/acs': "validates the SAML IdP's response for its round trip and records the identity on it",
+  'GET /ui/login/idp/:idpId/metadata': "shows this SP's public metadata for a SAML IdP",
   'GET /ui/login/assets/webauthn.js': 'a static script (the WebAuthn ceremony)',
   'GET /ui/login/assets/passkeys.js': 'a static script (the WebAuthn ceremony)',
   // Reading, changing and removing resources other than users (docs/product-rules.md, "Changing and removing resources").

@@ -62,6 +62,27 @@ export class FederatedBrowser {
   }
 
   /**
+   * From a redirect to a SAML IdP (SimpleSAMLphp): signs in on its user/password page and takes the
+   * self-posting form it answers with (SAMLResponse and RelayState for the service's ACS), without posting it.
+   */
+  async samlResponseFrom(toUpstream: PageResponse, user: string, password: string): Promise<{ acs: URL; form: Record<string, string> }> {
+    assert.equal(toUpstream.status, 303, `to the IdP: ${toUpstream.status} ${toUpstream.text.slice(0, 300)}`);
+    const login = await this.walk(toUpstream);
+    const authState = /name="AuthState" value="([^"]+)"/.exec(login.text)?.[1];
+    assert.ok(authState, `the IdP's sign-in page: ${login.status} ${login.text.slice(0, 300)}`);
+    const posted = await this.upstream.post('/module.php/core/loginuserpass.php', { username: user, password, AuthState: decodeHtml(authState) });
+    const action = /<form[^>]+action="([^"]+)"/.exec(posted.text)?.[1];
+    const field = (name: string) => decodeHtml(new RegExp(`name="${name}" value="([^"]*)"`).exec(posted.text)?.[1] ?? '');
+    assert.ok(action && field("SAMLResponse"), `the IdP response form: ${posted.status} ${posted.text.replace(/<head>[^]*<\/head>/, "").replace(/\s+/g, " ").slice(0, 1200)}`);
+    return { acs: new URL(decodeHtml(action)), form: { SAMLResponse: field('SAMLResponse'), RelayState: field('RelayState') } };
+  }
+
+  /** Posts a SAML response to the service's ACS, as the IdP's page does, and follows on. */
+  async postToAcs(acs: URL, form: Record<string, string>): Promise<PageResponse> {
+    return this.walk(await this.service.post(acs.pathname, form));
+  }
+
+  /**
    * Follows redirects across the two hosts; stops at a page, or at the application's redirect URI. Like a user
    * who clicks "Not now", it declines the offer to enrol a second factor (policy `optional`).
    */
@@ -91,4 +112,9 @@ export class FederatedBrowser {
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return JSON.parse(Buffer.from(String(res.body.id_token).split('.')[1], 'base64url').toString());
   }
+}
+
+/** The entities SimpleSAMLphp's templates write into attribute values. */
+function decodeHtml(value: string): string {
+  return value.replace(/&quot;/g, '"').replace(/&#039;|&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }

@@ -15,7 +15,7 @@ export function missingApache(): string[] {
   return needed.filter((path) => !existsSync(path));
 }
 
-function inCi(): boolean {
+export function inCi(): boolean {
   const ci = process.env.CI ?? '';
   return ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
 }
