@@ -6,6 +6,8 @@ import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { ENTERPRISE, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
 import { FederatedBrowser } from './support/federated-browser.js';
+import { attackerCredentials, first, instant, resign } from './support/saml-forgery.js';
+import type { Edit } from './support/saml-forgery.js';
 import { simpleSamlPhpMissing, simpleSamlPhpSkipReason, startSimpleSamlPhp } from './support/simplesamlphp.js';
 import type { SimpleSamlPhp } from './support/simplesamlphp.js';
 
@@ -25,7 +27,7 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
   let owner: { userId: string; token: string };
   const idp: Record<string, { id: string; acsUrl: string }> = {};
 
-  const addIdp = async (key: string, settings: Record<string, unknown>, options: { mfa?: boolean } = {}) => {
+  const addIdp = async (key: string, settings: Record<string, unknown>, options: { mfa?: boolean; encrypt?: boolean } = {}) => {
     const res = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps`, {
       token: owner.token,
       body: { type: 'saml', name: `Contoso SAML ${key}`, metadataUrl: ssp.metadataUrl, attributes: { userName: 'uid', email: 'mail', externalId: 'employeeId' }, ...settings },
@@ -38,7 +40,7 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
     const xml = await metadata.text();
     assert.ok(xml.includes(`entityID="${res.body.spEntityId}"`) && xml.includes(`Location="${res.body.acsUrl}"`), xml);
     const certificate = /<(?:\w+:)?X509Certificate[^>]*>([^<]+)</.exec(xml)![1].replace(/\s+/g, '');
-    ssp.addServiceProvider({ entityId: res.body.spEntityId, acsUrl: res.body.acsUrl, certificate, mfa: options.mfa });
+    ssp.addServiceProvider({ entityId: res.body.spEntityId, acsUrl: res.body.acsUrl, certificate, mfa: options.mfa, encrypt: options.encrypt });
     idp[key] = { id: res.body.id, acsUrl: res.body.acsUrl };
   };
 
@@ -54,6 +56,7 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
     app = await createOidcApp(svc, await createProject(svc, tenant.orgId), { authMethod: 'client_secret_basic' });
     await addIdp('link', { link: { by: 'externalId', from: 'employeeId' } });
     await addIdp('mfa', { link: { by: 'externalId', from: 'employeeId' }, mfa: 'upstream' }, { mfa: true });
+    await addIdp('encrypted', { link: { by: 'externalId', from: 'employeeId' } }, { encrypt: true });
     const carol = await tenant.scim('POST', '/Users', {
       body: { schemas: [USER_SCHEMA, ENTERPRISE], externalId: 'emp-carol', userName: 'carol@contoso.example', active: true, name: { givenName: 'Carol', familyName: 'Shaw' }, emails: [{ primary: true, type: 'work', value: 'carol@contoso.example' }] },
     });
@@ -134,6 +137,78 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
     assert.equal(failed.length, failedBefore + 2);
     assert.ok(failed.every((e) => e.payload.reason === 'invalid_response' || e.payload.reason === 'no_account'));
     assert.ok(failed.every((e) => !JSON.stringify(e.payload).includes('PHN')), 'no response in an event');
+  });
+
+  it('decrypts an encrypted assertion with this SP’s key for the IdP', async () => {
+    const { browser, acs, form } = await respond('encrypted', 'carol', 'carol-pass');
+    assert.match(Buffer.from(form.SAMLResponse, 'base64').toString('utf8'), /EncryptedAssertion/);
+    const claims = await browser.tokens(app, await browser.postToAcs(acs, form));
+    assert.equal(claims.sub, idp.carol.id);
+  });
+
+  it('acting as the IdP with its own key, one check at a time: the re-signed response signs in; expired, early, another audience, recipient, destination or issuer are refused', async () => {
+    const control = await respond('link', 'carol', 'carol-pass');
+    const resigned = resign(control.form.SAMLResponse, ssp.signingKeyPem, ssp.signingCertPem);
+    const claims = await control.browser.tokens(app, await control.browser.postToAcs(control.acs, { ...control.form, SAMLResponse: resigned }));
+    assert.equal(claims.sub, idp.carol.id, 'the forger’s signing is sound: what follows is refused for its one change');
+
+    const setText = (element: Element, value: string) => {
+      while (element.firstChild) element.removeChild(element.firstChild);
+      element.appendChild(element.ownerDocument!.createTextNode(value));
+    };
+    const cases: [string, Edit][] = [
+      ['expired', (_doc, a) => {
+        first(a, 'Conditions').setAttribute('NotOnOrAfter', instant(-10 * 60_000));
+        first(a, 'SubjectConfirmationData').setAttribute('NotOnOrAfter', instant(-10 * 60_000));
+      }],
+      ['not valid yet', (_doc, a) => first(a, 'Conditions').setAttribute('NotBefore', instant(10 * 60_000))],
+      ['for another audience', (_doc, a) => setText(first(a, 'Audience'), 'https://other-sp.example/metadata')],
+      ['for another recipient', (_doc, a) => first(a, 'SubjectConfirmationData').setAttribute('Recipient', 'https://other-sp.example/acs')],
+      ['to another destination', (doc) => doc.documentElement.setAttribute('Destination', 'https://other-sp.example/acs')],
+      ['from another issuer', (doc, a) => {
+        setText(first(a, 'Issuer'), 'https://evil.example/idp');
+        const outer = Array.from(doc.documentElement.childNodes).find((n) => (n as Element).localName === 'Issuer') as Element | undefined;
+        if (outer) setText(outer, 'https://evil.example/idp');
+      }],
+    ];
+    for (const [what, edit] of cases) {
+      const { browser, acs, form } = await respond('link', 'carol', 'carol-pass');
+      const page = await browser.service.post(acs.pathname, { ...form, SAMLResponse: resign(form.SAMLResponse, ssp.signingKeyPem, ssp.signingCertPem, edit) });
+      assert.equal(page.status, 400, `${what}: ${page.status} ${page.location ?? ''}`);
+      assert.match(page.text, /data-error="invalid_response"/, what);
+    }
+  });
+
+  it('refuses an unsigned response, one re-signed by another key, a wrapped one and an oversized one', async () => {
+    const attacker = attackerCredentials();
+    const links = await countRows(svc, 'user_identities');
+    const post = async (make: (genuine: string) => string) => {
+      const { browser, acs, form } = await respond('link', 'dave', 'dave-pass');
+      return browser.service.post(acs.pathname, { ...form, SAMLResponse: make(form.SAMLResponse) });
+    };
+    const toCarol: Edit = (doc) => {
+      for (const value of Array.from(doc.getElementsByTagNameNS('urn:oasis:names:tc:SAML:2.0:assertion', 'AttributeValue'))) {
+        if (value.textContent === 'emp-dave') value.firstChild!.nodeValue = 'emp-carol';
+      }
+    };
+    const unsigned = await post((genuine) => {
+      const xml = Buffer.from(genuine, 'base64').toString('utf8').replace(/<ds:Signature[^]*?<\/ds:Signature>/g, '');
+      return Buffer.from(xml.replace('emp-dave', 'emp-carol')).toString('base64');
+    });
+    assert.equal(unsigned.status, 400, 'unsigned');
+    const otherKey = await post((genuine) => resign(genuine, attacker.keyPem, attacker.certPem, toCarol));
+    assert.equal(otherKey.status, 400, 're-signed by a key not in the metadata');
+    const wrapped = await post((genuine) => {
+      // Signature wrapping: a forged copy of the assertion first, the signed original moved behind it.
+      const xml = Buffer.from(genuine, 'base64').toString('utf8');
+      const original = /<saml:Assertion[^]*<\/saml:Assertion>/.exec(xml)![0];
+      const forged = original.replace(/<ds:Signature[^]*?<\/ds:Signature>/, '').replace('emp-dave', 'emp-carol').replace(/ID="[^"]+"/, 'ID="_forged"');
+      return Buffer.from(xml.replace(original, `${forged}${original}`)).toString('base64');
+    });
+    assert.equal(wrapped.status, 400, 'wrapped');
+    const oversized = await post((genuine) => `${genuine}${'A'.repeat(256 * 1024)}`);
+    assert.ok(oversized.status === 400 || oversized.status === 413, `oversized: ${oversized.status}`);
+    assert.equal(await countRows(svc, 'user_identities'), links, 'nothing linked');
   });
 
   it('the API refuses SAML metadata with a DTD, without an IdP, or given twice, and OIDC fields on a SAML IdP', async () => {

@@ -83,6 +83,10 @@ export class UpstreamSaml {
     const root = assertion.documentElement;
     const confirmations = elements(assertion, SAML_NS, 'SubjectConfirmationData');
     if (confirmations.length === 0 || confirmations.some((c) => c.getAttribute('Recipient') !== acsUrl)) throw new UpstreamAnswerRefused('the assertion is for another recipient');
+    // The signed assertion's own Issuer (SAML Core §2.3.3): an IdP key that signs for several entities (one key per
+    // tenant of a provider) must not let one of them speak for another.
+    const issuer = Array.from(root.childNodes).find((n): n is Element => (n as Element).localName === 'Issuer' && (n as Element).namespaceURI === SAML_NS);
+    if (text(issuer) !== samlSettingsOf(idp).entityId) throw new UpstreamAnswerRefused('the assertion is from another issuer');
     const assertionId = root.getAttribute('ID') ?? '';
     if (!assertionId) throw new UpstreamAnswerRefused('the assertion has no ID');
     const expires = Math.max(

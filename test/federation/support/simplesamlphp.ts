@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../support/service.js';
@@ -20,6 +20,8 @@ export interface SamlServiceProvider {
   certificate: string;
   /** The IdP says REFEDS MFA (AuthnContextClassRef) in every assertion for this SP. */
   mfa?: boolean;
+  /** The IdP encrypts its assertions for this SP (with the certificate above). */
+  encrypt?: boolean;
 }
 
 export interface SimpleSamlPhp {
@@ -27,6 +29,9 @@ export interface SimpleSamlPhp {
   baseUrl: string;
   metadataUrl: string;
   entityId: string;
+  /** The IdP's own signing key and certificate (PEM): a test may act as the IdP and sign a crafted assertion. */
+  signingKeyPem: string;
+  signingCertPem: string;
   /** Trusts an SP (its metadata is re-read on every request: no restart). */
   addServiceProvider(sp: SamlServiceProvider): void;
   close(): Promise<void>;
@@ -119,6 +124,7 @@ $metadata['__DYNAMIC:1__'] = [
   'validate.authnrequest' => true,
   'NameIDFormat' => 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
   'signature.algorithm' => 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+  ${sp.encrypt ? `'assertion.encryption' => true,` : ''}
   ${sp.mfa ? `'authproc' => [20 => ['class' => 'saml:AuthnContextClassRef', 'AuthnContextClassRef' => ${php(REFEDS_MFA)}]],` : ''}
 ];`,
         )
@@ -140,6 +146,8 @@ $metadata['__DYNAMIC:1__'] = [
     baseUrl,
     metadataUrl,
     entityId: metadataUrl,
+    signingKeyPem: readFileSync(join(dir, 'cert/idp.key'), 'utf8'),
+    signingCertPem: readFileSync(join(dir, 'cert/idp.crt'), 'utf8'),
     addServiceProvider(sp) {
       sps.push(sp);
       writeSps();
