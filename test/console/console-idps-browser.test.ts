@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
@@ -107,6 +109,43 @@ describe('identity providers in the operator console (Chromium)', () => {
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
+    }
+  });
+
+  it('adds a SAML identity provider by its metadata URL and shows the SP metadata, entity ID and ACS to hand over', async () => {
+    // The IdP's metadata, served as an IdP publishes it (its certificate is only stored at creation).
+    const metadata =
+      '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.fabrikam.example/saml">' +
+      '<IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data>' +
+      '<ds:X509Certificate>MIIBconsole</ds:X509Certificate></ds:X509Data></ds:KeyInfo></KeyDescriptor>' +
+      '<SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.fabrikam.example/sso"/></IDPSSODescriptor></EntityDescriptor>';
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(metadata));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { context, page, problems } = await open();
+    try {
+      await page.goto(`${base}/console/`);
+      await signIn(page, 'admin', password());
+      await page.goto(`${base}/console/orgs/${orgId}/idps`);
+      const form = page.getByRole('form', { name: 'Add identity provider' });
+      await form.getByLabel('Protocol').selectOption('saml');
+      const name = unique('Fabrikam SAML');
+      await form.getByLabel('Name', { exact: true }).fill(name);
+      await form.getByLabel('Metadata URL of the identity provider').fill(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metadata`);
+      assert.equal(await form.getByLabel('Client secret').count(), 0, 'no OIDC fields for SAML');
+      await form.getByRole('button', { name: 'Add identity provider' }).click();
+      const added = page.getByRole('status').filter({ hasText: 'Identity provider added' });
+      await added.waitFor();
+      const listed = (await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken })).body.idps.find((i: { name: string }) => i.name === name);
+      assert.equal(listed.type, 'saml');
+      assert.equal(listed.entityId, 'https://idp.fabrikam.example/saml');
+      const shown = (await added.textContent()) ?? '';
+      for (const value of [listed.spMetadataUrl, listed.spEntityId, listed.acsUrl]) assert.ok(shown.includes(value), `${value} is shown`);
+      await page.getByRole('table', { name: 'Identity providers' }).getByRole('row').filter({ hasText: name }).waitFor();
+      await check(page, 'org-idps-saml');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });

@@ -5,8 +5,11 @@ import { t } from '../i18n';
 
 interface Idp {
   id: string;
+  type: 'oidc' | 'saml';
   name: string;
   issuer?: string;
+  entityId?: string;
+  spMetadataUrl?: string;
   clientId?: string;
   domains: string[];
   link: { by: string; from: string } | null;
@@ -16,17 +19,29 @@ interface Idp {
 }
 
 type AuthMethod = 'client_secret_basic' | 'client_secret_post';
+type Protocol = 'oidc' | 'saml';
+
+/** What the upstream needs after an IdP is added: OIDC's redirect URI, or SAML's SP metadata (entity id and ACS in it). */
+interface Added {
+  callbackUrl?: string;
+  spMetadataUrl?: string;
+  spEntityId?: string;
+  acsUrl?: string;
+}
 type LinkBy = '' | 'externalId' | 'userName' | 'email';
 
 /**
- * An organization's upstream identity providers (docs/federation.md; ORG_OWNER): add an OpenID Connect IdP,
- * read the callback URL to register at the upstream, remove one. The client secret is sent once, never shown.
+ * An organization's upstream identity providers (docs/federation.md; ORG_OWNER): add an OpenID Connect IdP (read
+ * the callback URL to register at the upstream) or a SAML 2.0 IdP by its metadata URL (read this SP's metadata URL,
+ * entity id and ACS to hand to the upstream), remove one. The client secret is sent once, never shown.
  */
 export function IdpsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/idps`;
   const idps = useLoad(() => api<{ idps: Idp[] }>('GET', base), [base]);
+  const [protocol, setProtocol] = useState<Protocol>('oidc');
   const [name, setName] = useState('');
   const [issuer, setIssuer] = useState('');
+  const [metadataUrl, setMetadataUrl] = useState('');
   const [clientId, setClientId] = useState('');
   const [clientSecret, setClientSecret] = useState('');
   const [authMethod, setAuthMethod] = useState<AuthMethod>('client_secret_basic');
@@ -35,29 +50,40 @@ export function IdpsPage({ orgId }: { orgId: string }) {
   const [linkFrom, setLinkFrom] = useState('');
   const [jit, setJit] = useState(false);
   const [upstreamMfa, setUpstreamMfa] = useState(false);
-  const [created, setCreated] = useState<string | null>(null);
+  const [created, setCreated] = useState<Added | null>(null);
   const create = async () => {
-    const body = {
-      type: 'oidc',
+    const common = {
       name,
-      issuer,
-      clientId,
-      clientSecret,
-      authMethod,
       domains: domains.split(',').map((d) => d.trim()).filter(Boolean),
       link: linkBy ? { by: linkBy, from: linkFrom.trim() } : null,
       jit,
       mfa: upstreamMfa ? 'upstream' : 'local',
     };
-    setCreated((await api<{ id: string; callbackUrl: string }>('POST', base, body)).callbackUrl);
+    const body = protocol === 'saml' ? { type: 'saml', metadataUrl, ...common } : { type: 'oidc', issuer, clientId, clientSecret, authMethod, ...common };
+    setCreated(await api<Added>('POST', base, body));
   };
   return (
     <Page title={t('identityProviders')}>
       {created && (
         <section class="panel" role="status" aria-labelledby="callback-heading">
           <h2 id="callback-heading">{t('idpAdded')}</h2>
-          <p>{t('registerCallback')}</p>
-          <p class="mono">{created}</p>
+          {created.callbackUrl ? (
+            <>
+              <p>{t('registerCallback')}</p>
+              <p class="mono">{created.callbackUrl}</p>
+            </>
+          ) : (
+            <>
+              <p>{t('handSpMetadata')}</p>
+              <p class="mono">{created.spMetadataUrl}</p>
+              <dl>
+                <dt>{t('spEntityId')}</dt>
+                <dd class="mono">{created.spEntityId}</dd>
+                <dt>{t('acsUrl')}</dt>
+                <dd class="mono">{created.acsUrl}</dd>
+              </dl>
+            </>
+          )}
         </section>
       )}
       <Form
@@ -65,23 +91,38 @@ export function IdpsPage({ orgId }: { orgId: string }) {
         submit={t('addIdp')}
         action={create}
         onDone={() => {
-          for (const clear of [setName, setIssuer, setClientId, setClientSecret, setDomains, setLinkFrom]) clear('');
+          for (const clear of [setName, setIssuer, setMetadataUrl, setClientId, setClientSecret, setDomains, setLinkFrom]) clear('');
           idps.reload();
         }}
       >
-        <Field label={t('name')} value={name} onInput={setName} required />
-        <Field label={t('issuer')} type="url" value={issuer} onInput={setIssuer} required placeholder="https://login.example.com" />
-        <Field label={t('clientId')} value={clientId} onInput={setClientId} required />
-        <Field label={t('clientSecret')} type="password" value={clientSecret} onInput={setClientSecret} required autoComplete="off" />
         <Select
-          label={t('authMethod')}
-          value={authMethod}
-          onChange={setAuthMethod}
+          label={t('protocol')}
+          value={protocol}
+          onChange={setProtocol}
           options={[
-            { value: 'client_secret_basic', label: 'client_secret_basic' },
-            { value: 'client_secret_post', label: 'client_secret_post' },
+            { value: 'oidc', label: 'OpenID Connect' },
+            { value: 'saml', label: 'SAML 2.0' },
           ]}
         />
+        <Field label={t('name')} value={name} onInput={setName} required />
+        {protocol === 'saml' ? (
+          <Field label={t('metadataUrl')} type="url" value={metadataUrl} onInput={setMetadataUrl} required placeholder="https://idp.example.com/metadata" />
+        ) : (
+          <>
+            <Field label={t('issuer')} type="url" value={issuer} onInput={setIssuer} required placeholder="https://login.example.com" />
+            <Field label={t('clientId')} value={clientId} onInput={setClientId} required />
+            <Field label={t('clientSecret')} type="password" value={clientSecret} onInput={setClientSecret} required autoComplete="off" />
+            <Select
+              label={t('authMethod')}
+              value={authMethod}
+              onChange={setAuthMethod}
+              options={[
+                { value: 'client_secret_basic', label: 'client_secret_basic' },
+                { value: 'client_secret_post', label: 'client_secret_post' },
+              ]}
+            />
+          </>
+        )}
         <Field label={t('domainsOptional')} value={domains} onInput={setDomains} />
         <Select
           label={t('linkBy')}
@@ -108,9 +149,9 @@ export function IdpsPage({ orgId }: { orgId: string }) {
               <thead>
                 <tr>
                   <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('issuer')}</th>
+                  <th scope="col">{t('issuerOrEntity')}</th>
                   <th scope="col">{t('domains')}</th>
-                  <th scope="col">{t('callbackUrl')}</th>
+                  <th scope="col">{t('callbackOrMetadata')}</th>
                   <th scope="col">{t('actions')}</th>
                 </tr>
               </thead>
@@ -118,9 +159,9 @@ export function IdpsPage({ orgId }: { orgId: string }) {
                 {list.map((idp) => (
                   <tr key={idp.id}>
                     <th scope="row">{idp.name}</th>
-                    <td class="mono">{idp.issuer ?? ''}</td>
+                    <td class="mono">{idp.issuer ?? idp.entityId ?? ''}</td>
                     <td>{idp.domains.join(', ')}</td>
-                    <td class="mono">{idp.callbackUrl ?? ''}</td>
+                    <td class="mono">{idp.callbackUrl ?? idp.spMetadataUrl ?? ''}</td>
                     <td>
                       <DeleteButton
                         action={async () => {
