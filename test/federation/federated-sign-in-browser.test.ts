@@ -9,6 +9,8 @@ import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { createCaller, unique, useService } from '../support/fixtures.js';
 import { ENTERPRISE, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import { startUpstreamIdp } from './support/upstream-idp.js';
+import { simpleSamlPhpMissing, startSimpleSamlPhp } from './support/simplesamlphp.js';
+import type { SimpleSamlPhp } from './support/simplesamlphp.js';
 import type { UpstreamIdp } from './support/upstream-idp.js';
 
 /**
@@ -26,6 +28,8 @@ describe('federated sign-in in Chromium', () => {
   const idp: Record<string, string> = {};
   const jitName = unique('grace');
   let bobId: string;
+  // SimpleSAMLphp as the SAML IdP where installed (.ci/run installs it; test/federation/saml-sign-in.test.ts says so when it is not).
+  let ssp: SimpleSamlPhp | undefined;
 
   before(async () => {
     [browser, rp, upstream] = await Promise.all([
@@ -54,9 +58,21 @@ describe('federated sign-in in Chromium', () => {
     });
     assert.equal(provisioned.status, 201, provisioned.text);
     bobId = provisioned.body.id;
+    if (!simpleSamlPhpMissing()) {
+      ssp = await startSimpleSamlPhp({ bob: { password: 'bob-pass', attributes: { uid: ['bob'], employeeId: ['entra-oid-bob'] } } });
+      const res = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, {
+        token: owner.token,
+        body: { type: 'saml', name: 'Fabrikam SAML', metadataUrl: ssp.metadataUrl, attributes: { userName: 'uid', externalId: 'employeeId' }, link: { by: 'externalId', from: 'employeeId' } },
+      });
+      assert.equal(res.status, 201, res.text);
+      const xml = await (await fetch(res.body.spMetadataUrl)).text();
+      ssp.addServiceProvider({ entityId: res.body.spEntityId, acsUrl: res.body.acsUrl, certificate: /<(?:\w+:)?X509Certificate[^>]*>([^<]+)</.exec(xml)![1].replace(/\s+/g, '') });
+      idp.saml = res.body.id;
+    }
   });
 
   after(async () => {
+    await ssp?.close();
     await browser?.close();
     await rp?.close();
     await upstream?.close();
@@ -127,6 +143,24 @@ describe('federated sign-in in Chromium', () => {
       assert.equal(user.body.userName, jitName);
     } finally {
       await grace.context.close();
+    }
+  });
+
+  it('the SAML IdP button leads to SimpleSAMLphp, whose page posts the response to the ACS cross-site, and back signed in', { skip: simpleSamlPhpMissing() ?? false }, async () => {
+    const { context, page } = await newPage(browser);
+    try {
+      const verifier = randomBytes(32).toString('base64url');
+      const cb = await authorize(rp, page, authorizeUrl(verifier), async (p) => {
+        await p.locator(`[data-idp="${idp.saml}"]`).click();
+        await p.locator('input[name="username"]').fill('bob');
+        await p.locator('input[name="password"]').fill('bob-pass');
+        await p.locator('input[name="password"]').press('Enter');
+      });
+      const claims = await subjectOf(callbackParams(cb).get('code'), verifier);
+      assert.equal(claims.sub, bobId);
+      assert.deepEqual(claims.amr, ['fed']);
+    } finally {
+      await context.close();
     }
   });
 });

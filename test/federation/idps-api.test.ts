@@ -72,6 +72,10 @@ describe('federation API: identity providers and linked identities', () => {
       [{ authMethod: 'private_key_jwt' }, /private_key_jwt uses no client secret/],
       [{ authMethod: 'none' }, /authMethod/],
       [{ type: 'saml' }, /issuer is not a field of a SAML identity provider/],
+      // SAML metadata by URL follows the outbound rules of an issuer (DESIGN §14, §7).
+      [{ type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataUrl: 'https://127.0.0.1/metadata' }, /metadataUrl: 127.0.0.1 resolves to a non-public address/],
+      [{ type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataUrl: 'http://93.184.215.14/metadata' }, /metadataUrl must be an absolute https URL/],
+      [{ metadataUrl: 'https://93.184.215.14/metadata' }, /metadataUrl is not a field of an OpenID Connect identity provider/],
       [{ type: 'ldap' }, /type/],
       [{ name: '   ' }, /name must not be blank/],
       [{ domains: ['not a domain'] }, /not a domain name/],
