@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer as createNetServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { countRows, createCaller, searchEvents, unique, useService } from '../support/fixtures.js';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
@@ -18,7 +20,8 @@ const ACR_MFA = 'urn:portcullis:acr:mfa';
  * provisioned by SCIM (`externalId` = the token's `oid`), created just in time, refused when there is no account.
  */
 describe('federated sign-in through an upstream OpenID Provider', () => {
-  const svc = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
+  // A short upstream timeout, for the test of an upstream that never answers (generous for a loaded CI machine).
+  const svc = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', IDP_TIMEOUT_MS: '3000' });
   let upstream: UpstreamIdp;
   let tenant: ScimTenant;
   let app: OidcApp;
@@ -41,6 +44,10 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
       'jit-sub': { oid: 'entra-oid-jit', preferred_username: unique('jit.person'), given_name: 'Jit', family_name: 'Person', email: 'jit@contoso.example', email_verified: true },
       'stranger-sub': { oid: 'entra-oid-nobody', preferred_username: 'nobody@contoso.example', email: 'nobody@contoso.example', email_verified: true },
       'owner-sub': { oid: 'entra-oid-owner', preferred_username: 'owner@contoso.example' },
+      'twin-sub': { oid: 'entra-oid-twin' },
+      'erin-sub': { email: 'erin@contoso.example', email_verified: false },
+      'frank-sub': { email: 'frank@contoso.example', email_verified: true },
+      'grace-sub': { email: 'grace@contoso.example', email_verified: true },
     });
     tenant = await scimTenant(svc);
     owner = await createCaller(svc, tenant.orgId, { org: ['ORG_OWNER'] });
@@ -48,6 +55,7 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     await addIdp('link', { link: { by: 'externalId', from: 'oid' }, domains: ['contoso.example'] });
     await addIdp('jit', { jit: true });
     await addIdp('mfa', { link: { by: 'externalId', from: 'oid' }, mfa: 'upstream' });
+    await addIdp('email', { link: { by: 'email', from: 'email' } });
   });
 
   after(() => upstream?.close());
@@ -259,5 +267,63 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     assert.equal(await countRows(svc, 'users'), users);
     const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: down.body.id });
     assert.deepEqual(failed.map((e) => e.payload.reason), ['upstream_error']);
+  });
+
+  const refusedWith = async (key: string, account: string, reason: string) => {
+    const links = await countRows(svc, 'user_identities');
+    const seen = new Set((await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idp[key] })).map((e) => e.sequence));
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const page = await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp[key]), account);
+    assert.equal(page.status, 403, `${account}: ${page.status}`);
+    assert.equal(await countRows(svc, 'user_identities'), links, `${account}: nothing linked`);
+    const added = (await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idp[key] })).filter((e) => !seen.has(e.sequence));
+    assert.deepEqual(added.map((e) => e.payload.reason), [reason], account);
+  };
+
+  it('claims that would link to two users link to none', async () => {
+    await provisionByEntra('entra-oid-twin', 'twin.one@contoso.example');
+    await provisionByEntra('entra-oid-twin', 'twin.two@contoso.example');
+    await refusedWith('link', 'twin-sub', 'ambiguous');
+  });
+
+  it('e-mail links need the upstream’s email_verified and a verified local address', async () => {
+    const human = async (email: string, verified: boolean) => {
+      const res = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/users/human`, {
+        token: svc.adminToken,
+        body: { userName: unique('mail'), profile: { firstName: 'E', lastName: 'Mail' }, email: { email, isEmailVerified: verified } },
+      });
+      assert.equal(res.status, 201, res.text);
+      return res.body.userId as string;
+    };
+    await human('erin@contoso.example', true);
+    await refusedWith('email', 'erin-sub', 'unverified_email');
+    await human('frank@contoso.example', false);
+    await refusedWith('email', 'frank-sub', 'unverified_email');
+    const graceId = await human('grace@contoso.example', true);
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const claims = await browser.tokens(app, await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.email), 'grace-sub'));
+    assert.equal(claims.sub, graceId, 'verified on both sides: linked');
+  });
+
+  it('an upstream that never answers ends at IDP_TIMEOUT_MS with a page and an event', async () => {
+    const silent = createNetServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps`, {
+        token: owner.token,
+        body: { type: 'oidc', name: 'Silent', issuer: `http://localhost:${(silent.address() as AddressInfo).port}`, clientId: 'x', clientSecret: SECRET },
+      });
+      assert.equal(res.status, 201, res.text);
+      const browser = new FederatedBrowser(svc, upstream.issuer);
+      const login = await browser.authorize(app);
+      const started = Date.now();
+      const page = await browser.choose(login, res.body.id);
+      assert.equal(page.status, 502);
+      assert.ok(Date.now() - started < 15_000, 'bounded by the timeout, not by the client');
+      const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: res.body.id });
+      assert.deepEqual(failed.map((e) => e.payload.reason), ['upstream_error']);
+    } finally {
+      silent.close();
+    }
   });
 });

@@ -48,14 +48,13 @@ describe('upstream ID token checks', () => {
   for (const forgery of ['alg-none', 'other-key', 'wrong-iss', 'wrong-aud', 'wrong-nonce', 'expired', 'future'] as const) {
     it(`refuses an ID token: ${forgery}`, async () => {
       const users = await countRows(svc, 'users');
-      const before = (await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idpId })).length;
+      const seen = new Set((await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idpId })).map((e) => e.sequence));
       const { page } = await signIn(forgery);
       assert.equal(page.status, 400, `${page.status} ${page.text.slice(0, 300)}`);
       assert.match(page.text, /data-error="invalid_response"/);
       assert.equal(await countRows(svc, 'users'), users, 'nobody is created');
-      const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idpId });
-      assert.equal(failed.length, before + 1);
-      assert.equal(failed.at(-1)!.payload.reason, 'invalid_response');
+      const added = (await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idpId })).filter((e) => !seen.has(e.sequence));
+      assert.deepEqual(added.map((e) => e.payload.reason), ['invalid_response']);
     });
   }
 });
