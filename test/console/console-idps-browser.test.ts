@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../oidc/support/browser.js';
-import { createOrg, unique, useService } from '../support/fixtures.js';
+import { createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
 import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
 
 /** The confirmation every removal asks for (components.tsx, DeleteButton). */
@@ -71,8 +71,25 @@ describe('identity providers in the operator console (Chromium)', () => {
       await check(page, 'org-idps-de');
       await page.getByLabel('Sprache').selectOption('en');
 
-      await row.getByRole('button', { name: 'Delete' }).click();
-      await row.getByRole('button', { name: CONFIRM }).click();
+      // Edit: a new name and domain, no JIT, a new secret (never shown); the list follows.
+      await row.getByRole('button', { name: 'Edit' }).click();
+      const edit = page.getByRole('form', { name: `Edit ${name}` });
+      const renamed = unique('Contoso renamed');
+      await edit.getByLabel('Name', { exact: true }).fill(renamed);
+      await edit.getByLabel('Domains for home-realm discovery (comma-separated, optional)').fill('contoso-renamed.example');
+      await edit.getByLabel('Create users at first sign-in').uncheck();
+      await edit.getByLabel('New client secret (empty: keep the stored one)').fill('console-secret-rotated-9');
+      await edit.getByRole('button', { name: 'Save' }).click();
+      const renamedRow = page.getByRole('table', { name: 'Identity providers' }).getByRole('row').filter({ hasText: renamed });
+      await renamedRow.waitFor();
+      const changed = (await svc.api('GET', `/management/v1/orgs/${orgId}/idps/${idp.id}`, { token: svc.adminToken })).body;
+      assert.deepEqual([changed.name, changed.domains, changed.jit, changed.link, changed.hasClientSecret], [renamed, ['contoso-renamed.example'], false, { by: 'externalId', from: 'oid' }, true]);
+      const [event] = await searchEvents(svc, { event_types: ['org.idp.changed'], aggregate_id: idp.id });
+      assert.equal(event.payload.clientSecretChanged, true);
+      assert.ok(!(await page.content()).includes('console-secret-rotated-9'), 'the new secret is not shown');
+
+      await renamedRow.getByRole('button', { name: 'Delete' }).click();
+      await renamedRow.getByRole('button', { name: CONFIRM }).click();
       await page.getByText('No identity providers yet.').waitFor();
       assert.equal((await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken })).body.total, 0);
       assert.deepEqual(problems, []);

@@ -6,6 +6,7 @@ import { t } from '../i18n';
 interface Idp {
   id: string;
   type: 'oidc' | 'saml';
+  hasClientSecret?: boolean;
   name: string;
   issuer?: string;
   entityId?: string;
@@ -157,20 +158,7 @@ export function IdpsPage({ orgId }: { orgId: string }) {
               </thead>
               <tbody>
                 {list.map((idp) => (
-                  <tr key={idp.id}>
-                    <th scope="row">{idp.name}</th>
-                    <td class="mono">{idp.issuer ?? idp.entityId ?? ''}</td>
-                    <td>{idp.domains.join(', ')}</td>
-                    <td class="mono">{idp.callbackUrl ?? idp.spMetadataUrl ?? ''}</td>
-                    <td>
-                      <DeleteButton
-                        action={async () => {
-                          await api('DELETE', `${base}/${enc(idp.id)}`);
-                          idps.reload();
-                        }}
-                      />
-                    </td>
-                  </tr>
+                  <IdpRow key={idp.id} idp={idp} path={`${base}/${enc(idp.id)}`} onChange={() => idps.reload()} />
                 ))}
               </tbody>
             </table>
@@ -178,5 +166,88 @@ export function IdpsPage({ orgId }: { orgId: string }) {
         }
       </Loading>
     </Page>
+  );
+}
+
+/** One IdP: what to hand to the upstream, and its edit form (PATCH …/idps/{idpId}: the fields sent change). */
+function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () => void }) {
+  const [editing, setEditing] = useState(false);
+  return (
+    <>
+      <tr>
+        <th scope="row">{idp.name}</th>
+        <td class="mono">{idp.issuer ?? idp.entityId ?? ''}</td>
+        <td>{idp.domains.join(', ')}</td>
+        <td class="mono">{idp.callbackUrl ?? idp.spMetadataUrl ?? ''}</td>
+        <td>
+          <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+            {t('edit')}
+          </button>
+          <DeleteButton
+            action={async () => {
+              await api('DELETE', path);
+              onChange();
+            }}
+          />
+        </td>
+      </tr>
+      {editing && (
+        <tr>
+          <td colSpan={5}>
+            <EditIdp idp={idp} path={path} onDone={() => { setEditing(false); onChange(); }} />
+          </td>
+        </tr>
+      )}
+    </>
+  );
+}
+
+/**
+ * Name, home-realm domains, linking, JIT and trust in upstream MFA; a new client secret (OIDC) or a metadata URL to
+ * read again (SAML) only when typed: an empty field keeps what is stored.
+ */
+function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => void }) {
+  const [name, setName] = useState(idp.name);
+  const [domains, setDomains] = useState(idp.domains.join(', '));
+  const [linkBy, setLinkBy] = useState<LinkBy>((idp.link?.by ?? '') as LinkBy);
+  const [linkFrom, setLinkFrom] = useState(idp.link?.from ?? '');
+  const [jit, setJit] = useState(idp.jit);
+  const [upstreamMfa, setUpstreamMfa] = useState(idp.mfa === 'upstream');
+  const [secret, setSecret] = useState('');
+  const [metadataUrl, setMetadataUrl] = useState('');
+  const save = () =>
+    api('PATCH', path, {
+      name,
+      domains: domains.split(',').map((d) => d.trim()).filter(Boolean),
+      link: linkBy ? { by: linkBy, from: linkFrom.trim() } : null,
+      jit,
+      mfa: upstreamMfa ? 'upstream' : 'local',
+      ...(idp.type === 'oidc' && secret ? { clientSecret: secret } : {}),
+      ...(idp.type === 'saml' && metadataUrl ? { metadataUrl } : {}),
+    });
+  return (
+    <Form label={t('editIdp', { name: idp.name })} submit={t('save')} action={save} onDone={onDone}>
+      <Field label={t('name')} value={name} onInput={setName} required />
+      <Field label={t('domainsOptional')} value={domains} onInput={setDomains} />
+      <Select
+        label={t('linkBy')}
+        value={linkBy}
+        onChange={setLinkBy}
+        options={[
+          { value: '', label: t('linkNone') },
+          { value: 'externalId', label: 'externalId' },
+          { value: 'userName', label: 'userName' },
+          { value: 'email', label: 'email' },
+        ]}
+      />
+      {linkBy && <Field label={t('linkFrom')} value={linkFrom} onInput={setLinkFrom} required />}
+      <Checkbox label={t('jit')} checked={jit} onChange={setJit} />
+      <Checkbox label={t('upstreamMfa')} checked={upstreamMfa} onChange={setUpstreamMfa} />
+      {idp.type === 'oidc' ? (
+        <Field label={t('newClientSecret')} type="password" value={secret} onInput={setSecret} autoComplete="off" />
+      ) : (
+        <Field label={t('readMetadataAgain')} type="url" value={metadataUrl} onInput={setMetadataUrl} />
+      )}
+    </Form>
   );
 }
