@@ -46,20 +46,10 @@ export function IdpsPage({ orgId }: { orgId: string }) {
   const [clientId, setClientId] = useState('');
   const [clientSecret, setClientSecret] = useState('');
   const [authMethod, setAuthMethod] = useState<AuthMethod>('client_secret_basic');
-  const [domains, setDomains] = useState('');
-  const [linkBy, setLinkBy] = useState<LinkBy>('');
-  const [linkFrom, setLinkFrom] = useState('');
-  const [jit, setJit] = useState(false);
-  const [upstreamMfa, setUpstreamMfa] = useState(false);
   const [created, setCreated] = useState<Added | null>(null);
+  const rules = useAccountRules(NO_RULES);
   const create = async () => {
-    const common = {
-      name,
-      domains: domains.split(',').map((d) => d.trim()).filter(Boolean),
-      link: linkBy ? { by: linkBy, from: linkFrom.trim() } : null,
-      jit,
-      mfa: upstreamMfa ? 'upstream' : 'local',
-    };
+    const common = { name, ...rules.body() };
     const body = protocol === 'saml' ? { type: 'saml', metadataUrl, ...common } : { type: 'oidc', issuer, clientId, clientSecret, authMethod, ...common };
     setCreated(await api<Added>('POST', base, body));
   };
@@ -92,7 +82,8 @@ export function IdpsPage({ orgId }: { orgId: string }) {
         submit={t('addIdp')}
         action={create}
         onDone={() => {
-          for (const clear of [setName, setIssuer, setMetadataUrl, setClientId, setClientSecret, setDomains, setLinkFrom]) clear('');
+          for (const clear of [setName, setIssuer, setMetadataUrl, setClientId, setClientSecret]) clear('');
+          rules.reset();
           idps.reload();
         }}
       >
@@ -124,21 +115,7 @@ export function IdpsPage({ orgId }: { orgId: string }) {
             />
           </>
         )}
-        <Field label={t('domainsOptional')} value={domains} onInput={setDomains} />
-        <Select
-          label={t('linkBy')}
-          value={linkBy}
-          onChange={setLinkBy}
-          options={[
-            { value: '', label: t('linkNone') },
-            { value: 'externalId', label: 'externalId' },
-            { value: 'userName', label: 'userName' },
-            { value: 'email', label: 'email' },
-          ]}
-        />
-        {linkBy && <Field label={t('linkFrom')} value={linkFrom} onInput={setLinkFrom} required />}
-        <Checkbox label={t('jit')} checked={jit} onChange={setJit} />
-        <Checkbox label={t('upstreamMfa')} checked={upstreamMfa} onChange={setUpstreamMfa} />
+        {rules.fields}
       </Form>
       <Loading loaded={idps}>
         {({ idps: list }) =>
@@ -208,41 +185,20 @@ function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () 
  */
 function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => void }) {
   const [name, setName] = useState(idp.name);
-  const [domains, setDomains] = useState(idp.domains.join(', '));
-  const [linkBy, setLinkBy] = useState<LinkBy>((idp.link?.by ?? '') as LinkBy);
-  const [linkFrom, setLinkFrom] = useState(idp.link?.from ?? '');
-  const [jit, setJit] = useState(idp.jit);
-  const [upstreamMfa, setUpstreamMfa] = useState(idp.mfa === 'upstream');
+  const rules = useAccountRules({ domains: idp.domains.join(', '), linkBy: (idp.link?.by ?? '') as LinkBy, linkFrom: idp.link?.from ?? '', jit: idp.jit, upstreamMfa: idp.mfa === 'upstream' });
   const [secret, setSecret] = useState('');
   const [metadataUrl, setMetadataUrl] = useState('');
   const save = () =>
     api('PATCH', path, {
       name,
-      domains: domains.split(',').map((d) => d.trim()).filter(Boolean),
-      link: linkBy ? { by: linkBy, from: linkFrom.trim() } : null,
-      jit,
-      mfa: upstreamMfa ? 'upstream' : 'local',
+      ...rules.body(),
       ...(idp.type === 'oidc' && secret ? { clientSecret: secret } : {}),
       ...(idp.type === 'saml' && metadataUrl ? { metadataUrl } : {}),
     });
   return (
     <Form label={t('editIdp', { name: idp.name })} submit={t('save')} action={save} onDone={onDone}>
       <Field label={t('name')} value={name} onInput={setName} required />
-      <Field label={t('domainsOptional')} value={domains} onInput={setDomains} />
-      <Select
-        label={t('linkBy')}
-        value={linkBy}
-        onChange={setLinkBy}
-        options={[
-          { value: '', label: t('linkNone') },
-          { value: 'externalId', label: 'externalId' },
-          { value: 'userName', label: 'userName' },
-          { value: 'email', label: 'email' },
-        ]}
-      />
-      {linkBy && <Field label={t('linkFrom')} value={linkFrom} onInput={setLinkFrom} required />}
-      <Checkbox label={t('jit')} checked={jit} onChange={setJit} />
-      <Checkbox label={t('upstreamMfa')} checked={upstreamMfa} onChange={setUpstreamMfa} />
+      {rules.fields}
       {idp.type === 'oidc' ? (
         <Field label={t('newClientSecret')} type="password" value={secret} onInput={setSecret} autoComplete="off" />
       ) : (
@@ -250,4 +206,47 @@ function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => 
       )}
     </Form>
   );
+}
+
+/** How an IdP finds its users (DESIGN §14): home-realm domains, the link rule, JIT, trust in upstream MFA. */
+interface AccountRules {
+  domains: string;
+  linkBy: LinkBy;
+  linkFrom: string;
+  jit: boolean;
+  upstreamMfa: boolean;
+}
+
+const NO_RULES: AccountRules = { domains: '', linkBy: '', linkFrom: '', jit: false, upstreamMfa: false };
+
+/** The fields of the rules, shared by the add and the edit form, and the API body they make. */
+function useAccountRules(initial: AccountRules) {
+  const [rules, setRules] = useState(initial);
+  const set = <K extends keyof AccountRules>(key: K) => (value: AccountRules[K]) => setRules((r) => ({ ...r, [key]: value }));
+  const fields = (
+    <>
+      <Field label={t('domainsOptional')} value={rules.domains} onInput={set('domains')} />
+      <Select
+        label={t('linkBy')}
+        value={rules.linkBy}
+        onChange={set('linkBy')}
+        options={[
+          { value: '', label: t('linkNone') },
+          { value: 'externalId', label: 'externalId' },
+          { value: 'userName', label: 'userName' },
+          { value: 'email', label: 'email' },
+        ]}
+      />
+      {rules.linkBy && <Field label={t('linkFrom')} value={rules.linkFrom} onInput={set('linkFrom')} required />}
+      <Checkbox label={t('jit')} checked={rules.jit} onChange={set('jit')} />
+      <Checkbox label={t('upstreamMfa')} checked={rules.upstreamMfa} onChange={set('upstreamMfa')} />
+    </>
+  );
+  const body = () => ({
+    domains: rules.domains.split(',').map((d) => d.trim()).filter(Boolean),
+    link: rules.linkBy ? { by: rules.linkBy, from: rules.linkFrom.trim() } : null,
+    jit: rules.jit,
+    mfa: rules.upstreamMfa ? 'upstream' : 'local',
+  });
+  return { fields, body, reset: () => setRules(initial) };
 }
