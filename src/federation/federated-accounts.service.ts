@@ -40,6 +40,13 @@ export interface AccountRules {
   jit: boolean;
 }
 
+/** Who an upstream identity is, decided before anything is written (`preview` shows it, `resolve` applies it). */
+export type Decision =
+  | { kind: 'linked'; userId: string }
+  | { kind: 'link'; userId: string; by: LinkBy }
+  | { kind: 'create'; user: { userName: string; firstName: string; lastName: string; email: string | undefined; emailVerified: boolean } }
+  | { kind: 'refused'; reason: FederationRefusal };
+
 export type FederationResult = { ok: true; userId: string; via: 'link' | 'linked' | 'created' } | { ok: false; reason: FederationRefusal };
 
 /**
@@ -61,7 +68,7 @@ export class FederatedAccounts {
     let result: FederationResult;
     try {
       result = await this.uow.run(async (manager) => {
-        const found = await this.find(manager, idp, settings, identity);
+        const found = await this.apply(manager, idp, identity, await this.decide(manager, idp, settings, identity));
         if (found.ok) await this.succeeded(manager, idp, identity.subject, found.userId);
         return found;
       });
@@ -75,6 +82,11 @@ export class FederatedAccounts {
     return result;
   }
 
+  /** What `resolve` would do with this identity, writing nothing (the test sign-in of docs/federation.md). */
+  preview(idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<Decision> {
+    return this.decide(this.uow.manager, idp, settings, identity);
+  }
+
   /** A refusal before any identity was known (an upstream error, a failed token check): its event and count. */
   async refused(idp: IdpRow, reason: FederationRefusal): Promise<void> {
     idpLogins.inc({ idp_type: idp.type, result: reason });
@@ -83,61 +95,79 @@ export class FederatedAccounts {
     );
   }
 
-  private async find(manager: EntityManager, idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<FederationResult> {
+  /** Who the identity is, read only: an existing link, a user the rule matches, a user to create, or a refusal. */
+  private async decide(manager: EntityManager, idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<Decision> {
     const linked = await userOfIdentity(manager, idp.id, identity.subject);
     if (linked) {
       // A deactivated or locked user stays out, whatever the upstream says (DESIGN §14).
       const user = await linkedUser(manager, linked);
-      return user && isActive(user) ? { ok: true, userId: linked, via: 'link' } : { ok: false, reason: 'inactive_user' };
+      return user && isActive(user) ? { kind: 'linked', userId: linked } : { kind: 'refused', reason: 'inactive_user' };
     }
     if (settings.link) {
       const value = claimText(identity.claims[settings.link.from]);
       if (value !== undefined) {
-        const matched = await this.linkByRule(manager, idp, settings.link.by, value, identity);
-        if (matched.ok || matched.reason !== 'no_account') return matched;
+        const matched = await this.matchByRule(manager, idp, settings.link.by, value, identity);
+        if (matched.kind !== 'refused' || matched.reason !== 'no_account') return matched;
       }
     }
-    if (settings.jit) return this.createUser(manager, idp, settings, identity);
-    return { ok: false, reason: 'no_account' };
+    if (settings.jit) return this.newUserOf(manager, idp, settings, identity);
+    return { kind: 'refused', reason: 'no_account' };
   }
 
-  private async linkByRule(manager: EntityManager, idp: IdpRow, by: 'externalId' | 'userName' | 'email', value: string, identity: UpstreamIdentity): Promise<FederationResult> {
+  private async apply(manager: EntityManager, idp: IdpRow, identity: UpstreamIdentity, decision: Decision): Promise<FederationResult> {
+    switch (decision.kind) {
+      case 'refused':
+        return { ok: false, reason: decision.reason };
+      case 'linked':
+        return { ok: true, userId: decision.userId, via: 'link' };
+      case 'link':
+        await this.link(manager, idp, identity.subject, decision.userId);
+        return { ok: true, userId: decision.userId, via: 'linked' };
+      case 'create': {
+        const { email, emailVerified, ...names } = decision.user;
+        const user = await this.users.insertHuman(manager, null, idp.orgId, newId(), {
+          ...names,
+          email: email ?? '',
+          isEmailVerified: emailVerified,
+          phone: null,
+          passwordHash: null,
+          origin: { source: 'idp', idpId: idp.id },
+        });
+        await this.link(manager, idp, identity.subject, user.id);
+        return { ok: true, userId: user.id, via: 'created' };
+      }
+    }
+  }
+
+  private async matchByRule(manager: EntityManager, idp: IdpRow, by: 'externalId' | 'userName' | 'email', value: string, identity: UpstreamIdentity): Promise<Decision> {
+    const refused = (reason: FederationRefusal): Decision => ({ kind: 'refused', reason });
     // nOAuth: an e-mail address names a person only where the upstream verified it.
-    if (by === 'email' && identity.claims.email_verified !== true) return { ok: false, reason: 'unverified_email' };
+    if (by === 'email' && identity.claims.email_verified !== true) return refused('unverified_email');
     const candidates = (await linkCandidates(manager, idp.orgId, by, value)).filter((c) => c.type === 'human');
-    if (candidates.length === 0) return { ok: false, reason: 'no_account' };
-    if (candidates.length > 1) return { ok: false, reason: 'ambiguous' };
+    if (candidates.length === 0) return refused('no_account');
+    if (candidates.length > 1) return refused('ambiguous');
     const [user] = candidates;
-    if (!isActive(user)) return { ok: false, reason: 'inactive_user' };
-    if (by === 'email' && !user.emailVerified) return { ok: false, reason: 'unverified_email' };
+    if (!isActive(user)) return refused('inactive_user');
+    if (by === 'email' && !user.emailVerified) return refused('unverified_email');
     const roles = (await this.access.rolesOf(manager, [user.id])).get(user.id);
-    if (roles && (roles.instanceRoles.size > 0 || [...roles.orgRoles.values()].some((r) => r.size > 0))) return { ok: false, reason: 'holds_role' };
-    if ((await identityConflicts(manager, idp.id, identity.subject, user.id)).userLinked) return { ok: false, reason: 'already_linked' };
-    await this.link(manager, idp, identity.subject, user.id);
-    return { ok: true, userId: user.id, via: 'linked' };
+    if (roles && (roles.instanceRoles.size > 0 || [...roles.orgRoles.values()].some((r) => r.size > 0))) return refused('holds_role');
+    if ((await identityConflicts(manager, idp.id, identity.subject, user.id)).userLinked) return refused('already_linked');
+    return { kind: 'link', userId: user.id, by };
   }
 
-  private async createUser(manager: EntityManager, idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<FederationResult> {
+  private async newUserOf(manager: EntityManager, idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<Decision> {
     const claim = (key: keyof typeof DEFAULT_CLAIMS) => {
       const name = settings.claims[key] ?? DEFAULT_CLAIMS[key];
       return name === undefined ? undefined : claimText(identity.claims[name]);
     };
     const userName = claim('userName');
-    if (userName === undefined) return { ok: false, reason: 'user_name_missing' };
-    if ((await linkCandidates(manager, idp.orgId, 'userName', userName)).length > 0) return { ok: false, reason: 'user_name_taken' };
+    if (userName === undefined) return { kind: 'refused', reason: 'user_name_missing' };
+    if ((await linkCandidates(manager, idp.orgId, 'userName', userName)).length > 0) return { kind: 'refused', reason: 'user_name_taken' };
     const email = claim('email');
-    const user = await this.users.insertHuman(manager, null, idp.orgId, newId(), {
-      userName,
-      firstName: claim('givenName') ?? '',
-      lastName: claim('familyName') ?? '',
-      email: email ?? '',
-      isEmailVerified: email !== undefined && identity.claims.email_verified === true,
-      phone: null,
-      passwordHash: null,
-      origin: { source: 'idp', idpId: idp.id },
-    });
-    await this.link(manager, idp, identity.subject, user.id);
-    return { ok: true, userId: user.id, via: 'created' };
+    return {
+      kind: 'create',
+      user: { userName, firstName: claim('givenName') ?? '', lastName: claim('familyName') ?? '', email, emailVerified: email !== undefined && identity.claims.email_verified === true },
+    };
   }
 
   private async link(manager: EntityManager, idp: IdpRow, subject: string, userId: string): Promise<void> {
