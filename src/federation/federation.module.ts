@@ -8,6 +8,7 @@ import { FederatedAccounts } from './federated-accounts.service.js';
 import { RoundTrips } from './round-trips.js';
 import { UpstreamOidc } from './upstream-oidc.js';
 import { UpstreamSaml } from './saml/upstream-saml.js';
+import { IdpTests } from './idp-tests.service.js';
 
 /**
  * Federation (DESIGN §14; docs/federation.md): an organization's upstream identity providers and the upstream
@@ -17,7 +18,7 @@ import { UpstreamSaml } from './saml/upstream-saml.js';
 @Module({
   imports: [UsersModule],
   controllers: [IdpsController, UserIdentitiesController],
-  providers: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, UpstreamSaml, FederatedAccounts],
+  providers: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, UpstreamSaml, FederatedAccounts, IdpTests],
   exports: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, UpstreamSaml, FederatedAccounts],
 })
 export class FederationModule {}

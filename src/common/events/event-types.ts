@@ -59,6 +59,7 @@ export const EVENT_MESSAGES = {
   'org.idp.added': 'Identity provider added',
   'org.idp.changed': 'Identity provider changed',
   'org.idp.removed': 'Identity provider removed',
+  'org.idp.tested': 'Identity provider test sign-in started',
   'user.idp.link.added': 'Upstream identity linked',
   'user.idp.link.removed': 'Upstream identity unlinked',
   'user.idp.login.succeeded': 'Signed in through an identity provider',

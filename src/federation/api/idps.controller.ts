@@ -5,13 +5,17 @@ import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { IdentityProvidersService } from '../identity-providers.service.js';
-import { CreateIdpDto, IdpCreatedDto, IdpDto, IdpListDto, UpdateIdpDto } from './idps.dto.js';
+import { IdpTests } from '../idp-tests.service.js';
+import { CreateIdpDto, IdpCreatedDto, IdpDto, IdpListDto, IdpTestDto, UpdateIdpDto } from './idps.dto.js';
 
 /** An organization's upstream identity providers (DESIGN §14; docs/federation.md). Secrets are never returned. */
 @ApiTags('management')
 @Controller('management/v1/orgs/:orgId/idps')
 export class IdpsController {
-  constructor(private readonly idps: IdentityProvidersService) {}
+  constructor(
+    private readonly idps: IdentityProvidersService,
+    private readonly tests: IdpTests,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -49,6 +53,19 @@ export class IdpsController {
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   change(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('idpId') idpId: string, @Body() dto: UpdateIdpDto): Promise<IdpDto> {
     return this.idps.change(caller.userId, orgId, idpId, dto);
+  }
+
+  @Post(':idpId/test')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Start a test sign-in',
+    description: 'A one-time link to the upstream (10 minutes). The sign-in there ends on a page showing the upstream identity and which user the rules would pick; nothing is linked or created, no session is made.',
+  })
+  @ApiCreatedResponse({ type: IdpTestDto })
+  @ApiNotFoundResponse({ description: 'no such identity provider of the organization' })
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  test(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('idpId') idpId: string): Promise<IdpTestDto> {
+    return this.tests.start(caller.userId, orgId, idpId);
   }
 
   @Delete(':idpId')

@@ -173,3 +173,8 @@ export class IdpListDto {
   @ApiProperty({ type: [IdpDto] }) idps: IdpDto[];
   @ApiProperty() total: number;
 }
+
+export class IdpTestDto {
+  @ApiProperty({ description: "the upstream's sign-in with this test's round trip; open it in a browser" }) url: string;
+  @ApiProperty() expiresAt: string;
+}

@@ -13,6 +13,8 @@ import { settingsOf, UpstreamAnswerRefused, UpstreamOidc } from '../../federatio
 import { MAX_SAML_RESPONSE_BYTES, samlSettingsOf, UpstreamSaml } from '../../federation/saml/upstream-saml.js';
 import { XmlRefused } from '../../federation/saml/saml-xml.js';
 import { LOGIN_IDP_PREFIX } from '../../federation/idp-paths.js';
+import { TEST_SIGN_IN } from '../../federation/idp-tests.service.js';
+import { idpTestPage } from './idp-test.views.js';
 import { randomBytes } from 'node:crypto';
 import type { UpstreamIdentity } from '../../federation/upstream-oidc.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
@@ -92,6 +94,7 @@ export class FederatedLoginUi {
     const acsForm = express.urlencoded({ extended: false, limit: MAX_SAML_RESPONSE_BYTES + 4096, parameterLimit: 10 });
     router.post(`${LOGIN_IDP_PREFIX}/:idpId/acs`, acsForm, wrap((req, res) => this.acs(req, res)));
     router.get(`${LOGIN_IDP_PREFIX}/:idpId/metadata`, wrap((req, res) => this.spMetadata(req, res)));
+    router.get(`${LOGIN_IDP_PREFIX}/:idpId/test-result`, wrap((req, res) => this.testResult(req, res)));
     router.get(`${LOGIN_UI_PREFIX}/:uid/idp/continue`, wrap((req, res) => this.continue(req, res)));
   }
 
@@ -168,7 +171,46 @@ export class FederatedLoginUi {
     const trip = state ? await this.trips.answer(idpId, state, answer) : undefined;
     // An unknown, used, expired or other IdP's state: nothing to continue (and nothing to record about anyone).
     if (!trip) return this.interactions.refuse(req, res, 400, 'invalid_request', 'this sign-in has expired or was completed already; start again from the application');
-    res.status(303).location(`${LOGIN_UI_PREFIX}/${trip.interactionUid}/idp/continue?trip=${encodeURIComponent(trip.id)}`).set('Content-Length', '0').end();
+    this.onward(res, idpId, trip);
+  }
+
+  /** After the upstream: to the interaction that started the trip, or to a test sign-in's result. */
+  private onward(res: Response, idpId: string, trip: { id: string; interactionUid: string }): void {
+    const query = `trip=${encodeURIComponent(trip.id)}`;
+    const next = trip.interactionUid === TEST_SIGN_IN ? `${LOGIN_IDP_PREFIX}/${idpId}/test-result?${query}` : `${LOGIN_UI_PREFIX}/${trip.interactionUid}/idp/continue?${query}`;
+    res.status(303).location(next).set('Content-Length', '0').end();
+  }
+
+  /**
+   * A test sign-in's result (docs/federation.md, "Testing an IdP"): the identity, checked as for a sign-in, and what
+   * the rules would do with it — read only: nothing linked or created, no session, no login event.
+   */
+  private async testResult(req: Request, res: Response): Promise<void> {
+    const trip = await this.trips.finish(String(req.query.trip ?? ''), TEST_SIGN_IN);
+    const idp = trip ? await this.idps.byId(trip.idpId) : undefined;
+    if (!trip || !idp || idp.id !== req.params.idpId) return this.interactions.refuse(req, res, 400, 'invalid_request', 'this test sign-in has expired or was shown already; start a new one');
+    let identity: UpstreamIdentity | undefined = trip.answer.identity;
+    try {
+      if (idp.type === 'oidc') {
+        if (trip.answer.code === undefined) return this.interactions.refuse(req, res, 502, /^[a-z_]{1,64}$/.test(trip.answer.error ?? '') ? trip.answer.error! : 'upstream_error', this.locale(req).t.idpUnavailable);
+        identity = await this.upstream.identify(idp, this.callbackUrl(idp.id), trip.answer, trip);
+      }
+    } catch (error) {
+      const reason = this.reasonOf(idp, error);
+      return this.interactions.refuse(req, res, REFUSALS[reason].status, reason, error instanceof Error ? error.message : String(error));
+    }
+    if (!identity) return this.interactions.refuse(req, res, 400, 'invalid_response', this.locale(req).t.idpRefused);
+    const settings = idp.type === 'saml' ? samlSettingsOf(idp) : settingsOf(idp);
+    const decision = await this.accounts.preview(idp, 'attributes' in settings ? { ...settings, claims: settings.attributes } : settings, identity);
+    const userId = decision.kind === 'linked' || decision.kind === 'link' ? decision.userId : undefined;
+    const user = userId ? await this.loginUsers.findById(userId) : null;
+    const { locale, t } = this.locale(req);
+    this.interactions.render(res, idpTestPage(locale, t, idp.name, identity, decision, user?.loginName));
+  }
+
+  private locale(req: Request): { locale: ReturnType<typeof chooseLocale>; t: Messages } {
+    const locale = chooseLocale(undefined, req.headers['accept-language']);
+    return { locale, t: messages(locale) };
   }
 
   /**
@@ -195,7 +237,7 @@ export class FederatedLoginUi {
       return this.refused(req, res, idp, this.reasonOf(idp, error));
     }
     if (!trip) return this.interactions.refuse(req, res, 400, 'invalid_request', 'this sign-in was completed already; start again from the application');
-    res.status(303).location(`${LOGIN_UI_PREFIX}/${trip.interactionUid}/idp/continue?trip=${encodeURIComponent(trip.id)}`).set('Content-Length', '0').end();
+    this.onward(res, idpId, trip);
   }
 
   /** This SP's metadata for a SAML IdP (SAML Metadata §2.4.4): public, it names keys and endpoints only. */

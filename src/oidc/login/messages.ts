@@ -54,6 +54,15 @@ const EN = {
   idpRefused: 'The sign-in through your identity provider could not be accepted. Start again from the application.',
   idpUnavailable: 'Your identity provider could not be reached. Try again in a few minutes.',
   idpInactive: 'This account is deactivated or locked.',
+  idpTestTitle: 'Test sign-in',
+  idpTestHint: 'Nothing was linked or created and no session was made: this page only shows what a sign-in would do.',
+  idpTestSubject: 'Subject at the identity provider',
+  idpTestClaims: 'What the identity provider sent',
+  idpTestMethods: 'Methods it names (amr)',
+  idpTestLinked: (user: string) => `Signs in as ${user} (already linked).`,
+  idpTestLink: (user: string, by: string) => `Would link to ${user} (matched by ${by}) and sign in.`,
+  idpTestCreate: (user: string) => `Would create the user ${user} and sign in.`,
+  idpTestRefused: (reason: string) => `Would be refused: ${reason}.`,
 };
 
 type Messages = typeof EN;
@@ -113,6 +122,15 @@ const DE: Messages = {
   idpRefused: 'Die Anmeldung über deinen Identitätsanbieter konnte nicht angenommen werden. Beginne erneut in der Anwendung.',
   idpUnavailable: 'Dein Identitätsanbieter ist nicht erreichbar. Versuche es in ein paar Minuten erneut.',
   idpInactive: 'Dieses Konto ist deaktiviert oder gesperrt.',
+  idpTestTitle: 'Test-Anmeldung',
+  idpTestHint: 'Es wurde nichts verknüpft oder angelegt und keine Sitzung begonnen: diese Seite zeigt nur, was eine Anmeldung täte.',
+  idpTestSubject: 'Subjekt beim Identitätsanbieter',
+  idpTestClaims: 'Was der Identitätsanbieter gesendet hat',
+  idpTestMethods: 'Genannte Verfahren (amr)',
+  idpTestLinked: (user: string) => `Meldet als ${user} an (bereits verknüpft).`,
+  idpTestLink: (user: string, by: string) => `Würde mit ${user} verknüpfen (gefunden über ${by}) und anmelden.`,
+  idpTestCreate: (user: string) => `Würde den Benutzer ${user} anlegen und anmelden.`,
+  idpTestRefused: (reason: string) => `Würde abgelehnt: ${reason}.`,
 };
 
 const CATALOG: Record<string, Messages> = { en: EN, de: DE };
