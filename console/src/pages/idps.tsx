@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { Checkbox, DeleteButton, Field, Form, Loading, Page, Select, useLoad } from '../components';
+import { ActionButton, Checkbox, DeleteButton, Field, Form, Loading, Page, Select, useLoad } from '../components';
 import { t } from '../i18n';
 
 interface Idp {
@@ -149,6 +149,7 @@ export function IdpsPage({ orgId }: { orgId: string }) {
 /** One IdP: what to hand to the upstream, and its edit form (PATCH …/idps/{idpId}: the fields sent change). */
 function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () => void }) {
   const [editing, setEditing] = useState(false);
+  const [test, setTest] = useState<string | null>(null);
   return (
     <>
       <tr>
@@ -160,6 +161,7 @@ function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () 
           <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
             {t('edit')}
           </button>
+          <ActionButton label={t('testSignIn')} action={async () => setTest((await api<{ url: string }>('POST', `${path}/test`)).url)} />
           <DeleteButton
             action={async () => {
               await api('DELETE', path);
@@ -168,6 +170,17 @@ function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () 
           />
         </td>
       </tr>
+      {test && (
+        <tr>
+          <td colSpan={5}>
+            <p>{t('testSignInHint')}</p>
+            {/* A new tab, opened by the operator's click: the result page there changes nothing (docs/federation.md). */}
+            <a href={test} target="_blank" rel="noopener noreferrer">
+              {t('openTestSignIn', { name: idp.name })}
+            </a>
+          </td>
+        </tr>
+      )}
       {editing && (
         <tr>
           <td colSpan={5}>
