@@ -18,6 +18,7 @@ import { STRING_BOUNDS } from '../../src/users/rules/string-bounds.js';
 import { countRows, createOrg, unique, useService } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
 import { humanUser, importBody, postImport, userErrors } from '../import/import.helpers.js';
+import { idpMetadataXml } from '../federation/support/saml-metadata.js';
 
 // class-transformer keeps the nested types of @Type here; its package has no typed entry for it.
 const { defaultMetadataStorage } = createRequire(import.meta.url)('class-transformer/cjs/storage.js');
@@ -119,13 +120,7 @@ const oidcApp = () => ({ name: unique('app'), redirectUris: ['https://app.exampl
 const project = async (svc: TestService, orgId: string) => (await created(svc, `/management/v1/orgs/${orgId}/projects`, { name: unique('project') })).id as string;
 const idp = () => ({ type: 'oidc', name: unique('idp'), issuer: 'https://93.184.215.14/', clientId: 'portcullis', clientSecret: 'bound-secret', link: { by: 'externalId', from: 'oid' } });
 const users = (orgId: string) => `/management/v1/orgs/${orgId}/users`;
-/** A SAML IdP's metadata as the service reads it (the certificate is not checked at creation, only stored). */
-const SAML_METADATA =
-  '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.example/saml">' +
-  '<IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data>' +
-  '<ds:X509Certificate>MIIBbound</ds:X509Certificate></ds:X509Data></ds:KeyInfo></KeyDescriptor>' +
-  '<SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example/sso"/></IDPSSODescriptor></EntityDescriptor>';
-const samlIdp = () => ({ type: 'saml', name: unique('saml'), metadataXml: SAML_METADATA });
+const samlIdp = () => ({ type: 'saml', name: unique('saml'), metadataXml: idpMetadataXml() });
 /** Fields of one protocol only (DESIGN §14): each is walked on an IdP of its protocol. */
 const SAML_FIELDS = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests'];
 const isSamlField = (path: string) => SAML_FIELDS.some((f) => path === f || path.startsWith(`${f}.`));

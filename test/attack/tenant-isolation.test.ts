@@ -6,6 +6,7 @@ import { createApiApp, createHuman, createOidcApp, createProject } from '../oidc
 import { databaseState } from './support/db-state.js';
 import { declaredRoutes, fillPath } from '../support/routes.js';
 import type { DeclaredRoute } from '../support/routes.js';
+import { idpMetadataXml } from '../federation/support/saml-metadata.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -73,6 +74,8 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'GET /management/v1/orgs/:orgId/idps/:idpId': undefined,
     'PATCH /management/v1/orgs/:orgId/idps/:idpId': { name: 'changed' },
     'DELETE /management/v1/orgs/:orgId/idps/:idpId': undefined,
+    // A test sign-in of the SAML IdP (see call()): its upstream URL is built from stored metadata, no network needed.
+    'POST /management/v1/orgs/:orgId/idps/:idpId/test': undefined,
     'GET /management/v1/orgs/:orgId/users/:userId/identities': undefined,
     // POST …/identities takes its body from the ids (the IdP to link through): see call().
     'DELETE /management/v1/orgs/:orgId/users/:userId/identities/:idpId/:subject': undefined,
@@ -151,6 +154,8 @@ describe('tenant isolation matrix', () => {
     const idpId = await idp();
     const linked = await admin('POST', `/users/${human.userId}/identities`, { idpId, subject: 'victim-subject' });
     assert.equal(linked.status, 201, linked.text);
+    const samlIdp = await admin('POST', '/idps', { type: 'saml', name: unique('saml'), metadataXml: idpMetadataXml() });
+    assert.equal(samlIdp.status, 201, samlIdp.text);
     // SCIM's Groups/:id gets a group of its own: the control below deletes through both APIs.
     victim = {
       orgId: orgB.id,
@@ -164,6 +169,7 @@ describe('tenant isolation matrix', () => {
       webhookId: webhook.body.id,
       idpId,
       linkIdpId: await idp(),
+      samlIdpId: samlIdp.body.id,
       subject: 'victim-subject',
       emptyProjectId: emptyProject.projectId,
       secretAppId: secretApp.appId,
@@ -181,6 +187,8 @@ describe('tenant isolation matrix', () => {
     const body = validBody(route, ids);
     const filled = route.path.includes('/Groups/:id')
       ? { ...ids, id: ids.scimGroupId }
+      : route.path.endsWith('/idps/:idpId/test')
+        ? { ...ids, idpId: ids.samlIdpId }
       : route.path.includes('/webhooks/:id')
         ? { ...ids, id: ids.webhookId }
         : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)

@@ -8,6 +8,8 @@ import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../oidc/support/browser.js';
 import { createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
 import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
+import { idpMetadataXml } from '../federation/support/saml-metadata.js';
+import { startUpstreamIdp } from '../federation/support/upstream-idp.js';
 
 /** The confirmation every removal asks for (components.tsx, DeleteButton). */
 const CONFIRM = 'Yes, delete';
@@ -130,12 +132,7 @@ describe('identity providers in the operator console (Chromium)', () => {
   });
 
   it('adds a SAML identity provider by its metadata URL and shows the SP metadata, entity ID and ACS to hand over', async () => {
-    // The IdP's metadata, served as an IdP publishes it (its certificate is only stored at creation).
-    const metadata =
-      '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="https://idp.fabrikam.example/saml">' +
-      '<IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol"><KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data>' +
-      '<ds:X509Certificate>MIIBconsole</ds:X509Certificate></ds:X509Data></ds:KeyInfo></KeyDescriptor>' +
-      '<SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.fabrikam.example/sso"/></IDPSSODescriptor></EntityDescriptor>';
+    const metadata = idpMetadataXml('https://idp.fabrikam.example/saml', 'https://idp.fabrikam.example/sso');
     const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(metadata));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { context, page, problems } = await open();
@@ -163,6 +160,39 @@ describe('identity providers in the operator console (Chromium)', () => {
     } finally {
       await context.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('a test sign-in opens the upstream in a new tab and ends on a page saying what a sign-in would do; the console stays signed in', async () => {
+    const upstream = await startUpstreamIdp({ 'tester-sub': { preferred_username: 'tester' } });
+    const { context, page, problems } = await open();
+    try {
+      const name = unique('Tested');
+      const created = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, {
+        token: svc.adminToken,
+        body: { type: 'oidc', name, issuer: upstream.issuer, clientId: 'console-test', clientSecret: 'console-test-secret' },
+      });
+      assert.equal(created.status, 201, created.text);
+      upstream.addClient({ client_id: 'console-test', client_secret: 'console-test-secret', redirect_uris: [created.body.callbackUrl] });
+      await page.goto(`${base}/console/`);
+      await signIn(page, 'admin', password());
+      await page.goto(`${base}/console/orgs/${orgId}/idps`);
+      const row = page.getByRole('table', { name: 'Identity providers' }).getByRole('row').filter({ hasText: name });
+      await row.getByRole('button', { name: 'Test sign-in' }).click();
+      const link = page.getByRole('link', { name: `Open the test sign-in through ${name}` });
+      const [tab] = await Promise.all([context.waitForEvent('page'), link.click()]);
+      await tab.locator('[data-upstream-account]').fill('tester-sub');
+      await tab.locator('[data-upstream-submit]').click();
+      await tab.locator('[data-outcome="refused"]').waitFor();
+      assert.match((await tab.textContent('main')) ?? '', /no_account/);
+      assert.match((await tab.textContent('[data-subject]')) ?? '', /tester-sub/);
+      // The operator's console is still the operator's.
+      await page.reload();
+      await page.getByRole('heading', { name: 'Identity providers', level: 1 }).waitFor();
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+      await upstream.close();
     }
   });
 });

@@ -48,6 +48,7 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
       'erin-sub': { email: 'erin@contoso.example', email_verified: false },
       'frank-sub': { email: 'frank@contoso.example', email_verified: true },
       'grace-sub': { email: 'grace@contoso.example', email_verified: true },
+      'jit2-sub': { preferred_username: unique('jit.tested'), email: 'jit2@contoso.example', email_verified: true },
     });
     tenant = await scimTenant(svc);
     owner = await createCaller(svc, tenant.orgId, { org: ['ORG_OWNER'] });
@@ -325,5 +326,33 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     } finally {
       silent.close();
     }
+  });
+
+  it('a test sign-in shows who the upstream says signed in and what a sign-in would do, changing nothing', async () => {
+    const manager = await createCaller(svc, tenant.orgId, { org: ['ORG_USER_MANAGER'] });
+    const users = await countRows(svc, 'users');
+    const links = await countRows(svc, 'user_identities');
+    assert.equal((await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps/${idp.link}/test`, { token: manager.token })).status, 403);
+    const test = async (key: string, account: string) => {
+      const started = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps/${idp[key]}/test`, { token: owner.token });
+      assert.equal(started.status, 201, started.text);
+      assert.equal(new URL(started.body.url).origin, upstream.issuer);
+      // The operator opens the link: a browser with no session of the service.
+      const browser = new FederatedBrowser(svc, upstream.issuer);
+      return browser.signInUpstream({ status: 303, location: started.body.url, text: '', headers: new Headers() }, account);
+    };
+    const linked = await test('link', 'alice-sub');
+    assert.equal(linked.status, 200, linked.text.slice(0, 300));
+    assert.match(linked.text, /data-outcome="linked"/);
+    assert.match(linked.text, /alice@contoso\.example/);
+    const created = await test('jit', 'jit2-sub');
+    assert.match(created.text, /data-outcome="create"/);
+    assert.match(created.text, new RegExp(upstream.accounts['jit2-sub'].preferred_username as string));
+    const refused = await test('link', 'stranger-sub');
+    assert.match(refused.text, /data-outcome="refused"[^]*no_account/);
+    assert.equal(await countRows(svc, 'users'), users, 'nothing created');
+    assert.equal(await countRows(svc, 'user_identities'), links, 'nothing linked');
+    const [event] = await searchEvents(svc, { event_types: ['org.idp.tested'], aggregate_id: idp.jit });
+    assert.equal(event.editor.userId, owner.userId);
   });
 });

@@ -211,6 +211,18 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
     assert.equal(await countRows(svc, 'user_identities'), links, 'nothing linked');
   });
 
+  it('a test sign-in through SimpleSAMLphp shows what a sign-in would do, changing nothing', async () => {
+    const links = await countRows(svc, 'user_identities');
+    const started = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps/${idp.link.id}/test`, { token: owner.token });
+    assert.equal(started.status, 201, started.text);
+    const browser = new FederatedBrowser(svc, ssp.baseUrl);
+    const { acs, form } = await browser.samlResponseFrom({ status: 303, location: started.body.url, text: '', headers: new Headers() }, 'dave', 'dave-pass');
+    const page = await browser.postToAcs(acs, form);
+    assert.equal(page.status, 200, page.text.slice(0, 300));
+    assert.match(page.text, /data-outcome="refused"[^]*no_account/, 'dave has no account here');
+    assert.equal(await countRows(svc, 'user_identities'), links);
+  });
+
   it('the API refuses SAML metadata with a DTD, without an IdP, or given twice, and OIDC fields on a SAML IdP', async () => {
     const create = (body: Record<string, unknown>) => svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps`, { token: owner.token, body: { type: 'saml', name: 'Bad', ...body } });
     const before = await countRows(svc, 'identity_providers');

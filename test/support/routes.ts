@@ -90,7 +90,7 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
           // interaction's cookie (DESIGN §14). A SAML IdP's SP metadata is public by design.
           policy: route.path.includes('/assets/')
             ? 'public (static file)'
-            : route.path.endsWith('/callback') || route.path.endsWith('/acs')
+            : route.path.endsWith('/callback') || route.path.endsWith('/acs') || route.path.endsWith('/test-result')
               ? 'public (upstream state, single use)'
               : route.path.endsWith('/metadata')
                 ? 'public (SP metadata: keys and endpoints)'

@@ -297,6 +297,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/idps/:idpId': 'reads an identity provider',
   'PATCH /management/v1/orgs/:orgId/idps/:idpId': 'changes an identity provider',
   'DELETE /management/v1/orgs/:orgId/idps/:idpId': 'removes an identity provider and the links through it (no user is changed)',
+  'POST /management/v1/orgs/:orgId/idps/:idpId/test': 'starts a test sign-in through an identity provider (a dry run: no user is changed, no session made)',
   'POST /management/v1/orgs/:orgId/webhooks': "subscribes to the organization's events (reading is not acting)",
   'GET /management/v1/orgs/:orgId/webhooks': 'reads webhook subscriptions',
   'DELETE /management/v1/orgs/:orgId/webhooks/:id': 'removes a webhook subscription',
@@ -335,6 +336,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /ui/login/:uid/idp/continue': 'signs in the end-user the upstream identity provider vouched for (linked, matched without roles, or created)',
   'POST /ui/login/idp/:idpId/acs': "validates the SAML IdP's response for its round trip and records the identity on it",
   'GET /ui/login/idp/:idpId/metadata': "shows this SP's public metadata for a SAML IdP",
+  'GET /ui/login/idp/:idpId/test-result': 'shows what a sign-in of the upstream identity would do, to whoever completed the test at the upstream; changes nothing',
   'GET /ui/login/assets/webauthn.js': 'a static script (the WebAuthn ceremony)',
   'GET /ui/login/assets/passkeys.js': 'a static script (the WebAuthn ceremony)',
   // Reading, changing and removing resources other than users (docs/product-rules.md, "Changing and removing resources").
