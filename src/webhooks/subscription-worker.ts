@@ -3,7 +3,7 @@ import type { EventDto } from '../admin/dto/events.dto.js';
 import { eventIdsAt } from '../common/events/event-log.js';
 import { webhookDeliveries } from '../common/metrics/metrics.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
-import { nextRetryAt } from './webhook-retry.js';
+import { nextRetryAt } from '../common/operations/retry-schedule.js';
 import { pendingDelivery, recordAttempts, subscriptionById, subscriptionExists } from './webhook.queries.js';
 import type { DeliveryRow, SubscriptionRow } from './webhook.queries.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nextRetryAt } from './webhook-retry.js';
+import { nextRetryAt } from './retry-schedule.js';
 
-describe('webhook retry schedule', () => {
+describe('retry schedule of webhooks and mail', () => {
   it('doubles from the base and gives up past the window (defaults: 14 retries within 24 h)', () => {
     const base = 5000;
     const day = 86_400_000;
