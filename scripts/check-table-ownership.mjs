@@ -26,6 +26,7 @@ export const USERS_TABLES = [
   'mfa_offer_skips',
   'org_user_counts',
   'removed_users',
+  'user_codes',
 ];
 
 const NAMED_TABLE = new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\\s+\\\\?[\`"']?(${USERS_TABLES.join('|')})\\b`, 'i');

@@ -20,6 +20,8 @@ import { UserEntity } from './users/entities/user.entity.js';
 import { UserFactorEntity } from './users/entities/user-factor.entity.js';
 import { RecoveryCodeEntity } from './users/entities/recovery-code.entity.js';
 import { MfaOfferSkipEntity } from './users/entities/mfa-offer-skip.entity.js';
+import { MailMessageEntity } from './mail/mail-message.entity.js';
+import { UserCodeEntity } from './users/codes/user-code.entity.js';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
 import { WebhookDispatcherEntity } from './webhooks/webhook-dispatcher.entity.js';
 import { WebhookSubscriptionEntity } from './webhooks/webhook-subscription.entity.js';
@@ -51,6 +53,8 @@ export const ENTITIES = [
   RecoveryCodeEntity,
   MfaOfferSkipEntity,
   WebhookSubscriptionEntity,
+  MailMessageEntity,
+  UserCodeEntity,
   WebhookDeliveryEntity,
   WebhookDispatcherEntity,
   IdentityProviderEntity,

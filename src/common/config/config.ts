@@ -38,6 +38,25 @@ export interface AppConfig {
   outboundAllowPrivateNetworks: boolean;
   /** How long a call to an upstream identity provider (discovery, keys, token, user info) may take (`IDP_TIMEOUT_MS`). */
   idpTimeoutMs: number;
+  mail: MailConfig;
+}
+
+/** Outgoing mail (DESIGN §13; docs/mail.md). */
+export interface MailConfig {
+  /** `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`; undefined: `.eml` files under `$DATA_DIR/mail/`. */
+  smtpUrl?: string;
+  /** Refuse to send over a connection that is not encrypted (`SMTP_REQUIRE_TLS`). */
+  requireTls: boolean;
+  /** The `From` header (`MAIL_FROM`). */
+  from: string;
+  /** The first retry's delay; each further retry waits twice as long (`MAIL_RETRY_BASE_MS`). */
+  retryBaseMs: number;
+  /** How long an unsent message is retried before it is `failed` (`MAIL_RETRY_WINDOW_MS`, 24 h). */
+  retryWindowMs: number;
+  /** How long a process holds a message it is sending; after a crash, another sends it then (`MAIL_LEASE_MS`). */
+  leaseMs: number;
+  /** How often each process looks for due messages that nobody sends (`MAIL_POLL_MS`). */
+  pollMs: number;
 }
 
 /** Webhook delivery (src/webhooks; docs/webhooks.md). */
@@ -130,6 +149,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
   const listReadTimeLimitMs = read.integer('LIST_READ_TIME_LIMIT_MS', 5000, 10, 600_000);
   const idpTimeoutMs = read.integer('IDP_TIMEOUT_MS', 10_000, 100, 60_000);
+  const mail = readMailConfig(read, env, instanceDomain, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -153,6 +173,25 @@ export function loadConfig(env: Env = process.env): AppConfig {
     listReadTimeLimitMs,
     outboundAllowPrivateNetworks,
     idpTimeoutMs,
+    mail,
+  };
+}
+
+function readMailConfig(read: EnvReader, env: Env, instanceDomain: string, problems: string[]): MailConfig {
+  const smtpUrl = env.SMTP_URL === undefined || env.SMTP_URL === '' ? undefined : env.SMTP_URL;
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) problems.push(`SMTP_URL must be smtp://host:port or smtps://host:port, got "${redactUrl(smtpUrl)}"`);
+  const from = read.string('MAIL_FROM', `Portcullis <no-reply@${instanceDomain}>`);
+  if (/[\r\n]/.test(from) || !/@/.test(from)) problems.push('MAIL_FROM must be one address, e.g. "Portcullis <no-reply@example.com>"');
+  return {
+    smtpUrl,
+    requireTls: read.boolean('SMTP_REQUIRE_TLS', false),
+    from,
+    // As webhooks (DESIGN §10): first retry after about 5 s, given up after 24 h.
+    retryBaseMs: read.integer('MAIL_RETRY_BASE_MS', 5000, 10, 3_600_000),
+    retryWindowMs: read.integer('MAIL_RETRY_WINDOW_MS', 86_400_000, 0, 30 * 86_400_000),
+    // Outlasts nodemailer's connection and greeting timeouts, so no attempt outlives its lease.
+    leaseMs: read.integer('MAIL_LEASE_MS', 120_000, 1000, 3_600_000),
+    pollMs: read.integer('MAIL_POLL_MS', 1000, 10, 60_000),
   };
 }
 

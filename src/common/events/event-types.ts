@@ -64,6 +64,10 @@ export const EVENT_MESSAGES = {
   'user.idp.link.removed': 'Upstream identity unlinked',
   'user.idp.login.succeeded': 'Signed in through an identity provider',
   'user.idp.login.failed': 'Sign-in through an identity provider refused',
+  'user.human.invitation.sent': 'Invitation sent',
+  'user.human.password.reset.requested': 'Password reset requested',
+  'user.human.email.verified': 'Email address verified',
+  'user.human.mail.failed': 'Mail could not be delivered',
 } as const;
 
 export type EventType = keyof typeof EVENT_MESSAGES;

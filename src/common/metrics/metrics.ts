@@ -48,6 +48,12 @@ export const eventsWritten = new Counter({
   help: 'Events appended to the event log (in transactions that may still roll back).',
 });
 
+export const mailMessages = new Counter({
+  name: 'portcullis_mail_messages_total',
+  help: 'Mail messages, by result: queued, sent, deferred (an attempt failed; retried later), failed (given up on).',
+  labelNames: ['result'] as const,
+});
+
 export const webhookDeliveries = new Counter({
   name: 'portcullis_webhook_deliveries_total',
   help: 'Webhook delivery attempts, by result.',

@@ -1,9 +1,7 @@
+import { esc } from '../../common/text/html-escape.js';
 import type { Locale, Messages } from './messages.js';
 
-/** Escapes text for HTML element content and double-quoted attributes. */
-export function esc(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
+export { esc };
 
 /** The page frame: no external resources, so the strict CSP below holds. */
 export function page(locale: Locale, title: string, body: string): string {

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { generateSecret, SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { newId } from '../../common/ids.js';
+import { UserCodeEntity } from './user-code.entity.js';
+import type { CodePurpose } from './user-code.entity.js';
+
+/** How long a link works (DESIGN §13): reset 1 h, e-mail verification 24 h, invitation 7 days. */
+export const CODE_LIFETIME_MS: Record<CodePurpose, number> = {
+  password_reset: 3_600_000,
+  email_verification: 86_400_000,
+  invitation: 7 * 86_400_000,
+};
+
+export interface IssuedCode {
+  /** `<id>.<secret>`: what the link carries; 256 bits of secret. Never stored, logged or put in an event. */
+  code: string;
+  expiresAt: number;
+}
+
+/**
+ * One-time codes of mailed links (docs/mail.md, "Codes"). The id finds the row; the secret is compared in
+ * constant time with its HMAC; a code is used by deleting its row, so two requests with one code cannot both
+ * succeed. Lookups read state in the caller's transaction.
+ */
+@Injectable()
+export class UserCodes {
+  constructor(private readonly hasher: SecretHasher) {}
+
+  /** A new code, replacing the user's earlier codes of the same purpose. */
+  async issueIn(manager: EntityManager, userId: string, purpose: CodePurpose, now = Date.now()): Promise<IssuedCode> {
+    const secret = generateSecret();
+    const row = { id: newId(), userId, purpose, secretHash: this.hasher.hash(secret), createdAt: now, expiresAt: now + CODE_LIFETIME_MS[purpose] };
+    await manager.delete(UserCodeEntity, { userId, purpose });
+    await manager.insert(UserCodeEntity, row);
+    return { code: `${row.id}.${secret}`, expiresAt: row.expiresAt };
+  }
+
+  /** The user a live code of this purpose belongs to, without using it (to show the page the link opens). */
+  async holderIn(manager: EntityManager, code: string, purpose: CodePurpose, now = Date.now()): Promise<string | undefined> {
+    return (await this.liveRow(manager, code, purpose, now))?.userId;
+  }
+
+  /** Uses the code: the user it belongs to, or undefined for an unknown, used, replaced, expired or other-purpose code. */
+  async consumeIn(manager: EntityManager, code: string, purpose: CodePurpose, now = Date.now()): Promise<string | undefined> {
+    const row = await this.liveRow(manager, code, purpose, now);
+    if (!row) return undefined;
+    const { affected } = await manager.delete(UserCodeEntity, { id: row.id });
+    return affected === 1 ? row.userId : undefined;
+  }
+
+  /** Every code of the user ends: a password change (DESIGN §13). */
+  async revokeAllIn(manager: EntityManager, userId: string): Promise<void> {
+    await manager.delete(UserCodeEntity, { userId });
+  }
+
+  private async liveRow(manager: EntityManager, code: string, purpose: CodePurpose, now: number): Promise<UserCodeEntity | undefined> {
+    const dot = code.indexOf('.');
+    if (dot <= 0 || code.length > 200) return undefined;
+    const row = await manager.findOneBy(UserCodeEntity, { id: code.slice(0, dot) });
+    if (!row || row.purpose !== purpose || row.expiresAt <= now) return undefined;
+    return this.hasher.matches(code.slice(dot + 1), row.secretHash) ? row : undefined;
+  }
+}
