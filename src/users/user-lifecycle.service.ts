@@ -12,6 +12,7 @@ import { PublicKeyEntity } from './entities/public-key.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import type { UserState } from './entities/user.entity.js';
 import { UserAccess } from './acting/user-access.service.js';
+import { UserCodes } from './codes/user-codes.js';
 import { updateRows } from './entity-rows.js';
 import { countRemoved } from './org-user-counts.js';
 import { leaveAllGroupsIn } from './groups/group.queries.js';
@@ -31,6 +32,7 @@ export class UserLifecycleService {
     private readonly events: EventStore,
     private readonly passwords: PasswordHasher,
     private readonly access: UserAccess,
+    private readonly codes: UserCodes,
     @Optional() @Inject(USER_TOKENS) private readonly tokens?: UserTokens,
   ) {}
 
@@ -133,18 +135,22 @@ export class UserLifecycleService {
     user: Pick<UserEntity, 'id' | 'orgId' | 'type' | 'version'>,
     hash: string,
     changeRequired: boolean,
-    options: { rehash?: boolean } = {},
+    options: { rehash?: boolean; method?: 'reset' | 'invitation' } = {},
   ) {
     assertHasPassword(user);
     await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
-    if (!options.rehash) await this.tokens?.revokeAll(manager, user.id);
+    if (!options.rehash) {
+      await this.tokens?.revokeAll(manager, user.id);
+      // Every mailed link of the user ends with it (DESIGN §13).
+      await this.codes.revokeAllIn(manager, user.id);
+    }
     await this.events.push(manager, {
       type: 'user.human.password.changed',
       aggregateType: 'user',
       aggregateId: user.id,
       resourceOwner: user.orgId,
       editorUserId,
-      payload: { changeRequired },
+      payload: { changeRequired, ...(options.method ? { method: options.method } : {}) },
     });
   }
 

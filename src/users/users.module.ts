@@ -20,6 +20,9 @@ import { UserLifecycleService } from './user-lifecycle.service.js';
 import { UserProfileService } from './user-profile.service.js';
 import { UsersService } from './users.service.js';
 import { UserImportWriter } from './user-import.writer.js';
+import { UserCodes } from './codes/user-codes.js';
+import { AccountLinksService } from './self-service/account-links.service.js';
+import { MailModule } from '../mail/mail.module.js';
 
 import { ApplicationCredentialsService } from './resources/application-credentials.service.js';
 import { ApplicationEditsService } from './resources/application-edits.service.js';
@@ -49,10 +52,13 @@ const SERVICES = [
   ApplicationEditsService,
   ApplicationCredentialsService,
   OrganizationRemovalService,
+  UserCodes,
+  AccountLinksService,
 ];
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */
 @Module({
+  imports: [MailModule],
   // The bearer strategy lives in common but is registered here, where the resolver it needs is provided.
   providers: [...SERVICES, { provide: PRINCIPAL_RESOLVER, useClass: DomainPrincipalResolver }, BearerStrategy],
   exports: [...SERVICES, PRINCIPAL_RESOLVER],

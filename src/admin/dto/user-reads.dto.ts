@@ -100,3 +100,8 @@ export class UserPatListDto {
   @ApiProperty({ type: [UserPatDto] }) pats: UserPatDto[];
   @ApiProperty() total: number;
 }
+
+/** `POST …/users/{userId}/invite` (DESIGN §13): the invitation is queued; its link works until then. */
+export class InvitationDto {
+  @ApiProperty({ format: 'date-time', description: 'when the link in the mail stops working (7 days)' }) expiresAt: string;
+}

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -8,7 +8,8 @@ import { UserDirectory } from '../../users/user-directory.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { EmptyDto } from '../dto/projects.dto.js';
 import { SetPasswordDto } from '../dto/user-changes.dto.js';
-import { UserDto } from '../dto/user-reads.dto.js';
+import { InvitationDto, UserDto } from '../dto/user-reads.dto.js';
+import { AccountLinksService } from '../../users/self-service/account-links.service.js';
 import { userView } from './user-views.js';
 
 /**
@@ -22,7 +23,20 @@ export class UserStateController {
   constructor(
     private readonly lifecycle: UserLifecycleService,
     private readonly directory: UserDirectory,
+    private readonly links: AccountLinksService,
   ) {}
+
+  @Post('invite')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Mail the user a link to set its first password (an invitation, valid 7 days); an earlier invitation stops working' })
+  @ApiAcceptedResponse({ type: InvitationDto })
+  @ApiNotFoundResponse({ description: 'no such user in the organization' })
+  @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, or a deactivated user' })
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async invite(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {
+    const { expiresAt } = await this.links.invite(caller.userId, orgId, userId);
+    return { expiresAt: expiresAt.toISOString() };
+  }
 
   @Post('deactivate')
   @HttpCode(200)

@@ -1,0 +1,165 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
+import { PasswordHasher } from '../../common/crypto/password-hasher.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
+import { EventStore } from '../../common/events/event-store.js';
+import { MailOutbox } from '../../mail/mail-outbox.js';
+import { mailLocale } from '../../mail/mail-templates.js';
+import { UserAccess } from '../acting/user-access.service.js';
+import { CODE_LIFETIME_MS, UserCodes } from '../codes/user-codes.js';
+import type { CodePurpose } from '../codes/user-code.entity.js';
+import { InstanceEntity, INSTANCE_ID } from '../entities/instance.entity.js';
+import { OrganizationEntity } from '../entities/organization.entity.js';
+import { UserEntity } from '../entities/user.entity.js';
+import { assertPasswordMinLength } from '../rules/password-policy.js';
+import { isInactive } from '../rules/user-state.js';
+import { bump, UserLifecycleService } from '../user-lifecycle.service.js';
+
+/** Where each link leads in the login UI (src/oidc/login/account-links.router.ts). */
+export const ACCOUNT_LINK_PATHS: Record<Exclude<CodePurpose, 'email_verification'>, string> = {
+  invitation: '/ui/login/invitation',
+  password_reset: '/ui/login/password-reset',
+};
+
+/** What a link's page needs to know before its form is sent: whose it is, without using the code. */
+export interface LinkHolder {
+  userName: string;
+  locale: string | null;
+}
+
+/**
+ * Mailed links that let people help themselves (DESIGN §13; docs/mail.md): invitations and password resets.
+ * Each queues its message in the transaction that issues the code, with an event; following the link sets the
+ * password under the instance's policy, counts the e-mail as verified (the click proved it), unlocks a user
+ * locked by failed checks (never an inactive one) and, as every password change, ends the user's sessions,
+ * tokens and other codes.
+ */
+@Injectable()
+export class AccountLinksService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
+    private readonly access: UserAccess,
+    private readonly codes: UserCodes,
+    private readonly outbox: MailOutbox,
+    private readonly passwords: PasswordHasher,
+    private readonly lifecycle: UserLifecycleService,
+  ) {}
+
+  /** `POST …/users/{userId}/invite`: §7's rule, then a human with an e-mail only (409 otherwise). */
+  invite(editorUserId: string | null, orgId: string, userId: string): Promise<{ expiresAt: Date }> {
+    return this.uow.run(async (manager) => {
+      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
+      if (user.type !== 'human') throw new DomainError(ErrorCode.Conflict, 'a machine user cannot be invited: it has no password or mailbox');
+      if (!user.email) throw new DomainError(ErrorCode.Conflict, 'the user has no e-mail address to send the invitation to');
+      if (isInactive(user)) throw new DomainError(ErrorCode.Conflict, 'an inactive user cannot be invited; reactivate it first');
+      return { expiresAt: new Date(await this.inviteIn(manager, editorUserId, user)) };
+    });
+  }
+
+  /** Issues the invitation inside the caller's transaction (also `inviteOnProvision`); when it expires. */
+  async inviteIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<number> {
+    const expiresAt = await this.mailLink(manager, user, 'invitation');
+    await this.events.push(manager, {
+      type: 'user.human.invitation.sent',
+      aggregateType: 'user',
+      aggregateId: user.id,
+      resourceOwner: user.orgId,
+      editorUserId,
+      payload: { expiresAt: new Date(expiresAt).toISOString() },
+    });
+    return expiresAt;
+  }
+
+  /**
+   * Forgot password, for a user the login UI resolved from a typed login name (or none): a link to a human
+   * that can sign in again (active or locked) with an e-mail; nothing otherwise. The caller answers alike.
+   */
+  async requestReset(userId: string | undefined, clientIpHash: string): Promise<void> {
+    if (userId === undefined) return;
+    await this.uow.run(async (manager) => {
+      const user = await manager.findOneBy(UserEntity, { id: userId });
+      if (!user || user.type !== 'human' || !user.email || isInactive(user)) return;
+      await this.mailLink(manager, user, 'password_reset');
+      await this.events.push(manager, {
+        type: 'user.human.password.reset.requested',
+        aggregateType: 'user',
+        aggregateId: user.id,
+        resourceOwner: user.orgId,
+        editorUserId: null,
+        payload: { clientIpHash },
+      });
+    });
+  }
+
+  /** The holder of a live link, for its page; undefined for an unknown, used, replaced or expired one. */
+  async holder(code: string, purpose: keyof typeof ACCOUNT_LINK_PATHS): Promise<LinkHolder | undefined> {
+    const userId = await this.codes.holderIn(this.uow.manager, code, purpose);
+    const user = userId === undefined ? null : await this.uow.manager.findOneBy(UserEntity, { id: userId });
+    return user && !isInactive(user) ? { userName: user.userName, locale: user.preferredLanguage } : undefined;
+  }
+
+  /**
+   * Follows a link: the password is set and the code used, in one transaction. Refused (nothing changed): an
+   * unknown, used, replaced or expired code, one of another purpose, an inactive user, a password the policy
+   * refuses. Returns the user's login name.
+   */
+  async setPassword(code: string, purpose: keyof typeof ACCOUNT_LINK_PATHS, password: string): Promise<string> {
+    const minLength = async (manager: EntityManager) => (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).passwordMinLength;
+    // Checked before bcrypt is spent, and again where it is written.
+    if ((await this.holder(code, purpose)) === undefined) throw invalidLink();
+    assertPasswordMinLength(password, await minLength(this.uow.manager));
+    const hash = await this.passwords.hash(password);
+    return this.uow.run(async (manager) => {
+      assertPasswordMinLength(password, await minLength(manager));
+      const userId = await this.codes.consumeIn(manager, code, purpose);
+      const user = userId === undefined ? null : await manager.findOneBy(UserEntity, { id: userId });
+      if (!user || isInactive(user)) throw invalidLink();
+      const unlocked = user.state === 'locked' ? await this.lifecycle.unlockIn(manager, null, user) : user;
+      const verified = unlocked.emailVerified ? unlocked : await this.markEmailVerifiedIn(manager, unlocked);
+      await this.lifecycle.setPasswordHashIn(manager, null, verified, hash, false, { method: purpose === 'invitation' ? 'invitation' : 'reset' });
+      return user.userName;
+    });
+  }
+
+  private async markEmailVerifiedIn(manager: EntityManager, user: UserEntity): Promise<UserEntity> {
+    const changes = { emailVerified: true, ...bump(user) };
+    await manager.update(UserEntity, { id: user.id }, changes);
+    await this.events.push(manager, {
+      type: 'user.human.email.verified',
+      aggregateType: 'user',
+      aggregateId: user.id,
+      resourceOwner: user.orgId,
+      editorUserId: null,
+      payload: { email: user.email },
+    });
+    return Object.assign(user, changes);
+  }
+
+  /** A new code for the user and its message in the outbox; when the code expires. */
+  private async mailLink(manager: EntityManager, user: UserEntity, purpose: keyof typeof ACCOUNT_LINK_PATHS): Promise<number> {
+    const { code, expiresAt } = await this.codes.issueIn(manager, user.id, purpose);
+    const org = await manager.findOneByOrFail(OrganizationEntity, { id: user.orgId });
+    await this.outbox.enqueueIn(manager, {
+      purpose,
+      orgId: user.orgId,
+      userId: user.id,
+      recipient: user.email!,
+      locale: mailLocale(user.preferredLanguage),
+      orgName: org.name,
+      name: user.displayName ?? user.givenName ?? '',
+      // The link carries the code only (never a login name), in the fragment-free query of PUBLIC_URL.
+      link: `${this.config.publicUrl}${ACCOUNT_LINK_PATHS[purpose]}?code=${encodeURIComponent(code)}`,
+      validHours: CODE_LIFETIME_MS[purpose] / 3_600_000,
+    });
+    return expiresAt;
+  }
+}
+
+function invalidLink(): DomainError {
+  return new DomainError(ErrorCode.InvalidArgument, 'this link is unknown, used, replaced by a newer one or expired');
+}
