@@ -27,6 +27,8 @@ import { isActive } from '../../users/rules/user-state.js';
 import { ACR_PASSWORD } from './authentication-methods.js';
 import { FederatedLoginUi } from './federated-login.js';
 import { contentSecurityPolicy } from './login-page.headers.js';
+import { AccountLinksUi } from './account-links.router.js';
+import { forgotPasswordLink } from './account-links.views.js';
 
 /**
  * The server-rendered login UI (docs/product-rules.md, "OpenID Connect and OAuth") under /ui/login/{uid}: login name and password, account
@@ -47,6 +49,7 @@ export class LoginUiRouter {
     private readonly secondFactor: SecondFactorUi,
     private readonly rateLimiter: LoginRateLimiter,
     private readonly federated: FederatedLoginUi,
+    private readonly accountLinks: AccountLinksUi,
     dataSource: DataSource,
     loginPolicies: LoginPolicyService,
   ) {
@@ -65,6 +68,8 @@ export class LoginUiRouter {
       }
       fn(req, res).catch((error: unknown) => this.interactions.fail(req, res, error));
     };
+    // First: the pages of mailed links have fixed paths that `/:uid` would match.
+    this.accountLinks.routes(router, wrap);
     router.get(`${LOGIN_UI_PREFIX}/:uid`, wrap((req, res) => this.show(req, res)));
     router.post(`${LOGIN_UI_PREFIX}/:uid/login`, form, wrap((req, res) => this.login(req, res)));
     router.post(`${LOGIN_UI_PREFIX}/:uid/select`, form, wrap((req, res) => this.select(req, res)));
@@ -197,15 +202,16 @@ export class LoginUiRouter {
   }
 
   /**
-   * The login page, with what the client's organization offers: the link to the registration form,
-   * and the passkey sign-in.
+   * The login page, with what the client's organization offers: "forgot password" where it takes passwords,
+   * the link to the registration form, and the passkey sign-in.
    */
   private async renderLogin(req: Request, res: Response, interaction: Interaction, loginName: string, error?: (t: Messages) => string): Promise<void> {
     const ctx = this.interactions.formContext(req, interaction, 'login');
     const offered = await this.registration.offered(interaction.params.client_id ?? '');
-    const link = offered.allowed ? `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${ctx.t.register}</a></p>` : '';
-    const passkey = await this.secondFactor.pages.loginPasskey(req, interaction, offered.passkeys);
     const options = await this.federated.options(interaction);
+    const forgot = options.password === 'none' ? '' : forgotPasswordLink(ctx.t, this.accountLinks.linkTo(interaction.uid));
+    const link = forgot + (offered.allowed ? `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${ctx.t.register}</a></p>` : '');
+    const passkey = await this.secondFactor.pages.loginPasskey(req, interaction, offered.passkeys);
     // Browsers hold a form's redirects to `form-action` too: the login name may lead to an IdP (DESIGN §14).
     res.setHeader('Content-Security-Policy', contentSecurityPolicy("'self'", [interaction.params.redirect_uri, ...options.upstreams]));
     this.interactions.render(res, loginPage(ctx, loginName, error?.(ctx.t), link, passkey, options));

@@ -1,0 +1,52 @@
+import { csrfField, esc, page } from './login.views.js';
+import type { FormContext } from './login.views.js';
+import type { Locale, Messages } from './messages.js';
+
+const alert = (error?: string) => (error ? `<p class="error" role="alert">${esc(error)}</p>` : '');
+
+/** The link on the password page (DESIGN §13: `[data-forgot-password]`). */
+export function forgotPasswordLink(t: Messages, href: string): string {
+  return `<p><a href="${esc(href)}" data-forgot-password>${esc(t.forgotPassword)}</a></p>`;
+}
+
+/** Asks for the login name; the answer is the same whatever it is (DESIGN §7). */
+export function forgotPasswordPage(ctx: FormContext, loginName: string, backHref: string, error?: string): string {
+  return page(
+    ctx.locale,
+    ctx.t.forgotTitle,
+    `${alert(error)}<p>${esc(ctx.t.forgotHint)}</p>
+<form method="post" action="${esc(ctx.action)}" data-reset-request>${csrfField(ctx.csrf)}
+<label for="loginName">${esc(ctx.t.loginName)}</label><input id="loginName" name="loginName" autocomplete="username" value="${esc(loginName)}" required>
+<button type="submit">${esc(ctx.t.sendLink)}</button></form><p><a href="${esc(backHref)}">${esc(ctx.t.backToSignIn)}</a></p>`,
+  );
+}
+
+export function resetRequestedPage(locale: Locale, t: Messages, backHref: string): string {
+  return page(locale, t.forgotTitle, `<p data-reset-requested>${esc(t.resetRequested)}</p><p><a href="${esc(backHref)}">${esc(t.backToSignIn)}</a></p>`);
+}
+
+/**
+ * The page a mailed link opens: a new password, twice. The code travels in the form, not in a cookie, so the
+ * link works in any browser; it is what authorizes the form, so no other CSRF value is needed.
+ */
+export function setPasswordPage(locale: Locale, t: Messages, kind: 'invitation' | 'password-reset', action: string, code: string, userName: string, error?: string): string {
+  const field = (name: string, label: string) =>
+    `<label for="${name}">${esc(label)}</label><input id="${name}" name="${name}" type="password" autocomplete="new-password" required>`;
+  return page(
+    locale,
+    kind === 'invitation' ? t.invitationTitle : t.newPasswordTitle,
+    `${alert(error)}<p>${esc(kind === 'invitation' ? t.invitationHint(userName) : t.resetHint(userName))}</p>
+<form method="post" action="${esc(action)}" data-${kind}><input type="hidden" name="code" value="${esc(code)}">
+<input type="hidden" name="username" autocomplete="username" value="${esc(userName)}">
+${field('password', t.newPassword)}${field('passwordConfirm', t.passwordConfirm)}
+<button type="submit">${esc(t.setPassword)}</button></form>`,
+  );
+}
+
+export function passwordSetPage(locale: Locale, t: Messages): string {
+  return page(locale, t.newPasswordTitle, `<p data-password-set>${esc(t.passwordSet)}</p>`);
+}
+
+export function invalidLinkPage(locale: Locale, t: Messages): string {
+  return page(locale, t.errorTitle, `<p class="error" data-error="invalid_link">${esc(t.invalidLink)}</p>`);
+}
