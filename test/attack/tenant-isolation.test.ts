@@ -48,6 +48,7 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'POST /management/v1/orgs/:orgId/users/:userId/deactivate': {},
     'POST /management/v1/orgs/:orgId/users/:userId/reactivate': {},
     'POST /management/v1/orgs/:orgId/users/:userId/unlock': {},
+    'POST /management/v1/orgs/:orgId/users/:userId/invite': {},
     'PUT /management/v1/orgs/:orgId/users/:userId/password': { password: 'Isolation-Pass-42!' },
     'DELETE /management/v1/orgs/:orgId/users/:userId/secret': undefined,
     'GET /management/v1/orgs/:orgId/users/:userId/keys': undefined,
@@ -163,6 +164,7 @@ describe('tenant isolation matrix', () => {
       appId: app.appId,
       userId: machine.userId,
       id: human.userId,
+      inviteeId: (await createHuman(svc, orgB.id)).userId,
       factorId: factor.id,
       groupId: await group(),
       scimGroupId: await group(),
@@ -191,6 +193,8 @@ describe('tenant isolation matrix', () => {
         ? { ...ids, idpId: ids.samlIdpId }
       : route.path.includes('/webhooks/:id')
         ? { ...ids, id: ids.webhookId }
+        : route.path.endsWith('/invite')
+          ? { ...ids, userId: ids.inviteeId } // a person who stays active (the control deactivates the other)
         : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
           ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
           : route.path.endsWith('/projects/:projectId')

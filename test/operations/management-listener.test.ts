@@ -75,7 +75,7 @@ describe('operations: the management listener serves metrics, health and readine
     // The parser folds a labelled histogram's series into one sample: its bucket bounds are what is checked.
     const bounds = Object.keys(duration!.metrics[0]?.buckets ?? {});
     assert.ok(bounds.length >= 10 && bounds.includes('+Inf'), JSON.stringify(duration!.metrics));
-    for (const name of ['process_cpu_user_seconds_total', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds', 'portcullis_webhook_deliveries_total']) {
+    for (const name of ['process_cpu_user_seconds_total', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds', 'portcullis_webhook_deliveries_total', 'portcullis_mail_messages_total']) {
       assert.ok(families.has(name), `${name} is exported`);
     }
   });

@@ -87,9 +87,12 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
           // Showing a form needs only the interaction cookie; posting one also the CSRF value bound to it.
           // The passkey ceremony's scripts are static files. An upstream IdP's callback carries no cookie:
           // its `state` (SAML's RelayState at the ACS) finds the round trip, which goes on only under the
-          // interaction's cookie (DESIGN §14). A SAML IdP's SP metadata is public by design.
+          // interaction's cookie (DESIGN §14). A SAML IdP's SP metadata is public by design. The pages of mailed
+          // links are authorized by the one-time code they carry (DESIGN §13), in any browser.
           policy: route.path.includes('/assets/')
             ? 'public (static file)'
+            : route.path === '/ui/login/invitation' || route.path === '/ui/login/password-reset'
+              ? 'public (one-time code from the mail, single use)'
             : route.path.endsWith('/callback') || route.path.endsWith('/acs') || route.path.endsWith('/test-result')
               ? 'public (upstream state, single use)'
               : route.path.endsWith('/metadata')

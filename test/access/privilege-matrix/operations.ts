@@ -117,6 +117,12 @@ export const OPERATIONS: Operation[] = [
     run: (svc, world, caller, target) => api(svc, caller, 'PUT', management(world, target, 'password'), { password: 'Attacker-Chosen-9' }),
   },
   {
+    name: 'management: invite (mail a link to set the password)',
+    routes: ['POST /management/v1/orgs/:orgId/users/:userId/invite'],
+    // Machines have no mailbox: where the caller may act on one, the answer is 409.
+    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'invite'), {}),
+  },
+  {
     name: 'management: remove the machine secret',
     routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/secret'],
     // The targets have no secret: where the caller may act, 404 for machines and 400 for humans.
@@ -337,6 +343,12 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/login/idp/:idpId/acs': "validates the SAML IdP's response for its round trip and records the identity on it",
   'GET /ui/login/idp/:idpId/metadata': "shows this SP's public metadata for a SAML IdP",
   'GET /ui/login/idp/:idpId/test-result': 'shows what a sign-in of the upstream identity would do, to whoever completed the test at the upstream; changes nothing',
+  'GET /ui/login/:uid/forgot': 'shows the "forgot password" form',
+  'POST /ui/login/:uid/forgot': 'queues a reset link to the mailbox of the named user, if any (the same answer either way); changes no user',
+  'GET /ui/login/invitation': "shows the set-password form to the holder of a live invitation code (the mailbox's owner)",
+  'POST /ui/login/invitation': "sets the invited user's first password, once per code; only the code's holder can",
+  'GET /ui/login/password-reset': "shows the set-password form to the holder of a live reset code (the mailbox's owner)",
+  'POST /ui/login/password-reset': "sets the user's new password (unlocking a lockout), once per code; only the code's holder can",
   'GET /ui/login/assets/webauthn.js': 'a static script (the WebAuthn ceremony)',
   'GET /ui/login/assets/passkeys.js': 'a static script (the WebAuthn ceremony)',
   // Reading, changing and removing resources other than users (docs/product-rules.md, "Changing and removing resources").
