@@ -15,20 +15,26 @@ export interface LoginPolicy {
   allowRegistration: boolean;
   /** False: federated only (DESIGN §14); the login UI takes no password. */
   passwordLogin: boolean;
+  /** True: a person created with an e-mail and no password (SCIM, Bulk, management API) is invited by mail (DESIGN §13). */
+  inviteOnProvision: boolean;
 }
 
+/** What a client may leave out of a PUT: the fields added after the first version of the policy. */
+type LaterFields = 'passwordLogin' | 'inviteOnProvision';
+
 /** The organization, with its stored policy if it has one (`mfa` null otherwise). */
-const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
+const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login, p.invite_on_provision FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
 
 interface PolicyRow {
   mfa: MfaPolicy | null;
   passkeys: unknown;
   allow_registration: unknown;
   password_login: unknown;
+  invite_on_provision: unknown;
 }
 
 /** What an organization without a stored policy gets. */
-export const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true, passwordLogin: true };
+export const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true, passwordLogin: true, inviteOnProvision: false };
 
 /**
  * Organizations' login policies. The multi-factor fields are stored and answered; the login UI enforces
@@ -47,18 +53,24 @@ export class LoginPolicyService {
     const [row] = await statementsOf(this.dataSource).rows<PolicyRow>(POLICY_SQL, [orgId]);
     if (!row) throw DomainError.notFound('organization');
     if (row.mfa === null) return { ...DEFAULT_LOGIN_POLICY };
-    return { mfa: row.mfa, passkeys: flag(row.passkeys), allowRegistration: flag(row.allow_registration), passwordLogin: flag(row.password_login) };
+    return {
+      mfa: row.mfa,
+      passkeys: flag(row.passkeys),
+      allowRegistration: flag(row.allow_registration),
+      passwordLogin: flag(row.password_login),
+      inviteOnProvision: flag(row.invite_on_provision),
+    };
   }
 
   /** Replaces the policy; an unchanged one writes nothing. */
-  set(editorUserId: string | null, orgId: string, given: Omit<LoginPolicy, 'passwordLogin'> & { passwordLogin?: boolean }): Promise<LoginPolicy> {
-    // PUT replaces the policy; a client written before `passwordLogin` existed keeps passwords.
-    const policy: LoginPolicy = { ...given, passwordLogin: given.passwordLogin ?? true };
+  set(editorUserId: string | null, orgId: string, given: Omit<LoginPolicy, LaterFields> & Partial<Pick<LoginPolicy, LaterFields>>): Promise<LoginPolicy> {
+    // PUT replaces the policy; a client written before a later field existed gets its default.
+    const policy: LoginPolicy = { ...given, passwordLogin: given.passwordLogin ?? true, inviteOnProvision: given.inviteOnProvision ?? false };
     return this.uow.run(async (manager) => {
       if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
       const row = await manager.findOneBy(LoginPolicyEntity, { orgId });
       const current = row ? policyOf(row) : DEFAULT_LOGIN_POLICY;
-      if (current.mfa === policy.mfa && current.passkeys === policy.passkeys && current.allowRegistration === policy.allowRegistration && current.passwordLogin === policy.passwordLogin) return current;
+      if ((Object.keys(policy) as (keyof LoginPolicy)[]).every((key) => current[key] === policy[key])) return current;
       await manager.upsert(LoginPolicyEntity, { orgId, ...policy, changedAt: new Date() }, ['orgId']);
       await this.events.push(manager, { type: 'org.login.policy.changed', aggregateType: 'org', aggregateId: orgId, resourceOwner: orgId, editorUserId, payload: { ...policy } });
       return { ...policy };
@@ -67,5 +79,11 @@ export class LoginPolicyService {
 }
 
 function policyOf(row: LoginPolicyEntity): LoginPolicy {
-  return { mfa: row.mfa, passkeys: Boolean(row.passkeys), allowRegistration: Boolean(row.allowRegistration), passwordLogin: Boolean(row.passwordLogin) };
+  return {
+    mfa: row.mfa,
+    passkeys: Boolean(row.passkeys),
+    allowRegistration: Boolean(row.allowRegistration),
+    passwordLogin: Boolean(row.passwordLogin),
+    inviteOnProvision: Boolean(row.inviteOnProvision),
+  };
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { PasswordHasher } from '../common/crypto/password-hasher.js';
+import { AccountLinksService } from './self-service/account-links.service.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { isUniqueViolation } from '../common/database/unique-violation.js';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -50,6 +51,7 @@ export class UsersService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly passwords: PasswordHasher,
+    private readonly links: AccountLinksService,
   ) {}
 
   /** A user of the organization; 404 for unknown ids and for users of other organizations alike. */
@@ -65,14 +67,16 @@ export class UsersService {
     const phone = input.phone === undefined ? null : normalizePhone(input.phone);
     // Hash before the transaction: bcrypt takes tens of milliseconds and must not hold a write lock.
     const passwordHash = input.password === undefined ? null : await this.passwords.hash(input.password);
-    return this.insertUnique(input.userName, (manager) =>
-      this.insertHuman(manager, editorUserId, orgId, id, {
+    return this.insertUnique(input.userName, async (manager) => {
+      const user = await this.insertHuman(manager, editorUserId, orgId, id, {
         ...input,
         phone,
         passwordHash,
         preferredLanguage: input.preferredLanguage ?? instance.defaultLanguage,
-      }),
-    );
+      });
+      await this.links.inviteOnProvisionIn(manager, editorUserId, user);
+      return user;
+    });
   }
 
   createMachine(editorUserId: string | null, orgId: string, input: NewMachineUser, id = newId()): Promise<UserEntity> {

@@ -180,6 +180,41 @@ describe('invitations by mail', () => {
     assert.equal(await countRows(svc, 'mail_messages'), messages, 'no message queued');
   });
 
+  it('with inviteOnProvision, SCIM, Bulk and the management API invite a person created with an address and no password, in the same transaction', async () => {
+    const org = await scimTenant(svc);
+    const policy = await svc.api('PUT', `/management/v1/orgs/${org.orgId}/login-policy`, { token: svc.adminToken, body: { mfa: 'optional', passkeys: true, allowRegistration: false, inviteOnProvision: true } });
+    assert.equal(policy.status, 200, policy.text);
+    assert.equal(policy.body.inviteOnProvision, true);
+    const scimUser = (userName: string, extra: Record<string, unknown> = {}) => ({ schemas: [USER_SCHEMA], userName, emails: [{ value: userName, primary: true }], name: { givenName: 'Pat', familyName: 'Person' }, ...extra });
+    const queuedFor = async (userName: string) =>
+      Number((await svc.dataSource.query('SELECT COUNT(*) AS n FROM mail_messages m JOIN users u ON u.id = m.user_id WHERE u.user_name = ?', [userName]))[0].n);
+
+    const byScim = address();
+    assert.equal((await org.scim('POST', '/Users', { body: scimUser(byScim) })).status, 201);
+    const bulkAddress = address();
+    const bulk = await org.scim('POST', '/Bulk', {
+      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [{ method: 'POST', path: '/Users', bulkId: 'b1', data: scimUser(bulkAddress) }] },
+    });
+    assert.equal(bulk.status, 200, bulk.text);
+    assert.equal(bulk.body.Operations[0].status, '201');
+    const byApi = address();
+    const created = await svc.api('POST', `/management/v1/orgs/${org.orgId}/users/human`, { token: org.token, body: { userName: byApi, profile: { firstName: 'Pat', lastName: 'Person' }, email: { email: byApi } } });
+    assert.equal(created.status, 201, created.text);
+    for (const email of [byScim, bulkAddress, byApi]) assert.match((await mail.waitFor(email)).subject, /: you are invited$/);
+
+    // No invitation for a person with a password, one created inactive, or a create that failed.
+    const withPassword = address();
+    assert.equal((await org.scim('POST', '/Users', { body: scimUser(withPassword, { password: 'Chosen by Entra 1' }) })).status, 201);
+    const inactive = address();
+    assert.equal((await org.scim('POST', '/Users', { body: scimUser(inactive, { active: false }) })).status, 201);
+    const messages = await countRows(svc, 'mail_messages');
+    assert.equal((await org.scim('POST', '/Users', { body: scimUser(byScim) })).status, 409, 'a duplicate is refused');
+    assert.equal(await countRows(svc, 'mail_messages'), messages, 'and queues nothing');
+    assert.equal(await queuedFor(withPassword), 0);
+    assert.equal(await queuedFor(inactive), 0);
+    assert.equal(await queuedFor(byScim), 1);
+  });
+
   it('answers an unknown, malformed or other-purpose code with a clear page, never a form', async () => {
     const browser = new LoginClient(svc.url);
     for (const code of ['', 'nonsense', '0196-not-a-code.abc', 'x'.repeat(300)]) {

@@ -21,4 +21,13 @@ export class LoginPolicyDto {
   @IsOptional()
   @IsBoolean()
   passwordLogin?: boolean;
+
+  @ApiProperty({
+    required: false,
+    default: false,
+    description: 'whether a person created with an e-mail and no password (by SCIM, Bulk or this API) is mailed an invitation to set one (DESIGN §13)',
+  })
+  @IsOptional()
+  @IsBoolean()
+  inviteOnProvision?: boolean;
 }

@@ -13,6 +13,7 @@ import { passwordTooShort } from '../../users/rules/password-policy.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { UserProfileService } from '../../users/user-profile.service.js';
 import type { HumanProfile } from '../../users/user-profile.service.js';
+import { AccountLinksService } from '../../users/self-service/account-links.service.js';
 import { UsersService } from '../../users/users.service.js';
 import { ScimError } from '../errors/scim-error.js';
 import type { ListQuery } from '../query/scim-list-query.js';
@@ -47,6 +48,7 @@ export class ScimUsersService {
     private readonly lifecycle: UserLifecycleService,
     private readonly passwords: PasswordHasher,
     private readonly access: UserAccess,
+    private readonly links: AccountLinksService,
   ) {}
 
   get(orgId: string, id: string): Promise<UserEntity> {
@@ -81,7 +83,9 @@ export class ScimUsersService {
           passwordHash,
         }, profile)
         // Created inactive: the user and both its events commit together.
-        .then((created) => (input.doc.active === false ? this.lifecycle.deactivateIn(manager, editorUserId, created) : created)),
+        .then((created) => (input.doc.active === false ? this.lifecycle.deactivateIn(manager, editorUserId, created) : created))
+        // The login policy's inviteOnProvision: the invitation commits with the user (DESIGN §13).
+        .then(async (created) => (await this.links.inviteOnProvisionIn(manager, editorUserId, created), created)),
     );
     return user;
   }

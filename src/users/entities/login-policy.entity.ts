@@ -24,6 +24,10 @@ export class LoginPolicyEntity {
   @Column({ name: 'password_login', type: 'boolean', default: true })
   passwordLogin: boolean;
 
+  /** Whether a person created with an e-mail and no password is sent an invitation (DESIGN §13). */
+  @Column({ name: 'invite_on_provision', type: 'boolean', default: false })
+  inviteOnProvision: boolean;
+
   @Column({ name: 'changed_at', ...timestampColumn })
   changedAt: Date;
 }

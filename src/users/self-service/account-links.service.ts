@@ -12,6 +12,7 @@ import { UserAccess } from '../acting/user-access.service.js';
 import { CODE_LIFETIME_MS, UserCodes } from '../codes/user-codes.js';
 import type { CodePurpose } from '../codes/user-code.entity.js';
 import { InstanceEntity, INSTANCE_ID } from '../entities/instance.entity.js';
+import { LoginPolicyEntity } from '../entities/login-policy.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { assertPasswordMinLength } from '../rules/password-policy.js';
@@ -73,6 +74,16 @@ export class AccountLinksService {
       payload: { expiresAt: new Date(expiresAt).toISOString() },
     });
     return expiresAt;
+  }
+
+  /**
+   * The login policy's `inviteOnProvision` (DESIGN §13), inside the transaction that created the person: an
+   * active human with an e-mail and no password is invited, so the message commits with the user or not at all.
+   */
+  async inviteOnProvisionIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<void> {
+    if (user.type !== 'human' || user.passwordHash !== null || !user.email || user.state !== 'active') return;
+    const policy = await manager.findOneBy(LoginPolicyEntity, { orgId: user.orgId });
+    if (policy?.inviteOnProvision) await this.inviteIn(manager, editorUserId, user);
   }
 
   /**
