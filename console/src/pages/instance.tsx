@@ -89,6 +89,7 @@ interface LoginPolicy {
   passkeys: boolean;
   allowRegistration: boolean;
   passwordLogin: boolean;
+  inviteOnProvision: boolean;
 }
 
 /** An organization's login policy (ORG_OWNER): GET/PUT /management/v1/orgs/{orgId}/login-policy. */
@@ -107,9 +108,10 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
   const [passkeys, setPasskeys] = useState(current.passkeys);
   const [allowRegistration, setAllowRegistration] = useState(current.allowRegistration);
   const [passwordLogin, setPasswordLogin] = useState(current.passwordLogin);
+  const [inviteOnProvision, setInviteOnProvision] = useState(current.inviteOnProvision);
   const [saved, setSaved] = useState(false);
   return (
-    <Form label={t('loginPolicy')} submit={t('save')} action={() => api('PUT', path, { mfa, passkeys, allowRegistration, passwordLogin })} onDone={() => setSaved(true)}>
+    <Form label={t('loginPolicy')} submit={t('save')} action={() => api('PUT', path, { mfa, passkeys, allowRegistration, passwordLogin, inviteOnProvision })} onDone={() => setSaved(true)}>
       <Select
         label={t('secondFactor')}
         value={mfa}
@@ -123,6 +125,7 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
       <Checkbox label={t('passkeys')} checked={passkeys} onChange={setPasskeys} />
       <Checkbox label={t('allowRegistration')} checked={allowRegistration} onChange={setAllowRegistration} />
       <Checkbox label={t('passwordLogin')} checked={passwordLogin} onChange={setPasswordLogin} />
+      <Checkbox label={t('inviteOnProvision')} checked={inviteOnProvision} onChange={setInviteOnProvision} />
       <Notice text={saved ? t('saved') : null} />
     </Form>
   );

@@ -77,7 +77,10 @@ export function UserDetailPage({ orgId, userId }: { orgId: string; userId: strin
                     <dt>{t('preferredLanguage')}</dt>
                     <dd>{u.profile?.preferredLanguage ?? ''}</dd>
                     <dt>{t('email')}</dt>
-                    <dd>{emailOf(u).email}</dd>
+                    <dd>
+                      {emailOf(u).email}
+                      {emailOf(u).email && <span data-email-verified={String(emailOf(u).isEmailVerified)}> ({emailOf(u).isEmailVerified ? t('verified') : t('notVerified')})</span>}
+                    </dd>
                     <dt>{t('phone')}</dt>
                     <dd>{phoneOf(u).phone}</dd>
                   </>
@@ -107,6 +110,7 @@ export function UserDetailPage({ orgId, userId }: { orgId: string; userId: strin
                 {u.state === 'active' && <ActionButton label={t('deactivate')} action={act('deactivate', t('deactivated'))} />}
                 {u.state === 'inactive' && <ActionButton label={t('reactivate')} action={act('reactivate', t('reactivated'))} />}
                 {u.state === 'locked' && <ActionButton label={t('unlock')} action={act('unlock', t('unlocked'))} />}
+                {!machine && u.state !== 'inactive' && emailOf(u).email && <ActionButton label={t('invite')} action={act('invite', t('invited'))} />}
                 <DeleteButton
                   label={t('deleteUser')}
                   action={async () => {
