@@ -109,7 +109,7 @@ export class UserLifecycleService {
     orgId: string,
     userId: string,
     password: string,
-    options: { changeRequired?: boolean } = {},
+    options: { changeRequired?: boolean; method?: PasswordChangeMethod } = {},
   ): Promise<void> {
     // Refused (unknown user, not allowed, too short) before bcrypt is spent on it; both checks are
     // repeated in the transaction that writes.
@@ -120,7 +120,7 @@ export class UserLifecycleService {
     await this.uow.run(async (manager) => {
       assertPasswordMinLength(password, await minLength(manager));
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
-      await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false);
+      await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false, { method: options.method });
     });
   }
 
@@ -135,7 +135,7 @@ export class UserLifecycleService {
     user: Pick<UserEntity, 'id' | 'orgId' | 'type' | 'version'>,
     hash: string,
     changeRequired: boolean,
-    options: { rehash?: boolean; method?: 'reset' | 'invitation' } = {},
+    options: { rehash?: boolean; method?: PasswordChangeMethod } = {},
   ) {
     assertHasPassword(user);
     await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
@@ -183,6 +183,9 @@ export class UserLifecycleService {
     return Object.assign(user, changes);
   }
 }
+
+/** How a password was changed, in its event: a mailed link, or the user's own change when asked to (DESIGN §13). */
+type PasswordChangeMethod = 'reset' | 'invitation' | 'change';
 
 function assertHasPassword(user: Pick<UserEntity, 'type'>): void {
   if (user.type !== 'human') throw new DomainError(ErrorCode.FailedPrecondition, 'only human users have passwords');

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Validate, ValidateIf, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Validate, ValidateIf, ValidateNested } from 'class-validator';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 import { FitsBcrypt, HumanEmailDto, HumanPhoneDto, LANGUAGE_TAG, UserNameField } from './users.dto.js';
@@ -45,4 +45,9 @@ export class SetPasswordDto {
   @IsNotEmpty()
   @Validate(FitsBcrypt)
   password: string;
+
+  @ApiProperty({ required: false, default: false, description: 'the user must choose a new password at the next sign-in, before the application gets a code (DESIGN §13)' })
+  @IsOptional()
+  @IsBoolean()
+  changeRequired?: boolean;
 }

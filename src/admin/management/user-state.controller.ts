@@ -75,7 +75,7 @@ export class UserStateController {
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async setPassword(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() dto: SetPasswordDto): Promise<UserDto> {
-    await this.lifecycle.setPassword(caller.userId, orgId, userId, dto.password);
+    await this.lifecycle.setPassword(caller.userId, orgId, userId, dto.password, { changeRequired: dto.changeRequired ?? false });
     return userView(await this.directory.get(orgId, userId));
   }
 }

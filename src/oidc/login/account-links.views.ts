@@ -43,6 +43,24 @@ ${field('password', t.newPassword)}${field('passwordConfirm', t.passwordConfirm)
   );
 }
 
+/**
+ * The forced change after sign-in (DESIGN §13: `changeRequired`, an import's `passwordChangeRequired`): inside the
+ * sign-in's interaction, with its CSRF value; the authorization completes once it is done.
+ */
+export function passwordChangePage(ctx: FormContext, userName: string, error?: string): string {
+  const field = (name: string, label: string) =>
+    `<label for="${name}">${esc(label)}</label><input id="${name}" name="${name}" type="password" autocomplete="new-password" required>`;
+  return page(
+    ctx.locale,
+    ctx.t.passwordChangeTitle,
+    `${alert(error)}<p>${esc(ctx.t.passwordChangeHint)}</p>
+<form method="post" action="${esc(ctx.action)}" data-password-change>${csrfField(ctx.csrf)}
+<input type="hidden" name="username" autocomplete="username" value="${esc(userName)}">
+${field('password', ctx.t.newPassword)}${field('passwordConfirm', ctx.t.passwordConfirm)}
+<button type="submit">${esc(ctx.t.setPassword)}</button></form>`,
+  );
+}
+
 export function passwordSetPage(locale: Locale, t: Messages): string {
   return page(locale, t.newPasswordTitle, `<p data-password-set>${esc(t.passwordSet)}</p>`);
 }

@@ -79,6 +79,8 @@ const EN = {
   passwordMismatch: 'The two passwords differ.',
   passwordSet: 'Your password is set. Sign in to your application with it.',
   invalidLink: 'This link is unknown, used, replaced by a newer one or expired. Ask for a new one.',
+  passwordChangeTitle: 'Change your password',
+  passwordChangeHint: 'Your administrator asks you to choose a new password before you continue.',
 };
 
 type Messages = typeof EN;
@@ -163,6 +165,8 @@ const DE: Messages = {
   passwordMismatch: 'Die beiden Passwörter unterscheiden sich.',
   passwordSet: 'Ihr Passwort ist festgelegt. Melden Sie sich damit bei Ihrer Anwendung an.',
   invalidLink: 'Dieser Link ist unbekannt, benutzt, durch einen neueren ersetzt oder abgelaufen. Fordern Sie einen neuen an.',
+  passwordChangeTitle: 'Passwort ändern',
+  passwordChangeHint: 'Ihre Administration bittet Sie, ein neues Passwort zu wählen, bevor Sie fortfahren.',
 };
 
 const CATALOG: Record<string, Messages> = { en: EN, de: DE };

@@ -18,6 +18,8 @@ export interface PendingSignIn {
   totpFactorId?: string;
   /** The recovery codes were shown; the next step completes the sign-in. */
   recoveryShown?: boolean;
+  /** Every factor is done; the user must choose a new password before the sign-in completes (DESIGN §13). */
+  changePassword?: boolean;
 }
 
 export const PENDING = 'portcullis_second_factor';

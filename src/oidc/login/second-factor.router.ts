@@ -10,6 +10,7 @@ import type { FoundPasskey } from '../../users/factors/factors.service.js';
 import { verifyAssertion, verifyRegistration } from '../../users/factors/passkeys.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { PasswordChecks } from '../../users/password-checks.service.js';
+import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { isActive } from '../../users/rules/user-state.js';
 import { mayServe } from '../account/organization-boundary.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
@@ -48,6 +49,7 @@ export class SecondFactorUi {
     private readonly holder: ProviderHolder,
     private readonly rateLimiter: LoginRateLimiter,
     private readonly checks: PasswordChecks,
+    private readonly lifecycle: UserLifecycleService,
     dataSource: DataSource,
   ) {
     this.loginUsers = new LoginUsers(dataSource);
@@ -63,6 +65,7 @@ export class SecondFactorUi {
       'enrol/passkey': (req, res, i) => this.registerPasskey(req, res, i),
       'enrol/skip': (req, res, i) => this.skip(req, res, i),
       continue: (req, res, i) => this.continueAfterCodes(req, res, i),
+      'password-change': (req, res, i) => this.changePassword(req, res, i),
     };
     for (const [path, step] of Object.entries(steps)) {
       router.post(`${LOGIN_UI_PREFIX}/:uid/${path}`, form, wrap(async (req, res) => {
@@ -248,10 +251,38 @@ export class SecondFactorUi {
 
   /** Every factor the sign-in requires is done: the failed-check count starts over, and the provider gets the result. */
   private async complete(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
+    // A password the administrator marked for change, used in this sign-in: the new one first (DESIGN §13).
+    if (pending.methods.includes('pwd') && (await this.loginUsers.findById(pending.userId))?.passwordChangeRequired) {
+      const steps = { ...pending, methods: [...pending.methods, ...methods], enrol: false, required: false, totpFactorId: undefined, recoveryShown: false };
+      return this.toStep(req, res, interaction, { ...steps, changePassword: true });
+    }
     await this.checks.signInCompleted(pending.userId);
     const { amr, acr } = reportedAuthentication([pending.methods, methods], pending.upstream);
     const ts = Math.floor(Date.now() / 1000);
     return this.interactions.finish(req, res, interaction, { accountId: pending.userId, ts, amr, acr }, { userId: pending.userId, loginName: pending.loginName, authTime: ts });
+  }
+
+  /**
+   * The forced change (`[data-password-change]`): twice the same new password, under the instance's policy. Set as
+   * the user's own change; the sign-in then completes with the steps it had done.
+   */
+  private async changePassword(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const pending = pendingOf(interaction);
+    if (!pending?.changePassword) return this.interactions.refuse(req, res, 400, 'invalid_request', 'no password change is pending in this sign-in');
+    const t = this.interactions.formContext(req, interaction, 'password-change').t;
+    const password = String(req.body.password ?? '');
+    const again = (error: string) => {
+      res.status(400);
+      return this.pages.render(req, res, interaction, pending, error);
+    };
+    if (password !== String(req.body.passwordConfirm ?? '')) return again(t.passwordMismatch);
+    try {
+      await this.lifecycle.setPassword(pending.userId, pending.orgId, pending.userId, password, { method: 'change' });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return again([error.message, ...error.details.map((d) => d.message)].join(' '));
+    }
+    return this.complete(req, res, interaction, { ...pending, changePassword: false }, []);
   }
 
   /** Counts an attempt against the rate limits; false when a limit answered 429 already. */
