@@ -343,6 +343,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/login/idp/:idpId/acs': "validates the SAML IdP's response for its round trip and records the identity on it",
   'GET /ui/login/idp/:idpId/metadata': "shows this SP's public metadata for a SAML IdP",
   'GET /ui/login/idp/:idpId/test-result': 'shows what a sign-in of the upstream identity would do, to whoever completed the test at the upstream; changes nothing',
+  'POST /ui/login/:uid/password-change': "sets the signing-in user's own new password, only when its sign-in was stopped for a required change",
   'GET /ui/login/:uid/forgot': 'shows the "forgot password" form',
   'POST /ui/login/:uid/forgot': 'queues a reset link to the mailbox of the named user, if any (the same answer either way); changes no user',
   'GET /ui/login/invitation': "shows the set-password form to the holder of a live invitation code (the mailbox's owner)",
