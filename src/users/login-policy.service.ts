@@ -17,13 +17,15 @@ export interface LoginPolicy {
   passwordLogin: boolean;
   /** True: a person created with an e-mail and no password (SCIM, Bulk, management API) is invited by mail (DESIGN §13). */
   inviteOnProvision: boolean;
+  /** True: sign-in of a user with an unverified e-mail stops until a mailed link is followed (DESIGN §13). */
+  requireVerifiedEmail: boolean;
 }
 
 /** What a client may leave out of a PUT: the fields added after the first version of the policy. */
-type LaterFields = 'passwordLogin' | 'inviteOnProvision';
+type LaterFields = 'passwordLogin' | 'inviteOnProvision' | 'requireVerifiedEmail';
 
 /** The organization, with its stored policy if it has one (`mfa` null otherwise). */
-const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login, p.invite_on_provision FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
+const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login, p.invite_on_provision, p.require_verified_email FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
 
 interface PolicyRow {
   mfa: MfaPolicy | null;
@@ -31,10 +33,11 @@ interface PolicyRow {
   allow_registration: unknown;
   password_login: unknown;
   invite_on_provision: unknown;
+  require_verified_email: unknown;
 }
 
 /** What an organization without a stored policy gets. */
-export const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true, passwordLogin: true, inviteOnProvision: false };
+export const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true, passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false };
 
 /**
  * Organizations' login policies. The multi-factor fields are stored and answered; the login UI enforces
@@ -59,13 +62,16 @@ export class LoginPolicyService {
       allowRegistration: flag(row.allow_registration),
       passwordLogin: flag(row.password_login),
       inviteOnProvision: flag(row.invite_on_provision),
+      requireVerifiedEmail: flag(row.require_verified_email),
     };
   }
 
   /** Replaces the policy; an unchanged one writes nothing. */
   set(editorUserId: string | null, orgId: string, given: Omit<LoginPolicy, LaterFields> & Partial<Pick<LoginPolicy, LaterFields>>): Promise<LoginPolicy> {
     // PUT replaces the policy; a client written before a later field existed gets its default.
-    const policy: LoginPolicy = { ...given, passwordLogin: given.passwordLogin ?? true, inviteOnProvision: given.inviteOnProvision ?? false };
+    const policy: LoginPolicy = { ...given, passwordLogin: given.passwordLogin ?? true, inviteOnProvision: given.inviteOnProvision ?? false,
+      requireVerifiedEmail: given.requireVerifiedEmail ?? false,
+    };
     return this.uow.run(async (manager) => {
       if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
       const row = await manager.findOneBy(LoginPolicyEntity, { orgId });
@@ -85,5 +91,6 @@ function policyOf(row: LoginPolicyEntity): LoginPolicy {
     allowRegistration: Boolean(row.allowRegistration),
     passwordLogin: Boolean(row.passwordLogin),
     inviteOnProvision: Boolean(row.inviteOnProvision),
+    requireVerifiedEmail: Boolean(row.requireVerifiedEmail),
   };
 }

@@ -9,6 +9,7 @@ import { insertRows, updateRows } from './entity-rows.js';
 import { orderChanged } from './org-user-counts.js';
 import { searchText } from './rules/user-search.js';
 import { bump } from './user-lifecycle.service.js';
+import { UserCodes } from './codes/user-codes.js';
 
 /** One e-mail address or phone number with its type; phone values already normalised. */
 export interface Contact {
@@ -63,7 +64,10 @@ const PROFILE_COLUMNS = [
  */
 @Injectable()
 export class UserProfileService {
-  constructor(private readonly events: EventStore) {}
+  constructor(
+    private readonly events: EventStore,
+    private readonly codes: UserCodes,
+  ) {}
 
   /** Whether replacing the user's profile with this one would change anything (a read-only check). */
   differs(user: UserEntity, profile: HumanProfile, verification: ContactVerification = {}): boolean {
@@ -94,6 +98,8 @@ export class UserProfileService {
     // The flag is reported only where the caller set it, so SCIM's events read as before.
     const flag = (key: 'isEmailVerified' | 'isPhoneVerified', given: boolean | undefined, value: boolean) => (given === undefined ? {} : { [key]: value });
     if (emailChanged) {
+      // A verification link sent to the old address must not verify the new one.
+      if (next.email !== user.email) await this.codes.revokeIn(manager, user.id, 'email_verification');
       const payload = { email: next.email, emails: profile.emails.map((e) => e.value), ...flag('isEmailVerified', verification.emailVerified, emailVerified) };
       await this.events.push(manager, { ...base, type: 'user.human.email.changed', payload });
     }

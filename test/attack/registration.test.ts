@@ -37,7 +37,7 @@ describe('registration and the login policy', () => {
 
   it('the login policy answers its defaults, is changed by an ORG_OWNER only, and refuses bad bodies', async () => {
     const read = await svc.api('GET', policyPath(), { token: svc.adminToken });
-    assert.deepEqual(read.body, { mfa: 'optional', passkeys: true, allowRegistration: true, passwordLogin: true, inviteOnProvision: false });
+    assert.deepEqual(read.body, { mfa: 'optional', passkeys: true, allowRegistration: true, passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false });
     const manager = await createCaller(svc, project.orgId, { org: ['ORG_USER_MANAGER'] });
     const owner = await createCaller(svc, project.orgId, { org: ['ORG_OWNER'] });
     const body = { mfa: 'optional', passkeys: true, allowRegistration: true };
@@ -46,12 +46,12 @@ describe('registration and the login policy', () => {
       const res = await svc.api('PUT', policyPath(), { token: owner.token, body: bad });
       assert.equal(res.status, 400, res.text);
     }
-    assert.deepEqual((await svc.api('GET', policyPath(), { token: owner.token })).body, { ...body, passwordLogin: true, inviteOnProvision: false }, 'nothing changed');
+    assert.deepEqual((await svc.api('GET', policyPath(), { token: owner.token })).body, { ...body, passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false }, 'nothing changed');
     assert.equal((await svc.api('GET', '/management/v1/orgs/no-such-org/login-policy', { token: svc.adminToken })).status, 404);
     const set = await svc.api('PUT', policyPath(), { token: owner.token, body: { ...body, mfa: 'off' } });
     // A client written before `passwordLogin` and `inviteOnProvision` existed (DESIGN §14, §13) keeps passwords
     // and sends no invitations: PUT without them means their defaults.
-    assert.deepEqual(set.body, { ...body, mfa: 'off', passwordLogin: true, inviteOnProvision: false });
+    assert.deepEqual(set.body, { ...body, mfa: 'off', passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false });
     const events = await searchEvents(svc, { event_types: ['org.login.policy.changed'], aggregate_id: project.orgId });
     assert.equal(events.length, 1);
     assert.equal(events[0].editor.userId, owner.userId);

@@ -49,6 +49,7 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'POST /management/v1/orgs/:orgId/users/:userId/reactivate': {},
     'POST /management/v1/orgs/:orgId/users/:userId/unlock': {},
     'POST /management/v1/orgs/:orgId/users/:userId/invite': {},
+    'POST /management/v1/orgs/:orgId/users/:userId/email/verify': {},
     'PUT /management/v1/orgs/:orgId/users/:userId/password': { password: 'Isolation-Pass-42!' },
     'DELETE /management/v1/orgs/:orgId/users/:userId/secret': undefined,
     'GET /management/v1/orgs/:orgId/users/:userId/keys': undefined,
@@ -164,7 +165,7 @@ describe('tenant isolation matrix', () => {
       appId: app.appId,
       userId: machine.userId,
       id: human.userId,
-      inviteeId: (await createHuman(svc, orgB.id)).userId,
+      inviteeId: (await admin('POST', '/users/human', { userName: unique('invitee'), profile: { firstName: 'In', lastName: 'Vitee' }, email: { email: `${unique('invitee')}@example.com` } })).body.userId,
       factorId: factor.id,
       groupId: await group(),
       scimGroupId: await group(),
@@ -193,8 +194,8 @@ describe('tenant isolation matrix', () => {
         ? { ...ids, idpId: ids.samlIdpId }
       : route.path.includes('/webhooks/:id')
         ? { ...ids, id: ids.webhookId }
-        : route.path.endsWith('/invite')
-          ? { ...ids, userId: ids.inviteeId } // a person who stays active (the control deactivates the other)
+        : route.path.endsWith('/invite') || route.path.endsWith('/email/verify')
+          ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
         : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
           ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
           : route.path.endsWith('/projects/:projectId')

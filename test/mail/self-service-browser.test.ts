@@ -78,13 +78,16 @@ describe('invitation and forgot password in Chromium', () => {
       await page.locator('[data-email-verified="false"]').waitFor();
       await page.getByRole('button', { name: 'Send an invitation' }).click();
       await page.getByText('Invitation sent: the link in the mail works for 7 days.').waitFor();
+      await page.getByRole('button', { name: 'Send a verification link' }).click();
+      await page.getByText('Verification link sent: it works for 24 hours.').waitFor();
       await check(page, 'user-invited');
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
     }
 
-    await followLink(linkIn(await mail.waitFor(email)), 'invitation', 'Chosen by Grace 1');
+    assert.match((await mail.waitFor(email, (m) => /confirm your e-mail address$/.test(m.subject))).text, /email-verification\?code=/);
+    await followLink(linkIn(await mail.waitFor(email, (m) => /you are invited$/.test(m.subject))), 'invitation', 'Chosen by Grace 1');
     const person = await newPage(browser);
     try {
       const cb = await authorize(rp, person.page, authorizeUrl(), (p) => submitLogin(p, email, 'Chosen by Grace 1'));

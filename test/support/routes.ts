@@ -91,7 +91,7 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
           // links are authorized by the one-time code they carry (DESIGN §13), in any browser.
           policy: route.path.includes('/assets/')
             ? 'public (static file)'
-            : route.path === '/ui/login/invitation' || route.path === '/ui/login/password-reset'
+            : ['/ui/login/invitation', '/ui/login/password-reset', '/ui/login/email-verification'].includes(route.path)
               ? 'public (one-time code from the mail, single use)'
             : route.path.endsWith('/callback') || route.path.endsWith('/acs') || route.path.endsWith('/test-result')
               ? 'public (upstream state, single use)'

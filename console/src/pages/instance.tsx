@@ -90,6 +90,7 @@ interface LoginPolicy {
   allowRegistration: boolean;
   passwordLogin: boolean;
   inviteOnProvision: boolean;
+  requireVerifiedEmail: boolean;
 }
 
 /** An organization's login policy (ORG_OWNER): GET/PUT /management/v1/orgs/{orgId}/login-policy. */
@@ -109,9 +110,10 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
   const [allowRegistration, setAllowRegistration] = useState(current.allowRegistration);
   const [passwordLogin, setPasswordLogin] = useState(current.passwordLogin);
   const [inviteOnProvision, setInviteOnProvision] = useState(current.inviteOnProvision);
+  const [requireVerifiedEmail, setRequireVerifiedEmail] = useState(current.requireVerifiedEmail);
   const [saved, setSaved] = useState(false);
   return (
-    <Form label={t('loginPolicy')} submit={t('save')} action={() => api('PUT', path, { mfa, passkeys, allowRegistration, passwordLogin, inviteOnProvision })} onDone={() => setSaved(true)}>
+    <Form label={t('loginPolicy')} submit={t('save')} action={() => api('PUT', path, { mfa, passkeys, allowRegistration, passwordLogin, inviteOnProvision, requireVerifiedEmail })} onDone={() => setSaved(true)}>
       <Select
         label={t('secondFactor')}
         value={mfa}
@@ -126,6 +128,7 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
       <Checkbox label={t('allowRegistration')} checked={allowRegistration} onChange={setAllowRegistration} />
       <Checkbox label={t('passwordLogin')} checked={passwordLogin} onChange={setPasswordLogin} />
       <Checkbox label={t('inviteOnProvision')} checked={inviteOnProvision} onChange={setInviteOnProvision} />
+      <Checkbox label={t('requireVerifiedEmail')} checked={requireVerifiedEmail} onChange={setRequireVerifiedEmail} />
       <Notice text={saved ? t('saved') : null} />
     </Form>
   );

@@ -30,4 +30,9 @@ export class LoginPolicyDto {
   @IsOptional()
   @IsBoolean()
   inviteOnProvision?: boolean;
+
+  @ApiProperty({ required: false, default: false, description: 'whether sign-in stops until the user has followed a mailed link that verifies its e-mail address (DESIGN §13)' })
+  @IsOptional()
+  @IsBoolean()
+  requireVerifiedEmail?: boolean;
 }

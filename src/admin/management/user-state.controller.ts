@@ -38,6 +38,18 @@ export class UserStateController {
     return { expiresAt: expiresAt.toISOString() };
   }
 
+  @Post('email/verify')
+  @HttpCode(202)
+  @ApiOperation({ summary: "Mail the user a link that verifies its e-mail address (valid 24 hours); an earlier link stops working" })
+  @ApiAcceptedResponse({ type: InvitationDto })
+  @ApiNotFoundResponse({ description: 'no such user in the organization' })
+  @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, or an address already verified' })
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async verifyEmail(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {
+    const { expiresAt } = await this.links.requestVerification(caller.userId, orgId, userId);
+    return { expiresAt: expiresAt.toISOString() };
+  }
+
   @Post('deactivate')
   @HttpCode(200)
   @ApiOperation({ summary: "Deactivate a user: it cannot sign in, and its sessions and tokens are revoked" })

@@ -67,6 +67,7 @@ export const EVENT_MESSAGES = {
   'user.human.invitation.sent': 'Invitation sent',
   'user.human.password.reset.requested': 'Password reset requested',
   'user.human.email.verified': 'Email address verified',
+  'user.human.email.verification.sent': 'Email verification sent',
   'user.human.mail.failed': 'Mail could not be delivered',
 } as const;
 

@@ -5,9 +5,9 @@ import { DataSource } from 'typeorm';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { AppLogger } from '../../common/http/logging.js';
 import { errorMessage } from '../../common/http/failure-causes.js';
-import { ACCOUNT_LINK_PATHS, AccountLinksService } from '../../users/self-service/account-links.service.js';
+import { ACCOUNT_LINK_PATHS, AccountLinksService, EMAIL_VERIFICATION_PATH } from '../../users/self-service/account-links.service.js';
 import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
-import { forgotPasswordPage, invalidLinkPage, passwordSetPage, resetRequestedPage, setPasswordPage } from './account-links.views.js';
+import { emailVerificationPage, emailVerifiedPage, forgotPasswordPage, invalidLinkPage, passwordSetPage, resetRequestedPage, setPasswordPage } from './account-links.views.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
 import { LoginUsers } from './login-users.js';
@@ -19,7 +19,7 @@ type LinkPurpose = keyof typeof ACCOUNT_LINK_PATHS;
 
 /**
  * The login UI's pages for mailed links (DESIGN §13; docs/mail.md): "forgot password" inside a sign-in, and the
- * pages an invitation or reset link opens, which work in any browser (the code in the link is what authorizes
+ * pages an invitation, reset or verification link opens, which work in any browser (the code in the link is what authorizes
  * them, so they need no interaction).
  */
 @Injectable()
@@ -43,6 +43,8 @@ export class AccountLinksUi {
       router.get(ACCOUNT_LINK_PATHS[purpose], wrap((req, res) => this.showLink(req, res, purpose)));
       router.post(ACCOUNT_LINK_PATHS[purpose], form, wrap((req, res) => this.followLink(req, res, purpose)));
     }
+    router.get(EMAIL_VERIFICATION_PATH, wrap((req, res) => this.showVerification(req, res)));
+    router.post(EMAIL_VERIFICATION_PATH, form, wrap((req, res) => this.verify(req, res)));
     router.get(`${LOGIN_UI_PREFIX}/:uid/forgot`, wrap((req, res) => this.showForgot(req, res)));
     router.post(`${LOGIN_UI_PREFIX}/:uid/forgot`, form, wrap((req, res) => this.forgot(req, res)));
   }
@@ -110,6 +112,23 @@ export class AccountLinksUi {
       return again([error.message, ...error.details.map((d) => d.message)].join(' '));
     }
     this.interactions.render(res, passwordSetPage(locale, t));
+  }
+
+  /** A GET changes nothing (mail scanners fetch links): the page asks for one click. */
+  private async showVerification(req: Request, res: Response): Promise<void> {
+    const code = String(req.query.code ?? '');
+    const holder = await this.links.holder(code, 'email_verification');
+    const locale = localeOf(req, holder?.locale);
+    if (!holder) return this.invalid(res, locale);
+    this.interactions.render(res, emailVerificationPage(locale, messages(locale), EMAIL_VERIFICATION_PATH, code, holder.userName));
+  }
+
+  private async verify(req: Request, res: Response): Promise<void> {
+    const code = String(req.body.code ?? '');
+    const holder = await this.links.holder(code, 'email_verification');
+    const locale = localeOf(req, holder?.locale);
+    if (!holder || !(await this.links.verifyEmail(code))) return this.invalid(res, locale);
+    this.interactions.render(res, emailVerifiedPage(locale, messages(locale)));
   }
 
   private invalid(res: Response, locale: Locale): void {

@@ -61,6 +61,35 @@ ${field('password', ctx.t.newPassword)}${field('passwordConfirm', ctx.t.password
   );
 }
 
+/** The page a verification link opens: one button, so a mail scanner that fetches the link verifies nothing. */
+export function emailVerificationPage(locale: Locale, t: Messages, action: string, code: string, userName: string): string {
+  return page(
+    locale,
+    t.verifyEmailTitle,
+    `<p>${esc(t.verifyEmailConfirmHint(userName))}</p>
+<form method="post" action="${esc(action)}" data-email-verification><input type="hidden" name="code" value="${esc(code)}">
+<button type="submit">${esc(t.verifyEmailConfirm)}</button></form>`,
+  );
+}
+
+export function emailVerifiedPage(locale: Locale, t: Messages): string {
+  return page(locale, t.verifyEmailTitle, `<p data-email-verified>${esc(t.emailVerified)}</p>`);
+}
+
+/**
+ * A sign-in stopped by `requireVerifiedEmail` (DESIGN §13): a link went to the address; once it is followed (in any
+ * browser), "continue" completes the sign-in. "Send again" mails a new link.
+ */
+export function verifyEmailPage(ctx: FormContext, email: string, resendAction: string, notice?: string): string {
+  return page(
+    ctx.locale,
+    ctx.t.verifyEmailTitle,
+    `${notice ? `<p role="status">${esc(notice)}</p>` : ''}<p data-verify-email>${esc(ctx.t.verifyEmailSent(email))}</p>
+<form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}<button type="submit">${esc(ctx.t.verifyEmailContinue)}</button></form>
+<form method="post" action="${esc(resendAction)}">${csrfField(ctx.csrf)}<button type="submit">${esc(ctx.t.verifyEmailResend)}</button></form>`,
+  );
+}
+
 export function passwordSetPage(locale: Locale, t: Messages): string {
   return page(locale, t.newPasswordTitle, `<p data-password-set>${esc(t.passwordSet)}</p>`);
 }

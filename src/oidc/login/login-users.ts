@@ -5,7 +5,7 @@ import { flag } from '../../common/database/column-values.js';
 import { typedLoginName } from '../../users/rules/user-name.js';
 
 /** What the login UI needs of a user: the password step, the state check and the login name. */
-export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'userName' | 'passwordHash' | 'passwordChangeRequired' | 'failedPasswordChecks' | 'version'> & {
+export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'userName' | 'passwordHash' | 'passwordChangeRequired' | 'failedPasswordChecks' | 'version' | 'email' | 'emailVerified'> & {
   /** `<userName>@<org primary domain>`, as shown and remembered by the login UI. */
   loginName: string;
 };
@@ -55,6 +55,8 @@ function loginUser(row: Record<string, unknown>): LoginUser {
     passwordChangeRequired: flag(row.password_change_required),
     failedPasswordChecks: Number(row.failed_password_checks),
     version: Number(row.version),
+    email: row.email == null ? null : String(row.email),
+    emailVerified: flag(row.email_verified),
     loginName: `${userName}@${row.primary_domain == null ? '' : String(row.primary_domain)}`,
   };
 }

@@ -81,6 +81,16 @@ const EN = {
   invalidLink: 'This link is unknown, used, replaced by a newer one or expired. Ask for a new one.',
   passwordChangeTitle: 'Change your password',
   passwordChangeHint: 'Your administrator asks you to choose a new password before you continue.',
+  verifyEmailTitle: 'Confirm your e-mail address',
+  verifyEmailSent: (email: string) => `We sent a link to ${email}. Open it, confirm, then continue here.`,
+  verifyEmailContinue: 'I have confirmed it — continue',
+  verifyEmailResend: 'Send the link again',
+  verifyEmailNotYet: 'The address is not confirmed yet. Open the link in the newest mail first.',
+  verifyEmailResent: 'A new link is on its way; the earlier one no longer works.',
+  verifyEmailMissing: 'Your account has no e-mail address to confirm. Ask your administrator to add one.',
+  verifyEmailConfirmHint: (user: string) => `Confirm the e-mail address of ${user}.`,
+  verifyEmailConfirm: 'Confirm my address',
+  emailVerified: 'Your e-mail address is confirmed. You can go back to the sign-in.',
 };
 
 type Messages = typeof EN;
@@ -167,6 +177,16 @@ const DE: Messages = {
   invalidLink: 'Dieser Link ist unbekannt, benutzt, durch einen neueren ersetzt oder abgelaufen. Fordern Sie einen neuen an.',
   passwordChangeTitle: 'Passwort ändern',
   passwordChangeHint: 'Ihre Administration bittet Sie, ein neues Passwort zu wählen, bevor Sie fortfahren.',
+  verifyEmailTitle: 'E-Mail-Adresse bestätigen',
+  verifyEmailSent: (email: string) => `Wir haben einen Link an ${email} gesendet. Öffnen Sie ihn, bestätigen Sie und fahren Sie dann hier fort.`,
+  verifyEmailContinue: 'Bestätigt – weiter',
+  verifyEmailResend: 'Link erneut senden',
+  verifyEmailNotYet: 'Die Adresse ist noch nicht bestätigt. Öffnen Sie zuerst den Link in der neuesten E-Mail.',
+  verifyEmailResent: 'Ein neuer Link ist unterwegs; der frühere gilt nicht mehr.',
+  verifyEmailMissing: 'Ihr Konto hat keine E-Mail-Adresse zum Bestätigen. Bitten Sie Ihre Administration, eine einzutragen.',
+  verifyEmailConfirmHint: (user: string) => `Bestätigen Sie die E-Mail-Adresse von ${user}.`,
+  verifyEmailConfirm: 'Adresse bestätigen',
+  emailVerified: 'Ihre E-Mail-Adresse ist bestätigt. Sie können zur Anmeldung zurückkehren.',
 };
 
 const CATALOG: Record<string, Messages> = { en: EN, de: DE };

@@ -20,6 +20,8 @@ export interface PendingSignIn {
   recoveryShown?: boolean;
   /** Every factor is done; the user must choose a new password before the sign-in completes (DESIGN §13). */
   changePassword?: boolean;
+  /** Every factor is done; sign-in waits until the address a link was mailed to is verified (DESIGN §13). */
+  verifyEmail?: string;
 }
 
 export const PENDING = 'portcullis_second_factor';

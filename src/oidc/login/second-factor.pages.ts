@@ -16,7 +16,7 @@ import type { PendingSignIn } from './pending-sign-in.js';
 import { enrolPage, passkeyForm, recoveryCodesPage, secondFactorPage, totpEnrolPage } from './second-factor.views.js';
 import type { PasskeyAutofill } from './second-factor.views.js';
 import { WebAuthnChallenges } from './webauthn-challenges.js';
-import { passwordChangePage } from './account-links.views.js';
+import { passwordChangePage, verifyEmailPage } from './account-links.views.js';
 
 /**
  * The pages of the second step, each for where a pending sign-in stands, and the WebAuthn options they
@@ -50,6 +50,10 @@ export class SecondFactorPages {
 
   /** The page of the step `pending` is at, with `error` above its form. */
   async render(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, error?: string): Promise<void> {
+    if (pending.verifyEmail) {
+      const ctx = this.interactions.formContext(req, interaction, 'verify-email');
+      return this.interactions.render(res, verifyEmailPage(ctx, pending.verifyEmail, `${LOGIN_UI_PREFIX}/${interaction.uid}/verify-email/resend`, error));
+    }
     if (pending.changePassword) return this.interactions.render(res, passwordChangePage(this.interactions.formContext(req, interaction, 'password-change'), pending.loginName, error));
     if (pending.recoveryShown) return this.interactions.render(res, recoveryCodesPage(this.interactions.formContext(req, interaction, 'continue'), []));
     if (pending.totpFactorId) {

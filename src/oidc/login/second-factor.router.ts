@@ -11,6 +11,7 @@ import { verifyAssertion, verifyRegistration } from '../../users/factors/passkey
 import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { PasswordChecks } from '../../users/password-checks.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
+import { AccountLinksService } from '../../users/self-service/account-links.service.js';
 import { isActive } from '../../users/rules/user-state.js';
 import { mayServe } from '../account/organization-boundary.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
@@ -50,6 +51,7 @@ export class SecondFactorUi {
     private readonly rateLimiter: LoginRateLimiter,
     private readonly checks: PasswordChecks,
     private readonly lifecycle: UserLifecycleService,
+    private readonly links: AccountLinksService,
     dataSource: DataSource,
   ) {
     this.loginUsers = new LoginUsers(dataSource);
@@ -66,6 +68,8 @@ export class SecondFactorUi {
       'enrol/skip': (req, res, i) => this.skip(req, res, i),
       continue: (req, res, i) => this.continueAfterCodes(req, res, i),
       'password-change': (req, res, i) => this.changePassword(req, res, i),
+      'verify-email': (req, res, i) => this.continueVerified(req, res, i),
+      'verify-email/resend': (req, res, i) => this.resendVerification(req, res, i),
     };
     for (const [path, step] of Object.entries(steps)) {
       router.post(`${LOGIN_UI_PREFIX}/:uid/${path}`, form, wrap(async (req, res) => {
@@ -251,10 +255,15 @@ export class SecondFactorUi {
 
   /** Every factor the sign-in requires is done: the failed-check count starts over, and the provider gets the result. */
   private async complete(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
-    // A password the administrator marked for change, used in this sign-in: the new one first (DESIGN §13).
-    if (pending.methods.includes('pwd') && (await this.loginUsers.findById(pending.userId))?.passwordChangeRequired) {
-      const steps = { ...pending, methods: [...pending.methods, ...methods], enrol: false, required: false, totpFactorId: undefined, recoveryShown: false };
-      return this.toStep(req, res, interaction, { ...steps, changePassword: true });
+    // What the account must do before the application gets a code (DESIGN §13), once every factor is done.
+    const user = await this.loginUsers.findById(pending.userId);
+    const steps = { ...pending, methods: [...pending.methods, ...methods], enrol: false, required: false, totpFactorId: undefined, recoveryShown: false };
+    // A password the administrator marked for change, used in this sign-in: the new one first.
+    if (pending.methods.includes('pwd') && user?.passwordChangeRequired) return this.toStep(req, res, interaction, { ...steps, changePassword: true });
+    if (user && !user.emailVerified && (await this.policies.get(pending.orgId)).requireVerifiedEmail) {
+      const t = this.interactions.formContext(req, interaction, 'verify-email').t;
+      if (!user.email || !(await this.links.sendVerification(user.id))) return this.interactions.refuse(req, res, 403, 'access_denied', t.verifyEmailMissing);
+      return this.toStep(req, res, interaction, { ...steps, changePassword: false, verifyEmail: user.email });
     }
     await this.checks.signInCompleted(pending.userId);
     const { amr, acr } = reportedAuthentication([pending.methods, methods], pending.upstream);
@@ -283,6 +292,25 @@ export class SecondFactorUi {
       return again([error.message, ...error.details.map((d) => d.message)].join(' '));
     }
     return this.complete(req, res, interaction, { ...pending, changePassword: false }, []);
+  }
+
+  /** "Continue" on the verify-email page: the sign-in completes once the address is verified. */
+  private async continueVerified(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const pending = pendingOf(interaction);
+    if (!pending?.verifyEmail) return this.interactions.refuse(req, res, 400, 'invalid_request', 'no e-mail verification is pending in this sign-in');
+    if (!(await this.loginUsers.findById(pending.userId))?.emailVerified) {
+      return this.pages.render(req, res, interaction, pending, this.interactions.formContext(req, interaction, 'verify-email').t.verifyEmailNotYet);
+    }
+    return this.complete(req, res, interaction, { ...pending, verifyEmail: undefined }, []);
+  }
+
+  /** "Send again": a new link (the earlier one dies), counted against the rate limits like a password attempt. */
+  private async resendVerification(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const pending = pendingOf(interaction);
+    if (!pending?.verifyEmail) return this.interactions.refuse(req, res, 400, 'invalid_request', 'no e-mail verification is pending in this sign-in');
+    if (!(await this.counted(req, res, interaction, pending))) return;
+    await this.links.sendVerification(pending.userId);
+    return this.pages.render(req, res, interaction, pending, this.interactions.formContext(req, interaction, 'verify-email').t.verifyEmailResent);
   }
 
   /** Counts an attempt against the rate limits; false when a limit answered 429 already. */

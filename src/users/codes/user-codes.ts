@@ -49,6 +49,11 @@ export class UserCodes {
     return affected === 1 ? row.userId : undefined;
   }
 
+  /** The user's codes of one purpose end: a verification link dies with the address it was sent to. */
+  async revokeIn(manager: EntityManager, userId: string, purpose: CodePurpose): Promise<void> {
+    await manager.delete(UserCodeEntity, { userId, purpose });
+  }
+
   /** Every code of the user ends: a password change (DESIGN §13). */
   async revokeAllIn(manager: EntityManager, userId: string): Promise<void> {
     await manager.delete(UserCodeEntity, { userId });

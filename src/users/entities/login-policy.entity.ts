@@ -28,6 +28,10 @@ export class LoginPolicyEntity {
   @Column({ name: 'invite_on_provision', type: 'boolean', default: false })
   inviteOnProvision: boolean;
 
+  /** Whether sign-in stops until the user's e-mail address is verified (DESIGN §13). */
+  @Column({ name: 'require_verified_email', type: 'boolean', default: false })
+  requireVerifiedEmail: boolean;
+
   @Column({ name: 'changed_at', ...timestampColumn })
   changedAt: Date;
 }

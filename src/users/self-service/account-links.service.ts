@@ -19,11 +19,13 @@ import { assertPasswordMinLength } from '../rules/password-policy.js';
 import { isInactive } from '../rules/user-state.js';
 import { bump, UserLifecycleService } from '../user-lifecycle.service.js';
 
-/** Where each link leads in the login UI (src/oidc/login/account-links.router.ts). */
+/** Where each link leads in the login UI (src/oidc/login/account-links.router.ts): a password is set on the first two. */
 export const ACCOUNT_LINK_PATHS: Record<Exclude<CodePurpose, 'email_verification'>, string> = {
   invitation: '/ui/login/invitation',
   password_reset: '/ui/login/password-reset',
 };
+export const EMAIL_VERIFICATION_PATH = '/ui/login/email-verification';
+const LINK_PATHS: Record<CodePurpose, string> = { ...ACCOUNT_LINK_PATHS, email_verification: EMAIL_VERIFICATION_PATH };
 
 /** What a link's page needs to know before its form is sent: whose it is, without using the code. */
 export interface LinkHolder {
@@ -32,7 +34,8 @@ export interface LinkHolder {
 }
 
 /**
- * Mailed links that let people help themselves (DESIGN §13; docs/mail.md): invitations and password resets.
+ * Mailed links that let people help themselves (DESIGN §13; docs/mail.md): invitations, password resets and
+ * e-mail verification.
  * Each queues its message in the transaction that issues the code, with an event; following the link sets the
  * password under the instance's policy, counts the e-mail as verified (the click proved it), unlocks a user
  * locked by failed checks (never an inactive one) and, as every password change, ends the user's sessions,
@@ -76,6 +79,52 @@ export class AccountLinksService {
     return expiresAt;
   }
 
+  /** `POST …/users/{userId}/email/verify`: §7's rule, then a human whose address is not verified yet (409 otherwise). */
+  requestVerification(editorUserId: string | null, orgId: string, userId: string): Promise<{ expiresAt: Date }> {
+    return this.uow.run(async (manager) => {
+      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
+      if (user.type !== 'human') throw new DomainError(ErrorCode.Conflict, 'a machine user has no e-mail address to verify');
+      if (!user.email) throw new DomainError(ErrorCode.Conflict, 'the user has no e-mail address to verify');
+      if (user.emailVerified) throw new DomainError(ErrorCode.Conflict, 'the e-mail address is already verified');
+      return { expiresAt: new Date(await this.sendVerificationIn(manager, editorUserId, user)) };
+    });
+  }
+
+  /** A verification link to the user's address, replacing an earlier one (also the login policy's `requireVerifiedEmail`). */
+  async sendVerificationIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<number> {
+    const expiresAt = await this.mailLink(manager, user, 'email_verification');
+    await this.events.push(manager, {
+      type: 'user.human.email.verification.sent',
+      aggregateType: 'user',
+      aggregateId: user.id,
+      resourceOwner: user.orgId,
+      editorUserId,
+      payload: { email: user.email, expiresAt: new Date(expiresAt).toISOString() },
+    });
+    return expiresAt;
+  }
+
+  /** The same, for a signing-in user the login UI stopped (`requireVerifiedEmail`); false without an address to verify. */
+  sendVerification(userId: string): Promise<boolean> {
+    return this.uow.run(async (manager) => {
+      const user = await manager.findOneBy(UserEntity, { id: userId });
+      if (!user?.email || user.emailVerified || isInactive(user)) return false;
+      await this.sendVerificationIn(manager, null, user);
+      return true;
+    });
+  }
+
+  /** Follows a verification link: the address is verified and the code used; false for a dead code. */
+  verifyEmail(code: string): Promise<boolean> {
+    return this.uow.run(async (manager) => {
+      const userId = await this.codes.consumeIn(manager, code, 'email_verification');
+      const user = userId === undefined ? null : await manager.findOneBy(UserEntity, { id: userId });
+      if (!user || isInactive(user)) return false;
+      if (!user.emailVerified) await this.markEmailVerifiedIn(manager, user);
+      return true;
+    });
+  }
+
   /**
    * The login policy's `inviteOnProvision` (DESIGN §13), inside the transaction that created the person: an
    * active human with an e-mail and no password is invited, so the message commits with the user or not at all.
@@ -108,7 +157,7 @@ export class AccountLinksService {
   }
 
   /** The holder of a live link, for its page; undefined for an unknown, used, replaced or expired one. */
-  async holder(code: string, purpose: keyof typeof ACCOUNT_LINK_PATHS): Promise<LinkHolder | undefined> {
+  async holder(code: string, purpose: CodePurpose): Promise<LinkHolder | undefined> {
     const userId = await this.codes.holderIn(this.uow.manager, code, purpose);
     const user = userId === undefined ? null : await this.uow.manager.findOneBy(UserEntity, { id: userId });
     return user && !isInactive(user) ? { userName: user.userName, locale: user.preferredLanguage } : undefined;
@@ -152,7 +201,7 @@ export class AccountLinksService {
   }
 
   /** A new code for the user and its message in the outbox; when the code expires. */
-  private async mailLink(manager: EntityManager, user: UserEntity, purpose: keyof typeof ACCOUNT_LINK_PATHS): Promise<number> {
+  private async mailLink(manager: EntityManager, user: UserEntity, purpose: CodePurpose): Promise<number> {
     const { code, expiresAt } = await this.codes.issueIn(manager, user.id, purpose);
     const org = await manager.findOneByOrFail(OrganizationEntity, { id: user.orgId });
     await this.outbox.enqueueIn(manager, {
@@ -164,7 +213,7 @@ export class AccountLinksService {
       orgName: org.name,
       name: user.displayName ?? user.givenName ?? '',
       // The link carries the code only (never a login name), in the fragment-free query of PUBLIC_URL.
-      link: `${this.config.publicUrl}${ACCOUNT_LINK_PATHS[purpose]}?code=${encodeURIComponent(code)}`,
+      link: `${this.config.publicUrl}${LINK_PATHS[purpose]}?code=${encodeURIComponent(code)}`,
       validHours: CODE_LIFETIME_MS[purpose] / 3_600_000,
     });
     return expiresAt;

@@ -123,6 +123,12 @@ export const OPERATIONS: Operation[] = [
     run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'invite'), {}),
   },
   {
+    name: 'management: mail a link that verifies the e-mail address',
+    routes: ['POST /management/v1/orgs/:orgId/users/:userId/email/verify'],
+    // The human targets' addresses are verified already, and machines have none: where the caller may act, 409.
+    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'email/verify'), {}),
+  },
+  {
     name: 'management: remove the machine secret',
     routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/secret'],
     // The targets have no secret: where the caller may act, 404 for machines and 400 for humans.
@@ -344,6 +350,10 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /ui/login/idp/:idpId/metadata': "shows this SP's public metadata for a SAML IdP",
   'GET /ui/login/idp/:idpId/test-result': 'shows what a sign-in of the upstream identity would do, to whoever completed the test at the upstream; changes nothing',
   'POST /ui/login/:uid/password-change': "sets the signing-in user's own new password, only when its sign-in was stopped for a required change",
+  'POST /ui/login/:uid/verify-email': 'completes the sign-in once the signing-in user has verified its address',
+  'POST /ui/login/:uid/verify-email/resend': "mails the signing-in user's own address a new verification link",
+  'GET /ui/login/email-verification': "shows the confirm button to the holder of a live verification code (the mailbox's owner)",
+  'POST /ui/login/email-verification': "marks the code's user's address verified, once per code; only the code's holder can",
   'GET /ui/login/:uid/forgot': 'shows the "forgot password" form',
   'POST /ui/login/:uid/forgot': 'queues a reset link to the mailbox of the named user, if any (the same answer either way); changes no user',
   'GET /ui/login/invitation': "shows the set-password form to the holder of a live invitation code (the mailbox's owner)",

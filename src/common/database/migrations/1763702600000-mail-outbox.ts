@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Mail and one-time codes (DESIGN §13; docs/mail.md): the outbox every process sends from, the codes the links
- * carry (only their hashes), and the login policy's `inviteOnProvision`.
+ * carry (only their hashes), and the login policy's `inviteOnProvision` and `requireVerifiedEmail`.
  */
 export class MailOutbox1763702600000 implements MigrationInterface {
   name = 'MailOutbox1763702600000';
@@ -52,9 +52,11 @@ export class MailOutbox1763702600000 implements MigrationInterface {
       }),
     );
     await runner.addColumn('login_policies', new TableColumn({ name: 'invite_on_provision', type: 'boolean', isNullable: false, default: false }));
+    await runner.addColumn('login_policies', new TableColumn({ name: 'require_verified_email', type: 'boolean', isNullable: false, default: false }));
   }
 
   async down(runner: QueryRunner): Promise<void> {
+    await runner.dropColumn('login_policies', 'require_verified_email');
     await runner.dropColumn('login_policies', 'invite_on_provision');
     await runner.dropTable('user_codes', true, true, true);
     await runner.dropTable('mail_messages', true, true, true);
