@@ -50,6 +50,7 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'POST /management/v1/orgs/:orgId/users/:userId/unlock': {},
     'POST /management/v1/orgs/:orgId/users/:userId/invite': {},
     'POST /management/v1/orgs/:orgId/users/:userId/email/verify': {},
+    'POST /management/v1/orgs/:orgId/users/:userId/password/reset': {},
     'PUT /management/v1/orgs/:orgId/users/:userId/password': { password: 'Isolation-Pass-42!' },
     'DELETE /management/v1/orgs/:orgId/users/:userId/secret': undefined,
     'GET /management/v1/orgs/:orgId/users/:userId/keys': undefined,
@@ -194,7 +195,7 @@ describe('tenant isolation matrix', () => {
         ? { ...ids, idpId: ids.samlIdpId }
       : route.path.includes('/webhooks/:id')
         ? { ...ids, id: ids.webhookId }
-        : route.path.endsWith('/invite') || route.path.endsWith('/email/verify')
+        : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
           ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
         : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
           ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's

@@ -146,6 +146,21 @@ describe('forgot password', () => {
     assert.match(expired.text, /data-error="invalid_link"/);
   });
 
+  it('an administrator sends a reset link (POST …/password/reset); the current password works until it is followed', async () => {
+    const ada = await person();
+    const res = await svc.api('POST', `/management/v1/orgs/${orgId}/users/${ada.userId}/password/reset`, { token: manager.token, body: {} });
+    assert.equal(res.status, 202, res.text);
+    const expiresIn = Date.parse(res.body.expiresAt) - Date.now();
+    assert.ok(expiresIn > 0.9 * 3_600_000 && expiresIn <= 3_600_000, res.body.expiresAt);
+    const link = linkIn(await mail.waitFor(ada.email));
+    assert.ok((await signInWith(ada.userName, PASSWORD)).tokens, 'the current password still works');
+    const set = await new LoginClient(svc.url).post('/ui/login/password-reset', { code: new URL(link).searchParams.get('code')!, password: 'Reset by admin 5', passwordConfirm: 'Reset by admin 5' });
+    assert.equal(set.status, 200, set.text);
+    assert.ok((await signInWith(ada.userName, 'Reset by admin 5')).tokens);
+    const machine = await createCaller(svc, orgId);
+    assert.equal((await svc.api('POST', `/management/v1/orgs/${orgId}/users/${machine.userId}/password/reset`, { token: manager.token, body: {} })).status, 409);
+  });
+
   it('counts requests against the password checks’ limit per login name: 429 with Retry-After past it', async () => {
     const name = unique('probe');
     const browser = new LoginClient(svc.url);

@@ -78,6 +78,8 @@ describe('invitation and forgot password in Chromium', () => {
       await page.locator('[data-email-verified="false"]').waitFor();
       await page.getByRole('button', { name: 'Send an invitation' }).click();
       await page.getByText('Invitation sent: the link in the mail works for 7 days.').waitFor();
+      await page.getByRole('button', { name: 'Send a password reset' }).click();
+      await page.getByText('Password reset sent: the link works for 1 hour; the current password works until then.').waitFor();
       await page.getByRole('button', { name: 'Send a verification link' }).click();
       await page.getByText('Verification link sent: it works for 24 hours.').waitFor();
       await check(page, 'user-invited');

@@ -111,6 +111,7 @@ export function UserDetailPage({ orgId, userId }: { orgId: string; userId: strin
                 {u.state === 'inactive' && <ActionButton label={t('reactivate')} action={act('reactivate', t('reactivated'))} />}
                 {u.state === 'locked' && <ActionButton label={t('unlock')} action={act('unlock', t('unlocked'))} />}
                 {!machine && u.state !== 'inactive' && emailOf(u).email && <ActionButton label={t('invite')} action={act('invite', t('invited'))} />}
+                {!machine && u.state !== 'inactive' && emailOf(u).email && <ActionButton label={t('sendReset')} action={act('password/reset', t('resetSent'))} />}
                 {!machine && emailOf(u).email && !emailOf(u).isEmailVerified && <ActionButton label={t('sendVerification')} action={act('email/verify', t('verificationSent'))} />}
                 <DeleteButton
                   label={t('deleteUser')}

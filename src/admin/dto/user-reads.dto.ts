@@ -101,7 +101,7 @@ export class UserPatListDto {
   @ApiProperty() total: number;
 }
 
-/** `POST …/users/{userId}/invite` and `…/email/verify` (DESIGN §13): the mail is queued; its link works until then. */
+/** `POST …/users/{userId}/invite`, `…/password/reset` and `…/email/verify` (DESIGN §13): the mail is queued; its link works until then. */
 export class InvitationDto {
-  @ApiProperty({ format: 'date-time', description: 'when the link in the mail stops working (an invitation: 7 days; a verification: 24 hours)' }) expiresAt: string;
+  @ApiProperty({ format: 'date-time', description: 'when the link in the mail stops working (an invitation: 7 days; a reset: 1 hour; a verification: 24 hours)' }) expiresAt: string;
 }

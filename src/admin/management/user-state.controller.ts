@@ -38,6 +38,18 @@ export class UserStateController {
     return { expiresAt: expiresAt.toISOString() };
   }
 
+  @Post('password/reset')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Mail the user a link to choose a new password (valid 1 hour); the current password works until then' })
+  @ApiAcceptedResponse({ type: InvitationDto })
+  @ApiNotFoundResponse({ description: 'no such user in the organization' })
+  @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, or a deactivated user' })
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async sendReset(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {
+    const { expiresAt } = await this.links.sendReset(caller.userId, orgId, userId);
+    return { expiresAt: expiresAt.toISOString() };
+  }
+
   @Post('email/verify')
   @HttpCode(202)
   @ApiOperation({ summary: "Mail the user a link that verifies its e-mail address (valid 24 hours); an earlier link stops working" })

@@ -156,6 +156,30 @@ export class AccountLinksService {
     });
   }
 
+  /**
+   * `POST …/users/{userId}/password/reset`: an administrator mails the user a reset link (the console's "send a password
+   * reset"). §7's rule; a human with an e-mail that is not deactivated (409 otherwise). The password stays as it is until
+   * the link is followed.
+   */
+  sendReset(editorUserId: string | null, orgId: string, userId: string): Promise<{ expiresAt: Date }> {
+    return this.uow.run(async (manager) => {
+      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
+      if (user.type !== 'human') throw new DomainError(ErrorCode.Conflict, 'a machine user has no password to reset');
+      if (!user.email) throw new DomainError(ErrorCode.Conflict, 'the user has no e-mail address to send the link to');
+      if (isInactive(user)) throw new DomainError(ErrorCode.Conflict, 'a deactivated user cannot reset its password; reactivate it first');
+      const expiresAt = await this.mailLink(manager, user, 'password_reset');
+      await this.events.push(manager, {
+        type: 'user.human.password.reset.requested',
+        aggregateType: 'user',
+        aggregateId: user.id,
+        resourceOwner: user.orgId,
+        editorUserId,
+        payload: { by: 'administrator' },
+      });
+      return { expiresAt: new Date(expiresAt) };
+    });
+  }
+
   /** The holder of a live link, for its page; undefined for an unknown, used, replaced or expired one. */
   async holder(code: string, purpose: CodePurpose): Promise<LinkHolder | undefined> {
     const userId = await this.codes.holderIn(this.uow.manager, code, purpose);

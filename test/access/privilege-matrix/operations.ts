@@ -123,6 +123,12 @@ export const OPERATIONS: Operation[] = [
     run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'invite'), {}),
   },
   {
+    name: 'management: mail a password reset link',
+    routes: ['POST /management/v1/orgs/:orgId/users/:userId/password/reset'],
+    // Machines have no password: where the caller may act on one, the answer is 409.
+    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'password/reset'), {}),
+  },
+  {
     name: 'management: mail a link that verifies the e-mail address',
     routes: ['POST /management/v1/orgs/:orgId/users/:userId/email/verify'],
     // The human targets' addresses are verified already, and machines have none: where the caller may act, 409.
