@@ -13,6 +13,7 @@ import { UserCredentialsController } from './management/user-credentials.control
 import { UserFactorsController } from './management/user-factors.controller.js';
 import { UserRecordsController } from './management/user-records.controller.js';
 import { UserStateController } from './management/user-state.controller.js';
+import { UserSessionsController } from './management/user-sessions.controller.js';
 import { UsersController } from './management/users.controller.js';
 import { MeController } from './me.controller.js';
 import { OrgsController } from './orgs.controller.js';
@@ -22,7 +23,7 @@ import { ImportService } from './import/import.service.js';
 /** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of docs/product-rules.md, "API". */
 @Module({
   imports: [UsersModule],
-  controllers: [MeController, OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController, ProjectEditsController, ApplicationsController, UserRecordsController, UserStateController, UserCredentialsController],
+  controllers: [MeController, OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController, ProjectEditsController, ApplicationsController, UserRecordsController, UserStateController, UserCredentialsController, UserSessionsController],
   providers: [EventSearchService, ImportService],
   // Webhooks deliver events as event search returns them.
   exports: [EventSearchService],

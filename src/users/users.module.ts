@@ -22,6 +22,7 @@ import { UsersService } from './users.service.js';
 import { UserImportWriter } from './user-import.writer.js';
 import { UserCodes } from './codes/user-codes.js';
 import { AccountLinksService } from './self-service/account-links.service.js';
+import { UserSessionsService } from './self-service/user-sessions.service.js';
 import { MailModule } from '../mail/mail.module.js';
 
 import { ApplicationCredentialsService } from './resources/application-credentials.service.js';
@@ -54,6 +55,7 @@ const SERVICES = [
   OrganizationRemovalService,
   UserCodes,
   AccountLinksService,
+  UserSessionsService,
 ];
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */

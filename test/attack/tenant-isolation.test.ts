@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { FactorsService } from '../../src/users/factors/factors.service.js';
 import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
-import { createApiApp, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
+import { createApiApp, createHuman, createOidcApp, createProject, PASSWORD } from '../oidc/support/oidc-fixtures.js';
+import { signIn } from '../oidc/support/sign-in.js';
 import { databaseState } from './support/db-state.js';
 import { declaredRoutes, fillPath } from '../support/routes.js';
 import type { DeclaredRoute } from '../support/routes.js';
@@ -51,6 +52,8 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'POST /management/v1/orgs/:orgId/users/:userId/invite': {},
     'POST /management/v1/orgs/:orgId/users/:userId/email/verify': {},
     'POST /management/v1/orgs/:orgId/users/:userId/password/reset': {},
+    'GET /management/v1/orgs/:orgId/users/:userId/sessions': undefined,
+    'DELETE /management/v1/orgs/:orgId/users/:userId/sessions/:sessionId': undefined,
     'PUT /management/v1/orgs/:orgId/users/:userId/password': { password: 'Isolation-Pass-42!' },
     'DELETE /management/v1/orgs/:orgId/users/:userId/secret': undefined,
     'GET /management/v1/orgs/:orgId/users/:userId/keys': undefined,
@@ -140,6 +143,11 @@ describe('tenant isolation matrix', () => {
     const appKey = await admin('POST', `/projects/${projectB.projectId}/apps/${app.appId}/keys`, {});
     assert.equal(appKey.status, 201, appKey.text);
     const human = await createHuman(svc, orgB.id);
+    // A person with a session (signed in to the organization's app), for the session routes.
+    const sessionUser = await createHuman(svc, orgB.id);
+    const signedIn = await signIn(svc, { clientId: secretApp.clientId, clientSecret: secretApp.clientSecret, redirectUri: 'http://127.0.0.1:65530/cb', loginName: sessionUser.userName, password: PASSWORD });
+    assert.ok(signedIn.tokens, signedIn.error);
+    const [session] = (await admin('GET', `/users/${sessionUser.userId}/sessions`)).body.sessions;
     const machine = await createCaller(svc, orgB.id);
     const machineKey = await admin('POST', `/users/${machine.userId}/keys`, {});
     assert.equal(machineKey.status, 201, machineKey.text);
@@ -180,6 +188,8 @@ describe('tenant isolation matrix', () => {
       appKeyId: appKey.body.keyId,
       keyId: machineKey.body.keyId,
       tokenId: pat.body.tokenId,
+      sessionId: session.sessionId,
+      sessionUserId: sessionUser.userId,
     };
 
     const routes = declaredRoutes(svc).filter((r) => r.policy && !r.policy.public);
@@ -195,6 +205,8 @@ describe('tenant isolation matrix', () => {
         ? { ...ids, idpId: ids.samlIdpId }
       : route.path.includes('/webhooks/:id')
         ? { ...ids, id: ids.webhookId }
+        : route.path.includes('/sessions')
+          ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
         : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
           ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
         : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)

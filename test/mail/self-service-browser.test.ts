@@ -97,6 +97,24 @@ describe('invitation and forgot password in Chromium', () => {
     } finally {
       await person.context.close();
     }
+
+    // Her session shows on her page in the console; the administrator ends it there.
+    const admin = await open();
+    try {
+      await admin.page.goto(`${base}/console/`);
+      await signIn(admin.page, 'admin', readFileSync(join(svc.dataDir, 'admin.password'), 'utf8').trim());
+      await admin.page.goto(`${base}/console/orgs/${tenant.orgId}/users/${provisioned.body.id}`);
+      const sessions = admin.page.getByRole('table', { name: 'Sessions' });
+      await sessions.getByRole('cell', { name: app.clientId }).waitFor();
+      await check(admin.page, 'user-sessions');
+      await sessions.getByRole('button', { name: 'End session' }).click();
+      await admin.page.getByText('No live sessions.').waitFor();
+      const left = await svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users/${provisioned.body.id}/sessions`, { token: svc.adminToken });
+      assert.deepEqual(left.body.sessions, []);
+      assert.deepEqual(admin.problems, []);
+    } finally {
+      await admin.context.close();
+    }
   });
 
   it('"Forgot your password?" on the sign-in page, the mailed link, a new password, and the sign-in goes on', async () => {

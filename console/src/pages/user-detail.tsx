@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Notice, Page, SecretOnce, Select, TextArea, formatDate, useLoad } from '../components';
 import { Credentials } from './credentials';
+import { Sessions } from './user-sessions';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { stateLabel } from './users';
@@ -124,6 +125,7 @@ export function UserDetailPage({ orgId, userId }: { orgId: string; userId: strin
               {machine ? <MachineCredentials base={base} userId={userId} /> : <SetPassword base={base} onDone={() => setNotice(t('passwordSet'))} />}
               {!machine && <Factors base={base} />}
               {!machine && <Identities base={base} />}
+              {!machine && <Sessions base={base} />}
             </>
           );
         }}

@@ -105,3 +105,16 @@ export class UserPatListDto {
 export class InvitationDto {
   @ApiProperty({ format: 'date-time', description: 'when the link in the mail stops working (an invitation: 7 days; a reset: 1 hour; a verification: 24 hours)' }) expiresAt: string;
 }
+
+/** A browser session of the login UI (DESIGN §13), named by its public id: the cookie's value is never shown. */
+export class UserSessionDto {
+  @ApiProperty({ description: 'the session’s public id (not its cookie)' }) sessionId: string;
+  @ApiProperty({ format: 'date-time' }) signedInAt: string;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) expiresAt: string | null;
+  @ApiProperty({ type: [String], description: 'client ids of the applications the session signed in to' }) applications: string[];
+  @ApiProperty({ type: [String], description: 'RFC 8176 authentication methods of the sign-in' }) amr: string[];
+}
+
+export class UserSessionListDto {
+  @ApiProperty({ type: [UserSessionDto] }) sessions: UserSessionDto[];
+}

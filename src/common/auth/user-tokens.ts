@@ -2,11 +2,26 @@ import type { EntityManager } from 'typeorm';
 
 /**
  * Revokes everything a user was issued by the OIDC layer: sessions, grants, codes, access and refresh
- * tokens. `common` declares it and the OIDC layer provides it, so the users domain can revoke a user's
+ * tokens; lists and ends its sessions. `common` declares it and the OIDC layer provides it, so the users domain can revoke a user's
  * access in the transaction of the change that ends it without importing a surface.
  */
 export interface UserTokens {
   revokeAll(manager: EntityManager, userId: string): Promise<void>;
+  /** The user's live browser sessions of the login UI, newest sign-in first. */
+  sessions(userId: string): Promise<UserSession[]>;
+  /** Ends one (as a sign-out would: its access tokens go, an offline refresh token stays); false if the user has no such session. */
+  endSession(manager: EntityManager, userId: string, sessionId: string): Promise<boolean>;
+}
+
+/** A browser session, named by its public `uid` (never the cookie's value, which would let a reader take it over). */
+export interface UserSession {
+  sessionId: string;
+  signedInAt: Date;
+  expiresAt: Date | null;
+  /** The client ids the session signed in to. */
+  clientIds: string[];
+  /** RFC 8176 methods of its sign-in. */
+  amr: string[];
 }
 
 export const USER_TOKENS = Symbol('USER_TOKENS');

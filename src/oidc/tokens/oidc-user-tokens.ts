@@ -1,18 +1,52 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { UserTokens } from '../../common/auth/user-tokens.js';
+import { DataSource } from 'typeorm';
+import type { UserSession, UserTokens } from '../../common/auth/user-tokens.js';
 import { deleteGrantsTiedToUser } from '../adapter/exchange-ties.js';
+import { revokeAccessTokensOfEndedSession } from '../adapter/logout-revocation.js';
+import type { SessionAuthorizations } from '../adapter/logout-revocation.js';
+
+const SESSIONS_SQL = `SELECT uid, payload, expires_at FROM oidc_payloads WHERE model = 'Session' AND account_id = ?`;
+
+interface StoredSession extends SessionAuthorizations {
+  loginTs?: number;
+  amr?: string[];
+}
 
 /**
  * USER_TOKENS for the users domain: deletes every stored OIDC object of the user (sessions, grants,
  * codes, opaque and JWT access tokens, refresh tokens) in the caller's transaction. JWT access tokens
- * are stored too (jwt-access-tokens.ts), so they stop being honoured at once like opaque ones.
+ * are stored too (jwt-access-tokens.ts), so they stop being honoured at once like opaque ones. Also the
+ * user's sessions, for the management API and the console (DESIGN §13).
  */
 @Injectable()
 export class OidcUserTokens implements UserTokens {
+  constructor(private readonly dataSource: DataSource) {}
+
   async revokeAll(manager: EntityManager, userId: string): Promise<void> {
     // A token exchanged from this user's grants (an impersonation by this user) ends with them.
     await deleteGrantsTiedToUser(manager, userId);
     await manager.query('DELETE FROM oidc_payloads WHERE account_id = ?', [userId]);
+  }
+
+  async sessions(userId: string): Promise<UserSession[]> {
+    const rows = (await this.dataSource.query(SESSIONS_SQL, [userId])) as { uid: string; payload: string; expires_at: unknown }[];
+    const now = Date.now();
+    return rows
+      .map((row) => {
+        const stored = JSON.parse(row.payload) as StoredSession;
+        const expiresAt = row.expires_at == null ? null : new Date(Number(row.expires_at));
+        return { sessionId: row.uid, signedInAt: new Date((stored.loginTs ?? 0) * 1000), expiresAt, clientIds: Object.keys(stored.authorizations ?? {}), amr: stored.amr ?? [] };
+      })
+      .filter((s) => s.sessionId && (s.expiresAt === null || s.expiresAt.getTime() > now) && s.signedInAt.getTime() > 0)
+      .sort((a, b) => b.signedInAt.getTime() - a.signedInAt.getTime());
+  }
+
+  async endSession(manager: EntityManager, userId: string, sessionId: string): Promise<boolean> {
+    const [row] = (await manager.query(`${SESSIONS_SQL} AND uid = ?`, [userId, sessionId])) as { payload: string }[];
+    if (!row) return false;
+    await manager.query(`DELETE FROM oidc_payloads WHERE model = 'Session' AND account_id = ? AND uid = ?`, [userId, sessionId]);
+    await revokeAccessTokensOfEndedSession(manager, JSON.parse(row.payload) as StoredSession);
+    return true;
   }
 }

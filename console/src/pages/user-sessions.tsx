@@ -1,0 +1,59 @@
+import { api, enc } from '../api';
+import { ActionButton, Loading, formatDate, useLoad } from '../components';
+import { t } from '../i18n';
+
+/** GET …/users/{userId}/sessions (DESIGN §13): a sign-in session, by its public id. */
+interface Session {
+  sessionId: string;
+  signedInAt: string;
+  expiresAt: string | null;
+  applications: string[];
+  amr: string[];
+}
+
+/** A person's sign-in sessions; ending one signs that browser out and revokes its access tokens. */
+export function Sessions({ base }: { base: string }) {
+  const sessions = useLoad(() => api<{ sessions: Session[] }>('GET', `${base}/sessions`), [base]);
+  return (
+    <section class="panel" aria-labelledby="sessions-heading">
+      <h2 id="sessions-heading">{t('sessions')}</h2>
+      <Loading loaded={sessions}>
+        {({ sessions: list }) =>
+          list.length === 0 ? (
+            <p>{t('noSessions')}</p>
+          ) : (
+            <table>
+              <caption>{t('sessions')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('signedInAt')}</th>
+                  <th scope="col">{t('applications')}</th>
+                  <th scope="col">{t('methods')}</th>
+                  <th scope="col">{t('actions')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((s) => (
+                  <tr key={s.sessionId} data-session={s.sessionId}>
+                    <th scope="row">{formatDate(s.signedInAt)}</th>
+                    <td>{s.applications.join(', ')}</td>
+                    <td>{s.amr.join(', ')}</td>
+                    <td>
+                      <ActionButton
+                        label={t('endSession')}
+                        action={async () => {
+                          await api('DELETE', `${base}/sessions/${enc(s.sessionId)}`);
+                          sessions.reload();
+                        }}
+                      />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loading>
+    </section>
+  );
+}
