@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
-import { createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
-import { linkIn, startMailServer } from './support/mail-server.js';
-import type { MailServer } from './support/mail-server.js';
+import { createCaller, createOrg, searchEvents, unique } from '../support/fixtures.js';
+import { linkIn, useServiceWithMail } from './support/mail-server.js';
 
 const RP = 'http://127.0.0.1:65530';
 const PASSWORD = 'Verified pass 1';
@@ -15,14 +14,7 @@ const PASSWORD = 'Verified pass 1';
  * sign-in until the mailed link (MailDev) is followed. A link's GET verifies nothing (mail scanners fetch links).
  */
 describe('e-mail verification', () => {
-  let mail: MailServer;
-  const env: Record<string, string> = { MAIL_POLL_MS: '50' };
-  before(async () => {
-    mail = await startMailServer();
-    env.SMTP_URL = mail.smtpUrl;
-  });
-  const svc = useService(env);
-  after(() => mail?.close());
+  const { svc, mail } = useServiceWithMail();
   let orgId: string;
   let manager: { userId: string; token: string };
   let app: OidcApp;

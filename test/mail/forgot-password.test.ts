@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
 import { createOidcApp, createProject, postForm } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
-import { createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
-import { linkIn, startMailServer } from './support/mail-server.js';
-import type { MailServer } from './support/mail-server.js';
+import { createCaller, createOrg, searchEvents, unique } from '../support/fixtures.js';
+import { linkIn, useServiceWithMail } from './support/mail-server.js';
 
 const RP = 'http://127.0.0.1:65530';
 const PASSWORD = 'Original pass 1';
@@ -16,14 +15,7 @@ const PASSWORD = 'Original pass 1';
  * answer for every name (§7), the mail (MailDev), the page the link opens, and what the new password does.
  */
 describe('forgot password', () => {
-  let mail: MailServer;
-  const env: Record<string, string> = { MAIL_POLL_MS: '50' };
-  before(async () => {
-    mail = await startMailServer();
-    env.SMTP_URL = mail.smtpUrl;
-  });
-  const svc = useService(env);
-  after(() => mail?.close());
+  const { svc, mail } = useServiceWithMail();
   let orgId: string;
   let app: OidcApp;
   let manager: { userId: string; token: string };

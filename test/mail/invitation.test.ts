@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { LoginClient } from '../attack/support/login-client.js';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
 import { ENTERPRISE, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
-import { countRows, createCaller, searchEvents, unique, useService } from '../support/fixtures.js';
-import { linkIn, startMailServer } from './support/mail-server.js';
-import type { MailServer } from './support/mail-server.js';
+import { countRows, createCaller, searchEvents, unique } from '../support/fixtures.js';
+import { linkIn, useServiceWithMail } from './support/mail-server.js';
 
 const RP = 'http://127.0.0.1:65530';
 
@@ -18,14 +17,7 @@ const RP = 'http://127.0.0.1:65530';
  * person follows its link, chooses a password and signs in to an OIDC application.
  */
 describe('invitations by mail', () => {
-  let mail: MailServer;
-  const env: Record<string, string> = { MAIL_POLL_MS: '50' };
-  // Registered before the service's hook, so the service starts with the server's address.
-  before(async () => {
-    mail = await startMailServer();
-    env.SMTP_URL = mail.smtpUrl;
-  });
-  const svc = useService(env);
+  const { svc, mail } = useServiceWithMail();
   let tenant: ScimTenant;
   let app: OidcApp;
   let manager: { userId: string; token: string };
@@ -36,7 +28,6 @@ describe('invitations by mail', () => {
     app = await createOidcApp(svc, await createProject(svc, tenant.orgId), { authMethod: 'client_secret_basic' });
   });
 
-  after(() => mail?.close());
 
   /** The request Entra ID's provisioning service sends for a new user (Microsoft's SCIM docs): no password. */
   const provisionByEntra = async (address: string, extra: Record<string, unknown> = {}) => {

@@ -10,9 +10,8 @@ import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { ENTERPRISE, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
-import { unique, useService } from '../support/fixtures.js';
-import { linkIn, startMailServer } from './support/mail-server.js';
-import type { MailServer } from './support/mail-server.js';
+import { unique } from '../support/fixtures.js';
+import { linkIn, useServiceWithMail } from './support/mail-server.js';
 
 /**
  * DESIGN §13 in Chromium, as the people involved see it: an administrator invites an Entra-provisioned person from
@@ -20,13 +19,7 @@ import type { MailServer } from './support/mail-server.js';
  * application; someone who forgot a password follows "Forgot your password?" from the application's sign-in.
  */
 describe('invitation and forgot password in Chromium', () => {
-  let mail: MailServer;
-  const env: Record<string, string> = { PUBLIC_URL: 'http://localhost:{port}', MAIL_POLL_MS: '50' };
-  before(async () => {
-    mail = await startMailServer();
-    env.SMTP_URL = mail.smtpUrl;
-  });
-  const svc = useService(env);
+  const { svc, mail } = useServiceWithMail({ PUBLIC_URL: 'http://localhost:{port}' });
   let browser: Browser;
   let rp: RelyingParty;
   let base: string;
@@ -41,7 +34,7 @@ describe('invitation and forgot password in Chromium', () => {
     app = await createOidcApp(svc, await createProject(svc, tenant.orgId), { authMethod: 'client_secret_basic' }, rp.url);
   });
   after(async () => {
-    await Promise.all([browser?.close(), rp?.close(), mail?.close()]);
+    await Promise.all([browser?.close(), rp?.close()]);
   });
   const { open, check, signIn } = consoleSteps({ browser: () => browser, base: () => base });
 

@@ -34,7 +34,7 @@ export class UserStateController {
   @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, or a deactivated user' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async invite(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {
-    const { expiresAt } = await this.links.invite(caller.userId, orgId, userId);
+    const { expiresAt } = await this.links.sendByAdministrator(caller.userId, orgId, userId, 'invitation');
     return { expiresAt: expiresAt.toISOString() };
   }
 
@@ -46,7 +46,7 @@ export class UserStateController {
   @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, or a deactivated user' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async sendReset(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {
-    const { expiresAt } = await this.links.sendReset(caller.userId, orgId, userId);
+    const { expiresAt } = await this.links.sendByAdministrator(caller.userId, orgId, userId, 'password_reset');
     return { expiresAt: expiresAt.toISOString() };
   }
 
@@ -58,7 +58,7 @@ export class UserStateController {
   @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, or an address already verified' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async verifyEmail(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {
-    const { expiresAt } = await this.links.requestVerification(caller.userId, orgId, userId);
+    const { expiresAt } = await this.links.sendByAdministrator(caller.userId, orgId, userId, 'email_verification');
     return { expiresAt: expiresAt.toISOString() };
   }
 

@@ -10,8 +10,6 @@ import type { FoundPasskey } from '../../users/factors/factors.service.js';
 import { verifyAssertion, verifyRegistration } from '../../users/factors/passkeys.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { PasswordChecks } from '../../users/password-checks.service.js';
-import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
-import { AccountLinksService } from '../../users/self-service/account-links.service.js';
 import { isActive } from '../../users/rules/user-state.js';
 import { mayServe } from '../account/organization-boundary.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
@@ -28,6 +26,7 @@ import { parseJson, userHandleMatches } from './passkey-responses.js';
 import { PENDING, owner, pendingOf, requestsMfa, signingIn } from './pending-sign-in.js';
 import type { PendingSignIn } from './pending-sign-in.js';
 import { SecondFactorPages } from './second-factor.pages.js';
+import { AccountActions } from './account-actions.js';
 
 /**
  * The second step of the login UI (docs/product-rules.md, "Multi-factor sign-in"): after the first
@@ -50,8 +49,7 @@ export class SecondFactorUi {
     private readonly holder: ProviderHolder,
     private readonly rateLimiter: LoginRateLimiter,
     private readonly checks: PasswordChecks,
-    private readonly lifecycle: UserLifecycleService,
-    private readonly links: AccountLinksService,
+    private readonly actions: AccountActions,
     dataSource: DataSource,
   ) {
     this.loginUsers = new LoginUsers(dataSource);
@@ -67,9 +65,10 @@ export class SecondFactorUi {
       'enrol/passkey': (req, res, i) => this.registerPasskey(req, res, i),
       'enrol/skip': (req, res, i) => this.skip(req, res, i),
       continue: (req, res, i) => this.continueAfterCodes(req, res, i),
-      'password-change': (req, res, i) => this.changePassword(req, res, i),
-      'verify-email': (req, res, i) => this.continueVerified(req, res, i),
-      'verify-email/resend': (req, res, i) => this.resendVerification(req, res, i),
+      ...this.actions.steps({
+        complete: (req, res, i, pending) => this.complete(req, res, i, pending, []),
+        counted: (req, res, i, pending) => this.counted(req, res, i, pending),
+      }),
     };
     for (const [path, step] of Object.entries(steps)) {
       router.post(`${LOGIN_UI_PREFIX}/:uid/${path}`, form, wrap(async (req, res) => {
@@ -256,61 +255,13 @@ export class SecondFactorUi {
   /** Every factor the sign-in requires is done: the failed-check count starts over, and the provider gets the result. */
   private async complete(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
     // What the account must do before the application gets a code (DESIGN §13), once every factor is done.
-    const user = await this.loginUsers.findById(pending.userId);
-    const steps = { ...pending, methods: [...pending.methods, ...methods], enrol: false, required: false, totpFactorId: undefined, recoveryShown: false };
-    // A password the administrator marked for change, used in this sign-in: the new one first.
-    if (pending.methods.includes('pwd') && user?.passwordChangeRequired) return this.toStep(req, res, interaction, { ...steps, changePassword: true });
-    if (user && !user.emailVerified && (await this.policies.get(pending.orgId)).requireVerifiedEmail) {
-      const t = this.interactions.formContext(req, interaction, 'verify-email').t;
-      if (!user.email || !(await this.links.sendVerification(user.id))) return this.interactions.refuse(req, res, 403, 'access_denied', t.verifyEmailMissing);
-      return this.toStep(req, res, interaction, { ...steps, changePassword: false, verifyEmail: user.email });
-    }
+    const owed = await this.actions.owed(req, res, interaction, { ...pending, methods: [...pending.methods, ...methods] });
+    if (owed === 'refused') return;
+    if (owed) return this.toStep(req, res, interaction, owed);
     await this.checks.signInCompleted(pending.userId);
     const { amr, acr } = reportedAuthentication([pending.methods, methods], pending.upstream);
     const ts = Math.floor(Date.now() / 1000);
     return this.interactions.finish(req, res, interaction, { accountId: pending.userId, ts, amr, acr }, { userId: pending.userId, loginName: pending.loginName, authTime: ts });
-  }
-
-  /**
-   * The forced change (`[data-password-change]`): twice the same new password, under the instance's policy. Set as
-   * the user's own change; the sign-in then completes with the steps it had done.
-   */
-  private async changePassword(req: Request, res: Response, interaction: Interaction): Promise<void> {
-    const pending = pendingOf(interaction);
-    if (!pending?.changePassword) return this.interactions.refuse(req, res, 400, 'invalid_request', 'no password change is pending in this sign-in');
-    const t = this.interactions.formContext(req, interaction, 'password-change').t;
-    const password = String(req.body.password ?? '');
-    const again = (error: string) => {
-      res.status(400);
-      return this.pages.render(req, res, interaction, pending, error);
-    };
-    if (password !== String(req.body.passwordConfirm ?? '')) return again(t.passwordMismatch);
-    try {
-      await this.lifecycle.setPassword(pending.userId, pending.orgId, pending.userId, password, { method: 'change' });
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      return again([error.message, ...error.details.map((d) => d.message)].join(' '));
-    }
-    return this.complete(req, res, interaction, { ...pending, changePassword: false }, []);
-  }
-
-  /** "Continue" on the verify-email page: the sign-in completes once the address is verified. */
-  private async continueVerified(req: Request, res: Response, interaction: Interaction): Promise<void> {
-    const pending = pendingOf(interaction);
-    if (!pending?.verifyEmail) return this.interactions.refuse(req, res, 400, 'invalid_request', 'no e-mail verification is pending in this sign-in');
-    if (!(await this.loginUsers.findById(pending.userId))?.emailVerified) {
-      return this.pages.render(req, res, interaction, pending, this.interactions.formContext(req, interaction, 'verify-email').t.verifyEmailNotYet);
-    }
-    return this.complete(req, res, interaction, { ...pending, verifyEmail: undefined }, []);
-  }
-
-  /** "Send again": a new link (the earlier one dies), counted against the rate limits like a password attempt. */
-  private async resendVerification(req: Request, res: Response, interaction: Interaction): Promise<void> {
-    const pending = pendingOf(interaction);
-    if (!pending?.verifyEmail) return this.interactions.refuse(req, res, 400, 'invalid_request', 'no e-mail verification is pending in this sign-in');
-    if (!(await this.counted(req, res, interaction, pending))) return;
-    await this.links.sendVerification(pending.userId);
-    return this.pages.render(req, res, interaction, pending, this.interactions.formContext(req, interaction, 'verify-email').t.verifyEmailResent);
   }
 
   /** Counts an attempt against the rate limits; false when a limit answered 429 already. */

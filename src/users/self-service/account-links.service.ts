@@ -6,6 +6,8 @@ import { PasswordHasher } from '../../common/crypto/password-hasher.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
+import type { EventType } from '../../common/events/event-types.js';
+import type { JsonObject } from '../../common/database/columns.js';
 import { MailOutbox } from '../../mail/mail-outbox.js';
 import { mailLocale } from '../../mail/mail-templates.js';
 import { UserAccess } from '../acting/user-access.service.js';
@@ -54,62 +56,39 @@ export class AccountLinksService {
     private readonly lifecycle: UserLifecycleService,
   ) {}
 
-  /** `POST …/users/{userId}/invite`: §7's rule, then a human with an e-mail only (409 otherwise). */
-  invite(editorUserId: string | null, orgId: string, userId: string): Promise<{ expiresAt: Date }> {
+  /**
+   * An administrator mails a link (`POST …/users/{userId}/invite`, `…/password/reset`, `…/email/verify`): §7's rule,
+   * then a human with an address that the link can serve (409 otherwise). An earlier link of the purpose stops working.
+   */
+  sendByAdministrator(editorUserId: string | null, orgId: string, userId: string, purpose: CodePurpose): Promise<{ expiresAt: Date }> {
     return this.uow.run(async (manager) => {
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
-      if (user.type !== 'human') throw new DomainError(ErrorCode.Conflict, 'a machine user cannot be invited: it has no password or mailbox');
-      if (!user.email) throw new DomainError(ErrorCode.Conflict, 'the user has no e-mail address to send the invitation to');
-      if (isInactive(user)) throw new DomainError(ErrorCode.Conflict, 'an inactive user cannot be invited; reactivate it first');
-      return { expiresAt: new Date(await this.inviteIn(manager, editorUserId, user)) };
+      const refusal = user.type !== 'human' ? 'a machine user has no mailbox' : !user.email ? 'the user has no e-mail address' : ADMIN_REFUSALS[purpose](user);
+      if (refusal) throw new DomainError(ErrorCode.Conflict, refusal);
+      return { expiresAt: new Date(await this.sendIn(manager, editorUserId, user, purpose)) };
     });
   }
 
-  /** Issues the invitation inside the caller's transaction (also `inviteOnProvision`); when it expires. */
-  async inviteIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<number> {
-    const expiresAt = await this.mailLink(manager, user, 'invitation');
+  /** A link of `purpose` to the user's address inside the caller's transaction, with its event; when it expires. */
+  async sendIn(manager: EntityManager, editorUserId: string | null, user: UserEntity, purpose: CodePurpose, payload: JsonObject = {}): Promise<number> {
+    const expiresAt = await this.mailLink(manager, user, purpose);
     await this.events.push(manager, {
-      type: 'user.human.invitation.sent',
+      type: LINK_EVENTS[purpose],
       aggregateType: 'user',
       aggregateId: user.id,
       resourceOwner: user.orgId,
       editorUserId,
-      payload: { expiresAt: new Date(expiresAt).toISOString() },
+      payload: { ...payload, expiresAt: new Date(expiresAt).toISOString() },
     });
     return expiresAt;
   }
 
-  /** `POST …/users/{userId}/email/verify`: §7's rule, then a human whose address is not verified yet (409 otherwise). */
-  requestVerification(editorUserId: string | null, orgId: string, userId: string): Promise<{ expiresAt: Date }> {
-    return this.uow.run(async (manager) => {
-      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
-      if (user.type !== 'human') throw new DomainError(ErrorCode.Conflict, 'a machine user has no e-mail address to verify');
-      if (!user.email) throw new DomainError(ErrorCode.Conflict, 'the user has no e-mail address to verify');
-      if (user.emailVerified) throw new DomainError(ErrorCode.Conflict, 'the e-mail address is already verified');
-      return { expiresAt: new Date(await this.sendVerificationIn(manager, editorUserId, user)) };
-    });
-  }
-
-  /** A verification link to the user's address, replacing an earlier one (also the login policy's `requireVerifiedEmail`). */
-  async sendVerificationIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<number> {
-    const expiresAt = await this.mailLink(manager, user, 'email_verification');
-    await this.events.push(manager, {
-      type: 'user.human.email.verification.sent',
-      aggregateType: 'user',
-      aggregateId: user.id,
-      resourceOwner: user.orgId,
-      editorUserId,
-      payload: { email: user.email, expiresAt: new Date(expiresAt).toISOString() },
-    });
-    return expiresAt;
-  }
-
-  /** The same, for a signing-in user the login UI stopped (`requireVerifiedEmail`); false without an address to verify. */
+  /** A verification link for a signing-in user the login UI stopped (`requireVerifiedEmail`); false without an address to verify. */
   sendVerification(userId: string): Promise<boolean> {
     return this.uow.run(async (manager) => {
       const user = await manager.findOneBy(UserEntity, { id: userId });
       if (!user?.email || user.emailVerified || isInactive(user)) return false;
-      await this.sendVerificationIn(manager, null, user);
+      await this.sendIn(manager, null, user, 'email_verification', { email: user.email });
       return true;
     });
   }
@@ -132,7 +111,7 @@ export class AccountLinksService {
   async inviteOnProvisionIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<void> {
     if (user.type !== 'human' || user.passwordHash !== null || !user.email || user.state !== 'active') return;
     const policy = await manager.findOneBy(LoginPolicyEntity, { orgId: user.orgId });
-    if (policy?.inviteOnProvision) await this.inviteIn(manager, editorUserId, user);
+    if (policy?.inviteOnProvision) await this.sendIn(manager, editorUserId, user, 'invitation');
   }
 
   /**
@@ -144,39 +123,7 @@ export class AccountLinksService {
     await this.uow.run(async (manager) => {
       const user = await manager.findOneBy(UserEntity, { id: userId });
       if (!user || user.type !== 'human' || !user.email || isInactive(user)) return;
-      await this.mailLink(manager, user, 'password_reset');
-      await this.events.push(manager, {
-        type: 'user.human.password.reset.requested',
-        aggregateType: 'user',
-        aggregateId: user.id,
-        resourceOwner: user.orgId,
-        editorUserId: null,
-        payload: { clientIpHash },
-      });
-    });
-  }
-
-  /**
-   * `POST …/users/{userId}/password/reset`: an administrator mails the user a reset link (the console's "send a password
-   * reset"). §7's rule; a human with an e-mail that is not deactivated (409 otherwise). The password stays as it is until
-   * the link is followed.
-   */
-  sendReset(editorUserId: string | null, orgId: string, userId: string): Promise<{ expiresAt: Date }> {
-    return this.uow.run(async (manager) => {
-      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
-      if (user.type !== 'human') throw new DomainError(ErrorCode.Conflict, 'a machine user has no password to reset');
-      if (!user.email) throw new DomainError(ErrorCode.Conflict, 'the user has no e-mail address to send the link to');
-      if (isInactive(user)) throw new DomainError(ErrorCode.Conflict, 'a deactivated user cannot reset its password; reactivate it first');
-      const expiresAt = await this.mailLink(manager, user, 'password_reset');
-      await this.events.push(manager, {
-        type: 'user.human.password.reset.requested',
-        aggregateType: 'user',
-        aggregateId: user.id,
-        resourceOwner: user.orgId,
-        editorUserId,
-        payload: { by: 'administrator' },
-      });
-      return { expiresAt: new Date(expiresAt) };
+      await this.sendIn(manager, null, user, 'password_reset', { clientIpHash });
     });
   }
 
@@ -243,6 +190,20 @@ export class AccountLinksService {
     return expiresAt;
   }
 }
+
+/** The event each mailed link writes. */
+const LINK_EVENTS: Record<CodePurpose, EventType> = {
+  invitation: 'user.human.invitation.sent',
+  password_reset: 'user.human.password.reset.requested',
+  email_verification: 'user.human.email.verification.sent',
+};
+
+/** Why an administrator's link cannot serve a person that has an address (409), beyond a machine or no address. */
+const ADMIN_REFUSALS: Record<CodePurpose, (user: UserEntity) => string | undefined> = {
+  invitation: (user) => (isInactive(user) ? 'a deactivated user cannot be invited; reactivate it first' : undefined),
+  password_reset: (user) => (isInactive(user) ? 'a deactivated user cannot reset its password; reactivate it first' : undefined),
+  email_verification: (user) => (user.emailVerified ? 'the e-mail address is already verified' : undefined),
+};
 
 function invalidLink(): DomainError {
   return new DomainError(ErrorCode.InvalidArgument, 'this link is unknown, used, replaced by a newer one or expired');

@@ -4,7 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { after, before } from 'node:test';
+import { useService } from '../../support/fixtures.js';
 import { freePort } from '../../support/service.js';
+import type { TestService } from '../../support/service.js';
 
 /** One message as MailDev's REST API gives it. */
 export interface ReceivedMail {
@@ -91,4 +94,20 @@ export function linkIn(mail: Pick<ReceivedMail, 'text'>): string {
   const match = /https?:\/\/\S+\?code=\S+/.exec(mail.text);
   if (!match) throw new Error(`no link in the message:\n${mail.text}`);
   return match[0];
+}
+
+/**
+ * A MailDev server and a service sending to it, for the enclosing suite: the server starts first (its hook is
+ * registered before the service's), so the service gets its address in SMTP_URL. Both handles are filled in `before`.
+ */
+export function useServiceWithMail(env: Record<string, string> = {}): { svc: TestService; mail: MailServer } {
+  const mail = {} as MailServer;
+  const serviceEnv: Record<string, string> = { MAIL_POLL_MS: '50', ...env };
+  before(async () => {
+    Object.assign(mail, await startMailServer());
+    serviceEnv.SMTP_URL = mail.smtpUrl;
+  });
+  const svc = useService(serviceEnv);
+  after(() => mail.close?.());
+  return { svc, mail };
 }
