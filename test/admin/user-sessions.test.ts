@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { createCaller, createOrg, searchEvents, useService } from '../support/fixtures.js';
-import { createHuman, createOidcApp, createProject, postForm, PASSWORD } from '../oidc/support/oidc-fixtures.js';
+import { createHuman, postForm, PASSWORD, orgWithApp } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
 
@@ -18,9 +18,7 @@ describe('sessions per user', () => {
   let manager: { userId: string; token: string };
 
   before(async () => {
-    orgId = (await createOrg(svc)).id;
-    manager = await createCaller(svc, orgId, { org: ['ORG_USER_MANAGER'] });
-    app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' });
+    ({ orgId, manager, app } = await orgWithApp(svc));
   });
 
   const path = (userId: string, sessionId = '') => `/management/v1/orgs/${orgId}/users/${userId}/sessions${sessionId ? `/${sessionId}` : ''}`;

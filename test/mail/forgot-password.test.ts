@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
-import { createOidcApp, createProject, postForm } from '../oidc/support/oidc-fixtures.js';
+import { postForm, orgWithApp } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
-import { createCaller, createOrg, searchEvents, unique } from '../support/fixtures.js';
+import { createCaller, searchEvents, unique } from '../support/fixtures.js';
 import { linkIn, useServiceWithMail } from './support/mail-server.js';
 
 const RP = 'http://127.0.0.1:65530';
@@ -21,9 +21,7 @@ describe('forgot password', () => {
   let manager: { userId: string; token: string };
 
   before(async () => {
-    orgId = (await createOrg(svc)).id;
-    manager = await createCaller(svc, orgId, { org: ['ORG_USER_MANAGER'] });
-    app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' });
+    ({ orgId, manager, app } = await orgWithApp(svc));
   });
 
   const person = async (options: { email?: boolean } = {}) => {

@@ -3,8 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
 import { BCRYPT_HASH, PASSWORD as IMPORTED_PASSWORD, humanUser, importBody, importedIds, postImport } from '../import/import.helpers.js';
-import { createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
-import { createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
+import { searchEvents, unique, useService } from '../support/fixtures.js';
+import { createHuman, postForm, orgWithApp } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 
 const RP = 'http://127.0.0.1:65530';
@@ -21,9 +21,7 @@ describe('password change required at sign-in', () => {
   let manager: { userId: string; token: string };
 
   before(async () => {
-    orgId = (await createOrg(svc)).id;
-    manager = await createCaller(svc, orgId, { org: ['ORG_USER_MANAGER'] });
-    app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' });
+    ({ orgId, manager, app } = await orgWithApp(svc));
   });
 
   /** Starts a sign-in and posts the password; the browser, its interaction and where the login answer led. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
-import { createOrg, unique } from '../../support/fixtures.js';
+import { createCaller, createOrg, unique } from '../../support/fixtures.js';
 import type { TestService } from '../../support/service.js';
 
 export const PASSWORD = 'Correct-Horse-9';
@@ -105,4 +105,11 @@ export async function postForm(svc: TestService, path: string, form: Record<stri
     body = undefined;
   }
   return { status: res.status, headers: res.headers, body, text };
+}
+
+/** An organization with an ORG_USER_MANAGER machine caller and a confidential OIDC application: where people sign in. */
+export async function orgWithApp(svc: TestService): Promise<{ orgId: string; manager: { userId: string; token: string }; app: OidcApp }> {
+  const orgId = (await createOrg(svc)).id;
+  const manager = await createCaller(svc, orgId, { org: ['ORG_USER_MANAGER'] });
+  return { orgId, manager, app: await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' }) };
 }
