@@ -46,6 +46,11 @@ describe('the operator console in Chromium', () => {
       const orgRow = page.getByRole('row').filter({ hasText: orgName });
       await orgRow.waitFor();
       await check(page, 'organizations');
+      // DESIGN §13: the `default` organization offers no Delete (it cannot be removed); others do.
+      const defaultRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'default', exact: true }) });
+      await defaultRow.waitFor();
+      assert.equal(await defaultRow.getByRole('button', { name: 'Delete' }).count(), 0);
+      assert.equal(await orgRow.getByRole('button', { name: 'Delete' }).count(), 1);
 
       // Into the organization: its users (new route: GET …/users), then its projects.
       await orgRow.getByRole('link', { name: orgName }).click();

@@ -76,10 +76,13 @@ function OrgRow({ org, onChange }: { org: Org; onChange: () => void }) {
             {t('rename')}
           </button>
         )}
-        <DeleteButton action={async () => {
-          await api('DELETE', `/admin/v1/orgs/${enc(org.id)}`);
-          onChange();
-        }} />
+        {/* The instance's own organization cannot be removed (the API answers 409): no control that only fails. */}
+        {org.name !== 'default' && (
+          <DeleteButton action={async () => {
+            await api('DELETE', `/admin/v1/orgs/${enc(org.id)}`);
+            onChange();
+          }} />
+        )}
       </td>
     </tr>
   );
