@@ -138,10 +138,12 @@ describe('the operator console in Chromium', () => {
 
       // Its events, newest first.
       await nav(page).getByRole('link', { name: 'Events' }).click();
+      // The newest page is there without a search (DESIGN §13): the user's reactivation is among the newest.
+      const events = page.getByRole('table', { name: 'Events' });
+      await events.locator('tbody tr').filter({ hasText: 'user.reactivated' }).first().waitFor();
       await page.getByLabel('Aggregate ID').fill(userId);
       await page.getByRole('button', { name: 'Search', exact: true }).click();
-      const events = page.getByRole('table', { name: 'Events' });
-      await events.waitFor();
+      await page.waitForFunction((id) => [...document.querySelectorAll('table tbody tr')].every((row) => row.textContent?.includes(id)), userId);
       const types = await events.locator('tbody tr th').allTextContents();
       // Newest first; other events of the user (if any) may sit between these.
       const at = (type: string) => types.indexOf(type);

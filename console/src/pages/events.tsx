@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import { ErrorMessage, Field, Page, formatDate } from '../components';
 import { t } from '../i18n';
@@ -22,7 +22,7 @@ interface Filters {
 const LIMIT = 50;
 const EMPTY: Filters = { type: '', aggregateId: '', orgId: '', since: '', until: '' };
 
-/** Event search (IAM_OWNER), newest first (`asc: false`); "older" pages on with the last `sequence` as the cursor. */
+/** Event search (IAM_OWNER), newest first (`asc: false`), the newest page on opening; "older" pages on with the last `sequence` as the cursor. */
 export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
   const [filters, setFilters] = useState<Filters>({ ...EMPTY, ...initial });
   const [events, setEvents] = useState<SearchedEvent[] | null>(null);
@@ -47,6 +47,9 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
       setError(e);
     }
   };
+
+  // The newest events at once (DESIGN §13), without a search first.
+  useEffect(() => void search(), []);
 
   return (
     <Page title={t('events')}>
