@@ -137,9 +137,9 @@ export class AccountLinksService {
   /**
    * Follows a link: the password is set and the code used, in one transaction. Refused (nothing changed): an
    * unknown, used, replaced or expired code, one of another purpose, an inactive user, a password the policy
-   * refuses. Returns the user's login name.
+   * refuses.
    */
-  async setPassword(code: string, purpose: keyof typeof ACCOUNT_LINK_PATHS, password: string): Promise<string> {
+  async setPassword(code: string, purpose: keyof typeof ACCOUNT_LINK_PATHS, password: string): Promise<void> {
     const minLength = async (manager: EntityManager) => (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).passwordMinLength;
     // Checked before bcrypt is spent, and again where it is written.
     if ((await this.holder(code, purpose)) === undefined) throw invalidLink();
@@ -153,7 +153,6 @@ export class AccountLinksService {
       const unlocked = user.state === 'locked' ? await this.lifecycle.unlockIn(manager, null, user) : user;
       const verified = unlocked.emailVerified ? unlocked : await this.markEmailVerifiedIn(manager, unlocked);
       await this.lifecycle.setPasswordHashIn(manager, null, verified, hash, false, { method: purpose === 'invitation' ? 'invitation' : 'reset' });
-      return user.userName;
     });
   }
 
