@@ -13,6 +13,7 @@ import { SecondFactorUi } from './login/second-factor.router.js';
 import { SecondFactorPages } from './login/second-factor.pages.js';
 import { FederatedLoginUi } from './login/federated-login.js';
 import { AccountLinksUi } from './login/account-links.router.js';
+import { AccountPageUi } from './login/account-page.router.js';
 import { AccountActions } from './login/account-actions.js';
 import { LoginRateLimiter } from './login/login-rate-limiter.js';
 import { PasswordLoginService } from './login/password-login.service.js';
@@ -43,6 +44,7 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     FederatedLoginUi,
     AccountLinksUi,
     AccountActions,
+    AccountPageUi,
     OidcDispatch,
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
     { provide: USER_TOKENS, useClass: OidcUserTokens },

@@ -57,14 +57,18 @@ export class UserEditService {
       return await this.uow.run(async (manager) => {
         // The acting rule first, also for a change that turns out to change nothing: a refusal does not
         // depend on what was sent (SECURITY.md, "Who may act on whom").
-        const user = await this.access.actOn(manager, editorUserId, orgId, userId);
-        assertFieldsOf(user, changes);
-        return user.type === 'human' ? this.changeHumanIn(manager, editorUserId, user, changes) : this.changeMachineIn(manager, editorUserId, user, changes);
+        return this.changeIn(manager, editorUserId, await this.access.actOn(manager, editorUserId, orgId, userId), changes);
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw DomainError.alreadyExists(`the user name "${changes.userName}" is already taken in this organization`);
       throw error;
     }
+  }
+
+  /** The change inside the caller's transaction, on a user the caller may act on (UserAccess.actOn). */
+  changeIn(manager: EntityManager, editorUserId: string | null, user: UserEntity, changes: UserChanges): Promise<UserEntity> {
+    assertFieldsOf(user, changes);
+    return user.type === 'human' ? this.changeHumanIn(manager, editorUserId, user, changes) : this.changeMachineIn(manager, editorUserId, user, changes);
   }
 
   private async changeHumanIn(manager: EntityManager, editorUserId: string | null, user: UserEntity, changes: HumanChanges): Promise<UserEntity> {

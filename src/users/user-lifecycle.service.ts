@@ -109,7 +109,7 @@ export class UserLifecycleService {
     orgId: string,
     userId: string,
     password: string,
-    options: { changeRequired?: boolean; method?: PasswordChangeMethod } = {},
+    options: { changeRequired?: boolean; method?: PasswordChangeMethod; keepSession?: string } = {},
   ): Promise<void> {
     // Refused (unknown user, not allowed, too short) before bcrypt is spent on it; both checks are
     // repeated in the transaction that writes.
@@ -120,14 +120,15 @@ export class UserLifecycleService {
     await this.uow.run(async (manager) => {
       assertPasswordMinLength(password, await minLength(manager));
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
-      await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false, { method: options.method });
+      await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false, { method: options.method, keepSession: options.keepSession });
     });
   }
 
   /**
    * Stores an already computed hash with its event. A changed or reset password revokes the user's
-   * sessions and tokens (whoever knew the old one is out); a rehash of the same password after a
-   * sign-in (`{ rehash: true }`) does not.
+   * sessions and tokens (whoever knew the old one is out), but for `keepSession`, the session of the account page
+   * where the user changed it (DESIGN §13); a rehash of the same password after a sign-in (`{ rehash: true }`)
+   * revokes nothing.
    */
   async setPasswordHashIn(
     manager: EntityManager,
@@ -135,12 +136,12 @@ export class UserLifecycleService {
     user: Pick<UserEntity, 'id' | 'orgId' | 'type' | 'version'>,
     hash: string,
     changeRequired: boolean,
-    options: { rehash?: boolean; method?: PasswordChangeMethod } = {},
+    options: { rehash?: boolean; method?: PasswordChangeMethod; keepSession?: string } = {},
   ) {
     assertHasPassword(user);
     await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
     if (!options.rehash) {
-      await this.tokens?.revokeAll(manager, user.id);
+      await this.tokens?.revokeAll(manager, user.id, { keepSession: options.keepSession });
       // Every mailed link of the user ends with it (DESIGN §13).
       await this.codes.revokeAllIn(manager, user.id);
     }

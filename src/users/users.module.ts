@@ -23,6 +23,7 @@ import { UserImportWriter } from './user-import.writer.js';
 import { UserCodes } from './codes/user-codes.js';
 import { AccountLinksService } from './self-service/account-links.service.js';
 import { UserSessionsService } from './self-service/user-sessions.service.js';
+import { OwnAccountService } from './self-service/own-account.service.js';
 import { MailModule } from '../mail/mail.module.js';
 
 import { ApplicationCredentialsService } from './resources/application-credentials.service.js';
@@ -56,6 +57,7 @@ const SERVICES = [
   UserCodes,
   AccountLinksService,
   UserSessionsService,
+  OwnAccountService,
 ];
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */

@@ -25,7 +25,7 @@ describe('sessions per user', () => {
   const list = async (userId: string) => {
     const res = await svc.api('GET', path(userId), { token: manager.token });
     assert.equal(res.status, 200, res.text);
-    return res.body.sessions as { sessionId: string; signedInAt: string; expiresAt: string; applications: string[]; amr: string[] }[];
+    return res.body.sessions as { sessionId: string; signedInAt: string; lastUsedAt: string; expiresAt: string; applications: string[]; amr: string[] }[];
   };
   const login = (loginName: string, extra: Record<string, string> = {}, browser?: Awaited<ReturnType<typeof signIn>>['browser']) =>
     signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName, password: PASSWORD, scope: 'openid offline_access', extra, browser });
@@ -42,6 +42,7 @@ describe('sessions per user', () => {
       assert.deepEqual(s.applications, [app.clientId]);
       assert.deepEqual(s.amr, ['pwd']);
       assert.ok(Date.parse(s.signedInAt) <= Date.now() && Date.parse(s.expiresAt) > Date.now());
+      assert.ok(Date.parse(s.signedInAt) <= Date.parse(s.lastUsedAt) && Date.parse(s.lastUsedAt) <= Date.now(), `last use between sign-in and now: ${JSON.stringify(s)}`);
     }
     const cookies = [...first.browser.cookies.values(), ...second.browser.cookies.values()];
     assert.ok(sessions.every((s) => !cookies.includes(s.sessionId)), 'the public id is not a cookie value');

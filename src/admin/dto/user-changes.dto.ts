@@ -3,7 +3,8 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Validate, ValidateIf, ValidateNested } from 'class-validator';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 import { IsNotBlank } from './not-blank.decorator.js';
-import { FitsBcrypt, HumanEmailDto, HumanPhoneDto, LANGUAGE_TAG, UserNameField } from './users.dto.js';
+import { FitsBcrypt, HumanEmailDto, HumanPhoneDto, UserNameField } from './users.dto.js';
+import { LANGUAGE_TAG } from '../../users/rules/language-tag.js';
 import { Bounded } from './bounded.decorator.js';
 
 /** Validated when sent; `null` is refused (unlike `@IsOptional`, which would let it through as "not sent"). */

@@ -110,6 +110,7 @@ export class InvitationDto {
 export class UserSessionDto {
   @ApiProperty({ description: 'the session’s public id (not its cookie)' }) sessionId: string;
   @ApiProperty({ format: 'date-time' }) signedInAt: string;
+  @ApiProperty({ format: 'date-time', description: 'when the session last served a sign-in (to an application or the account page)' }) lastUsedAt: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) expiresAt: string | null;
   @ApiProperty({ type: [String], description: 'client ids of the applications the session signed in to' }) applications: string[];
   @ApiProperty({ type: [String], description: 'RFC 8176 authentication methods of the sign-in' }) amr: string[];

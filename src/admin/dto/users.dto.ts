@@ -21,6 +21,7 @@ import { PASSWORD_MAX_BYTES, passwordTooLong } from '../../users/rules/password-
 import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 import { userNameProblem } from '../../users/rules/user-name.js';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
+import { LANGUAGE_TAG } from '../../users/rules/language-tag.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 import { Bounded } from './bounded.decorator.js';
 
@@ -40,7 +41,6 @@ class IsUserName implements ValidatorConstraintInterface {
 export function UserNameField({ required = true } = {}): PropertyDecorator {
   return applyDecorators(ApiProperty({ maxLength: STRING_BOUNDS.userName, required }), IsString(), Validate(IsUserName));
 }
-export const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 
 /** Checked at the edge with the domain's own rule, so the 400 names the nested field (`phone.phone`). */
 @ValidatorConstraint({ name: 'isPhoneNumber' })

@@ -6,6 +6,7 @@ import { tooLong } from '../../common/text/column-bounds.js';
 import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 import type { StringBound } from '../../users/rules/string-bounds.js';
 import { userNameProblem } from '../../users/rules/user-name.js';
+import { LANGUAGE_TAG } from '../../users/rules/language-tag.js';
 
 /** One user of the import after its checks: everything but the plain password is ready to store. */
 export interface ImportCandidate {
@@ -29,7 +30,6 @@ type CheckedUser = { ok: true; user: ImportCandidate } | { ok: false; userId: st
 
 /** Ids become path segments of the management API and SCIM; the users column holds 64 characters. */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,63}$/;
-const LANGUAGE_TAG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/;
 /** The users.password_hash column; every supported format is far shorter in practice. */
 const MAX_STORED_HASH = STRING_BOUNDS.passwordHash;
 

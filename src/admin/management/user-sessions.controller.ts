@@ -21,7 +21,7 @@ export class UserSessionsController {
   async list(@Param('orgId') orgId: string, @Param('userId') userId: string): Promise<UserSessionListDto> {
     const sessions = await this.sessions.list(orgId, userId);
     return {
-      sessions: sessions.map((s) => ({ sessionId: s.sessionId, signedInAt: s.signedInAt.toISOString(), expiresAt: s.expiresAt?.toISOString() ?? null, applications: s.clientIds, amr: s.amr })),
+      sessions: sessions.map((s) => ({ sessionId: s.sessionId, signedInAt: s.signedInAt.toISOString(), lastUsedAt: s.lastUsedAt.toISOString(), expiresAt: s.expiresAt?.toISOString() ?? null, applications: s.clientIds, amr: s.amr })),
     };
   }
 

@@ -6,7 +6,8 @@ import type { EntityManager } from 'typeorm';
  * access in the transaction of the change that ends it without importing a surface.
  */
 export interface UserTokens {
-  revokeAll(manager: EntityManager, userId: string): Promise<void>;
+  /** Everything of the user; `keepSession` (a session's public uid) stays signed in: the account page's own password change (DESIGN §13). */
+  revokeAll(manager: EntityManager, userId: string, options?: { keepSession?: string }): Promise<void>;
   /** The user's live browser sessions of the login UI, newest sign-in first. */
   sessions(userId: string): Promise<UserSession[]>;
   /** Ends one (as a sign-out would: its access tokens go, an offline refresh token stays); false if the user has no such session. */
@@ -17,6 +18,8 @@ export interface UserTokens {
 export interface UserSession {
   sessionId: string;
   signedInAt: Date;
+  /** When the session last served a request (its sliding expiry, less the session lifetime). */
+  lastUsedAt: Date;
   expiresAt: Date | null;
   /** The client ids the session signed in to. */
   clientIds: string[];

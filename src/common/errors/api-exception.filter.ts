@@ -15,7 +15,7 @@ interface ApiErrorBody {
 }
 
 /** HTTP status of each domain error code, for the admin and management JSON surface. */
-function statusOf(code: ErrorCode): number {
+export function statusOf(code: ErrorCode): number {
   switch (code) {
     case ErrorCode.InvalidArgument:
       return HttpStatus.BAD_REQUEST;

@@ -23,6 +23,7 @@ const SURFACES: [prefix: string, surface: string][] = [
   ['/oidc/', 'oidc'],
   ['/.well-known/', 'oidc'],
   ['/ui/login', 'login'],
+  ['/ui/account', 'login'],
   ['/healthz', 'health'],
   ['/docs', 'docs'],
 ];

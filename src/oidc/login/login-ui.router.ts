@@ -28,6 +28,7 @@ import { ACR_PASSWORD } from './authentication-methods.js';
 import { FederatedLoginUi } from './federated-login.js';
 import { contentSecurityPolicy } from './login-page.headers.js';
 import { AccountLinksUi } from './account-links.router.js';
+import { AccountPageUi } from './account-page.router.js';
 import { forgotPasswordLink } from './account-links.views.js';
 
 /**
@@ -50,6 +51,7 @@ export class LoginUiRouter {
     private readonly rateLimiter: LoginRateLimiter,
     private readonly federated: FederatedLoginUi,
     private readonly accountLinks: AccountLinksUi,
+    private readonly accountPage: AccountPageUi,
     dataSource: DataSource,
     loginPolicies: LoginPolicyService,
   ) {
@@ -70,6 +72,7 @@ export class LoginUiRouter {
     };
     // First: the pages of mailed links have fixed paths that `/:uid` would match.
     this.accountLinks.routes(router, wrap);
+    this.accountPage.routes(router, wrap);
     router.get(`${LOGIN_UI_PREFIX}/:uid`, wrap((req, res) => this.show(req, res)));
     router.post(`${LOGIN_UI_PREFIX}/:uid/login`, form, wrap((req, res) => this.login(req, res)));
     router.post(`${LOGIN_UI_PREFIX}/:uid/select`, form, wrap((req, res) => this.select(req, res)));

@@ -42,9 +42,18 @@ export class PasswordLoginService {
   private recordingMs = 0;
 
   /** Checks the password and counts the result (`portcullis_logins_total`). */
-  async check(loginName: string, password: string, source: CheckSource): Promise<PasswordLoginResult> {
+  check(loginName: string, password: string, source: CheckSource): Promise<PasswordLoginResult> {
+    return this.counted(() => this.users.find(loginName), password, source);
+  }
+
+  /** The current password of a signed-in user (the account page's password change), counted like a sign-in's. */
+  checkUser(userId: string, password: string, source: CheckSource): Promise<PasswordLoginResult> {
+    return this.counted(() => this.users.findById(userId), password, source);
+  }
+
+  private async counted(find: () => Promise<LoginUser | null>, password: string, source: CheckSource): Promise<PasswordLoginResult> {
     try {
-      const result = await this.verify(loginName, password, source);
+      const result = await this.verify(await find(), password, source);
       logins.inc({ result: result.ok ? 'success' : (result.locked ? 'locked' : 'failure') });
       return result.ok ? result : { ok: false };
     } catch (error) {
@@ -53,8 +62,7 @@ export class PasswordLoginService {
     }
   }
 
-  private async verify(loginName: string, password: string, source: CheckSource): Promise<PasswordLoginResult & { locked?: boolean }> {
-    const user = await this.users.find(loginName);
+  private async verify(user: LoginUser | null, password: string, source: CheckSource): Promise<PasswordLoginResult & { locked?: boolean }> {
     if (!user || user.type !== 'human' || !user.passwordHash || !isActive(user)) return this.refuse(password);
     const started = performance.now();
     const reserved = await this.checks.reserve(user.id);

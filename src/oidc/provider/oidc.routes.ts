@@ -12,14 +12,17 @@ export const OIDC_ROUTES = {
 };
 
 export const LOGIN_UI_PREFIX = '/ui/login';
+/** The account page (DESIGN §13), served by the login UI's router in the same session. */
+export const ACCOUNT_UI_PREFIX = '/ui/account';
 
 /** Paths that oidc-provider answers (its own sub-paths such as `/oauth/v2/authorize/:uid` included). */
 export function isProviderPath(path: string): boolean {
   return path === '/.well-known/openid-configuration' || path.startsWith('/oauth/v2/') || path.startsWith('/oidc/v1/');
 }
 
+/** The login UI's paths, the account page's included. */
 export function isLoginUiPath(path: string): boolean {
-  return path === LOGIN_UI_PREFIX || path.startsWith(`${LOGIN_UI_PREFIX}/`);
+  return path === LOGIN_UI_PREFIX || path.startsWith(`${LOGIN_UI_PREFIX}/`) || path === ACCOUNT_UI_PREFIX || path.startsWith(`${ACCOUNT_UI_PREFIX}/`);
 }
 
 const PROVIDER_TEMPLATES = new Set([...Object.values(OIDC_ROUTES), '/.well-known/openid-configuration', `${OIDC_ROUTES.end_session}/confirm`, `${OIDC_ROUTES.end_session}/success`]);

@@ -23,6 +23,7 @@ import { buildInteractionPolicy } from './interaction.policy.js';
 import { introspectionPolicy } from './introspection.policy.js';
 import { assertClientAssertionLifetime } from './client-assertion.js';
 import { OIDC_ROUTES, LOGIN_UI_PREFIX } from './oidc.routes.js';
+import { accountClient } from './account-client.js';
 import { applyProviderExtensions } from './extensions/index.js';
 import { keepOfflineAccessOfSilentRequest } from './extensions/request-rules.js';
 import { countIssuedTokens } from './token-metrics.js';
@@ -76,6 +77,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       return account;
     },
     jwks: { keys: deps.keys },
+    clients: [accountClient(deps.issuer)],
     // ID tokens are signed with the signer's algorithm (SIGNING_ALG); no client registers its own.
     clientDefaults: { id_token_signed_response_alg: deps.keys[0]?.alg ?? 'RS256' },
     // Derived from the master key: the same in every process, never random per process (docs/product-rules.md, "Running it").

@@ -5,6 +5,7 @@ import type { UserSession, UserTokens } from '../../common/auth/user-tokens.js';
 import { deleteGrantsTiedToUser } from '../adapter/exchange-ties.js';
 import { revokeAccessTokensOfEndedSession } from '../adapter/logout-revocation.js';
 import type { SessionAuthorizations } from '../adapter/logout-revocation.js';
+import { instanceSettings } from '../../users/queries/instance.js';
 
 const SESSIONS_SQL = `SELECT uid, payload, expires_at FROM oidc_payloads WHERE model = 'Session' AND account_id = ?`;
 
@@ -23,20 +24,29 @@ interface StoredSession extends SessionAuthorizations {
 export class OidcUserTokens implements UserTokens {
   constructor(private readonly dataSource: DataSource) {}
 
-  async revokeAll(manager: EntityManager, userId: string): Promise<void> {
+  async revokeAll(manager: EntityManager, userId: string, options: { keepSession?: string } = {}): Promise<void> {
     // A token exchanged from this user's grants (an impersonation by this user) ends with them.
     await deleteGrantsTiedToUser(manager, userId);
-    await manager.query('DELETE FROM oidc_payloads WHERE account_id = ?', [userId]);
+    if (options.keepSession === undefined) {
+      await manager.query('DELETE FROM oidc_payloads WHERE account_id = ?', [userId]);
+      return;
+    }
+    // The kept session's grants go too: its next authorization grants anew (interaction.policy.ts asks no consent).
+    await manager.query(`DELETE FROM oidc_payloads WHERE account_id = ? AND NOT (model = 'Session' AND uid = ?)`, [userId, options.keepSession]);
   }
 
   async sessions(userId: string): Promise<UserSession[]> {
     const rows = (await this.dataSource.query(SESSIONS_SQL, [userId])) as { uid: string; payload: string; expires_at: unknown }[];
+    // oidc-provider saves a session on every request that reads it, with a fresh expiry of this lifetime (provider.factory.ts).
+    const lifetimeMs = ((await instanceSettings(this.dataSource.manager))?.refreshTokenAbsoluteLifetime ?? 0) * 1000;
     const now = Date.now();
     return rows
       .map((row) => {
         const stored = JSON.parse(row.payload) as StoredSession;
         const expiresAt = row.expires_at == null ? null : new Date(Number(row.expires_at));
-        return { sessionId: row.uid, signedInAt: new Date((stored.loginTs ?? 0) * 1000), expiresAt, clientIds: Object.keys(stored.authorizations ?? {}), amr: stored.amr ?? [] };
+        const signedInAt = new Date((stored.loginTs ?? 0) * 1000);
+        const lastUsedAt = new Date(Math.min(now, Math.max(signedInAt.getTime(), (expiresAt?.getTime() ?? 0) - lifetimeMs)));
+        return { sessionId: row.uid, signedInAt, lastUsedAt, expiresAt, clientIds: Object.keys(stored.authorizations ?? {}), amr: stored.amr ?? [] };
       })
       .filter((s) => s.sessionId && (s.expiresAt === null || s.expiresAt.getTime() > now) && s.signedInAt.getTime() > 0)
       .sort((a, b) => b.signedInAt.getTime() - a.signedInAt.getTime());

@@ -7,7 +7,7 @@ import type { AuthenticatorTransportFuture } from '@simplewebauthn/server';
 import { Encryptor } from '../../common/crypto/encryptor.js';
 import { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { DomainError } from '../../common/errors/domain-error.js';
+import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { newId } from '../../common/ids.js';
 import { UserAccess } from '../acting/user-access.service.js';
@@ -111,6 +111,25 @@ export class FactorsService {
       if (!factor || factor.id !== factorId) throw DomainError.notFound('factor');
       await manager.delete(UserFactorEntity, { id: factor.id });
       await this.record(manager, user, 'user.human.mfa.removed', factor, editorUserId);
+    });
+  }
+
+  /**
+   * The user removes one of its own factors on the account page (DESIGN §13). Under `mfa: "required"` (`keepOne`)
+   * the last TOTP or passkey stays: recovery codes alone are no second factor to sign in with. Checked and
+   * removed in one transaction, so two removals at once cannot both pass the check.
+   */
+  async removeOwn(user: FactorOwner, factorId: string, keepOne: boolean): Promise<void> {
+    await this.uow.run(async (manager) => {
+      const factors = await manager.find(UserFactorEntity, { where: { userId: user.id, state: 'active' } });
+      const factor = factors.find((f) => f.id === factorId);
+      if (!factor) throw DomainError.notFound('factor');
+      const signInFactors = factors.filter((f) => f.type === 'totp' || f.type === 'passkey');
+      if (keepOne && signInFactors.length === 1 && signInFactors[0] === factor) {
+        throw new DomainError(ErrorCode.FailedPrecondition, 'your organization requires a second factor: add another before you remove the last one');
+      }
+      await manager.delete(UserFactorEntity, { id: factor.id });
+      await this.record(manager, user, 'user.human.mfa.removed', factor, user.id);
     });
   }
 

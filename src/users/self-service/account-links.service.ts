@@ -83,6 +83,20 @@ export class AccountLinksService {
     return expiresAt;
   }
 
+  /** The notice to the address a person changed away from on the account page (DESIGN §13): no link, no code. */
+  async noticeEmailChangedIn(manager: EntityManager, user: UserEntity, oldAddress: string): Promise<void> {
+    const org = await manager.findOneByOrFail(OrganizationEntity, { id: user.orgId });
+    await this.outbox.enqueueIn(manager, {
+      purpose: 'email_changed',
+      orgId: user.orgId,
+      userId: user.id,
+      recipient: oldAddress,
+      locale: mailLocale(user.preferredLanguage),
+      orgName: org.name,
+      name: user.displayName ?? user.givenName ?? '',
+    });
+  }
+
   /** A verification link for a signing-in user the login UI stopped (`requireVerifiedEmail`); false without an address to verify. */
   sendVerification(userId: string): Promise<boolean> {
     return this.uow.run(async (manager) => {
