@@ -91,6 +91,8 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
           // links are authorized by the one-time code they carry (DESIGN §13), in any browser.
           policy: route.path.includes('/assets/')
             ? 'public (static file)'
+            : route.path.startsWith('/ui/account')
+              ? accountPagePolicy(route.path, method)
             : ['/ui/login/invitation', '/ui/login/password-reset', '/ui/login/email-verification'].includes(route.path)
               ? 'public (one-time code from the mail, single use)'
             : route.path.endsWith('/callback') || route.path.endsWith('/acs') || route.path.endsWith('/test-result')
@@ -103,6 +105,18 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
         }))
       : [],
   );
+}
+
+/**
+ * The account page (DESIGN §13) acts only on the user of the browser's login session: its pages and forms need that
+ * session (without one they start a sign-in, or refuse a form), its forms the CSRF value bound to it, and changes to
+ * how the user signs in a sign-in of the last 15 minutes. The provider's redirect back carries nothing to act on.
+ */
+function accountPagePolicy(path: string, method: string): string {
+  if (path === '/ui/account/sign-in' || path === '/ui/account/signed-in') return 'public (starts or ends the account sign-in; acts on no one)';
+  if (method === 'get') return "login session (the session's own user)";
+  const fresh = ['/email', '/factors/', '/identities/'].some((part) => path.includes(part)) && !path.endsWith('/email/verify');
+  return `login session (the session's own user), CSRF value${fresh ? ', sign-in within 15 minutes' : ''}`;
 }
 
 /** Routes answered before Express by the service itself (src/common/health/health.listener.ts), described in the OpenAPI document. */
