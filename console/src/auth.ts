@@ -70,6 +70,19 @@ export function currentSession(): Session | null {
   return session;
 }
 
+/**
+ * The issuer the console signed in with: the ID token's `iss`, which sign-in checked against discovery's
+ * `issuer` (PUBLIC_URL). Shown on application pages without fetching anything.
+ */
+export function signedInIssuer(): string | null {
+  return currentSession()?.claims.iss ?? null;
+}
+
+/** OpenID Connect Discovery 1.0 §4: the issuer without a trailing `/`, then `/.well-known/openid-configuration`. */
+export function discoveryUrlOf(issuer: string): string {
+  return `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+}
+
 export function forgetSession(): void {
   sessionStorage.removeItem(SESSION_KEY);
 }
