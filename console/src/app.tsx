@@ -13,6 +13,7 @@ import { MembersPage } from './pages/members';
 import { OrgsPage } from './pages/orgs';
 import type { Org } from './pages/orgs';
 import { ProjectPage } from './pages/applications';
+import { ApplicationPage } from './pages/application';
 import { ProjectsPage } from './pages/projects';
 import { UserDetailPage } from './pages/user-detail';
 import { UsersPage } from './pages/users';
@@ -181,6 +182,7 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if ((p = match('/console/orgs/:orgId/groups', path))) return <GroupsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/projects', path))) return <ProjectsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/projects/:projectId', path))) return <ProjectPage key={p.projectId} orgId={p.orgId} projectId={p.projectId} />;
+  if ((p = match('/console/orgs/:orgId/projects/:projectId/apps/:appId', path))) return <ApplicationPage key={p.appId} orgId={p.orgId} projectId={p.projectId} appId={p.appId} />;
   if ((p = match('/console/orgs/:orgId/members', path))) return <MembersPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/login-policy', path))) return <LoginPolicyPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/webhooks', path))) return <WebhooksPageOrg key={p.orgId} orgId={p.orgId} />;

@@ -59,15 +59,33 @@ function discover(): Promise<Discovery> {
   return discovery;
 }
 
-export function currentSession(): Session | null {
+/** The session as stored, whether or not its access token has expired. */
+function storedSession(): Session | null {
   const raw = sessionStorage.getItem(SESSION_KEY);
-  if (!raw) return null;
-  const session = JSON.parse(raw) as Session;
+  return raw ? (JSON.parse(raw) as Session) : null;
+}
+
+export function currentSession(): Session | null {
+  const session = storedSession();
+  if (!session) return null;
   if (session.expiresAt <= Date.now()) {
     sessionStorage.removeItem(SESSION_KEY);
     return null;
   }
   return session;
+}
+
+/**
+ * The issuer the console signed in with: the ID token's `iss`, which sign-in checked against discovery's
+ * `issuer` (PUBLIC_URL). Shown on application pages without fetching anything.
+ */
+export function signedInIssuer(): string | null {
+  return currentSession()?.claims.iss ?? null;
+}
+
+/** OpenID Connect Discovery 1.0 §4: the issuer without a trailing `/`, then `/.well-known/openid-configuration`. */
+export function discoveryUrlOf(issuer: string): string {
+  return `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
 }
 
 export function forgetSession(): void {
@@ -143,13 +161,21 @@ async function userinfo(d: Discovery, accessToken: string): Promise<Partial<IdCl
   return res.ok ? ((await res.json()) as Partial<IdClaims>) : null;
 }
 
-/** RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2) with id_token_hint; the browser leaves the page. */
+/**
+ * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0 §2); the browser leaves the page. The provider's
+ * logout page is the one confirmation, and it sends the browser back to the console's registered
+ * post-logout URI. Always through the provider, also when the access token has expired: the provider's
+ * session outlives it, and only ending that session signs the user out (a sign-in would otherwise pass
+ * straight through it). The ID token goes along as `id_token_hint` however old (the specification lets the OP
+ * accept an expired hint, and oidc-provider checks a hint's signature and audience, not its expiry), and
+ * `client_id` alone names the client for the post-logout URI when there is no ID token.
+ */
 export async function signOut(): Promise<void> {
-  const session = currentSession();
+  const idToken = storedSession()?.idToken;
   forgetSession();
   const d = await discover();
-  if (!d.end_session_endpoint || !session) return void location.assign('/console/');
-  const params = new URLSearchParams({ id_token_hint: session.idToken, post_logout_redirect_uri: postLogoutUri(d), client_id: CLIENT_ID });
+  if (!d.end_session_endpoint) return void location.assign('/console/');
+  const params = new URLSearchParams({ ...(idToken ? { id_token_hint: idToken } : {}), post_logout_redirect_uri: postLogoutUri(d), client_id: CLIENT_ID });
   location.assign(`${d.end_session_endpoint}?${params}`);
 }
 

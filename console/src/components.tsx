@@ -205,6 +205,27 @@ export function SecretOnce({ label, value, onDismiss, multiline, download }: { l
   );
 }
 
+/** A value to hand on (an issuer, a URL, an id): read-only, labelled, with a copy button named for it. */
+export function CopyField({ label, value }: { label: string; value: string }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    await navigator.clipboard.writeText(value);
+    setCopied(true);
+  };
+  return (
+    <div class="copyable">
+      <label class="field">
+        <span>{label}</span>
+        <input readOnly value={value} class="mono" />
+      </label>
+      <button type="button" onClick={copy}>
+        {t('copyNamed', { name: label })}
+      </button>
+      <Notice text={copied ? t('copiedNamed', { name: label }) : null} />
+    </div>
+  );
+}
+
 export interface Loaded<T> {
   data: T | undefined;
   error: unknown;

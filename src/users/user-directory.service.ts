@@ -6,12 +6,20 @@ import { PersonalAccessTokenEntity } from './entities/personal-access-token.enti
 import { PublicKeyEntity } from './entities/public-key.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { listUsers } from './queries/user-directory.js';
+import { userNames } from './queries/user-names.js';
 import { organizationExists } from './queries/organizations.js';
 import type { UserListQuery, UserListRow } from './queries/user-directory.js';
 
 export interface Page {
   limit: number;
   offset: number;
+}
+
+/** A user as a list beside its id names it. */
+export interface UserName {
+  userId: string;
+  loginName: string;
+  displayName: string | null;
 }
 
 /** A credential as reads show it: when it was made and until when it works, never its secret material. */
@@ -35,6 +43,19 @@ export class UserDirectory {
     const page = await listUsers(this.dataSource.manager, orgId, query);
     if (page.total === 0 && !(await organizationExists(this.dataSource, orgId))) throw DomainError.notFound('organization');
     return page;
+  }
+
+  /**
+   * The login names (`<userName>@<primary domain>`) and display names of these users, in every
+   * organization: only for a caller who may read every user (an IAM_OWNER), as naming a user is reading it.
+   * Ids of no user are left out, and only an exact id answers (MariaDB's PAD SPACE would match `x ` to `x`).
+   */
+  async namesOf(ids: string[]): Promise<UserName[]> {
+    const wanted = new Set(ids);
+    const rows = await userNames(this.dataSource.manager, [...wanted]);
+    return rows
+      .filter((row) => wanted.has(row.id))
+      .map((row) => ({ userId: row.id, loginName: `${row.user_name}@${row.primary_domain}`, displayName: row.display_name }));
   }
 
   async get(orgId: string, userId: string): Promise<UserEntity> {

@@ -5,7 +5,7 @@ import type { SearchedEvent } from '../support/fixtures.js';
 
 describe('admin API: event search', () => {
   const svc = useService();
-  let orgA: { id: string };
+  let orgA: { id: string; primaryDomain: string };
   let orgB: { id: string };
   let editor: { userId: string; token: string };
   const humans: string[] = [];
@@ -117,6 +117,31 @@ describe('admin API: event search', () => {
       assert.equal(res.status, 400, `${JSON.stringify(body)} → ${res.text}`);
       assert.ok(res.body.details.some((d: { field: string }) => d.field === field), `${JSON.stringify(body)} → ${res.text}`);
     }
+  });
+
+  it('names the users its events mention beside the page (editor, user events, payload.userId), once each; a removed user is absent', async () => {
+    const granted = await svc.api('PUT', `/management/v1/orgs/${orgA.id}/members/${humans[0]}`, { token: svc.adminToken, body: { roles: ['ORG_USER_MANAGER'] } });
+    assert.equal(granted.status, 200, granted.text);
+    const removed = await svc.api('DELETE', `/management/v1/orgs/${orgA.id}/users/${humans[4]}`, { token: svc.adminToken });
+    assert.equal(removed.status, 204, removed.text);
+    const res = await svc.api('POST', '/admin/v1/events/_search', { token: svc.adminToken, body: { asc: true, limit: 1000, resource_owner: orgA.id } });
+    assert.equal(res.status, 200, res.text);
+    const events: SearchedEvent[] = res.body.events;
+    const users: { userId: string; loginName: string; displayName?: string }[] = res.body.users;
+    assert.equal(new Set(users.map((u) => u.userId)).size, users.length, 'each user once');
+    const byId = new Map(users.map((u) => [u.userId, u]));
+    // The editor (a machine user of orgA), the users of user events, and the member of org.member.added.
+    assert.deepEqual(byId.get(editor.userId)?.displayName, 'test caller');
+    assert.match(byId.get(editor.userId)!.loginName, new RegExp(`^caller.*@${orgA.primaryDomain.replace(/\./g, '\\.')}$`));
+    assert.deepEqual(byId.get(humans[1]), { userId: humans[1], loginName: `person1@${orgA.primaryDomain}`, displayName: 'Ada Lovelace 1' });
+    const memberAdded = events.find((e) => e.type.type === 'org.member.added' && e.payload.userId === humans[0]);
+    assert.ok(memberAdded, 'the grant is an event naming the user in its payload');
+    assert.equal(byId.get(humans[0])?.loginName, `person0@${orgA.primaryDomain}`);
+    assert.ok(events.some((e) => e.aggregate.id === humans[4]), 'the removed user still has its events');
+    assert.equal(byId.has(humans[4]), false, 'a removed user has no name');
+    // Every name is of an id the page mentions.
+    const mentioned = new Set(events.flatMap((e) => [e.editor.userId, e.aggregate.type.type === 'user' ? e.aggregate.id : null, e.payload?.userId]));
+    for (const u of users) assert.ok(mentioned.has(u.userId), `${u.userId} is mentioned`);
   });
 
   it('is for IAM_OWNER only', async () => {

@@ -5,7 +5,7 @@ import { t } from '../i18n';
 import { isInstanceOwner, useMe } from '../roles';
 import { Credentials } from './credentials';
 
-interface App {
+export interface App {
   appId: string;
   clientId: string;
   name: string;
@@ -76,7 +76,7 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
             </thead>
             <tbody>
               {list.map((app) => (
-                <AppRow key={app.appId} base={base} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
+                <AppRow key={app.appId} base={base} href={`/console/orgs/${enc(orgId)}/projects/${enc(projectId)}/apps/${enc(app.appId)}`} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
               ))}
             </tbody>
           </table>
@@ -114,14 +114,16 @@ function AppKeys({ path, app, onClose }: { path: string; app: App; onClose: () =
   );
 }
 
-function AppRow({ base, app, onChange, onKeys }: { base: string; app: App; onChange: () => void; onKeys: () => void }) {
+function AppRow({ base, href, app, onChange, onKeys }: { base: string; href: string; app: App; onChange: () => void; onKeys: () => void }) {
   const path = `${base}/apps/${enc(app.appId)}`;
   const [secret, setSecret] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const hasSecret = app.authMethod === 'client_secret_basic' || app.authMethod === 'client_secret_post';
   return (
     <tr>
-      <th scope="row">{app.name}</th>
+      <th scope="row">
+        <Link href={href}>{app.name}</Link>
+      </th>
       <td>{app.type === 'api' ? 'API' : 'OIDC'}</td>
       <td class="mono">{app.clientId}</td>
       <td>

@@ -9,6 +9,37 @@ interface SearchedEvent {
   type: { type: string; localized: { localizedMessage: string } };
   aggregate: { id: string; type: { type: string }; resourceOwner: string };
   editor: { userId: string | null };
+  payload: Record<string, unknown> | null;
+}
+
+/** `users` of the answer (docs/product-rules.md, "Import and event search"): names beside the ids the events mention. */
+interface NamedUser {
+  userId: string;
+  loginName: string;
+  displayName?: string;
+}
+
+/** The user an event is about: the aggregate of a `user` event, else a payload's `userId` (a membership). */
+function targetOf(e: SearchedEvent): string | null {
+  if (e.aggregate.type.type === 'user') return e.aggregate.id;
+  const userId = e.payload?.userId;
+  return typeof userId === 'string' ? userId : null;
+}
+
+/** A user id with its names beside it when the API named it (a removed user keeps only its id). */
+function UserRef({ id, names }: { id: string | null; names: Map<string, NamedUser> }) {
+  if (!id) return null;
+  const user = names.get(id);
+  return (
+    <>
+      {user && (
+        <span class="user-name">
+          {user.displayName ? `${user.displayName} (${user.loginName})` : user.loginName}
+        </span>
+      )}
+      <span class="mono">{id}</span>
+    </>
+  );
 }
 
 interface Filters {
@@ -22,10 +53,15 @@ interface Filters {
 const LIMIT = 50;
 const EMPTY: Filters = { type: '', aggregateId: '', orgId: '', since: '', until: '' };
 
-/** Event search (IAM_OWNER), newest first (`asc: false`), the newest page on opening; "older" pages on with the last `sequence` as the cursor. */
+/**
+ * Event search (IAM_OWNER), newest first (`asc: false`), the newest page on opening; "older" pages on with the last
+ * `sequence` as the cursor. The editor and the user an event is about show with their names beside their ids.
+ */
 export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
   const [filters, setFilters] = useState<Filters>({ ...EMPTY, ...initial });
   const [events, setEvents] = useState<SearchedEvent[] | null>(null);
+  // Kept across "older events": each page names the users of its own events.
+  const [names, setNames] = useState<Map<string, NamedUser>>(new Map());
   const [more, setMore] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const set = (key: keyof Filters) => (value: string) => setFilters({ ...filters, [key]: value });
@@ -40,8 +76,9 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
     if (filters.until) body.until = new Date(filters.until).toISOString();
     if (cursor) body.sequence = cursor;
     try {
-      const result = await api<{ events: SearchedEvent[] }>('POST', '/admin/v1/events/_search', body);
+      const result = await api<{ events: SearchedEvent[]; users?: NamedUser[] }>('POST', '/admin/v1/events/_search', body);
       setEvents(cursor ? [...(events ?? []), ...result.events] : result.events);
+      setNames(new Map([...(cursor ? names : []), ...(result.users ?? []).map((u) => [u.userId, u] as const)]));
       setMore(result.events.length === LIMIT);
     } catch (e) {
       setError(e);
@@ -81,6 +118,7 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
                 <th scope="col">{t('description')}</th>
                 <th scope="col">{t('aggregateId')}</th>
                 <th scope="col">{t('organizationId')}</th>
+                <th scope="col">{t('eventUser')}</th>
                 <th scope="col">{t('editor')}</th>
               </tr>
             </thead>
@@ -92,7 +130,12 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
                   <td>{e.type.localized.localizedMessage}</td>
                   <td class="mono">{e.aggregate.id}</td>
                   <td class="mono">{e.aggregate.resourceOwner}</td>
-                  <td class="mono">{e.editor.userId ?? ''}</td>
+                  <td class="user-ref">
+                    <UserRef id={targetOf(e)} names={names} />
+                  </td>
+                  <td class="user-ref">
+                    <UserRef id={e.editor.userId} names={names} />
+                  </td>
                 </tr>
               ))}
             </tbody>

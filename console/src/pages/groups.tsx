@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import { ActionButton, DeleteButton, Field, Form, Loading, Page, useLoad } from '../components';
 import { t } from '../i18n';
+import { UserPicker } from '../user-picker';
 
 interface Group {
   id: string;
@@ -86,7 +87,7 @@ function GroupMembers({ orgId, groupId, onChange }: { orgId: string; groupId: st
     <section class="panel" aria-labelledby="group-members-heading">
       <h2 id="group-members-heading">{t('groupMembers')}</h2>
       <Form label={t('addMember')} submit={t('addMember')} action={() => api('PUT', `${membersPath}/${enc(userId.trim())}`, {})} onDone={() => { setUserId(''); changed(); }}>
-        <Field label={t('userId')} value={userId} onInput={setUserId} required />
+        <UserPicker orgId={orgId} userId={userId} onChange={setUserId} />
       </Form>
       <Loading loaded={group}>
         {({ members = [] }) => (

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { Checkbox, DeleteButton, Field, Form, Loading, Page, useLoad } from '../components';
+import { Checkbox, DeleteButton, Form, Loading, Page, useLoad } from '../components';
 import { t } from '../i18n';
+import { UserPicker } from '../user-picker';
 
 interface Member {
   userId: string;
@@ -10,7 +11,8 @@ interface Member {
 
 /**
  * Members and their roles: an organization's (ORG_OWNER; ORG_OWNER, ORG_USER_MANAGER) or the instance's
- * (IAM_OWNER; IAM_OWNER). Granting acts on the user, so the API applies the acting rule (DESIGN §7).
+ * (IAM_OWNER; IAM_OWNER). Granting acts on the user, so the API applies the acting rule (DESIGN §7). The user is
+ * picked by name (or its id typed).
  */
 export function MembersPage({ orgId }: { orgId?: string }) {
   const base = orgId ? `/management/v1/orgs/${enc(orgId)}/members` : '/admin/v1/members';
@@ -30,7 +32,7 @@ export function MembersPage({ orgId }: { orgId?: string }) {
           members.reload();
         }}
       >
-        <Field label={t('userId')} value={userId} onInput={setUserId} required />
+        <UserPicker orgId={orgId} userId={userId} onChange={setUserId} />
         <fieldset>
           <legend>{t('roles')}</legend>
           {available.map((role) => (

@@ -140,6 +140,24 @@ export class EventDto {
   @ApiProperty({ type: 'object', additionalProperties: true }) payload: JsonObject;
 }
 
+/** A user an event of the page names (docs/product-rules.md, "Import and event search": names beside ids). */
+export class EventUserDto {
+  @ApiProperty() userId: string;
+  @ApiProperty({ description: '`<userName>@<organization primary domain>`', example: 'ada@acme.localhost' }) loginName: string;
+  @ApiPropertyOptional({ example: 'Ada Lovelace' }) displayName?: string;
+}
+
 export class EventListDto {
   @ApiProperty({ type: [EventDto] }) events: EventDto[];
+
+  /**
+   * Added later, so optional for clients: the users the page's events name (editor, the user of a user
+   * event, `payload.userId`), each once. A user that no longer exists is absent. Not part of the event
+   * record itself, so webhook deliveries (the record alone) carry no names.
+   */
+  @ApiPropertyOptional({
+    type: [EventUserDto],
+    description: "the users the page's events name — `editor.userId`, the aggregate id of `user` events and `payload.userId` — each once; a removed user is absent",
+  })
+  users?: EventUserDto[];
 }

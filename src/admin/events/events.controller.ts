@@ -2,20 +2,32 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Role } from '../../common/auth/roles.js';
+import { UserDirectory } from '../../users/user-directory.service.js';
 import { EventListDto, SearchEventsDto } from '../dto/events.dto.js';
 import { EventSearchService } from './event-search.service.js';
+import { mentionedUserIds } from './event-users.js';
 
 @ApiTags('admin')
 @Controller('admin/v1/events')
 export class EventsController {
-  constructor(private readonly events: EventSearchService) {}
+  constructor(
+    private readonly events: EventSearchService,
+    private readonly directory: UserDirectory,
+  ) {}
 
+  /**
+   * The names beside the ids come from every organization: an IAM_OWNER, the only caller of this route,
+   * may read every user. Were the route opened to organization roles, they would have to be narrowed to
+   * the users the caller may read.
+   */
   @Post('_search')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Search the event log', description: 'With `wait`, a feed: the answer waits for a matching event to commit (docs/product-rules.md, "Import and event search").' })
+  @ApiOperation({ summary: 'Search the event log', description: 'With `wait`, a feed: the answer waits for a matching event to commit (docs/product-rules.md, "Import and event search"). `users` names the users the events mention.' })
   @ApiOkResponse({ type: EventListDto })
   @Authenticated({ role: Role.IamOwner })
   async search(@Body() dto: SearchEventsDto): Promise<EventListDto> {
-    return { events: await this.events.search(dto) };
+    const events = await this.events.search(dto);
+    const users = await this.directory.namesOf(mentionedUserIds(events));
+    return { events, users: users.map(({ displayName, ...user }) => (displayName === null ? user : { ...user, displayName })) };
   }
 }

@@ -1,0 +1,53 @@
+import { api, enc } from '../api';
+import { discoveryUrlOf, signedInIssuer } from '../auth';
+import { CopyField, Link, Loading, Page, useLoad } from '../components';
+import { t } from '../i18n';
+import type { App } from './applications';
+
+/**
+ * One application (GET …/apps/{appId}): what its developers need to configure a client library — the issuer,
+ * the discovery URL, the client id and the redirect URIs — each with a copy button. The issuer is the one
+ * the console signed in with (discovery checked it at sign-in), so nothing is fetched to show it.
+ */
+export function ApplicationPage({ orgId, projectId, appId }: { orgId: string; projectId: string; appId: string }) {
+  const path = `/management/v1/orgs/${enc(orgId)}/projects/${enc(projectId)}/apps/${enc(appId)}`;
+  const app = useLoad(() => api<App>('GET', path), [path]);
+  const issuer = signedInIssuer();
+  return (
+    <Page title={app.data ? t('applicationNamed', { name: app.data.name }) : t('application')}>
+      <p>
+        <Link href={`/console/orgs/${enc(orgId)}/projects/${enc(projectId)}`}>{t('backToApplications')}</Link>
+      </p>
+      <Loading loaded={app}>
+        {(a) => (
+          <section class="panel" aria-labelledby="connection-heading">
+            <h2 id="connection-heading">{t('connectionDetails')}</h2>
+            {issuer && <CopyField label={t('issuer')} value={issuer} />}
+            {issuer && <CopyField label={t('discoveryUrl')} value={discoveryUrlOf(issuer)} />}
+            <CopyField label={t('clientId')} value={a.clientId} />
+            {a.type === 'oidc' && <UriList label={t('redirectUri')} uris={a.redirectUris ?? []} />}
+            {a.type === 'oidc' && <UriList label={t('postLogoutRedirectUri')} uris={a.postLogoutRedirectUris ?? []} />}
+          </section>
+        )}
+      </Loading>
+    </Page>
+  );
+}
+
+/** Each URI its own copyable field; numbered when there are several, so every copy button has its own name. */
+function UriList({ label, uris }: { label: string; uris: string[] }) {
+  if (uris.length === 0) {
+    return (
+      <p>
+        {label}: <span class="muted">{t('noneRegistered')}</span>
+      </p>
+    );
+  }
+  return (
+    <>
+      {uris.map((uri, i) => (
+        <CopyField key={uri} label={uris.length === 1 ? label : `${label} ${i + 1}`} value={uri} />
+      ))}
+    </>
+  );
+}
