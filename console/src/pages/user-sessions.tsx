@@ -6,6 +6,7 @@ import { t } from '../i18n';
 interface Session {
   sessionId: string;
   signedInAt: string;
+  lastUsedAt: string;
   expiresAt: string | null;
   applications: string[];
   amr: string[];
@@ -27,6 +28,7 @@ export function Sessions({ base }: { base: string }) {
               <thead>
                 <tr>
                   <th scope="col">{t('signedInAt')}</th>
+                  <th scope="col">{t('lastUsedAt')}</th>
                   <th scope="col">{t('applications')}</th>
                   <th scope="col">{t('methods')}</th>
                   <th scope="col">{t('actions')}</th>
@@ -36,6 +38,7 @@ export function Sessions({ base }: { base: string }) {
                 {list.map((s) => (
                   <tr key={s.sessionId} data-session={s.sessionId}>
                     <th scope="row">{formatDate(s.signedInAt)}</th>
+                    <td>{formatDate(s.lastUsedAt)}</td>
                     <td>{s.applications.join(', ')}</td>
                     <td>{s.amr.join(', ')}</td>
                     <td>
