@@ -8,6 +8,17 @@ import type { UpstreamIdentity } from './upstream-oidc.js';
 /** A round trip lives this long (DESIGN §14): enough to sign in upstream, too short to be worth stealing. */
 export const ROUND_TRIP_MS = 10 * 60 * 1000;
 
+const ACCOUNT_LINK = 'account-link:';
+
+/** The owner of a round trip started on the account page to link an identity: that login session (by its public id). */
+export function accountLinkTrip(sessionUid: string): string {
+  return `${ACCOUNT_LINK}${sessionUid}`;
+}
+
+export function isAccountLinkTrip(owner: string): boolean {
+  return owner.startsWith(ACCOUNT_LINK);
+}
+
 /** What only this instance knows of a round trip: OIDC's PKCE verifier (RFC 7636) and nonce; SAML's request ID. */
 export interface RoundTripSecrets {
   verifier?: string;

@@ -39,12 +39,31 @@ export class UserIdentitiesService {
     }));
   }
 
-  async link(editorUserId: string | null, orgId: string, userId: string, idpId: string, subject: string): Promise<IdentityView> {
+  link(editorUserId: string | null, orgId: string, userId: string, idpId: string, subject: string): Promise<IdentityView> {
+    return this.linkAs(editorUserId, orgId, userId, idpId, subject, (manager) => this.assertMayLink(manager, editorUserId, userId));
+  }
+
+  /**
+   * A person links an identity to itself on the account page (DESIGN §14: the way for a person who holds roles),
+   * having signed in locally within the last minutes and then upstream as that identity: both proofs are its own.
+   */
+  linkOwn(userId: string, orgId: string, idpId: string, subject: string): Promise<IdentityView> {
+    return this.linkAs(userId, orgId, userId, idpId, subject, async () => undefined);
+  }
+
+  private async linkAs(
+    editorUserId: string | null,
+    orgId: string,
+    userId: string,
+    idpId: string,
+    subject: string,
+    mayLink: (manager: EntityManager) => Promise<void>,
+  ): Promise<IdentityView> {
     const linkedAt = Date.now();
     await this.uow.run(async (manager) => {
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
       if (user.type !== 'human') throw DomainError.invalid('only a person signs in through an identity provider', [{ field: 'userId', message: 'a service user cannot be linked' }]);
-      await this.assertMayLink(manager, editorUserId, userId);
+      await mayLink(manager);
       await this.idps.find(manager, orgId, idpId);
       const { subjectTaken, userLinked } = await identityConflicts(manager, idpId, subject, userId);
       if (subjectTaken) throw DomainError.alreadyExists('this upstream identity is already linked to a user');

@@ -8,6 +8,10 @@ import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { setLoginPolicy, totpCode } from '../oidc/support/second-factor.js';
 import { searchEvents, unique } from '../support/fixtures.js';
 import { linkIn, useServiceWithMail } from './support/mail-server.js';
+import { startUpstreamIdp } from '../federation/support/upstream-idp.js';
+import type { UpstreamIdp } from '../federation/support/upstream-idp.js';
+import { createHash, randomBytes } from 'node:crypto';
+import { postForm } from '../oidc/support/oidc-fixtures.js';
 
 const PASSWORD = 'Account page 1';
 
@@ -23,16 +27,17 @@ describe('the account page in Chromium', () => {
   let base: string;
   let orgId: string;
   let app: OidcApp;
+  let upstream: UpstreamIdp;
 
   before(async () => {
-    [browser, rp] = await Promise.all([launchBrowser(), startRelyingParty()]);
+    [browser, rp, upstream] = await Promise.all([launchBrowser(), startRelyingParty(), startUpstreamIdp({ 'ada-sub': { preferred_username: 'ada@upstream.example' } }, { host: '127.0.0.1' })]);
     base = svc.config.publicUrl;
     ({ orgId } = await orgWithApp(svc));
     app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' }, rp.url);
     await setLoginPolicy(svc, orgId, { mfa: 'optional', passkeys: true });
   });
   after(async () => {
-    await Promise.all([browser?.close(), rp?.close()]);
+    await Promise.all([browser?.close(), rp?.close(), upstream?.close()]);
   });
 
   const api = (method: string, path: string, body?: unknown) => svc.api(method, `/management/v1/orgs/${orgId}${path}`, { token: svc.adminToken, body });
@@ -268,6 +273,64 @@ describe('the account page in Chromium', () => {
       assert.deepEqual((await api('GET', `/users/${ada.userId}/identities`)).body.identities, []);
     } finally {
       await context.close();
+    }
+  });
+
+  it('links an identity after signing in upstream (also for a person who holds a role); it then signs in; nobody else can link it', async () => {
+    const idp = await api('POST', '/idps', { type: 'oidc', name: 'Upstream Corp', issuer: upstream.issuer, clientId: 'rp-account-link', clientSecret: 'link-secret-1' });
+    assert.equal(idp.status, 201, idp.text);
+    upstream.addClient({ client_id: 'rp-account-link', client_secret: 'link-secret-1', redirect_uris: [idp.body.callbackUrl] });
+    const ada = await person();
+    // A role holder is never linked automatically (DESIGN §14): the account page is the way.
+    assert.equal((await api('PUT', `/members/${ada.userId}`, { roles: ['ORG_USER_MANAGER'] })).status, 200);
+    const signInUpstream = async (page: Page, account: string) => {
+      await page.locator('[data-upstream-account]').fill(account);
+      await page.locator('[data-upstream-submit]').click();
+    };
+
+    const { context, page } = await openAccount(ada.userName);
+    try {
+      await section(page, 'identities').locator(`[data-link-idp="${idp.body.id}"]`).click();
+      await signInUpstream(page, 'ada-sub');
+      await page.getByText('The identity is linked: you can sign in with it now.').waitFor();
+      await section(page, 'identities').getByRole('cell', { name: 'Upstream Corp', exact: true }).waitFor();
+      const linked = (await api('GET', `/users/${ada.userId}/identities`)).body.identities;
+      assert.deepEqual(linked.map((i: { idpId: string; subject: string }) => [i.idpId, i.subject]), [[idp.body.id, 'ada-sub']]);
+    } finally {
+      await context.close();
+    }
+
+    // The application's sign-in page offers the IdP; through it, the person is the linked user.
+    const elsewhere = await newPage(browser);
+    try {
+      const verifier = randomBytes(32).toString('base64url');
+      const url = authorizeUrl({ code_challenge: createHash('sha256').update(verifier).digest('base64url') });
+      const cb = await authorize(rp, elsewhere.page, url, async (p) => {
+        await p.locator(`[data-idp="${idp.body.id}"]`).click();
+        await signInUpstream(p, 'ada-sub');
+        // Where the organization offers a second factor (policy optional), Ada declines it for now.
+        await p.waitForURL((url) => url.origin !== upstream.issuer && !url.pathname.includes('/callback'));
+        if ((await p.locator('[data-mfa-skip]').count()) > 0) await p.locator('[data-mfa-skip]').click();
+      });
+      const code = callbackParams(cb).get('code');
+      assert.ok(code, `signed in: ${cb.url}`);
+      const tokens = await postForm(svc, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: `${rp.url}/cb`, code_verifier: verifier }, { id: app.clientId, secret: app.clientSecret! });
+      assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
+      assert.equal(JSON.parse(Buffer.from(String(tokens.body.id_token).split('.')[1], 'base64url').toString()).sub, ada.userId);
+    } finally {
+      await elsewhere.context.close();
+    }
+
+    // Another person signs in upstream as the same identity: refused, nothing linked.
+    const bob = await person();
+    const other = await openAccount(bob.userName);
+    try {
+      await section(other.page, 'identities').locator(`[data-link-idp="${idp.body.id}"]`).click();
+      await signInUpstream(other.page, 'ada-sub');
+      await section(other.page, 'identities').getByRole('alert').getByText('already linked', { exact: false }).waitFor();
+      assert.deepEqual((await api('GET', `/users/${bob.userId}/identities`)).body.identities, []);
+    } finally {
+      await other.context.close();
     }
   });
 

@@ -114,6 +114,7 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
  */
 function accountPagePolicy(path: string, method: string): string {
   if (path === '/ui/account/sign-in' || path === '/ui/account/signed-in') return 'public (starts or ends the account sign-in; acts on no one)';
+  if (path === '/ui/account/identities/linked') return "login session (the session's own user), the round trip this session began (single use)";
   if (method === 'get') return "login session (the session's own user)";
   const fresh = ['/email', '/factors/', '/identities/'].some((part) => path.includes(part)) && !path.endsWith('/email/verify');
   return `login session (the session's own user), CSRF value${fresh ? ', sign-in within 15 minutes' : ''}`;

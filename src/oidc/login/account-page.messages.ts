@@ -41,6 +41,10 @@ const EN = {
   provider: 'Provider',
   subject: 'Subject',
   unlink: 'Unlink',
+  linkWith: (name: string) => `Link an identity of ${name}`,
+  unknownIdp: 'Your organization has no such identity provider.',
+  linkExpired: 'This link has expired or was completed already; start again.',
+  noticeLinked: 'The identity is linked: you can sign in with it now.',
   noticeProfile: 'Your profile is saved.',
   noticeEmail: 'The address is changed. Follow the link we sent to it to verify it.',
   noticeVerification: 'A new verification link is on its way.',
@@ -103,6 +107,10 @@ const DE: AccountMessages = {
   provider: 'Anbieter',
   subject: 'Kennung',
   unlink: 'Verknüpfung lösen',
+  linkWith: (name) => `Identität von ${name} verknüpfen`,
+  unknownIdp: 'Ihre Organisation hat keinen solchen Identitätsanbieter.',
+  linkExpired: 'Diese Verknüpfung ist abgelaufen oder schon abgeschlossen; beginnen Sie neu.',
+  noticeLinked: 'Die Identität ist verknüpft: Sie können sich jetzt damit anmelden.',
   noticeProfile: 'Ihr Profil ist gespeichert.',
   noticeEmail: 'Die Adresse ist geändert. Folgen Sie dem Link, den wir an sie geschickt haben, um sie zu bestätigen.',
   noticeVerification: 'Ein neuer Bestätigungslink ist unterwegs.',
@@ -138,6 +146,7 @@ export const NOTICES = {
   'session-ended': 'noticeSessionEnded',
   'others-ended': 'noticeOthersEnded',
   unlinked: 'noticeUnlinked',
+  linked: 'noticeLinked',
 } as const satisfies Record<string, keyof AccountMessages>;
 
 export type Notice = keyof typeof NOTICES;

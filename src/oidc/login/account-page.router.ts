@@ -20,6 +20,11 @@ import { UserDirectory } from '../../users/user-directory.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { IdentityProvidersService } from '../../federation/identity-providers.service.js';
 import { UserIdentitiesService } from '../../federation/user-identities.service.js';
+import { accountLinkTrip, RoundTrips } from '../../federation/round-trips.js';
+import { FederatedLoginUi } from './federated-login.js';
+import { contentSecurityPolicy } from './login-page.headers.js';
+import { settingsOf } from '../../federation/upstream-oidc.js';
+import { samlSettingsOf } from '../../federation/saml/upstream-saml.js';
 import { ACCOUNT_CLIENT_ID, ACCOUNT_SIGNED_IN_PATH } from '../provider/account-client.js';
 import { ACCOUNT_UI_PREFIX, OIDC_ROUTES } from '../provider/oidc.routes.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
@@ -85,6 +90,8 @@ export class AccountPageUi {
     private readonly identities: UserIdentitiesService,
     private readonly idps: IdentityProvidersService,
     private readonly rateLimiter: LoginRateLimiter,
+    private readonly federated: FederatedLoginUi,
+    private readonly trips: RoundTrips,
     hasher: SecretHasher,
     dataSource: DataSource,
   ) {
@@ -97,6 +104,7 @@ export class AccountPageUi {
     router.get(ACCOUNT_UI_PREFIX, wrap((req, res) => this.show(req, res)));
     router.get(`${ACCOUNT_UI_PREFIX}/sign-in`, wrap(async (req, res) => this.signIn(req, res, req.query.again === '1')));
     router.get(ACCOUNT_SIGNED_IN_PATH, wrap(async (req, res) => this.signedIn(req, res)));
+    router.get(`${ACCOUNT_UI_PREFIX}/identities/linked`, wrap(async (req, res) => this.linked(req, res)));
     const changes: [path: string, fresh: boolean, change: Change][] = [
       ['profile', false, (req, res, v) => this.changeProfile(req, res, v)],
       ['email', true, (req, res, v) => this.changeEmail(req, res, v)],
@@ -109,6 +117,7 @@ export class AccountPageUi {
       ['factors/remove', true, (req, res, v) => this.removeFactor(req, res, v)],
       ['sessions/end', false, (req, res, v) => this.endSession(req, res, v)],
       ['sessions/end-others', false, (req, res, v) => this.endOtherSessions(req, res, v)],
+      ['identities/link', true, (req, res, v) => this.link(req, res, v)],
       ['identities/unlink', true, (req, res, v) => this.unlink(req, res, v)],
     ];
     for (const [path, fresh, change] of changes) {
@@ -178,7 +187,7 @@ export class AccountPageUi {
       this.factors.list(user.id, user.orgId, user.id),
       this.userSessions.list(user.orgId, user.id),
       this.identities.list(user.id, user.orgId, user.id),
-      this.idps.list(user.orgId),
+      this.idps.ofOrganization(user.orgId),
     ]);
     const { Client } = this.holder.provider;
     const appName = async (clientId: string) => (clientId === ACCOUNT_CLIENT_ID ? t.title : ((await Client.find(clientId))?.clientName ?? clientId));
@@ -203,11 +212,15 @@ export class AccountPageUi {
         sessions.map(async (s) => ({ ...s, applications: await Promise.all(s.clientIds.map(appName)), current: s.sessionId === session.uid })),
       ),
       identities: identities.map((i) => ({ ...i, idpName: idps.find((idp) => idp.id === i.idpId)?.name ?? i.idpId })),
+      linkable: idps.filter((idp) => !identities.some((i) => i.idpId === idp.id)).map((idp) => ({ id: idp.id, name: idp.name })),
       notice: extra.notice,
       problem: extra.problem,
       signOutHref: `${OIDC_ROUTES.end_session}?${new URLSearchParams({ client_id: ACCOUNT_CLIENT_ID })}`,
     };
     res.status(extra.status ?? 200);
+    // A link form's post is redirected to the identity provider: browsers apply `form-action` to that redirect too.
+    const upstreams = idps.map((idp) => (idp.type === 'saml' ? samlSettingsOf(idp).ssoUrl : settingsOf(idp).issuer));
+    res.setHeader('Content-Security-Policy', contentSecurityPolicy("'self'", upstreams));
     this.page(res, accountPage(view));
   }
 
@@ -340,6 +353,44 @@ export class AccountPageUi {
       });
     }
     this.done(res, 'others-ended');
+  }
+
+  /** To one of the organization's identity providers, to sign in there as the identity to link (DESIGN §14). */
+  private async link(req: Request, res: Response, visit: Visit): Promise<void> {
+    const idp = (await this.idps.ofOrganization(visit.user.orgId)).find((row) => row.id === String(req.body.idpId ?? ''));
+    if (!idp) return this.render(res, visit, { status: 404, problem: { section: 'identities', message: visit.t.unknownIdp } });
+    let target: URL;
+    try {
+      target = await this.federated.startTrip(idp, accountLinkTrip(visit.session.uid));
+    } catch {
+      return this.render(res, visit, { status: 502, problem: { section: 'identities', message: visit.lt.idpUnavailable } });
+    }
+    res.status(303).location(target.href).set('Content-Length', '0').end();
+  }
+
+  /**
+   * Back from the identity provider: the round trip must be this session's (a trip of another browser finds nothing),
+   * the identity it vouches for is linked to the session's user unless it is another user's.
+   */
+  private async linked(req: Request, res: Response): Promise<void> {
+    const visit = await this.visit(req, res);
+    if (!visit) return;
+    const trip = await this.trips.finish(String(req.query.trip ?? ''), accountLinkTrip(visit.session.uid));
+    const idp = trip && (await this.idps.ofOrganization(visit.user.orgId)).find((row) => row.id === trip.idpId);
+    if (!trip || !idp) return this.render(res, visit, { status: 400, problem: { section: 'identities', message: visit.t.linkExpired } });
+    let subject: string;
+    try {
+      subject = (await this.federated.identityOf(idp, trip)).subject;
+    } catch {
+      return this.render(res, visit, { status: 400, problem: { section: 'identities', message: visit.lt.idpRefused } });
+    }
+    try {
+      await this.identities.linkOwn(visit.user.id, visit.user.orgId, idp.id, subject);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return this.render(res, visit, { status: statusOf(error.code), problem: { section: 'identities', message: error.message } });
+    }
+    this.done(res, 'linked');
   }
 
   /** The last way in of a person without a password stays: unlinking it would lock the person out. */

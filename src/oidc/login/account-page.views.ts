@@ -18,6 +18,8 @@ export interface AccountView {
   passkey: string;
   sessions: { sessionId: string; applications: string[]; signedInAt: Date; lastUsedAt: Date; current: boolean }[];
   identities: { idpId: string; idpName: string; subject: string; linkedAt: string }[];
+  /** The organization's identity providers the person has no identity of yet. */
+  linkable: { id: string; name: string }[];
   notice?: string;
   problem?: { section: AccountSection; message: string; reauth?: boolean };
   signOutHref: string;
@@ -106,12 +108,15 @@ function sessionsSection(v: AccountView): string {
 
 function identitiesSection(v: AccountView): string {
   const { t } = v;
-  if (v.identities.length === 0) return section(v, 'identities', t.identities, `<p>${esc(t.noIdentities)}</p>`);
+  const link = v.linkable
+    .map((idp) => form(v, 'identities/link', `<input type="hidden" name="idpId" value="${esc(idp.id)}"><button type="submit" data-link-idp="${esc(idp.id)}">${esc(t.linkWith(idp.name))}</button>`))
+    .join('');
+  if (v.identities.length === 0) return section(v, 'identities', t.identities, `<p>${esc(t.noIdentities)}</p>${link}`);
   const rows = v.identities.map((i) => {
     const unlink = form(v, 'identities/unlink', `<input type="hidden" name="idpId" value="${esc(i.idpId)}"><input type="hidden" name="subject" value="${esc(i.subject)}"><button type="submit" aria-label="${esc(`${t.unlink}: ${i.idpName}`)}">${esc(t.unlink)}</button>`);
     return `<tr data-identity><td>${esc(i.idpName)}</td><td>${esc(i.subject)}</td><td>${dateCell(v.locale, new Date(i.linkedAt))}</td><td>${unlink}</td></tr>`;
   });
-  return section(v, 'identities', t.identities, `<table aria-label="${esc(t.identities)}"><thead><tr><th>${esc(t.provider)}</th><th>${esc(t.subject)}</th><th>${esc(t.added)}</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`);
+  return section(v, 'identities', t.identities, `<table aria-label="${esc(t.identities)}"><thead><tr><th>${esc(t.provider)}</th><th>${esc(t.subject)}</th><th>${esc(t.added)}</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>${link}`);
 }
 
 /** A time in the page's language, in UTC (the server knows no time zone of the reader), with its ISO value. */

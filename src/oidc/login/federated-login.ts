@@ -8,7 +8,8 @@ import { FederatedAccounts } from '../../federation/federated-accounts.service.j
 import type { FederationRefusal } from '../../federation/federated-accounts.service.js';
 import type { IdpRow } from '../../federation/federation.queries.js';
 import { IdentityProvidersService } from '../../federation/identity-providers.service.js';
-import { RoundTrips } from '../../federation/round-trips.js';
+import { isAccountLinkTrip, RoundTrips } from '../../federation/round-trips.js';
+import type { FinishedRoundTrip } from '../../federation/round-trips.js';
 import { settingsOf, UpstreamAnswerRefused, UpstreamOidc } from '../../federation/upstream-oidc.js';
 import { MAX_SAML_RESPONSE_BYTES, samlSettingsOf, UpstreamSaml } from '../../federation/saml/upstream-saml.js';
 import { XmlRefused } from '../../federation/saml/saml-xml.js';
@@ -21,7 +22,7 @@ import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { mayServe } from '../account/organization-boundary.js';
 import type { BoundaryClient } from '../account/organization-boundary.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
-import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
+import { ACCOUNT_UI_PREFIX, LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
 import { LoginInteractions } from './login-interactions.js';
 import type { Interaction } from './login-interactions.js';
 import { LoginUsers } from './login-users.js';
@@ -146,20 +147,45 @@ export class FederatedLoginUi {
   private async go(req: Request, res: Response, interaction: Interaction, idp: IdpRow, loginHint?: string): Promise<void> {
     let target: URL;
     try {
-      if (idp.type === 'saml') {
-        // An xs:ID is an NCName: it may not start with a digit (SAML Core §1.3.4).
-        const requestId = `_${randomBytes(20).toString('hex')}`;
-        const state = await this.trips.begin(idp.id, interaction.uid, { requestId });
-        target = await this.saml.authorizationUrl(idp, state, requestId);
-      } else {
-        const secrets = { verifier: client.randomPKCECodeVerifier(), nonce: client.randomNonce() };
-        const state = await this.trips.begin(idp.id, interaction.uid, secrets);
-        target = await this.upstream.authorizationUrl(idp, this.callbackUrl(idp.id), state, secrets, loginHint);
-      }
+      target = await this.startTrip(idp, interaction.uid, loginHint);
     } catch (error) {
       return this.refused(req, res, idp, this.reasonOf(idp, error));
     }
     res.status(303).location(target.href).set('Content-Length', '0').end();
+  }
+
+  /**
+   * Begins a round trip for `owner` (an interaction's uid, a test sign-in, an account page's link) and answers where
+   * the browser goes upstream. Throws when the upstream cannot be reached (reasonOf tells which refusal it is).
+   */
+  async startTrip(idp: IdpRow, owner: string, loginHint?: string): Promise<URL> {
+    if (idp.type === 'saml') {
+      // An xs:ID is an NCName: it may not start with a digit (SAML Core §1.3.4).
+      const requestId = `_${randomBytes(20).toString('hex')}`;
+      const state = await this.trips.begin(idp.id, owner, { requestId });
+      return this.saml.authorizationUrl(idp, state, requestId);
+    }
+    const secrets = { verifier: client.randomPKCECodeVerifier(), nonce: client.randomNonce() };
+    const state = await this.trips.begin(idp.id, owner, secrets);
+    return this.upstream.authorizationUrl(idp, this.callbackUrl(idp.id), state, secrets, loginHint);
+  }
+
+  /**
+   * The identity a finished round trip vouches for: SAML's, validated at the ACS; OIDC's, from its code redeemed now.
+   * Throws the upstream's refusal (UpstreamAnswerRefused for an error answer), reported as an IdP's refusals are.
+   */
+  async identityOf(idp: IdpRow, trip: FinishedRoundTrip): Promise<UpstreamIdentity> {
+    try {
+      if (idp.type === 'saml') {
+        if (!trip.answer.identity) throw new UpstreamAnswerRefused('the SAML response was refused');
+        return trip.answer.identity;
+      }
+      if (trip.answer.code === undefined) throw new UpstreamAnswerRefused(`the identity provider answered ${/^[a-z_]{1,64}$/.test(trip.answer.error ?? '') ? trip.answer.error : 'without a code'}`);
+      return await this.upstream.identify(idp, this.callbackUrl(idp.id), trip.answer, trip);
+    } catch (error) {
+      await this.accounts.refused(idp, this.reasonOf(idp, error));
+      throw error;
+    }
   }
 
   /** The upstream's redirect back (OAuth 2.0 §4.1.2): recorded on its round trip, then on to the interaction. */
@@ -177,7 +203,12 @@ export class FederatedLoginUi {
   /** After the upstream: to the interaction that started the trip, or to a test sign-in's result. */
   private onward(res: Response, idpId: string, trip: { id: string; interactionUid: string }): void {
     const query = `trip=${encodeURIComponent(trip.id)}`;
-    const next = trip.interactionUid === TEST_SIGN_IN ? `${LOGIN_IDP_PREFIX}/${idpId}/test-result?${query}` : `${LOGIN_UI_PREFIX}/${trip.interactionUid}/idp/continue?${query}`;
+    const next =
+      trip.interactionUid === TEST_SIGN_IN
+        ? `${LOGIN_IDP_PREFIX}/${idpId}/test-result?${query}`
+        : isAccountLinkTrip(trip.interactionUid)
+          ? `${ACCOUNT_UI_PREFIX}/identities/linked?${query}`
+          : `${LOGIN_UI_PREFIX}/${trip.interactionUid}/idp/continue?${query}`;
     res.status(303).location(next).set('Content-Length', '0').end();
   }
 

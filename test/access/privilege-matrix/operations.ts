@@ -388,6 +388,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/account/factors/remove': "removes one of the session's own user's factors (never the last one an organization requires)",
   'POST /ui/account/sessions/end': "ends one of the session's own user's other sessions (another user's session id: 404)",
   'POST /ui/account/sessions/end-others': "ends every other session of the session's own user",
+  'POST /ui/account/identities/link': "sends the session's own user to one of its organization's identity providers, to link the identity it signs in as",
+  'GET /ui/account/identities/linked': "links the identity of this session's own round trip to the session's own user (never one linked to another user)",
   'POST /ui/account/identities/unlink': "unlinks one of the session's own user's upstream identities (never its last way in)",
   'GET /ui/login/assets/webauthn.js': 'a static script (the WebAuthn ceremony)',
   'GET /ui/login/assets/passkeys.js': 'a static script (the WebAuthn ceremony)',

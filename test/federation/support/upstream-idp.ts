@@ -30,7 +30,11 @@ export interface UpstreamIdp {
  * organization's upstream IdP on a free port. Its sign-in page is the one thing written here: a form naming the
  * account and whether the person passed a second factor there (the ID token's `amr` then says `mfa`).
  */
-export async function startUpstreamIdp(accounts: UpstreamAccounts): Promise<UpstreamIdp> {
+/**
+ * `host`: the issuer's host name. Cookies are shared by every port of a host: a flow that must keep this instance's
+ * own session through the round trip (the account page's link) needs the upstream on another host name.
+ */
+export async function startUpstreamIdp(accounts: UpstreamAccounts, options: { host?: string } = {}): Promise<UpstreamIdp> {
   const clients: UpstreamClient[] = [];
   let provider: Provider | undefined;
   let issuer = '';
@@ -60,7 +64,7 @@ export async function startUpstreamIdp(accounts: UpstreamAccounts): Promise<Upst
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://localhost:${(server.address() as AddressInfo).port}`;
+  issuer = `http://${options.host ?? 'localhost'}:${(server.address() as AddressInfo).port}`;
   return {
     issuer,
     accounts,
