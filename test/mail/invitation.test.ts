@@ -138,6 +138,13 @@ describe('invitations by mail', () => {
     const userId = await provisionByEntra(email);
     assert.equal((await invite(userId)).status, 202);
     const first = linkIn(await mail.waitFor(email));
+    // Within a minute of the first, a second invitation is refused (429, Retry-After); after it, it replaces the first.
+    const tooSoon = await invite(userId);
+    assert.equal(tooSoon.status, 429, tooSoon.text);
+    const retryAfter = Number(tooSoon.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After: ${retryAfter}`);
+    assert.equal(Number((await svc.dataSource.query('SELECT COUNT(*) AS n FROM mail_messages WHERE user_id = ?', [userId]))[0].n), 1, 'no second mail');
+    await svc.dataSource.query('UPDATE user_codes SET created_at = created_at - 61000 WHERE user_id = ?', [userId]);
     assert.equal((await invite(userId)).status, 202);
     const second = linkIn(await mail.waitFor(email, (m) => linkIn(m) !== first));
     const browser = new LoginClient(svc.url);

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -32,6 +32,7 @@ export class UserStateController {
   @ApiAcceptedResponse({ type: InvitationDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, or a deactivated user' })
+  @ApiTooManyRequestsResponse({ description: 'a link of this kind went to the user less than a minute ago and is unused; `Retry-After` says when' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async invite(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {
     const { expiresAt } = await this.links.sendByAdministrator(caller.userId, orgId, userId, 'invitation');
@@ -44,6 +45,7 @@ export class UserStateController {
   @ApiAcceptedResponse({ type: InvitationDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, or a deactivated user' })
+  @ApiTooManyRequestsResponse({ description: 'a link of this kind went to the user less than a minute ago and is unused; `Retry-After` says when' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async sendReset(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {
     const { expiresAt } = await this.links.sendByAdministrator(caller.userId, orgId, userId, 'password_reset');
@@ -56,6 +58,7 @@ export class UserStateController {
   @ApiAcceptedResponse({ type: InvitationDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, or an address already verified' })
+  @ApiTooManyRequestsResponse({ description: 'a link of this kind went to the user less than a minute ago and is unused; `Retry-After` says when' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async verifyEmail(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {
     const { expiresAt } = await this.links.sendByAdministrator(caller.userId, orgId, userId, 'email_verification');

@@ -5,7 +5,7 @@ import type { DatabaseAvailability } from '../database/database-availability.js'
 import { setErrorHeaders } from '../http/error-headers.js';
 import { errorMessage, noteFailure } from '../http/failure-causes.js';
 import type { FailureCause } from '../http/failure-causes.js';
-import { DomainError, ErrorCode, assertNever } from './domain-error.js';
+import { DomainError, ErrorCode, TooSoonError, assertNever } from './domain-error.js';
 import type { ErrorDetail } from './domain-error.js';
 
 interface ApiErrorBody {
@@ -35,6 +35,8 @@ export function statusOf(code: ErrorCode): number {
       return HttpStatus.PAYLOAD_TOO_LARGE;
     case ErrorCode.Unavailable:
       return HttpStatus.SERVICE_UNAVAILABLE;
+    case ErrorCode.TooManyRequests:
+      return HttpStatus.TOO_MANY_REQUESTS;
     default:
       return assertNever(code);
   }
@@ -56,6 +58,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const body = this.toBody(error, request);
     if (body.code >= 500) noteFailure(response, failureCause(error));
     setErrorHeaders(response, body.code);
+    if (error instanceof TooSoonError) response.setHeader('Retry-After', String(error.retryAfterSeconds));
     response.status(body.code).json(body);
   }
 

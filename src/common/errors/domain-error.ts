@@ -10,6 +10,8 @@ export enum ErrorCode {
   Conflict = 'conflict',
   PayloadTooLarge = 'payload_too_large',
   Unavailable = 'unavailable',
+  /** Asked again too soon (RFC 6585 §4): answered with `Retry-After`. */
+  TooManyRequests = 'too_many_requests',
 }
 
 export interface ErrorDetail {
@@ -38,6 +40,16 @@ export class DomainError extends Error {
 
   static invalid(message: string, details: ErrorDetail[] = []): DomainError {
     return new DomainError(ErrorCode.InvalidArgument, message, details);
+  }
+}
+
+/** Asked again too soon: the surface answers 429 with `Retry-After` (RFC 6585 §4, RFC 9110 §10.2.3). */
+export class TooSoonError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(ErrorCode.TooManyRequests, message);
   }
 }
 

@@ -44,6 +44,8 @@ function fromDomain(error: DomainError): ScimError {
       return new ScimError(413, message, 'tooMany', 'payloadTooLarge');
     case ErrorCode.Unavailable:
       return new ScimError(503, message, undefined, 'unavailable');
+    case ErrorCode.TooManyRequests:
+      return new ScimError(429, message, undefined, 'tooManyRequests');
     default:
       return assertNever(error.code);
   }

@@ -36,6 +36,12 @@ export class UserCodes {
     return { code: `${row.id}.${secret}`, expiresAt: row.expiresAt };
   }
 
+  /** When the user's live, unused code of this purpose was issued (undefined: none). */
+  async issuedAtIn(manager: EntityManager, userId: string, purpose: CodePurpose, now = Date.now()): Promise<number | undefined> {
+    const row = await manager.findOneBy(UserCodeEntity, { userId, purpose });
+    return row && row.expiresAt > now ? row.createdAt : undefined;
+  }
+
   /** The user a live code of this purpose belongs to, without using it (to show the page the link opens). */
   async holderIn(manager: EntityManager, code: string, purpose: CodePurpose, now = Date.now()): Promise<string | undefined> {
     return (await this.liveRow(manager, code, purpose, now))?.userId;

@@ -4,7 +4,7 @@ import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { PasswordHasher } from '../../common/crypto/password-hasher.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
+import { DomainError, ErrorCode, TooSoonError } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
 import type { EventType } from '../../common/events/event-types.js';
 import type { JsonObject } from '../../common/database/columns.js';
@@ -28,6 +28,9 @@ export const ACCOUNT_LINK_PATHS: Record<Exclude<CodePurpose, 'email_verification
 };
 export const EMAIL_VERIFICATION_PATH = '/ui/login/email-verification';
 const LINK_PATHS: Record<CodePurpose, string> = { ...ACCOUNT_LINK_PATHS, email_verification: EMAIL_VERIFICATION_PATH };
+
+/** How long an administrator waits before the same link is mailed again to a user whose earlier one is unused. */
+const ADMIN_RESEND_MS = 60_000;
 
 /** What a link's page needs to know before its form is sent: whose it is, without using the code. */
 export interface LinkHolder {
@@ -65,6 +68,10 @@ export class AccountLinksService {
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
       const refusal = user.type !== 'human' ? 'a machine user has no mailbox' : !user.email ? 'the user has no e-mail address' : ADMIN_REFUSALS[purpose](user);
       if (refusal) throw new DomainError(ErrorCode.Conflict, refusal);
+      // One mail per minute and purpose: a repeated click, or a caller with the weakest role, cannot flood a mailbox.
+      const issuedAt = await this.codes.issuedAtIn(manager, user.id, purpose);
+      const wait = issuedAt === undefined ? 0 : issuedAt + ADMIN_RESEND_MS - Date.now();
+      if (wait > 0) throw new TooSoonError('a link of this kind was sent to this user less than a minute ago; it still works', Math.ceil(wait / 1000));
       return { expiresAt: new Date(await this.sendIn(manager, editorUserId, user, purpose)) };
     });
   }
