@@ -62,7 +62,8 @@ export class BootstrapService {
   /**
    * The console: the instance's first-party application (apiAccess), a public client with PKCE in
    * organization `default`, client id `console`. Also created for an instance bootstrapped before it
-   * existed; concurrent starts settle on one (the client id is unique).
+   * existed; concurrent starts settle on one (the client id is unique). An existing one gains the current
+   * PUBLIC_URL's redirect URIs, so moving the instance does not lock the console out.
    */
   private async ensureConsole(): Promise<void> {
     const base = this.config.publicUrl.replace(/\/$/, '');

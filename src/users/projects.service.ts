@@ -122,10 +122,31 @@ export class ProjectsService {
    * created by the service itself (no editor) in the caller's transaction; nothing when it exists.
    */
   async ensureFirstPartyApplicationIn(manager: EntityManager, orgId: string, projectName: string, clientId: string, input: NewOidcApplication): Promise<void> {
-    if (await manager.existsBy(ApplicationEntity, { clientId })) return;
+    const existing = await manager.findOneBy(ApplicationEntity, { clientId });
+    if (existing) return this.addRedirectUrisIn(manager, existing, input);
     validateOidcApplication(input);
     const project = await this.insertProjectIn(manager, null, orgId, projectName);
     await this.insertApplicationIn(manager, null, orgId, project.id, { kind: 'oidc', ...input }, undefined, clientId);
+  }
+
+  /**
+   * A first-party application keeps working where the instance is now reached (a changed `PUBLIC_URL`): the current
+   * redirect URIs are added where missing, what an operator registered besides them stays.
+   */
+  private async addRedirectUrisIn(manager: EntityManager, app: ApplicationEntity, input: NewOidcApplication): Promise<void> {
+    const merged = (registered: string[], wanted: string[]) => [...registered, ...wanted.filter((uri) => !registered.includes(uri))];
+    const redirectUris = merged(app.redirectUris, input.redirectUris);
+    const postLogoutRedirectUris = merged(app.postLogoutRedirectUris, input.postLogoutRedirectUris ?? []);
+    if (redirectUris.length === app.redirectUris.length && postLogoutRedirectUris.length === app.postLogoutRedirectUris.length) return;
+    await manager.update(ApplicationEntity, { id: app.id }, { redirectUris, postLogoutRedirectUris, changedAt: new Date() });
+    await this.events.push(manager, {
+      type: 'project.application.changed',
+      aggregateType: 'application',
+      aggregateId: app.id,
+      resourceOwner: app.orgId,
+      editorUserId: null,
+      payload: { projectId: app.projectId, clientId: app.clientId, redirectUris, postLogoutRedirectUris },
+    });
   }
 
   /** A project and its `project.added` event, inside the caller's transaction. */

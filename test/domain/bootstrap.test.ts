@@ -51,4 +51,16 @@ describe('domain: bootstrap', () => {
     await domain.get(BootstrapService).bootstrap();
     assert.deepEqual(await count(), before);
   });
+
+  it('a console registered under another PUBLIC_URL gains the current URIs at start-up and keeps the others', async () => {
+    const apps = domain.dataSource.getRepository(ApplicationEntity);
+    const current = await apps.findOneByOrFail({ clientId: CONSOLE_CLIENT_ID });
+    await apps.update({ id: current.id }, { redirectUris: ['https://old.example/console/callback'], postLogoutRedirectUris: ['https://old.example/console/'] });
+    await domain.get(BootstrapService).bootstrap();
+    const moved = await apps.findOneByOrFail({ clientId: CONSOLE_CLIENT_ID });
+    assert.deepEqual(moved.redirectUris, ['https://old.example/console/callback', ...current.redirectUris]);
+    assert.deepEqual(moved.postLogoutRedirectUris, ['https://old.example/console/', ...current.postLogoutRedirectUris]);
+    const [changed] = await domain.dataSource.query(`SELECT editor_user_id FROM events WHERE type = 'project.application.changed' AND aggregate_id = ?`, [current.id]);
+    assert.equal(changed?.editor_user_id, null, 'one event, by the system');
+  });
 });
