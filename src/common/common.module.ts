@@ -14,6 +14,7 @@ import type { EntityList } from './database/data-source.js';
 import { OrgResources } from './database/org-resources.js';
 import { UnitOfWork } from './database/unit-of-work.js';
 import { WalCheckpointer } from './database/wal-checkpointer.js';
+import { GaleraSessions } from './database/galera.js';
 import { EventFeed } from './events/event-feed.js';
 import { EventStore } from './events/event-store.js';
 import { AppLogger } from './http/logging.js';
@@ -39,6 +40,7 @@ export class CommonModule {
         DatabaseAvailability,
         OrgResources,
         WalCheckpointer,
+        GaleraSessions,
         BoundedReads,
         { provide: APP_GUARD, useClass: AccessGuard },
       ],

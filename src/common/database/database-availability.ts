@@ -43,7 +43,8 @@ export class DatabaseAvailability {
 
   private async probe(): Promise<void> {
     try {
-      await this.dataSource.query('SELECT 1');
+      // A table, not `SELECT 1`: a Galera node outside the primary component answers that, and refuses tables (1047).
+      await this.dataSource.query('SELECT 1 FROM events LIMIT 1');
     } catch {
       return;
     }

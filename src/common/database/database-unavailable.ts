@@ -30,6 +30,9 @@ const UNAVAILABLE_CODES = new Set([
   'ER_SERVER_SHUTDOWN',
   'ER_SERVER_GONE_ERROR',
   'ER_LOCK_WAIT_TIMEOUT',
+  // MariaDB Galera (1047): this node is outside the cluster's primary component (lost its quorum, or is still
+  // joining); another node may take the request (docs/high-availability.md).
+  'ER_UNKNOWN_COM_ERROR',
 ]);
 
 /** The answer to a request that met an outage: DomainError Unavailable, which every surface maps to 503. */

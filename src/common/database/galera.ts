@@ -1,0 +1,59 @@
+import { Injectable } from '@nestjs/common';
+import type { OnModuleInit } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AppLogger } from '../http/logging.js';
+
+interface PooledConnection {
+  query(sql: string, callback: (error: Error | null) => void): void;
+}
+
+interface MysqlPool {
+  on(event: 'connection', listener: (connection: PooledConnection) => void): void;
+  getConnection(callback: (error: Error | null, connection: PooledConnection & { release(): void }) => void): void;
+}
+
+/** The session setting that makes a read on one node wait until it has applied every write the cluster committed before it. */
+const SYNC_WAIT_SQL = 'SET SESSION wsrep_sync_wait = 1';
+
+/**
+ * MariaDB Galera (DESIGN §18; docs/high-availability.md): every node takes writes, and a node applies the others'
+ * writes a moment after they commit. A read that follows a write made through another node (a SCIM create, then its
+ * GET; a token issued by one process, introspected by another) must see it: each connection of the pool sets
+ * `wsrep_sync_wait = 1`, so its reads wait for causality. Detected at start-up (`@@wsrep_on`); nothing changes on a
+ * single server or on SQLite.
+ */
+@Injectable()
+export class GaleraSessions implements OnModuleInit {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly logger: AppLogger,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    if (this.dataSource.options.type !== 'mysql' || !(await this.clustered())) return;
+    const pool = (this.dataSource.driver as unknown as { pool: MysqlPool }).pool;
+    pool.on('connection', (connection) => connection.query(SYNC_WAIT_SQL, () => undefined));
+    // The pool opened one connection before this ran (TypeORM checks the server at start-up): it gets the setting too.
+    await new Promise<void>((resolve, reject) =>
+      pool.getConnection((error, connection) => {
+        if (error) return reject(error);
+        connection.query(SYNC_WAIT_SQL, (queryError) => {
+          connection.release();
+          if (queryError) reject(queryError);
+          else resolve();
+        });
+      }),
+    );
+    this.logger.root.info('MariaDB Galera cluster: every connection reads with wsrep_sync_wait = 1');
+  }
+
+  /** MySQL has no `wsrep_on` (the statement fails); a single MariaDB server has it OFF. */
+  private async clustered(): Promise<boolean> {
+    try {
+      const [row] = (await this.dataSource.query('SELECT @@wsrep_on AS wsrepOn')) as { wsrepOn: unknown }[];
+      return Number(row?.wsrepOn) === 1 || row?.wsrepOn === 'ON';
+    } catch {
+      return false;
+    }
+  }
+}

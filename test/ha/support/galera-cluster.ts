@@ -1,0 +1,225 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import mysql from 'mysql2/promise';
+import { freePort } from '../../support/service.js';
+
+/** Debian's MariaDB server, its Galera provider and HAProxy: .ci/run installs them (galera-4, haproxy, rsync). */
+const MARIADBD = '/usr/sbin/mariadbd';
+const GALERA = '/usr/lib/galera/libgalera_smm.so';
+const HAPROXY = '/usr/sbin/haproxy';
+
+/** Why the cluster cannot start here, or undefined when it can. */
+export function galeraMissing(): string | undefined {
+  for (const path of [MARIADBD, GALERA, HAPROXY, '/usr/bin/rsync', '/usr/bin/mariadb-install-db']) if (!existsSync(path)) return `${path} is not installed`;
+  return undefined;
+}
+
+interface Node {
+  name: string;
+  dir: string;
+  port: number;
+  gcommPort: number;
+  child?: ChildProcess;
+}
+
+export interface GaleraCluster {
+  /** `mysql://root@127.0.0.1:<haproxy>/<database>`: HAProxy in front, sending every connection to the first node that is up. */
+  url: string;
+  /** One node's own address (0-based), bypassing HAProxy. */
+  nodeUrl(index: number): string;
+  /** `kill -9` of a node's mariadbd. */
+  kill(index: number): Promise<void>;
+  /** Starts a killed node again; it rejoins (IST or SST from a donor) and is Synced when this resolves. */
+  restart(index: number): Promise<void>;
+  /** A node left alone (non-Primary) becomes a primary component of its own again (Galera `pc.bootstrap`). */
+  bootstrapPrimary(index: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Three MariaDB Galera nodes and HAProxy on free loopback ports in a temp dir (DESIGN §18, docs/high-availability.md):
+ * the first node bootstraps the cluster, the others join by rsync SST. mariadbd runs as `mysql` (rsync's SST
+ * daemon, started by root, would drop to `nobody`), so the temp dir is opened for it. Everything is stopped by PID.
+ */
+export async function startGaleraCluster(database: string, size = 3): Promise<GaleraCluster> {
+  const root = mkdtempSync(join(tmpdir(), 'portcullis-galera-'));
+  chmodSync(root, 0o755);
+  const nodes: Node[] = [];
+  for (let i = 0; i < size; i++) nodes.push({ name: `node${i + 1}`, dir: join(root, `node${i + 1}`), port: await freePort(), gcommPort: await freePort() });
+  const gcomm = nodes.map((n) => `127.0.0.1:${n.gcommPort}`).join(',');
+  const asMysql = userInfo().uid === 0;
+  const owner = asMysql ? { uid: Number(execFileSync('id', ['-u', 'mysql']).toString()), gid: Number(execFileSync('id', ['-g', 'mysql']).toString()) } : undefined;
+  for (const node of nodes) {
+    mkdirSync(join(node.dir, 'data'), { recursive: true });
+    writeFileSync(join(node.dir, 'my.cnf'), nodeConfig(node, gcomm, await freePort(), await freePort(), asMysql));
+  }
+  const initSql = join(root, 'init.sql');
+  writeFileSync(initSql, `CREATE USER IF NOT EXISTS 'root'@'127.0.0.1';\nGRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n`);
+  if (owner) chownTree(root, owner);
+  execFileSync('mariadb-install-db', [`--defaults-file=${join(nodes[0].dir, 'my.cnf')}`, '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'ignore' });
+
+  const start = async (node: Node, extra: string[] = []) => {
+    node.child = spawn(MARIADBD, [`--defaults-file=${join(node.dir, 'my.cnf')}`, ...extra], { stdio: 'ignore' });
+    await waitSynced(node);
+  };
+  const haproxyPort = await freePort();
+  let haproxy: ChildProcess | undefined;
+  try {
+    await start(nodes[0], ['--wsrep-new-cluster', `--init-file=${initSql}`]);
+    // One joiner at a time: both asking the same donor for SST at once makes one wait its turn anyway.
+    for (const node of nodes.slice(1)) await start(node);
+    const admin = await mysql.createConnection({ host: '127.0.0.1', port: nodes[0].port, user: 'root' });
+    await admin.query(`CREATE DATABASE IF NOT EXISTS \`${database}\``);
+    await admin.end();
+    const cfg = join(root, 'haproxy.cfg');
+    writeFileSync(cfg, haproxyConfig(haproxyPort, nodes));
+    haproxy = spawn(HAPROXY, ['-f', cfg, '-db'], { stdio: 'ignore' });
+    await waitListening(haproxyPort);
+  } catch (error) {
+    await stopAll(nodes, haproxy);
+    throw new Error(`the Galera cluster did not start: ${String(error)}\n${logTail(nodes)}`);
+  }
+
+  return {
+    url: `mysql://root@127.0.0.1:${haproxyPort}/${database}`,
+    nodeUrl: (index) => `mysql://root@127.0.0.1:${nodes[index].port}/${database}`,
+    async kill(index) {
+      await killNode(nodes[index]);
+    },
+    async restart(index) {
+      await start(nodes[index]);
+    },
+    async bootstrapPrimary(index) {
+      const c = await mysql.createConnection({ host: '127.0.0.1', port: nodes[index].port, user: 'root' });
+      try {
+        await c.query(`SET GLOBAL wsrep_provider_options = 'pc.bootstrap=YES'`);
+      } finally {
+        await c.end();
+      }
+      await waitSynced(nodes[index]);
+    },
+    async close() {
+      await stopAll(nodes, haproxy);
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+function nodeConfig(node: Node, gcomm: string, istPort: number, sstPort: number, asMysql: boolean): string {
+  return `[mysqld]
+${asMysql ? 'user=mysql' : ''}
+datadir=${join(node.dir, 'data')}
+socket=${join(node.dir, 'mysqld.sock')}
+pid-file=${join(node.dir, 'mysqld.pid')}
+log-error=${join(node.dir, 'error.log')}
+port=${node.port}
+bind-address=127.0.0.1
+skip-name-resolve
+binlog_format=ROW
+default_storage_engine=InnoDB
+innodb_autoinc_lock_mode=2
+innodb_buffer_pool_size=64M
+innodb_log_file_size=16M
+wsrep_on=ON
+wsrep_provider=${GALERA}
+wsrep_cluster_name=portcullis-test
+wsrep_cluster_address=gcomm://${gcomm}
+wsrep_node_address=127.0.0.1:${node.gcommPort}
+wsrep_node_name=${node.name}
+wsrep_provider_options=base_port=${node.gcommPort};ist.recv_addr=127.0.0.1:${istPort};gcache.size=64M;evs.keepalive_period=PT0.5S;evs.inactive_check_period=PT0.5S;evs.suspect_timeout=PT2S;evs.inactive_timeout=PT3S
+wsrep_sst_method=rsync
+wsrep_sst_receive_address=127.0.0.1:${sstPort}
+`;
+}
+
+/** Every connection to the first node that answers; the next one when it stops answering (checks every 500 ms). */
+function haproxyConfig(port: number, nodes: Node[]): string {
+  return `global
+  maxconn 512
+defaults
+  mode tcp
+  timeout connect 1s
+  timeout client 120s
+  timeout server 120s
+frontend galera
+  bind 127.0.0.1:${port}
+  default_backend nodes
+backend nodes
+  balance first
+  option tcp-check
+  default-server inter 500ms fall 2 rise 2
+${nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.port} check`).join('\n')}
+`;
+}
+
+/** Until the node is a Synced member of a primary component (it may take an SST first). */
+async function waitSynced(node: Node, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (node.child?.exitCode != null) throw new Error(`${node.name} exited (${node.child.exitCode})`);
+    try {
+      const c = await mysql.createConnection({ host: '127.0.0.1', port: node.port, user: 'root', connectTimeout: 1000 });
+      try {
+        const [rows] = await c.query(`SHOW STATUS WHERE Variable_name IN ('wsrep_local_state_comment', 'wsrep_cluster_status')`);
+        const status = Object.fromEntries((rows as { Variable_name: string; Value: string }[]).map((r) => [r.Variable_name, r.Value]));
+        if (status.wsrep_local_state_comment === 'Synced' && status.wsrep_cluster_status === 'Primary') return;
+      } finally {
+        await c.end();
+      }
+    } catch {
+      // Not listening yet, or still in SST.
+    }
+    if (Date.now() > deadline) throw new Error(`${node.name} was not Synced within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function waitListening(port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      const c = await mysql.createConnection({ host: '127.0.0.1', port, user: 'root', connectTimeout: 1000 });
+      await c.end();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+async function killNode(node: Node): Promise<void> {
+  const child = node.child;
+  node.child = undefined;
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+async function stopAll(nodes: Node[], haproxy: ChildProcess | undefined): Promise<void> {
+  if (haproxy && haproxy.exitCode === null) {
+    const exited = new Promise((r) => haproxy.once('exit', r));
+    haproxy.kill('SIGKILL');
+    await exited;
+  }
+  await Promise.all(nodes.map(killNode));
+}
+
+function chownTree(path: string, owner: { uid: number; gid: number }): void {
+  chownSync(path, owner.uid, owner.gid);
+  if (statSync(path).isDirectory()) for (const entry of readdirSync(path)) chownTree(join(path, entry), owner);
+}
+
+function logTail(nodes: Node[]): string {
+  return nodes
+    .map((n) => {
+      const file = join(n.dir, 'error.log');
+      return existsSync(file) ? `--- ${n.name}\n${readFileSync(file, 'utf8').split('\n').slice(-15).join('\n')}` : '';
+    })
+    .join('\n');
+}
