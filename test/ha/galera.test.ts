@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createMachine, postForm } from '../oidc/support/oidc-fixtures.js';
-import { ENTERPRISE, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
+import { ENTERPRISE, PATCH_OP, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
 import { unique } from '../support/fixtures.js';
 import { startService } from '../support/service.js';
@@ -10,6 +10,7 @@ import { galeraMissing, startGaleraCluster } from './support/galera-cluster.js';
 import type { GaleraCluster } from './support/galera-cluster.js';
 
 const missing = galeraMissing();
+const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 /**
  * Portcullis on three MariaDB Galera nodes behind HAProxy (DESIGN §18; docs/high-availability.md), all started by
@@ -25,18 +26,25 @@ describe('on a three-node Galera cluster', { skip }, () => {
   let svc: TestService;
   let tenant: ScimTenant;
   let machine: { clientId: string; clientSecret: string };
+  /** A second process, writing through node 2 while the first writes through node 1 (HAProxy's first choice). */
+  let second: TestService;
 
   before(async () => {
     if (missing) throw new Error(`CI installs galera-4, haproxy and rsync: ${missing}`);
     cluster = await startGaleraCluster(`portcullis_ha_${process.pid}`);
     svc = await startService({ DATABASE_URL: cluster.url });
+    // The same instance: its data directory holds the master key (and the admin token) the first process made.
+    second = await startService({ DATABASE_URL: cluster.nodeUrl(1), DATA_DIR: svc.dataDir });
     tenant = await scimTenant(svc);
     machine = await createMachine(svc, tenant.orgId);
   });
   after(async () => {
+    await second?.close();
     await svc?.close();
     await cluster?.close();
   });
+  const scimOn = (service: TestService, method: string, path: string, body?: unknown) =>
+    service.api(method, `${tenant.base}${path}`, { token: tenant.token, body, headers: { accept: 'application/scim+json', 'content-type': 'application/scim+json' } });
 
   const scimUser = () => {
     const userName = `${unique('galera')}@contoso.example`;
@@ -49,7 +57,20 @@ describe('on a three-node Galera cluster', { skip }, () => {
     assert.deepEqual(rows.map(([r]) => Number(r.syncWait)), [1, 1, 1, 1, 1, 1]);
   });
 
-  it('a node outside the primary component (1047) answers 503 with Retry-After on the API, SCIM and the token endpoint', async () => {
+  it('two processes writing one group through two nodes: certification conflicts are retried, no member is lost', async () => {
+    const users: string[] = [];
+    for (let i = 0; i < 20; i++) users.push((await scimUser()).body.id);
+    const group = await scimOn(svc, 'POST', '/Groups', { schemas: [GROUP], displayName: unique('galera-group') });
+    assert.equal(group.status, 201, group.text);
+    const add = (service: TestService, userId: string) => scimOn(service, 'PATCH', `/Groups/${group.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: userId }] }] });
+    const answers = await Promise.all(users.map((userId, i) => add(i % 2 === 0 ? svc : second, userId)));
+    assert.deepEqual(answers.map((a) => a.status).filter((s) => s !== 200 && s !== 204), [], answers.map((a) => a.text).join('\n'));
+    // Read through the other node: wsrep_sync_wait makes it see every write the first one committed.
+    const read = await scimOn(second, 'GET', `/Groups/${group.body.id}`);
+    assert.deepEqual(new Set(read.body.members.map((m: { value: string }) => m.value)), new Set(users));
+  });
+
+  it('a node outside the primary component (1047) answers 503 with Retry-After on the API, SCIM, the token endpoint and the login UI', async () => {
     // HAProxy sends everything to node 1; with nodes 2 and 3 gone it has no quorum and refuses every statement on a table.
     await cluster.kill(1);
     await cluster.kill(2);
@@ -58,6 +79,11 @@ describe('on a three-node Galera cluster', { skip }, () => {
         () => svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users`, { token: svc.adminToken }),
         () => tenant.scim('GET', '/Users?count=1'),
         () => token(),
+        // The login UI: a mailed link's page looks its code up.
+        async () => {
+          const res = await fetch(`${svc.url}/ui/login/invitation?code=${unique('code')}.secret`);
+          return { status: res.status, text: await res.text(), headers: res.headers };
+        },
       ]);
       for (const answer of answers) {
         assert.equal(answer.status, 503, `${answer.status} ${answer.text}`);

@@ -59,8 +59,9 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   return {
     url,
     config,
-    dataDir,
-    adminToken: readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim(),
+    // A given DATA_DIR is another service's (a second process of one instance): its files, never removed here.
+    dataDir: config.dataDir,
+    adminToken: readFileSync(join(config.dataDir, 'admin.pat'), 'utf8').trim(),
     api: createClient(url),
     dataSource: app.get(DataSource),
     app,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { takeEventPositions } from '../events/event-positions.js';
+import { transactionRetries } from '../metrics/metrics.js';
 import { pooledStatementsOf, sqliteStatementsOf } from './statements.js';
 import type { PooledStatements, SqliteStatements } from './statements.js';
 
@@ -11,8 +12,11 @@ type QueuedWork = ({ work: (manager: EntityManager) => Promise<unknown> } | { sq
   reject(error: unknown): void;
 };
 
-/** How often a unit of work runs when InnoDB chose it as a deadlock victim. */
-const DEADLOCK_ATTEMPTS = 4;
+/** How often a unit of work runs at most when the server rolls it back (a deadlock, a Galera certification conflict, a lock wait timeout). */
+const RETRY_ATTEMPTS = 12;
+/** The first pause is up to 2 × this; each next one up to twice the last, never above RETRY_CAP_MS. */
+const RETRY_BASE_MS = 5;
+const RETRY_CAP_MS = 500;
 
 /** Most units of work that share one SQLite commit (the bench's 10 concurrent writers queue up to 10). */
 const MAX_GROUP = 32;
@@ -108,7 +112,12 @@ export class UnitOfWork {
     return this.againOnDeadlock(() => this.dataSource.transaction(work));
   }
 
-  /** Runs `commit` (a transaction, or one statement in autocommit) again when InnoDB chose it as a deadlock victim. */
+  /**
+   * Runs `commit` (a transaction, or one statement in autocommit) again when the server rolled it back for a
+   * deadlock — on Galera also a certification conflict with a write committed on another node (DESIGN §18) — or a
+   * lock wait timeout. Up to RETRY_ATTEMPTS, after a pause drawn at random up to a doubling cap ("full jitter"),
+   * so units that collided do not collide again in step.
+   */
   private async againOnDeadlock<T>(commit: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -116,8 +125,14 @@ export class UnitOfWork {
         this.committed();
         return value;
       } catch (error) {
-        if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(error)) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+        const reason = retryReason(error);
+        if (!reason) throw error;
+        if (attempt >= RETRY_ATTEMPTS) {
+          transactionRetries.inc({ reason, outcome: 'given_up' });
+          throw error;
+        }
+        transactionRetries.inc({ reason, outcome: 'retried' });
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** attempt)));
       }
     }
   }
@@ -229,7 +244,9 @@ function affectedRows(result: unknown): number {
   return Number((result as { affectedRows?: number } | undefined)?.affectedRows ?? 0);
 }
 
-function isDeadlock(error: unknown): boolean {
+/** Why the server rolled the unit back, where running it again is the server's own advice; undefined otherwise. */
+function retryReason(error: unknown): 'deadlock' | 'lock_wait_timeout' | undefined {
   const e = error as { code?: string; driverError?: { code?: string } };
-  return (e?.driverError?.code ?? e?.code) === 'ER_LOCK_DEADLOCK';
+  const code = e?.driverError?.code ?? e?.code;
+  return code === 'ER_LOCK_DEADLOCK' ? 'deadlock' : code === 'ER_LOCK_WAIT_TIMEOUT' ? 'lock_wait_timeout' : undefined;
 }

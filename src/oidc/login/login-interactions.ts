@@ -3,6 +3,9 @@ import type { Request, Response } from 'express';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { DatabaseAvailability } from '../../common/database/database-availability.js';
+import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
+import { setErrorHeaders } from '../../common/http/error-headers.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
 import { KNOWN_ACCOUNTS_COOKIE, KnownAccounts } from './known-accounts.js';
@@ -46,6 +49,7 @@ export class LoginInteractions {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly holder: ProviderHolder,
     private readonly hasher: SecretHasher,
+    private readonly availability: DatabaseAvailability,
   ) {
     this.known = new KnownAccounts(hasher);
   }
@@ -127,6 +131,12 @@ export class LoginInteractions {
     if (error instanceof CsrfError) return this.refuse(req, res, 403, 'invalid_request', 'the form has expired; start again');
     // oidc-provider errors (e.g. an expired interaction or a missing interaction cookie).
     if (known.error) return this.refuse(req, res, known.status ?? 400, known.error, known.error_description ?? '');
+    // An outage (the database down, a Galera node without quorum): 503 with Retry-After, as on every surface.
+    if (isDatabaseUnavailable(error)) {
+      this.availability.reportUnavailable(error);
+      setErrorHeaders(res, 503);
+      return this.refuse(req, res, 503, 'temporarily_unavailable', 'the service cannot reach its database; try again in a few seconds');
+    }
     this.logger.error(`login UI failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     const locale = chooseLocale(undefined, req.headers['accept-language']);
     res.status(500);
