@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createMachine, postForm } from '../oidc/support/oidc-fixtures.js';
 import { ENTERPRISE, PATCH_OP, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
-import { unique } from '../support/fixtures.js';
+import { createCaller, unique } from '../support/fixtures.js';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { galeraMissing, startGaleraCluster } from './support/galera-cluster.js';
@@ -109,6 +109,54 @@ describe('on a three-node Galera cluster', { skip }, () => {
     assert.ok(acknowledged.length >= 30, `writes go on through the next node: ${acknowledged.length} of 40 acknowledged`);
     for (const id of acknowledged) assert.equal((await tenant.scim('GET', `/Users/${id}`)).status, 200, `acknowledged ${id} is there`);
     await cluster.restart(0);
+  });
+});
+
+describe('on a three-node Galera cluster, the last IAM_OWNER', { skip }, () => {
+  let cluster: GaleraCluster;
+  let first: TestService;
+  let second: TestService;
+
+  before(async () => {
+    if (missing) throw new Error(`CI installs galera-4, haproxy and rsync: ${missing}`);
+    cluster = await startGaleraCluster(`portcullis_owners_${process.pid}`);
+    first = await startService({ DATABASE_URL: cluster.nodeUrl(0) });
+    second = await startService({ DATABASE_URL: cluster.nodeUrl(1), DATA_DIR: first.dataDir });
+  });
+  after(async () => {
+    await second?.close();
+    await first?.close();
+    await cluster?.close();
+  });
+
+  it('100 races of two owners deactivating each other through two nodes always leave one active', async () => {
+    const [{ id: defaultOrg }] = await first.dataSource.query(`SELECT id FROM organizations WHERE name = 'default'`);
+    const x = await createCaller(first, defaultOrg, { instance: ['IAM_OWNER'] });
+    const y = await createCaller(first, defaultOrg, { instance: ['IAM_OWNER'] });
+    // X and Y become the only active owners: the bootstrap admin and admin client step down.
+    for (const { id } of await first.dataSource.query(`SELECT id FROM users WHERE org_id = ? AND user_name IN ('admin', 'admin-client')`, [defaultOrg])) {
+      const res = await first.api('POST', `/management/v1/orgs/${defaultOrg}/users/${id}/deactivate`, { token: x.token, body: {} });
+      assert.equal(res.status, 200, res.text);
+    }
+    const deactivate = (service: TestService, actor: { token: string }, target: { userId: string }) =>
+      service.api('POST', `/management/v1/orgs/${defaultOrg}/users/${target.userId}/deactivate`, { token: actor.token, body: {} });
+    const active = async (userId: string) => (await first.dataSource.query(`SELECT state FROM users WHERE id = ?`, [userId]))[0].state === 'active';
+    const outcomes = new Map<string, number>();
+    for (let round = 0; round < 100; round++) {
+      const [byX, byY] = await Promise.all([deactivate(first, x, y), deactivate(second, y, x)]);
+      const key = `${byX.status}/${byY.status}`;
+      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+      const [xActive, yActive] = [await active(x.userId), await active(y.userId)];
+      assert.ok(xActive || yActive, `round ${round}: no active IAM_OWNER is left (${key}: ${byX.text} ${byY.text})`);
+      // The survivor brings the other back for the next round.
+      const [survivor, other] = xActive ? [x, y] : [y, x];
+      if (!(xActive && yActive)) {
+        const back = await first.api('POST', `/management/v1/orgs/${defaultOrg}/users/${other.userId}/reactivate`, { token: survivor.token, body: {} });
+        assert.equal(back.status, 200, back.text);
+      }
+    }
+    // Every round: one deactivation succeeds, the other is refused (409) or finds its caller deactivated (401).
+    assert.deepEqual([...outcomes.keys()].filter((k) => !['200/409', '409/200', '200/401', '401/200'].includes(k)), [], JSON.stringify([...outcomes]));
   });
 });
 

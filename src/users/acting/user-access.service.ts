@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { Role } from '../../common/auth/roles.js';
 import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { placeholders } from '../../common/database/placeholders.js';
-import { INSTANCE_ID } from '../entities/instance.entity.js';
+import { lockInstanceRow } from '../queries/instance.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { holdsOn, isIamOwner, noRoles, parseRoles, rolesLacking } from './acting-rule.js';
 import type { HeldRoles } from './acting-rule.js';
@@ -117,17 +117,21 @@ export class UserAccess {
 
   /**
    * No API call removes, deactivates, locks or demotes the last active IAM_OWNER: the instance would be
-   * left without anyone able to administer it. On MySQL the instance row is locked first, so two
-   * concurrent changes to the last two owners cannot both see the other one still active.
+   * left without anyone able to administer it. The instance row is taken first (a write: on Galera it is
+   * certified across nodes), so two concurrent changes to the last two owners cannot both see the other one
+   * still active.
    */
   async assertKeepsAnIamOwner(manager: EntityManager, user: Pick<UserEntity, 'id' | 'state'>, change: OwnerLoss): Promise<void> {
     if (!isActive(user)) return;
-    if (manager.connection.options.type === 'mysql') await manager.query('SELECT id FROM instance WHERE id = ? FOR UPDATE', [INSTANCE_ID]);
+    await lockInstanceRow(manager);
     const roles = await this.rolesOf(manager, [user.id]);
     if (!isIamOwner(roles.get(user.id) ?? noRoles())) return;
+    // A locking read on MySQL/MariaDB: it reads what is committed now, not the snapshot of the transaction's first
+    // read (taken before the instance row was), which may predate the other owner's change.
+    const current = manager.connection.options.type === 'mysql' ? ' LOCK IN SHARE MODE' : '';
     const [row]: { n: number | string }[] = await manager.query(
       `SELECT COUNT(*) AS n FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.scope_type = 'instance' AND m.roles LIKE ? AND ${activeUserSql('u')} AND u.id <> ?`,
+        WHERE m.scope_type = 'instance' AND m.roles LIKE ? AND ${activeUserSql('u')} AND u.id <> ?${current}`,
       [`%${Role.IamOwner}%`, user.id],
     );
     if (Number(row?.n ?? 0) === 0) {

@@ -30,6 +30,10 @@ export class InstanceEntity {
   @Column({ name: 'refresh_token_absolute_lifetime', type: 'int' })
   refreshTokenAbsoluteLifetime: number;
 
+  /** Written by instance-wide guards (src/users/queries/instance.ts), never read for its value. */
+  @Column({ name: 'guard_version', type: 'int', default: 0 })
+  guardVersion: number;
+
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
 }

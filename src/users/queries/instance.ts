@@ -2,12 +2,15 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { INSTANCE_ID, InstanceEntity } from '../entities/instance.entity.js';
 
 /**
- * Takes the instance row's lock for the rest of the caller's transaction (MySQL/MariaDB: FOR UPDATE),
- * so that work done once per instance (the first signing key) is serialized across processes. SQLite
+ * Takes the instance row for the rest of the caller's transaction, so that instance-wide checks (the last
+ * IAM_OWNER, the first signing key) are serialized across processes. MySQL/MariaDB: a write, not a
+ * `SELECT … FOR UPDATE` — it locks the row on this server as that would, and on a Galera cluster it is also
+ * certified against the other nodes' writes, so two guarded transactions on two nodes cannot both commit (the
+ * loser is rolled back with 1213 and its unit of work runs again, seeing the winner's change; DESIGN §18). SQLite
  * needs nothing: every transaction takes the write lock at BEGIN (src/common/database/data-source.ts).
  */
 export async function lockInstanceRow(manager: EntityManager): Promise<void> {
-  if (manager.connection.options.type === 'mysql') await manager.query('SELECT id FROM instance WHERE id = ? FOR UPDATE', [INSTANCE_ID]);
+  if (manager.connection.options.type === 'mysql') await manager.query('UPDATE instance SET guard_version = guard_version + 1 WHERE id = ?', [INSTANCE_ID]);
 }
 
 /** The instance settings a SCIM write needs. */

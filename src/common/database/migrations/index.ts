@@ -20,7 +20,8 @@ import { IdpRoundTrips1763702300000 } from './1763702300000-idp-round-trips.js';
 import { PasswordLogin1763702400000 } from './1763702400000-password-login.js';
 import { SamlUpstreams1763702500000 } from './1763702500000-saml-upstreams.js';
 import { MailOutbox1763702600000 } from './1763702600000-mail-outbox.js';
+import { InstanceGuard1763702700000 } from './1763702700000-instance-guard.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 
 /** Every migration, oldest first; TypeORM runs the ones the database has not recorded. */
-export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000, OrgUserCounts1763700400000, LoginAttempts1763700500000, OidcPartialIndexes1763700600000, RemovedUsers1763701000000, OidcPayloadAccounts1763701100000, ApplicationApiAccess1763701200000, LoginPolicies1763701300000, SigningKeySchedule1763701470000, Groups1763701500000, UserFactors1763701600000, EventPositions1763701700000, Webhooks1763701800000, UserSearch1763701900000, UserOrderVersions1763702000000, OidcPayloadClients1763702100000, IdentityProviders1763702200000, IdpRoundTrips1763702300000, PasswordLogin1763702400000, SamlUpstreams1763702500000, MailOutbox1763702600000];
+export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000, OrgUserCounts1763700400000, LoginAttempts1763700500000, OidcPartialIndexes1763700600000, RemovedUsers1763701000000, OidcPayloadAccounts1763701100000, ApplicationApiAccess1763701200000, LoginPolicies1763701300000, SigningKeySchedule1763701470000, Groups1763701500000, UserFactors1763701600000, EventPositions1763701700000, Webhooks1763701800000, UserSearch1763701900000, UserOrderVersions1763702000000, OidcPayloadClients1763702100000, IdentityProviders1763702200000, IdpRoundTrips1763702300000, PasswordLogin1763702400000, SamlUpstreams1763702500000, MailOutbox1763702600000, InstanceGuard1763702700000];
