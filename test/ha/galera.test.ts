@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { createMachine, postForm } from '../oidc/support/oidc-fixtures.js';
 import { ENTERPRISE, PATCH_OP, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
-import { createCaller, unique } from '../support/fixtures.js';
+import { createCaller, createOrg, unique } from '../support/fixtures.js';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { galeraMissing, startGaleraCluster } from './support/galera-cluster.js';
@@ -112,14 +112,14 @@ describe('on a three-node Galera cluster', { skip }, () => {
   });
 });
 
-describe('on a three-node Galera cluster, the last IAM_OWNER', { skip }, () => {
+describe('on a three-node Galera cluster, guarded invariants', { skip }, () => {
   let cluster: GaleraCluster;
   let first: TestService;
   let second: TestService;
 
   before(async () => {
     if (missing) throw new Error(`CI installs galera-4, haproxy and rsync: ${missing}`);
-    cluster = await startGaleraCluster(`portcullis_owners_${process.pid}`);
+    cluster = await startGaleraCluster(`portcullis_guards_${process.pid}`);
     first = await startService({ DATABASE_URL: cluster.nodeUrl(0) });
     second = await startService({ DATABASE_URL: cluster.nodeUrl(1), DATA_DIR: first.dataDir });
   });
@@ -129,7 +129,27 @@ describe('on a three-node Galera cluster, the last IAM_OWNER', { skip }, () => {
     await cluster?.close();
   });
 
-  it('100 races of two owners deactivating each other through two nodes always leave one active', async () => {
+  it('100 races of a project removal and an application added to it through two nodes leave no application without its project', async (t) => {
+    const org = await createOrg(first);
+    const caller = await createCaller(first, org.id, { org: ['ORG_OWNER'] });
+    const outcomes = new Map<string, number>();
+    for (let round = 0; round < 100; round++) {
+      const project = await first.api('POST', `/management/v1/orgs/${org.id}/projects`, { token: caller.token, body: { name: unique('race') } });
+      assert.equal(project.status, 201, project.text);
+      const [removed, added] = await Promise.all([
+        first.api('DELETE', `/management/v1/orgs/${org.id}/projects/${project.body.id}`, { token: caller.token }),
+        second.api('POST', `/management/v1/orgs/${org.id}/projects/${project.body.id}/apps/api`, { token: caller.token, body: { name: unique('app'), authMethod: 'client_secret_basic' } }),
+      ]);
+      const key = `${removed.status}/${added.status}`;
+      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+      assert.ok(['204/404', '409/201'].includes(key), `round ${round}: ${key}: ${removed.text} ${added.text}`);
+    }
+    t.diagnostic(`outcomes (removal/addition): ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    const [{ n }] = await first.dataSource.query('SELECT COUNT(*) AS n FROM applications a LEFT JOIN projects p ON p.id = a.project_id WHERE p.id IS NULL');
+    assert.equal(Number(n), 0, JSON.stringify([...outcomes]));
+  });
+
+  it('100 races of two owners deactivating each other through two nodes always leave one active', async (t) => {
     const [{ id: defaultOrg }] = await first.dataSource.query(`SELECT id FROM organizations WHERE name = 'default'`);
     const x = await createCaller(first, defaultOrg, { instance: ['IAM_OWNER'] });
     const y = await createCaller(first, defaultOrg, { instance: ['IAM_OWNER'] });
@@ -155,9 +175,11 @@ describe('on a three-node Galera cluster, the last IAM_OWNER', { skip }, () => {
         assert.equal(back.status, 200, back.text);
       }
     }
+    t.diagnostic(`outcomes (by X/by Y): ${JSON.stringify(Object.fromEntries(outcomes))}`);
     // Every round: one deactivation succeeds, the other is refused (409) or finds its caller deactivated (401).
     assert.deepEqual([...outcomes.keys()].filter((k) => !['200/409', '409/200', '200/401', '401/200'].includes(k)), [], JSON.stringify([...outcomes]));
   });
+
 });
 
 /** Each request, repeated until it answers 503 (the pool's old connections may first see the node leave). */
