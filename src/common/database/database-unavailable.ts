@@ -10,7 +10,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const code = e?.driverError?.code ?? e?.code;
   if (code && UNAVAILABLE_CODES.has(code)) return true;
   const message = e?.driverError?.message ?? e?.message ?? '';
-  return /Pool is closed|Connection lost|connect ETIMEDOUT|Can't add new command when connection is in closed state/i.test(message);
+  // Galera's commit on a node that just lost the primary component fails with 1180 and this provider status.
+  return /Pool is closed|Connection lost|connect ETIMEDOUT|Can't add new command when connection is in closed state|Not connected to Primary Component/i.test(message);
 }
 
 const UNAVAILABLE_CODES = new Set([
