@@ -15,6 +15,7 @@ import type { AccessTokenType } from './entities/user.entity.js';
 import { validateOidcApplication } from './oidc-application.rules.js';
 import { isIamOwner, noRoles } from './acting/acting-rule.js';
 import { UserAccess } from './acting/user-access.service.js';
+import { guardProjectIn } from './queries/project-guard.js';
 
 export interface NewOidcApplication {
   name: string;
@@ -167,10 +168,10 @@ export class ProjectsService {
     const withSecret = input.authMethod === 'client_secret_basic' || input.authMethod === 'client_secret_post';
     const clientSecret = withSecret ? generateSecret() : undefined;
     return this.uow.run(async (manager) => {
-      // A locking read on MySQL/MariaDB (FOR UPDATE: MariaDB has no FOR SHARE): what is committed now, held until the insert. A removal committed meanwhile
-      // (on Galera, through another node) is seen here as 404, or rolls this unit back to be run again — never a
-      // snapshot that still shows the project while the insert's foreign key check no longer finds it (a 500).
-      await this.project(manager, orgId, projectId, manager.connection.options.type === 'mysql');
+      // The project's row is taken by a write (guardProjectIn): a removal committed meanwhile, on this node or
+      // through another, is seen here as 404, or rolls this unit back to be run again.
+      await this.project(manager, orgId, projectId);
+      if (!(await guardProjectIn(manager, orgId, projectId))) throw DomainError.notFound('project');
       return this.insertApplicationIn(manager, editorUserId, orgId, projectId, input, clientSecret);
     });
   }
@@ -231,8 +232,8 @@ export class ProjectsService {
     if (!isIamOwner(editor)) throw new DomainError(ErrorCode.PermissionDenied, 'only an IAM_OWNER may register an application with apiAccess');
   }
 
-  private async project(manager: EntityManager, orgId: string, projectId: string, locking = false): Promise<ProjectEntity> {
-    const project = await manager.findOne(ProjectEntity, { where: { id: projectId, orgId }, ...(locking ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
+  private async project(manager: EntityManager, orgId: string, projectId: string): Promise<ProjectEntity> {
+    const project = await manager.findOneBy(ProjectEntity, { id: projectId, orgId });
     if (!project) throw DomainError.notFound('project');
     return project;
   }

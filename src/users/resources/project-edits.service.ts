@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { countApplicationsIn, guardProjectIn } from '../queries/project-guard.js';
 import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
-import { ApplicationEntity } from '../entities/application.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { ProjectEntity } from '../entities/project.entity.js';
 import type { Page, Paged } from './page.js';
@@ -48,15 +48,15 @@ export class ProjectEditsService {
 
   /**
    * Removes an empty project; one that still has applications is refused (409), so no client disappears
-   * as a side effect. On MySQL the project row is locked first: an application being added meanwhile
-   * holds a shared lock on it (its foreign key), so either it commits first and is counted here, or it
-   * waits and then finds no project.
+   * as a side effect (the foreign key cascades). The project row is taken first, by a write (guardProjectIn),
+   * as an addition takes it: either the addition commits first and is counted here, or it runs after the
+   * removal and finds no project — also through two Galera nodes.
    */
   remove(editorUserId: string | null, orgId: string, projectId: string): Promise<void> {
     return this.uow.run(async (manager) => {
       const project = await projectIn(manager, orgId, projectId);
-      if (manager.connection.options.type === 'mysql') await manager.query('SELECT id FROM projects WHERE id = ? FOR UPDATE', [project.id]);
-      const apps = await manager.countBy(ApplicationEntity, { projectId: project.id });
+      if (!(await guardProjectIn(manager, orgId, project.id))) throw DomainError.notFound('project');
+      const apps = await countApplicationsIn(manager, project.id);
       if (apps > 0) throw new DomainError(ErrorCode.Conflict, `the project still has ${apps} application(s); remove them first`);
       await this.removeIn(manager, editorUserId, project);
     });
