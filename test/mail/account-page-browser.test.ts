@@ -371,3 +371,42 @@ describe('the account page in Chromium', () => {
     }
   });
 });
+
+describe('the account page counts e-mail changes against the login rate limits', () => {
+  const { svc } = useServiceWithMail({ PUBLIC_URL: 'http://localhost:{port}', LOGIN_RATE_LIMIT_PER_LOGIN_NAME: '2' });
+  let browser: Browser;
+
+  before(async () => {
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  it('the third change within the window is refused with 429 and Retry-After, and changes nothing', async () => {
+    const { orgId } = await orgWithApp(svc);
+    const userName = unique('ada');
+    const created = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, { token: svc.adminToken, body: { userName, profile: { firstName: 'Ada', lastName: 'L' }, email: { email: `${userName}@example.com` }, password: PASSWORD } });
+    assert.equal(created.status, 201, created.text);
+    const { context, page } = await newPage(browser);
+    try {
+      await page.goto(`${svc.config.publicUrl}/ui/account`);
+      await submitLogin(page, userName, PASSWORD);
+      await page.waitForURL((url) => url.pathname === '/ui/account');
+      const change = async (email: string) => {
+        const csrf = await page.locator('[data-account-section="email"] input[name="csrf"]').first().inputValue();
+        return page.request.post(`${svc.config.publicUrl}/ui/account/email`, { form: { csrf, email }, maxRedirects: 0 });
+      };
+      assert.equal((await change(`${unique('one')}@example.com`)).status(), 303);
+      const second = `${unique('two')}@example.com`;
+      assert.equal((await change(second)).status(), 303);
+      const refused = await change(`${unique('three')}@example.com`);
+      assert.equal(refused.status(), 429);
+      assert.ok(Number(refused.headers()['retry-after']) > 0);
+      const stored = await svc.api('GET', `/management/v1/orgs/${orgId}/users/${created.body.userId}`, { token: svc.adminToken });
+      assert.equal(stored.body.email.email, second, 'the refused change changed nothing');
+    } finally {
+      await context.close();
+    }
+  });
+});

@@ -244,7 +244,10 @@ export class AccountPageUi {
     this.done(res, 'profile');
   }
 
-  private async changeEmail(req: Request, res: Response, { user }: Visit): Promise<void> {
+  /** Counted against the rate limits like "send again": every change mails a link to the address typed. */
+  private async changeEmail(req: Request, res: Response, visit: Visit): Promise<void> {
+    if (!(await this.withinLimits(req, res, visit, 'email'))) return;
+    const { user } = visit;
     await this.own.changeEmail(user.id, user.orgId, String(req.body.email ?? '').trim());
     this.done(res, 'email');
   }
