@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { Role } from '../../common/auth/roles.js';
 import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
+import { lockingRead } from '../../common/database/locking-read.js';
 import { placeholders } from '../../common/database/placeholders.js';
 import { lockInstanceRow } from '../queries/instance.js';
 import { UserEntity } from '../entities/user.entity.js';
@@ -126,12 +127,11 @@ export class UserAccess {
     await lockInstanceRow(manager);
     const roles = await this.rolesOf(manager, [user.id]);
     if (!isIamOwner(roles.get(user.id) ?? noRoles())) return;
-    // A locking read on MySQL/MariaDB: it reads what is committed now, not the snapshot of the transaction's first
-    // read (taken before the instance row was), which may predate the other owner's change.
-    const current = manager.connection.options.type === 'mysql' ? ' LOCK IN SHARE MODE' : '';
+    // A locking read: what is committed now, not the snapshot of the transaction's first read (taken before the
+    // instance row was), which may predate the other owner's change.
     const [row]: { n: number | string }[] = await manager.query(
       `SELECT COUNT(*) AS n FROM memberships m JOIN users u ON u.id = m.user_id
-        WHERE m.scope_type = 'instance' AND m.roles LIKE ? AND ${activeUserSql('u')} AND u.id <> ?${current}`,
+        WHERE m.scope_type = 'instance' AND m.roles LIKE ? AND ${activeUserSql('u')} AND u.id <> ?${lockingRead(manager)}`,
       [`%${Role.IamOwner}%`, user.id],
     );
     if (Number(row?.n ?? 0) === 0) {

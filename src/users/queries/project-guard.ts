@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { lockingRead } from '../../common/database/locking-read.js';
 
 /**
  * Takes a project's row for the rest of the caller's transaction before its applications are counted or one is
@@ -15,7 +16,6 @@ export async function guardProjectIn(manager: EntityManager, orgId: string, proj
 
 /** Counts a project's applications as committed now (a locking read), not as the transaction's first snapshot saw them. */
 export async function countApplicationsIn(manager: EntityManager, projectId: string): Promise<number> {
-  const lock = manager.connection.options.type === 'mysql' ? ' LOCK IN SHARE MODE' : '';
-  const [row] = (await manager.query(`SELECT COUNT(*) AS n FROM applications WHERE project_id = ?${lock}`, [projectId])) as { n: number | string }[];
+  const [row] = (await manager.query(`SELECT COUNT(*) AS n FROM applications WHERE project_id = ?${lockingRead(manager)}`, [projectId])) as { n: number | string }[];
   return Number(row?.n ?? 0);
 }
