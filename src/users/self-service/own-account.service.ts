@@ -5,20 +5,20 @@ import { isUniqueViolation } from '../../common/database/unique-violation.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import type { ErrorDetail } from '../../common/errors/domain-error.js';
 import { UserAccess } from '../acting/user-access.service.js';
+import { tooLong } from '../../common/text/column-bounds.js';
 import { LANGUAGE_TAG } from '../rules/language-tag.js';
 import { STRING_BOUNDS } from '../rules/string-bounds.js';
 import type { StringBound } from '../rules/string-bounds.js';
 import { UserEditService } from '../user-edit.service.js';
 import { AccountLinksService } from './account-links.service.js';
 
-/** The names and language a person edits on the account page; an empty name clears it. */
+/** The names and language a person edits on the account page: first and last name required; an empty display name or language clears it. */
 export interface OwnProfile {
   firstName: string;
   lastName: string;
   displayName: string;
   preferredLanguage: string;
 }
-
 
 /**
  * What a person changes about itself on the account page (DESIGN §13), each with the same domain functions, checks
@@ -68,6 +68,7 @@ export class OwnAccountService {
   }
 }
 
+/** Bounds counted in characters (code points), as the management API's `@Bounded` and the columns count them. */
 function bounded(bound: StringBound, field: string, value: string): ErrorDetail[] {
-  return value.length > STRING_BOUNDS[bound] ? [{ field, message: `${field} must be at most ${STRING_BOUNDS[bound]} characters` }] : [];
+  return tooLong(value, STRING_BOUNDS[bound]) ? [{ field, message: `${field} must be at most ${STRING_BOUNDS[bound]} characters` }] : [];
 }
