@@ -18,6 +18,7 @@ import { OwnAccountService } from '../../users/self-service/own-account.service.
 import { UserSessionsService } from '../../users/self-service/user-sessions.service.js';
 import { UserDirectory } from '../../users/user-directory.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
+import type { UserEntity } from '../../users/entities/user.entity.js';
 import { IdentityProvidersService } from '../../federation/identity-providers.service.js';
 import { UserIdentitiesService } from '../../federation/user-identities.service.js';
 import { accountLinkTrip, RoundTrips } from '../../federation/round-trips.js';
@@ -54,6 +55,8 @@ type Wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Reques
 interface Visit {
   session: AccountSession;
   user: LoginUser;
+  /** The same user's stored profile (names, language), read once per request. */
+  profile: UserEntity;
   policy: LoginPolicy;
   locale: Locale;
   t: AccountMessages;
@@ -148,13 +151,12 @@ export class AccountPageUi {
   private async visit(req: Request, res: Response): Promise<Visit | undefined> {
     const session = await this.sessions.current(req, res);
     const user = session && (await this.loginUsers.findById(session.accountId));
-    const fallback = chooseLocale(undefined, req.headers['accept-language']);
     if (!session || !user) {
       if (req.method === 'GET') return void this.signIn(req, res, false);
-      return void this.interactions.refuse(req, res, 403, 'login_required', accountMessages(fallback).invalidForm);
+      return void this.interactions.refuse(req, res, 403, 'login_required', accountMessages(chooseLocale(undefined, req.headers['accept-language'])).invalidForm);
     }
-    const { preferredLanguage } = await this.directory.get(user.orgId, user.id);
-    const locale = chooseLocale(preferredLanguage?.toLowerCase().split(/[-_]/)[0], req.headers['accept-language']);
+    const profile = await this.directory.get(user.orgId, user.id);
+    const locale = chooseLocale(profile.preferredLanguage?.toLowerCase().split(/[-_]/)[0], req.headers['accept-language']);
     const t = accountMessages(locale);
     if (user.type !== 'human' || !isActive(user)) return void this.interactions.refuse(req, res, 403, 'access_denied', t.accountUnusable);
     const policy = await this.policies.get(user.orgId);
@@ -162,7 +164,7 @@ export class AccountPageUi {
       if (req.method === 'GET') return void this.signIn(req, res, false);
       return void this.interactions.refuse(req, res, 403, 'interaction_required', t.signInAgain);
     }
-    return { session, user, policy, locale, t, lt: messages(locale) };
+    return { session, user, profile, policy, locale, t, lt: messages(locale) };
   }
 
   private signIn(req: Request, res: Response, again: boolean): void {
@@ -181,8 +183,7 @@ export class AccountPageUi {
   }
 
   private async render(res: Response, visit: Visit, extra: { status?: number; notice?: string; problem?: AccountView['problem'] } = {}): Promise<void> {
-    const { session, user, policy, locale, t, lt } = visit;
-    const profile = await this.directory.get(user.orgId, user.id);
+    const { session, user, profile, policy, locale, t, lt } = visit;
     const [factors, sessions, identities, idps] = await Promise.all([
       this.factors.list(user.id, user.orgId, user.id),
       this.userSessions.list(user.orgId, user.id),
