@@ -204,6 +204,8 @@ describe('the console catches up with DESIGN §13 (Chromium)', () => {
     try {
       await page.goto(`${base}/console/`);
       await signIn(page, 'admin', adminPassword());
+      // The landing page's own API calls finish first: one still in flight would race the sign-out.
+      await page.waitForLoadState('networkidle');
       const token = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('portcullis.console.session') ?? '{}') as { accessToken?: string }).accessToken);
       assert.ok(token);
       assert.equal((await svc.api('GET', '/auth/v1/users/me', { token })).status, 200);
@@ -240,6 +242,9 @@ describe('the console catches up with DESIGN §13 (Chromium)', () => {
     try {
       await page.goto(`${base}/console/`);
       await signIn(page, 'admin', adminPassword());
+      // The landing page's API calls finish first: one made after the expiry below would see the expired token and
+      // show "signed out" (the console's answer to a 401), which is a different case from this one.
+      await page.waitForLoadState('networkidle');
       // The token's end as the console keeps it, moved into the past: what an hour without an API call leaves.
       await page.evaluate(() => {
         const key = 'portcullis.console.session';
