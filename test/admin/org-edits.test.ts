@@ -185,7 +185,7 @@ describe('admin API: removing an organization never removes the last active IAM_
 });
 
 /**
- * Issue 33 item 25: an organization's users go ORG_REMOVAL_USER_BATCH (200) per transaction, so a large
+ * Issue 33 item 25: an organization's users go ORG_REMOVAL_BATCH (200) per transaction, so a large
  * organization is never one long transaction; what would refuse one of them refuses the whole removal first.
  */
 describe('admin API: removing a large organization, batch by batch', () => {
@@ -208,6 +208,30 @@ describe('admin API: removing a large organization, batch by batch', () => {
     assert.equal(await count(svc, `SELECT COUNT(*) AS n FROM removed_users WHERE id IN (${userIds.map(() => '?').join(',')})`, userIds), USERS);
     const events = await searchEvents(svc, { resource_owner: org.id, event_types: ['user.removed', 'org.removed'], asc: true, limit: 1000 });
     assert.equal(events.filter((e: { type: { type: string } }) => e.type.type === 'user.removed').length, USERS);
+    assert.equal(events.at(-1)!.type.type, 'org.removed', 'the organization goes last');
+  });
+
+  it('removes more than a batch of applications, projects and groups, each with its event, then the organization', async () => {
+    const org = await createOrg(svc);
+    const MANY = 201;
+    const inTens = async (work: (i: number) => Promise<unknown>) => {
+      for (let i = 0; i < MANY; i += 10) await Promise.all(Array.from({ length: Math.min(10, MANY - i) }, (_, j) => work(i + j)));
+    };
+    const projects: { orgId: string; projectId: string }[] = [];
+    await inTens(async () => projects.push(await createProject(svc, org.id)));
+    await inTens((i) => createApiApp(svc, projects[i % 2]!));
+    await inTens(async () => {
+      const res = await svc.api('POST', `/management/v1/orgs/${org.id}/groups`, { token: svc.adminToken, body: { displayName: unique('g') } });
+      assert.equal(res.status, 201, res.text);
+    });
+    const res = await svc.api('DELETE', orgPath(org.id), { token: svc.adminToken });
+    assert.equal(res.status, 204, res.text);
+    for (const table of ['applications', 'projects', 'org_groups']) {
+      assert.equal(await count(svc, `SELECT COUNT(*) AS n FROM ${table} WHERE org_id = ?`, [org.id]), 0, table);
+    }
+    const events = await searchEvents(svc, { resource_owner: org.id, event_types: ['project.application.removed', 'project.removed', 'group.removed', 'org.removed'], asc: true, limit: 1000 });
+    const counted = (type: string) => events.filter((e: { type: { type: string } }) => e.type.type === type).length;
+    assert.deepEqual([counted('project.application.removed'), counted('project.removed'), counted('group.removed')], [MANY, MANY, MANY]);
     assert.equal(events.at(-1)!.type.type, 'org.removed', 'the organization goes last');
   });
 

@@ -18,18 +18,19 @@ import { ApplicationEditsService } from './application-edits.service.js';
 import { UserAccess } from '../acting/user-access.service.js';
 import { ProjectEditsService } from './project-edits.service.js';
 
-/** Users removed per transaction: each batch commits with its events, so no removal holds locks for long. */
-export const ORG_REMOVAL_USER_BATCH = 200;
+/** Rows (users, applications, projects, groups, memberships) removed per transaction: each batch commits with its events, so no removal holds locks for long. */
+export const ORG_REMOVAL_BATCH = 200;
 
 /**
  * Removing an organization (docs/product-rules.md, "Changing and removing resources") removes, each with
- * its event: its users the way removing one user does (UserLifecycleService.removeIn: sessions, grants and
- * tokens revoked, ids kept reserved), ORG_REMOVAL_USER_BATCH at a time, each batch one transaction; then, in
- * one last transaction, any user added meanwhile, its applications (keys, and everything issued to them),
- * projects, groups, login policy, the memberships on it, the rows other modules keep for it (webhook
+ * its event and ORG_REMOVAL_BATCH at a time, each batch one transaction: its users the way removing one user
+ * does (UserLifecycleService.removeIn: sessions, grants and tokens revoked, ids kept reserved), its applications
+ * (keys, and everything issued to them), projects, groups and the memberships on it; then, in one last
+ * transaction, whatever was added meanwhile, the login policy, the rows other modules keep for it (webhook
  * subscriptions, through OrgResources) and the organization. What would refuse a user's removal (a role the
  * editor lacks, the last active IAM_OWNER) refuses the whole removal before anything is written. A removal
- * cut short (a crash) leaves the organization with fewer users, each removed whole; removing it again goes on.
+ * cut short (a crash) leaves the organization with fewer users and resources, each removed whole; removing it
+ * again goes on.
  * Organization `default` stays (409).
  */
 @Injectable()
@@ -50,44 +51,92 @@ export class OrganizationRemovalService {
       await removableOrganization(manager, orgId);
       await this.access.assertMayRemoveUsersOf(manager, editorUserId, orgId);
     });
-    const removedUsers: string[] = [];
-    for (let batch = ORG_REMOVAL_USER_BATCH; batch === ORG_REMOVAL_USER_BATCH; ) {
-      const ids = await this.uow.run((manager) => this.removeUsers(manager, editorUserId, orgId, ORG_REMOVAL_USER_BATCH));
-      removedUsers.push(...ids);
-      batch = ids.length;
-    }
-    const clientIds = await this.uow.run(async (manager) => {
+    const removed = await this.inBatches((manager, limit) => this.removeUsers(manager, editorUserId, orgId, limit));
+    removed.push(...(await this.inBatches((manager, limit) => this.removeApplications(manager, editorUserId, orgId, limit))));
+    await this.inBatches((manager, limit) => this.removeProjects(manager, editorUserId, orgId, limit));
+    await this.inBatches((manager, limit) => this.removeGroups(manager, editorUserId, orgId, limit));
+    await this.inBatches((manager, limit) => this.removeMemberships(manager, editorUserId, orgId, limit));
+    const late = await this.uow.run(async (manager) => {
       const org = await removableOrganization(manager, orgId);
-      // Users added while the batches ran go here, with everything else.
-      const late = await this.removeUsers(manager, editorUserId, orgId);
-      const apps = await manager.findBy(ApplicationEntity, { orgId });
-      for (const app of apps) await this.applications.removeIn(manager, editorUserId, app);
-      for (const project of await manager.findBy(ProjectEntity, { orgId })) await this.projects.removeIn(manager, editorUserId, project);
-      for (const group of await manager.findBy(GroupEntity, { orgId })) {
-        await manager.delete(GroupEntity, { id: group.id });
-        await this.events.push(manager, { type: 'group.removed', aggregateType: 'group', aggregateId: group.id, resourceOwner: orgId, editorUserId, payload: { displayName: group.displayName } });
-      }
-      // Users of the organization took their memberships with them; any left are of users elsewhere.
-      for (const member of await manager.findBy(MembershipEntity, { scopeType: 'org', scopeId: orgId })) {
-        await this.memberships.revoke(manager, editorUserId, member.userId, 'org', orgId);
-      }
+      // What was added while the batches ran goes here, with the rest.
+      const ids = [...(await this.removeUsers(manager, editorUserId, orgId)), ...(await this.removeApplications(manager, editorUserId, orgId))];
+      await this.removeProjects(manager, editorUserId, orgId);
+      await this.removeGroups(manager, editorUserId, orgId);
+      await this.removeMemberships(manager, editorUserId, orgId);
       await manager.delete(LoginPolicyEntity, { orgId });
       await this.resources.removeIn(manager, orgId, editorUserId);
       // Its user count goes with it (foreign key ON DELETE CASCADE); removed user ids stay reserved.
       await manager.delete(OrganizationEntity, { id: orgId });
       await this.events.push(manager, { type: 'org.removed', aggregateType: 'org', aggregateId: orgId, resourceOwner: orgId, editorUserId, payload: { name: org.name, primaryDomain: org.primaryDomain } });
-      // A machine user's client id is its user id.
-      return [...apps.map((app) => app.clientId), ...late];
+      return ids;
     });
-    this.applications.forget([...clientIds, ...removedUsers]);
+    // A machine user's client id is its user id.
+    this.applications.forget([...removed, ...late]);
+  }
+
+  /**
+   * Runs `removeSome` in a transaction of its own, ORG_REMOVAL_BATCH rows at a time, until a batch comes back short;
+   * what each batch answered. No transaction grows with the organization: on a Galera cluster every node applies a
+   * transaction whole, and a huge one stalls the cluster (DESIGN §18).
+   */
+  private async inBatches(removeSome: (manager: EntityManager, limit: number) => Promise<unknown[]>): Promise<string[]> {
+    const removed: string[] = [];
+    for (let count = ORG_REMOVAL_BATCH; count === ORG_REMOVAL_BATCH; ) {
+      const batch = await this.uow.run((manager) => removeSome(manager, ORG_REMOVAL_BATCH));
+      removed.push(...batch.filter((value): value is string => typeof value === 'string'));
+      count = batch.length;
+    }
+    return removed;
   }
 
   /** Removes up to `limit` (else all) of the organization's users in the caller's transaction; their ids. */
   private async removeUsers(manager: EntityManager, editorUserId: string | null, orgId: string, limit?: number): Promise<string[]> {
-    const users = await manager.find(UserEntity, { where: { orgId }, select: { id: true }, order: { id: 'ASC' }, ...(limit ? { take: limit } : {}) });
+    const users = await manager.find(UserEntity, { where: { orgId }, select: { id: true }, order: { id: 'ASC' }, ...page(limit) });
     for (const user of users) await this.lifecycle.removeIn(manager, editorUserId, orgId, user.id);
     return users.map((user) => user.id);
   }
+
+  /** Applications with their keys and everything issued to them; their client ids. */
+  private async removeApplications(manager: EntityManager, editorUserId: string | null, orgId: string, limit?: number): Promise<string[]> {
+    const apps = await manager.find(ApplicationEntity, { where: { orgId }, order: { id: 'ASC' }, ...page(limit) });
+    for (const app of apps) await this.applications.removeIn(manager, editorUserId, app);
+    return apps.map((app) => app.clientId);
+  }
+
+  /**
+   * Projects without applications: one that gained an application after the application batches keeps it until the
+   * last transaction, which removes that application first.
+   */
+  private async removeProjects(manager: EntityManager, editorUserId: string | null, orgId: string, limit?: number): Promise<ProjectEntity[]> {
+    const query = manager
+      .createQueryBuilder(ProjectEntity, 'p')
+      .where('p.orgId = :orgId', { orgId })
+      .andWhere((q) => `NOT EXISTS ${q.subQuery().select('1').from(ApplicationEntity, 'a').where('a.projectId = p.id').getQuery()}`)
+      .orderBy('p.id', 'ASC');
+    const projects = await (limit ? query.take(limit) : query).getMany();
+    for (const project of projects) await this.projects.removeIn(manager, editorUserId, project);
+    return projects;
+  }
+
+  private async removeGroups(manager: EntityManager, editorUserId: string | null, orgId: string, limit?: number): Promise<GroupEntity[]> {
+    const groups = await manager.find(GroupEntity, { where: { orgId }, order: { id: 'ASC' }, ...page(limit) });
+    for (const group of groups) {
+      await manager.delete(GroupEntity, { id: group.id });
+      await this.events.push(manager, { type: 'group.removed', aggregateType: 'group', aggregateId: group.id, resourceOwner: orgId, editorUserId, payload: { displayName: group.displayName } });
+    }
+    return groups;
+  }
+
+  /** Users of the organization took their memberships on it with them; these are of users elsewhere. */
+  private async removeMemberships(manager: EntityManager, editorUserId: string | null, orgId: string, limit?: number): Promise<MembershipEntity[]> {
+    const members = await manager.find(MembershipEntity, { where: { scopeType: 'org', scopeId: orgId }, order: { userId: 'ASC' }, ...page(limit) });
+    for (const member of members) await this.memberships.revoke(manager, editorUserId, member.userId, 'org', orgId);
+    return members;
+  }
+}
+
+function page(limit: number | undefined): { take?: number } {
+  return limit ? { take: limit } : {};
 }
 
 async function removableOrganization(manager: EntityManager, orgId: string): Promise<OrganizationEntity> {
