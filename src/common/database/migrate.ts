@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { DatabaseConfig } from '../config/config.js';
-import { createDataSource } from './data-source.js';
+import { openDataSource } from './data-source.js';
+import { createLeasesTable } from './leases.js';
 import { withMigrationLock } from './migration-lock.js';
 
 /** What the database holds against what this code knows (docs/operations.md, "Upgrading"). */
@@ -38,13 +39,14 @@ export async function migrationState(dataSource: DataSource): Promise<MigrationS
 
 /**
  * Applies pending migrations, each in its own transaction, and returns the names applied. Several
- * processes may start at once on one database: on MySQL they take turns under a lock, and whoever
+ * processes may start at once on one database: on MySQL they take turns under a lease, and whoever
  * comes second finds nothing left to do. A schema newer than this code is refused before anything runs.
  */
 export async function migrate(database: DatabaseConfig): Promise<string[]> {
   // Migrations work on tables, not on entities: no table mappings needed.
-  const dataSource = await createDataSource(database, []).initialize();
+  const dataSource = await openDataSource(database, []);
   try {
+    await createLeasesTable(dataSource);
     return await withMigrationLock(dataSource, async () => {
       const state = await migrationState(dataSource);
       if (state.unknown.length > 0) throw new SchemaNewerError(state.unknown);

@@ -1,26 +1,40 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
+import { THIS_PROCESS, releaseLease, takeLease } from './leases.js';
 
 /** How long a starting process waits for another one's migrations before giving up. */
-const LOCK_WAIT_SECONDS = 600;
+const WAIT_MS = 600_000;
+/** The lease outlives a holder that died by this long; a live holder renews it every third of it. */
+const LEASE_MS = 30_000;
+const POLL_MS = 250;
+const LEASE = 'migrations';
 
 /**
- * Runs `work` while holding a MySQL named lock (GET_LOCK) for this database, so that processes starting
- * together apply migrations one after the other; a lock dies with its connection, so a crashed process
- * never leaves it behind. SQLite needs none: one host, and its migrations run in the cluster primary.
+ * Runs `work` while holding the `migrations` lease (src/common/database/leases.ts), so that processes starting
+ * together apply migrations one after the other, also through different nodes of a Galera cluster (a named lock,
+ * `GET_LOCK`, would be local to one node; DESIGN §18). A process that crashes mid-migration leaves the lease to
+ * expire within LEASE_MS. SQLite needs none: one host, and its migrations run in the cluster primary.
  */
-export async function withMigrationLock<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
+export async function withMigrationLock<T>(dataSource: DataSource, work: () => Promise<T>, holder = THIS_PROCESS): Promise<T> {
   if (dataSource.options.type !== 'mysql') return work();
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    const [row] = await runner.query("SELECT GET_LOCK(CONCAT('portcullis.migrate.', DATABASE()), ?) AS got", [LOCK_WAIT_SECONDS]);
-    if (Number(row?.got) !== 1) throw new Error(`another process has held the migration lock for over ${LOCK_WAIT_SECONDS} s; is a migration stuck?`);
+    await waitForLease(runner, holder);
+    const renewal = setInterval(() => void takeLease(runner, LEASE, LEASE_MS, holder).catch(() => undefined), LEASE_MS / 3);
     try {
       return await work();
     } finally {
-      await runner.query("SELECT RELEASE_LOCK(CONCAT('portcullis.migrate.', DATABASE()))");
+      clearInterval(renewal);
+      await releaseLease(runner, LEASE, holder);
     }
   } finally {
     await runner.release();
+  }
+}
+
+async function waitForLease(runner: QueryRunner, holder: string): Promise<void> {
+  for (const deadline = Date.now() + WAIT_MS; !(await takeLease(runner, LEASE, LEASE_MS, holder)); ) {
+    if (Date.now() > deadline) throw new Error(`another process has held the migration lease for over ${WAIT_MS / 1000} s; is a migration stuck?`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }

@@ -19,6 +19,7 @@ import { FeaturesService } from '../../users/features.service.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
 import { AccountFinder } from '../account/account.finder.js';
 import { purgeExpiredPayloads } from '../adapter/oidc-purge.js';
+import { whileLeased } from '../../common/database/leases.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
@@ -28,6 +29,9 @@ import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-st
 
 /** How often each process looks for a rotated or newly signing key: every process switches within seconds. */
 const KEY_POLL_MS = 5_000;
+/** The purge of expired rows runs in one process at a time; a process that dies holding the lease loses it after this. */
+const PURGE_LEASE = 'oidc.purge';
+const PURGE_LEASE_MS = 300_000;
 
 /**
  * Owns this process's oidc-provider. The provider's key store is fixed at construction, so when the
@@ -68,9 +72,12 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
         .catch((error: unknown) => this.logger.error(`key check failed: ${String(error)}`))
         .finally(() => (this.polling = undefined));
     };
-    // One purge at a time: a large backlog takes longer than the interval, in batches (purgeExpiredPayloads).
+    // One purge at a time: a large backlog takes longer than the interval, in batches (purgeExpiredPayloads); and one
+    // process at a time, under a lease: two would delete the same rows (on Galera, conflicting through two nodes).
     const purge = () => {
-      this.purging ??= purgeExpiredPayloads(this.dataSource, this.uow, { checkpointer: this.checkpointer, signal: this.stopping.signal })
+      this.purging ??= whileLeased(this.uow, PURGE_LEASE, PURGE_LEASE_MS, () =>
+        purgeExpiredPayloads(this.dataSource, this.uow, { checkpointer: this.checkpointer, signal: this.stopping.signal }),
+      )
         .then(() => undefined)
         .catch((error: unknown) => this.logger.error(`purge failed: ${String(error)}`))
         .finally(() => (this.purging = undefined));

@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { UnitOfWork } from './unit-of-work.js';
+
+/**
+ * Leases: a row per name that one process holds until `expires_at` (milliseconds since the epoch), taking turns
+ * between processes on one database — also between the nodes of a Galera cluster, where a named lock (`GET_LOCK`)
+ * or a `SELECT … FOR UPDATE` is local to one node but a write is certified against every node's writes (DESIGN §18;
+ * docs/high-availability.md). A process that dies holding one loses it when it expires.
+ *
+ * The migrator creates the table before anything else, as TypeORM creates its `migrations` table: the lease that
+ * orders migrations cannot live in a table a migration makes.
+ */
+const CREATE_SQL = 'CREATE TABLE IF NOT EXISTS leases (name VARCHAR(100) NOT NULL PRIMARY KEY, holder VARCHAR(64) NOT NULL, expires_at BIGINT NOT NULL)';
+
+/** This process, as a lease holder. */
+export const THIS_PROCESS = `${process.pid}-${randomUUID()}`;
+
+export async function createLeasesTable(dataSource: DataSource): Promise<void> {
+  await dataSource.query(CREATE_SQL);
+}
+
+/**
+ * Takes the lease `name` for `holder` until `ttlMs` from now, or renews it; true when `holder` holds it. False when
+ * another holder's lease has not expired, or when another node took it at the same moment (Galera certifies the two
+ * updates against each other and rolls one back with 1213: that one simply did not get the lease).
+ */
+export async function takeLease(runner: QueryRunner, name: string, ttlMs: number, holder = THIS_PROCESS, now = Date.now()): Promise<boolean> {
+  try {
+    const insert = runner.connection.options.type === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
+    await runner.query(`${insert} INTO leases (name, holder, expires_at) VALUES (?, ?, 0)`, [name, holder]);
+    const result = await runner.query('UPDATE leases SET holder = ?, expires_at = ? WHERE name = ? AND (holder = ? OR expires_at < ?)', [holder, now + ttlMs, name, holder, now], true);
+    return result.affected === 1;
+  } catch (error) {
+    if (isConflict(error)) return false;
+    throw error;
+  }
+}
+
+/** Gives the lease up at once, if `holder` still holds it. */
+export async function releaseLease(runner: QueryRunner, name: string, holder = THIS_PROCESS): Promise<void> {
+  await runner.query('UPDATE leases SET expires_at = 0 WHERE name = ? AND holder = ?', [name, holder]);
+}
+
+/**
+ * Runs `work` in this process only if no other process holds the lease `name`, renewing it every third of `ttlMs`
+ * while `work` runs; answers undefined without running it otherwise. For jobs that every process schedules and one
+ * should run at a time (the purge of expired OIDC rows). Through the unit of work: on SQLite every statement must
+ * queue with the others on the one connection.
+ */
+export async function whileLeased<T>(uow: UnitOfWork, name: string, ttlMs: number, work: () => Promise<T>): Promise<T | undefined> {
+  const take = () => uow.run((manager) => takeLease(manager.queryRunner!, name, ttlMs));
+  if (!(await take())) return undefined;
+  const renewal = setInterval(() => void take().catch(() => undefined), ttlMs / 3);
+  renewal.unref();
+  try {
+    return await work();
+  } finally {
+    clearInterval(renewal);
+    await uow.run((manager) => releaseLease(manager.queryRunner!, name));
+  }
+}
+
+/** 1213: a deadlock on one server, a certification conflict on Galera. */
+function isConflict(error: unknown): boolean {
+  const e = error as { code?: string; errno?: number; driverError?: { errno?: number } };
+  return e?.code === 'ER_LOCK_DEADLOCK' || (e?.driverError?.errno ?? e?.errno) === 1213;
+}
