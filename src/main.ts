@@ -5,7 +5,7 @@ import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './common/config/config.js';
 import type { AppConfig } from './common/config/config.js';
 import { DataSource } from 'typeorm';
-import { createDataSource } from './common/database/data-source.js';
+import { openDataSource } from './common/database/data-source.js';
 import { SchemaNewerError, migrate } from './common/database/migrate.js';
 import { collectProcessMetrics } from './common/metrics/metrics.js';
 import { startManagementServer } from './common/operations/management-server.js';
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
       process.exit(2);
     }
     if (config.workers > 1) {
-      const dataSource = await createDataSource(config.database, ENTITIES).initialize();
+      const dataSource = await openDataSource(config.database, ENTITIES);
       const workers = superviseWorkers(config.workers, log);
       const database = databaseReadiness(dataSource);
       const readiness = async () => workers.readiness() ?? (await database());

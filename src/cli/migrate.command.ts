@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../common/config/config.js';
-import { createDataSource } from '../common/database/data-source.js';
+import { openDataSource } from '../common/database/data-source.js';
 import { SchemaNewerError, migrate, migrationState } from '../common/database/migrate.js';
 import { ENTITIES } from '../entities.js';
 
@@ -34,8 +34,8 @@ export async function runMigrate(args: string[], out: NodeJS.WritableStream = pr
   return values.check ? check(database, out, err) : apply(database, out, err);
 }
 
-async function check(database: Parameters<typeof createDataSource>[0], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
-  const dataSource = await createDataSource(database, ENTITIES).initialize();
+async function check(database: Parameters<typeof openDataSource>[0], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+  const dataSource = await openDataSource(database, ENTITIES);
   try {
     const state = await migrationState(dataSource);
     if (state.unknown.length > 0) {
@@ -53,7 +53,7 @@ async function check(database: Parameters<typeof createDataSource>[0], out: Node
   }
 }
 
-async function apply(database: Parameters<typeof createDataSource>[0], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
+async function apply(database: Parameters<typeof openDataSource>[0], out: NodeJS.WritableStream, err: NodeJS.WritableStream): Promise<number> {
   try {
     const applied = await migrate(database);
     out.write(applied.length === 0 ? 'up to date: nothing to apply\n' : applied.map((name) => `applied ${name}\n`).join(''));

@@ -10,6 +10,7 @@ import { CryptoModule } from './crypto/crypto.module.js';
 import { BoundedReads } from './database/bounded-reads.js';
 import { DatabaseAvailability } from './database/database-availability.js';
 import { dataSourceOptions } from './database/data-source.js';
+import { DatabaseNodes, onHealthyNode } from './database/database-nodes.js';
 import type { EntityList } from './database/data-source.js';
 import { OrgResources } from './database/org-resources.js';
 import { UnitOfWork } from './database/unit-of-work.js';
@@ -27,7 +28,8 @@ export class CommonModule {
     return {
       module: CommonModule,
       imports: [
-        TypeOrmModule.forRoot(dataSourceOptions(config.database, entities)),
+        // With a list of hosts, the first healthy node (docs/high-availability.md).
+        TypeOrmModule.forRootAsync({ useFactory: async () => dataSourceOptions(await onHealthyNode(config.database), entities) }),
         PassportModule,
         CryptoModule,
       ],
@@ -41,6 +43,7 @@ export class CommonModule {
         OrgResources,
         WalCheckpointer,
         GaleraSessions,
+        DatabaseNodes,
         BoundedReads,
         { provide: APP_GUARD, useClass: AccessGuard },
       ],

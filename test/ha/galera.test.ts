@@ -149,12 +149,16 @@ describe('on a three-node Galera cluster, guarded invariants', { skip }, () => {
   let cluster: GaleraCluster;
   let first: TestService;
   let second: TestService;
+  let listedCaller: { org: { id: string }; caller: { token: string } };
 
   before(async () => {
     if (missing) throw new Error(`CI installs galera-4, haproxy and rsync: ${missing}`);
     cluster = await startGaleraCluster(`portcullis_guards_${process.pid}`);
-    first = await startService({ DATABASE_URL: cluster.nodeUrl(0) });
-    second = await startService({ DATABASE_URL: cluster.nodeUrl(1), DATA_DIR: first.dataDir });
+    // EdDSA: a key pair in microseconds, where the key rotation races make 200 (RS256 takes ~100 ms each).
+    first = await startService({ DATABASE_URL: cluster.nodeUrl(0), SIGNING_ALG: 'EdDSA' });
+    second = await startService({ DATABASE_URL: cluster.nodeUrl(1), DATA_DIR: first.dataDir, SIGNING_ALG: 'EdDSA' });
+    const org = await createOrg(first);
+    listedCaller = { org, caller: await createCaller(first, org.id, { org: ['ORG_OWNER'] }) };
   });
   after(async () => {
     await second?.close();
@@ -182,6 +186,46 @@ describe('on a three-node Galera cluster, guarded invariants', { skip }, () => {
     assert.equal(Number(n), 0, JSON.stringify([...outcomes]));
   });
 
+  it('100 races of a group removal and a member added to it through two nodes leave no membership of a removed group', async (t) => {
+    const org = await createOrg(first);
+    const caller = await createCaller(first, org.id, { org: ['ORG_USER_MANAGER'] });
+    const member = await createCaller(first, org.id, {});
+    const outcomes = new Map<string, number>();
+    for (let round = 0; round < 100; round++) {
+      const group = await first.api('POST', `/management/v1/orgs/${org.id}/groups`, { token: caller.token, body: { displayName: unique('race') } });
+      assert.equal(group.status, 201, group.text);
+      const [removed, added] = await Promise.all([
+        first.api('DELETE', `/management/v1/orgs/${org.id}/groups/${group.body.id}`, { token: caller.token }),
+        second.api('PUT', `/management/v1/orgs/${org.id}/groups/${group.body.id}/members/${member.userId}`, { token: caller.token }),
+      ]);
+      const key = `${removed.status}/${added.status}`;
+      outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+      // The member is added first and goes with the group, or the group is gone first and the addition finds none.
+      assert.ok(['204/200', '204/404'].includes(key), `round ${round}: ${key}: ${removed.text} ${added.text}`);
+    }
+    t.diagnostic(`outcomes (removal/addition): ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    const [{ n }] = await first.dataSource.query('SELECT COUNT(*) AS n FROM group_members m LEFT JOIN org_groups g ON g.id = m.group_id WHERE g.id IS NULL');
+    assert.equal(Number(n), 0, 'no membership outlives its group');
+  });
+
+  it('100 races of two key rotations through two nodes leave exactly one signing key, the later rotation’s', async (t) => {
+    const keysOf = async () => (await first.api('GET', '/admin/v1/keys', { token: first.adminToken })).body.keys as { keyId: string; status: string }[];
+    const rotate = (service: TestService) => service.api('POST', '/admin/v1/keys/rotate', { token: first.adminToken, body: {} });
+    const winners = new Map<string, number>();
+    for (let round = 0; round < 100; round++) {
+      const [a, b] = await Promise.all([rotate(first), rotate(second)]);
+      assert.deepEqual([a.status, b.status], [200, 200], `round ${round}: ${a.text} ${b.text}`);
+      const active = (await keysOf()).filter((key) => key.status === 'active');
+      assert.equal(active.length, 1, `round ${round}: ${JSON.stringify(active)}`);
+      // The rotations ran one after the other: the active key is one of the two, and the other one is retired.
+      const winner = [a.body.activeKeyId, b.body.activeKeyId].indexOf(active[0]!.keyId);
+      assert.notEqual(winner, -1, `round ${round}: the active key ${active[0]!.keyId} is neither rotation's`);
+      winners.set(winner === 0 ? 'through node 1' : 'through node 2', (winners.get(winner === 0 ? 'through node 1' : 'through node 2') ?? 0) + 1);
+    }
+    t.diagnostic(`the later rotation: ${JSON.stringify(Object.fromEntries(winners))}`);
+  });
+
+  // It leaves the bootstrap admin deactivated: the test after it uses a caller made before.
   it('100 races of two owners deactivating each other through two nodes always leave one active', async (t) => {
     const [{ id: defaultOrg }] = await first.dataSource.query(`SELECT id FROM organizations WHERE name = 'default'`);
     const x = await createCaller(first, defaultOrg, { instance: ['IAM_OWNER'] });
@@ -211,6 +255,41 @@ describe('on a three-node Galera cluster, guarded invariants', { skip }, () => {
     t.diagnostic(`outcomes (by X/by Y): ${JSON.stringify(Object.fromEntries(outcomes))}`);
     // Every round: one deactivation succeeds, the other is refused (409) or finds its caller deactivated (401).
     assert.deepEqual([...outcomes.keys()].filter((k) => !['200/409', '409/200', '200/401', '401/200'].includes(k)), [], JSON.stringify([...outcomes]));
+  });
+
+
+  // Last: the services of this file share one Node process, and Passport's strategies one registry, so a request to
+  // any of them is authenticated by the service started last; once that one is closed, none authenticates.
+  it('a process given the three nodes as a host list starts on a healthy one and moves on when its node dies', async () => {
+    const { org, caller } = listedCaller;
+    const hostList = (order: number[]) => {
+      const nodes = order.map((i) => new URL(cluster.nodeUrl(i)));
+      return `mysql://root@${nodes.map((u) => u.host).join(',')}${nodes[0]!.pathname}`;
+    };
+    const listed = await startService({ DATABASE_URL: hostList([0, 1, 2]), DATA_DIR: first.dataDir, SIGNING_ALG: 'EdDSA' });
+    let late: TestService | undefined;
+    try {
+      const project = () => listed.api('POST', `/management/v1/orgs/${org.id}/projects`, { token: caller.token, body: { name: unique('listed') } });
+      assert.equal((await project()).status, 201);
+      await cluster.kill(0);
+      const acknowledged: string[] = [];
+      const refused: number[] = [];
+      for (const deadline = Date.now() + 30_000; acknowledged.length < 5 && Date.now() < deadline; ) {
+        const res = await project();
+        if (res.status === 201) acknowledged.push(res.body.id);
+        else refused.push(res.status);
+      }
+      assert.ok(refused.every((status) => status === 503), `until it moved, a write answers 503: ${refused}`);
+      assert.equal(acknowledged.length, 5, `it moved to another node and writes again (refused meanwhile: ${refused.length})`);
+      for (const id of acknowledged) assert.equal((await second.api('GET', `/management/v1/orgs/${org.id}/projects/${id}`, { token: caller.token })).status, 200);
+      // Started while the first node listed is down: it starts on the next.
+      late = await startService({ DATABASE_URL: hostList([0, 1, 2]), DATA_DIR: first.dataDir, SIGNING_ALG: 'EdDSA' });
+      assert.equal((await late.api('POST', `/management/v1/orgs/${org.id}/projects`, { token: caller.token, body: { name: unique('late') } })).status, 201);
+    } finally {
+      await late?.close();
+      await listed.close();
+      await cluster.restart(0);
+    }
   });
 
 });

@@ -42,8 +42,31 @@ describe('loadConfig', () => {
 
   it('accepts a MySQL/MariaDB URL and a trailing slash on PUBLIC_URL', () => {
     const config = loadConfig({ DATABASE_URL: 'mariadb://u:p@db:3306/portcullis', PUBLIC_URL: 'https://id.example.com/' });
-    assert.deepEqual(config.database, { type: 'mysql', url: 'mysql://u:p@db:3306/portcullis' });
+    assert.deepEqual(config.database, { type: 'mysql', url: 'mysql://u:p@db:3306/portcullis', nodes: [{ host: 'db', port: 3306 }] });
     assert.equal(config.publicUrl, 'https://id.example.com');
+  });
+
+  it('accepts a list of hosts (Galera nodes); the URL keeps the first, with the path and parameters', () => {
+    const config = loadConfig({ DATABASE_URL: 'mysql://u:p%40ss@db1:3307,db2,[::1]:3309/portcullis?connectionLimit=4' });
+    assert.deepEqual(config.database, {
+      type: 'mysql',
+      url: 'mysql://u:p%40ss@db1:3307/portcullis?connectionLimit=4',
+      nodes: [
+        { host: 'db1', port: 3307 },
+        { host: 'db2', port: 3306 },
+        { host: '::1', port: 3309 },
+      ],
+    });
+  });
+
+  it('refuses a host list with an empty or malformed entry, without printing the password', () => {
+    for (const url of ['mysql://u:hunter2@db1,,db2/portcullis', 'mysql://u:hunter2@db1,db2:port/portcullis', 'mysql://u:hunter2@db1,/portcullis']) {
+      assert.throws(
+        () => loadConfig({ DATABASE_URL: url }),
+        (error: unknown) => error instanceof ConfigError && /list of hosts/.test(error.message) && !/hunter2/.test(error.message),
+        url,
+      );
+    }
   });
 
   it('lists every problem at once', () => {

@@ -84,7 +84,16 @@ export interface LoginRateLimitConfig {
 
 export type DatabaseConfig =
   | { type: 'sqlite'; path: string; busyTimeoutMs: number }
-  | { type: 'mysql'; url: string };
+  | { type: 'mysql'; url: string; nodes: DatabaseNode[] };
+
+/**
+ * One server of a MySQL/MariaDB `DATABASE_URL`. A URL may list several (`mysql://u:p@db1:3306,db2,db3/portcullis`,
+ * the nodes of a Galera cluster): a process uses the first healthy one (docs/high-availability.md).
+ */
+export interface DatabaseNode {
+  host: string;
+  port: number;
+}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
@@ -201,18 +210,30 @@ function parseDatabaseUrl(value: string, problems: string[]): DatabaseConfig {
     if (path === '') problems.push('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/portcullis.sqlite');
     return { type: 'sqlite', path: path === ':memory:' ? path : resolve(path), busyTimeoutMs: 5000 };
   }
-  if (value.startsWith('mysql://') || value.startsWith('mariadb://')) {
-    try {
-      const url = new URL(value.replace(/^mariadb:/, 'mysql:'));
-      if (url.pathname.length <= 1) problems.push('DATABASE_URL must name a database, e.g. mysql://root@127.0.0.1:3306/portcullis');
-      return { type: 'mysql', url: url.toString() };
-    } catch {
-      problems.push('DATABASE_URL is not a valid URL');
-      return { type: 'mysql', url: value };
-    }
-  }
+  if (value.startsWith('mysql://') || value.startsWith('mariadb://')) return parseMysqlUrl(value.replace(/^mariadb:/, 'mysql:'), problems);
   problems.push(`DATABASE_URL must start with sqlite: or mysql://, got "${redactUrl(value)}"`);
   return { type: 'sqlite', path: value, busyTimeoutMs: 5000 };
+}
+
+/**
+ * `mysql://user:password@host[:port][,host[:port]…]/database[?connectionLimit=n]`. WHATWG URLs take one host, so
+ * a list is split off first and each host read as a URL of its own; `url` keeps the first one.
+ */
+function parseMysqlUrl(value: string, problems: string[]): DatabaseConfig {
+  const [, userInfo = '', hostList = '', rest = ''] = /^mysql:\/\/([^@/?#]*@)?([^/?#]*)(.*)$/.exec(value) ?? [];
+  try {
+    const nodes = hostList.split(',').map((host) => {
+      const node = new URL(`mysql://${host}`);
+      if (node.hostname === '' || node.pathname !== '' || host.includes('@')) throw new Error(host);
+      return { host: node.hostname.replace(/^\[(.*)\]$/, '$1'), port: node.port ? Number(node.port) : 3306 };
+    });
+    const url = new URL(`mysql://${userInfo}${hostList.split(',')[0]}${rest}`);
+    if (url.pathname.length <= 1) problems.push('DATABASE_URL must name a database, e.g. mysql://root@127.0.0.1:3306/portcullis');
+    return { type: 'mysql', url: url.toString(), nodes };
+  } catch {
+    problems.push(`DATABASE_URL is not a valid URL (a list of hosts is written host1:3306,host2:3306): "${redactUrl(value)}"`);
+    return { type: 'mysql', url: value, nodes: [] };
+  }
 }
 
 function isBase64Key(value: string): boolean {

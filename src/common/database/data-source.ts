@@ -4,6 +4,7 @@ import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/config.js';
 import { ownerOnlyDir, ownerOnlyFile } from '../fs/owner-only.js';
 import { FOLD_SQL_FUNCTION, foldCase } from '../text/case-fold.js';
+import { onHealthyNode } from './database-nodes.js';
 import { MIGRATIONS } from './migrations/index.js';
 
 /** The table mappings a data source knows; the application's list is src/entities.ts (common names no domain entity). */
@@ -55,6 +56,11 @@ export function dataSourceOptions(database: DatabaseConfig, entities: EntityList
 
 export function createDataSource(database: DatabaseConfig, entities: EntityList): DataSource {
   return new DataSource(dataSourceOptions(database, entities));
+}
+
+/** A connected data source; with a list of hosts in DATABASE_URL, on the first healthy node. */
+export async function openDataSource(database: DatabaseConfig, entities: EntityList): Promise<DataSource> {
+  return createDataSource(await onHealthyNode(database), entities).initialize();
 }
 
 interface SqliteConnection {

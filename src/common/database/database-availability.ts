@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { AppLogger } from '../http/logging.js';
 import { errorMessage } from '../http/failure-causes.js';
 import { databaseUnavailable, isDatabaseUnavailable } from './database-unavailable.js';
+import { DatabaseNodes } from './database-nodes.js';
 
 /** How often an unavailable database is probed until it answers again. */
 const PROBE_INTERVAL_MS = 1000;
@@ -10,8 +11,8 @@ const PROBE_INTERVAL_MS = 1000;
 /**
  * Tells the operator when the database goes away and when it is back: one log line per change of
  * state, however many requests fail in between (each of them has its own line with its request id).
- * A failed request reports the outage; from then on a probe (`SELECT 1`) runs every second until the
- * database answers.
+ * A failed request reports the outage; from then on a probe runs every second until the database
+ * answers. With a list of hosts in DATABASE_URL, the process moves to a healthy node meanwhile.
  */
 @Injectable()
 export class DatabaseAvailability {
@@ -20,6 +21,7 @@ export class DatabaseAvailability {
   constructor(
     private readonly dataSource: DataSource,
     private readonly logger: AppLogger,
+    private readonly nodes: DatabaseNodes,
   ) {}
 
   /**
@@ -39,6 +41,7 @@ export class DatabaseAvailability {
     this.logger.root.error(`database unavailable: ${errorMessage(error)}`);
     this.probing = setInterval(() => void this.probe(), PROBE_INTERVAL_MS);
     this.probing.unref();
+    void this.nodes.moveIfUnhealthy();
   }
 
   private async probe(): Promise<void> {
@@ -46,6 +49,8 @@ export class DatabaseAvailability {
       // A table, not `SELECT 1`: a Galera node outside the primary component answers that, and refuses tables (1047).
       await this.dataSource.query('SELECT 1 FROM events LIMIT 1');
     } catch {
+      // With a list of hosts, another node may take over (DatabaseNodes).
+      await this.nodes.moveIfUnhealthy();
       return;
     }
     if (!this.probing) return;

@@ -7,7 +7,7 @@ interface PooledConnection {
   query(sql: string, callback: (error: Error | null) => void): void;
 }
 
-interface MysqlPool {
+export interface MysqlPool {
   on(event: 'connection', listener: (connection: PooledConnection) => void): void;
   getConnection(callback: (error: Error | null, connection: PooledConnection & { release(): void }) => void): void;
 }
@@ -29,11 +29,20 @@ export class GaleraSessions implements OnModuleInit {
     private readonly logger: AppLogger,
   ) {}
 
+  private clustered = false;
+
   async onModuleInit(): Promise<void> {
-    if (this.dataSource.options.type !== 'mysql' || !(await this.clustered())) return;
-    const pool = (this.dataSource.driver as unknown as { pool: MysqlPool }).pool;
+    if (this.dataSource.options.type !== 'mysql' || !(await this.isClustered())) return;
+    this.clustered = true;
+    await this.prepare((this.dataSource.driver as unknown as { pool: MysqlPool }).pool);
+    this.logger.root.info('MariaDB Galera cluster: every connection reads with wsrep_sync_wait = 1');
+  }
+
+  /** Gives every connection of `pool` the setting: the driver's, and one that replaces it on another node (DatabaseNodes). */
+  async prepare(pool: MysqlPool): Promise<void> {
+    if (!this.clustered) return;
     pool.on('connection', (connection) => connection.query(SYNC_WAIT_SQL, () => undefined));
-    // The pool opened one connection before this ran (TypeORM checks the server at start-up): it gets the setting too.
+    // The pool opened one connection before this ran (TypeORM checks the server when it creates a pool): it gets the setting too.
     await new Promise<void>((resolve, reject) =>
       pool.getConnection((error, connection) => {
         if (error) return reject(error);
@@ -44,11 +53,10 @@ export class GaleraSessions implements OnModuleInit {
         });
       }),
     );
-    this.logger.root.info('MariaDB Galera cluster: every connection reads with wsrep_sync_wait = 1');
   }
 
   /** MySQL has no `wsrep_on` (the statement fails); a single MariaDB server has it OFF. */
-  private async clustered(): Promise<boolean> {
+  private async isClustered(): Promise<boolean> {
     try {
       const [row] = (await this.dataSource.query('SELECT @@wsrep_on AS wsrepOn')) as { wsrepOn: unknown }[];
       return Number(row?.wsrepOn) === 1 || row?.wsrepOn === 'ON';

@@ -1,7 +1,7 @@
 import type { AppConfig } from '../../common/config/config.js';
 import { Encryptor } from '../../common/crypto/encryptor.js';
 import { loadMasterKey } from '../../common/crypto/master-key.js';
-import { createDataSource } from '../../common/database/data-source.js';
+import { openDataSource } from '../../common/database/data-source.js';
 import { ENTITIES } from '../../entities.js';
 
 /**
@@ -11,8 +11,7 @@ import { ENTITIES } from '../../entities.js';
  */
 export async function masterKeyProblem(config: AppConfig): Promise<string | undefined> {
   const encryptor = new Encryptor(loadMasterKey(config));
-  const dataSource = createDataSource(config.database, ENTITIES);
-  await dataSource.initialize();
+  const dataSource = await openDataSource(config.database, ENTITIES);
   try {
     const [row]: { sealed: string }[] = await dataSource.query('SELECT private_jwk_encrypted AS sealed FROM signing_keys ORDER BY created_at DESC LIMIT 1');
     if (!row) return undefined;
