@@ -143,6 +143,24 @@ describe('on a three-node Galera cluster', { skip }, () => {
     for (const id of acknowledged) assert.equal((await tenant.scim('GET', `/Users/${id}`)).status, 200, `acknowledged ${id} is there`);
     await cluster.restart(0);
   });
+
+  it("HAProxy's Galera check takes a node cut off from the others out of rotation: requests go on through the next node", async (t) => {
+    await cluster.isolate(0, true);
+    try {
+      let acknowledged = 0;
+      const refused: number[] = [];
+      for (const deadline = Date.now() + 30_000; acknowledged < 5 && Date.now() < deadline; ) {
+        const res = await scimUser();
+        if (res.status === 201) acknowledged++;
+        else refused.push(res.status);
+      }
+      assert.ok(refused.every((status) => status === 503), `until HAProxy moved, a write answers 503: ${refused}`);
+      assert.equal(acknowledged, 5, `writes go on through node 2 (refused meanwhile: ${refused.length})`);
+      t.diagnostic(`${refused.length} writes answered 503 before HAProxy moved`);
+    } finally {
+      await cluster.isolate(0, false);
+    }
+  });
 });
 
 describe('on a three-node Galera cluster, guarded invariants', { skip }, () => {

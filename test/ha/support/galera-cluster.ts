@@ -14,7 +14,7 @@ const HAPROXY = '/usr/sbin/haproxy';
 
 /** Why the cluster cannot start here, or undefined when it can. */
 export function galeraMissing(): string | undefined {
-  for (const path of [MARIADBD, GALERA, HAPROXY, '/usr/bin/rsync', '/usr/bin/mariadb-install-db']) if (!existsSync(path)) return `${path} is not installed`;
+  for (const path of [MARIADBD, GALERA, HAPROXY, '/usr/bin/rsync', '/usr/bin/mariadb-install-db', '/usr/bin/mariadb']) if (!existsSync(path)) return `${path} is not installed`;
   return undefined;
 }
 
@@ -27,7 +27,7 @@ interface Node {
 }
 
 export interface GaleraCluster {
-  /** `mysql://root@127.0.0.1:<haproxy>/<database>`: HAProxy in front, sending every connection to the first node that is up. */
+  /** `mysql://root@127.0.0.1:<haproxy>/<database>`: HAProxy in front, sending every connection to the first node that is Synced. */
   url: string;
   /** One node's own address (0-based), bypassing HAProxy. */
   nodeUrl(index: number): string;
@@ -35,6 +35,8 @@ export interface GaleraCluster {
   kill(index: number): Promise<void>;
   /** Starts a killed node again; it rejoins (IST or SST from a donor) and is Synced when this resolves. */
   restart(index: number): Promise<void>;
+  /** Cuts a node off from the others (Galera `gmcast.isolate`), or lets it rejoin; it is Synced again when this resolves. */
+  isolate(index: number, isolated: boolean): Promise<void>;
   /** A node left alone (non-Primary) becomes a primary component of its own again (Galera `pc.bootstrap`). */
   bootstrapPrimary(index: number): Promise<void>;
   close(): Promise<void>;
@@ -75,8 +77,10 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
     const admin = await mysql.createConnection({ host: '127.0.0.1', port: nodes[0].port, user: 'root' });
     await admin.query(`CREATE DATABASE IF NOT EXISTS \`${database}\``);
     await admin.end();
+    const check = join(root, 'galera-check.sh');
+    writeFileSync(check, GALERA_CHECK, { mode: 0o755 });
     const cfg = join(root, 'haproxy.cfg');
-    writeFileSync(cfg, haproxyConfig(haproxyPort, nodes));
+    writeFileSync(cfg, haproxyConfig(haproxyPort, nodes, check));
     haproxy = spawn(HAPROXY, ['-f', cfg, '-db'], { stdio: 'ignore' });
     await waitListening(haproxyPort);
   } catch (error) {
@@ -92,6 +96,15 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
     },
     async restart(index) {
       await start(nodes[index]);
+    },
+    async isolate(index, isolated) {
+      const c = await mysql.createConnection({ host: '127.0.0.1', port: nodes[index].port, user: 'root' });
+      try {
+        await c.query(`SET GLOBAL wsrep_provider_options = 'gmcast.isolate=${isolated ? 1 : 0}'`);
+      } finally {
+        await c.end();
+      }
+      if (!isolated) await waitSynced(nodes[index]);
     },
     async bootstrapPrimary(index) {
       const c = await mysql.createConnection({ host: '127.0.0.1', port: nodes[index].port, user: 'root' });
@@ -136,10 +149,22 @@ wsrep_sst_receive_address=127.0.0.1:${sstPort}
 `;
 }
 
-/** Every connection to the first node that answers; the next one when it stops answering (checks every 500 ms). */
-function haproxyConfig(port: number, nodes: Node[]): string {
+/**
+ * HAProxy's external check of a Galera node (arguments: proxy address and port, server address and port): healthy
+ * when Synced and ready. A node outside the primary component still accepts connections and answers `SELECT 1`; a
+ * TCP or `mysql-check` would keep sending it every request, each refused with 1047.
+ */
+const GALERA_CHECK = `#!/bin/sh
+status=$(mariadb --connect-timeout=1 -h "$3" -P "$4" -u root -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state', 'wsrep_ready')") || exit 1
+echo "$status" | grep -q '^wsrep_local_state[[:space:]]4$' && echo "$status" | grep -q '^wsrep_ready[[:space:]]ON$'
+`;
+
+/** Every connection to the first node that is Synced; the next one when it is not (checks every 500 ms). */
+function haproxyConfig(port: number, nodes: Node[], check: string): string {
   return `global
   maxconn 512
+  external-check
+  insecure-fork-wanted
 defaults
   mode tcp
   timeout connect 1s
@@ -150,8 +175,10 @@ frontend galera
   default_backend nodes
 backend nodes
   balance first
-  option tcp-check
-  default-server inter 500ms fall 2 rise 2
+  option external-check
+  external-check path "/usr/bin:/bin"
+  external-check command ${check}
+  default-server inter 500ms fall 2 rise 2 on-marked-down shutdown-sessions
 ${nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.port} check`).join('\n')}
 `;
 }
