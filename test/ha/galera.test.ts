@@ -6,6 +6,7 @@ import type { ScimTenant } from '../scim/scim-helpers.js';
 import { createCaller, createOrg, unique } from '../support/fixtures.js';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
+import { SigningKeysService } from '../../src/oidc/keys/signing-keys.service.js';
 import { galeraMissing, startGaleraCluster } from './support/galera-cluster.js';
 import type { GaleraCluster } from './support/galera-cluster.js';
 
@@ -241,6 +242,20 @@ describe('on a three-node Galera cluster, guarded invariants', { skip }, () => {
       winners.set(winner === 0 ? 'through node 1' : 'through node 2', (winners.get(winner === 0 ? 'through node 1' : 'through node 2') ?? 0) + 1);
     }
     t.diagnostic(`the later rotation: ${JSON.stringify(Object.fromEntries(winners))}`);
+  });
+
+  it('100 races of two processes creating the first signing key through two nodes leave exactly one', async (t) => {
+    const keys = [first, second].map((service) => service.app.get(SigningKeysService));
+    const unretired = async () => Number((await first.dataSource.query('SELECT COUNT(*) AS n FROM signing_keys WHERE retired_at IS NULL'))[0].n);
+    let created = 0;
+    for (let round = 0; round < 100; round++) {
+      // An empty key table, as a new instance has: each process's poll would create the first key now.
+      await first.dataSource.query('DELETE FROM signing_keys');
+      await Promise.all(keys.map((service) => service.ensureSchedule()));
+      assert.equal(await unretired(), 1, `round ${round}`);
+      created++;
+    }
+    t.diagnostic(`${created} first keys, one per round`);
   });
 
   // It leaves the bootstrap admin deactivated: the test after it uses a caller made before.

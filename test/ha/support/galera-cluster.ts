@@ -175,6 +175,8 @@ frontend galera
   default_backend nodes
 backend nodes
   balance first
+  retries 2
+  option redispatch 1
   option external-check
   external-check path "/usr/bin:/bin"
   external-check command ${check}
