@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppLogger } from '../http/logging.js';
 import { errorMessage } from '../http/failure-causes.js';
-import { databaseUnavailable, isDatabaseUnavailable } from './database-unavailable.js';
+import { databaseUnavailable, isContention, isDatabaseUnavailable } from './database-unavailable.js';
 import { DatabaseNodes } from './database-nodes.js';
 
 /** How often an unavailable database is probed until it answers again. */
@@ -37,7 +37,7 @@ export class DatabaseAvailability {
   }
 
   reportUnavailable(error: unknown): void {
-    if (this.probing) return;
+    if (this.probing || isContention(error)) return;
     this.logger.root.error(`database unavailable: ${errorMessage(error)}`);
     this.probing = setInterval(() => void this.probe(), PROBE_INTERVAL_MS);
     this.probing.unref();

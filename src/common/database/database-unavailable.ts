@@ -14,6 +14,19 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return /Pool is closed|Connection lost|connect ETIMEDOUT|Can't add new command when connection is in closed state|Not connected to Primary Component/i.test(message);
 }
 
+/**
+ * Writes that collided and were still colliding after the unit of work's last retry (src/common/database/unit-of-work.ts):
+ * a deadlock, on Galera a certification conflict (1213), or a lock wait timeout (1205). The server is up; the client
+ * should try again shortly, so 503 with `Retry-After` (DESIGN §18), never 500 — but no outage is reported.
+ */
+const CONTENTION_CODES = ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT'];
+
+export function isContention(error: unknown): boolean {
+  const e = error as { code?: string; driverError?: { code?: string } };
+  const code = e?.driverError?.code ?? e?.code;
+  return code !== undefined && CONTENTION_CODES.includes(code);
+}
+
 const UNAVAILABLE_CODES = new Set([
   // SQLite: another process holds the write lock beyond the busy timeout.
   'SQLITE_BUSY',
@@ -30,7 +43,7 @@ const UNAVAILABLE_CODES = new Set([
   'ER_CON_COUNT_ERROR',
   'ER_SERVER_SHUTDOWN',
   'ER_SERVER_GONE_ERROR',
-  'ER_LOCK_WAIT_TIMEOUT',
+  ...CONTENTION_CODES,
   // MariaDB Galera (1047): this node is outside the cluster's primary component (lost its quorum, or is still
   // joining); another node may take the request (docs/high-availability.md).
   'ER_UNKNOWN_COM_ERROR',

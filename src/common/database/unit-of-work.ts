@@ -16,7 +16,7 @@ type QueuedWork = ({ work: (manager: EntityManager) => Promise<unknown> } | { sq
 const RETRY_ATTEMPTS = 12;
 /** The first pause is up to 2 × this; each next one up to twice the last, never above RETRY_CAP_MS. */
 const RETRY_BASE_MS = 5;
-const RETRY_CAP_MS = 500;
+const RETRY_CAP_MS = 250;
 
 /** Most units of work that share one SQLite commit (the bench's 10 concurrent writers queue up to 10). */
 const MAX_GROUP = 32;

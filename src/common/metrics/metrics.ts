@@ -55,7 +55,7 @@ export const mailMessages = new Counter({
 });
 
 export const transactionRetries = new Counter({
-  name: 'portcullis_db_transaction_retries_total',
+  name: 'portcullis_db_retries_total',
   help: 'Units of work run again after MySQL/MariaDB rolled them back, by reason: deadlock (1213: an InnoDB deadlock or a Galera certification conflict), lock_wait_timeout (1205); outcome: retried, or given_up after the last attempt.',
   labelNames: ['reason', 'outcome'] as const,
 });
