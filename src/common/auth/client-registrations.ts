@@ -10,6 +10,12 @@ import type { EntityManager } from 'typeorm';
 export interface ClientRegistrations {
   /** Deletes every stored OIDC object issued to the client, in the caller's transaction. */
   revokeIssuedTo(manager: EntityManager, clientId: string): Promise<void>;
+  /**
+   * Deletes what was issued to the client in transactions of a bounded size, before the removal's own transaction
+   * deletes what is issued meanwhile: no transaction grows with the client's tokens (a Galera node applies each one
+   * whole; DESIGN §18).
+   */
+  revokeIssuedInBatches(clientId: string): Promise<void>;
   /** Drops this process's cached registration of the client; call it once the change has committed. */
   forget(clientId: string): void;
 }

@@ -104,6 +104,12 @@ export class ApplicationEditsService {
 
   /** Removes the application with its keys, and revokes everything issued to it (grants, codes, tokens). */
   async remove(editorUserId: string | null, orgId: string, projectId: string, appId: string): Promise<void> {
+    const found = await this.uow.run(async (manager) => {
+      const app = await applicationIn(manager, orgId, projectId, appId);
+      await assertMayManage(manager, this.access, editorUserId, app.apiAccess);
+      return app;
+    });
+    await this.revokeIssuedInBatches(found.clientId);
     const app = await this.uow.run(async (manager) => {
       const app = await applicationIn(manager, orgId, projectId, appId);
       await assertMayManage(manager, this.access, editorUserId, app.apiAccess);
@@ -127,6 +133,11 @@ export class ApplicationEditsService {
       editorUserId,
       payload: { projectId: app.projectId, clientId: app.clientId, name: app.name },
     });
+  }
+
+  /** Before the removal's transaction: what was issued to the client, in bounded transactions (ClientRegistrations). */
+  async revokeIssuedInBatches(clientId: string): Promise<void> {
+    await this.clients?.revokeIssuedInBatches(clientId);
   }
 
   forget(clientIds: string[]): void {

@@ -18,8 +18,12 @@ import { ApplicationEditsService } from './application-edits.service.js';
 import { UserAccess } from '../acting/user-access.service.js';
 import { ProjectEditsService } from './project-edits.service.js';
 
-/** Rows (users, applications, projects, groups, memberships) removed per transaction: each batch commits with its events, so no removal holds locks for long. */
-export const ORG_REMOVAL_BATCH = 200;
+/**
+ * Users, applications, projects, groups or memberships removed per transaction, each batch with its events: no removal
+ * holds locks for long, and a transaction stays under about 1,000 rows (a user takes several: memberships, factors,
+ * sessions, its event; DESIGN §18).
+ */
+export const ORG_REMOVAL_BATCH = 100;
 
 /**
  * Removing an organization (docs/product-rules.md, "Changing and removing resources") removes, each with
@@ -52,6 +56,9 @@ export class OrganizationRemovalService {
       await this.access.assertMayRemoveUsersOf(manager, editorUserId, orgId);
     });
     const removed = await this.inBatches((manager, limit) => this.removeUsers(manager, editorUserId, orgId, limit));
+    // What was issued to the applications goes first, in transactions of its own: each batch below stays bounded.
+    const apps = await this.uow.manager.find(ApplicationEntity, { where: { orgId }, select: { clientId: true } });
+    for (const { clientId } of apps) await this.applications.revokeIssuedInBatches(clientId);
     removed.push(...(await this.inBatches((manager, limit) => this.removeApplications(manager, editorUserId, orgId, limit))));
     await this.inBatches((manager, limit) => this.removeProjects(manager, editorUserId, orgId, limit));
     await this.inBatches((manager, limit) => this.removeGroups(manager, editorUserId, orgId, limit));
