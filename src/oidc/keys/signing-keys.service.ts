@@ -75,8 +75,9 @@ export class SigningKeysService {
 
   /**
    * The first key of an empty database, created once however many processes start together: the check
-   * is repeated inside the transaction that inserts, after taking the instance row (MySQL: FOR UPDATE;
-   * SQLite: every transaction takes the write lock at BEGIN), so a second process sees the first's key.
+   * is repeated inside the transaction that inserts, after taking the instance row (MySQL/MariaDB: a write,
+   * certified on Galera; SQLite: every transaction takes the write lock at BEGIN), so a second process sees
+   * the first's key.
    */
   private async createFirstKey(now: Date): Promise<void> {
     const alg = this.config.signingAlg;
