@@ -6,6 +6,7 @@ import type { AppConfig } from './common/config/config.js';
 import { ScimModule } from './scim/scim.module.js';
 import { FederationModule } from './federation/federation.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
+import { SamlModule } from './saml/saml.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { ENTITIES } from './entities.js';
@@ -13,6 +14,6 @@ import { ENTITIES } from './entities.js';
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [CommonModule.forRoot(config, ENTITIES), UsersModule, AdminModule, ScimModule, OidcModule, WebhooksModule, FederationModule] };
+    return { module: AppModule, imports: [CommonModule.forRoot(config, ENTITIES), UsersModule, AdminModule, ScimModule, OidcModule, WebhooksModule, FederationModule, SamlModule] };
   }
 }

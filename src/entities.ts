@@ -15,6 +15,7 @@ import { PersonalAccessTokenEntity } from './users/entities/personal-access-toke
 import { ProjectEntity } from './users/entities/project.entity.js';
 import { PublicKeyEntity } from './users/entities/public-key.entity.js';
 import { SigningKeyEntity } from './oidc/keys/signing-key.entity.js';
+import { SamlSigningKeyEntity } from './saml/keys/saml-signing-key.entity.js';
 import { UserContactEntity } from './users/entities/user-contact.entity.js';
 import { UserEntity } from './users/entities/user.entity.js';
 import { UserFactorEntity } from './users/entities/user-factor.entity.js';
@@ -45,6 +46,7 @@ export const ENTITIES = [
   EventEntity,
   OidcPayloadEntity,
   SigningKeyEntity,
+  SamlSigningKeyEntity,
   UserContactEntity,
   LoginPolicyEntity,
   GroupEntity,

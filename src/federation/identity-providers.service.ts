@@ -19,7 +19,7 @@ import type { AuthMethod, ClaimMapping, IdpType, LinkBy, MfaMode, OidcSettings, 
 import { outboundFetch } from '../common/net/outbound-fetch.js';
 import { idpMetadataOf } from './saml/idp-metadata.js';
 import type { IdpMetadata } from './saml/idp-metadata.js';
-import { newSpCredentials } from './saml/sp-credentials.js';
+import { newSelfSignedCredentials } from '../common/crypto/self-signed-credentials.js';
 import { samlEndpoints } from './saml/sp-endpoints.js';
 
 /** What `POST …/idps` and `PATCH …/idps/{idpId}` carry (idps.dto.ts). */
@@ -111,7 +111,7 @@ export class IdentityProvidersService {
     let payload: JsonObject;
     if (input.type === 'saml') {
       const metadata = await this.metadataOf(input);
-      const credentials = await newSpCredentials(`Portcullis SP ${base.name}`);
+      const credentials = await newSelfSignedCredentials(`Portcullis SP ${base.name}`);
       const settings = samlSettings(input, undefined, metadata, credentials.certificatePem);
       row = { ...base, type: 'saml', settings: JSON.stringify(settings), clientSecret: null, spPrivateKey: this.encryptor.encrypt(credentials.privateKeyPem) };
       payload = samlPayload(row, settings);

@@ -48,6 +48,7 @@ export const EVENT_MESSAGES = {
   'org.login.policy.changed': 'Login policy changed',
   'instance.feature.set': 'Feature set',
   'key.rotated': 'Signing key rotated',
+  'saml.key.rotated': 'SAML signing key rotated',
   'session.terminated': 'Session terminated',
   'group.added': 'Group added',
   'group.changed': 'Group changed',

@@ -1,4 +1,9 @@
-import type { SigningKeyEntity } from './signing-key.entity.js';
+/** What the schedule reads of a key: the OIDC signing keys' and the SAML signing keys' (src/saml/keys). */
+export interface ScheduledKey {
+  createdAt: Date;
+  signsFrom: Date;
+  retiredAt: Date | null;
+}
 
 /** Keys rotate every 90 days and on demand (README, SIGNING_ALG). */
 export const ROTATION_INTERVAL_MS = 90 * 24 * 3600 * 1000;
@@ -11,7 +16,7 @@ export const ROTATION_INTERVAL_MS = 90 * 24 * 3600 * 1000;
 export const NEXT_KEY_LEAD_MS = 24 * 3600 * 1000;
 
 /** The key that signs at `now`: of the keys whose time has come and that are not retired, the newest. */
-export function signerAt(keys: SigningKeyEntity[], now: Date): SigningKeyEntity | undefined {
+export function signerAt<K extends ScheduledKey>(keys: K[], now: Date): K | undefined {
   const t = now.getTime();
   return keys
     .filter((k) => k.signsFrom.getTime() <= t && (!k.retiredAt || k.retiredAt.getTime() > t))
@@ -23,12 +28,12 @@ export function signerAt(keys: SigningKeyEntity[], now: Date): SigningKeyEntity 
  * scheduled key signs later than it was created; a key created to sign at once may carry a time just
  * past another process's clock, and already signs there.
  */
-export function isScheduled(key: SigningKeyEntity, now: Date): boolean {
+export function isScheduled(key: ScheduledKey, now: Date): boolean {
   return !key.retiredAt && key.signsFrom.getTime() > key.createdAt.getTime() && key.signsFrom.getTime() > now.getTime();
 }
 
 /** The published keys in the order oidc-provider gets them: the signer first, then the newest first. */
-export function signerFirst(keys: SigningKeyEntity[], now: Date): { signer: SigningKeyEntity | undefined; ordered: SigningKeyEntity[] } {
+export function signerFirst<K extends ScheduledKey>(keys: K[], now: Date): { signer: K | undefined; ordered: K[] } {
   const signer = signerAt(keys, now);
   const others = keys.filter((k) => k !== signer).sort((a, b) => b.signsFrom.getTime() - a.signsFrom.getTime() || b.createdAt.getTime() - a.createdAt.getTime());
   return { signer, ordered: signer ? [signer, ...others] : others };

@@ -6,11 +6,11 @@ x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
 
 /**
- * A key pair and self-signed certificate of this SP for one IdP (DESIGN §14: the SP identity is per IdP): the
- * key signs AuthnRequests and decrypts encrypted assertions; the certificate is published in the SP metadata.
- * Self-signed is what SAML metadata exchange expects (SAML Metadata Interoperability: keys, not a PKI).
+ * An RSA key pair (2048 bits) and a self-signed certificate for it, valid ten years: a SAML identity, published in
+ * metadata — this SP's per upstream IdP (DESIGN §14) and this IdP's signing key (DESIGN §15). Self-signed is what
+ * SAML metadata exchange expects (SAML Metadata Interoperability: keys, not a PKI).
  */
-export async function newSpCredentials(commonName: string): Promise<{ privateKeyPem: string; certificatePem: string }> {
+export async function newSelfSignedCredentials(commonName: string): Promise<{ privateKeyPem: string; certificatePem: string }> {
   const keys = (await webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify'])) as CryptoKeyPair;
   const now = Date.now();
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
