@@ -4,6 +4,9 @@ import { createMachine, postForm } from '../oidc/support/oidc-fixtures.js';
 import { ENTERPRISE, PATCH_OP, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
 import { createCaller, createOrg, unique } from '../support/fixtures.js';
+import { createClient } from '../support/http.js';
+import { spawnService } from '../support/process.js';
+import type { ServiceProcess } from '../support/process.js';
 import { startService } from '../support/service.js';
 import type { TestService } from '../support/service.js';
 import { SigningKeysService } from '../../src/oidc/keys/signing-keys.service.js';
@@ -291,40 +294,42 @@ describe('on a three-node Galera cluster, guarded invariants', { skip }, () => {
   });
 
 
-  // Last: the services of this file share one Node process, and Passport's strategies one registry, so a request to
-  // any of them is authenticated by the service started last; once that one is closed, none authenticates.
+  // Two operating-system processes of their own, as an operator starts them (node dist/src/main.js), logging at info.
   it('a process given the three nodes as a host list starts on a healthy one and moves on when its node dies', async () => {
     const { org, caller } = listedCaller;
     const hostList = (order: number[]) => {
       const nodes = order.map((i) => new URL(cluster.nodeUrl(i)));
       return `mysql://root@${nodes.map((u) => u.host).join(',')}${nodes[0]!.pathname}`;
     };
-    const listed = await startService({ DATABASE_URL: hostList([0, 1, 2]), DATA_DIR: first.dataDir, SIGNING_ALG: 'EdDSA' });
-    let late: TestService | undefined;
+    const env = { DATABASE_URL: hostList([0, 1, 2]), DATA_DIR: first.dataDir, SIGNING_ALG: 'EdDSA' };
+    const listed = await spawnService(env);
+    let late: ServiceProcess | undefined;
     try {
-      const project = () => listed.api('POST', `/management/v1/orgs/${org.id}/projects`, { token: caller.token, body: { name: unique('listed') } });
-      assert.equal((await project()).status, 201);
+      const project = (service: ServiceProcess) =>
+        createClient(service.url)('POST', `/management/v1/orgs/${org.id}/projects`, { token: caller.token, body: { name: unique('listed') } });
+      assert.equal((await project(listed)).status, 201);
       await cluster.kill(0);
       const acknowledged: string[] = [];
       const refused: number[] = [];
       for (const deadline = Date.now() + 30_000; acknowledged.length < 5 && Date.now() < deadline; ) {
-        const res = await project();
+        const res = await project(listed);
         if (res.status === 201) acknowledged.push(res.body.id);
         else refused.push(res.status);
       }
       assert.ok(refused.every((status) => status === 503), `until it moved, a write answers 503: ${refused}`);
       assert.equal(acknowledged.length, 5, `it moved to another node and writes again (refused meanwhile: ${refused.length})`);
+      const [, port1, port2] = [0, 1, 2].map((i) => new URL(cluster.nodeUrl(i)).port);
+      assert.match(listed.output(), new RegExp(`now using 127\\.0\\.0\\.1:(${port1}|${port2})`), 'the log names the node it moved to');
       for (const id of acknowledged) assert.equal((await second.api('GET', `/management/v1/orgs/${org.id}/projects/${id}`, { token: caller.token })).status, 200);
       // Started while the first node listed is down: it starts on the next.
-      late = await startService({ DATABASE_URL: hostList([0, 1, 2]), DATA_DIR: first.dataDir, SIGNING_ALG: 'EdDSA' });
-      assert.equal((await late.api('POST', `/management/v1/orgs/${org.id}/projects`, { token: caller.token, body: { name: unique('late') } })).status, 201);
+      late = await spawnService(env);
+      assert.equal((await project(late)).status, 201);
     } finally {
-      await late?.close();
-      await listed.close();
+      await late?.stop();
+      await listed.stop();
       await cluster.restart(0);
     }
   });
-
 });
 
 /**
