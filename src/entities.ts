@@ -16,6 +16,7 @@ import { ProjectEntity } from './users/entities/project.entity.js';
 import { PublicKeyEntity } from './users/entities/public-key.entity.js';
 import { SigningKeyEntity } from './oidc/keys/signing-key.entity.js';
 import { SamlSigningKeyEntity } from './saml/keys/saml-signing-key.entity.js';
+import { SamlApplicationEntity } from './users/entities/saml-application.entity.js';
 import { UserContactEntity } from './users/entities/user-contact.entity.js';
 import { UserEntity } from './users/entities/user.entity.js';
 import { UserFactorEntity } from './users/entities/user-factor.entity.js';
@@ -47,6 +48,7 @@ export const ENTITIES = [
   OidcPayloadEntity,
   SigningKeyEntity,
   SamlSigningKeyEntity,
+  SamlApplicationEntity,
   UserContactEntity,
   LoginPolicyEntity,
   GroupEntity,

@@ -16,6 +16,10 @@ import { validateOidcApplication } from './oidc-application.rules.js';
 import { isIamOwner, noRoles } from './acting/acting-rule.js';
 import { UserAccess } from './acting/user-access.service.js';
 import { guardProjectIn } from './queries/project-guard.js';
+import type { JsonObject } from '../common/database/columns.js';
+import { samlApplicationFrom } from './saml-application.rules.js';
+import type { SamlApplicationInput } from './saml-application.rules.js';
+import { insertSamlSettings, samlEventFields } from './resources/saml-settings.js';
 
 export interface NewOidcApplication {
   name: string;
@@ -34,6 +38,26 @@ export interface NewOidcApplication {
 interface NewApiApplication {
   name: string;
   authMethod: 'client_secret_basic' | 'private_key_jwt';
+}
+
+/** What an application of another kind than OIDC stores in the OIDC fields: nothing that lets it act as a client. */
+const NO_OIDC: NewOidcApplication = {
+  name: '',
+  authMethod: 'none',
+  redirectUris: [],
+  postLogoutRedirectUris: [],
+  responseTypes: [],
+  grantTypes: [],
+  accessTokenType: 'opaque',
+  idTokenUserinfoAssertion: false,
+  devMode: false,
+  apiAccess: false,
+};
+
+/** What a kind of application stores beside its `applications` row, in the same transaction, and adds to its event. */
+interface ApplicationParts {
+  payload: JsonObject;
+  insert(manager: EntityManager, appId: string): Promise<void>;
 }
 
 interface CreatedApplication {
@@ -68,19 +92,23 @@ export class ProjectsService {
   }
 
   createApiApplication(editorUserId: string | null, orgId: string, projectId: string, input: NewApiApplication): Promise<CreatedApplication> {
-    return this.insertApplication(editorUserId, orgId, projectId, {
-      kind: 'api',
-      name: input.name,
-      authMethod: input.authMethod,
-      redirectUris: [],
-      postLogoutRedirectUris: [],
-      responseTypes: [],
-      grantTypes: [],
-      accessTokenType: 'opaque',
-      idTokenUserinfoAssertion: false,
-      devMode: false,
-      apiAccess: false,
-    });
+    return this.insertApplication(editorUserId, orgId, projectId, { kind: 'api', ...NO_OIDC, name: input.name, authMethod: input.authMethod });
+  }
+
+  /**
+   * A SAML application (DESIGN §15): an `applications` row of kind `saml` — its client id names the hidden client
+   * its sign-ins run through, which authenticates with nothing and redirects nowhere of its own — and its SAML row.
+   * An entity id another application of the organization has is a 409.
+   */
+  createSamlApplication(editorUserId: string | null, orgId: string, projectId: string, input: SamlApplicationInput): Promise<CreatedApplication> {
+    const saml = samlApplicationFrom(input);
+    return this.insertApplication(
+      editorUserId,
+      orgId,
+      projectId,
+      { kind: 'saml', ...NO_OIDC, name: saml.name },
+      { payload: samlEventFields(saml), insert: (manager, appId) => insertSamlSettings(manager, appId, orgId, saml) },
+    );
   }
 
   /** A key pair for `private_key_jwt`; only the public half is kept. */
@@ -164,6 +192,7 @@ export class ProjectsService {
     orgId: string,
     projectId: string,
     input: NewOidcApplication & { kind: ApplicationEntity['kind'] },
+    more?: ApplicationParts,
   ): Promise<CreatedApplication> {
     const withSecret = input.authMethod === 'client_secret_basic' || input.authMethod === 'client_secret_post';
     const clientSecret = withSecret ? generateSecret() : undefined;
@@ -172,7 +201,7 @@ export class ProjectsService {
       // through another, is seen here as 404, or rolls this unit back to be run again.
       await this.project(manager, orgId, projectId);
       if (!(await guardProjectIn(manager, orgId, projectId))) throw DomainError.notFound('project');
-      return this.insertApplicationIn(manager, editorUserId, orgId, projectId, input, clientSecret);
+      return this.insertApplicationIn(manager, editorUserId, orgId, projectId, input, clientSecret, newId(), more);
     });
   }
 
@@ -184,6 +213,7 @@ export class ProjectsService {
     input: NewOidcApplication & { kind: ApplicationEntity['kind'] },
     clientSecret: string | undefined,
     clientId = newId(),
+    more?: ApplicationParts,
   ): Promise<CreatedApplication> {
     if (input.apiAccess) await this.assertMayGrantApiAccess(manager, editorUserId);
     const now = new Date();
@@ -198,6 +228,7 @@ export class ProjectsService {
       changedAt: now,
     });
     await manager.insert(ApplicationEntity, app);
+    await more?.insert(manager, app.id);
     await this.events.push(manager, {
       type: 'project.application.added',
       aggregateType: 'project',
@@ -217,6 +248,7 @@ export class ProjectsService {
         accessTokenType: app.accessTokenType,
         devMode: app.devMode,
         apiAccess: app.apiAccess,
+        ...more?.payload,
       },
     });
     return { appId: app.id, clientId: app.clientId, ...(clientSecret === undefined ? {} : { clientSecret }) };

@@ -10,6 +10,7 @@ import { CreateGroupDto } from '../../src/admin/dto/groups.dto.js';
 import { CreateOrgDto, UpdateOrgDto } from '../../src/admin/dto/org.dto.js';
 import { CreateApiAppDto, CreateOidcAppDto, CreateProjectDto } from '../../src/admin/dto/projects.dto.js';
 import { UpdateAppDto, UpdateProjectDto } from '../../src/admin/dto/applications.dto.js';
+import { CreateSamlAppDto } from '../../src/admin/dto/saml-applications.dto.js';
 import { LinkIdentityDto } from '../../src/federation/api/identities.dto.js';
 import { CreateIdpDto, UpdateIdpDto } from '../../src/federation/api/idps.dto.js';
 import { ImportRequestDto } from '../../src/admin/import/import.dto.js';
@@ -78,8 +79,18 @@ function valueOf(path: string, length: number): string {
   }
   if (leaf === 'phone') return `+41 79 123 45 67${'-'.repeat(length - 16)}`;
   if (leaf === 'preferredLanguage') return `en${'-abcdefg'.repeat(Math.ceil(length / 8))}`.slice(0, length).replace(/-$/, 'x');
-  if (leaf.endsWith('RedirectUris') || leaf === 'redirectUris') return `https://app.example.com/${tag}${'x'.repeat(length - 32)}`;
+  if (leaf.endsWith('RedirectUris') || ['redirectUris', 'acsUrls', 'sloUrl', 'entityId'].includes(leaf)) return `https://app.example.com/${tag}${'x'.repeat(length - 32)}`;
   return `${tag}${'x'.repeat(length - tag.length)}`;
+}
+
+/** The fields of UpdateAppDto that only a SAML application takes. */
+function isSamlAppField(path: string): boolean {
+  return ['entityId', 'acsUrls', 'attributes', 'spCertificate', 'sloUrl'].includes(path.split('.')[0]!);
+}
+
+/** A SAML application's create request; each test's values are its own (the entity id is unique in an organization). */
+function samlApp(): Record<string, unknown> {
+  return { name: unique('saml'), entityId: `https://${unique('sp')}.example.com/saml`, acsUrls: ['https://sp.example.com/acs'], attributes: [{ name: 'mail', from: 'email' }] };
 }
 
 function withValue(body: Record<string, unknown>, path: string, value: string): Record<string, unknown> {
@@ -158,12 +169,26 @@ const ROUTES: Route[] = [
   { name: 'POST …/apps/oidc', dto: CreateOidcAppDto, method: 'POST', target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/oidc`, body: oidcApp() }) },
   { name: 'POST …/apps/api', dto: CreateApiAppDto, method: 'POST', target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/api`, body: { name: unique('api'), authMethod: 'client_secret_basic' } }) },
   {
-    name: 'PATCH …/apps/{id}', dto: UpdateAppDto, method: 'PATCH',
+    name: 'PATCH …/apps/{id}', dto: UpdateAppDto, method: 'PATCH', only: (path) => !isSamlAppField(path),
     target: async (svc, orgId) => {
       const projectId = await project(svc, orgId);
       const app = await created(svc, `/management/v1/orgs/${orgId}/projects/${projectId}/apps/oidc`, oidcApp());
       const url = `/management/v1/orgs/${orgId}/projects/${projectId}/apps/${app.appId}`;
       return { url, body: {}, read: url };
+    },
+  },
+  // A certificate and metadata must parse: their exact lengths cannot be accepted.
+  {
+    name: 'POST …/apps/saml', dto: CreateSamlAppDto, method: 'POST', exactUnreachable: ['spCertificate', 'metadataXml'],
+    target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/saml`, body: samlApp() }),
+  },
+  {
+    name: 'PATCH …/apps/{id} (SAML)', dto: UpdateAppDto, method: 'PATCH', exactUnreachable: ['spCertificate'], only: (path) => path === 'name' || isSamlAppField(path),
+    target: async (svc, orgId) => {
+      const projectId = await project(svc, orgId);
+      const app = await created(svc, `/management/v1/orgs/${orgId}/projects/${projectId}/apps/saml`, samlApp());
+      const url = `/management/v1/orgs/${orgId}/projects/${projectId}/apps/${app.appId}`;
+      return { url, body: { attributes: [{ name: 'mail', from: 'email' }] }, read: url };
     },
   },
   // An issuer is a URL (checked by the service); an unknown idpId is 404: the bound holds, the exact length cannot be accepted.

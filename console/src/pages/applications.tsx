@@ -9,7 +9,7 @@ export interface App {
   appId: string;
   clientId: string;
   name: string;
-  type: 'oidc' | 'api';
+  type: 'oidc' | 'api' | 'saml';
   authMethod?: string;
   redirectUris?: string[];
   postLogoutRedirectUris?: string[];
@@ -22,6 +22,7 @@ export interface App {
 
 /** The values UpdateAppDto accepts (src/admin/dto/projects.dto.ts). */
 const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'];
+const TYPE_LABELS: Record<App['type'], string> = { oidc: 'OIDC', api: 'API', saml: 'SAML' };
 const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'];
 
 type OidcAuth = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
@@ -124,7 +125,7 @@ function AppRow({ base, href, app, onChange, onKeys }: { base: string; href: str
       <th scope="row">
         <Link href={href}>{app.name}</Link>
       </th>
-      <td>{app.type === 'api' ? 'API' : 'OIDC'}</td>
+      <td>{TYPE_LABELS[app.type]}</td>
       <td class="mono">{app.clientId}</td>
       <td>
         {hasSecret && <ActionButton label={t('regenerateSecret')} action={async () => setSecret((await api<{ clientSecret: string }>('POST', `${path}/secret`, {})).clientSecret)} />}

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
 import type { ApplicationEntity } from '../../users/entities/application.entity.js';
+import type { SamlApplicationEntity } from '../../users/entities/saml-application.entity.js';
+import { SamlAppFieldsDto, SamlAttributeDto } from './saml-applications.dto.js';
 import type { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 import { ACCESS_TOKEN_TYPES, GRANT_TYPES, OIDC_AUTH_METHODS, RESPONSE_TYPES } from './projects.dto.js';
@@ -25,14 +27,31 @@ export class UpdateProjectDto {
   name?: string;
 }
 
-/** One application as its create request described it, without secrets. API applications carry name and authMethod only. */
+/**
+ * One application as its create request described it, without secrets. API applications carry name and authMethod
+ * only; SAML applications their SAML fields (DESIGN §15) and this organization's IdP endpoints.
+ */
 export class AppDto {
   @ApiProperty() appId: string;
   @ApiProperty() clientId: string;
   @ApiProperty() projectId: string;
   @ApiProperty() name: string;
-  @ApiProperty({ enum: ['oidc', 'api'] }) type: 'oidc' | 'api';
+  @ApiProperty({ enum: ['oidc', 'api', 'saml'] }) type: 'oidc' | 'api' | 'saml';
   @ApiProperty({ enum: OIDC_AUTH_METHODS }) authMethod: string;
+  @ApiPropertyOptional({ description: 'SAML' }) entityId?: string;
+  @ApiPropertyOptional({ type: [String], description: 'SAML' }) acsUrls?: string[];
+  @ApiPropertyOptional({ description: 'SAML' }) nameIdFormat?: string;
+  @ApiPropertyOptional({ type: [SamlAttributeDto], description: 'SAML' }) attributes?: SamlAttributeDto[];
+  @ApiPropertyOptional({ description: 'SAML' }) signAssertion?: boolean;
+  @ApiPropertyOptional({ description: 'SAML' }) signResponse?: boolean;
+  @ApiPropertyOptional({ description: 'SAML' }) encryptAssertion?: boolean;
+  @ApiPropertyOptional({ description: "SAML: the service provider's certificate, PEM" }) spCertificate?: string | null;
+  @ApiPropertyOptional({ description: 'SAML' }) requireSignedRequests?: boolean;
+  @ApiPropertyOptional({ description: 'SAML' }) sloUrl?: string | null;
+  @ApiPropertyOptional({ description: 'SAML' }) allowIdpInitiated?: boolean;
+  @ApiPropertyOptional({ description: "SAML: this organization's IdP entity id" }) idpEntityId?: string;
+  @ApiPropertyOptional({ description: 'SAML: the SingleSignOnService URL' }) ssoUrl?: string;
+  @ApiPropertyOptional({ description: 'SAML: the IdP metadata URL' }) idpMetadataUrl?: string;
   @ApiPropertyOptional({ type: [String] }) redirectUris?: string[];
   @ApiPropertyOptional({ type: [String] }) postLogoutRedirectUris?: string[];
   @ApiPropertyOptional({ enum: RESPONSE_TYPES, isArray: true }) responseTypes?: string[];
@@ -57,7 +76,7 @@ export class AppChangedDto extends AppDto {
  * `PATCH …/apps/{appId}`: any field of the create request, validated like it on the application as it
  * would be after the change. An API application takes name and authMethod only.
  */
-export class UpdateAppDto {
+export class UpdateAppDto extends SamlAppFieldsDto {
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOptional()
   @IsString()
@@ -136,9 +155,20 @@ export class AppKeyListDto {
   @ApiProperty({ description: 'keys in all, whatever the page' }) total: number;
 }
 
-export function toAppDto(app: ApplicationEntity): AppDto {
+/** The IdP a SAML application's service provider is told about (src/saml/idp-endpoints.ts). */
+export interface SamlIdpDto {
+  idpEntityId: string;
+  ssoUrl: string;
+  idpMetadataUrl: string;
+}
+
+export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicationEntity; idp: SamlIdpDto }): AppDto {
   const base = { appId: app.id, clientId: app.clientId, projectId: app.projectId, name: app.name, type: app.kind, authMethod: app.authMethod };
   if (app.kind === 'api') return base;
+  if (app.kind === 'saml' && saml) {
+    const { appId: _appId, orgId: _orgId, ...settings } = saml.settings;
+    return { ...base, ...settings, ...saml.idp };
+  }
   return {
     ...base,
     redirectUris: app.redirectUris,

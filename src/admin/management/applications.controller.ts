@@ -1,10 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
 import { SecretResponse } from '../../common/http/secret-response.decorator.js';
+import { idpEndpoints } from '../../saml/idp-endpoints.js';
+import type { ApplicationEntity } from '../../users/entities/application.entity.js';
 import { ApplicationCredentialsService } from '../../users/resources/application-credentials.service.js';
 import { ApplicationEditsService } from '../../users/resources/application-edits.service.js';
 import { AppChangedDto, AppDto, AppKeyListDto, AppListDto, AppSecretDto, UpdateAppDto, toAppDto, toAppKeyDto } from '../dto/applications.dto.js';
@@ -21,7 +25,19 @@ export class ApplicationsController {
   constructor(
     private readonly apps: ApplicationEditsService,
     private readonly credentials: ApplicationCredentialsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** The applications as the API shows them: SAML ones with their SAML fields and their organization's IdP. */
+  private async dtos(apps: ApplicationEntity[]): Promise<AppDto[]> {
+    const saml = await this.apps.samlSettings(apps);
+    return apps.map((app) => {
+      const settings = saml.get(app.id);
+      if (!settings) return toAppDto(app);
+      const { entityId, ssoUrl, metadataUrl } = idpEndpoints(this.config.publicUrl, app.orgId);
+      return toAppDto(app, { settings, idp: { idpEntityId: entityId, ssoUrl, idpMetadataUrl: metadataUrl } });
+    });
+  }
 
   @Get()
   @ApiOperation({ summary: "List the project's applications" })
@@ -29,7 +45,7 @@ export class ApplicationsController {
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async list(@Param('orgId') orgId: string, @Param('projectId') projectId: string, @Query() query: ListPageQueryDto): Promise<AppListDto> {
     const { items, total } = await this.apps.list(orgId, projectId, pageOf(query));
-    return { apps: items.map(toAppDto), total };
+    return { apps: await this.dtos(items), total };
   }
 
   @Get(':appId')
@@ -37,7 +53,8 @@ export class ApplicationsController {
   @ApiOkResponse({ type: AppDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async get(@Param('orgId') orgId: string, @Param('projectId') projectId: string, @Param('appId') appId: string): Promise<AppDto> {
-    return toAppDto(await this.apps.get(orgId, projectId, appId));
+    const [app] = await this.dtos([await this.apps.get(orgId, projectId, appId)]);
+    return app!;
   }
 
   @Patch(':appId')
@@ -53,7 +70,8 @@ export class ApplicationsController {
     @Body() dto: UpdateAppDto,
   ): Promise<AppChangedDto> {
     const { app, clientSecret } = await this.apps.change(caller.userId, orgId, projectId, appId, { ...dto });
-    return { ...toAppDto(app), ...(clientSecret === undefined ? {} : { clientSecret }) };
+    const [changed] = await this.dtos([app]);
+    return { ...changed!, ...(clientSecret === undefined ? {} : { clientSecret }) };
   }
 
   @Delete(':appId')

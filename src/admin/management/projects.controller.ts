@@ -1,11 +1,15 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import { SecretResponse } from '../../common/http/secret-response.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
+import { idpEndpoints } from '../../saml/idp-endpoints.js';
 import { ProjectsService } from '../../users/projects.service.js';
+import { CreateSamlAppDto, SamlAppCreatedDto } from '../dto/saml-applications.dto.js';
 import {
   AppCreatedDto,
   ApplicationKeyDto,
@@ -19,7 +23,10 @@ import {
 @ApiTags('management')
 @Controller('management/v1/orgs/:orgId/projects')
 export class ProjectsController {
-  constructor(private readonly projects: ProjectsService) {}
+  constructor(
+    private readonly projects: ProjectsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post()
   @HttpCode(201)
@@ -72,6 +79,26 @@ export class ProjectsController {
     @Body() dto: CreateApiAppDto,
   ): Promise<AppCreatedDto> {
     return this.projects.createApiApplication(caller.userId, orgId, projectId, dto);
+  }
+
+  @Post(':projectId/apps/saml')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Create a SAML application',
+    description: "The service provider's fields, or its metadata (metadataXml) for those not given; the answer names this organization's IdP as the service provider is to be told it.",
+  })
+  @ApiCreatedResponse({ type: SamlAppCreatedDto })
+  @ApiNotFoundResponse({ description: "no such project in the organization" })
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  async createSamlApp(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('projectId') projectId: string,
+    @Body() dto: CreateSamlAppDto,
+  ): Promise<SamlAppCreatedDto> {
+    const { appId } = await this.projects.createSamlApplication(caller.userId, orgId, projectId, { ...dto });
+    const { entityId, ssoUrl, metadataUrl } = idpEndpoints(this.config.publicUrl, orgId);
+    return { appId, idpEntityId: entityId, ssoUrl, idpMetadataUrl: metadataUrl };
   }
 
   @Post(':projectId/apps/:appId/keys')

@@ -1,5 +1,5 @@
 import { invalid } from '../idp-settings.js';
-import { DS, elements, MD, parseXml, text, XmlRefused } from './saml-xml.js';
+import { DS, elements, MD, parseXml, text, XmlRefused } from '../../common/xml/saml-xml.js';
 
 const HTTP_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 

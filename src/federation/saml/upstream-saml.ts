@@ -14,7 +14,7 @@ import { ROUND_TRIP_MS } from '../round-trips.js';
 import type { UpstreamIdentity } from '../upstream-oidc.js';
 import { UpstreamAnswerRefused } from '../upstream-oidc.js';
 import { pemOf } from './idp-metadata.js';
-import { elements, parseXml, SAML as SAML_NS, text } from './saml-xml.js';
+import { elements, parseXml, SAML as SAML_NS, text } from '../../common/xml/saml-xml.js';
 import { samlEndpoints } from './sp-endpoints.js';
 
 /** DESIGN §14: at most 3 minutes of clock skew on NotBefore / NotOnOrAfter. */

@@ -85,7 +85,8 @@ export class ClientStore implements Adapter {
     const { entries: cache, forgotten } = cacheOf(this.dataSource);
     const cached = cache.get(clientId);
     if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.registration;
-    const rows = await clientRows(this.dataSource, clientId);
+    // A SAML application's client id is no OIDC client (DESIGN §15): nothing may authenticate or redirect as it.
+    const rows = (await clientRows(this.dataSource, clientId)).filter((r) => r.kind !== 'saml');
     const row = rows.find((r) => r.src === 'app') ?? rows[0];
     if (!row) {
       cache.delete(clientId);

@@ -12,7 +12,7 @@ import { isAccountLinkTrip, RoundTrips } from '../../federation/round-trips.js';
 import type { FinishedRoundTrip } from '../../federation/round-trips.js';
 import { settingsOf, UpstreamAnswerRefused, UpstreamOidc } from '../../federation/upstream-oidc.js';
 import { MAX_SAML_RESPONSE_BYTES, samlSettingsOf, UpstreamSaml } from '../../federation/saml/upstream-saml.js';
-import { XmlRefused } from '../../federation/saml/saml-xml.js';
+import { XmlRefused } from '../../common/xml/saml-xml.js';
 import { LOGIN_IDP_PREFIX } from '../../federation/idp-paths.js';
 import { TEST_SIGN_IN } from '../../federation/idp-tests.service.js';
 import { idpTestPage } from './idp-test.views.js';

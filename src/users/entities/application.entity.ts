@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn, timestampColumn } from '../../common/database/columns.js';
 import type { AccessTokenType } from './user.entity.js';
 
-type ApplicationKind = 'oidc' | 'api';
+type ApplicationKind = 'oidc' | 'api' | 'saml';
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
 
 /** An OIDC client (`oidc`) or a resource server that may only introspect (`api`). */

@@ -16,9 +16,14 @@ import type { NewOidcApplication } from '../projects.service.js';
 import { applicationIn, assertMayManage, usesSecret } from './application-access.js';
 import type { Page, Paged } from './page.js';
 import { projectIn } from './project-edits.service.js';
+import { SAML_FIELDS, samlEventFields, samlSettingsOf, updateSamlSettings } from './saml-settings.js';
+import type { SamlSettings } from './saml-settings.js';
+import { SamlApplicationEntity } from '../entities/saml-application.entity.js';
+import { validSamlApplication } from '../saml-application.rules.js';
+import type { NewSamlApplication } from '../saml-application.rules.js';
 
 /** A partial change of an application: any field of its create request. */
-export type ApplicationChanges = Partial<NewOidcApplication>;
+export type ApplicationChanges = Partial<NewOidcApplication> & Partial<SamlSettings>;
 
 type Field = keyof NewOidcApplication;
 const FIELDS: Field[] = [
@@ -69,6 +74,11 @@ export class ApplicationEditsService {
     return applicationIn(this.uow.manager, orgId, projectId, appId);
   }
 
+  /** The SAML rows of those of `apps` that are SAML applications, by application id. */
+  samlSettings(apps: ApplicationEntity[]): Promise<Map<string, SamlApplicationEntity>> {
+    return samlSettingsOf(this.uow.manager, apps.filter((app) => app.kind === 'saml').map((app) => app.id));
+  }
+
   /**
    * Applies the given fields. Switching to a secret-based authentication method gives an application
    * without a secret a new one, returned once; switching away from one drops the stored hash.
@@ -83,6 +93,8 @@ export class ApplicationEditsService {
     const result = await this.uow.run(async (manager) => {
       const app = await applicationIn(manager, orgId, projectId, appId);
       await assertMayManage(manager, this.access, editorUserId, app.apiAccess || changes.apiAccess === true);
+      if (app.kind === 'saml') return { app: await this.changeSaml(manager, editorUserId, app, changes) };
+      checkNoSamlChanges(changes);
       const next = { ...pick(app), ...definedOnly(changes) };
       if (app.kind === 'api') checkApiChanges(changes);
       else validateOidcApplication(next);
@@ -100,6 +112,28 @@ export class ApplicationEditsService {
     });
     this.clients?.forget(result.app.clientId);
     return result;
+  }
+
+  /**
+   * A SAML application takes its name and its SAML fields (DESIGN §15), validated on the application as it would be
+   * after the change; an OIDC field is a 400.
+   */
+  private async changeSaml(manager: EntityManager, editorUserId: string | null, app: ApplicationEntity, changes: ApplicationChanges): Promise<ApplicationEntity> {
+    const given = definedOnly(changes);
+    const foreign = Object.keys(given).filter((field) => field !== 'name' && !(SAML_FIELDS as readonly string[]).includes(field));
+    if (foreign.length > 0) throw DomainError.invalid('the application configuration is invalid', foreign.map((field) => ({ field, message: `${field} does not apply to a SAML application` })));
+    const current = (await samlSettingsOf(manager, [app.id])).get(app.id)!;
+    const before: NewSamlApplication = { name: app.name, ...Object.fromEntries(SAML_FIELDS.map((field) => [field, current[field]])) } as NewSamlApplication;
+    const after = validSamlApplication({ ...before, ...(given as Partial<NewSamlApplication>) });
+    const changed = (['name', ...SAML_FIELDS] as const).filter((field) => JSON.stringify(after[field]) !== JSON.stringify(before[field]));
+    if (changed.length === 0) return app;
+    const changedAt = new Date();
+    await manager.update(ApplicationEntity, { id: app.id }, { name: after.name, changedAt });
+    await updateSamlSettings(manager, app.id, Object.fromEntries(changed.filter((f) => f !== 'name').map((field) => [field, after[field]])));
+    const payload: JsonObject = { projectId: app.projectId, clientId: app.clientId, ...samlEventFields(Object.fromEntries(changed.map((field) => [field, after[field]]))) };
+    if (changed.includes('name')) payload.name = after.name;
+    await this.events.push(manager, { type: 'project.application.changed', aggregateType: 'application', aggregateId: app.id, resourceOwner: app.orgId, editorUserId, payload });
+    return Object.assign(app, { name: after.name, changedAt });
   }
 
   /** Removes the application with its keys, and revokes everything issued to it (grants, codes, tokens). */
@@ -151,6 +185,12 @@ function pick(app: ApplicationEntity): NewOidcApplication {
 
 function definedOnly(changes: ApplicationChanges): ApplicationChanges {
   return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined));
+}
+
+/** SAML fields apply to SAML applications only. */
+function checkNoSamlChanges(changes: ApplicationChanges): void {
+  const given = SAML_FIELDS.filter((field) => changes[field] !== undefined);
+  if (given.length > 0) throw DomainError.invalid('the application configuration is invalid', given.map((field) => ({ field, message: `${field} applies to SAML applications only` })));
 }
 
 /** An API application takes only its create fields (name, authMethod of client_secret_basic or private_key_jwt). */

@@ -298,6 +298,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys': 'adds an application key',
   'POST /management/v1/orgs/:orgId/projects/:projectId/apps/api': 'creates an application',
   'POST /management/v1/orgs/:orgId/projects/:projectId/apps/oidc': 'creates an application (apiAccess only by an IAM_OWNER)',
+  'POST /management/v1/orgs/:orgId/projects/:projectId/apps/saml': 'creates a SAML application',
   'POST /management/v1/orgs/:orgId/users/human': 'creates a user without roles',
   'POST /management/v1/orgs/:orgId/users/machine': 'creates a user without roles',
   'POST /scim/v2/:orgId/Users': 'creates a user without roles',

@@ -6,8 +6,8 @@ export const SAMLP = 'urn:oasis:names:tc:SAML:2.0:protocol';
 export const DS = 'http://www.w3.org/2000/09/xmldsig#';
 
 /**
- * Parses XML from an upstream (metadata, responses) as data only: a document type declaration (and with it every
- * entity, internal or external) is refused before parsing (DESIGN §14: DTDs and entities refused), as is anything
+ * Parses SAML XML from outside (metadata, requests, responses) as data only: a document type declaration (and with it every
+ * entity, internal or external) is refused before parsing (DESIGN §14 and §15: DTDs and entities refused), as is anything
  * that does not parse.
  */
 export function parseXml(xml: string): Document {
