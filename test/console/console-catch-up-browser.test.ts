@@ -199,6 +199,38 @@ describe('the console catches up with DESIGN §13 (Chromium)', () => {
     }
   });
 
+  it("a SAML application's page shows what its service provider is told — the IdP's entity id, SSO and metadata URLs — and what it registered", async () => {
+    const project = await svc.api('POST', `/management/v1/orgs/${org.id}/projects`, { token: svc.adminToken, body: { name: unique('Wiki') } });
+    const appName = unique('Wiki SAML');
+    const entityId = `https://${unique('wiki')}.example.com/saml`;
+    const app = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${project.body.id}/apps/saml`, {
+      token: svc.adminToken,
+      body: { name: appName, entityId, acsUrls: ['https://wiki.example.com/saml/acs'] },
+    });
+    assert.equal(app.status, 201, app.text);
+    const { context, page, problems } = await open();
+    try {
+      await asAdmin(page, `/console/orgs/${org.id}/projects/${project.body.id}`);
+      const row = page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: appName }) });
+      assert.equal(await row.getByRole('cell').first().innerText(), 'SAML');
+      await page.getByRole('link', { name: appName }).click();
+      await page.getByRole('heading', { name: `Application ${appName}`, level: 1 }).waitFor();
+      const details = page.getByRole('region', { name: 'Connection details' });
+      const value = (label: string) => details.getByRole('textbox', { name: label, exact: true }).inputValue();
+      assert.equal(await value('IdP entity ID'), app.body.idpEntityId);
+      assert.equal(await value('Single sign-on URL'), app.body.ssoUrl);
+      assert.equal(await value('IdP metadata URL'), app.body.idpMetadataUrl);
+      assert.equal((await fetch(await value('IdP metadata URL'))).status, 200, 'the metadata URL shown serves the metadata');
+      assert.equal(await value('SP entity ID'), entityId);
+      assert.equal(await value('Assertion consumer service (ACS)'), 'https://wiki.example.com/saml/acs');
+      assert.equal(await details.getByRole('textbox', { name: 'Issuer', exact: true }).count(), 0, 'no OIDC issuer for a SAML application');
+      await check(page, 'saml-application-details');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('signing out takes one confirmation, then the console is signed out: token revoked, provider session ended', async () => {
     const { context, page, problems } = await open();
     try {

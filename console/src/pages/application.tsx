@@ -6,7 +6,8 @@ import type { App } from './applications';
 
 /**
  * One application (GET …/apps/{appId}): what its developers need to configure a client library — the issuer,
- * the discovery URL, the client id and the redirect URIs — each with a copy button. The issuer is the one
+ * the discovery URL, the client id and the redirect URIs; for a SAML application what its service provider is told
+ * (the IdP's entity id, SSO and metadata URLs) and what it registered — each with a copy button. The issuer is the one
  * the console signed in with (discovery checked it at sign-in), so nothing is fetched to show it.
  */
 export function ApplicationPage({ orgId, projectId, appId }: { orgId: string; projectId: string; appId: string }) {
@@ -22,9 +23,21 @@ export function ApplicationPage({ orgId, projectId, appId }: { orgId: string; pr
         {(a) => (
           <section class="panel" aria-labelledby="connection-heading">
             <h2 id="connection-heading">{t('connectionDetails')}</h2>
-            {issuer && <CopyField label={t('issuer')} value={issuer} />}
-            {issuer && <CopyField label={t('discoveryUrl')} value={discoveryUrlOf(issuer)} />}
-            <CopyField label={t('clientId')} value={a.clientId} />
+            {a.type === 'saml' ? (
+              <>
+                <CopyField label={t('idpEntityId')} value={a.idpEntityId ?? ''} />
+                <CopyField label={t('idpSsoUrl')} value={a.ssoUrl ?? ''} />
+                <CopyField label={t('idpMetadataUrl')} value={a.idpMetadataUrl ?? ''} />
+                <CopyField label={t('spEntityId')} value={a.entityId ?? ''} />
+                <UriList label={t('acsUrl')} uris={a.acsUrls ?? []} />
+              </>
+            ) : (
+              <>
+                {issuer && <CopyField label={t('issuer')} value={issuer} />}
+                {issuer && <CopyField label={t('discoveryUrl')} value={discoveryUrlOf(issuer)} />}
+                <CopyField label={t('clientId')} value={a.clientId} />
+              </>
+            )}
             {a.type === 'oidc' && <UriList label={t('redirectUri')} uris={a.redirectUris ?? []} />}
             {a.type === 'oidc' && <UriList label={t('postLogoutRedirectUri')} uris={a.postLogoutRedirectUris ?? []} />}
           </section>

@@ -12,6 +12,11 @@ export interface App {
   type: 'oidc' | 'api' | 'saml';
   authMethod?: string;
   redirectUris?: string[];
+  entityId?: string;
+  acsUrls?: string[];
+  idpEntityId?: string;
+  ssoUrl?: string;
+  idpMetadataUrl?: string;
   postLogoutRedirectUris?: string[];
   responseTypes?: string[];
   grantTypes?: string[];
