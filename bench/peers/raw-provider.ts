@@ -1,19 +1,23 @@
 /**
- * The peer of the OIDC benchmark: oidc-provider 9.13.3 as its README configures it, memory adapter,
- * the same routes as Portcullis, static clients, RS256, opaque tokens (and JWT for a resource), and a
- * minimal login interaction that checks a bcrypt hash at the same cost. Nothing persisted, no audit
- * events, no audience rule: the ceiling the library itself allows on this machine.
+ * The peers of the OIDC benchmark: oidc-provider 9.13.3 as its README configures it, the same routes as
+ * Portcullis, static clients, RS256, opaque tokens (and JWT for a resource), and a minimal login
+ * interaction that checks a bcrypt hash at the same cost. No audit events, no audience rule.
+ * Without a file nothing is persisted (memory adapter): the ceiling the library itself allows on this
+ * machine. With one, the same provider stores through the durable SQLite adapter of ./sqlite-adapter.ts:
+ * the durable peer, the anchor of the token figures (issue 40).
  *
- *   node dist/bench/peers/raw-provider.js <port> <bcryptCost>
+ *   node dist/bench/peers/raw-provider.js <port> <bcryptCost> [<sqliteFile>]
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import bcrypt from 'bcrypt';
 import Provider from 'oidc-provider';
 import { OIDC_ROUTES } from '../../src/oidc/provider/oidc.routes.js';
+import { sqliteAdapter } from './sqlite-adapter.js';
 
 const port = Number(process.argv[2]);
 const cost = Number(process.argv[3] ?? 10);
+const sqliteFile = process.argv[4];
 const issuer = `http://127.0.0.1:${port}`;
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid: randomUUID(), alg: 'RS256', use: 'sig' };
@@ -21,6 +25,8 @@ const passwordHash = bcrypt.hashSync('bench-password', cost);
 const RESOURCE = 'urn:bench:api';
 
 const provider = new Provider(issuer, {
+  // undefined: oidc-provider's own memory adapter.
+  adapter: sqliteFile ? sqliteAdapter(sqliteFile) : undefined,
   jwks: { keys: [jwk] },
   cookies: { keys: ['bench-cookie-key'] },
   clients: [

@@ -1,9 +1,14 @@
 /**
  * OIDC scenarios: Portcullis (WORKERS=1 and 2, one database) against a raw oidc-provider with its memory
  * adapter (bench/peers/raw-provider.ts), plus bcrypt alone at the configured cost as the ceiling for logins.
- * The peer is started fresh per measurement: its memory adapter is an LRU of 1,000 entries, which the
- * tokens of one scenario would otherwise flush the next scenario's tokens out of.
+ * The token scenarios also run against the same provider with a durable SQLite adapter (issue 40: the
+ * anchor; the memory adapter stays beside it as the ceiling). Peers are started fresh per measurement:
+ * the memory adapter is an LRU of 1,000 entries, which the tokens of one scenario would otherwise flush
+ * the next scenario's tokens out of, and the durable one starts on an empty file likewise.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import bcrypt from 'bcrypt';
 import { adminToken } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
@@ -11,6 +16,7 @@ import { CONNECTIONS, load, perOperation } from '../lib/load.js';
 import type { Figures } from '../lib/load.js';
 import { freePort, startPeer, startService } from '../lib/processes.js';
 import type { Running } from '../lib/processes.js';
+import { DURABLE_PEER } from '../lib/targets.js';
 import { loginChain } from '../peers/login-chain.js';
 import { glewlwydSide } from './oidc-glewlwyd.js';
 import { refreshRequests } from './oidc-refresh.js';
@@ -25,6 +31,8 @@ interface OidcScenario {
   workers: number[];
   /** Whether the raw library can serve the same request. */
   peer: boolean;
+  /** Whether the request reads or writes stored tokens, so the durable peer measures something the memory one does not. */
+  durable?: boolean;
   requests(t: OidcTarget): Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
 }
 
@@ -34,13 +42,13 @@ const introspect = (token: (t: OidcTarget) => string | undefined) => (t: OidcTar
 
 const SCENARIOS: OidcScenario[] = [
   {
-    id: 'oidc.client-credentials', label: 'client credentials', workers: [1, 2], peer: true,
+    id: 'oidc.client-credentials', label: 'client credentials', workers: [1, 2], peer: true, durable: true,
     requests: (t) => [{ method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(t.machine) }, body: 'grant_type=client_credentials' }],
   },
-  { id: 'oidc.refresh', label: 'refresh-token grant (rotating)', workers: [1, 2], peer: true, requests: (t) => refreshRequests(t, CONNECTIONS) },
-  { id: 'oidc.introspection-opaque', label: 'introspection (opaque)', workers: [1, 2], peer: true, requests: introspect((t) => t.opaque) },
+  { id: 'oidc.refresh', label: 'refresh-token grant (rotating)', workers: [1, 2], peer: true, durable: true, requests: (t) => refreshRequests(t, CONNECTIONS) },
+  { id: 'oidc.introspection-opaque', label: 'introspection (opaque)', workers: [1, 2], peer: true, durable: true, requests: introspect((t) => t.opaque) },
   { id: 'oidc.introspection-jwt', label: 'introspection (JWT)', workers: [1, 2], peer: false, requests: introspect((t) => t.jwt) },
-  { id: 'oidc.userinfo', label: 'userinfo', workers: [1], peer: true, requests: (t) => [{ method: 'GET', path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${t.userToken}` } }] },
+  { id: 'oidc.userinfo', label: 'userinfo', workers: [1], peer: true, durable: true, requests: (t) => [{ method: 'GET', path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${t.userToken}` } }] },
   { id: 'oidc.jwks', label: 'JWKS', workers: [1], peer: true, requests: () => [{ method: 'GET', path: '/oauth/v2/keys' }] },
 ];
 const LOGIN = { scenario: 'oidc.login', label: 'full code-flow login (password)', unit: 'logins/s' as const, hashing: true };
@@ -49,7 +57,8 @@ const LOGIN = { scenario: 'oidc.login', label: 'full code-flow login (password)'
  * Each peer figure is measured right after the Portcullis figure it is compared with, in alternating
  * rounds (three in the full run, one in the quick run) of which the median counts: this VM's speed
  * drifts by more over a few minutes, and scatters by more between two runs, than the differences
- * measured. Scenarios run with WORKERS=2 get peer figures of their own.
+ * measured. A round is Portcullis, the durable peer (token scenarios), the memory peer, glewlwyd.
+ * Scenarios run with WORKERS=2 get peer figures of their own.
  */
 export async function runOidc(ctx: Context): Promise<void> {
   const timing = { seconds: ctx.options.seconds, warmup: ctx.options.warmup };
@@ -69,11 +78,13 @@ export async function runOidc(ctx: Context): Promise<void> {
         const server = `Portcullis WORKERS=${workers}`;
         for (const s of SCENARIOS.filter((s) => s.workers.includes(workers))) {
           const ours = async () => withoutSocketErrors(await load(service.url, service.pid, timing, await s.requests(t)));
-          const peer = async () => onPeer(async (p) => withoutSocketErrors(await load(p.url, p.pid, timing, await s.requests(await setUpRaw(p.url)))));
+          const onRaw = (durable: boolean) => async () => onPeer(async (p) => withoutSocketErrors(await load(p.url, p.pid, timing, await s.requests(await setUpRaw(p.url)))), durable);
           const glew = s.peer ? glewlwyd?.scenario(s.id, timing) : undefined;
-          const [mine, ...others] = await alternating(s.peer ? rounds : 1, [ours, ...(s.peer ? [peer] : []), ...(glew ? [glew] : [])]);
+          const [mine, ...others] = await alternating(s.peer ? rounds : 1, [ours, ...(s.durable ? [onRaw(true)] : []), ...(s.peer ? [onRaw(false)] : []), ...(glew ? [glew] : [])]);
+          const durable = s.durable ? others.shift() : undefined;
           const theirs = s.peer ? others.shift() : undefined;
           ctx.record({ scenario: s.id, label: s.label, kind: 'portcullis', server, workers, unit: 'req/s', ...mine });
+          if (durable) ctx.record({ scenario: s.id, label: s.label, ...peerOf(workers, DURABLE_PEER), unit: 'req/s', ...durable });
           if (theirs) ctx.record({ scenario: s.id, label: s.label, ...peerOf(workers), unit: 'req/s', ...theirs });
           if (glew) ctx.record({ scenario: s.id, label: s.label, ...glewlwyd!.recordedAs(workers), unit: 'req/s', ...others.shift()! });
         }
@@ -116,18 +127,26 @@ export async function alternating<T extends RoundFigures>(rounds: number, measur
   });
 }
 
-/** The peer as recorded next to Portcullis with `workers` processes. */
-function peerOf(workers: number) {
-  return { kind: 'peer' as const, server: workers === 1 ? 'raw oidc-provider' : `raw oidc-provider (beside WORKERS=${workers})`, nextTo: workers };
+/** A peer as recorded next to Portcullis with `workers` processes. */
+function peerOf(workers: number, name = 'raw oidc-provider') {
+  return { kind: 'peer' as const, server: workers === 1 ? name : `${name} (beside WORKERS=${workers})`, nextTo: workers };
 }
 
-/** Runs `work` against a freshly started peer (its memory adapter is an LRU of 1,000 entries: no carry-over). */
-async function onPeer<T>(work: (peer: Running) => Promise<T>): Promise<T> {
-  const peer = await startPeer('raw-provider.js', [String(BCRYPT_COST)]);
+/**
+ * Runs `work` against a freshly started peer: with the memory adapter (an LRU of 1,000 entries: no
+ * carry-over), or `durable`, with the SQLite adapter on a new file removed afterwards.
+ */
+async function onPeer<T>(work: (peer: Running) => Promise<T>, durable = false): Promise<T> {
+  const dir = durable ? mkdtempSync(join(tmpdir(), 'portcullis-bench-durable-peer-')) : undefined;
   try {
-    return await work(peer);
+    const peer = await startPeer('raw-provider.js', [String(BCRYPT_COST), ...(dir ? [join(dir, 'oidc.sqlite')] : [])]);
+    try {
+      return await work(peer);
+    } finally {
+      await peer.stop();
+    }
   } finally {
-    await peer.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   }
 }
 
