@@ -29,6 +29,7 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
       grantTypes: ['authorization_code'],
       authMethod: 'client_secret_basic',
     },
+    'POST /management/v1/orgs/:orgId/projects/:projectId/apps/saml': { name: unique('sp'), entityId: `https://${unique('sp')}.example.com/saml`, acsUrls: ['https://sp.example.com/acs'] },
     'GET /management/v1/orgs/:orgId/projects': undefined,
     'GET /management/v1/orgs/:orgId/projects/:projectId': undefined,
     'PATCH /management/v1/orgs/:orgId/projects/:projectId': { name: unique('p') },
