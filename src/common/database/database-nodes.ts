@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import type { AppConfig, DatabaseConfig, DatabaseNode } from '../config/config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { AppLogger } from '../http/logging.js';
-import { GaleraSessions } from './galera.js';
+import { GaleraSessions, wsrepOn } from './galera.js';
 import type { MysqlPool } from './galera.js';
 
 type MysqlConfig = Extract<DatabaseConfig, { type: 'mysql' }>;
@@ -33,8 +33,7 @@ export async function isHealthy(database: MysqlConfig, node: DatabaseNode): Prom
       connectTimeout: PROBE_TIMEOUT_MS,
     });
     const [wsrep] = (await connection.query('SELECT @@wsrep_on AS wsrepOn').catch(() => [[]])) as unknown as [{ wsrepOn?: unknown }[]];
-    const on = wsrep[0]?.wsrepOn;
-    if (!(Number(on) === 1 || on === 'ON')) return true;
+    if (!wsrepOn(wsrep[0]?.wsrepOn)) return true;
     const [rows] = (await connection.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state')")) as unknown as [{ Variable_name: string; Value: string }[]];
     const status = new Map(rows.map((row) => [row.Variable_name, row.Value]));
     return status.get('wsrep_ready') === 'ON' && status.get('wsrep_local_state') === SYNCED;

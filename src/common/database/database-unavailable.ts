@@ -21,10 +21,15 @@ export function isDatabaseUnavailable(error: unknown): boolean {
  */
 const CONTENTION_CODES = ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT'];
 
-export function isContention(error: unknown): boolean {
+/** Which contention an error is: a deadlock or certification conflict (1213), a lock wait timeout (1205), or none. */
+export function contentionOf(error: unknown): 'deadlock' | 'lock_wait_timeout' | undefined {
   const e = error as { code?: string; driverError?: { code?: string } };
   const code = e?.driverError?.code ?? e?.code;
-  return code !== undefined && CONTENTION_CODES.includes(code);
+  return code === 'ER_LOCK_DEADLOCK' ? 'deadlock' : code === 'ER_LOCK_WAIT_TIMEOUT' ? 'lock_wait_timeout' : undefined;
+}
+
+export function isContention(error: unknown): boolean {
+  return contentionOf(error) !== undefined;
 }
 
 const UNAVAILABLE_CODES = new Set([

@@ -59,9 +59,14 @@ export class GaleraSessions implements OnModuleInit {
   private async isClustered(): Promise<boolean> {
     try {
       const [row] = (await this.dataSource.query('SELECT @@wsrep_on AS wsrepOn')) as { wsrepOn: unknown }[];
-      return Number(row?.wsrepOn) === 1 || row?.wsrepOn === 'ON';
+      return wsrepOn(row?.wsrepOn);
     } catch {
       return false;
     }
   }
+}
+
+/** `@@wsrep_on` as MariaDB answers it (1, or ON): the server is a node of a Galera cluster. */
+export function wsrepOn(value: unknown): boolean {
+  return Number(value) === 1 || value === 'ON';
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { contentionOf } from './database-unavailable.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /**
@@ -32,7 +33,7 @@ export async function takeLease(runner: QueryRunner, name: string, ttlMs: number
     const result = await runner.query('UPDATE leases SET holder = ?, expires_at = ? WHERE name = ? AND (holder = ? OR expires_at < ?)', [holder, now + ttlMs, name, holder, now], true);
     return result.affected === 1;
   } catch (error) {
-    if (isConflict(error)) return false;
+    if (contentionOf(error) === 'deadlock') return false;
     throw error;
   }
 }
@@ -59,10 +60,4 @@ export async function whileLeased<T>(uow: UnitOfWork, name: string, ttlMs: numbe
     clearInterval(renewal);
     await uow.run((manager) => releaseLease(manager.queryRunner!, name));
   }
-}
-
-/** 1213: a deadlock on one server, a certification conflict on Galera. */
-function isConflict(error: unknown): boolean {
-  const e = error as { code?: string; errno?: number; driverError?: { errno?: number } };
-  return e?.code === 'ER_LOCK_DEADLOCK' || (e?.driverError?.errno ?? e?.errno) === 1213;
 }

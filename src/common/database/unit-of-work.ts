@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { takeEventPositions } from '../events/event-positions.js';
 import { transactionRetries } from '../metrics/metrics.js';
+import { contentionOf } from './database-unavailable.js';
 import { pooledStatementsOf, sqliteStatementsOf } from './statements.js';
 import type { PooledStatements, SqliteStatements } from './statements.js';
 
@@ -125,7 +126,7 @@ export class UnitOfWork {
         this.committed();
         return value;
       } catch (error) {
-        const reason = retryReason(error);
+        const reason = contentionOf(error);
         if (!reason) throw error;
         if (attempt >= RETRY_ATTEMPTS) {
           transactionRetries.inc({ reason, outcome: 'given_up' });
@@ -242,11 +243,4 @@ async function rollBackAll(runner: ReturnType<DataSource['createQueryRunner']>):
 /** The rows a write changed, from mysql2's result header. */
 function affectedRows(result: unknown): number {
   return Number((result as { affectedRows?: number } | undefined)?.affectedRows ?? 0);
-}
-
-/** Why the server rolled the unit back, where running it again is the server's own advice; undefined otherwise. */
-function retryReason(error: unknown): 'deadlock' | 'lock_wait_timeout' | undefined {
-  const e = error as { code?: string; driverError?: { code?: string } };
-  const code = e?.driverError?.code ?? e?.code;
-  return code === 'ER_LOCK_DEADLOCK' ? 'deadlock' : code === 'ER_LOCK_WAIT_TIMEOUT' ? 'lock_wait_timeout' : undefined;
 }
