@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
 import type { ApplicationEntity } from '../../users/entities/application.entity.js';
 import type { SamlApplicationEntity } from '../../users/entities/saml-application.entity.js';
+import { idpEndpoints } from '../../saml/idp-endpoints.js';
 import { SamlAppFieldsDto, SamlAttributeDto } from './saml-applications.dto.js';
 import type { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import { IsNotBlank } from './not-blank.decorator.js';
@@ -155,11 +156,16 @@ export class AppKeyListDto {
   @ApiProperty({ description: 'keys in all, whatever the page' }) total: number;
 }
 
-/** The IdP a SAML application's service provider is told about (src/saml/idp-endpoints.ts). */
+/** The IdP a SAML application's service provider is told about, as the API names it (src/saml/idp-endpoints.ts). */
 export interface SamlIdpDto {
   idpEntityId: string;
   ssoUrl: string;
   idpMetadataUrl: string;
+}
+
+export function toSamlIdpDto(publicUrl: string, orgId: string): SamlIdpDto {
+  const { entityId, ssoUrl, metadataUrl } = idpEndpoints(publicUrl, orgId);
+  return { idpEntityId: entityId, ssoUrl, idpMetadataUrl: metadataUrl };
 }
 
 export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicationEntity; idp: SamlIdpDto }): AppDto {

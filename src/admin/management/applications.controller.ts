@@ -7,11 +7,10 @@ import { Role } from '../../common/auth/roles.js';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { SecretResponse } from '../../common/http/secret-response.decorator.js';
-import { idpEndpoints } from '../../saml/idp-endpoints.js';
 import type { ApplicationEntity } from '../../users/entities/application.entity.js';
 import { ApplicationCredentialsService } from '../../users/resources/application-credentials.service.js';
 import { ApplicationEditsService } from '../../users/resources/application-edits.service.js';
-import { AppChangedDto, AppDto, AppKeyListDto, AppListDto, AppSecretDto, UpdateAppDto, toAppDto, toAppKeyDto } from '../dto/applications.dto.js';
+import { AppChangedDto, AppDto, AppKeyListDto, AppListDto, AppSecretDto, UpdateAppDto, toAppDto, toAppKeyDto, toSamlIdpDto } from '../dto/applications.dto.js';
 import { ListPageQueryDto, pageOf } from '../dto/list-page.dto.js';
 import { EmptyDto } from '../dto/projects.dto.js';
 
@@ -34,8 +33,7 @@ export class ApplicationsController {
     return apps.map((app) => {
       const settings = saml.get(app.id);
       if (!settings) return toAppDto(app);
-      const { entityId, ssoUrl, metadataUrl } = idpEndpoints(this.config.publicUrl, app.orgId);
-      return toAppDto(app, { settings, idp: { idpEntityId: entityId, ssoUrl, idpMetadataUrl: metadataUrl } });
+      return toAppDto(app, { settings, idp: toSamlIdpDto(this.config.publicUrl, app.orgId) });
     });
   }
 

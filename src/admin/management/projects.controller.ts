@@ -7,7 +7,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
-import { idpEndpoints } from '../../saml/idp-endpoints.js';
+import { toSamlIdpDto } from '../dto/applications.dto.js';
 import { ProjectsService } from '../../users/projects.service.js';
 import { CreateSamlAppDto, SamlAppCreatedDto } from '../dto/saml-applications.dto.js';
 import {
@@ -97,8 +97,7 @@ export class ProjectsController {
     @Body() dto: CreateSamlAppDto,
   ): Promise<SamlAppCreatedDto> {
     const { appId } = await this.projects.createSamlApplication(caller.userId, orgId, projectId, { ...dto });
-    const { entityId, ssoUrl, metadataUrl } = idpEndpoints(this.config.publicUrl, orgId);
-    return { appId, idpEntityId: entityId, ssoUrl, idpMetadataUrl: metadataUrl };
+    return { appId, ...toSamlIdpDto(this.config.publicUrl, orgId) };
   }
 
   @Post(':projectId/apps/:appId/keys')
