@@ -1,13 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../../support/service.js';
-import { inCi } from '../../oidc/support/apache-server.js';
+import { makeKeyPair, php, simpleSamlPhpDir, startPhpServer, writeSimpleSamlPhpConfig } from '../../support/simplesamlphp-base.js';
 
-/** Debian's SimpleSAMLphp (package simplesamlphp, with php-xml and php-mbstring), as `.ci/run` installs it. */
-const WWW = '/usr/share/simplesamlphp/www';
+export { simpleSamlPhpMissing, simpleSamlPhpSkipReason } from '../../support/simplesamlphp-base.js';
+
 const REFEDS_MFA = 'https://refeds.org/profile/mfa';
 
 /** A person of the IdP: password and SAML attributes (each a list of values). */
@@ -37,63 +34,20 @@ export interface SimpleSamlPhp {
   close(): Promise<void>;
 }
 
-/** Outside CI, a reason to skip the SAML suites when SimpleSAMLphp is missing (with CI=true they fail instead). */
-export function simpleSamlPhpSkipReason(): string | false {
-  const missing = simpleSamlPhpMissing();
-  if (!missing || inCi()) return false;
-  console.log(`# SKIPPED: ${missing}`);
-  return missing;
-}
-
-/** Why SimpleSAMLphp cannot run here, or undefined when it can. */
-export function simpleSamlPhpMissing(): string | undefined {
-  if (!existsSync(WWW)) return `${WWW} is missing (apt-get install -y simplesamlphp php-xml php-mbstring)`;
-  try {
-    execFileSync('php', ['-r', 'exit(extension_loaded("dom") && extension_loaded("mbstring") ? 0 : 1);']);
-  } catch {
-    return 'php with the dom and mbstring extensions is missing (apt-get install -y php-xml php-mbstring)';
-  }
-  return undefined;
-}
-
 /**
  * SimpleSAMLphp as an organization's SAML IdP, under PHP's built-in server on a free port with a configuration
  * written to a temp dir: exampleauth users, a persistent NameID from `uid`, a key pair made by openssl, every
  * assertion signed. Stopped by PID.
  */
 export async function startSimpleSamlPhp(users: SamlUsers): Promise<SimpleSamlPhp> {
-  const dir = mkdtempSync(join(tmpdir(), 'portcullis-ssp-'));
-  for (const sub of ['config', 'metadata', 'cert', 'tmp', 'log', 'data', 'sessions']) mkdirSync(join(dir, sub));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'cert/idp.key'), '-out', join(dir, 'cert/idp.crt'), '-subj', '/CN=simplesamlphp-test', '-days', '2'], { stdio: 'ignore' });
+  const dir = simpleSamlPhpDir('portcullis-ssp-');
+  makeKeyPair(dir, 'idp', 'simplesamlphp-test');
   const port = await freePort();
   const baseUrl = `http://localhost:${port}`;
-  const php = (value: unknown) => JSON.stringify(value).replace(/\$/g, '\\$');
-  writeFileSync(
-    join(dir, 'config/config.php'),
-    `<?php
-$config = [
-  'baseurlpath' => ${php(`${baseUrl}/`)},
-  'certdir' => ${php(`${dir}/cert/`)},
-  'metadatadir' => ${php(`${dir}/metadata/`)},
-  'tempdir' => ${php(`${dir}/tmp`)},
-  'loggingdir' => ${php(`${dir}/log/`)},
-  'datadir' => ${php(`${dir}/data/`)},
-  'logging.handler' => 'file',
-  'logging.level' => SimpleSAML\\Logger::WARNING,
-  'secretsalt' => 'portcullis-test-salt-${port}',
-  'auth.adminpassword' => 'portcullis-test-admin-${port}',
-  'admin.protectindexpage' => false,
-  'technicalcontact_email' => 'na@example.org',
-  'timezone' => 'UTC',
-  'enable.saml20-idp' => true,
-  'store.type' => 'phpsession',
-  'session.phpsession.savepath' => ${php(`${dir}/sessions`)},
-  'module.enable' => ['exampleauth' => true, 'core' => true, 'saml' => true],
-  'language.default' => 'en',
-  'metadata.sources' => [['type' => 'flatfile']],
-];
-`,
-  );
+  writeSimpleSamlPhpConfig(dir, baseUrl, port, {
+    'enable.saml20-idp': 'true',
+    'module.enable': `['exampleauth' => true, 'core' => true, 'saml' => true]`,
+  });
   const accounts = Object.entries(users)
     .map(([name, user]) => `    ${php(`${name}:${user.password}`)} => ${phpArray(user.attributes)},`)
     .join('\n');
@@ -131,17 +85,8 @@ $metadata['__DYNAMIC:1__'] = [
         .join('\n')}\n`,
     );
   writeSps();
-  const child: ChildProcess = spawn('php', ['-S', `127.0.0.1:${port}`, '-t', WWW], { env: { ...process.env, SIMPLESAMLPHP_CONFIG_DIR: join(dir, 'config') }, stdio: 'ignore' });
   const metadataUrl = `${baseUrl}/saml2/idp/metadata.php`;
-  for (let i = 0; ; i++) {
-    const ready = await fetch(metadataUrl).then((r) => r.status === 200).catch(() => false);
-    if (ready) break;
-    if (i > 100 || child.exitCode !== null) {
-      child.kill();
-      throw new Error(`SimpleSAMLphp did not start on ${baseUrl} (exit ${child.exitCode})`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const server = await startPhpServer({ dir, port, baseUrl, readyUrl: metadataUrl });
   return {
     baseUrl,
     metadataUrl,
@@ -152,14 +97,7 @@ $metadata['__DYNAMIC:1__'] = [
       sps.push(sp);
       writeSps();
     },
-    close: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill();
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    close: () => server.stop(),
   };
 }
 
