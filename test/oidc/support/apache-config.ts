@@ -1,12 +1,9 @@
 import { createPublicKey } from 'node:crypto';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { apacheServerBasics } from '../../support/apache.js';
 
-/** Where Debian's apache2 and libapache2-mod-auth-openidc packages put the server and its modules. */
-export const APACHE_BINARY = '/usr/sbin/apache2';
-export const APACHE_MODULES = '/usr/lib/apache2/modules';
-
-/** The modules the test server loads (prefork: mod_cgi needs a non-threaded MPM). */
+/** The modules the test server loads from Debian's apache2 and libapache2-mod-auth-openidc (prefork: mod_cgi needs a non-threaded MPM). */
 export const APACHE_MODULE_FILES: Record<string, string> = {
   mpm_prefork_module: 'mod_mpm_prefork.so',
   authn_core_module: 'mod_authn_core.so',
@@ -64,22 +61,7 @@ export function writeApacheConfig(input: ApacheConfigInput): string {
 }
 
 function serverSection({ dir, issuer, hosts, passphrase }: ApacheConfigInput): string {
-  const runsAsRoot = process.getuid?.() === 0;
-  return `ServerRoot "${dir}"
-ServerName 127.0.0.1
-PidFile "${dir}/httpd.pid"
-DefaultRuntimeDir "${dir}"
-ErrorLog "${dir}/error.log"
-LogLevel warn
-${Object.entries(APACHE_MODULE_FILES)
-  .map(([name, file]) => `LoadModule ${name} ${APACHE_MODULES}/${file}`)
-  .join('\n')}
-${runsAsRoot ? 'User www-data\nGroup www-data' : '# not root: Apache serves as the user that started it'}
-StartServers 2
-MinSpareServers 1
-MaxSpareServers 4
-MaxRequestWorkers 8
-${hosts.map((host) => `Listen 127.0.0.1:${host.port}`).join('\n')}
+  return `${apacheServerBasics(dir, APACHE_MODULE_FILES)}${hosts.map((host) => `Listen 127.0.0.1:${host.port}`).join('\n')}
 DocumentRoot "${dir}/htdocs"
 <Directory "${dir}/htdocs">
   Require all granted

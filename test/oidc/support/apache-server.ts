@@ -1,23 +1,18 @@
-import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { APACHE_BINARY, APACHE_MODULES, APACHE_MODULE_FILES, LOGGED_OUT_PATH, writeApacheConfig } from './apache-config.js';
+import { inCi, missingApacheFiles, runApache } from '../../support/apache.js';
+import { APACHE_MODULE_FILES, LOGGED_OUT_PATH, writeApacheConfig } from './apache-config.js';
 import type { ClientAuth } from './apache-config.js';
+
+export { inCi };
 
 const INSTALL = 'apt-get install -y apache2 libapache2-mod-auth-openidc';
 
 /** What of Debian's Apache and mod_auth_openidc is not installed on this machine, if anything. */
 export function missingApache(): string[] {
-  const needed = [APACHE_BINARY, ...Object.values(APACHE_MODULE_FILES).map((file) => join(APACHE_MODULES, file))];
-  return needed.filter((path) => !existsSync(path));
-}
-
-export function inCi(): boolean {
-  const ci = process.env.CI ?? '';
-  return ci !== '' && ci !== '0' && ci.toLowerCase() !== 'false';
+  return missingApacheFiles(APACHE_MODULE_FILES);
 }
 
 /**
@@ -50,52 +45,7 @@ export async function startApache(issuer: string, clients: ClientAuth[], ports: 
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-apache-'));
   const hosts = clients.map((auth, i) => ({ auth, port: ports[i] }));
   const config = writeApacheConfig({ dir, issuer, hosts, passphrase: randomBytes(24).toString('base64url') });
-  // Its own process group, so stopping it reaches the prefork children too.
-  const child = spawn(APACHE_BINARY, ['-f', config, '-DFOREGROUND'], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' } });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const killOnExit = () => signalGroup(child, 'SIGKILL');
-  process.once('exit', killOnExit);
-  const errorLog = () => output + (existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : '');
-  const stop = async () => {
-    process.removeListener('exit', killOnExit);
-    signalGroup(child, 'SIGTERM');
-    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-    rmSync(dir, { recursive: true, force: true });
-  };
   const origins = hosts.map((host) => `http://127.0.0.1:${host.port}`);
-  try {
-    for (const origin of origins) await untilAnswering(child, `${origin}${LOGGED_OUT_PATH}`, errorLog);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+  const { errorLog, stop } = await runApache(dir, config, origins.map((origin) => `${origin}${LOGGED_OUT_PATH}`));
   return { origins, errorLog, stop };
-}
-
-function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
-}
-
-async function untilAnswering(child: ChildProcess, url: string, log: () => string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`apache2 exited during start-up:\n${log()}`);
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`apache2 did not answer ${url} within 20 s:\n${log()}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
