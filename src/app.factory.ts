@@ -29,6 +29,7 @@ import { importBodyParser } from './admin/import/import-body-parser.js';
 import { PRINCIPAL_RESOLVER } from './common/auth/principal-resolver.js';
 import type { PrincipalResolver } from './common/auth/principal-resolver.js';
 import { DataSource } from 'typeorm';
+import { SAML_FORM_LIMIT_BYTES } from './saml/protocol/bindings.js';
 
 /** Builds the Nest application for a configuration (the service and the test harness share this). */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
@@ -68,6 +69,8 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // before the general parser, which then leaves the already-parsed body alone.
   parsers.use('/admin/v1/import', importBodyParser(app.get<PrincipalResolver>(PRINCIPAL_RESOLVER), config.importBodyLimitBytes));
   // --- end Import
+  // SAML's HTTP-POST binding (DESIGN §15): a form with one base64 message and its RelayState.
+  parsers.use('/saml/v2', express.urlencoded({ extended: false, limit: SAML_FORM_LIMIT_BYTES, parameterLimit: 10 }));
   parsers.use(...jsonBodyParser(config.bodyLimitBytes));
   app.use(onlyWithBody(parsers));
   app.useGlobalPipes(new ExactIdentifierPipe(), createValidationPipe());

@@ -50,6 +50,6 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     { provide: USER_TOKENS, useClass: OidcUserTokens },
     { provide: CLIENT_REGISTRATIONS, useClass: OidcClientRegistrations },
   ],
-  exports: [ACCESS_TOKEN_VERIFIER, USER_TOKENS, CLIENT_REGISTRATIONS, SigningKeysService, OidcDispatch],
+  exports: [ACCESS_TOKEN_VERIFIER, USER_TOKENS, CLIENT_REGISTRATIONS, SigningKeysService, OidcDispatch, ProviderHolder, AccountFinder],
 })
 export class OidcModule {}

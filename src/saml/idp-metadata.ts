@@ -1,3 +1,4 @@
+import { xmlEscape as attribute } from '../common/xml/saml-xml.js';
 import { idpEndpoints } from './idp-endpoints.js';
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
@@ -40,9 +41,4 @@ export function idpMetadataXml(publicUrl: string, orgId: string, certificates: s
     '</md:EntityDescriptor>',
     '',
   ].join('\n');
-}
-
-/** XML attribute value (XML 1.0 §2.3): the URL is PUBLIC_URL's and a UUID, but escaped all the same. */
-function attribute(value: string): string {
-  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }

@@ -1,11 +1,18 @@
 import { Module } from '@nestjs/common';
+import { OidcModule } from '../oidc/oidc.module.js';
 import { IdpMetadataController } from './idp-metadata.controller.js';
 import { SamlKeysController } from './keys/saml-keys.controller.js';
 import { SamlKeysService } from './keys/saml-keys.service.js';
+import { SsoController } from './sso/sso.controller.js';
+import { SamlSsoService } from './sso/sso.service.js';
 
-/** The SAML 2.0 identity provider (DESIGN §15; docs/saml.md): so far its signing keys and each organization's metadata. */
+/**
+ * The SAML 2.0 identity provider (DESIGN §15; docs/saml.md): the instance's signing keys, each organization's
+ * metadata, and single sign-on through the OIDC sign-in (the applications' hidden clients).
+ */
 @Module({
-  controllers: [IdpMetadataController, SamlKeysController],
-  providers: [SamlKeysService],
+  imports: [OidcModule],
+  controllers: [IdpMetadataController, SamlKeysController, SsoController],
+  providers: [SamlKeysService, SamlSsoService],
 })
 export class SamlModule {}

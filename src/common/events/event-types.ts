@@ -49,6 +49,7 @@ export const EVENT_MESSAGES = {
   'instance.feature.set': 'Feature set',
   'key.rotated': 'Signing key rotated',
   'saml.key.rotated': 'SAML signing key rotated',
+  'user.saml.response.issued': 'SAML response issued',
   'session.terminated': 'Session terminated',
   'group.added': 'Group added',
   'group.changed': 'Group changed',

@@ -28,3 +28,13 @@ export function elements(node: Document | Element, ns: string, localName: string
 export function text(node: Element | undefined): string {
   return (node?.textContent ?? '').trim();
 }
+
+/** Text or an attribute value in XML we write (XML 1.0 §2.4, §3.3.3): every markup character escaped. */
+export function xmlEscape(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+}
+
+/** The direct children of `node` named `localName` in namespace `ns` (never a descendant deeper down: no wrapped copy). */
+export function children(node: Element, ns: string, localName: string): Element[] {
+  return Array.from(node.childNodes).filter((child): child is Element => child.nodeType === 1 && (child as Element).namespaceURI === ns && (child as Element).localName === localName);
+}

@@ -1,9 +1,10 @@
-import { createPublicKey } from 'node:crypto';
+import { createPublicKey, randomBytes } from 'node:crypto';
 import Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import { applicationKeyRows, clientRows } from '../../users/queries/oidc-clients.js';
 import type { ClientKeyRow as KeyRow, ClientRow } from '../../users/queries/oidc-clients.js';
+import { samlContinueUrl } from '../provider/oidc.routes.js';
 import { allowedScopes } from '../provider/scopes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from '../../common/database/column-values.js';
@@ -67,7 +68,10 @@ interface Registration {
  * secret is ever held in clear. One statement per look-up, reused for CLIENT_CACHE_MS (see above).
  */
 export class ClientStore implements Adapter {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly issuer: string,
+  ) {}
 
   async find(clientId: string): Promise<AdapterPayload | undefined> {
     const registration = await this.registration(clientId);
@@ -75,7 +79,8 @@ export class ClientStore implements Adapter {
     // Built once per registration and variant: oidc-provider keeps one Client per distinct payload.
     const variant = registration.row.src === 'app' ? 'app' : machineVariant();
     if (!registration.payloads.has(variant)) {
-      registration.payloads.set(variant, variant === 'app' ? applicationClient(registration) : machineClient(registration.row, variant));
+      const payload = variant !== 'app' ? machineClient(registration.row, variant) : registration.row.kind === 'saml' ? samlClient(registration.row, this.issuer) : applicationClient(registration);
+      registration.payloads.set(variant, payload);
     }
     return registration.payloads.get(variant);
   }
@@ -85,8 +90,7 @@ export class ClientStore implements Adapter {
     const { entries: cache, forgotten } = cacheOf(this.dataSource);
     const cached = cache.get(clientId);
     if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.registration;
-    // A SAML application's client id is no OIDC client (DESIGN §15): nothing may authenticate or redirect as it.
-    const rows = (await clientRows(this.dataSource, clientId)).filter((r) => r.kind !== 'saml');
+    const rows = await clientRows(this.dataSource, clientId);
     const row = rows.find((r) => r.src === 'app') ?? rows[0];
     if (!row) {
       cache.delete(clientId);
@@ -158,6 +162,30 @@ function applicationClient({ row, keys }: Registration): AdapterPayload {
     portcullis_userinfo_assertion: flag(row.id_token_userinfo_assertion),
     portcullis_api_access: flag(row.api_access),
     scope: allowedScopes(flag(row.api_access)),
+  };
+}
+
+/**
+ * A SAML application's hidden client (DESIGN §15): SSO runs an ordinary authorization of it, so that the login UI,
+ * second factor, session and organization rule are the OIDC ones. It redirects only to its organization's SAML
+ * continue URL, where the SAML module takes the code itself (saml/sso); no one can authenticate as it at the token
+ * endpoint (its secret is random and never told), so no token is ever issued to it.
+ */
+function samlClient(row: ClientRow, issuer: string): AdapterPayload {
+  return {
+    client_id: row.client_id,
+    client_name: row.name,
+    client_secret: randomBytes(32).toString('base64url'),
+    token_endpoint_auth_method: 'client_secret_basic',
+    redirect_uris: [samlContinueUrl(issuer, row.org_id)],
+    post_logout_redirect_uris: [],
+    response_types: ['code'],
+    grant_types: ['authorization_code'],
+    application_type: 'web',
+    portcullis_kind: 'saml',
+    portcullis_org_id: row.org_id,
+    portcullis_project_id: row.project_id,
+    scope: 'openid',
   };
 }
 

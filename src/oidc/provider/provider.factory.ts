@@ -62,7 +62,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const { dataSource, hasher, instance } = deps;
   const secure = deps.issuer.startsWith('https:');
   const cookie = { httpOnly: true, sameSite: 'lax', secure, signed: true, path: '/' };
-  const clients = new ClientStore(dataSource);
+  const clients = new ClientStore(dataSource, deps.issuer);
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
   const audit = new AuditedRemoval(deps.uow, deps.events);
   const adapterFor = (name: string) => (name === 'Client' ? clients : new OidcPayloadAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit));

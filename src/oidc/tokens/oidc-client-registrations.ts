@@ -4,6 +4,7 @@ import type { EntityManager } from 'typeorm';
 import type { ClientRegistrations } from '../../common/auth/client-registrations.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { forgetClient } from '../adapter/client.store.js';
+import { changedRows } from '../../common/database/changed-rows.js';
 
 /** Deletes this many rows per statement, so no single statement holds its locks for long. */
 const CHUNK = 1000;
@@ -42,15 +43,6 @@ function deleteIssued(manager: EntityManager, clientId: string): Promise<number>
     manager.connection.options.type === 'mysql'
       ? 'DELETE FROM oidc_payloads WHERE client_id = ? LIMIT ?'
       : 'DELETE FROM oidc_payloads WHERE rowid IN (SELECT rowid FROM oidc_payloads WHERE client_id = ? LIMIT ?)';
-  return affected(manager, sql, [clientId, CHUNK]);
+  return changedRows(manager, sql, [clientId, CHUNK]);
 }
 
-/** How many rows a write changed, read through the manager's own query runner (its transaction). */
-async function affected(manager: EntityManager, sql: string, parameters: unknown[]): Promise<number> {
-  const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
-  try {
-    return (await runner.query(sql, parameters, true)).affected ?? 0;
-  } finally {
-    if (!manager.queryRunner) await runner.release();
-  }
-}

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { JsonObject } from '../../common/database/columns.js';
 import { isUniqueViolation } from '../../common/database/unique-violation.js';
 import { DomainError } from '../../common/errors/domain-error.js';
+import { ApplicationEntity } from '../entities/application.entity.js';
 import { SamlApplicationEntity } from '../entities/saml-application.entity.js';
 import type { NewSamlApplication } from '../saml-application.rules.js';
 
@@ -59,4 +60,20 @@ export function samlEventFields(app: Partial<NewSamlApplication>): JsonObject {
 
 function entityIdTaken(entityId: string): DomainError {
   return DomainError.alreadyExists(`another SAML application of this organization has the entity id "${entityId}"`);
+}
+
+/** A SAML application as its single sign-on needs it: the service provider's settings and the hidden client it signs in through. */
+export interface SamlServiceProvider extends SamlSettings {
+  appId: string;
+  orgId: string;
+  name: string;
+  clientId: string;
+}
+
+/** The SAML application of this organization with this entity id (an AuthnRequest's Issuer), or of this id. */
+export async function samlServiceProvider(manager: EntityManager, where: { orgId: string; entityId: string } | { orgId: string; appId: string }): Promise<SamlServiceProvider | undefined> {
+  const row = await manager.findOneBy(SamlApplicationEntity, where);
+  const app = row && (await manager.findOneBy(ApplicationEntity, { id: row.appId }));
+  if (!row || !app) return undefined;
+  return { ...row, name: app.name, clientId: app.clientId };
 }

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { Public } from '../../common/auth/authenticated.decorator.js';
+import { XmlRefused } from '../../common/xml/saml-xml.js';
+import { contentSecurityPolicy, LOGIN_PAGE_HEADERS } from '../../oidc/login/login-page.headers.js';
+import { errorPage } from '../../oidc/login/login.views.js';
+import { chooseLocale, messages } from '../../oidc/login/messages.js';
+import { fromPost, fromRedirect } from '../protocol/bindings.js';
+import type { MessageName, ReceivedMessage } from '../protocol/bindings.js';
+import { SamlSsoService } from './sso.service.js';
+import type { SsoOutcome } from './sso.service.js';
+import { autoPostPage } from './sso.views.js';
+
+/**
+ * The browser-facing SAML endpoints of an organization's IdP (DESIGN §15; docs/saml.md): single sign-on by
+ * HTTP-Redirect and HTTP-POST, the hidden client's return, and IdP-initiated sign-in. They answer pages, not JSON:
+ * the OpenAPI document describes them in docs/saml.md's terms through the metadata, not as API operations.
+ */
+@ApiExcludeController()
+@Controller('saml/v2/:orgId')
+export class SsoController {
+  constructor(private readonly sso: SamlSsoService) {}
+
+  @Get('sso')
+  @Public()
+  async redirectBinding(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.answer(req, res, () => received(() => fromRedirect(rawQuery(req), 'SAMLRequest')), (message) => this.sso.receive(orgId, message));
+  }
+
+  /**
+   * HTTP-POST: the request is stored and the browser sent on by 303 to a GET (the authorization), so that the session
+   * cookie (SameSite=Lax, not sent on this cross-site POST) arrives with it (DESIGN §15).
+   */
+  @Post('sso')
+  @Public()
+  async postBinding(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.answer(req, res, () => received(() => fromPost(formOf(req), 'SAMLRequest')), (message) => this.sso.receive(orgId, message));
+  }
+
+  @Get('continue')
+  @Public()
+  async continue(@Param('orgId') orgId: string, @Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
+    send(req, res, await this.sso.complete(orgId, query));
+  }
+
+  @Get('init')
+  @Public()
+  async init(@Param('orgId') orgId: string, @Query('sp') sp: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
+    send(req, res, await this.sso.initiate(orgId, typeof sp === 'string' ? sp : ''));
+  }
+
+  private async answer(req: Request, res: Response, read: () => ReceivedMessage | SsoOutcome, handle: (message: ReceivedMessage) => Promise<SsoOutcome>): Promise<void> {
+    const message = read();
+    send(req, res, 'kind' in message ? message : await handle(message));
+  }
+}
+
+/** The message a binding carries, or the error page for what cannot be read (nothing is stored or issued). */
+function received(read: () => ReceivedMessage): ReceivedMessage | SsoOutcome {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof XmlRefused) return { kind: 'error', status: 400, error: 'invalid_saml_request', description: error.message };
+    throw error;
+  }
+}
+
+export function rawQuery(req: Request): string {
+  const url = req.originalUrl;
+  const at = url.indexOf('?');
+  return at < 0 ? '' : url.slice(at + 1);
+}
+
+export function formOf(req: Request): Record<string, unknown> {
+  return typeof req.body === 'object' && req.body !== null ? (req.body as Record<string, unknown>) : {};
+}
+
+/** Sends an outcome: a 303 on, the auto-posting page (a CSP nonce for its one script, form-action the ACS URL), or an error page. */
+export function send(req: Request, res: Response, outcome: SsoOutcome, field: MessageName = 'SAMLResponse'): void {
+  const locale = chooseLocale(undefined, req.headers['accept-language']);
+  const t = messages(locale);
+  res.set(LOGIN_PAGE_HEADERS);
+  if (outcome.kind === 'redirect') {
+    res.redirect(303, outcome.location);
+    return;
+  }
+  if (outcome.kind === 'error') {
+    res.status(outcome.status).type('html').send(errorPage(locale, t, outcome.error, outcome.description));
+    return;
+  }
+  const nonce = randomBytes(16).toString('base64');
+  res.set('Content-Security-Policy', contentSecurityPolicy(`'nonce-${nonce}'`, [outcome.acsUrl]));
+  res.status(200).type('html').send(autoPostPage(locale, t, nonce, outcome.acsUrl, field, outcome.samlResponse, outcome.relayState));
+}

@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { EventStore } from '../../common/events/event-store.js';
+import { XmlRefused } from '../../common/xml/saml-xml.js';
+import { AccountFinder } from '../../oidc/account/account.finder.js';
+import type { OidcAccount } from '../../oidc/account/account.finder.js';
+import { ACR_MFA } from '../../oidc/login/authentication-methods.js';
+import { OIDC_ROUTES } from '../../oidc/provider/oidc.routes.js';
+import { ProviderHolder } from '../../oidc/provider/provider.holder.js';
+import { organizationExists } from '../../users/queries/organizations.js';
+import { samlServiceProvider } from '../../users/resources/saml-settings.js';
+import type { SamlServiceProvider } from '../../users/resources/saml-settings.js';
+import { NAME_ID_FORMATS } from '../idp-metadata.js';
+import { idpEndpoints } from '../idp-endpoints.js';
+import { SamlKeysService } from '../keys/saml-keys.service.js';
+import { AuthnRequestRefused, checkAuthnRequest, readAuthnRequest, registeredAcs } from '../protocol/authn-request.js';
+import type { ReceivedMessage } from '../protocol/bindings.js';
+import { ATTRIBUTE_NAME_FORMATS, CLASS_MFA, CLASS_PASSWORD, samlId, STATUS } from '../protocol/saml-names.js';
+import { errorResponse, successResponse } from '../protocol/saml-response.js';
+import type { AssertionContent } from '../protocol/saml-response.js';
+import { ReplayedRequest, storePendingRequest, takePendingRequest } from './saml-requests.js';
+import type { PendingRequest } from './saml-requests.js';
+import { recordSamlSession } from './saml-sessions.js';
+
+/** What the browser is sent: on to the sign-in, a response posted to the SP's ACS URL, or an error page. */
+export type SsoOutcome =
+  | { kind: 'redirect'; location: string }
+  | { kind: 'post'; acsUrl: string; samlResponse: string; relayState: string | null }
+  | { kind: 'error'; status: number; error: string; description: string };
+
+/** A code's fields as oidc-provider stores them (its AuthorizationCode model). */
+interface IssuedCode {
+  clientId: string;
+  accountId: string;
+  redirectUri: string;
+  codeChallenge?: string;
+  consumed?: number;
+  acr?: string;
+  authTime?: number;
+  sessionUid?: string;
+  consume(): Promise<void>;
+}
+
+/** The session a SAML assertion may say it stands for: a response's SessionIndex is good as long as this. */
+const SAML_SESSION_MS = 30 * 24 * 3600_000;
+
+/**
+ * Single sign-on of an organization's SAML IdP (DESIGN §15; docs/saml.md). An AuthnRequest is checked, stored (its ID
+ * single use), and answered by an ordinary authorization of the application's hidden client: the login UI, second
+ * factor, session and organization rule are the OIDC ones. The code that authorization returns to the continue URL
+ * is taken here, never at the token endpoint, and becomes the signed response posted to the registered ACS URL.
+ */
+@Injectable()
+export class SamlSsoService {
+  private readonly logger = new Logger('saml');
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
+    private readonly keys: SamlKeysService,
+    private readonly holder: ProviderHolder,
+    private readonly accounts: AccountFinder,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** An AuthnRequest by either binding (SP-initiated). */
+  async receive(orgId: string, message: ReceivedMessage): Promise<SsoOutcome> {
+    if (!(await organizationExists(this.dataSource, orgId))) return notFound('organization');
+    const now = new Date();
+    let request: ReturnType<typeof readAuthnRequest>;
+    let sp: SamlServiceProvider | undefined;
+    let acsUrl: string;
+    try {
+      request = readAuthnRequest(message);
+      sp = await samlServiceProvider(this.dataSource.manager, { orgId, entityId: request.fields.issuer });
+      if (!sp) return badRequest(`no SAML application of this organization has the entity id ${request.fields.issuer}`);
+      acsUrl = registeredAcs(request.fields, sp);
+    } catch (error) {
+      if (error instanceof XmlRefused) return badRequest(error.message);
+      throw error;
+    }
+    const { ssoUrl } = idpEndpoints(this.config.publicUrl, orgId);
+    try {
+      const { fields } = checkAuthnRequest(message, request.root, sp, ssoUrl, acsUrl, now);
+      if (fields.isPassive && fields.forceAuthn) throw new AuthnRequestRefused('ForceAuthn cannot be honoured passively', STATUS.noPassive);
+      return await this.signIn(orgId, sp, { appId: sp.appId, requestId: fields.id, acsUrl, relayState: message.relayState ?? null, forceAuthn: fields.forceAuthn, isPassive: fields.isPassive, requiresMfa: fields.requiresMfa }, now);
+    } catch (error) {
+      if (error instanceof AuthnRequestRefused) return this.refuse(orgId, acsUrl, request.fields.id, error.status, error.message, message.relayState ?? null);
+      if (error instanceof ReplayedRequest) return this.refuse(orgId, acsUrl, request.fields.id, STATUS.requestDenied, error.message, message.relayState ?? null);
+      throw error;
+    }
+  }
+
+  /** IdP-initiated sign-in (`/init?sp=`), for applications that allow it; no RelayState (the SP's own page). */
+  async initiate(orgId: string, entityId: string): Promise<SsoOutcome> {
+    const sp = entityId === '' ? undefined : await samlServiceProvider(this.dataSource.manager, { orgId, entityId });
+    if (!sp) return notFound('SAML application');
+    if (!sp.allowIdpInitiated) return { kind: 'error', status: 403, error: 'idp_initiated_not_allowed', description: 'this application does not allow IdP-initiated sign-in' };
+    const now = new Date();
+    return this.signIn(orgId, sp, { appId: sp.appId, requestId: null, acsUrl: sp.acsUrls[0]!, relayState: null, forceAuthn: false, isPassive: false, requiresMfa: false }, now);
+  }
+
+  /**
+   * The hidden client's authorization came back (its redirect URI): the pending request of `state` is taken once, the
+   * code checked (client, PKCE challenge, redirect URI) and consumed, and the response built for the user it names.
+   */
+  async complete(orgId: string, query: Record<string, unknown>): Promise<SsoOutcome> {
+    const now = new Date();
+    const state = typeof query.state === 'string' ? query.state : '';
+    const pending = state === '' ? undefined : await takePendingRequest(this.dataSource.manager, state, now);
+    if (!pending) return badRequest('this sign-in has expired or was already answered; start again at the application');
+    const sp = await samlServiceProvider(this.dataSource.manager, { orgId, appId: pending.appId });
+    if (!sp) return notFound('SAML application');
+    const answerError = (status: string, message: string) => this.refuse(orgId, pending.acsUrl, pending.requestId, status, message, pending.relayState);
+    if (typeof query.error === 'string') {
+      const passive = pending.isPassive && ['login_required', 'interaction_required', 'consent_required', 'account_selection_required'].includes(query.error);
+      return answerError(passive ? STATUS.noPassive : STATUS.authnFailed, passive ? 'the user is not signed in' : `sign-in did not complete (${query.error})`);
+    }
+    const code = typeof query.code === 'string' ? ((await this.holder.provider.AuthorizationCode.find(query.code)) as IssuedCode | undefined) : undefined;
+    const { continueUrl } = idpEndpoints(this.config.publicUrl, orgId);
+    if (!code || code.consumed || code.clientId !== sp.clientId || code.codeChallenge !== pending.codeChallenge || code.redirectUri !== continueUrl) {
+      return badRequest('the authorization code is not this sign-in’s');
+    }
+    await code.consume();
+    const account = await this.accounts.find(code.accountId);
+    if (!account || account.orgId !== orgId) return answerError(STATUS.requestDenied, 'the user cannot sign in to this application');
+    const mfa = code.acr === ACR_MFA;
+    if (pending.requiresMfa && !mfa) return answerError(STATUS.noAuthnContext, 'a second factor was asked for and not given');
+    return this.respond(orgId, sp, pending, account, { mfa, authTime: code.authTime, sessionUid: code.sessionUid ?? '' }, now);
+  }
+
+  private async signIn(orgId: string, sp: SamlServiceProvider, request: PendingRequest, now: Date): Promise<SsoOutcome> {
+    const { handle, codeChallenge } = await storePendingRequest(this.dataSource.manager, request, now);
+    const params = new URLSearchParams({
+      client_id: sp.clientId,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: idpEndpoints(this.config.publicUrl, orgId).continueUrl,
+      state: handle,
+      code_challenge: codeChallenge,
+      code_challenge_method: 'S256',
+    });
+    // DESIGN §15: ForceAuthn → prompt=login, IsPassive → prompt=none, REFEDS MFA → acr_values (step-up).
+    if (request.forceAuthn) params.set('prompt', 'login');
+    if (request.isPassive) params.set('prompt', 'none');
+    if (request.requiresMfa) params.set('acr_values', ACR_MFA);
+    return { kind: 'redirect', location: `${this.config.publicUrl}${OIDC_ROUTES.authorization}?${params}` };
+  }
+
+  private async respond(orgId: string, sp: SamlServiceProvider, pending: PendingRequest, account: OidcAccount, auth: { mfa: boolean; authTime?: number; sessionUid: string }, now: Date): Promise<SsoOutcome> {
+    const claims = await account.claims('id_token', `openid profile email${sp.attributes.some((a) => a.from === 'groups') ? ' groups' : ''}`);
+    const nameId = nameIdOf(sp, account, claims);
+    if (!nameId) return this.refuse(orgId, pending.acsUrl, pending.requestId, STATUS.invalidNameIdPolicy, 'the user has no e-mail address for an emailAddress NameID', pending.relayState);
+    const sessionIndex = samlId(randomBytes(20));
+    const content: AssertionContent = {
+      issuer: idpEndpoints(this.config.publicUrl, orgId).entityId,
+      audience: sp.entityId,
+      recipient: pending.acsUrl,
+      inResponseTo: pending.requestId,
+      nameId,
+      sessionIndex,
+      authnInstant: new Date((auth.authTime ?? Math.floor(now.getTime() / 1000)) * 1000),
+      authnContextClassRef: auth.mfa ? CLASS_MFA : CLASS_PASSWORD,
+      attributes: attributesOf(sp, claims),
+    };
+    const signer = await this.keys.signer(now);
+    const xml = await successResponse(content, { signer, signAssertion: sp.signAssertion, signResponse: sp.signResponse, encryptTo: sp.encryptAssertion ? sp.spCertificate : null }, now);
+    await this.uow.run(async (manager) => {
+      await recordSamlSession(manager, { id: sessionIndex, appId: sp.appId, userId: account.accountId, sessionUid: auth.sessionUid, nameId: nameId.value, nameIdFormat: nameId.format, nameIdQualified: nameId.qualified }, now, SAML_SESSION_MS);
+      await this.events.push(manager, {
+        type: 'user.saml.response.issued',
+        aggregateType: 'user',
+        aggregateId: account.accountId,
+        resourceOwner: orgId,
+        editorUserId: account.accountId,
+        payload: { appId: sp.appId, entityId: sp.entityId, nameIdFormat: sp.nameIdFormat, idpInitiated: pending.requestId === null, mfa: auth.mfa },
+      });
+    });
+    return { kind: 'post', acsUrl: pending.acsUrl, samlResponse: Buffer.from(xml, 'utf8').toString('base64'), relayState: pending.relayState };
+  }
+
+  /** A signed error response to a registered ACS URL (DESIGN §15): the SP shows its own page; nothing is asserted. */
+  private async refuse(orgId: string, acsUrl: string, inResponseTo: string | null, status: string, message: string, relayState: string | null): Promise<SsoOutcome> {
+    this.logger.log(`SAML request refused: ${message}`);
+    const now = new Date();
+    const xml = errorResponse(idpEndpoints(this.config.publicUrl, orgId).entityId, acsUrl, inResponseTo, status, message, await this.keys.signer(now), now);
+    return { kind: 'post', acsUrl, samlResponse: Buffer.from(xml, 'utf8').toString('base64'), relayState };
+  }
+}
+
+/** The NameID of the application's format (DESIGN §15; it wins over what a request's NameIDPolicy asks, as mellon asks transient). */
+function nameIdOf(sp: SamlServiceProvider, account: OidcAccount, claims: Record<string, unknown>): AssertionContent['nameId'] | undefined {
+  const format = NAME_ID_FORMATS[sp.nameIdFormat];
+  switch (sp.nameIdFormat) {
+    case 'persistent':
+      return { value: account.accountId, format, qualified: true };
+    case 'transient':
+      return { value: samlId(randomBytes(20)), format, qualified: true };
+    case 'emailAddress':
+      return typeof claims.email === 'string' && claims.email !== '' ? { value: claims.email, format, qualified: false } : undefined;
+    case 'unspecified':
+      return { value: String(claims.preferred_username ?? account.accountId), format, qualified: false };
+  }
+}
+
+/** The application's attributes from the user's claims; an attribute without a value is left out. */
+function attributesOf(sp: SamlServiceProvider, claims: Record<string, unknown>): AssertionContent['attributes'] {
+  const sources: Record<string, unknown> = {
+    userName: claims.preferred_username,
+    email: claims.email,
+    givenName: claims.given_name,
+    familyName: claims.family_name,
+    displayName: claims.name,
+    groups: claims.groups,
+    userId: claims.sub,
+  };
+  return sp.attributes
+    .map((mapping) => {
+      const value = sources[mapping.from];
+      const values = (Array.isArray(value) ? value : value === undefined || value === null || value === '' ? [] : [value]).map(String);
+      return { name: mapping.name, nameFormat: ATTRIBUTE_NAME_FORMATS[mapping.nameFormat ?? 'basic'], values };
+    })
+    .filter((attribute) => attribute.values.length > 0);
+}
+
+function badRequest(description: string): SsoOutcome {
+  return { kind: 'error', status: 400, error: 'invalid_saml_request', description };
+}
+
+function notFound(what: string): SsoOutcome {
+  return { kind: 'error', status: 404, error: 'not_found', description: `no such ${what}` };
+}
