@@ -19,6 +19,7 @@ import { GaleraSessions } from './database/galera.js';
 import { EventFeed } from './events/event-feed.js';
 import { EventStore } from './events/event-store.js';
 import { AppLogger } from './http/logging.js';
+import { SessionEnds } from './auth/session-ends.js';
 
 /** Configuration, database, events, crypto, logging and the global access guard. */
 @Global()
@@ -45,9 +46,10 @@ export class CommonModule {
         GaleraSessions,
         DatabaseNodes,
         BoundedReads,
+        SessionEnds,
         { provide: APP_GUARD, useClass: AccessGuard },
       ],
-      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability, OrgResources, WalCheckpointer, BoundedReads],
+      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability, OrgResources, WalCheckpointer, BoundedReads, SessionEnds],
     };
   }
 }

@@ -3,16 +3,17 @@ import { OidcModule } from '../oidc/oidc.module.js';
 import { IdpMetadataController } from './idp-metadata.controller.js';
 import { SamlKeysController } from './keys/saml-keys.controller.js';
 import { SamlKeysService } from './keys/saml-keys.service.js';
+import { SingleLogoutService } from './sso/single-logout.service.js';
 import { SsoController } from './sso/sso.controller.js';
 import { SamlSsoService } from './sso/sso.service.js';
 
 /**
  * The SAML 2.0 identity provider (DESIGN §15; docs/saml.md): the instance's signing keys, each organization's
- * metadata, and single sign-on through the OIDC sign-in (the applications' hidden clients).
+ * metadata, single sign-on through the OIDC sign-in (the applications' hidden clients) and single logout.
  */
 @Module({
   imports: [OidcModule],
   controllers: [IdpMetadataController, SamlKeysController, SsoController],
-  providers: [SamlKeysService, SamlSsoService],
+  providers: [SamlKeysService, SamlSsoService, SingleLogoutService],
 })
 export class SamlModule {}

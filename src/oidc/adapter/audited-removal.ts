@@ -2,6 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import type { EventType } from '../../common/events/event-types.js';
+import type { SessionEnds } from '../../common/auth/session-ends.js';
 import { organizationOfUser } from '../../users/queries/oidc-accounts.js';
 import { revokeAccessTokensOfEndedSession } from './logout-revocation.js';
 import type { SessionAuthorizations } from './logout-revocation.js';
@@ -16,6 +17,7 @@ interface Removal {
 
 interface StoredPayload extends SessionAuthorizations {
   accountId?: string;
+  uid?: string;
   clientId?: string;
   kind?: string;
 }
@@ -32,6 +34,7 @@ export class AuditedRemoval {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
+    private readonly sessionEnds: SessionEnds,
   ) {}
 
   /** What removing a row of this model in a request of this route records, if anything. */
@@ -55,7 +58,10 @@ export class AuditedRemoval {
       await manager.query('DELETE FROM oidc_payloads WHERE model = ? AND id_hash = ?', [model, key]);
       if (rows.length === 0) return;
       const stored = JSON.parse(rows[0].payload) as StoredPayload;
-      if (model === 'Session' && route === 'end_session_confirm') await revokeAccessTokensOfEndedSession(manager, stored);
+      if (model === 'Session' && route === 'end_session_confirm') {
+        await revokeAccessTokensOfEndedSession(manager, stored);
+        if (stored.accountId && stored.uid) await this.sessionEnds.ended(manager, { userId: stored.accountId, sessionUid: stored.uid });
+      }
       await this.record(manager, removal.type, stored.accountId ?? stored.clientId, removal.payload(stored, id, route));
     });
   }

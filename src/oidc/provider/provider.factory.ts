@@ -2,6 +2,7 @@ import Provider from 'oidc-provider';
 import type { Configuration, OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import type { SessionEnds } from '../../common/auth/session-ends.js';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { findAccountWithinOrganization } from '../account/organization-boundary.js';
@@ -40,6 +41,8 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   /** The published keys as they are in the database now (public parts), for JWTs of a newer key. */
   reloadKeys?: () => Promise<object[]>;
   instance: InstanceEntity;
+  /** Told when end-session ends a session (the SAML IdP's single logout). */
+  sessionEnds: SessionEnds;
   /** The organization's login policy, read on use (the second-factor check of the login prompt). */
 }
 
@@ -64,7 +67,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const cookie = { httpOnly: true, sameSite: 'lax', secure, signed: true, path: '/' };
   const clients = new ClientStore(dataSource, deps.issuer);
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
-  const audit = new AuditedRemoval(deps.uow, deps.events);
+  const audit = new AuditedRemoval(deps.uow, deps.events, deps.sessionEnds);
   const adapterFor = (name: string) => (name === 'Client' ? clients : new OidcPayloadAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit));
   const configuration: Configuration = {
     adapter: adapterFor,

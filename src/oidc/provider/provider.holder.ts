@@ -26,6 +26,7 @@ import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { createProvider, publicPart } from './provider.factory.js';
 import type { ProviderDeps } from './provider.factory.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
+import { SessionEnds } from '../../common/auth/session-ends.js';
 
 /** How often each process looks for a rotated or newly signing key: every process switches within seconds. */
 const KEY_POLL_MS = 5_000;
@@ -61,6 +62,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     private readonly availability: DatabaseAvailability,
     private readonly checkpointer: WalCheckpointer,
     private readonly loginPolicies: LoginPolicyService,
+    private readonly sessionEnds: SessionEnds,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -148,6 +150,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       uow: this.uow,
       events: this.events,
       loginPolicy: (orgId) => this.loginPolicies.get(orgId),
+      sessionEnds: this.sessionEnds,
     };
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DataSource } from 'typeorm';
+import { SessionEnds } from '../../common/auth/session-ends.js';
 import type { UserSession, UserTokens } from '../../common/auth/user-tokens.js';
 import { deleteGrantsTiedToUser } from '../adapter/exchange-ties.js';
 import { revokeAccessTokensOfEndedSession } from '../adapter/logout-revocation.js';
@@ -22,11 +23,15 @@ interface StoredSession extends SessionAuthorizations {
  */
 @Injectable()
 export class OidcUserTokens implements UserTokens {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly sessionEnds: SessionEnds,
+  ) {}
 
   async revokeAll(manager: EntityManager, userId: string, options: { keepSession?: string } = {}): Promise<void> {
     // A token exchanged from this user's grants (an impersonation by this user) ends with them.
     await deleteGrantsTiedToUser(manager, userId);
+    await this.sessionEnds.ended(manager, { userId, keepSession: options.keepSession });
     if (options.keepSession === undefined) {
       await manager.query('DELETE FROM oidc_payloads WHERE account_id = ?', [userId]);
       return;
@@ -57,6 +62,7 @@ export class OidcUserTokens implements UserTokens {
     if (!row) return false;
     await manager.query(`DELETE FROM oidc_payloads WHERE model = 'Session' AND account_id = ? AND uid = ?`, [userId, sessionId]);
     await revokeAccessTokensOfEndedSession(manager, JSON.parse(row.payload) as StoredSession);
+    await this.sessionEnds.ended(manager, { userId, sessionUid: sessionId });
     return true;
   }
 }

@@ -13,7 +13,6 @@ export const STATUS = {
   invalidNameIdPolicy: 'urn:oasis:names:tc:SAML:2.0:status:InvalidNameIDPolicy',
   noAuthnContext: 'urn:oasis:names:tc:SAML:2.0:status:NoAuthnContext',
   unsupportedBinding: 'urn:oasis:names:tc:SAML:2.0:status:UnsupportedBinding',
-  partialLogout: 'urn:oasis:names:tc:SAML:2.0:status:PartialLogout',
 } as const;
 
 /** SAML Authentication Context §3.4.18: a password over TLS; REFEDS MFA profile: two factors. */

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { changedRows } from '../../common/database/changed-rows.js';
 import { flag } from '../../common/database/column-values.js';
 
 /** An assertion a service provider holds (DESIGN §15): found again by a logout, by session, user or SessionIndex. */
@@ -23,13 +24,6 @@ export async function recordSamlSession(manager: EntityManager, session: SamlSes
   );
 }
 
-/** The assertions of one OIDC session, or of one user (every session), that a logout must reach. */
-export async function samlSessionsOf(manager: EntityManager, of: { sessionUid: string } | { userId: string }): Promise<SamlSession[]> {
-  const [column, value] = 'sessionUid' in of ? ['session_uid', of.sessionUid] : ['user_id', of.userId];
-  const rows = (await manager.query(`SELECT * FROM saml_sessions WHERE ${column} = ?`, [value])) as Record<string, unknown>[];
-  return rows.map(sessionOf);
-}
-
 /** The assertion an SP's LogoutRequest names by SessionIndex, if it is that SP's. */
 export async function samlSessionById(manager: EntityManager, appId: string, id: string): Promise<SamlSession | undefined> {
   const rows = (await manager.query('SELECT * FROM saml_sessions WHERE id = ? AND app_id = ?', [id, appId])) as Record<string, unknown>[];
@@ -51,4 +45,33 @@ function sessionOf(row: Record<string, unknown>): SamlSession {
     nameIdFormat: String(row.name_id_format),
     nameIdQualified: flag(row.name_id_qualified),
   };
+}
+
+/** Marks the assertions of sessions that just ended for a LogoutRequest to their SPs, in the transaction that ended them. */
+export async function markLogoutDue(manager: EntityManager, ended: { userId: string; sessionUid?: string; keepSession?: string }, now: Date): Promise<void> {
+  const where = ['user_id = ?', 'logout_due_at IS NULL'];
+  const parameters: unknown[] = [now.getTime(), ended.userId];
+  if (ended.sessionUid !== undefined) {
+    where.push('session_uid = ?');
+    parameters.push(ended.sessionUid);
+  }
+  if (ended.keepSession !== undefined) {
+    where.push('session_uid <> ?');
+    parameters.push(ended.keepSession);
+  }
+  await manager.query(`UPDATE saml_sessions SET logout_due_at = ? WHERE ${where.join(' AND ')}`, parameters);
+}
+
+/** Assertions whose logout is due now, oldest first. */
+export async function dueLogouts(manager: EntityManager, now: Date, limit: number): Promise<(SamlSession & { dueAt: number; attempts: number })[]> {
+  const rows = (await manager.query(`SELECT * FROM saml_sessions WHERE logout_due_at IS NOT NULL AND logout_due_at <= ? ORDER BY logout_due_at LIMIT ${Number(limit)}`, [now.getTime()])) as Record<string, unknown>[];
+  return rows.map((row) => ({ ...sessionOf(row), dueAt: Number(row.logout_due_at), attempts: Number(row.logout_attempts) }));
+}
+
+/**
+ * Takes a due logout for one attempt: its next attempt moves to `retryAt` in the same statement, so that another
+ * process (or node) that read the same row finds it changed and leaves it. True when this caller took it.
+ */
+export async function claimLogout(manager: EntityManager, id: string, dueAt: number, retryAt: number): Promise<boolean> {
+  return (await changedRows(manager, 'UPDATE saml_sessions SET logout_due_at = ?, logout_attempts = logout_attempts + 1 WHERE id = ? AND logout_due_at = ?', [retryAt, id, dueAt])) === 1;
 }

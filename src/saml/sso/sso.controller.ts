@@ -5,23 +5,27 @@ import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/authenticated.decorator.js';
 import { XmlRefused } from '../../common/xml/saml-xml.js';
 import { contentSecurityPolicy, LOGIN_PAGE_HEADERS } from '../../oidc/login/login-page.headers.js';
-import { errorPage } from '../../oidc/login/login.views.js';
+import { errorPage, loggedOutPage } from '../../oidc/login/login.views.js';
 import { chooseLocale, messages } from '../../oidc/login/messages.js';
 import { fromPost, fromRedirect } from '../protocol/bindings.js';
 import type { MessageName, ReceivedMessage } from '../protocol/bindings.js';
+import { SingleLogoutService } from './single-logout.service.js';
 import { SamlSsoService } from './sso.service.js';
 import type { SsoOutcome } from './sso.service.js';
 import { autoPostPage } from './sso.views.js';
 
 /**
  * The browser-facing SAML endpoints of an organization's IdP (DESIGN §15; docs/saml.md): single sign-on by
- * HTTP-Redirect and HTTP-POST, the hidden client's return, and IdP-initiated sign-in. They answer pages, not JSON:
+ * HTTP-Redirect and HTTP-POST, the hidden client's return, IdP-initiated sign-in and single logout. They answer pages, not JSON:
  * the OpenAPI document describes them in docs/saml.md's terms through the metadata, not as API operations.
  */
 @ApiExcludeController()
 @Controller('saml/v2/:orgId')
 export class SsoController {
-  constructor(private readonly sso: SamlSsoService) {}
+  constructor(
+    private readonly sso: SamlSsoService,
+    private readonly slo: SingleLogoutService,
+  ) {}
 
   @Get('sso')
   @Public()
@@ -49,6 +53,19 @@ export class SsoController {
   @Public()
   async init(@Param('orgId') orgId: string, @Query('sp') sp: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     send(req, res, await this.sso.initiate(orgId, typeof sp === 'string' ? sp : ''));
+  }
+
+  /** Single logout: an SP's LogoutRequest by HTTP-Redirect (mellon's) or HTTP-POST. */
+  @Get('slo')
+  @Public()
+  async logoutByRedirect(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.answer(req, res, () => received(() => fromRedirect(rawQuery(req), 'SAMLRequest')), (message) => this.slo.receive(orgId, message));
+  }
+
+  @Post('slo')
+  @Public()
+  async logoutByPost(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+    await this.answer(req, res, () => received(() => fromPost(formOf(req), 'SAMLRequest')), (message) => this.slo.receive(orgId, message));
   }
 
   private async answer(req: Request, res: Response, read: () => ReceivedMessage | SsoOutcome, handle: (message: ReceivedMessage) => Promise<SsoOutcome>): Promise<void> {
@@ -84,6 +101,10 @@ export function send(req: Request, res: Response, outcome: SsoOutcome, field: Me
   res.set(LOGIN_PAGE_HEADERS);
   if (outcome.kind === 'redirect') {
     res.redirect(303, outcome.location);
+    return;
+  }
+  if (outcome.kind === 'signedOut') {
+    res.status(200).type('html').send(loggedOutPage(locale, t));
     return;
   }
   if (outcome.kind === 'error') {

@@ -26,11 +26,12 @@ import { ReplayedRequest, storePendingRequest, takePendingRequest } from './saml
 import type { PendingRequest } from './saml-requests.js';
 import { recordSamlSession } from './saml-sessions.js';
 
-/** What the browser is sent: on to the sign-in, a response posted to the SP's ACS URL, or an error page. */
+/** What the browser is sent: on to the sign-in (or an SP), a response posted to the SP's ACS URL, an error page, or the signed-out page. */
 export type SsoOutcome =
   | { kind: 'redirect'; location: string }
   | { kind: 'post'; acsUrl: string; samlResponse: string; relayState: string | null }
-  | { kind: 'error'; status: number; error: string; description: string };
+  | { kind: 'error'; status: number; error: string; description: string }
+  | { kind: 'signedOut' };
 
 /** A code's fields as oidc-provider stores them (its AuthorizationCode model). */
 interface IssuedCode {

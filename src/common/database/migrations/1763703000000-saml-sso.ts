@@ -10,6 +10,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  *
  * `saml_sessions`: an assertion a service provider holds, by the OIDC session it was issued in, so that a logout
  * (by the SP, or a user deactivated, locked or removed) reaches every SP with a `sloUrl` by NameID and SessionIndex.
+ * A row whose session ended gets `logout_due_at` in that transaction: the outbox of the LogoutRequests still to send.
  */
 export class SamlSso1763703000000 implements MigrationInterface {
   name = 'SamlSso1763703000000';
@@ -57,12 +58,15 @@ export class SamlSso1763703000000 implements MigrationInterface {
           flag('name_id_qualified'),
           { name: 'created_at', type: 'bigint', isNullable: false },
           { name: 'expires_at', type: 'bigint', isNullable: false },
+          { name: 'logout_attempts', type: 'int', isNullable: false, default: 0 },
+          { name: 'logout_due_at', type: 'bigint', isNullable: true },
         ],
         foreignKeys: [application('saml_sessions')],
         indices: [
           new TableIndex({ name: 'ix_saml_sessions_user', columnNames: ['user_id'] }),
           new TableIndex({ name: 'ix_saml_sessions_session', columnNames: ['session_uid'] }),
           new TableIndex({ name: 'ix_saml_sessions_expiry', columnNames: ['expires_at'] }),
+          new TableIndex({ name: 'ix_saml_sessions_logout', columnNames: ['logout_due_at'] }),
         ],
       }),
     );

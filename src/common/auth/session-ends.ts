@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+
+/** Sessions of a user that just ended: one (`sessionUid`), or all but `keepSession` (a password change keeps the caller's). */
+export interface EndedSessions {
+  userId: string;
+  sessionUid?: string;
+  keepSession?: string;
+}
+
+type Listener = (manager: EntityManager, ended: EndedSessions) => Promise<void>;
+
+/**
+ * Tells other modules, inside the transaction that ends them, that sessions ended (a sign-out, an administrator's
+ * termination, a user deactivated, locked, removed or given a new password): the SAML IdP then logs the user out of
+ * its service providers (DESIGN §15). The module that ends sessions (src/oidc) does not know who listens.
+ */
+@Injectable()
+export class SessionEnds {
+  private readonly listeners: Listener[] = [];
+
+  listen(listener: Listener): void {
+    this.listeners.push(listener);
+  }
+
+  async ended(manager: EntityManager, ended: EndedSessions): Promise<void> {
+    for (const listener of this.listeners) await listener(manager, ended);
+  }
+}
