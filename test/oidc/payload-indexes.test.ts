@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { TOKEN_WITH_USER_STATEMENTS } from '../../src/oidc/adapter/oidc-payload.adapter.js';
 import { useService } from '../support/fixtures.js';
 
 /**
@@ -23,5 +24,18 @@ describe('oidc_payloads look-ups use their indexes', () => {
     }
     const [definition]: { sql: string }[] = await svc.dataSource.query("SELECT sql FROM sqlite_master WHERE name = 'ix_oidc_payloads_grant'");
     assert.match(definition.sql, /WHERE "grant_id" IS NOT NULL/, 'the index holds only rows with a grant');
+  });
+
+  // Introspection, userinfo and the refresh grant read a token with its user: the row by its primary key,
+  // the user joined on the indexed account_id column, never through the payload's JSON (issue 40).
+  it('a token with its user: primary keys only, no JSON parsing', { skip: process.env.TEST_DATABASE_URL ? 'query plans checked on SQLite only' : false }, async () => {
+    for (const sql of Object.values(TOKEN_WITH_USER_STATEMENTS)) {
+      assert.doesNotMatch(sql, /json_extract|JSON_VALUE/i);
+      const parameters = sql.includes('IN (?, ?, ?)') ? ['x', 'AccessToken', 'ClientCredentials', 'RefreshToken'] : ['AccessToken', 'x'];
+      const plan = (await svc.dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, parameters) as { detail: string }[]).map((step) => step.detail);
+      assert.ok(plan.some((d) => /^SEARCH p USING INDEX sqlite_autoindex_oidc_payloads_1 \(model=\? AND id_hash=\?\)/.test(d)), plan.join('; '));
+      assert.ok(plan.some((d) => /^SEARCH u USING (INDEX \S+|INTEGER PRIMARY KEY) \(/.test(d)), plan.join('; '));
+      assert.ok(!plan.some((d) => /^SCAN/.test(d)), plan.join('; '));
+    }
   });
 });

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { groupNamesOf } from '../../users/groups/group.queries.js';
 import { accountRow } from '../../users/queries/oidc-accounts.js';
+import { accountReadWithToken } from '../adapter/request-lookups.js';
 import { flag, json, millis } from '../../common/database/column-values.js';
 import { isActive } from '../../users/rules/user-state.js';
 
@@ -24,14 +25,18 @@ type ClaimsUser = Pick<
 /**
  * Accounts for oidc-provider, read from the users domain on every use: a user who is deactivated,
  * locked or removed has no account, so userinfo answers 401 and their sessions cannot sign in
- * (docs/product-rules.md, "Consistency": the state is read on use).
+ * (docs/product-rules.md, "Consistency": the state is read on use). Where the request's token was read
+ * with its account in one statement (userinfo, the refresh grant), that read is the use; nothing is
+ * kept beyond the request.
  */
 @Injectable()
 export class AccountFinder {
   constructor(private readonly dataSource: DataSource) {}
 
   async find(userId: string): Promise<OidcAccount | undefined> {
-    const row = await accountRow(this.dataSource, userId);
+    // Read with the token this request presented, in the same statement (oidc-payload.adapter.ts), or now.
+    const withToken = accountReadWithToken(userId);
+    const row = withToken !== undefined ? (withToken ?? undefined) : await accountRow(this.dataSource, userId);
     if (!row || !isActive({ state: String(row.state) })) return undefined;
     const str = (value: unknown) => (value == null ? null : String(value));
     const user: ClaimsUser = {

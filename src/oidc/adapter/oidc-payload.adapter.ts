@@ -5,12 +5,13 @@ import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { statementsOf } from '../../common/database/statements.js';
 import type { Statements } from '../../common/database/statements.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { tokenUserJoin } from '../../users/queries/oidc-accounts.js';
+import { accountJoin, tokenUserJoin } from '../../users/queries/oidc-accounts.js';
 import { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
 import type { AuditedRemoval } from './audited-removal.js';
 import { forgetRows, requestLookups } from './request-lookups.js';
 import type { PayloadRow, RequestLookups } from './request-lookups.js';
+import type { AccountRow } from '../../users/queries/oidc-accounts.js';
 import { millis } from '../../common/database/column-values.js';
 import { dialectOf } from './sql.js';
 import { tiedGrantsDeletion } from './exchange-ties.js';
@@ -26,16 +27,31 @@ const COLUMNS = 'model, payload, expires_at, consumed_at';
 /**
  * The token's user (its account, or the machine user that is its client), read with the token for the
  * introspection policy: state on use and the parts of `username` (docs/product-rules.md, "OpenID Connect and OAuth").
- * The user's columns and joins come from the users domain, which owns those tables.
+ * The row by its primary key, the user by the indexed `account_id` column that `upsert` fills (never by
+ * parsing the payload). The user's columns and joins come from the users domain, which owns those tables.
  */
-function tokenWithUserSql(dataSource: DataSource): string {
-  const field = (name: string) => (dialectOf(dataSource) === 'sqlite' ? `json_extract(p.payload, '$.${name}')` : `JSON_VALUE(p.payload, '$.${name}')`);
-  const user = tokenUserJoin(`COALESCE(${field('accountId')}, ${field('clientId')})`);
-  return `SELECT p.model, p.payload, p.expires_at, p.consumed_at, ${user.columns}
+const TOKEN_USER = tokenUserJoin('p.account_id');
+const TOKEN_WITH_USER_SQL = `SELECT p.model, p.payload, p.expires_at, p.consumed_at, p.account_id, ${TOKEN_USER.columns}
     FROM oidc_payloads p
-    ${user.joins}
+    ${TOKEN_USER.joins}
     WHERE p.id_hash = ? AND p.model IN (?, ?, ?)`;
-}
+
+/**
+ * Where oidc-provider calls `findAccount` for a token's user right after finding the token, with no write
+ * between (userinfo: AccessToken, Grant, account; the refresh grant: RefreshToken, Grant, account): the
+ * model and its route. There the token's row is read with its account in one statement, by the indexed
+ * `account_id` column, and `findAccount` uses that account of this request (account.finder.ts); user
+ * state is still read on use, with the token.
+ */
+const ACCOUNT_FOLLOWS: Record<string, string> = { AccessToken: 'userinfo', RefreshToken: 'token' };
+const TOKEN_ACCOUNT = accountJoin('p.account_id');
+const TOKEN_WITH_ACCOUNT_SQL = `SELECT p.model, p.payload, p.expires_at, p.consumed_at, p.account_id, ${TOKEN_ACCOUNT.columns}
+    FROM oidc_payloads p
+    ${TOKEN_ACCOUNT.joins}
+    WHERE p.model = ? AND p.id_hash = ?`;
+
+/** The statements that read a token with its user (for the query-plan test: index searches, no JSON parsing). */
+export const TOKEN_WITH_USER_STATEMENTS = { introspection: TOKEN_WITH_USER_SQL, withAccount: TOKEN_WITH_ACCOUNT_SQL } as const;
 
 /**
  * oidc-provider's storage interface over one table. Ids of tokens, codes and sessions are bearer
@@ -47,7 +63,6 @@ function tokenWithUserSql(dataSource: DataSource): string {
  */
 export class OidcPayloadAdapter implements Adapter {
   private readonly upsertSql: string;
-  private readonly tokenWithUserSql: string;
   private readonly sql: Statements;
 
   constructor(
@@ -63,7 +78,6 @@ export class OidcPayloadAdapter implements Adapter {
       dialectOf(dataSource) === 'sqlite'
         ? `${insert} ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = COALESCE(excluded.grant_id, oidc_payloads.grant_id), account_id = excluded.account_id, client_id = excluded.client_id, uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at, consumed_at = NULL`
         : `${insert} ON DUPLICATE KEY UPDATE payload = VALUES(payload), grant_id = COALESCE(VALUES(grant_id), grant_id), account_id = VALUES(account_id), client_id = VALUES(client_id), uid = VALUES(uid), user_code = VALUES(user_code), expires_at = VALUES(expires_at), consumed_at = NULL`;
-    this.tokenWithUserSql = tokenWithUserSql(dataSource);
     this.sql = statementsOf(dataSource);
   }
 
@@ -99,18 +113,28 @@ export class OidcPayloadAdapter implements Adapter {
    * token's user for the introspection policy (request-lookups.ts).
    */
   private async rowOf(key: string): Promise<{ row: PayloadRow; users?: RequestLookups['users'] } | undefined> {
-    const shared = TOKEN_MODELS.includes(this.model) && TOKEN_ROUTES.has(Provider.ctx?.oidc?.route) ? requestLookups() : undefined;
+    const route: string | undefined = Provider.ctx?.oidc?.route;
+    if (route !== undefined && ACCOUNT_FOLLOWS[this.model] === route) return this.rowWithAccount(key);
+    const shared = route !== undefined && TOKEN_MODELS.includes(this.model) && TOKEN_ROUTES.has(route) ? requestLookups() : undefined;
     if (!shared) {
       const [row] = await this.sql.rows<PayloadRow>(`SELECT ${COLUMNS} FROM oidc_payloads WHERE model = ? AND id_hash = ?`, [this.model, key]);
       return row && { row };
     }
     let rows = shared.rows.get(key);
     if (!rows) {
-      rows = this.sql.rows<PayloadRow>(this.tokenWithUserSql, [key, ...TOKEN_MODELS]);
+      rows = this.sql.rows<PayloadRow>(TOKEN_WITH_USER_SQL, [key, ...TOKEN_MODELS]);
       shared.rows.set(key, rows);
     }
     const row = (await rows).find((r) => r.model === this.model);
     return row && { row, users: shared.users };
+  }
+
+  /** The token's row and its account (ACCOUNT_FOLLOWS), the account kept for this request's `findAccount`. */
+  private async rowWithAccount(key: string): Promise<{ row: PayloadRow } | undefined> {
+    const [row] = await this.sql.rows<PayloadRow & AccountRow>(TOKEN_WITH_ACCOUNT_SQL, [this.model, key]);
+    if (!row) return undefined;
+    if (row.account_id) requestLookups()?.accounts.set(row.account_id, row.id == null ? null : row);
+    return { row };
   }
 
   /**
@@ -205,9 +229,12 @@ function revokingOneAccessToken(): boolean {
   return oidc?.route === 'revocation' && Boolean(oidc.entities?.AccessToken) && !oidc.entities?.RefreshToken;
 }
 
-/** The user read with a token row, under the id the introspection policy asks for (accountId, else clientId). */
+/**
+ * The user read with a token row, under the id the introspection policy asks for (accountId, else
+ * clientId): only when that is the row's `account_id` the user was joined on; otherwise the policy reads it.
+ */
 function rememberUser(users: RequestLookups['users'], payload: AdapterPayload, row: PayloadRow): void {
   const userId = payload.accountId ?? payload.clientId;
-  if (!userId) return;
+  if (!userId || row.account_id !== userId) return;
   users.set(userId, row.user_state == null ? null : { state: row.user_state, userName: row.user_name ?? '', primaryDomain: row.primary_domain ?? null });
 }
