@@ -404,6 +404,14 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /admin/v1/keys': 'reads signing key metadata',
   'GET /admin/v1/saml/keys': 'reads SAML signing key metadata',
   'GET /saml/v2/:orgId/metadata': "shows an organization's public SAML IdP metadata",
+  // The SAML IdP's browser endpoints (DESIGN §15): public, like the OIDC authorization endpoint. Each sends the
+  // browser into the ordinary sign-in (the login UI decides who signs in) or answers a session that signed in.
+  'GET /saml/v2/:orgId/sso': 'takes an AuthnRequest (HTTP-Redirect) and sends the browser to the sign-in; acts on no user',
+  'POST /saml/v2/:orgId/sso': 'takes an AuthnRequest (HTTP-POST) and sends the browser to the sign-in; acts on no user',
+  'GET /saml/v2/:orgId/init': 'starts an IdP-initiated sign-in for an application that allows it; acts on no user',
+  'GET /saml/v2/:orgId/continue': "answers the browser's own finished sign-in (a one-time code of this browser's request) with a SAML response",
+  'GET /saml/v2/:orgId/slo': "ends the session a service provider's signed LogoutRequest names (as its user's sign-out would)",
+  'POST /saml/v2/:orgId/slo': "ends the session a service provider's signed LogoutRequest names (as its user's sign-out would)",
   'GET /management/v1/orgs/:orgId/members': "reads the organization's members",
   'GET /management/v1/orgs/:orgId/projects': 'reads projects',
   'GET /management/v1/orgs/:orgId/projects/:projectId': 'reads a project',
