@@ -170,7 +170,7 @@ describe('management API: SAML applications', () => {
     assert.equal(res.status, 400, res.text);
   });
 
-  it("a SAML application's client id is no OIDC client: the token and authorization endpoints do not know it", async () => {
+  it("a SAML application's client id serves only the IdP's own sign-in: no token for it, no redirect to another URL (its ACS included)", async () => {
     const created = await create({ name: 'Not a client', entityId: `https://${unique('nc')}.example.com`, acsUrls: ['https://nc.example.com/acs'] });
     const { clientId } = (await svc.api('GET', `${appsPath()}/${created.body.appId}`, { token: owner.token })).body;
     const token = await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', client_id: clientId });
