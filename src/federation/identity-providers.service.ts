@@ -10,13 +10,13 @@ import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
-import { hostOf, nonPublicAddressesOf } from '../common/net/outbound-address.js';
+import { assertReachableTarget, readMetadataDocument } from '../common/net/configured-target.js';
+import type { OutboundRules } from '../common/net/configured-target.js';
 import { organizationExists } from '../users/queries/organizations.js';
 import { claimedDomains, deleteIdp, idpById, idpOfDomain, idpsOf, idpsWithDomains, insertIdp, updateIdp } from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
 import { DEFAULT_CLAIMS, DEFAULT_SCOPES, invalid, issuerProblem, NAME_ID_PERSISTENT, normalisedDomains, secretProblem } from './idp-settings.js';
 import type { AuthMethod, ClaimMapping, IdpType, LinkBy, MfaMode, OidcSettings, SamlSettings } from './idp-settings.js';
-import { outboundFetch } from '../common/net/outbound-fetch.js';
 import { idpMetadataOf } from './saml/idp-metadata.js';
 import type { IdpMetadata } from './saml/idp-metadata.js';
 import { newSelfSignedCredentials } from '../common/crypto/self-signed-credentials.js';
@@ -119,7 +119,7 @@ export class IdentityProvidersService {
       const settings = this.oidcSettings(input, undefined);
       const problem = secretProblem(settings.authMethod, input.clientSecret !== undefined);
       if (problem) throw invalid('clientSecret', problem);
-      await this.assertReachable(settings.issuer, 'issuer');
+      await assertReachableTarget(settings.issuer, 'issuer', this.outboundRules());
       row = { ...base, type: 'oidc', settings: JSON.stringify(settings), clientSecret: input.clientSecret === undefined ? null : this.encryptor.encrypt(input.clientSecret), spPrivateKey: null };
       payload = publicPayload(row, settings);
     }
@@ -160,7 +160,7 @@ export class IdentityProvidersService {
       if (oidc.authMethod === 'private_key_jwt' && input.clientSecret === undefined) clientSecret = null;
       const problem = secretProblem(oidc.authMethod, clientSecret !== null);
       if (problem) throw invalid('clientSecret', problem);
-      if (input.issuer !== undefined) await this.assertReachable(oidc.issuer, 'issuer');
+      if (input.issuer !== undefined) await assertReachableTarget(oidc.issuer, 'issuer', this.outboundRules());
       settings = oidc;
     }
     const row: IdpRow = {
@@ -232,19 +232,11 @@ export class IdentityProvidersService {
   private async metadataOf(input: IdpInput): Promise<IdpMetadata> {
     if ((input.metadataXml === undefined) === (input.metadataUrl === undefined)) throw invalid('metadataXml', 'exactly one of metadataXml and metadataUrl is required for a SAML IdP');
     if (input.metadataXml !== undefined) return idpMetadataOf(input.metadataXml);
-    const problem = issuerProblem(input.metadataUrl!);
-    if (problem) throw invalid('metadataUrl', problem.replace('issuer', 'metadataUrl'));
-    await this.assertReachable(input.metadataUrl!, 'metadataUrl');
-    const fetch = outboundFetch({ allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, timeoutMs: this.config.idpTimeoutMs, maxBodyBytes: 1024 * 1024 });
-    let xml: string;
-    try {
-      const res = await fetch(input.metadataUrl!, { method: 'GET', headers: { accept: 'application/samlmetadata+xml, application/xml, text/xml' } });
-      if (res.status !== 200) throw new Error(`answered ${res.status}`);
-      xml = await res.text();
-    } catch (error) {
-      throw invalid('metadataUrl', `metadataUrl: the metadata could not be read (${error instanceof Error ? error.message : String(error)})`);
-    }
-    return idpMetadataOf(xml);
+    return idpMetadataOf(await readMetadataDocument(input.metadataUrl!, 'metadataUrl', this.outboundRules()));
+  }
+
+  private outboundRules(): OutboundRules {
+    return { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, timeoutMs: this.config.idpTimeoutMs };
   }
 
   private oidcSettings(input: IdpInput, before: OidcSettings | undefined): OidcSettings {
@@ -281,21 +273,7 @@ export class IdentityProvidersService {
    * The issuer's host must be public, and the issuer https, unless OUTBOUND_ALLOW_PRIVATE_NETWORKS (development and
    * tests; the one outbound check: outbound-address.ts).
    */
-  private async assertReachable(target: string, field: 'issuer' | 'metadataUrl'): Promise<void> {
-    if (this.config.outboundAllowPrivateNetworks) return;
-    const url = new URL(target);
-    if (url.protocol !== 'https:') throw invalid(field, `${field} must be an absolute https URL (plain http only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true, for development)`);
-    const host = hostOf(url);
-    let refused: string[];
-    try {
-      refused = await nonPublicAddressesOf(host);
-    } catch {
-      throw invalid(field, `${field}: the host ${host} does not resolve`);
-    }
-    if (refused.length > 0) {
-      throw invalid(field, `${field}: ${host} resolves to a non-public address (${refused.join(', ')}); such ${field === 'issuer' ? 'issuers' : 'URLs'} need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`);
-    }
-  }
+
 
   private callbackUrl(idpId: string): string {
     return `${this.config.publicUrl}/ui/login/idp/${idpId}/callback`;

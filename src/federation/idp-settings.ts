@@ -1,5 +1,5 @@
 import { DomainError } from '../common/errors/domain-error.js';
-import type { ErrorDetail } from '../common/errors/domain-error.js';
+import { absoluteUrlProblem } from '../common/net/configured-target.js';
 
 /** The protocols of an upstream IdP (DESIGN §14). */
 export const IDP_TYPES = ['oidc', 'saml'] as const;
@@ -72,16 +72,8 @@ export function normalisedDomains(domains: readonly string[] | undefined): strin
 
 /** Why an issuer cannot be used (shape only; where it points is the outbound check's). OpenID Connect Discovery §2. */
 export function issuerProblem(issuer: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(issuer);
-  } catch {
-    return 'issuer must be an absolute https URL';
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'issuer must be an absolute https URL';
-  if (url.username || url.password) return 'issuer must not carry credentials';
-  if (url.search || url.hash || issuer.includes('?') || issuer.includes('#')) return 'issuer must have no query or fragment';
-  return undefined;
+  const problem = absoluteUrlProblem(issuer);
+  return problem && `issuer ${problem}`;
 }
 
 /** A client secret is needed exactly by the secret methods: private_key_jwt signs with the organization's key. */
@@ -90,7 +82,4 @@ export function secretProblem(authMethod: AuthMethod, hasSecret: boolean): strin
   return hasSecret ? undefined : `clientSecret is required for ${authMethod}`;
 }
 
-export function invalid(field: string, message: string): DomainError {
-  const details: ErrorDetail[] = [{ field, message }];
-  return DomainError.invalid(message, details);
-}
+export const invalid = DomainError.invalidField;

@@ -179,7 +179,7 @@ const ROUTES: Route[] = [
   },
   // A certificate and metadata must parse: their exact lengths cannot be accepted.
   {
-    name: 'POST …/apps/saml', dto: CreateSamlAppDto, method: 'POST', exactUnreachable: ['spCertificate', 'metadataXml'],
+    name: 'POST …/apps/saml', dto: CreateSamlAppDto, method: 'POST', exactUnreachable: ['spCertificate', 'metadataXml', 'metadataUrl'],
     target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/saml`, body: samlApp() }),
   },
   {

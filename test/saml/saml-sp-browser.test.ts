@@ -85,7 +85,15 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
       postMellon = await startMellon({ idpMetadataXml: idpMetadata.replace(/\s*<md:SingleSignOnService Binding="[^"]*HTTP-Redirect"[^>]*\/>/, '') });
       stops.push(() => postMellon.stop());
       const attributes = [{ name: 'email', from: 'email' }, { name: 'groups', from: 'groups' }];
-      await register(mellon.metadataXml, { attributes });
+      // Registered by its metadata URL (read once, at creation): mellon serves the document it uses.
+      const byUrl = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${projectId}/apps/saml`, {
+        token: owner.token,
+        body: { name: unique('mellon'), metadataUrl: `${mellon.origin}/mellon/metadata`, attributes },
+      });
+      assert.equal(byUrl.status, 201, byUrl.text);
+      const registered = await svc.api('GET', `/management/v1/orgs/${org.id}/projects/${projectId}/apps/${byUrl.body.appId}`, { token: owner.token });
+      assert.equal(registered.body.entityId, mellon.entityId);
+      assert.deepEqual(registered.body.acsUrls, [mellon.acsUrl]);
       await register(postMellon.metadataXml, { attributes, nameIdFormat: 'emailAddress' });
     });
 

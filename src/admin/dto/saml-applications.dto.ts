@@ -105,6 +105,12 @@ export class CreateSamlAppDto extends SamlAppFieldsDto {
   @IsString()
   @Bounded(MAX_METADATA_CHARS)
   metadataXml?: string;
+
+  @ApiPropertyOptional({ maxLength: 2048, description: "where to read the service provider's SAML metadata instead of metadataXml (once, at creation; https, a public address: DESIGN §7)" })
+  @IsOptional()
+  @IsString()
+  @Bounded(2048)
+  metadataUrl?: string;
 }
 
 export class SamlAppCreatedDto {

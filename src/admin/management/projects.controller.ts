@@ -10,6 +10,8 @@ import type { AppConfig } from '../../common/config/config.js';
 import { toSamlIdpDto } from '../dto/applications.dto.js';
 import { ProjectsService } from '../../users/projects.service.js';
 import { CreateSamlAppDto, SamlAppCreatedDto } from '../dto/saml-applications.dto.js';
+import { DomainError } from '../../common/errors/domain-error.js';
+import { readMetadataDocument } from '../../common/net/configured-target.js';
 import {
   AppCreatedDto,
   ApplicationKeyDto,
@@ -96,7 +98,12 @@ export class ProjectsController {
     @Param('projectId') projectId: string,
     @Body() dto: CreateSamlAppDto,
   ): Promise<SamlAppCreatedDto> {
-    const { appId } = await this.projects.createSamlApplication(caller.userId, orgId, projectId, { ...dto });
+    const { metadataUrl, ...fields } = dto;
+    if (metadataUrl !== undefined && fields.metadataXml !== undefined) throw DomainError.invalidField('metadataUrl', 'give metadataXml or metadataUrl, not both');
+    // Read before anything is written, under the outbound rules (DESIGN §7); the document is then taken as if pasted.
+    const rules = { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, timeoutMs: this.config.idpTimeoutMs };
+    const metadataXml = metadataUrl === undefined ? fields.metadataXml : await readMetadataDocument(metadataUrl, 'metadataUrl', rules);
+    const { appId } = await this.projects.createSamlApplication(caller.userId, orgId, projectId, { ...fields, metadataXml });
     return { appId, ...toSamlIdpDto(this.config.publicUrl, orgId) };
   }
 

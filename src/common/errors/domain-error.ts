@@ -41,6 +41,11 @@ export class DomainError extends Error {
   static invalid(message: string, details: ErrorDetail[] = []): DomainError {
     return new DomainError(ErrorCode.InvalidArgument, message, details);
   }
+
+  /** A 400 about one field, its message also the detail's. */
+  static invalidField(field: string, message: string): DomainError {
+    return DomainError.invalid(message, [{ field, message }]);
+  }
 }
 
 /** Asked again too soon: the surface answers 429 with `Retry-After` (RFC 6585 §4, RFC 9110 §10.2.3). */
