@@ -6,7 +6,7 @@
  *   npm run bench                  full run: bench/results/<timestamp>.json, the tables and chart of BENCHMARKS.md
  *   npm run bench -- --quick       one small size, 1 s per scenario (CI: proves that every scenario runs, not how
  *                                  fast): results in a temporary directory only
- *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead,federation] [--seconds 6]
+ *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead,federation,saml] [--seconds 6]
  *   npm run bench -- --only cluster --mysql mysql://root@127.0.0.1:3306   Galera cluster against one MariaDB (issue 36):
  *                                  never in the default set, nor in --quick
  *
@@ -32,6 +32,7 @@ import { runCluster } from './scenarios/cluster.js';
 import { runConsole } from './scenarios/console.js';
 import { runData } from './scenarios/data.js';
 import { runFederation } from './scenarios/federation.js';
+import { runSaml } from './scenarios/saml.js';
 import { runFeed } from './scenarios/feed.js';
 import { runGroups } from './scenarios/groups.js';
 import { runImport } from './scenarios/import.js';
@@ -41,7 +42,7 @@ import { runOidcGrowth } from './scenarios/oidc-growth.js';
 import { runOverhead } from './scenarios/overhead.js';
 import { runWebhooks } from './scenarios/webhooks.js';
 
-const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport, groups: runGroups, mfa: runMfa, feed: runFeed, webhooks: runWebhooks, 'oidc-growth': runOidcGrowth, console: runConsole, overhead: runOverhead, federation: runFederation, cluster: runCluster };
+const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport, groups: runGroups, mfa: runMfa, feed: runFeed, webhooks: runWebhooks, 'oidc-growth': runOidcGrowth, console: runConsole, overhead: runOverhead, federation: runFederation, saml: runSaml, cluster: runCluster };
 /** Run by `--only` alone: the Galera cluster takes half a minute to start, more than CI's whole quick run can spare. */
 const ON_DEMAND = new Set(['cluster']);
 const DEFAULT_GROUPS = Object.keys(GROUPS).filter((g) => !ON_DEMAND.has(g));

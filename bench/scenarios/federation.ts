@@ -22,7 +22,8 @@ import type { OidcApp } from '../../test/oidc/support/oidc-fixtures.js';
 export const LOCAL = { scenario: 'federation.local-sign-in', label: 'sign-in with a password (code flow, whole)' };
 export const FEDERATED = { scenario: 'federation.federated-sign-in', label: 'sign-in through the upstream OpenID Provider (code flow, whole)' };
 
-const CONCURRENCY = 4;
+/** Browsers at once, in every sign-in loop (also the SAML group's, saml.ts). */
+export const CONCURRENCY = 4;
 const PASSWORD = 'Bench-Federation-9';
 const SECRET = 'bench-upstream-secret';
 
@@ -114,18 +115,18 @@ async function upstreamAlone(upstream: UpstreamIdp): Promise<void> {
   if (token.status !== 200) throw new Error(`the upstream's token endpoint answered ${token.status}`);
 }
 
-/** CONCURRENCY loops of `signIn` for `seconds`: sign-ins per second and their latencies (ms). */
-function loop(seconds: number, signIn: () => Promise<void>): () => Promise<LoopFigures> {
+/** CONCURRENCY loops of `signIn` (given its loop's index) for `seconds`: completions per second and their latencies (ms). */
+export function loop(seconds: number, signIn: (index: number) => Promise<void>): () => Promise<LoopFigures> {
   return async () => {
     const end = performance.now() + seconds * 1000;
     const times: number[] = [];
     let errors = 0;
     await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
+      Array.from({ length: CONCURRENCY }, async (_, index) => {
         while (performance.now() < end) {
           const started = performance.now();
           try {
-            await signIn();
+            await signIn(index);
             times.push(performance.now() - started);
           } catch {
             errors++;

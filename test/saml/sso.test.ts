@@ -225,6 +225,27 @@ describe('SAML IdP: single sign-on', () => {
     assert.equal(await issuedEvents(), events);
   });
 
+  it("§7's organization rule: a user of another organization gets no assertion for this organization's application", async () => {
+    const app = await createSamlApp();
+    const other = await createOrg(svc);
+    const stranger = await createHuman(svc, other.id);
+    const browser = new LoginClient(svc.url);
+    let current = await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(request(app.entityId).xml)}`);
+    for (let i = 0; i < 15 && current.location; i++) {
+      const next = new URL(current.location, svc.url);
+      current = await browser.get(next.pathname + next.search);
+      const uid = /^\/ui\/login\/([^/?]+)$/.exec(next.pathname)?.[1];
+      if (uid && current.status === 200 && current.text.includes('name="password"')) {
+        current = await browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(current.text), loginName: `${stranger.userName}@${other.primaryDomain}`, password: PASSWORD });
+      }
+    }
+    // The login UI refuses the sign-in itself (403, its error page), as for an OIDC application: nothing reaches the SP.
+    assert.equal(current.status, 403, current.text.slice(0, 300));
+    assert.doesNotMatch(current.text, /SAMLResponse/);
+    const rows = await svc.dataSource.query('SELECT COUNT(*) AS n FROM saml_sessions WHERE user_id = ?', [stranger.userId]);
+    assert.equal(Number(rows[0].n), 0);
+  });
+
   it('IsPassive without a session is answered NoPassive; ForceAuthn asks for the password again inside a session', async () => {
     const app = await createSamlApp();
     const passive = await ssoByRedirect(new LoginClient(svc.url), request(app.entityId, { isPassive: true }).xml);
