@@ -44,14 +44,16 @@ const TOKEN_WITH_USER_SQL = `SELECT p.model, p.payload, p.expires_at, p.consumed
  * state is still read on use, with the token.
  */
 const ACCOUNT_FOLLOWS: Record<string, string> = { AccessToken: 'userinfo', RefreshToken: 'token' };
-const TOKEN_ACCOUNT = accountJoin('p.account_id');
-const TOKEN_WITH_ACCOUNT_SQL = `SELECT p.model, p.payload, p.expires_at, p.consumed_at, p.account_id, ${TOKEN_ACCOUNT.columns}
+const withAccountSql = (account: { columns: string; joins: string }) => `SELECT p.model, p.payload, p.expires_at, p.consumed_at, p.account_id, ${account.columns}
     FROM oidc_payloads p
-    ${TOKEN_ACCOUNT.joins}
+    ${account.joins}
     WHERE p.model = ? AND p.id_hash = ?`;
+const TOKEN_WITH_ACCOUNT_SQL = withAccountSql(accountJoin('p.account_id'));
+/** The refresh grant also checks the organization's multi-factor policy (refresh-second-factor.ts): read with them. */
+const REFRESH_WITH_ACCOUNT_SQL = withAccountSql(accountJoin('p.account_id', { loginMfa: true }));
 
 /** The statements that read a token with its user (for the query-plan test: index searches, no JSON parsing). */
-export const TOKEN_WITH_USER_STATEMENTS = { introspection: TOKEN_WITH_USER_SQL, withAccount: TOKEN_WITH_ACCOUNT_SQL } as const;
+export const TOKEN_WITH_USER_STATEMENTS = { introspection: TOKEN_WITH_USER_SQL, withAccount: TOKEN_WITH_ACCOUNT_SQL, refresh: REFRESH_WITH_ACCOUNT_SQL } as const;
 
 /**
  * oidc-provider's storage interface over one table. Ids of tokens, codes and sessions are bearer
@@ -131,7 +133,7 @@ export class OidcPayloadAdapter implements Adapter {
 
   /** The token's row and its account (ACCOUNT_FOLLOWS), the account kept for this request's `findAccount`. */
   private async rowWithAccount(key: string): Promise<{ row: PayloadRow } | undefined> {
-    const [row] = await this.sql.rows<PayloadRow & AccountRow>(TOKEN_WITH_ACCOUNT_SQL, [this.model, key]);
+    const [row] = await this.sql.rows<PayloadRow & AccountRow>(this.model === 'RefreshToken' ? REFRESH_WITH_ACCOUNT_SQL : TOKEN_WITH_ACCOUNT_SQL, [this.model, key]);
     if (!row) return undefined;
     if (row.account_id) requestLookups()?.accounts.set(row.account_id, row.id == null ? null : row);
     return { row };

@@ -23,13 +23,15 @@ export async function accountRow(dataSource: DataSource, userId: string): Promis
  * read in one statement where the account is used right after the token (userinfo, the refresh grant):
  * `userIdSql` is the SQL expression of the user's id (a constant expression of the caller, never a
  * value). The columns keep the names of `accountRow`'s (`id`, `org_id`, `state`, …, `primary_domain`),
- * so the caller's own columns must not use those names; `id` is null when there is no such user.
+ * so the caller's own columns must not use those names; `id` is null when there is no such user. With
+ * `loginMfa`, also the organization's stored `mfa` login policy as `login_mfa` (the refresh grant's check).
  */
-export function accountJoin(userIdSql: string): { columns: string; joins: string } {
+export function accountJoin(userIdSql: string, options: { loginMfa?: boolean } = {}): { columns: string; joins: string } {
+  // `login_mfa`: the organization's stored multi-factor policy (null: none stored, the default applies).
   return {
-    columns: ACCOUNT_COLUMNS,
+    columns: options.loginMfa ? `${ACCOUNT_COLUMNS}, lp.mfa AS login_mfa` : ACCOUNT_COLUMNS,
     joins: `LEFT JOIN users u ON u.id = ${userIdSql}
-    LEFT JOIN organizations o ON o.id = u.org_id`,
+    LEFT JOIN organizations o ON o.id = u.org_id${options.loginMfa ? '\n    LEFT JOIN login_policies lp ON lp.org_id = u.org_id' : ''}`,
   };
 }
 
