@@ -141,29 +141,24 @@ export class OidcPayloadAdapter implements Adapter {
 
   /**
    * The row key of an id: its keyed hash; for a JWT access token, that of its verified `jti`. Computed
-   * once per request and value (oidc-provider looks a token up under several models).
+   * once per request and value (oidc-provider looks a token up under several models, and an opaque
+   * token's key is the same under each of them).
    */
   private keyOf(id: string): Promise<string | undefined> {
+    const jwt = this.jwtIds !== undefined && JWT_MODELS.has(this.model) ? (JwtTokenIds.looksLikeJwt(id) ? id : jwtForHandle(Provider.ctx?.req, id)) : undefined;
+    const memo = `${jwt !== undefined ? 'jwt' : 'id'}:${id}`;
     const keys = requestLookups()?.keys;
-    const asJwt = this.jwtIds !== undefined && JWT_MODELS.has(this.model);
-    const memo = `${asJwt ? 'jwt' : 'id'}:${id}`;
     let key = keys?.get(memo);
     if (!key) {
-      key = this.computeKey(id, asJwt);
+      key = jwt !== undefined ? this.jwtKey(jwt) : Promise.resolve(this.hasher.hash(id));
       keys?.set(memo, key);
     }
     return key;
   }
 
-  private async computeKey(id: string, asJwt: boolean): Promise<string | undefined> {
-    if (asJwt && this.jwtIds) {
-      const jwt = JwtTokenIds.looksLikeJwt(id) ? id : jwtForHandle(Provider.ctx?.req, id);
-      if (jwt !== undefined) {
-        const jti = await this.jwtIds.jtiOf(jwt);
-        return jti === undefined ? undefined : this.hasher.hash(jti);
-      }
-    }
-    return this.hasher.hash(id);
+  private async jwtKey(jwt: string): Promise<string | undefined> {
+    const jti = await this.jwtIds!.jtiOf(jwt);
+    return jti === undefined ? undefined : this.hasher.hash(jti);
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
