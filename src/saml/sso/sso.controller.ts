@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/authenticated.decorator.js';
 import { XmlRefused } from '../../common/xml/saml-xml.js';
@@ -16,10 +16,12 @@ import { autoPostPage } from './sso.views.js';
 
 /**
  * The browser-facing SAML endpoints of an organization's IdP (DESIGN §15; docs/saml.md): single sign-on by
- * HTTP-Redirect and HTTP-POST, the hidden client's return, IdP-initiated sign-in and single logout. They answer pages, not JSON:
- * the OpenAPI document describes them in docs/saml.md's terms through the metadata, not as API operations.
+ * HTTP-Redirect and HTTP-POST, the hidden client's return, IdP-initiated sign-in and single logout. They answer pages
+ * (HTML) and redirects, never JSON; the OpenAPI document lists them with the bindings' parameters.
  */
-@ApiExcludeController()
+@ApiTags('saml')
+@ApiProduces('text/html')
+@ApiBadRequestResponse({ description: 'an error page: the message cannot be read or names no registered service provider or URL' })
 @Controller('saml/v2/:orgId')
 export class SsoController {
   constructor(
@@ -29,6 +31,13 @@ export class SsoController {
 
   @Get('sso')
   @Public()
+  @ApiOperation({ summary: 'Single sign-on: an AuthnRequest by HTTP-Redirect (docs/saml.md)' })
+  @ApiQuery({ name: 'SAMLRequest', required: true, description: 'the message, DEFLATE and base64 (SAML Bindings §3.4.4.1)' })
+  @ApiQuery({ name: 'RelayState', required: false, description: 'returned as is; at most 80 bytes' })
+  @ApiQuery({ name: 'SigAlg', required: false })
+  @ApiQuery({ name: 'Signature', required: false })
+  @ApiResponse({ status: 303, description: 'on to the sign-in (the authorization of the application\'s hidden client)' })
+  @ApiOkResponse({ description: 'an error response auto-posted to the registered ACS URL' })
   async redirectBinding(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.answer(req, res, () => received(() => fromRedirect(rawQuery(req), 'SAMLRequest')), (message) => this.sso.receive(orgId, message));
   }
@@ -39,18 +48,33 @@ export class SsoController {
    */
   @Post('sso')
   @Public()
+  @ApiOperation({ summary: 'Single sign-on: an AuthnRequest by HTTP-POST (docs/saml.md)' })
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({ schema: { type: 'object', required: ['SAMLRequest'], properties: { SAMLRequest: { type: 'string', description: 'the message, base64 (SAML Bindings §3.5.4)' }, RelayState: { type: 'string', maxLength: 80 } } } })
+  @ApiResponse({ status: 303, description: 'on to the sign-in by a GET, so that the session cookie arrives' })
+  @ApiOkResponse({ description: 'an error response auto-posted to the registered ACS URL' })
   async postBinding(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.answer(req, res, () => received(() => fromPost(formOf(req), 'SAMLRequest')), (message) => this.sso.receive(orgId, message));
   }
 
   @Get('continue')
   @Public()
+  @ApiOperation({ summary: "Where the hidden client's sign-in returns: the response for the service provider (not for service providers to call)" })
+  @ApiQuery({ name: 'state', required: true })
+  @ApiQuery({ name: 'code', required: false })
+  @ApiQuery({ name: 'error', required: false })
+  @ApiOkResponse({ description: 'the response auto-posted to the ACS URL ([data-saml-continue])' })
   async continue(@Param('orgId') orgId: string, @Query() query: Record<string, unknown>, @Req() req: Request, @Res() res: Response): Promise<void> {
     send(req, res, await this.sso.complete(orgId, query));
   }
 
   @Get('init')
   @Public()
+  @ApiOperation({ summary: 'IdP-initiated sign-in, for an application that allows it' })
+  @ApiQuery({ name: 'sp', required: true, description: "the application's entity id" })
+  @ApiResponse({ status: 303, description: 'on to the sign-in' })
+  @ApiResponse({ status: 403, description: 'the application does not allow IdP-initiated sign-in' })
+  @ApiResponse({ status: 404, description: 'no such application in the organization' })
   async init(@Param('orgId') orgId: string, @Query('sp') sp: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     send(req, res, await this.sso.initiate(orgId, typeof sp === 'string' ? sp : ''));
   }
@@ -58,12 +82,24 @@ export class SsoController {
   /** Single logout: an SP's LogoutRequest by HTTP-Redirect (mellon's) or HTTP-POST. */
   @Get('slo')
   @Public()
+  @ApiOperation({ summary: "Single logout: a service provider's signed LogoutRequest by HTTP-Redirect" })
+  @ApiQuery({ name: 'SAMLRequest', required: true, description: 'the message, DEFLATE and base64 (SAML Bindings §3.4.4.1)' })
+  @ApiQuery({ name: 'RelayState', required: false, description: 'returned as is; at most 80 bytes' })
+  @ApiQuery({ name: 'SigAlg', required: false })
+  @ApiQuery({ name: 'Signature', required: false })
+  @ApiResponse({ status: 303, description: "a signed LogoutResponse to the application's sloUrl" })
+  @ApiOkResponse({ description: 'the signed-out page (an application without sloUrl)' })
   async logoutByRedirect(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.answer(req, res, () => received(() => fromRedirect(rawQuery(req), 'SAMLRequest')), (message) => this.slo.receive(orgId, message));
   }
 
   @Post('slo')
   @Public()
+  @ApiOperation({ summary: "Single logout: a service provider's signed LogoutRequest by HTTP-POST" })
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({ schema: { type: 'object', required: ['SAMLRequest'], properties: { SAMLRequest: { type: 'string', description: 'the message, base64 (SAML Bindings §3.5.4)' }, RelayState: { type: 'string', maxLength: 80 } } } })
+  @ApiResponse({ status: 303, description: "a signed LogoutResponse to the application's sloUrl" })
+  @ApiOkResponse({ description: 'the signed-out page (an application without sloUrl)' })
   async logoutByPost(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.answer(req, res, () => received(() => fromPost(formOf(req), 'SAMLRequest')), (message) => this.slo.receive(orgId, message));
   }
