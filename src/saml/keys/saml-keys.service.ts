@@ -1,4 +1,5 @@
-import { X509Certificate } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, IsNull, MoreThan } from 'typeorm';
 import type { EntityManager } from 'typeorm';
@@ -28,6 +29,8 @@ export type SamlKeyStatus = 'active' | 'next' | 'retired';
  */
 @Injectable()
 export class SamlKeysService {
+  private readonly privateKeys = new Map<string, KeyObject>();
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly uow: UnitOfWork,
@@ -40,10 +43,19 @@ export class SamlKeysService {
     return (await this.publishedWithSigner(now)).map((key) => certificateBase64(key.certificatePem));
   }
 
-  /** The key that signs now, with its private key (for the SSO responses). */
-  async signer(now = new Date()): Promise<{ keyId: string; certificatePem: string; privateKeyPem: string }> {
+  /**
+   * The key that signs now, with its private key (for the SSO responses). Which key signs is read on every call; a
+   * key's material never changes, so its unsealed, parsed private key is kept by id (a few keys at most).
+   */
+  async signer(now = new Date()): Promise<{ keyId: string; certificatePem: string; privateKey: KeyObject }> {
     const [key] = await this.publishedWithSigner(now);
-    return { keyId: key!.id, certificatePem: key!.certificatePem, privateKeyPem: this.encryptor.decrypt(key!.privateKeyEncrypted) };
+    let privateKey = this.privateKeys.get(key!.id);
+    if (!privateKey) {
+      if (this.privateKeys.size >= 8) this.privateKeys.clear();
+      privateKey = createPrivateKey(this.encryptor.decrypt(key!.privateKeyEncrypted));
+      this.privateKeys.set(key!.id, privateKey);
+    }
+    return { keyId: key!.id, certificatePem: key!.certificatePem, privateKey };
   }
 
   /** Every key with its part in the schedule, for `GET /admin/v1/saml/keys`; never any private key. */

@@ -1,11 +1,13 @@
 import { createSign, createVerify } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
 import { SignedXml } from 'xml-crypto';
 import { DS, children, parseXml, XmlRefused } from '../../common/xml/saml-xml.js';
 import { ENVELOPED_SIGNATURE, EXCLUSIVE_C14N, RSA_SHA256, SHA256, SIGNATURE_ALGORITHMS } from './saml-names.js';
 
 /** The key that signs: the instance's SAML signing key (src/saml/keys). */
 export interface SamlSigner {
-  privateKeyPem: string;
+  /** Parsed once per key (SamlKeysService): parsing a PEM costs as much as a signature. */
+  privateKey: KeyObject;
   certificatePem: string;
 }
 
@@ -16,7 +18,7 @@ export interface SamlSigner {
  */
 export function signEnveloped(xml: string, id: string, signer: SamlSigner): string {
   const signature = new SignedXml({
-    privateKey: signer.privateKeyPem,
+    privateKey: signer.privateKey,
     publicCert: signer.certificatePem,
     signatureAlgorithm: RSA_SHA256,
     canonicalizationAlgorithm: EXCLUSIVE_C14N,
@@ -69,5 +71,5 @@ export function redirectSignatureHolds(octets: string, sigAlg: string, signature
 
 /** Signs the octets of an HTTP-Redirect message with RSA-SHA256 (SAML Bindings §3.4.4.1), base64. */
 export function redirectSignature(octets: string, signer: SamlSigner): string {
-  return createSign('RSA-SHA256').update(octets).sign(signer.privateKeyPem, 'base64');
+  return createSign('RSA-SHA256').update(octets).sign(signer.privateKey, 'base64');
 }
