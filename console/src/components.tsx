@@ -205,8 +205,8 @@ export function SecretOnce({ label, value, onDismiss, multiline, download }: { l
   );
 }
 
-/** A value to hand on (an issuer, a URL, an id): read-only, labelled, with a copy button named for it. */
-export function CopyField({ label, value }: { label: string; value: string }) {
+/** A value to hand on (an issuer, a URL, an id, a certificate when `multiline`): read-only, labelled, with a copy button named for it. */
+export function CopyField({ label, value, multiline }: { label: string; value: string; multiline?: boolean }) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     await navigator.clipboard.writeText(value);
@@ -216,7 +216,7 @@ export function CopyField({ label, value }: { label: string; value: string }) {
     <div class="copyable">
       <label class="field">
         <span>{label}</span>
-        <input readOnly value={value} class="mono" />
+        {multiline ? <textarea readOnly rows={value.split('\n').length} value={value} class="mono" /> : <input readOnly value={value} class="mono" />}
       </label>
       <button type="button" onClick={copy}>
         {t('copyNamed', { name: label })}

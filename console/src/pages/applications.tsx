@@ -2,18 +2,20 @@ import { useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Page, SecretOnce, Select, TextArea, lines, useLoad } from '../components';
 import { t } from '../i18n';
+import { navigate } from '../router';
 import { isInstanceOwner, useMe } from '../roles';
 import { Credentials } from './credentials';
+import { CreateSamlApp } from './saml-app';
+import type { SamlFields } from './saml-app';
 
-export interface App {
+/** An application as `GET …/apps` reads it: an OIDC or API client, or a SAML service provider with its fields. */
+export interface App extends Partial<SamlFields> {
   appId: string;
   clientId: string;
   name: string;
   type: 'oidc' | 'api' | 'saml';
   authMethod?: string;
   redirectUris?: string[];
-  entityId?: string;
-  acsUrls?: string[];
   idpEntityId?: string;
   ssoUrl?: string;
   idpMetadataUrl?: string;
@@ -32,12 +34,16 @@ const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:iet
 
 type OidcAuth = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
 
-/** One project's applications (ORG_OWNER): create OIDC and API applications, secrets shown once, redirect URIs. */
+/**
+ * One project's applications (ORG_OWNER): create OIDC and API applications (secrets shown once, redirect URIs) and
+ * SAML applications (then their page, with what to hand to the service provider).
+ */
 export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects/${enc(projectId)}`;
   const apps = useLoad(() => api<{ apps: App[] }>('GET', `${base}/apps`), [base]);
   const [created, setCreated] = useState<{ clientId: string; clientSecret?: string } | null>(null);
-  const [kind, setKind] = useState<'none' | 'oidc' | 'api'>('none');
+  const [kind, setKind] = useState<'none' | 'oidc' | 'api' | 'saml'>('none');
+  const appHref = (appId: string) => `/console/orgs/${enc(orgId)}/projects/${enc(projectId)}/apps/${enc(appId)}`;
   const [keysOf, setKeysOf] = useState<App | null>(null);
   const done = (result: { clientId: string; clientSecret?: string }) => {
     setCreated(result);
@@ -64,10 +70,14 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
         </button>{' '}
         <button type="button" onClick={() => setKind('api')}>
           {t('newApiApp')}
+        </button>{' '}
+        <button type="button" onClick={() => setKind('saml')}>
+          {t('newSamlApp')}
         </button>
       </p>
       {kind === 'oidc' && <CreateOidcApp base={base} onCreated={done} onCancel={() => setKind('none')} />}
       {kind === 'api' && <CreateApiApp base={base} onCreated={done} onCancel={() => setKind('none')} />}
+      {kind === 'saml' && <CreateSamlApp base={base} onCreated={(appId) => navigate(appHref(appId))} onCancel={() => setKind('none')} />}
       <Loading loaded={apps}>
         {({ apps: list }) => (
           <table>
@@ -82,7 +92,7 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
             </thead>
             <tbody>
               {list.map((app) => (
-                <AppRow key={app.appId} base={base} href={`/console/orgs/${enc(orgId)}/projects/${enc(projectId)}/apps/${enc(app.appId)}`} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
+                <AppRow key={app.appId} base={base} href={appHref(app.appId)} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
               ))}
             </tbody>
           </table>
