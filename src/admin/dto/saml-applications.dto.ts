@@ -19,7 +19,7 @@ export class SamlAttributeDto implements SamlAttributeMapping {
   @IsIn(ATTRIBUTE_SOURCES)
   from: (typeof ATTRIBUTE_SOURCES)[number];
 
-  @ApiPropertyOptional({ enum: ATTRIBUTE_NAME_FORMATS, description: 'the NameFormat of the attribute (SAML Core §8.2); default unspecified' })
+  @ApiPropertyOptional({ enum: ATTRIBUTE_NAME_FORMATS, description: 'the NameFormat of the attribute (SAML Core §8.2); default basic (as Keycloak), the form SAML Core §8.2.2 gives simple names' })
   @IsOptional()
   @IsIn(ATTRIBUTE_NAME_FORMATS)
   nameFormat?: (typeof ATTRIBUTE_NAME_FORMATS)[number];
