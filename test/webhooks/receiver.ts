@@ -34,6 +34,12 @@ export class Receiver {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`);
     server.on('request', (req, res) => {
+      // Only deliveries count: another test process's probe of a port it was handed (freePort) may land here first.
+      if (req.method !== 'POST' || new URL(req.url ?? '/', receiver.url).pathname !== path) {
+        req.resume();
+        res.writeHead(404).end();
+        return;
+      }
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
