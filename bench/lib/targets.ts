@@ -103,8 +103,10 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   for (const subject of ms.filter((m) => m.kind === 'portcullis')) {
     // The worst allowed filter is bounded by LIST_READ_TIME_LIMIT_MS, not 100 ms; its target is that everyone
     // else stays fast beside it (`scim.filter-worst.healthz`, under this generic p99). A federation figure is
-    // a whole sign-in, some ten requests across two servers: its own target compares it with a local one.
-    const ownBound = subject.scenario === 'scim.filter-worst' || subject.scenario.startsWith('federation.');
+    // a whole sign-in, some ten requests across two servers: its own target compares it with a local one. A SAML
+    // figure is a chain of four to eight requests (AuthnRequest, authorization, sign-in, response page), recorded
+    // beside the OIDC code flow on the same service (issue 37).
+    const ownBound = subject.scenario === 'scim.filter-worst' || subject.scenario.startsWith('federation.') || subject.scenario.startsWith('saml.');
     if (subject.p99 !== undefined && !subject.hashing && !ownBound && !subject.scenario.startsWith('console.')) verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
     if (subject.peakMb !== undefined) verdicts.push({ subject, text: `≤ ${MEMORY_LIMIT_MB} MB per process`, met: subject.peakMb <= MEMORY_LIMIT_MB });
   }

@@ -1,4 +1,4 @@
-import { createSign, createVerify } from 'node:crypto';
+import { createSign, createVerify, X509Certificate } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { SignedXml } from 'xml-crypto';
 import { DS, children, parseXml, XmlRefused } from '../../common/xml/saml-xml.js';
@@ -22,11 +22,25 @@ export function signEnveloped(xml: string, id: string, signer: SamlSigner): stri
     publicCert: signer.certificatePem,
     signatureAlgorithm: RSA_SHA256,
     canonicalizationAlgorithm: EXCLUSIVE_C14N,
+    getKeyInfoContent: () => keyInfoOf(signer.certificatePem),
   });
   const element = `//*[@ID='${id}']`;
   signature.addReference({ xpath: element, digestAlgorithm: SHA256, transforms: [ENVELOPED_SIGNATURE, EXCLUSIVE_C14N] });
   signature.computeSignature(xml, { prefix: 'ds', location: { reference: `${element}/*[local-name()='Issuer']`, action: 'after' } });
   return signature.getSignedXml();
+}
+
+/** `ds:X509Data` of a certificate, made once per certificate: xml-crypto would parse the PEM on every signature. */
+const keyInfos = new Map<string, string>();
+
+function keyInfoOf(certificatePem: string): string {
+  let keyInfo = keyInfos.get(certificatePem);
+  if (keyInfo === undefined) {
+    if (keyInfos.size >= 8) keyInfos.clear();
+    keyInfo = `<ds:X509Data><ds:X509Certificate>${new X509Certificate(certificatePem).raw.toString('base64')}</ds:X509Certificate></ds:X509Data>`;
+    keyInfos.set(certificatePem, keyInfo);
+  }
+  return keyInfo;
 }
 
 /**
