@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './common/config/config.js';
 import { DatabaseAvailability } from './common/database/database-availability.js';
@@ -21,7 +22,7 @@ import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
 import { pinRequestsToPublicOrigin } from './common/http/public-origin.js';
 import { consoleRouter } from './console/console.router.js';
 import { scimBodyParser, scimResponseType } from './scim/http/scim-body-parser.js';
-import { OidcDispatch } from './oidc/provider/extensions/oidc-dispatch.middleware.js';
+import { OidcDispatch, currentOidcRequest } from './oidc/provider/extensions/oidc-dispatch.middleware.js';
 import { oidcOpenApi } from './oidc/provider/oidc.openapi.js';
 import { scimOpenApi } from './scim/openapi/scim.openapi.js';
 import { BootstrapService } from './users/bootstrap.service.js';
@@ -55,7 +56,10 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.use(observe);
   // OIDC endpoints go straight to oidc-provider before Express and Nest, and the login UI router comes
   // first among the middleware, before the JSON body parser (docs/decisions/oidc-before-express.md).
-  app.get(OidcDispatch).attach(app, observe);
+  // They run in oidc-provider's AsyncLocalStorage: the logger finds their request id there, with no
+  // second storage for every promise of a token request to carry.
+  logger.findRequestsWith(currentOidcRequest);
+  app.get(OidcDispatch).attach(app, bothMiddlewares(logger.requestMiddleware({ ownStorage: false }), httpMetricsMiddleware()));
   // The readiness probe before both: nothing of Express, Nest or the dispatch is needed for it.
   serveHealthBeforeExpress(app.getHttpServer(), app.get(DataSource), observe);
   // After the dispatch took over the server's listeners: this one is prepended, so it runs first.
@@ -93,6 +97,12 @@ function bothMiddlewares(first: Middleware, second: Middleware): Middleware {
  * (SECURITY.md, "Host header injection"). `redocly lint` checks it (test/platform/openapi-lint.test.ts).
  */
 function setUpOpenApi(app: NestExpressApplication, config: AppConfig): void {
+  // Built at the first request for it, not at start-up: a process that never serves /docs never holds the
+  // document (1 MB of heap) nor pays for building it (BENCHMARKS.md, "Issue 40, memory"). Nest keeps it once built.
+  SwaggerModule.setup('docs', app, () => openApiDocument(app, config), { jsonDocumentUrl: 'docs-json' });
+}
+
+function openApiDocument(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
   const generated = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
@@ -101,7 +111,12 @@ function setUpOpenApi(app: NestExpressApplication, config: AppConfig): void {
       .setVersion('1')
       .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
       .addServer(config.publicUrl, 'PUBLIC_URL')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'a personal access token, or an access token issued by this service' })
+      .addBearerAuth({
+        type: 'http',
+        scheme: 'bearer',
+        description:
+          'a personal access token, or an access token issued by this service. A DPoP-bound access token (RFC 9449, `token_type` `DPoP`) is refused as a Bearer token: it goes as `Authorization: DPoP <token>` with a `DPoP` proof header (`htu` is PUBLIC_URL and the path, `ath` the token\'s hash, a `nonce` from the `DPoP-Nonce` header of a 401 `use_dpop_nonce`; docs/oauth-profiles.md, "DPoP")',
+      })
       .addTag('admin', 'instance administration (`/admin/v1`); errors are `{code, message, details}`')
       .addTag('management', "an organization's projects, users, groups and settings (`/management/v1`); errors are `{code, message, details}`")
       .addTag('auth', 'the caller about itself (`/auth/v1`); errors are `{code, message, details}`')
@@ -109,6 +124,5 @@ function setUpOpenApi(app: NestExpressApplication, config: AppConfig): void {
       .build(),
     { extraModels: [ApiErrorDto] },
   );
-  const document = completeOpenApiDocument(generated, [healthOpenApi(), scimOpenApi(), oidcOpenApi()]);
-  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+  return completeOpenApiDocument(generated, [healthOpenApi(), scimOpenApi(), oidcOpenApi()]);
 }

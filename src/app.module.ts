@@ -3,6 +3,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module.js';
 import { CommonModule } from './common/common.module.js';
 import type { AppConfig } from './common/config/config.js';
+import { ProvisioningModule } from './provisioning/provisioning.module.js';
 import { ScimModule } from './scim/scim.module.js';
 import { FederationModule } from './federation/federation.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
@@ -14,6 +15,6 @@ import { ENTITIES } from './entities.js';
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [CommonModule.forRoot(config, ENTITIES), UsersModule, AdminModule, ScimModule, OidcModule, WebhooksModule, FederationModule, SamlModule] };
+    return { module: AppModule, imports: [CommonModule.forRoot(config, ENTITIES), UsersModule, AdminModule, ScimModule, OidcModule, WebhooksModule, FederationModule, SamlModule, ProvisioningModule] };
   }
 }

@@ -1,7 +1,8 @@
+// First: it holds the young generation's size while every other module loads.
+import { youngGenerationMayGrow } from './common/operations/start-up-heap.js';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { setFlagsFromString } from 'node:v8';
-import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './common/config/config.js';
 import type { AppConfig } from './common/config/config.js';
 import { DataSource } from 'typeorm';
@@ -23,6 +24,10 @@ import { ENTITIES } from './entities.js';
 async function main(): Promise<void> {
   limitHeapGrowth();
   const config = readConfig();
+  // Loading the application takes seconds: a process that serves loads it while the primary's migrations run
+  // (on MariaDB mostly a wait for the server). The primary of WORKERS > 1 serves nothing and never loads it.
+  const application = cluster.isWorker || config.workers === 1 ? import('./app.factory.js') : undefined;
+  application?.catch(() => undefined); // a failure to load is thrown where it is awaited, in serve()
   if (cluster.isPrimary) {
     const applied = await migrate(config.database).catch((error: unknown) => {
       if (!(error instanceof SchemaNewerError)) throw error;
@@ -41,10 +46,11 @@ async function main(): Promise<void> {
       const database = databaseReadiness(dataSource);
       const readiness = async () => workers.readiness() ?? (await database());
       await startManagement(config, { readiness, metrics: clusterMetrics() });
+      youngGenerationMayGrow();
       return;
     }
   }
-  await serve(config);
+  await serve(config, application!);
 }
 
 /**
@@ -70,12 +76,14 @@ function readConfig(): AppConfig {
   }
 }
 
-async function serve(config: AppConfig): Promise<void> {
+async function serve(config: AppConfig, application: Promise<typeof import('./app.factory.js')>): Promise<void> {
   collectProcessMetrics();
   // A worker answers the primary's scrapes from its first moment, or a scrape would wait for it.
   if (cluster.isWorker) answerPrimaryForMetrics();
+  const { createApp } = await application;
   const app = await createApp(config);
   await app.listen(config.port);
+  youngGenerationMayGrow();
   log('info', `Portcullis listening on port ${config.port} (${config.publicUrl})`);
   // A single process is its own management listener; workers leave it to the primary.
   if (cluster.isPrimary) await startManagement(config, { readiness: databaseReadiness(app.get(DataSource)), metrics: processMetrics() });

@@ -19,6 +19,8 @@ import { UserDetailPage } from './pages/user-detail';
 import { UsersPage } from './pages/users';
 import { WebhooksPage } from './pages/webhooks';
 import { IdpsPage } from './pages/idps';
+import { ProvisioningPage } from './pages/provisioning';
+import { ProvisioningTargetPage } from './pages/provisioning-target';
 import { MeContext, isInstanceOwner, rolesOn } from './roles';
 import type { Me } from './roles';
 import { match, navigate, usePath } from './router';
@@ -187,6 +189,8 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if ((p = match('/console/orgs/:orgId/login-policy', path))) return <LoginPolicyPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/webhooks', path))) return <WebhooksPageOrg key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/idps', path))) return <IdpsPage key={p.orgId} orgId={p.orgId} />;
+  if ((p = match('/console/orgs/:orgId/provisioning', path))) return <ProvisioningPage key={p.orgId} orgId={p.orgId} />;
+  if ((p = match('/console/orgs/:orgId/provisioning/:targetId', path))) return <ProvisioningTargetPage key={p.targetId} orgId={p.orgId} targetId={p.targetId} />;
   return null;
 }
 
@@ -233,6 +237,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
             {roles.has('ORG_OWNER') && item(`${org}/login-policy`, t('loginPolicy'))}
             {roles.has('ORG_OWNER') && item(`${org}/webhooks`, t('orgWebhooks'))}
             {roles.has('ORG_OWNER') && item(`${org}/idps`, t('identityProviders'))}
+            {roles.has('ORG_OWNER') && item(`${org}/provisioning`, t('provisioning'))}
           </ul>
         </>
       )}

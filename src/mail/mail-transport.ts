@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import nodemailer from 'nodemailer';
-import type { Transporter } from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
+import type { Transporter, TransportOptions } from 'nodemailer';
+import { onFirstUse } from '../common/modules/on-first-use.js';
 import { ownerOnlyDir } from '../common/fs/owner-only.js';
 import type { MailConfig } from '../common/config/config.js';
 import type { RenderedMail } from './mail-templates.js';
@@ -28,6 +29,25 @@ export function mailTransport(config: MailConfig, dataDir: string): MailTranspor
   return config.smtpUrl ? new SmtpTransport(config) : new FileTransport(config.from, join(dataDir, 'mail'));
 }
 
+// Loaded at the first message, not at start-up: most instances send mail rarely, and nodemailer held 1.6 MB of every
+// process's heap (BENCHMARKS.md, "Issue 40, memory"; src/common/modules/on-first-use.ts).
+const nodemailer = onFirstUse<typeof Nodemailer>('nodemailer');
+
+/** A nodemailer transporter made at the first message (neither transport connects before its first message anyway). */
+class FirstUse {
+  private made: Transporter | undefined;
+
+  constructor(private readonly options: TransportOptions | Record<string, unknown>) {}
+
+  get(): Transporter {
+    return (this.made ??= nodemailer().createTransport(this.options));
+  }
+
+  close(): void {
+    this.made?.close();
+  }
+}
+
 function message(from: string, mail: MailEnvelope) {
   // Header values are one line: nodemailer encodes them, and a name with a line break must not add headers.
   const subject = mail.subject.replace(/[\r\n]+/g, ' ');
@@ -36,25 +56,31 @@ function message(from: string, mail: MailEnvelope) {
 
 class SmtpTransport implements MailTransport {
   readonly describe: string;
-  private readonly transporter: Transporter;
+  private readonly transporter: FirstUse;
 
   constructor(private readonly config: MailConfig) {
     const url = new URL(config.smtpUrl!);
     const secure = url.protocol === 'smtps:';
     this.describe = `${url.protocol}//${url.hostname}:${url.port || (secure ? 465 : 587)}`;
-    this.transporter = nodemailer.createTransport({
+    this.transporter = new FirstUse({
       host: url.hostname,
       port: Number(url.port || (secure ? 465 : 587)),
       secure,
       // STARTTLS is used whenever the server offers it; SMTP_REQUIRE_TLS refuses a server that does not.
       requireTLS: config.requireTls,
       auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+      // One kept connection: a connection per message pays the server's greeting (often a deliberate pause against
+      // early talkers), EHLO and the TLS handshake every time — 8x slower against a local server (BENCHMARKS.md,
+      // "Mail outbox"). The outbox sends one message at a time per process; 100 messages per connection, then a new one.
+      pool: true,
+      maxConnections: 1,
+      maxMessages: 100,
       ...SMTP_TIMEOUTS,
     });
   }
 
   async send(mail: MailEnvelope): Promise<void> {
-    await this.transporter.sendMail(message(this.config.from, mail));
+    await this.transporter.get().sendMail(message(this.config.from, mail));
   }
 
   close(): void {
@@ -65,7 +91,7 @@ class SmtpTransport implements MailTransport {
 /** Without SMTP_URL: every message is an `.eml` file (readable by the service's user only), never dropped. */
 class FileTransport implements MailTransport {
   readonly describe: string;
-  private readonly builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  private readonly builder = new FirstUse({ streamTransport: true, buffer: true, newline: 'unix' });
 
   constructor(
     private readonly from: string,
@@ -76,7 +102,7 @@ class FileTransport implements MailTransport {
 
   async send(mail: MailEnvelope): Promise<void> {
     ownerOnlyDir(this.dir);
-    const info = await this.builder.sendMail(message(this.from, mail));
+    const info = await this.builder.get().sendMail(message(this.from, mail));
     writeFileSync(join(this.dir, `${mail.id}.eml`), info.message as Buffer, { mode: 0o600 });
   }
 

@@ -1,9 +1,12 @@
 import type { EntityManager } from 'typeorm';
 import type { MailPurpose } from './mail-message.entity.js';
 
+/** How many due messages one pass takes; a full batch is followed by another pass at once. */
+export const DUE_BATCH = 20;
+
 /** The oldest due messages nobody holds: pending, their time come, their lease (if any) run out. */
 export const DUE_SQL = `SELECT id FROM mail_messages WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_owner IS NULL OR leased_until < ?)
-  ORDER BY next_attempt_at LIMIT 20`;
+  ORDER BY next_attempt_at LIMIT ${DUE_BATCH}`;
 
 /** Takes one message for this process; 1 row changed means it is ours until the lease ends. */
 export const CLAIM_SQL = `UPDATE mail_messages SET lease_owner = ?, leased_until = ? WHERE id = ? AND status = 'pending' AND (lease_owner IS NULL OR leased_until < ?)`;

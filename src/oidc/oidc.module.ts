@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { ACCESS_TOKEN_VERIFIER } from '../common/auth/principal-resolver.js';
+import { DPOP_REPLAYS } from '../common/auth/dpop-replay.js';
 import { CLIENT_REGISTRATIONS } from '../common/auth/client-registrations.js';
 import { USER_TOKENS } from '../common/auth/user-tokens.js';
 import { FederationModule } from '../federation/federation.module.js';
@@ -16,16 +17,18 @@ import { AccountLinksUi } from './login/account-links.router.js';
 import { AccountPageUi } from './login/account-page.router.js';
 import { AccountActions } from './login/account-actions.js';
 import { LoginRateLimiter } from './login/login-rate-limiter.js';
+import { BackchannelLogoutSender } from './logout/backchannel-logout.sender.js';
 import { PasswordLoginService } from './login/password-login.service.js';
 import { OidcDispatch } from './provider/extensions/oidc-dispatch.middleware.js';
 import { ProviderHolder } from './provider/provider.holder.js';
+import { DpopReplayGuard } from './provider/dpop.js';
 import { OidcAccessTokenVerifier } from './tokens/access-token.verifier.js';
 import { OidcClientRegistrations } from './tokens/oidc-client-registrations.js';
 import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
 
 /**
  * OpenID Connect provider and OAuth 2.0 server. Global only so that the users domain can receive
- * ACCESS_TOKEN_VERIFIER, USER_TOKENS and CLIENT_REGISTRATIONS without importing this surface.
+ * ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS and CLIENT_REGISTRATIONS without importing this surface.
  */
 @Global()
 @Module({
@@ -46,10 +49,12 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     AccountActions,
     AccountPageUi,
     OidcDispatch,
+    BackchannelLogoutSender,
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
+    { provide: DPOP_REPLAYS, useClass: DpopReplayGuard },
     { provide: USER_TOKENS, useClass: OidcUserTokens },
     { provide: CLIENT_REGISTRATIONS, useClass: OidcClientRegistrations },
   ],
-  exports: [ACCESS_TOKEN_VERIFIER, USER_TOKENS, CLIENT_REGISTRATIONS, SigningKeysService, OidcDispatch, ProviderHolder, AccountFinder],
+  exports: [ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS, CLIENT_REGISTRATIONS, SigningKeysService, OidcDispatch, ProviderHolder, AccountFinder],
 })
 export class OidcModule {}

@@ -14,7 +14,7 @@ import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
 import { PersonalAccessTokenEntity } from './entities/personal-access-token.entity.js';
 import { MembershipsService } from './memberships.service.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
-import { ProjectsService } from './projects.service.js';
+import { NO_PROFILES, ProjectsService } from './projects.service.js';
 import { isUniqueViolation } from '../common/database/unique-violation.js';
 import { OrganizationsService } from './organizations.service.js';
 import { UsersService } from './users.service.js';
@@ -84,6 +84,7 @@ export class BootstrapService {
           idTokenUserinfoAssertion: false,
           devMode,
           apiAccess: true,
+          ...NO_PROFILES,
         });
       });
     } catch (error) {

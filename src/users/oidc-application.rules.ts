@@ -1,6 +1,7 @@
 import { DomainError } from '../common/errors/domain-error.js';
 import type { ErrorDetail } from '../common/errors/domain-error.js';
 import type { NewOidcApplication } from './projects.service.js';
+import { checkEndpointUrl } from './rules/endpoint-url.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -8,7 +9,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
  * Consistency rules of an OIDC application beyond field types: response types need their grant,
  * public clients use PKCE with the code flow, and only devMode may redirect to http or loopback (docs/product-rules.md, "OpenID Connect and OAuth").
  */
-export function validateOidcApplication(app: NewOidcApplication): void {
+export function validateOidcApplication(app: NewOidcApplication, signingAlg: string): void {
   const problems: ErrorDetail[] = [];
   const implicit = app.responseTypes.some((t) => t !== 'code');
   if (app.responseTypes.includes('code') && !app.grantTypes.includes('authorization_code')) {
@@ -26,7 +27,39 @@ export function validateOidcApplication(app: NewOidcApplication): void {
   }
   app.redirectUris.forEach((uri, i) => checkRedirect(uri, app.devMode, `redirectUris.${i}`, problems));
   app.postLogoutRedirectUris.forEach((uri, i) => checkRedirect(uri, app.devMode, `postLogoutRedirectUris.${i}`, problems));
+  checkProfiles(app, interactive, signingAlg, problems);
   if (problems.length > 0) throw DomainError.invalid('the application configuration is invalid', problems);
+}
+
+/** DESIGN §16: each profile where it means something, and with what it needs. */
+function checkProfiles(app: NewOidcApplication, interactive: boolean, signingAlg: string, problems: ErrorDetail[]): void {
+  if (app.requirePushedAuthorizationRequests && !interactive) {
+    problems.push({ field: 'requirePushedAuthorizationRequests', message: 'PAR applies to applications with a response type' });
+  }
+  if (app.requireSignedRequestObject && app.authMethod !== 'private_key_jwt') {
+    // RFC 9101 §10.5: request objects are signed with keys the server knows; an application has keys under private_key_jwt only.
+    problems.push({ field: 'requireSignedRequestObject', message: "signed request objects are verified with the application's keys: needs authMethod private_key_jwt" });
+  }
+  if (app.authorizationSignedResponseAlg !== null && app.authorizationSignedResponseAlg !== signingAlg) {
+    // The instance signs with one algorithm (SIGNING_ALG); a response signed with another would need a key it does not have.
+    problems.push({ field: 'authorizationSignedResponseAlg', message: `this instance signs with ${signingAlg} (SIGNING_ALG)` });
+  }
+  if (app.dpopBoundAccessTokens && app.responseTypes.includes('id_token token')) {
+    // RFC 9449 §5.2 binds tokens at the token endpoint; one from the authorization endpoint could not be bound.
+    problems.push({ field: 'dpopBoundAccessTokens', message: 'DPoP-bound access tokens exclude the response type "id_token token"' });
+  }
+  if (app.backchannelLogoutSessionRequired && app.backchannelLogoutUri === null) {
+    problems.push({ field: 'backchannelLogoutSessionRequired', message: 'needs a backchannelLogoutUri' });
+  }
+  if (app.backchannelLogoutUri !== null) checkBackchannelUri(app.backchannelLogoutUri, app.devMode, problems);
+}
+
+/**
+ * OIDC Back-Channel Logout 1.0 §2.2: an absolute URL without a fragment, https unless devMode; where it points is
+ * checked again against the outbound address rules when a logout token is sent (DESIGN §7).
+ */
+function checkBackchannelUri(uri: string, devMode: boolean, problems: ErrorDetail[]): void {
+  checkEndpointUrl(uri, 'backchannelLogoutUri', { allows: () => devMode, refusal: 'https is needed (http needs devMode)' }, problems);
 }
 
 function checkRedirect(uri: string, devMode: boolean, field: string, problems: ErrorDetail[]): void {

@@ -54,7 +54,7 @@ export class DomainPrincipalResolver implements PrincipalResolver {
     const access = await this.accessTokens?.verify(token);
     if (!access) return null;
     const rows = await statementsOf(this.dataSource).rows<PrincipalRow>(`${USER_WITH_ROLES} WHERE u.id = ?`, [access.userId]);
-    return toPrincipal(rows, { kind: 'access_token', clientId: access.clientId });
+    return toPrincipal(rows, { kind: 'access_token', clientId: access.clientId, ...(access.jkt ? { jkt: access.jkt } : {}) });
   }
 }
 

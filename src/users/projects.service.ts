@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../common/config/config.token.js';
+import type { AppConfig } from '../common/config/config.js';
 import type { EntityManager } from 'typeorm';
 import { generateRsaKeyPair } from '../common/crypto/key-pairs.js';
 import { SecretHasher, generateSecret } from '../common/crypto/secret-hasher.js';
@@ -13,6 +15,7 @@ import { ProjectEntity } from './entities/project.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
 import type { AccessTokenType } from './entities/user.entity.js';
 import { validateOidcApplication } from './oidc-application.rules.js';
+import { assertBackchannelLogoutTarget } from './backchannel-logout-target.js';
 import { isIamOwner, noRoles } from './acting/acting-rule.js';
 import { UserAccess } from './acting/user-access.service.js';
 import { guardProjectIn } from './queries/project-guard.js';
@@ -33,7 +36,24 @@ export interface NewOidcApplication {
   devMode: boolean;
   /** First-party: user tokens may reach the Portcullis API. Only an IAM_OWNER may set it (the caller checks). */
   apiAccess: boolean;
+  /** The OAuth profiles of DESIGN §16. */
+  requirePushedAuthorizationRequests: boolean;
+  requireSignedRequestObject: boolean;
+  authorizationSignedResponseAlg: string | null;
+  dpopBoundAccessTokens: boolean;
+  backchannelLogoutUri: string | null;
+  backchannelLogoutSessionRequired: boolean;
 }
+
+/** DESIGN §16's settings, all off: what an application created without them has. */
+export const NO_PROFILES = {
+  requirePushedAuthorizationRequests: false,
+  requireSignedRequestObject: false,
+  authorizationSignedResponseAlg: null,
+  dpopBoundAccessTokens: false,
+  backchannelLogoutUri: null,
+  backchannelLogoutSessionRequired: false,
+} as const;
 
 interface NewApiApplication {
   name: string;
@@ -52,6 +72,7 @@ const NO_OIDC: NewOidcApplication = {
   idTokenUserinfoAssertion: false,
   devMode: false,
   apiAccess: false,
+  ...NO_PROFILES,
 };
 
 /** What a kind of application stores beside its `applications` row, in the same transaction, and adds to its event. */
@@ -74,6 +95,7 @@ export class ProjectsService {
     private readonly events: EventStore,
     private readonly hasher: SecretHasher,
     private readonly access: UserAccess,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks'>,
   ) {}
 
   createProject(editorUserId: string | null, orgId: string, name: string): Promise<ProjectEntity> {
@@ -83,8 +105,9 @@ export class ProjectsService {
     });
   }
 
-  createOidcApplication(editorUserId: string | null, orgId: string, projectId: string, input: NewOidcApplication): Promise<CreatedApplication> {
-    validateOidcApplication(input);
+  async createOidcApplication(editorUserId: string | null, orgId: string, projectId: string, input: NewOidcApplication): Promise<CreatedApplication> {
+    validateOidcApplication(input, this.config.signingAlg);
+    await assertBackchannelLogoutTarget(input.backchannelLogoutUri, this.config.outboundAllowPrivateNetworks);
     return this.insertApplication(editorUserId, orgId, projectId, {
       kind: 'oidc',
       ...input,
@@ -153,7 +176,7 @@ export class ProjectsService {
   async ensureFirstPartyApplicationIn(manager: EntityManager, orgId: string, projectName: string, clientId: string, input: NewOidcApplication): Promise<void> {
     const existing = await manager.findOneBy(ApplicationEntity, { clientId });
     if (existing) return this.addRedirectUrisIn(manager, existing, input);
-    validateOidcApplication(input);
+    validateOidcApplication(input, this.config.signingAlg);
     const project = await this.insertProjectIn(manager, null, orgId, projectName);
     await this.insertApplicationIn(manager, null, orgId, project.id, { kind: 'oidc', ...input }, undefined, clientId);
   }
@@ -248,6 +271,7 @@ export class ProjectsService {
         accessTokenType: app.accessTokenType,
         devMode: app.devMode,
         apiAccess: app.apiAccess,
+        ...(app.kind === 'oidc' ? profileFields(app) : {}),
         ...more?.payload,
       },
     });
@@ -278,4 +302,12 @@ export class ProjectsService {
     }
     return app;
   }
+}
+
+/** DESIGN §16's settings as events carry them: those that are on. */
+function profileFields(app: NewOidcApplication): JsonObject {
+  return Object.fromEntries(Object.entries(NO_PROFILES).flatMap(([field, off]) => {
+    const value = app[field as keyof typeof NO_PROFILES];
+    return value === off ? [] : [[field, value]];
+  }));
 }

@@ -3,6 +3,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import type { ErrorDetail } from '../common/errors/domain-error.js';
 import type { SamlAttributeMapping, SamlNameIdFormat } from './entities/saml-application.entity.js';
 import { spMetadataOf } from './saml-sp-metadata.js';
+import { checkEndpointUrl } from './rules/endpoint-url.js';
 
 /** What a SAML application is, as stored (DESIGN §15). */
 export interface NewSamlApplication {
@@ -84,22 +85,12 @@ function checkEntityId(entityId: string, problems: ErrorDetail[]): void {
   else if (/[\s\u0000-\u001f\u007f]/.test(entityId) || !isAbsoluteUri(entityId)) problems.push({ field: 'entityId', message: 'an absolute URI without spaces (a URL or a URN)' });
 }
 
-/**
- * Where a response or a logout goes: https, or http to this machine's loopback only (a service provider under
- * development); never user information, a fragment or a backslash, which make a URL read one way and mean another.
- */
+/** Where a response or a logout goes: https, or http to this machine's loopback only (a service provider under development). */
+const LOOPBACK_HTTP = { allows: (url: URL) => LOOPBACK.has(url.hostname), refusal: 'https is needed (http only to localhost, 127.0.0.1 or [::1])' };
+
 function checkEndpoint(value: string, field: string, problems: ErrorDetail[]): void {
   if (value.length > 2048) return void problems.push({ field, message: 'at most 2048 characters' });
-  if (value.includes('\\') || /[\s\u0000-\u001f\u007f]/.test(value)) return void problems.push({ field, message: 'no spaces, control characters or backslashes' });
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return void problems.push({ field, message: `"${value}" is not an absolute URL` });
-  }
-  if (url.username || url.password || value.includes('#')) return void problems.push({ field, message: 'no user information and no fragment' });
-  if (url.protocol === 'http:' && !LOOPBACK.has(url.hostname)) problems.push({ field, message: 'https is needed (http only to localhost, 127.0.0.1 or [::1])' });
-  else if (url.protocol !== 'http:' && url.protocol !== 'https:') problems.push({ field, message: 'an https URL' });
+  checkEndpointUrl(value, field, LOOPBACK_HTTP, problems);
 }
 
 function checkAttributes(attributes: SamlAttributeMapping[], problems: ErrorDetail[]): void {

@@ -201,7 +201,7 @@ function withoutImpliedContacts(attributes: JsonObject | null, email: string | n
 }
 
 /** A user's stored contacts in the shape of `HumanProfile`, for change detection. */
-export function contactsOf(user: UserEntity, key: 'emails' | 'phoneNumbers'): Contact[] {
+export function contactsOf(user: Pick<UserEntity, 'scimAttributes' | 'email' | 'phone'>, key: 'emails' | 'phoneNumbers'): Contact[] {
   const stored = (user.scimAttributes as JsonObject | null)?.[key];
   if (Array.isArray(stored)) return stored as unknown as Contact[];
   const single = key === 'emails' ? user.email : user.phone;

@@ -13,6 +13,7 @@ import { UpdateAppDto, UpdateProjectDto } from '../../src/admin/dto/applications
 import { CreateSamlAppDto } from '../../src/admin/dto/saml-applications.dto.js';
 import { LinkIdentityDto } from '../../src/federation/api/identities.dto.js';
 import { CreateIdpDto, UpdateIdpDto } from '../../src/federation/api/idps.dto.js';
+import { CreateTargetDto, UpdateTargetDto } from '../../src/provisioning/api/provisioning.dto.js';
 import { ImportRequestDto } from '../../src/admin/import/import.dto.js';
 import { IMPORT_STRING_FIELDS } from '../../src/admin/import/import-user.validator.js';
 import { STRING_BOUNDS } from '../../src/users/rules/string-bounds.js';
@@ -79,8 +80,23 @@ function valueOf(path: string, length: number): string {
   }
   if (leaf === 'phone') return `+41 79 123 45 67${'-'.repeat(length - 16)}`;
   if (leaf === 'preferredLanguage') return `en${'-abcdefg'.repeat(Math.ceil(length / 8))}`.slice(0, length).replace(/-$/, 'x');
+  // Logout tokens go where the host resolves, checked at registration: a public address literal needs no DNS.
+  if (leaf === 'backchannelLogoutUri') return `https://93.184.215.14/${tag}${'x'.repeat(length - 30)}`;
   if (leaf.endsWith('RedirectUris') || ['redirectUris', 'acsUrls', 'sloUrl', 'entityId'].includes(leaf)) return `https://app.example.com/${tag}${'x'.repeat(length - 32)}`;
   return `${tag}${'x'.repeat(length - tag.length)}`;
+}
+
+/** The fields of a provisioning target's auth that only OAuth client credentials take. */
+function isOauthField(path: string): boolean {
+  return ['auth.tokenUrl', 'auth.clientId', 'auth.clientSecret', 'auth.scope'].includes(path);
+}
+
+function bearerTarget(): Record<string, unknown> {
+  return { name: unique('target'), baseUrl: 'https://93.184.215.14/scim/v2', auth: { type: 'bearer', token: 't' }, enabled: false };
+}
+
+function oauthTarget(): Record<string, unknown> {
+  return { ...bearerTarget(), auth: { type: 'oauth_client_credentials', tokenUrl: 'https://93.184.215.14/token', clientId: 'c', clientSecret: 's' } };
 }
 
 /** The fields of UpdateAppDto that only a SAML application takes. */
@@ -220,13 +236,37 @@ const ROUTES: Route[] = [
       return { url: `${users(orgId)}/${userId}/identities`, body: { idpId: id, subject: unique('subject') } };
     },
   },
+  // Provisioning targets (DESIGN §17), disabled so nothing is pushed. URLs are checked by the service and group ids
+  // must be the organization's: their exact lengths cannot be accepted. The OAuth fields go with an OAuth target.
+  {
+    name: 'POST …/provisioning/targets', dto: CreateTargetDto, method: 'POST', exactUnreachable: ['baseUrl', 'scope.groupIds.0'], only: (path) => !isOauthField(path),
+    target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/provisioning/targets`, body: bearerTarget() }),
+  },
+  {
+    name: 'POST …/provisioning/targets (OAuth)', dto: CreateTargetDto, method: 'POST', exactUnreachable: ['auth.tokenUrl'], only: isOauthField,
+    target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/provisioning/targets`, body: oauthTarget() }),
+  },
+  {
+    name: 'PATCH …/provisioning/targets/{id}', dto: UpdateTargetDto, method: 'PATCH', exactUnreachable: ['baseUrl', 'scope.groupIds.0'], only: (path) => !isOauthField(path),
+    target: async (svc, orgId) => {
+      const url = `/management/v1/orgs/${orgId}/provisioning/targets/${(await created(svc, `/management/v1/orgs/${orgId}/provisioning/targets`, bearerTarget())).id}`;
+      return { url, body: { auth: { type: 'bearer' } }, read: url };
+    },
+  },
+  {
+    name: 'PATCH …/provisioning/targets/{id} (OAuth)', dto: UpdateTargetDto, method: 'PATCH', exactUnreachable: ['auth.tokenUrl'], only: isOauthField,
+    target: async (svc, orgId) => {
+      const url = `/management/v1/orgs/${orgId}/provisioning/targets/${(await created(svc, `/management/v1/orgs/${orgId}/provisioning/targets`, oauthTarget())).id}`;
+      return { url, body: { auth: { type: 'oauth_client_credentials' } }, read: url };
+    },
+  },
   {
     name: 'POST /admin/v1/import (organization)', dto: ImportRequestDto, method: 'POST',
     target: async () => ({ url: '/admin/v1/import', body: importBody([{ orgId: unique('imported'), org: { name: 'x' }, humanUsers: [] }]) }),
   },
 ];
 
-const TABLES = ['organizations', 'users', 'projects', 'applications', 'org_groups', 'identity_providers', 'user_identities', 'events'];
+const TABLES = ['organizations', 'users', 'projects', 'applications', 'org_groups', 'identity_providers', 'user_identities', 'provisioning_targets', 'events'];
 
 /**
  * DESIGN §7 (third wave): every field has a length bound checked before the database, with the same 400 on SQLite

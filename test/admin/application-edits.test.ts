@@ -54,6 +54,12 @@ describe('management API: reading, changing and removing applications', () => {
       idTokenUserinfoAssertion: false,
       devMode: true,
       apiAccess: false,
+      requirePushedAuthorizationRequests: false,
+      requireSignedRequestObject: false,
+      authorizationSignedResponseAlg: null,
+      dpopBoundAccessTokens: false,
+      backchannelLogoutUri: null,
+      backchannelLogoutSessionRequired: false,
     });
     assert.deepEqual(second, { appId: api.appId, clientId: api.clientId, projectId: project.projectId, name: second.name, type: 'api', authMethod: 'private_key_jwt' });
     assert.ok(!res.text.includes(web.clientSecret!), 'no secret in a listing');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { FactorsService } from '../../src/users/factors/factors.service.js';
 import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import { createApiApp, createHuman, createOidcApp, createProject, PASSWORD } from '../oidc/support/oidc-fixtures.js';
@@ -8,6 +8,7 @@ import { databaseState } from './support/db-state.js';
 import { declaredRoutes, fillPath } from '../support/routes.js';
 import type { DeclaredRoute } from '../support/routes.js';
 import { idpMetadataXml } from '../federation/support/saml-metadata.js';
+import { ScimmyTarget } from '../provisioning/support/scimmy-target.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
@@ -90,6 +91,17 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'GET /management/v1/orgs/:orgId/webhooks': undefined,
     'DELETE /management/v1/orgs/:orgId/webhooks/:id': undefined,
     'GET /management/v1/orgs/:orgId/webhooks/:id/deliveries': undefined,
+    'POST /management/v1/orgs/:orgId/provisioning/targets': { name: unique('target'), baseUrl: 'https://93.184.215.14/scim/v2', auth: { type: 'bearer', token: 't' }, enabled: false },
+    'GET /management/v1/orgs/:orgId/provisioning/targets': undefined,
+    'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId': undefined,
+    'PATCH /management/v1/orgs/:orgId/provisioning/targets/:targetId': { name: 'changed' },
+    'DELETE /management/v1/orgs/:orgId/provisioning/targets/:targetId': undefined,
+    'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/test': {},
+    'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/status': undefined,
+    'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/objects': undefined,
+    // The victim's target is the scimmy peer (see the victim's setup): its Users can be read and a user of it retried.
+    'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/reconcile': { dryRun: false },
+    'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/objects/:kind/:localId/retry': {},
     'GET /scim/v2/:orgId/Groups': undefined,
     'GET /scim/v2/:orgId/Groups/:id': undefined,
     'DELETE /scim/v2/:orgId/Groups/:id': undefined,
@@ -121,7 +133,9 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
  * 403. After every call the whole database is byte-for-byte what it was.
  */
 describe('tenant isolation matrix', () => {
-  const svc = useService();
+  // The victim's provisioning target is a local SCIM peer: a reconcile reads its Users.
+  const svc = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
+  let peer: ScimmyTarget;
   let attacker: { orgId: string; token: string };
   let victim: Record<string, string>;
   let ownIds: Record<string, string>;
@@ -161,6 +175,12 @@ describe('tenant isolation matrix', () => {
     const [factor] = await factors.list(null, orgB.id, human.userId);
     const webhook = await svc.api('POST', `/management/v1/orgs/${orgB.id}/webhooks`, { token: svc.adminToken, body: { url: 'https://93.184.215.14/hook' } });
     assert.equal(webhook.status, 201, webhook.text);
+    // Disabled: nothing is pushed while the matrix runs. A reconcile marks the human, so the target knows an object to retry.
+    peer = await ScimmyTarget.start('t');
+    const target = await admin('POST', '/provisioning/targets', { name: unique('target'), baseUrl: peer.baseUrl, auth: { type: 'bearer', token: 't' }, enabled: false });
+    assert.equal(target.status, 201, target.text);
+    const reconciled = await admin('POST', `/provisioning/targets/${target.body.id}/reconcile`, {});
+    assert.equal(reconciled.status, 202, reconciled.text);
     // Two IdPs: the human is linked through one (to read and unlink), the control links it through the other.
     const idp = async () => (await admin('POST', '/idps', { type: 'oidc', name: unique('idp'), issuer: 'https://93.184.215.14/', clientId: 'c', clientSecret: 's' })).body.id as string;
     const idpId = await idp();
@@ -180,6 +200,9 @@ describe('tenant isolation matrix', () => {
       groupId: await group(),
       scimGroupId: await group(),
       webhookId: webhook.body.id,
+      targetId: target.body.id,
+      kind: 'user',
+      localId: human.userId,
       idpId,
       linkIdpId: await idp(),
       samlIdpId: samlIdp.body.id,
@@ -196,6 +219,9 @@ describe('tenant isolation matrix', () => {
     const routes = declaredRoutes(svc).filter((r) => r.policy && !r.policy.public);
     orgRoutes = routes.filter((r) => r.policy!.public !== true && 'scope' in r.policy! && r.policy!.scope === 'org');
     instanceRoutes = routes.filter((r) => r.policy!.public !== true && 'scope' in r.policy! && r.policy!.scope === 'instance');
+  });
+  after(async () => {
+    await peer?.close();
   });
 
   async function call(route: DeclaredRoute, ids: Record<string, string>, token: string) {

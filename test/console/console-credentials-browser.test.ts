@@ -203,11 +203,23 @@ describe('users and credentials in the operator console (Chromium)', () => {
       await form.getByLabel('refresh_token').check();
       await form.getByLabel('Access token type').selectOption('jwt');
       await form.getByLabel('User info in the ID token').check();
+      // DESIGN §16's profiles: the device grant, PAR, DPoP and back-channel logout.
+      await form.getByLabel('urn:ietf:params:oauth:grant-type:device_code').check();
+      await form.getByLabel('Require pushed authorization requests (PAR)').check();
+      await form.getByLabel('DPoP-bound access tokens only').check();
+      await form.getByLabel('Back-channel logout URI').fill('https://billing.example.com/backchannel-logout');
+      await form.getByLabel('Logout tokens name the session (sid)').check();
       await check(page, 'application-edit');
       await form.getByRole('button', { name: 'Save' }).click();
       await webRow.getByRole('button', { name: 'Edit application' }).waitFor();
       const changed = await svc.api('GET', `/management/v1/orgs/${orgId}/projects/${projectId}/apps/${web.body.appId}`, { token: svc.adminToken });
-      assert.deepEqual(changed.body.grantTypes, ['authorization_code', 'refresh_token']);
+      assert.deepEqual(changed.body.grantTypes, ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
+      assert.equal(changed.body.requirePushedAuthorizationRequests, true);
+      assert.equal(changed.body.dpopBoundAccessTokens, true);
+      assert.equal(changed.body.backchannelLogoutUri, 'https://billing.example.com/backchannel-logout');
+      assert.equal(changed.body.backchannelLogoutSessionRequired, true);
+      assert.equal(changed.body.requireSignedRequestObject, false);
+      assert.equal(changed.body.authorizationSignedResponseAlg, null);
       assert.equal(changed.body.accessTokenType, 'jwt');
       assert.equal(changed.body.idTokenUserinfoAssertion, true);
       assert.deepEqual(changed.body.redirectUris, ['https://billing.example.com/cb']);

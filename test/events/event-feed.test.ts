@@ -80,14 +80,14 @@ describe('events: the feed for pull consumers (event search with wait)', () => {
     assert.ok(took >= 1500 && took < 1500 + PROMPTLY_MS, `answered after ${took} ms`);
   });
 
+  // The tests after this one use process A only: B is the one stopped here (a process of its own would cost a start-up).
   it('does not hold up a shutdown: a waiting request ends when its process stops', async () => {
-    const c = await setup.spawn();
-    const waiting = search(remoteService(c.url, admin), { asc: true, wait: '60s', event_types: ['no.such.event'] }).catch((error: unknown) => error);
+    const waiting = search(onB, { asc: true, wait: '60s', event_types: ['no.such.event'] }).catch((error: unknown) => error);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const stopping = Date.now();
-    const ended = await c.stop('SIGTERM');
+    const ended = await b.stop('SIGTERM');
     assert.ok(Date.now() - stopping < 10_000, `stopped after ${Date.now() - stopping} ms`);
-    assert.ok(ended.code === 0 || ended.signal === 'SIGTERM', `${JSON.stringify(ended)}\n${c.output()}`);
+    assert.ok(ended.code === 0 || ended.signal === 'SIGTERM', `${JSON.stringify(ended)}\n${b.output()}`);
     const res = await waiting;
     if (!(res instanceof Error)) assert.deepEqual([(res as { status: number }).status, (res as { body: { events: unknown[] } }).body.events], [200, []]);
   });

@@ -89,22 +89,26 @@ describe('apiAccess: which applications reach the Portcullis API with a user tok
     assert.equal(created.status, 201, created.text);
   });
 
-  it('DPoP is off: discovery advertises none, and a request with a DPoP proof gets a plain Bearer token that works', async () => {
+  it('DPoP is on (test/oidc/dpop.test.ts): a token request with a proof gets a bound token, refused by SCIM as a Bearer token', async () => {
     const discovery = (await (await fetch(new URL('/.well-known/openid-configuration', svc.url))).json()) as Record<string, unknown>;
-    assert.equal(discovery.dpop_signing_alg_values_supported, undefined);
+    assert.ok(Array.isArray(discovery.dpop_signing_alg_values_supported));
     const machine = await createCaller(svc, otherOrg.id, { org: ['ORG_USER_MANAGER'] });
     const secret = await svc.api('POST', `/management/v1/orgs/${otherOrg.id}/users/${machine.userId}/secret`, { token: svc.adminToken, body: {} });
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const tokenUrl = String(discovery.token_endpoint);
-    const proof = await new SignJWT({ htm: 'POST', htu: tokenUrl, jti: randomUUID() })
-      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(publicKey) })
-      .setIssuedAt()
-      .sign(privateKey);
+    const proof = async (nonce?: string) =>
+      new SignJWT({ htm: 'POST', htu: tokenUrl, jti: randomUUID(), ...(nonce ? { nonce } : {}) })
+        .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(publicKey) })
+        .setIssuedAt()
+        .sign(privateKey);
     const basic = Buffer.from(`${secret.body.clientId}:${secret.body.clientSecret}`).toString('base64');
-    const res = await fetch(tokenUrl, { method: 'POST', headers: { authorization: `Basic ${basic}`, dpop: proof, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+    const request = async (dpop: string) => fetch(tokenUrl, { method: 'POST', headers: { authorization: `Basic ${basic}`, dpop, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+    const challenged = await request(await proof());
+    assert.equal(challenged.status, 400, 'a server nonce is required (RFC 9449 §8)');
+    const res = await request(await proof(challenged.headers.get('dpop-nonce') ?? ''));
     const body = (await res.json()) as { token_type: string; access_token: string };
     assert.equal(res.status, 200, JSON.stringify(body));
-    assert.equal(body.token_type, 'Bearer');
-    assert.equal((await svc.api('GET', `/scim/v2/${otherOrg.id}/Users?count=1`, { token: body.access_token })).status, 200);
+    assert.equal(body.token_type, 'DPoP');
+    assert.equal((await svc.api('GET', `/scim/v2/${otherOrg.id}/Users?count=1`, { token: body.access_token })).status, 401);
   });
 });

@@ -55,7 +55,7 @@ const CLIENT_AUTH = 'oidc-provider client authentication';
  * §5.3), or none for the end-user's browser and the published metadata.
  */
 function providerRoutes(): OidcRoute[] {
-  const { authorization, pushed_authorization_request, token, introspection, revocation, jwks, userinfo, end_session } = OIDC_ROUTES;
+  const { authorization, pushed_authorization_request, token, introspection, revocation, jwks, userinfo, end_session, device_authorization, code_verification } = OIDC_ROUTES;
   const entries: [string, string, string][] = [
     ['GET', '/.well-known/openid-configuration', 'public'],
     ['GET', authorization, 'public (end-user browser)'],
@@ -72,6 +72,11 @@ function providerRoutes(): OidcRoute[] {
     ['POST', end_session, 'public (end-user browser)'],
     ['POST', `${end_session}/confirm`, 'public (end-user browser, CSRF value)'],
     ['GET', `${end_session}/success`, 'public'],
+    // RFC 8628: the device authenticates as its client; the user's pages are the login UI's, answered by the provider.
+    ['POST', device_authorization, CLIENT_AUTH],
+    ['GET', code_verification, 'public (end-user browser)'],
+    ['POST', code_verification, 'public (provider session, xsrf value; per-IP limit of wrong codes)'],
+    ['GET', `${code_verification}/:uid`, 'public (interaction cookie)'],
   ];
   return entries.map(([method, path, policy]) => ({ method, path, policy }));
 }

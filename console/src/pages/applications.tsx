@@ -7,9 +7,11 @@ import { isInstanceOwner, useMe } from '../roles';
 import { Credentials } from './credentials';
 import { CreateSamlApp } from './saml-app';
 import type { SamlFields } from './saml-app';
+import { useOauthProfiles } from './oauth-profiles';
+import type { OauthProfiles } from './oauth-profiles';
 
 /** An application as `GET …/apps` reads it: an OIDC or API client, or a SAML service provider with its fields. */
-export interface App extends Partial<SamlFields> {
+export interface App extends Partial<SamlFields>, OauthProfiles {
   appId: string;
   clientId: string;
   name: string;
@@ -30,7 +32,7 @@ export interface App extends Partial<SamlFields> {
 /** The values UpdateAppDto accepts (src/admin/dto/projects.dto.ts). */
 const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'];
 const TYPE_LABELS: Record<App['type'], string> = { oidc: 'OIDC', api: 'API', saml: 'SAML' };
-const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'];
+const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:ietf:params:oauth:grant-type:device_code'];
 
 type OidcAuth = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
 
@@ -196,6 +198,7 @@ function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; 
   const [tokenType, setTokenType] = useState<'opaque' | 'jwt'>(app.accessTokenType ?? 'opaque');
   const [assertion, setAssertion] = useState(Boolean(app.idTokenUserinfoAssertion));
   const [devMode, setDevMode] = useState(Boolean(app.devMode));
+  const profiles = useOauthProfiles(app);
   const answer = useRef<{ clientSecret?: string }>({});
   return (
     <>
@@ -212,6 +215,7 @@ function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; 
             accessTokenType: tokenType,
             idTokenUserinfoAssertion: assertion,
             devMode,
+            ...profiles.values,
           });
         }}
         onDone={() => onDone(answer.current.clientSecret)}
@@ -244,6 +248,7 @@ function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; 
         />
         <Checkbox label={t('idTokenUserinfoAssertion')} checked={assertion} onChange={setAssertion} />
         <Checkbox label={t('devMode')} checked={devMode} onChange={setDevMode} />
+        {profiles.fields}
       </Form>
       <button type="button" onClick={onCancel}>
         {t('cancel')}
@@ -262,6 +267,7 @@ function CreateOidcApp({ base, onCreated, onCancel }: { base: string; onCreated:
   const [refresh, setRefresh] = useState(false);
   const [devMode, setDevMode] = useState(false);
   const [apiAccess, setApiAccess] = useState(false);
+  const profiles = useOauthProfiles();
   const create = async () => {
     const body = {
       name,
@@ -273,6 +279,7 @@ function CreateOidcApp({ base, onCreated, onCancel }: { base: string; onCreated:
       accessTokenType: tokenType,
       devMode,
       ...(apiAccess ? { apiAccess } : {}),
+      ...profiles.values,
     };
     onCreated(await api('POST', `${base}/apps/oidc`, body));
   };
@@ -298,6 +305,7 @@ function CreateOidcApp({ base, onCreated, onCancel }: { base: string; onCreated:
         <Checkbox label={t('refreshTokens')} checked={refresh} onChange={setRefresh} />
         <Checkbox label={t('devMode')} checked={devMode} onChange={setDevMode} />
         {isInstanceOwner(me) && <Checkbox label={t('apiAccess')} checked={apiAccess} onChange={setApiAccess} />}
+        {profiles.fields}
       </Form>
       <button type="button" onClick={onCancel}>
         {t('cancel')}

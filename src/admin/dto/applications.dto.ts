@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
 import type { ApplicationEntity } from '../../users/entities/application.entity.js';
 import type { SamlApplicationEntity } from '../../users/entities/saml-application.entity.js';
@@ -6,7 +6,7 @@ import { idpEndpoints } from '../../saml/idp-endpoints.js';
 import { SamlAppFieldsDto, SamlAttributeDto } from './saml-applications.dto.js';
 import type { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import { IsNotBlank } from './not-blank.decorator.js';
-import { ACCESS_TOKEN_TYPES, GRANT_TYPES, OIDC_AUTH_METHODS, RESPONSE_TYPES } from './projects.dto.js';
+import { ACCESS_TOKEN_TYPES, AUTHORIZATION_RESPONSE_ALGS, GRANT_TYPES, OIDC_AUTH_METHODS, OauthProfileFieldsDto, RESPONSE_TYPES } from './projects.dto.js';
 import { Bounded } from './bounded.decorator.js';
 
 export class ProjectDto {
@@ -61,6 +61,12 @@ export class AppDto {
   @ApiPropertyOptional() idTokenUserinfoAssertion?: boolean;
   @ApiPropertyOptional() devMode?: boolean;
   @ApiPropertyOptional() apiAccess?: boolean;
+  @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) requirePushedAuthorizationRequests?: boolean;
+  @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) requireSignedRequestObject?: boolean;
+  @ApiPropertyOptional({ enum: AUTHORIZATION_RESPONSE_ALGS, nullable: true, description: 'OIDC (DESIGN §16)' }) authorizationSignedResponseAlg?: string | null;
+  @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) dpopBoundAccessTokens?: boolean;
+  @ApiPropertyOptional({ nullable: true, description: 'OIDC (DESIGN §16)' }) backchannelLogoutUri?: string | null;
+  @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) backchannelLogoutSessionRequired?: boolean;
 }
 
 export class AppListDto {
@@ -77,7 +83,7 @@ export class AppChangedDto extends AppDto {
  * `PATCH …/apps/{appId}`: any field of the create request, validated like it on the application as it
  * would be after the change. An API application takes name and authMethod only.
  */
-export class UpdateAppDto extends SamlAppFieldsDto {
+export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfileFieldsDto) {
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOptional()
   @IsString()
@@ -185,6 +191,12 @@ export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicat
     idTokenUserinfoAssertion: Boolean(app.idTokenUserinfoAssertion),
     devMode: Boolean(app.devMode),
     apiAccess: Boolean(app.apiAccess),
+    requirePushedAuthorizationRequests: Boolean(app.requirePushedAuthorizationRequests),
+    requireSignedRequestObject: Boolean(app.requireSignedRequestObject),
+    authorizationSignedResponseAlg: app.authorizationSignedResponseAlg,
+    dpopBoundAccessTokens: Boolean(app.dpopBoundAccessTokens),
+    backchannelLogoutUri: app.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: Boolean(app.backchannelLogoutSessionRequired),
   };
 }
 

@@ -13,10 +13,56 @@ import { IsNotBlank } from './not-blank.decorator.js';
 import { Bounded } from './bounded.decorator.js';
 
 export const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'] as const;
-export const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange'] as const;
+export const GRANT_TYPES = [
+  'authorization_code',
+  'implicit',
+  'refresh_token',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:device_code',
+] as const;
 export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'] as const;
 const API_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt'] as const;
 export const ACCESS_TOKEN_TYPES = ['opaque', 'jwt'] as const;
+/** JARM's algorithms (DESIGN §16): those this instance signs with (SIGNING_ALG). */
+export const AUTHORIZATION_RESPONSE_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
+
+/** DESIGN §16's per-application settings, in create and `PATCH` alike. */
+export class OauthProfileFieldsDto {
+  @ApiPropertyOptional({ default: false, description: 'authorization requests only by PAR (RFC 9126 §6)' })
+  @IsOptional()
+  @IsBoolean()
+  requirePushedAuthorizationRequests?: boolean;
+
+  @ApiPropertyOptional({ default: false, description: "authorization requests only as request objects signed with one of the application's keys (RFC 9101); needs private_key_jwt" })
+  @IsOptional()
+  @IsBoolean()
+  requireSignedRequestObject?: boolean;
+
+  @ApiPropertyOptional({
+    enum: AUTHORIZATION_RESPONSE_ALGS,
+    nullable: true,
+    description: "JARM (response_mode=jwt): the algorithm the authorization response is signed with; null: the instance's signing algorithm",
+  })
+  @IsOptional()
+  @IsIn([...AUTHORIZATION_RESPONSE_ALGS, null])
+  authorizationSignedResponseAlg?: (typeof AUTHORIZATION_RESPONSE_ALGS)[number] | null;
+
+  @ApiPropertyOptional({ default: false, description: 'access tokens only DPoP-bound (RFC 9449 §5.2)' })
+  @IsOptional()
+  @IsBoolean()
+  dpopBoundAccessTokens?: boolean;
+
+  @ApiPropertyOptional({ nullable: true, maxLength: 2000, description: 'where logout tokens are sent (OIDC Back-Channel Logout 1.0); null: none' })
+  @IsOptional()
+  @IsString()
+  @Bounded('redirectUri')
+  backchannelLogoutUri?: string | null;
+
+  @ApiPropertyOptional({ default: false, description: 'logout tokens carry the session id (sid)' })
+  @IsOptional()
+  @IsBoolean()
+  backchannelLogoutSessionRequired?: boolean;
+}
 
 export class CreateProjectDto {
   @ApiProperty({ maxLength: 200 })
@@ -30,7 +76,7 @@ export class ProjectCreatedDto {
   @ApiProperty() id: string;
 }
 
-export class CreateOidcAppDto {
+export class CreateOidcAppDto extends OauthProfileFieldsDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()

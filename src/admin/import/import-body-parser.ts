@@ -2,6 +2,7 @@ import express from 'express';
 import type { NextFunction, Request, Response } from 'express';
 import { jsonBodyParser } from '../../common/http/body-parsers.js';
 import type { PrincipalResolver } from '../../common/auth/principal-resolver.js';
+import { isDpopBound } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 
 type Middleware = (req: Request, res: Response, next: NextFunction) => void;
@@ -13,7 +14,8 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
  * authentication let one anonymous request exhaust the process's memory or block its event loop for
  * seconds (SECURITY.md, "Request bodies").
  *
- * Only the Authorization header is read here (RFC 6750 §2.1); a token elsewhere never unlocks the limit.
+ * Only the Authorization header is read here (RFC 6750 §2.1); a token elsewhere never unlocks the limit, nor does
+ * a DPoP-bound token (its proof is checked, and its jti used up, by the route's guard only).
  */
 export function importBodyParser(resolver: PrincipalResolver, limitBytes: number): Middleware {
   const parse = express.Router().use(...jsonBodyParser(limitBytes));
@@ -30,5 +32,6 @@ async function isInstanceOwner(resolver: PrincipalResolver, authorization: strin
   const token = /^Bearer +([^ ]+) *$/i.exec(authorization ?? '')?.[1];
   if (!token) return false;
   const principal = await resolver.resolve(token);
-  return principal?.instanceRoles.has(Role.IamOwner) ?? false;
+  // A DPoP-bound token is no Bearer token (RFC 9449 §7.2): without its proof it unlocks nothing here either.
+  return principal !== null && !isDpopBound(principal) && principal.instanceRoles.has(Role.IamOwner);
 }

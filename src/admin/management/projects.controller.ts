@@ -64,6 +64,12 @@ export class ProjectsController {
       idTokenUserinfoAssertion: dto.idTokenUserinfoAssertion ?? false,
       devMode: dto.devMode ?? false,
       apiAccess: dto.apiAccess ?? false,
+      requirePushedAuthorizationRequests: dto.requirePushedAuthorizationRequests ?? false,
+      requireSignedRequestObject: dto.requireSignedRequestObject ?? false,
+      authorizationSignedResponseAlg: dto.authorizationSignedResponseAlg ?? null,
+      dpopBoundAccessTokens: dto.dpopBoundAccessTokens ?? false,
+      backchannelLogoutUri: dto.backchannelLogoutUri ?? null,
+      backchannelLogoutSessionRequired: dto.backchannelLogoutSessionRequired ?? false,
     });
   }
 

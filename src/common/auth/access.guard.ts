@@ -6,6 +6,7 @@ import { DatabaseAvailability } from '../database/database-availability.js';
 import { databaseUnavailable, isDatabaseUnavailable } from '../database/database-unavailable.js';
 import { DomainError, ErrorCode } from '../errors/domain-error.js';
 import { ACCESS_POLICY } from './authenticated.decorator.js';
+import { DpopChallenge } from './dpop-proof.js';
 import type { AccessPolicy } from './authenticated.decorator.js';
 import { canSeeOrg, rolesOnOrg } from './principal.js';
 import type { Principal } from './principal.js';
@@ -47,6 +48,8 @@ export class AccessGuard implements CanActivate {
         this.availability.reportUnavailable(error);
         throw databaseUnavailable();
       }
+      // A DPoP refusal keeps its challenge (RFC 9449 §7.1): invalid_dpop_proof, use_dpop_nonce, invalid_token.
+      if (error instanceof DpopChallenge) throw error;
       throw new DomainError(ErrorCode.Unauthenticated, 'a valid bearer token is required');
     }
     const request = context.switchToHttp().getRequest<Required<GuardedRequest>>();

@@ -11,9 +11,12 @@ export interface PrincipalResolver {
 
 export const PRINCIPAL_RESOLVER = Symbol('PRINCIPAL_RESOLVER');
 
-/** Verifies an access token issued by this instance whose audience includes the Portcullis API. */
+/**
+ * Verifies an access token issued by this instance whose audience includes the Portcullis API; `jkt` is
+ * the thumbprint of the key a DPoP-bound token is bound to (RFC 9449 §6).
+ */
 export interface AccessTokenVerifier {
-  verify(token: string): Promise<{ userId: string; clientId: string } | null>;
+  verify(token: string): Promise<{ userId: string; clientId: string; jkt?: string } | null>;
 }
 
 export const ACCESS_TOKEN_VERIFIER = Symbol('ACCESS_TOKEN_VERIFIER');

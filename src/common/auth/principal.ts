@@ -11,7 +11,12 @@ export interface Principal {
   /** Roles held per organization id. */
   orgRoles: ReadonlyMap<string, ReadonlySet<Role>>;
   /** How the caller authenticated; an access token also names its client. */
-  credential: { kind: 'personal_access_token'; tokenId: string } | { kind: 'access_token'; clientId: string };
+  credential: { kind: 'personal_access_token'; tokenId: string } | { kind: 'access_token'; clientId: string; jkt?: string };
+}
+
+/** Whether the caller's token is DPoP-bound (RFC 9449 §6: `cnf.jkt`), so usable only with a proof of its key. */
+export function isDpopBound(principal: Principal): principal is Principal & { credential: { kind: 'access_token'; clientId: string; jkt: string } } {
+  return principal.credential.kind === 'access_token' && typeof principal.credential.jkt === 'string';
 }
 
 function isIamOwner(principal: Principal): boolean {

@@ -6,6 +6,15 @@ export interface EndedSessions {
   userId: string;
   sessionUid?: string;
   keepSession?: string;
+  /** What the ended sessions had signed in to, read before they were removed: back-channel logout tells those clients. */
+  signIns: EndedSignIn[];
+}
+
+/** A client a session had signed in to, with the session's id for that client (the ID tokens' `sid`). */
+export interface EndedSignIn {
+  sessionUid: string;
+  clientId: string;
+  sid?: string;
 }
 
 type Listener = (manager: EntityManager, ended: EndedSessions) => Promise<void>;
@@ -13,7 +22,7 @@ type Listener = (manager: EntityManager, ended: EndedSessions) => Promise<void>;
 /**
  * Tells other modules, inside the transaction that ends them, that sessions ended (a sign-out, an administrator's
  * termination, a user deactivated, locked, removed or given a new password): the SAML IdP then logs the user out of
- * its service providers (DESIGN §15). The module that ends sessions (src/oidc) does not know who listens.
+ * its service providers (DESIGN §15), back-channel logout its OIDC clients (§16). The module that ends sessions (src/oidc) does not know who listens.
  */
 @Injectable()
 export class SessionEnds {

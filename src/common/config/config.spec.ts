@@ -111,4 +111,24 @@ describe('loadConfig', () => {
       assert.deepEqual(error.problems.map((p) => p.split(' ')[0]).sort(), ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_LEASE_MS']);
     }
   });
+
+  it('provisioning settings: defaults, and a refusal of a lease shorter than a request allows', () => {
+    assert.deepEqual(loadConfig({}).provisioning, { retryBaseMs: 5000, retryWindowMs: 86_400_000, leaseMs: 30_000, membersPerPatch: 100 });
+    assert.equal(loadConfig({ PROVISIONING_RETRY_BASE_MS: '50' }).provisioning.retryBaseMs, 50);
+    try {
+      loadConfig({ PROVISIONING_LEASE_MS: '5000' });
+      assert.fail('expected a ConfigError');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      assert.deepEqual(error.problems.map((p) => p.split(' ')[0]), ['PROVISIONING_LEASE_MS']);
+    }
+  });
+
+  it('key poll: every 5 s by default, shortened for tests, refused below 100 ms and above a minute', () => {
+    assert.equal(loadConfig({}).keyPollMs, 5000);
+    assert.equal(loadConfig({ KEY_POLL_MS: '200' }).keyPollMs, 200);
+    for (const value of ['99', '60001', 'often']) {
+      assert.throws(() => loadConfig({ KEY_POLL_MS: value }), (error: unknown) => error instanceof ConfigError && error.problems.map((p) => p.split(' ')[0]).join() === 'KEY_POLL_MS', value);
+    }
+  });
 });

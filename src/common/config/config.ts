@@ -20,11 +20,16 @@ export interface AppConfig {
   loginRateLimit: LoginRateLimitConfig;
   /** How often expired OIDC tokens, codes, sessions and interactions are deleted. */
   oidcPurgeIntervalMs: number;
+  /** How often each process looks for a rotated or newly signing key (`KEY_POLL_MS`, 5 s). */
+  keyPollMs: number;
+  /** RFC 8628 §3.2 `interval`: the seconds a device waits between polls of its device code (`DEVICE_POLL_INTERVAL_SECONDS`). */
+  devicePollIntervalSeconds: number;
   /** The operators' listener: /metrics, /healthz, /readyz (docs/operations.md). Port 0: any free port. */
   management: { host: string; port: number };
   /** JWS algorithm (RFC 7518 §3.1, RFC 8037 §3.1) of every new signing key; existing keys keep theirs. */
   signingAlg: SigningAlg;
   webhooks: WebhookConfig;
+  provisioning: ProvisioningConfig;
   /**
    * The longest a list read driven by a client's filter (SCIM) may run before it is stopped and refused:
    * MariaDB's max_statement_time, SQLite's read thread (src/common/database/bounded-reads.ts).
@@ -39,6 +44,19 @@ export interface AppConfig {
   /** How long a call to an upstream identity provider (discovery, keys, token, user info) may take (`IDP_TIMEOUT_MS`). */
   idpTimeoutMs: number;
   mail: MailConfig;
+  backchannelLogout: BackchannelLogoutConfig;
+}
+
+/** Logout tokens to applications (OIDC Back-Channel Logout 1.0; docs/oauth-profiles.md), on the webhooks' schedule. */
+export interface BackchannelLogoutConfig {
+  /** The first retry's delay; each further retry waits twice as long (`BACKCHANNEL_LOGOUT_RETRY_BASE_MS`). */
+  retryBaseMs: number;
+  /** How long an undelivered logout token is retried before it is `failed` (`BACKCHANNEL_LOGOUT_RETRY_WINDOW_MS`, 24 h). */
+  retryWindowMs: number;
+  /** How long a process holds a logout token it is sending; after a crash, another sends it then (`BACKCHANNEL_LOGOUT_LEASE_MS`). */
+  leaseMs: number;
+  /** How often each process looks for due logout tokens that nobody sends (`BACKCHANNEL_LOGOUT_POLL_MS`). */
+  pollMs: number;
 }
 
 /** Outgoing mail (DESIGN §13; docs/mail.md). */
@@ -69,6 +87,18 @@ export interface WebhookConfig {
   retryWindowMs: number;
   /** How long a process holds a subscription without renewing its lease; after a crash, another takes over then. */
   leaseMs: number;
+}
+
+/** Outbound SCIM provisioning (src/provisioning; docs/provisioning.md). Outbound addresses: `outboundAllowPrivateNetworks`. */
+export interface ProvisioningConfig {
+  /** The first retry of a failed push (`PROVISIONING_RETRY_BASE_MS`, 5 s); each further retry waits twice as long. */
+  retryBaseMs: number;
+  /** How long an object is retried, from its first attempt, before it is `failing` (`PROVISIONING_RETRY_WINDOW_MS`, 24 h). */
+  retryWindowMs: number;
+  /** How long a process holds a target without renewing (`PROVISIONING_LEASE_MS`, 30 s); after a crash, another pushes then. */
+  leaseMs: number;
+  /** How many members one `PATCH` of a group adds or removes (`PROVISIONING_MEMBERS_PER_PATCH`, 100; RFC 7644 §3.5.2). */
+  membersPerPatch: number;
 }
 
 /** The signing algorithms a key can be created for: RSA (the default every relying party supports), P-256, Ed25519. */
@@ -142,6 +172,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     failuresPerLoginName: read.integer('LOGIN_RATE_LIMIT_PER_LOGIN_NAME', 30, 1, 1_000_000),
   };
   const oidcPurgeIntervalMs = read.integer('OIDC_PURGE_INTERVAL_MS', 600_000, 1000, 86_400_000);
+  const keyPollMs = read.integer('KEY_POLL_MS', 5000, 100, 60_000);
+  const devicePollIntervalSeconds = read.integer('DEVICE_POLL_INTERVAL_SECONDS', 5, 1, 60);
   const management = { host: read.string('MANAGEMENT_HOST', '127.0.0.1'), port: read.integer('MANAGEMENT_PORT', 9000, 0, 65535) };
   if (management.port !== 0 && management.port === port) problems.push(`MANAGEMENT_PORT must differ from PORT (${port})`);
   // Case-sensitive, as JWS "alg" values are (RFC 7515 §4.1.1).
@@ -156,9 +188,25 @@ export function loadConfig(env: Env = process.env): AppConfig {
     leaseMs: read.integer('WEBHOOK_LEASE_MS', 30_000, 15_000, 3_600_000),
   };
 
+  // As webhooks (DESIGN §17): first retry after about 5 s, given up after 24 h. The lease outlives a request's 10 s.
+  const provisioning = {
+    retryBaseMs: read.integer('PROVISIONING_RETRY_BASE_MS', 5000, 10, 3_600_000),
+    retryWindowMs: read.integer('PROVISIONING_RETRY_WINDOW_MS', 86_400_000, 0, 30 * 86_400_000),
+    leaseMs: read.integer('PROVISIONING_LEASE_MS', 30_000, 12_000, 3_600_000),
+    membersPerPatch: read.integer('PROVISIONING_MEMBERS_PER_PATCH', 100, 1, 1000),
+  };
+
   const listReadTimeLimitMs = read.integer('LIST_READ_TIME_LIMIT_MS', 5000, 10, 600_000);
   const idpTimeoutMs = read.integer('IDP_TIMEOUT_MS', 10_000, 100, 60_000);
   const mail = readMailConfig(read, env, instanceDomain, problems);
+  // As webhooks (DESIGN §10, §16): first retry after about 5 s, given up after 24 h.
+  const backchannelLogout = {
+    retryBaseMs: read.integer('BACKCHANNEL_LOGOUT_RETRY_BASE_MS', 5000, 10, 3_600_000),
+    retryWindowMs: read.integer('BACKCHANNEL_LOGOUT_RETRY_WINDOW_MS', 86_400_000, 0, 30 * 86_400_000),
+    // An attempt waits at most half of it (and at most 10 s), so no attempt outlives its lease.
+    leaseMs: read.integer('BACKCHANNEL_LOGOUT_LEASE_MS', 30_000, 1000, 3_600_000),
+    pollMs: read.integer('BACKCHANNEL_LOGOUT_POLL_MS', 5000, 10, 60_000),
+  };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -176,13 +224,17 @@ export function loadConfig(env: Env = process.env): AppConfig {
     importBodyLimitBytes,
     loginRateLimit,
     oidcPurgeIntervalMs,
+    keyPollMs,
+    devicePollIntervalSeconds,
     management,
     signingAlg,
     webhooks,
+    provisioning,
     listReadTimeLimitMs,
     outboundAllowPrivateNetworks,
     idpTimeoutMs,
     mail,
+    backchannelLogout,
   };
 }
 

@@ -5,6 +5,7 @@ import { DataSource, QueryFailedError } from 'typeorm';
 import type { AppConfig } from '../config/config.js';
 import { APP_CONFIG } from '../config/config.token.js';
 import { DomainError, ErrorCode } from '../errors/domain-error.js';
+import { THREAD_LIMITS } from '../operations/thread-limits.js';
 import { statementsOf } from './statements.js';
 import type { Statements } from './statements.js';
 import type { BoundedReadsData, ReadAnswer, ReadRequest } from './bounded-reads.worker.js';
@@ -128,7 +129,10 @@ class SqliteReadThread {
   }
 
   private start(): { worker: Worker; ready: Promise<void> } {
-    const worker = new Worker(new URL('./bounded-reads.worker.js', import.meta.url), { workerData: { path: this.path } satisfies BoundedReadsData });
+    const worker = new Worker(new URL('./bounded-reads.worker.js', import.meta.url), {
+      workerData: { path: this.path } satisfies BoundedReadsData,
+      resourceLimits: THREAD_LIMITS,
+    });
     // An idle thread never keeps the process alive.
     worker.unref();
     const ready = new Promise<void>((resolve, reject) => {

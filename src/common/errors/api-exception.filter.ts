@@ -2,6 +2,7 @@ import { Catch, HttpException, HttpStatus } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { DatabaseAvailability } from '../database/database-availability.js';
+import { DpopChallenge } from '../auth/dpop-proof.js';
 import { setErrorHeaders } from '../http/error-headers.js';
 import { errorMessage, noteFailure } from '../http/failure-causes.js';
 import type { FailureCause } from '../http/failure-causes.js';
@@ -57,7 +58,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const error = this.availability.answerFor(thrown);
     const body = this.toBody(error, request);
     if (body.code >= 500) noteFailure(response, failureCause(error));
-    setErrorHeaders(response, body.code);
+    setErrorHeaders(response, body.code, error instanceof DpopChallenge ? error.headers() : undefined);
     if (error instanceof TooSoonError) response.setHeader('Retry-After', String(error.retryAfterSeconds));
     response.status(body.code).json(body);
   }

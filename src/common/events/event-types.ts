@@ -15,6 +15,7 @@ export const EVENT_MESSAGES = {
   'project.application.secret.changed': 'Application secret changed',
   'project.application.key.added': 'Application key added',
   'project.application.key.removed': 'Application key removed',
+  'project.application.logout.failed': 'Back-channel logout could not be delivered',
   'user.human.added': 'Person added',
   'user.machine.added': 'Service user added',
   'user.machine.changed': 'Service user changed',
@@ -71,6 +72,11 @@ export const EVENT_MESSAGES = {
   'user.human.email.verified': 'Email address verified',
   'user.human.email.verification.sent': 'Email verification sent',
   'user.human.mail.failed': 'Mail could not be delivered',
+  'provisioning.target.added': 'Provisioning target added',
+  'provisioning.target.changed': 'Provisioning target changed',
+  'provisioning.target.removed': 'Provisioning target removed',
+  'provisioning.reconcile.requested': 'Provisioning target reconcile requested',
+  'provisioning.retry.requested': 'Provisioning object retry requested',
 } as const;
 
 export type EventType = keyof typeof EVENT_MESSAGES;
@@ -86,6 +92,7 @@ export const AGGREGATE_MESSAGES = {
   group: 'Group',
   webhook: 'Webhook subscription',
   idp: 'Identity provider',
+  provisioning_target: 'Provisioning target',
 } as const;
 
 export type AggregateType = keyof typeof AGGREGATE_MESSAGES;

@@ -17,11 +17,23 @@ export async function assertReachableTarget(target: string, field: string, rules
   if (rules.allowPrivateNetworks) return;
   const url = new URL(target);
   if (url.protocol !== 'https:') throw DomainError.invalidField(field, `${field} must be an absolute https URL (plain http only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true, for development)`);
+  await assertPublicHost(url, field, rules);
+}
+
+/**
+ * The address half of the rule above, for a URL whose scheme the caller's own rule decides (a back-channel logout URI
+ * may be plain http in an application's development mode): its host must resolve, to public addresses only, unless
+ * `OUTBOUND_ALLOW_PRIVATE_NETWORKS`. A 400 naming `field`. With `unresolved: 'accept'` a name that does not resolve
+ * (yet) passes: it reaches nothing, and every call checks the address again when it connects.
+ */
+export async function assertPublicHost(url: URL, field: string, rules: Pick<OutboundRules, 'allowPrivateNetworks'>, unresolved: 'refuse' | 'accept' = 'refuse'): Promise<void> {
+  if (rules.allowPrivateNetworks) return;
   const host = hostOf(url);
   let refused: string[];
   try {
     refused = await nonPublicAddressesOf(host);
   } catch {
+    if (unresolved === 'accept') return;
     throw DomainError.invalidField(field, `${field}: the host ${host} does not resolve`);
   }
   if (refused.length > 0) {

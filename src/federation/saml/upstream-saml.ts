@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { generateServiceProviderMetadata, SAML, ValidateInResponseTo } from '@node-saml/node-saml';
-import type { SamlConfig } from '@node-saml/node-saml';
+import type * as NodeSaml from '@node-saml/node-saml';
+import type { SAML, SamlConfig } from '@node-saml/node-saml';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { Encryptor } from '../../common/crypto/encryptor.js';
@@ -16,6 +16,10 @@ import { UpstreamAnswerRefused } from '../upstream-oidc.js';
 import { pemOf } from './idp-metadata.js';
 import { elements, parseXml, SAML as SAML_NS, text } from '../../common/xml/saml-xml.js';
 import { samlEndpoints } from './sp-endpoints.js';
+import { onFirstUse } from '../../common/modules/on-first-use.js';
+
+// Loaded at the first SAML sign-in or metadata request, not at start-up (src/common/modules/on-first-use.ts).
+const nodeSaml = onFirstUse<typeof NodeSaml>('@node-saml/node-saml');
 
 /** DESIGN §14: at most 3 minutes of clock skew on NotBefore / NotOnOrAfter. */
 const CLOCK_SKEW_MS = 3 * 60 * 1000;
@@ -53,7 +57,7 @@ export class UpstreamSaml {
     const { entityId, acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
     // node-saml publishes a certificate only beside its key (neither key is written into the document).
     const spKey = idp.spPrivateKey === null ? undefined : this.encryptor.decrypt(idp.spPrivateKey);
-    return generateServiceProviderMetadata({
+    return nodeSaml().generateServiceProviderMetadata({
       issuer: entityId,
       callbackUrl: acsUrl,
       identifierFormat: settings.nameIdFormat,
@@ -131,7 +135,7 @@ export class UpstreamSaml {
       disableRequestedAuthnContext: true,
       // The request id is the round trip's own (round-trips.ts): InResponseTo must name it, nothing else.
       generateUniqueId: () => requestId,
-      validateInResponseTo: ValidateInResponseTo.always,
+      validateInResponseTo: nodeSaml().ValidateInResponseTo.always,
       requestIdExpirationPeriodMs: ROUND_TRIP_MS,
       cacheProvider: {
         saveAsync: async (key: string, value: string) => ({ value, createdAt: Date.now() }),
@@ -140,7 +144,7 @@ export class UpstreamSaml {
         removeAsync: async (key: string | null) => key,
       },
     };
-    return new SAML(config);
+    return new (nodeSaml().SAML)(config);
   }
 }
 

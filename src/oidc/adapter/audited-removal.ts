@@ -4,7 +4,8 @@ import type { EventStore } from '../../common/events/event-store.js';
 import type { EventType } from '../../common/events/event-types.js';
 import type { SessionEnds } from '../../common/auth/session-ends.js';
 import { organizationOfUser } from '../../users/queries/oidc-accounts.js';
-import { revokeAccessTokensOfEndedSession } from './logout-revocation.js';
+import { signInsOf } from '../logout/ended-sign-ins.js';
+import { keptAtEndSession, revokeAccessTokensOfEndedSession } from './logout-revocation.js';
 import type { SessionAuthorizations } from './logout-revocation.js';
 
 /** The token models a client may revoke at the revocation endpoint. */
@@ -60,7 +61,11 @@ export class AuditedRemoval {
       const stored = JSON.parse(rows[0].payload) as StoredPayload;
       if (model === 'Session' && route === 'end_session_confirm') {
         await revokeAccessTokensOfEndedSession(manager, stored);
-        if (stored.accountId && stored.uid) await this.sessionEnds.ended(manager, { userId: stored.accountId, sessionUid: stored.uid });
+        if (stored.accountId && stored.uid) {
+          // A client-only logout (no `logout=yes`) keeps the session for the other clients (logout-revocation.ts).
+          const signIns = signInsOf(stored, keptAtEndSession());
+          await this.sessionEnds.ended(manager, { userId: stored.accountId, sessionUid: stored.uid, signIns });
+        }
       }
       await this.record(manager, removal.type, stored.accountId ?? stored.clientId, removal.payload(stored, id, route));
     });

@@ -71,6 +71,8 @@ export class ClientStore implements Adapter {
   constructor(
     private readonly dataSource: DataSource,
     private readonly issuer: string,
+    /** The algorithm the instance signs with now (SIGNING_ALG): a JARM algorithm the application chose must be it. */
+    private readonly signingAlg: string,
   ) {}
 
   async find(clientId: string): Promise<AdapterPayload | undefined> {
@@ -79,7 +81,7 @@ export class ClientStore implements Adapter {
     // Built once per registration and variant: oidc-provider keeps one Client per distinct payload.
     const variant = registration.row.src === 'app' ? 'app' : machineVariant();
     if (!registration.payloads.has(variant)) {
-      const payload = variant !== 'app' ? machineClient(registration.row, variant) : registration.row.kind === 'saml' ? samlClient(registration.row, this.issuer) : applicationClient(registration);
+      const payload = variant !== 'app' ? machineClient(registration.row, variant) : registration.row.kind === 'saml' ? samlClient(registration.row, this.issuer) : applicationClient(registration, this.signingAlg);
       registration.payloads.set(variant, payload);
     }
     return registration.payloads.get(variant);
@@ -133,7 +135,7 @@ function currentContext(): { headers?: Record<string, string | undefined>; oidc?
   return Provider.ctx;
 }
 
-function applicationClient({ row, keys }: Registration): AdapterPayload {
+function applicationClient({ row, keys }: Registration, signingAlg: string): AdapterPayload {
   const api = row.kind === 'api';
   const authMethod = row.auth_method ?? 'client_secret_basic';
   const allGrants = json<string[]>(row.grant_types, []);
@@ -162,6 +164,23 @@ function applicationClient({ row, keys }: Registration): AdapterPayload {
     portcullis_userinfo_assertion: flag(row.id_token_userinfo_assertion),
     portcullis_api_access: flag(row.api_access),
     scope: allowedScopes(flag(row.api_access)),
+    ...(api ? {} : profileMetadata(row, signingAlg)),
+  };
+}
+
+/** DESIGN §16's settings as client metadata (RFC 9126 §6, RFC 9101 §10.5, JARM §3, RFC 9449 §5.2, OIDC BCL §2.2). */
+function profileMetadata(row: ClientRow, signingAlg: string): AdapterPayload {
+  // An algorithm chosen before SIGNING_ALG changed has no key any more: the instance's own applies then.
+  const jarmAlg = row.authorization_signed_response_alg === signingAlg ? signingAlg : undefined;
+  return {
+    require_pushed_authorization_requests: flag(row.require_par),
+    require_signed_request_object: flag(row.require_signed_request_object),
+    ...(jarmAlg ? { authorization_signed_response_alg: jarmAlg } : {}),
+    dpop_bound_access_tokens: flag(row.dpop_bound_access_tokens),
+    // Logout tokens are sent by the outbox (src/oidc/logout), never by oidc-provider (extensions/backchannel-logout.ts).
+    ...(row.backchannel_logout_uri
+      ? { backchannel_logout_uri: row.backchannel_logout_uri, backchannel_logout_session_required: flag(row.backchannel_logout_session_required) }
+      : {}),
   };
 }
 

@@ -4,7 +4,7 @@ import { tiedGrantsDeletion } from './exchange-ties.js';
 
 /** What a stored Session payload says about the clients it signed in to. */
 export interface SessionAuthorizations {
-  authorizations?: Record<string, { grantId?: string }>;
+  authorizations?: Record<string, { grantId?: string; sid?: string }>;
 }
 
 /**
@@ -23,9 +23,7 @@ const ENDED_BY_LOGOUT = ['AccessToken', 'AuthorizationCode'];
  * the clients the session no longer holds.
  */
 export async function revokeAccessTokensOfEndedSession(manager: EntityManager, ended: SessionAuthorizations): Promise<void> {
-  const ctx = Provider.ctx;
-  const signingOut = Boolean(ctx?.oidc?.params?.logout);
-  const kept: Record<string, unknown> = signingOut ? {} : (ctx?.oidc?.session?.authorizations ?? {});
+  const kept = keptAtEndSession();
   const grantIds = Object.entries(ended.authorizations ?? {})
     .filter(([clientId, authorization]) => authorization.grantId && !(clientId in kept))
     .map(([, authorization]) => authorization.grantId!);
@@ -35,4 +33,14 @@ export async function revokeAccessTokensOfEndedSession(manager: EntityManager, e
   // Tokens exchanged from the session's grants end with the session (exchange-ties.ts).
   const tied = tiedGrantsDeletion(grantIds);
   await manager.query(tied.sql, tied.parameters);
+}
+
+/**
+ * The clients whose sign-ins outlive this end-session request: none when the user signs out (`logout=yes`), else (a
+ * client-only logout) those the session still holds.
+ */
+export function keptAtEndSession(): Record<string, unknown> {
+  const ctx = Provider.ctx;
+  if (ctx?.oidc?.params?.logout) return {};
+  return ctx?.oidc?.session?.authorizations ?? {};
 }

@@ -15,6 +15,7 @@ import type { AccountRow } from '../../users/queries/oidc-accounts.js';
 import { millis } from '../../common/database/column-values.js';
 import { dialectOf } from './sql.js';
 import { tiedGrantsDeletion } from './exchange-ties.js';
+import { DEVICE_CODE, DEVICE_CODE_ROW_GRACE_MS, deviceCodeRowKey, deviceCodeRowHandle, userCodeHash } from './device-codes.js';
 
 /** Models whose tokens may be JWTs (RFC 9068), looked up by their verified `jti`. */
 const JWT_MODELS = new Set(['AccessToken', 'ClientCredentials']);
@@ -78,24 +79,28 @@ export class OidcPayloadAdapter implements Adapter {
     const insert = 'INSERT INTO oidc_payloads (model, id_hash, payload, grant_id, account_id, client_id, uid, user_code, expires_at, consumed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)';
     this.upsertSql =
       dialectOf(dataSource) === 'sqlite'
-        ? `${insert} ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = COALESCE(excluded.grant_id, oidc_payloads.grant_id), account_id = excluded.account_id, client_id = excluded.client_id, uid = excluded.uid, user_code = excluded.user_code, expires_at = excluded.expires_at, consumed_at = NULL`
-        : `${insert} ON DUPLICATE KEY UPDATE payload = VALUES(payload), grant_id = COALESCE(VALUES(grant_id), grant_id), account_id = VALUES(account_id), client_id = VALUES(client_id), uid = VALUES(uid), user_code = VALUES(user_code), expires_at = VALUES(expires_at), consumed_at = NULL`;
+        ? `${insert} ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = COALESCE(excluded.grant_id, oidc_payloads.grant_id), account_id = excluded.account_id, client_id = excluded.client_id, uid = excluded.uid, user_code = COALESCE(excluded.user_code, oidc_payloads.user_code), expires_at = excluded.expires_at, consumed_at = NULL`
+        : `${insert} ON DUPLICATE KEY UPDATE payload = VALUES(payload), grant_id = COALESCE(VALUES(grant_id), grant_id), account_id = VALUES(account_id), client_id = VALUES(client_id), uid = VALUES(uid), user_code = COALESCE(VALUES(user_code), user_code), expires_at = VALUES(expires_at), consumed_at = NULL`;
     this.sql = statementsOf(dataSource);
   }
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-    const { jti: _jti, ...stored } = payload;
+    // A device's user code is a secret like its device code: only its keyed hash is stored (device-codes.ts).
+    const { jti: _jti, userCode, ...stored } = payload;
+    const device = this.model === DEVICE_CODE;
+    const key = device ? deviceCodeRowKey(id, this.hasher) : this.hasher.hash(id);
+    if (key === undefined) return;
     forgetRows();
     await this.uow.write(this.upsertSql, [
       this.model,
-      this.hasher.hash(id),
+      key,
       JSON.stringify(stored),
       payload.grantId ?? null,
       payload.accountId ?? (this.model === 'ClientCredentials' ? payload.clientId : undefined) ?? null,
       this.model === 'Session' ? null : (payload.clientId ?? null),
       payload.uid ?? null,
-      payload.userCode ?? null,
-      expiresIn ? Date.now() + expiresIn * 1000 : null,
+      typeof userCode === 'string' ? userCodeHash(userCode, this.hasher) : null,
+      expiresIn ? Date.now() + expiresIn * 1000 + (device ? DEVICE_CODE_ROW_GRACE_MS : 0) : null,
     ]);
   }
 
@@ -145,6 +150,7 @@ export class OidcPayloadAdapter implements Adapter {
    * token's key is the same under each of them).
    */
   private keyOf(id: string): Promise<string | undefined> {
+    if (this.model === DEVICE_CODE) return Promise.resolve(deviceCodeRowKey(id, this.hasher));
     const jwt = this.jwtIds !== undefined && JWT_MODELS.has(this.model) ? (JwtTokenIds.looksLikeJwt(id) ? id : jwtForHandle(Provider.ctx?.req, id)) : undefined;
     const memo = `${jwt !== undefined ? 'jwt' : 'id'}:${id}`;
     const keys = requestLookups()?.keys;
@@ -167,9 +173,19 @@ export class OidcPayloadAdapter implements Adapter {
     return rows[0] ? this.toPayload(rows[0], undefined) : undefined;
   }
 
+  /**
+   * The device code a user typed the user code of (RFC 8628 §3.3), by the user code's keyed hash (an index search).
+   * The device code itself is known only as its hash, so the payload carries a handle of its row instead
+   * (device-codes.ts): oidc-provider saves the approval under that id, and `upsert` updates this same row — the one
+   * the device polls with its device code.
+   */
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-    const rows = await this.sql.rows<PayloadRow>(`SELECT ${COLUMNS} FROM oidc_payloads WHERE model = ? AND user_code = ? LIMIT 1`, [this.model, userCode]);
-    return rows[0] ? this.toPayload(rows[0], undefined) : undefined;
+    const rows = await this.sql.rows<PayloadRow & { id_hash: string }>(`SELECT id_hash, ${COLUMNS} FROM oidc_payloads WHERE model = ? AND user_code = ? LIMIT 1`, [
+      this.model,
+      userCodeHash(userCode, this.hasher),
+    ]);
+    const payload = rows[0] ? this.toPayload(rows[0], deviceCodeRowHandle(rows[0].id_hash)) : undefined;
+    return payload && { ...payload, userCode };
   }
 
   async consume(id: string): Promise<void> {

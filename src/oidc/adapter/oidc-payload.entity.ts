@@ -31,8 +31,16 @@ export class OidcPayloadEntity {
   @Column({ name: 'client_id', type: 'varchar', length: 100, nullable: true })
   clientId: string | null;
 
+  /** A device code's user code (RFC 8628), as its keyed hash. */
   @Column({ name: 'user_code', type: 'varchar', length: 64, nullable: true })
   userCode: string | null;
+
+  /** RFC 8628 §3.5: a device code's last poll and the interval its device must keep (`slow_down`), else NULL. */
+  @Column({ name: 'last_polled_at', ...timestampColumn, nullable: true })
+  lastPolledAt: Date | null;
+
+  @Column({ name: 'poll_interval', type: 'integer', nullable: true })
+  pollInterval: number | null;
 
   @Column({ name: 'expires_at', ...timestampColumn, nullable: true })
   expiresAt: Date | null;

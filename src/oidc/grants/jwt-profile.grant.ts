@@ -10,6 +10,7 @@ import { API_AUDIENCE } from '../tokens/audience.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { AssertionReplayGuard } from './assertion-replay.js';
+import { refuseUnboundGrantOfDpopClient } from '../provider/dpop.js';
 import { ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S, assertionLifetimeProblem } from './assertion-lifetime.js';
 import { invalidGrant } from '../provider/oauth-errors.js';
 
@@ -33,6 +34,7 @@ interface JwtProfileDeps {
 export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): void {
   const replays = new AssertionReplayGuard(deps.uow);
   const handler = async (ctx: OidcContext) => {
+    refuseUnboundGrantOfDpopClient(ctx);
     const { client, params } = ctx.oidc;
     const userId = await verifyAssertion(deps, replays, client.clientId, String(params.assertion ?? ''));
     // Said only to a holder of the user's key: the assertion is verified by now.

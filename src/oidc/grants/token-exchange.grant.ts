@@ -19,6 +19,7 @@ import type { Party } from './token-exchange.parties.js';
 import { exchangedAudience, exchangedScope, scopeBound } from './token-exchange.bounds.js';
 import { TokenType, allowedAs, needsActor } from './token-exchange.types.js';
 import { SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
+import { refuseUnboundGrantOfDpopClient } from '../provider/dpop.js';
 
 /** Where the grant leaves the token's `act` and `acr` for `extraTokenClaims` (provider.factory.ts). */
 const EXTRAS = Symbol('portcullis.exchange-extras');
@@ -70,6 +71,7 @@ export interface TokenExchangeDeps {
 export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDeps): void {
   const handler = async (ctx: OidcContext) => {
     if (!(await deps.features.isEnabled('tokenExchange'))) throw new errors.UnsupportedGrantType('token exchange is not enabled');
+    refuseUnboundGrantOfDpopClient(ctx);
     const p = ctx.oidc.params as Record<string, string | undefined>;
     if (p.resource !== undefined) throw new errors.InvalidTarget('resource is not supported; use audience');
     const subjectType = p.subject_token_type ?? '';

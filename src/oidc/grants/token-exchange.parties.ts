@@ -86,6 +86,9 @@ export async function resolveActor(provider: any, deps: PartyDeps, client: Reque
 async function accessTokenParty(provider: any, deps: PartyDeps, client: RequestingClient, token: string, role: 'subject' | 'actor'): Promise<Party> {
   const found = (await provider.AccessToken.find(token)) ?? (await provider.ClientCredentials.find(token));
   if (!found?.isValid) throw invalidGrant(`the ${role} access token is not valid`);
+  // A DPoP-bound token is used only with a proof of its key (RFC 9449 §7.2), which this grant does not take:
+  // exchanging it would turn a stolen bound token into an unbound one.
+  if (found.jkt) throw invalidGrant(`the ${role} access token is DPoP-bound and cannot be exchanged`);
   // A token whose grant ended (refresh token revoked, logout, a grant it was exchanged from) is dead.
   if (found.grantId && !(await provider.Grant.find(found.grantId))) throw invalidGrant(`the ${role} access token is not valid`);
   const audience = await tokenAudience(deps.dataSource, found);

@@ -66,13 +66,14 @@ export class LoginRateLimiter {
     });
   }
 
-  /** A successful sign-in: its attempt does not count against the limits. */
-  async release(ip: string, loginName: string): Promise<void> {
+  /** A successful sign-in (or a right device user code, without a login name): its attempt does not count against the limits. */
+  async release(ip: string, loginName?: string): Promise<void> {
     const { windowStart } = this.window();
+    const ipHash = this.ipKey(ip).hash;
     await this.uow.write('UPDATE login_attempts SET failures = failures - 1 WHERE window_start = ? AND key_hash IN (?, ?) AND failures > 0', [
       windowStart,
-      this.ipKey(ip).hash,
-      this.nameKey(loginName).hash,
+      ipHash,
+      loginName === undefined ? ipHash : this.nameKey(loginName).hash,
     ]);
   }
 

@@ -44,7 +44,7 @@ const AUTHORIZATION_PARAMETERS: Record<string, SchemaObject> = {
   nonce: str('bound into the ID token (OIDC Core §3.1.2.1)'),
   code_challenge: str('PKCE (RFC 7636)'),
   code_challenge_method: str('PKCE method', { enum: ['S256'] }),
-  response_mode: str('see `response_modes_supported`', { enum: ['query', 'fragment', 'form_post'] }),
+  response_mode: str('see `response_modes_supported`; the `.jwt` modes sign the response (JARM)', { enum: ['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt'] }),
   prompt: str('`none`, `login`, `consent`, `select_account`'),
   max_age: { type: 'integer', minimum: 0, description: 'maximum authentication age in seconds' },
   login_hint: str('the user name to prefill'),
@@ -52,6 +52,7 @@ const AUTHORIZATION_PARAMETERS: Record<string, SchemaObject> = {
   ui_locales: str('preferred languages of the login UI, space-separated', { example: 'de en' }),
   resource: str('RFC 8707 resource indicator'),
   request_uri: str('a `request_uri` from the pushed authorization request endpoint (RFC 9126)'),
+  request: str('a request object (JAR, RFC 9101): the parameters as a JWT signed with one of the application\'s keys; required by applications with `requireSignedRequestObject`'),
 };
 
 /** RFC 9126 §2.1: a pushed request carries no request_uri of its own. */
@@ -71,7 +72,7 @@ const TOKEN_RESPONSE: SchemaObject = {
   required: ['access_token', 'token_type', 'expires_in'],
   properties: {
     access_token: str('opaque or a JWT (RFC 9068), per the client\'s access token type'),
-    token_type: str('`Bearer`', { example: 'Bearer' }),
+    token_type: str('`Bearer`, or `DPoP` for a token bound to the key of the request\'s `DPoP` proof (RFC 9449 §5; docs/oauth-profiles.md, "DPoP")', { example: 'Bearer' }),
     expires_in: { type: 'integer', description: 'seconds' },
     refresh_token: str('with `offline_access` (authorization code) or on refresh; rotates on every use'),
     id_token: str('OpenID Connect ID token (a JWT)'),
@@ -90,7 +91,8 @@ const INTROSPECTION_RESPONSE: SchemaObject = {
     client_id: str('the client the token was issued to'),
     sub: str('the user'),
     username: str('the user\'s user name'),
-    token_type: str('`Bearer`, or `refresh_token`'),
+    token_type: str('`Bearer`, `DPoP` (a DPoP-bound token, RFC 9449 §6.2), or `refresh_token`'),
+    cnf: { type: 'object', description: 'a DPoP-bound token\'s key: `jkt`, its JWK SHA-256 thumbprint (RFC 9449 §6.2)', properties: { jkt: str('RFC 7638 thumbprint, base64url') } },
     exp: { type: 'integer', description: 'seconds since the epoch' },
     iat: { type: 'integer', description: 'seconds since the epoch' },
     aud: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
@@ -112,6 +114,7 @@ const SCHEMAS: Record<string, SchemaObject> = {
       issuer: str('PUBLIC_URL', { format: 'uri' }),
       authorization_endpoint: str('', { format: 'uri' }),
       pushed_authorization_request_endpoint: str('', { format: 'uri' }),
+      device_authorization_endpoint: str('RFC 8628 §4', { format: 'uri' }),
       token_endpoint: str('', { format: 'uri' }),
       introspection_endpoint: str('', { format: 'uri' }),
       revocation_endpoint: str('', { format: 'uri' }),
@@ -198,7 +201,7 @@ export function oidcOpenApi(): OpenApiSurface {
       },
       [r.authorization]: browserEndpoint(
         'Authorization endpoint (start a login)',
-        'OIDC Core §3.1.2, RFC 6749 §4.1.1: the end-user\'s browser is sent here. The answer is a 303 to the login UI, or back to the `redirect_uri` with a `code` (or an `error`, RFC 6749 §4.1.2.1), or an auto-submitting form for `response_mode=form_post`. An error that cannot go back to the client (unknown client, unregistered `redirect_uri`) is shown as a page.',
+        'OIDC Core §3.1.2, RFC 6749 §4.1.1: the end-user\'s browser is sent here. The answer is a 303 to the login UI, or back to the `redirect_uri` with a `code` (or an `error`, RFC 6749 §4.1.2.1), or an auto-submitting form for `response_mode=form_post`; with a `.jwt` response mode (JARM) the result comes as one signed `response` parameter. An error that cannot go back to the client (unknown client, unregistered `redirect_uri`) is shown as a page.',
         'authorize',
         AUTHORIZATION_PARAMETERS,
         ['client_id', 'response_type'],
@@ -226,6 +229,40 @@ export function oidcOpenApi(): OpenApiSurface {
           },
         },
       },
+      [r.device_authorization]: {
+        post: {
+          tags: [TAG],
+          summary: 'Device authorization (device flow)',
+          description: `RFC 8628 §3.1: a device without a browser (a TV, a CLI) asks for a device code and a user code. The user opens \`verification_uri\` (the login UI's page \`/ui/login/device\`), types the code, confirms and signs in; the device meanwhile polls the token endpoint with \`grant_type=urn:ietf:params:oauth:grant-type:device_code\` every \`interval\` seconds, and is answered \`authorization_pending\`, \`slow_down\` (polled sooner than the interval; it must then wait 5 s longer), \`access_denied\`, \`expired_token\` or the tokens (§3.5). Only applications with that grant type may use it.\n\n\${CLIENT_AUTH_NOTE}`,
+          operationId: 'deviceAuthorization',
+          security: CLIENT_SECURITY,
+          requestBody: form({ scope: str('space-separated; `openid` for an ID token', { example: 'openid profile' }), acr_values: AUTHORIZATION_PARAMETERS.acr_values, resource: AUTHORIZATION_PARAMETERS.resource, ...CLIENT_AUTH_FIELDS }),
+          responses: {
+            '200': {
+              description: 'RFC 8628 §3.2',
+              headers: noStore,
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['device_code', 'user_code', 'verification_uri', 'expires_in', 'interval'],
+                    properties: {
+                      device_code: str('what the device polls with; a secret'),
+                      user_code: str('what the user types, eight letters', { example: 'WDJB-MJHT' }),
+                      verification_uri: str('the page where the user types it', { format: 'uri' }),
+                      verification_uri_complete: str('the same page with the code filled in (for a QR code)', { format: 'uri' }),
+                      expires_in: { type: 'integer', description: 'seconds until both codes expire' },
+                      interval: { type: 'integer', description: 'seconds the device waits between polls (DEVICE_POLL_INTERVAL_SECONDS)' },
+                    },
+                  },
+                },
+              },
+            },
+            '400': oauthError('unauthorized_client (the application lacks the device grant), invalid_scope, invalid_request (RFC 6749 §5.2)'),
+            '401': oauthError('invalid_client: client authentication failed'),
+          },
+        },
+      },
       [r.token]: {
         post: {
           tags: [TAG],
@@ -236,11 +273,19 @@ export function oidcOpenApi(): OpenApiSurface {
           requestBody: form(
             {
               grant_type: str('see `grant_types_supported`', {
-                enum: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:ietf:params:oauth:grant-type:token-exchange'],
+                enum: [
+                  'authorization_code',
+                  'refresh_token',
+                  'client_credentials',
+                  'urn:ietf:params:oauth:grant-type:jwt-bearer',
+                  'urn:ietf:params:oauth:grant-type:token-exchange',
+                  'urn:ietf:params:oauth:grant-type:device_code',
+                ],
               }),
               code: str('authorization_code'),
               redirect_uri: str('authorization_code: the redirect_uri of the authorization request'),
               code_verifier: str('authorization_code: the PKCE verifier (RFC 7636 §4.5)'),
+              device_code: str('device_code: the device code of the device authorization response (RFC 8628 §3.4)'),
               refresh_token: str('refresh_token'),
               scope: str('refresh_token, client_credentials, jwt-bearer, token-exchange: the scope asked for'),
               assertion: str('jwt-bearer: the JWT signed with the machine user\'s key (RFC 7523 §2.1)'),
@@ -257,7 +302,7 @@ export function oidcOpenApi(): OpenApiSurface {
           ),
           responses: {
             '200': json('the tokens', 'TokenResponse', noStore),
-            '400': oauthError('invalid_grant, invalid_request, unsupported_grant_type, invalid_scope, … (RFC 6749 §5.2)'),
+            '400': oauthError('invalid_grant, invalid_request, unsupported_grant_type, invalid_scope, … (RFC 6749 §5.2); for device_code also authorization_pending, slow_down, access_denied, expired_token (RFC 8628 §3.5)'),
             '401': oauthError('invalid_client: client authentication failed'),
           },
         },
@@ -334,12 +379,12 @@ function userinfo(operationId: string): OperationObject {
   return {
     tags: [TAG],
     summary: operationId.endsWith('Post') ? 'UserInfo (POST)' : 'UserInfo',
-    description: 'OIDC Core §5.3: the claims about the user of an access token issued with the `openid` scope, in the `Authorization: Bearer` header.',
+    description: 'OIDC Core §5.3: the claims about the user of an access token issued with the `openid` scope, in the `Authorization: Bearer` header; a DPoP-bound token as `Authorization: DPoP` with its `DPoP` proof (RFC 9449 §7).',
     operationId,
     security: [{ [BEARER]: [] }],
     responses: {
       '200': json('the user\'s claims', 'UserInfo'),
-      '401': oauthError('invalid_token: missing, expired or revoked (RFC 6750 §3.1, with a `WWW-Authenticate` header)'),
+      '401': oauthError('invalid_token: missing, expired or revoked (RFC 6750 §3.1, with a `WWW-Authenticate` header), or a DPoP-bound token without its proof; invalid_dpop_proof, use_dpop_nonce (with a `DPoP-Nonce` header, RFC 9449 §9)'),
       '403': oauthError('insufficient_scope: the token was not issued with `openid`'),
     },
   };

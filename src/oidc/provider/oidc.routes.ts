@@ -9,6 +9,10 @@ export const OIDC_ROUTES = {
   jwks: '/oauth/v2/keys',
   userinfo: '/oidc/v1/userinfo',
   end_session: '/oidc/v1/end_session',
+  /** RFC 8628 §3.1 device authorization endpoint. */
+  device_authorization: '/oauth/v2/device_authorization',
+  /** RFC 8628 §3.3 verification URI: the user code page, in the login UI's paths but answered by oidc-provider. */
+  code_verification: '/ui/login/device',
 };
 
 export const LOGIN_UI_PREFIX = '/ui/login';
@@ -25,7 +29,12 @@ export const ACCOUNT_UI_PREFIX = '/ui/account';
 
 /** Paths that oidc-provider answers (its own sub-paths such as `/oauth/v2/authorize/:uid` included). */
 export function isProviderPath(path: string): boolean {
-  return path === '/.well-known/openid-configuration' || path.startsWith('/oauth/v2/') || path.startsWith('/oidc/v1/');
+  return path === '/.well-known/openid-configuration' || path.startsWith('/oauth/v2/') || path.startsWith('/oidc/v1/') || isDevicePath(path);
+}
+
+/** The device flow's user pages (RFC 8628 §3.3): the verification URI and its resume path after the sign-in. */
+function isDevicePath(path: string): boolean {
+  return path === OIDC_ROUTES.code_verification || path.startsWith(`${OIDC_ROUTES.code_verification}/`);
 }
 
 /** The login UI's paths, the account page's included. */
@@ -39,5 +48,6 @@ const PROVIDER_TEMPLATES = new Set([...Object.values(OIDC_ROUTES), '/.well-known
 export function providerRouteTemplate(path: string): string {
   if (PROVIDER_TEMPLATES.has(path)) return path;
   if (path.startsWith(`${OIDC_ROUTES.authorization}/`)) return `${OIDC_ROUTES.authorization}/:uid`;
+  if (path.startsWith(`${OIDC_ROUTES.code_verification}/`)) return `${OIDC_ROUTES.code_verification}/:uid`;
   return 'unmatched';
 }

@@ -25,12 +25,19 @@ import { introspectionPolicy } from './introspection.policy.js';
 import { assertClientAssertionLifetime } from './client-assertion.js';
 import { OIDC_ROUTES, LOGIN_UI_PREFIX } from './oidc.routes.js';
 import { accountClient } from './account-client.js';
+import { reuseClientsOfUnchangedRegistrations } from './extensions/client-reuse.js';
 import { applyProviderExtensions } from './extensions/index.js';
 import { keepOfflineAccessOfSilentRequest } from './extensions/request-rules.js';
 import { countIssuedTokens } from './token-metrics.js';
 import { completeImplicitResponses } from './implicit-response.js';
 import { resourceIndicators } from './resource-indicators.js';
 import { SCOPES } from './scopes.js';
+import { assertRequestObjectClaims } from './request-object.js';
+import { DPOP_SIGNING_ALGS } from '../../common/auth/dpop-proof.js';
+import { DpopReplayGuard, dpopFeature } from './dpop.js';
+import { useAtomicReplayDetection } from './extensions/replay-detection.js';
+import { applyDeviceFlow, deviceFlowFeature } from '../device/device-flow.js';
+import type { UserCodeLimiter } from '../device/device-flow.js';
 
 export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events' | 'loginPolicy'> {
   issuer: string;
@@ -44,6 +51,8 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   /** Told when end-session ends a session (the SAML IdP's single logout). */
   sessionEnds: SessionEnds;
   /** The organization's login policy, read on use (the second-factor check of the login prompt). */
+  /** RFC 8628 (device-flow.ts): the polling interval a device is told, and the per-IP limit of the user code page. */
+  device?: { pollIntervalSeconds: number; userCodeLimiter?: UserCodeLimiter };
 }
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'];
@@ -65,9 +74,10 @@ export function createProvider(deps: ProviderDeps): Provider {
   const { dataSource, hasher, instance } = deps;
   const secure = deps.issuer.startsWith('https:');
   const cookie = { httpOnly: true, sameSite: 'lax', secure, signed: true, path: '/' };
-  const clients = new ClientStore(dataSource, deps.issuer);
+  const clients = new ClientStore(dataSource, deps.issuer, deps.keys[0]?.alg ?? 'RS256');
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
   const audit = new AuditedRemoval(deps.uow, deps.events, deps.sessionEnds);
+  const device = { dataSource, uow: deps.uow, hasher, pollIntervalSeconds: deps.device?.pollIntervalSeconds ?? 5, rateLimiter: deps.device?.userCodeLimiter };
   const adapterFor = (name: string) => (name === 'Client' ? clients : new OidcPayloadAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit));
   const configuration: Configuration = {
     adapter: adapterFor,
@@ -82,7 +92,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     jwks: { keys: deps.keys },
     clients: [accountClient(deps.issuer)],
     // ID tokens are signed with the signer's algorithm (SIGNING_ALG); no client registers its own.
-    clientDefaults: { id_token_signed_response_alg: deps.keys[0]?.alg ?? 'RS256' },
+    clientDefaults: { id_token_signed_response_alg: deps.keys[0]?.alg ?? 'RS256', authorization_signed_response_alg: deps.keys[0]?.alg ?? 'RS256' },
     // Derived from the master key: the same in every process, never random per process (docs/product-rules.md, "Running it").
     cookies: { keys: [hasher.hash('portcullis/oidc/cookie-key/v1')], long: cookie, short: cookie },
     scopes: SCOPES,
@@ -101,6 +111,8 @@ export function createProvider(deps: ProviderDeps): Provider {
       introspectionSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
       authorizationSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
       requestObjectSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
+      // The same list the admin API and SCIM accept (common/auth/dpop-proof.ts); asymmetric only (RFC 9449 §4.2).
+      dPoPSigningAlgValues: DPOP_SIGNING_ALGS,
     },
     // docs/product-rules.md, "OpenID Connect and OAuth": PKCE (S256 only) is required for clients without authentication.
     pkce: { required: (_ctx: OidcContext, client: { clientAuthMethod: string }) => client.clientAuthMethod === 'none' },
@@ -111,11 +123,17 @@ export function createProvider(deps: ProviderDeps): Provider {
       clientCredentials: { enabled: true },
       introspection: { enabled: true, allowedPolicy: introspectionPolicy(dataSource, deps.accounts, (act, subjectId) => impersonationHolds(deps.access, deps.uow.manager, act, subjectId)) },
       revocation: { enabled: true },
-      // RFC 9449 §7.2 wants a DPoP-bound token refused without its proof wherever it is accepted (the
-      // admin API, SCIM, userinfo, introspection); until every one of them checks proofs, no token is
-      // bound and discovery advertises no DPoP.
-      dPoP: { enabled: false },
+      // DESIGN §16: JAR (RFC 9101), signed with the application's own keys; required per application.
+      requestObjects: { enabled: true, requireSignedRequestObject: false, assertJwtClaimsAndHeader: assertRequestObjectClaims },
+      // DESIGN §16: JARM, response_mode=jwt and its variants, signed with the instance's key (or the application's alg).
+      jwtResponseModes: { enabled: true },
+      // DESIGN §16, RFC 9449: nonce required, proofs single-use across processes (dpop.ts). A bound token is
+      // refused as a Bearer token by userinfo (oidc-provider) and by the admin API and SCIM (bearer.strategy.ts).
+      dPoP: dpopFeature(hasher),
       userinfo: { enabled: true },
+      // DESIGN §16: OIDC Back-Channel Logout 1.0, for its discovery and client metadata; the logout tokens go through
+      // the outbox (src/oidc/logout), never inline (extensions/backchannel-logout.ts).
+      backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,
         logoutSource: async (ctx: OidcContext, form: string) => {
@@ -130,6 +148,8 @@ export function createProvider(deps: ProviderDeps): Provider {
         },
       },
       resourceIndicators: resourceIndicators(dataSource, instance, deps.keys[0]?.alg ?? 'RS256'),
+      // DESIGN §16: RFC 8628, the user's pages at OIDC_ROUTES.code_verification (src/oidc/device/).
+      deviceFlow: deviceFlowFeature(device),
     },
     // RFC 9068 §2.1: JWT access tokens are typed at+jwt (oidc-provider sets it) and persisted so they
     // stay introspectable and revocable like opaque ones (docs/product-rules.md, "OpenID Connect and OAuth").
@@ -150,6 +170,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       ClientCredentials: instance.accessTokenLifetime,
       IdToken: instance.idTokenLifetime,
       AuthorizationCode: 60,
+      DeviceCode: 600,
       Interaction: 3600,
       Session: instance.refreshTokenAbsoluteLifetime,
       Grant: instance.refreshTokenAbsoluteLifetime,
@@ -167,10 +188,10 @@ export function createProvider(deps: ProviderDeps): Provider {
     // docs/product-rules.md, "Multi-factor sign-in": the acr values a sign-in can reach (discovery's acr_values_supported).
     acrValues: ACR_VALUES,
     clockTolerance: 5,
-    // Request objects are not supported (OIDC Discovery §3: stated explicitly rather than by omission).
+    // Request objects by value (RFC 9101) and by PAR; no request_uri of the client's own (OIDC Discovery §3: stated explicitly).
     discovery: {
       claim_types_supported: ['normal'],
-      request_parameter_supported: false,
+      request_parameter_supported: true,
       request_uri_parameter_supported: false,
       // RFC 8414 §2: the methods each endpoint accepts (docs/product-rules.md, "OpenID Connect and OAuth": introspection only basic and private_key_jwt).
       introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
@@ -178,8 +199,11 @@ export function createProvider(deps: ProviderDeps): Provider {
     },
   };
   const provider = new Provider(deps.issuer, configuration);
+  useAtomicReplayDetection(provider, new DpopReplayGuard(deps.uow));
+  reuseClientsOfUnchangedRegistrations(provider, clients, new Set(configuration.clients?.map((c: { client_id: string }) => c.client_id)));
   applyProviderExtensions(provider, hasher);
   countIssuedTokens(provider);
+  applyDeviceFlow(provider, device);
   completeImplicitResponses(provider, deps.instance.idTokenLifetime);
   registerJwtProfileGrant(provider, {
     dataSource,

@@ -27,9 +27,8 @@ import { createProvider, publicPart } from './provider.factory.js';
 import type { ProviderDeps } from './provider.factory.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 import { SessionEnds } from '../../common/auth/session-ends.js';
+import { LoginRateLimiter } from '../login/login-rate-limiter.js';
 
-/** How often each process looks for a rotated or newly signing key: every process switches within seconds. */
-const KEY_POLL_MS = 5_000;
 /** The purge of expired rows runs in one process at a time; a process that dies holding the lease loses it after this. */
 const PURGE_LEASE = 'oidc.purge';
 const PURGE_LEASE_MS = 300_000;
@@ -63,6 +62,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     private readonly checkpointer: WalCheckpointer,
     private readonly loginPolicies: LoginPolicyService,
     private readonly sessionEnds: SessionEnds,
+    private readonly rateLimiter: LoginRateLimiter,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -84,7 +84,8 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
         .catch((error: unknown) => this.logger.error(`purge failed: ${String(error)}`))
         .finally(() => (this.purging = undefined));
     };
-    this.timers = [setInterval(poll, KEY_POLL_MS), setInterval(purge, this.config.oidcPurgeIntervalMs)];
+    // Every process switches to a rotated or newly signing key within one poll (`KEY_POLL_MS`).
+    this.timers = [setInterval(poll, this.config.keyPollMs), setInterval(purge, this.config.oidcPurgeIntervalMs)];
     for (const timer of this.timers) timer.unref();
   }
 
@@ -151,6 +152,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       events: this.events,
       loginPolicy: (orgId) => this.loginPolicies.get(orgId),
       sessionEnds: this.sessionEnds,
+      device: { pollIntervalSeconds: this.config.devicePollIntervalSeconds, userCodeLimiter: this.rateLimiter },
     };
   }
 

@@ -13,7 +13,8 @@ import { OIDC_ROUTES } from './oidc.routes.js';
  */
 export type Step = (ctx: OidcContext, publicUrl: string) => void;
 
-const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post']);
+// JARM's modes too (DESIGN §16): signed responses, by the same three ways.
+const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt']);
 /** Koa state flag set by the `server_error` listener: the request failed because the database is away. */
 export const DATABASE_UNAVAILABLE = Symbol('databaseUnavailable');
 
@@ -93,7 +94,9 @@ function introspectionMembers(ctx: OidcContext): void {
   const facts: IntrospectionFacts | undefined = ctx[INTROSPECTION_FACTS];
   if (!facts || ctx.body?.active !== true) return;
   const iat = ctx.body.iat ?? facts.iat;
-  ctx.body = { ...facts.claims, ...ctx.body, sub: facts.userId, aud: facts.audience, username: facts.username, token_type: 'Bearer', jti: facts.jti, iat, nbf: iat };
+  // A DPoP-bound token says so (RFC 9449 §6.2, with its `cnf.jkt`); every other one is a Bearer token.
+  const tokenType = ctx.body.token_type === 'DPoP' ? 'DPoP' : 'Bearer';
+  ctx.body = { ...facts.claims, ...ctx.body, sub: facts.userId, aud: facts.audience, username: facts.username, token_type: tokenType, jti: facts.jti, iat, nbf: iat };
 }
 
 export const requestSteps: Step[] = [ignoreUnknownResponseMode];

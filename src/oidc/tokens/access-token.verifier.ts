@@ -21,7 +21,7 @@ export class OidcAccessTokenVerifier implements AccessTokenVerifier {
     private readonly uow: UnitOfWork,
   ) {}
 
-  async verify(token: string): Promise<{ userId: string; clientId: string } | null> {
+  async verify(token: string): Promise<{ userId: string; clientId: string; jkt?: string } | null> {
     const { provider } = this.holder;
     const found = (await provider.AccessToken.find(token)) ?? (await provider.ClientCredentials.find(token));
     if (!found?.isValid) return null;
@@ -32,6 +32,8 @@ export class OidcAccessTokenVerifier implements AccessTokenVerifier {
     // An impersonation ends with its actor's right to it (grants/impersonation.ts).
     const act = actOf(found);
     if (act && !(await impersonationHolds(this.access, this.uow.manager, act, found.accountId))) return null;
-    return { userId: found.accountId ?? found.clientId, clientId: found.clientId };
+    // A DPoP-bound token (RFC 9449 §6) names its key; the bearer strategy then asks for a proof of it.
+    const jkt = typeof found.jkt === 'string' ? found.jkt : undefined;
+    return { userId: found.accountId ?? found.clientId, clientId: found.clientId, ...(jkt ? { jkt } : {}) };
   }
 }

@@ -7,6 +7,7 @@ import { deleteGrantsTiedToUser } from '../adapter/exchange-ties.js';
 import { revokeAccessTokensOfEndedSession } from '../adapter/logout-revocation.js';
 import type { SessionAuthorizations } from '../adapter/logout-revocation.js';
 import { instanceSettings } from '../../users/queries/instance.js';
+import { liveSignInsOf, signInsOf } from '../logout/ended-sign-ins.js';
 
 const SESSIONS_SQL = `SELECT uid, payload, expires_at FROM oidc_payloads WHERE model = 'Session' AND account_id = ?`;
 
@@ -31,7 +32,8 @@ export class OidcUserTokens implements UserTokens {
   async revokeAll(manager: EntityManager, userId: string, options: { keepSession?: string } = {}): Promise<void> {
     // A token exchanged from this user's grants (an impersonation by this user) ends with them.
     await deleteGrantsTiedToUser(manager, userId);
-    await this.sessionEnds.ended(manager, { userId, keepSession: options.keepSession });
+    const signIns = await liveSignInsOf(manager, userId, options.keepSession);
+    await this.sessionEnds.ended(manager, { userId, keepSession: options.keepSession, signIns });
     if (options.keepSession === undefined) {
       await manager.query('DELETE FROM oidc_payloads WHERE account_id = ?', [userId]);
       return;
@@ -61,8 +63,9 @@ export class OidcUserTokens implements UserTokens {
     const [row] = (await manager.query(`${SESSIONS_SQL} AND uid = ?`, [userId, sessionId])) as { payload: string }[];
     if (!row) return false;
     await manager.query(`DELETE FROM oidc_payloads WHERE model = 'Session' AND account_id = ? AND uid = ?`, [userId, sessionId]);
-    await revokeAccessTokensOfEndedSession(manager, JSON.parse(row.payload) as StoredSession);
-    await this.sessionEnds.ended(manager, { userId, sessionUid: sessionId });
+    const stored = JSON.parse(row.payload) as StoredSession;
+    await revokeAccessTokensOfEndedSession(manager, stored);
+    await this.sessionEnds.ended(manager, { userId, sessionUid: sessionId, signIns: signInsOf({ ...stored, uid: sessionId }) });
     return true;
   }
 }

@@ -33,10 +33,12 @@ export function isIamOwner(held: HeldRoles): boolean {
   return held.instanceRoles.has(Role.IamOwner);
 }
 
+/** Every role's name, built once: each authenticated request parses its caller's roles. */
+const KNOWN_ROLES = new Set<string>(Object.values(Role));
+
 /** Parses the comma-separated `roles` column of a membership row; unknown values are dropped. */
 export function parseRoles(column: string | null | undefined): Role[] {
-  const known = new Set<string>(Object.values(Role));
-  return (column ?? '').split(',').filter((role): role is Role => known.has(role));
+  return (column ?? '').split(',').filter((role): role is Role => KNOWN_ROLES.has(role));
 }
 
 /** The `roles` column for a set of roles: each once, sorted, comma-separated (what parseRoles reads). */

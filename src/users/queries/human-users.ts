@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { positional } from '../../common/database/named-parameters.js';
 import { literalLimit } from '../../common/database/placeholders.js';
 import { readRows } from '../../common/database/statements.js';
 import type { Statements } from '../../common/database/statements.js';
@@ -25,13 +26,14 @@ export async function humanUserRow(manager: EntityManager, orgId: string, id: st
  * the page's ids from the (org, type, key, id) index alone, so skipped rows are never read. Hand-written
  * SQL: this is the hottest read path of SCIM (docs/decisions/raw-sql-on-hot-paths.md). `reads` runs the
  * statements: the data source's, or bounded ones for a costly filter (common/database/bounded-reads.ts).
+ * `columns`: the select list over `users u` (every column by default; SCIM reads those it presents).
  */
-export function humanUserPage(reads: Statements, query: HumanUserQuery, limit: number, offset: number): Promise<UserRow[]> {
+export function humanUserPage(reads: Statements, query: HumanUserQuery, limit: number, offset: number, columns = 'u.*'): Promise<UserRow[]> {
   const { where, order } = query;
   const sql =
     offset === 0
-      ? `SELECT u.* FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)}`
-      : `SELECT u.* FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)} OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
+      ? `SELECT ${columns} FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)}`
+      : `SELECT ${columns} FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)} OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
   return namedQuery(reads, sql, offset === 0 ? query.params : { ...query.params, offset });
 }
 
@@ -43,11 +45,6 @@ export async function countUsersWhere(reads: Statements, where: string, params: 
 
 /** Named parameters (`:name`) to the drivers' positional `?`, in order of appearance. */
 async function namedQuery(reads: Statements, sql: string, named: Record<string, unknown>): Promise<UserRow[]> {
-  const values: unknown[] = [];
-  const positional = sql.replace(/:([A-Za-z]\w*)/g, (_, name: string) => {
-    if (!Object.hasOwn(named, name)) throw new Error(`no value for SQL parameter :${name}`);
-    values.push(named[name]);
-    return '?';
-  });
-  return reads.rows<UserRow>(positional, values);
+  const statement = positional(sql, named);
+  return reads.rows<UserRow>(statement.sql, statement.values);
 }

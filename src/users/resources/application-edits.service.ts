@@ -1,6 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { CLIENT_REGISTRATIONS } from '../../common/auth/client-registrations.js';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
 import type { ClientRegistrations } from '../../common/auth/client-registrations.js';
 import { SecretHasher, generateSecret } from '../../common/crypto/secret-hasher.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
@@ -12,6 +14,7 @@ import { UserAccess } from '../acting/user-access.service.js';
 import { ApplicationEntity } from '../entities/application.entity.js';
 import { PublicKeyEntity } from '../entities/public-key.entity.js';
 import { validateOidcApplication } from '../oidc-application.rules.js';
+import { assertBackchannelLogoutTarget } from '../backchannel-logout-target.js';
 import type { NewOidcApplication } from '../projects.service.js';
 import { applicationIn, assertMayManage, usesSecret } from './application-access.js';
 import type { Page, Paged } from './page.js';
@@ -37,6 +40,12 @@ const FIELDS: Field[] = [
   'idTokenUserinfoAssertion',
   'devMode',
   'apiAccess',
+  'requirePushedAuthorizationRequests',
+  'requireSignedRequestObject',
+  'authorizationSignedResponseAlg',
+  'dpopBoundAccessTokens',
+  'backchannelLogoutUri',
+  'backchannelLogoutSessionRequired',
 ];
 /** An API application is created with a name and an authentication method only; nothing else applies to it. */
 const API_FIELDS = new Set<Field>(['name', 'authMethod']);
@@ -55,6 +64,7 @@ export class ApplicationEditsService {
     private readonly events: EventStore,
     private readonly hasher: SecretHasher,
     private readonly access: UserAccess,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks'>,
     @Optional() @Inject(CLIENT_REGISTRATIONS) private readonly clients?: ClientRegistrations,
   ) {}
 
@@ -90,6 +100,8 @@ export class ApplicationEditsService {
     appId: string,
     changes: ApplicationChanges,
   ): Promise<{ app: ApplicationEntity; clientSecret?: string }> {
+    // Resolved before the transaction (a name lookup may take a while); an unchanged URI is looked up again too.
+    await assertBackchannelLogoutTarget(changes.backchannelLogoutUri, this.config.outboundAllowPrivateNetworks);
     const result = await this.uow.run(async (manager) => {
       const app = await applicationIn(manager, orgId, projectId, appId);
       await assertMayManage(manager, this.access, editorUserId, app.apiAccess || changes.apiAccess === true);
@@ -97,7 +109,7 @@ export class ApplicationEditsService {
       checkNoSamlChanges(changes);
       const next = { ...pick(app), ...definedOnly(changes) };
       if (app.kind === 'api') checkApiChanges(changes);
-      else validateOidcApplication(next);
+      else validateOidcApplication(next, this.config.signingAlg);
       const changed = FIELDS.filter((field) => JSON.stringify(next[field]) !== JSON.stringify(app[field]));
       let clientSecret: string | undefined;
       let clientSecretHash = app.clientSecretHash;

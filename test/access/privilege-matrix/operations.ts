@@ -329,6 +329,17 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/webhooks': 'reads webhook subscriptions',
   'DELETE /management/v1/orgs/:orgId/webhooks/:id': 'removes a webhook subscription',
   'GET /management/v1/orgs/:orgId/webhooks/:id/deliveries': "reads a subscription's delivery log",
+  // Outbound SCIM (DESIGN §17): a target receives copies of users; no local user is changed.
+  'POST /management/v1/orgs/:orgId/provisioning/targets': 'adds a provisioning target (pushing copies of users changes no local user)',
+  'GET /management/v1/orgs/:orgId/provisioning/targets': 'reads provisioning targets (never their secrets)',
+  'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId': 'reads a provisioning target (never its secret)',
+  'PATCH /management/v1/orgs/:orgId/provisioning/targets/:targetId': 'changes a provisioning target',
+  'DELETE /management/v1/orgs/:orgId/provisioning/targets/:targetId': 'removes a provisioning target (the remote copies stay; no local user is changed)',
+  'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/test': "reads a target's ServiceProviderConfig (changes nothing)",
+  'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/status': "reads a target's state",
+  'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/objects': "reads what a target knows of the organization's users and groups",
+  'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/reconcile': "puts a target's copies of users right (or plans it); no local user is changed",
+  'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/objects/:kind/:localId/retry': "pushes a user's copy to a target again; no local user is changed",
   'GET /.well-known/openid-configuration': 'discovery',
   'GET /oauth/v2/keys': 'discovery (signing keys)',
   'GET /oauth/v2/authorize': "starts the end-user's own sign-in",
@@ -343,6 +354,14 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /oidc/v1/end_session': "ends the end-user's own session",
   'POST /oidc/v1/end_session/confirm': "ends the end-user's own session",
   'GET /oidc/v1/end_session/success': 'a static page',
+  // RFC 8628. The weakest attacker is anyone on the network: the device authorization endpoint needs an application
+  // registered for the grant (unauthorized_client otherwise) and only starts a sign-in no one has approved; the user
+  // code page only lets a signed-in user approve a code for themselves (a guessed code counts against the per-IP limit,
+  // and the confirmation names the application and organization against relayed codes).
+  'POST /oauth/v2/device_authorization': "starts a device's sign-in that the end-user must approve",
+  'GET /ui/login/device': 'shows the user code form',
+  'POST /ui/login/device': "approves or denies a device's sign-in as the end-user's own (sign-in follows)",
+  'GET /ui/login/device/:uid': "finishes the end-user's own approval of a device",
   'GET /ui/login/:uid': 'shows the sign-in form',
   'POST /ui/login/:uid/login': 'signs the end-user in with their own password',
   'POST /ui/login/:uid/select': "selects one of the browser's own accounts",
@@ -437,4 +456,5 @@ export const GRANTS: Record<string, string> = {
   client_credentials: "the machine user's own tokens",
   'urn:ietf:params:oauth:grant-type:jwt-bearer': "the machine user's own tokens",
   [EXCHANGE]: 'OAuth: impersonate (token exchange with an actor); without an actor, bounded by the subject token',
+  'urn:ietf:params:oauth:grant-type:device_code': "the tokens of the user who approved the device's code for themselves (RFC 8628)",
 };

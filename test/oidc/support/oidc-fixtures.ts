@@ -13,6 +13,8 @@ export interface OidcAppInput {
   postLogoutRedirectUris?: string[];
   accessTokenType?: 'opaque' | 'jwt';
   idTokenUserinfoAssertion?: boolean;
+  /** DESIGN §16's settings and any other create field, as the API names them. */
+  settings?: Record<string, unknown>;
 }
 
 export interface OidcApp {
@@ -44,6 +46,7 @@ export async function createOidcApp(svc: TestService, project: { orgId: string; 
       accessTokenType: input.accessTokenType ?? 'opaque',
       idTokenUserinfoAssertion: input.idTokenUserinfoAssertion ?? false,
       devMode: true,
+      ...input.settings,
     },
   });
   assert.equal(res.status, 201, res.text);

@@ -24,7 +24,11 @@ import { InstanceGuard1763702700000 } from './1763702700000-instance-guard.js';
 import { SamlSigningKeys1763702800000 } from './1763702800000-saml-signing-keys.js';
 import { SamlApplications1763702900000 } from './1763702900000-saml-applications.js';
 import { SamlSso1763703000000 } from './1763703000000-saml-sso.js';
+import { OauthProfiles1763703100000 } from './1763703100000-oauth-profiles.js';
+import { DeviceFlow1763703200000 } from './1763703200000-device-flow.js';
+import { BackchannelLogout1763703400000 } from './1763703400000-backchannel-logout.js';
+import { Provisioning1763703500000 } from './1763703500000-provisioning.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 
 /** Every migration, oldest first; TypeORM runs the ones the database has not recorded. */
-export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000, OrgUserCounts1763700400000, LoginAttempts1763700500000, OidcPartialIndexes1763700600000, RemovedUsers1763701000000, OidcPayloadAccounts1763701100000, ApplicationApiAccess1763701200000, LoginPolicies1763701300000, SigningKeySchedule1763701470000, Groups1763701500000, UserFactors1763701600000, EventPositions1763701700000, Webhooks1763701800000, UserSearch1763701900000, UserOrderVersions1763702000000, OidcPayloadClients1763702100000, IdentityProviders1763702200000, IdpRoundTrips1763702300000, PasswordLogin1763702400000, SamlUpstreams1763702500000, MailOutbox1763702600000, InstanceGuard1763702700000, SamlSigningKeys1763702800000, SamlApplications1763702900000, SamlSso1763703000000];
+export const MIGRATIONS = [InitialSchema1763700000000, ScimSearch1763700100000, Oidc1763700200000, OrgUserCounts1763700400000, LoginAttempts1763700500000, OidcPartialIndexes1763700600000, RemovedUsers1763701000000, OidcPayloadAccounts1763701100000, ApplicationApiAccess1763701200000, LoginPolicies1763701300000, SigningKeySchedule1763701470000, Groups1763701500000, UserFactors1763701600000, EventPositions1763701700000, Webhooks1763701800000, UserSearch1763701900000, UserOrderVersions1763702000000, OidcPayloadClients1763702100000, IdentityProviders1763702200000, IdpRoundTrips1763702300000, PasswordLogin1763702400000, SamlUpstreams1763702500000, MailOutbox1763702600000, InstanceGuard1763702700000, SamlSigningKeys1763702800000, SamlApplications1763702900000, SamlSso1763703000000, OauthProfiles1763703100000, DeviceFlow1763703200000, BackchannelLogout1763703400000, Provisioning1763703500000];

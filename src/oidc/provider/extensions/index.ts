@@ -1,6 +1,7 @@
 import type Provider from 'oidc-provider';
 import type { SecretHasher } from '../../../common/crypto/secret-hasher.js';
 import { compareHashedClientSecrets } from './client-secret.js';
+import { sendNoLogoutTokensInline } from './backchannel-logout.js';
 import { allowLoopbackForDevMode } from './dev-mode-redirect-uris.js';
 import { applyUserinfoAssertion } from './id-token-claims.js';
 import { enforceRequestRules } from './request-rules.js';
@@ -18,7 +19,8 @@ import { honourEveryOpenidTokenAtUserinfo } from './userinfo-tokens.js';
  * 2. client authentication (`Client#compareClientSecret`);
  * 3. the authorization and token endpoints' checks of the client (`Client#responseTypeAllowed`, `#grantTypeAllowed`);
  * 4. the ID token issued (`Client#includeSid`, `IdToken#issue`);
- * 5. the userinfo endpoint's token lookups (`AccessToken.find`, `Grant.find`).
+ * 5. the userinfo endpoint's token lookups (`AccessToken.find`, `Grant.find`);
+ * 6. end-session's logout tokens (`Client#backchannelLogout`).
  *
  * The request rewrites before the provider (oidc-dispatch.middleware.ts, post-to-get.ts,
  * request-body-replay.ts) work on the Node request, not on the provider: OidcDispatch applies them.
@@ -30,4 +32,5 @@ export function applyProviderExtensions(provider: Provider, hasher: SecretHasher
   includeSessionIdInIdTokens(provider);
   applyUserinfoAssertion(provider);
   honourEveryOpenidTokenAtUserinfo(provider);
+  sendNoLogoutTokensInline(provider);
 }

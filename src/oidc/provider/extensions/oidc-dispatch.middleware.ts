@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
+import Provider from 'oidc-provider';
 import type { NextFunction, Request, Response } from 'express';
 import { LoginUiRouter } from '../../login/login-ui.router.js';
 import { nameJwtProfileClient, rewriteStructuredToken } from '../../tokens/structured-token.rewrite.js';
@@ -9,6 +10,7 @@ import type { RoutedRequest } from '../../../common/metrics/http-metrics.js';
 import { writeOAuthError } from '../oauth-errors.js';
 import { OIDC_ROUTES, isLoginUiPath, isProviderPath, providerRouteTemplate } from '../oidc.routes.js';
 import { redirectPostToGet } from './post-to-get.js';
+import { refuseStaleDpopProof } from '../dpop.js';
 import { ProviderHolder } from '../provider.holder.js';
 
 /**
@@ -49,6 +51,7 @@ export class OidcDispatch {
       noteFailure(res, { cause: `oidc request failed before the provider: ${errorMessage(error)}`, err: error });
       writeOAuthError(res, 500, 'server_error');
     };
+    if (refuseStaleDpopProof(req, res, path)) return;
     if (req.method === 'POST' && (path === OIDC_ROUTES.authorization || path === OIDC_ROUTES.end_session)) {
       redirectPostToGet(req, res, path);
     } else if (req.method === 'POST' && (path === OIDC_ROUTES.introspection || path === OIDC_ROUTES.revocation)) {
@@ -62,6 +65,11 @@ export class OidcDispatch {
 }
 
 type RequestHandler = (req: Request, res: Response, next: NextFunction) => void;
+
+/** The Node request oidc-provider is handling in this async context (its AsyncLocalStorage, `Provider.ctx`). */
+export function currentOidcRequest(): IncomingMessage | undefined {
+  return Provider.ctx?.req;
+}
 
 function pathOf(req: IncomingMessage): string {
   return (req.url ?? '/').split('?')[0];

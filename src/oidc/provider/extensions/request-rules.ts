@@ -16,7 +16,7 @@ interface RequestClient {
  *
  * - No `openid` → `invalid_scope`; a response type the application is not registered for →
  *   `unauthorized_client` (RFC 6749 §4.1.2.1); a grant type it is not registered for →
- *   `unauthorized_client` (RFC 6749 §5.2). oidc-provider answers `invalid_request` for all three.
+ *   `unauthorized_client` (RFC 6749 §5.2), also at the device authorization endpoint (RFC 8628 §3.2). oidc-provider answers `invalid_request` for all three.
  * - `offline_access` yields a refresh token whenever it is asked for. OIDC Core §11 lets a provider
  *   grant it without `prompt=consent` when other conditions permit it (Portcullis applications are
  *   first-party; the login UI answers consent itself); oidc-provider drops it unless `consent` is
@@ -62,5 +62,11 @@ export function keepOfflineAccessOfSilentRequest(ctx: OidcContext): void {
 
 function isTheTokenRequestsGrant(ctx: OidcContext | undefined, client: RequestClient, type: string): boolean {
   const oidc = ctx?.oidc;
-  return oidc?.route === 'token' && oidc.client === client && oidc.params?.grant_type === type;
+  if (oidc?.client !== client) return false;
+  // RFC 8628 §3.2: the device authorization endpoint answers RFC 6749 §5.2's errors, so a client not registered
+  // for the device grant is `unauthorized_client` there too (its one call site, checkClientGrantType).
+  if (oidc.route === 'device_authorization') return type === DEVICE_CODE_GRANT;
+  return oidc.route === 'token' && oidc.params?.grant_type === type;
 }
+
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';

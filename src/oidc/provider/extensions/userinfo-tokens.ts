@@ -6,6 +6,7 @@ interface FoundToken {
   clientId?: string;
   aud?: string | string[];
   scope?: string;
+  jkt?: string;
 }
 
 /**
@@ -50,7 +51,8 @@ async function machineTokenAsAccessToken(provider: Provider, ctx: OidcContext, v
   const grant = new provider.Grant({ clientId: token.clientId, accountId: token.clientId });
   grant.addOIDCScope(token.scope ?? '');
   transientGrants.set(ctx, grant);
-  return new provider.AccessToken({ accountId: token.clientId, clientId: token.clientId, grantId: grant.jti, scope: token.scope, exp: token.exp, gty: 'client_credentials' });
+  // Its DPoP binding goes with it (RFC 9449 §7.2): userinfo then refuses it without a proof of the key.
+  return new provider.AccessToken({ accountId: token.clientId, clientId: token.clientId, grantId: grant.jti, scope: token.scope, exp: token.exp, gty: 'client_credentials', jkt: token.jkt });
 }
 
 function hasOpenid(token: FoundToken): boolean {

@@ -1,0 +1,54 @@
+import { useState } from 'preact/hooks';
+import type { JSX } from 'preact';
+import { Checkbox, Field, Select } from '../components';
+import { t } from '../i18n';
+
+/** DESIGN §16's settings of an OIDC application, as `GET …/apps/{appId}` reads them. */
+export interface OauthProfiles {
+  requirePushedAuthorizationRequests?: boolean;
+  requireSignedRequestObject?: boolean;
+  authorizationSignedResponseAlg?: string | null;
+  dpopBoundAccessTokens?: boolean;
+  backchannelLogoutUri?: string | null;
+  backchannelLogoutSessionRequired?: boolean;
+}
+
+type Alg = '' | 'RS256' | 'ES256' | 'EdDSA';
+
+/**
+ * The profile settings' state and their fieldset, for the create and edit forms alike: `values` is what the API
+ * takes (an empty URI or algorithm is null, "none" and "the instance's").
+ */
+export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<OauthProfiles>; fields: JSX.Element } {
+  const [par, setPar] = useState(Boolean(app.requirePushedAuthorizationRequests));
+  const [jar, setJar] = useState(Boolean(app.requireSignedRequestObject));
+  const [alg, setAlg] = useState<Alg>((app.authorizationSignedResponseAlg ?? '') as Alg);
+  const [dpop, setDpop] = useState(Boolean(app.dpopBoundAccessTokens));
+  const [logoutUri, setLogoutUri] = useState(app.backchannelLogoutUri ?? '');
+  const [logoutSid, setLogoutSid] = useState(Boolean(app.backchannelLogoutSessionRequired));
+  const values = {
+    requirePushedAuthorizationRequests: par,
+    requireSignedRequestObject: jar,
+    authorizationSignedResponseAlg: alg === '' ? null : alg,
+    dpopBoundAccessTokens: dpop,
+    backchannelLogoutUri: logoutUri.trim() === '' ? null : logoutUri.trim(),
+    backchannelLogoutSessionRequired: logoutSid,
+  };
+  const fields = (
+    <fieldset data-oauth-profiles>
+      <legend>{t('oauthProfiles')}</legend>
+      <Checkbox label={t('requirePar')} checked={par} onChange={setPar} />
+      <Checkbox label={t('requireSignedRequestObject')} checked={jar} onChange={setJar} />
+      <Select
+        label={t('jarmAlg')}
+        value={alg}
+        onChange={setAlg}
+        options={[{ value: '', label: t('jarmAlgInstance') }, ...(['RS256', 'ES256', 'EdDSA'] as const).map((value) => ({ value, label: value }))]}
+      />
+      <Checkbox label={t('dpopBoundAccessTokens')} checked={dpop} onChange={setDpop} />
+      <Field label={t('backchannelLogoutUri')} value={logoutUri} onInput={setLogoutUri} type="url" placeholder="https://app.example.com/backchannel-logout" />
+      <Checkbox label={t('backchannelLogoutSessionRequired')} checked={logoutSid} onChange={setLogoutSid} />
+    </fieldset>
+  );
+  return { values, fields };
+}

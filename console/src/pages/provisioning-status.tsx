@@ -1,0 +1,205 @@
+import { useState } from 'preact/hooks';
+import { api, enc, query } from '../api';
+import { ActionButton, Link, Loading, Pager, Select, formatDate, useLoad } from '../components';
+import { t } from '../i18n';
+import type { MessageKey } from '../i18n';
+
+type ObjectStatus = 'provisioned' | 'pending' | 'failing' | 'conflict';
+
+interface TargetStatus {
+  state: 'active' | 'paused' | 'auth_failed' | 'disabled';
+  sequence: string;
+  lag: number;
+  objects: Record<ObjectStatus, number>;
+  lastSuccessAt: string | null;
+  lastError?: string;
+}
+
+interface ProvisionedObject {
+  kind: 'user' | 'group';
+  localId: string;
+  remoteId: string | null;
+  status: ObjectStatus;
+  attempts: number;
+  lastStatus?: number;
+  lastError?: string;
+  pushedAt: string | null;
+}
+
+const STATE_TEXT: Record<TargetStatus['state'], MessageKey> = {
+  active: 'provStateActive',
+  paused: 'provStatePaused',
+  auth_failed: 'provStateAuthFailed',
+  disabled: 'provStateDisabled',
+};
+const STATUS_TEXT: Record<ObjectStatus, MessageKey> = { provisioned: 'provProvisioned', pending: 'provPending', failing: 'provFailing', conflict: 'provConflict' };
+const STATUSES = Object.keys(STATUS_TEXT) as ObjectStatus[];
+
+/** `GET …/status`: the target's state, how far behind the organization's events it is, and its objects by status. */
+export function StatusPanel({ path, tick, onRefresh }: { path: string; tick: number; onRefresh: () => void }) {
+  const status = useLoad(() => api<TargetStatus>('GET', `${path}/status`), [path, tick]);
+  return (
+    <section class="panel" aria-labelledby="status-heading">
+      <h2 id="status-heading">{t('provStatus')}</h2>
+      <button type="button" onClick={onRefresh}>
+        {t('provRefresh')}
+      </button>
+      <Loading loaded={status}>
+        {(s) => (
+          <dl class="facts" data-target-status>
+            <dt>{t('state')}</dt>
+            <dd>{t(STATE_TEXT[s.state])}</dd>
+            <dt>{t('provLag')}</dt>
+            <dd>{s.lag}</dd>
+            {STATUSES.map((key) => [<dt key={`${key}-t`}>{t(STATUS_TEXT[key])}</dt>, <dd key={`${key}-d`}>{s.objects[key]}</dd>])}
+            <dt>{t('provLastSuccess')}</dt>
+            <dd>{s.lastSuccessAt ? formatDate(s.lastSuccessAt) : t('never')}</dd>
+            {s.lastError && [<dt key="error-t">{t('provLastError')}</dt>, <dd key="error-d">{s.lastError}</dd>]}
+          </dl>
+        )}
+      </Loading>
+    </section>
+  );
+}
+
+const LIMIT = 50;
+
+/** `GET …/objects?status=`: the users and groups the target knows; a failing or conflicting one can be retried. */
+export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; path: string; tick: number; onChange: () => void }) {
+  const [status, setStatus] = useState<ObjectStatus | ''>('');
+  const [offset, setOffset] = useState(0);
+  const objects = useLoad(() => api<{ objects: ProvisionedObject[]; total: number }>('GET', `${path}/objects${query({ status, limit: LIMIT, offset })}`), [path, status, offset, tick]);
+  const retry = async (o: ProvisionedObject) => {
+    await api('POST', `${path}/objects/${enc(o.kind)}/${enc(o.localId)}/retry`, {});
+    onChange();
+  };
+  return (
+    <section class="panel" aria-labelledby="objects-heading">
+      <h2 id="objects-heading">{t('provObjects')}</h2>
+      <div class="form">
+        <Select
+          label={t('provShowObjects')}
+          value={status}
+          onChange={(next) => {
+            setStatus(next);
+            setOffset(0);
+          }}
+          options={[{ value: '' as const, label: t('provAllObjects') }, ...STATUSES.map((value) => ({ value, label: t(STATUS_TEXT[value]) }))]}
+        />
+      </div>
+      <Loading loaded={objects}>
+        {({ objects: list, total }) =>
+          list.length === 0 ? (
+            <p>{t('provNoObjects')}</p>
+          ) : (
+            <>
+              <table>
+                <caption>{t('provObjects')}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{t('provLocalId')}</th>
+                    <th scope="col">{t('provKind')}</th>
+                    <th scope="col">{t('status')}</th>
+                    <th scope="col">{t('attempts')}</th>
+                    <th scope="col">{t('lastAnswer')}</th>
+                    <th scope="col">{t('provRemoteId')}</th>
+                    <th scope="col">{t('provPushedAt')}</th>
+                    <th scope="col">{t('actions')}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.map((o) => (
+                    <tr key={`${o.kind}:${o.localId}`}>
+                      <th scope="row" class="mono">
+                        {o.kind === 'user' ? <Link href={`/console/orgs/${enc(orgId)}/users/${enc(o.localId)}`}>{o.localId}</Link> : o.localId}
+                      </th>
+                      <td>{o.kind === 'user' ? t('provKindUser') : t('provKindGroup')}</td>
+                      <td>{t(STATUS_TEXT[o.status])}</td>
+                      <td>{o.attempts}</td>
+                      <td>{[o.lastStatus, o.lastError].filter((v) => v !== undefined && v !== null).join(' ')}</td>
+                      <td class="mono">{o.remoteId ?? ''}</td>
+                      <td>{formatDate(o.pushedAt ?? undefined)}</td>
+                      <td>{(o.status === 'failing' || o.status === 'conflict') && <ActionButton label={t('provRetry')} action={() => retry(o)} />}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+              <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
+            </>
+          )
+        }
+      </Loading>
+    </section>
+  );
+}
+
+type PlanPart = 'create' | 'update' | 'deactivate' | 'delete' | 'adopt';
+/** One action of a plan: how many users, and the first of them (docs/provisioning.md, "Reconcile"). */
+interface PlanList {
+  count: number;
+  items: { localId: string; remoteId: string | null; userName: string }[];
+}
+type Plan = Record<PlanPart, PlanList>;
+
+const PLAN_TEXT: Record<PlanPart, MessageKey> = { create: 'provPlanCreate', update: 'provPlanUpdate', deactivate: 'provPlanDeactivate', delete: 'provPlanDelete', adopt: 'provPlanAdopt' };
+
+/**
+ * `POST …/reconcile`: `{dryRun: true}` answers the plan (changes nothing); Apply sends `{dryRun: false}`, which
+ * plans again and marks the plan's users for the pusher (202 `{runId}`).
+ */
+export function ReconcilePanel({ path, onApplied }: { path: string; onApplied: () => void }) {
+  const [plan, setPlan] = useState<Plan | null>(null);
+  const [runId, setRunId] = useState<string | null>(null);
+  return (
+    <section class="panel" aria-labelledby="reconcile-heading">
+      <h2 id="reconcile-heading">{t('provReconcile')}</h2>
+      <p>{t('provReconcileIntro')}</p>
+      <ActionButton
+        label={t('provPlan')}
+        action={async () => {
+          setRunId(null);
+          setPlan((await api<{ plan: Plan }>('POST', `${path}/reconcile`, { dryRun: true })).plan);
+        }}
+      />
+      {plan && (
+        <div role="status">
+          <table>
+            <caption>{t('provPlanTitle')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('provPlanAction')}</th>
+                <th scope="col">{t('provPlanCount')}</th>
+                <th scope="col">{t('userName')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(Object.keys(PLAN_TEXT) as PlanPart[]).map((part) => (
+                <tr key={part}>
+                  <th scope="row">{t(PLAN_TEXT[part])}</th>
+                  <td>{plan[part].count}</td>
+                  <td>
+                    {plan[part].items.map((item) => item.userName).join(', ')}
+                    {plan[part].count > plan[part].items.length && ` ${t('provPlanMore', { n: String(plan[part].count - plan[part].items.length) })}`}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <ActionButton
+            label={t('provApply')}
+            action={async () => {
+              setRunId((await api<{ runId: string }>('POST', `${path}/reconcile`, { dryRun: false })).runId);
+              setPlan(null);
+              onApplied();
+            }}
+          />
+        </div>
+      )}
+      {runId && (
+        <p role="status" class="notice">
+          {t('provReconcileStarted', { runId })}
+        </p>
+      )}
+    </section>
+  );
+}

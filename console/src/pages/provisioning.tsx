@@ -1,0 +1,62 @@
+import { api, enc } from '../api';
+import { Form, Link, Loading, Page, useLoad } from '../components';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import { useTargetFields } from './provisioning-form';
+import type { Target } from './provisioning-form';
+
+/** The path of the organization's targets in the API (docs/provisioning.md) and in the console. */
+export const targetsApi = (orgId: string) => `/management/v1/orgs/${enc(orgId)}/provisioning/targets`;
+export const targetsPage = (orgId: string) => `/console/orgs/${enc(orgId)}/provisioning`;
+
+/**
+ * An organization's outbound SCIM targets (DESIGN §17; ORG_OWNER): the list, and the form adding one. A new target
+ * opens on its own page, where its connection can be tested and its status read.
+ */
+export function ProvisioningPage({ orgId }: { orgId: string }) {
+  const targets = useLoad(() => api<{ targets: Target[] }>('GET', targetsApi(orgId)), [orgId]);
+  const form = useTargetFields(orgId);
+  const create = async () => {
+    const { id } = await api<{ id: string }>('POST', targetsApi(orgId), form.createBody());
+    navigate(`${targetsPage(orgId)}/${enc(id)}`);
+  };
+  return (
+    <Page title={t('provTargets')}>
+      <Loading loaded={targets}>
+        {({ targets: list }) =>
+          list.length === 0 ? (
+            <p>{t('provNoTargets')}</p>
+          ) : (
+            <table>
+              <caption>{t('provTargets')}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">{t('name')}</th>
+                  <th scope="col">{t('provBaseUrl')}</th>
+                  <th scope="col">{t('provAuth')}</th>
+                  <th scope="col">{t('provEnabledShort')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.map((target) => (
+                  <tr key={target.id}>
+                    <th scope="row">
+                      <Link href={`${targetsPage(orgId)}/${enc(target.id)}`}>{target.name}</Link>
+                    </th>
+                    <td class="mono">{target.baseUrl}</td>
+                    <td>{target.auth.type === 'bearer' ? t('provAuthBearer') : t('provAuthOauth')}</td>
+                    <td>{target.enabled ? t('yes') : t('no')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loading>
+      <h2>{t('provAddTarget')}</h2>
+      <Form label={t('provAddTarget')} submit={t('provAddTarget')} action={create}>
+        {form.fields}
+      </Form>
+    </Page>
+  );
+}

@@ -1,0 +1,24 @@
+import type { ObjectRow } from '../provisioning.queries.js';
+import { PLAN_ACTIONS } from '../reconcile/reconcile-plan.js';
+import type { ReconcilePlan } from '../reconcile/reconcile-plan.js';
+import { PLAN_ITEMS_SHOWN } from './provisioning.dto.js';
+import type { ProvisionedObjectDto, ReconcilePlanDto } from './provisioning.dto.js';
+
+/** An object row as the API shows it (DESIGN §17). */
+export function objectView(row: ObjectRow): ProvisionedObjectDto {
+  return {
+    kind: row.kind,
+    localId: row.localId,
+    remoteId: row.remoteId,
+    status: row.status,
+    attempts: row.attempts,
+    ...(row.lastStatus !== null ? { lastStatus: row.lastStatus } : {}),
+    ...(row.lastError !== null ? { lastError: row.lastError } : {}),
+    pushedAt: row.pushedAt === null ? null : new Date(row.pushedAt).toISOString(),
+  };
+}
+
+/** A plan as a dry run answers it: each action's count, and its first PLAN_ITEMS_SHOWN users. */
+export function planView(plan: ReconcilePlan): ReconcilePlanDto {
+  return Object.fromEntries(PLAN_ACTIONS.map((action) => [action, { count: plan[action].length, items: plan[action].slice(0, PLAN_ITEMS_SHOWN) }])) as unknown as ReconcilePlanDto;
+}

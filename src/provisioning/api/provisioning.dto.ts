@@ -1,0 +1,180 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Bounded } from '../../admin/dto/bounded.decorator.js';
+import { IsNotBlank } from '../../admin/dto/not-blank.decorator.js';
+import { AUTH_TYPES, OBJECT_STATUSES, ON_REMOVE, PROVISIONING_BOUNDS, PUSH_GROUPS, TARGET_STATES, USER_NAME_SOURCES, USER_SCOPES } from '../provisioning-settings.js';
+import type { AuthType, ObjectStatus, OnRemove, PushGroups, TargetState, UserNameSource, UserScope } from '../provisioning-settings.js';
+
+/** How many users of each action a dry-run plan lists (the counts are whole). */
+export const PLAN_ITEMS_SHOWN = 100;
+
+/** RFC 6749 §3.3: scope tokens (printable ASCII except the double quote and the backslash) separated by spaces. */
+const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/;
+
+/** How the service authenticates to the target: a bearer token, or OAuth client credentials (RFC 6749 §4.4). Secrets are never returned. */
+export class TargetAuthDto {
+  @ApiProperty({ enum: AUTH_TYPES }) @IsIn(AUTH_TYPES) type: AuthType;
+  @ApiPropertyOptional({ description: 'bearer: the token (write-only)' }) @IsOptional() @IsString() @IsNotBlank() @Bounded(PROVISIONING_BOUNDS.token) token?: string;
+  @ApiPropertyOptional({ description: 'oauth_client_credentials: the token endpoint (the outbound address rules apply)' }) @IsOptional() @IsString() @Bounded(PROVISIONING_BOUNDS.url) tokenUrl?: string;
+  @ApiPropertyOptional({ description: 'oauth_client_credentials' }) @IsOptional() @IsString() @IsNotBlank() @Bounded(PROVISIONING_BOUNDS.clientId) clientId?: string;
+  @ApiPropertyOptional({ description: 'oauth_client_credentials (write-only)' }) @IsOptional() @IsString() @IsNotBlank() @Bounded(PROVISIONING_BOUNDS.clientSecret) clientSecret?: string;
+  @ApiPropertyOptional({ description: 'oauth_client_credentials: the scope to ask for' })
+  @IsOptional()
+  @IsString()
+  @Bounded(PROVISIONING_BOUNDS.scope)
+  @Matches(SCOPE, { message: 'auth.scope must be space-separated scope tokens (RFC 6749 §3.3)' })
+  scope?: string;
+}
+
+/** Which users the target receives: all of the organization's, or the members of the chosen groups. */
+export class TargetScopeDto {
+  @ApiProperty({ enum: USER_SCOPES }) @IsIn(USER_SCOPES) users: UserScope;
+  @ApiPropertyOptional({ type: [String], description: 'the chosen groups (users "groups", pushGroups "scoped")' })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(PROVISIONING_BOUNDS.groupIds)
+  @IsString({ each: true })
+  @Bounded(PROVISIONING_BOUNDS.groupId, { each: true })
+  groupIds?: string[];
+}
+
+/** Fields a target has, as created or changed. */
+class TargetFieldsDto {
+  @ApiPropertyOptional({ type: TargetScopeDto, description: 'default: all users' }) @IsOptional() @IsObject() @ValidateNested() @Type(() => TargetScopeDto) scope?: TargetScopeDto;
+  @ApiPropertyOptional({ enum: PUSH_GROUPS, default: 'none', description: 'which groups are pushed: none; scoped (with scope.users "groups" the chosen groups, with "all" every group); all (every group of the organization). docs/provisioning.md, "Groups"' }) @IsOptional() @IsIn(PUSH_GROUPS) pushGroups?: PushGroups;
+  @ApiPropertyOptional({ enum: USER_NAME_SOURCES, default: 'userName', description: 'which name becomes the remote userName' }) @IsOptional() @IsIn(USER_NAME_SOURCES) userName?: UserNameSource;
+  @ApiPropertyOptional({ enum: ON_REMOVE, default: 'deactivate', description: 'what a user leaving the scope, or deleted, becomes remotely' }) @IsOptional() @IsIn(ON_REMOVE) onRemove?: OnRemove;
+  @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() enabled?: boolean;
+}
+
+/** `POST …/provisioning/targets` (DESIGN §17). */
+export class CreateTargetDto extends TargetFieldsDto {
+  @ApiProperty({ example: 'Slack' }) @IsString() @IsNotBlank() @Bounded(PROVISIONING_BOUNDS.name) name: string;
+  @ApiProperty({ example: 'https://api.example.com/scim/v2', description: 'the SCIM base URL (https; the outbound address rules apply; not this instance)' })
+  @IsString()
+  @Bounded(PROVISIONING_BOUNDS.url)
+  baseUrl: string;
+  @ApiProperty({ type: TargetAuthDto }) @IsObject() @ValidateNested() @Type(() => TargetAuthDto) auth: TargetAuthDto;
+}
+
+/** `PATCH …/provisioning/targets/{id}`: the fields sent change; an auth of the same type may leave its secret out. */
+export class UpdateTargetDto extends TargetFieldsDto {
+  @ApiPropertyOptional() @IsOptional() @IsString() @IsNotBlank() @Bounded(PROVISIONING_BOUNDS.name) name?: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Bounded(PROVISIONING_BOUNDS.url) baseUrl?: string;
+  @ApiPropertyOptional({ type: TargetAuthDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => TargetAuthDto) auth?: TargetAuthDto;
+}
+
+export class TargetCreatedDto {
+  @ApiProperty() id: string;
+}
+
+export class TargetAuthViewDto {
+  @ApiProperty({ enum: AUTH_TYPES }) type: AuthType;
+  @ApiPropertyOptional() tokenUrl?: string;
+  @ApiPropertyOptional() clientId?: string;
+  @ApiPropertyOptional() scope?: string;
+}
+
+export class TargetScopeViewDto {
+  @ApiProperty({ enum: USER_SCOPES }) users: UserScope;
+  @ApiProperty({ type: [String] }) groupIds: string[];
+}
+
+export class TargetDto {
+  @ApiProperty() id: string;
+  @ApiProperty() name: string;
+  @ApiProperty() baseUrl: string;
+  @ApiProperty({ type: TargetAuthViewDto, description: 'never the token or client secret' }) auth: TargetAuthViewDto;
+  @ApiProperty({ type: TargetScopeViewDto }) scope: TargetScopeViewDto;
+  @ApiProperty({ enum: PUSH_GROUPS }) pushGroups: PushGroups;
+  @ApiProperty({ enum: USER_NAME_SOURCES }) userName: UserNameSource;
+  @ApiProperty({ enum: ON_REMOVE }) onRemove: OnRemove;
+  @ApiProperty() enabled: boolean;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) changedAt: string;
+}
+
+export class TargetListDto {
+  @ApiProperty({ type: [TargetDto] }) targets: TargetDto[];
+  @ApiProperty() total: number;
+}
+
+export class TargetTestDto {
+  @ApiProperty({ description: 'authenticated, and ServiceProviderConfig was read' }) ok: boolean;
+  @ApiProperty({ description: 'ServiceProviderConfig patch.supported' }) patch: boolean;
+  @ApiProperty({ description: 'ServiceProviderConfig filter.supported' }) filter: boolean;
+  @ApiProperty({ description: 'ServiceProviderConfig bulk.supported' }) bulk: boolean;
+  @ApiPropertyOptional({ description: 'why the test failed' }) error?: string;
+}
+
+export class ObjectCountsDto {
+  @ApiProperty() provisioned: number;
+  @ApiProperty() pending: number;
+  @ApiProperty() failing: number;
+  @ApiProperty() conflict: number;
+}
+
+export class TargetStatusDto {
+  @ApiProperty({ enum: TARGET_STATES }) state: TargetState;
+  @ApiProperty({ description: 'the last event position the target has taken in' }) sequence: string;
+  @ApiProperty({ description: "the organization's events past it" }) lag: number;
+  @ApiProperty({ type: ObjectCountsDto }) objects: ObjectCountsDto;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) lastSuccessAt: string | null;
+  @ApiPropertyOptional() lastError?: string;
+}
+
+export class ObjectsQueryDto {
+  @ApiPropertyOptional({ enum: OBJECT_STATUSES }) @IsOptional() @IsIn(OBJECT_STATUSES) status?: ObjectStatus;
+  @ApiPropertyOptional({ default: 100, maximum: 1000 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
+  @ApiPropertyOptional({ default: 0 }) @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
+}
+
+export class ProvisionedObjectDto {
+  @ApiProperty({ enum: ['user', 'group'] }) kind: 'user' | 'group';
+  @ApiProperty() localId: string;
+  @ApiProperty({ type: String, nullable: true }) remoteId: string | null;
+  @ApiProperty({ enum: OBJECT_STATUSES }) status: ObjectStatus;
+  @ApiProperty() attempts: number;
+  @ApiPropertyOptional() lastStatus?: number;
+  @ApiPropertyOptional() lastError?: string;
+  @ApiProperty({ type: String, nullable: true, format: 'date-time' }) pushedAt: string | null;
+}
+
+export class ObjectListDto {
+  @ApiProperty({ type: [ProvisionedObjectDto] }) objects: ProvisionedObjectDto[];
+  @ApiProperty() total: number;
+}
+
+/** `POST …/targets/{id}/reconcile` (DESIGN §17). */
+export class ReconcileDto {
+  @ApiPropertyOptional({ default: false, description: 'true: answer the plan and change nothing' }) @IsOptional() @IsBoolean() dryRun?: boolean;
+}
+
+export class PlanItemDto {
+  @ApiProperty({ description: 'the Portcullis user id (the remote externalId)' }) localId: string;
+  @ApiProperty({ type: String, nullable: true, description: "the target's id of the user; null for a create" }) remoteId: string | null;
+  @ApiProperty({ description: 'the userName it has (deactivate, delete) or gets' }) userName: string;
+}
+
+export class PlanListDto {
+  @ApiProperty({ description: 'how many users' }) count: number;
+  @ApiProperty({ type: [PlanItemDto], description: `the first ${PLAN_ITEMS_SHOWN} of them` }) items: PlanItemDto[];
+}
+
+export class ReconcilePlanDto {
+  @ApiProperty({ type: PlanListDto, description: 'in scope, not at the target' }) create: PlanListDto;
+  @ApiProperty({ type: PlanListDto, description: 'at the target by externalId, differing in what is pushed' }) update: PlanListDto;
+  @ApiProperty({ type: PlanListDto, description: 'ours at the target, out of scope or gone (onRemove "deactivate")' }) deactivate: PlanListDto;
+  @ApiProperty({ type: PlanListDto, description: 'ours at the target, out of scope or gone (onRemove "delete")' }) delete: PlanListDto;
+  @ApiProperty({ type: PlanListDto, description: 'at the target only by userName, without externalId: adopted' }) adopt: PlanListDto;
+}
+
+export class ReconcileDryRunDto {
+  @ApiProperty({ type: ReconcilePlanDto }) plan: ReconcilePlanDto;
+}
+
+export class ReconcileStartedDto {
+  @ApiProperty({ description: 'the run, as named by its provisioning.reconcile.requested event' }) runId: string;
+}
+

@@ -1,0 +1,50 @@
+/**
+ * What a provisioning target is (DESIGN §17; docs/provisioning.md): where it is, how the service authenticates to
+ * it, and what it is sent. The settings are kept as JSON beside the target's row; the secret (bearer token or OAuth
+ * client secret) apart from them, encrypted.
+ */
+
+export const AUTH_TYPES = ['bearer', 'oauth_client_credentials'] as const;
+export type AuthType = (typeof AUTH_TYPES)[number];
+
+export const USER_SCOPES = ['all', 'groups'] as const;
+export type UserScope = (typeof USER_SCOPES)[number];
+
+export const PUSH_GROUPS = ['none', 'scoped', 'all'] as const;
+export type PushGroups = (typeof PUSH_GROUPS)[number];
+
+/** Which Portcullis name becomes the remote `userName`. */
+export const USER_NAME_SOURCES = ['loginName', 'userName', 'email'] as const;
+export type UserNameSource = (typeof USER_NAME_SOURCES)[number];
+
+export const ON_REMOVE = ['delete', 'deactivate'] as const;
+export type OnRemove = (typeof ON_REMOVE)[number];
+
+export const OBJECT_STATUSES = ['provisioned', 'pending', 'failing', 'conflict'] as const;
+export type ObjectStatus = (typeof OBJECT_STATUSES)[number];
+
+export const TARGET_STATES = ['active', 'paused', 'auth_failed', 'disabled'] as const;
+export type TargetState = (typeof TARGET_STATES)[number];
+
+/** Length bounds of the API's fields (checked before the database, DESIGN §7). */
+export const PROVISIONING_BOUNDS = {
+  name: 200,
+  url: 2048,
+  token: 2048,
+  clientId: 255,
+  clientSecret: 1024,
+  scope: 1000,
+  groupId: 64,
+  groupIds: 100,
+} as const;
+
+/** The public half of a target's authentication: what reads show. */
+export type AuthSettings = { type: 'bearer' } | { type: 'oauth_client_credentials'; tokenUrl: string; clientId: string; scope?: string };
+
+export interface TargetSettings {
+  auth: AuthSettings;
+  scope: { users: UserScope; groupIds: string[] };
+  pushGroups: PushGroups;
+  userName: UserNameSource;
+  onRemove: OnRemove;
+}

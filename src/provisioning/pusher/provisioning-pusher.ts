@@ -1,0 +1,128 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
+import { Encryptor } from '../../common/crypto/encryptor.js';
+import { DatabaseAvailability } from '../../common/database/database-availability.js';
+import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
+import { releaseLease, takeLease } from '../../common/database/leases.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { errorMessage } from '../../common/http/failure-causes.js';
+import { AppLogger } from '../../common/http/logging.js';
+import { newId } from '../../common/ids.js';
+import { scimFetch, SCIM_TIMEOUT_MS } from '../scim-client.js';
+import type { Fetch } from '../scim-client.js';
+import { enabledTargetIds } from './pusher.queries.js';
+import { LostLease, TargetWorker } from './target-worker.js';
+import { ProvisionedGroups } from './provisioned-groups.js';
+import { ProvisionedUsers } from './provisioned-users.js';
+
+/** How often a process renews its leases and looks for targets nobody pushes. */
+const TICK_MS = 1000;
+
+/**
+ * Runs in every process: takes the lease of each enabled target no live process holds (`provisioning:<id>` in the
+ * `leases` table, src/common/database/leases.ts — one holder at a time, also across Galera nodes), renews the ones
+ * it holds, and runs one TargetWorker per target it holds. A process that dies stops renewing; another takes the
+ * target over when the lease runs out. A request starts only while the lease outlasts its timeout, and every
+ * write of progress first renews the lease in its own transaction (`fenced`), so two processes never push a
+ * target's objects at once and a process that lost the lease records nothing.
+ */
+@Injectable()
+export class ProvisioningPusher implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly holder = newId();
+  readonly fetch: Fetch;
+  private readonly workers = new Map<string, TargetWorker>();
+  private readonly heldUntil = new Map<string, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private ticking: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    @Inject(APP_CONFIG) readonly config: AppConfig,
+    readonly uow: UnitOfWork,
+    readonly encryptor: Encryptor,
+    readonly users: ProvisionedUsers,
+    readonly groups: ProvisionedGroups,
+    private readonly logger: AppLogger,
+    private readonly availability: DatabaseAvailability,
+  ) {
+    this.fetch = scimFetch(config.outboundAllowPrivateNetworks);
+  }
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => {
+      this.ticking ??= this.tick()
+        .catch((error: unknown) => this.logError('provisioning pusher', error))
+        .finally(() => (this.ticking = undefined));
+    }, TICK_MS);
+    this.timer.unref();
+  }
+
+  /** Stops the workers (a request in flight is abandoned: it is retried, by whoever takes over) and hands the leases back. */
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    await this.ticking;
+    await Promise.all([...this.workers.values()].map((w) => w.stop()));
+    for (const id of this.heldUntil.keys()) await this.uow.run((m) => releaseLease(m.queryRunner!, leaseName(id), this.holder)).catch(() => undefined);
+  }
+
+  /** Whether a request for the target may start now: the lease outlasts the request's timeout. */
+  sendable(targetId: string): boolean {
+    return !this.stopped && (this.heldUntil.get(targetId) ?? 0) - Date.now() > SCIM_TIMEOUT_MS + 500;
+  }
+
+  /** A transaction that records a target's progress, only while this process still holds the target's lease. */
+  async fenced(targetId: string, work: (manager: EntityManager) => Promise<void>): Promise<void> {
+    const leaseMs = this.config.provisioning.leaseMs;
+    await this.uow.run(async (manager) => {
+      const at = Date.now();
+      if (this.stopped || !(await takeLease(manager.queryRunner!, leaseName(targetId), leaseMs, this.holder, at))) throw new LostLease();
+      this.heldUntil.set(targetId, at + leaseMs);
+      await work(manager);
+    });
+  }
+
+  forget(targetId: string, worker: TargetWorker): void {
+    if (this.workers.get(targetId) === worker) this.workers.delete(targetId);
+  }
+
+  logError(what: string, error: unknown): void {
+    if (isDatabaseUnavailable(error)) this.availability.reportUnavailable(error);
+    else this.logger.root.error(`${what}: ${errorMessage(error)}`);
+  }
+
+  private async tick(): Promise<void> {
+    const leaseMs = this.config.provisioning.leaseMs;
+    const ids = new Set(await enabledTargetIds(this.uow.manager));
+    for (const [id, worker] of this.workers) {
+      if (!ids.has(id)) {
+        await worker.stop();
+        this.heldUntil.delete(id);
+        await this.uow.run((m) => releaseLease(m.queryRunner!, leaseName(id), this.holder));
+      }
+    }
+    for (const id of ids) {
+      if (this.stopped) return;
+      const at = Date.now();
+      const held = await this.uow.run((m) => takeLease(m.queryRunner!, leaseName(id), leaseMs, this.holder, at));
+      if (held) {
+        this.heldUntil.set(id, at + leaseMs);
+        if (!this.workers.has(id)) {
+          const worker = new TargetWorker(this, id);
+          this.workers.set(id, worker);
+          worker.start();
+        }
+      } else {
+        this.heldUntil.delete(id);
+        await this.workers.get(id)?.stop();
+      }
+    }
+  }
+}
+
+function leaseName(targetId: string): string {
+  return `provisioning:${targetId}`;
+}

@@ -1,0 +1,88 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
+import { Encryptor } from '../../common/crypto/encryptor.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { DomainError } from '../../common/errors/domain-error.js';
+import { lastEventPosition } from '../../common/events/event-log.js';
+import { EventStore } from '../../common/events/event-store.js';
+import { newId } from '../../common/ids.js';
+import { organizationExists } from '../../users/queries/organizations.js';
+import { targetsOf } from '../provisioning.queries.js';
+import type { ObjectRow, TargetRow } from '../provisioning.queries.js';
+import { endpointOf, scimFetch } from '../scim-client.js';
+import { LocalPeople } from './local-people.js';
+import { PLAN_ACTIONS, planOf } from './reconcile-plan.js';
+import type { ReconcilePlan } from './reconcile-plan.js';
+import { markDirty } from '../pusher/pusher.queries.js';
+import { knownUserIds, objectOf } from './reconcile.queries.js';
+import { readRemoteUsers } from './remote-users.js';
+
+/**
+ * Reconcile and retry (DESIGN §17; docs/provisioning.md, "Reconcile"). The plan is made in the request: the target's
+ * Users are read page by page (at most RECONCILE_LIMIT, each request under the 10 s rule) and compared with the
+ * organization's people. A real reconcile then marks the plan's users dirty, with its event, in one transaction;
+ * the target's pusher does the writing, one request at a time, as for any change.
+ */
+@Injectable()
+export class ProvisioningReconcile {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly dataSource: DataSource,
+    private readonly uow: UnitOfWork,
+    private readonly encryptor: Encryptor,
+    private readonly events: EventStore,
+    private readonly people: LocalPeople,
+  ) {}
+
+  /** What a reconcile would do; changes nothing (only GET requests reach the target). */
+  async plan(orgId: string, targetId: string): Promise<ReconcilePlan> {
+    return this.planFor(await this.target(orgId, targetId));
+  }
+
+  /** Plans, then marks every user of the plan dirty with the `provisioning.reconcile.requested` event. */
+  async reconcile(editorUserId: string | null, orgId: string, targetId: string): Promise<{ runId: string }> {
+    const target = await this.target(orgId, targetId);
+    const plan = await this.planFor(target);
+    const runId = newId();
+    const counts = Object.fromEntries(PLAN_ACTIONS.map((action) => [action, plan[action].length]));
+    await this.uow.run(async (manager) => {
+      if ((await targetsOf(manager, orgId, targetId)).length === 0) throw DomainError.notFound('provisioning target');
+      await this.events.push(manager, { type: 'provisioning.reconcile.requested', aggregateType: 'provisioning_target', aggregateId: targetId, resourceOwner: orgId, editorUserId, payload: { runId, ...counts } });
+      // Each user is pushed to the remote user the plan found (adopted, updated, removed), or created: this run only
+      // adopts by userName; a namesake found by a later push is a conflict as before (pusher/user-push.ts).
+      const items = PLAN_ACTIONS.flatMap((action) => plan[action]);
+      const position = await lastEventPosition(manager);
+      await markDirty(manager, targetId, 'user', new Map(items.map((i) => [i.localId, position])), new Map(items.map((i) => [i.localId, i.remoteId])));
+    });
+    return { runId };
+  }
+
+  /** Pushes one object again from the start, with the `provisioning.retry.requested` event; 404 when the target does not know it. */
+  async retry(editorUserId: string | null, orgId: string, targetId: string, kind: 'user' | 'group', localId: string): Promise<ObjectRow> {
+    await this.target(orgId, targetId);
+    return this.uow.run(async (manager) => {
+      if (!(await objectOf(manager, targetId, kind, localId))) throw DomainError.notFound('provisioning object');
+      await this.events.push(manager, { type: 'provisioning.retry.requested', aggregateType: 'provisioning_target', aggregateId: targetId, resourceOwner: orgId, editorUserId, payload: { kind, localId } });
+      // Pushed again from the start at the retry's event: a push in flight meanwhile ends pending, and the object is
+      // pushed once more with its current state.
+      await markDirty(manager, targetId, kind, new Map([[localId, await lastEventPosition(manager)]]));
+      return (await objectOf(manager, targetId, kind, localId))!;
+    });
+  }
+
+  private async planFor(target: TargetRow): Promise<ReconcilePlan> {
+    const endpoint = endpointOf(target, (sealed) => this.encryptor.decrypt(sealed));
+    const remote = await readRemoteUsers(endpoint, scimFetch(this.config.outboundAllowPrivateNetworks));
+    const people = await this.people.of(target.orgId, target.settings);
+    return planOf(remote, people, await knownUserIds(this.uow.manager, target.id), target.settings.onRemove);
+  }
+
+  private async target(orgId: string, targetId: string): Promise<TargetRow> {
+    if (!(await organizationExists(this.dataSource, orgId))) throw DomainError.notFound('organization');
+    const [row] = await targetsOf(this.uow.manager, orgId, targetId);
+    if (!row) throw DomainError.notFound('provisioning target');
+    return row;
+  }
+}
