@@ -58,6 +58,18 @@ export async function startService(store: Store, workers: number, port?: number,
   return startNode([...NODE_ARGS, join(ROOT, 'dist/src/main.js')], env, `${url}/healthz`, (status) => status === 200);
 }
 
+/**
+ * Processes started side by side (their starts are not measured): all of them, or, when one fails to start,
+ * the others stopped and its error thrown.
+ */
+export async function allStarted(starting: Promise<Running>[]): Promise<Running[]> {
+  const settled = await Promise.allSettled(starting);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (!failed) return settled.map((s) => (s as PromiseFulfilledResult<Running>).value);
+  for (const s of settled) if (s.status === 'fulfilled') await s.value.stop();
+  throw failed.reason;
+}
+
 /** A peer server of bench/peers (compiled), given its arguments after the port; ready once it answers at all. */
 export async function startPeer(file: string, args: string[]): Promise<Running> {
   const port = await freePort();

@@ -14,13 +14,20 @@ const ROWS_PER_TRANSACTION = 50_000;
 interface Sink {
   insert(sql: string, params: unknown[]): Promise<void>;
   exec(sql: string): Promise<void>;
+  /** The first column of the first row. */
+  scalar(sql: string): Promise<unknown>;
   close(): Promise<void>;
 }
 
 async function open(store: Store): Promise<Sink> {
   if (store.databaseUrl) {
     const conn = await mysql.createConnection({ uri: store.databaseUrl });
-    return { insert: async (sql, params) => void (await conn.query(sql, params)), exec: async (sql) => void (await conn.query(sql)), close: () => conn.end() };
+    return {
+      insert: async (sql, params) => void (await conn.query(sql, params)),
+      exec: async (sql) => void (await conn.query(sql)),
+      scalar: async (sql) => Object.values(((await conn.query(sql))[0] as Record<string, unknown>[])[0] ?? {})[0],
+      close: () => conn.end(),
+    };
   }
   const db = new Database(join(store.dataDir, 'portcullis.sqlite'));
   db.pragma('busy_timeout = 10000');
@@ -35,6 +42,7 @@ async function open(store: Store): Promise<Sink> {
       statement.run(...params);
     },
     exec: async (sql) => void db.exec(sql),
+    scalar: async (sql) => db.prepare(sql).pluck().get(),
     close: async () => void db.close(),
   };
 }
@@ -149,4 +157,24 @@ export async function seedOidcPayloads(store: Store, from: number, to: number, e
       },
     },
   ]);
+}
+
+/** One value read from the service's database (a count the scenario waits for). */
+export async function scalarOf(store: Store, sql: string): Promise<number> {
+  const db = await open(store);
+  try {
+    return Number(await db.scalar(sql));
+  } finally {
+    await db.close();
+  }
+}
+
+/** Runs one statement on the service's database (a stopped service): e.g. makes deferred work due now. */
+export async function execute(store: Store, sql: string): Promise<void> {
+  const db = await open(store);
+  try {
+    await db.exec(sql);
+  } finally {
+    await db.close();
+  }
 }

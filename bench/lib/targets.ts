@@ -82,6 +82,10 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   atLeast('scim.create', 500);
   if (run.database === 'SQLite') atLeast('import', 10_000);
   if (run.database === 'SQLite') atLeast('webhooks.delivery', 2000);
+  // Issue 40 item 6: the mail outbox (lease, decrypt, send, mark sent per message) against nodemailer alone on a kept connection.
+  const outbox = ms.find((m) => m.scenario === 'mail.outbox');
+  const pooled = ms.find((m) => m.scenario === 'mail.floor-pooled');
+  if (outbox && pooled) verdicts.push({ subject: outbox, text: `≥ 0.5× nodemailer alone on a kept connection: ${ratio(outbox.rate / pooled.rate)}×`, met: outbox.rate >= 0.5 * pooled.rate });
   for (const scenario of ['events.by-type', 'events.by-aggregate']) {
     const subject = headline(ms, scenario, ours(1));
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: `p50 ≤ 20 ms at ${subject.size?.toLocaleString('en')} events`, met: subject.p50 <= 20 });

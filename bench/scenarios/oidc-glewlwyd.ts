@@ -5,7 +5,8 @@
  * compare with the raw library: bench/lib/targets.ts, `isProductPeer`).
  *
  * A fresh glewlwyd (and database) per measurement, like the raw peer: tokens of one scenario do not pile
- * up in the next one's tables.
+ * up in the next one's tables. With `--quick` (every scenario runs, none is measured) one glewlwyd serves
+ * them all: its start and set-up take seconds.
  */
 import { load, perOperation } from '../lib/load.js';
 import type { Timing } from '../lib/load.js';
@@ -32,16 +33,31 @@ export interface GlewlwydSide {
   logins(seconds: number): Promise<Omit<Figures, 'socketErrors'>>;
   /** How the figures are recorded beside Portcullis with `workers` processes. */
   recordedAs(workers: number): { kind: 'peer'; server: string; nextTo: number };
+  /** Stops the glewlwyd kept for all measurements (`keep`), if one was started. */
+  close(): Promise<void>;
 }
 
-/** glewlwyd's side of the OIDC scenarios, or undefined (saying why) when the package is not installed. */
-export function glewlwydSide(): GlewlwydSide | undefined {
+/**
+ * glewlwyd's side of the OIDC scenarios, or undefined (saying why) when the package is not installed;
+ * `keep`: one glewlwyd for every measurement instead of a fresh one each.
+ */
+export function glewlwydSide(keep: boolean): GlewlwydSide | undefined {
   const missing = glewlwydMissing();
   if (missing) {
     console.error(`  glewlwyd NOT measured: ${missing}; nothing is recorded for it`);
     return undefined;
   }
   const server = glewlwydServer();
+  let kept: Promise<GlewlwydPeer> | undefined;
+  const onGlewlwyd = async <T>(work: (peer: GlewlwydPeer) => Promise<T>): Promise<T> => {
+    if (keep) return work(await (kept ??= startGlewlwyd()));
+    const peer = await startGlewlwyd();
+    try {
+      return await work(peer);
+    } finally {
+      await peer.stop();
+    }
+  };
   return {
     scenario(id, timing) {
       const requests = REQUESTS[id];
@@ -50,16 +66,9 @@ export function glewlwydSide(): GlewlwydSide | undefined {
     },
     logins: (seconds) => onGlewlwyd((p) => logins(p, seconds)),
     recordedAs: (workers) => ({ kind: 'peer', server: workers === 1 ? server : `${server} (beside WORKERS=${workers})`, nextTo: workers }),
+    // A glewlwyd that failed to start has said so to its measurement already.
+    close: async () => (await kept?.catch(() => undefined))?.stop(),
   };
-}
-
-async function onGlewlwyd<T>(work: (peer: GlewlwydPeer) => Promise<T>): Promise<T> {
-  const peer = await startGlewlwyd();
-  try {
-    return await work(peer);
-  } finally {
-    await peer.stop();
-  }
 }
 
 /** As bench/scenarios/oidc.ts counts them: a login counts when its code redemption answers 200; no warm-up. */

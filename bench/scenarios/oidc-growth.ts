@@ -16,7 +16,7 @@ import { purgeBatchSql, purgeInBatches } from '../../src/oidc/adapter/oidc-purge
 import { adminToken } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
 import { load } from '../lib/load.js';
-import { freePort, startService } from '../lib/processes.js';
+import { allStarted, freePort, startService } from '../lib/processes.js';
 import type { Running, Store } from '../lib/processes.js';
 import { seedOidcPayloads } from '../lib/seed.js';
 import { alternating } from './oidc.js';
@@ -51,9 +51,9 @@ export async function runOidcGrowth(ctx: Context): Promise<void> {
   let empty: Running | undefined;
   let grown: Running | undefined;
   try {
-    empty = await startService(emptyStore, 1, emptyPort);
-    grown = await startService(grownStore, 1, grownPort);
-    const [emptyTarget, grownTarget] = [await setUpPortcullis(empty.url, adminToken(emptyStore.dataDir)), await setUpPortcullis(grown.url, adminToken(grownStore.dataDir))];
+    // The two services started and set up side by side: nothing is measured yet.
+    [empty, grown] = await allStarted([startService(emptyStore, 1, emptyPort), startService(grownStore, 1, grownPort)]);
+    const [emptyTarget, grownTarget] = await Promise.all([setUpPortcullis(empty.url, adminToken(emptyStore.dataDir)), setUpPortcullis(grown.url, adminToken(grownStore.dataDir))]);
     let seeded = 0;
     for (const size of sizes) {
       await grown.stop();

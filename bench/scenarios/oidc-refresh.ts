@@ -11,17 +11,20 @@ import { FORM } from './oidc-setup.js';
 import type { OidcTarget } from './oidc-setup.js';
 
 /**
- * Tokens per measurement: one per connection, twice over, since the requests in flight when the unmeasured
- * warm-up stops never bring theirs back.
+ * Tokens per connection: one, and one more where an unmeasured warm-up runs first, since the requests in
+ * flight when it stops never bring theirs back (each token is a login, the longest part of the set-up).
  */
-const POOL_PER_CONNECTION = 2;
+const poolPerConnection = (warmup: boolean) => (warmup ? 2 : 1);
 
 const webBasic = (t: OidcTarget) => `Basic ${Buffer.from(`${encodeURIComponent(t.web.id)}:${encodeURIComponent(t.web.secret)}`).toString('base64')}`;
 
-/** autocannon's request list for `connections` connections, after checking that a refresh succeeds. */
-export async function refreshRequests(t: OidcTarget, connections: number): Promise<Record<string, unknown>[]> {
+/**
+ * autocannon's request list for `connections` connections, after checking that a refresh succeeds;
+ * `warmup`: whether an unmeasured warm-up runs on it first.
+ */
+export async function refreshRequests(t: OidcTarget, connections: number, warmup: boolean): Promise<Record<string, unknown>[]> {
   const pool: string[] = [];
-  for (let i = 0; i < connections * POOL_PER_CONNECTION; i++) pool.push(await offlineLogin(t));
+  for (let i = 0; i < connections * poolPerConnection(warmup); i++) pool.push(await offlineLogin(t));
   pool.push(await refresh(t, pool.pop()!));
   return [
     {

@@ -4,7 +4,10 @@
  * The token scenarios also run against the same provider with a durable SQLite adapter (issue 40: the
  * anchor; the memory adapter stays beside it as the ceiling). Peers are started fresh per measurement:
  * the memory adapter is an LRU of 1,000 entries, which the tokens of one scenario would otherwise flush
- * the next scenario's tokens out of, and the durable one starts on an empty file likewise.
+ * the next scenario's tokens out of, and the durable one starts on an empty file likewise. Except with
+ * `--quick`, which proves that every scenario runs rather than measuring it: there each peer is started
+ * once for the group and kept (a start, with its key pair, bcrypt hash and — for glewlwyd — its set-up,
+ * took longer than the second measured).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,7 +36,8 @@ interface OidcScenario {
   peer: boolean;
   /** Whether the request reads or writes stored tokens, so the durable peer measures something the memory one does not. */
   durable?: boolean;
-  requests(t: OidcTarget): Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
+  /** `warmup`: whether an unmeasured warm-up runs first. */
+  requests(t: OidcTarget, warmup: boolean): Record<string, unknown>[] | Promise<Record<string, unknown>[]>;
 }
 
 const introspect = (token: (t: OidcTarget) => string | undefined) => (t: OidcTarget) => [
@@ -45,12 +49,17 @@ const SCENARIOS: OidcScenario[] = [
     id: 'oidc.client-credentials', label: 'client credentials', workers: [1, 2], peer: true, durable: true,
     requests: (t) => [{ method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(t.machine) }, body: 'grant_type=client_credentials' }],
   },
-  { id: 'oidc.refresh', label: 'refresh-token grant (rotating)', workers: [1, 2], peer: true, durable: true, requests: (t) => refreshRequests(t, CONNECTIONS) },
+  { id: 'oidc.refresh', label: 'refresh-token grant (rotating)', workers: [1, 2], peer: true, durable: true, requests: (t, warmup) => refreshRequests(t, CONNECTIONS, warmup) },
   { id: 'oidc.introspection-opaque', label: 'introspection (opaque)', workers: [1, 2], peer: true, durable: true, requests: introspect((t) => t.opaque) },
   { id: 'oidc.introspection-jwt', label: 'introspection (JWT)', workers: [1, 2], peer: false, requests: introspect((t) => t.jwt) },
   { id: 'oidc.userinfo', label: 'userinfo', workers: [1], peer: true, durable: true, requests: (t) => [{ method: 'GET', path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${t.userToken}` } }] },
   { id: 'oidc.jwks', label: 'JWKS', workers: [1], peer: true, requests: () => [{ method: 'GET', path: '/oauth/v2/keys' }] },
 ];
+/**
+ * With `--quick`, WORKERS=2 runs only the refresh grant: the one whose state crosses processes (a token
+ * rotated by one worker is used next at the other); the others add nothing a smoke run must prove.
+ */
+const QUICK_WORKERS_2 = new Set(['oidc.refresh']);
 const LOGIN = { scenario: 'oidc.login', label: 'full code-flow login (password)', unit: 'logins/s' as const, hashing: true };
 
 /**
@@ -62,9 +71,11 @@ const LOGIN = { scenario: 'oidc.login', label: 'full code-flow login (password)'
  */
 export async function runOidc(ctx: Context): Promise<void> {
   const timing = { seconds: ctx.options.seconds, warmup: ctx.options.warmup };
+  const warmup = timing.warmup > 0;
   const rounds = ctx.options.quick ? 1 : 3;
   // Debian's glewlwyd, where installed, is measured in the same rounds, after the raw library (issue 22, goal 6).
-  const glewlwyd = glewlwydSide();
+  const glewlwyd = glewlwydSide(ctx.options.quick);
+  const peers = ctx.options.quick ? keptPeers() : freshPeers();
   const store = await ctx.newStore();
   try {
     const port = await freePort();
@@ -76,9 +87,10 @@ export async function runOidc(ctx: Context): Promise<void> {
         await checkActive(t, t.opaque);
         await checkActive(t, t.jwt!);
         const server = `Portcullis WORKERS=${workers}`;
-        for (const s of SCENARIOS.filter((s) => s.workers.includes(workers))) {
-          const ours = async () => withoutSocketErrors(await load(service.url, service.pid, timing, await s.requests(t)));
-          const onRaw = (durable: boolean) => async () => onPeer(async (p) => withoutSocketErrors(await load(p.url, p.pid, timing, await s.requests(await setUpRaw(p.url)))), durable);
+        const scenarios = SCENARIOS.filter((s) => s.workers.includes(workers) && (workers === 1 || !ctx.options.quick || QUICK_WORKERS_2.has(s.id)));
+        for (const s of scenarios) {
+          const ours = async () => withoutSocketErrors(await load(service.url, service.pid, timing, await s.requests(t, warmup)));
+          const onRaw = (durable: boolean) => async () => peers.on(async (p) => withoutSocketErrors(await load(p.url, p.pid, timing, await s.requests(await setUpRaw(p.url), warmup))), durable);
           const glew = s.peer ? glewlwyd?.scenario(s.id, timing) : undefined;
           const [mine, ...others] = await alternating(s.peer ? rounds : 1, [ours, ...(s.durable ? [onRaw(true)] : []), ...(s.peer ? [onRaw(false)] : []), ...(glew ? [glew] : [])]);
           const durable = s.durable ? others.shift() : undefined;
@@ -92,7 +104,7 @@ export async function runOidc(ctx: Context): Promise<void> {
           const [mine, bcryptAlone, theirs, glew] = await alternating(rounds, [
             () => logins(service.url, service.pid, timing.seconds, t),
             async () => ({ rate: await bcryptRate(timing.seconds), errors: 0 }),
-            () => onPeer(async (p) => logins(p.url, p.pid, timing.seconds, await setUpRaw(p.url))),
+            () => peers.on(async (p) => logins(p.url, p.pid, timing.seconds, await setUpRaw(p.url))),
             ...(glewlwyd ? [() => glewlwyd.logins(timing.seconds)] : []),
           ]);
           ctx.record({ ...LOGIN, kind: 'portcullis', server, workers, ...mine });
@@ -105,6 +117,8 @@ export async function runOidc(ctx: Context): Promise<void> {
       }
     }
   } finally {
+    await peers.close();
+    await glewlwyd?.close();
     await store.drop();
   }
 }
@@ -132,21 +146,54 @@ function peerOf(workers: number, name = 'raw oidc-provider') {
   return { kind: 'peer' as const, server: workers === 1 ? name : `${name} (beside WORKERS=${workers})`, nextTo: workers };
 }
 
-/**
- * Runs `work` against a freshly started peer: with the memory adapter (an LRU of 1,000 entries: no
- * carry-over), or `durable`, with the SQLite adapter on a new file removed afterwards.
- */
-async function onPeer<T>(work: (peer: Running) => Promise<T>, durable = false): Promise<T> {
+/** Where the raw peers' measurements run: `on` gives `work` a peer with the memory adapter, or a `durable` one. */
+interface RawPeers {
+  on<T>(work: (peer: Running) => Promise<T>, durable?: boolean): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A peer started for each measurement and stopped after it: nothing carries over (the full run). */
+function freshPeers(): RawPeers {
+  return {
+    on: async (work, durable = false) => {
+      const peer = await startRaw(durable);
+      try {
+        return await work(peer);
+      } finally {
+        await peer.stop();
+      }
+    },
+    close: async () => undefined,
+  };
+}
+
+/** One peer of each adapter, started on first use and kept until `close` (`--quick`). */
+function keptPeers(): RawPeers {
+  const started = new Map<boolean, Promise<Running>>();
+  return {
+    on: async (work, durable = false) => {
+      if (!started.has(durable)) started.set(durable, startRaw(durable));
+      return work(await started.get(durable)!);
+    },
+    close: async () => {
+      // A peer that failed to start has said so to its measurement already.
+      for (const peer of started.values()) await (await peer.catch(() => undefined))?.stop();
+    },
+  };
+}
+
+/** The raw peer with the memory adapter, or `durable`, with the SQLite adapter on a new file that `stop` removes. */
+async function startRaw(durable: boolean): Promise<Running> {
   const dir = durable ? mkdtempSync(join(tmpdir(), 'portcullis-bench-durable-peer-')) : undefined;
+  const removeDir = () => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  };
   try {
     const peer = await startPeer('raw-provider.js', [String(BCRYPT_COST), ...(dir ? [join(dir, 'oidc.sqlite')] : [])]);
-    try {
-      return await work(peer);
-    } finally {
-      await peer.stop();
-    }
-  } finally {
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    return { ...peer, stop: async () => (await peer.stop(), removeDir()) };
+  } catch (error) {
+    removeDir();
+    throw error;
   }
 }
 

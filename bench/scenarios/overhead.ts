@@ -10,7 +10,7 @@
 import { adminToken, call } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
 import { load } from '../lib/load.js';
-import { freePort, startPeer, startService } from '../lib/processes.js';
+import { allStarted, freePort, startPeer, startService } from '../lib/processes.js';
 import type { Running } from '../lib/processes.js';
 import { seedUsers } from '../lib/seed.js';
 import { alternating } from './oidc.js';
@@ -38,12 +38,9 @@ export async function runOverhead(ctx: Context): Promise<void> {
     await setup.stop();
     await seedUsers(store, org.id, 0, size);
 
-    const service = await startService(store, 1, port);
-    running.push(service);
-    const express = await startPeer('bare-express.js', []);
-    running.push(express);
-    const floor = await startPeer('scim-floor.js', [store.dataDir]);
-    running.push(floor);
+    // Started side by side: nothing is measured yet.
+    const [service, express, floor] = await allStarted([startService(store, 1, port), startPeer('bare-express.js', []), startPeer('scim-floor.js', [store.dataDir])]);
+    running.push(service, express, floor);
     const scim = (p: Running, base: string): ScimServer => ({ url: p.url, base, token });
     const ours = scim(service, `/scim/v2/${org.id}`);
     const theirs = scim(floor, `/scim/v2/${org.id}`);
@@ -52,9 +49,10 @@ export async function runOverhead(ctx: Context): Promise<void> {
 
     const healthz = (p: Running, s = seconds) => () => measure(p, s, [{ method: 'GET', path: '/healthz' }]);
     const lookup = (p: Running, server: ScimServer, s = seconds) => () => measure(p, s, scimRequests(server, LOOKUP, size));
-    // An unrecorded second on every server first (the JIT compiles the hot paths), then the paired rounds.
+    // An unrecorded second on every server first (the JIT compiles the hot paths), then the paired rounds;
+    // not with --quick, which measures nothing.
     const warmup = Math.max(1, ctx.options.warmup);
-    for (const warm of [healthz(service, warmup), healthz(express, warmup), lookup(service, ours, warmup), lookup(floor, theirs, warmup)]) await warm();
+    if (!ctx.options.quick) for (const warm of [healthz(service, warmup), healthz(express, warmup), lookup(service, ours, warmup), lookup(floor, theirs, warmup)]) await warm();
     const [h, hPeer, l, lPeer] = await alternating(rounds, [healthz(service), healthz(express), lookup(service, ours), lookup(floor, theirs)]);
     const mine = { kind: 'portcullis' as const, server: 'Portcullis WORKERS=1', workers: 1, unit: 'req/s' as const };
     ctx.record({ ...HEALTHZ, ...mine, ...h });

@@ -10,6 +10,7 @@ import { createServer, request, Agent } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { adminToken, call } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
+import { until } from '../lib/until.js';
 import { load } from '../lib/load.js';
 import { startService, withPeakMemory } from '../lib/processes.js';
 import { seedEvents } from '../lib/seed.js';
@@ -62,16 +63,9 @@ async function startReceiver(): Promise<Receiver> {
   return rx;
 }
 
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 export async function runWebhooks(ctx: Context): Promise<void> {
-  const events = ctx.options.quick ? 2_000 : 20_000;
+  const events = ctx.options.quick ? 500 : 20_000;
   const store = await ctx.newStore();
   const rx = await startReceiver();
   try {

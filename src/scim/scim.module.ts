@@ -17,5 +17,7 @@ import { ScimUsersService } from './users/scim-users.service.js';
   // The fallback comes last: Express matches routes in registration order.
   controllers: [ScimDiscoveryController, ScimUsersController, ScimGroupsController, ScimBulkController, ScimFallbackController],
   providers: [ScimUrls, ScimUserRepository, ScimUsersService, ScimGroupsService, ScimBulkService],
+  // Outbound provisioning (src/provisioning) sends users as this API represents them.
+  exports: [ScimUserRepository],
 })
 export class ScimModule {}

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { EventDto } from '../admin/dto/events.dto.js';
+import { THREAD_LIMITS } from '../common/operations/thread-limits.js';
 import type { AttemptResult } from './webhook-sender.js';
 
 /** One subscription's run of events for the delivery thread. */
@@ -59,7 +60,10 @@ export class DeliveryThread {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./delivery-thread.worker.js', import.meta.url), { workerData: { allowPrivateNetworks: this.allowPrivateNetworks } });
+    const worker = new Worker(new URL('./delivery-thread.worker.js', import.meta.url), {
+      workerData: { allowPrivateNetworks: this.allowPrivateNetworks },
+      resourceLimits: THREAD_LIMITS,
+    });
     // The thread never keeps the process alive: the dispatcher closes it on shutdown.
     worker.unref();
     worker.on('message', ({ id, results }: FromDeliveryThread) => {

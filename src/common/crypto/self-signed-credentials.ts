@@ -1,9 +1,14 @@
 // @peculiar/x509 resolves its parts through tsyringe, which needs the Reflect metadata API loaded first.
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import type * as X509 from '@peculiar/x509';
+import { onFirstUse } from '../modules/on-first-use.js';
 
-x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+/**
+ * @peculiar/x509 with its crypto provider, loaded at the first key made rather than at start-up: only SAML keys need it,
+ * and its parsers and schemas held 2.4 MB of every process's heap (BENCHMARKS.md, "Issue 40, memory").
+ */
+const x509Library = onFirstUse<typeof X509>('@peculiar/x509', (x509) => x509.cryptoProvider.set(webcrypto as unknown as Crypto));
 
 const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Uint8Array([1, 0, 1]), modulusLength: 2048 };
 
@@ -15,6 +20,7 @@ const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Ui
 export async function newSelfSignedCredentials(commonName: string): Promise<{ privateKeyPem: string; certificatePem: string }> {
   const keys = (await webcrypto.subtle.generateKey(RSA, true, ['sign', 'verify'])) as CryptoKeyPair;
   const now = Date.now();
+  const x509 = x509Library();
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
     name: `CN=${commonName.replace(/[,+="<>#;\\]/g, ' ')}`,

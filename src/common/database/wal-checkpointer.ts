@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AppLogger } from '../http/logging.js';
+import { THREAD_LIMITS } from '../operations/thread-limits.js';
 import { sqliteStatementsOf } from './statements.js';
 import type { CheckpointerData } from './wal-checkpointer.worker.js';
 
@@ -40,6 +41,7 @@ export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy 
     await sqlite.rows(`PRAGMA wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`, []);
     const worker = new Worker(new URL('./wal-checkpointer.worker.js', import.meta.url), {
       workerData: { path, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerData,
+      resourceLimits: THREAD_LIMITS,
     });
     // The thread never keeps the process alive; shutdown stops it.
     worker.unref();

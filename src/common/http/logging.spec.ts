@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import express from 'express';
@@ -96,5 +100,35 @@ describe('AppLogger', () => {
     const line = JSON.parse(lines[0]);
     assert.equal(line.msg, 'starting');
     assert.equal(line.reqId, undefined);
+  });
+
+  it('finds the request id of a request served in another storage (ownStorage: false) through findRequestsWith', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(JSON.parse(chunk.toString())), done()) });
+    const logger = new AppLogger({ logLevel: 'info' }, sink);
+    // As oidc-provider does: the library's own storage holds the request while it serves it.
+    const library = new AsyncLocalStorage<{ req: IncomingMessage }>();
+    logger.findRequestsWith(() => library.getStore()?.req);
+    const middleware = logger.requestMiddleware({ ownStorage: false });
+    const server = createServer((req, res) =>
+      middleware(req, res, () =>
+        library.run({ req }, async () => {
+          await new Promise((r) => setImmediate(r));
+          logger.log('inside the library', 'Provider');
+          res.end('ok');
+        }),
+      ),
+    );
+    server.listen(0);
+    try {
+      await once(server, 'listening');
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/token`, { headers: { 'x-request-id': 'oidc-7' } });
+      assert.equal(await res.text(), 'ok');
+    } finally {
+      server.close();
+    }
+    logger.log('after it', 'Main');
+    assert.equal(lines.find((l) => l.msg === 'inside the library')?.reqId, 'oidc-7');
+    assert.equal(lines.find((l) => l.msg === 'after it')?.reqId, undefined);
   });
 });

@@ -23,6 +23,8 @@ const INTERACTION_PATH = /^(\/ui\/login\/|\/oauth\/v2\/authorize\/)[^/]+/;
 export class AppLogger implements LoggerService {
   readonly root: Pino;
   private readonly requests = new AsyncLocalStorage<RequestScope>();
+  /** The request being served where it runs in another library's storage instead (findRequestsWith). */
+  private currentRequest: () => object | undefined = () => undefined;
 
   constructor(config: Pick<AppConfig, 'logLevel'>, destination?: pino.DestinationStream) {
     this.root = destination ? pino({ level: config.logLevel }, destination) : pino({ level: config.logLevel });
@@ -33,16 +35,31 @@ export class AppLogger implements LoggerService {
    * also `req.id` for the error filters), its completion line, and the id on every line logged while it
    * runs. Hand-written rather than pino-http, whose per-request child logger and serializers cost about
    * a tenth of a token request; the child logger is made only when a line is logged.
+   *
+   * `ownStorage: false` is for requests that run in an AsyncLocalStorage of their own already (oidc-provider's,
+   * see findRequestsWith): the id is kept on the request rather than in a second storage, which every promise of
+   * the request would pay to carry (async-hook propagation, BENCHMARKS.md, issue 40).
    */
-  requestMiddleware() {
-    return (req: IncomingMessage & { id?: string }, res: ServerResponse, next: () => void) => {
+  requestMiddleware({ ownStorage = true }: { ownStorage?: boolean } = {}) {
+    return (req: ScopedRequest, res: ServerResponse, next: () => void) => {
       const id = (req.id = assignRequestId(req, res));
       const started = performance.now();
       // 'close' comes after 'finish', and also when the client went away first (logged as aborted, as
       // pino-http did).
       res.once('close', () => this.complete(req, res, id, started));
-      this.requests.run({ id }, next);
+      if (ownStorage) return this.requests.run({ id }, next);
+      req[SCOPE] = { id };
+      next();
     };
+  }
+
+  /**
+   * How to find the request being served when it was given no storage of the logger's (`ownStorage: false`):
+   * e.g. oidc-provider's `Provider.ctx.req`. Lines logged outside both (before the library takes the request)
+   * have no request id; the request's own completion line always has it.
+   */
+  findRequestsWith(current: () => object | undefined): void {
+    this.currentRequest = current;
   }
 
   private complete(req: IncomingMessage, res: ServerResponse, id: string, started: number): void {
@@ -78,7 +95,7 @@ export class AppLogger implements LoggerService {
    * message is merged into the line (`{ err, ... }`), with the next string as the text.
    */
   private write(level: pino.Level, message: unknown, params: unknown[]): void {
-    const scope = this.requests.getStore();
+    const scope = this.requests.getStore() ?? (this.currentRequest() as ScopedRequest | undefined)?.[SCOPE];
     const logger = scope ? (scope.logger ??= this.root.child({ reqId: scope.id })) : this.root;
     const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
     if (message instanceof Error) {
@@ -99,6 +116,10 @@ interface RequestScope {
   id: string;
   logger?: Pino;
 }
+
+/** Where a request served without the logger's storage keeps its scope. */
+const SCOPE = Symbol('portcullis.log-scope');
+type ScopedRequest = IncomingMessage & { id?: string; [SCOPE]?: RequestScope };
 
 /** A request's path as logged: no query string, no interaction id. */
 function loggedPath(url: string | undefined): string {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { httpRequestDuration, httpRequests, scimRequests } from './metrics.js';
+import { httpRequests, scimRequests } from './metrics.js';
 
 /**
  * A request as the routers leave it: Express sets `route` (and `baseUrl`) on the request it matched;
@@ -44,8 +44,8 @@ function record(req: RoutedRequest, res: ServerResponse, seconds: number): void 
   const surface = surfaceOf((req.originalUrl ?? req.url ?? '/').split('?')[0]);
   const route = routeTemplateOf(req);
   const status = String(res.statusCode);
-  httpRequests.inc({ surface, route, status });
-  httpRequestDuration.observe({ surface, route, status }, seconds);
+  // One key per label set (route templates and surfaces hold no NUL): the labels object is made once per set.
+  httpRequests.observe(`${surface}\0${route}\0${status}`, () => ({ surface, route, status }), seconds);
   if (surface === 'scim') {
     scimRequests.inc({ resource: scimResourceOf(route), method: METHODS.has(req.method ?? '') ? req.method! : 'other', status });
   }

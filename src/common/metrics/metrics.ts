@@ -1,4 +1,5 @@
-import { Counter, Histogram, collectDefaultMetrics, register } from 'prom-client';
+import { Counter, Gauge, collectDefaultMetrics, register } from 'prom-client';
+import { RequestTally } from './request-tally.js';
 
 /**
  * The service's Prometheus metrics (docs/operations.md lists them). They live in prom-client's default
@@ -6,18 +7,15 @@ import { Counter, Histogram, collectDefaultMetrics, register } from 'prom-client
  * Label values are always from a small fixed set — route templates, grant types, results — never an
  * id, a name or a token, so the number of series stays bounded whatever the traffic.
  */
-export const httpRequests = new Counter({
-  name: 'portcullis_http_requests_total',
-  help: 'HTTP requests answered, by surface, route template and status code.',
-  labelNames: ['surface', 'route', 'status'] as const,
-});
-
-export const httpRequestDuration = new Histogram({
-  name: 'portcullis_http_request_duration_seconds',
-  help: 'Time from receiving a request to the end of its response, by surface, route template and status code.',
-  labelNames: ['surface', 'route', 'status'] as const,
-  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-});
+/** `portcullis_http_requests_total` and `portcullis_http_request_duration_seconds`, by surface, route template and status code. */
+export const httpRequests = new RequestTally(
+  { name: 'portcullis_http_requests_total', help: 'HTTP requests answered, by surface, route template and status code.' },
+  {
+    name: 'portcullis_http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its response, by surface, route template and status code.',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  },
+);
 
 export const tokensIssued = new Counter({
   name: 'portcullis_tokens_issued_total',
@@ -64,6 +62,18 @@ export const webhookDeliveries = new Counter({
   name: 'portcullis_webhook_deliveries_total',
   help: 'Webhook delivery attempts, by result.',
   labelNames: ['result'] as const,
+});
+
+export const provisioningRequests = new Counter({
+  name: 'portcullis_provisioning_requests_total',
+  help: 'Requests to outbound SCIM targets, by result: ok, not_found, conflict, invalid (400/422), auth (401/403), rate_limited (429), retry (5xx, redirect, no answer, bad JSON).',
+  labelNames: ['result'] as const,
+});
+
+export const provisioningLag = new Gauge({
+  name: 'portcullis_provisioning_lag_events',
+  help: "Events of a target's organization past the target's cursor, as its pusher last saw them, by target id.",
+  labelNames: ['target'] as const,
 });
 
 let defaultsCollected = false;

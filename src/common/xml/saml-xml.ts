@@ -1,4 +1,8 @@
-import { DOMParser } from '@xmldom/xmldom';
+import type * as XmlDom from '@xmldom/xmldom';
+import { onFirstUse } from '../modules/on-first-use.js';
+
+// Loaded at the first SAML document, not at start-up (src/common/modules/on-first-use.ts).
+const xmldom = onFirstUse<typeof XmlDom>('@xmldom/xmldom');
 
 export const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 export const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
@@ -13,7 +17,7 @@ export const DS = 'http://www.w3.org/2000/09/xmldsig#';
 export function parseXml(xml: string): Document {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new XmlRefused('a document type declaration or an entity');
   const problems: string[] = [];
-  const doc = new DOMParser({ errorHandler: { warning: () => undefined, error: (m: string) => problems.push(m), fatalError: (m: string) => problems.push(m) } }).parseFromString(xml, 'text/xml');
+  const doc = new (xmldom().DOMParser)({ errorHandler: { warning: () => undefined, error: (m: string) => problems.push(m), fatalError: (m: string) => problems.push(m) } }).parseFromString(xml, 'text/xml');
   if (problems.length > 0 || !doc.documentElement) throw new XmlRefused(`not well-formed XML (${problems[0] ?? 'empty'})`);
   return doc as unknown as Document;
 }

@@ -1,6 +1,7 @@
 import { createPublicKey, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { encrypt } from 'xml-encryption';
+import type * as XmlEncryption from 'xml-encryption';
+import { onFirstUse } from '../../common/modules/on-first-use.js';
 import { SAML, SAMLP, xmlEscape as x } from '../../common/xml/saml-xml.js';
 import { RESPONSE_LIFETIME_MS, samlId, samlInstant, STATUS, SUBJECT_CONFIRMATION_BEARER } from './saml-names.js';
 import { signEnveloped } from './xml-signature.js';
@@ -31,7 +32,10 @@ export interface Protection {
   encryptTo: string | null;
 }
 
-const encryptXml = promisify(encrypt) as (content: string, options: object) => Promise<string>;
+// Loaded at the first encrypted assertion, not at start-up (src/common/modules/on-first-use.ts).
+const xmlEncryption = onFirstUse<typeof XmlEncryption>('xml-encryption');
+const encryptXml = (content: string, options: object) =>
+  (promisify(xmlEncryption().encrypt) as (content: string, options: object) => Promise<string>)(content, options);
 
 /**
  * A `samlp:Response` with one bearer assertion (SAML Profiles §4.1.4.2): Destination and Recipient the ACS URL,

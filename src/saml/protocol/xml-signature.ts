@@ -1,8 +1,12 @@
 import { createSign, createVerify, X509Certificate } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { SignedXml } from 'xml-crypto';
+import type * as XmlCrypto from 'xml-crypto';
+import { onFirstUse } from '../../common/modules/on-first-use.js';
 import { DS, children, parseXml, XmlRefused } from '../../common/xml/saml-xml.js';
 import { ENVELOPED_SIGNATURE, EXCLUSIVE_C14N, RSA_SHA256, SHA256, SIGNATURE_ALGORITHMS } from './saml-names.js';
+
+// Loaded at the first SAML message, not at start-up (src/common/modules/on-first-use.ts).
+const xmlCrypto = onFirstUse<typeof XmlCrypto>('xml-crypto');
 
 /** The key that signs: the instance's SAML signing key (src/saml/keys). */
 export interface SamlSigner {
@@ -17,7 +21,7 @@ export interface SamlSigner {
  * certificate goes in `KeyInfo` so that SPs matching it against metadata find it.
  */
 export function signEnveloped(xml: string, id: string, signer: SamlSigner): string {
-  const signature = new SignedXml({
+  const signature = new (xmlCrypto().SignedXml)({
     privateKey: signer.privateKey,
     publicCert: signer.certificatePem,
     signatureAlgorithm: RSA_SHA256,
@@ -52,7 +56,7 @@ export function verifiedRoot(xml: string, root: Element, certificatePem: string)
   const signatures = children(root, DS, 'Signature');
   if (signatures.length !== 1) throw new XmlRefused(signatures.length === 0 ? 'the request is not signed' : 'more than one signature');
   const id = root.getAttribute('ID');
-  const verifier = new SignedXml({ publicCert: certificatePem, getCertFromKeyInfo: () => null });
+  const verifier = new (xmlCrypto().SignedXml)({ publicCert: certificatePem, getCertFromKeyInfo: () => null });
   verifier.loadSignature(signatures[0]!);
   const references = verifier.getReferences();
   if (references.length !== 1 || !id || references[0]!.uri !== `#${id}`) throw new XmlRefused('the signature does not cover the request');

@@ -1,6 +1,7 @@
 import { Catch, HttpException } from '@nestjs/common';
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { DpopChallenge } from '../../common/auth/dpop-proof.js';
 import { DatabaseAvailability } from '../../common/database/database-availability.js';
 import { DomainError, ErrorCode, assertNever } from '../../common/errors/domain-error.js';
 import { ScimFilterError } from '../filter/index.js';
@@ -71,7 +72,7 @@ export class ScimExceptionFilter implements ExceptionFilter {
     const body = scim
       ? scimErrorBody(scim.status, scim.message, scim.scimType, scim.id)
       : scimErrorBody(500, `internal error; request id ${String(request.id ?? 'unknown')}`, undefined, 'internal');
-    setErrorHeaders(response, status);
+    setErrorHeaders(response, status, error instanceof DpopChallenge ? error.headers() : undefined);
     if (scim?.allow) response.setHeader('Allow', scim.allow);
     response.status(status).type(SCIM_MEDIA_TYPE).send(JSON.stringify(body));
   }

@@ -12,6 +12,7 @@ export type Token =
 
 const PUNCTUATION = new Set(['(', ')', '[', ']']);
 const WHITESPACE = new Set([' ', '\t', '\r', '\n']);
+const CONTROL_CHARACTER = /[\u0000-\u001f]/;
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   '"': '"',
   '\\': '\\',
@@ -53,6 +54,13 @@ function isDelimiter(ch: string): boolean {
 
 /** compValue strings are JSON strings: "rules from JSON (RFC 7159)" (RFC 7644 §3.4.2.2, Figure 1). */
 function readString(input: string, start: number, scimType: ScimFilterErrorType): Token {
+  // Most strings have no escape and no control character: their value is the text between the quotes,
+  // taken in one slice rather than a character at a time. Any other string takes the loop below.
+  const end = input.indexOf('"', start + 1);
+  if (end !== -1) {
+    const body = input.slice(start + 1, end);
+    if (!body.includes('\\') && !CONTROL_CHARACTER.test(body)) return { kind: 'string', text: input.slice(start, end + 1), value: body, position: start };
+  }
   let value = '';
   let i = start + 1;
   while (i < input.length) {

@@ -14,8 +14,12 @@ const ALWAYS = new Set(['id', 'schemas']);
 /** `returned: request` (user.schema.ts): only when named in `attributes`. */
 const ON_REQUEST = new Set(['usertype']);
 
+/** Neither `attributes` nor `excludedAttributes`: what almost every request asks, one value for all of them. */
+const DEFAULT_SELECTION: AttributeSelection = Object.freeze({ attributes: undefined, excluded: Object.freeze([]) as unknown as Path[] });
+
 /** Parses `attributes` / `excludedAttributes` (RFC 7644 §3.4.2.5): comma-separated attribute paths. */
 export function parseAttributeList(attributes: string | undefined, excluded: string | undefined): AttributeSelection {
+  if ((attributes === undefined || attributes.trim() === '') && (excluded === undefined || excluded.trim() === '')) return DEFAULT_SELECTION;
   return { attributes: attributes === undefined || attributes.trim() === '' ? undefined : paths(attributes), excluded: paths(excluded ?? '') };
 }
 
@@ -43,8 +47,12 @@ export function selectsAttribute(selection: AttributeSelection, name: string): b
   return !selection.excluded.some((path) => path[0] === name && path.length === 1);
 }
 
-/** Applies the selection to a full resource. */
+/**
+ * Applies the selection to a full resource: a new object, or the resource itself when the selection is
+ * the default and it holds no attribute returned only on request (nothing to leave out, nothing to copy).
+ */
 export function project(resource: JsonObject, selection: AttributeSelection): JsonObject {
+  if (selection.attributes === undefined && selection.excluded.length === 0 && !Object.keys(resource).some((key) => ON_REQUEST.has(key.toLowerCase()))) return resource;
   if (selection.attributes) {
     const out: JsonObject = {};
     for (const [key, value] of Object.entries(resource)) if (ALWAYS.has(key.toLowerCase())) out[key] = value;

@@ -69,12 +69,24 @@ function compactPhone(value: string, field: string): string {
 }
 
 /**
+ * The user's properties `toScimUser` reads. A list or lookup reads these columns only (scim-user.repository.ts),
+ * not the whole row: a password hash, search text and flags no SCIM attribute shows would be read and
+ * converted for every user returned (BENCHMARKS.md, "Issue 40, SCIM lookup against its floor").
+ */
+export const PRESENTED_PROPERTIES = [
+  'id', 'externalId', 'userName', 'givenName', 'familyName', 'displayName', 'nickName', 'profileUrl', 'title', 'userType',
+  'preferredLanguage', 'locale', 'timezone', 'state', 'email', 'phone', 'scimAttributes', 'version', 'createdAt', 'changedAt',
+] as const satisfies readonly (keyof UserEntity)[];
+
+export type PresentedUser = Pick<UserEntity, (typeof PRESENTED_PROPERTIES)[number]>;
+
+/**
  * The SCIM representation of a user (RFC 7643 §4.1), every stored attribute included. `name.formatted`
  * is derived from the name parts when none was stored; `stored: true` leaves it out, for the base a
  * PATCH is applied to, so that a derived value never becomes a stored one (and then goes stale). `groups`
  * are the user's groups when the caller read them (the selection asks for them).
  */
-export function toScimUser(user: UserEntity, baseUrl: string, options: { stored?: boolean; groups?: readonly UserGroup[] } = {}): JsonObject {
+export function toScimUser(user: PresentedUser, baseUrl: string, options: { stored?: boolean; groups?: readonly UserGroup[] } = {}): JsonObject {
   const stored = (user.scimAttributes ?? {}) as JsonObject;
   const name: JsonObject = { ...((stored.name as JsonObject | undefined) ?? {}) };
   if (user.givenName !== null) name.givenName = user.givenName;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
+import type { ColumnMetadata } from 'typeorm/metadata/ColumnMetadata.js';
 import { BoundedReads, ReadTooCostly } from '../../common/database/bounded-reads.js';
 import { statementsOf } from '../../common/database/statements.js';
 import type { Statements } from '../../common/database/statements.js';
@@ -15,6 +16,15 @@ import type { ListQuery } from '../query/scim-list-query.js';
 import { servedByIndex, tooCostly } from '../query/filter-cost.js';
 import { compileFilter } from '../query/scim-filter.sql.js';
 import { ScimError } from '../errors/scim-error.js';
+import { PRESENTED_PROPERTIES } from './scim-user.mapper.js';
+import type { PresentedUser } from './scim-user.mapper.js';
+
+/** How rows are read: the columns selected and hydrated (every column into an entity, or what SCIM presents). */
+interface Reading<T> {
+  select: string;
+  columns: readonly ColumnMetadata[];
+  create(): T;
+}
 
 /** Attributes whose `eq` an index serves (filter-cost.ts). */
 const INDEXED_USER_ATTRIBUTES = new Set(['id', 'externalid', 'username']);
@@ -38,6 +48,9 @@ const SORT_COLUMNS = new Map<string, { column: UserColumn; nullable: boolean }>(
  */
 @Injectable()
 export class ScimUserRepository {
+  private entities: Reading<UserEntity> | undefined;
+  private presented: Reading<PresentedUser> | undefined;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly boundedReads: BoundedReads,
@@ -47,18 +60,28 @@ export class ScimUserRepository {
   async findHuman(orgId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<UserEntity> {
     const row = await humanUserRow(manager, orgId, id);
     if (!row) throw ScimError.notFound(`user ${id} not found`);
-    return this.hydrate(row);
+    return this.hydrate(row, this.entityReading());
   }
 
-  async search(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {
+  /** A page of whole users (the provisioning reconcile pushes what it reads). */
+  search(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {
+    return this.searchReading(orgId, query, this.entityReading());
+  }
+
+  /** A page of users as SCIM presents them (`toScimUser`): only the columns it reads. */
+  searchPresented(orgId: string, query: ListQuery): Promise<{ total: number; users: PresentedUser[] }> {
+    return this.searchReading(orgId, query, this.presentedReading());
+  }
+
+  private async searchReading<T>(orgId: string, query: ListQuery, reading: Reading<T>): Promise<{ total: number; users: T[] }> {
     try {
-      return await this.searchWith(orgId, query);
+      return await this.searchWith(orgId, query, reading);
     } catch (error) {
       throw error instanceof ReadTooCostly ? tooCostly(error.limitMs) : error;
     }
   }
 
-  private async searchWith(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {
+  private async searchWith<T>(orgId: string, query: ListQuery, reading: Reading<T>): Promise<{ total: number; users: T[] }> {
     let where = `u.${USER_COLUMNS.orgId} = :orgId AND u.${USER_COLUMNS.type} = 'human'`;
     let named: Record<string, unknown> = { orgId };
     // A filter that may scan the organization runs bounded in time, off the request thread on SQLite.
@@ -69,7 +92,7 @@ export class ScimUserRepository {
       named = { ...named, ...compiled.params };
       if (!servedByIndex(query.filter, INDEXED_USER_ATTRIBUTES)) reads = this.boundedReads;
     }
-    const users = query.count === 0 ? [] : await this.page(orgId, where, named, query, reads);
+    const users = query.count === 0 ? [] : await this.page(orgId, where, named, query, reads, reading);
     // The total needs its own query only when this page does not reveal it (a full page, or past the end);
     // without a filter it is the organization's kept count rather than a walk over all its users.
     const known = users.length < query.count && (users.length > 0 || query.startIndex === 1);
@@ -77,23 +100,36 @@ export class ScimUserRepository {
     return { total: query.filter ? await countUsersWhere(reads, where, named) : await humanCount(this.dataSource.manager, orgId), users };
   }
 
-  private async page(orgId: string, where: string, params: Record<string, unknown>, query: ListQuery, reads: Statements): Promise<UserEntity[]> {
+  private async page<T>(orgId: string, where: string, params: Record<string, unknown>, query: ListQuery, reads: Statements, reading: Reading<T>): Promise<T[]> {
     // Unfiltered pages in an order without NULLs may come from sort-key checkpoints; the answer is the
     // page OFFSET would give at that moment either way (src/users/user-order-checkpoints.ts).
     const column = query.filter ? undefined : checkpointColumn(query);
     const offset = query.startIndex - 1;
     const rows =
       (column && (await pageFromCheckpoints(this.dataSource, orgId, column, query.sort?.descending ?? false, offset, query.count))) ||
-      (await humanUserPage(reads, { where, params, order: orderBy(query) }, query.count, offset));
-    return rows.map((row) => this.hydrate(row));
+      (await humanUserPage(reads, { where, params, order: orderBy(query) }, query.count, offset, reading.select));
+    return rows.map((row) => this.hydrate(row, reading));
   }
 
-  /** A raw row as the entity TypeORM would build: driver type conversions and column transformers. */
-  private hydrate(row: Record<string, unknown>): UserEntity {
-    const user = new UserEntity();
-    for (const column of this.dataSource.getMetadata(UserEntity).columns) {
-      (user as unknown as Record<string, unknown>)[column.propertyName] = this.dataSource.driver.prepareHydratedValue(row[column.databaseName], column);
+  /** Every column, into the entity (`u.*`: the statements stay those every other read of a user shares). */
+  private entityReading(): Reading<UserEntity> {
+    return (this.entities ??= { select: 'u.*', columns: this.dataSource.getMetadata(UserEntity).columns, create: () => new UserEntity() });
+  }
+
+  /** The columns `toScimUser` reads, looked up once in TypeORM's metadata. */
+  private presentedReading(): Reading<PresentedUser> {
+    if (!this.presented) {
+      const wanted = new Set<string>(PRESENTED_PROPERTIES);
+      const columns = this.dataSource.getMetadata(UserEntity).columns.filter((c) => wanted.has(c.propertyName));
+      this.presented = { select: columns.map((c) => `u.${c.databaseName}`).join(', '), columns, create: () => ({}) as PresentedUser };
     }
+    return this.presented;
+  }
+
+  /** A raw row as TypeORM would hydrate it: driver type conversions and column transformers. */
+  private hydrate<T>(row: Record<string, unknown>, reading: Reading<T>): T {
+    const user = reading.create();
+    for (const column of reading.columns) (user as Record<string, unknown>)[column.propertyName] = this.dataSource.driver.prepareHydratedValue(row[column.databaseName], column);
     return user;
   }
 }

@@ -14,9 +14,9 @@ import { project } from '../query/scim-projection.js';
 import { listQueryFromParams, listQueryFromSearch, selectionParams } from '../query/scim-list-query.js';
 import type { ListQuery } from '../query/scim-list-query.js';
 import { listResponse } from '../scim-list.response.js';
-import type { UserEntity } from '../../users/entities/user.entity.js';
 import type { UserGroup } from '../../users/groups/group.queries.js';
 import { toScimUser } from './scim-user.mapper.js';
+import type { PresentedUser } from './scim-user.mapper.js';
 import { patchUser, readPatchRequest } from './scim-user.patch.js';
 import { validateUser } from './scim-user.validator.js';
 import { ScimUsersService } from './scim-users.service.js';
@@ -116,7 +116,7 @@ export class ScimUsersController {
     return listResponse(resources, total, query.startIndex);
   }
 
-  private present(orgId: string, user: UserEntity, groups?: Map<string, UserGroup[]>): JsonObject {
+  private present(orgId: string, user: PresentedUser, groups?: Map<string, UserGroup[]>): JsonObject {
     return toScimUser(user, this.urls.base(orgId), { groups: groups?.get(user.id) });
   }
 }

@@ -22,6 +22,7 @@ import type { AttributeSelection } from '../query/scim-projection.js';
 import { groupsOfUsers } from '../../users/groups/group.queries.js';
 import type { UserGroup } from '../../users/groups/group.queries.js';
 import { toProfile } from './scim-user.mapper.js';
+import type { PresentedUser } from './scim-user.mapper.js';
 import { ScimUserRepository } from './scim-user.repository.js';
 import type { ValidUser } from './scim-user.validator.js';
 import { isInactive, isLocked } from '../../users/rules/user-state.js';
@@ -55,12 +56,12 @@ export class ScimUsersService {
     return this.repository.findHuman(orgId, id);
   }
 
-  list(orgId: string, query: ListQuery): Promise<{ total: number; users: UserEntity[] }> {
-    return this.repository.search(orgId, query);
+  list(orgId: string, query: ListQuery): Promise<{ total: number; users: PresentedUser[] }> {
+    return this.repository.searchPresented(orgId, query);
   }
 
   /** The users' groups (`groups`, RFC 7643 §4.1.2), read only when the selection returns them. */
-  async groupsOf(users: readonly UserEntity[], selection: AttributeSelection): Promise<Map<string, UserGroup[]>> {
+  async groupsOf(users: readonly { id: string }[], selection: AttributeSelection): Promise<Map<string, UserGroup[]>> {
     if (users.length === 0 || !selectsAttribute(selection, 'groups')) return new Map();
     return groupsOfUsers(this.dataSource.manager, users.map((u) => u.id));
   }
