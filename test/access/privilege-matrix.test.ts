@@ -26,17 +26,20 @@ function held(roles: RoleSet, orgId: string): HeldRoles {
 /** Everything stored about a user that an operation could change, to prove a refusal changed nothing. */
 async function stateOf(svc: TestService, userId: string): Promise<string> {
   const q = (sql: string) => svc.dataSource.query(sql, [userId]);
-  return JSON.stringify([
-    await q('SELECT * FROM users WHERE id = ?'),
-    await q('SELECT * FROM memberships WHERE user_id = ? ORDER BY scope_type, scope_id'),
-    await q('SELECT * FROM machine_secrets WHERE user_id = ?'),
-    await q('SELECT * FROM personal_access_tokens WHERE user_id = ? ORDER BY id'),
-    await q('SELECT * FROM public_keys WHERE owner_id = ? ORDER BY id'),
-    await q('SELECT * FROM group_members WHERE user_id = ? ORDER BY group_id'),
-    await q('SELECT * FROM user_factors WHERE user_id = ? ORDER BY id'),
-    await q('SELECT c.* FROM recovery_codes c JOIN user_factors f ON f.id = c.factor_id WHERE f.user_id = ? ORDER BY c.code_hash'),
-    await q('SELECT COUNT(*) AS n FROM events WHERE aggregate_id = ?'),
-  ]);
+  // At once: on MariaDB the pool runs them side by side (this runs twice for every case of the matrix).
+  return JSON.stringify(
+    await Promise.all([
+      q('SELECT * FROM users WHERE id = ?'),
+      q('SELECT * FROM memberships WHERE user_id = ? ORDER BY scope_type, scope_id'),
+      q('SELECT * FROM machine_secrets WHERE user_id = ?'),
+      q('SELECT * FROM personal_access_tokens WHERE user_id = ? ORDER BY id'),
+      q('SELECT * FROM public_keys WHERE owner_id = ? ORDER BY id'),
+      q('SELECT * FROM group_members WHERE user_id = ? ORDER BY group_id'),
+      q('SELECT * FROM user_factors WHERE user_id = ? ORDER BY id'),
+      q('SELECT c.* FROM recovery_codes c JOIN user_factors f ON f.id = c.factor_id WHERE f.user_id = ? ORDER BY c.code_hash'),
+      q('SELECT COUNT(*) AS n FROM events WHERE aggregate_id = ?'),
+    ]),
+  );
 }
 
 /**
