@@ -7,7 +7,7 @@ import { cpuText } from './report.js';
 export const CONNECTIONS = 10;
 
 /** What a scenario adds to the server it ran against to make a Measurement. */
-export type Figures = Pick<Measurement, 'rate' | 'p50' | 'mean' | 'p99' | 'errors' | 'peakMb' | 'cpuUs' | 'dbCpuUs'>;
+export type Figures = Pick<Measurement, 'rate' | 'p50' | 'mean' | 'p99' | 'errors' | 'requests' | 'peakMb' | 'cpuUs' | 'dbCpuUs'>;
 
 /** How long to measure, after how long an unmeasured warm-up (the JIT compiles the hot paths during it). */
 export interface Timing {
@@ -35,6 +35,7 @@ export async function load(url: string, pid: number, timing: Timing, requests: R
     mean: result.latency.average,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors, // errors include timeouts
+    requests: result.requests.total,
     peakMb,
     ...per(result.requests.total),
     socketErrors: result.errors,
@@ -63,5 +64,5 @@ export function perOperation(figures: Figures & { socketErrors: number }, second
     ...(cpuUs === undefined ? {} : { cpuUs: Math.round(cpuUs * requestsPerOperation) }),
     ...(dbCpuUs === undefined ? {} : { dbCpuUs: Math.round(dbCpuUs * requestsPerOperation) }),
   };
-  return { ...rest, ...cpu, rate: done.completed / seconds, errors: done.failed + socketErrors };
+  return { ...rest, ...cpu, rate: done.completed / seconds, errors: done.failed + socketErrors, requests: done.completed + done.failed };
 }

@@ -26,6 +26,11 @@ export interface Measurement {
   max?: number;
   /** Non-2xx answers plus socket errors and timeouts. */
   errors: number;
+  /**
+   * Answers counted in the measured run(s), failed ones included (for a chain: operations). With `errors`, it tells
+   * a figure of the work from a figure of errors (bench/lib/targets.ts `isVoid`); absent in results before it.
+   */
+  requests?: number;
   /** Largest resident memory of any one process of the server during the scenario (MB). */
   peakMb?: number;
   /**

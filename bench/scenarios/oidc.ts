@@ -127,7 +127,7 @@ type RoundFigures = Pick<Figures, 'rate' | 'errors'> & Partial<Figures>;
 
 /**
  * Runs the measurements one after the other, `rounds` times, and gives each one's median round (by
- * rate), with the errors of all rounds and the largest peak memory of any.
+ * rate), with the errors and answers of all rounds and the largest peak memory of any.
  */
 export async function alternating<T extends RoundFigures>(rounds: number, measurements: (() => Promise<T>)[]): Promise<T[]> {
   const results: T[][] = measurements.map(() => []);
@@ -137,7 +137,8 @@ export async function alternating<T extends RoundFigures>(rounds: number, measur
   return results.map((all) => {
     const median = [...all].sort((a, b) => a.rate - b.rate)[Math.floor(all.length / 2)];
     const peaks = all.map((f) => f.peakMb).filter((mb): mb is number => mb !== undefined);
-    return { ...median, errors: all.reduce((sum, f) => sum + f.errors, 0), ...(peaks.length ? { peakMb: Math.max(...peaks) } : {}) };
+    const counted = all.every((f) => f.requests !== undefined) ? { requests: all.reduce((sum, f) => sum + f.requests!, 0) } : {};
+    return { ...median, errors: all.reduce((sum, f) => sum + f.errors, 0), ...counted, ...(peaks.length ? { peakMb: Math.max(...peaks) } : {}) };
   });
 }
 

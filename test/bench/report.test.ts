@@ -74,6 +74,26 @@ describe('benchmark report', () => {
     assert.match(markdown, /\| oidc\.client-credentials \| peer \(beside WORKERS=2\) \| 1,200 req\/s \|/);
   });
 
+  it('leaves a figure whose answers were more than 1 % errors out of every ratio and target, and says so', () => {
+    const durable = (rate: number) => peer('oidc.refresh', rate, { server: 'oidc-provider + SQLite adapter', nextTo: 1, requests: 6_000 });
+    // The memory peer's rotating refresh as measured: its adapter's LRU evicted the pooled refresh tokens.
+    const r = run([
+      ours('oidc.refresh', 950, { requests: 5_700 }),
+      durable(1000),
+      peer('oidc.refresh', 8_664, { nextTo: 1, errors: 158_447, requests: 162_000 }),
+      ours('oidc.client-credentials', 700, { requests: 4_200, errors: 43 }),
+      peer('oidc.client-credentials', 1000, { nextTo: 1, requests: 6_000, errors: 60 }),
+    ]);
+    assert.equal(verdict(r, 'Portcullis WORKERS=1', '≥ 0.9× the durable peer')?.text, '≥ 0.9× the durable peer: 0.95×');
+    assert.equal(evaluateTargets(r).filter((v) => v.subject.scenario === 'oidc.refresh' && v.text.includes('raw library')).length, 0);
+    // Exactly 1 % of errors is still a figure; above it, the figure is void.
+    assert.equal(verdict(r, 'Portcullis WORKERS=1', '≥ 0.6×')?.text, '≥ 0.6× the raw library: void: 1 % of the answers failed');
+    assert.equal(verdict(r, 'Portcullis WORKERS=1', '≥ 0.6×')?.met, false);
+    const markdown = renderReport(r, 'chart.png');
+    assert.match(markdown, /\| oidc\.refresh \| peer \| 8,664 req\/s \|.*\| void: 98 % of the answers failed \|/);
+    assert.match(markdown, /\| oidc\.refresh \| 1 \| 950 req\/s \| 1,000 req\/s \| 8,664 req\/s \(void: 98 % of the answers failed\) \| 0\.95× \| — \|/);
+  });
+
   it('never rounds a ratio just under its target up to the target', () => {
     const r = run([peer('oidc.introspection-opaque', 254.5), ours('oidc.introspection-opaque', 151.5)]);
     const v = verdict(r, 'Portcullis WORKERS=1', '≥ 0.6×');
