@@ -4,8 +4,9 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import mysql from 'mysql2/promise';
-import { freePort } from '../../support/service.js';
+import { createServer } from 'node:net';
 
 /** Debian's MariaDB server, its Galera provider and HAProxy: .ci/run installs them (galera-4, haproxy, rsync). */
 const MARIADBD = '/usr/sbin/mariadbd';
@@ -51,13 +52,13 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
   const root = mkdtempSync(join(tmpdir(), 'portcullis-galera-'));
   chmodSync(root, 0o755);
   const nodes: Node[] = [];
-  for (let i = 0; i < size; i++) nodes.push({ name: `node${i + 1}`, dir: join(root, `node${i + 1}`), port: await freePort(), gcommPort: await freePort() });
+  for (let i = 0; i < size; i++) nodes.push({ name: `node${i + 1}`, dir: join(root, `node${i + 1}`), port: await stablePort(), gcommPort: await stablePort() });
   const gcomm = nodes.map((n) => `127.0.0.1:${n.gcommPort}`).join(',');
   const asMysql = userInfo().uid === 0;
   const owner = asMysql ? { uid: Number(execFileSync('id', ['-u', 'mysql']).toString()), gid: Number(execFileSync('id', ['-g', 'mysql']).toString()) } : undefined;
   for (const node of nodes) {
     mkdirSync(join(node.dir, 'data'), { recursive: true });
-    writeFileSync(join(node.dir, 'my.cnf'), nodeConfig(node, gcomm, await freePort(), await freePort(), asMysql));
+    writeFileSync(join(node.dir, 'my.cnf'), nodeConfig(node, gcomm, await stablePort(), await stablePort(), asMysql));
   }
   const initSql = join(root, 'init.sql');
   writeFileSync(initSql, `CREATE USER IF NOT EXISTS 'root'@'127.0.0.1';\nGRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n`);
@@ -68,7 +69,7 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
     node.child = spawn(MARIADBD, [`--defaults-file=${join(node.dir, 'my.cnf')}`, ...extra], { stdio: 'ignore' });
     await waitSynced(node);
   };
-  const haproxyPort = await freePort();
+  const haproxyPort = await stablePort();
   let haproxy: ChildProcess | undefined;
   try {
     await start(nodes[0], ['--wsrep-new-cluster', `--init-file=${initSql}`]);
@@ -95,7 +96,11 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
       await killNode(nodes[index]);
     },
     async restart(index) {
-      await start(nodes[index]);
+      try {
+        await start(nodes[index]);
+      } catch (error) {
+        throw new Error(`${String(error)}\n${logTail(nodes)}`);
+      }
     },
     async isolate(index, isolated) {
       const c = await mysql.createConnection({ host: '127.0.0.1', port: nodes[index].port, user: 'root' });
@@ -183,6 +188,26 @@ backend nodes
   default-server inter 500ms fall 2 rise 2 on-marked-down shutdown-sessions
 ${nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.port} check`).join('\n')}
 `;
+}
+
+/**
+ * A free loopback port below the kernel's ephemeral range. A killed node's ports stay its own while it is down: a
+ * port from that range (`freePort`) could meanwhile become the local port of an outgoing connection (HAProxy's to
+ * the other nodes, the tests' own) or another test process's `freePort`, and the node could not start again
+ * (SQL, gcomm, IST and SST ports are all fixed in its my.cnf).
+ */
+async function stablePort(): Promise<number> {
+  const [ephemeralLow] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+  for (let attempt = 0; ; attempt++) {
+    const port = randomInt(10_000, Math.max(ephemeralLow, 10_001));
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+    if (attempt > 100) throw new Error('no free port below the ephemeral range');
+  }
 }
 
 /** Until the node is a Synced member of a primary component (it may take an SST first). */
