@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { rowInsert } from '../../src/common/database/row-batches.js';
 import { EventStore } from '../../src/common/events/event-store.js';
 import { OrganizationEntity } from '../../src/users/entities/organization.entity.js';
 import { OrganizationsService } from '../../src/users/organizations.service.js';
@@ -72,6 +73,29 @@ describe('domain: unit of work', () => {
     assert.equal(await taken(), before + (mysql ? 1 : 0), 'EventStore.push');
     await domain.uow.writeEvents(`INSERT INTO events (id, type, aggregate_type, aggregate_id, resource_owner, editor_user_id, payload, created_at) VALUES ('uow-positions', 'org.added', 'org', 'x', 'instance', NULL, '{}', 0)`, []);
     assert.equal(await taken(), before + (mysql ? 2 : 0), 'UnitOfWork.writeEvents');
+  });
+
+  it('inserts the rows of concurrent callers (one multi-row statement on MySQL/MariaDB): each hears back once its row is stored; a bad row fails alone', async () => {
+    const mysql = domain.dataSource.options.type === 'mysql';
+    const insert = rowInsert(
+      'INSERT INTO oidc_payloads (model, id_hash, payload) VALUES',
+      '(?, ?, ?)',
+      mysql ? 'ON DUPLICATE KEY UPDATE payload = VALUES(payload)' : 'ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload',
+    );
+    const stored = async (key: string) => (await domain.dataSource.query("SELECT payload FROM oidc_payloads WHERE model = 'UowRows' AND id_hash = ?", [key]))[0]?.payload;
+    const rows = Array.from({ length: 40 }, (_, i) => [`row-${i}`, `{"n":${i}}`]);
+    // Row 7 has no payload (NOT NULL): refused, alone; row 3 is written twice, the second time last: its value stands.
+    const outcomes = await Promise.allSettled([
+      ...rows.map(([key, payload], i) => domain.uow.insertRow(insert, ['UowRows', key, i === 7 ? null : payload]).then(() => stored(key))),
+      domain.uow.insertRow(insert, ['UowRows', 'row-3', '{"n":"again"}']),
+    ]);
+    assert.deepEqual(outcomes.map((o, i) => `${i}:${o.status}`), outcomes.map((_, i) => `${i}:${i === 7 ? 'rejected' : 'fulfilled'}`));
+    // Each caller read its row back as soon as it heard: stored before the answer.
+    for (const [i, [key, payload]] of rows.entries()) if (i !== 7 && i !== 3) assert.equal((outcomes[i] as PromiseFulfilledResult<string>).value, payload, key);
+    assert.equal(await stored('row-3'), '{"n":"again"}');
+    assert.equal(await stored('row-7'), undefined);
+    const [{ n }] = await domain.dataSource.query("SELECT COUNT(*) AS n FROM oidc_payloads WHERE model = 'UowRows'");
+    assert.equal(Number(n), 39);
   });
 
   it('tells commit listeners after a commit, not after a rollback', async () => {

@@ -5,6 +5,8 @@ import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { statementsOf } from '../../common/database/statements.js';
 import type { Statements } from '../../common/database/statements.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { rowInsert } from '../../common/database/row-batches.js';
+import type { RowInsert } from '../../common/database/row-batches.js';
 import { accountJoin, tokenUserJoin } from '../../users/queries/oidc-accounts.js';
 import { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
@@ -24,6 +26,22 @@ const TOKEN_MODELS = ['AccessToken', 'ClientCredentials', 'RefreshToken'];
 const TOKEN_ROUTES = new Set(['introspection', 'revocation']);
 
 const COLUMNS = 'model, payload, expires_at, consumed_at';
+
+const UPSERT_HEAD = 'INSERT INTO oidc_payloads (model, id_hash, payload, grant_id, account_id, client_id, uid, user_code, expires_at, consumed_at) VALUES';
+const UPSERT_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)';
+/** One statement for every model: on MySQL/MariaDB the rows of concurrent grants are written together (row-batches.ts). */
+const UPSERT = {
+  sqlite: rowInsert(
+    UPSERT_HEAD,
+    UPSERT_ROW,
+    'ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = COALESCE(excluded.grant_id, oidc_payloads.grant_id), account_id = excluded.account_id, client_id = excluded.client_id, uid = excluded.uid, user_code = COALESCE(excluded.user_code, oidc_payloads.user_code), expires_at = excluded.expires_at, consumed_at = NULL',
+  ),
+  mysql: rowInsert(
+    UPSERT_HEAD,
+    UPSERT_ROW,
+    'ON DUPLICATE KEY UPDATE payload = VALUES(payload), grant_id = COALESCE(VALUES(grant_id), grant_id), account_id = VALUES(account_id), client_id = VALUES(client_id), uid = VALUES(uid), user_code = COALESCE(VALUES(user_code), user_code), expires_at = VALUES(expires_at), consumed_at = NULL',
+  ),
+};
 
 /**
  * The token's user (its account, or the machine user that is its client), read with the token for the
@@ -61,11 +79,11 @@ export const TOKEN_WITH_USER_STATEMENTS = { introspection: TOKEN_WITH_USER_SQL, 
  * secrets, so rows are keyed by their keyed hash and the payload is stored without `jti` (docs/product-rules.md, "OpenID Connect and OAuth");
  * `find` puts the id back, since the caller had to present it. Every process reads the same rows, so
  * sessions, grants and tokens survive restarts and work across WORKERS and hosts (docs/product-rules.md, "Running it").
- * Each method is one parameterised statement; writes go through the UnitOfWork (SQLite group commit),
- * and nothing is cached across requests.
+ * Each method is one parameterised statement; writes go through the UnitOfWork (group commit: SQLite
+ * transactions, MySQL multi-row inserts), and nothing is cached across requests.
  */
 export class OidcPayloadAdapter implements Adapter {
-  private readonly upsertSql: string;
+  private readonly upsertRow: RowInsert;
   private readonly sql: Statements;
 
   constructor(
@@ -76,11 +94,7 @@ export class OidcPayloadAdapter implements Adapter {
     private readonly jwtIds?: JwtTokenIds,
     private readonly audit?: AuditedRemoval,
   ) {
-    const insert = 'INSERT INTO oidc_payloads (model, id_hash, payload, grant_id, account_id, client_id, uid, user_code, expires_at, consumed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)';
-    this.upsertSql =
-      dialectOf(dataSource) === 'sqlite'
-        ? `${insert} ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload, grant_id = COALESCE(excluded.grant_id, oidc_payloads.grant_id), account_id = excluded.account_id, client_id = excluded.client_id, uid = excluded.uid, user_code = COALESCE(excluded.user_code, oidc_payloads.user_code), expires_at = excluded.expires_at, consumed_at = NULL`
-        : `${insert} ON DUPLICATE KEY UPDATE payload = VALUES(payload), grant_id = COALESCE(VALUES(grant_id), grant_id), account_id = VALUES(account_id), client_id = VALUES(client_id), uid = VALUES(uid), user_code = COALESCE(VALUES(user_code), user_code), expires_at = VALUES(expires_at), consumed_at = NULL`;
+    this.upsertRow = dialectOf(dataSource) === 'sqlite' ? UPSERT.sqlite : UPSERT.mysql;
     this.sql = statementsOf(dataSource);
   }
 
@@ -91,7 +105,7 @@ export class OidcPayloadAdapter implements Adapter {
     const key = device ? deviceCodeRowKey(id, this.hasher) : this.hasher.hash(id);
     if (key === undefined) return;
     forgetRows();
-    await this.uow.write(this.upsertSql, [
+    await this.uow.insertRow(this.upsertRow, [
       this.model,
       key,
       JSON.stringify(stored),
