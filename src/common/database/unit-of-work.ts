@@ -52,8 +52,7 @@ export class UnitOfWork {
   constructor(private readonly dataSource: DataSource) {
     this.sqlite = sqliteStatementsOf(dataSource);
     this.pooled = pooledStatementsOf(dataSource);
-    const pooled = this.pooled;
-    this.rowBatches = pooled && new RowBatches((sql, parameters) => this.againOnDeadlock(() => pooled.query(sql, parameters)));
+    this.rowBatches = this.pooled && new RowBatches((sql, parameters) => this.autocommit(sql, parameters));
   }
 
   /** For reads outside a transaction. */
@@ -80,8 +79,13 @@ export class UnitOfWork {
    */
   write(sql: string, parameters: unknown[]): Promise<number> {
     // On MySQL/MariaDB one statement is atomic in autocommit: a transaction around it would add two round trips.
-    if (this.pooled) return this.againOnDeadlock(() => this.pooled!.query(sql, parameters)).then(affectedRows);
+    if (this.pooled) return this.autocommit(sql, parameters).then(affectedRows);
     return this.enqueue({ sql, parameters }) as Promise<number>;
+  }
+
+  /** MySQL/MariaDB: one statement in autocommit, run again when the server rolled it back for contention. */
+  private autocommit(sql: string, parameters: unknown[]): Promise<unknown> {
+    return this.againOnDeadlock(() => this.pooled!.query(sql, parameters));
   }
 
   /**
