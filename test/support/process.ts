@@ -20,18 +20,21 @@ export interface ServiceProcess {
  * can be taken by another test process before the service binds it: then start-up fails with EADDRINUSE and a
  * fresh port is tried (a port the caller chose is never replaced).
  */
-export async function spawnService(env: Record<string, string>, options: { port?: number } = {}): Promise<ServiceProcess> {
+export async function spawnService(
+  env: Record<string, string>,
+  options: { port?: number; nodeOptions?: string[] } = {},
+): Promise<ServiceProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnOnce(env, options.port ?? (await freePort()));
+      return await spawnOnce(env, options.port ?? (await freePort()), options.nodeOptions ?? []);
     } catch (error) {
       if (options.port !== undefined || attempt >= 3 || !String(error).includes('EADDRINUSE')) throw error;
     }
   }
 }
 
-async function spawnOnce(env: Record<string, string>, port: number): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [MAIN], {
+async function spawnOnce(env: Record<string, string>, port: number, nodeOptions: string[]): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...nodeOptions, MAIN], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', BCRYPT_COST: '4', PORT: String(port), MANAGEMENT_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,7 +6,7 @@ interface WorkerSupervisor {
 }
 
 /**
- * Forks `count` workers sharing the port, replaces one that dies, and on SIGTERM/SIGINT lets each
+ * Forks `count` workers sharing the port, replaces one that dies, and on SIGTERM/SIGINT/SIGHUP lets each
  * finish its requests. The primary hands connections only to workers that listen, so until all of
  * them do the cluster serves with less than its capacity: readiness says so (docs/operations.md), and
  * a load balancer or a test waits for the whole cluster rather than the first worker up.
@@ -35,6 +35,7 @@ export function superviseWorkers(count: number, log: (level: 'info' | 'error', m
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
+  process.on('SIGHUP', stop);
   return {
     readiness: () => (listening.size < count ? `${listening.size} of ${count} workers are listening` : undefined),
   };
