@@ -11,12 +11,14 @@ export interface UserNameRow {
 
 /**
  * The names of the users of these ids, in any organization; ids of no (or no longer any) user are absent.
- * By primary key: a page of a thousand events names at most a few thousand users.
+ * By primary key: a page of a thousand events names at most a few thousand users. The domain is a subquery
+ * by the organization's key, not a join: over a small users table MariaDB 10.11 planned the join
+ * organizations-first and scanned users against the id list (1,090 µs of server CPU for 100 ids against 300).
  */
 export async function userNames(manager: EntityManager, ids: string[]): Promise<UserNameRow[]> {
   if (ids.length === 0) return [];
   return manager.query(
-    `SELECT u.id, u.user_name, u.display_name, o.primary_domain FROM users u JOIN organizations o ON o.id = u.org_id WHERE u.id IN (${placeholders(ids.length)})`,
+    `SELECT u.id, u.user_name, u.display_name, (SELECT o.primary_domain FROM organizations o WHERE o.id = u.org_id) AS primary_domain FROM users u WHERE u.id IN (${placeholders(ids.length)})`,
     ids,
   );
 }
