@@ -35,11 +35,8 @@ const PURGE_EVERY_MS = 3_600_000;
 export class MailSender implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly owner = newId();
   private readonly transport: MailTransport;
-  private timer: NodeJS.Timeout | undefined;
-  /** A message was queued by this process: the next commit wakes the sender. */
-  private queued = false;
   private lastPurge = 0;
-  private readonly passes = new PassRunner(() => this.sendDue(), (error) => this.logError(error));
+  private readonly passes: PassRunner;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -51,23 +48,17 @@ export class MailSender implements OnApplicationBootstrap, OnModuleDestroy {
     outbox: MailOutbox,
   ) {
     this.transport = mailTransport(config.mail, config.dataDir);
-    outbox.onQueued(() => (this.queued = true));
-    uow.onCommit(() => {
-      if (!this.queued) return;
-      this.queued = false;
-      this.passes.wake();
-    });
+    this.passes = new PassRunner(() => this.sendDue(), (error) => this.logError(error), uow);
+    outbox.onQueued(() => this.passes.queued());
   }
 
   onApplicationBootstrap(): void {
     const where = this.config.mail.smtpUrl ? `through ${this.transport.describe}` : `as .eml ${this.transport.describe} (no SMTP_URL is set)`;
     this.logger.root.info(`mail is sent ${where}`);
-    this.timer = setInterval(() => this.passes.wake(), this.config.mail.pollMs);
-    this.timer.unref();
+    this.passes.poll(this.config.mail.pollMs);
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
     await this.passes.stop();
     await this.uow.write(RELEASE_SQL, [this.owner]).catch(() => undefined);
     this.transport.close();

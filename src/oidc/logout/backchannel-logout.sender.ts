@@ -55,12 +55,9 @@ class AttemptFailed extends Error {
 export class BackchannelLogoutSender implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly owner = newId();
   private readonly send: ReturnType<typeof outboundFetch>;
-  private timer: NodeJS.Timeout | undefined;
   private readonly retries = new Set<NodeJS.Timeout>();
-  /** A row was written by this process: the next commit wakes the sender. */
-  private queued = false;
   private lastPurge = 0;
-  private readonly passes = new PassRunner(() => this.sendDue(), (error) => this.logError(error));
+  private readonly passes: PassRunner;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -73,21 +70,15 @@ export class BackchannelLogoutSender implements OnApplicationBootstrap, OnModule
   ) {
     const timeoutMs = Math.min(SEND_TIMEOUT_MS, Math.floor(config.backchannelLogout.leaseMs / 2));
     this.send = outboundFetch({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, timeoutMs, maxBodyBytes: 64 * 1024 });
+    this.passes = new PassRunner(() => this.sendDue(), (error) => this.logError(error), uow);
     sessionEnds.listen((manager, ended) => this.enqueue(manager, ended));
-    uow.onCommit(() => {
-      if (!this.queued) return;
-      this.queued = false;
-      this.passes.wake();
-    });
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => this.passes.wake(), this.config.backchannelLogout.pollMs);
-    this.timer.unref();
+    this.passes.poll(this.config.backchannelLogout.pollMs);
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
     for (const retry of this.retries) clearTimeout(retry);
     await this.passes.stop();
     await this.uow.write(RELEASE_SQL, [this.owner]).catch(() => undefined);
@@ -103,7 +94,7 @@ export class BackchannelLogoutSender implements OnApplicationBootstrap, OnModule
       const app = apps.get(signIn.clientId);
       if (app) await insertLogout(manager, { id: newId(), appId: app.appId, userId: ended.userId, sid: signIn.sid ?? null }, now);
     }
-    this.queued = true;
+    this.passes.queued();
   }
 
   private async sendDue(): Promise<void> {
