@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventDto } from '../admin/dto/events.dto.js';
 import { eventIdsAt } from '../common/events/event-log.js';
 import { webhookDeliveries } from '../common/metrics/metrics.js';
 import type { WebhookDispatcher } from './webhook-dispatcher.js';
 import { nextRetryAt } from '../common/operations/retry-schedule.js';
+import { StoppableLoop } from '../common/operations/stoppable-loop.js';
 import { pendingDelivery, recordAttempts, subscriptionById, subscriptionExists } from './webhook.queries.js';
 import type { DeliveryRow, SubscriptionRow } from './webhook.queries.js';
 
@@ -21,27 +21,15 @@ const MAX_ERROR_LENGTH = 500;
  * it. Progress is recorded after each batch, so after a crash at most one batch is sent again (the
  * receiver tells repeats by `webhook-id`).
  */
-export class SubscriptionWorker {
-  private stopping = false;
-  private readonly abort = new AbortController();
-  private running: Promise<void> | undefined;
-
+export class SubscriptionWorker extends StoppableLoop {
   constructor(
     private readonly dispatcher: WebhookDispatcher,
     private readonly subscriptionId: string,
-  ) {}
-
-  start(): void {
-    this.running = this.run();
+  ) {
+    super();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.abort.abort();
-    await this.running;
-  }
-
-  private async run(): Promise<void> {
+  protected async run(): Promise<void> {
     while (!this.stopping) {
       try {
         const subscription = await subscriptionById(this.dispatcher.uow.manager, this.subscriptionId);
@@ -149,9 +137,5 @@ export class SubscriptionWorker {
       // and commit a batch of one or two events at a time, which cost the writers a commit each.
       if (batch.length < BATCH && attempts.length === batch.length && nextHold === 0) await this.dispatcher.waitForEvents(seen, IDLE_READ_MS, this.abort.signal);
     }
-  }
-
-  private async pause(ms: number): Promise<void> {
-    await sleep(ms, undefined, { signal: this.abort.signal }).catch(() => undefined);
   }
 }

@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonObject } from '../../common/database/columns.js';
 import { eventsAfter, eventsPast } from '../../common/events/event-log.js';
 import type { LoggedEvent } from '../../common/events/event-log.js';
 import { provisioningLag, provisioningRequests } from '../../common/metrics/metrics.js';
 import { nextRetryAt } from '../../common/operations/retry-schedule.js';
+import { StoppableLoop } from '../../common/operations/stoppable-loop.js';
 import { targetById } from '../provisioning.queries.js';
 import type { TargetRow } from '../provisioning.queries.js';
 import { authorizationFor, endpointOf, featuresOf, ScimAuthError, scimRequest } from '../scim-client.js';
@@ -32,10 +32,7 @@ export class LostLease extends Error {}
  * target's cursor, marks the objects they touch dirty (moving the cursor in the same transaction), and pushes the
  * dirty objects' current state, oldest change first, one request at a time.
  */
-export class TargetWorker {
-  private stopping = false;
-  private readonly abort = new AbortController();
-  private running: Promise<void> | undefined;
+export class TargetWorker extends StoppableLoop {
   private loadedAt = -1;
   private endpoint: ScimEndpoint | undefined;
   private authorization: { header: string; expiresAt: number } | undefined;
@@ -44,19 +41,11 @@ export class TargetWorker {
   constructor(
     private readonly pusher: ProvisioningPusher,
     readonly targetId: string,
-  ) {}
-
-  start(): void {
-    this.running = this.run();
+  ) {
+    super();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.abort.abort();
-    await this.running;
-  }
-
-  private async run(): Promise<void> {
+  protected async run(): Promise<void> {
     while (!this.stopping) {
       try {
         if (await this.step()) await this.pause(IDLE_MS);
@@ -286,10 +275,6 @@ export class TargetWorker {
       return this.send(method, path, body, expectBody, true);
     }
     return answer;
-  }
-
-  private async pause(ms: number): Promise<void> {
-    await sleep(ms, undefined, { signal: this.abort.signal }).catch(() => undefined);
   }
 }
 
