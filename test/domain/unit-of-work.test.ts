@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rowInsert } from '../../src/common/database/row-batches.js';
+import { keyedUpdate, rowInsert } from '../../src/common/database/row-batches.js';
 import { EventStore } from '../../src/common/events/event-store.js';
 import { OrganizationEntity } from '../../src/users/entities/organization.entity.js';
 import { OrganizationsService } from '../../src/users/organizations.service.js';
@@ -86,8 +86,8 @@ describe('domain: unit of work', () => {
     const rows = Array.from({ length: 40 }, (_, i) => [`row-${i}`, `{"n":${i}}`]);
     // Row 7 has no payload (NOT NULL): refused, alone; row 3 is written twice, the second time last: its value stands.
     const outcomes = await Promise.allSettled([
-      ...rows.map(([key, payload], i) => domain.uow.insertRow(insert, ['UowRows', key, i === 7 ? null : payload]).then(() => stored(key))),
-      domain.uow.insertRow(insert, ['UowRows', 'row-3', '{"n":"again"}']),
+      ...rows.map(([key, payload], i) => domain.uow.writeRow(insert, ['UowRows', key, i === 7 ? null : payload]).then(() => stored(key))),
+      domain.uow.writeRow(insert, ['UowRows', 'row-3', '{"n":"again"}']),
     ]);
     assert.deepEqual(outcomes.map((o, i) => `${i}:${o.status}`), outcomes.map((_, i) => `${i}:${i === 7 ? 'rejected' : 'fulfilled'}`));
     // Each caller read its row back as soon as it heard: stored before the answer.
@@ -96,6 +96,19 @@ describe('domain: unit of work', () => {
     assert.equal(await stored('row-7'), undefined);
     const [{ n }] = await domain.dataSource.query("SELECT COUNT(*) AS n FROM oidc_payloads WHERE model = 'UowRows'");
     assert.equal(Number(n), 39);
+  });
+
+  it('updates the rows of concurrent callers by key (one UPDATE … IN on MySQL/MariaDB): each hears back once its row is changed, and no other row changes', async () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `consumed-${i}`);
+    for (const key of [...keys, 'untouched']) {
+      await domain.dataSource.query("INSERT INTO oidc_payloads (model, id_hash, payload) VALUES ('UowConsume', ?, '{}')", [key]);
+    }
+    const consume = keyedUpdate('UPDATE oidc_payloads SET consumed_at = ? WHERE model = ?', 'id_hash', () => [Date.now(), 'UowConsume']);
+    const consumedAt = async (key: string) => (await domain.dataSource.query("SELECT consumed_at FROM oidc_payloads WHERE model = 'UowConsume' AND id_hash = ?", [key]))[0].consumed_at;
+    const before = Date.now();
+    const heard = await Promise.all(keys.map((key) => domain.uow.writeRow(consume, [key]).then(() => consumedAt(key))));
+    for (const [i, at] of heard.entries()) assert.ok(Number(at) >= before, `${keys[i]} was consumed before its caller heard back`);
+    assert.equal(await consumedAt('untouched'), null);
   });
 
   it('tells commit listeners after a commit, not after a rollback', async () => {

@@ -5,7 +5,7 @@ import { takeEventPositions } from '../events/event-positions.js';
 import { transactionRetries } from '../metrics/metrics.js';
 import { contentionOf } from './database-unavailable.js';
 import { RowBatches } from './row-batches.js';
-import type { RowInsert } from './row-batches.js';
+import type { RowStatement } from './row-batches.js';
 import { pooledStatementsOf, sqliteStatementsOf } from './statements.js';
 import type { PooledStatements, SqliteStatements } from './statements.js';
 
@@ -44,7 +44,7 @@ export class UnitOfWork {
   private readonly sqlite: SqliteStatements | undefined;
   /** Set on MySQL/MariaDB, where a single statement commits on its own (autocommit). */
   private readonly pooled: PooledStatements | undefined;
-  /** On MySQL/MariaDB: the rows of `insertRow` in flight, one statement and commit for each batch. */
+  /** On MySQL/MariaDB: the rows of `writeRow` in flight, one statement and commit for each batch. */
   private readonly rowBatches: RowBatches | undefined;
   /** Called after every COMMIT of this process (the event feed wakes its waiters). */
   private readonly commitListeners = new Set<() => void>();
@@ -89,14 +89,14 @@ export class UnitOfWork {
   }
 
   /**
-   * One row of an `INSERT` that needs no events (oidc-provider's tokens and codes), as `write` would write it. On
-   * MySQL/MariaDB the rows of concurrent requests go as one multi-row statement and one commit (row-batches.ts):
-   * the server's parse and commit work, and a round trip, once per batch instead of once per row. On SQLite the row
-   * joins the next group commit.
+   * One row's `INSERT`, or one row's `UPDATE` by key, that needs no events (oidc-provider's tokens and codes, and
+   * their consumption), as `write` would write it. On MySQL/MariaDB the rows of concurrent requests go as one
+   * multi-row statement and one commit (row-batches.ts): the server's parse and commit work, and a round trip,
+   * once per batch instead of once per row. On SQLite the row joins the next group commit.
    */
-  insertRow(insert: RowInsert, parameters: unknown[]): Promise<void> {
-    if (this.rowBatches) return this.rowBatches.insert(insert, parameters);
-    return this.write(insert.single, parameters).then(() => undefined);
+  writeRow(statement: RowStatement, parameters: unknown[]): Promise<void> {
+    if (this.rowBatches) return this.rowBatches.add(statement, parameters);
+    return this.write(statement.single, [...(statement.leading?.() ?? []), ...parameters]).then(() => undefined);
   }
 
   /**

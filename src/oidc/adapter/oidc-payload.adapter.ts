@@ -5,8 +5,8 @@ import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { statementsOf } from '../../common/database/statements.js';
 import type { Statements } from '../../common/database/statements.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { rowInsert } from '../../common/database/row-batches.js';
-import type { RowInsert } from '../../common/database/row-batches.js';
+import { keyedUpdate, rowInsert } from '../../common/database/row-batches.js';
+import type { RowStatement } from '../../common/database/row-batches.js';
 import { accountJoin, tokenUserJoin } from '../../users/queries/oidc-accounts.js';
 import { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
@@ -75,6 +75,20 @@ const REFRESH_WITH_ACCOUNT_SQL = withAccountSql(accountJoin('p.account_id', { lo
 export const TOKEN_WITH_USER_STATEMENTS = { introspection: TOKEN_WITH_USER_SQL, withAccount: TOKEN_WITH_ACCOUNT_SQL, refresh: REFRESH_WITH_ACCOUNT_SQL } as const;
 
 /**
+ * A model's consumption (a refresh token rotated, a code redeemed), one statement per model so that on MySQL/MariaDB
+ * the consumptions of concurrent requests go as one `UPDATE … IN (…)` and one commit, as their new rows do.
+ */
+const CONSUMPTIONS = new Map<string, RowStatement>();
+function consumption(model: string): RowStatement {
+  let statement = CONSUMPTIONS.get(model);
+  if (!statement) {
+    statement = keyedUpdate('UPDATE oidc_payloads SET consumed_at = ? WHERE model = ?', 'id_hash', () => [Date.now(), model]);
+    CONSUMPTIONS.set(model, statement);
+  }
+  return statement;
+}
+
+/**
  * oidc-provider's storage interface over one table. Ids of tokens, codes and sessions are bearer
  * secrets, so rows are keyed by their keyed hash and the payload is stored without `jti` (docs/product-rules.md, "OpenID Connect and OAuth");
  * `find` puts the id back, since the caller had to present it. Every process reads the same rows, so
@@ -83,7 +97,7 @@ export const TOKEN_WITH_USER_STATEMENTS = { introspection: TOKEN_WITH_USER_SQL, 
  * transactions, MySQL multi-row inserts), and nothing is cached across requests.
  */
 export class OidcPayloadAdapter implements Adapter {
-  private readonly upsertRow: RowInsert;
+  private readonly upsertRow: RowStatement;
   private readonly sql: Statements;
 
   constructor(
@@ -105,7 +119,7 @@ export class OidcPayloadAdapter implements Adapter {
     const key = device ? deviceCodeRowKey(id, this.hasher) : this.hasher.hash(id);
     if (key === undefined) return;
     forgetRows();
-    await this.uow.insertRow(this.upsertRow, [
+    await this.uow.writeRow(this.upsertRow, [
       this.model,
       key,
       JSON.stringify(stored),
@@ -205,7 +219,7 @@ export class OidcPayloadAdapter implements Adapter {
   async consume(id: string): Promise<void> {
     const key = await this.keyOf(id);
     forgetRows();
-    if (key) await this.uow.write('UPDATE oidc_payloads SET consumed_at = ? WHERE model = ? AND id_hash = ?', [Date.now(), this.model, key]);
+    if (key) await this.uow.writeRow(consumption(this.model), [key]);
   }
 
   async destroy(id: string): Promise<void> {
