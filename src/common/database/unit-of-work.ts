@@ -83,6 +83,15 @@ export class UnitOfWork {
     return this.enqueue({ sql, parameters }) as Promise<number>;
   }
 
+  /**
+   * MySQL/MariaDB only: one statement in autocommit, answered with its result's `insertId`. A statement that sets
+   * `LAST_INSERT_ID(expr)` hands back `expr` there: a counter's upsert returns its new count in the same round trip.
+   */
+  insertId(sql: string, parameters: unknown[]): Promise<number> {
+    if (!this.pooled) return Promise.reject(new Error('UnitOfWork.insertId is for MySQL/MariaDB'));
+    return this.autocommit(sql, parameters).then((result) => Number((result as { insertId?: number } | undefined)?.insertId ?? 0));
+  }
+
   /** MySQL/MariaDB: one statement in autocommit, run again when the server rolled it back for contention. */
   private autocommit(sql: string, parameters: unknown[]): Promise<unknown> {
     return this.againOnDeadlock(() => this.pooled!.query(sql, parameters));

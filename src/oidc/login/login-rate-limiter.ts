@@ -48,22 +48,19 @@ export class LoginRateLimiter {
   /**
    * One atomic count for one key: true when it was still below its limit. SQLite: an upsert that updates
    * only below the limit, its change count telling whether it did. MySQL: mysql2 reports found rather than
-   * changed rows, so the upsert always counts and hands the new value back through LAST_INSERT_ID(expr),
-   * read on the same connection in the same transaction.
+   * changed rows, so the upsert always counts and hands the new value back through LAST_INSERT_ID(expr), which
+   * the server returns as the statement's insert id: one statement in autocommit.
    */
   private async count(keyHash: string, windowStart: number, limit: number): Promise<boolean> {
     if (!this.mysql) {
       const sql = 'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, 1) ON CONFLICT (key_hash, window_start) DO UPDATE SET failures = failures + 1 WHERE failures < ?';
       return (await this.uow.write(sql, [keyHash, windowStart, limit])) > 0;
     }
-    return this.uow.run(async (manager) => {
-      await manager.query(
-        'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE failures = LAST_INSERT_ID(failures + 1)',
-        [keyHash, windowStart],
-      );
-      const [row]: { n: number | string }[] = await manager.query('SELECT LAST_INSERT_ID() AS n');
-      return Number(row.n) <= limit;
-    });
+    const counted = await this.uow.insertId(
+      'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, LAST_INSERT_ID(1)) ON DUPLICATE KEY UPDATE failures = LAST_INSERT_ID(failures + 1)',
+      [keyHash, windowStart],
+    );
+    return counted <= limit;
   }
 
   /** A successful sign-in (or a right device user code, without a login name): its attempt does not count against the limits. */
