@@ -42,14 +42,15 @@ const logger = new Logger('user-order-checkpoints');
 /**
  * The page of `limit` rows at `offset` in the organization's unfiltered order by `column` then id, or
  * undefined when checkpoints cannot serve it (a shallow page, no current checkpoints, past the end):
- * the caller then reads it with OFFSET. Without current checkpoints, this starts reading them.
+ * the caller then reads it with OFFSET. Without current checkpoints, this starts reading them. `select`: the
+ * columns read, as `humanUserPage` takes them.
  */
-export async function pageFromCheckpoints(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, offset: number, limit: number): Promise<UserRow[] | undefined> {
+export async function pageFromCheckpoints(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, offset: number, limit: number, select: string): Promise<UserRow[] | undefined> {
   if (offset < SPACING || limit === 0) return undefined;
   let kept = keptBySource.get(dataSource);
   if (!kept) keptBySource.set(dataSource, (kept = { orders: new Map(), walking: new Map() }));
   const name = `${orgId} ${column} ${descending ? 'desc' : 'asc'}`;
-  const page = (checkpoints: Checkpoints) => seekPage(dataSource, orgId, column, descending, checkpoints, offset, limit);
+  const page = (checkpoints: Checkpoints) => seekPage(dataSource, orgId, column, descending, checkpoints, offset, limit, select);
   const cached = kept.orders.get(name);
   if (cached) {
     const rows = await page(cached);
@@ -85,10 +86,10 @@ function walk(dataSource: DataSource, { orders, walking }: Kept, name: string, r
   return pending;
 }
 
-async function seekPage(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, checkpoints: Checkpoints, offset: number, limit: number): Promise<UserRow[] | undefined> {
+async function seekPage(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, checkpoints: Checkpoints, offset: number, limit: number, select: string): Promise<UserRow[] | undefined> {
   const index = Math.floor(offset / SPACING);
   if (index >= checkpoints.keys.length || !readsCommittedState(dataSource)) return undefined;
-  const { version, rows } = await humanUserPageAfter(dataSource, orgId, column, descending, checkpoints.keys[index], offset - index * SPACING, limit);
+  const { version, rows } = await humanUserPageAfter(dataSource, orgId, column, descending, checkpoints.keys[index], offset - index * SPACING, limit, select);
   // An empty page cannot show its version; the OFFSET path answers it (past the end, or emptied since).
   return version === checkpoints.version && rows.length > 0 ? rows : undefined;
 }

@@ -106,7 +106,7 @@ export class ScimUserRepository {
     const column = query.filter ? undefined : checkpointColumn(query);
     const offset = query.startIndex - 1;
     const rows =
-      (column && (await pageFromCheckpoints(this.dataSource, orgId, column, query.sort?.descending ?? false, offset, query.count))) ||
+      (column && (await pageFromCheckpoints(this.dataSource, orgId, column, query.sort?.descending ?? false, offset, query.count, reading.select))) ||
       (await humanUserPage(reads, { where, params, order: orderBy(query) }, query.count, offset, reading.select));
     return rows.map((row) => this.hydrate(row, reading));
   }
