@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import type { ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { createOrg, unique } from '../support/fixtures.js';
 import { PASSWORD, createHuman } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
+import { startPostReceiver } from '../support/post-receiver.js';
 import { eventually, processSetup, remoteService } from './faults.helpers.js';
 import type { ProcessSetup } from './faults.helpers.js';
 
@@ -21,33 +20,24 @@ async function hangingReceiver() {
   const received: { jti: string; answered: boolean }[] = [];
   const held = new Set<ServerResponse>();
   let hanging = true;
-  const server = createServer((req, res) => {
-    if (req.method !== 'POST' || req.url !== '/bcl') {
-      req.resume();
-      res.writeHead(404).end();
-      return;
-    }
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const token = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('logout_token') ?? '';
+  const receiver = await startPostReceiver(
+    (path) => path === '/bcl',
+    ({ body }, response) => {
+      const token = new URLSearchParams(body).get('logout_token') ?? '';
       received.push({ jti: String(decodeJwt(token).jti), answered: !hanging });
-      if (hanging) held.add(res);
-      else res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      if (!hanging) return 200;
+      held.add(response);
+      return undefined;
+    },
+  );
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/bcl`,
+    url: `${receiver.origin}/bcl`,
     received,
     answerFromNowOn() {
       hanging = false;
       for (const res of held) res.destroy();
     },
-    close: () => {
-      server.closeAllConnections();
-      return new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => receiver.close(),
   };
 }
 

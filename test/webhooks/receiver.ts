@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { IncomingHttpHeaders, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import type { SearchedEvent } from '../support/fixtures.js';
+import { startPostReceiver } from '../support/post-receiver.js';
+import type { PostReceiver } from '../support/post-receiver.js';
 
 export interface Received {
   id: string;
@@ -25,33 +25,24 @@ export class Receiver {
   readonly requests: Received[] = [];
   answer: (request: Received) => number = () => 200;
   private constructor(
-    private readonly server: Server,
+    private readonly receiver: PostReceiver,
     readonly url: string,
   ) {}
 
   static async start(path = '/hook'): Promise<Receiver> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`);
-    server.on('request', (req, res) => {
-      // Only deliveries count: another test process's probe of a port it was handed (freePort) may land here first.
-      if (req.method !== 'POST' || new URL(req.url ?? '/', receiver.url).pathname !== path) {
-        req.resume();
-        res.writeHead(404).end();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const body = Buffer.concat(chunks).toString('utf8');
-        const header = (name: string) => String(req.headers[name] ?? '');
+    let self: Receiver | undefined;
+    const receiver = await startPostReceiver(
+      (at) => at === path,
+      ({ headers, body }) => {
+        const header = (name: string) => String(headers[name] ?? '');
         const received: Received = { id: header('webhook-id'), timestamp: header('webhook-timestamp'), signature: header('webhook-signature'), body, event: JSON.parse(body), at: Date.now(), answered: 0 };
-        received.answered = receiver.answer(received);
-        receiver.requests.push(received);
-        res.writeHead(received.answered, { 'content-type': 'text/plain' }).end('ok');
-      });
-    });
-    return receiver;
+        received.answered = self!.answer(received);
+        self!.requests.push(received);
+        return received.answered;
+      },
+    );
+    self = new Receiver(receiver, `${receiver.origin}${path}`);
+    return self;
   }
 
   /** The requests answered 2xx. */
@@ -69,8 +60,7 @@ export class Receiver {
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return this.receiver.close();
   }
 }
 

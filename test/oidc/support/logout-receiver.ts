@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startPostReceiver } from '../../support/post-receiver.js';
+import type { PostReceiver } from '../../support/post-receiver.js';
 
 export interface ReceivedLogout {
   path: string;
@@ -11,9 +10,8 @@ export interface ReceivedLogout {
 }
 
 /**
- * A relying party's back-channel logout endpoint (node:http on a free loopback port): every POST to a path under
- * `/bcl/` is kept with what was answered (`answer`, 200 unless a test says otherwise). Anything else — another test
- * process's probe of a port it was handed — is 404 and not kept.
+ * A relying party's back-channel logout endpoint (test/support/post-receiver.ts): every POST to a path under `/bcl/`
+ * is kept with what was answered (`answer`, 200 unless a test says otherwise).
  */
 export class LogoutReceiver {
   readonly received: ReceivedLogout[] = [];
@@ -21,31 +19,22 @@ export class LogoutReceiver {
   private next = 0;
 
   private constructor(
-    private readonly server: Server,
+    private readonly receiver: PostReceiver,
     readonly url: string,
   ) {}
 
   static async start(): Promise<LogoutReceiver> {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const receiver = new LogoutReceiver(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    server.on('request', (req, res) => {
-      const path = new URL(req.url ?? '/', receiver.url).pathname;
-      if (req.method !== 'POST' || !path.startsWith('/bcl/')) {
-        req.resume();
-        res.writeHead(404).end();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-        const answered = receiver.answer(path);
-        receiver.received.push({ path, contentType: String(req.headers['content-type'] ?? ''), logoutToken: form.get('logout_token') ?? '', answered });
-        res.writeHead(answered).end();
-      });
-    });
-    return receiver;
+    let self: LogoutReceiver | undefined;
+    const receiver = await startPostReceiver(
+      (path) => path.startsWith('/bcl/'),
+      ({ path, headers, body }) => {
+        const answered = self!.answer(path);
+        self!.received.push({ path, contentType: String(headers['content-type'] ?? ''), logoutToken: new URLSearchParams(body).get('logout_token') ?? '', answered });
+        return answered;
+      },
+    );
+    self = new LogoutReceiver(receiver, receiver.origin);
+    return self;
   }
 
   /** A fresh endpoint URI of this receiver, for one application. */
@@ -59,7 +48,6 @@ export class LogoutReceiver {
   }
 
   close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return this.receiver.close();
   }
 }
