@@ -36,10 +36,10 @@ interface PendingRow {
 const MAX_ROWS = 32;
 
 /**
- * MySQL/MariaDB group commit for single-row writes that need no events (oidc-provider's tokens, and their consumption): the rows of one
- * statement that arrive while its previous batch is on the server go together in the next one, one statement
- * and one commit (autocommit) instead of one of each per row. Every caller hears back only after that commit.
- * One batch per statement is on the server at a time; the first row of a quiet moment goes at once.
+ * MySQL/MariaDB group commit for single-row writes that need no events (oidc-provider's tokens, and their
+ * consumption): the rows of one statement that arrive while its previous batch is on the server go together in the
+ * next one, one statement and one commit (autocommit) instead of one of each per row. Every caller hears back only
+ * after that commit. One batch per statement is on the server at a time; the first row of a quiet moment goes at once.
  *
  * `run` executes one statement in autocommit, retrying deadlocks and certification conflicts (unit-of-work.ts).
  * A batch the server refuses for another reason is written again row by row, so that a bad row fails alone.
