@@ -8,14 +8,12 @@ export interface RowStatement {
   head: string;
   row: string;
   tail: string;
-  /** The statement for one row. */
-  single: string;
   /** Parameters before the rows' own, taken when the statement is written. */
   leading?: () => unknown[];
 }
 
 export function rowInsert(head: string, row: string, tail: string): RowStatement {
-  return { head, row, tail, single: `${head} ${row} ${tail}` };
+  return { head, row, tail };
 }
 
 /**
@@ -23,7 +21,15 @@ export function rowInsert(head: string, row: string, tail: string): RowStatement
  * whose `keyColumn` is one of the batch's keys: every row of a batch gets the same `SET` values.
  */
 export function keyedUpdate(update: string, keyColumn: string, leading: () => unknown[]): RowStatement {
-  return { head: `${update} AND ${keyColumn} IN (`, row: '?', tail: ')', single: `${update} AND ${keyColumn} IN ( ? )`, leading };
+  return { head: `${update} AND ${keyColumn} IN (`, row: '?', tail: ')', leading };
+}
+
+/** The SQL and parameters of `statement` for these rows (one, or a batch), its leading parameters taken now. */
+export function statementFor(statement: RowStatement, rows: unknown[][]): { sql: string; parameters: unknown[] } {
+  return {
+    sql: `${statement.head} ${rows.map(() => statement.row).join(', ')} ${statement.tail}`,
+    parameters: [...(statement.leading?.() ?? []), ...rows.flat()],
+  };
 }
 
 interface PendingRow {
@@ -76,13 +82,16 @@ export class RowBatches {
   }
 
   private async write(statement: RowStatement, rows: PendingRow[]): Promise<void> {
+    const runFor = (batch: PendingRow[]) => {
+      const { sql, parameters } = statementFor(statement, batch.map((row) => row.parameters));
+      return this.run(sql, parameters);
+    };
     try {
-      const leading = statement.leading?.() ?? [];
-      await this.run(`${statement.head} ${rows.map(() => statement.row).join(', ')} ${statement.tail}`, [...leading, ...rows.flatMap((r) => r.parameters)]);
+      await runFor(rows);
       for (const row of rows) row.resolve();
     } catch (error) {
       if (rows.length === 1) return rows[0].reject(error);
-      await Promise.all(rows.map((row) => this.run(statement.single, [...(statement.leading?.() ?? []), ...row.parameters]).then(row.resolve, row.reject)));
+      await Promise.all(rows.map((row) => runFor([row]).then(row.resolve, row.reject)));
     }
   }
 }

@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { takeEventPositions } from '../events/event-positions.js';
 import { transactionRetries } from '../metrics/metrics.js';
 import { contentionOf } from './database-unavailable.js';
-import { RowBatches } from './row-batches.js';
+import { RowBatches, statementFor } from './row-batches.js';
 import type { RowStatement } from './row-batches.js';
 import { pooledStatementsOf, sqliteStatementsOf } from './statements.js';
 import type { PooledStatements, SqliteStatements } from './statements.js';
@@ -105,7 +105,8 @@ export class UnitOfWork {
    */
   writeRow(statement: RowStatement, parameters: unknown[]): Promise<void> {
     if (this.rowBatches) return this.rowBatches.add(statement, parameters);
-    return this.write(statement.single, [...(statement.leading?.() ?? []), ...parameters]).then(() => undefined);
+    const one = statementFor(statement, [parameters]);
+    return this.write(one.sql, one.parameters).then(() => undefined);
   }
 
   /**
