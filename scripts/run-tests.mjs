@@ -122,7 +122,7 @@ function runUnit(unit, index) {
       if (timedOut) output += `\nstopped after ${unitTimeoutMs / 1000} s (TEST_PROCESS_TIMEOUT_S)\n`;
       const unitOk = code === 0 && !timedOut;
       const perFile = unit.files.map((file) => {
-        const counts = reported[sourceOf(file)] ?? { tests: 0, pass: 0, fail: 0, skipped: 0, todo: 0, skippedSuites: 0, ms: 0 };
+        const counts = reported[sourceOf(file)] ?? { tests: 0, pass: 0, fail: 0, skipped: 0, todo: 0, skippedSuites: 0, ms: 0, failures: [] };
         // A file of a failed process that reported no failure of its own (it did not load, it hung, the process
         // crashed) is failed too; a file that reported neither a test nor a skipped suite did not run.
         const ok = counts.tests + counts.skippedSuites > 0 && counts.fail === 0 && (unitOk || unit.files.length > 1);
@@ -160,7 +160,7 @@ function report() {
       concurrency,
       wallMs,
       processes: results.map(({ output, files: unitFiles, ...rest }) => ({ ...rest, files: unitFiles.map((f) => f.file) })).sort((a, b) => a.index - b.index),
-      files: allFiles.sort((a, b) => a.file.localeCompare(b.file)),
+      files: allFiles.map(({ failures, ...counts }) => counts).sort((a, b) => a.file.localeCompare(b.file)),
     };
     writeFileSync(join(artifacts, `test-times-${database}.json`), `${JSON.stringify(record, null, 2)}\n`);
   }
@@ -176,7 +176,26 @@ function report() {
   );
   if (sum('skippedSuites') > 0) console.log(`${sum('skippedSuites')} suites skipped whole (their tests are not counted, as in Node's own summary)`);
   console.log(`${database}: ${sum('pass')} passed, ${failed} failed, ${sum('skipped')} skipped`);
+  printFailures(allFiles.filter((f) => !f.ok));
   process.exitCode = failed > 0 ? 1 : 0;
+}
+
+/**
+ * The failed tests' errors once more, last: CI keeps only the tail of its log, and a process's own output (printed
+ * when it ended) may be far above. A file that failed without a failing test says to look at its process's output.
+ */
+function printFailures(failedFiles) {
+  const MAX_LINES = 120;
+  const lines = [];
+  for (const f of failedFiles) {
+    lines.push(`✖ ${f.file}`);
+    if (f.failures.length === 0) lines.push('  no failing test of its own: it did not load, or its process crashed or hung (see its process above)');
+    for (const { name, message } of f.failures) lines.push(`  ✖ ${name}`, ...message.split('\n').map((l) => `    ${l}`));
+  }
+  if (lines.length === 0) return;
+  console.log(`\n── why they failed on ${database}`);
+  console.log(lines.slice(0, MAX_LINES).join('\n'));
+  if (lines.length > MAX_LINES) console.log(`  … ${lines.length - MAX_LINES} more lines in the processes' output above`);
 }
 
 function collect(dir) {
