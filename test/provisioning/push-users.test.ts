@@ -63,13 +63,18 @@ describe('provisioning: users pushed to two real targets converge', () => {
     const there = [inPeer(userId), await inDownstream(userId)];
     return there.every(check) ? there : undefined;
   };
-  // On the loaded CI machine a push can take seconds; when one does not arrive, the targets' state says why.
+  // On the loaded CI machine a push can take seconds; when one does not arrive, the targets' state (in the error, which
+  // the test runner repeats at the end of its log) says why.
   const eventually = <T,>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000) =>
     eventuallyBase(what, check, timeoutMs).catch(async (error: unknown) => {
-      const unsettled = async (targetId: string) => (await objects(targetId)).objects.filter((o: { status: string }) => o.status !== 'provisioned');
-      const state = { scimmy: { status: await status(scimmyTarget), unsettled: await unsettled(scimmyTarget) }, portcullis: { status: await status(portcullisTarget), unsettled: await unsettled(portcullisTarget) }, lastPeerRequests: peer.requests.slice(-8) };
-      console.log(`${what}: the targets' state\n${JSON.stringify(state, null, 1)}`);
-      throw error;
+      const stateOf = async (targetId: string) => {
+        const { state, lag, lastError, objects: counts } = await status(targetId);
+        const unsettled = (await objects(targetId)).objects.filter((o: { status: string }) => o.status !== 'provisioned').slice(0, 5);
+        return { state, lag, lastError, counts, unsettled };
+      };
+      const requests = peer.requests.slice(-8).map((r) => `${r.method} ${r.path}${r.faulted ? ` → ${r.faulted}` : ''} at ${r.at}`);
+      const state = { scimmy: await stateOf(scimmyTarget), portcullis: await stateOf(portcullisTarget), lastPeerRequests: requests, fault: peer.fault ?? null };
+      throw new Error(`${(error as Error).message}\nthe targets' state: ${JSON.stringify(state)}`);
     });
   const status = async (targetId: string) => (await admin('GET', `${targets()}/${targetId}/status`)).body;
   const objects = async (targetId: string, query = '') => (await admin('GET', `${targets()}/${targetId}/objects${query}`)).body;
@@ -175,13 +180,16 @@ describe('provisioning: users pushed to two real targets converge', () => {
   });
 
   it('a 400 fails the object at once, visible with its status and error; the next change pushes it again', async () => {
-    peer.fault = { status: 400, count: 1 };
-    const { userId } = await person();
+    // The target refuses this one user (not the next request, which some other push could take).
+    const refused = unique('refused');
+    peer.refusedUserNames.add(refused);
+    const { userId } = await person({ userName: refused });
     const failing = await eventually('failing', async () => (await objects(scimmyTarget, '?status=failing')).objects.find((o: { localId: string }) => o.localId === userId));
     assert.equal(failing.lastStatus, 400);
     assert.match(failing.lastError, /answered 400/);
     assert.equal(failing.attempts, 1);
     assert.ok((await status(scimmyTarget)).objects.failing >= 1);
+    peer.refusedUserNames.delete(refused);
     await admin('PATCH', `/management/v1/orgs/${orgId}/users/${userId}`, { profile: { firstName: 'Again' } });
     await eventually('pushed after the change', async () => (inPeer(userId)?.name?.givenName === 'Again' ? true : undefined));
   });
