@@ -16,6 +16,7 @@ import { FederatedLoginUi } from './login/federated-login.js';
 import { AccountLinksUi } from './login/account-links.router.js';
 import { AccountPageUi } from './login/account-page.router.js';
 import { AccountActions } from './login/account-actions.js';
+import { LoginPolicies } from './login/login-policies.js';
 import { LoginRateLimiter } from './login/login-rate-limiter.js';
 import { BackchannelLogoutSender } from './logout/backchannel-logout.sender.js';
 import { PasswordLoginService } from './login/password-login.service.js';
@@ -41,6 +42,7 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     PasswordLoginService,
     LoginUiRouter,
     LoginInteractions,
+    LoginPolicies,
     LoginRateLimiter,
     SecondFactorUi,
     SecondFactorPages,

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
 import { DomainError } from '../../common/errors/domain-error.js';
-import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { AccountLinksService } from '../../users/self-service/account-links.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { LoginInteractions } from './login-interactions.js';
+import { LoginPolicies } from './login-policies.js';
 import type { Interaction } from './login-interactions.js';
 import { LoginUsers } from './login-users.js';
 import { pendingOf } from './pending-sign-in.js';
@@ -33,7 +33,7 @@ export class AccountActions {
   constructor(
     private readonly interactions: LoginInteractions,
     private readonly pages: SecondFactorPages,
-    private readonly policies: LoginPolicyService,
+    private readonly policies: LoginPolicies,
     private readonly lifecycle: UserLifecycleService,
     private readonly links: AccountLinksService,
     dataSource: DataSource,
@@ -51,7 +51,7 @@ export class AccountActions {
     const step = { ...pending, enrol: false, required: false, totpFactorId: undefined, recoveryShown: false, changePassword: false, verifyEmail: undefined };
     // A password the administrator marked for change, used in this sign-in: the new one first.
     if (pending.methods.includes('pwd') && user.passwordChangeRequired) return { ...step, changePassword: true };
-    if (user.emailVerified || !(await this.policies.get(pending.orgId)).requireVerifiedEmail) return undefined;
+    if (user.emailVerified || !(await this.policies.of(interaction, pending.orgId)).requireVerifiedEmail) return undefined;
     if (!user.email || !(await this.links.sendVerification(user.id))) {
       this.interactions.refuse(req, res, 403, 'access_denied', this.interactions.formContext(req, interaction, 'verify-email').t.verifyEmailMissing);
       return 'refused';

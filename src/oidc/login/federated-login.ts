@@ -18,12 +18,12 @@ import { TEST_SIGN_IN } from '../../federation/idp-tests.service.js';
 import { idpTestPage } from './idp-test.views.js';
 import { randomBytes } from 'node:crypto';
 import type { UpstreamIdentity } from '../../federation/upstream-oidc.js';
-import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { mayServe } from '../account/organization-boundary.js';
 import type { BoundaryClient } from '../account/organization-boundary.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { ACCOUNT_UI_PREFIX, LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
 import { LoginInteractions } from './login-interactions.js';
+import { LoginPolicies } from './login-policies.js';
 import type { Interaction } from './login-interactions.js';
 import { LoginUsers } from './login-users.js';
 import type { LoginOptions } from './login.views.js';
@@ -75,7 +75,7 @@ export class FederatedLoginUi {
     private readonly accounts: FederatedAccounts,
     private readonly secondFactor: SecondFactorUi,
     private readonly holder: ProviderHolder,
-    private readonly policies: LoginPolicyService,
+    private readonly policies: LoginPolicies,
     keys: SigningKeysService,
     dataSource: DataSource,
   ) {
@@ -107,7 +107,7 @@ export class FederatedLoginUi {
     const client = await this.clientOf(interaction);
     const orgId = client?.portcullis_org_id;
     const idps = orgId ? await this.idps.ofOrganization(orgId) : [];
-    const passwordLogin = orgId ? (await this.policies.get(orgId)).passwordLogin : true;
+    const passwordLogin = orgId ? (await this.policies.of(interaction, orgId)).passwordLogin : true;
     const reachable = client?.portcullis_api_access === true ? [...idps, ...(await this.idps.discoverable())] : idps;
     return {
       password: !passwordLogin ? 'none' : reachable.some((idp) => idp.domains.length > 0) ? 'optional' : 'required',

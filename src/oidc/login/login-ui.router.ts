@@ -4,7 +4,6 @@ import { invalidTextPath } from '../../common/text/valid-text.js';
 import type { Request, Response, Router } from 'express';
 import { DataSource } from 'typeorm';
 import { DomainError } from '../../common/errors/domain-error.js';
-import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { registrationProblems } from '../../users/registration.rules.js';
 import { UsersService } from '../../users/users.service.js';
 import { mayServe } from '../account/organization-boundary.js';
@@ -17,6 +16,7 @@ import { RegistrationGate } from './registration-gate.js';
 import { LoginUsers } from './login-users.js';
 import { securityHeaders } from './login-ui.http.js';
 import { LoginInteractions } from './login-interactions.js';
+import { LoginPolicies } from './login-policies.js';
 import type { Interaction } from './login-interactions.js';
 import type { Messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
@@ -53,7 +53,7 @@ export class LoginUiRouter {
     private readonly accountLinks: AccountLinksUi,
     private readonly accountPage: AccountPageUi,
     dataSource: DataSource,
-    loginPolicies: LoginPolicyService,
+    loginPolicies: LoginPolicies,
   ) {
     this.registration = new RegistrationGate(holder, loginPolicies);
     this.loginUsers = new LoginUsers(dataSource);
@@ -89,7 +89,7 @@ export class LoginUiRouter {
     if (await this.secondFactor.show(req, res, interaction)) return;
     if (prompt.name === 'login' && (await this.federated.followHint(req, res, interaction))) return;
     if (prompt.name === 'create' || req.query.form === 'register') {
-      if (!(await this.registration.offered(interaction.params.client_id ?? '')).allowed) return this.registrationClosed(req, res);
+      if (!(await this.registration.offered(interaction)).allowed) return this.registrationClosed(req, res);
       return this.interactions.render(res, registerPage(this.interactions.formContext(req, interaction, 'register'), {}));
     }
     const accounts = this.interactions.known.parse(req.headers.cookie);
@@ -168,7 +168,7 @@ export class LoginUiRouter {
   private async register(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
     this.interactions.assertCsrf(req, interaction);
-    const { orgId, allowed } = await this.registration.offered(interaction.params.client_id ?? '');
+    const { orgId, allowed } = await this.registration.offered(interaction);
     if (!orgId || !allowed) return this.registrationClosed(req, res);
     const ctx = this.interactions.formContext(req, interaction, 'register');
     const values = Object.fromEntries(['firstName', 'lastName', 'email', 'userName'].map((k) => [k, String(req.body[k] ?? '').trim()]));
@@ -210,7 +210,7 @@ export class LoginUiRouter {
    */
   private async renderLogin(req: Request, res: Response, interaction: Interaction, loginName: string, error?: (t: Messages) => string): Promise<void> {
     const ctx = this.interactions.formContext(req, interaction, 'login');
-    const offered = await this.registration.offered(interaction.params.client_id ?? '');
+    const offered = await this.registration.offered(interaction);
     const options = await this.federated.options(interaction);
     const forgot = options.password === 'none' ? '' : forgotPasswordLink(ctx.t, this.accountLinks.linkTo(interaction.uid));
     const link = forgot + (offered.allowed ? `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${ctx.t.register}</a></p>` : '');

@@ -7,10 +7,10 @@ import { FactorsService } from '../../users/factors/factors.service.js';
 import { authenticationOptions, registrationOptions, relyingPartyOf } from '../../users/factors/passkeys.js';
 import type { RelyingParty } from '../../users/factors/passkeys.js';
 import { totpUri } from '../../users/factors/totp.js';
-import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
 import { isPasskeyMethod } from './authentication-methods.js';
 import { LoginInteractions } from './login-interactions.js';
+import { LoginPolicies } from './login-policies.js';
 import type { Interaction } from './login-interactions.js';
 import type { PendingSignIn } from './pending-sign-in.js';
 import { enrolPage, passkeyForm, recoveryCodesPage, secondFactorPage, totpEnrolPage } from './second-factor.views.js';
@@ -31,7 +31,7 @@ export class SecondFactorPages {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly interactions: LoginInteractions,
     private readonly factors: FactorsService,
-    private readonly policies: LoginPolicyService,
+    private readonly policies: LoginPolicies,
     hasher: SecretHasher,
   ) {
     this.rp = relyingPartyOf(config.publicUrl, 'Portcullis');
@@ -60,7 +60,7 @@ export class SecondFactorPages {
       const secret = await this.factors.pendingTotpSecret(pending.userId, pending.totpFactorId);
       if (secret) return this.totp(req, res, interaction, pending, secret, error);
     }
-    const policy = await this.policies.get(pending.orgId);
+    const policy = await this.policies.of(interaction, pending.orgId);
     if (pending.enrol) {
       const ctx = this.interactions.formContext(req, interaction, 'enrol/passkey');
       const passkey = policy.passkeys ? passkeyForm(ctx, 'register', await this.creationOptions(interaction, pending)) : '';

@@ -8,7 +8,6 @@ import { logins } from '../../common/metrics/metrics.js';
 import { FactorsService } from '../../users/factors/factors.service.js';
 import type { FoundPasskey } from '../../users/factors/factors.service.js';
 import { verifyAssertion, verifyRegistration } from '../../users/factors/passkeys.js';
-import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { PasswordChecks } from '../../users/password-checks.service.js';
 import { isActive } from '../../users/rules/user-state.js';
 import { mayServe } from '../account/organization-boundary.js';
@@ -16,6 +15,7 @@ import { ProviderHolder } from '../provider/provider.holder.js';
 import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
 import { ACR_MFA, authenticationOf, isPasskeyMethod, passkeyMethods, reportedAuthentication, sessionSteps } from './authentication-methods.js';
 import { LoginInteractions } from './login-interactions.js';
+import { LoginPolicies } from './login-policies.js';
 import type { Interaction } from './login-interactions.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
 import { LoginUsers } from './login-users.js';
@@ -45,7 +45,7 @@ export class SecondFactorUi {
     private readonly interactions: LoginInteractions,
     readonly pages: SecondFactorPages,
     private readonly factors: FactorsService,
-    private readonly policies: LoginPolicyService,
+    private readonly policies: LoginPolicies,
     private readonly holder: ProviderHolder,
     private readonly rateLimiter: LoginRateLimiter,
     private readonly checks: PasswordChecks,
@@ -92,7 +92,7 @@ export class SecondFactorUi {
    * keeps it pending and sends the browser to the second step the policy and the user's factors ask.
    */
   async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[], upstream: string[] = []): Promise<void> {
-    const policy = await this.policies.get(user.orgId);
+    const policy = await this.policies.of(interaction, user.orgId);
     const pending = signingIn(user, methods, upstream);
     if (policy.mfa === 'off' || authenticationOf(methods).acr === ACR_MFA) return this.complete(req, res, interaction, pending, []);
     const factors = await this.factors.summary(user.id);
@@ -154,7 +154,7 @@ export class SecondFactorUi {
     const found = typeof response?.id === 'string' ? await this.factors.findPasskey(response.id) : undefined;
     const candidate = pending ? undefined : await this.passkeyOwner(interaction, found);
     const user = pending ?? (candidate && signingIn(candidate));
-    if (!user || !(await this.passkeyAllowed(user))) {
+    if (!user || !(await this.passkeyAllowed(interaction, user))) {
       if (pending) return this.refused(req, res, interaction, pending, true);
       // Nobody to count the attempt against: the IP's rate limit counts it.
       const retryAfter = await this.rateLimiter.reserve(this.ip(req));
@@ -187,8 +187,8 @@ export class SecondFactorUi {
   }
 
   /** The organization allows passkeys, and the sign-in's first factor was not one (it would not be a second). */
-  private async passkeyAllowed(pending: PendingSignIn): Promise<boolean> {
-    return !pending.methods.some(isPasskeyMethod) && (await this.policies.get(pending.orgId)).passkeys;
+  private async passkeyAllowed(interaction: Interaction, pending: PendingSignIn): Promise<boolean> {
+    return !pending.methods.some(isPasskeyMethod) && (await this.policies.of(interaction, pending.orgId)).passkeys;
   }
 
   private async startTotp(req: Request, res: Response, interaction: Interaction): Promise<void> {
@@ -212,7 +212,7 @@ export class SecondFactorUi {
 
   private async registerPasskey(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
-    if (!pending?.enrol || !(await this.policies.get(pending.orgId)).passkeys) return this.restart(res, interaction);
+    if (!pending?.enrol || !(await this.policies.of(interaction, pending.orgId)).passkeys) return this.restart(res, interaction);
     const response = parseJson<RegistrationResponseJSON>(req.body.response);
     const passkey = response ? await verifyRegistration(this.pages.rp, response, this.pages.challenges.checker(interaction.uid, 'register')) : undefined;
     const t = this.interactions.formContext(req, interaction, 'passkey').t;
