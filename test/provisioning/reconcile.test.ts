@@ -208,12 +208,14 @@ describe('provisioning: reconcile and retry', () => {
   it('a failing object (the target answered 400) retried through the route is pushed', async () => {
     // The person joins the chosen group after the pusher has read the creation: a membership event read after a
     // failed push marks the object pending again (a new change), which would take the 400's 'failing' away.
-    const { userId } = await person(false);
+    const { userId, userName } = await person(false);
     await settled(target());
-    peer.fault = { status: 400, count: 1 };
+    // The target refuses this one user (not the next request, which another push could take).
+    peer.refusedUserNames.add(userName);
     assert.equal((await api('PUT', `/groups/${chosen}/members/${userId}`)).status, 200);
     await eventually('failing', async () => ((await objectOf(userId))?.status === 'failing' ? true : undefined), 30_000);
     assert.equal(inPeer(userId).length, 0);
+    peer.refusedUserNames.delete(userName);
     const retried = await api('POST', `${target()}/objects/user/${userId}/retry`, {});
     assert.equal(retried.status, 200, retried.text);
     assert.equal(retried.body.localId, userId);
