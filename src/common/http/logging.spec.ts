@@ -102,6 +102,43 @@ describe('AppLogger', () => {
     assert.equal(line.reqId, undefined);
   });
 
+  it('keeps each id while requests overlap; once none is in flight its storage is off, and a line left behind has no id', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(JSON.parse(chunk.toString())), done()) });
+    const logger = new AppLogger({ logLevel: 'info' }, sink);
+    const middleware = logger.requestMiddleware();
+    let releaseSlow: () => void = () => undefined;
+    const slowMayEnd = new Promise<void>((r) => (releaseSlow = r));
+    let leftBehind: Promise<void> = Promise.resolve();
+    const server = createServer((req, res) =>
+      middleware(req, res, async () => {
+        if (req.url === '/slow') {
+          await slowMayEnd;
+          logger.log('slow, after the fast one ended', 'Test');
+          // Work the request leaves behind, logged after every request has ended.
+          leftBehind = new Promise((r) => setTimeout(() => (logger.log('left behind', 'Test'), r()), 50));
+        } else logger.log('fast', 'Test');
+        res.end('ok');
+      }),
+    );
+    server.listen(0);
+    try {
+      await once(server, 'listening');
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const slow = fetch(`${url}/slow`, { headers: { 'x-request-id': 'slow-1' } });
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await (await fetch(`${url}/fast`, { headers: { 'x-request-id': 'fast-1' } })).text(), 'ok');
+      releaseSlow();
+      assert.equal(await (await slow).text(), 'ok');
+      await leftBehind;
+    } finally {
+      server.close();
+    }
+    assert.equal(lines.find((l) => l.msg === 'fast')?.reqId, 'fast-1');
+    assert.equal(lines.find((l) => l.msg === 'slow, after the fast one ended')?.reqId, 'slow-1');
+    assert.equal(lines.find((l) => l.msg === 'left behind')?.reqId, undefined);
+  });
+
   it('finds the request id of a request served in another storage (ownStorage: false) through findRequestsWith', async () => {
     const lines: Array<Record<string, unknown>> = [];
     const sink = new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(JSON.parse(chunk.toString())), done()) });

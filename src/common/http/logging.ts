@@ -23,6 +23,8 @@ const INTERACTION_PATH = /^(\/ui\/login\/|\/oauth\/v2\/authorize\/)[^/]+/;
 export class AppLogger implements LoggerService {
   readonly root: Pino;
   private readonly requests = new AsyncLocalStorage<RequestScope>();
+  /** Requests in flight in `requests`; at none the storage is disabled (requestMiddleware says why). */
+  private inOwnStorage = 0;
   /** The request being served where it runs in another library's storage instead (findRequestsWith). */
   private currentRequest: () => object | undefined = () => undefined;
 
@@ -39,6 +41,11 @@ export class AppLogger implements LoggerService {
    * `ownStorage: false` is for requests that run in an AsyncLocalStorage of their own already (oidc-provider's,
    * see findRequestsWith): the id is kept on the request rather than in a second storage, which every promise of
    * the request would pay to carry (async-hook propagation, BENCHMARKS.md, issue 40).
+   *
+   * An enabled storage costs every promise of the process, inside a request of its own or not: once the last
+   * request in it has ended, it is disabled until the next one enters it (Node's `disable()`; `run` enables it
+   * again). So OIDC requests carry one storage, not two, whenever no API request is in flight; a line logged by
+   * work a request left behind after that has no request id.
    */
   requestMiddleware({ ownStorage = true }: { ownStorage?: boolean } = {}) {
     return (req: ScopedRequest, res: ServerResponse, next: () => void) => {
@@ -47,9 +54,15 @@ export class AppLogger implements LoggerService {
       // 'close' comes after 'finish', and also when the client went away first (logged as aborted, as
       // pino-http did).
       res.once('close', () => this.complete(req, res, id, started));
-      if (ownStorage) return this.requests.run({ id }, next);
-      req[SCOPE] = { id };
-      next();
+      if (!ownStorage) {
+        req[SCOPE] = { id };
+        return next();
+      }
+      this.inOwnStorage++;
+      res.once('close', () => {
+        if (--this.inOwnStorage === 0) this.requests.disable();
+      });
+      this.requests.run({ id }, next);
     };
   }
 
