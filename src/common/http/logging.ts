@@ -51,18 +51,16 @@ export class AppLogger implements LoggerService {
     return (req: ScopedRequest, res: ServerResponse, next: () => void) => {
       const id = (req.id = assignRequestId(req, res));
       const started = performance.now();
+      if (ownStorage) this.inOwnStorage++;
       // 'close' comes after 'finish', and also when the client went away first (logged as aborted, as
       // pino-http did).
-      res.once('close', () => this.complete(req, res, id, started));
-      if (!ownStorage) {
-        req[SCOPE] = { id };
-        return next();
-      }
-      this.inOwnStorage++;
       res.once('close', () => {
-        if (--this.inOwnStorage === 0) this.requests.disable();
+        this.complete(req, res, id, started);
+        if (ownStorage && --this.inOwnStorage === 0) this.requests.disable();
       });
-      this.requests.run({ id }, next);
+      if (ownStorage) return this.requests.run({ id }, next);
+      req[SCOPE] = { id };
+      next();
     };
   }
 
