@@ -50,6 +50,8 @@ describe('operations: with WORKERS=2 the primary serves the management listener,
     assert.equal(unready.reason, '1 of 2 workers are listening');
     assert.equal((await createClient(service.url)('GET', '/healthz')).status, 200, 'the other worker serves meanwhile');
     await eventually('the replacement listens', async () => ((await fetch(`${management}/readyz`)).status === 200 ? true : undefined));
+    // Readiness comes over the cluster's IPC; the worker's line comes through its stdout pipe, which may be later.
+    await eventually('the replacement logged its start', async () => (workerPids(service.output()).length >= 3 ? true : undefined));
     assert.equal(workerPids(service.output()).length, 3);
   });
 });
