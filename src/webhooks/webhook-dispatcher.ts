@@ -50,6 +50,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly waiting = new Set<() => void>();
   private ticking: Promise<void> | undefined;
   private lastPurge = 0;
+  /** Until when this process's row counts it among the live dispatchers, as it last wrote it. */
+  private aliveUntil = 0;
   private stopped = false;
 
   constructor(
@@ -156,9 +158,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     worker.start();
   }
 
-  /** This process's row in `webhook_dispatchers`, which counts it among the live ones. */
-  private async heartbeat(aliveUntil: number): Promise<void> {
+  /**
+   * This process's row in `webhook_dispatchers`, which counts it among the live ones until `alive_until`. Renewed
+   * once a third of the lease has passed, not at every tick: a live process always has two thirds of it left, and
+   * one that died drops out of the count no later than before.
+   */
+  private async heartbeat(now: number, leaseMs: number): Promise<void> {
+    if (this.aliveUntil - now > (leaseMs * 2) / 3) return;
+    const aliveUntil = now + leaseMs;
     if ((await this.uow.write(HEARTBEAT_SQL, [aliveUntil, this.leaseOwner])) === 0) await this.uow.write(JOIN_SQL, [this.leaseOwner, aliveUntil]);
+    this.aliveUntil = aliveUntil;
   }
 
   /** A database outage is reported once, as requests report it (DatabaseAvailability); anything else is logged. */
@@ -170,9 +179,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private async tick(): Promise<void> {
     const leaseMs = this.config.webhooks.leaseMs;
     const renewedAt = Date.now();
-    await this.heartbeat(renewedAt + leaseMs);
     if (this.workers.size > 0) await this.uow.write(RENEW_SQL, [renewedAt + leaseMs, this.leaseOwner]);
     const states = await leaseStates(this.uow.manager);
+    // A process counts itself among the live ones only while there are subscriptions to share; with none, an idle
+    // instance writes nothing (it wrote this row every second). A process that starts counting again joins as a
+    // newly started one does: the share shrinks as the others count themselves in, and the surplus is handed back.
+    if (states.length > 0) await this.heartbeat(renewedAt, leaseMs);
     const now = Date.now();
     // An even share: every live process holds at most this many, so together they hold them all.
     const share = Math.ceil(states.length / Math.max(1, await liveDispatchers(this.uow.manager, now)));
