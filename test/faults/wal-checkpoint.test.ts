@@ -50,4 +50,36 @@ describe('faults: a quiet SQLite instance checkpoints its WAL within seconds', (
     );
     assert.equal(found.name, org.name);
   });
+
+  it('the thread stops once the WAL is quiet, and the next change starts it again and reaches the database file', async (t) => {
+    if (setup.env.DATABASE_URL) return t.skip('SQLite only: MySQL/MariaDB have no WAL of ours');
+    const service = await setup.spawn({ SQLITE_CHECKPOINT_IDLE_MS: '1000', LOG_LEVEL: 'debug' });
+    const api = remoteService(service.url, setup.adminToken());
+    const stops = () => service.output().split('WAL checkpoint thread stopped').length - 1;
+    const starts = () => service.output().split('WAL checkpoint thread started').length - 1;
+    // Quiet means nothing written at all: an idle instance has no timer that writes (the webhook dispatcher's
+    // heartbeat wrote every second; it now writes only while there are subscriptions).
+    await eventually('the thread stopped on a quiet instance', async () => (stops() >= 1 ? true : undefined), 15_000, 100);
+    const startsBefore = starts();
+    const org = await createOrg(api);
+    await eventually('the thread started again after the change', async () => (starts() > startsBefore ? true : undefined), CHECKPOINT_INTERVAL_MS * 5, 100);
+    let attempt = 0;
+    const found = await eventually(
+      'the organization created after the stop in the database file alone',
+      async () => {
+        const copy = join(copies, `after-stop-${attempt++}.sqlite`);
+        copyFileSync(join(setup.dataDir, 'portcullis.sqlite'), copy);
+        const db = new Database(copy);
+        try {
+          return db.prepare('SELECT name FROM organizations WHERE id = ?').get(org.id) as { name: string } | undefined;
+        } finally {
+          db.close();
+        }
+      },
+      CHECKPOINT_INTERVAL_MS * 5,
+      CHECKPOINT_INTERVAL_MS / 4,
+    );
+    assert.equal(found.name, org.name);
+    assert.ok(!/WAL checkpoint (thread )?failed/.test(service.output()), 'no checkpoint failed');
+  });
 });

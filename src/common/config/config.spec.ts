@@ -9,7 +9,7 @@ describe('loadConfig', () => {
     assert.equal(config.port, 8080);
     assert.equal(config.publicUrl, 'http://localhost:8080');
     assert.equal(config.dataDir, resolve('./data'));
-    assert.deepEqual(config.database, { type: 'sqlite', path: resolve('./data/portcullis.sqlite'), busyTimeoutMs: 5000 });
+    assert.deepEqual(config.database, { type: 'sqlite', path: resolve('./data/portcullis.sqlite'), busyTimeoutMs: 5000, checkpointIdleMs: 30_000 });
     assert.equal(config.workers, 1);
     assert.equal(config.logLevel, 'info');
     assert.equal(config.instanceDomain, 'localhost');
@@ -37,7 +37,7 @@ describe('loadConfig', () => {
   it('derives PUBLIC_URL and the SQLite path from PORT and DATA_DIR', () => {
     const config = loadConfig({ PORT: '9100', DATA_DIR: '/tmp/pc' });
     assert.equal(config.publicUrl, 'http://localhost:9100');
-    assert.deepEqual(config.database, { type: 'sqlite', path: '/tmp/pc/portcullis.sqlite', busyTimeoutMs: 5000 });
+    assert.deepEqual(config.database, { type: 'sqlite', path: '/tmp/pc/portcullis.sqlite', busyTimeoutMs: 5000, checkpointIdleMs: 30_000 });
   });
 
   it('accepts a MySQL/MariaDB URL and a trailing slash on PUBLIC_URL', () => {
@@ -129,6 +129,20 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({ KEY_POLL_MS: '200' }).keyPollMs, 200);
     for (const value of ['99', '60001', 'often']) {
       assert.throws(() => loadConfig({ KEY_POLL_MS: value }), (error: unknown) => error instanceof ConfigError && error.problems.map((p) => p.split(' ')[0]).join() === 'KEY_POLL_MS', value);
+    }
+  });
+
+  it('checkpoint thread idle time: 30 s by default, on SQLite only, refused below a second and above a day', () => {
+    const sqlite = (env: Record<string, string>) => {
+      const { database } = loadConfig(env);
+      assert.equal(database.type, 'sqlite');
+      return database.checkpointIdleMs;
+    };
+    assert.equal(sqlite({}), 30_000);
+    assert.equal(sqlite({ SQLITE_CHECKPOINT_IDLE_MS: '1000' }), 1000);
+    assert.equal('checkpointIdleMs' in loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/portcullis' }).database, false);
+    for (const value of ['999', '86400001', 'soon']) {
+      assert.throws(() => loadConfig({ SQLITE_CHECKPOINT_IDLE_MS: value }), (error: unknown) => error instanceof ConfigError && error.problems.map((p) => p.split(' ')[0]).join() === 'SQLITE_CHECKPOINT_IDLE_MS', value);
     }
   });
 });

@@ -113,7 +113,7 @@ export interface LoginRateLimitConfig {
 }
 
 export type DatabaseConfig =
-  | { type: 'sqlite'; path: string; busyTimeoutMs: number }
+  | { type: 'sqlite'; path: string; busyTimeoutMs: number; checkpointIdleMs: number }
   | { type: 'mysql'; url: string; nodes: DatabaseNode[] };
 
 /**
@@ -145,7 +145,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const dataDir = resolve(read.string('DATA_DIR', './data'));
   const publicUrl = read.url('PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, '');
   const database = parseDatabaseUrl(read.string('DATABASE_URL', `sqlite:${dataDir}/portcullis.sqlite`), problems);
-  if (database.type === 'sqlite') database.busyTimeoutMs = read.integer('SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600_000);
+  if (database.type === 'sqlite') {
+    database.busyTimeoutMs = read.integer('SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600_000);
+    database.checkpointIdleMs = read.integer('SQLITE_CHECKPOINT_IDLE_MS', 30_000, 1000, 86_400_000);
+  }
   const masterKey = env.MASTER_KEY === undefined || env.MASTER_KEY === '' ? undefined : env.MASTER_KEY;
   if (masterKey !== undefined && !isBase64Key(masterKey)) {
     problems.push('MASTER_KEY must be 32 bytes encoded as base64');
@@ -260,11 +263,11 @@ function parseDatabaseUrl(value: string, problems: string[]): DatabaseConfig {
   if (value.startsWith('sqlite:')) {
     const path = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '') problems.push('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/portcullis.sqlite');
-    return { type: 'sqlite', path: path === ':memory:' ? path : resolve(path), busyTimeoutMs: 5000 };
+    return { type: 'sqlite', path: path === ':memory:' ? path : resolve(path), busyTimeoutMs: 5000, checkpointIdleMs: 30_000 };
   }
   if (value.startsWith('mysql://') || value.startsWith('mariadb://')) return parseMysqlUrl(value.replace(/^mariadb:/, 'mysql:'), problems);
   problems.push(`DATABASE_URL must start with sqlite: or mysql://, got "${redactUrl(value)}"`);
-  return { type: 'sqlite', path: value, busyTimeoutMs: 5000 };
+  return { type: 'sqlite', path: value, busyTimeoutMs: 5000, checkpointIdleMs: 30_000 };
 }
 
 /**

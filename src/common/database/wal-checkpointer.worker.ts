@@ -9,7 +9,7 @@ export interface CheckpointerData {
 
 /**
  * The checkpointer's thread: its own connection to the service's SQLite file, running a PASSIVE checkpoint
- * every interval. PASSIVE never waits for or blocks a reader or writer (https://sqlite.org/c3ref/wal_checkpoint_v2.html);
+ * when it starts, every interval, and when it is told to close. PASSIVE never waits for or blocks a reader or writer (https://sqlite.org/c3ref/wal_checkpoint_v2.html);
  * it syncs the WAL, copies what no reader still needs into the database file and syncs that, here, off the
  * event loop that serves requests. A checkpoint another process is running answers busy: skipped, the
  * next interval tries again.
@@ -26,6 +26,8 @@ function checkpoint(): void {
   }
 }
 
+// At once: the thread is started because the WAL changed (wal-checkpointer.ts).
+checkpoint();
 const timer = setInterval(checkpoint, intervalMs);
 
 // 'checkpoint' (with a number to answer): one now, for a writer that pauses for it (WalCheckpointer.checkpointNow).
@@ -35,7 +37,9 @@ parentPort!.on('message', (message: 'close' | { checkpoint: number }) => {
     parentPort!.postMessage({ checkpointed: message.checkpoint });
     return;
   }
+  // A last one: the thread stops once the WAL is quiet, or at shutdown, and what was written since must not wait.
   clearInterval(timer);
+  checkpoint();
   db.close();
   parentPort!.close();
 });
