@@ -146,8 +146,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const publicUrl = read.url('PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, '');
   const database = parseDatabaseUrl(read.string('DATABASE_URL', `sqlite:${dataDir}/portcullis.sqlite`), problems);
   if (database.type === 'sqlite') {
-    database.busyTimeoutMs = read.integer('SQLITE_BUSY_TIMEOUT_MS', 5000, 0, 600_000);
-    database.checkpointIdleMs = read.integer('SQLITE_CHECKPOINT_IDLE_MS', 30_000, 1000, 86_400_000);
+    database.busyTimeoutMs = read.integer('SQLITE_BUSY_TIMEOUT_MS', SQLITE_DEFAULTS.busyTimeoutMs, 0, 600_000);
+    database.checkpointIdleMs = read.integer('SQLITE_CHECKPOINT_IDLE_MS', SQLITE_DEFAULTS.checkpointIdleMs, 1000, 86_400_000);
   }
   const masterKey = env.MASTER_KEY === undefined || env.MASTER_KEY === '' ? undefined : env.MASTER_KEY;
   if (masterKey !== undefined && !isBase64Key(masterKey)) {
@@ -259,15 +259,18 @@ function readMailConfig(read: EnvReader, env: Env, instanceDomain: string, probl
   };
 }
 
+/** SQLITE_BUSY_TIMEOUT_MS and SQLITE_CHECKPOINT_IDLE_MS when unset. */
+const SQLITE_DEFAULTS = { busyTimeoutMs: 5000, checkpointIdleMs: 30_000 };
+
 function parseDatabaseUrl(value: string, problems: string[]): DatabaseConfig {
   if (value.startsWith('sqlite:')) {
     const path = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '') problems.push('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/portcullis.sqlite');
-    return { type: 'sqlite', path: path === ':memory:' ? path : resolve(path), busyTimeoutMs: 5000, checkpointIdleMs: 30_000 };
+    return { type: 'sqlite', path: path === ':memory:' ? path : resolve(path), ...SQLITE_DEFAULTS };
   }
   if (value.startsWith('mysql://') || value.startsWith('mariadb://')) return parseMysqlUrl(value.replace(/^mariadb:/, 'mysql:'), problems);
   problems.push(`DATABASE_URL must start with sqlite: or mysql://, got "${redactUrl(value)}"`);
-  return { type: 'sqlite', path: value, busyTimeoutMs: 5000, checkpointIdleMs: 30_000 };
+  return { type: 'sqlite', path: value, ...SQLITE_DEFAULTS };
 }
 
 /**

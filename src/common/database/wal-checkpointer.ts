@@ -28,13 +28,13 @@ export const FALLBACK_AUTOCHECKPOINT_PAGES = 10_000;
  * The thread runs only while the WAL is written to: every interval the process looks at the WAL file's size
  * and time of change (a `stat`, nothing of SQLite on the event loop), starts the thread at a change and stops
  * it once the WAL has not changed for `SQLITE_CHECKPOINT_IDLE_MS`; a stopping thread checkpoints a last time.
- * An idle process then holds no thread, about 10 MB (BENCHMARKS.md, "Issue 40, memory"). Every process
+ * An idle process then holds no thread: about 5 MB less resident (BENCHMARKS.md, "Idle: nothing written"). Every process
  * (WORKERS > 1) watches for itself; SQLite lets one checkpoint run at a time and the others skip.
  */
 @Injectable()
 export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy {
   private thread: CheckpointThread | undefined;
-  private watching: { walPath: string; idleMs: number; timer: NodeJS.Timeout } | undefined;
+  private watching: { path: string; idleMs: number; timer: NodeJS.Timeout } | undefined;
   /** The WAL file's size and time of change at the last look, and when that last changed. */
   private lastSeen = '';
   private lastChangeAt = 0;
@@ -54,13 +54,8 @@ export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy 
     await sqlite.rows(`PRAGMA wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`, []);
     // The timer never keeps the process alive; shutdown clears it.
     const timer = setInterval(() => void this.look(), CHECKPOINT_INTERVAL_MS).unref();
-    this.watching = { walPath: `${path}-wal`, idleMs: database.checkpointIdleMs, timer };
+    this.watching = { path, idleMs: database.checkpointIdleMs, timer };
     await this.look();
-  }
-
-  /** Whether a checkpoint thread is running now (it is stopped while the WAL stays unchanged). */
-  get threadRunning(): boolean {
-    return this.thread !== undefined;
   }
 
   /**
@@ -71,7 +66,7 @@ export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy 
   checkpointNow(): Promise<void> {
     if (!this.watching) return Promise.resolve();
     this.lastChangeAt = Date.now();
-    return this.startedThread().checkpointNow();
+    return this.startedThread(this.watching.path).checkpointNow();
   }
 
   /** One look at the WAL file: a change starts the thread, a long enough quiet stops it. */
@@ -80,7 +75,7 @@ export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy 
     if (!watching || this.looking) return;
     this.looking = true;
     try {
-      const seen = await stat(watching.walPath).then(
+      const seen = await stat(`${watching.path}-wal`).then(
         (file) => `${file.size}:${file.mtimeMs}`,
         () => 'none',
       );
@@ -89,7 +84,7 @@ export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy 
       if (seen !== this.lastSeen) {
         this.lastSeen = seen;
         this.lastChangeAt = now;
-        this.startedThread();
+        this.startedThread(watching.path);
       } else if (this.thread && now - this.lastChangeAt >= watching.idleMs) {
         this.logger.debug(`WAL checkpoint thread stopped: the WAL has not changed for ${watching.idleMs} ms`, 'WalCheckpointer');
         void this.stopThread();
@@ -99,11 +94,10 @@ export class WalCheckpointer implements OnApplicationBootstrap, OnModuleDestroy 
     }
   }
 
-  private startedThread(): CheckpointThread {
+  private startedThread(path: string): CheckpointThread {
     if (this.thread) return this.thread;
-    const path = this.dataSource.options.database as string;
     this.thread = new CheckpointThread(path, this.logger);
-    this.logger.debug('WAL checkpoint thread started: the WAL changed', 'WalCheckpointer');
+    this.logger.debug('WAL checkpoint thread started', 'WalCheckpointer');
     return this.thread;
   }
 
