@@ -48,7 +48,9 @@ export class RemoteClientKeys {
     const entry: Entry = { until: now + this.options.cacheMs, keys: Promise.resolve([]) };
     entry.keys = this.read(uri).catch((error: unknown) => {
       entry.until = Math.min(entry.until, Date.now() + RETRY_AFTER_FAILURE_MS);
-      this.logger.warn(`the keys at ${uri} could not be used: ${error instanceof Error ? error.message : String(error)}`);
+      // Origin and path only: a query may carry a credential of the client's.
+      const { origin, pathname } = new URL(uri);
+      this.logger.warn(`the keys at ${origin}${pathname} could not be used: ${error instanceof Error ? error.message : String(error)}`);
       return [];
     });
     this.entries.set(uri, entry);
