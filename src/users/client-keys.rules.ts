@@ -1,5 +1,6 @@
 import { checkClientJwks } from '../common/crypto/client-jwks.js';
 import type { ClientJwks } from '../common/crypto/client-jwks.js';
+import { DomainError } from '../common/errors/domain-error.js';
 import type { ErrorDetail } from '../common/errors/domain-error.js';
 import { assertPublicHost } from '../common/net/configured-target.js';
 import { hostOf } from '../common/net/outbound-address.js';
@@ -40,12 +41,15 @@ export function storedJwks(jwks: ClientJwks | null): ClientJwks | null {
 }
 
 /**
- * Where a jwks_uri's host resolves, before it is written: a loopback, private or link-local address is a 400 unless
- * OUTBOUND_ALLOW_PRIVATE_NETWORKS (docs/webhooks.md, "Targets on private networks"). Every fetch
- * checks the address again (src/oidc/adapter/remote-client-keys.ts), since a name may resolve elsewhere later.
+ * Where a jwks_uri points, before it is written: never this instance's own origin (its published keys sign its own
+ * tokens, never a client's), and a loopback, private or link-local address is a 400 unless
+ * OUTBOUND_ALLOW_PRIVATE_NETWORKS (docs/webhooks.md, "Targets on private networks"). Every fetch checks the address
+ * again (src/oidc/adapter/remote-client-keys.ts), since a name may resolve elsewhere later.
  */
-export async function assertJwksUriTarget(uri: string | null | undefined, allowPrivateNetworks: boolean): Promise<void> {
+export async function assertJwksUriTarget(uri: string | null | undefined, rules: { allowPrivateNetworks: boolean; publicUrl: string }): Promise<void> {
   // An absent or malformed URI is not this check's: checkOwnKeys reports it.
   if (!uri || !URL.canParse(uri)) return;
-  await assertPublicHost(new URL(uri), 'jwksUri', { allowPrivateNetworks }, 'accept');
+  const url = new URL(uri);
+  if (url.origin === new URL(rules.publicUrl).origin) throw DomainError.invalidField('jwksUri', 'jwksUri must not point at this instance itself');
+  await assertPublicHost(url, 'jwksUri', rules, 'accept');
 }

@@ -102,7 +102,7 @@ export class ProjectsService {
     private readonly events: EventStore,
     private readonly hasher: SecretHasher,
     private readonly access: UserAccess,
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks'>,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks' | 'publicUrl'>,
   ) {}
 
   createProject(editorUserId: string | null, orgId: string, name: string): Promise<ProjectEntity> {
@@ -115,7 +115,7 @@ export class ProjectsService {
   async createOidcApplication(editorUserId: string | null, orgId: string, projectId: string, input: NewOidcApplication): Promise<CreatedApplication> {
     validateOidcApplication(input, this.config.signingAlg);
     await assertBackchannelLogoutTarget(input.backchannelLogoutUri, this.config.outboundAllowPrivateNetworks);
-    await assertJwksUriTarget(input.jwksUri, this.config.outboundAllowPrivateNetworks);
+    await assertJwksUriTarget(input.jwksUri, { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, publicUrl: this.config.publicUrl });
     return this.insertApplication(editorUserId, orgId, projectId, {
       kind: 'oidc',
       ...input,

@@ -176,6 +176,7 @@ describe('client keys: applications bring their own jwks or jwks_uri (openid-cli
       ['both jwks and jwksUri', { jwks: { keys: [good.jwk] }, jwksUri: `${RP}/jwks` }, 'jwksUri'],
       ['plain http to a host that is not loopback', { jwksUri: 'http://keys.example.com/jwks' }, 'jwksUri'],
       ['a jwksUri with a fragment', { jwksUri: 'https://keys.example.com/jwks#x' }, 'jwksUri'],
+      ["this instance's own keys", { jwksUri: `${svc.config.publicUrl}/oauth/v2/keys` }, 'jwksUri'],
       ['keys for a client_secret_basic application', { jwks: { keys: [good.jwk] } }, 'jwks', 'client_secret_basic'],
     ];
     const existing = await createApp(svc, project, { jwks: { keys: [good.jwk] } });

@@ -67,7 +67,7 @@ export class ApplicationEditsService {
     private readonly events: EventStore,
     private readonly hasher: SecretHasher,
     private readonly access: UserAccess,
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks'>,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks' | 'publicUrl'>,
     @Optional() @Inject(CLIENT_REGISTRATIONS) private readonly clients?: ClientRegistrations,
   ) {}
 
@@ -105,7 +105,7 @@ export class ApplicationEditsService {
   ): Promise<{ app: ApplicationEntity; clientSecret?: string }> {
     // Resolved before the transaction (a name lookup may take a while); an unchanged URI is looked up again too.
     await assertBackchannelLogoutTarget(changes.backchannelLogoutUri, this.config.outboundAllowPrivateNetworks);
-    await assertJwksUriTarget(changes.jwksUri, this.config.outboundAllowPrivateNetworks);
+    await assertJwksUriTarget(changes.jwksUri, { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, publicUrl: this.config.publicUrl });
     const result = await this.uow.run(async (manager) => {
       const app = await applicationIn(manager, orgId, projectId, appId);
       await assertMayManage(manager, this.access, editorUserId, app.apiAccess || changes.apiAccess === true);
