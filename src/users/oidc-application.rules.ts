@@ -2,6 +2,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import type { ErrorDetail } from '../common/errors/domain-error.js';
 import type { NewOidcApplication } from './projects.service.js';
 import { checkEndpointUrl } from './rules/endpoint-url.js';
+import { checkOwnKeys } from './client-keys.rules.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -28,6 +29,7 @@ export function validateOidcApplication(app: NewOidcApplication, signingAlg: str
   app.redirectUris.forEach((uri, i) => checkRedirect(uri, app.devMode, `redirectUris.${i}`, problems));
   app.postLogoutRedirectUris.forEach((uri, i) => checkRedirect(uri, app.devMode, `postLogoutRedirectUris.${i}`, problems));
   checkProfiles(app, interactive, signingAlg, problems);
+  checkOwnKeys(app, problems);
   if (problems.length > 0) throw DomainError.invalid('the application configuration is invalid', problems);
 }
 

@@ -16,6 +16,8 @@ import { PublicKeyEntity } from './entities/public-key.entity.js';
 import type { AccessTokenType } from './entities/user.entity.js';
 import { validateOidcApplication } from './oidc-application.rules.js';
 import { assertBackchannelLogoutTarget } from './backchannel-logout-target.js';
+import { assertJwksUriTarget, storedJwks } from './client-keys.rules.js';
+import type { ClientJwks } from '../common/crypto/client-jwks.js';
 import { isIamOwner, noRoles } from './acting/acting-rule.js';
 import { UserAccess } from './acting/user-access.service.js';
 import { guardProjectIn } from './queries/project-guard.js';
@@ -43,6 +45,9 @@ export interface NewOidcApplication {
   dpopBoundAccessTokens: boolean;
   backchannelLogoutUri: string | null;
   backchannelLogoutSessionRequired: boolean;
+  /** The application's own keys, inline or at a URL (never both), instead of keys registered through `…/keys`. */
+  jwks: ClientJwks | null;
+  jwksUri: string | null;
 }
 
 /** DESIGN §16's settings, all off: what an application created without them has. */
@@ -53,6 +58,8 @@ export const NO_PROFILES = {
   dpopBoundAccessTokens: false,
   backchannelLogoutUri: null,
   backchannelLogoutSessionRequired: false,
+  jwks: null,
+  jwksUri: null,
 } as const;
 
 interface NewApiApplication {
@@ -95,7 +102,7 @@ export class ProjectsService {
     private readonly events: EventStore,
     private readonly hasher: SecretHasher,
     private readonly access: UserAccess,
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks'>,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks' | 'publicUrl'>,
   ) {}
 
   createProject(editorUserId: string | null, orgId: string, name: string): Promise<ProjectEntity> {
@@ -108,9 +115,11 @@ export class ProjectsService {
   async createOidcApplication(editorUserId: string | null, orgId: string, projectId: string, input: NewOidcApplication): Promise<CreatedApplication> {
     validateOidcApplication(input, this.config.signingAlg);
     await assertBackchannelLogoutTarget(input.backchannelLogoutUri, this.config.outboundAllowPrivateNetworks);
+    await assertJwksUriTarget(input.jwksUri, { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, publicUrl: this.config.publicUrl });
     return this.insertApplication(editorUserId, orgId, projectId, {
       kind: 'oidc',
       ...input,
+      jwks: storedJwks(input.jwks),
     });
   }
 
@@ -299,6 +308,10 @@ export class ProjectsService {
     if (!app) throw DomainError.notFound('application');
     if (app.authMethod !== 'private_key_jwt') {
       throw new DomainError(ErrorCode.FailedPrecondition, 'keys can only be added to applications using private_key_jwt');
+    }
+    // Either its own key set or keys registered here, never both (docs/oauth-profiles.md, "Client keys").
+    if (app.jwks !== null || app.jwksUri !== null) {
+      throw new DomainError(ErrorCode.FailedPrecondition, 'the application brings its own keys (jwks or jwksUri); set both to null before registering keys here');
     }
     return app;
   }

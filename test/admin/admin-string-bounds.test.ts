@@ -80,8 +80,8 @@ function valueOf(path: string, length: number): string {
   }
   if (leaf === 'phone') return `+41 79 123 45 67${'-'.repeat(length - 16)}`;
   if (leaf === 'preferredLanguage') return `en${'-abcdefg'.repeat(Math.ceil(length / 8))}`.slice(0, length).replace(/-$/, 'x');
-  // Logout tokens go where the host resolves, checked at registration: a public address literal needs no DNS.
-  if (leaf === 'backchannelLogoutUri') return `https://93.184.215.14/${tag}${'x'.repeat(length - 30)}`;
+  // Logout tokens and keys are fetched where the host resolves, checked at registration: a public address literal needs no DNS.
+  if (leaf === 'backchannelLogoutUri' || leaf === 'jwksUri') return `https://93.184.215.14/${tag}${'x'.repeat(length - 30)}`;
   if (leaf.endsWith('RedirectUris') || ['redirectUris', 'acsUrls', 'sloUrl', 'entityId'].includes(leaf)) return `https://app.example.com/${tag}${'x'.repeat(length - 32)}`;
   return `${tag}${'x'.repeat(length - tag.length)}`;
 }
@@ -143,7 +143,8 @@ async function created(svc: TestService, url: string, body: unknown): Promise<an
 
 const human = () => ({ userName: unique('human'), profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: 'ada@example.com' } });
 const machine = () => ({ userName: unique('machine'), name: 'robot' });
-const oidcApp = () => ({ name: unique('app'), redirectUris: ['https://app.example.com/cb'], authMethod: 'client_secret_basic', responseTypes: ['code'], grantTypes: ['authorization_code'] });
+// private_key_jwt: the one method that takes a jwksUri.
+const oidcApp = () => ({ name: unique('app'), redirectUris: ['https://app.example.com/cb'], authMethod: 'private_key_jwt', responseTypes: ['code'], grantTypes: ['authorization_code'] });
 const project = async (svc: TestService, orgId: string) => (await created(svc, `/management/v1/orgs/${orgId}/projects`, { name: unique('project') })).id as string;
 const idp = () => ({ type: 'oidc', name: unique('idp'), issuer: 'https://93.184.215.14/', clientId: 'portcullis', clientSecret: 'bound-secret', link: { by: 'externalId', from: 'oid' } });
 const users = (orgId: string) => `/management/v1/orgs/${orgId}/users`;

@@ -60,6 +60,8 @@ describe('management API: reading, changing and removing applications', () => {
       dpopBoundAccessTokens: false,
       backchannelLogoutUri: null,
       backchannelLogoutSessionRequired: false,
+      jwks: null,
+      jwksUri: null,
     });
     assert.deepEqual(second, { appId: api.appId, clientId: api.clientId, projectId: project.projectId, name: second.name, type: 'api', authMethod: 'private_key_jwt' });
     assert.ok(!res.text.includes(web.clientSecret!), 'no secret in a listing');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { exportJWK, generateKeyPair } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../oidc/support/browser.js';
 import { JWT_BEARER, jwtProfileAssertion } from '../oidc/support/jwt-profile.js';
@@ -174,6 +175,11 @@ describe('users and credentials in the operator console (Chromium)', () => {
       body: { name: 'Billing web', redirectUris: ['https://billing.example.com/cb'], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'none' },
     });
     assert.equal(web.status, 201, web.text);
+    const mobile = await svc.api('POST', `/management/v1/orgs/${orgId}/projects/${projectId}/apps/oidc`, {
+      token: svc.adminToken,
+      body: { name: 'Billing mobile', redirectUris: ['https://billing.example.com/cb'], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'private_key_jwt' },
+    });
+    assert.equal(mobile.status, 201, mobile.text);
     const { context, page, problems } = await open();
     try {
       await asAdmin(page, `/console/orgs/${orgId}/projects/${projectId}`);
@@ -223,6 +229,17 @@ describe('users and credentials in the operator console (Chromium)', () => {
       assert.equal(changed.body.accessTokenType, 'jwt');
       assert.equal(changed.body.idTokenUserinfoAssertion, true);
       assert.deepEqual(changed.body.redirectUris, ['https://billing.example.com/cb']);
+
+      // The application's own keys (docs/oauth-profiles.md, "Client keys"): a JSON Web Key Set typed into the form.
+      const jwk = { ...(await exportJWK((await generateKeyPair('ES256')).publicKey)), kid: 'console-key' };
+      const mobileRow = page.getByRole('row').filter({ hasText: 'Billing mobile' });
+      await mobileRow.getByRole('button', { name: 'Edit application' }).click();
+      const mobileForm = mobileRow.getByRole('form', { name: 'Edit application' });
+      await mobileForm.getByLabel("The application's own public keys").fill(JSON.stringify({ keys: [jwk] }));
+      await mobileForm.getByRole('button', { name: 'Save' }).click();
+      await mobileRow.getByRole('button', { name: 'Edit application' }).waitFor();
+      const withKeys = await svc.api('GET', `/management/v1/orgs/${orgId}/projects/${projectId}/apps/${mobile.body.appId}`, { token: svc.adminToken });
+      assert.deepEqual(withKeys.body.jwks, { keys: [jwk] });
       await signOut(page);
       assert.deepEqual(problems, []);
     } finally {

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { JSX } from 'preact';
-import { Checkbox, Field, Select } from '../components';
+import { Checkbox, Field, Select, TextArea } from '../components';
 import { t } from '../i18n';
 
 /** DESIGN §16's settings of an OIDC application, as `GET …/apps/{appId}` reads them. */
@@ -11,6 +11,9 @@ export interface OauthProfiles {
   dpopBoundAccessTokens?: boolean;
   backchannelLogoutUri?: string | null;
   backchannelLogoutSessionRequired?: boolean;
+  /** The application's own public keys (a JSON Web Key Set) or where it serves them. */
+  jwks?: unknown;
+  jwksUri?: string | null;
 }
 
 type Alg = '' | 'RS256' | 'ES256' | 'EdDSA';
@@ -26,6 +29,8 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
   const [dpop, setDpop] = useState(Boolean(app.dpopBoundAccessTokens));
   const [logoutUri, setLogoutUri] = useState(app.backchannelLogoutUri ?? '');
   const [logoutSid, setLogoutSid] = useState(Boolean(app.backchannelLogoutSessionRequired));
+  const [jwks, setJwks] = useState(app.jwks ? JSON.stringify(app.jwks, null, 2) : '');
+  const [jwksUri, setJwksUri] = useState(app.jwksUri ?? '');
   const values = {
     requirePushedAuthorizationRequests: par,
     requireSignedRequestObject: jar,
@@ -33,6 +38,8 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
     dpopBoundAccessTokens: dpop,
     backchannelLogoutUri: logoutUri.trim() === '' ? null : logoutUri.trim(),
     backchannelLogoutSessionRequired: logoutSid,
+    jwks: keySet(jwks),
+    jwksUri: jwksUri.trim() === '' ? null : jwksUri.trim(),
   };
   const fields = (
     <fieldset data-oauth-profiles>
@@ -48,7 +55,19 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
       <Checkbox label={t('dpopBoundAccessTokens')} checked={dpop} onChange={setDpop} />
       <Field label={t('backchannelLogoutUri')} value={logoutUri} onInput={setLogoutUri} type="url" placeholder="https://app.example.com/backchannel-logout" />
       <Checkbox label={t('backchannelLogoutSessionRequired')} checked={logoutSid} onChange={setLogoutSid} />
+      <TextArea label={t('jwks')} value={jwks} onInput={setJwks} rows={4} />
+      <Field label={t('jwksUri')} value={jwksUri} onInput={setJwksUri} type="url" placeholder="https://app.example.com/jwks.json" />
     </fieldset>
   );
   return { values, fields };
+}
+
+/** The key set typed as JSON; text that is not JSON goes as it is, and the API's 400 names the field. */
+function keySet(text: string): unknown {
+  if (text.trim() === '') return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }

@@ -67,6 +67,8 @@ export class AppDto {
   @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) dpopBoundAccessTokens?: boolean;
   @ApiPropertyOptional({ nullable: true, description: 'OIDC (DESIGN §16)' }) backchannelLogoutUri?: string | null;
   @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) backchannelLogoutSessionRequired?: boolean;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: "OIDC: the application's own public keys" }) jwks?: object | null;
+  @ApiPropertyOptional({ nullable: true, description: 'OIDC: where the application serves its public keys' }) jwksUri?: string | null;
 }
 
 export class AppListDto {
@@ -197,6 +199,8 @@ export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicat
     dpopBoundAccessTokens: Boolean(app.dpopBoundAccessTokens),
     backchannelLogoutUri: app.backchannelLogoutUri,
     backchannelLogoutSessionRequired: Boolean(app.backchannelLogoutSessionRequired),
+    jwks: app.jwks,
+    jwksUri: app.jwksUri,
   };
 }
 

@@ -6,9 +6,12 @@ import {
   IsArray,
   IsBoolean,
   IsIn,
+  IsObject,
   IsOptional,
   IsString,
   } from 'class-validator';
+import { MAX_CLIENT_KEYS } from '../../common/crypto/client-jwks.js';
+import type { ClientJwks } from '../../common/crypto/client-jwks.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 import { Bounded } from './bounded.decorator.js';
 
@@ -62,6 +65,26 @@ export class OauthProfileFieldsDto {
   @IsOptional()
   @IsBoolean()
   backchannelLogoutSessionRequired?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    nullable: true,
+    description: `private_key_jwt and signed request objects: the application's own public keys, a JSON Web Key Set (RFC 7517 §5) of 1 to ${MAX_CLIENT_KEYS} RSA (2048 bits or more), EC (P-256, P-384) or Ed25519 keys; no private members, no symmetric keys, no repeated kid. Excludes jwksUri and keys registered through …/keys; null: none`,
+  })
+  @IsOptional()
+  @IsObject()
+  jwks?: ClientJwks | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    maxLength: 2000,
+    description: 'private_key_jwt and signed request objects: where the application serves its public keys (https; plain http to a loopback host only with OUTBOUND_ALLOW_PRIVATE_NETWORKS). Excludes jwks; null: none',
+  })
+  @IsOptional()
+  @IsString()
+  @Bounded('redirectUri')
+  jwksUri?: string | null;
 }
 
 export class CreateProjectDto {

@@ -70,6 +70,8 @@ export class ProjectsController {
       dpopBoundAccessTokens: dto.dpopBoundAccessTokens ?? false,
       backchannelLogoutUri: dto.backchannelLogoutUri ?? null,
       backchannelLogoutSessionRequired: dto.backchannelLogoutSessionRequired ?? false,
+      jwks: dto.jwks ?? null,
+      jwksUri: dto.jwksUri ?? null,
     });
   }
 

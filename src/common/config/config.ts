@@ -43,6 +43,8 @@ export interface AppConfig {
   outboundAllowPrivateNetworks: boolean;
   /** How long a call to an upstream identity provider (discovery, keys, token, user info) may take (`IDP_TIMEOUT_MS`). */
   idpTimeoutMs: number;
+  /** How long keys read from an application's jwks_uri are used before it is read again (`CLIENT_JWKS_CACHE_MS`, 5 min). */
+  clientJwksCacheMs: number;
   mail: MailConfig;
   backchannelLogout: BackchannelLogoutConfig;
 }
@@ -201,6 +203,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
   const listReadTimeLimitMs = read.integer('LIST_READ_TIME_LIMIT_MS', 5000, 10, 600_000);
   const idpTimeoutMs = read.integer('IDP_TIMEOUT_MS', 10_000, 100, 60_000);
+  const clientJwksCacheMs = read.integer('CLIENT_JWKS_CACHE_MS', 300_000, 1000, 86_400_000);
   const mail = readMailConfig(read, env, instanceDomain, problems);
   // As webhooks (DESIGN §10, §16): first retry after about 5 s, given up after 24 h.
   const backchannelLogout = {
@@ -236,6 +239,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     listReadTimeLimitMs,
     outboundAllowPrivateNetworks,
     idpTimeoutMs,
+    clientJwksCacheMs,
     mail,
     backchannelLogout,
   };

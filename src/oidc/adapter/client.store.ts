@@ -8,6 +8,8 @@ import { samlContinueUrl } from '../provider/oidc.routes.js';
 import { allowedScopes } from '../provider/scopes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from '../../common/database/column-values.js';
+import type { ClientJwks } from '../../common/crypto/client-jwks.js';
+import type { RemoteClientKeys } from './remote-client-keys.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
 export const CLIENT_EXTRA = [
@@ -57,7 +59,8 @@ export function forgetClient(dataSource: DataSource, clientId: string): void {
 
 interface Registration {
   row: ClientRow;
-  keys: KeyRow[];
+  /** The public keys of a private_key_jwt application (JWKs): its own, or those registered through `…/keys`. */
+  keys: object[];
   payloads: Map<string, AdapterPayload | undefined>;
 }
 
@@ -73,6 +76,7 @@ export class ClientStore implements Adapter {
     private readonly issuer: string,
     /** The algorithm the instance signs with now (SIGNING_ALG): a JARM algorithm the application chose must be it. */
     private readonly signingAlg: string,
+    private readonly remoteKeys: RemoteClientKeys,
   ) {}
 
   async find(clientId: string): Promise<AdapterPayload | undefined> {
@@ -98,14 +102,24 @@ export class ClientStore implements Adapter {
       cache.delete(clientId);
       return undefined;
     }
-    const keys: KeyRow[] =
-      row.src === 'app' && row.auth_method === 'private_key_jwt' ? await applicationKeyRows(this.dataSource, row.id) : [];
+    const keys = row.src === 'app' && row.auth_method === 'private_key_jwt' ? await this.keysOf(row) : [];
     const registration = { row, keys, payloads: new Map() };
     // Read before the client was last forgotten: the change may have committed after this read.
     if ((forgotten.get(clientId) ?? -1) >= now) return registration;
     if (cache.size >= CLIENT_CACHE_MAX) cache.clear();
     cache.set(clientId, { at: now, registration });
     return registration;
+  }
+
+  /**
+   * An application's own keys, inline or read from its jwks_uri (remote-client-keys.ts), else the keys registered
+   * through the management API (docs/oauth-profiles.md, "Client keys": an application has one kind or the other).
+   */
+  private async keysOf(row: ClientRow): Promise<object[]> {
+    if (row.jwks_uri) return this.remoteKeys.keysAt(row.jwks_uri);
+    const own = json<ClientJwks | null>(row.jwks, null);
+    if (own) return own.keys;
+    return registeredJwks(await applicationKeyRows(this.dataSource, row.id));
   }
 
   // The remaining adapter methods do not apply to clients: they are managed by the management API.
@@ -155,7 +169,7 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
     application_type: 'web',
     // auth_time in every ID token (OIDC Registration §2), as relying parties of ZITADEL expect.
     require_auth_time: true,
-    ...(authMethod === 'private_key_jwt' ? { jwks: { keys: jwks(keys) } } : {}),
+    ...(authMethod === 'private_key_jwt' ? { jwks: { keys } } : {}),
     portcullis_kind: row.kind,
     portcullis_org_id: row.org_id,
     portcullis_project_id: row.project_id,
@@ -237,7 +251,7 @@ function machineClient(row: ClientRow, variant: MachineVariant): AdapterPayload 
 }
 
 /** Registered public keys of a private_key_jwt application that have not expired. */
-function jwks(keys: KeyRow[]): object[] {
+function registeredJwks(keys: KeyRow[]): object[] {
   const now = Date.now();
   return keys
     .filter((k) => {

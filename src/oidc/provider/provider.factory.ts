@@ -9,6 +9,8 @@ import { findAccountWithinOrganization } from '../account/organization-boundary.
 import { refuseRefreshWithoutSecondFactor } from '../account/refresh-second-factor.js';
 import { AuditedRemoval } from '../adapter/audited-removal.js';
 import { ClientStore, CLIENT_EXTRA } from '../adapter/client.store.js';
+import type { RemoteClientKeys } from '../adapter/remote-client-keys.js';
+import { CLIENT_KEY_ALGS } from '../../common/crypto/client-jwks.js';
 import { OidcPayloadAdapter } from '../adapter/oidc-payload.adapter.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { chooseLocale, messages } from '../login/messages.js';
@@ -53,6 +55,8 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   /** The organization's login policy, read on use (the second-factor check of the login prompt). */
   /** RFC 8628 (device-flow.ts): the polling interval a device is told, and the per-IP limit of the user code page. */
   device?: { pollIntervalSeconds: number; userCodeLimiter?: UserCodeLimiter };
+  /** Keys applications serve at their jwks_uri (docs/oauth-profiles.md, "Client keys"). */
+  remoteClientKeys: RemoteClientKeys;
 }
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'];
@@ -74,7 +78,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const { dataSource, hasher, instance } = deps;
   const secure = deps.issuer.startsWith('https:');
   const cookie = { httpOnly: true, sameSite: 'lax', secure, signed: true, path: '/' };
-  const clients = new ClientStore(dataSource, deps.issuer, deps.keys[0]?.alg ?? 'RS256');
+  const clients = new ClientStore(dataSource, deps.issuer, deps.keys[0]?.alg ?? 'RS256', deps.remoteClientKeys);
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
   const audit = new AuditedRemoval(deps.uow, deps.events, deps.sessionEnds);
   const device = { dataSource, uow: deps.uow, hasher, pollIntervalSeconds: deps.device?.pollIntervalSeconds ?? 5, rateLimiter: deps.device?.userCodeLimiter };
@@ -106,11 +110,12 @@ export function createProvider(deps: ProviderDeps): Provider {
     enabledJWA: {
       // No HS* anywhere: client_secret holds a hash and must never become a MAC key.
       idTokenSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
-      clientAuthSigningAlgValues: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'EdDSA'],
+      // What the keys an application may hold sign with (docs/oauth-profiles.md, "Client keys"); discovery lists these.
+      clientAuthSigningAlgValues: CLIENT_KEY_ALGS,
       userinfoSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
       introspectionSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
       authorizationSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
-      requestObjectSigningAlgValues: ['RS256', 'ES256', 'EdDSA'],
+      requestObjectSigningAlgValues: CLIENT_KEY_ALGS,
       // The same list the admin API and SCIM accept (common/auth/dpop-proof.ts); asymmetric only (RFC 9449 §4.2).
       dPoPSigningAlgValues: DPOP_SIGNING_ALGS,
     },

@@ -24,6 +24,7 @@ import { SigningKeysService } from '../keys/signing-keys.service.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { createProvider, publicPart } from './provider.factory.js';
+import { RemoteClientKeys } from '../adapter/remote-client-keys.js';
 import type { ProviderDeps } from './provider.factory.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 import { SessionEnds } from '../../common/auth/session-ends.js';
@@ -47,6 +48,8 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
   private purging: Promise<void> | undefined;
   private polling: Promise<void> | undefined;
   private readonly stopping = new AbortController();
+  /** One per process, kept across rebuilds of the provider: keys read from applications' jwks_uri. */
+  private readonly remoteClientKeys: RemoteClientKeys;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -63,7 +66,9 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     private readonly loginPolicies: LoginPolicyService,
     private readonly sessionEnds: SessionEnds,
     private readonly rateLimiter: LoginRateLimiter,
-  ) {}
+  ) {
+    this.remoteClientKeys = new RemoteClientKeys({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, cacheMs: config.clientJwksCacheMs });
+  }
 
   async onModuleInit(): Promise<void> {
     await this.refresh();
@@ -153,6 +158,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
       loginPolicy: (orgId) => this.loginPolicies.get(orgId),
       sessionEnds: this.sessionEnds,
       device: { pollIntervalSeconds: this.config.devicePollIntervalSeconds, userCodeLimiter: this.rateLimiter },
+      remoteClientKeys: this.remoteClientKeys,
     };
   }
 

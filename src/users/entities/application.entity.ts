@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn, timestampColumn } from '../../common/database/columns.js';
+import type { ClientJwks } from '../../common/crypto/client-jwks.js';
 import type { AccessTokenType } from './user.entity.js';
 
 type ApplicationKind = 'oidc' | 'api' | 'saml';
@@ -84,6 +85,14 @@ export class ApplicationEntity {
 
   @Column({ name: 'backchannel_logout_session_required', type: 'boolean', default: false })
   backchannelLogoutSessionRequired: boolean;
+
+  /** The application's own public keys (RFC 7591 §2 `jwks`); null: none (docs/oauth-profiles.md, "Client keys"). */
+  @Column({ name: 'jwks', ...jsonColumn, nullable: true })
+  jwks: ClientJwks | null;
+
+  /** Where the application serves its public keys (RFC 7591 §2 `jwks_uri`); null: none. */
+  @Column({ name: 'jwks_uri', type: 'varchar', length: 2000, nullable: true })
+  jwksUri: string | null;
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;

@@ -15,6 +15,7 @@ import { ApplicationEntity } from '../entities/application.entity.js';
 import { PublicKeyEntity } from '../entities/public-key.entity.js';
 import { validateOidcApplication } from '../oidc-application.rules.js';
 import { assertBackchannelLogoutTarget } from '../backchannel-logout-target.js';
+import { assertJwksUriTarget, storedJwks } from '../client-keys.rules.js';
 import type { NewOidcApplication } from '../projects.service.js';
 import { applicationIn, assertMayManage, usesSecret } from './application-access.js';
 import type { Page, Paged } from './page.js';
@@ -46,6 +47,8 @@ const FIELDS: Field[] = [
   'dpopBoundAccessTokens',
   'backchannelLogoutUri',
   'backchannelLogoutSessionRequired',
+  'jwks',
+  'jwksUri',
 ];
 /** An API application is created with a name and an authentication method only; nothing else applies to it. */
 const API_FIELDS = new Set<Field>(['name', 'authMethod']);
@@ -64,7 +67,7 @@ export class ApplicationEditsService {
     private readonly events: EventStore,
     private readonly hasher: SecretHasher,
     private readonly access: UserAccess,
-    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks'>,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks' | 'publicUrl'>,
     @Optional() @Inject(CLIENT_REGISTRATIONS) private readonly clients?: ClientRegistrations,
   ) {}
 
@@ -102,6 +105,7 @@ export class ApplicationEditsService {
   ): Promise<{ app: ApplicationEntity; clientSecret?: string }> {
     // Resolved before the transaction (a name lookup may take a while); an unchanged URI is looked up again too.
     await assertBackchannelLogoutTarget(changes.backchannelLogoutUri, this.config.outboundAllowPrivateNetworks);
+    await assertJwksUriTarget(changes.jwksUri, { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, publicUrl: this.config.publicUrl });
     const result = await this.uow.run(async (manager) => {
       const app = await applicationIn(manager, orgId, projectId, appId);
       await assertMayManage(manager, this.access, editorUserId, app.apiAccess || changes.apiAccess === true);
@@ -110,6 +114,8 @@ export class ApplicationEditsService {
       const next = { ...pick(app), ...definedOnly(changes) };
       if (app.kind === 'api') checkApiChanges(changes);
       else validateOidcApplication(next, this.config.signingAlg);
+      next.jwks = storedJwks(next.jwks);
+      await assertNoRegisteredKeys(manager, app, next);
       const changed = FIELDS.filter((field) => JSON.stringify(next[field]) !== JSON.stringify(app[field]));
       let clientSecret: string | undefined;
       let clientSecretHash = app.clientSecretHash;
@@ -189,6 +195,13 @@ export class ApplicationEditsService {
   forget(clientIds: string[]): void {
     for (const clientId of clientIds) this.clients?.forget(clientId);
   }
+}
+
+/** An application verifies with either its own key set or keys registered through `…/keys` (docs/oauth-profiles.md, "Client keys"). */
+async function assertNoRegisteredKeys(manager: EntityManager, app: ApplicationEntity, next: NewOidcApplication): Promise<void> {
+  const field = next.jwks !== null ? 'jwks' : next.jwksUri !== null ? 'jwksUri' : undefined;
+  if (!field || !(await manager.existsBy(PublicKeyEntity, { ownerType: 'application', ownerId: app.id }))) return;
+  throw DomainError.invalidField(field, `${field}: the application has keys registered through its keys endpoint; remove them first (an application uses one kind of keys)`);
 }
 
 function pick(app: ApplicationEntity): NewOidcApplication {
