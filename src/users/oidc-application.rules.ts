@@ -6,6 +6,14 @@ import { checkEndpointUrl } from './rules/endpoint-url.js';
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
+ * A refresh token is issued only by a grant that signs a user in: the code flow (RFC 6749 §1.5) or the device flow
+ * (RFC 8628 §3.5: the authorization server "MAY issue a refresh token").
+ */
+export function grantsIssueRefreshTokens(grantTypes: string[]): boolean {
+  return grantTypes.includes('authorization_code') || grantTypes.includes('urn:ietf:params:oauth:grant-type:device_code');
+}
+
+/**
  * Consistency rules of an OIDC application beyond field types: response types need their grant,
  * public clients use PKCE with the code flow, and only devMode may redirect to http or loopback (docs/product-rules.md, "OpenID Connect and OAuth").
  */
@@ -18,8 +26,8 @@ export function validateOidcApplication(app: NewOidcApplication, signingAlg: str
   if (implicit && !app.grantTypes.includes('implicit')) {
     problems.push({ field: 'grantTypes', message: 'response types "id_token" and "id_token token" need the grant type implicit' });
   }
-  if (app.grantTypes.includes('refresh_token') && !app.grantTypes.includes('authorization_code')) {
-    problems.push({ field: 'grantTypes', message: 'refresh_token is only issued with authorization_code' });
+  if (app.grantTypes.includes('refresh_token') && !grantsIssueRefreshTokens(app.grantTypes)) {
+    problems.push({ field: 'grantTypes', message: 'refresh_token is only issued with authorization_code or urn:ietf:params:oauth:grant-type:device_code' });
   }
   const interactive = app.responseTypes.length > 0;
   if (interactive && app.redirectUris.length === 0) {

@@ -3,6 +3,7 @@ import Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import { applicationKeyRows, clientRows } from '../../users/queries/oidc-clients.js';
+import { grantsIssueRefreshTokens } from '../../users/oidc-application.rules.js';
 import type { ClientKeyRow as KeyRow, ClientRow } from '../../users/queries/oidc-clients.js';
 import { samlContinueUrl } from '../provider/oidc.routes.js';
 import { allowedScopes } from '../provider/scopes.js';
@@ -139,7 +140,7 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
   const api = row.kind === 'api';
   const authMethod = row.auth_method ?? 'client_secret_basic';
   const allGrants = json<string[]>(row.grant_types, []);
-  const grantTypes = api ? [] : allGrants.filter((g) => g !== 'refresh_token' || allGrants.includes('authorization_code'));
+  const grantTypes = api ? [] : allGrants.filter((g) => g !== 'refresh_token' || grantsIssueRefreshTokens(allGrants));
   return {
     client_id: row.client_id,
     client_name: row.name,
