@@ -35,6 +35,7 @@ import { SCOPES } from './scopes.js';
 import { assertRequestObjectClaims } from './request-object.js';
 import { DPOP_SIGNING_ALGS } from '../../common/auth/dpop-proof.js';
 import { DpopReplayGuard, dpopFeature } from './dpop.js';
+import { explainDpopRefusals } from './dpop-errors.js';
 import { useAtomicReplayDetection } from './extensions/replay-detection.js';
 import { applyDeviceFlow, deviceFlowFeature } from '../device/device-flow.js';
 import type { UserCodeLimiter } from '../device/device-flow.js';
@@ -203,6 +204,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   reuseClientsOfUnchangedRegistrations(provider, clients, new Set(configuration.clients?.map((c: { client_id: string }) => c.client_id)));
   applyProviderExtensions(provider, hasher);
   countIssuedTokens(provider);
+  explainDpopRefusals(provider);
   applyDeviceFlow(provider, device);
   completeImplicitResponses(provider, deps.instance.idTokenLifetime);
   registerJwtProfileGrant(provider, {
