@@ -48,6 +48,9 @@ function checkProfiles(app: NewOidcApplication, interactive: boolean, signingAlg
     // RFC 9101 §10.5: request objects are signed with keys the server knows; an application has keys under private_key_jwt only.
     problems.push({ field: 'requireSignedRequestObject', message: "signed request objects are verified with the application's keys: needs authMethod private_key_jwt" });
   }
+  if (app.requestObjectRequiresExp && app.authMethod !== 'private_key_jwt') {
+    problems.push({ field: 'requestObjectRequiresExp', message: "request objects are verified with the application's keys: needs authMethod private_key_jwt" });
+  }
   if (app.authorizationSignedResponseAlg !== null && app.authorizationSignedResponseAlg !== signingAlg) {
     // The instance signs with one algorithm (SIGNING_ALG); a response signed with another would need a key it does not have.
     problems.push({ field: 'authorizationSignedResponseAlg', message: `this instance signs with ${signingAlg} (SIGNING_ALG)` });

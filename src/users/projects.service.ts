@@ -39,6 +39,7 @@ export interface NewOidcApplication {
   /** The OAuth profiles of DESIGN §16. */
   requirePushedAuthorizationRequests: boolean;
   requireSignedRequestObject: boolean;
+  requestObjectRequiresExp: boolean;
   authorizationSignedResponseAlg: string | null;
   dpopBoundAccessTokens: boolean;
   backchannelLogoutUri: string | null;
@@ -49,6 +50,7 @@ export interface NewOidcApplication {
 export const NO_PROFILES = {
   requirePushedAuthorizationRequests: false,
   requireSignedRequestObject: false,
+  requestObjectRequiresExp: false,
   authorizationSignedResponseAlg: null,
   dpopBoundAccessTokens: false,
   backchannelLogoutUri: null,

@@ -19,6 +19,7 @@ export const CLIENT_EXTRA = [
   'portcullis_access_token_type',
   'portcullis_userinfo_assertion',
   'portcullis_api_access',
+  'portcullis_request_object_requires_exp',
 ] as const;
 
 /**
@@ -176,6 +177,7 @@ function profileMetadata(row: ClientRow, signingAlg: string): AdapterPayload {
   return {
     require_pushed_authorization_requests: flag(row.require_par),
     require_signed_request_object: flag(row.require_signed_request_object),
+    portcullis_request_object_requires_exp: flag(row.request_object_requires_exp),
     ...(jarmAlg ? { authorization_signed_response_alg: jarmAlg } : {}),
     dpop_bound_access_tokens: flag(row.dpop_bound_access_tokens),
     // Logout tokens are sent by the outbox (src/oidc/logout), never by oidc-provider (extensions/backchannel-logout.ts).

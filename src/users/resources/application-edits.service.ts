@@ -42,6 +42,7 @@ const FIELDS: Field[] = [
   'apiAccess',
   'requirePushedAuthorizationRequests',
   'requireSignedRequestObject',
+  'requestObjectRequiresExp',
   'authorizationSignedResponseAlg',
   'dpopBoundAccessTokens',
   'backchannelLogoutUri',
