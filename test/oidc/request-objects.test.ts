@@ -6,6 +6,7 @@ import * as oidc from 'openid-client';
 import { LoginClient } from '../attack/support/login-client.js';
 import type { PageResponse } from '../attack/support/login-client.js';
 import { useService } from '../support/fixtures.js';
+import { spawnService } from '../support/process.js';
 import type { TestService } from '../support/service.js';
 import { PASSWORD, createAppKey, createHuman, createOidcApp, createProject, discover } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
@@ -91,6 +92,23 @@ describe('request objects: single use by jti, and exp optional unless the applic
     const replayed = await refusal(url);
     assert.equal(replayed.error, 'invalid_request_object', replayed.text.slice(0, 300));
     assert.match(replayed.text, /already used/);
+  });
+
+  it('two processes of one instance: the same request object sent to both at once opens one authorization', async () => {
+    const client = await jarClient();
+    const db = svc.config.database;
+    const second = await spawnService({ DATA_DIR: svc.dataDir, DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite:${db.path}`, PUBLIC_URL: svc.config.publicUrl, LOG_LEVEL: 'error' });
+    try {
+      const { url } = await requestObject(client, () => {});
+      const path = `${url.pathname}${url.search}`;
+      const answers = await Promise.all([new LoginClient(svc.url).get(path), new LoginClient(second.url, {}, svc.config.publicUrl).get(path)]);
+      const opened = answers.filter((res) => res.status === 303 && res.location?.includes('/ui/login/'));
+      const refused = answers.filter((res) => res.status === 400 && /data-error="invalid_request_object"/.test(res.text));
+      assert.equal(opened.length, 1, answers.map((res) => `${res.status} ${res.location ?? res.text.slice(0, 200)}`).join('\n'));
+      assert.equal(refused.length, 1);
+    } finally {
+      await second.stop();
+    }
   });
 
   it('a forged request object naming a jti uses nothing up: refused, no row written, and the signed one with that jti still works', async () => {
