@@ -29,3 +29,8 @@ declare module 'oidc-provider' {
   export const interactionPolicy: any;
   export const errors: any;
 }
+
+// oidc-provider's own JWT verification, used before its time by the request object checks (provider/request-object.ts).
+declare module 'oidc-provider/lib/helpers/jwt.js' {
+  export function verify(jwt: string, keystore: unknown, options?: Record<string, unknown>): Promise<{ payload: Record<string, unknown>; header: Record<string, unknown> }>;
+}

@@ -7,6 +7,14 @@ import { checkOwnKeys } from './client-keys.rules.js';
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
+ * A refresh token is issued only by a grant that signs a user in: the code flow (RFC 6749 §1.5) or the device flow
+ * (RFC 8628 §3.5: the authorization server "MAY issue a refresh token").
+ */
+export function grantsIssueRefreshTokens(grantTypes: string[]): boolean {
+  return grantTypes.includes('authorization_code') || grantTypes.includes('urn:ietf:params:oauth:grant-type:device_code');
+}
+
+/**
  * Consistency rules of an OIDC application beyond field types: response types need their grant,
  * public clients use PKCE with the code flow, and only devMode may redirect to http or loopback (docs/product-rules.md, "OpenID Connect and OAuth").
  */
@@ -19,8 +27,8 @@ export function validateOidcApplication(app: NewOidcApplication, signingAlg: str
   if (implicit && !app.grantTypes.includes('implicit')) {
     problems.push({ field: 'grantTypes', message: 'response types "id_token" and "id_token token" need the grant type implicit' });
   }
-  if (app.grantTypes.includes('refresh_token') && !app.grantTypes.includes('authorization_code')) {
-    problems.push({ field: 'grantTypes', message: 'refresh_token is only issued with authorization_code' });
+  if (app.grantTypes.includes('refresh_token') && !grantsIssueRefreshTokens(app.grantTypes)) {
+    problems.push({ field: 'grantTypes', message: 'refresh_token is only issued with authorization_code or urn:ietf:params:oauth:grant-type:device_code' });
   }
   const interactive = app.responseTypes.length > 0;
   if (interactive && app.redirectUris.length === 0) {
@@ -41,6 +49,9 @@ function checkProfiles(app: NewOidcApplication, interactive: boolean, signingAlg
   if (app.requireSignedRequestObject && app.authMethod !== 'private_key_jwt') {
     // RFC 9101 §10.5: request objects are signed with keys the server knows; an application has keys under private_key_jwt only.
     problems.push({ field: 'requireSignedRequestObject', message: "signed request objects are verified with the application's keys: needs authMethod private_key_jwt" });
+  }
+  if (app.requestObjectRequiresExp && app.authMethod !== 'private_key_jwt') {
+    problems.push({ field: 'requestObjectRequiresExp', message: "request objects are verified with the application's keys: needs authMethod private_key_jwt" });
   }
   if (app.authorizationSignedResponseAlg !== null && app.authorizationSignedResponseAlg !== signingAlg) {
     // The instance signs with one algorithm (SIGNING_ALG); a response signed with another would need a key it does not have.

@@ -41,6 +41,7 @@ export interface NewOidcApplication {
   /** The OAuth profiles of DESIGN §16. */
   requirePushedAuthorizationRequests: boolean;
   requireSignedRequestObject: boolean;
+  requestObjectRequiresExp: boolean;
   authorizationSignedResponseAlg: string | null;
   dpopBoundAccessTokens: boolean;
   backchannelLogoutUri: string | null;
@@ -54,6 +55,7 @@ export interface NewOidcApplication {
 export const NO_PROFILES = {
   requirePushedAuthorizationRequests: false,
   requireSignedRequestObject: false,
+  requestObjectRequiresExp: false,
   authorizationSignedResponseAlg: null,
   dpopBoundAccessTokens: false,
   backchannelLogoutUri: null,

@@ -56,6 +56,7 @@ describe('management API: reading, changing and removing applications', () => {
       apiAccess: false,
       requirePushedAuthorizationRequests: false,
       requireSignedRequestObject: false,
+      requestObjectRequiresExp: false,
       authorizationSignedResponseAlg: null,
       dpopBoundAccessTokens: false,
       backchannelLogoutUri: null,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
 import type { Browser } from 'playwright-core';
 import { searchEvents, useService } from '../support/fixtures.js';
 import { freePort } from '../support/service.js';
@@ -25,6 +26,8 @@ describe('Apache with mod_auth_openidc as a relying party (Chromium)', { skip: a
   let project: { orgId: string; projectId: string; primaryDomain: string };
   const origins = new Map<Method, string>();
   const clientIds = new Map<Method, string>();
+  /** A fourth host: private_key_jwt, every authorization request as a signed request object (OIDCRequestObject). */
+  let jarOrigin: string;
 
   before(async () => {
     browser = await launchBrowser();
@@ -47,7 +50,17 @@ describe('Apache with mod_auth_openidc as a relying party (Chromium)', { skip: a
       origins.set(method, origin);
       clientIds.set(method, app.clientId);
     }
-    apache = await startApache(svc.config.publicUrl, clients, ports);
+    // The application requires request objects, so a sign-in through this host proves the module sent one.
+    jarOrigin = `http://127.0.0.1:${await freePort()}`;
+    const jarApp = await createOidcApp(svc, project, {
+      authMethod: 'private_key_jwt',
+      redirectUris: [`${jarOrigin}${REDIRECT_PATH}`],
+      postLogoutRedirectUris: [`${jarOrigin}${LOGGED_OUT_PATH}`],
+      settings: { requireSignedRequestObject: true },
+    });
+    const jarKey = await createAppKey(svc, jarApp);
+    clients.push({ method: 'private_key_jwt', clientId: jarApp.clientId, keyId: jarKey.keyId, privateKeyPem: jarKey.key, requestObject: true });
+    apache = await startApache(svc.config.publicUrl, clients, [...ports, Number(new URL(jarOrigin).port)]);
   });
   after(async () => {
     await apache?.stop();
@@ -114,6 +127,31 @@ describe('Apache with mod_auth_openidc as a relying party (Chromium)', { skip: a
       }
     });
   }
+
+  it('OIDCRequestObject: the module signs each authorization request as a request object without exp (RFC 9101 allows it), and the sign-in completes', async () => {
+    const user = await newUser();
+    const ui = await newPage(browser);
+    try {
+      const authorizations: URL[] = [];
+      ui.page.on('request', (request) => {
+        const url = new URL(request.url());
+        if (url.pathname === '/oauth/v2/authorize') authorizations.push(url);
+      });
+      const seen = await signInThroughApache(ui.page, jarOrigin, user.loginName, PASSWORD).catch((error: Error) => {
+        throw new Error(`${error.message}\nApache's log:\n${apache.errorLog()}`);
+      });
+      assert.equal(seen.OIDC_CLAIM_sub, user.userId);
+      const request = authorizations[0]?.searchParams.get('request');
+      assert.ok(request, `a request object: ${authorizations.map(String).join('\n')}`);
+      const claims = decodeJwt(request);
+      assert.equal(claims.exp, undefined, 'mod_auth_openidc 2.4.12 sends no exp');
+      assert.equal(claims.aud, svc.config.publicUrl);
+      const signedIn = await sessionInfo(ui.page, jarOrigin);
+      assert.equal(await userinfoStatus(signedIn.access_token), 200);
+    } finally {
+      await ui.context.close();
+    }
+  });
 
   it('a failed silent sign-in: the error redirect carries iss (RFC 9207), and OIDCDefaultURL turns it into an interactive sign-in', async () => {
     const origin = origins.get('client_secret_basic')!;

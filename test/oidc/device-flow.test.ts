@@ -193,6 +193,29 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
     assert.ok(['access_denied', 'invalid_grant'].includes((await poll(svc, app, started.device_code)).body.error));
   });
 
+  it('a device app with refresh_token and no redirect URI (RFC 8628 §3.5): offline_access brings a refresh token, and openid-client refreshes with it', async () => {
+    const project = await createProject(svc);
+    const app = await deviceApp(svc, project, [DEVICE_GRANT, 'refresh_token']);
+    const user = await createHuman(svc, project.orgId);
+    const config = await discover(svc, app.clientId, oidc.None());
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid offline_access' });
+    const polling = oidc.pollDeviceAuthorizationGrant(config, started);
+    assert.match((await DeviceUser.of(svc).approve(started.user_code, `${user.userName}@${project.primaryDomain}`)).text, /data-device-success/);
+    const tokens = await polling;
+    assert.ok(tokens.refresh_token, 'a refresh token with the device grant');
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token);
+    assert.ok(refreshed.access_token);
+    assert.notEqual(refreshed.refresh_token, tokens.refresh_token, 'rotated on use');
+    assert.equal((await oidc.fetchUserInfo(config, refreshed.access_token, user.userId)).sub, user.userId);
+    // Without either grant that issues one, refresh_token still means nothing: refused with the field named.
+    const alone = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/oidc`, {
+      token: svc.adminToken,
+      body: { name: 'refresh alone', redirectUris: [], responseTypes: [], grantTypes: ['refresh_token'], authMethod: 'none', devMode: true },
+    });
+    assert.equal(alone.status, 400, alone.text);
+    assert.deepEqual(alone.body.details.map((d: { field: string }) => d.field), ['grantTypes']);
+  });
+
   it('unknown and malformed codes get a clear page (400) and change nothing; a form without the page\'s xsrf value is refused', async () => {
     const person = DeviceUser.of(svc);
     for (const typed of ['BCDF-GHJK', 'nonsense', '']) {
@@ -306,7 +329,7 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
     assert.equal((await svc.dataSource.query("SELECT COUNT(*) AS n FROM oidc_payloads WHERE model = 'DeviceCode' AND client_id = ?", [web.clientId]))[0].n, 0);
   });
 
-  it('a user of another organization cannot approve: the login UI refuses the sign-in and the device stays pending', async () => {
+  it('a user of another organization cannot approve: the sign-in is refused, and the device hears access_denied at its next poll (RFC 8628 §3.5)', async () => {
     const { config, app } = await setUp();
     const other = await createProject(svc);
     const stranger = await createHuman(svc, other.orgId);
@@ -314,9 +337,15 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
     const person = DeviceUser.of(svc);
     const toLogin = await person.press(await person.enter(started.user_code), 'confirm');
     const { uid, page } = await person.loginPage(toLogin.location!);
-    const refused = await person.browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName: `${stranger.userName}@${other.primaryDomain}`, password: PASSWORD });
-    assert.equal(refused.status, 403);
-    assert.equal((await poll(svc, app, started.device_code)).body.error, 'authorization_pending', 'nothing was approved');
+    const refused = await person.browser.follow(await person.browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName: `${stranger.userName}@${other.primaryDomain}`, password: PASSWORD }));
+    const answer = await poll(svc, app, started.device_code);
+    assert.equal(answer.body.error, 'access_denied', answer.text);
+    assert.equal(answer.status, 400);
+    assert.equal(answer.body.access_token, undefined);
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.text, /data-device-denied/);
+    assert.match(refused.text, /signs in only users of its own organization/);
+    assert.equal(deviceErrorOf(await DeviceUser.of(svc).enter(started.user_code)), 'denied', 'the code is spent');
   });
 });
 

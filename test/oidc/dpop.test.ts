@@ -317,9 +317,11 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
       const appConfig = await discover(svc, app.clientId, oidc.ClientSecretBasic(app.clientSecret));
       const login = { loginName: `${user.userName}@${primaryDomain}`, password: PASSWORD };
       const flow = await codeFlow(svc, appConfig, `${RP}/cb`, 'openid', login);
-      // oidc-provider refuses before it consumes the code (RFC 9449 §5.2 names no error; it answers invalid_grant).
-      await assert.rejects(flow.exchange(), (error: { error?: string; error_description?: string }) => {
-        assert.equal(error.error, 'invalid_grant', JSON.stringify(error));
+      // Refused before the code is consumed, with the error RFC 9449 §5 gives a token request's missing or bad proof.
+      await assert.rejects(flow.exchange(), (error: { error?: string; error_description?: string; status?: number }) => {
+        assert.equal(error.error, 'invalid_dpop_proof', JSON.stringify(error));
+        assert.equal(error.error_description, 'DPoP proof JWT not provided');
+        assert.equal(error.status, 400);
         return true;
       });
 
@@ -329,8 +331,20 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
       assert.equal(tokens.token_type.toLowerCase(), 'dpop');
       const claims = await oidc.fetchUserInfo(appConfig, tokens.access_token, tokens.claims()!.sub, { DPoP });
       assert.equal(claims.sub, tokens.claims()!.sub);
+      // The bound token as a Bearer token, and with a proof of another key: userinfo says what is wrong, in the admin API's words.
       const bearer = await fetch(url('/oidc/v1/userinfo'), { headers: { authorization: `Bearer ${tokens.access_token}` } });
       assert.equal(bearer.status, 401);
+      const explained = 'the access token is DPoP-bound: present it as "Authorization: DPoP" with a proof';
+      assert.deepEqual(await bearer.json(), { error: 'invalid_token', error_description: explained });
+      assert.match(bearer.headers.get('www-authenticate') ?? '', /^DPoP .*error="invalid_token", error_description="the access token is DPoP-bound: present it as \\"Authorization: DPoP\\" with a proof"/);
+      const otherKey = oidc.getDPoPHandle(appConfig, await newDpopKey());
+      await assert.rejects(oidc.fetchUserInfo(appConfig, tokens.access_token, tokens.claims()!.sub, { DPoP: otherKey }), (error: { status?: number; cause?: { parameters: Record<string, string> }[] }) => {
+        // openid-client hands over the WWW-Authenticate challenge (RFC 9449 §7.1).
+        assert.equal(error.status, 401, JSON.stringify(error));
+        assert.equal(error.cause?.[0]?.parameters.error, 'invalid_token', JSON.stringify(error));
+        assert.equal(error.cause?.[0]?.parameters.error_description, 'the DPoP proof is signed with another key than the token is bound to');
+        return true;
+      });
     });
 
     it('the console (apiAccess) with DPoP: the admin API and SCIM with proofs, not as Bearer', async () => {

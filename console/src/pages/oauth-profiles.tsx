@@ -7,6 +7,7 @@ import { t } from '../i18n';
 export interface OauthProfiles {
   requirePushedAuthorizationRequests?: boolean;
   requireSignedRequestObject?: boolean;
+  requestObjectRequiresExp?: boolean;
   authorizationSignedResponseAlg?: string | null;
   dpopBoundAccessTokens?: boolean;
   backchannelLogoutUri?: string | null;
@@ -25,6 +26,7 @@ type Alg = '' | 'RS256' | 'ES256' | 'EdDSA';
 export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<OauthProfiles>; fields: JSX.Element } {
   const [par, setPar] = useState(Boolean(app.requirePushedAuthorizationRequests));
   const [jar, setJar] = useState(Boolean(app.requireSignedRequestObject));
+  const [jarExp, setJarExp] = useState(Boolean(app.requestObjectRequiresExp));
   const [alg, setAlg] = useState<Alg>((app.authorizationSignedResponseAlg ?? '') as Alg);
   const [dpop, setDpop] = useState(Boolean(app.dpopBoundAccessTokens));
   const [logoutUri, setLogoutUri] = useState(app.backchannelLogoutUri ?? '');
@@ -34,6 +36,7 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
   const values = {
     requirePushedAuthorizationRequests: par,
     requireSignedRequestObject: jar,
+    requestObjectRequiresExp: jarExp,
     authorizationSignedResponseAlg: alg === '' ? null : alg,
     dpopBoundAccessTokens: dpop,
     backchannelLogoutUri: logoutUri.trim() === '' ? null : logoutUri.trim(),
@@ -46,6 +49,7 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
       <legend>{t('oauthProfiles')}</legend>
       <Checkbox label={t('requirePar')} checked={par} onChange={setPar} />
       <Checkbox label={t('requireSignedRequestObject')} checked={jar} onChange={setJar} />
+      <Checkbox label={t('requestObjectRequiresExp')} checked={jarExp} onChange={setJarExp} />
       <Select
         label={t('jarmAlg')}
         value={alg}

@@ -63,6 +63,7 @@ export class AppDto {
   @ApiPropertyOptional() apiAccess?: boolean;
   @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) requirePushedAuthorizationRequests?: boolean;
   @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) requireSignedRequestObject?: boolean;
+  @ApiPropertyOptional({ description: 'OIDC: request objects only with exp' }) requestObjectRequiresExp?: boolean;
   @ApiPropertyOptional({ enum: AUTHORIZATION_RESPONSE_ALGS, nullable: true, description: 'OIDC (DESIGN §16)' }) authorizationSignedResponseAlg?: string | null;
   @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) dpopBoundAccessTokens?: boolean;
   @ApiPropertyOptional({ nullable: true, description: 'OIDC (DESIGN §16)' }) backchannelLogoutUri?: string | null;
@@ -195,6 +196,7 @@ export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicat
     apiAccess: Boolean(app.apiAccess),
     requirePushedAuthorizationRequests: Boolean(app.requirePushedAuthorizationRequests),
     requireSignedRequestObject: Boolean(app.requireSignedRequestObject),
+    requestObjectRequiresExp: Boolean(app.requestObjectRequiresExp),
     authorizationSignedResponseAlg: app.authorizationSignedResponseAlg,
     dpopBoundAccessTokens: Boolean(app.dpopBoundAccessTokens),
     backchannelLogoutUri: app.backchannelLogoutUri,

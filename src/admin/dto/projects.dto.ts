@@ -41,6 +41,11 @@ export class OauthProfileFieldsDto {
   @IsBoolean()
   requireSignedRequestObject?: boolean;
 
+  @ApiPropertyOptional({ default: false, description: 'request objects only with exp: without it, a request object is refused (RFC 9101 does not require exp); needs private_key_jwt' })
+  @IsOptional()
+  @IsBoolean()
+  requestObjectRequiresExp?: boolean;
+
   @ApiPropertyOptional({
     enum: AUTHORIZATION_RESPONSE_ALGS,
     nullable: true,

@@ -66,6 +66,7 @@ export class ProjectsController {
       apiAccess: dto.apiAccess ?? false,
       requirePushedAuthorizationRequests: dto.requirePushedAuthorizationRequests ?? false,
       requireSignedRequestObject: dto.requireSignedRequestObject ?? false,
+      requestObjectRequiresExp: dto.requestObjectRequiresExp ?? false,
       authorizationSignedResponseAlg: dto.authorizationSignedResponseAlg ?? null,
       dpopBoundAccessTokens: dto.dpopBoundAccessTokens ?? false,
       backchannelLogoutUri: dto.backchannelLogoutUri ?? null,

@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.token.js';
 import type { AppConfig } from '../config/config.js';
 import { SecretHasher } from '../crypto/secret-hasher.js';
 import { DpopNonces, dpopNonceSecret } from './dpop-nonce.js';
-import { DPOP_IAT_WINDOW_SECONDS, DpopChallenge, verifyDpopProof } from './dpop-proof.js';
+import { DPOP_IAT_WINDOW_SECONDS, DPOP_TOKEN_REFUSALS, DpopChallenge, verifyDpopProof } from './dpop-proof.js';
 import { DPOP_REPLAYS } from './dpop-replay.js';
 import type { DpopReplays } from './dpop-replay.js';
 import { PRINCIPAL_RESOLVER } from './principal-resolver.js';
@@ -57,7 +57,7 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   async validate(token: string): Promise<Principal | false> {
     const principal = await this.resolver.resolve(token);
     if (principal && isDpopBound(principal)) {
-      throw new DpopChallenge('invalid_token', 'the access token is DPoP-bound: present it as "Authorization: DPoP" with a proof');
+      throw new DpopChallenge('invalid_token', DPOP_TOKEN_REFUSALS.asBearer);
     }
     return principal ?? false;
   }
@@ -75,7 +75,7 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     const principal = await this.resolver.resolve(token);
     if (!principal) throw new DpopChallenge('invalid_token', 'the access token is not valid');
     if (!isDpopBound(principal)) throw new DpopChallenge('invalid_token', 'the access token is not DPoP-bound');
-    if (principal.credential.jkt !== jkt) throw new DpopChallenge('invalid_token', 'the DPoP proof is signed with another key than the token is bound to');
+    if (principal.credential.jkt !== jkt) throw new DpopChallenge('invalid_token', DPOP_TOKEN_REFUSALS.otherKey);
     // §11.1: a proof is accepted once, in whichever process it arrives.
     if (!(await this.replays.firstUse(principal.credential.clientId, jti, now + DPOP_IAT_WINDOW_SECONDS * 1000))) {
       throw new DpopChallenge('invalid_dpop_proof', 'the DPoP proof was already used', this.nonces.next());

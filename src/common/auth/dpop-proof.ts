@@ -17,6 +17,15 @@ export const DPOP_SIGNING_ALGS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256',
  */
 export const DPOP_IAT_WINDOW_SECONDS = 300;
 
+/**
+ * What a resource answers a DPoP-bound token presented without its key (RFC 9449 §7.2), in the same words on every
+ * surface: the admin API and SCIM (bearer.strategy.ts) and userinfo (oidc/provider/dpop-errors.ts).
+ */
+export const DPOP_TOKEN_REFUSALS = {
+  asBearer: 'the access token is DPoP-bound: present it as "Authorization: DPoP" with a proof',
+  otherKey: 'the DPoP proof is signed with another key than the token is bound to',
+} as const;
+
 type DpopErrorCode = 'invalid_dpop_proof' | 'use_dpop_nonce' | 'invalid_token';
 
 /**

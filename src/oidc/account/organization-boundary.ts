@@ -8,6 +8,9 @@ export interface BoundaryClient {
   portcullis_api_access?: boolean;
 }
 
+/** What a user of another organization is told when the login UI refuses the sign-in. */
+export const FOREIGN_ORGANIZATION_REFUSAL = 'this application signs in only users of its own organization';
+
 /**
  * Sign-in stays inside the organization (SECURITY.md): an application serves only users of its own
  * organization, except the instance's first-party applications (`apiAccess`, e.g. the console), which

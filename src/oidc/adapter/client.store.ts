@@ -3,6 +3,7 @@ import Provider from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import { applicationKeyRows, clientRows } from '../../users/queries/oidc-clients.js';
+import { grantsIssueRefreshTokens } from '../../users/oidc-application.rules.js';
 import type { ClientKeyRow as KeyRow, ClientRow } from '../../users/queries/oidc-clients.js';
 import { samlContinueUrl } from '../provider/oidc.routes.js';
 import { allowedScopes } from '../provider/scopes.js';
@@ -20,6 +21,7 @@ export const CLIENT_EXTRA = [
   'portcullis_access_token_type',
   'portcullis_userinfo_assertion',
   'portcullis_api_access',
+  'portcullis_request_object_requires_exp',
 ] as const;
 
 /**
@@ -153,7 +155,7 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
   const api = row.kind === 'api';
   const authMethod = row.auth_method ?? 'client_secret_basic';
   const allGrants = json<string[]>(row.grant_types, []);
-  const grantTypes = api ? [] : allGrants.filter((g) => g !== 'refresh_token' || allGrants.includes('authorization_code'));
+  const grantTypes = api ? [] : allGrants.filter((g) => g !== 'refresh_token' || grantsIssueRefreshTokens(allGrants));
   return {
     client_id: row.client_id,
     client_name: row.name,
@@ -189,6 +191,7 @@ function profileMetadata(row: ClientRow, signingAlg: string): AdapterPayload {
   return {
     require_pushed_authorization_requests: flag(row.require_par),
     require_signed_request_object: flag(row.require_signed_request_object),
+    portcullis_request_object_requires_exp: flag(row.request_object_requires_exp),
     ...(jarmAlg ? { authorization_signed_response_alg: jarmAlg } : {}),
     dpop_bound_access_tokens: flag(row.dpop_bound_access_tokens),
     // Logout tokens are sent by the outbox (src/oidc/logout), never by oidc-provider (extensions/backchannel-logout.ts).

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { organizationName } from '../../users/queries/organizations.js';
+import { FOREIGN_ORGANIZATION_REFUSAL } from '../account/organization-boundary.js';
 import { recordDevicePoll } from '../adapter/device-polls.js';
 import { chooseLocale } from '../login/messages.js';
 import type { Locale } from '../login/messages.js';
@@ -71,8 +72,11 @@ async function userCodeInput(ctx: OidcContext, err?: UserCodeError): Promise<voi
   const { t } = pageCtx;
   ctx.type = 'html';
   if (err?.name === 'AbortedError') {
-    // The user denied (or the sign-in was refused): the device hears access_denied (RFC 8628 §3.5).
-    ctx.body = deviceDeniedPage(pageCtx.locale, t);
+    // The user denied (or the sign-in was refused): the device hears access_denied (RFC 8628 §3.5). A user of another
+    // organization is told why, as the login UI tells it in a browser flow.
+    const foreign = (err.cause as { error_description?: string } | undefined)?.error_description === FOREIGN_ORGANIZATION_REFUSAL;
+    if (foreign) ctx.status = 403;
+    ctx.body = deviceDeniedPage(pageCtx.locale, t, foreign ? FOREIGN_ORGANIZATION_REFUSAL : undefined);
     return;
   }
   const problem = err && (await problemOf(ctx, err, t));

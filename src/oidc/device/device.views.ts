@@ -49,6 +49,8 @@ export function deviceSuccessPage(locale: Locale, t: DeviceMessages, app: string
   return page(locale, t.successTitle, `<p data-device-success>${esc(t.success(app))}</p>`);
 }
 
-export function deviceDeniedPage(locale: Locale, t: DeviceMessages): string {
-  return page(locale, t.deniedTitle, `<p data-device-denied>${esc(t.denied)}</p>`);
+/** The device was not connected; `reason` says why when the sign-in was refused rather than denied by the user. */
+export function deviceDeniedPage(locale: Locale, t: DeviceMessages, reason?: string): string {
+  const why = reason ? `<p class="error" role="alert" data-error="access_denied">${esc(reason)}</p>` : '';
+  return page(locale, t.deniedTitle, `<p data-device-denied>${esc(t.denied)}</p>${why}`);
 }

@@ -23,6 +23,8 @@ export interface Interaction {
   session?: { accountId?: string; amr?: string[]; acr?: string };
   returnTo: string;
   grantId?: string;
+  /** Set on the sign-in of a device flow (RFC 8628): the device code the user is approving. */
+  deviceCode?: string;
   result?: Record<string, unknown>;
   /** Saves the interaction for the rest of its lifetime (oidc-provider's Interaction model). */
   persist(): Promise<unknown>;
@@ -117,6 +119,18 @@ export class LoginInteractions {
     const grant = existing ?? new Grant({ clientId: interaction.params.client_id, accountId });
     grant.addOIDCScope(interaction.params.scope ?? 'openid');
     return grant.save();
+  }
+
+  /**
+   * Ends the sign-in with access_denied (OIDC Core §3.1.2.6), through the provider: the browser goes back to the
+   * interaction's return URL, where oidc-provider turns the result into the error. For a device flow that denies the
+   * device code, so the device hears access_denied at its next poll (RFC 8628 §3.5) instead of polling until the code
+   * expires, and the user sees the device's denied page (device-flow.ts).
+   */
+  async deny(res: Response, interaction: Interaction, description: string): Promise<void> {
+    interaction.result = { error: 'access_denied', error_description: description };
+    await interaction.persist();
+    res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
   }
 
   /** A page that ends this sign-in with an error the user can read. */

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { registrationProblems } from '../../users/registration.rules.js';
 import { UsersService } from '../../users/users.service.js';
-import { mayServe } from '../account/organization-boundary.js';
+import { FOREIGN_ORGANIZATION_REFUSAL, mayServe } from '../account/organization-boundary.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
 import { errorPage, loginPage, registerPage, selectAccountPage } from './login.views.js';
@@ -135,9 +135,10 @@ export class LoginUiRouter {
     await this.rateLimiter.release(ip, loginName);
     // Sign-in stays inside the organization: never a session of another organization's user for this client.
     if (!mayServe(await this.holder.provider.Client.find(interaction.params.client_id ?? ''), result.user)) {
+      if (interaction.deviceCode) return this.interactions.deny(res, interaction, FOREIGN_ORGANIZATION_REFUSAL);
       const ctx = this.interactions.formContext(req, interaction, 'login');
       res.status(403);
-      return this.interactions.render(res, errorPage(ctx.locale, ctx.t, 'access_denied', 'this application signs in only users of its own organization'));
+      return this.interactions.render(res, errorPage(ctx.locale, ctx.t, 'access_denied', FOREIGN_ORGANIZATION_REFUSAL));
     }
     return this.secondFactor.afterFirstFactor(req, res, interaction, result.user, ['pwd']);
   }

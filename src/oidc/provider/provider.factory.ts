@@ -19,6 +19,7 @@ import { ACR_VALUES } from '../login/authentication-methods.js';
 import { audienceOf } from '../tokens/audience.js';
 import { JwtTokenIds, jwtPersistingCustomizer } from '../tokens/jwt-access-tokens.js';
 import { registerJwtProfileGrant } from '../grants/jwt-profile.grant.js';
+import { AssertionReplayGuard } from '../grants/assertion-replay.js';
 import { registerTokenExchangeGrant, tokenExtras } from '../grants/token-exchange.grant.js';
 import { actOf, impersonationHolds } from '../grants/impersonation.js';
 import type { TokenExchangeDeps } from '../grants/token-exchange.grant.js';
@@ -34,9 +35,10 @@ import { countIssuedTokens } from './token-metrics.js';
 import { completeImplicitResponses } from './implicit-response.js';
 import { resourceIndicators } from './resource-indicators.js';
 import { SCOPES } from './scopes.js';
-import { assertRequestObjectClaims } from './request-object.js';
+import { requestObjectChecks } from './request-object.js';
 import { DPOP_SIGNING_ALGS } from '../../common/auth/dpop-proof.js';
 import { DpopReplayGuard, dpopFeature } from './dpop.js';
+import { explainDpopRefusals } from './dpop-errors.js';
 import { useAtomicReplayDetection } from './extensions/replay-detection.js';
 import { applyDeviceFlow, deviceFlowFeature } from '../device/device-flow.js';
 import type { UserCodeLimiter } from '../device/device-flow.js';
@@ -129,7 +131,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       introspection: { enabled: true, allowedPolicy: introspectionPolicy(dataSource, deps.accounts, (act, subjectId) => impersonationHolds(deps.access, deps.uow.manager, act, subjectId)) },
       revocation: { enabled: true },
       // DESIGN §16: JAR (RFC 9101), signed with the application's own keys; required per application.
-      requestObjects: { enabled: true, requireSignedRequestObject: false, assertJwtClaimsAndHeader: assertRequestObjectClaims },
+      requestObjects: { enabled: true, requireSignedRequestObject: false, assertJwtClaimsAndHeader: requestObjectChecks(new AssertionReplayGuard(deps.uow)) },
       // DESIGN §16: JARM, response_mode=jwt and its variants, signed with the instance's key (or the application's alg).
       jwtResponseModes: { enabled: true },
       // DESIGN §16, RFC 9449: nonce required, proofs single-use across processes (dpop.ts). A bound token is
@@ -208,6 +210,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   reuseClientsOfUnchangedRegistrations(provider, clients, new Set(configuration.clients?.map((c: { client_id: string }) => c.client_id)));
   applyProviderExtensions(provider, hasher);
   countIssuedTokens(provider);
+  explainDpopRefusals(provider);
   applyDeviceFlow(provider, device);
   completeImplicitResponses(provider, deps.instance.idTokenLifetime);
   registerJwtProfileGrant(provider, {

@@ -71,6 +71,10 @@ export class ApplicationEntity {
   @Column({ name: 'require_signed_request_object', type: 'boolean', default: false })
   requireSignedRequestObject: boolean;
 
+  /** Request objects only with `exp` (docs/oauth-profiles.md, "Signed request objects"); RFC 9101 does not require it. */
+  @Column({ name: 'request_object_requires_exp', type: 'boolean', default: false })
+  requestObjectRequiresExp: boolean;
+
   /** DESIGN §16: JARM's signing algorithm for this application; null: the instance's signing algorithm. */
   @Column({ name: 'authorization_signed_response_alg', type: 'varchar', length: 16, nullable: true })
   authorizationSignedResponseAlg: string | null;

@@ -43,6 +43,7 @@ const FIELDS: Field[] = [
   'apiAccess',
   'requirePushedAuthorizationRequests',
   'requireSignedRequestObject',
+  'requestObjectRequiresExp',
   'authorizationSignedResponseAlg',
   'dpopBoundAccessTokens',
   'backchannelLogoutUri',

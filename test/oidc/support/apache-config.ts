@@ -17,7 +17,17 @@ export const APACHE_MODULE_FILES: Record<string, string> = {
 /** How one virtual host (one relying party, one port) authenticates at Portcullis's token endpoint. */
 export type ClientAuth =
   | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; clientSecret: string }
-  | { method: 'private_key_jwt'; clientId: string; keyId: string; privateKeyPem: string };
+  | { method: 'private_key_jwt'; clientId: string; keyId: string; privateKeyPem: string; requestObject?: boolean };
+
+/**
+ * mod_auth_openidc's request object (OIDCRequestObject): every parameter of the authorization request copied into a
+ * JWT signed with the client's key (`iss`, `aud`, no `exp`), sent by value in `request` (RFC 9101 §5.1).
+ */
+const REQUEST_OBJECT = JSON.stringify({
+  copy_from_request: ['response_type', 'scope', 'client_id', 'state', 'redirect_uri', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'response_mode'],
+  crypto: { sign_alg: 'RS256' },
+  request_object_type: 'request',
+});
 
 export interface VirtualHostInput {
   port: number;
@@ -113,5 +123,5 @@ function clientAuthentication(dir: string, port: number, auth: ClientAuth): stri
   // well; `kid#file` puts the key id Portcullis issued into the client assertion's header.
   return `  OIDCPublicKeyFiles ${auth.keyId}#${publicKeyFile}
   OIDCPrivateKeyFiles ${auth.keyId}#${privateKeyFile}
-  OIDCProviderTokenEndpointAuth private_key_jwt`;
+  OIDCProviderTokenEndpointAuth private_key_jwt${auth.requestObject ? `\n  OIDCRequestObject '${REQUEST_OBJECT}'` : ''}`;
 }
