@@ -9,7 +9,7 @@ import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { ApplicationEntity } from './entities/application.entity.js';
-import type { ClientAuthMethod } from './entities/application.entity.js';
+import type { ClientAuthMethod, SubjectType } from './entities/application.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import { ProjectEntity } from './entities/project.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
@@ -43,6 +43,7 @@ export interface NewOidcApplication {
   dpopBoundAccessTokens: boolean;
   backchannelLogoutUri: string | null;
   backchannelLogoutSessionRequired: boolean;
+  subjectType: SubjectType;
 }
 
 /** DESIGN §16's settings, all off: what an application created without them has. */
@@ -53,6 +54,7 @@ export const NO_PROFILES = {
   dpopBoundAccessTokens: false,
   backchannelLogoutUri: null,
   backchannelLogoutSessionRequired: false,
+  subjectType: 'public',
 } as const;
 
 interface NewApiApplication {

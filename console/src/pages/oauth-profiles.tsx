@@ -11,8 +11,10 @@ export interface OauthProfiles {
   dpopBoundAccessTokens?: boolean;
   backchannelLogoutUri?: string | null;
   backchannelLogoutSessionRequired?: boolean;
+  subjectType?: SubjectType;
 }
 
+type SubjectType = 'public' | 'pairwise';
 type Alg = '' | 'RS256' | 'ES256' | 'EdDSA';
 
 /**
@@ -26,6 +28,7 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
   const [dpop, setDpop] = useState(Boolean(app.dpopBoundAccessTokens));
   const [logoutUri, setLogoutUri] = useState(app.backchannelLogoutUri ?? '');
   const [logoutSid, setLogoutSid] = useState(Boolean(app.backchannelLogoutSessionRequired));
+  const [subjectType, setSubjectType] = useState<SubjectType>(app.subjectType ?? 'public');
   const values = {
     requirePushedAuthorizationRequests: par,
     requireSignedRequestObject: jar,
@@ -33,6 +36,7 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
     dpopBoundAccessTokens: dpop,
     backchannelLogoutUri: logoutUri.trim() === '' ? null : logoutUri.trim(),
     backchannelLogoutSessionRequired: logoutSid,
+    subjectType,
   };
   const fields = (
     <fieldset data-oauth-profiles>
@@ -48,6 +52,15 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
       <Checkbox label={t('dpopBoundAccessTokens')} checked={dpop} onChange={setDpop} />
       <Field label={t('backchannelLogoutUri')} value={logoutUri} onInput={setLogoutUri} type="url" placeholder="https://app.example.com/backchannel-logout" />
       <Checkbox label={t('backchannelLogoutSessionRequired')} checked={logoutSid} onChange={setLogoutSid} />
+      <Select
+        label={t('subjectType')}
+        value={subjectType}
+        onChange={setSubjectType}
+        options={[
+          { value: 'public', label: t('subjectPublic') },
+          { value: 'pairwise', label: t('subjectPairwise') },
+        ]}
+      />
     </fieldset>
   );
   return { values, fields };

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
-import type { ApplicationEntity } from '../../users/entities/application.entity.js';
+import { SUBJECT_TYPES } from '../../users/entities/application.entity.js';
+import type { ApplicationEntity, SubjectType } from '../../users/entities/application.entity.js';
 import type { SamlApplicationEntity } from '../../users/entities/saml-application.entity.js';
 import { idpEndpoints } from '../../saml/idp-endpoints.js';
 import { SamlAppFieldsDto, SamlAttributeDto } from './saml-applications.dto.js';
@@ -67,6 +68,7 @@ export class AppDto {
   @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) dpopBoundAccessTokens?: boolean;
   @ApiPropertyOptional({ nullable: true, description: 'OIDC (DESIGN §16)' }) backchannelLogoutUri?: string | null;
   @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) backchannelLogoutSessionRequired?: boolean;
+  @ApiPropertyOptional({ enum: SUBJECT_TYPES, description: 'OIDC: the `sub` the application is given (OIDC Core §8)' }) subjectType?: SubjectType;
 }
 
 export class AppListDto {
@@ -197,6 +199,7 @@ export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicat
     dpopBoundAccessTokens: Boolean(app.dpopBoundAccessTokens),
     backchannelLogoutUri: app.backchannelLogoutUri,
     backchannelLogoutSessionRequired: Boolean(app.backchannelLogoutSessionRequired),
+    subjectType: app.subjectType,
   };
 }
 

@@ -70,6 +70,7 @@ export class ProjectsController {
       dpopBoundAccessTokens: dto.dpopBoundAccessTokens ?? false,
       backchannelLogoutUri: dto.backchannelLogoutUri ?? null,
       backchannelLogoutSessionRequired: dto.backchannelLogoutSessionRequired ?? false,
+      subjectType: dto.subjectType ?? 'public',
     });
   }
 

@@ -177,6 +177,8 @@ function profileMetadata(row: ClientRow, signingAlg: string): AdapterPayload {
     require_signed_request_object: flag(row.require_signed_request_object),
     ...(jarmAlg ? { authorization_signed_response_alg: jarmAlg } : {}),
     dpop_bound_access_tokens: flag(row.dpop_bound_access_tokens),
+    // OIDC Core §8: pairwise clients get the `sub` of their sector (provider.factory.ts, pairwiseIdentifier).
+    subject_type: row.subject_type === 'pairwise' ? 'pairwise' : 'public',
     // Logout tokens are sent by the outbox (src/oidc/logout), never by oidc-provider (extensions/backchannel-logout.ts).
     ...(row.backchannel_logout_uri
       ? { backchannel_logout_uri: row.backchannel_logout_uri, backchannel_logout_session_required: flag(row.backchannel_logout_session_required) }

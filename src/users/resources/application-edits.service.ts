@@ -46,6 +46,7 @@ const FIELDS: Field[] = [
   'dpopBoundAccessTokens',
   'backchannelLogoutUri',
   'backchannelLogoutSessionRequired',
+  'subjectType',
 ];
 /** An API application is created with a name and an authentication method only; nothing else applies to it. */
 const API_FIELDS = new Set<Field>(['name', 'authMethod']);
