@@ -6,10 +6,11 @@ export type PairwiseAudience = { kind: 'oidc-sector'; host: string } | { kind: '
 
 /**
  * Pairwise identifiers (OIDC Core §8.1; SAML Core §8.3.7: persistent identifiers "MUST be constructed using
- * pseudo-random values that have no discernible correspondence with the subject's actual identifier"): one user is a different, stable value
- * at each audience, so two relying parties cannot correlate the person, and neither learns the user id. HMAC-SHA256
- * under a key derived from the master key (as the DPoP nonce secret is, src/common/auth/dpop-nonce.ts): the same in
- * every process, and a value cannot be traced back to a user without the key. docs/oauth-profiles.md, docs/saml.md.
+ * pseudo-random values that have no discernible correspondence with the subject's actual identifier"): one user is a
+ * different, stable value at each audience, so two relying parties cannot correlate the person, and neither learns
+ * the user id. HMAC-SHA256 under a key derived from the master key (as the DPoP nonce secret is,
+ * src/common/auth/dpop-nonce.ts): the same in every process, and a value cannot be traced back to a user without the
+ * key. docs/oauth-profiles.md "Pairwise subjects", docs/saml.md "NameID".
  */
 export class PairwiseSubjects {
   private readonly key: Buffer;
