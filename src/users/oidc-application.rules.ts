@@ -65,6 +65,31 @@ function checkProfiles(app: NewOidcApplication, interactive: boolean, signingAlg
     problems.push({ field: 'backchannelLogoutSessionRequired', message: 'needs a backchannelLogoutUri' });
   }
   if (app.backchannelLogoutUri !== null) checkBackchannelUri(app.backchannelLogoutUri, app.devMode, problems);
+  if (app.subjectType === 'pairwise') checkPairwise(app, problems);
+}
+
+/**
+ * OIDC Core §8.1: a pairwise `sub` is computed per sector, here the host of the redirect URIs (no
+ * sector_identifier_uri is offered), so they must share one host; an application without redirect URIs has no sector.
+ * oidc-provider would want a jwks_uri for a pairwise device-flow client, which applications do not register.
+ */
+function checkPairwise(app: NewOidcApplication, problems: ErrorDetail[]): void {
+  if (app.responseTypes.length === 0 || app.redirectUris.length === 0) {
+    problems.push({ field: 'subjectType', message: 'pairwise subjects need redirect URIs: their host is the sector identifier (OIDC Core §8.1)' });
+  } else if (new Set(app.redirectUris.map(hostOf)).size > 1) {
+    problems.push({ field: 'redirectUris', message: 'the redirect URIs of a pairwise application must share one host, the sector identifier (OIDC Core §8.1)' });
+  }
+  if (app.grantTypes.includes('urn:ietf:params:oauth:grant-type:device_code')) {
+    problems.push({ field: 'subjectType', message: 'pairwise subjects are not offered with the device authorization grant' });
+  }
+}
+
+function hostOf(uri: string): string {
+  try {
+    return new URL(uri).host;
+  } catch {
+    return uri; // reported by checkRedirect
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { ApplicationEntity } from './entities/application.entity.js';
-import type { ClientAuthMethod } from './entities/application.entity.js';
+import type { ClientAuthMethod, SubjectType } from './entities/application.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import { ProjectEntity } from './entities/project.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
@@ -49,6 +49,7 @@ export interface NewOidcApplication {
   /** The application's own keys, inline or at a URL (never both), instead of keys registered through `…/keys`. */
   jwks: ClientJwks | null;
   jwksUri: string | null;
+  subjectType: SubjectType;
 }
 
 /** DESIGN §16's settings, all off: what an application created without them has. */
@@ -62,6 +63,7 @@ export const NO_PROFILES = {
   backchannelLogoutSessionRequired: false,
   jwks: null,
   jwksUri: null,
+  subjectType: 'public',
 } as const;
 
 interface NewApiApplication {

@@ -63,6 +63,7 @@ describe('management API: reading, changing and removing applications', () => {
       backchannelLogoutSessionRequired: false,
       jwks: null,
       jwksUri: null,
+      subjectType: 'public',
     });
     assert.deepEqual(second, { appId: api.appId, clientId: api.clientId, projectId: project.projectId, name: second.name, type: 'api', authMethod: 'private_key_jwt' });
     assert.ok(!res.text.includes(web.clientSecret!), 'no secret in a listing');

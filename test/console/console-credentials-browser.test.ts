@@ -229,6 +229,16 @@ describe('users and credentials in the operator console (Chromium)', () => {
       assert.equal(changed.body.accessTokenType, 'jwt');
       assert.equal(changed.body.idTokenUserinfoAssertion, true);
       assert.deepEqual(changed.body.redirectUris, ['https://billing.example.com/cb']);
+      assert.equal(changed.body.subjectType, 'public');
+
+      // Pairwise subjects (OIDC Core §8), which the device grant does not take.
+      await webRow.getByRole('button', { name: 'Edit application' }).click();
+      await form.getByLabel('urn:ietf:params:oauth:grant-type:device_code').uncheck();
+      await form.getByLabel('Subject (sub)').selectOption('pairwise');
+      await form.getByRole('button', { name: 'Save' }).click();
+      await webRow.getByRole('button', { name: 'Edit application' }).waitFor();
+      const pairwise = await svc.api('GET', `/management/v1/orgs/${orgId}/projects/${projectId}/apps/${web.body.appId}`, { token: svc.adminToken });
+      assert.equal(pairwise.body.subjectType, 'pairwise');
 
       // The application's own keys (docs/oauth-profiles.md, "Client keys"): a JSON Web Key Set typed into the form.
       const jwk = { ...(await exportJWK((await generateKeyPair('ES256')).publicKey)), kid: 'console-key' };

@@ -6,10 +6,11 @@ import * as oidc from 'openid-client';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
 import { eventually } from '../faults/faults.helpers.js';
 import { createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
-import { PASSWORD, createHuman, createProject, discover } from './support/oidc-fixtures.js';
+import { createHuman, createProject, discover } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { logOut } from './support/log-out.js';
 import { LogoutReceiver } from './support/logout-receiver.js';
+import { openidClientSignIn } from './support/sign-in.js';
 
 const RP = 'http://127.0.0.1:65530';
 const REDIRECT = `${RP}/cb`;
@@ -45,7 +46,7 @@ describe('back-channel logout: a logout token for every way a session ends', () 
   });
   after(() => receiver?.close());
 
-  async function createApp(settings: { backchannelLogoutUri?: string | null; backchannelLogoutSessionRequired?: boolean } = {}): Promise<BclApp> {
+  async function createApp(settings: { backchannelLogoutUri?: string | null; backchannelLogoutSessionRequired?: boolean; subjectType?: 'pairwise' } = {}): Promise<BclApp> {
     const logoutUri = settings.backchannelLogoutUri === null ? null : (settings.backchannelLogoutUri ?? receiver.endpoint());
     const res = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/oidc`, {
       token: svc.adminToken,
@@ -68,19 +69,7 @@ describe('back-channel logout: a logout token for every way a session ends', () 
   /** openid-client's code flow, the login UI driven over HTTP; a browser with a session signs in without the form. */
   async function signIn(app: OidcApp, user: { userName: string }, browser = new LoginClient(svc.url)) {
     const config = await discover(svc, app.clientId, oidc.ClientSecretBasic(app.clientSecret!));
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', state, nonce, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
-    let res = await browser.get(`${url.pathname}${url.search}`);
-    const uid = /\/ui\/login\/([^/?]+)$/.exec(res.location ?? '')?.[1];
-    if (uid) {
-      const page = await browser.get(res.location!);
-      res = /name="loginName"/.test(page.text) ? await browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName: `${user.userName}@${project.primaryDomain}`, password: PASSWORD }) : page;
-    }
-    res = await browser.follow(res);
-    assert.ok(res.location?.startsWith(REDIRECT), `back at the client: ${res.status} ${res.location}`);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location!), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const { tokens } = await openidClientSignIn(svc, config, { redirectUri: REDIRECT, loginName: `${user.userName}@${project.primaryDomain}`, browser });
     const claims = tokens.claims()!;
     assert.equal(typeof claims.sid, 'string', 'the ID token names its session (sid)');
     return { browser, tokens, sid: claims.sid as string, sub: claims.sub };
@@ -143,6 +132,17 @@ describe('back-channel logout: a logout token for every way a session ends', () 
     assert.equal(forPlain.sub, user.userId);
     assert.notEqual(forRequired.jti, forPlain.jti);
     assert.equal(receiver.received.length, before + 2, 'an application without a URI gets nothing');
+  });
+
+  it('a pairwise application (OIDC Core §8): its logout token names the user by the pairwise sub its ID token had', async () => {
+    const user = await createHuman(svc, project.orgId);
+    const app = await createApp({ subjectType: 'pairwise' });
+    const signedIn = await signIn(app, user);
+    assert.notEqual(signedIn.sub, user.userId);
+    await logOut(signedIn.browser, app.clientId);
+    const [token] = await logoutTokens(app, 1);
+    assert.equal(token!.sub, signedIn.sub);
+    assert.equal(token!.sid, signedIn.sid);
   });
 
   it('a client-only logout (no logout=yes) ends that sign-in alone: only that application gets a token', async () => {

@@ -13,6 +13,8 @@ import { simpleSamlPhpSkipReason, startSimpleSamlSp } from './support/simplesaml
 import type { SimpleSamlSp, SimpleSamlSpResult } from './support/simplesamlphp-sp.js';
 
 const PPT = 'urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport';
+const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
+const EMAIL_ADDRESS = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
 /**
  * Service providers no one here wrote (DESIGN §15, "Done"): Debian's Apache with mod_auth_mellon and SimpleSAMLphp,
@@ -54,6 +56,14 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
     return { userId: user.userId, loginName: `${user.userName}@${org.primaryDomain}`, email: `${user.userName}@example.com` };
   }
 
+  /** The persistent NameID the IdP issued `userId` (pairwise per SP, docs/saml.md "NameID"), from its session record. */
+  async function issuedNameId(userId: string): Promise<string> {
+    const rows = (await svc.dataSource.query('SELECT name_id FROM saml_sessions WHERE user_id = ?', [userId])) as { name_id: string }[];
+    assert.equal(rows.length, 1, 'one assertion issued');
+    assert.notEqual(rows[0]!.name_id, userId, 'never the user id');
+    return rows[0]!.name_id;
+  }
+
   async function withPage<T>(run: (page: Page) => Promise<T>): Promise<T> {
     const ui = await newPage(browser);
     try {
@@ -79,10 +89,11 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
     let postMellon: MellonSp;
 
     before(async () => {
-      mellon = await startMellon({ idpMetadataXml: idpMetadata });
+      // Each mellon asks for the NameID format of its application (the first NameIDFormat of its metadata).
+      mellon = await startMellon({ idpMetadataXml: idpMetadata, nameIdFormat: PERSISTENT });
       stops.push(() => mellon.stop());
       // An IdP whose metadata lists only HTTP-POST: mellon sends its AuthnRequest by an auto-posting form.
-      postMellon = await startMellon({ idpMetadataXml: idpMetadata.replace(/\s*<md:SingleSignOnService Binding="[^"]*HTTP-Redirect"[^>]*\/>/, '') });
+      postMellon = await startMellon({ idpMetadataXml: idpMetadata.replace(/\s*<md:SingleSignOnService Binding="[^"]*HTTP-Redirect"[^>]*\/>/, ''), nameIdFormat: EMAIL_ADDRESS });
       stops.push(() => postMellon.stop());
       const attributes = [{ name: 'email', from: 'email' }, { name: 'groups', from: 'groups' }];
       // Registered by its metadata URL (read once, at creation): mellon serves the document it uses.
@@ -102,7 +113,7 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
       const seen = await withPage((page) => signInAt<Record<string, string>>(page, mellon.protectedUrl, user, mellon.protectedUrl)).catch((error: Error) => {
         throw new Error(`${error.message}\nmellon's log:\n${mellon.errorLog()}`);
       });
-      assert.equal(seen.MELLON_NAME_ID, user.userId, 'persistent NameID: the user id');
+      assert.equal(seen.MELLON_NAME_ID, await issuedNameId(user.userId), 'persistent NameID: the pairwise one issued');
       assert.equal(seen.MELLON_email, user.email);
       assert.equal(seen.MELLON_IDP, `${svc.config.publicUrl}/saml/v2/${org.id}/metadata`);
       const response = Buffer.from(seen.MELLON_SAML_RESPONSE!, 'base64').toString('utf8');
@@ -156,14 +167,18 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
   describe('SimpleSAMLphp', () => {
     let sp: SimpleSamlSp;
     let encryptingSp: SimpleSamlSp;
+    let emailSp: SimpleSamlSp;
 
     before(async () => {
-      sp = await startSimpleSamlSp({ idpMetadataXml: idpMetadata, signAuthnRequests: true });
+      sp = await startSimpleSamlSp({ idpMetadataXml: idpMetadata, signAuthnRequests: true, nameIdFormat: PERSISTENT });
       stops.push(() => sp.stop());
       encryptingSp = await startSimpleSamlSp({ idpMetadataXml: idpMetadata, encryptedAssertions: true });
       stops.push(() => encryptingSp.stop());
       await register(sp.metadataXml, { allowIdpInitiated: true, attributes: [{ name: 'urn:oid:0.9.2342.19200300.100.1.3', from: 'email', nameFormat: 'uri' }, { name: 'displayName', from: 'displayName' }] });
       await register(encryptingSp.metadataXml, { encryptAssertion: true, nameIdFormat: 'transient' });
+      emailSp = await startSimpleSamlSp({ idpMetadataXml: idpMetadata, nameIdFormat: EMAIL_ADDRESS });
+      stops.push(() => emailSp.stop());
+      await register(emailSp.metadataXml, { nameIdFormat: 'emailAddress', attributes: [{ name: 'mail', from: 'email' }] });
     });
 
     const result = (page: Page, target: SimpleSamlSp, url: string, user?: { loginName: string }) => signInAt<SimpleSamlSpResult>(page, url, user, target.resultUrl);
@@ -173,11 +188,30 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
         const user = await newUser();
         const seen = await withPage((page) => result(page, sp, sp.loginUrl({ binding }), user));
         assert.equal(seen.authenticated, true, JSON.stringify(seen));
-        assert.equal(seen.nameId?.value, user.userId);
-        assert.equal(seen.nameId?.format, 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent');
+        assert.equal(seen.nameId?.value, await issuedNameId(user.userId));
+        assert.equal(seen.nameId?.format, PERSISTENT);
         assert.deepEqual(seen.attributes?.['urn:oid:0.9.2342.19200300.100.1.3'], [user.email]);
         assert.equal(seen.authnContextClassRef, PPT);
         xmlsecVerify(sp.lastResponseXml()!, signingCert, 'urn:oasis:names:tc:SAML:2.0:protocol:Response');
+      }
+    });
+
+    it('an emailAddress NameID carries only a verified address: two users who set the same one get InvalidNameIDPolicy, the SP no session', async () => {
+      const address = `ceo-${unique('x')}@corp.example`;
+      for (let i = 0; i < 2; i++) {
+        const userName = unique('user');
+        const created = await svc.api('POST', `/management/v1/orgs/${org.id}/users/human`, {
+          token: svc.adminToken,
+          body: { userName, profile: { firstName: 'Not', lastName: 'The CEO' }, email: { email: address, isEmailVerified: false }, password: PASSWORD },
+        });
+        assert.equal(created.status, 201, created.text);
+        const seen = await withPage((page) => result(page, emailSp, emailSp.loginUrl(), { loginName: `${userName}@${org.primaryDomain}` }));
+        assert.equal(seen.authenticated, false, JSON.stringify(seen));
+        assert.equal(seen.error?.subStatusCode, 'urn:oasis:names:tc:SAML:2.0:status:InvalidNameIDPolicy', JSON.stringify(seen));
+        const response = emailSp.lastResponseXml()!;
+        assert.doesNotMatch(response, /Assertion/);
+        assert.ok(!response.includes(address), 'the address is nowhere in the response');
+        xmlsecVerify(response, signingCert, 'urn:oasis:names:tc:SAML:2.0:protocol:Response');
       }
     });
 
@@ -221,7 +255,7 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
         return JSON.parse((await page.goto(sp.resultUrl).then((r) => r!.text())) || '{}') as SimpleSamlSpResult;
       });
       assert.equal(initiated.authenticated, true, JSON.stringify(initiated));
-      assert.equal(initiated.nameId?.value, user.userId);
+      assert.equal(initiated.nameId?.value, await issuedNameId(user.userId));
       const refused = await fetch(`${svc.config.publicUrl}/saml/v2/${org.id}/init?sp=${encodeURIComponent(encryptingSp.entityId)}`);
       assert.equal(refused.status, 403);
     });

@@ -4,12 +4,13 @@ import { before, describe, it } from 'node:test';
 import { DOMParser } from '@xmldom/xmldom';
 import { decrypt } from 'xml-encryption';
 import { newSelfSignedCredentials } from '../../src/common/crypto/self-signed-credentials.js';
-import { csrfOf, LoginClient } from '../attack/support/login-client.js';
+import { LoginClient } from '../attack/support/login-client.js';
 import type { PageResponse } from '../attack/support/login-client.js';
-import { createHuman, PASSWORD } from '../oidc/support/oidc-fixtures.js';
+import { createHuman } from '../oidc/support/oidc-fixtures.js';
 import { createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
 import { authnRequestXml, postedMessage, redirectQuery, SAML, SAMLP, signedRequest, xmlsecVerify } from './support/saml-messages.js';
 import type { AuthnRequestInput, PostedMessage } from './support/saml-messages.js';
+import { untilAnswered } from './support/saml-sign-in.js';
 
 const ACS = 'http://127.0.0.1:9/saml/acs';
 const PPT = 'urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport';
@@ -57,23 +58,9 @@ describe('SAML IdP: single sign-on', () => {
 
   const request = (entityId: string, input: Partial<AuthnRequestInput> = {}) => authnRequestXml({ issuer: entityId, destination: idp.ssoUrl, acsUrl: ACS, ...input });
 
-  /** Follows the service's redirects and signs in at the login page when it comes, until a page answers (at most 15 steps). */
-  async function untilAnswered(browser: LoginClient, first: PageResponse): Promise<PageResponse> {
-    let current = first;
-    for (let i = 0; i < 15 && current.location; i++) {
-      const next = new URL(current.location, svc.url);
-      current = await browser.get(next.pathname + next.search);
-      const uid = /^\/ui\/login\/([^/?]+)$/.exec(next.pathname)?.[1];
-      if (uid && current.status === 200 && current.text.includes('name="password"')) {
-        current = await browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(current.text), loginName, password: PASSWORD });
-      }
-    }
-    return current;
-  }
-
   async function ssoByRedirect(browser: LoginClient, xml: string, relayState?: string): Promise<PageResponse> {
     const first = await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(xml, { relayState })}`);
-    return first.status === 303 ? untilAnswered(browser, first) : first;
+    return first.status === 303 ? untilAnswered(browser, first, loginName) : first;
   }
 
   function parse(xml: string): Document {
@@ -115,7 +102,9 @@ describe('SAML IdP: single sign-on', () => {
     assert.equal((assertion.getElementsByTagNameNS(SAML, 'Issuer')[0]!.nextSibling as Element).localName, 'Signature');
     assert.equal(one(assertion, SAML, 'Issuer')!.textContent, idp.entityId);
     const nameId = one(assertion, SAML, 'NameID')!;
-    assert.equal(nameId.textContent, user.userId);
+    // Pairwise per SP (SAML Core §8.3.7): never the user id (test/saml/name-ids.test.ts holds the pairing).
+    assert.match(nameId.textContent ?? '', /^[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(nameId.textContent, user.userId);
     assert.equal(nameId.getAttribute('Format'), 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent');
     assert.equal(nameId.getAttribute('SPNameQualifier'), app.entityId);
     const confirmation = one(assertion, SAML, 'SubjectConfirmationData')!;
@@ -144,7 +133,7 @@ describe('SAML IdP: single sign-on', () => {
     const first = await browser.post(`/saml/v2/${orgId}/sso`, { SAMLRequest: Buffer.from(xml).toString('base64'), RelayState: 'r1' });
     assert.equal(first.status, 303, first.text.slice(0, 300));
     assert.match(first.location!, /\/oauth\/v2\/authorize\?/);
-    const page = await untilAnswered(browser, first);
+    const page = await untilAnswered(browser, first, loginName);
     assert.equal(postedMessage(page.text).relayState, 'r1');
     const other = await createSamlApp({ nameIdFormat: 'unspecified' });
     const again = await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(request(other.entityId).xml)}`);
@@ -230,15 +219,7 @@ describe('SAML IdP: single sign-on', () => {
     const other = await createOrg(svc);
     const stranger = await createHuman(svc, other.id);
     const browser = new LoginClient(svc.url);
-    let current = await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(request(app.entityId).xml)}`);
-    for (let i = 0; i < 15 && current.location; i++) {
-      const next = new URL(current.location, svc.url);
-      current = await browser.get(next.pathname + next.search);
-      const uid = /^\/ui\/login\/([^/?]+)$/.exec(next.pathname)?.[1];
-      if (uid && current.status === 200 && current.text.includes('name="password"')) {
-        current = await browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(current.text), loginName: `${stranger.userName}@${other.primaryDomain}`, password: PASSWORD });
-      }
-    }
+    const current = await untilAnswered(browser, await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(request(app.entityId).xml)}`), `${stranger.userName}@${other.primaryDomain}`);
     // The login UI refuses the sign-in itself (403, its error page), as for an OIDC application: nothing reaches the SP.
     assert.equal(current.status, 403, current.text.slice(0, 300));
     assert.doesNotMatch(current.text, /SAMLResponse/);
@@ -264,7 +245,7 @@ describe('SAML IdP: single sign-on', () => {
 
   it('IdP-initiated: an application that allows it gets a response without InResponseTo; another gets a 403 page', async () => {
     const allowed = await createSamlApp({ allowIdpInitiated: true });
-    const page = await untilAnswered(new LoginClient(svc.url), await new LoginClient(svc.url).get(`/saml/v2/${orgId}/init?sp=${encodeURIComponent(allowed.entityId)}`));
+    const page = await untilAnswered(new LoginClient(svc.url), await new LoginClient(svc.url).get(`/saml/v2/${orgId}/init?sp=${encodeURIComponent(allowed.entityId)}`), loginName);
     const posted = postedMessage(page.text);
     assert.equal(posted.relayState, undefined);
     assert.equal(parse(posted.xml).documentElement.hasAttribute('InResponseTo'), false);

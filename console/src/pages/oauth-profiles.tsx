@@ -15,8 +15,10 @@ export interface OauthProfiles {
   /** The application's own public keys (a JSON Web Key Set) or where it serves them. */
   jwks?: unknown;
   jwksUri?: string | null;
+  subjectType?: SubjectType;
 }
 
+type SubjectType = 'public' | 'pairwise';
 type Alg = '' | 'RS256' | 'ES256' | 'EdDSA';
 
 /**
@@ -33,6 +35,7 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
   const [logoutSid, setLogoutSid] = useState(Boolean(app.backchannelLogoutSessionRequired));
   const [jwks, setJwks] = useState(app.jwks ? JSON.stringify(app.jwks, null, 2) : '');
   const [jwksUri, setJwksUri] = useState(app.jwksUri ?? '');
+  const [subjectType, setSubjectType] = useState<SubjectType>(app.subjectType ?? 'public');
   const values = {
     requirePushedAuthorizationRequests: par,
     requireSignedRequestObject: jar,
@@ -43,6 +46,7 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
     backchannelLogoutSessionRequired: logoutSid,
     jwks: keySet(jwks),
     jwksUri: jwksUri.trim() === '' ? null : jwksUri.trim(),
+    subjectType,
   };
   const fields = (
     <fieldset data-oauth-profiles>
@@ -61,6 +65,15 @@ export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<Oa
       <Checkbox label={t('backchannelLogoutSessionRequired')} checked={logoutSid} onChange={setLogoutSid} />
       <TextArea label={t('jwks')} value={jwks} onInput={setJwks} rows={4} />
       <Field label={t('jwksUri')} value={jwksUri} onInput={setJwksUri} type="url" placeholder="https://app.example.com/jwks.json" />
+      <Select
+        label={t('subjectType')}
+        value={subjectType}
+        onChange={setSubjectType}
+        options={[
+          { value: 'public', label: t('subjectPublic') },
+          { value: 'pairwise', label: t('subjectPairwise') },
+        ]}
+      />
     </fieldset>
   );
   return { values, fields };

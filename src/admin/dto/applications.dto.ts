@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
-import type { ApplicationEntity } from '../../users/entities/application.entity.js';
+import { SUBJECT_TYPES } from '../../users/entities/application.entity.js';
+import type { ApplicationEntity, SubjectType } from '../../users/entities/application.entity.js';
 import type { SamlApplicationEntity } from '../../users/entities/saml-application.entity.js';
 import { idpEndpoints } from '../../saml/idp-endpoints.js';
 import { SamlAppFieldsDto, SamlAttributeDto } from './saml-applications.dto.js';
@@ -70,6 +71,7 @@ export class AppDto {
   @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) backchannelLogoutSessionRequired?: boolean;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: "OIDC: the application's own public keys" }) jwks?: object | null;
   @ApiPropertyOptional({ nullable: true, description: 'OIDC: where the application serves its public keys' }) jwksUri?: string | null;
+  @ApiPropertyOptional({ enum: SUBJECT_TYPES, description: 'OIDC: the `sub` the application is given (OIDC Core §8)' }) subjectType?: SubjectType;
 }
 
 export class AppListDto {
@@ -203,6 +205,7 @@ export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicat
     backchannelLogoutSessionRequired: Boolean(app.backchannelLogoutSessionRequired),
     jwks: app.jwks,
     jwksUri: app.jwksUri,
+    subjectType: app.subjectType,
   };
 }
 

@@ -14,6 +14,8 @@ import { MAX_CLIENT_KEYS } from '../../common/crypto/client-jwks.js';
 import type { ClientJwks } from '../../common/crypto/client-jwks.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 import { Bounded } from './bounded.decorator.js';
+import { SUBJECT_TYPES } from '../../users/entities/application.entity.js';
+import type { SubjectType } from '../../users/entities/application.entity.js';
 
 export const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'] as const;
 export const GRANT_TYPES = [
@@ -90,6 +92,15 @@ export class OauthProfileFieldsDto {
   @IsString()
   @Bounded('redirectUri')
   jwksUri?: string | null;
+
+  @ApiPropertyOptional({
+    enum: SUBJECT_TYPES,
+    default: 'public',
+    description: "OIDC Core §8: `public`, the user id as `sub`; `pairwise`, a `sub` of this application's sector (the redirect URIs' one host) that no other sector can relate",
+  })
+  @IsOptional()
+  @IsIn(SUBJECT_TYPES)
+  subjectType?: SubjectType;
 }
 
 export class CreateProjectDto {

@@ -73,6 +73,7 @@ export class ProjectsController {
       backchannelLogoutSessionRequired: dto.backchannelLogoutSessionRequired ?? false,
       jwks: dto.jwks ?? null,
       jwksUri: dto.jwksUri ?? null,
+      subjectType: dto.subjectType ?? 'public',
     });
   }
 

@@ -194,6 +194,8 @@ function profileMetadata(row: ClientRow, signingAlg: string): AdapterPayload {
     portcullis_request_object_requires_exp: flag(row.request_object_requires_exp),
     ...(jarmAlg ? { authorization_signed_response_alg: jarmAlg } : {}),
     dpop_bound_access_tokens: flag(row.dpop_bound_access_tokens),
+    // OIDC Core §8: pairwise clients get the `sub` of their sector (provider.factory.ts, pairwiseIdentifier).
+    subject_type: row.subject_type === 'pairwise' ? 'pairwise' : 'public',
     // Logout tokens are sent by the outbox (src/oidc/logout), never by oidc-provider (extensions/backchannel-logout.ts).
     ...(row.backchannel_logout_uri
       ? { backchannel_logout_uri: row.backchannel_logout_uri, backchannel_logout_session_required: flag(row.backchannel_logout_session_required) }

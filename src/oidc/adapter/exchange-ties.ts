@@ -44,6 +44,18 @@ export async function deleteGrantsTiedToUser(manager: EntityManager, userId: str
   await manager.query(deletion.sql, deletion.parameters);
 }
 
+/**
+ * The users this client holds a live grant of: among them is the one a pairwise `sub` it was given stands for (OIDC
+ * Core §8; the `sub` cannot be turned back into a user id, only recomputed). One indexed read by client.
+ */
+export async function accountsGrantedTo(dataSource: DataSource, clientId: string): Promise<string[]> {
+  const rows = await statementsOf(dataSource).rows<{ account_id: string }>(
+    "SELECT DISTINCT account_id FROM oidc_payloads WHERE model = 'Grant' AND client_id = ? AND account_id IS NOT NULL AND (expires_at IS NULL OR expires_at > ?)",
+    [clientId, Date.now()],
+  );
+  return rows.map((row) => String(row.account_id));
+}
+
 interface StoredSession {
   uid?: string;
   authorizations?: Record<string, { sid?: string; grantId?: string }>;

@@ -1,6 +1,7 @@
 import { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
+import type { PairwiseSubjects } from '../../common/crypto/pairwise-subjects.js';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
@@ -50,6 +51,7 @@ export interface TokenExchangeDeps {
   uow: UnitOfWork;
   events: EventStore;
   hasher: SecretHasher;
+  pairwise: PairwiseSubjects;
   issuer: string;
   ownJwts: JwtTokenIds;
   accessTokenTtl: number;

@@ -3,10 +3,11 @@ import { decodeProtectedHeader, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
 import { errors } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
+import type { PairwiseSubjects } from '../../common/crypto/pairwise-subjects.js';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { applicationKeyByClientId, userById } from '../../users/queries/grant-parties.js';
-import { rootGrantOf, sessionOfIdToken } from '../adapter/exchange-ties.js';
+import { accountsGrantedTo, rootGrantOf, sessionOfIdToken } from '../adapter/exchange-ties.js';
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { tokenAudience } from '../tokens/audience.js';
 import { TokenType } from './token-exchange.types.js';
@@ -37,6 +38,7 @@ export interface Party {
 interface PartyDeps {
   dataSource: DataSource;
   hasher: SecretHasher;
+  pairwise: PairwiseSubjects;
   ownJwts: JwtTokenIds;
   issuer: string;
   uow: UnitOfWork;
@@ -44,6 +46,9 @@ interface PartyDeps {
 
 interface RequestingClient {
   clientId: string;
+  /** OIDC Core §8: what the `sub` of the ID tokens it was issued is made of. */
+  subjectType?: string;
+  redirectUris: string[];
 }
 
 /** OIDC Core §5.4: which scope each claim of an ID token was released under. */
@@ -133,10 +138,11 @@ async function idTokenParty(deps: PartyDeps, client: RequestingClient, token: st
   const scope = ['openid', ...new Set(Object.keys(claims).flatMap((claim) => SCOPE_OF_CLAIM[claim] ?? []))];
   // DESIGN §7, "a user's access dies with it": an ID token speaks for its sign-in only while that lasts.
   const issuedTo = claims.azp ?? audience[0];
-  const session = typeof claims.sid === 'string' && typeof issuedTo === 'string' ? await sessionOfIdToken(deps.dataSource, claims.sub, issuedTo, claims.sid) : undefined;
-  if (!session) throw invalidGrant('the sign-in this id_token came from has ended');
+  const userId = await userOfSubject(deps, client, claims.sub);
+  const session = userId !== undefined && typeof claims.sid === 'string' && typeof issuedTo === 'string' ? await sessionOfIdToken(deps.dataSource, userId, issuedTo, claims.sid) : undefined;
+  if (!userId || !session) throw invalidGrant('the sign-in this id_token came from has ended');
   return {
-    userId: claims.sub,
+    userId,
     audience,
     scope,
     act: isActClaim(claims.act) ? claims.act : undefined,
@@ -144,6 +150,17 @@ async function idTokenParty(deps: PartyDeps, client: RequestingClient, token: st
     rootGrantId: session.grantId ? await rootGrantOf(deps.dataSource, deps.hasher, session.grantId) : undefined,
     expiresAt: claims.exp,
   };
+}
+
+/**
+ * The user an ID token's `sub` names to this client: the user id itself, or for a pairwise client (OIDC Core §8) the
+ * one of its granted users whose pairwise `sub` it is. The token was issued to this client (checked before), so its
+ * `sub` is this client's.
+ */
+async function userOfSubject(deps: PartyDeps, client: RequestingClient, sub: string): Promise<string | undefined> {
+  if (client.subjectType !== 'pairwise') return sub;
+  const granted = await accountsGrantedTo(deps.dataSource, client.clientId);
+  return granted.find((userId) => deps.pairwise.subjectFor(client, userId) === sub);
 }
 
 /**

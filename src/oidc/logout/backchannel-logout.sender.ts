@@ -5,6 +5,7 @@ import { SessionEnds } from '../../common/auth/session-ends.js';
 import type { EndedSessions } from '../../common/auth/session-ends.js';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
+import { PairwiseSubjects } from '../../common/crypto/pairwise-subjects.js';
 import { changedRows } from '../../common/database/changed-rows.js';
 import { DatabaseAvailability } from '../../common/database/database-availability.js';
 import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
@@ -66,6 +67,7 @@ export class BackchannelLogoutSender implements OnApplicationBootstrap, OnModule
     private readonly keys: SigningKeysService,
     private readonly logger: AppLogger,
     private readonly availability: DatabaseAvailability,
+    private readonly pairwise: PairwiseSubjects,
     sessionEnds: SessionEnds,
   ) {
     const timeoutMs = Math.min(SEND_TIMEOUT_MS, Math.floor(config.backchannelLogout.leaseMs / 2));
@@ -135,7 +137,7 @@ export class BackchannelLogoutSender implements OnApplicationBootstrap, OnModule
   private async deliver(app: BackchannelLogoutApp, logout: OwedLogout): Promise<void> {
     const [signer] = (await this.keys.keySet()).jwks;
     if (!signer) throw new AttemptFailed('no signing key', false);
-    const token = await signLogoutToken(signer, { issuer: this.config.publicUrl, clientId: app.clientId, sub: logout.userId, sid: logout.sid, jti: logout.id });
+    const token = await signLogoutToken(signer, { issuer: this.config.publicUrl, clientId: app.clientId, sub: this.pairwise.subjectFor(app, logout.userId), sid: logout.sid, jti: logout.id });
     let answer: Response;
     try {
       answer = await this.send(app.logoutUri, {

@@ -1,6 +1,7 @@
 import Provider from 'oidc-provider';
 import type { Configuration, OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
+import { PairwiseSubjects } from '../../common/crypto/pairwise-subjects.js';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { SessionEnds } from '../../common/auth/session-ends.js';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
@@ -84,6 +85,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
   const audit = new AuditedRemoval(deps.uow, deps.events, deps.sessionEnds);
   const device = { dataSource, uow: deps.uow, hasher, pollIntervalSeconds: deps.device?.pollIntervalSeconds ?? 5, rateLimiter: deps.device?.userCodeLimiter };
+  const pairwise = new PairwiseSubjects(hasher);
   const adapterFor = (name: string) => (name === 'Client' ? clients : new OidcPayloadAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit));
   const configuration: Configuration = {
     adapter: adapterFor,
@@ -103,6 +105,10 @@ export function createProvider(deps: ProviderDeps): Provider {
     cookies: { keys: [hasher.hash('portcullis/oidc/cookie-key/v1')], long: cookie, short: cookie },
     scopes: SCOPES,
     claims: CLAIMS,
+    // OIDC Core §8: an application chooses public or pairwise (docs/oauth-profiles.md, "Pairwise subjects"); oidc-provider
+    // then gives a pairwise client this `sub` in ID tokens, userinfo, introspection and JWT access tokens.
+    subjectTypes: ['public', 'pairwise'],
+    pairwiseIdentifier: async (_ctx: OidcContext, accountId: string, client: { subjectType: string; redirectUris: string[] }) => pairwise.subjectFor(client, accountId),
     routes: OIDC_ROUTES,
     responseTypes: ['code', 'id_token', 'id_token token'],
     clientAuthMethods: CLIENT_AUTH_METHODS,
@@ -223,6 +229,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   });
   registerTokenExchangeGrant(provider, {
     ...deps,
+    pairwise,
     ownJwts: jwtIds,
     accessTokenTtl: instance.accessTokenLifetime,
     alg: deps.keys[0]?.alg ?? 'RS256',

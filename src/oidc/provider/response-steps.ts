@@ -96,7 +96,9 @@ function introspectionMembers(ctx: OidcContext): void {
   const iat = ctx.body.iat ?? facts.iat;
   // A DPoP-bound token says so (RFC 9449 §6.2, with its `cnf.jkt`); every other one is a Bearer token.
   const tokenType = ctx.body.token_type === 'DPoP' ? 'DPoP' : 'Bearer';
-  ctx.body = { ...facts.claims, ...ctx.body, sub: facts.userId, aud: facts.audience, username: facts.username, token_type: tokenType, jti: facts.jti, iat, nbf: iat };
+  // oidc-provider's `sub` is the token's client's (pairwise for a pairwise client, OIDC Core §8); a machine's token has none.
+  const sub = typeof ctx.body.sub === 'string' ? ctx.body.sub : facts.userId;
+  ctx.body = { ...facts.claims, ...ctx.body, sub, aud: facts.audience, username: facts.username, token_type: tokenType, jti: facts.jti, iat, nbf: iat };
 }
 
 export const requestSteps: Step[] = [ignoreUnknownResponseMode];

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
+import { PairwiseSubjects } from '../../common/crypto/pairwise-subjects.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { XmlRefused } from '../../common/xml/saml-xml.js';
@@ -66,6 +67,7 @@ export class SamlSsoService {
     private readonly keys: SamlKeysService,
     private readonly holder: ProviderHolder,
     private readonly accounts: AccountFinder,
+    private readonly pairwise: PairwiseSubjects,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -89,6 +91,7 @@ export class SamlSsoService {
     try {
       const { fields } = checkAuthnRequest(message, request.root, sp, ssoUrl, acsUrl, now);
       if (fields.isPassive && fields.forceAuthn) throw new AuthnRequestRefused('ForceAuthn cannot be honoured passively', STATUS.noPassive);
+      if (!givesNameIdFormat(sp, fields.nameIdFormat)) throw new AuthnRequestRefused(`this application gives ${NAME_ID_FORMATS[sp.nameIdFormat]} NameIDs only`, STATUS.invalidNameIdPolicy);
       return await this.signIn(orgId, sp, { appId: sp.appId, requestId: fields.id, acsUrl, relayState: message.relayState ?? null, forceAuthn: fields.forceAuthn, isPassive: fields.isPassive, requiresMfa: fields.requiresMfa }, now);
     } catch (error) {
       if (error instanceof AuthnRequestRefused) return this.refuse(orgId, acsUrl, request.fields.id, error.status, error.message, message.relayState ?? null);
@@ -155,8 +158,8 @@ export class SamlSsoService {
 
   private async respond(orgId: string, sp: SamlServiceProvider, pending: PendingRequest, account: OidcAccount, auth: { mfa: boolean; authTime?: number; sessionUid: string }, now: Date): Promise<SsoOutcome> {
     const claims = await account.claims('id_token', `openid profile email${sp.attributes.some((a) => a.from === 'groups') ? ' groups' : ''}`);
-    const nameId = nameIdOf(sp, account, claims);
-    if (!nameId) return this.refuse(orgId, pending.acsUrl, pending.requestId, STATUS.invalidNameIdPolicy, 'the user has no e-mail address for an emailAddress NameID', pending.relayState);
+    const nameId = this.nameIdOf(sp, account, claims);
+    if (!nameId) return this.refuse(orgId, pending.acsUrl, pending.requestId, STATUS.invalidNameIdPolicy, 'the user has no verified e-mail address for an emailAddress NameID', pending.relayState);
     const sessionIndex = samlId(randomBytes(20));
     const content: AssertionContent = {
       issuer: idpEndpoints(this.config.publicUrl, orgId).entityId,
@@ -185,6 +188,26 @@ export class SamlSsoService {
     return { kind: 'post', acsUrl: pending.acsUrl, samlResponse: Buffer.from(xml, 'utf8').toString('base64'), relayState: pending.relayState };
   }
 
+  /**
+   * The NameID of the application's format (docs/saml.md, "NameID"): persistent is pairwise per SP (SAML Core §8.3.7),
+   * emailAddress a verified address or none (then InvalidNameIDPolicy).
+   */
+  private nameIdOf(sp: SamlServiceProvider, account: OidcAccount, claims: Record<string, unknown>): AssertionContent['nameId'] | undefined {
+    const format = NAME_ID_FORMATS[sp.nameIdFormat];
+    switch (sp.nameIdFormat) {
+      case 'persistent':
+        return { value: this.pairwise.of({ kind: 'saml-sp', entityId: sp.entityId }, account.accountId), format, qualified: true };
+      case 'transient':
+        return { value: samlId(randomBytes(20)), format, qualified: true };
+      case 'emailAddress': {
+        const email = verifiedEmail(claims);
+        return email === undefined ? undefined : { value: email, format, qualified: false };
+      }
+      case 'unspecified':
+        return { value: String(claims.preferred_username ?? account.accountId), format, qualified: false };
+    }
+  }
+
   /** A signed error response to a registered ACS URL (DESIGN §15): the SP shows its own page; nothing is asserted. */
   private async refuse(orgId: string, acsUrl: string, inResponseTo: string | null, status: string, message: string, relayState: string | null): Promise<SsoOutcome> {
     this.logger.log(`SAML request refused: ${message}`);
@@ -194,26 +217,27 @@ export class SamlSsoService {
   }
 }
 
-/** The NameID of the application's format (DESIGN §15; it wins over what a request's NameIDPolicy asks, as mellon asks transient). */
-function nameIdOf(sp: SamlServiceProvider, account: OidcAccount, claims: Record<string, unknown>): AssertionContent['nameId'] | undefined {
-  const format = NAME_ID_FORMATS[sp.nameIdFormat];
-  switch (sp.nameIdFormat) {
-    case 'persistent':
-      return { value: account.accountId, format, qualified: true };
-    case 'transient':
-      return { value: samlId(randomBytes(20)), format, qualified: true };
-    case 'emailAddress':
-      return typeof claims.email === 'string' && claims.email !== '' ? { value: claims.email, format, qualified: false } : undefined;
-    case 'unspecified':
-      return { value: String(claims.preferred_username ?? account.accountId), format, qualified: false };
-  }
+/**
+ * SAML Core §3.4.1.1: an IdP that cannot give the NameIDPolicy's Format answers InvalidNameIDPolicy. An application
+ * gives one format (docs/saml.md, "NameID"); no Format, or `unspecified`, leaves the choice to the IdP.
+ */
+function givesNameIdFormat(sp: SamlServiceProvider, requested: string | null): boolean {
+  return requested === null || requested === NAME_ID_FORMATS.unspecified || requested === NAME_ID_FORMATS[sp.nameIdFormat];
+}
+
+/**
+ * The user's e-mail address only once it is verified: anyone can set an unverified one, even another user's, and an SP
+ * that maps users by e-mail would hand that account over (docs/saml.md, "NameID").
+ */
+function verifiedEmail(claims: Record<string, unknown>): string | undefined {
+  return claims.email_verified === true && typeof claims.email === 'string' && claims.email !== '' ? claims.email : undefined;
 }
 
 /** The application's attributes from the user's claims; an attribute without a value is left out. */
 function attributesOf(sp: SamlServiceProvider, claims: Record<string, unknown>): AssertionContent['attributes'] {
   const sources: Record<string, unknown> = {
     userName: claims.preferred_username,
-    email: claims.email,
+    email: verifiedEmail(claims),
     givenName: claims.given_name,
     familyName: claims.family_name,
     displayName: claims.name,

@@ -5,6 +5,9 @@ import type { AccessTokenType } from './user.entity.js';
 
 type ApplicationKind = 'oidc' | 'api' | 'saml';
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
+/** OIDC Core §8: the user id as `sub`, or a value of the application's own per sector (docs/oauth-profiles.md). */
+export type SubjectType = 'public' | 'pairwise';
+export const SUBJECT_TYPES: readonly SubjectType[] = ['public', 'pairwise'];
 
 /** An OIDC client (`oidc`) or a resource server that may only introspect (`api`). */
 @Entity({ name: 'applications' })
@@ -97,6 +100,9 @@ export class ApplicationEntity {
   /** Where the application serves its public keys (RFC 7591 §2 `jwks_uri`); null: none. */
   @Column({ name: 'jwks_uri', type: 'varchar', length: 2000, nullable: true })
   jwksUri: string | null;
+  /** OIDC Core §8: `pairwise` gives this application's sector a `sub` of its own (docs/oauth-profiles.md, "Pairwise subjects"). */
+  @Column({ name: 'subject_type', type: 'varchar', length: 8, default: 'public' })
+  subjectType: SubjectType;
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { flag } from '../../common/database/column-values.js';
+import { flag, json } from '../../common/database/column-values.js';
 
 /** An OIDC application registered for back-channel logout (OIDC Back-Channel Logout 1.0 §2.2; DESIGN §16). */
 export interface BackchannelLogoutApp {
@@ -8,9 +8,12 @@ export interface BackchannelLogoutApp {
   clientId: string;
   logoutUri: string;
   sessionRequired: boolean;
+  /** What the application's `sub` is made from (OIDC Core §8): the logout token names the user by it. */
+  subjectType: string;
+  redirectUris: string[];
 }
 
-const COLUMNS = 'id, org_id, client_id, backchannel_logout_uri, backchannel_logout_session_required';
+const COLUMNS = 'id, org_id, client_id, backchannel_logout_uri, backchannel_logout_session_required, subject_type, redirect_uris';
 
 /** Those of these clients that have a `backchannelLogoutUri`, in the caller's transaction. */
 export async function backchannelLogoutAppsOf(manager: EntityManager, clientIds: string[]): Promise<BackchannelLogoutApp[]> {
@@ -36,5 +39,7 @@ function appOf(row: Record<string, unknown>): BackchannelLogoutApp {
     clientId: String(row.client_id),
     logoutUri: String(row.backchannel_logout_uri),
     sessionRequired: flag(row.backchannel_logout_session_required),
+    subjectType: String(row.subject_type),
+    redirectUris: json<string[]>(row.redirect_uris, []),
   };
 }

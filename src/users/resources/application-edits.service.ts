@@ -50,6 +50,7 @@ const FIELDS: Field[] = [
   'backchannelLogoutSessionRequired',
   'jwks',
   'jwksUri',
+  'subjectType',
 ];
 /** An API application is created with a name and an authentication method only; nothing else applies to it. */
 const API_FIELDS = new Set<Field>(['name', 'authMethod']);

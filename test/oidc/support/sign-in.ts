@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { LoginClient } from '../../attack/support/login-client.js';
+import * as oidc from 'openid-client';
+import { csrfOf, LoginClient } from '../../attack/support/login-client.js';
 import type { TestService } from '../../support/service.js';
-import { postForm } from './oidc-fixtures.js';
+import { PASSWORD, postForm } from './oidc-fixtures.js';
 
 export interface UserTokens {
   access_token: string;
@@ -75,4 +76,37 @@ async function untilRedirectUri(browser: LoginClient, location: string, redirect
     location = next.location ?? '';
   }
   return location;
+}
+
+/**
+ * openid-client's code flow with PKCE and nonce, the login UI driven over HTTP as a browser would (a browser with a
+ * session signs in without the form): returns the checked token response and the browser.
+ */
+export async function openidClientSignIn(
+  svc: TestService,
+  config: oidc.Configuration,
+  options: { redirectUri: string; loginName: string; scope?: string; browser?: LoginClient },
+): Promise<{ browser: LoginClient; tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers }> {
+  const browser = options.browser ?? new LoginClient(svc.url);
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: options.redirectUri,
+    scope: options.scope ?? 'openid',
+    state,
+    nonce,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  let res = await browser.get(`${url.pathname}${url.search}`);
+  const uid = /\/ui\/login\/([^/?]+)$/.exec(res.location ?? '')?.[1];
+  if (uid) {
+    const page = await browser.get(res.location!);
+    res = /name="loginName"/.test(page.text) ? await browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName: options.loginName, password: PASSWORD }) : page;
+  }
+  res = await browser.follow(res);
+  assert.ok(res.location?.startsWith(options.redirectUri), `back at the client: ${res.status} ${res.location}`);
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location!), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+  return { browser, tokens };
 }
