@@ -165,8 +165,8 @@ export class FederatedAccounts {
     if (userName === undefined) return { kind: 'refused', reason: 'user_name_missing' };
     if ((await linkCandidates(manager, idp.orgId, 'userName', userName)).length > 0) return { kind: 'refused', reason: 'user_name_taken' };
     const email = claim('email');
-    // The address arrives as the upstream says, but never verified where another user of the organization holds
-    // it verified (docs/federation.md, "Just in time"): the person still gets the account, not that address's trust.
+    // The address arrives as the upstream says, but never verified where another user of the organization holds it
+    // verified (docs/federation.md, "Who the upstream identity is"): the person gets the account, not the trust.
     const emailVerified = email !== undefined && identity.claims.email_verified === true && !(await verifiedByAnother(manager, idp.orgId, email, null));
     return {
       kind: 'create',
