@@ -105,6 +105,17 @@ describe('codes bound to their address; one verified holder per address', () => 
     assert.deepEqual(await emailOf(other.userId), { email: holder.email, isEmailVerified: false });
   });
 
+  it('two requests verifying one address for two users at once: one succeeds, the other is 409', async () => {
+    for (let round = 0; round < 5; round++) {
+      const address = `${unique('race')}@example.com`;
+      const [one, two] = [await person({ email: address }), await person({ email: address })];
+      const answers = await Promise.all([one, two].map((p) => api('PATCH', `/users/${p.userId}`, { email: { email: address, isEmailVerified: true } })));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409], answers.map((a) => a.text).join('\n'));
+      const [row] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM users WHERE org_id = ? AND email_lower = ? AND email_verified = 1', [orgId, address]);
+      assert.equal(Number(row.n), 1, 'one verified holder');
+    }
+  });
+
   it('a link to an address another user meanwhile holds verified: verification refused with a page (nothing changed), a reset sets the password only', async () => {
     const shared = `${unique('shared')}@example.com`;
     const first = await person({ email: shared });
