@@ -130,6 +130,9 @@ describe('codes bound to their address; one verified holder per address', () => 
     assert.equal((await emailOf(first.userId)).isEmailVerified, false);
     const [row] = await svc.dataSource.query(`SELECT COUNT(*) AS n FROM user_codes WHERE user_id = ? AND purpose = 'email_verification'`, [first.userId]);
     assert.equal(Number(row.n), 1, 'the code was not used');
+    const again = await api('POST', `/users/${first.userId}/email/verify`, {});
+    assert.equal(again.status, 409, 'an administrator is told at once that no link could verify it');
+    assert.match(again.body.message, /verified for another user of the organization/);
 
     const reset = await browser.post('/ui/login/password-reset', { code: codeOf(links['password-reset']), password: NEW_PASSWORD, passwordConfirm: NEW_PASSWORD });
     assert.equal(reset.status, 200, reset.text);

@@ -17,7 +17,7 @@ import { InstanceEntity, INSTANCE_ID } from '../entities/instance.entity.js';
 import { LoginPolicyEntity } from '../entities/login-policy.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { UserEntity } from '../entities/user.entity.js';
-import { verifiedByAnother } from '../queries/verified-emails.js';
+import { verifiedByAnother, verifiedElsewhereError } from '../queries/verified-emails.js';
 import { assertPasswordMinLength } from '../rules/password-policy.js';
 import { isInactive } from '../rules/user-state.js';
 import { bump, UserLifecycleService } from '../user-lifecycle.service.js';
@@ -69,6 +69,8 @@ export class AccountLinksService {
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
       const refusal = user.type !== 'human' ? 'a machine user has no mailbox' : !user.email ? 'the user has no e-mail address' : ADMIN_REFUSALS[purpose](user);
       if (refusal) throw new DomainError(ErrorCode.Conflict, refusal);
+      // The link could never verify it (docs/product-rules.md, "Verified addresses"): say so now, mail nothing.
+      if (purpose === 'email_verification' && (await verifiedByAnother(manager, user.orgId, user.email!, user.id))) throw verifiedElsewhereError();
       // One mail per minute and purpose: a repeated click, or a caller with the weakest role, cannot flood a mailbox.
       const issuedAt = await this.codes.issuedAtIn(manager, user.id, purpose);
       const wait = issuedAt === undefined ? 0 : issuedAt + ADMIN_RESEND_MS - Date.now();
