@@ -7,6 +7,7 @@ import { newId } from '../common/ids.js';
 import { idpLogins } from '../common/metrics/metrics.js';
 import { UserAccess } from '../users/acting/user-access.service.js';
 import { linkCandidates, linkedUser } from '../users/queries/link-candidates.js';
+import { verifiedByAnother } from '../users/queries/verified-emails.js';
 import { isActive } from '../users/rules/user-state.js';
 import { UsersService } from '../users/users.service.js';
 import { identityConflicts, insertIdentity, touchIdentity, userOfIdentity } from './federation.queries.js';
@@ -164,9 +165,12 @@ export class FederatedAccounts {
     if (userName === undefined) return { kind: 'refused', reason: 'user_name_missing' };
     if ((await linkCandidates(manager, idp.orgId, 'userName', userName)).length > 0) return { kind: 'refused', reason: 'user_name_taken' };
     const email = claim('email');
+    // The address arrives as the upstream says, but never verified where another user of the organization holds it
+    // verified (docs/federation.md, "Who the upstream identity is"): the person gets the account, not the trust.
+    const emailVerified = email !== undefined && identity.claims.email_verified === true && !(await verifiedByAnother(manager, idp.orgId, email, null));
     return {
       kind: 'create',
-      user: { userName, firstName: claim('givenName') ?? '', lastName: claim('familyName') ?? '', email, emailVerified: email !== undefined && identity.claims.email_verified === true },
+      user: { userName, firstName: claim('givenName') ?? '', lastName: claim('familyName') ?? '', email, emailVerified },
     };
   }
 

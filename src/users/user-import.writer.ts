@@ -93,6 +93,14 @@ export class UserImportWriter {
     return this.lookUp('SELECT user_name_lower AS v FROM users WHERE org_id = ? AND user_name_lower IN', [orgId], userNamesLower);
   }
 
+  /**
+   * Which of these lower-cased addresses a user of the organization holds verified: an imported user with one of
+   * them arrives unverified (docs/product-rules.md, "Verified addresses").
+   */
+  verifiedEmails(orgId: string, emailsLower: string[]): Promise<Set<string>> {
+    return this.lookUp('SELECT email_lower AS v FROM users WHERE org_id = ? AND email_verified = 1 AND email_lower IN', [orgId], emailsLower);
+  }
+
   /** `<select> (?, …)` in chunks; plain SQL, since TypeORM's `In()` costs more per value than the query. */
   private async lookUp(select: string, fixed: unknown[], values: string[]): Promise<Set<string>> {
     const found = new Set<string>();

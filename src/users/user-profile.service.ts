@@ -10,6 +10,7 @@ import { orderChanged } from './org-user-counts.js';
 import { searchText } from './rules/user-search.js';
 import { bump } from './user-lifecycle.service.js';
 import { UserCodes } from './codes/user-codes.js';
+import { verifiedByAnother, verifiedElsewhereError } from './queries/verified-emails.js';
 
 /** One e-mail address or phone number with its type; phone values already normalised. */
 export interface Contact {
@@ -84,6 +85,9 @@ export class UserProfileService {
   ): Promise<{ user: UserEntity; changed: boolean }> {
     const { next, profileChanges, attributesChanged, profileChanged, emailChanged, phoneChanged, emailVerified, phoneVerified } = diff(user, profile, verification);
     if (!profileChanged && !emailChanged && !phoneChanged) return { user, changed: false };
+    // Only a caller's explicit flag verifies an address the user did not hold verified already.
+    const newlyVerified = emailVerified && (!user.emailVerified || next.emailLower !== user.emailLower);
+    if (newlyVerified && (await verifiedByAnother(manager, user.orgId, next.email!, user.id))) throw verifiedElsewhereError();
 
     const changes = { ...next, emailVerified, phoneVerified, ...bump(user) };
     await updateRows(manager, UserEntity, { id: user.id }, changes);
@@ -98,8 +102,8 @@ export class UserProfileService {
     // The flag is reported only where the caller set it, so SCIM's events read as before.
     const flag = (key: 'isEmailVerified' | 'isPhoneVerified', given: boolean | undefined, value: boolean) => (given === undefined ? {} : { [key]: value });
     if (emailChanged) {
-      // A verification link sent to the old address must not verify the new one.
-      if (next.email !== user.email) await this.codes.revokeIn(manager, user.id, 'email_verification');
+      // Every link mailed to the old address ends: none may verify the new one (docs/mail.md, "Codes").
+      if (next.email !== user.email) await this.codes.revokeAllIn(manager, user.id);
       const payload = { email: next.email, emails: profile.emails.map((e) => e.value), ...flag('isEmailVerified', verification.emailVerified, emailVerified) };
       await this.events.push(manager, { ...base, type: 'user.human.email.changed', payload });
     }

@@ -16,6 +16,7 @@ import type { AccessTokenType } from './entities/user.entity.js';
 import { insertRows } from './entity-rows.js';
 import { countAdded } from './org-user-counts.js';
 import { normalizePhone } from './phone.js';
+import { verifiedByAnother, verifiedElsewhereError } from './queries/verified-emails.js';
 import { assertPasswordMinLength } from './rules/password-policy.js';
 import { searchText } from './rules/user-search.js';
 import { profileColumns, profileContactRows } from './user-profile.service.js';
@@ -68,6 +69,7 @@ export class UsersService {
     // Hash before the transaction: bcrypt takes tens of milliseconds and must not hold a write lock.
     const passwordHash = input.password === undefined ? null : await this.passwords.hash(input.password);
     return this.insertUnique(input.userName, async (manager) => {
+      if (input.isEmailVerified && (await verifiedByAnother(manager, orgId, input.email, null))) throw verifiedElsewhereError();
       const user = await this.insertHuman(manager, editorUserId, orgId, id, {
         ...input,
         phone,

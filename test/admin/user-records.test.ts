@@ -17,7 +17,9 @@ describe('management API: read, change and delete users', () => {
   const user = (orgId: string, userId: string) => `${users(orgId)}/${userId}`;
 
   async function newHuman(org: OrgSetup, overrides: Record<string, unknown> = {}): Promise<string> {
-    const body = { userName: unique('ada'), profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: 'ada@example.com', isEmailVerified: true }, ...overrides };
+    // A verified address names one user of an organization (docs/product-rules.md, "Verified addresses"): one each.
+    const userName = unique('ada');
+    const body = { userName, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, ...overrides };
     const res = await svc.api('POST', `${users(org.org.id)}/human`, { token: org.manager.token, body });
     assert.equal(res.status, 201, res.text);
     return res.body.userId;
@@ -134,6 +136,7 @@ describe('management API: read, change and delete users', () => {
     it('reads a human: userName, profile, email, phone, state; never a hash', async () => {
       const userId = await newHuman(a, {
         profile: { firstName: 'Ada', lastName: 'Lovelace', displayName: 'Countess', preferredLanguage: 'de-CH' },
+        email: { email: 'ada@example.com', isEmailVerified: true },
         phone: { phone: '+41 79 123 45 67', isPhoneVerified: true },
         password: 'Correct-Horse-9',
       });
@@ -226,9 +229,9 @@ describe('management API: read, change and delete users', () => {
     });
 
     it('a change that changes nothing answers 200 and writes nothing', async () => {
-      const userId = await newHuman(a);
+      const userId = await newHuman(a, { email: { email: 'unchanged@example.com', isEmailVerified: true } });
       const before = await row(svc, 'SELECT version FROM users WHERE id = ?', [userId]);
-      for (const body of [{}, { profile: { firstName: 'Ada' } }, { email: { email: 'ada@example.com', isEmailVerified: true } }]) {
+      for (const body of [{}, { profile: { firstName: 'Ada' } }, { email: { email: 'unchanged@example.com', isEmailVerified: true } }]) {
         const events = (await searchEvents(svc, { aggregate_id: userId })).length;
         const res = await svc.api('PATCH', user(a.org.id, userId), { token: a.manager.token, body });
         assert.equal(res.status, 200, res.text);

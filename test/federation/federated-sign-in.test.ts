@@ -306,6 +306,21 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     assert.equal(claims.sub, graceId, 'verified on both sides: linked');
   });
 
+  it('JIT: an upstream-verified address that another user of the organization holds verified arrives unverified', async () => {
+    const address = `${unique('held')}@contoso.example`;
+    const holder = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/users/human`, {
+      token: svc.adminToken,
+      body: { userName: unique('holder'), profile: { firstName: 'H', lastName: 'Older' }, email: { email: address, isEmailVerified: true } },
+    });
+    assert.equal(holder.status, 201, holder.text);
+    upstream.accounts['held-sub'] = { preferred_username: unique('jit.held'), email: address.toUpperCase(), email_verified: true };
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const claims = await browser.tokens(app, await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.jit), 'held-sub'));
+    assert.notEqual(claims.sub, holder.body.userId, 'a user of its own');
+    const created = await svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users/${claims.sub}`, { token: svc.adminToken });
+    assert.deepEqual(created.body.email, { email: address.toUpperCase(), isEmailVerified: false }, 'the address arrives, unverified');
+  });
+
   it('an upstream that never answers ends at IDP_TIMEOUT_MS with a page and an event', async () => {
     const silent = createNetServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));

@@ -76,7 +76,7 @@ export class ImportService {
     if (outcome === 'exists') run.error('org', orgId, 'the organization already exists; its users are added to it');
     run.touchOrg(orgId);
 
-    const candidates = await this.checkUsers(orgId, items, run, defaults.passwordMinLength);
+    const candidates = await this.unverifiedWhereTaken(orgId, await this.checkUsers(orgId, items, run, defaults.passwordMinLength));
     let next = 0;
     while (next < candidates.length) {
       if (run.timedOut()) return candidates.length - next;
@@ -128,6 +128,21 @@ export class ImportService {
       else if (takenNames.has(user.userName.toLowerCase())) run.error('user', user.userId, `the userName "${user.userName}" already exists in organization ${orgId}`);
       else return true;
       return false;
+    });
+  }
+
+  /**
+   * An address verified for another user of the organization (stored, or earlier in this import) arrives
+   * unverified (docs/product-rules.md, "Verified addresses"): the user and its address are imported, not the trust.
+   */
+  private async unverifiedWhereTaken(orgId: string, candidates: ImportCandidate[]): Promise<ImportCandidate[]> {
+    const taken = await this.writer.verifiedEmails(orgId, candidates.filter((c) => c.emailVerified).map((c) => c.email.toLowerCase()));
+    return candidates.map((c) => {
+      const address = c.email.toLowerCase();
+      if (!c.emailVerified) return c;
+      if (taken.has(address)) return { ...c, emailVerified: false };
+      taken.add(address);
+      return c;
     });
   }
 

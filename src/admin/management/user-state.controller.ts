@@ -57,7 +57,7 @@ export class UserStateController {
   @ApiOperation({ summary: "Mail the user a link that verifies its e-mail address (valid 24 hours); an earlier link stops working" })
   @ApiAcceptedResponse({ type: InvitationDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
-  @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, or an address already verified' })
+  @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, an address already verified, or one another user of the organization holds verified' })
   @ApiTooManyRequestsResponse({ description: 'a link of this kind went to the user less than a minute ago and is unused; `Retry-After` says when' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async verifyEmail(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {

@@ -30,7 +30,7 @@ export class UsersController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a human user' })
   @ApiCreatedResponse({ type: UserCreatedDto })
-  @ApiConflictResponse({ description: 'the user name is taken in the organization' })
+  @ApiConflictResponse({ description: 'the user name is taken in the organization, or `isEmailVerified` is true for an address another user of the organization holds verified' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async createHuman(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateHumanUserDto): Promise<UserCreatedDto> {
     const user = await this.users.createHuman(caller.userId, orgId, {

@@ -7,7 +7,7 @@ import { AppLogger } from '../../common/http/logging.js';
 import { errorMessage } from '../../common/http/failure-causes.js';
 import { ACCOUNT_LINK_PATHS, AccountLinksService, EMAIL_VERIFICATION_PATH } from '../../users/self-service/account-links.service.js';
 import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
-import { emailVerificationPage, emailVerifiedPage, forgotPasswordPage, invalidLinkPage, passwordSetPage, resetRequestedPage, setPasswordPage } from './account-links.views.js';
+import { emailVerificationPage, emailVerifiedElsewherePage, emailVerifiedPage, forgotPasswordPage, invalidLinkPage, passwordSetPage, resetRequestedPage, setPasswordPage } from './account-links.views.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
 import { LoginUsers } from './login-users.js';
@@ -127,8 +127,10 @@ export class AccountLinksUi {
     const code = String(req.body.code ?? '');
     const holder = await this.links.holder(code, 'email_verification');
     const locale = localeOf(req, holder?.locale);
-    if (!holder || !(await this.links.verifyEmail(code))) return this.invalid(res, locale);
-    this.interactions.render(res, emailVerifiedPage(locale, messages(locale)));
+    const outcome = holder ? await this.links.verifyEmail(code) : 'invalid';
+    if (outcome === 'invalid') return this.invalid(res, locale);
+    if (outcome === 'verified_elsewhere') res.status(409);
+    this.interactions.render(res, (outcome === 'verified' ? emailVerifiedPage : emailVerifiedElsewherePage)(locale, messages(locale)));
   }
 
   private invalid(res: Response, locale: Locale): void {

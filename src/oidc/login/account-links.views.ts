@@ -90,6 +90,11 @@ export function verifyEmailPage(ctx: FormContext, email: string, resendAction: s
   );
 }
 
+/** A verification link whose address another user of the organization meanwhile holds verified: refused, nothing changed. */
+export function emailVerifiedElsewherePage(locale: Locale, t: Messages): string {
+  return page(locale, t.verifyEmailTitle, `<p class="error" data-error="email_verified_elsewhere">${esc(t.emailVerifiedElsewhere)}</p>`);
+}
+
 export function passwordSetPage(locale: Locale, t: Messages): string {
   return page(locale, t.newPasswordTitle, `<p data-password-set>${esc(t.passwordSet)}</p>`);
 }

@@ -5,7 +5,7 @@ import { newId } from '../../common/ids.js';
 import { UserCodeEntity } from './user-code.entity.js';
 import type { CodePurpose } from './user-code.entity.js';
 
-/** How long a link works (DESIGN §13): reset 1 h, e-mail verification 24 h, invitation 7 days. */
+/** How long a link works (docs/mail.md, "Codes"): reset 1 h, e-mail verification 24 h, invitation 7 days. */
 export const CODE_LIFETIME_MS: Record<CodePurpose, number> = {
   password_reset: 3_600_000,
   email_verification: 86_400_000,
@@ -18,6 +18,12 @@ export interface IssuedCode {
   expiresAt: number;
 }
 
+/** Whose a live code is, and the address it was mailed to. */
+export interface CodeHolder {
+  userId: string;
+  address: string;
+}
+
 /**
  * One-time codes of mailed links (docs/mail.md, "Codes"). The id finds the row; the secret is compared in
  * constant time with its HMAC; a code is used by deleting its row, so two requests with one code cannot both
@@ -27,10 +33,10 @@ export interface IssuedCode {
 export class UserCodes {
   constructor(private readonly hasher: SecretHasher) {}
 
-  /** A new code, replacing the user's earlier codes of the same purpose. */
-  async issueIn(manager: EntityManager, userId: string, purpose: CodePurpose, now = Date.now()): Promise<IssuedCode> {
+  /** A new code mailed to `address`, replacing the user's earlier codes of the same purpose. */
+  async issueIn(manager: EntityManager, userId: string, purpose: CodePurpose, address: string, now = Date.now()): Promise<IssuedCode> {
     const secret = generateSecret();
-    const row = { id: newId(), userId, purpose, secretHash: this.hasher.hash(secret), createdAt: now, expiresAt: now + CODE_LIFETIME_MS[purpose] };
+    const row = { id: newId(), userId, purpose, address, secretHash: this.hasher.hash(secret), createdAt: now, expiresAt: now + CODE_LIFETIME_MS[purpose] };
     await manager.delete(UserCodeEntity, { userId, purpose });
     await manager.insert(UserCodeEntity, row);
     return { code: `${row.id}.${secret}`, expiresAt: row.expiresAt };
@@ -42,25 +48,24 @@ export class UserCodes {
     return row && row.expiresAt > now ? row.createdAt : undefined;
   }
 
-  /** The user a live code of this purpose belongs to, without using it (to show the page the link opens). */
-  async holderIn(manager: EntityManager, code: string, purpose: CodePurpose, now = Date.now()): Promise<string | undefined> {
-    return (await this.liveRow(manager, code, purpose, now))?.userId;
+  /** The holder of a live code of this purpose, without using it (to show the page the link opens). */
+  async holderIn(manager: EntityManager, code: string, purpose: CodePurpose, now = Date.now()): Promise<CodeHolder | undefined> {
+    const row = await this.liveRow(manager, code, purpose, now);
+    return row && { userId: row.userId, address: row.address };
   }
 
-  /** Uses the code: the user it belongs to, or undefined for an unknown, used, replaced, expired or other-purpose code. */
-  async consumeIn(manager: EntityManager, code: string, purpose: CodePurpose, now = Date.now()): Promise<string | undefined> {
+  /** Uses the code: its holder, or undefined for an unknown, used, replaced, expired or other-purpose code. */
+  async consumeIn(manager: EntityManager, code: string, purpose: CodePurpose, now = Date.now()): Promise<CodeHolder | undefined> {
     const row = await this.liveRow(manager, code, purpose, now);
     if (!row) return undefined;
     const { affected } = await manager.delete(UserCodeEntity, { id: row.id });
-    return affected === 1 ? row.userId : undefined;
+    return affected === 1 ? { userId: row.userId, address: row.address } : undefined;
   }
 
-  /** The user's codes of one purpose end: a verification link dies with the address it was sent to. */
-  async revokeIn(manager: EntityManager, userId: string, purpose: CodePurpose): Promise<void> {
-    await manager.delete(UserCodeEntity, { userId, purpose });
-  }
-
-  /** Every code of the user ends: a password change (DESIGN §13). */
+  /**
+   * Every code of the user ends: a password change, and a change of the user's address, since a link mailed to
+   * the old address must neither verify the new one nor set a password for whoever holds it (docs/mail.md, "Codes").
+   */
   async revokeAllIn(manager: EntityManager, userId: string): Promise<void> {
     await manager.delete(UserCodeEntity, { userId });
   }

@@ -17,6 +17,7 @@ import { InstanceEntity, INSTANCE_ID } from '../entities/instance.entity.js';
 import { LoginPolicyEntity } from '../entities/login-policy.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { UserEntity } from '../entities/user.entity.js';
+import { verifiedByAnother, verifiedElsewhereError } from '../queries/verified-emails.js';
 import { assertPasswordMinLength } from '../rules/password-policy.js';
 import { isInactive } from '../rules/user-state.js';
 import { bump, UserLifecycleService } from '../user-lifecycle.service.js';
@@ -68,6 +69,8 @@ export class AccountLinksService {
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
       const refusal = user.type !== 'human' ? 'a machine user has no mailbox' : !user.email ? 'the user has no e-mail address' : ADMIN_REFUSALS[purpose](user);
       if (refusal) throw new DomainError(ErrorCode.Conflict, refusal);
+      // The link could never verify it (docs/product-rules.md, "Verified addresses"): say so now, mail nothing.
+      if (purpose === 'email_verification' && (await verifiedByAnother(manager, user.orgId, user.email!, user.id))) throw verifiedElsewhereError();
       // One mail per minute and purpose: a repeated click, or a caller with the weakest role, cannot flood a mailbox.
       const issuedAt = await this.codes.issuedAtIn(manager, user.id, purpose);
       const wait = issuedAt === undefined ? 0 : issuedAt + ADMIN_RESEND_MS - Date.now();
@@ -114,14 +117,19 @@ export class AccountLinksService {
     });
   }
 
-  /** Follows a verification link: the address is verified and the code used; false for a dead code. */
-  verifyEmail(code: string): Promise<boolean> {
+  /**
+   * Follows a verification link: the address it was mailed to is verified and the code used. `invalid` for a dead
+   * code; `verified_elsewhere` (nothing changed, the code kept) where another user of the organization meanwhile
+   * holds the address verified (docs/product-rules.md, "Verified addresses").
+   */
+  verifyEmail(code: string): Promise<'verified' | 'invalid' | 'verified_elsewhere'> {
     return this.uow.run(async (manager) => {
-      const userId = await this.codes.consumeIn(manager, code, 'email_verification');
-      const user = userId === undefined ? null : await manager.findOneBy(UserEntity, { id: userId });
-      if (!user || isInactive(user)) return false;
+      const user = await this.liveHolderIn(manager, code, 'email_verification');
+      if (!user) return 'invalid';
+      if (!user.emailVerified && (await verifiedByAnother(manager, user.orgId, user.email!, user.id))) return 'verified_elsewhere';
+      if (!(await this.codes.consumeIn(manager, code, 'email_verification'))) return 'invalid';
       if (!user.emailVerified) await this.markEmailVerifiedIn(manager, user);
-      return true;
+      return 'verified';
     });
   }
 
@@ -150,9 +158,19 @@ export class AccountLinksService {
 
   /** The holder of a live link, for its page; undefined for an unknown, used, replaced or expired one. */
   async holder(code: string, purpose: CodePurpose): Promise<LinkHolder | undefined> {
-    const userId = await this.codes.holderIn(this.uow.manager, code, purpose);
-    const user = userId === undefined ? null : await this.uow.manager.findOneBy(UserEntity, { id: userId });
-    return user && !isInactive(user) ? { userName: user.userName, locale: user.preferredLanguage } : undefined;
+    const user = await this.liveHolderIn(this.uow.manager, code, purpose);
+    return user && { userName: user.userName, locale: user.preferredLanguage };
+  }
+
+  /**
+   * The user a live code belongs to, unless deactivated or no longer at the address the code was mailed to: a link
+   * proves one mailbox, and works only while it is the user's (docs/mail.md, "Codes"). Changing the address ends
+   * the user's codes as well; this holds for codes that outlive a change made by any other means.
+   */
+  private async liveHolderIn(manager: EntityManager, code: string, purpose: CodePurpose): Promise<UserEntity | undefined> {
+    const holder = await this.codes.holderIn(manager, code, purpose);
+    const user = holder && (await manager.findOneBy(UserEntity, { id: holder.userId }));
+    return user && !isInactive(user) && user.email === holder.address ? user : undefined;
   }
 
   /**
@@ -168,11 +186,12 @@ export class AccountLinksService {
     const hash = await this.passwords.hash(password);
     return this.uow.run(async (manager) => {
       assertPasswordMinLength(password, await minLength(manager));
-      const userId = await this.codes.consumeIn(manager, code, purpose);
-      const user = userId === undefined ? null : await manager.findOneBy(UserEntity, { id: userId });
-      if (!user || isInactive(user)) throw invalidLink();
+      const user = await this.liveHolderIn(manager, code, purpose);
+      if (!user || !(await this.codes.consumeIn(manager, code, purpose))) throw invalidLink();
       const unlocked = user.state === 'locked' ? await this.lifecycle.unlockIn(manager, null, user) : user;
-      const verified = unlocked.emailVerified ? unlocked : await this.markEmailVerifiedIn(manager, unlocked);
+      // The click proved the mailbox; an address another user of the organization holds verified stays unverified.
+      const verifiable = !unlocked.emailVerified && !(await verifiedByAnother(manager, user.orgId, user.email!, user.id));
+      const verified = verifiable ? await this.markEmailVerifiedIn(manager, unlocked) : unlocked;
       await this.lifecycle.setPasswordHashIn(manager, null, verified, hash, false, { method: purpose === 'invitation' ? 'invitation' : 'reset' });
     });
   }
@@ -193,7 +212,7 @@ export class AccountLinksService {
 
   /** A new code for the user and its message in the outbox; when the code expires. */
   private async mailLink(manager: EntityManager, user: UserEntity, purpose: CodePurpose): Promise<number> {
-    const { code, expiresAt } = await this.codes.issueIn(manager, user.id, purpose);
+    const { code, expiresAt } = await this.codes.issueIn(manager, user.id, purpose, user.email!);
     const org = await manager.findOneByOrFail(OrganizationEntity, { id: user.orgId });
     await this.outbox.enqueueIn(manager, {
       purpose,

@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../../common/database/unique-violation.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import type { ErrorDetail } from '../../common/errors/domain-error.js';
 import { UserAccess } from '../acting/user-access.service.js';
+import { verifiedByAnother, verifiedElsewhereError } from '../queries/verified-emails.js';
 import { tooLong } from '../../common/text/column-bounds.js';
 import { LANGUAGE_TAG } from '../rules/language-tag.js';
 import { STRING_BOUNDS } from '../rules/string-bounds.js';
@@ -57,6 +58,8 @@ export class OwnAccountService {
         const user = await this.access.actOn(manager, userId, orgId, userId);
         const old = user.email;
         if (old === email) return;
+        // Refused at once rather than at the link: the link could never verify it (docs/account.md, "Sections").
+        if (await verifiedByAnother(manager, orgId, email, userId)) throw verifiedElsewhereError();
         const changed = await this.edits.changeIn(manager, userId, user, { email: { email, isEmailVerified: false } });
         await this.links.sendIn(manager, userId, changed, 'email_verification', { email });
         if (old) await this.links.noticeEmailChangedIn(manager, changed, old);
