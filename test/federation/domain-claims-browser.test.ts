@@ -58,7 +58,35 @@ describe('a domain never leads away from its organization (Chromium)', () => {
     await upstream?.close();
   });
 
-  const { open, signIn } = consoleSteps({ browser: () => browser, base: () => base });
+  const { open, signIn, check } = consoleSteps({ browser: () => browser, base: () => base });
+
+  it('B’s owner adds a domain in the console, reads its challenge, cannot verify it unpublished, and removes it', async () => {
+    const { context, page } = await open();
+    const domain = `${unique('pending')}.example`;
+    try {
+      await page.goto(`${base}/console/`);
+      await signIn(page, `${bea}@${orgB.primaryDomain}`, PASSWORD);
+      await page.goto(`${base}/console/orgs/${orgB.id}/users`);
+      await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Domains' }).click();
+      await page.getByRole('heading', { name: 'Domains', level: 1 }).waitFor();
+      const form = page.getByRole('form', { name: 'Add domain' });
+      await form.getByLabel('Domain').fill(domain);
+      await form.getByRole('button', { name: 'Add domain' }).click();
+      const row = page.getByRole('table', { name: 'Domains' }).getByRole('row').filter({ hasText: domain });
+      await row.getByText(`_portcullis-challenge.${domain}`).waitFor();
+      await check(page, 'org-domains');
+      await row.getByRole('button', { name: 'Verify' }).click();
+      await row.getByRole('alert').filter({ hasText: 'Error 409' }).waitFor();
+      const [stored] = await svc.dataSource.query('SELECT verified_at FROM org_domains WHERE domain = ?', [domain]);
+      assert.equal(stored.verified_at, null);
+      await row.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('button', { name: 'Yes, delete' }).click();
+      await row.waitFor({ state: 'detached' });
+      assert.deepEqual(await svc.dataSource.query('SELECT domain FROM org_domains WHERE domain = ?', [domain]), []);
+    } finally {
+      await context.close();
+    }
+  });
 
   it('B’s owner naming A’s domain for an IdP in the console is refused, and nothing is stored', async () => {
     const { context, page } = await open();
