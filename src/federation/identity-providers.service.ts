@@ -87,8 +87,9 @@ export interface IdpCreated {
 
 /**
  * An organization's upstream identity providers (DESIGN §14; docs/federation.md): created, read, changed and
- * removed by its ORG_OWNER, each change with its event (never the secret, which is kept encrypted). Domains are
- * claimed by one IdP in the whole instance. Removing an IdP removes the identities linked through it.
+ * removed by its ORG_OWNER, each change with its event (never the secret, which is kept encrypted). An IdP claims
+ * only verified domains of its own organization, each by one IdP ("Organization domains"). Removing an IdP removes
+ * the identities linked through it.
  */
 @Injectable()
 export class IdentityProvidersService {
