@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { domainToASCII, domainToUnicode } from 'node:url';
 import { DomainError } from '../../common/errors/domain-error.js';
 
 /**
@@ -13,8 +13,10 @@ const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a
  */
 export function domainName(value: string, field: string): string {
   if (value.endsWith('.')) throw DomainError.invalidField(field, `${field}: "${value}" ends with a dot; give the domain without it (such as example.com)`);
-  // eslint-disable-next-line no-control-regex
-  const ascii = /^[\x00-\x7f]*$/.test(value) ? value.toLowerCase() : domainToASCII(value);
-  if (!HOST_NAME.test(ascii)) throw DomainError.invalidField(field, `${field}: "${value}" is not a domain name (such as example.com)`);
+  const lower = value.toLowerCase();
+  // Anything else goes through the WHATWG host parser (UTS #46: A-labels), which also reads a URL's host out of
+  // `a.example/path`: only a name it gives back unchanged as Unicode is a domain name as typed.
+  const ascii = /^[a-z0-9.-]*$/.test(lower) ? lower : domainToASCII(lower);
+  if (!HOST_NAME.test(ascii) || (ascii !== lower && domainToUnicode(ascii) !== lower.normalize('NFC'))) throw DomainError.invalidField(field, `${field}: "${value}" is not a domain name (such as example.com)`);
   return ascii;
 }
