@@ -19,6 +19,7 @@ import { UserDetailPage } from './pages/user-detail';
 import { UsersPage } from './pages/users';
 import { WebhooksPage } from './pages/webhooks';
 import { IdpsPage } from './pages/idps';
+import { DomainsPage } from './pages/domains';
 import { ProvisioningPage } from './pages/provisioning';
 import { ProvisioningTargetPage } from './pages/provisioning-target';
 import { MeContext, isInstanceOwner, rolesOn } from './roles';
@@ -188,6 +189,7 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if ((p = match('/console/orgs/:orgId/members', path))) return <MembersPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/login-policy', path))) return <LoginPolicyPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/webhooks', path))) return <WebhooksPageOrg key={p.orgId} orgId={p.orgId} />;
+  if ((p = match('/console/orgs/:orgId/domains', path))) return <DomainsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/idps', path))) return <IdpsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/provisioning', path))) return <ProvisioningPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/provisioning/:targetId', path))) return <ProvisioningTargetPage key={p.targetId} orgId={p.orgId} targetId={p.targetId} />;
@@ -236,6 +238,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
             {roles.has('ORG_OWNER') && item(`${org}/members`, t('orgMembers'))}
             {roles.has('ORG_OWNER') && item(`${org}/login-policy`, t('loginPolicy'))}
             {roles.has('ORG_OWNER') && item(`${org}/webhooks`, t('orgWebhooks'))}
+            {roles.has('ORG_OWNER') && item(`${org}/domains`, t('orgDomains'))}
             {roles.has('ORG_OWNER') && item(`${org}/idps`, t('identityProviders'))}
             {roles.has('ORG_OWNER') && item(`${org}/provisioning`, t('provisioning'))}
           </ul>

@@ -36,7 +36,7 @@ export class IdentityProviderEntity {
   changedAt: Date;
 }
 
-/** An e-mail domain an IdP claims for home-realm discovery; one IdP per domain in the instance. */
+/** An e-mail domain an IdP claims for home-realm discovery: a verified domain of its organization, one IdP per domain. */
 @Entity({ name: 'idp_domains' })
 export class IdpDomainEntity {
   @PrimaryColumn({ type: 'varchar', length: 253 })

@@ -21,6 +21,7 @@ import { idpMetadataOf } from './saml/idp-metadata.js';
 import type { IdpMetadata } from './saml/idp-metadata.js';
 import { newSelfSignedCredentials } from '../common/crypto/self-signed-credentials.js';
 import { samlEndpoints } from './saml/sp-endpoints.js';
+import { OrgDomainsService } from './domains/org-domains.service.js';
 
 /** What `POST …/idps` and `PATCH …/idps/{idpId}` carry (idps.dto.ts). */
 export interface IdpInput {
@@ -86,8 +87,9 @@ export interface IdpCreated {
 
 /**
  * An organization's upstream identity providers (DESIGN §14; docs/federation.md): created, read, changed and
- * removed by its ORG_OWNER, each change with its event (never the secret, which is kept encrypted). Domains are
- * claimed by one IdP in the whole instance. Removing an IdP removes the identities linked through it.
+ * removed by its ORG_OWNER, each change with its event (never the secret, which is kept encrypted). An IdP claims
+ * only verified domains of its own organization, each by one IdP ("Organization domains"). Removing an IdP removes
+ * the identities linked through it.
  */
 @Injectable()
 export class IdentityProvidersService {
@@ -97,6 +99,7 @@ export class IdentityProvidersService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly encryptor: Encryptor,
+    private readonly domains: OrgDomainsService,
     orgResources: OrgResources,
   ) {
     orgResources.register((manager, orgId, editorUserId) => this.removeOwnedBy(manager, orgId, editorUserId));
@@ -124,6 +127,7 @@ export class IdentityProvidersService {
       payload = publicPayload(row, settings);
     }
     await this.uow.run(async (manager) => {
+      await this.domains.assertVerifiedOf(manager, orgId, row.domains);
       await this.assertDomainsFree(manager, row.domains, null);
       await insertIdp(manager, row);
       await this.events.push(manager, { type: 'org.idp.added', aggregateType: 'idp', aggregateId: row.id, resourceOwner: orgId, editorUserId, payload });
@@ -173,6 +177,8 @@ export class IdentityProvidersService {
     };
     await this.uow.run(async (manager) => {
       await this.find(manager, orgId, idpId);
+      // Claims kept from before verified domains existed are checked once they are sent again (docs/federation.md).
+      if (input.domains !== undefined) await this.domains.assertVerifiedOf(manager, orgId, row.domains);
       await this.assertDomainsFree(manager, row.domains, idpId);
       await updateIdp(manager, row);
       const described = row.type === 'saml' ? samlPayload(row, settings as SamlSettings) : publicPayload(row, settings as OidcSettings);
@@ -207,17 +213,29 @@ export class IdentityProvidersService {
     return idpsOf(this.uow.manager, orgId);
   }
 
-  /** Every IdP that claims a domain, in any organization (what a first-party application's login page may lead to). */
-  discoverable(): Promise<IdpRow[]> {
-    return idpsWithDomains(this.uow.manager);
+  /**
+   * Every IdP that home-realm discovery may lead to, in any organization (what a first-party application's login
+   * page may lead to): those claiming a domain their own organization verified.
+   */
+  async discoverable(): Promise<IdpRow[]> {
+    const manager = this.uow.manager;
+    const claimed = await idpsWithDomains(manager);
+    const owned = await Promise.all(claimed.map(async (idp) => (await Promise.all(idp.domains.map((d) => this.domains.ownerOf(manager, d)))).includes(idp.orgId)));
+    return claimed.filter((_, i) => owned[i]);
   }
 
-  /** Home-realm discovery: the IdP that claims the domain of a typed login name (`name@domain`), if any. */
+  /**
+   * Home-realm discovery: the IdP for the domain of a typed login name (`name@domain`), if any. Only an IdP of the
+   * organization that owns the domain as a verified domain: a domain never leads away from its organization.
+   */
   async forLoginName(loginName: string): Promise<IdpRow | undefined> {
     const at = loginName.lastIndexOf('@');
     if (at <= 0) return undefined;
-    const idpId = await idpOfDomain(this.uow.manager, loginName.slice(at + 1).trim().toLowerCase());
-    return idpId === undefined ? undefined : this.byId(idpId);
+    const domain = loginName.slice(at + 1).trim().toLowerCase();
+    const owner = await this.domains.ownerOf(this.uow.manager, domain);
+    const idpId = owner === undefined ? undefined : await idpOfDomain(this.uow.manager, domain);
+    const idp = idpId === undefined ? undefined : await this.byId(idpId);
+    return idp?.orgId === owner ? idp : undefined;
   }
 
   private async removeOwnedBy(manager: EntityManager, orgId: string, editorUserId: string | null): Promise<void> {

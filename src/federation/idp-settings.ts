@@ -1,5 +1,6 @@
 import { DomainError } from '../common/errors/domain-error.js';
 import { absoluteUrlProblem } from '../common/net/configured-target.js';
+import { domainName } from './domains/domain-name.js';
 
 /** The protocols of an upstream IdP (DESIGN §14). */
 export const IDP_TYPES = ['oidc', 'saml'] as const;
@@ -59,14 +60,11 @@ export interface SamlSettings {
   mfa: MfaMode;
 }
 
-/** A host name of a domain (RFC 1035 labels), lower-cased; IDN in its ASCII (punycode) form. */
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
-
-/** The domains as stored: lower case, each a host name with at least two labels; 400 naming the first bad one. */
+/** The domains as stored (domain-name.ts), each at most once; 400 naming the first bad one. */
 export function normalisedDomains(domains: readonly string[] | undefined): string[] {
-  const out = (domains ?? []).map((d) => d.toLowerCase());
-  const bad = out.find((d) => !DOMAIN.test(d));
-  if (bad !== undefined) throw invalid('domains', `domains: "${bad}" is not a domain name (such as example.com)`);
+  const out = (domains ?? []).map((d) => domainName(d, 'domains'));
+  const twice = out.find((d, i) => out.indexOf(d) !== i);
+  if (twice !== undefined) throw invalid('domains', `domains: "${twice}" is given twice`);
   return out;
 }
 

@@ -13,6 +13,7 @@ import { UpdateAppDto, UpdateProjectDto } from '../../src/admin/dto/applications
 import { CreateSamlAppDto } from '../../src/admin/dto/saml-applications.dto.js';
 import { LinkIdentityDto } from '../../src/federation/api/identities.dto.js';
 import { CreateIdpDto, UpdateIdpDto } from '../../src/federation/api/idps.dto.js';
+import { AddOrgDomainDto } from '../../src/federation/api/org-domains.dto.js';
 import { CreateTargetDto, UpdateTargetDto } from '../../src/provisioning/api/provisioning.dto.js';
 import { ImportRequestDto } from '../../src/admin/import/import.dto.js';
 import { IMPORT_STRING_FIELDS } from '../../src/admin/import/import-user.validator.js';
@@ -68,8 +69,8 @@ function valueOf(path: string, length: number): string {
     while (local.length + 1 + domain.length < length) domain = `${'d'.repeat(Math.min(63, length - local.length - 2 - domain.length))}.${domain}`;
     return `${local}@${domain}`;
   }
-  if (leaf === 'domains') {
-    // A host name: labels of at most 63 characters (an IdP's home-realm domains).
+  if (leaf === 'domains' || leaf === 'domain') {
+    // A host name: labels of at most 63 characters (an organization's domains, an IdP's home-realm domains).
     let domain = `${tag}.example`;
     while (domain.length < length) {
       const room = length - domain.length - 1;
@@ -208,15 +209,17 @@ const ROUTES: Route[] = [
       return { url, body: { attributes: [{ name: 'mail', from: 'email' }] }, read: url };
     },
   },
-  // An issuer is a URL (checked by the service); an unknown idpId is 404: the bound holds, the exact length cannot be accepted.
-  { name: 'POST …/idps', dto: CreateIdpDto, method: 'POST', exactUnreachable: ['issuer'], only: (path) => !isSamlField(path), target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/idps`, body: idp() }) },
+  // An issuer is a URL (checked by the service); an unknown idpId is 404; an IdP's domain must be a verified domain of
+  // the organization: the bound holds, the exact length cannot be accepted.
+  { name: 'POST …/idps', dto: CreateIdpDto, method: 'POST', exactUnreachable: ['issuer', 'domains.0'], only: (path) => !isSamlField(path), target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/idps`, body: idp() }) },
   {
-    name: 'PATCH …/idps/{id}', dto: UpdateIdpDto, method: 'PATCH', exactUnreachable: ['issuer'], only: (path) => !isSamlField(path),
+    name: 'PATCH …/idps/{id}', dto: UpdateIdpDto, method: 'PATCH', exactUnreachable: ['issuer', 'domains.0'], only: (path) => !isSamlField(path),
     target: async (svc, orgId) => {
       const url = `/management/v1/orgs/${orgId}/idps/${(await created(svc, `/management/v1/orgs/${orgId}/idps`, idp())).id}`;
       return { url, body: { link: { by: 'email', from: 'email' } }, read: url };
     },
   },
+  { name: 'POST …/domains', dto: AddOrgDomainDto, method: 'POST', target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/domains`, body: { domain: `${unique('d')}.example` } }) },
   // Metadata must parse (and be the only one given), a NameID format is a URN: their exact lengths cannot be accepted.
   {
     name: 'POST …/idps (SAML)', dto: CreateIdpDto, method: 'POST', exactUnreachable: ['metadataXml', 'metadataUrl', 'nameIdFormat'], only: isSamlField,
@@ -267,7 +270,7 @@ const ROUTES: Route[] = [
   },
 ];
 
-const TABLES = ['organizations', 'users', 'projects', 'applications', 'org_groups', 'identity_providers', 'user_identities', 'provisioning_targets', 'events'];
+const TABLES = ['organizations', 'users', 'projects', 'applications', 'org_groups', 'identity_providers', 'org_domains', 'user_identities', 'provisioning_targets', 'events'];
 
 /**
  * DESIGN §7 (third wave): every field has a length bound checked before the database, with the same 400 on SQLite

@@ -84,6 +84,11 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'DELETE /management/v1/orgs/:orgId/idps/:idpId': undefined,
     // A test sign-in of the SAML IdP (see call()): its upstream URL is built from stored metadata, no network needed.
     'POST /management/v1/orgs/:orgId/idps/:idpId/test': undefined,
+    'POST /management/v1/orgs/:orgId/domains': { domain: `${unique('d')}.example` },
+    'GET /management/v1/orgs/:orgId/domains': undefined,
+    // An instance owner's verify vouches for the domain (the control); anyone else's finds no challenge of another organization.
+    'POST /management/v1/orgs/:orgId/domains/:domain/verify': {},
+    'DELETE /management/v1/orgs/:orgId/domains/:domain': undefined,
     'GET /management/v1/orgs/:orgId/users/:userId/identities': undefined,
     // POST …/identities takes its body from the ids (the IdP to link through): see call().
     'DELETE /management/v1/orgs/:orgId/users/:userId/identities/:idpId/:subject': undefined,
@@ -188,6 +193,8 @@ describe('tenant isolation matrix', () => {
     assert.equal(linked.status, 201, linked.text);
     const samlIdp = await admin('POST', '/idps', { type: 'saml', name: unique('saml'), metadataXml: idpMetadataXml() });
     assert.equal(samlIdp.status, 201, samlIdp.text);
+    const domain = await admin('POST', '/domains', { domain: `${unique('victim')}.example` });
+    assert.equal(domain.status, 201, domain.text);
     // SCIM's Groups/:id gets a group of its own: the control below deletes through both APIs.
     victim = {
       orgId: orgB.id,
@@ -206,6 +213,7 @@ describe('tenant isolation matrix', () => {
       idpId,
       linkIdpId: await idp(),
       samlIdpId: samlIdp.body.id,
+      domain: domain.body.domain,
       subject: 'victim-subject',
       emptyProjectId: emptyProject.projectId,
       secretAppId: secretApp.appId,

@@ -10,6 +10,7 @@ import { createOrg, searchEvents, unique, useService } from '../support/fixtures
 import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
 import { idpMetadataXml } from '../federation/support/saml-metadata.js';
 import { startUpstreamIdp } from '../federation/support/upstream-idp.js';
+import { verifiedDomain } from '../federation/support/domains.js';
 
 /** The confirmation every removal asks for (components.tsx, DeleteButton). */
 const CONFIRM = 'Yes, delete';
@@ -30,6 +31,8 @@ describe('identity providers in the operator console (Chromium)', () => {
     base = svc.config.publicUrl.replace(/\/$/, '');
     mkdirSync(SCREENSHOTS, { recursive: true });
     orgId = (await createOrg(svc)).id;
+    // Home-realm domains are verified domains of the organization (docs/federation.md, "Organization domains").
+    for (const domain of ['contoso-console.example', 'contoso-renamed.example']) await verifiedDomain(svc, orgId, domain);
   });
   after(() => browser?.close());
   const { open, check, signIn } = consoleSteps({ browser: () => browser, base: () => base });

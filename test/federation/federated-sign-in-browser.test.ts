@@ -8,6 +8,7 @@ import { createOidcApp, createProject, postForm } from '../oidc/support/oidc-fix
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { createCaller, unique, useService } from '../support/fixtures.js';
 import { ENTERPRISE, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
+import { verifiedDomain } from './support/domains.js';
 import { startUpstreamIdp } from './support/upstream-idp.js';
 import { simpleSamlPhpMissing, startSimpleSamlPhp } from './support/simplesamlphp.js';
 import type { SimpleSamlPhp } from './support/simplesamlphp.js';
@@ -43,6 +44,7 @@ describe('federated sign-in in Chromium', () => {
     const tenant = await scimTenant(svc);
     orgId = tenant.orgId;
     const owner = await createCaller(svc, orgId, { org: ['ORG_OWNER'] });
+    await verifiedDomain(svc, orgId, 'fabrikam.example');
     app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' }, rp.url);
     for (const [key, settings] of Object.entries({ link: { link: { by: 'externalId', from: 'oid' }, domains: ['fabrikam.example'] }, jit: { jit: true } })) {
       const res = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, {

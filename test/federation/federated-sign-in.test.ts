@@ -9,6 +9,7 @@ import { ENTERPRISE, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
 import { FederatedBrowser } from './support/federated-browser.js';
 import { startUpstreamIdp } from './support/upstream-idp.js';
+import { verifiedDomain } from './support/domains.js';
 import type { UpstreamIdp } from './support/upstream-idp.js';
 
 const SECRET = 'upstream-client-secret-7d2e';
@@ -53,7 +54,7 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     tenant = await scimTenant(svc);
     owner = await createCaller(svc, tenant.orgId, { org: ['ORG_OWNER'] });
     app = await createOidcApp(svc, await createProject(svc, tenant.orgId), { authMethod: 'client_secret_basic' });
-    await addIdp('link', { link: { by: 'externalId', from: 'oid' }, domains: ['contoso.example'] });
+    await addIdp('link', { link: { by: 'externalId', from: 'oid' }, domains: [await verifiedDomain(svc, tenant.orgId, 'contoso.example')] });
     await addIdp('jit', { jit: true });
     await addIdp('mfa', { link: { by: 'externalId', from: 'oid' }, mfa: 'upstream' });
     await addIdp('email', { link: { by: 'email', from: 'email' } });

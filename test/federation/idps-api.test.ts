@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { countRows, createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
+import { verifiedDomain } from './support/domains.js';
 
 /** A public address as an IP literal: accepted by the outbound check without a DNS look-up. */
 const ISSUER = 'https://93.184.215.14/tenant/v2.0';
@@ -21,6 +22,7 @@ describe('federation API: identity providers and linked identities', () => {
     orgId = (await createOrg(svc)).id;
     owner = await createCaller(svc, orgId, { org: ['ORG_OWNER'] });
     manager = await createCaller(svc, orgId, { org: ['ORG_USER_MANAGER'] });
+    await verifiedDomain(svc, orgId, 'contoso.example');
   });
 
   const human = async (org = orgId) => {
@@ -95,11 +97,10 @@ describe('federation API: identity providers and linked identities', () => {
     assert.equal(await countRows(svc, 'identity_providers'), before);
   });
 
-  it('a domain leads to one IdP in the whole instance: 409 for a domain another IdP claims, in any organization', async () => {
-    const domain = `${unique('d').toLowerCase()}.example`;
+  it('a domain leads to one IdP: 409 for a verified domain another IdP of the organization claims', async () => {
+    const domain = await verifiedDomain(svc, orgId, `${unique('d').toLowerCase()}.example`);
     assert.equal((await as(owner.token, 'POST', idps(), oidcIdp({ domains: [domain] }))).status, 201);
-    const otherOrg = (await createOrg(svc)).id;
-    const clash = await as(svc.adminToken, 'POST', idps(otherOrg), oidcIdp({ domains: [domain.toUpperCase()] }));
+    const clash = await as(owner.token, 'POST', idps(), oidcIdp({ domains: [domain.toUpperCase()] }));
     assert.equal(clash.status, 409, clash.text);
     assert.match(clash.body.message, new RegExp(domain));
   });
@@ -176,7 +177,8 @@ describe('federation API: identity providers and linked identities', () => {
 
   it("removing the organization removes its IdPs, each with its event", async () => {
     const org = (await createOrg(svc)).id;
-    const { id } = (await as(svc.adminToken, 'POST', idps(org), oidcIdp({ domains: [`${unique('gone').toLowerCase()}.example`] }))).body;
+    const domain = await verifiedDomain(svc, org, `${unique('gone').toLowerCase()}.example`);
+    const { id } = (await as(svc.adminToken, 'POST', idps(org), oidcIdp({ domains: [domain] }))).body;
     assert.equal((await svc.api('DELETE', `/admin/v1/orgs/${org}`, { token: svc.adminToken })).status, 204);
     assert.deepEqual(await svc.dataSource.query('SELECT id FROM identity_providers WHERE id = ?', [id]), []);
     assert.deepEqual(await svc.dataSource.query('SELECT domain FROM idp_domains WHERE idp_id = ?', [id]), []);

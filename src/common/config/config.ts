@@ -45,8 +45,20 @@ export interface AppConfig {
   idpTimeoutMs: number;
   /** How long keys read from an application's jwks_uri are used before it is read again (`CLIENT_JWKS_CACHE_MS`, 5 min). */
   clientJwksCacheMs: number;
+  domainVerification: DomainVerificationConfig;
   mail: MailConfig;
   backchannelLogout: BackchannelLogoutConfig;
+}
+
+/** How an organization's domain is proven (docs/federation.md, "Organization domains"). */
+export interface DomainVerificationConfig {
+  /**
+   * The DNS servers asked for the challenge's TXT record and for the address of the HTTP file's host, each
+   * `address` or `address:port` (`DOMAIN_VERIFICATION_DNS_SERVERS`, comma-separated); empty: the system's resolver.
+   */
+  dnsServers: string[];
+  /** The port of the HTTPS file check (`DOMAIN_VERIFICATION_HTTPS_PORT`, 443). */
+  httpsPort: number;
 }
 
 /** Logout tokens to applications (OIDC Back-Channel Logout 1.0; docs/oauth-profiles.md), on the webhooks' schedule. */
@@ -204,6 +216,12 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const listReadTimeLimitMs = read.integer('LIST_READ_TIME_LIMIT_MS', 5000, 10, 600_000);
   const idpTimeoutMs = read.integer('IDP_TIMEOUT_MS', 10_000, 100, 60_000);
   const clientJwksCacheMs = read.integer('CLIENT_JWKS_CACHE_MS', 300_000, 1000, 86_400_000);
+  const domainVerification = {
+    dnsServers: read.string('DOMAIN_VERIFICATION_DNS_SERVERS', '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+    httpsPort: read.integer('DOMAIN_VERIFICATION_HTTPS_PORT', 443, 1, 65535),
+  };
+  const badServer = domainVerification.dnsServers.find((s) => !DNS_SERVER.test(s));
+  if (badServer !== undefined) problems.push(`DOMAIN_VERIFICATION_DNS_SERVERS must list IP addresses, each with an optional :port, got "${badServer}"`);
   const mail = readMailConfig(read, env, instanceDomain, problems);
   // As webhooks (DESIGN §10, §16): first retry after about 5 s, given up after 24 h.
   const backchannelLogout = {
@@ -240,10 +258,14 @@ export function loadConfig(env: Env = process.env): AppConfig {
     outboundAllowPrivateNetworks,
     idpTimeoutMs,
     clientJwksCacheMs,
+    domainVerification,
     mail,
     backchannelLogout,
   };
 }
+
+/** A DNS server as Resolver.setServers takes it: IPv4 or bracketed IPv6, with an optional port. */
+const DNS_SERVER = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\]|[0-9a-f:]+)(:\d{1,5})?$/i;
 
 function readMailConfig(read: EnvReader, env: Env, instanceDomain: string, problems: string[]): MailConfig {
   const smtpUrl = env.SMTP_URL === undefined || env.SMTP_URL === '' ? undefined : env.SMTP_URL;

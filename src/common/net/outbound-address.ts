@@ -88,6 +88,25 @@ export function guardedLookup(hostname: string, options: LookupOptions, callback
   });
 }
 
+/**
+ * The same guard over another resolver (a DNS server the operator named, domain-verification.ts): the name is
+ * resolved once by `resolve`, and with `allowPrivateNetworks` false every address must be public.
+ */
+export function lookupVia(resolve: (host: string) => Promise<LookupAddress[]>, allowPrivateNetworks: boolean) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolve(hostname).then(
+      (addresses) => {
+        const refused = allowPrivateNetworks ? [] : addresses.filter((a) => !isPublicAddress(a.address));
+        if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+        if (refused.length > 0) return callback(new NonPublicTargetError(hostname, refused.map((a) => a.address)), []);
+        if (options.all) return callback(null, addresses);
+        callback(null, addresses[0].address, addresses[0].family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
+  };
+}
+
 export class NonPublicTargetError extends Error {
   readonly code = 'ENONPUBLIC';
   constructor(host: string, addresses: string[]) {

@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { guardedLookup, hostOf, isPublicAddress, NonPublicTargetError } from './outbound-address.js';
+import type { LookupAddress } from 'node:dns';
+import { guardedLookup, hostOf, isPublicAddress, lookupVia, NonPublicTargetError } from './outbound-address.js';
 
 /** What a fetch the service makes on its own initiative may carry (openid-client's customFetch passes these). */
 export interface OutboundRequest {
@@ -17,6 +18,8 @@ export interface OutboundFetchOptions {
   timeoutMs: number;
   /** A longer body fails the request (an upstream cannot make the service buffer without end). */
   maxBodyBytes: number;
+  /** Where host names are resolved instead of the system's resolver (checked as guardedLookup checks). */
+  resolve?: (host: string) => Promise<LookupAddress[]>;
 }
 
 /**
@@ -37,7 +40,7 @@ export function outboundFetch(options: OutboundFetchOptions): (url: string, init
         {
           method: init.method,
           headers: { ...init.headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
-          ...(options.allowPrivateNetworks ? {} : { lookup: guardedLookup as never }),
+          ...(options.resolve ? { lookup: lookupVia(options.resolve, options.allowPrivateNetworks) as never } : options.allowPrivateNetworks ? {} : { lookup: guardedLookup as never }),
           signal: init.signal,
         },
         (res) => {

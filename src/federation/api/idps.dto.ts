@@ -40,7 +40,7 @@ export class LinkRuleDto {
 
 /** Fields an IdP has whatever its protocol, as created or changed. */
 class IdpCommonDto {
-  @ApiPropertyOptional({ type: [String], description: 'e-mail domains whose login names go to this IdP (home-realm discovery); one IdP per domain in the instance' })
+  @ApiPropertyOptional({ type: [String], description: 'e-mail domains whose login names go to this IdP (home-realm discovery): verified domains of the organization (…/domains), one IdP per domain' })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(IDP_BOUNDS.domains)

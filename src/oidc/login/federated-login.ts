@@ -127,10 +127,16 @@ export class FederatedLoginUi {
     return true;
   }
 
-  /** Home-realm discovery: true when the typed login name's domain belongs to an IdP this client may use. */
+  /**
+   * Home-realm discovery: true when the typed login name's domain is a verified domain of an organization whose IdP
+   * claims it, and this client may use that IdP (docs/federation.md, "Organization domains"). A login name that names
+   * a user of another organization stays here (a user name may itself end in `@<domain>`).
+   */
   async discover(req: Request, res: Response, interaction: Interaction, loginName: string): Promise<boolean> {
     const idp = await this.idps.forLoginName(loginName);
     if (!idp || !(await this.usable(interaction, idp.id))) return false;
+    const local = await this.loginUsers.find(loginName);
+    if (local && local.orgId !== idp.orgId) return false;
     await this.go(req, res, interaction, idp, loginName.trim());
     return true;
   }

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 /** Whether an organization of that id exists (now; organizations can be removed). */
 export async function organizationExists(dataSource: DataSource, orgId: string): Promise<boolean> {
@@ -10,4 +10,16 @@ export async function organizationExists(dataSource: DataSource, orgId: string):
 export async function organizationName(dataSource: DataSource, orgId: string): Promise<string | undefined> {
   const [row]: { name: string }[] = await dataSource.query('SELECT name FROM organizations WHERE id = ?', [orgId]);
   return row?.name;
+}
+
+/** The organization whose primary domain (`<slug>.<INSTANCE_DOMAIN>`) this is, if any. */
+export async function organizationOfPrimaryDomain(manager: EntityManager, domain: string): Promise<string | undefined> {
+  const [row]: { id: string }[] = await manager.query('SELECT id FROM organizations WHERE primary_domain = ?', [domain]);
+  return row?.id;
+}
+
+/** An organization's primary domain, or undefined when there is no such organization. */
+export async function primaryDomainOf(manager: EntityManager, orgId: string): Promise<string | undefined> {
+  const [row]: { primary_domain: string }[] = await manager.query('SELECT primary_domain FROM organizations WHERE id = ?', [orgId]);
+  return row?.primary_domain;
 }

@@ -319,6 +319,15 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /admin/v1/webhooks': 'reads webhook subscriptions',
   'DELETE /admin/v1/webhooks/:id': 'removes a webhook subscription',
   'GET /admin/v1/webhooks/:id/deliveries': "reads a subscription's delivery log",
+  // The weakest caller, an ORG_OWNER of the organization (docs/federation.md, "Organization domains"): POST can add a
+  // domain it does not control, which stays unverified, leads no login name anywhere and holds the name until an
+  // IAM_OWNER removes it; GET shows its own organization's domains and challenges (published by design); verify
+  // without the published challenge is 409 (only an IAM_OWNER vouches); DELETE reaches its own organization's added
+  // domains only, never the primary one nor one its IdPs claim.
+  'POST /management/v1/orgs/:orgId/domains': 'adds a domain of the organization (unverified; no user is changed)',
+  'GET /management/v1/orgs/:orgId/domains': 'reads the organization’s domains',
+  'POST /management/v1/orgs/:orgId/domains/:domain/verify': 'verifies a domain by its published challenge (an IAM_OWNER vouches without one)',
+  'DELETE /management/v1/orgs/:orgId/domains/:domain': 'removes a domain no IdP claims (no user is changed)',
   'POST /management/v1/orgs/:orgId/idps': 'adds an identity provider (linking identities is an operation above)',
   'GET /management/v1/orgs/:orgId/idps': 'reads identity providers',
   'GET /management/v1/orgs/:orgId/idps/:idpId': 'reads an identity provider',

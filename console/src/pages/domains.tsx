@@ -1,0 +1,102 @@
+import { useState } from 'preact/hooks';
+import { api, enc } from '../api';
+import { ActionButton, DeleteButton, Field, Form, Loading, Page, useLoad } from '../components';
+import { t } from '../i18n';
+
+interface Verification {
+  dnsTxtName: string;
+  dnsTxtValue: string;
+  httpUrl: string;
+  httpBody: string;
+}
+
+interface Domain {
+  domain: string;
+  verified: boolean;
+  primary: boolean;
+  verification?: Verification;
+}
+
+/**
+ * An organization's domains (docs/federation.md, "Organization domains"; ORG_OWNER): add one, read where its
+ * challenge goes (a DNS TXT record or an HTTPS file), verify it, remove it. Only verified domains may lead login
+ * names to the organization's identity providers.
+ */
+export function DomainsPage({ orgId }: { orgId: string }) {
+  const base = `/management/v1/orgs/${enc(orgId)}/domains`;
+  const domains = useLoad(() => api<{ domains: Domain[] }>('GET', base), [base]);
+  const [domain, setDomain] = useState('');
+  return (
+    <Page title={t('orgDomains')}>
+      <p class="muted">{t('orgDomainsIntro')}</p>
+      <Form
+        label={t('addDomain')}
+        submit={t('addDomain')}
+        action={() => api('POST', base, { domain })}
+        onDone={() => {
+          setDomain('');
+          domains.reload();
+        }}
+      >
+        <Field label={t('domain')} value={domain} onInput={setDomain} required />
+      </Form>
+      <Loading loaded={domains}>
+        {({ domains: list }) => (
+          <table>
+            <caption>{t('orgDomains')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('domain')}</th>
+                <th scope="col">{t('status')}</th>
+                <th scope="col">{t('domainChallenge')}</th>
+                <th scope="col">{t('actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.map((d) => (
+                <tr key={d.domain}>
+                  <th scope="row">{d.domain}</th>
+                  <td>{d.primary ? t('primaryVerified') : d.verified ? t('verified') : t('notVerified')}</td>
+                  <td>{d.verification && <Challenge verification={d.verification} />}</td>
+                  <td>
+                    {!d.verified && (
+                      <ActionButton
+                        label={t('verifyDomain')}
+                        action={async () => {
+                          await api('POST', `${base}/${enc(d.domain)}/verify`, {});
+                          domains.reload();
+                        }}
+                      />
+                    )}
+                    {!d.primary && (
+                      <DeleteButton
+                        action={async () => {
+                          await api('DELETE', `${base}/${enc(d.domain)}`);
+                          domains.reload();
+                        }}
+                      />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </Loading>
+    </Page>
+  );
+}
+
+/** Either place proves the domain: the TXT record, or the file. */
+function Challenge({ verification }: { verification: Verification }) {
+  return (
+    <dl>
+      <dt>{t('dnsTxtRecord')}</dt>
+      <dd class="mono">
+        {verification.dnsTxtName} TXT "{verification.dnsTxtValue}"
+      </dd>
+      <dt>{t('httpsFile')}</dt>
+      <dd class="mono">{verification.httpUrl}</dd>
+    </dl>
+  );
+}
