@@ -15,11 +15,11 @@ const skip = process.env.TEST_DATABASE_URL ? 'runs on its own cluster, in the ot
 const MOVE_WITHIN_MS = 2000;
 
 /**
- * `DATABASE_URL` naming the three nodes of a Galera cluster (docs/high-availability.md, "Without HAProxy: a list of
- * hosts"): a node that answers 1047 while it stays Synced — an operator's `SET GLOBAL wsrep_reject_queries = ALL` — is
- * skipped, at start-up and by a process already on it, which drops the connections it held there.
+ * A Galera node that answers 1047 while it stays Synced and ready — an operator's `SET GLOBAL wsrep_reject_queries =
+ * ALL` — is skipped (docs/high-availability.md): with the nodes listed in `DATABASE_URL`, at start-up and by a process
+ * already on it, which drops the connections it held there; through HAProxy, by its Galera check.
  */
-describe('a process given the Galera nodes as a host list', { skip }, () => {
+describe('a Galera node that rejects queries while Synced', { skip }, () => {
   let cluster: GaleraCluster;
   let svc: TestService;
   let database: string;
@@ -91,6 +91,28 @@ describe('a process given the Galera nodes as a host list', { skip }, () => {
       }
     } finally {
       await rejectQueries(0, 'NONE');
+    }
+  });
+
+  it("through HAProxy: its Galera check takes a node that answers 1047 out of rotation, and requests go on through the next", async (t) => {
+    const proxied = await startService({ DATABASE_URL: cluster.url, DATA_DIR: svc.dataDir, SIGNING_ALG: 'EdDSA' });
+    await rejectQueries(0, 'ALL');
+    try {
+      const orgs = () => proxied.api('GET', '/admin/v1/orgs', { token: proxied.adminToken });
+      const refused: number[] = [];
+      let served = false;
+      for (const deadline = Date.now() + 10_000; !served && Date.now() < deadline; ) {
+        const res = await orgs();
+        served = res.status === 200 && refused.length > 0;
+        if (res.status !== 200) refused.push(res.status);
+        if (!served) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.ok(refused.every((status) => status === 503), `until HAProxy moved, 503: ${new Set(refused)}`);
+      assert.ok(served, `served again through another node within 10 s (${refused.length} answers 503)`);
+      t.diagnostic(`${refused.length} answers 503 before HAProxy moved`);
+    } finally {
+      await rejectQueries(0, 'NONE');
+      await proxied.close();
     }
   });
 
