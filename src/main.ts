@@ -82,7 +82,8 @@ async function serve(config: AppConfig, application: Promise<typeof import('./ap
   // at once on an empty database all pass the primary's check before any has a key; the first key is then one
   // instance's, and another's master key cannot open it (docs/operations.md, "Master key").
   await app.listen(config.port).catch(async (error: unknown) => {
-    await exitOnMasterKeyProblem(config);
+    // A check that fails itself (the database is gone meanwhile) must not hide the error that stopped start-up.
+    await exitOnMasterKeyProblem(config).catch(() => undefined);
     throw error;
   });
   youngGenerationMayGrow();
