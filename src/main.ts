@@ -35,11 +35,7 @@ async function main(): Promise<void> {
       process.exit(2);
     });
     log('info', applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
-    const problem = await masterKeyProblem(config);
-    if (problem) {
-      process.stderr.write(`${new ConfigError([problem]).message}\n`);
-      process.exit(2);
-    }
+    await exitOnMasterKeyProblem(config);
     if (config.workers > 1) {
       const dataSource = await openDataSource(config.database, ENTITIES);
       const workers = superviseWorkers(config.workers, log);
@@ -82,11 +78,26 @@ async function serve(config: AppConfig, application: Promise<typeof import('./ap
   if (cluster.isWorker) answerPrimaryForMetrics();
   const { createApp } = await application;
   const app = await createApp(config);
-  await app.listen(config.port);
+  // Listening initialises the modules, which create the first signing key and open the stored ones. Instances started
+  // at once on an empty database all pass the primary's check before any has a key; the first key is then one
+  // instance's, and another's master key cannot open it (docs/operations.md, "Master key").
+  await app.listen(config.port).catch(async (error: unknown) => {
+    // A check that fails itself (the database is gone meanwhile) must not hide the error that stopped start-up.
+    await exitOnMasterKeyProblem(config).catch(() => undefined);
+    throw error;
+  });
   youngGenerationMayGrow();
   log('info', `Portcullis listening on port ${config.port} (${config.publicUrl})`);
   // A single process is its own management listener; workers leave it to the primary.
   if (cluster.isPrimary) await startManagement(config, { readiness: databaseReadiness(app.get(DataSource)), metrics: processMetrics() });
+}
+
+/** Stops with exit code 2 and one line naming MASTER_KEY when it cannot open the database's signing keys. */
+async function exitOnMasterKeyProblem(config: AppConfig): Promise<void> {
+  const problem = await masterKeyProblem(config);
+  if (!problem) return;
+  process.stderr.write(`${new ConfigError([problem]).message}\n`);
+  process.exit(2);
 }
 
 async function startManagement(config: AppConfig, endpoints: ManagementEndpoints): Promise<void> {

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../common/auth/authenticated.decorator.js';
 import { Caller } from '../common/auth/caller.decorator.js';
@@ -8,6 +8,7 @@ import type { OrganizationEntity } from '../users/entities/organization.entity.j
 import { OrganizationsService } from '../users/organizations.service.js';
 import { OrganizationRemovalService } from '../users/resources/organization-removal.service.js';
 import { CreateOrgDto, OrgDto, OrgListDto, UpdateOrgDto } from './dto/org.dto.js';
+import { ListPageQueryDto, pageOfList } from './dto/list-page.dto.js';
 
 @ApiTags('admin')
 @Controller('admin/v1/orgs')
@@ -21,8 +22,9 @@ export class OrgsController {
   @ApiOperation({ summary: 'List the organizations' })
   @ApiOkResponse({ type: OrgListDto })
   @Authenticated({ role: Role.IamOwner })
-  async list(): Promise<OrgListDto> {
-    return { orgs: (await this.orgs.list()).map(toOrgDto) };
+  async list(@Query() query: ListPageQueryDto): Promise<OrgListDto> {
+    const { items, total } = pageOfList(await this.orgs.list(), query);
+    return { orgs: items.map(toOrgDto), total };
   }
 
   @Post()

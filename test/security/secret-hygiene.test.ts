@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { createTestDatabase } from '../support/database.js';
 import { countRows, createOrg, useService } from '../support/fixtures.js';
 import { runToExit, spawnService } from '../support/process.js';
 
@@ -82,6 +83,29 @@ describe('a wrong master key', () => {
       assert.doesNotMatch(output, /\n\s+at /, 'no stack trace');
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('two instances starting at once on one empty database: one serves, the other stops with exit code 2 naming MASTER_KEY', async () => {
+    const dataDirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'portcullis-master-key-')));
+    const database = await createTestDatabase();
+    // One database file for both on SQLite; each its own DATA_DIR, as two hosts would have.
+    const databaseUrl = database.url ?? `sqlite:${join(dataDirs[0]!, 'shared.sqlite')}`;
+    const started = await Promise.allSettled(
+      dataDirs.map((dataDir) => spawnService({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl, MASTER_KEY: randomBytes(32).toString('base64') })),
+    );
+    try {
+      const serving = started.filter((s) => s.status === 'fulfilled');
+      const refused = started.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : []));
+      assert.equal(serving.length, 1, `exactly one serves: ${refused.join('\n')}`);
+      assert.equal(refused.length, 1);
+      assert.match(refused[0]!, /exit code 2\)/, refused[0]);
+      assert.match(refused[0]!, /invalid configuration:\n {2}- MASTER_KEY does not decrypt the signing keys/);
+      assert.doesNotMatch(refused[0]!, /\n\s+at /, 'no stack trace');
+    } finally {
+      for (const s of started) if (s.status === 'fulfilled') await s.value.stop();
+      await database.drop();
+      for (const dataDir of dataDirs) rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

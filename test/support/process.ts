@@ -47,7 +47,7 @@ async function spawnOnce(env: Record<string, string>, port: number, nodeOptions:
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`service exited during start-up:\n${output}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`service exited during start-up (exit code ${child.exitCode ?? child.signalCode}):\n${output}`);
     try {
       const health = await fetch(`${url}/healthz`);
       // The service's own /healthz carries X-Request-Id; another listener on the port (a management listener on

@@ -146,7 +146,7 @@ describe('webhooks: delivery (DESIGN §10)', () => {
     const { id } = await subscribe(svc, `/management/v1/orgs/${orgA.id}/webhooks`, owner.token, { url: rxA.url });
     await subscribe(svc, '/admin/v1/webhooks', svc.adminToken, { url: rxB.url, orgId: orgB.id });
     const list = await svc.api('GET', `/management/v1/orgs/${orgA.id}/webhooks`, { token: owner.token });
-    assert.deepEqual(list.body, { webhooks: [{ id, url: rxA.url, eventTypes: null, orgId: orgA.id }] });
+    assert.deepEqual(list.body, { webhooks: [{ id, url: rxA.url, eventTypes: null, orgId: orgA.id }], total: 1 });
     const marker = { a: unique('a'), b: unique('b') };
     for (const [org, name] of [[orgA.id, marker.a], [orgB.id, marker.b], [orgA.id, `${marker.a}-2`]]) {
       const res = await svc.api('POST', `/management/v1/orgs/${org}/users/machine`, { token: svc.adminToken, body: { userName: name, name, accessTokenType: 'opaque' } });

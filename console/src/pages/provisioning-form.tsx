@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { JSX } from 'preact';
-import { api, enc } from '../api';
+import { api, enc, query } from '../api';
 import { Checkbox, Field, Loading, Select, useLoad } from '../components';
 import { t } from '../i18n';
 
@@ -160,7 +160,7 @@ interface Group {
 
 /** The organization's groups as checkboxes; a chosen id the list lacks (a group removed since) still shows, by its id. */
 function GroupPicker({ orgId, chosen, onChange }: { orgId: string; chosen: string[]; onChange: (ids: string[]) => void }) {
-  const groups = useLoad(() => api<{ groups: Group[] }>('GET', `/management/v1/orgs/${enc(orgId)}/groups`), [orgId]);
+  const groups = useLoad(() => api<{ groups: Group[] }>('GET', `/management/v1/orgs/${enc(orgId)}/groups${query({ limit: 1000 })}`), [orgId]);
   const toggle = (id: string) => (on: boolean) => onChange(on ? [...chosen, id] : chosen.filter((c) => c !== id));
   return (
     <fieldset class="stack">

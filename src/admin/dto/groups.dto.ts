@@ -30,6 +30,7 @@ export class GroupDto {
 
 export class GroupListDto {
   @ApiProperty({ type: [GroupDto] }) groups: GroupDto[];
+  @ApiProperty() total: number;
 }
 
 export class GroupMemberDto {

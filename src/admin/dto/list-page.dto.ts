@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import type { Page } from '../../users/resources/page.js';
+import type { Page, Paged } from '../../users/resources/page.js';
 import { DEFAULT_PAGE } from '../../users/resources/page.js';
 
 /** `?limit=&offset=` of the read routes (docs/product-rules.md, "API": `limit` ≤ 1000); other query parameters are refused. */
@@ -25,4 +25,13 @@ export class ListPageQueryDto {
 
 export function pageOf(query: ListPageQueryDto): Page {
   return { limit: query.limit ?? DEFAULT_PAGE.limit, offset: query.offset ?? DEFAULT_PAGE.offset };
+}
+
+/**
+ * The page `query` asks for of a list that is read whole (a handful of signing keys, an organization's webhooks or
+ * identity providers, a user's sessions), with the total of the list: the same paging as every other list.
+ */
+export function pageOfList<T>(items: T[], query: ListPageQueryDto): Paged<T> {
+  const { limit, offset } = pageOf(query);
+  return { items: items.slice(offset, offset + limit), total: items.length };
 }

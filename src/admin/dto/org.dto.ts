@@ -19,6 +19,7 @@ export class OrgDto {
 
 export class OrgListDto {
   @ApiProperty({ type: [OrgDto] }) orgs: OrgDto[];
+  @ApiProperty() total: number;
 }
 
 /** `PATCH /admin/v1/orgs/{orgId}`: the name only; the primary domain (and so every login name) stays. */

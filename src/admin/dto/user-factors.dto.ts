@@ -12,4 +12,5 @@ export class UserFactorDto {
 
 export class UserFactorListDto {
   @ApiProperty({ type: [UserFactorDto] }) factors: UserFactorDto[];
+  @ApiProperty() total: number;
 }

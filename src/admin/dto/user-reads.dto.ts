@@ -1,30 +1,12 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
+import { ListPageQueryDto } from './list-page.dto.js';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 
 const USER_TYPES = ['human', 'machine'] as const;
 const USER_STATES = ['active', 'inactive', 'locked'] as const;
 
-/** `limit` and `offset` of every list (docs/product-rules.md, "API"); query strings arrive as text. */
-export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: 1000, default: 100 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'limit must be a whole number' })
-  @Min(1)
-  @Max(1000)
-  limit = 100;
-
-  @ApiPropertyOptional({ minimum: 0, default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt({ message: 'offset must be a whole number' })
-  @Min(0)
-  offset = 0;
-}
-
-export class ListUsersQueryDto extends PageQueryDto {
+export class ListUsersQueryDto extends ListPageQueryDto {
   @ApiPropertyOptional({ description: 'matched case-insensitively as a substring of the user name, first, last and display name, and e-mail', maxLength: 200 })
   @IsOptional()
   @IsString()
@@ -118,4 +100,5 @@ export class UserSessionDto {
 
 export class UserSessionListDto {
   @ApiProperty({ type: [UserSessionDto] }) sessions: UserSessionDto[];
+  @ApiProperty() total: number;
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -6,6 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { GroupsService } from '../../users/groups/groups.service.js';
 import { CreateGroupDto, GroupCreatedDto, GroupListDto, GroupMemberDto } from '../dto/groups.dto.js';
+import { ListPageQueryDto, pageOfList } from '../dto/list-page.dto.js';
 
 /** An organization's groups (docs/product-rules.md, "Groups"); membership writes are idempotent both ways. */
 @ApiTags('management')
@@ -28,8 +29,9 @@ export class GroupsController {
   @ApiOperation({ summary: 'List the groups' })
   @ApiOkResponse({ type: GroupListDto })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string): Promise<GroupListDto> {
-    return { groups: await this.groups.list(orgId) };
+  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<GroupListDto> {
+    const { items, total } = pageOfList(await this.groups.list(orgId), query);
+    return { groups: items, total };
   }
 
   @Delete(':groupId')

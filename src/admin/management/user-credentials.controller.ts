@@ -6,7 +6,8 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { CredentialsService } from '../../users/credentials.service.js';
 import { UserDirectory } from '../../users/user-directory.service.js';
-import { PageQueryDto, UserKeyListDto, UserPatListDto } from '../dto/user-reads.dto.js';
+import { ListPageQueryDto, pageOf } from '../dto/list-page.dto.js';
+import { UserKeyListDto, UserPatListDto } from '../dto/user-reads.dto.js';
 import { keyView, patView } from './user-views.js';
 
 /**
@@ -36,8 +37,8 @@ export class UserCredentialsController {
   @ApiOkResponse({ type: UserKeyListDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async listKeys(@Param('orgId') orgId: string, @Param('userId') userId: string, @Query() page: PageQueryDto): Promise<UserKeyListDto> {
-    const { items, total } = await this.directory.keys(orgId, userId, page);
+  async listKeys(@Param('orgId') orgId: string, @Param('userId') userId: string, @Query() query: ListPageQueryDto): Promise<UserKeyListDto> {
+    const { items, total } = await this.directory.keys(orgId, userId, pageOf(query));
     return { keys: items.map(keyView), total };
   }
 
@@ -56,8 +57,8 @@ export class UserCredentialsController {
   @ApiOkResponse({ type: UserPatListDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async listPats(@Param('orgId') orgId: string, @Param('userId') userId: string, @Query() page: PageQueryDto): Promise<UserPatListDto> {
-    const { items, total } = await this.directory.personalAccessTokens(orgId, userId, page);
+  async listPats(@Param('orgId') orgId: string, @Param('userId') userId: string, @Query() query: ListPageQueryDto): Promise<UserPatListDto> {
+    const { items, total } = await this.directory.personalAccessTokens(orgId, userId, pageOf(query));
     return { pats: items.map(patView), total };
   }
 

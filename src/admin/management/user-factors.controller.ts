@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -6,6 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { FactorsService } from '../../users/factors/factors.service.js';
 import { UserFactorListDto } from '../dto/user-factors.dto.js';
+import { ListPageQueryDto, pageOfList } from '../dto/list-page.dto.js';
 
 /**
  * A user's second factors. Listing and removing both go through the acting rule (SECURITY.md, "Who may
@@ -21,8 +22,9 @@ export class UserFactorsController {
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @ApiOperation({ summary: "List a user's second factors" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async list(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string): Promise<UserFactorListDto> {
-    return { factors: await this.factors.list(caller.userId, orgId, userId) };
+  async list(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Query() query: ListPageQueryDto): Promise<UserFactorListDto> {
+    const { items, total } = pageOfList(await this.factors.list(caller.userId, orgId, userId), query);
+    return { factors: items, total };
   }
 
   @Delete(':factorId')

@@ -8,6 +8,7 @@ import { UserDirectory } from '../../users/user-directory.service.js';
 import { UserEditService } from '../../users/user-edit.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { ChangeUserDto } from '../dto/user-changes.dto.js';
+import { pageOf } from '../dto/list-page.dto.js';
 import { ListUsersQueryDto, UserDto, UserListDto } from '../dto/user-reads.dto.js';
 import { userListItem, userView } from './user-views.js';
 
@@ -29,7 +30,7 @@ export class UserRecordsController {
   @ApiOkResponse({ type: UserListDto })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async list(@Param('orgId') orgId: string, @Query() query: ListUsersQueryDto): Promise<UserListDto> {
-    const { rows, total } = await this.directory.list(orgId, { query: query.query, limit: query.limit, offset: query.offset });
+    const { rows, total } = await this.directory.list(orgId, { query: query.query, ...pageOf(query) });
     return { users: rows.map(userListItem), total };
   }
 

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -6,6 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { UserSessionsService } from '../../users/self-service/user-sessions.service.js';
 import { UserSessionListDto } from '../dto/user-reads.dto.js';
+import { ListPageQueryDto, pageOfList } from '../dto/list-page.dto.js';
 
 /** A user's browser sessions (DESIGN §13): the console lists them per user and ends one. */
 @ApiTags('management')
@@ -18,10 +19,11 @@ export class UserSessionsController {
   @ApiOkResponse({ type: UserSessionListDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Param('userId') userId: string): Promise<UserSessionListDto> {
-    const sessions = await this.sessions.list(orgId, userId);
+  async list(@Param('orgId') orgId: string, @Param('userId') userId: string, @Query() query: ListPageQueryDto): Promise<UserSessionListDto> {
+    const { items, total } = pageOfList(await this.sessions.list(orgId, userId), query);
     return {
-      sessions: sessions.map((s) => ({ sessionId: s.sessionId, signedInAt: s.signedInAt.toISOString(), lastUsedAt: s.lastUsedAt.toISOString(), expiresAt: s.expiresAt?.toISOString() ?? null, applications: s.clientIds, amr: s.amr })),
+      total,
+      sessions: items.map((s) => ({ sessionId: s.sessionId, signedInAt: s.signedInAt.toISOString(), lastUsedAt: s.lastUsedAt.toISOString(), expiresAt: s.expiresAt?.toISOString() ?? null, applications: s.clientIds, amr: s.amr })),
     };
   }
 

@@ -17,9 +17,11 @@ const SYNCED = '4';
 
 /**
  * True when `node` takes requests: it answers, and on Galera it is Synced inside the primary component
- * (`wsrep_ready` ON, `wsrep_local_state` 4). A joining node, a donor and a node cut off from its quorum are
- * skipped: they answer `SELECT 1` but refuse tables (1047) or lag behind. A server without Galera is healthy
- * when it answers.
+ * (`wsrep_ready` ON, `wsrep_local_state` 4) and does not reject queries (`wsrep_reject_queries` NONE). A joining
+ * node, a donor, a node cut off from its quorum and a node an operator takes out for maintenance
+ * (`SET GLOBAL wsrep_reject_queries = ALL`, which leaves it Synced and ready) are skipped: they answer `SELECT 1`
+ * but refuse tables (1047) or lag behind (docs/high-availability.md, "Without HAProxy: a list of hosts"). A server
+ * without Galera is healthy when it answers.
  */
 export async function isHealthy(database: MysqlConfig, node: DatabaseNode): Promise<boolean> {
   const url = new URL(database.url);
@@ -34,9 +36,11 @@ export async function isHealthy(database: MysqlConfig, node: DatabaseNode): Prom
     });
     const [wsrep] = (await connection.query('SELECT @@wsrep_on AS wsrepOn').catch(() => [[]])) as unknown as [{ wsrepOn?: unknown }[]];
     if (!wsrepOn(wsrep[0]?.wsrepOn)) return true;
-    const [rows] = (await connection.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state')")) as unknown as [{ Variable_name: string; Value: string }[]];
+    const [states] = await connection.query("SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_ready', 'wsrep_local_state')");
+    const [settings] = await connection.query("SHOW GLOBAL VARIABLES WHERE Variable_name = 'wsrep_reject_queries'");
+    const rows = [states, settings].flat() as { Variable_name: string; Value: string }[];
     const status = new Map(rows.map((row) => [row.Variable_name, row.Value]));
-    return status.get('wsrep_ready') === 'ON' && status.get('wsrep_local_state') === SYNCED;
+    return status.get('wsrep_ready') === 'ON' && status.get('wsrep_local_state') === SYNCED && status.get('wsrep_reject_queries') === 'NONE';
   } catch {
     return false;
   } finally {

@@ -51,13 +51,7 @@ export async function migrate(database: DatabaseConfig): Promise<string[]> {
       const state = await migrationState(dataSource);
       if (state.unknown.length > 0) throw new SchemaNewerError(state.unknown);
       if (state.pending.length === 0) return [];
-      try {
-        return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
-      } catch (error) {
-        // Another process on the same SQLite file got there first (no lock across SQLite processes).
-        if ((await migrationState(dataSource)).pending.length === 0) return [];
-        throw error;
-      }
+      return (await dataSource.runMigrations({ transaction: 'each' })).map((m) => m.name);
     });
   } finally {
     await dataSource.destroy();

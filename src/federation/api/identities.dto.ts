@@ -23,4 +23,5 @@ export class IdentityDto {
 
 export class IdentityListDto {
   @ApiProperty({ type: [IdentityDto] }) identities: IdentityDto[];
+  @ApiProperty() total: number;
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -7,6 +7,7 @@ import { Role } from '../../common/auth/roles.js';
 import { IdentityProvidersService } from '../identity-providers.service.js';
 import { IdpTests } from '../idp-tests.service.js';
 import { CreateIdpDto, IdpCreatedDto, IdpDto, IdpListDto, IdpTestDto, UpdateIdpDto } from './idps.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
 /** An organization's upstream identity providers (DESIGN §14; docs/federation.md). Secrets are never returned. */
 @ApiTags('management')
@@ -32,9 +33,9 @@ export class IdpsController {
   @ApiOkResponse({ type: IdpListDto })
   @ApiNotFoundResponse({ description: 'no such organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string): Promise<IdpListDto> {
-    const idps = await this.idps.list(orgId);
-    return { idps, total: idps.length };
+  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<IdpListDto> {
+    const { items, total } = pageOfList(await this.idps.list(orgId), query);
+    return { idps: items, total };
   }
 
   @Get(':idpId')

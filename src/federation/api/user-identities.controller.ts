@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -6,6 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { UserIdentitiesService } from '../user-identities.service.js';
 import { IdentityDto, IdentityListDto, LinkIdentityDto } from './identities.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
 /**
  * A user's linked upstream identities (DESIGN §14). The acting rule holds (SECURITY.md, "Who may act on whom");
@@ -21,8 +22,9 @@ export class UserIdentitiesController {
   @ApiOkResponse({ type: IdentityListDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async list(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string): Promise<IdentityListDto> {
-    return { identities: await this.identities.list(caller.userId, orgId, userId) };
+  async list(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Query() query: ListPageQueryDto): Promise<IdentityListDto> {
+    const { items, total } = pageOfList(await this.identities.list(caller.userId, orgId, userId), query);
+    return { identities: items, total };
   }
 
   @Post()

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -6,6 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { SigningKeysService } from './signing-keys.service.js';
+import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
 class RotateKeysResponseDto {
   @ApiProperty({ description: 'id (kid) of the key that signs from now on' })
@@ -41,9 +42,9 @@ export class KeysController {
   @ApiOperation({ summary: 'List the signing keys and their status (no key material)' })
   @ApiOkResponse({ type: SigningKeyListDto })
   @Authenticated({ role: Role.IamOwner })
-  async list(): Promise<SigningKeyListDto> {
-    const keys = (await this.keys.describe()).map((k) => ({ ...k, createdAt: k.createdAt.toISOString() }));
-    return { keys, total: keys.length };
+  async list(@Query() query: ListPageQueryDto): Promise<SigningKeyListDto> {
+    const { items, total } = pageOfList(await this.keys.describe(), query);
+    return { keys: items.map((k) => ({ ...k, createdAt: k.createdAt.toISOString() })), total };
   }
 
   @Post('rotate')

@@ -9,6 +9,7 @@ import { DomainError } from '../../common/errors/domain-error.js';
 import { ProvisioningTargetsService } from '../provisioning-targets.service.js';
 import { ProvisioningReconcile } from '../reconcile/reconcile.service.js';
 import { objectView, planView } from './provisioning-views.js';
+import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 import {
   CreateTargetDto, ObjectListDto, ObjectsQueryDto, ProvisionedObjectDto, ReconcileDryRunDto, ReconcileDto, ReconcileStartedDto, TargetCreatedDto, TargetDto, TargetListDto, TargetStatusDto, TargetTestDto, UpdateTargetDto,
 } from './provisioning.dto.js';
@@ -37,9 +38,9 @@ export class ProvisioningTargetsController {
   @ApiOkResponse({ type: TargetListDto })
   @ApiNotFoundResponse({ description: 'no such organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string): Promise<TargetListDto> {
-    const targets = await this.targets.list(orgId);
-    return { targets, total: targets.length };
+  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<TargetListDto> {
+    const { items, total } = pageOfList(await this.targets.list(orgId), query);
+    return { targets: items, total };
   }
 
   @Get(':targetId')

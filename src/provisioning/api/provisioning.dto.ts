@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
 import { Bounded } from '../../admin/dto/bounded.decorator.js';
 import { IsNotBlank } from '../../admin/dto/not-blank.decorator.js';
+import { ListPageQueryDto } from '../../admin/dto/list-page.dto.js';
 import { AUTH_TYPES, OBJECT_STATUSES, ON_REMOVE, PROVISIONING_BOUNDS, PUSH_GROUPS, TARGET_STATES, USER_NAME_SOURCES, USER_SCOPES } from '../provisioning-settings.js';
 import type { AuthType, ObjectStatus, OnRemove, PushGroups, TargetState, UserNameSource, UserScope } from '../provisioning-settings.js';
 
@@ -124,10 +125,8 @@ export class TargetStatusDto {
   @ApiPropertyOptional() lastError?: string;
 }
 
-export class ObjectsQueryDto {
+export class ObjectsQueryDto extends ListPageQueryDto {
   @ApiPropertyOptional({ enum: OBJECT_STATUSES }) @IsOptional() @IsIn(OBJECT_STATUSES) status?: ObjectStatus;
-  @ApiPropertyOptional({ default: 100, maximum: 1000 }) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000) limit?: number;
-  @ApiPropertyOptional({ default: 0 }) @IsOptional() @Type(() => Number) @IsInt() @Min(0) offset?: number;
 }
 
 export class ProvisionedObjectDto {

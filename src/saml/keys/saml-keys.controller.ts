@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
 import { IsBoolean, IsOptional } from 'class-validator';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
@@ -7,6 +7,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { SamlKeysService } from './saml-keys.service.js';
 import type { SamlKeyStatus } from './saml-keys.service.js';
+import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
 class RotateSamlKeyDto {
   @ApiPropertyOptional({ description: 'sign with the new key at once and withdraw the old one from the metadata (a compromised key); default: the new key signs in 24 hours, both are in the metadata meanwhile' })
@@ -44,10 +45,10 @@ export class SamlKeysController {
   @ApiOperation({ summary: 'List the SAML signing keys in the metadata and their status (no key material)' })
   @ApiOkResponse({ type: SamlKeyListDto })
   @Authenticated({ role: Role.IamOwner })
-  async list(): Promise<SamlKeyListDto> {
+  async list(@Query() query: ListPageQueryDto): Promise<SamlKeyListDto> {
     await this.keys.publishedCertificates();
-    const keys = (await this.keys.describe()).map((k) => ({ ...k, createdAt: k.createdAt.toISOString(), signsFrom: k.signsFrom.toISOString(), notAfter: k.notAfter.toISOString() }));
-    return { keys, total: keys.length };
+    const { items, total } = pageOfList(await this.keys.describe(), query);
+    return { keys: items.map((k) => ({ ...k, createdAt: k.createdAt.toISOString(), signsFrom: k.signsFrom.toISOString(), notAfter: k.notAfter.toISOString() })), total };
   }
 
   @Post('rotate')

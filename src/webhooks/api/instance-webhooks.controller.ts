@@ -8,7 +8,8 @@ import { SecretResponse } from '../../common/http/secret-response.decorator.js';
 import { WebhooksService } from '../webhooks.service.js';
 import type { WebhookOwner } from '../webhooks.service.js';
 import { deliveryView } from './webhook-views.js';
-import { CreateWebhookDto, DeliveriesQueryDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
+import { CreateWebhookDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
 const INSTANCE: WebhookOwner = { kind: 'instance' };
 
@@ -33,8 +34,9 @@ export class InstanceWebhooksController {
   @ApiOperation({ summary: "List the instance's webhooks" })
   @ApiOkResponse({ type: WebhookListDto })
   @Authenticated({ role: Role.IamOwner })
-  async list(): Promise<WebhookListDto> {
-    return { webhooks: await this.webhooks.list(INSTANCE) };
+  async list(@Query() query: ListPageQueryDto): Promise<WebhookListDto> {
+    const { items, total } = pageOfList(await this.webhooks.list(INSTANCE), query);
+    return { webhooks: items, total };
   }
 
   @Delete(':id')
@@ -52,7 +54,7 @@ export class InstanceWebhooksController {
   @ApiOkResponse({ type: DeliveryListDto })
   @ApiNotFoundResponse({ description: 'no such webhook of the instance' })
   @Authenticated({ role: Role.IamOwner })
-  async deliveries(@Param('id') id: string, @Query() query: DeliveriesQueryDto): Promise<DeliveryListDto> {
+  async deliveries(@Param('id') id: string, @Query() query: ListPageQueryDto): Promise<DeliveryListDto> {
     return { deliveries: (await this.webhooks.deliveries(INSTANCE, id, query.limit, query.offset)).map(deliveryView) };
   }
 }

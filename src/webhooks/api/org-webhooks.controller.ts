@@ -7,7 +7,8 @@ import { Role } from '../../common/auth/roles.js';
 import { SecretResponse } from '../../common/http/secret-response.decorator.js';
 import { WebhooksService } from '../webhooks.service.js';
 import { deliveryView } from './webhook-views.js';
-import { CreateWebhookDto, DeliveriesQueryDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
+import { CreateWebhookDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
 /** An organization's webhook subscriptions (DESIGN §4, §10): only events whose resource owner is the organization. */
 @ApiTags('management')
@@ -29,8 +30,9 @@ export class OrgWebhooksController {
   @ApiOperation({ summary: "List the organization's webhooks" })
   @ApiOkResponse({ type: WebhookListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string): Promise<WebhookListDto> {
-    return { webhooks: await this.webhooks.list({ kind: 'org', orgId }) };
+  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<WebhookListDto> {
+    const { items, total } = pageOfList(await this.webhooks.list({ kind: 'org', orgId }), query);
+    return { webhooks: items, total };
   }
 
   @Delete(':id')
@@ -48,7 +50,7 @@ export class OrgWebhooksController {
   @ApiOkResponse({ type: DeliveryListDto })
   @ApiNotFoundResponse({ description: "no such webhook of the organization" })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async deliveries(@Param('orgId') orgId: string, @Param('id') id: string, @Query() query: DeliveriesQueryDto): Promise<DeliveryListDto> {
+  async deliveries(@Param('orgId') orgId: string, @Param('id') id: string, @Query() query: ListPageQueryDto): Promise<DeliveryListDto> {
     return { deliveries: (await this.webhooks.deliveries({ kind: 'org', orgId }, id, query.limit, query.offset)).map(deliveryView) };
   }
 }

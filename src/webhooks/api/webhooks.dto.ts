@@ -1,6 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, IsString, IsUrl, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
 import { EVENT_MESSAGES } from '../../common/events/event-types.js';
 
 const EVENT_TYPES = Object.keys(EVENT_MESSAGES);
@@ -43,23 +42,7 @@ export class WebhookDto {
 
 export class WebhookListDto {
   @ApiProperty({ type: [WebhookDto] }) webhooks: WebhookDto[];
-}
-
-export class DeliveriesQueryDto {
-  @ApiPropertyOptional({ default: 100, maximum: 1000 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  limit?: number;
-
-  @ApiPropertyOptional({ default: 0 })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  offset?: number;
+  @ApiProperty() total: number;
 }
 
 export class DeliveryDto {

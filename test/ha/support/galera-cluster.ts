@@ -156,12 +156,13 @@ wsrep_sst_receive_address=127.0.0.1:${sstPort}
 
 /**
  * HAProxy's external check of a Galera node (arguments: proxy address and port, server address and port): healthy
- * when Synced and ready. A node outside the primary component still accepts connections and answers `SELECT 1`; a
- * TCP or `mysql-check` would keep sending it every request, each refused with 1047.
+ * when Synced, ready and not rejecting queries. A node outside the primary component, or one an operator set to
+ * `wsrep_reject_queries = ALL`, still accepts connections and answers `SELECT 1`; a TCP or `mysql-check` would keep
+ * sending it every request, each refused with 1047.
  */
 const GALERA_CHECK = `#!/bin/sh
-status=$(mariadb --connect-timeout=1 -h "$3" -P "$4" -u root -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state', 'wsrep_ready')") || exit 1
-echo "$status" | grep -q '^wsrep_local_state[[:space:]]4$' && echo "$status" | grep -q '^wsrep_ready[[:space:]]ON$'
+status=$(mariadb --connect-timeout=1 -h "$3" -P "$4" -u root -N -B -e "SHOW GLOBAL STATUS WHERE Variable_name IN ('wsrep_local_state', 'wsrep_ready'); SHOW GLOBAL VARIABLES WHERE Variable_name = 'wsrep_reject_queries'") || exit 1
+echo "$status" | grep -q '^wsrep_local_state[[:space:]]4$' && echo "$status" | grep -q '^wsrep_ready[[:space:]]ON$' && echo "$status" | grep -q '^wsrep_reject_queries[[:space:]]NONE$'
 `;
 
 /** Every connection to the first node that is Synced; the next one when it is not (checks every 500 ms). */
