@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -6,6 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { OrgDomainsService } from '../domains/org-domains.service.js';
 import { AddOrgDomainDto, OrgDomainDto, OrgDomainListDto, OrgDomainVerifiedDto } from './org-domains.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
 /** An organization's domains, which its IdPs may claim once verified (docs/federation.md, "Organization domains"). */
 @ApiTags('management')
@@ -28,9 +29,9 @@ export class OrgDomainsController {
   @ApiOperation({ summary: "List the organization's domains", description: 'The primary domain first.' })
   @ApiOkResponse({ type: OrgDomainListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string): Promise<OrgDomainListDto> {
-    const domains = await this.domains.list(orgId);
-    return { domains, total: domains.length };
+  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<OrgDomainListDto> {
+    const { items, total } = pageOfList(await this.domains.list(orgId), query);
+    return { domains: items, total };
   }
 
   @Post(':domain/verify')
