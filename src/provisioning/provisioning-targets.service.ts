@@ -18,7 +18,7 @@ import { deleteTarget, insertTarget, objectCounts, objectsOf, targetsOf, updateT
 import type { ObjectRow, TargetRow } from './provisioning.queries.js';
 import { endpointOf, scimFetch, testConnection } from './scim-client.js';
 import type { TargetFeatures } from './scim-client.js';
-import { checkTargetUrl, settingsOf } from './target-input.js';
+import { assertSecretResent, checkTargetUrl, settingsOf } from './target-input.js';
 import type { TargetInput } from './target-input.js';
 
 /** A target as reads show it: never its secret. */
@@ -92,6 +92,7 @@ export class ProvisioningTargetsService {
     const before = await this.find(this.uow.manager, orgId, id);
     const { settings, secret } = settingsOf(input, before.settings);
     const baseUrl = input.baseUrl ?? before.baseUrl;
+    assertSecretResent(before, { baseUrl, settings }, secret);
     if (input.baseUrl !== undefined || input.auth !== undefined) await this.checkUrls(baseUrl, settings);
     const row: TargetRow = {
       ...before,
