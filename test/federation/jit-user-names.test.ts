@@ -5,6 +5,8 @@ import { HOSTILE_NAMES } from '../support/hostile-user-names.js';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { FederatedBrowser } from './support/federated-browser.js';
+import { simpleSamlPhpSkipReason, startSimpleSamlPhp } from './support/simplesamlphp.js';
+import type { SimpleSamlPhp } from './support/simplesamlphp.js';
 import { startUpstreamIdp } from './support/upstream-idp.js';
 import type { UpstreamIdp } from './support/upstream-idp.js';
 
@@ -12,9 +14,12 @@ const SECRET = 'jit-names-client-secret';
 
 /**
  * docs/federation.md, "Who the upstream identity is": a user created just in time takes the user name rule of every
- * other surface (docs/product-rules.md, "Domain"). An upstream (the reference oidc-provider) whose
- * `preferred_username` breaks it gets the "no account" page and a `user_name_invalid` event; nothing is created.
+ * other surface (docs/product-rules.md, "Domain"). An upstream (the reference oidc-provider, SimpleSAMLphp) whose
+ * user name claim or attribute breaks it gets the "no account" page and a `user_name_invalid` event; nothing is created.
  */
+const refusedAsInvalid = async (svc: ReturnType<typeof useService>, idpId: string) =>
+  (await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idpId })).filter((e) => e.payload.reason === 'user_name_invalid').length;
+
 describe('JIT user names from an upstream OpenID Provider', () => {
   const svc = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
   let upstream: UpstreamIdp;
@@ -54,8 +59,7 @@ describe('JIT user names from an upstream OpenID Provider', () => {
     it(`refuses a preferred_username with ${kind}: the no-account page, the event, nothing created`, async () => {
       const users = await countRows(svc, 'users');
       const links = await countRows(svc, 'user_identities');
-      const invalid = async () => (await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idpId })).filter((e) => e.payload.reason === 'user_name_invalid').length;
-      const refusedBefore = await invalid();
+      const refusedBefore = await refusedAsInvalid(svc, idpId);
       const { page } = await signIn(subject);
       assert.equal(page.status, 403, page.text.slice(0, 300));
       assert.match(page.text, /data-error="no_account"/);
@@ -63,7 +67,46 @@ describe('JIT user names from an upstream OpenID Provider', () => {
       assert.equal(await countRows(svc, 'user_identities'), links);
       const [stored] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM users WHERE user_name = ?', [userName]);
       assert.equal(Number(stored.n), 0);
-      assert.equal(await invalid(), refusedBefore + 1, 'one user.idp.login.failed event with reason user_name_invalid');
+      assert.equal(await refusedAsInvalid(svc, idpId), refusedBefore + 1, 'one user.idp.login.failed event with reason user_name_invalid');
+    });
+  }
+});
+
+/** The same rule for a SAML upstream's `uid` attribute (the names a PHP configuration holds: no control characters). */
+describe('JIT user names from an upstream SAML IdP', { skip: simpleSamlPhpSkipReason() }, () => {
+  const svc = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
+  let ssp: SimpleSamlPhp;
+  let app: OidcApp;
+  let idpId: string;
+  const names = ['a zero-width space', 'full-width letters', 'a compatibility ligature'].map((kind, i) => ({ kind, login: `hostile${i}`, userName: HOSTILE_NAMES[kind](unique('saml')) }));
+
+  before(async () => {
+    ssp = await startSimpleSamlPhp(Object.fromEntries(names.map((n) => [n.login, { password: 'hostile-pass', attributes: { uid: [n.userName], mail: ['hostile@contoso.example'] } }])));
+    const orgId = (await createOrg(svc)).id;
+    const owner = await createCaller(svc, orgId, { org: ['ORG_OWNER'] });
+    app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' });
+    const res = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, { token: owner.token, body: { type: 'saml', name: 'Contoso SAML', metadataUrl: ssp.metadataUrl, attributes: { userName: 'uid', email: 'mail' }, jit: true } });
+    assert.equal(res.status, 201, res.text);
+    idpId = res.body.id;
+    const xml = await (await fetch(res.body.spMetadataUrl)).text();
+    const certificate = /<(?:\w+:)?X509Certificate[^>]*>([^<]+)</.exec(xml)![1].replace(/\s+/g, '');
+    ssp.addServiceProvider({ entityId: res.body.spEntityId, acsUrl: res.body.acsUrl, certificate });
+  });
+  after(() => ssp?.close());
+
+  for (const { kind, login, userName } of names) {
+    it(`refuses a uid with ${kind}: the no-account page, the event, nothing created`, async () => {
+      const users = await countRows(svc, 'users');
+      const refusedBefore = await refusedAsInvalid(svc, idpId);
+      const browser = new FederatedBrowser(svc, ssp.baseUrl);
+      const { acs, form } = await browser.samlResponseFrom(await browser.choose(await browser.authorize(app), idpId), login, 'hostile-pass');
+      const page = await browser.postToAcs(acs, form);
+      assert.equal(page.status, 403, page.text.slice(0, 300));
+      assert.match(page.text, /data-error="no_account"/);
+      assert.equal(await countRows(svc, 'users'), users);
+      const [stored] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM users WHERE user_name = ?', [userName]);
+      assert.equal(Number(stored.n), 0);
+      assert.equal(await refusedAsInvalid(svc, idpId), refusedBefore + 1, 'one user.idp.login.failed event with reason user_name_invalid');
     });
   }
 });
