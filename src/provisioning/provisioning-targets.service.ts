@@ -92,8 +92,8 @@ export class ProvisioningTargetsService {
     const before = await this.find(this.uow.manager, orgId, id);
     const { settings, secret } = settingsOf(input, before.settings);
     const baseUrl = input.baseUrl ?? before.baseUrl;
-    assertSecretResent(before, { baseUrl, settings }, secret);
     if (input.baseUrl !== undefined || input.auth !== undefined) await this.checkUrls(baseUrl, settings);
+    assertSecretResent(before, { baseUrl, settings }, secret);
     const row: TargetRow = {
       ...before,
       name: input.name?.trim() ?? before.name,
