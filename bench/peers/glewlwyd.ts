@@ -33,7 +33,7 @@ const MODULES = '/usr/lib/glewlwyd';
 /** The plugin instance's name: its endpoints are /api/<name>/token, /introspect, /userinfo, /jwks, /auth. */
 export const PLUGIN = 'oidc';
 /** The administrator of the package's schema (GETTING_STARTED.md: admin / password). */
-const ADMIN = { username: 'admin', password: 'password' };
+export const GLEWLWYD_ADMIN = { username: 'admin', password: 'password' };
 const REDIRECT = 'http://127.0.0.1:1/cb';
 
 export interface GlewlwydClient {
@@ -75,7 +75,21 @@ export function glewlwydServer(): string {
 
 /** Starts glewlwyd on a fresh database and sets up what the scenarios need; `stop` ends it and removes its directory. */
 export async function startGlewlwyd(): Promise<GlewlwydPeer> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-glewlwyd-'));
+  const running = await launchGlewlwyd('bench-glewlwyd-');
+  try {
+    return { ...running, ...(await setUp(running.url)) };
+  } catch (error) {
+    await running.stop();
+    throw new Error(`glewlwyd at ${running.url}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * glewlwyd running on a fresh database (only the package schema's administrator in it), answering its API at `url`;
+ * also the upstream OpenID Provider of test/federation/glewlwyd-upstream.test.ts, which sets it up its own way.
+ */
+export async function launchGlewlwyd(dirPrefix: string): Promise<Running> {
+  const dir = mkdtempSync(join(tmpdir(), dirPrefix));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const database = new Database(join(dir, 'glewlwyd.db'));
@@ -98,7 +112,7 @@ export async function startGlewlwyd(): Promise<GlewlwydPeer> {
   };
   try {
     await waitForConfig(child, url, () => `${stderr}${readLog(dir)}`);
-    return { url, pid: child.pid!, stop, ...(await setUp(url)) };
+    return { url, pid: child.pid!, stop };
   } catch (error) {
     const log = readLog(dir);
     await stop();
@@ -174,31 +188,32 @@ async function waitForConfig(child: ReturnType<typeof spawn>, url: string, outpu
 }
 
 /** A session (cookie) of the admin API or of a user: glewlwyd's login is POST /api/auth/ with a JSON body. */
-async function session(url: string, username: string, password: string): Promise<string> {
+export async function glewlwydSession(url: string, username: string, password: string): Promise<string> {
   const res = await fetch(`${url}/api/auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }), signal: setUpDeadline() });
   if (res.status !== 200) throw new Error(`login of ${username} answered ${res.status}`);
   return res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
 }
 
-async function call(url: string, cookie: string, method: string, path: string, body: unknown): Promise<void> {
+/** One admin or user API call that must answer 200. */
+export async function glewlwydCall(url: string, cookie: string, method: string, path: string, body: unknown): Promise<void> {
   const res = await fetch(url + path, { method, headers: { cookie, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: setUpDeadline() });
   if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
 }
 
 async function setUp(url: string): Promise<Omit<GlewlwydPeer, keyof Running>> {
-  const admin = await session(url, ADMIN.username, ADMIN.password);
-  await call(url, admin, 'POST', '/api/mod/plugin/', { module: 'oidc', name: PLUGIN, display_name: 'OpenID Connect', enabled: true, parameters: pluginParameters(url) });
+  const admin = await glewlwydSession(url, GLEWLWYD_ADMIN.username, GLEWLWYD_ADMIN.password);
+  await glewlwydCall(url, admin, 'POST', '/api/mod/plugin/', { module: 'oidc', name: PLUGIN, display_name: 'OpenID Connect', enabled: true, parameters: pluginParameters(url) });
   const scope = 'bench';
-  await call(url, admin, 'POST', '/api/scope/', { name: scope, display_name: 'bench', description: 'benchmark', password_required: false, scheme: {} });
+  await glewlwydCall(url, admin, 'POST', '/api/scope/', { name: scope, display_name: 'bench', description: 'benchmark', password_required: false, scheme: {} });
   const machine = { id: 'machine', secret: 'machine-secret' };
   const web = { id: 'web', secret: 'web-secret', redirect: REDIRECT };
   const confidential = { confidential: true, enabled: true, token_endpoint_auth_method: ['client_secret_basic'] };
-  await call(url, admin, 'POST', '/api/client/', { ...confidential, client_id: machine.id, name: 'machine', password: machine.secret, authorization_type: ['client_credentials'], scope: [scope], redirect_uri: [] });
-  await call(url, admin, 'POST', '/api/client/', { ...confidential, client_id: web.id, name: 'web', password: web.secret, authorization_type: ['code'], scope: [], redirect_uri: [REDIRECT] });
+  await glewlwydCall(url, admin, 'POST', '/api/client/', { ...confidential, client_id: machine.id, name: 'machine', password: machine.secret, authorization_type: ['client_credentials'], scope: [scope], redirect_uri: [] });
+  await glewlwydCall(url, admin, 'POST', '/api/client/', { ...confidential, client_id: web.id, name: 'web', password: web.secret, authorization_type: ['code'], scope: [], redirect_uri: [REDIRECT] });
   const login = { username: 'bench', password: 'bench-password' };
-  await call(url, admin, 'POST', '/api/user/', { username: login.username, password: login.password, name: 'Bench', email: 'bench@example.com', scope: ['openid'], enabled: true });
+  await glewlwydCall(url, admin, 'POST', '/api/user/', { username: login.username, password: login.password, name: 'Bench', email: 'bench@example.com', scope: ['openid'], enabled: true });
   // The consent a user gives once on the login page ("grant"), so every measured login goes straight to the code.
-  await call(url, await session(url, login.username, login.password), 'PUT', `/api/auth/grant/${web.id}`, { scope: 'openid' });
+  await glewlwydCall(url, await glewlwydSession(url, login.username, login.password), 'PUT', `/api/auth/grant/${web.id}`, { scope: 'openid' });
   const peer = { machine, web, login, scope, token: '', userToken: '' };
   peer.token = await clientCredentials(url, peer);
   peer.userToken = await oneLogin(url, peer);

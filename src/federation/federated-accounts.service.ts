@@ -8,6 +8,7 @@ import { idpLogins } from '../common/metrics/metrics.js';
 import { UserAccess } from '../users/acting/user-access.service.js';
 import { linkCandidates, linkedUser } from '../users/queries/link-candidates.js';
 import { verifiedByAnother } from '../users/queries/verified-emails.js';
+import { userNameProblem } from '../users/rules/user-name.js';
 import { isActive } from '../users/rules/user-state.js';
 import { UsersService } from '../users/users.service.js';
 import { identityConflicts, insertIdentity, touchIdentity, userOfIdentity } from './federation.queries.js';
@@ -20,7 +21,8 @@ import type { UpstreamIdentity } from './upstream-oidc.js';
  * Why a federated sign-in found no local user (each a page for the person and a `user.idp.login.failed` event):
  * no rule matched and JIT is off; the link claim matched several users; the matched user holds a role; the user
  * is linked to this IdP under another subject; an e-mail link without a verified address on both sides; a JIT
- * user name that is missing or taken; an upstream error or a refused response.
+ * user name that is missing, breaks the user name rule of every surface, or is taken; an upstream error or a
+ * refused response.
  */
 export type FederationRefusal =
   | 'no_account'
@@ -29,6 +31,7 @@ export type FederationRefusal =
   | 'already_linked'
   | 'unverified_email'
   | 'user_name_missing'
+  | 'user_name_invalid'
   | 'user_name_taken'
   | 'upstream_error'
   | 'invalid_response'
@@ -163,6 +166,8 @@ export class FederatedAccounts {
     };
     const userName = claim('userName');
     if (userName === undefined) return { kind: 'refused', reason: 'user_name_missing' };
+    // The rule of every other surface (docs/product-rules.md, "Domain"): an upstream is no more trusted with names.
+    if (userNameProblem(userName) !== undefined) return { kind: 'refused', reason: 'user_name_invalid' };
     if ((await linkCandidates(manager, idp.orgId, 'userName', userName)).length > 0) return { kind: 'refused', reason: 'user_name_taken' };
     const email = claim('email');
     // The address arrives as the upstream says, but never verified where another user of the organization holds it

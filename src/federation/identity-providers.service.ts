@@ -15,7 +15,7 @@ import type { OutboundRules } from '../common/net/configured-target.js';
 import { organizationExists } from '../users/queries/organizations.js';
 import { claimedDomains, deleteIdp, idpById, idpOfDomain, idpsOf, idpsWithDomains, insertIdp, updateIdp } from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
-import { DEFAULT_CLAIMS, DEFAULT_SCOPES, invalid, issuerProblem, NAME_ID_PERSISTENT, normalisedDomains, secretProblem } from './idp-settings.js';
+import { DEFAULT_CLAIMS, DEFAULT_SCOPES, invalid, issuerProblem, movedSecretProblem, NAME_ID_PERSISTENT, normalisedDomains, secretProblem } from './idp-settings.js';
 import type { AuthMethod, ClaimMapping, IdpType, LinkBy, MfaMode, OidcSettings, SamlSettings } from './idp-settings.js';
 import { idpMetadataOf } from './saml/idp-metadata.js';
 import type { IdpMetadata } from './saml/idp-metadata.js';
@@ -158,7 +158,10 @@ export class IdentityProvidersService {
       const metadata = input.metadataXml !== undefined || input.metadataUrl !== undefined ? await this.metadataOf(input) : undefined;
       settings = samlSettings(input, previous, metadata, previous.spCertificate);
     } else {
-      const oidc = this.oidcSettings(input, JSON.parse(before.settings) as OidcSettings);
+      const previous = JSON.parse(before.settings) as OidcSettings;
+      const oidc = this.oidcSettings(input, previous);
+      const moved = movedSecretProblem(previous, oidc, input.clientSecret !== undefined);
+      if (moved) throw invalid('clientSecret', moved);
       clientSecret = input.clientSecret === undefined ? before.clientSecret : this.encryptor.encrypt(input.clientSecret);
       // Moving to private_key_jwt drops the stored secret; moving away from it needs a new one.
       if (oidc.authMethod === 'private_key_jwt' && input.clientSecret === undefined) clientSecret = null;

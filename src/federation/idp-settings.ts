@@ -80,4 +80,14 @@ export function secretProblem(authMethod: AuthMethod, hasSecret: boolean): strin
   return hasSecret ? undefined : `clientSecret is required for ${authMethod}`;
 }
 
+/**
+ * The client secret is write-only (docs/federation.md): it goes to the token endpoint the issuer's discovery names,
+ * so a new issuer without it would let an editor read the stored one at a host of their own. Such a change
+ * carries the secret again.
+ */
+export function movedSecretProblem(before: OidcSettings, after: OidcSettings, secretSent: boolean): string | undefined {
+  if (secretSent || after.issuer === before.issuer || after.authMethod === 'private_key_jwt') return undefined;
+  return 'clientSecret must be sent again when the issuer changes: the stored secret never goes to a new issuer';
+}
+
 export const invalid = DomainError.invalidField;

@@ -18,7 +18,7 @@ import { deleteTarget, insertTarget, objectCounts, objectsOf, targetsOf, updateT
 import type { ObjectRow, TargetRow } from './provisioning.queries.js';
 import { endpointOf, scimFetch, testConnection } from './scim-client.js';
 import type { TargetFeatures } from './scim-client.js';
-import { checkTargetUrl, settingsOf } from './target-input.js';
+import { assertSecretResent, checkTargetUrl, settingsOf } from './target-input.js';
 import type { TargetInput } from './target-input.js';
 
 /** A target as reads show it: never its secret. */
@@ -93,6 +93,7 @@ export class ProvisioningTargetsService {
     const { settings, secret } = settingsOf(input, before.settings);
     const baseUrl = input.baseUrl ?? before.baseUrl;
     if (input.baseUrl !== undefined || input.auth !== undefined) await this.checkUrls(baseUrl, settings);
+    assertSecretResent(before, { baseUrl, settings }, secret);
     const row: TargetRow = {
       ...before,
       name: input.name?.trim() ?? before.name,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { checkTargetUrl, settingsOf } from './target-input.js';
+import { assertSecretResent, checkTargetUrl, settingsOf } from './target-input.js';
 
 const rules = { allowPrivateNetworks: false, port: 8080, publicUrl: 'https://id.example.com' };
 
@@ -60,5 +60,25 @@ describe('provisioning target settings', () => {
     const { settings } = settingsOf(bearer, undefined);
     assert.deepEqual(settingsOf({ auth: { type: 'bearer' } }, settings), { settings, secret: undefined });
     refused({ auth: { type: 'oauth_client_credentials', tokenUrl: 'https://93.184.215.14/t', clientId: 'c' } }, settings);
+  });
+});
+
+describe('a stored secret and where it is sent (docs/provisioning.md)', () => {
+  const oauth = { type: 'oauth_client_credentials' as const, tokenUrl: 'https://93.184.215.14/token', clientId: 'c', clientSecret: 's' };
+  const bearerTarget = { baseUrl: 'https://93.184.215.14/scim', settings: settingsOf({ name: 'x', baseUrl: 'https://93.184.215.14/scim', auth: { type: 'bearer', token: 't' } }, undefined).settings };
+  const oauthTarget = { baseUrl: 'https://93.184.215.14/scim', settings: settingsOf({ name: 'x', baseUrl: 'https://93.184.215.14/scim', auth: oauth }, undefined).settings };
+  const elsewhere = 'https://198.51.100.7/scim';
+
+  it('the same addresses need no secret; a new one does, unless the secret comes with it', () => {
+    assert.doesNotThrow(() => assertSecretResent(bearerTarget, bearerTarget, undefined));
+    assert.doesNotThrow(() => assertSecretResent(bearerTarget, { ...bearerTarget, baseUrl: elsewhere }, 'new-token'));
+    assert.throws(() => assertSecretResent(bearerTarget, { ...bearerTarget, baseUrl: elsewhere }, undefined), /auth\.token must be sent again/);
+  });
+
+  it('with client credentials both the token URL and the base URL count, and the field is auth.clientSecret', () => {
+    const movedToken = { ...oauthTarget, settings: { ...oauthTarget.settings, auth: { ...oauth, tokenUrl: 'https://198.51.100.7/token' } } };
+    assert.throws(() => assertSecretResent(oauthTarget, movedToken, undefined), /auth\.clientSecret must be sent again/);
+    assert.throws(() => assertSecretResent(oauthTarget, { ...oauthTarget, baseUrl: elsewhere }, undefined), /auth\.clientSecret must be sent again/);
+    assert.doesNotThrow(() => assertSecretResent(oauthTarget, movedToken, 'new-secret'));
   });
 });

@@ -57,6 +57,25 @@ export function settingsOf(input: TargetInput, before: TargetSettings | undefine
   };
 }
 
+/** Where a target's settings send its stored secret, or a token bought with it: the SCIM base URL and the token URL. */
+interface SecretDestination {
+  baseUrl: string;
+  settings: TargetSettings;
+}
+
+/**
+ * The stored secret is write-only (docs/provisioning.md): a change of `baseUrl` or `auth.tokenUrl` without the secret
+ * would let an editor send it to a host of their own and read it there. Such a change must carry it again (a 400
+ * naming the field). With client credentials the base URL counts too: the access token is a credential at the target.
+ */
+export function assertSecretResent(before: SecretDestination, after: SecretDestination, secret: string | undefined): void {
+  if (secret !== undefined) return;
+  const tokenUrl = ({ settings }: SecretDestination) => (settings.auth.type === 'oauth_client_credentials' ? settings.auth.tokenUrl : undefined);
+  if (after.baseUrl === before.baseUrl && tokenUrl(after) === tokenUrl(before)) return;
+  const field = after.settings.auth.type === 'bearer' ? 'auth.token' : 'auth.clientSecret';
+  throw DomainError.invalidField(field, `${field} must be sent again when baseUrl or auth.tokenUrl changes: the stored secret never goes to a new address`);
+}
+
 export interface UrlRules {
   allowPrivateNetworks: boolean;
   /** This instance's listening port and public URL: a target there would be the service calling itself. */

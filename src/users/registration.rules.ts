@@ -18,10 +18,10 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const MARKUP = /[<>]/;
 
 /**
- * What self-registration accepts: the management API's rules for a new person (user name of 1–255
- * characters without white space or control characters, names of 1–200, an e-mail address, a password
- * within bcrypt's 72 bytes; its minimum length is the policy UsersService.createHuman enforces), and, since anyone may register, names without control
- * characters or markup that are already in Unicode NFKC form (no full-width look-alikes of other names).
+ * What self-registration accepts: the management API's rules for a new person (the user name rule of every
+ * surface, names of 1–200 characters, an e-mail address, a password within bcrypt's 72 bytes; its minimum length
+ * is the policy UsersService.createHuman enforces), and, since anyone may register, names and a user name without
+ * markup, and names without control characters that are already in Unicode NFKC form (no full-width look-alikes).
  */
 export function registrationProblems(input: Registration): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
@@ -31,10 +31,9 @@ export function registrationProblems(input: Registration): ErrorDetail[] {
     else if (CONTROL.test(value) || MARKUP.test(value)) problems.push({ field, message: `${field} must not contain control characters, < or >` });
     else if (value.normalize('NFKC') !== value) problems.push({ field, message: `${field} must be written without full-width or compatibility characters` });
   };
-  text('userName', input.userName, STRING_BOUNDS.userName);
-  // The rule of every surface (users/rules/user-name.ts), when the stricter one above found nothing.
-  const nameProblem = userNameProblem(input.userName);
-  if (nameProblem !== undefined && !problems.some((p) => p.field === 'userName')) problems.push({ field: 'userName', message: `userName ${nameProblem}` });
+  // The rule of every surface (users/rules/user-name.ts); markup beside it, since anyone may register.
+  const nameProblem = userNameProblem(input.userName) ?? (MARKUP.test(input.userName) ? 'must not contain < or >' : undefined);
+  if (nameProblem !== undefined) problems.push({ field: 'userName', message: `userName ${nameProblem}` });
   text('firstName', input.firstName, STRING_BOUNDS.givenName);
   text('lastName', input.lastName, STRING_BOUNDS.familyName);
   if (tooLong(input.email, STRING_BOUNDS.email) || !isEmail(input.email)) problems.push({ field: 'email', message: 'email must be an e-mail address' });

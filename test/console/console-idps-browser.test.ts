@@ -17,7 +17,8 @@ const CONFIRM = 'Yes, delete';
 
 /**
  * The console's federation pages (issue 34 item 1; docs/federation.md): an organization owner adds an OpenID
- * Connect identity provider, reads the redirect URI to register upstream and removes it again; a user's page lists
+ * Connect identity provider (choosing client_secret_post, and back to client_secret_basic in the edit form), reads the
+ * redirect URI to register upstream and removes it again; a user's page lists
  * linked identities and unlinks one. Driven by accessible names; the secret never comes back to the page.
  */
 describe('identity providers in the operator console (Chromium)', () => {
@@ -54,6 +55,7 @@ describe('identity providers in the operator console (Chromium)', () => {
       await form.getByLabel('Issuer').fill('http://127.0.0.1:9/upstream');
       await form.getByLabel('Client ID').fill('portcullis');
       await form.getByLabel('Client secret').fill('console-secret-71c2');
+      await form.getByLabel('Client authentication').selectOption('client_secret_post');
       await form.getByLabel('Domains for home-realm discovery (comma-separated, optional)').fill('contoso-console.example');
       await form.getByLabel('Link existing users by').selectOption('externalId');
       await form.getByLabel('Claim to match').fill('oid');
@@ -64,7 +66,7 @@ describe('identity providers in the operator console (Chromium)', () => {
       await added.waitFor();
       const [idp] = (await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken })).body.idps;
       assert.equal(idp.name, name);
-      assert.deepEqual([idp.domains, idp.link, idp.jit, idp.mfa], [['contoso-console.example'], { by: 'externalId', from: 'oid' }, true, 'local']);
+      assert.deepEqual([idp.domains, idp.link, idp.jit, idp.mfa, idp.authMethod], [['contoso-console.example'], { by: 'externalId', from: 'oid' }, true, 'local', 'client_secret_post']);
       assert.match(await added.textContent() ?? '', new RegExp(`${base}/ui/login/idp/${idp.id}/callback`));
       const row = page.getByRole('table', { name: 'Identity providers' }).getByRole('row').filter({ hasText: name });
       await row.waitFor();
@@ -83,12 +85,16 @@ describe('identity providers in the operator console (Chromium)', () => {
       await edit.getByLabel('Name', { exact: true }).fill(renamed);
       await edit.getByLabel('Domains for home-realm discovery (comma-separated, optional)').fill('contoso-renamed.example');
       await edit.getByLabel('Create users at first sign-in').uncheck();
+      await edit.getByLabel('Client authentication').selectOption('client_secret_basic');
       await edit.getByLabel('New client secret (empty: keep the stored one)').fill('console-secret-rotated-9');
       await edit.getByRole('button', { name: 'Save' }).click();
       const renamedRow = page.getByRole('table', { name: 'Identity providers' }).getByRole('row').filter({ hasText: renamed });
       await renamedRow.waitFor();
       const changed = (await svc.api('GET', `/management/v1/orgs/${orgId}/idps/${idp.id}`, { token: svc.adminToken })).body;
-      assert.deepEqual([changed.name, changed.domains, changed.jit, changed.link, changed.hasClientSecret], [renamed, ['contoso-renamed.example'], false, { by: 'externalId', from: 'oid' }, true]);
+      assert.deepEqual(
+        [changed.name, changed.domains, changed.jit, changed.link, changed.hasClientSecret, changed.authMethod],
+        [renamed, ['contoso-renamed.example'], false, { by: 'externalId', from: 'oid' }, true, 'client_secret_basic'],
+      );
       const [event] = await searchEvents(svc, { event_types: ['org.idp.changed'], aggregate_id: idp.id });
       assert.equal(event.payload.clientSecretChanged, true);
       assert.ok(!(await page.content()).includes('console-secret-rotated-9'), 'the new secret is not shown');

@@ -12,6 +12,7 @@ interface Idp {
   entityId?: string;
   spMetadataUrl?: string;
   clientId?: string;
+  authMethod?: AuthMethod | 'private_key_jwt';
   domains: string[];
   link: { by: string; from: string } | null;
   jit: boolean;
@@ -20,6 +21,15 @@ interface Idp {
 }
 
 type AuthMethod = 'client_secret_basic' | 'client_secret_post';
+/**
+ * How the client authenticates at the upstream's token endpoint. `client_secret_post` is for upstreams that do not
+ * decode the form-encoded Basic credentials RFC 6749 §2.3.1 requires, such as glewlwyd with a client id containing
+ * `-` (docs/federation.md, "Connecting an upstream").
+ */
+const AUTH_METHOD_OPTIONS: { value: AuthMethod; label: string }[] = [
+  { value: 'client_secret_basic', label: 'client_secret_basic' },
+  { value: 'client_secret_post', label: 'client_secret_post' },
+];
 type Protocol = 'oidc' | 'saml';
 
 /** What the upstream needs after an IdP is added: OIDC's redirect URI, or SAML's SP metadata (entity id and ACS in it). */
@@ -104,15 +114,7 @@ export function IdpsPage({ orgId }: { orgId: string }) {
             <Field label={t('issuer')} type="url" value={issuer} onInput={setIssuer} required placeholder="https://login.example.com" />
             <Field label={t('clientId')} value={clientId} onInput={setClientId} required />
             <Field label={t('clientSecret')} type="password" value={clientSecret} onInput={setClientSecret} required autoComplete="off" />
-            <Select
-              label={t('authMethod')}
-              value={authMethod}
-              onChange={setAuthMethod}
-              options={[
-                { value: 'client_secret_basic', label: 'client_secret_basic' },
-                { value: 'client_secret_post', label: 'client_secret_post' },
-              ]}
-            />
+            <Select label={t('authMethod')} value={authMethod} onChange={setAuthMethod} options={AUTH_METHOD_OPTIONS} />
           </>
         )}
         {rules.fields}
@@ -193,18 +195,22 @@ function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () 
 }
 
 /**
- * Name, home-realm domains, linking, JIT and trust in upstream MFA; a new client secret (OIDC) or a metadata URL to
- * read again (SAML) only when typed: an empty field keeps what is stored.
+ * Name, home-realm domains, linking, JIT and trust in upstream MFA; the client authentication method (OIDC); a new
+ * client secret (OIDC) or a metadata URL to read again (SAML) only when typed: an empty field keeps what is stored.
  */
 function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => void }) {
   const [name, setName] = useState(idp.name);
   const rules = useAccountRules({ domains: idp.domains.join(', '), linkBy: (idp.link?.by ?? '') as LinkBy, linkFrom: idp.link?.from ?? '', jit: idp.jit, upstreamMfa: idp.mfa === 'upstream' });
   const [secret, setSecret] = useState('');
   const [metadataUrl, setMetadataUrl] = useState('');
+  // A client secret method can be switched here; private_key_jwt (set by the API) is left as it is.
+  const secretMethod = idp.authMethod === 'client_secret_basic' || idp.authMethod === 'client_secret_post' ? idp.authMethod : undefined;
+  const [authMethod, setAuthMethod] = useState<AuthMethod | undefined>(secretMethod);
   const save = () =>
     api('PATCH', path, {
       name,
       ...rules.body(),
+      ...(authMethod !== secretMethod ? { authMethod } : {}),
       ...(idp.type === 'oidc' && secret ? { clientSecret: secret } : {}),
       ...(idp.type === 'saml' && metadataUrl ? { metadataUrl } : {}),
     });
@@ -213,7 +219,10 @@ function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => 
       <Field label={t('name')} value={name} onInput={setName} required />
       {rules.fields}
       {idp.type === 'oidc' ? (
-        <Field label={t('newClientSecret')} type="password" value={secret} onInput={setSecret} autoComplete="off" />
+        <>
+          {authMethod && <Select label={t('authMethod')} value={authMethod} onChange={setAuthMethod} options={AUTH_METHOD_OPTIONS} />}
+          <Field label={t('newClientSecret')} type="password" value={secret} onInput={setSecret} autoComplete="off" />
+        </>
       ) : (
         <Field label={t('readMetadataAgain')} type="url" value={metadataUrl} onInput={setMetadataUrl} />
       )}

@@ -40,7 +40,8 @@ const NEW: Target = {
 /**
  * The fields of a target, for the add and the edit form alike, and the API bodies they make. Nothing is checked
  * here: the server's 400 names the field (the form shows it). The token and client secret are write-only: an edit
- * shows them as stored, and an empty field keeps them (a `PATCH` whose auth has the same type may leave the secret out).
+ * shows them as stored, and an empty field keeps them (a `PATCH` whose auth has the same type may leave the secret out,
+ * unless it changes the base URL or token URL: then the server's 400 asks for the secret, docs/provisioning.md).
  */
 export function useTargetFields(orgId: string, target?: Target): { fields: JSX.Element; createBody: () => object; patchBody: () => object } {
   const before = target ?? NEW;

@@ -43,6 +43,7 @@ const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Messages) 
   already_linked: { status: 403, text: (t) => t.idpNoAccount },
   unverified_email: { status: 403, text: (t) => t.idpNoAccount },
   user_name_missing: { status: 403, text: (t) => t.idpNoAccount },
+  user_name_invalid: { status: 403, text: (t) => t.idpNoAccount },
   user_name_taken: { status: 403, text: (t) => t.idpNoAccount },
   inactive_user: { status: 403, text: (t) => t.idpInactive },
   upstream_error: { status: 502, text: (t) => t.idpUnavailable },

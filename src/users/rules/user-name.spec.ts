@@ -28,6 +28,12 @@ describe('userNameProblem', () => {
       for (const name of [`${invisible}ada`, `ada${invisible}`, `a${invisible}da`]) assert.ok(userNameProblem(name), JSON.stringify(name));
     }
   });
+
+  it('refuses names that Unicode NFKC changes: full-width letters, ligatures, decomposed accents', () => {
+    for (const name of ['ｕser', 'ａｄｍｉｎ', 'oﬃce', 'A\u0308rger', 'x²', '㎏']) {
+      assert.match(userNameProblem(name) ?? '(accepted)', /full-width or compatibility/, JSON.stringify(name));
+    }
+  });
 });
 
 describe('typedLoginName', () => {

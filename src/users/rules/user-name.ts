@@ -10,11 +10,16 @@ import { STRING_BOUNDS } from './string-bounds.js';
  */
 const REFUSED = /[\s\p{Cc}\p{Cf}]/u;
 
-/** Why a user name is refused, or undefined; the same rule for SCIM, the management API, import and registration. */
+/**
+ * Why a user name is refused, or undefined; the same rule for SCIM, the management API, import, registration and
+ * users created just in time from an upstream identity provider. Beside REFUSED, a name must be in Unicode NFKC form
+ * (UAX #15): a full-width `ｕser`, a ligature `ﬁ` or a decomposed `Ä` would look like another user's name.
+ */
 export function userNameProblem(userName: string): string | undefined {
   if (userName.length === 0) return 'must not be empty';
   if (characterCount(userName) > STRING_BOUNDS.userName) return `must be at most ${STRING_BOUNDS.userName} characters`;
   if (REFUSED.test(userName)) return 'must not contain white space, control or invisible format characters';
+  if (userName.normalize('NFKC') !== userName) return 'must be written without full-width or compatibility characters (Unicode NFKC)';
   return undefined;
 }
 

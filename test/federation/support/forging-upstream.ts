@@ -9,6 +9,8 @@ export interface ForgingUpstream {
   issuer: string;
   clientId: string;
   forgery: Forgery;
+  /** What each call to its token endpoint carried: the Authorization header (Basic credentials decoded: RFC 6749 §2.3.1 form-encodes them) and the form body. */
+  tokenRequests: string[];
   close(): Promise<void>;
 }
 
@@ -22,7 +24,7 @@ export async function startForgingUpstream(clientId: string): Promise<ForgingUps
   const unpublished = await generateKeyPair('RS256');
   const jwk = { ...(await exportJWK(published.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   const nonces = new Map<string, string>();
-  const state: ForgingUpstream = { issuer: '', clientId, forgery: 'honest', close: async () => undefined };
+  const state: ForgingUpstream = { issuer: '', clientId, forgery: 'honest', tokenRequests: [], close: async () => undefined };
 
   const idToken = async (nonce: string): Promise<string> => {
     const now = Math.floor(Date.now() / 1000);
@@ -69,7 +71,11 @@ export async function startForgingUpstream(clientId: string): Promise<ForgingUps
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const code = new URLSearchParams(Buffer.concat(chunks).toString()).get('code') ?? '';
+        const body = Buffer.concat(chunks).toString();
+        const authorization = req.headers.authorization ?? '';
+        const credentials = authorization.startsWith('Basic ') ? decodeURIComponent(Buffer.from(authorization.slice(6), 'base64').toString()) : authorization;
+        state.tokenRequests.push(`${credentials} ${body}`);
+        const code = new URLSearchParams(body).get('code') ?? '';
         void idToken(nonces.get(code) ?? '').then((id_token) => json({ access_token: 'forged-access-token', token_type: 'Bearer', expires_in: 300, id_token }));
       });
       return;
