@@ -6,6 +6,7 @@ import { USER_TOKENS } from '../common/auth/user-tokens.js';
 import { FederationModule } from '../federation/federation.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { AccountFinder } from './account/account.finder.js';
+import { HiddenClientSignIn } from './hidden-client/hidden-client-sign-in.js';
 import { KeysController } from './keys/keys.controller.js';
 import { SigningKeysService } from './keys/signing-keys.service.js';
 import { LoginUiRouter } from './login/login-ui.router.js';
@@ -39,6 +40,7 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     SigningKeysService,
     AccountFinder,
     ProviderHolder,
+    HiddenClientSignIn,
     PasswordLoginService,
     LoginUiRouter,
     LoginInteractions,
@@ -57,6 +59,6 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     { provide: USER_TOKENS, useClass: OidcUserTokens },
     { provide: CLIENT_REGISTRATIONS, useClass: OidcClientRegistrations },
   ],
-  exports: [ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS, CLIENT_REGISTRATIONS, SigningKeysService, OidcDispatch, ProviderHolder, AccountFinder],
+  exports: [ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS, CLIENT_REGISTRATIONS, SigningKeysService, OidcDispatch, ProviderHolder, AccountFinder, HiddenClientSignIn],
 })
 export class OidcModule {}

@@ -1,6 +1,6 @@
-import { samlContinueUrl } from '../oidc/provider/oidc.routes.js';
+import { hiddenClientReturnUrl } from '../oidc/hidden-client/hidden-client-sign-in.js';
 
-/** An organization's SAML IdP endpoints (DESIGN §15; docs/saml.md). */
+/** An organization's SAML IdP endpoints (docs/saml.md). */
 export interface IdpEndpoints {
   entityId: string;
   metadataUrl: string;
@@ -13,10 +13,10 @@ export interface IdpEndpoints {
 }
 
 /**
- * An organization's SAML IdP (DESIGN §15): its entity id is the URL of its metadata, as SAML Metadata §4.1 suggests
+ * An organization's SAML IdP (docs/saml.md): its entity id is the URL of its metadata, as SAML Metadata §4.1 suggests
  * (the well-known location), and its endpoints sit beside it under `/saml/v2/{orgId}`.
  */
 export function idpEndpoints(publicUrl: string, orgId: string): IdpEndpoints {
   const base = `${publicUrl}/saml/v2/${encodeURIComponent(orgId)}`;
-  return { entityId: `${base}/metadata`, metadataUrl: `${base}/metadata`, ssoUrl: `${base}/sso`, sloUrl: `${base}/slo`, initUrl: `${base}/init`, continueUrl: samlContinueUrl(publicUrl, orgId) };
+  return { entityId: `${base}/metadata`, metadataUrl: `${base}/metadata`, ssoUrl: `${base}/sso`, sloUrl: `${base}/slo`, initUrl: `${base}/init`, continueUrl: hiddenClientReturnUrl(publicUrl, orgId) };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { ROTATION_INTERVAL_MS } from '../../src/oidc/keys/key-schedule.js';
+import { ROTATION_INTERVAL_MS } from '../../src/common/crypto/key-schedule/key-schedule.js';
 import { SigningKeysService } from '../../src/oidc/keys/signing-keys.service.js';
 import { useService } from '../support/fixtures.js';
 import { INVALID_TOKENS, refused, setUpOrg, tokenOption } from './helpers.js';

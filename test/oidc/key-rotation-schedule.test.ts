@@ -7,7 +7,7 @@ import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/common/config/config.js';
 import { createDataSource } from '../../src/common/database/data-source.js';
-import { NEXT_KEY_LEAD_MS, ROTATION_INTERVAL_MS } from '../../src/oidc/keys/key-schedule.js';
+import { NEXT_KEY_LEAD_MS, ROTATION_INTERVAL_MS } from '../../src/common/crypto/key-schedule/key-schedule.js';
 import { SigningKeysService } from '../../src/oidc/keys/signing-keys.service.js';
 import { eventually } from '../faults/faults.helpers.js';
 import { createTestDatabase } from '../support/database.js';

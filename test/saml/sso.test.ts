@@ -214,6 +214,40 @@ describe('SAML IdP: single sign-on', () => {
     assert.equal(await issuedEvents(), events);
   });
 
+  it("the hidden client's code answers only the sign-in it was issued for: another sign-in's state gets an error page, nothing is issued", async () => {
+    const app = await createSamlApp();
+    const browser = new LoginClient(svc.url);
+    await ssoByRedirect(browser, request(app.entityId).xml);
+    // A sign-in inside the session, followed up to its return to the continue URL, which is not requested.
+    const returnOf = async (): Promise<URLSearchParams> => {
+      let current = await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(request(app.entityId).xml)}`);
+      for (let i = 0; i < 10 && current.location; i++) {
+        const next = new URL(current.location, svc.url);
+        if (next.pathname === `/saml/v2/${orgId}/continue`) return next.searchParams;
+        current = await browser.get(next.pathname + next.search);
+      }
+      assert.fail(`the sign-in did not return to the continue URL (${current.status})`);
+    };
+    const continueWith = (state: string, code: string) => browser.get(`/saml/v2/${orgId}/continue?${new URLSearchParams({ state, code })}`);
+    const first = await returnOf();
+    const second = await returnOf();
+    const sessions = await samlSessions();
+    const events = await issuedEvents();
+
+    const swapped = await continueWith(second.get('state')!, first.get('code')!);
+    assert.equal(swapped.status, 400, swapped.text.slice(0, 300));
+    assert.match(swapped.text, /not this sign-in/);
+    assert.doesNotMatch(swapped.text, /SAMLResponse/);
+    assert.equal(await samlSessions(), sessions);
+
+    const own = await continueWith(first.get('state')!, first.get('code')!);
+    assert.equal(postedMessage(own.text).action, ACS);
+    const replayed = await continueWith((await returnOf()).get('state')!, first.get('code')!);
+    assert.equal(replayed.status, 400, replayed.text.slice(0, 300));
+    assert.equal(await samlSessions(), sessions + 1);
+    assert.equal(await issuedEvents(), events + 1);
+  });
+
   it("§7's organization rule: a user of another organization gets no assertion for this organization's application", async () => {
     const app = await createSamlApp();
     const other = await createOrg(svc);

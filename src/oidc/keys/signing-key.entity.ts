@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { ScheduledKeyColumns } from './scheduled-key.columns.js';
+import { ScheduledKeyColumns } from '../../common/crypto/key-schedule/scheduled-key.columns.js';
 
 /** A key that signs ID tokens and JWT access tokens; the private JWK is sealed with the master key. */
 @Entity({ name: 'signing_keys' })

@@ -10,7 +10,7 @@ import { INSTANCE_ID } from '../../users/entities/instance.entity.js';
 import { instanceSettings, lockInstanceRow } from '../../users/queries/instance.js';
 import { newKeyPair } from './key-pair.js';
 import type { PrivateJwk } from './key-pair.js';
-import { isScheduled, NEXT_KEY_LEAD_MS, ROTATION_INTERVAL_MS, signerAt, signerFirst } from './key-schedule.js';
+import { isScheduled, NEXT_KEY_LEAD_MS, ROTATION_INTERVAL_MS, signerAt, signerFirst } from '../../common/crypto/key-schedule/key-schedule.js';
 import { SigningKeyEntity } from './signing-key.entity.js';
 
 export type { PrivateJwk } from './key-pair.js';

@@ -7,7 +7,7 @@ import { Encryptor } from '../../common/crypto/encryptor.js';
 import { newSelfSignedCredentials } from '../../common/crypto/self-signed-credentials.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
-import { isScheduled, NEXT_KEY_LEAD_MS, signerAt, signerFirst } from '../../oidc/keys/key-schedule.js';
+import { isScheduled, NEXT_KEY_LEAD_MS, signerAt, signerFirst } from '../../common/crypto/key-schedule/key-schedule.js';
 import { INSTANCE_ID } from '../../users/entities/instance.entity.js';
 import { lockInstanceRow } from '../../users/queries/instance.js';
 import { SamlSigningKeyEntity } from './saml-signing-key.entity.js';
@@ -21,9 +21,9 @@ const RETIRED_PUBLISH_MS = 24 * 3600 * 1000;
 export type SamlKeyStatus = 'active' | 'next' | 'retired';
 
 /**
- * The instance's SAML signing keys (DESIGN §15; docs/saml.md): RSA 2048 with a self-signed certificate, the private
+ * The instance's SAML signing keys (docs/saml.md): RSA 2048 with a self-signed certificate, the private
  * key sealed with the master key. Which key signs follows from the stored times alone, as for the OIDC keys
- * (src/oidc/keys/key-schedule.ts). No automatic rotation: a service provider that pinned the certificate (mellon reads
+ * (src/common/crypto/key-schedule/key-schedule.ts). No automatic rotation: a service provider that pinned the certificate (mellon reads
  * the metadata once, at configuration) would stop accepting responses; an operator rotates, and the next key is in
  * the metadata a day before it signs, so that service providers reading it meanwhile trust both.
  */

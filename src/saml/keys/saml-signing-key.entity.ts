@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import { ScheduledKeyColumns } from '../../oidc/keys/scheduled-key.columns.js';
+import { ScheduledKeyColumns } from '../../common/crypto/key-schedule/scheduled-key.columns.js';
 
 /** A key that signs SAML responses and assertions of every organization's IdP; the private key is sealed with the master key. */
 @Entity({ name: 'saml_signing_keys' })

@@ -7,11 +7,8 @@ import { PairwiseSubjects } from '../../common/crypto/pairwise-subjects.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { XmlRefused } from '../../common/xml/saml-xml.js';
-import { AccountFinder } from '../../oidc/account/account.finder.js';
-import type { OidcAccount } from '../../oidc/account/account.finder.js';
-import { ACR_MFA } from '../../oidc/login/authentication-methods.js';
-import { OIDC_ROUTES } from '../../oidc/provider/oidc.routes.js';
-import { ProviderHolder } from '../../oidc/provider/provider.holder.js';
+import { HiddenClientSignIn } from '../../oidc/hidden-client/hidden-client-sign-in.js';
+import type { SignedInUser } from '../../oidc/hidden-client/hidden-client-sign-in.js';
 import { organizationExists } from '../../users/queries/organizations.js';
 import { samlServiceProvider } from '../../users/resources/saml-settings.js';
 import type { SamlServiceProvider } from '../../users/resources/saml-settings.js';
@@ -34,27 +31,14 @@ export type SsoOutcome =
   | { kind: 'error'; status: number; error: string; description: string }
   | { kind: 'signedOut' };
 
-/** A code's fields as oidc-provider stores them (its AuthorizationCode model). */
-interface IssuedCode {
-  clientId: string;
-  accountId: string;
-  redirectUri: string;
-  codeChallenge?: string;
-  consumed?: number;
-  acr?: string;
-  authTime?: number;
-  sessionUid?: string;
-  consume(): Promise<void>;
-}
-
 /** The session a SAML assertion may say it stands for: a response's SessionIndex is good as long as this. */
 const SAML_SESSION_MS = 30 * 24 * 3600_000;
 
 /**
- * Single sign-on of an organization's SAML IdP (DESIGN §15; docs/saml.md). An AuthnRequest is checked, stored (its ID
- * single use), and answered by an ordinary authorization of the application's hidden client: the login UI, second
- * factor, session and organization rule are the OIDC ones. The code that authorization returns to the continue URL
- * is taken here, never at the token endpoint, and becomes the signed response posted to the registered ACS URL.
+ * Single sign-on of an organization's SAML IdP (docs/saml.md). An AuthnRequest is checked, stored (its ID single use),
+ * and answered by an ordinary authorization of the application's hidden client (HiddenClientSignIn): the login UI,
+ * second factor, session and organization rule are the OIDC ones. The code that authorization returns to the continue
+ * URL is redeemed there, never at the token endpoint, and becomes the signed response posted to the registered ACS URL.
  */
 @Injectable()
 export class SamlSsoService {
@@ -65,8 +49,7 @@ export class SamlSsoService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly keys: SamlKeysService,
-    private readonly holder: ProviderHolder,
-    private readonly accounts: AccountFinder,
+    private readonly signIns: HiddenClientSignIn,
     private readonly pairwise: PairwiseSubjects,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -111,7 +94,7 @@ export class SamlSsoService {
 
   /**
    * The hidden client's authorization came back (its redirect URI): the pending request of `state` is taken once, the
-   * code checked (client, PKCE challenge, redirect URI) and consumed, and the response built for the user it names.
+   * code redeemed (this sign-in's client, PKCE challenge and redirect URI, once), and the response built for its user.
    */
   async complete(orgId: string, query: Record<string, unknown>): Promise<SsoOutcome> {
     const now = new Date();
@@ -121,44 +104,35 @@ export class SamlSsoService {
     const sp = await samlServiceProvider(this.dataSource.manager, { orgId, appId: pending.appId });
     if (!sp) return notFound('SAML application');
     const answerError = (status: string, message: string) => this.refuse(orgId, pending.acsUrl, pending.requestId, status, message, pending.relayState);
-    if (typeof query.error === 'string') {
-      const passive = pending.isPassive && ['login_required', 'interaction_required', 'consent_required', 'account_selection_required'].includes(query.error);
-      return answerError(passive ? STATUS.noPassive : STATUS.authnFailed, passive ? 'the user is not signed in' : `sign-in did not complete (${query.error})`);
+    const signIn = await this.signIns.redeem(query, { clientId: sp.clientId, orgId, codeChallenge: pending.codeChallenge });
+    if (signIn.kind === 'declined') {
+      const passive = pending.isPassive && signIn.needsInteraction;
+      return answerError(passive ? STATUS.noPassive : STATUS.authnFailed, passive ? 'the user is not signed in' : `sign-in did not complete (${signIn.error})`);
     }
-    const code = typeof query.code === 'string' ? ((await this.holder.provider.AuthorizationCode.find(query.code)) as IssuedCode | undefined) : undefined;
-    const { continueUrl } = idpEndpoints(this.config.publicUrl, orgId);
-    if (!code || code.consumed || code.clientId !== sp.clientId || code.codeChallenge !== pending.codeChallenge || code.redirectUri !== continueUrl) {
-      return badRequest('the authorization code is not this sign-in’s');
-    }
-    await code.consume();
-    const account = await this.accounts.find(code.accountId);
-    if (!account || account.orgId !== orgId) return answerError(STATUS.requestDenied, 'the user cannot sign in to this application');
-    const mfa = code.acr === ACR_MFA;
-    if (pending.requiresMfa && !mfa) return answerError(STATUS.noAuthnContext, 'a second factor was asked for and not given');
-    return this.respond(orgId, sp, pending, account, { mfa, authTime: code.authTime, sessionUid: code.sessionUid ?? '' }, now);
+    if (signIn.kind === 'notThisSignIn') return badRequest('the authorization code is not this sign-in’s');
+    if (!signIn.user) return answerError(STATUS.requestDenied, 'the user cannot sign in to this application');
+    if (pending.requiresMfa && !signIn.mfa) return answerError(STATUS.noAuthnContext, 'a second factor was asked for and not given');
+    return this.respond(orgId, sp, pending, signIn.user, { mfa: signIn.mfa, authTime: signIn.authTime, sessionUid: signIn.sessionUid }, now);
   }
 
   private async signIn(orgId: string, sp: SamlServiceProvider, request: PendingRequest, now: Date): Promise<SsoOutcome> {
     const { handle, codeChallenge } = await storePendingRequest(this.dataSource.manager, request, now);
-    const params = new URLSearchParams({
-      client_id: sp.clientId,
-      response_type: 'code',
-      scope: 'openid',
-      redirect_uri: idpEndpoints(this.config.publicUrl, orgId).continueUrl,
+    // docs/saml.md: ForceAuthn signs in again, IsPassive shows no page, the REFEDS MFA context steps up.
+    const location = this.signIns.authorizeUrl({
+      clientId: sp.clientId,
+      orgId,
       state: handle,
-      code_challenge: codeChallenge,
-      code_challenge_method: 'S256',
+      codeChallenge,
+      reauthenticate: request.forceAuthn,
+      passive: request.isPassive,
+      secondFactor: request.requiresMfa,
     });
-    // DESIGN §15: ForceAuthn → prompt=login, IsPassive → prompt=none, REFEDS MFA → acr_values (step-up).
-    if (request.forceAuthn) params.set('prompt', 'login');
-    if (request.isPassive) params.set('prompt', 'none');
-    if (request.requiresMfa) params.set('acr_values', ACR_MFA);
-    return { kind: 'redirect', location: `${this.config.publicUrl}${OIDC_ROUTES.authorization}?${params}` };
+    return { kind: 'redirect', location };
   }
 
-  private async respond(orgId: string, sp: SamlServiceProvider, pending: PendingRequest, account: OidcAccount, auth: { mfa: boolean; authTime?: number; sessionUid: string }, now: Date): Promise<SsoOutcome> {
-    const claims = await account.claims('id_token', `openid profile email${sp.attributes.some((a) => a.from === 'groups') ? ' groups' : ''}`);
-    const nameId = this.nameIdOf(sp, account, claims);
+  private async respond(orgId: string, sp: SamlServiceProvider, pending: PendingRequest, user: SignedInUser, auth: { mfa: boolean; authTime?: number; sessionUid: string }, now: Date): Promise<SsoOutcome> {
+    const claims = await user.claims(`openid profile email${sp.attributes.some((a) => a.from === 'groups') ? ' groups' : ''}`);
+    const nameId = this.nameIdOf(sp, user, claims);
     if (!nameId) return this.refuse(orgId, pending.acsUrl, pending.requestId, STATUS.invalidNameIdPolicy, 'the user has no verified e-mail address for an emailAddress NameID', pending.relayState);
     const sessionIndex = samlId(randomBytes(20));
     const content: AssertionContent = {
@@ -175,13 +149,13 @@ export class SamlSsoService {
     const signer = await this.keys.signer(now);
     const xml = await successResponse(content, { signer, signAssertion: sp.signAssertion, signResponse: sp.signResponse, encryptTo: sp.encryptAssertion ? sp.spCertificate : null }, now);
     await this.uow.run(async (manager) => {
-      await recordSamlSession(manager, { id: sessionIndex, appId: sp.appId, userId: account.accountId, sessionUid: auth.sessionUid, nameId: nameId.value, nameIdFormat: nameId.format, nameIdQualified: nameId.qualified }, now, SAML_SESSION_MS);
+      await recordSamlSession(manager, { id: sessionIndex, appId: sp.appId, userId: user.id, sessionUid: auth.sessionUid, nameId: nameId.value, nameIdFormat: nameId.format, nameIdQualified: nameId.qualified }, now, SAML_SESSION_MS);
       await this.events.push(manager, {
         type: 'user.saml.response.issued',
         aggregateType: 'user',
-        aggregateId: account.accountId,
+        aggregateId: user.id,
         resourceOwner: orgId,
-        editorUserId: account.accountId,
+        editorUserId: user.id,
         payload: { appId: sp.appId, entityId: sp.entityId, nameIdFormat: sp.nameIdFormat, idpInitiated: pending.requestId === null, mfa: auth.mfa },
       });
     });
@@ -192,11 +166,11 @@ export class SamlSsoService {
    * The NameID of the application's format (docs/saml.md, "NameID"): persistent is pairwise per SP (SAML Core §8.3.7),
    * emailAddress a verified address or none (then InvalidNameIDPolicy).
    */
-  private nameIdOf(sp: SamlServiceProvider, account: OidcAccount, claims: Record<string, unknown>): AssertionContent['nameId'] | undefined {
+  private nameIdOf(sp: SamlServiceProvider, user: SignedInUser, claims: Record<string, unknown>): AssertionContent['nameId'] | undefined {
     const format = NAME_ID_FORMATS[sp.nameIdFormat];
     switch (sp.nameIdFormat) {
       case 'persistent':
-        return { value: this.pairwise.of({ kind: 'saml-sp', entityId: sp.entityId }, account.accountId), format, qualified: true };
+        return { value: this.pairwise.of({ kind: 'saml-sp', entityId: sp.entityId }, user.id), format, qualified: true };
       case 'transient':
         return { value: samlId(randomBytes(20)), format, qualified: true };
       case 'emailAddress': {
@@ -204,11 +178,11 @@ export class SamlSsoService {
         return email === undefined ? undefined : { value: email, format, qualified: false };
       }
       case 'unspecified':
-        return { value: String(claims.preferred_username ?? account.accountId), format, qualified: false };
+        return { value: String(claims.preferred_username ?? user.id), format, qualified: false };
     }
   }
 
-  /** A signed error response to a registered ACS URL (DESIGN §15): the SP shows its own page; nothing is asserted. */
+  /** A signed error response to a registered ACS URL (docs/saml.md): the SP shows its own page; nothing is asserted. */
   private async refuse(orgId: string, acsUrl: string, inResponseTo: string | null, status: string, message: string, relayState: string | null): Promise<SsoOutcome> {
     this.logger.log(`SAML request refused: ${message}`);
     const now = new Date();

@@ -1,4 +1,7 @@
-/** What the schedule reads of a key: the OIDC signing keys' and the SAML signing keys' (src/saml/keys). */
+/**
+ * What the schedule reads of a key. The OIDC signing keys (src/oidc/keys) and the SAML signing keys (src/saml/keys)
+ * follow the same schedule, each in its own module's table, so the schedule sits below both.
+ */
 export interface ScheduledKey {
   createdAt: Date;
   signsFrom: Date;

@@ -1,5 +1,5 @@
 import { Column } from 'typeorm';
-import { timestampColumn } from '../../common/database/columns.js';
+import { timestampColumn } from '../../database/columns.js';
 import type { ScheduledKey } from './key-schedule.js';
 
 /**
