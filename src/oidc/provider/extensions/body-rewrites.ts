@@ -1,0 +1,38 @@
+import type { IncomingMessage } from 'node:http';
+import { renameUserCodeField } from '../../device/user-code-field.rewrite.js';
+import { nameJwtProfileClient, swapJwtForHandle } from '../../tokens/structured-token.rewrite.js';
+import { PROVIDER_BODY_LIMIT, isForm, readBoundedBody, replayBody } from './request-body-replay.js';
+import type { BodyRewrite } from './request-body-replay.js';
+
+/**
+ * Every rewrite of a form body before oidc-provider reads it (docs/decisions/oidc-before-express.md), in the
+ * order they run; each names the requests it edits, and none depends on another:
+ * 1. introspection and revocation: a JWT `token` becomes a one-request handle (structured-token.rewrite.ts);
+ * 2. the token endpoint without an Authorization header: a JWT profile grant names its client (same file);
+ * 3. the user code page: its `userCode` field becomes oidc-provider's `user_code` (user-code-field.rewrite.ts).
+ */
+const BODY_REWRITES: readonly BodyRewrite[] = [swapJwtForHandle, nameJwtProfileClient, renameUserCodeField];
+
+/** The rewrites that want this request, from its method, path and headers; none: its body is left to the provider. */
+export function bodyRewritesFor(req: IncomingMessage, path: string): BodyRewrite[] {
+  return BODY_REWRITES.filter((rewrite) => rewrite.wants(req, path));
+}
+
+/**
+ * Reads the form body once, parses it once if a rewrite may edit it, serializes it again only when one did, and
+ * hands it to the provider. A body larger than the provider takes is handed over unedited, for the provider to
+ * refuse as it refuses any other; a body of another type is not read here.
+ */
+export async function rewriteFormBody(req: IncomingMessage, rewrites: BodyRewrite[]): Promise<void> {
+  if (!isForm(req)) return;
+  const { bytes, overLimit } = await readBoundedBody(req, PROVIDER_BODY_LIMIT);
+  replayBody(req, overLimit ? bytes : edited(req, bytes, rewrites.filter((rewrite) => rewrite.mayEdit(bytes))));
+}
+
+function edited(req: IncomingMessage, body: Buffer, rewrites: BodyRewrite[]): Buffer {
+  if (rewrites.length === 0) return body;
+  const form = new URLSearchParams(body.toString('utf8'));
+  let changed = false;
+  for (const rewrite of rewrites) changed = rewrite.edit(form, req) || changed;
+  return changed ? Buffer.from(form.toString(), 'utf8') : body;
+}
