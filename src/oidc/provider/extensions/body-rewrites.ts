@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { renameUserCodeField } from '../../device/user-code-field.rewrite.js';
 import { nameJwtProfileClient, swapJwtForHandle } from '../../tokens/structured-token.rewrite.js';
-import { PROVIDER_BODY_LIMIT, isForm, readBoundedBody, replayBody } from './request-body-replay.js';
 import type { BodyRewrite } from './request-body-replay.js';
 
 /**
@@ -16,23 +15,4 @@ const BODY_REWRITES: readonly BodyRewrite[] = [swapJwtForHandle, nameJwtProfileC
 /** The rewrites that want this request, from its method, path and headers; none: its body is left to the provider. */
 export function bodyRewritesFor(req: IncomingMessage, path: string): BodyRewrite[] {
   return BODY_REWRITES.filter((rewrite) => rewrite.wants(req, path));
-}
-
-/**
- * Reads the form body once, parses it once if a rewrite may edit it, serializes it again only when one did, and
- * hands it to the provider. A body larger than the provider takes is handed over unedited, for the provider to
- * refuse as it refuses any other; a body of another type is not read here.
- */
-export async function rewriteFormBody(req: IncomingMessage, rewrites: BodyRewrite[]): Promise<void> {
-  if (!isForm(req)) return;
-  const { bytes, overLimit } = await readBoundedBody(req, PROVIDER_BODY_LIMIT);
-  replayBody(req, overLimit ? bytes : edited(req, bytes, rewrites.filter((rewrite) => rewrite.mayEdit(bytes))));
-}
-
-function edited(req: IncomingMessage, body: Buffer, rewrites: BodyRewrite[]): Buffer {
-  if (rewrites.length === 0) return body;
-  const form = new URLSearchParams(body.toString('utf8'));
-  let changed = false;
-  for (const rewrite of rewrites) changed = rewrite.edit(form, req) || changed;
-  return changed ? Buffer.from(form.toString(), 'utf8') : body;
 }

@@ -8,8 +8,9 @@ import { errorMessage, noteFailure } from '../../../common/http/failure-causes.j
 import type { RoutedRequest } from '../../../common/metrics/http-metrics.js';
 import { writeOAuthError } from '../oauth-errors.js';
 import { OIDC_ROUTES, isLoginUiPath, isProviderPath, providerRouteTemplate } from '../oidc.routes.js';
-import { bodyRewritesFor, rewriteFormBody } from './body-rewrites.js';
+import { bodyRewritesFor } from './body-rewrites.js';
 import { redirectPostToGet } from './post-to-get.js';
+import { rewriteFormBody } from './request-body-replay.js';
 import { refuseStaleDpopProof } from '../dpop.js';
 import { ProviderHolder } from '../provider.holder.js';
 

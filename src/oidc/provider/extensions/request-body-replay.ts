@@ -59,10 +59,29 @@ export function readBoundedBody(req: IncomingMessage, limit: number): Promise<Bo
 }
 
 /**
+ * Reads the form body once, parses it once if a rewrite may edit it, serializes it again only when one did, and
+ * hands it to the provider. A body larger than the provider takes is handed over unedited, for the provider to
+ * refuse as it refuses any other; a body of another type is not read here.
+ */
+export async function rewriteFormBody(req: IncomingMessage, rewrites: BodyRewrite[]): Promise<void> {
+  if (!isForm(req)) return;
+  const { bytes, overLimit } = await readBoundedBody(req, PROVIDER_BODY_LIMIT);
+  replayBody(req, overLimit ? bytes : edited(req, bytes, rewrites.filter((rewrite) => rewrite.mayEdit(bytes))));
+}
+
+function edited(req: IncomingMessage, body: Buffer, rewrites: BodyRewrite[]): Buffer {
+  if (rewrites.length === 0) return body;
+  const form = new URLSearchParams(body.toString('utf8'));
+  let changed = false;
+  for (const rewrite of rewrites) changed = rewrite.edit(form, req) || changed;
+  return changed ? Buffer.from(form.toString(), 'utf8') : body;
+}
+
+/**
  * Hands oidc-provider an unread body again: it reads with `req.iterator()` while `req.readable`, and
  * checks Content-Length. A plain one-chunk async iterator, cheaper than an async generator.
  */
-export function replayBody(req: IncomingMessage, body: Buffer): void {
+function replayBody(req: IncomingMessage, body: Buffer): void {
   req.headers['content-length'] = String(body.length);
   Object.defineProperty(req, 'readable', { value: true, configurable: true });
   Object.defineProperty(req, 'iterator', {
