@@ -27,7 +27,7 @@ export interface BoundedBody {
   overLimit: boolean;
 }
 
-/** Whether oidc-provider parses the body as a form (it reads no other kind at these endpoints). */
+/** Whether the body is declared a form: the rewrites edit no other kind, and leave any other to the provider. */
 export function isForm(req: IncomingMessage): boolean {
   return (req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
 }
