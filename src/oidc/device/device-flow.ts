@@ -10,7 +10,7 @@ import { chooseLocale } from '../login/messages.js';
 import type { Locale } from '../login/messages.js';
 import { page, esc } from '../login/login.views.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
-import { PROVIDER_BODY_LIMIT, readForm, replayBody } from '../provider/extensions/request-body-replay.js';
+import { isForm } from '../provider/extensions/request-body-replay.js';
 import { LOGIN_PAGE_HEADERS } from '../login/login-page.headers.js';
 import { deviceMessages } from './device.messages.js';
 import { confirmPage, deviceDeniedPage, deviceSuccessPage, userCodePage } from './device.views.js';
@@ -119,8 +119,8 @@ function pageContext(ctx: OidcContext): DevicePageContext {
 
 /**
  * What oidc-provider does not do for the device flow, added around it:
- * - the user code page's field is `userCode` (DESIGN §16), oidc-provider's `user_code`: renamed in the form before it
- *   reads it;
+ * - the user code page's field is `userCode`, oidc-provider's `user_code`: renamed in the form before it reads it
+ *   (user-code-field.rewrite.ts, one of the body rewrites before the provider);
  * - every user code typed counts against the login UI's per-IP limit before it is looked up, and is given back when
  *   it named a live code: past the limit nothing is looked up and the page says so (429, RFC 6585 §4);
  * - the device authorization response names the `interval` (RFC 8628 §3.2);
@@ -136,17 +136,8 @@ export function applyDeviceFlow(provider: Provider, deps: DeviceFlowDeps): void 
 }
 
 async function userCodePost(ctx: OidcContext, deps: DeviceFlowDeps, next: () => Promise<void>): Promise<void> {
-  // Not a form (oidc-provider reads no code from it), or larger than oidc-provider takes (it refuses it as it is).
-  const body = await readForm(ctx.req);
-  if (body === undefined) return next();
-  const form = new URLSearchParams(body.toString('utf8'));
-  if (form.has('userCode') && body.length <= PROVIDER_BODY_LIMIT) {
-    if (!form.has('user_code')) form.set('user_code', form.get('userCode') ?? '');
-    form.delete('userCode');
-    replayBody(ctx.req, Buffer.from(form.toString(), 'utf8'));
-  } else {
-    replayBody(ctx.req, body);
-  }
+  // Not a form: oidc-provider reads no code from it (its field was renamed before, user-code-field.rewrite.ts).
+  if (!isForm(ctx.req)) return next();
   const ip = ctx.req.socket.remoteAddress ?? '';
   const retryAfter = deps.rateLimiter ? await deps.rateLimiter.reserve(ip) : undefined;
   if (retryAfter !== undefined) {

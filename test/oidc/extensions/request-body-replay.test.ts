@@ -31,3 +31,34 @@ describe('a replayed body reaches the provider: a JWT access token is revocable'
     assert.equal((await userinfo()).status, 401);
   });
 });
+
+describe('a body larger than the provider takes is refused whole, even where a rewrite would shorten it', () => {
+  const svc = useService();
+
+  it('revoking a JWT in an oversized form is refused and leaves the token valid', async () => {
+    const machine = await createMachine(svc, (await createProject(svc)).orgId, 'jwt');
+    const auth = { id: machine.clientId, secret: machine.clientSecret };
+    const token = await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, auth);
+    assert.equal(token.status, 200, token.text);
+    const jwt = String(token.body.access_token);
+    // The JWT first, then padding to just past the limit: swapped for its short handle, the first
+    // PROVIDER_BODY_LIMIT + 1 bytes would fit under the limit.
+    const head = `token=${jwt}&token_type_hint=access_token&pad=`;
+    const form = { token: jwt, token_type_hint: 'access_token', pad: 'a'.repeat(PROVIDER_BODY_LIMIT + 10 - head.length) };
+    const revoked = await postForm(svc, '/oauth/v2/revoke', form, auth);
+    assert.equal(revoked.status, 400, revoked.text);
+    assert.deepEqual(revoked.body, { error: 'invalid_request', error_description: 'failed to parse the request body' });
+    const userinfo = await fetch(new URL('/oidc/v1/userinfo', svc.url), { headers: { authorization: `Bearer ${jwt}` } });
+    assert.equal(userinfo.status, 200, 'the token was not revoked');
+  });
+
+  it('an oversized form with an opaque token is refused the same way', async () => {
+    const machine = await createMachine(svc, (await createProject(svc)).orgId);
+    const auth = { id: machine.clientId, secret: machine.clientSecret };
+    const token = await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, auth);
+    assert.equal(token.status, 200, token.text);
+    const revoked = await postForm(svc, '/oauth/v2/revoke', { token: String(token.body.access_token), pad: 'a'.repeat(PROVIDER_BODY_LIMIT) }, auth);
+    assert.equal(revoked.status, 400, revoked.text);
+    assert.deepEqual(revoked.body, { error: 'invalid_request', error_description: 'failed to parse the request body' });
+  });
+});

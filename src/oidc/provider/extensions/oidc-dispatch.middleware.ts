@@ -3,13 +3,14 @@ import { Injectable } from '@nestjs/common';
 import Provider from 'oidc-provider';
 import type { NextFunction, Request, Response } from 'express';
 import { LoginUiRouter } from '../../login/login-ui.router.js';
-import { nameJwtProfileClient, rewriteStructuredToken } from '../../tokens/structured-token.rewrite.js';
 import { serveBeforeExpress } from '../../../common/http/before-express.js';
 import { errorMessage, noteFailure } from '../../../common/http/failure-causes.js';
 import type { RoutedRequest } from '../../../common/metrics/http-metrics.js';
 import { writeOAuthError } from '../oauth-errors.js';
 import { OIDC_ROUTES, isLoginUiPath, isProviderPath, providerRouteTemplate } from '../oidc.routes.js';
+import { bodyRewritesFor } from './body-rewrites.js';
 import { redirectPostToGet } from './post-to-get.js';
+import { rewriteFormBody } from './request-body-replay.js';
 import { refuseStaleDpopProof } from '../dpop.js';
 import { ProviderHolder } from '../provider.holder.js';
 
@@ -52,15 +53,10 @@ export class OidcDispatch {
       writeOAuthError(res, 500, 'server_error');
     };
     if (refuseStaleDpopProof(req, res, path)) return;
-    if (req.method === 'POST' && (path === OIDC_ROUTES.authorization || path === OIDC_ROUTES.end_session)) {
-      redirectPostToGet(req, res, path);
-    } else if (req.method === 'POST' && (path === OIDC_ROUTES.introspection || path === OIDC_ROUTES.revocation)) {
-      rewriteStructuredToken(req).then(() => this.holder.handle(req, res), fail);
-    } else if (req.method === 'POST' && path === OIDC_ROUTES.token && req.headers.authorization === undefined) {
-      nameJwtProfileClient(req).then(() => this.holder.handle(req, res), fail);
-    } else {
-      this.holder.handle(req, res);
-    }
+    if (req.method === 'POST' && (path === OIDC_ROUTES.authorization || path === OIDC_ROUTES.end_session)) return redirectPostToGet(req, res, path);
+    const rewrites = bodyRewritesFor(req, path);
+    if (rewrites.length === 0) return this.holder.handle(req, res);
+    rewriteFormBody(req, rewrites).then(() => this.holder.handle(req, res), fail);
   }
 }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { writeOAuthError } from '../oauth-errors.js';
+import { readBoundedBody } from './request-body-replay.js';
 
 /** Authorization and end-session requests are small; anything larger is not a browser form. */
 const MAX_FORM_BYTES = 64 * 1024;
@@ -18,23 +19,17 @@ export function redirectPostToGet(req: IncomingMessage, res: ServerResponse, pat
     req.resume();
     return void writeOAuthError(res, 415, 'invalid_request', 'the request body must be application/x-www-form-urlencoded');
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  req.on('data', (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > MAX_FORM_BYTES) {
-      writeOAuthError(res, 413, 'invalid_request', 'the request body is too large');
-      req.destroy();
-    } else chunks.push(chunk);
-  });
-  req.on('end', () => {
-    if (res.headersSent) return;
-    const params = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
-    // Duplicates of a query parameter stay duplicates: the provider refuses them with invalid_request.
-    for (const [name, value] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) params.append(name, value);
-    res.writeHead(303, { location: `${path}?${params.toString()}`, 'cache-control': 'no-store' }).end();
-  });
-  req.on('error', () => {
-    writeOAuthError(res, 400, 'invalid_request', 'the request body could not be read');
-  });
+  readBoundedBody(req, MAX_FORM_BYTES).then(
+    ({ bytes, overLimit }) => {
+      if (overLimit) {
+        writeOAuthError(res, 413, 'invalid_request', 'the request body is too large');
+        return void req.destroy();
+      }
+      const params = new URLSearchParams((req.url ?? '').split('?')[1] ?? '');
+      // Duplicates of a query parameter stay duplicates: the provider refuses them with invalid_request.
+      for (const [name, value] of new URLSearchParams(bytes.toString('utf8'))) params.append(name, value);
+      res.writeHead(303, { location: `${path}?${params.toString()}`, 'cache-control': 'no-store' }).end();
+    },
+    () => writeOAuthError(res, 400, 'invalid_request', 'the request body could not be read'),
+  );
 }
