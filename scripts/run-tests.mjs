@@ -11,12 +11,15 @@
 // - TEST_CONCURRENCY processes run at once (default: the number of cores), the longest first;
 // - each process's output is printed whole when it ends, and the time and test counts of every file are written to
 //   test-artifacts/test-times-<database>.json for scripts/test-times.mjs.
+// It compiles first when a source or test file is newer than dist/ (scripts/build-stamp.mjs): a test edited and run
+// without a build would otherwise run its old compiled copy.
 // TEST_ISOLATION=file runs every file in a process of its own (as `node --test` does), e.g. to check that a file
 // passes without the files grouped before it.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { buildIfStale } from './build-stamp.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const dist = join(root, 'dist');
@@ -32,6 +35,7 @@ const unmeasuredMs = 10_000;
 const reporter = join(root, 'scripts', 'test-summary-reporter.mjs');
 const groupRunner = join(root, 'scripts', 'test-group.mjs');
 
+buildIfStale();
 const files = ['src', 'test']
   .flatMap((d) => collect(join(dist, d)))
   .map((f) => relative(root, f))

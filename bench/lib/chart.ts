@@ -25,7 +25,7 @@ export function pairs(ms: Measurement[]): Pair[] {
   return result;
 }
 
-const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export function chartSvg(data: Pair[], title: string): string {
   const [left, width, barHeight, top] = [300, 860, 14, 50];
@@ -36,7 +36,7 @@ export function chartSvg(data: Pair[], title: string): string {
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="DejaVu Sans, sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="white"/>`,
-    `<text x="10" y="20" font-size="14" font-weight="bold">${escape(title)}</text>`,
+    `<text x="10" y="20" font-size="14" font-weight="bold">${escapeXml(title)}</text>`,
     `<rect x="${left}" y="28" width="12" height="10" fill="#2b6cb0"/><text x="${left + 16}" y="37">Portcullis WORKERS=1</text>`,
     `<rect x="${left + 170}" y="28" width="12" height="10" fill="#dd8452"/><text x="${left + 186}" y="37">peer (raw oidc-provider / scimmy)</text>`,
   ];
@@ -46,7 +46,7 @@ export function chartSvg(data: Pair[], title: string): string {
   }
   data.forEach((p, i) => {
     const y = top + i * (2 * barHeight + 14);
-    parts.push(`<text x="${left - 8}" y="${y + barHeight + 4}" text-anchor="end">${escape(p.label)} (${p.unit})</text>`);
+    parts.push(`<text x="${left - 8}" y="${y + barHeight + 4}" text-anchor="end">${escapeXml(p.label)} (${p.unit})</text>`);
     for (const [k, value, colour] of [[0, p.ours, '#2b6cb0'], [1, p.peer, '#dd8452']] as const) {
       const yy = y + k * barHeight;
       parts.push(`<rect x="${left}" y="${yy}" width="${Math.max(1, x(value) - left)}" height="${barHeight - 2}" fill="${colour}"/>`);

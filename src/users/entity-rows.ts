@@ -30,8 +30,8 @@ export async function updateRows<T extends ObjectLiteral>(manager: EntityManager
   const conditions = Object.keys(where).map(columnOf);
   if (set.length === 0) return;
   const sql =
-    `UPDATE ${escape(manager, metadata.tableName)} SET ${set.map((c) => `${escape(manager, c.databaseName)} = ?`).join(', ')}` +
-    ` WHERE ${conditions.map((c) => `${escape(manager, c.databaseName)} = ?`).join(' AND ')}`;
+    `UPDATE ${quoteIdentifier(manager, metadata.tableName)} SET ${set.map((c) => `${quoteIdentifier(manager, c.databaseName)} = ?`).join(', ')}` +
+    ` WHERE ${conditions.map((c) => `${quoteIdentifier(manager, c.databaseName)} = ?`).join(' AND ')}`;
   await manager.query(sql, [...set.map((c) => persistent(manager, c, changes)), ...conditions.map((c) => persistent(manager, c, where))]);
 }
 
@@ -39,6 +39,6 @@ function persistent(manager: EntityManager, column: ColumnMetadata, entity: Obje
   return manager.connection.driver.preparePersistentValue(column.getEntityValue(entity), column) ?? null;
 }
 
-function escape(manager: EntityManager, name: string): string {
+function quoteIdentifier(manager: EntityManager, name: string): string {
   return manager.connection.driver.escape(name);
 }

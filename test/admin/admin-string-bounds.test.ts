@@ -59,7 +59,7 @@ function boundedFields(dto: Dto, prefix = ''): Field[] {
 }
 
 /** A value of exactly `length` characters that the field's other rules accept, distinct per call. */
-function valueOf(path: string, length: number): string {
+function valueOfLength(path: string, length: number): string {
   const tag = randomBytes(4).toString('hex');
   const leaf = path.split('.').filter((p) => !/^\d+$/.test(p)).pop()!;
   if (leaf === 'email' && !path.startsWith('claims.') && !path.startsWith('attributes.')) {
@@ -301,7 +301,7 @@ describe('Management API and import: every string field has a bound, the same on
         const target = await route.target(svc, orgId);
         const counts = async () => Promise.all(TABLES.map((table) => countRows(svc, table)));
         const before = { counts: await counts(), read: target.read && (await api(svc, 'GET', target.read, undefined)).body };
-        const refused = await api(svc, route.method, target.url, withValue(target.body, path, valueOf(path, bound + 1)));
+        const refused = await api(svc, route.method, target.url, withValue(target.body, path, valueOfLength(path, bound + 1)));
         assert.equal(refused.status, 400, refused.text);
         assert.ok(
           refused.body.details.some((d: { field: string; message: string }) => d.field === field && d.message.includes(`at most ${bound} characters`)),
@@ -310,7 +310,7 @@ describe('Management API and import: every string field has a bound, the same on
         assert.deepEqual({ counts: await counts(), read: target.read && (await api(svc, 'GET', target.read, undefined)).body }, before);
 
         if (route.exactUnreachable?.includes(path)) return;
-        const accepted = await api(svc, route.method, target.url, withValue(target.body, path, valueOf(path, bound)));
+        const accepted = await api(svc, route.method, target.url, withValue(target.body, path, valueOfLength(path, bound)));
         assert.ok(accepted.status === 200 || accepted.status === 201, `${path}: ${accepted.text}`);
       });
     }
@@ -324,7 +324,7 @@ describe('Management API and import: every string field has a bound, the same on
     // Per-user problems are error entries of a 200 (docs/product-rules.md, "Import and event search").
     it(`POST /admin/v1/import ${path}: ${bound} characters are imported, ${bound + 1} are reported`, async () => {
       const [over, exact] = [humanUser(unique('over')), humanUser(unique('exact'))];
-      const set = (item: ReturnType<typeof humanUser>, length: number) => Object.assign(item, { user: withValue(item.user, path.slice('user.'.length), valueOf(path, length)) });
+      const set = (item: ReturnType<typeof humanUser>, length: number) => Object.assign(item, { user: withValue(item.user, path.slice('user.'.length), valueOfLength(path, length)) });
       const usersBefore = await countRows(svc, 'users');
       const response = await postImport(svc, importBody([{ orgId, humanUsers: [set(over, bound + 1), ...(exactReachable ? [set(exact, bound)] : [])] }]));
       assert.equal(userErrors(response).get(over.userId), `${path} must be at most ${bound} characters`);

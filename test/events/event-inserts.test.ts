@@ -46,6 +46,6 @@ describe('events: every insert into events takes the event positions first', () 
 
   it('writeEvents takes the positions before the statement', () => {
     const uow = files.find((f) => f.path === 'src/common/database/unit-of-work.ts')!.text;
-    assert.match(uow, /writeEvents\(sql: string, parameters: unknown\[\]\)[^]*?await takeEventPositions\(manager\);\s*return manager\.query\(sql, parameters\)/);
+    assert.match(uow, /writeEvents\(sql: string, parameters: unknown\[\]\)[\s\S]*?await takeEventPositions\(manager\);\s*return manager\.query\(sql, parameters\)/);
   });
 });

@@ -192,7 +192,7 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
       }
     };
     const unsigned = await post((genuine) => {
-      const xml = Buffer.from(genuine, 'base64').toString('utf8').replace(/<ds:Signature[^]*?<\/ds:Signature>/g, '');
+      const xml = Buffer.from(genuine, 'base64').toString('utf8').replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, '');
       return Buffer.from(xml.replace('emp-dave', 'emp-carol')).toString('base64');
     });
     assert.equal(unsigned.status, 400, 'unsigned');
@@ -201,8 +201,8 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
     const wrapped = await post((genuine) => {
       // Signature wrapping: a forged copy of the assertion first, the signed original moved behind it.
       const xml = Buffer.from(genuine, 'base64').toString('utf8');
-      const original = /<saml:Assertion[^]*<\/saml:Assertion>/.exec(xml)![0];
-      const forged = original.replace(/<ds:Signature[^]*?<\/ds:Signature>/, '').replace('emp-dave', 'emp-carol').replace(/ID="[^"]+"/, 'ID="_forged"');
+      const original = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(xml)![0];
+      const forged = original.replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/, '').replace('emp-dave', 'emp-carol').replace(/ID="[^"]+"/, 'ID="_forged"');
       return Buffer.from(xml.replace(original, `${forged}${original}`)).toString('base64');
     });
     assert.equal(wrapped.status, 400, 'wrapped');
@@ -219,7 +219,7 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
     const { acs, form } = await browser.samlResponseFrom({ status: 303, location: started.body.url, text: '', headers: new Headers() }, 'dave', 'dave-pass');
     const page = await browser.postToAcs(acs, form);
     assert.equal(page.status, 200, page.text.slice(0, 300));
-    assert.match(page.text, /data-outcome="refused"[^]*no_account/, 'dave has no account here');
+    assert.match(page.text, /data-outcome="refused"[\s\S]*no_account/, 'dave has no account here');
     assert.equal(await countRows(svc, 'user_identities'), links);
   });
 

@@ -16,7 +16,7 @@ const ON_REQUEST = USER_ATTRIBUTES.filter((a) => a.returned === 'request').map((
 const ENTRY_BASE: Record<string, Record<string, string>> = { emails: { value: 'entry@example.com' }, phoneNumbers: { value: '+41 79 123 45 67' } };
 
 /** A value of exactly `length` characters that the attribute's other rules accept, distinct per call. */
-function valueOf(path: string, length: number): string {
+function valueOfLength(path: string, length: number): string {
   const tag = randomBytes(4).toString('hex');
   if (path === 'emails.value') return `${tag}${'x'.repeat(length - tag.length - '@example.com'.length)}@example.com`;
   if (path === 'phoneNumbers.value') return `+41 79 123 45 67${'-'.repeat(length - 16)}`;
@@ -93,19 +93,19 @@ describe('SCIM: every writable string has a bound, the same on both databases', 
     it(`User ${path}: ${bound} characters are stored, ${bound + 1} are refused`, async () => {
       const existing = await createUser(t, userBody({}));
       const at = `/Users/${existing.id}`;
-      const over = () => bodyWith(path, valueOf(path, bound + 1));
+      const over = () => bodyWith(path, valueOfLength(path, bound + 1));
       const unchanged = await snapshot(at);
       refusedOver(await t.scim('POST', '/Users', { body: userBody(over()) }), shownAs(path), bound);
       refusedOver(await t.scim('PUT', at, { body: userBody(over()) }), shownAs(path), bound);
       refusedOver(await t.scim('PATCH', at, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: over() }] } }), shownAs(path), bound);
       assert.deepEqual(await snapshot(at), unchanged);
 
-      const posted = bodyWith(path, valueOf(path, bound));
+      const posted = bodyWith(path, valueOfLength(path, bound));
       const created = await createUser(t, userBody(posted));
-      const put = bodyWith(path, valueOf(path, bound));
+      const put = bodyWith(path, valueOfLength(path, bound));
       const replaced = await t.scim('PUT', at, { body: userBody(put) });
       assert.equal(replaced.status, 200, replaced.text);
-      const patched = bodyWith(path, valueOf(path, bound));
+      const patched = bodyWith(path, valueOfLength(path, bound));
       const patch = await t.scim('PATCH', at, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: patched }] } });
       assert.ok(patch.status === 200 || patch.status === 204, patch.text);
       // Phone numbers are stored compacted (docs/product-rules.md, "Domain"); every other value as sent.
@@ -124,18 +124,18 @@ describe('SCIM: every writable string has a bound, the same on both databases', 
       assert.equal(existing.status, 201, existing.text);
       const at = `/Groups/${existing.body.id}`;
       const unchanged = await snapshot(at);
-      refusedOver(await t.scim('POST', '/Groups', { body: groupBody({ [path]: valueOf(path, bound + 1) }) }), path, bound);
-      refusedOver(await t.scim('PUT', at, { body: groupBody({ [path]: valueOf(path, bound + 1) }) }), path, bound);
-      refusedOver(await t.scim('PATCH', at, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path, value: valueOf(path, bound + 1) }] } }), path, bound);
+      refusedOver(await t.scim('POST', '/Groups', { body: groupBody({ [path]: valueOfLength(path, bound + 1) }) }), path, bound);
+      refusedOver(await t.scim('PUT', at, { body: groupBody({ [path]: valueOfLength(path, bound + 1) }) }), path, bound);
+      refusedOver(await t.scim('PATCH', at, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path, value: valueOfLength(path, bound + 1) }] } }), path, bound);
       assert.deepEqual(await snapshot(at), unchanged);
 
-      const posted = valueOf(path, bound);
+      const posted = valueOfLength(path, bound);
       const created = await t.scim('POST', '/Groups', { body: groupBody({ [path]: posted }) });
       assert.equal(created.status, 201, created.text);
       assert.equal(created.body[path], posted);
-      const put = await t.scim('PUT', at, { body: groupBody({ [path]: valueOf(path, bound) }) });
+      const put = await t.scim('PUT', at, { body: groupBody({ [path]: valueOfLength(path, bound) }) });
       assert.equal(put.status, 200, put.text);
-      const patched = valueOf(path, bound);
+      const patched = valueOfLength(path, bound);
       const patch = await t.scim('PATCH', at, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path, value: patched }] } });
       assert.ok(patch.status === 200 || patch.status === 204, patch.text);
       assert.equal((await t.scim('GET', at)).body[path], patched);

@@ -12,8 +12,8 @@ const MAX_PARAMETERS = 16_000;
  */
 export async function insertValues(manager: EntityManager, table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void> {
   if (rows.length === 0) return;
-  const escape = (name: string) => manager.connection.driver.escape(name);
-  const head = `INSERT INTO ${escape(table)} (${columns.map(escape).join(', ')}) VALUES `;
+  const quote = (name: string) => manager.connection.driver.escape(name);
+  const head = `INSERT INTO ${quote(table)} (${columns.map(quote).join(', ')}) VALUES `;
   const tuple = `(${placeholders(columns.length)})`;
   const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
   for (let i = 0; i < rows.length; i += perStatement) {

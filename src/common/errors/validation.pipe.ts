@@ -27,12 +27,12 @@ function flatten(errors: ValidationError[], prefix = ''): ErrorDetail[] {
     const own = Object.values(error.constraints ?? {}).map((message) => ({
       field,
       // class-validator names only the leaf property; the full path makes nested fields unambiguous.
-      message: prefix ? message.replace(new RegExp(`^${escape(error.property)}\\b`), field) : message,
+      message: prefix ? message.replace(new RegExp(`^${escapeRegExp(error.property)}\\b`), field) : message,
     }));
     return [...own, ...flatten(error.children ?? [], field)];
   });
 }
 
-function escape(s: string): string {
+function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

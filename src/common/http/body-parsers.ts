@@ -63,7 +63,7 @@ export function jsonBodyParser(limitBytes: number) {
  */
 export function onlyWithBody(parsers: (req: Request, res: Response, next: NextFunction) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (req.headers['transfer-encoding'] !== undefined || !isNaN(req.headers['content-length'] as unknown as number)) return parsers(req, res, next);
+    if (req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']))) return parsers(req, res, next);
     req.body = EMPTY_BODY_METHODS.has(req.method) ? {} : undefined;
     next();
   };

@@ -46,7 +46,7 @@ describe('AppLogger', () => {
     assert.equal(work?.context, 'WorkController');
     const failed = lines.find((l) => l.msg === 'failed politely');
     assert.equal(failed?.reqId, 'req-42');
-    assert.equal((failed?.err as { message: string }).message, 'boom');
+    assert.equal((failed?.err as { message: string } | undefined)?.message, 'boom');
     const completed = lines.find((l) => l.msg === 'request completed');
     assert.deepEqual(completed?.req, { id: 'req-42', method: 'GET', path: '/work' });
     const all = JSON.stringify(lines);

@@ -73,7 +73,7 @@ export class FederatedBrowser {
     const posted = await this.upstream.post('/module.php/core/loginuserpass.php', { username: user, password, AuthState: decodeHtml(authState) });
     const action = /<form[^>]+action="([^"]+)"/.exec(posted.text)?.[1];
     const field = (name: string) => decodeHtml(new RegExp(`name="${name}" value="([^"]*)"`).exec(posted.text)?.[1] ?? '');
-    assert.ok(action && field("SAMLResponse"), `the IdP response form: ${posted.status} ${posted.text.replace(/<head>[^]*<\/head>/, "").replace(/\s+/g, " ").slice(0, 1200)}`);
+    assert.ok(action && field("SAMLResponse"), `the IdP response form: ${posted.status} ${posted.text.replace(/<head>[\s\S]*<\/head>/, "").replace(/\s+/g, " ").slice(0, 1200)}`);
     return { acs: new URL(decodeHtml(action)), form: { SAMLResponse: field('SAMLResponse'), RelayState: field('RelayState') } };
   }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { useService } from '../../support/fixtures.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from '../support/oidc-fixtures.js';
