@@ -1,27 +1,35 @@
 import type { EntityManager } from 'typeorm';
+import type { OutboxStatements } from '../common/operations/row-outbox.js';
 import type { MailPurpose } from './mail-message.entity.js';
 
 /** How many due messages one pass takes; a full batch is followed by another pass at once. */
 export const DUE_BATCH = 20;
 
 /** The oldest due messages nobody holds: pending, their time come, their lease (if any) run out. */
-export const DUE_SQL = `SELECT id FROM mail_messages WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_owner IS NULL OR leased_until < ?)
+const DUE_SQL = `SELECT id FROM mail_messages WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_owner IS NULL OR leased_until < ?)
   ORDER BY next_attempt_at LIMIT ${DUE_BATCH}`;
 
 /** Takes one message for this process; 1 row changed means it is ours until the lease ends. */
-export const CLAIM_SQL = `UPDATE mail_messages SET lease_owner = ?, leased_until = ? WHERE id = ? AND status = 'pending' AND (lease_owner IS NULL OR leased_until < ?)`;
+const CLAIM_SQL = `UPDATE mail_messages SET lease_owner = ?, leased_until = ? WHERE id = ? AND status = 'pending' AND (lease_owner IS NULL OR leased_until < ?)`;
 
-export const SENT_SQL = `UPDATE mail_messages SET status = 'sent', content = NULL, sent_at = ?, attempts = attempts + 1, last_error = NULL,
+const SENT_SQL = `UPDATE mail_messages SET status = 'sent', content = NULL, sent_at = ?, attempts = attempts + 1, last_error = NULL,
   lease_owner = NULL, leased_until = NULL WHERE id = ? AND lease_owner = ?`;
 
-export const DEFER_SQL = `UPDATE mail_messages SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_owner = NULL, leased_until = NULL
+const DEFER_SQL = `UPDATE mail_messages SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_owner = NULL, leased_until = NULL
+  WHERE id = ? AND lease_owner = ?`;
+
+/** A message given up on: its content is erased as when it is sent. */
+const FAIL_SQL = `UPDATE mail_messages SET status = 'failed', content = NULL, attempts = attempts + 1, last_error = ?, lease_owner = NULL, leased_until = NULL
   WHERE id = ? AND lease_owner = ?`;
 
 /** What a stopping process still holds goes back at once, not after the lease. */
-export const RELEASE_SQL = `UPDATE mail_messages SET lease_owner = NULL, leased_until = NULL WHERE lease_owner = ? AND status = 'pending'`;
+const RELEASE_SQL = `UPDATE mail_messages SET lease_owner = NULL, leased_until = NULL WHERE lease_owner = ? AND status = 'pending'`;
 
 /** Sent and failed messages are kept a week (their content is already gone), then deleted. */
-export const PURGE_SQL = `DELETE FROM mail_messages WHERE status <> 'pending' AND created_at < ?`;
+const PURGE_SQL = `DELETE FROM mail_messages WHERE status <> 'pending' AND created_at < ?`;
+
+/** The outbox's statements on `mail_messages` (src/common/operations/row-outbox.ts). */
+export const MAIL_STATEMENTS: OutboxStatements = { due: DUE_SQL, claim: CLAIM_SQL, sent: SENT_SQL, defer: DEFER_SQL, fail: FAIL_SQL, release: RELEASE_SQL, purge: PURGE_SQL };
 
 export interface HeldMessage {
   id: string;
@@ -50,9 +58,4 @@ export async function heldMessage(manager: EntityManager, id: string): Promise<H
     attempts: Number(row.attempts),
     createdAt: Number(row.created_at),
   };
-}
-
-export async function dueMessages(manager: EntityManager, now: number): Promise<string[]> {
-  const rows = (await manager.query(DUE_SQL, [now, now])) as { id: string }[];
-  return rows.map((r) => r.id);
 }

@@ -1,9 +1,11 @@
 import type { EntityManager } from 'typeorm';
+import { cursorStateOf } from '../common/operations/cursor-columns.js';
+import type { CursorState, RawCursorColumns } from '../common/operations/cursor-columns.js';
 import type { ObjectStatus, TargetSettings } from './provisioning-settings.js';
 
 /** The SQL of the provisioning tables (src/provisioning owns them; docs/architecture.md, "Data"). */
 
-export interface TargetRow {
+export interface TargetRow extends CursorState {
   id: string;
   orgId: string;
   name: string;
@@ -14,15 +16,12 @@ export interface TargetRow {
   enabled: boolean;
   /** `active`, or `auth_failed` after a 401/403. */
   state: 'active' | 'auth_failed';
-  cursor: number;
-  nextAttemptAt: number;
   lastSuccessAt: number | null;
   lastError: string | null;
-  createdAt: number;
   changedAt: number;
 }
 
-interface RawTarget {
+interface RawTarget extends RawCursorColumns {
   id: string;
   org_id: string;
   name: string;
@@ -31,11 +30,8 @@ interface RawTarget {
   secret: string;
   enabled: number | string | boolean;
   state: string;
-  cursor_position: number | string;
-  next_attempt_at: number | string;
   last_success_at: number | string | null;
   last_error: string | null;
-  created_at: number | string;
   changed_at: number | string;
 }
 
@@ -51,11 +47,9 @@ function toTarget(row: RawTarget): TargetRow {
     secret: row.secret,
     enabled: Boolean(Number(row.enabled)),
     state: row.state === 'auth_failed' ? 'auth_failed' : 'active',
-    cursor: Number(row.cursor_position),
-    nextAttemptAt: Number(row.next_attempt_at),
+    ...cursorStateOf(row),
     lastSuccessAt: row.last_success_at == null ? null : Number(row.last_success_at),
     lastError: row.last_error,
-    createdAt: Number(row.created_at),
     changedAt: Number(row.changed_at),
   };
 }

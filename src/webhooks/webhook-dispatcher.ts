@@ -5,19 +5,17 @@ import { APP_CONFIG } from '../common/config/config.token.js';
 import type { AppConfig } from '../common/config/config.js';
 import { Encryptor } from '../common/crypto/encryptor.js';
 import { DatabaseAvailability } from '../common/database/database-availability.js';
-import { isDatabaseUnavailable } from '../common/database/database-unavailable.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
-import { errorMessage } from '../common/http/failure-causes.js';
 import { AppLogger } from '../common/http/logging.js';
 import { lastEventPosition } from '../common/events/event-log.js';
 import { newId } from '../common/ids.js';
+import { reportBackgroundError } from '../common/operations/background-errors.js';
+import { LeaseTicker } from '../common/operations/lease-ticker.js';
 import { DELIVERY_TIMEOUT_MS } from './webhook-sender.js';
 import { DeliveryThread } from './delivery-thread.js';
 import { SubscriptionWorker } from './subscription-worker.js';
 import { CLAIM_SQL, FORGET_DEAD_SQL, HEARTBEAT_SQL, JOIN_SQL, LEAVE_SQL, leaseStates, liveDispatchers, purgeDeliveries, RELEASE_ONE_SQL, RELEASE_SQL, RENEW_SQL } from './webhook.queries.js';
 
-/** How often a process renews its leases and looks for subscriptions nobody delivers. */
-const TICK_MS = 1000;
 /** How often a process with subscriptions looks at the newest event position, to wake its idle workers. */
 const WATCH_MS = 100;
 /** How long delivered and given-up log rows are kept. */
@@ -40,19 +38,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   readonly leaseOwner = newId();
   readonly delivery: DeliveryThread;
   private readonly workers = new Map<string, SubscriptionWorker>();
-  /** Until when each held lease is certainly ours (the renewal's start plus the lease). */
-  private readonly heldUntil = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
+  /** Renews the leases and looks for subscriptions nobody delivers, every second. */
+  private readonly ticker: LeaseTicker;
   private watcher: NodeJS.Timeout | undefined;
   private watching: Promise<void> | undefined;
   /** The newest event position seen, and the idle workers to wake when it moves. */
   private latest = 0;
   private readonly waiting = new Set<() => void>();
-  private ticking: Promise<void> | undefined;
   private lastPurge = 0;
   /** Until when this process's row counts it among the live dispatchers, as it last wrote it. */
   private aliveUntil = 0;
-  private stopped = false;
 
   constructor(
     @Inject(APP_CONFIG) readonly config: AppConfig,
@@ -63,15 +58,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly availability: DatabaseAvailability,
   ) {
     this.delivery = new DeliveryThread(config.webhooks.allowPrivateNetworks);
+    this.ticker = new LeaseTicker(() => this.tick(), (error) => this.logError('webhook dispatcher', error));
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.ticking ??= this.tick()
-        .catch((error: unknown) => this.logError('webhook dispatcher', error))
-        .finally(() => (this.ticking = undefined));
-    }, TICK_MS);
-    this.timer.unref();
+    this.ticker.start();
     this.watcher = setInterval(() => {
       if (this.workers.size === 0 || this.watching) return;
       this.watching = this.watchLog()
@@ -114,10 +105,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   /** Stops the workers (an attempt in flight is abandoned: it is sent again, by whoever takes over) and hands the leases back. */
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
     clearInterval(this.watcher);
-    await Promise.all([this.ticking, this.watching]);
+    await Promise.all([this.ticker.stop(), this.watching]);
     await Promise.all([...this.workers.values()].map((w) => w.stop()));
     await this.delivery.close();
     await this.uow.write(RELEASE_SQL, [this.leaseOwner]).catch(() => undefined);
@@ -126,12 +115,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   /** Whether this process may start an attempt for the subscription now: its lease outlasts the attempt. */
   holds(subscriptionId: string): boolean {
-    return !this.stopped && Date.now() < this.sendableUntil(subscriptionId);
+    return this.ticker.outlasts(subscriptionId, DELIVERY_TIMEOUT_MS + 1000);
   }
 
   /** Until when an attempt for the subscription may start: its lease must outlast the attempt. */
   sendableUntil(subscriptionId: string): number {
-    return (this.heldUntil.get(subscriptionId) ?? 0) - DELIVERY_TIMEOUT_MS - 1000;
+    return this.ticker.until(subscriptionId) - DELIVERY_TIMEOUT_MS - 1000;
   }
 
   /**
@@ -146,13 +135,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   /** A worker that lost its subscription (deleted, or taken over) leaves. */
   forget(subscriptionId: string): void {
     this.workers.delete(subscriptionId);
-    this.heldUntil.delete(subscriptionId);
+    this.ticker.released(subscriptionId);
   }
 
   private async claim(id: string, leaseMs: number): Promise<void> {
     const claimedAt = Date.now();
     if ((await this.uow.write(CLAIM_SQL, [this.leaseOwner, claimedAt + leaseMs, id, claimedAt, this.leaseOwner])) !== 1) return;
-    this.heldUntil.set(id, claimedAt + leaseMs);
+    this.ticker.held(id, claimedAt + leaseMs);
     const worker = new SubscriptionWorker(this, id);
     this.workers.set(id, worker);
     worker.start();
@@ -172,8 +161,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   /** A database outage is reported once, as requests report it (DatabaseAvailability); anything else is logged. */
   logError(what: string, error: unknown): void {
-    if (isDatabaseUnavailable(error)) this.availability.reportUnavailable(error);
-    else this.logger.root.error(`${what}: ${errorMessage(error)}`);
+    reportBackgroundError({ logger: this.logger, availability: this.availability }, what, error);
   }
 
   private async tick(): Promise<void> {
@@ -193,7 +181,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     for (const state of states) {
       present.add(state.id);
       if (state.leaseOwner === this.leaseOwner && this.workers.has(state.id)) {
-        this.heldUntil.set(state.id, renewedAt + leaseMs);
+        this.ticker.held(state.id, renewedAt + leaseMs);
       } else if (this.workers.has(state.id)) {
         void this.workers.get(state.id)!.stop();
         this.forget(state.id);
@@ -208,14 +196,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       }
     }
     for (const { id, leaseOwner } of free) {
-      if (this.stopped) return;
+      if (this.ticker.isStopped) return;
       if (this.workers.size < share) await this.claim(id, leaseMs);
       // Still ours from before (its worker left) but beyond the share: someone else's to take.
       else if (leaseOwner === this.leaseOwner) await this.uow.write(RELEASE_ONE_SQL, [id, this.leaseOwner]);
     }
     // More than a share (another process joined): hand the surplus back, each after its worker has stopped.
     for (const [id, worker] of [...this.workers].slice(share)) {
-      if (this.stopped) return;
+      if (this.ticker.isStopped) return;
       await worker.stop();
       this.forget(id);
       await this.uow.write(RELEASE_ONE_SQL, [id, this.leaseOwner]);

@@ -1,10 +1,12 @@
 import type { EntityManager } from 'typeorm';
 import { insertValues } from '../common/database/insert-values.js';
+import { cursorStateOf } from '../common/operations/cursor-columns.js';
+import type { CursorState, RawCursorColumns } from '../common/operations/cursor-columns.js';
 import { WebhookSubscriptionEntity } from './webhook-subscription.entity.js';
 
 /** The SQL of the webhook tables (src/webhooks owns them; docs/architecture.md, "Data"). */
 
-export interface SubscriptionRow {
+export interface SubscriptionRow extends CursorState {
   id: string;
   owner: string;
   orgId: string | null;
@@ -12,21 +14,15 @@ export interface SubscriptionRow {
   eventTypes: string[] | null;
   /** Encrypted. */
   secret: string;
-  cursor: number;
-  nextAttemptAt: number;
-  createdAt: number;
 }
 
-interface RawSubscription {
+interface RawSubscription extends RawCursorColumns {
   id: string;
   owner: string;
   org_id: string | null;
   url: string;
   event_types: string | null;
   secret: string;
-  cursor_position: number | string;
-  next_attempt_at: number | string;
-  created_at: number | string;
 }
 
 const SUBSCRIPTION_COLUMNS = 'id, owner, org_id, url, event_types, secret, cursor_position, next_attempt_at, created_at';
@@ -39,9 +35,7 @@ function toSubscription(row: RawSubscription): SubscriptionRow {
     url: row.url,
     eventTypes: row.event_types == null ? null : (JSON.parse(row.event_types) as string[]),
     secret: row.secret,
-    cursor: Number(row.cursor_position),
-    nextAttemptAt: Number(row.next_attempt_at),
-    createdAt: Number(row.created_at),
+    ...cursorStateOf(row),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { OutboxStatements } from '../../common/operations/row-outbox.js';
 
 /**
  * The outbox of logout tokens (table `backchannel_logouts`, owned here; migration 1763703400000). A row is `pending`
@@ -25,33 +26,31 @@ const DUE_SQL = `SELECT id FROM backchannel_logouts WHERE status = 'pending' AND
   ORDER BY next_attempt_at LIMIT ${DUE_BATCH}`;
 
 /** Takes one row for this process; 1 row changed means it is ours until the lease ends. */
-export const CLAIM_SQL = `UPDATE backchannel_logouts SET lease_owner = ?, leased_until = ? WHERE id = ? AND status = 'pending' AND (lease_owner IS NULL OR leased_until < ?)`;
+const CLAIM_SQL = `UPDATE backchannel_logouts SET lease_owner = ?, leased_until = ? WHERE id = ? AND status = 'pending' AND (lease_owner IS NULL OR leased_until < ?)`;
 
-export const SENT_SQL = `UPDATE backchannel_logouts SET status = 'sent', sent_at = ?, attempts = attempts + 1, last_error = NULL,
+const SENT_SQL = `UPDATE backchannel_logouts SET status = 'sent', sent_at = ?, attempts = attempts + 1, last_error = NULL,
   lease_owner = NULL, leased_until = NULL WHERE id = ? AND lease_owner = ?`;
 
-export const DEFER_SQL = `UPDATE backchannel_logouts SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_owner = NULL, leased_until = NULL
+const DEFER_SQL = `UPDATE backchannel_logouts SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?, lease_owner = NULL, leased_until = NULL
   WHERE id = ? AND lease_owner = ?`;
 
-export const FAIL_SQL = `UPDATE backchannel_logouts SET status = 'failed', attempts = attempts + 1, last_error = ?, lease_owner = NULL, leased_until = NULL
+const FAIL_SQL = `UPDATE backchannel_logouts SET status = 'failed', attempts = attempts + 1, last_error = ?, lease_owner = NULL, leased_until = NULL
   WHERE id = ? AND lease_owner = ?`;
 
 /** An application that no longer wants logout tokens (its URI removed) is owed none: the row goes. */
-export const DROP_SQL = `DELETE FROM backchannel_logouts WHERE id = ? AND lease_owner = ?`;
+const DROP_SQL = `DELETE FROM backchannel_logouts WHERE id = ? AND lease_owner = ?`;
 
 /** What a stopping process still holds goes back at once, not after the lease. */
-export const RELEASE_SQL = `UPDATE backchannel_logouts SET lease_owner = NULL, leased_until = NULL WHERE lease_owner = ? AND status = 'pending'`;
+const RELEASE_SQL = `UPDATE backchannel_logouts SET lease_owner = NULL, leased_until = NULL WHERE lease_owner = ? AND status = 'pending'`;
 
 /** Sent and failed rows are kept a week for operators, then deleted. */
-export const PURGE_SQL = `DELETE FROM backchannel_logouts WHERE status <> 'pending' AND created_at < ?`;
+const PURGE_SQL = `DELETE FROM backchannel_logouts WHERE status <> 'pending' AND created_at < ?`;
+
+/** The outbox's statements on `backchannel_logouts` (src/common/operations/row-outbox.ts). */
+export const LOGOUT_STATEMENTS: OutboxStatements = { due: DUE_SQL, claim: CLAIM_SQL, sent: SENT_SQL, defer: DEFER_SQL, fail: FAIL_SQL, drop: DROP_SQL, release: RELEASE_SQL, purge: PURGE_SQL };
 
 export async function insertLogout(manager: EntityManager, row: { id: string; appId: string; userId: string; sid: string | null }, now: number): Promise<void> {
   await manager.query(INSERT_SQL, [row.id, row.appId, row.userId, row.sid, now, now]);
-}
-
-export async function dueLogouts(manager: EntityManager, now: number): Promise<string[]> {
-  const rows = (await manager.query(DUE_SQL, [now, now])) as { id: string }[];
-  return rows.map((r) => r.id);
 }
 
 export async function owedLogout(manager: EntityManager, id: string): Promise<OwedLogout | undefined> {

@@ -5,21 +5,18 @@ import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { Encryptor } from '../../common/crypto/encryptor.js';
 import { DatabaseAvailability } from '../../common/database/database-availability.js';
-import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
 import { releaseLease, takeLease } from '../../common/database/leases.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { errorMessage } from '../../common/http/failure-causes.js';
 import { AppLogger } from '../../common/http/logging.js';
 import { newId } from '../../common/ids.js';
+import { reportBackgroundError } from '../../common/operations/background-errors.js';
+import { LeaseTicker } from '../../common/operations/lease-ticker.js';
 import { scimFetch, SCIM_TIMEOUT_MS } from '../scim-client.js';
 import type { Fetch } from '../scim-client.js';
 import { enabledTargetIds } from './pusher.queries.js';
 import { LostLease, TargetWorker } from './target-worker.js';
 import { ProvisionedGroups } from './provisioned-groups.js';
 import { ProvisionedUsers } from './provisioned-users.js';
-
-/** How often a process renews its leases and looks for targets nobody pushes. */
-const TICK_MS = 1000;
 
 /**
  * Runs in every process: takes the lease of each enabled target no live process holds (`provisioning:<id>` in the
@@ -34,10 +31,8 @@ export class ProvisioningPusher implements OnApplicationBootstrap, OnModuleDestr
   readonly holder = newId();
   readonly fetch: Fetch;
   private readonly workers = new Map<string, TargetWorker>();
-  private readonly heldUntil = new Map<string, number>();
-  private timer: NodeJS.Timeout | undefined;
-  private ticking: Promise<void> | undefined;
-  private stopped = false;
+  /** Renews the leases and looks for targets nobody pushes, every second. */
+  private readonly ticker: LeaseTicker;
 
   constructor(
     @Inject(APP_CONFIG) readonly config: AppConfig,
@@ -49,29 +44,23 @@ export class ProvisioningPusher implements OnApplicationBootstrap, OnModuleDestr
     private readonly availability: DatabaseAvailability,
   ) {
     this.fetch = scimFetch(config.outboundAllowPrivateNetworks);
+    this.ticker = new LeaseTicker(() => this.tick(), (error) => this.logError('provisioning pusher', error));
   }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => {
-      this.ticking ??= this.tick()
-        .catch((error: unknown) => this.logError('provisioning pusher', error))
-        .finally(() => (this.ticking = undefined));
-    }, TICK_MS);
-    this.timer.unref();
+    this.ticker.start();
   }
 
   /** Stops the workers (a request in flight is abandoned: it is retried, by whoever takes over) and hands the leases back. */
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.ticking;
+    await this.ticker.stop();
     await Promise.all([...this.workers.values()].map((w) => w.stop()));
-    for (const id of this.heldUntil.keys()) await this.uow.run((m) => releaseLease(m.queryRunner!, leaseName(id), this.holder)).catch(() => undefined);
+    for (const id of this.ticker.heldIds()) await this.uow.run((m) => releaseLease(m.queryRunner!, leaseName(id), this.holder)).catch(() => undefined);
   }
 
   /** Whether a request for the target may start now: the lease outlasts the request's timeout. */
   sendable(targetId: string): boolean {
-    return !this.stopped && (this.heldUntil.get(targetId) ?? 0) - Date.now() > SCIM_TIMEOUT_MS + 500;
+    return this.ticker.outlasts(targetId, SCIM_TIMEOUT_MS + 500);
   }
 
   /** A transaction that records a target's progress, only while this process still holds the target's lease. */
@@ -79,8 +68,8 @@ export class ProvisioningPusher implements OnApplicationBootstrap, OnModuleDestr
     const leaseMs = this.config.provisioning.leaseMs;
     await this.uow.run(async (manager) => {
       const at = Date.now();
-      if (this.stopped || !(await takeLease(manager.queryRunner!, leaseName(targetId), leaseMs, this.holder, at))) throw new LostLease();
-      this.heldUntil.set(targetId, at + leaseMs);
+      if (this.ticker.isStopped || !(await takeLease(manager.queryRunner!, leaseName(targetId), leaseMs, this.holder, at))) throw new LostLease();
+      this.ticker.held(targetId, at + leaseMs);
       await work(manager);
     });
   }
@@ -90,8 +79,7 @@ export class ProvisioningPusher implements OnApplicationBootstrap, OnModuleDestr
   }
 
   logError(what: string, error: unknown): void {
-    if (isDatabaseUnavailable(error)) this.availability.reportUnavailable(error);
-    else this.logger.root.error(`${what}: ${errorMessage(error)}`);
+    reportBackgroundError({ logger: this.logger, availability: this.availability }, what, error);
   }
 
   private async tick(): Promise<void> {
@@ -100,23 +88,23 @@ export class ProvisioningPusher implements OnApplicationBootstrap, OnModuleDestr
     for (const [id, worker] of this.workers) {
       if (!ids.has(id)) {
         await worker.stop();
-        this.heldUntil.delete(id);
+        this.ticker.released(id);
         await this.uow.run((m) => releaseLease(m.queryRunner!, leaseName(id), this.holder));
       }
     }
     for (const id of ids) {
-      if (this.stopped) return;
+      if (this.ticker.isStopped) return;
       const at = Date.now();
       const held = await this.uow.run((m) => takeLease(m.queryRunner!, leaseName(id), leaseMs, this.holder, at));
       if (held) {
-        this.heldUntil.set(id, at + leaseMs);
+        this.ticker.held(id, at + leaseMs);
         if (!this.workers.has(id)) {
           const worker = new TargetWorker(this, id);
           this.workers.set(id, worker);
           worker.start();
         }
       } else {
-        this.heldUntil.delete(id);
+        this.ticker.released(id);
         await this.workers.get(id)?.stop();
       }
     }
