@@ -41,12 +41,12 @@ class AttemptFailed extends Error {
 }
 
 /**
- * OpenID Connect Back-Channel Logout 1.0 (DESIGN §16; docs/oauth-profiles.md). Whenever sessions end (a sign-out at
+ * OpenID Connect Back-Channel Logout 1.0 (docs/oauth-profiles.md, "Back-channel logout"). Whenever sessions end (a sign-out at
  * end-session, an administrator or the user ending one, a user deactivated, locked, removed or given a new password:
  * SessionEnds), one row per application with a `backchannelLogoutUri` and per session that signed in to it is written
  * in that transaction. Every process sends due rows — one at a time, under a lease in the row, so two processes never
  * send one at once, and a row held by a process that died is sent by another once its lease ends — as a Logout Token
- * (logout-token.ts) POSTed under the outbound address rules (DESIGN §7: no private networks unless allowed, no
+ * (logout-token.ts) POSTed under the outbound address rules (src/common/net/outbound-address.ts: no private networks unless allowed, no
  * redirects, a timeout, a bounded answer). 200 or 204 is delivered (§2.8); anything else is retried on the webhooks'
  * schedule (first after about 5 s, doubling, for 24 h), then `failed` with the event
  * `project.application.logout.failed`. A URI refused by the address rules fails at once. oidc-provider itself sends
@@ -147,7 +147,7 @@ export class BackchannelLogoutSender implements OnApplicationBootstrap, OnModule
       });
     } catch (error) {
       if (error instanceof NonPublicTargetError) {
-        throw new AttemptFailed(`backchannelLogoutUri refused by the outbound address rules (DESIGN §7): ${error.message.replace(/; set .*$/, '')}; such URIs need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`, true);
+        throw new AttemptFailed(`backchannelLogoutUri refused by the outbound address rules: ${error.message.replace(/; set .*$/, '')}; such URIs need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`, true);
       }
       throw error;
     }
