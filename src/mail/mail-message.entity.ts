@@ -4,7 +4,7 @@ import { counterColumn } from '../common/database/columns.js';
 /** Where a message stands: waiting for (another) attempt, handed to the SMTP server, or given up on. */
 export type MailStatus = 'pending' | 'sent' | 'failed';
 
-/** What a message is for; its template and the code it carries follow from it (DESIGN §13). */
+/** What a message is for; its template and the code it carries follow from it (docs/mail.md, "Codes"). */
 export type MailPurpose = 'invitation' | 'password_reset' | 'email_verification' | 'email_changed';
 
 /**

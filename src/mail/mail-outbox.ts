@@ -18,7 +18,7 @@ const INSERT_SQL = `INSERT INTO mail_messages (id, org_id, user_id, purpose, rec
   VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)`;
 
 /**
- * Puts a message in the outbox inside the caller's transaction (DESIGN §13): it is sent only if the change that
+ * Puts a message in the outbox inside the caller's transaction (docs/mail.md, "The outbox"): it is sent only if the change that
  * asked for it commits, and it is not lost if the process dies before sending (docs/mail.md). The senders of every
  * process are woken after the commit.
  */

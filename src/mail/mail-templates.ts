@@ -3,7 +3,7 @@ import type { MailPurpose } from './mail-message.entity.js';
 
 export type MailLocale = 'en' | 'de';
 
-/** What a message says; the link is built from `PUBLIC_URL` by the caller and names no login name (DESIGN §13). */
+/** What a message says; the link is built from `PUBLIC_URL` by the caller and names no login name (docs/mail.md, "Codes"). */
 export interface MailContext {
   purpose: MailPurpose;
   locale: MailLocale;

@@ -3,7 +3,7 @@ import { MailOutbox } from './mail-outbox.js';
 import { MailSender } from './mail-sender.js';
 
 /**
- * Outgoing mail (DESIGN §13; docs/mail.md): the outbox other modules write into inside their transactions, and
+ * Outgoing mail (docs/mail.md): the outbox other modules write into inside their transactions, and
  * the sender that delivers it over SMTP or as `.eml` files. It owns `mail_messages` and depends on nothing but
  * src/common, so the users domain can queue a message in the transaction that needs it.
  */

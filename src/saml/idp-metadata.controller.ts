@@ -9,7 +9,7 @@ import { organizationExists } from '../users/queries/organizations.js';
 import { idpMetadataXml } from './idp-metadata.js';
 import { SamlKeysService } from './keys/saml-keys.service.js';
 
-/** An organization's SAML IdP metadata (DESIGN §15; docs/saml.md): public, as SAML Metadata §4.1 publishes it. */
+/** An organization's SAML IdP metadata (docs/saml.md, "Metadata"): public, as SAML Metadata §4.1 publishes it. */
 @ApiTags('saml')
 @Controller('saml/v2/:orgId')
 export class IdpMetadataController {

@@ -6,7 +6,7 @@ const DS = 'http://www.w3.org/2000/09/xmldsig#';
 const PROTOCOL = 'urn:oasis:names:tc:SAML:2.0:protocol';
 const BINDINGS = ['urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect', 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST'];
 
-/** The NameID formats an application may choose (DESIGN §15), as SAML Core §8.3 names them. */
+/** The NameID formats an application may choose (docs/saml.md, "NameID"), as SAML Core §8.3 names them. */
 export const NAME_ID_FORMATS = {
   persistent: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
   transient: 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient',

@@ -8,7 +8,7 @@ import { SsoController } from './sso/sso.controller.js';
 import { SamlSsoService } from './sso/sso.service.js';
 
 /**
- * The SAML 2.0 identity provider (DESIGN §15; docs/saml.md): the instance's signing keys, each organization's
+ * The SAML 2.0 identity provider (docs/saml.md): the instance's signing keys, each organization's
  * metadata, single sign-on through the OIDC sign-in (the applications' hidden clients) and single logout.
  */
 @Module({

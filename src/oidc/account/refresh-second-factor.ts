@@ -11,7 +11,7 @@ interface TokenSeen {
 }
 
 /**
- * `mfa: "required"` holds at the refresh-token grant too (DESIGN §7, third wave): a grant whose session
+ * `mfa: "required"` holds at the refresh-token grant too (docs/product-rules.md, "Multi-factor sign-in"): a grant whose session
  * lacked the second factor gets `invalid_grant` once its organization requires one, instead of minting
  * password-only tokens for the refresh token's whole lifetime. The user signs in again, with the factor.
  */

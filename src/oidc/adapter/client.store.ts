@@ -184,7 +184,7 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
   };
 }
 
-/** DESIGN §16's settings as client metadata (RFC 9126 §6, RFC 9101 §10.5, JARM §3, RFC 9449 §5.2, OIDC BCL §2.2). */
+/** The settings of docs/oauth-profiles.md as client metadata (RFC 9126 §6, RFC 9101 §10.5, JARM §3, RFC 9449 §5.2, OIDC BCL §2.2). */
 function profileMetadata(row: ClientRow, signingAlg: string): AdapterPayload {
   // An algorithm chosen before SIGNING_ALG changed has no key any more: the instance's own applies then.
   const jarmAlg = row.authorization_signed_response_alg === signingAlg ? signingAlg : undefined;
@@ -204,7 +204,7 @@ function profileMetadata(row: ClientRow, signingAlg: string): AdapterPayload {
 }
 
 /**
- * A SAML application's hidden client (DESIGN §15): SSO runs an ordinary authorization of it, so that the login UI,
+ * A SAML application's hidden client (docs/saml.md, "Single sign-on"): SSO runs an ordinary authorization of it, so that the login UI,
  * second factor, session and organization rule are the OIDC ones. It redirects only to its organization's SAML
  * continue URL, where the SAML module takes the code itself (saml/sso); no one can authenticate as it at the token
  * endpoint (its secret is random and never told), so no token is ever issued to it.

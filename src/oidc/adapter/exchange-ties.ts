@@ -5,8 +5,8 @@ import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { millis } from '../../common/database/column-values.js';
 
 /**
- * Ties between a grant started by token exchange and the grant it was exchanged from (DESIGN §7, third
- * wave; docs/product-rules.md, "Token exchange"). An exchanged token is issued to its own grant (its
+ * Ties between a grant started by token exchange and the grant it was exchanged from (docs/product-rules.md,
+ * "OpenID Connect and OAuth", token exchange). An exchanged token is issued to its own grant (its
  * client may differ from the subject's, and oidc-provider checks that a token's grant belongs to its
  * client), and that grant's row records the *root* grant in its `grant_id` column, which a Grant row does
  * not otherwise use. Whatever ends the root grant — refresh-token revocation or reuse, logout, the user's

@@ -41,7 +41,8 @@ interface UserCodeError extends Error {
 }
 
 /**
- * oidc-provider's `features.deviceFlow` (RFC 8628, DESIGN §16): user codes of 8 letters from the base-20 alphabet
+ * oidc-provider's `features.deviceFlow` (RFC 8628; docs/oauth-profiles.md, "Device authorization grant"): user codes
+ * of 8 letters from the base-20 alphabet
  * without vowels (RFC 8628 §6.1: about 34 bits, typed as XXXX-XXXX), and the user's pages in the login UI's own
  * style, English and German (device.views.ts). The sign-in between confirmation and success is the login UI's.
  */

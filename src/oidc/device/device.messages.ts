@@ -1,6 +1,6 @@
 import type { Locale } from '../login/messages.js';
 
-/** Texts of the device pages (RFC 8628 §3.3, DESIGN §16), English and German; the same keys in both. */
+/** Texts of the device pages (RFC 8628 §3.3), English and German; the same keys in both. */
 const EN = {
   title: 'Connect a device',
   enterCode: 'Enter the code your device shows.',

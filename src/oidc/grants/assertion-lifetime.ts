@@ -2,7 +2,7 @@
  * How long a JWT a client signs for itself may be used: client assertions (`private_key_jwt`, RFC 7523
  * §2.2), JWT-profile grants (§2.1) and token-exchange `jwt` subjects (RFC 8693 §2.1). RFC 7523 §3 lets the
  * server bound it ("the authorization server MAY reject JWTs with an "exp" claim value that is
- * unreasonably far in the future"); DESIGN §7 (third wave) sets one hour from issue, so a stolen assertion
+ * unreasonably far in the future"); this service sets one hour from issue, so a stolen assertion
  * is worth at most that, and the set of used `jti` values stays small.
  */
 export const MAX_ASSERTION_LIFETIME_S = 3600;

@@ -24,7 +24,7 @@ export function isActClaim(value: unknown): value is ActClaim {
 }
 
 /**
- * The `act` of a token exchanged from a subject that may itself carry one (DESIGN §7 bounds impersonation
+ * The `act` of a token exchanged from a subject that may itself carry one (SECURITY.md, "Who may act on whom", bounds impersonation
  * to one access token): a new actor goes outermost, a prior one is kept inside it (RFC 8693 §4.1), and
  * without a new actor the subject's chain carries over unchanged, so an exchange never launders it.
  */

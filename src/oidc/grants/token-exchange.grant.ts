@@ -66,7 +66,7 @@ export interface TokenExchangeDeps {
  * most the actor token's scope (token-exchange.bounds.ts; SECURITY.md, "token exchange stays within its
  * subject"). An actor token, or a `jwt` / `user_id` subject, is impersonation: it needs the
  * `impersonation` feature, an actor token issued to this client, an actor who may act on the subject,
- * and records `user.impersonated`. DESIGN §7 (third wave) binds every exchanged token to what it came
+ * and records `user.impersonated`. Every exchanged token is bound to what it came
  * from: `act` carries over (impersonation.ts), the token is tied to the presented token's grant
  * (exchange-ties.ts), never outlives it, and `mfa: "required"` applies as at refresh.
  */
@@ -120,7 +120,7 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
     const grant = new provider.Grant({ clientId: client.clientId, accountId: subject.userId });
     grant.addOIDCScope(scope);
     const grantId = await grant.save();
-    // DESIGN §7, third wave: the exchanged token lives and dies with the grant it came from.
+    // The exchanged token lives and dies with the grant it came from.
     const rootGrantId = signedIn.rootGrantId;
     if (rootGrantId) await tieGrant(deps.uow, deps.hasher, grantId, rootGrantId);
     ctx.oidc.entity('Grant', grant);
@@ -150,7 +150,7 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
 }
 
 /**
- * An exchanged token never outlives what it was exchanged from (DESIGN §7, third wave): re-exchanging
+ * An exchanged token never outlives what it was exchanged from (docs/product-rules.md, "OpenID Connect and OAuth"): re-exchanging
  * must not renew a lifetime. Seconds, at most the usual access token lifetime.
  */
 function lifetimeWithin(ttl: number, subject: Party, actor: Party | undefined): number {

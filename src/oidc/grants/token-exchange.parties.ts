@@ -136,7 +136,7 @@ async function idTokenParty(deps: PartyDeps, client: RequestingClient, token: st
   const audience = [claims.aud].flat().filter((a): a is string => typeof a === 'string');
   if (!audience.includes(client.clientId) && claims.azp !== client.clientId) throw invalidGrant('the id_token was not issued to this client');
   const scope = ['openid', ...new Set(Object.keys(claims).flatMap((claim) => SCOPE_OF_CLAIM[claim] ?? []))];
-  // DESIGN §7, "a user's access dies with it": an ID token speaks for its sign-in only while that lasts.
+  // SECURITY.md, "Who may act on whom" ("a user's access dies with it"): an ID token speaks for its sign-in only while that lasts.
   const issuedTo = claims.azp ?? audience[0];
   const userId = await userOfSubject(deps, client, claims.sub);
   const session = userId !== undefined && typeof claims.sid === 'string' && typeof issuedTo === 'string' ? await sessionOfIdToken(deps.dataSource, userId, issuedTo, claims.sid) : undefined;

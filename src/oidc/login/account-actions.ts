@@ -21,7 +21,8 @@ export interface SignInSteps {
 }
 
 /**
- * What an account must do after its factors and before the application gets a code (DESIGN §13): choose a new
+ * What an account must do after its factors and before the application gets a code (docs/mail.md, "Password change
+ * required", "E-mail verification"): choose a new
  * password when an administrator or an import asked for one (`[data-password-change]`), and verify its address
  * where the login policy requires it (`[data-verify-email]`). Each is a pending step of the sign-in, shown by
  * SecondFactorPages; completing one asks again, so no step can be skipped by posting to another.

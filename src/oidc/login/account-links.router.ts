@@ -18,7 +18,7 @@ type Wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Reques
 type LinkPurpose = keyof typeof ACCOUNT_LINK_PATHS;
 
 /**
- * The login UI's pages for mailed links (DESIGN §13; docs/mail.md): "forgot password" inside a sign-in, and the
+ * The login UI's pages for mailed links (docs/mail.md, "Forgot password", "Invitation"): "forgot password" inside a sign-in, and the
  * pages an invitation, reset or verification link opens, which work in any browser (the code in the link is what authorizes
  * them, so they need no interaction).
  */
@@ -61,7 +61,8 @@ export class AccountLinksUi {
   }
 
   /**
-   * The same page whatever the name (DESIGN §7): the link is queued after the answer is sent, so neither the
+   * The same page whatever the name (SECURITY.md, "What we defend", account enumeration): the link is queued after
+   * the answer is sent, so neither the
    * answer nor its timing tells whether the name exists. Requests count against the password checks' limits.
    */
   private async forgot(req: Request, res: Response): Promise<void> {

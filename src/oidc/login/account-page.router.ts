@@ -66,7 +66,7 @@ interface Visit {
 type Change = (req: Request, res: Response, visit: Visit) => Promise<void>;
 
 /**
- * The account page `/ui/account` (DESIGN §13; docs/account.md): a signed-in person's own profile, e-mail, password,
+ * The account page `/ui/account` (docs/account.md): a signed-in person's own profile, e-mail, password,
  * factors, sessions and linked identities, in the login UI's session. Without a session it starts a sign-in with the
  * static account client (account-client.ts). Every form carries a CSRF value bound to the session's secret id;
  * changes to how the person signs in (e-mail, factors, identities, a first password) need a sign-in of the last
@@ -262,7 +262,7 @@ export class AccountPageUi {
 
   /**
    * The current password (counted like a sign-in's, so the page is no way around the lockout), then the new one
-   * under the instance's policy. Every other session of the user ends; this one stays (DESIGN §13). A person without
+   * under the instance's policy. Every other session of the user ends; this one stays (docs/account.md, "Sections"). A person without
    * a password (federated only) sets a first one after a recent sign-in instead.
    */
   private async changePassword(req: Request, res: Response, visit: Visit): Promise<void> {
@@ -359,7 +359,7 @@ export class AccountPageUi {
     this.done(res, 'others-ended');
   }
 
-  /** To one of the organization's identity providers, to sign in there as the identity to link (DESIGN §14). */
+  /** To one of the organization's identity providers, to sign in there as the identity to link (docs/federation.md). */
   private async link(req: Request, res: Response, visit: Visit): Promise<void> {
     const idp = (await this.idps.ofOrganization(visit.user.orgId)).find((row) => row.id === String(req.body.idpId ?? ''));
     if (!idp) return this.render(res, visit, { status: 404, problem: { section: 'identities', message: visit.t.unknownIdp } });

@@ -5,7 +5,7 @@ import type { Locale, Messages } from './messages.js';
 
 export type AccountSection = 'profile' | 'email' | 'password' | 'factors' | 'sessions' | 'identities';
 
-/** Everything the account page shows (DESIGN §13), read for the session's own user. */
+/** Everything the account page shows (docs/account.md, "Sections"), read for the session's own user. */
 export interface AccountView {
   locale: Locale;
   t: AccountMessages;

@@ -35,7 +35,7 @@ import { DataSource } from 'typeorm';
 import { importJWK } from 'jose';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 
-/** The page and status of each refusal (DESIGN §14: "no account", "IdP error", "refused response"). */
+/** The page and status of each refusal (docs/federation.md, "Refusals": "no account", "IdP error", "refused response"). */
 const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Messages) => string }> = {
   no_account: { status: 403, text: (t) => t.idpNoAccount },
   ambiguous: { status: 403, text: (t) => t.idpNoAccount },
@@ -54,7 +54,7 @@ const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Messages) 
 const CHECK_FAILED = /^OAUTH_(INVALID_RESPONSE|JWT_CLAIM_COMPARISON|JSON_ATTRIBUTE_COMPARISON|JWT_TIMESTAMP_CHECK|PARSE_ERROR|UNSUPPORTED_OPERATION|JWS_SIGNATURE_VERIFICATION_FAILED)/;
 
 /**
- * Sign-in through an organization's upstream identity provider (DESIGN §14; docs/federation.md): the buttons
+ * Sign-in through an organization's upstream identity provider (docs/federation.md, "Signing in"): the buttons
  * and home-realm discovery of the login page start a round trip; the upstream sends the browser back to the
  * IdP's own callback URL (no interaction cookie reaches that path), which records the answer and sends the
  * browser on to `/ui/login/{uid}/idp/continue`, where the interaction cookie must name the interaction that
@@ -118,7 +118,7 @@ export class FederatedLoginUi {
     };
   }
 
-  /** `idp_hint` (DESIGN §14): true when the hint named an IdP this client may use and the browser was sent there. */
+  /** `idp_hint` (docs/federation.md, "Signing in"): true when the hint named an IdP this client may use and the browser was sent there. */
   async followHint(req: Request, res: Response, interaction: Interaction): Promise<boolean> {
     const hint = interaction.params.idp_hint;
     if (!hint) return false;
@@ -252,7 +252,7 @@ export class FederatedLoginUi {
   }
 
   /**
-   * The SAML ACS (DESIGN §14): reads no cookie; finds the round trip by RelayState and IdP, validates the response
+   * The SAML ACS (docs/federation.md, "SAML"): reads no cookie; finds the round trip by RelayState and IdP, validates the response
    * against that trip's AuthnRequest, records the identity on the trip (once) and sends the browser on to the
    * interaction, whose cookie must match. A refused response burns the trip: it is a page and an event.
    */
@@ -317,7 +317,8 @@ export class FederatedLoginUi {
     const user = await this.loginUsers.findById(result.userId);
     if (!user || !mayServe(await this.clientOf(interaction), user)) return this.page(req, res, interaction, 'no_account');
     // The upstream's methods, and its `mfa` as the second factor, count only where the IdP is trusted for them
-    // (DESIGN §14, `mfa: "upstream"`); else `amr` says `fed` and the local factors, nothing the upstream claimed.
+    // (docs/federation.md, "Who the upstream identity is", `mfa: "upstream"`); else `amr` says `fed` and the local
+    // factors, nothing the upstream claimed.
     const trusted = settings.mfa === 'upstream' ? identity.methods : [];
     return this.secondFactor.afterFirstFactor(req, res, interaction, user, trusted.includes('mfa') ? ['fed', 'mfa'] : ['fed'], trusted);
   }

@@ -64,7 +64,7 @@ export class LoginUiRouter {
     const form = express.urlencoded({ extended: false, limit: '16kb' });
     const wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response) => {
       securityHeaders(res);
-      // A NUL in a form field (DESIGN §7, third wave): refused before any step reads it.
+      // A NUL in a form field (SECURITY.md, "What we defend", bad input): refused before any step reads it.
       if (req.body !== undefined && invalidTextPath(req.body) !== undefined) {
         return this.interactions.refuse(req, res, 400, 'invalid_request', 'the form holds text that is not valid Unicode (a NUL character); nothing was changed');
       }
@@ -103,7 +103,7 @@ export class LoginUiRouter {
     const interaction = await this.interactions.details(req, res);
     this.interactions.assertCsrf(req, interaction);
     const loginName = String(req.body.loginName ?? '');
-    // Home-realm discovery (DESIGN §14): a login name of an IdP's domain goes there; no password is read.
+    // Home-realm discovery (docs/federation.md, "Signing in"): a login name of an IdP's domain goes there; no password is read.
     if (await this.federated.discover(req, res, interaction, loginName)) return;
     if ((await this.federated.options(interaction)).password === 'none') {
       res.status(403);
@@ -216,7 +216,7 @@ export class LoginUiRouter {
     const forgot = options.password === 'none' ? '' : forgotPasswordLink(ctx.t, this.accountLinks.linkTo(interaction.uid));
     const link = forgot + (offered.allowed ? `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${ctx.t.register}</a></p>` : '');
     const passkey = await this.secondFactor.pages.loginPasskey(req, interaction, offered.passkeys);
-    // Browsers hold a form's redirects to `form-action` too: the login name may lead to an IdP (DESIGN §14).
+    // Browsers hold a form's redirects to `form-action` too: the login name may lead to an IdP (docs/federation.md, "Signing in").
     res.setHeader('Content-Security-Policy', contentSecurityPolicy("'self'", [interaction.params.redirect_uri, ...options.upstreams]));
     this.interactions.render(res, loginPage(ctx, loginName, error?.(ctx.t), link, passkey, options));
   }

@@ -7,8 +7,8 @@ import { dirname, join } from 'node:path';
  * @simplewebauthn/browser runs the ceremony and encodes its result; this script starts it from the
  * page's buttons (or from the login name field's autofill, where the browser supports conditional
  * mediation), puts the JSON response into the form and submits it. Autofill is armed when the page
- * loads, except after a refused passkey: then only on the user's first key or pointer press (issue 33,
- * item 8). Without WebAuthn the buttons stay hidden and a note says so.
+ * loads, except after a refused passkey: then only on the user's first key or pointer press.
+ * Without WebAuthn the buttons stay hidden and a note says so.
  */
 const PASSKEYS_JS = `(() => {
   'use strict';

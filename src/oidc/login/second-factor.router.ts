@@ -254,7 +254,8 @@ export class SecondFactorUi {
 
   /** Every factor the sign-in requires is done: the failed-check count starts over, and the provider gets the result. */
   private async complete(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
-    // What the account must do before the application gets a code (DESIGN §13), once every factor is done.
+    // What the account must do before the application gets a code (docs/mail.md, "Password change required", "E-mail
+    // verification"), once every factor is done.
     const owed = await this.actions.owed(req, res, interaction, { ...pending, methods: [...pending.methods, ...methods] });
     if (owed === 'refused') return;
     if (owed) return this.toStep(req, res, interaction, owed);

@@ -31,7 +31,7 @@ interface HeldLogout extends OwedLogout {
 }
 
 /**
- * OpenID Connect Back-Channel Logout 1.0 (docs/oauth-profiles.md). Whenever sessions end (a sign-out at
+ * OpenID Connect Back-Channel Logout 1.0 (docs/oauth-profiles.md, "Back-channel logout"). Whenever sessions end (a sign-out at
  * end-session, an administrator or the user ending one, a user deactivated, locked, removed or given a new password:
  * SessionEnds), one row per application with a `backchannelLogoutUri` and per session that signed in to it is written
  * in that transaction. Every process sends due rows through a RowOutbox — one at a time, under a lease in the row, so

@@ -1,6 +1,6 @@
 import { ACCOUNT_UI_PREFIX } from './oidc.routes.js';
 
-/** The account page's own sign-in (DESIGN §13): a static client of the provider, never stored, never listed. */
+/** The account page's own sign-in (docs/account.md, "Signing in"): a static client of the provider, never stored, never listed. */
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
 
 /** Where the provider sends the browser back once the account page's sign-in is done. */

@@ -13,7 +13,7 @@ import { writeOAuthError } from './oauth-errors.js';
 import { OIDC_ROUTES } from './oidc.routes.js';
 
 /**
- * oidc-provider's `features.dPoP` (RFC 9449, DESIGN §16): on, with a server nonce required at every
+ * oidc-provider's `features.dPoP` (RFC 9449; docs/oauth-profiles.md, "DPoP"): on, with a server nonce required at every
  * endpoint (§8, §9) from a secret derived from the master key, so every process issues and accepts the
  * same nonces (the admin API and SCIM too: common/auth/dpop-nonce.ts), and no proof accepted twice.
  *

@@ -18,13 +18,13 @@ export const OIDC_ROUTES = {
 export const LOGIN_UI_PREFIX = '/ui/login';
 
 /**
- * Where a SAML application's hidden client returns (DESIGN §15): the organization's SAML continue URL, where the SAML
+ * Where a SAML application's hidden client returns (docs/saml.md, "Single sign-on"): the organization's SAML continue URL, where the SAML
  * module turns the authorization code into a response for the service provider.
  */
 export function samlContinueUrl(publicUrl: string, orgId: string): string {
   return `${publicUrl}/saml/v2/${encodeURIComponent(orgId)}/continue`;
 }
-/** The account page (DESIGN §13), served by the login UI's router in the same session. */
+/** The account page (docs/account.md), served by the login UI's router in the same session. */
 export const ACCOUNT_UI_PREFIX = '/ui/account';
 
 /** Paths that oidc-provider answers (its own sub-paths such as `/oauth/v2/authorize/:uid` included). */

@@ -136,15 +136,18 @@ export function createProvider(deps: ProviderDeps): Provider {
       clientCredentials: { enabled: true },
       introspection: { enabled: true, allowedPolicy: introspectionPolicy(dataSource, deps.accounts, (act, subjectId) => impersonationHolds(deps.access, deps.uow.manager, act, subjectId)) },
       revocation: { enabled: true },
-      // DESIGN §16: JAR (RFC 9101), signed with the application's own keys; required per application.
+      // JAR (RFC 9101; docs/oauth-profiles.md, "Signed request objects (JAR, RFC 9101)"), signed with the
+      // application's own keys; required per application.
       requestObjects: { enabled: true, requireSignedRequestObject: false, assertJwtClaimsAndHeader: requestObjectChecks(new AssertionReplayGuard(deps.uow)) },
-      // DESIGN §16: JARM, response_mode=jwt and its variants, signed with the instance's key (or the application's alg).
+      // JARM (docs/oauth-profiles.md, "Signed authorization responses (JARM)"), response_mode=jwt and its variants,
+      // signed with the instance's key (or the application's alg).
       jwtResponseModes: { enabled: true },
-      // DESIGN §16, RFC 9449: nonce required, proofs single-use across processes (dpop.ts). A bound token is
+      // RFC 9449 (docs/oauth-profiles.md, "DPoP"): nonce required, proofs single-use across processes (dpop.ts). A bound token is
       // refused as a Bearer token by userinfo (oidc-provider) and by the admin API and SCIM (bearer.strategy.ts).
       dPoP: dpopFeature(hasher),
       userinfo: { enabled: true },
-      // DESIGN §16: OIDC Back-Channel Logout 1.0, for its discovery and client metadata; the logout tokens go through
+      // OIDC Back-Channel Logout 1.0 (docs/oauth-profiles.md, "Back-channel logout"), for its discovery and client
+      // metadata; the logout tokens go through
       // the outbox (src/oidc/logout), never inline (extensions/backchannel-logout.ts).
       backchannelLogout: { enabled: true },
       rpInitiatedLogout: {
@@ -161,14 +164,15 @@ export function createProvider(deps: ProviderDeps): Provider {
         },
       },
       resourceIndicators: resourceIndicators(dataSource, instance, deps.keys[0]?.alg ?? 'RS256'),
-      // DESIGN §16: RFC 8628, the user's pages at OIDC_ROUTES.code_verification (src/oidc/device/).
+      // RFC 8628 (docs/oauth-profiles.md, "Device authorization grant"): the user's pages at
+      // OIDC_ROUTES.code_verification (src/oidc/device/).
       deviceFlow: deviceFlowFeature(device),
     },
     // RFC 9068 §2.1: JWT access tokens are typed at+jwt (oidc-provider sets it) and persisted so they
     // stay introspectable and revocable like opaque ones (docs/product-rules.md, "OpenID Connect and OAuth").
     extraTokenClaims: (ctx: OidcContext) => tokenExtras(ctx),
     formats: { customizers: { jwt: jwtPersistingCustomizer(adapterFor, (clientId, scope) => audienceOf(dataSource, clientId, scope)) } },
-    // DESIGN §14: `idp_hint=<idpId>` sends the browser straight to that identity provider (docs/federation.md).
+    // `idp_hint=<idpId>` sends the browser straight to that identity provider (docs/federation.md, "Signing in").
     extraParams: ['idp_hint'],
     interactions: {
       policy: buildInteractionPolicy(deps.loginPolicy),

@@ -95,7 +95,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Shutdown (issue 33, item 25): the timers stop, a purge stops after its current batch, and both are
+   * Shutdown: the timers stop, a purge stops after its current batch, and both are
    * awaited, so neither meets the database pool Nest closes next ("Pool is closed").
    */
   async onModuleDestroy(): Promise<void> {

@@ -13,7 +13,7 @@ import { OIDC_ROUTES } from './oidc.routes.js';
  */
 export type Step = (ctx: OidcContext, publicUrl: string) => void;
 
-// JARM's modes too (DESIGN §16): signed responses, by the same three ways.
+// JARM's modes too (docs/oauth-profiles.md, "Signed authorization responses (JARM)"): signed responses, by the same three ways.
 const RESPONSE_MODES = new Set(['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt']);
 /** Koa state flag set by the `server_error` listener: the request failed because the database is away. */
 export const DATABASE_UNAVAILABLE = Symbol('databaseUnavailable');

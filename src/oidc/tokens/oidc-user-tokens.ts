@@ -20,7 +20,7 @@ interface StoredSession extends SessionAuthorizations {
  * USER_TOKENS for the users domain: deletes every stored OIDC object of the user (sessions, grants,
  * codes, opaque and JWT access tokens, refresh tokens) in the caller's transaction. JWT access tokens
  * are stored too (jwt-access-tokens.ts), so they stop being honoured at once like opaque ones. Also the
- * user's sessions, for the management API and the console (DESIGN §13).
+ * user's sessions, for the management API and the console (docs/mail.md, "Sessions").
  */
 @Injectable()
 export class OidcUserTokens implements UserTokens {

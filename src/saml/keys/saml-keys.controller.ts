@@ -35,7 +35,7 @@ class SamlKeyListDto {
   @ApiProperty({ description: 'how many keys there are (every list of the API carries it)' }) total: number;
 }
 
-/** The instance's SAML signing keys (DESIGN §15; docs/saml.md): listed without key material and rotated, IAM_OWNER only. */
+/** The instance's SAML signing keys (docs/saml.md, "Signing keys"): listed without key material and rotated, IAM_OWNER only. */
 @ApiTags('admin')
 @Controller('admin/v1/saml/keys')
 export class SamlKeysController {

@@ -74,7 +74,7 @@ export class SamlKeysService {
    * A new key: published now, signing a day later (`immediately`: at once, for a compromised key — the current signer
    * and a next key that never signed are withdrawn from the metadata, as they may share the compromise). The signer
    * it replaces stays in the metadata a day after it stops signing. Writes `saml.key.rotated` in the same transaction;
-   * two rotations at once run one after the other (the instance row is written first: on Galera too, DESIGN §18).
+   * two rotations at once run one after the other (the instance row is written first: on Galera too, docs/high-availability.md).
    */
   async rotate(editorUserId: string | null, immediately: boolean): Promise<{ keyId: string; signsFrom: Date }> {
     const credentials = await newSelfSignedCredentials('Portcullis SAML IdP');

@@ -12,7 +12,7 @@ export interface AuthnRequestFields {
   acsUrl: string | null;
   forceAuthn: boolean;
   isPassive: boolean;
-  /** `RequestedAuthnContext` names REFEDS MFA: a second factor is required (step-up, DESIGN §15). */
+  /** `RequestedAuthnContext` names REFEDS MFA: a second factor is required (step-up, docs/saml.md, "Single sign-on"). */
   requiresMfa: boolean;
   nameIdFormat: string | null;
 }
@@ -26,7 +26,7 @@ export interface RequestingSp {
 
 /**
  * A refusal found after the SP and its ACS URL are known: it is answered with a SAML error response to that ACS
- * (`status`), not an error page (DESIGN §15).
+ * (`status`), not an error page (SAML Profiles §4.1.3.5; docs/saml.md, "Single sign-on").
  */
 export class AuthnRequestRefused extends XmlRefused {
   constructor(
@@ -45,7 +45,8 @@ export function readAuthnRequest(message: ReceivedMessage): { root: Element; fie
 }
 
 /**
- * The ACS URL to answer (DESIGN §15): the request's own, which must be registered for the SP exactly, or when it names
+ * The ACS URL to answer (SAML Profiles §4.1.4.1; docs/saml.md, "Single sign-on"): the request's own, which must be
+ * registered for the SP exactly, or when it names
  * none the first registered one. Not registered: an error page, never a response to that URL.
  */
 export function registeredAcs(fields: AuthnRequestFields, sp: RequestingSp): string {
@@ -55,7 +56,7 @@ export function registeredAcs(fields: AuthnRequestFields, sp: RequestingSp): str
 }
 
 /**
- * Every other check of DESIGN §15 on an AuthnRequest of a known SP, in order: its signature when the SP must sign (by
+ * Every other check of docs/saml.md, "Single sign-on", on an AuthnRequest of a known SP, in order: its signature when the SP must sign (by
  * HTTP-Redirect over the query, by HTTP-POST enveloped and covering the root), `Destination` this SSO URL,
  * `IssueInstant` within 3 minutes, the HTTP-POST binding for the response. Returns the fields as signed; the ID's
  * single use is the caller's (a database row). A refusal is answered to `acsUrl` (AuthnRequestRefused).

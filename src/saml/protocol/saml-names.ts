@@ -27,7 +27,7 @@ export const ATTRIBUTE_NAME_FORMATS = {
   unspecified: 'urn:oasis:names:tc:SAML:2.0:attrname-format:unspecified',
 } as const;
 
-/** XML Signature and Encryption algorithms this IdP signs with and accepts (RSA-SHA256 and up; DESIGN §15). */
+/** XML Signature and Encryption algorithms this IdP signs with and accepts (RSA-SHA256 and up; docs/saml.md, "Single sign-on"). */
 export const SIGNATURE_ALGORITHMS: Record<string, 'sha256' | 'sha384' | 'sha512'> = {
   'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256': 'sha256',
   'http://www.w3.org/2001/04/xmldsig-more#rsa-sha384': 'sha384',
@@ -38,7 +38,7 @@ export const SHA256 = 'http://www.w3.org/2001/04/xmlenc#sha256';
 export const EXCLUSIVE_C14N = 'http://www.w3.org/2001/10/xml-exc-c14n#';
 export const ENVELOPED_SIGNATURE = 'http://www.w3.org/2000/09/xmldsig#enveloped-signature';
 
-/** A response lives 5 minutes (DESIGN §15); a request is taken within 3 minutes of its IssueInstant. */
+/** A response lives 5 minutes (docs/saml.md, "Single sign-on"); a request is taken within 3 minutes of its IssueInstant. */
 export const RESPONSE_LIFETIME_MS = 5 * 60_000;
 export const REQUEST_WINDOW_MS = 3 * 60_000;
 

@@ -23,7 +23,7 @@ export interface AssertionContent {
   attributes: { name: string; nameFormat: string; values: string[] }[];
 }
 
-/** How the response is protected (the application's settings, DESIGN §15). */
+/** How the response is protected (the application's settings, docs/saml.md, "SAML applications"). */
 export interface Protection {
   signer: SamlSigner;
   signAssertion: boolean;

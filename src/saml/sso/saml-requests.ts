@@ -7,7 +7,7 @@ import { isUniqueViolation } from '../../common/database/unique-violation.js';
 /** An AuthnRequest (or an IdP-initiated sign-in) waits this long for its sign-in: the login UI's interaction time. */
 export const PENDING_MS = 3600_000;
 
-/** What is answered once the user has signed in (DESIGN §15). */
+/** What is answered once the user has signed in (docs/saml.md, "Single sign-on"). */
 export interface PendingRequest {
   appId: string;
   /** The SP's request ID (InResponseTo); null for an IdP-initiated sign-in. */
@@ -19,7 +19,7 @@ export interface PendingRequest {
   requiresMfa: boolean;
 }
 
-/** The request's ID was seen before for this SP (SAML Profiles §4.1.4.5 wants it once; DESIGN §15: a database replay cache). */
+/** The request's ID was seen before for this SP (SAML Profiles §4.1.4.5 wants it once; here a database replay cache). */
 export class ReplayedRequest extends Error {}
 
 /**

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { changedRows } from '../../common/database/changed-rows.js';
 import { flag } from '../../common/database/column-values.js';
 
-/** An assertion a service provider holds (DESIGN §15): found again by a logout, by session, user or SessionIndex. */
+/** An assertion a service provider holds (docs/saml.md, "Single logout"): found again by a logout, by session, user or SessionIndex. */
 export interface SamlSession {
   /** Its SessionIndex. */
   id: string;

@@ -28,7 +28,7 @@ const ATTEMPT_LEASE_MS = 30_000;
 const SEND_TIMEOUT_MS = 5_000;
 
 /**
- * Single logout of the SAML IdP (DESIGN §15; docs/saml.md).
+ * Single logout of the SAML IdP (SAML Profiles §4.4; docs/saml.md, "Single logout").
  *
  * SP-initiated: a signed LogoutRequest ends the OIDC session its SessionIndex was issued in (as a sign-out would, event
  * `session.terminated`), and a signed LogoutResponse goes back to the SP's `sloUrl` by HTTP-Redirect.

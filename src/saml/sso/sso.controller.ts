@@ -15,7 +15,7 @@ import type { SsoOutcome } from './sso.service.js';
 import { autoPostPage } from './sso.views.js';
 
 /**
- * The browser-facing SAML endpoints of an organization's IdP (DESIGN §15; docs/saml.md): single sign-on by
+ * The browser-facing SAML endpoints of an organization's IdP (docs/saml.md, "Single sign-on"): single sign-on by
  * HTTP-Redirect and HTTP-POST, the hidden client's return, IdP-initiated sign-in and single logout. They answer pages
  * (HTML) and redirects, never JSON; the OpenAPI document lists them with the bindings' parameters.
  */
@@ -44,7 +44,7 @@ export class SsoController {
 
   /**
    * HTTP-POST: the request is stored and the browser sent on by 303 to a GET (the authorization), so that the session
-   * cookie (SameSite=Lax, not sent on this cross-site POST) arrives with it (DESIGN §15).
+   * cookie (SameSite=Lax, not sent on this cross-site POST) arrives with it (docs/saml.md, "Single sign-on").
    */
   @Post('sso')
   @Public()

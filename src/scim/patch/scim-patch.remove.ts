@@ -40,7 +40,7 @@ export function removeAt(ctx: PatchContext, resource: JsonObject, loc: PatchLoca
       throw new ScimPatchError('invalidPath', `'${loc.attribute}' is single-valued, so the value filter in '${loc.text}' cannot apply`);
     }
     const filter = loc.filter;
-    // A Set: one pass each, linear in the values (issue 33, item 13).
+    // A Set: one pass each, linear in the values.
     const matched = new Set(current.filter((el) => matchesValueFilter(filter, el, path, { caseExactAttributes: ctx.caseExact })));
     const sub = loc.filterSubAttribute;
     if (sub === undefined) scope[key] = current.filter((el) => !matched.has(el));

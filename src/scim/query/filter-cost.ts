@@ -2,7 +2,7 @@ import type { FilterNode } from '../filter/index.js';
 import { ScimError } from '../errors/scim-error.js';
 
 /**
- * Comparisons per list filter (issue 33, item 14; docs/product-rules.md, "SCIM"). A comparison on a
+ * Comparisons per list filter (docs/product-rules.md, "SCIM"). A comparison on a
  * multi-valued attribute (`emails[value co "…"]`) is a scan of every user's values; 40 of them at 100,000
  * users held SQLite's single thread for ten seconds. Provisioning clients send one or two (`userName eq`,
  * `externalId eq`, `members[value eq]`); ten leaves room for hand-written searches. BENCHMARKS.md

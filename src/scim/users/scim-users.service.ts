@@ -85,7 +85,7 @@ export class ScimUsersService {
         }, profile)
         // Created inactive: the user and both its events commit together.
         .then((created) => (input.doc.active === false ? this.lifecycle.deactivateIn(manager, editorUserId, created) : created))
-        // The login policy's inviteOnProvision: the invitation commits with the user (DESIGN §13).
+        // The login policy's inviteOnProvision: the invitation commits with the user (docs/mail.md, "Invitation").
         .then(async (created) => (await this.links.inviteOnProvisionIn(manager, editorUserId, created), created)),
     );
     return user;

@@ -7,7 +7,7 @@ type FoundClient = Awaited<ReturnType<Provider['Client']['find']>>;
 /**
  * oidc-provider's `Client.find` (lib/models/client.js) asks the adapter for a client's metadata and then
  * hashes all of it (`JSON.stringify` + SHA-256) on every look-up, to find the `Client` it built for the
- * same metadata: about 20 µs a look-up, one at userinfo and two at introspection (BENCHMARKS.md, issue 40).
+ * same metadata: about 20 µs a look-up, one at userinfo and two at introspection (BENCHMARKS.md, "Where each goal stands").
  * ClientStore already hands out the same payload object for as long as it keeps a registration
  * (CLIENT_CACHE_MS, or until forgetClient), so the `Client` built for that object is given again without
  * the hash.

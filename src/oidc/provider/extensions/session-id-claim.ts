@@ -6,7 +6,7 @@ import type Provider from 'oidc-provider';
  * `sid` claim (OpenID Connect Back-Channel Logout 1.0 §2.1, the session's id for this client, not the
  * session's own id) only for clients registered for back-channel logout with sessions. Every ID token
  * carries it here, so an ID token presented as a token-exchange subject can be traced to the sign-in it
- * came from and refused once that ended (DESIGN §7, third wave; grants/token-exchange.parties.ts).
+ * came from and refused once that ended (docs/product-rules.md, "OpenID Connect and OAuth"; grants/token-exchange.parties.ts).
  */
 export function includeSessionIdInIdTokens(provider: Provider): void {
   provider.Client.prototype.includeSid = () => true;
