@@ -37,7 +37,7 @@ export type FederationRefusal =
   | 'invalid_response'
   | 'inactive_user';
 
-/** How an IdP finds or creates its users (DESIGN §14): OIDC's `claims` or SAML's `attributes` as the mapping. */
+/** How an IdP finds or creates its users (docs/federation.md): OIDC's `claims` or SAML's `attributes` as the mapping. */
 export interface AccountRules {
   claims: ClaimMapping;
   link: { by: LinkBy; from: string } | null;
@@ -54,7 +54,7 @@ export type Decision =
 export type FederationResult = { ok: true; userId: string; via: 'link' | 'linked' | 'created' } | { ok: false; reason: FederationRefusal };
 
 /**
- * Who an upstream identity is here (DESIGN §14, "Who the upstream identity is"): an existing link wins; else the
+ * Who an upstream identity is here (docs/federation.md, "Who the upstream identity is"): an existing link wins; else the
  * IdP's `link` rule matches exactly one user of its organization (never one who holds a role: such users link
  * from a local sign-in or by an IAM_OWNER); else JIT creates the user; else there is no account. The link or the
  * user, its events and `user.idp.login.succeeded` share one transaction; a refusal writes only its event.
@@ -103,7 +103,7 @@ export class FederatedAccounts {
   private async decide(manager: EntityManager, idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<Decision> {
     const linked = await userOfIdentity(manager, idp.id, identity.subject);
     if (linked) {
-      // A deactivated or locked user stays out, whatever the upstream says (DESIGN §14).
+      // A deactivated or locked user stays out, whatever the upstream says (docs/federation.md, "Refusals").
       const user = await linkedUser(manager, linked);
       return user && isActive(user) ? { kind: 'linked', userId: linked } : { kind: 'refused', reason: 'inactive_user' };
     }

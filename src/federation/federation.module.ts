@@ -14,7 +14,7 @@ import { OrgDomainsService } from './domains/org-domains.service.js';
 import { DomainVerification } from './domains/domain-verification.js';
 
 /**
- * Federation (DESIGN §14; docs/federation.md): an organization's upstream identity providers and the upstream
+ * Federation (docs/federation.md): an organization's upstream identity providers and the upstream
  * identities linked to its users. It owns `identity_providers`, `idp_domains`, `org_domains`, `user_identities`, `idp_round_trips` and `saml_assertions_seen`; the login UI
  * (src/oidc/login/federated-login.ts) drives the sign-in through it.
  */

@@ -46,7 +46,7 @@ export class IdpDomainEntity {
   idpId: string;
 }
 
-/** The ID of a SAML assertion accepted once, kept until it expires (the replay cache, DESIGN §14). */
+/** The ID of a SAML assertion accepted once, kept until it expires (the replay cache, docs/federation.md, "SAML"). */
 @Entity({ name: 'saml_assertions_seen' })
 export class SamlAssertionSeenEntity {
   @PrimaryColumn({ name: 'assertion_hash', type: 'varchar', length: 64 })

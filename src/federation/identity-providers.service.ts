@@ -47,7 +47,7 @@ export interface IdpInput {
 const OIDC_ONLY = ['issuer', 'clientId', 'clientSecret', 'authMethod', 'scopes', 'claims'] as const;
 const SAML_ONLY = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests'] as const;
 
-/** An IdP as the API shows it: never a secret or a private key (DESIGN §14). */
+/** An IdP as the API shows it: never a secret or a private key (docs/federation.md). */
 export interface IdpView {
   id: string;
   type: IdpType;
@@ -86,7 +86,7 @@ export interface IdpCreated {
 }
 
 /**
- * An organization's upstream identity providers (DESIGN §14; docs/federation.md): created, read, changed and
+ * An organization's upstream identity providers (docs/federation.md): created, read, changed and
  * removed by its ORG_OWNER, each change with its event (never the secret, which is kept encrypted). An IdP claims
  * only verified domains of its own organization, each by one IdP ("Organization domains"). Removing an IdP removes
  * the identities linked through it.
@@ -249,7 +249,7 @@ export class IdentityProvidersService {
     }
   }
 
-  /** An IdP's SAML metadata, given inline or read from its URL under the outbound rules (DESIGN §14, §7). */
+  /** An IdP's SAML metadata, given inline or read from its URL under the outbound rules (docs/federation.md, "SAML"). */
   private async metadataOf(input: IdpInput): Promise<IdpMetadata> {
     if ((input.metadataXml === undefined) === (input.metadataUrl === undefined)) throw invalid('metadataXml', 'exactly one of metadataXml and metadataUrl is required for a SAML IdP');
     if (input.metadataXml !== undefined) return idpMetadataOf(input.metadataXml);
@@ -344,7 +344,7 @@ function assertFieldsOf(type: IdpType, input: IdpInput): void {
   if (foreign) throw invalid(foreign, `${foreign} is not a field of ${type === 'saml' ? 'a SAML' : 'an OpenID Connect'} identity provider`);
 }
 
-/** The settings of a SAML IdP from its metadata and the fields sent (DESIGN §14), over what it had. */
+/** The settings of a SAML IdP from its metadata and the fields sent (docs/federation.md, "SAML"), over what it had. */
 function samlSettings(input: IdpInput, before: SamlSettings | undefined, metadata: IdpMetadata | undefined, spCertificate: string): SamlSettings {
   const source = metadata ?? before;
   if (!source) throw invalid('metadataXml', 'exactly one of metadataXml and metadataUrl is required for a SAML IdP');

@@ -2,7 +2,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { absoluteUrlProblem } from '../common/net/configured-target.js';
 import { domainName } from './domains/domain-name.js';
 
-/** The protocols of an upstream IdP (DESIGN §14). */
+/** The protocols of an upstream IdP (docs/federation.md). */
 export const IDP_TYPES = ['oidc', 'saml'] as const;
 export type IdpType = (typeof IDP_TYPES)[number];
 
@@ -10,7 +10,7 @@ export type IdpType = (typeof IDP_TYPES)[number];
 export const AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
-/** The user field an automatic link matches on (DESIGN §14, "Who the upstream identity is"). */
+/** The user field an automatic link matches on (docs/federation.md, "Who the upstream identity is"). */
 export const LINK_BY = ['externalId', 'userName', 'email'] as const;
 export type LinkBy = (typeof LINK_BY)[number];
 
@@ -39,7 +39,7 @@ export interface OidcSettings {
   mfa: MfaMode;
 }
 
-/** SAML 2.0 NameID formats (SAML Core §8.3); persistent is preferred (DESIGN §14). */
+/** SAML 2.0 NameID formats (SAML Core §8.3); persistent is preferred (docs/federation.md, "SAML"). */
 export const NAME_ID_PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
 
 /** What the `settings` column holds for a SAML IdP: its metadata as read, and how its assertions are mapped. */

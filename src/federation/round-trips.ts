@@ -5,7 +5,7 @@ import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { newId } from '../common/ids.js';
 import type { UpstreamIdentity } from './upstream-oidc.js';
 
-/** A round trip lives this long (DESIGN §14): enough to sign in upstream, too short to be worth stealing. */
+/** A round trip lives this long (docs/federation.md, "The round trip"): enough to sign in upstream, too short to be worth stealing. */
 export const ROUND_TRIP_MS = 10 * 60 * 1000;
 
 const ACCOUNT_LINK = 'account-link:';

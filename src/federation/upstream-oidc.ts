@@ -12,7 +12,7 @@ import type { RoundTripSecrets, UpstreamAnswer } from './round-trips.js';
 /** Signatures an upstream ID token may carry (RFC 7518 §3.1, RFC 8037): never `none`, never an HMAC over a shared secret. */
 export const ID_TOKEN_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
-/** The most an upstream's clock may run ahead (DESIGN §14: at most 3 minutes of skew). */
+/** The most an upstream's clock may run ahead (docs/federation.md, "The round trip": at most 3 minutes of skew). */
 const CLOCK_SKEW_S = 180;
 
 /** An answer of the upstream that failed a check of ours (beside openid-client's own). */
@@ -33,7 +33,7 @@ export interface UpstreamIdentity {
 export type AssertionKey = () => Promise<Parameters<typeof client.PrivateKeyJwt>[0]>;
 
 /**
- * OpenID Connect to an upstream identity provider (DESIGN §14; docs/federation.md) with openid-client:
+ * OpenID Connect to an upstream identity provider (docs/federation.md) with openid-client:
  * discovery from the issuer, the authorization code flow with PKCE S256, `state` and `nonce`, the ID token's
  * signature checked against the issuer's JWKS with an algorithm allow-list, then `iss`, `aud`, `exp` and
  * `nonce`; user info when a mapped claim is missing. Every request goes through the outbound checks.

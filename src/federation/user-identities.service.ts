@@ -16,8 +16,8 @@ export interface IdentityView {
 }
 
 /**
- * Upstream identities linked to a user (DESIGN §14), by the management API. Every call follows the acting rule
- * (§7: the caller holds every role of the user); linking a user who holds any role at all is for an IAM_OWNER
+ * Upstream identities linked to a user (docs/federation.md), by the management API. Every call follows the acting rule
+ * (SECURITY.md: the caller holds every role of the user); linking a user who holds any role at all is for an IAM_OWNER
  * only — else an organization owner could configure an IdP that asserts, and link, the name of an instance owner.
  */
 @Injectable()
@@ -44,7 +44,7 @@ export class UserIdentitiesService {
   }
 
   /**
-   * A person links an identity to itself on the account page (DESIGN §14: the way for a person who holds roles),
+   * A person links an identity to itself on the account page (docs/account.md: the way for a person who holds roles),
    * having signed in locally within the last minutes and then upstream as that identity: both proofs are its own.
    */
   linkOwn(userId: string, orgId: string, idpId: string, subject: string): Promise<IdentityView> {
@@ -82,7 +82,7 @@ export class UserIdentitiesService {
     });
   }
 
-  /** A user who holds any role is linked by an IAM_OWNER only (DESIGN §14, "Automatic linking never links…"). */
+  /** A user who holds any role is linked by an IAM_OWNER only (docs/federation.md, "Who the upstream identity is"). */
   private async assertMayLink(manager: EntityManager, editorUserId: string | null, userId: string): Promise<void> {
     if (editorUserId === null) return;
     const roles = await this.access.rolesOf(manager, [editorUserId, userId]);

@@ -1,7 +1,8 @@
 import { assertPublicHost } from '../common/net/configured-target.js';
 
 /**
- * DESIGN §16 and §7: a back-channel logout URI must point where logout tokens may be sent. Its shape is checked with
+ * A back-channel logout URI must point where logout tokens may be sent (docs/oauth-profiles.md,
+ * "Back-channel logout"; docs/webhooks.md, "Targets on private networks"). Its shape is checked with
  * the application (oidc-application.rules.ts); here, before the change is written, where its host resolves: a
  * loopback, private or link-local address is a 400 unless `OUTBOUND_ALLOW_PRIVATE_NETWORKS`. The sender checks the
  * address again at every attempt (src/oidc/logout), since a name may resolve elsewhere later.

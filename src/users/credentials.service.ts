@@ -17,7 +17,8 @@ import { UserAccess } from './acting/user-access.service.js';
 /**
  * Credentials of machine users: client secrets, key pairs and personal access tokens. Each is shown once.
  * A replaced or removed secret stops authenticating before the call returns in this process (the cached
- * client registration is forgotten after commit) and within CLIENT_CACHE_MS in the others (DESIGN §7).
+ * client registration is forgotten after commit) and within CLIENT_CACHE_MS in the others
+ * (docs/product-rules.md, "Changing and removing resources").
  */
 @Injectable()
 export class CredentialsService {

@@ -13,11 +13,11 @@ export interface LoginPolicy {
   mfa: MfaPolicy;
   passkeys: boolean;
   allowRegistration: boolean;
-  /** False: federated only (DESIGN §14); the login UI takes no password. */
+  /** False: federated only (docs/federation.md, "Signing in"); the login UI takes no password. */
   passwordLogin: boolean;
-  /** True: a person created with an e-mail and no password (SCIM, Bulk, management API) is invited by mail (DESIGN §13). */
+  /** True: a person created with an e-mail and no password (SCIM, Bulk, management API) is invited by mail (docs/mail.md, "Invitation"). */
   inviteOnProvision: boolean;
-  /** True: sign-in of a user with an unverified e-mail stops until a mailed link is followed (DESIGN §13). */
+  /** True: sign-in of a user with an unverified e-mail stops until a mailed link is followed (docs/mail.md, "E-mail verification"). */
   requireVerifiedEmail: boolean;
 }
 

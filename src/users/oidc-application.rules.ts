@@ -41,7 +41,7 @@ export function validateOidcApplication(app: NewOidcApplication, signingAlg: str
   if (problems.length > 0) throw DomainError.invalid('the application configuration is invalid', problems);
 }
 
-/** DESIGN §16: each profile where it means something, and with what it needs. */
+/** Each profile of docs/oauth-profiles.md where it means something, and with what it needs. */
 function checkProfiles(app: NewOidcApplication, interactive: boolean, signingAlg: string, problems: ErrorDetail[]): void {
   if (app.requirePushedAuthorizationRequests && !interactive) {
     problems.push({ field: 'requirePushedAuthorizationRequests', message: 'PAR applies to applications with a response type' });
@@ -94,7 +94,7 @@ function hostOf(uri: string): string {
 
 /**
  * OIDC Back-Channel Logout 1.0 §2.2: an absolute URL without a fragment, https unless devMode; where it points is
- * checked again against the outbound address rules when a logout token is sent (DESIGN §7).
+ * checked again against the outbound address rules when a logout token is sent (docs/oauth-profiles.md, "Delivery").
  */
 function checkBackchannelUri(uri: string, devMode: boolean, problems: ErrorDetail[]): void {
   checkEndpointUrl(uri, 'backchannelLogoutUri', { allows: () => devMode, refusal: 'https is needed (http needs devMode)' }, problems);

@@ -38,7 +38,7 @@ export interface NewOidcApplication {
   devMode: boolean;
   /** First-party: user tokens may reach the Portcullis API. Only an IAM_OWNER may set it (the caller checks). */
   apiAccess: boolean;
-  /** The OAuth profiles of DESIGN §16. */
+  /** The OAuth and OIDC profiles (docs/oauth-profiles.md). */
   requirePushedAuthorizationRequests: boolean;
   requireSignedRequestObject: boolean;
   requestObjectRequiresExp: boolean;
@@ -52,7 +52,7 @@ export interface NewOidcApplication {
   subjectType: SubjectType;
 }
 
-/** DESIGN §16's settings, all off: what an application created without them has. */
+/** The profiles' settings (docs/oauth-profiles.md), all off: what an application created without them has. */
 export const NO_PROFILES = {
   requirePushedAuthorizationRequests: false,
   requireSignedRequestObject: false,
@@ -132,7 +132,7 @@ export class ProjectsService {
   }
 
   /**
-   * A SAML application (DESIGN §15): an `applications` row of kind `saml` — its client id names the hidden client
+   * A SAML application (docs/saml.md): an `applications` row of kind `saml` — its client id names the hidden client
    * its sign-ins run through, which authenticates with nothing and redirects nowhere of its own — and its SAML row.
    * An entity id another application of the organization has is a 409.
    */
@@ -321,7 +321,7 @@ export class ProjectsService {
   }
 }
 
-/** DESIGN §16's settings as events carry them: those that are on. */
+/** The profiles' settings (docs/oauth-profiles.md) as events carry them: those that are on. */
 function profileFields(app: NewOidcApplication): JsonObject {
   return Object.fromEntries(Object.entries(NO_PROFILES).flatMap(([field, off]) => {
     const value = app[field as keyof typeof NO_PROFILES];

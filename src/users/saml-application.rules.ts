@@ -5,7 +5,7 @@ import type { SamlAttributeMapping, SamlNameIdFormat } from './entities/saml-app
 import { spMetadataOf } from './saml-sp-metadata.js';
 import { checkEndpointUrl } from './rules/endpoint-url.js';
 
-/** What a SAML application is, as stored (DESIGN §15). */
+/** What a SAML application is, as stored (docs/saml.md, "SAML applications"). */
 export interface NewSamlApplication {
   name: string;
   entityId: string;
@@ -35,7 +35,7 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 /**
  * The application a create request describes: given fields first, then what the SP's metadata says (entity id, ACS
  * URLs of the HTTP-POST binding, single logout URL, certificate, whether it signs its requests or wants signed
- * assertions), then the defaults of DESIGN §15 (assertion and response signed, nothing encrypted, no IdP-initiated
+ * assertions), then the defaults of docs/saml.md (assertion and response signed, nothing encrypted, no IdP-initiated
  * sign-in). Validated whole; a 400 lists every problem.
  */
 export function samlApplicationFrom(input: SamlApplicationInput): NewSamlApplication {

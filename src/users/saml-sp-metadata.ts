@@ -26,7 +26,7 @@ export interface SpMetadata {
 /**
  * Reads a service provider's metadata (SAML Metadata §2.4.4, SPSSODescriptor), parsed as data only (no DTD, no
  * entities): its entity id, its AssertionConsumerService URLs of the HTTP-POST binding — the one this IdP answers by
- * (DESIGN §15) — default first, then by `index`; its SingleLogoutService (HTTP-Redirect preferred); its certificate;
+ * (docs/saml.md) — default first, then by `index`; its SingleLogoutService (HTTP-Redirect preferred); its certificate;
  * its first NameID format this IdP offers; and whether it signs requests or wants signed assertions. A document with
  * no SP, or several, is a 400 naming what is wrong.
  */

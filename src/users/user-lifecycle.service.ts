@@ -127,7 +127,7 @@ export class UserLifecycleService {
   /**
    * Stores an already computed hash with its event. A changed or reset password revokes the user's
    * sessions and tokens (whoever knew the old one is out), but for `keepSession`, the session of the account page
-   * where the user changed it (DESIGN §13); a rehash of the same password after a sign-in (`{ rehash: true }`)
+   * where the user changed it (docs/account.md, "Sections"); a rehash of the same password after a sign-in (`{ rehash: true }`)
    * revokes nothing.
    */
   async setPasswordHashIn(
@@ -142,7 +142,7 @@ export class UserLifecycleService {
     await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
     if (!options.rehash) {
       await this.tokens?.revokeAll(manager, user.id, { keepSession: options.keepSession });
-      // Every mailed link of the user ends with it (DESIGN §13).
+      // Every mailed link of the user ends with it (docs/mail.md, "Codes").
       await this.codes.revokeAllIn(manager, user.id);
     }
     await this.events.push(manager, {
@@ -185,7 +185,7 @@ export class UserLifecycleService {
   }
 }
 
-/** How a password was changed, in its event: a mailed link, or the user's own change when asked to (DESIGN §13). */
+/** How a password was changed, in its event: a mailed link, or the user's own change when asked to (docs/mail.md). */
 type PasswordChangeMethod = 'reset' | 'invitation' | 'change';
 
 function assertHasPassword(user: Pick<UserEntity, 'type'>): void {

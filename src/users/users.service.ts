@@ -34,7 +34,7 @@ interface NewHumanUser {
   isPhoneVerified?: boolean;
   /** Plain password, hashed here; never stored or logged as given. */
   password?: string;
-  /** Where the user came from, when not from the caller itself: `{source: "idp", idpId}` for JIT (DESIGN §14). */
+  /** Where the user came from, when not from the caller itself: `{source: "idp", idpId}` for JIT (docs/federation.md). */
   origin?: { source: 'idp'; idpId: string };
 }
 

@@ -21,7 +21,8 @@ export type FromDeliveryThread = { id: number; results: Attempt[] };
 /**
  * Sends webhook attempts from a worker thread of this process, so signing, the HTTP client work and the
  * sockets of delivery run beside the requests that write the events instead of on their event loop
- * (issue 19's cost to the writers; docs/webhooks.md, "Where delivery runs"). The thread starts with the
+ * (what that costs the writers: BENCHMARKS.md, "Where each goal stands"; docs/webhooks.md,
+ * "Where delivery runs"). The thread starts with the
  * first job and is shared by every subscription this process holds; each job is sent in order, jobs of
  * different subscriptions side by side. The database work (reading events, recording attempts, leases)
  * stays on the main thread, where the unit of work and its transactions are.

@@ -74,7 +74,8 @@ export class SubscriptionWorker extends StoppableLoop {
         await this.dispatcher.waitForEvents(seen, IDLE_READ_MS, this.abort.signal);
         continue;
       }
-      // Nothing starts for a subscription whose deletion has committed, in any process (DESIGN §7); the
+      // Nothing starts for a subscription whose deletion has committed, in any process
+      // (docs/product-rules.md, "Consistency"); the
       // process that served the deletion also stops its worker at once (WebhookDispatcher.removed).
       if (!(await subscriptionExists(uow.manager, subscription.id))) return;
       const ids = await eventIdsAt(uow.manager, batch.map((e) => e.sequence));

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { guardedLookup, hostOf, isPublicAddress, NonPublicTargetError } from '../common/net/outbound-address.js';
 
-/** DESIGN: "no answer in 10 s" is a failed attempt. */
+/** No answer in 10 s is a failed attempt (docs/webhooks.md, "A delivery"). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** How one attempt ended: an HTTP status, or an error before any status (refused, timed out, not resolved). */

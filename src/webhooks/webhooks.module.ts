@@ -7,7 +7,7 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhooksService } from './webhooks.service.js';
 
 /**
- * Webhooks (DESIGN §10): subscriptions under `/admin/v1/webhooks` and `/management/v1/orgs/{orgId}/webhooks`,
+ * Webhooks (docs/webhooks.md): subscriptions under `/admin/v1/webhooks` and `/management/v1/orgs/{orgId}/webhooks`,
  * and the dispatcher that delivers the event log to them. It owns `webhook_subscriptions` and
  * `webhook_deliveries`; it reads events through the admin API's event search, so a webhook's body is
  * exactly the record event search returns.

@@ -35,7 +35,7 @@ export interface WebhookView {
 }
 
 /**
- * Webhook subscriptions (DESIGN §10): created with a secret shown once and kept encrypted, listed, removed,
+ * Webhook subscriptions (docs/webhooks.md): created with a secret shown once and kept encrypted, listed, removed,
  * each change with its event. Delivery is the dispatcher's (webhook-dispatcher.ts).
  */
 @Injectable()

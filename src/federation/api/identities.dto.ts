@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
 import { Bounded } from '../../admin/dto/bounded.decorator.js';
 
-/** `POST …/users/{userId}/identities` (DESIGN §14). */
+/** `POST …/users/{userId}/identities` (docs/federation.md). */
 export class LinkIdentityDto {
   @ApiProperty() @IsString() @Bounded(64) idpId: string;
 

@@ -9,7 +9,7 @@ import { IdpTests } from '../idp-tests.service.js';
 import { CreateIdpDto, IdpCreatedDto, IdpDto, IdpListDto, IdpTestDto, UpdateIdpDto } from './idps.dto.js';
 import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
-/** An organization's upstream identity providers (DESIGN §14; docs/federation.md). Secrets are never returned. */
+/** An organization's upstream identity providers (docs/federation.md). Secrets are never returned. */
 @ApiTags('management')
 @Controller('management/v1/orgs/:orgId/idps')
 export class IdpsController {

@@ -23,7 +23,7 @@ function ScopeList(): PropertyDecorator {
 /** A claim (OIDC) or attribute (SAML) name: claim names, URIs and OIDs. */
 const CLAIM_NAME = /^[A-Za-z0-9_:./#-]+$/;
 
-/** Where the mapped values come from (DESIGN §14): a claim or attribute name per user field. */
+/** Where the mapped values come from (docs/federation.md): a claim or attribute name per user field. */
 export class ClaimMappingDto {
   @ApiPropertyOptional({ example: 'preferred_username' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) userName?: string;
   @ApiPropertyOptional({ example: 'email' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) email?: string;
@@ -64,7 +64,7 @@ class IdpCommonDto {
   mfa?: MfaMode;
 }
 
-/** SAML's fields (DESIGN §14), as created or changed: the IdP's metadata and how its assertions are mapped. */
+/** SAML's fields (docs/federation.md, "SAML"), as created or changed: the IdP's metadata and how its assertions are mapped. */
 class SamlFieldsDto extends IdpCommonDto {
   @ApiPropertyOptional({ description: 'SAML: the IdP metadata XML (one of metadataXml and metadataUrl); DTDs are refused' })
   @IsOptional()
@@ -90,7 +90,7 @@ class SamlFieldsDto extends IdpCommonDto {
   @ApiPropertyOptional({ default: true, description: 'SAML: sign AuthnRequests with this SP key' }) @IsOptional() @IsBoolean() signAuthnRequests?: boolean;
 }
 
-/** `POST …/idps` (DESIGN §14). */
+/** `POST …/idps` (docs/federation.md). */
 export class CreateIdpDto extends SamlFieldsDto {
   @ApiProperty({ enum: IDP_TYPES }) @IsIn(IDP_TYPES) type: IdpType;
   @ApiProperty({ example: 'Contoso Entra ID' }) @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.name) name: string;

@@ -9,7 +9,7 @@ import { IdentityDto, IdentityListDto, LinkIdentityDto } from './identities.dto.
 import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
 /**
- * A user's linked upstream identities (DESIGN §14). The acting rule holds (SECURITY.md, "Who may act on whom");
+ * A user's linked upstream identities (docs/federation.md). The acting rule holds (SECURITY.md, "Who may act on whom");
  * linking a user who holds any role needs IAM_OWNER.
  */
 @ApiTags('management')

@@ -13,7 +13,7 @@ export interface IdpMetadata {
 
 /**
  * Reads an IdP's SAML metadata: its entity id, the SingleSignOnService of the HTTP-Redirect binding (the
- * AuthnRequest's binding, DESIGN §14) and its signing certificates (KeyDescriptor without `use` or `use="signing"`).
+ * AuthnRequest's binding: docs/federation.md) and its signing certificates (KeyDescriptor without `use` or `use="signing"`).
  * A document with several IdPs, none, or without a certificate is refused with a 400 naming what is missing.
  */
 export function idpMetadataOf(xml: string): IdpMetadata {

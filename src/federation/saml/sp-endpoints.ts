@@ -1,7 +1,7 @@
 import { LOGIN_IDP_PREFIX } from '../idp-paths.js';
 
 /**
- * This SP's identity for one SAML IdP (DESIGN §14: per IdP, never per organization): its entity id is the URL of
+ * This SP's identity for one SAML IdP (docs/federation.md: per IdP, never per organization): its entity id is the URL of
  * its metadata, as SAML Metadata §4.1 suggests (well-known location), and the ACS takes HTTP-POST responses.
  */
 export function samlEndpoints(publicUrl: string, idpId: string): { entityId: string; acsUrl: string; metadataUrl: string } {

@@ -21,7 +21,7 @@ import { onFirstUse } from '../../common/modules/on-first-use.js';
 // Loaded at the first SAML sign-in or metadata request, not at start-up (src/common/modules/on-first-use.ts).
 const nodeSaml = onFirstUse<typeof NodeSaml>('@node-saml/node-saml');
 
-/** DESIGN §14: at most 3 minutes of clock skew on NotBefore / NotOnOrAfter. */
+/** At most 3 minutes of clock skew on NotBefore / NotOnOrAfter (docs/federation.md, "SAML"). */
 const CLOCK_SKEW_MS = 3 * 60 * 1000;
 /** REFEDS MFA profile: the AuthnContextClassRef that says the IdP required a second factor. */
 export const REFEDS_MFA = 'https://refeds.org/profile/mfa';
@@ -35,7 +35,7 @@ export interface PostedResponse {
 }
 
 /**
- * SAML 2.0 to an upstream IdP (DESIGN §14; docs/federation.md, "SAML") with @node-saml/node-saml: SP-initiated,
+ * SAML 2.0 to an upstream IdP (docs/federation.md, "SAML") with @node-saml/node-saml: SP-initiated,
  * the AuthnRequest by HTTP-Redirect signed with this SP's key for the IdP, the response by HTTP-POST. node-saml
  * checks the signature of the Response or of every assertion (assertions must be signed) by the metadata's
  * certificates, reads the values from the signed element, checks the audience, the issuer, the time window and
@@ -76,7 +76,7 @@ export class UpstreamSaml {
   async identify(idp: IdpRow, posted: PostedResponse, requestId: string): Promise<UpstreamIdentity> {
     const { acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
     const responseXml = Buffer.from(posted.SAMLResponse, 'base64').toString('utf8');
-    // The parser refuses DTDs and entities before node-saml parses anything (DESIGN §14).
+    // The parser refuses DTDs and entities before node-saml parses anything (docs/federation.md, "SAML").
     const response = parseXml(responseXml);
     const { profile } = await this.saml(idp, requestId).validatePostResponseAsync({ SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState });
     if (!profile?.nameID) throw new UpstreamAnswerRefused('the response names no subject');

@@ -66,11 +66,11 @@ export class ApplicationEntity {
   @Column({ name: 'dev_mode', type: 'boolean', default: false })
   devMode: boolean;
 
-  /** DESIGN §16: authorization requests only by PAR (RFC 9126 §6, `require_pushed_authorization_requests`). */
+  /** Authorization requests only by PAR (RFC 9126 §6, `require_pushed_authorization_requests`). */
   @Column({ name: 'require_par', type: 'boolean', default: false })
   requirePushedAuthorizationRequests: boolean;
 
-  /** DESIGN §16: authorization requests only as request objects signed with the application's keys (RFC 9101 §10.5). */
+  /** Authorization requests only as request objects signed with the application's keys (RFC 9101 §10.5). */
   @Column({ name: 'require_signed_request_object', type: 'boolean', default: false })
   requireSignedRequestObject: boolean;
 
@@ -78,15 +78,15 @@ export class ApplicationEntity {
   @Column({ name: 'request_object_requires_exp', type: 'boolean', default: false })
   requestObjectRequiresExp: boolean;
 
-  /** DESIGN §16: JARM's signing algorithm for this application; null: the instance's signing algorithm. */
+  /** JARM's signing algorithm for this application (docs/oauth-profiles.md); null: the instance's signing algorithm. */
   @Column({ name: 'authorization_signed_response_alg', type: 'varchar', length: 16, nullable: true })
   authorizationSignedResponseAlg: string | null;
 
-  /** DESIGN §16: access tokens only DPoP-bound (RFC 9449 §5.2, `dpop_bound_access_tokens`). */
+  /** Access tokens only DPoP-bound (RFC 9449 §5.2, `dpop_bound_access_tokens`). */
   @Column({ name: 'dpop_bound_access_tokens', type: 'boolean', default: false })
   dpopBoundAccessTokens: boolean;
 
-  /** DESIGN §16: where logout tokens are sent (OIDC Back-Channel Logout 1.0 §2.2). */
+  /** Where logout tokens are sent (OIDC Back-Channel Logout 1.0 §2.2). */
   @Column({ name: 'backchannel_logout_uri', type: 'varchar', length: 2000, nullable: true })
   backchannelLogoutUri: string | null;
 

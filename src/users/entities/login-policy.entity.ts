@@ -24,11 +24,11 @@ export class LoginPolicyEntity {
   @Column({ name: 'password_login', type: 'boolean', default: true })
   passwordLogin: boolean;
 
-  /** Whether a person created with an e-mail and no password is sent an invitation (DESIGN §13). */
+  /** Whether a person created with an e-mail and no password is sent an invitation (docs/mail.md, "Invitation"). */
   @Column({ name: 'invite_on_provision', type: 'boolean', default: false })
   inviteOnProvision: boolean;
 
-  /** Whether sign-in stops until the user's e-mail address is verified (DESIGN §13). */
+  /** Whether sign-in stops until the user's e-mail address is verified (docs/mail.md, "E-mail verification"). */
   @Column({ name: 'require_verified_email', type: 'boolean', default: false })
   requireVerifiedEmail: boolean;
 

@@ -12,7 +12,7 @@ export interface SamlAttributeMapping {
   nameFormat?: SamlAttributeNameFormat;
 }
 
-/** What a SAML application (an `applications` row of kind `saml`) adds: the service provider it is (DESIGN §15). */
+/** What a SAML application (an `applications` row of kind `saml`) adds: the service provider it is (docs/saml.md). */
 @Entity({ name: 'saml_applications' })
 export class SamlApplicationEntity {
   @PrimaryColumn({ name: 'app_id', type: 'varchar', length: 64 })

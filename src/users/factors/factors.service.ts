@@ -115,7 +115,7 @@ export class FactorsService {
   }
 
   /**
-   * The user removes one of its own factors on the account page (DESIGN §13). Under `mfa: "required"` (`keepOne`)
+   * The user removes one of its own factors on the account page (docs/account.md). Under `mfa: "required"` (`keepOne`)
    * the last TOTP or passkey stays: recovery codes alone are no second factor to sign in with. Checked and
    * removed in one transaction, so two removals at once cannot both pass the check.
    */

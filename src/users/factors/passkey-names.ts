@@ -1,6 +1,6 @@
 /**
  * Names of passkey providers by the AAGUID their authenticator reports (WebAuthn Level 3 §6.1), for the
- * factor's name in `GET …/factors` and the console (issue 33, item 26). A short list of the providers
+ * factor's name in `GET …/factors` and the console (so a person can tell its passkeys apart). A short list of the providers
  * people use most; browsers report an all-zero AAGUID for some authenticators when no attestation is
  * requested, and an unknown one gets the fallback name.
  */

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { flag, json } from '../../common/database/column-values.js';
 
-/** An OIDC application registered for back-channel logout (OIDC Back-Channel Logout 1.0 §2.2; DESIGN §16). */
+/** An OIDC application registered for back-channel logout (OIDC Back-Channel Logout 1.0 §2.2; docs/oauth-profiles.md). */
 export interface BackchannelLogoutApp {
   appId: string;
   orgId: string;

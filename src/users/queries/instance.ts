@@ -6,7 +6,7 @@ import { INSTANCE_ID, InstanceEntity } from '../entities/instance.entity.js';
  * IAM_OWNER, the first signing key) are serialized across processes. MySQL/MariaDB: a write, not a
  * `SELECT … FOR UPDATE` — it locks the row on this server as that would, and on a Galera cluster it is also
  * certified against the other nodes' writes, so two guarded transactions on two nodes cannot both commit (the
- * loser is rolled back with 1213 and its unit of work runs again, seeing the winner's change; DESIGN §18). SQLite
+ * loser is rolled back with 1213 and its unit of work runs again, seeing the winner's change; docs/high-availability.md). SQLite
  * needs nothing: every transaction takes the write lock at BEGIN (src/common/database/data-source.ts).
  */
 export async function lockInstanceRow(manager: EntityManager): Promise<void> {

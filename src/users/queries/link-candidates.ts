@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 
-/** A user an upstream identity may be linked to (DESIGN §14): who it is and what the link rules read. */
+/** A user an upstream identity may be linked to (docs/federation.md): who it is and what the link rules read. */
 export interface LinkCandidate {
   id: string;
   type: string;

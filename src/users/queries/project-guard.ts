@@ -5,7 +5,7 @@ import { lockingRead } from '../../common/database/locking-read.js';
  * Takes a project's row for the rest of the caller's transaction before its applications are counted or one is
  * added (MySQL/MariaDB; SQLite has one writer). A write, not `SELECT … FOR UPDATE`: on a Galera cluster only writes
  * are certified across nodes, so a removal and an addition through two nodes cannot both commit (the later one is
- * rolled back with 1213 and runs again; DESIGN §18). The foreign key alone is not certified: the trial left an
+ * rolled back with 1213 and runs again; docs/high-availability.md). The foreign key alone is not certified: the trial left an
  * application without its project. False when the project is gone.
  */
 export async function guardProjectIn(manager: EntityManager, orgId: string, projectId: string): Promise<boolean> {

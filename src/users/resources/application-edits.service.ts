@@ -135,7 +135,7 @@ export class ApplicationEditsService {
   }
 
   /**
-   * A SAML application takes its name and its SAML fields (DESIGN §15), validated on the application as it would be
+   * A SAML application takes its name and its SAML fields (docs/saml.md), validated on the application as it would be
    * after the change; an OIDC field is a 400.
    */
   private async changeSaml(manager: EntityManager, editorUserId: string | null, app: ApplicationEntity, changes: ApplicationChanges): Promise<ApplicationEntity> {

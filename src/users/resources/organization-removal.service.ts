@@ -21,7 +21,7 @@ import { ProjectEditsService } from './project-edits.service.js';
 /**
  * Users, applications, projects, groups or memberships removed per transaction, each batch with its events: no removal
  * holds locks for long, and a transaction stays under about 1,000 rows (a user takes several: memberships, factors,
- * sessions, its event; DESIGN §18).
+ * sessions, its event; docs/product-rules.md, "Changing and removing resources").
  */
 export const ORG_REMOVAL_BATCH = 100;
 
@@ -84,7 +84,8 @@ export class OrganizationRemovalService {
   /**
    * Runs `removeSome` in a transaction of its own, ORG_REMOVAL_BATCH rows at a time, until a batch comes back short;
    * what each batch answered. No transaction grows with the organization: on a Galera cluster every node applies a
-   * transaction whole, and a huge one stalls the cluster (DESIGN §18).
+   * transaction whole, and a huge one stalls the cluster
+   * (docs/high-availability.md, "What Portcullis does on Galera").
    */
   private async inBatches(removeSome: (manager: EntityManager, limit: number) => Promise<unknown[]>): Promise<string[]> {
     const removed: string[] = [];

@@ -7,7 +7,7 @@ import { ApplicationEntity } from '../entities/application.entity.js';
 import { SamlApplicationEntity } from '../entities/saml-application.entity.js';
 import type { NewSamlApplication } from '../saml-application.rules.js';
 
-/** The SAML fields of an application, in the order of DESIGN §15's create request (the name is the application's). */
+/** The SAML fields of an application, in the order of docs/saml.md's create request (the name is the application's). */
 export const SAML_FIELDS = [
   'entityId',
   'acsUrls',

@@ -40,7 +40,7 @@ export interface LinkHolder {
 }
 
 /**
- * Mailed links that let people help themselves (DESIGN §13; docs/mail.md): invitations, password resets and
+ * Mailed links that let people help themselves (docs/mail.md): invitations, password resets and
  * e-mail verification.
  * Each queues its message in the transaction that issues the code, with an event; following the link sets the
  * password under the instance's policy, counts the e-mail as verified (the click proved it), unlocks a user
@@ -61,7 +61,7 @@ export class AccountLinksService {
   ) {}
 
   /**
-   * An administrator mails a link (`POST …/users/{userId}/invite`, `…/password/reset`, `…/email/verify`): §7's rule,
+   * An administrator mails a link (`POST …/users/{userId}/invite`, `…/password/reset`, `…/email/verify`): the acting rule,
    * then a human with an address that the link can serve (409 otherwise). An earlier link of the purpose stops working.
    */
   sendByAdministrator(editorUserId: string | null, orgId: string, userId: string, purpose: CodePurpose): Promise<{ expiresAt: Date }> {
@@ -93,7 +93,7 @@ export class AccountLinksService {
     return expiresAt;
   }
 
-  /** The notice to the address a person changed away from on the account page (DESIGN §13): no link, no code. */
+  /** The notice to the address a person changed away from on the account page (docs/account.md, "Sections"): no link, no code. */
   async noticeEmailChangedIn(manager: EntityManager, user: UserEntity, oldAddress: string): Promise<void> {
     const org = await manager.findOneByOrFail(OrganizationEntity, { id: user.orgId });
     await this.outbox.enqueueIn(manager, {
@@ -134,7 +134,7 @@ export class AccountLinksService {
   }
 
   /**
-   * The login policy's `inviteOnProvision` (DESIGN §13), inside the transaction that created the person: an
+   * The login policy's `inviteOnProvision` (docs/mail.md, "Invitation"), inside the transaction that created the person: an
    * active human with an e-mail and no password is invited, so the message commits with the user or not at all.
    */
   async inviteOnProvisionIn(manager: EntityManager, editorUserId: string | null, user: UserEntity): Promise<void> {

@@ -22,8 +22,8 @@ export interface OwnProfile {
 }
 
 /**
- * What a person changes about itself on the account page (DESIGN §13), each with the same domain functions, checks
- * and events as an administrator's change, the person being its own editor (§7's rule holds trivially: a user holds
+ * What a person changes about itself on the account page (docs/account.md), each with the same domain functions, checks
+ * and events as an administrator's change, the person being its own editor (SECURITY.md's acting rule holds trivially: a user holds
  * every role it holds). A new e-mail address starts unverified, gets a verification link, and the old address a
  * notice, all in the change's transaction.
  */

@@ -8,8 +8,8 @@ import { UserAccess } from '../acting/user-access.service.js';
 import { UserDirectory } from '../user-directory.service.js';
 
 /**
- * A user's browser sessions (DESIGN §13: the console's "sessions per user", the account page's "sessions"): listed by
- * their public id, ended one at a time under §7's acting rule, as a sign-out ends them (the session and the access
+ * A user's browser sessions (docs/mail.md, "Sessions"; the account page's "sessions"): listed by
+ * their public id, ended one at a time under the acting rule (SECURITY.md), as a sign-out ends them (the session and the access
  * tokens it holds; an `offline_access` refresh token stays revocable on its own).
  */
 @Injectable()

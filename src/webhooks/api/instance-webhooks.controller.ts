@@ -13,7 +13,7 @@ import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
 const INSTANCE: WebhookOwner = { kind: 'instance' };
 
-/** The instance's webhook subscriptions (DESIGN §4, §10): every organization's events, or one's with `orgId`. */
+/** The instance's webhook subscriptions (docs/webhooks.md): every organization's events, or one's with `orgId`. */
 @ApiTags('admin')
 @Controller('admin/v1/webhooks')
 export class InstanceWebhooksController {

@@ -10,7 +10,7 @@ import { deliveryView } from './webhook-views.js';
 import { CreateWebhookDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
 import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
 
-/** An organization's webhook subscriptions (DESIGN §4, §10): only events whose resource owner is the organization. */
+/** An organization's webhook subscriptions (docs/webhooks.md): only events whose resource owner is the organization. */
 @ApiTags('management')
 @Controller('management/v1/orgs/:orgId/webhooks')
 export class OrgWebhooksController {

@@ -1,7 +1,7 @@
 import type { DeliveryRow } from '../webhook.queries.js';
 import type { DeliveryDto } from './webhooks.dto.js';
 
-/** A delivery log row as the API shows it (DESIGN §4). */
+/** A delivery log row as the API shows it (docs/webhooks.md, "The delivery log"). */
 export function deliveryView(row: DeliveryRow): DeliveryDto {
   return {
     eventId: row.eventId,

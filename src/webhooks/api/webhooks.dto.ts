@@ -4,7 +4,7 @@ import { EVENT_MESSAGES } from '../../common/events/event-types.js';
 
 const EVENT_TYPES = Object.keys(EVENT_MESSAGES);
 
-/** `POST …/webhooks` (DESIGN §4). Where the URL may point is decided by the service (it resolves the host). */
+/** `POST …/webhooks` (docs/webhooks.md). Where the URL may point is decided by the service (it resolves the host). */
 export class CreateWebhookDto {
   @ApiProperty({ maxLength: 2048, example: 'https://hooks.example.com/portcullis' })
   @IsString()
