@@ -73,7 +73,7 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // before the general parser, which then leaves the already-parsed body alone.
   parsers.use('/admin/v1/import', importBodyParser(app.get<PrincipalResolver>(PRINCIPAL_RESOLVER), config.importBodyLimitBytes));
   // --- end Import
-  // SAML's HTTP-POST binding (DESIGN §15): a form with one base64 message and its RelayState.
+  // SAML's HTTP-POST binding (SAML Bindings §3.5): a form with one base64 message and its RelayState.
   parsers.use('/saml/v2', express.urlencoded({ extended: false, limit: SAML_FORM_LIMIT_BYTES, parameterLimit: 10 }));
   parsers.use(...jsonBodyParser(config.bodyLimitBytes));
   app.use(onlyWithBody(parsers));

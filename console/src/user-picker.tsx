@@ -18,7 +18,7 @@ const RESULTS = 10;
 const SEARCH_DELAY_MS = 250;
 
 /**
- * Picks a user for a grant (DESIGN §13: member and role grants pick users by name): a search through the user
+ * Picks a user for a grant (docs/console.md, "What it shows": member and role grants pick users by name): a search through the user
  * search API (`GET /management/v1/orgs/{orgId}/users?query=`, matching user name, names and e-mail) whose
  * results fill the user ID field; the field stays editable, so pasting an id still works. Organization members
  * and group members are users of that organization; an instance member may be anyone's, so without `orgId`

@@ -1,5 +1,5 @@
 /**
- * What a provisioning target is (DESIGN §17; docs/provisioning.md): where it is, how the service authenticates to
+ * What a provisioning target is (docs/provisioning.md, "Targets"): where it is, how the service authenticates to
  * it, and what it is sent. The settings are kept as JSON beside the target's row; the secret (bearer token or OAuth
  * client secret) apart from them, encrypted.
  */
@@ -26,7 +26,7 @@ export type ObjectStatus = (typeof OBJECT_STATUSES)[number];
 export const TARGET_STATES = ['active', 'paused', 'auth_failed', 'disabled'] as const;
 export type TargetState = (typeof TARGET_STATES)[number];
 
-/** Length bounds of the API's fields (checked before the database, DESIGN §7). */
+/** Length bounds of the API's fields (checked before the database, docs/product-rules.md, "API"). */
 export const PROVISIONING_BOUNDS = {
   name: 200,
   url: 2048,

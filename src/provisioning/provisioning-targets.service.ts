@@ -41,7 +41,7 @@ export interface TargetStatus {
 }
 
 /**
- * An organization's outbound SCIM targets (DESIGN §17; docs/provisioning.md): created, read, changed and removed by
+ * An organization's outbound SCIM targets (docs/provisioning.md): created, read, changed and removed by
  * its ORG_OWNER, each change with its event in the same transaction (never the secret, which is kept encrypted);
  * tested; their status and objects read.
  */
@@ -118,7 +118,7 @@ export class ProvisioningTargetsService {
     return viewOf(row);
   }
 
-  /** Removes the target and what it knows of its objects; the remote objects stay (DESIGN §17). */
+  /** Removes the target and what it knows of its objects; the remote objects stay (docs/provisioning.md, "Targets"). */
   async remove(editorUserId: string | null, orgId: string, id: string): Promise<void> {
     await this.assertOrg(orgId);
     await this.uow.run(async (manager) => {

@@ -10,7 +10,7 @@ import { LocalPeople } from './reconcile/local-people.js';
 import { ProvisioningReconcile } from './reconcile/reconcile.service.js';
 
 /**
- * Outbound SCIM provisioning (DESIGN §17; docs/provisioning.md): an organization's targets, under
+ * Outbound SCIM provisioning (docs/provisioning.md): an organization's targets, under
  * `/management/v1/orgs/{orgId}/provisioning/targets`, and the pusher that brings them its users and groups. It owns
  * `provisioning_targets` and `provisioning_objects`; users are read as the inbound SCIM API represents them.
  */

@@ -3,7 +3,7 @@ import type { OutboundRequest } from '../common/net/outbound-fetch.js';
 import type { TargetRow } from './provisioning.queries.js';
 import type { AuthSettings } from './provisioning-settings.js';
 
-/** DESIGN §17: no redirects, 10 s per request, at most 1 MiB in an answer (outbound-fetch.ts enforces all three). */
+/** docs/provisioning.md, "Outbound calls": no redirects, 10 s per request, at most 1 MiB in an answer (outbound-fetch.ts enforces all three). */
 export const SCIM_TIMEOUT_MS = 10_000;
 const MAX_ANSWER_BYTES = 1024 * 1024;
 const SCIM_JSON = 'application/scim+json';
@@ -71,7 +71,7 @@ export function featuresOf(config: unknown): TargetFeatures {
   return { patch: c.patch?.supported === true, filter: c.filter?.supported === true, bulk: c.bulk?.supported === true };
 }
 
-/** `POST …/test` (DESIGN §17): authenticate, read `ServiceProviderConfig`; a failure is the answer's `error`, never a 5xx. */
+/** `POST …/test` (docs/provisioning.md, "Targets"): authenticate, read `ServiceProviderConfig`; a failure is the answer's `error`, never a 5xx. */
 export async function testConnection(endpoint: ScimEndpoint, fetch: Fetch): Promise<{ ok: boolean; error?: string } & TargetFeatures> {
   const none = { patch: false, filter: false, bulk: false };
   try {

@@ -13,7 +13,7 @@ async function refusal(url: string, allowPrivateNetworks = false): Promise<strin
   }
 }
 
-describe('provisioning target URLs (DESIGN §17, §7)', () => {
+describe('provisioning target URLs (docs/provisioning.md, "Targets", "Outbound calls")', () => {
   it('accepts https on a public address; refuses other schemes, credentials, queries, private addresses without the switch, and this instance', async () => {
     assert.equal(await refusal('https://93.184.215.14/scim/v2'), 'accepted');
     assert.match(await refusal('http://93.184.215.14/scim/v2'), /absolute https URL/);

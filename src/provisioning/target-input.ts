@@ -84,7 +84,7 @@ export interface UrlRules {
 }
 
 /**
- * A URL the service will call for a target (DESIGN §17, §7): absolute http(s) without credentials, query or
+ * A URL the service will call for a target (docs/provisioning.md, "Targets", "Outbound calls"): absolute http(s) without credentials, query or
  * fragment; https on a public address unless `OUTBOUND_ALLOW_PRIVATE_NETWORKS`; never this instance itself (its
  * `PUBLIC_URL`, or its own port on a loopback address). A 400 naming `field`.
  */

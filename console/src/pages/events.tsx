@@ -85,7 +85,7 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
     }
   };
 
-  // The newest events at once (DESIGN §13), without a search first.
+  // The newest events at once (docs/console.md, "What it shows"), without a search first.
   useEffect(() => void search(), []);
 
   return (

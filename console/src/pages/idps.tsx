@@ -230,7 +230,7 @@ function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => 
   );
 }
 
-/** How an IdP finds its users (DESIGN §14): home-realm domains, the link rule, JIT, trust in upstream MFA. */
+/** How an IdP finds its users (docs/federation.md, "Who the upstream identity is"): home-realm domains, the link rule, JIT, trust in upstream MFA. */
 interface AccountRules {
   domains: string;
   linkBy: LinkBy;

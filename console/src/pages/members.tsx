@@ -11,7 +11,7 @@ interface Member {
 
 /**
  * Members and their roles: an organization's (ORG_OWNER; ORG_OWNER, ORG_USER_MANAGER) or the instance's
- * (IAM_OWNER; IAM_OWNER). Granting acts on the user, so the API applies the acting rule (DESIGN §7). The user is
+ * (IAM_OWNER; IAM_OWNER). Granting acts on the user, so the API applies the acting rule (SECURITY.md, "Who may act on whom"). The user is
  * picked by name (or its id typed).
  */
 export function MembersPage({ orgId }: { orgId?: string }) {

@@ -3,7 +3,7 @@ import type { JSX } from 'preact';
 import { Checkbox, Field, Select, TextArea } from '../components';
 import { t } from '../i18n';
 
-/** DESIGN §16's settings of an OIDC application, as `GET …/apps/{appId}` reads them. */
+/** The settings of docs/oauth-profiles.md of an OIDC application, as `GET …/apps/{appId}` reads them. */
 export interface OauthProfiles {
   requirePushedAuthorizationRequests?: boolean;
   requireSignedRequestObject?: boolean;

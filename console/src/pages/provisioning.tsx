@@ -10,7 +10,7 @@ export const targetsApi = (orgId: string) => `/management/v1/orgs/${enc(orgId)}/
 export const targetsPage = (orgId: string) => `/console/orgs/${enc(orgId)}/provisioning`;
 
 /**
- * An organization's outbound SCIM targets (DESIGN §17; ORG_OWNER): the list, and the form adding one. A new target
+ * An organization's outbound SCIM targets (docs/provisioning.md, "Console"; ORG_OWNER): the list, and the form adding one. A new target
  * opens on its own page, where its connection can be tested and its status read.
  */
 export function ProvisioningPage({ orgId }: { orgId: string }) {

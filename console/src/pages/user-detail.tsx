@@ -28,7 +28,7 @@ interface Factor {
   createdAt: string;
 }
 
-/** One user: state changes, password, deletion and second factors (every act goes through the API's acting rule, DESIGN §7). */
+/** One user: state changes, password, deletion and second factors (every act goes through the API's acting rule, SECURITY.md, "Who may act on whom"). */
 export function UserDetailPage({ orgId, userId }: { orgId: string; userId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/users/${enc(userId)}`;
   const user = useLoad(() => api<User>('GET', base), [base]);

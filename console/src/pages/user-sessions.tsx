@@ -2,7 +2,7 @@ import { api, enc } from '../api';
 import { ActionButton, Loading, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
 
-/** GET …/users/{userId}/sessions (DESIGN §13): a sign-in session, by its public id. */
+/** GET …/users/{userId}/sessions (docs/mail.md, "Sessions"): a sign-in session, by its public id. */
 interface Session {
   sessionId: string;
   signedInAt: string;

@@ -31,7 +31,7 @@ export class UpdateProjectDto {
 
 /**
  * One application as its create request described it, without secrets. API applications carry name and authMethod
- * only; SAML applications their SAML fields (DESIGN §15) and this organization's IdP endpoints.
+ * only; SAML applications their SAML fields (docs/saml.md) and this organization's IdP endpoints.
  */
 export class AppDto {
   @ApiProperty() appId: string;
@@ -62,13 +62,13 @@ export class AppDto {
   @ApiPropertyOptional() idTokenUserinfoAssertion?: boolean;
   @ApiPropertyOptional() devMode?: boolean;
   @ApiPropertyOptional() apiAccess?: boolean;
-  @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) requirePushedAuthorizationRequests?: boolean;
-  @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) requireSignedRequestObject?: boolean;
+  @ApiPropertyOptional({ description: 'OIDC: RFC 9126 pushed authorization requests required' }) requirePushedAuthorizationRequests?: boolean;
+  @ApiPropertyOptional({ description: 'OIDC: RFC 9101 signed request objects required' }) requireSignedRequestObject?: boolean;
   @ApiPropertyOptional({ description: 'OIDC: request objects only with exp' }) requestObjectRequiresExp?: boolean;
-  @ApiPropertyOptional({ enum: AUTHORIZATION_RESPONSE_ALGS, nullable: true, description: 'OIDC (DESIGN §16)' }) authorizationSignedResponseAlg?: string | null;
-  @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) dpopBoundAccessTokens?: boolean;
-  @ApiPropertyOptional({ nullable: true, description: 'OIDC (DESIGN §16)' }) backchannelLogoutUri?: string | null;
-  @ApiPropertyOptional({ description: 'OIDC (DESIGN §16)' }) backchannelLogoutSessionRequired?: boolean;
+  @ApiPropertyOptional({ enum: AUTHORIZATION_RESPONSE_ALGS, nullable: true, description: 'OIDC: JARM alg' }) authorizationSignedResponseAlg?: string | null;
+  @ApiPropertyOptional({ description: 'OIDC: RFC 9449 DPoP-bound access tokens required' }) dpopBoundAccessTokens?: boolean;
+  @ApiPropertyOptional({ nullable: true, description: 'OIDC Back-Channel Logout 1.0: where logout tokens are sent' }) backchannelLogoutUri?: string | null;
+  @ApiPropertyOptional({ description: 'OIDC Back-Channel Logout 1.0: logout tokens carry sid' }) backchannelLogoutSessionRequired?: boolean;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: "OIDC: the application's own public keys" }) jwks?: object | null;
   @ApiPropertyOptional({ nullable: true, description: 'OIDC: where the application serves its public keys' }) jwksUri?: string | null;
   @ApiPropertyOptional({ enum: SUBJECT_TYPES, description: 'OIDC: the `sub` the application is given (OIDC Core §8)' }) subjectType?: SubjectType;

@@ -28,10 +28,10 @@ export const GRANT_TYPES = [
 export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'] as const;
 const API_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt'] as const;
 export const ACCESS_TOKEN_TYPES = ['opaque', 'jwt'] as const;
-/** JARM's algorithms (DESIGN §16): those this instance signs with (SIGNING_ALG). */
+/** JARM's algorithms (docs/oauth-profiles.md, "Signed authorization responses (JARM)"): those this instance signs with (SIGNING_ALG). */
 export const AUTHORIZATION_RESPONSE_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
 
-/** DESIGN §16's per-application settings, in create and `PATCH` alike. */
+/** The per-application settings of docs/oauth-profiles.md, in create and `PATCH` alike. */
 export class OauthProfileFieldsDto {
   @ApiPropertyOptional({ default: false, description: 'authorization requests only by PAR (RFC 9126 §6)' })
   @IsOptional()

@@ -25,7 +25,7 @@ export class SamlAttributeDto implements SamlAttributeMapping {
   nameFormat?: (typeof ATTRIBUTE_NAME_FORMATS)[number];
 }
 
-/** The SAML fields of an application (DESIGN §15), optional in a change; shared by create and `PATCH`. */
+/** The SAML fields of an application (docs/saml.md, "SAML applications"), optional in a change; shared by create and `PATCH`. */
 export class SamlAppFieldsDto {
   @ApiPropertyOptional({ maxLength: 512, description: "the service provider's entity id (an absolute URI); from metadataXml when not given" })
   @IsOptional()
@@ -92,7 +92,7 @@ export class SamlAppFieldsDto {
   allowIdpInitiated?: boolean;
 }
 
-/** `POST …/projects/{projectId}/apps/saml` (DESIGN §15). */
+/** `POST …/projects/{projectId}/apps/saml` (docs/saml.md, "SAML applications"). */
 export class CreateSamlAppDto extends SamlAppFieldsDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
@@ -106,7 +106,7 @@ export class CreateSamlAppDto extends SamlAppFieldsDto {
   @Bounded(MAX_METADATA_CHARS)
   metadataXml?: string;
 
-  @ApiPropertyOptional({ maxLength: 2048, description: "where to read the service provider's SAML metadata instead of metadataXml (once, at creation; https, a public address: DESIGN §7)" })
+  @ApiPropertyOptional({ maxLength: 2048, description: "where to read the service provider's SAML metadata instead of metadataXml (once, at creation; https, a public address unless OUTBOUND_ALLOW_PRIVATE_NETWORKS)" })
   @IsOptional()
   @IsString()
   @Bounded(2048)

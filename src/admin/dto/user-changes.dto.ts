@@ -47,7 +47,7 @@ export class SetPasswordDto {
   @Validate(FitsBcrypt)
   password: string;
 
-  @ApiProperty({ required: false, default: false, description: 'the user must choose a new password at the next sign-in, before the application gets a code (DESIGN §13)' })
+  @ApiProperty({ required: false, default: false, description: 'the user must choose a new password at the next sign-in, before the application gets a code (docs/mail.md, "Password change required")' })
   @IsOptional()
   @IsBoolean()
   changeRequired?: boolean;

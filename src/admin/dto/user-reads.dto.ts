@@ -83,12 +83,12 @@ export class UserPatListDto {
   @ApiProperty() total: number;
 }
 
-/** `POST …/users/{userId}/invite`, `…/password/reset` and `…/email/verify` (DESIGN §13): the mail is queued; its link works until then. */
+/** `POST …/users/{userId}/invite`, `…/password/reset` and `…/email/verify` (docs/mail.md): the mail is queued; its link works until then. */
 export class InvitationDto {
   @ApiProperty({ format: 'date-time', description: 'when the link in the mail stops working (an invitation: 7 days; a reset: 1 hour; a verification: 24 hours)' }) expiresAt: string;
 }
 
-/** A browser session of the login UI (DESIGN §13), named by its public id: the cookie's value is never shown. */
+/** A browser session of the login UI (docs/mail.md, "Sessions"), named by its public id: the cookie's value is never shown. */
 export class UserSessionDto {
   @ApiProperty({ description: 'the session’s public id (not its cookie)' }) sessionId: string;
   @ApiProperty({ format: 'date-time' }) signedInAt: string;

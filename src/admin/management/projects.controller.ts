@@ -110,7 +110,7 @@ export class ProjectsController {
   ): Promise<SamlAppCreatedDto> {
     const { metadataUrl, ...fields } = dto;
     if (metadataUrl !== undefined && fields.metadataXml !== undefined) throw DomainError.invalidField('metadataUrl', 'give metadataXml or metadataUrl, not both');
-    // Read before anything is written, under the outbound rules (DESIGN §7); the document is then taken as if pasted.
+    // Read before anything is written, under the outbound rules (docs/saml.md, "SAML applications"); the document is then taken as if pasted.
     const rules = { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, timeoutMs: this.config.idpTimeoutMs };
     const metadataXml = metadataUrl === undefined ? fields.metadataXml : await readMetadataDocument(metadataUrl, 'metadataUrl', rules);
     const { appId } = await this.projects.createSamlApplication(caller.userId, orgId, projectId, { ...fields, metadataXml });

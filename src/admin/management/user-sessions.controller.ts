@@ -8,7 +8,7 @@ import { UserSessionsService } from '../../users/self-service/user-sessions.serv
 import { UserSessionListDto } from '../dto/user-reads.dto.js';
 import { ListPageQueryDto, pageOfList } from '../dto/list-page.dto.js';
 
-/** A user's browser sessions (DESIGN §13): the console lists them per user and ends one. */
+/** A user's browser sessions (docs/mail.md, "Sessions"): the console lists them per user and ends one. */
 @ApiTags('management')
 @Controller('management/v1/orgs/:orgId/users/:userId/sessions')
 export class UserSessionsController {

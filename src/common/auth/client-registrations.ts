@@ -13,7 +13,7 @@ export interface ClientRegistrations {
   /**
    * Deletes what was issued to the client in transactions of a bounded size, before the removal's own transaction
    * deletes what is issued meanwhile: no transaction grows with the client's tokens (a Galera node applies each one
-   * whole; DESIGN §18).
+   * whole; docs/high-availability.md).
    */
   revokeIssuedInBatches(clientId: string): Promise<void>;
   /** Drops this process's cached registration of the client; call it once the change has committed. */

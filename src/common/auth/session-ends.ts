@@ -22,7 +22,7 @@ type Listener = (manager: EntityManager, ended: EndedSessions) => Promise<void>;
 /**
  * Tells other modules, inside the transaction that ends them, that sessions ended (a sign-out, an administrator's
  * termination, a user deactivated, locked, removed or given a new password): the SAML IdP then logs the user out of
- * its service providers (DESIGN §15), back-channel logout its OIDC clients (§16). The module that ends sessions (src/oidc) does not know who listens.
+ * its service providers (docs/saml.md, "Single logout"), back-channel logout its OIDC clients (docs/oauth-profiles.md). The module that ends sessions (src/oidc) does not know who listens.
  */
 @Injectable()
 export class SessionEnds {

@@ -6,7 +6,7 @@ import type { EntityManager } from 'typeorm';
  * access in the transaction of the change that ends it without importing a surface.
  */
 export interface UserTokens {
-  /** Everything of the user; `keepSession` (a session's public uid) stays signed in: the account page's own password change (DESIGN §13). */
+  /** Everything of the user; `keepSession` (a session's public uid) stays signed in: the account page's own password change (docs/account.md). */
   revokeAll(manager: EntityManager, userId: string, options?: { keepSession?: string }): Promise<void>;
   /** The user's live browser sessions of the login UI, newest sign-in first. */
   sessions(userId: string): Promise<UserSession[]>;

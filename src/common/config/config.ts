@@ -73,7 +73,7 @@ export interface BackchannelLogoutConfig {
   pollMs: number;
 }
 
-/** Outgoing mail (DESIGN §13; docs/mail.md). */
+/** Outgoing mail (docs/mail.md). */
 export interface MailConfig {
   /** `smtp://user:pass@host:587` (STARTTLS when offered) or `smtps://…:465`; undefined: `.eml` files under `$DATA_DIR/mail/`. */
   smtpUrl?: string;
@@ -205,7 +205,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     leaseMs: read.integer('WEBHOOK_LEASE_MS', 30_000, 15_000, 3_600_000),
   };
 
-  // As webhooks (DESIGN §17): first retry after about 5 s, given up after 24 h. The lease outlives a request's 10 s.
+  // As webhooks (docs/provisioning.md, "How it is pushed"): first retry after about 5 s, given up after 24 h. The lease outlives a request's 10 s.
   const provisioning = {
     retryBaseMs: read.integer('PROVISIONING_RETRY_BASE_MS', 5000, 10, 3_600_000),
     retryWindowMs: read.integer('PROVISIONING_RETRY_WINDOW_MS', 86_400_000, 0, 30 * 86_400_000),
@@ -223,7 +223,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const badServer = domainVerification.dnsServers.find((s) => !DNS_SERVER.test(s));
   if (badServer !== undefined) problems.push(`DOMAIN_VERIFICATION_DNS_SERVERS must list IP addresses, each with an optional :port, got "${badServer}"`);
   const mail = readMailConfig(read, env, instanceDomain, problems);
-  // As webhooks (DESIGN §10, §16): first retry after about 5 s, given up after 24 h.
+  // As webhooks (docs/oauth-profiles.md, "Delivery"): first retry after about 5 s, given up after 24 h.
   const backchannelLogout = {
     retryBaseMs: read.integer('BACKCHANNEL_LOGOUT_RETRY_BASE_MS', 5000, 10, 3_600_000),
     retryWindowMs: read.integer('BACKCHANNEL_LOGOUT_RETRY_WINDOW_MS', 86_400_000, 0, 30 * 86_400_000),
@@ -276,7 +276,7 @@ function readMailConfig(read: EnvReader, env: Env, instanceDomain: string, probl
     smtpUrl,
     requireTls: read.boolean('SMTP_REQUIRE_TLS', false),
     from,
-    // As webhooks (DESIGN §10): first retry after about 5 s, given up after 24 h.
+    // As webhooks (docs/webhooks.md, "Order, retries and crashes"): first retry after about 5 s, given up after 24 h.
     retryBaseMs: read.integer('MAIL_RETRY_BASE_MS', 5000, 10, 3_600_000),
     retryWindowMs: read.integer('MAIL_RETRY_WINDOW_MS', 86_400_000, 0, 30 * 86_400_000),
     // Outlasts nodemailer's connection and greeting timeouts, so no attempt outlives its lease.

@@ -12,7 +12,7 @@ export class PasswordHasher {
   constructor(readonly cost: number) {}
 
   /**
-   * A new password's hash, computed in the process's bounded pool for new passwords (DESIGN §7, "Checks are
+   * A new password's hash, computed in the process's bounded pool for new passwords (SECURITY.md, "Checks are
    * atomic"; expensive-verifications.ts): a SCIM Bulk request of 100 users with passwords, or many requests
    * at once, wait their turn; when the queue is full the request is answered 503 with `Retry-After`
    * (DomainError `unavailable`), nothing written.

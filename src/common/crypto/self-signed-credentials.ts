@@ -14,7 +14,7 @@ const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', publicExponent: new Ui
 
 /**
  * An RSA key pair (2048 bits) and a self-signed certificate for it, valid ten years: a SAML identity, published in
- * metadata — this SP's per upstream IdP (DESIGN §14) and this IdP's signing key (DESIGN §15). Self-signed is what
+ * metadata — this SP's per upstream IdP (docs/federation.md) and this IdP's signing key (docs/saml.md). Self-signed is what
  * SAML metadata exchange expects (SAML Metadata Interoperability: keys, not a PKI).
  */
 export async function newSelfSignedCredentials(commonName: string): Promise<{ privateKeyPem: string; certificatePem: string }> {

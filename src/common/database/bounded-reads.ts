@@ -29,7 +29,7 @@ const STATEMENT_TIMEOUT = 1969;
 
 /**
  * Reads whose cost a client chooses (SCIM list filters: substring matches over every user's e-mails), bounded
- * in time and kept off the thread that serves every other request (issue 33, item 14; docs/product-rules.md,
+ * in time and kept off the thread that serves every other request (docs/product-rules.md,
  * "SCIM"). On MariaDB the statement carries max_statement_time and the server stops it. On SQLite, whose
  * statements run on the calling thread, they run one at a time on a read thread with its own connection; one
  * past the limit is ended by terminating that thread. Either way the caller gets ReadTooCostly. An in-memory

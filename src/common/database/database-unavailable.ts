@@ -17,7 +17,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 /**
  * Writes that collided and were still colliding after the unit of work's last retry (src/common/database/unit-of-work.ts):
  * a deadlock, on Galera a certification conflict (1213), or a lock wait timeout (1205). The server is up; the client
- * should try again shortly, so 503 with `Retry-After` (DESIGN §18), never 500 — but no outage is reported.
+ * should try again shortly, so 503 with `Retry-After` (docs/high-availability.md), never 500 — but no outage is reported.
  */
 const CONTENTION_CODES = ['ER_LOCK_DEADLOCK', 'ER_LOCK_WAIT_TIMEOUT'];
 

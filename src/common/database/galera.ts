@@ -16,7 +16,7 @@ export interface MysqlPool {
 const SYNC_WAIT_SQL = 'SET SESSION wsrep_sync_wait = 1';
 
 /**
- * MariaDB Galera (DESIGN §18; docs/high-availability.md): every node takes writes, and a node applies the others'
+ * MariaDB Galera (docs/high-availability.md): every node takes writes, and a node applies the others'
  * writes a moment after they commit. A read that follows a write made through another node (a SCIM create, then its
  * GET; a token issued by one process, introspected by another) must see it: each connection of the pool sets
  * `wsrep_sync_wait = 1`, so its reads wait for causality. Detected at start-up (`@@wsrep_on`); nothing changes on a

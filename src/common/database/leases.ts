@@ -6,7 +6,7 @@ import type { UnitOfWork } from './unit-of-work.js';
 /**
  * Leases: a row per name that one process holds until `expires_at` (milliseconds since the epoch), taking turns
  * between processes on one database — also between the nodes of a Galera cluster, where a named lock (`GET_LOCK`)
- * or a `SELECT … FOR UPDATE` is local to one node but a write is certified against every node's writes (DESIGN §18;
+ * or a `SELECT … FOR UPDATE` is local to one node but a write is certified against every node's writes (see
  * docs/high-availability.md). A process that dies holding one loses it when it expires.
  *
  * The migrator creates the table before anything else, as TypeORM creates its `migrations` table: the lease that

@@ -11,7 +11,7 @@ const LEASE = 'migrations';
 /**
  * Runs `work` while holding the `migrations` lease (src/common/database/leases.ts), so that processes starting
  * together apply migrations one after the other, also through different nodes of a Galera cluster (a named lock,
- * `GET_LOCK`, would be local to one node; DESIGN §18). A process that crashes mid-migration leaves the lease to
+ * `GET_LOCK`, would be local to one node; docs/high-availability.md). A process that crashes mid-migration leaves the lease to
  * expire within LEASE_MS. Two instances on one SQLite file need it too: without it, the second fails on a table the
  * first's migration has just created.
  */

@@ -146,7 +146,7 @@ export class UnitOfWork {
 
   /**
    * Runs `commit` (a transaction, or one statement in autocommit) again when the server rolled it back for a
-   * deadlock — on Galera also a certification conflict with a write committed on another node (DESIGN §18) — or a
+   * deadlock — on Galera also a certification conflict with a write committed on another node (docs/high-availability.md) — or a
    * lock wait timeout. Up to RETRY_ATTEMPTS, after a pause drawn at random up to a doubling cap ("full jitter"),
    * so units that collided do not collide again in step.
    */

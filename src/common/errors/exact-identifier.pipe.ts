@@ -5,7 +5,7 @@ import { DomainError } from './domain-error.js';
 const NOT_AN_IDENTIFIER = /^\s|\s$|\0/;
 
 /**
- * Path parameters are identifiers, matched exactly on both databases (DESIGN §7, third wave): MariaDB's PAD
+ * Path parameters are identifiers, matched exactly on both databases (docs/product-rules.md, "Domain"): MariaDB's PAD
  * SPACE collations compare `'<id> '` equal to `'<id>'`, so `GET …/Users/<id>%20` found — and PATCH changed —
  * the user `<id>`. A parameter no identifier can equal is not found, before any query, on every surface
  * (each answers 404 in its own shape). Runs after the guards, so what is refused there still is.

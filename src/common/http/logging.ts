@@ -40,7 +40,7 @@ export class AppLogger implements LoggerService {
    *
    * `ownStorage: false` is for requests that run in an AsyncLocalStorage of their own already (oidc-provider's,
    * see findRequestsWith): the id is kept on the request rather than in a second storage, which every promise of
-   * the request would pay to carry (async-hook propagation, BENCHMARKS.md, issue 40).
+   * the request would pay to carry (async-hook propagation, BENCHMARKS.md, "Where each goal stands").
    *
    * An enabled storage costs every promise of the process, inside a request of its own or not: once the last
    * request in it has ended, it is disabled until the next one enters it (Node's `disable()`; `run` enables it

@@ -31,7 +31,7 @@ export const logins = new Counter({
 
 export const idpLogins = new Counter({
   name: 'portcullis_idp_logins_total',
-  help: 'Sign-ins through an upstream identity provider, by its protocol and the result (DESIGN §14).',
+  help: 'Sign-ins through an upstream identity provider, by its protocol and the result.',
   labelNames: ['idp_type', 'result'] as const,
 });
 

@@ -26,7 +26,7 @@ interface Described {
 /**
  * Answered requests counted per label set, exported as a counter and a duration histogram of prom-client's
  * own format. prom-client's `Counter#inc` and `Histogram#observe` check and hash their label object on every
- * call, twice per request (about 3 µs of a token request's 300, BENCHMARKS.md, issue 40); here a request costs
+ * call, twice per request (about 3 µs of a token request's 300, BENCHMARKS.md, "Where each goal stands"); here a request costs
  * one Map look-up by a string key the caller builds and a few additions, and the registry reads the totals
  * when it collects (a scrape, or the cluster primary's request to a worker, which sums them like any
  * prom-client metric: `aggregator: 'sum'`). Label values must come from a bounded set, as for any metric.

@@ -9,7 +9,7 @@ export interface OutboundRules {
 }
 
 /**
- * Refuses, at configuration time, a URL an organization typed that outbound calls may not reach (DESIGN §7): plain
+ * Refuses, at configuration time, a URL an organization typed that outbound calls may not reach (docs/webhooks.md, "Targets on private networks"): plain
  * http or a host resolving to a loopback, private or link-local address, unless `OUTBOUND_ALLOW_PRIVATE_NETWORKS`
  * (development). Calls check the address again when they connect (outbound-fetch.ts). A 400 naming `field`.
  */
@@ -42,8 +42,8 @@ export async function assertPublicHost(url: URL, field: string, rules: Pick<Outb
 }
 
 /**
- * A SAML metadata document read from a URL an organization gave (an upstream IdP's, DESIGN §14; a service provider's,
- * §15): the URL's shape, then its reachability as above, then one GET (200 only, at most 1 MiB, no redirects). A 400
+ * A SAML metadata document read from a URL an organization gave (an upstream IdP's, docs/federation.md, "SAML"; a service provider's,
+ * docs/saml.md): the URL's shape, then its reachability as above, then one GET (200 only, at most 1 MiB, no redirects). A 400
  * naming `field` for each failure; the caller parses the document.
  */
 export async function readMetadataDocument(url: string, field: string, rules: OutboundRules): Promise<string> {

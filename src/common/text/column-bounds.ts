@@ -2,8 +2,8 @@ import { getMetadataArgsStorage } from 'typeorm';
 
 /**
  * The length of an entity's varchar column, read from its `@Column` declaration: bounds checked at the edge
- * come from here, so validation and the schema cannot drift apart (DESIGN §7, third wave: "every field has a
- * length bound checked before the database"). MariaDB counts a VARCHAR's length in characters (code points)
+ * come from here, so validation and the schema cannot drift apart (docs/product-rules.md, "API": every string field has a
+ * length bound checked before the database). MariaDB counts a VARCHAR's length in characters (code points)
  * and refuses more in strict mode ("Data too long", a 500); SQLite stores any length. Throws at load time
  * for a property that is not a varchar column with a length, so a renamed column cannot leave a bound behind.
  */

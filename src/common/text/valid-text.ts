@@ -1,5 +1,5 @@
 /**
- * Text every surface refuses (DESIGN §7, third wave): a lone UTF-16 surrogate, which UTF-8 cannot encode (SQLite
+ * Text every surface refuses: a lone UTF-16 surrogate, which UTF-8 cannot encode (SQLite
  * keeps it as sent, MariaDB's utf8mb4 replaces or refuses it), and U+0000, which the two databases store
  * differently and C strings cut. Both are refused with 400 before anything is stored, so that both databases
  * hold the same text.

@@ -11,7 +11,7 @@ export const DS = 'http://www.w3.org/2000/09/xmldsig#';
 
 /**
  * Parses SAML XML from outside (metadata, requests, responses) as data only: a document type declaration (and with it every
- * entity, internal or external) is refused before parsing (DESIGN §14 and §15: DTDs and entities refused), as is anything
+ * entity, internal or external) is refused before parsing (docs/saml.md, "SAML applications"; docs/federation.md, "SAML"), as is anything
  * that does not parse.
  */
 export function parseXml(xml: string): Document {

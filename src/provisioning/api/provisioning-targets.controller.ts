@@ -14,7 +14,7 @@ import {
   CreateTargetDto, ObjectListDto, ObjectsQueryDto, ProvisionedObjectDto, ReconcileDryRunDto, ReconcileDto, ReconcileStartedDto, TargetCreatedDto, TargetDto, TargetListDto, TargetStatusDto, TargetTestDto, UpdateTargetDto,
 } from './provisioning.dto.js';
 
-/** An organization's outbound SCIM targets (DESIGN §17; docs/provisioning.md). Secrets are never returned. */
+/** An organization's outbound SCIM targets (docs/provisioning.md). Secrets are never returned. */
 @ApiTags('management')
 @Controller('management/v1/orgs/:orgId/provisioning/targets')
 export class ProvisioningTargetsController {

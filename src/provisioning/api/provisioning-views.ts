@@ -4,7 +4,7 @@ import type { ReconcilePlan } from '../reconcile/reconcile-plan.js';
 import { PLAN_ITEMS_SHOWN } from './provisioning.dto.js';
 import type { ProvisionedObjectDto, ReconcilePlanDto } from './provisioning.dto.js';
 
-/** An object row as the API shows it (DESIGN §17). */
+/** An object row as the API shows it (docs/provisioning.md, "Targets"). */
 export function objectView(row: ObjectRow): ProvisionedObjectDto {
   return {
     kind: row.kind,

@@ -49,7 +49,7 @@ class TargetFieldsDto {
   @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() enabled?: boolean;
 }
 
-/** `POST …/provisioning/targets` (DESIGN §17). */
+/** `POST …/provisioning/targets` (docs/provisioning.md, "Targets"). */
 export class CreateTargetDto extends TargetFieldsDto {
   @ApiProperty({ example: 'Slack' }) @IsString() @IsNotBlank() @Bounded(PROVISIONING_BOUNDS.name) name: string;
   @ApiProperty({ example: 'https://api.example.com/scim/v2', description: 'the SCIM base URL (https; the outbound address rules apply; not this instance)' })
@@ -145,7 +145,7 @@ export class ObjectListDto {
   @ApiProperty() total: number;
 }
 
-/** `POST …/targets/{id}/reconcile` (DESIGN §17). */
+/** `POST …/targets/{id}/reconcile` (docs/provisioning.md, "Reconcile"). */
 export class ReconcileDto {
   @ApiPropertyOptional({ default: false, description: 'true: answer the plan and change nothing' }) @IsOptional() @IsBoolean() dryRun?: boolean;
 }

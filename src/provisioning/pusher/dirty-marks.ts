@@ -3,12 +3,12 @@ import type { TargetSettings } from '../provisioning-settings.js';
 
 /**
  * User events that change nothing a target receives: credentials, sign-ins, tokens, mail — and a lock, which is
- * not a deactivation (DESIGN §17). Every other user event marks the user dirty.
+ * not a deactivation (docs/provisioning.md, "How it is pushed"). Every other user event marks the user dirty.
  */
 const NOTHING_TO_PUSH = /^user\.(human\.(password|mfa|invitation|mail|email\.verification)|machine\.(secret|key)|personal\.token|token|impersonated|idp|saml|locked|unlocked)/;
 
 /**
- * The users a run of events marks dirty, each at the position of its latest event (DESIGN §17: repeated changes
+ * The users a run of events marks dirty, each at the position of its latest event (docs/provisioning.md, "How it is pushed": repeated changes
  * coalesce). With a group scope, joining or leaving a chosen group marks the member (its push then finds it in or
  * out of scope).
  */
@@ -26,7 +26,7 @@ export function userMarks(events: readonly LoggedEvent[], settings: TargetSettin
 }
 
 /**
- * The groups a run of events marks dirty (DESIGN §17): every event of a group — added, changed, removed, a member
+ * The groups a run of events marks dirty (docs/provisioning.md, "Groups"): every event of a group — added, changed, removed, a member
  * added or removed — marks that group; whether the target receives it is decided when it is pushed (a target that
  * stopped pushing groups deletes those it has).  `movedUsers` are members whose place in a group scope changed (they joined or left a chosen group):
  * with `pushGroups: "all"`, their other groups list them or not because of it (the worker marks those).

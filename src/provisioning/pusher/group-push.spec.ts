@@ -20,7 +20,7 @@ function target(answers: Record<string, Answer> = {}, patch = true) {
 
 const remote = (displayName: string, members: string[]): Answer => ({ kind: 'ok', status: 200, body: { id: 'r1', displayName, members: members.map((value) => ({ value })) } });
 
-describe('group push (DESIGN §17)', () => {
+describe('group push (docs/provisioning.md, "Groups")', () => {
   it('changes only what differs from the target: its name, then members added and removed in chunks', async () => {
     const { ctx, sent } = target({ 'GET /Groups/r1': remote('old', ['a', 'b', 'x', 'y', 'z']) });
     const outcome = await pushGroup(ctx, 'g1', 'r1', false, { displayName: 'new', members: ['a', 'b', 'c', 'd', 'e'] });

@@ -19,7 +19,7 @@ export interface GroupPushContext {
 }
 
 /**
- * Brings one group at the target to its current state (DESIGN §17): created with `displayName` and `externalId`
+ * Brings one group at the target to its current state (docs/provisioning.md, "Groups"): created with `displayName` and `externalId`
  * (the Portcullis id), then its members as chunked `PATCH` `add`/`remove` of `members` (RFC 7644 §3.5.2.1,
  * §3.5.2.2). The change is computed against the members the target reports (`GET /Groups/{id}`), not against what
  * was sent before: a push cut off between two chunks, or a group edited at the target, converges on the next

@@ -21,7 +21,7 @@ function pushesGroup(target: TargetRow, groupId: string): boolean {
 }
 
 /**
- * The group as the target is to have it (DESIGN §17; docs/provisioning.md, "Groups"): `none` when it is gone or not
+ * The group as the target is to have it (docs/provisioning.md, "Groups"): `none` when it is gone or not
  * pushed here; else the members in the target's scope, by the remote ids the target gave them. A member in scope
  * that the target does not have yet holds the group back (`failing` while that member is failing or in conflict);
  * members that are not people, or out of scope, are not listed.

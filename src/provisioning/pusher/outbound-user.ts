@@ -4,7 +4,7 @@ import type { UserEntity } from '../../users/entities/user.entity.js';
 import { isInactive } from '../../users/rules/user-state.js';
 
 /**
- * What a target receives for a user (DESIGN §17): the SCIM representation the inbound API serves (RFC 7643 §4.1),
+ * What a target receives for a user (docs/provisioning.md, "What is pushed"): the SCIM representation the inbound API serves (RFC 7643 §4.1),
  * without what is this instance's own (`id`, `meta`, the read-only `groups`), with `externalId` the Portcullis id and
  * `userName` the name the target chose. Passwords are never stored in a readable form and never sent. A locked user
  * stays active: a lock is not a deactivation (only `inactive` is `active: false`).

@@ -47,7 +47,7 @@ export async function moveCursor(manager: EntityManager, targetId: string, from:
 }
 
 /**
- * The pending object whose change is oldest and whose retry is due — users before groups (DESIGN §17: a group
+ * The pending object whose change is oldest and whose retry is due — users before groups (docs/provisioning.md, "Groups": a group
  * lists the remote ids of its members, so the members it waits for go first).
  */
 export async function nextDirty(manager: EntityManager, targetId: string, now: number): Promise<DirtyObject | undefined> {
@@ -75,7 +75,7 @@ export async function nextDueAt(manager: EntityManager, targetId: string): Promi
 const KEY = 'target_id = ? AND kind = ? AND local_id = ?';
 const key = (targetId: string, o: DirtyObject) => [targetId, o.kind, o.localId];
 
-/** DESIGN §17: the intent is recorded (committed) before the request is sent; a retry then looks the object up first. */
+/** docs/provisioning.md, "How it is pushed": the intent is recorded (committed) before the request is sent; a retry then looks the object up first. */
 export async function recordAttempt(manager: EntityManager, targetId: string, o: DirtyObject, now: number): Promise<void> {
   await manager.query(`UPDATE provisioning_objects SET attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, ?) WHERE ${KEY}`, [now, ...key(targetId, o)]);
 }
@@ -174,7 +174,7 @@ export async function userObjects(manager: EntityManager, targetId: string, user
 }
 
 /**
- * A group that waits for members not yet at the target (DESIGN §17): no request was sent, so no attempt counts.
+ * A group that waits for members not yet at the target (docs/provisioning.md, "Groups"): no request was sent, so no attempt counts.
  * `pending` until `nextAttemptAt`, or `failing` while a member it lists is failing; unless a change marked it
  * meanwhile (then it is due at once).
  */

@@ -1,5 +1,5 @@
 /**
- * How a target's answer to one request is taken (DESIGN §17): success, or what to do next. 400 and 422 fail the
+ * How a target's answer to one request is taken (docs/provisioning.md, "How it is pushed"): success, or what to do next. 400 and 422 fail the
  * object at once (the target will not take it as it is); 401 and 403 are the whole target's credentials; 429 waits
  * as `Retry-After` says (RFC 6585 §4, RFC 9110 §10.2.3); anything else — 5xx, a redirect (never followed), an answer
  * that is not the JSON asked for, no answer within the timeout — is retried with back-off.

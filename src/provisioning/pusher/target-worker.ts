@@ -28,7 +28,7 @@ const IDLE_MS = 200;
 export class LostLease extends Error {}
 
 /**
- * Pushes one target (DESIGN §17) while this process holds its lease: reads the organization's events past the
+ * Pushes one target (docs/provisioning.md, "How it is pushed") while this process holds its lease: reads the organization's events past the
  * target's cursor, marks the objects they touch dirty (moving the cursor in the same transaction), and pushes the
  * dirty objects' current state, oldest change first, one request at a time.
  */
@@ -165,7 +165,7 @@ export class TargetWorker extends StoppableLoop {
   }
 
   /**
-   * Records the attempt before any request (DESIGN §17); false, recording nothing, when the target was disabled or
+   * Records the attempt before any request (docs/provisioning.md, "How it is pushed"); false, recording nothing, when the target was disabled or
    * changed since this turn read it: it gets nothing more under its old settings, the next turn reads it again (an
    * owner who disabled it must see no request start after the answer).
    */

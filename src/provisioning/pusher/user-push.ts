@@ -23,7 +23,7 @@ export interface UserPushContext {
 }
 
 /**
- * Brings one user at the target to its current state (DESIGN §17), one request at a time. `remoteId` is what the
+ * Brings one user at the target to its current state (docs/provisioning.md, "How it is pushed"), one request at a time. `remoteId` is what the
  * object row knows; `retried` says an earlier attempt may have created it without the answer arriving.
  */
 export async function pushUser(ctx: UserPushContext, localId: string, remoteId: string | null, retried: boolean): Promise<Outcome> {

@@ -11,7 +11,7 @@ const remote = (id: string, resource: Record<string, unknown>): RemoteUser => ({
 });
 const doc = (id: string, userName: string, extra: Record<string, unknown> = {}) => ({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], externalId: id, userName, active: true, ...extra });
 
-describe('reconcile plan (DESIGN §17; docs/provisioning.md, "Reconcile")', () => {
+describe('reconcile plan (docs/provisioning.md, "Reconcile")', () => {
   it('adopts a namesake without externalId (userName case-insensitive, one remote user for one person); a namesake of someone else is no adoption', () => {
     const plan = planOf(
       [remote('r1', { userName: 'ADA' }), remote('r2', { userName: 'bob', externalId: 'someone-else' })],

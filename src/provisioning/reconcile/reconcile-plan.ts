@@ -9,7 +9,7 @@ export interface PlanItem {
   userName: string;
 }
 
-/** What a reconcile would do (DESIGN §17): each list names the users it touches. */
+/** What a reconcile would do (docs/provisioning.md, "Reconcile"): each list names the users it touches. */
 export interface ReconcilePlan {
   create: PlanItem[];
   update: PlanItem[];

@@ -20,7 +20,7 @@ import { knownUserIds, objectOf } from './reconcile.queries.js';
 import { readRemoteUsers } from './remote-users.js';
 
 /**
- * Reconcile and retry (DESIGN §17; docs/provisioning.md, "Reconcile"). The plan is made in the request: the target's
+ * Reconcile and retry (docs/provisioning.md, "Reconcile"). The plan is made in the request: the target's
  * Users are read page by page (at most RECONCILE_LIMIT, each request under the 10 s rule) and compared with the
  * organization's people. A real reconcile then marks the plan's users dirty, with its event, in one transaction;
  * the target's pusher does the writing, one request at a time, as for any change.

@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * The client each stored OIDC object was issued to (a grant's, code's or token's `clientId`), indexed, so
  * that removing an application revokes what was issued to it by index instead of reading every payload's
- * JSON (issue 33, item 25). Sessions name their clients only inside `authorizations` and stay NULL.
+ * JSON. Sessions name their clients only inside `authorizations` and stay NULL.
  * Existing rows are filled from their payloads, once.
  */
 export class OidcPayloadClients1763702100000 implements MigrationInterface {

@@ -2,7 +2,7 @@ import { Table, TableForeignKey, TableIndex } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * One row per trip of a browser to an upstream identity provider and back (DESIGN §14; docs/federation.md,
+ * One row per trip of a browser to an upstream identity provider and back (docs/federation.md,
  * "The round trip"): found by the hash of its `state`, a random handle; it lives ten minutes and is used once.
  * The PKCE verifier and the nonce are kept encrypted, as is what the upstream sent back until the sign-in goes on.
  */

@@ -2,7 +2,7 @@ import { TableColumn } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The login policy's `passwordLogin` (DESIGN §14, "Login UI"): false makes an organization federated only, its
+ * The login policy's `passwordLogin` (docs/federation.md, "Signing in"): false makes an organization federated only, its
  * people signing in through its identity providers. Existing policies keep passwords.
  */
 export class PasswordLogin1763702400000 implements MigrationInterface {

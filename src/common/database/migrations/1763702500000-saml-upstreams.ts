@@ -2,7 +2,7 @@ import { Table, TableColumn, TableForeignKey, TableIndex } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * SAML 2.0 upstreams (DESIGN §14; docs/federation.md, "SAML"): this SP's private key per IdP (encrypted with the
+ * SAML 2.0 upstreams (docs/federation.md, "SAML"): this SP's private key per IdP (encrypted with the
  * master key; its certificate is public, in the settings), and the IDs of the assertions already accepted, kept
  * until they expire, so that a replayed assertion is refused by every process (the replay cache in the database).
  */

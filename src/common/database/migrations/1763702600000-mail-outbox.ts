@@ -2,7 +2,7 @@ import { Table, TableColumn, TableForeignKey, TableIndex } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Mail and one-time codes (DESIGN §13; docs/mail.md): the outbox every process sends from, the codes the links
+ * Mail and one-time codes (docs/mail.md): the outbox every process sends from, the codes the links
  * carry (only their hashes), and the login policy's `inviteOnProvision` and `requireVerifiedEmail`.
  */
 export class MailOutbox1763702600000 implements MigrationInterface {

@@ -2,7 +2,7 @@ import { TableColumn } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A counter on the instance row that instance-wide guards write (DESIGN §18; docs/high-availability.md): on Galera a
+ * A counter on the instance row that instance-wide guards write (docs/high-availability.md): on Galera a
  * `SELECT … FOR UPDATE` locks only on its own node, while a write is certified against every other node's, so two
  * guarded changes through two nodes cannot both commit.
  */

@@ -2,7 +2,7 @@ import { Table, TableIndex } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The instance's SAML signing keys (DESIGN §15; docs/saml.md): an RSA key sealed with the master key and its
+ * The instance's SAML signing keys (docs/saml.md, "Signing keys"): an RSA key sealed with the master key and its
  * self-signed certificate, which every organization's IdP metadata publishes. Scheduled like the OIDC keys (a next
  * key is published before it signs), so both certificates are in the metadata during a rotation.
  */

@@ -2,7 +2,7 @@ import { Table, TableForeignKey, TableIndex } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * SAML applications (DESIGN §15; docs/saml.md): an `applications` row of kind `saml` and this row of what the service
+ * SAML applications (docs/saml.md): an `applications` row of kind `saml` and this row of what the service
  * provider is — its entity id (unique in the organization), ACS URLs, NameID format, attributes, signing and
  * encryption choices. Removed with its application.
  */

@@ -2,7 +2,7 @@ import { Table, TableForeignKey, TableIndex } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * SAML single sign-on and logout (DESIGN §15; docs/saml.md).
+ * SAML single sign-on and logout (docs/saml.md, "Single sign-on", "Single logout").
  *
  * `saml_requests`: an AuthnRequest being answered, found by the hash of the handle its sign-in carries through the
  * authorization round trip, and the SP's request `ID` kept single use per application (the replay cache:

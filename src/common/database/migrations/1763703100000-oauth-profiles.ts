@@ -2,7 +2,7 @@ import { TableColumn } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The per-application settings of the OAuth and OIDC profiles (DESIGN §16): PAR required, signed request objects
+ * The per-application settings of the OAuth and OIDC profiles (docs/oauth-profiles.md): PAR required, signed request objects
  * required (RFC 9101), the JARM signing algorithm, DPoP-bound access tokens (RFC 9449) and back-channel logout (OIDC
  * Back-Channel Logout 1.0 §2.2). Off, or absent, for every existing application: none asked for them.
  */

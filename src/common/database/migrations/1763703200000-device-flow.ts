@@ -2,7 +2,7 @@ import { TableColumn } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The device authorization grant (RFC 8628, DESIGN §16): when the device last polled its device code and the
+ * The device authorization grant (RFC 8628): when the device last polled its device code and the
  * interval it must keep, in the code's own row, so that `slow_down` (§3.5) holds across processes. NULL for
  * every other row. `user_code` already exists (and is indexed); from now on it holds the user code's keyed hash.
  * No device code was ever stored before (the feature was off), so no row needs rewriting.

@@ -2,7 +2,7 @@ import { Table, TableForeignKey, TableIndex } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * OpenID Connect Back-Channel Logout 1.0 (DESIGN §16; docs/oauth-profiles.md): the outbox of logout tokens. A row is
+ * OpenID Connect Back-Channel Logout 1.0 (docs/oauth-profiles.md): the outbox of logout tokens. A row is
  * one logout token owed to one application for one ended session, written in the transaction that ended the session;
  * every process sends due rows under a lease (`lease_owner`, `leased_until`), retried on the webhooks' schedule.
  * `id` is the token's `jti` (the same on every retry). A removed application takes its rows with it.

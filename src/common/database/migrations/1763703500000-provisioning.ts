@@ -2,7 +2,7 @@ import { Table, TableForeignKey, TableIndex } from 'typeorm';
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Outbound SCIM provisioning (src/provisioning; DESIGN §17, docs/provisioning.md): an organization's targets, each
+ * Outbound SCIM provisioning (src/provisioning; docs/provisioning.md): an organization's targets, each
  * with its secret (encrypted with the master key) and its cursor over the event log (one process pushes to a
  * target at a time, holding the lease `provisioning:<id>` of the `leases` table); and the objects a target knows, one row per local user
  * or group with the remote id and how its last push went. Objects go with their target; targets are removed by the
