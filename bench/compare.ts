@@ -1,5 +1,5 @@
 /**
- * Issue 22, goal 5: puts a MySQL/MariaDB run's CPU per request next to an SQLite run's, as markdown.
+ * MariaDB against SQLite: puts a MySQL/MariaDB run's CPU per request next to an SQLite run's, as markdown.
  *
  *   node dist/bench/compare.js bench/results/<sqlite run>.json bench/results/<mysql run>.json
  */

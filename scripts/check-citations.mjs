@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const PLANNING = /DESIGN §|issue [0-9]+/;
+const PLANNING = /DESIGN[ ]§|issue[ ][0-9]+/;
 const dirs = process.argv.length > 2 ? process.argv.slice(2) : ['src', 'console/src'];
 
 function* files(dir) {

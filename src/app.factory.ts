@@ -100,7 +100,7 @@ function bothMiddlewares(first: Middleware, second: Middleware): Middleware {
  */
 function setUpOpenApi(app: NestExpressApplication, config: AppConfig): void {
   // Built at the first request for it, not at start-up: a process that never serves /docs never holds the
-  // document (1 MB of heap) nor pays for building it (BENCHMARKS.md, "Issue 40, memory"). Nest keeps it once built.
+  // document (1 MB of heap) nor pays for building it (BENCHMARKS.md, "Performance goals, memory"). Nest keeps it once built.
   SwaggerModule.setup('docs', app, () => openApiDocument(app, config), { jsonDocumentUrl: 'docs-json' });
 }
 

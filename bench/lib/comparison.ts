@@ -1,5 +1,5 @@
 /**
- * Issue 22, goal 5: the CPU a request costs on MySQL/MariaDB against SQLite, from two runs' results. On
+ * The CPU a request costs on MySQL/MariaDB against SQLite, from two runs' results. On
  * SQLite the database works inside the service's process; on MySQL/MariaDB the server's CPU is added, so
  * the sum is what is compared. Pure functions, no I/O.
  */

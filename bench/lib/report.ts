@@ -85,7 +85,7 @@ function growthTable(run: RunResult): string[] {
 }
 
 /**
- * Issue 40: each token scenario's Portcullis figure against the durable peer measured beside it (the
+ * Each token scenario's Portcullis figure against the durable peer measured beside it (the
  * anchor) and the memory adapter's (the ceiling), from the same alternating rounds.
  */
 function durableTable(run: RunResult): string[] {
@@ -136,7 +136,7 @@ export function renderReport(run: RunResult, chartFile: string): string {
     `![Portcullis (WORKERS=1) against the peer, per scenario](${chartFile})`,
     '',
     ...(run.measurements.some(isDurablePeer) ? [
-      '**Tokens against the durable peer** (issue 40): the same oidc-provider storing every payload in SQLite ' +
+      '**Tokens against the durable peer**: the same oidc-provider storing every payload in SQLite ' +
         '(WAL, `synchronous = NORMAL`, no cache; `bench/peers/sqlite-adapter.ts`) is the anchor (target ≥ 0.9× with WORKERS=1); ' +
         'the memory adapter is the ceiling. All three figures of a row come from the same alternating rounds:',
       '',

@@ -1,5 +1,5 @@
 /**
- * BENCHMARKS.md's sizing table (issue 22, goal 6): Portcullis's capacity per process and per vCPU in the
+ * BENCHMARKS.md's sizing table: Portcullis's capacity per process and per vCPU in the
  * units of Keycloak's sizing guide, from one run's figures. Pure functions, no I/O.
  */
 import type { Measurement, RunResult } from './measurement.js';

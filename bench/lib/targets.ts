@@ -24,14 +24,14 @@ export function headline(ms: Measurement[], scenario: string, server: (m: Measur
 
 const ours = (workers: number) => (m: Measurement) => m.kind === 'portcullis' && m.workers === workers;
 /**
- * Another product measured beside Portcullis for the reader (Debian's glewlwyd, issue 22 goal 6): shown in
+ * Another product measured beside Portcullis for the reader (Debian's glewlwyd): shown in
  * the table, never the base of a ratio or target, which compare with the raw library.
  */
 export const isProductPeer = (m: Measurement) => m.kind === 'peer' && m.server.startsWith('glewlwyd');
 /** The server name of the durable peer (bench/peers/sqlite-adapter.ts), `… (beside WORKERS=2)` after it for WORKERS=2. */
 export const DURABLE_PEER = 'oidc-provider + SQLite adapter';
 /**
- * The same library storing through a durable adapter (issue 40): the anchor of the token figures, shown
+ * The same library storing through a durable adapter: the anchor of the token figures, shown
  * beside the memory adapter's ceiling, never taken for it.
  */
 export const isDurablePeer = (m: Measurement) => m.kind === 'peer' && m.server.startsWith(DURABLE_PEER);
@@ -78,13 +78,13 @@ export function evaluateTargets(run: RunResult): Verdict[] {
     againstPeer(scenario, 1, 0.6);
     againstPeer(scenario, 2, 1.0);
   }
-  // Issue 40: one process against one, each storing every token durably.
+  // One process against one, each storing every token durably.
   for (const scenario of new Set(ms.filter(isDurablePeer).map((m) => m.scenario))) againstPeer(scenario, 1, 0.9, 'the durable peer', isDurablePeer);
   const login = headline(ms, 'oidc.login', ours(1));
   const bcrypt = ms.find((m) => m.scenario === 'oidc.bcrypt');
   if (login && bcrypt) verdicts.push({ subject: login, text: `≥ 80 % of bcrypt alone: ${Math.round((100 * login.rate) / bcrypt.rate)} %`, met: login.rate >= 0.8 * bcrypt.rate });
 
-  // Per-request overhead (issue 22): against the floors of bench/peers measured in the same run.
+  // Per-request overhead: against the floors of bench/peers measured in the same run.
   againstPeer('overhead.healthz', 1, 0.8, 'bare Express');
   againstPeer('overhead.scim-lookup', 1, 0.25, 'the floor');
   atLeast('scim.lookup', 2000);
@@ -92,13 +92,13 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   const lookupPeer = headline(ms, 'scim.lookup', isRawPeer);
   if (lookup && lookupPeer) verdicts.push({ subject: lookup, text: 'faster than the peer', met: lookup.rate > lookupPeer.rate });
   atLeast('scim.page', 300);
-  // Issue 22 goal 4: a random page of 100 sorted by userName, 1,000,000 users in the organization.
+  // A random page of 100 sorted by userName, 1,000,000 users in the organization.
   const deepPage = ms.find((m) => m.scenario === 'scim.page' && m.kind === 'portcullis' && m.workers === 1 && m.size === 1_000_000);
   if (deepPage?.p99 !== undefined) verdicts.push({ subject: deepPage, text: `p99 ≤ 50 ms at 1,000,000: ${deepPage.p99} ms`, met: deepPage.p99 <= 50 });
   atLeast('scim.create', 500);
   if (run.database === 'SQLite') atLeast('import', 10_000);
   if (run.database === 'SQLite') atLeast('webhooks.delivery', 2000);
-  // Issue 40 item 6: the mail outbox (lease, decrypt, send, mark sent per message) against nodemailer alone on a kept connection.
+  // The mail outbox (lease, decrypt, send, mark sent per message) against nodemailer alone on a kept connection.
   const outbox = ms.find((m) => m.scenario === 'mail.outbox');
   const pooled = ms.find((m) => m.scenario === 'mail.floor-pooled');
   if (outbox && pooled) verdicts.push({ subject: outbox, text: `≥ 0.5× nodemailer alone on a kept connection: ${ratio(outbox.rate / pooled.rate)}×`, met: outbox.rate >= 0.5 * pooled.rate });
@@ -114,7 +114,7 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   }
   growthTargets(ms, verdicts);
   for (const subject of ms.filter((m) => m.scenario.startsWith('console.'))) {
-    // Issue 20: console pages interactive within 1 s with 100,000 users in the organization.
+    // Console pages interactive within 1 s with 100,000 users in the organization.
     if (subject.p99 !== undefined) verdicts.push({ subject, text: `interactive within 1 s: p99 ${subject.p99} ms`, met: subject.p99 <= 1000 });
   }
   groupTargets(ms, verdicts);
@@ -125,7 +125,7 @@ export function evaluateTargets(run: RunResult): Verdict[] {
     // else stays fast beside it (`scim.filter-worst.healthz`, under this generic p99). A federation figure is
     // a whole sign-in, some ten requests across two servers: its own target compares it with a local one. A SAML
     // figure is a chain of four to eight requests (AuthnRequest, authorization, sign-in, response page), recorded
-    // beside the OIDC code flow on the same service (issue 37).
+    // beside the OIDC code flow on the same service.
     const ownBound = subject.scenario === 'scim.filter-worst' || subject.scenario.startsWith('federation.') || subject.scenario.startsWith('saml.');
     if (subject.p99 !== undefined && !subject.hashing && !ownBound && !subject.scenario.startsWith('console.')) verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
     if (subject.peakMb !== undefined) verdicts.push({ subject, text: `≤ ${MEMORY_LIMIT_MB} MB per process`, met: subject.peakMb <= MEMORY_LIMIT_MB });
@@ -133,7 +133,7 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   return verdicts;
 }
 
-/** Issue 34: signing in through the organization's IdP takes no longer than signing in with a password here. */
+/** Signing in through the organization's IdP takes no longer than signing in with a password here. */
 function federationTargets(ms: Measurement[], verdicts: Verdict[]): void {
   const local = ms.find((m) => m.scenario === 'federation.local-sign-in' && m.kind === 'portcullis');
   const federated = ms.find((m) => m.scenario === 'federation.federated-sign-in' && m.kind === 'portcullis');
@@ -177,7 +177,7 @@ function mfaTargets(ms: Measurement[], verdicts: Verdict[]): void {
 /** The generic targets (p99, memory) are only worth a table cell when missed. */
 export const isGeneric = (v: Verdict) => v.text.startsWith('p99 ≤') || v.text.includes('MB per process');
 
-/** The OIDC store's growth (issue 22, goal 4): tokens within 10 % of an empty table; no purge batch over 50 ms. */
+/** The OIDC store's growth: tokens within 10 % of an empty table; no purge batch over 50 ms. */
 function growthTargets(ms: Measurement[], verdicts: Verdict[]): void {
   for (const subject of ms.filter((m) => m.scenario.startsWith('oidc-growth.') && m.kind === 'portcullis' && m.unit === 'req/s')) {
     const empty = ms.find((m) => m.scenario === subject.scenario && m.kind === 'reference' && m.size === subject.size);

@@ -1,5 +1,5 @@
 /**
- * The floor of `/healthz` (issue 22): a bare Express 5 app with Express's defaults and one JSON route,
+ * The floor of `/healthz`: a bare Express 5 app with Express's defaults and one JSON route,
  * nothing else — no database, no logging, no metrics. What the per-request overhead target compares
  * Portcullis's `/healthz` with, measured in the same run. Not part of the service.
  *

@@ -1,6 +1,6 @@
 /**
- * Debian's glewlwyd (a C identity provider, package `glewlwyd`) as a peer of the OIDC benchmark (issue 22,
- * goal 6): the binary the package installs, started as a child process on a config file of its own in a
+ * Debian's glewlwyd (a C identity provider, package `glewlwyd`) as a peer of the OIDC benchmark (for the
+ * sizing table): the binary the package installs, started as a child process on a config file of its own in a
  * temporary directory (a fresh SQLite database made from the package's schema, a free port, no TLS, the log
  * in a file), then set up through its admin REST API (/usr/share/doc/glewlwyd/API.md) as an administrator
  * would in its admin UI: an OpenID Connect plugin instance, a scope, the clients and a user.

@@ -4,7 +4,7 @@
  * interaction that checks a bcrypt hash at the same cost. No audit events, no audience rule.
  * Without a file nothing is persisted (memory adapter): the ceiling the library itself allows on this
  * machine. With one, the same provider stores through the durable SQLite adapter of ./sqlite-adapter.ts:
- * the durable peer, the anchor of the token figures (issue 40).
+ * the durable peer, the anchor of the token figures.
  *
  *   node dist/bench/peers/raw-provider.js <port> <bcryptCost> [<sqliteFile>]
  */

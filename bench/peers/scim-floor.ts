@@ -1,5 +1,5 @@
 /**
- * The floor of a SCIM `userName eq` lookup (issue 22): `node:http` and better-sqlite3 on Portcullis's
+ * The floor of a SCIM `userName eq` lookup: `node:http` and better-sqlite3 on Portcullis's
  * own SQLite file, doing the work the service must do and nothing else — the bearer token's HMAC looked
  * up in `personal_access_tokens` with the user's state and roles in the same statement as the service's
  * resolver, the role checked on the organization of the path, the indexed lookup on

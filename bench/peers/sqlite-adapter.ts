@@ -1,5 +1,5 @@
 /**
- * A minimal durable adapter for oidc-provider, for the durable peer of the OIDC benchmark (issue 40):
+ * A minimal durable adapter for oidc-provider, for the durable peer of the OIDC benchmark:
  * exactly the library's documented adapter interface (upsert, find, findByUserCode, findByUid, consume,
  * destroy, revokeByGrantId; oidc-provider's example/my_adapter.js) over one better-sqlite3 table, one
  * row per payload. WAL with `synchronous = NORMAL`, as Portcullis runs SQLite

@@ -1,5 +1,5 @@
 /**
- * Failover on the Galera cluster (issue 36): a steady stream of client-credentials grants through HAProxy, `kill -9`
+ * Failover on the Galera cluster (docs/high-availability.md): a steady stream of client-credentials grants through HAProxy, `kill -9`
  * of the node taking the writes, and the time from the kill to the first grant answered 200 that was sent after it.
  * Every request is recorded with when it was sent and answered, so the failures of the window are counted by status.
  */

@@ -1,5 +1,5 @@
 /**
- * High availability on MariaDB Galera (issue 36; docs/high-availability.md): Portcullis (WORKERS=1) on three Galera
+ * High availability on MariaDB Galera (docs/high-availability.md): Portcullis (WORKERS=1) on three Galera
  * nodes behind HAProxy (test/ha/support/galera-cluster.ts: `balance first`, all on this machine) against the same
  * service on one MariaDB (a fresh database on the `--mysql` server), in one run:
  *

@@ -1,5 +1,5 @@
 /**
- * The console with a large organization (issue 20): Chromium (playwright-core, Debian's chromium as in the
+ * The console with a large organization: Chromium (playwright-core, Debian's chromium as in the
  * browser tests) signed in as the bootstrap admin opens the console's pages of an organization holding
  * `peerSize` users (100,000 in the full run), each by a fresh navigation (a reload: the bundle from the
  * browser's cache, every API call made again), and the time from navigation to the page being usable —

@@ -36,7 +36,7 @@ export async function runData(ctx: Context): Promise<void> {
       seeded = size;
       const full = size === peerSize || size === sizes.at(-1);
       const timing = { seconds: full ? seconds : growthSeconds, warmup };
-      // The sorted page also at the largest size (issue 22 goal 4: p99 ≤ 50 ms at 1,000,000 users).
+      // The sorted page also at the largest size (the goal: p99 ≤ 50 ms at 1,000,000 users).
       const scimScenarios = size === peerSize ? SCIM_SCENARIOS : size === sizes.at(-1) ? [LOOKUP, SORTED_PAGE] : [LOOKUP];
 
       const service = await startService(store, 1, port);
@@ -93,7 +93,7 @@ async function measureScim(process: Running, server: ScimServer, s: ScimScenario
 }
 
 /**
- * Issue 33 item 14: what the costliest allowed filters do to everyone else. `GET /healthz` (one connection) is
+ * What the costliest allowed filters do to everyone else. `GET /healthz` (one connection) is
  * measured while four connections send the worst filter (`scim.filter-worst`): on SQLite those reads run on a
  * read thread of their own (src/common/database/bounded-reads.ts), so the request thread stays free; before, it
  * waited for each read.

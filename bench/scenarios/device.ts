@@ -1,5 +1,5 @@
 /**
- * Device flow (RFC 8628, DESIGN §16): what a crowd of devices polling the token endpoint costs, against the plain
+ * Device flow (RFC 8628; docs/oauth-profiles.md, "Device authorization grant"): what a crowd of devices polling the token endpoint costs, against the plain
  * client-credentials token request on the same service in the same run (alternating rounds, three in the full run,
  * one in the quick run, of which the median counts).
  *

@@ -1,5 +1,5 @@
 /**
- * DPoP (RFC 9449, issue 38): DPoP-bound client credentials against plain ones, on one service (WORKERS=1), in
+ * DPoP (RFC 9449): DPoP-bound client credentials against plain ones, on one service (WORKERS=1), in
  * alternating rounds (median of three in the full run). What a bound token costs the server: the proof's
  * signature check, the nonce, and the insert that makes its `jti` single-use (oidc/provider/dpop.ts). Then the
  * admin API with a bound token against the same call with a Bearer token: the resource side of the same checks.

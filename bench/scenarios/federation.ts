@@ -1,5 +1,5 @@
 /**
- * Federated sign-in (issue 34; docs/federation.md): what a sign-in through the organization's upstream OpenID
+ * Federated sign-in (docs/federation.md): what a sign-in through the organization's upstream OpenID
  * Provider costs over a local password sign-in on the same service (WORKERS=1), in alternating rounds. Each
  * measurement is a closed loop of CONCURRENCY browsers without JavaScript (test/federation/support/
  * federated-browser.ts) doing whole code-flow sign-ins, the code redeemed at the token endpoint; a sign-in counts

@@ -1,5 +1,5 @@
 /**
- * Mail outbox throughput (docs/mail.md, issue 40 item 6): N invitations queued while the SMTP server is away, then
+ * Mail outbox throughput (docs/mail.md): N invitations queued while the SMTP server is away, then
  * sent by one process to a local SMTP server (smtp-server in the orchestrator's process, accepting everything).
  * What is measured is the rate at which the N messages arrive, from the first to the last — each one leased,
  * decrypted, rendered by nodemailer and handed over on the process's kept SMTP connection, its row updated as in

@@ -1,5 +1,5 @@
 /**
- * Debian's glewlwyd in the OIDC scenarios (issue 22, goal 6): the requests of each scenario on glewlwyd's
+ * Debian's glewlwyd in the OIDC scenarios: the requests of each scenario on glewlwyd's
  * routes (bench/peers/glewlwyd.ts), measured by bench/scenarios/oidc.ts right after the Portcullis figure
  * they sit beside, in its alternating rounds. A product shown for the reader, not the targets' base (those
  * compare with the raw library: bench/lib/targets.ts, `isProductPeer`).

@@ -1,5 +1,5 @@
 /**
- * Growth of the OIDC store (issue 22, goal 4): client credentials and opaque introspection against a service
+ * Growth of the OIDC store: client credentials and opaque introspection against a service
  * whose `oidc_payloads` holds 1,000,000 and then 10,000,000 live rows, each measured in alternating rounds
  * with the same requests against a second service whose table is empty (the machine's speed drifts more over
  * the minutes of seeding than the difference measured). Then the purge: a backlog of expired rows at the
@@ -27,7 +27,7 @@ const YEAR = 365 * 86_400_000;
 /**
  * On MySQL/MariaDB only the first size: with the server's default 128 MB InnoDB buffer pool, rows keyed by a
  * random hash go in at ≈ 1,500 a second once the table outgrows the pool (1,000,000 took 655 s on this VM),
- * so 10,000,000 would take hours of seeding before a minute of measurement (BENCHMARKS.md, "Issue 22").
+ * so 10,000,000 would take hours of seeding before a minute of measurement (BENCHMARKS.md, "OIDC store growth").
  */
 const MYSQL_SIZES = [1_000_000];
 

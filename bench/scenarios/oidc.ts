@@ -1,7 +1,7 @@
 /**
  * OIDC scenarios: Portcullis (WORKERS=1 and 2, one database) against a raw oidc-provider with its memory
  * adapter (bench/peers/raw-provider.ts), plus bcrypt alone at the configured cost as the ceiling for logins.
- * The token scenarios also run against the same provider with a durable SQLite adapter (issue 40: the
+ * The token scenarios also run against the same provider with a durable SQLite adapter (the
  * anchor; the memory adapter stays beside it as the ceiling). Peers are started fresh per measurement:
  * the memory adapter is an LRU of 1,000 entries, which the tokens of one scenario would otherwise flush
  * the next scenario's tokens out of, and the durable one starts on an empty file likewise. Except with
@@ -73,7 +73,7 @@ export async function runOidc(ctx: Context): Promise<void> {
   const timing = { seconds: ctx.options.seconds, warmup: ctx.options.warmup };
   const warmup = timing.warmup > 0;
   const rounds = ctx.options.quick ? 1 : 3;
-  // Debian's glewlwyd, where installed, is measured in the same rounds, after the raw library (issue 22, goal 6).
+  // Debian's glewlwyd, where installed, is measured in the same rounds, after the raw library.
   const glewlwyd = glewlwydSide(ctx.options.quick);
   const peers = ctx.options.quick ? keptPeers() : freshPeers();
   const store = await ctx.newStore();

@@ -1,5 +1,5 @@
 /**
- * Per-request overhead (issue 22): what Portcullis costs per request on top of the least a server must
+ * Per-request overhead: what Portcullis costs per request on top of the least a server must
  * do, against two floors measured in the same run, in alternating rounds (median of three in the full
  * run): `GET /healthz` against a bare Express 5 app (bench/peers/bare-express.ts), and a SCIM
  * `userName eq` lookup against node:http + better-sqlite3 doing the same work on the same SQLite file

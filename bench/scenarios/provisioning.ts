@@ -1,5 +1,5 @@
 /**
- * Outbound SCIM provisioning (docs/provisioning.md, DESIGN §17): how fast one target receives the people an
+ * Outbound SCIM provisioning (docs/provisioning.md): how fast one target receives the people an
  * organization creates, and how far behind the log it falls meanwhile. The target is a minimal SCIM sink in the
  * orchestrator's process (node:http: `ServiceProviderConfig` and `POST /Users` answered at once), so what is measured is
  * the pusher — the log read, the dirty marks, the recorded intent, the user's SCIM document, the request and the

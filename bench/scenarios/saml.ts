@@ -1,5 +1,5 @@
 /**
- * The SAML IdP (issue 37; docs/saml.md): SAML responses per second against OIDC code-flow sign-ins on the same
+ * The SAML IdP (docs/saml.md): SAML responses per second against OIDC code-flow sign-ins on the same
  * service (WORKERS=1), in alternating rounds, each a closed loop of CONCURRENCY browsers without JavaScript
  * (test/attack/support/login-client.ts). Two pairs:
  * - whole sign-ins: a password at the login page, then the code redeemed at the token endpoint (OIDC) or the signed

@@ -49,7 +49,7 @@ export const SORTED_PAGE: ScimScenario = {
 
 /**
  * The costliest filter a client may send (src/scim/query/filter-cost.ts): MAX_FILTER_CLAUSES substring
- * comparisons on e-mails, matching nobody, so every user's e-mails are read (issue 33, item 14).
+ * comparisons on e-mails, matching nobody, so every user's e-mails are read.
  */
 export const WORST_FILTER: ScimScenario = {
   id: 'scim.filter-worst',

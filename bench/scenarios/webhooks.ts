@@ -111,7 +111,7 @@ const CREATE = { ...SCIM_CREATE, request: (base: string) => SCIM_CREATE.request(
  * What delivering costs the requests that write the events: SCIM creates (10 connections) on one service,
  * alternately with no subscription and with one that receives every event, in rounds (the machine's speed
  * drifts over a run); the median round of each by mean latency counts (autocannon's percentiles are whole
- * milliseconds, too coarse at 5–7 ms). Issue 19's target: at most 10 % on the create latency.
+ * milliseconds, too coarse at 5–7 ms). The target: at most 10 % on the create latency.
  */
 async function scimCreateUnderWebhookLoad(ctx: Context): Promise<void> {
   const store = await ctx.newStore();

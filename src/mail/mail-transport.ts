@@ -30,7 +30,7 @@ export function mailTransport(config: MailConfig, dataDir: string): MailTranspor
 }
 
 // Loaded at the first message, not at start-up: most instances send mail rarely, and nodemailer held 1.6 MB of every
-// process's heap (BENCHMARKS.md, "Issue 40, memory"; src/common/modules/on-first-use.ts).
+// process's heap (BENCHMARKS.md, "Performance goals, memory"; src/common/modules/on-first-use.ts).
 const nodemailer = onFirstUse<typeof Nodemailer>('nodemailer');
 
 /** A nodemailer transporter made at the first message (neither transport connects before its first message anyway). */

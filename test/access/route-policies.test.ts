@@ -66,7 +66,7 @@ describe('access policies', () => {
 describe('where a bearer token is read (RFC 6750 §2)', () => {
   const svc = useService();
 
-  // Issue 33, item 15: passport's defaults also took the token from `?access_token=` and from a JSON body.
+  // Passport's defaults also took the token from `?access_token=` and from a JSON body.
   it('only the Authorization header carries it: the same token in the query or in the body is no token (401)', async () => {
     const me = '/auth/v1/users/me';
     assert.equal((await svc.api('GET', me, { token: svc.adminToken })).status, 200, 'the header works');

@@ -150,7 +150,7 @@ const project = async (svc: TestService, orgId: string) => (await created(svc, `
 const idp = () => ({ type: 'oidc', name: unique('idp'), issuer: 'https://93.184.215.14/', clientId: 'portcullis', clientSecret: 'bound-secret', link: { by: 'externalId', from: 'oid' } });
 const users = (orgId: string) => `/management/v1/orgs/${orgId}/users`;
 const samlIdp = () => ({ type: 'saml', name: unique('saml'), metadataXml: idpMetadataXml() });
-/** Fields of one protocol only (DESIGN §14): each is walked on an IdP of its protocol. */
+/** Fields of one protocol only (docs/federation.md): each is walked on an IdP of its protocol. */
 const SAML_FIELDS = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests'];
 const isSamlField = (path: string) => SAML_FIELDS.some((f) => path === f || path.startsWith(`${f}.`));
 
@@ -240,7 +240,7 @@ const ROUTES: Route[] = [
       return { url: `${users(orgId)}/${userId}/identities`, body: { idpId: id, subject: unique('subject') } };
     },
   },
-  // Provisioning targets (DESIGN §17), disabled so nothing is pushed. URLs are checked by the service and group ids
+  // Provisioning targets (docs/provisioning.md), disabled so nothing is pushed. URLs are checked by the service and group ids
   // must be the organization's: their exact lengths cannot be accepted. The OAuth fields go with an OAuth target.
   {
     name: 'POST …/provisioning/targets', dto: CreateTargetDto, method: 'POST', exactUnreachable: ['baseUrl', 'scope.groupIds.0'], only: (path) => !isOauthField(path),
@@ -273,7 +273,7 @@ const ROUTES: Route[] = [
 const TABLES = ['organizations', 'users', 'projects', 'applications', 'org_groups', 'identity_providers', 'org_domains', 'user_identities', 'provisioning_targets', 'events'];
 
 /**
- * DESIGN §7 (third wave): every field has a length bound checked before the database, with the same 400 on SQLite
+ * docs/product-rules.md, "API": every field has a length bound checked before the database, with the same 400 on SQLite
  * and MariaDB. Generated from the DTOs' own bounds (@Bounded, src/admin/dto/bounded.decorator.ts, from
  * users/rules/string-bounds.ts): a new bounded field is tested without a line here, and a new DTO with bounded
  * fields fails the first test until a route sends it.

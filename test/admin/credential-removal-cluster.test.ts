@@ -10,7 +10,7 @@ import { freePort } from '../support/service.js';
 const ROUND = 10;
 
 /**
- * Issue 33 item 2 across processes: a machine secret removed or replaced through one worker process stops
+ * Credential removal across processes: a machine secret removed or replaced through one worker process stops
  * (or starts) working in the other within a second (the client cache lives CLIENT_CACHE_MS = 1 s), and from
  * then on in every request, whichever process answers it.
  */

@@ -115,7 +115,7 @@ describe('management API: list and remove machine credentials', () => {
       assert.equal(removed.status, 204, removed.text);
       const event = await theEvent(svc, 'user.machine.secret.removed', machine.userId);
       assert.equal(event.editor.userId, a.manager.userId);
-      // At once in the process that served the removal (issue 33, item 2: it used to work 1–2 s longer).
+      // At once in the process that served the removal (it used to work 1–2 s longer).
       const after = await grant();
       assert.equal(after.status, 401, after.text);
       assert.equal(after.body.error, 'invalid_client');

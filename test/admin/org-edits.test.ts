@@ -185,7 +185,7 @@ describe('admin API: removing an organization never removes the last active IAM_
 });
 
 /**
- * Issue 33 item 25: an organization's users go ORG_REMOVAL_BATCH (100) per transaction, so a large
+ * An organization's users go ORG_REMOVAL_BATCH (100) per transaction, so a large
  * organization is never one long transaction; what would refuse one of them refuses the whole removal first.
  */
 describe('admin API: removing a large organization, batch by batch', () => {

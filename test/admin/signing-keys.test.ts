@@ -21,7 +21,7 @@ describe('admin API: listing the signing keys', () => {
     const res = await svc.api('GET', '/admin/v1/keys', { token: svc.adminToken });
     assert.equal(res.status, 200, res.text);
     assert.doesNotMatch(res.text, /"(d|p|q|dp|dq|qi|n|e|x|y|k)"|PRIVATE|private/, 'no key material');
-    assert.deepEqual(Object.keys(res.body).sort(), ['keys', 'total'], 'every list carries total (issue 33, item 23)');
+    assert.deepEqual(Object.keys(res.body).sort(), ['keys', 'total'], 'every list carries total');
     assert.equal(res.body.total, res.body.keys.length);
     for (const key of res.body.keys) assert.deepEqual(Object.keys(key).sort(), ['alg', 'createdAt', 'keyId', 'status']);
     return res.body.keys;

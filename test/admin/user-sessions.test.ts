@@ -8,7 +8,7 @@ import { signIn } from '../oidc/support/sign-in.js';
 const RP = 'http://127.0.0.1:65530';
 
 /**
- * DESIGN §13, "sessions per user": the management API lists a person's sign-in sessions by their public id and ends
+ * docs/mail.md, "Sessions": the management API lists a person's sign-in sessions by their public id and ends
  * one as a sign-out would (its access tokens go; an offline refresh token stays revocable on its own).
  */
 describe('sessions per user', () => {

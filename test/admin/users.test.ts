@@ -234,7 +234,7 @@ describe('management API: human and machine users', () => {
   });
 
   describe('GET …/users', () => {
-    it('is 404 for an unknown organization, also for an IAM_OWNER, as every route under it (issue 33, item 23)', async () => {
+    it('is 404 for an unknown organization, also for an IAM_OWNER, as every route under it', async () => {
       const unknown = await svc.api('GET', `/management/v1/orgs/${randomUUID()}/users`, { token: svc.adminToken });
       assert.equal(unknown.status, 404, unknown.text);
       assert.match(unknown.body.message, /organization/);

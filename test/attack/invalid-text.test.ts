@@ -10,10 +10,10 @@ import { databaseState } from './support/db-state.js';
 import { LoginClient } from './support/login-client.js';
 
 const RP = 'http://127.0.0.1:65530';
-/** A lone high surrogate, a lone low one, and NUL: text both databases would store differently (issue 33, item 6). */
+/** A lone high surrogate, a lone low one, and NUL: text both databases would store differently. */
 const INVALID = ['a\ud800b', 'a\udc00b', 'a\u0000b'];
 
-/** DESIGN §7, third wave: text that is not valid Unicode is refused with 400 on every surface, and nothing is stored. */
+/** docs/product-rules.md, "API": text that is not valid Unicode is refused with 400 on every surface, and nothing is stored. */
 describe('invalid text: lone surrogates and NUL on every surface', () => {
   const svc = useService();
   let t: ScimTenant;

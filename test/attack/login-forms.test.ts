@@ -18,7 +18,7 @@ function assertPageHeaders(page: PageResponse, what: string) {
   const csp = page.headers.get('content-security-policy') ?? '';
   assert.match(csp, /default-src 'none'/, `${what}: CSP ${csp}`);
   assert.match(csp, /frame-ancestors 'none'/, `${what}: CSP ${csp}`);
-  // Issue 33, item 7: forms post to this origin, and redirect after a post only to the client's (RP) origin.
+  // Forms post to this origin, and redirect after a post only to the client's (RP) origin.
   assert.match(csp, /form-action 'self'( http:\/\/127\.0\.0\.1:65530)?;/, `${what}: CSP ${csp}`);
 }
 

@@ -8,11 +8,11 @@ import { createOrg, unique, useService } from '../support/fixtures.js';
 import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
 
 /**
- * The operator console as an operator uses it, in Chromium (DESIGN §12, docs/console.md), driven by
+ * The operator console as an operator uses it, in Chromium (docs/console.md), driven by
  * accessible names only: every control must have one. On every page visited, axe-core finds no serious
  * or critical violation, the CSP reports nothing and no request leaves for another host.
  *
- * Steps marked "new route" need the read/change/delete routes of DESIGN §4 ("Read, change and delete").
+ * Steps marked "new route" need the read/change/delete routes of docs/product-rules.md, "Changing and removing resources".
  */
 describe('the operator console in Chromium', () => {
   const svc = useService({ PUBLIC_URL: 'http://localhost:{port}' });
@@ -46,7 +46,7 @@ describe('the operator console in Chromium', () => {
       const orgRow = page.getByRole('row').filter({ hasText: orgName });
       await orgRow.waitFor();
       await check(page, 'organizations');
-      // DESIGN §13: the `default` organization offers no Delete (it cannot be removed); others do.
+      // The `default` organization offers no Delete (it cannot be removed); others do.
       const defaultRow = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'default', exact: true }) });
       await defaultRow.waitFor();
       assert.equal(await defaultRow.getByRole('button', { name: 'Delete' }).count(), 0);
@@ -138,7 +138,7 @@ describe('the operator console in Chromium', () => {
 
       // Its events, newest first.
       await nav(page).getByRole('link', { name: 'Events' }).click();
-      // The newest page is there without a search (DESIGN §13): the user's reactivation is among the newest.
+      // The newest page is there without a search: the user's reactivation is among the newest.
       const events = page.getByRole('table', { name: 'Events' });
       await events.locator('tbody tr').filter({ hasText: 'user.reactivated' }).first().waitFor();
       await page.getByLabel('Aggregate ID').fill(userId);

@@ -8,12 +8,12 @@ import { createCaller, createOrg, unique, useService } from '../support/fixtures
 import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
 
 /**
- * What DESIGN §13 adds to the console (docs/console.md), as an operator uses it in Chromium, by accessible
+ * What self-service (docs/account.md, docs/mail.md) adds to the console (docs/console.md), as an operator uses it in Chromium, by accessible
  * names only: names beside ids in the events list, users picked by name for member, role and group grants,
  * an application's connection details, and one confirmation to sign out. Each outcome is checked through
  * the API or the live discovery document, not only on the screen.
  */
-describe('the console catches up with DESIGN §13 (Chromium)', () => {
+describe('the console catches up with self-service (Chromium)', () => {
   const svc = useService({ PUBLIC_URL: 'http://localhost:{port}' });
   let browser: Browser;
   let base: string;

@@ -11,7 +11,7 @@ import { createOrg, unique, useService } from '../support/fixtures.js';
 import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
 
 /**
- * The console's pages for editing users and for credentials (issue 20; docs/console.md): a user's fields,
+ * The console's pages for editing users and for credentials (docs/console.md): a user's fields,
  * a machine user's personal access tokens, keys and secret, an application's keys. Driven by accessible
  * names only; every credential the console shows once is used against the service to prove it is the
  * real one, and refused after its removal.
@@ -209,7 +209,7 @@ describe('users and credentials in the operator console (Chromium)', () => {
       await form.getByLabel('refresh_token').check();
       await form.getByLabel('Access token type').selectOption('jwt');
       await form.getByLabel('User info in the ID token').check();
-      // DESIGN §16's profiles: the device grant, PAR, DPoP and back-channel logout.
+      // The profiles of docs/oauth-profiles.md: the device grant, PAR, DPoP and back-channel logout.
       await form.getByLabel('urn:ietf:params:oauth:grant-type:device_code').check();
       await form.getByLabel('Require pushed authorization requests (PAR)').check();
       await form.getByLabel('DPoP-bound access tokens only').check();

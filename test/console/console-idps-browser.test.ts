@@ -16,7 +16,7 @@ import { verifiedDomain } from '../federation/support/domains.js';
 const CONFIRM = 'Yes, delete';
 
 /**
- * The console's federation pages (issue 34 item 1; docs/federation.md): an organization owner adds an OpenID
+ * The console's federation pages (docs/federation.md): an organization owner adds an OpenID
  * Connect identity provider (choosing client_secret_post, and back to client_secret_basic in the edit form), reads the
  * redirect URI to register upstream and removes it again; a user's page lists
  * linked identities and unlinks one. Driven by accessible names; the secret never comes back to the page.

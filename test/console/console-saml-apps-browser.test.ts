@@ -12,7 +12,7 @@ import { mellonMetadata } from '../saml/support/sp-metadata.js';
 
 
 /**
- * SAML applications in the operator console (issue 37 item 1; docs/console.md, docs/saml.md): an organization owner
+ * SAML applications in the operator console (docs/console.md, "SAML applications"; docs/saml.md): an organization owner
  * creates one from the service provider's pasted metadata, reads on its page what to hand to the SP — the IdP's entity
  * id, SSO and metadata URLs and the certificate that signs now — and edits it; a bad value shows beside its field and
  * creates nothing. By accessible names; every outcome checked through the API or the live metadata.

@@ -14,7 +14,7 @@ const PEER_TOKEN = 'console-peer-token-5d1f0a';
 const CONFIRM = 'Yes, delete';
 
 /**
- * The console's outbound provisioning pages (issue 39; DESIGN §12, §17; docs/provisioning.md), in Chromium by
+ * The console's outbound provisioning pages (docs/console.md, docs/provisioning.md), in Chromium by
  * accessible names: an organization owner adds a target pointing at a real SCIM peer (scimmy, with a fault switch),
  * tests its connection, watches a user pushed and a user failing with the peer's error, retries it, plans and
  * applies a reconcile, edits the target with its token kept and removes it. Bad input shows the server's 400 and

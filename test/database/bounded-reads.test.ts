@@ -13,7 +13,7 @@ import type { QueryDatabase } from '../domain/queries/query-database.js';
 const ENDLESS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000) SELECT COUNT(*) AS n FROM c a, c b, c d';
 
 /**
- * Issue 33 item 14: reads whose cost a client chooses (SCIM list filters) are stopped at their time limit —
+ * Reads whose cost a client chooses (SCIM list filters) are stopped at their time limit —
  * by MariaDB's max_statement_time, or on SQLite by ending the read thread — and on SQLite the request
  * thread stays free while one runs.
  */

@@ -15,7 +15,7 @@ import type { SimpleSamlPhp } from './support/simplesamlphp.js';
 import type { UpstreamIdp } from './support/upstream-idp.js';
 
 /**
- * DESIGN §14 in Chromium, as a person of a company sees it: the login page's button for the company's IdP, or
+ * docs/federation.md in Chromium, as a person of a company sees it: the login page's button for the company's IdP, or
  * the company e-mail typed as login name, leads to the upstream (the reference oidc-provider on localhost), and
  * back to the application signed in as the account Entra ID provisioned by SCIM, or as a user created just in time.
  */

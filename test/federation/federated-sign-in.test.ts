@@ -16,7 +16,7 @@ const SECRET = 'upstream-client-secret-7d2e';
 const ACR_MFA = 'urn:portcullis:acr:mfa';
 
 /**
- * DESIGN §14 over HTTP, as a browser walks it: an organization's users sign in through its upstream OpenID
+ * docs/federation.md, "Signing in", over HTTP, as a browser walks it: an organization's users sign in through its upstream OpenID
  * Provider (the reference oidc-provider, started here on a free port): linked to the account Entra ID
  * provisioned by SCIM (`externalId` = the token's `oid`), created just in time, refused when there is no account.
  */

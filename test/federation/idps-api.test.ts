@@ -9,7 +9,7 @@ const SECRET = 'upstream-client-secret-4f1c9a';
 
 const oidcIdp = (extra: Record<string, unknown> = {}) => ({ type: 'oidc', name: unique('Contoso'), issuer: ISSUER, clientId: 'portcullis', clientSecret: SECRET, ...extra });
 
-/** DESIGN §14: an organization's identity providers and its users' linked identities, by the management API. */
+/** docs/federation.md: an organization's identity providers and its users' linked identities, by the management API. */
 describe('federation API: identity providers and linked identities', () => {
   const svc = useService();
   let orgId: string;
@@ -74,7 +74,7 @@ describe('federation API: identity providers and linked identities', () => {
       [{ authMethod: 'private_key_jwt' }, /private_key_jwt uses no client secret/],
       [{ authMethod: 'none' }, /authMethod/],
       [{ type: 'saml' }, /issuer is not a field of a SAML identity provider/],
-      // SAML metadata by URL follows the outbound rules of an issuer (DESIGN §14, §7).
+      // SAML metadata by URL follows the outbound rules of an issuer (docs/federation.md, "Identity providers").
       [{ type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataUrl: 'https://127.0.0.1/metadata' }, /metadataUrl: 127.0.0.1 resolves to a non-public address/],
       [{ type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataUrl: 'http://93.184.215.14/metadata' }, /metadataUrl must be an absolute https URL/],
       [{ metadataUrl: 'https://93.184.215.14/metadata' }, /metadataUrl is not a field of an OpenID Connect identity provider/],

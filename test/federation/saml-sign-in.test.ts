@@ -14,7 +14,7 @@ import type { SimpleSamlPhp } from './support/simplesamlphp.js';
 const ACR_MFA = 'urn:portcullis:acr:mfa';
 
 /**
- * DESIGN §14, SAML 2.0: an organization's people sign in through Debian's SimpleSAMLphp (started here under PHP's
+ * docs/federation.md, "SAML": an organization's people sign in through Debian's SimpleSAMLphp (started here under PHP's
  * built-in server): SP metadata per IdP, a signed AuthnRequest by HTTP-Redirect, the response by HTTP-POST to the
  * ACS, linked to the SCIM-provisioned user by an attribute, REFEDS MFA counted where trusted; a tampered, replayed,
  * re-targeted, IdP-initiated or DTD-carrying response is refused with a page and an event, nothing created.

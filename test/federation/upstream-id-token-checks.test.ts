@@ -8,7 +8,7 @@ import { startForgingUpstream } from './support/forging-upstream.js';
 import type { ForgingUpstream, Forgery } from './support/forging-upstream.js';
 
 /**
- * DESIGN §14 and issue 34's bad input: an upstream whose ID token is unsigned, signed by a key it does not
+ * docs/federation.md, "Refusals": an upstream whose ID token is unsigned, signed by a key it does not
  * publish, for another issuer or audience, with another nonce, expired or not yet valid is refused with a page and
  * a `user.idp.login.failed` event, and nothing is created. The honest token of the same upstream signs in (JIT).
  */

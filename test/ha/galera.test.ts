@@ -17,7 +17,7 @@ const missing = galeraMissing();
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 
 /**
- * Portcullis on three MariaDB Galera nodes behind HAProxy (DESIGN §18; docs/high-availability.md), all started by
+ * Portcullis on three MariaDB Galera nodes behind HAProxy (docs/high-availability.md), all started by
  * the test: every connection reads with `wsrep_sync_wait`; a node outside the primary component (Galera's 1047)
  * answers 503 with Retry-After on every surface, never 401 or 500; `kill -9` of the node taking the writes loses no
  * acknowledged write, and requests go on through the next node.

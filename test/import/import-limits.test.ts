@@ -46,7 +46,7 @@ describe('POST /admin/v1/import limits', () => {
   });
 
   it('reads past the general limit only for an IAM_OWNER: anonymous, invalid and lesser tokens get 413 at the general limit, and nothing is written', async () => {
-    // An anonymous 200 MB body once ran the process out of memory before the guard refused it (issue 33, item 9).
+    // An anonymous 200 MB body once ran the process out of memory before the guard refused it.
     const org = await createOrg(svc);
     const orgOwner = await createCaller(svc, org.id, { org: ['ORG_OWNER'] });
     const users = Array.from({ length: 300 }, () => humanUser(unique('u')));

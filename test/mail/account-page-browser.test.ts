@@ -16,7 +16,7 @@ import { postForm } from '../oidc/support/oidc-fixtures.js';
 const PASSWORD = 'Account page 1';
 
 /**
- * The account page `/ui/account` (DESIGN §13) in Chromium, as its person uses it: the sign-in it starts, each of the
+ * The account page `/ui/account` (docs/account.md) in Chromium, as its person uses it: the sign-in it starts, each of the
  * six sections, and the refusals (a stale sign-in, a form without its CSRF value, the last factor an organization
  * requires, someone else's session) that change nothing.
  */
@@ -281,7 +281,7 @@ describe('the account page in Chromium', () => {
     assert.equal(idp.status, 201, idp.text);
     upstream.addClient({ client_id: 'rp-account-link', client_secret: 'link-secret-1', redirect_uris: [idp.body.callbackUrl] });
     const ada = await person();
-    // A role holder is never linked automatically (DESIGN §14): the account page is the way.
+    // A role holder is never linked automatically (docs/federation.md, "Who the upstream identity is"): the account page is the way.
     assert.equal((await api('PUT', `/members/${ada.userId}`, { roles: ['ORG_USER_MANAGER'] })).status, 200);
     const signInUpstream = async (page: Page, account: string) => {
       await page.locator('[data-upstream-account]').fill(account);

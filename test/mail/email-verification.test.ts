@@ -10,7 +10,7 @@ const RP = 'http://127.0.0.1:65530';
 const PASSWORD = 'Verified pass 1';
 
 /**
- * DESIGN §13, "E-mail verification": an administrator asks for it, or the login policy's `requireVerifiedEmail` stops a
+ * docs/mail.md, "E-mail verification": an administrator asks for it, or the login policy's `requireVerifiedEmail` stops a
  * sign-in until the mailed link (MailDev) is followed. A link's GET verifies nothing (mail scanners fetch links).
  */
 describe('e-mail verification', () => {

@@ -11,8 +11,8 @@ const RP = 'http://127.0.0.1:65530';
 const PASSWORD = 'Original pass 1';
 
 /**
- * DESIGN §13, "Forgot password", as a person who forgot theirs walks it: the link on the password page, the same
- * answer for every name (§7), the mail (MailDev), the page the link opens, and what the new password does.
+ * docs/mail.md, "Forgot password", as a person who forgot theirs walks it: the link on the password page, the same
+ * answer for every name (SECURITY.md, "What we defend"), the mail (MailDev), the page the link opens, and what the new password does.
  */
 describe('forgot password', () => {
   const { svc, mail } = useServiceWithMail();

@@ -12,7 +12,7 @@ import { linkIn, useServiceWithMail } from './support/mail-server.js';
 const RP = 'http://127.0.0.1:65530';
 
 /**
- * DESIGN §13, invitations, as an operator and the invited person meet them: Entra ID provisions a person by SCIM
+ * Invitations (docs/mail.md, "Invitation"), as an operator and the invited person meet them: Entra ID provisions a person by SCIM
  * (no password: Entra never sends one), an administrator invites them, MailDev receives the mail, and the
  * person follows its link, chooses a password and signs in to an OIDC application.
  */
@@ -170,7 +170,7 @@ describe('invitations by mail', () => {
     const other = await scimTenant(svc);
     // Another organization's manager learns nothing: 404, as for every resource of another tenant.
     assert.equal((await invite(await provisionByEntra(address()), other.token)).status, 404, "another organization's manager");
-    // §7: an ORG_USER_MANAGER may not act on an ORG_OWNER (it does not hold every role of the target).
+    // SECURITY.md, "Who may act on whom": an ORG_USER_MANAGER may not act on an ORG_OWNER (it does not hold every role of the target).
     const owner = await provisionByEntra(address());
     assert.equal((await svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/members/${owner}`, { token: svc.adminToken, body: { roles: ['ORG_OWNER'] } })).status, 200);
     assert.equal((await invite(owner)).status, 403);

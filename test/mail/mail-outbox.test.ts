@@ -42,7 +42,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 
 const counted = async (result: string) => (await mailMessages.get()).values.find((v) => v.labels.result === result)?.value ?? 0;
 
-/** DESIGN §13, "Mail": the outbox and its sender, as an operator relies on them (docs/mail.md). */
+/** docs/mail.md, "The outbox": the outbox and its sender, as an operator relies on them. */
 describe('mail outbox', () => {
   describe('without SMTP_URL', () => {
     const svc = useService({ MAIL_POLL_MS: '50' });

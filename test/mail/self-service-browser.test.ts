@@ -14,7 +14,7 @@ import { unique } from '../support/fixtures.js';
 import { linkIn, useServiceWithMail } from './support/mail-server.js';
 
 /**
- * DESIGN §13 in Chromium, as the people involved see it: an administrator invites an Entra-provisioned person from
+ * docs/mail.md in Chromium, as the people involved see it: an administrator invites an Entra-provisioned person from
  * the console; the person opens the mailed link (MailDev received it), chooses a password and signs in to an
  * application; someone who forgot a password follows "Forgot your password?" from the application's sign-in.
  */

@@ -12,7 +12,7 @@ const HOUR = 3600;
 const DAY = 86400;
 
 /**
- * Issue 33 item 16 (DESIGN §7, third wave): a JWT a client signs for itself is good for an hour at most —
+ * docs/product-rules.md, "OpenID Connect and OAuth": a JWT a client signs for itself is good for an hour at most —
  * `private_key_jwt` client assertions, and the `jwt` subject of token exchange, which like an RFC 7523
  * assertion must name this server in `aud` and carry a `jti` accepted once.
  */

@@ -9,7 +9,7 @@ import { signIn } from './support/sign-in.js';
 const RP = 'http://127.0.0.1:65530';
 
 /**
- * DESIGN §16 and §7: without OUTBOUND_ALLOW_PRIVATE_NETWORKS a back-channel logout URI on loopback or a private network
+ * docs/oauth-profiles.md, "Back-channel logout": without OUTBOUND_ALLOW_PRIVATE_NETWORKS a back-channel logout URI on loopback or a private network
  * is refused when it is registered, and a URI that resolves there by the time a logout token is due (a name that moved)
  * is refused by the sender: the logout is `failed` at once with a clear error and an event, and nothing is sent.
  */

@@ -21,7 +21,7 @@ interface BclApp extends OidcApp {
 }
 
 /**
- * OpenID Connect Back-Channel Logout 1.0 (DESIGN §16): openid-client 6 signs a user in to applications registered
+ * OpenID Connect Back-Channel Logout 1.0 (docs/oauth-profiles.md, "Back-channel logout"): openid-client 6 signs a user in to applications registered
  * with a `backchannelLogoutUri` on a receiver of this test; each way a session ends — RP-initiated logout, an
  * administrator or the user ending it, deactivation, lock, deletion — brings each such application one Logout Token,
  * verified with jose against the service's JWKS. The receiver is on loopback, so this service allows private networks

@@ -8,8 +8,8 @@ import { dpopProof, newDpopKey } from './support/dpop-proofs.js';
 import type { DpopKey } from './support/dpop-proofs.js';
 
 /**
- * RFC 9449 §11.1 across processes (DESIGN §16: "jti single use across processes", "nonce derived from the
- * master key"): two service processes of one instance on one database (SQLite file or MariaDB), both behind
+ * RFC 9449 §11.1 across processes (docs/oauth-profiles.md, "DPoP": a jti used once across processes, a nonce derived from the
+ * master key): two service processes of one instance on one database (SQLite file or MariaDB), both behind
  * one PUBLIC_URL as behind a load balancer. A proof accepted by one is refused by the other, even when both
  * see it at once, and a nonce handed out by one is accepted by the other.
  */

@@ -26,7 +26,7 @@ interface Answer {
 }
 
 /**
- * DESIGN §16, RFC 9449: DPoP-bound tokens from the token endpoint (openid-client 6 as the client), used with
+ * RFC 9449 (docs/oauth-profiles.md, "DPoP"): DPoP-bound tokens from the token endpoint (openid-client 6 as the client), used with
  * proofs at userinfo, the admin API and SCIM, refused there as Bearer tokens and with bad proofs.
  */
 describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the admin API and SCIM', () => {
@@ -287,7 +287,7 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
       assert.ok(res.status === 400 || res.status === 401, `${what}: ${res.status}`);
       assert.equal(res.body.error, error, `${what}: ${JSON.stringify(res.body)}`);
     }
-    // A forged Host does not make a proof for that host valid (htu is PUBLIC_URL's, DESIGN §16).
+    // A forged Host does not make a proof for that host valid (htu is PUBLIC_URL's: docs/oauth-profiles.md, "DPoP").
     const forged = new RawHttpClient(svc.url, { host: 'evil.example' });
     const basic = `Basic ${Buffer.from(`${machine.clientId}:${machine.clientSecret}`).toString('base64')}`;
     const evil = await forged.post('/oauth/v2/token', 'grant_type=client_credentials', 'application/x-www-form-urlencoded', { authorization: basic, dpop: await dpopProof(key, 'POST', 'http://evil.example/oauth/v2/token', { nonce: n }) });

@@ -105,7 +105,7 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
 
   const grant = async (token: string) => postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: token, scope: 'openid' });
 
-  it('accepts an assertion without jti (optional in RFC 7523 §3) once: its replay is refused, in parallel too (issue 33, item 28)', async () => {
+  it('accepts an assertion without jti (optional in RFC 7523 §3) once: its replay is refused, in parallel too', async () => {
     const bare = await assertion({ jti: null });
     const first = await grant(bare);
     assert.equal(first.status, 200, first.text);

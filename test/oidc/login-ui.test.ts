@@ -67,7 +67,7 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
       const claims = await oidc.implicitAuthentication(implicit, cb.url, nonce, { expectedState: state });
       assert.equal(claims.sub, user.userId);
       assert.equal(claims.preferred_username, user.loginName, 'without an access token the id_token carries the profile claims');
-      // Spec B, "Successful implicit response", for both types (issue 33, item 29).
+      // OpenID Connect Core §3.2.2.5, the successful implicit response, for both types.
       const fragment = new URLSearchParams(cb.url.hash.slice(1));
       assert.equal(fragment.get('token_type'), 'Bearer');
       assert.ok(Number(fragment.get('expires_in')) > 0, `expires_in: ${fragment.get('expires_in')}`);

@@ -13,7 +13,7 @@ const RP = 'http://127.0.0.1:65530';
 const REDIRECT = `${RP}/cb`;
 
 /**
- * DESIGN §16's profiles of the authorization request and response, driven by openid-client 6 as a relying party
+ * The profiles of the authorization request and response (docs/oauth-profiles.md), driven by openid-client 6 as a relying party
  * would: PAR required per application (RFC 9126 §6), request objects signed with the application's keys (JAR,
  * RFC 9101) and required per application, and signed authorization responses (JARM).
  */
@@ -30,7 +30,7 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
     doc = (await (await fetch(new URL('/.well-known/openid-configuration', svc.url))).json()) as Record<string, unknown>;
   });
 
-  it('discovery advertises exactly the profiles that are on (DESIGN §16), and none that are not', () => {
+  it('discovery advertises exactly the profiles that are on (docs/oauth-profiles.md), and none that are not', () => {
     const endpoint = (path: string) => `${svc.config.publicUrl}${path}`;
     assert.equal(doc.pushed_authorization_request_endpoint, endpoint('/oauth/v2/par'));
     assert.equal(doc.device_authorization_endpoint, endpoint('/oauth/v2/device_authorization'));
@@ -41,7 +41,7 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
     assert.ok(Array.isArray(doc.dpop_signing_alg_values_supported) && (doc.dpop_signing_alg_values_supported as string[]).length > 0);
     assert.equal(doc.backchannel_logout_supported, true);
     assert.equal(doc.backchannel_logout_session_supported, true);
-    // Later, not this wave (DESIGN §16): dynamic registration, CIBA, mTLS; and no front-channel or session-iframe logout.
+    // Not offered yet: dynamic registration, CIBA, mTLS; and no front-channel or session-iframe logout.
     for (const absent of ['registration_endpoint', 'backchannel_authentication_endpoint', 'mtls_endpoint_aliases', 'tls_client_certificate_bound_access_tokens', 'frontchannel_logout_supported', 'check_session_iframe']) {
       assert.ok(!(absent in doc), `${absent} is not advertised`);
     }

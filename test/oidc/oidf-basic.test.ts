@@ -101,7 +101,7 @@ describe('OIDF basic and RP-initiated logout plans', () => {
     assert.ok((await oidc.authorizationCodeGrant(config, cb.url, { expectedState: 'st' })).access_token);
   });
 
-  it('an unsigned request object is refused (JAR takes signed ones only, DESIGN §16); a request_uri of the client is unsupported', async () => {
+  it('an unsigned request object is refused (JAR takes signed ones only, docs/oauth-profiles.md); a request_uri of the client is unsupported', async () => {
     const request = await authorize(rp, ui.page, authUrl({ request: 'eyJhbGciOiJub25lIn0.eyJzdGF0ZSI6InN0In0.' }));
     assert.equal(callbackParams(request).get('error'), 'invalid_request_object');
     const requestUri = await authorize(rp, ui.page, authUrl({ request_uri: 'https://example.com/request' }));

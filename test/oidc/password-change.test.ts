@@ -10,7 +10,7 @@ import type { OidcApp } from './support/oidc-fixtures.js';
 const RP = 'http://127.0.0.1:65530';
 
 /**
- * DESIGN §13, "Password change required": a password an administrator set with `changeRequired`, or an imported
+ * docs/mail.md, "Password change required": a password an administrator set with `changeRequired`, or an imported
  * one with `passwordChangeRequired`, signs in only as far as the page `[data-password-change]`; the application
  * gets its code once a new password is chosen. Over HTTP, as a browser walks it.
  */

@@ -27,7 +27,7 @@ describe('oidc_payloads look-ups use their indexes', () => {
   });
 
   // Introspection, userinfo and the refresh grant read a token with its user: the row by its primary key,
-  // the user joined on the indexed account_id column, never through the payload's JSON (issue 40).
+  // the user joined on the indexed account_id column, never through the payload's JSON.
   it('a token with its user: primary keys only, no JSON parsing', { skip: process.env.TEST_DATABASE_URL ? 'query plans checked on SQLite only' : false }, async () => {
     for (const sql of Object.values(TOKEN_WITH_USER_STATEMENTS)) {
       assert.doesNotMatch(sql, /json_extract|JSON_VALUE/i);

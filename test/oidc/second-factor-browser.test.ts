@@ -179,7 +179,7 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
     }
   });
 
-  it('after a refused passkey the login page offers passkeys again only on the user’s action: no reload loop (issue 33, item 8)', async () => {
+  it('after a refused passkey the login page offers passkeys again only on the user’s action: no reload loop', async () => {
     const user = await newUser();
     const ui = await newPage(browser);
     try {

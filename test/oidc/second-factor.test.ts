@@ -194,7 +194,7 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
   });
 
   it('a right password never clears the count of wrong codes: one guess per sign-in still locks the user at the limit', async () => {
-    // Issue 33, item 1: the right password used to reset the count, so codes could be guessed forever.
+    // The right password used to reset the count, so codes could be guessed forever.
     const user = await newUser();
     await enrolTotp(user);
     const limit = Number((await svc.dataSource.query('SELECT lockout_max_attempts AS n FROM instance'))[0].n);
@@ -269,7 +269,7 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
   });
 
   it('policy required holds at the refresh grant: a password-only grant gets invalid_grant once the organization requires a second factor', async () => {
-    // Issue 33, item 5: such a refresh token kept minting acr pwd tokens for its whole lifetime.
+    // Before the fix, such a refresh token kept minting acr pwd tokens for its whole lifetime.
     const org = await createProject(svc);
     const orgApp = await createOidcApp(svc, org, { authMethod: 'client_secret_basic' }, RP);
     await setLoginPolicy(svc, org.orgId, { mfa: 'off' });

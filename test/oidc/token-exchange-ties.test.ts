@@ -10,7 +10,7 @@ import { signIn } from './support/sign-in.js';
 import { EXCHANGE, RP, TOKEN_TYPE as T } from './support/token-exchange.js';
 
 /**
- * DESIGN §7 (third wave), issue 33 items 10–12: an exchanged token stays bound to what it was exchanged
+ * docs/product-rules.md, "OpenID Connect and OAuth" (token exchange): an exchanged token stays bound to what it was exchanged
  * from — the impersonation it carries (`act`), the sign-in behind an ID token, the grant and session of
  * the subject token, its lifetime, and `mfa: "required"`. Driven as a relying party would, over HTTP.
  */

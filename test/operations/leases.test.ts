@@ -10,7 +10,7 @@ import type { QueryDatabase } from '../domain/queries/query-database.js';
 
 /**
  * Leases (src/common/database/leases.ts) on the configured database: the row that orders migrations and single-runner
- * jobs between processes, where a named lock would be local to one Galera node (DESIGN §18). Two holders stand for
+ * jobs between processes, where a named lock would be local to one Galera node (docs/high-availability.md). Two holders stand for
  * two processes; times are given, not waited for.
  */
 describe('leases', () => {

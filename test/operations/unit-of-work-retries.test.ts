@@ -15,7 +15,7 @@ function deadlock(): QueryFailedError {
 
 /**
  * The unit of work on MySQL/MariaDB runs a transaction rolled back for a deadlock or a Galera certification conflict
- * again, up to 12 times (DESIGN §18), each time in a real transaction of the configured database; a conflict that
+ * again, up to 12 times (docs/high-availability.md), each time in a real transaction of the configured database; a conflict that
  * outlasts them is contention, answered 503 with Retry-After, not an outage and never a 500.
  */
 describe('unit of work: retries on 1213', () => {

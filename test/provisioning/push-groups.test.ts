@@ -19,7 +19,7 @@ interface RemoteGroup {
 const sorted = (ids: Iterable<string | undefined>) => [...ids].map(String).sort();
 
 /**
- * DESIGN §17, groups: an organization's groups pushed to two real targets — an independent SCIM server (scimmy) and a
+ * docs/provisioning.md, "Groups": an organization's groups pushed to two real targets — an independent SCIM server (scimmy) and a
  * second Portcullis instance's SCIM API — with their members as chunked PATCHes (two members a request here), through
  * creation, members joining and leaving, a rename, a deletion, a user leaving the chosen groups, and a member the
  * target refuses (which holds back only its group).

@@ -17,9 +17,9 @@ interface RemoteUser {
 }
 
 /**
- * DESIGN §17, users: one organization pushed to two real targets — an independent SCIM server (scimmy, with a fault
+ * docs/provisioning.md, "What is pushed", users: one organization pushed to two real targets — an independent SCIM server (scimmy, with a fault
  * switch) and a second Portcullis instance's SCIM API — through creates, updates, deactivations and deletions, with
- * the failures §17 names visible in the status and objects endpoints. Schedules are shortened through settings.
+ * the failures docs/provisioning.md names visible in the status and objects endpoints. Schedules are shortened through settings.
  */
 describe('provisioning: users pushed to two real targets converge', () => {
   const svc = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', PROVISIONING_RETRY_BASE_MS: '50', PROVISIONING_RETRY_WINDOW_MS: '600000' });

@@ -9,7 +9,7 @@ const TOKEN = 'crash-peer-token-51d2';
 const PEOPLE = 10;
 
 /**
- * DESIGN §17: `kill -9` of the pusher loses nothing and duplicates nothing. The first process pushes to a target that
+ * docs/provisioning.md, "How it is pushed": `kill -9` of the pusher loses nothing and duplicates nothing. The first process pushes to a target that
  * starts to answer slowly; it is killed with a POST in flight, which the target still carries out. The second process
  * takes the target over when the lease runs out, finds that user by its externalId (the intent was recorded before
  * the POST), and pushes the rest: every person is at the target exactly once.

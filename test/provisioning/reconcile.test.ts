@@ -16,7 +16,7 @@ interface PlanItem {
 }
 
 /**
- * DESIGN §17, reconcile of a drifted target and retry of one object, end to end against the scimmy peer: the target
+ * docs/provisioning.md, "Reconcile" and "Retry": reconcile of a drifted target and retry of one object, end to end against the scimmy peer: the target
  * drifts (a user changed there, a user deleted there, a stray user of ours out of scope, a namesake without
  * externalId); the dry run names each and changes nothing (only GETs reach the target); a reconcile converges it
  * (the namesake adopted, no duplicate).

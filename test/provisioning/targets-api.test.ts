@@ -7,7 +7,7 @@ import { ScimmyTarget } from './support/scimmy-target.js';
 
 const TOKEN = 'target-bearer-token-7d41e0';
 
-/** DESIGN §17: an organization's provisioning targets, by the management API. */
+/** docs/provisioning.md, "Targets": an organization's provisioning targets, by the management API. */
 describe('provisioning API: targets', () => {
   const svc = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
   let peer: ScimmyTarget;
@@ -74,7 +74,7 @@ describe('provisioning API: targets', () => {
       [{ baseUrl: 'ftp://93.184.215.14/scim' }, /baseUrl must be an absolute https URL/],
       [{ baseUrl: 'https://u:p@93.184.215.14/scim' }, /credentials/],
       [{ baseUrl: 'https://93.184.215.14/scim?tenant=1' }, /query or fragment/],
-      // This instance's own SCIM API is never a target (DESIGN §17).
+      // This instance's own SCIM API is never a target (docs/provisioning.md, "Targets").
       [{ baseUrl: `${svc.url}/scim/v2/${orgId}` }, /baseUrl must not point at this instance itself/],
       [{ baseUrl: `http://localhost:${new URL(svc.url).port}/scim/v2/${orgId}` }, /this instance itself/],
       [{ auth: undefined }, /auth/],

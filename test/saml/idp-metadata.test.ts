@@ -17,7 +17,7 @@ const METADATA_XSD = '/usr/share/simplesamlphp/schemas/saml-schema-metadata-2.0.
 const schemaMissing = !existsSync(METADATA_XSD) || !existsSync('/usr/bin/xmllint') ? 'SimpleSAMLphp or xmllint is not installed' : undefined;
 
 /**
- * An organization's SAML IdP metadata and the instance's SAML signing keys (DESIGN §15; docs/saml.md), read as a
+ * An organization's SAML IdP metadata and the instance's SAML signing keys (docs/saml.md), read as a
  * service provider's operator reads them: the metadata over HTTP without credentials, checked against the OASIS
  * schema by xmllint, its certificates parsed by Node's X.509 code; rotations through the admin API.
  */

@@ -8,7 +8,7 @@ import { mellonMetadata } from './support/sp-metadata.js';
 
 
 /**
- * SAML applications through the management API (DESIGN §15), as an organization's owner registers a service provider:
+ * SAML applications through the management API (docs/saml.md, "SAML applications"), as an organization's owner registers a service provider:
  * from its fields or from its metadata; read back with this organization's IdP; changed; removed. Bad input is a 400
  * (409 for an entity id taken) and changes nothing.
  */

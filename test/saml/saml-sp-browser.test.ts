@@ -17,12 +17,13 @@ const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
 const EMAIL_ADDRESS = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 
 /**
- * Service providers no one here wrote (DESIGN §15, "Done"): Debian's Apache with mod_auth_mellon and SimpleSAMLphp,
+ * Service providers no one here wrote (docs/saml.md, "Registering the service providers operators ask about"): Debian's
+ * Apache with mod_auth_mellon and SimpleSAMLphp,
  * started on free ports, signing users in through the IdP in Chromium; every response's signature is also checked by
  * xmlsec1 against the certificate of the IdP's metadata.
  */
 describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipReason() || simpleSamlPhpSkipReason() }, () => {
-  // The SPs' SLO URLs are on 127.0.0.1: the server-sent LogoutRequests need the outbound switch (DESIGN §7).
+  // The SPs' SLO URLs are on 127.0.0.1: the server-sent LogoutRequests need the outbound switch (docs/saml.md, "Single logout").
   const svc = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
   let browser: Browser;
   let org: { id: string; primaryDomain: string };

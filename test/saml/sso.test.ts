@@ -16,7 +16,7 @@ const ACS = 'http://127.0.0.1:9/saml/acs';
 const PPT = 'urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport';
 
 /**
- * Single sign-on of the SAML IdP (DESIGN §15) driven over HTTP as a browser and a service provider would: requests by
+ * Single sign-on of the SAML IdP (docs/saml.md, "Single sign-on") driven over HTTP as a browser and a service provider would: requests by
  * both bindings, the OIDC sign-in in between, the signed response checked field by field and by xmlsec1; then every
  * refusal of the issue's "bad input", each answered by an error page or an error response, with nothing issued.
  */
@@ -75,7 +75,7 @@ describe('SAML IdP: single sign-on', () => {
     return Array.from(status.getElementsByTagNameNS(SAMLP, 'StatusCode')).map((code) => code.getAttribute('Value')!);
   }
 
-  it('SP-initiated by HTTP-Redirect: sign-in, then a signed response posted to the ACS URL with every field of DESIGN §15', async () => {
+  it('SP-initiated by HTTP-Redirect: sign-in, then a signed response posted to the ACS URL with every field docs/saml.md names', async () => {
     const app = await createSamlApp({ attributes: [{ name: 'mail', from: 'email' }, { name: 'uid', from: 'userName' }, { name: 'urn:oid:2.5.4.42', from: 'givenName', nameFormat: 'uri' }] });
     const { id, xml } = request(app.entityId);
     const before = await issuedEvents();
@@ -95,7 +95,7 @@ describe('SAML IdP: single sign-on', () => {
     assert.equal(response.getAttribute('Destination'), ACS);
     assert.equal(response.getAttribute('InResponseTo'), id);
     assert.deepEqual(statusOf(posted), ['urn:oasis:names:tc:SAML:2.0:status:Success']);
-    // The signatures sit right after Issuer (DESIGN §15: Lasso insists).
+    // The signatures sit right after Issuer (SAML Core §2.3.3 and §3.2.2 order them so: Lasso insists).
     assert.equal((response.childNodes[0] as Element).localName, 'Issuer');
     assert.equal((response.childNodes[1] as Element).localName, 'Signature');
     const assertion = one(doc, SAML, 'Assertion')!;
@@ -137,7 +137,7 @@ describe('SAML IdP: single sign-on', () => {
     assert.equal(postedMessage(page.text).relayState, 'r1');
     const other = await createSamlApp({ nameIdFormat: 'unspecified' });
     const again = await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(request(other.entityId).xml)}`);
-    // One session (DESIGN §15): the authorization goes straight back to the continue URL, no login page.
+    // One session (docs/saml.md, "Single sign-on"): the authorization goes straight back to the continue URL, no login page.
     let current = again;
     const visited: string[] = [];
     for (let i = 0; i < 6 && current.location; i++) {
@@ -248,7 +248,7 @@ describe('SAML IdP: single sign-on', () => {
     assert.equal(await issuedEvents(), events + 1);
   });
 
-  it("§7's organization rule: a user of another organization gets no assertion for this organization's application", async () => {
+  it("the organization rule: a user of another organization gets no assertion for this organization's application", async () => {
     const app = await createSamlApp();
     const other = await createOrg(svc);
     const stranger = await createHuman(svc, other.id);

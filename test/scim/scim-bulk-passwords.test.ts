@@ -12,9 +12,9 @@ const MAX_OPERATIONS = 100;
 const POOL_CAPACITY = passwordHashing.limits.atOnce + passwordHashing.limits.maxWaiting;
 
 /**
- * Issue 33 item 27: a Bulk request may set as many passwords as it has operations (RFC 7644 §3.7 and the
+ * A Bulk request may set as many passwords as it has operations (RFC 7644 §3.7 and the
  * advertised maxOperations; the spec's minimal user carries a password). The hashing cost is bounded by the
- * process's pool for new passwords instead (DESIGN §7, "Checks are atomic"): requests queue for it, and once
+ * process's pool for new passwords instead (SECURITY.md, "What we defend": "Checks are atomic"): requests queue for it, and once
  * its queue is full an operation that needs a hash is answered 503 with Retry-After, nothing written.
  */
 describe('SCIM /Bulk: passwords are hashed in the bounded pool, not refused per request', () => {

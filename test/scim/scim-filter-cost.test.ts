@@ -8,7 +8,7 @@ import type { ScimTenant } from './scim-helpers.js';
 const MAX_CLAUSES = 10;
 const SEARCH = 'urn:ietf:params:scim:api:messages:2.0:SearchRequest';
 
-/** Issue 33 item 14: a list filter carries at most ten comparisons, on Users and Groups, by GET and .search. */
+/** A list filter carries at most ten comparisons, on Users and Groups, by GET and .search. */
 describe('SCIM: comparisons per filter are bounded', () => {
   const svc = useService();
   let t: ScimTenant;
@@ -39,7 +39,7 @@ describe('SCIM: comparisons per filter are bounded', () => {
 });
 
 /**
- * Issue 33 item 14: a filter that may scan the organization runs as a bounded read (MariaDB's
+ * A filter that may scan the organization runs as a bounded read (MariaDB's
  * max_statement_time; on SQLite a read thread, so the request thread stays free) and past the limit answers
  * 400 tooMany (RFC 7644 §3.12). The limit here is the smallest allowed, 10 ms, against 20,000 users with an
  * e-mail each: ten substring comparisons over them take well over that on either database. A filter an index

@@ -9,7 +9,7 @@ const MAX_OPERATIONS = 1000;
 const MAX_VALUES = 100;
 
 /**
- * Issue 33 item 13: one PATCH could hold the event loop for half a minute (2,000 value-filter removals over a
+ * Before its bounds, one PATCH could hold the event loop for half a minute (2,000 value-filter removals over a
  * user with 10,000 e-mails). Operations per PATCH and values per multi-valued attribute are bounded and
  * advertised in ServiceProviderConfig; over a bound: 400 invalidValue, nothing changed.
  */

@@ -61,7 +61,7 @@ function storedAt(resource: any, path: string): unknown {
 }
 
 /**
- * DESIGN §7 (third wave): every field has a length bound checked before the database, with the same 400 on SQLite
+ * docs/product-rules.md, "SCIM": every field has a length bound checked before the database, with the same 400 on SQLite
  * and MariaDB. Generated from the bounds the validator uses (src/scim/schema/scim-bounds.ts), so a new attribute
  * of the schema is tested without a line here: each writable string at its bound is stored, one character more is
  * refused as invalidValue naming the attribute, by POST, PUT and PATCH, and changes nothing.

@@ -127,7 +127,7 @@ describe('SCIM /Users', () => {
     assertScimError(await svc.api('GET', `${t.base}/Users`), 401);
   });
 
-  it('stores and returns emails[].display and phoneNumbers[].display, which the schema says are readWrite (issue 33, item 20)', async () => {
+  it('stores and returns emails[].display and phoneNumbers[].display, which the schema says are readWrite', async () => {
     const created = await createUser(t, {
       ...userBody(unique('display')),
       emails: [{ value: 'd@example.com', type: 'work', primary: true, display: 'Work mail' }],
@@ -141,7 +141,7 @@ describe('SCIM /Users', () => {
     assert.equal((await t.scim('GET', `/Users/${created.id}`)).body.emails[0].display, 'Office');
   });
 
-  it('identifiers match exactly on both databases: a trailing space or tab finds nothing and changes nothing (issue 33, item 19)', async () => {
+  it('identifiers match exactly on both databases: a trailing space or tab finds nothing and changes nothing', async () => {
     const created = await createUser(t, userBody(unique('exact')));
     const before = (await t.scim('GET', `/Users/${created.id}`)).body;
     for (const suffix of ['%20', '%09', '%00']) {
@@ -172,7 +172,7 @@ describe('SCIM /Users', () => {
     assertScimError(await t.scim('PUT', '/Users', { body: {} }), 405);
   });
 
-  it('a 405 names the allowed methods; the root search is 501 and the bare base a SCIM 404 (issue 33, item 22)', async () => {
+  it('a 405 names the allowed methods; the root search is 501 and the bare base a SCIM 404', async () => {
     const allowed: Array<[string, string, string]> = [
       ['PUT', '/Users', 'GET, HEAD, POST'],
       ['DELETE', '/Groups', 'GET, HEAD, POST'],

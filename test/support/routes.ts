@@ -92,8 +92,8 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
           // Showing a form needs only the interaction cookie; posting one also the CSRF value bound to it.
           // The passkey ceremony's scripts are static files. An upstream IdP's callback carries no cookie:
           // its `state` (SAML's RelayState at the ACS) finds the round trip, which goes on only under the
-          // interaction's cookie (DESIGN §14). A SAML IdP's SP metadata is public by design. The pages of mailed
-          // links are authorized by the one-time code they carry (DESIGN §13), in any browser.
+          // interaction's cookie (docs/federation.md, "The round trip"). A SAML IdP's SP metadata is public by design. The pages of mailed
+          // links are authorized by the one-time code they carry (docs/mail.md), in any browser.
           policy: route.path.includes('/assets/')
             ? 'public (static file)'
             : route.path.startsWith('/ui/account')
@@ -113,7 +113,7 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
 }
 
 /**
- * The account page (DESIGN §13) acts only on the user of the browser's login session: its pages and forms need that
+ * The account page (docs/account.md) acts only on the user of the browser's login session: its pages and forms need that
  * session (without one they start a sign-in, or refuse a form), its forms the CSRF value bound to it, and changes to
  * how the user signs in a sign-in of the last 15 minutes. The provider's redirect back carries nothing to act on.
  */

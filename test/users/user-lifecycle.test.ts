@@ -80,7 +80,7 @@ describe('user lifecycle', () => {
     const count = async () => Number((await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [userId]))[0].n);
     assert.equal(await attempt(userId, false), 'wrong');
     assert.equal(await attempt(userId, true), 'ok');
-    assert.equal(await count(), 1, 'earlier failures stay counted until every factor is done (issue 33, item 1)');
+    assert.equal(await count(), 1, 'earlier failures stay counted until every factor is done');
     await checks.signInCompleted(userId);
     assert.equal(await count(), 0);
     const events = await searchEvents(svc, { aggregate_id: userId, event_types: ['user.human.password.check.failed', 'user.human.password.check.succeeded'], asc: true });

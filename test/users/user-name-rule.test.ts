@@ -6,7 +6,7 @@ import { humanUser, importBody, postImport, userErrors } from '../import/import.
 import { assertScimError, createUser, scimTenant, userBody } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
 
-/** Names that looked like `ada…` and were stored on SQLite, 409 on MariaDB, and could never sign in (issue 33, item 17). */
+/** Names that looked like `ada…` and were stored on SQLite, 409 on MariaDB, and could never sign in. */
 const LOOK_ALIKES = (base: string) => [`${base} `, ` ${base}`, `${base}\t`, `${base}\u00a0`, `\u200b${base}`, `${base}\u200d`, `${base}\u2060`, `\ufeff${base}`, `${base}\u0007`];
 
 /** One user name rule for every surface (docs/product-rules.md, "Domain"), the same 400 on SQLite and MariaDB. */

@@ -24,7 +24,7 @@ async function someEvents(svc: TestService, users = 3): Promise<string> {
   return org.id;
 }
 
-describe('webhooks: delivery (DESIGN §10)', () => {
+describe('webhooks: delivery (docs/webhooks.md)', () => {
   const svc = useService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS), WEBHOOK_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS) });
   const receivers: Receiver[] = [];
   const receiver = async () => {
@@ -186,7 +186,7 @@ describe('webhooks: delivery (DESIGN §10)', () => {
   });
 
   it('a subscription whose worker is live sends nothing after its deletion returns, while another subscription goes on', async () => {
-    // Issue 33, item 3: a deleted webhook received one more delivery (org.added) after DELETE answered 204.
+    // A deleted webhook used to receive one more delivery (org.added) after DELETE answered 204.
     const [gone, control] = [await receiver(), await receiver()];
     const doomed = await subscribe(svc, '/admin/v1/webhooks', svc.adminToken, { url: gone.url, eventTypes: ['org.added'] });
     await subscribe(svc, '/admin/v1/webhooks', svc.adminToken, { url: control.url, eventTypes: ['org.added'] });
@@ -247,7 +247,7 @@ describe('webhooks: targets on private networks (WEBHOOK_ALLOW_PRIVATE_NETWORKS 
       'http://[::ffff:127.0.0.1]/hook',
       'http://100.64.0.1/hook',
       'http://0.0.0.0/hook',
-      // Issue 33, item 4: IPv6 forms of loopback and private IPv4, and special-purpose ranges
+      // Targets on private networks (docs/webhooks.md): IPv6 forms of loopback and private IPv4, and special-purpose ranges
       'http://[::127.0.0.1]/hook',
       'http://[::7f00:1]/hook',
       'http://[::ffff:0:7f00:1]/hook',

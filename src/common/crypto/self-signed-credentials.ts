@@ -6,7 +6,7 @@ import { onFirstUse } from '../modules/on-first-use.js';
 
 /**
  * @peculiar/x509 with its crypto provider, loaded at the first key made rather than at start-up: only SAML keys need it,
- * and its parsers and schemas held 2.4 MB of every process's heap (BENCHMARKS.md, "Issue 40, memory").
+ * and its parsers and schemas held 2.4 MB of every process's heap (BENCHMARKS.md, "Performance goals, memory").
  */
 const x509Library = onFirstUse<typeof X509>('@peculiar/x509', (x509) => x509.cryptoProvider.set(webcrypto as unknown as Crypto));
 

@@ -18,7 +18,7 @@ export function purgeBatchSql(dialect: 'sqlite' | 'mysql'): string {
 /**
  * Rows the first purge statement deletes; later ones are sized by how long the one before took. Small,
  * because the first statement finds the table's pages cold: 200 rows took 93 ms to 2 s at 10,000,000 live
- * rows (BENCHMARKS.md, "Issue 22: closing figures"), 20 rows a few milliseconds.
+ * rows (BENCHMARKS.md, "First performance goals: closing figures"), 20 rows a few milliseconds.
  */
 export const PURGE_BATCH = 20;
 /** How long one purge statement should hold SQLite's writer (or MariaDB's row locks): well under the 50 ms bound. */

@@ -71,7 +71,7 @@ function compactPhone(value: string, field: string): string {
 /**
  * The user's properties `toScimUser` reads. A list or lookup reads these columns only (scim-user.repository.ts),
  * not the whole row: a password hash, search text and flags no SCIM attribute shows would be read and
- * converted for every user returned (BENCHMARKS.md, "Issue 40, SCIM lookup against its floor").
+ * converted for every user returned (BENCHMARKS.md, "Performance goals, SCIM lookup against its floor").
  */
 export const PRESENTED_PROPERTIES = [
   'id', 'externalId', 'userName', 'givenName', 'familyName', 'displayName', 'nickName', 'profileUrl', 'title', 'userType',

@@ -64,7 +64,7 @@ export const OPERATIONS: Operation[] = [
     // Machines have no factors: where the caller may act on one, the answer is 404.
     run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, `factors/${target.factorId ?? 'none'}`)),
   },
-  // Linked upstream identities (DESIGN §14): the acting rule, and for a user holding any role, IAM_OWNER only.
+  // Linked upstream identities (docs/federation.md): the acting rule, and for a user holding any role, IAM_OWNER only.
   {
     name: "management: list the user's linked identities",
     routes: ['GET /management/v1/orgs/:orgId/users/:userId/identities'],
@@ -338,7 +338,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/webhooks': 'reads webhook subscriptions',
   'DELETE /management/v1/orgs/:orgId/webhooks/:id': 'removes a webhook subscription',
   'GET /management/v1/orgs/:orgId/webhooks/:id/deliveries': "reads a subscription's delivery log",
-  // Outbound SCIM (DESIGN §17): a target receives copies of users; no local user is changed.
+  // Outbound SCIM (docs/provisioning.md): a target receives copies of users; no local user is changed.
   'POST /management/v1/orgs/:orgId/provisioning/targets': 'adds a provisioning target (pushing copies of users changes no local user)',
   'GET /management/v1/orgs/:orgId/provisioning/targets': 'reads provisioning targets (never their secrets)',
   'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId': 'reads a provisioning target (never its secret)',
@@ -384,7 +384,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/login/:uid/enrol/passkey': 'registers a passkey for the signing-in user',
   'POST /ui/login/:uid/enrol/skip': 'the signing-in user declines to enrol now',
   'POST /ui/login/:uid/continue': 'finishes the sign-in after the recovery codes were shown',
-  // Federation (DESIGN §14): the user is whoever the organization's own IdP says, resolved by its link rules,
+  // Federation (docs/federation.md): the user is whoever the organization's own IdP says, resolved by its link rules,
   // which never link a user who holds a role; the callback only records the upstream's answer on its round trip.
   'POST /ui/login/:uid/idp': "sends the end-user to one of the application's organization's identity providers",
   'GET /ui/login/idp/:idpId/callback': "records the upstream identity provider's answer on its round trip",
@@ -403,7 +403,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/login/invitation': "sets the invited user's first password, once per code; only the code's holder can",
   'GET /ui/login/password-reset': "shows the set-password form to the holder of a live reset code (the mailbox's owner)",
   'POST /ui/login/password-reset': "sets the user's new password (unlocking a lockout), once per code; only the code's holder can",
-  // The account page (DESIGN §13): only the login session's own user, never one named in the request.
+  // The account page (docs/account.md): only the login session's own user, never one named in the request.
   'GET /ui/account': "shows the session's own user its account (or starts a sign-in)",
   'GET /ui/account/sign-in': 'starts a sign-in of the account page; acts on no user',
   'GET /ui/account/signed-in': 'the sign-in of the account page returns here; acts on no user',
@@ -432,7 +432,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /admin/v1/keys': 'reads signing key metadata',
   'GET /admin/v1/saml/keys': 'reads SAML signing key metadata',
   'GET /saml/v2/:orgId/metadata': "shows an organization's public SAML IdP metadata",
-  // The SAML IdP's browser endpoints (DESIGN §15): public, like the OIDC authorization endpoint. Each sends the
+  // The SAML IdP's browser endpoints (docs/saml.md): public, like the OIDC authorization endpoint. Each sends the
   // browser into the ordinary sign-in (the login UI decides who signs in) or answers a session that signed in.
   'GET /saml/v2/:orgId/sso': 'takes an AuthnRequest (HTTP-Redirect) and sends the browser to the sign-in; acts on no user',
   'POST /saml/v2/:orgId/sso': 'takes an AuthnRequest (HTTP-POST) and sends the browser to the sign-in; acts on no user',

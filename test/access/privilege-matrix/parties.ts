@@ -55,7 +55,7 @@ export interface World {
   defaultOrg: { id: string; primaryDomain: string };
   /** Every target is made a member of `groups.joined` when created; `groups.empty` has no members to start with. */
   groups: { joined: string; empty: string };
-  /** An OIDC identity provider of the organization, to link identities through (DESIGN §14). */
+  /** An OIDC identity provider of the organization, to link identities through (docs/federation.md). */
   idpId: string;
 }
 

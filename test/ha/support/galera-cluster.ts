@@ -44,7 +44,7 @@ export interface GaleraCluster {
 }
 
 /**
- * Three MariaDB Galera nodes and HAProxy on free loopback ports in a temp dir (DESIGN §18, docs/high-availability.md):
+ * Three MariaDB Galera nodes and HAProxy on free loopback ports in a temp dir (docs/high-availability.md):
  * the first node bootstraps the cluster, the others join by rsync SST. mariadbd runs as `mysql` (rsync's SST
  * daemon, started by root, would drop to `nobody`), so the temp dir is opened for it. Everything is stopped by PID.
  */

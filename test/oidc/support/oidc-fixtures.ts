@@ -13,7 +13,7 @@ export interface OidcAppInput {
   postLogoutRedirectUris?: string[];
   accessTokenType?: 'opaque' | 'jwt';
   idTokenUserinfoAssertion?: boolean;
-  /** DESIGN §16's settings and any other create field, as the API names them. */
+  /** The settings of docs/oauth-profiles.md and any other create field, as the API names them. */
   settings?: Record<string, unknown>;
 }
 

@@ -4,7 +4,7 @@ import { processSetup, remoteService } from '../../faults/faults.helpers.js';
 
 /**
  * A second Portcullis as its own process (one in-process service per test file), with an organization and a caller
- * that may manage its users: a real SCIM target of DESIGN §17 at `baseUrl`, bearer `token`.
+ * that may manage its users: a real SCIM target (docs/provisioning.md) at `baseUrl`, bearer `token`.
  */
 export interface DownstreamPortcullis {
   baseUrl: string;

@@ -1,5 +1,5 @@
 /**
- * An independent SCIM 2.0 service for the provisioning tests (DESIGN §17): scimmy and scimmy-routers on Express
+ * An independent SCIM 2.0 service for the provisioning tests (docs/provisioning.md): scimmy and scimmy-routers on Express
  * with an in-memory store of Users and Groups, as their documentation sets them up (bench/peers/scimmy-peer.ts is
  * the benchmark's users-only peer). It answers bearer tokens it issued or was given, has an OAuth token endpoint
  * for the client credentials grant, keeps every request, and has a fault switch (an answer status with
