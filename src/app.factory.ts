@@ -5,6 +5,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import type { INestApplication } from '@nestjs/common';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './common/config/config.js';
 import { DatabaseAvailability } from './common/database/database-availability.js';
@@ -104,7 +105,11 @@ function setUpOpenApi(app: NestExpressApplication, config: AppConfig): void {
   SwaggerModule.setup('docs', app, () => openApiDocument(app, config), { jsonDocumentUrl: 'docs-json' });
 }
 
-function openApiDocument(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
+/**
+ * The whole document, from the modules' metadata: it needs no instance of any provider, so
+ * scripts/generate-console-types.mjs builds it from an application created in Nest's preview mode.
+ */
+export function openApiDocument(app: INestApplication, config: Pick<AppConfig, 'publicUrl'>): OpenAPIObject {
   const generated = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
