@@ -1,21 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
+import type { Schema } from '../api';
 import { ActionButton, DeleteButton, Field, Form, Loading, Page, useLoad } from '../components';
 import { t } from '../i18n';
 
-interface Verification {
-  dnsTxtName: string;
-  dnsTxtValue: string;
-  httpUrl: string;
-  httpBody: string;
-}
-
-interface Domain {
-  domain: string;
-  verified: boolean;
-  primary: boolean;
-  verification?: Verification;
-}
+type Verification = Schema<'DomainChallengeDto'>;
 
 /**
  * An organization's domains (docs/federation.md, "Organization domains"; ORG_OWNER): add one, read where its
@@ -24,7 +13,7 @@ interface Domain {
  */
 export function DomainsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/domains`;
-  const domains = useLoad(() => api<{ domains: Domain[] }>('GET', base), [base]);
+  const domains = useLoad(() => api<Schema<'OrgDomainListDto'>>('GET', base), [base]);
   const [domain, setDomain] = useState('');
   return (
     <Page title={t('orgDomains')}>

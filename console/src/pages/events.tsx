@@ -1,23 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
+import type { Schema } from '../api';
 import { ErrorMessage, Field, Page, formatDate } from '../components';
 import { t } from '../i18n';
 
-interface SearchedEvent {
-  sequence: string;
-  creationDate: string;
-  type: { type: string; localized: { localizedMessage: string } };
-  aggregate: { id: string; type: { type: string }; resourceOwner: string };
-  editor: { userId: string | null };
-  payload: Record<string, unknown> | null;
-}
+type SearchedEvent = Schema<'EventDto'>;
 
 /** `users` of the answer (docs/product-rules.md, "Import and event search"): names beside the ids the events mention. */
-interface NamedUser {
-  userId: string;
-  loginName: string;
-  displayName?: string;
-}
+type NamedUser = Schema<'EventUserDto'>;
 
 /** The user an event is about: the aggregate of a `user` event, else a payload's `userId` (a membership). */
 function targetOf(e: SearchedEvent): string | null {
@@ -76,7 +66,7 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
     if (filters.until) body.until = new Date(filters.until).toISOString();
     if (cursor) body.sequence = cursor;
     try {
-      const result = await api<{ events: SearchedEvent[]; users?: NamedUser[] }>('POST', '/admin/v1/events/_search', body);
+      const result = await api<Schema<'EventListDto'>>('POST', '/admin/v1/events/_search', body);
       setEvents(cursor ? [...(events ?? []), ...result.events] : result.events);
       setNames(new Map([...(cursor ? names : []), ...(result.users ?? []).map((u) => [u.userId, u] as const)]));
       setMore(result.events.length === LIMIT);

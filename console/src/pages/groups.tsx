@@ -1,27 +1,19 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
+import type { Schema } from '../api';
 import { ActionButton, DeleteButton, Field, Form, Loading, Page, useLoad } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
 
-interface Group {
-  id: string;
-  displayName: string;
-  externalId?: string | null;
-  memberCount: number;
-}
-
 /** A group's members as SCIM returns them (RFC 7643 §4.2): the management API lists groups with counts only. */
-interface ScimGroup {
-  members?: { value: string; display?: string }[];
-}
+type ScimGroup = Schema<'ScimGroup'>;
 
 const LIMIT = 100;
 
 /** Groups and their members (ORG_USER_MANAGER): /management/v1/orgs/{orgId}/groups, members through SCIM Groups. */
 export function GroupsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/groups`;
-  const groups = useLoad(() => api<{ groups: Group[] }>('GET', `${base}${query({ limit: LIMIT })}`), [base]);
+  const groups = useLoad(() => api<Schema<'GroupListDto'>>('GET', `${base}${query({ limit: LIMIT })}`), [base]);
   const [displayName, setDisplayName] = useState('');
   const [open, setOpen] = useState<string | null>(null);
   return (

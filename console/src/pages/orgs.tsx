@@ -1,20 +1,17 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
+import type { Schema } from '../api';
 import { DeleteButton, Field, Form, Link, Loading, Page, Pager, useLoad } from '../components';
 import { t } from '../i18n';
 
-export interface Org {
-  id: string;
-  name: string;
-  primaryDomain: string;
-}
+export type Org = Schema<'OrgDto'>;
 
 const LIMIT = 50;
 
 /** Organizations (IAM_OWNER): GET/POST /admin/v1/orgs, PATCH/DELETE /admin/v1/orgs/{orgId}. */
 export function OrgsPage() {
   const [offset, setOffset] = useState(0);
-  const orgs = useLoad(() => api<{ orgs: Org[]; total?: number }>('GET', `/admin/v1/orgs${query({ limit: LIMIT, offset })}`), [offset]);
+  const orgs = useLoad(() => api<Schema<'OrgListDto'>>('GET', `/admin/v1/orgs${query({ limit: LIMIT, offset })}`), [offset]);
   const [name, setName] = useState('');
   return (
     <Page title={t('organizations')}>

@@ -1,12 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
+import type { Schema } from '../api';
 import { DeleteButton, Field, Form, Link, Loading, Page, Pager, useLoad } from '../components';
 import { t } from '../i18n';
 
-interface Project {
-  id: string;
-  name: string;
-}
+type Project = Schema<'ProjectDto'>;
 
 const LIMIT = 50;
 
@@ -14,7 +12,7 @@ const LIMIT = 50;
 export function ProjectsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects`;
   const [offset, setOffset] = useState(0);
-  const projects = useLoad(() => api<{ projects: Project[]; total?: number }>('GET', `${base}${query({ limit: LIMIT, offset })}`), [base, offset]);
+  const projects = useLoad(() => api<Schema<'ProjectListDto'>>('GET', `${base}${query({ limit: LIMIT, offset })}`), [base, offset]);
   const [name, setName] = useState('');
   return (
     <Page title={t('projects')}>

@@ -1,30 +1,15 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
+import type { Schema } from '../api';
 import { ActionButton, Link, Loading, Pager, Select, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
 import type { MessageKey } from '../i18n';
 
-type ObjectStatus = 'provisioned' | 'pending' | 'failing' | 'conflict';
+type ObjectStatus = ProvisionedObject['status'];
 
-interface TargetStatus {
-  state: 'active' | 'paused' | 'auth_failed' | 'disabled';
-  sequence: string;
-  lag: number;
-  objects: Record<ObjectStatus, number>;
-  lastSuccessAt: string | null;
-  lastError?: string;
-}
+type TargetStatus = Schema<'TargetStatusDto'>;
 
-interface ProvisionedObject {
-  kind: 'user' | 'group';
-  localId: string;
-  remoteId: string | null;
-  status: ObjectStatus;
-  attempts: number;
-  lastStatus?: number;
-  lastError?: string;
-  pushedAt: string | null;
-}
+type ProvisionedObject = Schema<'ProvisionedObjectDto'>;
 
 const STATE_TEXT: Record<TargetStatus['state'], MessageKey> = {
   active: 'provStateActive',
@@ -68,7 +53,7 @@ const LIMIT = 50;
 export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; path: string; tick: number; onChange: () => void }) {
   const [status, setStatus] = useState<ObjectStatus | ''>('');
   const [offset, setOffset] = useState(0);
-  const objects = useLoad(() => api<{ objects: ProvisionedObject[]; total: number }>('GET', `${path}/objects${query({ status, limit: LIMIT, offset })}`), [path, status, offset, tick]);
+  const objects = useLoad(() => api<Schema<'ObjectListDto'>>('GET', `${path}/objects${query({ status, limit: LIMIT, offset })}`), [path, status, offset, tick]);
   const retry = async (o: ProvisionedObject) => {
     await api('POST', `${path}/objects/${enc(o.kind)}/${enc(o.localId)}/retry`, {});
     onChange();
@@ -133,13 +118,8 @@ export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; p
   );
 }
 
-type PlanPart = 'create' | 'update' | 'deactivate' | 'delete' | 'adopt';
-/** One action of a plan: how many users, and the first of them (docs/provisioning.md, "Reconcile"). */
-interface PlanList {
-  count: number;
-  items: { localId: string; remoteId: string | null; userName: string }[];
-}
-type Plan = Record<PlanPart, PlanList>;
+type PlanPart = keyof Plan;
+type Plan = Schema<'ReconcilePlanDto'>;
 
 const PLAN_TEXT: Record<PlanPart, MessageKey> = { create: 'provPlanCreate', update: 'provPlanUpdate', deactivate: 'provPlanDeactivate', delete: 'provPlanDelete', adopt: 'provPlanAdopt' };
 
@@ -158,7 +138,7 @@ export function ReconcilePanel({ path, onApplied }: { path: string; onApplied: (
         label={t('provPlan')}
         action={async () => {
           setRunId(null);
-          setPlan((await api<{ plan: Plan }>('POST', `${path}/reconcile`, { dryRun: true })).plan);
+          setPlan((await api<Schema<'ReconcileDryRunDto'>>('POST', `${path}/reconcile`, { dryRun: true })).plan);
         }}
       />
       {plan && (
@@ -188,7 +168,7 @@ export function ReconcilePanel({ path, onApplied }: { path: string; onApplied: (
           <ActionButton
             label={t('provApply')}
             action={async () => {
-              setRunId((await api<{ runId: string }>('POST', `${path}/reconcile`, { dryRun: false })).runId);
+              setRunId((await api<Schema<'ReconcileStartedDto'>>('POST', `${path}/reconcile`, { dryRun: false })).runId);
               setPlan(null);
               onApplied();
             }}

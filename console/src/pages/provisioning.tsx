@@ -1,4 +1,5 @@
 import { api, enc } from '../api';
+import type { Schema } from '../api';
 import { Form, Link, Loading, Page, useLoad } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
@@ -14,10 +15,10 @@ export const targetsPage = (orgId: string) => `/console/orgs/${enc(orgId)}/provi
  * opens on its own page, where its connection can be tested and its status read.
  */
 export function ProvisioningPage({ orgId }: { orgId: string }) {
-  const targets = useLoad(() => api<{ targets: Target[] }>('GET', targetsApi(orgId)), [orgId]);
+  const targets = useLoad(() => api<Schema<'TargetListDto'>>('GET', targetsApi(orgId)), [orgId]);
   const form = useTargetFields(orgId);
   const create = async () => {
-    const { id } = await api<{ id: string }>('POST', targetsApi(orgId), form.createBody());
+    const { id } = await api<Schema<'TargetCreatedDto'>>('POST', targetsApi(orgId), form.createBody());
     navigate(`${targetsPage(orgId)}/${enc(id)}`);
   };
   return (

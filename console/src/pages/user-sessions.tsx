@@ -1,20 +1,11 @@
 import { api, enc } from '../api';
+import type { Schema } from '../api';
 import { ActionButton, Loading, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
 
-/** GET …/users/{userId}/sessions (DESIGN §13): a sign-in session, by its public id. */
-interface Session {
-  sessionId: string;
-  signedInAt: string;
-  lastUsedAt: string;
-  expiresAt: string | null;
-  applications: string[];
-  amr: string[];
-}
-
 /** A person's sign-in sessions; ending one signs that browser out and revokes its access tokens. */
 export function Sessions({ base }: { base: string }) {
-  const sessions = useLoad(() => api<{ sessions: Session[] }>('GET', `${base}/sessions`), [base]);
+  const sessions = useLoad(() => api<Schema<'UserSessionListDto'>>('GET', `${base}/sessions`), [base]);
   return (
     <section class="panel" aria-labelledby="sessions-heading">
       <h2 id="sessions-heading">{t('sessions')}</h2>

@@ -1,17 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
+import type { Schema } from '../api';
 import { Checkbox, Field, Form, Link, Loading, Page, Pager, Select, useLoad } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
-
-export interface UserSummary {
-  userId: string;
-  userName: string;
-  type: 'human' | 'machine';
-  state: string;
-  displayName?: string;
-  email?: string;
-}
 
 const LIMIT = 20;
 
@@ -24,7 +16,7 @@ export function UsersPage({ orgId }: { orgId: string }) {
   const [applied, setApplied] = useState('');
   const [offset, setOffset] = useState(0);
   const users = useLoad(
-    () => api<{ users: UserSummary[]; total?: number }>('GET', `/management/v1/orgs/${enc(orgId)}/users${query({ query: applied, limit: LIMIT, offset })}`),
+    () => api<Schema<'UserListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/users${query({ query: applied, limit: LIMIT, offset })}`),
     [orgId, applied, offset],
   );
   const [creating, setCreating] = useState<'none' | 'human' | 'machine'>('none');
@@ -105,7 +97,7 @@ function CreateHuman({ orgId, onCancel }: { orgId: string; onCancel: () => void 
   const [password, setPassword] = useState('');
   const create = async () => {
     const body = { userName, profile: { firstName, lastName }, email: { email, isEmailVerified: verified }, ...(password ? { password } : {}) };
-    const { userId } = await api<{ userId: string }>('POST', `/management/v1/orgs/${enc(orgId)}/users/human`, body);
+    const { userId } = await api<Schema<'UserCreatedDto'>>('POST', `/management/v1/orgs/${enc(orgId)}/users/human`, body);
     navigate(`/console/orgs/${enc(orgId)}/users/${enc(userId)}`);
   };
   return (
@@ -133,7 +125,7 @@ function CreateMachine({ orgId, onCancel }: { orgId: string; onCancel: () => voi
   const [tokenType, setTokenType] = useState<'opaque' | 'jwt'>('opaque');
   const create = async () => {
     const body = { userName, name, ...(description ? { description } : {}), accessTokenType: tokenType };
-    const { userId } = await api<{ userId: string }>('POST', `/management/v1/orgs/${enc(orgId)}/users/machine`, body);
+    const { userId } = await api<Schema<'UserCreatedDto'>>('POST', `/management/v1/orgs/${enc(orgId)}/users/machine`, body);
     navigate(`/console/orgs/${enc(orgId)}/users/${enc(userId)}`);
   };
   return (

@@ -1,28 +1,15 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
+import type { Schema } from '../api';
 import { DeleteButton, Field, Form, Loading, Page, SecretOnce, useLoad } from '../components';
 import { t } from '../i18n';
 
-interface Webhook {
-  id: string;
-  url: string;
-  eventTypes?: string[] | null;
-  orgId?: string | null;
-}
-
-interface Delivery {
-  eventId: string;
-  sequence: string;
-  status: string;
-  attempts: number;
-  lastStatus?: number | null;
-  lastError?: string | null;
-}
+type Webhook = Schema<'WebhookDto'>;
 
 /** Webhook subscriptions (docs/product-rules.md, "Webhooks"): the instance's (IAM_OWNER) or an organization's (ORG_OWNER). */
 export function WebhooksPage({ orgId }: { orgId?: string }) {
   const base = orgId ? `/management/v1/orgs/${enc(orgId)}/webhooks` : '/admin/v1/webhooks';
-  const hooks = useLoad(() => api<{ webhooks: Webhook[] }>('GET', base), [base]);
+  const hooks = useLoad(() => api<Schema<'WebhookListDto'>>('GET', base), [base]);
   const [url, setUrl] = useState('');
   const [types, setTypes] = useState('');
   const [onlyOrg, setOnlyOrg] = useState('');
@@ -31,7 +18,7 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
   const create = async () => {
     const eventTypes = types.split(',').map((s) => s.trim()).filter(Boolean);
     const body = { url, ...(eventTypes.length ? { eventTypes } : {}), ...(!orgId && onlyOrg.trim() ? { orgId: onlyOrg.trim() } : {}) };
-    setSecret((await api<{ id: string; secret: string }>('POST', base, body)).secret);
+    setSecret((await api<Schema<'WebhookCreatedDto'>>('POST', base, body)).secret);
   };
   return (
     <Page title={t('webhooks')}>
@@ -91,7 +78,7 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
 }
 
 function Deliveries({ path }: { path: string }) {
-  const deliveries = useLoad(() => api<{ deliveries: Delivery[] }>('GET', path), [path]);
+  const deliveries = useLoad(() => api<Schema<'DeliveryListDto'>>('GET', path), [path]);
   return (
     <section class="panel" aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">{t('deliveries')}</h2>
