@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Page, SecretOnce, Select, TextArea, lines, useLoad } from '../components';
+import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Page, SecretOnce, Select, Table, TextArea, lines, useLoad } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { isInstanceOwner, useMe } from '../roles';
@@ -65,22 +65,11 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
       {kind === 'saml' && <CreateSamlApp base={base} onCreated={(appId) => navigate(appHref(appId))} onCancel={() => setKind('none')} />}
       <Loading loaded={apps}>
         {({ apps: list }) => (
-          <table>
-            <caption>{t('applications')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('name')}</th>
-                <th scope="col">{t('type')}</th>
-                <th scope="col">{t('clientId')}</th>
-                <th scope="col">{t('actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((app) => (
-                <AppRow key={app.appId} base={base} href={appHref(app.appId)} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
-              ))}
-            </tbody>
-          </table>
+          <Table caption={t('applications')} headings={[t('name'), t('type'), t('clientId'), t('actions')]}>
+            {list.map((app) => (
+              <AppRow key={app.appId} base={base} href={appHref(app.appId)} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
+            ))}
+          </Table>
         )}
       </Loading>
       {keysOf && <AppKeys key={keysOf.appId} path={`${base}/apps/${enc(keysOf.appId)}`} app={keysOf} onClose={() => setKeysOf(null)} />}

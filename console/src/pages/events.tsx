@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
 import type { Schema } from '../api';
-import { ErrorMessage, Field, Page, formatDate } from '../components';
+import { ErrorMessage, Field, Page, Table, formatDate } from '../components';
 import { t } from '../i18n';
 
 type SearchedEvent = Schema<'EventDto'>;
@@ -99,37 +99,23 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
       <ErrorMessage error={error} />
       {events && (
         <>
-          <table>
-            <caption>{t('events')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('time')}</th>
-                <th scope="col">{t('eventType')}</th>
-                <th scope="col">{t('description')}</th>
-                <th scope="col">{t('aggregateId')}</th>
-                <th scope="col">{t('organizationId')}</th>
-                <th scope="col">{t('eventUser')}</th>
-                <th scope="col">{t('editor')}</th>
+          <Table caption={t('events')} headings={[t('time'), t('eventType'), t('description'), t('aggregateId'), t('organizationId'), t('eventUser'), t('editor')]}>
+            {events.map((e) => (
+              <tr key={e.sequence}>
+                <td>{formatDate(e.creationDate)}</td>
+                <th scope="row">{e.type.type}</th>
+                <td>{e.type.localized.localizedMessage}</td>
+                <td class="mono">{e.aggregate.id}</td>
+                <td class="mono">{e.aggregate.resourceOwner}</td>
+                <td class="user-ref">
+                  <UserRef id={targetOf(e)} names={names} />
+                </td>
+                <td class="user-ref">
+                  <UserRef id={e.editor.userId} names={names} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {events.map((e) => (
-                <tr key={e.sequence}>
-                  <td>{formatDate(e.creationDate)}</td>
-                  <th scope="row">{e.type.type}</th>
-                  <td>{e.type.localized.localizedMessage}</td>
-                  <td class="mono">{e.aggregate.id}</td>
-                  <td class="mono">{e.aggregate.resourceOwner}</td>
-                  <td class="user-ref">
-                    <UserRef id={targetOf(e)} names={names} />
-                  </td>
-                  <td class="user-ref">
-                    <UserRef id={e.editor.userId} names={names} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
           {events.length === 0 && <p>{t('noResults')}</p>}
           {more && (
             <button type="button" onClick={() => void search(events[events.length - 1]?.sequence)}>

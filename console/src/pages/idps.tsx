@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Checkbox, DeleteButton, Field, Form, Loading, Page, Select, useLoad } from '../components';
+import { ActionButton, Checkbox, DeleteButton, Field, Form, Loading, Page, Select, Table, useLoad } from '../components';
 import { t } from '../i18n';
 
 type Idp = Schema<'IdpDto'>;
@@ -105,23 +105,11 @@ export function IdpsPage({ orgId }: { orgId: string }) {
           list.length === 0 ? (
             <p>{t('noIdps')}</p>
           ) : (
-            <table>
-              <caption>{t('identityProviders')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('issuerOrEntity')}</th>
-                  <th scope="col">{t('domains')}</th>
-                  <th scope="col">{t('callbackOrMetadata')}</th>
-                  <th scope="col">{t('actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((idp) => (
-                  <IdpRow key={idp.id} idp={idp} path={`${base}/${enc(idp.id)}`} onChange={() => idps.reload()} />
-                ))}
-              </tbody>
-            </table>
+            <Table caption={t('identityProviders')} headings={[t('name'), t('issuerOrEntity'), t('domains'), t('callbackOrMetadata'), t('actions')]}>
+              {list.map((idp) => (
+                <IdpRow key={idp.id} idp={idp} path={`${base}/${enc(idp.id)}`} onChange={() => idps.reload()} />
+              ))}
+            </Table>
           )
         }
       </Loading>

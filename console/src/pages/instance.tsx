@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Checkbox, Form, Loading, Notice, Page, Select, formatDate, useLoad } from '../components';
+import { ActionButton, Checkbox, Form, Loading, Notice, Page, Select, Table, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
 
 /** Signing keys (IAM_OWNER): GET /admin/v1/keys, POST /admin/v1/keys/rotate. */
@@ -21,29 +21,18 @@ export function KeysPage() {
       <Notice text={notice} />
       <Loading loaded={keys}>
         {({ keys: list }) => (
-          <table>
-            <caption>{t('signingKeys')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('keyId')}</th>
-                <th scope="col">{t('algorithm')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('created')}</th>
+          <Table caption={t('signingKeys')} headings={[t('keyId'), t('algorithm'), t('status'), t('created')]}>
+            {list.map((k) => (
+              <tr key={k.keyId}>
+                <th scope="row" class="mono">
+                  {k.keyId}
+                </th>
+                <td>{k.alg}</td>
+                <td>{k.status}</td>
+                <td>{formatDate(k.createdAt)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((k) => (
-                <tr key={k.keyId}>
-                  <th scope="row" class="mono">
-                    {k.keyId}
-                  </th>
-                  <td>{k.alg}</td>
-                  <td>{k.status}</td>
-                  <td>{formatDate(k.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
     </Page>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { Checkbox, DeleteButton, Form, Loading, Page, useLoad } from '../components';
+import { Checkbox, DeleteButton, Form, Loading, Page, Table, useLoad } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
 
@@ -38,35 +38,25 @@ export function MembersPage({ orgId }: { orgId?: string }) {
       </Form>
       <Loading loaded={members}>
         {({ members: list }) => (
-          <table>
-            <caption>{t('members')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('userId')}</th>
-                <th scope="col">{t('roles')}</th>
-                <th scope="col">{t('actions')}</th>
+          <Table caption={t('members')} headings={[t('userId'), t('roles'), t('actions')]}>
+            {list.map((m) => (
+              <tr key={m.userId}>
+                <th scope="row" class="mono">
+                  {m.userId}
+                </th>
+                <td>{m.roles.join(', ')}</td>
+                <td>
+                  <DeleteButton
+                    label={t('removeMember')}
+                    action={async () => {
+                      await api('DELETE', `${base}/${enc(m.userId)}`);
+                      members.reload();
+                    }}
+                  />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((m) => (
-                <tr key={m.userId}>
-                  <th scope="row" class="mono">
-                    {m.userId}
-                  </th>
-                  <td>{m.roles.join(', ')}</td>
-                  <td>
-                    <DeleteButton
-                      label={t('removeMember')}
-                      action={async () => {
-                        await api('DELETE', `${base}/${enc(m.userId)}`);
-                        members.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
     </Page>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Field, Form, Link, Loading, Page, Pager, useLoad } from '../components';
+import { DeleteButton, Field, Form, Link, Loading, Page, Pager, Table, useLoad } from '../components';
 import { t } from '../i18n';
 
 export type Org = Schema<'OrgDto'>;
@@ -29,22 +29,11 @@ export function OrgsPage() {
       <Loading loaded={orgs}>
         {({ orgs: list, total }) => (
           <>
-            <table>
-              <caption>{t('organizations')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('primaryDomain')}</th>
-                  <th scope="col">{t('id')}</th>
-                  <th scope="col">{t('actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((org) => (
-                  <OrgRow key={org.id} org={org} onChange={orgs.reload} />
-                ))}
-              </tbody>
-            </table>
+            <Table caption={t('organizations')} headings={[t('name'), t('primaryDomain'), t('id'), t('actions')]}>
+              {list.map((org) => (
+                <OrgRow key={org.id} org={org} onChange={orgs.reload} />
+              ))}
+            </Table>
             <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
           </>
         )}

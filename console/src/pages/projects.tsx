@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Field, Form, Link, Loading, Page, Pager, useLoad } from '../components';
+import { DeleteButton, Field, Form, Link, Loading, Page, Pager, Table, useLoad } from '../components';
 import { t } from '../i18n';
 
 type Project = Schema<'ProjectDto'>;
@@ -30,21 +30,11 @@ export function ProjectsPage({ orgId }: { orgId: string }) {
       <Loading loaded={projects}>
         {({ projects: list, total }) => (
           <>
-            <table>
-              <caption>{t('projects')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('id')}</th>
-                  <th scope="col">{t('actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((p) => (
-                  <ProjectRow key={p.id} orgId={orgId} project={p} onChange={projects.reload} />
-                ))}
-              </tbody>
-            </table>
+            <Table caption={t('projects')} headings={[t('name'), t('id'), t('actions')]}>
+              {list.map((p) => (
+                <ProjectRow key={p.id} orgId={orgId} project={p} onChange={projects.reload} />
+              ))}
+            </Table>
             <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
           </>
         )}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Link, Loading, Pager, Select, formatDate, useLoad } from '../components';
+import { ActionButton, Link, Loading, Pager, Select, Table, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
 import type { MessageKey } from '../i18n';
 
@@ -78,37 +78,22 @@ export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; p
             <p>{t('provNoObjects')}</p>
           ) : (
             <>
-              <table>
-                <caption>{t('provObjects')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('provLocalId')}</th>
-                    <th scope="col">{t('provKind')}</th>
-                    <th scope="col">{t('status')}</th>
-                    <th scope="col">{t('attempts')}</th>
-                    <th scope="col">{t('lastAnswer')}</th>
-                    <th scope="col">{t('provRemoteId')}</th>
-                    <th scope="col">{t('provPushedAt')}</th>
-                    <th scope="col">{t('actions')}</th>
+              <Table caption={t('provObjects')} headings={[t('provLocalId'), t('provKind'), t('status'), t('attempts'), t('lastAnswer'), t('provRemoteId'), t('provPushedAt'), t('actions')]}>
+                {list.map((o) => (
+                  <tr key={`${o.kind}:${o.localId}`}>
+                    <th scope="row" class="mono">
+                      {o.kind === 'user' ? <Link href={`/console/orgs/${enc(orgId)}/users/${enc(o.localId)}`}>{o.localId}</Link> : o.localId}
+                    </th>
+                    <td>{o.kind === 'user' ? t('provKindUser') : t('provKindGroup')}</td>
+                    <td>{t(STATUS_TEXT[o.status])}</td>
+                    <td>{o.attempts}</td>
+                    <td>{[o.lastStatus, o.lastError].filter((v) => v !== undefined && v !== null).join(' ')}</td>
+                    <td class="mono">{o.remoteId ?? ''}</td>
+                    <td>{formatDate(o.pushedAt ?? undefined)}</td>
+                    <td>{(o.status === 'failing' || o.status === 'conflict') && <ActionButton label={t('provRetry')} action={() => retry(o)} />}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.map((o) => (
-                    <tr key={`${o.kind}:${o.localId}`}>
-                      <th scope="row" class="mono">
-                        {o.kind === 'user' ? <Link href={`/console/orgs/${enc(orgId)}/users/${enc(o.localId)}`}>{o.localId}</Link> : o.localId}
-                      </th>
-                      <td>{o.kind === 'user' ? t('provKindUser') : t('provKindGroup')}</td>
-                      <td>{t(STATUS_TEXT[o.status])}</td>
-                      <td>{o.attempts}</td>
-                      <td>{[o.lastStatus, o.lastError].filter((v) => v !== undefined && v !== null).join(' ')}</td>
-                      <td class="mono">{o.remoteId ?? ''}</td>
-                      <td>{formatDate(o.pushedAt ?? undefined)}</td>
-                      <td>{(o.status === 'failing' || o.status === 'conflict') && <ActionButton label={t('provRetry')} action={() => retry(o)} />}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
               <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
             </>
           )
@@ -143,28 +128,18 @@ export function ReconcilePanel({ path, onApplied }: { path: string; onApplied: (
       />
       {plan && (
         <div role="status">
-          <table>
-            <caption>{t('provPlanTitle')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('provPlanAction')}</th>
-                <th scope="col">{t('provPlanCount')}</th>
-                <th scope="col">{t('userName')}</th>
+          <Table caption={t('provPlanTitle')} headings={[t('provPlanAction'), t('provPlanCount'), t('userName')]}>
+            {(Object.keys(PLAN_TEXT) as PlanPart[]).map((part) => (
+              <tr key={part}>
+                <th scope="row">{t(PLAN_TEXT[part])}</th>
+                <td>{plan[part].count}</td>
+                <td>
+                  {plan[part].items.map((item) => item.userName).join(', ')}
+                  {plan[part].count > plan[part].items.length && ` ${t('provPlanMore', { n: String(plan[part].count - plan[part].items.length) })}`}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {(Object.keys(PLAN_TEXT) as PlanPart[]).map((part) => (
-                <tr key={part}>
-                  <th scope="row">{t(PLAN_TEXT[part])}</th>
-                  <td>{plan[part].count}</td>
-                  <td>
-                    {plan[part].items.map((item) => item.userName).join(', ')}
-                    {plan[part].count > plan[part].items.length && ` ${t('provPlanMore', { n: String(plan[part].count - plan[part].items.length) })}`}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
           <ActionButton
             label={t('provApply')}
             action={async () => {

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Notice, Page, SecretOnce, Select, TextArea, formatDate, useLoad } from '../components';
+import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Notice, Page, SecretOnce, Select, Table, TextArea, formatDate, useLoad } from '../components';
 import { Credentials } from './credentials';
 import { Sessions } from './user-sessions';
 import { t } from '../i18n';
@@ -313,35 +313,24 @@ function Factors({ base }: { base: string }) {
           list.length === 0 ? (
             <p>{t('noFactors')}</p>
           ) : (
-            <table>
-              <caption>{t('factors')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('type')}</th>
-                  <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('created')}</th>
-                  <th scope="col">{t('actions')}</th>
+            <Table caption={t('factors')} headings={[t('type'), t('name'), t('created'), t('actions')]}>
+              {list.map((f) => (
+                <tr key={f.id}>
+                  <th scope="row">{f.type}</th>
+                  <td>{f.name ?? ''}</td>
+                  <td>{formatDate(f.createdAt)}</td>
+                  <td>
+                    <DeleteButton
+                      label={t('remove')}
+                      action={async () => {
+                        await api('DELETE', `${base}/factors/${enc(f.id)}`);
+                        factors.reload();
+                      }}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((f) => (
-                  <tr key={f.id}>
-                    <th scope="row">{f.type}</th>
-                    <td>{f.name ?? ''}</td>
-                    <td>{formatDate(f.createdAt)}</td>
-                    <td>
-                      <DeleteButton
-                        label={t('remove')}
-                        action={async () => {
-                          await api('DELETE', `${base}/factors/${enc(f.id)}`);
-                          factors.reload();
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )
         }
       </Loading>
@@ -360,35 +349,24 @@ function Identities({ base }: { base: string }) {
           list.length === 0 ? (
             <p>{t('noIdentities')}</p>
           ) : (
-            <table>
-              <caption>{t('linkedIdentities')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('subject')}</th>
-                  <th scope="col">{t('identityProvider')}</th>
-                  <th scope="col">{t('linked')}</th>
-                  <th scope="col">{t('actions')}</th>
+            <Table caption={t('linkedIdentities')} headings={[t('subject'), t('identityProvider'), t('linked'), t('actions')]}>
+              {list.map((i) => (
+                <tr key={`${i.idpId}/${i.subject}`}>
+                  <th scope="row" class="mono">{i.subject}</th>
+                  <td class="mono">{i.idpId}</td>
+                  <td>{formatDate(i.linkedAt)}</td>
+                  <td>
+                    <DeleteButton
+                      label={t('unlink')}
+                      action={async () => {
+                        await api('DELETE', `${base}/identities/${enc(i.idpId)}/${enc(i.subject)}`);
+                        identities.reload();
+                      }}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((i) => (
-                  <tr key={`${i.idpId}/${i.subject}`}>
-                    <th scope="row" class="mono">{i.subject}</th>
-                    <td class="mono">{i.idpId}</td>
-                    <td>{formatDate(i.linkedAt)}</td>
-                    <td>
-                      <DeleteButton
-                        label={t('unlink')}
-                        action={async () => {
-                          await api('DELETE', `${base}/identities/${enc(i.idpId)}/${enc(i.subject)}`);
-                          identities.reload();
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )
         }
       </Loading>

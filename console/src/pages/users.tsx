@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Checkbox, Field, Form, Link, Loading, Page, Pager, Select, useLoad } from '../components';
+import { Checkbox, Field, Form, Link, Loading, Page, Pager, Select, Table, useLoad } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
 
@@ -48,31 +48,19 @@ export function UsersPage({ orgId }: { orgId: string }) {
       <Loading loaded={users}>
         {({ users: list, total }) => (
           <>
-            <table>
-              <caption>{t('users')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('userName')}</th>
-                  <th scope="col">{t('displayName')}</th>
-                  <th scope="col">{t('email')}</th>
-                  <th scope="col">{t('type')}</th>
-                  <th scope="col">{t('state')}</th>
+            <Table caption={t('users')} headings={[t('userName'), t('displayName'), t('email'), t('type'), t('state')]}>
+              {list.map((u) => (
+                <tr key={u.userId}>
+                  <th scope="row">
+                    <Link href={`/console/orgs/${enc(orgId)}/users/${enc(u.userId)}`}>{u.userName}</Link>
+                  </th>
+                  <td>{u.displayName ?? ''}</td>
+                  <td>{u.email ?? ''}</td>
+                  <td>{t(u.type === 'machine' ? 'machine' : 'human')}</td>
+                  <td>{stateLabel(u.state)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((u) => (
-                  <tr key={u.userId}>
-                    <th scope="row">
-                      <Link href={`/console/orgs/${enc(orgId)}/users/${enc(u.userId)}`}>{u.userName}</Link>
-                    </th>
-                    <td>{u.displayName ?? ''}</td>
-                    <td>{u.email ?? ''}</td>
-                    <td>{t(u.type === 'machine' ? 'machine' : 'human')}</td>
-                    <td>{stateLabel(u.state)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
             <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
           </>
         )}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Field, Form, Loading, Page, SecretOnce, useLoad } from '../components';
+import { DeleteButton, Field, Form, Loading, Page, SecretOnce, Table, useLoad } from '../components';
 import { t } from '../i18n';
 
 type Webhook = Schema<'WebhookDto'>;
@@ -39,37 +39,26 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
       </Form>
       <Loading loaded={hooks}>
         {({ webhooks }) => (
-          <table>
-            <caption>{t('webhooks')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('url')}</th>
-                <th scope="col">{t('eventTypes')}</th>
-                <th scope="col">{t('organizationId')}</th>
-                <th scope="col">{t('actions')}</th>
+          <Table caption={t('webhooks')} headings={[t('url'), t('eventTypes'), t('organizationId'), t('actions')]}>
+            {webhooks.map((w) => (
+              <tr key={w.id}>
+                <th scope="row">{w.url}</th>
+                <td>{w.eventTypes?.length ? w.eventTypes.join(', ') : t('allEvents')}</td>
+                <td class="mono">{w.orgId ?? ''}</td>
+                <td>
+                  <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? null : w.id)}>
+                    {t('deliveries')}
+                  </button>
+                  <DeleteButton
+                    action={async () => {
+                      await api('DELETE', `${base}/${enc(w.id)}`);
+                      hooks.reload();
+                    }}
+                  />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {webhooks.map((w) => (
-                <tr key={w.id}>
-                  <th scope="row">{w.url}</th>
-                  <td>{w.eventTypes?.length ? w.eventTypes.join(', ') : t('allEvents')}</td>
-                  <td class="mono">{w.orgId ?? ''}</td>
-                  <td>
-                    <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? null : w.id)}>
-                      {t('deliveries')}
-                    </button>
-                    <DeleteButton
-                      action={async () => {
-                        await api('DELETE', `${base}/${enc(w.id)}`);
-                        hooks.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
       {open && <Deliveries path={`${base}/${enc(open)}/deliveries`} />}
@@ -84,27 +73,16 @@ function Deliveries({ path }: { path: string }) {
       <h2 id="deliveries-heading">{t('deliveries')}</h2>
       <Loading loaded={deliveries}>
         {({ deliveries: list }) => (
-          <table>
-            <caption>{t('deliveries')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('sequence')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('attempts')}</th>
-                <th scope="col">{t('lastAnswer')}</th>
+          <Table caption={t('deliveries')} headings={[t('sequence'), t('status'), t('attempts'), t('lastAnswer')]}>
+            {list.map((d) => (
+              <tr key={d.eventId}>
+                <th scope="row">{d.sequence}</th>
+                <td>{d.status}</td>
+                <td>{d.attempts}</td>
+                <td>{d.lastError ?? (d.lastStatus ? String(d.lastStatus) : '')}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((d) => (
-                <tr key={d.eventId}>
-                  <th scope="row">{d.sequence}</th>
-                  <td>{d.status}</td>
-                  <td>{d.attempts}</td>
-                  <td>{d.lastError ?? (d.lastStatus ? String(d.lastStatus) : '')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
     </section>
