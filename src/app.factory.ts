@@ -106,10 +106,21 @@ function setUpOpenApi(app: NestExpressApplication, config: AppConfig): void {
 }
 
 /**
- * The whole document, from the modules' metadata: it needs no instance of any provider, so
- * scripts/generate-console-types.mjs builds it from an application created in Nest's preview mode.
+ * The document /docs-json serves, without starting the service: Nest's preview mode registers the modules and
+ * controllers but creates no provider (no database is opened, nothing listens, nothing is bootstrapped), and
+ * @nestjs/swagger reads only the decorators' metadata. The console's types are generated from it
+ * (scripts/generate-console-types.mjs; docs/console.md, "API types").
  */
-export function openApiDocument(app: INestApplication, config: Pick<AppConfig, 'publicUrl'>): OpenAPIObject {
+export async function previewOpenApiDocument(config: AppConfig): Promise<OpenAPIObject> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressAdapter(), { preview: true, logger: false });
+  try {
+    return openApiDocument(app, config);
+  } finally {
+    await app.close();
+  }
+}
+
+function openApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
   const generated = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
