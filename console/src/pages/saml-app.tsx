@@ -3,7 +3,6 @@ import { ApiError, api, enc } from '../api';
 import type { Schema } from '../api';
 import { CopyField, Form, Loading, useLoad } from '../components';
 import { t } from '../i18n';
-import type { App } from './applications';
 
 /**
  * SAML applications (docs/saml.md, "SAML applications"; docs/console.md): created from the service provider's pasted
@@ -11,6 +10,8 @@ import type { App } from './applications';
  * organization's metadata. A 400 names its fields in `details`; each problem shows beside the control it is about.
  */
 
+/** An application as `GET …/apps/{appId}` reads it; a SAML one carries the fields below. */
+type App = Schema<'AppDto'>;
 type SamlAttribute = Schema<'SamlAttributeDto'>;
 type NameIdFormat = NonNullable<App['nameIdFormat']>;
 type AttributeSource = SamlAttribute['from'];
