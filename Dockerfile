@@ -8,7 +8,7 @@ COPY tsconfig.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY bin ./bin
 COPY console ./console
-COPY scripts/build-console.mjs scripts/build-stamp.mjs ./scripts/
+COPY scripts/build-console.mjs scripts/build-stamp.mjs scripts/generate-console-types.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

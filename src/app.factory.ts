@@ -5,6 +5,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import type { INestApplication } from '@nestjs/common';
 import { AppModule } from './app.module.js';
 import type { AppConfig } from './common/config/config.js';
 import { DatabaseAvailability } from './common/database/database-availability.js';
@@ -104,7 +105,22 @@ function setUpOpenApi(app: NestExpressApplication, config: AppConfig): void {
   SwaggerModule.setup('docs', app, () => openApiDocument(app, config), { jsonDocumentUrl: 'docs-json' });
 }
 
-function openApiDocument(app: NestExpressApplication, config: AppConfig): OpenAPIObject {
+/**
+ * The document /docs-json serves, without starting the service: Nest's preview mode registers the modules and
+ * controllers but creates no provider (no database is opened, nothing listens, nothing is bootstrapped), and
+ * @nestjs/swagger reads only the decorators' metadata. The console's types are generated from it
+ * (scripts/generate-console-types.mjs; docs/console.md, "API types").
+ */
+export async function previewOpenApiDocument(config: AppConfig): Promise<OpenAPIObject> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressAdapter(), { preview: true, logger: false });
+  try {
+    return openApiDocument(app, config);
+  } finally {
+    await app.close();
+  }
+}
+
+function openApiDocument(app: INestApplication, config: AppConfig): OpenAPIObject {
   const generated = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

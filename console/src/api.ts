@@ -1,4 +1,5 @@
 import { currentSession } from './auth';
+import type { components } from './api/schema';
 
 /** An answer of the §4 API other than 2xx: its `{code, message, details}` body (docs/product-rules.md, "API"). */
 export class ApiError extends Error {
@@ -59,3 +60,9 @@ export function query(params: Record<string, string | number | undefined>): stri
 }
 
 export const enc = encodeURIComponent;
+
+/**
+ * A schema of the API's OpenAPI document (`/docs-json`), as the controllers declare it: the console's types come
+ * from there, never from a copy (console/src/api/schema.d.ts, written by `npm run build`; docs/console.md).
+ */
+export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];

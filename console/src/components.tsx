@@ -282,6 +282,28 @@ export function Pager({ offset, limit, total, shown, onChange }: { offset: numbe
   );
 }
 
+/**
+ * A list as a table: the caption names it for screen readers, one column header per heading; `children` are its
+ * rows, each naming itself with its `<th scope="row">` (docs/console.md, "Accessibility").
+ */
+export function Table({ caption, headings, children }: { caption: string; headings: string[]; children: ComponentChildren }) {
+  return (
+    <table>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          {headings.map((heading, column) => (
+            <th key={column} scope="col">
+              {heading}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}
+
 export function Page({ title, children }: { title: string; children: ComponentChildren }) {
   useEffect(() => {
     document.title = `${title} · Portcullis`;

@@ -1,14 +1,9 @@
+import type { Schema } from './api';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 
 /** GET /auth/v1/users/me: the signed-in user's organization and roles (implied roles not expanded). */
-export interface Me {
-  userId: string;
-  orgId: string;
-  userType: 'human' | 'machine';
-  instanceRoles: string[];
-  orgRoles: { orgId: string; roles: string[] }[];
-}
+export type Me = Schema<'MeDto'>;
 
 /** docs/product-rules.md, "API": an IAM_OWNER holds every organization role, an ORG_OWNER holds ORG_USER_MANAGER. */
 const IMPLIED: Record<string, string[]> = {

@@ -1,17 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc, query } from './api';
+import type { Schema } from './api';
 import { ErrorMessage, Field, Select, useLoad } from './components';
 import { t } from './i18n';
 import type { Org } from './pages/orgs';
 
 /** One line of GET …/users?query= (docs/product-rules.md, "API"). */
-interface ListedUser {
-  userId: string;
-  userName: string;
-  type: 'human' | 'machine';
-  displayName?: string;
-  email?: string;
-}
+type ListedUser = Schema<'UserListItemDto'>;
 
 const RESULTS = 10;
 /** Typing pauses this long before a search, so a name typed letter by letter is one request, not one per letter. */
@@ -26,7 +21,7 @@ const SEARCH_DELAY_MS = 250;
  */
 export function UserPicker({ orgId, userId, onChange }: { orgId?: string; userId: string; onChange: (userId: string) => void }) {
   const [searchOrg, setSearchOrg] = useState(orgId ?? '');
-  const orgs = useLoad(() => (orgId ? Promise.resolve(null) : api<{ orgs: Org[] }>('GET', `/admin/v1/orgs${query({ limit: 1000 })}`)), [orgId]);
+  const orgs = useLoad(() => (orgId ? Promise.resolve(null) : api<Schema<'OrgListDto'>>('GET', `/admin/v1/orgs${query({ limit: 1000 })}`)), [orgId]);
   const [text, setText] = useState('');
   const [found, setFound] = useState<ListedUser[] | null>(null);
   const [chosen, setChosen] = useState<ListedUser | null>(null);
@@ -42,7 +37,7 @@ export function UserPicker({ orgId, userId, onChange }: { orgId?: string; userId
     const mine = ++latest.current;
     if (!term.trim() || !org) return setFound(null);
     try {
-      const result = await api<{ users: ListedUser[] }>('GET', `/management/v1/orgs/${enc(org)}/users${query({ query: term.trim(), limit: RESULTS })}`);
+      const result = await api<Schema<'UserListDto'>>('GET', `/management/v1/orgs/${enc(org)}/users${query({ query: term.trim(), limit: RESULTS })}`);
       if (mine !== latest.current) return;
       setError(null);
       setFound(result.users);

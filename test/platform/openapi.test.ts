@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { before, describe, it } from 'node:test';
+import { previewOpenApiDocument } from '../../src/app.factory.js';
 import { useService } from '../support/fixtures.js';
 import { beforeExpressRoutes, declaredRoutes } from '../support/routes.js';
 
@@ -75,6 +76,12 @@ describe('OpenAPI document: truthful to the routes it describes', () => {
       for (const status of ['401', '403']) assert.ok(op.responses[status]?.content, `${where} declares ${status} with its body`);
       if (route.policy.scope === 'org') assert.ok(op.responses['404'], `${where} declares the 404 of an organization out of reach`);
     }
+  });
+
+  it("is, built without a database or a server, the very document the console's API types are generated from", async () => {
+    // scripts/generate-console-types.mjs builds it this way at build time (docs/console.md, "API types").
+    const preview = await previewOpenApiDocument(svc.config);
+    assert.deepEqual(JSON.parse(JSON.stringify(preview)), doc);
   });
 
   it('describes the OAuth / OpenID Connect endpoints of the live discovery document, under the same paths', async () => {

@@ -1,40 +1,23 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Page, SecretOnce, Select, TextArea, lines, useLoad } from '../components';
+import type { Schema } from '../api';
+import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Page, SecretOnce, Select, Table, TextArea, lines, useLoad } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { isInstanceOwner, useMe } from '../roles';
 import { Credentials } from './credentials';
 import { CreateSamlApp } from './saml-app';
-import type { SamlFields } from './saml-app';
 import { useOauthProfiles } from './oauth-profiles';
-import type { OauthProfiles } from './oauth-profiles';
 
 /** An application as `GET …/apps` reads it: an OIDC or API client, or a SAML service provider with its fields. */
-export interface App extends Partial<SamlFields>, OauthProfiles {
-  appId: string;
-  clientId: string;
-  name: string;
-  type: 'oidc' | 'api' | 'saml';
-  authMethod?: string;
-  redirectUris?: string[];
-  idpEntityId?: string;
-  ssoUrl?: string;
-  idpMetadataUrl?: string;
-  postLogoutRedirectUris?: string[];
-  responseTypes?: string[];
-  grantTypes?: string[];
-  accessTokenType?: 'opaque' | 'jwt';
-  idTokenUserinfoAssertion?: boolean;
-  devMode?: boolean;
-}
+export type App = Schema<'AppDto'>;
 
 /** The values UpdateAppDto accepts (src/admin/dto/projects.dto.ts). */
 const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'];
 const TYPE_LABELS: Record<App['type'], string> = { oidc: 'OIDC', api: 'API', saml: 'SAML' };
 const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:ietf:params:oauth:grant-type:device_code'];
 
-type OidcAuth = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt';
+type OidcAuth = App['authMethod'];
 
 /**
  * One project's applications (ORG_OWNER): create OIDC and API applications (secrets shown once, redirect URIs) and
@@ -42,7 +25,7 @@ type OidcAuth = 'none' | 'client_secret_basic' | 'client_secret_post' | 'private
  */
 export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects/${enc(projectId)}`;
-  const apps = useLoad(() => api<{ apps: App[] }>('GET', `${base}/apps`), [base]);
+  const apps = useLoad(() => api<Schema<'AppListDto'>>('GET', `${base}/apps`), [base]);
   const [created, setCreated] = useState<{ clientId: string; clientSecret?: string } | null>(null);
   const [kind, setKind] = useState<'none' | 'oidc' | 'api' | 'saml'>('none');
   const appHref = (appId: string) => `/console/orgs/${enc(orgId)}/projects/${enc(projectId)}/apps/${enc(appId)}`;
@@ -82,22 +65,11 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
       {kind === 'saml' && <CreateSamlApp base={base} onCreated={(appId) => navigate(appHref(appId))} onCancel={() => setKind('none')} />}
       <Loading loaded={apps}>
         {({ apps: list }) => (
-          <table>
-            <caption>{t('applications')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('name')}</th>
-                <th scope="col">{t('type')}</th>
-                <th scope="col">{t('clientId')}</th>
-                <th scope="col">{t('actions')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((app) => (
-                <AppRow key={app.appId} base={base} href={appHref(app.appId)} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
-              ))}
-            </tbody>
-          </table>
+          <Table caption={t('applications')} headings={[t('name'), t('type'), t('clientId'), t('actions')]}>
+            {list.map((app) => (
+              <AppRow key={app.appId} base={base} href={appHref(app.appId)} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
+            ))}
+          </Table>
         )}
       </Loading>
       {keysOf && <AppKeys key={keysOf.appId} path={`${base}/apps/${enc(keysOf.appId)}`} app={keysOf} onClose={() => setKeysOf(null)} />}
@@ -121,7 +93,7 @@ function AppKeys({ path, app, onClose }: { path: string; app: App; onClose: () =
         secretLabel={t('privateKey')}
         multiline
         add={async () => {
-          const key = await api<{ keyId: string; keyDetails: { key: string } }>('POST', `${path}/keys`, {});
+          const key = await api<Schema<'ApplicationKeyDto'>>('POST', `${path}/keys`, {});
           return { secret: key.keyDetails.key, download: { name: `${app.clientId}-${key.keyId}.json`, content: JSON.stringify(key.keyDetails, null, 2) } };
         }}
       />
@@ -145,7 +117,7 @@ function AppRow({ base, href, app, onChange, onKeys }: { base: string; href: str
       <td>{TYPE_LABELS[app.type]}</td>
       <td class="mono">{app.clientId}</td>
       <td>
-        {hasSecret && <ActionButton label={t('regenerateSecret')} action={async () => setSecret((await api<{ clientSecret: string }>('POST', `${path}/secret`, {})).clientSecret)} />}
+        {hasSecret && <ActionButton label={t('regenerateSecret')} action={async () => setSecret((await api<Schema<'AppSecretDto'>>('POST', `${path}/secret`, {})).clientSecret)} />}
         {secret && <SecretOnce label={t('clientSecret')} value={secret} onDismiss={() => setSecret(null)} />}
         {app.authMethod === 'private_key_jwt' && (
           <button type="button" onClick={onKeys}>
@@ -206,7 +178,7 @@ function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; 
         label={t('editApplication')}
         submit={t('save')}
         action={async () => {
-          answer.current = await api<{ clientSecret?: string }>('PATCH', path, {
+          answer.current = await api<Schema<'AppChangedDto'>>('PATCH', path, {
             redirectUris: lines(redirects),
             postLogoutRedirectUris: lines(logouts),
             responseTypes,

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
-import { DeleteButton, Field, Form, Loading, Pager, SecretOnce, formatDate, useLoad } from '../components';
+import { DeleteButton, Field, Form, Loading, Pager, SecretOnce, Table, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
 
 /** One credential as the list routes show it: when it was made and expires, never its material. */
@@ -59,38 +59,27 @@ export function Credentials(props: {
         {({ items, total }) => (
           <>
             {items.length > 0 && (
-              <table>
-                <caption>{props.title}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('id')}</th>
-                    <th scope="col">{t('created')}</th>
-                    <th scope="col">{t('expires')}</th>
-                    <th scope="col">{t('actions')}</th>
+              <Table caption={props.title} headings={[t('id'), t('created'), t('expires'), t('actions')]}>
+                {items.map((c) => (
+                  <tr key={c.id}>
+                    <th scope="row" class="mono">
+                      {c.id}
+                    </th>
+                    <td>{formatDate(c.createdAt)}</td>
+                    <td>{c.expirationDate ? formatDate(c.expirationDate) : t('never')}</td>
+                    <td>
+                      <DeleteButton
+                        label={t('remove')}
+                        action={async () => {
+                          await api('DELETE', `${props.path}/${enc(c.id)}`);
+                          if (items.length === 1 && offset > 0) setOffset(Math.max(0, offset - LIMIT));
+                          else list.reload();
+                        }}
+                      />
+                    </td>
                   </tr>
-                </thead>
-                <tbody>
-                  {items.map((c) => (
-                    <tr key={c.id}>
-                      <th scope="row" class="mono">
-                        {c.id}
-                      </th>
-                      <td>{formatDate(c.createdAt)}</td>
-                      <td>{c.expirationDate ? formatDate(c.expirationDate) : t('never')}</td>
-                      <td>
-                        <DeleteButton
-                          label={t('remove')}
-                          action={async () => {
-                            await api('DELETE', `${props.path}/${enc(c.id)}`);
-                            if (items.length === 1 && offset > 0) setOffset(Math.max(0, offset - LIMIT));
-                            else list.reload();
-                          }}
-                        />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
             )}
             <Pager offset={offset} limit={LIMIT} total={total} shown={items.length} onChange={setOffset} />
           </>

@@ -1,21 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { ActionButton, DeleteButton, Field, Form, Loading, Page, useLoad } from '../components';
+import type { Schema } from '../api';
+import { ActionButton, DeleteButton, Field, Form, Loading, Page, Table, useLoad } from '../components';
 import { t } from '../i18n';
 
-interface Verification {
-  dnsTxtName: string;
-  dnsTxtValue: string;
-  httpUrl: string;
-  httpBody: string;
-}
-
-interface Domain {
-  domain: string;
-  verified: boolean;
-  primary: boolean;
-  verification?: Verification;
-}
+type Verification = Schema<'DomainChallengeDto'>;
 
 /**
  * An organization's domains (docs/federation.md, "Organization domains"; ORG_OWNER): add one, read where its
@@ -24,7 +13,7 @@ interface Domain {
  */
 export function DomainsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/domains`;
-  const domains = useLoad(() => api<{ domains: Domain[] }>('GET', base), [base]);
+  const domains = useLoad(() => api<Schema<'OrgDomainListDto'>>('GET', base), [base]);
   const [domain, setDomain] = useState('');
   return (
     <Page title={t('orgDomains')}>
@@ -42,45 +31,34 @@ export function DomainsPage({ orgId }: { orgId: string }) {
       </Form>
       <Loading loaded={domains}>
         {({ domains: list }) => (
-          <table>
-            <caption>{t('orgDomains')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('domain')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('domainChallenge')}</th>
-                <th scope="col">{t('actions')}</th>
+          <Table caption={t('orgDomains')} headings={[t('domain'), t('status'), t('domainChallenge'), t('actions')]}>
+            {list.map((d) => (
+              <tr key={d.domain}>
+                <th scope="row">{d.domain}</th>
+                <td>{d.primary ? t('primaryVerified') : d.verified ? t('verified') : t('notVerified')}</td>
+                <td>{d.verification && <Challenge verification={d.verification} />}</td>
+                <td>
+                  {!d.verified && (
+                    <ActionButton
+                      label={t('verifyDomain')}
+                      action={async () => {
+                        await api('POST', `${base}/${enc(d.domain)}/verify`, {});
+                        domains.reload();
+                      }}
+                    />
+                  )}
+                  {!d.primary && (
+                    <DeleteButton
+                      action={async () => {
+                        await api('DELETE', `${base}/${enc(d.domain)}`);
+                        domains.reload();
+                      }}
+                    />
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((d) => (
-                <tr key={d.domain}>
-                  <th scope="row">{d.domain}</th>
-                  <td>{d.primary ? t('primaryVerified') : d.verified ? t('verified') : t('notVerified')}</td>
-                  <td>{d.verification && <Challenge verification={d.verification} />}</td>
-                  <td>
-                    {!d.verified && (
-                      <ActionButton
-                        label={t('verifyDomain')}
-                        action={async () => {
-                          await api('POST', `${base}/${enc(d.domain)}/verify`, {});
-                          domains.reload();
-                        }}
-                      />
-                    )}
-                    {!d.primary && (
-                      <DeleteButton
-                        action={async () => {
-                          await api('DELETE', `${base}/${enc(d.domain)}`);
-                          domains.reload();
-                        }}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
     </Page>

@@ -1,23 +1,13 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api';
-import { ErrorMessage, Field, Page, formatDate } from '../components';
+import type { Schema } from '../api';
+import { ErrorMessage, Field, Page, Table, formatDate } from '../components';
 import { t } from '../i18n';
 
-interface SearchedEvent {
-  sequence: string;
-  creationDate: string;
-  type: { type: string; localized: { localizedMessage: string } };
-  aggregate: { id: string; type: { type: string }; resourceOwner: string };
-  editor: { userId: string | null };
-  payload: Record<string, unknown> | null;
-}
+type SearchedEvent = Schema<'EventDto'>;
 
 /** `users` of the answer (docs/product-rules.md, "Import and event search"): names beside the ids the events mention. */
-interface NamedUser {
-  userId: string;
-  loginName: string;
-  displayName?: string;
-}
+type NamedUser = Schema<'EventUserDto'>;
 
 /** The user an event is about: the aggregate of a `user` event, else a payload's `userId` (a membership). */
 function targetOf(e: SearchedEvent): string | null {
@@ -76,7 +66,7 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
     if (filters.until) body.until = new Date(filters.until).toISOString();
     if (cursor) body.sequence = cursor;
     try {
-      const result = await api<{ events: SearchedEvent[]; users?: NamedUser[] }>('POST', '/admin/v1/events/_search', body);
+      const result = await api<Schema<'EventListDto'>>('POST', '/admin/v1/events/_search', body);
       setEvents(cursor ? [...(events ?? []), ...result.events] : result.events);
       setNames(new Map([...(cursor ? names : []), ...(result.users ?? []).map((u) => [u.userId, u] as const)]));
       setMore(result.events.length === LIMIT);
@@ -109,37 +99,23 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
       <ErrorMessage error={error} />
       {events && (
         <>
-          <table>
-            <caption>{t('events')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('time')}</th>
-                <th scope="col">{t('eventType')}</th>
-                <th scope="col">{t('description')}</th>
-                <th scope="col">{t('aggregateId')}</th>
-                <th scope="col">{t('organizationId')}</th>
-                <th scope="col">{t('eventUser')}</th>
-                <th scope="col">{t('editor')}</th>
+          <Table caption={t('events')} headings={[t('time'), t('eventType'), t('description'), t('aggregateId'), t('organizationId'), t('eventUser'), t('editor')]}>
+            {events.map((e) => (
+              <tr key={e.sequence}>
+                <td>{formatDate(e.creationDate)}</td>
+                <th scope="row">{e.type.type}</th>
+                <td>{e.type.localized.localizedMessage}</td>
+                <td class="mono">{e.aggregate.id}</td>
+                <td class="mono">{e.aggregate.resourceOwner}</td>
+                <td class="user-ref">
+                  <UserRef id={targetOf(e)} names={names} />
+                </td>
+                <td class="user-ref">
+                  <UserRef id={e.editor.userId} names={names} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {events.map((e) => (
-                <tr key={e.sequence}>
-                  <td>{formatDate(e.creationDate)}</td>
-                  <th scope="row">{e.type.type}</th>
-                  <td>{e.type.localized.localizedMessage}</td>
-                  <td class="mono">{e.aggregate.id}</td>
-                  <td class="mono">{e.aggregate.resourceOwner}</td>
-                  <td class="user-ref">
-                    <UserRef id={targetOf(e)} names={names} />
-                  </td>
-                  <td class="user-ref">
-                    <UserRef id={e.editor.userId} names={names} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
           {events.length === 0 && <p>{t('noResults')}</p>}
           {more && (
             <button type="button" onClick={() => void search(events[events.length - 1]?.sequence)}>

@@ -1,27 +1,19 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
-import { ActionButton, DeleteButton, Field, Form, Loading, Page, useLoad } from '../components';
+import type { Schema } from '../api';
+import { ActionButton, DeleteButton, Field, Form, Loading, Page, Table, useLoad } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
 
-interface Group {
-  id: string;
-  displayName: string;
-  externalId?: string | null;
-  memberCount: number;
-}
-
 /** A group's members as SCIM returns them (RFC 7643 §4.2): the management API lists groups with counts only. */
-interface ScimGroup {
-  members?: { value: string; display?: string }[];
-}
+type ScimGroup = Schema<'ScimGroup'>;
 
 const LIMIT = 100;
 
 /** Groups and their members (ORG_USER_MANAGER): /management/v1/orgs/{orgId}/groups, members through SCIM Groups. */
 export function GroupsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/groups`;
-  const groups = useLoad(() => api<{ groups: Group[] }>('GET', `${base}${query({ limit: LIMIT })}`), [base]);
+  const groups = useLoad(() => api<Schema<'GroupListDto'>>('GET', `${base}${query({ limit: LIMIT })}`), [base]);
   const [displayName, setDisplayName] = useState('');
   const [open, setOpen] = useState<string | null>(null);
   return (
@@ -39,35 +31,25 @@ export function GroupsPage({ orgId }: { orgId: string }) {
       </Form>
       <Loading loaded={groups}>
         {({ groups: list }) => (
-          <table>
-            <caption>{t('groups')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('displayName')}</th>
-                <th scope="col">{t('members')}</th>
-                <th scope="col">{t('actions')}</th>
+          <Table caption={t('groups')} headings={[t('displayName'), t('members'), t('actions')]}>
+            {list.map((g) => (
+              <tr key={g.id}>
+                <th scope="row">{g.displayName}</th>
+                <td>{g.memberCount}</td>
+                <td>
+                  <button type="button" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
+                    {t('members')}
+                  </button>
+                  <DeleteButton
+                    action={async () => {
+                      await api('DELETE', `${base}/${enc(g.id)}`);
+                      groups.reload();
+                    }}
+                  />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((g) => (
-                <tr key={g.id}>
-                  <th scope="row">{g.displayName}</th>
-                  <td>{g.memberCount}</td>
-                  <td>
-                    <button type="button" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
-                      {t('members')}
-                    </button>
-                    <DeleteButton
-                      action={async () => {
-                        await api('DELETE', `${base}/${enc(g.id)}`);
-                        groups.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
       {open && <GroupMembers orgId={orgId} groupId={open} onChange={groups.reload} />}
@@ -91,33 +73,23 @@ function GroupMembers({ orgId, groupId, onChange }: { orgId: string; groupId: st
       </Form>
       <Loading loaded={group}>
         {({ members = [] }) => (
-          <table>
-            <caption>{t('groupMembers')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('user')}</th>
-                <th scope="col">{t('id')}</th>
-                <th scope="col">{t('actions')}</th>
+          <Table caption={t('groupMembers')} headings={[t('user'), t('id'), t('actions')]}>
+            {members.map((m) => (
+              <tr key={m.value}>
+                <th scope="row">{m.display ?? m.value}</th>
+                <td class="mono">{m.value}</td>
+                <td>
+                  <ActionButton
+                    label={t('remove')}
+                    action={async () => {
+                      await api('DELETE', `${membersPath}/${enc(m.value)}`);
+                      changed();
+                    }}
+                  />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {members.map((m) => (
-                <tr key={m.value}>
-                  <th scope="row">{m.display ?? m.value}</th>
-                  <td class="mono">{m.value}</td>
-                  <td>
-                    <ActionButton
-                      label={t('remove')}
-                      action={async () => {
-                        await api('DELETE', `${membersPath}/${enc(m.value)}`);
-                        changed();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
     </section>

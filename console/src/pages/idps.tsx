@@ -1,24 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { ActionButton, Checkbox, DeleteButton, Field, Form, Loading, Page, Select, useLoad } from '../components';
+import type { Schema } from '../api';
+import { ActionButton, Checkbox, DeleteButton, Field, Form, Loading, Page, Select, Table, useLoad } from '../components';
 import { t } from '../i18n';
 
-interface Idp {
-  id: string;
-  type: 'oidc' | 'saml';
-  hasClientSecret?: boolean;
-  name: string;
-  issuer?: string;
-  entityId?: string;
-  spMetadataUrl?: string;
-  clientId?: string;
-  authMethod?: AuthMethod | 'private_key_jwt';
-  domains: string[];
-  link: { by: string; from: string } | null;
-  jit: boolean;
-  mfa: string;
-  callbackUrl?: string;
-}
+type Idp = Schema<'IdpDto'>;
 
 type AuthMethod = 'client_secret_basic' | 'client_secret_post';
 /**
@@ -33,12 +19,7 @@ const AUTH_METHOD_OPTIONS: { value: AuthMethod; label: string }[] = [
 type Protocol = 'oidc' | 'saml';
 
 /** What the upstream needs after an IdP is added: OIDC's redirect URI, or SAML's SP metadata (entity id and ACS in it). */
-interface Added {
-  callbackUrl?: string;
-  spMetadataUrl?: string;
-  spEntityId?: string;
-  acsUrl?: string;
-}
+type Added = Schema<'IdpCreatedDto'>;
 type LinkBy = '' | 'externalId' | 'userName' | 'email';
 
 /**
@@ -48,7 +29,7 @@ type LinkBy = '' | 'externalId' | 'userName' | 'email';
  */
 export function IdpsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/idps`;
-  const idps = useLoad(() => api<{ idps: Idp[] }>('GET', base), [base]);
+  const idps = useLoad(() => api<Schema<'IdpListDto'>>('GET', base), [base]);
   const [protocol, setProtocol] = useState<Protocol>('oidc');
   const [name, setName] = useState('');
   const [issuer, setIssuer] = useState('');
@@ -124,23 +105,11 @@ export function IdpsPage({ orgId }: { orgId: string }) {
           list.length === 0 ? (
             <p>{t('noIdps')}</p>
           ) : (
-            <table>
-              <caption>{t('identityProviders')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('issuerOrEntity')}</th>
-                  <th scope="col">{t('domains')}</th>
-                  <th scope="col">{t('callbackOrMetadata')}</th>
-                  <th scope="col">{t('actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((idp) => (
-                  <IdpRow key={idp.id} idp={idp} path={`${base}/${enc(idp.id)}`} onChange={() => idps.reload()} />
-                ))}
-              </tbody>
-            </table>
+            <Table caption={t('identityProviders')} headings={[t('name'), t('issuerOrEntity'), t('domains'), t('callbackOrMetadata'), t('actions')]}>
+              {list.map((idp) => (
+                <IdpRow key={idp.id} idp={idp} path={`${base}/${enc(idp.id)}`} onChange={() => idps.reload()} />
+              ))}
+            </Table>
           )
         }
       </Loading>
@@ -163,7 +132,7 @@ function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () 
           <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>
             {t('edit')}
           </button>
-          <ActionButton label={t('testSignIn')} action={async () => setTest((await api<{ url: string }>('POST', `${path}/test`)).url)} />
+          <ActionButton label={t('testSignIn')} action={async () => setTest((await api<Schema<'IdpTestDto'>>('POST', `${path}/test`)).url)} />
           <DeleteButton
             action={async () => {
               await api('DELETE', path);

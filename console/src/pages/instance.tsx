@@ -1,25 +1,19 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { ActionButton, Checkbox, Form, Loading, Notice, Page, Select, formatDate, useLoad } from '../components';
+import type { Schema } from '../api';
+import { ActionButton, Checkbox, Form, Loading, Notice, Page, Select, Table, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
-
-interface Key {
-  keyId: string;
-  alg: string;
-  status: string;
-  createdAt: string;
-}
 
 /** Signing keys (IAM_OWNER): GET /admin/v1/keys, POST /admin/v1/keys/rotate. */
 export function KeysPage() {
-  const keys = useLoad(() => api<{ keys: Key[] }>('GET', '/admin/v1/keys'), []);
+  const keys = useLoad(() => api<Schema<'SigningKeyListDto'>>('GET', '/admin/v1/keys'), []);
   const [notice, setNotice] = useState<string | null>(null);
   return (
     <Page title={t('signingKeys')}>
       <ActionButton
         label={t('rotateKey')}
         action={async () => {
-          const { activeKeyId } = await api<{ activeKeyId: string }>('POST', '/admin/v1/keys/rotate', {});
+          const { activeKeyId } = await api<Schema<'RotateKeysResponseDto'>>('POST', '/admin/v1/keys/rotate', {});
           setNotice(t('rotated', { keyId: activeKeyId }));
           keys.reload();
         }}
@@ -27,39 +21,25 @@ export function KeysPage() {
       <Notice text={notice} />
       <Loading loaded={keys}>
         {({ keys: list }) => (
-          <table>
-            <caption>{t('signingKeys')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('keyId')}</th>
-                <th scope="col">{t('algorithm')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('created')}</th>
+          <Table caption={t('signingKeys')} headings={[t('keyId'), t('algorithm'), t('status'), t('created')]}>
+            {list.map((k) => (
+              <tr key={k.keyId}>
+                <th scope="row" class="mono">
+                  {k.keyId}
+                </th>
+                <td>{k.alg}</td>
+                <td>{k.status}</td>
+                <td>{formatDate(k.createdAt)}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((k) => (
-                <tr key={k.keyId}>
-                  <th scope="row" class="mono">
-                    {k.keyId}
-                  </th>
-                  <td>{k.alg}</td>
-                  <td>{k.status}</td>
-                  <td>{formatDate(k.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
     </Page>
   );
 }
 
-interface Features {
-  tokenExchange: boolean;
-  impersonation: boolean;
-}
+type Features = Schema<'FeaturesDto'>;
 
 /** Instance features (IAM_OWNER): GET/PUT /admin/v1/features. */
 export function FeaturesPage() {
@@ -84,14 +64,7 @@ function FeaturesForm({ current }: { current: Features }) {
   );
 }
 
-interface LoginPolicy {
-  mfa: 'off' | 'optional' | 'required';
-  passkeys: boolean;
-  allowRegistration: boolean;
-  passwordLogin: boolean;
-  inviteOnProvision: boolean;
-  requireVerifiedEmail: boolean;
-}
+type LoginPolicy = Schema<'LoginPolicyDto'>;
 
 /** An organization's login policy (ORG_OWNER): GET/PUT /management/v1/orgs/{orgId}/login-policy. */
 export function LoginPolicyPage({ orgId }: { orgId: string }) {

@@ -1,13 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { Checkbox, DeleteButton, Form, Loading, Page, useLoad } from '../components';
+import type { Schema } from '../api';
+import { Checkbox, DeleteButton, Form, Loading, Page, Table, useLoad } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
-
-interface Member {
-  userId: string;
-  roles: string[];
-}
 
 /**
  * Members and their roles: an organization's (ORG_OWNER; ORG_OWNER, ORG_USER_MANAGER) or the instance's
@@ -17,7 +13,7 @@ interface Member {
 export function MembersPage({ orgId }: { orgId?: string }) {
   const base = orgId ? `/management/v1/orgs/${enc(orgId)}/members` : '/admin/v1/members';
   const available = orgId ? ['ORG_OWNER', 'ORG_USER_MANAGER'] : ['IAM_OWNER'];
-  const members = useLoad(() => api<{ members: Member[] }>('GET', base), [base]);
+  const members = useLoad(() => api<Schema<'MemberListDto'>>('GET', base), [base]);
   const [userId, setUserId] = useState('');
   const [roles, setRoles] = useState<string[]>([available[available.length - 1]]);
   const toggle = (role: string, on: boolean) => setRoles(on ? [...roles, role] : roles.filter((r) => r !== role));
@@ -42,35 +38,25 @@ export function MembersPage({ orgId }: { orgId?: string }) {
       </Form>
       <Loading loaded={members}>
         {({ members: list }) => (
-          <table>
-            <caption>{t('members')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('userId')}</th>
-                <th scope="col">{t('roles')}</th>
-                <th scope="col">{t('actions')}</th>
+          <Table caption={t('members')} headings={[t('userId'), t('roles'), t('actions')]}>
+            {list.map((m) => (
+              <tr key={m.userId}>
+                <th scope="row" class="mono">
+                  {m.userId}
+                </th>
+                <td>{m.roles.join(', ')}</td>
+                <td>
+                  <DeleteButton
+                    label={t('removeMember')}
+                    action={async () => {
+                      await api('DELETE', `${base}/${enc(m.userId)}`);
+                      members.reload();
+                    }}
+                  />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((m) => (
-                <tr key={m.userId}>
-                  <th scope="row" class="mono">
-                    {m.userId}
-                  </th>
-                  <td>{m.roles.join(', ')}</td>
-                  <td>
-                    <DeleteButton
-                      label={t('removeMember')}
-                      action={async () => {
-                        await api('DELETE', `${base}/${enc(m.userId)}`);
-                        members.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
     </Page>

@@ -1,31 +1,25 @@
 import { useState } from 'preact/hooks';
 import type { JSX } from 'preact';
+import type { Schema } from '../api';
 import { Checkbox, Field, Select, TextArea } from '../components';
 import { t } from '../i18n';
 
-/** The settings of docs/oauth-profiles.md of an OIDC application, as `GET …/apps/{appId}` reads them. */
-export interface OauthProfiles {
-  requirePushedAuthorizationRequests?: boolean;
-  requireSignedRequestObject?: boolean;
-  requestObjectRequiresExp?: boolean;
-  authorizationSignedResponseAlg?: string | null;
-  dpopBoundAccessTokens?: boolean;
-  backchannelLogoutUri?: string | null;
-  backchannelLogoutSessionRequired?: boolean;
-  /** The application's own public keys (a JSON Web Key Set) or where it serves them. */
-  jwks?: unknown;
-  jwksUri?: string | null;
-  subjectType?: SubjectType;
-}
+/** An OIDC application's profile settings (docs/oauth-profiles.md), as `GET …/apps/{appId}` reads them. */
+export type OauthProfiles = Pick<
+  Schema<'AppDto'>,
+  'requirePushedAuthorizationRequests' | 'requireSignedRequestObject' | 'requestObjectRequiresExp' | 'authorizationSignedResponseAlg' | 'dpopBoundAccessTokens' | 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired' | 'jwks' | 'jwksUri' | 'subjectType'
+>;
 
-type SubjectType = 'public' | 'pairwise';
-type Alg = '' | 'RS256' | 'ES256' | 'EdDSA';
+/** What the forms send; the key set goes as typed (keySet below), so it is any JSON value, not only a key set. */
+type ProfileValues = Omit<Required<OauthProfiles>, 'jwks'> & { jwks: unknown };
+type SubjectType = NonNullable<OauthProfiles['subjectType']>;
+type Alg = '' | NonNullable<OauthProfiles['authorizationSignedResponseAlg']>;
 
 /**
  * The profile settings' state and their fieldset, for the create and edit forms alike: `values` is what the API
  * takes (an empty URI or algorithm is null, "none" and "the instance's").
  */
-export function useOauthProfiles(app: OauthProfiles = {}): { values: Required<OauthProfiles>; fields: JSX.Element } {
+export function useOauthProfiles(app: OauthProfiles = {}): { values: ProfileValues; fields: JSX.Element } {
   const [par, setPar] = useState(Boolean(app.requirePushedAuthorizationRequests));
   const [jar, setJar] = useState(Boolean(app.requireSignedRequestObject));
   const [jarExp, setJarExp] = useState(Boolean(app.requestObjectRequiresExp));

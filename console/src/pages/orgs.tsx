@@ -1,20 +1,17 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
-import { DeleteButton, Field, Form, Link, Loading, Page, Pager, useLoad } from '../components';
+import type { Schema } from '../api';
+import { DeleteButton, Field, Form, Link, Loading, Page, Pager, Table, useLoad } from '../components';
 import { t } from '../i18n';
 
-export interface Org {
-  id: string;
-  name: string;
-  primaryDomain: string;
-}
+export type Org = Schema<'OrgDto'>;
 
 const LIMIT = 50;
 
 /** Organizations (IAM_OWNER): GET/POST /admin/v1/orgs, PATCH/DELETE /admin/v1/orgs/{orgId}. */
 export function OrgsPage() {
   const [offset, setOffset] = useState(0);
-  const orgs = useLoad(() => api<{ orgs: Org[]; total?: number }>('GET', `/admin/v1/orgs${query({ limit: LIMIT, offset })}`), [offset]);
+  const orgs = useLoad(() => api<Schema<'OrgListDto'>>('GET', `/admin/v1/orgs${query({ limit: LIMIT, offset })}`), [offset]);
   const [name, setName] = useState('');
   return (
     <Page title={t('organizations')}>
@@ -32,22 +29,11 @@ export function OrgsPage() {
       <Loading loaded={orgs}>
         {({ orgs: list, total }) => (
           <>
-            <table>
-              <caption>{t('organizations')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('primaryDomain')}</th>
-                  <th scope="col">{t('id')}</th>
-                  <th scope="col">{t('actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((org) => (
-                  <OrgRow key={org.id} org={org} onChange={orgs.reload} />
-                ))}
-              </tbody>
-            </table>
+            <Table caption={t('organizations')} headings={[t('name'), t('primaryDomain'), t('id'), t('actions')]}>
+              {list.map((org) => (
+                <OrgRow key={org.id} org={org} onChange={orgs.reload} />
+              ))}
+            </Table>
             <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
           </>
         )}

@@ -1,12 +1,10 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
-import { DeleteButton, Field, Form, Link, Loading, Page, Pager, useLoad } from '../components';
+import type { Schema } from '../api';
+import { DeleteButton, Field, Form, Link, Loading, Page, Pager, Table, useLoad } from '../components';
 import { t } from '../i18n';
 
-interface Project {
-  id: string;
-  name: string;
-}
+type Project = Schema<'ProjectDto'>;
 
 const LIMIT = 50;
 
@@ -14,7 +12,7 @@ const LIMIT = 50;
 export function ProjectsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects`;
   const [offset, setOffset] = useState(0);
-  const projects = useLoad(() => api<{ projects: Project[]; total?: number }>('GET', `${base}${query({ limit: LIMIT, offset })}`), [base, offset]);
+  const projects = useLoad(() => api<Schema<'ProjectListDto'>>('GET', `${base}${query({ limit: LIMIT, offset })}`), [base, offset]);
   const [name, setName] = useState('');
   return (
     <Page title={t('projects')}>
@@ -32,21 +30,11 @@ export function ProjectsPage({ orgId }: { orgId: string }) {
       <Loading loaded={projects}>
         {({ projects: list, total }) => (
           <>
-            <table>
-              <caption>{t('projects')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('id')}</th>
-                  <th scope="col">{t('actions')}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {list.map((p) => (
-                  <ProjectRow key={p.id} orgId={orgId} project={p} onChange={projects.reload} />
-                ))}
-              </tbody>
-            </table>
+            <Table caption={t('projects')} headings={[t('name'), t('id'), t('actions')]}>
+              {list.map((p) => (
+                <ProjectRow key={p.id} orgId={orgId} project={p} onChange={projects.reload} />
+              ))}
+            </Table>
             <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
           </>
         )}

@@ -1,28 +1,17 @@
 import { useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import { api, enc, query } from '../api';
+import type { Schema } from '../api';
 import { Checkbox, Field, Loading, Select, useLoad } from '../components';
 import { t } from '../i18n';
 
-type AuthType = 'bearer' | 'oauth_client_credentials';
-type UserScope = 'all' | 'groups';
-type PushGroups = 'none' | 'scoped' | 'all';
-type UserNameSource = 'userName' | 'loginName' | 'email';
-type OnRemove = 'deactivate' | 'delete';
-
 /** A target as `GET …/provisioning/targets/{id}` reads it (docs/provisioning.md): never its token or client secret. */
-export interface Target {
-  id: string;
-  name: string;
-  baseUrl: string;
-  auth: { type: AuthType; tokenUrl?: string; clientId?: string; scope?: string };
-  scope: { users: UserScope; groupIds: string[] };
-  pushGroups: PushGroups;
-  userName: UserNameSource;
-  onRemove: OnRemove;
-  enabled: boolean;
-  changedAt: string;
-}
+export type Target = Schema<'TargetDto'>;
+type AuthType = Target['auth']['type'];
+type UserScope = Target['scope']['users'];
+type PushGroups = Target['pushGroups'];
+type UserNameSource = Target['userName'];
+type OnRemove = Target['onRemove'];
 
 const NEW: Target = {
   id: '',
@@ -34,6 +23,7 @@ const NEW: Target = {
   userName: 'userName',
   onRemove: 'deactivate',
   enabled: true,
+  createdAt: '',
   changedAt: '',
 };
 
@@ -154,14 +144,9 @@ export function useTargetFields(orgId: string, target?: Target): { fields: JSX.E
   return { fields, createBody, patchBody };
 }
 
-interface Group {
-  id: string;
-  displayName: string;
-}
-
 /** The organization's groups as checkboxes; a chosen id the list lacks (a group removed since) still shows, by its id. */
 function GroupPicker({ orgId, chosen, onChange }: { orgId: string; chosen: string[]; onChange: (ids: string[]) => void }) {
-  const groups = useLoad(() => api<{ groups: Group[] }>('GET', `/management/v1/orgs/${enc(orgId)}/groups${query({ limit: 1000 })}`), [orgId]);
+  const groups = useLoad(() => api<Schema<'GroupListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/groups${query({ limit: 1000 })}`), [orgId]);
   const toggle = (id: string) => (on: boolean) => onChange(on ? [...chosen, id] : chosen.filter((c) => c !== id));
   return (
     <fieldset class="stack">

@@ -1,30 +1,15 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
-import { ActionButton, Link, Loading, Pager, Select, formatDate, useLoad } from '../components';
+import type { Schema } from '../api';
+import { ActionButton, Link, Loading, Pager, Select, Table, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
 import type { MessageKey } from '../i18n';
 
-type ObjectStatus = 'provisioned' | 'pending' | 'failing' | 'conflict';
+type ObjectStatus = ProvisionedObject['status'];
 
-interface TargetStatus {
-  state: 'active' | 'paused' | 'auth_failed' | 'disabled';
-  sequence: string;
-  lag: number;
-  objects: Record<ObjectStatus, number>;
-  lastSuccessAt: string | null;
-  lastError?: string;
-}
+type TargetStatus = Schema<'TargetStatusDto'>;
 
-interface ProvisionedObject {
-  kind: 'user' | 'group';
-  localId: string;
-  remoteId: string | null;
-  status: ObjectStatus;
-  attempts: number;
-  lastStatus?: number;
-  lastError?: string;
-  pushedAt: string | null;
-}
+type ProvisionedObject = Schema<'ProvisionedObjectDto'>;
 
 const STATE_TEXT: Record<TargetStatus['state'], MessageKey> = {
   active: 'provStateActive',
@@ -68,7 +53,7 @@ const LIMIT = 50;
 export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; path: string; tick: number; onChange: () => void }) {
   const [status, setStatus] = useState<ObjectStatus | ''>('');
   const [offset, setOffset] = useState(0);
-  const objects = useLoad(() => api<{ objects: ProvisionedObject[]; total: number }>('GET', `${path}/objects${query({ status, limit: LIMIT, offset })}`), [path, status, offset, tick]);
+  const objects = useLoad(() => api<Schema<'ObjectListDto'>>('GET', `${path}/objects${query({ status, limit: LIMIT, offset })}`), [path, status, offset, tick]);
   const retry = async (o: ProvisionedObject) => {
     await api('POST', `${path}/objects/${enc(o.kind)}/${enc(o.localId)}/retry`, {});
     onChange();
@@ -93,37 +78,22 @@ export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; p
             <p>{t('provNoObjects')}</p>
           ) : (
             <>
-              <table>
-                <caption>{t('provObjects')}</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">{t('provLocalId')}</th>
-                    <th scope="col">{t('provKind')}</th>
-                    <th scope="col">{t('status')}</th>
-                    <th scope="col">{t('attempts')}</th>
-                    <th scope="col">{t('lastAnswer')}</th>
-                    <th scope="col">{t('provRemoteId')}</th>
-                    <th scope="col">{t('provPushedAt')}</th>
-                    <th scope="col">{t('actions')}</th>
+              <Table caption={t('provObjects')} headings={[t('provLocalId'), t('provKind'), t('status'), t('attempts'), t('lastAnswer'), t('provRemoteId'), t('provPushedAt'), t('actions')]}>
+                {list.map((o) => (
+                  <tr key={`${o.kind}:${o.localId}`}>
+                    <th scope="row" class="mono">
+                      {o.kind === 'user' ? <Link href={`/console/orgs/${enc(orgId)}/users/${enc(o.localId)}`}>{o.localId}</Link> : o.localId}
+                    </th>
+                    <td>{o.kind === 'user' ? t('provKindUser') : t('provKindGroup')}</td>
+                    <td>{t(STATUS_TEXT[o.status])}</td>
+                    <td>{o.attempts}</td>
+                    <td>{[o.lastStatus, o.lastError].filter((v) => v !== undefined && v !== null).join(' ')}</td>
+                    <td class="mono">{o.remoteId ?? ''}</td>
+                    <td>{formatDate(o.pushedAt ?? undefined)}</td>
+                    <td>{(o.status === 'failing' || o.status === 'conflict') && <ActionButton label={t('provRetry')} action={() => retry(o)} />}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {list.map((o) => (
-                    <tr key={`${o.kind}:${o.localId}`}>
-                      <th scope="row" class="mono">
-                        {o.kind === 'user' ? <Link href={`/console/orgs/${enc(orgId)}/users/${enc(o.localId)}`}>{o.localId}</Link> : o.localId}
-                      </th>
-                      <td>{o.kind === 'user' ? t('provKindUser') : t('provKindGroup')}</td>
-                      <td>{t(STATUS_TEXT[o.status])}</td>
-                      <td>{o.attempts}</td>
-                      <td>{[o.lastStatus, o.lastError].filter((v) => v !== undefined && v !== null).join(' ')}</td>
-                      <td class="mono">{o.remoteId ?? ''}</td>
-                      <td>{formatDate(o.pushedAt ?? undefined)}</td>
-                      <td>{(o.status === 'failing' || o.status === 'conflict') && <ActionButton label={t('provRetry')} action={() => retry(o)} />}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+                ))}
+              </Table>
               <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
             </>
           )
@@ -133,13 +103,8 @@ export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; p
   );
 }
 
-type PlanPart = 'create' | 'update' | 'deactivate' | 'delete' | 'adopt';
-/** One action of a plan: how many users, and the first of them (docs/provisioning.md, "Reconcile"). */
-interface PlanList {
-  count: number;
-  items: { localId: string; remoteId: string | null; userName: string }[];
-}
-type Plan = Record<PlanPart, PlanList>;
+type PlanPart = keyof Plan;
+type Plan = Schema<'ReconcilePlanDto'>;
 
 const PLAN_TEXT: Record<PlanPart, MessageKey> = { create: 'provPlanCreate', update: 'provPlanUpdate', deactivate: 'provPlanDeactivate', delete: 'provPlanDelete', adopt: 'provPlanAdopt' };
 
@@ -158,37 +123,27 @@ export function ReconcilePanel({ path, onApplied }: { path: string; onApplied: (
         label={t('provPlan')}
         action={async () => {
           setRunId(null);
-          setPlan((await api<{ plan: Plan }>('POST', `${path}/reconcile`, { dryRun: true })).plan);
+          setPlan((await api<Schema<'ReconcileDryRunDto'>>('POST', `${path}/reconcile`, { dryRun: true })).plan);
         }}
       />
       {plan && (
         <div role="status">
-          <table>
-            <caption>{t('provPlanTitle')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('provPlanAction')}</th>
-                <th scope="col">{t('provPlanCount')}</th>
-                <th scope="col">{t('userName')}</th>
+          <Table caption={t('provPlanTitle')} headings={[t('provPlanAction'), t('provPlanCount'), t('userName')]}>
+            {(Object.keys(PLAN_TEXT) as PlanPart[]).map((part) => (
+              <tr key={part}>
+                <th scope="row">{t(PLAN_TEXT[part])}</th>
+                <td>{plan[part].count}</td>
+                <td>
+                  {plan[part].items.map((item) => item.userName).join(', ')}
+                  {plan[part].count > plan[part].items.length && ` ${t('provPlanMore', { n: String(plan[part].count - plan[part].items.length) })}`}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {(Object.keys(PLAN_TEXT) as PlanPart[]).map((part) => (
-                <tr key={part}>
-                  <th scope="row">{t(PLAN_TEXT[part])}</th>
-                  <td>{plan[part].count}</td>
-                  <td>
-                    {plan[part].items.map((item) => item.userName).join(', ')}
-                    {plan[part].count > plan[part].items.length && ` ${t('provPlanMore', { n: String(plan[part].count - plan[part].items.length) })}`}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
           <ActionButton
             label={t('provApply')}
             action={async () => {
-              setRunId((await api<{ runId: string }>('POST', `${path}/reconcile`, { dryRun: false })).runId);
+              setRunId((await api<Schema<'ReconcileStartedDto'>>('POST', `${path}/reconcile`, { dryRun: false })).runId);
               setPlan(null);
               onApplied();
             }}

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
+import type { Schema } from '../api';
 import { ActionButton, DeleteButton, Form, Link, Loading, Page, useLoad } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
@@ -8,13 +9,7 @@ import { useTargetFields } from './provisioning-form';
 import type { Target } from './provisioning-form';
 import { ObjectsPanel, ReconcilePanel, StatusPanel } from './provisioning-status';
 
-interface TestResult {
-  ok: boolean;
-  patch: boolean;
-  filter: boolean;
-  bulk: boolean;
-  error?: string;
-}
+type TestResult = Schema<'TargetTestDto'>;
 
 /**
  * One provisioning target (docs/provisioning.md): test its connection, read its status and objects (retry a failing

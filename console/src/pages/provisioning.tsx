@@ -1,5 +1,6 @@
 import { api, enc } from '../api';
-import { Form, Link, Loading, Page, useLoad } from '../components';
+import type { Schema } from '../api';
+import { Form, Link, Loading, Page, Table, useLoad } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { useTargetFields } from './provisioning-form';
@@ -14,10 +15,10 @@ export const targetsPage = (orgId: string) => `/console/orgs/${enc(orgId)}/provi
  * opens on its own page, where its connection can be tested and its status read.
  */
 export function ProvisioningPage({ orgId }: { orgId: string }) {
-  const targets = useLoad(() => api<{ targets: Target[] }>('GET', targetsApi(orgId)), [orgId]);
+  const targets = useLoad(() => api<Schema<'TargetListDto'>>('GET', targetsApi(orgId)), [orgId]);
   const form = useTargetFields(orgId);
   const create = async () => {
-    const { id } = await api<{ id: string }>('POST', targetsApi(orgId), form.createBody());
+    const { id } = await api<Schema<'TargetCreatedDto'>>('POST', targetsApi(orgId), form.createBody());
     navigate(`${targetsPage(orgId)}/${enc(id)}`);
   };
   return (
@@ -27,29 +28,18 @@ export function ProvisioningPage({ orgId }: { orgId: string }) {
           list.length === 0 ? (
             <p>{t('provNoTargets')}</p>
           ) : (
-            <table>
-              <caption>{t('provTargets')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('provBaseUrl')}</th>
-                  <th scope="col">{t('provAuth')}</th>
-                  <th scope="col">{t('provEnabledShort')}</th>
+            <Table caption={t('provTargets')} headings={[t('name'), t('provBaseUrl'), t('provAuth'), t('provEnabledShort')]}>
+              {list.map((target) => (
+                <tr key={target.id}>
+                  <th scope="row">
+                    <Link href={`${targetsPage(orgId)}/${enc(target.id)}`}>{target.name}</Link>
+                  </th>
+                  <td class="mono">{target.baseUrl}</td>
+                  <td>{target.auth.type === 'bearer' ? t('provAuthBearer') : t('provAuthOauth')}</td>
+                  <td>{target.enabled ? t('yes') : t('no')}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((target) => (
-                  <tr key={target.id}>
-                    <th scope="row">
-                      <Link href={`${targetsPage(orgId)}/${enc(target.id)}`}>{target.name}</Link>
-                    </th>
-                    <td class="mono">{target.baseUrl}</td>
-                    <td>{target.auth.type === 'bearer' ? t('provAuthBearer') : t('provAuthOauth')}</td>
-                    <td>{target.enabled ? t('yes') : t('no')}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )
         }
       </Loading>

@@ -1,8 +1,8 @@
 import { useId, useRef, useState } from 'preact/hooks';
 import { ApiError, api, enc } from '../api';
+import type { Schema } from '../api';
 import { CopyField, Form, Loading, useLoad } from '../components';
 import { t } from '../i18n';
-import type { App } from './applications';
 
 /**
  * SAML applications (docs/saml.md, "SAML applications"; docs/console.md): created from the service provider's pasted
@@ -10,35 +10,22 @@ import type { App } from './applications';
  * organization's metadata. A 400 names its fields in `details`; each problem shows beside the control it is about.
  */
 
-export const NAME_ID_FORMATS = ['persistent', 'transient', 'emailAddress', 'unspecified'] as const;
-const ATTRIBUTE_SOURCES = ['userName', 'email', 'givenName', 'familyName', 'displayName', 'groups', 'userId'] as const;
-const NAME_FORMATS = ['basic', 'uri', 'unspecified'] as const;
-type NameIdFormat = (typeof NAME_ID_FORMATS)[number];
-type AttributeSource = (typeof ATTRIBUTE_SOURCES)[number];
-type NameFormat = (typeof NAME_FORMATS)[number];
+/** An application as `GET …/apps/{appId}` reads it; a SAML one carries the fields below. */
+type App = Schema<'AppDto'>;
+type SamlAttribute = Schema<'SamlAttributeDto'>;
+type NameIdFormat = NonNullable<App['nameIdFormat']>;
+type AttributeSource = SamlAttribute['from'];
+type NameFormat = NonNullable<SamlAttribute['nameFormat']>;
 
-export interface SamlAttribute {
-  name: string;
-  from: AttributeSource;
-  nameFormat?: NameFormat;
-}
+/** The form's choices in the order it shows them; `satisfies` keeps each one a value the API's document allows. */
+export const NAME_ID_FORMATS = ['persistent', 'transient', 'emailAddress', 'unspecified'] as const satisfies readonly NameIdFormat[];
+const ATTRIBUTE_SOURCES = ['userName', 'email', 'givenName', 'familyName', 'displayName', 'groups', 'userId'] as const satisfies readonly AttributeSource[];
+const NAME_FORMATS = ['basic', 'uri', 'unspecified'] as const satisfies readonly NameFormat[];
+
+const FIELD_NAMES = ['entityId', 'acsUrls', 'nameIdFormat', 'attributes', 'signAssertion', 'signResponse', 'encryptAssertion', 'spCertificate', 'requireSignedRequests', 'sloUrl', 'allowIdpInitiated'] as const satisfies readonly (keyof App)[];
 
 /** A SAML application's own fields, as `GET …/apps/{appId}` reads them and `POST …/apps/saml` and `PATCH` take them. */
-export interface SamlFields {
-  entityId: string;
-  acsUrls: string[];
-  nameIdFormat: NameIdFormat;
-  attributes: SamlAttribute[];
-  signAssertion: boolean;
-  signResponse: boolean;
-  encryptAssertion: boolean;
-  spCertificate: string | null;
-  requireSignedRequests: boolean;
-  sloUrl: string | null;
-  allowIdpInitiated: boolean;
-}
-
-const FIELD_NAMES: (keyof SamlFields)[] = ['entityId', 'acsUrls', 'nameIdFormat', 'attributes', 'signAssertion', 'signResponse', 'encryptAssertion', 'spCertificate', 'requireSignedRequests', 'sloUrl', 'allowIdpInitiated'];
+type SamlFields = Required<Pick<App, (typeof FIELD_NAMES)[number]>>;
 
 interface AttributeRow {
   key: number;
@@ -316,7 +303,7 @@ export function CreateSamlApp({ base, onCreated, onCancel }: { base: string; onC
       body = { name, ...fields };
     }
     try {
-      created.current = (await api<{ appId: string }>('POST', `${base}/apps/saml`, body)).appId;
+      created.current = (await api<Schema<'SamlAppCreatedDto'>>('POST', `${base}/apps/saml`, body)).appId;
     } catch (error) {
       const shown = fromMetadata ? ['name', 'metadataXml', 'attributes'] : ['name', ...FIELD_NAMES];
       setProblems(placed(problemsOf(error, fromMetadata ? 'metadataXml' : 'entityId'), (field) => shown.includes(rootOf(field)), fromMetadata ? 'metadataXml' : 'other'));

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Notice, Page, SecretOnce, Select, TextArea, formatDate, useLoad } from '../components';
+import type { Schema } from '../api';
+import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Notice, Page, SecretOnce, Select, Table, TextArea, formatDate, useLoad } from '../components';
 import { Credentials } from './credentials';
 import { Sessions } from './user-sessions';
 import { t } from '../i18n';
@@ -8,25 +9,7 @@ import { navigate } from '../router';
 import { stateLabel } from './users';
 
 /** GET …/users/{userId}: a human (profile, email, phone) or a machine (name, description, accessTokenType). */
-interface User {
-  userId?: string;
-  userName: string;
-  state: string;
-  type?: 'human' | 'machine';
-  profile?: { firstName?: string; lastName?: string; displayName?: string; preferredLanguage?: string };
-  email?: { email?: string; isEmailVerified?: boolean } | string;
-  phone?: { phone?: string; isPhoneVerified?: boolean } | string;
-  name?: string;
-  description?: string;
-  accessTokenType?: string;
-}
-
-interface Factor {
-  id: string;
-  type: string;
-  name?: string;
-  createdAt: string;
-}
+type User = Schema<'UserDto'>;
 
 /** One user: state changes, password, deletion and second factors (every act goes through the API's acting rule, SECURITY.md, "Who may act on whom"). */
 export function UserDetailPage({ orgId, userId }: { orgId: string; userId: string }) {
@@ -246,7 +229,7 @@ function MachineCredentials({ base, userId }: { base: string; userId: string }) 
         multiline
         withExpiry
         add={async (body) => {
-          const key = await api<{ keyId: string; keyDetails: { key: string } }>('POST', `${base}/keys`, body);
+          const key = await api<Schema<'MachineKeyDto'>>('POST', `${base}/keys`, body);
           return { secret: key.keyDetails.key, download: { name: `${userId}-${key.keyId}.json`, content: JSON.stringify(key.keyDetails, null, 2) } };
         }}
       />
@@ -261,7 +244,7 @@ function MachineCredentials({ base, userId }: { base: string; userId: string }) 
         addLabel={t('addPat')}
         secretLabel={t('pat')}
         withExpiry
-        add={async (body) => ({ secret: (await api<{ token: string }>('POST', `${base}/pats`, body)).token })}
+        add={async (body) => ({ secret: (await api<Schema<'PersonalAccessTokenDto'>>('POST', `${base}/pats`, body)).token })}
       />
     </>
   );
@@ -321,7 +304,7 @@ function MachineSecret({ base }: { base: string }) {
 }
 
 function Factors({ base }: { base: string }) {
-  const factors = useLoad(() => api<{ factors: Factor[] }>('GET', `${base}/factors`), [base]);
+  const factors = useLoad(() => api<Schema<'UserFactorListDto'>>('GET', `${base}/factors`), [base]);
   return (
     <section class="panel" aria-labelledby="factors-heading">
       <h2 id="factors-heading">{t('factors')}</h2>
@@ -330,35 +313,24 @@ function Factors({ base }: { base: string }) {
           list.length === 0 ? (
             <p>{t('noFactors')}</p>
           ) : (
-            <table>
-              <caption>{t('factors')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('type')}</th>
-                  <th scope="col">{t('name')}</th>
-                  <th scope="col">{t('created')}</th>
-                  <th scope="col">{t('actions')}</th>
+            <Table caption={t('factors')} headings={[t('type'), t('name'), t('created'), t('actions')]}>
+              {list.map((f) => (
+                <tr key={f.id}>
+                  <th scope="row">{f.type}</th>
+                  <td>{f.name ?? ''}</td>
+                  <td>{formatDate(f.createdAt)}</td>
+                  <td>
+                    <DeleteButton
+                      label={t('remove')}
+                      action={async () => {
+                        await api('DELETE', `${base}/factors/${enc(f.id)}`);
+                        factors.reload();
+                      }}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((f) => (
-                  <tr key={f.id}>
-                    <th scope="row">{f.type}</th>
-                    <td>{f.name ?? ''}</td>
-                    <td>{formatDate(f.createdAt)}</td>
-                    <td>
-                      <DeleteButton
-                        label={t('remove')}
-                        action={async () => {
-                          await api('DELETE', `${base}/factors/${enc(f.id)}`);
-                          factors.reload();
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )
         }
       </Loading>
@@ -366,16 +338,9 @@ function Factors({ base }: { base: string }) {
   );
 }
 
-interface Identity {
-  idpId: string;
-  subject: string;
-  linkedAt: string;
-  lastUsedAt: string | null;
-}
-
 /** The user's linked upstream identities (docs/federation.md): listed, and unlinked one by one. */
 function Identities({ base }: { base: string }) {
-  const identities = useLoad(() => api<{ identities: Identity[] }>('GET', `${base}/identities`), [base]);
+  const identities = useLoad(() => api<Schema<'IdentityListDto'>>('GET', `${base}/identities`), [base]);
   return (
     <section class="panel" aria-labelledby="identities-heading">
       <h2 id="identities-heading">{t('linkedIdentities')}</h2>
@@ -384,35 +349,24 @@ function Identities({ base }: { base: string }) {
           list.length === 0 ? (
             <p>{t('noIdentities')}</p>
           ) : (
-            <table>
-              <caption>{t('linkedIdentities')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('subject')}</th>
-                  <th scope="col">{t('identityProvider')}</th>
-                  <th scope="col">{t('linked')}</th>
-                  <th scope="col">{t('actions')}</th>
+            <Table caption={t('linkedIdentities')} headings={[t('subject'), t('identityProvider'), t('linked'), t('actions')]}>
+              {list.map((i) => (
+                <tr key={`${i.idpId}/${i.subject}`}>
+                  <th scope="row" class="mono">{i.subject}</th>
+                  <td class="mono">{i.idpId}</td>
+                  <td>{formatDate(i.linkedAt)}</td>
+                  <td>
+                    <DeleteButton
+                      label={t('unlink')}
+                      action={async () => {
+                        await api('DELETE', `${base}/identities/${enc(i.idpId)}/${enc(i.subject)}`);
+                        identities.reload();
+                      }}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((i) => (
-                  <tr key={`${i.idpId}/${i.subject}`}>
-                    <th scope="row" class="mono">{i.subject}</th>
-                    <td class="mono">{i.idpId}</td>
-                    <td>{formatDate(i.linkedAt)}</td>
-                    <td>
-                      <DeleteButton
-                        label={t('unlink')}
-                        action={async () => {
-                          await api('DELETE', `${base}/identities/${enc(i.idpId)}/${enc(i.subject)}`);
-                          identities.reload();
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )
         }
       </Loading>

@@ -1,20 +1,11 @@
 import { api, enc } from '../api';
-import { ActionButton, Loading, formatDate, useLoad } from '../components';
+import type { Schema } from '../api';
+import { ActionButton, Loading, Table, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
-
-/** GET …/users/{userId}/sessions (docs/mail.md, "Sessions"): a sign-in session, by its public id. */
-interface Session {
-  sessionId: string;
-  signedInAt: string;
-  lastUsedAt: string;
-  expiresAt: string | null;
-  applications: string[];
-  amr: string[];
-}
 
 /** A person's sign-in sessions; ending one signs that browser out and revokes its access tokens. */
 export function Sessions({ base }: { base: string }) {
-  const sessions = useLoad(() => api<{ sessions: Session[] }>('GET', `${base}/sessions`), [base]);
+  const sessions = useLoad(() => api<Schema<'UserSessionListDto'>>('GET', `${base}/sessions`), [base]);
   return (
     <section class="panel" aria-labelledby="sessions-heading">
       <h2 id="sessions-heading">{t('sessions')}</h2>
@@ -23,37 +14,25 @@ export function Sessions({ base }: { base: string }) {
           list.length === 0 ? (
             <p>{t('noSessions')}</p>
           ) : (
-            <table>
-              <caption>{t('sessions')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('signedInAt')}</th>
-                  <th scope="col">{t('lastUsedAt')}</th>
-                  <th scope="col">{t('applications')}</th>
-                  <th scope="col">{t('methods')}</th>
-                  <th scope="col">{t('actions')}</th>
+            <Table caption={t('sessions')} headings={[t('signedInAt'), t('lastUsedAt'), t('applications'), t('methods'), t('actions')]}>
+              {list.map((s) => (
+                <tr key={s.sessionId} data-session={s.sessionId}>
+                  <th scope="row">{formatDate(s.signedInAt)}</th>
+                  <td>{formatDate(s.lastUsedAt)}</td>
+                  <td>{s.applications.join(', ')}</td>
+                  <td>{s.amr.join(', ')}</td>
+                  <td>
+                    <ActionButton
+                      label={t('endSession')}
+                      action={async () => {
+                        await api('DELETE', `${base}/sessions/${enc(s.sessionId)}`);
+                        sessions.reload();
+                      }}
+                    />
+                  </td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((s) => (
-                  <tr key={s.sessionId} data-session={s.sessionId}>
-                    <th scope="row">{formatDate(s.signedInAt)}</th>
-                    <td>{formatDate(s.lastUsedAt)}</td>
-                    <td>{s.applications.join(', ')}</td>
-                    <td>{s.amr.join(', ')}</td>
-                    <td>
-                      <ActionButton
-                        label={t('endSession')}
-                        action={async () => {
-                          await api('DELETE', `${base}/sessions/${enc(s.sessionId)}`);
-                          sessions.reload();
-                        }}
-                      />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )
         }
       </Loading>

@@ -1,17 +1,9 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
-import { Checkbox, Field, Form, Link, Loading, Page, Pager, Select, useLoad } from '../components';
+import type { Schema } from '../api';
+import { Checkbox, Field, Form, Link, Loading, Page, Pager, Select, Table, useLoad } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
-
-export interface UserSummary {
-  userId: string;
-  userName: string;
-  type: 'human' | 'machine';
-  state: string;
-  displayName?: string;
-  email?: string;
-}
 
 const LIMIT = 20;
 
@@ -24,7 +16,7 @@ export function UsersPage({ orgId }: { orgId: string }) {
   const [applied, setApplied] = useState('');
   const [offset, setOffset] = useState(0);
   const users = useLoad(
-    () => api<{ users: UserSummary[]; total?: number }>('GET', `/management/v1/orgs/${enc(orgId)}/users${query({ query: applied, limit: LIMIT, offset })}`),
+    () => api<Schema<'UserListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/users${query({ query: applied, limit: LIMIT, offset })}`),
     [orgId, applied, offset],
   );
   const [creating, setCreating] = useState<'none' | 'human' | 'machine'>('none');
@@ -56,31 +48,19 @@ export function UsersPage({ orgId }: { orgId: string }) {
       <Loading loaded={users}>
         {({ users: list, total }) => (
           <>
-            <table>
-              <caption>{t('users')}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{t('userName')}</th>
-                  <th scope="col">{t('displayName')}</th>
-                  <th scope="col">{t('email')}</th>
-                  <th scope="col">{t('type')}</th>
-                  <th scope="col">{t('state')}</th>
+            <Table caption={t('users')} headings={[t('userName'), t('displayName'), t('email'), t('type'), t('state')]}>
+              {list.map((u) => (
+                <tr key={u.userId}>
+                  <th scope="row">
+                    <Link href={`/console/orgs/${enc(orgId)}/users/${enc(u.userId)}`}>{u.userName}</Link>
+                  </th>
+                  <td>{u.displayName ?? ''}</td>
+                  <td>{u.email ?? ''}</td>
+                  <td>{t(u.type === 'machine' ? 'machine' : 'human')}</td>
+                  <td>{stateLabel(u.state)}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {list.map((u) => (
-                  <tr key={u.userId}>
-                    <th scope="row">
-                      <Link href={`/console/orgs/${enc(orgId)}/users/${enc(u.userId)}`}>{u.userName}</Link>
-                    </th>
-                    <td>{u.displayName ?? ''}</td>
-                    <td>{u.email ?? ''}</td>
-                    <td>{t(u.type === 'machine' ? 'machine' : 'human')}</td>
-                    <td>{stateLabel(u.state)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
             <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
           </>
         )}
@@ -105,7 +85,7 @@ function CreateHuman({ orgId, onCancel }: { orgId: string; onCancel: () => void 
   const [password, setPassword] = useState('');
   const create = async () => {
     const body = { userName, profile: { firstName, lastName }, email: { email, isEmailVerified: verified }, ...(password ? { password } : {}) };
-    const { userId } = await api<{ userId: string }>('POST', `/management/v1/orgs/${enc(orgId)}/users/human`, body);
+    const { userId } = await api<Schema<'UserCreatedDto'>>('POST', `/management/v1/orgs/${enc(orgId)}/users/human`, body);
     navigate(`/console/orgs/${enc(orgId)}/users/${enc(userId)}`);
   };
   return (
@@ -133,7 +113,7 @@ function CreateMachine({ orgId, onCancel }: { orgId: string; onCancel: () => voi
   const [tokenType, setTokenType] = useState<'opaque' | 'jwt'>('opaque');
   const create = async () => {
     const body = { userName, name, ...(description ? { description } : {}), accessTokenType: tokenType };
-    const { userId } = await api<{ userId: string }>('POST', `/management/v1/orgs/${enc(orgId)}/users/machine`, body);
+    const { userId } = await api<Schema<'UserCreatedDto'>>('POST', `/management/v1/orgs/${enc(orgId)}/users/machine`, body);
     navigate(`/console/orgs/${enc(orgId)}/users/${enc(userId)}`);
   };
   return (

@@ -1,28 +1,15 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
-import { DeleteButton, Field, Form, Loading, Page, SecretOnce, useLoad } from '../components';
+import type { Schema } from '../api';
+import { DeleteButton, Field, Form, Loading, Page, SecretOnce, Table, useLoad } from '../components';
 import { t } from '../i18n';
 
-interface Webhook {
-  id: string;
-  url: string;
-  eventTypes?: string[] | null;
-  orgId?: string | null;
-}
-
-interface Delivery {
-  eventId: string;
-  sequence: string;
-  status: string;
-  attempts: number;
-  lastStatus?: number | null;
-  lastError?: string | null;
-}
+type Webhook = Schema<'WebhookDto'>;
 
 /** Webhook subscriptions (docs/product-rules.md, "Webhooks"): the instance's (IAM_OWNER) or an organization's (ORG_OWNER). */
 export function WebhooksPage({ orgId }: { orgId?: string }) {
   const base = orgId ? `/management/v1/orgs/${enc(orgId)}/webhooks` : '/admin/v1/webhooks';
-  const hooks = useLoad(() => api<{ webhooks: Webhook[] }>('GET', base), [base]);
+  const hooks = useLoad(() => api<Schema<'WebhookListDto'>>('GET', base), [base]);
   const [url, setUrl] = useState('');
   const [types, setTypes] = useState('');
   const [onlyOrg, setOnlyOrg] = useState('');
@@ -31,7 +18,7 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
   const create = async () => {
     const eventTypes = types.split(',').map((s) => s.trim()).filter(Boolean);
     const body = { url, ...(eventTypes.length ? { eventTypes } : {}), ...(!orgId && onlyOrg.trim() ? { orgId: onlyOrg.trim() } : {}) };
-    setSecret((await api<{ id: string; secret: string }>('POST', base, body)).secret);
+    setSecret((await api<Schema<'WebhookCreatedDto'>>('POST', base, body)).secret);
   };
   return (
     <Page title={t('webhooks')}>
@@ -52,37 +39,26 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
       </Form>
       <Loading loaded={hooks}>
         {({ webhooks }) => (
-          <table>
-            <caption>{t('webhooks')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('url')}</th>
-                <th scope="col">{t('eventTypes')}</th>
-                <th scope="col">{t('organizationId')}</th>
-                <th scope="col">{t('actions')}</th>
+          <Table caption={t('webhooks')} headings={[t('url'), t('eventTypes'), t('organizationId'), t('actions')]}>
+            {webhooks.map((w) => (
+              <tr key={w.id}>
+                <th scope="row">{w.url}</th>
+                <td>{w.eventTypes?.length ? w.eventTypes.join(', ') : t('allEvents')}</td>
+                <td class="mono">{w.orgId ?? ''}</td>
+                <td>
+                  <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? null : w.id)}>
+                    {t('deliveries')}
+                  </button>
+                  <DeleteButton
+                    action={async () => {
+                      await api('DELETE', `${base}/${enc(w.id)}`);
+                      hooks.reload();
+                    }}
+                  />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {webhooks.map((w) => (
-                <tr key={w.id}>
-                  <th scope="row">{w.url}</th>
-                  <td>{w.eventTypes?.length ? w.eventTypes.join(', ') : t('allEvents')}</td>
-                  <td class="mono">{w.orgId ?? ''}</td>
-                  <td>
-                    <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? null : w.id)}>
-                      {t('deliveries')}
-                    </button>
-                    <DeleteButton
-                      action={async () => {
-                        await api('DELETE', `${base}/${enc(w.id)}`);
-                        hooks.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
       {open && <Deliveries path={`${base}/${enc(open)}/deliveries`} />}
@@ -91,33 +67,22 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
 }
 
 function Deliveries({ path }: { path: string }) {
-  const deliveries = useLoad(() => api<{ deliveries: Delivery[] }>('GET', path), [path]);
+  const deliveries = useLoad(() => api<Schema<'DeliveryListDto'>>('GET', path), [path]);
   return (
     <section class="panel" aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">{t('deliveries')}</h2>
       <Loading loaded={deliveries}>
         {({ deliveries: list }) => (
-          <table>
-            <caption>{t('deliveries')}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{t('sequence')}</th>
-                <th scope="col">{t('status')}</th>
-                <th scope="col">{t('attempts')}</th>
-                <th scope="col">{t('lastAnswer')}</th>
+          <Table caption={t('deliveries')} headings={[t('sequence'), t('status'), t('attempts'), t('lastAnswer')]}>
+            {list.map((d) => (
+              <tr key={d.eventId}>
+                <th scope="row">{d.sequence}</th>
+                <td>{d.status}</td>
+                <td>{d.attempts}</td>
+                <td>{d.lastError ?? (d.lastStatus ? String(d.lastStatus) : '')}</td>
               </tr>
-            </thead>
-            <tbody>
-              {list.map((d) => (
-                <tr key={d.eventId}>
-                  <th scope="row">{d.sequence}</th>
-                  <td>{d.status}</td>
-                  <td>{d.attempts}</td>
-                  <td>{d.lastError ?? (d.lastStatus ? String(d.lastStatus) : '')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
       </Loading>
     </section>

@@ -5,6 +5,7 @@ import type { ApplicationEntity, SubjectType } from '../../users/entities/applic
 import type { SamlApplicationEntity } from '../../users/entities/saml-application.entity.js';
 import { idpEndpoints } from '../../saml/idp-endpoints.js';
 import { SamlAppFieldsDto, SamlAttributeDto } from './saml-applications.dto.js';
+import { NAME_ID_FORMATS } from '../../users/saml-application.rules.js';
 import type { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import { IsNotBlank } from './not-blank.decorator.js';
 import { ACCESS_TOKEN_TYPES, AUTHORIZATION_RESPONSE_ALGS, GRANT_TYPES, OIDC_AUTH_METHODS, OauthProfileFieldsDto, RESPONSE_TYPES } from './projects.dto.js';
@@ -42,14 +43,14 @@ export class AppDto {
   @ApiProperty({ enum: OIDC_AUTH_METHODS }) authMethod: string;
   @ApiPropertyOptional({ description: 'SAML' }) entityId?: string;
   @ApiPropertyOptional({ type: [String], description: 'SAML' }) acsUrls?: string[];
-  @ApiPropertyOptional({ description: 'SAML' }) nameIdFormat?: string;
+  @ApiPropertyOptional({ enum: NAME_ID_FORMATS, description: 'SAML' }) nameIdFormat?: string;
   @ApiPropertyOptional({ type: [SamlAttributeDto], description: 'SAML' }) attributes?: SamlAttributeDto[];
   @ApiPropertyOptional({ description: 'SAML' }) signAssertion?: boolean;
   @ApiPropertyOptional({ description: 'SAML' }) signResponse?: boolean;
   @ApiPropertyOptional({ description: 'SAML' }) encryptAssertion?: boolean;
-  @ApiPropertyOptional({ description: "SAML: the service provider's certificate, PEM" }) spCertificate?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: "SAML: the service provider's certificate, PEM" }) spCertificate?: string | null;
   @ApiPropertyOptional({ description: 'SAML' }) requireSignedRequests?: boolean;
-  @ApiPropertyOptional({ description: 'SAML' }) sloUrl?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'SAML' }) sloUrl?: string | null;
   @ApiPropertyOptional({ description: 'SAML' }) allowIdpInitiated?: boolean;
   @ApiPropertyOptional({ description: "SAML: this organization's IdP entity id" }) idpEntityId?: string;
   @ApiPropertyOptional({ description: 'SAML: the SingleSignOnService URL' }) ssoUrl?: string;
@@ -67,10 +68,10 @@ export class AppDto {
   @ApiPropertyOptional({ description: 'OIDC: request objects only with exp' }) requestObjectRequiresExp?: boolean;
   @ApiPropertyOptional({ enum: AUTHORIZATION_RESPONSE_ALGS, nullable: true, description: 'OIDC: JARM alg' }) authorizationSignedResponseAlg?: string | null;
   @ApiPropertyOptional({ description: 'OIDC: RFC 9449 DPoP-bound access tokens required' }) dpopBoundAccessTokens?: boolean;
-  @ApiPropertyOptional({ nullable: true, description: 'OIDC Back-Channel Logout 1.0: where logout tokens are sent' }) backchannelLogoutUri?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'OIDC Back-Channel Logout 1.0: where logout tokens are sent' }) backchannelLogoutUri?: string | null;
   @ApiPropertyOptional({ description: 'OIDC Back-Channel Logout 1.0: logout tokens carry sid' }) backchannelLogoutSessionRequired?: boolean;
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: "OIDC: the application's own public keys" }) jwks?: object | null;
-  @ApiPropertyOptional({ nullable: true, description: 'OIDC: where the application serves its public keys' }) jwksUri?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'OIDC: where the application serves its public keys' }) jwksUri?: string | null;
   @ApiPropertyOptional({ enum: SUBJECT_TYPES, description: 'OIDC: the `sub` the application is given (OIDC Core §8)' }) subjectType?: SubjectType;
 }
 

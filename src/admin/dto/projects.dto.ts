@@ -62,7 +62,7 @@ export class OauthProfileFieldsDto {
   @IsBoolean()
   dpopBoundAccessTokens?: boolean;
 
-  @ApiPropertyOptional({ nullable: true, maxLength: 2000, description: 'where logout tokens are sent (OIDC Back-Channel Logout 1.0); null: none' })
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 2000, description: 'where logout tokens are sent (OIDC Back-Channel Logout 1.0); null: none' })
   @IsOptional()
   @IsString()
   @Bounded('redirectUri')
@@ -84,6 +84,7 @@ export class OauthProfileFieldsDto {
   jwks?: ClientJwks | null;
 
   @ApiPropertyOptional({
+    type: String,
     nullable: true,
     maxLength: 2000,
     description: 'private_key_jwt and signed request objects: where the application serves its public keys (https; plain http to a loopback host only with OUTBOUND_ALLOW_PRIVATE_NETWORKS). Excludes jwks; null: none',

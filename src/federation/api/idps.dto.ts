@@ -145,7 +145,7 @@ export class IdpDto {
   @ApiPropertyOptional({ type: ClaimMappingDto, description: 'OIDC' }) claims?: ClaimMappingDto;
   @ApiPropertyOptional({ description: "SAML: the IdP's entity id (from its metadata)" }) entityId?: string;
   @ApiPropertyOptional({ description: "SAML: the IdP's SSO URL, HTTP-Redirect binding (from its metadata)" }) ssoUrl?: string;
-  @ApiPropertyOptional({ nullable: true, description: 'SAML: where the metadata was read from' }) metadataUrl?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'SAML: where the metadata was read from' }) metadataUrl?: string | null;
   @ApiPropertyOptional() nameIdFormat?: string;
   @ApiPropertyOptional({ type: ClaimMappingDto, description: 'SAML' }) attributes?: ClaimMappingDto;
   @ApiPropertyOptional() signAuthnRequests?: boolean;
