@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { before, describe, it } from 'node:test';
 import { getMetadataStorage } from 'class-validator';
-import { BOUNDED } from '../../src/admin/dto/bounded.decorator.js';
+import { BOUNDED } from '../../src/common/http/validation/bounded.decorator.js';
 import { ChangeUserDto } from '../../src/admin/dto/user-changes.dto.js';
 import { CreateHumanUserDto, CreateMachineUserDto } from '../../src/admin/dto/users.dto.js';
 import { CreateGroupDto } from '../../src/admin/dto/groups.dto.js';
