@@ -35,7 +35,7 @@ async function main(): Promise<void> {
       process.exit(2);
     });
     log('info', applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
-    const problem = await masterKeyProblem(config);
+    const problem = await checkMasterKey(config);
     if (problem) {
       process.stderr.write(`${new ConfigError([problem]).message}\n`);
       process.exit(2);
@@ -51,6 +51,16 @@ async function main(): Promise<void> {
     }
   }
   await serve(config, application!);
+}
+
+/** The master key against the signing keys already stored, on a data source of its own closed before anything serves. */
+async function checkMasterKey(config: AppConfig): Promise<string | undefined> {
+  const dataSource = await openDataSource(config.database, ENTITIES);
+  try {
+    return await masterKeyProblem(config, dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
 }
 
 /**
