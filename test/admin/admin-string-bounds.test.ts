@@ -273,10 +273,10 @@ const ROUTES: Route[] = [
 const TABLES = ['organizations', 'users', 'projects', 'applications', 'org_groups', 'identity_providers', 'org_domains', 'user_identities', 'provisioning_targets', 'events'];
 
 /**
- * DESIGN §7 (third wave): every field has a length bound checked before the database, with the same 400 on SQLite
- * and MariaDB. Generated from the DTOs' own bounds (@Bounded, src/admin/dto/bounded.decorator.ts, from
- * users/rules/string-bounds.ts): a new bounded field is tested without a line here, and a new DTO with bounded
- * fields fails the first test until a route sends it.
+ * docs/product-rules.md, "Consistency": every field has a length bound checked before the database, with the same
+ * 400 on SQLite and MariaDB. Generated from the DTOs' own bounds (@Bounded, src/common/http/validation/bounded.decorator.ts,
+ * mostly from users/rules/string-bounds.ts): a new bounded field is tested without a line here, and a new DTO with
+ * bounded fields fails the first test until a route sends it.
  */
 describe('Management API and import: every string field has a bound, the same on both databases', () => {
   const svc = useService();
