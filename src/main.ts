@@ -49,6 +49,16 @@ async function main(): Promise<void> {
   await serve(config, application!);
 }
 
+/** The master key against the signing keys already stored, on a data source of its own closed before anything serves. */
+async function checkMasterKey(config: AppConfig): Promise<string | undefined> {
+  const dataSource = await openDataSource(config.database, ENTITIES);
+  try {
+    return await masterKeyProblem(config, dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
 /**
  * On a machine with memory to spare V8 lets the heap grow to several times its live size between full
  * collections: a process serving tokens reached 300 MB with 110 MB live. Growing by 1.5× per collection
@@ -94,7 +104,7 @@ async function serve(config: AppConfig, application: Promise<typeof import('./ap
 
 /** Stops with exit code 2 and one line naming MASTER_KEY when it cannot open the database's signing keys. */
 async function exitOnMasterKeyProblem(config: AppConfig): Promise<void> {
-  const problem = await masterKeyProblem(config);
+  const problem = await checkMasterKey(config);
   if (!problem) return;
   process.stderr.write(`${new ConfigError([problem]).message}\n`);
   process.exit(2);

@@ -7,7 +7,7 @@ import { Role } from '../common/auth/roles.js';
 import { FeaturesService } from '../users/features.service.js';
 import { MembershipsService } from '../users/memberships.service.js';
 import { FeaturesDto, SetFeaturesDto } from './dto/features.dto.js';
-import { ListPageQueryDto, pageOf } from './dto/list-page.dto.js';
+import { ListPageQueryDto, pageOf } from '../common/http/validation/list-page.dto.js';
 import { MemberDto, MemberListDto, SetInstanceMemberDto } from './dto/members.dto.js';
 
 @ApiTags('admin')

@@ -8,7 +8,7 @@ import type { OrganizationEntity } from '../users/entities/organization.entity.j
 import { OrganizationsService } from '../users/organizations.service.js';
 import { OrganizationRemovalService } from '../users/resources/organization-removal.service.js';
 import { CreateOrgDto, OrgDto, OrgListDto, UpdateOrgDto } from './dto/org.dto.js';
-import { ListPageQueryDto, pageOfList } from './dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../common/http/validation/list-page.dto.js';
 
 @ApiTags('admin')
 @Controller('admin/v1/orgs')

@@ -23,6 +23,8 @@ import { BackchannelLogoutSender } from './logout/backchannel-logout.sender.js';
 import { PasswordLoginService } from './login/password-login.service.js';
 import { OidcDispatch } from './provider/extensions/oidc-dispatch.middleware.js';
 import { ProviderHolder } from './provider/provider.holder.js';
+import { ProviderKeyPoll } from './provider/provider-key-poll.js';
+import { OidcPurgeSchedule } from './adapter/oidc-purge.schedule.js';
 import { DpopReplayGuard } from './provider/dpop.js';
 import { OidcAccessTokenVerifier } from './tokens/access-token.verifier.js';
 import { OidcClientRegistrations } from './tokens/oidc-client-registrations.js';
@@ -41,6 +43,8 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     AccountFinder,
     ProviderHolder,
     HiddenClientSignIn,
+    ProviderKeyPoll,
+    OidcPurgeSchedule,
     PasswordLoginService,
     LoginUiRouter,
     LoginInteractions,

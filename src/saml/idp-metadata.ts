@@ -1,5 +1,5 @@
 import { xmlEscape as attribute } from '../common/xml/saml-xml.js';
-import { idpEndpoints } from './idp-endpoints.js';
+import { idpEndpoints } from '../users/saml-idp-endpoints.js';
 
 const MD = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const DS = 'http://www.w3.org/2000/09/xmldsig#';

@@ -10,7 +10,7 @@ import { INSTANCE_ID } from './entities/instance.entity.js';
 import { MembershipEntity } from './entities/membership.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import { UserEntity } from './entities/user.entity.js';
-import type { Page, Paged } from './resources/page.js';
+import type { Page, Paged } from '../common/database/page.js';
 
 export interface Member {
   userId: string;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { before, describe, it } from 'node:test';
 import { getMetadataStorage } from 'class-validator';
-import { BOUNDED } from '../../src/admin/dto/bounded.decorator.js';
+import { BOUNDED } from '../../src/common/http/validation/bounded.decorator.js';
 import { ChangeUserDto } from '../../src/admin/dto/user-changes.dto.js';
 import { CreateHumanUserDto, CreateMachineUserDto } from '../../src/admin/dto/users.dto.js';
 import { CreateGroupDto } from '../../src/admin/dto/groups.dto.js';
@@ -273,10 +273,10 @@ const ROUTES: Route[] = [
 const TABLES = ['organizations', 'users', 'projects', 'applications', 'org_groups', 'identity_providers', 'org_domains', 'user_identities', 'provisioning_targets', 'events'];
 
 /**
- * docs/product-rules.md, "API": every field has a length bound checked before the database, with the same 400 on SQLite
- * and MariaDB. Generated from the DTOs' own bounds (@Bounded, src/admin/dto/bounded.decorator.ts, from
- * users/rules/string-bounds.ts): a new bounded field is tested without a line here, and a new DTO with bounded
- * fields fails the first test until a route sends it.
+ * docs/product-rules.md, "API": every field has a length bound checked before the database, with the same
+ * 400 on SQLite and MariaDB. Generated from the DTOs' own bounds (@Bounded, src/common/http/validation/bounded.decorator.ts,
+ * mostly from users/rules/string-bounds.ts): a new bounded field is tested without a line here, and a new DTO with
+ * bounded fields fails the first test until a route sends it.
  */
 describe('Management API and import: every string field has a bound, the same on both databases', () => {
   const svc = useService();

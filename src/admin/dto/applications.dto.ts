@@ -3,13 +3,14 @@ import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsStri
 import { SUBJECT_TYPES } from '../../users/entities/application.entity.js';
 import type { ApplicationEntity, SubjectType } from '../../users/entities/application.entity.js';
 import type { SamlApplicationEntity } from '../../users/entities/saml-application.entity.js';
-import { idpEndpoints } from '../../saml/idp-endpoints.js';
+import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { SamlAppFieldsDto, SamlAttributeDto } from './saml-applications.dto.js';
 import { NAME_ID_FORMATS } from '../../users/saml-application.rules.js';
 import type { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
-import { IsNotBlank } from './not-blank.decorator.js';
+import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
 import { ACCESS_TOKEN_TYPES, AUTHORIZATION_RESPONSE_ALGS, GRANT_TYPES, OIDC_AUTH_METHODS, OauthProfileFieldsDto, RESPONSE_TYPES } from './projects.dto.js';
-import { Bounded } from './bounded.decorator.js';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
+import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 
 export class ProjectDto {
   @ApiProperty() id: string;
@@ -26,7 +27,7 @@ export class UpdateProjectDto {
   @IsOptional()
   @IsString()
   @IsNotBlank()
-  @Bounded('projectName')
+  @Bounded(STRING_BOUNDS.projectName)
   name?: string;
 }
 
@@ -94,7 +95,7 @@ export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfil
   @IsOptional()
   @IsString()
   @IsNotBlank()
-  @Bounded('applicationName')
+  @Bounded(STRING_BOUNDS.applicationName)
   name?: string;
 
   @ApiPropertyOptional({ type: [String] })
@@ -102,7 +103,7 @@ export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfil
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @Bounded('redirectUri', { each: true })
+  @Bounded(STRING_BOUNDS.redirectUri, { each: true })
   redirectUris?: string[];
 
   @ApiPropertyOptional({ type: [String] })
@@ -110,7 +111,7 @@ export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfil
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @Bounded('redirectUri', { each: true })
+  @Bounded(STRING_BOUNDS.redirectUri, { each: true })
   postLogoutRedirectUris?: string[];
 
   @ApiPropertyOptional({ enum: RESPONSE_TYPES, isArray: true })
@@ -168,7 +169,7 @@ export class AppKeyListDto {
   @ApiProperty({ description: 'keys in all, whatever the page' }) total: number;
 }
 
-/** The IdP a SAML application's service provider is told about, as the API names it (src/saml/idp-endpoints.ts). */
+/** The IdP a SAML application's service provider is told about, as the API names it (src/users/saml-idp-endpoints.ts). */
 export interface SamlIdpDto {
   idpEntityId: string;
   ssoUrl: string;

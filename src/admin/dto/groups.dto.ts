@@ -1,19 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { IsNotBlank } from './not-blank.decorator.js';
-import { Bounded } from './bounded.decorator.js';
+import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
+import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 
 export class CreateGroupDto {
   @ApiProperty({ maxLength: 255, example: 'Engineering' })
   @IsString()
   @IsNotBlank()
-  @Bounded('groupDisplayName')
+  @Bounded(STRING_BOUNDS.groupDisplayName)
   displayName: string;
 
   @ApiPropertyOptional({ maxLength: 255, description: 'The id the provisioning client knows the group by' })
   @IsOptional()
   @IsString()
-  @Bounded('groupExternalId')
+  @Bounded(STRING_BOUNDS.groupExternalId)
   externalId?: string;
 }
 

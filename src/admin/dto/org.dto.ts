@@ -1,13 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { IsNotBlank } from './not-blank.decorator.js';
-import { Bounded } from './bounded.decorator.js';
+import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
+import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 
 export class CreateOrgDto {
   @ApiProperty({ example: 'ACME Corp', maxLength: 200 })
   @IsString()
   @IsNotBlank()
-  @Bounded('orgName')
+  @Bounded(STRING_BOUNDS.orgName)
   name: string;
 }
 
@@ -28,6 +29,6 @@ export class UpdateOrgDto {
   @IsOptional()
   @IsString()
   @IsNotBlank()
-  @Bounded('orgName')
+  @Bounded(STRING_BOUNDS.orgName)
   name?: string;
 }

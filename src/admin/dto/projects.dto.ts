@@ -12,8 +12,9 @@ import {
   } from 'class-validator';
 import { MAX_CLIENT_KEYS } from '../../common/crypto/client-jwks.js';
 import type { ClientJwks } from '../../common/crypto/client-jwks.js';
-import { IsNotBlank } from './not-blank.decorator.js';
-import { Bounded } from './bounded.decorator.js';
+import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
+import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 import { SUBJECT_TYPES } from '../../users/entities/application.entity.js';
 import type { SubjectType } from '../../users/entities/application.entity.js';
 
@@ -65,7 +66,7 @@ export class OauthProfileFieldsDto {
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: 2000, description: 'where logout tokens are sent (OIDC Back-Channel Logout 1.0); null: none' })
   @IsOptional()
   @IsString()
-  @Bounded('redirectUri')
+  @Bounded(STRING_BOUNDS.redirectUri)
   backchannelLogoutUri?: string | null;
 
   @ApiPropertyOptional({ default: false, description: 'logout tokens carry the session id (sid)' })
@@ -91,7 +92,7 @@ export class OauthProfileFieldsDto {
   })
   @IsOptional()
   @IsString()
-  @Bounded('redirectUri')
+  @Bounded(STRING_BOUNDS.redirectUri)
   jwksUri?: string | null;
 
   @ApiPropertyOptional({
@@ -108,7 +109,7 @@ export class CreateProjectDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()
-  @Bounded('projectName')
+  @Bounded(STRING_BOUNDS.projectName)
   name: string;
 }
 
@@ -120,14 +121,14 @@ export class CreateOidcAppDto extends OauthProfileFieldsDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()
-  @Bounded('applicationName')
+  @Bounded(STRING_BOUNDS.applicationName)
   name: string;
 
   @ApiProperty({ type: [String], example: ['https://app.example.com/callback'] })
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @Bounded('redirectUri', { each: true })
+  @Bounded(STRING_BOUNDS.redirectUri, { each: true })
   redirectUris: string[];
 
   @ApiPropertyOptional({ type: [String] })
@@ -135,7 +136,7 @@ export class CreateOidcAppDto extends OauthProfileFieldsDto {
   @IsArray()
   @ArrayMaxSize(50)
   @IsString({ each: true })
-  @Bounded('redirectUri', { each: true })
+  @Bounded(STRING_BOUNDS.redirectUri, { each: true })
   postLogoutRedirectUris?: string[];
 
   @ApiProperty({ enum: RESPONSE_TYPES, isArray: true })
@@ -182,7 +183,7 @@ export class CreateApiAppDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()
-  @Bounded('applicationName')
+  @Bounded(STRING_BOUNDS.applicationName)
   name: string;
 
   @ApiProperty({ enum: API_AUTH_METHODS })

@@ -3,8 +3,9 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
 import type { SamlAttributeMapping } from '../../users/entities/saml-application.entity.js';
 import { ATTRIBUTE_NAME_FORMATS, ATTRIBUTE_SOURCES, MAX_ACS_URLS, MAX_ATTRIBUTES, NAME_ID_FORMATS } from '../../users/saml-application.rules.js';
-import { Bounded } from './bounded.decorator.js';
-import { IsNotBlank } from './not-blank.decorator.js';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
+import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
+import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
 
 /** The largest SP metadata document taken (a few KB are usual; several certificates and endpoints stay far below). */
 const MAX_METADATA_CHARS = 100_000;
@@ -97,7 +98,7 @@ export class CreateSamlAppDto extends SamlAppFieldsDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()
-  @Bounded('applicationName')
+  @Bounded(STRING_BOUNDS.applicationName)
   name: string;
 
   @ApiPropertyOptional({ description: "the service provider's SAML metadata (an EntityDescriptor with an SPSSODescriptor); fills the fields not given" })

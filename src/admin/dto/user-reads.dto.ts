@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { ListPageQueryDto } from './list-page.dto.js';
+import { ListPageQueryDto } from '../../common/http/validation/list-page.dto.js';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 
 const USER_TYPES = ['human', 'machine'] as const;

@@ -22,8 +22,8 @@ import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 import { userNameProblem } from '../../users/rules/user-name.js';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';
 import { LANGUAGE_TAG } from '../../users/rules/language-tag.js';
-import { IsNotBlank } from './not-blank.decorator.js';
-import { Bounded } from './bounded.decorator.js';
+import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
 
 /** The one user name rule (users/rules/user-name.ts); its message names the field, as the pipe's others do. */
 @ValidatorConstraint({ name: 'userName' })
@@ -73,25 +73,25 @@ export class FitsBcrypt implements ValidatorConstraintInterface {
 }
 
 class HumanProfileDto {
-  @ApiProperty() @IsString() @IsNotBlank() @Bounded('givenName') firstName: string;
-  @ApiProperty() @IsString() @IsNotBlank() @Bounded('familyName') lastName: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Bounded('userDisplayName') displayName?: string;
+  @ApiProperty() @IsString() @IsNotBlank() @Bounded(STRING_BOUNDS.givenName) firstName: string;
+  @ApiProperty() @IsString() @IsNotBlank() @Bounded(STRING_BOUNDS.familyName) lastName: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Bounded(STRING_BOUNDS.userDisplayName) displayName?: string;
 
   @ApiPropertyOptional({ example: 'en' })
   @IsOptional()
   @IsString()
-  @Bounded('preferredLanguage')
+  @Bounded(STRING_BOUNDS.preferredLanguage)
   @Matches(LANGUAGE_TAG, { message: 'preferredLanguage must be a language tag such as en or de-CH' })
   preferredLanguage?: string;
 }
 
 export class HumanEmailDto {
-  @ApiProperty() @IsEmail({}, { message: 'email must be an e-mail address' }) @Bounded('email') email: string;
+  @ApiProperty() @IsEmail({}, { message: 'email must be an e-mail address' }) @Bounded(STRING_BOUNDS.email) email: string;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isEmailVerified?: boolean;
 }
 
 export class HumanPhoneDto {
-  @ApiProperty({ example: '+41 79 123 45 67' }) @IsString() @IsNotEmpty() @Bounded('phone') @Validate(IsPhoneNumber) phone: string;
+  @ApiProperty({ example: '+41 79 123 45 67' }) @IsString() @IsNotEmpty() @Bounded(STRING_BOUNDS.phone) @Validate(IsPhoneNumber) phone: string;
   @ApiPropertyOptional({ default: false }) @IsOptional() @IsBoolean() isPhoneVerified?: boolean;
 }
 
@@ -115,8 +115,8 @@ export class CreateMachineUserDto {
   @UserNameField()
   userName: string;
 
-  @ApiProperty() @IsString() @IsNotBlank() @Bounded('machineName') name: string;
-  @ApiPropertyOptional() @IsOptional() @IsString() @Bounded('machineDescription') description?: string;
+  @ApiProperty() @IsString() @IsNotBlank() @Bounded(STRING_BOUNDS.machineName) name: string;
+  @ApiPropertyOptional() @IsOptional() @IsString() @Bounded(STRING_BOUNDS.machineDescription) description?: string;
 
   @ApiPropertyOptional({ enum: ACCESS_TOKEN_TYPES, default: 'opaque' })
   @IsOptional()

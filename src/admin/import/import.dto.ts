@@ -3,7 +3,8 @@ import { Type } from 'class-transformer';
 import { IsArray, IsNotEmpty, IsObject, IsOptional, IsString, Validate, ValidateNested, ValidatorConstraint } from 'class-validator';
 import type { ValidatorConstraintInterface } from 'class-validator';
 import { parseGoDuration } from './go-duration.parser.js';
-import { Bounded } from '../dto/bounded.decorator.js';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
+import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 
 /**
  * The import request (docs/product-rules.md, "Import and event search"). Only the envelope is validated here: a bad envelope is a 400, while
@@ -26,7 +27,7 @@ class ImportOrgDetailsDto {
   @ApiProperty({ description: 'name of the organization when the import creates it', maxLength: 200 })
   @IsString()
   @IsNotEmpty()
-  @Bounded('orgName')
+  @Bounded(STRING_BOUNDS.orgName)
   name: string;
 }
 

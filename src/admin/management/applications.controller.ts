@@ -11,7 +11,7 @@ import type { ApplicationEntity } from '../../users/entities/application.entity.
 import { ApplicationCredentialsService } from '../../users/resources/application-credentials.service.js';
 import { ApplicationEditsService } from '../../users/resources/application-edits.service.js';
 import { AppChangedDto, AppDto, AppKeyListDto, AppListDto, AppSecretDto, UpdateAppDto, toAppDto, toAppKeyDto, toSamlIdpDto } from '../dto/applications.dto.js';
-import { ListPageQueryDto, pageOf } from '../dto/list-page.dto.js';
+import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
 import { EmptyDto } from '../dto/projects.dto.js';
 
 /**

@@ -6,7 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { GroupsService } from '../../users/groups/groups.service.js';
 import { CreateGroupDto, GroupCreatedDto, GroupListDto, GroupMemberDto } from '../dto/groups.dto.js';
-import { ListPageQueryDto, pageOfList } from '../dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 /** An organization's groups (docs/product-rules.md, "Groups"); membership writes are idempotent both ways. */
 @ApiTags('management')

@@ -5,7 +5,7 @@ import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { MembershipsService } from '../../users/memberships.service.js';
-import { ListPageQueryDto, pageOf } from '../dto/list-page.dto.js';
+import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
 import { MemberDto, MemberListDto, SetOrgMemberDto } from '../dto/members.dto.js';
 
 @ApiTags('management')

@@ -6,7 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { ProjectEditsService } from '../../users/resources/project-edits.service.js';
 import { ProjectDto, ProjectListDto, UpdateProjectDto } from '../dto/applications.dto.js';
-import { ListPageQueryDto, pageOf } from '../dto/list-page.dto.js';
+import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
 
 /** Reading, renaming and removing an organization's projects (docs/product-rules.md, "Changing and removing resources"). */
 @ApiTags('management')

@@ -6,7 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { CredentialsService } from '../../users/credentials.service.js';
 import { UserDirectory } from '../../users/user-directory.service.js';
-import { ListPageQueryDto, pageOf } from '../dto/list-page.dto.js';
+import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
 import { UserKeyListDto, UserPatListDto } from '../dto/user-reads.dto.js';
 import { keyView, patView } from './user-views.js';
 

@@ -6,7 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { FactorsService } from '../../users/factors/factors.service.js';
 import { UserFactorListDto } from '../dto/user-factors.dto.js';
-import { ListPageQueryDto, pageOfList } from '../dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 /**
  * A user's second factors. Listing and removing both go through the acting rule (SECURITY.md, "Who may

@@ -8,7 +8,7 @@ import { UserDirectory } from '../../users/user-directory.service.js';
 import { UserEditService } from '../../users/user-edit.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { ChangeUserDto } from '../dto/user-changes.dto.js';
-import { pageOf } from '../dto/list-page.dto.js';
+import { pageOf } from '../../common/http/validation/list-page.dto.js';
 import { ListUsersQueryDto, UserDto, UserListDto } from '../dto/user-reads.dto.js';
 import { userListItem, userView } from './user-views.js';
 

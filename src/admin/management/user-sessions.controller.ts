@@ -6,7 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { UserSessionsService } from '../../users/self-service/user-sessions.service.js';
 import { UserSessionListDto } from '../dto/user-reads.dto.js';
-import { ListPageQueryDto, pageOfList } from '../dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 /** A user's browser sessions (docs/mail.md, "Sessions"): the console lists them per user and ends one. */
 @ApiTags('management')

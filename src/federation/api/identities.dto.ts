@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Matches } from 'class-validator';
-import { Bounded } from '../../admin/dto/bounded.decorator.js';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
 
 /** `POST …/users/{userId}/identities` (docs/federation.md). */
 export class LinkIdentityDto {

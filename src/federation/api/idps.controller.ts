@@ -7,7 +7,7 @@ import { Role } from '../../common/auth/roles.js';
 import { IdentityProvidersService } from '../identity-providers.service.js';
 import { IdpTests } from '../idp-tests.service.js';
 import { CreateIdpDto, IdpCreatedDto, IdpDto, IdpListDto, IdpTestDto, UpdateIdpDto } from './idps.dto.js';
-import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 /** An organization's upstream identity providers (docs/federation.md). Secrets are never returned. */
 @ApiTags('management')

@@ -2,8 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
-import { Bounded } from '../../admin/dto/bounded.decorator.js';
-import { IsNotBlank } from '../../admin/dto/not-blank.decorator.js';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
+import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
 import { AUTH_METHODS, IDP_BOUNDS, IDP_TYPES, LINK_BY, MFA_MODES } from '../idp-settings.js';
 import type { AuthMethod, IdpType, LinkBy, MfaMode } from '../idp-settings.js';
 

@@ -6,7 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { OrgDomainsService } from '../domains/org-domains.service.js';
 import { AddOrgDomainDto, OrgDomainDto, OrgDomainListDto, OrgDomainVerifiedDto } from './org-domains.dto.js';
-import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 /** An organization's domains, which its IdPs may claim once verified (docs/federation.md, "Organization domains"). */
 @ApiTags('management')

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsString } from 'class-validator';
-import { Bounded } from '../../admin/dto/bounded.decorator.js';
-import { IsNotBlank } from '../../admin/dto/not-blank.decorator.js';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
+import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
 
 /** The longest domain name (RFC 1035 §2.3.4); an internationalised one is checked again in its ASCII form. */
 const MAX_DOMAIN = 253;

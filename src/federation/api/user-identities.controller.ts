@@ -6,7 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { UserIdentitiesService } from '../user-identities.service.js';
 import { IdentityDto, IdentityListDto, LinkIdentityDto } from './identities.dto.js';
-import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 /**
  * A user's linked upstream identities (docs/federation.md). The acting rule holds (SECURITY.md, "Who may act on whom");

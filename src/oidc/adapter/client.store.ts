@@ -5,7 +5,7 @@ import type { DataSource } from 'typeorm';
 import { applicationKeyRows, clientRows } from '../../users/queries/oidc-clients.js';
 import { grantsIssueRefreshTokens } from '../../users/oidc-application.rules.js';
 import type { ClientKeyRow as KeyRow, ClientRow } from '../../users/queries/oidc-clients.js';
-import { samlContinueUrl } from '../provider/oidc.routes.js';
+import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { allowedScopes } from '../provider/scopes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from '../../common/database/column-values.js';
@@ -215,7 +215,7 @@ function samlClient(row: ClientRow, issuer: string): AdapterPayload {
     client_name: row.name,
     client_secret: randomBytes(32).toString('base64url'),
     token_endpoint_auth_method: 'client_secret_basic',
-    redirect_uris: [samlContinueUrl(issuer, row.org_id)],
+    redirect_uris: [idpEndpoints(issuer, row.org_id).continueUrl],
     post_logout_redirect_uris: [],
     response_types: ['code'],
     grant_types: ['authorization_code'],

@@ -3,11 +3,11 @@ import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { AccountFinder } from '../account/account.finder.js';
 import { ACR_MFA } from '../login/authentication-methods.js';
-import { OIDC_ROUTES, samlContinueUrl } from '../provider/oidc.routes.js';
+import { OIDC_ROUTES } from '../provider/oidc.routes.js';
+import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 
 /** Where a hidden client's sign-in returns: its one redirect URI (the organization's SAML continue URL). */
-export { samlContinueUrl as hiddenClientReturnUrl };
 
 /** A sign-in to start through an application's hidden client. */
 export interface HiddenClientRequest {
@@ -84,7 +84,7 @@ export class HiddenClientSignIn {
       client_id: request.clientId,
       response_type: 'code',
       scope: 'openid',
-      redirect_uri: samlContinueUrl(this.config.publicUrl, request.orgId),
+      redirect_uri: idpEndpoints(this.config.publicUrl, request.orgId).continueUrl,
       state: request.state,
       code_challenge: request.codeChallenge,
       code_challenge_method: 'S256',
@@ -99,7 +99,7 @@ export class HiddenClientSignIn {
   async redeem(query: Record<string, unknown>, expected: ExpectedCode): Promise<HiddenClientReturn> {
     if (typeof query.error === 'string') return { kind: 'declined', error: query.error, needsInteraction: INTERACTION_ERRORS.has(query.error) };
     const code = typeof query.code === 'string' ? ((await this.holder.provider.AuthorizationCode.find(query.code)) as IssuedCode | undefined) : undefined;
-    if (!code || code.consumed || code.clientId !== expected.clientId || code.codeChallenge !== expected.codeChallenge || code.redirectUri !== samlContinueUrl(this.config.publicUrl, expected.orgId)) {
+    if (!code || code.consumed || code.clientId !== expected.clientId || code.codeChallenge !== expected.codeChallenge || code.redirectUri !== idpEndpoints(this.config.publicUrl, expected.orgId).continueUrl) {
       return { kind: 'notThisSignIn' };
     }
     await code.consume();

@@ -6,7 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { SigningKeysService } from './signing-keys.service.js';
-import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 class RotateKeysResponseDto {
   @ApiProperty({ description: 'id (kid) of the key that signs from now on' })

@@ -17,13 +17,6 @@ export const OIDC_ROUTES = {
 
 export const LOGIN_UI_PREFIX = '/ui/login';
 
-/**
- * Where a SAML application's hidden client returns (docs/saml.md, "Single sign-on"): the organization's SAML continue URL, where the SAML
- * module turns the authorization code into a response for the service provider.
- */
-export function samlContinueUrl(publicUrl: string, orgId: string): string {
-  return `${publicUrl}/saml/v2/${encodeURIComponent(orgId)}/continue`;
-}
 /** The account page (docs/account.md), served by the login UI's router in the same session. */
 export const ACCOUNT_UI_PREFIX = '/ui/account';
 

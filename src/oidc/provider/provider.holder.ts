@@ -12,14 +12,11 @@ import { DatabaseAvailability } from '../../common/database/database-availabilit
 import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
 import { noteFailure } from '../../common/http/failure-causes.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { WalCheckpointer } from '../../common/database/wal-checkpointer.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { instanceSettings } from '../../users/queries/instance.js';
 import { FeaturesService } from '../../users/features.service.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
 import { AccountFinder } from '../account/account.finder.js';
-import { purgeExpiredPayloads } from '../adapter/oidc-purge.js';
-import { whileLeased } from '../../common/database/leases.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
@@ -30,24 +27,17 @@ import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-st
 import { SessionEnds } from '../../common/auth/session-ends.js';
 import { LoginRateLimiter } from '../login/login-rate-limiter.js';
 
-/** The purge of expired rows runs in one process at a time; a process that dies holding the lease loses it after this. */
-const PURGE_LEASE = 'oidc.purge';
-const PURGE_LEASE_MS = 300_000;
-
 /**
  * Owns this process's oidc-provider. The provider's key store is fixed at construction, so when the
  * published key set or its signer changes (a rotation by any process, or a scheduled key's time) a new
- * provider is built and swapped in; all of its state lives in the database, so nothing is lost.
+ * provider is built and swapped in; all of its state lives in the database, so nothing is lost. The key poll
+ * (provider-key-poll.ts) asks for that rebuild; the purge of expired rows is src/oidc/adapter/oidc-purge.schedule.ts.
  */
 @Injectable()
 export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('oidc');
   private current: { provider: Provider; handle: (req: IncomingMessage, res: ServerResponse) => void; fingerprint: string } | undefined;
-  private timers: NodeJS.Timeout[] = [];
   private refreshing: Promise<void> | undefined;
-  private purging: Promise<void> | undefined;
-  private polling: Promise<void> | undefined;
-  private readonly stopping = new AbortController();
   /** One per process, kept across rebuilds of the provider: keys read from applications' jwks_uri. */
   private readonly remoteClientKeys: RemoteClientKeys;
 
@@ -62,7 +52,6 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     private readonly features: FeaturesService,
     private readonly access: UserAccess,
     private readonly availability: DatabaseAvailability,
-    private readonly checkpointer: WalCheckpointer,
     private readonly loginPolicies: LoginPolicyService,
     private readonly sessionEnds: SessionEnds,
     private readonly rateLimiter: LoginRateLimiter,
@@ -72,36 +61,11 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit(): Promise<void> {
     await this.refresh();
-    const poll = () => {
-      this.polling ??= this.keys
-        .ensureSchedule()
-        .then(() => this.refreshIfChanged())
-        .catch((error: unknown) => this.logger.error(`key check failed: ${String(error)}`))
-        .finally(() => (this.polling = undefined));
-    };
-    // One purge at a time: a large backlog takes longer than the interval, in batches (purgeExpiredPayloads); and one
-    // process at a time, under a lease: two would delete the same rows (on Galera, conflicting through two nodes).
-    const purge = () => {
-      this.purging ??= whileLeased(this.uow, PURGE_LEASE, PURGE_LEASE_MS, () =>
-        purgeExpiredPayloads(this.dataSource, this.uow, { checkpointer: this.checkpointer, signal: this.stopping.signal }),
-      )
-        .then(() => undefined)
-        .catch((error: unknown) => this.logger.error(`purge failed: ${String(error)}`))
-        .finally(() => (this.purging = undefined));
-    };
-    // Every process switches to a rotated or newly signing key within one poll (`KEY_POLL_MS`).
-    this.timers = [setInterval(poll, this.config.keyPollMs), setInterval(purge, this.config.oidcPurgeIntervalMs)];
-    for (const timer of this.timers) timer.unref();
   }
 
-  /**
-   * Shutdown: the timers stop, a purge stops after its current batch, and both are
-   * awaited, so neither meets the database pool Nest closes next ("Pool is closed").
-   */
+  /** Shutdown: a rebuild under way is awaited, so that it does not meet the database pool Nest closes next. */
   async onModuleDestroy(): Promise<void> {
-    for (const timer of this.timers) clearInterval(timer);
-    this.stopping.abort();
-    await Promise.allSettled([this.polling, this.purging, this.refreshing]);
+    await this.refreshing;
   }
 
   get provider(): Provider {
@@ -121,7 +85,8 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     return this.refreshing;
   }
 
-  private async refreshIfChanged(): Promise<void> {
+  /** Rebuilds the provider if the key set changed since it was built (a rotation by any process, a key's time). */
+  async refreshIfChanged(): Promise<void> {
     if ((await this.keys.fingerprint()) !== this.current?.fingerprint) await this.refresh();
   }
 

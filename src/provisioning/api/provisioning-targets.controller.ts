@@ -9,7 +9,7 @@ import { DomainError } from '../../common/errors/domain-error.js';
 import { ProvisioningTargetsService } from '../provisioning-targets.service.js';
 import { ProvisioningReconcile } from '../reconcile/reconcile.service.js';
 import { objectView, planView } from './provisioning-views.js';
-import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 import {
   CreateTargetDto, ObjectListDto, ObjectsQueryDto, ProvisionedObjectDto, ReconcileDryRunDto, ReconcileDto, ReconcileStartedDto, TargetCreatedDto, TargetDto, TargetListDto, TargetStatusDto, TargetTestDto, UpdateTargetDto,
 } from './provisioning.dto.js';

@@ -1,9 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
-import { Bounded } from '../../admin/dto/bounded.decorator.js';
-import { IsNotBlank } from '../../admin/dto/not-blank.decorator.js';
-import { ListPageQueryDto } from '../../admin/dto/list-page.dto.js';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { Bounded } from '../../common/http/validation/bounded.decorator.js';
+import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
+import { ListPageQueryDto } from '../../common/http/validation/list-page.dto.js';
 import { AUTH_TYPES, OBJECT_STATUSES, ON_REMOVE, PROVISIONING_BOUNDS, PUSH_GROUPS, TARGET_STATES, USER_NAME_SOURCES, USER_SCOPES } from '../provisioning-settings.js';
 import type { AuthType, ObjectStatus, OnRemove, PushGroups, TargetState, UserNameSource, UserScope } from '../provisioning-settings.js';
 

@@ -7,7 +7,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { SamlKeysService } from './saml-keys.service.js';
 import type { SamlKeyStatus } from './saml-keys.service.js';
-import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 class RotateSamlKeyDto {
   @ApiPropertyOptional({ description: 'sign with the new key at once and withdraw the old one from the metadata (a compromised key); default: the new key signs in 24 hours, both are in the metadata meanwhile' })

@@ -11,7 +11,7 @@ import { EventStore } from '../../common/events/event-store.js';
 import { outboundFetch } from '../../common/net/outbound-fetch.js';
 import { XmlRefused } from '../../common/xml/saml-xml.js';
 import { samlServiceProvider } from '../../users/resources/saml-settings.js';
-import { idpEndpoints } from '../idp-endpoints.js';
+import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { SamlKeysService } from '../keys/saml-keys.service.js';
 import type { ReceivedMessage } from '../protocol/bindings.js';
 import { checkLogoutRequest, logoutRequestXml, logoutResponseXml, readLogoutRequest, signedRedirectQuery } from '../protocol/logout-messages.js';

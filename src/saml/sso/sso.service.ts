@@ -13,7 +13,7 @@ import { organizationExists } from '../../users/queries/organizations.js';
 import { samlServiceProvider } from '../../users/resources/saml-settings.js';
 import type { SamlServiceProvider } from '../../users/resources/saml-settings.js';
 import { NAME_ID_FORMATS } from '../idp-metadata.js';
-import { idpEndpoints } from '../idp-endpoints.js';
+import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { SamlKeysService } from '../keys/saml-keys.service.js';
 import { AuthnRequestRefused, checkAuthnRequest, readAuthnRequest, registeredAcs } from '../protocol/authn-request.js';
 import type { ReceivedMessage } from '../protocol/bindings.js';

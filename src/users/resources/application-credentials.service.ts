@@ -9,7 +9,7 @@ import { UserAccess } from '../acting/user-access.service.js';
 import { ApplicationEntity } from '../entities/application.entity.js';
 import { PublicKeyEntity } from '../entities/public-key.entity.js';
 import { applicationIn, assertMayManage, usesSecret } from './application-access.js';
-import type { Page, Paged } from './page.js';
+import type { Page, Paged } from '../../common/database/page.js';
 
 /**
  * An application's client secret and its `private_key_jwt` keys (docs/product-rules.md, "Changing and

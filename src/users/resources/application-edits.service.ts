@@ -18,7 +18,7 @@ import { assertBackchannelLogoutTarget } from '../backchannel-logout-target.js';
 import { assertJwksUriTarget, storedJwks } from '../client-keys.rules.js';
 import type { NewOidcApplication } from '../projects.service.js';
 import { applicationIn, assertMayManage, usesSecret } from './application-access.js';
-import type { Page, Paged } from './page.js';
+import type { Page, Paged } from '../../common/database/page.js';
 import { projectIn } from './project-edits.service.js';
 import { SAML_FIELDS, samlEventFields, samlSettingsOf, updateSamlSettings } from './saml-settings.js';
 import type { SamlSettings } from './saml-settings.js';

@@ -6,7 +6,7 @@ import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { ProjectEntity } from '../entities/project.entity.js';
-import type { Page, Paged } from './page.js';
+import type { Page, Paged } from '../../common/database/page.js';
 
 /**
  * Reading, renaming and removing projects (docs/product-rules.md, "Changing and removing resources").

@@ -9,7 +9,7 @@ import { WebhooksService } from '../webhooks.service.js';
 import type { WebhookOwner } from '../webhooks.service.js';
 import { deliveryView } from './webhook-views.js';
 import { CreateWebhookDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
-import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 const INSTANCE: WebhookOwner = { kind: 'instance' };
 

@@ -8,7 +8,7 @@ import { SecretResponse } from '../../common/http/secret-response.decorator.js';
 import { WebhooksService } from '../webhooks.service.js';
 import { deliveryView } from './webhook-views.js';
 import { CreateWebhookDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
-import { ListPageQueryDto, pageOfList } from '../../admin/dto/list-page.dto.js';
+import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 /** An organization's webhook subscriptions (docs/webhooks.md): only events whose resource owner is the organization. */
 @ApiTags('management')

@@ -1,8 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import type { Page, Paged } from '../../users/resources/page.js';
-import { DEFAULT_PAGE } from '../../users/resources/page.js';
+import type { Page, Paged } from '../../database/page.js';
+import { DEFAULT_PAGE } from '../../database/page.js';
 
 /** `?limit=&offset=` of the read routes (docs/product-rules.md, "API": `limit` ≤ 1000); other query parameters are refused. */
 export class ListPageQueryDto {
