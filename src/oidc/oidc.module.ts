@@ -17,6 +17,9 @@ import { AccountLinksUi } from './login/account-links.router.js';
 import { AccountPageUi } from './login/account-page.router.js';
 import { AccountActions } from './login/account-actions.js';
 import { LoginPolicies } from './login/login-policies.js';
+import { LoginUsers } from './login/login-users.js';
+import { RegistrationGate } from './login/registration-gate.js';
+import { AccountSessions } from './login/account-session.js';
 import { LoginRateLimiter } from './login/login-rate-limiter.js';
 import { BackchannelLogoutSender } from './logout/backchannel-logout.sender.js';
 import { PasswordLoginService } from './login/password-login.service.js';
@@ -43,6 +46,9 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     LoginUiRouter,
     LoginInteractions,
     LoginPolicies,
+    LoginUsers,
+    RegistrationGate,
+    AccountSessions,
     LoginRateLimiter,
     SecondFactorUi,
     SecondFactorPages,
@@ -57,6 +63,6 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     { provide: USER_TOKENS, useClass: OidcUserTokens },
     { provide: CLIENT_REGISTRATIONS, useClass: OidcClientRegistrations },
   ],
-  exports: [ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS, CLIENT_REGISTRATIONS, SigningKeysService, OidcDispatch, ProviderHolder, AccountFinder],
+  exports: [LoginUsers, ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS, CLIENT_REGISTRATIONS, SigningKeysService, OidcDispatch, ProviderHolder, AccountFinder],
 })
 export class OidcModule {}

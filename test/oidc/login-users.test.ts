@@ -21,7 +21,7 @@ describe('login names resolved by the login UI', () => {
   }
 
   before(async () => {
-    users = new LoginUsers(svc.dataSource);
+    users = svc.app.get(LoginUsers);
     a = await createOrg(svc);
     b = await createOrg(svc);
     ids.samA = await human(a, 'sam');

@@ -48,7 +48,7 @@ describe('userName: one rule on every surface, and the login finds the name as c
     const { primaryDomain } = (await svc.api('GET', `/admin/v1/orgs/${t.orgId}`, { token: svc.adminToken })).body;
     const name = unique('Ärger');
     const created = await createUser(t, userBody(name));
-    const logins = new LoginUsers(svc.dataSource);
+    const logins = svc.app.get(LoginUsers);
     for (const typed of [`${name}@${primaryDomain}`, ` ${name}@${primaryDomain}\u00a0`, `\u200b${name.toUpperCase()}@${primaryDomain}\t`]) {
       assert.equal((await logins.find(typed))?.id, created.id, JSON.stringify(typed));
     }

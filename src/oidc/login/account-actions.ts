@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DataSource } from 'typeorm';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { AccountLinksService } from '../../users/self-service/account-links.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
@@ -28,18 +27,14 @@ export interface SignInSteps {
  */
 @Injectable()
 export class AccountActions {
-  private readonly loginUsers: LoginUsers;
-
   constructor(
     private readonly interactions: LoginInteractions,
     private readonly pages: SecondFactorPages,
     private readonly policies: LoginPolicies,
     private readonly lifecycle: UserLifecycleService,
     private readonly links: AccountLinksService,
-    dataSource: DataSource,
-  ) {
-    this.loginUsers = new LoginUsers(dataSource);
-  }
+    private readonly loginUsers: LoginUsers,
+  ) {}
 
   /**
    * The step the account owes, as the pending sign-in to keep; `refused` when it cannot be done (an address to verify

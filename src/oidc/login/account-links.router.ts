@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
-import { DataSource } from 'typeorm';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { AppLogger } from '../../common/http/logging.js';
 import { errorMessage } from '../../common/http/failure-causes.js';
@@ -24,17 +23,13 @@ type LinkPurpose = keyof typeof ACCOUNT_LINK_PATHS;
  */
 @Injectable()
 export class AccountLinksUi {
-  private readonly loginUsers: LoginUsers;
-
   constructor(
     private readonly interactions: LoginInteractions,
     private readonly rateLimiter: LoginRateLimiter,
     private readonly links: AccountLinksService,
     private readonly logger: AppLogger,
-    dataSource: DataSource,
-  ) {
-    this.loginUsers = new LoginUsers(dataSource);
-  }
+    private readonly loginUsers: LoginUsers,
+  ) {}
 
   /** Registered before `/ui/login/:uid`, whose pattern the link pages' paths would match. */
   routes(router: Router, wrap: Wrap): void {

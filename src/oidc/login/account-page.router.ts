@@ -1,11 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
 import type { RegistrationResponseJSON } from '@simplewebauthn/server';
-import { DataSource } from 'typeorm';
-import { APP_CONFIG } from '../../common/config/config.token.js';
-import type { AppConfig } from '../../common/config/config.js';
-import { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { statusOf } from '../../common/errors/api-exception.filter.js';
 import { FactorsService } from '../../users/factors/factors.service.js';
@@ -74,11 +70,7 @@ type Change = (req: Request, res: Response, visit: Visit) => Promise<void>;
  */
 @Injectable()
 export class AccountPageUi {
-  private readonly sessions: AccountSessions;
-  private readonly loginUsers: LoginUsers;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
     private readonly holder: ProviderHolder,
     private readonly interactions: LoginInteractions,
     private readonly directory: UserDirectory,
@@ -95,12 +87,9 @@ export class AccountPageUi {
     private readonly rateLimiter: LoginRateLimiter,
     private readonly federated: FederatedLoginUi,
     private readonly trips: RoundTrips,
-    hasher: SecretHasher,
-    dataSource: DataSource,
-  ) {
-    this.sessions = new AccountSessions(holder, hasher, config.publicUrl);
-    this.loginUsers = new LoginUsers(dataSource);
-  }
+    private readonly sessions: AccountSessions,
+    private readonly loginUsers: LoginUsers,
+  ) {}
 
   routes(router: Router, wrap: Wrap): void {
     const form = express.urlencoded({ extended: false, limit: '32kb' });

@@ -1,9 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
+import { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { ACCOUNT_CLIENT_ID, ACCOUNT_SIGNED_IN_PATH } from '../provider/account-client.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
-import type { ProviderHolder } from '../provider/provider.holder.js';
+import { ProviderHolder } from '../provider/provider.holder.js';
 
 /** The login UI's session as the account page reads it: the user, its public id, when and how the user signed in. */
 export interface AccountSession {
@@ -31,12 +34,17 @@ export const FRESH_SIGN_IN_S = 15 * 60;
  * Reads oidc-provider's session outside the provider's routes (Session.get reads the signed cookie) and starts a
  * sign-in with the account page's static client when there is none. The provider alone writes sessions.
  */
+@Injectable()
 export class AccountSessions {
+  private readonly publicUrl: string;
+
   constructor(
     private readonly holder: ProviderHolder,
     private readonly hasher: SecretHasher,
-    private readonly publicUrl: string,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.publicUrl = config.publicUrl;
+  }
 
   async current(req: Request, res: Response): Promise<AccountSession | undefined> {
     const { provider } = this.holder;

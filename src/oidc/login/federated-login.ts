@@ -31,7 +31,6 @@ import type { Messages } from './messages.js';
 import { chooseLocale, messages } from './messages.js';
 import { errorPage } from './login.views.js';
 import { SecondFactorUi } from './second-factor.router.js';
-import { DataSource } from 'typeorm';
 import { importJWK } from 'jose';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 
@@ -63,7 +62,6 @@ const CHECK_FAILED = /^OAUTH_(INVALID_RESPONSE|JWT_CLAIM_COMPARISON|JSON_ATTRIBU
 @Injectable()
 export class FederatedLoginUi {
   private readonly logger = new Logger('federation');
-  private readonly loginUsers: LoginUsers;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -77,9 +75,8 @@ export class FederatedLoginUi {
     private readonly holder: ProviderHolder,
     private readonly policies: LoginPolicies,
     keys: SigningKeysService,
-    dataSource: DataSource,
+    private readonly loginUsers: LoginUsers,
   ) {
-    this.loginUsers = new LoginUsers(dataSource);
     // private_key_jwt (RFC 7523 §2.2) signs with this instance's current key; the upstream reads it from our JWKS.
     upstream.useAssertionKey(async () => {
       const [signer] = (await keys.keySet()).jwks;

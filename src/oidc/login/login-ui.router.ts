@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import express from 'express';
 import { invalidTextPath } from '../../common/text/valid-text.js';
 import type { Request, Response, Router } from 'express';
-import { DataSource } from 'typeorm';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { registrationProblems } from '../../users/registration.rules.js';
 import { UsersService } from '../../users/users.service.js';
@@ -16,7 +15,6 @@ import { RegistrationGate } from './registration-gate.js';
 import { LoginUsers } from './login-users.js';
 import { securityHeaders } from './login-ui.http.js';
 import { LoginInteractions } from './login-interactions.js';
-import { LoginPolicies } from './login-policies.js';
 import type { Interaction } from './login-interactions.js';
 import type { Messages } from './messages.js';
 import { PasswordLoginService } from './password-login.service.js';
@@ -39,9 +37,6 @@ import { forgotPasswordLink } from './account-links.views.js';
  */
 @Injectable()
 export class LoginUiRouter {
-  private readonly loginUsers: LoginUsers;
-  private readonly registration: RegistrationGate;
-
   constructor(
     private readonly holder: ProviderHolder,
     private readonly passwords: PasswordLoginService,
@@ -52,12 +47,9 @@ export class LoginUiRouter {
     private readonly federated: FederatedLoginUi,
     private readonly accountLinks: AccountLinksUi,
     private readonly accountPage: AccountPageUi,
-    dataSource: DataSource,
-    loginPolicies: LoginPolicies,
-  ) {
-    this.registration = new RegistrationGate(holder, loginPolicies);
-    this.loginUsers = new LoginUsers(dataSource);
-  }
+    private readonly loginUsers: LoginUsers,
+    private readonly registration: RegistrationGate,
+  ) {}
 
   router(): Router {
     const router = express.Router();

@@ -1,4 +1,5 @@
-import type { DataSource } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { loginUserById, loginUsersByDomainOrName, loginUsersByName } from '../../users/queries/login-users.js';
 import { flag } from '../../common/database/column-values.js';
@@ -17,6 +18,7 @@ export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'us
  * One plain parameterised statement per look-up (src/users/queries/login-users.ts): this runs on every
  * sign-in, where the repository's per-statement cost exceeded SQLite's own work.
  */
+@Injectable()
 export class LoginUsers {
   constructor(private readonly dataSource: DataSource) {}
 

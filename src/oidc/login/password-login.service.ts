@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { VerifierBusyError, hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from '../../common/crypto/password-hashes/password-hashes.js';
@@ -26,17 +25,13 @@ export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false };
  */
 @Injectable()
 export class PasswordLoginService {
-  private readonly users: LoginUsers;
-
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly lifecycle: UserLifecycleService,
     private readonly checks: PasswordChecks,
     private readonly uow: UnitOfWork,
-    dataSource: DataSource,
-  ) {
-    this.users = new LoginUsers(dataSource);
-  }
+    private readonly users: LoginUsers,
+  ) {}
 
   /** Moving average of how long counting and recording a failed check take in this process (milliseconds). */
   private recordingMs = 0;

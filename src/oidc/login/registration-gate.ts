@@ -1,8 +1,10 @@
-import type { ProviderHolder } from '../provider/provider.holder.js';
+import { Injectable } from '@nestjs/common';
+import { ProviderHolder } from '../provider/provider.holder.js';
 import type { Interaction } from './login-interactions.js';
-import type { LoginPolicies } from './login-policies.js';
+import { LoginPolicies } from './login-policies.js';
 
 /** Whether a client's organization offers self-registration and passkeys (its login policy). */
+@Injectable()
 export class RegistrationGate {
   constructor(
     private readonly holder: ProviderHolder,

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { DataSource } from 'typeorm';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { logins } from '../../common/metrics/metrics.js';
 import { FactorsService } from '../../users/factors/factors.service.js';
@@ -39,8 +38,6 @@ import { AccountActions } from './account-actions.js';
  */
 @Injectable()
 export class SecondFactorUi {
-  private readonly loginUsers: LoginUsers;
-
   constructor(
     private readonly interactions: LoginInteractions,
     readonly pages: SecondFactorPages,
@@ -50,10 +47,8 @@ export class SecondFactorUi {
     private readonly rateLimiter: LoginRateLimiter,
     private readonly checks: PasswordChecks,
     private readonly actions: AccountActions,
-    dataSource: DataSource,
-  ) {
-    this.loginUsers = new LoginUsers(dataSource);
-  }
+    private readonly loginUsers: LoginUsers,
+  ) {}
 
   routes(router: Router, wrap: (fn: (req: Request, res: Response) => Promise<void>) => express.RequestHandler): void {
     const form = express.urlencoded({ extended: false, limit: '32kb' });
