@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { LoginUsers } from '../../src/oidc/login/login-users.js';
+import { LoginUsers } from '../../src/login/login-users.js';
 import { countRows, unique, useService } from '../support/fixtures.js';
 import { humanUser, importBody, postImport, userErrors } from '../import/import.helpers.js';
 import { assertScimError, createUser, scimTenant, userBody } from '../scim/scim-helpers.js';

@@ -10,7 +10,7 @@ import type { FeaturesService } from '../../users/features.service.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { mayServe } from '../account/organization-boundary.js';
 import { tieGrant } from '../adapter/exchange-ties.js';
-import { ACR_MFA } from '../login/authentication-methods.js';
+import { ACR_MFA } from '../../login/authentication-methods.js';
 import { TOKEN_EXCHANGE_GRANT } from '../tokens/grant-types.js';
 import type { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { assertInheritedImpersonation, authorizeImpersonation, chainedAct } from './impersonation.js';

@@ -1,5 +1,5 @@
 import { interactionPolicy } from 'oidc-provider';
-import { ACR_MFA } from '../login/authentication-methods.js';
+import { ACR_MFA } from '../../login/authentication-methods.js';
 import { mayServe } from '../account/organization-boundary.js';
 import type { BoundaryClient } from '../account/organization-boundary.js';
 

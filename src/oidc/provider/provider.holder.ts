@@ -28,7 +28,7 @@ import { RemoteClientKeys } from '../adapter/remote-client-keys.js';
 import type { ProviderDeps } from './provider.factory.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 import { SessionEnds } from '../../common/auth/session-ends.js';
-import { LoginRateLimiter } from '../login/login-rate-limiter.js';
+import { LoginRateLimiter } from '../../login/login-rate-limiter.js';
 
 /** The purge of expired rows runs in one process at a time; a process that dies holding the lease loses it after this. */
 const PURGE_LEASE = 'oidc.purge';

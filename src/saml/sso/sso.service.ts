@@ -9,7 +9,7 @@ import { EventStore } from '../../common/events/event-store.js';
 import { XmlRefused } from '../../common/xml/saml-xml.js';
 import { AccountFinder } from '../../oidc/account/account.finder.js';
 import type { OidcAccount } from '../../oidc/account/account.finder.js';
-import { ACR_MFA } from '../../oidc/login/authentication-methods.js';
+import { ACR_MFA } from '../../login/authentication-methods.js';
 import { OIDC_ROUTES } from '../../oidc/provider/oidc.routes.js';
 import { ProviderHolder } from '../../oidc/provider/provider.holder.js';
 import { organizationExists } from '../../users/queries/organizations.js';

@@ -1,4 +1,4 @@
-import type { Locale } from './messages.js';
+import type { Locale } from '../login/messages.js';
 
 /** Texts of the account page (DESIGN §13), English and German; the same keys in both. */
 const EN = {

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
-import { DomainError } from '../../common/errors/domain-error.js';
-import { AppLogger } from '../../common/http/logging.js';
-import { errorMessage } from '../../common/http/failure-causes.js';
-import { ACCOUNT_LINK_PATHS, AccountLinksService, EMAIL_VERIFICATION_PATH } from '../../users/self-service/account-links.service.js';
-import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { AppLogger } from '../common/http/logging.js';
+import { errorMessage } from '../common/http/failure-causes.js';
+import { ACCOUNT_LINK_PATHS, AccountLinksService, EMAIL_VERIFICATION_PATH } from '../users/self-service/account-links.service.js';
+import { LOGIN_UI_PREFIX } from '../oidc/provider/oidc.routes.js';
 import { emailVerificationPage, emailVerifiedElsewherePage, emailVerifiedPage, forgotPasswordPage, invalidLinkPage, passwordSetPage, resetRequestedPage, setPasswordPage } from './account-links.views.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';

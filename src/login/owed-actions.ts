@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { DomainError } from '../../common/errors/domain-error.js';
-import { AccountLinksService } from '../../users/self-service/account-links.service.js';
-import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { AccountLinksService } from '../users/self-service/account-links.service.js';
+import { UserLifecycleService } from '../users/user-lifecycle.service.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginPolicies } from './login-policies.js';
 import type { Interaction } from './login-interactions.js';

@@ -1,4 +1,4 @@
-import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import type { SecretHasher } from '../common/crypto/secret-hasher.js';
 
 /** An account that signed in with this browser: offered on the account selection page. */
 export interface KnownAccount {

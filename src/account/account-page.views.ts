@@ -1,7 +1,7 @@
-import { ACCOUNT_UI_PREFIX } from '../provider/oidc.routes.js';
+import { ACCOUNT_UI_PREFIX } from '../oidc/provider/oidc.routes.js';
 import type { AccountMessages } from './account-page.messages.js';
-import { csrfField, esc, page } from './login.views.js';
-import type { Locale, Messages } from './messages.js';
+import { csrfField, esc, page } from '../login/login.views.js';
+import type { Locale, Messages } from '../login/messages.js';
 
 export type AccountSection = 'profile' | 'email' | 'password' | 'factors' | 'sessions' | 'identities';
 

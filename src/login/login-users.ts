@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { UserEntity } from '../../users/entities/user.entity.js';
-import { loginUserById, loginUsersByDomainOrName, loginUsersByName } from '../../users/queries/login-users.js';
-import { flag } from '../../common/database/column-values.js';
-import { typedLoginName } from '../../users/rules/user-name.js';
+import type { UserEntity } from '../users/entities/user.entity.js';
+import { loginUserById, loginUsersByDomainOrName, loginUsersByName } from '../users/queries/login-users.js';
+import { flag } from '../common/database/column-values.js';
+import { typedLoginName } from '../users/rules/user-name.js';
 
 /** What the login UI needs of a user: the password step, the state check and the login name. */
 export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'userName' | 'passwordHash' | 'passwordChangeRequired' | 'failedPasswordChecks' | 'version' | 'email' | 'emailVerified'> & {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_LOGIN_POLICY } from '../../users/login-policy.service.js';
-import type { LoginPolicy, LoginPolicyService } from '../../users/login-policy.service.js';
+import { DEFAULT_LOGIN_POLICY } from '../users/login-policy.service.js';
+import type { LoginPolicy, LoginPolicyService } from '../users/login-policy.service.js';
 import type { Interaction } from './login-interactions.js';
 import { LoginPolicies } from './login-policies.js';
 

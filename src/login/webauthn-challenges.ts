@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import type { SecretHasher } from '../common/crypto/secret-hasher.js';
 
 export type CeremonyPurpose = 'sign-in' | 'register';
 

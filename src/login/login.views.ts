@@ -1,4 +1,4 @@
-import { esc } from '../../common/text/html-escape.js';
+import { esc } from '../common/text/html-escape.js';
 import type { Locale, Messages } from './messages.js';
 
 export { esc };

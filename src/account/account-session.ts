@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../../common/config/config.token.js';
-import type { AppConfig } from '../../common/config/config.js';
-import { SecretHasher } from '../../common/crypto/secret-hasher.js';
-import { ACCOUNT_CLIENT_ID, ACCOUNT_SIGNED_IN_PATH } from '../provider/account-client.js';
-import { OIDC_ROUTES } from '../provider/oidc.routes.js';
-import { ProviderHolder } from '../provider/provider.holder.js';
+import { APP_CONFIG } from '../common/config/config.token.js';
+import type { AppConfig } from '../common/config/config.js';
+import { SecretHasher } from '../common/crypto/secret-hasher.js';
+import { ACCOUNT_CLIENT_ID, ACCOUNT_SIGNED_IN_PATH } from '../oidc/provider/account-client.js';
+import { OIDC_ROUTES } from '../oidc/provider/oidc.routes.js';
+import { ProviderHolder } from '../oidc/provider/provider.holder.js';
 
 /** The login UI's session as the account page reads it: the user, its public id, when and how the user signed in. */
 export interface AccountSession {

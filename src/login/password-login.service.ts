@@ -1,17 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { APP_CONFIG } from '../../common/config/config.token.js';
-import type { AppConfig } from '../../common/config/config.js';
-import { VerifierBusyError, hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from '../../common/crypto/password-hashes/password-hashes.js';
-import { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { logins } from '../../common/metrics/metrics.js';
-import { PasswordChecks } from '../../users/password-checks.service.js';
-import type { CheckSource } from '../../users/password-checks.service.js';
-import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
+import { APP_CONFIG } from '../common/config/config.token.js';
+import type { AppConfig } from '../common/config/config.js';
+import { VerifierBusyError, hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from '../common/crypto/password-hashes/password-hashes.js';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { logins } from '../common/metrics/metrics.js';
+import { PasswordChecks } from '../users/password-checks.service.js';
+import type { CheckSource } from '../users/password-checks.service.js';
+import { UserLifecycleService } from '../users/user-lifecycle.service.js';
 import { LoginUsers } from './login-users.js';
 import type { LoginUser } from './login-users.js';
-import { isActive } from '../../users/rules/user-state.js';
+import { isActive } from '../users/rules/user-state.js';
 
 export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false };
 

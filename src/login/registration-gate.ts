@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ProviderHolder } from '../provider/provider.holder.js';
+import { ProviderHolder } from '../oidc/provider/provider.holder.js';
 import type { Interaction } from './login-interactions.js';
 import { LoginPolicies } from './login-policies.js';
 

@@ -1,7 +1,7 @@
-import type { Decision } from '../../federation/federated-accounts.service.js';
-import type { UpstreamIdentity } from '../../federation/upstream-oidc.js';
-import { esc, page } from './login.views.js';
-import type { Locale, Messages } from './messages.js';
+import type { Decision } from '../federated-accounts.service.js';
+import type { UpstreamIdentity } from '../upstream-oidc.js';
+import { esc, page } from '../../login/login.views.js';
+import type { Locale, Messages } from '../../login/messages.js';
 
 /**
  * The result of a test sign-in (docs/federation.md, "Testing an IdP"): who the upstream said signed in, what it

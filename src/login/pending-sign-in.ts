@@ -1,4 +1,4 @@
-import type { FactorOwner } from '../../users/factors/factors.service.js';
+import type { FactorOwner } from '../users/factors/factors.service.js';
 import { ACR_MFA } from './authentication-methods.js';
 import type { Interaction } from './login-interactions.js';
 

@@ -2,16 +2,16 @@ import { Injectable } from '@nestjs/common';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { DomainError } from '../../common/errors/domain-error.js';
-import { logins } from '../../common/metrics/metrics.js';
-import { FactorsService } from '../../users/factors/factors.service.js';
-import type { FoundPasskey } from '../../users/factors/factors.service.js';
-import { verifyAssertion, verifyRegistration } from '../../users/factors/passkeys.js';
-import { PasswordChecks } from '../../users/password-checks.service.js';
-import { isActive } from '../../users/rules/user-state.js';
-import { mayServe } from '../account/organization-boundary.js';
-import { ProviderHolder } from '../provider/provider.holder.js';
-import { LOGIN_UI_PREFIX } from '../provider/oidc.routes.js';
+import { DomainError } from '../common/errors/domain-error.js';
+import { logins } from '../common/metrics/metrics.js';
+import { FactorsService } from '../users/factors/factors.service.js';
+import type { FoundPasskey } from '../users/factors/factors.service.js';
+import { verifyAssertion, verifyRegistration } from '../users/factors/passkeys.js';
+import { PasswordChecks } from '../users/password-checks.service.js';
+import { isActive } from '../users/rules/user-state.js';
+import { mayServe } from '../oidc/account/organization-boundary.js';
+import { ProviderHolder } from '../oidc/provider/provider.holder.js';
+import { LOGIN_UI_PREFIX } from '../oidc/provider/oidc.routes.js';
 import { ACR_MFA, authenticationOf, isPasskeyMethod, passkeyMethods, reportedAuthentication, sessionSteps } from './authentication-methods.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginPolicies } from './login-policies.js';
@@ -25,7 +25,7 @@ import { parseJson, userHandleMatches } from './passkey-responses.js';
 import { PENDING, owner, pendingOf, requestsMfa, signingIn } from './pending-sign-in.js';
 import type { PendingSignIn } from './pending-sign-in.js';
 import { SecondFactorPages } from './second-factor.pages.js';
-import { AccountActions } from './account-actions.js';
+import { AccountActions } from './owed-actions.js';
 
 /**
  * The second step of the login UI (docs/product-rules.md, "Multi-factor sign-in"): after the first

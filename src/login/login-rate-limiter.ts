@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { APP_CONFIG } from '../../common/config/config.token.js';
-import type { AppConfig, LoginRateLimitConfig } from '../../common/config/config.js';
-import { SecretHasher } from '../../common/crypto/secret-hasher.js';
-import { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { typedLoginName } from '../../users/rules/user-name.js';
+import { APP_CONFIG } from '../common/config/config.token.js';
+import type { AppConfig, LoginRateLimitConfig } from '../common/config/config.js';
+import { SecretHasher } from '../common/crypto/secret-hasher.js';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { typedLoginName } from '../users/rules/user-name.js';
 
 /**
  * Rate limits on the login UI's password checks, per client IP and per login name, on top of the

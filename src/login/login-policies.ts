@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { LoginPolicyService } from '../../users/login-policy.service.js';
-import type { LoginPolicy } from '../../users/login-policy.service.js';
+import { LoginPolicyService } from '../users/login-policy.service.js';
+import type { LoginPolicy } from '../users/login-policy.service.js';
 import type { Interaction } from './login-interactions.js';
 
 /**
