@@ -1,6 +1,6 @@
 import type { Locale } from '../login/messages.js';
 
-/** Texts of the account page (DESIGN §13), English and German; the same keys in both. */
+/** Texts of the account page (docs/account.md), English and German; the same keys in both. */
 const EN = {
   title: 'Your account',
   signedInAs: (name: string) => `Signed in as ${name}`,

@@ -1,11 +1,11 @@
-import { ACCOUNT_UI_PREFIX } from '../oidc/provider/oidc.routes.js';
+import { ACCOUNT_UI_PREFIX } from '../login/ui-paths.js';
 import type { AccountMessages } from './account-page.messages.js';
 import { csrfField, esc, page } from '../login/login.views.js';
 import type { Locale, Messages } from '../login/messages.js';
 
 export type AccountSection = 'profile' | 'email' | 'password' | 'factors' | 'sessions' | 'identities';
 
-/** Everything the account page shows (DESIGN §13), read for the session's own user. */
+/** Everything the account page shows (docs/account.md), read for the session's own user. */
 export interface AccountView {
   locale: Locale;
   t: AccountMessages;

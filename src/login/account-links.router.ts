@@ -5,19 +5,24 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { AppLogger } from '../common/http/logging.js';
 import { errorMessage } from '../common/http/failure-causes.js';
 import { ACCOUNT_LINK_PATHS, AccountLinksService, EMAIL_VERIFICATION_PATH } from '../users/self-service/account-links.service.js';
-import { LOGIN_UI_PREFIX } from '../oidc/provider/oidc.routes.js';
+import { LOGIN_UI_PREFIX } from './ui-paths.js';
 import { emailVerificationPage, emailVerifiedElsewherePage, emailVerifiedPage, forgotPasswordPage, invalidLinkPage, passwordSetPage, resetRequestedPage, setPasswordPage } from './account-links.views.js';
 import { LoginInteractions } from './login-interactions.js';
+import type { Wrap } from './login-interactions.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
 import { LoginUsers } from './login-users.js';
 import { chooseLocale, messages } from './messages.js';
 import type { Locale } from './messages.js';
 
-type Wrap = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response) => void;
 type LinkPurpose = keyof typeof ACCOUNT_LINK_PATHS;
 
+/** The "forgot password" page of a sign-in. */
+export function forgotPasswordPath(uid: string): string {
+  return `${LOGIN_UI_PREFIX}/${uid}/forgot`;
+}
+
 /**
- * The login UI's pages for mailed links (DESIGN §13; docs/mail.md): "forgot password" inside a sign-in, and the
+ * The login UI's pages for mailed links (docs/account.md; docs/mail.md): "forgot password" inside a sign-in, and the
  * pages an invitation, reset or verification link opens, which work in any browser (the code in the link is what authorizes
  * them, so they need no interaction).
  */
@@ -45,10 +50,6 @@ export class AccountLinksUi {
   }
 
   /** The login link on the password page leads here. */
-  linkTo(uid: string): string {
-    return `${LOGIN_UI_PREFIX}/${uid}/forgot`;
-  }
-
   private async showForgot(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
     const ctx = this.interactions.formContext(req, interaction, 'forgot');
@@ -56,7 +57,7 @@ export class AccountLinksUi {
   }
 
   /**
-   * The same page whatever the name (DESIGN §7): the link is queued after the answer is sent, so neither the
+   * The same page whatever the name (SECURITY.md): the link is queued after the answer is sent, so neither the
    * answer nor its timing tells whether the name exists. Requests count against the password checks' limits.
    */
   private async forgot(req: Request, res: Response): Promise<void> {

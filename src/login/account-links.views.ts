@@ -4,12 +4,12 @@ import type { Locale, Messages } from './messages.js';
 
 const alert = (error?: string) => (error ? `<p class="error" role="alert">${esc(error)}</p>` : '');
 
-/** The link on the password page (DESIGN §13: `[data-forgot-password]`). */
+/** The link on the password page (docs/account.md: `[data-forgot-password]`). */
 export function forgotPasswordLink(t: Messages, href: string): string {
   return `<p><a href="${esc(href)}" data-forgot-password>${esc(t.forgotPassword)}</a></p>`;
 }
 
-/** Asks for the login name; the answer is the same whatever it is (DESIGN §7). */
+/** Asks for the login name; the answer is the same whatever it is (SECURITY.md). */
 export function forgotPasswordPage(ctx: FormContext, loginName: string, backHref: string, error?: string): string {
   return page(
     ctx.locale,
@@ -44,7 +44,7 @@ ${field('password', t.newPassword)}${field('passwordConfirm', t.passwordConfirm)
 }
 
 /**
- * The forced change after sign-in (DESIGN §13: `changeRequired`, an import's `passwordChangeRequired`): inside the
+ * The forced change after sign-in (docs/account.md: `changeRequired`, an import's `passwordChangeRequired`): inside the
  * sign-in's interaction, with its CSRF value; the authorization completes once it is done.
  */
 export function passwordChangePage(ctx: FormContext, userName: string, error?: string): string {
@@ -77,7 +77,7 @@ export function emailVerifiedPage(locale: Locale, t: Messages): string {
 }
 
 /**
- * A sign-in stopped by `requireVerifiedEmail` (DESIGN §13): a link went to the address; once it is followed (in any
+ * A sign-in stopped by `requireVerifiedEmail` (docs/account.md): a link went to the address; once it is followed (in any
  * browser), "continue" completes the sign-in. "Send again" mails a new link.
  */
 export function verifyEmailPage(ctx: FormContext, email: string, resendAction: string, notice?: string): string {

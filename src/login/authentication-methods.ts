@@ -26,7 +26,7 @@ export function isPasskeyMethod(method: string): boolean {
 }
 
 /**
- * The methods of a sign-in made of several steps, and its `acr`. A trusted upstream's own methods (DESIGN §14)
+ * The methods of a sign-in made of several steps, and its `acr`. A trusted upstream's own methods (docs/federation.md)
  * are reported after them and count for nothing here: its `mfa` arrives as a step of its own.
  */
 export function reportedAuthentication(steps: string[][], upstream: string[] = []): { amr: string[]; acr: string } {

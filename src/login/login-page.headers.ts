@@ -3,7 +3,7 @@
  * framed (clickjacking), no content sniffing, no referrer (URLs carry interaction ids), and a CSP that
  * allows nothing but the inline style of the page frame. Forms post to this origin only, plus the origins
  * a finished step redirects to (`formTargets`: the client's redirect URI): browsers apply `form-action`
- * to the redirects after a post too (DESIGN §7, third wave). Scripts only from this origin: the passkey
+ * to the redirects after a post too (SECURITY.md). Scripts only from this origin: the passkey
  * ceremony (passkey-assets.ts); its options are JSON, never executed.
  */
 export function contentSecurityPolicy(scripts: string, formTargets: Array<string | undefined> = []): string {

@@ -22,7 +22,7 @@ export interface FormContext {
 export const csrfField = (csrf: string) => `<input type="hidden" name="csrf" value="${esc(csrf)}">`;
 
 /**
- * What the login page offers besides the login name (DESIGN §14, "Login UI"): the password (`required`;
+ * What the login page offers besides the login name (docs/federation.md): the password (`required`;
  * `optional` where a typed login name may lead to an identity provider instead; `none` for a federated-only
  * organization), and a button per identity provider posting to `idpAction`.
  */
@@ -56,7 +56,7 @@ ${password}
   );
 }
 
-/** One form per identity provider, each button `[data-idp]` (DESIGN §14). */
+/** One form per identity provider, each button `[data-idp]` (docs/federation.md). */
 function idpButtons(ctx: FormContext, options: LoginOptions): string {
   if (options.idps.length === 0) return '';
   const forms = options.idps

@@ -9,7 +9,7 @@ export interface PendingSignIn {
   loginName: string;
   /** RFC 8176 methods of the steps done so far. */
   methods: string[];
-  /** Methods a trusted upstream identity provider reported (DESIGN §14), carried into `amr` as they are. */
+  /** Methods a trusted upstream identity provider reported (docs/federation.md), carried into `amr` as they are. */
   upstream?: string[];
   /** No factor yet: the user enrols one (`required`: without the choice to skip). */
   enrol: boolean;
@@ -18,9 +18,9 @@ export interface PendingSignIn {
   totpFactorId?: string;
   /** The recovery codes were shown; the next step completes the sign-in. */
   recoveryShown?: boolean;
-  /** Every factor is done; the user must choose a new password before the sign-in completes (DESIGN §13). */
+  /** Every factor is done; the user must choose a new password before the sign-in completes (docs/account.md). */
   changePassword?: boolean;
-  /** Every factor is done; sign-in waits until the address a link was mailed to is verified (DESIGN §13). */
+  /** Every factor is done; sign-in waits until the address a link was mailed to is verified (docs/account.md). */
   verifyEmail?: string;
 }
 

@@ -1,20 +1,20 @@
-import { Injectable } from '@nestjs/common';
-import { ProviderHolder } from '../oidc/provider/provider.holder.js';
-import type { Interaction } from './login-interactions.js';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Interaction } from './sign-in-protocol.js';
+import { SIGN_IN_PROTOCOL } from './sign-in-protocol.js';
+import type { SignInProtocol } from './sign-in-protocol.js';
 import { LoginPolicies } from './login-policies.js';
 
 /** Whether a client's organization offers self-registration and passkeys (its login policy). */
 @Injectable()
 export class RegistrationGate {
   constructor(
-    private readonly holder: ProviderHolder,
+    @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
     private readonly policies: LoginPolicies,
   ) {}
 
   /** The organization of the interaction's client, and whether its login policy offers registration and passkeys. */
   async offered(interaction: Interaction): Promise<{ orgId?: string; allowed: boolean; passkeys: boolean }> {
-    const client = await this.holder.provider.Client.find(interaction.params.client_id ?? '');
-    const orgId = client?.portcullis_org_id as string | undefined;
+    const orgId = (await this.protocol.clientOf(interaction))?.portcullis_org_id;
     if (!orgId) return { allowed: false, passkeys: false };
     const policy = await this.policies.of(interaction, orgId);
     return { orgId, allowed: policy.allowRegistration, passkeys: policy.passkeys };

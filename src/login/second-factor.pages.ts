@@ -7,7 +7,7 @@ import { FactorsService } from '../users/factors/factors.service.js';
 import { authenticationOptions, registrationOptions, relyingPartyOf } from '../users/factors/passkeys.js';
 import type { RelyingParty } from '../users/factors/passkeys.js';
 import { totpUri } from '../users/factors/totp.js';
-import { LOGIN_UI_PREFIX } from '../oidc/provider/oidc.routes.js';
+import { LOGIN_UI_PREFIX } from './ui-paths.js';
 import { isPasskeyMethod } from './authentication-methods.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginPolicies } from './login-policies.js';

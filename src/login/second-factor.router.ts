@@ -1,5 +1,4 @@
-import { Injectable } from '@nestjs/common';
-import express from 'express';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response, Router } from 'express';
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -7,25 +6,25 @@ import { logins } from '../common/metrics/metrics.js';
 import { FactorsService } from '../users/factors/factors.service.js';
 import type { FoundPasskey } from '../users/factors/factors.service.js';
 import { verifyAssertion, verifyRegistration } from '../users/factors/passkeys.js';
-import { PasswordChecks } from '../users/password-checks.service.js';
 import { isActive } from '../users/rules/user-state.js';
-import { mayServe } from '../oidc/account/organization-boundary.js';
-import { ProviderHolder } from '../oidc/provider/provider.holder.js';
-import { LOGIN_UI_PREFIX } from '../oidc/provider/oidc.routes.js';
-import { ACR_MFA, authenticationOf, isPasskeyMethod, passkeyMethods, reportedAuthentication, sessionSteps } from './authentication-methods.js';
+import { mayServe } from './organization-boundary.js';
+import { LOGIN_UI_PREFIX } from './ui-paths.js';
+import { isPasskeyMethod, passkeyMethods, sessionSteps } from './authentication-methods.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginPolicies } from './login-policies.js';
 import type { Interaction } from './login-interactions.js';
-import { LoginRateLimiter } from './login-rate-limiter.js';
 import { LoginUsers } from './login-users.js';
 import type { LoginUser } from './login-users.js';
 import { loginPage } from './login.views.js';
 import { PASSKEY_ASSETS } from './passkey-assets.js';
 import { parseJson, userHandleMatches } from './passkey-responses.js';
-import { PENDING, owner, pendingOf, requestsMfa, signingIn } from './pending-sign-in.js';
+import { PENDING, owner, pendingOf, signingIn } from './pending-sign-in.js';
 import type { PendingSignIn } from './pending-sign-in.js';
 import { SecondFactorPages } from './second-factor.pages.js';
-import { AccountActions } from './owed-actions.js';
+import { SignInAttempts, ipOf } from './sign-in-attempts.js';
+import { SignInFlow } from './sign-in-flow.js';
+import { SIGN_IN_PROTOCOL } from './sign-in-protocol.js';
+import type { SignInProtocol } from './sign-in-protocol.js';
 
 /**
  * The second step of the login UI (docs/product-rules.md, "Multi-factor sign-in"): after the first
@@ -39,20 +38,18 @@ import { AccountActions } from './owed-actions.js';
 @Injectable()
 export class SecondFactorUi {
   constructor(
+    @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
     private readonly interactions: LoginInteractions,
     readonly pages: SecondFactorPages,
+    private readonly flow: SignInFlow,
+    private readonly attempts: SignInAttempts,
     private readonly factors: FactorsService,
     private readonly policies: LoginPolicies,
-    private readonly holder: ProviderHolder,
-    private readonly rateLimiter: LoginRateLimiter,
-    private readonly checks: PasswordChecks,
-    private readonly actions: AccountActions,
     private readonly loginUsers: LoginUsers,
   ) {}
 
-  routes(router: Router, wrap: (fn: (req: Request, res: Response) => Promise<void>) => express.RequestHandler): void {
-    const form = express.urlencoded({ extended: false, limit: '32kb' });
-    const steps: Record<string, (req: Request, res: Response, interaction: Interaction) => Promise<void>> = {
+  routes(router: Router): void {
+    this.interactions.postSteps(router, {
       code: (req, res, i) => this.code(req, res, i),
       passkey: (req, res, i) => this.passkey(req, res, i),
       'enrol/totp': (req, res, i) => this.startTotp(req, res, i),
@@ -60,18 +57,7 @@ export class SecondFactorUi {
       'enrol/passkey': (req, res, i) => this.registerPasskey(req, res, i),
       'enrol/skip': (req, res, i) => this.skip(req, res, i),
       continue: (req, res, i) => this.continueAfterCodes(req, res, i),
-      ...this.actions.steps({
-        complete: (req, res, i, pending) => this.complete(req, res, i, pending, []),
-        counted: (req, res, i, pending) => this.counted(req, res, i, pending),
-      }),
-    };
-    for (const [path, step] of Object.entries(steps)) {
-      router.post(`${LOGIN_UI_PREFIX}/:uid/${path}`, form, wrap(async (req, res) => {
-        const interaction = await this.interactions.details(req, res);
-        this.interactions.assertCsrf(req, interaction);
-        await step(req, res, interaction);
-      }));
-    }
+    });
     for (const [name, body] of Object.entries(PASSKEY_ASSETS)) {
       router.get(`${LOGIN_UI_PREFIX}/assets/${name}`, (_req, res) => {
         res.setHeader('Content-Type', 'text/javascript; charset=utf-8');
@@ -80,23 +66,6 @@ export class SecondFactorUi {
         res.end(body);
       });
     }
-  }
-
-  /**
-   * After a first factor (a password; a passkey without user verification): completes the sign-in, or
-   * keeps it pending and sends the browser to the second step the policy and the user's factors ask.
-   */
-  async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[], upstream: string[] = []): Promise<void> {
-    const policy = await this.policies.of(interaction, user.orgId);
-    const pending = signingIn(user, methods, upstream);
-    if (policy.mfa === 'off' || authenticationOf(methods).acr === ACR_MFA) return this.complete(req, res, interaction, pending, []);
-    const factors = await this.factors.summary(user.id);
-    const usable = factors.totp || factors.recoveryCodes || (policy.passkeys && !methods.some(isPasskeyMethod) && factors.passkeys.length > 0);
-    const wanted = policy.mfa === 'required' || requestsMfa(interaction);
-    if (usable) return this.toStep(req, res, interaction, pending);
-    if (wanted) return this.toStep(req, res, interaction, { ...pending, enrol: true, required: true });
-    if (factors.offerSkipped) return this.complete(req, res, interaction, pending, []);
-    return this.toStep(req, res, interaction, { ...pending, enrol: true });
   }
 
   /**
@@ -114,26 +83,19 @@ export class SecondFactorUi {
     if (prompt.name !== 'login' || !session?.accountId || prompt.reasons.some((r) => r !== 'second_factor')) return false;
     const user = await this.loginUsers.findById(session.accountId);
     if (!user || user.type !== 'human' || !isActive(user)) return false;
-    await this.afterFirstFactor(req, res, interaction, user, sessionSteps(session.amr ?? ['pwd']));
+    await this.flow.afterFirstFactor(req, res, interaction, user, sessionSteps(session.amr ?? ['pwd']));
     return true;
-  }
-
-  /** After a form post, a redirect to the step's page (reloading it posts nothing again); on that page itself, the step. */
-  private async toStep(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn): Promise<void> {
-    await this.interactions.keep(interaction, PENDING, pending);
-    if (req.method === 'GET') return this.pages.render(req, res, interaction, pending);
-    res.status(303).location(`${LOGIN_UI_PREFIX}/${interaction.uid}`).set('Content-Length', '0').end();
   }
 
   /** A TOTP or recovery code as the second factor. */
   private async code(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
-    if (!pending || pending.enrol) return this.restart(res, interaction);
-    if (!(await this.counted(req, res, interaction, pending))) return;
-    const result = await this.factors.checkCode(owner(pending), String(req.body.code ?? ''), this.source(req));
+    if (!pending || pending.enrol) return this.flow.restart(res, interaction);
+    if (!(await this.attempts.counted(req, res, interaction, pending))) return;
+    const result = await this.factors.checkCode(owner(pending), String(req.body.code ?? ''), this.attempts.source(req));
     if (!result.ok) return this.refused(req, res, interaction, pending);
-    await this.rateLimiter.release(this.ip(req), pending.loginName);
-    return this.complete(req, res, interaction, pending, ['otp']);
+    await this.attempts.release(req, pending.loginName);
+    return this.flow.complete(req, res, interaction, pending, ['otp']);
   }
 
   /**
@@ -144,7 +106,7 @@ export class SecondFactorUi {
   private async passkey(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
     // Enrolling is no moment for a sign-in: the enrolment page shows again.
-    if (pending?.enrol || pending?.recoveryShown) return this.restart(res, interaction);
+    if (pending?.enrol || pending?.recoveryShown) return this.flow.restart(res, interaction);
     const response = parseJson<AuthenticationResponseJSON>(req.body.response);
     const found = typeof response?.id === 'string' ? await this.factors.findPasskey(response.id) : undefined;
     const candidate = pending ? undefined : await this.passkeyOwner(interaction, found);
@@ -152,32 +114,32 @@ export class SecondFactorUi {
     if (!user || !(await this.passkeyAllowed(interaction, user))) {
       if (pending) return this.refused(req, res, interaction, pending, true);
       // Nobody to count the attempt against: the IP's rate limit counts it.
-      const retryAfter = await this.rateLimiter.reserve(this.ip(req));
+      const retryAfter = await this.attempts.rateLimiter.reserve(ipOf(req));
       logins.inc({ result: retryAfter === undefined ? 'failure' : 'rate_limited' });
       return this.loginRefused(req, res, interaction, retryAfter);
     }
-    if (!(await this.counted(req, res, interaction, user))) return;
+    if (!(await this.attempts.counted(req, res, interaction, user))) return;
     let userVerified = false;
-    const result = await this.factors.checkPasskey(owner(user), found, this.source(req), async () => {
+    const result = await this.factors.checkPasskey(owner(user), found, this.attempts.source(req), async () => {
       if (!found || !response || found.userId !== user.userId || !userHandleMatches(response, user.userId)) return undefined;
       const verified = await verifyAssertion(this.pages.rp, response, found.passkey, this.pages.challenges.checker(interaction.uid, 'sign-in'));
       userVerified = verified?.userVerified ?? false;
       return verified?.newSignCount;
     });
     if (!result.ok || !found) return pending ? this.refused(req, res, interaction, pending, true) : this.loginRefused(req, res, interaction);
-    await this.rateLimiter.release(this.ip(req), user.loginName);
+    await this.attempts.release(req, user.loginName);
     const methods = passkeyMethods(found.multiDevice, userVerified);
-    if (pending) return this.complete(req, res, interaction, pending, methods);
+    if (pending) return this.flow.complete(req, res, interaction, pending, methods);
     if (!candidate) return this.loginRefused(req, res, interaction);
     logins.inc({ result: 'success' });
-    return this.afterFirstFactor(req, res, interaction, candidate, methods);
+    return this.flow.afterFirstFactor(req, res, interaction, candidate, methods);
   }
 
   /** The owner of a passkey presented on the login page, when it is a user this client may sign in. */
   private async passkeyOwner(interaction: Interaction, found: FoundPasskey | undefined): Promise<LoginUser | undefined> {
     const candidate = found ? await this.loginUsers.findById(found.userId) : null;
     if (!candidate || candidate.type !== 'human' || !isActive(candidate)) return undefined;
-    if (!mayServe(await this.holder.provider.Client.find(interaction.params.client_id ?? ''), candidate)) return undefined;
+    if (!mayServe(await this.protocol.clientOf(interaction), candidate)) return undefined;
     return candidate;
   }
 
@@ -188,7 +150,7 @@ export class SecondFactorUi {
 
   private async startTotp(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
-    if (!pending?.enrol) return this.restart(res, interaction);
+    if (!pending?.enrol) return this.flow.restart(res, interaction);
     const { factorId, secret } = await this.factors.startTotp(owner(pending));
     const next = { ...pending, totpFactorId: factorId };
     await this.interactions.keep(interaction, PENDING, next);
@@ -197,17 +159,17 @@ export class SecondFactorUi {
 
   private async confirmTotp(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
-    if (!pending?.enrol || !pending.totpFactorId || req.body.factorId !== pending.totpFactorId) return this.restart(res, interaction);
-    if (!(await this.counted(req, res, interaction, pending))) return;
-    const result = await this.factors.confirmTotp(owner(pending), pending.totpFactorId, String(req.body.code ?? ''), this.source(req));
+    if (!pending?.enrol || !pending.totpFactorId || req.body.factorId !== pending.totpFactorId) return this.flow.restart(res, interaction);
+    if (!(await this.attempts.counted(req, res, interaction, pending))) return;
+    const result = await this.factors.confirmTotp(owner(pending), pending.totpFactorId, String(req.body.code ?? ''), this.attempts.source(req));
     if (!result.ok) return this.refused(req, res, interaction, pending);
-    await this.rateLimiter.release(this.ip(req), pending.loginName);
+    await this.attempts.release(req, pending.loginName);
     return this.enrolled(req, res, interaction, pending, ['otp']);
   }
 
   private async registerPasskey(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
-    if (!pending?.enrol || !(await this.policies.of(interaction, pending.orgId)).passkeys) return this.restart(res, interaction);
+    if (!pending?.enrol || !(await this.policies.of(interaction, pending.orgId)).passkeys) return this.flow.restart(res, interaction);
     const response = parseJson<RegistrationResponseJSON>(req.body.response);
     const passkey = response ? await verifyRegistration(this.pages.rp, response, this.pages.challenges.checker(interaction.uid, 'register')) : undefined;
     const t = this.interactions.formContext(req, interaction, 'passkey').t;
@@ -228,7 +190,7 @@ export class SecondFactorUi {
   /** A first factor was enrolled: recovery codes are made and shown once, unless the user has some. */
   private async enrolled(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
     const next: PendingSignIn = { ...pending, methods: [...pending.methods, ...methods], enrol: false, totpFactorId: undefined };
-    if ((await this.factors.summary(pending.userId)).recoveryCodes) return this.complete(req, res, interaction, next, []);
+    if ((await this.factors.summary(pending.userId)).recoveryCodes) return this.flow.complete(req, res, interaction, next);
     const codes = await this.factors.newRecoveryCodes(owner(pending));
     await this.interactions.keep(interaction, PENDING, { ...next, recoveryShown: true });
     return this.pages.recoveryCodes(req, res, interaction, codes);
@@ -236,38 +198,15 @@ export class SecondFactorUi {
 
   private async skip(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
-    if (!pending?.enrol || pending.required) return this.restart(res, interaction);
+    if (!pending?.enrol || pending.required) return this.flow.restart(res, interaction);
     await this.factors.skipOffer(pending.userId);
-    return this.complete(req, res, interaction, pending, []);
+    return this.flow.complete(req, res, interaction, pending);
   }
 
   private async continueAfterCodes(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
-    if (!pending?.recoveryShown) return this.restart(res, interaction);
-    return this.complete(req, res, interaction, pending, []);
-  }
-
-  /** Every factor the sign-in requires is done: the failed-check count starts over, and the provider gets the result. */
-  private async complete(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[]): Promise<void> {
-    // What the account must do before the application gets a code (DESIGN §13), once every factor is done.
-    const owed = await this.actions.owed(req, res, interaction, { ...pending, methods: [...pending.methods, ...methods] });
-    if (owed === 'refused') return;
-    if (owed) return this.toStep(req, res, interaction, owed);
-    await this.checks.signInCompleted(pending.userId);
-    const { amr, acr } = reportedAuthentication([pending.methods, methods], pending.upstream);
-    const ts = Math.floor(Date.now() / 1000);
-    return this.interactions.finish(req, res, interaction, { accountId: pending.userId, ts, amr, acr }, { userId: pending.userId, loginName: pending.loginName, authTime: ts });
-  }
-
-  /** Counts an attempt against the rate limits; false when a limit answered 429 already. */
-  private async counted(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn): Promise<boolean> {
-    const retryAfter = await this.rateLimiter.reserve(this.ip(req), pending.loginName);
-    if (retryAfter === undefined) return true;
-    logins.inc({ result: 'rate_limited' });
-    res.status(429).set('Retry-After', String(retryAfter));
-    const t = this.interactions.formContext(req, interaction, 'code').t;
-    await this.pages.render(req, res, interaction, pending, t.tooManyAttempts(Math.ceil(retryAfter / 60)));
-    return false;
+    if (!pending?.recoveryShown) return this.flow.restart(res, interaction);
+    return this.flow.complete(req, res, interaction, pending);
   }
 
   private async refused(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, passkey = false): Promise<void> {
@@ -286,17 +225,5 @@ export class SecondFactorUi {
     return this.interactions.render(res, loginPage(ctx, '', message, '', await this.pages.loginPasskey(req, interaction, true, 'on-action')));
   }
 
-  /** A step posted out of order (or after the interaction moved on): the current step is shown again. */
-  private restart(res: Response, interaction: Interaction): void {
-    res.status(303).location(`${LOGIN_UI_PREFIX}/${interaction.uid}`).set('Content-Length', '0').end();
-  }
-
-  private ip(req: Request): string {
-    return req.ip ?? req.socket.remoteAddress ?? '';
-  }
-
-  private source(req: Request) {
-    return { clientIpHash: this.rateLimiter.ipHash(this.ip(req)) };
-  }
 }
 

@@ -1,5 +1,5 @@
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
-import { LOGIN_UI_PREFIX } from '../oidc/provider/oidc.routes.js';
+import { LOGIN_UI_PREFIX } from './ui-paths.js';
 import { csrfField, esc, page } from './login.views.js';
 import type { FormContext } from './login.views.js';
 

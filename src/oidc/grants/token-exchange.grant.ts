@@ -8,7 +8,7 @@ import type { EventStore } from '../../common/events/event-store.js';
 import type { UserAccess } from '../../users/acting/user-access.service.js';
 import type { FeaturesService } from '../../users/features.service.js';
 import type { AccountFinder } from '../account/account.finder.js';
-import { mayServe } from '../account/organization-boundary.js';
+import { mayServe } from '../../login/organization-boundary.js';
 import { tieGrant } from '../adapter/exchange-ties.js';
 import { ACR_MFA } from '../../login/authentication-methods.js';
 import { TOKEN_EXCHANGE_GRANT } from '../tokens/grant-types.js';

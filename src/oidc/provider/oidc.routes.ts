@@ -1,3 +1,5 @@
+import { ACCOUNT_UI_PREFIX, LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
+
 /** Endpoint paths (docs/product-rules.md, "OpenID Connect and OAuth"). */
 export const OIDC_ROUTES = {
   authorization: '/oauth/v2/authorize',
@@ -15,8 +17,6 @@ export const OIDC_ROUTES = {
   code_verification: '/ui/login/device',
 };
 
-export const LOGIN_UI_PREFIX = '/ui/login';
-
 /**
  * Where a SAML application's hidden client returns (DESIGN §15): the organization's SAML continue URL, where the SAML
  * module turns the authorization code into a response for the service provider.
@@ -24,9 +24,6 @@ export const LOGIN_UI_PREFIX = '/ui/login';
 export function samlContinueUrl(publicUrl: string, orgId: string): string {
   return `${publicUrl}/saml/v2/${encodeURIComponent(orgId)}/continue`;
 }
-/** The account page (DESIGN §13), served by the login UI's router in the same session. */
-export const ACCOUNT_UI_PREFIX = '/ui/account';
-
 /** Paths that oidc-provider answers (its own sub-paths such as `/oauth/v2/authorize/:uid` included). */
 export function isProviderPath(path: string): boolean {
   return path === '/.well-known/openid-configuration' || path.startsWith('/oauth/v2/') || path.startsWith('/oidc/v1/') || isDevicePath(path);
