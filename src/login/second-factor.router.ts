@@ -40,7 +40,7 @@ export class SecondFactorUi {
   constructor(
     @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
     private readonly interactions: LoginInteractions,
-    readonly pages: SecondFactorPages,
+    private readonly pages: SecondFactorPages,
     private readonly flow: SignInFlow,
     private readonly attempts: SignInAttempts,
     private readonly factors: FactorsService,
