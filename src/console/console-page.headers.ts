@@ -1,7 +1,7 @@
 /**
  * The console's Content-Security-Policy (docs/console.md, "CSP"): scripts, styles and API calls from this
  * origin only, no inline script or style (the bundle sets none), never framed. Like the login UI's
- * (oidc/login/login-page.headers.ts) it is a fixed header set on every HTML answer, with `form-action 'self'`
+ * (src/login/login-page.headers.ts) it is a fixed header set on every HTML answer, with `form-action 'self'`
  * (its forms never post across origins: they are handled in the page) and `connect-src 'self'` for the §4
  * API and the OIDC endpoints, which share the origin.
  */

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LoginModule } from '../login/login.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { IdpsController } from './api/idps.controller.js';
 import { UserIdentitiesController } from './api/user-identities.controller.js';
@@ -12,16 +13,40 @@ import { IdpTests } from './idp-tests.service.js';
 import { OrgDomainsController } from './api/org-domains.controller.js';
 import { OrgDomainsService } from './domains/org-domains.service.js';
 import { DomainVerification } from './domains/domain-verification.js';
+import { AccountLinkTrips } from './sign-in/account-link-trips.js';
+import { FederatedSignInUi } from './sign-in/federated-sign-in.router.js';
+import { FederatedSignInRoutes } from './sign-in/federated-sign-in.routes.js';
+import { IdpTestSignInUi } from './sign-in/idp-test-sign-in.router.js';
+import { UpstreamAnswersUi } from './sign-in/upstream-answers.router.js';
+import { UpstreamChoices } from './sign-in/upstream-choices.js';
+import { UpstreamTrips } from './sign-in/upstream-trips.js';
 
 /**
- * Federation (docs/federation.md): an organization's upstream identity providers and the upstream
- * identities linked to its users. It owns `identity_providers`, `idp_domains`, `org_domains`, `user_identities`, `idp_round_trips` and `saml_assertions_seen`; the login UI
- * (src/oidc/login/federated-login.ts) drives the sign-in through it.
+ * Federation (docs/federation.md): an organization's upstream identity providers and the upstream identities linked
+ * to its users. It owns `identity_providers`, `idp_domains`, `org_domains`, `user_identities`, `idp_round_trips` and
+ * `saml_assertions_seen`. Its sign-in steps (`sign-in/`) are doors of the login UI's SignInFlow.
  */
 @Module({
-  imports: [UsersModule],
+  imports: [UsersModule, LoginModule],
   controllers: [IdpsController, OrgDomainsController, UserIdentitiesController],
-  providers: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, UpstreamSaml, FederatedAccounts, IdpTests, OrgDomainsService, DomainVerification],
-  exports: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, UpstreamSaml, FederatedAccounts],
+  providers: [
+    IdentityProvidersService,
+    UserIdentitiesService,
+    RoundTrips,
+    UpstreamOidc,
+    UpstreamSaml,
+    FederatedAccounts,
+    IdpTests,
+    OrgDomainsService,
+    DomainVerification,
+    UpstreamTrips,
+    UpstreamChoices,
+    FederatedSignInUi,
+    UpstreamAnswersUi,
+    IdpTestSignInUi,
+    FederatedSignInRoutes,
+    AccountLinkTrips,
+  ],
+  exports: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, UpstreamSaml, FederatedAccounts, FederatedSignInUi, FederatedSignInRoutes, AccountLinkTrips],
 })
 export class FederationModule {}

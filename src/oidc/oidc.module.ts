@@ -3,24 +3,23 @@ import { ACCESS_TOKEN_VERIFIER } from '../common/auth/principal-resolver.js';
 import { DPOP_REPLAYS } from '../common/auth/dpop-replay.js';
 import { CLIENT_REGISTRATIONS } from '../common/auth/client-registrations.js';
 import { USER_TOKENS } from '../common/auth/user-tokens.js';
+import { AccountModule } from '../account/account.module.js';
+import { ACCOUNT_PROTOCOL } from '../account/account-protocol.js';
 import { FederationModule } from '../federation/federation.module.js';
+import { FederatedSignInUi } from '../federation/sign-in/federated-sign-in.router.js';
+import { LoginModule } from '../login/login.module.js';
+import { SIGN_IN_PROTOCOL } from '../login/sign-in-protocol.js';
+import { UPSTREAM_SIGN_IN } from '../login/upstream-sign-in.js';
 import { UsersModule } from '../users/users.module.js';
 import { AccountFinder } from './account/account.finder.js';
 import { HiddenClientSignIn } from './hidden-client/hidden-client-sign-in.js';
+import { LoginUiRouter } from './interactions/login-ui.router.js';
+import { OidcAccountProtocol } from './interactions/oidc-account-protocol.js';
+import { OidcSignInProtocol } from './interactions/oidc-sign-in-protocol.js';
 import { KeysController } from './keys/keys.controller.js';
 import { SigningKeysService } from './keys/signing-keys.service.js';
-import { LoginUiRouter } from './login/login-ui.router.js';
-import { LoginInteractions } from './login/login-interactions.js';
-import { SecondFactorUi } from './login/second-factor.router.js';
-import { SecondFactorPages } from './login/second-factor.pages.js';
-import { FederatedLoginUi } from './login/federated-login.js';
-import { AccountLinksUi } from './login/account-links.router.js';
-import { AccountPageUi } from './login/account-page.router.js';
-import { AccountActions } from './login/account-actions.js';
-import { LoginPolicies } from './login/login-policies.js';
-import { LoginRateLimiter } from './login/login-rate-limiter.js';
+import { UpstreamAssertionKey } from './keys/upstream-assertion-key.js';
 import { BackchannelLogoutSender } from './logout/backchannel-logout.sender.js';
-import { PasswordLoginService } from './login/password-login.service.js';
 import { OidcDispatch } from './provider/extensions/oidc-dispatch.middleware.js';
 import { ProviderHolder } from './provider/provider.holder.js';
 import { ProviderKeyPoll } from './provider/provider-key-poll.js';
@@ -32,37 +31,32 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
 
 /**
  * OpenID Connect provider and OAuth 2.0 server. Global only so that the users domain can receive
- * ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS and CLIENT_REGISTRATIONS without importing this surface.
+ * ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS and CLIENT_REGISTRATIONS, and the sign-in and the account page
+ * SIGN_IN_PROTOCOL, UPSTREAM_SIGN_IN and ACCOUNT_PROTOCOL, without importing this surface.
  */
 @Global()
 @Module({
-  imports: [UsersModule, FederationModule],
+  imports: [UsersModule, LoginModule, FederationModule, AccountModule],
   controllers: [KeysController],
   providers: [
     SigningKeysService,
+    UpstreamAssertionKey,
     AccountFinder,
     ProviderHolder,
     HiddenClientSignIn,
     ProviderKeyPoll,
     OidcPurgeSchedule,
-    PasswordLoginService,
     LoginUiRouter,
-    LoginInteractions,
-    LoginPolicies,
-    LoginRateLimiter,
-    SecondFactorUi,
-    SecondFactorPages,
-    FederatedLoginUi,
-    AccountLinksUi,
-    AccountActions,
-    AccountPageUi,
     OidcDispatch,
     BackchannelLogoutSender,
+    { provide: SIGN_IN_PROTOCOL, useClass: OidcSignInProtocol },
+    { provide: ACCOUNT_PROTOCOL, useClass: OidcAccountProtocol },
+    { provide: UPSTREAM_SIGN_IN, useExisting: FederatedSignInUi },
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
     { provide: DPOP_REPLAYS, useClass: DpopReplayGuard },
     { provide: USER_TOKENS, useClass: OidcUserTokens },
     { provide: CLIENT_REGISTRATIONS, useClass: OidcClientRegistrations },
   ],
-  exports: [ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS, CLIENT_REGISTRATIONS, SigningKeysService, OidcDispatch, ProviderHolder, AccountFinder, HiddenClientSignIn],
+  exports: [ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS, CLIENT_REGISTRATIONS, SIGN_IN_PROTOCOL, ACCOUNT_PROTOCOL, UPSTREAM_SIGN_IN, SigningKeysService, OidcDispatch, ProviderHolder, AccountFinder, HiddenClientSignIn],
 })
 export class OidcModule {}

@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import type { UserEntity } from './entities/user.entity.js';
 
-/** Login names (docs/product-rules.md, "OpenID Connect and OAuth"): `<userName>@<org primary domain>` (the login UI resolves them: oidc/login/login-users.ts). */
+/** Login names (docs/product-rules.md, "OpenID Connect and OAuth"): `<userName>@<org primary domain>` (the login UI resolves them: src/login/login-users.ts). */
 @Injectable()
 export class LoginNamesService {
   constructor(private readonly dataSource: DataSource) {}

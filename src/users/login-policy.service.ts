@@ -42,7 +42,7 @@ export const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: tr
 /**
  * Organizations' login policies. The multi-factor fields are stored and answered; the login UI enforces
  * `allowRegistration` (it is read on use, never cached, so every process applies a change at once; the login UI
- * shares one read among the steps of one request, src/oidc/login/login-policies.ts).
+ * shares one read among the steps of one request, src/login/login-policies.ts).
  */
 @Injectable()
 export class LoginPolicyService {

@@ -3,7 +3,9 @@ import { createServer as createNetServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { countRows, createCaller, searchEvents, unique, useService } from '../support/fixtures.js';
-import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
+import * as oidc from 'openid-client';
+import { createOidcApp, createProject, discover } from '../oidc/support/oidc-fixtures.js';
+import { DeviceUser, deviceApp, deviceErrorOf, poll } from '../oidc/support/device-user.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { ENTERPRISE, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
@@ -165,6 +167,24 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idp.link });
     assert.ok(failed.some((e) => e.payload.reason === 'no_account' && e.payload.idpId === idp.link));
     assert.ok(failed.every((e) => !JSON.stringify(e.payload).includes('eyJ')), 'no token in the event');
+  });
+
+  it('no account in a device flow: the device hears access_denied at its next poll (RFC 8628 §3.5), as after a password sign-in', async () => {
+    const tv = await deviceApp(svc, await createProject(svc, tenant.orgId));
+    const started = await oidc.initiateDeviceAuthorization(await discover(svc, tv.clientId, oidc.None()), { scope: 'openid' });
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const person = new DeviceUser(browser.service);
+    const toLogin = await person.press(await person.enter(started.user_code), 'confirm');
+    const { uid, page } = await person.loginPage(toLogin.location!);
+    browser.uid = uid;
+    const refused = await browser.signInUpstream(await browser.choose(page, idp.link), 'stranger-sub');
+
+    const answer = await poll(svc, tv, started.device_code);
+    assert.equal(answer.body.error, 'access_denied', answer.text);
+    assert.equal(answer.body.access_token, undefined);
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.text, /data-device-denied/);
+    assert.equal(deviceErrorOf(await DeviceUser.of(svc).enter(started.user_code)), 'denied', 'the code is spent');
   });
 
   it('never links automatically a user who holds a role', async () => {

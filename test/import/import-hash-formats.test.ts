@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import argon2 from 'argon2';
 import bcryptNative from 'bcrypt';
 import bcryptjs from 'bcryptjs';
-import { PasswordLoginService } from '../../src/oidc/login/password-login.service.js';
+import { PasswordLoginService } from '../../src/login/password-login.service.js';
 import { unique, useService } from '../support/fixtures.js';
 import { humanUser, importBody, importedIds, postImport, storedHash } from './import.helpers.js';
 

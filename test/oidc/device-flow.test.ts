@@ -4,69 +4,14 @@ import { decodeJwt } from 'jose';
 import * as oidc from 'openid-client';
 import { LoginClient } from '../attack/support/login-client.js';
 import type { PageResponse } from '../attack/support/login-client.js';
-import { useService } from '../support/fixtures.js';
+import { unique, useService } from '../support/fixtures.js';
 import { spawnService } from '../support/process.js';
 import type { TestService } from '../support/service.js';
+import { USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover, postForm } from './support/oidc-fixtures.js';
+import { DEVICE_GRANT, DeviceUser, RP, csrfOf, deviceApp, deviceErrorOf, poll } from './support/device-user.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { ACR_MFA, ACR_PASSWORD, SignInFlow, factorIdOf, setLoginPolicy, totpCode, totpSecretOf } from './support/second-factor.js';
-
-const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
-const RP = 'http://127.0.0.1:65530';
-
-/** An application a TV would use: public, the device grant only (and the code flow where a test needs it too). */
-async function deviceApp(svc: TestService, project: { orgId: string; projectId: string }, grantTypes = [DEVICE_GRANT], responseTypes: string[] = []): Promise<OidcApp> {
-  return createOidcApp(svc, project, { authMethod: 'none', grantTypes, responseTypes, redirectUris: responseTypes.length ? [`${RP}/cb`] : [] });
-}
-
-/** The user's side of RFC 8628 §3.3 over plain HTTP: the user code page, typed code, confirmation. */
-class DeviceUser {
-  constructor(readonly browser: LoginClient) {}
-
-  static of(svc: TestService, headers: Record<string, string> = {}): DeviceUser {
-    return new DeviceUser(new LoginClient(svc.url, headers));
-  }
-
-  /** Types a user code on the verification page: the confirmation, or the page saying what was wrong. */
-  async enter(userCode: string): Promise<PageResponse> {
-    const form = await this.browser.get('/ui/login/device');
-    assert.equal(form.status, 200, form.text);
-    assert.match(form.text, /name="userCode"/);
-    return this.browser.post('/ui/login/device', { xsrf: xsrfOf(form.text), userCode });
-  }
-
-  /** Presses one of the confirmation page's buttons. */
-  async press(confirmation: PageResponse, button: 'confirm' | 'abort'): Promise<PageResponse> {
-    return this.browser.post('/ui/login/device', { xsrf: xsrfOf(confirmation.text), userCode: userCodeOf(confirmation.text), [button]: 'yes' });
-  }
-
-  /** Confirms, signs in with the password at the login UI and follows to the end: the last page. */
-  async approve(userCode: string, loginName: string): Promise<PageResponse> {
-    const confirmation = await this.enter(userCode);
-    assert.equal(confirmation.status, 200, confirmation.text);
-    const toLogin = await this.press(confirmation, 'confirm');
-    assert.equal(toLogin.status, 303, `to the login UI: ${toLogin.status} ${toLogin.text.slice(0, 300)}`);
-    const { uid, page } = await this.loginPage(toLogin.location!);
-    const posted = await this.browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName, password: PASSWORD });
-    return this.browser.follow(posted);
-  }
-
-  async loginPage(location: string): Promise<{ uid: string; page: PageResponse }> {
-    const uid = /\/ui\/login\/([^/?]+)$/.exec(new URL(location, this.browser.baseUrl).pathname)?.[1];
-    assert.ok(uid && uid !== 'device', `a login page: ${location}`);
-    return { uid, page: await this.browser.get(location) };
-  }
-}
-
-const xsrfOf = (html: string) => /name="xsrf" value="([^"]*)"/.exec(html)?.[1] ?? '';
-const csrfOf = (html: string) => /name="csrf" value="([^"]*)"/.exec(html)?.[1] ?? '';
-const userCodeOf = (html: string) => /name="userCode" value="([^"]*)"/.exec(html)?.[1] ?? '';
-const deviceErrorOf = (page: PageResponse) => /data-device-error="([^"]+)"/.exec(page.text)?.[1];
-
-/** One poll of the token endpoint as a device makes it (RFC 8628 §3.4). */
-function poll(svc: TestService, app: OidcApp, deviceCode: string) {
-  return postForm(svc, '/oauth/v2/token', { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: app.clientId });
-}
 
 /** The rows of the application's device codes (there is one per device authorization, whatever happens to it). */
 async function deviceRows(svc: TestService, app: OidcApp): Promise<{ payload: string; user_code: string | null; last_polled_at: unknown; poll_interval: unknown }[]> {
@@ -345,6 +290,41 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
     assert.equal(refused.status, 403, refused.text);
     assert.match(refused.text, /data-device-denied/);
     assert.match(refused.text, /signs in only users of its own organization/);
+    assert.equal(deviceErrorOf(await DeviceUser.of(svc).enter(started.user_code)), 'denied', 'the code is spent');
+  });
+});
+
+describe('device authorization grant: a sign-in refused after its second factor', () => {
+  const svc = useService();
+
+  it('an address to verify that the account lacks, found after the second factor: the device hears access_denied at its next poll (RFC 8628 §3.5)', async () => {
+    // SCIM may create a person without an address (the management API may not).
+    const tenant = await scimTenant(svc);
+    const app = await deviceApp(svc, await createProject(svc, tenant.orgId));
+    const policy = await svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/login-policy`, { token: svc.adminToken, body: { mfa: 'required', passkeys: false, allowRegistration: false, requireVerifiedEmail: true } });
+    assert.equal(policy.status, 200, policy.text);
+    const userName = unique('mailless');
+    const created = await tenant.scim('POST', '/Users', { body: { schemas: [USER_SCHEMA], userName, name: { givenName: 'No', familyName: 'Mail' }, password: PASSWORD } });
+    assert.equal(created.status, 201, created.text);
+
+    const started = await oidc.initiateDeviceAuthorization(await discover(svc, app.clientId, oidc.None()), { scope: 'openid' });
+    const person = DeviceUser.of(svc);
+    const toLogin = await person.press(await person.enter(started.user_code), 'confirm');
+    const { uid, page } = await person.loginPage(toLogin.location!);
+    const step = (path: string, from: PageResponse, fields: Record<string, string> = {}) => person.browser.post(`/ui/login/${uid}/${path}`, { csrf: csrfOf(from.text), ...fields });
+    const enrol = await person.browser.follow(await step('login', page, { loginName: userName, password: PASSWORD }));
+    assert.match(enrol.text, /enrol\/totp/, 'the required second factor is enrolled first');
+    const setup = await step('enrol/totp', enrol);
+    const codes = await step('enrol/totp/confirm', setup, { factorId: factorIdOf(setup), code: totpCode(totpSecretOf(setup)) });
+    assert.match(codes.text, /data-recovery-code/, 'the second factor is done');
+    const refused = await person.browser.follow(await step('continue', codes));
+
+    const answer = await poll(svc, app, started.device_code);
+    assert.equal(answer.body.error, 'access_denied', answer.text);
+    assert.equal(answer.body.access_token, undefined);
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.text, /data-device-denied/);
+    assert.match(refused.text, /no e-mail address to confirm/);
     assert.equal(deviceErrorOf(await DeviceUser.of(svc).enter(started.user_code)), 'denied', 'the code is spent');
   });
 });

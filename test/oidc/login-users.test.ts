@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { LoginUsers } from '../../src/oidc/login/login-users.js';
+import { LoginUsers } from '../../src/login/login-users.js';
 import { createOrg, useService } from '../support/fixtures.js';
 
 /** The login UI's login-name rules (docs/product-rules.md, "OpenID Connect and OAuth") on the real database: its one statement per look-up. */
@@ -21,7 +21,7 @@ describe('login names resolved by the login UI', () => {
   }
 
   before(async () => {
-    users = new LoginUsers(svc.dataSource);
+    users = svc.app.get(LoginUsers);
     a = await createOrg(svc);
     b = await createOrg(svc);
     ids.samA = await human(a, 'sam');

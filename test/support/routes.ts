@@ -4,7 +4,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { ACCESS_POLICY } from '../../src/common/auth/authenticated.decorator.js';
 import type { AccessPolicy } from '../../src/common/auth/authenticated.decorator.js';
 import { HEALTH_PATH } from '../../src/common/health/health.listener.js';
-import { LoginUiRouter } from '../../src/oidc/login/login-ui.router.js';
+import { LoginUiRouter } from '../../src/oidc/interactions/login-ui.router.js';
 import { OIDC_ROUTES } from '../../src/oidc/provider/oidc.routes.js';
 import type { TestService } from './service.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { LoginUsers } from '../../src/oidc/login/login-users.js';
+import { LoginUsers } from '../../src/login/login-users.js';
 import { countRows, unique, useService } from '../support/fixtures.js';
 import { humanUser, importBody, postImport, userErrors } from '../import/import.helpers.js';
 import { assertScimError, createUser, scimTenant, userBody } from '../scim/scim-helpers.js';
@@ -48,7 +48,7 @@ describe('userName: one rule on every surface, and the login finds the name as c
     const { primaryDomain } = (await svc.api('GET', `/admin/v1/orgs/${t.orgId}`, { token: svc.adminToken })).body;
     const name = unique('Ärger');
     const created = await createUser(t, userBody(name));
-    const logins = new LoginUsers(svc.dataSource);
+    const logins = svc.app.get(LoginUsers);
     for (const typed of [`${name}@${primaryDomain}`, ` ${name}@${primaryDomain}\u00a0`, `\u200b${name.toUpperCase()}@${primaryDomain}\t`]) {
       assert.equal((await logins.find(typed))?.id, created.id, JSON.stringify(typed));
     }

@@ -1,5 +1,5 @@
 import { errors } from 'oidc-provider';
-import { ACR_MFA } from '../login/authentication-methods.js';
+import { ACR_MFA } from '../../login/authentication-methods.js';
 import { accountReadWithToken } from '../adapter/request-lookups.js';
 import { DEFAULT_LOGIN_POLICY } from '../../users/login-policy.service.js';
 import type { OidcAccount } from './account.finder.js';

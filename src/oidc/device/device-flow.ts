@@ -4,14 +4,13 @@ import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { organizationName } from '../../users/queries/organizations.js';
-import { FOREIGN_ORGANIZATION_REFUSAL } from '../account/organization-boundary.js';
 import { recordDevicePoll } from '../adapter/device-polls.js';
-import { chooseLocale } from '../login/messages.js';
-import type { Locale } from '../login/messages.js';
-import { page, esc } from '../login/login.views.js';
+import { chooseLocale } from '../../login/messages.js';
+import type { Locale } from '../../login/messages.js';
+import { page, esc } from '../../login/login.views.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
 import { isForm } from '../provider/extensions/request-body-replay.js';
-import { LOGIN_PAGE_HEADERS } from '../login/login-page.headers.js';
+import { LOGIN_PAGE_HEADERS } from '../../login/login-page.headers.js';
 import { deviceMessages } from './device.messages.js';
 import { confirmPage, deviceDeniedPage, deviceSuccessPage, userCodePage } from './device.views.js';
 import type { DevicePageContext } from './device.views.js';
@@ -73,11 +72,12 @@ async function userCodeInput(ctx: OidcContext, err?: UserCodeError): Promise<voi
   const { t } = pageCtx;
   ctx.type = 'html';
   if (err?.name === 'AbortedError') {
-    // The user denied (or the sign-in was refused): the device hears access_denied (RFC 8628 §3.5). A user of another
-    // organization is told why, as the login UI tells it in a browser flow.
-    const foreign = (err.cause as { error_description?: string } | undefined)?.error_description === FOREIGN_ORGANIZATION_REFUSAL;
-    if (foreign) ctx.status = 403;
-    ctx.body = deviceDeniedPage(pageCtx.locale, t, foreign ? FOREIGN_ORGANIZATION_REFUSAL : undefined);
+    // The user denied (no cause), or the sign-in was refused at whichever door it came in by (SignInFlow.refuse, its
+    // description the cause's): the device hears access_denied (RFC 8628 §3.5), and a refused user is told why, 403,
+    // as the login UI tells it in a browser flow.
+    const refusal = (err.cause as { error_description?: string } | undefined)?.error_description;
+    if (refusal) ctx.status = 403;
+    ctx.body = deviceDeniedPage(pageCtx.locale, t, refusal);
     return;
   }
   const problem = err && (await problemOf(ctx, err, t));

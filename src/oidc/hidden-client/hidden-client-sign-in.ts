@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { AccountFinder } from '../account/account.finder.js';
-import { ACR_MFA } from '../login/authentication-methods.js';
+import { ACR_MFA } from '../../login/authentication-methods.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
 import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { ProviderHolder } from '../provider/provider.holder.js';

@@ -1,10 +1,7 @@
-import { ACCOUNT_UI_PREFIX } from './oidc.routes.js';
+import { ACCOUNT_SIGNED_IN_PATH } from '../../login/ui-paths.js';
 
 /** The account page's own sign-in (docs/account.md, "Signing in"): a static client of the provider, never stored, never listed. */
 export const ACCOUNT_CLIENT_ID = 'portcullis-account';
-
-/** Where the provider sends the browser back once the account page's sign-in is done. */
-export const ACCOUNT_SIGNED_IN_PATH = `${ACCOUNT_UI_PREFIX}/signed-in`;
 
 /**
  * The account page lives in the login UI's session and reads it directly; it needs a client only to start a

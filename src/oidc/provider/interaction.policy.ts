@@ -1,7 +1,7 @@
 import { interactionPolicy } from 'oidc-provider';
-import { ACR_MFA } from '../login/authentication-methods.js';
-import { mayServe } from '../account/organization-boundary.js';
-import type { BoundaryClient } from '../account/organization-boundary.js';
+import { ACR_MFA } from '../../login/authentication-methods.js';
+import { mayServe } from '../../login/organization-boundary.js';
+import type { BoundaryClient } from '../../login/organization-boundary.js';
 
 interface PolicyContext {
   oidc: { session: { accountId?: string; acr?: string }; account?: { orgId: string }; client?: BoundaryClient; params: { acr_values?: unknown } };

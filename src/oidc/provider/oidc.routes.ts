@@ -1,3 +1,5 @@
+import { ACCOUNT_UI_PREFIX, LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
+
 /** Endpoint paths (docs/product-rules.md, "OpenID Connect and OAuth"). */
 export const OIDC_ROUTES = {
   authorization: '/oauth/v2/authorize',
@@ -14,11 +16,6 @@ export const OIDC_ROUTES = {
   /** RFC 8628 §3.3 verification URI: the user code page, in the login UI's paths but answered by oidc-provider. */
   code_verification: '/ui/login/device',
 };
-
-export const LOGIN_UI_PREFIX = '/ui/login';
-
-/** The account page (docs/account.md), served by the login UI's router in the same session. */
-export const ACCOUNT_UI_PREFIX = '/ui/account';
 
 /** Paths that oidc-provider answers (its own sub-paths such as `/oauth/v2/authorize/:uid` included). */
 export function isProviderPath(path: string): boolean {

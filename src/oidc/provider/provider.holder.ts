@@ -25,7 +25,7 @@ import { RemoteClientKeys } from '../adapter/remote-client-keys.js';
 import type { ProviderDeps } from './provider.factory.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 import { SessionEnds } from '../../common/auth/session-ends.js';
-import { LoginRateLimiter } from '../login/login-rate-limiter.js';
+import { LoginRateLimiter } from '../../login/login-rate-limiter.js';
 
 /**
  * Owns this process's oidc-provider. The provider's key store is fixed at construction, so when the

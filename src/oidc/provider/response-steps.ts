@@ -1,7 +1,7 @@
 import type { OidcContext } from 'oidc-provider';
 import { RETRY_AFTER_SECONDS } from '../../common/http/error-headers.js';
-import { KNOWN_ACCOUNTS_COOKIE } from '../login/known-accounts.js';
-import { LOGIN_PAGE_HEADERS, contentSecurityPolicy } from '../login/login-page.headers.js';
+import { KNOWN_ACCOUNTS_COOKIE } from '../../login/known-accounts.js';
+import { LOGIN_PAGE_HEADERS, contentSecurityPolicy } from '../../login/login-page.headers.js';
 import { INTROSPECTION_FACTS } from './introspection.policy.js';
 import type { IntrospectionFacts } from './introspection.policy.js';
 import { setOAuthError } from './oauth-errors.js';

@@ -4,9 +4,9 @@ import { ApiBadRequestResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperatio
 import type { Request, Response } from 'express';
 import { Public } from '../../common/auth/authenticated.decorator.js';
 import { XmlRefused } from '../../common/xml/saml-xml.js';
-import { contentSecurityPolicy, LOGIN_PAGE_HEADERS } from '../../oidc/login/login-page.headers.js';
-import { errorPage, loggedOutPage } from '../../oidc/login/login.views.js';
-import { chooseLocale, messages } from '../../oidc/login/messages.js';
+import { contentSecurityPolicy, LOGIN_PAGE_HEADERS } from '../../login/login-page.headers.js';
+import { errorPage, loggedOutPage } from '../../login/login.views.js';
+import { chooseLocale, messages } from '../../login/messages.js';
 import { fromPost, fromRedirect } from '../protocol/bindings.js';
 import type { MessageName, ReceivedMessage } from '../protocol/bindings.js';
 import { SingleLogoutService } from './single-logout.service.js';

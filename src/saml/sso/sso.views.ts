@@ -1,5 +1,5 @@
-import { esc, page } from '../../oidc/login/login.views.js';
-import type { Locale, Messages } from '../../oidc/login/messages.js';
+import { esc, page } from '../../login/login.views.js';
+import type { Locale, Messages } from '../../login/messages.js';
 
 /**
  * The HTTP-POST binding's page (SAML Bindings §3.5.4): a form posting the response to the SP's ACS URL, submitted by a

@@ -22,7 +22,7 @@ import { assertPasswordMinLength } from '../rules/password-policy.js';
 import { isInactive } from '../rules/user-state.js';
 import { bump, UserLifecycleService } from '../user-lifecycle.service.js';
 
-/** Where each link leads in the login UI (src/oidc/login/account-links.router.ts): a password is set on the first two. */
+/** Where each link leads in the login UI (src/login/account-links.router.ts): a password is set on the first two. */
 export const ACCOUNT_LINK_PATHS: Record<Exclude<CodePurpose, 'email_verification'>, string> = {
   invitation: '/ui/login/invitation',
   password_reset: '/ui/login/password-reset',

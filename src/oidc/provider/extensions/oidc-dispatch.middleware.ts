@@ -2,7 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Injectable } from '@nestjs/common';
 import Provider from 'oidc-provider';
 import type { NextFunction, Request, Response } from 'express';
-import { LoginUiRouter } from '../../login/login-ui.router.js';
+import { LoginUiRouter } from '../../interactions/login-ui.router.js';
 import { serveBeforeExpress } from '../../../common/http/before-express.js';
 import { errorMessage, noteFailure } from '../../../common/http/failure-causes.js';
 import type { RoutedRequest } from '../../../common/metrics/http-metrics.js';

@@ -1,0 +1,27 @@
+import type { Request, Response } from 'express';
+
+/** The browser's login session as the protocol keeps it (oidc-provider's Session). */
+export interface StoredSession {
+  accountId?: string;
+  uid: string;
+  jti: string;
+  loginTs?: number;
+  acr?: string;
+}
+
+/**
+ * What the account page needs of the protocol whose login session it lives in; src/oidc provides it. The account
+ * page sits below the protocols (docs/architecture.md, "The parts") and reaches them only through this.
+ */
+export interface AccountProtocol {
+  /** The browser's session (read from its signed cookie; the protocol alone writes sessions). */
+  session(req: Request, res: Response): Promise<StoredSession>;
+  /** Where the account page's own sign-in starts; `again` asks for the login even within a session. */
+  signInUrl(again: boolean, locale: string): string;
+  /** Where "sign out" goes. */
+  signOutUrl(): string;
+  /** The name a session's application shows under; undefined for the account page's own client. */
+  applicationName(clientId: string): Promise<string | undefined>;
+}
+
+export const ACCOUNT_PROTOCOL = Symbol('ACCOUNT_PROTOCOL');

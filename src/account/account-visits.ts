@@ -1,0 +1,74 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { LoginPolicyService } from '../users/login-policy.service.js';
+import type { LoginPolicy } from '../users/login-policy.service.js';
+import { isActive } from '../users/rules/user-state.js';
+import { UserDirectory } from '../users/user-directory.service.js';
+import type { UserEntity } from '../users/entities/user.entity.js';
+import { ACR_MFA } from '../login/authentication-methods.js';
+import { LoginInteractions } from '../login/login-interactions.js';
+import { LoginUsers } from '../login/login-users.js';
+import type { LoginUser } from '../login/login-users.js';
+import { chooseLocale, messages } from '../login/messages.js';
+import type { Locale, Messages } from '../login/messages.js';
+import { accountMessages } from './account-page.messages.js';
+import type { AccountMessages } from './account-page.messages.js';
+import { ACCOUNT_PROTOCOL } from './account-protocol.js';
+import type { AccountProtocol } from './account-protocol.js';
+import { AccountSessions } from './account-session.js';
+import type { AccountSession } from './account-session.js';
+
+/** Who is on the page: the session, its user, the organization's login policy, the page's language. */
+export interface Visit {
+  session: AccountSession;
+  user: LoginUser;
+  /** The same user's stored profile (names, language), read once per request. */
+  profile: UserEntity;
+  policy: LoginPolicy;
+  locale: Locale;
+  t: AccountMessages;
+  lt: Messages;
+}
+
+export type Change = (req: Request, res: Response, visit: Visit) => Promise<void>;
+
+/** A form of the account page: its path under `/ui/account/`, whether it needs a recent sign-in, what it changes. */
+export type AccountForm = [path: string, fresh: boolean, change: Change];
+
+/** Who is on the account page, or a sign-in started for the browser. */
+@Injectable()
+export class AccountVisits {
+  constructor(
+    @Inject(ACCOUNT_PROTOCOL) private readonly protocol: AccountProtocol,
+    private readonly interactions: LoginInteractions,
+    private readonly sessions: AccountSessions,
+    private readonly loginUsers: LoginUsers,
+    private readonly directory: UserDirectory,
+    private readonly policies: LoginPolicyService,
+  ) {}
+
+  /** The session's user, or a sign-in started (none, or one without the second factor the organization requires). */
+  async visit(req: Request, res: Response): Promise<Visit | undefined> {
+    const session = await this.sessions.current(req, res);
+    const user = session && (await this.loginUsers.findById(session.accountId));
+    if (!session || !user) {
+      if (req.method === 'GET') return void this.signIn(req, res, false);
+      return void this.interactions.showError(req, res, 403, 'login_required', accountMessages(chooseLocale(undefined, req.headers['accept-language'])).invalidForm);
+    }
+    const profile = await this.directory.get(user.orgId, user.id);
+    const locale = chooseLocale(profile.preferredLanguage?.toLowerCase().split(/[-_]/)[0], req.headers['accept-language']);
+    const t = accountMessages(locale);
+    if (user.type !== 'human' || !isActive(user)) return void this.interactions.showError(req, res, 403, 'access_denied', t.accountUnusable);
+    const policy = await this.policies.get(user.orgId);
+    if (policy.mfa === 'required' && session.acr !== ACR_MFA) {
+      if (req.method === 'GET') return void this.signIn(req, res, false);
+      return void this.interactions.showError(req, res, 403, 'interaction_required', t.signInAgain);
+    }
+    return { session, user, profile, policy, locale, t, lt: messages(locale) };
+  }
+
+  signIn(req: Request, res: Response, again: boolean): void {
+    const locale = chooseLocale(undefined, req.headers['accept-language']);
+    res.status(303).location(this.protocol.signInUrl(again, locale)).set('Content-Length', '0').end();
+  }
+}

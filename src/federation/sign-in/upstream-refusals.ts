@@ -1,0 +1,64 @@
+import { Logger } from '@nestjs/common';
+import * as client from 'openid-client';
+import { XmlRefused } from '../../common/xml/saml-xml.js';
+import type { Request } from 'express';
+import { errorPage } from '../../login/login.views.js';
+import { chooseLocale, messages } from '../../login/messages.js';
+import type { Messages } from '../../login/messages.js';
+import type { FederationRefusal } from '../federated-accounts.service.js';
+import type { IdpRow } from '../federation.queries.js';
+import { UpstreamAnswerRefused } from '../upstream-oidc.js';
+
+/** The page and status of each refusal (docs/federation.md, "Refusals": "no account", "IdP error", "refused response"). */
+export const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Messages) => string }> = {
+  no_account: { status: 403, text: (t) => t.idpNoAccount },
+  ambiguous: { status: 403, text: (t) => t.idpNoAccount },
+  holds_role: { status: 403, text: (t) => t.idpNoAccount },
+  already_linked: { status: 403, text: (t) => t.idpNoAccount },
+  unverified_email: { status: 403, text: (t) => t.idpNoAccount },
+  user_name_missing: { status: 403, text: (t) => t.idpNoAccount },
+  user_name_taken: { status: 403, text: (t) => t.idpNoAccount },
+  user_name_invalid: { status: 403, text: (t) => t.idpNoAccount },
+  inactive_user: { status: 403, text: (t) => t.idpInactive },
+  upstream_error: { status: 502, text: (t) => t.idpUnavailable },
+  invalid_response: { status: 400, text: (t) => t.idpRefused },
+};
+
+/** openid-client's codes for an answer that failed a check (as opposed to an upstream that could not be reached). */
+const CHECK_FAILED = /^OAUTH_(INVALID_RESPONSE|JWT_CLAIM_COMPARISON|JSON_ATTRIBUTE_COMPARISON|JWT_TIMESTAMP_CHECK|PARSE_ERROR|UNSUPPORTED_OPERATION|JWS_SIGNATURE_VERIFICATION_FAILED)/;
+
+/** RFC 6749 §4.1.2.1 error codes are ASCII words; anything else the upstream sent is never repeated. */
+const ERROR_CODE = /^[a-z_]{1,64}$/;
+
+const logger = new Logger('federation');
+
+/** The upstream's error code as a page may repeat it, or `upstream_error`. */
+export function upstreamErrorCode(sent: string | undefined): string {
+  return sent !== undefined && ERROR_CODE.test(sent) ? sent : 'upstream_error';
+}
+
+/**
+ * Why a round trip failed: the upstream's answer failed a check (`invalid_response`), or the upstream could not be
+ * reached (`upstream_error`). node-saml's refusals are plain errors of its checks (signature, audience,
+ * InResponseTo, time): a SAML response that fails anything is refused, never "unreachable".
+ */
+export function classifyUpstreamFailure(idp: IdpRow, error: unknown): FederationRefusal {
+  const code = (error as { code?: unknown }).code;
+  const checkFailed =
+    idp.type === 'saml' ||
+    error instanceof UpstreamAnswerRefused ||
+    error instanceof XmlRefused ||
+    error instanceof client.ResponseBodyError ||
+    error instanceof client.AuthorizationResponseError ||
+    (typeof code === 'string' && CHECK_FAILED.test(code));
+  // The message names the failed check or the unreachable host, never a token.
+  logger.warn(`identity provider ${idp.id}: ${checkFailed ? 'refused answer' : 'unreachable'}: ${error instanceof Error ? error.message : String(error)}`);
+  return checkFailed ? 'invalid_response' : 'upstream_error';
+}
+
+/** The page of an upstream that failed before any identity was known (in the browser's language: no interaction may be at hand). */
+export function upstreamFailurePage(req: Request, reason: FederationRefusal, error: string = reason): { status: number; html: string } {
+  const locale = chooseLocale(undefined, req.headers['accept-language']);
+  const t = messages(locale);
+  return { status: REFUSALS[reason].status, html: errorPage(locale, t, error, REFUSALS[reason].text(t)) };
+}

@@ -1,0 +1,38 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { forgotPasswordPath } from './account-links.router.js';
+import { forgotPasswordLink } from './account-links.views.js';
+import { LoginInteractions } from './login-interactions.js';
+import type { Interaction } from './login-interactions.js';
+import { contentSecurityPolicy } from './login-page.headers.js';
+import { loginPage } from './login.views.js';
+import type { Messages } from './messages.js';
+import { RegistrationGate } from './registration-gate.js';
+import { SecondFactorPages } from './second-factor.pages.js';
+import { LOGIN_UI_PREFIX } from './ui-paths.js';
+import { UPSTREAM_SIGN_IN } from './upstream-sign-in.js';
+import type { UpstreamSignIn } from './upstream-sign-in.js';
+
+/** The login page, with what the client's organization offers. */
+@Injectable()
+export class LoginPage {
+  constructor(
+    private readonly interactions: LoginInteractions,
+    private readonly registration: RegistrationGate,
+    private readonly pages: SecondFactorPages,
+    @Inject(UPSTREAM_SIGN_IN) private readonly upstreams: UpstreamSignIn,
+  ) {}
+
+  /** "Forgot password" where the organization takes passwords, the link to the registration form, the passkey sign-in and its IdPs. */
+  async render(req: Request, res: Response, interaction: Interaction, loginName: string, error?: (t: Messages) => string): Promise<void> {
+    const ctx = this.interactions.formContext(req, interaction, 'login');
+    const offered = await this.registration.offered(interaction);
+    const options = await this.upstreams.options(interaction);
+    const forgot = options.password === 'none' ? '' : forgotPasswordLink(ctx.t, forgotPasswordPath(interaction.uid));
+    const link = forgot + (offered.allowed ? `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${ctx.t.register}</a></p>` : '');
+    const passkey = await this.pages.loginPasskey(req, interaction, offered.passkeys);
+    // Browsers hold a form's redirects to `form-action` too: the login name may lead to an IdP (docs/federation.md).
+    res.setHeader('Content-Security-Policy', contentSecurityPolicy("'self'", [interaction.params.redirect_uri, ...options.upstreams]));
+    this.interactions.render(res, loginPage(ctx, loginName, error?.(ctx.t), link, passkey, options));
+  }
+}

@@ -1,0 +1,33 @@
+import { Injectable } from '@nestjs/common';
+import type { Router } from 'express';
+import { AccountLinksUi } from './account-links.router.js';
+import { LoginEntryUi } from './login-entry.router.js';
+import { LoginInteractions } from './login-interactions.js';
+import { OwedActionsUi } from './owed-actions.router.js';
+import { PasswordLoginUi } from './password-login.router.js';
+import { RegistrationUi } from './registration.router.js';
+import { SecondFactorUi } from './second-factor.router.js';
+
+/** The sign-in's own pages under `/ui/login`: the doors a protocol's interaction comes in by, and their steps. */
+@Injectable()
+export class LoginUiRoutes {
+  constructor(
+    private readonly interactions: LoginInteractions,
+    private readonly accountLinks: AccountLinksUi,
+    private readonly entry: LoginEntryUi,
+    private readonly passwords: PasswordLoginUi,
+    private readonly registration: RegistrationUi,
+    private readonly secondFactor: SecondFactorUi,
+    private readonly owedActions: OwedActionsUi,
+  ) {}
+
+  routes(router: Router): void {
+    // First: the pages of mailed links have fixed paths that `/:uid` would match.
+    this.accountLinks.routes(router, this.interactions.wrap);
+    this.entry.routes(router);
+    this.passwords.routes(router);
+    this.registration.routes(router);
+    this.secondFactor.routes(router);
+    this.owedActions.routes(router);
+  }
+}

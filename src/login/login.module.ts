@@ -1,0 +1,53 @@
+import { Module } from '@nestjs/common';
+import { UsersModule } from '../users/users.module.js';
+import { AccountLinksUi } from './account-links.router.js';
+import { KnownAccounts } from './known-accounts.js';
+import { LoginEntryUi } from './login-entry.router.js';
+import { LoginInteractions } from './login-interactions.js';
+import { LoginPage } from './login-page.js';
+import { LoginPolicies } from './login-policies.js';
+import { LoginRateLimiter } from './login-rate-limiter.js';
+import { LoginUiRoutes } from './login-ui.routes.js';
+import { LoginUsers } from './login-users.js';
+import { OwedActions } from './owed-actions.js';
+import { OwedActionsUi } from './owed-actions.router.js';
+import { PasswordLoginUi } from './password-login.router.js';
+import { PasswordLoginService } from './password-login.service.js';
+import { RegistrationGate } from './registration-gate.js';
+import { RegistrationUi } from './registration.router.js';
+import { SecondFactorPages } from './second-factor.pages.js';
+import { SecondFactorUi } from './second-factor.router.js';
+import { SignInAttempts } from './sign-in-attempts.js';
+import { SignInFlow } from './sign-in-flow.js';
+
+/**
+ * The sign-in, protocol-neutral (docs/architecture.md, "The parts"). It needs SIGN_IN_PROTOCOL (the protocol that
+ * asked for the sign-in) and UPSTREAM_SIGN_IN (the upstream doors of the login page), which src/oidc provides from
+ * its global module: the sign-in imports neither.
+ */
+@Module({
+  imports: [UsersModule],
+  providers: [
+    LoginInteractions,
+    LoginPolicies,
+    LoginRateLimiter,
+    LoginUsers,
+    KnownAccounts,
+    RegistrationGate,
+    PasswordLoginService,
+    SecondFactorPages,
+    SignInAttempts,
+    OwedActions,
+    SignInFlow,
+    LoginPage,
+    LoginEntryUi,
+    PasswordLoginUi,
+    RegistrationUi,
+    SecondFactorUi,
+    OwedActionsUi,
+    AccountLinksUi,
+    LoginUiRoutes,
+  ],
+  exports: [LoginInteractions, LoginPolicies, LoginRateLimiter, LoginUsers, KnownAccounts, PasswordLoginService, SecondFactorPages, SignInFlow, LoginUiRoutes],
+})
+export class LoginModule {}

@@ -1,0 +1,95 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { APP_CONFIG } from '../common/config/config.token.js';
+import type { AppConfig } from '../common/config/config.js';
+import { VerifierBusyError, hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from '../common/crypto/password-hashes/password-hashes.js';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
+import { logins } from '../common/metrics/metrics.js';
+import { PasswordChecks } from '../users/password-checks.service.js';
+import type { CheckSource } from '../users/password-checks.service.js';
+import { UserLifecycleService } from '../users/user-lifecycle.service.js';
+import { LoginUsers } from './login-users.js';
+import type { LoginUser } from './login-users.js';
+import { isActive } from '../users/rules/user-state.js';
+
+export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false };
+
+/**
+ * The password step of the login UI: every stored hash format the import accepts is verified by its
+ * own algorithm and re-hashed to bcrypt at the configured cost on success. Each attempt is counted
+ * before its password is verified (PasswordChecks), so parallel guesses cannot outrun the lockout, and a
+ * locked user is refused whatever the password. Unknown, inactive and locked users get the same answer
+ * as a wrong password, after one bcrypt verification and as long as counting and recording take, so
+ * neither the answer nor its timing reveals which login names exist (SECURITY.md).
+ */
+@Injectable()
+export class PasswordLoginService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly lifecycle: UserLifecycleService,
+    private readonly checks: PasswordChecks,
+    private readonly uow: UnitOfWork,
+    private readonly users: LoginUsers,
+  ) {}
+
+  /** Moving average of how long counting and recording a failed check take in this process (milliseconds). */
+  private recordingMs = 0;
+
+  /** Checks the password and counts the result (`portcullis_logins_total`). */
+  check(loginName: string, password: string, source: CheckSource): Promise<PasswordLoginResult> {
+    return this.counted(() => this.users.find(loginName), password, source);
+  }
+
+  /** The current password of a signed-in user (the account page's password change), counted like a sign-in's. */
+  checkUser(userId: string, password: string, source: CheckSource): Promise<PasswordLoginResult> {
+    return this.counted(() => this.users.findById(userId), password, source);
+  }
+
+  private async counted(find: () => Promise<LoginUser | null>, password: string, source: CheckSource): Promise<PasswordLoginResult> {
+    try {
+      const result = await this.verify(await find(), password, source);
+      logins.inc({ result: result.ok ? 'success' : (result.locked ? 'locked' : 'failure') });
+      return result.ok ? result : { ok: false };
+    } catch (error) {
+      logins.inc({ result: error instanceof VerifierBusyError ? 'busy' : 'error' });
+      throw error;
+    }
+  }
+
+  private async verify(user: LoginUser | null, password: string, source: CheckSource): Promise<PasswordLoginResult & { locked?: boolean }> {
+    if (!user || user.type !== 'human' || !user.passwordHash || !isActive(user)) return this.refuse(password);
+    const started = performance.now();
+    const reserved = await this.checks.reserve(user.id);
+    const countingMs = performance.now() - started;
+    if (!reserved) return { ...(await this.refuse(password, countingMs)), locked: true };
+    const hash = user.passwordHash;
+    const matches = await verifyPassword(password, hash).catch(async (error: unknown) => {
+      // Too many imported hashes in verification: nothing was checked, so nothing counts (503 upstream).
+      if (error instanceof VerifierBusyError) {
+        await this.checks.unchecked(user.id);
+        throw error;
+      }
+      return false;
+    });
+    if (!matches) {
+      const recording = performance.now();
+      await this.checks.failed(user.id, source);
+      this.recordingMs = 0.8 * this.recordingMs + 0.2 * (countingMs + performance.now() - recording);
+      return { ok: false };
+    }
+    if (!(await this.checks.succeeded(user.id))) return { ok: false };
+    if (needsRehash(hash, this.config.bcryptCost)) {
+      const rehashed = await hashPassword(password, this.config.bcryptCost);
+      await this.uow.run((manager) => this.lifecycle.setPasswordHashIn(manager, user.id, user, rehashed, user.passwordChangeRequired, { rehash: true }));
+    }
+    return { ok: true, user };
+  }
+
+  /** The answer for a user that cannot sign in: one dummy verification, and the time a counted failure would take. */
+  private async refuse(password: string, alreadySpentMs = 0): Promise<PasswordLoginResult> {
+    await verifyAgainstDummyHash(password, this.config.bcryptCost);
+    await sleep(Math.max(0, this.recordingMs - alreadySpentMs));
+    return { ok: false };
+  }
+}

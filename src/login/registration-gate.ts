@@ -1,0 +1,22 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Interaction } from './sign-in-protocol.js';
+import { SIGN_IN_PROTOCOL } from './sign-in-protocol.js';
+import type { SignInProtocol } from './sign-in-protocol.js';
+import { LoginPolicies } from './login-policies.js';
+
+/** Whether a client's organization offers self-registration and passkeys (its login policy). */
+@Injectable()
+export class RegistrationGate {
+  constructor(
+    @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
+    private readonly policies: LoginPolicies,
+  ) {}
+
+  /** The organization of the interaction's client, and whether its login policy offers registration and passkeys. */
+  async offered(interaction: Interaction): Promise<{ orgId?: string; allowed: boolean; passkeys: boolean }> {
+    const orgId = (await this.protocol.clientOf(interaction))?.portcullis_org_id;
+    if (!orgId) return { allowed: false, passkeys: false };
+    const policy = await this.policies.of(interaction, orgId);
+    return { orgId, allowed: policy.allowRegistration, passkeys: policy.passkeys };
+  }
+}

@@ -1,0 +1,113 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { FactorsService } from '../users/factors/factors.service.js';
+import { PasswordChecks } from '../users/password-checks.service.js';
+import { ACR_MFA, authenticationOf, isPasskeyMethod, reportedAuthentication } from './authentication-methods.js';
+import { KnownAccounts } from './known-accounts.js';
+import type { KnownAccount } from './known-accounts.js';
+import { LoginInteractions } from './login-interactions.js';
+import type { Interaction, LoginResult } from './login-interactions.js';
+import { LoginPolicies } from './login-policies.js';
+import type { LoginUser } from './login-users.js';
+import { errorPage } from './login.views.js';
+import type { Messages } from './messages.js';
+import { FOREIGN_ORGANIZATION_REFUSAL, mayServe } from './organization-boundary.js';
+import { OwedActions } from './owed-actions.js';
+import { PENDING, requestsMfa, signingIn } from './pending-sign-in.js';
+import type { PendingSignIn } from './pending-sign-in.js';
+import { SecondFactorPages } from './second-factor.pages.js';
+import { SIGN_IN_PROTOCOL } from './sign-in-protocol.js';
+import type { SignInProtocol } from './sign-in-protocol.js';
+import { LOGIN_UI_PREFIX } from './ui-paths.js';
+
+/**
+ * One sign-in, whichever door it came in by (password, passkey, registration, an upstream identity provider):
+ * after the first factor the organization's boundary and login policy decide what follows (docs/product-rules.md,
+ * "Multi-factor sign-in"), the steps the account owes come next, and the sign-in ends in one of two ways: `finish`
+ * hands the protocol who signed in and how; `refuse` ends it for good, the same way at every door.
+ */
+@Injectable()
+export class SignInFlow {
+  constructor(
+    @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
+    private readonly interactions: LoginInteractions,
+    private readonly pages: SecondFactorPages,
+    private readonly factors: FactorsService,
+    private readonly policies: LoginPolicies,
+    private readonly owed: OwedActions,
+    private readonly checks: PasswordChecks,
+    private readonly known: KnownAccounts,
+  ) {}
+
+  /**
+   * After a first factor (a password; a passkey without user verification; an upstream's identity): refuses a user
+   * the client may not serve (SECURITY.md, "Sign-in stays inside the organization"), else completes the sign-in, or
+   * keeps it pending and sends the browser to the second step the policy and the user's factors ask.
+   */
+  async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[], upstream: string[] = []): Promise<void> {
+    if (!mayServe(await this.protocol.clientOf(interaction), user)) return this.refuse(req, res, interaction, 403, 'access_denied', FOREIGN_ORGANIZATION_REFUSAL);
+    const policy = await this.policies.of(interaction, user.orgId);
+    const pending = signingIn(user, methods, upstream);
+    if (policy.mfa === 'off' || authenticationOf(methods).acr === ACR_MFA) return this.complete(req, res, interaction, pending);
+    const factors = await this.factors.summary(user.id);
+    const usable = factors.totp || factors.recoveryCodes || (policy.passkeys && !methods.some(isPasskeyMethod) && factors.passkeys.length > 0);
+    const wanted = policy.mfa === 'required' || requestsMfa(interaction);
+    if (usable) return this.toStep(req, res, interaction, pending);
+    if (wanted) return this.toStep(req, res, interaction, { ...pending, enrol: true, required: true });
+    if (factors.offerSkipped) return this.complete(req, res, interaction, pending);
+    return this.toStep(req, res, interaction, { ...pending, enrol: true });
+  }
+
+  /** After a form post, a redirect to the step's page (reloading it posts nothing again); on that page itself, the step. */
+  async toStep(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn): Promise<void> {
+    await this.interactions.keep(interaction, PENDING, pending);
+    if (req.method === 'GET') return this.pages.render(req, res, interaction, pending);
+    this.restart(res, interaction);
+  }
+
+  /** A step posted out of order (or after the interaction moved on): the current step is shown again. */
+  restart(res: Response, interaction: Interaction): void {
+    res.status(303).location(`${LOGIN_UI_PREFIX}/${interaction.uid}`).set('Content-Length', '0').end();
+  }
+
+  /**
+   * Every factor the sign-in requires is done (`methods` the last step's): what the account owes comes first; then
+   * the failed-check count starts over, and the protocol gets the result.
+   */
+  async complete(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, methods: string[] = []): Promise<void> {
+    const owed = await this.owed.of(interaction, { ...pending, methods: [...pending.methods, ...methods] });
+    if (owed && 'refused' in owed) return this.refuse(req, res, interaction, 403, 'access_denied', owed.refused);
+    if (owed) return this.toStep(req, res, interaction, owed);
+    await this.checks.signInCompleted(pending.userId);
+    const { amr, acr } = reportedAuthentication([pending.methods, methods], pending.upstream);
+    const ts = Math.floor(Date.now() / 1000);
+    return this.finish(req, res, interaction, { accountId: pending.userId, ts, amr, acr }, { userId: pending.userId, loginName: pending.loginName, authTime: ts });
+  }
+
+  /**
+   * Completes the interaction (without `login` when the session's sign-in carries over, e.g. consent), remembers the
+   * account in this browser, and sends the browser back to the protocol.
+   */
+  async finish(req: Request, res: Response, interaction: Interaction, login?: LoginResult, account?: KnownAccount): Promise<void> {
+    if (account) this.known.remember(req, res, account);
+    await this.protocol.complete(interaction, login);
+    res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
+  }
+
+  /**
+   * Ends the sign-in for good, whichever door it came in by. A device flow's sign-in ends with access_denied through
+   * the protocol (OIDC Core §3.1.2.6), so the device hears it at its next poll (RFC 8628 §3.5) and the user sees the
+   * device's denied page; any other shows the refusal, and the application hears nothing until the user goes back.
+   */
+  async refuse(req: Request, res: Response, interaction: Interaction, status: number, error: string, describe: string | ((t: Messages) => string)): Promise<void> {
+    const ctx = this.interactions.formContext(req, interaction, 'login');
+    const description = typeof describe === 'string' ? describe : describe(ctx.t);
+    if (interaction.deviceCode) {
+      await this.protocol.deny(interaction, description);
+      res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
+      return;
+    }
+    res.status(status);
+    this.interactions.render(res, errorPage(ctx.locale, ctx.t, error, description));
+  }
+}

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import express from 'express';
+import type { Router } from 'express';
+import { AccountPageUi } from '../../account/account-page.router.js';
+import { FederatedSignInRoutes } from '../../federation/sign-in/federated-sign-in.routes.js';
+import { LoginUiRoutes } from '../../login/login-ui.routes.js';
+
+/**
+ * The login UI (`/ui/login/*`, `/ui/account/*`) that OidcDispatch mounts: the sign-in's pages, the account page and
+ * the upstream identity providers' doors, one Express router (docs/decisions/oidc-before-express.md).
+ */
+@Injectable()
+export class LoginUiRouter {
+  constructor(
+    private readonly login: LoginUiRoutes,
+    private readonly accountPage: AccountPageUi,
+    private readonly federation: FederatedSignInRoutes,
+  ) {}
+
+  router(): Router {
+    const router = express.Router();
+    this.login.routes(router);
+    this.accountPage.routes(router);
+    this.federation.routes(router);
+    return router;
+  }
+}

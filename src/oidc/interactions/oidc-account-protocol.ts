@@ -1,0 +1,56 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import type { AccountProtocol, StoredSession } from '../../account/account-protocol.js';
+import { APP_CONFIG } from '../../common/config/config.token.js';
+import type { AppConfig } from '../../common/config/config.js';
+import { ACCOUNT_SIGNED_IN_PATH } from '../../login/ui-paths.js';
+import { ACCOUNT_CLIENT_ID } from '../provider/account-client.js';
+import { OIDC_ROUTES } from '../provider/oidc.routes.js';
+import { ProviderHolder } from '../provider/provider.holder.js';
+
+/**
+ * The account page in oidc-provider's session: Session.get reads the signed cookie outside the provider's routes, and
+ * a sign-in starts with the account page's static client (account-client.ts) when there is none.
+ */
+@Injectable()
+export class OidcAccountProtocol implements AccountProtocol {
+  constructor(
+    private readonly holder: ProviderHolder,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async session(req: Request, res: Response): Promise<StoredSession> {
+    const { provider } = this.holder;
+    return (await provider.Session.get(provider.createContext(req, res))) as StoredSession;
+  }
+
+  /**
+   * The authorization request of the account page's sign-in (code flow with PKCE, as the client must). The code is
+   * never redeemed, so the verifier is not kept.
+   */
+  signInUrl(again: boolean, locale: string): string {
+    const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+    const params = new URLSearchParams({
+      client_id: ACCOUNT_CLIENT_ID,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: `${this.config.publicUrl}${ACCOUNT_SIGNED_IN_PATH}`,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: randomBytes(16).toString('base64url'),
+      ui_locales: locale,
+      ...(again ? { prompt: 'login' } : {}),
+    });
+    return `${OIDC_ROUTES.authorization}?${params}`;
+  }
+
+  signOutUrl(): string {
+    return `${OIDC_ROUTES.end_session}?${new URLSearchParams({ client_id: ACCOUNT_CLIENT_ID })}`;
+  }
+
+  async applicationName(clientId: string): Promise<string | undefined> {
+    if (clientId === ACCOUNT_CLIENT_ID) return undefined;
+    return (await this.holder.provider.Client.find(clientId))?.clientName ?? clientId;
+  }
+}
