@@ -46,7 +46,25 @@ import { runOidcGrowth } from './scenarios/oidc-growth.js';
 import { runOverhead } from './scenarios/overhead.js';
 import { runWebhooks } from './scenarios/webhooks.js';
 
-const GROUPS: Record<string, (ctx: Context) => Promise<void>> = { oidc: runOidc, data: runData, import: runImport, groups: runGroups, mfa: runMfa, feed: runFeed, webhooks: runWebhooks, 'oidc-growth': runOidcGrowth, console: runConsole, overhead: runOverhead, federation: runFederation, saml: runSaml, mail: runMail, provisioning: runProvisioning, dpop: runDpop, device: runDevice, cluster: runCluster };
+const GROUPS: Record<string, (ctx: Context) => Promise<void>> = {
+  oidc: runOidc,
+  data: runData,
+  import: runImport,
+  groups: runGroups,
+  mfa: runMfa,
+  feed: runFeed,
+  webhooks: runWebhooks,
+  'oidc-growth': runOidcGrowth,
+  console: runConsole,
+  overhead: runOverhead,
+  federation: runFederation,
+  saml: runSaml,
+  mail: runMail,
+  provisioning: runProvisioning,
+  dpop: runDpop,
+  device: runDevice,
+  cluster: runCluster,
+};
 /** Run by `--only` alone: the Galera cluster takes half a minute to start, more than CI's whole quick run can spare. */
 const ON_DEMAND = new Set(['cluster']);
 const DEFAULT_GROUPS = Object.keys(GROUPS).filter((g) => !ON_DEMAND.has(g));
@@ -57,7 +75,9 @@ const DEFAULT_GROUPS = Object.keys(GROUPS).filter((g) => !ON_DEMAND.has(g));
 const QUICK_LANES = 2;
 
 function options(): Options {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, mysql: { type: 'string' }, only: { type: 'string' }, seconds: { type: 'string' }, sizes: { type: 'string' } } });
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean' }, mysql: { type: 'string' }, only: { type: 'string' }, seconds: { type: 'string' }, sizes: { type: 'string' } },
+  });
   const quick = values.quick ?? false;
   const groups = values.only ? values.only.split(',') : DEFAULT_GROUPS;
   for (const g of groups) if (!GROUPS[g]) throw new Error(`--only: unknown group "${g}" (known: ${Object.keys(GROUPS).join(', ')})`);

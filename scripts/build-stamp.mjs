@@ -16,7 +16,19 @@ const stamp = join(root, 'dist', '.build-stamp');
 const pending = join(root, 'dist', '.build-started');
 // Everything `npm run build` reads: the TypeScript of tsconfig.json's `include`, the console and its bundler, and
 // what decides how they compile.
-const SOURCES = ['src', 'test', 'bench', 'bin', 'console', 'scripts/build-console.mjs', 'scripts/generate-console-types.mjs', 'tsconfig.json', 'package.json', 'package-lock.json', 'ormconfig.ts'];
+const SOURCES = [
+  'src',
+  'test',
+  'bench',
+  'bin',
+  'console',
+  'scripts/build-console.mjs',
+  'scripts/generate-console-types.mjs',
+  'tsconfig.json',
+  'package.json',
+  'package-lock.json',
+  'ormconfig.ts',
+];
 // Written by the build itself (scripts/generate-console-types.mjs): it follows src, it is no source of its own.
 const GENERATED = join(root, 'console', 'src', 'api', 'schema.d.ts');
 

@@ -95,7 +95,9 @@ async function worker() {
     const result = await runUnit(units[index], index);
     results.push(result);
     const names = result.files.map((f) => `${f.file} (${f.tests} tests${f.ok ? '' : ', FAILED'})`).join('\n   ');
-    process.stdout.write(`\n── process ${index + 1} of ${units.length}, ${(result.wallMs / 1000).toFixed(1)} s${result.ok ? '' : ', FAILED'}:\n   ${names}\n${result.output}`);
+    process.stdout.write(
+      `\n── process ${index + 1} of ${units.length}, ${(result.wallMs / 1000).toFixed(1)} s${result.ok ? '' : ', FAILED'}:\n   ${names}\n${result.output}`,
+    );
   }
 }
 
@@ -133,10 +135,22 @@ function runUnit(unit, index) {
         return { file: sourceOf(file), ok, ...counts, ms: unit.alone ? wallMs : Math.round(counts.ms) };
       });
       // A failure that no file owns (a group's load failure, a crash between files) fails the process.
-      const stray = Object.entries(reported).filter(([f]) => !unit.files.some((x) => sourceOf(x) === f)).reduce((n, [, c]) => n + c.fail, 0);
+      const stray = Object.entries(reported)
+        .filter(([f]) => !unit.files.some((x) => sourceOf(x) === f))
+        .reduce((n, [, c]) => n + c.fail, 0);
       const ok = unitOk && stray === 0 && perFile.every((f) => f.ok);
       if (!ok && perFile.every((f) => f.ok)) for (const f of perFile) f.ok = false;
-      resolve({ index, ok, exit: code ?? signal, wallMs, cpuMs: summary.cpuMs, childrenCpuMs: summary.childrenCpuMs, maxRssMb: summary.maxRssMb, files: perFile, output });
+      resolve({
+        index,
+        ok,
+        exit: code ?? signal,
+        wallMs,
+        cpuMs: summary.cpuMs,
+        childrenCpuMs: summary.childrenCpuMs,
+        maxRssMb: summary.maxRssMb,
+        files: perFile,
+        output,
+      });
     });
   });
 }

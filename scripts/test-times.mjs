@@ -40,7 +40,9 @@ for (const record of records) {
   }
   const total = { files: 0, tests: 0, wallMs: 0, cpuMs: 0, childrenCpuMs: 0 };
   for (const a of areas.values()) for (const key of Object.keys(total)) total[key] += a[key];
-  console.log(`\n${record.database}: ${total.tests} tests in ${total.files} files, ${minutes(record.wallMs)} min elapsed with ${record.concurrency} files at a time`);
+  console.log(
+    `\n${record.database}: ${total.tests} tests in ${total.files} files, ${minutes(record.wallMs)} min elapsed with ${record.concurrency} files at a time`,
+  );
   console.log('| area | files | tests | minutes of tests | CPU minutes, test processes | CPU minutes, processes they started |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const [name, a] of [...areas].sort((x, y) => y[1].wallMs - x[1].wallMs)) {
@@ -52,7 +54,9 @@ for (const record of records) {
     console.log(`\nslowest ${slowest} on ${record.database}:`);
     for (const f of [...record.files].sort((a, b) => b.ms - a.ms).slice(0, slowest)) {
       const cpu = cpuOf(f.file);
-      console.log(`${(f.ms / 1000).toFixed(1).padStart(7)} s  ${(cpu.own / 1000).toFixed(1).padStart(6)} + ${(cpu.children / 1000).toFixed(1).padStart(6)} s CPU  ${f.tests.toString().padStart(4)} tests  ${f.file}`);
+      console.log(
+        `${(f.ms / 1000).toFixed(1).padStart(7)} s  ${(cpu.own / 1000).toFixed(1).padStart(6)} + ${(cpu.children / 1000).toFixed(1).padStart(6)} s CPU  ${f.tests.toString().padStart(4)} tests  ${f.file}`,
+      );
     }
   }
 }

@@ -15,6 +15,19 @@ import { ENTITIES } from './entities.js';
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [CommonModule.forRoot(config, ENTITIES), UsersModule, AdminModule, ScimModule, OidcModule, WebhooksModule, FederationModule, SamlModule, ProvisioningModule] };
+    return {
+      module: AppModule,
+      imports: [
+        CommonModule.forRoot(config, ENTITIES),
+        UsersModule,
+        AdminModule,
+        ScimModule,
+        OidcModule,
+        WebhooksModule,
+        FederationModule,
+        SamlModule,
+        ProvisioningModule,
+      ],
+    };
   }
 }

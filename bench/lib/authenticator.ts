@@ -61,7 +61,13 @@ export class SoftwareAuthenticator {
       this.credentialId,
       isoCBOR.encode(coseKey),
     ]);
-    const attestationObject = isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never);
+    const attestationObject = isoCBOR.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', new Uint8Array(authData)],
+      ]) as never,
+    );
     return {
       id: this.id,
       rawId: this.id,
@@ -81,7 +87,10 @@ export class SoftwareAuthenticator {
     this.counter++;
     const authenticatorData = this.authenticatorData(UP | UV, this.counter);
     const clientDataJSON = this.clientData('webauthn.get', challenge);
-    const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(Buffer.from(clientDataJSON, 'base64url'))]), { key: this.privateKey, dsaEncoding: 'der' });
+    const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(Buffer.from(clientDataJSON, 'base64url'))]), {
+      key: this.privateKey,
+      dsaEncoding: 'der',
+    });
     return {
       id: this.id,
       rawId: this.id,

@@ -47,10 +47,15 @@ export function chartSvg(data: Pair[], title: string): string {
   data.forEach((p, i) => {
     const y = top + i * (2 * barHeight + 14);
     parts.push(`<text x="${left - 8}" y="${y + barHeight + 4}" text-anchor="end">${escapeXml(p.label)} (${p.unit})</text>`);
-    for (const [k, value, colour] of [[0, p.ours, '#2b6cb0'], [1, p.peer, '#dd8452']] as const) {
+    for (const [k, value, colour] of [
+      [0, p.ours, '#2b6cb0'],
+      [1, p.peer, '#dd8452'],
+    ] as const) {
       const yy = y + k * barHeight;
       parts.push(`<rect x="${left}" y="${yy}" width="${Math.max(1, x(value) - left)}" height="${barHeight - 2}" fill="${colour}"/>`);
-      parts.push(`<text x="${x(value) + 4}" y="${yy + barHeight - 4}" font-size="10">${value.toLocaleString('en', { maximumFractionDigits: value < 100 ? 1 : 0 })}</text>`);
+      parts.push(
+        `<text x="${x(value) + 4}" y="${yy + barHeight - 4}" font-size="10">${value.toLocaleString('en', { maximumFractionDigits: value < 100 ? 1 : 0 })}</text>`,
+      );
     }
   });
   parts.push('</svg>');

@@ -41,7 +41,15 @@ export function compareCpu(sqlite: RunResult, mysql: RunResult): CpuComparison[]
       const other = headline(mysql.measurements, scenario, ours(workers));
       if (!base || !other) continue;
       const total = other.cpuUs! + (other.dbCpuUs ?? 0);
-      rows.push({ label, workers, sqliteUs: base.cpuUs!, serviceUs: other.cpuUs!, databaseUs: other.dbCpuUs ?? 0, ratio: total / base.cpuUs!, met: total <= CPU_RATIO_LIMIT * base.cpuUs! });
+      rows.push({
+        label,
+        workers,
+        sqliteUs: base.cpuUs!,
+        serviceUs: other.cpuUs!,
+        databaseUs: other.dbCpuUs ?? 0,
+        ratio: total / base.cpuUs!,
+        met: total <= CPU_RATIO_LIMIT * base.cpuUs!,
+      });
     }
   }
   return rows;
@@ -58,6 +66,9 @@ export function renderCpuComparison(sqlite: RunResult, mysql: RunResult): string
     '',
     `| scenario | WORKERS | SQLite | ${db} service | ${db} server | ${db} total | total ÷ SQLite | ≤ ${CPU_RATIO_LIMIT}× |`,
     '| --- | --- | --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${r.label} | ${r.workers} | ${num(r.sqliteUs)} | ${num(r.serviceUs)} | ${num(r.databaseUs)} | ${num(r.serviceUs + r.databaseUs)} | ${ratio(r.ratio)}× | **${r.met ? 'met' : 'missed'}** |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.label} | ${r.workers} | ${num(r.sqliteUs)} | ${num(r.serviceUs)} | ${num(r.databaseUs)} | ${num(r.serviceUs + r.databaseUs)} | ${ratio(r.ratio)}× | **${r.met ? 'met' : 'missed'}** |`,
+    ),
   ].join('\n');
 }

@@ -55,7 +55,10 @@ export interface CpuPerRequest {
  * Counts the CPU the server's process tree (and the watched database server) use while `work` runs; `per`
  * turns the seconds into µs per request once the work tells how many requests it served.
  */
-export async function withCpu<T>(rootPid: number, work: () => Promise<T>): Promise<{ result: T; per(requests: number): CpuPerRequest | Record<string, never> }> {
+export async function withCpu<T>(
+  rootPid: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; per(requests: number): CpuPerRequest | Record<string, never> }> {
   const before = treeCpu(rootPid);
   const dbBefore = databaseServer === undefined ? undefined : cpuSeconds(databaseServer);
   const result = await work();
@@ -65,6 +68,7 @@ export async function withCpu<T>(rootPid: number, work: () => Promise<T>): Promi
   const database = dbBefore === undefined ? undefined : cpuSeconds(databaseServer!) - dbBefore;
   const us = (seconds: number, requests: number) => Math.round((seconds * 1e6) / requests);
   // No request answered (a server that stalled): no CPU per request to give.
-  const per = (requests: number) => (requests === 0 ? {} : { cpuUs: us(service, requests), ...(database === undefined ? {} : { dbCpuUs: us(database, requests) }) });
+  const per = (requests: number) =>
+    requests === 0 ? {} : { cpuUs: us(service, requests), ...(database === undefined ? {} : { dbCpuUs: us(database, requests) }) };
   return { result, per };
 }

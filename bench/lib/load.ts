@@ -21,11 +21,20 @@ export interface Timing {
  * counting its CPU (and the watched database server's, bench/lib/cpu.ts) per request.
  * `socketErrors` counts failed connections and timeouts alone.
  */
-export async function load(url: string, pid: number, timing: Timing, requests: Record<string, unknown>[], connections = CONNECTIONS): Promise<Figures & { socketErrors: number }> {
+export async function load(
+  url: string,
+  pid: number,
+  timing: Timing,
+  requests: Record<string, unknown>[],
+  connections = CONNECTIONS,
+): Promise<Figures & { socketErrors: number }> {
   // A run of its own rather than autocannon's `warmup` option: the CPU counted must be the measured run's.
   if (timing.warmup > 0) await autocannon({ url, connections, duration: timing.warmup, requests });
   const run = () => autocannon({ url, connections, duration: timing.seconds, requests });
-  const { result: { result, per }, peakMb } = await withPeakMemory(pid, () => withCpu(pid, run));
+  const {
+    result: { result, per },
+    peakMb,
+  } = await withPeakMemory(pid, () => withCpu(pid, run));
   // Redirects are the login chain's normal answers (and still count as errors in other scenarios).
   const failing = Object.entries(result.statusCodeStats ?? {}).filter(([code]) => !/^[23]/.test(code));
   if (failing.length > 0) console.error(`    non-2xx: ${failing.map(([c, v]) => `${c}×${v.count}`).join(', ')}`);
@@ -48,7 +57,9 @@ const perWhat = (m: Measurement) => /^(.*)s\/s$/.exec(m.unit)?.[1] ?? 'req';
 export function print(m: Measurement): void {
   const latency = m.p50 === undefined ? '' : ` p50 ${m.p50} ms p99 ${m.p99} ms`;
   const size = m.size === undefined ? '' : ` @${m.size.toLocaleString('en')}`;
-  console.error(`  ${m.label}${size} | ${m.server}: ${m.rate.toFixed(1)} ${m.unit}${latency} errors ${m.errors}${m.peakMb ? ` peak ${m.peakMb} MB` : ''}${m.cpuUs === undefined ? '' : ` CPU ${cpuText(m)} µs/${perWhat(m)}`}`);
+  console.error(
+    `  ${m.label}${size} | ${m.server}: ${m.rate.toFixed(1)} ${m.unit}${latency} errors ${m.errors}${m.peakMb ? ` peak ${m.peakMb} MB` : ''}${m.cpuUs === undefined ? '' : ` CPU ${cpuText(m)} µs/${perWhat(m)}`}`,
+  );
 }
 
 /**
@@ -60,9 +71,12 @@ export function perOperation(figures: Figures & { socketErrors: number }, second
   const { rate: requestRate, socketErrors, cpuUs, dbCpuUs, ...rest } = figures;
   const requestsPerOperation = (requestRate * seconds) / done.completed;
   // No operation completed (a 1 s quick run on a slow machine): there is no CPU per operation to give.
-  const cpu = done.completed === 0 ? {} : {
-    ...(cpuUs === undefined ? {} : { cpuUs: Math.round(cpuUs * requestsPerOperation) }),
-    ...(dbCpuUs === undefined ? {} : { dbCpuUs: Math.round(dbCpuUs * requestsPerOperation) }),
-  };
+  const cpu =
+    done.completed === 0
+      ? {}
+      : {
+          ...(cpuUs === undefined ? {} : { cpuUs: Math.round(cpuUs * requestsPerOperation) }),
+          ...(dbCpuUs === undefined ? {} : { dbCpuUs: Math.round(dbCpuUs * requestsPerOperation) }),
+        };
   return { ...rest, ...cpu, rate: done.completed / seconds, errors: done.failed + socketErrors, requests: done.completed + done.failed };
 }

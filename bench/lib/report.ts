@@ -26,7 +26,8 @@ export function replaceBetweenMarkers(document: string, generated: string, marke
   return `${document.slice(0, begin + markers.begin.length)}\n${generated.trim()}\n${document.slice(end)}`;
 }
 
-const num = (n: number | undefined, digits = 0) => (n === undefined ? '—' : n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }));
+const num = (n: number | undefined, digits = 0) =>
+  n === undefined ? '—' : n.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const rate = (m: Measurement) => `${num(m.rate, m.rate < 100 ? 1 : 0)} ${m.unit}`;
 const verdictCell = (vs: Verdict[]) => vs.map((v) => `${v.text} — **${v.met ? 'met' : 'missed'}**`).join('; ');
 const sizeLabel = (m: Measurement) => (m.size === undefined ? '' : ` (${num(m.size)})`);
@@ -62,7 +63,20 @@ function mainTable(run: RunResult, verdicts: Verdict[]): string[] {
     const mine = verdicts.filter((v) => v.subject === m && (!isGeneric(v) || !v.met));
     const answered = m.rate > 0;
     const versus = isVoid(m) ? voidText(m) : isProductPeer(m) ? productCell(ms, m) : ratioCell(m, base);
-    lines.push(row([m.label + sizeLabel(m), m.server, rate(m), answered ? num(m.p50) : '—', answered ? num(m.p99) : '—', m.errors, num(m.peakMb), cpuText(m), versus, verdictCell(mine)]));
+    lines.push(
+      row([
+        m.label + sizeLabel(m),
+        m.server,
+        rate(m),
+        answered ? num(m.p50) : '—',
+        answered ? num(m.p99) : '—',
+        m.errors,
+        num(m.peakMb),
+        cpuText(m),
+        versus,
+        verdictCell(mine),
+      ]),
+    );
   }
   return lines;
 }
@@ -128,21 +142,23 @@ export function renderReport(run: RunResult, chartFile: string): string {
       '(with WORKERS=2: the larger of primary and workers, not their sum), sampled every 200 ms during the scenario. ' +
       '"errors" counts non-2xx answers plus socket errors and timeouts (for logins: logins whose code redemption failed). ' +
       '"CPU µs/req" is the user + system CPU time of the server\'s processes (with WORKERS=2: primary and workers summed) ' +
-      'per request (per login for logins), from /proc/<pid>/stat; on MySQL/MariaDB followed by the database server\'s and the sum. ' +
+      "per request (per login for logins), from /proc/<pid>/stat; on MySQL/MariaDB followed by the database server's and the sum. " +
       'The p99 and memory targets apply to every Portcullis row and are shown only where missed.',
     '',
     ...mainTable(run, verdicts),
     '',
     `![Portcullis (WORKERS=1) against the peer, per scenario](${chartFile})`,
     '',
-    ...(run.measurements.some(isDurablePeer) ? [
-      '**Tokens against the durable peer**: the same oidc-provider storing every payload in SQLite ' +
-        '(WAL, `synchronous = NORMAL`, no cache; `bench/peers/sqlite-adapter.ts`) is the anchor (target ≥ 0.9× with WORKERS=1); ' +
-        'the memory adapter is the ceiling. All three figures of a row come from the same alternating rounds:',
-      '',
-      ...durableTable(run),
-      '',
-    ] : []),
+    ...(run.measurements.some(isDurablePeer)
+      ? [
+          '**Tokens against the durable peer**: the same oidc-provider storing every payload in SQLite ' +
+            '(WAL, `synchronous = NORMAL`, no cache; `bench/peers/sqlite-adapter.ts`) is the anchor (target ≥ 0.9× with WORKERS=1); ' +
+            'the memory adapter is the ceiling. All three figures of a row come from the same alternating rounds:',
+          '',
+          ...durableTable(run),
+          '',
+        ]
+      : []),
     '**Growth** (WORKERS=1; users and events each grow to the size in the header):',
     '',
     ...growthTable(run),
@@ -151,9 +167,9 @@ export function renderReport(run: RunResult, chartFile: string): string {
     '',
     ...scalingTable(run),
     '',
-    '**Sizing (this machine, this run)**, in the units of Keycloak\'s sizing guide: the rate of one process (WORKERS=1) and of two ' +
+    "**Sizing (this machine, this run)**, in the units of Keycloak's sizing guide: the rate of one process (WORKERS=1) and of two " +
       '(WORKERS=2, where measured), the CPU time one request costs (a login: the whole login; on MySQL/MariaDB plus the database ' +
-      'server\'s), the requests one fully used vCPU serves at that cost, and the largest resident memory of one process:',
+      "server's), the requests one fully used vCPU serves at that cost, and the largest resident memory of one process:",
     '',
     ...sizingTable(run),
   ].join('\n');

@@ -79,12 +79,53 @@ export async function seedUsers(store: Store, orgId: string, from: number, to: n
   await insertRange(store, from, to, [
     {
       table: 'users',
-      columns: ['id', 'org_id', 'type', 'user_name', 'user_name_lower', 'state', 'given_name', 'family_name', 'display_name', 'preferred_language', 'email', 'email_lower',
-        'email_verified', 'phone_verified', 'password_change_required', 'failed_password_checks', 'scim_attributes', 'version', 'created_at', 'changed_at'],
+      columns: [
+        'id',
+        'org_id',
+        'type',
+        'user_name',
+        'user_name_lower',
+        'state',
+        'given_name',
+        'family_name',
+        'display_name',
+        'preferred_language',
+        'email',
+        'email_lower',
+        'email_verified',
+        'phone_verified',
+        'password_change_required',
+        'failed_password_checks',
+        'scim_attributes',
+        'version',
+        'created_at',
+        'changed_at',
+      ],
       row: (i) => {
         const [given, family, email] = [`Given${i % 997}`, `Family${i % 1009}`, userName(i)];
         const attributes = JSON.stringify({ emails: [{ value: email, type: 'work', primary: true }] });
-        return [userId(i), orgId, 'human', email, email, 'active', given, family, `${given} ${family}`, 'en', email, email, 0, 0, 0, 0, attributes, 1, CREATED + i, CREATED + i];
+        return [
+          userId(i),
+          orgId,
+          'human',
+          email,
+          email,
+          'active',
+          given,
+          family,
+          `${given} ${family}`,
+          'en',
+          email,
+          email,
+          0,
+          0,
+          0,
+          0,
+          attributes,
+          1,
+          CREATED + i,
+          CREATED + i,
+        ];
       },
     },
     {
@@ -103,8 +144,18 @@ export async function seedUsers(store: Store, orgId: string, from: number, to: n
 }
 
 /** Ten event types in turn: a filter on one of them selects a tenth of the seeded events. */
-export const EVENT_TYPES = ['user.human.added', 'user.human.profile.changed', 'user.human.email.changed', 'user.human.phone.changed', 'user.human.password.changed',
-  'user.human.password.check.succeeded', 'user.human.password.check.failed', 'user.deactivated', 'user.reactivated', 'user.locked'];
+export const EVENT_TYPES = [
+  'user.human.added',
+  'user.human.profile.changed',
+  'user.human.email.changed',
+  'user.human.phone.changed',
+  'user.human.password.changed',
+  'user.human.password.check.succeeded',
+  'user.human.password.check.failed',
+  'user.deactivated',
+  'user.reactivated',
+  'user.locked',
+];
 /** Each aggregate gets ten consecutive events (one of each type). */
 export const aggregateId = (i: number) => `00000000-0000-7000-9000-${String(Math.floor(i / EVENT_TYPES.length)).padStart(12, '0')}`;
 
@@ -114,7 +165,16 @@ export async function seedEvents(store: Store, orgId: string, from: number, to: 
     {
       table: 'events',
       columns: ['id', 'type', 'aggregate_type', 'aggregate_id', 'resource_owner', 'editor_user_id', 'payload', 'created_at'],
-      row: (i) => [`00000000-0000-7000-a000-${String(i).padStart(12, '0')}`, EVENT_TYPES[i % EVENT_TYPES.length], 'user', aggregateId(i), orgId, null, JSON.stringify({ seq: i }), CREATED + i],
+      row: (i) => [
+        `00000000-0000-7000-a000-${String(i).padStart(12, '0')}`,
+        EVENT_TYPES[i % EVENT_TYPES.length],
+        'user',
+        aggregateId(i),
+        orgId,
+        null,
+        JSON.stringify({ seq: i }),
+        CREATED + i,
+      ],
     },
   ]);
 }
@@ -149,11 +209,21 @@ export async function seedOidcPayloads(store: Store, from: number, to: number, e
         const login = i % 3 === 2;
         const account = login ? userId(i % 100_000) : 'bench-machine-client';
         const payload = JSON.stringify({
-          iat: Math.floor(CREATED / 1000), exp: Math.floor(expiresAt / 1000), clientId: login ? 'bench-web-client' : account,
-          kind: login ? 'AccessToken' : 'ClientCredentials', scope: login ? 'openid profile' : 'urn:portcullis:iam:org:project:id:bench:aud',
+          iat: Math.floor(CREATED / 1000),
+          exp: Math.floor(expiresAt / 1000),
+          clientId: login ? 'bench-web-client' : account,
+          kind: login ? 'AccessToken' : 'ClientCredentials',
+          scope: login ? 'openid profile' : 'urn:portcullis:iam:org:project:id:bench:aud',
           ...(login ? { accountId: account, grantId: `grant-${i}`, gty: 'authorization_code', sessionUid: `session-${i}` } : {}),
         });
-        return [login ? 'AccessToken' : 'ClientCredentials', createHash('sha256').update(`bench-token-${i}`).digest('base64url'), payload, login ? `grant-${i}` : null, account, expiresAt];
+        return [
+          login ? 'AccessToken' : 'ClientCredentials',
+          createHash('sha256').update(`bench-token-${i}`).digest('base64url'),
+          payload,
+          login ? `grant-${i}` : null,
+          account,
+          expiresAt,
+        ];
       },
     },
   ]);

@@ -21,12 +21,24 @@ export const totpCodeAt = (totp: TOTP, step: number) => totp.generate({ timestam
 export const totpOf = (secret: string) => new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: TOTP_PERIOD_MS / 1000 });
 
 /** A sign-in that has passed the password: the browser and the page of the step that followed it. */
-async function afterPassword(url: string, client: WebClient, loginName: string, password: string): Promise<{ browser: LoginClient; uid: string; page: PageResponse }> {
+async function afterPassword(
+  url: string,
+  client: WebClient,
+  loginName: string,
+  password: string,
+): Promise<{ browser: LoginClient; uid: string; page: PageResponse }> {
   const browser = new LoginClient(url);
   browser.declinesMfaOffer = false;
-  const { uid, page } = await browser.startLogin({ client_id: client.id, redirect_uri: client.redirect, response_type: 'code', scope: 'openid', state: 'setup' });
+  const { uid, page } = await browser.startLogin({
+    client_id: client.id,
+    redirect_uri: client.redirect,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'setup',
+  });
   const posted = await browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName, password });
-  if (posted.status !== 303 || posted.location !== `/ui/login/${uid}`) throw new Error(`${loginName}: the password step answered ${posted.status} ${posted.location ?? posted.text.slice(0, 300)}, not the enrolment offer`);
+  if (posted.status !== 303 || posted.location !== `/ui/login/${uid}`)
+    throw new Error(`${loginName}: the password step answered ${posted.status} ${posted.location ?? posted.text.slice(0, 300)}, not the enrolment offer`);
   return { browser, uid, page: await browser.get(posted.location) };
 }
 
@@ -58,7 +70,8 @@ export async function enrolTotp(url: string, client: WebClient, loginName: strin
   if (!secret || !factorId) throw new Error(`${loginName}: no TOTP secret on the enrolment page: ${setup.status} ${setup.text.slice(0, 300)}`);
   const step = totpStep();
   const shown = await browser.post(`/ui/login/${uid}/enrol/totp/confirm`, { csrf: csrfOf(setup.text), factorId, code: totpCodeAt(totpOf(secret), step) });
-  if (shown.status !== 200 || !shown.text.includes('data-recovery-code')) throw new Error(`${loginName}: the first TOTP code was refused: ${shown.status} ${shown.text.slice(0, 300)}`);
+  if (shown.status !== 200 || !shown.text.includes('data-recovery-code'))
+    throw new Error(`${loginName}: the first TOTP code was refused: ${shown.status} ${shown.text.slice(0, 300)}`);
   await finish(browser, await browser.post(`/ui/login/${uid}/continue`, { csrf: csrfOf(shown.text) }), `${loginName} enrolling TOTP`);
   return { secret, lastStep: step };
 }
@@ -69,7 +82,8 @@ export async function enrolPasskey(url: string, client: WebClient, loginName: st
   const options = jsonScript<PublicKeyCredentialCreationOptionsJSON>(offerOf(page, loginName).text, 'passkey-options-register');
   if (!options) throw new Error(`${loginName}: no passkey creation options on the enrolment page`);
   const shown = await browser.post(`/ui/login/${uid}/enrol/passkey`, { csrf: csrfOf(page.text), response: JSON.stringify(authenticator.register(options)) });
-  if (shown.status !== 200 || !shown.text.includes('data-recovery-code')) throw new Error(`${loginName}: the passkey was not registered: ${shown.status} ${shown.text.slice(0, 300)}`);
+  if (shown.status !== 200 || !shown.text.includes('data-recovery-code'))
+    throw new Error(`${loginName}: the passkey was not registered: ${shown.status} ${shown.text.slice(0, 300)}`);
   await finish(browser, await browser.post(`/ui/login/${uid}/continue`, { csrf: csrfOf(shown.text) }), `${loginName} registering a passkey`);
 }
 
@@ -82,10 +96,12 @@ export function jsonScript<T>(html: string, id: string): T | undefined {
 /** Runs `work` over `items` with at most `parallel` at once. */
 export async function inParallel<T>(items: T[], parallel: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(parallel, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await work(items[i], i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(parallel, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await work(items[i], i);
+      }
+    }),
+  );
 }

@@ -82,7 +82,8 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   for (const scenario of new Set(ms.filter(isDurablePeer).map((m) => m.scenario))) againstPeer(scenario, 1, 0.9, 'the durable peer', isDurablePeer);
   const login = headline(ms, 'oidc.login', ours(1));
   const bcrypt = ms.find((m) => m.scenario === 'oidc.bcrypt');
-  if (login && bcrypt) verdicts.push({ subject: login, text: `≥ 80 % of bcrypt alone: ${Math.round((100 * login.rate) / bcrypt.rate)} %`, met: login.rate >= 0.8 * bcrypt.rate });
+  if (login && bcrypt)
+    verdicts.push({ subject: login, text: `≥ 80 % of bcrypt alone: ${Math.round((100 * login.rate) / bcrypt.rate)} %`, met: login.rate >= 0.8 * bcrypt.rate });
 
   // Per-request overhead: against the floors of bench/peers measured in the same run.
   againstPeer('overhead.healthz', 1, 0.8, 'bare Express');
@@ -101,7 +102,12 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   // The mail outbox (lease, decrypt, send, mark sent per message) against nodemailer alone on a kept connection.
   const outbox = ms.find((m) => m.scenario === 'mail.outbox');
   const pooled = ms.find((m) => m.scenario === 'mail.floor-pooled');
-  if (outbox && pooled) verdicts.push({ subject: outbox, text: `≥ 0.5× nodemailer alone on a kept connection: ${ratio(outbox.rate / pooled.rate)}×`, met: outbox.rate >= 0.5 * pooled.rate });
+  if (outbox && pooled)
+    verdicts.push({
+      subject: outbox,
+      text: `≥ 0.5× nodemailer alone on a kept connection: ${ratio(outbox.rate / pooled.rate)}×`,
+      met: outbox.rate >= 0.5 * pooled.rate,
+    });
   for (const scenario of ['events.by-type', 'events.by-aggregate']) {
     const subject = headline(ms, scenario, ours(1));
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: `p50 ≤ 20 ms at ${subject.size?.toLocaleString('en')} events`, met: subject.p50 <= 20 });
@@ -110,7 +116,11 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   if (idle?.mean !== undefined && delivering?.mean !== undefined) {
     // The mean, not the p50: the p50 is a whole millisecond of a 5–7 ms latency, a 15–20 % step.
     const cost = delivering.mean / idle.mean;
-    verdicts.push({ subject: delivering, text: `mean latency ≤ 1.1× with no subscription: ${ratio(cost)}× (${fmt(idle.mean)} → ${fmt(delivering.mean)} ms)`, met: cost <= 1.1 });
+    verdicts.push({
+      subject: delivering,
+      text: `mean latency ≤ 1.1× with no subscription: ${ratio(cost)}× (${fmt(idle.mean)} → ${fmt(delivering.mean)} ms)`,
+      met: cost <= 1.1,
+    });
   }
   growthTargets(ms, verdicts);
   for (const subject of ms.filter((m) => m.scenario.startsWith('console.'))) {
@@ -127,7 +137,8 @@ export function evaluateTargets(run: RunResult): Verdict[] {
     // figure is a chain of four to eight requests (AuthnRequest, authorization, sign-in, response page), recorded
     // beside the OIDC code flow on the same service.
     const ownBound = subject.scenario === 'scim.filter-worst' || subject.scenario.startsWith('federation.') || subject.scenario.startsWith('saml.');
-    if (subject.p99 !== undefined && !subject.hashing && !ownBound && !subject.scenario.startsWith('console.')) verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
+    if (subject.p99 !== undefined && !subject.hashing && !ownBound && !subject.scenario.startsWith('console.'))
+      verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
     if (subject.peakMb !== undefined) verdicts.push({ subject, text: `≤ ${MEMORY_LIMIT_MB} MB per process`, met: subject.peakMb <= MEMORY_LIMIT_MB });
   }
   return verdicts;
@@ -139,7 +150,11 @@ function federationTargets(ms: Measurement[], verdicts: Verdict[]): void {
   const federated = ms.find((m) => m.scenario === 'federation.federated-sign-in' && m.kind === 'portcullis');
   if (local?.mean === undefined || federated?.mean === undefined) return;
   const cost = federated.mean / local.mean;
-  verdicts.push({ subject: federated, text: `a federated sign-in within the time of a local one: ${ratio(cost)}× (${fmt(local.mean)} → ${fmt(federated.mean)} ms)`, met: cost <= 1 });
+  verdicts.push({
+    subject: federated,
+    text: `a federated sign-in within the time of a local one: ${ratio(cost)}× (${fmt(local.mean)} → ${fmt(federated.mean)} ms)`,
+    met: cost <= 1,
+  });
 }
 
 /** SCIM Groups: a change to a large group costs what it costs on a small one; Entra's reads stay fast. */
@@ -147,7 +162,11 @@ function groupTargets(ms: Measurement[], verdicts: Verdict[]): void {
   const small = ms.find((m) => m.scenario === 'groups.change-small' && m.workers === 1);
   const large = ms.find((m) => m.scenario === 'groups.change-large' && m.workers === 1);
   if (small?.p50 !== undefined && large?.p50 !== undefined) {
-    verdicts.push({ subject: large, text: `p50 within 2× of the group of ${small.size}: ${ratio(large.p50 / Math.max(small.p50, 1))}×`, met: large.p50 <= 2 * Math.max(small.p50, 1) });
+    verdicts.push({
+      subject: large,
+      text: `p50 within 2× of the group of ${small.size}: ${ratio(large.p50 / Math.max(small.p50, 1))}×`,
+      met: large.p50 <= 2 * Math.max(small.p50, 1),
+    });
   }
   const sync = ms.filter((m) => m.scenario === 'groups.change-large').sort((a, b) => b.rate - a.rate)[0];
   if (sync) verdicts.push({ subject: sync, text: '≥ 1,000 membership changes/s', met: sync.rate >= 1000 });
@@ -170,8 +189,14 @@ function groupTargets(ms: Measurement[], verdicts: Verdict[]): void {
 function mfaTargets(ms: Measurement[], verdicts: Verdict[]): void {
   const [password, totp, passkey] = ['mfa.password', 'mfa.password-totp', 'mfa.passkey'].map((scenario) => headline(ms, scenario, ours(1)));
   if (!password) return;
-  if (totp) verdicts.push({ subject: totp, text: `≥ 1/1.1 of the password alone (≤ 10 % more): ${ratio(totp.rate / password.rate)}×`, met: totp.rate * 1.1 >= password.rate });
-  if (passkey) verdicts.push({ subject: passkey, text: `≥ 5× the password alone: ${ratio(passkey.rate / password.rate)}×`, met: passkey.rate >= 5 * password.rate });
+  if (totp)
+    verdicts.push({
+      subject: totp,
+      text: `≥ 1/1.1 of the password alone (≤ 10 % more): ${ratio(totp.rate / password.rate)}×`,
+      met: totp.rate * 1.1 >= password.rate,
+    });
+  if (passkey)
+    verdicts.push({ subject: passkey, text: `≥ 5× the password alone: ${ratio(passkey.rate / password.rate)}×`, met: passkey.rate >= 5 * password.rate });
 }
 
 /** The generic targets (p99, memory) are only worth a table cell when missed. */
@@ -181,7 +206,8 @@ export const isGeneric = (v: Verdict) => v.text.startsWith('p99 ≤') || v.text.
 function growthTargets(ms: Measurement[], verdicts: Verdict[]): void {
   for (const subject of ms.filter((m) => m.scenario.startsWith('oidc-growth.') && m.kind === 'portcullis' && m.unit === 'req/s')) {
     const empty = ms.find((m) => m.scenario === subject.scenario && m.kind === 'reference' && m.size === subject.size);
-    if (empty) verdicts.push({ subject, text: `≥ 0.9× the empty table beside it: ${ratio(subject.rate / empty.rate)}×`, met: subject.rate >= 0.9 * empty.rate });
+    if (empty)
+      verdicts.push({ subject, text: `≥ 0.9× the empty table beside it: ${ratio(subject.rate / empty.rate)}×`, met: subject.rate >= 0.9 * empty.rate });
   }
   const purge = ms.find((m) => m.scenario === 'oidc-growth.purge');
   if (purge?.max !== undefined) verdicts.push({ subject: purge, text: `every batch ≤ 50 ms: the longest ${fmt(purge.max, 1)} ms`, met: purge.max <= 50 });

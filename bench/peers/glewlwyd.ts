@@ -106,8 +106,16 @@ export async function launchGlewlwyd(dirPrefix: string): Promise<Running> {
     await exited;
     clearTimeout(timer);
     // Its errors are in its log file, which goes with the directory: pass them on, as the other peers' stderr.
-    const errors = readLog(dir).split('\n').filter((line) => line.includes(' ERROR: '));
-    if (errors.length) console.error(`    glewlwyd logged ${errors.length} errors, e.g.:\n${errors.slice(0, 3).map((l) => `      ${l}`).join('\n')}`);
+    const errors = readLog(dir)
+      .split('\n')
+      .filter((line) => line.includes(' ERROR: '));
+    if (errors.length)
+      console.error(
+        `    glewlwyd logged ${errors.length} errors, e.g.:\n${errors
+          .slice(0, 3)
+          .map((l) => `      ${l}`)
+          .join('\n')}`,
+      );
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -189,9 +197,17 @@ async function waitForConfig(child: ReturnType<typeof spawn>, url: string, outpu
 
 /** A session (cookie) of the admin API or of a user: glewlwyd's login is POST /api/auth/ with a JSON body. */
 export async function glewlwydSession(url: string, username: string, password: string): Promise<string> {
-  const res = await fetch(`${url}/api/auth/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }), signal: setUpDeadline() });
+  const res = await fetch(`${url}/api/auth/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+    signal: setUpDeadline(),
+  });
   if (res.status !== 200) throw new Error(`login of ${username} answered ${res.status}`);
-  return res.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
 }
 
 /** One admin or user API call that must answer 200. */
@@ -202,16 +218,45 @@ export async function glewlwydCall(url: string, cookie: string, method: string, 
 
 async function setUp(url: string): Promise<Omit<GlewlwydPeer, keyof Running>> {
   const admin = await glewlwydSession(url, GLEWLWYD_ADMIN.username, GLEWLWYD_ADMIN.password);
-  await glewlwydCall(url, admin, 'POST', '/api/mod/plugin/', { module: 'oidc', name: PLUGIN, display_name: 'OpenID Connect', enabled: true, parameters: pluginParameters(url) });
+  await glewlwydCall(url, admin, 'POST', '/api/mod/plugin/', {
+    module: 'oidc',
+    name: PLUGIN,
+    display_name: 'OpenID Connect',
+    enabled: true,
+    parameters: pluginParameters(url),
+  });
   const scope = 'bench';
   await glewlwydCall(url, admin, 'POST', '/api/scope/', { name: scope, display_name: 'bench', description: 'benchmark', password_required: false, scheme: {} });
   const machine = { id: 'machine', secret: 'machine-secret' };
   const web = { id: 'web', secret: 'web-secret', redirect: REDIRECT };
   const confidential = { confidential: true, enabled: true, token_endpoint_auth_method: ['client_secret_basic'] };
-  await glewlwydCall(url, admin, 'POST', '/api/client/', { ...confidential, client_id: machine.id, name: 'machine', password: machine.secret, authorization_type: ['client_credentials'], scope: [scope], redirect_uri: [] });
-  await glewlwydCall(url, admin, 'POST', '/api/client/', { ...confidential, client_id: web.id, name: 'web', password: web.secret, authorization_type: ['code'], scope: [], redirect_uri: [REDIRECT] });
+  await glewlwydCall(url, admin, 'POST', '/api/client/', {
+    ...confidential,
+    client_id: machine.id,
+    name: 'machine',
+    password: machine.secret,
+    authorization_type: ['client_credentials'],
+    scope: [scope],
+    redirect_uri: [],
+  });
+  await glewlwydCall(url, admin, 'POST', '/api/client/', {
+    ...confidential,
+    client_id: web.id,
+    name: 'web',
+    password: web.secret,
+    authorization_type: ['code'],
+    scope: [],
+    redirect_uri: [REDIRECT],
+  });
   const login = { username: 'bench', password: 'bench-password' };
-  await glewlwydCall(url, admin, 'POST', '/api/user/', { username: login.username, password: login.password, name: 'Bench', email: 'bench@example.com', scope: ['openid'], enabled: true });
+  await glewlwydCall(url, admin, 'POST', '/api/user/', {
+    username: login.username,
+    password: login.password,
+    name: 'Bench',
+    email: 'bench@example.com',
+    scope: ['openid'],
+    enabled: true,
+  });
   // The consent a user gives once on the login page ("grant"), so every measured login goes straight to the code.
   await glewlwydCall(url, await glewlwydSession(url, login.username, login.password), 'PUT', `/api/auth/grant/${web.id}`, { scope: 'openid' });
   const peer = { machine, web, login, scope, token: '', userToken: '' };
@@ -278,7 +323,12 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 /** The client credentials request (glewlwyd wants a scope, and the client must hold it). */
 export function tokenRequest(p: Pick<GlewlwydPeer, 'machine' | 'scope'>) {
-  return { method: 'POST', path: `/api/${PLUGIN}/token`, headers: { ...FORM, authorization: basic(p.machine) }, body: `grant_type=client_credentials&scope=${p.scope}` };
+  return {
+    method: 'POST',
+    path: `/api/${PLUGIN}/token`,
+    headers: { ...FORM, authorization: basic(p.machine) },
+    body: `grant_type=client_credentials&scope=${p.scope}`,
+  };
 }
 
 /**
@@ -306,13 +356,16 @@ type Headers = Record<string, string | string[] | undefined>;
 
 function cookiesOf(headers: Headers, context: Record<string, any>): void {
   const key = Object.keys(headers).find((k) => k.toLowerCase() === 'set-cookie');
-  for (const line of [key ? headers[key] ?? [] : []].flat()) {
+  for (const line of [key ? (headers[key] ?? []) : []].flat()) {
     const [pair] = line.split(';');
     context.cookies[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
   }
 }
 
-const cookie = (context: Record<string, any>) => Object.entries(context.cookies as Record<string, string>).map(([k, v]) => `${k}=${v}`).join('; ');
+const cookie = (context: Record<string, any>) =>
+  Object.entries(context.cookies as Record<string, string>)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('; ');
 const location = (headers: Headers) => String(headers[Object.keys(headers).find((k) => k.toLowerCase() === 'location') ?? ''] ?? '');
 
 /**
@@ -323,7 +376,14 @@ const location = (headers: Headers) => String(headers[Object.keys(headers).find(
  * OIDC wants a nonce for the code flow in glewlwyd.
  */
 export function glewlwydLoginChain(p: Pick<GlewlwydPeer, 'web' | 'login'>, done: Chain) {
-  const query = new URLSearchParams({ response_type: 'code', client_id: p.web.id, redirect_uri: p.web.redirect, scope: 'openid', state: 'bench', nonce: 'bench' });
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: p.web.id,
+    redirect_uri: p.web.redirect,
+    scope: 'openid',
+    state: 'bench',
+    nonce: 'bench',
+  });
   const authorize = `/api/${PLUGIN}/auth?${query}`;
   return [
     {
@@ -349,7 +409,11 @@ export function glewlwydLoginChain(p: Pick<GlewlwydPeer, 'web' | 'login'>, done:
     {
       method: 'GET',
       path: authorize,
-      setupRequest: (req: Record<string, unknown>, context: Record<string, any>) => ({ ...req, path: `${authorize}&g_continue`, headers: { cookie: cookie(context) } }),
+      setupRequest: (req: Record<string, unknown>, context: Record<string, any>) => ({
+        ...req,
+        path: `${authorize}&g_continue`,
+        headers: { cookie: cookie(context) },
+      }),
       onResponse: (_status: number, _body: string, context: Record<string, any>, headers: Headers) => {
         const to = location(headers);
         context.code = to.startsWith(p.web.redirect) ? new URL(to).searchParams.get('code') : undefined;
@@ -380,7 +444,13 @@ async function oneLogin(url: string, p: Pick<GlewlwydPeer, 'web' | 'login'>): Pr
   const context: Record<string, any> = {};
   for (const step of glewlwydLoginChain(p, done)) {
     const request = step.setupRequest({ ...step }, context) as { method: string; path: string; headers?: Record<string, string>; body?: string };
-    const res = await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual', signal: setUpDeadline() });
+    const res = await fetch(url + request.path, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      redirect: 'manual',
+      signal: setUpDeadline(),
+    });
     const headers: Headers = {};
     res.headers.forEach((v, k) => (headers[k] = v));
     const cookies = res.headers.getSetCookie();

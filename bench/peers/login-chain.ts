@@ -19,7 +19,10 @@ export function keepCookies(context: Context, headers: Headers): void {
   }
 }
 
-export const cookieHeader = (context: Context) => Object.entries(context.cookies ?? {}).map(([k, v]) => `${k}=${v}`).join('; ');
+export const cookieHeader = (context: Context) =>
+  Object.entries(context.cookies ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join('; ');
 export const pathOf = (location: string, base: string) => {
   const url = new URL(location, base);
   return url.pathname + url.search;
@@ -47,7 +50,11 @@ export function loginChain(t: Target, done: { logins: number; failed: number; la
     },
     {
       method: 'GET',
-      setupRequest: (req: Record<string, unknown>, context: Context) => ({ ...req, path: pathOf(String(context.location), t.url), headers: { cookie: cookieHeader(context) } }),
+      setupRequest: (req: Record<string, unknown>, context: Context) => ({
+        ...req,
+        path: pathOf(String(context.location), t.url),
+        headers: { cookie: cookieHeader(context) },
+      }),
       onResponse: (_status: number, body: string, context: Context, headers: Headers) => {
         keepCookies(context, headers);
         context.action = /action="([^"]+)"/.exec(body)?.[1];
@@ -69,7 +76,11 @@ export function loginChain(t: Target, done: { logins: number; failed: number; la
     },
     {
       method: 'GET',
-      setupRequest: (req: Record<string, unknown>, context: Context) => ({ ...req, path: pathOf(String(context.location), t.url), headers: { cookie: cookieHeader(context) } }),
+      setupRequest: (req: Record<string, unknown>, context: Context) => ({
+        ...req,
+        path: pathOf(String(context.location), t.url),
+        headers: { cookie: cookieHeader(context) },
+      }),
       onResponse: (_status: number, _body: string, context: Context, headers: Headers) => {
         keepCookies(context, headers);
         const location = String(header(headers, 'location') ?? '');

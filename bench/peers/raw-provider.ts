@@ -33,7 +33,13 @@ const provider = new Provider(issuer, {
     { client_id: 'machine', client_secret: 'machine-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
     { client_id: 'machine-jwt', client_secret: 'machine-secret', grant_types: ['client_credentials'], redirect_uris: [], response_types: [] },
     { client_id: 'api', client_secret: 'api-secret', grant_types: [], redirect_uris: [], response_types: [] },
-    { client_id: 'web', client_secret: 'web-secret', redirect_uris: ['http://127.0.0.1:1/cb'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+    {
+      client_id: 'web',
+      client_secret: 'web-secret',
+      redirect_uris: ['http://127.0.0.1:1/cb'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
   ],
   // The same routes as Portcullis, so one load script serves both.
   routes: OIDC_ROUTES,
@@ -79,7 +85,9 @@ createServer(async (req, res) => {
     }
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/html' });
-      res.end(`<form method="post" action="/ui/login/${details.uid}"><input name="csrf" value="x"><input name="loginName"><input name="password"><button>go</button></form>`);
+      res.end(
+        `<form method="post" action="/ui/login/${details.uid}"><input name="csrf" value="x"><input name="loginName"><input name="password"><button>go</button></form>`,
+      );
       return;
     }
     const chunks: Buffer[] = [];

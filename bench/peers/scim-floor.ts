@@ -43,7 +43,11 @@ interface PrincipalRow {
 function mayManage(rows: PrincipalRow[], orgId: string): boolean {
   if (rows.length === 0 || rows[0].state !== 'active') return false;
   if (rows[0].expires_at !== null && rows[0].expires_at <= Date.now()) return false;
-  return rows.some((r) => (r.scope_type === 'instance' || (r.scope_type === 'org' && r.scope_id === orgId)) && (r.roles ?? '').split(',').some((role) => /^(IAM_OWNER|ORG_OWNER|ORG_USER_MANAGER)$/.test(role)));
+  return rows.some(
+    (r) =>
+      (r.scope_type === 'instance' || (r.scope_type === 'org' && r.scope_id === orgId)) &&
+      (r.roles ?? '').split(',').some((role) => /^(IAM_OWNER|ORG_OWNER|ORG_USER_MANAGER)$/.test(role)),
+  );
 }
 
 function scimUser(row: Record<string, any>, base: string): Record<string, unknown> {
@@ -58,7 +62,13 @@ function scimUser(row: Record<string, any>, base: string): Record<string, unknow
     preferredLanguage: row.preferred_language,
     active: row.state === 'active',
     emails: stored.emails ?? [],
-    meta: { resourceType: 'User', created: new Date(row.created_at).toISOString(), lastModified: new Date(row.changed_at).toISOString(), location: `${base}/Users/${row.id}`, version: `W/"${row.version}"` },
+    meta: {
+      resourceType: 'User',
+      created: new Date(row.created_at).toISOString(),
+      lastModified: new Date(row.changed_at).toISOString(),
+      location: `${base}/Users/${row.id}`,
+      version: `W/"${row.version}"`,
+    },
   };
 }
 
@@ -80,5 +90,11 @@ createServer((req, res) => {
   const base = `http://${req.headers.host}/scim/v2/${orgId}`;
   const users = filter ? (byUserName.all(orgId, filter[1].toLowerCase()) as Record<string, any>[]) : [];
   const resources = users.map((u) => scimUser(u, base));
-  answer(res, 200, { schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'], totalResults: resources.length, itemsPerPage: resources.length, startIndex: 1, Resources: resources });
+  answer(res, 200, {
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:ListResponse'],
+    totalResults: resources.length,
+    itemsPerPage: resources.length,
+    startIndex: 1,
+    Resources: resources,
+  });
 }).listen(port, '127.0.0.1');

@@ -60,7 +60,13 @@ export interface FailoverRound {
  * `rounds` failovers, each on a freshly started service (its connections all on the first node, as after a deploy):
  * the node is started again after each and is Synced before the next.
  */
-export async function failoverRounds(cluster: GaleraCluster, store: Store, port: number, client: { id: string; secret: string }, rounds: number): Promise<FailoverRound[]> {
+export async function failoverRounds(
+  cluster: GaleraCluster,
+  store: Store,
+  port: number,
+  client: { id: string; secret: string },
+  rounds: number,
+): Promise<FailoverRound[]> {
   await createProbeTable(cluster);
   const results: FailoverRound[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -110,10 +116,15 @@ function summarize(answers: Answer[], killedAt: number): Omit<FailoverRound, 'cl
   const elapsedS = (Math.max(...answers.map((a) => a.answeredAt)) - Math.min(...answers.map((a) => a.sentAt))) / 1000;
   return {
     recoveredMs: Math.round(Math.min(...recovered) - killedAt),
-    ...(failures.length ? {
-      failuresMs: { first: Math.round(Math.min(...failures.map((f) => f.answeredAt)) - killedAt), last: Math.round(Math.max(...failures.map((f) => f.answeredAt)) - killedAt) },
-      slowestFailureMs: Math.round(Math.max(...failures.map((f) => f.answeredAt - f.sentAt))),
-    } : {}),
+    ...(failures.length
+      ? {
+          failuresMs: {
+            first: Math.round(Math.min(...failures.map((f) => f.answeredAt)) - killedAt),
+            last: Math.round(Math.max(...failures.map((f) => f.answeredAt)) - killedAt),
+          },
+          slowestFailureMs: Math.round(Math.max(...failures.map((f) => f.answeredAt - f.sentAt))),
+        }
+      : {}),
     failed,
     samples,
     grantsPerSecond: (answers.length - failures.length) / elapsedS,
@@ -208,21 +219,24 @@ function probeFigures(commits: Commit[], killedAt: number): Pick<FailoverRound, 
 
 /** Each of the three nodes' `wsrep_local_commits`: the transactions it took from its own clients (not replicated ones). */
 async function localCommits(cluster: GaleraCluster): Promise<number[]> {
-  return Promise.all([0, 1, 2].map(async (i) => {
-    const conn = await mysql.createConnection({ uri: cluster.nodeUrl(i) });
-    try {
-      const [rows] = await conn.query(`SHOW GLOBAL STATUS LIKE 'wsrep_local_commits'`);
-      return Number((rows as { Value: string }[])[0].Value);
-    } finally {
-      await conn.end();
-    }
-  }));
+  return Promise.all(
+    [0, 1, 2].map(async (i) => {
+      const conn = await mysql.createConnection({ uri: cluster.nodeUrl(i) });
+      try {
+        const [rows] = await conn.query(`SHOW GLOBAL STATUS LIKE 'wsrep_local_commits'`);
+        return Number((rows as { Value: string }[])[0].Value);
+      } finally {
+        await conn.end();
+      }
+    }),
+  );
 }
 
 /** Fails the round when the node about to be killed is not the one taking the writes: the kill would measure nothing. */
 function checkWriter(before: number[], after: number[]): void {
   const grew = after.map((n, i) => n - before[i]);
-  if (grew[WRITER] === 0 || grew.some((n, i) => i !== WRITER && n > 0)) throw new Error(`node ${WRITER} is not the only node taking the writes: local commits grew by ${grew.join(', ')}`);
+  if (grew[WRITER] === 0 || grew.some((n, i) => i !== WRITER && n > 0))
+    throw new Error(`node ${WRITER} is not the only node taking the writes: local commits grew by ${grew.join(', ')}`);
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

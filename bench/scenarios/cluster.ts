@@ -33,7 +33,13 @@ import { basic, FORM, setUpPortcullis } from './oidc-setup.js';
 
 const SINGLE = 'Portcullis WORKERS=1, one MariaDB';
 const CLUSTER = 'Portcullis WORKERS=1, 3 Galera nodes + HAProxy';
-const GRANTS = { scenario: 'cluster.client-credentials', label: 'client credentials (opaque: one INSERT per grant)', kind: 'portcullis' as const, workers: 1, unit: 'req/s' as const };
+const GRANTS = {
+  scenario: 'cluster.client-credentials',
+  label: 'client credentials (opaque: one INSERT per grant)',
+  kind: 'portcullis' as const,
+  workers: 1,
+  unit: 'req/s' as const,
+};
 
 export async function runCluster(ctx: Context): Promise<void> {
   if (!ctx.options.mysql) throw new Error('the cluster group compares with one MariaDB: add --mysql mysql://root@127.0.0.1:3306');
@@ -52,7 +58,10 @@ export async function runCluster(ctx: Context): Promise<void> {
     const clusterPort = await freePort();
     const [onSingle, onCluster] = [await startService(single, 1), await startService(clusterStore, 1, clusterPort)];
     services.push(onSingle, onCluster);
-    const [singleClient, clusterClient] = [(await setUpPortcullis(onSingle.url, adminToken(single.dataDir))).machine, (await setUpPortcullis(onCluster.url, adminToken(clusterStore.dataDir))).machine];
+    const [singleClient, clusterClient] = [
+      (await setUpPortcullis(onSingle.url, adminToken(single.dataDir))).machine,
+      (await setUpPortcullis(onCluster.url, adminToken(clusterStore.dataDir))).machine,
+    ];
     const [s, c] = await alternating(rounds, [
       () => grants(onSingle, singleClient, timing),
       () => grants(onCluster, clusterClient, timing, clusterProcesses()),
@@ -90,16 +99,19 @@ async function grants(service: Running, client: { id: string; secret: string }, 
  * (not their short-lived forks for state transfers, nor another cluster's processes on this machine).
  */
 function clusterProcesses(): number[] {
-  return readdirSync('/proc').filter((name) => /^\d+$/.test(name)).map(Number).filter((pid) => {
-    try {
-      // The command (field 2) may contain spaces: the parent (field 4) is counted after its closing parenthesis.
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      return parent === process.pid && ['mariadbd', 'haproxy'].includes(readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
-    } catch {
-      return false; // ended while we looked
-    }
-  });
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        // The command (field 2) may contain spaces: the parent (field 4) is counted after its closing parenthesis.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return parent === process.pid && ['mariadbd', 'haproxy'].includes(readFileSync(`/proc/${pid}/comm`, 'utf8').trim());
+      } catch {
+        return false; // ended while we looked
+      }
+    });
 }
 
 /**
@@ -134,8 +146,13 @@ function recordFailovers(ctx: Context, failovers: FailoverRound[]): void {
 }
 
 function describe(f: FailoverRound): string {
-  const failed = Object.entries(f.failed).map(([status, n]) => `${status}×${n}`).join(', ') || 'none';
-  const odd = Object.entries(f.samples).map(([status, body]) => `\n    first ${status}: ${body}`).join('');
+  const failed =
+    Object.entries(f.failed)
+      .map(([status, n]) => `${status}×${n}`)
+      .join(', ') || 'none';
+  const odd = Object.entries(f.samples)
+    .map(([status, body]) => `\n    first ${status}: ${body}`)
+    .join('');
   const when = f.failuresMs ? ` answered +${f.failuresMs.first}…+${f.failuresMs.last} ms after the kill, each after up to ${f.slowestFailureMs} ms` : '';
   const refused = f.probeRefusals.length ? `; the next node refused ${f.probeRefusals.length} commits, first: ${f.probeRefusals[0]}` : '';
   return `answered again after ${f.recoveredMs} ms (a commit straight on the next node after ${f.clusterCommitMs} ms${refused}); failed: ${failed}${when}; ${f.grantsPerSecond.toFixed(0)} grants/s${odd}`;

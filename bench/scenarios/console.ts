@@ -28,17 +28,26 @@ const firstRow = (page: Page) => page.locator('tbody tr').first().waitFor();
 
 const PAGES: ConsolePage[] = [
   {
-    id: 'console.users', label: 'console: users of the organization, first page',
+    id: 'console.users',
+    label: 'console: users of the organization, first page',
     path: (org) => `/console/orgs/${org}/users`,
     ready: async (page) => (await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor(), await firstRow(page)),
   },
   {
-    id: 'console.user', label: 'console: one user',
+    id: 'console.user',
+    label: 'console: one user',
     path: (org, size) => `/console/orgs/${org}/users/${userId(Math.floor(size / 2))}`,
-    ready: async (page, size) => (await page.getByRole('heading', { name: 'User', level: 1 }).waitFor(), await page.getByText(userName(Math.floor(size / 2)), { exact: true }).first().waitFor()),
+    ready: async (page, size) => (
+      await page.getByRole('heading', { name: 'User', level: 1 }).waitFor(),
+      await page
+        .getByText(userName(Math.floor(size / 2)), { exact: true })
+        .first()
+        .waitFor()
+    ),
   },
   {
-    id: 'console.events', label: 'console: events, newest first (the page and one search)',
+    id: 'console.events',
+    label: 'console: events, newest first (the page and one search)',
     path: () => '/console/events',
     ready: async (page) => {
       await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
@@ -47,7 +56,8 @@ const PAGES: ConsolePage[] = [
     },
   },
   {
-    id: 'console.orgs', label: 'console: organizations',
+    id: 'console.orgs',
+    label: 'console: organizations',
     path: () => '/console/orgs',
     ready: async (page) => (await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor(), await firstRow(page)),
   },
@@ -83,8 +93,18 @@ export async function runConsole(ctx: Context): Promise<void> {
         times.sort((a, b) => a - b);
         const at = (q: number) => Math.round(times[Math.min(times.length - 1, Math.floor(q * times.length))]);
         ctx.record({
-          scenario: p.id, label: p.label, kind: 'portcullis', server: 'Portcullis WORKERS=1, Chromium', workers: 1, size, unit: 'page loads/s',
-          rate: 1000 / (times.reduce((a, b) => a + b, 0) / times.length), p50: at(0.5), p99: at(0.99), max: Math.round(times[times.length - 1]), errors: 0,
+          scenario: p.id,
+          label: p.label,
+          kind: 'portcullis',
+          server: 'Portcullis WORKERS=1, Chromium',
+          workers: 1,
+          size,
+          unit: 'page loads/s',
+          rate: 1000 / (times.reduce((a, b) => a + b, 0) / times.length),
+          p50: at(0.5),
+          p99: at(0.99),
+          max: Math.round(times[times.length - 1]),
+          errors: 0,
         });
       }
     } finally {

@@ -32,7 +32,9 @@ export async function runData(ctx: Context): Promise<void> {
       const started = Date.now();
       await seedUsers(store, org.id, seeded, size);
       await seedEvents(store, org.id, seeded, size);
-      console.error(`  seeded ${(size - seeded).toLocaleString('en')} users and events (now ${size.toLocaleString('en')} each) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.error(
+        `  seeded ${(size - seeded).toLocaleString('en')} users and events (now ${size.toLocaleString('en')} each) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
       seeded = size;
       const full = size === peerSize || size === sizes.at(-1);
       const timing = { seconds: full ? seconds : growthSeconds, warmup };
@@ -86,7 +88,15 @@ export async function runData(ctx: Context): Promise<void> {
   }
 }
 
-async function measureScim(process: Running, server: ScimServer, s: ScimScenario, size: number, timing: Timing, name: string, workers?: number): Promise<Measurement> {
+async function measureScim(
+  process: Running,
+  server: ScimServer,
+  s: ScimScenario,
+  size: number,
+  timing: Timing,
+  name: string,
+  workers?: number,
+): Promise<Measurement> {
   const { socketErrors: _, ...figures } = await load(process.url, process.pid, timing, scimRequests({ ...server, url: process.url }, s, size), s.connections);
   const unit = 'req/s';
   return { scenario: s.id, label: s.label, kind: 'portcullis', server: name, workers, size, unit, ...figures };
@@ -102,5 +112,14 @@ async function healthzBesideWorstFilters(process: Running, server: ScimServer, s
   const filters = load(process.url, process.pid, { ...timing, warmup: 0 }, scimRequests({ ...server, url: process.url }, WORST_FILTER, size), 4);
   const { socketErrors: _, ...figures } = await load(process.url, process.pid, { ...timing, warmup: 0 }, [{ method: 'GET', path: '/healthz' }], 1);
   await filters;
-  return { scenario: 'scim.filter-worst.healthz', label: 'GET /healthz beside 4 connections of the worst filter', kind: 'portcullis', server: 'Portcullis WORKERS=1', workers: 1, size, unit: 'req/s', ...figures };
+  return {
+    scenario: 'scim.filter-worst.healthz',
+    label: 'GET /healthz beside 4 connections of the worst filter',
+    kind: 'portcullis',
+    server: 'Portcullis WORKERS=1',
+    workers: 1,
+    size,
+    unit: 'req/s',
+    ...figures,
+  };
 }

@@ -36,7 +36,10 @@ export async function runDevice(ctx: Context): Promise<void> {
           method: 'POST',
           path: '/oauth/v2/token',
           headers: FORM,
-          setupRequest: (req: Record<string, unknown>) => ({ ...req, body: new URLSearchParams({ grant_type: DEVICE_GRANT, client_id: tv, device_code: codes[next++ % codes.length] }).toString() }),
+          setupRequest: (req: Record<string, unknown>) => ({
+            ...req,
+            body: new URLSearchParams({ grant_type: DEVICE_GRANT, client_id: tv, device_code: codes[next++ % codes.length] }).toString(),
+          }),
           onResponse: (status: number, body: string) => {
             const error = status === 400 ? (JSON.parse(body) as { error?: string }).error : String(status);
             if (error === 'authorization_pending') done.completed++;
@@ -47,7 +50,9 @@ export async function runDevice(ctx: Context): Promise<void> {
           },
         },
       ];
-      const credentials = [{ method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(machine) }, body: 'grant_type=client_credentials' }];
+      const credentials = [
+        { method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(machine) }, body: 'grant_type=client_credentials' },
+      ];
       const [polls, plain] = await alternating(rounds, [
         async () => {
           // The warm-up by hand, so that only the measured run's answers are counted.
@@ -63,8 +68,24 @@ export async function runDevice(ctx: Context): Promise<void> {
       ]);
       if (done.other.size > 0) console.error(`    device polls not pending: ${[...done.other].map(([e, n]) => `${e}×${n}`).join(', ')}`);
       const server = 'Portcullis WORKERS=1';
-      ctx.record({ scenario: 'device.poll-pending', label: 'device flow: poll of a pending device code (authorization_pending)', kind: 'portcullis', server, workers: 1, unit: 'req/s', ...polls });
-      ctx.record({ scenario: 'device.client-credentials', label: 'client credentials, same service and run', kind: 'portcullis', server, workers: 1, unit: 'req/s', ...plain });
+      ctx.record({
+        scenario: 'device.poll-pending',
+        label: 'device flow: poll of a pending device code (authorization_pending)',
+        kind: 'portcullis',
+        server,
+        workers: 1,
+        unit: 'req/s',
+        ...polls,
+      });
+      ctx.record({
+        scenario: 'device.client-credentials',
+        label: 'client credentials, same service and run',
+        kind: 'portcullis',
+        server,
+        workers: 1,
+        unit: 'req/s',
+        ...plain,
+      });
     } finally {
       await service.stop();
     }
@@ -79,7 +100,14 @@ async function setUp(url: string, admin: string): Promise<{ tv: string; machine:
   const base = `/management/v1/orgs/${org.id}`;
   const project = await call(url, admin, 'POST', `${base}/projects`, { name: 'bench' });
   const tv = await call(url, admin, 'POST', `${base}/projects/${project.id}/apps/oidc`, {
-    name: 'tv', redirectUris: [], postLogoutRedirectUris: [], responseTypes: [], grantTypes: [DEVICE_GRANT], authMethod: 'none', accessTokenType: 'opaque', devMode: true,
+    name: 'tv',
+    redirectUris: [],
+    postLogoutRedirectUris: [],
+    responseTypes: [],
+    grantTypes: [DEVICE_GRANT],
+    authMethod: 'none',
+    accessTokenType: 'opaque',
+    devMode: true,
   });
   const user = await call(url, admin, 'POST', `${base}/users/machine`, { userName: 'm-device', name: 'bench', accessTokenType: 'opaque' });
   const secret = await call(url, admin, 'POST', `${base}/users/${user.userId}/secret`, {});
@@ -92,7 +120,11 @@ async function deviceCodes(url: string, clientId: string, count: number): Promis
   while (codes.length < count) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(10, count - codes.length) }, async () => {
-        const res = await fetch(`${url}/oauth/v2/device_authorization`, { method: 'POST', headers: FORM, body: new URLSearchParams({ client_id: clientId, scope: 'openid' }) });
+        const res = await fetch(`${url}/oauth/v2/device_authorization`, {
+          method: 'POST',
+          headers: FORM,
+          body: new URLSearchParams({ client_id: clientId, scope: 'openid' }),
+        });
         const body = (await res.json()) as { device_code?: string };
         if (!body.device_code) throw new Error(`device authorization failed at ${url}: ${res.status} ${JSON.stringify(body)}`);
         return body.device_code;

@@ -32,7 +32,14 @@ class ProofSigner {
   }
 
   proof(htm: string, htu: string, nonce: string, token?: string): string {
-    const claims = { htm, htu, jti: randomUUID(), iat: Math.floor(Date.now() / 1000), nonce, ...(token ? { ath: createHash('sha256').update(token).digest('base64url') } : {}) };
+    const claims = {
+      htm,
+      htu,
+      jti: randomUUID(),
+      iat: Math.floor(Date.now() / 1000),
+      nonce,
+      ...(token ? { ath: createHash('sha256').update(token).digest('base64url') } : {}),
+    };
     const input = `${this.header}.${b64(claims)}`;
     return `${input}.${sign('sha256', Buffer.from(input), { key: this.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
   }
@@ -47,7 +54,11 @@ export async function runDpop(ctx: Context): Promise<void> {
     try {
       const admin = adminToken(store.dataDir);
       const org = await call(service.url, admin, 'POST', '/admin/v1/orgs', { name: `dpop-bench-${Date.now()}` });
-      const user = await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/users/machine`, { userName: 'dpop-bench', name: 'bench', accessTokenType: 'opaque' });
+      const user = await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/users/machine`, {
+        userName: 'dpop-bench',
+        name: 'bench',
+        accessTokenType: 'opaque',
+      });
       await call(service.url, admin, 'PUT', `/admin/v1/members/${user.userId}`, { roles: ['IAM_OWNER'] });
       const secret = await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/users/${user.userId}/secret`, {});
       const machine = { id: secret.clientId as string, secret: secret.clientSecret as string };
@@ -55,7 +66,12 @@ export async function runDpop(ctx: Context): Promise<void> {
       // The service's own URLs are its PUBLIC_URL (bench/lib/processes.ts starts it so).
       const tokenUrl = `${service.url}/oauth/v2/token`;
       const orgsUrl = `${service.url}/admin/v1/orgs`;
-      const tokenRequest = (dpop?: string) => fetch(tokenUrl, { method: 'POST', headers: { ...FORM, authorization: basic(machine), ...(dpop ? { dpop } : {}) }, body: 'grant_type=client_credentials' });
+      const tokenRequest = (dpop?: string) =>
+        fetch(tokenUrl, {
+          method: 'POST',
+          headers: { ...FORM, authorization: basic(machine), ...(dpop ? { dpop } : {}) },
+          body: 'grant_type=client_credentials',
+        });
       // A nonce is accepted for some three minutes (common/auth/dpop-nonce.ts): fetched afresh for each measurement.
       const freshNonce = async () => (await tokenRequest(signer.proof('POST', tokenUrl, 'none'))).headers.get('dpop-nonce') ?? '';
       const bound = await checkedToken(tokenRequest(signer.proof('POST', tokenUrl, await freshNonce())), 'DPoP');
@@ -65,15 +81,36 @@ export async function runDpop(ctx: Context): Promise<void> {
         const { socketErrors: _, ...figures } = await load(service.url, service.pid, timing, await requests());
         return figures;
       };
-      const plainGrant = measure(async () => [{ method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(machine) }, body: 'grant_type=client_credentials' }]);
+      const plainGrant = measure(async () => [
+        { method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(machine) }, body: 'grant_type=client_credentials' },
+      ]);
       const dpopGrant = measure(async () => {
         const nonce = await freshNonce();
-        return [{ method: 'POST', path: '/oauth/v2/token', body: 'grant_type=client_credentials', setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { ...FORM, authorization: basic(machine), dpop: signer.proof('POST', tokenUrl, nonce) } }) }];
+        return [
+          {
+            method: 'POST',
+            path: '/oauth/v2/token',
+            body: 'grant_type=client_credentials',
+            setupRequest: (req: Record<string, unknown>) => ({
+              ...req,
+              headers: { ...FORM, authorization: basic(machine), dpop: signer.proof('POST', tokenUrl, nonce) },
+            }),
+          },
+        ];
       });
       const bearerApi = measure(async () => [{ method: 'GET', path: '/admin/v1/orgs', headers: { authorization: `Bearer ${plain}` } }]);
       const dpopApi = measure(async () => {
         const nonce = await freshNonce();
-        return [{ method: 'GET', path: '/admin/v1/orgs', setupRequest: (req: Record<string, unknown>) => ({ ...req, headers: { authorization: `DPoP ${bound}`, dpop: signer.proof('GET', orgsUrl, nonce, bound) } }) }];
+        return [
+          {
+            method: 'GET',
+            path: '/admin/v1/orgs',
+            setupRequest: (req: Record<string, unknown>) => ({
+              ...req,
+              headers: { authorization: `DPoP ${bound}`, dpop: signer.proof('GET', orgsUrl, nonce, bound) },
+            }),
+          },
+        ];
       });
       const [cc, ccDpop, api, apiDpop] = await alternating(rounds, [plainGrant, dpopGrant, bearerApi, dpopApi]);
       const server = { kind: 'portcullis' as const, server: 'Portcullis WORKERS=1', workers: 1, unit: 'req/s' as const };
@@ -81,7 +118,9 @@ export async function runDpop(ctx: Context): Promise<void> {
       ctx.record({ scenario: 'dpop.client-credentials', label: 'client credentials (DPoP-bound)', ...server, ...ccDpop });
       ctx.record({ scenario: 'dpop.admin-api-bearer', label: 'GET /admin/v1/orgs (Bearer)', ...server, ...api });
       ctx.record({ scenario: 'dpop.admin-api', label: 'GET /admin/v1/orgs (DPoP proof)', ...server, ...apiDpop });
-      console.error(`  DPoP-bound client credentials: ${(ccDpop.rate / cc.rate).toFixed(2)}× the plain rate; admin API with a proof: ${(apiDpop.rate / api.rate).toFixed(2)}× the Bearer rate`);
+      console.error(
+        `  DPoP-bound client credentials: ${(ccDpop.rate / cc.rate).toFixed(2)}× the plain rate; admin API with a proof: ${(apiDpop.rate / api.rate).toFixed(2)}× the Bearer rate`,
+      );
     } finally {
       await service.stop();
     }

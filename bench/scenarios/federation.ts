@@ -65,7 +65,13 @@ export async function runFederation(ctx: Context): Promise<void> {
       email: { email: 'bench@example.com', isEmailVerified: true },
       password: PASSWORD,
     });
-    const idp = await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/idps`, { type: 'oidc', name: 'Upstream', issuer: upstream.issuer, clientId: 'bench', clientSecret: SECRET });
+    const idp = await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/idps`, {
+      type: 'oidc',
+      name: 'Upstream',
+      issuer: upstream.issuer,
+      clientId: 'bench',
+      clientSecret: SECRET,
+    });
     upstream.addClient({ client_id: 'bench', client_secret: SECRET, redirect_uris: [idp.callbackUrl] });
     // The upstream's own client, for its sign-in alone: its redirect URI is never followed.
     upstream.addClient({ client_id: 'floor', client_secret: SECRET, redirect_uris: [`${RP}/floor`] });
@@ -101,16 +107,24 @@ export async function runFederation(ctx: Context): Promise<void> {
 /** The upstream's own sign-in for its own client: authorize, its form, the code at its token endpoint. */
 async function upstreamAlone(upstream: UpstreamIdp): Promise<void> {
   const browser = new LoginClient(upstream.issuer);
-  const start = await browser.get(`/auth?${new URLSearchParams({ client_id: 'floor', redirect_uri: `${RP}/floor`, response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`);
+  const start = await browser.get(
+    `/auth?${new URLSearchParams({ client_id: 'floor', redirect_uri: `${RP}/floor`, response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`,
+  );
   const form = await browser.get(start.location!);
   const uid = /\/interaction\/([^/?"]+)/.exec(form.text)![1];
   let page = await browser.post(`/interaction/${uid}/login`, { account: 'floor-sub', csrf: csrfOf(form.text) });
-  while (page.location && !page.location.startsWith(RP)) page = await browser.get(new URL(page.location, upstream.issuer).pathname + new URL(page.location, upstream.issuer).search);
+  while (page.location && !page.location.startsWith(RP))
+    page = await browser.get(new URL(page.location, upstream.issuer).pathname + new URL(page.location, upstream.issuer).search);
   const code = new URL(page.location!).searchParams.get('code')!;
   const token = await fetch(`${upstream.issuer}/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`floor:${SECRET}`).toString('base64')}` },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: `${RP}/floor`, code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: `${RP}/floor`,
+      code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    }),
   });
   if (token.status !== 200) throw new Error(`the upstream's token endpoint answered ${token.status}`);
 }

@@ -33,20 +33,51 @@ export async function runFeed(ctx: Context): Promise<void> {
     const timing = { seconds, warmup };
     // Each process its own range of user names.
     const onProcess = (k: number) => ({ ...create, request: (base: string, n: number, size: number) => create.request(base, n + k * 10_000_000, size) });
-    const both = await Promise.all(services.map((s, k) => load(s.url, s.pid, timing, scimRequests({ url: s.url, base: `/scim/v2/${org.id}`, token }, onProcess(k), 0), 5)));
+    const both = await Promise.all(
+      services.map((s, k) => load(s.url, s.pid, timing, scimRequests({ url: s.url, base: `/scim/v2/${org.id}`, token }, onProcess(k), 0), 5)),
+    );
     const rate = both.reduce((sum, f) => sum + f.rate, 0);
     const errors = both.reduce((sum, f) => sum + f.errors, 0);
-    ctx.record({ scenario: 'feed.scim-create', label: 'SCIM create, two processes × 5 connections', kind: 'portcullis', server: 'Portcullis 2 × WORKERS=1', workers: 1, unit: 'req/s', rate, p50: Math.max(...both.map((f) => f.p50!)), p99: Math.max(...both.map((f) => f.p99!)), errors });
+    ctx.record({
+      scenario: 'feed.scim-create',
+      label: 'SCIM create, two processes × 5 connections',
+      kind: 'portcullis',
+      server: 'Portcullis 2 × WORKERS=1',
+      workers: 1,
+      unit: 'req/s',
+      rate,
+      p50: Math.max(...both.map((f) => f.p50!)),
+      p99: Math.max(...both.map((f) => f.p99!)),
+      errors,
+    });
 
     const samples = ctx.options.quick ? 10 : Math.max(20, seconds * 10);
-    for (const [name, writer] of [['same', a], ['other', b]] as const) {
+    for (const [name, writer] of [
+      ['same', a],
+      ['other', b],
+    ] as const) {
       const started = performance.now();
       const { sent, acked } = await feedLatencies(a, writer, admin, samples, name);
       const elapsed = performance.now() - started;
       // The rate is of one consumer waiting for one write at a time: the latencies are the figures.
       const record = (scenario: string, label: string, ms: number[]) =>
-        ctx.record({ scenario, label, kind: 'portcullis', server: 'Portcullis WORKERS=1', workers: 1, unit: 'events/s', rate: (samples * 1000) / elapsed, p50: percentile(ms, 0.5), p99: percentile(ms, 0.99), errors: 0 });
-      record(`feed.latency.${name}`, `event feed: write sent → waiting consumer answered (writer on ${name === 'same' ? 'the same' : 'the other'} process)`, sent);
+        ctx.record({
+          scenario,
+          label,
+          kind: 'portcullis',
+          server: 'Portcullis WORKERS=1',
+          workers: 1,
+          unit: 'events/s',
+          rate: (samples * 1000) / elapsed,
+          p50: percentile(ms, 0.5),
+          p99: percentile(ms, 0.99),
+          errors: 0,
+        });
+      record(
+        `feed.latency.${name}`,
+        `event feed: write sent → waiting consumer answered (writer on ${name === 'same' ? 'the same' : 'the other'} process)`,
+        sent,
+      );
       record(`feed.latency.${name}.after-ack`, `event feed: write answered → waiting consumer answered (${name})`, acked);
     }
   } finally {
@@ -61,7 +92,12 @@ async function feedLatencies(waiter: Running, writer: Running, admin: string, sa
   const sent: number[] = [];
   const acked: number[] = [];
   for (let i = 0; i < samples; i++) {
-    const waiting = call(waiter.url, admin, 'POST', '/admin/v1/events/_search', { asc: true, sequence: last.sequence, wait: '10s', event_types: ['org.added'] });
+    const waiting = call(waiter.url, admin, 'POST', '/admin/v1/events/_search', {
+      asc: true,
+      sequence: last.sequence,
+      wait: '10s',
+      event_types: ['org.added'],
+    });
     // Let the consumer settle into its wait (and vary the phase against the process's 10 ms poll).
     await new Promise((resolve) => setTimeout(resolve, 30 + Math.random() * 20));
     const start = performance.now();
@@ -70,7 +106,8 @@ async function feedLatencies(waiter: Running, writer: Running, admin: string, sa
     const { events } = await waiting;
     const answered = performance.now();
     const org = await written;
-    if (events.length !== 1 || events[0].aggregate.id !== org.id) throw new Error(`feed: expected the new org's event, got ${JSON.stringify(events).slice(0, 300)}`);
+    if (events.length !== 1 || events[0].aggregate.id !== org.id)
+      throw new Error(`feed: expected the new org's event, got ${JSON.stringify(events).slice(0, 300)}`);
     sent.push(answered - start);
     // Negative when the consumer heard of the event before the writer heard back.
     acked.push(answered - ack);

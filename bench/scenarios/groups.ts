@@ -46,16 +46,25 @@ export async function runGroups(ctx: Context): Promise<void> {
     await setup.stop();
     await seedUsers(store, org.id, 0, members);
     // Group 0 holds every seeded user, group 1 ten of them, the rest one each.
-    await seedGroups(store, org.id, groups, (i) => (i === 0 ? Array.from({ length: members }, (_, u) => u) : i === 1 ? Array.from({ length: SMALL }, (_, u) => u) : [i % members]));
+    await seedGroups(store, org.id, groups, (i) =>
+      i === 0 ? Array.from({ length: members }, (_, u) => u) : i === 1 ? Array.from({ length: SMALL }, (_, u) => u) : [i % members],
+    );
 
     const scenarios: GroupScenario[] = [
       membershipChanges('groups.change-small', `SCIM group member Remove/Add, group of ${SMALL}`, 1, SMALL),
       membershipChanges('groups.change-large', `SCIM group member Remove/Add, group of ${members.toLocaleString('en')}`, 0, members),
-      { id: 'groups.get', label: 'SCIM GET group excludedAttributes=members', request: (base, n) => ({ method: 'GET', path: `${base}/Groups/${groupId(n % 2)}?excludedAttributes=members` }) },
+      {
+        id: 'groups.get',
+        label: 'SCIM GET group excludedAttributes=members',
+        request: (base, n) => ({ method: 'GET', path: `${base}/Groups/${groupId(n % 2)}?excludedAttributes=members` }),
+      },
       {
         id: 'groups.lookup',
         label: 'SCIM group lookup `displayName eq`',
-        request: (base, n) => ({ method: 'GET', path: `${base}/Groups?filter=${encodeURIComponent(`displayName eq "${groupName((n * 7919) % groups)}"`)}&excludedAttributes=members` }),
+        request: (base, n) => ({
+          method: 'GET',
+          path: `${base}/Groups?filter=${encodeURIComponent(`displayName eq "${groupName((n * 7919) % groups)}"`)}&excludedAttributes=members`,
+        }),
       },
       {
         id: 'groups.page',
@@ -67,7 +76,16 @@ export async function runGroups(ctx: Context): Promise<void> {
     const measure = async (service: Running, s: GroupScenario, workers: number, connections?: number) => {
       const { socketErrors: _, ...figures } = await load(service.url, service.pid, { seconds, warmup }, requestsOf(s, base, token), connections);
       const server = `Portcullis WORKERS=${workers}${connections === 1 ? ', 1 connection' : ''}`;
-      ctx.record({ scenario: connections === 1 ? `${s.id}.latency` : s.id, label: s.label, kind: 'portcullis', server, workers, size: s.id === 'groups.change-small' ? SMALL : members, unit: 'req/s', ...figures });
+      ctx.record({
+        scenario: connections === 1 ? `${s.id}.latency` : s.id,
+        label: s.label,
+        kind: 'portcullis',
+        server,
+        workers,
+        size: s.id === 'groups.change-small' ? SMALL : members,
+        unit: 'req/s',
+        ...figures,
+      });
     };
     const one = await startService(store, 1, port);
     try {
@@ -101,7 +119,12 @@ function requestsOf(s: GroupScenario, base: string, token: string): Record<strin
     {
       setupRequest: (req: Record<string, any>) => {
         const next = s.request(base, n++);
-        const headers = { ...req.headers, authorization: `Bearer ${token}`, accept: 'application/scim+json', ...(next.body ? { 'content-type': 'application/scim+json' } : {}) };
+        const headers = {
+          ...req.headers,
+          authorization: `Bearer ${token}`,
+          accept: 'application/scim+json',
+          ...(next.body ? { 'content-type': 'application/scim+json' } : {}),
+        };
         return { ...req, ...next, headers };
       },
     },

@@ -31,7 +31,18 @@ export async function runImport(ctx: Context): Promise<void> {
       for (const size of ctx.options.importSizes) {
         const payload = body(`import-${size}`, size, hash);
         const { result: seconds, peakMb } = await withPeakMemory(service.pid, () => importOnce(service.url, token, payload, size));
-        ctx.record({ scenario: 'import', label: `import, one request`, kind: 'portcullis', server: 'Portcullis WORKERS=1', workers: 1, size, unit: 'users/s', rate: size / seconds, errors: 0, peakMb });
+        ctx.record({
+          scenario: 'import',
+          label: `import, one request`,
+          kind: 'portcullis',
+          server: 'Portcullis WORKERS=1',
+          workers: 1,
+          size,
+          unit: 'users/s',
+          rate: size / seconds,
+          errors: 0,
+          peakMb,
+        });
       }
     } finally {
       await service.stop();
@@ -43,10 +54,15 @@ export async function runImport(ctx: Context): Promise<void> {
 
 async function importOnce(url: string, token: string, payload: string, size: number): Promise<number> {
   const started = performance.now();
-  const res = await fetch(`${url}/admin/v1/import`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: payload });
+  const res = await fetch(`${url}/admin/v1/import`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: payload,
+  });
   const json = (await res.json()) as { success?: { orgs: { humanUserIds: string[] }[] } };
   const seconds = (performance.now() - started) / 1000;
   const imported = json.success?.orgs.reduce((n, o) => n + o.humanUserIds.length, 0) ?? 0;
-  if (res.status !== 200 || imported !== size) throw new Error(`import answered ${res.status}, ${imported} of ${size} users: ${JSON.stringify(json).slice(0, 500)}`);
+  if (res.status !== 200 || imported !== size)
+    throw new Error(`import answered ${res.status}, ${imported} of ${size} users: ${JSON.stringify(json).slice(0, 500)}`);
   return seconds;
 }

@@ -73,7 +73,6 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-
 export async function runMail(ctx: Context): Promise<void> {
   const messages = ctx.options.quick ? 20 : 2_000;
   const store = await ctx.newStore();
@@ -93,9 +92,18 @@ export async function runMail(ctx: Context): Promise<void> {
     service = await startService(store, 1, port, away);
     try {
       for (let i = 0; i < messages; i += 8) {
-        await Promise.all(Array.from({ length: Math.min(8, messages - i) }, (_, k) => call(service.url, admin, 'POST', `/management/v1/orgs/${orgId}/users/${userId(i + k)}/invite`, {})));
+        await Promise.all(
+          Array.from({ length: Math.min(8, messages - i) }, (_, k) =>
+            call(service.url, admin, 'POST', `/management/v1/orgs/${orgId}/users/${userId(i + k)}/invite`, {}),
+          ),
+        );
       }
-      await until('every invitation tried once', async () => (await scalarOf(store, 'SELECT COUNT(*) FROM mail_messages WHERE attempts >= 1')) >= messages, 120_000, 20);
+      await until(
+        'every invitation tried once',
+        async () => (await scalarOf(store, 'SELECT COUNT(*) FROM mail_messages WHERE attempts >= 1')) >= messages,
+        120_000,
+        20,
+      );
     } finally {
       await service.stop();
     }
@@ -105,13 +113,33 @@ export async function runMail(ctx: Context): Promise<void> {
     try {
       const { peakMb } = await withPeakMemory(service.pid, () => until('every message at the SMTP server', () => sink.count >= messages, 600_000, 20));
       const rate = (sink.count - 1) / ((sink.last - sink.first) / 1000);
-      ctx.record({ scenario: 'mail.outbox', label: 'mail outbox to a local SMTP server', kind: 'portcullis', server: 'Portcullis WORKERS=1', workers: 1, size: messages, unit: 'messages/s', rate, errors: 0, peakMb });
+      ctx.record({
+        scenario: 'mail.outbox',
+        label: 'mail outbox to a local SMTP server',
+        kind: 'portcullis',
+        server: 'Portcullis WORKERS=1',
+        workers: 1,
+        size: messages,
+        unit: 'messages/s',
+        rate,
+        errors: 0,
+        peakMb,
+      });
       const averageBytes = Math.round(sink.bytes / sink.count);
       for (const pooled of [false, true]) {
         sink.reset();
         const rate = await nodemailerAlone(sink.port, Math.min(messages, 1_000), averageBytes, pooled);
         const server = pooled ? 'nodemailer alone, one pooled connection' : 'nodemailer alone, a connection per message';
-        ctx.record({ scenario: pooled ? 'mail.floor-pooled' : 'mail.floor', label: 'mail outbox to a local SMTP server', kind: 'reference', server, size: messages, unit: 'messages/s', rate, errors: 0 });
+        ctx.record({
+          scenario: pooled ? 'mail.floor-pooled' : 'mail.floor',
+          label: 'mail outbox to a local SMTP server',
+          kind: 'reference',
+          server,
+          size: messages,
+          unit: 'messages/s',
+          rate,
+          errors: 0,
+        });
       }
     } finally {
       await service.stop();
@@ -129,7 +157,14 @@ async function nodemailerAlone(port: number, count: number, bytes: number, pool:
   const html = `<p>${'y'.repeat(Math.max(100, Math.floor(bytes / 2)))}</p>`;
   const started = performance.now();
   for (let i = 0; i < count; i++) {
-    await transport.sendMail({ from: 'Portcullis <no-reply@bench.example.com>', to: `user${i}@bench.example.com`, subject: 'You are invited', text, html, messageId: `<${i}@bench.example.com>` });
+    await transport.sendMail({
+      from: 'Portcullis <no-reply@bench.example.com>',
+      to: `user${i}@bench.example.com`,
+      subject: 'You are invited',
+      text,
+      html,
+      messageId: `<${i}@bench.example.com>`,
+    });
   }
   transport.close();
   return count / ((performance.now() - started) / 1000);

@@ -133,7 +133,13 @@ function signInChain(t: MfaTarget, kind: Kind, done: Done) {
   const expected = kind === 'password' ? { acr: ACR_PASSWORD, amr: 'pwd' } : kind === 'passkey' ? { acr: ACR_MFA, amr: 'hwk' } : { acr: ACR_MFA, amr: 'otp' };
   const guarded = (setup: (req: Request, context: ChainContext) => Request) => (req: Request, context: ChainContext) =>
     context.leased ? setup(req, context) : { ...req, method: 'GET', path: '/healthz', headers: {}, body: undefined };
-  const follow = guarded((req, context) => ({ ...req, method: 'GET', path: pathOf(String(context.location), t.url), headers: { cookie: cookieHeader(context) }, body: undefined }));
+  const follow = guarded((req, context) => ({
+    ...req,
+    method: 'GET',
+    path: pathOf(String(context.location), t.url),
+    headers: { cookie: cookieHeader(context) },
+    body: undefined,
+  }));
   const form = (step: string, fields: (context: ChainContext) => Record<string, string>) =>
     guarded((req, context) => ({
       ...req,
@@ -152,13 +158,21 @@ function signInChain(t: MfaTarget, kind: Kind, done: Done) {
     if (kind === 'passkey') context.challenge = jsonScript<{ challenge: string }>(body, 'passkey-options-sign-in')?.challenge ?? '';
   };
 
-  const firstFactor = kind === 'passkey'
-    ? form('passkey', (context) => ({ response: JSON.stringify((context.leased.user as PasskeyUser).authenticator.assert(context.challenge)) }))
-    : form('login', (context) => ({ loginName: context.leased.user.loginName, password: PASSWORD }));
-  const secondFactor = kind !== 'password-totp' ? [] : [
-    { method: 'GET', setupRequest: follow, onResponse: page },
-    { method: 'POST', setupRequest: form('code', (context) => ({ code: totpCodeAt((context.leased.user as TotpUser).totp, context.leased.lease as number) })), onResponse: toLocation },
-  ];
+  const firstFactor =
+    kind === 'passkey'
+      ? form('passkey', (context) => ({ response: JSON.stringify((context.leased.user as PasskeyUser).authenticator.assert(context.challenge)) }))
+      : form('login', (context) => ({ loginName: context.leased.user.loginName, password: PASSWORD }));
+  const secondFactor =
+    kind !== 'password-totp'
+      ? []
+      : [
+          { method: 'GET', setupRequest: follow, onResponse: page },
+          {
+            method: 'POST',
+            setupRequest: form('code', (context) => ({ code: totpCodeAt((context.leased.user as TotpUser).totp, context.leased.lease as number) })),
+            onResponse: toLocation,
+          },
+        ];
   return [
     {
       method: 'GET',
@@ -216,13 +230,17 @@ function idTokenNames(body: string, expected: { acr: string; amr: string }): boo
   }
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? undefined : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]));
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? undefined : Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]);
 
 async function signIns(t: MfaTarget, pid: number, seconds: number, kind: Kind) {
   const done: Done = { signIns: 0, failed: 0, durations: [] };
   const exhaustedBefore = t.totp.exhausted + t.passkey.exhausted + t.password.exhausted;
   // The chain's redirects are non-2xx by design: only failed sign-ins and socket errors count as errors.
-  const figures = perOperation(await load(t.url, pid, { seconds, warmup: 0 }, signInChain(t, kind, done)), seconds, { completed: done.signIns, failed: done.failed });
+  const figures = perOperation(await load(t.url, pid, { seconds, warmup: 0 }, signInChain(t, kind, done)), seconds, {
+    completed: done.signIns,
+    failed: done.failed,
+  });
   const exhausted = t.totp.exhausted + t.passkey.exhausted + t.password.exhausted - exhaustedBefore;
   if (exhausted > 0) console.error(`    ${kind}: ${exhausted} sign-ins found no user free (no TOTP step free): counted as failed`);
   const sorted = done.durations.sort((a, b) => a - b);
@@ -241,7 +259,10 @@ export async function runMfa(ctx: Context): Promise<void> {
       const t = await setUp(service.url, adminToken(store.dataDir), seconds * rounds, quick);
       const server = 'Portcullis WORKERS=1';
       const kinds: Kind[] = ['password', 'password-totp', 'passkey'];
-      const results = await alternating(rounds, kinds.map((kind) => () => signIns(t, service.pid, seconds, kind)));
+      const results = await alternating(
+        rounds,
+        kinds.map((kind) => () => signIns(t, service.pid, seconds, kind)),
+      );
       const labels: Record<Kind, string> = {
         password: 'sign-in, password (offer declined)',
         'password-totp': 'sign-in, password + TOTP code',
@@ -250,7 +271,16 @@ export async function runMfa(ctx: Context): Promise<void> {
       for (const [i, kind] of kinds.entries()) {
         const { signInP50, signInP99, ...figures } = results[i];
         console.error(`    ${kind}: median round's whole sign-in p50 ${signInP50} ms p99 ${signInP99} ms`);
-        ctx.record({ scenario: `mfa.${kind}`, label: labels[kind], kind: 'portcullis', server, workers: 1, unit: 'sign-ins/s', ...figures, ...(kind === 'passkey' ? {} : { hashing: true }) });
+        ctx.record({
+          scenario: `mfa.${kind}`,
+          label: labels[kind],
+          kind: 'portcullis',
+          server,
+          workers: 1,
+          unit: 'sign-ins/s',
+          ...figures,
+          ...(kind === 'passkey' ? {} : { hashing: true }),
+        });
       }
     } finally {
       await service.stop();
@@ -277,7 +307,12 @@ async function setUp(url: string, admin: string, measuredSeconds: number, quick:
   const hash = await bcrypt.hash(PASSWORD, BCRYPT_COST);
   const humanUsers = Array.from({ length: total }, (_, i) => ({
     userId: `${orgId}-${i}`,
-    user: { userName: `user${i}`, profile: { firstName: 'Bench', lastName: `User ${i}` }, email: { email: `user${i}@${orgId}.example.com`, isEmailVerified: true }, hashedPassword: { value: hash } },
+    user: {
+      userName: `user${i}`,
+      profile: { firstName: 'Bench', lastName: `User ${i}` },
+      email: { email: `user${i}@${orgId}.example.com`, isEmailVerified: true },
+      hashedPassword: { value: hash },
+    },
   }));
   const imported = await call(url, admin, 'POST', '/admin/v1/import', { dataOrgs: { orgs: [{ orgId, org: { name: orgId }, humanUsers }] }, timeout: '10m' });
   const count = (imported.success?.orgs ?? []).reduce((n: number, o: { humanUserIds: string[] }) => n + o.humanUserIds.length, 0);
@@ -287,7 +322,14 @@ async function setUp(url: string, admin: string, measuredSeconds: number, quick:
   const base = `/management/v1/orgs/${orgId}`;
   const project = await call(url, admin, 'POST', `${base}/projects`, { name: 'mfa-bench' });
   const app = await call(url, admin, 'POST', `${base}/projects/${project.id}/apps/oidc`, {
-    name: 'web', redirectUris: [REDIRECT], postLogoutRedirectUris: [], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'client_secret_basic', accessTokenType: 'opaque', devMode: true,
+    name: 'web',
+    redirectUris: [REDIRECT],
+    postLogoutRedirectUris: [],
+    responseTypes: ['code'],
+    grantTypes: ['authorization_code'],
+    authMethod: 'client_secret_basic',
+    accessTokenType: 'opaque',
+    devMode: true,
   });
   const web = { id: app.clientId as string, secret: app.clientSecret as string, redirect: REDIRECT };
   const loginName = (i: number) => `user${i}@${org.primaryDomain}`;
@@ -295,14 +337,23 @@ async function setUp(url: string, admin: string, measuredSeconds: number, quick:
 
   const password: PasswordUser[] = Array.from({ length: counts.password }, (_, i) => ({ loginName: loginName(i) }));
   await inParallel(password, 4, (u) => declineOffer(url, web, u.loginName, PASSWORD));
-  const passkey: PasskeyUser[] = Array.from({ length: counts.passkey }, (_, i) => ({ loginName: loginName(counts.password + i), authenticator: new SoftwareAuthenticator(rpId, origin) }));
+  const passkey: PasskeyUser[] = Array.from({ length: counts.passkey }, (_, i) => ({
+    loginName: loginName(counts.password + i),
+    authenticator: new SoftwareAuthenticator(rpId, origin),
+  }));
   await inParallel(passkey, 4, (u) => enrolPasskey(url, web, u.loginName, PASSWORD, u.authenticator));
   const totp: TotpUser[] = [];
-  await inParallel(Array.from({ length: counts.totp }, (_, i) => loginName(counts.password + counts.passkey + i)), 4, async (name) => {
-    const { secret, lastStep } = await enrolTotp(url, web, name, PASSWORD);
-    totp.push({ loginName: name, totp: totpOf(secret), lastStep });
-  });
-  console.error(`    set-up: ${total} users (${counts.password} declined the offer, ${counts.totp} TOTP, ${counts.passkey} passkeys) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  await inParallel(
+    Array.from({ length: counts.totp }, (_, i) => loginName(counts.password + counts.passkey + i)),
+    4,
+    async (name) => {
+      const { secret, lastStep } = await enrolTotp(url, web, name, PASSWORD);
+      totp.push({ loginName: name, totp: totpOf(secret), lastStep });
+    },
+  );
+  console.error(
+    `    set-up: ${total} users (${counts.password} declined the offer, ${counts.totp} TOTP, ${counts.passkey} passkeys) in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  );
   return {
     url,
     web,

@@ -33,12 +33,18 @@ const MYSQL_SIZES = [1_000_000];
 
 const SCENARIOS = [
   {
-    id: 'oidc-growth.client-credentials', label: 'client credentials, OIDC table grown',
-    requests: (t: OidcTarget) => [{ method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(t.machine) }, body: 'grant_type=client_credentials' }],
+    id: 'oidc-growth.client-credentials',
+    label: 'client credentials, OIDC table grown',
+    requests: (t: OidcTarget) => [
+      { method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(t.machine) }, body: 'grant_type=client_credentials' },
+    ],
   },
   {
-    id: 'oidc-growth.introspection', label: 'introspection (opaque), OIDC table grown',
-    requests: (t: OidcTarget) => [{ method: 'POST', path: '/oauth/v2/introspect', headers: { ...FORM, authorization: basic(t.api) }, body: `token=${t.opaque}` }],
+    id: 'oidc-growth.introspection',
+    label: 'introspection (opaque), OIDC table grown',
+    requests: (t: OidcTarget) => [
+      { method: 'POST', path: '/oauth/v2/introspect', headers: { ...FORM, authorization: basic(t.api) }, body: `token=${t.opaque}` },
+    ],
   },
 ];
 
@@ -53,7 +59,10 @@ export async function runOidcGrowth(ctx: Context): Promise<void> {
   try {
     // The two services started and set up side by side: nothing is measured yet.
     [empty, grown] = await allStarted([startService(emptyStore, 1, emptyPort), startService(grownStore, 1, grownPort)]);
-    const [emptyTarget, grownTarget] = await Promise.all([setUpPortcullis(empty.url, adminToken(emptyStore.dataDir)), setUpPortcullis(grown.url, adminToken(grownStore.dataDir))]);
+    const [emptyTarget, grownTarget] = await Promise.all([
+      setUpPortcullis(empty.url, adminToken(emptyStore.dataDir)),
+      setUpPortcullis(grown.url, adminToken(grownStore.dataDir)),
+    ]);
     let seeded = 0;
     for (const size of sizes) {
       await grown.stop();
@@ -68,8 +77,26 @@ export async function runOidcGrowth(ctx: Context): Promise<void> {
           return f;
         };
         const [onEmpty, onGrown] = await alternating(rounds, [figures(empty, emptyTarget), figures(grown, grownTarget)]);
-        ctx.record({ scenario: s.id, label: s.label, kind: 'reference', server: 'Portcullis WORKERS=1, empty OIDC table', workers: 1, size, unit: 'req/s', ...onEmpty });
-        ctx.record({ scenario: s.id, label: s.label, kind: 'portcullis', server: `Portcullis WORKERS=1, ${size.toLocaleString('en')} live OIDC rows`, workers: 1, size, unit: 'req/s', ...onGrown });
+        ctx.record({
+          scenario: s.id,
+          label: s.label,
+          kind: 'reference',
+          server: 'Portcullis WORKERS=1, empty OIDC table',
+          workers: 1,
+          size,
+          unit: 'req/s',
+          ...onEmpty,
+        });
+        ctx.record({
+          scenario: s.id,
+          label: s.label,
+          kind: 'portcullis',
+          server: `Portcullis WORKERS=1, ${size.toLocaleString('en')} live OIDC rows`,
+          workers: 1,
+          size,
+          unit: 'req/s',
+          ...onGrown,
+        });
       }
     }
     await grown.stop();
@@ -111,9 +138,18 @@ async function purgeBatches(ctx: Context, store: Store, from: number, backlog: n
   const sorted = [...durations].sort((a, b) => a - b);
   const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] * 10) / 10;
   ctx.record({
-    scenario: 'oidc-growth.purge', label: `OIDC purge, batches sized to ~15 ms with equal rests (${backlog.toLocaleString('en')} expired among ${from.toLocaleString('en')} live)`,
-    kind: 'portcullis', server: 'the service\'s purge loop and statement', workers: 1, size: from, unit: 'batches/s',
-    rate: durations.length / ((performance.now() - started) / 1000), p50: at(0.5), p99: at(0.99), max: Math.round(sorted[sorted.length - 1] * 10) / 10, errors: 0,
+    scenario: 'oidc-growth.purge',
+    label: `OIDC purge, batches sized to ~15 ms with equal rests (${backlog.toLocaleString('en')} expired among ${from.toLocaleString('en')} live)`,
+    kind: 'portcullis',
+    server: "the service's purge loop and statement",
+    workers: 1,
+    size: from,
+    unit: 'batches/s',
+    rate: durations.length / ((performance.now() - started) / 1000),
+    p50: at(0.5),
+    p99: at(0.99),
+    max: Math.round(sorted[sorted.length - 1] * 10) / 10,
+    errors: 0,
   });
 }
 
@@ -123,11 +159,16 @@ async function purgeBatches(ctx: Context, store: Store, from: number, backlog: n
  * service runs on its checkpointer's thread during the rest: src/oidc/adapter/oidc-purge.ts) and the rest of
  * the time asleep.
  */
-async function purgeRunner(store: Store): Promise<((before: number, size: number) => Promise<number>) & { rest(ms: number): Promise<void>; close(): Promise<void> }> {
+async function purgeRunner(
+  store: Store,
+): Promise<((before: number, size: number) => Promise<number>) & { rest(ms: number): Promise<void>; close(): Promise<void> }> {
   if (store.databaseUrl) {
     const conn = await mysql.createConnection({ uri: store.databaseUrl });
     const sql = purgeBatchSql('mysql');
-    return Object.assign(async (before: number, size: number) => Number(((await conn.query(sql, [before, size]))[0] as { affectedRows: number }).affectedRows), { rest: async (ms: number) => void (await sleep(ms)), close: () => conn.end() });
+    return Object.assign(
+      async (before: number, size: number) => Number(((await conn.query(sql, [before, size]))[0] as { affectedRows: number }).affectedRows),
+      { rest: async (ms: number) => void (await sleep(ms)), close: () => conn.end() },
+    );
   }
   const db = new Database(join(store.dataDir, 'portcullis.sqlite'));
   // The service's settings (common/database/data-source.ts, wal-checkpointer.ts): WAL, synchronous NORMAL,

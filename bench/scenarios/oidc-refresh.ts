@@ -45,9 +45,14 @@ export async function refreshRequests(t: OidcTarget, connections: number, warmup
 
 /** One refresh, failing the run unless it gives a new access token and the rotated refresh token. */
 async function refresh(t: OidcTarget, token: string): Promise<string> {
-  const res = await fetch(`${t.url}/oauth/v2/token`, { method: 'POST', headers: { ...FORM, authorization: webBasic(t) }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }) });
+  const res = await fetch(`${t.url}/oauth/v2/token`, {
+    method: 'POST',
+    headers: { ...FORM, authorization: webBasic(t) },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
+  });
   const body = (await res.json()) as { access_token?: string; refresh_token?: string };
-  if (!body.access_token || !body.refresh_token || body.refresh_token === token) throw new Error(`refresh at ${t.url} answered ${res.status} ${JSON.stringify(body)}, not a rotated refresh token`);
+  if (!body.access_token || !body.refresh_token || body.refresh_token === token)
+    throw new Error(`refresh at ${t.url} answered ${res.status} ${JSON.stringify(body)}, not a rotated refresh token`);
   return body.refresh_token;
 }
 
@@ -56,12 +61,21 @@ async function refresh(t: OidcTarget, token: string): Promise<string> {
  * shown, redeems the code; gives the refresh token.
  */
 async function offlineLogin(t: OidcTarget): Promise<string> {
-  const params = { client_id: t.web.id, redirect_uri: t.web.redirect, response_type: 'code', scope: 'openid offline_access', prompt: 'consent', state: 'bench' };
+  const params = {
+    client_id: t.web.id,
+    redirect_uri: t.web.redirect,
+    response_type: 'code',
+    scope: 'openid offline_access',
+    prompt: 'consent',
+    state: 'bench',
+  };
   const context: Context = { cookies: {} };
   let request: { method: string; path: string; body?: string } = { method: 'GET', path: `/oauth/v2/authorize?${new URLSearchParams(params)}` };
   for (let step = 0; step < 10; step++) {
     const res = await fetch(t.url + request.path, {
-      method: request.method, body: request.body, redirect: 'manual',
+      method: request.method,
+      body: request.body,
+      redirect: 'manual',
       headers: { cookie: cookieHeader(context), ...(request.body ? FORM : {}) },
     });
     const headers: Headers = { 'set-cookie': res.headers.getSetCookie() };
@@ -74,7 +88,8 @@ async function offlineLogin(t: OidcTarget): Promise<string> {
       continue;
     }
     const action = /action="([^"]+)"/.exec(html)?.[1];
-    if (res.status !== 200 || !action) throw new Error(`offline_access login at ${t.url}: ${request.method} ${request.path} answered ${res.status} without a login form`);
+    if (res.status !== 200 || !action)
+      throw new Error(`offline_access login at ${t.url}: ${request.method} ${request.path} answered ${res.status} without a login form`);
     const csrf = /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
     request = { method: 'POST', path: action, body: new URLSearchParams({ csrf, loginName: t.login.name, password: t.login.password }).toString() };
   }
@@ -83,7 +98,8 @@ async function offlineLogin(t: OidcTarget): Promise<string> {
 
 async function redeem(t: OidcTarget, code: string): Promise<string> {
   const res = await fetch(`${t.url}/oauth/v2/token`, {
-    method: 'POST', headers: { ...FORM, authorization: webBasic(t) },
+    method: 'POST',
+    headers: { ...FORM, authorization: webBasic(t) },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: t.web.redirect }),
   });
   const body = (await res.json()) as { refresh_token?: string };

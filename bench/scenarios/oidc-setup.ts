@@ -32,7 +32,14 @@ export async function setUpPortcullis(url: string, admin: string): Promise<OidcT
   const base = `/management/v1/orgs/${org.id}`;
   const project = await call(url, admin, 'POST', `${base}/projects`, { name: 'bench' });
   const web = await call(url, admin, 'POST', `${base}/projects/${project.id}/apps/oidc`, {
-    name: 'web', redirectUris: [REDIRECT], postLogoutRedirectUris: [], responseTypes: ['code'], grantTypes: ['authorization_code', 'refresh_token'], authMethod: 'client_secret_basic', accessTokenType: 'opaque', devMode: true,
+    name: 'web',
+    redirectUris: [REDIRECT],
+    postLogoutRedirectUris: [],
+    responseTypes: ['code'],
+    grantTypes: ['authorization_code', 'refresh_token'],
+    authMethod: 'client_secret_basic',
+    accessTokenType: 'opaque',
+    devMode: true,
   });
   const api = await call(url, admin, 'POST', `${base}/projects/${project.id}/apps/api`, { name: 'api', authMethod: 'client_secret_basic' });
   const machine = async (accessTokenType: string): Promise<Client> => {
@@ -41,11 +48,19 @@ export async function setUpPortcullis(url: string, admin: string): Promise<OidcT
     return { id: secret.clientId, secret: secret.clientSecret };
   };
   const [opaqueMachine, jwtMachine] = [await machine('opaque'), await machine('jwt')];
-  await call(url, admin, 'POST', `${base}/users/human`, { userName: 'bench', profile: { firstName: 'B', lastName: 'Ench' }, email: { email: 'bench@example.com', isEmailVerified: true }, password: 'bench-password' });
+  await call(url, admin, 'POST', `${base}/users/human`, {
+    userName: 'bench',
+    profile: { firstName: 'B', lastName: 'Ench' },
+    email: { email: 'bench@example.com', isEmailVerified: true },
+    password: 'bench-password',
+  });
   // Introspection by the API application needs its project in the token's audience.
   const audience = `urn:portcullis:iam:org:project:id:${project.id}:aud`;
   const target: OidcTarget = {
-    url, machine: opaqueMachine, api: { id: api.clientId, secret: api.clientSecret }, web: { id: web.clientId, secret: web.clientSecret, redirect: REDIRECT },
+    url,
+    machine: opaqueMachine,
+    api: { id: api.clientId, secret: api.clientSecret },
+    web: { id: web.clientId, secret: web.clientSecret, redirect: REDIRECT },
     login: { name: `bench@${org.primaryDomain}`, password: 'bench-password' },
     opaque: await clientCredentials(url, opaqueMachine, audience),
     jwt: await clientCredentials(url, jwtMachine, audience),
@@ -61,7 +76,10 @@ export async function setUpPortcullis(url: string, admin: string): Promise<OidcT
 export async function setUpRaw(url: string): Promise<OidcTarget> {
   const machine = { id: 'machine', secret: 'machine-secret' };
   const target: OidcTarget = {
-    url, machine, api: { id: 'api', secret: 'api-secret' }, web: { id: 'web', secret: 'web-secret', redirect: REDIRECT },
+    url,
+    machine,
+    api: { id: 'api', secret: 'api-secret' },
+    web: { id: 'web', secret: 'web-secret', redirect: REDIRECT },
     login: { name: 'bench', password: 'bench-password' },
     opaque: await clientCredentials(url, machine),
     userToken: '',
@@ -71,7 +89,11 @@ export async function setUpRaw(url: string): Promise<OidcTarget> {
 }
 
 async function clientCredentials(url: string, client: Client, scope?: string): Promise<string> {
-  const res = await fetch(`${url}/oauth/v2/token`, { method: 'POST', headers: { ...FORM, authorization: basic(client) }, body: `grant_type=client_credentials${scope ? `&scope=${encodeURIComponent(scope)}` : ''}` });
+  const res = await fetch(`${url}/oauth/v2/token`, {
+    method: 'POST',
+    headers: { ...FORM, authorization: basic(client) },
+    body: `grant_type=client_credentials${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`,
+  });
   const body = (await res.json()) as { access_token?: string };
   if (!body.access_token) throw new Error(`client credentials failed at ${url}: ${JSON.stringify(body)}`);
   return body.access_token;

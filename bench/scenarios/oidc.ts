@@ -46,13 +46,33 @@ const introspect = (token: (t: OidcTarget) => string | undefined) => (t: OidcTar
 
 const SCENARIOS: OidcScenario[] = [
   {
-    id: 'oidc.client-credentials', label: 'client credentials', workers: [1, 2], peer: true, durable: true,
-    requests: (t) => [{ method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(t.machine) }, body: 'grant_type=client_credentials' }],
+    id: 'oidc.client-credentials',
+    label: 'client credentials',
+    workers: [1, 2],
+    peer: true,
+    durable: true,
+    requests: (t) => [
+      { method: 'POST', path: '/oauth/v2/token', headers: { ...FORM, authorization: basic(t.machine) }, body: 'grant_type=client_credentials' },
+    ],
   },
-  { id: 'oidc.refresh', label: 'refresh-token grant (rotating)', workers: [1, 2], peer: true, durable: true, requests: (t, warmup) => refreshRequests(t, CONNECTIONS, warmup) },
+  {
+    id: 'oidc.refresh',
+    label: 'refresh-token grant (rotating)',
+    workers: [1, 2],
+    peer: true,
+    durable: true,
+    requests: (t, warmup) => refreshRequests(t, CONNECTIONS, warmup),
+  },
   { id: 'oidc.introspection-opaque', label: 'introspection (opaque)', workers: [1, 2], peer: true, durable: true, requests: introspect((t) => t.opaque) },
   { id: 'oidc.introspection-jwt', label: 'introspection (JWT)', workers: [1, 2], peer: false, requests: introspect((t) => t.jwt) },
-  { id: 'oidc.userinfo', label: 'userinfo', workers: [1], peer: true, durable: true, requests: (t) => [{ method: 'GET', path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${t.userToken}` } }] },
+  {
+    id: 'oidc.userinfo',
+    label: 'userinfo',
+    workers: [1],
+    peer: true,
+    durable: true,
+    requests: (t) => [{ method: 'GET', path: '/oidc/v1/userinfo', headers: { authorization: `Bearer ${t.userToken}` } }],
+  },
   { id: 'oidc.jwks', label: 'JWKS', workers: [1], peer: true, requests: () => [{ method: 'GET', path: '/oauth/v2/keys' }] },
 ];
 /**
@@ -90,9 +110,15 @@ export async function runOidc(ctx: Context): Promise<void> {
         const scenarios = SCENARIOS.filter((s) => s.workers.includes(workers) && (workers === 1 || !ctx.options.quick || QUICK_WORKERS_2.has(s.id)));
         for (const s of scenarios) {
           const ours = async () => withoutSocketErrors(await load(service.url, service.pid, timing, await s.requests(t, warmup)));
-          const onRaw = (durable: boolean) => async () => peers.on(async (p) => withoutSocketErrors(await load(p.url, p.pid, timing, await s.requests(await setUpRaw(p.url), warmup))), durable);
+          const onRaw = (durable: boolean) => async () =>
+            peers.on(async (p) => withoutSocketErrors(await load(p.url, p.pid, timing, await s.requests(await setUpRaw(p.url), warmup))), durable);
           const glew = s.peer ? glewlwyd?.scenario(s.id, timing) : undefined;
-          const [mine, ...others] = await alternating(s.peer ? rounds : 1, [ours, ...(s.durable ? [onRaw(true)] : []), ...(s.peer ? [onRaw(false)] : []), ...(glew ? [glew] : [])]);
+          const [mine, ...others] = await alternating(s.peer ? rounds : 1, [
+            ours,
+            ...(s.durable ? [onRaw(true)] : []),
+            ...(s.peer ? [onRaw(false)] : []),
+            ...(glew ? [glew] : []),
+          ]);
           const durable = s.durable ? others.shift() : undefined;
           const theirs = s.peer ? others.shift() : undefined;
           ctx.record({ scenario: s.id, label: s.label, kind: 'portcullis', server, workers, unit: 'req/s', ...mine });
@@ -108,7 +134,15 @@ export async function runOidc(ctx: Context): Promise<void> {
             ...(glewlwyd ? [() => glewlwyd.logins(timing.seconds)] : []),
           ]);
           ctx.record({ ...LOGIN, kind: 'portcullis', server, workers, ...mine });
-          ctx.record({ scenario: 'oidc.bcrypt', label: `bcrypt.compare alone (cost ${BCRYPT_COST}, ${CONNECTIONS} in flight)`, kind: 'reference', server: 'node bcrypt', unit: 'checks/s', ...bcryptAlone, hashing: true });
+          ctx.record({
+            scenario: 'oidc.bcrypt',
+            label: `bcrypt.compare alone (cost ${BCRYPT_COST}, ${CONNECTIONS} in flight)`,
+            kind: 'reference',
+            server: 'node bcrypt',
+            unit: 'checks/s',
+            ...bcryptAlone,
+            hashing: true,
+          });
           ctx.record({ ...LOGIN, ...peerOf(1), ...theirs });
           if (glew) ctx.record({ ...LOGIN, ...glewlwyd!.recordedAs(1), ...glew });
         }
@@ -214,11 +248,13 @@ async function bcryptRate(seconds: number): Promise<number> {
   const hash = await bcrypt.hash('bench-password', BCRYPT_COST);
   let count = 0;
   const end = Date.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-    while (Date.now() < end) {
-      await bcrypt.compare('bench-password', hash);
-      count++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (Date.now() < end) {
+        await bcrypt.compare('bench-password', hash);
+        count++;
+      }
+    }),
+  );
   return count / seconds;
 }

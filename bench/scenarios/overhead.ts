@@ -39,7 +39,11 @@ export async function runOverhead(ctx: Context): Promise<void> {
     await seedUsers(store, org.id, 0, size);
 
     // Started side by side: nothing is measured yet.
-    const [service, express, floor] = await allStarted([startService(store, 1, port), startPeer('bare-express.js', []), startPeer('scim-floor.js', [store.dataDir])]);
+    const [service, express, floor] = await allStarted([
+      startService(store, 1, port),
+      startPeer('bare-express.js', []),
+      startPeer('scim-floor.js', [store.dataDir]),
+    ]);
     running.push(service, express, floor);
     const scim = (p: Running, base: string): ScimServer => ({ url: p.url, base, token });
     const ours = scim(service, `/scim/v2/${org.id}`);
@@ -47,12 +51,19 @@ export async function runOverhead(ctx: Context): Promise<void> {
     await checkLookup(ours, size);
     await checkFloorLookup(theirs, size);
 
-    const healthz = (p: Running, s = seconds) => () => measure(p, s, [{ method: 'GET', path: '/healthz' }]);
-    const lookup = (p: Running, server: ScimServer, s = seconds) => () => measure(p, s, scimRequests(server, LOOKUP, size));
+    const healthz =
+      (p: Running, s = seconds) =>
+      () =>
+        measure(p, s, [{ method: 'GET', path: '/healthz' }]);
+    const lookup =
+      (p: Running, server: ScimServer, s = seconds) =>
+      () =>
+        measure(p, s, scimRequests(server, LOOKUP, size));
     // An unrecorded second on every server first (the JIT compiles the hot paths), then the paired rounds;
     // not with --quick, which measures nothing.
     const warmup = Math.max(1, ctx.options.warmup);
-    if (!ctx.options.quick) for (const warm of [healthz(service, warmup), healthz(express, warmup), lookup(service, ours, warmup), lookup(floor, theirs, warmup)]) await warm();
+    if (!ctx.options.quick)
+      for (const warm of [healthz(service, warmup), healthz(express, warmup), lookup(service, ours, warmup), lookup(floor, theirs, warmup)]) await warm();
     const [h, hPeer, l, lPeer] = await alternating(rounds, [healthz(service), healthz(express), lookup(service, ours), lookup(floor, theirs)]);
     const mine = { kind: 'portcullis' as const, server: 'Portcullis WORKERS=1', workers: 1, unit: 'req/s' as const };
     ctx.record({ ...HEALTHZ, ...mine, ...h });

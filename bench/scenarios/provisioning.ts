@@ -28,7 +28,8 @@ async function startSink(): Promise<Sink> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       res.setHeader('content-type', 'application/scim+json');
-      if (req.method === 'GET' && req.url?.endsWith('/ServiceProviderConfig')) return void res.end(JSON.stringify({ patch: { supported: true }, filter: { supported: true }, bulk: { supported: false } }));
+      if (req.method === 'GET' && req.url?.endsWith('/ServiceProviderConfig'))
+        return void res.end(JSON.stringify({ patch: { supported: true }, filter: { supported: true }, bulk: { supported: false } }));
       if (req.method === 'POST' && req.url?.endsWith('/Users')) {
         const now = performance.now();
         sink.count++;
@@ -41,7 +42,13 @@ async function startSink(): Promise<Sink> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const sink: Sink = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/scim/v2`, count: 0, first: 0, last: 0, close: () => new Promise((r) => server.close(() => r())) };
+  const sink: Sink = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/scim/v2`,
+    count: 0,
+    first: 0,
+    last: 0,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
   return sink;
 }
 
@@ -53,7 +60,11 @@ export async function runProvisioning(ctx: Context): Promise<void> {
   try {
     const admin = adminToken(store.dataDir);
     const orgId = (await call(service.url, admin, 'POST', '/admin/v1/orgs', { name: 'bench-provisioning' })).id;
-    const { id } = await call(service.url, admin, 'POST', `/management/v1/orgs/${orgId}/provisioning/targets`, { name: 'sink', baseUrl: sink.url, auth: { type: 'bearer', token: 'bench' } });
+    const { id } = await call(service.url, admin, 'POST', `/management/v1/orgs/${orgId}/provisioning/targets`, {
+      name: 'sink',
+      baseUrl: sink.url,
+      auth: { type: 'bearer', token: 'bench' },
+    });
     let maxLag = 0;
     const { peakMb } = await withPeakMemory(service.pid, async () => {
       let done = false;
@@ -66,7 +77,11 @@ export async function runProvisioning(ctx: Context): Promise<void> {
       for (let i = 0; i < people; i += 8) {
         await Promise.all(
           Array.from({ length: Math.min(8, people - i) }, (_, k) =>
-            call(service.url, admin, 'POST', `/management/v1/orgs/${orgId}/users/human`, { userName: `bench-${i + k}`, profile: { firstName: 'Bench', lastName: `User ${i + k}` }, email: { email: `bench-${i + k}@example.com` } }),
+            call(service.url, admin, 'POST', `/management/v1/orgs/${orgId}/users/human`, {
+              userName: `bench-${i + k}`,
+              profile: { firstName: 'Bench', lastName: `User ${i + k}` },
+              email: { email: `bench-${i + k}@example.com` },
+            }),
           ),
         );
       }
@@ -79,7 +94,18 @@ export async function runProvisioning(ctx: Context): Promise<void> {
       await watching;
     });
     const rate = (sink.count - 1) / ((sink.last - sink.first) / 1000);
-    ctx.record({ scenario: 'provisioning.push', label: `outbound SCIM: people created via the API pushed to a SCIM sink (largest lag ${maxLag} events)`, kind: 'portcullis', server: 'Portcullis WORKERS=1', workers: 1, size: people, unit: 'pushes/s', rate, errors: 0, peakMb });
+    ctx.record({
+      scenario: 'provisioning.push',
+      label: `outbound SCIM: people created via the API pushed to a SCIM sink (largest lag ${maxLag} events)`,
+      kind: 'portcullis',
+      server: 'Portcullis WORKERS=1',
+      workers: 1,
+      size: people,
+      unit: 'pushes/s',
+      rate,
+      errors: 0,
+      peakMb,
+    });
   } finally {
     await service.stop();
     await sink.close();

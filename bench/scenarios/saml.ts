@@ -48,7 +48,10 @@ export async function runSaml(ctx: Context): Promise<void> {
       name: 'saml app',
       entityId,
       acsUrls: [ACS],
-      attributes: [{ name: 'email', from: 'email' }, { name: 'displayName', from: 'displayName' }],
+      attributes: [
+        { name: 'email', from: 'email' },
+        { name: 'displayName', from: 'displayName' },
+      ],
     });
     await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/users/human`, {
       userName: 'bench.person',
@@ -58,11 +61,20 @@ export async function runSaml(ctx: Context): Promise<void> {
     });
     const loginName = `bench.person@${org.primaryDomain}`;
     const ssoUrl = `${service.url}/saml/v2/${org.id}/sso`;
-    const samlStart = (browser: LoginClient) => browser.get(`/saml/v2/${org.id}/sso?${redirectQuery(authnRequestXml({ issuer: entityId, destination: ssoUrl, acsUrl: ACS }).xml)}`);
+    const samlStart = (browser: LoginClient) =>
+      browser.get(`/saml/v2/${org.id}/sso?${redirectQuery(authnRequestXml({ issuer: entityId, destination: ssoUrl, acsUrl: ACS }).xml)}`);
     const oidcStart = (browser: LoginClient) => {
       const verifier = randomBytes(32).toString('base64url');
       const challenge = createHash('sha256').update(verifier).digest('base64url');
-      const params = { client_id: oidc.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 's', code_challenge: challenge, code_challenge_method: 'S256' };
+      const params = {
+        client_id: oidc.clientId,
+        redirect_uri: `${RP}/cb`,
+        response_type: 'code',
+        scope: 'openid',
+        state: 's',
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      };
       return { verifier, first: browser.get(`/oauth/v2/authorize?${new URLSearchParams(params)}`) };
     };
     const redeem = async (location: string, verifier: string) => {
@@ -70,7 +82,10 @@ export async function runSaml(ctx: Context): Promise<void> {
       if (!code) throw new Error(`no code: ${location}`);
       const res = await fetch(`${service.url}/oauth/v2/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${oidc.clientId}:${oidc.clientSecret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${oidc.clientId}:${oidc.clientSecret}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: `${RP}/cb`, code_verifier: verifier }),
       });
       if (res.status !== 200) throw new Error(`token endpoint answered ${res.status}`);
@@ -97,11 +112,13 @@ export async function runSaml(ctx: Context): Promise<void> {
     };
     const samlSignIn = async (browser = new LoginClient(service.url)) => samlAnswered(await walk(browser, await samlStart(browser)));
     // Browsers that signed in once: their later requests are single sign-on.
-    const signedIn = await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      const browser = new LoginClient(service.url);
-      await oidcSignIn(browser);
-      return browser;
-    }));
+    const signedIn = await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        const browser = new LoginClient(service.url);
+        await oidcSignIn(browser);
+        return browser;
+      }),
+    );
     // Each once, unmeasured: a broken chain fails the run here, not as a rate of errors.
     for (const once of [() => oidcSignIn(), () => samlSignIn(), () => oidcSignIn(signedIn[0]), () => samlSignIn(signedIn[0])]) await once();
     const [os, ss, oo, so] = await alternating(rounds, [
@@ -112,9 +129,23 @@ export async function runSaml(ctx: Context): Promise<void> {
     ]);
     const mine = { kind: 'portcullis' as const, server: 'Portcullis WORKERS=1', workers: 1 };
     ctx.record({ ...SIGN_IN, ...mine, unit: 'sign-ins/s', ...ss, hashing: true });
-    ctx.record({ ...SIGN_IN, kind: 'peer', server: 'OIDC code-flow sign-in on the same service (password, code redeemed)', nextTo: 1, unit: 'sign-ins/s', ...os });
+    ctx.record({
+      ...SIGN_IN,
+      kind: 'peer',
+      server: 'OIDC code-flow sign-in on the same service (password, code redeemed)',
+      nextTo: 1,
+      unit: 'sign-ins/s',
+      ...os,
+    });
     ctx.record({ ...IN_SESSION, ...mine, unit: 'responses/s', ...so });
-    ctx.record({ ...IN_SESSION, kind: 'peer', server: 'OIDC code flow in a session on the same service (code redeemed)', nextTo: 1, unit: 'responses/s', ...oo });
+    ctx.record({
+      ...IN_SESSION,
+      kind: 'peer',
+      server: 'OIDC code flow in a session on the same service (code redeemed)',
+      nextTo: 1,
+      unit: 'responses/s',
+      ...oo,
+    });
     console.error(`  SAML ÷ OIDC: whole sign-in ${(ss.rate / os.rate).toFixed(2)}×, in a session ${(so.rate / oo.rate).toFixed(2)}×`);
   } finally {
     await service.stop();

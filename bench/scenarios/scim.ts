@@ -71,7 +71,12 @@ export const SCIM_SCENARIOS: ScimScenario[] = [
     request: (base, n) => ({
       method: 'POST',
       path: `${base}/Users`,
-      body: JSON.stringify({ schemas: [USER_SCHEMA], userName: `new-${process.pid}-${n}@bench.example.com`, name: { givenName: 'New', familyName: `User${n}` }, emails: [{ value: `new${n}@bench.example.com`, primary: true }] }),
+      body: JSON.stringify({
+        schemas: [USER_SCHEMA],
+        userName: `new-${process.pid}-${n}@bench.example.com`,
+        name: { givenName: 'New', familyName: `User${n}` },
+        emails: [{ value: `new${n}@bench.example.com`, primary: true }],
+      }),
     }),
   },
   {
@@ -92,7 +97,12 @@ export function scimRequests(server: ScimServer, scenario: ScimScenario, size: n
     {
       setupRequest: (req: Record<string, any>) => {
         const next = scenario.request(server.base, n++, size);
-        const headers = { ...req.headers, authorization: `Bearer ${server.token}`, accept: 'application/scim+json', ...(next.body ? { 'content-type': 'application/scim+json' } : {}) };
+        const headers = {
+          ...req.headers,
+          authorization: `Bearer ${server.token}`,
+          accept: 'application/scim+json',
+          ...(next.body ? { 'content-type': 'application/scim+json' } : {}),
+        };
         return { ...req, ...next, headers };
       },
     },
@@ -109,7 +119,11 @@ export async function checkLookup(server: ScimServer, size: number): Promise<voi
 
 /** An ORG_USER_MANAGER machine user's personal access token, the SCIM caller. */
 export async function scimCaller(url: string, admin: string, orgId: string): Promise<string> {
-  const user = await call(url, admin, 'POST', `/management/v1/orgs/${orgId}/users/machine`, { userName: 'scim-bench', name: 'bench', accessTokenType: 'opaque' });
+  const user = await call(url, admin, 'POST', `/management/v1/orgs/${orgId}/users/machine`, {
+    userName: 'scim-bench',
+    name: 'bench',
+    accessTokenType: 'opaque',
+  });
   await call(url, admin, 'PUT', `/management/v1/orgs/${orgId}/members/${user.userId}`, { roles: ['ORG_USER_MANAGER'] });
   return (await call(url, admin, 'POST', `/management/v1/orgs/${orgId}/users/${user.userId}/pats`, {})).token;
 }
@@ -119,8 +133,15 @@ export function writePeerUsers(store: Store, size: number): string {
   const created = new Date(Date.UTC(2026, 0, 1)).toISOString();
   const users = Array.from({ length: size }, (_, i) => {
     const [given, family] = [`Given${i % 997}`, `Family${i % 1009}`];
-    return { id: userId(i), userName: userName(i), name: { givenName: given, familyName: family }, displayName: `${given} ${family}`, active: true,
-      emails: [{ value: userName(i), type: 'work', primary: true }], meta: { created, lastModified: created } };
+    return {
+      id: userId(i),
+      userName: userName(i),
+      name: { givenName: given, familyName: family },
+      displayName: `${given} ${family}`,
+      active: true,
+      emails: [{ value: userName(i), type: 'work', primary: true }],
+      meta: { created, lastModified: created },
+    };
   });
   const file = join(store.dataDir, 'peer-users.json');
   writeFileSync(file, JSON.stringify(users));

@@ -63,7 +63,6 @@ async function startReceiver(): Promise<Receiver> {
   return rx;
 }
 
-
 export async function runWebhooks(ctx: Context): Promise<void> {
   const events = ctx.options.quick ? 500 : 20_000;
   const store = await ctx.newStore();
@@ -88,13 +87,33 @@ export async function runWebhooks(ctx: Context): Promise<void> {
       const { peakMb } = await withPeakMemory(service.pid, () => until('every event delivered', () => rx.count >= events, 600_000));
       if (rx.outOfOrder > 0) throw new Error(`${rx.outOfOrder} deliveries out of order`);
       const rate = (rx.count - 1) / ((rx.last - rx.first) / 1000);
-      ctx.record({ scenario: 'webhooks.delivery', label: 'webhook delivery, one subscription, in order', kind: 'portcullis', server: 'Portcullis WORKERS=1', workers: 1, size: events, unit: 'events/s', rate, errors: 0, peakMb });
+      ctx.record({
+        scenario: 'webhooks.delivery',
+        label: 'webhook delivery, one subscription, in order',
+        kind: 'portcullis',
+        server: 'Portcullis WORKERS=1',
+        workers: 1,
+        size: events,
+        unit: 'events/s',
+        rate,
+        errors: 0,
+        peakMb,
+      });
     } finally {
       await service.stop();
     }
     rx.reset();
     const rate = await bareClient(rx, Math.min(events, 10_000));
-    ctx.record({ scenario: 'webhooks.floor', label: 'webhook delivery, one subscription, in order', kind: 'reference', server: 'node:http client alone, one at a time', size: events, unit: 'events/s', rate, errors: 0 });
+    ctx.record({
+      scenario: 'webhooks.floor',
+      label: 'webhook delivery, one subscription, in order',
+      kind: 'reference',
+      server: 'node:http client alone, one at a time',
+      size: events,
+      unit: 'events/s',
+      rate,
+      errors: 0,
+    });
   } finally {
     await rx.close();
     await store.drop();
@@ -131,7 +150,11 @@ async function scimCreateUnderWebhookLoad(ctx: Context): Promise<void> {
         // Measured once the subscription delivers (an event of the organization arrived), not while a process
         // claims it and starts its delivery thread: an instance subscription's own webhook.added is not the organization's.
         const before = rx.count;
-        await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/users/machine`, { userName: `probe-${round}`, name: 'probe', accessTokenType: 'opaque' });
+        await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/users/machine`, {
+          userName: `probe-${round}`,
+          name: 'probe',
+          accessTokenType: 'opaque',
+        });
         await until('the subscription delivers an event of the organization', () => rx.count > before, 30_000);
         rounds.delivering.push(await load(service.url, service.pid, timing, scimRequests(server, CREATE, 0)));
         await fetch(`${service.url}/admin/v1/webhooks/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${admin}` } });
@@ -140,7 +163,15 @@ async function scimCreateUnderWebhookLoad(ctx: Context): Promise<void> {
       for (const kind of ['idle', 'delivering'] as const) {
         const { socketErrors: _, ...median } = rounds[kind].sort((a, b) => (a.mean ?? 0) - (b.mean ?? 0))[Math.floor(ROUNDS / 2)];
         const server = kind === 'idle' ? 'Portcullis WORKERS=1, no subscription' : 'Portcullis WORKERS=1, one subscription receiving every event';
-        ctx.record({ scenario: `webhooks.scim-create.${kind}`, label: 'SCIM create under webhook delivery', kind: 'portcullis', server, workers: 1, unit: 'req/s', ...median });
+        ctx.record({
+          scenario: `webhooks.scim-create.${kind}`,
+          label: 'SCIM create under webhook delivery',
+          kind: 'portcullis',
+          server,
+          workers: 1,
+          unit: 'req/s',
+          ...median,
+        });
       }
     } finally {
       await service.stop();
@@ -158,10 +189,14 @@ async function bareClient(rx: Receiver, count: number): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < count; i++) {
     await new Promise<void>((resolve, reject) => {
-      const req = request(rx.url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve());
-      });
+      const req = request(
+        rx.url,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve());
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });

@@ -185,14 +185,16 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if ((p = match('/console/orgs/:orgId/groups', path))) return <GroupsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/projects', path))) return <ProjectsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/projects/:projectId', path))) return <ProjectPage key={p.projectId} orgId={p.orgId} projectId={p.projectId} />;
-  if ((p = match('/console/orgs/:orgId/projects/:projectId/apps/:appId', path))) return <ApplicationPage key={p.appId} orgId={p.orgId} projectId={p.projectId} appId={p.appId} />;
+  if ((p = match('/console/orgs/:orgId/projects/:projectId/apps/:appId', path)))
+    return <ApplicationPage key={p.appId} orgId={p.orgId} projectId={p.projectId} appId={p.appId} />;
   if ((p = match('/console/orgs/:orgId/members', path))) return <MembersPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/login-policy', path))) return <LoginPolicyPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/webhooks', path))) return <WebhooksPageOrg key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/domains', path))) return <DomainsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/idps', path))) return <IdpsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/provisioning', path))) return <ProvisioningPage key={p.orgId} orgId={p.orgId} />;
-  if ((p = match('/console/orgs/:orgId/provisioning/:targetId', path))) return <ProvisioningTargetPage key={p.targetId} orgId={p.orgId} targetId={p.targetId} />;
+  if ((p = match('/console/orgs/:orgId/provisioning/:targetId', path)))
+    return <ProvisioningTargetPage key={p.targetId} orgId={p.orgId} targetId={p.targetId} />;
   return null;
 }
 

@@ -20,7 +20,12 @@ export function Link(props: { href: string; children: ComponentChildren; current
 /** An API error's `message` (or any other failure's), announced to screen readers. */
 export function ErrorMessage({ error }: { error: unknown }) {
   if (!error) return null;
-  const text = error instanceof ApiError ? t('apiError', { status: String(error.status), message: error.message }) : error instanceof Error ? error.message : String(error);
+  const text =
+    error instanceof ApiError
+      ? t('apiError', { status: String(error.status), message: error.message })
+      : error instanceof Error
+        ? error.message
+        : String(error);
   return (
     <p role="alert" class="error">
       {text}
@@ -51,7 +56,14 @@ export function Field({ label, value, onInput, type = 'text', required, autoComp
   return (
     <label class="field">
       <span>{label}</span>
-      <input type={type as 'text'} required={required} autoComplete={autoComplete} placeholder={placeholder} value={value} onInput={(e) => onInput((e.currentTarget as HTMLInputElement).value)} />
+      <input
+        type={type as 'text'}
+        required={required}
+        autoComplete={autoComplete}
+        placeholder={placeholder}
+        value={value}
+        onInput={(e) => onInput((e.currentTarget as HTMLInputElement).value)}
+      />
     </label>
   );
 }
@@ -74,7 +86,17 @@ export function Checkbox({ label, checked, onChange }: { label: string; checked:
   );
 }
 
-export function Select<T extends string>({ label, value, options, onChange }: { label: string; value: T; options: { value: T; label: string }[]; onChange: (value: T) => void }) {
+export function Select<T extends string>({
+  label,
+  value,
+  options,
+  onChange,
+}: {
+  label: string;
+  value: T;
+  options: { value: T; label: string }[];
+  onChange: (value: T) => void;
+}) {
   return (
     <label class="field">
       <span>{label}</span>
@@ -90,7 +112,19 @@ export function Select<T extends string>({ label, value, options, onChange }: { 
 }
 
 /** A form whose submission runs `action` in the page; its error shows beside it. */
-export function Form({ label, submit, action, children, onDone }: { label: string; submit: string; action: () => Promise<unknown>; children: ComponentChildren; onDone?: () => void }) {
+export function Form({
+  label,
+  submit,
+  action,
+  children,
+  onDone,
+}: {
+  label: string;
+  submit: string;
+  action: () => Promise<unknown>;
+  children: ComponentChildren;
+  onDone?: () => void;
+}) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const onSubmit = async (event: Event) => {
@@ -166,7 +200,19 @@ export function DeleteButton({ label, action }: { label?: string; action: () => 
  * A secret the API returns once (client secret, webhook secret, private key, token): shown here, with a copy
  * button (and a download of `download.content` when given: a key file), and never again.
  */
-export function SecretOnce({ label, value, onDismiss, multiline, download }: { label: string; value: string; onDismiss: () => void; multiline?: boolean; download?: { name: string; content: string } }) {
+export function SecretOnce({
+  label,
+  value,
+  onDismiss,
+  multiline,
+  download,
+}: {
+  label: string;
+  value: string;
+  onDismiss: () => void;
+  multiline?: boolean;
+  download?: { name: string; content: string };
+}) {
   const [copied, setCopied] = useState(false);
   const copy = async () => {
     await navigator.clipboard.writeText(value);
@@ -261,7 +307,19 @@ export function Loading<T>({ loaded, children }: { loaded: Loaded<T>; children: 
 }
 
 /** Previous and next pages of a list the server pages with `limit` and `offset`. */
-export function Pager({ offset, limit, total, shown, onChange }: { offset: number; limit: number; total?: number; shown: number; onChange: (offset: number) => void }) {
+export function Pager({
+  offset,
+  limit,
+  total,
+  shown,
+  onChange,
+}: {
+  offset: number;
+  limit: number;
+  total?: number;
+  shown: number;
+  onChange: (offset: number) => void;
+}) {
   const hasNext = total === undefined ? shown === limit : offset + shown < total;
   return (
     <nav class="pager" aria-label={t('paging')}>

@@ -144,7 +144,8 @@ const en = {
   editor: 'Editor',
   olderEvents: 'Older events',
   orgDomains: 'Domains',
-  orgDomainsIntro: 'Login names of a verified domain may go to this organization’s identity providers. Publish a domain’s challenge as the DNS TXT record or serve it as the HTTPS file shown, then verify it.',
+  orgDomainsIntro:
+    'Login names of a verified domain may go to this organization’s identity providers. Publish a domain’s challenge as the DNS TXT record or serve it as the HTTPS file shown, then verify it.',
   addDomain: 'Add domain',
   domain: 'Domain',
   domainChallenge: 'Challenge',
@@ -162,7 +163,8 @@ const en = {
   edit: 'Edit',
   editIdp: 'Edit {name}',
   testSignIn: 'Test sign-in',
-  testSignInHint: 'A one-time link for 10 minutes: sign in at the identity provider with the account to test. The page it ends on shows what the identity provider sent and which user a sign-in would pick; nothing is linked or created, and your own sign-in stays as it is.',
+  testSignInHint:
+    'A one-time link for 10 minutes: sign in at the identity provider with the account to test. The page it ends on shows what the identity provider sent and which user a sign-in would pick; nothing is linked or created, and your own sign-in stays as it is.',
   openTestSignIn: 'Open the test sign-in through {name}',
   newClientSecret: 'New client secret (empty: keep the stored one)',
   readMetadataAgain: 'Read the metadata again from (empty: keep)',
@@ -294,7 +296,8 @@ const en = {
   removeAttribute: 'Remove attribute {n}',
   problemOnLine: 'line {n}: {message}',
   problemInMetadata: 'from the metadata, {field}: {message}',
-  samlHint: 'Give the service provider the IdP metadata URL. One that cannot read metadata needs the IdP entity ID, the single sign-on URL and the signing certificate below.',
+  samlHint:
+    'Give the service provider the IdP metadata URL. One that cannot read metadata needs the IdP entity ID, the single sign-on URL and the signing certificate below.',
   idpCertificate: 'IdP signing certificate',
   idpCertificatePem: 'IdP signing certificate (PEM)',
   idpCertificateFingerprint: 'SHA-256 fingerprint of the IdP signing certificate',
@@ -535,7 +538,8 @@ const de: Record<MessageKey, string> = {
   editor: 'Bearbeiter',
   olderEvents: 'Ältere Ereignisse',
   orgDomains: 'Domänen',
-  orgDomainsIntro: 'Anmeldenamen einer bestätigten Domäne dürfen zu den Identitätsanbietern dieser Organisation führen. Veröffentlichen Sie die Prüfzeichenfolge einer Domäne als DNS-TXT-Eintrag oder als die angezeigte HTTPS-Datei und bestätigen Sie sie dann.',
+  orgDomainsIntro:
+    'Anmeldenamen einer bestätigten Domäne dürfen zu den Identitätsanbietern dieser Organisation führen. Veröffentlichen Sie die Prüfzeichenfolge einer Domäne als DNS-TXT-Eintrag oder als die angezeigte HTTPS-Datei und bestätigen Sie sie dann.',
   addDomain: 'Domäne hinzufügen',
   domain: 'Domäne',
   domainChallenge: 'Prüfzeichenfolge',
@@ -553,7 +557,8 @@ const de: Record<MessageKey, string> = {
   edit: 'Bearbeiten',
   editIdp: '{name} bearbeiten',
   testSignIn: 'Test-Anmeldung',
-  testSignInHint: 'Ein einmaliger Link für 10 Minuten: beim Identitätsanbieter mit dem zu testenden Konto anmelden. Die Seite am Ende zeigt, was der Identitätsanbieter gesendet hat und welchen Benutzer eine Anmeldung wählen würde; nichts wird verknüpft oder angelegt, und deine eigene Anmeldung bleibt, wie sie ist.',
+  testSignInHint:
+    'Ein einmaliger Link für 10 Minuten: beim Identitätsanbieter mit dem zu testenden Konto anmelden. Die Seite am Ende zeigt, was der Identitätsanbieter gesendet hat und welchen Benutzer eine Anmeldung wählen würde; nichts wird verknüpft oder angelegt, und deine eigene Anmeldung bleibt, wie sie ist.',
   openTestSignIn: 'Test-Anmeldung über {name} öffnen',
   newClientSecret: 'Neues Client-Secret (leer: das gespeicherte behalten)',
   readMetadataAgain: 'Metadaten erneut lesen von (leer: behalten)',
@@ -685,11 +690,13 @@ const de: Record<MessageKey, string> = {
   removeAttribute: 'Attribut {n} entfernen',
   problemOnLine: 'Zeile {n}: {message}',
   problemInMetadata: 'aus den Metadaten, {field}: {message}',
-  samlHint: 'Gib dem Service Provider die Metadaten-URL des IdP. Einer, der keine Metadaten liest, braucht die Entity-ID des IdP, die Single-Sign-on-URL und das Signaturzertifikat unten.',
+  samlHint:
+    'Gib dem Service Provider die Metadaten-URL des IdP. Einer, der keine Metadaten liest, braucht die Entity-ID des IdP, die Single-Sign-on-URL und das Signaturzertifikat unten.',
   idpCertificate: 'Signaturzertifikat des IdP',
   idpCertificatePem: 'Signaturzertifikat des IdP (PEM)',
   idpCertificateFingerprint: 'SHA-256-Fingerabdruck des Signaturzertifikats des IdP',
-  idpMoreCertificates: 'Während eines Schlüsselwechsels nennen die Metadaten {count} weitere(s) Zertifikat(e); Service Provider, die die Metadaten lesen, vertrauen auch diesen.',
+  idpMoreCertificates:
+    'Während eines Schlüsselwechsels nennen die Metadaten {count} weitere(s) Zertifikat(e); Service Provider, die die Metadaten lesen, vertrauen auch diesen.',
   idpNoCertificate: 'Die Metadaten des IdP nennen kein Signaturzertifikat.',
   idpMetadataUnreadable: 'Die Metadaten des IdP konnten nicht gelesen werden ({status}).',
   samlSettings: 'Einstellungen',

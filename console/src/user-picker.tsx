@@ -62,7 +62,12 @@ export function UserPicker({ orgId, userId, onChange }: { orgId?: string; userId
       <legend>{t('user')}</legend>
       <div class="row">
         {!orgId && orgs.data && (
-          <Select label={t('searchInOrganization')} value={searchOrg} onChange={setSearchOrg} options={orgs.data.orgs.map((o) => ({ value: o.id, label: o.name }))} />
+          <Select
+            label={t('searchInOrganization')}
+            value={searchOrg}
+            onChange={setSearchOrg}
+            options={orgs.data.orgs.map((o) => ({ value: o.id, label: o.name }))}
+          />
         )}
         <label class="field">
           <span>{t('findUser')}</span>

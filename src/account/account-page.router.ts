@@ -41,27 +41,47 @@ export class AccountPageUi {
   routes(router: Router): void {
     const wrap = this.interactions.wrap;
     const form = express.urlencoded({ extended: false, limit: '32kb' });
-    router.get(ACCOUNT_UI_PREFIX, wrap((req, res) => this.show(req, res)));
-    router.get(`${ACCOUNT_UI_PREFIX}/sign-in`, wrap(async (req, res) => this.visits.signIn(req, res, req.query.again === '1')));
-    router.get(ACCOUNT_SIGNED_IN_PATH, wrap(async (req, res) => this.signedIn(req, res)));
-    router.get(`${ACCOUNT_UI_PREFIX}/identities/linked`, wrap(async (req, res) => {
-      const visit = await this.visits.visit(req, res);
-      if (visit) await this.identities.linked(req, res, visit);
-    }));
+    router.get(
+      ACCOUNT_UI_PREFIX,
+      wrap((req, res) => this.show(req, res)),
+    );
+    router.get(
+      `${ACCOUNT_UI_PREFIX}/sign-in`,
+      wrap(async (req, res) => this.visits.signIn(req, res, req.query.again === '1')),
+    );
+    router.get(
+      ACCOUNT_SIGNED_IN_PATH,
+      wrap(async (req, res) => this.signedIn(req, res)),
+    );
+    router.get(
+      `${ACCOUNT_UI_PREFIX}/identities/linked`,
+      wrap(async (req, res) => {
+        const visit = await this.visits.visit(req, res);
+        if (visit) await this.identities.linked(req, res, visit);
+      }),
+    );
     const forms = [...this.profile.forms(), ...this.factors.forms(), ...this.sessionChanges.forms(), ...this.identities.forms()];
     for (const [path, fresh, change] of forms) {
-      router.post(`${ACCOUNT_UI_PREFIX}/${path}`, form, wrap(async (req, res) => {
-        const visit = await this.visits.visit(req, res);
-        if (!visit) return;
-        if (!this.sessions.csrfMatches(visit.session, req.body.csrf)) return this.renderer.refuse(res, visit, 403, visit.t.invalidForm);
-        if (fresh && !this.sessions.fresh(visit.session)) return this.renderer.render(res, visit, { status: 403, problem: { section: sectionOf(path), message: visit.t.signInAgain, reauth: true } });
-        try {
-          await change(req, res, visit);
-        } catch (error) {
-          if (!(error instanceof DomainError)) throw error;
-          await this.renderer.render(res, visit, { status: statusOf(error.code), problem: { section: sectionOf(path), message: [error.message, ...error.details.map((d) => d.message)].join(' ') } });
-        }
-      }));
+      router.post(
+        `${ACCOUNT_UI_PREFIX}/${path}`,
+        form,
+        wrap(async (req, res) => {
+          const visit = await this.visits.visit(req, res);
+          if (!visit) return;
+          if (!this.sessions.csrfMatches(visit.session, req.body.csrf)) return this.renderer.refuse(res, visit, 403, visit.t.invalidForm);
+          if (fresh && !this.sessions.fresh(visit.session))
+            return this.renderer.render(res, visit, { status: 403, problem: { section: sectionOf(path), message: visit.t.signInAgain, reauth: true } });
+          try {
+            await change(req, res, visit);
+          } catch (error) {
+            if (!(error instanceof DomainError)) throw error;
+            await this.renderer.render(res, visit, {
+              status: statusOf(error.code),
+              problem: { section: sectionOf(path), message: [error.message, ...error.details.map((d) => d.message)].join(' ') },
+            });
+          }
+        }),
+      );
     }
   }
 

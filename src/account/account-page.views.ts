@@ -12,7 +12,16 @@ export interface AccountView {
   /** The login UI's texts (field labels the pages share). */
   lt: Messages;
   csrf: string;
-  user: { loginName: string; firstName: string; lastName: string; displayName: string; preferredLanguage: string; email: string | null; emailVerified: boolean; hasPassword: boolean };
+  user: {
+    loginName: string;
+    firstName: string;
+    lastName: string;
+    displayName: string;
+    preferredLanguage: string;
+    email: string | null;
+    emailVerified: boolean;
+    hasPassword: boolean;
+  };
   factors: { id: string; type: string; name?: string; createdAt: string }[];
   /** The passkey registration form (passkeyForm), where the organization allows passkeys. */
   passkey: string;
@@ -55,14 +64,29 @@ function field(name: string, label: string, value: string, extra = ''): string {
 
 function profileSection(v: AccountView): string {
   const { t, lt, user } = v;
-  const languages = [['', t.languageUnset], ['en', 'English'], ['de', 'Deutsch']];
+  const languages = [
+    ['', t.languageUnset],
+    ['en', 'English'],
+    ['de', 'Deutsch'],
+  ];
   if (user.preferredLanguage && !languages.some(([code]) => code === user.preferredLanguage)) languages.push([user.preferredLanguage, user.preferredLanguage]);
-  const options = languages.map(([code, name]) => `<option value="${esc(code)}"${code === user.preferredLanguage ? ' selected' : ''}>${esc(name)}</option>`).join('');
-  return section(v, 'profile', t.profile, form(v, 'profile', `${field('firstName', lt.firstName, user.firstName, ' autocomplete="given-name" required')}
+  const options = languages
+    .map(([code, name]) => `<option value="${esc(code)}"${code === user.preferredLanguage ? ' selected' : ''}>${esc(name)}</option>`)
+    .join('');
+  return section(
+    v,
+    'profile',
+    t.profile,
+    form(
+      v,
+      'profile',
+      `${field('firstName', lt.firstName, user.firstName, ' autocomplete="given-name" required')}
 ${field('lastName', lt.lastName, user.lastName, ' autocomplete="family-name" required')}
 ${field('displayName', t.displayName, user.displayName, ' autocomplete="nickname"')}
 <label for="preferredLanguage">${esc(t.preferredLanguage)}</label><select id="preferredLanguage" name="preferredLanguage">${options}</select>
-<button type="submit">${esc(t.save)}</button>`));
+<button type="submit">${esc(t.save)}</button>`,
+    ),
+  );
 }
 
 function emailSection(v: AccountView): string {
@@ -71,7 +95,12 @@ function emailSection(v: AccountView): string {
     ? `<p>${esc(t.currentEmail)}: <strong data-email>${esc(user.email)}</strong> (<span data-email-verified="${user.emailVerified}">${esc(user.emailVerified ? t.verified : t.unverified)}</span>)</p>`
     : `<p>${esc(t.noEmail)}</p>`;
   const resend = user.email && !user.emailVerified ? form(v, 'email/verify', `<button type="submit">${esc(t.resendVerification)}</button>`) : '';
-  return section(v, 'email', t.email, `${current}${resend}${form(v, 'email', `${field('email', t.newEmail, '', ' type="email" autocomplete="email" required')}<button type="submit">${esc(t.changeEmail)}</button>`)}`);
+  return section(
+    v,
+    'email',
+    t.email,
+    `${current}${resend}${form(v, 'email', `${field('email', t.newEmail, '', ' type="email" autocomplete="email" required')}<button type="submit">${esc(t.changeEmail)}</button>`)}`,
+  );
 }
 
 function passwordSection(v: AccountView): string {
@@ -79,19 +108,35 @@ function passwordSection(v: AccountView): string {
   const secret = (name: string, label: string, autocomplete: string) =>
     `<label for="${name}">${esc(label)}</label><input id="${name}" name="${name}" type="password" autocomplete="${autocomplete}" required>`;
   const current = user.hasPassword ? secret('currentPassword', t.currentPassword, 'current-password') : `<p>${esc(t.noPassword)}</p>`;
-  return section(v, 'password', t.password, form(v, 'password', `<input type="hidden" name="username" autocomplete="username" value="${esc(user.loginName)}">
+  return section(
+    v,
+    'password',
+    t.password,
+    form(
+      v,
+      'password',
+      `<input type="hidden" name="username" autocomplete="username" value="${esc(user.loginName)}">
 ${current}${secret('password', lt.newPassword, 'new-password')}${secret('passwordConfirm', lt.passwordConfirm, 'new-password')}
-<button type="submit">${esc(t.changePassword)}</button>`));
+<button type="submit">${esc(t.changePassword)}</button>`,
+    ),
+  );
 }
 
 function factorsSection(v: AccountView): string {
   const { t } = v;
   const rows = v.factors.map((f) => {
     const name = `${t.factorTypes[f.type] ?? f.type}${f.name ? ` (${f.name})` : ''}`;
-    const remove = form(v, 'factors/remove', `<input type="hidden" name="factorId" value="${esc(f.id)}"><button type="submit" aria-label="${esc(`${t.remove}: ${name}`)}">${esc(t.remove)}</button>`);
+    const remove = form(
+      v,
+      'factors/remove',
+      `<input type="hidden" name="factorId" value="${esc(f.id)}"><button type="submit" aria-label="${esc(`${t.remove}: ${name}`)}">${esc(t.remove)}</button>`,
+    );
     return `<tr data-factor="${esc(f.type)}"><td>${esc(name)}</td><td>${dateCell(v.locale, new Date(f.createdAt))}</td><td>${remove}</td></tr>`;
   });
-  const list = rows.length > 0 ? `<table aria-label="${esc(t.factors)}"><thead><tr><th></th><th>${esc(t.added)}</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>` : `<p>${esc(t.noFactors)}</p>`;
+  const list =
+    rows.length > 0
+      ? `<table aria-label="${esc(t.factors)}"><thead><tr><th></th><th>${esc(t.added)}</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+      : `<p>${esc(t.noFactors)}</p>`;
   const add = `${form(v, 'factors/totp', `<button type="submit" data-totp-enrol>${esc(t.addTotp)}</button>`)}${v.passkey}${form(v, 'factors/recovery-codes', `<button type="submit">${esc(t.newRecoveryCodes)}</button>`)}`;
   return section(v, 'factors', t.factors, `${list}${add}`);
 }
@@ -99,24 +144,46 @@ function factorsSection(v: AccountView): string {
 function sessionsSection(v: AccountView): string {
   const { t } = v;
   const rows = v.sessions.map((s) => {
-    const end = s.current ? `<strong>${esc(t.thisSession)}</strong>` : form(v, 'sessions/end', `<input type="hidden" name="sessionId" value="${esc(s.sessionId)}"><button type="submit">${esc(t.endSession)}</button>`);
+    const end = s.current
+      ? `<strong>${esc(t.thisSession)}</strong>`
+      : form(v, 'sessions/end', `<input type="hidden" name="sessionId" value="${esc(s.sessionId)}"><button type="submit">${esc(t.endSession)}</button>`);
     return `<tr data-session${s.current ? ' data-current-session' : ''}><td>${esc(s.applications.join(', '))}</td><td>${dateCell(v.locale, s.signedInAt)}</td><td>${dateCell(v.locale, s.lastUsedAt)}</td><td>${end}</td></tr>`;
   });
   const others = v.sessions.some((s) => !s.current) ? form(v, 'sessions/end-others', `<button type="submit">${esc(t.endOthers)}</button>`) : '';
-  return section(v, 'sessions', t.sessions, `<table aria-label="${esc(t.sessions)}"><thead><tr><th>${esc(t.applications)}</th><th>${esc(t.signedIn)}</th><th>${esc(t.lastUsed)}</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>${others}`);
+  return section(
+    v,
+    'sessions',
+    t.sessions,
+    `<table aria-label="${esc(t.sessions)}"><thead><tr><th>${esc(t.applications)}</th><th>${esc(t.signedIn)}</th><th>${esc(t.lastUsed)}</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>${others}`,
+  );
 }
 
 function identitiesSection(v: AccountView): string {
   const { t } = v;
   const link = v.linkable
-    .map((idp) => form(v, 'identities/link', `<input type="hidden" name="idpId" value="${esc(idp.id)}"><button type="submit" data-link-idp="${esc(idp.id)}">${esc(t.linkWith(idp.name))}</button>`))
+    .map((idp) =>
+      form(
+        v,
+        'identities/link',
+        `<input type="hidden" name="idpId" value="${esc(idp.id)}"><button type="submit" data-link-idp="${esc(idp.id)}">${esc(t.linkWith(idp.name))}</button>`,
+      ),
+    )
     .join('');
   if (v.identities.length === 0) return section(v, 'identities', t.identities, `<p>${esc(t.noIdentities)}</p>${link}`);
   const rows = v.identities.map((i) => {
-    const unlink = form(v, 'identities/unlink', `<input type="hidden" name="idpId" value="${esc(i.idpId)}"><input type="hidden" name="subject" value="${esc(i.subject)}"><button type="submit" aria-label="${esc(`${t.unlink}: ${i.idpName}`)}">${esc(t.unlink)}</button>`);
+    const unlink = form(
+      v,
+      'identities/unlink',
+      `<input type="hidden" name="idpId" value="${esc(i.idpId)}"><input type="hidden" name="subject" value="${esc(i.subject)}"><button type="submit" aria-label="${esc(`${t.unlink}: ${i.idpName}`)}">${esc(t.unlink)}</button>`,
+    );
     return `<tr data-identity><td>${esc(i.idpName)}</td><td>${esc(i.subject)}</td><td>${dateCell(v.locale, new Date(i.linkedAt))}</td><td>${unlink}</td></tr>`;
   });
-  return section(v, 'identities', t.identities, `<table aria-label="${esc(t.identities)}"><thead><tr><th>${esc(t.provider)}</th><th>${esc(t.subject)}</th><th>${esc(t.added)}</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>${link}`);
+  return section(
+    v,
+    'identities',
+    t.identities,
+    `<table aria-label="${esc(t.identities)}"><thead><tr><th>${esc(t.provider)}</th><th>${esc(t.subject)}</th><th>${esc(t.added)}</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>${link}`,
+  );
 }
 
 /** A time in the page's language, in UTC (the server knows no time zone of the reader), with its ISO value. */

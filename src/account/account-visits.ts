@@ -53,7 +53,13 @@ export class AccountVisits {
     const user = session && (await this.loginUsers.findById(session.accountId));
     if (!session || !user) {
       if (req.method === 'GET') return void this.signIn(req, res, false);
-      return void this.interactions.showError(req, res, 403, 'login_required', accountMessages(chooseLocale(undefined, req.headers['accept-language'])).invalidForm);
+      return void this.interactions.showError(
+        req,
+        res,
+        403,
+        'login_required',
+        accountMessages(chooseLocale(undefined, req.headers['accept-language'])).invalidForm,
+      );
     }
     const profile = await this.directory.get(user.orgId, user.id);
     const locale = chooseLocale(profile.preferredLanguage?.toLowerCase().split(/[-_]/)[0], req.headers['accept-language']);

@@ -18,7 +18,17 @@ import { SessionChanges } from './session-changes.js';
  */
 @Module({
   imports: [UsersModule, LoginModule, FederationModule],
-  providers: [AccountSessions, AccountVisits, AccountPageRenderer, AccountLimits, ProfileChanges, FactorChanges, SessionChanges, IdentityChanges, AccountPageUi],
+  providers: [
+    AccountSessions,
+    AccountVisits,
+    AccountPageRenderer,
+    AccountLimits,
+    ProfileChanges,
+    FactorChanges,
+    SessionChanges,
+    IdentityChanges,
+    AccountPageUi,
+  ],
   exports: [AccountPageUi],
 })
 export class AccountModule {}

@@ -40,7 +40,10 @@ export class FactorChanges {
 
   private totpPage(res: Response, visit: Visit, factorId: string, secret: string, error?: string): void {
     const ctx = this.renderer.formContext(visit, 'factors/totp/confirm');
-    this.renderer.page(res, appendBeforeEnd(totpEnrolPage(ctx, secret, totpUri(secret, 'Portcullis', visit.user.loginName), factorId, error), backToAccount(visit.t)));
+    this.renderer.page(
+      res,
+      appendBeforeEnd(totpEnrolPage(ctx, secret, totpUri(secret, 'Portcullis', visit.user.loginName), factorId, error), backToAccount(visit.t)),
+    );
   }
 
   private async confirmTotp(req: Request, res: Response, visit: Visit): Promise<void> {
@@ -59,7 +62,9 @@ export class FactorChanges {
   private async addPasskey(req: Request, res: Response, visit: Visit): Promise<void> {
     if (!visit.policy.passkeys) return this.renderer.refuse(res, visit, 403, visit.lt.passkeyRefused);
     const response = parseJson<RegistrationResponseJSON>(req.body.response);
-    const passkey = response ? await verifyRegistration(this.factorPages.rp, response, this.factorPages.challenges.checker(challengeKey(visit.session), 'register')) : undefined;
+    const passkey = response
+      ? await verifyRegistration(this.factorPages.rp, response, this.factorPages.challenges.checker(challengeKey(visit.session), 'register'))
+      : undefined;
     if (!passkey) return this.renderer.render(res, visit, { status: 400, problem: { section: 'factors', message: visit.lt.passkeyRefused } });
     await this.factors.addPasskey(visit.user, passkey);
     return this.afterEnrolment(res, visit);

@@ -57,7 +57,8 @@ export class IdentityChanges {
   private async unlink(req: Request, res: Response, visit: Visit): Promise<void> {
     const { user } = visit;
     const linked = await this.identities.list(user.id, user.orgId, user.id);
-    if (user.passwordHash === null && linked.length <= 1) return this.renderer.render(res, visit, { status: 409, problem: { section: 'identities', message: visit.t.lastWayIn } });
+    if (user.passwordHash === null && linked.length <= 1)
+      return this.renderer.render(res, visit, { status: 409, problem: { section: 'identities', message: visit.t.lastWayIn } });
     await this.identities.unlink(user.id, user.orgId, user.id, String(req.body.idpId ?? ''), String(req.body.subject ?? ''));
     done(res, 'unlinked');
   }

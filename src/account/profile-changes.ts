@@ -33,7 +33,12 @@ export class ProfileChanges {
 
   private async changeProfile(req: Request, res: Response, { user }: Visit): Promise<void> {
     const text = (name: string) => String(req.body[name] ?? '').trim();
-    await this.own.changeProfile(user.id, user.orgId, { firstName: text('firstName'), lastName: text('lastName'), displayName: text('displayName'), preferredLanguage: text('preferredLanguage') });
+    await this.own.changeProfile(user.id, user.orgId, {
+      firstName: text('firstName'),
+      lastName: text('lastName'),
+      displayName: text('displayName'),
+      preferredLanguage: text('preferredLanguage'),
+    });
     done(res, 'profile');
   }
 
@@ -63,7 +68,8 @@ export class ProfileChanges {
     const password = String(req.body.password ?? '');
     if (password !== String(req.body.passwordConfirm ?? '')) return problem(t.passwordMismatch);
     if (user.passwordHash === null) {
-      if (!this.sessions.fresh(session)) return this.renderer.render(res, visit, { status: 403, problem: { section: 'password', message: t.signInAgain, reauth: true } });
+      if (!this.sessions.fresh(session))
+        return this.renderer.render(res, visit, { status: 403, problem: { section: 'password', message: t.signInAgain, reauth: true } });
     } else {
       if (!(await this.limits.within(req, res, visit, 'password'))) return;
       const checked = await this.passwords.checkUser(user.id, String(req.body.currentPassword ?? ''), this.limits.source(req));

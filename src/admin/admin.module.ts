@@ -23,7 +23,25 @@ import { ImportService } from './import/import.service.js';
 /** Instance administration (`/admin/v1`) and the management API (`/management/v1`) of docs/product-rules.md, "API". */
 @Module({
   imports: [UsersModule],
-  controllers: [MeController, OrgsController, InstanceController, EventsController, ProjectsController, UsersController, OrgMembersController, LoginPolicyController, GroupsController, UserFactorsController, ImportController, ProjectEditsController, ApplicationsController, UserRecordsController, UserStateController, UserCredentialsController, UserSessionsController],
+  controllers: [
+    MeController,
+    OrgsController,
+    InstanceController,
+    EventsController,
+    ProjectsController,
+    UsersController,
+    OrgMembersController,
+    LoginPolicyController,
+    GroupsController,
+    UserFactorsController,
+    ImportController,
+    ProjectEditsController,
+    ApplicationsController,
+    UserRecordsController,
+    UserStateController,
+    UserCredentialsController,
+    UserSessionsController,
+  ],
   providers: [EventSearchService, ImportService],
   // Webhooks deliver events as event search returns them.
   exports: [EventSearchService],

@@ -7,13 +7,29 @@ const ids = (org: { humanUsers?: unknown[] }) => (org.humanUsers ?? []).map((u) 
 
 describe('splitImport', () => {
   it('cuts organizations across batches of at most N users, in order, naming the org in each', () => {
-    const batches = splitImport([{ orgId: 'a', org: { name: 'A' }, humanUsers: users('a', 5) }, { orgId: 'b', humanUsers: users('b', 2) }], 3, '1m');
-    assert.deepEqual(batches.map((b) => b.users), [3, 3, 1]);
-    assert.deepEqual(batches.map((b) => b.body.dataOrgs.orgs.map((o) => [o.orgId, ids(o)])), [
-      [['a', ['a0', 'a1', 'a2']]],
-      [['a', ['a3', 'a4']], ['b', ['b0']]],
-      [['b', ['b1']]],
-    ]);
+    const batches = splitImport(
+      [
+        { orgId: 'a', org: { name: 'A' }, humanUsers: users('a', 5) },
+        { orgId: 'b', humanUsers: users('b', 2) },
+      ],
+      3,
+      '1m',
+    );
+    assert.deepEqual(
+      batches.map((b) => b.users),
+      [3, 3, 1],
+    );
+    assert.deepEqual(
+      batches.map((b) => b.body.dataOrgs.orgs.map((o) => [o.orgId, ids(o)])),
+      [
+        [['a', ['a0', 'a1', 'a2']]],
+        [
+          ['a', ['a3', 'a4']],
+          ['b', ['b0']],
+        ],
+        [['b', ['b1']]],
+      ],
+    );
     assert.ok(batches.every((b) => b.body.timeout === '1m'));
     assert.deepEqual(batches[1].body.dataOrgs.orgs[0].org, { name: 'A' }, 'org details go with every part');
   });

@@ -91,7 +91,8 @@ async function post(url: string, token: string, body: unknown): Promise<ImportRe
       return text;
     }
   })();
-  const hint = res.status === 413 ? ' (use a smaller --batch)' : res.status === 401 || res.status === 403 ? ' (check --token-file: an IAM_OWNER token is needed)' : '';
+  const hint =
+    res.status === 413 ? ' (use a smaller --batch)' : res.status === 401 || res.status === 403 ? ' (check --token-file: an IAM_OWNER token is needed)' : '';
   throw new CliError(`the service answered ${res.status}: ${message}${hint}`);
 }
 

@@ -95,7 +95,14 @@ export class FederatedAccounts {
   async refused(idp: IdpRow, reason: FederationRefusal): Promise<void> {
     idpLogins.inc({ idp_type: idp.type, result: reason });
     await this.uow.run((manager) =>
-      this.events.push(manager, { type: 'user.idp.login.failed', aggregateType: 'idp', aggregateId: idp.id, resourceOwner: idp.orgId, editorUserId: null, payload: { idpId: idp.id, reason } }),
+      this.events.push(manager, {
+        type: 'user.idp.login.failed',
+        aggregateType: 'idp',
+        aggregateId: idp.id,
+        resourceOwner: idp.orgId,
+        editorUserId: null,
+        payload: { idpId: idp.id, reason },
+      }),
     );
   }
 
@@ -143,7 +150,13 @@ export class FederatedAccounts {
     }
   }
 
-  private async matchByRule(manager: EntityManager, idp: IdpRow, by: 'externalId' | 'userName' | 'email', value: string, identity: UpstreamIdentity): Promise<Decision> {
+  private async matchByRule(
+    manager: EntityManager,
+    idp: IdpRow,
+    by: 'externalId' | 'userName' | 'email',
+    value: string,
+    identity: UpstreamIdentity,
+  ): Promise<Decision> {
     const refused = (reason: FederationRefusal): Decision => ({ kind: 'refused', reason });
     // nOAuth: an e-mail address names a person only where the upstream verified it.
     if (by === 'email' && identity.claims.email_verified !== true) return refused('unverified_email');
@@ -181,12 +194,26 @@ export class FederatedAccounts {
 
   private async link(manager: EntityManager, idp: IdpRow, subject: string, userId: string): Promise<void> {
     await insertIdentity(manager, { idpId: idp.id, subject, userId, linkedAt: Date.now(), lastUsedAt: null });
-    await this.events.push(manager, { type: 'user.idp.link.added', aggregateType: 'user', aggregateId: userId, resourceOwner: idp.orgId, editorUserId: null, payload: { idpId: idp.id, subject } });
+    await this.events.push(manager, {
+      type: 'user.idp.link.added',
+      aggregateType: 'user',
+      aggregateId: userId,
+      resourceOwner: idp.orgId,
+      editorUserId: null,
+      payload: { idpId: idp.id, subject },
+    });
   }
 
   private async succeeded(manager: EntityManager, idp: IdpRow, subject: string, userId: string): Promise<void> {
     await touchIdentity(manager, idp.id, subject, Date.now());
-    await this.events.push(manager, { type: 'user.idp.login.succeeded', aggregateType: 'user', aggregateId: userId, resourceOwner: idp.orgId, editorUserId: userId, payload: { idpId: idp.id } });
+    await this.events.push(manager, {
+      type: 'user.idp.login.succeeded',
+      aggregateType: 'user',
+      aggregateId: userId,
+      resourceOwner: idp.orgId,
+      editorUserId: userId,
+      payload: { idpId: idp.id },
+    });
   }
 }
 

@@ -47,6 +47,16 @@ import { UpstreamTrips } from './sign-in/upstream-trips.js';
     FederatedSignInRoutes,
     AccountLinkTrips,
   ],
-  exports: [IdentityProvidersService, UserIdentitiesService, RoundTrips, UpstreamOidc, UpstreamSaml, FederatedAccounts, FederatedSignInUi, FederatedSignInRoutes, AccountLinkTrips],
+  exports: [
+    IdentityProvidersService,
+    UserIdentitiesService,
+    RoundTrips,
+    UpstreamOidc,
+    UpstreamSaml,
+    FederatedAccounts,
+    FederatedSignInUi,
+    FederatedSignInRoutes,
+    AccountLinkTrips,
+  ],
 })
 export class FederationModule {}

@@ -33,18 +33,16 @@ interface RawIdp {
 }
 
 export async function insertIdp(manager: EntityManager, row: IdpRow): Promise<void> {
-  await manager.query('INSERT INTO identity_providers (id, org_id, type, name, settings, client_secret, sp_private_key, created_at, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-    row.id,
-    row.orgId,
-    row.type,
-    row.name,
-    row.settings,
-    row.clientSecret,
-    row.spPrivateKey,
-    row.createdAt,
-    row.changedAt,
-  ]);
-  await insertValues(manager, 'idp_domains', ['domain', 'idp_id'], row.domains.map((d) => [d, row.id]));
+  await manager.query(
+    'INSERT INTO identity_providers (id, org_id, type, name, settings, client_secret, sp_private_key, created_at, changed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [row.id, row.orgId, row.type, row.name, row.settings, row.clientSecret, row.spPrivateKey, row.createdAt, row.changedAt],
+  );
+  await insertValues(
+    manager,
+    'idp_domains',
+    ['domain', 'idp_id'],
+    row.domains.map((d) => [d, row.id]),
+  );
 }
 
 export async function updateIdp(manager: EntityManager, row: IdpRow): Promise<void> {
@@ -57,7 +55,12 @@ export async function updateIdp(manager: EntityManager, row: IdpRow): Promise<vo
     row.orgId,
   ]);
   await manager.query('DELETE FROM idp_domains WHERE idp_id = ?', [row.id]);
-  await insertValues(manager, 'idp_domains', ['domain', 'idp_id'], row.domains.map((d) => [d, row.id]));
+  await insertValues(
+    manager,
+    'idp_domains',
+    ['domain', 'idp_id'],
+    row.domains.map((d) => [d, row.id]),
+  );
 }
 
 /** The organization's IdPs, oldest first; `forUpdate` inside a transaction locks the one asked for. */
@@ -88,7 +91,10 @@ export async function idpsOf(manager: EntityManager, orgId: string, idpId?: stri
 /** Domains among `domains` that another IdP than `exceptIdpId` claims, with that IdP's id. */
 export async function claimedDomains(manager: EntityManager, domains: readonly string[], exceptIdpId: string | null): Promise<string[]> {
   if (domains.length === 0) return [];
-  const rows: { domain: string }[] = await manager.query(`SELECT domain FROM idp_domains WHERE domain IN (${placeholders(domains.length)}) AND idp_id <> ?`, [...domains, exceptIdpId ?? '']);
+  const rows: { domain: string }[] = await manager.query(`SELECT domain FROM idp_domains WHERE domain IN (${placeholders(domains.length)}) AND idp_id <> ?`, [
+    ...domains,
+    exceptIdpId ?? '',
+  ]);
   return rows.map((r) => r.domain);
 }
 
@@ -117,21 +123,45 @@ export async function identitiesOf(manager: EntityManager, userId: string): Prom
     'SELECT idp_id, subject, user_id, linked_at, last_used_at FROM user_identities WHERE user_id = ? ORDER BY linked_at, idp_id',
     [userId],
   );
-  return rows.map((r) => ({ idpId: r.idp_id, subject: r.subject, userId: r.user_id, linkedAt: Number(r.linked_at), lastUsedAt: r.last_used_at == null ? null : Number(r.last_used_at) }));
+  return rows.map((r) => ({
+    idpId: r.idp_id,
+    subject: r.subject,
+    userId: r.user_id,
+    linkedAt: Number(r.linked_at),
+    lastUsedAt: r.last_used_at == null ? null : Number(r.last_used_at),
+  }));
 }
 
 /** Who holds (idp, subject), and which subject of the IdP the user holds: a link must be new on both sides. */
-export async function identityConflicts(manager: EntityManager, idpId: string, subject: string, userId: string): Promise<{ subjectTaken: boolean; userLinked: boolean }> {
-  const rows: { subject: string; user_id: string }[] = await manager.query('SELECT subject, user_id FROM user_identities WHERE idp_id = ? AND (subject = ? OR user_id = ?)', [idpId, subject, userId]);
+export async function identityConflicts(
+  manager: EntityManager,
+  idpId: string,
+  subject: string,
+  userId: string,
+): Promise<{ subjectTaken: boolean; userLinked: boolean }> {
+  const rows: { subject: string; user_id: string }[] = await manager.query(
+    'SELECT subject, user_id FROM user_identities WHERE idp_id = ? AND (subject = ? OR user_id = ?)',
+    [idpId, subject, userId],
+  );
   return { subjectTaken: rows.some((r) => r.subject === subject), userLinked: rows.some((r) => r.user_id === userId) };
 }
 
 export async function insertIdentity(manager: EntityManager, row: IdentityRow): Promise<void> {
-  await manager.query('INSERT INTO user_identities (idp_id, subject, user_id, linked_at, last_used_at) VALUES (?, ?, ?, ?, ?)', [row.idpId, row.subject, row.userId, row.linkedAt, row.lastUsedAt]);
+  await manager.query('INSERT INTO user_identities (idp_id, subject, user_id, linked_at, last_used_at) VALUES (?, ?, ?, ?, ?)', [
+    row.idpId,
+    row.subject,
+    row.userId,
+    row.linkedAt,
+    row.lastUsedAt,
+  ]);
 }
 
 export async function deleteIdentity(manager: EntityManager, userId: string, idpId: string, subject: string): Promise<boolean> {
-  const found: { subject: string }[] = await manager.query('SELECT subject FROM user_identities WHERE idp_id = ? AND subject = ? AND user_id = ?', [idpId, subject, userId]);
+  const found: { subject: string }[] = await manager.query('SELECT subject FROM user_identities WHERE idp_id = ? AND subject = ? AND user_id = ?', [
+    idpId,
+    subject,
+    userId,
+  ]);
   if (found.length === 0) return false;
   await manager.query('DELETE FROM user_identities WHERE idp_id = ? AND subject = ?', [idpId, subject]);
   return true;
@@ -161,7 +191,9 @@ export async function idpOfDomain(manager: EntityManager, domain: string): Promi
 
 /** Every IdP that claims a domain (home-realm discovery for first-party applications, which serve every organization). */
 export async function idpsWithDomains(manager: EntityManager): Promise<IdpRow[]> {
-  const rows: { org_id: string; idp_id: string }[] = await manager.query('SELECT DISTINCT p.org_id, p.id AS idp_id FROM identity_providers p JOIN idp_domains d ON d.idp_id = p.id');
+  const rows: { org_id: string; idp_id: string }[] = await manager.query(
+    'SELECT DISTINCT p.org_id, p.id AS idp_id FROM identity_providers p JOIN idp_domains d ON d.idp_id = p.id',
+  );
   const found = await Promise.all(rows.map((r) => idpsOf(manager, r.org_id, r.idp_id)));
   return found.flat();
 }

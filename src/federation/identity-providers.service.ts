@@ -15,7 +15,16 @@ import type { OutboundRules } from '../common/net/configured-target.js';
 import { organizationExists } from '../users/queries/organizations.js';
 import { claimedDomains, deleteIdp, idpById, idpOfDomain, idpsOf, idpsWithDomains, insertIdp, updateIdp } from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
-import { DEFAULT_CLAIMS, DEFAULT_SCOPES, invalid, issuerProblem, movedSecretProblem, NAME_ID_PERSISTENT, normalisedDomains, secretProblem } from './idp-settings.js';
+import {
+  DEFAULT_CLAIMS,
+  DEFAULT_SCOPES,
+  invalid,
+  issuerProblem,
+  movedSecretProblem,
+  NAME_ID_PERSISTENT,
+  normalisedDomains,
+  secretProblem,
+} from './idp-settings.js';
 import type { AuthMethod, ClaimMapping, IdpType, LinkBy, MfaMode, OidcSettings, SamlSettings } from './idp-settings.js';
 import { idpMetadataOf } from './saml/idp-metadata.js';
 import type { IdpMetadata } from './saml/idp-metadata.js';
@@ -123,7 +132,13 @@ export class IdentityProvidersService {
       const problem = secretProblem(settings.authMethod, input.clientSecret !== undefined);
       if (problem) throw invalid('clientSecret', problem);
       await assertReachableTarget(settings.issuer, 'issuer', this.outboundRules());
-      row = { ...base, type: 'oidc', settings: JSON.stringify(settings), clientSecret: input.clientSecret === undefined ? null : this.encryptor.encrypt(input.clientSecret), spPrivateKey: null };
+      row = {
+        ...base,
+        type: 'oidc',
+        settings: JSON.stringify(settings),
+        clientSecret: input.clientSecret === undefined ? null : this.encryptor.encrypt(input.clientSecret),
+        spPrivateKey: null,
+      };
       payload = publicPayload(row, settings);
     }
     await this.uow.run(async (manager) => {
@@ -223,7 +238,9 @@ export class IdentityProvidersService {
   async discoverable(): Promise<IdpRow[]> {
     const manager = this.uow.manager;
     const claimed = await idpsWithDomains(manager);
-    const owned = await Promise.all(claimed.map(async (idp) => (await Promise.all(idp.domains.map((d) => this.domains.ownerOf(manager, d)))).includes(idp.orgId)));
+    const owned = await Promise.all(
+      claimed.map(async (idp) => (await Promise.all(idp.domains.map((d) => this.domains.ownerOf(manager, d)))).includes(idp.orgId)),
+    );
     return claimed.filter((_, i) => owned[i]);
   }
 
@@ -234,7 +251,10 @@ export class IdentityProvidersService {
   async forLoginName(loginName: string): Promise<IdpRow | undefined> {
     const at = loginName.lastIndexOf('@');
     if (at <= 0) return undefined;
-    const domain = loginName.slice(at + 1).trim().toLowerCase();
+    const domain = loginName
+      .slice(at + 1)
+      .trim()
+      .toLowerCase();
     const owner = await this.domains.ownerOf(this.uow.manager, domain);
     const idpId = owner === undefined ? undefined : await idpOfDomain(this.uow.manager, domain);
     const idp = idpId === undefined ? undefined : await this.byId(idpId);
@@ -251,7 +271,8 @@ export class IdentityProvidersService {
 
   /** An IdP's SAML metadata, given inline or read from its URL under the outbound rules (docs/federation.md, "SAML"). */
   private async metadataOf(input: IdpInput): Promise<IdpMetadata> {
-    if ((input.metadataXml === undefined) === (input.metadataUrl === undefined)) throw invalid('metadataXml', 'exactly one of metadataXml and metadataUrl is required for a SAML IdP');
+    if ((input.metadataXml === undefined) === (input.metadataUrl === undefined))
+      throw invalid('metadataXml', 'exactly one of metadataXml and metadataUrl is required for a SAML IdP');
     if (input.metadataXml !== undefined) return idpMetadataOf(input.metadataXml);
     return idpMetadataOf(await readMetadataDocument(input.metadataUrl!, 'metadataUrl', this.outboundRules()));
   }
@@ -295,13 +316,19 @@ export class IdentityProvidersService {
    * tests; the one outbound check: outbound-address.ts).
    */
 
-
   private callbackUrl(idpId: string): string {
     return `${this.config.publicUrl}/ui/login/idp/${idpId}/callback`;
   }
 
   private view(row: IdpRow): IdpView {
-    const common = { id: row.id, type: row.type as IdpType, name: row.name, domains: row.domains, createdAt: new Date(row.createdAt).toISOString(), changedAt: new Date(row.changedAt).toISOString() };
+    const common = {
+      id: row.id,
+      type: row.type as IdpType,
+      name: row.name,
+      domains: row.domains,
+      createdAt: new Date(row.createdAt).toISOString(),
+      changedAt: new Date(row.changedAt).toISOString(),
+    };
     if (row.type === 'saml') {
       const settings = JSON.parse(row.settings) as SamlSettings;
       const endpoints = samlEndpoints(this.config.publicUrl, row.id);

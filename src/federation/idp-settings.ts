@@ -21,7 +21,18 @@ export type MfaMode = (typeof MFA_MODES)[number];
 export const CLAIM_KEYS = ['userName', 'email', 'givenName', 'familyName', 'externalId'] as const;
 export type ClaimMapping = Partial<Record<(typeof CLAIM_KEYS)[number], string>>;
 
-export const IDP_BOUNDS = { name: 200, url: 2000, clientId: 255, clientSecret: 500, claimName: 200, scopes: 20, domains: 50, domain: 253, metadataXml: 100_000, nameIdFormat: 200 } as const;
+export const IDP_BOUNDS = {
+  name: 200,
+  url: 2000,
+  clientId: 255,
+  clientSecret: 500,
+  claimName: 200,
+  scopes: 20,
+  domains: 50,
+  domain: 253,
+  metadataXml: 100_000,
+  nameIdFormat: 200,
+} as const;
 
 /** The standard claims (OpenID Connect Core §5.1), used where a mapping names none. */
 export const DEFAULT_CLAIMS: ClaimMapping = { userName: 'preferred_username', email: 'email', givenName: 'given_name', familyName: 'family_name' };

@@ -48,7 +48,16 @@ export class IdpTests {
     } catch (error) {
       throw new DomainError(ErrorCode.Unavailable, `the identity provider could not be reached: ${error instanceof Error ? error.message : String(error)}`);
     }
-    await this.uow.run((manager) => this.events.push(manager, { type: 'org.idp.tested', aggregateType: 'idp', aggregateId: idp.id, resourceOwner: orgId, editorUserId, payload: { idpId: idp.id } }));
+    await this.uow.run((manager) =>
+      this.events.push(manager, {
+        type: 'org.idp.tested',
+        aggregateType: 'idp',
+        aggregateId: idp.id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { idpId: idp.id },
+      }),
+    );
     return { url: url.href, expiresAt };
   }
 }

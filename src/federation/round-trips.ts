@@ -74,11 +74,10 @@ export class RoundTrips {
 
   /** The unanswered, unexpired trip of this `state` and IdP, without answering it (SAML validates against its request). */
   async open(idpId: string, state: string, now = Date.now()): Promise<RoundTripSecrets | undefined> {
-    const [row]: { secrets: string }[] = await this.uow.manager.query('SELECT secrets FROM idp_round_trips WHERE state_hash = ? AND idp_id = ? AND answer IS NULL AND expires_at > ?', [
-      this.stateHash(state),
-      idpId,
-      now,
-    ]);
+    const [row]: { secrets: string }[] = await this.uow.manager.query(
+      'SELECT secrets FROM idp_round_trips WHERE state_hash = ? AND idp_id = ? AND answer IS NULL AND expires_at > ?',
+      [this.stateHash(state), idpId, now],
+    );
     return row ? (JSON.parse(this.encryptor.decrypt(row.secrets)) as RoundTripSecrets) : undefined;
   }
 
@@ -86,9 +85,17 @@ export class RoundTrips {
   async answer(idpId: string, state: string, answer: UpstreamAnswer, now = Date.now()): Promise<{ id: string; interactionUid: string } | undefined> {
     const stateHash = this.stateHash(state);
     const sealed = this.encryptor.encrypt(JSON.stringify(answer));
-    const changed = await this.uow.write('UPDATE idp_round_trips SET answer = ? WHERE state_hash = ? AND idp_id = ? AND answer IS NULL AND expires_at > ?', [sealed, stateHash, idpId, now]);
+    const changed = await this.uow.write('UPDATE idp_round_trips SET answer = ? WHERE state_hash = ? AND idp_id = ? AND answer IS NULL AND expires_at > ?', [
+      sealed,
+      stateHash,
+      idpId,
+      now,
+    ]);
     if (changed !== 1) return undefined;
-    const [row]: { id: string; interaction_uid: string }[] = await this.uow.manager.query('SELECT id, interaction_uid FROM idp_round_trips WHERE state_hash = ?', [stateHash]);
+    const [row]: { id: string; interaction_uid: string }[] = await this.uow.manager.query(
+      'SELECT id, interaction_uid FROM idp_round_trips WHERE state_hash = ?',
+      [stateHash],
+    );
     return row ? { id: row.id, interactionUid: row.interaction_uid } : undefined;
   }
 

@@ -121,7 +121,11 @@ export class UpstreamOidc {
       // An array: oauth4webapi accepts any of them, and refuses `none` and HMAC algorithms.
       { id_token_signed_response_alg: ID_TOKEN_ALGS as unknown as string },
       auth,
-      { [client.customFetch]: this.fetch as never, timeout: Math.ceil(this.config.idpTimeoutMs / 1000), execute: insecure ? [client.allowInsecureRequests] : [] },
+      {
+        [client.customFetch]: this.fetch as never,
+        timeout: Math.ceil(this.config.idpTimeoutMs / 1000),
+        execute: insecure ? [client.allowInsecureRequests] : [],
+      },
     );
     client.enableNonRepudiationChecks(config);
     return config;

@@ -62,14 +62,22 @@ export class UserIdentitiesService {
     const linkedAt = Date.now();
     await this.uow.run(async (manager) => {
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
-      if (user.type !== 'human') throw DomainError.invalid('only a person signs in through an identity provider', [{ field: 'userId', message: 'a service user cannot be linked' }]);
+      if (user.type !== 'human')
+        throw DomainError.invalid('only a person signs in through an identity provider', [{ field: 'userId', message: 'a service user cannot be linked' }]);
       await mayLink(manager);
       await this.idps.find(manager, orgId, idpId);
       const { subjectTaken, userLinked } = await identityConflicts(manager, idpId, subject, userId);
       if (subjectTaken) throw DomainError.alreadyExists('this upstream identity is already linked to a user');
       if (userLinked) throw DomainError.alreadyExists('the user is already linked to another identity of this identity provider');
       await insertIdentity(manager, { idpId, subject, userId, linkedAt, lastUsedAt: null });
-      await this.events.push(manager, { type: 'user.idp.link.added', aggregateType: 'user', aggregateId: userId, resourceOwner: orgId, editorUserId, payload: { idpId, subject } });
+      await this.events.push(manager, {
+        type: 'user.idp.link.added',
+        aggregateType: 'user',
+        aggregateId: userId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { idpId, subject },
+      });
     });
     return { idpId, subject, linkedAt: new Date(linkedAt).toISOString(), lastUsedAt: null };
   }
@@ -78,7 +86,14 @@ export class UserIdentitiesService {
     await this.uow.run(async (manager) => {
       await this.access.actOn(manager, editorUserId, orgId, userId);
       if (!(await deleteIdentity(manager, userId, idpId, subject))) throw DomainError.notFound('identity');
-      await this.events.push(manager, { type: 'user.idp.link.removed', aggregateType: 'user', aggregateId: userId, resourceOwner: orgId, editorUserId, payload: { idpId, subject } });
+      await this.events.push(manager, {
+        type: 'user.idp.link.removed',
+        aggregateType: 'user',
+        aggregateId: userId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { idpId, subject },
+      });
     });
   }
 

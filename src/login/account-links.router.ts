@@ -6,7 +6,16 @@ import { AppLogger } from '../common/http/logging.js';
 import { errorMessage } from '../common/http/failure-causes.js';
 import { ACCOUNT_LINK_PATHS, AccountLinksService, EMAIL_VERIFICATION_PATH } from '../users/self-service/account-links.service.js';
 import { LOGIN_UI_PREFIX } from './ui-paths.js';
-import { emailVerificationPage, emailVerifiedElsewherePage, emailVerifiedPage, forgotPasswordPage, invalidLinkPage, passwordSetPage, resetRequestedPage, setPasswordPage } from './account-links.views.js';
+import {
+  emailVerificationPage,
+  emailVerifiedElsewherePage,
+  emailVerifiedPage,
+  forgotPasswordPage,
+  invalidLinkPage,
+  passwordSetPage,
+  resetRequestedPage,
+  setPasswordPage,
+} from './account-links.views.js';
 import { LoginInteractions } from './login-interactions.js';
 import type { Wrap } from './login-interactions.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
@@ -40,13 +49,34 @@ export class AccountLinksUi {
   routes(router: Router, wrap: Wrap): void {
     const form = express.urlencoded({ extended: false, limit: '16kb' });
     for (const purpose of Object.keys(ACCOUNT_LINK_PATHS) as LinkPurpose[]) {
-      router.get(ACCOUNT_LINK_PATHS[purpose], wrap((req, res) => this.showLink(req, res, purpose)));
-      router.post(ACCOUNT_LINK_PATHS[purpose], form, wrap((req, res) => this.followLink(req, res, purpose)));
+      router.get(
+        ACCOUNT_LINK_PATHS[purpose],
+        wrap((req, res) => this.showLink(req, res, purpose)),
+      );
+      router.post(
+        ACCOUNT_LINK_PATHS[purpose],
+        form,
+        wrap((req, res) => this.followLink(req, res, purpose)),
+      );
     }
-    router.get(EMAIL_VERIFICATION_PATH, wrap((req, res) => this.showVerification(req, res)));
-    router.post(EMAIL_VERIFICATION_PATH, form, wrap((req, res) => this.verify(req, res)));
-    router.get(`${LOGIN_UI_PREFIX}/:uid/forgot`, wrap((req, res) => this.showForgot(req, res)));
-    router.post(`${LOGIN_UI_PREFIX}/:uid/forgot`, form, wrap((req, res) => this.forgot(req, res)));
+    router.get(
+      EMAIL_VERIFICATION_PATH,
+      wrap((req, res) => this.showVerification(req, res)),
+    );
+    router.post(
+      EMAIL_VERIFICATION_PATH,
+      form,
+      wrap((req, res) => this.verify(req, res)),
+    );
+    router.get(
+      `${LOGIN_UI_PREFIX}/:uid/forgot`,
+      wrap((req, res) => this.showForgot(req, res)),
+    );
+    router.post(
+      `${LOGIN_UI_PREFIX}/:uid/forgot`,
+      form,
+      wrap((req, res) => this.forgot(req, res)),
+    );
   }
 
   /** The login link on the password page leads here. */

@@ -29,7 +29,15 @@ export function resetRequestedPage(locale: Locale, t: Messages, backHref: string
  * The page a mailed link opens: a new password, twice. The code travels in the form, not in a cookie, so the
  * link works in any browser; it is what authorizes the form, so no other CSRF value is needed.
  */
-export function setPasswordPage(locale: Locale, t: Messages, kind: 'invitation' | 'password-reset', action: string, code: string, userName: string, error?: string): string {
+export function setPasswordPage(
+  locale: Locale,
+  t: Messages,
+  kind: 'invitation' | 'password-reset',
+  action: string,
+  code: string,
+  userName: string,
+  error?: string,
+): string {
   const field = (name: string, label: string) =>
     `<label for="${name}">${esc(label)}</label><input id="${name}" name="${name}" type="password" autocomplete="new-password" required>`;
   return page(

@@ -32,7 +32,13 @@ export class KnownAccounts {
   /** Puts the account first in this browser's cookie (kept 90 days). */
   remember(req: Request, res: Response, account: KnownAccount): void {
     const accounts = this.add(this.parse(req.headers.cookie), account);
-    res.cookie(KNOWN_ACCOUNTS_COOKIE, this.serialize(accounts), { httpOnly: true, sameSite: 'lax', path: '/', secure: this.config.publicUrl.startsWith('https:'), maxAge: 90 * 24 * 3600 * 1000 });
+    res.cookie(KNOWN_ACCOUNTS_COOKIE, this.serialize(accounts), {
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: this.config.publicUrl.startsWith('https:'),
+      maxAge: 90 * 24 * 3600 * 1000,
+    });
   }
 
   parse(cookieHeader: string | undefined): KnownAccount[] {

@@ -30,7 +30,10 @@ export class LoginEntryUi {
   ) {}
 
   routes(router: Router): void {
-    router.get(`${LOGIN_UI_PREFIX}/:uid`, this.interactions.wrap((req, res) => this.show(req, res)));
+    router.get(
+      `${LOGIN_UI_PREFIX}/:uid`,
+      this.interactions.wrap((req, res) => this.show(req, res)),
+    );
   }
 
   private async show(req: Request, res: Response): Promise<void> {
@@ -42,7 +45,14 @@ export class LoginEntryUi {
     if (prompt.name === 'create' || req.query.form === 'register') return this.registration.show(req, res, interaction);
     const accounts = this.known.parse(req.headers.cookie);
     if (accounts.length > 0 && req.query.form !== 'login' && selectionAllowed(interaction)) {
-      return this.interactions.render(res, selectAccountPage(this.interactions.formContext(req, interaction, 'select'), accounts.map((a) => a.loginName), `?form=login`));
+      return this.interactions.render(
+        res,
+        selectAccountPage(
+          this.interactions.formContext(req, interaction, 'select'),
+          accounts.map((a) => a.loginName),
+          `?form=login`,
+        ),
+      );
     }
     return this.loginPage.render(req, res, interaction, params.login_hint ?? '');
   }

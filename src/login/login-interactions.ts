@@ -50,11 +50,15 @@ export class LoginInteractions {
   postSteps(router: Router, steps: Record<string, Step>, limit = '32kb'): void {
     const form = express.urlencoded({ extended: false, limit });
     for (const [path, step] of Object.entries(steps)) {
-      router.post(`${LOGIN_UI_PREFIX}/:uid/${path}`, form, this.wrap(async (req, res) => {
-        const interaction = await this.details(req, res);
-        this.assertCsrf(req, interaction);
-        await step(req, res, interaction);
-      }));
+      router.post(
+        `${LOGIN_UI_PREFIX}/:uid/${path}`,
+        form,
+        this.wrap(async (req, res) => {
+          const interaction = await this.details(req, res);
+          this.assertCsrf(req, interaction);
+          await step(req, res, interaction);
+        }),
+      );
     }
   }
 

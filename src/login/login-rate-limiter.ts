@@ -53,7 +53,8 @@ export class LoginRateLimiter {
    */
   private async count(keyHash: string, windowStart: number, limit: number): Promise<boolean> {
     if (!this.mysql) {
-      const sql = 'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, 1) ON CONFLICT (key_hash, window_start) DO UPDATE SET failures = failures + 1 WHERE failures < ?';
+      const sql =
+        'INSERT INTO login_attempts (key_hash, window_start, failures) VALUES (?, ?, 1) ON CONFLICT (key_hash, window_start) DO UPDATE SET failures = failures + 1 WHERE failures < ?';
       return (await this.uow.write(sql, [keyHash, windowStart, limit])) > 0;
     }
     const counted = await this.uow.insertId(

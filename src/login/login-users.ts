@@ -6,7 +6,10 @@ import { flag } from '../common/database/column-values.js';
 import { typedLoginName } from '../users/rules/user-name.js';
 
 /** What the login UI needs of a user: the password step, the state check and the login name. */
-export type LoginUser = Pick<UserEntity, 'id' | 'orgId' | 'type' | 'state' | 'userName' | 'passwordHash' | 'passwordChangeRequired' | 'failedPasswordChecks' | 'version' | 'email' | 'emailVerified'> & {
+export type LoginUser = Pick<
+  UserEntity,
+  'id' | 'orgId' | 'type' | 'state' | 'userName' | 'passwordHash' | 'passwordChangeRequired' | 'failedPasswordChecks' | 'version' | 'email' | 'emailVerified'
+> & {
   /** `<userName>@<org primary domain>`, as shown and remembered by the login UI. */
   loginName: string;
 };
@@ -27,7 +30,8 @@ export class LoginUsers {
     const name = typedLoginName(loginName).toLowerCase();
     if (!name) return null;
     const at = name.lastIndexOf('@');
-    const rows = at > 0 ? await loginUsersByDomainOrName(this.dataSource, name.slice(0, at), name.slice(at + 1), name) : await loginUsersByName(this.dataSource, name);
+    const rows =
+      at > 0 ? await loginUsersByDomainOrName(this.dataSource, name.slice(0, at), name.slice(at + 1), name) : await loginUsersByName(this.dataSource, name);
     // An organization with that domain exists: the name is meant for it, whether or not it has that user.
     const inDomain = rows.find((row) => row.via === 'domain');
     if (inDomain) return inDomain.id == null ? null : loginUser(inDomain);

@@ -94,7 +94,8 @@ const EN = {
   verifyEmailConfirmHint: (user: string) => `Confirm the e-mail address of ${user}.`,
   verifyEmailConfirm: 'Confirm my address',
   emailVerified: 'Your e-mail address is confirmed. You can go back to the sign-in.',
-  emailVerifiedElsewhere: 'This e-mail address is already confirmed for another account of your organization, so it cannot be confirmed for this one. Nothing was changed; ask your administrator.',
+  emailVerifiedElsewhere:
+    'This e-mail address is already confirmed for another account of your organization, so it cannot be confirmed for this one. Nothing was changed; ask your administrator.',
 };
 
 type Messages = typeof EN;
@@ -148,7 +149,8 @@ const DE: Messages = {
   totpLink: 'In einer Authenticator-App öffnen',
   code: 'Code',
   recoveryTitle: 'Deine Wiederherstellungscodes',
-  recoveryInstructions: 'Bewahre diese Codes sicher auf. Jeder funktioniert einmal, wenn du deine anderen Faktoren nicht verwenden kannst. Sie werden nur jetzt angezeigt.',
+  recoveryInstructions:
+    'Bewahre diese Codes sicher auf. Jeder funktioniert einmal, wenn du deine anderen Faktoren nicht verwenden kannst. Sie werden nur jetzt angezeigt.',
   continue: 'Weiter',
   signInWith: (name: string) => `Anmelden mit ${name}`,
   orSignInWith: 'Oder anmelden mit',
@@ -194,7 +196,8 @@ const DE: Messages = {
   verifyEmailConfirmHint: (user: string) => `Bestätigen Sie die E-Mail-Adresse von ${user}.`,
   verifyEmailConfirm: 'Adresse bestätigen',
   emailVerified: 'Ihre E-Mail-Adresse ist bestätigt. Sie können zur Anmeldung zurückkehren.',
-  emailVerifiedElsewhere: 'Diese E-Mail-Adresse ist bereits für ein anderes Konto Ihrer Organisation bestätigt und kann für dieses nicht bestätigt werden. Nichts wurde geändert; wenden Sie sich an Ihre Administration.',
+  emailVerifiedElsewhere:
+    'Diese E-Mail-Adresse ist bereits für ein anderes Konto Ihrer Organisation bestätigt und kann für dieses nicht bestätigt werden. Nichts wurde geändert; wenden Sie sich an Ihre Administration.',
 };
 
 const CATALOG: Record<string, Messages> = { en: EN, de: DE };

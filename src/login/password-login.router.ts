@@ -37,8 +37,16 @@ export class PasswordLoginUi {
 
   routes(router: Router): void {
     const form = express.urlencoded({ extended: false, limit: '16kb' });
-    router.post(`${LOGIN_UI_PREFIX}/:uid/login`, form, this.interactions.wrap((req, res) => this.login(req, res)));
-    router.post(`${LOGIN_UI_PREFIX}/:uid/select`, form, this.interactions.wrap((req, res) => this.select(req, res)));
+    router.post(
+      `${LOGIN_UI_PREFIX}/:uid/login`,
+      form,
+      this.interactions.wrap((req, res) => this.login(req, res)),
+    );
+    router.post(
+      `${LOGIN_UI_PREFIX}/:uid/select`,
+      form,
+      this.interactions.wrap((req, res) => this.select(req, res)),
+    );
   }
 
   private async login(req: Request, res: Response): Promise<void> {
@@ -89,7 +97,8 @@ export class PasswordLoginUi {
     if (interaction.session?.accountId !== account.userId) return this.loginPage.render(req, res, interaction, account.loginName, (t) => t.sessionEnded);
     // The account must still be able to sign in (state read on use).
     const user = await this.loginUsers.find(account.loginName);
-    if (!user || user.id !== account.userId || !isActive(user)) return this.loginPage.render(req, res, interaction, account.loginName, (t) => t.invalidCredentials);
+    if (!user || user.id !== account.userId || !isActive(user))
+      return this.loginPage.render(req, res, interaction, account.loginName, (t) => t.invalidCredentials);
     // The session's own authentication carries over (its second factor too): selecting is no new sign-in.
     const { amr = ['pwd'], acr = ACR_PASSWORD } = interaction.session ?? {};
     return this.flow.finish(req, res, interaction, { accountId: account.userId, ts: account.authTime, amr, acr }, account);

@@ -49,7 +49,7 @@ export class PasswordLoginService {
   private async counted(find: () => Promise<LoginUser | null>, password: string, source: CheckSource): Promise<PasswordLoginResult> {
     try {
       const result = await this.verify(await find(), password, source);
-      logins.inc({ result: result.ok ? 'success' : (result.locked ? 'locked' : 'failure') });
+      logins.inc({ result: result.ok ? 'success' : result.locked ? 'locked' : 'failure' });
       return result.ok ? result : { ok: false };
     } catch (error) {
       logins.inc({ result: error instanceof VerifierBusyError ? 'busy' : 'error' });

@@ -32,7 +32,15 @@ export function pendingOf(interaction: Interaction): PendingSignIn | undefined {
 
 /** A sign-in of `user` that has done `methods` so far. */
 export function signingIn(user: { id: string; orgId: string; loginName: string }, methods: string[] = [], upstream: string[] = []): PendingSignIn {
-  return { userId: user.id, orgId: user.orgId, loginName: user.loginName, methods, ...(upstream.length > 0 ? { upstream } : {}), enrol: false, required: false };
+  return {
+    userId: user.id,
+    orgId: user.orgId,
+    loginName: user.loginName,
+    methods,
+    ...(upstream.length > 0 ? { upstream } : {}),
+    enrol: false,
+    required: false,
+  };
 }
 
 export function owner(pending: PendingSignIn): FactorOwner {
@@ -40,5 +48,7 @@ export function owner(pending: PendingSignIn): FactorOwner {
 }
 
 export function requestsMfa(interaction: Interaction): boolean {
-  return String(interaction.params.acr_values ?? '').split(' ').includes(ACR_MFA);
+  return String(interaction.params.acr_values ?? '')
+    .split(' ')
+    .includes(ACR_MFA);
 }

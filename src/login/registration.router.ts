@@ -33,7 +33,11 @@ export class RegistrationUi {
 
   routes(router: Router): void {
     const form = express.urlencoded({ extended: false, limit: '16kb' });
-    router.post(`${LOGIN_UI_PREFIX}/:uid/register`, form, this.interactions.wrap((req, res) => this.register(req, res)));
+    router.post(
+      `${LOGIN_UI_PREFIX}/:uid/register`,
+      form,
+      this.interactions.wrap((req, res) => this.register(req, res)),
+    );
   }
 
   /** The registration form (prompt=create, or the login page's link), where the organization offers it. */
@@ -58,7 +62,13 @@ export class RegistrationUi {
     const problems = registrationProblems({ userName: values.userName, firstName: values.firstName, lastName: values.lastName, email: values.email, password });
     try {
       if (problems.length > 0) throw DomainError.invalid('the registration is invalid', problems);
-      const created = await this.users.createHuman(null, orgId, { userName: values.userName, firstName: values.firstName, lastName: values.lastName, email: values.email, password });
+      const created = await this.users.createHuman(null, orgId, {
+        userName: values.userName,
+        firstName: values.firstName,
+        lastName: values.lastName,
+        email: values.email,
+        password,
+      });
       const user = await this.loginUsers.findById(created.id);
       if (!user) throw DomainError.notFound('user');
       // A new user enrols a second factor at once where the organization requires one.

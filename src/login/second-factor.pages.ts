@@ -54,7 +54,8 @@ export class SecondFactorPages {
       const ctx = this.interactions.formContext(req, interaction, 'verify-email');
       return this.interactions.render(res, verifyEmailPage(ctx, pending.verifyEmail, `${LOGIN_UI_PREFIX}/${interaction.uid}/verify-email/resend`, error));
     }
-    if (pending.changePassword) return this.interactions.render(res, passwordChangePage(this.interactions.formContext(req, interaction, 'password-change'), pending.loginName, error));
+    if (pending.changePassword)
+      return this.interactions.render(res, passwordChangePage(this.interactions.formContext(req, interaction, 'password-change'), pending.loginName, error));
     if (pending.recoveryShown) return this.interactions.render(res, recoveryCodesPage(this.interactions.formContext(req, interaction, 'continue'), []));
     if (pending.totpFactorId) {
       const secret = await this.factors.pendingTotpSecret(pending.userId, pending.totpFactorId);
@@ -65,13 +66,21 @@ export class SecondFactorPages {
       const ctx = this.interactions.formContext(req, interaction, 'enrol/passkey');
       const passkey = policy.passkeys ? passkeyForm(ctx, 'register', await this.creationOptions(interaction, pending)) : '';
       const base = `${LOGIN_UI_PREFIX}/${interaction.uid}`;
-      return this.interactions.render(res, enrolPage(ctx, pending.required, `${base}/enrol/totp`, passkey, pending.required ? undefined : `${base}/enrol/skip`, error));
+      return this.interactions.render(
+        res,
+        enrolPage(ctx, pending.required, `${base}/enrol/totp`, passkey, pending.required ? undefined : `${base}/enrol/skip`, error),
+      );
     }
     const factors = await this.factors.summary(pending.userId);
     const passkeys = policy.passkeys && !pending.methods.some(isPasskeyMethod) ? factors.passkeys : [];
-    const passkey = passkeys.length > 0
-      ? passkeyForm(this.interactions.formContext(req, interaction, 'passkey'), 'sign-in', await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in'), passkeys))
-      : '';
+    const passkey =
+      passkeys.length > 0
+        ? passkeyForm(
+            this.interactions.formContext(req, interaction, 'passkey'),
+            'sign-in',
+            await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in'), passkeys),
+          )
+        : '';
     return this.interactions.render(res, secondFactorPage(this.interactions.formContext(req, interaction, 'code'), passkey, error));
   }
 

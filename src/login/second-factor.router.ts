@@ -224,6 +224,4 @@ export class SecondFactorUi {
     const message = retryAfter !== undefined ? ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)) : ctx.t.passkeyRefused;
     return this.interactions.render(res, loginPage(ctx, '', message, '', await this.pages.loginPasskey(req, interaction, true, 'on-action')));
   }
-
 }
-

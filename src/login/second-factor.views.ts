@@ -50,7 +50,9 @@ export function secondFactorPage(ctx: FormContext, passkey: string, error?: stri
 
 /** The choice of a first factor to enrol; `skip` (an action) where the policy only offers it. */
 export function enrolPage(ctx: FormContext, required: boolean, totpAction: string, passkey: string, skipAction?: string, error?: string): string {
-  const skip = skipAction ? `<form method="post" action="${esc(skipAction)}">${csrfField(ctx.csrf)}<button type="submit" data-mfa-skip>${esc(ctx.t.skip)}</button></form>` : '';
+  const skip = skipAction
+    ? `<form method="post" action="${esc(skipAction)}">${csrfField(ctx.csrf)}<button type="submit" data-mfa-skip>${esc(ctx.t.skip)}</button></form>`
+    : '';
   return page(
     ctx.locale,
     ctx.t.enrolTitle,
@@ -76,6 +78,13 @@ export function totpEnrolPage(ctx: FormContext, secret: string, uri: string, fac
 
 /** The ten recovery codes, shown once; `codes` is empty when the page is shown again. */
 export function recoveryCodesPage(ctx: FormContext, codes: string[]): string {
-  const list = codes.length > 0 ? `<p>${esc(ctx.t.recoveryInstructions)}</p><ul>${codes.map((c) => `<li><code data-recovery-code>${esc(c)}</code></li>`).join('')}</ul>` : '';
-  return page(ctx.locale, ctx.t.recoveryTitle, `${list}<form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}<button type="submit">${esc(ctx.t.continue)}</button></form>`);
+  const list =
+    codes.length > 0
+      ? `<p>${esc(ctx.t.recoveryInstructions)}</p><ul>${codes.map((c) => `<li><code data-recovery-code>${esc(c)}</code></li>`).join('')}</ul>`
+      : '';
+  return page(
+    ctx.locale,
+    ctx.t.recoveryTitle,
+    `${list}<form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}<button type="submit">${esc(ctx.t.continue)}</button></form>`,
+  );
 }

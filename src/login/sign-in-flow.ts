@@ -45,7 +45,8 @@ export class SignInFlow {
    * keeps it pending and sends the browser to the second step the policy and the user's factors ask.
    */
   async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[], upstream: string[] = []): Promise<void> {
-    if (!mayServe(await this.protocol.clientOf(interaction), user)) return this.refuse(req, res, interaction, 403, 'access_denied', FOREIGN_ORGANIZATION_REFUSAL);
+    if (!mayServe(await this.protocol.clientOf(interaction), user))
+      return this.refuse(req, res, interaction, 403, 'access_denied', FOREIGN_ORGANIZATION_REFUSAL);
     const policy = await this.policies.of(interaction, user.orgId);
     const pending = signingIn(user, methods, upstream);
     if (policy.mfa === 'off' || authenticationOf(methods).acr === ACR_MFA) return this.complete(req, res, interaction, pending);
@@ -81,7 +82,13 @@ export class SignInFlow {
     await this.checks.signInCompleted(pending.userId);
     const { amr, acr } = reportedAuthentication([pending.methods, methods], pending.upstream);
     const ts = Math.floor(Date.now() / 1000);
-    return this.finish(req, res, interaction, { accountId: pending.userId, ts, amr, acr }, { userId: pending.userId, loginName: pending.loginName, authTime: ts });
+    return this.finish(
+      req,
+      res,
+      interaction,
+      { accountId: pending.userId, ts, amr, acr },
+      { userId: pending.userId, loginName: pending.loginName, authTime: ts },
+    );
   }
 
   /**
@@ -99,7 +106,14 @@ export class SignInFlow {
    * the protocol (OIDC Core §3.1.2.6), so the device hears it at its next poll (RFC 8628 §3.5) and the user sees the
    * device's denied page; any other shows the refusal, and the application hears nothing until the user goes back.
    */
-  async refuse(req: Request, res: Response, interaction: Interaction, status: number, error: string, describe: string | ((t: Messages) => string)): Promise<void> {
+  async refuse(
+    req: Request,
+    res: Response,
+    interaction: Interaction,
+    status: number,
+    error: string,
+    describe: string | ((t: Messages) => string),
+  ): Promise<void> {
     const ctx = this.interactions.formContext(req, interaction, 'login');
     const description = typeof describe === 'string' ? describe : describe(ctx.t);
     if (interaction.deviceCode) {

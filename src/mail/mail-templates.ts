@@ -33,19 +33,50 @@ const WORDING: Record<MailLocale, Record<MailPurpose, Wording> & { hello: (name:
     hello: (name) => (name ? `Hello ${name},` : 'Hello,'),
     valid: (hours) => (hours >= 48 ? `The link works for ${hours / 24} days, once.` : `The link works for ${hours} hour${hours === 1 ? '' : 's'}, once.`),
     ignore: 'If you did not expect this message, you can ignore it.',
-    invitation: { subject: (org) => `${org}: you are invited`, lead: (org) => `${org} has created an account for you. Choose your password to sign in.`, action: 'Set your password' },
-    password_reset: { subject: (org) => `${org}: reset your password`, lead: () => 'Someone asked to reset the password of your account. Choose a new one here.', action: 'Reset your password' },
-    email_verification: { subject: (org) => `${org}: confirm your e-mail address`, lead: () => 'Please confirm that this e-mail address is yours.', action: 'Confirm your address' },
-    email_changed: { subject: (org) => `${org}: your e-mail address was changed`, lead: () => 'The e-mail address of your account was changed. If you did not do this, contact your administrator.' },
+    invitation: {
+      subject: (org) => `${org}: you are invited`,
+      lead: (org) => `${org} has created an account for you. Choose your password to sign in.`,
+      action: 'Set your password',
+    },
+    password_reset: {
+      subject: (org) => `${org}: reset your password`,
+      lead: () => 'Someone asked to reset the password of your account. Choose a new one here.',
+      action: 'Reset your password',
+    },
+    email_verification: {
+      subject: (org) => `${org}: confirm your e-mail address`,
+      lead: () => 'Please confirm that this e-mail address is yours.',
+      action: 'Confirm your address',
+    },
+    email_changed: {
+      subject: (org) => `${org}: your e-mail address was changed`,
+      lead: () => 'The e-mail address of your account was changed. If you did not do this, contact your administrator.',
+    },
   },
   de: {
     hello: (name) => (name ? `Hallo ${name},` : 'Hallo,'),
-    valid: (hours) => (hours >= 48 ? `Der Link gilt ${hours / 24} Tage und nur einmal.` : `Der Link gilt ${hours} Stunde${hours === 1 ? '' : 'n'} und nur einmal.`),
+    valid: (hours) =>
+      hours >= 48 ? `Der Link gilt ${hours / 24} Tage und nur einmal.` : `Der Link gilt ${hours} Stunde${hours === 1 ? '' : 'n'} und nur einmal.`,
     ignore: 'Wenn Sie diese Nachricht nicht erwartet haben, können Sie sie ignorieren.',
-    invitation: { subject: (org) => `${org}: Sie sind eingeladen`, lead: (org) => `${org} hat ein Konto für Sie angelegt. Wählen Sie Ihr Passwort, um sich anzumelden.`, action: 'Passwort festlegen' },
-    password_reset: { subject: (org) => `${org}: Passwort zurücksetzen`, lead: () => 'Jemand hat verlangt, das Passwort Ihres Kontos zurückzusetzen. Wählen Sie hier ein neues.', action: 'Passwort zurücksetzen' },
-    email_verification: { subject: (org) => `${org}: E-Mail-Adresse bestätigen`, lead: () => 'Bitte bestätigen Sie, dass diese E-Mail-Adresse Ihnen gehört.', action: 'Adresse bestätigen' },
-    email_changed: { subject: (org) => `${org}: Ihre E-Mail-Adresse wurde geändert`, lead: () => 'Die E-Mail-Adresse Ihres Kontos wurde geändert. Wenn Sie das nicht waren, wenden Sie sich an Ihre Administration.' },
+    invitation: {
+      subject: (org) => `${org}: Sie sind eingeladen`,
+      lead: (org) => `${org} hat ein Konto für Sie angelegt. Wählen Sie Ihr Passwort, um sich anzumelden.`,
+      action: 'Passwort festlegen',
+    },
+    password_reset: {
+      subject: (org) => `${org}: Passwort zurücksetzen`,
+      lead: () => 'Jemand hat verlangt, das Passwort Ihres Kontos zurückzusetzen. Wählen Sie hier ein neues.',
+      action: 'Passwort zurücksetzen',
+    },
+    email_verification: {
+      subject: (org) => `${org}: E-Mail-Adresse bestätigen`,
+      lead: () => 'Bitte bestätigen Sie, dass diese E-Mail-Adresse Ihnen gehört.',
+      action: 'Adresse bestätigen',
+    },
+    email_changed: {
+      subject: (org) => `${org}: Ihre E-Mail-Adresse wurde geändert`,
+      lead: () => 'Die E-Mail-Adresse Ihres Kontos wurde geändert. Wenn Sie das nicht waren, wenden Sie sich an Ihre Administration.',
+    },
   },
 };
 

@@ -29,7 +29,15 @@ const RELEASE_SQL = `UPDATE mail_messages SET lease_owner = NULL, leased_until =
 const PURGE_SQL = `DELETE FROM mail_messages WHERE status <> 'pending' AND created_at < ?`;
 
 /** The outbox's statements on `mail_messages` (src/common/operations/row-outbox.ts). */
-export const MAIL_STATEMENTS: OutboxStatements = { due: DUE_SQL, claim: CLAIM_SQL, sent: SENT_SQL, defer: DEFER_SQL, fail: FAIL_SQL, release: RELEASE_SQL, purge: PURGE_SQL };
+export const MAIL_STATEMENTS: OutboxStatements = {
+  due: DUE_SQL,
+  claim: CLAIM_SQL,
+  sent: SENT_SQL,
+  defer: DEFER_SQL,
+  fail: FAIL_SQL,
+  release: RELEASE_SQL,
+  purge: PURGE_SQL,
+};
 
 export interface HeldMessage {
   id: string;
@@ -43,10 +51,9 @@ export interface HeldMessage {
 }
 
 export async function heldMessage(manager: EntityManager, id: string): Promise<HeldMessage | undefined> {
-  const [row] = (await manager.query(
-    'SELECT id, org_id, user_id, purpose, recipient, content, attempts, created_at FROM mail_messages WHERE id = ?',
-    [id],
-  )) as Record<string, unknown>[];
+  const [row] = (await manager.query('SELECT id, org_id, user_id, purpose, recipient, content, attempts, created_at FROM mail_messages WHERE id = ?', [
+    id,
+  ])) as Record<string, unknown>[];
   if (!row) return undefined;
   return {
     id: String(row.id),

@@ -32,5 +32,9 @@ declare module 'oidc-provider' {
 
 // oidc-provider's own JWT verification, used before its time by the request object checks (provider/request-object.ts).
 declare module 'oidc-provider/lib/helpers/jwt.js' {
-  export function verify(jwt: string, keystore: unknown, options?: Record<string, unknown>): Promise<{ payload: Record<string, unknown>; header: Record<string, unknown> }>;
+  export function verify(
+    jwt: string,
+    keystore: unknown,
+    options?: Record<string, unknown>,
+  ): Promise<{ payload: Record<string, unknown>; header: Record<string, unknown> }>;
 }

@@ -57,6 +57,19 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     { provide: USER_TOKENS, useClass: OidcUserTokens },
     { provide: CLIENT_REGISTRATIONS, useClass: OidcClientRegistrations },
   ],
-  exports: [ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS, CLIENT_REGISTRATIONS, SIGN_IN_PROTOCOL, ACCOUNT_PROTOCOL, UPSTREAM_SIGN_IN, SigningKeysService, OidcDispatch, ProviderHolder, AccountFinder, HiddenClientSignIn],
+  exports: [
+    ACCESS_TOKEN_VERIFIER,
+    DPOP_REPLAYS,
+    USER_TOKENS,
+    CLIENT_REGISTRATIONS,
+    SIGN_IN_PROTOCOL,
+    ACCOUNT_PROTOCOL,
+    UPSTREAM_SIGN_IN,
+    SigningKeysService,
+    OidcDispatch,
+    ProviderHolder,
+    AccountFinder,
+    HiddenClientSignIn,
+  ],
 })
 export class OidcModule {}

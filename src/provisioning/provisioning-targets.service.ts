@@ -70,11 +70,30 @@ export class ProvisioningTargetsService {
       // The target starts at the beginning of the organization's log: every person the log ever named is marked once
       // (coalesced) and pushed as it is now — its first sync; people removed before it are nothing to push.
       const row: TargetRow = {
-        id, orgId, name: input.name!.trim(), baseUrl: input.baseUrl!, settings, secret: this.encryptor.encrypt(secret!), enabled: input.enabled ?? true,
-        state: 'active', cursor: 0, nextAttemptAt: 0, lastSuccessAt: null, lastError: null, createdAt: now, changedAt: now,
+        id,
+        orgId,
+        name: input.name!.trim(),
+        baseUrl: input.baseUrl!,
+        settings,
+        secret: this.encryptor.encrypt(secret!),
+        enabled: input.enabled ?? true,
+        state: 'active',
+        cursor: 0,
+        nextAttemptAt: 0,
+        lastSuccessAt: null,
+        lastError: null,
+        createdAt: now,
+        changedAt: now,
       };
       await insertTarget(manager, row);
-      await this.events.push(manager, { type: 'provisioning.target.added', aggregateType: 'provisioning_target', aggregateId: id, resourceOwner: orgId, editorUserId, payload: payloadOf(row) });
+      await this.events.push(manager, {
+        type: 'provisioning.target.added',
+        aggregateType: 'provisioning_target',
+        aggregateId: id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: payloadOf(row),
+      });
     });
     return { id };
   }
@@ -103,7 +122,8 @@ export class ProvisioningTargetsService {
       enabled: input.enabled ?? before.enabled,
       // A new scope (or choice of groups) re-reads the log from its beginning: people and groups now in it are
       // pushed, those now out of it removed.
-      cursor: JSON.stringify(settings.scope) === JSON.stringify(before.settings.scope) && settings.pushGroups === before.settings.pushGroups ? before.cursor : 0,
+      cursor:
+        JSON.stringify(settings.scope) === JSON.stringify(before.settings.scope) && settings.pushGroups === before.settings.pushGroups ? before.cursor : 0,
       state: 'active',
       nextAttemptAt: 0,
       changedAt: Math.max(Date.now(), before.changedAt + 1),
@@ -113,7 +133,14 @@ export class ProvisioningTargetsService {
       await this.assertGroups(manager, orgId, settings.scope.groupIds);
       await updateTarget(manager, row);
       const payload = { ...payloadOf(row), ...(secret !== undefined ? { secretChanged: true } : {}) };
-      await this.events.push(manager, { type: 'provisioning.target.changed', aggregateType: 'provisioning_target', aggregateId: id, resourceOwner: orgId, editorUserId, payload });
+      await this.events.push(manager, {
+        type: 'provisioning.target.changed',
+        aggregateType: 'provisioning_target',
+        aggregateId: id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload,
+      });
     });
     return viewOf(row);
   }
@@ -123,7 +150,13 @@ export class ProvisioningTargetsService {
     await this.assertOrg(orgId);
     await this.uow.run(async (manager) => {
       if (!(await deleteTarget(manager, orgId, id))) throw DomainError.notFound('provisioning target');
-      await this.events.push(manager, { type: 'provisioning.target.removed', aggregateType: 'provisioning_target', aggregateId: id, resourceOwner: orgId, editorUserId });
+      await this.events.push(manager, {
+        type: 'provisioning.target.removed',
+        aggregateType: 'provisioning_target',
+        aggregateId: id,
+        resourceOwner: orgId,
+        editorUserId,
+      });
     });
   }
 
@@ -136,7 +169,13 @@ export class ProvisioningTargetsService {
 
   async status(orgId: string, id: string): Promise<TargetStatus> {
     const target = await this.find(this.uow.manager, orgId, id);
-    const state: TargetState = !target.enabled ? 'disabled' : target.state === 'auth_failed' ? 'auth_failed' : target.nextAttemptAt > Date.now() ? 'paused' : 'active';
+    const state: TargetState = !target.enabled
+      ? 'disabled'
+      : target.state === 'auth_failed'
+        ? 'auth_failed'
+        : target.nextAttemptAt > Date.now()
+          ? 'paused'
+          : 'active';
     return {
       state,
       sequence: String(target.cursor),
@@ -167,7 +206,8 @@ export class ProvisioningTargetsService {
   private async assertGroups(manager: EntityManager, orgId: string, groupIds: readonly string[]): Promise<void> {
     const unknown: string[] = [];
     for (const groupId of groupIds) if (!(await findGroup(manager, orgId, groupId))) unknown.push(groupId);
-    if (unknown.length > 0) throw DomainError.invalidField('scope.groupIds', `scope.groupIds names groups the organization does not have: ${unknown.join(', ')}`);
+    if (unknown.length > 0)
+      throw DomainError.invalidField('scope.groupIds', `scope.groupIds names groups the organization does not have: ${unknown.join(', ')}`);
   }
 
   private async checkUrls(baseUrl: string, settings: TargetSettings): Promise<void> {
@@ -179,7 +219,13 @@ export class ProvisioningTargetsService {
   private async removeOwnedBy(manager: EntityManager, orgId: string, editorUserId: string | null): Promise<void> {
     for (const { id } of await targetsOf(manager, orgId)) {
       if (await deleteTarget(manager, orgId, id)) {
-        await this.events.push(manager, { type: 'provisioning.target.removed', aggregateType: 'provisioning_target', aggregateId: id, resourceOwner: orgId, editorUserId });
+        await this.events.push(manager, {
+          type: 'provisioning.target.removed',
+          aggregateType: 'provisioning_target',
+          aggregateId: id,
+          resourceOwner: orgId,
+          editorUserId,
+        });
       }
     }
   }

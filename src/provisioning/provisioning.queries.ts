@@ -35,7 +35,8 @@ interface RawTarget extends RawCursorColumns {
   changed_at: number | string;
 }
 
-const TARGET_COLUMNS = 'id, org_id, name, base_url, settings, secret, enabled, state, cursor_position, next_attempt_at, last_success_at, last_error, created_at, changed_at';
+const TARGET_COLUMNS =
+  'id, org_id, name, base_url, settings, secret, enabled, state, cursor_position, next_attempt_at, last_success_at, last_error, created_at, changed_at';
 
 function toTarget(row: RawTarget): TargetRow {
   return {
@@ -58,7 +59,19 @@ export async function insertTarget(manager: EntityManager, row: TargetRow): Prom
   await manager.query(
     `INSERT INTO provisioning_targets (id, org_id, name, base_url, settings, secret, enabled, state, cursor_position, next_attempt_at, last_success_at, last_error, created_at, changed_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, NULL, ?, ?)`,
-    [row.id, row.orgId, row.name, row.baseUrl, JSON.stringify(row.settings), row.secret, row.enabled ? 1 : 0, row.state, row.cursor, row.createdAt, row.changedAt],
+    [
+      row.id,
+      row.orgId,
+      row.name,
+      row.baseUrl,
+      JSON.stringify(row.settings),
+      row.secret,
+      row.enabled ? 1 : 0,
+      row.state,
+      row.cursor,
+      row.createdAt,
+      row.changedAt,
+    ],
   );
 }
 
@@ -127,14 +140,23 @@ export function toObject(row: RawObject): ObjectRow {
 
 /** How many of the target's objects are in each status. */
 export async function objectCounts(manager: EntityManager, targetId: string): Promise<Record<ObjectStatus, number>> {
-  const rows: { status: string; n: number | string }[] = await manager.query('SELECT status, COUNT(*) AS n FROM provisioning_objects WHERE target_id = ? GROUP BY status', [targetId]);
+  const rows: { status: string; n: number | string }[] = await manager.query(
+    'SELECT status, COUNT(*) AS n FROM provisioning_objects WHERE target_id = ? GROUP BY status',
+    [targetId],
+  );
   const counts: Record<ObjectStatus, number> = { provisioned: 0, pending: 0, failing: 0, conflict: 0 };
   for (const row of rows) if (row.status in counts) counts[row.status as ObjectStatus] = Number(row.n);
   return counts;
 }
 
 /** A page of the target's objects (of one status, if given), oldest change first, and how many there are. */
-export async function objectsOf(manager: EntityManager, targetId: string, status: ObjectStatus | undefined, limit: number, offset: number): Promise<{ objects: ObjectRow[]; total: number }> {
+export async function objectsOf(
+  manager: EntityManager,
+  targetId: string,
+  status: ObjectStatus | undefined,
+  limit: number,
+  offset: number,
+): Promise<{ objects: ObjectRow[]; total: number }> {
   const where = `target_id = ?${status === undefined ? '' : ' AND status = ?'}`;
   const params = status === undefined ? [targetId] : [targetId, status];
   const rows: RawObject[] = await manager.query(

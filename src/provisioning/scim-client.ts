@@ -39,11 +39,17 @@ export async function authorizationFor(endpoint: ScimEndpoint, fetch: Fetch): Pr
   const form = new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) });
   // RFC 6749 §2.3.1: the client id and secret are form-urlencoded before they are joined for Basic.
   const basic = Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(endpoint.secret)}`).toString('base64');
-  const res = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` }, body: form });
-  if (res.status === 400 || res.status === 401 || res.status === 403) throw new ScimAuthError(`the token endpoint refused the client credentials (${res.status})`);
+  const res = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
+    body: form,
+  });
+  if (res.status === 400 || res.status === 401 || res.status === 403)
+    throw new ScimAuthError(`the token endpoint refused the client credentials (${res.status})`);
   if (res.status !== 200) throw new Error(`the token endpoint answered ${res.status}`);
   const body = (await res.json().catch(() => undefined)) as { access_token?: unknown; token_type?: unknown; expires_in?: unknown } | undefined;
-  if (typeof body?.access_token !== 'string' || typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') throw new Error('the token endpoint answered no bearer access token');
+  if (typeof body?.access_token !== 'string' || typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer')
+    throw new Error('the token endpoint answered no bearer access token');
   const lifetime = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in * 1000 : 300_000;
   // Renewed a little before it runs out, so no request carries a token that expires on its way.
   return { header: `Bearer ${body.access_token}`, expiresAt: Date.now() + lifetime - Math.min(30_000, lifetime / 10) };

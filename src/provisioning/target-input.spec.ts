@@ -65,8 +65,14 @@ describe('provisioning target settings', () => {
 
 describe('a stored secret and where it is sent (docs/provisioning.md)', () => {
   const oauth = { type: 'oauth_client_credentials' as const, tokenUrl: 'https://93.184.215.14/token', clientId: 'c', clientSecret: 's' };
-  const bearerTarget = { baseUrl: 'https://93.184.215.14/scim', settings: settingsOf({ name: 'x', baseUrl: 'https://93.184.215.14/scim', auth: { type: 'bearer', token: 't' } }, undefined).settings };
-  const oauthTarget = { baseUrl: 'https://93.184.215.14/scim', settings: settingsOf({ name: 'x', baseUrl: 'https://93.184.215.14/scim', auth: oauth }, undefined).settings };
+  const bearerTarget = {
+    baseUrl: 'https://93.184.215.14/scim',
+    settings: settingsOf({ name: 'x', baseUrl: 'https://93.184.215.14/scim', auth: { type: 'bearer', token: 't' } }, undefined).settings,
+  };
+  const oauthTarget = {
+    baseUrl: 'https://93.184.215.14/scim',
+    settings: settingsOf({ name: 'x', baseUrl: 'https://93.184.215.14/scim', auth: oauth }, undefined).settings,
+  };
   const elsewhere = 'https://198.51.100.7/scim';
 
   it('the same addresses need no secret; a new one does, unless the secret comes with it', () => {

@@ -23,7 +23,10 @@ export interface TargetInput {
 export function settingsOf(input: TargetInput, before: TargetSettings | undefined): { settings: TargetSettings; secret: string | undefined } {
   if (!before && (input.name === undefined || input.baseUrl === undefined || input.auth === undefined)) {
     const missing = (['name', 'baseUrl', 'auth'] as const).filter((f) => input[f] === undefined);
-    throw DomainError.invalid(`${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required`, missing.map((field) => ({ field, message: `${field} is required` })));
+    throw DomainError.invalid(
+      `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} required`,
+      missing.map((field) => ({ field, message: `${field} is required` })),
+    );
   }
   let auth = before?.auth;
   let secret: string | undefined;
@@ -31,7 +34,8 @@ export function settingsOf(input: TargetInput, before: TargetSettings | undefine
     const a = input.auth;
     const sameType = before?.auth.type === a.type;
     if (a.type === 'bearer') {
-      for (const field of ['tokenUrl', 'clientId', 'clientSecret', 'scope'] as const) if (a[field] !== undefined) throw DomainError.invalidField(`auth.${field}`, `auth.${field} belongs to oauth_client_credentials, not bearer`);
+      for (const field of ['tokenUrl', 'clientId', 'clientSecret', 'scope'] as const)
+        if (a[field] !== undefined) throw DomainError.invalidField(`auth.${field}`, `auth.${field} belongs to oauth_client_credentials, not bearer`);
       if (a.token === undefined && !sameType) throw DomainError.invalidField('auth.token', 'auth.token is required for bearer');
       auth = { type: 'bearer' };
       secret = a.token;
@@ -42,17 +46,27 @@ export function settingsOf(input: TargetInput, before: TargetSettings | undefine
       const clientId = a.clientId ?? previous?.clientId;
       if (tokenUrl === undefined) throw DomainError.invalidField('auth.tokenUrl', 'auth.tokenUrl is required for oauth_client_credentials');
       if (clientId === undefined) throw DomainError.invalidField('auth.clientId', 'auth.clientId is required for oauth_client_credentials');
-      if (a.clientSecret === undefined && !previous) throw DomainError.invalidField('auth.clientSecret', 'auth.clientSecret is required for oauth_client_credentials');
+      if (a.clientSecret === undefined && !previous)
+        throw DomainError.invalidField('auth.clientSecret', 'auth.clientSecret is required for oauth_client_credentials');
       const scope = a.scope ?? previous?.scope;
       auth = { type: 'oauth_client_credentials', tokenUrl, clientId, ...(scope ? { scope } : {}) };
       secret = a.clientSecret;
     }
   }
-  const scope = input.scope ? { users: input.scope.users, groupIds: [...new Set(input.scope.groupIds ?? [])] } : (before?.scope ?? { users: 'all' as const, groupIds: [] });
+  const scope = input.scope
+    ? { users: input.scope.users, groupIds: [...new Set(input.scope.groupIds ?? [])] }
+    : (before?.scope ?? { users: 'all' as const, groupIds: [] });
   const pushGroups = input.pushGroups ?? before?.pushGroups ?? 'none';
-  if (scope.groupIds.length === 0 && scope.users === 'groups') throw DomainError.invalidField('scope.groupIds', 'scope.groupIds must name at least one group when scope.users is "groups"');
+  if (scope.groupIds.length === 0 && scope.users === 'groups')
+    throw DomainError.invalidField('scope.groupIds', 'scope.groupIds must name at least one group when scope.users is "groups"');
   return {
-    settings: { auth: auth!, scope, pushGroups, userName: input.userName ?? before?.userName ?? 'userName', onRemove: input.onRemove ?? before?.onRemove ?? 'deactivate' },
+    settings: {
+      auth: auth!,
+      scope,
+      pushGroups,
+      userName: input.userName ?? before?.userName ?? 'userName',
+      onRemove: input.onRemove ?? before?.onRemove ?? 'deactivate',
+    },
     secret,
   };
 }
@@ -102,6 +116,11 @@ async function isOwnListener(url: URL, port: number): Promise<boolean> {
   const urlPort = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   if (urlPort !== port) return false;
   const host = hostOf(url);
-  const addresses = isIP(host) ? [host] : await resolveAll(host).then((all) => all.map((a) => a.address), () => []);
+  const addresses = isIP(host)
+    ? [host]
+    : await resolveAll(host).then(
+        (all) => all.map((a) => a.address),
+        () => [],
+      );
   return addresses.some((a) => a.startsWith('127.') || a === '::1' || a === '0.0.0.0' || a === '::' || a === '::ffff:127.0.0.1');
 }

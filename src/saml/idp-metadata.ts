@@ -24,7 +24,8 @@ export const NAME_ID_FORMATS = {
 export function idpMetadataXml(publicUrl: string, orgId: string, certificates: string[]): string {
   const { entityId, ssoUrl, sloUrl } = idpEndpoints(publicUrl, orgId);
   const keys = certificates.map(
-    (certificate) => `    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${certificate}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`,
+    (certificate) =>
+      `    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${certificate}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`,
   );
   const slo = BINDINGS.map((binding) => `    <md:SingleLogoutService Binding="${binding}" Location="${attribute(sloUrl)}"/>`);
   const formats = Object.values(NAME_ID_FORMATS).map((format) => `    <md:NameIDFormat>${format}</md:NameIDFormat>`);

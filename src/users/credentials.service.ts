@@ -49,12 +49,7 @@ export class CredentialsService {
     return { clientId: userId, clientSecret };
   }
 
-  async addMachineKey(
-    editorUserId: string | null,
-    orgId: string,
-    userId: string,
-    expiresAt: Date | null,
-  ): Promise<{ keyId: string; privateKeyPem: string }> {
+  async addMachineKey(editorUserId: string | null, orgId: string, userId: string, expiresAt: Date | null): Promise<{ keyId: string; privateKeyPem: string }> {
     assertFuture(expiresAt, 'expirationDate');
     // Refuse before spending a key generation (tens of milliseconds of CPU) on a request that fails;
     // the check is repeated inside the transaction that writes.
@@ -135,7 +130,14 @@ export class CredentialsService {
       const user = await this.machineFor(manager, editorUserId, orgId, userId);
       const { affected } = await manager.delete(PublicKeyEntity, { id: keyId, ownerType: 'machine', ownerId: user.id });
       if (!affected) throw DomainError.notFound('key');
-      await this.events.push(manager, { type: 'user.machine.key.removed', aggregateType: 'user', aggregateId: user.id, resourceOwner: orgId, editorUserId, payload: { keyId } });
+      await this.events.push(manager, {
+        type: 'user.machine.key.removed',
+        aggregateType: 'user',
+        aggregateId: user.id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { keyId },
+      });
     });
   }
 
@@ -145,7 +147,14 @@ export class CredentialsService {
       const user = await this.machineFor(manager, editorUserId, orgId, userId);
       const { affected } = await manager.delete(PersonalAccessTokenEntity, { id: tokenId, userId: user.id });
       if (!affected) throw DomainError.notFound('personal access token');
-      await this.events.push(manager, { type: 'user.personal.token.removed', aggregateType: 'user', aggregateId: user.id, resourceOwner: orgId, editorUserId, payload: { tokenId } });
+      await this.events.push(manager, {
+        type: 'user.personal.token.removed',
+        aggregateType: 'user',
+        aggregateId: user.id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { tokenId },
+      });
     });
   }
 

@@ -15,18 +15,30 @@ export async function insertRows<T extends ObjectLiteral>(manager: EntityManager
   // Columns no row sets are left to their database defaults, as TypeORM does.
   const columns = metadata.columns.filter((c) => rows.some((row) => c.getEntityValue(row) !== undefined));
   const values = rows.map((row) => columns.map((column) => persistent(manager, column, row)));
-  await insertValues(manager, metadata.tableName, columns.map((c) => c.databaseName), values);
+  await insertValues(
+    manager,
+    metadata.tableName,
+    columns.map((c) => c.databaseName),
+    values,
+  );
 }
 
 /** `UPDATE … SET <changes> WHERE <where>`, both given as entity properties. */
-export async function updateRows<T extends ObjectLiteral>(manager: EntityManager, target: EntityTarget<T>, where: Partial<T>, changes: Partial<T>): Promise<void> {
+export async function updateRows<T extends ObjectLiteral>(
+  manager: EntityManager,
+  target: EntityTarget<T>,
+  where: Partial<T>,
+  changes: Partial<T>,
+): Promise<void> {
   const metadata = manager.connection.getMetadata(target);
   const columnOf = (property: string): ColumnMetadata => {
     const column = metadata.findColumnWithPropertyName(property);
     if (!column) throw new Error(`${metadata.name} has no property ${property}`);
     return column;
   };
-  const set = Object.keys(changes).filter((p) => changes[p] !== undefined).map(columnOf);
+  const set = Object.keys(changes)
+    .filter((p) => changes[p] !== undefined)
+    .map(columnOf);
   const conditions = Object.keys(where).map(columnOf);
   if (set.length === 0) return;
   const sql =

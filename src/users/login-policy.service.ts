@@ -37,7 +37,14 @@ interface PolicyRow {
 }
 
 /** What an organization without a stored policy gets. */
-export const DEFAULT_LOGIN_POLICY: LoginPolicy = { mfa: 'optional', passkeys: true, allowRegistration: true, passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false };
+export const DEFAULT_LOGIN_POLICY: LoginPolicy = {
+  mfa: 'optional',
+  passkeys: true,
+  allowRegistration: true,
+  passwordLogin: true,
+  inviteOnProvision: false,
+  requireVerifiedEmail: false,
+};
 
 /**
  * Organizations' login policies. The multi-factor fields are stored and answered; the login UI enforces
@@ -70,7 +77,10 @@ export class LoginPolicyService {
   /** Replaces the policy; an unchanged one writes nothing. */
   set(editorUserId: string | null, orgId: string, given: Omit<LoginPolicy, LaterFields> & Partial<Pick<LoginPolicy, LaterFields>>): Promise<LoginPolicy> {
     // PUT replaces the policy; a client written before a later field existed gets its default.
-    const policy: LoginPolicy = { ...given, passwordLogin: given.passwordLogin ?? true, inviteOnProvision: given.inviteOnProvision ?? false,
+    const policy: LoginPolicy = {
+      ...given,
+      passwordLogin: given.passwordLogin ?? true,
+      inviteOnProvision: given.inviteOnProvision ?? false,
       requireVerifiedEmail: given.requireVerifiedEmail ?? false,
     };
     return this.uow.run(async (manager) => {
@@ -79,7 +89,14 @@ export class LoginPolicyService {
       const current = row ? policyOf(row) : DEFAULT_LOGIN_POLICY;
       if ((Object.keys(policy) as (keyof LoginPolicy)[]).every((key) => current[key] === policy[key])) return current;
       await manager.upsert(LoginPolicyEntity, { orgId, ...policy, changedAt: new Date() }, ['orgId']);
-      await this.events.push(manager, { type: 'org.login.policy.changed', aggregateType: 'org', aggregateId: orgId, resourceOwner: orgId, editorUserId, payload: { ...policy } });
+      await this.events.push(manager, {
+        type: 'org.login.policy.changed',
+        aggregateType: 'org',
+        aggregateId: orgId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { ...policy },
+      });
       return { ...policy };
     });
   }

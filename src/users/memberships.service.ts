@@ -117,7 +117,8 @@ export class MembershipsService {
     const editor = (await this.access.rolesOf(manager, [editorUserId])).get(editorUserId) ?? noRoles();
     const held = orgId === null ? expandRoles(editor.instanceRoles) : new Set(ORG_ROLES.filter((role) => holdsOn(editor, orgId, role)));
     const missing = roles.filter((role) => !held.has(role));
-    if (missing.length > 0) throw new DomainError(ErrorCode.PermissionDenied, `the caller does not hold ${[...new Set(missing)].join(', ')} and cannot grant it`);
+    if (missing.length > 0)
+      throw new DomainError(ErrorCode.PermissionDenied, `the caller does not hold ${[...new Set(missing)].join(', ')} and cannot grant it`);
   }
 
   /** Sets the user's roles on one scope, with its event, inside the caller's transaction. */
@@ -130,11 +131,7 @@ export class MembershipsService {
     roles: Role[],
   ): Promise<void> {
     const column = formatRoles(roles);
-    await manager.upsert(MembershipEntity, { userId: user.id, scopeType, scopeId, roles: column, changedAt: new Date() }, [
-      'userId',
-      'scopeType',
-      'scopeId',
-    ]);
+    await manager.upsert(MembershipEntity, { userId: user.id, scopeType, scopeId, roles: column, changedAt: new Date() }, ['userId', 'scopeType', 'scopeId']);
     await this.events.push(manager, {
       type: scopeType === 'instance' ? 'instance.member.added' : 'org.member.added',
       aggregateType: scopeType === 'instance' ? 'instance' : 'org',

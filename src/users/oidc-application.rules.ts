@@ -48,7 +48,10 @@ function checkProfiles(app: NewOidcApplication, interactive: boolean, signingAlg
   }
   if (app.requireSignedRequestObject && app.authMethod !== 'private_key_jwt') {
     // RFC 9101 §10.5: request objects are signed with keys the server knows; an application has keys under private_key_jwt only.
-    problems.push({ field: 'requireSignedRequestObject', message: "signed request objects are verified with the application's keys: needs authMethod private_key_jwt" });
+    problems.push({
+      field: 'requireSignedRequestObject',
+      message: "signed request objects are verified with the application's keys: needs authMethod private_key_jwt",
+    });
   }
   if (app.requestObjectRequiresExp && app.authMethod !== 'private_key_jwt') {
     problems.push({ field: 'requestObjectRequiresExp', message: "request objects are verified with the application's keys: needs authMethod private_key_jwt" });
@@ -77,7 +80,10 @@ function checkPairwise(app: NewOidcApplication, problems: ErrorDetail[]): void {
   if (app.responseTypes.length === 0 || app.redirectUris.length === 0) {
     problems.push({ field: 'subjectType', message: 'pairwise subjects need redirect URIs: their host is the sector identifier (OIDC Core §8.1)' });
   } else if (new Set(app.redirectUris.map(hostOf)).size > 1) {
-    problems.push({ field: 'redirectUris', message: 'the redirect URIs of a pairwise application must share one host, the sector identifier (OIDC Core §8.1)' });
+    problems.push({
+      field: 'redirectUris',
+      message: 'the redirect URIs of a pairwise application must share one host, the sector identifier (OIDC Core §8.1)',
+    });
   }
   if (app.grantTypes.includes('urn:ietf:params:oauth:grant-type:device_code')) {
     problems.push({ field: 'subjectType', message: 'pairwise subjects are not offered with the device authorization grant' });
@@ -122,7 +128,8 @@ function checkRedirect(uri: string, devMode: boolean, field: string, problems: E
   if (url.hash || uri.includes('#')) problems.push({ field, message: 'a redirect URI must not contain a fragment (RFC 6749 §3.1.2)' });
   // Credentials in a URI (RFC 3986 §3.2.1 deprecates them) make a registered URI show one host to a
   // reader and mean another.
-  if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(uri)) problems.push({ field, message: 'a redirect URI must not contain user information' });
+  if (url.username || url.password || /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(uri))
+    problems.push({ field, message: 'a redirect URI must not contain user information' });
   if (url.protocol === 'http:' && !devMode) {
     problems.push({ field, message: 'http redirect URIs need devMode (use https)' });
   } else if (url.protocol === 'https:' && LOOPBACK.has(url.hostname) && !devMode) {

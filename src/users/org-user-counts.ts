@@ -25,7 +25,11 @@ export async function startCount(manager: EntityManager, orgId: string): Promise
  */
 export async function countAdded(manager: EntityManager, orgId: string, added: number): Promise<void> {
   if (!manager.queryRunner) throw new Error('countAdded runs inside the transaction that adds the users');
-  const result = await manager.queryRunner.query('UPDATE org_user_counts SET humans = humans + ?, order_version = order_version + 1 WHERE org_id = ?', [added, orgId], true);
+  const result = await manager.queryRunner.query(
+    'UPDATE org_user_counts SET humans = humans + ?, order_version = order_version + 1 WHERE org_id = ?',
+    [added, orgId],
+    true,
+  );
   if (result.affected === 0) throw DomainError.notFound('organization');
 }
 

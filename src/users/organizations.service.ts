@@ -56,11 +56,19 @@ export class OrganizationsService {
       const org = await manager.findOneBy(OrganizationEntity, { id: orgId });
       if (!org) throw DomainError.notFound('organization');
       if (org.name === name) return org;
-      if (org.name === DEFAULT_ORG_NAME) throw new DomainError(ErrorCode.Conflict, 'the default organization cannot be renamed: bare login names resolve to it by its name');
+      if (org.name === DEFAULT_ORG_NAME)
+        throw new DomainError(ErrorCode.Conflict, 'the default organization cannot be renamed: bare login names resolve to it by its name');
       if (foldCase(name) === DEFAULT_ORG_NAME) throw DomainError.alreadyExists(`the name ${DEFAULT_ORG_NAME} is reserved for the default organization`);
       const changedAt = new Date();
       await manager.update(OrganizationEntity, { id: org.id }, { name, changedAt });
-      await this.events.push(manager, { type: 'org.changed', aggregateType: 'org', aggregateId: org.id, resourceOwner: org.id, editorUserId, payload: { name } });
+      await this.events.push(manager, {
+        type: 'org.changed',
+        aggregateType: 'org',
+        aggregateId: org.id,
+        resourceOwner: org.id,
+        editorUserId,
+        payload: { name },
+      });
       return Object.assign(org, { name, changedAt });
     });
   }

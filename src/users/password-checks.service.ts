@@ -55,9 +55,14 @@ export class PasswordChecks {
    * the counted row stays locked until it commits, so parallel checks of one user still take turns.
    */
   async reserveIn(manager: EntityManager, userId: string): Promise<boolean> {
-    const { affected } = await manager.createQueryBuilder().update(UserEntity)
+    const { affected } = await manager
+      .createQueryBuilder()
+      .update(UserEntity)
       .set({ failedPasswordChecks: () => 'failed_password_checks + 1' })
-      .where(`id = :userId AND type = 'human' AND ${activeUserSql()} AND (${LIMIT_SQL} = 0 OR failed_password_checks < ${LIMIT_SQL})`, { userId, instanceId: INSTANCE_ID })
+      .where(`id = :userId AND type = 'human' AND ${activeUserSql()} AND (${LIMIT_SQL} = 0 OR failed_password_checks < ${LIMIT_SQL})`, {
+        userId,
+        instanceId: INSTANCE_ID,
+      })
       .execute();
     return affected === 1;
   }

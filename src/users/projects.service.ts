@@ -219,7 +219,14 @@ export class ProjectsService {
     const now = new Date();
     const project = manager.create(ProjectEntity, { id: newId(), orgId, name, createdAt: now, changedAt: now });
     await manager.insert(ProjectEntity, project);
-    await this.events.push(manager, { type: 'project.added', aggregateType: 'project', aggregateId: project.id, resourceOwner: orgId, editorUserId, payload: { name } });
+    await this.events.push(manager, {
+      type: 'project.added',
+      aggregateType: 'project',
+      aggregateId: project.id,
+      resourceOwner: orgId,
+      editorUserId,
+      payload: { name },
+    });
     return project;
   }
 
@@ -315,7 +322,10 @@ export class ProjectsService {
     }
     // Either its own key set or keys registered here, never both (docs/oauth-profiles.md, "Client keys").
     if (app.jwks !== null || app.jwksUri !== null) {
-      throw new DomainError(ErrorCode.FailedPrecondition, 'the application brings its own keys (jwks or jwksUri); set both to null before registering keys here');
+      throw new DomainError(
+        ErrorCode.FailedPrecondition,
+        'the application brings its own keys (jwks or jwksUri); set both to null before registering keys here',
+      );
     }
     return app;
   }
@@ -323,8 +333,10 @@ export class ProjectsService {
 
 /** The profiles' settings (docs/oauth-profiles.md) as events carry them: those that are on. */
 function profileFields(app: NewOidcApplication): JsonObject {
-  return Object.fromEntries(Object.entries(NO_PROFILES).flatMap(([field, off]) => {
-    const value = app[field as keyof typeof NO_PROFILES];
-    return value === off ? [] : [[field, value]];
-  }));
+  return Object.fromEntries(
+    Object.entries(NO_PROFILES).flatMap(([field, off]) => {
+      const value = app[field as keyof typeof NO_PROFILES];
+      return value === off ? [] : [[field, value]];
+    }),
+  );
 }

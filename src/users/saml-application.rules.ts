@@ -72,8 +72,10 @@ export function validSamlApplication(app: NewSamlApplication): NewSamlApplicatio
     spCertificate = certificatePem(spCertificate);
     if (spCertificate === null) problems.push({ field: 'spCertificate', message: 'not an X.509 certificate (PEM, or base64 DER as metadata carries it)' });
   }
-  if (app.spCertificate === null && app.encryptAssertion) problems.push({ field: 'encryptAssertion', message: "encrypting assertions needs the service provider's certificate (spCertificate)" });
-  if (app.spCertificate === null && app.requireSignedRequests) problems.push({ field: 'requireSignedRequests', message: "verifying signed requests needs the service provider's certificate (spCertificate)" });
+  if (app.spCertificate === null && app.encryptAssertion)
+    problems.push({ field: 'encryptAssertion', message: "encrypting assertions needs the service provider's certificate (spCertificate)" });
+  if (app.spCertificate === null && app.requireSignedRequests)
+    problems.push({ field: 'requireSignedRequests', message: "verifying signed requests needs the service provider's certificate (spCertificate)" });
   if (problems.length > 0) throw DomainError.invalid('the SAML application configuration is invalid', problems);
   return { ...app, spCertificate };
 }
@@ -82,7 +84,8 @@ function checkEntityId(entityId: string, problems: ErrorDetail[]): void {
   // SAML Core §8.3.6: an entity identifier is a URI of at most 1024 characters; this one is stored in 512.
   if (entityId === '') problems.push({ field: 'entityId', message: "the service provider's entity id is needed (or metadataXml naming it)" });
   else if (entityId.length > 512) problems.push({ field: 'entityId', message: 'at most 512 characters' });
-  else if (/[\s\u0000-\u001f\u007f]/.test(entityId) || !isAbsoluteUri(entityId)) problems.push({ field: 'entityId', message: 'an absolute URI without spaces (a URL or a URN)' });
+  else if (/[\s\u0000-\u001f\u007f]/.test(entityId) || !isAbsoluteUri(entityId))
+    problems.push({ field: 'entityId', message: 'an absolute URI without spaces (a URL or a URN)' });
 }
 
 /** Where a response or a logout goes: https, or http to this machine's loopback only (a service provider under development). */
@@ -102,7 +105,8 @@ function checkAttributes(attributes: SamlAttributeMapping[], problems: ErrorDeta
     }
     if (names.has(attribute.name)) problems.push({ field: `attributes.${i}.name`, message: `"${attribute.name}" is given twice` });
     names.add(attribute.name);
-    if (attribute.nameFormat === 'uri' && !isAbsoluteUri(attribute.name)) problems.push({ field: `attributes.${i}.name`, message: 'a uri name format needs a URI name' });
+    if (attribute.nameFormat === 'uri' && !isAbsoluteUri(attribute.name))
+      problems.push({ field: `attributes.${i}.name`, message: 'a uri name format needs a URI name' });
   });
 }
 

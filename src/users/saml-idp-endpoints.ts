@@ -21,5 +21,12 @@ export interface IdpEndpoints {
  */
 export function idpEndpoints(publicUrl: string, orgId: string): IdpEndpoints {
   const base = `${publicUrl}/saml/v2/${encodeURIComponent(orgId)}`;
-  return { entityId: `${base}/metadata`, metadataUrl: `${base}/metadata`, ssoUrl: `${base}/sso`, sloUrl: `${base}/slo`, initUrl: `${base}/init`, continueUrl: `${base}/continue` };
+  return {
+    entityId: `${base}/metadata`,
+    metadataUrl: `${base}/metadata`,
+    ssoUrl: `${base}/sso`,
+    sloUrl: `${base}/slo`,
+    initUrl: `${base}/init`,
+    continueUrl: `${base}/continue`,
+  };
 }

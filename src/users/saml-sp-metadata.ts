@@ -39,17 +39,26 @@ export function spMetadataOf(xml: string): SpMetadata {
     throw error;
   }
   const entities = elements(doc, MD, 'EntityDescriptor').filter((e) => elements(e, MD, 'SPSSODescriptor').length > 0);
-  if (entities.length !== 1) throw invalid(`metadataXml must describe exactly one service provider (an EntityDescriptor with an SPSSODescriptor); it describes ${entities.length}`);
+  if (entities.length !== 1)
+    throw invalid(`metadataXml must describe exactly one service provider (an EntityDescriptor with an SPSSODescriptor); it describes ${entities.length}`);
   const entity = entities[0]!;
   const [sp] = elements(entity, MD, 'SPSSODescriptor');
   const acs = elements(sp!, MD, 'AssertionConsumerService')
     .filter((e) => e.getAttribute('Binding') === HTTP_POST)
-    .sort((a, b) => Number(b.getAttribute('isDefault') === 'true') - Number(a.getAttribute('isDefault') === 'true') || Number(a.getAttribute('index') ?? 0) - Number(b.getAttribute('index') ?? 0))
+    .sort(
+      (a, b) =>
+        Number(b.getAttribute('isDefault') === 'true') - Number(a.getAttribute('isDefault') === 'true') ||
+        Number(a.getAttribute('index') ?? 0) - Number(b.getAttribute('index') ?? 0),
+    )
     .map((e) => e.getAttribute('Location') ?? '');
-  const slo = elements(sp!, MD, 'SingleLogoutService').sort((a, b) => Number(b.getAttribute('Binding') === HTTP_REDIRECT) - Number(a.getAttribute('Binding') === HTTP_REDIRECT))[0];
+  const slo = elements(sp!, MD, 'SingleLogoutService').sort(
+    (a, b) => Number(b.getAttribute('Binding') === HTTP_REDIRECT) - Number(a.getAttribute('Binding') === HTTP_REDIRECT),
+  )[0];
   const key = elements(sp!, MD, 'KeyDescriptor').find((k) => (k.getAttribute('use') ?? 'signing') === 'signing') ?? elements(sp!, MD, 'KeyDescriptor')[0];
   const certificate = key ? text(elements(key, DS, 'X509Certificate')[0]) : '';
-  const format = elements(sp!, MD, 'NameIDFormat').map((e) => FORMATS[text(e)]).find((f) => f !== undefined);
+  const format = elements(sp!, MD, 'NameIDFormat')
+    .map((e) => FORMATS[text(e)])
+    .find((f) => f !== undefined);
   return {
     entityId: entity.getAttribute('entityID') ?? undefined,
     ...(acs.length > 0 ? { acsUrls: acs } : {}),

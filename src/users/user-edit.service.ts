@@ -104,9 +104,21 @@ export class UserEditService {
     if (next.description !== user.description) payload.description = next.description;
     if (next.accessTokenType !== user.accessTokenType) payload.accessTokenType = next.accessTokenType;
     if (Object.keys(payload).length === 0) return user;
-    const columns = { ...next, userNameLower: next.userName.toLowerCase(), searchText: searchText({ userName: next.userName, displayName: next.displayName }), ...bump(user) };
+    const columns = {
+      ...next,
+      userNameLower: next.userName.toLowerCase(),
+      searchText: searchText({ userName: next.userName, displayName: next.displayName }),
+      ...bump(user),
+    };
     await updateRows(manager, UserEntity, { id: user.id }, columns);
-    await this.events.push(manager, { type: 'user.machine.changed', aggregateType: 'user', aggregateId: user.id, resourceOwner: user.orgId, editorUserId, payload });
+    await this.events.push(manager, {
+      type: 'user.machine.changed',
+      aggregateType: 'user',
+      aggregateId: user.id,
+      resourceOwner: user.orgId,
+      editorUserId,
+      payload,
+    });
     return Object.assign(user, columns);
   }
 }
@@ -122,7 +134,10 @@ function assertFieldsOf(user: UserEntity, changes: UserChanges): void {
 
 /** The contacts with the primary one's value replaced (or added), or removed when `value` is null. */
 function withPrimary(contacts: Contact[], value: string | null): Contact[] {
-  const index = Math.max(contacts.findIndex((c) => c.primary), 0);
+  const index = Math.max(
+    contacts.findIndex((c) => c.primary),
+    0,
+  );
   if (value === null) return contacts.filter((_, i) => i !== index);
   if (contacts.length === 0) return [{ value, type: null, primary: true }];
   return contacts.map((c, i) => (i === index ? { ...c, value } : c));

@@ -147,7 +147,12 @@ export class UserImportWriter {
   private async write(manager: EntityManager, editorUserId: string, users: ImportedHuman[]): Promise<void> {
     const now = Date.now();
     for (const [orgId, added] of countByOrg(users)) await countAdded(manager, orgId, added);
-    await insertValues(manager, 'users', USER_COLUMNS, users.map((u) => userRow(u, now)));
+    await insertValues(
+      manager,
+      'users',
+      USER_COLUMNS,
+      users.map((u) => userRow(u, now)),
+    );
     await insertValues(manager, 'user_contacts', CONTACT_COLUMNS, users.flatMap(contactRows));
     await this.events.push(manager, ...users.map((u) => addedEvent(u, editorUserId)));
   }
@@ -158,16 +163,57 @@ export class UserImportWriter {
  * 1/0 and timestamps as epoch milliseconds, as the entity's column transformers store them.
  */
 const USER_COLUMNS = [
-  'id', 'org_id', 'type', 'user_name', 'user_name_lower', 'state', 'given_name', 'family_name', 'display_name', 'nick_name',
-  'preferred_language', 'gender', 'email', 'email_lower', 'email_verified', 'phone', 'phone_verified', 'password_hash',
-  'password_change_required', 'failed_password_checks', 'version', 'created_at', 'changed_at', 'search_text',
+  'id',
+  'org_id',
+  'type',
+  'user_name',
+  'user_name_lower',
+  'state',
+  'given_name',
+  'family_name',
+  'display_name',
+  'nick_name',
+  'preferred_language',
+  'gender',
+  'email',
+  'email_lower',
+  'email_verified',
+  'phone',
+  'phone_verified',
+  'password_hash',
+  'password_change_required',
+  'failed_password_checks',
+  'version',
+  'created_at',
+  'changed_at',
+  'search_text',
 ] as const;
 
 function userRow(u: ImportedHuman, now: number): unknown[] {
   return [
-    u.id, u.orgId, 'human', u.userName, u.userName.toLowerCase(), 'active', u.firstName, u.lastName, u.displayName, u.nickName,
-    u.preferredLanguage, u.gender, u.email, u.email.toLowerCase(), u.emailVerified ? 1 : 0, u.phone, u.phone !== null && u.phoneVerified ? 1 : 0,
-    u.passwordHash, u.passwordChangeRequired ? 1 : 0, 0, 1, now, now,
+    u.id,
+    u.orgId,
+    'human',
+    u.userName,
+    u.userName.toLowerCase(),
+    'active',
+    u.firstName,
+    u.lastName,
+    u.displayName,
+    u.nickName,
+    u.preferredLanguage,
+    u.gender,
+    u.email,
+    u.email.toLowerCase(),
+    u.emailVerified ? 1 : 0,
+    u.phone,
+    u.phone !== null && u.phoneVerified ? 1 : 0,
+    u.passwordHash,
+    u.passwordChangeRequired ? 1 : 0,
+    0,
+    1,
+    now,
+    now,
     searchText({ userName: u.userName, givenName: u.firstName, familyName: u.lastName, displayName: u.displayName, email: u.email }),
   ];
 }

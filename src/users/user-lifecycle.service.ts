@@ -83,9 +83,17 @@ export class UserLifecycleService {
     await manager.delete(PublicKeyEntity, { ownerType: 'machine', ownerId: user.id });
     await this.tokens?.revokeAll(manager, user.id);
     // A removed user leaves its groups, each left group recording it (docs/product-rules.md, "Groups").
-    const leftGroups = (await leaveAllGroupsIn(manager, user.id)).map((groupId) => (
-      { type: 'group.member.removed', aggregateType: 'group', aggregateId: groupId, resourceOwner: orgId, editorUserId, payload: { userId: user.id } } as const
-    ));
+    const leftGroups = (await leaveAllGroupsIn(manager, user.id)).map(
+      (groupId) =>
+        ({
+          type: 'group.member.removed',
+          aggregateType: 'group',
+          aggregateId: groupId,
+          resourceOwner: orgId,
+          editorUserId,
+          payload: { userId: user.id },
+        }) as const,
+    );
     const { affected } = await manager.delete(UserEntity, { id: user.id });
     // The id stays taken for good (OIDC Core §2: `sub` is never reassigned); create and import check it.
     if (affected === 1) await manager.query('INSERT INTO removed_users (id, removed_at) VALUES (?, ?)', [user.id, Date.now()]);
@@ -120,7 +128,10 @@ export class UserLifecycleService {
     await this.uow.run(async (manager) => {
       assertPasswordMinLength(password, await minLength(manager));
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
-      await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false, { method: options.method, keepSession: options.keepSession });
+      await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false, {
+        method: options.method,
+        keepSession: options.keepSession,
+      });
     });
   }
 
@@ -196,4 +207,3 @@ function assertHasPassword(user: Pick<UserEntity, 'type'>): void {
 export function bump(user: Pick<UserEntity, 'version'>): { version: number; changedAt: Date } {
   return { version: user.version + 1, changedAt: new Date() };
 }
-

@@ -45,7 +45,15 @@ const logger = new Logger('user-order-checkpoints');
  * the caller then reads it with OFFSET. Without current checkpoints, this starts reading them. `select`: the
  * columns read, as `humanUserPage` takes them.
  */
-export async function pageFromCheckpoints(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, offset: number, limit: number, select: string): Promise<UserRow[] | undefined> {
+export async function pageFromCheckpoints(
+  dataSource: DataSource,
+  orgId: string,
+  column: CheckpointColumn,
+  descending: boolean,
+  offset: number,
+  limit: number,
+  select: string,
+): Promise<UserRow[] | undefined> {
   if (offset < SPACING || limit === 0) return undefined;
   let kept = keptBySource.get(dataSource);
   if (!kept) keptBySource.set(dataSource, (kept = { orders: new Map(), walking: new Map() }));
@@ -59,14 +67,19 @@ export async function pageFromCheckpoints(dataSource: DataSource, orgId: string,
   }
   // The walk goes on behind this page, which takes the OFFSET path: on MariaDB 1,000 seeks took seconds at
   // 1,000,000 users, and no page should wait for them.
-  walk(dataSource, kept, name, () => orderCheckpoints(dataSource, orgId, column, descending, SPACING, () => readsCommittedState(dataSource))).catch((error: unknown) =>
-    logger.warn(`sort-key checkpoints of ${name} not read: ${error instanceof Error ? error.message : String(error)}`),
+  walk(dataSource, kept, name, () => orderCheckpoints(dataSource, orgId, column, descending, SPACING, () => readsCommittedState(dataSource))).catch(
+    (error: unknown) => logger.warn(`sort-key checkpoints of ${name} not read: ${error instanceof Error ? error.message : String(error)}`),
   );
   return undefined;
 }
 
 /** A new list for the order, read by one walk of its index however many pages wait for it. */
-function walk(dataSource: DataSource, { orders, walking }: Kept, name: string, read: () => ReturnType<typeof orderCheckpoints>): Promise<Checkpoints | undefined> {
+function walk(
+  dataSource: DataSource,
+  { orders, walking }: Kept,
+  name: string,
+  read: () => ReturnType<typeof orderCheckpoints>,
+): Promise<Checkpoints | undefined> {
   if (!readsCommittedState(dataSource)) return Promise.resolve(undefined);
   let pending = walking.get(name);
   if (!pending) {
@@ -86,7 +99,16 @@ function walk(dataSource: DataSource, { orders, walking }: Kept, name: string, r
   return pending;
 }
 
-async function seekPage(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, checkpoints: Checkpoints, offset: number, limit: number, select: string): Promise<UserRow[] | undefined> {
+async function seekPage(
+  dataSource: DataSource,
+  orgId: string,
+  column: CheckpointColumn,
+  descending: boolean,
+  checkpoints: Checkpoints,
+  offset: number,
+  limit: number,
+  select: string,
+): Promise<UserRow[] | undefined> {
   const index = Math.floor(offset / SPACING);
   if (index >= checkpoints.keys.length || !readsCommittedState(dataSource)) return undefined;
   const { version, rows } = await humanUserPageAfter(dataSource, orgId, column, descending, checkpoints.keys[index], offset - index * SPACING, limit, select);

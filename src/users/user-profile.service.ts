@@ -54,8 +54,18 @@ export interface ContactVerification {
 }
 
 const PROFILE_COLUMNS = [
-  'userName', 'externalId', 'givenName', 'familyName', 'displayName', 'nickName', 'preferredLanguage',
-  'locale', 'timezone', 'title', 'userType', 'profileUrl',
+  'userName',
+  'externalId',
+  'givenName',
+  'familyName',
+  'displayName',
+  'nickName',
+  'preferredLanguage',
+  'locale',
+  'timezone',
+  'title',
+  'userType',
+  'profileUrl',
 ] as const;
 
 /**
@@ -83,7 +93,11 @@ export class UserProfileService {
     profile: HumanProfile,
     verification: ContactVerification = {},
   ): Promise<{ user: UserEntity; changed: boolean }> {
-    const { next, profileChanges, attributesChanged, profileChanged, emailChanged, phoneChanged, emailVerified, phoneVerified } = diff(user, profile, verification);
+    const { next, profileChanges, attributesChanged, profileChanged, emailChanged, phoneChanged, emailVerified, phoneVerified } = diff(
+      user,
+      profile,
+      verification,
+    );
     if (!profileChanged && !emailChanged && !phoneChanged) return { user, changed: false };
     // Only a caller's explicit flag verifies an address the user did not hold verified already.
     const newlyVerified = emailVerified && (!user.emailVerified || next.emailLower !== user.emailLower);

@@ -46,8 +46,18 @@ describe('the webhook delivery thread', () => {
   it('sends a job in order, signed as Standard Webhooks verifies, one result per event', async () => {
     received.length = 0;
     const results = await thread.send(job([1, 2, 3]), new AbortController().signal);
-    assert.deepEqual(results.map((r) => [r.ok, r.status]), [[true, 204], [true, 204], [true, 204]]);
-    assert.deepEqual(received.map((r) => r.id), ['e1', 'e2', 'e3']);
+    assert.deepEqual(
+      results.map((r) => [r.ok, r.status]),
+      [
+        [true, 204],
+        [true, 204],
+        [true, 204],
+      ],
+    );
+    assert.deepEqual(
+      received.map((r) => r.id),
+      ['e1', 'e2', 'e3'],
+    );
     const verifier = new Webhook(secret.slice('whsec_'.length));
     for (const r of received) assert.deepEqual(verifier.verify(r.body, r.headers), JSON.parse(r.body));
   });
@@ -57,8 +67,17 @@ describe('the webhook delivery thread', () => {
     failing.add(12);
     const results = await thread.send(job([11, 12, 13]), new AbortController().signal);
     failing.clear();
-    assert.deepEqual(results.map((r) => [r.ok, r.status]), [[true, 204], [false, 500]]);
-    assert.deepEqual(received.map((r) => r.id), ['e11', 'e12']);
+    assert.deepEqual(
+      results.map((r) => [r.ok, r.status]),
+      [
+        [true, 204],
+        [false, 500],
+      ],
+    );
+    assert.deepEqual(
+      received.map((r) => r.id),
+      ['e11', 'e12'],
+    );
   });
 
   it('starts no attempt past the lease deadline', async () => {
@@ -81,7 +100,10 @@ describe('the webhook delivery thread', () => {
     held.clear();
     assert.equal(results.length, 1);
     assert.equal(results[0].ok, false);
-    assert.deepEqual(received.map((r) => r.id), ['e31']);
+    assert.deepEqual(
+      received.map((r) => r.id),
+      ['e31'],
+    );
   });
 
   it('jobs of different subscriptions run side by side', { timeout: 20_000 }, async () => {

@@ -78,7 +78,10 @@ export class SubscriptionWorker extends StoppableLoop {
       // (docs/product-rules.md, "Consistency"); the
       // process that served the deletion also stops its worker at once (WebhookDispatcher.removed).
       if (!(await subscriptionExists(uow.manager, subscription.id))) return;
-      const ids = await eventIdsAt(uow.manager, batch.map((e) => e.sequence));
+      const ids = await eventIdsAt(
+        uow.manager,
+        batch.map((e) => e.sequence),
+      );
       const attempts = await delivery.send(
         {
           url: subscription.url,
@@ -136,7 +139,8 @@ export class SubscriptionWorker extends StoppableLoop {
       holdUntil = nextHold;
       // Caught up: gather what arrives until the next look at the log (≤ 100 ms) rather than read, send
       // and commit a batch of one or two events at a time, which cost the writers a commit each.
-      if (batch.length < BATCH && attempts.length === batch.length && nextHold === 0) await this.dispatcher.waitForEvents(seen, IDLE_READ_MS, this.abort.signal);
+      if (batch.length < BATCH && attempts.length === batch.length && nextHold === 0)
+        await this.dispatcher.waitForEvents(seen, IDLE_READ_MS, this.abort.signal);
     }
   }
 }

@@ -14,7 +14,19 @@ import { LeaseTicker } from '../common/operations/lease-ticker.js';
 import { DELIVERY_TIMEOUT_MS } from './webhook-sender.js';
 import { DeliveryThread } from './delivery-thread.js';
 import { SubscriptionWorker } from './subscription-worker.js';
-import { CLAIM_SQL, FORGET_DEAD_SQL, HEARTBEAT_SQL, JOIN_SQL, LEAVE_SQL, leaseStates, liveDispatchers, purgeDeliveries, RELEASE_ONE_SQL, RELEASE_SQL, RENEW_SQL } from './webhook.queries.js';
+import {
+  CLAIM_SQL,
+  FORGET_DEAD_SQL,
+  HEARTBEAT_SQL,
+  JOIN_SQL,
+  LEAVE_SQL,
+  leaseStates,
+  liveDispatchers,
+  purgeDeliveries,
+  RELEASE_ONE_SQL,
+  RELEASE_SQL,
+  RENEW_SQL,
+} from './webhook.queries.js';
 
 /** How often a process with subscriptions looks at the newest event position, to wake its idle workers. */
 const WATCH_MS = 100;
@@ -58,7 +70,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly availability: DatabaseAvailability,
   ) {
     this.delivery = new DeliveryThread(config.webhooks.allowPrivateNetworks);
-    this.ticker = new LeaseTicker(() => this.tick(), (error) => this.logError('webhook dispatcher', error));
+    this.ticker = new LeaseTicker(
+      () => this.tick(),
+      (error) => this.logError('webhook dispatcher', error),
+    );
   }
 
   onApplicationBootstrap(): void {

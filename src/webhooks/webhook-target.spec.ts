@@ -19,7 +19,13 @@ describe('webhook targets', () => {
     const port = (server.address() as AddressInfo).port;
     const sender = new WebhookSender(false);
     try {
-      for (const url of [`http://localhost:${port}/hook`, `http://127.0.0.1:${port}/hook`, `http://[::ffff:127.0.0.1]:${port}/hook`, `http://[::127.0.0.1]:${port}/hook`, `http://[::ffff:0:7f00:1]:${port}/hook`]) {
+      for (const url of [
+        `http://localhost:${port}/hook`,
+        `http://127.0.0.1:${port}/hook`,
+        `http://[::ffff:127.0.0.1]:${port}/hook`,
+        `http://[::127.0.0.1]:${port}/hook`,
+        `http://[::ffff:0:7f00:1]:${port}/hook`,
+      ]) {
         const result = await sender.send(url, {}, '{}');
         assert.equal(result.ok, false, url);
         assert.match(result.error ?? '', /non-public/, url);

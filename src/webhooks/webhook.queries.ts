@@ -48,7 +48,9 @@ export async function insertSubscription(manager: EntityManager, row: Subscripti
 }
 
 export async function subscriptionsOf(manager: EntityManager, owner: string): Promise<SubscriptionRow[]> {
-  const rows: RawSubscription[] = await manager.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE owner = ? ORDER BY created_at, id`, [owner]);
+  const rows: RawSubscription[] = await manager.query(`SELECT ${SUBSCRIPTION_COLUMNS} FROM webhook_subscriptions WHERE owner = ? ORDER BY created_at, id`, [
+    owner,
+  ]);
   return rows.map(toSubscription);
 }
 
@@ -69,7 +71,12 @@ export async function subscriptionExists(manager: EntityManager, id: string): Pr
 
 /** Removes a subscription and its delivery log; false when the owner has no such subscription. */
 export async function deleteSubscription(manager: EntityManager, owner: string, id: string): Promise<boolean> {
-  const { affected } = await manager.createQueryBuilder().delete().from(WebhookSubscriptionEntity).where('id = :id AND owner = :owner', { id, owner }).execute();
+  const { affected } = await manager
+    .createQueryBuilder()
+    .delete()
+    .from(WebhookSubscriptionEntity)
+    .where('id = :id AND owner = :owner', { id, owner })
+    .execute();
   if (affected !== 1) return false;
   await manager.query('DELETE FROM webhook_deliveries WHERE subscription_id = ?', [id]);
   return true;
@@ -91,7 +98,8 @@ export async function leaseStates(manager: EntityManager): Promise<LeaseCandidat
 }
 
 /** Compare-and-set: takes the lease only if it is still free or expired (`now`); the statement decides, not the reader. */
-export const CLAIM_SQL = 'UPDATE webhook_subscriptions SET lease_owner = ?, leased_until = ? WHERE id = ? AND (lease_owner IS NULL OR leased_until < ? OR lease_owner = ?)';
+export const CLAIM_SQL =
+  'UPDATE webhook_subscriptions SET lease_owner = ?, leased_until = ? WHERE id = ? AND (lease_owner IS NULL OR leased_until < ? OR lease_owner = ?)';
 export const RENEW_SQL = 'UPDATE webhook_subscriptions SET leased_until = ? WHERE lease_owner = ?';
 export const RELEASE_SQL = 'UPDATE webhook_subscriptions SET lease_owner = NULL, leased_until = 0 WHERE lease_owner = ?';
 export const RELEASE_ONE_SQL = 'UPDATE webhook_subscriptions SET lease_owner = NULL, leased_until = 0 WHERE id = ? AND lease_owner = ?';
@@ -125,7 +133,18 @@ export interface DeliveryRow {
   nextAttemptAt: number | null;
 }
 
-const DELIVERY_COLUMNS = ['subscription_id', 'position', 'event_id', 'status', 'attempts', 'last_status', 'last_error', 'first_attempt_at', 'last_attempt_at', 'next_attempt_at'];
+const DELIVERY_COLUMNS = [
+  'subscription_id',
+  'position',
+  'event_id',
+  'status',
+  'attempts',
+  'last_status',
+  'last_error',
+  'first_attempt_at',
+  'last_attempt_at',
+  'next_attempt_at',
+];
 
 interface RawDelivery {
   position: number | string;
@@ -201,7 +220,18 @@ export async function recordAttempts(
     manager,
     'webhook_deliveries',
     DELIVERY_COLUMNS,
-    rows.map((r) => [subscriptionId, r.position, r.eventId, r.status, r.attempts, r.lastStatus, r.lastError, r.firstAttemptAt, r.lastAttemptAt, r.nextAttemptAt]),
+    rows.map((r) => [
+      subscriptionId,
+      r.position,
+      r.eventId,
+      r.status,
+      r.attempts,
+      r.lastStatus,
+      r.lastError,
+      r.firstAttemptAt,
+      r.lastAttemptAt,
+      r.nextAttemptAt,
+    ]),
   );
   return true;
 }
@@ -210,4 +240,3 @@ export async function recordAttempts(
 export async function purgeDeliveries(manager: EntityManager, before: number): Promise<void> {
   await manager.query("DELETE FROM webhook_deliveries WHERE last_attempt_at < ? AND status <> 'pending'", [before]);
 }
-

@@ -71,7 +71,17 @@ export class WebhooksService {
     const eventTypes = input.eventTypes?.length ? [...input.eventTypes] : null;
     await this.uow.run(async (manager) => {
       // The subscription receives the events after the newest one now: its own `webhook.added` is its first.
-      const row: SubscriptionRow = { id, owner: resourceOwner, orgId, url: input.url, eventTypes, secret: this.encryptor.encrypt(secret), cursor: await lastEventPosition(manager), nextAttemptAt: 0, createdAt: Date.now() };
+      const row: SubscriptionRow = {
+        id,
+        owner: resourceOwner,
+        orgId,
+        url: input.url,
+        eventTypes,
+        secret: this.encryptor.encrypt(secret),
+        cursor: await lastEventPosition(manager),
+        nextAttemptAt: 0,
+        createdAt: Date.now(),
+      };
       await insertSubscription(manager, row);
       await this.events.push(manager, {
         type: 'webhook.added',

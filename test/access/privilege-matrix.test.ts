@@ -66,9 +66,17 @@ describe('privilege matrix: who may act on whom', () => {
   it('classifies every route of the inventory and every grant of the discovery document', async () => {
     const covered = new Set([...OPERATIONS.flatMap((o) => o.routes), ...Object.keys(NOT_ACTING_ON_A_USER)]);
     const routes = [...declaredRoutes(svc), ...oidcRoutes(svc)].map((r) => `${r.method} ${r.path}`);
-    assert.deepEqual(routes.filter((r) => !covered.has(r)), [], 'routes without a row in the privilege matrix');
+    assert.deepEqual(
+      routes.filter((r) => !covered.has(r)),
+      [],
+      'routes without a row in the privilege matrix',
+    );
     const discovery = (await (await fetch(new URL('/.well-known/openid-configuration', svc.url))).json()) as { grant_types_supported: string[] };
-    assert.deepEqual((discovery.grant_types_supported as string[]).filter((g) => !(g in GRANTS)), [], 'grants without a row');
+    assert.deepEqual(
+      (discovery.grant_types_supported as string[]).filter((g) => !(g in GRANTS)),
+      [],
+      'grants without a row',
+    );
   });
 
   for (const operation of OPERATIONS) {
@@ -84,7 +92,11 @@ describe('privilege matrix: who may act on whom', () => {
           const cell = `${operation.name} | ${caller.name} → ${name}: ${outcome}`;
           if (allowed(outcome)) {
             assert.notEqual(caller.name, 'app without apiAccess', `${cell}: an application without apiAccess reached the API`);
-            assert.deepEqual(rolesLacking(held(caller.roles, world.org.id), held(subject.roles, world.org.id)), [], `${cell}: allowed although the caller lacks roles of the target`);
+            assert.deepEqual(
+              rolesLacking(held(caller.roles, world.org.id), held(subject.roles, world.org.id)),
+              [],
+              `${cell}: allowed although the caller lacks roles of the target`,
+            );
             pool.delete(name);
           } else {
             assert.equal(await stateOf(svc, subject.userId), before, `${cell}: a refusal changed the target`);

@@ -74,7 +74,11 @@ describe('where a bearer token is read (RFC 6750 §2)', () => {
     assert.equal(inQuery.status, 401, inQuery.text);
     const orgs = await svc.api('POST', '/admin/v1/orgs', { body: { name: 'by-body-token', access_token: svc.adminToken } });
     assert.equal(orgs.status, 401, orgs.text);
-    const form = await fetch(new URL('/admin/v1/orgs', svc.url), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: svc.adminToken, name: 'by-form-token' }) });
+    const form = await fetch(new URL('/admin/v1/orgs', svc.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ access_token: svc.adminToken, name: 'by-form-token' }),
+    });
     assert.equal(form.status, 401);
     const listed = await svc.api('GET', '/admin/v1/orgs?limit=1000', { token: svc.adminToken });
     assert.ok(!JSON.stringify(listed.body).includes('by-body-token') && !JSON.stringify(listed.body).includes('by-form-token'), 'nothing was created');

@@ -50,7 +50,9 @@ function boundedFields(dto: Dto, prefix = ''): Field[] {
     const bound = boundOf(m);
     if (bound !== undefined) fields.push({ path: `${prefix}${m.propertyName}${m.each ? '.0' : ''}`, field: `${prefix}${m.propertyName}`, bound });
   }
-  for (const m of getMetadataStorage().getTargetValidationMetadatas(dto, '', true, false).filter((v) => v.type === 'nestedValidation')) {
+  for (const m of getMetadataStorage()
+    .getTargetValidationMetadatas(dto, '', true, false)
+    .filter((v) => v.type === 'nestedValidation')) {
     const nested = defaultMetadataStorage.findTypeMetadata(dto, m.propertyName)?.typeFunction();
     const isArray = Reflect.getMetadata?.('design:type', dto.prototype, m.propertyName) === Array;
     if (nested) fields.push(...boundedFields(nested, `${prefix}${m.propertyName}.${isArray ? '0.' : ''}`));
@@ -61,7 +63,10 @@ function boundedFields(dto: Dto, prefix = ''): Field[] {
 /** A value of exactly `length` characters that the field's other rules accept, distinct per call. */
 function valueOfLength(path: string, length: number): string {
   const tag = randomBytes(4).toString('hex');
-  const leaf = path.split('.').filter((p) => !/^\d+$/.test(p)).pop()!;
+  const leaf = path
+    .split('.')
+    .filter((p) => !/^\d+$/.test(p))
+    .pop()!;
   if (leaf === 'email' && !path.startsWith('claims.') && !path.startsWith('attributes.')) {
     // IsEmail takes at most 64 characters before the @ and 254 after it.
     const local = `${tag}${'x'.repeat(Math.min(64, length - 20) - tag.length)}`;
@@ -83,7 +88,8 @@ function valueOfLength(path: string, length: number): string {
   if (leaf === 'preferredLanguage') return `en${'-abcdefg'.repeat(Math.ceil(length / 8))}`.slice(0, length).replace(/-$/, 'x');
   // Logout tokens and keys are fetched where the host resolves, checked at registration: a public address literal needs no DNS.
   if (leaf === 'backchannelLogoutUri' || leaf === 'jwksUri') return `https://93.184.215.14/${tag}${'x'.repeat(length - 30)}`;
-  if (leaf.endsWith('RedirectUris') || ['redirectUris', 'acsUrls', 'sloUrl', 'entityId'].includes(leaf)) return `https://app.example.com/${tag}${'x'.repeat(length - 32)}`;
+  if (leaf.endsWith('RedirectUris') || ['redirectUris', 'acsUrls', 'sloUrl', 'entityId'].includes(leaf))
+    return `https://app.example.com/${tag}${'x'.repeat(length - 32)}`;
   return `${tag}${'x'.repeat(length - tag.length)}`;
 }
 
@@ -107,7 +113,12 @@ function isSamlAppField(path: string): boolean {
 
 /** A SAML application's create request; each test's values are its own (the entity id is unique in an organization). */
 function samlApp(): Record<string, unknown> {
-  return { name: unique('saml'), entityId: `https://${unique('sp')}.example.com/saml`, acsUrls: ['https://sp.example.com/acs'], attributes: [{ name: 'mail', from: 'email' }] };
+  return {
+    name: unique('saml'),
+    entityId: `https://${unique('sp')}.example.com/saml`,
+    acsUrls: ['https://sp.example.com/acs'],
+    attributes: [{ name: 'mail', from: 'email' }],
+  };
 }
 
 function withValue(body: Record<string, unknown>, path: string, value: string): Record<string, unknown> {
@@ -145,9 +156,23 @@ async function created(svc: TestService, url: string, body: unknown): Promise<an
 const human = () => ({ userName: unique('human'), profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: 'ada@example.com' } });
 const machine = () => ({ userName: unique('machine'), name: 'robot' });
 // private_key_jwt: the one method that takes a jwksUri.
-const oidcApp = () => ({ name: unique('app'), redirectUris: ['https://app.example.com/cb'], authMethod: 'private_key_jwt', responseTypes: ['code'], grantTypes: ['authorization_code'] });
-const project = async (svc: TestService, orgId: string) => (await created(svc, `/management/v1/orgs/${orgId}/projects`, { name: unique('project') })).id as string;
-const idp = () => ({ type: 'oidc', name: unique('idp'), issuer: 'https://93.184.215.14/', clientId: 'portcullis', clientSecret: 'bound-secret', link: { by: 'externalId', from: 'oid' } });
+const oidcApp = () => ({
+  name: unique('app'),
+  redirectUris: ['https://app.example.com/cb'],
+  authMethod: 'private_key_jwt',
+  responseTypes: ['code'],
+  grantTypes: ['authorization_code'],
+});
+const project = async (svc: TestService, orgId: string) =>
+  (await created(svc, `/management/v1/orgs/${orgId}/projects`, { name: unique('project') })).id as string;
+const idp = () => ({
+  type: 'oidc',
+  name: unique('idp'),
+  issuer: 'https://93.184.215.14/',
+  clientId: 'portcullis',
+  clientSecret: 'bound-secret',
+  link: { by: 'externalId', from: 'oid' },
+});
 const users = (orgId: string) => `/management/v1/orgs/${orgId}/users`;
 const samlIdp = () => ({ type: 'saml', name: unique('saml'), metadataXml: idpMetadataXml() });
 /** Fields of one protocol only (docs/federation.md): each is walked on an IdP of its protocol. */
@@ -156,11 +181,30 @@ const isSamlField = (path: string) => SAML_FIELDS.some((f) => path === f || path
 
 const ROUTES: Route[] = [
   { name: 'POST /admin/v1/orgs', dto: CreateOrgDto, method: 'POST', target: async () => ({ url: '/admin/v1/orgs', body: { name: unique('org') } }) },
-  { name: 'PATCH /admin/v1/orgs/{id}', dto: UpdateOrgDto, method: 'PATCH', target: async (_svc, orgId) => ({ url: `/admin/v1/orgs/${orgId}`, body: {}, read: `/admin/v1/orgs/${orgId}` }) },
-  { name: 'POST …/users/human', dto: CreateHumanUserDto, method: 'POST', exactUnreachable: ['email.email'], target: async (_svc, orgId) => ({ url: `${users(orgId)}/human`, body: human() }) },
-  { name: 'POST …/users/machine', dto: CreateMachineUserDto, method: 'POST', target: async (_svc, orgId) => ({ url: `${users(orgId)}/machine`, body: machine() }) },
   {
-    name: 'PATCH …/users/{id} (human)', dto: ChangeUserDto, method: 'PATCH', exactUnreachable: ['email.email'],
+    name: 'PATCH /admin/v1/orgs/{id}',
+    dto: UpdateOrgDto,
+    method: 'PATCH',
+    target: async (_svc, orgId) => ({ url: `/admin/v1/orgs/${orgId}`, body: {}, read: `/admin/v1/orgs/${orgId}` }),
+  },
+  {
+    name: 'POST …/users/human',
+    dto: CreateHumanUserDto,
+    method: 'POST',
+    exactUnreachable: ['email.email'],
+    target: async (_svc, orgId) => ({ url: `${users(orgId)}/human`, body: human() }),
+  },
+  {
+    name: 'POST …/users/machine',
+    dto: CreateMachineUserDto,
+    method: 'POST',
+    target: async (_svc, orgId) => ({ url: `${users(orgId)}/machine`, body: machine() }),
+  },
+  {
+    name: 'PATCH …/users/{id} (human)',
+    dto: ChangeUserDto,
+    method: 'PATCH',
+    exactUnreachable: ['email.email'],
     only: (path) => !['name', 'description'].includes(path),
     target: async (svc, orgId) => {
       const { userId } = await created(svc, `${users(orgId)}/human`, human());
@@ -168,26 +212,56 @@ const ROUTES: Route[] = [
     },
   },
   {
-    name: 'PATCH …/users/{id} (machine)', dto: ChangeUserDto, method: 'PATCH',
+    name: 'PATCH …/users/{id} (machine)',
+    dto: ChangeUserDto,
+    method: 'PATCH',
     only: (path) => ['name', 'description', 'userName'].includes(path),
     target: async (svc, orgId) => {
       const { userId } = await created(svc, `${users(orgId)}/machine`, machine());
       return { url: `${users(orgId)}/${userId}`, body: {}, read: `${users(orgId)}/${userId}` };
     },
   },
-  { name: 'POST …/groups', dto: CreateGroupDto, method: 'POST', target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/groups`, body: { displayName: unique('group') } }) },
-  { name: 'POST …/projects', dto: CreateProjectDto, method: 'POST', target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects`, body: { name: unique('project') } }) },
   {
-    name: 'PATCH …/projects/{id}', dto: UpdateProjectDto, method: 'PATCH',
+    name: 'POST …/groups',
+    dto: CreateGroupDto,
+    method: 'POST',
+    target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/groups`, body: { displayName: unique('group') } }),
+  },
+  {
+    name: 'POST …/projects',
+    dto: CreateProjectDto,
+    method: 'POST',
+    target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects`, body: { name: unique('project') } }),
+  },
+  {
+    name: 'PATCH …/projects/{id}',
+    dto: UpdateProjectDto,
+    method: 'PATCH',
     target: async (svc, orgId) => {
       const id = await project(svc, orgId);
       return { url: `/management/v1/orgs/${orgId}/projects/${id}`, body: {}, read: `/management/v1/orgs/${orgId}/projects/${id}` };
     },
   },
-  { name: 'POST …/apps/oidc', dto: CreateOidcAppDto, method: 'POST', target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/oidc`, body: oidcApp() }) },
-  { name: 'POST …/apps/api', dto: CreateApiAppDto, method: 'POST', target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/api`, body: { name: unique('api'), authMethod: 'client_secret_basic' } }) },
   {
-    name: 'PATCH …/apps/{id}', dto: UpdateAppDto, method: 'PATCH', only: (path) => !isSamlAppField(path),
+    name: 'POST …/apps/oidc',
+    dto: CreateOidcAppDto,
+    method: 'POST',
+    target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/oidc`, body: oidcApp() }),
+  },
+  {
+    name: 'POST …/apps/api',
+    dto: CreateApiAppDto,
+    method: 'POST',
+    target: async (svc, orgId) => ({
+      url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/api`,
+      body: { name: unique('api'), authMethod: 'client_secret_basic' },
+    }),
+  },
+  {
+    name: 'PATCH …/apps/{id}',
+    dto: UpdateAppDto,
+    method: 'PATCH',
+    only: (path) => !isSamlAppField(path),
     target: async (svc, orgId) => {
       const projectId = await project(svc, orgId);
       const app = await created(svc, `/management/v1/orgs/${orgId}/projects/${projectId}/apps/oidc`, oidcApp());
@@ -197,11 +271,18 @@ const ROUTES: Route[] = [
   },
   // A certificate and metadata must parse: their exact lengths cannot be accepted.
   {
-    name: 'POST …/apps/saml', dto: CreateSamlAppDto, method: 'POST', exactUnreachable: ['spCertificate', 'metadataXml', 'metadataUrl'],
+    name: 'POST …/apps/saml',
+    dto: CreateSamlAppDto,
+    method: 'POST',
+    exactUnreachable: ['spCertificate', 'metadataXml', 'metadataUrl'],
     target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/saml`, body: samlApp() }),
   },
   {
-    name: 'PATCH …/apps/{id} (SAML)', dto: UpdateAppDto, method: 'PATCH', exactUnreachable: ['spCertificate'], only: (path) => path === 'name' || isSamlAppField(path),
+    name: 'PATCH …/apps/{id} (SAML)',
+    dto: UpdateAppDto,
+    method: 'PATCH',
+    exactUnreachable: ['spCertificate'],
+    only: (path) => path === 'name' || isSamlAppField(path),
     target: async (svc, orgId) => {
       const projectId = await project(svc, orgId);
       const app = await created(svc, `/management/v1/orgs/${orgId}/projects/${projectId}/apps/saml`, samlApp());
@@ -211,29 +292,56 @@ const ROUTES: Route[] = [
   },
   // An issuer is a URL (checked by the service); an unknown idpId is 404; an IdP's domain must be a verified domain of
   // the organization: the bound holds, the exact length cannot be accepted.
-  { name: 'POST …/idps', dto: CreateIdpDto, method: 'POST', exactUnreachable: ['issuer', 'domains.0'], only: (path) => !isSamlField(path), target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/idps`, body: idp() }) },
   {
-    name: 'PATCH …/idps/{id}', dto: UpdateIdpDto, method: 'PATCH', exactUnreachable: ['issuer', 'domains.0'], only: (path) => !isSamlField(path),
+    name: 'POST …/idps',
+    dto: CreateIdpDto,
+    method: 'POST',
+    exactUnreachable: ['issuer', 'domains.0'],
+    only: (path) => !isSamlField(path),
+    target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/idps`, body: idp() }),
+  },
+  {
+    name: 'PATCH …/idps/{id}',
+    dto: UpdateIdpDto,
+    method: 'PATCH',
+    exactUnreachable: ['issuer', 'domains.0'],
+    only: (path) => !isSamlField(path),
     target: async (svc, orgId) => {
       const url = `/management/v1/orgs/${orgId}/idps/${(await created(svc, `/management/v1/orgs/${orgId}/idps`, idp())).id}`;
       return { url, body: { link: { by: 'email', from: 'email' } }, read: url };
     },
   },
-  { name: 'POST …/domains', dto: AddOrgDomainDto, method: 'POST', target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/domains`, body: { domain: `${unique('d')}.example` } }) },
+  {
+    name: 'POST …/domains',
+    dto: AddOrgDomainDto,
+    method: 'POST',
+    target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/domains`, body: { domain: `${unique('d')}.example` } }),
+  },
   // Metadata must parse (and be the only one given), a NameID format is a URN: their exact lengths cannot be accepted.
   {
-    name: 'POST …/idps (SAML)', dto: CreateIdpDto, method: 'POST', exactUnreachable: ['metadataXml', 'metadataUrl', 'nameIdFormat'], only: isSamlField,
+    name: 'POST …/idps (SAML)',
+    dto: CreateIdpDto,
+    method: 'POST',
+    exactUnreachable: ['metadataXml', 'metadataUrl', 'nameIdFormat'],
+    only: isSamlField,
     target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/idps`, body: samlIdp() }),
   },
   {
-    name: 'PATCH …/idps/{id} (SAML)', dto: UpdateIdpDto, method: 'PATCH', exactUnreachable: ['metadataXml', 'metadataUrl', 'nameIdFormat'], only: isSamlField,
+    name: 'PATCH …/idps/{id} (SAML)',
+    dto: UpdateIdpDto,
+    method: 'PATCH',
+    exactUnreachable: ['metadataXml', 'metadataUrl', 'nameIdFormat'],
+    only: isSamlField,
     target: async (svc, orgId) => {
       const url = `/management/v1/orgs/${orgId}/idps/${(await created(svc, `/management/v1/orgs/${orgId}/idps`, samlIdp())).id}`;
       return { url, body: {}, read: url };
     },
   },
   {
-    name: 'POST …/users/{id}/identities', dto: LinkIdentityDto, method: 'POST', exactUnreachable: ['idpId'],
+    name: 'POST …/users/{id}/identities',
+    dto: LinkIdentityDto,
+    method: 'POST',
+    exactUnreachable: ['idpId'],
     target: async (svc, orgId) => {
       const { userId } = await created(svc, `${users(orgId)}/human`, human());
       const { id } = await created(svc, `/management/v1/orgs/${orgId}/idps`, idp());
@@ -243,34 +351,63 @@ const ROUTES: Route[] = [
   // Provisioning targets (docs/provisioning.md), disabled so nothing is pushed. URLs are checked by the service and group ids
   // must be the organization's: their exact lengths cannot be accepted. The OAuth fields go with an OAuth target.
   {
-    name: 'POST …/provisioning/targets', dto: CreateTargetDto, method: 'POST', exactUnreachable: ['baseUrl', 'scope.groupIds.0'], only: (path) => !isOauthField(path),
+    name: 'POST …/provisioning/targets',
+    dto: CreateTargetDto,
+    method: 'POST',
+    exactUnreachable: ['baseUrl', 'scope.groupIds.0'],
+    only: (path) => !isOauthField(path),
     target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/provisioning/targets`, body: bearerTarget() }),
   },
   {
-    name: 'POST …/provisioning/targets (OAuth)', dto: CreateTargetDto, method: 'POST', exactUnreachable: ['auth.tokenUrl'], only: isOauthField,
+    name: 'POST …/provisioning/targets (OAuth)',
+    dto: CreateTargetDto,
+    method: 'POST',
+    exactUnreachable: ['auth.tokenUrl'],
+    only: isOauthField,
     target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/provisioning/targets`, body: oauthTarget() }),
   },
   {
-    name: 'PATCH …/provisioning/targets/{id}', dto: UpdateTargetDto, method: 'PATCH', exactUnreachable: ['baseUrl', 'scope.groupIds.0'], only: (path) => !isOauthField(path),
+    name: 'PATCH …/provisioning/targets/{id}',
+    dto: UpdateTargetDto,
+    method: 'PATCH',
+    exactUnreachable: ['baseUrl', 'scope.groupIds.0'],
+    only: (path) => !isOauthField(path),
     target: async (svc, orgId) => {
       const url = `/management/v1/orgs/${orgId}/provisioning/targets/${(await created(svc, `/management/v1/orgs/${orgId}/provisioning/targets`, bearerTarget())).id}`;
       return { url, body: { auth: { type: 'bearer' } }, read: url };
     },
   },
   {
-    name: 'PATCH …/provisioning/targets/{id} (OAuth)', dto: UpdateTargetDto, method: 'PATCH', exactUnreachable: ['auth.tokenUrl'], only: isOauthField,
+    name: 'PATCH …/provisioning/targets/{id} (OAuth)',
+    dto: UpdateTargetDto,
+    method: 'PATCH',
+    exactUnreachable: ['auth.tokenUrl'],
+    only: isOauthField,
     target: async (svc, orgId) => {
       const url = `/management/v1/orgs/${orgId}/provisioning/targets/${(await created(svc, `/management/v1/orgs/${orgId}/provisioning/targets`, oauthTarget())).id}`;
       return { url, body: { auth: { type: 'oauth_client_credentials' } }, read: url };
     },
   },
   {
-    name: 'POST /admin/v1/import (organization)', dto: ImportRequestDto, method: 'POST',
+    name: 'POST /admin/v1/import (organization)',
+    dto: ImportRequestDto,
+    method: 'POST',
     target: async () => ({ url: '/admin/v1/import', body: importBody([{ orgId: unique('imported'), org: { name: 'x' }, humanUsers: [] }]) }),
   },
 ];
 
-const TABLES = ['organizations', 'users', 'projects', 'applications', 'org_groups', 'identity_providers', 'org_domains', 'user_identities', 'provisioning_targets', 'events'];
+const TABLES = [
+  'organizations',
+  'users',
+  'projects',
+  'applications',
+  'org_groups',
+  'identity_providers',
+  'org_domains',
+  'user_identities',
+  'provisioning_targets',
+  'events',
+];
 
 /**
  * docs/product-rules.md, "API": every field has a length bound checked before the database, with the same
@@ -324,7 +461,8 @@ describe('Management API and import: every string field has a bound, the same on
     // Per-user problems are error entries of a 200 (docs/product-rules.md, "Import and event search").
     it(`POST /admin/v1/import ${path}: ${bound} characters are imported, ${bound + 1} are reported`, async () => {
       const [over, exact] = [humanUser(unique('over')), humanUser(unique('exact'))];
-      const set = (item: ReturnType<typeof humanUser>, length: number) => Object.assign(item, { user: withValue(item.user, path.slice('user.'.length), valueOfLength(path, length)) });
+      const set = (item: ReturnType<typeof humanUser>, length: number) =>
+        Object.assign(item, { user: withValue(item.user, path.slice('user.'.length), valueOfLength(path, length)) });
       const usersBefore = await countRows(svc, 'users');
       const response = await postImport(svc, importBody([{ orgId, humanUsers: [set(over, bound + 1), ...(exactReachable ? [set(exact, bound)] : [])] }]));
       assert.equal(userErrors(response).get(over.userId), `${path} must be at most ${bound} characters`);

@@ -33,8 +33,7 @@ describe('management API: application keys', () => {
   let apiJwtApp: App;
   let secretApp: App;
   let appB: App;
-  const keys = (app: Pick<App, 'orgId' | 'projectId' | 'appId'>) =>
-    `/management/v1/orgs/${app.orgId}/projects/${app.projectId}/apps/${app.appId}/keys`;
+  const keys = (app: Pick<App, 'orgId' | 'projectId' | 'appId'>) => `/management/v1/orgs/${app.orgId}/projects/${app.projectId}/apps/${app.appId}/keys`;
 
   async function project(org: OrgSetup): Promise<string> {
     const res = await svc.api('POST', `/management/v1/orgs/${org.org.id}/projects`, { token: org.owner.token, body: { name: unique('p') } });
@@ -118,7 +117,9 @@ describe('management API: application keys', () => {
   });
 
   it('answers a body with fields with 400 naming them, and changes nothing', async () => {
-    await badRequest(svc, ['expirationDate'], () => svc.api('POST', keys(oidcJwtApp), { token: a.owner.token, body: { expirationDate: '2030-01-01T00:00:00Z' } }));
+    await badRequest(svc, ['expirationDate'], () =>
+      svc.api('POST', keys(oidcJwtApp), { token: a.owner.token, body: { expirationDate: '2030-01-01T00:00:00Z' } }),
+    );
     await badRequest(svc, ['publicKey', 'type'], () =>
       svc.api('POST', keys(oidcJwtApp), { token: a.owner.token, body: { publicKey: 'mine', type: 'application' } }),
     );

@@ -42,7 +42,14 @@ describe("management API: an application's client secret and keys", () => {
 
   it('a new secret: 201 {clientSecret}, no-store, only its hash kept; the old one is refused at the token endpoint at once, the new one works', async () => {
     const app = await createOidcApp(svc, projectA, { authMethod: 'client_secret_basic' }, RP);
-    const { tokens } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName, password: PASSWORD, scope: 'openid offline_access' });
+    const { tokens } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName,
+      password: PASSWORD,
+      scope: 'openid offline_access',
+    });
     assert.ok(tokens?.refresh_token);
 
     const res = await svc.api('POST', `${appPath(app)}/secret`, { token: a.owner.token, body: {} });
@@ -99,7 +106,12 @@ describe("management API: an application's client secret and keys", () => {
     assert.equal(page.body.total, 2);
 
     const introspect = (key: { keyId: string; key: string }) =>
-      postForm(svc, '/oauth/v2/introspect', { token: 'x', client_id: api.clientId, client_assertion_type: ASSERTION_TYPE, client_assertion: clientAssertion(api.clientId, key.keyId, key.key) });
+      postForm(svc, '/oauth/v2/introspect', {
+        token: 'x',
+        client_id: api.clientId,
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: clientAssertion(api.clientId, key.keyId, key.key),
+      });
     assert.equal((await introspect(first)).status, 200, 'the key authenticates');
 
     const res = await svc.api('DELETE', `${appPath(api)}/keys/${first.keyId}`, { token: a.owner.token });

@@ -65,7 +65,14 @@ describe('management API: reading, changing and removing applications', () => {
       jwksUri: null,
       subjectType: 'public',
     });
-    assert.deepEqual(second, { appId: api.appId, clientId: api.clientId, projectId: project.projectId, name: second.name, type: 'api', authMethod: 'private_key_jwt' });
+    assert.deepEqual(second, {
+      appId: api.appId,
+      clientId: api.clientId,
+      projectId: project.projectId,
+      name: second.name,
+      type: 'api',
+      authMethod: 'private_key_jwt',
+    });
     assert.ok(!res.text.includes(web.clientSecret!), 'no secret in a listing');
     for (const listed of res.body.apps) assert.ok(!Object.keys(listed).some((k) => /secret|hash/i.test(k)), 'no secret or hash member');
 
@@ -147,7 +154,12 @@ describe('management API: reading, changing and removing applications', () => {
     assert.equal(set.status, 200, set.text);
     assert.equal(set.body.apiAccess, true);
     // Pointing a first-party application's redirect at oneself would collect API tokens of whoever signs in.
-    await refused(svc, 403, () => svc.api('PATCH', appPath(app), { token: a.owner.token, body: { redirectUris: ['https://evil.example/cb'] } }), 'owner redirects');
+    await refused(
+      svc,
+      403,
+      () => svc.api('PATCH', appPath(app), { token: a.owner.token, body: { redirectUris: ['https://evil.example/cb'] } }),
+      'owner redirects',
+    );
     await refused(svc, 403, () => svc.api('PATCH', appPath(app), { token: a.owner.token, body: { apiAccess: false } }), 'owner clears it');
     await refused(svc, 403, () => svc.api('DELETE', appPath(app), { token: a.owner.token }), 'owner removes it');
     const cleared = await svc.api('PATCH', appPath(app), { token: svc.adminToken, body: { apiAccess: false } });
@@ -173,7 +185,14 @@ describe('management API: reading, changing and removing applications', () => {
 
   it('removes an application: 204, its keys, grants and tokens gone, its client refused, project.application.removed', async () => {
     const app = await createOidcApp(svc, projectA, { authMethod: 'client_secret_basic' }, RP);
-    const { tokens } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName, password: PASSWORD, scope: 'openid offline_access' });
+    const { tokens } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName,
+      password: PASSWORD,
+      scope: 'openid offline_access',
+    });
     assert.ok(tokens?.refresh_token);
     const userinfo = () => fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${tokens!.access_token}` } });
     assert.equal((await userinfo()).status, 200);
@@ -182,7 +201,10 @@ describe('management API: reading, changing and removing applications', () => {
     for (const clientId of [app.clientId, other.clientId]) {
       for (let start = 0; start < 2500; start += 500) {
         const rows = Array.from({ length: 500 }, (_, i) => `${clientId}-${start + i}`);
-        await svc.dataSource.query(`INSERT INTO oidc_payloads (model, id_hash, payload, client_id) VALUES ${rows.map(() => "('AccessToken', ?, ?, ?)").join(', ')}`, rows.flatMap((id) => [id, JSON.stringify({ clientId }), clientId]));
+        await svc.dataSource.query(
+          `INSERT INTO oidc_payloads (model, id_hash, payload, client_id) VALUES ${rows.map(() => "('AccessToken', ?, ?, ?)").join(', ')}`,
+          rows.flatMap((id) => [id, JSON.stringify({ clientId }), clientId]),
+        );
       }
     }
 
@@ -194,7 +216,12 @@ describe('management API: reading, changing and removing applications', () => {
     const field = svc.dataSource.options.type === 'mysql' ? "JSON_VALUE(payload, '$.clientId')" : "json_extract(payload, '$.clientId')";
     assert.deepEqual(await svc.dataSource.query(`SELECT model FROM oidc_payloads WHERE ${field} = ?`, [app.clientId]), [], 'nothing issued to it is left');
     assert.equal((await userinfo()).status, 401, 'its access token is dead');
-    const refresh = await postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: tokens!.refresh_token! }, { id: app.clientId, secret: app.clientSecret! });
+    const refresh = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'refresh_token', refresh_token: tokens!.refresh_token! },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
     assert.equal(refresh.status, 401, refresh.text);
     assert.equal(refresh.body.error, 'invalid_client');
 

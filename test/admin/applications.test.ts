@@ -2,19 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { unique, useService } from '../support/fixtures.js';
-import {
-  INVALID_TOKENS,
-  assertNoSecretsIn,
-  assertNotStored,
-  badRequest,
-  bool,
-  json,
-  refused,
-  row,
-  setUpOrg,
-  theEvent,
-  tokenOption,
-} from './helpers.js';
+import { INVALID_TOKENS, assertNoSecretsIn, assertNotStored, badRequest, bool, json, refused, row, setUpOrg, theEvent, tokenOption } from './helpers.js';
 import type { OrgSetup } from './helpers.js';
 
 /** A confidential web application with every field of docs/product-rules.md, "API" set. */
@@ -302,7 +290,7 @@ describe('management API: OIDC and API applications', () => {
     }
   });
 
-  it('puts applications in the project of the path: one project never sees another one\'s applications', async () => {
+  it("puts applications in the project of the path: one project never sees another one's applications", async () => {
     const res = await svc.api('POST', apps(a.org.id, projectA2, 'oidc'), { token: a.owner.token, body: webApp() });
     assert.equal(res.status, 201, res.text);
     const app = await row(svc, 'SELECT project_id FROM applications WHERE id = ?', [res.body.appId]);

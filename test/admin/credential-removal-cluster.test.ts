@@ -36,12 +36,17 @@ describe('a removed or replaced machine secret, with WORKERS=2', () => {
     (
       await fetch(new URL('/oauth/v2/token', remote.url), {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded', connection: 'close' },
+        headers: {
+          authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
+          'content-type': 'application/x-www-form-urlencoded',
+          connection: 'close',
+        },
         body: new URLSearchParams({ grant_type: 'client_credentials' }),
       })
     ).status;
   /** The statuses of a round of requests, each on a new connection. */
-  const round = async (clientId: string, secret: string) => new Set(await Promise.all(Array.from({ length: ROUND }, () => clientCredentials(clientId, secret))));
+  const round = async (clientId: string, secret: string) =>
+    new Set(await Promise.all(Array.from({ length: ROUND }, () => clientCredentials(clientId, secret))));
 
   async function machineWithSecret() {
     const path = `/management/v1/orgs/${orgId}/users`;

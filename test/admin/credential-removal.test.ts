@@ -17,7 +17,10 @@ describe('management API: list and remove machine credentials', () => {
   const path = (org: OrgSetup, userId: string, tail: string) => `/management/v1/orgs/${org.org.id}/users/${userId}/${tail}`;
 
   async function newMachine(org: OrgSetup): Promise<string> {
-    const res = await svc.api('POST', `/management/v1/orgs/${org.org.id}/users/machine`, { token: org.manager.token, body: { userName: unique('robot'), name: 'Robot' } });
+    const res = await svc.api('POST', `/management/v1/orgs/${org.org.id}/users/machine`, {
+      token: org.manager.token,
+      body: { userName: unique('robot'), name: 'Robot' },
+    });
     assert.equal(res.status, 201, res.text);
     return res.body.userId;
   }
@@ -49,12 +52,19 @@ describe('management API: list and remove machine credentials', () => {
       assert.equal(list.body.total, 2);
       const byId = new Map(list.body.pats.map((p: { tokenId: string }) => [p.tokenId, p]));
       assert.deepEqual(Object.keys(byId.get(forever.body.tokenId) as object).sort(), ['createdAt', 'tokenId']);
-      assert.deepEqual(byId.get(expiring.body.tokenId), { tokenId: expiring.body.tokenId, createdAt: (byId.get(expiring.body.tokenId) as { createdAt: string }).createdAt, expirationDate: '2099-01-01T00:00:00.000Z' });
+      assert.deepEqual(byId.get(expiring.body.tokenId), {
+        tokenId: expiring.body.tokenId,
+        createdAt: (byId.get(expiring.body.tokenId) as { createdAt: string }).createdAt,
+        expirationDate: '2099-01-01T00:00:00.000Z',
+      });
       assertNoSecretsIn(list.body, [forever.body.token, expiring.body.token]);
       const paged = await svc.api('GET', `${path(a, robot, 'pats')}?limit=1&offset=1`, { token: a.manager.token });
       assert.equal(paged.body.pats.length, 1);
       assert.equal(paged.body.total, 2);
-      assert.deepEqual([...list.body.pats.map((p: { tokenId: string }) => p.tokenId)].slice(1), paged.body.pats.map((p: { tokenId: string }) => p.tokenId));
+      assert.deepEqual(
+        [...list.body.pats.map((p: { tokenId: string }) => p.tokenId)].slice(1),
+        paged.body.pats.map((p: { tokenId: string }) => p.tokenId),
+      );
 
       // The token works as a bearer token until it is removed (a role makes the difference visible).
       const member = await svc.api('PUT', `/management/v1/orgs/${a.org.id}/members/${robot}`, { token: a.owner.token, body: { roles: ['ORG_USER_MANAGER'] } });
@@ -66,7 +76,11 @@ describe('management API: list and remove machine credentials', () => {
       assert.deepEqual(event.payload, { tokenId: forever.body.tokenId });
       assert.equal(event.editor.userId, a.owner.userId);
       await refused(svc, 401, () => svc.api('GET', `/management/v1/orgs/${a.org.id}/users?limit=1`, { token: forever.body.token }));
-      assert.equal((await svc.api('GET', `/management/v1/orgs/${a.org.id}/users?limit=1`, { token: expiring.body.token })).status, 200, 'the other token is untouched');
+      assert.equal(
+        (await svc.api('GET', `/management/v1/orgs/${a.org.id}/users?limit=1`, { token: expiring.body.token })).status,
+        200,
+        'the other token is untouched',
+      );
       await refused(svc, 404, () => svc.api('DELETE', path(a, robot, `pats/${forever.body.tokenId}`), { token: a.owner.token }), 'already removed');
       assert.equal((await svc.api('GET', path(a, robot, 'pats'), { token: a.manager.token })).body.total, 1);
     });
@@ -101,7 +115,10 @@ describe('management API: list and remove machine credentials', () => {
       const after = await grant();
       assert.equal(after.status, 400, after.text);
       assert.equal(after.body.error, 'invalid_grant');
-      assert.deepEqual((await svc.api('GET', `/management/v1/orgs/${a.org.id}/users/${machine.userId}/keys`, { token: a.manager.token })).body, { keys: [], total: 0 });
+      assert.deepEqual((await svc.api('GET', `/management/v1/orgs/${a.org.id}/users/${machine.userId}/keys`, { token: a.manager.token })).body, {
+        keys: [],
+        total: 0,
+      });
       await refused(svc, 404, () => svc.api('DELETE', `/management/v1/orgs/${a.org.id}/users/${machine.userId}/keys/${key.keyId}`, { token: a.manager.token }));
     });
   });
@@ -119,7 +136,12 @@ describe('management API: list and remove machine credentials', () => {
       const after = await grant();
       assert.equal(after.status, 401, after.text);
       assert.equal(after.body.error, 'invalid_client');
-      await refused(svc, 404, () => svc.api('DELETE', `/management/v1/orgs/${a.org.id}/users/${machine.userId}/secret`, { token: a.manager.token }), 'no secret left');
+      await refused(
+        svc,
+        404,
+        () => svc.api('DELETE', `/management/v1/orgs/${a.org.id}/users/${machine.userId}/secret`, { token: a.manager.token }),
+        'no secret left',
+      );
     });
   });
 
@@ -145,7 +167,13 @@ describe('management API: list and remove machine credentials', () => {
       await svc.api('POST', path(a, robot, 'secret'), { token: a.manager.token, body: {} });
       const pat = (await svc.api('POST', path(a, robot, 'pats'), { token: a.manager.token, body: {} })).body.tokenId;
       const key = (await svc.api('POST', path(a, robot, 'keys'), { token: a.manager.token, body: {} })).body.keyId;
-      const routes: [string, string][] = [['GET', 'pats'], ['GET', 'keys'], ['DELETE', 'secret'], ['DELETE', `pats/${pat}`], ['DELETE', `keys/${key}`]];
+      const routes: [string, string][] = [
+        ['GET', 'pats'],
+        ['GET', 'keys'],
+        ['DELETE', 'secret'],
+        ['DELETE', `pats/${pat}`],
+        ['DELETE', `keys/${key}`],
+      ];
       for (const [method, tail] of routes) {
         for (const token of INVALID_TOKENS) await refused(svc, 401, () => svc.api(method, path(a, robot, tail), tokenOption(token)), tail);
         await refused(svc, 403, () => svc.api(method, path(a, robot, tail), { token: a.member.token }), tail);
@@ -158,7 +186,7 @@ describe('management API: list and remove machine credentials', () => {
       await badRequest(svc, ['offset'], () => svc.api('GET', `${path(a, robot, 'keys')}?offset=-1`, { token: a.manager.token }));
     });
 
-    it("removing a credential of a user holding a role the caller lacks is 403 (the acting rule); reading it is not", async () => {
+    it('removing a credential of a user holding a role the caller lacks is 403 (the acting rule); reading it is not', async () => {
       const owner = await createCaller(svc, a.org.id, { org: ['ORG_OWNER'] });
       const pats = await svc.api('GET', path(a, owner.userId, 'pats'), { token: a.manager.token });
       assert.equal(pats.status, 200, 'reading is not acting');

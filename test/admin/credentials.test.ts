@@ -94,7 +94,9 @@ describe('management API: machine credentials (secrets, keys, personal access to
     });
 
     it('answers a body with fields with 400 naming them, and changes nothing', async () => {
-      await badRequest(svc, ['clientSecret'], () => svc.api('POST', path(a.org.id, robotA, 'secret'), { token: a.manager.token, body: { clientSecret: 'mine' } }));
+      await badRequest(svc, ['clientSecret'], () =>
+        svc.api('POST', path(a.org.id, robotA, 'secret'), { token: a.manager.token, body: { clientSecret: 'mine' } }),
+      );
     });
   });
 
@@ -142,7 +144,12 @@ describe('management API: machine credentials (secrets, keys, personal access to
         { expirationDate: 'next year' },
         { expirationDate: 4102444800 },
       ]) {
-        await badRequest(svc, ['expirationDate'], () => svc.api('POST', path(a.org.id, robotA, 'keys'), { token: a.manager.token, body }), JSON.stringify(body));
+        await badRequest(
+          svc,
+          ['expirationDate'],
+          () => svc.api('POST', path(a.org.id, robotA, 'keys'), { token: a.manager.token, body }),
+          JSON.stringify(body),
+        );
       }
       await badRequest(svc, ['publicKey'], () => svc.api('POST', path(a.org.id, robotA, 'keys'), { token: a.manager.token, body: { publicKey: 'mine' } }));
     });
@@ -177,8 +184,7 @@ describe('management API: machine credentials (secrets, keys, personal access to
       assert.equal(pat.status, 201, pat.text);
       const token: string = pat.body.token;
       const project = () => svc.api('POST', `/management/v1/orgs/${a.org.id}/projects`, { token, body: { name: unique('p') } });
-      const user = () =>
-        svc.api('POST', `/management/v1/orgs/${a.org.id}/users/machine`, { token, body: { userName: unique('made-by-pat'), name: 'x' } });
+      const user = () => svc.api('POST', `/management/v1/orgs/${a.org.id}/users/machine`, { token, body: { userName: unique('made-by-pat'), name: 'x' } });
 
       // No roles: its own organization is visible, nothing is allowed; other organizations do not exist.
       await refused(svc, 403, user);
@@ -223,7 +229,12 @@ describe('management API: machine credentials (secrets, keys, personal access to
         { expirationDate: '31.12.2099' },
         { expirationDate: true },
       ]) {
-        await badRequest(svc, ['expirationDate'], () => svc.api('POST', path(a.org.id, robotA, 'pats'), { token: a.manager.token, body }), JSON.stringify(body));
+        await badRequest(
+          svc,
+          ['expirationDate'],
+          () => svc.api('POST', path(a.org.id, robotA, 'pats'), { token: a.manager.token, body }),
+          JSON.stringify(body),
+        );
       }
       await badRequest(svc, ['scopes'], () => svc.api('POST', path(a.org.id, robotA, 'pats'), { token: a.manager.token, body: { scopes: ['openid'] } }));
     });
@@ -284,7 +295,12 @@ describe('management API: machine credentials (secrets, keys, personal access to
     it("refuses to issue a user's credentials to a caller lacking that user's roles (403), and changes nothing", async () => {
       // The owner machine user of A holds ORG_OWNER, which A's user manager lacks.
       for (const credential of CREDENTIALS) {
-        const res = await refused(svc, 403, () => svc.api('POST', path(a.org.id, a.owner.userId, credential), { token: a.manager.token, body: {} }), credential);
+        const res = await refused(
+          svc,
+          403,
+          () => svc.api('POST', path(a.org.id, a.owner.userId, credential), { token: a.manager.token, body: {} }),
+          credential,
+        );
         assert.match(res.body.message, /ORG_OWNER/);
       }
       // An IAM_OWNER machine user of A: not even A's owner may act as it.

@@ -17,7 +17,10 @@ describe('management API: groups (create, list, members, delete)', () => {
     return res.body.id;
   }
 
-  async function listed(org: OrgSetup, groupId: string): Promise<{ id: string; displayName: string; externalId: string | null; memberCount: number } | undefined> {
+  async function listed(
+    org: OrgSetup,
+    groupId: string,
+  ): Promise<{ id: string; displayName: string; externalId: string | null; memberCount: number } | undefined> {
     const res = await svc.api('GET', groups(org.org.id), { token: org.manager.token });
     assert.equal(res.status, 200, res.text);
     return res.body.groups.find((g: { id: string }) => g.id === groupId);
@@ -53,10 +56,15 @@ describe('management API: groups (create, list, members, delete)', () => {
   });
 
   it('refuses a display name taken in the organization, compared case-insensitively (also Greek sigma), with 409; another organization may use it', async () => {
-    for (const [first, second] of [['Ops-Team', 'OPS-team'], ['ΣΊΣΥΦΟΣ', 'σίσυφος']]) {
+    for (const [first, second] of [
+      ['Ops-Team', 'OPS-team'],
+      ['ΣΊΣΥΦΟΣ', 'σίσυφος'],
+    ]) {
       const name = unique(first);
       await createGroup(a, name);
-      const res = await refused(svc, 409, () => svc.api('POST', groups(a.org.id), { token: a.manager.token, body: { displayName: name.replace(first, second) } }));
+      const res = await refused(svc, 409, () =>
+        svc.api('POST', groups(a.org.id), { token: a.manager.token, body: { displayName: name.replace(first, second) } }),
+      );
       assert.match(res.body.message, /exists/);
       await createGroup(b, name);
     }
@@ -131,9 +139,11 @@ describe('management API: groups (create, list, members, delete)', () => {
     const userId: string = human.body.userId;
     for (const g of [g1, g2]) assert.equal((await svc.api('PUT', member(a.org.id, g, userId), { token: a.manager.token })).status, 200);
 
-    const scim = (method: string, body?: unknown) =>
-      svc.api(method, `/scim/v2/${a.org.id}/Users/${userId}`, { token: a.manager.token, body });
-    const off = await scim('PATCH', { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] });
+    const scim = (method: string, body?: unknown) => svc.api(method, `/scim/v2/${a.org.id}/Users/${userId}`, { token: a.manager.token, body });
+    const off = await scim('PATCH', {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    });
     assert.ok(off.status === 200 || off.status === 204, off.text);
     assert.deepEqual([await memberIds(g1), await memberIds(g2)], [[userId], [userId]], 'deactivation keeps membership');
 
@@ -167,12 +177,16 @@ describe('management API: groups (create, list, members, delete)', () => {
     assert.deepEqual(await memberIds(groupId), users.map((u) => u.userId).sort());
     assert.equal(await events('group.member.added', groupId), 20);
 
-    const removed = await Promise.all(users.map((u) => svc.api('DELETE', member(a.org.id, groupId, u.userId), { token: a.manager.token }).then((r) => r.status)));
+    const removed = await Promise.all(
+      users.map((u) => svc.api('DELETE', member(a.org.id, groupId, u.userId), { token: a.manager.token }).then((r) => r.status)),
+    );
     assert.deepEqual(new Set(removed), new Set([204]));
     assert.deepEqual(await memberIds(groupId), []);
     assert.equal(await events('group.member.removed', groupId), 20);
 
-    const same = await Promise.all(users.map(() => svc.api('PUT', member(a.org.id, groupId, users[0].userId), { token: a.manager.token }).then((r) => r.status)));
+    const same = await Promise.all(
+      users.map(() => svc.api('PUT', member(a.org.id, groupId, users[0].userId), { token: a.manager.token }).then((r) => r.status)),
+    );
     assert.deepEqual(new Set(same), new Set([200]));
     assert.deepEqual(await memberIds(groupId), [users[0].userId]);
     assert.equal(await events('group.member.added', groupId), 21, 'one more event: the same member added 20 times at once is added once');

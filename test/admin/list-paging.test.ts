@@ -5,7 +5,11 @@ import { createOrg, useService } from '../support/fixtures.js';
 import { declaredRoutes } from '../support/routes.js';
 
 /** Read routes of the admin and management APIs that answer one resource or setting, not a list. */
-const NOT_LISTS = new Set(['GET /admin/v1/features', 'GET /management/v1/orgs/:orgId/login-policy', 'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/status']);
+const NOT_LISTS = new Set([
+  'GET /admin/v1/features',
+  'GET /management/v1/orgs/:orgId/login-policy',
+  'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/status',
+]);
 
 const BAD_PAGES: [query: string, field: string][] = [
   ['limit=-1', 'limit'],
@@ -65,7 +69,11 @@ describe('paging of every admin and management list', () => {
       assert.equal(page.body.total, all.body.total);
       seen.push(page.body.orgs[0].id);
     }
-    assert.deepEqual(seen, all.body.orgs.map((o: { id: string }) => o.id), 'the pages walk the list in its order');
+    assert.deepEqual(
+      seen,
+      all.body.orgs.map((o: { id: string }) => o.id),
+      'the pages walk the list in its order',
+    );
     const past = await svc.api('GET', `/admin/v1/orgs?offset=${all.body.total}`, { token: svc.adminToken });
     assert.deepEqual([past.body.orgs, past.body.total], [[], all.body.total]);
   });

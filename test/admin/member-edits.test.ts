@@ -78,7 +78,8 @@ describe('admin and management API: listing and removing members', () => {
 
     it("removes a user's roles on the organization: 204, org.member.removed, and the role no longer works", async () => {
       const manager = await createCaller(svc, a.org.id, { org: ['ORG_USER_MANAGER'] });
-      const probe = () => svc.api('POST', `/management/v1/orgs/${a.org.id}/users/machine`, { token: manager.token, body: { userName: unique('probe'), name: 'probe' } });
+      const probe = () =>
+        svc.api('POST', `/management/v1/orgs/${a.org.id}/users/machine`, { token: manager.token, body: { userName: unique('probe'), name: 'probe' } });
       assert.equal((await probe()).status, 201);
       const res = await svc.api('DELETE', `${orgMembers(a.org.id)}/${manager.userId}`, { token: a.owner.token });
       assert.equal(res.status, 204, res.text);
@@ -126,7 +127,9 @@ describe('admin API: the last active IAM_OWNER keeps its role', () => {
   const svc = useService();
 
   it('refuses to remove the last active IAM_OWNER (409, nothing changed), and allows it while another remains', async () => {
-    const users: { id: string; user_name: string }[] = await svc.dataSource.query("SELECT id, user_name FROM users WHERE user_name IN ('admin', 'admin-client')");
+    const users: { id: string; user_name: string }[] = await svc.dataSource.query(
+      "SELECT id, user_name FROM users WHERE user_name IN ('admin', 'admin-client')",
+    );
     const admin = users.find((u) => u.user_name === 'admin')!;
     const adminClient = users.find((u) => u.user_name === 'admin-client')!;
     // Two IAM_OWNERs: the human admin may go.

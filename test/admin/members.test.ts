@@ -95,7 +95,9 @@ describe('admin and management API: members', () => {
       for (const body of cases) {
         await badRequest(svc, ['roles'], () => svc.api('PUT', instanceMember(target.userId), { token: svc.adminToken, body }), JSON.stringify(body));
       }
-      await badRequest(svc, ['scope'], () => svc.api('PUT', instanceMember(target.userId), { token: svc.adminToken, body: { roles: ['IAM_OWNER'], scope: 'x' } }));
+      await badRequest(svc, ['scope'], () =>
+        svc.api('PUT', instanceMember(target.userId), { token: svc.adminToken, body: { roles: ['IAM_OWNER'], scope: 'x' } }),
+      );
       assert.equal((await svc.dataSource.query('SELECT * FROM memberships WHERE user_id = ?', [target.userId])).length, 0);
     });
 
@@ -195,7 +197,9 @@ describe('admin and management API: members', () => {
         await refused(svc, 401, () => svc.api('PUT', orgMember(a.org.id, target.userId), { ...tokenOption(token), body: { roles: ['ORG_OWNER'] } }));
       }
       for (const caller of [a.manager, a.member]) {
-        const res = await refused(svc, 403, () => svc.api('PUT', orgMember(a.org.id, target.userId), { token: caller.token, body: { roles: ['ORG_USER_MANAGER'] } }));
+        const res = await refused(svc, 403, () =>
+          svc.api('PUT', orgMember(a.org.id, target.userId), { token: caller.token, body: { roles: ['ORG_USER_MANAGER'] } }),
+        );
         assert.match(res.body.message, /ORG_OWNER/);
       }
       // A user manager cannot promote itself.

@@ -59,7 +59,9 @@ describe('admin API: reading, renaming and removing organizations', () => {
 
   it('keeps the name of organization default, which bare login names resolve by: 409 either way, nothing changed', async () => {
     await refused(svc, 409, () => svc.api('PATCH', orgPath(a.org.id), { token: svc.adminToken, body: { name: 'default' } }), 'taking the name');
-    const res = await refused(svc, 409, async () => svc.api('PATCH', orgPath(await defaultOrgId(svc)), { token: svc.adminToken, body: { name: 'not-default' } }));
+    const res = await refused(svc, 409, async () =>
+      svc.api('PATCH', orgPath(await defaultOrgId(svc)), { token: svc.adminToken, body: { name: 'not-default' } }),
+    );
     assert.match(res.body.message, /default/);
   });
 
@@ -84,7 +86,8 @@ describe('admin API: reading, renaming and removing organizations', () => {
     for (const [method, path, body] of routes) {
       for (const token of INVALID_TOKENS) await refused(svc, 401, () => svc.api(method, path, { ...tokenOption(token), body }), `${method} ${path}`);
       // Even the organization's own ORG_OWNER may not read, rename or remove it.
-      for (const caller of [a.owner, a.manager, a.member]) await refused(svc, 403, () => svc.api(method, path, { token: caller.token, body }), `${method} ${path}`);
+      for (const caller of [a.owner, a.manager, a.member])
+        await refused(svc, 403, () => svc.api(method, path, { token: caller.token, body }), `${method} ${path}`);
       await refused(svc, 404, () => svc.api(method, orgPath(randomUUID()), { token: svc.adminToken, body }), `${method} unknown`);
     }
   });
@@ -102,21 +105,36 @@ describe('admin API: reading, renaming and removing organizations', () => {
     const api = await createApiApp(svc, project, 'private_key_jwt');
     await createAppKey(svc, api);
     const human = await createHuman(svc, id);
-    const { tokens } = await signIn(svc, { clientId: web.clientId, clientSecret: web.clientSecret, redirectUri: `${RP}/cb`, loginName: `${human.userName}@${org.org.primaryDomain}`, password: PASSWORD });
+    const { tokens } = await signIn(svc, {
+      clientId: web.clientId,
+      clientSecret: web.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: `${human.userName}@${org.org.primaryDomain}`,
+      password: PASSWORD,
+    });
     assert.ok(tokens?.access_token);
     const machine = await createMachine(svc, id);
     const iam = await createCaller(svc, id, { instance: ['IAM_OWNER'] });
     const group = await svc.api('POST', `/management/v1/orgs/${id}/groups`, { token: svc.adminToken, body: { displayName: unique('g') } });
     assert.equal(group.status, 201, group.text);
     assert.equal((await svc.api('PUT', `/management/v1/orgs/${id}/groups/${group.body.id}/members/${human.userId}`, { token: svc.adminToken })).status, 200);
-    assert.equal((await svc.api('PUT', `/management/v1/orgs/${id}/login-policy`, { token: svc.adminToken, body: { mfa: 'off', passkeys: false, allowRegistration: false } })).status, 200);
+    assert.equal(
+      (
+        await svc.api('PUT', `/management/v1/orgs/${id}/login-policy`, {
+          token: svc.adminToken,
+          body: { mfa: 'off', passkeys: false, allowRegistration: false },
+        })
+      ).status,
+      200,
+    );
     const hook = await svc.api('POST', `/management/v1/orgs/${id}/webhooks`, { token: svc.adminToken, body: { url: 'http://127.0.0.1:9/hook' } });
     assert.equal(hook.status, 201, hook.text);
     const userIds = (await svc.dataSource.query('SELECT id FROM users WHERE org_id = ? ORDER BY id', [id])).map((r: { id: string }) => r.id);
     assert.equal(userIds.length, 6, 'owner, manager, member, human, machine, iam');
     const userinfo = () => fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${tokens!.access_token}` } });
     assert.equal((await userinfo()).status, 200);
-    const clientCredentials = () => postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials' }, { id: machine.clientId, secret: machine.clientSecret });
+    const clientCredentials = () =>
+      postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials' }, { id: machine.clientId, secret: machine.clientSecret });
     assert.equal((await clientCredentials()).status, 200);
 
     const res = await svc.api('DELETE', orgPath(id), { token: svc.adminToken });
@@ -137,9 +155,21 @@ describe('admin API: reading, renaming and removing organizations', () => {
       assert.equal(await count(svc, `SELECT COUNT(*) AS n FROM ${table} WHERE ${column} = ?`, [id]), 0, `${table} keeps nothing of it`);
     }
     assert.equal(await count(svc, "SELECT COUNT(*) AS n FROM memberships WHERE scope_type = 'org' AND scope_id = ?", [id]), 0);
-    assert.equal(await count(svc, `SELECT COUNT(*) AS n FROM memberships WHERE user_id IN (${userIds.map(() => '?').join(',')})`, userIds), 0, 'the IAM_OWNER role went with its user');
-    assert.equal(await count(svc, `SELECT COUNT(*) AS n FROM removed_users WHERE id IN (${userIds.map(() => '?').join(',')})`, userIds), 6, 'every user id stays reserved');
-    assert.equal(await count(svc, `SELECT COUNT(*) AS n FROM oidc_payloads WHERE account_id IN (${userIds.map(() => '?').join(',')})`, userIds), 0, 'sessions, grants and tokens revoked');
+    assert.equal(
+      await count(svc, `SELECT COUNT(*) AS n FROM memberships WHERE user_id IN (${userIds.map(() => '?').join(',')})`, userIds),
+      0,
+      'the IAM_OWNER role went with its user',
+    );
+    assert.equal(
+      await count(svc, `SELECT COUNT(*) AS n FROM removed_users WHERE id IN (${userIds.map(() => '?').join(',')})`, userIds),
+      6,
+      'every user id stays reserved',
+    );
+    assert.equal(
+      await count(svc, `SELECT COUNT(*) AS n FROM oidc_payloads WHERE account_id IN (${userIds.map(() => '?').join(',')})`, userIds),
+      0,
+      'sessions, grants and tokens revoked',
+    );
     assert.equal((await userinfo()).status, 401);
     assert.equal((await clientCredentials()).status, 401);
     const introspect = await postForm(svc, '/oauth/v2/introspect', { token: 'x' }, { id: web.clientId, secret: web.clientSecret! });
@@ -229,7 +259,12 @@ describe('admin API: removing a large organization, batch by batch', () => {
     for (const table of ['applications', 'projects', 'org_groups']) {
       assert.equal(await count(svc, `SELECT COUNT(*) AS n FROM ${table} WHERE org_id = ?`, [org.id]), 0, table);
     }
-    const events = await searchEvents(svc, { resource_owner: org.id, event_types: ['project.application.removed', 'project.removed', 'group.removed', 'org.removed'], asc: true, limit: 1000 });
+    const events = await searchEvents(svc, {
+      resource_owner: org.id,
+      event_types: ['project.application.removed', 'project.removed', 'group.removed', 'org.removed'],
+      asc: true,
+      limit: 1000,
+    });
     const counted = (type: string) => events.filter((e: { type: { type: string } }) => e.type.type === type).length;
     assert.deepEqual([counted('project.application.removed'), counted('project.removed'), counted('group.removed')], [MANY, MANY, MANY]);
     assert.equal(events.at(-1)!.type.type, 'org.removed', 'the organization goes last');

@@ -65,7 +65,14 @@ describe('management API: a user’s second factors (list, delete)', () => {
 
   it('names passkeys: by their provider when the AAGUID is known, else "Passkey" and the day they were added', async () => {
     const user = await enrolledHuman(a.org.id);
-    const newPasskey = () => ({ credentialId: randomBytes(32).toString('base64url'), publicKey: randomBytes(77).toString('base64url'), signCount: 0, transports: ['internal' as const], multiDevice: true, userVerified: true });
+    const newPasskey = () => ({
+      credentialId: randomBytes(32).toString('base64url'),
+      publicKey: randomBytes(77).toString('base64url'),
+      signCount: 0,
+      transports: ['internal' as const],
+      multiDevice: true,
+      userVerified: true,
+    });
     const owner = { id: user.userId, orgId: a.org.id };
     const google = await factors.addPasskey(owner, { ...newPasskey(), aaguid: 'ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4' });
     const unknown = await factors.addPasskey(owner, { ...newPasskey(), aaguid: '00000000-0000-0000-0000-000000000000' });
@@ -81,7 +88,12 @@ describe('management API: a user’s second factors (list, delete)', () => {
     // A started but unconfirmed enrolment is no factor yet.
     await factors.startTotp({ id: user.userId, orgId: a.org.id });
     // The login UI stores a passkey once @simplewebauthn has verified its registration; stored directly here.
-    const passkey = { credentialId: randomBytes(32).toString('base64url'), publicKey: randomBytes(77).toString('base64url'), signCount: 0, transports: ['internal' as const] };
+    const passkey = {
+      credentialId: randomBytes(32).toString('base64url'),
+      publicKey: randomBytes(77).toString('base64url'),
+      signCount: 0,
+      transports: ['internal' as const],
+    };
     const passkeyId = await factors.addPasskey({ id: user.userId, orgId: a.org.id }, { ...passkey, multiDevice: true, userVerified: true });
     const res = await svc.api('GET', path(a.org.id, user.userId), { token: a.manager.token });
     assert.equal(res.status, 200, res.text);
@@ -98,7 +110,13 @@ describe('management API: a user’s second factors (list, delete)', () => {
       `SELECT f.totp_secret, f.credential_key, c.code_hash FROM user_factors f LEFT JOIN recovery_codes c ON c.factor_id = f.id WHERE f.user_id = ?`,
       [user.userId],
     );
-    const secrets = [user.totpSecret, ...user.recoveryCodes, passkey.credentialId, passkey.publicKey, ...stored.flatMap((r) => Object.values(r)).filter((v): v is string => Boolean(v))];
+    const secrets = [
+      user.totpSecret,
+      ...user.recoveryCodes,
+      passkey.credentialId,
+      passkey.publicKey,
+      ...stored.flatMap((r) => Object.values(r)).filter((v): v is string => Boolean(v)),
+    ];
     assert.ok(secrets.length >= 1 + 10 + 2 + 2 + 10 + 1, `${secrets.length} secrets`);
     for (const secret of secrets) assert.ok(!res.text.includes(secret), 'the list carries a secret, a code or a hash');
     assert.doesNotMatch(res.text, /secret|hash|code_|publicKey|credential/i);
@@ -109,7 +127,10 @@ describe('management API: a user’s second factors (list, delete)', () => {
     const res = await svc.api('DELETE', path(a.org.id, user.userId, user.totpId), { token: a.manager.token });
     assert.equal(res.status, 204, res.text);
     assert.equal(res.text, '');
-    assert.deepEqual((await list(a.org.id, user.userId)).map((f) => f.type), ['recovery_codes']);
+    assert.deepEqual(
+      (await list(a.org.id, user.userId)).map((f) => f.type),
+      ['recovery_codes'],
+    );
 
     const event = await theEvent(svc, 'user.human.mfa.removed', user.userId);
     assert.deepEqual(event.payload, { factorId: user.totpId, type: 'totp' });

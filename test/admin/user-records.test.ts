@@ -19,14 +19,22 @@ describe('management API: read, change and delete users', () => {
   async function newHuman(org: OrgSetup, overrides: Record<string, unknown> = {}): Promise<string> {
     // A verified address names one user of an organization (docs/product-rules.md, "Verified addresses"): one each.
     const userName = unique('ada');
-    const body = { userName, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, ...overrides };
+    const body = {
+      userName,
+      profile: { firstName: 'Ada', lastName: 'Lovelace' },
+      email: { email: `${userName}@example.com`, isEmailVerified: true },
+      ...overrides,
+    };
     const res = await svc.api('POST', `${users(org.org.id)}/human`, { token: org.manager.token, body });
     assert.equal(res.status, 201, res.text);
     return res.body.userId;
   }
 
   async function newMachine(org: OrgSetup, overrides: Record<string, unknown> = {}): Promise<string> {
-    const res = await svc.api('POST', `${users(org.org.id)}/machine`, { token: org.manager.token, body: { userName: unique('robot'), name: 'Robot', ...overrides } });
+    const res = await svc.api('POST', `${users(org.org.id)}/machine`, {
+      token: org.manager.token,
+      body: { userName: unique('robot'), name: 'Robot', ...overrides },
+    });
     assert.equal(res.status, 201, res.text);
     return res.body.userId;
   }
@@ -40,7 +48,11 @@ describe('management API: read, change and delete users', () => {
     let org: OrgSetup;
     before(async () => {
       org = await setUpOrg(svc);
-      await newHuman(org, { userName: 'grace.hopper', profile: { firstName: 'Grace', lastName: 'Hopper', displayName: 'Amazing Grace' }, email: { email: 'Grace@Navy.example' } });
+      await newHuman(org, {
+        userName: 'grace.hopper',
+        profile: { firstName: 'Grace', lastName: 'Hopper', displayName: 'Amazing Grace' },
+        email: { email: 'Grace@Navy.example' },
+      });
       await newHuman(org, { userName: 'ada.l', profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: 'countess@analytical.example' } });
       await newHuman(org, { userName: 'Zoë', profile: { firstName: 'Zoë', lastName: 'Ärger' }, email: { email: 'zoe@example.com' } });
       await newHuman(org, { userName: '100%_sure', profile: { firstName: 'Per', lastName: 'Cent' }, email: { email: 'p@example.com' } });
@@ -71,7 +83,8 @@ describe('management API: read, change and delete users', () => {
     });
 
     it('searches user names, names and e-mail addresses case-insensitively, as substrings', async () => {
-      const search = async (query: string) => names(await svc.api('GET', `${users(org.org.id)}?query=${encodeURIComponent(query)}`, { token: org.manager.token }));
+      const search = async (query: string) =>
+        names(await svc.api('GET', `${users(org.org.id)}?query=${encodeURIComponent(query)}`, { token: org.manager.token }));
       assert.deepEqual(await search('HOPPER'), ['grace.hopper'], 'family name');
       assert.deepEqual(await search('amazing'), ['grace.hopper'], 'display name');
       assert.deepEqual(await search('navy.EXAMPLE'), ['grace.hopper'], 'e-mail domain');
@@ -89,12 +102,21 @@ describe('management API: read, change and delete users', () => {
 
     it('finds users made and changed through SCIM as well', async () => {
       const scim = '/scim/v2/' + org.org.id + '/Users';
-      const body = { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: unique('scim'), name: { givenName: 'Hedy', familyName: 'Lamarr' }, emails: [{ value: 'hedy@film.example', primary: true }] };
+      const body = {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName: unique('scim'),
+        name: { givenName: 'Hedy', familyName: 'Lamarr' },
+        emails: [{ value: 'hedy@film.example', primary: true }],
+      };
       const created = await svc.api('POST', scim, { token: org.manager.token, body });
       assert.equal(created.status, 201, created.text);
-      const search = async (query: string) => (await svc.api('GET', `${users(org.org.id)}?query=${query}`, { token: org.manager.token })).body.users.map((u: { userId: string }) => u.userId);
+      const search = async (query: string) =>
+        (await svc.api('GET', `${users(org.org.id)}?query=${query}`, { token: org.manager.token })).body.users.map((u: { userId: string }) => u.userId);
       assert.deepEqual(await search('lamarr'), [created.body.id]);
-      const replaced = await svc.api('PUT', `${scim}/${created.body.id}`, { token: org.manager.token, body: { ...body, name: { givenName: 'Hedwig', familyName: 'Kiesler' } } });
+      const replaced = await svc.api('PUT', `${scim}/${created.body.id}`, {
+        token: org.manager.token,
+        body: { ...body, name: { givenName: 'Hedwig', familyName: 'Kiesler' } },
+      });
       assert.equal(replaced.status, 200, replaced.text);
       assert.deepEqual(await search('lamarr'), []);
       assert.deepEqual(await search('kiesler'), [created.body.id]);
@@ -120,7 +142,16 @@ describe('management API: read, change and delete users', () => {
     });
 
     it('refuses bad paging and unknown parameters with 400', async () => {
-      for (const [query, field] of [['query=a%0Ab', 'query'], ['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset'], ['offset=1.5', 'offset'], ['sort=name', 'sort'], [`query=${'x'.repeat(201)}`, 'query']]) {
+      for (const [query, field] of [
+        ['query=a%0Ab', 'query'],
+        ['limit=0', 'limit'],
+        ['limit=1001', 'limit'],
+        ['limit=abc', 'limit'],
+        ['offset=-1', 'offset'],
+        ['offset=1.5', 'offset'],
+        ['sort=name', 'sort'],
+        [`query=${'x'.repeat(201)}`, 'query'],
+      ]) {
         await badRequest(svc, [field], () => svc.api('GET', `${users(org.org.id)}?${query}`, { token: org.manager.token }), query);
       }
     });
@@ -197,15 +228,24 @@ describe('management API: read, change and delete users', () => {
       assert.equal(email.payload.email, 'ada@king.example');
       assert.equal((await searchEvents(svc, { event_types: ['user.human.phone.changed'], aggregate_id: userId })).length, 0);
       const found = await svc.api('GET', `${users(a.org.id)}?query=${encodeURIComponent('ada@KING')}`, { token: a.manager.token });
-      assert.deepEqual(found.body.users.map((u: { userId: string }) => u.userId), [userId], 'the search follows the change');
+      assert.deepEqual(
+        found.body.users.map((u: { userId: string }) => u.userId),
+        [userId],
+        'the search follows the change',
+      );
       // The new login name is what SCIM and login search by.
-      const scim = await svc.api('GET', `/scim/v2/${a.org.id}/Users?filter=${encodeURIComponent(`userName eq "${userName.toUpperCase()}"`)}`, { token: a.manager.token });
+      const scim = await svc.api('GET', `/scim/v2/${a.org.id}/Users?filter=${encodeURIComponent(`userName eq "${userName.toUpperCase()}"`)}`, {
+        token: a.manager.token,
+      });
       assert.equal(scim.body.totalResults, 1);
     });
 
     it('sets verification flags, replaces and removes the phone number', async () => {
       const userId = await newHuman(a, { email: { email: 'x@example.com', isEmailVerified: false } });
-      const verified = await svc.api('PATCH', user(a.org.id, userId), { token: a.manager.token, body: { email: { email: 'x@example.com', isEmailVerified: true }, phone: { phone: '+41 79 000 00 00', isPhoneVerified: true } } });
+      const verified = await svc.api('PATCH', user(a.org.id, userId), {
+        token: a.manager.token,
+        body: { email: { email: 'x@example.com', isEmailVerified: true }, phone: { phone: '+41 79 000 00 00', isPhoneVerified: true } },
+      });
       assert.equal(verified.status, 200, verified.text);
       assert.deepEqual(verified.body.email, { email: 'x@example.com', isEmailVerified: true });
       assert.deepEqual(verified.body.phone, { phone: '+41790000000', isPhoneVerified: true });
@@ -218,7 +258,10 @@ describe('management API: read, change and delete users', () => {
 
     it("changes a machine's name, description and token type with user.machine.changed", async () => {
       const userId = await newMachine(a, { description: 'old' });
-      const res = await svc.api('PATCH', user(a.org.id, userId), { token: a.manager.token, body: { name: 'Renamed', description: null, accessTokenType: 'jwt' } });
+      const res = await svc.api('PATCH', user(a.org.id, userId), {
+        token: a.manager.token,
+        body: { name: 'Renamed', description: null, accessTokenType: 'jwt' },
+      });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.name, 'Renamed');
       assert.equal(res.body.description, null);
@@ -262,7 +305,8 @@ describe('management API: read, change and delete users', () => {
 
     it('401, 403 without the role, 404 outside the organization; nothing changes', async () => {
       const userId = await newHuman(a);
-      for (const token of INVALID_TOKENS) await refused(svc, 401, () => svc.api('PATCH', user(a.org.id, userId), { ...tokenOption(token), body: { profile: { firstName: 'X' } } }));
+      for (const token of INVALID_TOKENS)
+        await refused(svc, 401, () => svc.api('PATCH', user(a.org.id, userId), { ...tokenOption(token), body: { profile: { firstName: 'X' } } }));
       await refused(svc, 403, () => svc.api('PATCH', user(a.org.id, userId), { token: a.member.token, body: { profile: { firstName: 'X' } } }));
       await refused(svc, 404, () => svc.api('PATCH', user(b.org.id, userId), { token: b.manager.token, body: { profile: { firstName: 'X' } } }));
     });

@@ -28,8 +28,18 @@ describe('sessions per user', () => {
     return res.body.sessions as { sessionId: string; signedInAt: string; lastUsedAt: string; expiresAt: string; applications: string[]; amr: string[] }[];
   };
   const login = (loginName: string, extra: Record<string, string> = {}, browser?: Awaited<ReturnType<typeof signIn>>['browser']) =>
-    signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName, password: PASSWORD, scope: 'openid offline_access', extra, browser });
-  const introspect = async (token: string) => (await postForm(svc, '/oauth/v2/introspect', { token }, { id: app.clientId, secret: app.clientSecret! })).body.active as boolean;
+    signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName,
+      password: PASSWORD,
+      scope: 'openid offline_access',
+      extra,
+      browser,
+    });
+  const introspect = async (token: string) =>
+    (await postForm(svc, '/oauth/v2/introspect', { token }, { id: app.clientId, secret: app.clientSecret! })).body.active as boolean;
 
   it('lists each browser’s session, never its cookie, and ends one as a sign-out would', async () => {
     const user = await createHuman(svc, orgId);
@@ -42,20 +52,34 @@ describe('sessions per user', () => {
       assert.deepEqual(s.applications, [app.clientId]);
       assert.deepEqual(s.amr, ['pwd']);
       assert.ok(Date.parse(s.signedInAt) <= Date.now() && Date.parse(s.expiresAt) > Date.now());
-      assert.ok(Date.parse(s.signedInAt) <= Date.parse(s.lastUsedAt) && Date.parse(s.lastUsedAt) <= Date.now(), `last use between sign-in and now: ${JSON.stringify(s)}`);
+      assert.ok(
+        Date.parse(s.signedInAt) <= Date.parse(s.lastUsedAt) && Date.parse(s.lastUsedAt) <= Date.now(),
+        `last use between sign-in and now: ${JSON.stringify(s)}`,
+      );
     }
     const cookies = [...first.browser.cookies.values(), ...second.browser.cookies.values()];
-    assert.ok(sessions.every((s) => !cookies.includes(s.sessionId)), 'the public id is not a cookie value');
+    assert.ok(
+      sessions.every((s) => !cookies.includes(s.sessionId)),
+      'the public id is not a cookie value',
+    );
 
     // Which browser holds which session is not visible from outside (both signed in within the same second): end
     // one, and exactly one browser is signed out, with its access token revoked and its refresh token kept.
     const [ended, kept] = sessions;
     assert.equal((await svc.api('DELETE', path(user.userId, ended.sessionId), { token: manager.token })).status, 204);
-    assert.deepEqual((await list(user.userId)).map((s) => s.sessionId), [kept.sessionId]);
+    assert.deepEqual(
+      (await list(user.userId)).map((s) => s.sessionId),
+      [kept.sessionId],
+    );
     const active = [await introspect(first.tokens.access_token), await introspect(second.tokens.access_token)];
     assert.deepEqual([...active].sort(), [false, true], `exactly one session's access token is revoked: ${active}`);
     const [out, still] = active[0] ? [second, first] : [first, second];
-    const refreshed = await postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: out.tokens!.refresh_token! }, { id: app.clientId, secret: app.clientSecret! });
+    const refreshed = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'refresh_token', refresh_token: out.tokens!.refresh_token! },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
     assert.equal(refreshed.status, 200, 'an offline_access refresh token outlives the session, as at sign-out');
     assert.equal((await login(user.userName, { prompt: 'none' }, out.browser)).error, 'login_required', 'that browser is signed out');
     assert.ok((await login(user.userName, { prompt: 'none' }, still.browser)).tokens, 'the other is still signed in');

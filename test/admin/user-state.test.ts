@@ -43,8 +43,13 @@ describe('management API: user state and password', () => {
     const browser = new LoginClient(svc.url);
     const verifier = randomBytes(32).toString('base64url');
     const { uid, csrf } = await browser.startLogin({
-      client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+      client_id: app.clientId,
+      redirect_uri: `${RP}/cb`,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'st',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
     });
     const posted = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName: loginName(userName), password });
     assert.ok([303, 401].includes(posted.status), `login answered ${posted.status}`);
@@ -52,13 +57,23 @@ describe('management API: user state and password', () => {
   }
 
   async function signedIn(userName: string, password = PASSWORD) {
-    const { tokens, error } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName: loginName(userName), password, scope: 'openid offline_access' });
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: loginName(userName),
+      password,
+      scope: 'openid offline_access',
+    });
     assert.ok(tokens?.refresh_token, `signed in: ${error}`);
     return tokens as { access_token: string; refresh_token: string };
   }
 
-  const active = async (token: string) => (await postForm(svc, '/oauth/v2/introspect', { token }, { id: api.clientId, secret: api.clientSecret! })).body.active as boolean;
-  const refreshes = async (token: string) => (await postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: token }, { id: app.clientId, secret: app.clientSecret! })).status === 200;
+  const active = async (token: string) =>
+    (await postForm(svc, '/oauth/v2/introspect', { token }, { id: api.clientId, secret: api.clientSecret! })).body.active as boolean;
+  const refreshes = async (token: string) =>
+    (await postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: token }, { id: app.clientId, secret: app.clientSecret! })).status ===
+    200;
 
   describe('POST …/deactivate and …/reactivate', () => {
     it('deactivation ends sign-in and every token; reactivation restores sign-in but no old token', async () => {
@@ -189,20 +204,40 @@ describe('management API: user state and password', () => {
       const user = await createHuman(svc, project.orgId);
       const other = await createProject(svc);
       for (const [method, tail, body] of routes) {
-        for (const token of INVALID_TOKENS) await refused(svc, 401, () => svc.api(method, path(user.userId, tail), { ...tokenOption(token), body }), `${tail} ${token}`);
+        for (const token of INVALID_TOKENS)
+          await refused(svc, 401, () => svc.api(method, path(user.userId, tail), { ...tokenOption(token), body }), `${tail} ${token}`);
         await refused(svc, 403, () => svc.api(method, path(user.userId, tail), { token: member.token, body }), tail);
         await refused(svc, 404, () => svc.api(method, path('no-such-user', tail), { token: manager.token, body }), tail);
-        await refused(svc, 404, () => svc.api(method, path(user.userId, tail, other.orgId), { token: svc.adminToken, body }), `${tail}: the user is in another organization`);
-        await refused(svc, 404, () => svc.api(method, path(user.userId, tail, other.orgId), { token: manager.token, body }), `${tail}: an organization outside the caller`);
-        await badRequest(svc, ['unknown'], () => svc.api(method, path(user.userId, tail), { token: manager.token, body: { ...(body as object), unknown: 1 } }), tail);
+        await refused(
+          svc,
+          404,
+          () => svc.api(method, path(user.userId, tail, other.orgId), { token: svc.adminToken, body }),
+          `${tail}: the user is in another organization`,
+        );
+        await refused(
+          svc,
+          404,
+          () => svc.api(method, path(user.userId, tail, other.orgId), { token: manager.token, body }),
+          `${tail}: an organization outside the caller`,
+        );
+        await badRequest(
+          svc,
+          ['unknown'],
+          () => svc.api(method, path(user.userId, tail), { token: manager.token, body: { ...(body as object), unknown: 1 } }),
+          tail,
+        );
       }
     });
 
     it('403 when the target holds a role the caller lacks; nothing changes, and the target keeps signing in', async () => {
       const target = await createHuman(svc, project.orgId);
-      const roles = await svc.api('PUT', `/management/v1/orgs/${project.orgId}/members/${target.userId}`, { token: svc.adminToken, body: { roles: ['ORG_OWNER'] } });
+      const roles = await svc.api('PUT', `/management/v1/orgs/${project.orgId}/members/${target.userId}`, {
+        token: svc.adminToken,
+        body: { roles: ['ORG_OWNER'] },
+      });
       assert.equal(roles.status, 200, roles.text);
-      for (const [method, tail, body] of routes) await refused(svc, 403, () => svc.api(method, path(target.userId, tail), { token: manager.token, body }), tail);
+      for (const [method, tail, body] of routes)
+        await refused(svc, 403, () => svc.api(method, path(target.userId, tail), { token: manager.token, body }), tail);
       await refused(svc, 403, () => svc.api('DELETE', `/management/v1/orgs/${project.orgId}/users/${target.userId}`, { token: manager.token }));
       assert.equal(await passwordAccepted(target.userName, PASSWORD), true);
       // A peer may: an ORG_OWNER holds every role of an ORG_OWNER.

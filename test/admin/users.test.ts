@@ -172,10 +172,7 @@ describe('management API: human and machine users', () => {
         [human({ state: 'locked' }), ['state']],
         [human({ passwordHash: '$2b$04$abcdefghijklmnopqrstuuMX0rC0n9pXRQ1sI1sI1sI1sI1sI1sI1' }), ['passwordHash']],
         [human({ id: randomUUID() }), ['id']],
-        [
-          { userName: '', profile: { lastName: 'L' }, email: { email: 'nope' }, extra: 1 },
-          ['userName', 'profile.firstName', 'email.email', 'extra'],
-        ],
+        [{ userName: '', profile: { lastName: 'L' }, email: { email: 'nope' }, extra: 1 }, ['userName', 'profile.firstName', 'email.email', 'extra']],
       ];
       for (const [body, fields] of cases) {
         await badRequest(svc, fields, () => svc.api('POST', humans(a.org.id), { token: a.manager.token, body }), JSON.stringify(body));

@@ -29,7 +29,14 @@ describe("a user's access dies with it", () => {
 
   async function signedIn(app: OidcApp) {
     const user = await createHuman(svc, project.orgId);
-    const { tokens, error } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName: `${user.userName}@${project.primaryDomain}`, password: PASSWORD, scope: 'openid email offline_access' });
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: `${user.userName}@${project.primaryDomain}`,
+      password: PASSWORD,
+      scope: 'openid email offline_access',
+    });
     assert.ok(tokens?.refresh_token, `signed in with a refresh token: ${error}`);
     return { user, tokens, app };
   }
@@ -62,7 +69,13 @@ describe("a user's access dies with it", () => {
     const session = await signedIn(opaque);
     assert.equal((await scimPatch(session.user.userId, [{ op: 'replace', path: 'password', value: 'A-New-Password-7' }])).status, 204);
     assert.deepEqual(await replay(session), dead);
-    const again = await signIn(svc, { clientId: opaque.clientId, clientSecret: opaque.clientSecret, redirectUri: `${RP}/cb`, loginName: `${session.user.userName}@${project.primaryDomain}`, password: 'A-New-Password-7' });
+    const again = await signIn(svc, {
+      clientId: opaque.clientId,
+      clientSecret: opaque.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: `${session.user.userName}@${project.primaryDomain}`,
+      password: 'A-New-Password-7',
+    });
     assert.ok(again.tokens, again.error);
   });
 

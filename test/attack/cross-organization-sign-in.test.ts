@@ -29,13 +29,21 @@ describe('sign-in stays inside the organization', () => {
   });
 
   async function signedInAtA(): Promise<LoginClient> {
-    const { tokens, browser, error } = await signIn(svc, { clientId: appA.clientId, clientSecret: appA.clientSecret, redirectUri: `${RP}/cb`, loginName: user.loginName, password: PASSWORD });
+    const { tokens, browser, error } = await signIn(svc, {
+      clientId: appA.clientId,
+      clientSecret: appA.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: user.loginName,
+      password: PASSWORD,
+    });
     assert.ok(tokens, `signed in at the own organization's application: ${error}`);
     return browser;
   }
 
   const authorizeAtB = (browser: LoginClient, extra: Record<string, string>) =>
-    browser.get(`/oauth/v2/authorize?${new URLSearchParams({ client_id: appB.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', state: 'st', ...extra })}`);
+    browser.get(
+      `/oauth/v2/authorize?${new URLSearchParams({ client_id: appB.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', state: 'st', ...extra })}`,
+    );
 
   it('prompt=none at another organization’s application answers access_denied at the redirect URI, never a code', async () => {
     const browser = await signedInAtA();
@@ -57,7 +65,13 @@ describe('sign-in stays inside the organization', () => {
 
     const before = await databaseState(svc, ['login_attempts', 'oidc_payloads', 'events', 'users']);
     const stranger = new LoginClient(svc.url);
-    const { uid, csrf } = await stranger.startLogin({ client_id: appB.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid offline_access', state: 'st' });
+    const { uid, csrf } = await stranger.startLogin({
+      client_id: appB.clientId,
+      redirect_uri: `${RP}/cb`,
+      response_type: 'code',
+      scope: 'openid offline_access',
+      state: 'st',
+    });
     const posted = await stranger.post(`/ui/login/${uid}/login`, { csrf, loginName: user.loginName, password: PASSWORD });
     assert.equal(posted.status, 403, 'the login error page, no redirect towards a code');
     assert.match(posted.text, /only users of its own organization/);

@@ -73,7 +73,10 @@ describe('JSON nesting depth limit', () => {
     const target = await createOrg(svc);
     const user = humanUser(unique('imp'));
     const body = JSON.stringify({ dataOrgs: { orgs: [{ orgId: target.id, humanUsers: [user, { ...user, userId: '__HOLE__' }] }] } });
-    const res = await svc.api('POST', '/admin/v1/import', { token: svc.adminToken, rawBody: body.replace('"__HOLE__"', `${'['.repeat(50_000)}${']'.repeat(50_000)}`) });
+    const res = await svc.api('POST', '/admin/v1/import', {
+      token: svc.adminToken,
+      rawBody: body.replace('"__HOLE__"', `${'['.repeat(50_000)}${']'.repeat(50_000)}`),
+    });
     assert.equal(res.status, 400, res.text.slice(0, 300));
     assert.match(res.body.message, DEPTH_MESSAGE);
     assert.deepEqual(await storedCounts(svc, target.id), { users: 0, events: 0 });

@@ -33,7 +33,15 @@ describe('an organization cannot claim another organization’s login domain', (
     const project = await createProject(svc, orgA.id);
     const app = await svc.api('POST', `/management/v1/orgs/${orgA.id}/projects/${project.projectId}/apps/oidc`, {
       token: svc.adminToken,
-      body: { name: 'first-party', redirectUris: [`${RP}/cb`], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'none', devMode: true, apiAccess: true },
+      body: {
+        name: 'first-party',
+        redirectUris: [`${RP}/cb`],
+        responseTypes: ['code'],
+        grantTypes: ['authorization_code'],
+        authMethod: 'none',
+        devMode: true,
+        apiAccess: true,
+      },
     });
     assert.equal(app.status, 201, app.text);
     firstParty = app.body.clientId;
@@ -41,12 +49,26 @@ describe('an organization cannot claim another organization’s login domain', (
 
   after(() => upstream?.close());
 
-  const idpOfB = (domains: string[], clientId = unique('b-client')) => ({ type: 'oidc', name: unique('look-alike'), issuer: upstream.issuer, clientId, clientSecret: 'b-secret', domains });
+  const idpOfB = (domains: string[], clientId = unique('b-client')) => ({
+    type: 'oidc',
+    name: unique('look-alike'),
+    issuer: upstream.issuer,
+    clientId,
+    clientSecret: 'b-secret',
+    domains,
+  });
 
   /** Types a login name at the first-party application's login page; the answer of the login form. */
   const typeAtFirstParty = async (loginName: string) => {
     const browser = new LoginClient(svc.url);
-    const { uid, csrf } = await browser.startLogin({ client_id: firstParty, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+    const { uid, csrf } = await browser.startLogin({
+      client_id: firstParty,
+      redirect_uri: `${RP}/cb`,
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
     return browser.post(`/ui/login/${uid}/login`, { csrf, loginName, password: '' });
   };
 
@@ -60,13 +82,19 @@ describe('an organization cannot claim another organization’s login domain', (
       assert.equal(res.body.details?.[0]?.field, 'domains', res.text);
     }
     assert.deepEqual(await svc.dataSource.query('SELECT COUNT(*) AS n FROM identity_providers WHERE org_id = ?', [orgB.id]), idps);
-    assert.deepEqual(await svc.dataSource.query('SELECT domain FROM idp_domains WHERE domain IN (?, ?)', [orgA.primaryDomain, `default.${svc.config.instanceDomain}`]), []);
+    assert.deepEqual(
+      await svc.dataSource.query('SELECT domain FROM idp_domains WHERE domain IN (?, ?)', [orgA.primaryDomain, `default.${svc.config.instanceDomain}`]),
+      [],
+    );
   });
 
   it('nor by PATCH: B’s IdP keeps its domains', async () => {
     const created = await svc.api('POST', `/management/v1/orgs/${orgB.id}/idps`, { token: ownerB.token, body: idpOfB([]) });
     assert.equal(created.status, 201, created.text);
-    const res = await svc.api('PATCH', `/management/v1/orgs/${orgB.id}/idps/${created.body.id}`, { token: ownerB.token, body: { domains: [orgA.primaryDomain] } });
+    const res = await svc.api('PATCH', `/management/v1/orgs/${orgB.id}/idps/${created.body.id}`, {
+      token: ownerB.token,
+      body: { domains: [orgA.primaryDomain] },
+    });
     assert.equal(res.status, 400, res.text);
     assert.deepEqual(await svc.dataSource.query('SELECT domain FROM idp_domains WHERE idp_id = ?', [created.body.id]), []);
   });
@@ -79,7 +107,12 @@ describe('an organization cannot claim another organization’s login domain', (
     const admin = `admin@default.${svc.config.instanceDomain}`;
     const personOfA = await svc.api('POST', `/management/v1/orgs/${orgA.id}/users/human`, {
       token: svc.adminToken,
-      body: { userName: unique('ann'), profile: { firstName: 'Ann', lastName: 'A' }, email: { email: `${unique('ann')}@example.com`, isEmailVerified: true }, password: PASSWORD },
+      body: {
+        userName: unique('ann'),
+        profile: { firstName: 'Ann', lastName: 'A' },
+        email: { email: `${unique('ann')}@example.com`, isEmailVerified: true },
+        password: PASSWORD,
+      },
     });
     assert.equal(personOfA.status, 201, personOfA.text);
     for (const domain of [orgA.primaryDomain, `default.${svc.config.instanceDomain}`]) {
@@ -106,7 +139,12 @@ describe('an organization cannot claim another organization’s login domain', (
     const carol = `carol@${domain}`;
     const human = await svc.api('POST', `/management/v1/orgs/${orgA.id}/users/human`, {
       token: svc.adminToken,
-      body: { userName: carol, profile: { firstName: 'Carol', lastName: 'A' }, email: { email: `${unique('carol')}@example.com`, isEmailVerified: true }, password: PASSWORD },
+      body: {
+        userName: carol,
+        profile: { firstName: 'Carol', lastName: 'A' },
+        email: { email: `${unique('carol')}@example.com`, isEmailVerified: true },
+        password: PASSWORD,
+      },
     });
     assert.equal(human.status, 201, human.text);
     const stays = await typeAtFirstParty(carol);

@@ -30,11 +30,17 @@ describe('a burst of wrong passwords against the costliest accepted imported has
     const humanUsers = Array.from({ length: BURST }, (_, i) => {
       const userName = `argon-${i}`;
       users.push({ id: randomUUID(), loginName: `${userName}@${project.primaryDomain}` });
-      return { userId: users[i].id, user: { userName, profile: { firstName: 'A', lastName: 'R' }, email: { email: `${userName}@example.com` }, hashedPassword: { value: hash } } };
+      return {
+        userId: users[i].id,
+        user: { userName, profile: { firstName: 'A', lastName: 'R' }, email: { email: `${userName}@example.com` }, hashedPassword: { value: hash } },
+      };
     });
     const imported = await svc.api('POST', '/admin/v1/import', { token: svc.adminToken, body: { dataOrgs: { orgs: [{ orgId: project.orgId, humanUsers }] } } });
     assert.equal(imported.status, 200, imported.text);
-    assert.deepEqual(imported.body.errors.filter((e: { type: string }) => e.type === 'user'), []);
+    assert.deepEqual(
+      imported.body.errors.filter((e: { type: string }) => e.type === 'user'),
+      [],
+    );
   });
 
   async function loginForm(loginName: string) {
@@ -59,8 +65,14 @@ describe('a burst of wrong passwords against the costliest accepted imported has
     );
     const busy = answers.filter((a) => a.status === 503);
     assert.ok(busy.length >= 2, 'past the running and waiting verifications, attempts are refused');
-    assert.ok(busy.every((a) => Number(a.headers.get('retry-after')) > 0), 'with Retry-After');
-    assert.ok(answers.every((a) => a.status === 503 || a.status === 401), 'the others are checked and wrong');
+    assert.ok(
+      busy.every((a) => Number(a.headers.get('retry-after')) > 0),
+      'with Retry-After',
+    );
+    assert.ok(
+      answers.every((a) => a.status === 503 || a.status === 401),
+      'the others are checked and wrong',
+    );
     for (const [i, answer] of answers.entries()) {
       const [row] = await svc.dataSource.query('SELECT failed_password_checks AS n FROM users WHERE id = ?', [users[i].id]);
       assert.equal(Number(row.n), answer.status === 503 ? 0 : 1, `${users[i].loginName}: ${answer.status}`);
@@ -78,7 +90,26 @@ describe('a burst of wrong passwords against the costliest accepted imported has
     const tail = `c29tZXNhbHRzYWx0$${'A'.repeat(43)}`;
     const res = await svc.api('POST', '/admin/v1/import', {
       token: svc.adminToken,
-      body: { dataOrgs: { orgs: [{ orgId: project.orgId, humanUsers: [{ userId: randomUUID(), user: { userName: 'gigabyte', profile: { firstName: 'G', lastName: 'B' }, email: { email: 'g@example.com' }, hashedPassword: { value: `$argon2id$v=19$m=1048576,t=4,p=64$${tail}` } } }] }] } },
+      body: {
+        dataOrgs: {
+          orgs: [
+            {
+              orgId: project.orgId,
+              humanUsers: [
+                {
+                  userId: randomUUID(),
+                  user: {
+                    userName: 'gigabyte',
+                    profile: { firstName: 'G', lastName: 'B' },
+                    email: { email: 'g@example.com' },
+                    hashedPassword: { value: `$argon2id$v=19$m=1048576,t=4,p=64$${tail}` },
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      },
     });
     assert.equal(res.status, 200, res.text);
     assert.match(JSON.stringify(res.body.errors), /above the limit of 262144 KiB/);

@@ -68,7 +68,11 @@ describe('absolute URLs come from PUBLIC_URL, never from Host or forwarded heade
       assert.equal(loginPage.status, 200);
       assert.doesNotMatch(loginPage.text, /evil/i);
       const uid = /\/ui\/login\/([^/?]+)/.exec(authorize.location!)![1];
-      const loggedIn = await browser.postForm(`/ui/login/${uid}/login`, { csrf: csrfOf(loginPage.text), loginName: `${user.userName}@${project.primaryDomain}`, password: PASSWORD });
+      const loggedIn = await browser.postForm(`/ui/login/${uid}/login`, {
+        csrf: csrfOf(loginPage.text),
+        loginName: `${user.userName}@${project.primaryDomain}`,
+        password: PASSWORD,
+      });
       assert.equal(loggedIn.status, 303, loggedIn.text.slice(0, 300));
       assertLocation(loggedIn, svc.config.publicUrl, 'login → returnTo');
       let returnTo = loggedIn;
@@ -109,7 +113,10 @@ describe('absolute URLs come from PUBLIC_URL, never from Host or forwarded heade
 
       const bulk = await scim.post(
         `${tenant.base}/Bulk`,
-        JSON.stringify({ schemas: [BULK_REQUEST], Operations: [{ method: 'POST', path: '/Users', bulkId: 'a', data: userBody(`bulk-${Math.random().toString(36).slice(2)}`) }] }),
+        JSON.stringify({
+          schemas: [BULK_REQUEST],
+          Operations: [{ method: 'POST', path: '/Users', bulkId: 'a', data: userBody(`bulk-${Math.random().toString(36).slice(2)}`) }],
+        }),
         'application/scim+json',
       );
       assert.equal(bulk.status, 200, bulk.text);

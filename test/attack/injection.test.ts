@@ -55,11 +55,20 @@ describe('injection: SQL through filters, sortBy, ids and the import', () => {
     const before = await databaseState(svc);
     for (const [i, payload] of SQL.entries()) {
       const byName = await list(`userName eq ${JSON.stringify(userNameOf(i, payload))}`);
-      assert.deepEqual(byName.map((u) => [u.id, u.userName, u.name?.familyName]), [[created.get(payload), userNameOf(i, payload), payload]]);
+      assert.deepEqual(
+        byName.map((u) => [u.id, u.userName, u.name?.familyName]),
+        [[created.get(payload), userNameOf(i, payload), payload]],
+      );
       const byFamily = await list(`name.familyName eq ${JSON.stringify(payload)}`);
-      assert.deepEqual(byFamily.map((u) => u.id), [created.get(payload)], `familyName eq ${payload}`);
+      assert.deepEqual(
+        byFamily.map((u) => u.id),
+        [created.get(payload)],
+        `familyName eq ${payload}`,
+      );
       const containing = await list(`name.familyName co ${JSON.stringify(payload)}`);
-      const expected = SQL.filter((p) => p.toLowerCase().includes(payload.toLowerCase())).map((p) => created.get(p)).sort();
+      const expected = SQL.filter((p) => p.toLowerCase().includes(payload.toLowerCase()))
+        .map((p) => created.get(p))
+        .sort();
       assert.deepEqual(containing.map((u) => u.id).sort(), expected, `co ${payload}: LIKE wildcards are literal`);
     }
     assert.equal(await databaseState(svc), before, 'reads changed nothing');
@@ -70,7 +79,12 @@ describe('injection: SQL through filters, sortBy, ids and the import', () => {
     const all = (await svc.api('GET', `${scim}/Users`, { token })).body.totalResults;
     for (const payload of [...SQL, 'userName; DELETE FROM users', '(SELECT password_hash FROM users LIMIT 1)', 'password_hash', 'userName desc, id']) {
       const q = encodeURIComponent(payload);
-      for (const path of [`${scim}/Users?sortBy=${q}`, `${scim}/Users?sortBy=userName&sortOrder=${q}`, `${scim}/Users?attributes=${q}`, `${scim}/Users?startIndex=${q}`]) {
+      for (const path of [
+        `${scim}/Users?sortBy=${q}`,
+        `${scim}/Users?sortBy=userName&sortOrder=${q}`,
+        `${scim}/Users?attributes=${q}`,
+        `${scim}/Users?startIndex=${q}`,
+      ]) {
         const res = await svc.api('GET', path, { token });
         assert.ok(res.status === 200 || res.status === 400, `${path} → ${res.status} ${res.text}`);
         if (res.status === 200) assert.equal(res.body.totalResults, all, `${path}: the list is the same list`);
@@ -96,10 +110,18 @@ describe('injection: SQL through filters, sortBy, ids and the import', () => {
     const users = SQL.map((payload, i) => ({
       userId: `imp-${i}`,
       // User names take no white space; the names carry the payload as it is.
-      user: { userName: `imp${i}${payload.replace(/\s+/g, '')}`, profile: { firstName: payload, lastName: payload }, email: { email: `imp${i}@example.com` }, hashedPassword: { value: BCRYPT_HASH } },
+      user: {
+        userName: `imp${i}${payload.replace(/\s+/g, '')}`,
+        profile: { firstName: payload, lastName: payload },
+        email: { email: `imp${i}@example.com` },
+        hashedPassword: { value: BCRYPT_HASH },
+      },
     }));
     const result = await postImport(svc, importBody([{ orgId, humanUsers: users }]));
-    assert.deepEqual(result.errors.filter((e) => e.type === 'user'), []);
+    assert.deepEqual(
+      result.errors.filter((e) => e.type === 'user'),
+      [],
+    );
     for (const [i, payload] of SQL.entries()) {
       const found = await list(`userName eq ${JSON.stringify(`imp${i}${payload.replace(/\s+/g, '')}`)}`);
       assert.equal(found.length, 1, payload);
@@ -116,12 +138,20 @@ describe('injection: HTML through login pages, CR/LF through state', () => {
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   const XSS = `"><script>alert(1)</script><img src=x onerror=alert(2)><svg onload=alert(3)>`;
-  const params = (extra: Record<string, string> = {}) => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st', ...extra });
+  const params = (extra: Record<string, string> = {}) => ({
+    client_id: app.clientId,
+    redirect_uri: `${RP}/cb`,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'st',
+    ...extra,
+  });
   // Escaped input may keep `onerror=` as text inside a quoted value (harmless: its quote is escaped
   // too, as the positive assertions show); what must never appear is a tag from the input.
   // The pages' own scripts (the passkey ceremony: its JSON options and two same-origin files) are not input.
   const OWN_SCRIPTS = /<script type="application\/json" id="passkey-options-[a-z-]+">[^<]*<\/script>|<script src="\/ui\/login\/assets\/[a-z]+\.js"><\/script>/g;
-  const noMarkup = (html: string, what: string) => assert.doesNotMatch(html.replace(OWN_SCRIPTS, ''), /<script|<img|<svg/i, `${what} renders markup from input`);
+  const noMarkup = (html: string, what: string) =>
+    assert.doesNotMatch(html.replace(OWN_SCRIPTS, ''), /<script|<img|<svg/i, `${what} renders markup from input`);
 
   before(async () => {
     project = await createProject(svc);
@@ -144,11 +174,18 @@ describe('injection: HTML through login pages, CR/LF through state', () => {
 
     // A user whose name is markup, remembered by the browser and offered on the selection page.
     const userName = `<svg onload=alert(4)>${Date.now()}`;
-    const created = await svc.api('POST', `/scim/v2/${project.orgId}/Users`, { token: svc.adminToken, body: { schemas: [USER], userName, password: 'Correct-Horse-9' } });
+    const created = await svc.api('POST', `/scim/v2/${project.orgId}/Users`, {
+      token: svc.adminToken,
+      body: { schemas: [USER], userName, password: 'Correct-Horse-9' },
+    });
     assert.ok(created.status === 201 || created.status === 400, created.text);
     if (created.status === 201) {
       const second = await client.startLogin(params());
-      const done = await client.post(`/ui/login/${second.uid}/login`, { csrf: second.csrf, loginName: `${userName}@${project.primaryDomain}`, password: 'Correct-Horse-9' });
+      const done = await client.post(`/ui/login/${second.uid}/login`, {
+        csrf: second.csrf,
+        loginName: `${userName}@${project.primaryDomain}`,
+        password: 'Correct-Horse-9',
+      });
       assert.equal(done.status, 303, done.text.slice(0, 200));
       await client.follow(done);
       const selection = await client.startLogin(params({ prompt: 'select_account' }));
@@ -157,7 +194,14 @@ describe('injection: HTML through login pages, CR/LF through state', () => {
     }
 
     const register = await client.startLogin(params({ prompt: 'create' }));
-    const refused = await client.post(`/ui/login/${register.uid}/register`, { csrf: register.csrf, firstName: XSS, lastName: XSS, email: XSS, userName: XSS, password: 'short' });
+    const refused = await client.post(`/ui/login/${register.uid}/register`, {
+      csrf: register.csrf,
+      firstName: XSS,
+      lastName: XSS,
+      email: XSS,
+      userName: XSS,
+      password: 'short',
+    });
     assert.equal(refused.status, 400);
     noMarkup(refused.text, 'registration error');
   });
@@ -173,7 +217,9 @@ describe('injection: HTML through login pages, CR/LF through state', () => {
     assert.equal(location.searchParams.get('state'), state, 'the state is returned intact, as data');
     assert.doesNotMatch(res.location!, /[\r\n]/);
 
-    const formPost = await new LoginClient(svc.url).get(`/oauth/v2/authorize?${new URLSearchParams(params({ prompt: 'none', response_mode: 'form_post', state: `${state}"><script>alert(1)</script>` }))}`);
+    const formPost = await new LoginClient(svc.url).get(
+      `/oauth/v2/authorize?${new URLSearchParams(params({ prompt: 'none', response_mode: 'form_post', state: `${state}"><script>alert(1)</script>` }))}`,
+    );
     // oidc-provider answers an error by form_post with 400 and the auto-submitting form.
     assert.equal(formPost.status, 400);
     assert.match(formPost.text, /name="state" value="x[^"]*&quot;&gt;&lt;script&gt;alert\(1\)/, 'form_post carries the state, escaped');

@@ -47,7 +47,10 @@ describe('invalid text: lone surrogates and NUL on every surface', () => {
       });
       assert.equal(human.status, 400, human.text);
       assert.match(human.body.message, /profile\.firstName: text must be valid Unicode/);
-      const imported = await svc.api('POST', '/admin/v1/import', { token: svc.adminToken, body: importBody([{ orgId: unique('o'), humanUsers: [humanUser(unique('u'), bad)] }]) });
+      const imported = await svc.api('POST', '/admin/v1/import', {
+        token: svc.adminToken,
+        body: importBody([{ orgId: unique('o'), humanUsers: [humanUser(unique('u'), bad)] }]),
+      });
       assert.equal(imported.status, 400, imported.text);
       assert.equal(await databaseState(svc), state, JSON.stringify(bad));
     }
@@ -55,8 +58,16 @@ describe('invalid text: lone surrogates and NUL on every surface', () => {
 
   it('raw bytes that are not UTF-8 (a surrogate encoded on its own) are 400, not silently replaced', async () => {
     const state = await databaseState(svc);
-    const bytes = Buffer.concat([Buffer.from('{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"a'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('b"}')]);
-    const res = await fetch(new URL(`${t.base}/Users`, svc.url), { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/scim+json' }, body: bytes });
+    const bytes = Buffer.concat([
+      Buffer.from('{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"a'),
+      Buffer.from([0xed, 0xa0, 0x80]),
+      Buffer.from('b"}'),
+    ]);
+    const res = await fetch(new URL(`${t.base}/Users`, svc.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/scim+json' },
+      body: bytes,
+    });
     assert.equal(res.status, 400, await res.text());
     assert.equal(await databaseState(svc), state);
   });

@@ -39,7 +39,10 @@ describe('parallel guesses against the lockout and the rate limits', () => {
     await sleep(40);
     const answer = await right(PASSWORD);
     const answers = await Promise.all(guesses);
-    assert.ok(answers.every((a) => a.status === 401), 'every wrong guess is refused');
+    assert.ok(
+      answers.every((a) => a.status === 401),
+      'every wrong guess is refused',
+    );
     assert.equal(answer.status, 401, 'the right password is refused: the user is locked');
     const [row] = await svc.dataSource.query('SELECT state, failed_password_checks AS n FROM users WHERE id = ?', [user.userId]);
     assert.deepEqual([row.state, Number(row.n)], ['locked', 10]);
@@ -65,7 +68,13 @@ describe('parallel guesses against the per-name rate limit', () => {
     const posts = await Promise.all(
       Array.from({ length: 12 }, async () => {
         const client = new LoginClient(svc.url);
-        const { uid, csrf } = await client.startLogin({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st' });
+        const { uid, csrf } = await client.startLogin({
+          client_id: app.clientId,
+          redirect_uri: `${RP}/cb`,
+          response_type: 'code',
+          scope: 'openid',
+          state: 'st',
+        });
         return () => client.post(`/ui/login/${uid}/login`, { csrf, loginName, password: 'wrong-password' });
       }),
     );

@@ -46,7 +46,18 @@ describe('login forms: CSRF and security headers', () => {
     }
   });
 
-  for (const step of ['login', 'select', 'register', 'code', 'passkey', 'enrol/totp', 'enrol/totp/confirm', 'enrol/passkey', 'enrol/skip', 'continue'] as const) {
+  for (const step of [
+    'login',
+    'select',
+    'register',
+    'code',
+    'passkey',
+    'enrol/totp',
+    'enrol/totp/confirm',
+    'enrol/passkey',
+    'enrol/skip',
+    'continue',
+  ] as const) {
     it(`POST ${step} without a CSRF value or with another interaction's is refused with 403 and changes nothing`, async () => {
       const user = await createHuman(svc, project.orgId);
       const victim = browser();
@@ -75,7 +86,11 @@ describe('login forms: CSRF and security headers', () => {
     const client = browser();
     const { uid, page } = await client.startLogin(params());
     assertPageHeaders(page, 'login page');
-    assert.match(page.headers.get('content-security-policy') ?? '', /form-action 'self' http:\/\/127\.0\.0\.1:65530;/, 'the interaction\'s redirect origin, for the redirect after the last post');
+    assert.match(
+      page.headers.get('content-security-policy') ?? '',
+      /form-action 'self' http:\/\/127\.0\.0\.1:65530;/,
+      "the interaction's redirect origin, for the redirect after the last post",
+    );
     assertPageHeaders(await client.get(`/ui/login/${uid}?form=register`), 'register page');
     assertPageHeaders(await new LoginClient(svc.url).get(`/ui/login/${uid}`), 'login page without the interaction cookie');
     assertPageHeaders(await client.get('/ui/login/no-such-interaction'), 'unknown interaction');
@@ -116,10 +131,12 @@ describe('login cookies behind a TLS proxy (PUBLIC_URL https)', () => {
       assert.ok(attrs.includes('httponly'), `HttpOnly: ${line}`);
       assert.ok(attrs.includes('samesite=lax'), `SameSite=Lax: ${line}`);
       assert.ok(attrs.includes('secure'), `Secure: ${line}`);
-      assert.ok(attrs.some((a) => a.startsWith('path=/')), `Path: ${line}`);
+      assert.ok(
+        attrs.some((a) => a.startsWith('path=/')),
+        `Path: ${line}`,
+      );
     }
   });
-
 });
 
 /**
@@ -147,7 +164,11 @@ describe('security headers on the pages oidc-provider renders', () => {
     const formPost = await client.get(authorize({ prompt: 'none', response_mode: 'form_post' }));
     assert.match(formPost.text, /<form method="post" action="http:\/\/127\.0\.0\.1:65530\/cb">/);
     assertPageHeaders(formPost, 'form_post page');
-    assert.match(formPost.headers.get('content-security-policy') ?? '', /form-action 'self' http:\/\/127\.0\.0\.1:65530;/, 'the form posts to the checked redirect URI');
+    assert.match(
+      formPost.headers.get('content-security-policy') ?? '',
+      /form-action 'self' http:\/\/127\.0\.0\.1:65530;/,
+      'the form posts to the checked redirect URI',
+    );
   });
 });
 
@@ -180,7 +201,11 @@ describe('unknown login names and wrong passwords are indistinguishable', () => 
     const headers = (r: PageResponse) => [...r.headers].filter(([k]) => !['date', 'content-length', 'etag', 'x-request-id'].includes(k));
     assert.deepEqual(headers(unknown.res), headers(known.res));
     // The passkey challenge is random per page (webauthn-challenges.ts), like the CSRF value per interaction.
-    const normalize = (text: string, uid: string) => text.replace(/value="[^"]*"/g, 'value=""').replace(/"challenge":"[^"]*"/g, '"challenge":""').replaceAll(uid, 'UID');
+    const normalize = (text: string, uid: string) =>
+      text
+        .replace(/value="[^"]*"/g, 'value=""')
+        .replace(/"challenge":"[^"]*"/g, '"challenge":""')
+        .replaceAll(uid, 'UID');
     assert.equal(normalize(unknown.res.text, unknown.uid), normalize(known.res.text, known.uid));
   });
 

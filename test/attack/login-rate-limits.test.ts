@@ -77,7 +77,10 @@ describe('login rate limits per login name (in-process)', () => {
     const rows = await svc.dataSource.query('SELECT * FROM login_attempts');
     assert.ok(rows.length >= 3, 'failures were counted');
     const found = await findSecretsAtRest(svc.dataSource, [`nobody-${project.primaryDomain}`, project.primaryDomain, '127.0.0.1']);
-    assert.deepEqual(found.filter((f) => f.startsWith('login_attempts')), []);
+    assert.deepEqual(
+      found.filter((f) => f.startsWith('login_attempts')),
+      [],
+    );
   });
 });
 
@@ -103,12 +106,19 @@ describe('login rate limit windows expire and are purged', () => {
     assert.equal(limited.status, 429);
     const wait = Number(limited.headers.get('retry-after'));
     assert.ok(wait >= 1 && wait <= WINDOW);
-    const oldWindows = (await svc.dataSource.query('SELECT DISTINCT window_start FROM login_attempts')).map((r: { window_start: unknown }) => Number(r.window_start));
+    const oldWindows = (await svc.dataSource.query('SELECT DISTINCT window_start FROM login_attempts')).map((r: { window_start: unknown }) =>
+      Number(r.window_start),
+    );
 
     await sleep(wait * 1000 + 100);
     assert.equal((await attempt(svc.url, app, loginName, 'wrong-3')).status, 401, 'a new window counts from zero');
-    const remaining = (await svc.dataSource.query('SELECT DISTINCT window_start FROM login_attempts')).map((r: { window_start: unknown }) => Number(r.window_start));
-    assert.ok(remaining.every((w: number) => !oldWindows.includes(w)), `past windows purged: ${oldWindows} → ${remaining}`);
+    const remaining = (await svc.dataSource.query('SELECT DISTINCT window_start FROM login_attempts')).map((r: { window_start: unknown }) =>
+      Number(r.window_start),
+    );
+    assert.ok(
+      remaining.every((w: number) => !oldWindows.includes(w)),
+      `past windows purged: ${oldWindows} → ${remaining}`,
+    );
     assert.equal((await attempt(svc.url, app, loginName, PASSWORD)).status, 303);
   });
 });

@@ -22,7 +22,14 @@ describe('no open redirect', () => {
   const svc = useService();
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
-  const params = (extra: Record<string, string> = {}) => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st', ...extra });
+  const params = (extra: Record<string, string> = {}) => ({
+    client_id: app.clientId,
+    redirect_uri: `${RP}/cb`,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'st',
+    ...extra,
+  });
 
   before(async () => {
     project = await createProject(svc);
@@ -64,7 +71,9 @@ describe('no open redirect', () => {
       assert.notEqual(res.status, 200, `${target} is refused before the confirmation page: ${res.status}`);
     }
     // A valid request shows the confirmation form; confirming it goes to the registered URI only.
-    const confirm = await client.get(`/oidc/v1/end_session?${new URLSearchParams({ client_id: app.clientId, post_logout_redirect_uri: `${RP}/logged-out`, state: 's' })}`);
+    const confirm = await client.get(
+      `/oidc/v1/end_session?${new URLSearchParams({ client_id: app.clientId, post_logout_redirect_uri: `${RP}/logged-out`, state: 's' })}`,
+    );
     assert.equal(confirm.status, 200);
     const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.text)?.[1];
     assert.ok(xsrf, 'oidc-provider logout form');
@@ -82,7 +91,12 @@ describe('no open redirect', () => {
     assert.equal(page.status, 200);
     assert.equal(page.location, undefined);
     assert.doesNotMatch(page.text, /evil/);
-    const done = await client.post(`/ui/login/${uid}/login?${new URLSearchParams(bait)}`, { ...bait, csrf, loginName: `${user.userName}@${project.primaryDomain}`, password: PASSWORD });
+    const done = await client.post(`/ui/login/${uid}/login?${new URLSearchParams(bait)}`, {
+      ...bait,
+      csrf,
+      loginName: `${user.userName}@${project.primaryDomain}`,
+      password: PASSWORD,
+    });
     assert.equal(done.status, 303);
     assertNotOpen(done, svc.url, 'login POST');
     const final = await client.follow(done);

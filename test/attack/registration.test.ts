@@ -25,7 +25,14 @@ describe('registration and the login policy', () => {
   });
 
   const policyPath = () => `/management/v1/orgs/${project.orgId}/login-policy`;
-  const params = (extra: Record<string, string> = {}) => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st', ...extra });
+  const params = (extra: Record<string, string> = {}) => ({
+    client_id: app.clientId,
+    redirect_uri: `${RP}/cb`,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'st',
+    ...extra,
+  });
 
   async function registerForm() {
     const client = new LoginClient(svc.url);
@@ -33,11 +40,25 @@ describe('registration and the login policy', () => {
     const page = await client.get(`/ui/login/${uid}?form=register`);
     return { client, uid, page, csrf: csrfOf(page.text) };
   }
-  const fields = (userName: string, extra: Record<string, string> = {}) => ({ userName, firstName: 'Reg', lastName: 'Istrant', email: `${userName.slice(0, 30).replace(/[^a-z0-9]/gi, 'x')}@example.com`, password: 'Registered-Pass-1', ...extra });
+  const fields = (userName: string, extra: Record<string, string> = {}) => ({
+    userName,
+    firstName: 'Reg',
+    lastName: 'Istrant',
+    email: `${userName.slice(0, 30).replace(/[^a-z0-9]/gi, 'x')}@example.com`,
+    password: 'Registered-Pass-1',
+    ...extra,
+  });
 
   it('the login policy answers its defaults, is changed by an ORG_OWNER only, and refuses bad bodies', async () => {
     const read = await svc.api('GET', policyPath(), { token: svc.adminToken });
-    assert.deepEqual(read.body, { mfa: 'optional', passkeys: true, allowRegistration: true, passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false });
+    assert.deepEqual(read.body, {
+      mfa: 'optional',
+      passkeys: true,
+      allowRegistration: true,
+      passwordLogin: true,
+      inviteOnProvision: false,
+      requireVerifiedEmail: false,
+    });
     const manager = await createCaller(svc, project.orgId, { org: ['ORG_USER_MANAGER'] });
     const owner = await createCaller(svc, project.orgId, { org: ['ORG_OWNER'] });
     const body = { mfa: 'optional', passkeys: true, allowRegistration: true };
@@ -46,7 +67,11 @@ describe('registration and the login policy', () => {
       const res = await svc.api('PUT', policyPath(), { token: owner.token, body: bad });
       assert.equal(res.status, 400, res.text);
     }
-    assert.deepEqual((await svc.api('GET', policyPath(), { token: owner.token })).body, { ...body, passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false }, 'nothing changed');
+    assert.deepEqual(
+      (await svc.api('GET', policyPath(), { token: owner.token })).body,
+      { ...body, passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false },
+      'nothing changed',
+    );
     assert.equal((await svc.api('GET', '/management/v1/orgs/no-such-org/login-policy', { token: svc.adminToken })).status, 404);
     const set = await svc.api('PUT', policyPath(), { token: owner.token, body: { ...body, mfa: 'off' } });
     // A client written before `passwordLogin` and `inviteOnProvision` existed (docs/federation.md, docs/mail.md) keeps passwords
@@ -82,7 +107,13 @@ describe('registration and the login policy', () => {
     assert.equal(res.status, 303, res.text.slice(0, 300));
     const defaultOrg = (await svc.api('GET', '/admin/v1/orgs', { token: svc.adminToken })).body.orgs.find((o: { name: string }) => o.name === 'default');
     const defaultApp = await createOidcApp(svc, await createProject(svc, defaultOrg.id), { authMethod: 'client_secret_basic' }, RP);
-    const admin = await signIn(svc, { clientId: defaultApp.clientId, clientSecret: defaultApp.clientSecret, redirectUri: `${RP}/cb`, loginName: 'admin', password: ADMIN_PASSWORD });
+    const admin = await signIn(svc, {
+      clientId: defaultApp.clientId,
+      clientSecret: defaultApp.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: 'admin',
+      password: ADMIN_PASSWORD,
+    });
     assert.ok(admin.tokens, `the bare name still signs the admin in: ${admin.error}`);
   });
 

@@ -15,7 +15,14 @@ describe('remembered accounts need a live server-side session', () => {
   const svc = useService();
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
-  const params = (extra: Record<string, string> = {}) => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st', ...extra });
+  const params = (extra: Record<string, string> = {}) => ({
+    client_id: app.clientId,
+    redirect_uri: `${RP}/cb`,
+    response_type: 'code',
+    scope: 'openid',
+    state: 'st',
+    ...extra,
+  });
 
   before(async () => {
     project = await createProject(svc);

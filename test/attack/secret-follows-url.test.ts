@@ -62,7 +62,12 @@ describe('a stored secret does not follow a changed URL', () => {
     });
     const cases: { name: string; create: (secret: string) => Record<string, unknown>; change: Record<string, unknown>; field: string }[] = [
       { name: 'bearer: baseUrl', create: bearer, change: { baseUrl: 'ATTACKER/scim/v2' }, field: 'auth.token' },
-      { name: 'oauth: auth.tokenUrl', create: oauth, change: { auth: { type: 'oauth_client_credentials', tokenUrl: 'ATTACKER/token' } }, field: 'auth.clientSecret' },
+      {
+        name: 'oauth: auth.tokenUrl',
+        create: oauth,
+        change: { auth: { type: 'oauth_client_credentials', tokenUrl: 'ATTACKER/token' } },
+        field: 'auth.clientSecret',
+      },
       // The access token the client secret buys is a credential at the real target too.
       { name: 'oauth: baseUrl', create: oauth, change: { baseUrl: 'ATTACKER/scim/v2' }, field: 'auth.clientSecret' },
     ];
@@ -79,7 +84,11 @@ describe('a stored secret does not follow a changed URL', () => {
         const patched = await svc.api('PATCH', path, { token: owner.token, body: change });
         const tested = await svc.api('POST', `${path}/test`, { token: owner.token, body: {} });
         assert.equal(tested.status, 200, tested.text);
-        assert.deepEqual(attacker.heard.filter((request) => request.includes(secret)), [], 'the stored secret reached the host of the PATCH');
+        assert.deepEqual(
+          attacker.heard.filter((request) => request.includes(secret)),
+          [],
+          'the stored secret reached the host of the PATCH',
+        );
 
         assert.equal(patched.status, 400, patched.text);
         assert.deepEqual(fieldsOf(patched.body), [c.field]);
@@ -94,11 +103,17 @@ describe('a stored secret does not follow a changed URL', () => {
       assert.equal(same.status, 200, same.text);
 
       const fresh = unique('new-secret');
-      const moved = await svc.api('PATCH', path, { token: owner.token, body: { baseUrl: `${attacker.origin}/scim/v2`, auth: { type: 'bearer', token: fresh } } });
+      const moved = await svc.api('PATCH', path, {
+        token: owner.token,
+        body: { baseUrl: `${attacker.origin}/scim/v2`, auth: { type: 'bearer', token: fresh } },
+      });
       assert.equal(moved.status, 200, moved.text);
       assert.equal(moved.body.baseUrl, `${attacker.origin}/scim/v2`);
       await svc.api('POST', `${path}/test`, { token: owner.token, body: {} });
-      assert.ok(attacker.heard.some((request) => request.includes(`Bearer ${fresh}`)), 'the secret sent with the PATCH is the one used');
+      assert.ok(
+        attacker.heard.some((request) => request.includes(`Bearer ${fresh}`)),
+        'the secret sent with the PATCH is the one used',
+      );
     });
   });
 
@@ -130,30 +145,46 @@ describe('a stored secret does not follow a changed URL', () => {
 
     it('a PATCH of the issuer without the client secret is a 400 naming clientSecret; the secret never reaches the new issuer', async () => {
       const secret = unique('idp-secret');
-      const created = await svc.api('POST', idps(), { token: owner.token, body: { type: 'oidc', name: unique('Upstream'), issuer: legitIdp.issuer, clientId: 'portcullis', clientSecret: secret } });
+      const created = await svc.api('POST', idps(), {
+        token: owner.token,
+        body: { type: 'oidc', name: unique('Upstream'), issuer: legitIdp.issuer, clientId: 'portcullis', clientSecret: secret },
+      });
       assert.equal(created.status, 201, created.text);
       const path = `${idps()}/${created.body.id}`;
       const before = await svc.api('GET', path, { token: owner.token });
 
       const patched = await svc.api('PATCH', path, { token: owner.token, body: { issuer: attackerIdp.issuer } });
       await signInThrough(created.body.id);
-      assert.deepEqual(attackerIdp.tokenRequests.filter((request) => request.includes(secret)), [], 'the stored client secret reached the new issuer');
+      assert.deepEqual(
+        attackerIdp.tokenRequests.filter((request) => request.includes(secret)),
+        [],
+        'the stored client secret reached the new issuer',
+      );
 
       assert.equal(patched.status, 400, patched.text);
       assert.deepEqual(fieldsOf(patched.body), ['clientSecret']);
       assert.deepEqual((await svc.api('GET', path, { token: owner.token })).body, before.body, 'nothing changed');
-      assert.ok(legitIdp.tokenRequests.some((request) => request.includes(secret)), 'the control: the sign-in redeemed its code at the issuer it was configured with');
+      assert.ok(
+        legitIdp.tokenRequests.some((request) => request.includes(secret)),
+        'the control: the sign-in redeemed its code at the issuer it was configured with',
+      );
     });
 
     it('a PATCH that carries the client secret again moves it; the same issuer sent again needs none', async () => {
-      const created = await svc.api('POST', idps(), { token: owner.token, body: { type: 'oidc', name: unique('Upstream'), issuer: legitIdp.issuer, clientId: 'portcullis', clientSecret: unique('old') } });
+      const created = await svc.api('POST', idps(), {
+        token: owner.token,
+        body: { type: 'oidc', name: unique('Upstream'), issuer: legitIdp.issuer, clientId: 'portcullis', clientSecret: unique('old') },
+      });
       const path = `${idps()}/${created.body.id}`;
       assert.equal((await svc.api('PATCH', path, { token: owner.token, body: { issuer: legitIdp.issuer, name: 'Renamed' } })).status, 200);
       const fresh = unique('new');
       const moved = await svc.api('PATCH', path, { token: owner.token, body: { issuer: attackerIdp.issuer, clientSecret: fresh } });
       assert.equal(moved.status, 200, moved.text);
       await signInThrough(created.body.id);
-      assert.ok(attackerIdp.tokenRequests.some((request) => request.includes(fresh)), 'the secret sent with the PATCH is the one used');
+      assert.ok(
+        attackerIdp.tokenRequests.some((request) => request.includes(fresh)),
+        'the secret sent with the PATCH is the one used',
+      );
     });
   });
 });

@@ -30,7 +30,11 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
       grantTypes: ['authorization_code'],
       authMethod: 'client_secret_basic',
     },
-    'POST /management/v1/orgs/:orgId/projects/:projectId/apps/saml': { name: unique('sp'), entityId: `https://${unique('sp')}.example.com/saml`, acsUrls: ['https://sp.example.com/acs'] },
+    'POST /management/v1/orgs/:orgId/projects/:projectId/apps/saml': {
+      name: unique('sp'),
+      entityId: `https://${unique('sp')}.example.com/saml`,
+      acsUrls: ['https://sp.example.com/acs'],
+    },
     'GET /management/v1/orgs/:orgId/projects': undefined,
     'GET /management/v1/orgs/:orgId/projects/:projectId': undefined,
     'PATCH /management/v1/orgs/:orgId/projects/:projectId': { name: unique('p') },
@@ -65,7 +69,11 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'POST /management/v1/orgs/:orgId/users/:userId/keys': {},
     'POST /management/v1/orgs/:orgId/users/:userId/pats': {},
     'POST /management/v1/orgs/:orgId/users/:userId/secret': {},
-    'POST /management/v1/orgs/:orgId/users/human': { userName: unique('h'), profile: { firstName: 'A', lastName: 'B' }, email: { email: `${unique('h')}@example.com` } },
+    'POST /management/v1/orgs/:orgId/users/human': {
+      userName: unique('h'),
+      profile: { firstName: 'A', lastName: 'B' },
+      email: { email: `${unique('h')}@example.com` },
+    },
     'POST /management/v1/orgs/:orgId/users/machine': { userName: unique('m'), name: 'm', accessTokenType: 'opaque' },
     'PUT /management/v1/orgs/:orgId/members/:userId': { roles: ['ORG_OWNER'] },
     'GET /management/v1/orgs/:orgId/users/:userId/factors': undefined,
@@ -96,7 +104,12 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'GET /management/v1/orgs/:orgId/webhooks': undefined,
     'DELETE /management/v1/orgs/:orgId/webhooks/:id': undefined,
     'GET /management/v1/orgs/:orgId/webhooks/:id/deliveries': undefined,
-    'POST /management/v1/orgs/:orgId/provisioning/targets': { name: unique('target'), baseUrl: 'https://93.184.215.14/scim/v2', auth: { type: 'bearer', token: 't' }, enabled: false },
+    'POST /management/v1/orgs/:orgId/provisioning/targets': {
+      name: unique('target'),
+      baseUrl: 'https://93.184.215.14/scim/v2',
+      auth: { type: 'bearer', token: 't' },
+      enabled: false,
+    },
     'GET /management/v1/orgs/:orgId/provisioning/targets': undefined,
     'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId': undefined,
     'PATCH /management/v1/orgs/:orgId/provisioning/targets/:targetId': { name: 'changed' },
@@ -113,14 +126,20 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'POST /scim/v2/:orgId/Groups': { schemas: [GROUP], displayName: unique('g') },
     'POST /scim/v2/:orgId/Groups/.search': { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] },
     'PUT /scim/v2/:orgId/Groups/:id': { schemas: [GROUP], displayName: unique('g') },
-    'PATCH /scim/v2/:orgId/Groups/:id': { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'externalId', value: 'x' }] },
+    'PATCH /scim/v2/:orgId/Groups/:id': {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'externalId', value: 'x' }],
+    },
     'GET /scim/v2/:orgId/Users': undefined,
     'GET /scim/v2/:orgId/Users/:id': undefined,
     'DELETE /scim/v2/:orgId/Users/:id': undefined,
     'POST /scim/v2/:orgId/Users': { schemas: [USER], userName: unique('s') },
     'POST /scim/v2/:orgId/Users/.search': { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'] },
     'PUT /scim/v2/:orgId/Users/:id': { schemas: [USER], userName: unique('s'), active: false },
-    'PATCH /scim/v2/:orgId/Users/:id': { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] },
+    'PATCH /scim/v2/:orgId/Users/:id': {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'active', value: false }],
+    },
     'POST /scim/v2/:orgId/Bulk': {
       schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
       Operations: [{ method: 'POST', path: '/Users', bulkId: 'b1', data: { schemas: [USER], userName: unique('b') } }],
@@ -159,13 +178,20 @@ describe('tenant isolation matrix', () => {
     const secretApp = await createOidcApp(svc, projectB, { authMethod: 'client_secret_basic' });
     // A project without applications (only an empty project can be removed) and credentials to list and remove.
     const emptyProject = await createProject(svc, orgB.id);
-    const admin = (method: string, path: string, body?: unknown) => svc.api(method, `/management/v1/orgs/${orgB.id}${path}`, { token: svc.adminToken, ...(body === undefined ? {} : { body }) });
+    const admin = (method: string, path: string, body?: unknown) =>
+      svc.api(method, `/management/v1/orgs/${orgB.id}${path}`, { token: svc.adminToken, ...(body === undefined ? {} : { body }) });
     const appKey = await admin('POST', `/projects/${projectB.projectId}/apps/${app.appId}/keys`, {});
     assert.equal(appKey.status, 201, appKey.text);
     const human = await createHuman(svc, orgB.id);
     // A person with a session (signed in to the organization's app), for the session routes.
     const sessionUser = await createHuman(svc, orgB.id);
-    const signedIn = await signIn(svc, { clientId: secretApp.clientId, clientSecret: secretApp.clientSecret, redirectUri: 'http://127.0.0.1:65530/cb', loginName: sessionUser.userName, password: PASSWORD });
+    const signedIn = await signIn(svc, {
+      clientId: secretApp.clientId,
+      clientSecret: secretApp.clientSecret,
+      redirectUri: 'http://127.0.0.1:65530/cb',
+      loginName: sessionUser.userName,
+      password: PASSWORD,
+    });
     assert.ok(signedIn.tokens, signedIn.error);
     const [session] = (await admin('GET', `/users/${sessionUser.userId}/sessions`)).body.sessions;
     const machine = await createCaller(svc, orgB.id);
@@ -173,7 +199,8 @@ describe('tenant isolation matrix', () => {
     assert.equal(machineKey.status, 201, machineKey.text);
     const pat = await admin('POST', `/users/${machine.userId}/pats`, {});
     assert.equal(pat.status, 201, pat.text);
-    const group = async () => (await svc.api('POST', `/management/v1/orgs/${orgB.id}/groups`, { token: svc.adminToken, body: { displayName: unique('victims') } })).body.id as string;
+    const group = async () =>
+      (await svc.api('POST', `/management/v1/orgs/${orgB.id}/groups`, { token: svc.adminToken, body: { displayName: unique('victims') } })).body.id as string;
     // The human's recovery codes, enrolled as at sign-in: the factor routes are called with the human's id.
     const factors = svc.app.get(FactorsService);
     await factors.newRecoveryCodes({ id: human.userId, orgId: orgB.id });
@@ -182,12 +209,19 @@ describe('tenant isolation matrix', () => {
     assert.equal(webhook.status, 201, webhook.text);
     // Disabled: nothing is pushed while the matrix runs. A reconcile marks the human, so the target knows an object to retry.
     peer = await ScimmyTarget.start('t');
-    const target = await admin('POST', '/provisioning/targets', { name: unique('target'), baseUrl: peer.baseUrl, auth: { type: 'bearer', token: 't' }, enabled: false });
+    const target = await admin('POST', '/provisioning/targets', {
+      name: unique('target'),
+      baseUrl: peer.baseUrl,
+      auth: { type: 'bearer', token: 't' },
+      enabled: false,
+    });
     assert.equal(target.status, 201, target.text);
     const reconciled = await admin('POST', `/provisioning/targets/${target.body.id}/reconcile`, {});
     assert.equal(reconciled.status, 202, reconciled.text);
     // Two IdPs: the human is linked through one (to read and unlink), the control links it through the other.
-    const idp = async () => (await admin('POST', '/idps', { type: 'oidc', name: unique('idp'), issuer: 'https://93.184.215.14/', clientId: 'c', clientSecret: 's' })).body.id as string;
+    const idp = async () =>
+      (await admin('POST', '/idps', { type: 'oidc', name: unique('idp'), issuer: 'https://93.184.215.14/', clientId: 'c', clientSecret: 's' })).body
+        .id as string;
     const idpId = await idp();
     const linked = await admin('POST', `/users/${human.userId}/identities`, { idpId, subject: 'victim-subject' });
     assert.equal(linked.status, 201, linked.text);
@@ -202,7 +236,13 @@ describe('tenant isolation matrix', () => {
       appId: app.appId,
       userId: machine.userId,
       id: human.userId,
-      inviteeId: (await admin('POST', '/users/human', { userName: unique('invitee'), profile: { firstName: 'In', lastName: 'Vitee' }, email: { email: `${unique('invitee')}@example.com` } })).body.userId,
+      inviteeId: (
+        await admin('POST', '/users/human', {
+          userName: unique('invitee'),
+          profile: { firstName: 'In', lastName: 'Vitee' },
+          email: { email: `${unique('invitee')}@example.com` },
+        })
+      ).body.userId,
       factorId: factor.id,
       groupId: await group(),
       scimGroupId: await group(),
@@ -238,21 +278,21 @@ describe('tenant isolation matrix', () => {
       ? { ...ids, id: ids.scimGroupId }
       : route.path.endsWith('/idps/:idpId/test')
         ? { ...ids, idpId: ids.samlIdpId }
-      : route.path.includes('/webhooks/:id')
-        ? { ...ids, id: ids.webhookId }
-        : route.path.includes('/sessions')
-          ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
-        : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
-          ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
-        : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
-          ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
-          : route.path.endsWith('/projects/:projectId')
-            ? { ...ids, projectId: ids.emptyProjectId }
-            : route.path.endsWith('/apps/:appId/secret')
-              ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
-              : route.path.includes('/apps/:appId/keys/:keyId')
-                ? { ...ids, keyId: ids.appKeyId }
-                : ids;
+        : route.path.includes('/webhooks/:id')
+          ? { ...ids, id: ids.webhookId }
+          : route.path.includes('/sessions')
+            ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
+            : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
+              ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
+              : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
+                ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
+                : route.path.endsWith('/projects/:projectId')
+                  ? { ...ids, projectId: ids.emptyProjectId }
+                  : route.path.endsWith('/apps/:appId/secret')
+                    ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
+                    : route.path.includes('/apps/:appId/keys/:keyId')
+                      ? { ...ids, keyId: ids.appKeyId }
+                      : ids;
     return svc.api(route.method, fillPath(route.path, filled), { token, ...(body === undefined ? {} : { body }) });
   }
 
@@ -307,7 +347,9 @@ describe('tenant isolation matrix', () => {
   it("the same requests succeed for the instance administrator on the victim's organization", async () => {
     const failures: string[] = [];
     // Deletes last, a member before its group (the longer path first).
-    const deletesLast = [...orgRoutes].sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE') || (a.method === 'DELETE' ? b.path.length - a.path.length : 0));
+    const deletesLast = [...orgRoutes].sort(
+      (a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE') || (a.method === 'DELETE' ? b.path.length - a.path.length : 0),
+    );
     for (const route of deletesLast) {
       const res = await call(route, victim, svc.adminToken);
       if (res.status >= 300) failures.push(`${route.method} ${route.path} → ${res.status} ${res.text.slice(0, 200)}`);

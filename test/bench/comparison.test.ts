@@ -4,11 +4,24 @@ import { compareCpu, renderCpuComparison } from '../../bench/lib/comparison.js';
 import type { Measurement, RunResult } from '../../bench/lib/measurement.js';
 
 const ours = (scenario: string, cpuUs: number, extra: Partial<Measurement> = {}): Measurement => ({
-  scenario, label: scenario, kind: 'portcullis', server: `Portcullis WORKERS=${extra.workers ?? 1}`, workers: 1, unit: 'req/s', rate: 1000, errors: 0, cpuUs, ...extra,
+  scenario,
+  label: scenario,
+  kind: 'portcullis',
+  server: `Portcullis WORKERS=${extra.workers ?? 1}`,
+  workers: 1,
+  unit: 'req/s',
+  rate: 1000,
+  errors: 0,
+  cpuUs,
+  ...extra,
 });
 
 const run = (database: string, measurements: Measurement[]): RunResult => ({
-  startedAt: '2026-11-24T09:00:00.000Z', finishedAt: '2026-11-24T09:15:00.000Z', quick: false, database, seconds: 6,
+  startedAt: '2026-11-24T09:00:00.000Z',
+  finishedAt: '2026-11-24T09:15:00.000Z',
+  quick: false,
+  database,
+  seconds: 6,
   machine: { cpus: 2, model: 'test cpu', node: '20.20.2', loadAverage: { start: [1, 1, 1], end: [1, 1, 1] } },
   measurements,
 });
@@ -28,11 +41,14 @@ describe('benchmark CPU comparison, MariaDB against SQLite', () => {
   ]);
 
   it('compares the service plus the database server with SQLite, per WORKERS, and only the scenarios of goal 5', () => {
-    assert.deepEqual(compareCpu(sqlite, mariadb).map((r) => [r.label, r.workers, r.serviceUs + r.databaseUs, r.met]), [
-      ['token: client credentials', 1, 1200, true],
-      ['token: client credentials', 2, 1400, false],
-      ['SCIM lookup `userName eq`', 1, 451, false],
-    ]);
+    assert.deepEqual(
+      compareCpu(sqlite, mariadb).map((r) => [r.label, r.workers, r.serviceUs + r.databaseUs, r.met]),
+      [
+        ['token: client credentials', 1, 1200, true],
+        ['token: client credentials', 2, 1400, false],
+        ['SCIM lookup `userName eq`', 1, 451, false],
+      ],
+    );
   });
 
   it('renders the table with the ratio rounded down and the verdict', () => {

@@ -5,15 +5,39 @@ import { BEGIN_MARKER, END_MARKER, markersFor, MYSQL_BEGIN_MARKER, MYSQL_END_MAR
 import { evaluateTargets } from '../../bench/lib/targets.js';
 
 const ours = (scenario: string, rate: number, extra: Partial<Measurement> = {}): Measurement => ({
-  scenario, label: scenario, kind: 'portcullis', server: `Portcullis WORKERS=${extra.workers ?? 1}`, workers: 1, unit: 'req/s', rate, p50: 5, p99: 20, errors: 0, peakMb: 150, ...extra,
+  scenario,
+  label: scenario,
+  kind: 'portcullis',
+  server: `Portcullis WORKERS=${extra.workers ?? 1}`,
+  workers: 1,
+  unit: 'req/s',
+  rate,
+  p50: 5,
+  p99: 20,
+  errors: 0,
+  peakMb: 150,
+  ...extra,
 });
 const peer = (scenario: string, rate: number, extra: Partial<Measurement> = {}): Measurement => ({
-  scenario, label: scenario, kind: 'peer', server: 'peer', unit: 'req/s', rate, p50: 5, p99: 20, errors: 0, ...extra,
+  scenario,
+  label: scenario,
+  kind: 'peer',
+  server: 'peer',
+  unit: 'req/s',
+  rate,
+  p50: 5,
+  p99: 20,
+  errors: 0,
+  ...extra,
 });
 
 function run(measurements: Measurement[], database = 'SQLite'): RunResult {
   return {
-    startedAt: '2026-11-21T09:00:00.000Z', finishedAt: '2026-11-21T09:15:00.000Z', quick: false, database, seconds: 6,
+    startedAt: '2026-11-21T09:00:00.000Z',
+    finishedAt: '2026-11-21T09:15:00.000Z',
+    quick: false,
+    database,
+    seconds: 6,
     machine: { cpus: 2, model: 'test cpu', node: '20.20.2', loadAverage: { start: [1, 1, 1], end: [1, 1, 1] } },
     measurements,
   };
@@ -30,9 +54,12 @@ describe('benchmark report', () => {
     assert.equal(replaceBetweenMarkers(updated, 'newer'), `# Title\nprose before\n${BEGIN_MARKER}\nnewer\n${END_MARKER}\nprose after\n`);
   });
 
-  it('puts a MySQL/MariaDB run between its own markers, leaving the SQLite run\'s tables alone', () => {
+  it("puts a MySQL/MariaDB run between its own markers, leaving the SQLite run's tables alone", () => {
     const document = `${BEGIN_MARKER}\nSQLite table\n${END_MARKER}\n${MYSQL_BEGIN_MARKER}\nold\n${MYSQL_END_MARKER}\n`;
-    assert.equal(replaceBetweenMarkers(document, 'MariaDB table', markersFor('MariaDB 10.11.6')), `${BEGIN_MARKER}\nSQLite table\n${END_MARKER}\n${MYSQL_BEGIN_MARKER}\nMariaDB table\n${MYSQL_END_MARKER}\n`);
+    assert.equal(
+      replaceBetweenMarkers(document, 'MariaDB table', markersFor('MariaDB 10.11.6')),
+      `${BEGIN_MARKER}\nSQLite table\n${END_MARKER}\n${MYSQL_BEGIN_MARKER}\nMariaDB table\n${MYSQL_END_MARKER}\n`,
+    );
     assert.throws(() => replaceBetweenMarkers(`${BEGIN_MARKER}\n${END_MARKER}`, 'table', markersFor('MySQL 8.4')), /lacks the markers/);
   });
 
@@ -42,11 +69,7 @@ describe('benchmark report', () => {
   });
 
   it('judges ratios to the raw library per number of workers, within the same run', () => {
-    const r = run([
-      peer('oidc.client-credentials', 1000),
-      ours('oidc.client-credentials', 600),
-      ours('oidc.client-credentials', 990, { workers: 2 }),
-    ]);
+    const r = run([peer('oidc.client-credentials', 1000), ours('oidc.client-credentials', 600), ours('oidc.client-credentials', 990, { workers: 2 })]);
     assert.deepEqual(
       { met: verdict(r, 'Portcullis WORKERS=1', '≥ 0.6×')?.met, text: verdict(r, 'Portcullis WORKERS=1', '≥ 0.6×')?.text },
       { met: true, text: '≥ 0.6× the raw library: 0.60×' },
@@ -144,7 +167,10 @@ describe('benchmark report', () => {
       ]),
       'bench/results/chart.png',
     );
-    assert.match(markdown, /\| oidc\.client-credentials \| Portcullis WORKERS=1 \| 500 req\/s \| 5 \| 20 \| 0 \| 150 \| 300 \| 0\.50× \| ≥ 0\.6× the raw library: 0\.50× — \*\*missed\*\* \|/);
+    assert.match(
+      markdown,
+      /\| oidc\.client-credentials \| Portcullis WORKERS=1 \| 500 req\/s \| 5 \| 20 \| 0 \| 150 \| 300 \| 0\.50× \| ≥ 0\.6× the raw library: 0\.50× — \*\*missed\*\* \|/,
+    );
     assert.match(markdown, /\| scim\.lookup \(100,000\) \| peer \| 0\.0 req\/s \| — \| — \|/);
     assert.match(markdown, /peer: no answer in time/);
     assert.match(markdown, /\| scim\.lookup \| 2,100 req\/s, p50 5 \/ p99 20 ms \| 1,900 req\/s, p50 5 \/ p99 20 ms \|/);

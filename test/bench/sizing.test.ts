@@ -4,11 +4,24 @@ import type { Measurement, RunResult } from '../../bench/lib/measurement.js';
 import { perVcpu, sizingTable } from '../../bench/lib/sizing.js';
 
 const ours = (scenario: string, rate: number, extra: Partial<Measurement> = {}): Measurement => ({
-  scenario, label: scenario, kind: 'portcullis', server: `Portcullis WORKERS=${extra.workers ?? 1}`, workers: 1, unit: 'req/s', rate, errors: 0, peakMb: 150, ...extra,
+  scenario,
+  label: scenario,
+  kind: 'portcullis',
+  server: `Portcullis WORKERS=${extra.workers ?? 1}`,
+  workers: 1,
+  unit: 'req/s',
+  rate,
+  errors: 0,
+  peakMb: 150,
+  ...extra,
 });
 
 const run = (measurements: Measurement[]): RunResult => ({
-  startedAt: '2026-11-21T09:00:00.000Z', finishedAt: '2026-11-21T09:15:00.000Z', quick: false, database: 'SQLite', seconds: 6,
+  startedAt: '2026-11-21T09:00:00.000Z',
+  finishedAt: '2026-11-21T09:15:00.000Z',
+  quick: false,
+  database: 'SQLite',
+  seconds: 6,
   machine: { cpus: 2, model: 'test cpu', node: '20.20.2', loadAverage: { start: [1, 1, 1], end: [1, 1, 1] } },
   measurements,
 });
@@ -20,10 +33,9 @@ describe('benchmark sizing table', () => {
   });
 
   it('puts WORKERS=1 and WORKERS=2 of a family on one row, with the larger peak memory of the two', () => {
-    const [, , grants] = sizingTable(run([
-      ours('oidc.client-credentials', 1200, { cpuUs: 800, peakMb: 170 }),
-      ours('oidc.client-credentials', 1900, { workers: 2, cpuUs: 900, peakMb: 180 }),
-    ]));
+    const [, , grants] = sizingTable(
+      run([ours('oidc.client-credentials', 1200, { cpuUs: 800, peakMb: 170 }), ours('oidc.client-credentials', 1900, { workers: 2, cpuUs: 900, peakMb: 180 })]),
+    );
     assert.equal(grants, '| client-credentials grants/s | 1,200 | 1,900 | 800 | 1,250 | 180 |');
   });
 
@@ -33,15 +45,14 @@ describe('benchmark sizing table', () => {
   });
 
   it('shows SCIM at its headline size, logins per login, and leaves out families not measured', () => {
-    const table = sizingTable(run([
-      ours('scim.lookup', 2500, { size: 10_000, cpuUs: 200 }),
-      ours('scim.lookup', 2000, { size: 100_000, cpuUs: 250 }),
-      { ...ours('scim.lookup', 10, { size: 100_000 }), kind: 'peer', server: 'scimmy peer' },
-      ours('oidc.login', 20, { unit: 'logins/s', cpuUs: 80_000 }),
-    ]));
-    assert.deepEqual(table.slice(2), [
-      '| password logins/s | 20 | — | 80,000 | 12.5 | 150 |',
-      '| SCIM lookups/s | 2,000 | — | 250 | 4,000 | 150 |',
-    ]);
+    const table = sizingTable(
+      run([
+        ours('scim.lookup', 2500, { size: 10_000, cpuUs: 200 }),
+        ours('scim.lookup', 2000, { size: 100_000, cpuUs: 250 }),
+        { ...ours('scim.lookup', 10, { size: 100_000 }), kind: 'peer', server: 'scimmy peer' },
+        ours('oidc.login', 20, { unit: 'logins/s', cpuUs: 80_000 }),
+      ]),
+    );
+    assert.deepEqual(table.slice(2), ['| password logins/s | 20 | — | 80,000 | 12.5 | 150 |', '| SCIM lookups/s | 2,000 | — | 250 | 4,000 | 150 |']);
   });
 });

@@ -94,7 +94,10 @@ describe('the operator console in Chromium', () => {
       await appRow.getByRole('button', { name: 'Save' }).click();
       await appRow.getByRole('button', { name: 'Edit application' }).waitFor();
       await appRow.getByRole('button', { name: 'Edit application' }).click();
-      assert.equal(await appRow.getByLabel('Redirect URIs (one per line)', { exact: true }).inputValue(), 'http://localhost:3000/callback\nhttp://localhost:3001/callback');
+      assert.equal(
+        await appRow.getByLabel('Redirect URIs (one per line)', { exact: true }).inputValue(),
+        'http://localhost:3000/callback\nhttp://localhost:3001/callback',
+      );
 
       // Groups of the organization.
       await nav(page).getByRole('link', { name: 'Groups' }).click();
@@ -197,12 +200,20 @@ describe('the operator console in Chromium', () => {
     const human = (orgId: string, userName: string) =>
       svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {
         token: admin,
-        body: { userName, profile: { firstName: 'Max', lastName: 'Muster' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: 'Manager-Secret-42' },
+        body: {
+          userName,
+          profile: { firstName: 'Max', lastName: 'Muster' },
+          email: { email: `${userName}@example.com`, isEmailVerified: true },
+          password: 'Manager-Secret-42',
+        },
       });
     const managerName = unique('manager');
     const created = await human(org.id, managerName);
     assert.equal(created.status, 201, created.text);
-    const granted = await svc.api('PUT', `/management/v1/orgs/${org.id}/members/${created.body.userId}`, { token: admin, body: { roles: ['ORG_USER_MANAGER'] } });
+    const granted = await svc.api('PUT', `/management/v1/orgs/${org.id}/members/${created.body.userId}`, {
+      token: admin,
+      body: { roles: ['ORG_USER_MANAGER'] },
+    });
     assert.equal(granted.status, 200, granted.text);
     const colleague = unique('colleague');
     assert.equal((await human(org.id, colleague)).status, 201);

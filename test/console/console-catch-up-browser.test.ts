@@ -67,7 +67,11 @@ describe('the console catches up with self-service (Chromium)', () => {
       const cell = (row: ReturnType<typeof events.locator>, column: string) => row.getByRole('cell').nth(columns.indexOf(column) - 1);
 
       // The newest page, without a search: Grace's deactivation, by whom and about whom.
-      const deactivated = events.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'user.deactivated', exact: true }) }).filter({ hasText: grace }).first();
+      const deactivated = events
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: 'user.deactivated', exact: true }) })
+        .filter({ hasText: grace })
+        .first();
       await deactivated.waitFor();
       assert.equal(await cell(deactivated, 'User').innerText(), `Grace Hopper (${graceName}@${org.primaryDomain})\n${grace}`);
       assert.equal(await cell(deactivated, 'Editor').innerText(), `test caller (${editorName}@${org.primaryDomain})\n${editor.userId}`);
@@ -105,14 +109,20 @@ describe('the console catches up with self-service (Chromium)', () => {
       await grant.getByLabel('Find a user by name').fill('Katherine');
       await grant.getByRole('button', { name: `Choose Katherine Johnson (${katherineName})` }).click();
       assert.equal(await grant.getByLabel('User ID').inputValue(), katherine);
-      await grant.getByRole('status').filter({ hasText: `Chosen: Katherine Johnson (${katherineName}), ID ${katherine}` }).waitFor();
+      await grant
+        .getByRole('status')
+        .filter({ hasText: `Chosen: Katherine Johnson (${katherineName}), ID ${katherine}` })
+        .waitFor();
       await check(page, 'member-picked-by-name');
       await grant.getByLabel('ORG_OWNER').check();
       await grant.getByRole('button', { name: 'Grant roles' }).click();
       await page.getByRole('table', { name: 'Members' }).getByRole('rowheader', { name: katherine }).waitFor();
       const members = await svc.api('GET', `/management/v1/orgs/${org.id}/members`, { token: svc.adminToken });
       const granted = members.body.members.filter((m: { userId: string }) => [katherine, dorothy].includes(m.userId));
-      assert.deepEqual(granted.map((m: { userId: string; roles: string[] }) => ({ ...m, roles: [...m.roles].sort() })), [{ userId: katherine, roles: ['ORG_OWNER', 'ORG_USER_MANAGER'] }]);
+      assert.deepEqual(
+        granted.map((m: { userId: string; roles: string[] }) => ({ ...m, roles: [...m.roles].sort() })),
+        [{ userId: katherine, roles: ['ORG_OWNER', 'ORG_USER_MANAGER'] }],
+      );
 
       // An instance member: the organization to search in first, then the user, by its user name.
       await nav(page).getByRole('link', { name: 'Instance members' }).click();
@@ -125,7 +135,10 @@ describe('the console catches up with self-service (Chromium)', () => {
       await instanceGrant.getByRole('button', { name: 'Grant roles' }).click();
       await page.getByRole('table', { name: 'Members' }).getByRole('rowheader', { name: dorothy }).waitFor();
       const instance = await svc.api('GET', '/admin/v1/members', { token: svc.adminToken });
-      assert.deepEqual(instance.body.members.find((m: { userId: string }) => m.userId === dorothy), { userId: dorothy, roles: ['IAM_OWNER'] });
+      assert.deepEqual(
+        instance.body.members.find((m: { userId: string }) => m.userId === dorothy),
+        { userId: dorothy, roles: ['IAM_OWNER'] },
+      );
       await check(page, 'instance-member-picked-by-name');
 
       // A group member by a typed id: the field still takes one.
@@ -189,7 +202,10 @@ describe('the console catches up with self-service (Chromium)', () => {
         ['Redirect URI 2', redirectUris[1]],
       ]) {
         await details.getByRole('button', { name: `Copy ${label}`, exact: true }).click();
-        await details.getByRole('status').filter({ hasText: `${label} copied to the clipboard.` }).waitFor();
+        await details
+          .getByRole('status')
+          .filter({ hasText: `${label} copied to the clipboard.` })
+          .waitFor();
         assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), expected);
       }
       await check(page, 'application-details');
@@ -238,7 +254,9 @@ describe('the console catches up with self-service (Chromium)', () => {
       await signIn(page, 'admin', adminPassword());
       // The landing page's own API calls finish first: one still in flight would race the sign-out.
       await page.waitForLoadState('networkidle');
-      const token = await page.evaluate(() => (JSON.parse(sessionStorage.getItem('portcullis.console.session') ?? '{}') as { accessToken?: string }).accessToken);
+      const token = await page.evaluate(
+        () => (JSON.parse(sessionStorage.getItem('portcullis.console.session') ?? '{}') as { accessToken?: string }).accessToken,
+      );
       assert.ok(token);
       assert.equal((await svc.api('GET', '/auth/v1/users/me', { token })).status, 200);
 

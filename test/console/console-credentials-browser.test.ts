@@ -140,7 +140,11 @@ describe('users and credentials in the operator console (Chromium)', () => {
       assert.equal(details.userId, userId);
       assert.equal(details.key, pem);
       const grant = async () =>
-        postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await jwtProfileAssertion(svc, { userId, keyId: details.keyId, key: pem }), scope: 'openid' });
+        postForm(svc, '/oauth/v2/token', {
+          grant_type: JWT_BEARER,
+          assertion: await jwtProfileAssertion(svc, { userId, keyId: details.keyId, key: pem }),
+          scope: 'openid',
+        });
       assert.equal((await grant()).status, 200, 'the key shown signs a working assertion');
       await keys.getByRole('button', { name: 'Done' }).click();
       const keyRow = keys.getByRole('row').filter({ hasText: details.keyId });
@@ -168,16 +172,31 @@ describe('users and credentials in the operator console (Chromium)', () => {
     const project = await svc.api('POST', `/management/v1/orgs/${orgId}/projects`, { token: svc.adminToken, body: { name: unique('Billing') } });
     assert.equal(project.status, 201, project.text);
     const projectId = project.body.id as string;
-    const apiApp = await svc.api('POST', `/management/v1/orgs/${orgId}/projects/${projectId}/apps/api`, { token: svc.adminToken, body: { name: 'Billing API', authMethod: 'private_key_jwt' } });
+    const apiApp = await svc.api('POST', `/management/v1/orgs/${orgId}/projects/${projectId}/apps/api`, {
+      token: svc.adminToken,
+      body: { name: 'Billing API', authMethod: 'private_key_jwt' },
+    });
     assert.equal(apiApp.status, 201, apiApp.text);
     const web = await svc.api('POST', `/management/v1/orgs/${orgId}/projects/${projectId}/apps/oidc`, {
       token: svc.adminToken,
-      body: { name: 'Billing web', redirectUris: ['https://billing.example.com/cb'], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'none' },
+      body: {
+        name: 'Billing web',
+        redirectUris: ['https://billing.example.com/cb'],
+        responseTypes: ['code'],
+        grantTypes: ['authorization_code'],
+        authMethod: 'none',
+      },
     });
     assert.equal(web.status, 201, web.text);
     const mobile = await svc.api('POST', `/management/v1/orgs/${orgId}/projects/${projectId}/apps/oidc`, {
       token: svc.adminToken,
-      body: { name: 'Billing mobile', redirectUris: ['https://billing.example.com/cb'], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'private_key_jwt' },
+      body: {
+        name: 'Billing mobile',
+        redirectUris: ['https://billing.example.com/cb'],
+        responseTypes: ['code'],
+        grantTypes: ['authorization_code'],
+        authMethod: 'private_key_jwt',
+      },
     });
     assert.equal(mobile.status, 201, mobile.text);
     const { context, page, problems } = await open();

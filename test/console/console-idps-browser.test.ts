@@ -66,8 +66,11 @@ describe('identity providers in the operator console (Chromium)', () => {
       await added.waitFor();
       const [idp] = (await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken })).body.idps;
       assert.equal(idp.name, name);
-      assert.deepEqual([idp.domains, idp.link, idp.jit, idp.mfa, idp.authMethod], [['contoso-console.example'], { by: 'externalId', from: 'oid' }, true, 'local', 'client_secret_post']);
-      assert.match(await added.textContent() ?? '', new RegExp(`${base}/ui/login/idp/${idp.id}/callback`));
+      assert.deepEqual(
+        [idp.domains, idp.link, idp.jit, idp.mfa, idp.authMethod],
+        [['contoso-console.example'], { by: 'externalId', from: 'oid' }, true, 'local', 'client_secret_post'],
+      );
+      assert.match((await added.textContent()) ?? '', new RegExp(`${base}/ui/login/idp/${idp.id}/callback`));
       const row = page.getByRole('table', { name: 'Identity providers' }).getByRole('row').filter({ hasText: name });
       await row.waitFor();
       assert.ok(!(await page.content()).includes('console-secret-71c2'), 'the secret is not shown');
@@ -158,7 +161,9 @@ describe('identity providers in the operator console (Chromium)', () => {
       await form.getByRole('button', { name: 'Add identity provider' }).click();
       const added = page.getByRole('status').filter({ hasText: 'Identity provider added' });
       await added.waitFor();
-      const listed = (await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken })).body.idps.find((i: { name: string }) => i.name === name);
+      const listed = (await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken })).body.idps.find(
+        (i: { name: string }) => i.name === name,
+      );
       assert.equal(listed.type, 'saml');
       assert.equal(listed.entityId, 'https://idp.fabrikam.example/saml');
       const shown = (await added.textContent()) ?? '';

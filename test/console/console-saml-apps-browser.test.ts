@@ -10,7 +10,6 @@ import { createOrg, searchEvents, unique, useService } from '../support/fixtures
 import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
 import { mellonMetadata } from '../saml/support/sp-metadata.js';
 
-
 /**
  * SAML applications in the operator console (docs/console.md, "SAML applications"; docs/saml.md): an organization owner
  * creates one from the service provider's pasted metadata, reads on its page what to hand to the SP — the IdP's entity
@@ -108,7 +107,10 @@ describe('SAML applications in the operator console (Chromium)', () => {
       const keys = await svc.api('GET', '/admin/v1/saml/keys', { token: svc.adminToken });
       const active = keys.body.keys.find((k: { status: string }) => k.status === 'active');
       assert.equal(shown.fingerprint256.replace(/:/g, '').toLowerCase(), active.keyId.toLowerCase(), 'the active signing key');
-      assert.equal(await certificate.getByRole('textbox', { name: 'SHA-256 fingerprint of the IdP signing certificate', exact: true }).inputValue(), shown.fingerprint256);
+      assert.equal(
+        await certificate.getByRole('textbox', { name: 'SHA-256 fingerprint of the IdP signing certificate', exact: true }).inputValue(),
+        shown.fingerprint256,
+      );
       await certificate.getByRole('button', { name: 'Copy IdP signing certificate (PEM)', exact: true }).click();
       await certificate.getByRole('status').filter({ hasText: 'IdP signing certificate (PEM) copied to the clipboard.' }).waitFor();
       assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), pem);
@@ -193,7 +195,9 @@ describe('SAML applications in the operator console (Chromium)', () => {
 
       // Metadata whose ACS is plain http to another host: the problem is the metadata's, shown beside it.
       await create.getByRole('radio', { name: "Paste the service provider's metadata" }).check();
-      await create.getByLabel("Service provider's metadata (XML)").fill(mellonMetadata(`https://${unique('bad')}.example.com/sp`, 'http://bad.example.com/mellon', base64Der(spCertificate)));
+      await create
+        .getByLabel("Service provider's metadata (XML)")
+        .fill(mellonMetadata(`https://${unique('bad')}.example.com/sp`, 'http://bad.example.com/mellon', base64Der(spCertificate)));
       await create.getByRole('button', { name: 'Create application' }).click();
       const fromMetadata = create.locator('[data-field-error="metadataXml"]');
       await fromMetadata.waitFor();

@@ -6,7 +6,8 @@ import { gzipSync } from 'node:zlib';
 import { CONSOLE_DIR } from '../../src/console/console.router.js';
 import { createCaller, createOrg, useService } from '../support/fixtures.js';
 
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 /** docs/console.md: the console's JS and CSS together, gzip-compressed. */
 const BUDGET_BYTES = 300 * 1024;
 
@@ -49,7 +50,12 @@ describe('the operator console is served', () => {
       assert.match(res.headers.get('content-type') ?? '', asset.endsWith('.js') ? /^text\/javascript/ : /^text\/css/);
       assert.match(asset, /-[A-Z0-9]{8}\.(js|css)$/, 'the name carries the content hash');
     }
-    for (const path of ['/console/assets/nothing-12345678.js', '/console/assets/..%2Findex.html', '/console/assets/sub/main.js', '/console/assets/index.html']) {
+    for (const path of [
+      '/console/assets/nothing-12345678.js',
+      '/console/assets/..%2Findex.html',
+      '/console/assets/sub/main.js',
+      '/console/assets/index.html',
+    ]) {
       assert.equal((await get(path)).status, 404, path);
     }
   });
@@ -74,7 +80,13 @@ describe('the operator console is served', () => {
     const manager = await createCaller(svc, org.id, { org: ['ORG_USER_MANAGER'] });
     const res = await svc.api('GET', '/auth/v1/users/me', { token: manager.token });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body, { userId: manager.userId, orgId: org.id, userType: 'machine', instanceRoles: [], orgRoles: [{ orgId: org.id, roles: ['ORG_USER_MANAGER'] }] });
+    assert.deepEqual(res.body, {
+      userId: manager.userId,
+      orgId: org.id,
+      userType: 'machine',
+      instanceRoles: [],
+      orgRoles: [{ orgId: org.id, roles: ['ORG_USER_MANAGER'] }],
+    });
     const admin = await svc.api('GET', '/auth/v1/users/me', { token: svc.adminToken });
     assert.deepEqual(admin.body.instanceRoles, ['IAM_OWNER']);
     const plain = await createCaller(svc, org.id);

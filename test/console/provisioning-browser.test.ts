@@ -21,7 +21,12 @@ const CONFIRM = 'Yes, delete';
  * creates nothing. The peer is on loopback: OUTBOUND_ALLOW_PRIVATE_NETWORKS lets it through.
  */
 describe('outbound provisioning in the operator console (Chromium)', () => {
-  const svc = useService({ PUBLIC_URL: 'http://localhost:{port}', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', PROVISIONING_RETRY_BASE_MS: '50', PROVISIONING_RETRY_WINDOW_MS: '600000' });
+  const svc = useService({
+    PUBLIC_URL: 'http://localhost:{port}',
+    OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+    PROVISIONING_RETRY_BASE_MS: '50',
+    PROVISIONING_RETRY_WINDOW_MS: '600000',
+  });
   let browser: Browser;
   let base: string;
   let peer: ScimmyTarget;
@@ -42,7 +47,11 @@ describe('outbound provisioning in the operator console (Chromium)', () => {
   const people = new Map<string, string>();
   const person = async (orgId: string) => {
     const userName = unique('pushed');
-    const res = await admin('POST', `/management/v1/orgs/${orgId}/users/human`, { userName, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `${userName}@example.com` } });
+    const res = await admin('POST', `/management/v1/orgs/${orgId}/users/human`, {
+      userName,
+      profile: { firstName: 'Ada', lastName: 'Lovelace' },
+      email: { email: `${userName}@example.com` },
+    });
     assert.equal(res.status, 201, res.text);
     people.set(res.body.userId, userName);
     return res.body.userId as string;
@@ -102,7 +111,10 @@ describe('outbound provisioning in the operator console (Chromium)', () => {
       await page.getByRole('heading', { name, level: 1 }).waitFor();
       const [target] = (await admin('GET', targets(orgId))).body.targets;
       assert.equal(new URL(page.url()).pathname, `/console/orgs/${orgId}/provisioning/${target.id}`);
-      assert.deepEqual([target.name, target.baseUrl, target.auth, target.scope, target.enabled], [name, peer.baseUrl, { type: 'bearer' }, { users: 'all', groupIds: [] }, true]);
+      assert.deepEqual(
+        [target.name, target.baseUrl, target.auth, target.scope, target.enabled],
+        [name, peer.baseUrl, { type: 'bearer' }, { users: 'all', groupIds: [] }, true],
+      );
 
       // Test connection: what the peer's ServiceProviderConfig says, as the API reads it.
       await page.getByRole('button', { name: 'Test connection' }).click();
@@ -111,7 +123,10 @@ describe('outbound provisioning in the operator console (Chromium)', () => {
       const said = (await admin('POST', `${targets(orgId)}/${target.id}/test`, {})).body;
       const yes = (v: boolean) => (v ? 'yes' : 'no');
       assert.equal(said.patch, true);
-      assert.match((await tested.textContent()) ?? '', new RegExp(`PATCH supported${yes(said.patch)}Filter supported${yes(said.filter)}Bulk supported${yes(said.bulk)}$`));
+      assert.match(
+        (await tested.textContent()) ?? '',
+        new RegExp(`PATCH supported${yes(said.patch)}Filter supported${yes(said.filter)}Bulk supported${yes(said.bulk)}$`),
+      );
 
       // The first sync pushes the person; the status counts it.
       await objectRow(page, pushed, /Provisioned/);
@@ -197,11 +212,20 @@ describe('outbound provisioning in the operator console (Chromium)', () => {
       const plan = page.getByRole('table', { name: 'Reconcile plan' });
       await plan.waitFor();
       const planned = (await admin('POST', `${targets(orgId)}/${created.body.id}/reconcile`, { dryRun: true })).body.plan;
-      assert.deepEqual(planned.create.items.map((i: { localId: string }) => i.localId), [pushed]);
+      assert.deepEqual(
+        planned.create.items.map((i: { localId: string }) => i.localId),
+        [pushed],
+      );
       assert.equal((await plan.getByRole('row').filter({ hasText: 'To create' }).textContent()) ?? '', `To create1${people.get(pushed)}`);
-      assert.equal((await plan.getByRole('row').filter({ hasText: 'To update' }).textContent()) ?? '', `To update${planned.update.count}${planned.update.items.map((i: { userName: string }) => i.userName).join(', ')}`);
+      assert.equal(
+        (await plan.getByRole('row').filter({ hasText: 'To update' }).textContent()) ?? '',
+        `To update${planned.update.count}${planned.update.items.map((i: { userName: string }) => i.userName).join(', ')}`,
+      );
       await page.getByRole('button', { name: 'Apply' }).click();
-      await page.getByRole('status').filter({ hasText: /Reconcile started \(run .+\)/ }).waitFor();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /Reconcile started \(run .+\)/ })
+        .waitFor();
       await eventually('re-created by the reconcile', async () => inPeer(pushed), 30_000);
 
       await check(page, 'org-provisioning-reconcile');

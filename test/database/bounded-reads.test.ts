@@ -35,7 +35,10 @@ describe('bounded reads: a costly read is stopped at its limit, off the request 
     const org = await db.org();
     await db.user(org, { userName: 'Bounded.Reader' });
     const rows = await reads.rows<{ user_name: string }>('SELECT user_name FROM users WHERE org_id = ? AND user_name_lower = ?', [org.id, 'bounded.reader']);
-    assert.deepEqual(rows.map((r) => r.user_name), ['Bounded.Reader']);
+    assert.deepEqual(
+      rows.map((r) => r.user_name),
+      ['Bounded.Reader'],
+    );
   });
 
   it('stops a read at the limit with ReadTooCostly, then answers the next read', async () => {
@@ -63,7 +66,9 @@ describe('bounded reads: a costly read is stopped at its limit, off the request 
     await assert.rejects(reads.rows('SELECT nope FROM users', []), (error: unknown) => !(error instanceof ReadTooCostly) && /nope/.test(String(error)));
   });
 
-  it('on SQLite, refuses a read with 503 (unavailable) when the read thread already has its fill waiting', { skip: process.env.TEST_DATABASE_URL ? 'MariaDB reads wait for a connection of the pool' : false }, async () => {
+  it('on SQLite, refuses a read with 503 (unavailable) when the read thread already has its fill waiting', {
+    skip: process.env.TEST_DATABASE_URL ? 'MariaDB reads wait for a connection of the pool' : false,
+  }, async () => {
     const reads = readsWithLimit(1000);
     opened.push(reads);
     const running = reads.rows(ENDLESS, []).catch((error: unknown) => error);

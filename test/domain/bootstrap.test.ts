@@ -18,9 +18,15 @@ describe('domain: bootstrap', () => {
 
   it('creates organization default, the admin and the admin client, both IAM_OWNER', async () => {
     const users = await domain.dataSource.getRepository(UserEntity).findBy({ orgId: domain.defaultOrgId });
-    assert.deepEqual(users.map((u) => [u.userName, u.type]).sort(), [['admin', 'human'], ['admin-client', 'machine']]);
+    assert.deepEqual(users.map((u) => [u.userName, u.type]).sort(), [
+      ['admin', 'human'],
+      ['admin-client', 'machine'],
+    ]);
     const owners = await domain.dataSource.getRepository(MembershipEntity).findBy({ scopeType: 'instance' });
-    assert.deepEqual(owners.map((m) => m.roles), ['IAM_OWNER', 'IAM_OWNER']);
+    assert.deepEqual(
+      owners.map((m) => m.roles),
+      ['IAM_OWNER', 'IAM_OWNER'],
+    );
     const admin = users.find((u) => u.userName === 'admin')!;
     assert.ok(await domain.get(PasswordHasher).verify(ADMIN_PASSWORD, admin.passwordHash!));
   });
@@ -60,7 +66,9 @@ describe('domain: bootstrap', () => {
     const moved = await apps.findOneByOrFail({ clientId: CONSOLE_CLIENT_ID });
     assert.deepEqual(moved.redirectUris, ['https://old.example/console/callback', ...current.redirectUris]);
     assert.deepEqual(moved.postLogoutRedirectUris, ['https://old.example/console/', ...current.postLogoutRedirectUris]);
-    const [changed] = await domain.dataSource.query(`SELECT editor_user_id FROM events WHERE type = 'project.application.changed' AND aggregate_id = ?`, [current.id]);
+    const [changed] = await domain.dataSource.query(`SELECT editor_user_id FROM events WHERE type = 'project.application.changed' AND aggregate_id = ?`, [
+      current.id,
+    ]);
     assert.equal(changed?.editor_user_id, null, 'one event, by the system');
   });
 });

@@ -27,7 +27,10 @@ describe('domain: machine credentials', () => {
     const hasher = domain.get(SecretHasher);
     assert.ok(hasher.matches(second.clientSecret, rows[0].secretHash));
     assert.ok(!hasher.matches(first.clientSecret, rows[0].secretHash));
-    assert.deepEqual((await domain.eventsOf(machine.id)).map((e) => e.type), ['user.machine.added', 'user.machine.secret.set', 'user.machine.secret.set']);
+    assert.deepEqual(
+      (await domain.eventsOf(machine.id)).map((e) => e.type),
+      ['user.machine.added', 'user.machine.secret.set', 'user.machine.secret.set'],
+    );
   });
 
   it('adds a key whose stored public half matches the returned private key', async () => {
@@ -51,11 +54,19 @@ describe('domain: machine credentials', () => {
   });
 
   it('refuses credentials for humans and expiry dates in the past', async () => {
-    const human = await domain.get(UsersService).createHuman(null, domain.defaultOrgId, { userName: 'not-a-machine', firstName: 'N', lastName: 'M', email: 'n@example.test' });
+    const human = await domain
+      .get(UsersService)
+      .createHuman(null, domain.defaultOrgId, { userName: 'not-a-machine', firstName: 'N', lastName: 'M', email: 'n@example.test' });
     const credentials = domain.get(CredentialsService);
-    await assert.rejects(credentials.setMachineSecret(null, domain.defaultOrgId, human.id), (error: { code?: string }) => error.code === ErrorCode.FailedPrecondition);
+    await assert.rejects(
+      credentials.setMachineSecret(null, domain.defaultOrgId, human.id),
+      (error: { code?: string }) => error.code === ErrorCode.FailedPrecondition,
+    );
     const machine = await newMachine();
-    await assert.rejects(credentials.addPersonalAccessToken(null, domain.defaultOrgId, machine.id, new Date(Date.now() - 1000)), (error: { code?: string }) => error.code === ErrorCode.InvalidArgument);
+    await assert.rejects(
+      credentials.addPersonalAccessToken(null, domain.defaultOrgId, machine.id, new Date(Date.now() - 1000)),
+      (error: { code?: string }) => error.code === ErrorCode.InvalidArgument,
+    );
     assert.equal(await domain.dataSource.getRepository(PersonalAccessTokenEntity).countBy({ userId: machine.id }), 0);
   });
 });

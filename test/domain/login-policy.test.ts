@@ -21,7 +21,10 @@ describe('domain: login policy', () => {
     await policies.set(domain.adminId, org.id, closed);
     assert.deepEqual(await policies.get(org.id), closed);
     const changes = (await domain.eventsOf(org.id)).filter((e) => e.type === 'org.login.policy.changed');
-    assert.deepEqual(changes.map((e) => e.payload), [closed]);
+    assert.deepEqual(
+      changes.map((e) => e.payload),
+      [closed],
+    );
   });
 
   it('answers not found for an unknown organization, reading or writing', async () => {

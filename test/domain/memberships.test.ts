@@ -15,7 +15,9 @@ describe('domain: memberships', () => {
   const domain = useDomain();
   let n = 0;
   const newHuman = () =>
-    domain.get(UsersService).createHuman(null, domain.defaultOrgId, { userName: `member-${++n}`, firstName: 'M', lastName: 'N', email: `member-${n}@example.test` });
+    domain
+      .get(UsersService)
+      .createHuman(null, domain.defaultOrgId, { userName: `member-${++n}`, firstName: 'M', lastName: 'N', email: `member-${n}@example.test` });
   const rolesOn = async (userId: string, scopeType: 'instance' | 'org', scopeId: string) =>
     (await domain.dataSource.getRepository(MembershipEntity).findOneBy({ userId, scopeType, scopeId }))?.roles ?? null;
 

@@ -83,7 +83,9 @@ export function useDomain(env: Record<string, string> = {}): Domain {
       adminId: admin.id,
       get: <T>(type: Type<T>) => ref.get(type, { strict: false }),
       eventsOf: async (aggregateId: string) => {
-        const rows = (await dataSource.query('SELECT type, aggregate_id, editor_user_id, payload FROM events WHERE aggregate_id = ? ORDER BY position', [aggregateId])) as Record<string, unknown>[];
+        const rows = (await dataSource.query('SELECT type, aggregate_id, editor_user_id, payload FROM events WHERE aggregate_id = ? ORDER BY position', [
+          aggregateId,
+        ])) as Record<string, unknown>[];
         return rows.map((r) => ({
           type: String(r.type),
           aggregateId: String(r.aggregate_id),

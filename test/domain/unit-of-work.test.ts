@@ -17,7 +17,10 @@ describe('domain: unit of work', () => {
   it('commits a change and its event together', async () => {
     const org = await domain.uow.run((manager) => domain.get(OrganizationsService).insert(manager, domain.adminId, 'Committed'));
     assert.ok(await orgNamed('Committed'));
-    assert.deepEqual((await domain.eventsOf(org.id)).map((e) => e.type), ['org.added']);
+    assert.deepEqual(
+      (await domain.eventsOf(org.id)).map((e) => e.type),
+      ['org.added'],
+    );
   });
 
   it('rolls back the change and its event when the unit fails after both were written', async () => {
@@ -38,9 +41,21 @@ describe('domain: unit of work', () => {
     const events = domain.get(EventStore);
     await assert.rejects(
       domain.uow.run(async (manager) => {
-        await manager.insert(OrganizationEntity, { id: 'uow-orphan-org', name: 'Orphan', primaryDomain: 'orphan.invalid', createdAt: new Date(), changedAt: new Date() });
+        await manager.insert(OrganizationEntity, {
+          id: 'uow-orphan-org',
+          name: 'Orphan',
+          primaryDomain: 'orphan.invalid',
+          createdAt: new Date(),
+          changedAt: new Date(),
+        });
         // An event without its aggregate: the column is NOT NULL, so the database refuses the insert.
-        await events.push(manager, { type: 'org.added', aggregateType: 'org', aggregateId: null as never, resourceOwner: 'uow-orphan-org', editorUserId: null });
+        await events.push(manager, {
+          type: 'org.added',
+          aggregateType: 'org',
+          aggregateId: null as never,
+          resourceOwner: 'uow-orphan-org',
+          editorUserId: null,
+        });
       }),
     );
     assert.equal(await orgNamed('Orphan'), null);
@@ -56,11 +71,17 @@ describe('domain: unit of work', () => {
       }),
       domain.uow.run((manager) => orgs.insert(manager, null, 'Group Three')),
     ]);
-    assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
     for (const name of ['Group One', 'Group Three']) {
       const org = await orgNamed(name);
       assert.ok(org, `${name} was stored`);
-      assert.deepEqual((await domain.eventsOf(org.id)).map((e) => e.type), ['org.added']);
+      assert.deepEqual(
+        (await domain.eventsOf(org.id)).map((e) => e.type),
+        ['org.added'],
+      );
     }
     assert.equal(await orgNamed('Group Failing'), null);
   });
@@ -71,7 +92,10 @@ describe('domain: unit of work', () => {
     const before = await taken();
     await domain.uow.run((manager) => domain.get(OrganizationsService).insert(manager, domain.adminId, 'Positioned'));
     assert.equal(await taken(), before + (mysql ? 1 : 0), 'EventStore.push');
-    await domain.uow.writeEvents(`INSERT INTO events (id, type, aggregate_type, aggregate_id, resource_owner, editor_user_id, payload, created_at) VALUES ('uow-positions', 'org.added', 'org', 'x', 'instance', NULL, '{}', 0)`, []);
+    await domain.uow.writeEvents(
+      `INSERT INTO events (id, type, aggregate_type, aggregate_id, resource_owner, editor_user_id, payload, created_at) VALUES ('uow-positions', 'org.added', 'org', 'x', 'instance', NULL, '{}', 0)`,
+      [],
+    );
     assert.equal(await taken(), before + (mysql ? 2 : 0), 'UnitOfWork.writeEvents');
   });
 
@@ -82,14 +106,18 @@ describe('domain: unit of work', () => {
       '(?, ?, ?)',
       mysql ? 'ON DUPLICATE KEY UPDATE payload = VALUES(payload)' : 'ON CONFLICT (model, id_hash) DO UPDATE SET payload = excluded.payload',
     );
-    const stored = async (key: string) => (await domain.dataSource.query("SELECT payload FROM oidc_payloads WHERE model = 'UowRows' AND id_hash = ?", [key]))[0]?.payload;
+    const stored = async (key: string) =>
+      (await domain.dataSource.query("SELECT payload FROM oidc_payloads WHERE model = 'UowRows' AND id_hash = ?", [key]))[0]?.payload;
     const rows = Array.from({ length: 40 }, (_, i) => [`row-${i}`, `{"n":${i}}`]);
     // Row 7 has no payload (NOT NULL): refused, alone; row 3 is written twice, the second time last: its value stands.
     const outcomes = await Promise.allSettled([
       ...rows.map(([key, payload], i) => domain.uow.writeRow(insert, ['UowRows', key, i === 7 ? null : payload]).then(() => stored(key))),
       domain.uow.writeRow(insert, ['UowRows', 'row-3', '{"n":"again"}']),
     ]);
-    assert.deepEqual(outcomes.map((o, i) => `${i}:${o.status}`), outcomes.map((_, i) => `${i}:${i === 7 ? 'rejected' : 'fulfilled'}`));
+    assert.deepEqual(
+      outcomes.map((o, i) => `${i}:${o.status}`),
+      outcomes.map((_, i) => `${i}:${i === 7 ? 'rejected' : 'fulfilled'}`),
+    );
     // Each caller read its row back as soon as it heard: stored before the answer.
     for (const [i, [key, payload]] of rows.entries()) if (i !== 7 && i !== 3) assert.equal((outcomes[i] as PromiseFulfilledResult<string>).value, payload, key);
     assert.equal(await stored('row-3'), '{"n":"again"}');
@@ -104,7 +132,8 @@ describe('domain: unit of work', () => {
       await domain.dataSource.query("INSERT INTO oidc_payloads (model, id_hash, payload) VALUES ('UowConsume', ?, '{}')", [key]);
     }
     const consume = keyedUpdate('UPDATE oidc_payloads SET consumed_at = ? WHERE model = ?', 'id_hash', () => [Date.now(), 'UowConsume']);
-    const consumedAt = async (key: string) => (await domain.dataSource.query("SELECT consumed_at FROM oidc_payloads WHERE model = 'UowConsume' AND id_hash = ?", [key]))[0].consumed_at;
+    const consumedAt = async (key: string) =>
+      (await domain.dataSource.query("SELECT consumed_at FROM oidc_payloads WHERE model = 'UowConsume' AND id_hash = ?", [key]))[0].consumed_at;
     const before = Date.now();
     const heard = await Promise.all(keys.map((key) => domain.uow.writeRow(consume, [key]).then(() => consumedAt(key))));
     for (const [i, at] of heard.entries()) assert.ok(Number(at) >= before, `${keys[i]} was consumed before its caller heard back`);

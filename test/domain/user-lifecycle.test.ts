@@ -25,13 +25,18 @@ describe('domain: user lifecycle', () => {
     const row = await domain.dataSource.getRepository(UserEntity).findOneByOrFail({ id: user.id });
     assert.equal(row.state, 'active');
     assert.ok(row.passwordHash && !row.passwordHash.includes('a long enough password'));
-    assert.deepEqual((await domain.eventsOf(user.id)).map((e) => [e.type, e.editorUserId]), [['user.human.added', domain.adminId]]);
+    assert.deepEqual(
+      (await domain.eventsOf(user.id)).map((e) => [e.type, e.editorUserId]),
+      [['user.human.added', domain.adminId]],
+    );
   });
 
   it('refuses a password shorter than the instance minimum, storing nothing', async () => {
     const before = await domain.dataSource.getRepository(UserEntity).count();
     await assert.rejects(
-      domain.get(UsersService).createHuman(null, domain.defaultOrgId, { userName: 'short-password', firstName: 'S', lastName: 'P', email: 's@example.test', password: 'short' }),
+      domain
+        .get(UsersService)
+        .createHuman(null, domain.defaultOrgId, { userName: 'short-password', firstName: 'S', lastName: 'P', email: 's@example.test', password: 'short' }),
       (error: { code?: string }) => error.code === ErrorCode.InvalidArgument,
     );
     assert.equal(await domain.dataSource.getRepository(UserEntity).count(), before);
@@ -66,7 +71,10 @@ describe('domain: user lifecycle', () => {
     const user = await newHuman();
     await domain.get(UserLifecycleService).remove(domain.adminId, domain.defaultOrgId, user.id);
     assert.equal(await domain.dataSource.getRepository(UserEntity).existsBy({ id: user.id }), false);
-    assert.deepEqual((await domain.eventsOf(user.id)).map((e) => e.type), ['user.human.added', 'user.removed']);
+    assert.deepEqual(
+      (await domain.eventsOf(user.id)).map((e) => e.type),
+      ['user.human.added', 'user.removed'],
+    );
     // OpenID Connect Core §2: a `sub` is never reassigned; the import refuses ids listed here.
     assert.deepEqual(await domain.dataSource.query('SELECT id FROM removed_users WHERE id = ?', [user.id]), [{ id: user.id }]);
   });

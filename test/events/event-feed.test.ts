@@ -50,7 +50,10 @@ describe('events: the feed for pull consumers (event search with wait)', () => {
     const res = await waiting;
     const answered = Date.now();
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.events.map((e: { aggregate: { id: string } }) => e.aggregate.id), [org.id]);
+    assert.deepEqual(
+      res.body.events.map((e: { aggregate: { id: string } }) => e.aggregate.id),
+      [org.id],
+    );
     assert.ok(committed - started >= 300, 'the search was still waiting when the event committed');
     assert.ok(answered - committed < PROMPTLY_MS, `answered ${answered - committed} ms after the commit`);
   }
@@ -108,7 +111,10 @@ describe('events: the feed for pull consumers (event search with wait)', () => {
       const res = await search(onA, body);
       assert.equal(res.status, 400, `${JSON.stringify(body)} → ${res.text}`);
       const details = (res.body.details ?? []).filter((d: { field: string }) => d.field === field);
-      assert.ok(details.some((d: { message: string }) => message.test(d.message)), `${JSON.stringify(body)} → ${res.text}`);
+      assert.ok(
+        details.some((d: { message: string }) => message.test(d.message)),
+        `${JSON.stringify(body)} → ${res.text}`,
+      );
     }
     // 0 and 60s are within bounds.
     for (const wait of ['0s', '60s']) assert.equal((await search(onA, { asc: true, limit: 1, wait })).status, 200, wait);

@@ -33,7 +33,11 @@ describe('events: every insert into events takes the event positions first', () 
 
   it('inserts events only on reviewed paths, each taking the positions', () => {
     const inserting = files.filter((f) => !f.path.includes('/migrations/') && INSERTS_EVENTS.test(f.text)).map((f) => f.path);
-    assert.deepEqual(inserting.sort(), Object.keys(REVIEWED).sort(), 'a new path inserts events: take the event positions first (event-positions.ts), then add it here');
+    assert.deepEqual(
+      inserting.sort(),
+      Object.keys(REVIEWED).sort(),
+      'a new path inserts events: take the event positions first (event-positions.ts), then add it here',
+    );
     for (const f of files) if (REVIEWED[f.path]) assert.match(f.text, REVIEWED[f.path], f.path);
   });
 
@@ -46,6 +50,9 @@ describe('events: every insert into events takes the event positions first', () 
 
   it('writeEvents takes the positions before the statement', () => {
     const uow = files.find((f) => f.path === 'src/common/database/unit-of-work.ts')!.text;
-    assert.match(uow, /writeEvents\(sql: string, parameters: unknown\[\]\)[\s\S]*?await takeEventPositions\(manager\);\s*return manager\.query\(sql, parameters\)/);
+    assert.match(
+      uow,
+      /writeEvents\(sql: string, parameters: unknown\[\]\)[\s\S]*?await takeEventPositions\(manager\);\s*return manager\.query\(sql, parameters\)/,
+    );
   });
 });

@@ -14,7 +14,7 @@ const WRITING_MS = Number(process.env.EVENT_ORDER_WRITING_MS ?? 8_000);
 const WRITERS = 3;
 
 /**
-* docs/product-rules.md, "Import and event search": a reader paging event search with `sequence` sees every event exactly once,
+ * docs/product-rules.md, "Import and event search": a reader paging event search with `sequence` sees every event exactly once,
  * also under concurrent writers on two processes over one database. Positions taken by a transaction
  * that commits after a later position is visible would be skipped by the reader; this test is the
  * proof that none is.
@@ -40,27 +40,41 @@ describe('events: a reader paging with sequence sees every event once, in order'
     let written = 0;
     const writers: Promise<void>[] = [];
     for (const [p, service] of services.entries()) {
-      const onProcess: ScimTenant = { ...tenant, scim: (method, path, options = {}) => service.api(method, `${tenant.base}${path}`, { token: tenant.token, ...options, headers: { accept: 'application/scim+json', 'content-type': 'application/scim+json', ...options.headers } }) };
+      const onProcess: ScimTenant = {
+        ...tenant,
+        scim: (method, path, options = {}) =>
+          service.api(method, `${tenant.base}${path}`, {
+            token: tenant.token,
+            ...options,
+            headers: { accept: 'application/scim+json', 'content-type': 'application/scim+json', ...options.headers },
+          }),
+      };
       for (let w = 0; w < WRITERS; w++) {
-        writers.push((async () => {
-          for (let i = 0; writing; i++) {
-            const created = await onProcess.scim('POST', '/Users', { body: userBody(`scim-${p}-${w}-${i}`) });
-            assert.equal(created.status, 201, created.text);
-            const patched = await onProcess.scim('PATCH', `/Users/${created.body.id}`, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: `Patched ${i}` }] } });
-            assert.ok(patched.status === 200 || patched.status === 204, patched.text);
-            written += 2;
-          }
-        })());
-        writers.push((async () => {
-          for (let i = 0; writing; i++) {
-            const res = await service.api('POST', `/management/v1/orgs/${org.id}/users/human`, {
-              token: manager.token,
-              body: { userName: `mgmt-${p}-${w}-${i}`, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `m${p}${w}${i}@example.com` } },
-            });
-            assert.equal(res.status, 201, res.text);
-            written += 1;
-          }
-        })());
+        writers.push(
+          (async () => {
+            for (let i = 0; writing; i++) {
+              const created = await onProcess.scim('POST', '/Users', { body: userBody(`scim-${p}-${w}-${i}`) });
+              assert.equal(created.status, 201, created.text);
+              const patched = await onProcess.scim('PATCH', `/Users/${created.body.id}`, {
+                body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: `Patched ${i}` }] },
+              });
+              assert.ok(patched.status === 200 || patched.status === 204, patched.text);
+              written += 2;
+            }
+          })(),
+        );
+        writers.push(
+          (async () => {
+            for (let i = 0; writing; i++) {
+              const res = await service.api('POST', `/management/v1/orgs/${org.id}/users/human`, {
+                token: manager.token,
+                body: { userName: `mgmt-${p}-${w}-${i}`, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `m${p}${w}${i}@example.com` } },
+              });
+              assert.equal(res.status, 201, res.text);
+              written += 1;
+            }
+          })(),
+        );
       }
     }
 

@@ -51,11 +51,20 @@ describe('admin API: event search', () => {
   it('orders by sequence, newest first by default, and pages on with the sequence cursor', async () => {
     const all = await searchEvents(svc, { asc: true, limit: 1000 });
     const sequences = all.map((e) => Number(e.sequence));
-    assert.deepEqual(sequences, [...sequences].sort((a, b) => a - b));
+    assert.deepEqual(
+      sequences,
+      [...sequences].sort((a, b) => a - b),
+    );
     assert.equal(new Set(sequences).size, sequences.length);
 
     const newest = await searchEvents(svc, { limit: 3 });
-    assert.deepEqual(newest.map((e) => e.sequence), all.slice(-3).reverse().map((e) => e.sequence));
+    assert.deepEqual(
+      newest.map((e) => e.sequence),
+      all
+        .slice(-3)
+        .reverse()
+        .map((e) => e.sequence),
+    );
 
     // Walk the whole log three at a time in both directions; every event is seen exactly once.
     for (const asc of [true, false]) {
@@ -76,14 +85,20 @@ describe('admin API: event search', () => {
 
   it('filters by aggregate type and id, resource owner, editor, and time', async () => {
     const byAggregate = await searchEvents(svc, { aggregate_id: humans[2] });
-    assert.deepEqual(byAggregate.map((e) => e.type.type), ['user.human.added']);
+    assert.deepEqual(
+      byAggregate.map((e) => e.type.type),
+      ['user.human.added'],
+    );
 
     const orgs = await searchEvents(svc, { aggregate_types: ['org'], asc: true });
     assert.ok(orgs.length >= 3);
     assert.ok(orgs.every((e) => e.aggregate.type.type === 'org'));
 
     const inB = await searchEvents(svc, { resource_owner: orgB.id });
-    assert.deepEqual(inB.map((e) => e.type.type), ['org.added']);
+    assert.deepEqual(
+      inB.map((e) => e.type.type),
+      ['org.added'],
+    );
 
     const byEditor = await searchEvents(svc, { editor_user_id: editor.userId });
     assert.equal(byEditor.length, humans.length);
@@ -115,12 +130,18 @@ describe('admin API: event search', () => {
     for (const [body, field] of cases) {
       const res = await svc.api('POST', '/admin/v1/events/_search', { token: svc.adminToken, body });
       assert.equal(res.status, 400, `${JSON.stringify(body)} → ${res.text}`);
-      assert.ok(res.body.details.some((d: { field: string }) => d.field === field), `${JSON.stringify(body)} → ${res.text}`);
+      assert.ok(
+        res.body.details.some((d: { field: string }) => d.field === field),
+        `${JSON.stringify(body)} → ${res.text}`,
+      );
     }
   });
 
   it('names the users its events mention beside the page (editor, user events, payload.userId), once each; a removed user is absent', async () => {
-    const granted = await svc.api('PUT', `/management/v1/orgs/${orgA.id}/members/${humans[0]}`, { token: svc.adminToken, body: { roles: ['ORG_USER_MANAGER'] } });
+    const granted = await svc.api('PUT', `/management/v1/orgs/${orgA.id}/members/${humans[0]}`, {
+      token: svc.adminToken,
+      body: { roles: ['ORG_USER_MANAGER'] },
+    });
     assert.equal(granted.status, 200, granted.text);
     const removed = await svc.api('DELETE', `/management/v1/orgs/${orgA.id}/users/${humans[4]}`, { token: svc.adminToken });
     assert.equal(removed.status, 204, removed.text);
@@ -137,7 +158,10 @@ describe('admin API: event search', () => {
     const memberAdded = events.find((e) => e.type.type === 'org.member.added' && e.payload.userId === humans[0]);
     assert.ok(memberAdded, 'the grant is an event naming the user in its payload');
     assert.equal(byId.get(humans[0])?.loginName, `person0@${orgA.primaryDomain}`);
-    assert.ok(events.some((e) => e.aggregate.id === humans[4]), 'the removed user still has its events');
+    assert.ok(
+      events.some((e) => e.aggregate.id === humans[4]),
+      'the removed user still has its events',
+    );
     assert.equal(byId.has(humans[4]), false, 'a removed user has no name');
     // Every name is of an id the page mentions.
     const mentioned = new Set(events.flatMap((e) => [e.editor.userId, e.aggregate.type.type === 'user' ? e.aggregate.id : null, e.payload?.userId]));

@@ -52,7 +52,12 @@ describe('faults: kill -9 with logout tokens owed loses none', () => {
   let receiver: Awaited<ReturnType<typeof hangingReceiver>>;
   before(async () => {
     receiver = await hangingReceiver();
-    setup = await processSetup({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', BACKCHANNEL_LOGOUT_POLL_MS: '50', BACKCHANNEL_LOGOUT_LEASE_MS: '2000', BACKCHANNEL_LOGOUT_RETRY_BASE_MS: '100' });
+    setup = await processSetup({
+      OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
+      BACKCHANNEL_LOGOUT_POLL_MS: '50',
+      BACKCHANNEL_LOGOUT_LEASE_MS: '2000',
+      BACKCHANNEL_LOGOUT_RETRY_BASE_MS: '100',
+    });
   });
   after(async () => {
     await setup?.cleanup();
@@ -66,25 +71,46 @@ describe('faults: kill -9 with logout tokens owed loses none', () => {
     const project = await svc.api('POST', `/management/v1/orgs/${org.id}/projects`, { token: svc.adminToken, body: { name: unique('project') } });
     const app = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${project.body.id}/apps/oidc`, {
       token: svc.adminToken,
-      body: { name: 'rp', redirectUris: [`${RP}/cb`], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'client_secret_basic', devMode: true, backchannelLogoutUri: receiver.url },
+      body: {
+        name: 'rp',
+        redirectUris: [`${RP}/cb`],
+        responseTypes: ['code'],
+        grantTypes: ['authorization_code'],
+        authMethod: 'client_secret_basic',
+        devMode: true,
+        backchannelLogoutUri: receiver.url,
+      },
     });
     assert.equal(app.status, 201, app.text);
     const users: string[] = [];
     for (let i = 0; i < PEOPLE; i++) {
       const user = await createHuman(svc, org.id);
-      const { tokens } = await signIn(svc, { clientId: app.body.clientId, clientSecret: app.body.clientSecret, redirectUri: `${RP}/cb`, loginName: `${user.userName}@${org.primaryDomain}`, password: PASSWORD });
+      const { tokens } = await signIn(svc, {
+        clientId: app.body.clientId,
+        clientSecret: app.body.clientSecret,
+        redirectUri: `${RP}/cb`,
+        loginName: `${user.userName}@${org.primaryDomain}`,
+        password: PASSWORD,
+      });
       assert.ok(tokens);
       users.push(user.userId);
     }
-    for (const userId of users) assert.equal((await svc.api('POST', `/management/v1/orgs/${org.id}/users/${userId}/deactivate`, { token: svc.adminToken, body: {} })).status, 200);
+    for (const userId of users)
+      assert.equal((await svc.api('POST', `/management/v1/orgs/${org.id}/users/${userId}/deactivate`, { token: svc.adminToken, body: {} })).status, 200);
 
-    const rows = () => setup.inspect((ds) => ds.query('SELECT id, status, lease_owner FROM backchannel_logouts')) as Promise<{ id: string; status: string; lease_owner: string | null }[]>;
+    const rows = () =>
+      setup.inspect((ds) => ds.query('SELECT id, status, lease_owner FROM backchannel_logouts')) as Promise<
+        { id: string; status: string; lease_owner: string | null }[]
+      >;
     await eventually('a logout token held by the first process', async () => ((await rows()).some((r) => r.lease_owner !== null) ? true : undefined));
     assert.equal((await first.stop('SIGKILL')).signal, 'SIGKILL');
     receiver.answerFromNowOn();
     const owed = await rows();
     assert.equal(owed.length, PEOPLE, 'one per session');
-    assert.ok(owed.every((r) => r.status === 'pending'), 'none delivered before the kill');
+    assert.ok(
+      owed.every((r) => r.status === 'pending'),
+      'none delivered before the kill',
+    );
 
     await setup.spawn();
     await eventually('every logout token delivered', async () => ((await rows()).every((r) => r.status === 'sent') ? true : undefined), 30_000);

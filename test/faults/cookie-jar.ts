@@ -18,7 +18,11 @@ export class CookieJar {
   }
 
   async postForm(base: string, url: string, form: Record<string, string>): Promise<Hop> {
-    return this.send(base, url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() });
+    return this.send(base, url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
   }
 
   /**

@@ -40,7 +40,11 @@ describe('faults: kill -9 during writes keeps every acknowledged write, whole', 
         const names = [0, 1, 2].map((i) => `bulk-${c}-${k}-${i}`);
         const operations: unknown[] = names.map((name, i) => ({ method: 'POST', path: '/Users', bulkId: `u${i}`, data: userBody(name) }));
         if (previous) {
-          operations.push({ method: 'PATCH', path: `/Users/${previous}`, data: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: `patched-${previous}` }] } });
+          operations.push({
+            method: 'PATCH',
+            path: `/Users/${previous}`,
+            data: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'displayName', value: `patched-${previous}` }] },
+          });
         }
         const res = await tenant.scim('POST', '/Bulk', { body: { schemas: [BULK], Operations: operations } }).catch(() => undefined);
         if (!res) return; // the connection died with the service
@@ -91,7 +95,9 @@ describe('faults: kill -9 during writes keeps every acknowledged write, whole', 
       for (let k = 0; !killed; k++) {
         const orgId = `imp-${c}-${k}`;
         const users = Array.from({ length: 25 }, (_, i) => humanUser(`${orgId}-${i}`, `${orgId}-user-${i}`));
-        const res = await api('POST', '/admin/v1/import', { token, body: importBody([{ orgId, org: { name: orgId }, humanUsers: users }], '1m') }).catch(() => undefined);
+        const res = await api('POST', '/admin/v1/import', { token, body: importBody([{ orgId, org: { name: orgId }, humanUsers: users }], '1m') }).catch(
+          () => undefined,
+        );
         if (!res) return;
         assert.equal(res.status, 200, res.text.slice(0, 500));
         assert.equal(importedIds(res.body, orgId).length, users.length, res.text.slice(0, 500));

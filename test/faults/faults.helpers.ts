@@ -89,7 +89,6 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
   }
 }
 
-
 /**
  * A service process whose database connections pass through a TCP proxy, so a test can take the
  * database away (`proxy.stop`) without touching the server other suites use. MySQL/MariaDB only.

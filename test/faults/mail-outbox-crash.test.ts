@@ -57,10 +57,14 @@ describe('faults: kill -9 with mail queued loses no message', () => {
         body: { userName: `person-${i}`, profile: { firstName: 'Per', lastName: `Son ${i}` }, email: { email } },
       });
       assert.equal(created.status, 201, created.text);
-      assert.equal((await svc.api('POST', `/management/v1/orgs/${org.id}/users/${created.body.userId}/invite`, { token: svc.adminToken, body: {} })).status, 202);
+      assert.equal(
+        (await svc.api('POST', `/management/v1/orgs/${org.id}/users/${created.body.userId}/invite`, { token: svc.adminToken, body: {} })).status,
+        202,
+      );
       addresses.push(email);
     }
-    const pending = () => setup.inspect((ds) => ds.query("SELECT id, lease_owner FROM mail_messages WHERE status = 'pending'")) as Promise<{ lease_owner: string | null }[]>;
+    const pending = () =>
+      setup.inspect((ds) => ds.query("SELECT id, lease_owner FROM mail_messages WHERE status = 'pending'")) as Promise<{ lease_owner: string | null }[]>;
     await eventually('a message held by the first process', async () => ((await pending()).some((m) => m.lease_owner !== null) ? true : undefined));
     assert.equal((await first.stop('SIGKILL')).signal, 'SIGKILL');
     await hole.close();

@@ -22,7 +22,9 @@ const FAIL_FAST_MS = 8_000;
  * During the outage every request fails fast with 503 and Retry-After and changes nothing; afterwards
  * the same process serves again by itself.
  */
-describe('faults: MariaDB stops and starts while the service serves', { skip: isMysql ? false : 'needs TEST_DATABASE_URL=mysql://… (SQLite: see database-locked.test.ts)' }, () => {
+describe('faults: MariaDB stops and starts while the service serves', {
+  skip: isMysql ? false : 'needs TEST_DATABASE_URL=mysql://… (SQLite: see database-locked.test.ts)',
+}, () => {
   let setup: ProcessSetup;
   let proxy: TcpProxy;
   let service: ServiceProcess;
@@ -58,7 +60,10 @@ describe('faults: MariaDB stops and starts while the service serves', { skip: is
   function token(): Promise<ApiResponse> {
     return createClient(service.url)('POST', '/oauth/v2/token', {
       rawBody: 'grant_type=client_credentials',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${machine.clientId}:${machine.clientSecret}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${machine.clientId}:${machine.clientSecret}`).toString('base64')}`,
+      },
     });
   }
 
@@ -106,7 +111,9 @@ describe('faults: MariaDB stops and starts while the service serves', { skip: is
       await eventually(
         'every kind of request succeeds again',
         async () => {
-          const results = await Promise.all(Object.entries(probes(`${mode}-up-${Date.now()}`)).map(async ([name, probe]) => [name, (await probe()).status] as const));
+          const results = await Promise.all(
+            Object.entries(probes(`${mode}-up-${Date.now()}`)).map(async ([name, probe]) => [name, (await probe()).status] as const),
+          );
           results.push(['OIDC token', (await token()).status]);
           const failing = results.filter(([, status]) => status >= 300);
           return failing.length === 0 ? results : undefined;
@@ -128,7 +135,11 @@ describe('faults: MariaDB stops and starts while the service serves', { skip: is
     await proxy.stop('refuse');
     await proxy.resume();
     const statuses = (await Promise.all(load)).map((r) => r.status);
-    assert.deepEqual(statuses.filter((s) => s !== 201 && s !== 503), [], `only 201 or 503: ${statuses.join(' ')}`);
+    assert.deepEqual(
+      statuses.filter((s) => s !== 201 && s !== 503),
+      [],
+      `only 201 or 503: ${statuses.join(' ')}`,
+    );
     const org = await eventually('writes succeed again', async () => {
       const res = await api('POST', '/admin/v1/orgs', { token: admin, body: { name: `after-mid-load-${Date.now()}` } });
       return res.status === 201 ? res : undefined;

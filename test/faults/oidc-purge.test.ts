@@ -36,8 +36,12 @@ describe('faults: expired OIDC state is purged on a schedule', () => {
 
   const basic = (client: { clientId: string; clientSecret?: string }) => `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`;
   const form = (path: string, fields: Record<string, string>, client: { clientId: string; clientSecret?: string }) =>
-    svc.api('POST', path, { rawBody: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client) } });
-  const authorizeUrl = () => `/oauth/v2/authorize?${new URLSearchParams({ client_id: web.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 'p' })}`;
+    svc.api('POST', path, {
+      rawBody: new URLSearchParams(fields).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client) },
+    });
+  const authorizeUrl = () =>
+    `/oauth/v2/authorize?${new URLSearchParams({ client_id: web.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 'p' })}`;
 
   async function clientCredentialsToken(): Promise<string> {
     const res = await form('/oauth/v2/token', { grant_type: 'client_credentials', scope: `urn:portcullis:iam:org:project:id:${api.projectId}:aud` }, machine);
@@ -92,12 +96,21 @@ describe('faults: expired OIDC state is purged on a schedule', () => {
     // One of the two client credentials rows was moved into the past (which one depends on the hashes).
     assert.deepEqual(await tokensActive(), [false, true], 'an expired token is inactive at once, before any purge');
 
-    await eventually('the expired rows are deleted by the schedule', async () => {
-      const left = new Set((await rows()).map(key));
-      return [...doomedHashes].every((k) => !left.has(k)) ? true : undefined;
-    }, 10_000, 200);
+    await eventually(
+      'the expired rows are deleted by the schedule',
+      async () => {
+        const left = new Set((await rows()).map(key));
+        return [...doomedHashes].every((k) => !left.has(k)) ? true : undefined;
+      },
+      10_000,
+      200,
+    );
     const left = new Set((await rows()).map(key));
-    assert.deepEqual(liveBefore.map(key).filter((k) => !left.has(k)), [], 'live rows are kept');
+    assert.deepEqual(
+      liveBefore.map(key).filter((k) => !left.has(k)),
+      [],
+      'live rows are kept',
+    );
     t.diagnostic(`purged ${doomedHashes.size} expired rows, kept ${liveBefore.length} live ones (${[...byModel.keys()].join(', ')})`);
 
     assert.deepEqual(await tokensActive(), [false, true], 'the live token still introspects as active after the purge');
@@ -105,7 +118,10 @@ describe('faults: expired OIDC state is purged on a schedule', () => {
 
   it('requests that never finish leave only rows that expire: after expiry the store is back to its size', async (t) => {
     const tables: string[] = svc.dataSource.entityMetadatas.map((m) => m.tableName).sort();
-    const countAll = async () => Object.fromEntries(await Promise.all(tables.map(async (table) => [table, Number((await svc.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n)] as const)));
+    const countAll = async () =>
+      Object.fromEntries(
+        await Promise.all(tables.map(async (table) => [table, Number((await svc.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`))[0].n)] as const)),
+      );
     const before = await countAll();
     const beforeRows = new Set((await rows()).map(key));
 
@@ -120,12 +136,21 @@ describe('faults: expired OIDC state is purged on a schedule', () => {
     const afterBurst = await countAll();
     const grown = Object.fromEntries(tables.filter((table) => afterBurst[table] !== before[table]).map((table) => [table, afterBurst[table] - before[table]]));
     t.diagnostic(`rows added by ${N} rounds of abandoned login, token, junk introspection, failed client auth: ${JSON.stringify(grown)}`);
-    assert.deepEqual(Object.keys(grown).filter((table) => table !== 'oidc_payloads' && table !== 'events'), [], 'only the OIDC store and the audit log grow');
+    assert.deepEqual(
+      Object.keys(grown).filter((table) => table !== 'oidc_payloads' && table !== 'events'),
+      [],
+      'only the OIDC store and the audit log grow',
+    );
 
     const added = (await rows()).filter((r) => !beforeRows.has(key(r)));
     assert.deepEqual(added.filter((r) => r.expires_at === null).map(key), [], 'every added row has an expiry');
     await backdate(added.map(key));
-    await eventually('the OIDC store is back to its size once the added rows expired', async () => ((await countAll()).oidc_payloads === before.oidc_payloads ? true : undefined), 10_000, 200);
+    await eventually(
+      'the OIDC store is back to its size once the added rows expired',
+      async () => ((await countAll()).oidc_payloads === before.oidc_payloads ? true : undefined),
+      10_000,
+      200,
+    );
   });
 
   it('a backlog of many batches goes entirely, one bounded statement at a time, and live rows stay', async () => {
@@ -135,9 +160,17 @@ describe('faults: expired OIDC state is purged on a schedule', () => {
     const backlog = Array.from({ length: count }, () => ['AccessToken', `backlog-${randomUUID()}`, '{}', past]);
     for (let i = 0; i < backlog.length; i += 250) {
       const chunk = backlog.slice(i, i + 250);
-      await svc.dataSource.query(`INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`, chunk.flat());
+      await svc.dataSource.query(
+        `INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
+        chunk.flat(),
+      );
     }
-    await svc.dataSource.query('INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES (?, ?, ?, ?)', ['AccessToken', 'backlog-live', '{}', Date.now() + HOUR]);
+    await svc.dataSource.query('INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES (?, ?, ?, ?)', [
+      'AccessToken',
+      'backlog-live',
+      '{}',
+      Date.now() + HOUR,
+    ]);
     const backlogLeft = async () => Number((await svc.dataSource.query("SELECT COUNT(*) AS n FROM oidc_payloads WHERE id_hash LIKE 'backlog-%'"))[0].n);
     // The schedule may already be at work on it; one direct run finishes whatever is left, in batches.
     const purged = await purgeExpiredPayloads(svc.dataSource, svc.app.get(UnitOfWork), { checkpointer: svc.app.get(WalCheckpointer) });

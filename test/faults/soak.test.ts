@@ -63,11 +63,17 @@ describe('faults: bounded soak of mixed load', () => {
   });
   after(() => setup?.cleanup());
 
-  it(`runs ${SOAK_SECONDS} s without an error, and memory stays within 10% of the warmed-up level`, { timeout: (WARM_UP_SECONDS + SOAK_SECONDS + 180) * 1000 }, async (t) => {
+  it(`runs ${SOAK_SECONDS} s without an error, and memory stays within 10% of the warmed-up level`, {
+    timeout: (WARM_UP_SECONDS + SOAK_SECONDS + 180) * 1000,
+  }, async (t) => {
     const http = createClient(service.url);
-    const basic = (client: { clientId: string; clientSecret?: string }) => `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`;
+    const basic = (client: { clientId: string; clientSecret?: string }) =>
+      `Basic ${Buffer.from(`${client.clientId}:${client.clientSecret}`).toString('base64')}`;
     const form = (path: string, fields: Record<string, string>, client: { clientId: string; clientSecret?: string }) =>
-      http('POST', path, { rawBody: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client) } });
+      http('POST', path, {
+        rawBody: new URLSearchParams(fields).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client) },
+      });
 
     const failures: string[] = [];
     const done: Record<string, number> = {};
@@ -79,7 +85,11 @@ describe('faults: bounded soak of mixed load', () => {
 
     const kinds: Record<string, (round: string) => Promise<void>> = {
       token: async () => {
-        const issued = await form('/oauth/v2/token', { grant_type: 'client_credentials', scope: `urn:portcullis:iam:org:project:id:${api.projectId}:aud` }, machine);
+        const issued = await form(
+          '/oauth/v2/token',
+          { grant_type: 'client_credentials', scope: `urn:portcullis:iam:org:project:id:${api.projectId}:aud` },
+          machine,
+        );
         if (!expect('token', issued, 200)) return;
         const introspected = await form('/oauth/v2/introspect', { token: issued.body.access_token }, api);
         if (expect('introspection', introspected, 200) && introspected.body.active !== true) failures.push('introspection: a fresh token is inactive');
@@ -157,15 +167,20 @@ interface Memory {
 async function settledMemory(service: ServiceProcess, dir: string): Promise<Memory> {
   const before = new Set(readdirSync(dir));
   service.child.kill('SIGWINCH');
-  const file = await eventually('the heap snapshot is written', async () => {
-    const name = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
-    if (!name) return undefined;
-    try {
-      return { path: join(dir, name), snapshot: JSON.parse(readFileSync(join(dir, name), 'utf8')) as HeapSnapshot };
-    } catch {
-      return undefined; // still being written
-    }
-  }, 60_000, 500);
+  const file = await eventually(
+    'the heap snapshot is written',
+    async () => {
+      const name = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+      if (!name) return undefined;
+      try {
+        return { path: join(dir, name), snapshot: JSON.parse(readFileSync(join(dir, name), 'utf8')) as HeapSnapshot };
+      } catch {
+        return undefined; // still being written
+      }
+    },
+    60_000,
+    500,
+  );
   assert.equal(service.child.exitCode, null, `the service survived the heap snapshot:\n${service.output().slice(-2000)}`);
   const rssKb = rssKbOf(service);
   rmSync(file.path);

@@ -43,12 +43,15 @@ describe('faults: two service processes over one database', () => {
     web = await createOidcApp(remote, project, { authMethod: 'client_secret_basic' });
     api = await createApiApp(remote, project);
     const human = await createHuman(remote, tenant.orgId);
-    const domain = (await remote.api('GET', '/admin/v1/orgs', { token: remote.adminToken })).body.orgs.find((o: { id: string }) => o.id === tenant.orgId).primaryDomain;
+    const domain = (await remote.api('GET', '/admin/v1/orgs', { token: remote.adminToken })).body.orgs.find(
+      (o: { id: string }) => o.id === tenant.orgId,
+    ).primaryDomain;
     user = { userId: human.userId, loginName: `${human.userName}@${domain}` };
   });
   after(() => setup?.cleanup());
 
-  const basic = (app: { clientId: string; clientSecret?: string }) => `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.clientSecret!)}`).toString('base64')}`;
+  const basic = (app: { clientId: string; clientSecret?: string }) =>
+    `Basic ${Buffer.from(`${encodeURIComponent(app.clientId)}:${encodeURIComponent(app.clientSecret!)}`).toString('base64')}`;
 
   async function form(service: ServiceProcess, path: string, fields: Record<string, string>, client: { clientId: string; clientSecret?: string }) {
     return createClient(service.url)('POST', path, {
@@ -111,7 +114,12 @@ describe('faults: two service processes over one database', () => {
 
   it('a token issued by one introspects on the other; revoked through one, it is inactive on the other within seconds', async () => {
     const machine = await createMachine(remote, tenant.orgId);
-    const issued = await form(a, '/oauth/v2/token', { grant_type: 'client_credentials', scope: `urn:portcullis:iam:org:project:id:${web.projectId}:aud` }, machine);
+    const issued = await form(
+      a,
+      '/oauth/v2/token',
+      { grant_type: 'client_credentials', scope: `urn:portcullis:iam:org:project:id:${web.projectId}:aud` },
+      machine,
+    );
     assert.equal(issued.status, 200, issued.text);
     const token: string = issued.body.access_token;
     assert.equal((await introspect(b, token)).active, true);
@@ -135,7 +143,11 @@ describe('faults: two service processes over one database', () => {
     const waited = Date.now();
     await eventually('B signs with the rotated key', async () => (decodeProtectedHeader(await jwtFrom(b)).kid === newKid ? true : undefined), 20_000, 250);
     const jwks = (await (await fetch(`${b.url}/oauth/v2/keys`)).json()) as { keys: { kid: string }[] };
-    assert.deepEqual([oldKid, newKid].filter((kid) => !jwks.keys.some((k) => k.kid === kid)), [], 'B publishes the old and the new key');
+    assert.deepEqual(
+      [oldKid, newKid].filter((kid) => !jwks.keys.some((k) => k.kid === kid)),
+      [],
+      'B publishes the old and the new key',
+    );
     t.diagnostic(`B signed with the rotated key ${Date.now() - waited} ms after the rotation`);
   });
 
@@ -148,9 +160,15 @@ describe('faults: two service processes over one database', () => {
     const tokens = await redeem(b, await untilCallback(jar, await jar.login(b.url, action, { csrf, loginName: user.loginName, password: PASSWORD }), [b]));
     assert.equal((await introspect(b, tokens.access_token)).active, true);
 
-    const deactivated = await tenant.scim('PATCH', `/Users/${user.userId}`, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] } });
+    const deactivated = await tenant.scim('PATCH', `/Users/${user.userId}`, {
+      body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] },
+    });
     assert.ok([200, 204].includes(deactivated.status), deactivated.text);
-    await eventually('the deactivated user\'s token is inactive on B', async () => ((await introspect(b, tokens.access_token)).active === false ? true : undefined), 10_000);
+    await eventually(
+      "the deactivated user's token is inactive on B",
+      async () => ((await introspect(b, tokens.access_token)).active === false ? true : undefined),
+      10_000,
+    );
     const userinfo = await fetch(`${b.url}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
     assert.equal(userinfo.status, 401, 'userinfo on B refuses the deactivated user');
     const silent = await jar.get(b.url, authorizeUrl({ prompt: 'none' }));

@@ -29,7 +29,12 @@ describe('a domain never leads away from its organization (Chromium)', () => {
   const human = async (orgId: string, userName: string) => {
     const res = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {
       token: svc.adminToken,
-      body: { userName, profile: { firstName: 'Test', lastName: 'Person' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD },
+      body: {
+        userName,
+        profile: { firstName: 'Test', lastName: 'Person' },
+        email: { email: `${userName}@example.com`, isEmailVerified: true },
+        password: PASSWORD,
+      },
     });
     assert.equal(res.status, 201, res.text);
     return res.body.userId as string;
@@ -40,7 +45,10 @@ describe('a domain never leads away from its organization (Chromium)', () => {
     base = svc.config.publicUrl.replace(/\/$/, '');
     [orgA, orgB] = [await createOrg(svc), await createOrg(svc)];
     await human(orgA.id, ann);
-    const owner = await svc.api('PUT', `/management/v1/orgs/${orgB.id}/members/${await human(orgB.id, bea)}`, { token: svc.adminToken, body: { roles: ['ORG_OWNER'] } });
+    const owner = await svc.api('PUT', `/management/v1/orgs/${orgB.id}/members/${await human(orgB.id, bea)}`, {
+      token: svc.adminToken,
+      body: { roles: ['ORG_OWNER'] },
+    });
     assert.equal(owner.status, 200, owner.text);
     domainB = await verifiedDomain(svc, orgB.id, `${unique('b-corp')}.example`);
     const idp = await svc.api('POST', `/management/v1/orgs/${orgB.id}/idps`, {
@@ -104,7 +112,10 @@ describe('a domain never leads away from its organization (Chromium)', () => {
       await form.getByRole('button', { name: 'Add identity provider' }).click();
       await form.getByRole('alert').filter({ hasText: 'Error 400' }).waitFor();
       const idps = (await svc.api('GET', `/management/v1/orgs/${orgB.id}/idps`, { token: svc.adminToken })).body.idps as { name: string }[];
-      assert.deepEqual(idps.map((i) => i.name), ['B upstream']);
+      assert.deepEqual(
+        idps.map((i) => i.name),
+        ['B upstream'],
+      );
     } finally {
       await context.close();
     }

@@ -38,7 +38,14 @@ describe('federated sign-in in Chromium', () => {
       startRelyingParty(),
       startUpstreamIdp({
         'bob-sub': { oid: 'entra-oid-bob', preferred_username: 'bob@fabrikam.example' },
-        'grace-sub': { oid: 'entra-oid-grace', preferred_username: jitName, given_name: 'Grace', family_name: 'Hopper', email: 'grace@fabrikam.example', email_verified: true },
+        'grace-sub': {
+          oid: 'entra-oid-grace',
+          preferred_username: jitName,
+          given_name: 'Grace',
+          family_name: 'Hopper',
+          email: 'grace@fabrikam.example',
+          email_verified: true,
+        },
       }),
     ]);
     const tenant = await scimTenant(svc);
@@ -56,7 +63,14 @@ describe('federated sign-in in Chromium', () => {
       upstream.addClient({ client_id: `rp-${key}`, client_secret: 'browser-secret-1', redirect_uris: [res.body.callbackUrl] });
     }
     const provisioned = await tenant.scim('POST', '/Users', {
-      body: { schemas: [USER_SCHEMA, ENTERPRISE], externalId: 'entra-oid-bob', userName: 'bob@fabrikam.example', active: true, name: { givenName: 'Bob', familyName: 'Builder' }, emails: [{ primary: true, type: 'work', value: 'bob@fabrikam.example' }] },
+      body: {
+        schemas: [USER_SCHEMA, ENTERPRISE],
+        externalId: 'entra-oid-bob',
+        userName: 'bob@fabrikam.example',
+        active: true,
+        name: { givenName: 'Bob', familyName: 'Builder' },
+        emails: [{ primary: true, type: 'work', value: 'bob@fabrikam.example' }],
+      },
     });
     assert.equal(provisioned.status, 201, provisioned.text);
     bobId = provisioned.body.id;
@@ -64,11 +78,21 @@ describe('federated sign-in in Chromium', () => {
       ssp = await startSimpleSamlPhp({ bob: { password: 'bob-pass', attributes: { uid: ['bob'], employeeId: ['entra-oid-bob'] } } });
       const res = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, {
         token: owner.token,
-        body: { type: 'saml', name: 'Fabrikam SAML', metadataUrl: ssp.metadataUrl, attributes: { userName: 'uid', externalId: 'employeeId' }, link: { by: 'externalId', from: 'employeeId' } },
+        body: {
+          type: 'saml',
+          name: 'Fabrikam SAML',
+          metadataUrl: ssp.metadataUrl,
+          attributes: { userName: 'uid', externalId: 'employeeId' },
+          link: { by: 'externalId', from: 'employeeId' },
+        },
       });
       assert.equal(res.status, 201, res.text);
       const xml = await (await fetch(res.body.spMetadataUrl)).text();
-      ssp.addServiceProvider({ entityId: res.body.spEntityId, acsUrl: res.body.acsUrl, certificate: /<(?:\w+:)?X509Certificate[^>]*>([^<]+)</.exec(xml)![1].replace(/\s+/g, '') });
+      ssp.addServiceProvider({
+        entityId: res.body.spEntityId,
+        acsUrl: res.body.acsUrl,
+        certificate: /<(?:\w+:)?X509Certificate[^>]*>([^<]+)</.exec(xml)![1].replace(/\s+/g, ''),
+      });
       idp.saml = res.body.id;
     }
   });
@@ -85,7 +109,12 @@ describe('federated sign-in in Chromium', () => {
 
   const subjectOf = async (code: string | null, verifier: string) => {
     assert.ok(code, 'a code at the application');
-    const res = await postForm(svc, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: `${rp.url}/cb`, code_verifier: verifier }, { id: app.clientId, secret: app.clientSecret! });
+    const res = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'authorization_code', code, redirect_uri: `${rp.url}/cb`, code_verifier: verifier },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return JSON.parse(Buffer.from(String(res.body.id_token).split('.')[1], 'base64url').toString()) as { sub: string; amr: string[] };
   };
@@ -126,7 +155,6 @@ describe('federated sign-in in Chromium', () => {
         await signInUpstream(p, 'bob-sub');
       });
       assert.equal((await subjectOf(callbackParams(cb).get('code'), verifier)).sub, bobId);
-
     } finally {
       await context.close();
     }
@@ -148,7 +176,9 @@ describe('federated sign-in in Chromium', () => {
     }
   });
 
-  it('the SAML IdP button leads to SimpleSAMLphp, whose page posts the response to the ACS cross-site, and back signed in', { skip: simpleSamlPhpMissing() ?? false }, async () => {
+  it('the SAML IdP button leads to SimpleSAMLphp, whose page posts the response to the ACS cross-site, and back signed in', {
+    skip: simpleSamlPhpMissing() ?? false,
+  }, async () => {
     const { context, page } = await newPage(browser);
     try {
       const verifier = randomBytes(32).toString('base64url');

@@ -43,8 +43,22 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
 
   before(async () => {
     upstream = await startUpstreamIdp({
-      'alice-sub': { oid: 'entra-oid-alice', preferred_username: 'alice@contoso.example', given_name: 'Alice', family_name: 'Liddell', email: 'alice@contoso.example', email_verified: true },
-      'jit-sub': { oid: 'entra-oid-jit', preferred_username: unique('jit.person'), given_name: 'Jit', family_name: 'Person', email: 'jit@contoso.example', email_verified: true },
+      'alice-sub': {
+        oid: 'entra-oid-alice',
+        preferred_username: 'alice@contoso.example',
+        given_name: 'Alice',
+        family_name: 'Liddell',
+        email: 'alice@contoso.example',
+        email_verified: true,
+      },
+      'jit-sub': {
+        oid: 'entra-oid-jit',
+        preferred_username: unique('jit.person'),
+        given_name: 'Jit',
+        family_name: 'Person',
+        email: 'jit@contoso.example',
+        email_verified: true,
+      },
       'stranger-sub': { oid: 'entra-oid-nobody', preferred_username: 'nobody@contoso.example', email: 'nobody@contoso.example', email_verified: true },
       'owner-sub': { oid: 'entra-oid-owner', preferred_username: 'owner@contoso.example' },
       'twin-sub': { oid: 'entra-oid-twin' },
@@ -94,7 +108,10 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
 
     const identities = await svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users/${userId}/identities`, { token: owner.token });
     assert.equal(identities.status, 200, identities.text);
-    assert.deepEqual(identities.body.identities.map((i: { idpId: string; subject: string }) => [i.idpId, i.subject]), [[idp.link, 'alice-sub']]);
+    assert.deepEqual(
+      identities.body.identities.map((i: { idpId: string; subject: string }) => [i.idpId, i.subject]),
+      [[idp.link, 'alice-sub']],
+    );
     assert.ok(identities.body.identities[0].lastUsedAt, 'the sign-in is recorded on the link');
     const [linked] = await searchEvents(svc, { event_types: ['user.idp.link.added'], aggregate_id: userId });
     assert.deepEqual(linked.payload, { idpId: idp.link, subject: 'alice-sub' });
@@ -166,7 +183,10 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     assert.equal(await countRows(svc, 'user_identities'), links);
     const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idp.link });
     assert.ok(failed.some((e) => e.payload.reason === 'no_account' && e.payload.idpId === idp.link));
-    assert.ok(failed.every((e) => !JSON.stringify(e.payload).includes('eyJ')), 'no token in the event');
+    assert.ok(
+      failed.every((e) => !JSON.stringify(e.payload).includes('eyJ')),
+      'no token in the event',
+    );
   });
 
   it('no account in a device flow: the device hears access_denied at its next poll (RFC 8628 §3.5), as after a password sign-in', async () => {
@@ -203,7 +223,9 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
   it('a deactivated user is refused whatever the upstream says', async () => {
     const userId = await provisionByEntra('entra-oid-dora', `dora@contoso.example`);
     upstream.accounts['dora-sub'] = { oid: 'entra-oid-dora' };
-    const patched = await tenant.scim('PATCH', `/Users/${userId}`, { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', value: { active: false } }] } });
+    const patched = await tenant.scim('PATCH', `/Users/${userId}`, {
+      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', value: { active: false } }] },
+    });
     assert.ok(patched.status === 200 || patched.status === 204, patched.text);
     const browser = new FederatedBrowser(svc, upstream.issuer);
     const page = await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.link), 'dora-sub');
@@ -213,11 +235,17 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
 
   it('upstream MFA counts as the second factor only on an IdP with mfa: upstream (policy required)', async () => {
     const org = tenant.orgId;
-    const policy = await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, { token: owner.token, body: { mfa: 'required', passkeys: true, allowRegistration: false } });
+    const policy = await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, {
+      token: owner.token,
+      body: { mfa: 'required', passkeys: true, allowRegistration: false },
+    });
     assert.equal(policy.status, 200, policy.text);
     try {
       const withMfa = new FederatedBrowser(svc, upstream.issuer);
-      const claims = await withMfa.tokens(app, await withMfa.signInUpstream(await withMfa.choose(await withMfa.authorize(app), idp.mfa), 'alice-sub', { mfa: true }));
+      const claims = await withMfa.tokens(
+        app,
+        await withMfa.signInUpstream(await withMfa.choose(await withMfa.authorize(app), idp.mfa), 'alice-sub', { mfa: true }),
+      );
       assert.equal(claims.acr, ACR_MFA);
       assert.deepEqual([...(claims.amr as string[])].sort(), ['fed', 'mfa', 'otp', 'pwd']);
 
@@ -228,13 +256,19 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
       assert.match(page.text, /enrol\/totp/, 'the enrolment of a local second factor is required');
       assert.doesNotMatch(page.text, /data-mfa-skip/);
     } finally {
-      await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, { token: owner.token, body: { mfa: 'optional', passkeys: true, allowRegistration: false } });
+      await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, {
+        token: owner.token,
+        body: { mfa: 'optional', passkeys: true, allowRegistration: false },
+      });
     }
   });
 
   it('passwordLogin: false makes the organization federated only: no password field, a posted password is refused', async () => {
     const org = tenant.orgId;
-    const policy = await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, { token: owner.token, body: { mfa: 'optional', passkeys: true, allowRegistration: false, passwordLogin: false } });
+    const policy = await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, {
+      token: owner.token,
+      body: { mfa: 'optional', passkeys: true, allowRegistration: false, passwordLogin: false },
+    });
     assert.equal(policy.status, 200, policy.text);
     assert.equal(policy.body.passwordLogin, false);
     try {
@@ -245,7 +279,10 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
       const posted = await browser.typeLoginName(login, 'someone-local', 'Correct-Horse-9');
       assert.equal(posted.status, 403);
     } finally {
-      await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, { token: owner.token, body: { mfa: 'optional', passkeys: true, allowRegistration: false } });
+      await svc.api('PUT', `/management/v1/orgs/${org}/login-policy`, {
+        token: owner.token,
+        body: { mfa: 'optional', passkeys: true, allowRegistration: false },
+      });
     }
   });
 
@@ -256,7 +293,8 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     const uid = /\/interaction\/([^/?"]+)/.exec(page.text)![1];
     page = await browser.upstream.post(`/interaction/${uid}/login`, { account: 'alice-sub' });
     // Walk the upstream's redirects up to the service's callback, and keep that URL.
-    while (page.location && new URL(page.location).origin === upstream.issuer) page = await browser.upstream.get(new URL(page.location).pathname + new URL(page.location).search);
+    while (page.location && new URL(page.location).origin === upstream.issuer)
+      page = await browser.upstream.get(new URL(page.location).pathname + new URL(page.location).search);
     const callback = new URL(page.location!);
     assert.equal(callback.pathname, `/ui/login/idp/${idp.link}/callback`);
 
@@ -288,7 +326,10 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     assert.equal(unreachable.status, 502);
     assert.equal(await countRows(svc, 'users'), users);
     const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: down.body.id });
-    assert.deepEqual(failed.map((e) => e.payload.reason), ['upstream_error']);
+    assert.deepEqual(
+      failed.map((e) => e.payload.reason),
+      ['upstream_error'],
+    );
   });
 
   const refusedWith = async (key: string, account: string, reason: string) => {
@@ -299,7 +340,11 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     assert.equal(page.status, 403, `${account}: ${page.status}`);
     assert.equal(await countRows(svc, 'user_identities'), links, `${account}: nothing linked`);
     const added = (await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idp[key] })).filter((e) => !seen.has(e.sequence));
-    assert.deepEqual(added.map((e) => e.payload.reason), [reason], account);
+    assert.deepEqual(
+      added.map((e) => e.payload.reason),
+      [reason],
+      account,
+    );
   };
 
   it('claims that would link to two users link to none', async () => {
@@ -358,7 +403,10 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
       assert.equal(page.status, 502);
       assert.ok(Date.now() - started < 15_000, 'bounded by the timeout, not by the client');
       const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: res.body.id });
-      assert.deepEqual(failed.map((e) => e.payload.reason), ['upstream_error']);
+      assert.deepEqual(
+        failed.map((e) => e.payload.reason),
+        ['upstream_error'],
+      );
     } finally {
       silent.close();
     }

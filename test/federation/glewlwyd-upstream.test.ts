@@ -38,7 +38,17 @@ describe('glewlwyd as an upstream OpenID Provider, a client id with "-"', { skip
   const addIdp = async (authMethod: 'client_secret_post' | 'client_secret_basic', clientId = `portcullis-${authMethod.replaceAll('_', '-')}`) => {
     const res = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, {
       token: owner.token,
-      body: { type: 'oidc', name: `glewlwyd ${authMethod}`, issuer: glewlwyd.issuer, clientId, clientSecret: SECRET, authMethod, scopes: [], claims: { userName: 'sub' }, jit: true },
+      body: {
+        type: 'oidc',
+        name: `glewlwyd ${authMethod}`,
+        issuer: glewlwyd.issuer,
+        clientId,
+        clientSecret: SECRET,
+        authMethod,
+        scopes: [],
+        claims: { userName: 'sub' },
+        jit: true,
+      },
     });
     assert.equal(res.status, 201, res.text);
     assert.equal((await svc.api('GET', `/management/v1/orgs/${orgId}/idps/${res.body.id}`, { token: owner.token })).body.authMethod, authMethod);
@@ -61,7 +71,10 @@ describe('glewlwyd as an upstream OpenID Provider, a client id with "-"', { skip
     const claims = await browser.tokens(app, page);
     assert.deepEqual(claims.amr, ['fed']);
     const identities = await svc.api('GET', `/management/v1/orgs/${orgId}/users/${claims.sub}/identities`, { token: owner.token });
-    assert.deepEqual(identities.body.identities.map((i: { idpId: string }) => i.idpId), [idp.idpId]);
+    assert.deepEqual(
+      identities.body.identities.map((i: { idpId: string }) => i.idpId),
+      [idp.idpId],
+    );
   });
 
   it('client_secret_basic: glewlwyd refuses the form-encoded client id, so the sign-in fails (why the docs say client_secret_post)', async () => {

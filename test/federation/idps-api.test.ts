@@ -7,7 +7,14 @@ import { verifiedDomain } from './support/domains.js';
 const ISSUER = 'https://93.184.215.14/tenant/v2.0';
 const SECRET = 'upstream-client-secret-4f1c9a';
 
-const oidcIdp = (extra: Record<string, unknown> = {}) => ({ type: 'oidc', name: unique('Contoso'), issuer: ISSUER, clientId: 'portcullis', clientSecret: SECRET, ...extra });
+const oidcIdp = (extra: Record<string, unknown> = {}) => ({
+  type: 'oidc',
+  name: unique('Contoso'),
+  issuer: ISSUER,
+  clientId: 'portcullis',
+  clientSecret: SECRET,
+  ...extra,
+});
 
 /** docs/federation.md: an organization's identity providers and its users' linked identities, by the management API. */
 describe('federation API: identity providers and linked identities', () => {
@@ -26,13 +33,21 @@ describe('federation API: identity providers and linked identities', () => {
   });
 
   const human = async (org = orgId) => {
-    const res = await svc.api('POST', `/management/v1/orgs/${org}/users/human`, { token: svc.adminToken, body: { userName: unique('person'), profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: 'ada@example.com' } } });
+    const res = await svc.api('POST', `/management/v1/orgs/${org}/users/human`, {
+      token: svc.adminToken,
+      body: { userName: unique('person'), profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: 'ada@example.com' } },
+    });
     assert.equal(res.status, 201, res.text);
     return res.body.userId as string;
   };
 
   it('an ORG_OWNER adds an OIDC IdP: 201 with its callback URL; reads never show the secret, which is stored encrypted; the event has none', async () => {
-    const created = await as(owner.token, 'POST', idps(), oidcIdp({ domains: ['Contoso.example'], link: { by: 'externalId', from: 'oid' }, jit: true, mfa: 'upstream', scopes: ['profile', 'email'] }));
+    const created = await as(
+      owner.token,
+      'POST',
+      idps(),
+      oidcIdp({ domains: ['Contoso.example'], link: { by: 'externalId', from: 'oid' }, jit: true, mfa: 'upstream', scopes: ['profile', 'email'] }),
+    );
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.callbackUrl, `${svc.url}/ui/login/idp/${created.body.id}/callback`);
 
@@ -41,9 +56,22 @@ describe('federation API: identity providers and linked identities', () => {
     assert.deepEqual(
       { ...one.body, name: undefined, createdAt: undefined, changedAt: undefined },
       {
-        id: created.body.id, type: 'oidc', name: undefined, issuer: ISSUER, clientId: 'portcullis', authMethod: 'client_secret_basic', hasClientSecret: true,
-        scopes: ['openid', 'profile', 'email'], claims: { userName: 'preferred_username', email: 'email', givenName: 'given_name', familyName: 'family_name' },
-        domains: ['contoso.example'], link: { by: 'externalId', from: 'oid' }, jit: true, mfa: 'upstream', callbackUrl: created.body.callbackUrl, createdAt: undefined, changedAt: undefined,
+        id: created.body.id,
+        type: 'oidc',
+        name: undefined,
+        issuer: ISSUER,
+        clientId: 'portcullis',
+        authMethod: 'client_secret_basic',
+        hasClientSecret: true,
+        scopes: ['openid', 'profile', 'email'],
+        claims: { userName: 'preferred_username', email: 'email', givenName: 'given_name', familyName: 'family_name' },
+        domains: ['contoso.example'],
+        link: { by: 'externalId', from: 'oid' },
+        jit: true,
+        mfa: 'upstream',
+        callbackUrl: created.body.callbackUrl,
+        createdAt: undefined,
+        changedAt: undefined,
       },
     );
     const list = await as(owner.token, 'GET', idps());
@@ -75,8 +103,14 @@ describe('federation API: identity providers and linked identities', () => {
       [{ authMethod: 'none' }, /authMethod/],
       [{ type: 'saml' }, /issuer is not a field of a SAML identity provider/],
       // SAML metadata by URL follows the outbound rules of an issuer (docs/federation.md, "Identity providers").
-      [{ type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataUrl: 'https://127.0.0.1/metadata' }, /metadataUrl: 127.0.0.1 resolves to a non-public address/],
-      [{ type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataUrl: 'http://93.184.215.14/metadata' }, /metadataUrl must be an absolute https URL/],
+      [
+        { type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataUrl: 'https://127.0.0.1/metadata' },
+        /metadataUrl: 127.0.0.1 resolves to a non-public address/,
+      ],
+      [
+        { type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataUrl: 'http://93.184.215.14/metadata' },
+        /metadataUrl must be an absolute https URL/,
+      ],
       [{ metadataUrl: 'https://93.184.215.14/metadata' }, /metadataUrl is not a field of an OpenID Connect identity provider/],
       [{ type: 'ldap' }, /type/],
       [{ name: '   ' }, /name must not be blank/],
@@ -116,10 +150,17 @@ describe('federation API: identity providers and linked identities', () => {
     assert.equal(event.payload.clientSecretChanged, true);
     assert.ok(!JSON.stringify(event).includes('a-new-secret-9b2e'));
     assert.equal((await as(owner.token, 'PATCH', `${idps()}/${id}`, { type: 'saml' })).status, 400, 'the type never changes');
-    assert.equal((await as(owner.token, 'PATCH', `${idps()}/${id}`, { authMethod: 'client_secret_post' })).status, 200, 'the stored secret serves the other secret method');
+    assert.equal(
+      (await as(owner.token, 'PATCH', `${idps()}/${id}`, { authMethod: 'client_secret_post' })).status,
+      200,
+      'the stored secret serves the other secret method',
+    );
 
     const userId = await human();
-    assert.equal((await as(manager.token, 'POST', `/management/v1/orgs/${orgId}/users/${userId}/identities`, { idpId: id, subject: 'upstream-sub-1' })).status, 201);
+    assert.equal(
+      (await as(manager.token, 'POST', `/management/v1/orgs/${orgId}/users/${userId}/identities`, { idpId: id, subject: 'upstream-sub-1' })).status,
+      201,
+    );
     assert.equal((await as(owner.token, 'DELETE', `${idps()}/${id}`)).status, 204);
     assert.equal((await as(owner.token, 'GET', `${idps()}/${id}`)).status, 404);
     assert.equal((await as(owner.token, 'DELETE', `${idps()}/${id}`)).status, 404);
@@ -132,8 +173,17 @@ describe('federation API: identity providers and linked identities', () => {
     const otherOrg = (await createOrg(svc)).id;
     const stranger = await createCaller(svc, otherOrg, { org: ['ORG_OWNER'] });
     // A role short of ORG_OWNER is 403; an organization outside the caller's reach is 404 (docs/product-rules.md, "API").
-    for (const [token, who, status] of [[manager.token, 'ORG_USER_MANAGER', 403], [stranger.token, "another organization's owner", 404]] as const) {
-      for (const [method, path, body] of [['GET', idps()], ['POST', idps(), oidcIdp()], ['GET', `${idps()}/${id}`], ['PATCH', `${idps()}/${id}`, { name: 'x' }], ['DELETE', `${idps()}/${id}`]] as const) {
+    for (const [token, who, status] of [
+      [manager.token, 'ORG_USER_MANAGER', 403],
+      [stranger.token, "another organization's owner", 404],
+    ] as const) {
+      for (const [method, path, body] of [
+        ['GET', idps()],
+        ['POST', idps(), oidcIdp()],
+        ['GET', `${idps()}/${id}`],
+        ['PATCH', `${idps()}/${id}`, { name: 'x' }],
+        ['DELETE', `${idps()}/${id}`],
+      ] as const) {
         const res = await as(token, method, path, body);
         assert.equal(res.status, status, `${who}: ${method} ${path} → ${res.status}`);
       }
@@ -156,13 +206,19 @@ describe('federation API: identity providers and linked identities', () => {
     assert.equal((await as(manager.token, 'POST', identities(bob), { idpId: 'no-such-idp', subject: 'x' })).status, 404);
     assert.equal((await as(manager.token, 'POST', identities(bob), { idpId, subject: ' padded ' })).status, 400);
     const list = await as(manager.token, 'GET', identities(alice));
-    assert.deepEqual(list.body.identities.map((i: { idpId: string; subject: string; lastUsedAt: null }) => [i.idpId, i.subject, i.lastUsedAt]), [[idpId, 'alice-oid', null]]);
+    assert.deepEqual(
+      list.body.identities.map((i: { idpId: string; subject: string; lastUsedAt: null }) => [i.idpId, i.subject, i.lastUsedAt]),
+      [[idpId, 'alice-oid', null]],
+    );
     const [event] = await searchEvents(svc, { event_types: ['user.idp.link.added'], aggregate_id: alice });
     assert.deepEqual(event.payload, { idpId, subject: 'alice-oid' });
 
     // A user who holds a role: an ORG_OWNER (who holds every role of that user) still may not link it.
     const roleHolder = await human();
-    assert.equal((await svc.api('PUT', `/management/v1/orgs/${orgId}/members/${roleHolder}`, { token: svc.adminToken, body: { roles: ['ORG_USER_MANAGER'] } })).status, 200);
+    assert.equal(
+      (await svc.api('PUT', `/management/v1/orgs/${orgId}/members/${roleHolder}`, { token: svc.adminToken, body: { roles: ['ORG_USER_MANAGER'] } })).status,
+      200,
+    );
     const refused = await as(owner.token, 'POST', identities(roleHolder), { idpId, subject: 'holder-oid' });
     assert.equal(refused.status, 403, refused.text);
     assert.match(refused.body.message, /IAM_OWNER/);
@@ -175,7 +231,7 @@ describe('federation API: identity providers and linked identities', () => {
     assert.equal((await searchEvents(svc, { event_types: ['user.idp.link.removed'], aggregate_id: alice })).length, 1);
   });
 
-  it("removing the organization removes its IdPs, each with its event", async () => {
+  it('removing the organization removes its IdPs, each with its event', async () => {
     const org = (await createOrg(svc)).id;
     const domain = await verifiedDomain(svc, org, `${unique('gone').toLowerCase()}.example`);
     const { id } = (await as(svc.adminToken, 'POST', idps(org), oidcIdp({ domains: [domain] }))).body;

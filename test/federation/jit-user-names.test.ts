@@ -36,7 +36,10 @@ describe('JIT user names from an upstream OpenID Provider', () => {
     orgId = (await createOrg(svc)).id;
     const owner = await createCaller(svc, orgId, { org: ['ORG_OWNER'] });
     app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' });
-    const res = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, { token: owner.token, body: { type: 'oidc', name: 'Fabrikam', issuer: upstream.issuer, clientId: 'portcullis-jit-names', clientSecret: SECRET, jit: true } });
+    const res = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, {
+      token: owner.token,
+      body: { type: 'oidc', name: 'Fabrikam', issuer: upstream.issuer, clientId: 'portcullis-jit-names', clientSecret: SECRET, jit: true },
+    });
     assert.equal(res.status, 201, res.text);
     idpId = res.body.id;
     upstream.addClient({ client_id: 'portcullis-jit-names', client_secret: SECRET, redirect_uris: [res.body.callbackUrl] });
@@ -78,14 +81,23 @@ describe('JIT user names from an upstream SAML IdP', { skip: simpleSamlPhpSkipRe
   let ssp: SimpleSamlPhp;
   let app: OidcApp;
   let idpId: string;
-  const names = ['a zero-width space', 'full-width letters', 'a compatibility ligature'].map((kind, i) => ({ kind, login: `hostile${i}`, userName: HOSTILE_NAMES[kind](unique('saml')) }));
+  const names = ['a zero-width space', 'full-width letters', 'a compatibility ligature'].map((kind, i) => ({
+    kind,
+    login: `hostile${i}`,
+    userName: HOSTILE_NAMES[kind](unique('saml')),
+  }));
 
   before(async () => {
-    ssp = await startSimpleSamlPhp(Object.fromEntries(names.map((n) => [n.login, { password: 'hostile-pass', attributes: { uid: [n.userName], mail: ['hostile@contoso.example'] } }])));
+    ssp = await startSimpleSamlPhp(
+      Object.fromEntries(names.map((n) => [n.login, { password: 'hostile-pass', attributes: { uid: [n.userName], mail: ['hostile@contoso.example'] } }])),
+    );
     const orgId = (await createOrg(svc)).id;
     const owner = await createCaller(svc, orgId, { org: ['ORG_OWNER'] });
     app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' });
-    const res = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, { token: owner.token, body: { type: 'saml', name: 'Contoso SAML', metadataUrl: ssp.metadataUrl, attributes: { userName: 'uid', email: 'mail' }, jit: true } });
+    const res = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, {
+      token: owner.token,
+      body: { type: 'saml', name: 'Contoso SAML', metadataUrl: ssp.metadataUrl, attributes: { userName: 'uid', email: 'mail' }, jit: true },
+    });
     assert.equal(res.status, 201, res.text);
     idpId = res.body.id;
     const xml = await (await fetch(res.body.spMetadataUrl)).text();

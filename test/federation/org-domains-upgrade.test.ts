@@ -31,14 +31,24 @@ describe('upgrade: the home-realm domains IdPs claimed before domains were verif
     const previous = await new DataSource({ ...options, migrations: MIGRATIONS.filter((m) => m !== OrgDomains1763800300000) }).initialize();
     await previous.runMigrations({ transaction: 'each' });
     const now = Date.now();
-    for (const [id, domain] of [['org-a', 'a.localhost'], ['org-b', 'b.localhost']]) {
+    for (const [id, domain] of [
+      ['org-a', 'a.localhost'],
+      ['org-b', 'b.localhost'],
+    ]) {
       await previous.query('INSERT INTO organizations (id, name, primary_domain, created_at, changed_at) VALUES (?, ?, ?, ?, ?)', [id, id, domain, now, now]);
     }
-    await previous.query("INSERT INTO identity_providers (id, org_id, type, name, settings, client_secret, created_at, changed_at) VALUES ('idp-b', 'org-b', 'oidc', 'B', '{}', NULL, ?, ?)", [now, now]);
-    for (const domain of ['a.localhost', 'b.localhost', 'legacy.example']) await previous.query("INSERT INTO idp_domains (domain, idp_id) VALUES (?, 'idp-b')", [domain]);
+    await previous.query(
+      "INSERT INTO identity_providers (id, org_id, type, name, settings, client_secret, created_at, changed_at) VALUES ('idp-b', 'org-b', 'oidc', 'B', '{}', NULL, ?, ?)",
+      [now, now],
+    );
+    for (const domain of ['a.localhost', 'b.localhost', 'legacy.example'])
+      await previous.query("INSERT INTO idp_domains (domain, idp_id) VALUES (?, 'idp-b')", [domain]);
     await previous.destroy();
     db = await new DataSource({ ...options, migrations: MIGRATIONS }).initialize();
-    assert.deepEqual((await db.runMigrations({ transaction: 'each' })).map((m) => m.name), [OrgDomains1763800300000.name]);
+    assert.deepEqual(
+      (await db.runMigrations({ transaction: 'each' })).map((m) => m.name),
+      [OrgDomains1763800300000.name],
+    );
   });
 
   after(async () => {
@@ -49,9 +59,17 @@ describe('upgrade: the home-realm domains IdPs claimed before domains were verif
 
   it('drops the claim on another organization’s primary domain, keeps the own primary, and makes the rest unverified domains', async () => {
     const claims: { domain: string }[] = await db.query("SELECT domain FROM idp_domains WHERE idp_id = 'idp-b' ORDER BY domain");
-    assert.deepEqual(claims.map((c) => c.domain), ['b.localhost', 'legacy.example']);
-    const domains: { domain: string; org_id: string; verified_at: unknown; challenge: string }[] = await db.query('SELECT domain, org_id, verified_at, challenge FROM org_domains ORDER BY domain');
-    assert.deepEqual(domains.map((d) => [d.domain, d.org_id, d.verified_at]), [['legacy.example', 'org-b', null]]);
+    assert.deepEqual(
+      claims.map((c) => c.domain),
+      ['b.localhost', 'legacy.example'],
+    );
+    const domains: { domain: string; org_id: string; verified_at: unknown; challenge: string }[] = await db.query(
+      'SELECT domain, org_id, verified_at, challenge FROM org_domains ORDER BY domain',
+    );
+    assert.deepEqual(
+      domains.map((d) => [d.domain, d.org_id, d.verified_at]),
+      [['legacy.example', 'org-b', null]],
+    );
     assert.match(domains[0].challenge, /^[A-Za-z0-9_-]{43}$/);
   });
 });

@@ -33,7 +33,29 @@ describe('organization domains', () => {
     dns = await startDnsResponder();
     certDir = mkdtempSync(join(tmpdir(), 'portcullis-domain-'));
     const [key, cert] = [join(certDir, 'key.pem'), join(certDir, 'cert.pem')];
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', `/CN=${WEB_DOMAIN}`, '-addext', `subjectAltName=DNS:${WEB_DOMAIN}`], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '1',
+        '-subj',
+        `/CN=${WEB_DOMAIN}`,
+        '-addext',
+        `subjectAltName=DNS:${WEB_DOMAIN}`,
+      ],
+      { stdio: 'ignore' },
+    );
     globalAgent.options.ca = [...rootCertificates, readFileSync(cert, 'utf8')];
     web = createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
       const body = files.get(req.url ?? '');
@@ -78,7 +100,10 @@ describe('organization domains', () => {
     const list = await as(owner.token, 'GET', domains());
     assert.equal(list.status, 200, list.text);
     assert.deepEqual(list.body.domains[0], { domain: org.primaryDomain, verified: true, primary: true });
-    assert.deepEqual(list.body.domains.find((d: { domain: string }) => d.domain === lower), { domain: lower, verified: false, primary: false, verification });
+    assert.deepEqual(
+      list.body.domains.find((d: { domain: string }) => d.domain === lower),
+      { domain: lower, verified: false, primary: false, verification },
+    );
     assert.equal(list.body.total, list.body.domains.length);
     const [event] = await searchEvents(svc, { event_types: ['org.domain.added'], aggregate_id: org.id });
     assert.equal(event.payload.domain, lower);
@@ -97,13 +122,28 @@ describe('organization domains', () => {
     const other = await createOrg(svc);
     const before = await countRows(svc, 'org_domains');
     const events = (await searchEvents(svc, { event_types: ['org.domain.added'] })).length;
-    const bad = ['not a domain', 'example.com.', 'localhost', `${'x'.repeat(64)}.example`, '-a.example', '1.2.3.4', `${'a.'.repeat(126)}example`, `x.${svc.config.instanceDomain}`, other.primaryDomain, ''];
+    const bad = [
+      'not a domain',
+      'example.com.',
+      'localhost',
+      `${'x'.repeat(64)}.example`,
+      '-a.example',
+      '1.2.3.4',
+      `${'a.'.repeat(126)}example`,
+      `x.${svc.config.instanceDomain}`,
+      other.primaryDomain,
+      '',
+    ];
     for (const domain of bad) {
       const res = await as(owner.token, 'POST', domains(), { domain });
       assert.equal(res.status, 400, `${JSON.stringify(domain)} → ${res.status} ${res.text}`);
       assert.equal(res.body.details?.[0]?.field, 'domain', res.text);
     }
-    for (const [orgId, domain] of [[org.id, taken], [org.id, taken.toUpperCase()], [other.id, taken]]) {
+    for (const [orgId, domain] of [
+      [org.id, taken],
+      [org.id, taken.toUpperCase()],
+      [other.id, taken],
+    ]) {
       const res = await as(svc.adminToken, 'POST', domains(orgId), { domain });
       assert.equal(res.status, 409, `${domain} → ${res.status} ${res.text}`);
     }
@@ -141,7 +181,10 @@ describe('organization domains', () => {
     const verified = await as(owner.token, 'POST', `${domains()}/${WEB_DOMAIN}/verify`, {});
     assert.equal(verified.status, 200, verified.text);
     const events = await searchEvents(svc, { event_types: ['org.domain.verified'], aggregate_id: org.id });
-    assert.ok(events.some((e) => e.payload.domain === WEB_DOMAIN && e.payload.method === 'http'), JSON.stringify(events));
+    assert.ok(
+      events.some((e) => e.payload.domain === WEB_DOMAIN && e.payload.method === 'http'),
+      JSON.stringify(events),
+    );
   });
 
   it('an IAM_OWNER’s verify vouches without a challenge; an ORG_OWNER’s does not', async () => {
@@ -172,7 +215,14 @@ describe('organization domains', () => {
 
   it('DELETE removes an added domain; never the primary one nor one an IdP claims (409); another organization’s is 404', async () => {
     const domain = await verifiedDomain(svc, org.id, `${unique('gone')}.example`);
-    const idp = await as(owner.token, 'POST', `/management/v1/orgs/${org.id}/idps`, { type: 'oidc', name: unique('idp'), issuer: 'http://127.0.0.1:9/', clientId: 'c', clientSecret: 's', domains: [domain] });
+    const idp = await as(owner.token, 'POST', `/management/v1/orgs/${org.id}/idps`, {
+      type: 'oidc',
+      name: unique('idp'),
+      issuer: 'http://127.0.0.1:9/',
+      clientId: 'c',
+      clientSecret: 's',
+      domains: [domain],
+    });
     assert.equal(idp.status, 201, idp.text);
     const claimed = await as(owner.token, 'DELETE', `${domains()}/${domain}`);
     assert.equal(claimed.status, 409, claimed.text);

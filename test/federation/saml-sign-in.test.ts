@@ -30,7 +30,13 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
   const addIdp = async (key: string, settings: Record<string, unknown>, options: { mfa?: boolean; encrypt?: boolean } = {}) => {
     const res = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps`, {
       token: owner.token,
-      body: { type: 'saml', name: `Contoso SAML ${key}`, metadataUrl: ssp.metadataUrl, attributes: { userName: 'uid', email: 'mail', externalId: 'employeeId' }, ...settings },
+      body: {
+        type: 'saml',
+        name: `Contoso SAML ${key}`,
+        metadataUrl: ssp.metadataUrl,
+        attributes: { userName: 'uid', email: 'mail', externalId: 'employeeId' },
+        ...settings,
+      },
     });
     assert.equal(res.status, 201, res.text);
     assert.deepEqual(Object.keys(res.body).sort(), ['acsUrl', 'id', 'spEntityId', 'spMetadataUrl']);
@@ -58,7 +64,14 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
     await addIdp('mfa', { link: { by: 'externalId', from: 'employeeId' }, mfa: 'upstream' }, { mfa: true });
     await addIdp('encrypted', { link: { by: 'externalId', from: 'employeeId' } }, { encrypt: true });
     const carol = await tenant.scim('POST', '/Users', {
-      body: { schemas: [USER_SCHEMA, ENTERPRISE], externalId: 'emp-carol', userName: 'carol@contoso.example', active: true, name: { givenName: 'Carol', familyName: 'Shaw' }, emails: [{ primary: true, type: 'work', value: 'carol@contoso.example' }] },
+      body: {
+        schemas: [USER_SCHEMA, ENTERPRISE],
+        externalId: 'emp-carol',
+        userName: 'carol@contoso.example',
+        active: true,
+        name: { givenName: 'Carol', familyName: 'Shaw' },
+        emails: [{ primary: true, type: 'work', value: 'carol@contoso.example' }],
+      },
     });
     assert.equal(carol.status, 201, carol.text);
     idp.carol = { id: carol.body.id, acsUrl: '' };
@@ -85,7 +98,8 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
   });
 
   it('counts REFEDS MFA as the second factor on an IdP trusted for it (policy required)', async () => {
-    const policy = (mfa: string) => svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/login-policy`, { token: owner.token, body: { mfa, passkeys: true, allowRegistration: false } });
+    const policy = (mfa: string) =>
+      svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/login-policy`, { token: owner.token, body: { mfa, passkeys: true, allowRegistration: false } });
     assert.equal((await policy('required')).status, 200);
     try {
       const { browser, acs, form } = await respond('mfa', 'carol', 'carol-pass');
@@ -127,7 +141,9 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
     assert.match(page.text, /data-error="invalid_response"/);
 
     const withDtd = await respond('link', 'dave', 'dave-pass');
-    const dtdXml = Buffer.from(withDtd.form.SAMLResponse, 'base64').toString('utf8').replace(/^(<\?xml[^>]*\?>)?/, '$1<!DOCTYPE r [<!ENTITY x "emp-carol">]>');
+    const dtdXml = Buffer.from(withDtd.form.SAMLResponse, 'base64')
+      .toString('utf8')
+      .replace(/^(<\?xml[^>]*\?>)?/, '$1<!DOCTYPE r [<!ENTITY x "emp-carol">]>');
     const dtd = await withDtd.browser.service.post(withDtd.acs.pathname, { ...withDtd.form, SAMLResponse: Buffer.from(dtdXml).toString('base64') });
     assert.equal(dtd.status, 400);
 
@@ -136,7 +152,10 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
     const failed = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idp.link.id });
     assert.equal(failed.length, failedBefore + 2);
     assert.ok(failed.every((e) => e.payload.reason === 'invalid_response' || e.payload.reason === 'no_account'));
-    assert.ok(failed.every((e) => !JSON.stringify(e.payload).includes('PHN')), 'no response in an event');
+    assert.ok(
+      failed.every((e) => !JSON.stringify(e.payload).includes('PHN')),
+      'no response in an event',
+    );
   });
 
   it('decrypts an encrypted assertion with this SP’s key for the IdP', async () => {
@@ -157,19 +176,25 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
       element.appendChild(element.ownerDocument!.createTextNode(value));
     };
     const cases: [string, Edit][] = [
-      ['expired', (_doc, a) => {
-        first(a, 'Conditions').setAttribute('NotOnOrAfter', instant(-10 * 60_000));
-        first(a, 'SubjectConfirmationData').setAttribute('NotOnOrAfter', instant(-10 * 60_000));
-      }],
+      [
+        'expired',
+        (_doc, a) => {
+          first(a, 'Conditions').setAttribute('NotOnOrAfter', instant(-10 * 60_000));
+          first(a, 'SubjectConfirmationData').setAttribute('NotOnOrAfter', instant(-10 * 60_000));
+        },
+      ],
       ['not valid yet', (_doc, a) => first(a, 'Conditions').setAttribute('NotBefore', instant(10 * 60_000))],
       ['for another audience', (_doc, a) => setText(first(a, 'Audience'), 'https://other-sp.example/metadata')],
       ['for another recipient', (_doc, a) => first(a, 'SubjectConfirmationData').setAttribute('Recipient', 'https://other-sp.example/acs')],
       ['to another destination', (doc) => doc.documentElement.setAttribute('Destination', 'https://other-sp.example/acs')],
-      ['from another issuer', (doc, a) => {
-        setText(first(a, 'Issuer'), 'https://evil.example/idp');
-        const outer = Array.from(doc.documentElement.childNodes).find((n) => (n as Element).localName === 'Issuer') as Element | undefined;
-        if (outer) setText(outer, 'https://evil.example/idp');
-      }],
+      [
+        'from another issuer',
+        (doc, a) => {
+          setText(first(a, 'Issuer'), 'https://evil.example/idp');
+          const outer = Array.from(doc.documentElement.childNodes).find((n) => (n as Element).localName === 'Issuer') as Element | undefined;
+          if (outer) setText(outer, 'https://evil.example/idp');
+        },
+      ],
     ];
     for (const [what, edit] of cases) {
       const { browser, acs, form } = await respond('link', 'carol', 'carol-pass');
@@ -192,7 +217,9 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
       }
     };
     const unsigned = await post((genuine) => {
-      const xml = Buffer.from(genuine, 'base64').toString('utf8').replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, '');
+      const xml = Buffer.from(genuine, 'base64')
+        .toString('utf8')
+        .replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/g, '');
       return Buffer.from(xml.replace('emp-dave', 'emp-carol')).toString('base64');
     });
     assert.equal(unsigned.status, 400, 'unsigned');
@@ -202,7 +229,10 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
       // Signature wrapping: a forged copy of the assertion first, the signed original moved behind it.
       const xml = Buffer.from(genuine, 'base64').toString('utf8');
       const original = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(xml)![0];
-      const forged = original.replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/, '').replace('emp-dave', 'emp-carol').replace(/ID="[^"]+"/, 'ID="_forged"');
+      const forged = original
+        .replace(/<ds:Signature[\s\S]*?<\/ds:Signature>/, '')
+        .replace('emp-dave', 'emp-carol')
+        .replace(/ID="[^"]+"/, 'ID="_forged"');
       return Buffer.from(xml.replace(original, `${forged}${original}`)).toString('base64');
     });
     assert.equal(wrapped.status, 400, 'wrapped');
@@ -224,7 +254,8 @@ describe('SAML sign-in through SimpleSAMLphp', { skip: simpleSamlPhpSkipReason()
   });
 
   it('the API refuses SAML metadata with a DTD, without an IdP, or given twice, and OIDC fields on a SAML IdP', async () => {
-    const create = (body: Record<string, unknown>) => svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps`, { token: owner.token, body: { type: 'saml', name: 'Bad', ...body } });
+    const create = (body: Record<string, unknown>) =>
+      svc.api('POST', `/management/v1/orgs/${tenant.orgId}/idps`, { token: owner.token, body: { type: 'saml', name: 'Bad', ...body } });
     const before = await countRows(svc, 'identity_providers');
     const cases: [Record<string, unknown>, RegExp][] = [
       [{}, /exactly one of metadataXml and metadataUrl/],

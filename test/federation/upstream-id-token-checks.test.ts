@@ -54,7 +54,10 @@ describe('upstream ID token checks', () => {
       assert.match(page.text, /data-error="invalid_response"/);
       assert.equal(await countRows(svc, 'users'), users, 'nobody is created');
       const added = (await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idpId })).filter((e) => !seen.has(e.sequence));
-      assert.deepEqual(added.map((e) => e.payload.reason), ['invalid_response']);
+      assert.deepEqual(
+        added.map((e) => e.payload.reason),
+        ['invalid_response'],
+      );
     });
   }
 });

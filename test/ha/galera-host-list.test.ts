@@ -94,7 +94,7 @@ describe('a Galera node that rejects queries while Synced', { skip }, () => {
     }
   });
 
-  it("through HAProxy: its Galera check takes a node that answers 1047 out of rotation, and requests go on through the next", async (t) => {
+  it('through HAProxy: its Galera check takes a node that answers 1047 out of rotation, and requests go on through the next', async (t) => {
     const proxied = await startService({ DATABASE_URL: cluster.url, DATA_DIR: svc.dataDir, SIGNING_ALG: 'EdDSA' });
     await rejectQueries(0, 'ALL');
     try {
@@ -107,7 +107,10 @@ describe('a Galera node that rejects queries while Synced', { skip }, () => {
         if (res.status !== 200) refused.push(res.status);
         if (!served) await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      assert.ok(refused.every((status) => status === 503), `until HAProxy moved, 503: ${new Set(refused)}`);
+      assert.ok(
+        refused.every((status) => status === 503),
+        `until HAProxy moved, 503: ${new Set(refused)}`,
+      );
       assert.ok(served, `served again through another node within 10 s (${refused.length} answers 503)`);
       t.diagnostic(`${refused.length} answers 503 before HAProxy moved`);
     } finally {

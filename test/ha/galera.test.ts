@@ -48,17 +48,27 @@ describe('on a three-node Galera cluster', { skip }, () => {
     await cluster?.close();
   });
   const scimOn = (service: TestService, method: string, path: string, body?: unknown) =>
-    service.api(method, `${tenant.base}${path}`, { token: tenant.token, body, headers: { accept: 'application/scim+json', 'content-type': 'application/scim+json' } });
+    service.api(method, `${tenant.base}${path}`, {
+      token: tenant.token,
+      body,
+      headers: { accept: 'application/scim+json', 'content-type': 'application/scim+json' },
+    });
 
   const scimUser = () => {
     const userName = `${unique('galera')}@contoso.example`;
-    return tenant.scim('POST', '/Users', { body: { schemas: [USER_SCHEMA, ENTERPRISE], userName, active: true, name: { givenName: 'Gal', familyName: 'Era' } } });
+    return tenant.scim('POST', '/Users', {
+      body: { schemas: [USER_SCHEMA, ENTERPRISE], userName, active: true, name: { givenName: 'Gal', familyName: 'Era' } },
+    });
   };
-  const token = () => postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, { id: machine.clientId, secret: machine.clientSecret });
+  const token = () =>
+    postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, { id: machine.clientId, secret: machine.clientSecret });
 
   it('reads with wsrep_sync_wait = 1 on every pooled connection', async () => {
     const rows = await Promise.all(Array.from({ length: 6 }, () => svc.dataSource.query('SELECT @@session.wsrep_sync_wait AS syncWait')));
-    assert.deepEqual(rows.map(([r]) => Number(r.syncWait)), [1, 1, 1, 1, 1, 1]);
+    assert.deepEqual(
+      rows.map(([r]) => Number(r.syncWait)),
+      [1, 1, 1, 1, 1, 1],
+    );
   });
 
   it('two processes writing one group through two nodes: certification conflicts are retried, no member is lost', async () => {
@@ -66,9 +76,14 @@ describe('on a three-node Galera cluster', { skip }, () => {
     for (let i = 0; i < 20; i++) users.push((await scimUser()).body.id);
     const group = await scimOn(svc, 'POST', '/Groups', { schemas: [GROUP], displayName: unique('galera-group') });
     assert.equal(group.status, 201, group.text);
-    const add = (service: TestService, userId: string) => scimOn(service, 'PATCH', `/Groups/${group.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: userId }] }] });
+    const add = (service: TestService, userId: string) =>
+      scimOn(service, 'PATCH', `/Groups/${group.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: userId }] }] });
     const answers = await Promise.all(users.map((userId, i) => add(i % 2 === 0 ? svc : second, userId)));
-    assert.deepEqual(answers.map((a) => a.status).filter((s) => s !== 200 && s !== 204), [], answers.map((a) => a.text).join('\n'));
+    assert.deepEqual(
+      answers.map((a) => a.status).filter((s) => s !== 200 && s !== 204),
+      [],
+      answers.map((a) => a.text).join('\n'),
+    );
     // Read through the other node: wsrep_sync_wait makes it see every write the first one committed.
     const read = await scimOn(second, 'GET', `/Groups/${group.body.id}`);
     assert.deepEqual(new Set(read.body.members.map((m: { value: string }) => m.value)), new Set(users));
@@ -81,7 +96,10 @@ describe('on a three-node Galera cluster', { skip }, () => {
       const seen: number[] = [];
       let cursor = '0';
       for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
-        const page = await service.api('POST', '/admin/v1/events/_search', { token: svc.adminToken, body: { asc: true, sequence: cursor, resource_owner: tenant.orgId, event_types: types, limit: 25, wait: '1s' } });
+        const page = await service.api('POST', '/admin/v1/events/_search', {
+          token: svc.adminToken,
+          body: { asc: true, sequence: cursor, resource_owner: tenant.orgId, event_types: types, limit: 25, wait: '1s' },
+        });
         assert.equal(page.status, 200, page.text);
         const events = page.body.events as { sequence: string }[];
         for (const e of events) seen.push(Number(e.sequence));
@@ -92,17 +110,30 @@ describe('on a three-node Galera cluster', { skip }, () => {
     };
     const write = async (service: TestService) => {
       for (let i = 0; i < 6; i++) {
-        const answers = await Promise.all(Array.from({ length: 5 }, () => scimOn(service, 'POST', '/Users', { schemas: [USER_SCHEMA], userName: `${unique('feed')}@contoso.example`, active: true })));
-        assert.deepEqual(answers.map((a) => a.status).filter((status) => status !== 201), [], answers.map((a) => a.text).join('\n'));
+        const answers = await Promise.all(
+          Array.from({ length: 5 }, () =>
+            scimOn(service, 'POST', '/Users', { schemas: [USER_SCHEMA], userName: `${unique('feed')}@contoso.example`, active: true }),
+          ),
+        );
+        assert.deepEqual(
+          answers.map((a) => a.status).filter((status) => status !== 201),
+          [],
+          answers.map((a) => a.text).join('\n'),
+        );
       }
     };
     const readers = Promise.all([read(svc), read(second)]);
     await Promise.all([write(svc), write(second)]);
     writing = false;
     const [onFirst, onSecond] = await readers;
-    const stored = (await svc.dataSource.query(`SELECT position FROM events WHERE resource_owner = ? AND type = ? ORDER BY position`, [tenant.orgId, types[0]])).map((r: { position: unknown }) => Number(r.position));
+    const stored = (
+      await svc.dataSource.query(`SELECT position FROM events WHERE resource_owner = ? AND type = ? ORDER BY position`, [tenant.orgId, types[0]])
+    ).map((r: { position: unknown }) => Number(r.position));
     t.diagnostic(`${stored.length} events; positions ${stored[0]}..${stored[stored.length - 1]}`);
-    for (const [name, seen] of [['node 1', onFirst], ['node 2', onSecond]] as const) {
+    for (const [name, seen] of [
+      ['node 1', onFirst],
+      ['node 2', onSecond],
+    ] as const) {
       assert.deepEqual(seen, stored, `the reader on ${name} saw each stored event once, in order`);
     }
   });
@@ -142,7 +173,10 @@ describe('on a three-node Galera cluster', { skip }, () => {
       if (res.status === 201) acknowledged.push(res.body.id);
       else refused.push(res.status);
     }
-    assert.ok(refused.every((status) => status === 503), `a write that is not acknowledged answers 503: ${refused}`);
+    assert.ok(
+      refused.every((status) => status === 503),
+      `a write that is not acknowledged answers 503: ${refused}`,
+    );
     assert.ok(acknowledged.length >= 30, `writes go on through the next node: ${acknowledged.length} of 40 acknowledged`);
     for (const id of acknowledged) assert.equal((await tenant.scim('GET', `/Users/${id}`)).status, 200, `acknowledged ${id} is there`);
     await cluster.restart(0);
@@ -158,7 +192,10 @@ describe('on a three-node Galera cluster', { skip }, () => {
         if (res.status === 201) acknowledged++;
         else refused.push(res.status);
       }
-      assert.ok(refused.every((status) => status === 503), `until HAProxy moved, a write answers 503: ${refused}`);
+      assert.ok(
+        refused.every((status) => status === 503),
+        `until HAProxy moved, a write answers 503: ${refused}`,
+      );
       assert.equal(acknowledged, 5, `writes go on through node 2 (refused meanwhile: ${refused.length})`);
       t.diagnostic(`${refused.length} writes answered 503 before HAProxy moved`);
     } finally {
@@ -197,7 +234,10 @@ describe('on a three-node Galera cluster, guarded invariants', { skip }, () => {
       assert.equal(project.status, 201, project.text);
       const [removed, added] = await Promise.all([
         first.api('DELETE', `/management/v1/orgs/${org.id}/projects/${project.body.id}`, { token: caller.token }),
-        second.api('POST', `/management/v1/orgs/${org.id}/projects/${project.body.id}/apps/api`, { token: caller.token, body: { name: unique('app'), authMethod: 'client_secret_basic' } }),
+        second.api('POST', `/management/v1/orgs/${org.id}/projects/${project.body.id}/apps/api`, {
+          token: caller.token,
+          body: { name: unique('app'), authMethod: 'client_secret_basic' },
+        }),
       ]);
       const key = `${removed.status}/${added.status}`;
       outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
@@ -290,9 +330,12 @@ describe('on a three-node Galera cluster, guarded invariants', { skip }, () => {
     }
     t.diagnostic(`outcomes (by X/by Y): ${JSON.stringify(Object.fromEntries(outcomes))}`);
     // Every round: one deactivation succeeds, the other is refused (409) or finds its caller deactivated (401).
-    assert.deepEqual([...outcomes.keys()].filter((k) => !['200/409', '409/200', '200/401', '401/200'].includes(k)), [], JSON.stringify([...outcomes]));
+    assert.deepEqual(
+      [...outcomes.keys()].filter((k) => !['200/409', '409/200', '200/401', '401/200'].includes(k)),
+      [],
+      JSON.stringify([...outcomes]),
+    );
   });
-
 
   // Two operating-system processes of their own, as an operator starts them (node dist/src/main.js), logging at info.
   it('a process given the three nodes as a host list starts on a healthy one and moves on when its node dies', async () => {
@@ -316,11 +359,15 @@ describe('on a three-node Galera cluster, guarded invariants', { skip }, () => {
         if (res.status === 201) acknowledged.push(res.body.id);
         else refused.push(res.status);
       }
-      assert.ok(refused.every((status) => status === 503), `until it moved, a write answers 503: ${refused}`);
+      assert.ok(
+        refused.every((status) => status === 503),
+        `until it moved, a write answers 503: ${refused}`,
+      );
       assert.equal(acknowledged.length, 5, `it moved to another node and writes again (refused meanwhile: ${refused.length})`);
       const [, port1, port2] = [0, 1, 2].map((i) => new URL(cluster.nodeUrl(i)).port);
       assert.match(listed.output(), new RegExp(`now using 127\\.0\\.0\\.1:(${port1}|${port2})`), 'the log names the node it moved to');
-      for (const id of acknowledged) assert.equal((await second.api('GET', `/management/v1/orgs/${org.id}/projects/${id}`, { token: caller.token })).status, 200);
+      for (const id of acknowledged)
+        assert.equal((await second.api('GET', `/management/v1/orgs/${org.id}/projects/${id}`, { token: caller.token })).status, 200);
       // Started while the first node listed is down: it starts on the next.
       late = await spawnService(env);
       assert.equal((await project(late)).status, 201);

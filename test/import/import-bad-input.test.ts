@@ -17,9 +17,15 @@ describe('POST /admin/v1/import with bad input', () => {
     const cases: [ReturnType<typeof humanUser>, RegExp][] = [
       [humanUser('no-name', '', { email: { email: 'no-name@example.com' } }), /^user\.userName is required$/],
       [humanUser('bad-email', unique('x'), { email: { email: 'not-an-address' } }), /^user\.email\.email must be an e-mail address$/],
-      [humanUser('no-password', unique('x'), { hashedPassword: undefined }), /^a password is required: user\.hashedPassword\.value \(a password hash\) or user\.password$/],
+      [
+        humanUser('no-password', unique('x'), { hashedPassword: undefined }),
+        /^a password is required: user\.hashedPassword\.value \(a password hash\) or user\.password$/,
+      ],
       [humanUser('garbled-hash', unique('x'), { hashedPassword: { value: garbled } }), /^user\.hashedPassword\.value: malformed bcrypt hash: /],
-      [humanUser('unsupported-hash', unique('x'), { hashedPassword: { value: '$y$j9T$F5Jx5fExrKuPp53xLKQ..1$X3DX6M94c7o.9agCG9G317fhZg9SqC.5i5rd.RhAtQ7' } }), /unsupported password hash format '\$y\$'/],
+      [
+        humanUser('unsupported-hash', unique('x'), { hashedPassword: { value: '$y$j9T$F5Jx5fExrKuPp53xLKQ..1$X3DX6M94c7o.9agCG9G317fhZg9SqC.5i5rd.RhAtQ7' } }),
+        /unsupported password hash format '\$y\$'/,
+      ],
       [humanUser('both-passwords', unique('x'), { password: 'long enough password' }), /either user\.hashedPassword or user\.password, not both/],
       [humanUser('short-password', unique('x'), { hashedPassword: undefined, password: 'x' }), /^user\.password must be at least \d+ characters/],
       [humanUser('name-taken', taken.toUpperCase()), new RegExp(`^the userName "${taken.toUpperCase()}" already exists in organization ${org.id}$`)],
@@ -46,10 +52,13 @@ describe('POST /admin/v1/import with bad input', () => {
   it('refuses a userId repeated within the import, even across organizations', async () => {
     const [a, b] = [await createOrg(svc), await createOrg(svc)];
     const id = unique('dup');
-    const response = await postImport(svc, importBody([
-      { orgId: a.id, humanUsers: [humanUser(id)] },
-      { orgId: b.id, humanUsers: [humanUser(id)] },
-    ]));
+    const response = await postImport(
+      svc,
+      importBody([
+        { orgId: a.id, humanUsers: [humanUser(id)] },
+        { orgId: b.id, humanUsers: [humanUser(id)] },
+      ]),
+    );
     assert.deepEqual(importedIds(response), [id]);
     assert.equal(userErrors(response).get(id), `userId "${id}" is repeated in this import`);
   });
@@ -57,7 +66,13 @@ describe('POST /admin/v1/import with bad input', () => {
   it('treats an organization named twice in one request as one, created once', async () => {
     const orgId = unique('twice');
     const [a, b] = [humanUser(unique('u')), humanUser(unique('u'))];
-    const response = await postImport(svc, importBody([{ orgId, org: { name: orgId }, humanUsers: [a] }, { orgId, humanUsers: [b] }]));
+    const response = await postImport(
+      svc,
+      importBody([
+        { orgId, org: { name: orgId }, humanUsers: [a] },
+        { orgId, humanUsers: [b] },
+      ]),
+    );
     assert.deepEqual(response, { success: { orgs: [{ orgId, humanUserIds: [a.userId, b.userId] }] }, errors: [] });
   });
 
@@ -93,7 +108,10 @@ describe('POST /admin/v1/import with bad input', () => {
     for (const [body, field] of cases) {
       const res = await svc.api('POST', '/admin/v1/import', { token: svc.adminToken, body });
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
-      assert.ok(res.body.details.some((d: { field: string }) => d.field === field), `${field} named in ${res.text}`);
+      assert.ok(
+        res.body.details.some((d: { field: string }) => d.field === field),
+        `${field} named in ${res.text}`,
+      );
     }
     const timeout = await svc.api('POST', '/admin/v1/import', { token: svc.adminToken, body: importBody([], 'soon') });
     assert.match(timeout.body.message, /timeout must be a positive duration in Go notation, such as 10m, 1m30s or 500ms/);

@@ -30,7 +30,10 @@ describe('an imported user signs in through the login UI (Chromium)', () => {
     const imported = bcrypt.hashSync(password, 6);
     const userId = unique('imported');
     const userName = unique('migrated');
-    const response = await postImport(svc, importBody([{ orgId, org: { name: orgId }, humanUsers: [humanUser(userId, userName, { hashedPassword: { value: imported } })] }]));
+    const response = await postImport(
+      svc,
+      importBody([{ orgId, org: { name: orgId }, humanUsers: [humanUser(userId, userName, { hashedPassword: { value: imported } })] }]),
+    );
     assert.deepEqual(importedIds(response), [userId]);
 
     const project = await createProject(svc, orgId);

@@ -40,10 +40,12 @@ describe('portcullis import (CLI)', () => {
   it('imports a file in batches, reports progress per batch and ends with a summary', async () => {
     const newOrg = unique('cli-new');
     const existing = await createOrg(svc);
-    const file = writeImport(importBody([
-      { orgId: newOrg, org: { name: newOrg }, humanUsers: Array.from({ length: 700 }, () => humanUser(unique('u'))) },
-      { orgId: existing.id, humanUsers: Array.from({ length: 300 }, () => humanUser(unique('u'))) },
-    ]));
+    const file = writeImport(
+      importBody([
+        { orgId: newOrg, org: { name: newOrg }, humanUsers: Array.from({ length: 700 }, () => humanUser(unique('u'))) },
+        { orgId: existing.id, humanUsers: Array.from({ length: 300 }, () => humanUser(unique('u'))) },
+      ]),
+    );
     const report = join(dir, 'report.json');
     const run = await portcullis(['import', file, '--url', svc.url, '--token-file', tokenFile, '--batch', '250', '--report', report]);
 

@@ -15,14 +15,30 @@ const SHA512_CRYPT_SUM = 'a'.repeat(85) + '.';
  * preset (1 GiB) took 5 s of CPU and 1 GiB per wrong password before the caps were lowered.
  */
 const PAST_THE_CAPS: [label: string, hash: string, message: RegExp][] = [
-  ['argon2id 1 GiB (libsodium sensitive)', `$argon2id$v=19$m=1048576,t=4,p=1$${SALT}$${SUM32}`, /argon2id hash exceeds a supported limit: memory 1048576 KiB is above the limit of 262144 KiB/],
+  [
+    'argon2id 1 GiB (libsodium sensitive)',
+    `$argon2id$v=19$m=1048576,t=4,p=1$${SALT}$${SUM32}`,
+    /argon2id hash exceeds a supported limit: memory 1048576 KiB is above the limit of 262144 KiB/,
+  ],
   ['argon2id 64 MiB × 17 passes', `$argon2id$v=19$m=65536,t=17,p=1$${SALT}$${SUM32}`, /memory × passes \(65536 KiB × 17\) is above the limit of 1048576 KiB/],
   ['argon2i 64 lanes', `$argon2i$v=19$m=65536,t=2,p=64$${SALT}$${SUM32}`, /parallelism 64 is above the limit of 8/],
-  ['scrypt 512 MiB', `$scrypt$ln=19,r=8,p=1$${SALT}$${SUM32}`, /scrypt hash exceeds a supported limit: memory 128·N·r = 536870912 bytes is above the limit of 268435456/],
+  [
+    'scrypt 512 MiB',
+    `$scrypt$ln=19,r=8,p=1$${SALT}$${SUM32}`,
+    /scrypt hash exceeds a supported limit: memory 128·N·r = 536870912 bytes is above the limit of 268435456/,
+  ],
   ['scrypt p=8', `$scrypt$ln=16,r=8,p=8$${SALT}$${SUM32}`, /work N·r·p = 4194304 is above the limit of 2097152/],
-  ['pbkdf2-sha256 3,000,000', `$pbkdf2-sha256$i=3000000$${SALT}$${SUM32}`, /pbkdf2-sha256 hash exceeds a supported limit: iterations × output blocks \(3000000 × 1\)/],
+  [
+    'pbkdf2-sha256 3,000,000',
+    `$pbkdf2-sha256$i=3000000$${SALT}$${SUM32}`,
+    /pbkdf2-sha256 hash exceeds a supported limit: iterations × output blocks \(3000000 × 1\)/,
+  ],
   ['pbkdf2-sha512 Django 2,000,001', `pbkdf2_sha512$2000001$salt$${Buffer.alloc(64, 3).toString('base64')}`, /\(2000001 × 1\) is above the limit of 2000000/],
-  ['sha512-crypt 1,000,000 rounds', `$6$rounds=1000000$saltsalt$${SHA512_CRYPT_SUM}`, /sha512-crypt hash exceeds a supported limit: 1000000 rounds is above the limit of 700000/],
+  [
+    'sha512-crypt 1,000,000 rounds',
+    `$6$rounds=1000000$saltsalt$${SHA512_CRYPT_SUM}`,
+    /sha512-crypt hash exceeds a supported limit: 1000000 rounds is above the limit of 700000/,
+  ],
   ['bcrypt cost 16', '$2b$16$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC', /bcrypt hash exceeds a supported limit: cost 16 is above the limit of 15/],
 ];
 

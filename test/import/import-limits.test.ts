@@ -19,11 +19,18 @@ describe('POST /admin/v1/import limits', () => {
     assert.equal(timeouts.length, 1, JSON.stringify(partial.errors));
     assert.ok(imported.length > 0 && imported.length < users.length, `${imported.length} of ${users.length} imported before the timeout`);
     assert.match(timeouts[0].message, new RegExp(`timeout of 1ms after ${imported.length} users; ${users.length - imported.length} users were not imported`));
-    assert.deepEqual(imported, users.slice(0, imported.length).map((u) => u.userId), 'users are taken in order');
+    assert.deepEqual(
+      imported,
+      users.slice(0, imported.length).map((u) => u.userId),
+      'users are taken in order',
+    );
     assert.deepEqual(await storedCounts(svc, orgId), { users: imported.length, events: imported.length });
 
     const rest = await postImport(svc, body());
-    assert.deepEqual(importedIds(rest, orgId), users.slice(imported.length).map((u) => u.userId));
+    assert.deepEqual(
+      importedIds(rest, orgId),
+      users.slice(imported.length).map((u) => u.userId),
+    );
     assert.deepEqual([...userErrors(rest).keys()], imported);
     assert.deepEqual(await storedCounts(svc, orgId), { users: users.length, events: users.length });
   });

@@ -22,7 +22,10 @@ describe('POST /admin/v1/import round trip', () => {
     const org = await createOrg(svc);
     const id = unique('u');
     const userName = unique('ann');
-    await postImport(svc, importBody([{ orgId: org.id, humanUsers: [humanUser(id, userName, { profile: { firstName: 'Ann', lastName: 'Lee', displayName: 'Ann L.' } })] }]));
+    await postImport(
+      svc,
+      importBody([{ orgId: org.id, humanUsers: [humanUser(id, userName, { profile: { firstName: 'Ann', lastName: 'Lee', displayName: 'Ann L.' } })] }]),
+    );
 
     const events = await searchEvents(svc, { asc: true, limit: 1000, event_types: ['user.human.added'], resource_owner: org.id });
     assert.equal(events.length, 1);
@@ -97,7 +100,10 @@ describe('POST /admin/v1/import round trip', () => {
     const filter = encodeURIComponent(`emails.value eq "${userName.toUpperCase()}@EXAMPLE.COM"`);
     const found = await svc.api('GET', `/scim/v2/${orgId}/Users?filter=${filter}`, { token: svc.adminToken, headers });
     assert.equal(found.status, 200, found.text);
-    assert.deepEqual(found.body.Resources.map((r: { id: string }) => r.id), [id]);
+    assert.deepEqual(
+      found.body.Resources.map((r: { id: string }) => r.id),
+      [id],
+    );
   });
 
   it('a re-run reports the users that exist as errors and adds only the missing ones', async () => {
@@ -122,7 +128,10 @@ describe('POST /admin/v1/import round trip', () => {
     const response = await postImport(svc, importBody(orgs.map((orgId, i) => ({ orgId, humanUsers: users[i] }))));
     assert.deepEqual(response.errors, []);
     for (const [i, orgId] of orgs.entries()) {
-      assert.deepEqual(importedIds(response, orgId), users[i].map((u) => u.userId));
+      assert.deepEqual(
+        importedIds(response, orgId),
+        users[i].map((u) => u.userId),
+      );
       assert.deepEqual(await storedCounts(svc, orgId), { users: 1200, events: 1200 });
     }
   });

@@ -30,7 +30,11 @@ describe('the account page in Chromium', () => {
   let upstream: UpstreamIdp;
 
   before(async () => {
-    [browser, rp, upstream] = await Promise.all([launchBrowser(), startRelyingParty(), startUpstreamIdp({ 'ada-sub': { preferred_username: 'ada@upstream.example' } }, { host: '127.0.0.1' })]);
+    [browser, rp, upstream] = await Promise.all([
+      launchBrowser(),
+      startRelyingParty(),
+      startUpstreamIdp({ 'ada-sub': { preferred_username: 'ada@upstream.example' } }, { host: '127.0.0.1' }),
+    ]);
     base = svc.config.publicUrl;
     ({ orgId } = await orgWithApp(svc));
     app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' }, rp.url);
@@ -45,7 +49,12 @@ describe('the account page in Chromium', () => {
   async function person(): Promise<{ userId: string; userName: string; email: string }> {
     const userName = unique('ada');
     const email = `${userName}@example.com`;
-    const created = await api('POST', '/users/human', { userName, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email, isEmailVerified: true }, password: PASSWORD });
+    const created = await api('POST', '/users/human', {
+      userName,
+      profile: { firstName: 'Ada', lastName: 'Lovelace' },
+      email: { email, isEmailVerified: true },
+      password: PASSWORD,
+    });
     assert.equal(created.status, 201, created.text);
     return { userId: created.body.userId, userName, email };
   }
@@ -164,7 +173,10 @@ describe('the account page in Chromium', () => {
       assert.equal(new URL(page.url()).pathname, '/ui/account', 'this session stays');
       assert.equal(await stillSignedIn(other.page), false, 'the other session ended');
       const events = await searchEvents(svc, { event_types: ['user.human.password.changed'], aggregate_id: ada.userId });
-      assert.deepEqual(events.map((e) => e.payload.method), ['change']);
+      assert.deepEqual(
+        events.map((e) => e.payload.method),
+        ['change'],
+      );
     } finally {
       await Promise.all([context.close(), other.context.close()]);
     }
@@ -205,7 +217,14 @@ describe('the account page in Chromium', () => {
         const cdp = await context.newCDPSession(page);
         await cdp.send('WebAuthn.enable');
         await cdp.send('WebAuthn.addVirtualAuthenticator', {
-          options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+          options: {
+            protocol: 'ctap2',
+            transport: 'internal',
+            hasResidentKey: true,
+            hasUserVerification: true,
+            isUserVerified: true,
+            automaticPresenceSimulation: true,
+          },
         });
         await section(page, 'factors').locator('[data-passkey-register]').click();
         await page.getByText('The second factor is added.').waitFor();
@@ -232,7 +251,11 @@ describe('the account page in Chromium', () => {
       await section(page, 'sessions').locator('[data-current-session]').getByText('This session').waitFor();
       const appName = (await api('GET', `/projects/${app.projectId}/apps/${app.appId}`)).body.name as string;
       assert.ok(appName);
-      assert.equal(await section(page, 'sessions').locator('[data-session]:not([data-current-session])', { hasText: appName }).count(), 2, 'the application of each other session, by name');
+      assert.equal(
+        await section(page, 'sessions').locator('[data-session]:not([data-current-session])', { hasText: appName }).count(),
+        2,
+        'the application of each other session, by name',
+      );
       await section(page, 'sessions').locator('[data-current-session]', { hasText: 'Your account' }).waitFor();
 
       // Someone else's session id: not found, nothing ended.
@@ -259,7 +282,13 @@ describe('the account page in Chromium', () => {
 
   it('shows and unlinks a linked identity', async () => {
     const ada = await person();
-    const idp = await api('POST', '/idps', { type: 'oidc', name: 'Contoso Entra', issuer: 'http://127.0.0.1:9/v2.0', clientId: 'portcullis', clientSecret: 'a secret of the upstream' });
+    const idp = await api('POST', '/idps', {
+      type: 'oidc',
+      name: 'Contoso Entra',
+      issuer: 'http://127.0.0.1:9/v2.0',
+      clientId: 'portcullis',
+      clientSecret: 'a secret of the upstream',
+    });
     assert.equal(idp.status, 201, idp.text);
     assert.equal((await api('POST', `/users/${ada.userId}/identities`, { idpId: idp.body.id, subject: 'entra-oid-ada' })).status, 201);
     const { context, page } = await openAccount(ada.userName);
@@ -277,7 +306,13 @@ describe('the account page in Chromium', () => {
   });
 
   it('links an identity after signing in upstream (also for a person who holds a role); it then signs in; nobody else can link it', async () => {
-    const idp = await api('POST', '/idps', { type: 'oidc', name: 'Upstream Corp', issuer: upstream.issuer, clientId: 'rp-account-link', clientSecret: 'link-secret-1' });
+    const idp = await api('POST', '/idps', {
+      type: 'oidc',
+      name: 'Upstream Corp',
+      issuer: upstream.issuer,
+      clientId: 'rp-account-link',
+      clientSecret: 'link-secret-1',
+    });
     assert.equal(idp.status, 201, idp.text);
     upstream.addClient({ client_id: 'rp-account-link', client_secret: 'link-secret-1', redirect_uris: [idp.body.callbackUrl] });
     const ada = await person();
@@ -295,7 +330,10 @@ describe('the account page in Chromium', () => {
       await page.getByText('The identity is linked: you can sign in with it now.').waitFor();
       await section(page, 'identities').getByRole('cell', { name: 'Upstream Corp', exact: true }).waitFor();
       const linked = (await api('GET', `/users/${ada.userId}/identities`)).body.identities;
-      assert.deepEqual(linked.map((i: { idpId: string; subject: string }) => [i.idpId, i.subject]), [[idp.body.id, 'ada-sub']]);
+      assert.deepEqual(
+        linked.map((i: { idpId: string; subject: string }) => [i.idpId, i.subject]),
+        [[idp.body.id, 'ada-sub']],
+      );
     } finally {
       await context.close();
     }
@@ -314,7 +352,12 @@ describe('the account page in Chromium', () => {
       });
       const code = callbackParams(cb).get('code');
       assert.ok(code, `signed in: ${cb.url}`);
-      const tokens = await postForm(svc, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: `${rp.url}/cb`, code_verifier: verifier }, { id: app.clientId, secret: app.clientSecret! });
+      const tokens = await postForm(
+        svc,
+        '/oauth/v2/token',
+        { grant_type: 'authorization_code', code, redirect_uri: `${rp.url}/cb`, code_verifier: verifier },
+        { id: app.clientId, secret: app.clientSecret! },
+      );
       assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
       assert.equal(JSON.parse(Buffer.from(String(tokens.body.id_token).split('.')[1], 'base64url').toString()).sub, ada.userId);
     } finally {
@@ -338,16 +381,26 @@ describe('the account page in Chromium', () => {
     const ada = await person();
     const { context, page } = await openAccount(ada.userName);
     try {
-      const forged = await page.request.post(`${base}/ui/account/profile`, { form: { firstName: 'Mallory', lastName: 'X', displayName: '', preferredLanguage: '' } });
+      const forged = await page.request.post(`${base}/ui/account/profile`, {
+        form: { firstName: 'Mallory', lastName: 'X', displayName: '', preferredLanguage: '' },
+      });
       assert.equal(forged.status(), 403);
       assert.equal((await api('GET', `/users/${ada.userId}`)).body.profile.firstName, 'Ada');
 
       // The sign-in is made 20 minutes old; the e-mail change asks for a new one.
-      const rows: { uid: string; payload: string }[] = await svc.dataSource.query(`SELECT uid, payload FROM oidc_payloads WHERE model = 'Session' AND account_id = ?`, [ada.userId]);
+      const rows: { uid: string; payload: string }[] = await svc.dataSource.query(
+        `SELECT uid, payload FROM oidc_payloads WHERE model = 'Session' AND account_id = ?`,
+        [ada.userId],
+      );
       assert.equal(rows.length, 1);
       const stored = JSON.parse(rows[0].payload) as { loginTs: number };
-      await svc.dataSource.query(`UPDATE oidc_payloads SET payload = ? WHERE model = 'Session' AND uid = ?`, [JSON.stringify({ ...stored, loginTs: stored.loginTs - 1200 }), rows[0].uid]);
-      await section(page, 'email').getByLabel('New e-mail address').fill(`${unique('late')}@example.com`);
+      await svc.dataSource.query(`UPDATE oidc_payloads SET payload = ? WHERE model = 'Session' AND uid = ?`, [
+        JSON.stringify({ ...stored, loginTs: stored.loginTs - 1200 }),
+        rows[0].uid,
+      ]);
+      await section(page, 'email')
+        .getByLabel('New e-mail address')
+        .fill(`${unique('late')}@example.com`);
       await section(page, 'email').getByRole('button', { name: 'Change the address' }).click();
       await section(page, 'email').getByRole('alert').getByText('sign in again first', { exact: false }).waitFor();
       assert.equal((await api('GET', `/users/${ada.userId}`)).body.email.email, ada.email, 'nothing changed');
@@ -386,7 +439,10 @@ describe('the account page counts e-mail changes against the login rate limits',
   it('the third change within the window is refused with 429 and Retry-After, and changes nothing', async () => {
     const { orgId } = await orgWithApp(svc);
     const userName = unique('ada');
-    const created = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, { token: svc.adminToken, body: { userName, profile: { firstName: 'Ada', lastName: 'L' }, email: { email: `${userName}@example.com` }, password: PASSWORD } });
+    const created = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {
+      token: svc.adminToken,
+      body: { userName, profile: { firstName: 'Ada', lastName: 'L' }, email: { email: `${userName}@example.com` }, password: PASSWORD },
+    });
     assert.equal(created.status, 201, created.text);
     const { context, page } = await newPage(browser);
     try {

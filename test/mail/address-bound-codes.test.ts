@@ -30,7 +30,12 @@ describe('codes bound to their address; one verified holder per address', () => 
   const person = async (options: { email?: string; verified?: boolean } = {}) => {
     const userName = unique('mal');
     const email = options.email ?? `${userName}@example.com`;
-    const res = await api('POST', '/users/human', { userName, profile: { firstName: 'Mal', lastName: 'Lory' }, email: { email, isEmailVerified: options.verified ?? false }, password: PASSWORD });
+    const res = await api('POST', '/users/human', {
+      userName,
+      profile: { firstName: 'Mal', lastName: 'Lory' },
+      email: { email, isEmailVerified: options.verified ?? false },
+      password: PASSWORD,
+    });
     assert.equal(res.status, 201, res.text);
     return { userId: res.body.userId as string, userName, email };
   };
@@ -40,7 +45,11 @@ describe('codes bound to their address; one verified holder per address', () => 
   /** An administrator mails all three links to the person's current address. */
   const mailAllLinks = async (who: { userId: string; email: string }) => {
     const links: Record<string, string> = {};
-    for (const [kind, path, subject] of [['invitation', 'invite', /you are invited$/], ['password-reset', 'password/reset', /reset your password$/], ['email-verification', 'email/verify', /confirm your e-mail address$/]] as const) {
+    for (const [kind, path, subject] of [
+      ['invitation', 'invite', /you are invited$/],
+      ['password-reset', 'password/reset', /reset your password$/],
+      ['email-verification', 'email/verify', /confirm your e-mail address$/],
+    ] as const) {
       assert.equal((await api('POST', `/users/${who.userId}/${path}`, {})).status, 202);
       links[kind] = linkIn(await mail.waitFor(who.email, (m) => subject.test(m.subject)));
     }
@@ -58,12 +67,37 @@ describe('codes bound to their address; one verified holder per address', () => 
   /** Every way an administrator's client changes a person's address. */
   const changes: [string, (userId: string, userName: string, email: string) => Promise<{ status: number; text: string }>][] = [
     ['management API PATCH', (userId, _name, email) => api('PATCH', `/users/${userId}`, { email: { email } })],
-    ['SCIM PUT', (userId, userName, email) => scim('PUT', `/Users/${userId}`, { schemas: [USER_SCHEMA], userName, name: { givenName: 'Mal', familyName: 'Lory' }, emails: [{ value: email, primary: true }] })],
-    ['SCIM PATCH', (userId, _name, email) => scim('PATCH', `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails', value: [{ value: email, primary: true }] }] })],
-    ['SCIM Bulk', async (userId, _name, email) => {
-      const res = await scim('POST', '/Bulk', { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [{ method: 'PATCH', path: `/Users/${userId}`, data: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails', value: [{ value: email, primary: true }] }] } }] });
-      return { status: Number(res.body?.Operations?.[0]?.status ?? res.status), text: res.text };
-    }],
+    [
+      'SCIM PUT',
+      (userId, userName, email) =>
+        scim('PUT', `/Users/${userId}`, {
+          schemas: [USER_SCHEMA],
+          userName,
+          name: { givenName: 'Mal', familyName: 'Lory' },
+          emails: [{ value: email, primary: true }],
+        }),
+    ],
+    [
+      'SCIM PATCH',
+      (userId, _name, email) =>
+        scim('PATCH', `/Users/${userId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails', value: [{ value: email, primary: true }] }] }),
+    ],
+    [
+      'SCIM Bulk',
+      async (userId, _name, email) => {
+        const res = await scim('POST', '/Bulk', {
+          schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
+          Operations: [
+            {
+              method: 'PATCH',
+              path: `/Users/${userId}`,
+              data: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails', value: [{ value: email, primary: true }] }] },
+            },
+          ],
+        });
+        return { status: Number(res.body?.Operations?.[0]?.status ?? res.status), text: res.text };
+      },
+    ],
   ];
 
   for (const [path, change] of changes) {
@@ -82,14 +116,23 @@ describe('codes bound to their address; one verified holder per address', () => 
       assert.deepEqual(await emailOf(mal.userId), { email: victim, isEmailVerified: false }, 'the new address is not verified');
       assert.equal(await codesOf(mal.userId), 0, 'no code of the user is left');
       const verified = await searchEvents(svc, { event_types: ['user.human.email.verified', 'user.human.password.changed'], aggregate_id: mal.userId });
-      assert.deepEqual(verified.map((e) => e.type.type), [], 'nothing was verified or set by a link');
+      assert.deepEqual(
+        verified.map((e) => e.type.type),
+        [],
+        'nothing was verified or set by a link',
+      );
     });
   }
 
   it('the management API answers 409 for a second user holding a verified address, and stores nothing', async () => {
     const holder = await person({ verified: true });
     const userName = unique('second');
-    const created = await api('POST', '/users/human', { userName, profile: { firstName: 'S', lastName: 'S' }, email: { email: holder.email.toUpperCase(), isEmailVerified: true }, password: PASSWORD });
+    const created = await api('POST', '/users/human', {
+      userName,
+      profile: { firstName: 'S', lastName: 'S' },
+      email: { email: holder.email.toUpperCase(), isEmailVerified: true },
+      password: PASSWORD,
+    });
     assert.equal(created.status, 409, created.text);
     assert.match(created.body.message, /verified for another user of the organization/);
     const [row] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM users WHERE org_id = ? AND user_name_lower = ?', [orgId, userName.toLowerCase()]);
@@ -134,7 +177,11 @@ describe('codes bound to their address; one verified holder per address', () => 
     assert.equal(again.status, 409, 'an administrator is told at once that no link could verify it');
     assert.match(again.body.message, /verified for another user of the organization/);
 
-    const reset = await browser.post('/ui/login/password-reset', { code: codeOf(links['password-reset']), password: NEW_PASSWORD, passwordConfirm: NEW_PASSWORD });
+    const reset = await browser.post('/ui/login/password-reset', {
+      code: codeOf(links['password-reset']),
+      password: NEW_PASSWORD,
+      passwordConfirm: NEW_PASSWORD,
+    });
     assert.equal(reset.status, 200, reset.text);
     assert.match(reset.text, /data-password-set/);
     assert.equal((await emailOf(first.userId)).isEmailVerified, false, 'the reset did not verify an address another user holds verified');
@@ -151,7 +198,10 @@ describe('codes bound to their address; one verified holder per address', () => 
       humanUser(unique('imp-c'), unique('imp-c'), { email: { email: twice.toUpperCase(), isEmailVerified: true } }),
     ];
     const response = await postImport(svc, importBody([{ orgId, humanUsers: items }]));
-    assert.deepEqual(response.success.orgs.find((o) => o.orgId === orgId)?.humanUserIds, items.map((i) => i.userId));
+    assert.deepEqual(
+      response.success.orgs.find((o) => o.orgId === orgId)?.humanUserIds,
+      items.map((i) => i.userId),
+    );
     const stored = await Promise.all(items.map((i) => emailOf(i.userId)));
     assert.deepEqual(stored, [
       { email: holder.email, isEmailVerified: false },

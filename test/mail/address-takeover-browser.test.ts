@@ -35,14 +35,24 @@ describe('an address takeover through an old link, in Chromium', () => {
     [browser, rp, upstream] = await Promise.all([
       launchBrowser(),
       startRelyingParty(),
-      startUpstreamIdp({ 'victim-sub': { preferred_username: 'victim', given_name: 'Vic', family_name: 'Tim', email: VICTIM, email_verified: true } }, { host: '127.0.0.1' }),
+      startUpstreamIdp(
+        { 'victim-sub': { preferred_username: 'victim', given_name: 'Vic', family_name: 'Tim', email: VICTIM, email_verified: true } },
+        { host: '127.0.0.1' },
+      ),
     ]);
     base = svc.config.publicUrl;
     ({ orgId } = await orgWithApp(svc));
     app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' }, rp.url);
     const idp = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, {
       token: svc.adminToken,
-      body: { type: 'oidc', name: 'Fabrikam', issuer: upstream.issuer, clientId: 'portcullis', clientSecret: 'takeover-secret-1', link: { by: 'email', from: 'email' } },
+      body: {
+        type: 'oidc',
+        name: 'Fabrikam',
+        issuer: upstream.issuer,
+        clientId: 'portcullis',
+        clientSecret: 'takeover-secret-1',
+        link: { by: 'email', from: 'email' },
+      },
     });
     assert.equal(idp.status, 201, idp.text);
     idpId = idp.body.id;
@@ -57,7 +67,12 @@ describe('an address takeover through an old link, in Chromium', () => {
 
   async function person(email: string): Promise<{ userId: string; userName: string }> {
     const userName = unique('mallory');
-    const created = await api('POST', '/users/human', { userName, profile: { firstName: 'Mallory', lastName: 'M' }, email: { email, isEmailVerified: true }, password: PASSWORD });
+    const created = await api('POST', '/users/human', {
+      userName,
+      profile: { firstName: 'Mallory', lastName: 'M' },
+      email: { email, isEmailVerified: true },
+      password: PASSWORD,
+    });
     assert.equal(created.status, 201, created.text);
     return { userId: created.body.userId, userName };
   }
@@ -76,7 +91,12 @@ describe('an address takeover through an old link, in Chromium', () => {
 
   /** The code at the redirect URI exchanged as the application would: the tokens' subject and the user info. */
   async function signedInAs(code: string, verifier: string): Promise<{ sub: string; email?: string; email_verified?: boolean }> {
-    const tokens = await postForm(svc, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: `${rp.url}/cb`, code_verifier: verifier }, { id: app.clientId, secret: app.clientSecret! });
+    const tokens = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'authorization_code', code, redirect_uri: `${rp.url}/cb`, code_verifier: verifier },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
     assert.equal(tokens.status, 200, tokens.text);
     const userinfo = await fetch(`${base}/oidc/v1/userinfo`, { headers: { authorization: `Bearer ${tokens.body.access_token}` } });
     assert.equal(userinfo.status, 200);
@@ -140,8 +160,15 @@ describe('an address takeover through an old link, in Chromium', () => {
       await victim.page.locator('[data-upstream-account]').fill('victim-sub');
       await victim.page.locator('[data-upstream-submit]').click();
       // Back at the service: a refusal page, or (declining the offer of a second factor) on to the application.
-      const refused = victim.page.locator('[data-error]').waitFor().then(() => 'refused' as const);
-      const offered = victim.page.locator('[data-mfa-skip]').waitFor().then(() => victim.page.locator('[data-mfa-skip]').click()).then(() => arrived);
+      const refused = victim.page
+        .locator('[data-error]')
+        .waitFor()
+        .then(() => 'refused' as const);
+      const offered = victim.page
+        .locator('[data-mfa-skip]')
+        .waitFor()
+        .then(() => victim.page.locator('[data-mfa-skip]').click())
+        .then(() => arrived);
       const outcome = await Promise.race([refused, arrived, offered]);
       if (outcome !== 'refused') victimLandedAs = (await signedInAs(callbackParams(outcome).get('code')!, verifier)).sub;
     } finally {
@@ -157,7 +184,10 @@ describe('an address takeover through an old link, in Chromium', () => {
     assert.equal(identities.status, 200, identities.text);
     assert.deepEqual(identities.body.identities, [], 'no upstream identity was linked to Mallory');
     const refusals = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idpId });
-    assert.deepEqual(refusals.map((e) => e.payload.reason), ['unverified_email']);
+    assert.deepEqual(
+      refusals.map((e) => e.payload.reason),
+      ['unverified_email'],
+    );
   });
 
   it('the account page refuses an address another user of the organization holds verified, and changes nothing', async () => {

@@ -43,11 +43,16 @@ describe('e-mail verification', () => {
     return { userId, userName, email };
   };
   const patchEmail = async (userId: string, email: string, isEmailVerified?: boolean) => {
-    const res = await svc.api('PATCH', `/management/v1/orgs/${orgId}/users/${userId}`, { token: manager.token, body: { email: { email, ...(isEmailVerified === undefined ? {} : { isEmailVerified }) } } });
+    const res = await svc.api('PATCH', `/management/v1/orgs/${orgId}/users/${userId}`, {
+      token: manager.token,
+      body: { email: { email, ...(isEmailVerified === undefined ? {} : { isEmailVerified }) } },
+    });
     assert.equal(res.status, 200, res.text);
   };
-  const verified = async (userId: string) => (await svc.api('GET', `/management/v1/orgs/${orgId}/users/${userId}`, { token: manager.token })).body.email.isEmailVerified as boolean;
-  const requestVerification = (userId: string) => svc.api('POST', `/management/v1/orgs/${orgId}/users/${userId}/email/verify`, { token: manager.token, body: {} });
+  const verified = async (userId: string) =>
+    (await svc.api('GET', `/management/v1/orgs/${orgId}/users/${userId}`, { token: manager.token })).body.email.isEmailVerified as boolean;
+  const requestVerification = (userId: string) =>
+    svc.api('POST', `/management/v1/orgs/${orgId}/users/${userId}/email/verify`, { token: manager.token, body: {} });
   const path = (link: string) => link.slice(svc.config.publicUrl.length);
 
   it('an administrator sends a link; opening it asks for one click, which verifies the address, once', async () => {
@@ -96,14 +101,25 @@ describe('e-mail verification', () => {
 
   describe('with requireVerifiedEmail in the login policy', () => {
     before(async () => {
-      const res = await svc.api('PUT', `/management/v1/orgs/${orgId}/login-policy`, { token: svc.adminToken, body: { mfa: 'optional', passkeys: true, allowRegistration: false, requireVerifiedEmail: true } });
+      const res = await svc.api('PUT', `/management/v1/orgs/${orgId}/login-policy`, {
+        token: svc.adminToken,
+        body: { mfa: 'optional', passkeys: true, allowRegistration: false, requireVerifiedEmail: true },
+      });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.requireVerifiedEmail, true);
     });
 
     const signIn = async (loginName: string) => {
       const browser = new LoginClient(svc.url);
-      const { uid, csrf } = await browser.startLogin({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 's', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+      const { uid, csrf } = await browser.startLogin({
+        client_id: app.clientId,
+        redirect_uri: `${RP}/cb`,
+        response_type: 'code',
+        scope: 'openid',
+        state: 's',
+        code_challenge: 'x'.repeat(43),
+        code_challenge_method: 'S256',
+      });
       return { browser, uid, landed: await browser.follow(await browser.post(`/ui/login/${uid}/login`, { csrf, loginName, password: PASSWORD })) };
     };
     const reachedApp = (page: { location?: string }) => Boolean(page.location?.startsWith(`${RP}/cb`) && new URL(page.location).searchParams.get('code'));

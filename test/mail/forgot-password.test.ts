@@ -31,14 +31,28 @@ describe('forgot password', () => {
     const res = await svc.api('POST', `/scim/v2/${orgId}/Users`, {
       token: manager.token,
       headers: { 'content-type': 'application/scim+json' },
-      body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName, name: { givenName: 'Ada', familyName: 'Lovelace' }, ...(options.email === false ? {} : { emails: [{ value: email, primary: true }] }), password: PASSWORD },
+      body: {
+        schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+        userName,
+        name: { givenName: 'Ada', familyName: 'Lovelace' },
+        ...(options.email === false ? {} : { emails: [{ value: email, primary: true }] }),
+        password: PASSWORD,
+      },
     });
     assert.equal(res.status, 201, res.text);
     return { userId: res.body.id as string, userName, email };
   };
   const signInWith = (loginName: string, password: string) =>
-    signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName, password, scope: 'openid offline_access'});
-  const authorizeParams = () => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 's', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+    signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName, password, scope: 'openid offline_access' });
+  const authorizeParams = () => ({
+    client_id: app.clientId,
+    redirect_uri: `${RP}/cb`,
+    response_type: 'code',
+    scope: 'openid',
+    state: 's',
+    code_challenge: 'x'.repeat(43),
+    code_challenge_method: 'S256',
+  });
 
   /** From an application's sign-in: the login page's link, then the form, posted with `loginName`. */
   const requestReset = async (browser: LoginClient, loginName: string) => {
@@ -75,23 +89,39 @@ describe('forgot password', () => {
     assert.equal(page.status, 200);
     assert.match(page.text, /data-password-reset/);
     const code = new URL(link).searchParams.get('code')!;
-    assert.equal((await browser.post('/ui/login/invitation', { code, password: 'New password 22', passwordConfirm: 'New password 22' })).status, 400, 'a reset code opens no invitation');
+    assert.equal(
+      (await browser.post('/ui/login/invitation', { code, password: 'New password 22', passwordConfirm: 'New password 22' })).status,
+      400,
+      'a reset code opens no invitation',
+    );
     const set = await browser.post('/ui/login/password-reset', { code, password: 'New password 22', passwordConfirm: 'New password 22' });
     assert.equal(set.status, 200, set.text);
     assert.match(set.text, /data-password-set/);
 
     assert.ok((await signInWith(ada.userName, PASSWORD).catch((e: Error) => e)) instanceof Error, 'the old password is refused');
     assert.ok((await signInWith(ada.userName, 'New password 22')).tokens?.id_token, 'the new one signs in');
-    const refreshed = await postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: old.tokens.refresh_token }, { id: app.clientId, secret: app.clientSecret! });
+    const refreshed = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'refresh_token', refresh_token: old.tokens.refresh_token },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
     assert.equal(refreshed.status, 400, 'the refresh token of before the reset is revoked');
     assert.equal(refreshed.body.error, 'invalid_grant');
-    assert.equal((await browser.post('/ui/login/password-reset', { code, password: 'Third password 3', passwordConfirm: 'Third password 3' })).status, 400, 'the link works once');
+    assert.equal(
+      (await browser.post('/ui/login/password-reset', { code, password: 'Third password 3', passwordConfirm: 'Third password 3' })).status,
+      400,
+      'the link works once',
+    );
 
     const events = await searchEvents(svc, { event_types: ['user.human.password.changed', 'user.human.password.reset.requested'], aggregate_id: ada.userId });
     const reset = events.find((e) => e.type.type === 'user.human.password.changed' && e.payload.method === 'reset');
     assert.ok(reset, 'the change says it was a reset');
     const requested = events.find((e) => e.type.type === 'user.human.password.reset.requested');
-    assert.ok(requested && typeof requested.payload.clientIpHash === 'string' && !JSON.stringify(requested.payload).includes('127.0.0.1'), 'the request is recorded with the hashed IP');
+    assert.ok(
+      requested && typeof requested.payload.clientIpHash === 'string' && !JSON.stringify(requested.payload).includes('127.0.0.1'),
+      'the request is recorded with the hashed IP',
+    );
   });
 
   it('unlocks a user locked by failed checks, but mails nothing for an inactive user or one without an e-mail', async () => {
@@ -112,7 +142,11 @@ describe('forgot password', () => {
     await requestReset(browser, locked.userName);
 
     const link = linkIn(await mail.waitFor(locked.email));
-    const set = await browser.post('/ui/login/password-reset', { code: new URL(link).searchParams.get('code')!, password: 'Unlocked now 44', passwordConfirm: 'Unlocked now 44' });
+    const set = await browser.post('/ui/login/password-reset', {
+      code: new URL(link).searchParams.get('code')!,
+      password: 'Unlocked now 44',
+      passwordConfirm: 'Unlocked now 44',
+    });
     assert.equal(set.status, 200, set.text);
     assert.ok((await signInWith(locked.userName, 'Unlocked now 44')).tokens?.id_token, 'unlocked and signed in');
     // The three requests were handled in order: by now the first two had their chance to queue a message.
@@ -144,11 +178,18 @@ describe('forgot password', () => {
     assert.ok(expiresIn > 0.9 * 3_600_000 && expiresIn <= 3_600_000, res.body.expiresAt);
     const link = linkIn(await mail.waitFor(ada.email));
     assert.ok((await signInWith(ada.userName, PASSWORD)).tokens, 'the current password still works');
-    const set = await new LoginClient(svc.url).post('/ui/login/password-reset', { code: new URL(link).searchParams.get('code')!, password: 'Reset by admin 5', passwordConfirm: 'Reset by admin 5' });
+    const set = await new LoginClient(svc.url).post('/ui/login/password-reset', {
+      code: new URL(link).searchParams.get('code')!,
+      password: 'Reset by admin 5',
+      passwordConfirm: 'Reset by admin 5',
+    });
     assert.equal(set.status, 200, set.text);
     assert.ok((await signInWith(ada.userName, 'Reset by admin 5')).tokens);
     const machine = await createCaller(svc, orgId);
-    assert.equal((await svc.api('POST', `/management/v1/orgs/${orgId}/users/${machine.userId}/password/reset`, { token: manager.token, body: {} })).status, 409);
+    assert.equal(
+      (await svc.api('POST', `/management/v1/orgs/${orgId}/users/${machine.userId}/password/reset`, { token: manager.token, body: {} })).status,
+      409,
+    );
   });
 
   it('counts requests against the password checks’ limit per login name: 429 with Retry-After past it', async () => {
@@ -161,13 +202,19 @@ describe('forgot password', () => {
   });
 
   it('offers no "forgot password" where the organization signs in through its IdPs only', async () => {
-    const policy = await svc.api('PUT', `/management/v1/orgs/${orgId}/login-policy`, { token: svc.adminToken, body: { mfa: 'optional', passkeys: true, allowRegistration: false, passwordLogin: false } });
+    const policy = await svc.api('PUT', `/management/v1/orgs/${orgId}/login-policy`, {
+      token: svc.adminToken,
+      body: { mfa: 'optional', passkeys: true, allowRegistration: false, passwordLogin: false },
+    });
     try {
       assert.equal(policy.status, 200, policy.text);
       const { page } = await new LoginClient(svc.url).startLogin(authorizeParams());
       assert.doesNotMatch(page.text, /data-forgot-password/);
     } finally {
-      await svc.api('PUT', `/management/v1/orgs/${orgId}/login-policy`, { token: svc.adminToken, body: { mfa: 'optional', passkeys: true, allowRegistration: false, passwordLogin: true } });
+      await svc.api('PUT', `/management/v1/orgs/${orgId}/login-policy`, {
+        token: svc.adminToken,
+        body: { mfa: 'optional', passkeys: true, allowRegistration: false, passwordLogin: true },
+      });
     }
   });
 });

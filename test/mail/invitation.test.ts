@@ -28,7 +28,6 @@ describe('invitations by mail', () => {
     app = await createOidcApp(svc, await createProject(svc, tenant.orgId), { authMethod: 'client_secret_basic' });
   });
 
-
   /** The request Entra ID's provisioning service sends for a new user (Microsoft's SCIM docs): no password. */
   const provisionByEntra = async (address: string, extra: Record<string, unknown> = {}) => {
     const res = await tenant.scim('POST', '/Users', {
@@ -52,7 +51,13 @@ describe('invitations by mail', () => {
   it('invites the Entra-provisioned person, who sets a password by the mailed link and signs in to an application', async () => {
     const email = address();
     const userId = await provisionByEntra(email);
-    const before = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName: email, password: 'any password at all' }).catch((e: Error) => e);
+    const before = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: email,
+      password: 'any password at all',
+    }).catch((e: Error) => e);
     assert.ok(before instanceof Error, 'no password: no sign-in before the invitation');
 
     const res = await invite(userId);
@@ -68,7 +73,11 @@ describe('invitations by mail', () => {
     const link = linkIn(message);
     assert.ok(link.startsWith(`${svc.config.publicUrl}/ui/login/invitation?code=`), link);
     assert.ok(!link.includes(encodeURIComponent(email)) && !link.includes(email), 'the link names no login name');
-    assert.equal(message.messageId.replace(/^<|>$/g, ''), `${(await outboxRow(userId)).id}@${svc.config.instanceDomain}`, 'the same Message-ID on every attempt');
+    assert.equal(
+      message.messageId.replace(/^<|>$/g, ''),
+      `${(await outboxRow(userId)).id}@${svc.config.instanceDomain}`,
+      'the same Message-ID on every attempt',
+    );
 
     const browser = new LoginClient(svc.url);
     const page = await browser.get(link.slice(svc.config.publicUrl.length));
@@ -89,7 +98,13 @@ describe('invitations by mail', () => {
     assert.equal(set.status, 200, set.text);
     assert.match(set.text, /data-password-set/);
 
-    const signedIn = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName: email, password: 'Correct horse 1' });
+    const signedIn = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: email,
+      password: 'Correct horse 1',
+    });
     assert.ok(signedIn.tokens?.id_token, `signed in: ${signedIn.error}`);
 
     const reused = await browser.post('/ui/login/invitation', { code, password: 'Another horse 2', passwordConfirm: 'Another horse 2' });
@@ -99,7 +114,8 @@ describe('invitations by mail', () => {
     const user = await svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users/${userId}`, { token: manager.token });
     assert.equal(user.body.email.isEmailVerified, true, 'following the link proved the address');
     const types = (await searchEvents(svc, { aggregate_id: userId })).map((e) => `${e.type.type}${e.payload.method ? `:${e.payload.method}` : ''}`);
-    for (const type of ['user.human.invitation.sent', 'user.human.email.verified', 'user.human.password.changed:invitation']) assert.ok(types.includes(type), `${type} in ${types}`);
+    for (const type of ['user.human.invitation.sent', 'user.human.email.verified', 'user.human.password.changed:invitation'])
+      assert.ok(types.includes(type), `${type} in ${types}`);
     const row = await outboxRow(userId);
     assert.equal(row.status, 'sent');
     assert.equal(row.content, null, 'the content (with its code) is erased once sent');
@@ -150,7 +166,10 @@ describe('invitations by mail', () => {
     const browser = new LoginClient(svc.url);
     assert.equal((await browser.get(first.slice(svc.config.publicUrl.length))).status, 400, 'the first link stopped working');
     assert.equal((await browser.get(second.slice(svc.config.publicUrl.length))).status, 200);
-    const set = await svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/users/${userId}/password`, { token: manager.token, body: { password: 'Set by admin 123' } });
+    const set = await svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/users/${userId}/password`, {
+      token: manager.token,
+      body: { password: 'Set by admin 123' },
+    });
     assert.equal(set.status, 200, set.text);
     assert.equal((await browser.get(second.slice(svc.config.publicUrl.length))).status, 400, 'a password change ends every link');
   });
@@ -161,7 +180,9 @@ describe('invitations by mail', () => {
     const machine = await createCaller(svc, tenant.orgId);
     assert.equal((await invite(machine.userId)).status, 409);
     // SCIM may create a person without an address (the management API may not).
-    const noMail = await tenant.scim('POST', '/Users', { body: { schemas: [USER_SCHEMA], userName: unique('nomail'), name: { givenName: 'No', familyName: 'Mail' } } });
+    const noMail = await tenant.scim('POST', '/Users', {
+      body: { schemas: [USER_SCHEMA], userName: unique('nomail'), name: { givenName: 'No', familyName: 'Mail' } },
+    });
     assert.equal(noMail.status, 201, noMail.text);
     const refused = await invite(noMail.body.id);
     assert.equal(refused.status, 409);
@@ -172,7 +193,10 @@ describe('invitations by mail', () => {
     assert.equal((await invite(await provisionByEntra(address()), other.token)).status, 404, "another organization's manager");
     // SECURITY.md, "Who may act on whom": an ORG_USER_MANAGER may not act on an ORG_OWNER (it does not hold every role of the target).
     const owner = await provisionByEntra(address());
-    assert.equal((await svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/members/${owner}`, { token: svc.adminToken, body: { roles: ['ORG_OWNER'] } })).status, 200);
+    assert.equal(
+      (await svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/members/${owner}`, { token: svc.adminToken, body: { roles: ['ORG_OWNER'] } })).status,
+      200,
+    );
     assert.equal((await invite(owner)).status, 403);
     assert.equal(await countRows(svc, 'user_codes'), codes, 'no code issued');
     assert.equal(await countRows(svc, 'mail_messages'), messages, 'no message queued');
@@ -180,10 +204,19 @@ describe('invitations by mail', () => {
 
   it('with inviteOnProvision, SCIM, Bulk and the management API invite a person created with an address and no password, in the same transaction', async () => {
     const org = await scimTenant(svc);
-    const policy = await svc.api('PUT', `/management/v1/orgs/${org.orgId}/login-policy`, { token: svc.adminToken, body: { mfa: 'optional', passkeys: true, allowRegistration: false, inviteOnProvision: true } });
+    const policy = await svc.api('PUT', `/management/v1/orgs/${org.orgId}/login-policy`, {
+      token: svc.adminToken,
+      body: { mfa: 'optional', passkeys: true, allowRegistration: false, inviteOnProvision: true },
+    });
     assert.equal(policy.status, 200, policy.text);
     assert.equal(policy.body.inviteOnProvision, true);
-    const scimUser = (userName: string, extra: Record<string, unknown> = {}) => ({ schemas: [USER_SCHEMA], userName, emails: [{ value: userName, primary: true }], name: { givenName: 'Pat', familyName: 'Person' }, ...extra });
+    const scimUser = (userName: string, extra: Record<string, unknown> = {}) => ({
+      schemas: [USER_SCHEMA],
+      userName,
+      emails: [{ value: userName, primary: true }],
+      name: { givenName: 'Pat', familyName: 'Person' },
+      ...extra,
+    });
     const queuedFor = async (userName: string) =>
       Number((await svc.dataSource.query('SELECT COUNT(*) AS n FROM mail_messages m JOIN users u ON u.id = m.user_id WHERE u.user_name = ?', [userName]))[0].n);
 
@@ -191,12 +224,18 @@ describe('invitations by mail', () => {
     assert.equal((await org.scim('POST', '/Users', { body: scimUser(byScim) })).status, 201);
     const bulkAddress = address();
     const bulk = await org.scim('POST', '/Bulk', {
-      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [{ method: 'POST', path: '/Users', bulkId: 'b1', data: scimUser(bulkAddress) }] },
+      body: {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'],
+        Operations: [{ method: 'POST', path: '/Users', bulkId: 'b1', data: scimUser(bulkAddress) }],
+      },
     });
     assert.equal(bulk.status, 200, bulk.text);
     assert.equal(bulk.body.Operations[0].status, '201');
     const byApi = address();
-    const created = await svc.api('POST', `/management/v1/orgs/${org.orgId}/users/human`, { token: org.token, body: { userName: byApi, profile: { firstName: 'Pat', lastName: 'Person' }, email: { email: byApi } } });
+    const created = await svc.api('POST', `/management/v1/orgs/${org.orgId}/users/human`, {
+      token: org.token,
+      body: { userName: byApi, profile: { firstName: 'Pat', lastName: 'Person' }, email: { email: byApi } },
+    });
     assert.equal(created.status, 201, created.text);
     for (const email of [byScim, bulkAddress, byApi]) assert.match((await mail.waitFor(email)).subject, /: you are invited$/);
 

@@ -23,7 +23,10 @@ async function inviteSomeone(svc: TestService): Promise<{ userId: string; email:
   return { userId: created.body.userId, email };
 }
 
-async function messageOf(svc: TestService, userId: string): Promise<{ id: string; status: string; attempts: number; content: string | null; last_error: string | null }> {
+async function messageOf(
+  svc: TestService,
+  userId: string,
+): Promise<{ id: string; status: string; attempts: number; content: string | null; last_error: string | null }> {
   const [row] = await svc.dataSource.query('SELECT id, status, attempts, content, last_error FROM mail_messages WHERE user_id = ?', [userId]);
   assert.ok(row, 'a message in the outbox');
   return { ...row, attempts: Number(row.attempts) };
@@ -49,7 +52,10 @@ describe('mail outbox', () => {
 
     it('writes each message as an .eml file under $DATA_DIR/mail/, readable by the service user only', async () => {
       const { userId, email } = await inviteSomeone(svc);
-      const { id } = await until(() => messageOf(svc, userId), (m) => m.status === 'sent');
+      const { id } = await until(
+        () => messageOf(svc, userId),
+        (m) => m.status === 'sent',
+      );
       const dir = join(svc.dataDir, 'mail');
       assert.ok(readdirSync(dir).includes(`${id}.eml`), readdirSync(dir).join(', '));
       assert.equal(statSync(dir).mode & 0o777, 0o700);
@@ -79,14 +85,20 @@ describe('mail outbox', () => {
       await mail.stop();
       const deferredBefore = await counted('deferred');
       const { userId, email } = await inviteSomeone(svc);
-      const waiting = await until(() => messageOf(svc, userId), (m) => m.attempts >= 2);
+      const waiting = await until(
+        () => messageOf(svc, userId),
+        (m) => m.attempts >= 2,
+      );
       assert.equal(waiting.status, 'pending');
       assert.match(String(waiting.last_error), /ECONNREFUSED/);
       assert.ok((await counted('deferred')) >= deferredBefore + 2);
       await mail.start();
       const received = await mail.waitFor(email);
       assert.match(linkIn(received), /\/ui\/login\/invitation\?code=/);
-      const sent = await until(() => messageOf(svc, userId), (m) => m.status === 'sent');
+      const sent = await until(
+        () => messageOf(svc, userId),
+        (m) => m.status === 'sent',
+      );
       assert.equal(sent.content, null);
       assert.equal((await mail.messages()).filter((m) => m.to.some((t) => t.address === email)).length, 1, 'sent once');
     });
@@ -103,7 +115,10 @@ describe('mail outbox', () => {
     it('marks the message failed, erases its content and says so in an event', async () => {
       const failedBefore = await counted('failed');
       const { userId } = await inviteSomeone(svc);
-      const failed = await until(() => messageOf(svc, userId), (m) => m.status === 'failed');
+      const failed = await until(
+        () => messageOf(svc, userId),
+        (m) => m.status === 'failed',
+      );
       assert.equal(failed.content, null);
       assert.ok(failed.attempts >= 2, `retried first: ${failed.attempts}`);
       const [event] = await searchEvents(svc, { event_types: ['user.human.mail.failed'], aggregate_id: userId });

@@ -59,7 +59,14 @@ describe('invitation and forgot password in Chromium', () => {
   it('the console invites an Entra-provisioned person, who follows the mail, sets a password and signs in to an application', async () => {
     const email = `${unique('grace')}@contoso.example`;
     const provisioned = await tenant.scim('POST', '/Users', {
-      body: { schemas: [USER_SCHEMA, ENTERPRISE], externalId: unique('oid'), userName: email, active: true, name: { givenName: 'Grace', familyName: 'Hopper' }, emails: [{ primary: true, type: 'work', value: email }] },
+      body: {
+        schemas: [USER_SCHEMA, ENTERPRISE],
+        externalId: unique('oid'),
+        userName: email,
+        active: true,
+        name: { givenName: 'Grace', familyName: 'Hopper' },
+        emails: [{ primary: true, type: 'work', value: email }],
+      },
     });
     assert.equal(provisioned.status, 201, provisioned.text);
 

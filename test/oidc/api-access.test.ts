@@ -57,9 +57,22 @@ describe('apiAccess: which applications reach the Portcullis API with a user tok
     const user = { loginName: 'admin', password: ADMIN_PASSWORD };
     const defaultOrg = (await orgs(svc.adminToken)).body.orgs.find((o: { name: string }) => o.name === 'default');
     const app = await createOidcApp(svc, await createProject(svc, defaultOrg.id), { authMethod: 'client_secret_basic' }, RP);
-    const byScope = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, ...user, scope: `openid ${API_SCOPE}` });
+    const byScope = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      ...user,
+      scope: `openid ${API_SCOPE}`,
+    });
     assert.equal(byScope.error, 'invalid_scope');
-    const byResource = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, ...user, scope: 'openid', extra: { resource: API } });
+    const byResource = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      ...user,
+      scope: 'openid',
+      extra: { resource: API },
+    });
     assert.equal(byResource.error, 'invalid_target');
     const plain = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, ...user, scope: 'openid' });
     assert.equal((await orgs(plain.tokens!.access_token)).status, 401, "the admin's token of an ordinary application is no API token");
@@ -69,7 +82,13 @@ describe('apiAccess: which applications reach the Portcullis API with a user tok
     const user = await createHuman(svc, otherOrg.id);
     const foreignProject = await createProject(svc);
     const ownProject = await createProject(svc, otherOrg.id);
-    const login = { clientId: ordinary.clientId, clientSecret: ordinary.clientSecret, redirectUri: `${RP}/cb`, loginName: `${user.userName}@${otherOrg.primaryDomain}`, password: PASSWORD };
+    const login = {
+      clientId: ordinary.clientId,
+      clientSecret: ordinary.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: `${user.userName}@${otherOrg.primaryDomain}`,
+      password: PASSWORD,
+    };
     const foreign = await signIn(svc, { ...login, scope: `openid urn:portcullis:iam:org:project:id:${foreignProject.projectId}:aud` });
     assert.equal(foreign.error, 'invalid_scope');
     const own = await signIn(svc, { ...login, scope: `openid urn:portcullis:iam:org:project:id:${ownProject.projectId}:aud` });
@@ -79,7 +98,15 @@ describe('apiAccess: which applications reach the Portcullis API with a user tok
   it('only an IAM_OWNER registers an application with apiAccess; anyone else gets 403 and nothing is created', async () => {
     const project = await createProject(svc, otherOrg.id);
     const owner = await createCaller(svc, otherOrg.id, { org: ['ORG_OWNER'] });
-    const body = { name: 'first-party', redirectUris: [`${RP}/cb`], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'none', devMode: true, apiAccess: true };
+    const body = {
+      name: 'first-party',
+      redirectUris: [`${RP}/cb`],
+      responseTypes: ['code'],
+      grantTypes: ['authorization_code'],
+      authMethod: 'none',
+      devMode: true,
+      apiAccess: true,
+    };
     const path = `/management/v1/orgs/${otherOrg.id}/projects/${project.projectId}/apps/oidc`;
     const before = await countRows(svc, 'applications');
     const refused = await svc.api('POST', path, { token: owner.token, body });
@@ -102,7 +129,12 @@ describe('apiAccess: which applications reach the Portcullis API with a user tok
         .setIssuedAt()
         .sign(privateKey);
     const basic = Buffer.from(`${secret.body.clientId}:${secret.body.clientSecret}`).toString('base64');
-    const request = async (dpop: string) => fetch(tokenUrl, { method: 'POST', headers: { authorization: `Basic ${basic}`, dpop, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+    const request = async (dpop: string) =>
+      fetch(tokenUrl, {
+        method: 'POST',
+        headers: { authorization: `Basic ${basic}`, dpop, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
     const challenged = await request(await proof());
     assert.equal(challenged.status, 400, 'a server nonce is required (RFC 9449 §8)');
     const res = await request(await proof(challenged.headers.get('dpop-nonce') ?? ''));

@@ -31,7 +31,10 @@ describe('client-signed JWTs are bounded in time and used once', () => {
   });
 
   function signed(claims: { iat?: number; exp?: number; aud?: string; jti?: string; sub?: string }): Promise<string> {
-    const jwt = new SignJWT({ ...(claims.jti === undefined ? {} : { jti: claims.jti }) }).setProtectedHeader({ alg: 'RS256', kid: key.keyId }).setIssuer(app.clientId).setSubject(claims.sub ?? app.clientId);
+    const jwt = new SignJWT({ ...(claims.jti === undefined ? {} : { jti: claims.jti }) })
+      .setProtectedHeader({ alg: 'RS256', kid: key.keyId })
+      .setIssuer(app.clientId)
+      .setSubject(claims.sub ?? app.clientId);
     if (claims.iat !== undefined) jwt.setIssuedAt(claims.iat);
     if (claims.exp !== undefined) jwt.setExpirationTime(claims.exp);
     if (claims.aud !== undefined) jwt.setAudience(claims.aud);
@@ -44,7 +47,8 @@ describe('client-signed JWTs are bounded in time and used once', () => {
   });
 
   it('refuses a private_key_jwt assertion that expires years away, was issued a day ago, or spans more than an hour', async () => {
-    const introspect = async (claims: Parameters<typeof signed>[0]) => postForm(svc, '/oauth/v2/introspect', { token: 'nothing', ...(await assertionForm(claims)) });
+    const introspect = async (claims: Parameters<typeof signed>[0]) =>
+      postForm(svc, '/oauth/v2/introspect', { token: 'nothing', ...(await assertionForm(claims)) });
     const ok = await introspect({ iat: now(), exp: now() + 300 });
     assert.equal(ok.status, 200, ok.text);
     // oidc-provider answers every failed client authentication alike ("client authentication failed").
@@ -62,9 +66,19 @@ describe('client-signed JWTs are bounded in time and used once', () => {
 
   it('needs exp, aud naming this server, iat within the hour and a single-use jti in a token-exchange jwt subject', async () => {
     const owner = await createHuman(svc, project.orgId);
-    assert.equal((await svc.api('PUT', `/management/v1/orgs/${project.orgId}/members/${owner.userId}`, { token: svc.adminToken, body: { roles: ['ORG_OWNER'] } })).status, 200);
+    assert.equal(
+      (await svc.api('PUT', `/management/v1/orgs/${project.orgId}/members/${owner.userId}`, { token: svc.adminToken, body: { roles: ['ORG_OWNER'] } })).status,
+      200,
+    );
     const subject = await createHuman(svc, project.orgId);
-    const { tokens, error } = await signIn(svc, { clientId: app.clientId, redirectUri: `${RP}/cb`, loginName: `${owner.userName}@${project.primaryDomain}`, password: PASSWORD, scope: 'openid', clientAuth: await assertionForm({ iat: now(), exp: now() + 300 }) });
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      redirectUri: `${RP}/cb`,
+      loginName: `${owner.userName}@${project.primaryDomain}`,
+      password: PASSWORD,
+      scope: 'openid',
+      clientAuth: await assertionForm({ iat: now(), exp: now() + 300 }),
+    });
     assert.ok(tokens, error);
     const exchange = async (claims: Parameters<typeof signed>[0]) =>
       postForm(svc, '/oauth/v2/token', {

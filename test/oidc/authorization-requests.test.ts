@@ -93,13 +93,36 @@ describe('authorization and token requests: the error codes and redirect_uri rul
     const first = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT, loginName, password: PASSWORD, scope });
     assert.ok(first.tokens?.refresh_token, JSON.stringify(first));
     for (const prompt of ['none', 'login']) {
-      const again = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT, loginName, password: PASSWORD, scope, browser: first.browser, extra: { prompt } });
+      const again = await signIn(svc, {
+        clientId: app.clientId,
+        clientSecret: app.clientSecret,
+        redirectUri: REDIRECT,
+        loginName,
+        password: PASSWORD,
+        scope,
+        browser: first.browser,
+        extra: { prompt },
+      });
       assert.ok(again.tokens?.refresh_token, `prompt=${prompt}: ${JSON.stringify(again)}`);
       assert.match(again.tokens!.scope ?? '', /offline_access/);
-      const refreshed = await postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: again.tokens!.refresh_token! }, { id: app.clientId, secret: app.clientSecret! });
+      const refreshed = await postForm(
+        svc,
+        '/oauth/v2/token',
+        { grant_type: 'refresh_token', refresh_token: again.tokens!.refresh_token! },
+        { id: app.clientId, secret: app.clientSecret! },
+      );
       assert.equal(refreshed.status, 200, refreshed.text);
     }
-    const without = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT, loginName, password: PASSWORD, scope: 'openid', browser: first.browser, extra: { prompt: 'none' } });
+    const without = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: REDIRECT,
+      loginName,
+      password: PASSWORD,
+      scope: 'openid',
+      browser: first.browser,
+      extra: { prompt: 'none' },
+    });
     assert.equal(without.tokens?.refresh_token, undefined, 'no refresh token unless offline_access is asked for');
   });
 });

@@ -61,13 +61,23 @@ describe('back-channel logout under the outbound address rules', () => {
     // As if the registered name now resolved to loopback (registration refuses the address itself, first test).
     await svc.dataSource.query('UPDATE applications SET backchannel_logout_uri = ? WHERE id = ?', [logoutUri, app.appId]);
     const user = await createHuman(svc, project.orgId);
-    const { tokens } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName: user.userName, password: PASSWORD });
+    const { tokens } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: user.userName,
+      password: PASSWORD,
+    });
     assert.ok(tokens);
     const res = await svc.api('POST', `/management/v1/orgs/${project.orgId}/users/${user.userId}/deactivate`, { token: svc.adminToken, body: {} });
     assert.equal(res.status, 200, res.text);
 
     const row = await eventually('the logout given up', async () => {
-      const [found] = (await svc.dataSource.query('SELECT status, attempts, last_error FROM backchannel_logouts WHERE app_id = ?', [app.appId])) as { status: string; attempts: unknown; last_error: string }[];
+      const [found] = (await svc.dataSource.query('SELECT status, attempts, last_error FROM backchannel_logouts WHERE app_id = ?', [app.appId])) as {
+        status: string;
+        attempts: unknown;
+        last_error: string;
+      }[];
       return found?.status === 'failed' ? found : undefined;
     });
     assert.equal(Number(row.attempts), 1, 'not retried: the address rules will not change their mind');

@@ -46,7 +46,9 @@ describe('back-channel logout: a logout token for every way a session ends', () 
   });
   after(() => receiver?.close());
 
-  async function createApp(settings: { backchannelLogoutUri?: string | null; backchannelLogoutSessionRequired?: boolean; subjectType?: 'pairwise' } = {}): Promise<BclApp> {
+  async function createApp(
+    settings: { backchannelLogoutUri?: string | null; backchannelLogoutSessionRequired?: boolean; subjectType?: 'pairwise' } = {},
+  ): Promise<BclApp> {
     const logoutUri = settings.backchannelLogoutUri === null ? null : (settings.backchannelLogoutUri ?? receiver.endpoint());
     const res = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/oidc`, {
       token: svc.adminToken,
@@ -77,13 +79,21 @@ describe('back-channel logout: a logout token for every way a session ends', () 
 
   /** OIDC BCL §2.6's checks of a Logout Token, with jose against the published keys. */
   async function verified(token: string, app: OidcApp): Promise<JWTPayload> {
-    const { payload, protectedHeader } = await jwtVerify(token, jwks, { issuer: svc.config.publicUrl, audience: app.clientId, typ: 'logout+jwt', maxTokenAge: '2 min' });
+    const { payload, protectedHeader } = await jwtVerify(token, jwks, {
+      issuer: svc.config.publicUrl,
+      audience: app.clientId,
+      typ: 'logout+jwt',
+      maxTokenAge: '2 min',
+    });
     assert.equal(protectedHeader.typ, 'logout+jwt');
     assert.ok(protectedHeader.kid, 'kid names the signing key');
     assert.deepEqual(payload.events, { [EVENT]: {} });
     assert.equal(payload.nonce, undefined, '§2.4: a nonce is prohibited');
     assert.equal(typeof payload.jti, 'string');
-    assert.ok(typeof payload.iat === 'number' && typeof payload.exp === 'number' && payload.exp - payload.iat <= 120, `short-lived: ${payload.iat} → ${payload.exp}`);
+    assert.ok(
+      typeof payload.iat === 'number' && typeof payload.exp === 'number' && payload.exp - payload.iat <= 120,
+      `short-lived: ${payload.iat} → ${payload.exp}`,
+    );
     return payload;
   }
 
@@ -154,7 +164,11 @@ describe('back-channel logout: a logout token for every way a session ends', () 
     await logOut(first.browser, leaving.clientId, false);
     const [token] = await logoutTokens(leaving, 1);
     assert.equal(token.sid, first.sid);
-    assert.equal((await svc.dataSource.query('SELECT COUNT(*) AS n FROM backchannel_logouts WHERE app_id = ?', [staying.appId]))[0].n, 0, 'nothing owed to the other');
+    assert.equal(
+      (await svc.dataSource.query('SELECT COUNT(*) AS n FROM backchannel_logouts WHERE app_id = ?', [staying.appId]))[0].n,
+      0,
+      'nothing owed to the other',
+    );
     assert.equal(receiver.at(staying.logoutUri).length, 0);
   });
 
@@ -215,8 +229,19 @@ describe('back-channel logout: a logout token for every way a session ends', () 
     assert.ok(limit > 0 && limit < 50, `a lockout limit: ${limit}`);
     for (let i = 0; i < limit; i++) {
       const browser = new LoginClient(svc.url);
-      const { uid, csrf } = await browser.startLogin({ client_id: app.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
-      const posted = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName: `${user.userName}@${project.primaryDomain}`, password: 'Wrong-Password-1' });
+      const { uid, csrf } = await browser.startLogin({
+        client_id: app.clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: 'x'.repeat(43),
+        code_challenge_method: 'S256',
+      });
+      const posted = await browser.post(`/ui/login/${uid}/login`, {
+        csrf,
+        loginName: `${user.userName}@${project.primaryDomain}`,
+        password: 'Wrong-Password-1',
+      });
       assert.notEqual(posted.status, 303, 'a wrong password is refused');
     }
     assert.equal((await svc.dataSource.query('SELECT state FROM users WHERE id = ?', [user.userId]))[0].state, 'locked');
@@ -263,7 +288,10 @@ describe('back-channel logout: a logout token for every way a session ends', () 
       const [a, b] = [await verified(refused.logoutToken, app), await verified(taken.logoutToken, app)];
       assert.equal(a.jti, b.jti, 'one logout, one jti');
       assert.equal(b.sid, session.sid);
-      const [row] = (await svc.dataSource.query('SELECT status, attempts FROM backchannel_logouts WHERE app_id = ?', [app.appId])) as { status: string; attempts: unknown }[];
+      const [row] = (await svc.dataSource.query('SELECT status, attempts FROM backchannel_logouts WHERE app_id = ?', [app.appId])) as {
+        status: string;
+        attempts: unknown;
+      }[];
       assert.deepEqual([row.status, Number(row.attempts)], ['sent', 2]);
       assert.equal(decodeProtectedHeader(taken.logoutToken).alg, decodeProtectedHeader(refused.logoutToken).alg);
     } finally {

@@ -88,7 +88,13 @@ describe('client keys: applications bring their own jwks or jwks_uri (openid-cli
     const config = await discover(svc, app.clientId, oidc.PrivateKeyJwt({ key: key.privateKey, kid: key.kid }));
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
-    const params = { redirect_uri: REDIRECT, scope: 'openid profile', state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+    const params = {
+      redirect_uri: REDIRECT,
+      scope: 'openid profile',
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    };
     const url = await oidc.buildAuthorizationUrlWithJAR(config, params, { key: key.privateKey, kid: key.kid });
     assert.deepEqual([...url.searchParams.keys()].sort(), ['client_id', 'request']);
     const browser = new LoginClient(svc.url);
@@ -102,7 +108,8 @@ describe('client keys: applications bring their own jwks or jwks_uri (openid-cli
   it('discovery advertises the algorithms of every key type an application may hold, the same for assertions and request objects', async () => {
     const doc = (await (await fetch(new URL('/.well-known/openid-configuration', svc.url))).json()) as Record<string, string[]>;
     for (const member of ['token_endpoint_auth_signing_alg_values_supported', 'request_object_signing_alg_values_supported']) {
-      for (const alg of ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA', 'Ed25519']) assert.ok(doc[member].includes(alg), `${member} lists ${alg}: ${doc[member]}`);
+      for (const alg of ['RS256', 'PS256', 'ES256', 'ES384', 'EdDSA', 'Ed25519'])
+        assert.ok(doc[member].includes(alg), `${member} lists ${alg}: ${doc[member]}`);
       assert.ok(!doc[member].some((alg) => alg === 'none' || alg.startsWith('HS')), `${member}: ${doc[member]}`);
     }
     assert.deepEqual(doc.request_object_signing_alg_values_supported, doc.token_endpoint_auth_signing_alg_values_supported);
@@ -185,8 +192,14 @@ describe('client keys: applications bring their own jwks or jwks_uri (openid-cli
     for (const [name, keys, field, authMethod] of cases) {
       const created = await svc.api('POST', `${appsPath(project)}/oidc`, { token: svc.adminToken, body: appBody(keys, authMethod) });
       assert.equal(created.status, 400, `${name}: ${created.text}`);
-      assert.ok(created.body.details.some((d: { field: string }) => d.field === field), `${name}: ${created.text}`);
-      const changed = await svc.api('PATCH', `${appsPath(project)}/${existing.appId}`, { token: svc.adminToken, body: { ...keys, ...(authMethod ? { authMethod } : {}) } });
+      assert.ok(
+        created.body.details.some((d: { field: string }) => d.field === field),
+        `${name}: ${created.text}`,
+      );
+      const changed = await svc.api('PATCH', `${appsPath(project)}/${existing.appId}`, {
+        token: svc.adminToken,
+        body: { ...keys, ...(authMethod ? { authMethod } : {}) },
+      });
       assert.equal(changed.status, 400, `${name} (PATCH): ${changed.text}`);
     }
     assert.equal(await countRows(svc, 'applications'), apps);
@@ -206,7 +219,10 @@ describe('client keys: applications bring their own jwks or jwks_uri (openid-cli
     await createAppKey(svc, registered);
     const changed = await svc.api('PATCH', `${appsPath(project)}/${registered.appId}`, { token: svc.adminToken, body: { jwks: { keys: [key.jwk] } } });
     assert.equal(changed.status, 400, changed.text);
-    assert.deepEqual(changed.body.details.map((d: { field: string }) => d.field), ['jwks']);
+    assert.deepEqual(
+      changed.body.details.map((d: { field: string }) => d.field),
+      ['jwks'],
+    );
     // Back to registered keys: the application's own set is dropped with null.
     const dropped = await svc.api('PATCH', `${appsPath(project)}/${own.appId}`, { token: svc.adminToken, body: { jwks: null } });
     assert.equal(dropped.status, 200, dropped.text);
@@ -230,10 +246,20 @@ describe('client keys: a jwks_uri under the outbound address rules', () => {
     const key = await clientKey('ES256');
     const existing = await createApp(svc, project, { jwks: { keys: [key.jwk] } });
     const apps = await countRows(svc, 'applications');
-    for (const uri of [keyServer.serve('/jwks', { keys: [key.jwk] }), 'https://127.0.0.1/jwks', 'https://10.0.0.8/jwks', 'https://[::1]/jwks', 'https://169.254.169.254/jwks']) {
+    for (const uri of [
+      keyServer.serve('/jwks', { keys: [key.jwk] }),
+      'https://127.0.0.1/jwks',
+      'https://10.0.0.8/jwks',
+      'https://[::1]/jwks',
+      'https://169.254.169.254/jwks',
+    ]) {
       const created = await svc.api('POST', `${appsPath(project)}/oidc`, { token: svc.adminToken, body: appBody({ jwksUri: uri }) });
       assert.equal(created.status, 400, `${uri}: ${created.text}`);
-      assert.deepEqual(created.body.details.map((d: { field: string }) => d.field), ['jwksUri'], uri);
+      assert.deepEqual(
+        created.body.details.map((d: { field: string }) => d.field),
+        ['jwksUri'],
+        uri,
+      );
       const changed = await svc.api('PATCH', `${appsPath(project)}/${existing.appId}`, { token: svc.adminToken, body: { jwks: null, jwksUri: uri } });
       assert.equal(changed.status, 400, `${uri} (PATCH): ${changed.text}`);
     }

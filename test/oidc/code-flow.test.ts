@@ -8,7 +8,6 @@ import type { RelyingParty } from './support/browser.js';
 import { PASSWORD, createApiApp, createAppKey, createHuman, createOidcApp, createProject, discover, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 
-
 describe('authorization code flow through the login UI (openid-client + Chromium)', () => {
   const svc = useService();
   let browser: Browser;
@@ -34,7 +33,9 @@ describe('authorization code flow through the login UI (openid-client + Chromium
   /** Runs the code flow in a fresh browser and returns the token response. */
   /** The user.token.revoked events of a user caused through one client. */
   async function revocationsOf(userId: string, clientId: string): Promise<{ payload: Record<string, string> }[]> {
-    const events = (await searchEvents(svc, { event_types: ['user.token.revoked'], aggregate_id: userId, asc: true })) as unknown as { payload: Record<string, string> }[];
+    const events = (await searchEvents(svc, { event_types: ['user.token.revoked'], aggregate_id: userId, asc: true })) as unknown as {
+      payload: Record<string, string>;
+    }[];
     return events.filter((e) => e.payload.clientId === clientId);
   }
 
@@ -52,7 +53,12 @@ describe('authorization code flow through the login UI (openid-client + Chromium
         ...(pkce ? { code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' } : {}),
       });
       const cb = await authorize(rp, ui.page, url, (page) => submitLogin(page, loginName, PASSWORD));
-      const tokens = await oidc.authorizationCodeGrant(config, cb.url, { pkceCodeVerifier: pkce ? verifier : undefined, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+      const tokens = await oidc.authorizationCodeGrant(config, cb.url, {
+        pkceCodeVerifier: pkce ? verifier : undefined,
+        expectedState: state,
+        expectedNonce: nonce,
+        idTokenExpected: true,
+      });
       return { tokens, cb };
     } finally {
       await ui.context.close();
@@ -123,7 +129,13 @@ describe('authorization code flow through the login UI (openid-client + Chromium
     if (method === 'client_secret_post') return oidc.ClientSecretPost(app.clientSecret!);
     const key = await createAppKey(svc, app);
     const { createPrivateKey } = await import('node:crypto');
-    const cryptoKey = await crypto.subtle.importKey('pkcs8', createPrivateKey(key.key).export({ format: 'der', type: 'pkcs8' }), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
+    const cryptoKey = await crypto.subtle.importKey(
+      'pkcs8',
+      createPrivateKey(key.key).export({ format: 'der', type: 'pkcs8' }),
+      { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    );
     return oidc.PrivateKeyJwt({ key: cryptoKey, kid: key.keyId });
   }
 
@@ -142,7 +154,11 @@ describe('authorization code flow through the login UI (openid-client + Chromium
     const info = await fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${first.access_token}` } });
     assert.equal(info.status, 401);
     const revoked = await revocationsOf(tokens.claims()!.sub, app.clientId);
-    assert.deepEqual(revoked.map((e) => e.payload.reason), ['token'], 'the grant revocation is recorded once, with its cause');
+    assert.deepEqual(
+      revoked.map((e) => e.payload.reason),
+      ['token'],
+      'the grant revocation is recorded once, with its cause',
+    );
     assert.ok(revoked[0].payload.grantId);
   });
 
@@ -157,7 +173,9 @@ describe('authorization code flow through the login UI (openid-client + Chromium
     const revoked = await revocationsOf(tokens.claims()!.sub, app.clientId);
     assert.deepEqual(revoked.map((e) => e.payload.tokenKind ?? 'grant').sort(), ['RefreshToken', 'grant']);
     assert.ok(revoked.every((e) => e.payload.reason === 'revocation'));
-    const rows: { n: number | string }[] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM oidc_payloads WHERE grant_id = ?', [revoked.find((e) => e.payload.grantId)!.payload.grantId]);
+    const rows: { n: number | string }[] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM oidc_payloads WHERE grant_id = ?', [
+      revoked.find((e) => e.payload.grantId)!.payload.grantId,
+    ]);
     assert.equal(Number(rows[0].n), 0, 'no row of the grant is left');
   });
 
@@ -166,7 +184,12 @@ describe('authorization code flow through the login UI (openid-client + Chromium
     const config = await discover(svc, app.clientId, oidc.ClientSecretBasic(app.clientSecret!));
     const { tokens, cb } = await codeFlow(config, 'openid', false);
     const code = callbackParams(cb).get('code')!;
-    const again = await postForm(svc, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT }, { id: app.clientId, secret: app.clientSecret! });
+    const again = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
     assert.equal(again.status, 400);
     assert.equal(again.body.error, 'invalid_grant');
     const info = await fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${tokens.access_token}` } });

@@ -32,7 +32,8 @@ describe('device flow in Chromium: the user enters the code, confirms, signs in'
     loginName = `${user.userName}@${project.primaryDomain}`;
     userId = user.userId;
     config = await discover(svc, app.clientId, oidc.None());
-    appName = (await svc.api('GET', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/${app.appId}`, { token: svc.adminToken })).body.name;
+    appName = (await svc.api('GET', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/${app.appId}`, { token: svc.adminToken })).body
+      .name;
     orgName = (await svc.api('GET', `/admin/v1/orgs/${project.orgId}`, { token: svc.adminToken })).body.name;
   });
   after(async () => {

@@ -14,8 +14,13 @@ import type { OidcApp } from './support/oidc-fixtures.js';
 import { ACR_MFA, ACR_PASSWORD, SignInFlow, factorIdOf, setLoginPolicy, totpCode, totpSecretOf } from './support/second-factor.js';
 
 /** The rows of the application's device codes (there is one per device authorization, whatever happens to it). */
-async function deviceRows(svc: TestService, app: OidcApp): Promise<{ payload: string; user_code: string | null; last_polled_at: unknown; poll_interval: unknown }[]> {
-  return svc.dataSource.query("SELECT payload, user_code, last_polled_at, poll_interval FROM oidc_payloads WHERE model = 'DeviceCode' AND client_id = ?", [app.clientId]);
+async function deviceRows(
+  svc: TestService,
+  app: OidcApp,
+): Promise<{ payload: string; user_code: string | null; last_polled_at: unknown; poll_interval: unknown }[]> {
+  return svc.dataSource.query("SELECT payload, user_code, last_polled_at, poll_interval FROM oidc_payloads WHERE model = 'DeviceCode' AND client_id = ?", [
+    app.clientId,
+  ]);
 }
 
 describe('device authorization grant (RFC 8628) with openid-client 6 and the login UI', () => {
@@ -61,7 +66,8 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
     const confirmation = await person.enter(started.user_code.toLowerCase().replace('-', ''));
     assert.equal(confirmation.status, 200, confirmation.text);
     const org = await svc.api('GET', `/admin/v1/orgs/${project.orgId}`, { token: svc.adminToken });
-    const appName = (await svc.api('GET', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/${app.appId}`, { token: svc.adminToken })).body.name;
+    const appName = (await svc.api('GET', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/${app.appId}`, { token: svc.adminToken }))
+      .body.name;
     assert.ok(confirmation.text.includes(appName), 'the confirmation names the application');
     assert.ok(confirmation.text.includes(org.body.name), 'and its organization');
     assert.match(confirmation.text, /data-device-confirm/);
@@ -158,10 +164,13 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
       body: { name: 'refresh alone', redirectUris: [], responseTypes: [], grantTypes: ['refresh_token'], authMethod: 'none', devMode: true },
     });
     assert.equal(alone.status, 400, alone.text);
-    assert.deepEqual(alone.body.details.map((d: { field: string }) => d.field), ['grantTypes']);
+    assert.deepEqual(
+      alone.body.details.map((d: { field: string }) => d.field),
+      ['grantTypes'],
+    );
   });
 
-  it('unknown and malformed codes get a clear page (400) and change nothing; a form without the page\'s xsrf value is refused', async () => {
+  it("unknown and malformed codes get a clear page (400) and change nothing; a form without the page's xsrf value is refused", async () => {
     const person = DeviceUser.of(svc);
     for (const typed of ['BCDF-GHJK', 'nonsense', '']) {
       const page = await person.enter(typed);
@@ -203,7 +212,8 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
      * Time without sleeping: the last poll is set to `ms` before now (negative: after it, so that the next poll is
      * too soon however slowly this machine answers).
      */
-    const lastPolled = (ms: number) => svc.dataSource.query("UPDATE oidc_payloads SET last_polled_at = ? WHERE model = 'DeviceCode' AND client_id = ?", [Date.now() - ms, app.clientId]);
+    const lastPolled = (ms: number) =>
+      svc.dataSource.query("UPDATE oidc_payloads SET last_polled_at = ? WHERE model = 'DeviceCode' AND client_id = ?", [Date.now() - ms, app.clientId]);
     assert.equal((await poll(svc, app, started.device_code)).body.error, 'authorization_pending');
     await lastPolled(-10_000);
     const tooSoon = await poll(svc, app, started.device_code);
@@ -244,7 +254,11 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
       assert.equal((await poll(svc, app, started.device_code)).body.error, 'authorization_pending');
       // The device is told to wait 10 s (as after a slow_down): the other process keeps it to that.
       await svc.dataSource.query("UPDATE oidc_payloads SET poll_interval = 10 WHERE model = 'DeviceCode' AND client_id = ?", [app.clientId]);
-      const other = await fetch(new URL('/oauth/v2/token', second.url), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: app.clientId }) });
+      const other = await fetch(new URL('/oauth/v2/token', second.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: app.clientId }),
+      });
       assert.equal(((await other.json()) as { error?: string }).error, 'slow_down', 'the other process saw the first poll');
       // The user's pages are served by the second process; the device polls the first.
       const done = await new DeviceUser(new LoginClient(second.url, {}, svc.config.publicUrl)).approve(started.user_code, loginName);
@@ -282,7 +296,13 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
     const person = DeviceUser.of(svc);
     const toLogin = await person.press(await person.enter(started.user_code), 'confirm');
     const { uid, page } = await person.loginPage(toLogin.location!);
-    const refused = await person.browser.follow(await person.browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName: `${stranger.userName}@${other.primaryDomain}`, password: PASSWORD }));
+    const refused = await person.browser.follow(
+      await person.browser.post(`/ui/login/${uid}/login`, {
+        csrf: csrfOf(page.text),
+        loginName: `${stranger.userName}@${other.primaryDomain}`,
+        password: PASSWORD,
+      }),
+    );
     const answer = await poll(svc, app, started.device_code);
     assert.equal(answer.body.error, 'access_denied', answer.text);
     assert.equal(answer.status, 400);
@@ -301,17 +321,23 @@ describe('device authorization grant: a sign-in refused after its second factor'
     // SCIM may create a person without an address (the management API may not).
     const tenant = await scimTenant(svc);
     const app = await deviceApp(svc, await createProject(svc, tenant.orgId));
-    const policy = await svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/login-policy`, { token: svc.adminToken, body: { mfa: 'required', passkeys: false, allowRegistration: false, requireVerifiedEmail: true } });
+    const policy = await svc.api('PUT', `/management/v1/orgs/${tenant.orgId}/login-policy`, {
+      token: svc.adminToken,
+      body: { mfa: 'required', passkeys: false, allowRegistration: false, requireVerifiedEmail: true },
+    });
     assert.equal(policy.status, 200, policy.text);
     const userName = unique('mailless');
-    const created = await tenant.scim('POST', '/Users', { body: { schemas: [USER_SCHEMA], userName, name: { givenName: 'No', familyName: 'Mail' }, password: PASSWORD } });
+    const created = await tenant.scim('POST', '/Users', {
+      body: { schemas: [USER_SCHEMA], userName, name: { givenName: 'No', familyName: 'Mail' }, password: PASSWORD },
+    });
     assert.equal(created.status, 201, created.text);
 
     const started = await oidc.initiateDeviceAuthorization(await discover(svc, app.clientId, oidc.None()), { scope: 'openid' });
     const person = DeviceUser.of(svc);
     const toLogin = await person.press(await person.enter(started.user_code), 'confirm');
     const { uid, page } = await person.loginPage(toLogin.location!);
-    const step = (path: string, from: PageResponse, fields: Record<string, string> = {}) => person.browser.post(`/ui/login/${uid}/${path}`, { csrf: csrfOf(from.text), ...fields });
+    const step = (path: string, from: PageResponse, fields: Record<string, string> = {}) =>
+      person.browser.post(`/ui/login/${uid}/${path}`, { csrf: csrfOf(from.text), ...fields });
     const enrol = await person.browser.follow(await step('login', page, { loginName: userName, password: PASSWORD }));
     assert.match(enrol.text, /enrol\/totp/, 'the required second factor is enrolled first');
     const setup = await step('enrol/totp', enrol);
@@ -349,6 +375,9 @@ describe('device authorization grant: wrong user codes count against the per-IP 
     assert.match(refused.headers.get('content-security-policy') ?? '', /form-action 'self'.*frame-ancestors 'none'/);
     assert.doesNotMatch(refused.text, /data-device-confirm/, 'not even a right code is looked up');
     // The device is not affected: it polls with its device code, not from the user's page.
-    assert.equal((await postForm(svc, '/oauth/v2/token', { grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: app.clientId })).body.error, 'authorization_pending');
+    assert.equal(
+      (await postForm(svc, '/oauth/v2/token', { grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: app.clientId })).body.error,
+      'authorization_pending',
+    );
   });
 });

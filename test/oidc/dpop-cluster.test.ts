@@ -41,7 +41,11 @@ describe('DPoP across two processes on one database', () => {
   async function tokenRequest(at: string, proof: string) {
     const res = await fetch(`${at}/oauth/v2/token`, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${machine.clientId}:${machine.clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded', dpop: proof },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${machine.clientId}:${machine.clientSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+        dpop: proof,
+      },
       body: 'grant_type=client_credentials',
     });
     return { status: res.status, body: (await res.json()) as Record<string, string>, nonce: res.headers.get('dpop-nonce') };
@@ -85,7 +89,10 @@ describe('DPoP across two processes on one database', () => {
       const proof = await dpopProof(key, 'GET', orgsUrl(), { token, nonce });
       const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => getOrgs(urls[i % 2], token, proof).then((r) => r.status)));
       assert.equal(answers.filter((s) => s === 200).length, 1, `round ${round}: ${answers.join(' ')}`);
-      assert.ok(answers.every((s) => s === 200 || s === 401), answers.join(' '));
+      assert.ok(
+        answers.every((s) => s === 200 || s === 401),
+        answers.join(' '),
+      );
       // The token endpoint's proofs go through oidc-provider's ReplayDetection, made atomic (oidc/provider/dpop.ts).
       const tokenProof = await dpopProof(key, 'POST', tokenUrl(), { nonce });
       const issued = await Promise.all(Array.from({ length: 10 }, (_, i) => tokenRequest(urls[i % 2], tokenProof).then((r) => r.status)));

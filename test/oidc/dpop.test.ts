@@ -61,7 +61,12 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
     if (auth.body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(url(path), { method, headers, body: auth.body === undefined ? undefined : JSON.stringify(auth.body) });
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, challenge: res.headers.get('www-authenticate') ?? '', nonce: res.headers.get('dpop-nonce') };
+    return {
+      status: res.status,
+      body: text ? JSON.parse(text) : undefined,
+      challenge: res.headers.get('www-authenticate') ?? '',
+      nonce: res.headers.get('dpop-nonce'),
+    };
   }
 
   /** The server's current nonce, as a client learns it: from a use_dpop_nonce answer (RFC 9449 §9). */
@@ -101,7 +106,15 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
     assert.ok(((await admin.json()) as { orgs: unknown[] }).orgs.length > 0);
     const scim = await oidc.fetchProtectedResource(config, token, url(`/scim/v2/${project.orgId}/Users?count=1`), 'GET', undefined, undefined, { DPoP });
     assert.equal(scim.status, 200, await scim.clone().text());
-    const write = await oidc.fetchProtectedResource(config, token, url('/admin/v1/orgs'), 'POST', JSON.stringify({ name: `dpop-${randomBytes(3).toString('hex')}` }), new Headers({ 'content-type': 'application/json' }), { DPoP });
+    const write = await oidc.fetchProtectedResource(
+      config,
+      token,
+      url('/admin/v1/orgs'),
+      'POST',
+      JSON.stringify({ name: `dpop-${randomBytes(3).toString('hex')}` }),
+      new Headers({ 'content-type': 'application/json' }),
+      { DPoP },
+    );
     assert.equal(write.status, 201, await write.clone().text());
     const userinfo = await oidc.fetchUserInfo(config, token, oidc.skipSubjectCheck, { DPoP });
     assert.equal(userinfo.sub, machine.userId);
@@ -188,7 +201,11 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
         ['iat in the future', await dpopProof(key, 'POST', htu, { token, nonce: n, iat: Math.floor(Date.now() / 1000) + 3600 }), /invalid_dpop_proof/],
         ['alg none', await unsignedProof(key, 'POST', htu, token, n), /invalid_dpop_proof/],
         ['HS256', await symmetricProof('POST', htu, token, n), /invalid_dpop_proof/],
-        ['a private jwk in the header', await dpopProof(key, 'POST', htu, { token, nonce: n, header: { jwk: await exportJWK(key.privateKey) } }), /invalid_dpop_proof/],
+        [
+          'a private jwk in the header',
+          await dpopProof(key, 'POST', htu, { token, nonce: n, header: { jwk: await exportJWK(key.privateKey) } }),
+          /invalid_dpop_proof/,
+        ],
         ['typ jwt', await dpopProof(key, 'POST', htu, { token, nonce: n, header: { typ: 'JWT' } }), /invalid_dpop_proof/],
         ['a nonce of its own', await dpopProof(key, 'POST', htu, { token, nonce: randomBytes(32).toString('base64url') }), /use_dpop_nonce/],
       ];
@@ -200,7 +217,11 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
       }
       assert.equal(await orgs(), before, 'no organization created');
       // The proofs above were all refused before their jti was used: a good one still works.
-      const good = await call('POST', '/admin/v1/orgs', { token, proof: await dpopProof(key, 'POST', htu, { token, nonce: n }), body: { name: `dpop-${randomBytes(3).toString('hex')}` } });
+      const good = await call('POST', '/admin/v1/orgs', {
+        token,
+        proof: await dpopProof(key, 'POST', htu, { token, nonce: n }),
+        body: { name: `dpop-${randomBytes(3).toString('hex')}` },
+      });
       assert.equal(good.status, 201, JSON.stringify(good.body));
     });
 
@@ -220,9 +241,15 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
       const { key, token } = await boundToken();
       const n = await nonce(key, token);
       const forged = new RawHttpClient(svc.url, { host: 'evil.example' });
-      const evil = await forged.get('/admin/v1/orgs', { authorization: `DPoP ${token}`, dpop: await dpopProof(key, 'GET', 'http://evil.example/admin/v1/orgs', { token, nonce: n }) });
+      const evil = await forged.get('/admin/v1/orgs', {
+        authorization: `DPoP ${token}`,
+        dpop: await dpopProof(key, 'GET', 'http://evil.example/admin/v1/orgs', { token, nonce: n }),
+      });
       assert.equal(evil.status, 401);
-      const ours = await forged.get('/admin/v1/orgs', { authorization: `DPoP ${token}`, dpop: await dpopProof(key, 'GET', url('/admin/v1/orgs').href, { token, nonce: n }) });
+      const ours = await forged.get('/admin/v1/orgs', {
+        authorization: `DPoP ${token}`,
+        dpop: await dpopProof(key, 'GET', url('/admin/v1/orgs').href, { token, nonce: n }),
+      });
       assert.equal(ours.status, 200, ours.text);
     });
   });
@@ -277,7 +304,11 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
       ['wrong htm', await dpopProof(key, 'GET', tokenUrl(), { nonce: n }), 'invalid_dpop_proof'],
       ['stale iat without a nonce', await dpopProof(key, 'POST', tokenUrl(), { iat: Math.floor(Date.now() / 1000) - 3600 }), 'use_dpop_nonce'],
       ['stale iat with a nonce', await dpopProof(key, 'POST', tokenUrl(), { nonce: n, iat: Math.floor(Date.now() / 1000) - 3600 }), 'invalid_dpop_proof'],
-      ['iat in the future with a nonce', await dpopProof(key, 'POST', tokenUrl(), { nonce: n, iat: Math.floor(Date.now() / 1000) + 3600 }), 'invalid_dpop_proof'],
+      [
+        'iat in the future with a nonce',
+        await dpopProof(key, 'POST', tokenUrl(), { nonce: n, iat: Math.floor(Date.now() / 1000) + 3600 }),
+        'invalid_dpop_proof',
+      ],
       ['alg none', await unsignedProof(key, 'POST', tokenUrl(), 'x', n), 'invalid_dpop_proof'],
       ['HS256', await symmetricProof('POST', tokenUrl(), 'x', n), 'invalid_dpop_proof'],
       ['a nonce of its own', await dpopProof(key, 'POST', tokenUrl(), { nonce: randomBytes(32).toString('base64url') }), 'use_dpop_nonce'],
@@ -290,7 +321,10 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
     // A forged Host does not make a proof for that host valid (htu is PUBLIC_URL's: docs/oauth-profiles.md, "DPoP").
     const forged = new RawHttpClient(svc.url, { host: 'evil.example' });
     const basic = `Basic ${Buffer.from(`${machine.clientId}:${machine.clientSecret}`).toString('base64')}`;
-    const evil = await forged.post('/oauth/v2/token', 'grant_type=client_credentials', 'application/x-www-form-urlencoded', { authorization: basic, dpop: await dpopProof(key, 'POST', 'http://evil.example/oauth/v2/token', { nonce: n }) });
+    const evil = await forged.post('/oauth/v2/token', 'grant_type=client_credentials', 'application/x-www-form-urlencoded', {
+      authorization: basic,
+      dpop: await dpopProof(key, 'POST', 'http://evil.example/oauth/v2/token', { nonce: n }),
+    });
     assert.equal(evil.status, 400, evil.text);
     assert.equal(JSON.parse(evil.text).error, 'invalid_dpop_proof');
     assert.equal(await issuedTokens(), before, 'no token issued');
@@ -304,7 +338,15 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
     before(async () => {
       const created = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/oidc`, {
         token: svc.adminToken,
-        body: { name: `dpop-app-${randomBytes(3).toString('hex')}`, redirectUris: [`${RP}/cb`], responseTypes: ['code'], grantTypes: ['authorization_code', 'refresh_token'], authMethod: 'client_secret_basic', devMode: true, dpopBoundAccessTokens: true },
+        body: {
+          name: `dpop-app-${randomBytes(3).toString('hex')}`,
+          redirectUris: [`${RP}/cb`],
+          responseTypes: ['code'],
+          grantTypes: ['authorization_code', 'refresh_token'],
+          authMethod: 'client_secret_basic',
+          devMode: true,
+          dpopBoundAccessTokens: true,
+        },
       });
       assert.equal(created.status, 201, created.text);
       assert.equal(created.body.dpopBoundAccessTokens ?? true, true);
@@ -336,36 +378,62 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
       assert.equal(bearer.status, 401);
       const explained = 'the access token is DPoP-bound: present it as "Authorization: DPoP" with a proof';
       assert.deepEqual(await bearer.json(), { error: 'invalid_token', error_description: explained });
-      assert.match(bearer.headers.get('www-authenticate') ?? '', /^DPoP .*error="invalid_token", error_description="the access token is DPoP-bound: present it as \\"Authorization: DPoP\\" with a proof"/);
+      assert.match(
+        bearer.headers.get('www-authenticate') ?? '',
+        /^DPoP .*error="invalid_token", error_description="the access token is DPoP-bound: present it as \\"Authorization: DPoP\\" with a proof"/,
+      );
       const otherKey = oidc.getDPoPHandle(appConfig, await newDpopKey());
-      await assert.rejects(oidc.fetchUserInfo(appConfig, tokens.access_token, tokens.claims()!.sub, { DPoP: otherKey }), (error: { status?: number; cause?: { parameters: Record<string, string> }[] }) => {
-        // openid-client hands over the WWW-Authenticate challenge (RFC 9449 §7.1).
-        assert.equal(error.status, 401, JSON.stringify(error));
-        assert.equal(error.cause?.[0]?.parameters.error, 'invalid_token', JSON.stringify(error));
-        assert.equal(error.cause?.[0]?.parameters.error_description, 'the DPoP proof is signed with another key than the token is bound to');
-        return true;
-      });
+      await assert.rejects(
+        oidc.fetchUserInfo(appConfig, tokens.access_token, tokens.claims()!.sub, { DPoP: otherKey }),
+        (error: { status?: number; cause?: { parameters: Record<string, string> }[] }) => {
+          // openid-client hands over the WWW-Authenticate challenge (RFC 9449 §7.1).
+          assert.equal(error.status, 401, JSON.stringify(error));
+          assert.equal(error.cause?.[0]?.parameters.error, 'invalid_token', JSON.stringify(error));
+          assert.equal(error.cause?.[0]?.parameters.error_description, 'the DPoP proof is signed with another key than the token is bound to');
+          return true;
+        },
+      );
     });
 
     it('the console (apiAccess) with DPoP: the admin API and SCIM with proofs, not as Bearer', async () => {
       const consoleConfig = await discover(svc, 'console', oidc.None());
       const key = await newDpopKey();
       const DPoP = oidc.getDPoPHandle(consoleConfig, key);
-      const flow = await codeFlow(svc, consoleConfig, `${svc.config.publicUrl}/console/callback`, `openid ${API_SCOPE}`, { loginName: 'admin', password: ADMIN_PASSWORD });
+      const flow = await codeFlow(svc, consoleConfig, `${svc.config.publicUrl}/console/callback`, `openid ${API_SCOPE}`, {
+        loginName: 'admin',
+        password: ADMIN_PASSWORD,
+      });
       const tokens = await flow.exchange({ DPoP });
       assert.equal(tokens.token_type.toLowerCase(), 'dpop');
       const orgs = await oidc.fetchProtectedResource(consoleConfig, tokens.access_token, url('/admin/v1/orgs'), 'GET', undefined, undefined, { DPoP });
       assert.equal(orgs.status, 200, await orgs.clone().text());
-      const scim = await oidc.fetchProtectedResource(consoleConfig, tokens.access_token, url(`/scim/v2/${project.orgId}/Users?count=1`), 'GET', undefined, undefined, { DPoP });
+      const scim = await oidc.fetchProtectedResource(
+        consoleConfig,
+        tokens.access_token,
+        url(`/scim/v2/${project.orgId}/Users?count=1`),
+        'GET',
+        undefined,
+        undefined,
+        { DPoP },
+      );
       assert.equal(scim.status, 200);
       assert.equal((await call('GET', '/admin/v1/orgs', { scheme: 'Bearer', token: tokens.access_token })).status, 401);
     });
 
     it('token exchange: a bound subject token is refused (it would come out unbound), and so is a dpopBoundAccessTokens client', async () => {
       assert.equal((await svc.api('PUT', '/admin/v1/features', { token: svc.adminToken, body: { tokenExchange: true } })).status, 200);
-      const body = { redirectUris: [`${RP}/cb`], responseTypes: ['code'], grantTypes: ['authorization_code', EXCHANGE], authMethod: 'client_secret_basic', devMode: true };
+      const body = {
+        redirectUris: [`${RP}/cb`],
+        responseTypes: ['code'],
+        grantTypes: ['authorization_code', EXCHANGE],
+        authMethod: 'client_secret_basic',
+        devMode: true,
+      };
       const create = async (extra: object) => {
-        const res = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/oidc`, { token: svc.adminToken, body: { name: `dpop-tx-${randomBytes(3).toString('hex')}`, ...body, ...extra } });
+        const res = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/oidc`, {
+          token: svc.adminToken,
+          body: { name: `dpop-tx-${randomBytes(3).toString('hex')}`, ...body, ...extra },
+        });
         assert.equal(res.status, 201, res.text);
         return res.body as { clientId: string; clientSecret: string };
       };
@@ -375,7 +443,12 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
       const DPoP = oidc.getDPoPHandle(exchangingConfig, await newDpopKey());
       const bound = await (await codeFlow(svc, exchangingConfig, `${RP}/cb`, 'openid', login)).exchange({ DPoP });
       const exchange = (client: { clientId: string; clientSecret: string }, subject: string) =>
-        postForm(svc, '/oauth/v2/token', { grant_type: EXCHANGE, subject_token: subject, subject_token_type: TOKEN_TYPE.access }, { id: client.clientId, secret: client.clientSecret });
+        postForm(
+          svc,
+          '/oauth/v2/token',
+          { grant_type: EXCHANGE, subject_token: subject, subject_token_type: TOKEN_TYPE.access },
+          { id: client.clientId, secret: client.clientSecret },
+        );
       const refused = await exchange(exchanging, bound.access_token);
       assert.equal(refused.status, 400, refused.text);
       assert.equal(refused.body.error, 'invalid_grant');
@@ -399,7 +472,13 @@ describe('DPoP: bound tokens at the token endpoint, userinfo, introspection, the
 async function codeFlow(svc: TestService, config: oidc.Configuration, redirectUri: string, scope: string, login: { loginName: string; password: string }) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
-  const authorize = oidc.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope, state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+  const authorize = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: redirectUri,
+    scope,
+    state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
   const browser = new LoginClient(svc.url);
   const first = await browser.get(`${authorize.pathname}${authorize.search}`);
   let location = first.location ?? '';
@@ -415,7 +494,7 @@ async function codeFlow(svc: TestService, config: oidc.Configuration, redirectUr
   assert.ok(location.startsWith(redirectUri), `the redirect URI: ${location}`);
   const callback = new URL(location, svc.url);
   return {
-    exchange: (options?: oidc.DPoPOptions) => oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, undefined, options),
+    exchange: (options?: oidc.DPoPOptions) =>
+      oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state }, undefined, options),
   };
 }
-

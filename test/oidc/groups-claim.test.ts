@@ -19,7 +19,8 @@ describe('the groups scope and claim, signed in through the login UI', () => {
   const names = [`Engineering ${unique('g')}`, `Ärzte ${unique('g')}`];
   const groupIds: string[] = [];
 
-  const management = (method: string, path: string, body?: unknown) => svc.api(method, `/management/v1/orgs/${project.orgId}${path}`, { token: svc.adminToken, body });
+  const management = (method: string, path: string, body?: unknown) =>
+    svc.api(method, `/management/v1/orgs/${project.orgId}${path}`, { token: svc.adminToken, body });
   const userinfo = async (token: string) => {
     const res = await svc.api('GET', '/oidc/v1/userinfo', { token });
     assert.equal(res.status, 200, res.text);
@@ -31,7 +32,14 @@ describe('the groups scope and claim, signed in through the login UI', () => {
     return res.body as Record<string, unknown>;
   };
   const signInWith = async (app: OidcApp, scope: string) => {
-    const { tokens, error } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT, loginName, password: PASSWORD, scope });
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: REDIRECT,
+      loginName,
+      password: PASSWORD,
+      scope,
+    });
     assert.ok(tokens, error);
     return tokens;
   };

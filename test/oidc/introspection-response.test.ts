@@ -46,7 +46,14 @@ describe('introspection response members (RFC 7662 §2.2)', () => {
     it(`a user's ${accessTokenType} token: the standard members and the claims of its scopes`, async () => {
       const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', accessTokenType });
       const loginName = `${user.userName}@${project.primaryDomain}`;
-      const { tokens, error } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT, loginName, password: PASSWORD, scope: 'openid profile email' });
+      const { tokens, error } = await signIn(svc, {
+        clientId: app.clientId,
+        clientSecret: app.clientSecret,
+        redirectUri: REDIRECT,
+        loginName,
+        password: PASSWORD,
+        scope: 'openid profile email',
+      });
       assert.ok(tokens, error);
       const body = await introspect(tokens.access_token);
       assertStandardMembers(body, user.userId, tokens.access_token);
@@ -56,7 +63,14 @@ describe('introspection response members (RFC 7662 §2.2)', () => {
       assert.equal(body.phone_number, undefined, 'no claims of scopes not granted');
       if (accessTokenType === 'jwt') assert.equal(body.jti, decodeJwt(tokens.access_token).jti, 'a JWT’s jti is its own');
 
-      const narrow = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT, loginName, password: PASSWORD, scope: 'openid' });
+      const narrow = await signIn(svc, {
+        clientId: app.clientId,
+        clientSecret: app.clientSecret,
+        redirectUri: REDIRECT,
+        loginName,
+        password: PASSWORD,
+        scope: 'openid',
+      });
       const bare = await introspect(narrow.tokens!.access_token);
       assert.equal(bare.given_name, undefined);
       assert.equal(bare.email, undefined);
@@ -65,7 +79,12 @@ describe('introspection response members (RFC 7662 §2.2)', () => {
 
     it(`a machine user's ${accessTokenType} client-credentials and JWT-profile tokens: sub, iat and the other members`, async () => {
       const machine = await createMachine(svc, project.orgId, accessTokenType);
-      const res = await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: `${projectScope(project.projectId)} profile` }, { id: machine.clientId, secret: machine.clientSecret });
+      const res = await postForm(
+        svc,
+        '/oauth/v2/token',
+        { grant_type: 'client_credentials', scope: `${projectScope(project.projectId)} profile` },
+        { id: machine.clientId, secret: machine.clientSecret },
+      );
       assert.equal(res.status, 200, res.text);
       const body = await introspect(res.body.access_token);
       assertStandardMembers(body, machine.userId, res.body.access_token);
@@ -73,7 +92,11 @@ describe('introspection response members (RFC 7662 §2.2)', () => {
       assert.equal(body.name, 'machine', 'the profile claims of the machine user');
 
       const key = await createMachineKey(svc, project.orgId, machine.userId);
-      const profile = await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await jwtProfileAssertion(svc, key), scope: `${projectScope(project.projectId)} profile` });
+      const profile = await postForm(svc, '/oauth/v2/token', {
+        grant_type: JWT_BEARER,
+        assertion: await jwtProfileAssertion(svc, key),
+        scope: `${projectScope(project.projectId)} profile`,
+      });
       assert.equal(profile.status, 200, profile.text);
       const profileBody = await introspect(profile.body.access_token);
       assertStandardMembers(profileBody, machine.userId, profile.body.access_token);
@@ -85,7 +108,14 @@ describe('introspection response members (RFC 7662 §2.2)', () => {
     const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', accessTokenType: 'jwt' });
     const renamed = await createHuman(svc, project.orgId);
     const loginName = `${renamed.userName}@${project.primaryDomain}`;
-    const { tokens, error } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT, loginName, password: PASSWORD, scope: 'openid profile' });
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: REDIRECT,
+      loginName,
+      password: PASSWORD,
+      scope: 'openid profile',
+    });
     assert.ok(tokens, error);
     assert.equal((await introspect(tokens.access_token)).given_name, 'Ada');
     const patched = await svc.api('PATCH', `/scim/v2/${project.orgId}/Users/${renamed.userId}`, {
@@ -101,7 +131,12 @@ describe('introspection response members (RFC 7662 §2.2)', () => {
 
   it("a removed machine user's token is no longer active", async () => {
     const machine = await createMachine(svc, project.orgId);
-    const res = await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: `${projectScope(project.projectId)} profile` }, { id: machine.clientId, secret: machine.clientSecret });
+    const res = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'client_credentials', scope: `${projectScope(project.projectId)} profile` },
+      { id: machine.clientId, secret: machine.clientSecret },
+    );
     assert.equal((await introspect(res.body.access_token)).sub, machine.userId);
     await svc.app.get(UserLifecycleService).remove(null, project.orgId, machine.userId);
     const after = await postForm(svc, '/oauth/v2/introspect', { token: res.body.access_token }, { id: api.clientId, secret: api.clientSecret! });

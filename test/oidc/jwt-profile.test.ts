@@ -14,7 +14,10 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
   let machine: { userId: string; keyId: string; key: string };
 
   async function createKeyedMachine() {
-    const created = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, { token: svc.adminToken, body: { userName: unique('svc'), name: 'svc', accessTokenType: 'opaque' } });
+    const created = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, {
+      token: svc.adminToken,
+      body: { userName: unique('svc'), name: 'svc', accessTokenType: 'opaque' },
+    });
     assert.equal(created.status, 201, created.text);
     const key = await svc.api('POST', `/management/v1/orgs/${orgId}/users/${created.body.userId}/keys`, { token: svc.adminToken, body: {} });
     assert.equal(key.status, 201, key.text);
@@ -26,7 +29,10 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
     machine = await createKeyedMachine();
   });
 
-  function assertion(claims: { iss?: string; sub?: string; aud?: string; iat?: number; kid?: string; jti?: string | null; exp?: number; nbf?: number } = {}, signer = machine) {
+  function assertion(
+    claims: { iss?: string; sub?: string; aud?: string; iat?: number; kid?: string; jti?: string | null; exp?: number; nbf?: number } = {},
+    signer = machine,
+  ) {
     const now = Math.floor(Date.now() / 1000);
     const jwt = new SignJWT({});
     if (claims.nbf !== undefined) jwt.setNotBefore(claims.nbf);
@@ -80,7 +86,10 @@ describe('JWT profile grant (RFC 7523) with machine keys', () => {
   });
 
   it('accepts the token endpoint URL as the audience (RFC 7523 §3), and names the granted scope only when one was granted', async () => {
-    const res = await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion({ aud: `${svc.config.publicUrl}/oauth/v2/token` }) });
+    const res = await postForm(svc, '/oauth/v2/token', {
+      grant_type: JWT_BEARER,
+      assertion: await assertion({ aud: `${svc.config.publicUrl}/oauth/v2/token` }),
+    });
     assert.equal(res.status, 200, res.text);
     assert.ok(!('scope' in res.body), `nothing beyond the default was granted, so no scope member: ${res.text}`);
     const scoped = await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion(), scope: 'openid profile' });

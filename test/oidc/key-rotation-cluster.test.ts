@@ -30,7 +30,10 @@ describe('key rotation across WORKERS=2 over one database', () => {
     const api = createClient(svc.url);
     const admin = readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim();
     const org = await api('POST', '/admin/v1/orgs', { token: admin, body: { name: 'rotation' } });
-    const user = await api('POST', `/management/v1/orgs/${org.body.id}/users/machine`, { token: admin, body: { userName: 'rotator', name: 'r', accessTokenType: 'jwt' } });
+    const user = await api('POST', `/management/v1/orgs/${org.body.id}/users/machine`, {
+      token: admin,
+      body: { userName: 'rotator', name: 'r', accessTokenType: 'jwt' },
+    });
     machine = (await api('POST', `/management/v1/orgs/${org.body.id}/users/${user.body.userId}/secret`, { token: admin, body: {} })).body;
     await api('PUT', `/admin/v1/members/${user.body.userId}`, { token: admin, body: { roles: ['IAM_OWNER'] } });
   });

@@ -59,7 +59,10 @@ describe('scheduled key rotation across WORKERS=2: the next key is published bef
     const api = createClient(svc.url);
     const admin = readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim();
     const org = await api('POST', '/admin/v1/orgs', { token: admin, body: { name: 'schedule' } });
-    const user = await api('POST', `/management/v1/orgs/${org.body.id}/users/machine`, { token: admin, body: { userName: 'scheduled', name: 's', accessTokenType: 'jwt' } });
+    const user = await api('POST', `/management/v1/orgs/${org.body.id}/users/machine`, {
+      token: admin,
+      body: { userName: 'scheduled', name: 's', accessTokenType: 'jwt' },
+    });
     machine = (await api('POST', `/management/v1/orgs/${org.body.id}/users/${user.body.userId}/secret`, { token: admin, body: {} })).body;
   });
   after(async () => {
@@ -83,16 +86,23 @@ describe('scheduled key rotation across WORKERS=2: the next key is published bef
 
   /** `count` answers in a row, each over a new connection (so from both workers), all satisfy `check`. */
   async function streak(what: string, count: number, check: () => Promise<boolean>): Promise<void> {
-    await eventually(what, async () => {
-      for (let i = 0; i < count; i++) if (!(await check())) return undefined;
-      return true;
-    }, 30_000, 250);
+    await eventually(
+      what,
+      async () => {
+        for (let i = 0; i < count; i++) if (!(await check())) return undefined;
+        return true;
+      },
+      30_000,
+      250,
+    );
   }
 
   it('publishes the next key a day ahead, signs with it after that day, and keeps the old key until its tokens expire', async () => {
     // Workers starting together on an empty database may each create a first key; within a poll they
     // agree on one, and the other stays published for the tokens it signed.
-    const [{ id: oldKid }]: { id: string }[] = await keysTable.query('SELECT id FROM signing_keys WHERE retired_at IS NULL ORDER BY signs_from DESC, created_at DESC LIMIT 1');
+    const [{ id: oldKid }]: { id: string }[] = await keysTable.query(
+      'SELECT id FROM signing_keys WHERE retired_at IS NULL ORDER BY signs_from DESC, created_at DESC LIMIT 1',
+    );
     await streak('both workers sign with the newest key', 20, async () => (await kidOf()) === oldKid);
     const oldToken = await token();
     assert.equal(decodeProtectedHeader(oldToken).kid, oldKid);
@@ -110,7 +120,10 @@ describe('scheduled key rotation across WORKERS=2: the next key is published bef
     await advance(NEXT_KEY_LEAD_MS);
     await streak('both workers sign with the next key', 20, async () => (await kidOf()) === nextKid);
     const jwks = await publishedKeys(svc.url);
-    assert.ok(jwks.keys.some((k) => k.kid === oldKid), 'the old key stays published for its tokens');
+    assert.ok(
+      jwks.keys.some((k) => k.kid === oldKid),
+      'the old key stays published for its tokens',
+    );
     await jwtVerify(oldToken, createLocalJWKSet(jwks as never));
 
     // Its tokens live at most the token lifetime past the switch; until then it is published.
@@ -163,7 +176,12 @@ describe('rotation in one process', () => {
       const oldKid = decodeProtectedHeader(await token()).kid!;
       // The schedule's check as the 90th day comes (its clock is a parameter).
       await svc.app.get(SigningKeysService).ensureSchedule(new Date(Date.now() + ROTATION_INTERVAL_MS));
-      const scheduledKid = await eventually('the next key is published', async () => (await publishedKeys(svc.url)).keys.map((k) => k.kid).find((kid) => kid !== oldKid), 15_000, 200);
+      const scheduledKid = await eventually(
+        'the next key is published',
+        async () => (await publishedKeys(svc.url)).keys.map((k) => k.kid).find((kid) => kid !== oldKid),
+        15_000,
+        200,
+      );
       assert.equal(decodeProtectedHeader(await token()).kid, oldKid);
 
       const rotated = await svc.api('POST', '/admin/v1/keys/rotate', { token: svc.adminToken, body: {} });
@@ -177,13 +195,18 @@ describe('rotation in one process', () => {
   });
 
   describe('rotation by two processes at once', () => {
-    it('keeps the other process\'s new key published although this one read its clock a moment before that key was created', async () => {
+    it("keeps the other process's new key published although this one read its clock a moment before that key was created", async () => {
       const signing = decodeProtectedHeader(await clientCredentialsToken(svc.url, machine)).kid!;
       const newKid = await svc.app.get(SigningKeysService).rotate(null, new Date(Date.now() - 2_000));
-      const kids = await eventually('the new key is published', async () => {
-        const published = (await publishedKeys(svc.url)).keys.map((k) => k.kid);
-        return published.includes(newKid) ? published : undefined;
-      }, 15_000, 200);
+      const kids = await eventually(
+        'the new key is published',
+        async () => {
+          const published = (await publishedKeys(svc.url)).keys.map((k) => k.kid);
+          return published.includes(newKid) ? published : undefined;
+        },
+        15_000,
+        200,
+      );
       assert.ok(kids.includes(signing), 'the key that signed stays published for its tokens');
     });
   });

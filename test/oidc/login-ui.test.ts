@@ -12,7 +12,6 @@ import type { RelyingParty } from './support/browser.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 
-
 describe('login UI, prompts, implicit flow, response modes and end-session (Chromium)', () => {
   const svc = useService();
   let browser: Browser;
@@ -44,7 +43,14 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
 
   function authUrl(params: Record<string, string> = {}, client: OidcApp = app): URL {
     const url = new URL('/oauth/v2/authorize', svc.config.publicUrl);
-    url.search = new URLSearchParams({ client_id: client.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: oidc.randomState(), ...params }).toString();
+    url.search = new URLSearchParams({
+      client_id: client.clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'openid',
+      state: oidc.randomState(),
+      ...params,
+    }).toString();
     return url;
   }
 
@@ -219,7 +225,7 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
       void seenDe;
       await ui.page.goto(String(authUrl({ ui_locales: 'de', login_hint: 'someone@example.com' })));
       assert.equal(await ui.page.getAttribute('html', 'lang'), 'de');
-      assert.match(await ui.page.textContent('body') ?? '', /Passwort/);
+      assert.match((await ui.page.textContent('body')) ?? '', /Passwort/);
       assert.equal(await ui.page.inputValue('input[name="loginName"]'), 'someone@example.com');
     } finally {
       await ui.context.close();
@@ -234,7 +240,7 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
       const response = await ui.page.goto(String(url));
       assert.equal(response!.status(), 400);
       assert.equal(rp.callbacks.length, seen);
-      assert.match(await ui.page.textContent('body') ?? '', /invalid_redirect_uri/);
+      assert.match((await ui.page.textContent('body')) ?? '', /invalid_redirect_uri/);
     } finally {
       await ui.context.close();
     }
@@ -285,7 +291,7 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
       for (let i = 0; i < 10; i++) await submitLogin(ui.page, user.loginName, 'wrong-password');
       await submitLogin(ui.page, user.loginName, PASSWORD);
       // Nothing tells a locked user from a wrong password or an unknown name (SECURITY.md).
-      assert.match(await ui.page.textContent('[role="alert"]') ?? '', /login name or password is wrong/);
+      assert.match((await ui.page.textContent('[role="alert"]')) ?? '', /login name or password is wrong/);
       assert.equal(rp.callbacks.length, seen);
       const locked = await searchEvents(svc, { event_types: ['user.locked'], aggregate_id: user.userId });
       assert.equal(locked.length, 1);
@@ -308,7 +314,10 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
       assert.equal(info.status, 401);
       const introspected = await fetch(new URL('/oauth/v2/introspect', svc.config.publicUrl), {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ token: tokens.access_token }),
       });
       assert.deepEqual(await introspected.json(), { active: false });

@@ -27,7 +27,8 @@ describe('logout and offline_access', () => {
 
   const basic = (app: OidcApp) => ({ id: app.clientId, secret: app.clientSecret! });
   const introspect = async (token: string) => (await postForm(svc, '/oauth/v2/introspect', { token }, basic(api))).body.active as boolean;
-  const userinfo = async (token: string) => (await fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${token}` } })).status;
+  const userinfo = async (token: string) =>
+    (await fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${token}` } })).status;
   const refresh = (app: OidcApp, token: string) => postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: token }, basic(app));
   const revoke = async (app: OidcApp, token: string) => assert.equal((await postForm(svc, '/oauth/v2/revoke', { token }, basic(app))).status, 200);
 
@@ -80,10 +81,20 @@ describe('logout and offline_access', () => {
   });
 
   it("a logout of one client only revokes that client's access tokens and keeps the other's", async () => {
-    const [first, second] = [await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP), await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP)];
+    const [first, second] = [
+      await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP),
+      await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP),
+    ];
     const { browser, tokens: firstTokens } = await signIn(first, 'openid offline_access');
     // The same browser signs in to the second client within its session.
-    const { uid, csrf } = await browser.startLogin({ client_id: second.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid offline_access', state: 'st', prompt: 'login' });
+    const { uid, csrf } = await browser.startLogin({
+      client_id: second.clientId,
+      redirect_uri: `${RP}/cb`,
+      response_type: 'code',
+      scope: 'openid offline_access',
+      state: 'st',
+      prompt: 'login',
+    });
     const final = await browser.follow(await browser.post(`/ui/login/${uid}/login`, { csrf, loginName, password: PASSWORD }));
     const code = new URL(final.location!).searchParams.get('code')!;
     const secondTokens = (await postForm(svc, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: `${RP}/cb` }, basic(second))).body;

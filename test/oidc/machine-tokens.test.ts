@@ -40,7 +40,13 @@ describe('machine users: client credentials, introspection, revocation, API acce
 
   it('names the granted scope in a client-credentials response, and leaves the member out when none was granted', async () => {
     const machine = await createMachine(svc, project.orgId);
-    const grant = (scope?: string) => postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', ...(scope ? { scope } : {}) }, { id: machine.clientId, secret: machine.clientSecret });
+    const grant = (scope?: string) =>
+      postForm(
+        svc,
+        '/oauth/v2/token',
+        { grant_type: 'client_credentials', ...(scope ? { scope } : {}) },
+        { id: machine.clientId, secret: machine.clientSecret },
+      );
     const unscoped = await grant();
     assert.equal(unscoped.status, 200, unscoped.text);
     assert.ok(!('scope' in unscoped.body), `no "scope": "": ${unscoped.text}`);

@@ -20,13 +20,23 @@ describe('userinfo with machine users’ tokens (client credentials, JWT profile
 
   const userinfo = async (token: string) => {
     const res = await fetch(new URL('/oidc/v1/userinfo', svc.url), { headers: { authorization: `Bearer ${token}` } });
-    return { status: res.status, body: (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined, challenge: res.headers.get('www-authenticate') ?? '' };
+    return {
+      status: res.status,
+      body: (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined,
+      challenge: res.headers.get('www-authenticate') ?? '',
+    };
   };
 
   for (const format of ['opaque', 'jwt'] as const) {
     it(`client credentials (${format}): claims of the granted scopes with openid, insufficient_scope without it`, async () => {
       const machine = await createMachine(svc, orgId, format);
-      const grant = (scope?: string) => postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', ...(scope ? { scope } : {}) }, { id: machine.clientId, secret: machine.clientSecret });
+      const grant = (scope?: string) =>
+        postForm(
+          svc,
+          '/oauth/v2/token',
+          { grant_type: 'client_credentials', ...(scope ? { scope } : {}) },
+          { id: machine.clientId, secret: machine.clientSecret },
+        );
       const profile = await userinfo((await grant('openid profile')).body.access_token);
       assert.equal(profile.status, 200, JSON.stringify(profile.body));
       assert.equal(profile.body!.sub, machine.userId);
@@ -58,7 +68,9 @@ describe('userinfo with machine users’ tokens (client credentials, JWT profile
 
   it('a revoked token and a deactivated machine user’s token are refused with 401', async () => {
     const machine = await createMachine(svc, orgId);
-    const token = async () => (await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, { id: machine.clientId, secret: machine.clientSecret })).body.access_token as string;
+    const token = async () =>
+      (await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, { id: machine.clientId, secret: machine.clientSecret }))
+        .body.access_token as string;
     const revoked = await token();
     assert.equal((await postForm(svc, '/oauth/v2/revoke', { token: revoked }, { id: machine.clientId, secret: machine.clientSecret })).status, 200);
     assert.equal((await userinfo(revoked)).status, 401);
@@ -73,7 +85,12 @@ describe('userinfo with machine users’ tokens (client credentials, JWT profile
       const machine = await keyedMachine(format);
       const secret = await svc.api('POST', `/management/v1/orgs/${orgId}/users/${machine.userId}/secret`, { token: svc.adminToken, body: {} });
       assert.equal(secret.status, 201, secret.text);
-      const credentials = await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid profile' }, { id: secret.body.clientId, secret: secret.body.clientSecret });
+      const credentials = await postForm(
+        svc,
+        '/oauth/v2/token',
+        { grant_type: 'client_credentials', scope: 'openid profile' },
+        { id: secret.body.clientId, secret: secret.body.clientSecret },
+      );
       const profile = await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await assertion(machine), scope: 'openid profile' });
       const tokens = [credentials.body.access_token as string, profile.body.access_token as string];
       for (const token of tokens) assert.equal((await userinfo(token)).status, 200);
@@ -87,7 +104,10 @@ describe('userinfo with machine users’ tokens (client credentials, JWT profile
   }
 
   async function keyedMachine(accessTokenType: 'opaque' | 'jwt') {
-    const created = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, { token: svc.adminToken, body: { userName: unique('svc'), name: 'svc', accessTokenType } });
+    const created = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, {
+      token: svc.adminToken,
+      body: { userName: unique('svc'), name: 'svc', accessTokenType },
+    });
     assert.equal(created.status, 201, created.text);
     return createMachineKey(svc, orgId, created.body.userId);
   }

@@ -42,7 +42,14 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
     assert.equal(doc.backchannel_logout_supported, true);
     assert.equal(doc.backchannel_logout_session_supported, true);
     // Not offered yet: dynamic registration, CIBA, mTLS; and no front-channel or session-iframe logout.
-    for (const absent of ['registration_endpoint', 'backchannel_authentication_endpoint', 'mtls_endpoint_aliases', 'tls_client_certificate_bound_access_tokens', 'frontchannel_logout_supported', 'check_session_iframe']) {
+    for (const absent of [
+      'registration_endpoint',
+      'backchannel_authentication_endpoint',
+      'mtls_endpoint_aliases',
+      'tls_client_certificate_bound_access_tokens',
+      'frontchannel_logout_supported',
+      'check_session_iframe',
+    ]) {
       assert.ok(!(absent in doc), `${absent} is not advertised`);
     }
   });
@@ -68,7 +75,14 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
   async function codeFlowUrl(config: oidc.Configuration, extra: Record<string, string> = {}) {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
-    const params = { redirect_uri: REDIRECT, scope: 'openid profile', state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra };
+    const params = {
+      redirect_uri: REDIRECT,
+      scope: 'openid profile',
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...extra,
+    };
     return { params, verifier, state };
   }
 
@@ -90,17 +104,31 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
       const url = await oidc.buildAuthorizationUrlWithPAR(config, params);
       const back = await signIn(url);
       assert.ok(back.location?.startsWith(REDIRECT), `back at the client: ${back.status} ${back.location}`);
-      const tokens = await oidc.authorizationCodeGrant(config, new URL(back.location!), { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(back.location!), {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+        idTokenExpected: true,
+      });
       assert.ok(tokens.access_token);
     });
 
     it('an application without PAR cannot be told to require it: a client-credentials-only API of the app is refused with the field named', async () => {
       const res = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/oidc`, {
         token: svc.adminToken,
-        body: { name: 'no redirect', redirectUris: [], responseTypes: [], grantTypes: [], authMethod: 'client_secret_basic', requirePushedAuthorizationRequests: true },
+        body: {
+          name: 'no redirect',
+          redirectUris: [],
+          responseTypes: [],
+          grantTypes: [],
+          authMethod: 'client_secret_basic',
+          requirePushedAuthorizationRequests: true,
+        },
       });
       assert.equal(res.status, 400, res.text);
-      assert.deepEqual(res.body.details.map((d: { field: string }) => d.field), ['requirePushedAuthorizationRequests']);
+      assert.deepEqual(
+        res.body.details.map((d: { field: string }) => d.field),
+        ['requirePushedAuthorizationRequests'],
+      );
     });
   });
 
@@ -113,7 +141,13 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
     before(async () => {
       app = await createOidcApp(svc, project, { authMethod: 'private_key_jwt', settings: { requireSignedRequestObject: true } }, RP);
       key = await createAppKey(svc, app);
-      signingKey = await crypto.subtle.importKey('pkcs8', createPrivateKey(key.key).export({ format: 'der', type: 'pkcs8' }), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
+      signingKey = await crypto.subtle.importKey(
+        'pkcs8',
+        createPrivateKey(key.key).export({ format: 'der', type: 'pkcs8' }),
+        { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+        false,
+        ['sign'],
+      );
       config = await discover(svc, app.clientId, oidc.PrivateKeyJwt({ key: signingKey, kid: key.keyId }));
     });
 
@@ -121,7 +155,10 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
       assert.equal(doc.request_parameter_supported, true);
       assert.equal(doc.request_uri_parameter_supported, false);
       assert.ok(Array.isArray(doc.request_object_signing_alg_values_supported));
-      assert.ok(!(doc.request_object_signing_alg_values_supported as string[]).some((alg) => alg === 'none' || alg.startsWith('HS')), String(doc.request_object_signing_alg_values_supported));
+      assert.ok(
+        !(doc.request_object_signing_alg_values_supported as string[]).some((alg) => alg === 'none' || alg.startsWith('HS')),
+        String(doc.request_object_signing_alg_values_supported),
+      );
     });
 
     it('a signed request object signs the user in, and the code is redeemed with private_key_jwt', async () => {
@@ -130,17 +167,32 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
       assert.deepEqual([...url.searchParams.keys()].sort(), ['client_id', 'request']);
       const back = await signIn(url);
       assert.ok(back.location?.startsWith(REDIRECT), `back at the client: ${back.status} ${back.location}`);
-      const tokens = await oidc.authorizationCodeGrant(config, new URL(back.location!), { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(back.location!), {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+        idTokenExpected: true,
+      });
       assert.ok(tokens.access_token);
     });
 
     it('a plain request is refused: the application requires request objects', async () => {
-      const error = await authorizationError({ client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', state: 's', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+      const error = await authorizationError({
+        client_id: app.clientId,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        state: 's',
+        code_challenge: 'x'.repeat(43),
+        code_challenge_method: 'S256',
+      });
       assert.equal(error, 'invalid_request');
     });
 
     /** A request object as a client would sign it, changed by `change`; `signer` and `header` replace the key and the header. */
-    async function requestObject(change: (claims: Record<string, unknown>) => void, signer?: { key: Parameters<SignJWT['sign']>[0]; kid: string }): Promise<string> {
+    async function requestObject(
+      change: (claims: Record<string, unknown>) => void,
+      signer?: { key: Parameters<SignJWT['sign']>[0]; kid: string },
+    ): Promise<string> {
       const now = Math.floor(Date.now() / 1000);
       const claims: Record<string, unknown> = {
         iss: app.clientId,
@@ -180,15 +232,30 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
 
     it('an unsigned request object (alg none) is refused', async () => {
       const now = Math.floor(Date.now() / 1000);
-      const request = new UnsecuredJWT({ iss: app.clientId, client_id: app.clientId, aud: svc.config.publicUrl, iat: now, exp: now + 300, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' }).encode();
+      const request = new UnsecuredJWT({
+        iss: app.clientId,
+        client_id: app.clientId,
+        aud: svc.config.publicUrl,
+        iat: now,
+        exp: now + 300,
+        response_type: 'code',
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+      }).encode();
       const error = await authorizationError({ client_id: app.clientId, request });
       assert.ok(error === 'invalid_request_object' || error === 'invalid_request', String(error));
     });
 
     it('requireSignedRequestObject needs keys: refused for a client_secret_basic application, with the field named', async () => {
-      const res = await svc.api('PATCH', `/management/v1/orgs/${app.orgId}/projects/${app.projectId}/apps/${app.appId}`, { token: svc.adminToken, body: { authMethod: 'client_secret_basic' } });
+      const res = await svc.api('PATCH', `/management/v1/orgs/${app.orgId}/projects/${app.projectId}/apps/${app.appId}`, {
+        token: svc.adminToken,
+        body: { authMethod: 'client_secret_basic' },
+      });
       assert.equal(res.status, 400, res.text);
-      assert.deepEqual(res.body.details.map((d: { field: string }) => d.field), ['requireSignedRequestObject']);
+      assert.deepEqual(
+        res.body.details.map((d: { field: string }) => d.field),
+        ['requireSignedRequestObject'],
+      );
     });
   });
 
@@ -233,7 +300,10 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
       while (res.location && !res.location.startsWith(RP)) res = await browser.get(res.location);
       const fields = [...res.text.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1], m[2]]);
       assert.ok(res.text.includes(`action="${REDIRECT}"`), res.text.slice(0, 500));
-      assert.deepEqual(fields.map(([name]) => name), ['response']);
+      assert.deepEqual(
+        fields.map(([name]) => name),
+        ['response'],
+      );
       const { payload } = await jwtVerify(fields[0]![1]!, jwks(), { issuer: svc.config.publicUrl, audience: app.clientId });
       assert.equal(payload.state, state);
     });
@@ -257,10 +327,17 @@ describe('OAuth profiles: PAR required, JAR and JARM (openid-client 6)', () => {
       assert.equal(same.body.authorizationSignedResponseAlg, 'RS256');
       const other = await svc.api('PATCH', appsUrl, { token: svc.adminToken, body: { authorizationSignedResponseAlg: 'ES256' } });
       assert.equal(other.status, 400, other.text);
-      assert.deepEqual(other.body.details.map((d: { field: string }) => d.field), ['authorizationSignedResponseAlg']);
+      assert.deepEqual(
+        other.body.details.map((d: { field: string }) => d.field),
+        ['authorizationSignedResponseAlg'],
+      );
       const unknown = await svc.api('PATCH', appsUrl, { token: svc.adminToken, body: { authorizationSignedResponseAlg: 'HS256' } });
       assert.equal(unknown.status, 400, unknown.text);
-      assert.equal((await svc.api('GET', appsUrl, { token: svc.adminToken })).body.authorizationSignedResponseAlg, 'RS256', 'nothing changed by the refused requests');
+      assert.equal(
+        (await svc.api('GET', appsUrl, { token: svc.adminToken })).body.authorizationSignedResponseAlg,
+        'RS256',
+        'nothing changed by the refused requests',
+      );
     });
   });
 });

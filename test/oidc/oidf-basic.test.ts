@@ -42,7 +42,14 @@ describe('OIDF basic and RP-initiated logout plans', () => {
 
   function authUrl(params: Record<string, string> = {}): URL {
     const url = new URL('/oauth/v2/authorize', svc.config.publicUrl);
-    url.search = new URLSearchParams({ client_id: app.clientId, redirect_uri: `${rp.url}/cb`, response_type: 'code', scope: 'openid', state: 'st', ...params }).toString();
+    url.search = new URLSearchParams({
+      client_id: app.clientId,
+      redirect_uri: `${rp.url}/cb`,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'st',
+      ...params,
+    }).toString();
     return url;
   }
 
@@ -55,7 +62,12 @@ describe('OIDF basic and RP-initiated logout plans', () => {
   it('token endpoint: 200 JSON, Cache-Control no-store, Bearer, ≥ 96 bits, expires_in under a year; iss in the response', async () => {
     const cb = await authorize(rp, ui.page, authUrl());
     assert.equal(cb.url.searchParams.get('iss'), svc.config.publicUrl, 'RFC 9207 iss parameter');
-    const res = await postForm(svc, '/oauth/v2/token', { grant_type: 'authorization_code', code: cb.url.searchParams.get('code')!, redirect_uri: `${rp.url}/cb` }, { id: app.clientId, secret: app.clientSecret! });
+    const res = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'authorization_code', code: cb.url.searchParams.get('code')!, redirect_uri: `${rp.url}/cb` },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
     assert.match(res.headers.get('cache-control') ?? '', /no-store/);
@@ -86,7 +98,11 @@ describe('OIDF basic and RP-initiated logout plans', () => {
     const url = new URL('/oidc/v1/userinfo', svc.config.publicUrl);
     const header = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${tokens.access_token}` } });
     assert.equal(((await header.json()) as { sub: string }).sub, sub);
-    const body = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ access_token: tokens.access_token }) });
+    const body = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ access_token: tokens.access_token }),
+    });
     assert.equal(((await body.json()) as { sub: string }).sub, sub);
   });
 
@@ -96,7 +112,13 @@ describe('OIDF basic and RP-initiated logout plans', () => {
       assert.ok((await signedIn(extra)).claims()!.sub);
     }
     const reordered = new URL('/oauth/v2/authorize', svc.config.publicUrl);
-    reordered.search = new URLSearchParams({ state: 'st', scope: 'email openid', redirect_uri: `${rp.url}/cb`, response_type: 'code', client_id: app.clientId }).toString();
+    reordered.search = new URLSearchParams({
+      state: 'st',
+      scope: 'email openid',
+      redirect_uri: `${rp.url}/cb`,
+      response_type: 'code',
+      client_id: app.clientId,
+    }).toString();
     const cb = await authorize(rp, ui.page, reordered);
     assert.ok((await oidc.authorizationCodeGrant(config, cb.url, { expectedState: 'st' })).access_token);
   });
@@ -114,7 +136,12 @@ describe('OIDF basic and RP-initiated logout plans', () => {
     assert.notEqual(refreshed.access_token, tokens.access_token);
     const project = await createProject(svc);
     const other = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, rp.url);
-    const res = await postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: refreshed.refresh_token! }, { id: other.clientId, secret: other.clientSecret! });
+    const res = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'refresh_token', refresh_token: refreshed.refresh_token! },
+      { id: other.clientId, secret: other.clientSecret! },
+    );
     assert.equal(res.body.error, 'invalid_grant');
   });
 

@@ -45,7 +45,14 @@ describe('OIDF config plan: discovery document and JWKS', () => {
     assert.ok(doc.id_token_signing_alg_values_supported.includes('RS256'));
     assert.ok(!doc.id_token_signing_alg_values_supported.includes('none'), 'unsigned ID tokens are refused (oidcc-idtoken-unsigned)');
     assert.ok(Array.isArray(doc.grant_types_supported) && doc.grant_types_supported.length > 0);
-    for (const g of ['authorization_code', 'implicit', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:ietf:params:oauth:grant-type:token-exchange']) {
+    for (const g of [
+      'authorization_code',
+      'implicit',
+      'refresh_token',
+      'client_credentials',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+    ]) {
       assert.ok(doc.grant_types_supported.includes(g), g);
     }
     for (const b of ['claims_parameter_supported', 'request_parameter_supported', 'request_uri_parameter_supported']) assert.equal(typeof doc[b], 'boolean', b);
@@ -65,7 +72,10 @@ describe('OIDF config plan: discovery document and JWKS', () => {
   it('publishes a JWKS whose keys all have distinct kids (CheckForKeyIdInServerJWKs)', async () => {
     const jwks = (await (await fetch(doc.jwks_uri)).json()) as { keys: { kid?: string; d?: string }[] };
     assert.ok(jwks.keys.length >= 1);
-    assert.ok(jwks.keys.every((k) => typeof k.kid === 'string' && k.d === undefined), 'kid present, no private members');
+    assert.ok(
+      jwks.keys.every((k) => typeof k.kid === 'string' && k.d === undefined),
+      'kid present, no private members',
+    );
     assert.equal(new Set(jwks.keys.map((k) => k.kid)).size, jwks.keys.length);
   });
 

@@ -30,15 +30,25 @@ describe('OIDC pairwise subjects', () => {
   });
 
   const appOn = (host: string, subjectType: 'public' | 'pairwise') =>
-    createOidcApp(svc, project, {
-      authMethod: 'client_secret_basic',
-      grantTypes: ['authorization_code', 'refresh_token', EXCHANGE],
-      settings: { subjectType },
-    }, `http://${host}:${PORT}`);
+    createOidcApp(
+      svc,
+      project,
+      {
+        authMethod: 'client_secret_basic',
+        grantTypes: ['authorization_code', 'refresh_token', EXCHANGE],
+        settings: { subjectType },
+      },
+      `http://${host}:${PORT}`,
+    );
 
   async function signIn(app: OidcApp, host: string, browser?: LoginClient) {
     const config = await discover(svc, app.clientId, oidc.ClientSecretBasic(app.clientSecret!));
-    const { tokens, browser: used } = await openidClientSignIn(svc, config, { redirectUri: `http://${host}:${PORT}/cb`, loginName, scope: 'openid profile', browser });
+    const { tokens, browser: used } = await openidClientSignIn(svc, config, {
+      redirectUri: `http://${host}:${PORT}/cb`,
+      loginName,
+      scope: 'openid profile',
+      browser,
+    });
     return { config, tokens, sub: tokens.claims()!.sub, browser: used };
   }
 
@@ -64,7 +74,7 @@ describe('OIDC pairwise subjects', () => {
     assert.equal(introspected.body.sub, a.sub, 'introspection names the sub its client was given');
   });
 
-  it("token exchange takes a pairwise ID token as subject; end-session takes it as id_token_hint", async () => {
+  it('token exchange takes a pairwise ID token as subject; end-session takes it as id_token_hint', async () => {
     const app = await appOn('127.0.0.1', 'pairwise');
     const signedIn = await signIn(app, '127.0.0.1');
     const exchanged = await postForm(
@@ -77,7 +87,9 @@ describe('OIDC pairwise subjects', () => {
     const exchangedIdToken = JSON.parse(Buffer.from(String(exchanged.body.access_token).split('.')[1]!, 'base64url').toString()) as { sub: string };
     assert.equal(exchangedIdToken.sub, signedIn.sub, 'the exchanged ID token names the same pairwise sub');
 
-    const logout = await signedIn.browser.get(`/oidc/v1/end_session?${new URLSearchParams({ id_token_hint: signedIn.tokens.id_token!, post_logout_redirect_uri: `http://127.0.0.1:${PORT}/logged-out` })}`);
+    const logout = await signedIn.browser.get(
+      `/oidc/v1/end_session?${new URLSearchParams({ id_token_hint: signedIn.tokens.id_token!, post_logout_redirect_uri: `http://127.0.0.1:${PORT}/logged-out` })}`,
+    );
     assert.equal(logout.status, 200, logout.text.slice(0, 300));
     assert.match(logout.text, /name="xsrf"/);
   });
@@ -90,18 +102,27 @@ describe('OIDC pairwise subjects', () => {
     const count = async () => (await svc.api('GET', appsPath, { token: svc.adminToken })).body.total as number;
     const before = await count();
     const body = { name: unique('app'), responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'client_secret_basic', devMode: true };
-    const mixed = await svc.api('POST', `${appsPath}/oidc`, { token: svc.adminToken, body: { ...body, subjectType: 'pairwise', redirectUris: [`http://127.0.0.1:${PORT}/cb`, `http://localhost:${PORT}/cb`] } });
+    const mixed = await svc.api('POST', `${appsPath}/oidc`, {
+      token: svc.adminToken,
+      body: { ...body, subjectType: 'pairwise', redirectUris: [`http://127.0.0.1:${PORT}/cb`, `http://localhost:${PORT}/cb`] },
+    });
     assert.equal(mixed.status, 400, mixed.text);
     assert.match(mixed.text, /redirectUris/);
     assert.match(mixed.text, /share one host/);
-    const unknown = await svc.api('POST', `${appsPath}/oidc`, { token: svc.adminToken, body: { ...body, subjectType: 'secret', redirectUris: [`http://127.0.0.1:${PORT}/cb`] } });
+    const unknown = await svc.api('POST', `${appsPath}/oidc`, {
+      token: svc.adminToken,
+      body: { ...body, subjectType: 'secret', redirectUris: [`http://127.0.0.1:${PORT}/cb`] },
+    });
     assert.equal(unknown.status, 400, unknown.text);
     assert.equal(await count(), before, 'nothing stored');
 
     const created = await appOn('127.0.0.1', 'public');
     const appPath = `${appsPath}/${created.appId}`;
     assert.equal((await svc.api('GET', appPath, { token: svc.adminToken })).body.subjectType, 'public');
-    const refused = await svc.api('PATCH', appPath, { token: svc.adminToken, body: { subjectType: 'pairwise', redirectUris: [`http://127.0.0.1:${PORT}/cb`, `http://localhost:${PORT}/cb`] } });
+    const refused = await svc.api('PATCH', appPath, {
+      token: svc.adminToken,
+      body: { subjectType: 'pairwise', redirectUris: [`http://127.0.0.1:${PORT}/cb`, `http://localhost:${PORT}/cb`] },
+    });
     assert.equal(refused.status, 400, refused.text);
     assert.equal((await svc.api('GET', appPath, { token: svc.adminToken })).body.subjectType, 'public', 'the refused change changed nothing');
     const changed = await svc.api('PATCH', appPath, { token: svc.adminToken, body: { subjectType: 'pairwise' } });

@@ -29,19 +29,32 @@ describe('password change required at sign-in', () => {
     const browser = new LoginClient(svc.url);
     const verifier = randomBytes(32).toString('base64url');
     const { uid, csrf } = await browser.startLogin({
-      client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 's',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+      client_id: app.clientId,
+      redirect_uri: `${RP}/cb`,
+      response_type: 'code',
+      scope: 'openid',
+      state: 's',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
     });
     const posted = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName, password });
     return { browser, uid, verifier, landed: await browser.follow(posted) };
   };
   const codeOf = (page: { location?: string }) => (page.location?.startsWith(`${RP}/cb`) ? new URL(page.location).searchParams.get('code') : null);
   const tokensFor = async (code: string, verifier: string) =>
-    postForm(svc, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: `${RP}/cb`, code_verifier: verifier }, { id: app.clientId, secret: app.clientSecret! });
+    postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'authorization_code', code, redirect_uri: `${RP}/cb`, code_verifier: verifier },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
 
   it('an administrator sets a password with changeRequired: the user chooses a new one before the application gets its code', async () => {
     const user = await createHuman(svc, orgId);
-    const set = await svc.api('PUT', `/management/v1/orgs/${orgId}/users/${user.userId}/password`, { token: manager.token, body: { password: 'Temporary pass 1', changeRequired: true } });
+    const set = await svc.api('PUT', `/management/v1/orgs/${orgId}/users/${user.userId}/password`, {
+      token: manager.token,
+      body: { password: 'Temporary pass 1', changeRequired: true },
+    });
     assert.equal(set.status, 200, set.text);
 
     const { browser, uid, verifier, landed } = await signInUntil(user.userName, 'Temporary pass 1');
@@ -56,10 +69,16 @@ describe('password change required at sign-in', () => {
     const short = await browser.post(`/ui/login/${uid}/password-change`, { csrf, password: 'short', passwordConfirm: 'short' });
     assert.equal(short.status, 400);
     assert.match(short.text, /data-password-change/);
-    const forged = await browser.post(`/ui/login/${uid}/password-change`, { csrf: 'not-the-value', password: 'Chosen by me 22', passwordConfirm: 'Chosen by me 22' });
+    const forged = await browser.post(`/ui/login/${uid}/password-change`, {
+      csrf: 'not-the-value',
+      password: 'Chosen by me 22',
+      passwordConfirm: 'Chosen by me 22',
+    });
     assert.equal(forged.status, 403, 'the CSRF value is checked');
 
-    const changed = await browser.follow(await browser.post(`/ui/login/${uid}/password-change`, { csrf, password: 'Chosen by me 22', passwordConfirm: 'Chosen by me 22' }));
+    const changed = await browser.follow(
+      await browser.post(`/ui/login/${uid}/password-change`, { csrf, password: 'Chosen by me 22', passwordConfirm: 'Chosen by me 22' }),
+    );
     const code = codeOf(changed);
     assert.ok(code, `the authorization completes: ${changed.status} ${changed.location}`);
     assert.equal((await tokensFor(code, verifier)).status, 200);
@@ -75,18 +94,35 @@ describe('password change required at sign-in', () => {
   it('an imported user with passwordChangeRequired signs in with the old hash, then must choose a new password', async () => {
     const userId = unique('imported');
     const userName = unique('gigi');
-    const response = await postImport(svc, importBody([{ orgId, humanUsers: [humanUser(userId, userName, { hashedPassword: { value: BCRYPT_HASH }, passwordChangeRequired: true })] }]));
+    const response = await postImport(
+      svc,
+      importBody([{ orgId, humanUsers: [humanUser(userId, userName, { hashedPassword: { value: BCRYPT_HASH }, passwordChangeRequired: true })] }]),
+    );
     assert.deepEqual(importedIds(response, orgId), [userId]);
     const { browser, uid, landed } = await signInUntil(userName, IMPORTED_PASSWORD);
     assert.match(landed.text, /data-password-change/);
-    const changed = await browser.follow(await browser.post(`/ui/login/${uid}/password-change`, { csrf: csrfOf(landed.text), password: 'Fresh after import 3', passwordConfirm: 'Fresh after import 3' }));
+    const changed = await browser.follow(
+      await browser.post(`/ui/login/${uid}/password-change`, {
+        csrf: csrfOf(landed.text),
+        password: 'Fresh after import 3',
+        passwordConfirm: 'Fresh after import 3',
+      }),
+    );
     assert.ok(codeOf(changed), 'completed');
   });
 
   it('refuses a change no sign-in asked for', async () => {
     const user = await createHuman(svc, orgId);
     const browser = new LoginClient(svc.url);
-    const { uid, csrf } = await browser.startLogin({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 's', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' });
+    const { uid, csrf } = await browser.startLogin({
+      client_id: app.clientId,
+      redirect_uri: `${RP}/cb`,
+      response_type: 'code',
+      scope: 'openid',
+      state: 's',
+      code_challenge: 'x'.repeat(43),
+      code_challenge_method: 'S256',
+    });
     const res = await browser.post(`/ui/login/${uid}/password-change`, { csrf, password: 'Sneaky change 1', passwordConfirm: 'Sneaky change 1' });
     assert.equal(res.status, 400);
     assert.equal((await signInUntil(user.userName, 'Sneaky change 1')).landed.status, 401, 'nothing changed');

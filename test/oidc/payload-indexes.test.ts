@@ -10,7 +10,9 @@ import { useService } from '../support/fixtures.js';
 describe('oidc_payloads look-ups use their indexes', () => {
   const svc = useService();
 
-  it('grant_id, uid, user_code and client_id: an index search, never a scan', { skip: process.env.TEST_DATABASE_URL ? 'query plans checked on SQLite only' : false }, async () => {
+  it('grant_id, uid, user_code and client_id: an index search, never a scan', {
+    skip: process.env.TEST_DATABASE_URL ? 'query plans checked on SQLite only' : false,
+  }, async () => {
     const lookups = {
       ix_oidc_payloads_grant: 'DELETE FROM oidc_payloads WHERE model = ? AND grant_id = ?',
       ix_oidc_payloads_uid: 'SELECT payload FROM oidc_payloads WHERE model = ? AND uid = ? LIMIT 1',
@@ -20,7 +22,10 @@ describe('oidc_payloads look-ups use their indexes', () => {
     };
     for (const [index, sql] of Object.entries(lookups)) {
       const plan: { detail: string }[] = await svc.dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, sql.includes('client_id') ? ['x', 10] : ['Session', 'x']);
-      assert.ok(plan.some((step) => new RegExp(`USING (COVERING )?INDEX ${index}\\b`).test(step.detail)), `${sql}: ${plan.map((s) => s.detail).join('; ')}`);
+      assert.ok(
+        plan.some((step) => new RegExp(`USING (COVERING )?INDEX ${index}\\b`).test(step.detail)),
+        `${sql}: ${plan.map((s) => s.detail).join('; ')}`,
+      );
     }
     const [definition]: { sql: string }[] = await svc.dataSource.query("SELECT sql FROM sqlite_master WHERE name = 'ix_oidc_payloads_grant'");
     assert.match(definition.sql, /WHERE "grant_id" IS NOT NULL/, 'the index holds only rows with a grant');
@@ -28,13 +33,21 @@ describe('oidc_payloads look-ups use their indexes', () => {
 
   // Introspection, userinfo and the refresh grant read a token with its user: the row by its primary key,
   // the user joined on the indexed account_id column, never through the payload's JSON.
-  it('a token with its user: primary keys only, no JSON parsing', { skip: process.env.TEST_DATABASE_URL ? 'query plans checked on SQLite only' : false }, async () => {
+  it('a token with its user: primary keys only, no JSON parsing', {
+    skip: process.env.TEST_DATABASE_URL ? 'query plans checked on SQLite only' : false,
+  }, async () => {
     for (const sql of Object.values(TOKEN_WITH_USER_STATEMENTS)) {
       assert.doesNotMatch(sql, /json_extract|JSON_VALUE/i);
       const parameters = sql.includes('IN (?, ?, ?)') ? ['x', 'AccessToken', 'ClientCredentials', 'RefreshToken'] : ['AccessToken', 'x'];
-      const plan = (await svc.dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, parameters) as { detail: string }[]).map((step) => step.detail);
-      assert.ok(plan.some((d) => /^SEARCH p USING INDEX sqlite_autoindex_oidc_payloads_1 \(model=\? AND id_hash=\?\)/.test(d)), plan.join('; '));
-      assert.ok(plan.some((d) => /^SEARCH u USING (INDEX \S+|INTEGER PRIMARY KEY) \(/.test(d)), plan.join('; '));
+      const plan = ((await svc.dataSource.query(`EXPLAIN QUERY PLAN ${sql}`, parameters)) as { detail: string }[]).map((step) => step.detail);
+      assert.ok(
+        plan.some((d) => /^SEARCH p USING INDEX sqlite_autoindex_oidc_payloads_1 \(model=\? AND id_hash=\?\)/.test(d)),
+        plan.join('; '),
+      );
+      assert.ok(
+        plan.some((d) => /^SEARCH u USING (INDEX \S+|INTEGER PRIMARY KEY) \(/.test(d)),
+        plan.join('; '),
+      );
       assert.ok(!plan.some((d) => /^SCAN/.test(d)), plan.join('; '));
     }
   });

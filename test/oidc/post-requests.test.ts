@@ -52,12 +52,20 @@ describe('POST to the authorization and end-session endpoints (Chromium, cross-s
     return url.href;
   }
 
-  const params = (extra: Record<string, string>) => ({ client_id: app.clientId, redirect_uri: `${rp.url}/cb`, response_type: 'code', scope: 'openid', ...extra });
+  const params = (extra: Record<string, string>) => ({
+    client_id: app.clientId,
+    redirect_uri: `${rp.url}/cb`,
+    response_type: 'code',
+    scope: 'openid',
+    ...extra,
+  });
 
   it('a posted authorization request logs in, and a later posted prompt=none finds the session', async () => {
     const ui = await newPage(browser);
     try {
-      const first = await authorize(rp, ui.page, postPage('/oauth/v2/authorize', params({ state: 's1', nonce: 'n1' })), (page) => submitLogin(page, loginName, PASSWORD));
+      const first = await authorize(rp, ui.page, postPage('/oauth/v2/authorize', params({ state: 's1', nonce: 'n1' })), (page) =>
+        submitLogin(page, loginName, PASSWORD),
+      );
       const tokens = await oidc.authorizationCodeGrant(config, first.url, { expectedState: 's1', expectedNonce: 'n1' });
       assert.equal(tokens.claims()!.sub, userId);
 
@@ -67,7 +75,12 @@ describe('POST to the authorization and end-session endpoints (Chromium, cross-s
       assert.equal(again.claims()!.sub, userId);
       assert.equal(again.claims()!.auth_time, tokens.claims()!.auth_time, 'the existing session was reused, no new login');
 
-      const logout = await authorize(rp, ui.page, postPage('/oidc/v1/end_session', { id_token_hint: again.id_token!, post_logout_redirect_uri: `${rp.url}/logged-out`, state: 'bye' }), (page) => page.click('button[name="logout"]'));
+      const logout = await authorize(
+        rp,
+        ui.page,
+        postPage('/oidc/v1/end_session', { id_token_hint: again.id_token!, post_logout_redirect_uri: `${rp.url}/logged-out`, state: 'bye' }),
+        (page) => page.click('button[name="logout"]'),
+      );
       assert.equal(logout.url.pathname, '/logged-out');
       assert.equal(logout.url.searchParams.get('state'), 'bye');
       const after = await authorize(rp, ui.page, postPage('/oauth/v2/authorize', params({ state: 's3', prompt: 'none' })));
@@ -103,7 +116,12 @@ describe('POST to the authorization and end-session endpoints (Chromium, cross-s
     assert.equal(json.headers.get('location'), null);
     assert.equal(((await json.json()) as { error: string }).error, 'invalid_request');
 
-    const big = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `state=${'a'.repeat(70_000)}`, redirect: 'manual' });
+    const big = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: `state=${'a'.repeat(70_000)}`,
+      redirect: 'manual',
+    });
     assert.equal(big.status, 413);
     assert.equal(big.headers.get('location'), null);
   });
@@ -117,9 +135,11 @@ async function startFormPoster(): Promise<{ url: string; server: Server }> {
     const inputs = [...new URLSearchParams(url.searchParams.get('form') ?? '')]
       .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
       .join('');
-    res.writeHead(200, { 'content-type': 'text/html' }).end(
-      `<!DOCTYPE html><form method="post" action="${escapeHtml(url.searchParams.get('action') ?? '')}">${inputs}</form><script>document.forms[0].submit()</script>`,
-    );
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end(
+        `<!DOCTYPE html><form method="post" action="${escapeHtml(url.searchParams.get('action') ?? '')}">${inputs}</form><script>document.forms[0].submit()</script>`,
+      );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { url: `http://localhost:${(server.address() as AddressInfo).port}`, server };

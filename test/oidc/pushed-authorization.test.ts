@@ -57,7 +57,11 @@ describe('discovery: every advertised endpoint answers, and pushed authorization
     let res = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName, password: PASSWORD });
     while (res.location && !res.location.startsWith(REDIRECT)) res = await browser.get(res.location);
     assert.ok(res.location?.startsWith(REDIRECT), `back at the client: ${res.status} ${res.location}`);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location!), { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location!), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      idTokenExpected: true,
+    });
     assert.ok(tokens.access_token);
     assert.ok(tokens.refresh_token, 'offline_access pushed with the request is honoured');
     assert.equal(tokens.claims()?.sub !== undefined, true);
@@ -67,7 +71,10 @@ describe('discovery: every advertised endpoint answers, and pushed authorization
     const push = (form: Record<string, string>) =>
       fetch(new URL('/oauth/v2/par', svc.url), {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`,
+        },
         body: new URLSearchParams({ client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid', ...form }),
       });
     const noOpenid = await push({ scope: 'profile' });
@@ -77,7 +84,11 @@ describe('discovery: every advertised endpoint answers, and pushed authorization
     const elsewhere = await push({ redirect_uri: 'https://attacker.example/cb' });
     assert.equal(elsewhere.status, 400);
     assert.equal(((await elsewhere.json()) as { error: string }).error, 'invalid_request');
-    const unauthenticated = await fetch(new URL('/oauth/v2/par', svc.url), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' }) });
+    const unauthenticated = await fetch(new URL('/oauth/v2/par', svc.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: app.clientId, response_type: 'code', redirect_uri: REDIRECT, scope: 'openid' }),
+    });
     assert.equal(unauthenticated.status, 401);
   });
 });

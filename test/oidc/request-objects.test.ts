@@ -40,7 +40,13 @@ describe('request objects: single use by jti, and exp optional unless the applic
   async function jarClient(settings: Record<string, unknown> = {}) {
     const app = await createOidcApp(svc, project, { authMethod: 'private_key_jwt', settings }, RP);
     const key = await createAppKey(svc, app);
-    const signingKey = await crypto.subtle.importKey('pkcs8', createPrivateKey(key.key).export({ format: 'der', type: 'pkcs8' }), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
+    const signingKey = await crypto.subtle.importKey(
+      'pkcs8',
+      createPrivateKey(key.key).export({ format: 'der', type: 'pkcs8' }),
+      { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+      false,
+      ['sign'],
+    );
     const config = await discover(svc, app.clientId, oidc.PrivateKeyJwt({ key: signingKey, kid: key.keyId }));
     return { app, key, signingKey, config };
   }
@@ -48,7 +54,17 @@ describe('request objects: single use by jti, and exp optional unless the applic
   async function codeFlowParams() {
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
-    return { verifier, state, params: { redirect_uri: REDIRECT, scope: 'openid', state, code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' } };
+    return {
+      verifier,
+      state,
+      params: {
+        redirect_uri: REDIRECT,
+        scope: 'openid',
+        state,
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      },
+    };
   }
 
   /** Follows an authorization URL through the password sign-in to the redirect back to the client. */
@@ -71,10 +87,23 @@ describe('request objects: single use by jti, and exp optional unless the applic
   }
 
   /** A request object signed with the application's key (or `signer`), its claims changed by `change`. */
-  async function requestObject(client: { app: OidcApp; key: { keyId: string; key: string } }, change: (claims: Record<string, unknown>) => void, signer?: Parameters<SignJWT['sign']>[0]) {
+  async function requestObject(
+    client: { app: OidcApp; key: { keyId: string; key: string } },
+    change: (claims: Record<string, unknown>) => void,
+    signer?: Parameters<SignJWT['sign']>[0],
+  ) {
     const { params, verifier, state } = await codeFlowParams();
     const now = Math.floor(Date.now() / 1000);
-    const claims: Record<string, unknown> = { iss: client.app.clientId, client_id: client.app.clientId, aud: svc.config.publicUrl, iat: now, exp: now + 300, jti: randomUUID(), response_type: 'code', ...params };
+    const claims: Record<string, unknown> = {
+      iss: client.app.clientId,
+      client_id: client.app.clientId,
+      aud: svc.config.publicUrl,
+      iat: now,
+      exp: now + 300,
+      jti: randomUUID(),
+      response_type: 'code',
+      ...params,
+    };
     change(claims);
     const request = await new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: client.key.keyId }).sign(signer ?? createPrivateKey(client.key.key));
     const url = new URL('/oauth/v2/authorize', svc.url);
@@ -87,7 +116,11 @@ describe('request objects: single use by jti, and exp optional unless the applic
     const { params, verifier, state } = await codeFlowParams();
     const url = await oidc.buildAuthorizationUrlWithJAR(config, params, { key: signingKey, kid: key.keyId });
     const back = await signIn(url);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(back.location!), { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(back.location!), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      idTokenExpected: true,
+    });
     assert.ok(tokens.access_token);
     const replayed = await refusal(url);
     assert.equal(replayed.error, 'invalid_request_object', replayed.text.slice(0, 300));
@@ -97,7 +130,12 @@ describe('request objects: single use by jti, and exp optional unless the applic
   it('two processes of one instance: the same request object sent to both at once opens one authorization', async () => {
     const client = await jarClient();
     const db = svc.config.database;
-    const second = await spawnService({ DATA_DIR: svc.dataDir, DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite:${db.path}`, PUBLIC_URL: svc.config.publicUrl, LOG_LEVEL: 'error' });
+    const second = await spawnService({
+      DATA_DIR: svc.dataDir,
+      DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite:${db.path}`,
+      PUBLIC_URL: svc.config.publicUrl,
+      LOG_LEVEL: 'error',
+    });
     try {
       const { url } = await requestObject(client, () => {});
       const path = `${url.pathname}${url.search}`;
@@ -169,7 +207,10 @@ describe('request objects: single use by jti, and exp optional unless the applic
     const secretPath = `/management/v1/orgs/${secret.orgId}/projects/${secret.projectId}/apps/${secret.appId}`;
     const refused = await svc.api('PATCH', secretPath, { token: svc.adminToken, body: { requestObjectRequiresExp: true } });
     assert.equal(refused.status, 400, refused.text);
-    assert.deepEqual(refused.body.details.map((d: { field: string }) => d.field), ['requestObjectRequiresExp']);
+    assert.deepEqual(
+      refused.body.details.map((d: { field: string }) => d.field),
+      ['requestObjectRequiresExp'],
+    );
     assert.equal((await svc.api('GET', secretPath, { token: svc.adminToken })).body.requestObjectRequiresExp, false);
   });
 });

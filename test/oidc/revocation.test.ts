@@ -39,7 +39,14 @@ describe('token revocation: what one revocation takes with it', () => {
   }
 
   async function userTokens(app: OidcApp) {
-    const { tokens, error } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT, loginName, password: PASSWORD, scope: `openid offline_access ${projectScope(project.projectId)}` });
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: REDIRECT,
+      loginName,
+      password: PASSWORD,
+      scope: `openid offline_access ${projectScope(project.projectId)}`,
+    });
     assert.ok(tokens?.refresh_token, `tokens with a refresh token: ${error}`);
     return tokens as { access_token: string; refresh_token: string };
   }
@@ -77,7 +84,13 @@ describe('token revocation: what one revocation takes with it', () => {
 
   it('a public client (none, PKCE) revokes its access token alone and its refresh token with its access tokens', async () => {
     const app = await createOidcApp(svc, project, { authMethod: 'none' });
-    const { tokens, error } = await signIn(svc, { clientId: app.clientId, redirectUri: REDIRECT, loginName, password: PASSWORD, scope: 'openid offline_access' });
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      redirectUri: REDIRECT,
+      loginName,
+      password: PASSWORD,
+      scope: 'openid offline_access',
+    });
     assert.ok(tokens?.refresh_token, `tokens with a refresh token: ${error}`);
     const publicForm = (form: Record<string, string>) => postForm(svc, '/oauth/v2/revoke', { ...form, client_id: app.clientId });
     assert.equal((await publicForm({ token: tokens.access_token })).status, 200);
@@ -89,7 +102,10 @@ describe('token revocation: what one revocation takes with it', () => {
   });
 
   it("a client cannot revoke another client's token (RFC 7009 §2.1)", async () => {
-    const [owner, other] = [await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }), await createOidcApp(svc, project, { authMethod: 'client_secret_basic' })];
+    const [owner, other] = [
+      await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }),
+      await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }),
+    ];
     const tokens = await userTokens(owner);
     for (const token of [tokens.access_token, tokens.refresh_token]) {
       const res = await postForm(svc, '/oauth/v2/revoke', { token }, basic(other));
@@ -104,14 +120,23 @@ describe('token revocation: what one revocation takes with it', () => {
   for (const accessTokenType of ['opaque', 'jwt'] as const) {
     it(`${accessTokenType} machine tokens: client credentials and JWT profile tokens are revoked one by one`, async () => {
       const machine = await createMachine(svc, project.orgId, accessTokenType);
-      const credentials = async () => (await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: `openid ${projectScope(project.projectId)}` }, basic(machine))).body.access_token as string;
+      const credentials = async () =>
+        (await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: `openid ${projectScope(project.projectId)}` }, basic(machine))).body
+          .access_token as string;
       const [kept, revoked] = [await credentials(), await credentials()];
       await revoke(machine, revoked);
       assert.equal(await active(revoked), false);
       assert.equal(await active(kept), true);
 
       const key = await createMachineKey(svc, project.orgId, machine.userId);
-      const profile = async () => (await postForm(svc, '/oauth/v2/token', { grant_type: JWT_BEARER, assertion: await jwtProfileAssertion(svc, key), scope: `openid ${projectScope(project.projectId)}` })).body.access_token as string;
+      const profile = async () =>
+        (
+          await postForm(svc, '/oauth/v2/token', {
+            grant_type: JWT_BEARER,
+            assertion: await jwtProfileAssertion(svc, key),
+            scope: `openid ${projectScope(project.projectId)}`,
+          })
+        ).body.access_token as string;
       const [keptProfile, revokedProfile] = [await profile(), await profile()];
       await revoke(machine, revokedProfile);
       assert.equal(await active(revokedProfile), false);
@@ -123,7 +148,14 @@ describe('token revocation: what one revocation takes with it', () => {
   it('deactivating the user still revokes everything: every access token and the refresh token', async () => {
     const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', accessTokenType: 'jwt' });
     const user = await createHuman(svc, project.orgId);
-    const { tokens } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT, loginName: `${user.userName}@${project.primaryDomain}`, password: PASSWORD, scope: 'openid offline_access' });
+    const { tokens } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: REDIRECT,
+      loginName: `${user.userName}@${project.primaryDomain}`,
+      password: PASSWORD,
+      scope: 'openid offline_access',
+    });
     const later = (await refresh(app, tokens!.refresh_token!)).body;
     const lifecycle = svc.app.get(UserLifecycleService);
     await lifecycle.deactivate(null, project.orgId, user.userId);

@@ -131,7 +131,10 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     await f.authorize();
     await f.tokens(await f.post('code', await f.next(await f.password(user.loginName, PASSWORD)), { code: totpCode(secret, 1) }));
     // Within one 30-second step the authenticator has no fresh code left: each round answers with a recovery code.
-    for (const [extra, code] of [[{ max_age: '0' }, codes[0]], [{ prompt: 'login' }, codes[1]]] as const) {
+    for (const [extra, code] of [
+      [{ max_age: '0' }, codes[0]],
+      [{ prompt: 'login' }, codes[1]],
+    ] as const) {
       const login = await f.authorize(extra);
       assert.match(login.text, /name="password"/, `${JSON.stringify(extra)}: the password first`);
       const ask = await f.next(await f.password(user.loginName, PASSWORD));
@@ -279,7 +282,8 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     const { claims, tokens } = await f.tokens(await f.password(`${user.userName}@${org.primaryDomain}`, PASSWORD));
     assert.equal(claims.acr, ACR_PASSWORD);
     assert.ok(tokens.refresh_token, 'offline_access brought a refresh token');
-    const refresh = (token: string) => postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: token }, { id: orgApp.clientId, secret: orgApp.clientSecret! });
+    const refresh = (token: string) =>
+      postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: token }, { id: orgApp.clientId, secret: orgApp.clientSecret! });
     const first = await refresh(tokens.refresh_token);
     assert.equal(first.status, 200, `refreshed while the policy is off: ${first.text}`);
     await setLoginPolicy(svc, org.orgId, { mfa: 'required' });
@@ -295,10 +299,22 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     await createUser(tenant, userBody(provisioned, { password: PASSWORD }));
     const importedOrg = unique('imported-org');
     const imported = unique('imported');
-    const response = await postImport(svc, importBody([{ orgId: importedOrg, org: { name: importedOrg }, humanUsers: [humanUser(unique('imp'), imported, { hashedPassword: { value: bcrypt.hashSync(PASSWORD, 4) } })] }]));
+    const response = await postImport(
+      svc,
+      importBody([
+        {
+          orgId: importedOrg,
+          org: { name: importedOrg },
+          humanUsers: [humanUser(unique('imp'), imported, { hashedPassword: { value: bcrypt.hashSync(PASSWORD, 4) } })],
+        },
+      ]),
+    );
     assert.equal(importedIds(response).length, 1);
     // A bare login name: each name is the only one of its kind in the instance.
-    for (const [orgId, userName] of [[tenant.orgId, provisioned], [importedOrg, imported]]) {
+    for (const [orgId, userName] of [
+      [tenant.orgId, provisioned],
+      [importedOrg, imported],
+    ]) {
       const orgApp = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' }, RP);
       await setLoginPolicy(svc, orgId, { mfa: 'required' });
       const f = new SignInFlow(svc, orgApp, `${RP}/cb`);
@@ -350,7 +366,13 @@ describe('second factor: TOTP, recovery codes, login policy and step-up (login U
     const f = flow();
     const login = await f.authorize();
     assert.match(login.text, /data-passkey-login/);
-    const forged = JSON.stringify({ id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' }, clientExtensionResults: {} });
+    const forged = JSON.stringify({
+      id: 'AAAA',
+      rawId: 'AAAA',
+      type: 'public-key',
+      response: { clientDataJSON: 'e30', authenticatorData: 'AAAA', signature: 'AAAA' },
+      clientExtensionResults: {},
+    });
     for (const response of ['', 'not json', '[]', '{}', '{"id":{"toString":1}}', forged]) {
       const state = await databaseState(svc, COUNTED);
       const refused = await f.post('passkey', login, { response });

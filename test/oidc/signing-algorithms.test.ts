@@ -45,7 +45,12 @@ for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) {
 
     it('signs the ID token and the JWT access token of a sign-in; introspection and userinfo accept the access token', async () => {
       assert.equal((await svc.api('PUT', '/admin/v1/features', { token: svc.adminToken, body: { tokenExchange: true } })).status, 200);
-      const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', accessTokenType: 'jwt', grantTypes: ['authorization_code', EXCHANGE] }, RP);
+      const app = await createOidcApp(
+        svc,
+        project,
+        { authMethod: 'client_secret_basic', accessTokenType: 'jwt', grantTypes: ['authorization_code', EXCHANGE] },
+        RP,
+      );
       const user = await createHuman(svc, project.orgId);
       const { tokens, error } = await signIn(svc, {
         clientId: app.clientId,
@@ -67,11 +72,19 @@ for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) {
       assert.equal(((await userinfo.json()) as { sub: string }).sub, user.userId);
 
       const exchange = (params: Record<string, string>) =>
-        postForm(svc, '/oauth/v2/token', { grant_type: EXCHANGE, subject_token: tokens.access_token, subject_token_type: ACCESS_TOKEN, ...params }, { id: app.clientId, secret: app.clientSecret! });
+        postForm(
+          svc,
+          '/oauth/v2/token',
+          { grant_type: EXCHANGE, subject_token: tokens.access_token, subject_token_type: ACCESS_TOKEN, ...params },
+          { id: app.clientId, secret: app.clientSecret! },
+        );
       const exchanged = await exchange({});
       assert.equal(exchanged.status, 200, exchanged.text);
       // Its access token is opaque unless an audience of JWT access tokens is asked; the ID token output is a JWT.
-      assert.equal((await postForm(svc, '/oauth/v2/introspect', { token: exchanged.body.access_token }, { id: app.clientId, secret: app.clientSecret! })).body.active, true);
+      assert.equal(
+        (await postForm(svc, '/oauth/v2/introspect', { token: exchanged.body.access_token }, { id: app.clientId, secret: app.clientSecret! })).body.active,
+        true,
+      );
       const asIdToken = await exchange({ requested_token_type: ID_TOKEN });
       assert.equal(asIdToken.status, 200, asIdToken.text);
       assert.equal((await verify(asIdToken.body.access_token)).payload.sub, user.userId);
@@ -88,7 +101,10 @@ for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) {
       const introspected = await postForm(svc, '/oauth/v2/introspect', { token: cc.body.access_token }, { id: api.clientId, secret: api.clientSecret! });
       assert.equal(introspected.body.active, true, introspected.text);
 
-      const created = await svc.api('POST', `/management/v1/orgs/${project.orgId}/users/machine`, { token: svc.adminToken, body: { userName: unique('svc'), name: 'svc', accessTokenType: 'jwt' } });
+      const created = await svc.api('POST', `/management/v1/orgs/${project.orgId}/users/machine`, {
+        token: svc.adminToken,
+        body: { userName: unique('svc'), name: 'svc', accessTokenType: 'jwt' },
+      });
       assert.equal(created.status, 201, created.text);
       const key = await svc.api('POST', `/management/v1/orgs/${project.orgId}/users/${created.body.userId}/keys`, { token: svc.adminToken, body: {} });
       assert.equal(key.status, 201, key.text);

@@ -24,13 +24,27 @@ describe('token exchange applies the requested audience', () => {
     backend = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes }, RP);
     assert.equal((await svc.api('PUT', '/admin/v1/features', { token: svc.adminToken, body: { tokenExchange: true } })).status, 200);
     const user = await createHuman(svc, project.orgId);
-    const { tokens, error } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName: `${user.userName}@${project.primaryDomain}`, password: PASSWORD, scope: 'openid profile' });
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: `${user.userName}@${project.primaryDomain}`,
+      password: PASSWORD,
+      scope: 'openid profile',
+    });
     assert.ok(tokens, error);
     subjectToken = tokens.access_token;
   });
 
-  const exchange = (params: Record<string, string>) => postForm(svc, '/oauth/v2/token', { grant_type: EXCHANGE, subject_token: subjectToken, subject_token_type: ACCESS, ...params }, { id: app.clientId, secret: app.clientSecret! });
-  const introspectAs = (client: OidcApp, token: string) => postForm(svc, '/oauth/v2/introspect', { token }, { id: client.clientId, secret: client.clientSecret! });
+  const exchange = (params: Record<string, string>) =>
+    postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: EXCHANGE, subject_token: subjectToken, subject_token_type: ACCESS, ...params },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
+  const introspectAs = (client: OidcApp, token: string) =>
+    postForm(svc, '/oauth/v2/introspect', { token }, { id: client.clientId, secret: client.clientSecret! });
 
   for (const requested of [ACCESS, JWT]) {
     it(`${requested === JWT ? 'a JWT' : 'an opaque token'} for the backend is active for the backend only, with that audience`, async () => {

@@ -32,7 +32,15 @@ describe('token exchange: scope and audience bounds', () => {
     backend = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes }, RP);
     const created = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/oidc`, {
       token: svc.adminToken,
-      body: { name: 'first-party', redirectUris: [`${RP}/cb`], responseTypes: ['code'], grantTypes, authMethod: 'client_secret_basic', devMode: true, apiAccess: true },
+      body: {
+        name: 'first-party',
+        redirectUris: [`${RP}/cb`],
+        responseTypes: ['code'],
+        grantTypes,
+        authMethod: 'client_secret_basic',
+        devMode: true,
+        apiAccess: true,
+      },
     });
     assert.equal(created.status, 201, created.text);
     firstParty = created.body;
@@ -40,7 +48,14 @@ describe('token exchange: scope and audience bounds', () => {
   });
 
   async function tokensOf(client: OidcApp, loginName: string, password: string, scope: string) {
-    const { tokens, error } = await signIn(svc, { clientId: client.clientId, clientSecret: client.clientSecret, redirectUri: `${RP}/cb`, loginName, password, scope });
+    const { tokens, error } = await signIn(svc, {
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName,
+      password,
+      scope,
+    });
     assert.ok(tokens, `signed in: ${error}`);
     return tokens;
   }
@@ -54,11 +69,16 @@ describe('token exchange: scope and audience bounds', () => {
     const form = new URLSearchParams({ grant_type: EXCHANGE, subject_token_type: T.access, ...params });
     for (const audience of audiences) form.append('audience', audience);
     const basic = Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret!)}`).toString('base64');
-    const res = await fetch(new URL('/oauth/v2/token', svc.config.publicUrl), { method: 'POST', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const res = await fetch(new URL('/oauth/v2/token', svc.config.publicUrl), {
+      method: 'POST',
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
     const text = await res.text();
     return { status: res.status, body: JSON.parse(text), text };
   }
-  const introspectAs = (client: OidcApp, token: string) => postForm(svc, '/oauth/v2/introspect', { token }, { id: client.clientId, secret: client.clientSecret! });
+  const introspectAs = (client: OidcApp, token: string) =>
+    postForm(svc, '/oauth/v2/introspect', { token }, { id: client.clientId, secret: client.clientSecret! });
 
   it('gives the Portcullis API audience only to a client that may hold it, even when the subject token has it', async () => {
     const subject = await adminTokens(firstParty, `openid ${API_SCOPE}`);

@@ -29,11 +29,19 @@ describe('token exchange: exchanged tokens stay bound to their origin', () => {
   const basic = (client: OidcApp) => ({ id: client.clientId, secret: client.clientSecret! });
   const exchange = (params: Record<string, string>, client = app) => postForm(svc, '/oauth/v2/token', { grant_type: EXCHANGE, ...params }, basic(client));
   const active = async (token: string, client = app) => (await postForm(svc, '/oauth/v2/introspect', { token }, basic(client))).body.active as boolean;
-  const userinfo = async (token: string) => (await fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${token}` } })).status;
+  const userinfo = async (token: string) =>
+    (await fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${token}` } })).status;
   const loginOf = (user: { userName: string }) => `${user.userName}@${project.primaryDomain}`;
 
   async function signedIn(user: { userName: string }, scope = 'openid profile offline_access', client = app, password = PASSWORD) {
-    const { tokens, error, browser } = await signIn(svc, { clientId: client.clientId, clientSecret: client.clientSecret, redirectUri: `${RP}/cb`, loginName: loginOf(user), password, scope });
+    const { tokens, error, browser } = await signIn(svc, {
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: loginOf(user),
+      password,
+      scope,
+    });
     assert.ok(tokens, `signed in: ${error}`);
     return { tokens, browser };
   }
@@ -50,7 +58,13 @@ describe('token exchange: exchanged tokens stay bound to their origin', () => {
     const owner = await orgOwner();
     const actor = (await signedIn(owner, scope)).tokens;
     const subject = await createHuman(svc, project.orgId);
-    const res = await exchange({ subject_token: subject.userId, subject_token_type: T.userId, actor_token: actor.access_token, actor_token_type: T.access, scope });
+    const res = await exchange({
+      subject_token: subject.userId,
+      subject_token_type: T.userId,
+      actor_token: actor.access_token,
+      actor_token_type: T.access,
+      scope,
+    });
     assert.equal(res.status, 200, res.text);
     return { owner, subject, token: res.body.access_token as string };
   }
@@ -103,14 +117,20 @@ describe('token exchange: exchanged tokens stay bound to their origin', () => {
     const reset = await createHuman(svc, project.orgId);
     const resetTokens = (await signedIn(reset, 'openid')).tokens;
     const newPassword = { password: 'Another-Horse-7' };
-    assert.equal((await svc.api('PUT', `/management/v1/orgs/${project.orgId}/users/${reset.userId}/password`, { token: svc.adminToken, body: newPassword })).status, 200);
+    assert.equal(
+      (await svc.api('PUT', `/management/v1/orgs/${project.orgId}/users/${reset.userId}/password`, { token: svc.adminToken, body: newPassword })).status,
+      200,
+    );
     await signedIn(reset, 'openid', app, newPassword.password);
     assert.equal((await byId(resetTokens.id_token!)).body.error, 'invalid_grant', 'a new sign-in does not revive an ID token of before the reset');
 
     const paused = await createHuman(svc, project.orgId);
     const pausedTokens = (await signedIn(paused, 'openid')).tokens;
     for (const step of ['deactivate', 'reactivate']) {
-      assert.equal((await svc.api('POST', `/management/v1/orgs/${project.orgId}/users/${paused.userId}/${step}`, { token: svc.adminToken, body: {} })).status, 200);
+      assert.equal(
+        (await svc.api('POST', `/management/v1/orgs/${project.orgId}/users/${paused.userId}/${step}`, { token: svc.adminToken, body: {} })).status,
+        200,
+      );
     }
     assert.equal((await byId(pausedTokens.id_token!)).body.error, 'invalid_grant');
   });
@@ -149,7 +169,14 @@ describe('token exchange: exchanged tokens stay bound to their origin', () => {
     const strict = await createProject(svc);
     const strictApp = await createOidcApp(svc, strict, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', EXCHANGE] }, RP);
     const user = await createHuman(svc, strict.orgId);
-    const { tokens } = await signIn(svc, { clientId: strictApp.clientId, clientSecret: strictApp.clientSecret, redirectUri: `${RP}/cb`, loginName: `${user.userName}@${strict.primaryDomain}`, password: PASSWORD, scope: 'openid profile' });
+    const { tokens } = await signIn(svc, {
+      clientId: strictApp.clientId,
+      clientSecret: strictApp.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: `${user.userName}@${strict.primaryDomain}`,
+      password: PASSWORD,
+      scope: 'openid profile',
+    });
     assert.ok(tokens);
     const first = await exchange({ subject_token: tokens.access_token, subject_token_type: T.access }, strictApp);
     assert.equal(first.status, 200, first.text);

@@ -33,7 +33,14 @@ describe('token exchange (RFC 8693) and impersonation', () => {
 
   /** A user's tokens, issued to `client` through the login UI. */
   async function tokensOf(client: OidcApp, loginName: string, password = PASSWORD, scope = 'openid profile email') {
-    const { tokens, error } = await signIn(svc, { clientId: client.clientId, clientSecret: client.clientSecret, redirectUri: `${RP}/cb`, loginName, password, scope });
+    const { tokens, error } = await signIn(svc, {
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName,
+      password,
+      scope,
+    });
     assert.ok(tokens, `signed in: ${error}`);
     return tokens;
   }
@@ -74,7 +81,9 @@ describe('token exchange (RFC 8693) and impersonation', () => {
     assert.equal(id.status, 200, id.text);
     assert.equal(id.body.token_type, 'N_A');
     assert.equal(id.body.issued_token_type, T.id);
-    const { payload } = await jwtVerify(id.body.access_token, createRemoteJWKSet(new URL('/oauth/v2/keys', svc.config.publicUrl)), { issuer: svc.config.publicUrl });
+    const { payload } = await jwtVerify(id.body.access_token, createRemoteJWKSet(new URL('/oauth/v2/keys', svc.config.publicUrl)), {
+      issuer: svc.config.publicUrl,
+    });
     assert.equal(payload.sub, user.userId);
 
     const fromIdToken = await exchange({ subject_token: tokens.id_token!, subject_token_type: T.id, scope: 'openid' });
@@ -115,7 +124,12 @@ describe('token exchange (RFC 8693) and impersonation', () => {
     const res = await exchangeAt(refreshing, { subject_token: tokens.access_token, subject_token_type: T.access, scope: 'openid offline_access' });
     assert.equal(res.status, 200, res.text);
     assert.ok(res.body.refresh_token, 'offline_access gives a refresh token');
-    const refreshed = await postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: res.body.refresh_token }, { id: refreshing.clientId, secret: refreshing.clientSecret! });
+    const refreshed = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'refresh_token', refresh_token: res.body.refresh_token },
+      { id: refreshing.clientId, secret: refreshing.clientSecret! },
+    );
     assert.equal(refreshed.status, 200, refreshed.text);
     assert.notEqual(refreshed.body.refresh_token, res.body.refresh_token, 'rotated');
     assert.equal((await introspect(refreshed.body.access_token)).body.sub, user.userId);
@@ -146,7 +160,10 @@ describe('token exchange (RFC 8693) and impersonation', () => {
     let ownerLogin: string;
     before(async () => {
       const owner = await createHuman(svc, project.orgId);
-      const res = await svc.api('PUT', `/management/v1/orgs/${project.orgId}/members/${owner.userId}`, { token: svc.adminToken, body: { roles: ['ORG_OWNER'] } });
+      const res = await svc.api('PUT', `/management/v1/orgs/${project.orgId}/members/${owner.userId}`, {
+        token: svc.adminToken,
+        body: { roles: ['ORG_OWNER'] },
+      });
       assert.equal(res.status, 200, res.text);
       ownerLogin = `${owner.userName}@${project.primaryDomain}`;
     });
@@ -191,7 +208,12 @@ describe('token exchange (RFC 8693) and impersonation', () => {
       assert.deepEqual(await searchEvents(svc, { event_types: ['user.impersonated'], aggregate_id: adminId }), before, 'nothing recorded');
 
       const nobody = await humanTokens();
-      const plainActor = await exchange({ subject_token: plain.userId, subject_token_type: T.userId, actor_token: nobody.tokens.access_token, actor_token_type: T.access });
+      const plainActor = await exchange({
+        subject_token: plain.userId,
+        subject_token_type: T.userId,
+        actor_token: nobody.tokens.access_token,
+        actor_token_type: T.access,
+      });
       assert.equal(plainActor.body.error, 'invalid_grant', plainActor.text);
     });
   });

@@ -31,7 +31,10 @@ describe('operations: SIGTERM during an import', () => {
     await eventually(
       'the import has started committing',
       async () => {
-        const found = await api('POST', '/admin/v1/events/_search', { token, body: { event_types: ['user.human.added'], resource_owner: ORG, limit: 1 } }).catch(() => null);
+        const found = await api('POST', '/admin/v1/events/_search', {
+          token,
+          body: { event_types: ['user.human.added'], resource_owner: ORG, limit: 1 },
+        }).catch(() => null);
         return found?.status === 200 && found.body.events.length > 0 ? true : undefined;
       },
       60_000,
@@ -57,12 +60,16 @@ describe('operations: SIGTERM during an import', () => {
   it('stops a purge of expired OIDC rows between batches and waits for it before closing the database', async () => {
     const service = await setup.spawn({ OIDC_PURGE_INTERVAL_MS: '1000' });
     const backlog = 100_000;
-    const remaining = () => setup.inspect(async (db) => Number((await db.query("SELECT COUNT(*) AS n FROM oidc_payloads WHERE model = 'ExpiredForTest'"))[0].n));
+    const remaining = () =>
+      setup.inspect(async (db) => Number((await db.query("SELECT COUNT(*) AS n FROM oidc_payloads WHERE model = 'ExpiredForTest'"))[0].n));
     await setup.inspect(async (db) => {
       const expired = Date.now() - 3_600_000;
       for (let start = 0; start < backlog; start += 1000) {
         const rows = Array.from({ length: 1000 }, (_, i) => start + i);
-        await db.query(`INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES ${rows.map(() => "('ExpiredForTest', ?, '{}', ?)").join(', ')}`, rows.flatMap((i) => [`expired-${i}`, expired]));
+        await db.query(
+          `INSERT INTO oidc_payloads (model, id_hash, payload, expires_at) VALUES ${rows.map(() => "('ExpiredForTest', ?, '{}', ?)").join(', ')}`,
+          rows.flatMap((i) => [`expired-${i}`, expired]),
+        );
       }
     });
     await eventually('the purge is under way', async () => ((await remaining()) < backlog ? true : undefined), 60_000, 20);
@@ -76,7 +83,10 @@ describe('operations: SIGTERM during an import', () => {
     const api = createClient(service.url);
     const token = setup.adminToken();
     const users = Array.from({ length: USERS / 4 }, (_, i) => humanUser(`drain-${i}`, `drain-user-${i}`));
-    const pending = api('POST', '/admin/v1/import', { token, body: importBody([{ orgId: 'drain-org', org: { name: 'Drain Org' }, humanUsers: users }], '10m') });
+    const pending = api('POST', '/admin/v1/import', {
+      token,
+      body: importBody([{ orgId: 'drain-org', org: { name: 'Drain Org' }, humanUsers: users }], '10m'),
+    });
     // Clients keep calling through the shutdown, on keep-alive connections, until the port refuses them.
     const statuses: number[] = [];
     let refused = false;

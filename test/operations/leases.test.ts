@@ -56,11 +56,15 @@ describe('leases', () => {
     const order: string[] = [];
     let releaseFirst!: () => void;
     const firstHolds = new Promise<void>((resolve) => (releaseFirst = resolve));
-    const first = withMigrationLock(dataSource, async () => {
-      order.push('first starts');
-      await firstHolds;
-      order.push('first ends');
-    }, 'first process');
+    const first = withMigrationLock(
+      dataSource,
+      async () => {
+        order.push('first starts');
+        await firstHolds;
+        order.push('first ends');
+      },
+      'first process',
+    );
     // The first has the lease once its work started.
     while (order.length === 0) await new Promise((resolve) => setImmediate(resolve));
     const second = withMigrationLock(dataSource, async () => void order.push('second'), 'second process');

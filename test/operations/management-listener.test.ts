@@ -46,7 +46,10 @@ describe('operations: the management listener serves metrics, health and readine
     const machine = await createMachine(remote, tenant.orgId);
     const token = await createClient(service.url)('POST', '/oauth/v2/token', {
       rawBody: 'grant_type=client_credentials',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${machine.clientId}:${machine.clientSecret}`).toString('base64')}` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${machine.clientId}:${machine.clientSecret}`).toString('base64')}`,
+      },
     });
     assert.equal(token.status, 200, token.text);
     await failedLogin(remote, tenant.orgId);
@@ -75,13 +78,21 @@ describe('operations: the management listener serves metrics, health and readine
     // The parser folds a labelled histogram's series into one sample: its bucket bounds are what is checked.
     const bounds = Object.keys(duration!.metrics[0]?.buckets ?? {});
     assert.ok(bounds.length >= 10 && bounds.includes('+Inf'), JSON.stringify(duration!.metrics));
-    for (const name of ['process_cpu_user_seconds_total', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds', 'portcullis_webhook_deliveries_total', 'portcullis_mail_messages_total']) {
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'portcullis_webhook_deliveries_total',
+      'portcullis_mail_messages_total',
+    ]) {
       assert.ok(families.has(name), `${name} is exported`);
     }
   });
 
   it('/readyz is 503 while migrations are pending, and ready again once they are applied', async () => {
-    const last = await setup.inspect(async (db) => (await db.query('SELECT * FROM migrations ORDER BY timestamp DESC LIMIT 1'))[0] as { id: number; timestamp: number; name: string });
+    const last = await setup.inspect(
+      async (db) => (await db.query('SELECT * FROM migrations ORDER BY timestamp DESC LIMIT 1'))[0] as { id: number; timestamp: number; name: string },
+    );
     await setup.inspect((db) => db.query('DELETE FROM migrations WHERE id = ?', [last.id]));
     try {
       const pending = await fetch(`${management}/readyz`);

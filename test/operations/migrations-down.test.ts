@@ -44,10 +44,12 @@ describe('operations: every migration can be reverted', () => {
   it(`each of the ${MIGRATIONS.length} migrations reverts to the schema before it, and all apply again`, async () => {
     const after: string[] = [await withMigrations(0, schemaOf)];
     for (let n = 1; n <= MIGRATIONS.length; n++) {
-      after.push(await withMigrations(n, async (db) => {
-        assert.equal((await db.runMigrations({ transaction: 'each' })).length, 1);
-        return schemaOf(db);
-      }));
+      after.push(
+        await withMigrations(n, async (db) => {
+          assert.equal((await db.runMigrations({ transaction: 'each' })).length, 1);
+          return schemaOf(db);
+        }),
+      );
     }
     await withMigrations(MIGRATIONS.length, async (db) => {
       for (let n = MIGRATIONS.length; n >= 1; n--) {
@@ -73,10 +75,14 @@ async function schemaOf(db: DataSource): Promise<string> {
     );
     return JSON.stringify({ columns, indexes }, null, 1);
   }
-  const tables: { name: string }[] = await db.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'migrations' ORDER BY name`);
+  const tables: { name: string }[] = await db.query(
+    `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'migrations' ORDER BY name`,
+  );
   const schema: Record<string, unknown> = {};
   for (const { name } of tables) {
-    const indexes: { name: string; unique: number; partial: number }[] = await db.query(`SELECT name, "unique", partial FROM pragma_index_list('${name}') ORDER BY name`);
+    const indexes: { name: string; unique: number; partial: number }[] = await db.query(
+      `SELECT name, "unique", partial FROM pragma_index_list('${name}') ORDER BY name`,
+    );
     schema[name] = {
       columns: await db.query(`SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info('${name}') ORDER BY name`),
       indexes: await Promise.all(

@@ -25,7 +25,9 @@ interface LogLine {
  * log says it once when the database goes and once when it is back — with one line per failed request
  * (its request id and cause), not a stack trace each.
  */
-describe('operations: a database outage as the operator sees it', { skip: isMysql ? false : 'needs TEST_DATABASE_URL=mysql://… (an outage through a TCP proxy)' }, () => {
+describe('operations: a database outage as the operator sees it', {
+  skip: isMysql ? false : 'needs TEST_DATABASE_URL=mysql://… (an outage through a TCP proxy)',
+}, () => {
   let setup: ProcessSetup;
   let proxy: TcpProxy;
   let service: ServiceProcess;
@@ -53,18 +55,30 @@ describe('operations: a database outage as the operator sees it', { skip: isMysq
     assert.equal(down.status, 503);
     assert.deepEqual(await down.json(), { status: 'unavailable', reason: 'the database is not reachable' });
     const failed = await Promise.all(Array.from({ length: 5 }, () => api('GET', '/admin/v1/orgs', { token: admin })));
-    assert.deepEqual(failed.map((r) => r.status), [503, 503, 503, 503, 503]);
+    assert.deepEqual(
+      failed.map((r) => r.status),
+      [503, 503, 503, 503, 503],
+    );
 
     await proxy.resume();
     await eventually('ready again', async () => ((await fetch(`${management}/readyz`)).status === 200 ? true : undefined), 20_000, 250);
-    await eventually('the API serves again', async () => ((await api('GET', '/admin/v1/orgs', { token: admin })).status === 200 ? true : undefined), 20_000, 250);
+    await eventually(
+      'the API serves again',
+      async () => ((await api('GET', '/admin/v1/orgs', { token: admin })).status === 200 ? true : undefined),
+      20_000,
+      250,
+    );
 
     // The probe notices the recovery within a second of it; the line then follows.
     await eventually('the recovery is logged', async () => (service.output().slice(logFrom).includes('database available again') ? true : undefined));
     const lines = parseLines(service.output().slice(logFrom));
     const states = lines.filter((l) => /^database (unavailable|available again)/.test(l.msg)).map((l) => l.msg.split(':')[0]);
     assert.deepEqual(states, ['database unavailable', 'database available again'], JSON.stringify(lines.map((l) => l.msg)));
-    assert.deepEqual(lines.filter((l) => l.stack || l.err), [], 'no stack traces for an outage');
+    assert.deepEqual(
+      lines.filter((l) => l.stack || l.err),
+      [],
+      'no stack traces for an outage',
+    );
     for (const res of failed) {
       const id = res.headers.get('x-request-id');
       const about = lines.filter((l) => l.req?.id === id || l.reqId === id);

@@ -26,7 +26,8 @@ describe('unit of work: retries on 1213', () => {
     uow = new UnitOfWork(db.dataSource);
   });
   after(() => db?.close());
-  const count = async (outcome: string) => (await transactionRetries.get()).values.find((v) => v.labels.reason === 'deadlock' && v.labels.outcome === outcome)?.value ?? 0;
+  const count = async (outcome: string) =>
+    (await transactionRetries.get()).values.find((v) => v.labels.reason === 'deadlock' && v.labels.outcome === outcome)?.value ?? 0;
 
   it('runs the whole unit again until it commits, and counts each retry', async (t) => {
     if (db.dataSource.options.type !== 'mysql') return t.skip('SQLite queues its transactions: nothing collides');

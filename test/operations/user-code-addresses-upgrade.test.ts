@@ -28,24 +28,49 @@ describe('upgrade: mailed codes of the previous version', () => {
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'portcullis-codes-upgrade-'));
     database = await createTestDatabase();
-    const config = loadConfig({ DATA_DIR: dataDir, MASTER_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'error', ...(database.url ? { DATABASE_URL: database.url } : {}) });
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      MASTER_KEY: randomBytes(32).toString('base64'),
+      LOG_LEVEL: 'error',
+      ...(database.url ? { DATABASE_URL: database.url } : {}),
+    });
     options = dataSourceOptions(config.database, ENTITIES);
     const previous = new DataSource({ ...options, migrations: MIGRATIONS.filter((m) => m !== UserCodeAddresses1763800100000) });
     await previous.initialize();
     try {
       await previous.runMigrations({ transaction: 'each' });
       const now = Date.now();
-      await previous.query('INSERT INTO organizations (id, name, primary_domain, created_at, changed_at) VALUES (?, ?, ?, ?, ?)', ['org', 'org', 'org.localhost', now, now]);
-      for (const [id, email] of [['kept', 'kept@example.com'], ['moved', 'moved@example.com'], ['mailless', null]]) {
+      await previous.query('INSERT INTO organizations (id, name, primary_domain, created_at, changed_at) VALUES (?, ?, ?, ?, ?)', [
+        'org',
+        'org',
+        'org.localhost',
+        now,
+        now,
+      ]);
+      for (const [id, email] of [
+        ['kept', 'kept@example.com'],
+        ['moved', 'moved@example.com'],
+        ['mailless', null],
+      ]) {
         await previous.query(
           `INSERT INTO users (id, org_id, type, user_name, user_name_lower, state, email, email_lower, version, created_at, changed_at) VALUES (?, 'org', 'human', ?, ?, 'active', ?, ?, 1, ?, ?)`,
           [id, id, id, email, email?.toLowerCase() ?? null, now, now],
         );
-        await previous.query('INSERT INTO user_codes (id, user_id, purpose, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)', [`code-${id}`, id, 'password_reset', 'x'.repeat(64), now - HOUR / 2, now + HOUR / 2]);
+        await previous.query('INSERT INTO user_codes (id, user_id, purpose, secret_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)', [
+          `code-${id}`,
+          id,
+          'password_reset',
+          'x'.repeat(64),
+          now - HOUR / 2,
+          now + HOUR / 2,
+        ]);
       }
       // The address of `moved` changed after its code was mailed; `kept` changed only before its code.
       const event = (id: string, userId: string, at: number) =>
-        previous.query(`INSERT INTO events (id, type, aggregate_type, aggregate_id, resource_owner, payload, created_at) VALUES (?, 'user.human.email.changed', 'user', ?, 'org', '{}', ?)`, [id, userId, at]);
+        previous.query(
+          `INSERT INTO events (id, type, aggregate_type, aggregate_id, resource_owner, payload, created_at) VALUES (?, 'user.human.email.changed', 'user', ?, 'org', '{}', ?)`,
+          [id, userId, at],
+        );
       await event('e1', 'kept', now - HOUR);
       await event('e2', 'moved', now - HOUR / 4);
     } finally {
@@ -63,12 +88,24 @@ describe('upgrade: mailed codes of the previous version', () => {
     try {
       await current.runMigrations({ transaction: 'each' });
       const rows: { id: string; address: string }[] = await current.query('SELECT id, address FROM user_codes ORDER BY id');
-      assert.deepEqual(rows.map((r) => ({ ...r })), [{ id: 'code-kept', address: 'kept@example.com' }]);
-      await assert.rejects(current.query(`INSERT INTO user_codes (id, user_id, purpose, secret_hash, created_at, expires_at) VALUES ('c2', 'kept', 'invitation', ?, 0, 1)`, ['x'.repeat(64)]), 'an address is required');
+      assert.deepEqual(
+        rows.map((r) => ({ ...r })),
+        [{ id: 'code-kept', address: 'kept@example.com' }],
+      );
+      await assert.rejects(
+        current.query(`INSERT INTO user_codes (id, user_id, purpose, secret_hash, created_at, expires_at) VALUES ('c2', 'kept', 'invitation', ?, 0, 1)`, [
+          'x'.repeat(64),
+        ]),
+        'an address is required',
+      );
 
       await current.undoLastMigration({ transaction: 'each' });
       await assert.rejects(current.query('SELECT address FROM user_codes'), 'the column is gone');
-      assert.deepEqual((await current.query('SELECT id FROM user_codes')).map((r: { id: string }) => r.id), ['code-kept'], 'the code stays');
+      assert.deepEqual(
+        (await current.query('SELECT id FROM user_codes')).map((r: { id: string }) => r.id),
+        ['code-kept'],
+        'the code stays',
+      );
     } finally {
       await current.destroy();
     }

@@ -10,7 +10,7 @@ import { useService } from '../support/fixtures.js';
 describe('platform: /healthz answered before Express', () => {
   const svc = useService();
 
-  it('GET: 200 {status, worker} as JSON, with the caller\'s request id', async () => {
+  it("GET: 200 {status, worker} as JSON, with the caller's request id", async () => {
     const res = await svc.api('GET', '/healthz?probe=1', { headers: { 'x-request-id': 'health-probe-1' } });
     assert.equal(res.status, 200);
     assert.equal(res.text, '{"status":"ok","worker":0}');

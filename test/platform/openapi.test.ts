@@ -13,7 +13,11 @@ type Operation = {
   requestBody?: { content: Record<string, { schema: { properties?: Record<string, { enum?: string[] }> } }> };
   'x-portcullis-access'?: { public: true } | { role: string; organizationParameter?: string };
 };
-type Document = { servers: { url: string }[]; paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { required?: string[] }>; securitySchemes: Record<string, { type: string; scheme?: string }> } };
+type Document = {
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { required?: string[] }>; securitySchemes: Record<string, { type: string; scheme?: string }> };
+};
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 const OAUTH = /^\/(\.well-known|oauth|oidc)\//;
@@ -35,7 +39,10 @@ describe('OpenAPI document: truthful to the routes it describes', () => {
   });
 
   it('names PUBLIC_URL as its server, whatever Host the request carried', async () => {
-    assert.deepEqual(doc.servers.map((s) => s.url), [svc.config.publicUrl]);
+    assert.deepEqual(
+      doc.servers.map((s) => s.url),
+      [svc.config.publicUrl],
+    );
     const forged = await new Promise<Document>((resolve, reject) => {
       const port = new URL(svc.url).port;
       request({ host: '127.0.0.1', port, path: '/docs-json', headers: { host: 'attacker.example', 'x-forwarded-host': 'attacker.example' } }, (res) => {
@@ -93,7 +100,9 @@ describe('OpenAPI document: truthful to the routes it describes', () => {
         assert.ok((url as string).startsWith(`${svc.config.publicUrl}/`), String(url));
         return (url as string).slice(svc.config.publicUrl.length);
       });
-    const documented = Object.keys(doc.paths).filter((p) => OAUTH.test(p)).sort();
+    const documented = Object.keys(doc.paths)
+      .filter((p) => OAUTH.test(p))
+      .sort();
     assert.deepEqual(documented, [...endpoints, '/.well-known/openid-configuration'].sort());
 
     // What the document offers is what the provider advertises.
@@ -120,9 +129,22 @@ describe('OpenAPI document: truthful to the routes it describes', () => {
       assert.ok(op.summary, `${where} has a summary`);
       const statuses = Object.keys(op.responses);
       // The exceptions redocly.yaml makes for the linter's operation-2xx-response and operation-4xx-response rules.
-      if (!redirectOnly.has(where)) assert.ok(statuses.some((s) => s.startsWith('2')), `${where} declares a 2XX`);
-      else assert.deepEqual(statuses.filter((s) => s.startsWith('2')), [], `${where} only redirects`);
-      if (!noClientError.has(where)) assert.ok(statuses.some((s) => s.startsWith('4')), `${where} declares a 4XX`);
+      if (!redirectOnly.has(where))
+        assert.ok(
+          statuses.some((s) => s.startsWith('2')),
+          `${where} declares a 2XX`,
+        );
+      else
+        assert.deepEqual(
+          statuses.filter((s) => s.startsWith('2')),
+          [],
+          `${where} only redirects`,
+        );
+      if (!noClientError.has(where))
+        assert.ok(
+          statuses.some((s) => s.startsWith('4')),
+          `${where} declares a 4XX`,
+        );
     }
   });
 

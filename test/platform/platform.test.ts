@@ -40,7 +40,7 @@ describe('platform: health, OpenAPI, request ids, database settings', () => {
     assert.deepEqual(human.required.sort(), ['email', 'profile', 'userName']);
   });
 
-  it('answers with the caller\'s X-Request-Id, or a new one', async () => {
+  it("answers with the caller's X-Request-Id, or a new one", async () => {
     const given = await svc.api('GET', '/healthz', { headers: { 'x-request-id': 'trace-abc-123' } });
     assert.equal(given.headers.get('x-request-id'), 'trace-abc-123');
     const fresh = await svc.api('GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });

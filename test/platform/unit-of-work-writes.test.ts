@@ -17,7 +17,8 @@ describe('single-statement writes of the unit of work', () => {
     uow = svc.app.get(UnitOfWork);
   });
 
-  const count = async (prefix: string) => Number((await svc.dataSource.query('SELECT COUNT(*) AS n FROM oidc_payloads WHERE id_hash LIKE ?', [`${prefix}%`]))[0].n);
+  const count = async (prefix: string) =>
+    Number((await svc.dataSource.query('SELECT COUNT(*) AS n FROM oidc_payloads WHERE id_hash LIKE ?', [`${prefix}%`]))[0].n);
 
   it('stores every write issued together, and each is readable once its promise resolves', async () => {
     const prefix = unique('w');
@@ -34,7 +35,10 @@ describe('single-statement writes of the unit of work', () => {
       uow.run((manager) => manager.query(INSERT, ['Test', `${prefix}-unit`, '{}'])),
       uow.write(INSERT, ['Test', `${prefix}-b`, '{}']),
     ]);
-    assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+    );
     const failure = (results[1] as PromiseRejectedResult).reason as { driverError?: { code?: string }; code?: string };
     assert.match(String(failure.driverError?.code ?? failure.code), /CONSTRAINT|ER_DUP_ENTRY/);
     assert.equal(await count(prefix), 4);

@@ -36,7 +36,10 @@ describe('the service process', () => {
       const api = createClient(svc.url);
       const orgs = await api('GET', '/admin/v1/orgs', { token: pat });
       assert.equal(orgs.status, 200);
-      assert.deepEqual(orgs.body.orgs.map((o: { name: string }) => o.name), ['default']);
+      assert.deepEqual(
+        orgs.body.orgs.map((o: { name: string }) => o.name),
+        ['default'],
+      );
       const created = await api('POST', '/admin/v1/orgs', { token: pat, body: { name: 'Persisted Org' } });
       assert.equal(created.status, 201);
 
@@ -61,7 +64,10 @@ describe('the service process', () => {
       const api = createClient(svc.url);
       const orgs = await api('GET', '/admin/v1/orgs', { token: pat });
       assert.equal(orgs.status, 200);
-      assert.deepEqual(orgs.body.orgs.map((o: { name: string }) => o.name), ['default', 'Persisted Org']);
+      assert.deepEqual(
+        orgs.body.orgs.map((o: { name: string }) => o.name),
+        ['default', 'Persisted Org'],
+      );
       assert.equal(readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim(), pat, 'bootstrap did not run again');
       const events = await api('POST', '/admin/v1/events/_search', { token: pat, body: { event_types: ['user.human.added'] } });
       assert.equal(events.body.events.length, 1, 'one admin user, bootstrapped once');
@@ -162,7 +168,10 @@ describe('the service process', () => {
       }
       for (let i = 0; i < 10; i++) {
         const orgs = await getOnNewConnection(`${svc.url}/admin/v1/orgs`, pat);
-        assert.ok(orgs.orgs.some((o: { id: string }) => o.id === created.body.id), 'every worker sees the write');
+        assert.ok(
+          orgs.orgs.some((o: { id: string }) => o.id === created.body.id),
+          'every worker sees the write',
+        );
       }
 
       // Concurrent writes whose transactions read before they write, spread over both workers:
@@ -172,7 +181,11 @@ describe('the service process', () => {
           postOnNewConnection(`${svc.url}/management/v1/orgs/${created.body.id}/users/machine`, pat, { userName: `worker-write-${i}`, name: 'w' }),
         ),
       );
-      assert.deepEqual(writes.filter((status) => status !== 201), [], 'every concurrent write succeeded');
+      assert.deepEqual(
+        writes.filter((status) => status !== 201),
+        [],
+        'every concurrent write succeeded',
+      );
       assert.deepEqual([...workers].sort(), [1, 2], svc.output());
     } finally {
       const exit = await svc.stop('SIGTERM');

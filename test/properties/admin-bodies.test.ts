@@ -39,7 +39,18 @@ describe('property: random bodies at the admin and management API', () => {
   });
 
   it('never answers 5xx, and every 4xx leaves the tables as they were', async () => {
-    const tables = ['organizations', 'users', 'memberships', 'projects', 'applications', 'public_keys', 'machine_secrets', 'personal_access_tokens', 'features', 'events'];
+    const tables = [
+      'organizations',
+      'users',
+      'memberships',
+      'projects',
+      'applications',
+      'public_keys',
+      'machine_secrets',
+      'personal_access_tokens',
+      'features',
+      'events',
+    ];
     const snapshot = async () => Promise.all(tables.map((t) => countRows(svc, t)));
     const bodies = fc.oneof(
       fc.json().map((text) => ({ raw: text })),

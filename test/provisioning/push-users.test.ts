@@ -35,10 +35,20 @@ describe('provisioning: users pushed to two real targets converge', () => {
     downstream = await startDownstreamPortcullis();
     peer = await ScimmyTarget.start(PEER_TOKEN);
     orgId = (await createOrg(svc)).id;
-    const toPeer = await admin('POST', targets(), { name: 'scimmy', baseUrl: peer.baseUrl, auth: { type: 'bearer', token: PEER_TOKEN }, onRemove: 'deactivate' });
+    const toPeer = await admin('POST', targets(), {
+      name: 'scimmy',
+      baseUrl: peer.baseUrl,
+      auth: { type: 'bearer', token: PEER_TOKEN },
+      onRemove: 'deactivate',
+    });
     assert.equal(toPeer.status, 201, toPeer.text);
     scimmyTarget = toPeer.body.id;
-    const toPortcullis = await admin('POST', targets(), { name: 'portcullis', baseUrl: downstream.baseUrl, auth: { type: 'bearer', token: downstream.token }, onRemove: 'delete' });
+    const toPortcullis = await admin('POST', targets(), {
+      name: 'portcullis',
+      baseUrl: downstream.baseUrl,
+      auth: { type: 'bearer', token: downstream.token },
+      onRemove: 'delete',
+    });
     assert.equal(toPortcullis.status, 201, toPortcullis.text);
     portcullisTarget = toPortcullis.body.id;
   });
@@ -49,7 +59,12 @@ describe('provisioning: users pushed to two real targets converge', () => {
 
   const person = async (extra: Record<string, unknown> = {}) => {
     const userName = unique('person');
-    const res = await admin('POST', `/management/v1/orgs/${orgId}/users/human`, { userName, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `${userName}@example.com` }, ...extra });
+    const res = await admin('POST', `/management/v1/orgs/${orgId}/users/human`, {
+      userName,
+      profile: { firstName: 'Ada', lastName: 'Lovelace' },
+      email: { email: `${userName}@example.com` },
+      ...extra,
+    });
     assert.equal(res.status, 201, res.text);
     return { userId: res.body.userId as string, userName };
   };
@@ -65,7 +80,7 @@ describe('provisioning: users pushed to two real targets converge', () => {
   };
   // On the loaded CI machine a push can take seconds; when one does not arrive, the targets' state (in the error, which
   // the test runner repeats at the end of its log) says why.
-  const eventually = <T,>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000) =>
+  const eventually = <T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 30_000) =>
     eventuallyBase(what, check, timeoutMs).catch(async (error: unknown) => {
       const stateOf = async (targetId: string) => {
         const { state, lag, lastError, objects: counts } = await status(targetId);
@@ -121,7 +136,11 @@ describe('provisioning: users pushed to two real targets converge', () => {
     await eventually('renamed at the peer', async () => (inPeer(userId)?.name?.givenName === 'Augusta' ? true : undefined));
     const remoteId = inPeer(userId)!.id;
     const pushes = peer.requests.slice(before).filter((r) => r.path.startsWith(`/scim/v2/Users/${remoteId}`));
-    assert.deepEqual(pushes.map((r) => r.method), ['PATCH'], 'four changes, one PATCH');
+    assert.deepEqual(
+      pushes.map((r) => r.method),
+      ['PATCH'],
+      'four changes, one PATCH',
+    );
   });
 
   it('deactivation: active false at both; reactivation: active again', async () => {
@@ -137,8 +156,12 @@ describe('provisioning: users pushed to two real targets converge', () => {
     const { userId } = await person();
     await eventually('created', () => both(userId, (u) => u?.active === true));
     assert.equal((await admin('DELETE', `/management/v1/orgs/${orgId}/users/${userId}`)).status, 204);
-    await eventually('removed at both as each says', async () => ((await inDownstream(userId)) === undefined && inPeer(userId)?.active === false ? true : undefined));
-    await eventually('object gone at the deleting target', async () => ((await objects(portcullisTarget)).objects.some((o: { localId: string }) => o.localId === userId) ? undefined : true));
+    await eventually('removed at both as each says', async () =>
+      (await inDownstream(userId)) === undefined && inPeer(userId)?.active === false ? true : undefined,
+    );
+    await eventually('object gone at the deleting target', async () =>
+      (await objects(portcullisTarget)).objects.some((o: { localId: string }) => o.localId === userId) ? undefined : true,
+    );
   });
 
   it('a 404 on update re-creates the user; a 500 is retried until it succeeds; a 429 waits as Retry-After says', async () => {
@@ -169,7 +192,9 @@ describe('provisioning: users pushed to two real targets converge', () => {
     ] as const) {
       peer.fault = { ...fault };
       const { userId } = await person();
-      const retrying = await eventually('retrying with its error', async () => (await objects(scimmyTarget, '?status=pending')).objects.find((o: { localId: string; attempts: number }) => o.localId === userId && o.attempts >= 2));
+      const retrying = await eventually('retrying with its error', async () =>
+        (await objects(scimmyTarget, '?status=pending')).objects.find((o: { localId: string; attempts: number }) => o.localId === userId && o.attempts >= 2),
+      );
       assert.match(retrying.lastError, error);
       assert.equal(retrying.lastStatus, fault.status);
       assert.ok(!peer.requests.some((r) => r.path.startsWith('/elsewhere')), 'the redirect is not followed');
@@ -184,7 +209,9 @@ describe('provisioning: users pushed to two real targets converge', () => {
     const refused = unique('refused');
     peer.refusedUserNames.add(refused);
     const { userId } = await person({ userName: refused });
-    const failing = await eventually('failing', async () => (await objects(scimmyTarget, '?status=failing')).objects.find((o: { localId: string }) => o.localId === userId));
+    const failing = await eventually('failing', async () =>
+      (await objects(scimmyTarget, '?status=failing')).objects.find((o: { localId: string }) => o.localId === userId),
+    );
     assert.equal(failing.lastStatus, 400);
     assert.match(failing.lastError, /answered 400/);
     assert.equal(failing.attempts, 1);
@@ -194,7 +221,7 @@ describe('provisioning: users pushed to two real targets converge', () => {
     await eventually('pushed after the change', async () => (inPeer(userId)?.name?.givenName === 'Again' ? true : undefined));
   });
 
-  it("refused credentials put the target in auth_failed with its error; a new token brings it back and nothing is lost", async () => {
+  it('refused credentials put the target in auth_failed with its error; a new token brings it back and nothing is lost', async () => {
     assert.equal((await admin('PATCH', `${targets()}/${scimmyTarget}`, { auth: { type: 'bearer', token: 'revoked' } })).status, 200);
     const { userId } = await person();
     const failed = await eventually('auth_failed', async () => ((await status(scimmyTarget)).state === 'auth_failed' ? status(scimmyTarget) : undefined));
@@ -208,9 +235,15 @@ describe('provisioning: users pushed to two real targets converge', () => {
   it('a user of the same userName already at the target, not ours, is a conflict (adopted only by a reconcile)', async () => {
     const userName = unique('taken');
     peer.users.push({ id: 'someone-else', userName, active: true, meta: {} });
-    const res = await admin('POST', `/management/v1/orgs/${orgId}/users/human`, { userName, profile: { firstName: 'X', lastName: 'Y' }, email: { email: `${userName}@example.com` } });
+    const res = await admin('POST', `/management/v1/orgs/${orgId}/users/human`, {
+      userName,
+      profile: { firstName: 'X', lastName: 'Y' },
+      email: { email: `${userName}@example.com` },
+    });
     assert.equal(res.status, 201, res.text);
-    const conflict = await eventually('conflict', async () => (await objects(scimmyTarget, '?status=conflict')).objects.find((o: { localId: string }) => o.localId === res.body.userId));
+    const conflict = await eventually('conflict', async () =>
+      (await objects(scimmyTarget, '?status=conflict')).objects.find((o: { localId: string }) => o.localId === res.body.userId),
+    );
     assert.match(conflict.lastError, /not this one/);
     assert.equal(peer.users.find((u) => u.id === 'someone-else')!.externalId, undefined, 'not adopted');
     // The other target has no such user: it converges.
@@ -220,14 +253,24 @@ describe('provisioning: users pushed to two real targets converge', () => {
   it('OAuth client credentials: a token is fetched once and reused until it runs out; a refused token is renewed once', async () => {
     const org = (await createOrg(svc)).id;
     const created = await admin('POST', `/management/v1/orgs/${org}/provisioning/targets`, {
-      name: 'oauth', baseUrl: peer.baseUrl, auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: peer.client.id, clientSecret: peer.client.secret },
+      name: 'oauth',
+      baseUrl: peer.baseUrl,
+      auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: peer.client.id, clientSecret: peer.client.secret },
     });
     assert.equal(created.status, 201, created.text);
     const tokensBefore = peer.requests.filter((r) => r.path === '/oauth/token').length;
     const people: string[] = [];
     for (let i = 0; i < 3; i++) {
       const userName = unique('oauth');
-      people.push((await admin('POST', `/management/v1/orgs/${org}/users/human`, { userName, profile: { firstName: 'O', lastName: 'A' }, email: { email: `${userName}@example.com` } })).body.userId);
+      people.push(
+        (
+          await admin('POST', `/management/v1/orgs/${org}/users/human`, {
+            userName,
+            profile: { firstName: 'O', lastName: 'A' },
+            email: { email: `${userName}@example.com` },
+          })
+        ).body.userId,
+      );
     }
     for (const userId of people) await eventually('pushed by OAuth', async () => inPeer(userId));
     assert.equal(peer.requests.filter((r) => r.path === '/oauth/token').length - tokensBefore, 1, 'one token for all requests');
@@ -235,7 +278,13 @@ describe('provisioning: users pushed to two real targets converge', () => {
     peer.tokens.clear();
     peer.tokens.add(PEER_TOKEN);
     const userName = unique('oauth');
-    const late = (await admin('POST', `/management/v1/orgs/${org}/users/human`, { userName, profile: { firstName: 'O', lastName: 'A' }, email: { email: `${userName}@example.com` } })).body.userId;
+    const late = (
+      await admin('POST', `/management/v1/orgs/${org}/users/human`, {
+        userName,
+        profile: { firstName: 'O', lastName: 'A' },
+        email: { email: `${userName}@example.com` },
+      })
+    ).body.userId;
     await eventually('pushed after renewing the token', async () => inPeer(late));
     assert.equal(peer.requests.filter((r) => r.path === '/oauth/token').length - tokensBefore, 2);
   });
@@ -244,13 +293,22 @@ describe('provisioning: users pushed to two real targets converge', () => {
     const org = (await createOrg(svc)).id;
     const api = (method: string, path: string, body?: unknown) => admin(method, `/management/v1/orgs/${org}${path}`, body);
     const human = async () => {
-      const res = await api('POST', '/users/human', { userName: unique('early'), profile: { firstName: 'E', lastName: 'A' }, email: { email: `${unique('early')}@example.com` } });
+      const res = await api('POST', '/users/human', {
+        userName: unique('early'),
+        profile: { firstName: 'E', lastName: 'A' },
+        email: { email: `${unique('early')}@example.com` },
+      });
       assert.equal(res.status, 201, res.text);
       return res.body.userId as string;
     };
     const [kept, leaver, removed] = [await human(), await human(), await human()];
     assert.equal((await api('DELETE', `/users/${removed}`)).status, 204);
-    const created = await api('POST', '/provisioning/targets', { name: 'late', baseUrl: peer.baseUrl, auth: { type: 'bearer', token: PEER_TOKEN }, onRemove: 'deactivate' });
+    const created = await api('POST', '/provisioning/targets', {
+      name: 'late',
+      baseUrl: peer.baseUrl,
+      auth: { type: 'bearer', token: PEER_TOKEN },
+      onRemove: 'deactivate',
+    });
     assert.equal(created.status, 201, created.text);
     const target = `/provisioning/targets/${created.body.id}`;
     await eventually('both existing people pushed', async () => (inPeer(kept)?.active && inPeer(leaver)?.active ? true : undefined));
@@ -276,7 +334,13 @@ describe('provisioning: users pushed to two real targets converge', () => {
     const api = (method: string, path: string, body?: unknown) => admin(method, `/management/v1/orgs/${org}${path}`, body);
     const chosen = (await api('POST', '/groups', { displayName: unique('chosen') })).body.id;
     const other = (await api('POST', '/groups', { displayName: unique('other') })).body.id;
-    const created = await api('POST', '/provisioning/targets', { name: 'scoped', baseUrl: peer.baseUrl, auth: { type: 'bearer', token: PEER_TOKEN }, scope: { users: 'groups', groupIds: [chosen] }, onRemove: 'delete' });
+    const created = await api('POST', '/provisioning/targets', {
+      name: 'scoped',
+      baseUrl: peer.baseUrl,
+      auth: { type: 'bearer', token: PEER_TOKEN },
+      scope: { users: 'groups', groupIds: [chosen] },
+      onRemove: 'delete',
+    });
     assert.equal(created.status, 201, created.text);
     const human = async () => {
       const userName = unique('scoped');
@@ -288,7 +352,9 @@ describe('provisioning: users pushed to two real targets converge', () => {
     assert.equal((await api('PUT', `/groups/${chosen}/members/${member}`)).status, 200);
     assert.equal((await api('PUT', `/groups/${other}/members/${outsider}`)).status, 200);
     await eventually('the member pushed', async () => inPeer(member));
-    await eventually('the target took in the log', async () => ((await admin('GET', `/management/v1/orgs/${org}/provisioning/targets/${created.body.id}/status`)).body.lag === 0 ? true : undefined));
+    await eventually('the target took in the log', async () =>
+      (await admin('GET', `/management/v1/orgs/${org}/provisioning/targets/${created.body.id}/status`)).body.lag === 0 ? true : undefined,
+    );
     assert.equal(inPeer(outsider), undefined, 'a user outside the chosen groups is never pushed');
     assert.equal((await api('DELETE', `/groups/${chosen}/members/${member}`)).status, 204);
     await eventually('removed when it left the group', async () => (inPeer(member) === undefined ? true : undefined));
@@ -299,15 +365,32 @@ describe('provisioning: users pushed to two real targets converge', () => {
     const api = (method: string, path: string, body?: unknown) => admin(method, `/management/v1/orgs/${org}${path}`, body);
     const group = async (name: string) => (await api('POST', '/groups', { displayName: unique(name) })).body.id as string;
     const [removedGroup, keptGroup, otherGroup] = [await group('removed'), await group('kept'), await group('other')];
-    const created = await api('POST', '/provisioning/targets', { name: 'two-groups', baseUrl: peer.baseUrl, auth: { type: 'bearer', token: PEER_TOKEN }, scope: { users: 'groups', groupIds: [removedGroup, keptGroup] }, pushGroups: 'all', onRemove: 'deactivate' });
+    const created = await api('POST', '/provisioning/targets', {
+      name: 'two-groups',
+      baseUrl: peer.baseUrl,
+      auth: { type: 'bearer', token: PEER_TOKEN },
+      scope: { users: 'groups', groupIds: [removedGroup, keptGroup] },
+      pushGroups: 'all',
+      onRemove: 'deactivate',
+    });
     assert.equal(created.status, 201, created.text);
     const human = async () => {
-      const res = await api('POST', '/users/human', { userName: unique('grouped'), profile: { firstName: 'G', lastName: 'R' }, email: { email: `${unique('grouped')}@example.com` } });
+      const res = await api('POST', '/users/human', {
+        userName: unique('grouped'),
+        profile: { firstName: 'G', lastName: 'R' },
+        email: { email: `${unique('grouped')}@example.com` },
+      });
       assert.equal(res.status, 201, res.text);
       return res.body.userId as string;
     };
     const [leaver, stayer] = [await human(), await human()];
-    for (const [groupId, userId] of [[removedGroup, leaver], [removedGroup, stayer], [keptGroup, stayer], [otherGroup, leaver]]) assert.equal((await api('PUT', `/groups/${groupId}/members/${userId}`)).status, 200);
+    for (const [groupId, userId] of [
+      [removedGroup, leaver],
+      [removedGroup, stayer],
+      [keptGroup, stayer],
+      [otherGroup, leaver],
+    ])
+      assert.equal((await api('PUT', `/groups/${groupId}/members/${userId}`)).status, 200);
     await eventually('both pushed', async () => (inPeer(leaver)?.active && inPeer(stayer)?.active ? true : undefined));
     const otherAtPeer = () => peer.groups.find((g) => g.externalId === otherGroup);
     const listsLeaver = () => (otherAtPeer()?.members ?? []).some((m: { value: string }) => m.value === inPeer(leaver)!.id);

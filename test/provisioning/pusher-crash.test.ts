@@ -31,12 +31,19 @@ describe('provisioning: kill -9 of the pusher', () => {
     const svc = remoteService(first.url, setup.adminToken());
     const org = await createOrg(svc);
     const api = (method: string, path: string, body?: unknown) => svc.api(method, path, { token: svc.adminToken, body });
-    const target = await api('POST', `/management/v1/orgs/${org.id}/provisioning/targets`, { name: 'peer', baseUrl: peer.baseUrl, auth: { type: 'bearer', token: TOKEN } });
+    const target = await api('POST', `/management/v1/orgs/${org.id}/provisioning/targets`, {
+      name: 'peer',
+      baseUrl: peer.baseUrl,
+      auth: { type: 'bearer', token: TOKEN },
+    });
     assert.equal(target.status, 201, target.text);
     const people: string[] = [];
     const person = async (on = svc) => {
       const userName = `person-${people.length}`;
-      const res = await on.api('POST', `/management/v1/orgs/${org.id}/users/human`, { token: on.adminToken, body: { userName, profile: { firstName: 'Per', lastName: 'Son' }, email: { email: `${userName}@example.com` } } });
+      const res = await on.api('POST', `/management/v1/orgs/${org.id}/users/human`, {
+        token: on.adminToken,
+        body: { userName, profile: { firstName: 'Per', lastName: 'Son' }, email: { email: `${userName}@example.com` } },
+      });
       assert.equal(res.status, 201, res.text);
       people.push(res.body.userId);
     };
@@ -57,22 +64,27 @@ describe('provisioning: kill -9 of the pusher', () => {
     const second = await setup.spawn();
     const svc2 = remoteService(second.url, setup.adminToken());
     for (let i = 0; i < 2; i++) await person(svc2);
-    await eventually(
-      'every person at the target',
-      async () => (people.every((id) => peer.users.some((u) => u.externalId === id)) ? true : undefined),
-      60_000,
-    );
+    await eventually('every person at the target', async () => (people.every((id) => peer.users.some((u) => u.externalId === id)) ? true : undefined), 60_000);
     for (const id of people) assert.equal(peer.users.filter((u) => u.externalId === id).length, 1, `${id} once`);
     assert.ok(pushedBeforeTheCrash >= 5);
-    const objects = await eventually('all provisioned', async () => {
-      const body = (await svc2.api('GET', `/management/v1/orgs/${org.id}/provisioning/targets/${target.body.id}/objects?status=provisioned`, { token: svc2.adminToken })).body;
-      return body.total === PEOPLE ? body : undefined;
-    }, 30_000);
+    const objects = await eventually(
+      'all provisioned',
+      async () => {
+        const body = (
+          await svc2.api('GET', `/management/v1/orgs/${org.id}/provisioning/targets/${target.body.id}/objects?status=provisioned`, { token: svc2.adminToken })
+        ).body;
+        return body.total === PEOPLE ? body : undefined;
+      },
+      30_000,
+    );
     assert.equal(objects.total, PEOPLE);
     // The one in flight was looked up by its externalId, not posted again: one POST for each of the other five.
     assert.equal(peer.users.length, PEOPLE);
     const after = peer.requests.slice(crashedAt);
-    assert.ok(after.some((r) => r.method === 'GET' && r.path.includes('filter=externalId')), 'the retry looked the user up');
+    assert.ok(
+      after.some((r) => r.method === 'GET' && r.path.includes('filter=externalId')),
+      'the retry looked the user up',
+    );
     assert.equal(after.filter((r) => r.method === 'POST').length, PEOPLE - 5);
   });
 });

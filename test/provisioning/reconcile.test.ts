@@ -30,11 +30,16 @@ describe('provisioning: reconcile and retry', () => {
   const api = (method: string, path: string, body?: unknown) => svc.api(method, `/management/v1/orgs/${orgId}${path}`, { token: svc.adminToken, body });
   const target = () => `/provisioning/targets/${targetId}`;
   const inPeer = (userId: string) => peer.users.filter((u) => u.externalId === userId);
-  const objectOf = async (userId: string) => ((await api('GET', `${target()}/objects`)).body.objects as { localId: string; status: string; attempts: number }[]).find((o) => o.localId === userId);
+  const objectOf = async (userId: string) =>
+    ((await api('GET', `${target()}/objects`)).body.objects as { localId: string; status: string; attempts: number }[]).find((o) => o.localId === userId);
 
   const person = async (inGroup: boolean) => {
     const userName = unique('rec');
-    const res = await api('POST', '/users/human', { userName, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `${userName}@example.com` } });
+    const res = await api('POST', '/users/human', {
+      userName,
+      profile: { firstName: 'Ada', lastName: 'Lovelace' },
+      email: { email: `${userName}@example.com` },
+    });
     assert.equal(res.status, 201, res.text);
     const userId = res.body.userId as string;
     if (inGroup) assert.equal((await api('PUT', `/groups/${chosen}/members/${userId}`)).status, 200);
@@ -42,24 +47,39 @@ describe('provisioning: reconcile and retry', () => {
   };
   /** A user created at the target by someone else (through its SCIM API, as another client would). */
   const createAtPeer = async (body: Record<string, unknown>) => {
-    const res = await fetch(`${peer.baseUrl}/Users`, { method: 'POST', headers: { authorization: `Bearer ${PEER_TOKEN}`, 'content-type': 'application/scim+json' }, body: JSON.stringify({ schemas: [USER_SCHEMA], ...body }) });
+    const res = await fetch(`${peer.baseUrl}/Users`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${PEER_TOKEN}`, 'content-type': 'application/scim+json' },
+      body: JSON.stringify({ schemas: [USER_SCHEMA], ...body }),
+    });
     const text = await res.text();
     assert.equal(res.status, 201, text);
     return (JSON.parse(text) as { id: string }).id;
   };
   /** The cursor at the log's end and its marks settled (the cursor moves before the marks it set are pushed or dropped). */
   const settled = (path: string, call = api) =>
-    eventually('the log read to its end, nothing pending', async () => {
-      const { lag, objects } = (await call('GET', `${path}/status`)).body;
-      return lag === 0 && objects.pending === 0 ? true : undefined;
-    }, 30_000);
-  const pushed = (userId: string) => eventually(`${userId} provisioned`, async () => ((await objectOf(userId))?.status === 'provisioned' ? true : undefined), 30_000);
+    eventually(
+      'the log read to its end, nothing pending',
+      async () => {
+        const { lag, objects } = (await call('GET', `${path}/status`)).body;
+        return lag === 0 && objects.pending === 0 ? true : undefined;
+      },
+      30_000,
+    );
+  const pushed = (userId: string) =>
+    eventually(`${userId} provisioned`, async () => ((await objectOf(userId))?.status === 'provisioned' ? true : undefined), 30_000);
 
   before(async () => {
     peer = await ScimmyTarget.start(PEER_TOKEN);
     orgId = (await createOrg(svc)).id;
     chosen = (await api('POST', '/groups', { displayName: unique('chosen') })).body.id;
-    const created = await api('POST', '/provisioning/targets', { name: 'scimmy', baseUrl: peer.baseUrl, auth: { type: 'bearer', token: PEER_TOKEN }, scope: { users: 'groups', groupIds: [chosen] }, onRemove: 'deactivate' });
+    const created = await api('POST', '/provisioning/targets', {
+      name: 'scimmy',
+      baseUrl: peer.baseUrl,
+      auth: { type: 'bearer', token: PEER_TOKEN },
+      scope: { users: 'groups', groupIds: [chosen] },
+      onRemove: 'deactivate',
+    });
     assert.equal(created.status, 201, created.text);
     targetId = created.body.id;
   });
@@ -78,7 +98,11 @@ describe('provisioning: reconcile and retry', () => {
     // A namesake without externalId at the target: pushing the person answers 409, and the object is a conflict.
     const namesake = unique('rec');
     const namesakeRemoteId = await createAtPeer({ userName: namesake, name: { givenName: 'Someone', familyName: 'Else' }, active: true });
-    const res = await api('POST', '/users/human', { userName: namesake, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `${namesake}@example.com` } });
+    const res = await api('POST', '/users/human', {
+      userName: namesake,
+      profile: { firstName: 'Ada', lastName: 'Lovelace' },
+      email: { email: `${namesake}@example.com` },
+    });
     assert.equal(res.status, 201, res.text);
     const adoptee = res.body.userId as string;
     assert.equal((await api('PUT', `/groups/${chosen}/members/${adoptee}`)).status, 200);
@@ -109,7 +133,11 @@ describe('provisioning: reconcile and retry', () => {
     const asDelete = await api('PATCH', target(), { onRemove: 'delete' });
     assert.equal(asDelete.status, 200, asDelete.text);
     const dryDelete = await api('POST', `${target()}/reconcile`, { dryRun: true });
-    assert.deepEqual([dryDelete.body.plan.deactivate.count, dryDelete.body.plan.delete.items], [0, [item(outsider.userId, strayRemoteId, outsider.userName)]], 'onRemove "delete" deletes the same stray');
+    assert.deepEqual(
+      [dryDelete.body.plan.deactivate.count, dryDelete.body.plan.delete.items],
+      [0, [item(outsider.userId, strayRemoteId, outsider.userName)]],
+      'onRemove "delete" deletes the same stray',
+    );
     assert.equal((await api('PATCH', target(), { onRemove: 'deactivate' })).status, 200);
 
     const run = await api('POST', `${target()}/reconcile`, {});
@@ -131,7 +159,8 @@ describe('provisioning: reconcile and retry', () => {
 
     const again = await api('POST', `${target()}/reconcile`, { dryRun: true });
     assert.equal(again.status, 200, again.text);
-    for (const action of ['create', 'update', 'deactivate', 'delete', 'adopt']) assert.equal(again.body.plan[action].count, 0, `nothing left to ${action}: ${again.text}`);
+    for (const action of ['create', 'update', 'deactivate', 'delete', 'adopt'])
+      assert.equal(again.body.plan[action].count, 0, `nothing left to ${action}: ${again.text}`);
   });
 
   it('a second Portcullis instance as the target (onRemove "delete"): the same drifts planned exactly, nothing changed by the dry run, converged by a reconcile', async () => {
@@ -147,12 +176,23 @@ describe('provisioning: reconcile and retry', () => {
     const org = (await createOrg(svc)).id;
     const local = (method: string, path: string, body?: unknown) => svc.api(method, `/management/v1/orgs/${org}${path}`, { token: svc.adminToken, body });
     const group = (await local('POST', '/groups', { displayName: unique('chosen') })).body.id;
-    const created = await local('POST', '/provisioning/targets', { name: 'portcullis', baseUrl: downstream.baseUrl, auth: { type: 'bearer', token: downstream.token }, scope: { users: 'groups', groupIds: [group] }, onRemove: 'delete' });
+    const created = await local('POST', '/provisioning/targets', {
+      name: 'portcullis',
+      baseUrl: downstream.baseUrl,
+      auth: { type: 'bearer', token: downstream.token },
+      scope: { users: 'groups', groupIds: [group] },
+      onRemove: 'delete',
+    });
     assert.equal(created.status, 201, created.text);
     const path = `/provisioning/targets/${created.body.id}`;
-    const status = async (userId: string) => ((await local('GET', `${path}/objects`)).body.objects as { localId: string; status: string }[]).find((o) => o.localId === userId)?.status;
+    const status = async (userId: string) =>
+      ((await local('GET', `${path}/objects`)).body.objects as { localId: string; status: string }[]).find((o) => o.localId === userId)?.status;
     const member = async (userName = unique('dn'), inGroup = true) => {
-      const res = await local('POST', '/users/human', { userName, profile: { firstName: 'Ada', lastName: 'Lovelace' }, email: { email: `${userName}@example.com` } });
+      const res = await local('POST', '/users/human', {
+        userName,
+        profile: { firstName: 'Ada', lastName: 'Lovelace' },
+        email: { email: `${userName}@example.com` },
+      });
       assert.equal(res.status, 201, res.text);
       if (inGroup) assert.equal((await local('PUT', `/groups/${group}/members/${res.body.userId}`)).status, 200);
       return { userId: res.body.userId as string, userName };
@@ -164,11 +204,15 @@ describe('provisioning: reconcile and retry', () => {
     const namesakeAt = await scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: namesake, name: { givenName: 'Someone', familyName: 'Else' } });
     assert.equal(namesakeAt.status, 201, namesakeAt.text);
     const adoptee = await member(namesake);
-    for (const userId of [changed.userId, deleted.userId]) await eventually('provisioned', async () => ((await status(userId)) === 'provisioned' ? true : undefined), 30_000);
+    for (const userId of [changed.userId, deleted.userId])
+      await eventually('provisioned', async () => ((await status(userId)) === 'provisioned' ? true : undefined), 30_000);
     await eventually('the namesake a conflict', async () => ((await status(adoptee.userId)) === 'conflict' ? true : undefined), 30_000);
     const [changedThere] = await byExternalId(changed.userId);
     const [deletedThere] = await byExternalId(deleted.userId);
-    const drift = await scim('PATCH', `/Users/${changedThere.id}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'name.givenName', value: 'Drifted' }] });
+    const drift = await scim('PATCH', `/Users/${changedThere.id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', path: 'name.givenName', value: 'Drifted' }],
+    });
     assert.ok(drift.status < 300, drift.text);
     assert.equal((await scim('DELETE', `/Users/${deletedThere.id}`)).status, 204);
     const stray = await scim('POST', '/Users', { schemas: [USER_SCHEMA], userName: outsider.userName, externalId: outsider.userId });
@@ -189,20 +233,25 @@ describe('provisioning: reconcile and retry', () => {
     assert.equal(JSON.stringify(await there()), before, 'a dry run changes nothing at the target');
 
     assert.equal((await local('POST', `${path}/reconcile`, { dryRun: false })).status, 202);
-    await eventually('converged', async () => {
-      const users = await there();
-      const one = (userId: string) => users.filter((u) => u.externalId === userId);
-      const ok =
-        one(changed.userId)[0]?.name?.givenName === 'Ada' &&
-        one(deleted.userId).length === 1 &&
-        one(outsider.userId).length === 0 &&
-        one(adoptee.userId)[0]?.id === namesakeAt.body.id &&
-        users.filter((u) => u.userName.toLowerCase() === namesake.toLowerCase()).length === 1;
-      return ok ? true : undefined;
-    }, 30_000);
+    await eventually(
+      'converged',
+      async () => {
+        const users = await there();
+        const one = (userId: string) => users.filter((u) => u.externalId === userId);
+        const ok =
+          one(changed.userId)[0]?.name?.givenName === 'Ada' &&
+          one(deleted.userId).length === 1 &&
+          one(outsider.userId).length === 0 &&
+          one(adoptee.userId)[0]?.id === namesakeAt.body.id &&
+          users.filter((u) => u.userName.toLowerCase() === namesake.toLowerCase()).length === 1;
+        return ok ? true : undefined;
+      },
+      30_000,
+    );
     await eventually('the adoptee provisioned', async () => ((await status(adoptee.userId)) === 'provisioned' ? true : undefined), 30_000);
     const again = await local('POST', `${path}/reconcile`, { dryRun: true });
-    for (const action of ['create', 'update', 'deactivate', 'delete', 'adopt']) assert.equal(again.body.plan[action].count, 0, `nothing left to ${action}: ${again.text}`);
+    for (const action of ['create', 'update', 'deactivate', 'delete', 'adopt'])
+      assert.equal(again.body.plan[action].count, 0, `nothing left to ${action}: ${again.text}`);
   });
 
   it('a failing object (the target answered 400) retried through the route is pushed', async () => {
@@ -232,10 +281,18 @@ describe('provisioning: reconcile and retry', () => {
     const local = (method: string, path: string, body?: unknown) => svc.api(method, `/management/v1/orgs/${org}${path}`, { token: svc.adminToken, body });
     const groupId = (await local('POST', '/groups', { displayName: unique('retried') })).body.id as string;
     peer.fault = { status: 400, count: 1, only: { method: 'POST', path: '/scim/v2/Groups' } };
-    const created = await local('POST', '/provisioning/targets', { name: 'groups', baseUrl: peer.baseUrl, auth: { type: 'bearer', token: PEER_TOKEN }, pushGroups: 'all' });
+    const created = await local('POST', '/provisioning/targets', {
+      name: 'groups',
+      baseUrl: peer.baseUrl,
+      auth: { type: 'bearer', token: PEER_TOKEN },
+      pushGroups: 'all',
+    });
     assert.equal(created.status, 201, created.text);
     const path = `/provisioning/targets/${created.body.id}`;
-    const status = async () => ((await local('GET', `${path}/objects`)).body.objects as { kind: string; localId: string; status: string }[]).find((o) => o.kind === 'group' && o.localId === groupId)?.status;
+    const status = async () =>
+      ((await local('GET', `${path}/objects`)).body.objects as { kind: string; localId: string; status: string }[]).find(
+        (o) => o.kind === 'group' && o.localId === groupId,
+      )?.status;
     await eventually('the group failing', async () => ((await status()) === 'failing' ? true : undefined), 30_000);
     const retried = await local('POST', `${path}/objects/group/${groupId}/retry`, {});
     assert.equal(retried.status, 200, retried.text);
@@ -244,15 +301,19 @@ describe('provisioning: reconcile and retry', () => {
     assert.equal(peer.groups.filter((g) => g.externalId === groupId).length, 1);
   });
 
-  it('bad input: unknown target or object 404, another organization\'s target 404, dryRun not a boolean or an unknown kind 400; nothing changes', async () => {
-    const events = async () => (await searchEvents(svc, { event_types: ['provisioning.reconcile.requested', 'provisioning.retry.requested'], aggregate_id: targetId })).length;
+  it("bad input: unknown target or object 404, another organization's target 404, dryRun not a boolean or an unknown kind 400; nothing changes", async () => {
+    const events = async () =>
+      (await searchEvents(svc, { event_types: ['provisioning.reconcile.requested', 'provisioning.retry.requested'], aggregate_id: targetId })).length;
     const before = await events();
     assert.equal((await api('POST', '/provisioning/targets/no-such-target/reconcile', { dryRun: true })).status, 404);
     assert.equal((await api('POST', '/provisioning/targets/no-such-target/objects/user/x/retry', {})).status, 404);
     assert.equal((await api('POST', `${target()}/objects/user/no-such-user/retry`, {})).status, 404);
     const other = (await createOrg(svc)).id;
     for (const path of [`/reconcile`, `/objects/user/${orgId}/retry`]) {
-      const res = await svc.api('POST', `/management/v1/orgs/${other}/provisioning/targets/${targetId}${path}`, { token: svc.adminToken, body: { dryRun: false } });
+      const res = await svc.api('POST', `/management/v1/orgs/${other}/provisioning/targets/${targetId}${path}`, {
+        token: svc.adminToken,
+        body: { dryRun: false },
+      });
       assert.equal(res.status, 404, res.text);
     }
     const notBoolean = await api('POST', `${target()}/reconcile`, { dryRun: 'yes' });

@@ -16,7 +16,12 @@ describe('provisioning API: targets', () => {
   let manager: { userId: string; token: string };
   const targets = (org = orgId) => `/management/v1/orgs/${org}/provisioning/targets`;
   const as = (token: string, method: string, path: string, body?: unknown) => svc.api(method, path, { token, body });
-  const bearerTarget = (extra: Record<string, unknown> = {}) => ({ name: unique('Peer'), baseUrl: peer.baseUrl, auth: { type: 'bearer', token: TOKEN }, ...extra });
+  const bearerTarget = (extra: Record<string, unknown> = {}) => ({
+    name: unique('Peer'),
+    baseUrl: peer.baseUrl,
+    auth: { type: 'bearer', token: TOKEN },
+    ...extra,
+  });
 
   before(async () => {
     peer = await ScimmyTarget.start(TOKEN);
@@ -34,7 +39,12 @@ describe('provisioning API: targets', () => {
 
   it('an ORG_OWNER adds a target: 201 {id}; reads never show the token, which is stored encrypted; the event has none', async () => {
     const groupId = await group();
-    const created = await as(owner.token, 'POST', targets(), bearerTarget({ scope: { users: 'groups', groupIds: [groupId] }, userName: 'email', onRemove: 'delete' }));
+    const created = await as(
+      owner.token,
+      'POST',
+      targets(),
+      bearerTarget({ scope: { users: 'groups', groupIds: [groupId] }, userName: 'email', onRemove: 'delete' }),
+    );
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(Object.keys(created.body), ['id']);
 
@@ -43,8 +53,17 @@ describe('provisioning API: targets', () => {
     assert.deepEqual(
       { ...one.body, name: undefined, createdAt: undefined, changedAt: undefined },
       {
-        id: created.body.id, name: undefined, baseUrl: peer.baseUrl, auth: { type: 'bearer' }, scope: { users: 'groups', groupIds: [groupId] },
-        pushGroups: 'none', userName: 'email', onRemove: 'delete', enabled: true, createdAt: undefined, changedAt: undefined,
+        id: created.body.id,
+        name: undefined,
+        baseUrl: peer.baseUrl,
+        auth: { type: 'bearer' },
+        scope: { users: 'groups', groupIds: [groupId] },
+        pushGroups: 'none',
+        userName: 'email',
+        onRemove: 'delete',
+        enabled: true,
+        createdAt: undefined,
+        changedAt: undefined,
       },
     );
     const list = await as(owner.token, 'GET', targets());
@@ -84,7 +103,10 @@ describe('provisioning API: targets', () => {
       [{ auth: { type: 'oauth_client_credentials', clientId: 'c', clientSecret: 's' } }, /auth.tokenUrl is required/],
       [{ auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientSecret: 's' } }, /auth.clientId is required/],
       [{ auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: 'c' } }, /auth.clientSecret is required/],
-      [{ auth: { type: 'oauth_client_credentials', tokenUrl: 'ftp://x/token', clientId: 'c', clientSecret: 's' } }, /auth.tokenUrl must be an absolute https URL/],
+      [
+        { auth: { type: 'oauth_client_credentials', tokenUrl: 'ftp://x/token', clientId: 'c', clientSecret: 's' } },
+        /auth.tokenUrl must be an absolute https URL/,
+      ],
       [{ auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: 'c', clientSecret: 's', scope: 'a"b' } }, /scope tokens/],
       [{ scope: { users: 'some' } }, /users/],
       [{ scope: { users: 'groups' } }, /scope.groupIds must name at least one group/],
@@ -124,7 +146,9 @@ describe('provisioning API: targets', () => {
     assert.deepEqual(changes.map((e) => e.payload.secretChanged ?? false).sort(), [false, true]);
     assert.ok(!JSON.stringify(changes).includes('a-new-token-33f0'));
 
-    const refused = await as(owner.token, 'PATCH', `${targets()}/${id}`, { auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: 'c' } });
+    const refused = await as(owner.token, 'PATCH', `${targets()}/${id}`, {
+      auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: 'c' },
+    });
     assert.equal(refused.status, 400, 'a new auth type needs its secret');
     assert.equal((await as(owner.token, 'PATCH', `${targets()}/${id}`, { baseUrl: `${svc.url}/scim/v2/${orgId}` })).status, 400);
     assert.equal((await as(owner.token, 'PATCH', `${targets()}/${id}`, { scope: { users: 'groups', groupIds: ['nope'] } })).status, 400);
@@ -147,7 +171,16 @@ describe('provisioning API: targets', () => {
     assert.deepEqual(tested.body, { ok: true, ...features });
     assert.ok(peer.requests.some((r) => r.path === '/scim/v2/ServiceProviderConfig' && r.authorization === `Bearer ${TOKEN}`));
 
-    const oauth = (await as(owner.token, 'POST', targets(), bearerTarget({ auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: peer.client.id, clientSecret: peer.client.secret, scope: 'scim.write' } }))).body.id;
+    const oauth = (
+      await as(
+        owner.token,
+        'POST',
+        targets(),
+        bearerTarget({
+          auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: peer.client.id, clientSecret: peer.client.secret, scope: 'scim.write' },
+        }),
+      )
+    ).body.id;
     assert.deepEqual((await as(owner.token, 'POST', `${targets()}/${oauth}/test`, {})).body, { ok: true, ...features });
     const read = await as(owner.token, 'GET', `${targets()}/${oauth}`);
     assert.deepEqual(read.body.auth, { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: peer.client.id, scope: 'scim.write' });
@@ -159,7 +192,14 @@ describe('provisioning API: targets', () => {
     assert.equal(refused.body.ok, false);
     assert.match(refused.body.error, /refused the credentials \(401\)/);
 
-    const wrongSecret = (await as(owner.token, 'POST', targets(), bearerTarget({ auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: peer.client.id, clientSecret: 'wrong' } }))).body.id;
+    const wrongSecret = (
+      await as(
+        owner.token,
+        'POST',
+        targets(),
+        bearerTarget({ auth: { type: 'oauth_client_credentials', tokenUrl: peer.tokenUrl, clientId: peer.client.id, clientSecret: 'wrong' } }),
+      )
+    ).body.id;
     assert.match((await as(owner.token, 'POST', `${targets()}/${wrongSecret}/test`, {})).body.error, /token endpoint refused the client credentials \(401\)/);
 
     peer.fault = { status: 500, count: 1 };
@@ -222,7 +262,7 @@ describe('provisioning API: targets', () => {
     const otherOrg = (await createOrg(svc)).id;
     assert.equal((await as(owner.token, 'GET', targets(otherOrg))).status, 404);
     assert.equal((await as(svc.adminToken, 'GET', targets('no-such-org'))).status, 404);
-    assert.equal((await as(svc.adminToken, 'GET', `${targets(otherOrg)}/${id}`)).status, 404, "a target is found only under its own organization");
+    assert.equal((await as(svc.adminToken, 'GET', `${targets(otherOrg)}/${id}`)).status, 404, 'a target is found only under its own organization');
   });
 
   it('removing the organization removes its targets, each with its event', async () => {

@@ -24,7 +24,13 @@ const schemaMissing = !existsSync(METADATA_XSD) || !existsSync('/usr/bin/xmllint
 describe('SAML IdP metadata and signing keys', () => {
   const svc = useService();
   const metadata = (orgId: string) => fetch(`${svc.url}/saml/v2/${orgId}/metadata`);
-  const keys = async () => (await svc.api('GET', '/admin/v1/saml/keys', { token: svc.adminToken })).body.keys as { keyId: string; status: string; signsFrom: string; notAfter: string }[];
+  const keys = async () =>
+    (await svc.api('GET', '/admin/v1/saml/keys', { token: svc.adminToken })).body.keys as {
+      keyId: string;
+      status: string;
+      signsFrom: string;
+      notAfter: string;
+    }[];
   const certificatesOf = (xml: string) => {
     const doc = new DOMParser().parseFromString(xml, 'text/xml');
     return Array.from(doc.getElementsByTagNameNS(DS, 'X509Certificate')).map((e) => new X509Certificate(Buffer.from(e.textContent!.trim(), 'base64')));
@@ -41,18 +47,32 @@ describe('SAML IdP metadata and signing keys', () => {
     const base = `${svc.config.publicUrl}/saml/v2/${org.id}`;
     assert.equal(doc.documentElement!.getAttribute('entityID'), `${base}/metadata`);
     const endpoints = (name: string) => Array.from(doc.getElementsByTagNameNS(MD, name)).map((e) => [e.getAttribute('Binding'), e.getAttribute('Location')]);
-    assert.deepEqual(endpoints('SingleSignOnService'), [[REDIRECT, `${base}/sso`], [POST, `${base}/sso`]]);
-    assert.deepEqual(endpoints('SingleLogoutService'), [[REDIRECT, `${base}/slo`], [POST, `${base}/slo`]]);
+    assert.deepEqual(endpoints('SingleSignOnService'), [
+      [REDIRECT, `${base}/sso`],
+      [POST, `${base}/sso`],
+    ]);
+    assert.deepEqual(endpoints('SingleLogoutService'), [
+      [REDIRECT, `${base}/slo`],
+      [POST, `${base}/slo`],
+    ]);
     assert.deepEqual(
       Array.from(doc.getElementsByTagNameNS(MD, 'NameIDFormat')).map((e) => e.textContent),
-      ['urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', 'urn:oasis:names:tc:SAML:2.0:nameid-format:transient', 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress', 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified'],
+      [
+        'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+        'urn:oasis:names:tc:SAML:2.0:nameid-format:transient',
+        'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress',
+        'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified',
+      ],
     );
     const [certificate, ...others] = certificatesOf(xml);
     assert.deepEqual(others, []);
     assert.equal(certificate!.publicKey.asymmetricKeyType, 'rsa');
     assert.equal(certificate!.publicKey.asymmetricKeyDetails?.modulusLength, 2048);
     assert.ok(certificate!.verify(certificate!.publicKey), 'self-signed');
-    assert.deepEqual((await keys()).map((k) => [k.keyId, k.status]), [[thumbprint(certificate!), 'active']]);
+    assert.deepEqual(
+      (await keys()).map((k) => [k.keyId, k.status]),
+      [[thumbprint(certificate!), 'active']],
+    );
     // Every organization's metadata carries the instance's key.
     const other = await createOrg(svc);
     assert.deepEqual(certificatesOf(await (await metadata(other.id)).text()).map(thumbprint), [thumbprint(certificate!)]);
@@ -82,16 +102,32 @@ describe('SAML IdP metadata and signing keys', () => {
     assert.equal(rotated.status, 200, rotated.text);
     const day = Date.parse(rotated.body.signsFrom) - Date.now();
     assert.ok(day > 23.9 * 3600_000 && day <= 24 * 3600_000, `signs in a day: ${rotated.body.signsFrom}`);
-    assert.deepEqual((await keys()).map((k) => [k.keyId, k.status]), [[before!.keyId, 'active'], [rotated.body.keyId, 'next']]);
-    assert.deepEqual(certificatesOf(await (await metadata(org.id)).text()).map(thumbprint), [before!.keyId, rotated.body.keyId], 'both in the metadata, the signer first');
+    assert.deepEqual(
+      (await keys()).map((k) => [k.keyId, k.status]),
+      [
+        [before!.keyId, 'active'],
+        [rotated.body.keyId, 'next'],
+      ],
+    );
+    assert.deepEqual(
+      certificatesOf(await (await metadata(org.id)).text()).map(thumbprint),
+      [before!.keyId, rotated.body.keyId],
+      'both in the metadata, the signer first',
+    );
 
     const urgent = await svc.api('POST', '/admin/v1/saml/keys/rotate', { token: svc.adminToken, body: { immediately: true } });
     assert.equal(urgent.status, 200, urgent.text);
-    assert.deepEqual((await keys()).map((k) => [k.keyId, k.status]), [[urgent.body.keyId, 'active']]);
+    assert.deepEqual(
+      (await keys()).map((k) => [k.keyId, k.status]),
+      [[urgent.body.keyId, 'active']],
+    );
     assert.deepEqual(certificatesOf(await (await metadata(org.id)).text()).map(thumbprint), [urgent.body.keyId]);
 
     const events = await searchEvents(svc, { event_types: ['saml.key.rotated'], asc: false, limit: 2 });
-    assert.deepEqual(events.map((e: { aggregate: { id: string } }) => e.aggregate.id), [urgent.body.keyId, rotated.body.keyId]);
+    assert.deepEqual(
+      events.map((e: { aggregate: { id: string } }) => e.aggregate.id),
+      [urgent.body.keyId, rotated.body.keyId],
+    );
   });
 
   it('refuses a rotation body it does not know, changing nothing; only IAM_OWNER lists or rotates', async () => {

@@ -35,7 +35,10 @@ describe('SAML IdP: NameIDs and e-mail attributes', () => {
 
   async function createSamlApp(fields: Record<string, unknown>): Promise<{ appId: string; entityId: string }> {
     const entityId = `https://${unique('sp')}.example.com/saml`;
-    const res = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${projectId}/apps/saml`, { token: owner.token, body: { name: 'SP', entityId, acsUrls: [ACS], ...fields } });
+    const res = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${projectId}/apps/saml`, {
+      token: owner.token,
+      body: { name: 'SP', entityId, acsUrls: [ACS], ...fields },
+    });
     assert.equal(res.status, 201, res.text);
     return { appId: res.body.appId, entityId };
   }
@@ -53,7 +56,12 @@ describe('SAML IdP: NameIDs and e-mail attributes', () => {
   /** Signs `user` in to the SP `entityId` (a new browser unless given) and returns what is posted to the ACS URL. */
   async function signIn(entityId: string, user: { loginName: string }, options: { nameIdFormat?: string; browser?: LoginClient } = {}): Promise<Document> {
     const browser = options.browser ?? new LoginClient(svc.url);
-    const { xml } = authnRequestXml({ issuer: entityId, destination: `${svc.config.publicUrl}/saml/v2/${org.id}/sso`, acsUrl: ACS, nameIdFormat: options.nameIdFormat });
+    const { xml } = authnRequestXml({
+      issuer: entityId,
+      destination: `${svc.config.publicUrl}/saml/v2/${org.id}/sso`,
+      acsUrl: ACS,
+      nameIdFormat: options.nameIdFormat,
+    });
     const page = await untilAnswered(browser, await browser.get(`/saml/v2/${org.id}/sso?${redirectQuery(xml)}`), user.loginName);
     assert.equal(page.status, 200, page.text.slice(0, 400));
     const posted = postedMessage(page.text);
@@ -64,7 +72,11 @@ describe('SAML IdP: NameIDs and e-mail attributes', () => {
   const statusOf = (doc: Document) => Array.from(doc.getElementsByTagNameNS(SAMLP, 'StatusCode')).map((code) => code.getAttribute('Value'));
   const nameIdOf = (doc: Document) => doc.getElementsByTagNameNS(SAML, 'NameID')[0]?.textContent ?? undefined;
   const assertions = (doc: Document) => doc.getElementsByTagNameNS(SAML, 'Assertion').length + doc.getElementsByTagNameNS(SAML, 'EncryptedAssertion').length;
-  const attributes = (doc: Document) => Array.from(doc.getElementsByTagNameNS(SAML, 'Attribute')).map((a) => [a.getAttribute('Name'), ...Array.from(a.getElementsByTagNameNS(SAML, 'AttributeValue')).map((v) => v.textContent)]);
+  const attributes = (doc: Document) =>
+    Array.from(doc.getElementsByTagNameNS(SAML, 'Attribute')).map((a) => [
+      a.getAttribute('Name'),
+      ...Array.from(a.getElementsByTagNameNS(SAML, 'AttributeValue')).map((v) => v.textContent),
+    ]);
   const issued = async (userId: string) => ({
     sessions: Number((await svc.dataSource.query('SELECT COUNT(*) AS n FROM saml_sessions WHERE user_id = ?', [userId]))[0].n),
     events: (await searchEvents(svc, { event_types: ['user.saml.response.issued'], aggregate_id: userId })).length,
@@ -89,13 +101,22 @@ describe('SAML IdP: NameIDs and e-mail attributes', () => {
   });
 
   it('e-mail attributes carry only a verified address; an unverified one is left out', async () => {
-    const app = await createSamlApp({ nameIdFormat: 'transient', attributes: [{ name: 'mail', from: 'email' }, { name: 'uid', from: 'userName' }] });
+    const app = await createSamlApp({
+      nameIdFormat: 'transient',
+      attributes: [
+        { name: 'mail', from: 'email' },
+        { name: 'uid', from: 'userName' },
+      ],
+    });
     const unverified = await createUser(`${unique('u')}@corp.example`, false);
     const withoutMail = await signIn(app.entityId, unverified);
     assert.deepEqual(attributes(withoutMail), [['uid', unverified.loginName]]);
     const address = `${unique('v')}@corp.example`;
     const verified = await createUser(address, true);
-    assert.deepEqual(attributes(await signIn(app.entityId, verified)), [['mail', address], ['uid', verified.loginName]]);
+    assert.deepEqual(attributes(await signIn(app.entityId, verified)), [
+      ['mail', address],
+      ['uid', verified.loginName],
+    ]);
   });
 
   it('persistent NameIDs are pairwise: stable at one SP, different at another and for another user, never the user id', async () => {
@@ -119,7 +140,12 @@ describe('SAML IdP: NameIDs and e-mail attributes', () => {
     const app = await createSamlApp({ nameIdFormat: 'persistent' });
     const user = await createUser(`${unique('n')}@corp.example`, true);
     for (const format of [FORMAT.transient, FORMAT.emailAddress]) {
-      const { xml } = authnRequestXml({ issuer: app.entityId, destination: `${svc.config.publicUrl}/saml/v2/${org.id}/sso`, acsUrl: ACS, nameIdFormat: format });
+      const { xml } = authnRequestXml({
+        issuer: app.entityId,
+        destination: `${svc.config.publicUrl}/saml/v2/${org.id}/sso`,
+        acsUrl: ACS,
+        nameIdFormat: format,
+      });
       const page = await new LoginClient(svc.url).get(`/saml/v2/${org.id}/sso?${redirectQuery(xml)}`);
       assert.equal(page.status, 200, `answered at once, no sign-in: ${page.status} ${page.location ?? ''}`);
       const doc = new DOMParser().parseFromString(postedMessage(page.text).xml, 'text/xml') as unknown as Document;

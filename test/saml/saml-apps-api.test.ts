@@ -6,7 +6,6 @@ import { postForm } from '../oidc/support/oidc-fixtures.js';
 import { createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
 import { mellonMetadata } from './support/sp-metadata.js';
 
-
 /**
  * SAML applications through the management API (docs/saml.md, "SAML applications"), as an organization's owner registers a service provider:
  * from its fields or from its metadata; read back with this organization's IdP; changed; removed. Bad input is a 400
@@ -35,7 +34,11 @@ describe('management API: SAML applications', () => {
       name: 'Wiki',
       entityId,
       acsUrls: ['https://wiki.example.com/saml/acs', 'http://127.0.0.1:8080/acs'],
-      attributes: [{ name: 'email', from: 'email' }, { name: 'urn:oid:2.5.4.42', from: 'givenName', nameFormat: 'uri' }, { name: 'memberOf', from: 'groups' }],
+      attributes: [
+        { name: 'email', from: 'email' },
+        { name: 'urn:oid:2.5.4.42', from: 'givenName', nameFormat: 'uri' },
+        { name: 'memberOf', from: 'groups' },
+      ],
     });
     assert.equal(res.status, 201, res.text);
     const idp = `${svc.config.publicUrl}/saml/v2/${org.id}`;
@@ -45,11 +48,30 @@ describe('management API: SAML applications', () => {
     assert.deepEqual(
       { ...got.body, clientId: undefined },
       {
-        appId: res.body.appId, clientId: undefined, projectId, name: 'Wiki', type: 'saml', authMethod: 'none', entityId,
-        acsUrls: ['https://wiki.example.com/saml/acs', 'http://127.0.0.1:8080/acs'], nameIdFormat: 'persistent',
-        attributes: [{ name: 'email', from: 'email' }, { name: 'urn:oid:2.5.4.42', from: 'givenName', nameFormat: 'uri' }, { name: 'memberOf', from: 'groups' }],
-        signAssertion: true, signResponse: true, encryptAssertion: false, spCertificate: null, requireSignedRequests: false, sloUrl: null,
-        allowIdpInitiated: false, idpEntityId: `${idp}/metadata`, ssoUrl: `${idp}/sso`, idpMetadataUrl: `${idp}/metadata`,
+        appId: res.body.appId,
+        clientId: undefined,
+        projectId,
+        name: 'Wiki',
+        type: 'saml',
+        authMethod: 'none',
+        entityId,
+        acsUrls: ['https://wiki.example.com/saml/acs', 'http://127.0.0.1:8080/acs'],
+        nameIdFormat: 'persistent',
+        attributes: [
+          { name: 'email', from: 'email' },
+          { name: 'urn:oid:2.5.4.42', from: 'givenName', nameFormat: 'uri' },
+          { name: 'memberOf', from: 'groups' },
+        ],
+        signAssertion: true,
+        signResponse: true,
+        encryptAssertion: false,
+        spCertificate: null,
+        requireSignedRequests: false,
+        sloUrl: null,
+        allowIdpInitiated: false,
+        idpEntityId: `${idp}/metadata`,
+        ssoUrl: `${idp}/sso`,
+        idpMetadataUrl: `${idp}/metadata`,
       },
     );
     const listed = await svc.api('GET', appsPath(), { token: owner.token });
@@ -72,7 +94,12 @@ describe('management API: SAML applications', () => {
     assert.equal(got.signAssertion, true);
     assert.equal(new X509Certificate(got.spCertificate).fingerprint256, new X509Certificate(certificate).fingerprint256);
     // Fields given win over the metadata.
-    const chosen = await create({ name: 'Mellon 2', metadataXml: mellonMetadata(`${entityId}/2`, 'https://app.example.com/m2', base64Der(certificate)), nameIdFormat: 'emailAddress', requireSignedRequests: false });
+    const chosen = await create({
+      name: 'Mellon 2',
+      metadataXml: mellonMetadata(`${entityId}/2`, 'https://app.example.com/m2', base64Der(certificate)),
+      nameIdFormat: 'emailAddress',
+      requireSignedRequests: false,
+    });
     assert.equal(chosen.status, 201, chosen.text);
     const got2 = (await svc.api('GET', `${appsPath()}/${chosen.body.appId}`, { token: owner.token })).body;
     assert.deepEqual([got2.nameIdFormat, got2.requireSignedRequests], ['emailAddress', false]);
@@ -91,7 +118,16 @@ describe('management API: SAML applications', () => {
       [{ ...ok, acsUrls: ['javascript:alert(1)'] }, 'acsUrls.0'],
       [{ ...ok, nameIdFormat: 'email' }, 'nameIdFormat'],
       [{ ...ok, attributes: [{ name: 'a', from: 'password' }] }, 'attributes.0.from'],
-      [{ ...ok, attributes: [{ name: 'a', from: 'email' }, { name: 'a', from: 'userName' }] }, 'attributes.1.name'],
+      [
+        {
+          ...ok,
+          attributes: [
+            { name: 'a', from: 'email' },
+            { name: 'a', from: 'userName' },
+          ],
+        },
+        'attributes.1.name',
+      ],
       [{ ...ok, encryptAssertion: true }, 'encryptAssertion'],
       [{ ...ok, requireSignedRequests: true }, 'requireSignedRequests'],
       [{ ...ok, spCertificate: 'MIIBogus' }, 'spCertificate'],
@@ -100,7 +136,10 @@ describe('management API: SAML applications', () => {
       [{ ...ok, metadataUrl: 'https://user:pw@sp.example.com/metadata' }, 'metadataUrl'],
       [{ name: 'Both', metadataXml: '<x/>', metadataUrl: 'https://sp.example.com/metadata' }, 'metadataUrl'],
       [{ name: 'Bad', metadataXml: '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><EntityDescriptor/>' }, 'metadataXml'],
-      [{ name: 'Bad', metadataXml: '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="x"><IDPSSODescriptor/></EntityDescriptor>' }, 'metadataXml'],
+      [
+        { name: 'Bad', metadataXml: '<EntityDescriptor xmlns="urn:oasis:names:tc:SAML:2.0:metadata" entityID="x"><IDPSSODescriptor/></EntityDescriptor>' },
+        'metadataXml',
+      ],
       [{ name: 'Bad', metadataXml: '<unclosed' }, 'metadataXml'],
     ];
     for (const [body, field] of cases) {
@@ -129,11 +168,25 @@ describe('management API: SAML applications', () => {
   it('changes its SAML fields and name, validated as a create; OIDC fields do not apply; then removes it', async () => {
     const created = await create({ name: 'Change me', entityId: `https://${unique('ch')}.example.com`, acsUrls: ['https://ch.example.com/acs'] });
     const path = `${appsPath()}/${created.body.appId}`;
-    const changed = await svc.api('PATCH', path, { token: owner.token, body: { name: 'Changed', acsUrls: ['https://ch.example.com/acs2'], allowIdpInitiated: true, spCertificate: certificate, encryptAssertion: true } });
+    const changed = await svc.api('PATCH', path, {
+      token: owner.token,
+      body: { name: 'Changed', acsUrls: ['https://ch.example.com/acs2'], allowIdpInitiated: true, spCertificate: certificate, encryptAssertion: true },
+    });
     assert.equal(changed.status, 200, changed.text);
-    assert.deepEqual([changed.body.name, changed.body.acsUrls, changed.body.allowIdpInitiated, changed.body.encryptAssertion], ['Changed', ['https://ch.example.com/acs2'], true, true]);
+    assert.deepEqual(
+      [changed.body.name, changed.body.acsUrls, changed.body.allowIdpInitiated, changed.body.encryptAssertion],
+      ['Changed', ['https://ch.example.com/acs2'], true, true],
+    );
     const [event] = await searchEvents(svc, { aggregate_id: created.body.appId, event_types: ['project.application.changed'], asc: false, limit: 1 });
-    assert.deepEqual(Object.keys(event!.payload).sort(), ['acsUrls', 'allowIdpInitiated', 'clientId', 'encryptAssertion', 'name', 'projectId', 'spCertificate']);
+    assert.deepEqual(Object.keys(event!.payload).sort(), [
+      'acsUrls',
+      'allowIdpInitiated',
+      'clientId',
+      'encryptAssertion',
+      'name',
+      'projectId',
+      'spCertificate',
+    ]);
     assert.equal(event!.payload.spCertificate, 'set', 'the event says a certificate is set, without it');
 
     for (const body of [{ redirectUris: ['https://x.example.com/cb'] }, { acsUrls: ['http://ch.example.com/acs'] }, { spCertificate: 'nope' }]) {
@@ -150,7 +203,13 @@ describe('management API: SAML applications', () => {
   it('SAML fields do not apply to an OIDC application', async () => {
     const oidc = await svc.api('POST', `${appsPath()}/oidc`, {
       token: owner.token,
-      body: { name: 'rp', redirectUris: ['https://rp.example.com/cb'], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'client_secret_basic' },
+      body: {
+        name: 'rp',
+        redirectUris: ['https://rp.example.com/cb'],
+        responseTypes: ['code'],
+        grantTypes: ['authorization_code'],
+        authMethod: 'client_secret_basic',
+      },
     });
     assert.equal(oidc.status, 201, oidc.text);
     const res = await svc.api('PATCH', `${appsPath()}/${oidc.body.appId}`, { token: owner.token, body: { acsUrls: ['https://rp.example.com/acs'] } });
@@ -163,7 +222,10 @@ describe('management API: SAML applications', () => {
     const token = await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', client_id: clientId });
     assert.equal(token.status, 401, token.text);
     assert.equal(token.body.error, 'invalid_client');
-    const authorize = await fetch(`${svc.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', scope: 'openid', redirect_uri: 'https://nc.example.com/acs' })}`, { redirect: 'manual' });
+    const authorize = await fetch(
+      `${svc.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: clientId, response_type: 'code', scope: 'openid', redirect_uri: 'https://nc.example.com/acs' })}`,
+      { redirect: 'manual' },
+    );
     assert.equal(authorize.status, 400, await authorize.text());
   });
 });

@@ -47,7 +47,10 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
   });
 
   async function register(metadataXml: string, fields: Record<string, unknown> = {}): Promise<string> {
-    const res = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${projectId}/apps/saml`, { token: owner.token, body: { name: unique('sp'), metadataXml, ...fields } });
+    const res = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${projectId}/apps/saml`, {
+      token: owner.token,
+      body: { name: unique('sp'), metadataXml, ...fields },
+    });
     assert.equal(res.status, 201, res.text);
     return res.body.appId;
   }
@@ -94,9 +97,15 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
       mellon = await startMellon({ idpMetadataXml: idpMetadata, nameIdFormat: PERSISTENT });
       stops.push(() => mellon.stop());
       // An IdP whose metadata lists only HTTP-POST: mellon sends its AuthnRequest by an auto-posting form.
-      postMellon = await startMellon({ idpMetadataXml: idpMetadata.replace(/\s*<md:SingleSignOnService Binding="[^"]*HTTP-Redirect"[^>]*\/>/, ''), nameIdFormat: EMAIL_ADDRESS });
+      postMellon = await startMellon({
+        idpMetadataXml: idpMetadata.replace(/\s*<md:SingleSignOnService Binding="[^"]*HTTP-Redirect"[^>]*\/>/, ''),
+        nameIdFormat: EMAIL_ADDRESS,
+      });
       stops.push(() => postMellon.stop());
-      const attributes = [{ name: 'email', from: 'email' }, { name: 'groups', from: 'groups' }];
+      const attributes = [
+        { name: 'email', from: 'email' },
+        { name: 'groups', from: 'groups' },
+      ];
       // Registered by its metadata URL (read once, at creation): mellon serves the document it uses.
       const byUrl = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${projectId}/apps/saml`, {
         token: owner.token,
@@ -125,9 +134,11 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
 
     it('SP-initiated by HTTP-POST (signed in the XML): an emailAddress NameID', async () => {
       const user = await newUser();
-      const seen = await withPage((page) => signInAt<Record<string, string>>(page, postMellon.protectedUrl, user, postMellon.protectedUrl)).catch((error: Error) => {
-        throw new Error(`${error.message}\nmellon's log:\n${postMellon.errorLog()}`);
-      });
+      const seen = await withPage((page) => signInAt<Record<string, string>>(page, postMellon.protectedUrl, user, postMellon.protectedUrl)).catch(
+        (error: Error) => {
+          throw new Error(`${error.message}\nmellon's log:\n${postMellon.errorLog()}`);
+        },
+      );
       assert.equal(seen.MELLON_NAME_ID, user.email);
       xmlsecVerify(Buffer.from(seen.MELLON_SAML_RESPONSE!, 'base64').toString('utf8'), signingCert, 'urn:oasis:names:tc:SAML:2.0:protocol:Response');
     });
@@ -139,7 +150,12 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
         await page.goto(mellon.logoutUrl());
         await page.waitForURL((u) => u.href.startsWith(mellon.loggedOutUrl), { timeout: 15_000 });
         const ended = await searchEvents(svc, { event_types: ['session.terminated'], aggregate_id: undefined });
-        assert.ok(ended.some((event) => (event.payload as { userId?: string; reason?: string }).userId === user.userId && (event.payload as { reason?: string }).reason === 'saml_logout'));
+        assert.ok(
+          ended.some(
+            (event) =>
+              (event.payload as { userId?: string; reason?: string }).userId === user.userId && (event.payload as { reason?: string }).reason === 'saml_logout',
+          ),
+        );
         await page.goto(mellon.protectedUrl);
         // The login UI remembers the account on this browser, and offers it again: a sign-in, not a session.
         await page.waitForSelector(`[data-login-name="${user.loginName}"]`, { timeout: 15_000 });
@@ -175,14 +191,21 @@ describe('SAML IdP with real service providers (Chromium)', { skip: mellonSkipRe
       stops.push(() => sp.stop());
       encryptingSp = await startSimpleSamlSp({ idpMetadataXml: idpMetadata, encryptedAssertions: true });
       stops.push(() => encryptingSp.stop());
-      await register(sp.metadataXml, { allowIdpInitiated: true, attributes: [{ name: 'urn:oid:0.9.2342.19200300.100.1.3', from: 'email', nameFormat: 'uri' }, { name: 'displayName', from: 'displayName' }] });
+      await register(sp.metadataXml, {
+        allowIdpInitiated: true,
+        attributes: [
+          { name: 'urn:oid:0.9.2342.19200300.100.1.3', from: 'email', nameFormat: 'uri' },
+          { name: 'displayName', from: 'displayName' },
+        ],
+      });
       await register(encryptingSp.metadataXml, { encryptAssertion: true, nameIdFormat: 'transient' });
       emailSp = await startSimpleSamlSp({ idpMetadataXml: idpMetadata, nameIdFormat: EMAIL_ADDRESS });
       stops.push(() => emailSp.stop());
       await register(emailSp.metadataXml, { nameIdFormat: 'emailAddress', attributes: [{ name: 'mail', from: 'email' }] });
     });
 
-    const result = (page: Page, target: SimpleSamlSp, url: string, user?: { loginName: string }) => signInAt<SimpleSamlSpResult>(page, url, user, target.resultUrl);
+    const result = (page: Page, target: SimpleSamlSp, url: string, user?: { loginName: string }) =>
+      signInAt<SimpleSamlSpResult>(page, url, user, target.resultUrl);
 
     it('SP-initiated by both bindings: attributes by URI name, a persistent NameID, verified by xmlsec1', async () => {
       for (const binding of ['redirect', 'post'] as const) {

@@ -56,7 +56,8 @@ describe('SAML IdP: single sign-on', () => {
     return { appId: res.body.appId, entityId };
   }
 
-  const request = (entityId: string, input: Partial<AuthnRequestInput> = {}) => authnRequestXml({ issuer: entityId, destination: idp.ssoUrl, acsUrl: ACS, ...input });
+  const request = (entityId: string, input: Partial<AuthnRequestInput> = {}) =>
+    authnRequestXml({ issuer: entityId, destination: idp.ssoUrl, acsUrl: ACS, ...input });
 
   async function ssoByRedirect(browser: LoginClient, xml: string, relayState?: string): Promise<PageResponse> {
     const first = await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(xml, { relayState })}`);
@@ -76,7 +77,13 @@ describe('SAML IdP: single sign-on', () => {
   }
 
   it('SP-initiated by HTTP-Redirect: sign-in, then a signed response posted to the ACS URL with every field docs/saml.md names', async () => {
-    const app = await createSamlApp({ attributes: [{ name: 'mail', from: 'email' }, { name: 'uid', from: 'userName' }, { name: 'urn:oid:2.5.4.42', from: 'givenName', nameFormat: 'uri' }] });
+    const app = await createSamlApp({
+      attributes: [
+        { name: 'mail', from: 'email' },
+        { name: 'uid', from: 'userName' },
+        { name: 'urn:oid:2.5.4.42', from: 'givenName', nameFormat: 'uri' },
+      ],
+    });
     const { id, xml } = request(app.entityId);
     const before = await issuedEvents();
     const page = await ssoByRedirect(new LoginClient(svc.url), xml, 'back-to/page?1');
@@ -116,7 +123,10 @@ describe('SAML IdP: single sign-on', () => {
     assert.equal(one(assertion, SAML, 'AuthnContextClassRef')!.textContent, PPT);
     assert.ok(one(assertion, SAML, 'AuthnStatement')!.getAttribute('SessionIndex'));
     const attributes = Object.fromEntries(
-      Array.from(assertion.getElementsByTagNameNS(SAML, 'Attribute')).map((a) => [a.getAttribute('Name'), [a.getAttribute('NameFormat'), ...Array.from(a.getElementsByTagNameNS(SAML, 'AttributeValue')).map((v) => v.textContent)]]),
+      Array.from(assertion.getElementsByTagNameNS(SAML, 'Attribute')).map((a) => [
+        a.getAttribute('Name'),
+        [a.getAttribute('NameFormat'), ...Array.from(a.getElementsByTagNameNS(SAML, 'AttributeValue')).map((v) => v.textContent)],
+      ]),
     );
     assert.deepEqual(attributes.uid, ['urn:oasis:names:tc:SAML:2.0:attrname-format:basic', loginName]);
     assert.equal(attributes['urn:oid:2.5.4.42']![0], 'urn:oasis:names:tc:SAML:2.0:attrname-format:uri');
@@ -155,7 +165,9 @@ describe('SAML IdP: single sign-on', () => {
     const signedQuery = await new LoginClient(svc.url).get(`/saml/v2/${orgId}/sso?${redirectQuery(redirect.xml, { keyPem: sp.keyPem, relayState: 'x' })}`);
     assert.equal(signedQuery.status, 303, signedQuery.text.slice(0, 300));
     const post = request(app.entityId);
-    const signedPost = await new LoginClient(svc.url).post(`/saml/v2/${orgId}/sso`, { SAMLRequest: Buffer.from(signedRequest(post.xml, post.id, sp.keyPem, sp.certPem)).toString('base64') });
+    const signedPost = await new LoginClient(svc.url).post(`/saml/v2/${orgId}/sso`, {
+      SAMLRequest: Buffer.from(signedRequest(post.xml, post.id, sp.keyPem, sp.certPem)).toString('base64'),
+    });
     assert.equal(signedPost.status, 303, signedPost.text.slice(0, 300));
     const other = await newSelfSignedCredentials('not the SP');
     const refusals = [
@@ -164,7 +176,9 @@ describe('SAML IdP: single sign-on', () => {
       await new LoginClient(svc.url).post(`/saml/v2/${orgId}/sso`, { SAMLRequest: Buffer.from(request(app.entityId).xml).toString('base64') }),
       await (async () => {
         const r = request(app.entityId);
-        return new LoginClient(svc.url).post(`/saml/v2/${orgId}/sso`, { SAMLRequest: Buffer.from(signedRequest(r.xml, r.id, other.privateKeyPem, other.certificatePem)).toString('base64') });
+        return new LoginClient(svc.url).post(`/saml/v2/${orgId}/sso`, {
+          SAMLRequest: Buffer.from(signedRequest(r.xml, r.id, other.privateKeyPem, other.certificatePem)).toString('base64'),
+        });
       })(),
     ];
     for (const refused of refusals) {
@@ -187,7 +201,11 @@ describe('SAML IdP: single sign-on', () => {
       assert.match(res.text, error);
       assert.doesNotMatch(res.text, /SAMLResponse/);
     };
-    await page(redirectQuery(request(app.entityId, { prolog: '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>' }).xml), 400, /document type declaration/);
+    await page(
+      redirectQuery(request(app.entityId, { prolog: '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>' }).xml),
+      400,
+      /document type declaration/,
+    );
     await page(redirectQuery('<samlp:AuthnRequest'), 400, /well-formed/);
     await page(redirectQuery(request('https://unknown.example.com/sp').xml), 400, /no SAML application/);
     await page(redirectQuery(request(app.entityId, { acsUrl: 'https://evil.example.com/acs' }).xml), 400, /not registered/);
@@ -253,7 +271,11 @@ describe('SAML IdP: single sign-on', () => {
     const other = await createOrg(svc);
     const stranger = await createHuman(svc, other.id);
     const browser = new LoginClient(svc.url);
-    const current = await untilAnswered(browser, await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(request(app.entityId).xml)}`), `${stranger.userName}@${other.primaryDomain}`);
+    const current = await untilAnswered(
+      browser,
+      await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(request(app.entityId).xml)}`),
+      `${stranger.userName}@${other.primaryDomain}`,
+    );
     // The login UI refuses the sign-in itself (403, its error page), as for an OIDC application: nothing reaches the SP.
     assert.equal(current.status, 403, current.text.slice(0, 300));
     assert.doesNotMatch(current.text, /SAMLResponse/);
@@ -279,7 +301,11 @@ describe('SAML IdP: single sign-on', () => {
 
   it('IdP-initiated: an application that allows it gets a response without InResponseTo; another gets a 403 page', async () => {
     const allowed = await createSamlApp({ allowIdpInitiated: true });
-    const page = await untilAnswered(new LoginClient(svc.url), await new LoginClient(svc.url).get(`/saml/v2/${orgId}/init?sp=${encodeURIComponent(allowed.entityId)}`), loginName);
+    const page = await untilAnswered(
+      new LoginClient(svc.url),
+      await new LoginClient(svc.url).get(`/saml/v2/${orgId}/init?sp=${encodeURIComponent(allowed.entityId)}`),
+      loginName,
+    );
     const posted = postedMessage(page.text);
     assert.equal(posted.relayState, undefined);
     assert.equal(parse(posted.xml).documentElement.hasAttribute('InResponseTo'), false);
@@ -300,7 +326,9 @@ describe('SAML IdP: single sign-on', () => {
     const encrypted = one(doc, SAML, 'EncryptedAssertion')!;
     xmlsecVerify(posted.xml, signingCert, 'urn:oasis:names:tc:SAML:2.0:protocol:Response');
     const plain = await new Promise<string>((resolve, reject) =>
-      decrypt(encrypted.getElementsByTagNameNS('http://www.w3.org/2001/04/xmlenc#', 'EncryptedData')[0]!.toString(), { key: sp.keyPem }, (error, result) => (error ? reject(error) : resolve(result!))),
+      decrypt(encrypted.getElementsByTagNameNS('http://www.w3.org/2001/04/xmlenc#', 'EncryptedData')[0]!.toString(), { key: sp.keyPem }, (error, result) =>
+        error ? reject(error) : resolve(result!),
+      ),
     );
     xmlsecVerify(plain, signingCert, 'urn:oasis:names:tc:SAML:2.0:assertion:Assertion');
     assert.match(one(parse(plain), SAML, 'NameID')!.textContent ?? '', /@/);

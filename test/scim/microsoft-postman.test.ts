@@ -8,7 +8,15 @@ import { run } from './child-process.js';
 import { scimTenant } from './scim-helpers.js';
 import { useService } from '../support/fixtures.js';
 
-const FOLDERS = ['Endpoint tests', 'User tests', 'ComplexAttribute tests', 'User tests with garbage', 'Group tests', 'Group tests with garbage', 'Teardown garbage'];
+const FOLDERS = [
+  'Endpoint tests',
+  'User tests',
+  'ComplexAttribute tests',
+  'User tests with garbage',
+  'Group tests',
+  'Group tests with garbage',
+  'Teardown garbage',
+];
 
 /**
  * Assertions of Microsoft's reference collection that encode quirks of its reference server, not
@@ -49,9 +57,25 @@ describe("Microsoft's SCIM reference Postman collection (newman)", { skip: skipW
     const t = await scimTenant(svc);
     const report = join(dir, 'report.json');
     const port = new URL(svc.url).port;
-    const args = ['run', collection, '--env-var', 'Protocol=http', '--env-var', 'Server=127.0.0.1', '--env-var', `Port=:${port}`,
-      '--env-var', `Api=scim/v2/${t.orgId}`, '--env-var', `token=${t.token}`, ...FOLDERS.flatMap((f) => ['--folder', f]),
-      '--reporters', 'json', '--reporter-json-export', report];
+    const args = [
+      'run',
+      collection,
+      '--env-var',
+      'Protocol=http',
+      '--env-var',
+      'Server=127.0.0.1',
+      '--env-var',
+      `Port=:${port}`,
+      '--env-var',
+      `Api=scim/v2/${t.orgId}`,
+      '--env-var',
+      `token=${t.token}`,
+      ...FOLDERS.flatMap((f) => ['--folder', f]),
+      '--reporters',
+      'json',
+      '--reporter-json-export',
+      report,
+    ];
     const { output } = await run(join(REPO_ROOT, 'node_modules', '.bin', 'newman'), args, REPO_ROOT);
     const summary = JSON.parse(readFileSync(report, 'utf8'));
     const failures: string[] = [];

@@ -15,7 +15,9 @@ describe("Okta's SCIM 2.0 spec test (Runscope)", { skip: skipWithoutConformance(
     // The test's first step reads an existing user, as an Okta admin's app would find one.
     const existing = await createUser(t, userBody('existing.user@example.com'));
     // Its optional Groups step lists the groups Okta would push: one with that user as member.
-    const group = await t.scim('POST', '/Groups', { body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'Okta pushed group', members: [{ value: existing.id }] } });
+    const group = await t.scim('POST', '/Groups', {
+      body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'Okta pushed group', members: [{ value: existing.id }] },
+    });
     assert.equal(group.status, 201, group.text);
     const { output } = await run(process.execPath, [runner, spec, `${svc.url}${t.base}`, `Bearer ${t.token}`]);
     const summary = /(\d+) passed, (\d+) failed/.exec(output);

@@ -45,7 +45,17 @@ describe('SCIM bad input: the right error, and nothing changes', () => {
     await refused({ ...userBody('types'), name: 'Barbara' }, 400, 'invalidValue');
     await refused({ ...userBody('types'), password: 12345678 }, 400, 'invalidValue');
     await refused({ ...userBody('types'), phoneNumbers: [{ value: 'call me maybe' }] }, 400, 'invalidValue');
-    await refused({ ...userBody('types'), emails: [{ value: 'a@b.c', primary: true }, { value: 'd@e.f', primary: true }] }, 400, 'invalidValue');
+    await refused(
+      {
+        ...userBody('types'),
+        emails: [
+          { value: 'a@b.c', primary: true },
+          { value: 'd@e.f', primary: true },
+        ],
+      },
+      400,
+      'invalidValue',
+    );
     await refused({ ...userBody('types'), userName: '' }, 400, 'invalidValue');
     await refused({ ...userBody('types'), password: 'short' }, 400, 'invalidValue');
   });
@@ -54,7 +64,10 @@ describe('SCIM bad input: the right error, and nothing changes', () => {
     assert.notEqual(created.id, 'chosen-id');
     assert.notEqual(created.meta.created, '2001-01-01T00:00:00Z');
     const res = await t.scim('PATCH', `/Users/${created.id}`, {
-      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'meta.created', value: '2001-01-01T00:00:00Z' }] },
+      body: {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'meta.created', value: '2001-01-01T00:00:00Z' }],
+      },
     });
     assertScimError(res, 400, 'mutability');
   });

@@ -26,7 +26,12 @@ describe('SCIM /Bulk: passwords are hashed in the bounded pool, not refused per 
 
   const bulk = (Operations: unknown[]) => t.scim('POST', '/Bulk', { body: { schemas: [BULK], Operations } });
   const hashOf = async (id: string) => ((await svc.dataSource.query('SELECT password_hash AS h FROM users WHERE id = ?', [id])) as { h: string | null }[])[0].h;
-  const create = (i: number, password?: string) => ({ method: 'POST', path: '/Users', bulkId: `u${i}`, data: userBody(unique(`bulk${i}`), password ? { password } : {}) });
+  const create = (i: number, password?: string) => ({
+    method: 'POST',
+    path: '/Users',
+    bulkId: `u${i}`,
+    data: userBody(unique(`bulk${i}`), password ? { password } : {}),
+  });
 
   /** Runs `work` while every slot and every place in the queue of the password pool is taken. */
   async function withPoolFull<T>(work: () => Promise<T>): Promise<T> {
@@ -57,12 +62,19 @@ describe('SCIM /Bulk: passwords are hashed in the bounded pool, not refused per 
     const res = await withPoolFull(() =>
       bulk([
         create(1, 'Bulk-Passw0rd!'),
-        { method: 'PATCH', path: `/Users/${target.id}`, data: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'password', value: 'New-Passw0rd-1!' }] } },
+        {
+          method: 'PATCH',
+          path: `/Users/${target.id}`,
+          data: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'password', value: 'New-Passw0rd-1!' }] },
+        },
         create(2),
       ]),
     );
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual(res.body.Operations.map((o: { status: string }) => o.status), ['503', '503', '201']);
+    assert.deepEqual(
+      res.body.Operations.map((o: { status: string }) => o.status),
+      ['503', '503', '201'],
+    );
     assert.equal(res.headers.get('retry-after'), '5');
     assert.equal(await hashOf(target.id), before, 'the password did not change');
   });

@@ -20,7 +20,12 @@ describe('SCIM /Bulk (RFC 7644 §3.7)', () => {
     const report = unique('report');
     const res = await bulk([
       { method: 'POST', path: '/Users', bulkId: 'm', data: userBody(manager) },
-      { method: 'POST', path: '/Users', bulkId: 'r', data: { ...userBody(report), schemas: [USER_SCHEMA, ENTERPRISE], [ENTERPRISE]: { manager: { value: 'bulkId:m' } } } },
+      {
+        method: 'POST',
+        path: '/Users',
+        bulkId: 'r',
+        data: { ...userBody(report), schemas: [USER_SCHEMA, ENTERPRISE], [ENTERPRISE]: { manager: { value: 'bulkId:m' } } },
+      },
       { method: 'PATCH', path: '/Users/bulkId:r', data: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] } },
       { method: 'PUT', path: '/Users/bulkId:m', data: { ...userBody(manager), title: 'Boss' } },
       { method: 'DELETE', path: '/Users/bulkId:m' },
@@ -28,9 +33,16 @@ describe('SCIM /Bulk (RFC 7644 §3.7)', () => {
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.schemas, ['urn:ietf:params:scim:api:messages:2.0:BulkResponse']);
     const ops = res.body.Operations;
-    assert.deepEqual(ops.map((o: any) => [o.method, o.bulkId, o.status]), [
-      ['POST', 'm', '201'], ['POST', 'r', '201'], ['PATCH', undefined, '204'], ['PUT', undefined, '200'], ['DELETE', undefined, '204'],
-    ]);
+    assert.deepEqual(
+      ops.map((o: any) => [o.method, o.bulkId, o.status]),
+      [
+        ['POST', 'm', '201'],
+        ['POST', 'r', '201'],
+        ['PATCH', undefined, '204'],
+        ['PUT', undefined, '200'],
+        ['DELETE', undefined, '204'],
+      ],
+    );
     const managerId = ops[0].location.split('/').pop();
     assert.equal(ops[0].location, `${svc.config.publicUrl}/scim/v2/${t.orgId}/Users/${managerId}`);
     const reportUser = (await t.scim('GET', ops[1].location.slice(ops[1].location.indexOf(t.base) + t.base.length))).body;
@@ -54,7 +66,10 @@ describe('SCIM /Bulk (RFC 7644 §3.7)', () => {
     );
     assert.equal(res.status, 200, res.text);
     const ops = res.body.Operations;
-    assert.deepEqual(ops.map((o: any) => o.status), ['201', '409', '404']);
+    assert.deepEqual(
+      ops.map((o: any) => o.status),
+      ['201', '409', '404'],
+    );
     assert.equal(ops[1].response.scimType, 'uniqueness');
     assert.deepEqual(ops[1].response.schemas, ['urn:ietf:params:scim:api:messages:2.0:Error', 'urn:ietf:params:scim:api:portcullis:messages:2.0:ErrorDetail']);
     assert.equal(ops[2].response.status, '404');
@@ -76,6 +91,9 @@ describe('SCIM /Bulk (RFC 7644 §3.7)', () => {
       { method: 'GET', path: '/Users' },
       { method: 'POST', path: '/Users', bulkId: 'ok', data: userBody(unique('ok')) },
     ]);
-    assert.deepEqual(res.body.Operations.map((o: any) => o.status), ['409', '404', '400', '201']);
+    assert.deepEqual(
+      res.body.Operations.map((o: any) => o.status),
+      ['409', '404', '400', '201'],
+    );
   });
 });

@@ -31,7 +31,10 @@ describe('SCIM User bodies that spell one attribute twice', () => {
     ['top level', (userName) => ({ ...userBody(userName), username: `${userName}-other` })],
     ['in name', (userName) => ({ ...userBody(userName), name: { givenName: 'Ada', givenname: 'Grace', familyName: 'L' } })],
     ['in an emails entry', (userName) => ({ ...userBody(userName), emails: [{ value: 'a@example.com', Value: 'b@example.com' }] })],
-    ['in the enterprise extension', (userName) => ({ ...userBody(userName), schemas: [USER_SCHEMA, ENTERPRISE], [ENTERPRISE]: { department: 'a', Department: 'b' } })],
+    [
+      'in the enterprise extension',
+      (userName) => ({ ...userBody(userName), schemas: [USER_SCHEMA, ENTERPRISE], [ENTERPRISE]: { department: 'a', Department: 'b' } }),
+    ],
   ];
 
   for (const [where, body] of variants) {

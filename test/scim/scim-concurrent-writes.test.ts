@@ -51,7 +51,9 @@ describe('SCIM concurrent writes with failures among them', () => {
           failures.push(`create ${created.status}`);
           continue;
         }
-        const patched = await t.scim('PATCH', `/Users/${created.body.id}`, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] } });
+        const patched = await t.scim('PATCH', `/Users/${created.body.id}`, {
+          body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] },
+        });
         if (patched.status !== 204) failures.push(`patch ${patched.status}`);
         const removed = await t.scim('DELETE', `/Users/${created.body.id}`);
         if (removed.status !== 204) failures.push(`delete ${removed.status}`);
@@ -75,7 +77,10 @@ describe('SCIM concurrent writes with failures among them', () => {
       ...ids.slice(4).map((id) => t.scim('DELETE', `/Users/${id}`)),
       t.scim('DELETE', `/Users/${missing}`),
     ]);
-    assert.deepEqual(answers.map((r) => r.status), [204, 204, 204, 204, 404, 204, 204, 404]);
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [204, 204, 204, 204, 404, 204, 204, 404],
+    );
     for (const id of ids.slice(0, 4)) assert.equal((await t.scim('GET', `/Users/${id}`)).body.active, false);
     for (const id of ids.slice(4)) assert.equal((await t.scim('GET', `/Users/${id}`)).status, 404);
     const marks = ids.map(() => '?').join(', ');

@@ -77,7 +77,8 @@ describe('SCIM: a costly filter is stopped at the read time limit', () => {
  */
 async function seedUsers(dataSource: DataSource, orgId: string, callerId: string, count: number, prefix: string): Promise<void> {
   const cat = (...parts: string[]) => (dataSource.options.type === 'better-sqlite3' ? parts.join(' || ') : `CONCAT(${parts.join(', ')})`);
-  const digits = 'SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9';
+  const digits =
+    'SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9';
   const numbers = `SELECT a.n + 10 * b.n + 100 * c.n + 1000 * d.n + 10000 * e.n AS x FROM (${digits}) a, (${digits}) b, (${digits}) c, (${digits}) d, (${digits}) e`;
   await dataSource.query(
     `INSERT INTO users (id, org_id, type, user_name, user_name_lower, state, email_verified, phone_verified, password_change_required, failed_password_checks, version, created_at, changed_at)

@@ -62,15 +62,41 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
       ['Entra default: Add', (u) => patchOp({ op: 'Add', path: 'members', value: [{ value: u[2] }] }), (u) => [u[0], u[2]]],
       ['Entra default: Remove with a value array', (u) => patchOp({ op: 'Remove', path: 'members', value: [{ value: u[0] }] }), () => []],
       ['Entra aadOptscim062020: remove by value filter', (u) => patchOp({ op: 'remove', path: `members[value eq "${u[0]}"]` }), () => []],
-      ['Entra: two operations in one request', (u) => patchOp({ op: 'Add', path: 'members', value: [{ value: u[1] }] }, { op: 'Remove', path: 'members', value: [{ value: u[0] }] }), (u) => [u[1]]],
-      ['Okta: add several with display', (u) => patchOp({ op: 'add', path: 'members', value: [{ value: u[1], display: 'x' }, { value: u[2], display: 'y' }] }), (u) => [u[0], u[1], u[2]]],
+      [
+        'Entra: two operations in one request',
+        (u) => patchOp({ op: 'Add', path: 'members', value: [{ value: u[1] }] }, { op: 'Remove', path: 'members', value: [{ value: u[0] }] }),
+        (u) => [u[1]],
+      ],
+      [
+        'Okta: add several with display',
+        (u) =>
+          patchOp({
+            op: 'add',
+            path: 'members',
+            value: [
+              { value: u[1], display: 'x' },
+              { value: u[2], display: 'y' },
+            ],
+          }),
+        (u) => [u[0], u[1], u[2]],
+      ],
       ['Okta: replace members with the full list', (u) => patchOp({ op: 'replace', path: 'members', value: [{ value: u[3] }] }), (u) => [u[3]]],
       ['replace members with [] empties the group', () => patchOp({ op: 'replace', path: 'members', value: [] }), () => []],
       ['remove members without a value removes all', () => patchOp({ op: 'remove', path: 'members' }), () => []],
       ['adding a present member changes nothing', (u) => patchOp({ op: 'add', path: 'members', value: [{ value: u[0] }] }), (u) => [u[0]]],
       ['removing an absent member changes nothing', (u) => patchOp({ op: 'remove', path: `members[value eq "${u[3]}"]` }), (u) => [u[0]]],
-      ['Okta and Entra: path-less replace of {id, displayName} renames', (_u, g) => patchOp({ op: 'replace', value: { id: g.id, displayName: `${g.displayName} renamed` } }), (u) => [u[0]], ['renamed']],
-      ['Entra default: Replace displayName by path', (_u, g) => patchOp({ op: 'Replace', path: 'displayName', value: `${g.displayName} (2)` }), (u) => [u[0]], ['(2)']],
+      [
+        'Okta and Entra: path-less replace of {id, displayName} renames',
+        (_u, g) => patchOp({ op: 'replace', value: { id: g.id, displayName: `${g.displayName} renamed` } }),
+        (u) => [u[0]],
+        ['renamed'],
+      ],
+      [
+        'Entra default: Replace displayName by path',
+        (_u, g) => patchOp({ op: 'Replace', path: 'displayName', value: `${g.displayName} (2)` }),
+        (u) => [u[0]],
+        ['(2)'],
+      ],
     ];
     for (const [name, body, expected, renamed] of cases) {
       it(name, async () => {
@@ -89,9 +115,21 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
     const g = await group(undefined, [users[0]]);
     const stranger = (await createUser(other, userBody(unique('stranger')))).id;
     for (const [operations, scimType] of [
-      [[{ op: 'add', path: 'members', value: [{ value: users[1] }] }, { op: 'add', path: 'members', value: [{ value: 'no-such-user' }] }], 'invalidValue'],
+      [
+        [
+          { op: 'add', path: 'members', value: [{ value: users[1] }] },
+          { op: 'add', path: 'members', value: [{ value: 'no-such-user' }] },
+        ],
+        'invalidValue',
+      ],
       [[{ op: 'add', path: 'members', value: [{ value: stranger }] }], 'invalidValue'],
-      [[{ op: 'remove', path: 'members' }, { op: 'replace', path: 'nickName', value: 'x' }], 'invalidPath'],
+      [
+        [
+          { op: 'remove', path: 'members' },
+          { op: 'replace', path: 'nickName', value: 'x' },
+        ],
+        'invalidPath',
+      ],
       [[{ op: 'add', path: 'members', value: 'string id 1' }], 'invalidValue'],
     ] as const) {
       const res = await t.scim('PATCH', `/Groups/${g.id}`, { body: patchOp(...operations) });
@@ -102,11 +140,16 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
 
   it('PUT replaces name, external id and members (none when absent), answering the group', async () => {
     const g = await group(undefined, [users[0], users[1]], { externalId: 'e-1' });
-    const put = await t.scim('PUT', `/Groups/${g.id}`, { body: { schemas: [GROUP], id: g.id, displayName: `${g.displayName}-put`, members: [{ value: users[2], display: 'VP' }] } });
+    const put = await t.scim('PUT', `/Groups/${g.id}`, {
+      body: { schemas: [GROUP], id: g.id, displayName: `${g.displayName}-put`, members: [{ value: users[2], display: 'VP' }] },
+    });
     assert.equal(put.status, 200, put.text);
     assert.equal(put.body.displayName, `${g.displayName}-put`);
     assert.equal(put.body.externalId, undefined);
-    assert.deepEqual(put.body.members.map((m: { value: string }) => m.value), [users[2]]);
+    assert.deepEqual(
+      put.body.members.map((m: { value: string }) => m.value),
+      [users[2]],
+    );
     const bare = await t.scim('PUT', `/Groups/${g.id}`, { body: { schemas: [GROUP], displayName: `${g.displayName}-bare` } });
     assert.equal(bare.status, 200, bare.text);
     assert.deepEqual(await members(g.id), []);
@@ -153,14 +196,24 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
     assert.deepEqual(await ids(`filter=${encodeURIComponent(`externalId eq "${tag}-ext-a"`)}`), [a.id]);
     assert.deepEqual(await ids(`filter=${encodeURIComponent(`id eq "${b.id}"`)}`), [b.id]);
     assert.deepEqual(await ids(`filter=${encodeURIComponent(`displayName sw "${tag}" and members[value eq "${users[1]}"]`)}&sortBy=displayName`), [b.id, c.id]);
-    assert.deepEqual(await ids(`filter=${encodeURIComponent(`displayName sw "${tag}" and members eq "${users[0]}"`)}&sortBy=displayName&sortOrder=descending`), [c.id, a.id]);
+    assert.deepEqual(
+      await ids(`filter=${encodeURIComponent(`displayName sw "${tag}" and members eq "${users[0]}"`)}&sortBy=displayName&sortOrder=descending`),
+      [c.id, a.id],
+    );
     const page = await t.scim('GET', `/Groups?filter=${encodeURIComponent(`displayName sw "${tag}"`)}&sortBy=displayName&startIndex=2&count=1`);
     assert.deepEqual([page.body.totalResults, page.body.itemsPerPage, page.body.startIndex, page.body.Resources[0].id], [3, 1, 2, b.id]);
-    for (const [startIndex, count, resources] of [[3, 5, 1], [4, 5, 0], [9, 2, 0], [1, 0, 0]]) {
+    for (const [startIndex, count, resources] of [
+      [3, 5, 1],
+      [4, 5, 0],
+      [9, 2, 0],
+      [1, 0, 0],
+    ]) {
       const res = await t.scim('GET', `/Groups?filter=${encodeURIComponent(`displayName sw "${tag}"`)}&startIndex=${startIndex}&count=${count}`);
       assert.deepEqual([res.body.totalResults, res.body.Resources.length], [3, resources], `startIndex ${startIndex}, count ${count}`);
     }
-    const searched = await t.scim('POST', '/Groups/.search', { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'], filter: `displayName sw "${tag}"`, excludedAttributes: ['members'] } });
+    const searched = await t.scim('POST', '/Groups/.search', {
+      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'], filter: `displayName sw "${tag}"`, excludedAttributes: ['members'] },
+    });
     assert.equal(searched.status, 200, searched.text);
     assert.equal(searched.body.totalResults, 3);
     assert.ok(searched.body.Resources.every((r: Record<string, unknown>) => r.members === undefined));
@@ -170,7 +223,12 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
 
   it("another organization's group is 404 on every route, and DELETE is 204 then 404", async () => {
     const g = await group(undefined, [users[0]]);
-    for (const [method, body] of [['GET', undefined], ['PUT', { schemas: [GROUP], displayName: 'x' }], ['PATCH', patchOp({ op: 'remove', path: 'members' })], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['GET', undefined],
+      ['PUT', { schemas: [GROUP], displayName: 'x' }],
+      ['PATCH', patchOp({ op: 'remove', path: 'members' })],
+      ['DELETE', undefined],
+    ] as const) {
       assertScimError(await other.scim(method, `/Groups/${g.id}`, { body }), 404);
     }
     assert.deepEqual(await members(g.id), [users[0]]);
@@ -182,10 +240,14 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
   it('20 parallel single-member PATCHes (as Entra sends them), then 20 parallel removes, lose nothing', async () => {
     const many = await Promise.all(Array.from({ length: 20 }, () => createUser(t, userBody(unique('parallel'))).then((u) => u.id as string)));
     const g = await group();
-    const adds = await Promise.all(many.map((id) => t.scim('PATCH', `/Groups/${g.id}`, { body: patchOp({ op: 'Add', path: 'members', value: [{ value: id }] }) })));
+    const adds = await Promise.all(
+      many.map((id) => t.scim('PATCH', `/Groups/${g.id}`, { body: patchOp({ op: 'Add', path: 'members', value: [{ value: id }] }) })),
+    );
     assert.deepEqual([...new Set(adds.map((r) => r.status))], [204]);
     assert.deepEqual(await members(g.id), sorted(...many));
-    const removes = await Promise.all(many.map((id) => t.scim('PATCH', `/Groups/${g.id}`, { body: patchOp({ op: 'remove', path: `members[value eq "${id}"]` }) })));
+    const removes = await Promise.all(
+      many.map((id) => t.scim('PATCH', `/Groups/${g.id}`, { body: patchOp({ op: 'remove', path: `members[value eq "${id}"]` }) })),
+    );
     assert.deepEqual([...new Set(removes.map((r) => r.status))], [204]);
     assert.deepEqual(await members(g.id), []);
   });
@@ -194,9 +256,15 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
     const user = await createUser(t, userBody(unique('grouped')));
     const [g1, g2] = [await group(`a-${unique('g')}`, [user.id]), await group(`b-${unique('g')}`, [user.id])];
     const res = await t.scim('GET', `/Users/${user.id}`);
-    assert.deepEqual(res.body.groups, [g1, g2].map((g) => ({ value: g.id, display: g.displayName, $ref: `${svc.url}/scim/v2/${t.orgId}/Groups/${g.id}`, type: 'direct' })));
+    assert.deepEqual(
+      res.body.groups,
+      [g1, g2].map((g) => ({ value: g.id, display: g.displayName, $ref: `${svc.url}/scim/v2/${t.orgId}/Groups/${g.id}`, type: 'direct' })),
+    );
     const listed = await t.scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "${user.userName}"`)}`);
-    assert.deepEqual(listed.body.Resources[0].groups.map((g: { value: string }) => g.value), [g1.id, g2.id]);
+    assert.deepEqual(
+      listed.body.Resources[0].groups.map((g: { value: string }) => g.value),
+      [g1.id, g2.id],
+    );
     assert.equal((await t.scim('GET', `/Users/${user.id}?excludedAttributes=groups`)).body.groups, undefined);
     const put = await t.scim('PUT', `/Users/${user.id}`, { body: { ...userBody(user.userName), groups: [] } });
     assert.equal(put.status, 200, put.text);
@@ -216,21 +284,33 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
           { method: 'POST', path: '/Groups', bulkId: 'g1', data: { schemas: [GROUP], displayName: name, members: [{ value: 'bulkId:u1' }] } },
           { method: 'PATCH', path: '/Groups/bulkId:g1', data: patchOp({ op: 'add', path: 'members', value: [{ value: 'bulkId:u2' }] }) },
           { method: 'PATCH', path: '/Groups/bulkId:g1', data: patchOp({ op: 'add', path: 'members', value: [{ value: 'no-such-user' }] }) },
-          { method: 'PUT', path: '/Groups/bulkId:g1', data: { schemas: [GROUP], displayName: `${name}-renamed`, members: [{ value: 'bulkId:u1' }, { value: 'bulkId:u2' }] } },
+          {
+            method: 'PUT',
+            path: '/Groups/bulkId:g1',
+            data: { schemas: [GROUP], displayName: `${name}-renamed`, members: [{ value: 'bulkId:u1' }, { value: 'bulkId:u2' }] },
+          },
         ],
       },
     });
     assert.equal(res.status, 200, res.text);
     const ops = res.body.Operations;
-    assert.deepEqual(ops.map((o: { status: string }) => o.status), ['201', '201', '201', '204', '400', '200']);
+    assert.deepEqual(
+      ops.map((o: { status: string }) => o.status),
+      ['201', '201', '201', '204', '400', '200'],
+    );
     const groupId = ops[2].location.split('/').pop();
     assert.match(ops[2].location, new RegExp(`/scim/v2/${t.orgId}/Groups/${groupId}$`));
     assert.equal(ops[4].location, ops[2].location, 'a failed PATCH carries its location');
     assert.equal(ops[4].response.scimType, 'invalidValue');
     const userIds = [ops[0], ops[1]].map((o: { location: string }) => o.location.split('/').pop() as string);
     assert.deepEqual(await members(groupId), sorted(...userIds));
-    const deleted = await t.scim('POST', '/Bulk', { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [{ method: 'DELETE', path: `/Groups/${groupId}` }] } });
-    assert.deepEqual(deleted.body.Operations.map((o: { status: string }) => o.status), ['204']);
+    const deleted = await t.scim('POST', '/Bulk', {
+      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:BulkRequest'], Operations: [{ method: 'DELETE', path: `/Groups/${groupId}` }] },
+    });
+    assert.deepEqual(
+      deleted.body.Operations.map((o: { status: string }) => o.status),
+      ['204'],
+    );
     assertScimError(await t.scim('GET', `/Groups/${groupId}`), 404);
   });
 
@@ -239,6 +319,9 @@ describe('SCIM /Groups (RFC 7643 §4.2, RFC 7644 §3) as Entra ID and Okta use i
     assert.deepEqual(types.body.Resources.map((r: { name: string }) => r.name).sort(), ['Group', 'User']);
     const schema = await t.scim('GET', `/Schemas/${GROUP}`);
     assert.equal(schema.status, 200, schema.text);
-    assert.deepEqual(schema.body.attributes.map((a: { name: string }) => a.name), ['displayName', 'members']);
+    assert.deepEqual(
+      schema.body.attributes.map((a: { name: string }) => a.name),
+      ['displayName', 'members'],
+    );
   });
 });

@@ -30,7 +30,10 @@ describe('scimmy ListResponse vectors', () => {
   for (const target of vectors.targets.sortBy.filter((v) => SORTABLE.has(v.sortBy))) {
     it(`sortBy ${target.sortBy} ${target.sortOrder ?? 'ascending'}`, async () => {
       const res = await t.scim('GET', `/Users?sortBy=${target.sortBy}${target.sortOrder ? `&sortOrder=${target.sortOrder}` : ''}`);
-      assert.deepEqual(res.body.Resources.map((u: any) => idOf.get(u.id)), target.expected);
+      assert.deepEqual(
+        res.body.Resources.map((u: any) => idOf.get(u.id)),
+        target.expected,
+      );
     });
   }
 
@@ -38,7 +41,10 @@ describe('scimmy ListResponse vectors', () => {
     it(`startIndex ${target.startIndex}, count ${target.itemsPerPage ?? 'default'}`, async () => {
       const count = target.itemsPerPage === undefined ? '' : `&count=${target.itemsPerPage}`;
       const res = await t.scim('GET', `/Users?sortBy=meta.created&startIndex=${target.startIndex}${count}`);
-      assert.deepEqual(res.body.Resources.map((u: any) => idOf.get(u.id)), target.expected);
+      assert.deepEqual(
+        res.body.Resources.map((u: any) => idOf.get(u.id)),
+        target.expected,
+      );
       assert.equal(res.body.startIndex, target.startIndex);
       assert.equal(res.body.itemsPerPage, target.expected.length);
       assert.equal(res.body.totalResults, vectors.source.length);

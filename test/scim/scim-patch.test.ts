@@ -13,7 +13,8 @@ describe('SCIM provisioning as Entra ID and Okta do it', () => {
   });
 
   const patch = (id: string, ...Operations: unknown[]) => t.scim('PATCH', `/Users/${id}`, { body: { schemas: [PATCH_OP], Operations } });
-  const get = async (id: string) => (await t.scim('GET', `/Users/${id}?attributes=userName,name,emails,phoneNumbers,addresses,active,title,${ENTERPRISE},meta`)).body;
+  const get = async (id: string) =>
+    (await t.scim('GET', `/Users/${id}?attributes=userName,name,emails,phoneNumbers,addresses,active,title,${ENTERPRISE},meta`)).body;
   const types = async (id: string) => (await searchEvents(svc, { aggregate_id: id, asc: true })).map((e) => e.type.type);
 
   it('Entra ID: existence checks by userName and externalId, create, then PATCH variants', async () => {
@@ -52,7 +53,10 @@ describe('SCIM provisioning as Entra ID and Okta do it', () => {
     let user = await get(created.id);
     assert.equal(user.active, false);
     assert.equal(user.name.givenName, 'Entra2');
-    assert.deepEqual(user.emails, [{ value: userName, type: 'work', primary: true }, { value: 'home@contoso.com', type: 'home', primary: false }]);
+    assert.deepEqual(user.emails, [
+      { value: userName, type: 'work', primary: true },
+      { value: 'home@contoso.com', type: 'home', primary: false },
+    ]);
     assert.deepEqual(user.phoneNumbers, [{ value: '+15550100200', type: 'mobile', primary: false }]);
     assert.deepEqual(user[ENTERPRISE], { employeeNumber: '1', department: 'Marketing', manager: { value: 'manager-id' } });
     assert.deepEqual(user.addresses, [{ type: 'work', locality: 'Redmond' }]);
@@ -64,12 +68,22 @@ describe('SCIM provisioning as Entra ID and Okta do it', () => {
     assert.equal(user.active, true);
 
     const seen = await types(created.id);
-    for (const type of ['user.human.added', 'user.human.profile.changed', 'user.human.email.changed', 'user.human.phone.changed', 'user.deactivated', 'user.reactivated']) {
+    for (const type of [
+      'user.human.added',
+      'user.human.profile.changed',
+      'user.human.email.changed',
+      'user.human.phone.changed',
+      'user.deactivated',
+      'user.reactivated',
+    ]) {
       assert.ok(seen.includes(type), `${type} in ${seen.join()}`);
     }
     const events = await searchEvents(svc, { aggregate_id: created.id });
     assert.ok(events.every((e) => e.editor.userId === t.callerId));
-    assert.ok(events.every((e) => !JSON.stringify(e.payload).includes('p@ssw0rd')), 'no password in any event');
+    assert.ok(
+      events.every((e) => !JSON.stringify(e.payload).includes('p@ssw0rd')),
+      'no password in any event',
+    );
   });
 
   it('path-less replace with plain, dotted and URN-qualified keys; path-less deactivate', async () => {
@@ -108,7 +122,13 @@ describe('SCIM provisioning as Entra ID and Okta do it', () => {
     const res = await patch(created.id, { op: 'ADD', path: 'emails', value: [{ value: 'second@example.com', type: 'home', primary: true }] });
     assert.equal(res.status, 204, res.text);
     const user = await get(created.id);
-    assert.deepEqual(user.emails.map((e: any) => [e.value, e.primary]), [[created.emails[0].value, false], ['second@example.com', true]]);
+    assert.deepEqual(
+      user.emails.map((e: any) => [e.value, e.primary]),
+      [
+        [created.emails[0].value, false],
+        ['second@example.com', true],
+      ],
+    );
     const [row] = await svc.dataSource.query('SELECT email FROM users WHERE id = ?', [created.id]);
     assert.equal(row.email, 'second@example.com');
   });
@@ -138,8 +158,13 @@ describe('SCIM provisioning as Entra ID and Okta do it', () => {
       [{ op: 'remove', path: 'active' }, 'mutability'],
       [{ op: 'frobnicate', path: 'title', value: 'x' }, 'invalidSyntax'],
     ];
-    for (const [operation, scimType] of cases) assertScimError(await patch(created.id, { op: 'replace', path: 'title', value: 'changed' }, operation), 400, scimType);
-    assertScimError(await t.scim('PATCH', `/Users/${created.id}`, { body: { Operations: [{ op: 'replace', path: 'title', value: 'x' }] } }), 400, 'invalidSyntax');
+    for (const [operation, scimType] of cases)
+      assertScimError(await patch(created.id, { op: 'replace', path: 'title', value: 'changed' }, operation), 400, scimType);
+    assertScimError(
+      await t.scim('PATCH', `/Users/${created.id}`, { body: { Operations: [{ op: 'replace', path: 'title', value: 'x' }] } }),
+      400,
+      'invalidSyntax',
+    );
     assert.deepEqual(await get(created.id), before);
     assertScimError(await patch('no-such-user', { op: 'replace', path: 'title', value: 'x' }), 404);
   });

@@ -43,9 +43,14 @@ describe('SCIM protocol edges: unknown tenants, entity tags, media types, bulk l
     // Without a token only the discovery routes are open (RFC 7644 §4); the others answer 401 first.
     const calls = [
       ...[owner.token, t.token].flatMap((token) => everyRoute(t.callerId).map((route) => ({ token, route }))),
-      ...everyRoute(t.callerId).filter(([, path]) => /^\/(ServiceProviderConfig|Schemas|ResourceTypes)/.test(path)).map((route) => ({ token: undefined, route })),
+      ...everyRoute(t.callerId)
+        .filter(([, path]) => /^\/(ServiceProviderConfig|Schemas|ResourceTypes)/.test(path))
+        .map((route) => ({ token: undefined, route })),
     ];
-    for (const { token, route: [method, path, body] } of calls) {
+    for (const {
+      token,
+      route: [method, path, body],
+    } of calls) {
       const res = await svc.api(method, `/scim/v2/${missing}${path}`, { token, body, headers: SCIM_JSON });
       assertScimError(res, 404);
       assert.equal(res.body.detail, 'organization not found', `${method} ${path}`);
@@ -89,8 +94,20 @@ describe('SCIM protocol edges: unknown tenants, entity tags, media types, bulk l
     const users = await countRows(svc, 'users');
     const events = await countRows(svc, 'events');
     const json = JSON.stringify(userBody(unique('media')));
-    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'application/merge-patch+json', 'multipart/form-data; boundary=x']) {
-      for (const [method, path] of [['POST', '/Users'], ['PUT', `/Users/${user.id}`], ['PATCH', `/Users/${user.id}`], ['POST', '/Users/.search'], ['POST', '/Bulk']]) {
+    for (const type of [
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      'application/merge-patch+json',
+      'multipart/form-data; boundary=x',
+    ]) {
+      for (const [method, path] of [
+        ['POST', '/Users'],
+        ['PUT', `/Users/${user.id}`],
+        ['PATCH', `/Users/${user.id}`],
+        ['POST', '/Users/.search'],
+        ['POST', '/Bulk'],
+      ]) {
         const res = await t.scim(method, path, { rawBody: json, headers: { 'content-type': type } });
         assertScimError(res, 415);
         assert.match(res.body.detail, /application\/scim\+json/);
@@ -121,12 +138,15 @@ describe('SCIM protocol edges: unknown tenants, entity tags, media types, bulk l
     });
     assert.equal(res.status, 200, res.text);
     const base = `${svc.config.publicUrl}/scim/v2/${t.orgId}/Users`;
-    assert.deepEqual(res.body.Operations.map((o: any) => [o.method, o.status, o.location]), [
-      ['PUT', '404', `${base}/${missing}`],
-      ['PATCH', '400', `${base}/${user.id}`],
-      ['DELETE', '404', `${base}/${missing}`],
-      ['POST', '400', undefined],
-      ['DELETE', '404', undefined],
-    ]);
+    assert.deepEqual(
+      res.body.Operations.map((o: any) => [o.method, o.status, o.location]),
+      [
+        ['PUT', '404', `${base}/${missing}`],
+        ['PATCH', '400', `${base}/${user.id}`],
+        ['DELETE', '404', `${base}/${missing}`],
+        ['POST', '400', undefined],
+        ['DELETE', '404', undefined],
+      ],
+    );
   });
 });

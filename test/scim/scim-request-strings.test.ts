@@ -25,7 +25,14 @@ describe('SCIM request strings: JavaScript member names, numbers, unquoted value
 
   for (const name of MEMBERS) {
     it(`"${name}" in filters is 400 invalidFilter`, async () => {
-      for (const filter of [`${name} eq "x"`, `${name} pr`, `emails.${name} eq "x"`, `${name}[value eq "x"]`, `emails[${name} eq "x"]`, `name.${name} co "x"`]) {
+      for (const filter of [
+        `${name} eq "x"`,
+        `${name} pr`,
+        `emails.${name} eq "x"`,
+        `${name}[value eq "x"]`,
+        `emails[${name} eq "x"]`,
+        `name.${name} co "x"`,
+      ]) {
         assertScimError(await t.scim('GET', `/Users?filter=${q(filter)}`), 400, 'invalidFilter');
         assertScimError(await t.scim('POST', '/Users/.search', { body: { schemas: [SEARCH], filter } }), 400, 'invalidFilter');
       }
@@ -119,7 +126,9 @@ describe('SCIM request strings: JavaScript member names, numbers, unquoted value
     for (const filter of ['userName eq bob', 'userName sw O', 'title eq Engineer', 'meta.created gt 2015-10-10T14:38:21Z', 'emails[type eq work]']) {
       assertScimError(await t.scim('GET', `/Users?filter=${q(filter)}`), 400, 'invalidFilter');
     }
-    const res = await t.scim('PATCH', `/Users/${user.id}`, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails[type eq work].value', value: 'w@example.com' }] } });
+    const res = await t.scim('PATCH', `/Users/${user.id}`, {
+      body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails[type eq work].value', value: 'w@example.com' }] },
+    });
     assertScimError(res, 400, 'invalidPath');
   });
 

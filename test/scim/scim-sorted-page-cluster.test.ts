@@ -21,7 +21,15 @@ describe('SCIM sorted pages across two services on one database', () => {
     const second = await setup.spawn();
     a = await scimTenant(remoteService(first.url, setup.adminToken()));
     const other = remoteService(second.url, setup.adminToken());
-    b = { ...a, scim: (method, path, options = {}) => other.api(method, `${a.base}${path}`, { token: a.token, ...options, headers: { accept: 'application/scim+json', 'content-type': 'application/scim+json', ...options.headers } }) };
+    b = {
+      ...a,
+      scim: (method, path, options = {}) =>
+        other.api(method, `${a.base}${path}`, {
+          token: a.token,
+          ...options,
+          headers: { accept: 'application/scim+json', 'content-type': 'application/scim+json', ...options.headers },
+        }),
+    };
     await seedMany(a, MANY, 'cluster');
   });
   after(() => setup?.cleanup());
@@ -40,7 +48,9 @@ describe('SCIM sorted pages across two services on one database', () => {
     await b.scim('DELETE', `/Users/${victim.id}`);
     await both();
     const renamed = (await reference(a, 'userName', false))[1100];
-    const res = await a.scim('PATCH', `/Users/${renamed.id}`, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'userName', value: 'aaaa.renamed' }] } });
+    const res = await a.scim('PATCH', `/Users/${renamed.id}`, {
+      body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'userName', value: 'aaaa.renamed' }] },
+    });
     if (res.status !== 200 && res.status !== 204) throw new Error(`PATCH userName: ${res.status} ${res.text}`);
     await both();
   });

@@ -24,7 +24,8 @@ describe('SCIM sorted pages deep in a large organization', () => {
       it(`sortBy=${by}${descending ? ' descending' : ''}: every tested startIndex, counts 100, 1, 0 and 7`, async () => {
         const expected = await reference(t, by, descending);
         for (const start of STARTS) await assertPage(t, expected, by, descending, start);
-        for (let i = 0; i < 20; i++) await assertPage(t, expected, by, descending, 1 + Math.floor(Math.random() * (expected.length + 50)), [100, 1, 0, 7][i % 4]);
+        for (let i = 0; i < 20; i++)
+          await assertPage(t, expected, by, descending, 1 + Math.floor(Math.random() * (expected.length + 50)), [100, 1, 0, 7][i % 4]);
       });
     }
   }
@@ -43,7 +44,9 @@ describe('SCIM sorted pages deep in a large organization', () => {
     for (const v of victims) await t.scim('DELETE', `/Users/${v.id}`);
     await check();
     const renamed = (await reference(t, 'userName', false))[1700];
-    const res = await t.scim('PATCH', `/Users/${renamed.id}`, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'userName', value: 'zzzz.last' }] } });
+    const res = await t.scim('PATCH', `/Users/${renamed.id}`, {
+      body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'userName', value: 'zzzz.last' }] },
+    });
     if (res.status !== 200 && res.status !== 204) throw new Error(`PATCH userName: ${res.status} ${res.text}`);
     await check();
     // The management API renames through the same profile change as SCIM (src/users/user-profile.service.ts).

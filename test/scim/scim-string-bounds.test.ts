@@ -11,7 +11,9 @@ import type { ScimTenant } from './scim-helpers.js';
 const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 const MULTI_VALUED = new Set([...USER_ATTRIBUTES, ...ENTERPRISE_ATTRIBUTES].filter((a) => a.multiValued).map((a) => a.name));
 /** RFC 7643 §7 `returned: "request"` (userType): a GET shows them when asked for. */
-const ON_REQUEST = USER_ATTRIBUTES.filter((a) => a.returned === 'request').map((a) => a.name).join(',');
+const ON_REQUEST = USER_ATTRIBUTES.filter((a) => a.returned === 'request')
+  .map((a) => a.name)
+  .join(',');
 /** What an entry of a multi-valued attribute needs besides the attribute under test (a contact needs its value). */
 const ENTRY_BASE: Record<string, Record<string, string>> = { emails: { value: 'entry@example.com' }, phoneNumbers: { value: '+41 79 123 45 67' } };
 
@@ -74,7 +76,12 @@ describe('SCIM: every writable string has a bound, the same on both databases', 
   });
 
   async function snapshot(path: string) {
-    return { users: await countRows(svc, 'users'), groups: await countRows(svc, 'org_groups'), events: await countRows(svc, 'events'), resource: (await t.scim('GET', path)).body };
+    return {
+      users: await countRows(svc, 'users'),
+      groups: await countRows(svc, 'org_groups'),
+      events: await countRows(svc, 'events'),
+      resource: (await t.scim('GET', path)).body,
+    };
   }
 
   function refusedOver(res: ApiResponse, attribute: string, bound: number) {
@@ -83,7 +90,18 @@ describe('SCIM: every writable string has a bound, the same on both databases', 
   }
 
   it('covers the attributes the issue names', () => {
-    for (const path of ['userName', 'externalId', 'preferredLanguage', 'locale', 'name.middleName', 'emails.display', 'addresses.streetAddress', 'x509Certificates.value', `${ENTERPRISE}:employeeNumber`, `${ENTERPRISE}:manager.value`]) {
+    for (const path of [
+      'userName',
+      'externalId',
+      'preferredLanguage',
+      'locale',
+      'name.middleName',
+      'emails.display',
+      'addresses.streetAddress',
+      'x509Certificates.value',
+      `${ENTERPRISE}:employeeNumber`,
+      `${ENTERPRISE}:manager.value`,
+    ]) {
       assert.ok(USER_STRING_BOUNDS.has(path), path);
     }
     assert.deepEqual([...GROUP_STRING_BOUNDS.keys()].sort(), ['displayName', 'externalId']);
@@ -126,7 +144,11 @@ describe('SCIM: every writable string has a bound, the same on both databases', 
       const unchanged = await snapshot(at);
       refusedOver(await t.scim('POST', '/Groups', { body: groupBody({ [path]: valueOfLength(path, bound + 1) }) }), path, bound);
       refusedOver(await t.scim('PUT', at, { body: groupBody({ [path]: valueOfLength(path, bound + 1) }) }), path, bound);
-      refusedOver(await t.scim('PATCH', at, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path, value: valueOfLength(path, bound + 1) }] } }), path, bound);
+      refusedOver(
+        await t.scim('PATCH', at, { body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path, value: valueOfLength(path, bound + 1) }] } }),
+        path,
+        bound,
+      );
       assert.deepEqual(await snapshot(at), unchanged);
 
       const posted = valueOfLength(path, bound);

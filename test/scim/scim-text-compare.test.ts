@@ -88,7 +88,10 @@ describe('SCIM filters compare text alike on SQLite and MariaDB (non-ASCII case,
       const got = res.body.Resources.map((u: any) => u.userName).sort();
       assert.deepEqual(got, [...expected].sort());
       assert.equal(res.body.totalResults, expected.length);
-      const matched = all.filter((u) => matchesFilter(parseFilter(filter), u)).map((u) => u.userName).sort();
+      const matched = all
+        .filter((u) => matchesFilter(parseFilter(filter), u))
+        .map((u) => u.userName)
+        .sort();
       assert.deepEqual(matched, got, 'the in-memory matcher (PATCH value filters) agrees');
     });
   }

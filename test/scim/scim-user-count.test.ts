@@ -46,7 +46,10 @@ describe('SCIM totalResults: the kept per-organization user count', () => {
     // A refused duplicate and a machine user change nothing.
     const duplicate = await t.scim('POST', '/Users', { body: userBody(created.userName) });
     assert.equal(duplicate.status, 409, duplicate.text);
-    const machine = await svc.api('POST', `/management/v1/orgs/${t.orgId}/users/machine`, { token: svc.adminToken, body: { userName: unique('robot'), name: 'robot' } });
+    const machine = await svc.api('POST', `/management/v1/orgs/${t.orgId}/users/machine`, {
+      token: svc.adminToken,
+      body: { userName: unique('robot'), name: 'robot' },
+    });
     assert.equal(machine.status, 201, machine.text);
     await assertTotal(t, 2);
 
@@ -69,10 +72,16 @@ describe('SCIM totalResults: the kept per-organization user count', () => {
       },
     });
     assert.equal(bulk.status, 200, bulk.text);
-    assert.deepEqual(bulk.body.Operations.map((o: any) => o.status), ['201', '201', '204', '204']);
+    assert.deepEqual(
+      bulk.body.Operations.map((o: any) => o.status),
+      ['201', '201', '204', '204'],
+    );
     await assertTotal(t, 4);
 
-    const imported = await postImport(svc, importBody([{ orgId: t.orgId, humanUsers: [humanUser(unique('i')), humanUser(unique('i')), humanUser(unique('i'))] }]));
+    const imported = await postImport(
+      svc,
+      importBody([{ orgId: t.orgId, humanUsers: [humanUser(unique('i')), humanUser(unique('i')), humanUser(unique('i'))] }]),
+    );
     assert.equal(imported.success.orgs[0].humanUserIds.length, 3, JSON.stringify(imported.errors));
     await assertTotal(t, 7);
 
@@ -83,7 +92,10 @@ describe('SCIM totalResults: the kept per-organization user count', () => {
 
     // A new organization through import starts from its own users only; the other tenant saw none of this.
     const newOrg = unique('imported-org');
-    const importedOrg = await postImport(svc, importBody([{ orgId: newOrg, org: { name: newOrg }, humanUsers: [humanUser(unique('j')), humanUser(unique('j'))] }]));
+    const importedOrg = await postImport(
+      svc,
+      importBody([{ orgId: newOrg, org: { name: newOrg }, humanUsers: [humanUser(unique('j')), humanUser(unique('j'))] }]),
+    );
     assert.deepEqual(importedOrg.errors, []);
     const [row] = await svc.dataSource.query('SELECT humans FROM org_user_counts WHERE org_id = ?', [newOrg]);
     assert.equal(Number(row.humans), 2);
@@ -94,7 +106,10 @@ describe('SCIM totalResults: the kept per-organization user count', () => {
     const before = (await totals(other)).stored;
     const names = Array.from({ length: 16 }, () => unique('concurrent'));
     const creates = await Promise.all(names.map((name) => other.scim('POST', '/Users', { body: userBody(name) })));
-    assert.deepEqual(creates.map((r) => r.status), names.map(() => 201));
+    assert.deepEqual(
+      creates.map((r) => r.status),
+      names.map(() => 201),
+    );
     // The same userName eight times at once: one user, one count.
     const same = unique('same');
     const racing = await Promise.all(Array.from({ length: 8 }, () => other.scim('POST', '/Users', { body: userBody(same) })));
@@ -107,8 +122,14 @@ describe('SCIM totalResults: the kept per-organization user count', () => {
       ...creates.slice(1, 5).map((r) => other.scim('DELETE', `/Users/${r.body.id}`)),
     ]);
     // Racing removals of one user may each answer 204 or 404 (MySQL lets both read it), but it counts once.
-    assert.ok(removals.every((r) => r.status === 204 || r.status === 404), removals.map((r) => r.text).join('\n'));
-    assert.deepEqual(removals.slice(4).map((r) => r.status), [204, 204, 204, 204]);
+    assert.ok(
+      removals.every((r) => r.status === 204 || r.status === 404),
+      removals.map((r) => r.text).join('\n'),
+    );
+    assert.deepEqual(
+      removals.slice(4).map((r) => r.status),
+      [204, 204, 204, 204],
+    );
     await assertTotal(other, before + 12);
   });
 

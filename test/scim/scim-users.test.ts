@@ -60,7 +60,21 @@ describe('SCIM /Users', () => {
     const res = await t.scim('GET', `/Users/${created.id}`);
     assert.equal(res.status, 200);
     const user = res.body;
-    for (const key of ['externalId', 'displayName', 'nickName', 'profileUrl', 'title', 'locale', 'timezone', 'addresses', 'ims', 'photos', 'roles', 'entitlements', ENTERPRISE]) {
+    for (const key of [
+      'externalId',
+      'displayName',
+      'nickName',
+      'profileUrl',
+      'title',
+      'locale',
+      'timezone',
+      'addresses',
+      'ims',
+      'photos',
+      'roles',
+      'entitlements',
+      ENTERPRISE,
+    ]) {
       assert.deepEqual(user[key], body[key], key);
     }
     assert.deepEqual(user.name, body.name);
@@ -92,7 +106,10 @@ describe('SCIM /Users', () => {
     assert.equal(del.status, 204);
     assertScimError(await t.scim('GET', `/Users/${created.id}`), 404);
     const types = (await searchEvents(svc, { aggregate_id: created.id, asc: true })).map((e) => e.type.type);
-    assert.deepEqual(types.filter((x) => x !== 'user.human.added' && x !== 'user.human.profile.changed'), ['user.deactivated', 'user.removed']);
+    assert.deepEqual(
+      types.filter((x) => x !== 'user.human.added' && x !== 'user.human.profile.changed'),
+      ['user.deactivated', 'user.removed'],
+    );
   });
 
   it('duplicate userName (any case) is 409 uniqueness and adds nothing', async () => {
@@ -136,7 +153,12 @@ describe('SCIM /Users', () => {
     const read = (await t.scim('GET', `/Users/${created.id}`)).body;
     assert.equal(read.emails[0].display, 'Work mail');
     assert.equal(read.phoneNumbers[0].display, 'Mobile (CH)');
-    const patched = await t.scim('PATCH', `/Users/${created.id}`, { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'emails[type eq "work"].display', value: 'Office' }] } });
+    const patched = await t.scim('PATCH', `/Users/${created.id}`, {
+      body: {
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+        Operations: [{ op: 'replace', path: 'emails[type eq "work"].display', value: 'Office' }],
+      },
+    });
     assert.equal(patched.status, 204, patched.text);
     assert.equal((await t.scim('GET', `/Users/${created.id}`)).body.emails[0].display, 'Office');
   });
@@ -146,7 +168,12 @@ describe('SCIM /Users', () => {
     const before = (await t.scim('GET', `/Users/${created.id}`)).body;
     for (const suffix of ['%20', '%09', '%00']) {
       assertScimError(await t.scim('GET', `/Users/${created.id}${suffix}`), 404);
-      assertScimError(await t.scim('PATCH', `/Users/${created.id}${suffix}`, { body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'title', value: 'changed' }] } }), 404);
+      assertScimError(
+        await t.scim('PATCH', `/Users/${created.id}${suffix}`, {
+          body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'title', value: 'changed' }] },
+        }),
+        404,
+      );
       assertScimError(await t.scim('DELETE', `/Users/${created.id}${suffix}`), 404);
       const org = await svc.api('GET', `/admin/v1/orgs/${t.orgId}${suffix}`, { token: svc.adminToken });
       assert.equal(org.status, 404, `${suffix}: ${org.text}`);
@@ -163,7 +190,7 @@ describe('SCIM /Users', () => {
     assert.equal(spc.body.etag.supported, false);
     assert.equal(spc.body.authenticationSchemes[0].type, 'oauthbearertoken');
     const schemas = await svc.api('GET', `${t.base}/Schemas`);
-    assert.equal(schemas.body.totalResults, 3, "User, EnterpriseUser, Group");
+    assert.equal(schemas.body.totalResults, 3, 'User, EnterpriseUser, Group');
     const user = await svc.api('GET', `${t.base}/Schemas/${USER_SCHEMA}`);
     assert.equal(user.body.attributes.find((a: any) => a.name === 'userName').uniqueness, 'server');
     const types = await svc.api('GET', `${t.base}/ResourceTypes/User`);

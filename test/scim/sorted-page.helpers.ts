@@ -17,7 +17,12 @@ export async function seedMany(t: ScimTenant, count: number, prefix: string): Pr
   for (let first = 0; first < count; first += 100) {
     const Operations = Array.from({ length: Math.min(100, count - first) }, (_, k) => {
       const n = ((first + k) * 7919) % 100_003;
-      return { method: 'POST', path: '/Users', bulkId: `u${first + k}`, data: { schemas: [USER_SCHEMA], userName: `${prefix}.${n}`, name: { givenName: 'Page', familyName: `F${n % 13}` } } };
+      return {
+        method: 'POST',
+        path: '/Users',
+        bulkId: `u${first + k}`,
+        data: { schemas: [USER_SCHEMA], userName: `${prefix}.${n}`, name: { givenName: 'Page', familyName: `F${n % 13}` } },
+      };
     });
     const res = await t.scim('POST', '/Bulk', { body: { schemas: [BULK], Operations } });
     assert.equal(res.status, 200, res.text);
@@ -41,12 +46,24 @@ export async function reference(t: ScimTenant, by: 'userName' | 'id', descending
 }
 
 /** The page at `startIndex` equals the reference's slice, with the reference's total. */
-export async function assertPage(t: ScimTenant, expected: Listed[], by: 'userName' | 'id', descending: boolean, startIndex: number, count = 100, headers: Record<string, string> = {}): Promise<void> {
+export async function assertPage(
+  t: ScimTenant,
+  expected: Listed[],
+  by: 'userName' | 'id',
+  descending: boolean,
+  startIndex: number,
+  count = 100,
+  headers: Record<string, string> = {},
+): Promise<void> {
   const order = descending ? '&sortOrder=descending' : '';
   const res = await t.scim('GET', `/Users?sortBy=${by}${order}&startIndex=${startIndex}&count=${count}&attributes=userName`, { headers });
   assert.equal(res.status, 200, res.text);
   const want = expected.slice(startIndex - 1, startIndex - 1 + count).map((u) => u.id);
-  assert.deepEqual(res.body.Resources.map((u: Listed) => u.id), want, `sortBy=${by}${order} startIndex=${startIndex} count=${count}`);
+  assert.deepEqual(
+    res.body.Resources.map((u: Listed) => u.id),
+    want,
+    `sortBy=${by}${order} startIndex=${startIndex} count=${count}`,
+  );
   assert.equal(res.body.totalResults, expected.length);
   assert.equal(res.body.startIndex, startIndex);
 }

@@ -57,7 +57,13 @@ describe('secrets of the OIDC flows stay out of the logs and the database', () =
     database = await createTestDatabase();
     const port = await freePort();
     proc = await spawnService(
-      { DATA_DIR: dataDir, LOG_LEVEL: 'debug', BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD, PUBLIC_URL: `http://127.0.0.1:${port}`, ...(database.url ? { DATABASE_URL: database.url } : {}) },
+      {
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'debug',
+        BOOTSTRAP_ADMIN_PASSWORD: ADMIN_PASSWORD,
+        PUBLIC_URL: `http://127.0.0.1:${port}`,
+        ...(database.url ? { DATABASE_URL: database.url } : {}),
+      },
       { port },
     );
     api = createClient(proc.url);
@@ -92,12 +98,23 @@ describe('secrets of the OIDC flows stay out of the logs and the database', () =
     });
     keep('client secret', app.clientSecret);
     const basic = { id: app.clientId, secret: app.clientSecret };
-    const human = await post(`${m}/users/human`, { userName: 'alice', profile: { firstName: 'A', lastName: 'L' }, email: { email: 'alice@example.com', isEmailVerified: true }, password: PASSWORD });
+    const human = await post(`${m}/users/human`, {
+      userName: 'alice',
+      profile: { firstName: 'A', lastName: 'L' },
+      email: { email: 'alice@example.com', isEmailVerified: true },
+      password: PASSWORD,
+    });
     keep('user password', PASSWORD);
 
     // Authorization code flow in a browser-like client.
     const browser = new LoginClient(proc.url);
-    const { uid, csrf } = await browser.startLogin({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid profile offline_access', state: 'state-4-scan' });
+    const { uid, csrf } = await browser.startLogin({
+      client_id: app.clientId,
+      redirect_uri: `${RP}/cb`,
+      response_type: 'code',
+      scope: 'openid profile offline_access',
+      state: 'state-4-scan',
+    });
     keep('interaction id', uid);
     keep('login CSRF value', csrf);
     const done = await browser.follow(await browser.post(`/ui/login/${uid}/login`, { csrf, loginName: `alice@${org.primaryDomain}`, password: PASSWORD }));
@@ -116,14 +133,22 @@ describe('secrets of the OIDC flows stay out of the logs and the database', () =
     assert.equal((await form('/oauth/v2/introspect', { token: refreshed.access_token }, basic)).active, true as unknown as string);
 
     // Token exchange of the user's access token.
-    const exchanged = await form('/oauth/v2/token', { grant_type: EXCHANGE, subject_token: refreshed.access_token, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token' }, basic);
+    const exchanged = await form(
+      '/oauth/v2/token',
+      { grant_type: EXCHANGE, subject_token: refreshed.access_token, subject_token_type: 'urn:ietf:params:oauth:token-type:access_token' },
+      basic,
+    );
     keep('exchanged token', exchanged.access_token);
 
     // Client credentials of a machine user.
     const machine = await post(`${m}/users/machine`, { userName: 'robot', name: 'robot', accessTokenType: 'opaque' });
     const machineSecret = await post(`${m}/users/${machine.userId}/secret`, {});
     keep('machine client secret', machineSecret.clientSecret);
-    const cc = await form('/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, { id: machineSecret.clientId, secret: machineSecret.clientSecret });
+    const cc = await form(
+      '/oauth/v2/token',
+      { grant_type: 'client_credentials', scope: 'openid' },
+      { id: machineSecret.clientId, secret: machineSecret.clientSecret },
+    );
     keep('client credentials token', cc.access_token);
 
     // JWT profile (RFC 7523) with a machine user key.
@@ -152,10 +177,21 @@ describe('secrets of the OIDC flows stay out of the logs and the database', () =
     assert.ok(human.userId);
 
     // A second factor: a TOTP secret and its first code, and the recovery codes (docs/product-rules.md, "Multi-factor sign-in").
-    await post(`${m}/users/human`, { userName: 'bob', profile: { firstName: 'B', lastName: 'M' }, email: { email: 'bob@example.com', isEmailVerified: true }, password: PASSWORD });
+    await post(`${m}/users/human`, {
+      userName: 'bob',
+      profile: { firstName: 'B', lastName: 'M' },
+      email: { email: 'bob@example.com', isEmailVerified: true },
+      password: PASSWORD,
+    });
     const second = new LoginClient(proc.url);
     second.declinesMfaOffer = false;
-    const started = await second.startLogin({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'state-4-scan' });
+    const started = await second.startLogin({
+      client_id: app.clientId,
+      redirect_uri: `${RP}/cb`,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'state-4-scan',
+    });
     const offered = await second.post(`/ui/login/${started.uid}/login`, { csrf: started.csrf, loginName: `bob@${org.primaryDomain}`, password: PASSWORD });
     assert.equal(offered.location, `/ui/login/${started.uid}`, 'the enrolment offer');
     const setup = await second.post(`/ui/login/${started.uid}/enrol/totp`, { csrf: started.csrf });

@@ -22,7 +22,12 @@ describe('secret hygiene', () => {
   });
 
   const oidcApp = (extra: Record<string, unknown> = {}) => ({
-    name: 'app', redirectUris: ['https://rp.example/cb'], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'client_secret_basic', ...extra,
+    name: 'app',
+    redirectUris: ['https://rp.example/cb'],
+    responseTypes: ['code'],
+    grantTypes: ['authorization_code'],
+    authMethod: 'client_secret_basic',
+    ...extra,
   });
 
   it('every response that carries a secret says Cache-Control: no-store and Pragma: no-cache', async () => {
@@ -31,7 +36,10 @@ describe('secret hygiene', () => {
     const keyed = await post(`/management/v1/orgs/${orgId}/projects/${projectId}/apps/oidc`, oidcApp({ authMethod: 'private_key_jwt' }));
     const responses = {
       'OIDC application (client secret)': await post(`/management/v1/orgs/${orgId}/projects/${projectId}/apps/oidc`, oidcApp()),
-      'API application (client secret)': await post(`/management/v1/orgs/${orgId}/projects/${projectId}/apps/api`, { name: 'api', authMethod: 'client_secret_basic' }),
+      'API application (client secret)': await post(`/management/v1/orgs/${orgId}/projects/${projectId}/apps/api`, {
+        name: 'api',
+        authMethod: 'client_secret_basic',
+      }),
       'application key': await post(`/management/v1/orgs/${orgId}/projects/${projectId}/apps/${keyed.body.appId}/keys`),
       'machine secret': await post(`/management/v1/orgs/${orgId}/users/${machine.body.userId}/secret`),
       'machine key': await post(`/management/v1/orgs/${orgId}/users/${machine.body.userId}/keys`),
@@ -56,12 +64,17 @@ describe('secret hygiene', () => {
     for (const [extra, field] of cases) {
       const res = await svc.api('POST', `/management/v1/orgs/${orgId}/projects/${projectId}/apps/oidc`, { token: svc.adminToken, body: oidcApp(extra) });
       assert.equal(res.status, 400, `${JSON.stringify(extra)}: ${res.text}`);
-      assert.ok(res.body.details.some((d: { field: string }) => d.field === field), `${field} named: ${res.text}`);
+      assert.ok(
+        res.body.details.some((d: { field: string }) => d.field === field),
+        `${field} named: ${res.text}`,
+      );
     }
     assert.equal(await countRows(svc, 'applications'), before);
   });
 
-  it('DATA_DIR is 0700 and the database, its WAL files, the master key and the bootstrap secrets 0600', { skip: Boolean(process.env.TEST_DATABASE_URL) && 'SQLite files only' }, () => {
+  it('DATA_DIR is 0700 and the database, its WAL files, the master key and the bootstrap secrets 0600', {
+    skip: Boolean(process.env.TEST_DATABASE_URL) && 'SQLite files only',
+  }, () => {
     assert.equal(mode(svc.dataDir), 0o700, 'DATA_DIR');
     for (const name of ['portcullis.sqlite', 'portcullis.sqlite-wal', 'portcullis.sqlite-shm', 'master.key', 'admin.pat', 'admin.password']) {
       const path = join(svc.dataDir, name);

@@ -40,7 +40,10 @@ describe('secrets at rest', () => {
       },
     });
     secrets.push(app.body.clientSecret);
-    const jwtApp = await svc.api('POST', `${base}/projects/${project.body.id}/apps/api`, { token: admin, body: { name: 'api', authMethod: 'private_key_jwt' } });
+    const jwtApp = await svc.api('POST', `${base}/projects/${project.body.id}/apps/api`, {
+      token: admin,
+      body: { name: 'api', authMethod: 'private_key_jwt' },
+    });
     const appKey = await svc.api('POST', `${base}/projects/${project.body.id}/apps/${jwtApp.body.appId}/keys`, { token: admin, body: {} });
     secrets.push(appKey.body.keyDetails.key, pemBody(appKey.body.keyDetails.key));
     const webhook = await svc.api('POST', `${base}/webhooks`, { token: admin, body: { url: 'https://93.184.215.14/hook' } });
@@ -48,7 +51,10 @@ describe('secrets at rest', () => {
     // The webhook secret in full and its key part (what an HMAC is keyed with).
     secrets.push(webhook.body.secret, webhook.body.secret.slice('whsec_'.length));
 
-    assert.ok(secrets.every((s) => typeof s === 'string' && s.length >= 16), 'every secret was issued');
+    assert.ok(
+      secrets.every((s) => typeof s === 'string' && s.length >= 16),
+      'every secret was issued',
+    );
     assert.ok((await listTables(svc.dataSource)).length >= 10, 'the scan reads the whole schema');
     // The scan itself can find things: the (public) client id is in the applications table and its event.
     assert.deepEqual((await findSecretsAtRest(svc.dataSource, [app.body.clientId])).sort(), [

@@ -60,7 +60,11 @@ export interface RunningApache {
  */
 export async function runApache(dir: string, config: string, readyUrls: string[]): Promise<RunningApache> {
   // Its own process group, so stopping it reaches the prefork children too.
-  const child = spawn(APACHE_BINARY, ['-f', config, '-DFOREGROUND'], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' } });
+  const child = spawn(APACHE_BINARY, ['-f', config, '-DFOREGROUND'], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C' },
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

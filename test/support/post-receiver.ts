@@ -21,7 +21,10 @@ export interface PostReceiver {
  * the response itself). Anything else — another test process's probe of a port it was handed (freePort) — is
  * answered 404 and not handed on.
  */
-export async function startPostReceiver(accepts: (path: string) => boolean, take: (post: Post, response: ServerResponse) => number | undefined): Promise<PostReceiver> {
+export async function startPostReceiver(
+  accepts: (path: string) => boolean,
+  take: (post: Post, response: ServerResponse) => number | undefined,
+): Promise<PostReceiver> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -20,10 +20,7 @@ export interface ServiceProcess {
  * can be taken by another test process before the service binds it: then start-up fails with EADDRINUSE and a
  * fresh port is tried (a port the caller chose is never replaced).
  */
-export async function spawnService(
-  env: Record<string, string>,
-  options: { port?: number; nodeOptions?: string[] } = {},
-): Promise<ServiceProcess> {
+export async function spawnService(env: Record<string, string>, options: { port?: number; nodeOptions?: string[] } = {}): Promise<ServiceProcess> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await spawnOnce(env, options.port ?? (await freePort()), options.nodeOptions ?? []);
@@ -47,7 +44,8 @@ async function spawnOnce(env: Record<string, string>, port: number, nodeOptions:
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`service exited during start-up (exit code ${child.exitCode ?? child.signalCode}):\n${output}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`service exited during start-up (exit code ${child.exitCode ?? child.signalCode}):\n${output}`);
     try {
       const health = await fetch(`${url}/healthz`);
       // The service's own /healthz carries X-Request-Id; another listener on the port (a management listener on

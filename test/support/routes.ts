@@ -55,7 +55,18 @@ const CLIENT_AUTH = 'oidc-provider client authentication';
  * §5.3), or none for the end-user's browser and the published metadata.
  */
 function providerRoutes(): OidcRoute[] {
-  const { authorization, pushed_authorization_request, token, introspection, revocation, jwks, userinfo, end_session, device_authorization, code_verification } = OIDC_ROUTES;
+  const {
+    authorization,
+    pushed_authorization_request,
+    token,
+    introspection,
+    revocation,
+    jwks,
+    userinfo,
+    end_session,
+    device_authorization,
+    code_verification,
+  } = OIDC_ROUTES;
   const entries: [string, string, string][] = [
     ['GET', '/.well-known/openid-configuration', 'public'],
     ['GET', authorization, 'public (end-user browser)'],
@@ -83,7 +94,9 @@ function providerRoutes(): OidcRoute[] {
 
 /** The login UI's Express routes, read from the router the service mounts. */
 function loginUiRoutes(svc: TestService): OidcRoute[] {
-  const router = svc.app.get(LoginUiRouter, { strict: false }).router() as unknown as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
+  const router = svc.app.get(LoginUiRouter, { strict: false }).router() as unknown as {
+    stack: { route?: { path: string; methods: Record<string, boolean> } }[];
+  };
   return router.stack.flatMap(({ route }) =>
     route
       ? Object.keys(route.methods).map((method) => ({
@@ -98,15 +111,15 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
             ? 'public (static file)'
             : route.path.startsWith('/ui/account')
               ? accountPagePolicy(route.path, method)
-            : ['/ui/login/invitation', '/ui/login/password-reset', '/ui/login/email-verification'].includes(route.path)
-              ? 'public (one-time code from the mail, single use)'
-            : route.path.endsWith('/callback') || route.path.endsWith('/acs') || route.path.endsWith('/test-result')
-              ? 'public (upstream state, single use)'
-              : route.path.endsWith('/metadata')
-                ? 'public (SP metadata: keys and endpoints)'
-                : method === 'get'
-                ? 'public (interaction cookie)'
-                : 'public (interaction cookie, CSRF value)',
+              : ['/ui/login/invitation', '/ui/login/password-reset', '/ui/login/email-verification'].includes(route.path)
+                ? 'public (one-time code from the mail, single use)'
+                : route.path.endsWith('/callback') || route.path.endsWith('/acs') || route.path.endsWith('/test-result')
+                  ? 'public (upstream state, single use)'
+                  : route.path.endsWith('/metadata')
+                    ? 'public (SP metadata: keys and endpoints)'
+                    : method === 'get'
+                      ? 'public (interaction cookie)'
+                      : 'public (interaction cookie, CSRF value)',
         }))
       : [],
   );

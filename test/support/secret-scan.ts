@@ -3,14 +3,10 @@ import type { DataSource } from 'typeorm';
 /** Names of every table of the service's database (SQLite or MySQL). */
 export async function listTables(dataSource: DataSource): Promise<string[]> {
   if (dataSource.options.type === 'mysql') {
-    const rows: Array<{ name: string }> = await dataSource.query(
-      'SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()',
-    );
+    const rows: Array<{ name: string }> = await dataSource.query('SELECT table_name AS name FROM information_schema.tables WHERE table_schema = DATABASE()');
     return rows.map((r) => r.name);
   }
-  const rows: Array<{ name: string }> = await dataSource.query(
-    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
-  );
+  const rows: Array<{ name: string }> = await dataSource.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   return rows.map((r) => r.name);
 }
 

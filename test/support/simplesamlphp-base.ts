@@ -49,7 +49,21 @@ export function simpleSamlPhpDir(prefix: string, more: string[] = []): string {
 export function makeKeyPair(dir: string, name: string, commonName: string): void {
   execFileSync(
     'openssl',
-    ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, `cert/${name}.key`), '-out', join(dir, `cert/${name}.crt`), '-subj', `/CN=${commonName}`, '-days', '2'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, `cert/${name}.key`),
+      '-out',
+      join(dir, `cert/${name}.crt`),
+      '-subj',
+      `/CN=${commonName}`,
+      '-days',
+      '2',
+    ],
     { stdio: 'ignore' },
   );
 }
@@ -112,7 +126,9 @@ export async function startPhpServer(options: { dir: string; port: number; baseU
     rmSync(dir, { recursive: true, force: true });
   };
   for (let i = 0; ; i++) {
-    const ready = await fetch(readyUrl).then((r) => r.status === 200).catch(() => false);
+    const ready = await fetch(readyUrl)
+      .then((r) => r.status === 200)
+      .catch(() => false);
     if (ready) break;
     if (i > 100 || child.exitCode !== null) {
       const exitCode = child.exitCode;

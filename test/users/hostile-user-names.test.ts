@@ -53,7 +53,9 @@ describe('userName: the hostile names of an upstream are refused on every surfac
       assertScimError(await t.scim('PUT', `/Users/${existing.id}`, { body: scimUser(hostile(unique('put'))) }), 400, 'invalidValue');
       const patch = { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'userName', value: hostile(unique('patch')) }] };
       assertScimError(await t.scim('PATCH', `/Users/${existing.id}`, { body: patch }), 400, 'invalidValue');
-      const bulk = await t.scim('POST', '/Bulk', { body: { schemas: [BULK], Operations: [{ method: 'POST', path: '/Users', bulkId: 'b1', data: scimUser(hostile(unique('bulk'))) }] } });
+      const bulk = await t.scim('POST', '/Bulk', {
+        body: { schemas: [BULK], Operations: [{ method: 'POST', path: '/Users', bulkId: 'b1', data: scimUser(hostile(unique('bulk'))) }] },
+      });
       // A NUL is refused in any string before the request is read: the whole Bulk is a 400 naming the field.
       const refused = bulk.status === 400 ? bulk.body : bulk.body.Operations?.[0]?.response;
       assert.equal(refused?.status, '400', bulk.text);
@@ -80,9 +82,22 @@ describe('userName: the hostile names of an upstream are refused on every surfac
     const users = await countRows(svc, 'users');
     for (const [kind, hostile] of Object.entries(HOSTILE_NAMES)) {
       const client = new LoginClient(svc.url);
-      const { uid } = await client.startLogin({ client_id: app.clientId, redirect_uri: 'http://127.0.0.1:65530/cb', response_type: 'code', scope: 'openid', state: 'st' });
+      const { uid } = await client.startLogin({
+        client_id: app.clientId,
+        redirect_uri: 'http://127.0.0.1:65530/cb',
+        response_type: 'code',
+        scope: 'openid',
+        state: 'st',
+      });
       const page = await client.get(`/ui/login/${uid}?form=register`);
-      const res = await client.post(`/ui/login/${uid}/register`, { csrf: csrfOf(page.text), userName: hostile(unique('reg')), firstName: 'Reg', lastName: 'Istrant', email: 'reg@example.com', password: 'Registered-Pass-1' });
+      const res = await client.post(`/ui/login/${uid}/register`, {
+        csrf: csrfOf(page.text),
+        userName: hostile(unique('reg')),
+        firstName: 'Reg',
+        lastName: 'Istrant',
+        email: 'reg@example.com',
+        password: 'Registered-Pass-1',
+      });
       assert.equal(res.status, 400, `${kind}: ${res.status}`);
     }
     assert.equal(await countRows(svc, 'users'), users);

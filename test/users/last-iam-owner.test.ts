@@ -20,7 +20,9 @@ describe('the last active IAM_OWNER', () => {
   before(async () => {
     lifecycle = svc.app.get(UserLifecycleService);
     memberships = svc.app.get(MembershipsService);
-    const rows: { id: string; org_id: string; user_name: string }[] = await svc.dataSource.query("SELECT id, org_id, user_name FROM users WHERE user_name IN ('admin', 'admin-client')");
+    const rows: { id: string; org_id: string; user_name: string }[] = await svc.dataSource.query(
+      "SELECT id, org_id, user_name FROM users WHERE user_name IN ('admin', 'admin-client')",
+    );
     admin = rows.find((r) => r.user_name === 'admin')!.id;
     adminClient = rows.find((r) => r.user_name === 'admin-client')!.id;
     orgId = rows[0].org_id;

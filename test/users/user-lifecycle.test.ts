@@ -26,7 +26,7 @@ describe('user lifecycle', () => {
     return res.body.userId;
   }
 
-  it('deactivation stops the user\'s tokens at once; reactivation restores them; each writes one event', async () => {
+  it("deactivation stops the user's tokens at once; reactivation restores them; each writes one event", async () => {
     const caller = await createCaller(svc, orgId, { org: ['ORG_OWNER'] });
     const projects = `/management/v1/orgs/${orgId}/projects`;
     assert.equal((await svc.api('POST', projects, { token: caller.token, body: { name: 'p1' } })).status, 201);
@@ -40,7 +40,10 @@ describe('user lifecycle', () => {
     assert.equal((await svc.api('POST', projects, { token: caller.token, body: { name: 'p3' } })).status, 201);
 
     const events = await searchEvents(svc, { aggregate_id: caller.userId, event_types: ['user.deactivated', 'user.reactivated'], asc: true });
-    assert.deepEqual(events.map((e) => e.type.type), ['user.deactivated', 'user.reactivated']);
+    assert.deepEqual(
+      events.map((e) => e.type.type),
+      ['user.deactivated', 'user.reactivated'],
+    );
   });
 
   const source = { clientIpHash: 'a'.repeat(64) };
@@ -61,7 +64,10 @@ describe('user lifecycle', () => {
     assert.equal((await searchEvents(svc, { aggregate_id: userId, event_types: ['user.locked'] })).length, 1);
     const failed = await searchEvents(svc, { aggregate_id: userId, event_types: ['user.human.password.check.failed'] });
     assert.equal(failed.length, 10);
-    assert.ok(failed.every((e) => e.editor.userId === null && e.payload.clientIpHash === source.clientIpHash), 'no victim as editor; the hashed source');
+    assert.ok(
+      failed.every((e) => e.editor.userId === null && e.payload.clientIpHash === source.clientIpHash),
+      'no victim as editor; the hashed source',
+    );
 
     await lifecycle.unlock(null, orgId, userId);
     const [after] = await svc.dataSource.query('SELECT state, failed_password_checks AS n FROM users WHERE id = ?', [userId]);
@@ -83,8 +89,18 @@ describe('user lifecycle', () => {
     assert.equal(await count(), 1, 'earlier failures stay counted until every factor is done');
     await checks.signInCompleted(userId);
     assert.equal(await count(), 0);
-    const events = await searchEvents(svc, { aggregate_id: userId, event_types: ['user.human.password.check.failed', 'user.human.password.check.succeeded'], asc: true });
-    assert.deepEqual(events.map((e) => [e.type.type, e.editor.userId]), [['user.human.password.check.failed', null], ['user.human.password.check.succeeded', userId]]);
+    const events = await searchEvents(svc, {
+      aggregate_id: userId,
+      event_types: ['user.human.password.check.failed', 'user.human.password.check.succeeded'],
+      asc: true,
+    });
+    assert.deepEqual(
+      events.map((e) => [e.type.type, e.editor.userId]),
+      [
+        ['user.human.password.check.failed', null],
+        ['user.human.password.check.succeeded', userId],
+      ],
+    );
 
     assert.equal(await checks.reserve(userId), true);
     await lifecycle.lock(null, orgId, userId);

@@ -7,7 +7,17 @@ import { assertScimError, createUser, scimTenant, userBody } from '../scim/scim-
 import type { ScimTenant } from '../scim/scim-helpers.js';
 
 /** Names that looked like `ada…` and were stored on SQLite, 409 on MariaDB, and could never sign in. */
-const LOOK_ALIKES = (base: string) => [`${base} `, ` ${base}`, `${base}\t`, `${base}\u00a0`, `\u200b${base}`, `${base}\u200d`, `${base}\u2060`, `\ufeff${base}`, `${base}\u0007`];
+const LOOK_ALIKES = (base: string) => [
+  `${base} `,
+  ` ${base}`,
+  `${base}\t`,
+  `${base}\u00a0`,
+  `\u200b${base}`,
+  `${base}\u200d`,
+  `${base}\u2060`,
+  `\ufeff${base}`,
+  `${base}\u0007`,
+];
 
 /** One user name rule for every surface (docs/product-rules.md, "Domain"), the same 400 on SQLite and MariaDB. */
 describe('userName: one rule on every surface, and the login finds the name as created', () => {
@@ -36,7 +46,10 @@ describe('userName: one rule on every surface, and the login finds the name as c
         body: { userName: name, profile: { firstName: 'A', lastName: 'L' }, email: { email: 'ada@example.com' } },
       });
       assert.equal(res.status, 400, res.text);
-      assert.deepEqual(res.body.details.map((d: { field: string }) => d.field), ['userName']);
+      assert.deepEqual(
+        res.body.details.map((d: { field: string }) => d.field),
+        ['userName'],
+      );
     }
     const items = LOOK_ALIKES(unique('imp')).map((name, i) => humanUser(unique(`bad${i}`), name));
     const errors = userErrors(await postImport(svc, importBody([{ orgId, humanUsers: items }])));

@@ -35,7 +35,15 @@ export class Receiver {
       (at) => at === path,
       ({ headers, body }) => {
         const header = (name: string) => String(headers[name] ?? '');
-        const received: Received = { id: header('webhook-id'), timestamp: header('webhook-timestamp'), signature: header('webhook-signature'), body, event: JSON.parse(body), at: Date.now(), answered: 0 };
+        const received: Received = {
+          id: header('webhook-id'),
+          timestamp: header('webhook-timestamp'),
+          signature: header('webhook-signature'),
+          body,
+          event: JSON.parse(body),
+          at: Date.now(),
+          answered: 0,
+        };
         received.answered = self!.answer(received);
         self!.requests.push(received);
         return received.answered;

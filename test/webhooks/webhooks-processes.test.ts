@@ -13,7 +13,10 @@ const ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_LEASE_MS: String(L
 
 async function machineUsers(svc: TestService, orgId: string, count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const res = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, { token: svc.adminToken, body: { userName: unique('m'), name: 'm', accessTokenType: 'opaque' } });
+    const res = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, {
+      token: svc.adminToken,
+      body: { userName: unique('m'), name: 'm', accessTokenType: 'opaque' },
+    });
     assert.equal(res.status, 201, res.text);
   }
 }
@@ -28,14 +31,22 @@ async function expectedEvents(svc: TestService, subscriptionId: string): Promise
 function assertComplete(rx: Receiver, expected: SearchedEvent[], secret: string): void {
   rx.verified(secret);
   const accepted = new Set(rx.accepted().map((r) => r.event.sequence));
-  assert.deepEqual(expected.filter((e) => !accepted.has(e.sequence)).map((e) => e.sequence), [], 'every event was delivered');
+  assert.deepEqual(
+    expected.filter((e) => !accepted.has(e.sequence)).map((e) => e.sequence),
+    [],
+    'every event was delivered',
+  );
   const bodies = new Map<string, string>();
   for (const r of rx.requests) {
     if (bodies.has(r.id)) assert.equal(r.body, bodies.get(r.id), `a repeat of ${r.id} is the same message`);
     bodies.set(r.id, r.body);
   }
   const firsts = firstArrivals(rx.requests);
-  assert.deepEqual(firsts, [...firsts].sort((a, b) => a - b), 'first arrivals are in sequence order');
+  assert.deepEqual(
+    firsts,
+    [...firsts].sort((a, b) => a - b),
+    'first arrivals are in sequence order',
+  );
 }
 
 /** Runs of strictly increasing sequences: a new run starts where a sequence is not above the one before (a redelivery). */
@@ -88,7 +99,10 @@ describe('webhooks across processes (real service processes)', () => {
     assertComplete(rx, expected, secret);
     const log = await svc2.api('GET', `/admin/v1/webhooks/${id}/deliveries?limit=1000`, { token: svc2.adminToken });
     assert.equal(log.status, 200);
-    assert.ok(log.body.deliveries.every((d: { status: string }) => d.status === 'delivered'), log.text.slice(0, 500));
+    assert.ok(
+      log.body.deliveries.every((d: { status: string }) => d.status === 'delivered'),
+      log.text.slice(0, 500),
+    );
   });
 
   it('two processes share one subscription without interleaving: one sends at a time; a stopped process hands over', async () => {
@@ -130,7 +144,11 @@ describe('webhooks across processes (real service processes)', () => {
     const expected = await expectedEvents(svc, created.body.id);
     await until('every event delivered', () => rx.accepted().some((r) => r.event.sequence === expected.at(-1)!.sequence), 30_000);
     assertComplete(rx, expected, created.body.secret);
-    assert.deepEqual(rx.requests.map((r) => r.event.sequence), expected.map((e) => e.sequence), 'each event once, in order');
+    assert.deepEqual(
+      rx.requests.map((r) => r.event.sequence),
+      expected.map((e) => e.sequence),
+      'each event once, in order',
+    );
   });
 
   it('processes share the subscriptions evenly: a process that joins takes over half, and every receiver gets everything in order', async () => {
@@ -145,7 +163,14 @@ describe('webhooks across processes (real service processes)', () => {
       assert.equal(created.status, 201, created.text);
       subscriptions.push({ ...created.body, rx });
     }
-    const holders = () => setup!.inspect(async (db) => (await db.query('SELECT lease_owner AS owner, COUNT(*) AS n FROM webhook_subscriptions GROUP BY lease_owner')) as { owner: string | null; n: number | string }[]);
+    const holders = () =>
+      setup!.inspect(
+        async (db) =>
+          (await db.query('SELECT lease_owner AS owner, COUNT(*) AS n FROM webhook_subscriptions GROUP BY lease_owner')) as {
+            owner: string | null;
+            n: number | string;
+          }[],
+      );
     await until('the first process holds all four', async () => {
       const rows = await holders();
       return rows.length === 1 && rows[0].owner !== null && Number(rows[0].n) === 4;

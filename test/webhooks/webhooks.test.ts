@@ -18,14 +18,21 @@ async function subscribe(svc: TestService, path: string, token: string, body: Re
 async function someEvents(svc: TestService, users = 3): Promise<string> {
   const org = await createOrg(svc);
   for (let i = 0; i < users; i++) {
-    const res = await svc.api('POST', `/management/v1/orgs/${org.id}/users/machine`, { token: svc.adminToken, body: { userName: unique('m'), name: 'm', accessTokenType: 'opaque' } });
+    const res = await svc.api('POST', `/management/v1/orgs/${org.id}/users/machine`, {
+      token: svc.adminToken,
+      body: { userName: unique('m'), name: 'm', accessTokenType: 'opaque' },
+    });
     assert.equal(res.status, 201, res.text);
   }
   return org.id;
 }
 
 describe('webhooks: delivery (docs/webhooks.md)', () => {
-  const svc = useService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS), WEBHOOK_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS) });
+  const svc = useService({
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS),
+    WEBHOOK_RETRY_WINDOW_MS: String(RETRY_WINDOW_MS),
+  });
   const receivers: Receiver[] = [];
   const receiver = async () => {
     const r = await Receiver.start();
@@ -89,11 +96,18 @@ describe('webhooks: delivery (docs/webhooks.md)', () => {
     const gaps = first.slice(1).map((r, i) => r.at - first[i].at);
     // The n-th retry waits base · 2^(n-1) after the failed answer (webhook-retry.ts): lower bounds, which a
     // loaded machine can only exceed; a constant or linear backoff fails the third.
-    for (let i = 0; i < 3; i++) assert.ok(gaps[i] >= RETRY_BASE_MS * 2 ** i * 0.95, `retry ${i + 1} waits at least ${RETRY_BASE_MS * 2 ** i} ms: ${gaps.join(', ')} ms`);
+    for (let i = 0; i < 3; i++)
+      assert.ok(gaps[i] >= RETRY_BASE_MS * 2 ** i * 0.95, `retry ${i + 1} waits at least ${RETRY_BASE_MS * 2 ** i} ms: ${gaps.join(', ')} ms`);
     // No later event was sent while the first one was being retried: order holds.
     const order = rx.requests.map((r) => Number(r.event.sequence));
-    assert.deepEqual(order, [...order].sort((a, b) => a - b));
-    assert.deepEqual(firstArrivals(rx.accepted()).filter((s) => s <= Number(last.sequence)), expected.map((e) => Number(e.sequence)));
+    assert.deepEqual(
+      order,
+      [...order].sort((a, b) => a - b),
+    );
+    assert.deepEqual(
+      firstArrivals(rx.accepted()).filter((s) => s <= Number(last.sequence)),
+      expected.map((e) => Number(e.sequence)),
+    );
 
     // The log is written after the batch's answers, so it may trail the receiver by a moment.
     let head: { status: string; attempts: number; eventId: string } | undefined;
@@ -148,13 +162,21 @@ describe('webhooks: delivery (docs/webhooks.md)', () => {
     const list = await svc.api('GET', `/management/v1/orgs/${orgA.id}/webhooks`, { token: owner.token });
     assert.deepEqual(list.body, { webhooks: [{ id, url: rxA.url, eventTypes: null, orgId: orgA.id }], total: 1 });
     const marker = { a: unique('a'), b: unique('b') };
-    for (const [org, name] of [[orgA.id, marker.a], [orgB.id, marker.b], [orgA.id, `${marker.a}-2`]]) {
-      const res = await svc.api('POST', `/management/v1/orgs/${org}/users/machine`, { token: svc.adminToken, body: { userName: name, name, accessTokenType: 'opaque' } });
+    for (const [org, name] of [
+      [orgA.id, marker.a],
+      [orgB.id, marker.b],
+      [orgA.id, `${marker.a}-2`],
+    ]) {
+      const res = await svc.api('POST', `/management/v1/orgs/${org}/users/machine`, {
+        token: svc.adminToken,
+        body: { userName: name, name, accessTokenType: 'opaque' },
+      });
       assert.equal(res.status, 201, res.text);
     }
     await someEvents(svc, 1);
-    await until('both receivers got their last user', () =>
-      rxA.accepted().some((r) => r.event.payload.userName === `${marker.a}-2`) && rxB.accepted().some((r) => r.event.payload.userName === marker.b),
+    await until(
+      'both receivers got their last user',
+      () => rxA.accepted().some((r) => r.event.payload.userName === `${marker.a}-2`) && rxB.accepted().some((r) => r.event.payload.userName === marker.b),
     );
     await new Promise((r) => setTimeout(r, 500));
     assert.deepEqual([...new Set(rxA.requests.map((r) => r.event.aggregate.resourceOwner))], [orgA.id]);
@@ -170,7 +192,10 @@ describe('webhooks: delivery (docs/webhooks.md)', () => {
     const [row] = await svc.dataSource.query('SELECT secret FROM webhook_subscriptions WHERE id = ?', [id]);
     assert.ok(!row.secret.includes(secret.slice(6)) && row.secret.startsWith('v1.'), 'encrypted at rest');
     const listed = await svc.api('GET', '/admin/v1/webhooks', { token: svc.adminToken });
-    assert.deepEqual(listed.body.webhooks.find((w: { id: string }) => w.id === id), { id, url: rx.url, eventTypes: ['user.machine.added'], orgId: null });
+    assert.deepEqual(
+      listed.body.webhooks.find((w: { id: string }) => w.id === id),
+      { id, url: rx.url, eventTypes: ['user.machine.added'], orgId: null },
+    );
     assert.ok(!listed.text.includes('whsec_'), 'the secret is shown only once');
     assert.equal((await svc.api('DELETE', `/admin/v1/webhooks/${id}`, { token: svc.adminToken })).status, 204);
     assert.equal((await svc.api('DELETE', `/admin/v1/webhooks/${id}`, { token: svc.adminToken })).status, 404);
@@ -178,7 +203,10 @@ describe('webhooks: delivery (docs/webhooks.md)', () => {
     const listedAfter = await svc.api('GET', '/admin/v1/webhooks', { token: svc.adminToken });
     assert.ok(!listedAfter.body.webhooks.some((w: { id: string }) => w.id === id));
     const events = await searchEvents(svc, { aggregate_id: id, asc: true });
-    assert.deepEqual(events.map((e) => e.type.type), ['webhook.added', 'webhook.removed']);
+    assert.deepEqual(
+      events.map((e) => e.type.type),
+      ['webhook.added', 'webhook.removed'],
+    );
     assert.deepEqual(events[0].payload, { url: rx.url, eventTypes: ['user.machine.added'], orgId: null });
     await someEvents(svc, 1);
     await new Promise((r) => setTimeout(r, 1000));

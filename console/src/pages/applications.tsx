@@ -15,7 +15,13 @@ export type App = Schema<'AppDto'>;
 /** The values UpdateAppDto accepts (src/admin/dto/projects.dto.ts). */
 const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'];
 const TYPE_LABELS: Record<App['type'], string> = { oidc: 'OIDC', api: 'API', saml: 'SAML' };
-const GRANT_TYPES = ['authorization_code', 'implicit', 'refresh_token', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:ietf:params:oauth:grant-type:device_code'];
+const GRANT_TYPES = [
+  'authorization_code',
+  'implicit',
+  'refresh_token',
+  'urn:ietf:params:oauth:grant-type:token-exchange',
+  'urn:ietf:params:oauth:grant-type:device_code',
+];
 
 type OidcAuth = App['authMethod'];
 
@@ -117,7 +123,12 @@ function AppRow({ base, href, app, onChange, onKeys }: { base: string; href: str
       <td>{TYPE_LABELS[app.type]}</td>
       <td class="mono">{app.clientId}</td>
       <td>
-        {hasSecret && <ActionButton label={t('regenerateSecret')} action={async () => setSecret((await api<Schema<'AppSecretDto'>>('POST', `${path}/secret`, {})).clientSecret)} />}
+        {hasSecret && (
+          <ActionButton
+            label={t('regenerateSecret')}
+            action={async () => setSecret((await api<Schema<'AppSecretDto'>>('POST', `${path}/secret`, {})).clientSecret)}
+          />
+        )}
         {secret && <SecretOnce label={t('clientSecret')} value={secret} onDismiss={() => setSecret(null)} />}
         {app.authMethod === 'private_key_jwt' && (
           <button type="button" onClick={onKeys}>
@@ -197,7 +208,12 @@ function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; 
         <fieldset>
           <legend>{t('responseTypes')}</legend>
           {RESPONSE_TYPES.map((v) => (
-            <Checkbox key={v} label={v} checked={responseTypes.includes(v)} onChange={(on) => setResponseTypes(toggled(responseTypes, v, on, RESPONSE_TYPES))} />
+            <Checkbox
+              key={v}
+              label={v}
+              checked={responseTypes.includes(v)}
+              onChange={(on) => setResponseTypes(toggled(responseTypes, v, on, RESPONSE_TYPES))}
+            />
           ))}
         </fieldset>
         <fieldset>
@@ -206,18 +222,8 @@ function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; 
             <Checkbox key={v} label={v} checked={grantTypes.includes(v)} onChange={(on) => setGrantTypes(toggled(grantTypes, v, on, GRANT_TYPES))} />
           ))}
         </fieldset>
-        <Select
-          label={t('authMethod')}
-          value={authMethod}
-          onChange={setAuthMethod}
-          options={oidcAuthOptions()}
-        />
-        <Select
-          label={t('accessTokenType')}
-          value={tokenType}
-          onChange={setTokenType}
-          options={tokenTypeOptions()}
-        />
+        <Select label={t('authMethod')} value={authMethod} onChange={setAuthMethod} options={oidcAuthOptions()} />
+        <Select label={t('accessTokenType')} value={tokenType} onChange={setTokenType} options={tokenTypeOptions()} />
         <Checkbox label={t('idTokenUserinfoAssertion')} checked={assertion} onChange={setAssertion} />
         <Checkbox label={t('devMode')} checked={devMode} onChange={setDevMode} />
         {profiles.fields}
@@ -229,7 +235,15 @@ function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; 
   );
 }
 
-function CreateOidcApp({ base, onCreated, onCancel }: { base: string; onCreated: (r: { clientId: string; clientSecret?: string }) => void; onCancel: () => void }) {
+function CreateOidcApp({
+  base,
+  onCreated,
+  onCancel,
+}: {
+  base: string;
+  onCreated: (r: { clientId: string; clientSecret?: string }) => void;
+  onCancel: () => void;
+}) {
   const me = useMe();
   const [name, setName] = useState('');
   const [redirects, setRedirects] = useState('');
@@ -262,18 +276,8 @@ function CreateOidcApp({ base, onCreated, onCancel }: { base: string; onCreated:
         <Field label={t('name')} value={name} onInput={setName} required />
         <TextArea label={t('redirectUris')} value={redirects} onInput={setRedirects} />
         <TextArea label={t('postLogoutRedirectUris')} value={logouts} onInput={setLogouts} />
-        <Select
-          label={t('authMethod')}
-          value={authMethod}
-          onChange={setAuthMethod}
-          options={oidcAuthOptions()}
-        />
-        <Select
-          label={t('accessTokenType')}
-          value={tokenType}
-          onChange={setTokenType}
-          options={tokenTypeOptions()}
-        />
+        <Select label={t('authMethod')} value={authMethod} onChange={setAuthMethod} options={oidcAuthOptions()} />
+        <Select label={t('accessTokenType')} value={tokenType} onChange={setTokenType} options={tokenTypeOptions()} />
         <Checkbox label={t('refreshTokens')} checked={refresh} onChange={setRefresh} />
         <Checkbox label={t('devMode')} checked={devMode} onChange={setDevMode} />
         {isInstanceOwner(me) && <Checkbox label={t('apiAccess')} checked={apiAccess} onChange={setApiAccess} />}
@@ -286,7 +290,15 @@ function CreateOidcApp({ base, onCreated, onCancel }: { base: string; onCreated:
   );
 }
 
-function CreateApiApp({ base, onCreated, onCancel }: { base: string; onCreated: (r: { clientId: string; clientSecret?: string }) => void; onCancel: () => void }) {
+function CreateApiApp({
+  base,
+  onCreated,
+  onCancel,
+}: {
+  base: string;
+  onCreated: (r: { clientId: string; clientSecret?: string }) => void;
+  onCancel: () => void;
+}) {
   const [name, setName] = useState('');
   const [authMethod, setAuthMethod] = useState<'client_secret_basic' | 'private_key_jwt'>('client_secret_basic');
   return (

@@ -22,11 +22,7 @@ function UserRef({ id, names }: { id: string | null; names: Map<string, NamedUse
   const user = names.get(id);
   return (
     <>
-      {user && (
-        <span class="user-name">
-          {user.displayName ? `${user.displayName} (${user.loginName})` : user.loginName}
-        </span>
-      )}
+      {user && <span class="user-name">{user.displayName ? `${user.displayName} (${user.loginName})` : user.loginName}</span>}
       <span class="mono">{id}</span>
     </>
   );
@@ -59,7 +55,11 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
   const search = async (cursor?: string) => {
     setError(null);
     const body: Record<string, unknown> = { asc: false, limit: LIMIT };
-    if (filters.type.trim()) body.event_types = filters.type.split(',').map((s) => s.trim()).filter(Boolean);
+    if (filters.type.trim())
+      body.event_types = filters.type
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     if (filters.aggregateId.trim()) body.aggregate_id = filters.aggregateId.trim();
     if (filters.orgId.trim()) body.resource_owner = filters.orgId.trim();
     if (filters.since) body.since = new Date(filters.since).toISOString();
@@ -99,7 +99,10 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
       <ErrorMessage error={error} />
       {events && (
         <>
-          <Table caption={t('events')} headings={[t('time'), t('eventType'), t('description'), t('aggregateId'), t('organizationId'), t('eventUser'), t('editor')]}>
+          <Table
+            caption={t('events')}
+            headings={[t('time'), t('eventType'), t('description'), t('aggregateId'), t('organizationId'), t('eventUser'), t('editor')]}
+          >
             {events.map((e) => (
               <tr key={e.sequence}>
                 <td>{formatDate(e.creationDate)}</td>

@@ -68,7 +68,15 @@ function GroupMembers({ orgId, groupId, onChange }: { orgId: string; groupId: st
   return (
     <section class="panel" aria-labelledby="group-members-heading">
       <h2 id="group-members-heading">{t('groupMembers')}</h2>
-      <Form label={t('addMember')} submit={t('addMember')} action={() => api('PUT', `${membersPath}/${enc(userId.trim())}`, {})} onDone={() => { setUserId(''); changed(); }}>
+      <Form
+        label={t('addMember')}
+        submit={t('addMember')}
+        action={() => api('PUT', `${membersPath}/${enc(userId.trim())}`, {})}
+        onDone={() => {
+          setUserId('');
+          changed();
+        }}
+      >
         <UserPicker orgId={orgId} userId={userId} onChange={setUserId} />
       </Form>
       <Loading loaded={group}>

@@ -155,7 +155,14 @@ function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () 
       {editing && (
         <tr>
           <td colSpan={5}>
-            <EditIdp idp={idp} path={path} onDone={() => { setEditing(false); onChange(); }} />
+            <EditIdp
+              idp={idp}
+              path={path}
+              onDone={() => {
+                setEditing(false);
+                onChange();
+              }}
+            />
           </td>
         </tr>
       )}
@@ -169,7 +176,13 @@ function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () 
  */
 function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => void }) {
   const [name, setName] = useState(idp.name);
-  const rules = useAccountRules({ domains: idp.domains.join(', '), linkBy: (idp.link?.by ?? '') as LinkBy, linkFrom: idp.link?.from ?? '', jit: idp.jit, upstreamMfa: idp.mfa === 'upstream' });
+  const rules = useAccountRules({
+    domains: idp.domains.join(', '),
+    linkBy: (idp.link?.by ?? '') as LinkBy,
+    linkFrom: idp.link?.from ?? '',
+    jit: idp.jit,
+    upstreamMfa: idp.mfa === 'upstream',
+  });
   const [secret, setSecret] = useState('');
   const [metadataUrl, setMetadataUrl] = useState('');
   // A client secret method can be switched here; private_key_jwt (set by the API) is left as it is.
@@ -213,7 +226,10 @@ const NO_RULES: AccountRules = { domains: '', linkBy: '', linkFrom: '', jit: fal
 /** The fields of the rules, shared by the add and the edit form, and the API body they make. */
 function useAccountRules(initial: AccountRules) {
   const [rules, setRules] = useState(initial);
-  const set = <K extends keyof AccountRules>(key: K) => (value: AccountRules[K]) => setRules((r) => ({ ...r, [key]: value }));
+  const set =
+    <K extends keyof AccountRules>(key: K) =>
+    (value: AccountRules[K]) =>
+      setRules((r) => ({ ...r, [key]: value }));
   const fields = (
     <>
       <Field label={t('domainsOptional')} value={rules.domains} onInput={set('domains')} />
@@ -234,7 +250,10 @@ function useAccountRules(initial: AccountRules) {
     </>
   );
   const body = () => ({
-    domains: rules.domains.split(',').map((d) => d.trim()).filter(Boolean),
+    domains: rules.domains
+      .split(',')
+      .map((d) => d.trim())
+      .filter(Boolean),
     link: rules.linkBy ? { by: rules.linkBy, from: rules.linkFrom.trim() } : null,
     jit: rules.jit,
     mfa: rules.upstreamMfa ? 'upstream' : 'local',

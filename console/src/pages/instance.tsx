@@ -56,7 +56,12 @@ function FeaturesForm({ current }: { current: Features }) {
   const [impersonation, setImpersonation] = useState(current.impersonation);
   const [saved, setSaved] = useState(false);
   return (
-    <Form label={t('features')} submit={t('save')} action={() => api('PUT', '/admin/v1/features', { tokenExchange, impersonation })} onDone={() => setSaved(true)}>
+    <Form
+      label={t('features')}
+      submit={t('save')}
+      action={() => api('PUT', '/admin/v1/features', { tokenExchange, impersonation })}
+      onDone={() => setSaved(true)}
+    >
       <Checkbox label={t('tokenExchange')} checked={tokenExchange} onChange={setTokenExchange} />
       <Checkbox label={t('impersonation')} checked={impersonation} onChange={setImpersonation} />
       <Notice text={saved ? t('saved') : null} />
@@ -86,7 +91,12 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
   const [requireVerifiedEmail, setRequireVerifiedEmail] = useState(current.requireVerifiedEmail);
   const [saved, setSaved] = useState(false);
   return (
-    <Form label={t('loginPolicy')} submit={t('save')} action={() => api('PUT', path, { mfa, passkeys, allowRegistration, passwordLogin, inviteOnProvision, requireVerifiedEmail })} onDone={() => setSaved(true)}>
+    <Form
+      label={t('loginPolicy')}
+      submit={t('save')}
+      action={() => api('PUT', path, { mfa, passkeys, allowRegistration, passwordLogin, inviteOnProvision, requireVerifiedEmail })}
+      onDone={() => setSaved(true)}
+    >
       <Select
         label={t('secondFactor')}
         value={mfa}

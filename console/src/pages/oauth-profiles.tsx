@@ -7,7 +7,16 @@ import { t } from '../i18n';
 /** An OIDC application's profile settings (docs/oauth-profiles.md), as `GET …/apps/{appId}` reads them. */
 export type OauthProfiles = Pick<
   Schema<'AppDto'>,
-  'requirePushedAuthorizationRequests' | 'requireSignedRequestObject' | 'requestObjectRequiresExp' | 'authorizationSignedResponseAlg' | 'dpopBoundAccessTokens' | 'backchannelLogoutUri' | 'backchannelLogoutSessionRequired' | 'jwks' | 'jwksUri' | 'subjectType'
+  | 'requirePushedAuthorizationRequests'
+  | 'requireSignedRequestObject'
+  | 'requestObjectRequiresExp'
+  | 'authorizationSignedResponseAlg'
+  | 'dpopBoundAccessTokens'
+  | 'backchannelLogoutUri'
+  | 'backchannelLogoutSessionRequired'
+  | 'jwks'
+  | 'jwksUri'
+  | 'subjectType'
 >;
 
 /** What the forms send; the key set goes as typed (keySet below), so it is any JSON value, not only a key set. */

@@ -64,10 +64,12 @@ function OrgRow({ org, onChange }: { org: Org; onChange: () => void }) {
         )}
         {/* The instance's own organization cannot be removed (the API answers 409): no control that only fails. */}
         {org.name !== 'default' && (
-          <DeleteButton action={async () => {
-            await api('DELETE', `/admin/v1/orgs/${enc(org.id)}`);
-            onChange();
-          }} />
+          <DeleteButton
+            action={async () => {
+              await api('DELETE', `/admin/v1/orgs/${enc(org.id)}`);
+              onChange();
+            }}
+          />
         )}
       </td>
     </tr>

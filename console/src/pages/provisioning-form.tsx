@@ -67,9 +67,13 @@ export function useTargetFields(orgId: string, target?: Target): { fields: JSX.E
   const createBody = () => ({ name, baseUrl, auth: auth(), scope, ...settings });
   const patchBody = () => {
     const authChanged =
-      !stored || secret !== '' || (authType === 'oauth_client_credentials' && (tokenUrl !== (before.auth.tokenUrl ?? '') || clientId !== (before.auth.clientId ?? '') || authScope !== (before.auth.scope ?? '')));
+      !stored ||
+      secret !== '' ||
+      (authType === 'oauth_client_credentials' &&
+        (tokenUrl !== (before.auth.tokenUrl ?? '') || clientId !== (before.auth.clientId ?? '') || authScope !== (before.auth.scope ?? '')));
     // The same scope sent again is no change; a changed one makes the target read the log again (docs/provisioning.md).
-    const scopeChanged = users !== before.scope.users || chosen.length !== before.scope.groupIds.length || chosen.some((id) => !before.scope.groupIds.includes(id));
+    const scopeChanged =
+      users !== before.scope.users || chosen.length !== before.scope.groupIds.length || chosen.some((id) => !before.scope.groupIds.includes(id));
     return { name, baseUrl, ...(authChanged ? { auth: auth() } : {}), ...(scopeChanged ? { scope } : {}), ...settings };
   };
 
@@ -154,7 +158,11 @@ function GroupPicker({ orgId, chosen, onChange }: { orgId: string; chosen: strin
       <Loading loaded={groups}>
         {({ groups: list }) => {
           const all = [...list, ...chosen.filter((id) => !list.some((g) => g.id === id)).map((id) => ({ id, displayName: id }))];
-          return all.length === 0 ? <p>{t('provNoGroups')}</p> : all.map((g) => <Checkbox key={g.id} label={g.displayName} checked={chosen.includes(g.id)} onChange={toggle(g.id)} />);
+          return all.length === 0 ? (
+            <p>{t('provNoGroups')}</p>
+          ) : (
+            all.map((g) => <Checkbox key={g.id} label={g.displayName} checked={chosen.includes(g.id)} onChange={toggle(g.id)} />)
+          );
         }}
       </Loading>
     </fieldset>

@@ -17,7 +17,12 @@ const STATE_TEXT: Record<TargetStatus['state'], MessageKey> = {
   auth_failed: 'provStateAuthFailed',
   disabled: 'provStateDisabled',
 };
-const STATUS_TEXT: Record<ObjectStatus, MessageKey> = { provisioned: 'provProvisioned', pending: 'provPending', failing: 'provFailing', conflict: 'provConflict' };
+const STATUS_TEXT: Record<ObjectStatus, MessageKey> = {
+  provisioned: 'provProvisioned',
+  pending: 'provPending',
+  failing: 'provFailing',
+  conflict: 'provConflict',
+};
 const STATUSES = Object.keys(STATUS_TEXT) as ObjectStatus[];
 
 /** `GET …/status`: the target's state, how far behind the organization's events it is, and its objects by status. */
@@ -78,7 +83,10 @@ export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; p
             <p>{t('provNoObjects')}</p>
           ) : (
             <>
-              <Table caption={t('provObjects')} headings={[t('provLocalId'), t('provKind'), t('status'), t('attempts'), t('lastAnswer'), t('provRemoteId'), t('provPushedAt'), t('actions')]}>
+              <Table
+                caption={t('provObjects')}
+                headings={[t('provLocalId'), t('provKind'), t('status'), t('attempts'), t('lastAnswer'), t('provRemoteId'), t('provPushedAt'), t('actions')]}
+              >
                 {list.map((o) => (
                   <tr key={`${o.kind}:${o.localId}`}>
                     <th scope="row" class="mono">
@@ -106,7 +114,13 @@ export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; p
 type PlanPart = keyof Plan;
 type Plan = Schema<'ReconcilePlanDto'>;
 
-const PLAN_TEXT: Record<PlanPart, MessageKey> = { create: 'provPlanCreate', update: 'provPlanUpdate', deactivate: 'provPlanDeactivate', delete: 'provPlanDelete', adopt: 'provPlanAdopt' };
+const PLAN_TEXT: Record<PlanPart, MessageKey> = {
+  create: 'provPlanCreate',
+  update: 'provPlanUpdate',
+  deactivate: 'provPlanDeactivate',
+  delete: 'provPlanDelete',
+  adopt: 'provPlanAdopt',
+};
 
 /**
  * `POST …/reconcile`: `{dryRun: true}` answers the plan (changes nothing); Apply sends `{dryRun: false}`, which

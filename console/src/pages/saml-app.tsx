@@ -22,7 +22,19 @@ export const NAME_ID_FORMATS = ['persistent', 'transient', 'emailAddress', 'unsp
 const ATTRIBUTE_SOURCES = ['userName', 'email', 'givenName', 'familyName', 'displayName', 'groups', 'userId'] as const satisfies readonly AttributeSource[];
 const NAME_FORMATS = ['basic', 'uri', 'unspecified'] as const satisfies readonly NameFormat[];
 
-const FIELD_NAMES = ['entityId', 'acsUrls', 'nameIdFormat', 'attributes', 'signAssertion', 'signResponse', 'encryptAssertion', 'spCertificate', 'requireSignedRequests', 'sloUrl', 'allowIdpInitiated'] as const satisfies readonly (keyof App)[];
+const FIELD_NAMES = [
+  'entityId',
+  'acsUrls',
+  'nameIdFormat',
+  'attributes',
+  'signAssertion',
+  'signResponse',
+  'encryptAssertion',
+  'spCertificate',
+  'requireSignedRequests',
+  'sloUrl',
+  'allowIdpInitiated',
+] as const satisfies readonly (keyof App)[];
 
 /** A SAML application's own fields, as `GET …/apps/{appId}` reads them and `POST …/apps/saml` and `PATCH` take them. */
 type SamlFields = Required<Pick<App, (typeof FIELD_NAMES)[number]>>;
@@ -139,7 +151,10 @@ function placed(problems: Problems, shown: (field: string) => boolean, fallback:
   const out: Problems = {};
   for (const [field, messages] of Object.entries(problems)) {
     if (shown(field)) (out[field] ??= []).push(...messages);
-    else (out[fallback] ??= []).push(...messages.map((message) => (fallback === 'metadataXml' ? t('problemInMetadata', { field, message }) : `${field}: ${message}`)));
+    else
+      (out[fallback] ??= []).push(
+        ...messages.map((message) => (fallback === 'metadataXml' ? t('problemInMetadata', { field, message }) : `${field}: ${message}`)),
+      );
   }
   return out;
 }
@@ -168,7 +183,25 @@ function invalid(id: string, messages: string[]) {
   return messages.length > 0 ? { 'aria-invalid': 'true' as const, 'aria-describedby': id } : {};
 }
 
-function TextControl({ label, field, value, onInput, problems, rows, required, wide }: { label: string; field: string; value: string; onInput: (v: string) => void; problems: string[]; rows?: number; required?: boolean; wide?: boolean }) {
+function TextControl({
+  label,
+  field,
+  value,
+  onInput,
+  problems,
+  rows,
+  required,
+  wide,
+}: {
+  label: string;
+  field: string;
+  value: string;
+  onInput: (v: string) => void;
+  problems: string[];
+  rows?: number;
+  required?: boolean;
+  wide?: boolean;
+}) {
   const id = useId();
   const read = (e: Event) => onInput((e.currentTarget as HTMLInputElement | HTMLTextAreaElement).value);
   return (
@@ -176,7 +209,15 @@ function TextControl({ label, field, value, onInput, problems, rows, required, w
       <label class="field">
         <span>{label}</span>
         {rows ? (
-          <textarea rows={rows} value={value} onInput={read} data-field={field} spellcheck={false} {...invalid(id, problems)} class={wide ? 'mono' : undefined} />
+          <textarea
+            rows={rows}
+            value={value}
+            onInput={read}
+            data-field={field}
+            spellcheck={false}
+            {...invalid(id, problems)}
+            class={wide ? 'mono' : undefined}
+          />
         ) : (
           <input type="text" value={value} onInput={read} data-field={field} required={required} {...invalid(id, problems)} />
         )}
@@ -186,7 +227,21 @@ function TextControl({ label, field, value, onInput, problems, rows, required, w
   );
 }
 
-function SelectControl<T extends string>({ label, field, value, options, onChange, problems }: { label: string; field: string; value: T; options: readonly T[]; onChange: (v: T) => void; problems: string[] }) {
+function SelectControl<T extends string>({
+  label,
+  field,
+  value,
+  options,
+  onChange,
+  problems,
+}: {
+  label: string;
+  field: string;
+  value: T;
+  options: readonly T[];
+  onChange: (v: T) => void;
+  problems: string[];
+}) {
   const id = useId();
   return (
     <div class="field-box">
@@ -205,12 +260,30 @@ function SelectControl<T extends string>({ label, field, value, options, onChang
   );
 }
 
-function CheckControl({ label, field, checked, onChange, problems }: { label: string; field: string; checked: boolean; onChange: (v: boolean) => void; problems: string[] }) {
+function CheckControl({
+  label,
+  field,
+  checked,
+  onChange,
+  problems,
+}: {
+  label: string;
+  field: string;
+  checked: boolean;
+  onChange: (v: boolean) => void;
+  problems: string[];
+}) {
   const id = useId();
   return (
     <div class="field-box">
       <label class="check">
-        <input type="checkbox" checked={checked} data-field={field} onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)} {...invalid(id, problems)} />
+        <input
+          type="checkbox"
+          checked={checked}
+          data-field={field}
+          onChange={(e) => onChange((e.currentTarget as HTMLInputElement).checked)}
+          {...invalid(id, problems)}
+        />
         <span>{label}</span>
       </label>
       <Problem id={id} field={field} messages={problems} />
@@ -234,9 +307,30 @@ function AttributeRows({ rows, onChange, problems }: { rows: AttributeRow[]; onC
       {rows.map((row, i) => (
         <fieldset key={row.key} class="attribute" data-attribute-row={String(i)}>
           <legend>{t('attributeNumber', { n: String(i + 1) })}</legend>
-          <TextControl label={t('attributeName')} field={`attributes.${i}.name`} value={row.name} onInput={(name) => set(i, { name })} problems={messagesFor(problems, `attributes.${i}.name`)} required />
-          <SelectControl label={t('attributeFrom')} field={`attributes.${i}.from`} value={row.from} options={ATTRIBUTE_SOURCES} onChange={(from) => set(i, { from })} problems={messagesFor(problems, `attributes.${i}.from`)} />
-          <SelectControl label={t('attributeNameFormat')} field={`attributes.${i}.nameFormat`} value={row.nameFormat} options={NAME_FORMATS} onChange={(nameFormat) => set(i, { nameFormat })} problems={messagesFor(problems, `attributes.${i}.nameFormat`)} />
+          <TextControl
+            label={t('attributeName')}
+            field={`attributes.${i}.name`}
+            value={row.name}
+            onInput={(name) => set(i, { name })}
+            problems={messagesFor(problems, `attributes.${i}.name`)}
+            required
+          />
+          <SelectControl
+            label={t('attributeFrom')}
+            field={`attributes.${i}.from`}
+            value={row.from}
+            options={ATTRIBUTE_SOURCES}
+            onChange={(from) => set(i, { from })}
+            problems={messagesFor(problems, `attributes.${i}.from`)}
+          />
+          <SelectControl
+            label={t('attributeNameFormat')}
+            field={`attributes.${i}.nameFormat`}
+            value={row.nameFormat}
+            options={NAME_FORMATS}
+            onChange={(nameFormat) => set(i, { nameFormat })}
+            problems={messagesFor(problems, `attributes.${i}.nameFormat`)}
+          />
           <button type="button" onClick={() => onChange(rows.filter((_, j) => j !== i))}>
             {t('removeAttribute', { n: String(i + 1) })}
           </button>
@@ -254,16 +348,83 @@ function AttributeRows({ rows, onChange, problems }: { rows: AttributeRow[]; onC
 function SettingControls({ draft, set, problems }: { draft: Draft; set: (change: Partial<Draft>) => void; problems: Problems }) {
   return (
     <>
-      <TextControl label={t('spEntityId')} field="entityId" value={draft.entityId} onInput={(entityId) => set({ entityId })} problems={messagesFor(problems, 'entityId')} wide />
-      <TextControl label={t('acsUrls')} field="acsUrls" value={draft.acsUrls} onInput={(acsUrls) => set({ acsUrls })} problems={messagesFor(problems, 'acsUrls', true)} rows={3} wide />
-      <SelectControl label={t('nameIdFormat')} field="nameIdFormat" value={draft.nameIdFormat} options={NAME_ID_FORMATS} onChange={(nameIdFormat) => set({ nameIdFormat })} problems={messagesFor(problems, 'nameIdFormat')} />
-      <CheckControl label={t('signAssertion')} field="signAssertion" checked={draft.signAssertion} onChange={(signAssertion) => set({ signAssertion })} problems={messagesFor(problems, 'signAssertion')} />
-      <CheckControl label={t('signResponse')} field="signResponse" checked={draft.signResponse} onChange={(signResponse) => set({ signResponse })} problems={messagesFor(problems, 'signResponse')} />
-      <CheckControl label={t('encryptAssertion')} field="encryptAssertion" checked={draft.encryptAssertion} onChange={(encryptAssertion) => set({ encryptAssertion })} problems={messagesFor(problems, 'encryptAssertion')} />
-      <TextControl label={t('spCertificate')} field="spCertificate" value={draft.spCertificate} onInput={(spCertificate) => set({ spCertificate })} problems={messagesFor(problems, 'spCertificate')} rows={6} wide />
-      <CheckControl label={t('requireSignedRequests')} field="requireSignedRequests" checked={draft.requireSignedRequests} onChange={(requireSignedRequests) => set({ requireSignedRequests })} problems={messagesFor(problems, 'requireSignedRequests')} />
-      <TextControl label={t('sloUrl')} field="sloUrl" value={draft.sloUrl} onInput={(sloUrl) => set({ sloUrl })} problems={messagesFor(problems, 'sloUrl')} wide />
-      <CheckControl label={t('allowIdpInitiated')} field="allowIdpInitiated" checked={draft.allowIdpInitiated} onChange={(allowIdpInitiated) => set({ allowIdpInitiated })} problems={messagesFor(problems, 'allowIdpInitiated')} />
+      <TextControl
+        label={t('spEntityId')}
+        field="entityId"
+        value={draft.entityId}
+        onInput={(entityId) => set({ entityId })}
+        problems={messagesFor(problems, 'entityId')}
+        wide
+      />
+      <TextControl
+        label={t('acsUrls')}
+        field="acsUrls"
+        value={draft.acsUrls}
+        onInput={(acsUrls) => set({ acsUrls })}
+        problems={messagesFor(problems, 'acsUrls', true)}
+        rows={3}
+        wide
+      />
+      <SelectControl
+        label={t('nameIdFormat')}
+        field="nameIdFormat"
+        value={draft.nameIdFormat}
+        options={NAME_ID_FORMATS}
+        onChange={(nameIdFormat) => set({ nameIdFormat })}
+        problems={messagesFor(problems, 'nameIdFormat')}
+      />
+      <CheckControl
+        label={t('signAssertion')}
+        field="signAssertion"
+        checked={draft.signAssertion}
+        onChange={(signAssertion) => set({ signAssertion })}
+        problems={messagesFor(problems, 'signAssertion')}
+      />
+      <CheckControl
+        label={t('signResponse')}
+        field="signResponse"
+        checked={draft.signResponse}
+        onChange={(signResponse) => set({ signResponse })}
+        problems={messagesFor(problems, 'signResponse')}
+      />
+      <CheckControl
+        label={t('encryptAssertion')}
+        field="encryptAssertion"
+        checked={draft.encryptAssertion}
+        onChange={(encryptAssertion) => set({ encryptAssertion })}
+        problems={messagesFor(problems, 'encryptAssertion')}
+      />
+      <TextControl
+        label={t('spCertificate')}
+        field="spCertificate"
+        value={draft.spCertificate}
+        onInput={(spCertificate) => set({ spCertificate })}
+        problems={messagesFor(problems, 'spCertificate')}
+        rows={6}
+        wide
+      />
+      <CheckControl
+        label={t('requireSignedRequests')}
+        field="requireSignedRequests"
+        checked={draft.requireSignedRequests}
+        onChange={(requireSignedRequests) => set({ requireSignedRequests })}
+        problems={messagesFor(problems, 'requireSignedRequests')}
+      />
+      <TextControl
+        label={t('sloUrl')}
+        field="sloUrl"
+        value={draft.sloUrl}
+        onInput={(sloUrl) => set({ sloUrl })}
+        problems={messagesFor(problems, 'sloUrl')}
+        wide
+      />
+      <CheckControl
+        label={t('allowIdpInitiated')}
+        field="allowIdpInitiated"
+        checked={draft.allowIdpInitiated}
+        onChange={(allowIdpInitiated) => set({ allowIdpInitiated })}
+        problems={messagesFor(problems, 'allowIdpInitiated')}
+      />
     </>
   );
 }
@@ -306,7 +467,9 @@ export function CreateSamlApp({ base, onCreated, onCancel }: { base: string; onC
       created.current = (await api<Schema<'SamlAppCreatedDto'>>('POST', `${base}/apps/saml`, body)).appId;
     } catch (error) {
       const shown = fromMetadata ? ['name', 'metadataXml', 'attributes'] : ['name', ...FIELD_NAMES];
-      setProblems(placed(problemsOf(error, fromMetadata ? 'metadataXml' : 'entityId'), (field) => shown.includes(rootOf(field)), fromMetadata ? 'metadataXml' : 'other'));
+      setProblems(
+        placed(problemsOf(error, fromMetadata ? 'metadataXml' : 'entityId'), (field) => shown.includes(rootOf(field)), fromMetadata ? 'metadataXml' : 'other'),
+      );
       throw error;
     }
   };
@@ -328,7 +491,15 @@ export function CreateSamlApp({ base, onCreated, onCancel }: { base: string; onC
             </label>
           </fieldset>
           {fromMetadata ? (
-            <TextControl label={t('spMetadataXml')} field="metadataXml" value={metadataXml} onInput={setMetadataXml} problems={messagesFor(problems, 'metadataXml')} rows={10} wide />
+            <TextControl
+              label={t('spMetadataXml')}
+              field="metadataXml"
+              value={metadataXml}
+              onInput={setMetadataXml}
+              problems={messagesFor(problems, 'metadataXml')}
+              rows={10}
+              wide
+            />
           ) : (
             <SettingControls draft={draft} set={set} problems={problems} />
           )}

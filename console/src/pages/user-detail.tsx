@@ -1,7 +1,23 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Notice, Page, SecretOnce, Select, Table, TextArea, formatDate, useLoad } from '../components';
+import {
+  ActionButton,
+  Checkbox,
+  DeleteButton,
+  Field,
+  Form,
+  Link,
+  Loading,
+  Notice,
+  Page,
+  SecretOnce,
+  Select,
+  Table,
+  TextArea,
+  formatDate,
+  useLoad,
+} from '../components';
 import { Credentials } from './credentials';
 import { Sessions } from './user-sessions';
 import { t } from '../i18n';
@@ -63,7 +79,9 @@ export function UserDetailPage({ orgId, userId }: { orgId: string; userId: strin
                     <dt>{t('email')}</dt>
                     <dd>
                       {emailOf(u).email}
-                      {emailOf(u).email && <span data-email-verified={String(emailOf(u).isEmailVerified)}> ({emailOf(u).isEmailVerified ? t('verified') : t('notVerified')})</span>}
+                      {emailOf(u).email && (
+                        <span data-email-verified={String(emailOf(u).isEmailVerified)}> ({emailOf(u).isEmailVerified ? t('verified') : t('notVerified')})</span>
+                      )}
                     </dd>
                     <dt>{t('phone')}</dt>
                     <dd>{phoneOf(u).phone}</dd>
@@ -95,8 +113,12 @@ export function UserDetailPage({ orgId, userId }: { orgId: string; userId: strin
                 {u.state === 'inactive' && <ActionButton label={t('reactivate')} action={act('reactivate', t('reactivated'))} />}
                 {u.state === 'locked' && <ActionButton label={t('unlock')} action={act('unlock', t('unlocked'))} />}
                 {!machine && u.state !== 'inactive' && emailOf(u).email && <ActionButton label={t('invite')} action={act('invite', t('invited'))} />}
-                {!machine && u.state !== 'inactive' && emailOf(u).email && <ActionButton label={t('sendReset')} action={act('password/reset', t('resetSent'))} />}
-                {!machine && emailOf(u).email && !emailOf(u).isEmailVerified && <ActionButton label={t('sendVerification')} action={act('email/verify', t('verificationSent'))} />}
+                {!machine && u.state !== 'inactive' && emailOf(u).email && (
+                  <ActionButton label={t('sendReset')} action={act('password/reset', t('resetSent'))} />
+                )}
+                {!machine && emailOf(u).email && !emailOf(u).isEmailVerified && (
+                  <ActionButton label={t('sendVerification')} action={act('email/verify', t('verificationSent'))} />
+                )}
                 <DeleteButton
                   label={t('deleteUser')}
                   action={async () => {
@@ -118,11 +140,15 @@ export function UserDetailPage({ orgId, userId }: { orgId: string; userId: strin
 }
 
 function emailOf(u: User): { email: string; isEmailVerified: boolean } {
-  return typeof u.email === 'string' ? { email: u.email, isEmailVerified: false } : { email: u.email?.email ?? '', isEmailVerified: Boolean(u.email?.isEmailVerified) };
+  return typeof u.email === 'string'
+    ? { email: u.email, isEmailVerified: false }
+    : { email: u.email?.email ?? '', isEmailVerified: Boolean(u.email?.isEmailVerified) };
 }
 
 function phoneOf(u: User): { phone: string; isPhoneVerified: boolean } {
-  return typeof u.phone === 'string' ? { phone: u.phone, isPhoneVerified: false } : { phone: u.phone?.phone ?? '', isPhoneVerified: Boolean(u.phone?.isPhoneVerified) };
+  return typeof u.phone === 'string'
+    ? { phone: u.phone, isPhoneVerified: false }
+    : { phone: u.phone?.phone ?? '', isPhoneVerified: Boolean(u.phone?.isPhoneVerified) };
 }
 
 /**
@@ -285,10 +311,13 @@ function MachineSecret({ base }: { base: string }) {
         </>
       ) : (
         <>
-          <ActionButton label={t('generateSecret')} action={async () => {
+          <ActionButton
+            label={t('generateSecret')}
+            action={async () => {
               setRemoved(false);
               setSecret(await api('POST', `${base}/secret`, {}));
-            }} />
+            }}
+          />
           <DeleteButton
             label={t('removeSecret')}
             action={async () => {
@@ -352,7 +381,9 @@ function Identities({ base }: { base: string }) {
             <Table caption={t('linkedIdentities')} headings={[t('subject'), t('identityProvider'), t('linked'), t('actions')]}>
               {list.map((i) => (
                 <tr key={`${i.idpId}/${i.subject}`}>
-                  <th scope="row" class="mono">{i.subject}</th>
+                  <th scope="row" class="mono">
+                    {i.subject}
+                  </th>
                   <td class="mono">{i.idpId}</td>
                   <td>{formatDate(i.linkedAt)}</td>
                   <td>

@@ -16,7 +16,10 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const create = async () => {
-    const eventTypes = types.split(',').map((s) => s.trim()).filter(Boolean);
+    const eventTypes = types
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     const body = { url, ...(eventTypes.length ? { eventTypes } : {}), ...(!orgId && onlyOrg.trim() ? { orgId: onlyOrg.trim() } : {}) };
     setSecret((await api<Schema<'WebhookCreatedDto'>>('POST', base, body)).secret);
   };

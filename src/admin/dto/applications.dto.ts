@@ -69,9 +69,13 @@ export class AppDto {
   @ApiPropertyOptional({ description: 'OIDC: request objects only with exp' }) requestObjectRequiresExp?: boolean;
   @ApiPropertyOptional({ enum: AUTHORIZATION_RESPONSE_ALGS, nullable: true, description: 'OIDC: JARM alg' }) authorizationSignedResponseAlg?: string | null;
   @ApiPropertyOptional({ description: 'OIDC: RFC 9449 DPoP-bound access tokens required' }) dpopBoundAccessTokens?: boolean;
-  @ApiPropertyOptional({ type: String, nullable: true, description: 'OIDC Back-Channel Logout 1.0: where logout tokens are sent' }) backchannelLogoutUri?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'OIDC Back-Channel Logout 1.0: where logout tokens are sent' }) backchannelLogoutUri?:
+    | string
+    | null;
   @ApiPropertyOptional({ description: 'OIDC Back-Channel Logout 1.0: logout tokens carry sid' }) backchannelLogoutSessionRequired?: boolean;
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: "OIDC: the application's own public keys" }) jwks?: object | null;
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: "OIDC: the application's own public keys" }) jwks?:
+    | object
+    | null;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'OIDC: where the application serves its public keys' }) jwksUri?: string | null;
   @ApiPropertyOptional({ enum: SUBJECT_TYPES, description: 'OIDC: the `sub` the application is given (OIDC Core §8)' }) subjectType?: SubjectType;
 }

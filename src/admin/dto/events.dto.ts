@@ -103,7 +103,10 @@ export class SearchEventsDto {
    * The feed for pull consumers (docs/product-rules.md, "Import and event search": the feed): when nothing matches after `sequence`, the answer waits
    * for a matching event to commit. It pages forward only, so it needs `asc: true`.
    */
-  @ApiPropertyOptional({ example: '30s', description: 'Go duration, at most 60s: when no event matches after sequence, wait this long for one to commit (needs asc: true)' })
+  @ApiPropertyOptional({
+    example: '30s',
+    description: 'Go duration, at most 60s: when no event matches after sequence, wait this long for one to commit (needs asc: true)',
+  })
   @IsOptional()
   @IsString()
   @Validate(IsEventWait)
@@ -157,7 +160,8 @@ export class EventListDto {
    */
   @ApiPropertyOptional({
     type: [EventUserDto],
-    description: "the users the page's events name — `editor.userId`, the aggregate id of `user` events and `payload.userId` — each once; a removed user is absent",
+    description:
+      "the users the page's events name — `editor.userId`, the aggregate id of `user` events and `payload.userId` — each once; a removed user is absent",
   })
   users?: EventUserDto[];
 }

@@ -17,7 +17,11 @@ export class LoginPolicyDto {
   @IsBoolean()
   allowRegistration: boolean;
 
-  @ApiProperty({ required: false, default: true, description: 'whether the login UI takes passwords; false: sign-in only through the organization’s identity providers (docs/federation.md, "Signing in")' })
+  @ApiProperty({
+    required: false,
+    default: true,
+    description: 'whether the login UI takes passwords; false: sign-in only through the organization’s identity providers (docs/federation.md, "Signing in")',
+  })
   @IsOptional()
   @IsBoolean()
   passwordLogin?: boolean;
@@ -25,13 +29,18 @@ export class LoginPolicyDto {
   @ApiProperty({
     required: false,
     default: false,
-    description: 'whether a person created with an e-mail and no password (by SCIM, Bulk or this API) is mailed an invitation to set one (docs/mail.md, "Invitation")',
+    description:
+      'whether a person created with an e-mail and no password (by SCIM, Bulk or this API) is mailed an invitation to set one (docs/mail.md, "Invitation")',
   })
   @IsOptional()
   @IsBoolean()
   inviteOnProvision?: boolean;
 
-  @ApiProperty({ required: false, default: false, description: 'whether sign-in stops until the user has followed a mailed link that verifies its e-mail address (docs/mail.md, "E-mail verification")' })
+  @ApiProperty({
+    required: false,
+    default: false,
+    description: 'whether sign-in stops until the user has followed a mailed link that verifies its e-mail address (docs/mail.md, "E-mail verification")',
+  })
   @IsOptional()
   @IsBoolean()
   requireVerifiedEmail?: boolean;

@@ -1,15 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  ArrayUnique,
-  Equals,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsObject,
-  IsOptional,
-  IsString,
-  } from 'class-validator';
+import { ArrayMaxSize, ArrayUnique, Equals, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { MAX_CLIENT_KEYS } from '../../common/crypto/client-jwks.js';
 import type { ClientJwks } from '../../common/crypto/client-jwks.js';
 import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
@@ -39,12 +29,18 @@ export class OauthProfileFieldsDto {
   @IsBoolean()
   requirePushedAuthorizationRequests?: boolean;
 
-  @ApiPropertyOptional({ default: false, description: "authorization requests only as request objects signed with one of the application's keys (RFC 9101); needs private_key_jwt" })
+  @ApiPropertyOptional({
+    default: false,
+    description: "authorization requests only as request objects signed with one of the application's keys (RFC 9101); needs private_key_jwt",
+  })
   @IsOptional()
   @IsBoolean()
   requireSignedRequestObject?: boolean;
 
-  @ApiPropertyOptional({ default: false, description: 'request objects only with exp: without it, a request object is refused (RFC 9101 does not require exp); needs private_key_jwt' })
+  @ApiPropertyOptional({
+    default: false,
+    description: 'request objects only with exp: without it, a request object is refused (RFC 9101 does not require exp); needs private_key_jwt',
+  })
   @IsOptional()
   @IsBoolean()
   requestObjectRequiresExp?: boolean;
@@ -63,7 +59,12 @@ export class OauthProfileFieldsDto {
   @IsBoolean()
   dpopBoundAccessTokens?: boolean;
 
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 2000, description: 'where logout tokens are sent (OIDC Back-Channel Logout 1.0); null: none' })
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: 2000,
+    description: 'where logout tokens are sent (OIDC Back-Channel Logout 1.0); null: none',
+  })
   @IsOptional()
   @IsString()
   @Bounded(STRING_BOUNDS.redirectUri)
@@ -88,7 +89,8 @@ export class OauthProfileFieldsDto {
     type: String,
     nullable: true,
     maxLength: 2000,
-    description: 'private_key_jwt and signed request objects: where the application serves its public keys (https; plain http to a loopback host only with OUTBOUND_ALLOW_PRIVATE_NETWORKS). Excludes jwks; null: none',
+    description:
+      'private_key_jwt and signed request objects: where the application serves its public keys (https; plain http to a loopback host only with OUTBOUND_ALLOW_PRIVATE_NETWORKS). Excludes jwks; null: none',
   })
   @IsOptional()
   @IsString()
@@ -98,7 +100,8 @@ export class OauthProfileFieldsDto {
   @ApiPropertyOptional({
     enum: SUBJECT_TYPES,
     default: 'public',
-    description: "OIDC Core §8: `public`, the user id as `sub`; `pairwise`, a `sub` of this application's sector (the redirect URIs' one host) that no other sector can relate",
+    description:
+      "OIDC Core §8: `public`, the user id as `sub`; `pairwise`, a `sub` of this application's sector (the redirect URIs' one host) that no other sector can relate",
   })
   @IsOptional()
   @IsIn(SUBJECT_TYPES)
@@ -172,7 +175,8 @@ export class CreateOidcAppDto extends OauthProfileFieldsDto {
 
   @ApiPropertyOptional({
     default: false,
-    description: "first-party application: its users' tokens may carry the Portcullis API audience, and it signs in users of every organization; only an IAM_OWNER may set it",
+    description:
+      "first-party application: its users' tokens may carry the Portcullis API audience, and it signs in users of every organization; only an IAM_OWNER may set it",
   })
   @IsOptional()
   @IsBoolean()

@@ -20,7 +20,10 @@ export class SamlAttributeDto implements SamlAttributeMapping {
   @IsIn(ATTRIBUTE_SOURCES)
   from: (typeof ATTRIBUTE_SOURCES)[number];
 
-  @ApiPropertyOptional({ enum: ATTRIBUTE_NAME_FORMATS, description: 'the NameFormat of the attribute (SAML Core §8.2); default basic (as Keycloak), the form SAML Core §8.2.2 gives simple names' })
+  @ApiPropertyOptional({
+    enum: ATTRIBUTE_NAME_FORMATS,
+    description: 'the NameFormat of the attribute (SAML Core §8.2); default basic (as Keycloak), the form SAML Core §8.2.2 gives simple names',
+  })
   @IsOptional()
   @IsIn(ATTRIBUTE_NAME_FORMATS)
   nameFormat?: (typeof ATTRIBUTE_NAME_FORMATS)[number];
@@ -34,7 +37,10 @@ export class SamlAppFieldsDto {
   @Bounded(512)
   entityId?: string;
 
-  @ApiPropertyOptional({ type: [String], description: 'AssertionConsumerService URLs of the HTTP-POST binding; https (http only to loopback); from metadataXml when not given' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'AssertionConsumerService URLs of the HTTP-POST binding; https (http only to loopback); from metadataXml when not given',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_ACS_URLS)
@@ -107,7 +113,11 @@ export class CreateSamlAppDto extends SamlAppFieldsDto {
   @Bounded(MAX_METADATA_CHARS)
   metadataXml?: string;
 
-  @ApiPropertyOptional({ maxLength: 2048, description: "where to read the service provider's SAML metadata instead of metadataXml (once, at creation; https, a public address unless OUTBOUND_ALLOW_PRIVATE_NETWORKS)" })
+  @ApiPropertyOptional({
+    maxLength: 2048,
+    description:
+      "where to read the service provider's SAML metadata instead of metadataXml (once, at creation; https, a public address unless OUTBOUND_ALLOW_PRIVATE_NETWORKS)",
+  })
   @IsOptional()
   @IsString()
   @Bounded(2048)
@@ -118,5 +128,5 @@ export class SamlAppCreatedDto {
   @ApiProperty() appId: string;
   @ApiProperty({ description: "this organization's IdP entity id, as the service provider is to be told" }) idpEntityId: string;
   @ApiProperty({ description: 'the SingleSignOnService URL (HTTP-Redirect and HTTP-POST bindings)' }) ssoUrl: string;
-  @ApiProperty({ description: "the IdP metadata, with the signing certificates" }) idpMetadataUrl: string;
+  @ApiProperty({ description: 'the IdP metadata, with the signing certificates' }) idpMetadataUrl: string;
 }

@@ -34,7 +34,12 @@ export class ChangeUserDto {
 
   @ApiPropertyOptional({ type: ProfileChangesDto }) @Sent() @IsObject() @ValidateNested() @Type(() => ProfileChangesDto) profile?: ProfileChangesDto;
   @ApiPropertyOptional({ type: HumanEmailDto }) @Sent() @IsObject() @ValidateNested() @Type(() => HumanEmailDto) email?: HumanEmailDto;
-  @ApiPropertyOptional({ type: HumanPhoneDto, nullable: true }) @IsOptional() @IsObject() @ValidateNested() @Type(() => HumanPhoneDto) phone?: HumanPhoneDto | null;
+  @ApiPropertyOptional({ type: HumanPhoneDto, nullable: true })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => HumanPhoneDto)
+  phone?: HumanPhoneDto | null;
 
   @ApiPropertyOptional() @Sent() @IsString() @IsNotBlank() @Bounded(STRING_BOUNDS.machineName) name?: string;
   @ApiPropertyOptional({ nullable: true, type: String }) @IsOptional() @IsString() @Bounded(STRING_BOUNDS.machineDescription) description?: string | null;
@@ -48,7 +53,11 @@ export class SetPasswordDto {
   @Validate(FitsBcrypt)
   password: string;
 
-  @ApiProperty({ required: false, default: false, description: 'the user must choose a new password at the next sign-in, before the application gets a code (docs/mail.md, "Password change required")' })
+  @ApiProperty({
+    required: false,
+    default: false,
+    description: 'the user must choose a new password at the next sign-in, before the application gets a code (docs/mail.md, "Password change required")',
+  })
   @IsOptional()
   @IsBoolean()
   changeRequired?: boolean;

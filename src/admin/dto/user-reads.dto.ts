@@ -85,7 +85,11 @@ export class UserPatListDto {
 
 /** `POST …/users/{userId}/invite`, `…/password/reset` and `…/email/verify` (docs/mail.md): the mail is queued; its link works until then. */
 export class InvitationDto {
-  @ApiProperty({ format: 'date-time', description: 'when the link in the mail stops working (an invitation: 7 days; a reset: 1 hour; a verification: 24 hours)' }) expiresAt: string;
+  @ApiProperty({
+    format: 'date-time',
+    description: 'when the link in the mail stops working (an invitation: 7 days; a reset: 1 hour; a verification: 24 hours)',
+  })
+  expiresAt: string;
 }
 
 /** A browser session of the login UI (docs/mail.md, "Sessions"), named by its public id: the cookie's value is never shown. */

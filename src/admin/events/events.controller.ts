@@ -22,7 +22,11 @@ export class EventsController {
    */
   @Post('_search')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Search the event log', description: 'With `wait`, a feed: the answer waits for a matching event to commit (docs/product-rules.md, "Import and event search"). `users` names the users the events mention.' })
+  @ApiOperation({
+    summary: 'Search the event log',
+    description:
+      'With `wait`, a feed: the answer waits for a matching event to commit (docs/product-rules.md, "Import and event search"). `users` names the users the events mention.',
+  })
   @ApiOkResponse({ type: EventListDto })
   @Authenticated({ role: Role.IamOwner })
   async search(@Body() dto: SearchEventsDto): Promise<EventListDto> {

@@ -17,13 +17,17 @@ class ImportEnvelopePipe implements PipeTransform<unknown, Promise<ImportRequest
   async transform(body: unknown): Promise<ImportRequestDto> {
     const orgs = envelopeOrgs(body);
     const users = orgs?.map((org) => (isObject(org) ? org.humanUsers : undefined));
-    const envelope = orgs === undefined ? body : { ...(body as object), dataOrgs: { ...(body as { dataOrgs: object }).dataOrgs, orgs: orgs.map(withoutUsers) } };
+    const envelope =
+      orgs === undefined ? body : { ...(body as object), dataOrgs: { ...(body as { dataOrgs: object }).dataOrgs, orgs: orgs.map(withoutUsers) } };
     const metadata: ArgumentMetadata = { type: 'body', metatype: ImportRequestDto };
     const dto = (await this.pipe.transform(envelope, metadata)) as ImportRequestDto;
     dto.dataOrgs.orgs.forEach((org, i) => {
       const items = users![i];
       if (items === undefined) return;
-      if (!Array.isArray(items)) throw DomainError.invalid(`invalid request: dataOrgs.orgs.${i}.humanUsers must be an array`, [{ field: `dataOrgs.orgs.${i}.humanUsers`, message: 'humanUsers must be an array' }]);
+      if (!Array.isArray(items))
+        throw DomainError.invalid(`invalid request: dataOrgs.orgs.${i}.humanUsers must be an array`, [
+          { field: `dataOrgs.orgs.${i}.humanUsers`, message: 'humanUsers must be an array' },
+        ]);
       org.humanUsers = items;
     });
     return dto;

@@ -75,7 +75,14 @@ export function checkImportUser(item: unknown, passwordMinLength: number): Check
   const email = user ? asObject(user.email, 'user.email', problems, true) : undefined;
   const phone = user ? asObject(user.phone, 'user.phone', problems) : undefined;
   const hashed = user ? asObject(user.hashedPassword, 'user.hashedPassword', problems) : undefined;
-  for (const [path, obj] of [['', root], ['user', user], ['user.profile', profile], ['user.email', email], ['user.phone', phone], ['user.hashedPassword', hashed]] as const) {
+  for (const [path, obj] of [
+    ['', root],
+    ['user', user],
+    ['user.profile', profile],
+    ['user.email', email],
+    ['user.phone', phone],
+    ['user.hashedPassword', hashed],
+  ] as const) {
     if (obj) for (const key of Object.keys(obj)) if (!KNOWN[path].includes(key)) problems.push(`${path ? `${path}.` : ''}${key} is not a known field`);
   }
 

@@ -16,7 +16,10 @@ export class ImportController {
   /** docs/product-rules.md, "Import and event search": 200 with successes and error entries, even when some users or organizations failed. */
   @Post()
   @HttpCode(200)
-  @ApiOperation({ summary: 'Import organizations and users', description: 'Answers 200 with the successes and an error entry per failed organization or user.' })
+  @ApiOperation({
+    summary: 'Import organizations and users',
+    description: 'Answers 200 with the successes and an error entry per failed organization or user.',
+  })
   @Authenticated({ role: Role.IamOwner })
   @ApiBody({ type: ImportRequestDto })
   @ApiOkResponse({ type: ImportResponseDto })

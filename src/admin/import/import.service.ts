@@ -61,7 +61,8 @@ export class ImportService {
     const items = org.humanUsers ?? [];
     // The body is JSON: orgId can be null or a number, which RegExp.test would read as "null" or "123".
     if (typeof org.orgId !== 'string' || !ID_PATTERN.test(org.orgId)) {
-      const what = org.orgId === undefined || org.orgId === null || org.orgId === '' ? 'orgId is required' : 'orgId must be 1 to 64 letters, digits or ._@:- characters';
+      const what =
+        org.orgId === undefined || org.orgId === null || org.orgId === '' ? 'orgId is required' : 'orgId must be 1 to 64 letters, digits or ._@:- characters';
       run.error('org', typeof org.orgId === 'string' ? org.orgId : '', `orgs[${index}]: ${what}; its ${items.length} users were not imported`);
       return 0;
     }
@@ -69,7 +70,11 @@ export class ImportService {
     // An organization named twice in one request was handled the first time; it is not "already existing".
     const outcome = run.hasOrg(orgId) ? 'created' : await this.writer.ensureOrg(editorUserId, orgId, org.org?.name ?? orgId);
     if (outcome === 'conflict') {
-      run.error('org', orgId, `the organization could not be created: its primary domain is taken by another organization; its ${items.length} users were not imported`);
+      run.error(
+        'org',
+        orgId,
+        `the organization could not be created: its primary domain is taken by another organization; its ${items.length} users were not imported`,
+      );
       return 0;
     }
     // An existing organization is reported, yet the users are still added to the existing organization.
@@ -121,11 +126,15 @@ export class ImportService {
     }
     const takenIds = await this.writer.existingUserIds(checked.map((u) => u.userId));
     const removedIds = await this.writer.removedUserIds(checked.map((u) => u.userId));
-    const takenNames = await this.writer.existingUserNames(orgId, checked.map((u) => u.userName.toLowerCase()));
+    const takenNames = await this.writer.existingUserNames(
+      orgId,
+      checked.map((u) => u.userName.toLowerCase()),
+    );
     return checked.filter((user) => {
       if (takenIds.has(user.userId)) run.error('user', user.userId, `a user with id "${user.userId}" already exists`);
       else if (removedIds.has(user.userId)) run.error('user', user.userId, `the id "${user.userId}" belonged to a removed user and is never given again`);
-      else if (takenNames.has(user.userName.toLowerCase())) run.error('user', user.userId, `the userName "${user.userName}" already exists in organization ${orgId}`);
+      else if (takenNames.has(user.userName.toLowerCase()))
+        run.error('user', user.userId, `the userName "${user.userName}" already exists in organization ${orgId}`);
       else return true;
       return false;
     });
@@ -136,7 +145,10 @@ export class ImportService {
    * unverified (docs/product-rules.md, "Verified addresses"): the user and its address are imported, not the trust.
    */
   private async unverifiedWhereTaken(orgId: string, candidates: ImportCandidate[]): Promise<ImportCandidate[]> {
-    const taken = await this.writer.verifiedEmails(orgId, candidates.filter((c) => c.emailVerified).map((c) => c.email.toLowerCase()));
+    const taken = await this.writer.verifiedEmails(
+      orgId,
+      candidates.filter((c) => c.emailVerified).map((c) => c.email.toLowerCase()),
+    );
     return candidates.map((c) => {
       const address = c.email.toLowerCase();
       if (!c.emailVerified) return c;

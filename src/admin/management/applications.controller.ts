@@ -77,7 +77,12 @@ export class ApplicationsController {
   @ApiOperation({ summary: 'Remove an application, its keys, and every grant and token issued to it' })
   @ApiNoContentResponse({ description: 'removed' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('projectId') projectId: string, @Param('appId') appId: string): Promise<void> {
+  async remove(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('projectId') projectId: string,
+    @Param('appId') appId: string,
+  ): Promise<void> {
     await this.apps.remove(caller.userId, orgId, projectId, appId);
   }
 

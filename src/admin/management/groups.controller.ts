@@ -38,7 +38,7 @@ export class GroupsController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a group' })
   @ApiNoContentResponse({ description: 'the group is deleted' })
-  @ApiNotFoundResponse({ description: "no such group in the organization" })
+  @ApiNotFoundResponse({ description: 'no such group in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('groupId') groupId: string): Promise<void> {
     await this.groups.remove(caller.userId, orgId, groupId);
@@ -47,7 +47,7 @@ export class GroupsController {
   @Put(':groupId/members/:userId')
   @ApiOperation({ summary: 'Add a user to a group', description: 'Idempotent: adding a member again changes nothing.' })
   @ApiOkResponse({ type: GroupMemberDto })
-  @ApiNotFoundResponse({ description: "no such group or user in the organization" })
+  @ApiNotFoundResponse({ description: 'no such group or user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async addMember(
     @Caller() caller: Principal,
@@ -63,7 +63,7 @@ export class GroupsController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Remove a user from a group', description: 'Idempotent: removing a non-member changes nothing.' })
   @ApiNoContentResponse({ description: 'the user is not a member (any more)' })
-  @ApiNotFoundResponse({ description: "no such group or user in the organization" })
+  @ApiNotFoundResponse({ description: 'no such group or user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async removeMember(
     @Caller() caller: Principal,

@@ -34,7 +34,7 @@ export class OrgMembersController {
   @Put(':userId')
   @ApiOperation({ summary: "Set a user's organization roles" })
   @ApiOkResponse({ type: MemberDto })
-  @ApiNotFoundResponse({ description: "no such user" })
+  @ApiNotFoundResponse({ description: 'no such user' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async setMember(
     @Caller() caller: Principal,

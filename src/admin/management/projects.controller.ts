@@ -12,15 +12,7 @@ import { ProjectsService } from '../../users/projects.service.js';
 import { CreateSamlAppDto, SamlAppCreatedDto } from '../dto/saml-applications.dto.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { readMetadataDocument } from '../../common/net/configured-target.js';
-import {
-  AppCreatedDto,
-  ApplicationKeyDto,
-  CreateApiAppDto,
-  CreateOidcAppDto,
-  CreateProjectDto,
-  EmptyDto,
-  ProjectCreatedDto,
-} from '../dto/projects.dto.js';
+import { AppCreatedDto, ApplicationKeyDto, CreateApiAppDto, CreateOidcAppDto, CreateProjectDto, EmptyDto, ProjectCreatedDto } from '../dto/projects.dto.js';
 
 @ApiTags('management')
 @Controller('management/v1/orgs/:orgId/projects')
@@ -45,7 +37,7 @@ export class ProjectsController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an OIDC application', description: 'The client secret, if any, is shown only in this response.' })
   @ApiCreatedResponse({ type: AppCreatedDto })
-  @ApiNotFoundResponse({ description: "no such project in the organization" })
+  @ApiNotFoundResponse({ description: 'no such project in the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   createOidcApp(
     @Caller() caller: Principal,
@@ -82,7 +74,7 @@ export class ProjectsController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create an API application', description: 'The client secret, if any, is shown only in this response.' })
   @ApiCreatedResponse({ type: AppCreatedDto })
-  @ApiNotFoundResponse({ description: "no such project in the organization" })
+  @ApiNotFoundResponse({ description: 'no such project in the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   createApiApp(
     @Caller() caller: Principal,
@@ -97,10 +89,11 @@ export class ProjectsController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Create a SAML application',
-    description: "The service provider's fields, or its metadata (metadataXml) for those not given; the answer names this organization's IdP as the service provider is to be told it.",
+    description:
+      "The service provider's fields, or its metadata (metadataXml) for those not given; the answer names this organization's IdP as the service provider is to be told it.",
   })
   @ApiCreatedResponse({ type: SamlAppCreatedDto })
-  @ApiNotFoundResponse({ description: "no such project in the organization" })
+  @ApiNotFoundResponse({ description: 'no such project in the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async createSamlApp(
     @Caller() caller: Principal,
@@ -109,7 +102,8 @@ export class ProjectsController {
     @Body() dto: CreateSamlAppDto,
   ): Promise<SamlAppCreatedDto> {
     const { metadataUrl, ...fields } = dto;
-    if (metadataUrl !== undefined && fields.metadataXml !== undefined) throw DomainError.invalidField('metadataUrl', 'give metadataXml or metadataUrl, not both');
+    if (metadataUrl !== undefined && fields.metadataXml !== undefined)
+      throw DomainError.invalidField('metadataUrl', 'give metadataXml or metadataUrl, not both');
     // Read before anything is written, under the outbound rules (docs/saml.md, "SAML applications"); the document is then taken as if pasted.
     const rules = { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, timeoutMs: this.config.idpTimeoutMs };
     const metadataXml = metadataUrl === undefined ? fields.metadataXml : await readMetadataDocument(metadataUrl, 'metadataUrl', rules);
@@ -120,9 +114,12 @@ export class ProjectsController {
   @Post(':projectId/apps/:appId/keys')
   @SecretResponse()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Add a key to an application', description: 'Only for applications using private_key_jwt (400 otherwise); the private key is shown only in this response.' })
+  @ApiOperation({
+    summary: 'Add a key to an application',
+    description: 'Only for applications using private_key_jwt (400 otherwise); the private key is shown only in this response.',
+  })
   @ApiCreatedResponse({ type: ApplicationKeyDto })
-  @ApiNotFoundResponse({ description: "no such project or application in the organization" })
+  @ApiNotFoundResponse({ description: 'no such project or application in the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async addAppKey(
     @Caller() caller: Principal,

@@ -68,7 +68,12 @@ export class UserCredentialsController {
   @ApiNoContentResponse({ description: 'the token is removed; the API answers 401 to it' })
   @ApiNotFoundResponse({ description: 'no such user in the organization, or no such token of the user' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async removePat(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Param('tokenId') tokenId: string): Promise<void> {
+  async removePat(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Param('tokenId') tokenId: string,
+  ): Promise<void> {
     await this.credentials.removePersonalAccessToken(caller.userId, orgId, userId, tokenId);
   }
 }

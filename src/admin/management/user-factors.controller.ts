@@ -22,7 +22,12 @@ export class UserFactorsController {
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @ApiOperation({ summary: "List a user's second factors" })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async list(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Query() query: ListPageQueryDto): Promise<UserFactorListDto> {
+  async list(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Query() query: ListPageQueryDto,
+  ): Promise<UserFactorListDto> {
     const { items, total } = pageOfList(await this.factors.list(caller.userId, orgId, userId), query);
     return { factors: items, total };
   }

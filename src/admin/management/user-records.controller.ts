@@ -47,7 +47,9 @@ export class UserRecordsController {
   @ApiOperation({ summary: 'Change fields of a user (any field of its creation)' })
   @ApiOkResponse({ type: UserDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
-  @ApiConflictResponse({ description: 'the user name is taken in the organization, or `isEmailVerified` is true for an address another user of the organization holds verified' })
+  @ApiConflictResponse({
+    description: 'the user name is taken in the organization, or `isEmailVerified` is true for an address another user of the organization holds verified',
+  })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async change(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() dto: ChangeUserDto): Promise<UserDto> {
     const { profile, email, phone, ...rest } = dto;
@@ -62,7 +64,7 @@ export class UserRecordsController {
 
   @Delete(':userId')
   @HttpCode(204)
-  @ApiOperation({ summary: "Delete a user with its credentials, sessions and tokens; its id stays reserved" })
+  @ApiOperation({ summary: 'Delete a user with its credentials, sessions and tokens; its id stays reserved' })
   @ApiNoContentResponse({ description: 'the user is deleted' })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @ApiConflictResponse({ description: 'the user is the last active IAM_OWNER' })

@@ -23,7 +23,14 @@ export class UserSessionsController {
     const { items, total } = pageOfList(await this.sessions.list(orgId, userId), query);
     return {
       total,
-      sessions: items.map((s) => ({ sessionId: s.sessionId, signedInAt: s.signedInAt.toISOString(), lastUsedAt: s.lastUsedAt.toISOString(), expiresAt: s.expiresAt?.toISOString() ?? null, applications: s.clientIds, amr: s.amr })),
+      sessions: items.map((s) => ({
+        sessionId: s.sessionId,
+        signedInAt: s.signedInAt.toISOString(),
+        lastUsedAt: s.lastUsedAt.toISOString(),
+        expiresAt: s.expiresAt?.toISOString() ?? null,
+        applications: s.clientIds,
+        amr: s.amr,
+      })),
     };
   }
 

@@ -1,5 +1,13 @@
 import { Body, Controller, HttpCode, Param, Post, Put } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiConflictResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiConflictResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -54,20 +62,27 @@ export class UserStateController {
 
   @Post('email/verify')
   @HttpCode(202)
-  @ApiOperation({ summary: "Mail the user a link that verifies its e-mail address (valid 24 hours); an earlier link stops working" })
+  @ApiOperation({ summary: 'Mail the user a link that verifies its e-mail address (valid 24 hours); an earlier link stops working' })
   @ApiAcceptedResponse({ type: InvitationDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
-  @ApiConflictResponse({ description: 'a machine user, a user without an e-mail address, an address already verified, or one another user of the organization holds verified' })
+  @ApiConflictResponse({
+    description: 'a machine user, a user without an e-mail address, an address already verified, or one another user of the organization holds verified',
+  })
   @ApiTooManyRequestsResponse({ description: 'a link of this kind went to the user less than a minute ago and is unused; `Retry-After` says when' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async verifyEmail(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<InvitationDto> {
+  async verifyEmail(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Body() _dto: EmptyDto,
+  ): Promise<InvitationDto> {
     const { expiresAt } = await this.links.sendByAdministrator(caller.userId, orgId, userId, 'email_verification');
     return { expiresAt: expiresAt.toISOString() };
   }
 
   @Post('deactivate')
   @HttpCode(200)
-  @ApiOperation({ summary: "Deactivate a user: it cannot sign in, and its sessions and tokens are revoked" })
+  @ApiOperation({ summary: 'Deactivate a user: it cannot sign in, and its sessions and tokens are revoked' })
   @ApiOkResponse({ type: UserDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @ApiConflictResponse({ description: 'the user is the last active IAM_OWNER' })
@@ -101,7 +116,12 @@ export class UserStateController {
   @ApiOkResponse({ type: UserDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async setPassword(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() dto: SetPasswordDto): Promise<UserDto> {
+  async setPassword(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Body() dto: SetPasswordDto,
+  ): Promise<UserDto> {
     await this.lifecycle.setPassword(caller.userId, orgId, userId, dto.password, { changeRequired: dto.changeRequired ?? false });
     return userView(await this.directory.get(orgId, userId));
   }

@@ -30,7 +30,9 @@ export class UsersController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a human user' })
   @ApiCreatedResponse({ type: UserCreatedDto })
-  @ApiConflictResponse({ description: 'the user name is taken in the organization, or `isEmailVerified` is true for an address another user of the organization holds verified' })
+  @ApiConflictResponse({
+    description: 'the user name is taken in the organization, or `isEmailVerified` is true for an address another user of the organization holds verified',
+  })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async createHuman(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateHumanUserDto): Promise<UserCreatedDto> {
     const user = await this.users.createHuman(caller.userId, orgId, {
@@ -63,16 +65,14 @@ export class UsersController {
   @Post(':userId/secret')
   @SecretResponse()
   @HttpCode(201)
-  @ApiOperation({ summary: "Generate a machine user's client secret", description: 'Replaces the previous secret; shown only in this response. Only machine users (400 otherwise).' })
+  @ApiOperation({
+    summary: "Generate a machine user's client secret",
+    description: 'Replaces the previous secret; shown only in this response. Only machine users (400 otherwise).',
+  })
   @ApiCreatedResponse({ type: MachineSecretDto })
-  @ApiNotFoundResponse({ description: "no such user in the organization" })
+  @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  setSecret(
-    @Caller() caller: Principal,
-    @Param('orgId') orgId: string,
-    @Param('userId') userId: string,
-    @Body() _dto: EmptyDto,
-  ): Promise<MachineSecretDto> {
+  setSecret(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() _dto: EmptyDto): Promise<MachineSecretDto> {
     return this.credentials.setMachineSecret(caller.userId, orgId, userId);
   }
 
@@ -81,7 +81,7 @@ export class UsersController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Add a key to a machine user', description: 'The private key is shown only in this response. Only machine users (400 otherwise).' })
   @ApiCreatedResponse({ type: MachineKeyDto })
-  @ApiNotFoundResponse({ description: "no such user in the organization" })
+  @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async addKey(
     @Caller() caller: Principal,
@@ -97,9 +97,12 @@ export class UsersController {
   @Post(':userId/pats')
   @SecretResponse()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Add a personal access token to a machine user', description: 'The token is shown only in this response. Only machine users (400 otherwise).' })
+  @ApiOperation({
+    summary: 'Add a personal access token to a machine user',
+    description: 'The token is shown only in this response. Only machine users (400 otherwise).',
+  })
   @ApiCreatedResponse({ type: PersonalAccessTokenDto })
-  @ApiNotFoundResponse({ description: "no such user in the organization" })
+  @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   addPersonalAccessToken(
     @Caller() caller: Principal,

@@ -25,9 +25,7 @@ export const ACCESS_POLICY = 'portcullis:access-policy';
  * 404 here (@nestjs/swagger joins the descriptions of one status), so it names only the route's own case.
  */
 export function Authenticated(options: { role: Role; orgParam?: string }) {
-  const policy: AccessPolicy = options.orgParam
-    ? { role: options.role, scope: 'org', orgParam: options.orgParam }
-    : { role: options.role, scope: 'instance' };
+  const policy: AccessPolicy = options.orgParam ? { role: options.role, scope: 'org', orgParam: options.orgParam } : { role: options.role, scope: 'instance' };
   const access: AccessExtension = options.orgParam ? { role: options.role, organizationParameter: options.orgParam } : { role: options.role };
   const where = options.orgParam ? ` on the organization {${options.orgParam}}` : ' on the instance';
   return applyDecorators(
@@ -40,9 +38,7 @@ export function Authenticated(options: { role: Role; orgParam?: string }) {
       type: ApiErrorDto,
     }),
     // The guard answers 404, not 403, for an organization outside the caller's reach (SECURITY.md, "Tenant isolation").
-    ...(options.orgParam
-      ? [ApiNotFoundResponse({ description: `no organization {${options.orgParam}} within the caller's reach`, type: ApiErrorDto })]
-      : []),
+    ...(options.orgParam ? [ApiNotFoundResponse({ description: `no organization {${options.orgParam}} within the caller's reach`, type: ApiErrorDto })] : []),
   );
 }
 
@@ -61,5 +57,8 @@ export function AnyCaller() {
 
 /** Declares a route open to anyone (health, discovery documents); the OpenAPI document says `security: []`. */
 export function Public() {
-  return applyDecorators(SetMetadata(ACCESS_POLICY, { public: true } satisfies AccessPolicy), ApiExtension(ACCESS_EXTENSION, { public: true } satisfies AccessExtension));
+  return applyDecorators(
+    SetMetadata(ACCESS_POLICY, { public: true } satisfies AccessPolicy),
+    ApiExtension(ACCESS_EXTENSION, { public: true } satisfies AccessExtension),
+  );
 }

@@ -66,7 +66,8 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   private async viaDpop(req: Request, token: string): Promise<Principal> {
     const proof = req.headers.dpop;
     // Exactly one DPoP header (§4.3 check 1); Node joins repeated ones with ", ", which no JWT contains.
-    if (typeof proof !== 'string' || proof === '') throw new DpopChallenge('invalid_dpop_proof', 'a DPoP proof is required with the DPoP scheme', this.nonces.next());
+    if (typeof proof !== 'string' || proof === '')
+      throw new DpopChallenge('invalid_dpop_proof', 'a DPoP proof is required with the DPoP scheme', this.nonces.next());
     if (!this.replays) throw new DpopChallenge('invalid_token', 'DPoP is not available on this service');
     const now = Date.now();
     const path = (req.originalUrl ?? req.url).split(/[?#]/)[0];

@@ -19,18 +19,24 @@ describe('loadConfig', () => {
   });
 
   it('refuses a management listener on the public port', () => {
-    assert.throws(() => loadConfig({ PORT: '9000' }), (error: unknown) => error instanceof ConfigError && /MANAGEMENT_PORT must differ from PORT/.test(error.message));
+    assert.throws(
+      () => loadConfig({ PORT: '9000' }),
+      (error: unknown) => error instanceof ConfigError && /MANAGEMENT_PORT must differ from PORT/.test(error.message),
+    );
     assert.equal(loadConfig({ PORT: '9000', MANAGEMENT_PORT: '9001' }).management.port, 9001);
   });
 
   it('accepts each signing algorithm by its JWS name and refuses anything else with the allowed list', () => {
     for (const alg of ['RS256', 'ES256', 'EdDSA'] as const) assert.equal(loadConfig({ SIGNING_ALG: alg }).signingAlg, alg);
     for (const wrong of ['es256', 'HS256', 'none', 'Ed25519']) {
-      assert.throws(() => loadConfig({ SIGNING_ALG: wrong }), (error: unknown) => {
-        assert.ok(error instanceof ConfigError);
-        assert.deepEqual(error.problems, [`SIGNING_ALG must be one of RS256, ES256, EdDSA, got "${wrong}"`]);
-        return true;
-      });
+      assert.throws(
+        () => loadConfig({ SIGNING_ALG: wrong }),
+        (error: unknown) => {
+          assert.ok(error instanceof ConfigError);
+          assert.deepEqual(error.problems, [`SIGNING_ALG must be one of RS256, ES256, EdDSA, got "${wrong}"`]);
+          return true;
+        },
+      );
     }
   });
 
@@ -120,7 +126,10 @@ describe('loadConfig', () => {
       assert.fail('expected a ConfigError');
     } catch (error) {
       assert.ok(error instanceof ConfigError);
-      assert.deepEqual(error.problems.map((p) => p.split(' ')[0]), ['PROVISIONING_LEASE_MS']);
+      assert.deepEqual(
+        error.problems.map((p) => p.split(' ')[0]),
+        ['PROVISIONING_LEASE_MS'],
+      );
     }
   });
 
@@ -128,7 +137,11 @@ describe('loadConfig', () => {
     assert.equal(loadConfig({}).keyPollMs, 5000);
     assert.equal(loadConfig({ KEY_POLL_MS: '200' }).keyPollMs, 200);
     for (const value of ['99', '60001', 'often']) {
-      assert.throws(() => loadConfig({ KEY_POLL_MS: value }), (error: unknown) => error instanceof ConfigError && error.problems.map((p) => p.split(' ')[0]).join() === 'KEY_POLL_MS', value);
+      assert.throws(
+        () => loadConfig({ KEY_POLL_MS: value }),
+        (error: unknown) => error instanceof ConfigError && error.problems.map((p) => p.split(' ')[0]).join() === 'KEY_POLL_MS',
+        value,
+      );
     }
   });
 
@@ -142,7 +155,11 @@ describe('loadConfig', () => {
     assert.equal(sqlite({ SQLITE_CHECKPOINT_IDLE_MS: '1000' }), 1000);
     assert.equal('checkpointIdleMs' in loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/portcullis' }).database, false);
     for (const value of ['999', '86400001', 'soon']) {
-      assert.throws(() => loadConfig({ SQLITE_CHECKPOINT_IDLE_MS: value }), (error: unknown) => error instanceof ConfigError && error.problems.map((p) => p.split(' ')[0]).join() === 'SQLITE_CHECKPOINT_IDLE_MS', value);
+      assert.throws(
+        () => loadConfig({ SQLITE_CHECKPOINT_IDLE_MS: value }),
+        (error: unknown) => error instanceof ConfigError && error.problems.map((p) => p.split(' ')[0]).join() === 'SQLITE_CHECKPOINT_IDLE_MS',
+        value,
+      );
     }
   });
 });

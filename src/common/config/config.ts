@@ -217,7 +217,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const idpTimeoutMs = read.integer('IDP_TIMEOUT_MS', 10_000, 100, 60_000);
   const clientJwksCacheMs = read.integer('CLIENT_JWKS_CACHE_MS', 300_000, 1000, 86_400_000);
   const domainVerification = {
-    dnsServers: read.string('DOMAIN_VERIFICATION_DNS_SERVERS', '').split(',').map((s) => s.trim()).filter((s) => s !== ''),
+    dnsServers: read
+      .string('DOMAIN_VERIFICATION_DNS_SERVERS', '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
     httpsPort: read.integer('DOMAIN_VERIFICATION_HTTPS_PORT', 443, 1, 65535),
   };
   const badServer = domainVerification.dnsServers.find((s) => !DNS_SERVER.test(s));
@@ -269,7 +273,8 @@ const DNS_SERVER = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\]|[0-9a-f:]+)(:\d{1,5}
 
 function readMailConfig(read: EnvReader, env: Env, instanceDomain: string, problems: string[]): MailConfig {
   const smtpUrl = env.SMTP_URL === undefined || env.SMTP_URL === '' ? undefined : env.SMTP_URL;
-  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]+/.test(smtpUrl)) problems.push(`SMTP_URL must be smtp://host:port or smtps://host:port, got "${redactUrl(smtpUrl)}"`);
+  if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]+/.test(smtpUrl))
+    problems.push(`SMTP_URL must be smtp://host:port or smtps://host:port, got "${redactUrl(smtpUrl)}"`);
   const from = read.string('MAIL_FROM', `Portcullis <no-reply@${instanceDomain}>`);
   if (/[\r\n]/.test(from) || !/@/.test(from)) problems.push('MAIL_FROM must be one address, e.g. "Portcullis <no-reply@example.com>"');
   return {

@@ -16,7 +16,12 @@ describe('client key sets', () => {
     ];
     const { jwks, problems } = checkClientJwks({ keys }, 'jwks');
     assert.deepEqual(problems, []);
-    assert.deepEqual(jwks!.keys.map(Object.keys), [['kty', 'kid', 'alg', 'n', 'e'], ['kty', 'kid', 'use', 'crv', 'x', 'y'], ['kty', 'kid', 'alg', 'crv', 'x', 'y'], ['kty', 'kid', 'alg', 'crv', 'x']]);
+    assert.deepEqual(jwks!.keys.map(Object.keys), [
+      ['kty', 'kid', 'alg', 'n', 'e'],
+      ['kty', 'kid', 'use', 'crv', 'x', 'y'],
+      ['kty', 'kid', 'alg', 'crv', 'x', 'y'],
+      ['kty', 'kid', 'alg', 'crv', 'x'],
+    ]);
   });
 
   it('refuses Ed448, secp256k1 and a member that is not a string, naming the member', () => {

@@ -44,7 +44,8 @@ export function checkClientJwks(value: unknown, field: string): { jwks: ClientJw
     const problem = keyProblem(key);
     if (problem) return void problems.push({ field: `${field}.keys.${i}${problem.member ? `.${problem.member}` : ''}`, message: problem.message });
     const jwk = key as ClientJwk;
-    if (jwk.kid !== undefined && kids.has(jwk.kid)) return void problems.push({ field: `${field}.keys.${i}.kid`, message: `the kid "${jwk.kid}" is used by another key of the set` });
+    if (jwk.kid !== undefined && kids.has(jwk.kid))
+      return void problems.push({ field: `${field}.keys.${i}.kid`, message: `the kid "${jwk.kid}" is used by another key of the set` });
     if (jwk.kid !== undefined) kids.add(jwk.kid);
     return Object.fromEntries(KEPT_MEMBERS.filter((member) => jwk[member] !== undefined).map((member) => [member, jwk[member]]));
   });
@@ -64,7 +65,8 @@ function keyProblem(key: unknown): KeyProblem | undefined {
   if (secret) return { member: secret, message: `a private key member ("${secret}"): register the public key only` };
   const notString = KEPT_MEMBERS.find((member) => member in jwk && typeof jwk[member] !== 'string');
   if (notString) return { member: notString, message: 'a string' };
-  if (typeof jwk.kid === 'string' && (jwk.kid.length === 0 || jwk.kid.length > MAX_KID_LENGTH)) return { member: 'kid', message: `1 to ${MAX_KID_LENGTH} characters` };
+  if (typeof jwk.kid === 'string' && (jwk.kid.length === 0 || jwk.kid.length > MAX_KID_LENGTH))
+    return { member: 'kid', message: `1 to ${MAX_KID_LENGTH} characters` };
   if (jwk.use !== undefined && jwk.use !== 'sig') return { member: 'use', message: 'a signing key ("use": "sig")' };
   const type = keyType(jwk as ClientJwk);
   if ('message' in type) return type;
@@ -77,7 +79,8 @@ function keyProblem(key: unknown): KeyProblem | undefined {
 /** Which accepted kind of key this is, its material checked by parsing it. */
 function keyType(jwk: ClientJwk): { name: keyof typeof ALGS_BY_KEY } | KeyProblem {
   const allowed = 'RSA (at least 2048 bits), EC (P-256, P-384) or OKP (Ed25519)';
-  if (jwk.kty === 'EC' && jwk.crv !== 'P-256' && jwk.crv !== 'P-384') return { member: 'crv', message: `EC keys on P-256 or P-384 only; allowed keys: ${allowed}` };
+  if (jwk.kty === 'EC' && jwk.crv !== 'P-256' && jwk.crv !== 'P-384')
+    return { member: 'crv', message: `EC keys on P-256 or P-384 only; allowed keys: ${allowed}` };
   if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519') return { member: 'crv', message: `OKP keys of Ed25519 only; allowed keys: ${allowed}` };
   if (jwk.kty !== 'RSA' && jwk.kty !== 'EC' && jwk.kty !== 'OKP') return { member: 'kty', message: `allowed keys: ${allowed}` };
   let bits: number | undefined;
@@ -87,6 +90,7 @@ function keyType(jwk: ClientJwk): { name: keyof typeof ALGS_BY_KEY } | KeyProble
     return { message: `not a valid ${jwk.kty} public key` };
   }
   if (jwk.kty !== 'RSA') return { name: jwk.crv as 'P-256' | 'P-384' | 'Ed25519' };
-  if (bits === undefined || bits < MIN_RSA_BITS || bits > MAX_RSA_BITS) return { member: 'n', message: `RSA keys of ${MIN_RSA_BITS} to ${MAX_RSA_BITS} bits (this one has ${bits})` };
+  if (bits === undefined || bits < MIN_RSA_BITS || bits > MAX_RSA_BITS)
+    return { member: 'n', message: `RSA keys of ${MIN_RSA_BITS} to ${MAX_RSA_BITS} bits (this one has ${bits})` };
   return { name: 'RSA' };
 }

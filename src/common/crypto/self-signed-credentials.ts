@@ -22,7 +22,9 @@ export async function newSelfSignedCredentials(commonName: string): Promise<{ pr
   const now = Date.now();
   const x509 = x509Library();
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     name: `CN=${commonName.replace(/[,+="<>#;\\]/g, ' ')}`,
     notBefore: new Date(now - 60_000),
     notAfter: new Date(now + 10 * 365 * 24 * 3600 * 1000),
@@ -30,6 +32,9 @@ export async function newSelfSignedCredentials(commonName: string): Promise<{ pr
     keys,
   });
   const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-  const privateKeyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64').match(/.{1,64}/g)!.join('\n')}\n-----END PRIVATE KEY-----\n`;
+  const privateKeyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8
+    .toString('base64')
+    .match(/.{1,64}/g)!
+    .join('\n')}\n-----END PRIVATE KEY-----\n`;
   return { privateKeyPem, certificatePem: certificate.toString('pem') };
 }

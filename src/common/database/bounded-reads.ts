@@ -112,7 +112,8 @@ class SqliteReadThread {
         worker.off('exit', exited);
         settle();
       };
-      const answered = (answer: ReadAnswer) => done(() => ('rows' in answer ? resolve(answer.rows) : reject(new QueryFailedError(request.sql, request.parameters, new Error(answer.error)))));
+      const answered = (answer: ReadAnswer) =>
+        done(() => ('rows' in answer ? resolve(answer.rows) : reject(new QueryFailedError(request.sql, request.parameters, new Error(answer.error)))));
       const failed = (error: Error) => done(() => reject(error));
       const exited = () => done(() => reject(new Error('the SQLite read thread exited')));
       const timer = setTimeout(() => {

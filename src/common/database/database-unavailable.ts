@@ -11,7 +11,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (code && UNAVAILABLE_CODES.has(code)) return true;
   const message = e?.driverError?.message ?? e?.message ?? '';
   // Galera's commit on a node that just lost the primary component fails with 1180 and this provider status.
-  return /Pool is closed|Connection lost|connect ETIMEDOUT|Can't add new command when connection is in closed state|Not connected to Primary Component/i.test(message);
+  return /Pool is closed|Connection lost|connect ETIMEDOUT|Can't add new command when connection is in closed state|Not connected to Primary Component/i.test(
+    message,
+  );
 }
 
 /**

@@ -30,7 +30,11 @@ export async function takeLease(runner: QueryRunner, name: string, ttlMs: number
   try {
     const insert = runner.connection.options.type === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
     await runner.query(`${insert} INTO leases (name, holder, expires_at) VALUES (?, ?, 0)`, [name, holder]);
-    const result = await runner.query('UPDATE leases SET holder = ?, expires_at = ? WHERE name = ? AND (holder = ? OR expires_at < ?)', [holder, now + ttlMs, name, holder, now], true);
+    const result = await runner.query(
+      'UPDATE leases SET holder = ?, expires_at = ? WHERE name = ? AND (holder = ? OR expires_at < ?)',
+      [holder, now + ttlMs, name, holder, now],
+      true,
+    );
     return result.affected === 1;
   } catch (error) {
     if (contentionOf(error) === 'deadlock') return false;

@@ -28,7 +28,9 @@ export async function migrationState(dataSource: DataSource): Promise<MigrationS
   const runner = dataSource.createQueryRunner();
   try {
     const hasTable = await runner.hasTable('migrations');
-    const applied: string[] = hasTable ? (await runner.query('SELECT name FROM migrations ORDER BY timestamp, id')).map((row: { name: string }) => row.name) : [];
+    const applied: string[] = hasTable
+      ? (await runner.query('SELECT name FROM migrations ORDER BY timestamp, id')).map((row: { name: string }) => row.name)
+      : [];
     const appliedSet = new Set(applied);
     const knownSet = new Set(known);
     return { applied, pending: known.filter((name) => !appliedSet.has(name)), unknown: applied.filter((name) => !knownSet.has(name)) };

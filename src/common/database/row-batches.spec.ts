@@ -53,6 +53,9 @@ describe('row batches', () => {
     await first;
     await good;
     await assert.rejects(bad);
-    assert.deepEqual(statements.map((s) => s.parameters), [['first'], ['good', 'bad'], ['good'], ['bad']]);
+    assert.deepEqual(
+      statements.map((s) => s.parameters),
+      [['first'], ['good', 'bad'], ['good'], ['bad']],
+    );
   });
 });

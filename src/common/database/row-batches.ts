@@ -83,7 +83,10 @@ export class RowBatches {
 
   private async write(statement: RowStatement, rows: PendingRow[]): Promise<void> {
     const runFor = (batch: PendingRow[]) => {
-      const { sql, parameters } = statementFor(statement, batch.map((row) => row.parameters));
+      const { sql, parameters } = statementFor(
+        statement,
+        batch.map((row) => row.parameters),
+      );
       return this.run(sql, parameters);
     };
     try {

@@ -28,7 +28,8 @@ const cache = new WeakMap<DataSource, Statements>();
 /** One instance per data source, so prepared statements are shared by every caller. */
 export function statementsOf(dataSource: DataSource): Statements {
   let statements = cache.get(dataSource);
-  if (!statements) cache.set(dataSource, (statements = dataSource.options.type === 'better-sqlite3' ? new SqliteStatements(dataSource) : new PooledStatements(dataSource)));
+  if (!statements)
+    cache.set(dataSource, (statements = dataSource.options.type === 'better-sqlite3' ? new SqliteStatements(dataSource) : new PooledStatements(dataSource)));
   return statements;
 }
 

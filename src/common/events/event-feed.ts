@@ -36,7 +36,10 @@ export class EventFeed implements OnModuleDestroy {
   /** Shutting down: waits end at once, so a waiting request does not hold the process up to its deadline. */
   private closedFlag = false;
 
-  constructor(private readonly dataSource: DataSource, uow: UnitOfWork) {
+  constructor(
+    private readonly dataSource: DataSource,
+    uow: UnitOfWork,
+  ) {
     this.unlisten = uow.onCommit(() => this.read());
   }
 
@@ -77,13 +80,16 @@ export class EventFeed implements OnModuleDestroy {
     clearTimeout(this.timer);
     this.timer = undefined;
     this.maxPosition()
-      .then((max) => {
-        const changed = this.last === undefined || max !== this.last;
-        this.last = max;
-        if (changed) this.wakeAll();
-      }, () => {
-        // The database did not answer: the waiters' own deadlines still end their waits; read again later.
-      })
+      .then(
+        (max) => {
+          const changed = this.last === undefined || max !== this.last;
+          this.last = max;
+          if (changed) this.wakeAll();
+        },
+        () => {
+          // The database did not answer: the waiters' own deadlines still end their waits; read again later.
+        },
+      )
       .finally(() => {
         this.reading = false;
         if (this.again) {

@@ -27,7 +27,10 @@ export async function lastEventPosition(manager: EntityManager): Promise<number>
 
 /** How many of an organization's events lie past `position` (a consumer's lag; ix_events_resource_owner). */
 export async function eventsAfter(manager: EntityManager, position: number, resourceOwner: string): Promise<number> {
-  const [row]: { n: number | string }[] = await manager.query('SELECT COUNT(*) AS n FROM events WHERE resource_owner = ? AND position > ?', [resourceOwner, position]);
+  const [row]: { n: number | string }[] = await manager.query('SELECT COUNT(*) AS n FROM events WHERE resource_owner = ? AND position > ?', [
+    resourceOwner,
+    position,
+  ]);
   return Number(row?.n ?? 0);
 }
 

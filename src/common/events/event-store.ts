@@ -31,7 +31,16 @@ export class EventStore {
     const createdAt = Date.now();
     const rows = events.map((event) => {
       assertNoSecrets(event);
-      return [newId(), event.type, event.aggregateType, event.aggregateId, event.resourceOwner, event.editorUserId, JSON.stringify(event.payload ?? {}), createdAt];
+      return [
+        newId(),
+        event.type,
+        event.aggregateType,
+        event.aggregateId,
+        event.resourceOwner,
+        event.editorUserId,
+        JSON.stringify(event.payload ?? {}),
+        createdAt,
+      ];
     });
     await takeEventPositions(manager);
     await insertValues(manager, 'events', EVENT_COLUMNS, rows);

@@ -42,7 +42,9 @@ export function jsonBody(limitBytes: number, answer: BodyProblemAnswer) {
 
 /** The admin and management APIs' parser: `{code, message, details}` errors, and `{}` for a missing body. */
 export function jsonBodyParser(limitBytes: number) {
-  const [parse, checkText, onError] = jsonBody(limitBytes, (res, problem) => res.status(problem.status).json({ code: problem.status, message: problem.message, details: [] }));
+  const [parse, checkText, onError] = jsonBody(limitBytes, (res, problem) =>
+    res.status(problem.status).json({ code: problem.status, message: problem.message, details: [] }),
+  );
   return [
     parse,
     checkText,

@@ -14,7 +14,13 @@ describe('AppLogger', () => {
     const lines: Array<Record<string, unknown>> = [];
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        lines.push(...chunk.toString().trim().split('\n').map((l) => JSON.parse(l)));
+        lines.push(
+          ...chunk
+            .toString()
+            .trim()
+            .split('\n')
+            .map((l) => JSON.parse(l)),
+        );
         done();
       },
     });
@@ -61,7 +67,11 @@ describe('AppLogger', () => {
     const abortLogged = new Promise<void>((resolve) => (sawAbort = resolve));
     const sink = new Writable({
       write(chunk: Buffer, _e, done) {
-        for (const line of chunk.toString().trim().split('\n').map((l) => JSON.parse(l))) {
+        for (const line of chunk
+          .toString()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l))) {
           lines.push(line);
           if (line.msg === 'request aborted') sawAbort();
         }
@@ -90,7 +100,10 @@ describe('AppLogger', () => {
     const aborted = lines.find((l) => l.msg === 'request aborted');
     assert.deepEqual(aborted?.req, { id: 'gone-1', method: 'GET', path: '/slow' });
     assert.equal(aborted?.level, 50);
-    assert.equal(lines.find((l) => l.msg === 'request completed'), undefined);
+    assert.equal(
+      lines.find((l) => l.msg === 'request completed'),
+      undefined,
+    );
   });
 
   it('logs outside a request without a request id', () => {

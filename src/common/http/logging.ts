@@ -77,7 +77,11 @@ export class AppLogger implements LoggerService {
     const aborted = !res.writableFinished;
     const level = aborted || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
     if (!this.root.isLevelEnabled(level)) return;
-    const line = { req: { id, method: req.method, path: loggedPath(req.url) }, res: { statusCode: res.statusCode }, responseTime: Math.round(performance.now() - started) };
+    const line = {
+      req: { id, method: req.method, path: loggedPath(req.url) },
+      res: { statusCode: res.statusCode },
+      responseTime: Math.round(performance.now() - started),
+    };
     const failure = res.statusCode >= 500 ? (failureOf(res) ?? { cause: 'unknown' }) : undefined;
     this.root[level](failure ? { ...line, ...failure } : line, aborted ? 'request aborted' : 'request completed');
   }

@@ -55,15 +55,22 @@ describe('RequestTally', () => {
 
   it("is summed across cluster workers as prom-client's own metrics are", async () => {
     const { ours, theirs } = await bothWays();
-    const twice = async (registry: Registry) => AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), await registry.getMetricsAsJSON()]).getMetricsAsJSON();
+    const twice = async (registry: Registry) =>
+      AggregatorRegistry.aggregate([await registry.getMetricsAsJSON(), await registry.getMetricsAsJSON()]).getMetricsAsJSON();
     const summed = samples(await twice(ours));
     assert.deepEqual(summed, samples(await twice(theirs)));
-    assert.ok(summed.some((m) => m.values.some((v) => v.metricName === 'requests_total' && v.value === 6)), 'two workers × three token 200s');
+    assert.ok(
+      summed.some((m) => m.values.some((v) => v.metricName === 'requests_total' && v.value === 6)),
+      'two workers × three token 200s',
+    );
   });
 
   it('counts nothing after a reset', async () => {
     const { ours } = await bothWays();
     ours.resetMetrics();
-    assert.deepEqual(samples(await ours.getMetricsAsJSON()).flatMap((m) => m.values), []);
+    assert.deepEqual(
+      samples(await ours.getMetricsAsJSON()).flatMap((m) => m.values),
+      [],
+    );
   });
 });

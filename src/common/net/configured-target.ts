@@ -16,7 +16,11 @@ export interface OutboundRules {
 export async function assertReachableTarget(target: string, field: string, rules: Pick<OutboundRules, 'allowPrivateNetworks'>): Promise<void> {
   if (rules.allowPrivateNetworks) return;
   const url = new URL(target);
-  if (url.protocol !== 'https:') throw DomainError.invalidField(field, `${field} must be an absolute https URL (plain http only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true, for development)`);
+  if (url.protocol !== 'https:')
+    throw DomainError.invalidField(
+      field,
+      `${field} must be an absolute https URL (plain http only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true, for development)`,
+    );
   await assertPublicHost(url, field, rules);
 }
 
@@ -26,7 +30,12 @@ export async function assertReachableTarget(target: string, field: string, rules
  * `OUTBOUND_ALLOW_PRIVATE_NETWORKS`. A 400 naming `field`. With `unresolved: 'accept'` a name that does not resolve
  * (yet) passes: it reaches nothing, and every call checks the address again when it connects.
  */
-export async function assertPublicHost(url: URL, field: string, rules: Pick<OutboundRules, 'allowPrivateNetworks'>, unresolved: 'refuse' | 'accept' = 'refuse'): Promise<void> {
+export async function assertPublicHost(
+  url: URL,
+  field: string,
+  rules: Pick<OutboundRules, 'allowPrivateNetworks'>,
+  unresolved: 'refuse' | 'accept' = 'refuse',
+): Promise<void> {
   if (rules.allowPrivateNetworks) return;
   const host = hostOf(url);
   let refused: string[];
@@ -37,7 +46,10 @@ export async function assertPublicHost(url: URL, field: string, rules: Pick<Outb
     throw DomainError.invalidField(field, `${field}: the host ${host} does not resolve`);
   }
   if (refused.length > 0) {
-    throw DomainError.invalidField(field, `${field}: ${host} resolves to a non-public address (${refused.join(', ')}); such URLs need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`);
+    throw DomainError.invalidField(
+      field,
+      `${field}: ${host} resolves to a non-public address (${refused.join(', ')}); such URLs need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`,
+    );
   }
 }
 

@@ -32,7 +32,14 @@ export function outboundFetch(options: OutboundFetchOptions): (url: string, init
     const target = new URL(url);
     const host = hostOf(target);
     if (!options.allowPrivateNetworks && isIP(host) && !isPublicAddress(host)) return Promise.reject(new NonPublicTargetError(host, [host]));
-    const body = init.body == null ? undefined : typeof init.body === 'string' ? init.body : init.body instanceof URLSearchParams ? init.body.toString() : Buffer.from(init.body);
+    const body =
+      init.body == null
+        ? undefined
+        : typeof init.body === 'string'
+          ? init.body
+          : init.body instanceof URLSearchParams
+            ? init.body.toString()
+            : Buffer.from(init.body);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<Response>((resolve, reject) => {
       const req = send(
@@ -40,7 +47,11 @@ export function outboundFetch(options: OutboundFetchOptions): (url: string, init
         {
           method: init.method,
           headers: { ...init.headers, ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }) },
-          ...(options.resolve ? { lookup: lookupVia(options.resolve, options.allowPrivateNetworks) as never } : options.allowPrivateNetworks ? {} : { lookup: guardedLookup as never }),
+          ...(options.resolve
+            ? { lookup: lookupVia(options.resolve, options.allowPrivateNetworks) as never }
+            : options.allowPrivateNetworks
+              ? {}
+              : { lookup: guardedLookup as never }),
           signal: init.signal,
         },
         (res) => {

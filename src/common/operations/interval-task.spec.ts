@@ -43,17 +43,23 @@ describe('a task run every interval', () => {
     try {
       const errors: unknown[] = [];
       let runs = 0;
-      const task = new IntervalTask(async () => {
-        runs++;
-        throw new Error('the database is away');
-      }, (error) => errors.push(error));
+      const task = new IntervalTask(
+        async () => {
+          runs++;
+          throw new Error('the database is away');
+        },
+        (error) => errors.push(error),
+      );
       task.start(1000);
       mock.timers.tick(1000);
       await settled();
       mock.timers.tick(1000);
       await settled();
       assert.equal(runs, 2);
-      assert.deepEqual(errors.map((e) => (e as Error).message), ['the database is away', 'the database is away']);
+      assert.deepEqual(
+        errors.map((e) => (e as Error).message),
+        ['the database is away', 'the database is away'],
+      );
       await task.stop();
     } finally {
       mock.timers.reset();

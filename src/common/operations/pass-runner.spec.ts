@@ -6,7 +6,11 @@ import { PassRunner } from './pass-runner.js';
 function counted(): { runner: PassRunner; passes: () => number; commit: () => void } {
   const listeners: (() => void)[] = [];
   let passes = 0;
-  const runner = new PassRunner(async () => void passes++, (error) => assert.fail(String(error)), { onCommit: (l) => listeners.push(l) });
+  const runner = new PassRunner(
+    async () => void passes++,
+    (error) => assert.fail(String(error)),
+    { onCommit: (l) => listeners.push(l) },
+  );
   return { runner, passes: () => passes, commit: () => listeners.forEach((l) => l()) };
 }
 
@@ -55,7 +59,10 @@ describe('the outbox pass runner', () => {
     let release!: () => void;
     let passes = 0;
     const runner = new PassRunner(
-      () => { passes++; return new Promise<void>((resolve) => (release = resolve)); },
+      () => {
+        passes++;
+        return new Promise<void>((resolve) => (release = resolve));
+      },
       (error) => assert.fail(String(error)),
       { onCommit: () => undefined },
     );

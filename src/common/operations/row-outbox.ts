@@ -93,7 +93,11 @@ export class RowOutbox<R extends OutboxRow> {
     private readonly adapter: OutboxAdapter<R>,
     private readonly services: OutboxServices,
   ) {
-    this.passes = new PassRunner(() => this.sendDue(), (error) => reportBackgroundError(services, adapter.name, error), services.uow);
+    this.passes = new PassRunner(
+      () => this.sendDue(),
+      (error) => reportBackgroundError(services, adapter.name, error),
+      services.uow,
+    );
   }
 
   /** Rows were queued inside a transaction of this process: a pass starts once it commits. */
@@ -169,10 +173,13 @@ export class RowOutbox<R extends OutboxRow> {
 
   private wakeAt(delayMs: number): void {
     if (this.passes.isStopped || delayMs >= this.adapter.settings.pollMs) return;
-    const retry = setTimeout(() => {
-      this.retries.delete(retry);
-      this.passes.wake();
-    }, Math.max(0, delayMs));
+    const retry = setTimeout(
+      () => {
+        this.retries.delete(retry);
+        this.passes.wake();
+      },
+      Math.max(0, delayMs),
+    );
     retry.unref();
     this.retries.add(retry);
   }

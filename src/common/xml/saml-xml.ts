@@ -17,7 +17,9 @@ export const DS = 'http://www.w3.org/2000/09/xmldsig#';
 export function parseXml(xml: string): Document {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new XmlRefused('a document type declaration or an entity');
   const problems: string[] = [];
-  const doc = new (xmldom().DOMParser)({ errorHandler: { warning: () => undefined, error: (m: string) => problems.push(m), fatalError: (m: string) => problems.push(m) } }).parseFromString(xml, 'text/xml');
+  const doc = new (xmldom().DOMParser)({
+    errorHandler: { warning: () => undefined, error: (m: string) => problems.push(m), fatalError: (m: string) => problems.push(m) },
+  }).parseFromString(xml, 'text/xml');
   if (problems.length > 0 || !doc.documentElement) throw new XmlRefused(`not well-formed XML (${problems[0] ?? 'empty'})`);
   return doc as unknown as Document;
 }
@@ -40,5 +42,7 @@ export function xmlEscape(value: string): string {
 
 /** The direct children of `node` named `localName` in namespace `ns` (never a descendant deeper down: no wrapped copy). */
 export function children(node: Element, ns: string, localName: string): Element[] {
-  return Array.from(node.childNodes).filter((child): child is Element => child.nodeType === 1 && (child as Element).namespaceURI === ns && (child as Element).localName === localName);
+  return Array.from(node.childNodes).filter(
+    (child): child is Element => child.nodeType === 1 && (child as Element).namespaceURI === ns && (child as Element).localName === localName,
+  );
 }

@@ -60,7 +60,8 @@ export class IdpsController {
   @HttpCode(201)
   @ApiOperation({
     summary: 'Start a test sign-in',
-    description: 'A one-time link to the upstream (10 minutes). The sign-in there ends on a page showing the upstream identity and which user the rules would pick; nothing is linked or created, no session is made.',
+    description:
+      'A one-time link to the upstream (10 minutes). The sign-in there ends on a page showing the upstream identity and which user the rules would pick; nothing is linked or created, no session is made.',
   })
   @ApiCreatedResponse({ type: IdpTestDto })
   @ApiNotFoundResponse({ description: 'no such identity provider of the organization' })

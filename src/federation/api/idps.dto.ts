@@ -29,7 +29,12 @@ export class ClaimMappingDto {
   @ApiPropertyOptional({ example: 'email' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) email?: string;
   @ApiPropertyOptional({ example: 'given_name' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) givenName?: string;
   @ApiPropertyOptional({ example: 'family_name' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) familyName?: string;
-  @ApiPropertyOptional({ example: 'oid', description: 'Entra ID: oid' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) externalId?: string;
+  @ApiPropertyOptional({ example: 'oid', description: 'Entra ID: oid' })
+  @IsOptional()
+  @IsString()
+  @Bounded(IDP_BOUNDS.claimName)
+  @Matches(CLAIM_NAME)
+  externalId?: string;
 }
 
 /** How an upstream identity without a link finds its user: exactly one user whose `by` equals the claim `from`. */
@@ -40,7 +45,10 @@ export class LinkRuleDto {
 
 /** Fields an IdP has whatever its protocol, as created or changed. */
 class IdpCommonDto {
-  @ApiPropertyOptional({ type: [String], description: 'e-mail domains whose login names go to this IdP (home-realm discovery): verified domains of the organization (…/domains), one IdP per domain' })
+  @ApiPropertyOptional({
+    type: [String],
+    description: 'e-mail domains whose login names go to this IdP (home-realm discovery): verified domains of the organization (…/domains), one IdP per domain',
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(IDP_BOUNDS.domains)
@@ -56,9 +64,12 @@ class IdpCommonDto {
   @Type(() => LinkRuleDto)
   link?: LinkRuleDto | null;
 
-  @ApiPropertyOptional({ description: 'create a user on first sign-in when none is linked or matched', default: false }) @IsOptional() @IsBoolean() jit?: boolean;
+  @ApiPropertyOptional({ description: 'create a user on first sign-in when none is linked or matched', default: false })
+  @IsOptional()
+  @IsBoolean()
+  jit?: boolean;
 
-  @ApiPropertyOptional({ enum: MFA_MODES, default: 'local', description: "upstream: an upstream amr with mfa counts as the second factor" })
+  @ApiPropertyOptional({ enum: MFA_MODES, default: 'local', description: 'upstream: an upstream amr with mfa counts as the second factor' })
   @IsOptional()
   @IsIn(MFA_MODES)
   mfa?: MfaMode;
@@ -85,7 +96,12 @@ class SamlFieldsDto extends IdpCommonDto {
   @Matches(/^urn:oasis:names:tc:SAML:[12]\.[01]:nameid-format:[A-Za-z]+$/, { message: 'nameIdFormat must be a SAML NameID format URN (SAML Core §8.3)' })
   nameIdFormat?: string;
 
-  @ApiPropertyOptional({ type: ClaimMappingDto, description: 'SAML: the attribute each user field is read from' }) @IsOptional() @IsObject() @ValidateNested() @Type(() => ClaimMappingDto) attributes?: ClaimMappingDto;
+  @ApiPropertyOptional({ type: ClaimMappingDto, description: 'SAML: the attribute each user field is read from' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ClaimMappingDto)
+  attributes?: ClaimMappingDto;
 
   @ApiPropertyOptional({ default: true, description: 'SAML: sign AuthnRequests with this SP key' }) @IsOptional() @IsBoolean() signAuthnRequests?: boolean;
 }
@@ -95,7 +111,10 @@ export class CreateIdpDto extends SamlFieldsDto {
   @ApiProperty({ enum: IDP_TYPES }) @IsIn(IDP_TYPES) type: IdpType;
   @ApiProperty({ example: 'Contoso Entra ID' }) @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.name) name: string;
 
-  @ApiPropertyOptional({ example: 'https://login.microsoftonline.com/<tenant>/v2.0', description: 'OIDC: the issuer; discovery reads <issuer>/.well-known/openid-configuration' })
+  @ApiPropertyOptional({
+    example: 'https://login.microsoftonline.com/<tenant>/v2.0',
+    description: 'OIDC: the issuer; discovery reads <issuer>/.well-known/openid-configuration',
+  })
   @IsOptional()
   @IsString()
   @Bounded(IDP_BOUNDS.url)
@@ -123,7 +142,12 @@ export class UpdateIdpDto extends SamlFieldsDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.name) name?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @Bounded(IDP_BOUNDS.url) issuer?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.clientId) clientId?: string;
-  @ApiPropertyOptional({ description: 'replaces the stored secret' }) @IsOptional() @IsString() @IsNotBlank() @Bounded(IDP_BOUNDS.clientSecret) clientSecret?: string;
+  @ApiPropertyOptional({ description: 'replaces the stored secret' })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @Bounded(IDP_BOUNDS.clientSecret)
+  clientSecret?: string;
   @ApiPropertyOptional({ enum: AUTH_METHODS }) @IsOptional() @IsIn(AUTH_METHODS) authMethod?: AuthMethod;
 
   @ApiPropertyOptional({ type: [String] })
@@ -153,7 +177,7 @@ export class IdpDto {
   @ApiProperty({ type: LinkRuleDto, nullable: true }) link: LinkRuleDto | null;
   @ApiProperty() jit: boolean;
   @ApiProperty({ enum: MFA_MODES }) mfa: MfaMode;
-  @ApiPropertyOptional({ description: "OIDC: the redirect URI to register at the upstream (one per IdP)" }) callbackUrl?: string;
+  @ApiPropertyOptional({ description: 'OIDC: the redirect URI to register at the upstream (one per IdP)' }) callbackUrl?: string;
   @ApiPropertyOptional({ description: "SAML: this SP's entity id for this IdP" }) spEntityId?: string;
   @ApiPropertyOptional({ description: 'SAML: the assertion consumer service (HTTP-POST)' }) acsUrl?: string;
   @ApiPropertyOptional({ description: "SAML: this SP's metadata for this IdP, to hand to the upstream" }) spMetadataUrl?: string;

@@ -1,5 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -16,7 +25,10 @@ export class OrgDomainsController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Add a domain', description: 'Unverified until its challenge is published as a DNS TXT record or an HTTPS file and verify finds it.' })
+  @ApiOperation({
+    summary: 'Add a domain',
+    description: 'Unverified until its challenge is published as a DNS TXT record or an HTTPS file and verify finds it.',
+  })
   @ApiCreatedResponse({ type: OrgDomainDto })
   @ApiBadRequestResponse({ description: 'not a domain name, or a name under the instance domain' })
   @ApiConflictResponse({ description: 'the domain is already a domain of an organization of this instance' })

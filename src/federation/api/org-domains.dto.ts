@@ -7,7 +7,10 @@ import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js'
 const MAX_DOMAIN = 253;
 
 export class AddOrgDomainDto {
-  @ApiProperty({ example: 'acme.example', description: 'a domain name; lower-cased, an internationalised name stored in its ASCII (xn--) form, no trailing dot' })
+  @ApiProperty({
+    example: 'acme.example',
+    description: 'a domain name; lower-cased, an internationalised name stored in its ASCII (xn--) form, no trailing dot',
+  })
   @IsString()
   @IsNotBlank()
   @Bounded(MAX_DOMAIN)

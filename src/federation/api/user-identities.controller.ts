@@ -22,7 +22,12 @@ export class UserIdentitiesController {
   @ApiOkResponse({ type: IdentityListDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async list(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Query() query: ListPageQueryDto): Promise<IdentityListDto> {
+  async list(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Query() query: ListPageQueryDto,
+  ): Promise<IdentityListDto> {
     const { items, total } = pageOfList(await this.identities.list(caller.userId, orgId, userId), query);
     return { identities: items, total };
   }
@@ -44,7 +49,13 @@ export class UserIdentitiesController {
   @ApiNoContentResponse({ description: 'the identity is unlinked' })
   @ApiNotFoundResponse({ description: 'no such user in the organization, or no such identity of the user' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async unlink(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Param('idpId') idpId: string, @Param('subject') subject: string): Promise<void> {
+  async unlink(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Param('idpId') idpId: string,
+    @Param('subject') subject: string,
+  ): Promise<void> {
     await this.identities.unlink(caller.userId, orgId, userId, idpId, subject);
   }
 }

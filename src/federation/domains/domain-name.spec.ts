@@ -12,7 +12,25 @@ describe('domain names', () => {
   });
 
   it('refuses what is no host name, with a 400 naming the field', () => {
-    const refused = ['example.com.', 'localhost', 'not a domain', '-a.example', 'a-.example', `${'a'.repeat(64)}.example`, `${'a.'.repeat(126)}example`, '1.2.3.4', '0x7f.1', '[::1]', 'a..example', 'exa_mple.com', 'a.example/path', 'user@a.example', 'a.example／path', 'ａ.example', ''];
+    const refused = [
+      'example.com.',
+      'localhost',
+      'not a domain',
+      '-a.example',
+      'a-.example',
+      `${'a'.repeat(64)}.example`,
+      `${'a.'.repeat(126)}example`,
+      '1.2.3.4',
+      '0x7f.1',
+      '[::1]',
+      'a..example',
+      'exa_mple.com',
+      'a.example/path',
+      'user@a.example',
+      'a.example／path',
+      'ａ.example',
+      '',
+    ];
     for (const value of refused) {
       assert.throws(
         () => domainName(value, 'domains'),

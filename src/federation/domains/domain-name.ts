@@ -17,6 +17,7 @@ export function domainName(value: string, field: string): string {
   // Anything else goes through the WHATWG host parser (UTS #46: A-labels), which also reads a URL's host out of
   // `a.example/path`: only a name it gives back unchanged as Unicode is a domain name as typed.
   const ascii = /^[a-z0-9.-]*$/.test(lower) ? lower : domainToASCII(lower);
-  if (!HOST_NAME.test(ascii) || (ascii !== lower && domainToUnicode(ascii) !== lower.normalize('NFC'))) throw DomainError.invalidField(field, `${field}: "${value}" is not a domain name (such as example.com)`);
+  if (!HOST_NAME.test(ascii) || (ascii !== lower && domainToUnicode(ascii) !== lower.normalize('NFC')))
+    throw DomainError.invalidField(field, `${field}: "${value}" is not a domain name (such as example.com)`);
   return ascii;
 }

@@ -41,7 +41,12 @@ export class DomainVerification {
 
   challengeOf(domain: string, challenge: string): DomainChallenge {
     const port = this.config.domainVerification.httpsPort === 443 ? '' : `:${this.config.domainVerification.httpsPort}`;
-    return { dnsTxtName: `${DNS_CHALLENGE_LABEL}.${domain}`, dnsTxtValue: challenge, httpUrl: `https://${domain}${port}${HTTP_CHALLENGE_PATH}/${challenge}`, httpBody: challenge };
+    return {
+      dnsTxtName: `${DNS_CHALLENGE_LABEL}.${domain}`,
+      dnsTxtValue: challenge,
+      httpUrl: `https://${domain}${port}${HTTP_CHALLENGE_PATH}/${challenge}`,
+      httpBody: challenge,
+    };
   }
 
   /** How the challenge was found, or undefined when neither place has it. */
@@ -73,14 +78,17 @@ export class DomainVerification {
       const res = await fetch(where.httpUrl, { method: 'GET', headers: { accept: 'text/plain' } });
       return res.status === 200 && (await res.text()).trim() === where.httpBody;
     } catch (error) {
-      this.logger.debug(`no challenge file at https://${new URL(where.httpUrl).host}${HTTP_CHALLENGE_PATH}/…: ${error instanceof Error ? error.message : String(error)}`);
+      this.logger.debug(
+        `no challenge file at https://${new URL(where.httpUrl).host}${HTTP_CHALLENGE_PATH}/…: ${error instanceof Error ? error.message : String(error)}`,
+      );
       return false;
     }
   }
 
   private async addressesOf(host: string): Promise<LookupAddress[]> {
     const [v4, v6] = await Promise.allSettled([this.resolver.resolve4(host), this.resolver.resolve6(host)]);
-    const of = (result: PromiseSettledResult<string[]>, family: number) => (result.status === 'fulfilled' ? result.value.map((address) => ({ address, family })) : []);
+    const of = (result: PromiseSettledResult<string[]>, family: number) =>
+      result.status === 'fulfilled' ? result.value.map((address) => ({ address, family })) : [];
     return [...of(v4, 4), ...of(v6, 6)];
   }
 }

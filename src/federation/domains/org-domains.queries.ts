@@ -22,7 +22,13 @@ interface RawDomain {
 const COLUMNS = 'domain, org_id, challenge, created_at, verified_at';
 
 function rowOf(r: RawDomain): OrgDomainRow {
-  return { domain: r.domain, orgId: r.org_id, challenge: r.challenge, createdAt: Number(r.created_at), verifiedAt: r.verified_at == null ? null : Number(r.verified_at) };
+  return {
+    domain: r.domain,
+    orgId: r.org_id,
+    challenge: r.challenge,
+    createdAt: Number(r.created_at),
+    verifiedAt: r.verified_at == null ? null : Number(r.verified_at),
+  };
 }
 
 export async function insertOrgDomain(manager: EntityManager, row: OrgDomainRow): Promise<void> {
@@ -55,6 +61,9 @@ export async function deleteOrgDomainsOf(manager: EntityManager, orgId: string):
 
 /** The IdPs of the organization that claim the domain for home-realm discovery. */
 export async function idpsClaiming(manager: EntityManager, orgId: string, domain: string): Promise<string[]> {
-  const rows: { id: string }[] = await manager.query('SELECT p.id FROM idp_domains d JOIN identity_providers p ON p.id = d.idp_id WHERE d.domain = ? AND p.org_id = ?', [domain, orgId]);
+  const rows: { id: string }[] = await manager.query(
+    'SELECT p.id FROM idp_domains d JOIN identity_providers p ON p.id = d.idp_id WHERE d.domain = ? AND p.org_id = ?',
+    [domain, orgId],
+  );
   return rows.map((r) => r.id);
 }

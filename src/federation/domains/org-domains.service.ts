@@ -56,7 +56,14 @@ export class OrgDomainsService {
       await this.uow.run(async (manager) => {
         if ((await organizationOfPrimaryDomain(manager, domain)) !== undefined || (await orgDomain(manager, domain)) !== undefined) throw taken(domain);
         await insertOrgDomain(manager, row);
-        await this.events.push(manager, { type: 'org.domain.added', aggregateType: 'org', aggregateId: orgId, resourceOwner: orgId, editorUserId, payload: { domain } });
+        await this.events.push(manager, {
+          type: 'org.domain.added',
+          aggregateType: 'org',
+          aggregateId: orgId,
+          resourceOwner: orgId,
+          editorUserId,
+          payload: { domain },
+        });
       });
     } catch (error) {
       // Two organizations adding it at once: the primary key decides.
@@ -92,7 +99,11 @@ export class OrgDomainsService {
     if (verifier.vouches) method = 'instance_owner';
     else {
       const found = await this.verification.proof(domain, row.challenge);
-      if (!found) throw new DomainError(ErrorCode.Conflict, `the challenge of ${domain} was found neither in the TXT record ${this.verification.challengeOf(domain, row.challenge).dnsTxtName} nor at the HTTPS file; publish it and verify again`);
+      if (!found)
+        throw new DomainError(
+          ErrorCode.Conflict,
+          `the challenge of ${domain} was found neither in the TXT record ${this.verification.challengeOf(domain, row.challenge).dnsTxtName} nor at the HTTPS file; publish it and verify again`,
+        );
       method = found;
     }
     await this.uow.run(async (manager) => {
@@ -100,7 +111,14 @@ export class OrgDomainsService {
       if (!now || now.orgId !== orgId) throw DomainError.notFound('domain');
       if (now.verifiedAt !== null) return;
       await markOrgDomainVerified(manager, domain, orgId, Date.now());
-      await this.events.push(manager, { type: 'org.domain.verified', aggregateType: 'org', aggregateId: orgId, resourceOwner: orgId, editorUserId: verifier.userId, payload: { domain, method } });
+      await this.events.push(manager, {
+        type: 'org.domain.verified',
+        aggregateType: 'org',
+        aggregateId: orgId,
+        resourceOwner: orgId,
+        editorUserId: verifier.userId,
+        payload: { domain, method },
+      });
     });
     return { domain, verified: true };
   }
@@ -108,14 +126,23 @@ export class OrgDomainsService {
   /** Removes an added domain; never the primary one, nor one an IdP of the organization still claims (409). */
   async remove(editorUserId: string | null, orgId: string, typed: string): Promise<void> {
     const domain = domainName(typed, 'domain');
-    if ((await this.primaryOf(orgId)) === domain) throw new DomainError(ErrorCode.Conflict, 'the primary domain cannot be removed: the login names of the organization end in it');
+    if ((await this.primaryOf(orgId)) === domain)
+      throw new DomainError(ErrorCode.Conflict, 'the primary domain cannot be removed: the login names of the organization end in it');
     await this.uow.run(async (manager) => {
       const row = await orgDomain(manager, domain);
       if (!row || row.orgId !== orgId) throw DomainError.notFound('domain');
       const claiming = await idpsClaiming(manager, orgId, domain);
-      if (claiming.length > 0) throw new DomainError(ErrorCode.Conflict, `identity providers ${claiming.join(', ')} still claim ${domain}; remove it from their domains first`);
+      if (claiming.length > 0)
+        throw new DomainError(ErrorCode.Conflict, `identity providers ${claiming.join(', ')} still claim ${domain}; remove it from their domains first`);
       await deleteOrgDomain(manager, domain, orgId);
-      await this.events.push(manager, { type: 'org.domain.removed', aggregateType: 'org', aggregateId: orgId, resourceOwner: orgId, editorUserId, payload: { domain } });
+      await this.events.push(manager, {
+        type: 'org.domain.removed',
+        aggregateType: 'org',
+        aggregateId: orgId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { domain },
+      });
     });
   }
 
@@ -131,7 +158,10 @@ export class OrgDomainsService {
   async assertVerifiedOf(manager: EntityManager, orgId: string, domains: readonly string[]): Promise<void> {
     for (const domain of domains) {
       if ((await this.ownerOf(manager, domain)) !== orgId) {
-        throw DomainError.invalidField('domains', `domains: ${domain} is not a verified domain of this organization; add it under …/orgs/${orgId}/domains and verify it first`);
+        throw DomainError.invalidField(
+          'domains',
+          `domains: ${domain} is not a verified domain of this organization; add it under …/orgs/${orgId}/domains and verify it first`,
+        );
       }
     }
   }

@@ -86,7 +86,8 @@ export class UpstreamSaml {
     const assertion = parseXml(profile.getAssertionXml?.() ?? '');
     const root = assertion.documentElement;
     const confirmations = elements(assertion, SAML_NS, 'SubjectConfirmationData');
-    if (confirmations.length === 0 || confirmations.some((c) => c.getAttribute('Recipient') !== acsUrl)) throw new UpstreamAnswerRefused('the assertion is for another recipient');
+    if (confirmations.length === 0 || confirmations.some((c) => c.getAttribute('Recipient') !== acsUrl))
+      throw new UpstreamAnswerRefused('the assertion is for another recipient');
     // The signed assertion's own Issuer (SAML Core §2.3.3): an IdP key that signs for several entities (one key per
     // tenant of a provider) must not let one of them speak for another.
     const issuer = Array.from(root.childNodes).find((n): n is Element => (n as Element).localName === 'Issuer' && (n as Element).namespaceURI === SAML_NS);
@@ -95,7 +96,9 @@ export class UpstreamSaml {
     if (!assertionId) throw new UpstreamAnswerRefused('the assertion has no ID');
     const expires = Math.max(
       ...confirmations.map((c) => Date.parse(c.getAttribute('NotOnOrAfter') ?? '')).filter((t) => !Number.isNaN(t)),
-      ...elements(assertion, SAML_NS, 'Conditions').map((c) => Date.parse(c.getAttribute('NotOnOrAfter') ?? '')).filter((t) => !Number.isNaN(t)),
+      ...elements(assertion, SAML_NS, 'Conditions')
+        .map((c) => Date.parse(c.getAttribute('NotOnOrAfter') ?? ''))
+        .filter((t) => !Number.isNaN(t)),
       Date.now() + ROUND_TRIP_MS,
     );
     if (!(await this.firstSight(idp, assertionId, expires + CLOCK_SKEW_MS))) throw new UpstreamAnswerRefused('the assertion was used before (replay)');
@@ -106,7 +109,9 @@ export class UpstreamSaml {
   /** Records the assertion ID; false when any process accepted it before (two at once: the primary key decides). */
   private async firstSight(idp: IdpRow, assertionId: string, expiresAt: number): Promise<boolean> {
     try {
-      return await this.uow.run((manager) => firstSightOfAssertion(manager, this.hasher.hash(`saml-assertion:${idp.id}:${assertionId}`), idp.id, expiresAt, Date.now()));
+      return await this.uow.run((manager) =>
+        firstSightOfAssertion(manager, this.hasher.hash(`saml-assertion:${idp.id}:${assertionId}`), idp.id, expiresAt, Date.now()),
+      );
     } catch (error) {
       if (isUniqueViolation(error)) return false;
       throw error;

@@ -44,8 +44,15 @@ export class FederatedSignInUi implements UpstreamSignIn {
 
   routes(router: Router): void {
     const form = express.urlencoded({ extended: false, limit: '16kb' });
-    router.post(`${LOGIN_UI_PREFIX}/:uid/idp`, form, this.interactions.wrap((req, res) => this.chosen(req, res)));
-    router.get(`${LOGIN_UI_PREFIX}/:uid/idp/continue`, this.interactions.wrap((req, res) => this.continue(req, res)));
+    router.post(
+      `${LOGIN_UI_PREFIX}/:uid/idp`,
+      form,
+      this.interactions.wrap((req, res) => this.chosen(req, res)),
+    );
+    router.get(
+      `${LOGIN_UI_PREFIX}/:uid/idp/continue`,
+      this.interactions.wrap((req, res) => this.continue(req, res)),
+    );
   }
 
   options(interaction: Interaction): Promise<LoginOptions> {
@@ -97,7 +104,14 @@ export class FederatedSignInUi implements UpstreamSignIn {
   private async continue(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
     const trip = await this.trips.finish(String(req.query.trip ?? ''), interaction.uid);
-    if (!trip) return this.interactions.showError(req, res, 400, 'invalid_request', 'this sign-in has expired or was completed already; start again from the application');
+    if (!trip)
+      return this.interactions.showError(
+        req,
+        res,
+        400,
+        'invalid_request',
+        'this sign-in has expired or was completed already; start again from the application',
+      );
     const idp = await this.idps.byId(trip.idpId);
     if (!idp) return this.interactions.showError(req, res, 400, 'invalid_request', 'the identity provider was removed');
     if (idp.type === 'saml') return this.signIn(req, res, interaction, idp, trip.answer.identity);
@@ -123,7 +137,14 @@ export class FederatedSignInUi implements UpstreamSignIn {
     const user = result.ok ? await this.loginUsers.findById(result.userId) : null;
     if (!result.ok || !user) {
       const reason = result.ok ? 'no_account' : result.reason;
-      return this.flow.refuse(req, res, interaction, REFUSALS[reason].status, reason === 'inactive_user' ? 'access_denied' : 'no_account', REFUSALS[reason].text);
+      return this.flow.refuse(
+        req,
+        res,
+        interaction,
+        REFUSALS[reason].status,
+        reason === 'inactive_user' ? 'access_denied' : 'no_account',
+        REFUSALS[reason].text,
+      );
     }
     // The upstream's methods, and its `mfa` as the second factor, count only where the IdP is trusted for them
     // (docs/federation.md, `mfa: "upstream"`); else `amr` says `fed` and the local factors, nothing the upstream claimed.

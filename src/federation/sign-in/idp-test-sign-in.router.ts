@@ -31,16 +31,21 @@ export class IdpTestSignInUi {
   ) {}
 
   routes(router: Router): void {
-    router.get(`${LOGIN_IDP_PREFIX}/:idpId/test-result`, this.interactions.wrap((req, res) => this.testResult(req, res)));
+    router.get(
+      `${LOGIN_IDP_PREFIX}/:idpId/test-result`,
+      this.interactions.wrap((req, res) => this.testResult(req, res)),
+    );
   }
 
   private async testResult(req: Request, res: Response): Promise<void> {
     const trip = await this.trips.finish(String(req.query.trip ?? ''), TEST_SIGN_IN);
     const idp = trip ? await this.idps.byId(trip.idpId) : undefined;
-    if (!trip || !idp || idp.id !== req.params.idpId) return this.interactions.showError(req, res, 400, 'invalid_request', 'this test sign-in has expired or was shown already; start a new one');
+    if (!trip || !idp || idp.id !== req.params.idpId)
+      return this.interactions.showError(req, res, 400, 'invalid_request', 'this test sign-in has expired or was shown already; start a new one');
     const locale = chooseLocale(undefined, req.headers['accept-language']);
     const t = messages(locale);
-    if (idp.type === 'oidc' && trip.answer.code === undefined) return this.interactions.showError(req, res, 502, upstreamErrorCode(trip.answer.error), t.idpUnavailable);
+    if (idp.type === 'oidc' && trip.answer.code === undefined)
+      return this.interactions.showError(req, res, 502, upstreamErrorCode(trip.answer.error), t.idpUnavailable);
     let identity: UpstreamIdentity | undefined;
     try {
       identity = idp.type === 'oidc' ? await this.upstreamTrips.identify(idp, trip) : trip.answer.identity;

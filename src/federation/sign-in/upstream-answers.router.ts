@@ -30,11 +30,21 @@ export class UpstreamAnswersUi {
   ) {}
 
   routes(router: Router): void {
-    router.get(`${LOGIN_IDP_PREFIX}/:idpId/callback`, this.interactions.wrap((req, res) => this.callback(req, res)));
+    router.get(
+      `${LOGIN_IDP_PREFIX}/:idpId/callback`,
+      this.interactions.wrap((req, res) => this.callback(req, res)),
+    );
     // SAML Bindings §3.5: the response arrives by HTTP-POST from the IdP's page, with no cookie of ours (cross-site).
     const acsForm = express.urlencoded({ extended: false, limit: MAX_SAML_RESPONSE_BYTES + 4096, parameterLimit: 10 });
-    router.post(`${LOGIN_IDP_PREFIX}/:idpId/acs`, acsForm, this.interactions.wrap((req, res) => this.acs(req, res)));
-    router.get(`${LOGIN_IDP_PREFIX}/:idpId/metadata`, this.interactions.wrap((req, res) => this.spMetadata(req, res)));
+    router.post(
+      `${LOGIN_IDP_PREFIX}/:idpId/acs`,
+      acsForm,
+      this.interactions.wrap((req, res) => this.acs(req, res)),
+    );
+    router.get(
+      `${LOGIN_IDP_PREFIX}/:idpId/metadata`,
+      this.interactions.wrap((req, res) => this.spMetadata(req, res)),
+    );
   }
 
   /** The upstream's redirect back (OAuth 2.0 §4.1.2): recorded on its round trip, then on to its owner. */
@@ -45,7 +55,14 @@ export class UpstreamAnswersUi {
     const answer = { code: text('code'), iss: text('iss'), error: text('error'), errorDescription: text('error_description') };
     const trip = state ? await this.trips.answer(idpId, state, answer) : undefined;
     // An unknown, used, expired or other IdP's state: nothing to continue (and nothing to record about anyone).
-    if (!trip) return this.interactions.showError(req, res, 400, 'invalid_request', 'this sign-in has expired or was completed already; start again from the application');
+    if (!trip)
+      return this.interactions.showError(
+        req,
+        res,
+        400,
+        'invalid_request',
+        'this sign-in has expired or was completed already; start again from the application',
+      );
     this.upstreamTrips.onward(res, idpId, trip);
   }
 
@@ -61,7 +78,13 @@ export class UpstreamAnswersUi {
     const idp = secrets ? await this.idps.byId(idpId) : undefined;
     // IdP-initiated (no RelayState of ours), unknown, used or expired: nothing to continue.
     if (!secrets?.requestId || !idp || idp.type !== 'saml') {
-      return this.interactions.showError(req, res, 400, 'invalid_request', 'this sign-in has expired or was completed already, or was not started here; start again from the application');
+      return this.interactions.showError(
+        req,
+        res,
+        400,
+        'invalid_request',
+        'this sign-in has expired or was completed already, or was not started here; start again from the application',
+      );
     }
     if (posted.SAMLResponse.length > MAX_SAML_RESPONSE_BYTES) return this.refused(req, res, idp, 'invalid_response');
     let trip: { id: string; interactionUid: string } | undefined;

@@ -25,7 +25,8 @@ export const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Mes
 };
 
 /** openid-client's codes for an answer that failed a check (as opposed to an upstream that could not be reached). */
-const CHECK_FAILED = /^OAUTH_(INVALID_RESPONSE|JWT_CLAIM_COMPARISON|JSON_ATTRIBUTE_COMPARISON|JWT_TIMESTAMP_CHECK|PARSE_ERROR|UNSUPPORTED_OPERATION|JWS_SIGNATURE_VERIFICATION_FAILED)/;
+const CHECK_FAILED =
+  /^OAUTH_(INVALID_RESPONSE|JWT_CLAIM_COMPARISON|JSON_ATTRIBUTE_COMPARISON|JWT_TIMESTAMP_CHECK|PARSE_ERROR|UNSUPPORTED_OPERATION|JWS_SIGNATURE_VERIFICATION_FAILED)/;
 
 /** RFC 6749 §4.1.2.1 error codes are ASCII words; anything else the upstream sent is never repeated. */
 const ERROR_CODE = /^[a-z_]{1,64}$/;

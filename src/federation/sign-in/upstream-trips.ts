@@ -68,7 +68,10 @@ export class UpstreamTrips {
       if (!trip.answer.identity) throw new UpstreamAnswerRefused('the SAML response was refused');
       return trip.answer.identity;
     }
-    if (trip.answer.code === undefined) throw new UpstreamAnswerRefused(`the identity provider answered ${trip.answer.error === undefined ? 'without a code' : upstreamErrorCode(trip.answer.error)}`);
+    if (trip.answer.code === undefined)
+      throw new UpstreamAnswerRefused(
+        `the identity provider answered ${trip.answer.error === undefined ? 'without a code' : upstreamErrorCode(trip.answer.error)}`,
+      );
     return this.oidc.identify(idp, this.callbackUrl(idp.id), trip.answer, trip);
   }
 

@@ -18,8 +18,21 @@ export interface OidcAccount {
 /** The user fields the claims are made of (OIDC Core §5.1). */
 type ClaimsUser = Pick<
   UserEntity,
-  | 'id' | 'displayName' | 'givenName' | 'familyName' | 'nickName' | 'gender' | 'preferredLanguage' | 'timezone' | 'profileUrl'
-  | 'changedAt' | 'email' | 'emailVerified' | 'phone' | 'phoneVerified' | 'scimAttributes'
+  | 'id'
+  | 'displayName'
+  | 'givenName'
+  | 'familyName'
+  | 'nickName'
+  | 'gender'
+  | 'preferredLanguage'
+  | 'timezone'
+  | 'profileUrl'
+  | 'changedAt'
+  | 'email'
+  | 'emailVerified'
+  | 'phone'
+  | 'phoneVerified'
+  | 'scimAttributes'
 >;
 
 /**

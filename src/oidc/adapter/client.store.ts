@@ -87,7 +87,12 @@ export class ClientStore implements Adapter {
     // Built once per registration and variant: oidc-provider keeps one Client per distinct payload.
     const variant = registration.row.src === 'app' ? 'app' : machineVariant();
     if (!registration.payloads.has(variant)) {
-      const payload = variant !== 'app' ? machineClient(registration.row, variant) : registration.row.kind === 'saml' ? samlClient(registration.row, this.issuer) : applicationClient(registration, this.signingAlg);
+      const payload =
+        variant !== 'app'
+          ? machineClient(registration.row, variant)
+          : registration.row.kind === 'saml'
+            ? samlClient(registration.row, this.issuer)
+            : applicationClient(registration, this.signingAlg);
       registration.payloads.set(variant, payload);
     }
     return registration.payloads.get(variant);

@@ -16,10 +16,9 @@ import { millis } from '../../common/database/column-values.js';
 
 /** The root of a grant: the grant it was exchanged from, else itself. One level: ties always name a root. */
 export async function rootGrantOf(dataSource: DataSource, hasher: SecretHasher, grantId: string): Promise<string> {
-  const [row] = await statementsOf(dataSource).rows<{ grant_id: string | null }>(
-    "SELECT grant_id FROM oidc_payloads WHERE model = 'Grant' AND id_hash = ?",
-    [hasher.hash(grantId)],
-  );
+  const [row] = await statementsOf(dataSource).rows<{ grant_id: string | null }>("SELECT grant_id FROM oidc_payloads WHERE model = 'Grant' AND id_hash = ?", [
+    hasher.hash(grantId),
+  ]);
   return row?.grant_id ?? grantId;
 }
 
@@ -38,7 +37,9 @@ export function tiedGrantsDeletion(rootGrantIds: readonly string[]): { sql: stri
 
 /** Deletes the grants tied to the grants a user's tokens belong to, before the user's own rows go (user-tokens.ts). */
 export async function deleteGrantsTiedToUser(manager: EntityManager, userId: string): Promise<void> {
-  const rows: { grant_id: string }[] = await manager.query('SELECT DISTINCT grant_id FROM oidc_payloads WHERE account_id = ? AND grant_id IS NOT NULL', [userId]);
+  const rows: { grant_id: string }[] = await manager.query('SELECT DISTINCT grant_id FROM oidc_payloads WHERE account_id = ? AND grant_id IS NOT NULL', [
+    userId,
+  ]);
   if (rows.length === 0) return;
   const deletion = tiedGrantsDeletion(rows.map((row) => row.grant_id));
   await manager.query(deletion.sql, deletion.parameters);
@@ -67,7 +68,12 @@ interface StoredSession {
  * None once the user signed out of that client, the session expired, or the user's tokens were revoked
  * (which deletes the user's sessions; a later sign-in has another `sid`).
  */
-export async function sessionOfIdToken(dataSource: DataSource, userId: string, clientId: string, sid: string): Promise<{ uid: string; grantId?: string } | undefined> {
+export async function sessionOfIdToken(
+  dataSource: DataSource,
+  userId: string,
+  clientId: string,
+  sid: string,
+): Promise<{ uid: string; grantId?: string } | undefined> {
   const rows = await statementsOf(dataSource).rows<{ payload: string; expires_at: unknown }>(
     "SELECT payload, expires_at FROM oidc_payloads WHERE model = 'Session' AND account_id = ?",
     [userId],

@@ -29,7 +29,10 @@ export async function revokeAccessTokensOfEndedSession(manager: EntityManager, e
     .map(([, authorization]) => authorization.grantId!);
   if (grantIds.length === 0) return;
   const marks = grantIds.map(() => '?').join(', ');
-  await manager.query(`DELETE FROM oidc_payloads WHERE model IN (${ENDED_BY_LOGOUT.map(() => '?').join(', ')}) AND grant_id IN (${marks})`, [...ENDED_BY_LOGOUT, ...grantIds]);
+  await manager.query(`DELETE FROM oidc_payloads WHERE model IN (${ENDED_BY_LOGOUT.map(() => '?').join(', ')}) AND grant_id IN (${marks})`, [
+    ...ENDED_BY_LOGOUT,
+    ...grantIds,
+  ]);
   // Tokens exchanged from the session's grants end with the session (exchange-ties.ts).
   const tied = tiedGrantsDeletion(grantIds);
   await manager.query(tied.sql, tied.parameters);

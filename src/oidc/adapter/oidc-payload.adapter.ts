@@ -63,7 +63,10 @@ const TOKEN_WITH_USER_SQL = `SELECT p.model, p.payload, p.expires_at, p.consumed
  * state is still read on use, with the token.
  */
 const ACCOUNT_FOLLOWS: Record<string, string> = { AccessToken: 'userinfo', RefreshToken: 'token' };
-const withAccountSql = (account: { columns: string; joins: string }) => `SELECT p.model, p.payload, p.expires_at, p.consumed_at, p.account_id, ${account.columns}
+const withAccountSql = (account: {
+  columns: string;
+  joins: string;
+}) => `SELECT p.model, p.payload, p.expires_at, p.consumed_at, p.account_id, ${account.columns}
     FROM oidc_payloads p
     ${account.joins}
     WHERE p.model = ? AND p.id_hash = ?`;
@@ -72,7 +75,11 @@ const TOKEN_WITH_ACCOUNT_SQL = withAccountSql(accountJoin('p.account_id'));
 const REFRESH_WITH_ACCOUNT_SQL = withAccountSql(accountJoin('p.account_id', { loginMfa: true }));
 
 /** The statements that read a token with its user (for the query-plan test: index searches, no JSON parsing). */
-export const TOKEN_WITH_USER_STATEMENTS = { introspection: TOKEN_WITH_USER_SQL, withAccount: TOKEN_WITH_ACCOUNT_SQL, refresh: REFRESH_WITH_ACCOUNT_SQL } as const;
+export const TOKEN_WITH_USER_STATEMENTS = {
+  introspection: TOKEN_WITH_USER_SQL,
+  withAccount: TOKEN_WITH_ACCOUNT_SQL,
+  refresh: REFRESH_WITH_ACCOUNT_SQL,
+} as const;
 
 /**
  * A model's consumption (a refresh token rotated, a code redeemed), one statement per model so that on MySQL/MariaDB
@@ -166,7 +173,10 @@ export class OidcPayloadAdapter implements Adapter {
 
   /** The token's row and its account (ACCOUNT_FOLLOWS), the account kept for this request's `findAccount`. */
   private async rowWithAccount(key: string): Promise<{ row: PayloadRow } | undefined> {
-    const [row] = await this.sql.rows<PayloadRow & AccountRow>(this.model === 'RefreshToken' ? REFRESH_WITH_ACCOUNT_SQL : TOKEN_WITH_ACCOUNT_SQL, [this.model, key]);
+    const [row] = await this.sql.rows<PayloadRow & AccountRow>(this.model === 'RefreshToken' ? REFRESH_WITH_ACCOUNT_SQL : TOKEN_WITH_ACCOUNT_SQL, [
+      this.model,
+      key,
+    ]);
     if (!row) return undefined;
     if (row.account_id) requestLookups()?.accounts.set(row.account_id, row.id == null ? null : row);
     return { row };
@@ -208,10 +218,10 @@ export class OidcPayloadAdapter implements Adapter {
    * the device polls with its device code.
    */
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-    const rows = await this.sql.rows<PayloadRow & { id_hash: string }>(`SELECT id_hash, ${COLUMNS} FROM oidc_payloads WHERE model = ? AND user_code = ? LIMIT 1`, [
-      this.model,
-      userCodeHash(userCode, this.hasher),
-    ]);
+    const rows = await this.sql.rows<PayloadRow & { id_hash: string }>(
+      `SELECT id_hash, ${COLUMNS} FROM oidc_payloads WHERE model = ? AND user_code = ? LIMIT 1`,
+      [this.model, userCodeHash(userCode, this.hasher)],
+    );
     const payload = rows[0] ? this.toPayload(rows[0], deviceCodeRowHandle(rows[0].id_hash)) : undefined;
     return payload && { ...payload, userCode };
   }

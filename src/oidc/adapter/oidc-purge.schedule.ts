@@ -23,7 +23,10 @@ export class OidcPurgeSchedule implements OnApplicationBootstrap, OnModuleDestro
   private readonly logger = new Logger('oidc');
   private readonly stopping = new AbortController();
   private readonly task = new IntervalTask(
-    () => whileLeased(this.uow, PURGE_LEASE, PURGE_LEASE_MS, () => purgeExpiredPayloads(this.dataSource, this.uow, { checkpointer: this.checkpointer, signal: this.stopping.signal })),
+    () =>
+      whileLeased(this.uow, PURGE_LEASE, PURGE_LEASE_MS, () =>
+        purgeExpiredPayloads(this.dataSource, this.uow, { checkpointer: this.checkpointer, signal: this.stopping.signal }),
+      ),
     (error) => this.logger.error(`purge failed: ${String(error)}`),
   );
 

@@ -44,7 +44,13 @@ describe('the OIDC purge loop', () => {
 
   it('an empty table costs one statement and no rest', async () => {
     const rests: number[] = [];
-    assert.equal(await purgeInBatches(async () => 0, async (ms) => void rests.push(ms)), 0);
+    assert.equal(
+      await purgeInBatches(
+        async () => 0,
+        async (ms) => void rests.push(ms),
+      ),
+      0,
+    );
     assert.deepEqual(rests, []);
   });
 

@@ -40,7 +40,11 @@ export function nextPurgeBatch(size: number, deleted: number, elapsedMs: number)
  * and rests after each batch at least as long as it took: the purge holds the writer at most half of the
  * time, so requests are answered between batches. Returns how many rows went.
  */
-export async function purgeInBatches(deleteBatch: (size: number) => Promise<number>, rest: (ms: number) => Promise<unknown> = sleep, signal?: AbortSignal): Promise<number> {
+export async function purgeInBatches(
+  deleteBatch: (size: number) => Promise<number>,
+  rest: (ms: number) => Promise<unknown> = sleep,
+  signal?: AbortSignal,
+): Promise<number> {
   let purged = 0;
   for (let size = PURGE_BATCH; ; ) {
     const started = performance.now();
@@ -62,7 +66,11 @@ export async function purgeInBatches(deleteBatch: (size: number) => Promise<numb
  * passed the request thread's own trigger and a batch's COMMIT ran that checkpoint for 300–400 ms; a
  * checkpoint beside the next batch slowed it as much (docs/operations.md, "SQLite checkpoints").
  */
-export function purgeExpiredPayloads(dataSource: DataSource, uow: UnitOfWork, options: { now?: number; checkpointer?: WalCheckpointer; signal?: AbortSignal } = {}): Promise<number> {
+export function purgeExpiredPayloads(
+  dataSource: DataSource,
+  uow: UnitOfWork,
+  options: { now?: number; checkpointer?: WalCheckpointer; signal?: AbortSignal } = {},
+): Promise<number> {
   const sql = purgeBatchSql(dialectOf(dataSource));
   const before = (options.now ?? Date.now()) - 60_000;
   return purgeInBatches(

@@ -53,7 +53,13 @@ export function deviceFlowFeature(deps: DeviceFlowDeps) {
     // The address the request came from, never a forwarded header (docs/product-rules.md, "Running it").
     deviceInfo: (ctx: OidcContext) => ({ ip: ctx.req.socket.remoteAddress, ua: ctx.get('user-agent') }),
     userCodeInputSource: (ctx: OidcContext, _form: string, _out?: unknown, err?: UserCodeError) => userCodeInput(ctx, err),
-    userCodeConfirmSource: async (ctx: OidcContext, _form: string, client: { clientName?: string; clientId: string; [key: string]: unknown }, _info: unknown, userCode: string) => {
+    userCodeConfirmSource: async (
+      ctx: OidcContext,
+      _form: string,
+      client: { clientName?: string; clientId: string; [key: string]: unknown },
+      _info: unknown,
+      userCode: string,
+    ) => {
       const org = (await organizationName(deps.dataSource, String(client.portcullis_org_id ?? ''))) ?? '';
       ctx.type = 'html';
       ctx.body = confirmPage(pageContext(ctx), client.clientName ?? client.clientId, org, userCode);

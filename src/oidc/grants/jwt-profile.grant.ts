@@ -41,7 +41,10 @@ export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): vo
     const account = await deps.accounts.find(userId);
     if (!account) throw invalidGrant('the service user is not active');
     ctx.oidc.entity('Account', account);
-    const scope = String(params.scope ?? '').split(' ').filter(Boolean).join(' ');
+    const scope = String(params.scope ?? '')
+      .split(' ')
+      .filter(Boolean)
+      .join(' ');
     const grant = new provider.Grant({ clientId: client.clientId, accountId: userId });
     grant.addOIDCScope(scope);
     grant.addResourceScope(API_AUDIENCE, scope);
@@ -102,7 +105,8 @@ async function verifyAssertion(deps: JwtProfileDeps, replays: AssertionReplayGua
   }
   const lifetime = assertionLifetimeProblem(payload);
   if (lifetime) throw invalidGrant(`invalid assertion: ${lifetime}`);
-  if (payload.jti !== undefined && (typeof payload.jti !== 'string' || payload.jti === '')) throw invalidGrant('invalid assertion: "jti", when sent, must be a non-empty string');
+  if (payload.jti !== undefined && (typeof payload.jti !== 'string' || payload.jti === ''))
+    throw invalidGrant('invalid assertion: "jti", when sent, must be a non-empty string');
   // Accepted until exp, and never after iat + the maximum age, whichever comes first.
   const usableUntilS = Math.min(payload.exp!, payload.iat! + MAX_ASSERTION_LIFETIME_S) + ASSERTION_CLOCK_TOLERANCE_S;
   // Each jti once; an assertion without one is itself used once (the hash of the whole JWT), across processes.

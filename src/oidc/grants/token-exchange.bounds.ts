@@ -33,7 +33,8 @@ export function exchangedScope(requested: string | undefined, bound: string[], c
   const scopes = requested === undefined ? bound : [...new Set(requested.split(' ').filter(Boolean))];
   const beyond = scopes.filter((s) => !allowed.has(s));
   if (beyond.length > 0) throw new errors.InvalidScope(`the scope ${beyond.join(' ')} exceeds the scope of the subject token`);
-  if (scopes.includes(API_AUDIENCE_SCOPE) && !apiAudienceAllowed(client)) throw new errors.InvalidScope(`this client may not obtain ${API_AUDIENCE_SCOPE} for a user`);
+  if (scopes.includes(API_AUDIENCE_SCOPE) && !apiAudienceAllowed(client))
+    throw new errors.InvalidScope(`this client may not obtain ${API_AUDIENCE_SCOPE} for a user`);
   return scopes.join(' ');
 }
 
@@ -46,7 +47,14 @@ export function exchangedScope(requested: string | undefined, bound: string[], c
 export function exchangedAudience(requested: string | string[] | undefined, subject: Party, actor: Party | undefined, client: ExchangingClient): string[] {
   const obtainable = (aud: string) => aud !== API_AUDIENCE || apiAudienceAllowed(client);
   if (requested === undefined) return (subject.scope === null && actor ? actor : subject).audience.filter(obtainable);
-  const audience = [...new Set([requested].flat().flatMap((value) => value.split(' ')).filter(Boolean))];
+  const audience = [
+    ...new Set(
+      [requested]
+        .flat()
+        .flatMap((value) => value.split(' '))
+        .filter(Boolean),
+    ),
+  ];
   if (audience.length === 0) throw new errors.InvalidTarget('audience is empty');
   const combined = new Set([...subject.audience, ...(actor?.audience ?? [])]);
   const outside = audience.filter((aud) => !combined.has(aud));

@@ -34,7 +34,8 @@ export function tokenExtras(ctx: OidcContext): { act?: ActClaim; acr?: string } 
   const exchanged = ctx?.[EXTRAS] as { act?: ActClaim; acr?: string } | undefined;
   if (exchanged) return definedOnly(exchanged);
   const entities = ctx?.oidc?.entities;
-  const acr: unknown = entities?.AuthorizationCode?.acr ?? entities?.RefreshToken?.acr ?? (ctx?.oidc?.route === 'authorization' ? ctx.oidc.session?.acr : undefined);
+  const acr: unknown =
+    entities?.AuthorizationCode?.acr ?? entities?.RefreshToken?.acr ?? (ctx?.oidc?.route === 'authorization' ? ctx.oidc.session?.acr : undefined);
   return typeof acr === 'string' ? { acr } : undefined;
 }
 
@@ -80,7 +81,8 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
     const requestedType = p.requested_token_type ?? TokenType.accessToken;
     if (!allowedAs(subjectType, 'subject')) throw new errors.InvalidRequest('subject_token_type is not supported');
     if (!allowedAs(requestedType, 'requested')) throw new errors.InvalidRequest('requested_token_type is not supported');
-    if (p.actor_token !== undefined && !allowedAs(p.actor_token_type ?? '', 'actor')) throw new errors.InvalidRequest('actor_token_type is missing or not supported');
+    if (p.actor_token !== undefined && !allowedAs(p.actor_token_type ?? '', 'actor'))
+      throw new errors.InvalidRequest('actor_token_type is missing or not supported');
     if (needsActor(subjectType) && p.actor_token === undefined) throw new errors.InvalidRequest(`${subjectType} subjects need an actor_token`);
 
     const client = ctx.oidc.client;
@@ -128,13 +130,26 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
     ctx[EXTRAS] = { act, acr };
     if (requestedType === TokenType.jwt) {
       const resource = `urn:portcullis:project:${client.portcullis_project_id ?? client.clientId}`;
-      at.resourceServer = new provider.ResourceServer(resource, { audience: resource, scope, accessTokenTTL: expiresIn, accessTokenFormat: 'jwt', jwt: { sign: { alg: deps.alg } } });
+      at.resourceServer = new provider.ResourceServer(resource, {
+        audience: resource,
+        scope,
+        accessTokenTTL: expiresIn,
+        accessTokenFormat: 'jwt',
+        jwt: { sign: { alg: deps.alg } },
+      });
     }
     // Recorded on the token (and so its JWT `aud`): introspection answers only for these (tokens/audience.ts).
     at.aud = audience;
     ctx.oidc.entity('AccessToken', at);
     const accessToken = await at.save();
-    const refreshToken = await issueRefreshToken(provider, ctx, { accountId: subject.userId, grantId, scope, acr, impersonated: act !== undefined, narrowed: requestedAudience !== undefined });
+    const refreshToken = await issueRefreshToken(provider, ctx, {
+      accountId: subject.userId,
+      grantId,
+      scope,
+      acr,
+      impersonated: act !== undefined,
+      narrowed: requestedAudience !== undefined,
+    });
     const withIdToken = scope.split(' ').includes('openid') ? await idToken('openid') : undefined;
     ctx.body = {
       access_token: accessToken,
@@ -146,7 +161,12 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
       refresh_token: refreshToken,
     };
   };
-  provider.registerGrantType(TOKEN_EXCHANGE_GRANT, handler, ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope', 'audience', 'resource'], ['audience']);
+  provider.registerGrantType(
+    TOKEN_EXCHANGE_GRANT,
+    handler,
+    ['subject_token', 'subject_token_type', 'actor_token', 'actor_token_type', 'requested_token_type', 'scope', 'audience', 'resource'],
+    ['audience'],
+  );
 }
 
 /**
@@ -189,7 +209,15 @@ async function issueRefreshToken(
 ): Promise<string | undefined> {
   const client = ctx.oidc.client;
   if (token.impersonated || token.narrowed || !token.scope.split(' ').includes('offline_access') || !client.grantTypeAllowed('refresh_token')) return undefined;
-  const rt = new provider.RefreshToken({ accountId: token.accountId, client, grantId: token.grantId, gty: 'token_exchange', rotations: 0, scope: token.scope, acr: token.acr });
+  const rt = new provider.RefreshToken({
+    accountId: token.accountId,
+    client,
+    grantId: token.grantId,
+    gty: 'token_exchange',
+    rotations: 0,
+    scope: token.scope,
+    acr: token.acr,
+  });
   ctx.oidc.entity('RefreshToken', rt);
   return rt.save();
 }

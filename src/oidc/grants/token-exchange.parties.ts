@@ -53,9 +53,21 @@ interface RequestingClient {
 
 /** OIDC Core §5.4: which scope each claim of an ID token was released under. */
 const SCOPE_OF_CLAIM: Record<string, string> = {
-  name: 'profile', given_name: 'profile', family_name: 'profile', nickname: 'profile', preferred_username: 'profile',
-  gender: 'profile', locale: 'profile', zoneinfo: 'profile', profile: 'profile', updated_at: 'profile',
-  email: 'email', email_verified: 'email', phone_number: 'phone', phone_number_verified: 'phone', address: 'address',
+  name: 'profile',
+  given_name: 'profile',
+  family_name: 'profile',
+  nickname: 'profile',
+  preferred_username: 'profile',
+  gender: 'profile',
+  locale: 'profile',
+  zoneinfo: 'profile',
+  profile: 'profile',
+  updated_at: 'profile',
+  email: 'email',
+  email_verified: 'email',
+  phone_number: 'phone',
+  phone_number_verified: 'phone',
+  address: 'address',
   groups: 'groups',
 };
 
@@ -105,7 +117,9 @@ async function accessTokenParty(provider: any, deps: PartyDeps, client: Requesti
   return {
     userId: found.accountId ?? found.clientId,
     audience,
-    scope: String(found.scope ?? '').split(' ').filter(Boolean),
+    scope: String(found.scope ?? '')
+      .split(' ')
+      .filter(Boolean),
     act: actOf(found),
     acr: acrOf(found),
     rootGrantId: found.grantId ? await rootGrantOf(deps.dataSource, deps.hasher, found.grantId) : undefined,
@@ -139,7 +153,10 @@ async function idTokenParty(deps: PartyDeps, client: RequestingClient, token: st
   // SECURITY.md, "Who may act on whom" ("a user's access dies with it"): an ID token speaks for its sign-in only while that lasts.
   const issuedTo = claims.azp ?? audience[0];
   const userId = await userOfSubject(deps, client, claims.sub);
-  const session = userId !== undefined && typeof claims.sid === 'string' && typeof issuedTo === 'string' ? await sessionOfIdToken(deps.dataSource, userId, issuedTo, claims.sid) : undefined;
+  const session =
+    userId !== undefined && typeof claims.sid === 'string' && typeof issuedTo === 'string'
+      ? await sessionOfIdToken(deps.dataSource, userId, issuedTo, claims.sid)
+      : undefined;
   if (!userId || !session) throw invalidGrant('the sign-in this id_token came from has ended');
   return {
     userId,
@@ -191,7 +208,8 @@ async function clientSignedSubject(deps: PartyDeps, clientId: string, jwt: strin
   }
   const lifetime = assertionLifetimeProblem(payload);
   if (lifetime) throw invalidGrant(`invalid subject token: ${lifetime}`);
-  if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || payload.jti === '') throw invalidGrant('invalid subject token: "sub" and "jti" must be strings');
+  if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || payload.jti === '')
+    throw invalidGrant('invalid subject token: "sub" and "jti" must be strings');
   const usableUntilMs = (payload.exp! + ASSERTION_CLOCK_TOLERANCE_S) * 1000;
   if (!(await new AssertionReplayGuard(deps.uow).firstUse(`token-exchange:${clientId}`, payload.jti, usableUntilMs))) {
     throw invalidGrant('the subject token was already used: each "jti" is accepted once until it expires');

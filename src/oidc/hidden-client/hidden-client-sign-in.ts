@@ -99,12 +99,19 @@ export class HiddenClientSignIn {
   async redeem(query: Record<string, unknown>, expected: ExpectedCode): Promise<HiddenClientReturn> {
     if (typeof query.error === 'string') return { kind: 'declined', error: query.error, needsInteraction: INTERACTION_ERRORS.has(query.error) };
     const code = typeof query.code === 'string' ? ((await this.holder.provider.AuthorizationCode.find(query.code)) as IssuedCode | undefined) : undefined;
-    if (!code || code.consumed || code.clientId !== expected.clientId || code.codeChallenge !== expected.codeChallenge || code.redirectUri !== idpEndpoints(this.config.publicUrl, expected.orgId).continueUrl) {
+    if (
+      !code ||
+      code.consumed ||
+      code.clientId !== expected.clientId ||
+      code.codeChallenge !== expected.codeChallenge ||
+      code.redirectUri !== idpEndpoints(this.config.publicUrl, expected.orgId).continueUrl
+    ) {
       return { kind: 'notThisSignIn' };
     }
     await code.consume();
     const account = await this.accounts.find(code.accountId);
-    const user = account && account.orgId === expected.orgId ? { id: account.accountId, claims: (scope: string) => account.claims('id_token', scope) } : undefined;
+    const user =
+      account && account.orgId === expected.orgId ? { id: account.accountId, claims: (scope: string) => account.claims('id_token', scope) } : undefined;
     return { kind: 'signedIn', user, mfa: code.acr === ACR_MFA, authTime: code.authTime, sessionUid: code.sessionUid ?? '' };
   }
 }

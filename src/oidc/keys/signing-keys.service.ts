@@ -98,12 +98,19 @@ export class SigningKeysService {
    */
   async describe(now = new Date()): Promise<{ keyId: string; alg: string; status: 'active' | 'next' | 'retired'; createdAt: Date }[]> {
     const { signer, ordered } = signerFirst(await this.dataSource.getRepository(SigningKeyEntity).find(), now);
-    return ordered.map((k) => ({ keyId: k.id, alg: k.alg, status: k === signer ? 'active' : isScheduled(k, now) ? 'next' : 'retired', createdAt: k.createdAt }));
+    return ordered.map((k) => ({
+      keyId: k.id,
+      alg: k.alg,
+      status: k === signer ? 'active' : isScheduled(k, now) ? 'next' : 'retired',
+      createdAt: k.createdAt,
+    }));
   }
 
   /** A cheap fingerprint of the published key set and its signer, polled by every process to notice a change. */
   async fingerprint(now = new Date()): Promise<string> {
-    return signerFirst(await this.published(now), now).ordered.map((k) => k.id).join(',');
+    return signerFirst(await this.published(now), now)
+      .ordered.map((k) => k.id)
+      .join(',');
   }
 
   /**

@@ -47,14 +47,26 @@ const RELEASE_SQL = `UPDATE backchannel_logouts SET lease_owner = NULL, leased_u
 const PURGE_SQL = `DELETE FROM backchannel_logouts WHERE status <> 'pending' AND created_at < ?`;
 
 /** The outbox's statements on `backchannel_logouts` (src/common/operations/row-outbox.ts). */
-export const LOGOUT_STATEMENTS: OutboxStatements = { due: DUE_SQL, claim: CLAIM_SQL, sent: SENT_SQL, defer: DEFER_SQL, fail: FAIL_SQL, drop: DROP_SQL, release: RELEASE_SQL, purge: PURGE_SQL };
+export const LOGOUT_STATEMENTS: OutboxStatements = {
+  due: DUE_SQL,
+  claim: CLAIM_SQL,
+  sent: SENT_SQL,
+  defer: DEFER_SQL,
+  fail: FAIL_SQL,
+  drop: DROP_SQL,
+  release: RELEASE_SQL,
+  purge: PURGE_SQL,
+};
 
 export async function insertLogout(manager: EntityManager, row: { id: string; appId: string; userId: string; sid: string | null }, now: number): Promise<void> {
   await manager.query(INSERT_SQL, [row.id, row.appId, row.userId, row.sid, now, now]);
 }
 
 export async function owedLogout(manager: EntityManager, id: string): Promise<OwedLogout | undefined> {
-  const [row] = (await manager.query('SELECT id, app_id, user_id, sid, attempts, created_at FROM backchannel_logouts WHERE id = ?', [id])) as Record<string, unknown>[];
+  const [row] = (await manager.query('SELECT id, app_id, user_id, sid, attempts, created_at FROM backchannel_logouts WHERE id = ?', [id])) as Record<
+    string,
+    unknown
+  >[];
   if (!row) return undefined;
   return {
     id: String(row.id),

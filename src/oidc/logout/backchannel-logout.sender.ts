@@ -103,7 +103,13 @@ export class BackchannelLogoutSender implements OnApplicationBootstrap, OnModule
     const app = logout.app;
     const [signer] = (await this.keys.keySet()).jwks;
     if (!signer) throw new Error('no signing key');
-    const token = await signLogoutToken(signer, { issuer: this.config.publicUrl, clientId: app.clientId, sub: this.pairwise.subjectFor(app, logout.userId), sid: logout.sid, jti: logout.id });
+    const token = await signLogoutToken(signer, {
+      issuer: this.config.publicUrl,
+      clientId: app.clientId,
+      sub: this.pairwise.subjectFor(app, logout.userId),
+      sid: logout.sid,
+      jti: logout.id,
+    });
     let answer: Response;
     try {
       answer = await this.post(app.logoutUri, {
@@ -113,7 +119,9 @@ export class BackchannelLogoutSender implements OnApplicationBootstrap, OnModule
       });
     } catch (error) {
       if (error instanceof NonPublicTargetError) {
-        throw new Undeliverable(`backchannelLogoutUri refused by the outbound address rules (docs/webhooks.md): ${error.message.replace(/; set .*$/, '')}; such URIs need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`);
+        throw new Undeliverable(
+          `backchannelLogoutUri refused by the outbound address rules (docs/webhooks.md): ${error.message.replace(/; set .*$/, '')}; such URIs need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`,
+        );
       }
       throw error;
     }

@@ -21,7 +21,11 @@ export function signInsOf(stored: StoredSignIns, kept: Record<string, unknown> =
 
 /** The sign-ins of a user's live sessions, but `keepSession`'s: read before revokeAll removes them, in its transaction. */
 export async function liveSignInsOf(manager: EntityManager, userId: string, keepSession: string | undefined, now = Date.now()): Promise<EndedSignIn[]> {
-  const rows = (await manager.query(`SELECT uid, payload, expires_at FROM oidc_payloads WHERE model = 'Session' AND account_id = ?`, [userId])) as { uid: string | null; payload: string; expires_at: unknown }[];
+  const rows = (await manager.query(`SELECT uid, payload, expires_at FROM oidc_payloads WHERE model = 'Session' AND account_id = ?`, [userId])) as {
+    uid: string | null;
+    payload: string;
+    expires_at: unknown;
+  }[];
   return rows
     .filter((row) => row.uid !== keepSession && (row.expires_at == null || Number(row.expires_at) > now))
     .flatMap((row) => signInsOf(JSON.parse(row.payload) as StoredSignIns));

@@ -39,6 +39,10 @@ export function explainDpopRefusals(provider: Provider): void {
     const challenge = ctx.response.get('WWW-Authenticate');
     // The challenge's quoted-string escaped as oidc-provider escapes it (helpers/append_www_authenticate.js).
     const quoted = description.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-    if (challenge) ctx.set('WWW-Authenticate', challenge.replace(`error_description="${error.error_description}"`, () => `error_description="${quoted}"`));
+    if (challenge)
+      ctx.set(
+        'WWW-Authenticate',
+        challenge.replace(`error_description="${error.error_description}"`, () => `error_description="${quoted}"`),
+      );
   });
 }

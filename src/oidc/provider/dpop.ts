@@ -76,7 +76,8 @@ export function refuseStaleDpopProof(req: IncomingMessage, res: ServerResponse, 
   const description = 'DPoP proof iat is not recent enough';
   // At userinfo, a resource, the refusal is a 401 with its challenge (RFC 9449 §7.1); elsewhere a 400 (§5).
   const atResource = path === OIDC_ROUTES.userinfo;
-  if (atResource) res.setHeader('WWW-Authenticate', `DPoP error="invalid_dpop_proof", error_description="${description}", algs="${DPOP_SIGNING_ALGS.join(' ')}"`);
+  if (atResource)
+    res.setHeader('WWW-Authenticate', `DPoP error="invalid_dpop_proof", error_description="${description}", algs="${DPOP_SIGNING_ALGS.join(' ')}"`);
   writeOAuthError(res, atResource ? 401 : 400, 'invalid_dpop_proof', description);
   return true;
 }

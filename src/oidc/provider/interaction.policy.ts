@@ -22,22 +22,39 @@ export function buildInteractionPolicy(loginPolicy: (orgId: string) => Promise<{
   // the consent checks failing on the missing grant.
   const login = policy.get('login')!.checks;
   const noSession = login.findIndex((check: { reason: string }) => check.reason === 'no_session');
-  login[noSession] = new Check('no_session', 'End-User authentication is required', 'login_required', (ctx: PolicyContext) => !ctx.oidc.session.accountId || !ctx.oidc.account);
+  login[noSession] = new Check(
+    'no_session',
+    'End-User authentication is required',
+    'login_required',
+    (ctx: PolicyContext) => !ctx.oidc.session.accountId || !ctx.oidc.account,
+  );
   // The session's user belongs to another organization than the application: never a code for it
   // (SECURITY.md, "Sign-in stays inside the organization"). prompt=none answers access_denied; otherwise
   // the login page is shown, where only a user of the application's organization can sign in.
-  login.splice(noSession + 1, 0, new Check('foreign_organization', 'the signed-in user belongs to another organization', 'access_denied', (ctx: PolicyContext) =>
-    ctx.oidc.account !== undefined && !mayServe(ctx.oidc.client, ctx.oidc.account)));
+  login.splice(
+    noSession + 1,
+    0,
+    new Check(
+      'foreign_organization',
+      'the signed-in user belongs to another organization',
+      'access_denied',
+      (ctx: PolicyContext) => ctx.oidc.account !== undefined && !mayServe(ctx.oidc.client, ctx.oidc.account),
+    ),
+  );
   // docs/product-rules.md, "Multi-factor sign-in": a session without a second factor is not enough when
   // the request asks for one (acr_values, step-up inside the SSO session) or the organization requires
   // one (also for sessions begun before the policy changed). The login UI then asks only the second
   // factor; prompt=none answers interaction_required. An organization with `mfa: off` never asks.
-  login.push(new Check('second_factor', 'a second factor is required', 'interaction_required', async (ctx: PolicyContext) => {
-    const { session, account, params } = ctx.oidc;
-    if (!session.accountId || !account || session.acr === ACR_MFA) return false;
-    const requested = String(params.acr_values ?? '').split(' ').includes(ACR_MFA);
-    const { mfa } = await loginPolicy(account.orgId);
-    return mfa !== 'off' && (requested || mfa === 'required');
-  }));
+  login.push(
+    new Check('second_factor', 'a second factor is required', 'interaction_required', async (ctx: PolicyContext) => {
+      const { session, account, params } = ctx.oidc;
+      if (!session.accountId || !account || session.acr === ACR_MFA) return false;
+      const requested = String(params.acr_values ?? '')
+        .split(' ')
+        .includes(ACR_MFA);
+      const { mfa } = await loginPolicy(account.orgId);
+      return mfa !== 'off' && (requested || mfa === 'required');
+    }),
+  );
   return policy;
 }

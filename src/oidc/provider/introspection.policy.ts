@@ -46,7 +46,11 @@ export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
  * domain for `username`) was read with the token (oidc-payload.adapter.ts); the introspecting client's
  * project comes with the client.
  */
-export function introspectionPolicy(dataSource: DataSource, accounts: AccountFinder, impersonationHolds: (act: ActClaim, subjectId: string) => Promise<boolean>) {
+export function introspectionPolicy(
+  dataSource: DataSource,
+  accounts: AccountFinder,
+  impersonationHolds: (act: ActClaim, subjectId: string) => Promise<boolean>,
+) {
   return async (ctx: OidcContext, client: { clientId: string; portcullis_project_id?: string | null }, token: IntrospectedToken): Promise<boolean> => {
     if (token.kind === 'RefreshToken') return false;
     const userId = token.accountId ?? token.clientId;

@@ -31,20 +31,22 @@ const CLIENT_AUTH_FIELDS: Record<string, SchemaObject> = {
   client_id: str('the client; required unless it authenticates with HTTP Basic'),
   client_secret: str('`client_secret_post`'),
   client_assertion_type: str('`private_key_jwt`', { enum: ['urn:ietf:params:oauth:client-assertion-type:jwt-bearer'] }),
-  client_assertion: str('`private_key_jwt`: a JWT signed with the client\'s key (RFC 7523 §2.2)'),
+  client_assertion: str("`private_key_jwt`: a JWT signed with the client's key (RFC 7523 §2.2)"),
 };
 
 /** Authorization request parameters (OIDC Core §3.1.2.1, RFC 7636, RFC 8707, RFC 9126). */
 const AUTHORIZATION_PARAMETERS: Record<string, SchemaObject> = {
   client_id: str('the client'),
   response_type: str('see `response_types_supported`', { example: 'code' }),
-  redirect_uri: str('one of the client\'s registered redirect URIs', { format: 'uri' }),
+  redirect_uri: str("one of the client's registered redirect URIs", { format: 'uri' }),
   scope: str('space-separated; `openid` for OpenID Connect (see `scopes_supported`)', { example: 'openid profile email' }),
   state: str('opaque value returned to the client (CSRF protection)'),
   nonce: str('bound into the ID token (OIDC Core §3.1.2.1)'),
   code_challenge: str('PKCE (RFC 7636)'),
   code_challenge_method: str('PKCE method', { enum: ['S256'] }),
-  response_mode: str('see `response_modes_supported`; the `.jwt` modes sign the response (JARM)', { enum: ['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt'] }),
+  response_mode: str('see `response_modes_supported`; the `.jwt` modes sign the response (JARM)', {
+    enum: ['query', 'fragment', 'form_post', 'jwt', 'query.jwt', 'fragment.jwt', 'form_post.jwt'],
+  }),
   prompt: str('`none`, `login`, `consent`, `select_account`'),
   max_age: { type: 'integer', minimum: 0, description: 'maximum authentication age in seconds' },
   login_hint: str('the user name to prefill'),
@@ -52,7 +54,9 @@ const AUTHORIZATION_PARAMETERS: Record<string, SchemaObject> = {
   ui_locales: str('preferred languages of the login UI, space-separated', { example: 'de en' }),
   resource: str('RFC 8707 resource indicator'),
   request_uri: str('a `request_uri` from the pushed authorization request endpoint (RFC 9126)'),
-  request: str('a request object (JAR, RFC 9101): the parameters as a JWT signed with one of the application\'s keys; required by applications with `requireSignedRequestObject`'),
+  request: str(
+    "a request object (JAR, RFC 9101): the parameters as a JWT signed with one of the application's keys; required by applications with `requireSignedRequestObject`",
+  ),
 };
 
 /** RFC 9126 §2.1: a pushed request carries no request_uri of its own. */
@@ -71,8 +75,10 @@ const TOKEN_RESPONSE: SchemaObject = {
   type: 'object',
   required: ['access_token', 'token_type', 'expires_in'],
   properties: {
-    access_token: str('opaque or a JWT (RFC 9068), per the client\'s access token type'),
-    token_type: str('`Bearer`, or `DPoP` for a token bound to the key of the request\'s `DPoP` proof (RFC 9449 §5; docs/oauth-profiles.md, "DPoP")', { example: 'Bearer' }),
+    access_token: str("opaque or a JWT (RFC 9068), per the client's access token type"),
+    token_type: str('`Bearer`, or `DPoP` for a token bound to the key of the request\'s `DPoP` proof (RFC 9449 §5; docs/oauth-profiles.md, "DPoP")', {
+      example: 'Bearer',
+    }),
     expires_in: { type: 'integer', description: 'seconds' },
     refresh_token: str('with `offline_access` (authorization code) or on refresh; rotates on every use'),
     id_token: str('OpenID Connect ID token (a JWT)'),
@@ -90,9 +96,13 @@ const INTROSPECTION_RESPONSE: SchemaObject = {
     scope: str('space-separated'),
     client_id: str('the client the token was issued to'),
     sub: str('the user'),
-    username: str('the user\'s user name'),
+    username: str("the user's user name"),
     token_type: str('`Bearer`, `DPoP` (a DPoP-bound token, RFC 9449 §6.2), or `refresh_token`'),
-    cnf: { type: 'object', description: 'a DPoP-bound token\'s key: `jkt`, its JWK SHA-256 thumbprint (RFC 9449 §6.2)', properties: { jkt: str('RFC 7638 thumbprint, base64url') } },
+    cnf: {
+      type: 'object',
+      description: "a DPoP-bound token's key: `jkt`, its JWK SHA-256 thumbprint (RFC 9449 §6.2)",
+      properties: { jkt: str('RFC 7638 thumbprint, base64url') },
+    },
     exp: { type: 'integer', description: 'seconds since the epoch' },
     iat: { type: 'integer', description: 'seconds since the epoch' },
     aud: { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
@@ -128,11 +138,21 @@ const SCHEMAS: Record<string, SchemaObject> = {
     type: 'object',
     description: 'RFC 7517 §5: the public keys that verify ID tokens and JWT access tokens',
     required: ['keys'],
-    properties: { keys: { type: 'array', items: { type: 'object', required: ['kty', 'kid'], properties: { kty: { type: 'string' }, kid: { type: 'string' }, alg: { type: 'string' }, use: { type: 'string' } }, additionalProperties: true } } },
+    properties: {
+      keys: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['kty', 'kid'],
+          properties: { kty: { type: 'string' }, kid: { type: 'string' }, alg: { type: 'string' }, use: { type: 'string' } },
+          additionalProperties: true,
+        },
+      },
+    },
   },
   UserInfo: {
     type: 'object',
-    description: 'OIDC Core §5.3.2: the claims of the token\'s scopes (§5.4)',
+    description: "OIDC Core §5.3.2: the claims of the token's scopes (§5.4)",
     required: ['sub'],
     properties: { sub: str('the user') },
     additionalProperties: true,
@@ -161,8 +181,23 @@ function query(properties: Record<string, SchemaObject>, required: string[] = []
 }
 
 /** A browser endpoint: GET with a query, and POST with the same parameters as a form (answered 303 to the GET). */
-function browserEndpoint(summary: string, description: string, operationId: string, parameters: Record<string, SchemaObject>, required: string[], responses: OperationObject['responses']) {
-  const get: OperationObject = { tags: [TAG], summary, description, operationId: `${operationId}Get`, security: [], parameters: query(parameters, required), responses };
+function browserEndpoint(
+  summary: string,
+  description: string,
+  operationId: string,
+  parameters: Record<string, SchemaObject>,
+  required: string[],
+  responses: OperationObject['responses'],
+) {
+  const get: OperationObject = {
+    tags: [TAG],
+    summary,
+    description,
+    operationId: `${operationId}Get`,
+    security: [],
+    parameters: query(parameters, required),
+    responses,
+  };
   const post: OperationObject = {
     tags: [TAG],
     summary: `${summary} (form post)`,
@@ -201,7 +236,7 @@ export function oidcOpenApi(): OpenApiSurface {
       },
       [r.authorization]: browserEndpoint(
         'Authorization endpoint (start a login)',
-        'OIDC Core §3.1.2, RFC 6749 §4.1.1: the end-user\'s browser is sent here. The answer is a 303 to the login UI, or back to the `redirect_uri` with a `code` (or an `error`, RFC 6749 §4.1.2.1), or an auto-submitting form for `response_mode=form_post`; with a `.jwt` response mode (JARM) the result comes as one signed `response` parameter. An error that cannot go back to the client (unknown client, unregistered `redirect_uri`) is shown as a page.',
+        "OIDC Core §3.1.2, RFC 6749 §4.1.1: the end-user's browser is sent here. The answer is a 303 to the login UI, or back to the `redirect_uri` with a `code` (or an `error`, RFC 6749 §4.1.2.1), or an auto-submitting form for `response_mode=form_post`; with a `.jwt` response mode (JARM) the result comes as one signed `response` parameter. An error that cannot go back to the client (unknown client, unregistered `redirect_uri`) is shown as a page.",
         'authorize',
         AUTHORIZATION_PARAMETERS,
         ['client_id', 'response_type'],
@@ -222,7 +257,15 @@ export function oidcOpenApi(): OpenApiSurface {
           responses: {
             '201': {
               description: 'the stored request',
-              content: { 'application/json': { schema: { type: 'object', required: ['request_uri', 'expires_in'], properties: { request_uri: { type: 'string' }, expires_in: { type: 'integer' } } } } },
+              content: {
+                'application/json': {
+                  schema: {
+                    type: 'object',
+                    required: ['request_uri', 'expires_in'],
+                    properties: { request_uri: { type: 'string' }, expires_in: { type: 'integer' } },
+                  },
+                },
+              },
             },
             '400': oauthError('invalid_request and the other errors of RFC 6749 §4.1.2.1'),
             '401': oauthError('invalid_client: client authentication failed'),
@@ -236,7 +279,12 @@ export function oidcOpenApi(): OpenApiSurface {
           description: `RFC 8628 §3.1: a device without a browser (a TV, a CLI) asks for a device code and a user code. The user opens \`verification_uri\` (the login UI's page \`/ui/login/device\`), types the code, confirms and signs in; the device meanwhile polls the token endpoint with \`grant_type=urn:ietf:params:oauth:grant-type:device_code\` every \`interval\` seconds, and is answered \`authorization_pending\`, \`slow_down\` (polled sooner than the interval; it must then wait 5 s longer), \`access_denied\`, \`expired_token\` or the tokens (§3.5). Only applications with that grant type may use it.\n\n\${CLIENT_AUTH_NOTE}`,
           operationId: 'deviceAuthorization',
           security: CLIENT_SECURITY,
-          requestBody: form({ scope: str('space-separated; `openid` for an ID token', { example: 'openid profile' }), acr_values: AUTHORIZATION_PARAMETERS.acr_values, resource: AUTHORIZATION_PARAMETERS.resource, ...CLIENT_AUTH_FIELDS }),
+          requestBody: form({
+            scope: str('space-separated; `openid` for an ID token', { example: 'openid profile' }),
+            acr_values: AUTHORIZATION_PARAMETERS.acr_values,
+            resource: AUTHORIZATION_PARAMETERS.resource,
+            ...CLIENT_AUTH_FIELDS,
+          }),
           responses: {
             '200': {
               description: 'RFC 8628 §3.2',
@@ -288,7 +336,7 @@ export function oidcOpenApi(): OpenApiSurface {
               device_code: str('device_code: the device code of the device authorization response (RFC 8628 §3.4)'),
               refresh_token: str('refresh_token'),
               scope: str('refresh_token, client_credentials, jwt-bearer, token-exchange: the scope asked for'),
-              assertion: str('jwt-bearer: the JWT signed with the machine user\'s key (RFC 7523 §2.1)'),
+              assertion: str("jwt-bearer: the JWT signed with the machine user's key (RFC 7523 §2.1)"),
               subject_token: str('token-exchange (RFC 8693 §2.1)'),
               subject_token_type: str('token-exchange'),
               actor_token: str('token-exchange: impersonation'),
@@ -302,7 +350,9 @@ export function oidcOpenApi(): OpenApiSurface {
           ),
           responses: {
             '200': json('the tokens', 'TokenResponse', noStore),
-            '400': oauthError('invalid_grant, invalid_request, unsupported_grant_type, invalid_scope, … (RFC 6749 §5.2); for device_code also authorization_pending, slow_down, access_denied, expired_token (RFC 8628 §3.5)'),
+            '400': oauthError(
+              'invalid_grant, invalid_request, unsupported_grant_type, invalid_scope, … (RFC 6749 §5.2); for device_code also authorization_pending, slow_down, access_denied, expired_token (RFC 8628 §3.5)',
+            ),
             '401': oauthError('invalid_client: client authentication failed'),
           },
         },
@@ -314,9 +364,11 @@ export function oidcOpenApi(): OpenApiSurface {
           description: `RFC 7662: whether a token is active, and what it grants.\n\n${CLIENT_AUTH_NOTE}`,
           operationId: 'introspect',
           security: CLIENT_SECURITY,
-          requestBody: form({ token: str('the token'), token_type_hint: str('', { enum: ['access_token', 'refresh_token'] }), ...CLIENT_AUTH_FIELDS }, ['token']),
+          requestBody: form({ token: str('the token'), token_type_hint: str('', { enum: ['access_token', 'refresh_token'] }), ...CLIENT_AUTH_FIELDS }, [
+            'token',
+          ]),
           responses: {
-            '200': json('the token\'s state', 'IntrospectionResponse'),
+            '200': json("the token's state", 'IntrospectionResponse'),
             '400': oauthError('invalid_request'),
             '401': oauthError('invalid_client: client authentication failed'),
           },
@@ -329,7 +381,9 @@ export function oidcOpenApi(): OpenApiSurface {
           description: `RFC 7009: revokes a token of the client (a refresh token revokes its grant). Answers 200 whether or not the token was valid (§2.2).\n\n${CLIENT_AUTH_NOTE}`,
           operationId: 'revoke',
           security: CLIENT_SECURITY,
-          requestBody: form({ token: str('the token'), token_type_hint: str('', { enum: ['access_token', 'refresh_token'] }), ...CLIENT_AUTH_FIELDS }, ['token']),
+          requestBody: form({ token: str('the token'), token_type_hint: str('', { enum: ['access_token', 'refresh_token'] }), ...CLIENT_AUTH_FIELDS }, [
+            'token',
+          ]),
           responses: {
             '200': { description: 'revoked, or was not valid' },
             '400': oauthError('invalid_request, unsupported_token_type'),
@@ -355,11 +409,11 @@ export function oidcOpenApi(): OpenApiSurface {
       },
       [r.end_session]: browserEndpoint(
         'End session (RP-initiated logout)',
-        'OpenID Connect RP-Initiated Logout 1.0 §2: the end-user\'s browser is sent here; the user confirms the logout on a page, then goes to `post_logout_redirect_uri` (one the client registered) or to a logged-out page.',
+        "OpenID Connect RP-Initiated Logout 1.0 §2: the end-user's browser is sent here; the user confirms the logout on a page, then goes to `post_logout_redirect_uri` (one the client registered) or to a logged-out page.",
         'endSession',
         {
           id_token_hint: str('an ID token the client received'),
-          post_logout_redirect_uri: str('one of the client\'s registered post-logout redirect URIs', { format: 'uri' }),
+          post_logout_redirect_uri: str("one of the client's registered post-logout redirect URIs", { format: 'uri' }),
           state: str('returned with the redirect'),
           client_id: str('the client, when no id_token_hint is sent'),
           logout_hint: str('the user'),
@@ -379,12 +433,15 @@ function userinfo(operationId: string): OperationObject {
   return {
     tags: [TAG],
     summary: operationId.endsWith('Post') ? 'UserInfo (POST)' : 'UserInfo',
-    description: 'OIDC Core §5.3: the claims about the user of an access token issued with the `openid` scope, in the `Authorization: Bearer` header; a DPoP-bound token as `Authorization: DPoP` with its `DPoP` proof (RFC 9449 §7).',
+    description:
+      'OIDC Core §5.3: the claims about the user of an access token issued with the `openid` scope, in the `Authorization: Bearer` header; a DPoP-bound token as `Authorization: DPoP` with its `DPoP` proof (RFC 9449 §7).',
     operationId,
     security: [{ [BEARER]: [] }],
     responses: {
-      '200': json('the user\'s claims', 'UserInfo'),
-      '401': oauthError('invalid_token: missing, expired or revoked (RFC 6750 §3.1, with a `WWW-Authenticate` header), or a DPoP-bound token without its proof; invalid_dpop_proof, use_dpop_nonce (with a `DPoP-Nonce` header, RFC 9449 §9)'),
+      '200': json("the user's claims", 'UserInfo'),
+      '401': oauthError(
+        'invalid_token: missing, expired or revoked (RFC 6750 §3.1, with a `WWW-Authenticate` header), or a DPoP-bound token without its proof; invalid_dpop_proof, use_dpop_nonce (with a `DPoP-Nonce` header, RFC 9449 §9)',
+      ),
       '403': oauthError('insufficient_scope: the token was not issued with `openid`'),
     },
   };

@@ -32,7 +32,12 @@ export function isLoginUiPath(path: string): boolean {
   return path === LOGIN_UI_PREFIX || path.startsWith(`${LOGIN_UI_PREFIX}/`) || path === ACCOUNT_UI_PREFIX || path.startsWith(`${ACCOUNT_UI_PREFIX}/`);
 }
 
-const PROVIDER_TEMPLATES = new Set([...Object.values(OIDC_ROUTES), '/.well-known/openid-configuration', `${OIDC_ROUTES.end_session}/confirm`, `${OIDC_ROUTES.end_session}/success`]);
+const PROVIDER_TEMPLATES = new Set([
+  ...Object.values(OIDC_ROUTES),
+  '/.well-known/openid-configuration',
+  `${OIDC_ROUTES.end_session}/confirm`,
+  `${OIDC_ROUTES.end_session}/success`,
+]);
 
 /** The endpoint a provider path is for, as a metrics label: never the interaction id of a resume path. */
 export function providerRouteTemplate(path: string): string {

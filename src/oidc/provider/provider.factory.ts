@@ -109,7 +109,8 @@ export function createProvider(deps: ProviderDeps): Provider {
     // OIDC Core §8: an application chooses public or pairwise (docs/oauth-profiles.md, "Pairwise subjects"); oidc-provider
     // then gives a pairwise client this `sub` in ID tokens, userinfo, introspection and JWT access tokens.
     subjectTypes: ['public', 'pairwise'],
-    pairwiseIdentifier: async (_ctx: OidcContext, accountId: string, client: { subjectType: string; redirectUris: string[] }) => pairwise.subjectFor(client, accountId),
+    pairwiseIdentifier: async (_ctx: OidcContext, accountId: string, client: { subjectType: string; redirectUris: string[] }) =>
+      pairwise.subjectFor(client, accountId),
     routes: OIDC_ROUTES,
     responseTypes: ['code', 'id_token', 'id_token token'],
     clientAuthMethods: CLIENT_AUTH_METHODS,
@@ -135,7 +136,10 @@ export function createProvider(deps: ProviderDeps): Provider {
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
-      introspection: { enabled: true, allowedPolicy: introspectionPolicy(dataSource, deps.accounts, (act, subjectId) => impersonationHolds(deps.access, deps.uow.manager, act, subjectId)) },
+      introspection: {
+        enabled: true,
+        allowedPolicy: introspectionPolicy(dataSource, deps.accounts, (act, subjectId) => impersonationHolds(deps.access, deps.uow.manager, act, subjectId)),
+      },
       revocation: { enabled: true },
       // JAR (RFC 9101; docs/oauth-profiles.md, "Signed request objects (JAR, RFC 9101)"), signed with the
       // application's own keys; required per application.

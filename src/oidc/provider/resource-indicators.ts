@@ -60,7 +60,11 @@ async function assertOwnProjects(dataSource: DataSource, ctx: OidcContext, clien
   if (projects.length === 0) return;
   const own = await projectsOfOrganization(dataSource, client.portcullis_org_id ?? '', projects);
   const foreign = projects.filter((p) => !own.has(p));
-  if (foreign.length > 0) throw new errors.InvalidScope(`no project ${foreign.join(', ')} in the organization of this client`, foreign.map((p) => `urn:portcullis:iam:org:project:id:${p}:aud`).join(' '));
+  if (foreign.length > 0)
+    throw new errors.InvalidScope(
+      `no project ${foreign.join(', ')} in the organization of this client`,
+      foreign.map((p) => `urn:portcullis:iam:org:project:id:${p}:aud`).join(' '),
+    );
 }
 
 function defaultResource(_ctx: OidcContext, client: ClientMeta): string | undefined {
@@ -87,4 +91,3 @@ function resourceServerScope(ctx: OidcContext, client: ClientMeta): string {
   const source = String(entities.AuthorizationCode?.scope ?? entities.RefreshToken?.scope ?? '');
   return [...new Set([...SCOPES, ...requested.split(' '), ...source.split(' ')].filter(Boolean))].join(' ');
 }
-

@@ -38,7 +38,14 @@ function loginPageHeaders(ctx: OidcContext): void {
   // authorization and on to the redirect URI; the logout confirmation redirects to the post-logout URI. Each
   // is allowed only once the provider has checked it against the registration: on a page it answered 200
   // (an error page about an unregistered URI must not allow it).
-  const oidc = ctx.oidc as { params?: Record<string, unknown>; redirectUriCheckPerformed?: boolean; route?: string; entities?: { Interaction?: { params?: Record<string, unknown> } } } | undefined;
+  const oidc = ctx.oidc as
+    | {
+        params?: Record<string, unknown>;
+        redirectUriCheckPerformed?: boolean;
+        route?: string;
+        entities?: { Interaction?: { params?: Record<string, unknown> } };
+      }
+    | undefined;
   const checked = (value: unknown, ok: boolean) => (ok && typeof value === 'string' ? value : undefined);
   const targets = [
     checked(oidc?.params?.redirect_uri, oidc?.redirectUriCheckPerformed === true),

@@ -103,4 +103,3 @@ export async function tokenAudience(dataSource: DataSource, token: Token): Promi
   if (token.gty === 'token_exchange' && token.aud !== undefined) return recorded;
   return [...new Set([...recorded, ...audience])];
 }
-

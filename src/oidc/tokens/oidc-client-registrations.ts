@@ -45,4 +45,3 @@ function deleteIssued(manager: EntityManager, clientId: string): Promise<number>
       : 'DELETE FROM oidc_payloads WHERE rowid IN (SELECT rowid FROM oidc_payloads WHERE client_id = ? LIMIT ?)';
   return changedRows(manager, sql, [clientId, CHUNK]);
 }
-

@@ -1,5 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Res } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiBadRequestResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBadRequestResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
@@ -11,7 +20,19 @@ import { ProvisioningReconcile } from '../reconcile/reconcile.service.js';
 import { objectView, planView } from './provisioning-views.js';
 import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 import {
-  CreateTargetDto, ObjectListDto, ObjectsQueryDto, ProvisionedObjectDto, ReconcileDryRunDto, ReconcileDto, ReconcileStartedDto, TargetCreatedDto, TargetDto, TargetListDto, TargetStatusDto, TargetTestDto, UpdateTargetDto,
+  CreateTargetDto,
+  ObjectListDto,
+  ObjectsQueryDto,
+  ProvisionedObjectDto,
+  ReconcileDryRunDto,
+  ReconcileDto,
+  ReconcileStartedDto,
+  TargetCreatedDto,
+  TargetDto,
+  TargetListDto,
+  TargetStatusDto,
+  TargetTestDto,
+  UpdateTargetDto,
 } from './provisioning.dto.js';
 
 /** An organization's outbound SCIM targets (docs/provisioning.md). Secrets are never returned. */
@@ -53,7 +74,10 @@ export class ProvisioningTargetsController {
   }
 
   @Patch(':targetId')
-  @ApiOperation({ summary: 'Change a provisioning target', description: 'The fields sent change; a new token or client secret replaces the stored one. The target is active again.' })
+  @ApiOperation({
+    summary: 'Change a provisioning target',
+    description: 'The fields sent change; a new token or client secret replaces the stored one. The target is active again.',
+  })
   @ApiOkResponse({ type: TargetDto })
   @ApiNotFoundResponse({ description: 'no such target of the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
@@ -73,7 +97,10 @@ export class ProvisioningTargetsController {
 
   @Post(':targetId/test')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Test a provisioning target', description: "Authenticates and reads the target's ServiceProviderConfig; changes nothing. A failure is the answer's error." })
+  @ApiOperation({
+    summary: 'Test a provisioning target',
+    description: "Authenticates and reads the target's ServiceProviderConfig; changes nothing. A failure is the answer's error.",
+  })
   @ApiOkResponse({ type: TargetTestDto })
   @ApiNotFoundResponse({ description: 'no such target of the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
@@ -105,7 +132,7 @@ export class ProvisioningTargetsController {
     summary: 'Reconcile a provisioning target',
     description:
       "Reads the target's Users (at most 5000) and compares them with the organization's people. dryRun: 200 with the plan, nothing changes. " +
-      'Else: 202, the plan\'s users are marked for the pusher (users found only by userName are adopted) and provisioning.reconcile.requested is written. ' +
+      "Else: 202, the plan's users are marked for the pusher (users found only by userName are adopted) and provisioning.reconcile.requested is written. " +
       'A target that cannot be read is a 400 naming why.',
   })
   @ApiOkResponse({ type: ReconcileDryRunDto, description: 'dryRun: what a reconcile would do' })
@@ -113,7 +140,13 @@ export class ProvisioningTargetsController {
   @ApiBadRequestResponse({ description: "dryRun not a boolean; the target's users could not be read, or are too many" })
   @ApiNotFoundResponse({ description: 'no such target of the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async reconcile(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('targetId') targetId: string, @Body() dto: ReconcileDto, @Res() res: Response): Promise<void> {
+  async reconcile(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('targetId') targetId: string,
+    @Body() dto: ReconcileDto,
+    @Res() res: Response,
+  ): Promise<void> {
     // Two answers on one route (200 with the plan, 202 with the run): the status is set here, not by @HttpCode.
     if (dto.dryRun === true) {
       const answer: ReconcileDryRunDto = { plan: planView(await this.reconciler.plan(orgId, targetId)) };
@@ -126,12 +159,21 @@ export class ProvisioningTargetsController {
 
   @Post(':targetId/objects/:kind/:localId/retry')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Push one object again', description: 'A failing or conflicting object (or any other) is pending again, its attempts reset; writes provisioning.retry.requested.' })
+  @ApiOperation({
+    summary: 'Push one object again',
+    description: 'A failing or conflicting object (or any other) is pending again, its attempts reset; writes provisioning.retry.requested.',
+  })
   @ApiOkResponse({ type: ProvisionedObjectDto })
   @ApiBadRequestResponse({ description: 'kind is not user or group' })
   @ApiNotFoundResponse({ description: 'no such target of the organization, or the target knows no such object' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async retry(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('targetId') targetId: string, @Param('kind') kind: string, @Param('localId') localId: string): Promise<ProvisionedObjectDto> {
+  async retry(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('targetId') targetId: string,
+    @Param('kind') kind: string,
+    @Param('localId') localId: string,
+  ): Promise<ProvisionedObjectDto> {
     if (kind !== 'user' && kind !== 'group') throw DomainError.invalidField('kind', 'kind must be "user" or "group"');
     return objectView(await this.reconciler.retry(caller.userId, orgId, targetId, kind, localId));
   }

@@ -20,5 +20,7 @@ export function objectView(row: ObjectRow): ProvisionedObjectDto {
 
 /** A plan as a dry run answers it: each action's count, and its first PLAN_ITEMS_SHOWN users. */
 export function planView(plan: ReconcilePlan): ReconcilePlanDto {
-  return Object.fromEntries(PLAN_ACTIONS.map((action) => [action, { count: plan[action].length, items: plan[action].slice(0, PLAN_ITEMS_SHOWN) }])) as unknown as ReconcilePlanDto;
+  return Object.fromEntries(
+    PLAN_ACTIONS.map((action) => [action, { count: plan[action].length, items: plan[action].slice(0, PLAN_ITEMS_SHOWN) }]),
+  ) as unknown as ReconcilePlanDto;
 }

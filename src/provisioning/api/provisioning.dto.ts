@@ -4,7 +4,16 @@ import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, Is
 import { Bounded } from '../../common/http/validation/bounded.decorator.js';
 import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
 import { ListPageQueryDto } from '../../common/http/validation/list-page.dto.js';
-import { AUTH_TYPES, OBJECT_STATUSES, ON_REMOVE, PROVISIONING_BOUNDS, PUSH_GROUPS, TARGET_STATES, USER_NAME_SOURCES, USER_SCOPES } from '../provisioning-settings.js';
+import {
+  AUTH_TYPES,
+  OBJECT_STATUSES,
+  ON_REMOVE,
+  PROVISIONING_BOUNDS,
+  PUSH_GROUPS,
+  TARGET_STATES,
+  USER_NAME_SOURCES,
+  USER_SCOPES,
+} from '../provisioning-settings.js';
 import type { AuthType, ObjectStatus, OnRemove, PushGroups, TargetState, UserNameSource, UserScope } from '../provisioning-settings.js';
 
 /** How many users of each action a dry-run plan lists (the counts are whole). */
@@ -16,10 +25,29 @@ const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/;
 /** How the service authenticates to the target: a bearer token, or OAuth client credentials (RFC 6749 §4.4). Secrets are never returned. */
 export class TargetAuthDto {
   @ApiProperty({ enum: AUTH_TYPES }) @IsIn(AUTH_TYPES) type: AuthType;
-  @ApiPropertyOptional({ description: 'bearer: the token (write-only)' }) @IsOptional() @IsString() @IsNotBlank() @Bounded(PROVISIONING_BOUNDS.token) token?: string;
-  @ApiPropertyOptional({ description: 'oauth_client_credentials: the token endpoint (the outbound address rules apply)' }) @IsOptional() @IsString() @Bounded(PROVISIONING_BOUNDS.url) tokenUrl?: string;
-  @ApiPropertyOptional({ description: 'oauth_client_credentials' }) @IsOptional() @IsString() @IsNotBlank() @Bounded(PROVISIONING_BOUNDS.clientId) clientId?: string;
-  @ApiPropertyOptional({ description: 'oauth_client_credentials (write-only)' }) @IsOptional() @IsString() @IsNotBlank() @Bounded(PROVISIONING_BOUNDS.clientSecret) clientSecret?: string;
+  @ApiPropertyOptional({ description: 'bearer: the token (write-only)' })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @Bounded(PROVISIONING_BOUNDS.token)
+  token?: string;
+  @ApiPropertyOptional({ description: 'oauth_client_credentials: the token endpoint (the outbound address rules apply)' })
+  @IsOptional()
+  @IsString()
+  @Bounded(PROVISIONING_BOUNDS.url)
+  tokenUrl?: string;
+  @ApiPropertyOptional({ description: 'oauth_client_credentials' })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @Bounded(PROVISIONING_BOUNDS.clientId)
+  clientId?: string;
+  @ApiPropertyOptional({ description: 'oauth_client_credentials (write-only)' })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @Bounded(PROVISIONING_BOUNDS.clientSecret)
+  clientSecret?: string;
   @ApiPropertyOptional({ description: 'oauth_client_credentials: the scope to ask for' })
   @IsOptional()
   @IsString()
@@ -42,10 +70,29 @@ export class TargetScopeDto {
 
 /** Fields a target has, as created or changed. */
 class TargetFieldsDto {
-  @ApiPropertyOptional({ type: TargetScopeDto, description: 'default: all users' }) @IsOptional() @IsObject() @ValidateNested() @Type(() => TargetScopeDto) scope?: TargetScopeDto;
-  @ApiPropertyOptional({ enum: PUSH_GROUPS, default: 'none', description: 'which groups are pushed: none; scoped (with scope.users "groups" the chosen groups, with "all" every group); all (every group of the organization). docs/provisioning.md, "Groups"' }) @IsOptional() @IsIn(PUSH_GROUPS) pushGroups?: PushGroups;
-  @ApiPropertyOptional({ enum: USER_NAME_SOURCES, default: 'userName', description: 'which name becomes the remote userName' }) @IsOptional() @IsIn(USER_NAME_SOURCES) userName?: UserNameSource;
-  @ApiPropertyOptional({ enum: ON_REMOVE, default: 'deactivate', description: 'what a user leaving the scope, or deleted, becomes remotely' }) @IsOptional() @IsIn(ON_REMOVE) onRemove?: OnRemove;
+  @ApiPropertyOptional({ type: TargetScopeDto, description: 'default: all users' })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => TargetScopeDto)
+  scope?: TargetScopeDto;
+  @ApiPropertyOptional({
+    enum: PUSH_GROUPS,
+    default: 'none',
+    description:
+      'which groups are pushed: none; scoped (with scope.users "groups" the chosen groups, with "all" every group); all (every group of the organization). docs/provisioning.md, "Groups"',
+  })
+  @IsOptional()
+  @IsIn(PUSH_GROUPS)
+  pushGroups?: PushGroups;
+  @ApiPropertyOptional({ enum: USER_NAME_SOURCES, default: 'userName', description: 'which name becomes the remote userName' })
+  @IsOptional()
+  @IsIn(USER_NAME_SOURCES)
+  userName?: UserNameSource;
+  @ApiPropertyOptional({ enum: ON_REMOVE, default: 'deactivate', description: 'what a user leaving the scope, or deleted, becomes remotely' })
+  @IsOptional()
+  @IsIn(ON_REMOVE)
+  onRemove?: OnRemove;
   @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() enabled?: boolean;
 }
 
@@ -176,4 +223,3 @@ export class ReconcileDryRunDto {
 export class ReconcileStartedDto {
   @ApiProperty({ description: 'the run, as named by its provisioning.reconcile.requested event' }) runId: string;
 }
-

@@ -10,13 +10,32 @@ const settings = (pushGroups: TargetSettings['pushGroups'], groupIds: string[] =
   userName: 'userName',
   onRemove: 'deactivate',
 });
-const event = (position: number, type: string, aggregateId: string, userId?: string) => ({ position, type, aggregateType: type.split('.')[0], aggregateId, payload: userId ? { userId } : {} });
+const event = (position: number, type: string, aggregateId: string, userId?: string) => ({
+  position,
+  type,
+  aggregateType: type.split('.')[0],
+  aggregateId,
+  payload: userId ? { userId } : {},
+});
 
 describe('group marks (docs/provisioning.md, "Groups")', () => {
-  const events = [event(1, 'group.added', 'g1'), event(2, 'user.human.added', 'u1'), event(3, 'group.member.added', 'chosen', 'u1'), event(4, 'group.changed', 'g1'), event(5, 'group.member.removed', 'g2', 'u2')];
+  const events = [
+    event(1, 'group.added', 'g1'),
+    event(2, 'user.human.added', 'u1'),
+    event(3, 'group.member.added', 'chosen', 'u1'),
+    event(4, 'group.changed', 'g1'),
+    event(5, 'group.member.removed', 'g2', 'u2'),
+  ];
 
   it('every event of a group marks it at its latest position (whether it is pushed is decided at its push)', () => {
-    assert.deepEqual(groupMarks(events, settings('scoped')).marks, new Map([['g1', 4], ['chosen', 3], ['g2', 5]]));
+    assert.deepEqual(
+      groupMarks(events, settings('scoped')).marks,
+      new Map([
+        ['g1', 4],
+        ['chosen', 3],
+        ['g2', 5],
+      ]),
+    );
     assert.deepEqual(groupMarks(events, settings('none')).marks, groupMarks(events, settings('scoped')).marks);
   });
 

@@ -5,7 +5,8 @@ import type { TargetSettings } from '../provisioning-settings.js';
  * User events that change nothing a target receives: credentials, sign-ins, tokens, mail — and a lock, which is
  * not a deactivation (docs/provisioning.md, "How it is pushed"). Every other user event marks the user dirty.
  */
-const NOTHING_TO_PUSH = /^user\.(human\.(password|mfa|invitation|mail|email\.verification)|machine\.(secret|key)|personal\.token|token|impersonated|idp|saml|locked|unlocked)/;
+const NOTHING_TO_PUSH =
+  /^user\.(human\.(password|mfa|invitation|mail|email\.verification)|machine\.(secret|key)|personal\.token|token|impersonated|idp|saml|locked|unlocked)/;
 
 /**
  * The users a run of events marks dirty, each at the position of its latest event (docs/provisioning.md, "How it is pushed": repeated changes
@@ -17,7 +18,11 @@ export function userMarks(events: readonly LoggedEvent[], settings: TargetSettin
   const chosen = new Set(settings.scope.groupIds);
   for (const event of events) {
     if (event.aggregateType === 'user' && !NOTHING_TO_PUSH.test(event.type)) marks.set(event.aggregateId, event.position);
-    else if (settings.scope.users === 'groups' && (event.type === 'group.member.added' || event.type === 'group.member.removed') && chosen.has(event.aggregateId)) {
+    else if (
+      settings.scope.users === 'groups' &&
+      (event.type === 'group.member.added' || event.type === 'group.member.removed') &&
+      chosen.has(event.aggregateId)
+    ) {
       const userId = event.payload?.userId;
       if (typeof userId === 'string') marks.set(userId, event.position);
     }
@@ -39,7 +44,13 @@ export function groupMarks(events: readonly LoggedEvent[], settings: TargetSetti
     if (event.aggregateType !== 'group' || !event.type.startsWith('group.')) continue;
     marks.set(event.aggregateId, event.position);
     const userId = event.payload?.userId;
-    if (settings.pushGroups === 'all' && settings.scope.users === 'groups' && chosen.has(event.aggregateId) && typeof userId === 'string' && event.type.startsWith('group.member.')) {
+    if (
+      settings.pushGroups === 'all' &&
+      settings.scope.users === 'groups' &&
+      chosen.has(event.aggregateId) &&
+      typeof userId === 'string' &&
+      event.type.startsWith('group.member.')
+    ) {
       movedUsers.set(userId, event.position);
     }
   }

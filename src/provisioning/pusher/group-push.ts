@@ -25,7 +25,13 @@ export interface GroupPushContext {
  * was sent before: a push cut off between two chunks, or a group edited at the target, converges on the next
  * push. `doc` undefined: the group is gone or no longer pushed to this target; it is deleted there (a 404 is done).
  */
-export async function pushGroup(ctx: GroupPushContext, localId: string, remoteId: string | null, retried: boolean, doc: OutboundGroup | undefined): Promise<Outcome> {
+export async function pushGroup(
+  ctx: GroupPushContext,
+  localId: string,
+  remoteId: string | null,
+  retried: boolean,
+  doc: OutboundGroup | undefined,
+): Promise<Outcome> {
   // A retry first looks the group up by its externalId: an earlier POST may have created it.
   if (remoteId === null && retried) {
     const found = await lookUp(ctx.send, '/Groups', localId);
@@ -46,7 +52,8 @@ async function create(ctx: GroupPushContext, localId: string, doc: OutboundGroup
   const answer = await ctx.send('POST', '/Groups', { schemas: [GROUP_SCHEMA], displayName: doc.displayName, externalId: localId });
   if (answer.kind === 'ok') {
     const id = answer.body?.id;
-    if (typeof id !== 'string' || id === '') return { kind: 'failed', answer: { kind: 'retry', status: answer.status, error: `answered ${answer.status} without the new group's id` } };
+    if (typeof id !== 'string' || id === '')
+      return { kind: 'failed', answer: { kind: 'retry', status: answer.status, error: `answered ${answer.status} without the new group's id` } };
     return converge(ctx, localId, id, answer, doc);
   }
   if (answer.kind !== 'conflict') return { kind: 'failed', answer };
@@ -54,18 +61,35 @@ async function create(ctx: GroupPushContext, localId: string, doc: OutboundGroup
   // is a conflict that only a reconcile may adopt.
   const found = await lookUp(ctx.send, '/Groups', localId);
   if (found.kind === 'failed') return found;
-  if (found.id === undefined) return { kind: 'conflict', status: 409, error: `the target already has a group named ${doc.displayName} that is not this one (adopted only by a reconcile)` };
+  if (found.id === undefined)
+    return {
+      kind: 'conflict',
+      status: 409,
+      error: `the target already has a group named ${doc.displayName} that is not this one (adopted only by a reconcile)`,
+    };
   const read = await ctx.send('GET', groupPath(found.id));
   if (read.kind !== 'ok') return { kind: 'failed', answer: read };
   return converge(ctx, localId, found.id, read, doc);
 }
 
 /** From the group as the target answered it, to `doc`: its name, then the members it lacks and those it has too many. */
-async function converge(ctx: GroupPushContext, localId: string, remoteId: string, remote: Extract<Answer, { kind: 'ok' }>, doc: OutboundGroup): Promise<Outcome> {
+async function converge(
+  ctx: GroupPushContext,
+  localId: string,
+  remoteId: string,
+  remote: Extract<Answer, { kind: 'ok' }>,
+  doc: OutboundGroup,
+): Promise<Outcome> {
   const path = groupPath(remoteId);
   if (!ctx.patch) {
     // Without PATCH, PUT replaces the whole group, members included (RFC 7644 §3.5.1).
-    const answer = await ctx.send('PUT', path, { schemas: [GROUP_SCHEMA], id: remoteId, displayName: doc.displayName, externalId: localId, members: doc.members.map((value) => ({ value })) });
+    const answer = await ctx.send('PUT', path, {
+      schemas: [GROUP_SCHEMA],
+      id: remoteId,
+      displayName: doc.displayName,
+      externalId: localId,
+      members: doc.members.map((value) => ({ value })),
+    });
     return answer.kind === 'ok' ? { kind: 'pushed', remoteId, status: answer.status } : { kind: 'failed', answer };
   }
   let status = remote.status;
@@ -77,9 +101,15 @@ async function converge(ctx: GroupPushContext, localId: string, remoteId: string
   const present = new Set(remoteMembers(remote.body?.members));
   const wanted = new Set(doc.members);
   const operations = [
-    ...chunks([...wanted].filter((id) => !present.has(id)), ctx.membersPerPatch).map((ids) => ({ op: 'add', path: 'members', value: ids.map((value) => ({ value })) })),
+    ...chunks(
+      [...wanted].filter((id) => !present.has(id)),
+      ctx.membersPerPatch,
+    ).map((ids) => ({ op: 'add', path: 'members', value: ids.map((value) => ({ value })) })),
     // RFC 7644 §3.5.2.2: members are removed by a value filter on the path.
-    ...chunks([...present].filter((id) => !wanted.has(id)), ctx.membersPerPatch).map((ids) => ({ op: 'remove', path: `members[${ids.map((id) => `value eq "${quoted(id)}"`).join(' or ')}]` })),
+    ...chunks(
+      [...present].filter((id) => !wanted.has(id)),
+      ctx.membersPerPatch,
+    ).map((ids) => ({ op: 'remove', path: `members[${ids.map((id) => `value eq "${quoted(id)}"`).join(' or ')}]` })),
   ];
   for (const operation of operations) {
     const answer = await ctx.send('PATCH', path, { schemas: [PATCH_OP], Operations: [operation] }, false);

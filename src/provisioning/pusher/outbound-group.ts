@@ -47,7 +47,9 @@ export async function wantedGroup(pusher: GroupReads, target: TargetRow, groupId
     else if (object && (object.status === 'failing' || object.status === 'conflict')) failing.push(userId);
     else waiting.push(userId);
   }
-  if (failing.length > 0) return { kind: 'held', status: 'failing', error: `held back by ${failing.length} member(s) failing at the target: ${failing.slice(0, 5).join(', ')}` };
-  if (waiting.length > 0) return { kind: 'held', status: 'pending', error: `waiting for ${waiting.length} member(s) not yet at the target: ${waiting.slice(0, 5).join(', ')}` };
+  if (failing.length > 0)
+    return { kind: 'held', status: 'failing', error: `held back by ${failing.length} member(s) failing at the target: ${failing.slice(0, 5).join(', ')}` };
+  if (waiting.length > 0)
+    return { kind: 'held', status: 'pending', error: `waiting for ${waiting.length} member(s) not yet at the target: ${waiting.slice(0, 5).join(', ')}` };
   return { kind: 'group', doc: { displayName: group.displayName, members: remoteIds } };
 }

@@ -35,7 +35,12 @@ export class ProvisionedUsers {
 
   /** The user as a target receives it (docs/provisioning.md, "What is pushed"), with the `userName` the target's settings choose. */
   async document(user: UserEntity, settings: TargetSettings): Promise<JsonObject> {
-    const userName = settings.userName === 'loginName' ? await this.loginNames.loginNameOf(user) : settings.userName === 'email' ? (user.email ?? user.userName) : user.userName;
+    const userName =
+      settings.userName === 'loginName'
+        ? await this.loginNames.loginNameOf(user)
+        : settings.userName === 'email'
+          ? (user.email ?? user.userName)
+          : user.userName;
     return outboundUser(user, userName);
   }
 }

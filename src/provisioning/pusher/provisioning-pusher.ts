@@ -44,7 +44,10 @@ export class ProvisioningPusher implements OnApplicationBootstrap, OnModuleDestr
     private readonly availability: DatabaseAvailability,
   ) {
     this.fetch = scimFetch(config.outboundAllowPrivateNetworks);
-    this.ticker = new LeaseTicker(() => this.tick(), (error) => this.logError('provisioning pusher', error));
+    this.ticker = new LeaseTicker(
+      () => this.tick(),
+      (error) => this.logError('provisioning pusher', error),
+    );
   }
 
   onApplicationBootstrap(): void {

@@ -23,10 +23,20 @@ export async function enabledTargetIds(manager: EntityManager): Promise<string[]
  * coalesce into one push of the current state). A failing or conflicting object is tried afresh. `remoteIds`: the
  * remote object each is to be pushed to, as a reconcile found it (src/provisioning/reconcile; null: create it).
  */
-export async function markDirty(manager: EntityManager, targetId: string, kind: 'user' | 'group', marks: ReadonlyMap<string, number>, remoteIds?: ReadonlyMap<string, string | null>): Promise<void> {
+export async function markDirty(
+  manager: EntityManager,
+  targetId: string,
+  kind: 'user' | 'group',
+  marks: ReadonlyMap<string, number>,
+  remoteIds?: ReadonlyMap<string, string | null>,
+): Promise<void> {
   for (const [localId, position] of marks) {
     const remote = remoteIds?.has(localId) ? { set: ', remote_id = ?', value: [remoteIds.get(localId) ?? null] } : { set: '', value: [] };
-    const [existing]: unknown[] = await manager.query('SELECT 1 AS found FROM provisioning_objects WHERE target_id = ? AND kind = ? AND local_id = ?', [targetId, kind, localId]);
+    const [existing]: unknown[] = await manager.query('SELECT 1 AS found FROM provisioning_objects WHERE target_id = ? AND kind = ? AND local_id = ?', [
+      targetId,
+      kind,
+      localId,
+    ]);
     if (existing) {
       await manager.query(
         `UPDATE provisioning_objects SET status = 'pending', dirty_position = ?, attempts = 0, first_attempt_at = NULL, next_attempt_at = 0${remote.set} WHERE target_id = ? AND kind = ? AND local_id = ?`,
@@ -51,7 +61,14 @@ export async function moveCursor(manager: EntityManager, targetId: string, from:
  * lists the remote ids of its members, so the members it waits for go first).
  */
 export async function nextDirty(manager: EntityManager, targetId: string, now: number): Promise<DirtyObject | undefined> {
-  const [row]: { kind: string; local_id: string; remote_id: string | null; dirty_position: number | string; attempts: number | string; first_attempt_at: number | string | null }[] = await manager.query(
+  const [row]: {
+    kind: string;
+    local_id: string;
+    remote_id: string | null;
+    dirty_position: number | string;
+    attempts: number | string;
+    first_attempt_at: number | string | null;
+  }[] = await manager.query(
     "SELECT kind, local_id, remote_id, dirty_position, attempts, first_attempt_at FROM provisioning_objects WHERE target_id = ? AND status = 'pending' AND next_attempt_at <= ? ORDER BY CASE WHEN kind = 'user' THEN 0 ELSE 1 END, dirty_position LIMIT 1",
     [targetId, now],
   );
@@ -68,7 +85,10 @@ export async function nextDirty(manager: EntityManager, targetId: string, now: n
 
 /** When the next pending object is due (undefined: none is pending). */
 export async function nextDueAt(manager: EntityManager, targetId: string): Promise<number | undefined> {
-  const [row]: { due: number | string | null }[] = await manager.query("SELECT MIN(next_attempt_at) AS due FROM provisioning_objects WHERE target_id = ? AND status = 'pending'", [targetId]);
+  const [row]: { due: number | string | null }[] = await manager.query(
+    "SELECT MIN(next_attempt_at) AS due FROM provisioning_objects WHERE target_id = ? AND status = 'pending'",
+    [targetId],
+  );
   return row?.due == null ? undefined : Number(row.due);
 }
 
@@ -77,7 +97,10 @@ const key = (targetId: string, o: DirtyObject) => [targetId, o.kind, o.localId];
 
 /** docs/provisioning.md, "How it is pushed": the intent is recorded (committed) before the request is sent; a retry then looks the object up first. */
 export async function recordAttempt(manager: EntityManager, targetId: string, o: DirtyObject, now: number): Promise<void> {
-  await manager.query(`UPDATE provisioning_objects SET attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, ?) WHERE ${KEY}`, [now, ...key(targetId, o)]);
+  await manager.query(`UPDATE provisioning_objects SET attempts = attempts + 1, first_attempt_at = COALESCE(first_attempt_at, ?) WHERE ${KEY}`, [
+    now,
+    ...key(targetId, o),
+  ]);
 }
 
 /**
@@ -141,12 +164,20 @@ export async function recordFailure(
 
 /** 401/403, or a 429 for the whole target: nothing is sent to it before `until`. */
 export async function holdTarget(manager: EntityManager, targetId: string, state: 'active' | 'auth_failed', until: number, error: string): Promise<void> {
-  await manager.query('UPDATE provisioning_targets SET state = ?, next_attempt_at = ?, last_error = ? WHERE id = ?', [state, until, error.slice(0, 500), targetId]);
+  await manager.query('UPDATE provisioning_targets SET state = ?, next_attempt_at = ?, last_error = ? WHERE id = ?', [
+    state,
+    until,
+    error.slice(0, 500),
+    targetId,
+  ]);
 }
 
 /** The target is still enabled and as it was when read at `changedAt` (its settings, secret and scope unchanged). */
 export async function targetUnchanged(manager: EntityManager, targetId: string, changedAt: number): Promise<boolean> {
-  const [row]: { enabled: number | boolean; changed_at: number | string }[] = await manager.query('SELECT enabled, changed_at FROM provisioning_targets WHERE id = ?', [targetId]);
+  const [row]: { enabled: number | boolean; changed_at: number | string }[] = await manager.query(
+    'SELECT enabled, changed_at FROM provisioning_targets WHERE id = ?',
+    [targetId],
+  );
   return row !== undefined && Boolean(row.enabled) && Number(row.changed_at) === changedAt;
 }
 
@@ -160,7 +191,11 @@ export async function hasGroups(manager: EntityManager, targetId: string): Promi
 }
 
 /** What the target knows of each of these users: its remote id (null before its creation there) and status. */
-export async function userObjects(manager: EntityManager, targetId: string, userIds: readonly string[]): Promise<Map<string, { remoteId: string | null; status: string }>> {
+export async function userObjects(
+  manager: EntityManager,
+  targetId: string,
+  userIds: readonly string[],
+): Promise<Map<string, { remoteId: string | null; status: string }>> {
   const found = new Map<string, { remoteId: string | null; status: string }>();
   for (let i = 0; i < userIds.length; i += CHUNK) {
     const chunk = userIds.slice(i, i + CHUNK);
@@ -178,7 +213,12 @@ export async function userObjects(manager: EntityManager, targetId: string, user
  * `pending` until `nextAttemptAt`, or `failing` while a member it lists is failing; unless a change marked it
  * meanwhile (then it is due at once).
  */
-export async function recordHeld(manager: EntityManager, targetId: string, o: DirtyObject, held: { status: 'pending' | 'failing'; error: string; nextAttemptAt: number }): Promise<void> {
+export async function recordHeld(
+  manager: EntityManager,
+  targetId: string,
+  o: DirtyObject,
+  held: { status: 'pending' | 'failing'; error: string; nextAttemptAt: number },
+): Promise<void> {
   await manager.query(
     `UPDATE provisioning_objects SET last_status = NULL, last_error = ?,
        status = CASE WHEN dirty_position = ? THEN ? ELSE 'pending' END,
@@ -205,6 +245,9 @@ export async function remarkGroups(manager: EntityManager, targetId: string, gro
 
 /** The users the target has (a remote id), or is about to have (an attempt recorded). */
 export async function userObjectIds(manager: EntityManager, targetId: string): Promise<string[]> {
-  const rows: { local_id: string }[] = await manager.query("SELECT local_id FROM provisioning_objects WHERE target_id = ? AND kind = 'user' AND (remote_id IS NOT NULL OR attempts > 0)", [targetId]);
+  const rows: { local_id: string }[] = await manager.query(
+    "SELECT local_id FROM provisioning_objects WHERE target_id = ? AND kind = 'user' AND (remote_id IS NOT NULL OR attempts > 0)",
+    [targetId],
+  );
   return rows.map((r) => r.local_id);
 }

@@ -11,7 +11,22 @@ import type { ScimEndpoint } from '../scim-client.js';
 import { chosenGroupRemovedAt, groupMarks, markAt, userMarks } from './dirty-marks.js';
 import { pushGroup } from './group-push.js';
 import { wantedGroup } from './outbound-group.js';
-import { dropMark, hasGroups, holdTarget, markDirty, moveCursor, nextDirty, recordAttempt, recordFailure, recordHeld, recordPushed, recordRemoved, remarkGroups, targetUnchanged, userObjectIds } from './pusher.queries.js';
+import {
+  dropMark,
+  hasGroups,
+  holdTarget,
+  markDirty,
+  moveCursor,
+  nextDirty,
+  recordAttempt,
+  recordFailure,
+  recordHeld,
+  recordPushed,
+  recordRemoved,
+  remarkGroups,
+  targetUnchanged,
+  userObjectIds,
+} from './pusher.queries.js';
 import type { DirtyObject } from './pusher.queries.js';
 import type { ProvisioningPusher } from './provisioning-pusher.js';
 import { answerOf, noAnswer } from './scim-answer.js';
@@ -105,7 +120,12 @@ export class TargetWorker extends StoppableLoop {
    * no chosen group holds any more are marked at the removal's position (their push removes them as onRemove says),
    * and, with `pushGroups: "all"`, the other groups that list them (which stop listing them).
    */
-  private async markLeftWithRemovedGroups(events: readonly LoggedEvent[], target: TargetRow, users: Map<string, number>, groups: Map<string, number>): Promise<void> {
+  private async markLeftWithRemovedGroups(
+    events: readonly LoggedEvent[],
+    target: TargetRow,
+    users: Map<string, number>,
+    groups: Map<string, number>,
+  ): Promise<void> {
     const removedAt = chosenGroupRemovedAt(events, target.settings);
     if (removedAt === undefined) return;
     const chosen = new Set(target.settings.scope.groupIds);
@@ -182,10 +202,13 @@ export class TargetWorker extends StoppableLoop {
     const wanted = await wantedGroup({ users: this.pusher.users, groups: this.pusher.groups, manager: this.pusher.uow.manager }, target, object.localId);
     if (wanted.kind === 'held') {
       const nextAttemptAt = wanted.status === 'pending' ? Date.now() + heldBackPoll(this.pusher.config.provisioning.retryBaseMs) : 0;
-      return this.pusher.fenced(this.targetId, (manager) => recordHeld(manager, this.targetId, object, { status: wanted.status, error: wanted.error, nextAttemptAt }));
+      return this.pusher.fenced(this.targetId, (manager) =>
+        recordHeld(manager, this.targetId, object, { status: wanted.status, error: wanted.error, nextAttemptAt }),
+      );
     }
     // Never sent and not a group of this target (gone, or not pushed here): done without a request.
-    if (wanted.kind === 'none' && object.remoteId === null && object.attempts === 0) return this.pusher.fenced(this.targetId, (manager) => dropMark(manager, this.targetId, object));
+    if (wanted.kind === 'none' && object.remoteId === null && object.attempts === 0)
+      return this.pusher.fenced(this.targetId, (manager) => dropMark(manager, this.targetId, object));
     await this.attempt(target, object, async () =>
       pushGroup(
         { patch: await this.supportsPatch(), send: this.sender(), membersPerPatch: this.pusher.config.provisioning.membersPerPatch },
@@ -211,7 +234,8 @@ export class TargetWorker extends StoppableLoop {
         return remarkGroups(manager, this.targetId, relisted, object.dirtyPosition);
       }
       if (outcome.kind === 'removed') return recordRemoved(manager, this.targetId, object, now);
-      if (outcome.kind === 'conflict') return recordFailure(manager, this.targetId, object, { status: 'conflict', lastStatus: outcome.status, error: outcome.error });
+      if (outcome.kind === 'conflict')
+        return recordFailure(manager, this.targetId, object, { status: 'conflict', lastStatus: outcome.status, error: outcome.error });
       const answer = outcome.answer;
       const lastStatus = 'status' in answer && answer.status !== undefined ? answer.status : null;
       switch (answer.kind) {
@@ -229,7 +253,12 @@ export class TargetWorker extends StoppableLoop {
         default: {
           const error = 'error' in answer ? answer.error : `answered ${lastStatus}`;
           const next = nextRetryAt(object.attempts + 1, object.firstAttemptAt ?? now, now, config.provisioning.retryBaseMs, config.provisioning.retryWindowMs);
-          return recordFailure(manager, this.targetId, object, next === undefined ? { status: 'failing', lastStatus, error } : { status: 'pending', lastStatus, error, nextAttemptAt: next });
+          return recordFailure(
+            manager,
+            this.targetId,
+            object,
+            next === undefined ? { status: 'failing', lastStatus, error } : { status: 'pending', lastStatus, error, nextAttemptAt: next },
+          );
         }
       }
     });
@@ -294,4 +323,3 @@ function heldBackPoll(retryBaseMs: number): number {
 function authBackOff(retryBaseMs: number): number {
   return 12 * retryBaseMs;
 }
-

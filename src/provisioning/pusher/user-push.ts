@@ -51,7 +51,12 @@ async function create(ctx: UserPushContext, localId: string, doc: JsonObject): P
   // conflict that only a reconcile may adopt.
   const found = await lookUp(ctx.send, '/Users', localId);
   if (found.kind === 'failed') return found;
-  if (found.id === undefined) return { kind: 'conflict', status: 409, error: `the target already has a user named ${String(doc.userName)} that is not this one (adopted only by a reconcile)` };
+  if (found.id === undefined)
+    return {
+      kind: 'conflict',
+      status: 409,
+      error: `the target already has a user named ${String(doc.userName)} that is not this one (adopted only by a reconcile)`,
+    };
   return update(ctx, found.id, doc);
 }
 
@@ -93,7 +98,11 @@ async function remove(ctx: UserPushContext, remoteId: string | null): Promise<Ou
 }
 
 /** The target's user (or group, with `/Groups`) whose externalId is the Portcullis id (RFC 7644 §3.4.2.2), if any. */
-export async function lookUp(send: UserPushContext['send'], collection: '/Users' | '/Groups', localId: string): Promise<{ kind: 'found'; id?: string } | Extract<Outcome, { kind: 'failed' }>> {
+export async function lookUp(
+  send: UserPushContext['send'],
+  collection: '/Users' | '/Groups',
+  localId: string,
+): Promise<{ kind: 'found'; id?: string } | Extract<Outcome, { kind: 'failed' }>> {
   const filter = `externalId eq "${localId.replace(/["\\]/g, (c) => `\\${c}`)}"`;
   const answer = await send('GET', `${collection}?filter=${encodeURIComponent(filter)}&count=${LIST_RESPONSE_LIMIT}`);
   if (answer.kind !== 'ok') return { kind: 'failed', answer };
@@ -104,6 +113,7 @@ export async function lookUp(send: UserPushContext['send'], collection: '/Users'
 
 function pushed(answer: Extract<Answer, { kind: 'ok' }>): Outcome {
   const id = answer.body?.id;
-  if (typeof id !== 'string' || id === '') return { kind: 'failed', answer: { kind: 'retry', status: answer.status, error: `answered ${answer.status} without the new user's id` } };
+  if (typeof id !== 'string' || id === '')
+    return { kind: 'failed', answer: { kind: 'retry', status: answer.status, error: `answered ${answer.status} without the new user's id` } };
   return { kind: 'pushed', remoteId: id, status: answer.status };
 }

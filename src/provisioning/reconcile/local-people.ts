@@ -33,8 +33,15 @@ export class LocalPeople {
     const selection = parseAttributeList(undefined, undefined);
     for (let startIndex = 1; ; startIndex += PAGE_SIZE) {
       const { total, users } = await this.scimUsers.search(orgId, { filter: undefined, sort: undefined, startIndex, count: PAGE_SIZE, selection });
-      if (total > RECONCILE_LIMIT) throw new DomainError(ErrorCode.FailedPrecondition, `the organization has ${total} people; a reconcile reads at most ${RECONCILE_LIMIT}`);
-      const groups = settings.scope.users === 'groups' ? await groupsOfUsers(this.dataSource.manager, users.map((u) => u.id)) : undefined;
+      if (total > RECONCILE_LIMIT)
+        throw new DomainError(ErrorCode.FailedPrecondition, `the organization has ${total} people; a reconcile reads at most ${RECONCILE_LIMIT}`);
+      const groups =
+        settings.scope.users === 'groups'
+          ? await groupsOfUsers(
+              this.dataSource.manager,
+              users.map((u) => u.id),
+            )
+          : undefined;
       for (const user of users) {
         const inScope = !groups || (groups.get(user.id) ?? []).some((g) => settings.scope.groupIds.includes(g.id));
         if (!inScope) {

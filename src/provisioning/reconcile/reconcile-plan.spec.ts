@@ -9,13 +9,22 @@ const remote = (id: string, resource: Record<string, unknown>): RemoteUser => ({
   userName: typeof resource.userName === 'string' ? resource.userName : undefined,
   resource: { id, ...resource },
 });
-const doc = (id: string, userName: string, extra: Record<string, unknown> = {}) => ({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], externalId: id, userName, active: true, ...extra });
+const doc = (id: string, userName: string, extra: Record<string, unknown> = {}) => ({
+  schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+  externalId: id,
+  userName,
+  active: true,
+  ...extra,
+});
 
 describe('reconcile plan (docs/provisioning.md, "Reconcile")', () => {
   it('adopts a namesake without externalId (userName case-insensitive, one remote user for one person); a namesake of someone else is no adoption', () => {
     const plan = planOf(
       [remote('r1', { userName: 'ADA' }), remote('r2', { userName: 'bob', externalId: 'someone-else' })],
-      [{ id: 'a', doc: doc('a', 'ada') }, { id: 'b', doc: doc('b', 'bob') }],
+      [
+        { id: 'a', doc: doc('a', 'ada') },
+        { id: 'b', doc: doc('b', 'bob') },
+      ],
       new Set(),
       'deactivate',
     );
@@ -33,13 +42,29 @@ describe('reconcile plan (docs/provisioning.md, "Reconcile")', () => {
     ];
     const people = [{ id: 'out', doc: undefined }];
     const known = new Set(['gone', 'gone-inactive']);
-    assert.deepEqual(planOf(users, people, known, 'deactivate').deactivate.map((i) => i.localId), ['out', 'gone']);
-    assert.deepEqual(planOf(users, people, known, 'delete').delete.map((i) => i.localId), ['out', 'gone', 'gone-inactive']);
+    assert.deepEqual(
+      planOf(users, people, known, 'deactivate').deactivate.map((i) => i.localId),
+      ['out', 'gone'],
+    );
+    assert.deepEqual(
+      planOf(users, people, known, 'delete').delete.map((i) => i.localId),
+      ['out', 'gone', 'gone-inactive'],
+    );
   });
 
   it('compares what is pushed as a subset of what the target holds, multi-valued attributes as sets', () => {
     const ours = doc('a', 'ada', { name: { givenName: 'Ada' }, emails: [{ value: 'a@x', primary: true }] });
-    const same = { ...ours, userName: 'ADA', id: 'r', meta: {}, name: { givenName: 'Ada', familyName: 'Added there' }, emails: [{ value: 'a@x', primary: true, type: 'work' }, { value: 'a@x', primary: true }] };
+    const same = {
+      ...ours,
+      userName: 'ADA',
+      id: 'r',
+      meta: {},
+      name: { givenName: 'Ada', familyName: 'Added there' },
+      emails: [
+        { value: 'a@x', primary: true, type: 'work' },
+        { value: 'a@x', primary: true },
+      ],
+    };
     assert.equal(contains(ours, same), true);
     assert.equal(contains(ours, { ...same, name: { givenName: 'Drifted' } }), false);
     assert.equal(contains(ours, { ...same, emails: [...same.emails, { value: 'other@x' }] }), false, 'a value we do not push');

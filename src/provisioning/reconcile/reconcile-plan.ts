@@ -91,7 +91,8 @@ function subset(ours: unknown, theirs: unknown): boolean {
   if (ours === null || ours === undefined) return theirs === null || theirs === undefined;
   // Multi-valued attributes are unordered (RFC 7643 §2.4) and compared as sets: each value we push is there, and
   // each value there is one we push (a value repeated there adds nothing: some targets append on a replace).
-  if (Array.isArray(ours)) return Array.isArray(theirs) && ours.every((item) => theirs.some((t) => subset(item, t))) && theirs.every((t) => ours.some((item) => subset(item, t)));
+  if (Array.isArray(ours))
+    return Array.isArray(theirs) && ours.every((item) => theirs.some((t) => subset(item, t))) && theirs.every((t) => ours.some((item) => subset(item, t)));
   if (typeof ours === 'object') {
     if (!theirs || typeof theirs !== 'object' || Array.isArray(theirs)) return false;
     return Object.entries(ours as Record<string, unknown>).every(([key, value]) => subset(value, (theirs as Record<string, unknown>)[key]));

@@ -49,7 +49,14 @@ export class ProvisioningReconcile {
     const counts = Object.fromEntries(PLAN_ACTIONS.map((action) => [action, plan[action].length]));
     await this.uow.run(async (manager) => {
       if ((await targetsOf(manager, orgId, targetId)).length === 0) throw DomainError.notFound('provisioning target');
-      await this.events.push(manager, { type: 'provisioning.reconcile.requested', aggregateType: 'provisioning_target', aggregateId: targetId, resourceOwner: orgId, editorUserId, payload: { runId, ...counts } });
+      await this.events.push(manager, {
+        type: 'provisioning.reconcile.requested',
+        aggregateType: 'provisioning_target',
+        aggregateId: targetId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { runId, ...counts },
+      });
       // Each user is pushed to the remote user the plan found (adopted, updated, removed), or created: this run only
       // adopts by userName; a namesake found by a later push is a conflict as before (pusher/user-push.ts).
       const items = PLAN_ACTIONS.flatMap((action) => plan[action]);
@@ -64,7 +71,14 @@ export class ProvisioningReconcile {
     await this.target(orgId, targetId);
     return this.uow.run(async (manager) => {
       if (!(await objectOf(manager, targetId, kind, localId))) throw DomainError.notFound('provisioning object');
-      await this.events.push(manager, { type: 'provisioning.retry.requested', aggregateType: 'provisioning_target', aggregateId: targetId, resourceOwner: orgId, editorUserId, payload: { kind, localId } });
+      await this.events.push(manager, {
+        type: 'provisioning.retry.requested',
+        aggregateType: 'provisioning_target',
+        aggregateId: targetId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { kind, localId },
+      });
       // Pushed again from the start at the retry's event: a push in flight meanwhile ends pending, and the object is
       // pushed once more with its current state.
       await markDirty(manager, targetId, kind, new Map([[localId, await lastEventPosition(manager)]]));

@@ -10,7 +10,10 @@ import type { SamlKeyStatus } from './saml-keys.service.js';
 import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
 
 class RotateSamlKeyDto {
-  @ApiPropertyOptional({ description: 'sign with the new key at once and withdraw the old one from the metadata (a compromised key); default: the new key signs in 24 hours, both are in the metadata meanwhile' })
+  @ApiPropertyOptional({
+    description:
+      'sign with the new key at once and withdraw the old one from the metadata (a compromised key); default: the new key signs in 24 hours, both are in the metadata meanwhile',
+  })
   @IsOptional()
   @IsBoolean()
   immediately?: boolean;
@@ -23,7 +26,10 @@ class RotatedSamlKeyDto {
 
 class SamlKeyDto {
   @ApiProperty({ description: 'the SHA-256 thumbprint of the certificate, hex' }) keyId: string;
-  @ApiProperty({ enum: ['active', 'next', 'retired'], description: 'active signs now; next is in the metadata ahead of signing; retired signed before and is still in the metadata' })
+  @ApiProperty({
+    enum: ['active', 'next', 'retired'],
+    description: 'active signs now; next is in the metadata ahead of signing; retired signed before and is still in the metadata',
+  })
   status: SamlKeyStatus;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) signsFrom: string;
@@ -48,7 +54,10 @@ export class SamlKeysController {
   async list(@Query() query: ListPageQueryDto): Promise<SamlKeyListDto> {
     await this.keys.publishedCertificates();
     const { items, total } = pageOfList(await this.keys.describe(), query);
-    return { keys: items.map((k) => ({ ...k, createdAt: k.createdAt.toISOString(), signsFrom: k.signsFrom.toISOString(), notAfter: k.notAfter.toISOString() })), total };
+    return {
+      keys: items.map((k) => ({ ...k, createdAt: k.createdAt.toISOString(), signsFrom: k.signsFrom.toISOString(), notAfter: k.notAfter.toISOString() })),
+      total,
+    };
   }
 
   @Post('rotate')

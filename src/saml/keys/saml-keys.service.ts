@@ -121,7 +121,12 @@ export class SamlKeysService {
     });
   }
 
-  private async insert(manager: EntityManager, credentials: { privateKeyPem: string; certificatePem: string }, createdAt: Date, signsFrom: Date): Promise<string> {
+  private async insert(
+    manager: EntityManager,
+    credentials: { privateKeyPem: string; certificatePem: string },
+    createdAt: Date,
+    signsFrom: Date,
+  ): Promise<string> {
     const id = new X509Certificate(credentials.certificatePem).fingerprint256.replace(/:/g, '').toLowerCase();
     await manager.insert(SamlSigningKeyEntity, {
       id,

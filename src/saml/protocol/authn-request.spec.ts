@@ -65,7 +65,14 @@ describe('AuthnRequest parsing (SAML Core §3.4.1)', () => {
     const { xml } = request({ destination: null, acsUrl: null });
     const { fields } = readAuthnRequest(byPost(xml));
     assert.deepEqual(
-      { destination: fields.destination, acsUrl: fields.acsUrl, forceAuthn: fields.forceAuthn, isPassive: fields.isPassive, requiresMfa: fields.requiresMfa, nameIdFormat: fields.nameIdFormat },
+      {
+        destination: fields.destination,
+        acsUrl: fields.acsUrl,
+        forceAuthn: fields.forceAuthn,
+        isPassive: fields.isPassive,
+        requiresMfa: fields.requiresMfa,
+        nameIdFormat: fields.nameIdFormat,
+      },
       { destination: null, acsUrl: null, forceAuthn: false, isPassive: false, requiresMfa: false, nameIdFormat: null },
     );
   });
@@ -87,7 +94,10 @@ describe('AuthnRequest parsing (SAML Core §3.4.1)', () => {
   ];
   for (const [what, xml, message] of badDocuments) {
     it(`refuses ${what}`, () => {
-      assert.throws(() => readAuthnRequest(byPost(xml)), (error: unknown) => error instanceof XmlRefused && message.test(error.message));
+      assert.throws(
+        () => readAuthnRequest(byPost(xml)),
+        (error: unknown) => error instanceof XmlRefused && message.test(error.message),
+      );
     });
   }
 
@@ -103,7 +113,10 @@ describe('AuthnRequest parsing (SAML Core §3.4.1)', () => {
   it('refuses what the HTTP-POST binding cannot carry', () => {
     assert.throws(() => fromPost({}, 'SAMLRequest'), /no SAMLRequest/);
     assert.throws(() => fromPost({ SAMLRequest: 'not base64!' }, 'SAMLRequest'), /not base64/);
-    assert.throws(() => fromPost({ SAMLRequest: Buffer.from(request().xml).toString('base64'), RelayState: ['a', 'b'] }, 'SAMLRequest'), /RelayState given twice/);
+    assert.throws(
+      () => fromPost({ SAMLRequest: Buffer.from(request().xml).toString('base64'), RelayState: ['a', 'b'] }, 'SAMLRequest'),
+      /RelayState given twice/,
+    );
     assert.throws(() => byPost(request().xml, 'é'.repeat(41)), RelayStateTooLong);
   });
 });

@@ -61,7 +61,14 @@ export function registeredAcs(fields: AuthnRequestFields, sp: RequestingSp): str
  * `IssueInstant` within 3 minutes, the HTTP-POST binding for the response. Returns the fields as signed; the ID's
  * single use is the caller's (a database row). A refusal is answered to `acsUrl` (AuthnRequestRefused).
  */
-export function checkAuthnRequest(message: ReceivedMessage, root: Element, sp: RequestingSp, ssoUrl: string, acsUrl: string, now: Date): { fields: AuthnRequestFields } {
+export function checkAuthnRequest(
+  message: ReceivedMessage,
+  root: Element,
+  sp: RequestingSp,
+  ssoUrl: string,
+  acsUrl: string,
+  now: Date,
+): { fields: AuthnRequestFields } {
   let fields = fieldsOf(root);
   const refuse = (why: string, status: string): never => {
     throw new AuthnRequestRefused(why, status);
@@ -71,7 +78,8 @@ export function checkAuthnRequest(message: ReceivedMessage, root: Element, sp: R
     if (message.binding === 'redirect') {
       const signature = message.querySignature;
       if (!signature) refuse('the request is not signed', STATUS.requestDenied);
-      if (!redirectSignatureHolds(signature!.octets, signature!.sigAlg, signature!.signature, sp.spCertificate!)) refuse('the signature does not verify', STATUS.requestDenied);
+      if (!redirectSignatureHolds(signature!.octets, signature!.sigAlg, signature!.signature, sp.spCertificate!))
+        refuse('the signature does not verify', STATUS.requestDenied);
     } else {
       try {
         fields = fieldsOf(verifiedRoot(message.xml, root, sp.spCertificate!));
@@ -84,7 +92,8 @@ export function checkAuthnRequest(message: ReceivedMessage, root: Element, sp: R
   if (Math.abs(now.getTime() - fields.issueInstant.getTime()) > REQUEST_WINDOW_MS) refuse('IssueInstant is not within 3 minutes of now', STATUS.requester);
   const binding = root.getAttribute('ProtocolBinding');
   if (binding && binding !== BINDING_POST) refuse('responses go by the HTTP-POST binding only', STATUS.unsupportedBinding);
-  if (root.hasAttribute('AssertionConsumerServiceIndex') && !fields.acsUrl) refuse('AssertionConsumerServiceIndex is not supported; send AssertionConsumerServiceURL', STATUS.requester);
+  if (root.hasAttribute('AssertionConsumerServiceIndex') && !fields.acsUrl)
+    refuse('AssertionConsumerServiceIndex is not supported; send AssertionConsumerServiceURL', STATUS.requester);
   if (fields.acsUrl !== null && fields.acsUrl !== acsUrl) refuse('the signed request names another AssertionConsumerServiceURL', STATUS.requestDenied);
   return { fields };
 }

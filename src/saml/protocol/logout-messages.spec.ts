@@ -17,7 +17,10 @@ const SP = 'https://sp.example';
 const PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
 
 /** A service provider's LogoutRequest (SAML Core §3.7.1), as mellon sends one. */
-function spLogoutRequest(overrides: { id?: string; destination?: string; issueInstant?: Date; nameId?: string; issuer?: string } = {}): { id: string; xml: string } {
+function spLogoutRequest(overrides: { id?: string; destination?: string; issueInstant?: Date; nameId?: string; issuer?: string } = {}): {
+  id: string;
+  xml: string;
+} {
   const id = overrides.id ?? '_logout1';
   const issuer = overrides.issuer === undefined ? `<saml:Issuer>${SP}</saml:Issuer>` : overrides.issuer;
   const xml =
@@ -49,7 +52,7 @@ describe('logout messages', () => {
     return checkLogoutRequest(message, readLogoutRequest(message).root, certificatePem, SLO_URL, now);
   }
 
-  it("reads a signed LogoutRequest by HTTP-Redirect: its ID, Issuer, NameID and every SessionIndex", () => {
+  it('reads a signed LogoutRequest by HTTP-Redirect: its ID, Issuer, NameID and every SessionIndex', () => {
     const message = redirected(spLogoutRequest().xml);
     assert.equal(readLogoutRequest(message).issuer, SP);
     assert.equal(message.relayState, 'r');
@@ -76,29 +79,55 @@ describe('logout messages', () => {
   it('refuses another Destination, an IssueInstant off by more than 3 minutes and no NameID', () => {
     assert.throws(() => check(redirected(spLogoutRequest({ destination: 'https://idp.example/other' }).xml)), /Destination must be/);
     assert.throws(() => check(redirected(spLogoutRequest().xml), sp.certificatePem, new Date(NOW.getTime() - 3 * 60_000 - 1000)), /IssueInstant/);
-    assert.throws(() => check(redirected(spLogoutRequest({ nameId: '' }).xml)), (error: unknown) => error instanceof XmlRefused && /no NameID/.test(error.message));
+    assert.throws(
+      () => check(redirected(spLogoutRequest({ nameId: '' }).xml)),
+      (error: unknown) => error instanceof XmlRefused && /no NameID/.test(error.message),
+    );
   });
 
   it("sends the IdP's LogoutRequest with the assertion's NameID, qualifiers and SessionIndex, signed over the query", () => {
     const xml = logoutRequestXml(IDP, SP, 'https://sp.example/slo', { value: 'pairwise-id', format: PERSISTENT, qualified: true }, '_s1', NOW);
     const root = parseXml(xml).documentElement;
-    assert.deepEqual([root.localName, root.getAttribute('Destination'), root.getAttribute('IssueInstant'), root.getAttribute('Version')], ['LogoutRequest', 'https://sp.example/slo', '2026-01-02T03:04:05Z', '2.0']);
+    assert.deepEqual(
+      [root.localName, root.getAttribute('Destination'), root.getAttribute('IssueInstant'), root.getAttribute('Version')],
+      ['LogoutRequest', 'https://sp.example/slo', '2026-01-02T03:04:05Z', '2.0'],
+    );
     assert.equal(text(children(root, SAML, 'Issuer')[0]), IDP);
     const nameId = children(root, SAML, 'NameID')[0]!;
-    assert.deepEqual([text(nameId), nameId.getAttribute('Format'), nameId.getAttribute('NameQualifier'), nameId.getAttribute('SPNameQualifier')], ['pairwise-id', PERSISTENT, IDP, SP]);
-    assert.deepEqual(children(root, SAMLP, 'SessionIndex').map((index) => text(index)), ['_s1']);
-    const unqualified = children(parseXml(logoutRequestXml(IDP, SP, 'https://sp.example/slo', { value: 'a@example.com', format: PERSISTENT, qualified: false }, '_s1', NOW)).documentElement, SAML, 'NameID')[0]!;
+    assert.deepEqual(
+      [text(nameId), nameId.getAttribute('Format'), nameId.getAttribute('NameQualifier'), nameId.getAttribute('SPNameQualifier')],
+      ['pairwise-id', PERSISTENT, IDP, SP],
+    );
+    assert.deepEqual(
+      children(root, SAMLP, 'SessionIndex').map((index) => text(index)),
+      ['_s1'],
+    );
+    const unqualified = children(
+      parseXml(logoutRequestXml(IDP, SP, 'https://sp.example/slo', { value: 'a@example.com', format: PERSISTENT, qualified: false }, '_s1', NOW))
+        .documentElement,
+      SAML,
+      'NameID',
+    )[0]!;
     assert.equal(unqualified.hasAttribute('NameQualifier'), false);
 
     const received = fromRedirect(signedRedirectQuery('SAMLRequest', xml, null, idp), 'SAMLRequest');
     assert.equal(received.xml, xml);
-    assert.equal(redirectSignatureHolds(received.querySignature!.octets, received.querySignature!.sigAlg, received.querySignature!.signature, idp.certificatePem), true);
-    assert.equal(redirectSignatureHolds(received.querySignature!.octets, received.querySignature!.sigAlg, received.querySignature!.signature, sp.certificatePem), false);
+    assert.equal(
+      redirectSignatureHolds(received.querySignature!.octets, received.querySignature!.sigAlg, received.querySignature!.signature, idp.certificatePem),
+      true,
+    );
+    assert.equal(
+      redirectSignatureHolds(received.querySignature!.octets, received.querySignature!.sigAlg, received.querySignature!.signature, sp.certificatePem),
+      false,
+    );
   });
 
   it('answers an SP logout with Success InResponseTo its ID (SAML Core §3.7.2)', () => {
     const root = parseXml(logoutResponseXml(IDP, 'https://sp.example/slo', '_logout1', NOW)).documentElement;
-    assert.deepEqual([root.localName, root.getAttribute('Destination'), root.getAttribute('InResponseTo')], ['LogoutResponse', 'https://sp.example/slo', '_logout1']);
+    assert.deepEqual(
+      [root.localName, root.getAttribute('Destination'), root.getAttribute('InResponseTo')],
+      ['LogoutResponse', 'https://sp.example/slo', '_logout1'],
+    );
     assert.equal(text(children(root, SAML, 'Issuer')[0]), IDP);
     const status = children(children(root, SAMLP, 'Status')[0]!, SAMLP, 'StatusCode')[0]!;
     assert.equal(status.getAttribute('Value'), STATUS.success);

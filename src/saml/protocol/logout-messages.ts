@@ -39,7 +39,8 @@ export function checkLogoutRequest(message: ReceivedMessage, root: Element, cert
   let signed = root;
   if (message.binding === 'redirect') {
     const signature = message.querySignature;
-    if (!signature || !redirectSignatureHolds(signature.octets, signature.sigAlg, signature.signature, certificatePem)) throw new XmlRefused('the logout request is not signed by the service provider');
+    if (!signature || !redirectSignatureHolds(signature.octets, signature.sigAlg, signature.signature, certificatePem))
+      throw new XmlRefused('the logout request is not signed by the service provider');
   } else {
     signed = verifiedRoot(message.xml, root, certificatePem);
   }

@@ -82,11 +82,17 @@ describe('SAML responses', () => {
     assert.equal(statement.getAttribute('AuthnInstant'), '2026-01-02T03:00:00Z');
     assert.equal(text(only(only(statement, SAML, 'AuthnContext'), SAML, 'AuthnContextClassRef')), CLASS_PASSWORD);
     const attribute = only(only(assertion, SAML, 'AttributeStatement'), SAML, 'Attribute');
-    assert.deepEqual([attribute.getAttribute('Name'), attribute.getAttribute('NameFormat'), text(only(attribute, SAML, 'AttributeValue'))], ['email', ATTRIBUTE_NAME_FORMATS.basic, 'a@example.com']);
+    assert.deepEqual(
+      [attribute.getAttribute('Name'), attribute.getAttribute('NameFormat'), text(only(attribute, SAML, 'AttributeValue'))],
+      ['email', ATTRIBUTE_NAME_FORMATS.basic, 'a@example.com'],
+    );
   });
 
   it('leaves InResponseTo out of an IdP-initiated response and names the MFA class after a second factor', async () => {
-    const { root, assertion } = await response({ signAssertion: false, signResponse: true }, { inResponseTo: null, authnContextClassRef: CLASS_MFA, attributes: [] });
+    const { root, assertion } = await response(
+      { signAssertion: false, signResponse: true },
+      { inResponseTo: null, authnContextClassRef: CLASS_MFA, attributes: [] },
+    );
     assert.equal(root.hasAttribute('InResponseTo'), false);
     const subject = only(assertion, SAML, 'Subject');
     assert.equal(only(only(subject, SAML, 'SubjectConfirmation'), SAML, 'SubjectConfirmationData').hasAttribute('InResponseTo'), false);
@@ -96,9 +102,23 @@ describe('SAML responses', () => {
 
   it('qualifies a pairwise NameID by both entity ids and leaves an e-mail address unqualified (SAML Core §8.3)', async () => {
     const persistent = only(only((await response({ signAssertion: true, signResponse: false })).assertion, SAML, 'Subject'), SAML, 'NameID');
-    assert.deepEqual([persistent.getAttribute('Format'), persistent.getAttribute('NameQualifier'), persistent.getAttribute('SPNameQualifier'), text(persistent)], [PERSISTENT, IDP, SP, 'pairwise-id']);
-    const email = only(only((await response({ signAssertion: true, signResponse: false }, { nameId: { value: 'a@example.com', format: EMAIL, qualified: false } })).assertion, SAML, 'Subject'), SAML, 'NameID');
-    assert.deepEqual([email.getAttribute('Format'), email.hasAttribute('NameQualifier'), email.hasAttribute('SPNameQualifier'), text(email)], [EMAIL, false, false, 'a@example.com']);
+    assert.deepEqual(
+      [persistent.getAttribute('Format'), persistent.getAttribute('NameQualifier'), persistent.getAttribute('SPNameQualifier'), text(persistent)],
+      [PERSISTENT, IDP, SP, 'pairwise-id'],
+    );
+    const email = only(
+      only(
+        (await response({ signAssertion: true, signResponse: false }, { nameId: { value: 'a@example.com', format: EMAIL, qualified: false } })).assertion,
+        SAML,
+        'Subject',
+      ),
+      SAML,
+      'NameID',
+    );
+    assert.deepEqual(
+      [email.getAttribute('Format'), email.hasAttribute('NameQualifier'), email.hasAttribute('SPNameQualifier'), text(email)],
+      [EMAIL, false, false, 'a@example.com'],
+    );
   });
 
   it('places each signature right after its Issuer, and each verifies with the certificate (SAML Core §5.4.1)', async () => {
@@ -148,7 +168,11 @@ describe('SAML responses', () => {
       assert.deepEqual(childNames(root).slice(0, 2), ['saml:Issuer', 'ds:Signature']);
       assert.equal(verifiedRoot(xml, root, signer.certificatePem).getAttribute('ID'), root.getAttribute('ID'));
     }
-    const requester = only(only(parseXml(errorResponse(IDP, ACS, null, STATUS.requester, 'bad', signer, NOW)).documentElement, SAMLP, 'Status'), SAMLP, 'StatusCode');
+    const requester = only(
+      only(parseXml(errorResponse(IDP, ACS, null, STATUS.requester, 'bad', signer, NOW)).documentElement, SAMLP, 'Status'),
+      SAMLP,
+      'StatusCode',
+    );
     assert.deepEqual([requester.getAttribute('Value'), children(requester, SAMLP, 'StatusCode').length], [STATUS.requester, 0]);
   });
 });

@@ -59,11 +59,27 @@ export async function successResponse(content: AssertionContent, protection: Pro
     assertion = `<saml:EncryptedAssertion xmlns:saml="${SAML}">${encrypted}</saml:EncryptedAssertion>`;
   }
   const signResponse = protection.signResponse || !protection.signAssertion;
-  return responseXml(content.issuer, content.recipient, content.inResponseTo, statusXml(STATUS.success), assertion, signResponse ? protection.signer : null, now);
+  return responseXml(
+    content.issuer,
+    content.recipient,
+    content.inResponseTo,
+    statusXml(STATUS.success),
+    assertion,
+    signResponse ? protection.signer : null,
+    now,
+  );
 }
 
 /** A response carrying only an error status (SAML Core §3.2.2.2), signed: the SP learns why, nothing is asserted. */
-export function errorResponse(issuer: string, destination: string, inResponseTo: string | null, status: string, message: string, signer: SamlSigner, now: Date): string {
+export function errorResponse(
+  issuer: string,
+  destination: string,
+  inResponseTo: string | null,
+  status: string,
+  message: string,
+  signer: SamlSigner,
+  now: Date,
+): string {
   const top = status === STATUS.requester || status === STATUS.responder ? status : RESPONDER_CODES.has(status) ? STATUS.responder : STATUS.requester;
   const second = top === status ? '' : `<samlp:StatusCode Value="${x(status)}"/>`;
   const inner = `<samlp:Status><samlp:StatusCode Value="${x(top)}">${second}</samlp:StatusCode><samlp:StatusMessage>${x(message)}</samlp:StatusMessage></samlp:Status>`;
@@ -73,7 +89,15 @@ export function errorResponse(issuer: string, destination: string, inResponseTo:
 /** Second-level codes about the IdP's own side (SAML Core §3.2.2.2); the rest are the requester's fault. */
 const RESPONDER_CODES = new Set<string>([STATUS.noPassive, STATUS.authnFailed, STATUS.noAuthnContext]);
 
-function responseXml(issuer: string, destination: string, inResponseTo: string | null, status: string, assertion: string, signer: SamlSigner | null, now: Date): string {
+function responseXml(
+  issuer: string,
+  destination: string,
+  inResponseTo: string | null,
+  status: string,
+  assertion: string,
+  signer: SamlSigner | null,
+  now: Date,
+): string {
   const id = samlId(randomBytes(20));
   const xml =
     `<samlp:Response xmlns:samlp="${SAMLP}" xmlns:saml="${SAML}" ID="${id}" Version="2.0" IssueInstant="${samlInstant(now)}" Destination="${x(destination)}"${inResponseTo ? ` InResponseTo="${x(inResponseTo)}"` : ''}>` +

@@ -35,7 +35,19 @@ export async function storePendingRequest(manager: EntityManager, request: Pendi
     await manager.query(
       `INSERT INTO saml_requests (handle_hash, app_id, request_id, acs_url, relay_state, force_authn, is_passive, requires_mfa, code_challenge, answered, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [handleHash(handle), request.appId, request.requestId, request.acsUrl, request.relayState, request.forceAuthn, request.isPassive, request.requiresMfa, codeChallenge, false, now.getTime() + PENDING_MS],
+      [
+        handleHash(handle),
+        request.appId,
+        request.requestId,
+        request.acsUrl,
+        request.relayState,
+        request.forceAuthn,
+        request.isPassive,
+        request.requiresMfa,
+        codeChallenge,
+        false,
+        now.getTime() + PENDING_MS,
+      ],
     );
   } catch (error) {
     if (isUniqueViolation(error)) throw new ReplayedRequest(`the request ID ${request.requestId} was already used`);
@@ -47,7 +59,11 @@ export async function storePendingRequest(manager: EntityManager, request: Pendi
 /** The pending request of this handle, marked answered in the same statement: a second use finds nothing. */
 export async function takePendingRequest(manager: EntityManager, handle: string, now: Date): Promise<(PendingRequest & { codeChallenge: string }) | undefined> {
   const hash = handleHash(handle);
-  const rows = (await manager.query('SELECT * FROM saml_requests WHERE handle_hash = ? AND answered = ? AND expires_at >= ?', [hash, false, now.getTime()])) as Record<string, unknown>[];
+  const rows = (await manager.query('SELECT * FROM saml_requests WHERE handle_hash = ? AND answered = ? AND expires_at >= ?', [
+    hash,
+    false,
+    now.getTime(),
+  ])) as Record<string, unknown>[];
   const row = rows[0];
   if (!row) return undefined;
   if ((await changedRows(manager, 'UPDATE saml_requests SET answered = ? WHERE handle_hash = ? AND answered = ?', [true, hash, false])) !== 1) return undefined;

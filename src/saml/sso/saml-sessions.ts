@@ -20,7 +20,17 @@ export async function recordSamlSession(manager: EntityManager, session: SamlSes
   await manager.query('DELETE FROM saml_sessions WHERE user_id = ? AND expires_at < ?', [session.userId, now.getTime()]);
   await manager.query(
     'INSERT INTO saml_sessions (id, app_id, user_id, session_uid, name_id, name_id_format, name_id_qualified, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    [session.id, session.appId, session.userId, session.sessionUid, session.nameId, session.nameIdFormat, session.nameIdQualified, now.getTime(), now.getTime() + lifetimeMs],
+    [
+      session.id,
+      session.appId,
+      session.userId,
+      session.sessionUid,
+      session.nameId,
+      session.nameIdFormat,
+      session.nameIdQualified,
+      now.getTime(),
+      now.getTime() + lifetimeMs,
+    ],
   );
 }
 
@@ -64,7 +74,10 @@ export async function markLogoutDue(manager: EntityManager, ended: { userId: str
 
 /** Assertions whose logout is due now, oldest first. */
 export async function dueLogouts(manager: EntityManager, now: Date, limit: number): Promise<(SamlSession & { dueAt: number; attempts: number })[]> {
-  const rows = (await manager.query(`SELECT * FROM saml_sessions WHERE logout_due_at IS NOT NULL AND logout_due_at <= ? ORDER BY logout_due_at LIMIT ${Number(limit)}`, [now.getTime()])) as Record<string, unknown>[];
+  const rows = (await manager.query(
+    `SELECT * FROM saml_sessions WHERE logout_due_at IS NOT NULL AND logout_due_at <= ? ORDER BY logout_due_at LIMIT ${Number(limit)}`,
+    [now.getTime()],
+  )) as Record<string, unknown>[];
   return rows.map((row) => ({ ...sessionOf(row), dueAt: Number(row.logout_due_at), attempts: Number(row.logout_attempts) }));
 }
 
@@ -73,5 +86,11 @@ export async function dueLogouts(manager: EntityManager, now: Date, limit: numbe
  * process (or node) that read the same row finds it changed and leaves it. True when this caller took it.
  */
 export async function claimLogout(manager: EntityManager, id: string, dueAt: number, retryAt: number): Promise<boolean> {
-  return (await changedRows(manager, 'UPDATE saml_sessions SET logout_due_at = ?, logout_attempts = logout_attempts + 1 WHERE id = ? AND logout_due_at = ?', [retryAt, id, dueAt])) === 1;
+  return (
+    (await changedRows(manager, 'UPDATE saml_sessions SET logout_due_at = ?, logout_attempts = logout_attempts + 1 WHERE id = ? AND logout_due_at = ?', [
+      retryAt,
+      id,
+      dueAt,
+    ])) === 1
+  );
 }

@@ -77,7 +77,13 @@ export class SingleLogoutService implements OnModuleInit, OnModuleDestroy {
     try {
       const { root, issuer } = readLogoutRequest(message);
       sp = await samlServiceProvider(this.dataSource.manager, { orgId, entityId: issuer });
-      if (!sp) return { kind: 'error', status: 400, error: 'invalid_saml_request', description: `no SAML application of this organization has the entity id ${issuer}` };
+      if (!sp)
+        return {
+          kind: 'error',
+          status: 400,
+          error: 'invalid_saml_request',
+          description: `no SAML application of this organization has the entity id ${issuer}`,
+        };
       fields = checkLogoutRequest(message, root, sp.spCertificate, sloUrl, now);
     } catch (error) {
       if (error instanceof XmlRefused) return { kind: 'error', status: 400, error: 'invalid_saml_request', description: error.message };
@@ -136,7 +142,14 @@ export class SingleLogoutService implements OnModuleInit, OnModuleDestroy {
     const sp = await samlServiceProvider(this.dataSource.manager, { appId: logout.appId });
     if (!sp?.sloUrl) return true;
     const { entityId } = idpEndpoints(this.config.publicUrl, sp.orgId);
-    const xml = logoutRequestXml(entityId, sp.entityId, sp.sloUrl, { value: logout.nameId, format: logout.nameIdFormat, qualified: logout.nameIdQualified }, logout.id, now);
+    const xml = logoutRequestXml(
+      entityId,
+      sp.entityId,
+      sp.sloUrl,
+      { value: logout.nameId, format: logout.nameIdFormat, qualified: logout.nameIdQualified },
+      logout.id,
+      now,
+    );
     const query = signedRedirectQuery('SAMLRequest', xml, null, await this.keys.signer(now));
     const answer = await this.send(`${sp.sloUrl}${sp.sloUrl.includes('?') ? '&' : '?'}${query}`, { method: 'GET', headers: {} });
     return answer.status < 500;

@@ -36,10 +36,15 @@ export class SsoController {
   @ApiQuery({ name: 'RelayState', required: false, description: 'returned as is; at most 80 bytes' })
   @ApiQuery({ name: 'SigAlg', required: false })
   @ApiQuery({ name: 'Signature', required: false })
-  @ApiResponse({ status: 303, description: 'on to the sign-in (the authorization of the application\'s hidden client)' })
+  @ApiResponse({ status: 303, description: "on to the sign-in (the authorization of the application's hidden client)" })
   @ApiOkResponse({ description: 'an error response auto-posted to the registered ACS URL' })
   async redirectBinding(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.answer(req, res, () => received(() => fromRedirect(rawQuery(req), 'SAMLRequest')), (message) => this.sso.receive(orgId, message));
+    await this.answer(
+      req,
+      res,
+      () => received(() => fromRedirect(rawQuery(req), 'SAMLRequest')),
+      (message) => this.sso.receive(orgId, message),
+    );
   }
 
   /**
@@ -50,11 +55,22 @@ export class SsoController {
   @Public()
   @ApiOperation({ summary: 'Single sign-on: an AuthnRequest by HTTP-POST (docs/saml.md)' })
   @ApiConsumes('application/x-www-form-urlencoded')
-  @ApiBody({ schema: { type: 'object', required: ['SAMLRequest'], properties: { SAMLRequest: { type: 'string', description: 'the message, base64 (SAML Bindings §3.5.4)' }, RelayState: { type: 'string', maxLength: 80 } } } })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['SAMLRequest'],
+      properties: { SAMLRequest: { type: 'string', description: 'the message, base64 (SAML Bindings §3.5.4)' }, RelayState: { type: 'string', maxLength: 80 } },
+    },
+  })
   @ApiResponse({ status: 303, description: 'on to the sign-in by a GET, so that the session cookie arrives' })
   @ApiOkResponse({ description: 'an error response auto-posted to the registered ACS URL' })
   async postBinding(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.answer(req, res, () => received(() => fromPost(formOf(req), 'SAMLRequest')), (message) => this.sso.receive(orgId, message));
+    await this.answer(
+      req,
+      res,
+      () => received(() => fromPost(formOf(req), 'SAMLRequest')),
+      (message) => this.sso.receive(orgId, message),
+    );
   }
 
   @Get('continue')
@@ -90,21 +106,42 @@ export class SsoController {
   @ApiResponse({ status: 303, description: "a signed LogoutResponse to the application's sloUrl" })
   @ApiOkResponse({ description: 'the signed-out page (an application without sloUrl)' })
   async logoutByRedirect(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.answer(req, res, () => received(() => fromRedirect(rawQuery(req), 'SAMLRequest')), (message) => this.slo.receive(orgId, message));
+    await this.answer(
+      req,
+      res,
+      () => received(() => fromRedirect(rawQuery(req), 'SAMLRequest')),
+      (message) => this.slo.receive(orgId, message),
+    );
   }
 
   @Post('slo')
   @Public()
   @ApiOperation({ summary: "Single logout: a service provider's signed LogoutRequest by HTTP-POST" })
   @ApiConsumes('application/x-www-form-urlencoded')
-  @ApiBody({ schema: { type: 'object', required: ['SAMLRequest'], properties: { SAMLRequest: { type: 'string', description: 'the message, base64 (SAML Bindings §3.5.4)' }, RelayState: { type: 'string', maxLength: 80 } } } })
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['SAMLRequest'],
+      properties: { SAMLRequest: { type: 'string', description: 'the message, base64 (SAML Bindings §3.5.4)' }, RelayState: { type: 'string', maxLength: 80 } },
+    },
+  })
   @ApiResponse({ status: 303, description: "a signed LogoutResponse to the application's sloUrl" })
   @ApiOkResponse({ description: 'the signed-out page (an application without sloUrl)' })
   async logoutByPost(@Param('orgId') orgId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.answer(req, res, () => received(() => fromPost(formOf(req), 'SAMLRequest')), (message) => this.slo.receive(orgId, message));
+    await this.answer(
+      req,
+      res,
+      () => received(() => fromPost(formOf(req), 'SAMLRequest')),
+      (message) => this.slo.receive(orgId, message),
+    );
   }
 
-  private async answer(req: Request, res: Response, read: () => ReceivedMessage | SsoOutcome, handle: (message: ReceivedMessage) => Promise<SsoOutcome>): Promise<void> {
+  private async answer(
+    req: Request,
+    res: Response,
+    read: () => ReceivedMessage | SsoOutcome,
+    handle: (message: ReceivedMessage) => Promise<SsoOutcome>,
+  ): Promise<void> {
     const message = read();
     send(req, res, 'kind' in message ? message : await handle(message));
   }
@@ -144,10 +181,16 @@ export function send(req: Request, res: Response, outcome: SsoOutcome, field: Me
     return;
   }
   if (outcome.kind === 'error') {
-    res.status(outcome.status).type('html').send(errorPage(locale, t, outcome.error, outcome.description));
+    res
+      .status(outcome.status)
+      .type('html')
+      .send(errorPage(locale, t, outcome.error, outcome.description));
     return;
   }
   const nonce = randomBytes(16).toString('base64');
   res.set('Content-Security-Policy', contentSecurityPolicy(`'nonce-${nonce}'`, [outcome.acsUrl]));
-  res.status(200).type('html').send(autoPostPage(locale, t, nonce, outcome.acsUrl, field, outcome.samlResponse, outcome.relayState));
+  res
+    .status(200)
+    .type('html')
+    .send(autoPostPage(locale, t, nonce, outcome.acsUrl, field, outcome.samlResponse, outcome.relayState));
 }

@@ -74,11 +74,26 @@ export class SamlSsoService {
     try {
       const { fields } = checkAuthnRequest(message, request.root, sp, ssoUrl, acsUrl, now);
       if (fields.isPassive && fields.forceAuthn) throw new AuthnRequestRefused('ForceAuthn cannot be honoured passively', STATUS.noPassive);
-      if (!givesNameIdFormat(sp, fields.nameIdFormat)) throw new AuthnRequestRefused(`this application gives ${NAME_ID_FORMATS[sp.nameIdFormat]} NameIDs only`, STATUS.invalidNameIdPolicy);
-      return await this.signIn(orgId, sp, { appId: sp.appId, requestId: fields.id, acsUrl, relayState: message.relayState ?? null, forceAuthn: fields.forceAuthn, isPassive: fields.isPassive, requiresMfa: fields.requiresMfa }, now);
+      if (!givesNameIdFormat(sp, fields.nameIdFormat))
+        throw new AuthnRequestRefused(`this application gives ${NAME_ID_FORMATS[sp.nameIdFormat]} NameIDs only`, STATUS.invalidNameIdPolicy);
+      return await this.signIn(
+        orgId,
+        sp,
+        {
+          appId: sp.appId,
+          requestId: fields.id,
+          acsUrl,
+          relayState: message.relayState ?? null,
+          forceAuthn: fields.forceAuthn,
+          isPassive: fields.isPassive,
+          requiresMfa: fields.requiresMfa,
+        },
+        now,
+      );
     } catch (error) {
       if (error instanceof AuthnRequestRefused) return this.refuse(orgId, acsUrl, request.fields.id, error.status, error.message, message.relayState ?? null);
-      if (error instanceof ReplayedRequest) return this.refuse(orgId, acsUrl, request.fields.id, STATUS.requestDenied, error.message, message.relayState ?? null);
+      if (error instanceof ReplayedRequest)
+        return this.refuse(orgId, acsUrl, request.fields.id, STATUS.requestDenied, error.message, message.relayState ?? null);
       throw error;
     }
   }
@@ -87,9 +102,15 @@ export class SamlSsoService {
   async initiate(orgId: string, entityId: string): Promise<SsoOutcome> {
     const sp = entityId === '' ? undefined : await samlServiceProvider(this.dataSource.manager, { orgId, entityId });
     if (!sp) return notFound('SAML application');
-    if (!sp.allowIdpInitiated) return { kind: 'error', status: 403, error: 'idp_initiated_not_allowed', description: 'this application does not allow IdP-initiated sign-in' };
+    if (!sp.allowIdpInitiated)
+      return { kind: 'error', status: 403, error: 'idp_initiated_not_allowed', description: 'this application does not allow IdP-initiated sign-in' };
     const now = new Date();
-    return this.signIn(orgId, sp, { appId: sp.appId, requestId: null, acsUrl: sp.acsUrls[0]!, relayState: null, forceAuthn: false, isPassive: false, requiresMfa: false }, now);
+    return this.signIn(
+      orgId,
+      sp,
+      { appId: sp.appId, requestId: null, acsUrl: sp.acsUrls[0]!, relayState: null, forceAuthn: false, isPassive: false, requiresMfa: false },
+      now,
+    );
   }
 
   /**
@@ -130,10 +151,25 @@ export class SamlSsoService {
     return { kind: 'redirect', location };
   }
 
-  private async respond(orgId: string, sp: SamlServiceProvider, pending: PendingRequest, user: SignedInUser, auth: { mfa: boolean; authTime?: number; sessionUid: string }, now: Date): Promise<SsoOutcome> {
+  private async respond(
+    orgId: string,
+    sp: SamlServiceProvider,
+    pending: PendingRequest,
+    user: SignedInUser,
+    auth: { mfa: boolean; authTime?: number; sessionUid: string },
+    now: Date,
+  ): Promise<SsoOutcome> {
     const claims = await user.claims(`openid profile email${sp.attributes.some((a) => a.from === 'groups') ? ' groups' : ''}`);
     const nameId = this.nameIdOf(sp, user, claims);
-    if (!nameId) return this.refuse(orgId, pending.acsUrl, pending.requestId, STATUS.invalidNameIdPolicy, 'the user has no verified e-mail address for an emailAddress NameID', pending.relayState);
+    if (!nameId)
+      return this.refuse(
+        orgId,
+        pending.acsUrl,
+        pending.requestId,
+        STATUS.invalidNameIdPolicy,
+        'the user has no verified e-mail address for an emailAddress NameID',
+        pending.relayState,
+      );
     const sessionIndex = samlId(randomBytes(20));
     const content: AssertionContent = {
       issuer: idpEndpoints(this.config.publicUrl, orgId).entityId,
@@ -147,9 +183,26 @@ export class SamlSsoService {
       attributes: attributesOf(sp, claims),
     };
     const signer = await this.keys.signer(now);
-    const xml = await successResponse(content, { signer, signAssertion: sp.signAssertion, signResponse: sp.signResponse, encryptTo: sp.encryptAssertion ? sp.spCertificate : null }, now);
+    const xml = await successResponse(
+      content,
+      { signer, signAssertion: sp.signAssertion, signResponse: sp.signResponse, encryptTo: sp.encryptAssertion ? sp.spCertificate : null },
+      now,
+    );
     await this.uow.run(async (manager) => {
-      await recordSamlSession(manager, { id: sessionIndex, appId: sp.appId, userId: user.id, sessionUid: auth.sessionUid, nameId: nameId.value, nameIdFormat: nameId.format, nameIdQualified: nameId.qualified }, now, SAML_SESSION_MS);
+      await recordSamlSession(
+        manager,
+        {
+          id: sessionIndex,
+          appId: sp.appId,
+          userId: user.id,
+          sessionUid: auth.sessionUid,
+          nameId: nameId.value,
+          nameIdFormat: nameId.format,
+          nameIdQualified: nameId.qualified,
+        },
+        now,
+        SAML_SESSION_MS,
+      );
       await this.events.push(manager, {
         type: 'user.saml.response.issued',
         aggregateType: 'user',
@@ -183,7 +236,14 @@ export class SamlSsoService {
   }
 
   /** A signed error response to a registered ACS URL (docs/saml.md): the SP shows its own page; nothing is asserted. */
-  private async refuse(orgId: string, acsUrl: string, inResponseTo: string | null, status: string, message: string, relayState: string | null): Promise<SsoOutcome> {
+  private async refuse(
+    orgId: string,
+    acsUrl: string,
+    inResponseTo: string | null,
+    status: string,
+    message: string,
+    relayState: string | null,
+  ): Promise<SsoOutcome> {
     this.logger.log(`SAML request refused: ${message}`);
     const now = new Date();
     const xml = errorResponse(idpEndpoints(this.config.publicUrl, orgId).entityId, acsUrl, inResponseTo, status, message, await this.keys.signer(now), now);

@@ -5,7 +5,15 @@ import type { Locale, Messages } from '../../login/messages.js';
  * The HTTP-POST binding's page (SAML Bindings §3.5.4): a form posting the response to the SP's ACS URL, submitted by a
  * script allowed by this page's CSP nonce only, and a button `[data-saml-continue]` for a browser without JavaScript.
  */
-export function autoPostPage(locale: Locale, t: Messages, nonce: string, acsUrl: string, field: 'SAMLResponse' | 'SAMLRequest', message: string, relayState: string | null): string {
+export function autoPostPage(
+  locale: Locale,
+  t: Messages,
+  nonce: string,
+  acsUrl: string,
+  field: 'SAMLResponse' | 'SAMLRequest',
+  message: string,
+  relayState: string | null,
+): string {
   const relay = relayState === null ? '' : `<input type="hidden" name="RelayState" value="${esc(relayState)}">`;
   return page(
     locale,

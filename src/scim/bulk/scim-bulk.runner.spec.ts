@@ -30,7 +30,10 @@ describe('bulk runner: scimmy failOnErrors vectors', () => {
   for (const [i, vector] of vectors.failOnErrors.entries()) {
     it(`vector ${i}: failOnErrors ${vector.source.failOnErrors} → ${vector.target.join(', ')}`, async () => {
       const results = await runBulk(readBulkRequest({ schemas: SCHEMAS, ...vector.source }), testResource().execute);
-      assert.deepEqual(results.map((r) => r.status), vector.target);
+      assert.deepEqual(
+        results.map((r) => r.status),
+        vector.target,
+      );
       for (const r of results.filter((x) => Number(x.status) >= 400)) assert.equal((r.response as { status: string }).status, r.status);
     });
   }
@@ -50,7 +53,10 @@ describe('bulk runner: bulkId references', () => {
       }),
       resource.execute,
     );
-    assert.deepEqual(results.map((r) => r.status), ['201', '201', '204']);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['201', '201', '204'],
+    );
     assert.deepEqual(resource.seen[1], { members: [{ value: '1' }] });
   });
 
@@ -70,9 +76,21 @@ describe('bulk runner: bulkId references', () => {
 
   it('refuses more than 100 operations with 413 and bad envelopes with 400', () => {
     const op = { method: 'DELETE', path: '/Test/1' };
-    assert.throws(() => readBulkRequest({ schemas: SCHEMAS, Operations: Array(101).fill(op) }), (e: ScimError) => e.status === 413);
-    assert.throws(() => readBulkRequest({ Operations: [op] }), (e: ScimError) => e.scimType === 'invalidSyntax');
-    assert.throws(() => readBulkRequest({ schemas: SCHEMAS, Operations: [] }), (e: ScimError) => e.scimType === 'invalidSyntax');
-    assert.throws(() => readBulkRequest({ schemas: SCHEMAS, failOnErrors: 0, Operations: [op] }), (e: ScimError) => e.scimType === 'invalidValue');
+    assert.throws(
+      () => readBulkRequest({ schemas: SCHEMAS, Operations: Array(101).fill(op) }),
+      (e: ScimError) => e.status === 413,
+    );
+    assert.throws(
+      () => readBulkRequest({ Operations: [op] }),
+      (e: ScimError) => e.scimType === 'invalidSyntax',
+    );
+    assert.throws(
+      () => readBulkRequest({ schemas: SCHEMAS, Operations: [] }),
+      (e: ScimError) => e.scimType === 'invalidSyntax',
+    );
+    assert.throws(
+      () => readBulkRequest({ schemas: SCHEMAS, failOnErrors: 0, Operations: [op] }),
+      (e: ScimError) => e.scimType === 'invalidValue',
+    );
   });
 });

@@ -42,14 +42,24 @@ export async function runBulk(request: BulkRequest, execute: BulkExecutor, locat
       const resolved = { ...operation, path, data: resolveData(operation.data, created) };
       const outcome = await execute(resolved);
       if (operation.bulkId !== undefined && outcome.id !== undefined) created.set(operation.bulkId, outcome.id);
-      results.push({ ...base, ...(outcome.location ? { location: outcome.location } : {}), ...(outcome.version ? { version: outcome.version } : {}), status: String(outcome.status) });
+      results.push({
+        ...base,
+        ...(outcome.location ? { location: outcome.location } : {}),
+        ...(outcome.version ? { version: outcome.version } : {}),
+        status: String(outcome.status),
+      });
     } catch (error) {
       const scim = toScimError(error);
       if (!scim) throw error;
       errors++;
       // RFC 7644 §3.7.3: "location … REQUIRED in a response, except in the event of a POST failure."
       const location = operation.method === 'POST' ? undefined : locate(path);
-      results.push({ ...base, ...(location ? { location } : {}), status: String(scim.status), response: scimErrorBody(scim.status, scim.message, scim.scimType, scim.id) });
+      results.push({
+        ...base,
+        ...(location ? { location } : {}),
+        status: String(scim.status),
+        response: scimErrorBody(scim.status, scim.message, scim.scimType, scim.id),
+      });
     }
   }
   return results;

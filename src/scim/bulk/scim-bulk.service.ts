@@ -41,7 +41,11 @@ export class ScimBulkService {
   ) {}
 
   run(editorUserId: string, orgId: string, request: BulkRequest): Promise<BulkOperationResult[]> {
-    return runBulk(request, (operation) => this.execute(editorUserId, orgId, operation), (path) => this.locate(orgId, path));
+    return runBulk(
+      request,
+      (operation) => this.execute(editorUserId, orgId, operation),
+      (path) => this.locate(orgId, path),
+    );
   }
 
   /** The URL of `/Users/{id}` or `/Groups/{id}`; a path naming no resource has no location. */
@@ -59,7 +63,12 @@ export class ScimBulkService {
     const match = PATH.exec(operation.path);
     const id = match?.[2] === undefined ? undefined : decodePathSegment(match[2]);
     if (!match || (operation.method === 'POST') !== (id === undefined)) {
-      throw new ScimError(404, `no ${operation.method} target at "${operation.path}"; expected ${operation.method === 'POST' ? '/Users or /Groups' : '/Users/{id} or /Groups/{id}'}`, 'invalidPath', 'notFound');
+      throw new ScimError(
+        404,
+        `no ${operation.method} target at "${operation.path}"; expected ${operation.method === 'POST' ? '/Users or /Groups' : '/Users/{id} or /Groups/{id}'}`,
+        'invalidPath',
+        'notFound',
+      );
     }
     return match[1].toLowerCase() === 'users' ? this.user(editorUserId, orgId, operation, id) : this.group(editorUserId, orgId, operation, id);
   }

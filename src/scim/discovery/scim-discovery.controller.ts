@@ -8,7 +8,6 @@ import { listResponse } from '../scim-list.response.js';
 import { ScimUrls } from '../http/scim-urls.js';
 import { resourceTypes, schemaResources, serviceProviderConfig } from './discovery.documents.js';
 
-
 /**
  * Discovery (RFC 7644 §4): readable without a token, so a client can learn the configuration before
  * it is set up. Methods other than GET answer 405.

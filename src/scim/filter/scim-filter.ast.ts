@@ -85,11 +85,7 @@ export function isCompareOperator(text: string): text is CompareOperator {
 }
 
 /** Builds an `AttrPath`, computing its normalised `path`. */
-export function makeAttrPath(
-  uri: string | undefined,
-  attribute: string,
-  subAttribute: string | undefined,
-): AttrPath {
+export function makeAttrPath(uri: string | undefined, attribute: string, subAttribute: string | undefined): AttrPath {
   return { uri, attribute, subAttribute, path: formatAttrPath({ uri, attribute, subAttribute }).toLowerCase() };
 }
 

@@ -4,8 +4,7 @@
  * Partial dates (`2021-09`, `2021-09-08`) mean the start of that period in UTC; a time without
  * zone is read as UTC; fractional seconds beyond milliseconds are truncated.
  */
-const DATE_TIME =
-  /^(\d{4})-(\d{2})(?:-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?)?)?$/;
+const DATE_TIME = /^(\d{4})-(\d{2})(?:-(\d{2})(?:[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|z|[+-]\d{2}:?\d{2})?)?)?$/;
 
 export function parseDateTime(text: string): number | undefined {
   const m = DATE_TIME.exec(text);

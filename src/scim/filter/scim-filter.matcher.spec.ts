@@ -152,7 +152,10 @@ describe('matchesFilter: numbers, booleans and dates', () => {
   it('evaluates the Microsoft reference collection filter with an unquoted date', () => {
     const users = ['2015-10-10T21:38:21Z', '2015-10-10T21:38:22Z'].map((created) => ({ meta: { created } }));
     const filter = parseFilter('meta.Created gt 2015-10-10T14:38:21.8617979-07:00', { allowUnquotedStrings: true });
-    assert.deepEqual(users.map((u) => matchesFilter(filter, u)), [false, true]);
+    assert.deepEqual(
+      users.map((u) => matchesFilter(filter, u)),
+      [false, true],
+    );
   });
 });
 

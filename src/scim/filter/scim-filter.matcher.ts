@@ -38,12 +38,7 @@ export function matchesFilter(filter: FilterNode, resource: object, options: Mat
  * multi-valued attribute `attributePath` (normalised, e.g. `emails`). A simple value `v` is seen as
  * `{ value: v }`, so `schemas[value eq "urn:…"]` works on arrays of strings.
  */
-export function matchesValueFilter(
-  filter: FilterNode,
-  element: unknown,
-  attributePath: string,
-  options: MatchOptions = {},
-): boolean {
+export function matchesValueFilter(filter: FilterNode, element: unknown, attributePath: string, options: MatchOptions = {}): boolean {
   return evaluate(filter, asObject(element), `${attributePath.toLowerCase()}.`, caseExactSet(options));
 }
 
@@ -79,9 +74,7 @@ function evaluate(node: FilterNode, context: JsonObject, prefix: string, caseExa
     }
     case 'valuePath': {
       const elementPrefix = `${prefix}${node.attrPath.path}.`;
-      return resolveValues(context, node.attrPath).some((element) =>
-        evaluate(node.filter, asObject(element), elementPrefix, caseExact),
-      );
+      return resolveValues(context, node.attrPath).some((element) => evaluate(node.filter, asObject(element), elementPrefix, caseExact));
     }
   }
 }

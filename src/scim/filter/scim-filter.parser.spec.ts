@@ -69,10 +69,7 @@ describe('parseFilter: value paths', () => {
 
   it('parses or, not and parentheses inside brackets', () => {
     assert.equal(shape('emails[type eq "work" or not (primary eq false)]'), 'emails[(or type:eq:"work" (not primary:eq:false))]');
-    assert.equal(
-      shape('emails[type eq "work" or (primary eq true and value co "@x")]'),
-      'emails[(or type:eq:"work" (and primary:eq:true value:co:"@x"))]',
-    );
+    assert.equal(shape('emails[type eq "work" or (primary eq true and value co "@x")]'), 'emails[(or type:eq:"work" (and primary:eq:true value:co:"@x"))]');
   });
 
   it('combines value paths with other expressions', () => {
@@ -158,10 +155,7 @@ describe('parseFilter: lenient options', () => {
 
   it("parses the Microsoft reference collection's unquoted filters", () => {
     assert.equal(sexpr(parseFilter('userName sw O', lenient)), 'username:sw:"O"');
-    assert.equal(
-      sexpr(parseFilter('meta.Created gt 2015-10-10T14:38:21.8617979-07:00', lenient)),
-      'meta.created:gt:"2015-10-10T14:38:21.8617979-07:00"',
-    );
+    assert.equal(sexpr(parseFilter('meta.Created gt 2015-10-10T14:38:21.8617979-07:00', lenient)), 'meta.created:gt:"2015-10-10T14:38:21.8617979-07:00"');
     assert.equal(
       sexpr(parseFilter('name.FamilyName eq Employee and (emails.Value co example.com or emails.Value co example.org)', lenient)),
       '(and name.familyname:eq:"Employee" (or emails.value:co:"example.com" emails.value:co:"example.org"))',

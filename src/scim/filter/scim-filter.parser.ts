@@ -1,11 +1,4 @@
-import {
-  isCompareOperator,
-  makeAttrPath,
-  type AttrPath,
-  type CompValue,
-  type FilterNode,
-  type PatchPath,
-} from './scim-filter.ast.js';
+import { isCompareOperator, makeAttrPath, type AttrPath, type CompValue, type FilterNode, type PatchPath } from './scim-filter.ast.js';
 import { isValidAttrName, parseAttrPathText } from './scim-filter.attr-path.js';
 import { ScimFilterError, type ScimFilterErrorType } from './scim-filter.errors.js';
 import { describeToken, tokenize, type Token } from './scim-filter.tokenizer.js';
@@ -58,11 +51,7 @@ class FilterParser {
   ) {
     this.what = scimType === 'invalidPath' ? 'path' : 'filter';
     if (input.length > MAX_FILTER_LENGTH) {
-      throw new ScimFilterError(
-        `The ${this.what} is ${input.length} characters long; at most ${MAX_FILTER_LENGTH} are allowed`,
-        MAX_FILTER_LENGTH,
-        scimType,
-      );
+      throw new ScimFilterError(`The ${this.what} is ${input.length} characters long; at most ${MAX_FILTER_LENGTH} are allowed`, MAX_FILTER_LENGTH, scimType);
     }
     this.tokens = tokenize(input, scimType);
     const first = this.peek();
@@ -158,11 +147,7 @@ class FilterParser {
     const value = this.compValueFrom(valueToken);
     const invalid = this.operatorValueProblem(op, value);
     if (invalid !== undefined) {
-      throw new ScimFilterError(
-        `Invalid ${this.what} at position ${valueToken.position}: ${invalid}`,
-        valueToken.position,
-        this.scimType,
-      );
+      throw new ScimFilterError(`Invalid ${this.what} at position ${valueToken.position}: ${invalid}`, valueToken.position, this.scimType);
     }
     return { kind: 'compare', attrPath, op, value };
   }
@@ -218,11 +203,7 @@ class FilterParser {
     if (token.kind !== 'word') throw this.error(token, 'an attribute name');
     const parsed = parseAttrPathText(token.text);
     if (!parsed.ok) {
-      throw new ScimFilterError(
-        `Invalid ${this.what} at position ${token.position}: ${parsed.reason}`,
-        token.position,
-        this.scimType,
-      );
+      throw new ScimFilterError(`Invalid ${this.what} at position ${token.position}: ${parsed.reason}`, token.position, this.scimType);
     }
     return parsed.attrPath;
   }

@@ -68,10 +68,7 @@ const DEVIATIONS = new Map<string, Deviation>([
   ],
   ['emails[type eq "work" or type eq "home"].values[domain ew "@example.org"]', { rejected: true, reason: NESTED }],
   ['emails[type eq "work" or type eq "home"].values[domain ew "@example.org" or domain ew "@example.com"]', { rejected: true, reason: NESTED }],
-  [
-    'emails[type eq "work" or type eq "home"].values[domain ew "@example.org" or domain ew "@example.com"].recipient pr',
-    { rejected: true, reason: NESTED },
-  ],
+  ['emails[type eq "work" or type eq "home"].values[domain ew "@example.org" or domain ew "@example.com"].recipient pr', { rejected: true, reason: NESTED }],
   ['emails[type eq "work"].values[domain ew "@example.org" or domain ew "@example.com"].recipient pr', { rejected: true, reason: NESTED }],
   ['emails[type eq "work"] pr', { rejected: true, reason: OP_AFTER_VALUE_PATH }],
   ['emails[not type eq "work"] pr', { rejected: true, reason: OP_AFTER_VALUE_PATH }],
@@ -145,7 +142,10 @@ describe('scimmy filter vectors: match', () => {
         const filter = scimmyExpressionToFilter(expression);
         if (/ un /.test(filter)) {
           it(`${filter}  [unknown operator: rejected as invalidFilter instead of matching nothing]`, () => {
-            assert.throws(() => parseFilter(filter), (e: unknown) => e instanceof ScimFilterError && e.scimType === 'invalidFilter');
+            assert.throws(
+              () => parseFilter(filter),
+              (e: unknown) => e instanceof ScimFilterError && e.scimType === 'invalidFilter',
+            );
           });
           continue;
         }

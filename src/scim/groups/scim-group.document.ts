@@ -11,7 +11,8 @@ export function toScimGroup(group: GroupRow, members: readonly MemberRow[] | und
   const resource: JsonObject = { schemas: [GROUP_SCHEMA], id: group.id };
   if (group.externalId !== null) resource.externalId = group.externalId;
   resource.displayName = group.displayName;
-  if (members) resource.members = members.map((m) => ({ value: m.userId, display: m.display, $ref: `${baseUrl}/Users/${encodeURIComponent(m.userId)}`, type: 'User' }));
+  if (members)
+    resource.members = members.map((m) => ({ value: m.userId, display: m.display, $ref: `${baseUrl}/Users/${encodeURIComponent(m.userId)}`, type: 'User' }));
   resource.meta = {
     resourceType: 'Group',
     created: group.createdAt.toISOString(),

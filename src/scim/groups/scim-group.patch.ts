@@ -33,7 +33,8 @@ function changesOf(raw: unknown): GroupChange[] {
   if (!isPlainObject(raw)) throw ScimError.badRequest('invalidSyntax', 'each operation must be an object');
   const op = getCi(raw, 'op');
   const name = typeof op === 'string' ? op.toLowerCase() : undefined;
-  if (name !== 'add' && name !== 'remove' && name !== 'replace') throw ScimError.badRequest('invalidSyntax', `"op" must be "add", "remove" or "replace", not ${JSON.stringify(op)}`);
+  if (name !== 'add' && name !== 'remove' && name !== 'replace')
+    throw ScimError.badRequest('invalidSyntax', `"op" must be "add", "remove" or "replace", not ${JSON.stringify(op)}`);
   const path = getCi(raw, 'path');
   const value = getCi(raw, 'value');
   if (path === undefined || path === null || path === '') {
@@ -58,7 +59,10 @@ function pathless(op: 'add' | 'replace', value: unknown): GroupChange[] {
     const name = stripSchema(key.toLowerCase());
     // `id` and `schemas` come along in Entra's and Okta's rename; they change nothing.
     if (name === 'id' || name === 'schemas' || name === 'meta') continue;
-    if (name === 'members') changes.push(op === 'add' ? { kind: 'add', userIds: memberIds(attribute, 'members') } : { kind: 'replace', userIds: memberIds(attribute ?? [], 'members') });
+    if (name === 'members')
+      changes.push(
+        op === 'add' ? { kind: 'add', userIds: memberIds(attribute, 'members') } : { kind: 'replace', userIds: memberIds(attribute ?? [], 'members') },
+      );
     else changes.push(attributeChange(name, attribute));
   }
   return changes;
@@ -98,9 +102,11 @@ function valuesEqualTo(filter: FilterNode): string[] {
 function parsePath(path: string): { attribute: string; filter: FilterNode | undefined } {
   try {
     const parsed = parsePatchPath(path);
-    if (parsed.subAttribute !== undefined || parsed.attrPath.subAttribute !== undefined) throw ScimError.badRequest('invalidPath', `"${path}": sub-attributes of a Group are not writable`);
+    if (parsed.subAttribute !== undefined || parsed.attrPath.subAttribute !== undefined)
+      throw ScimError.badRequest('invalidPath', `"${path}": sub-attributes of a Group are not writable`);
     const uri = parsed.attrPath.uri;
-    if (uri !== undefined && uri.toLowerCase() !== GROUP_SCHEMA.toLowerCase()) throw ScimError.badRequest('invalidPath', `"${path}" is not an attribute of a Group`);
+    if (uri !== undefined && uri.toLowerCase() !== GROUP_SCHEMA.toLowerCase())
+      throw ScimError.badRequest('invalidPath', `"${path}" is not an attribute of a Group`);
     return { attribute: parsed.attrPath.attribute.toLowerCase(), filter: parsed.filter };
   } catch (error) {
     if (error instanceof ScimFilterError) throw ScimError.badRequest('invalidPath', `"${path}": ${error.message}`);

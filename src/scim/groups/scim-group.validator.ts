@@ -26,7 +26,8 @@ export function validateGroup(body: unknown): ValidGroup {
     }
   }
   const displayName = attributes.get('displayname');
-  if (typeof displayName !== 'string' || displayName.trim() === '') throw ScimError.badRequest('invalidValue', '"displayName" is required and must be a non-empty string');
+  if (typeof displayName !== 'string' || displayName.trim() === '')
+    throw ScimError.badRequest('invalidValue', '"displayName" is required and must be a non-empty string');
   const externalId = attributes.get('externalid') ?? null;
   if (externalId !== null && typeof externalId !== 'string') throw ScimError.badRequest('invalidValue', '"externalId" must be a string');
   const members = attributes.get('members');

@@ -94,7 +94,14 @@ export class ScimGroupsService {
   }
 
   private async present(orgId: string, groups: GroupRow[], selection: AttributeSelection): Promise<JsonObject[]> {
-    const members = selectsAttribute(selection, 'members') ? byGroup(await membersOf(this.dataSource.manager, groups.map((g) => g.id))) : undefined;
+    const members = selectsAttribute(selection, 'members')
+      ? byGroup(
+          await membersOf(
+            this.dataSource.manager,
+            groups.map((g) => g.id),
+          ),
+        )
+      : undefined;
     const base = this.urls.base(orgId);
     return groups.map((g) => project(toScimGroup(g, members ? (members.get(g.id) ?? []) : undefined, base), selection));
   }
@@ -111,4 +118,3 @@ function byGroup(rows: MemberRow[]): Map<string, MemberRow[]> {
   }
   return map;
 }
-

@@ -13,7 +13,11 @@ const ACCEPTED_TYPES = [SCIM_MEDIA_TYPE, 'application/json'];
  * are answered here, as SCIM envelopes (400 invalidSyntax, 413).
  */
 export function scimBodyParser() {
-  const answer = (res: Response, problem: BodyProblem) => res.status(problem.status).type(SCIM_MEDIA_TYPE).send(JSON.stringify(scimBody(problem)));
+  const answer = (res: Response, problem: BodyProblem) =>
+    res
+      .status(problem.status)
+      .type(SCIM_MEDIA_TYPE)
+      .send(JSON.stringify(scimBody(problem)));
   return [refuseOtherMediaTypes(answer), ...jsonBody(MAX_BULK_PAYLOAD_BYTES, answer)];
 }
 

@@ -4,7 +4,21 @@ import { ACCESS_EXTENSION } from '../../common/http/openapi/access-extension.js'
 import type { AccessExtension } from '../../common/http/openapi/access-extension.js';
 import type { OpenApiSurface } from '../../common/http/openapi/openapi-document.js';
 import { requiredRoleLine } from '../../common/http/openapi/openapi-document.js';
-import { BULK_REQUEST_SCHEMA, ENTERPRISE_SCHEMA, ERROR_DETAIL_SCHEMA, ERROR_SCHEMA, GROUP_SCHEMA, LIST_RESPONSE_SCHEMA, MAX_BULK_OPERATIONS, MAX_BULK_PAYLOAD_BYTES, MAX_PAGE_SIZE, PATCH_OP_SCHEMA, SCIM_MEDIA_TYPE, SEARCH_REQUEST_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import {
+  BULK_REQUEST_SCHEMA,
+  ENTERPRISE_SCHEMA,
+  ERROR_DETAIL_SCHEMA,
+  ERROR_SCHEMA,
+  GROUP_SCHEMA,
+  LIST_RESPONSE_SCHEMA,
+  MAX_BULK_OPERATIONS,
+  MAX_BULK_PAYLOAD_BYTES,
+  MAX_PAGE_SIZE,
+  PATCH_OP_SCHEMA,
+  SCIM_MEDIA_TYPE,
+  SEARCH_REQUEST_SCHEMA,
+  USER_SCHEMA,
+} from '../scim.constants.js';
 
 /**
  * SCIM 2.0 (RFC 7644) for the OpenAPI document. The controllers take raw bodies that the SCIM
@@ -59,7 +73,14 @@ const SCHEMAS: Record<string, SchemaObject> = {
       id: str('assigned by the service', { readOnly: true }),
       externalId: { type: 'string' },
       displayName: str('unique in the organization (case-insensitively)'),
-      members: { type: 'array', items: { type: 'object', required: ['value'], properties: { value: str('a user id of the organization'), display: { type: 'string', readOnly: true }, $ref: { type: 'string', readOnly: true } } } },
+      members: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['value'],
+          properties: { value: str('a user id of the organization'), display: { type: 'string', readOnly: true }, $ref: { type: 'string', readOnly: true } },
+        },
+      },
       meta: ref('ScimMeta'),
     },
     additionalProperties: true,
@@ -67,7 +88,12 @@ const SCHEMAS: Record<string, SchemaObject> = {
   ScimMeta: {
     type: 'object',
     readOnly: true,
-    properties: { resourceType: { type: 'string' }, created: { type: 'string', format: 'date-time' }, lastModified: { type: 'string', format: 'date-time' }, location: { type: 'string', format: 'uri' } },
+    properties: {
+      resourceType: { type: 'string' },
+      created: { type: 'string', format: 'date-time' },
+      lastModified: { type: 'string', format: 'date-time' },
+      location: { type: 'string', format: 'uri' },
+    },
   },
   ScimListResponse: {
     type: 'object',
@@ -103,7 +129,11 @@ const SCHEMAS: Record<string, SchemaObject> = {
       schemas: uris(PATCH_OP_SCHEMA),
       Operations: {
         type: 'array',
-        items: { type: 'object', required: ['op'], properties: { op: { type: 'string', description: 'add, replace or remove (any case)' }, path: { type: 'string' }, value: {} } },
+        items: {
+          type: 'object',
+          required: ['op'],
+          properties: { op: { type: 'string', description: 'add, replace or remove (any case)' }, path: { type: 'string' }, value: {} },
+        },
       },
     },
   },
@@ -120,7 +150,12 @@ const SCHEMAS: Record<string, SchemaObject> = {
         items: {
           type: 'object',
           required: ['method', 'path'],
-          properties: { method: { type: 'string', enum: ['POST', 'PUT', 'PATCH', 'DELETE'] }, bulkId: { type: 'string' }, path: { type: 'string' }, data: { type: 'object', additionalProperties: true } },
+          properties: {
+            method: { type: 'string', enum: ['POST', 'PUT', 'PATCH', 'DELETE'] },
+            bulkId: { type: 'string' },
+            path: { type: 'string' },
+            data: { type: 'object', additionalProperties: true },
+          },
         },
       },
     },
@@ -133,7 +168,16 @@ const SCHEMAS: Record<string, SchemaObject> = {
       schemas: { type: 'array', items: { type: 'string' } },
       Operations: {
         type: 'array',
-        items: { type: 'object', properties: { method: { type: 'string' }, bulkId: { type: 'string' }, location: { type: 'string' }, status: { type: 'string' }, response: { type: 'object', additionalProperties: true } } },
+        items: {
+          type: 'object',
+          properties: {
+            method: { type: 'string' },
+            bulkId: { type: 'string' },
+            location: { type: 'string' },
+            status: { type: 'string' },
+            response: { type: 'object', additionalProperties: true },
+          },
+        },
       },
     },
   },
@@ -158,9 +202,21 @@ const SCHEMAS: Record<string, SchemaObject> = {
   },
 };
 
-const ORG_PARAMETER: ParameterObject = { name: 'orgId', in: 'path', required: true, description: 'the organization (the SCIM tenant)', schema: { type: 'string' } };
+const ORG_PARAMETER: ParameterObject = {
+  name: 'orgId',
+  in: 'path',
+  required: true,
+  description: 'the organization (the SCIM tenant)',
+  schema: { type: 'string' },
+};
 const pathParameter = (name: string, description: string): ParameterObject => ({ name, in: 'path', required: true, description, schema: { type: 'string' } });
-const queryParameter = (name: string, description: string, schema: SchemaObject = { type: 'string' }): ParameterObject => ({ name, in: 'query', required: false, description, schema });
+const queryParameter = (name: string, description: string, schema: SchemaObject = { type: 'string' }): ParameterObject => ({
+  name,
+  in: 'query',
+  required: false,
+  description,
+  schema,
+});
 
 const SELECTION = [
   queryParameter('attributes', 'comma-separated attributes to return (RFC 7644 §3.9)'),
@@ -185,7 +241,12 @@ function body(schema: string): OperationObject['requestBody'] {
 }
 
 /** An operation under the bearer token and ORG_USER_MANAGER, with the guard's answers. */
-function managed(summary: string, operationId: string, rest: Omit<OperationObject, 'responses' | 'summary' | 'operationId'>, responses: OperationObject['responses']): OperationObject {
+function managed(
+  summary: string,
+  operationId: string,
+  rest: Omit<OperationObject, 'responses' | 'summary' | 'operationId'>,
+  responses: OperationObject['responses'],
+): OperationObject {
   const { description, ...others } = rest;
   return <OperationObject>{
     tags: [TAG],
@@ -199,12 +260,18 @@ function managed(summary: string, operationId: string, rest: Omit<OperationObjec
       ...responses,
       '401': error('missing, invalid or expired bearer token'),
       '403': error(`the caller lacks ${Role.OrgUserManager} on the organization (or, acting on a user, a role that user holds)`),
-      '404': error(responses['404'] ? String((responses['404'] as ResponseObject).description) : 'no organization {orgId} within the caller\'s reach'),
+      '404': error(responses['404'] ? String((responses['404'] as ResponseObject).description) : "no organization {orgId} within the caller's reach"),
     },
   };
 }
 
-function discovery(summary: string, operationId: string, schema: string, parameters: ParameterObject[] = [], notFound = 'no organization {orgId}'): OperationObject {
+function discovery(
+  summary: string,
+  operationId: string,
+  schema: string,
+  parameters: ParameterObject[] = [],
+  notFound = 'no organization {orgId}',
+): OperationObject {
   return {
     tags: [TAG],
     summary,
@@ -226,13 +293,21 @@ function resource(name: 'Users' | 'Groups', schema: 'ScimUser' | 'ScimGroup') {
   return {
     [`${BASE}/${name}`]: {
       parameters: [ORG_PARAMETER],
-      get: managed(`List or filter ${name}`, `scimList${name}`, { parameters: LIST }, { '200': scim('a page of resources', 'ScimListResponse'), '400': invalid }),
+      get: managed(
+        `List or filter ${name}`,
+        `scimList${name}`,
+        { parameters: LIST },
+        { '200': scim('a page of resources', 'ScimListResponse'), '400': invalid },
+      ),
       post: managed(
         `Create a ${one}`,
         `scimCreate${one}`,
         { requestBody: body(schema) },
         {
-          '201': { ...scim(`the created ${one.toLowerCase()}`, schema), headers: { Location: { description: 'the new resource (RFC 7644 §3.3)', schema: { type: 'string', format: 'uri' } } } },
+          '201': {
+            ...scim(`the created ${one.toLowerCase()}`, schema),
+            headers: { Location: { description: 'the new resource (RFC 7644 §3.3)', schema: { type: 'string', format: 'uri' } } },
+          },
           '400': invalid,
           '409': error('scimType uniqueness: the name is taken in the organization'),
         },
@@ -240,26 +315,46 @@ function resource(name: 'Users' | 'Groups', schema: 'ScimUser' | 'ScimGroup') {
     },
     [`${BASE}/${name}/.search`]: {
       parameters: [ORG_PARAMETER],
-      post: managed(`Search ${name}`, `scimSearch${name}`, { description: 'RFC 7644 §3.4.3: the query in a body, out of URLs and logs.', requestBody: body('ScimSearchRequest') }, {
-        '200': scim('a page of resources', 'ScimListResponse'),
-        '400': invalid,
-      }),
+      post: managed(
+        `Search ${name}`,
+        `scimSearch${name}`,
+        { description: 'RFC 7644 §3.4.3: the query in a body, out of URLs and logs.', requestBody: body('ScimSearchRequest') },
+        {
+          '200': scim('a page of resources', 'ScimListResponse'),
+          '400': invalid,
+        },
+      ),
     },
     [`${BASE}/${name}/{id}`]: {
       parameters: [ORG_PARAMETER, idParameter],
-      get: managed(`Get a ${one}`, `scimGet${one}`, { parameters: SELECTION }, { '200': scim(`the ${one.toLowerCase()}`, schema), '400': invalid, '404': { description: notFound } }),
-      put: managed(`Replace a ${one}`, `scimReplace${one}`, { requestBody: body(schema) }, {
-        '200': scim(`the ${one.toLowerCase()} as stored`, schema),
-        '400': invalid,
-        '404': { description: notFound },
-        '409': error('scimType uniqueness: the name is taken in the organization'),
-      }),
-      patch: managed(`Patch a ${one}`, `scimPatch${one}`, { description: 'RFC 7644 §3.5.2; answers 204 without a body.', requestBody: body('ScimPatchOp') }, {
-        '204': { description: 'patched' },
-        '400': invalid,
-        '404': { description: notFound },
-        '409': error('scimType uniqueness: the name is taken in the organization'),
-      }),
+      get: managed(
+        `Get a ${one}`,
+        `scimGet${one}`,
+        { parameters: SELECTION },
+        { '200': scim(`the ${one.toLowerCase()}`, schema), '400': invalid, '404': { description: notFound } },
+      ),
+      put: managed(
+        `Replace a ${one}`,
+        `scimReplace${one}`,
+        { requestBody: body(schema) },
+        {
+          '200': scim(`the ${one.toLowerCase()} as stored`, schema),
+          '400': invalid,
+          '404': { description: notFound },
+          '409': error('scimType uniqueness: the name is taken in the organization'),
+        },
+      ),
+      patch: managed(
+        `Patch a ${one}`,
+        `scimPatch${one}`,
+        { description: 'RFC 7644 §3.5.2; answers 204 without a body.', requestBody: body('ScimPatchOp') },
+        {
+          '204': { description: 'patched' },
+          '400': invalid,
+          '404': { description: notFound },
+          '409': error('scimType uniqueness: the name is taken in the organization'),
+        },
+      ),
       delete: managed(`Delete a ${one}`, `scimDelete${one}`, {}, { '204': { description: 'deleted' }, '404': { description: notFound } }),
     },
   };
@@ -274,13 +369,21 @@ export function scimOpenApi(): OpenApiSurface {
       ...resource('Groups', 'ScimGroup'),
       [`${BASE}/Bulk`]: {
         parameters: [ORG_PARAMETER],
-        post: managed('Bulk operations', 'scimBulk', { description: 'RFC 7644 §3.7: each operation answers with its own status in the 200 response.', requestBody: body('ScimBulkRequest') }, {
-          '200': scim('one result per operation', 'ScimBulkResponse'),
-          '400': error('the body is not a BulkRequest'),
-          '413': error(`more than ${MAX_BULK_OPERATIONS} operations or ${MAX_BULK_PAYLOAD_BYTES} bytes`),
-        }),
+        post: managed(
+          'Bulk operations',
+          'scimBulk',
+          { description: 'RFC 7644 §3.7: each operation answers with its own status in the 200 response.', requestBody: body('ScimBulkRequest') },
+          {
+            '200': scim('one result per operation', 'ScimBulkResponse'),
+            '400': error('the body is not a BulkRequest'),
+            '413': error(`more than ${MAX_BULK_OPERATIONS} operations or ${MAX_BULK_PAYLOAD_BYTES} bytes`),
+          },
+        ),
       },
-      [`${BASE}/ServiceProviderConfig`]: { parameters: [ORG_PARAMETER], get: discovery('Service provider configuration', 'scimServiceProviderConfig', 'ScimDiscoveryResource') },
+      [`${BASE}/ServiceProviderConfig`]: {
+        parameters: [ORG_PARAMETER],
+        get: discovery('Service provider configuration', 'scimServiceProviderConfig', 'ScimDiscoveryResource'),
+      },
       [`${BASE}/Schemas`]: { parameters: [ORG_PARAMETER], get: discovery('List the schemas', 'scimSchemas', 'ScimListResponse') },
       [`${BASE}/Schemas/{id}`]: {
         parameters: [ORG_PARAMETER, pathParameter('id', 'a schema URI')],

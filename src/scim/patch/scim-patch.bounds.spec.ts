@@ -9,11 +9,17 @@ describe('applyPatch: maxValuesPerAttribute', () => {
   const refused = (detail: RegExp) => (e: unknown) => e instanceof ScimPatchError && e.scimType === 'invalidValue' && detail.test(e.message);
 
   it('refuses an operation that grows an attribute past the bound, naming it and the operation', () => {
-    assert.throws(() => applyPatch({ emails: values(3) }, [{ op: 'add', path: 'emails', value: [{ value: 'x' }] }], options), refused(/Operations\[0\].*'emails' may hold at most 3 values/));
+    assert.throws(
+      () => applyPatch({ emails: values(3) }, [{ op: 'add', path: 'emails', value: [{ value: 'x' }] }], options),
+      refused(/Operations\[0\].*'emails' may hold at most 3 values/),
+    );
   });
 
   it('refuses a value array longer than the bound, even for a removal', () => {
-    assert.throws(() => applyPatch({ emails: values(2) }, [{ op: 'remove', path: 'emails', value: values(4) }], options), refused(/"value" may list at most 3 values/));
+    assert.throws(
+      () => applyPatch({ emails: values(2) }, [{ op: 'remove', path: 'emails', value: values(4) }], options),
+      refused(/"value" may list at most 3 values/),
+    );
   });
 
   it('lets an attribute stored over the bound shrink, and applies without a bound when none is given', () => {

@@ -30,7 +30,10 @@ describe('applyPatch: general', () => {
   it('returns a new object and never mutates the input or the operation values', () => {
     const value = { type: 'other', value: 'x@y' };
     const input = deepFreeze(user());
-    const result = applyPatch(input, [{ op: 'add', path: 'emails', value }, { op: 'replace', path: 'name.givenName', value: 'B' }]);
+    const result = applyPatch(input, [
+      { op: 'add', path: 'emails', value },
+      { op: 'replace', path: 'name.givenName', value: 'B' },
+    ]);
     assert.notEqual(result, input);
     assert.deepEqual(input, user());
     const emails = result['emails'];
@@ -79,7 +82,10 @@ describe('applyPatch: case-insensitive attribute names', () => {
   });
 
   it('uses the schema spelling for new keys', () => {
-    const result = patch([{ op: 'add', path: 'nickname', value: 'Babs' }, { op: 'add', path: 'PHONENUMBERS[TYPE eq "work"].VALUE', value: '1' }]);
+    const result = patch([
+      { op: 'add', path: 'nickname', value: 'Babs' },
+      { op: 'add', path: 'PHONENUMBERS[TYPE eq "work"].VALUE', value: '1' },
+    ]);
     assert.equal(result['nickName'], 'Babs');
     assert.deepEqual(result['phoneNumbers'], [{ type: 'work', value: '1' }]);
   });
@@ -87,7 +93,10 @@ describe('applyPatch: case-insensitive attribute names', () => {
 
 describe('applyPatch: add', () => {
   it('adds a new attribute and replaces a single-valued one', () => {
-    const result = patch([{ op: 'add', path: 'title', value: 'Tour Guide' }, { op: 'add', path: 'userName', value: 'babs' }]);
+    const result = patch([
+      { op: 'add', path: 'title', value: 'Tour Guide' },
+      { op: 'add', path: 'userName', value: 'babs' },
+    ]);
     assert.equal(result['title'], 'Tour Guide');
     assert.equal(result['userName'], 'babs');
   });
@@ -98,7 +107,16 @@ describe('applyPatch: add', () => {
   });
 
   it('appends to a multi-valued attribute without creating exact duplicates', () => {
-    const result = patch([{ op: 'add', path: 'emails', value: [{ type: 'home', value: 'bj@home.example' }, { type: 'other', value: 'o@x' }] }]);
+    const result = patch([
+      {
+        op: 'add',
+        path: 'emails',
+        value: [
+          { type: 'home', value: 'bj@home.example' },
+          { type: 'other', value: 'o@x' },
+        ],
+      },
+    ]);
     assert.deepEqual(result['emails'], [...(user()['emails'] as unknown[]), { type: 'other', value: 'o@x' }]);
   });
 
@@ -159,12 +177,18 @@ describe('applyPatch: primary (at most one per multi-valued attribute)', () => {
 
   it('setting primary through a filtered path clears the others', () => {
     const result = patch([{ op: 'replace', path: 'emails[type eq "home"].primary', value: true }]);
-    assert.deepEqual((result['emails'] as Record<string, unknown>[]).map((e) => e['primary']), [false, true]);
+    assert.deepEqual(
+      (result['emails'] as Record<string, unknown>[]).map((e) => e['primary']),
+      [false, true],
+    );
   });
 
   it('keeps the existing primary when an added value is not primary', () => {
     const result = patch([{ op: 'add', path: 'emails[type eq "other"].value', value: 'o@x' }]);
-    assert.deepEqual((result['emails'] as Record<string, unknown>[]).map((e) => e['primary']), [true, undefined, undefined]);
+    assert.deepEqual(
+      (result['emails'] as Record<string, unknown>[]).map((e) => e['primary']),
+      [true, undefined, undefined],
+    );
   });
 });
 
@@ -172,7 +196,13 @@ describe('applyPatch: remove', () => {
   it('removes an attribute, a sub-attribute, and empties complex values', () => {
     assert.equal(patch([{ op: 'remove', path: 'emails' }])['emails'], undefined);
     assert.deepEqual(patch([{ op: 'remove', path: 'name.givenName' }])['name'], { familyName: 'Jensen' });
-    assert.equal(patch([{ op: 'remove', path: 'name.givenName' }, { op: 'remove', path: 'name.familyName' }])['name'], undefined);
+    assert.equal(
+      patch([
+        { op: 'remove', path: 'name.givenName' },
+        { op: 'remove', path: 'name.familyName' },
+      ])['name'],
+      undefined,
+    );
   });
 
   it('removes the values matched by a filter, or one sub-attribute of them', () => {
@@ -190,7 +220,9 @@ describe('applyPatch: remove', () => {
 
   it('removes values listed in "value"', () => {
     assert.deepEqual(patch([{ op: 'remove', path: 'emails', value: [{ value: 'BJ@WORK.example' }] }])['emails'], [{ type: 'home', value: 'bj@home.example' }]);
-    assert.deepEqual(patch([{ op: 'remove', path: 'emails', value: 'bj@home.example' }])['emails'], [{ type: 'work', value: 'bj@work.example', primary: true }]);
+    assert.deepEqual(patch([{ op: 'remove', path: 'emails', value: 'bj@home.example' }])['emails'], [
+      { type: 'work', value: 'bj@work.example', primary: true },
+    ]);
   });
 
   it('is a no-op for unassigned attributes and filters that match nothing', () => {
@@ -203,7 +235,13 @@ describe('applyPatch: remove', () => {
 
 describe('applyPatch: options', () => {
   it('converts "True"/"False" for the boolean attributes the caller lists', () => {
-    const result = patch([{ op: 'add', path: 'vip', value: 'true' }, { op: 'add', path: 'active', value: 'false' }], { booleanAttributes: ['vip'] });
+    const result = patch(
+      [
+        { op: 'add', path: 'vip', value: 'true' },
+        { op: 'add', path: 'active', value: 'false' },
+      ],
+      { booleanAttributes: ['vip'] },
+    );
     assert.deepEqual([result['vip'], result['active']], [true, 'false']);
   });
 

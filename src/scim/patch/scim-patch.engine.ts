@@ -27,11 +27,7 @@ interface ReadOperation {
  * Any failure throws `ScimPatchError` (naming the operation index) and nothing is applied:
  * RFC 7644 §3.5.2: "If an error occurs … the original resource MUST be restored".
  */
-export function applyPatch(
-  resource: Record<string, unknown>,
-  operations: readonly PatchOperation[],
-  options: ApplyPatchOptions = {},
-): Record<string, unknown> {
+export function applyPatch(resource: Record<string, unknown>, operations: readonly PatchOperation[], options: ApplyPatchOptions = {}): Record<string, unknown> {
   if (!isPlainObject(resource)) throw new ScimPatchError('invalidSyntax', 'The resource to patch must be a JSON object');
   // §3.5.2: "The body of an HTTP PATCH request MUST contain the attribute "Operations", whose
   // value is an array of one or more PATCH operations."

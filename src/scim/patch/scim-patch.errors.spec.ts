@@ -94,7 +94,11 @@ describe('ScimPatchError: noTarget', () => {
   });
 
   it('rejects a filter that matches nothing and cannot describe a new value', () => {
-    assertPatchError([{ op: 'replace', path: 'emails[value co "nobody"].type', value: 'x' }], 'noTarget', /matched no value; a value can only be created from 'eq'/);
+    assertPatchError(
+      [{ op: 'replace', path: 'emails[value co "nobody"].type', value: 'x' }],
+      'noTarget',
+      /matched no value; a value can only be created from 'eq'/,
+    );
     assertPatchError([{ op: 'add', path: 'emails[type eq "a" or type eq "b"].value', value: 'x' }], 'noTarget', /matched no value/);
     assertPatchError([{ op: 'add', path: 'emails[not (type eq "work")].value', value: 'x' }], 'noTarget', /matched no value/);
     assertPatchError([{ op: 'add', path: 'emails[type eq null].value', value: 'x' }], 'noTarget', /matched no value/);
@@ -121,10 +125,19 @@ describe('ScimPatchError: invalidValue', () => {
   });
 
   it('rejects more than one primary value (RFC 7643 §2.4)', () => {
-    const two = [{ value: 'a@x', primary: true }, { value: 'b@x', primary: 'True' }];
+    const two = [
+      { value: 'a@x', primary: true },
+      { value: 'b@x', primary: 'True' },
+    ];
     assertPatchError([{ op: 'replace', path: 'emails', value: two }], 'invalidValue', /More than one value of 'emails' would have "primary": true/);
     assertPatchError([{ op: 'add', path: 'emails', value: two }], 'invalidValue', /More than one value/);
-    const twoWork = { ...user(), emails: [{ type: 'work', value: 'a' }, { type: 'work', value: 'b' }] };
+    const twoWork = {
+      ...user(),
+      emails: [
+        { type: 'work', value: 'a' },
+        { type: 'work', value: 'b' },
+      ],
+    };
     assertPatchError([{ op: 'add', path: 'emails[type eq "work"].primary', value: true }], 'invalidValue', /More than one value/, twoWork);
   });
 
@@ -156,7 +169,11 @@ describe('ScimPatchError: reporting', () => {
   it('names the failing operation and leaves earlier operations unapplied', () => {
     const resource = user();
     assert.throws(
-      () => applyPatch(resource, [{ op: 'replace', path: 'userName', value: 'new' }, { op: 'remove', path: 'id' }]),
+      () =>
+        applyPatch(resource, [
+          { op: 'replace', path: 'userName', value: 'new' },
+          { op: 'remove', path: 'id' },
+        ]),
       (e: unknown) => e instanceof ScimPatchError && e.operationIndex === 1 && e.message.startsWith('Operations[1]: ') && e.name === 'ScimPatchError',
     );
     assert.equal(resource['userName'], 'bjensen');

@@ -11,12 +11,7 @@ import { attributeKey, scopeObject, type AttributeLocation } from './scim-patch.
  * `schemas` is maintained by the engine, so a write listing only known schema URNs is ignored too.
  * `value` is `undefined` for a removal.
  */
-export function guardMutability(
-  ctx: PatchContext,
-  resource: JsonObject,
-  loc: AttributeLocation,
-  value: unknown,
-): 'writable' | 'unchanged' {
+export function guardMutability(ctx: PatchContext, resource: JsonObject, loc: AttributeLocation, value: unknown): 'writable' | 'unchanged' {
   const key = attributeKey(loc);
   if (!ctx.readOnly.has(key)) return 'writable';
   if (value !== undefined && loc.subAttribute === undefined && loc.filter === undefined) {

@@ -3,7 +3,6 @@ import { DEFAULT_CASE_EXACT_ATTRIBUTES } from '../filter/scim-filter.matcher.js'
 import type { ParseFilterOptions } from '../filter/scim-filter.parser.js';
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
 
-
 /**
  * The little schema knowledge the PATCH engine needs. Paths are matched ignoring case:
  * `active`, `name.givenName`, `*.primary` (any attribute's `primary`), and for extension
@@ -32,10 +31,7 @@ interface ScimPatchSchema {
 
 export const DEFAULT_PATCH_SCHEMA: ScimPatchSchema = {
   booleanAttributes: ['active', '*.primary'],
-  multiValuedAttributes: [
-    'schemas', 'emails', 'phoneNumbers', 'ims', 'photos', 'addresses', 'groups',
-    'entitlements', 'roles', 'x509Certificates', 'members',
-  ],
+  multiValuedAttributes: ['schemas', 'emails', 'phoneNumbers', 'ims', 'photos', 'addresses', 'groups', 'entitlements', 'roles', 'x509Certificates', 'members'],
   readOnlyAttributes: ['id', 'meta', 'schemas', 'groups'],
   requiredAttributes: ['userName'],
   caseExactAttributes: DEFAULT_CASE_EXACT_ATTRIBUTES,
@@ -43,13 +39,59 @@ export const DEFAULT_PATCH_SCHEMA: ScimPatchSchema = {
   extensionSchemas: [ENTERPRISE_SCHEMA],
   coreSchemas: [USER_SCHEMA, GROUP_SCHEMA],
   attributeNames: [
-    'schemas', 'id', 'externalId', 'meta', 'resourceType', 'created', 'lastModified', 'location', 'version',
-    'userName', 'name', 'formatted', 'familyName', 'givenName', 'middleName', 'honorificPrefix', 'honorificSuffix',
-    'displayName', 'nickName', 'profileUrl', 'title', 'userType', 'preferredLanguage', 'locale', 'timezone',
-    'active', 'password', 'emails', 'phoneNumbers', 'ims', 'photos', 'addresses', 'streetAddress', 'locality',
-    'region', 'postalCode', 'country', 'groups', 'entitlements', 'roles', 'x509Certificates', 'members',
-    'value', 'display', 'type', 'primary', '$ref', 'employeeNumber', 'costCenter', 'organization', 'division',
-    'department', 'manager',
+    'schemas',
+    'id',
+    'externalId',
+    'meta',
+    'resourceType',
+    'created',
+    'lastModified',
+    'location',
+    'version',
+    'userName',
+    'name',
+    'formatted',
+    'familyName',
+    'givenName',
+    'middleName',
+    'honorificPrefix',
+    'honorificSuffix',
+    'displayName',
+    'nickName',
+    'profileUrl',
+    'title',
+    'userType',
+    'preferredLanguage',
+    'locale',
+    'timezone',
+    'active',
+    'password',
+    'emails',
+    'phoneNumbers',
+    'ims',
+    'photos',
+    'addresses',
+    'streetAddress',
+    'locality',
+    'region',
+    'postalCode',
+    'country',
+    'groups',
+    'entitlements',
+    'roles',
+    'x509Certificates',
+    'members',
+    'value',
+    'display',
+    'type',
+    'primary',
+    '$ref',
+    'employeeNumber',
+    'costCenter',
+    'organization',
+    'division',
+    'department',
+    'manager',
   ],
 };
 
@@ -115,11 +157,7 @@ export function canonicalName(ctx: PatchContext, name: string): string {
  * extension object the resource already has), a configured core schema (`{ extension: undefined }`),
  * or unknown (`undefined`).
  */
-export function classifySchema(
-  ctx: PatchContext,
-  urn: string,
-  existingKeys: readonly string[],
-): { readonly extension: string | undefined } | undefined {
+export function classifySchema(ctx: PatchContext, urn: string, existingKeys: readonly string[]): { readonly extension: string | undefined } | undefined {
   const lower = urn.toLowerCase();
   const configured = ctx.extensionSchemas.find((s) => s.toLowerCase() === lower);
   if (configured !== undefined) return { extension: configured };

@@ -27,10 +27,7 @@ const DEVIATIONS = new Map<string, Deviation>([
       reason: 'path "members[value eq 123abc].$ref" has an unquoted filter value (RFC 7644 requires a quoted string)',
     },
   ],
-  [
-    'remove #7',
-    { unquoted: true, reason: 'path "members[value eq 123abc]" has an unquoted filter value (RFC 7644 requires a quoted string)' },
-  ],
+  ['remove #7', { unquoted: true, reason: 'path "members[value eq 123abc]" has an unquoted filter value (RFC 7644 requires a quoted string)' }],
   [
     'replace #1',
     {
@@ -57,7 +54,10 @@ describe('scimmy PatchOp vectors', () => {
         it(title, () => {
           const before = structuredClone(vector.source);
           if (deviation?.unquoted === true) {
-            assert.throws(() => run(vector, false), (e: unknown) => e instanceof ScimPatchError && e.scimType === 'invalidPath');
+            assert.throws(
+              () => run(vector, false),
+              (e: unknown) => e instanceof ScimPatchError && e.scimType === 'invalidPath',
+            );
           }
           const result = run(vector, deviation?.unquoted === true);
           assert.deepEqual(result, deviation?.target ?? vector.target);
@@ -68,6 +68,9 @@ describe('scimmy PatchOp vectors', () => {
   }
 
   it('covers all 18 vectors', () => {
-    assert.equal(Object.values(vectors).reduce((n, cases) => n + cases.length, 0), 18);
+    assert.equal(
+      Object.values(vectors).reduce((n, cases) => n + cases.length, 0),
+      18,
+    );
   });
 });

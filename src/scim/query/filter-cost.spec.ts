@@ -14,6 +14,9 @@ describe('SCIM filter cost', () => {
   it(`accepts ${MAX_FILTER_CLAUSES} comparisons and refuses one more with invalidFilter`, () => {
     const filter = (n: number) => parseFilter(Array.from({ length: n }, (_, i) => `emails[value co "x${i}"]`).join(' or '));
     assert.doesNotThrow(() => assertFilterCost(filter(MAX_FILTER_CLAUSES)));
-    assert.throws(() => assertFilterCost(filter(MAX_FILTER_CLAUSES + 1)), (e: unknown) => e instanceof ScimError && e.scimType === 'invalidFilter' && /11 comparisons; at most 10/.test(e.message));
+    assert.throws(
+      () => assertFilterCost(filter(MAX_FILTER_CLAUSES + 1)),
+      (e: unknown) => e instanceof ScimError && e.scimType === 'invalidFilter' && /11 comparisons; at most 10/.test(e.message),
+    );
   });
 });

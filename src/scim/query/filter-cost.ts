@@ -53,5 +53,8 @@ export function servedByIndex(node: FilterNode, indexed: ReadonlySet<string>): b
 
 /** The answer to a filter stopped at the read time limit: RFC 7644 §3.12 `tooMany`, 400. */
 export function tooCostly(limitMs: number): ScimError {
-  return ScimError.badRequest('tooMany', `the filter took longer than ${limitMs} ms to evaluate and was stopped; narrow it (for example with userName or externalId eq)`);
+  return ScimError.badRequest(
+    'tooMany',
+    `the filter took longer than ${limitMs} ms to evaluate and was stopped; narrow it (for example with userName or externalId eq)`,
+  );
 }

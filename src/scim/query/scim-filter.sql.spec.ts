@@ -18,14 +18,24 @@ describe('filter → SQL', () => {
   });
 
   it('on MariaDB also compares lengths (utf8mb4_bin is PAD SPACE) and folds other columns with LOWER()', () => {
-    assert.match(compileFilter(parseFilter('userName eq "ABC"'), 'mysql').sql, /u\.user_name_lower = :f0 AND CHAR_LENGTH\(u\.user_name_lower\) = CHAR_LENGTH\(:f0\)/);
-    assert.match(compileFilter(parseFilter('title gt "a"'), 'mysql').sql, /REPLACE\(LOWER\(REPLACE\(u\.title, 'İ', 'i̇'\)\), 'ς', 'σ'\) > :f0 COLLATE utf8mb4_nopad_bin/);
+    assert.match(
+      compileFilter(parseFilter('userName eq "ABC"'), 'mysql').sql,
+      /u\.user_name_lower = :f0 AND CHAR_LENGTH\(u\.user_name_lower\) = CHAR_LENGTH\(:f0\)/,
+    );
+    assert.match(
+      compileFilter(parseFilter('title gt "a"'), 'mysql').sql,
+      /REPLACE\(LOWER\(REPLACE\(u\.title, 'İ', 'i̇'\)\), 'ς', 'σ'\) > :f0 COLLATE utf8mb4_nopad_bin/,
+    );
     assert.match(compileFilter(parseFilter('title eq "a"'), 'sqlite').sql, /portcullis_fold\(u\.title\) = :f0/);
   });
 
   it('turns unsupported attributes and operator combinations into invalidFilter', () => {
     for (const filter of ['nickName[value eq "x"]', 'meta.created sw "2020"', 'emails[display eq "x"]', 'groups eq "g"', 'title eq 5']) {
-      assert.throws(() => compileFilter(parseFilter(filter), 'sqlite'), (e: unknown) => e instanceof ScimError && e.scimType === 'invalidFilter', filter);
+      assert.throws(
+        () => compileFilter(parseFilter(filter), 'sqlite'),
+        (e: unknown) => e instanceof ScimError && e.scimType === 'invalidFilter',
+        filter,
+      );
     }
   });
 });

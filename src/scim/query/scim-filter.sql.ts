@@ -53,7 +53,10 @@ const COLUMNS = new Map<string, Column>([
   ['meta.lastmodified', { kind: 'date', column: user(USER_COLUMNS.changedAt) }],
 ]);
 
-const CONTACT_ATTRIBUTES = new Map<string, 'email' | 'phone'>([['emails', 'email'], ['phonenumbers', 'phone']]);
+const CONTACT_ATTRIBUTES = new Map<string, 'email' | 'phone'>([
+  ['emails', 'email'],
+  ['phonenumbers', 'phone'],
+]);
 const CONTACT_FIELDS = new Map<string, ContactField>([
   ['value', CONTACT_COLUMNS.valueLower],
   ['type', CONTACT_COLUMNS.typeLower],
@@ -114,7 +117,9 @@ class FilterCompiler extends SqlComparisons {
       case 'exact':
         return this.text(column.column, op, stringValue(value, node.attrPath), true);
       case 'text':
-        return column.lowered ? this.loweredText(column.column, op, stringValue(value, node.attrPath)) : this.foldedText(column.column, op, stringValue(value, node.attrPath));
+        return column.lowered
+          ? this.loweredText(column.column, op, stringValue(value, node.attrPath))
+          : this.foldedText(column.column, op, stringValue(value, node.attrPath));
     }
   }
 
@@ -136,7 +141,6 @@ class FilterCompiler extends SqlComparisons {
     const c = CONTACT_COLUMNS;
     return `EXISTS (SELECT 1 FROM ${CONTACT_TABLE} c WHERE c.${c.userId} = ${user(USER_COLUMNS.id)} AND c.${c.kind} = '${contact}' AND ${condition})`;
   }
-
 }
 
 function presentSql(column: Exclude<Column, { kind: 'contact' }>): string {

@@ -9,7 +9,10 @@ const user: Record<string, any> = {
   userName: 'bjensen',
   userType: 'Employee',
   name: { givenName: 'Barbara', familyName: 'Jensen' },
-  emails: [{ value: 'a@x', type: 'work', primary: true }, { value: 'b@x', type: 'home' }],
+  emails: [
+    { value: 'a@x', type: 'work', primary: true },
+    { value: 'b@x', type: 'home' },
+  ],
   [ENTERPRISE]: { department: 'D', costCenter: 'C' },
   meta: { resourceType: 'User' },
 };
@@ -21,7 +24,12 @@ describe('attribute projection', () => {
     ['sub-attributes of a complex attribute', 'name.familyName', undefined, { schemas: user.schemas, id: '1', name: { familyName: 'Jensen' } }],
     ['sub-attributes of every value', 'emails.value', undefined, { schemas: user.schemas, id: '1', emails: [{ value: 'a@x' }, { value: 'b@x' }] }],
     ['names ignore case; a value filter selects the attribute', 'EMAILS[type eq "work"]', undefined, { schemas: user.schemas, id: '1', emails: user.emails }],
-    ['URN-qualified core and extension names', `urn:ietf:params:scim:schemas:core:2.0:User:userName,${ENTERPRISE}:department`, undefined, { schemas: user.schemas, id: '1', userName: 'bjensen', [ENTERPRISE]: { department: 'D' } }],
+    [
+      'URN-qualified core and extension names',
+      `urn:ietf:params:scim:schemas:core:2.0:User:userName,${ENTERPRISE}:department`,
+      undefined,
+      { schemas: user.schemas, id: '1', userName: 'bjensen', [ENTERPRISE]: { department: 'D' } },
+    ],
     ['returned:request attributes only when asked', 'userType', undefined, { schemas: user.schemas, id: '1', userType: 'Employee' }],
   ];
   for (const [name, attributes, excluded, expected] of cases) {

@@ -24,13 +24,15 @@ export function parseAttributeList(attributes: string | undefined, excluded: str
 }
 
 function paths(list: string): Path[] {
-  return list
-    .split(',')
-    .map((p) => p.trim().toLowerCase())
-    .filter((p) => p !== '')
-    // A value filter (`emails[type eq "work"]`) selects the whole attribute.
-    .map((p) => p.replace(/\[.*\]/, ''))
-    .map(toPath);
+  return (
+    list
+      .split(',')
+      .map((p) => p.trim().toLowerCase())
+      .filter((p) => p !== '')
+      // A value filter (`emails[type eq "work"]`) selects the whole attribute.
+      .map((p) => p.replace(/\[.*\]/, ''))
+      .map(toPath)
+  );
 }
 
 function toPath(text: string): Path {
@@ -52,7 +54,8 @@ export function selectsAttribute(selection: AttributeSelection, name: string): b
  * the default and it holds no attribute returned only on request (nothing to leave out, nothing to copy).
  */
 export function project(resource: JsonObject, selection: AttributeSelection): JsonObject {
-  if (selection.attributes === undefined && selection.excluded.length === 0 && !Object.keys(resource).some((key) => ON_REQUEST.has(key.toLowerCase()))) return resource;
+  if (selection.attributes === undefined && selection.excluded.length === 0 && !Object.keys(resource).some((key) => ON_REQUEST.has(key.toLowerCase())))
+    return resource;
   if (selection.attributes) {
     const out: JsonObject = {};
     for (const [key, value] of Object.entries(resource)) if (ALWAYS.has(key.toLowerCase())) out[key] = value;

@@ -91,7 +91,14 @@ export abstract class SqlComparisons {
   }
 }
 
-const SQL_OPERATORS = new Map<string, string>([['eq', '='], ['ne', '<>'], ['gt', '>'], ['ge', '>='], ['lt', '<'], ['le', '<=']]);
+const SQL_OPERATORS = new Map<string, string>([
+  ['eq', '='],
+  ['ne', '<>'],
+  ['gt', '>'],
+  ['ge', '>='],
+  ['lt', '<'],
+  ['le', '<='],
+]);
 
 /** Case-sensitive co/sw/ew without LIKE (SQLite's LIKE ignores ASCII case); `len` counts characters. */
 function exactMatch(expr: string, op: 'co' | 'sw' | 'ew', p: string, len: string): string {
@@ -109,7 +116,8 @@ function likePattern(value: string, op: 'co' | 'sw' | 'ew'): string {
 export function stringValue(value: CompValue, path: AttrPath): string {
   // SQLite reads LIKE patterns up to a NUL, so "a\u0000" would become "a"; and no stored text holds one
   // (the User body validator refuses it).
-  if (typeof value === 'string' && value.includes('\u0000')) throw ScimError.badRequest('invalidFilter', `"${path.path}" compares with a string containing U+0000`);
+  if (typeof value === 'string' && value.includes('\u0000'))
+    throw ScimError.badRequest('invalidFilter', `"${path.path}" compares with a string containing U+0000`);
   if (typeof value === 'string') return value;
   throw ScimError.badRequest('invalidFilter', `"${path.path}" compares with a string, not ${JSON.stringify(value)}`);
 }

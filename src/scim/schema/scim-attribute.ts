@@ -35,14 +35,24 @@ export function attr(name: string, type: ScimAttribute['type'], description: str
 export const str = (name: string, description: string, options: Options = {}) => attr(name, 'string', description, options);
 
 /** A multi-valued complex attribute with `value`, `display`, `type`, `primary` (RFC 7643 §2.4). */
-export function multi(name: string, description: string, valueType: ScimAttribute['type'], types: string[] | undefined, extra: ScimAttribute[] = []): ScimAttribute {
+export function multi(
+  name: string,
+  description: string,
+  valueType: ScimAttribute['type'],
+  types: string[] | undefined,
+  extra: ScimAttribute[] = [],
+): ScimAttribute {
   return attr(name, 'complex', description, {
     multiValued: true,
     subAttributes: [
       attr('value', valueType, `The value of the ${name} entry.`, valueType === 'reference' ? { referenceTypes: ['external'] } : {}),
       str('display', 'A human-readable name, primarily used for display purposes.'),
       str('type', `A label indicating the attribute's function.`, types ? { canonicalValues: types } : {}),
-      attr('primary', 'boolean', `A Boolean value indicating the 'primary' or preferred attribute value for this attribute. The primary attribute value 'true' MUST appear no more than once.`),
+      attr(
+        'primary',
+        'boolean',
+        `A Boolean value indicating the 'primary' or preferred attribute value for this attribute. The primary attribute value 'true' MUST appear no more than once.`,
+      ),
       ...extra,
     ],
   });

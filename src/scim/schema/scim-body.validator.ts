@@ -17,7 +17,13 @@ import type { ScimAttribute } from './scim-attribute.js';
  * - a string longer than its bound (`bounds`, by path without indices: scim-bounds.ts) is refused
  *   (invalidValue) before anything is stored, alike on SQLite and MariaDB.
  */
-export function validateAttributes(input: Record<string, unknown>, definitions: readonly ScimAttribute[], where: string, bounds: Bounds, boundPrefix = ''): JsonObject {
+export function validateAttributes(
+  input: Record<string, unknown>,
+  definitions: readonly ScimAttribute[],
+  where: string,
+  bounds: Bounds,
+  boundPrefix = '',
+): JsonObject {
   const byName = new Map(definitions.map((d) => [d.name.toLowerCase(), d]));
   const out: JsonObject = {};
   for (const [key, raw] of Object.entries(input)) {
@@ -41,7 +47,11 @@ function validateValue(raw: unknown, def: ScimAttribute, path: string, at: Bound
   if (raw === null || raw === undefined) return undefined;
   if (!def.multiValued) return validateSingle(raw, def, path, at);
   if (!Array.isArray(raw)) throw ScimError.badRequest('invalidValue', `"${path}" must be an array`);
-  if (raw.length > MAX_ATTRIBUTE_VALUES) throw ScimError.badRequest('invalidValue', `"${path}" may hold at most ${MAX_ATTRIBUTE_VALUES} values (ServiceProviderConfig patch.maxValuesPerAttribute); got ${raw.length}`);
+  if (raw.length > MAX_ATTRIBUTE_VALUES)
+    throw ScimError.badRequest(
+      'invalidValue',
+      `"${path}" may hold at most ${MAX_ATTRIBUTE_VALUES} values (ServiceProviderConfig patch.maxValuesPerAttribute); got ${raw.length}`,
+    );
   const values = raw.map((v, i) => validateSingle(v, def, `${path}[${i}]`, at)).filter((v): v is JsonValue => v !== undefined);
   if (values.length === 0) return undefined;
   const primaries = values.filter((v) => typeof v === 'object' && v !== null && (v as JsonObject).primary === true).length;

@@ -42,7 +42,12 @@ const GROUP_STORED_IN: Record<string, StringBound> = { displayName: 'groupDispla
 const NOT_STORED_TEXT = new Set(['password', 'members']);
 const TEXT_TYPES = new Set<ScimAttribute['type']>(['string', 'reference', 'binary']);
 
-function boundsOf(attributes: readonly ScimAttribute[], storedIn: Record<string, StringBound>, prefix = '', out = new Map<string, number>()): Map<string, number> {
+function boundsOf(
+  attributes: readonly ScimAttribute[],
+  storedIn: Record<string, StringBound>,
+  prefix = '',
+  out = new Map<string, number>(),
+): Map<string, number> {
   for (const attribute of attributes) {
     const path = `${prefix}${attribute.name}`;
     if (attribute.mutability === 'readOnly' || NOT_STORED_TEXT.has(path)) continue;
@@ -62,9 +67,15 @@ export const USER_STRING_BOUNDS: ReadonlyMap<string, number> = new Map([
   ...boundsOf(ENTERPRISE_ATTRIBUTES, STORED_IN, `${ENTERPRISE_SCHEMA}:`),
 ]);
 
-export const GROUP_STRING_BOUNDS: ReadonlyMap<string, number> = new Map([['externalId', STRING_BOUNDS.groupExternalId], ...boundsOf(GROUP_ATTRIBUTES, GROUP_STORED_IN)]);
+export const GROUP_STRING_BOUNDS: ReadonlyMap<string, number> = new Map([
+  ['externalId', STRING_BOUNDS.groupExternalId],
+  ...boundsOf(GROUP_ATTRIBUTES, GROUP_STORED_IN),
+]);
 
 // A column entry whose attribute left the schema (or was misspelt) would bound nothing: refuse to load.
-for (const [table, bounds] of [[STORED_IN, USER_STRING_BOUNDS], [GROUP_STORED_IN, GROUP_STRING_BOUNDS]] as const) {
+for (const [table, bounds] of [
+  [STORED_IN, USER_STRING_BOUNDS],
+  [GROUP_STORED_IN, GROUP_STRING_BOUNDS],
+] as const) {
   for (const path of Object.keys(table)) if (!bounds.has(path)) throw new Error(`scim-bounds: ${path} is no writable string of the schema`);
 }

@@ -55,7 +55,12 @@ function contacts(value: JsonValue | undefined, attribute: string, normalize: (v
       throw ScimError.badRequest('invalidValue', `"${attribute}[${i}].value" is required`);
     }
     const display = text(e.display);
-    return { value: normalize(e.value.trim(), `${attribute}[${i}].value`), type: text(e.type), primary: e.primary === true, ...(display !== null ? { display } : {}) };
+    return {
+      value: normalize(e.value.trim(), `${attribute}[${i}].value`),
+      type: text(e.type),
+      primary: e.primary === true,
+      ...(display !== null ? { display } : {}),
+    };
   });
 }
 
@@ -74,8 +79,26 @@ function compactPhone(value: string, field: string): string {
  * converted for every user returned (BENCHMARKS.md, "Performance goals, SCIM lookup against its floor").
  */
 export const PRESENTED_PROPERTIES = [
-  'id', 'externalId', 'userName', 'givenName', 'familyName', 'displayName', 'nickName', 'profileUrl', 'title', 'userType',
-  'preferredLanguage', 'locale', 'timezone', 'state', 'email', 'phone', 'scimAttributes', 'version', 'createdAt', 'changedAt',
+  'id',
+  'externalId',
+  'userName',
+  'givenName',
+  'familyName',
+  'displayName',
+  'nickName',
+  'profileUrl',
+  'title',
+  'userType',
+  'preferredLanguage',
+  'locale',
+  'timezone',
+  'state',
+  'email',
+  'phone',
+  'scimAttributes',
+  'version',
+  'createdAt',
+  'changedAt',
 ] as const satisfies readonly (keyof UserEntity)[];
 
 export type PresentedUser = Pick<UserEntity, (typeof PRESENTED_PROPERTIES)[number]>;
@@ -116,7 +139,13 @@ export function toScimUser(user: PresentedUser, baseUrl: string, options: { stor
   if (phones.length > 0) resource.phoneNumbers = phones.map(contactJson);
   for (const key of DOCUMENT_ATTRIBUTES) set(key, stored[key]);
   // RFC 7643 §4.1.2: read-only, the groups the user is a direct member of.
-  if (options.groups?.length) resource.groups = options.groups.map((g) => ({ value: g.id, display: g.displayName, $ref: `${baseUrl}/Groups/${encodeURIComponent(g.id)}`, type: 'direct' }));
+  if (options.groups?.length)
+    resource.groups = options.groups.map((g) => ({
+      value: g.id,
+      display: g.displayName,
+      $ref: `${baseUrl}/Groups/${encodeURIComponent(g.id)}`,
+      type: 'direct',
+    }));
   const location = `${baseUrl}/Users/${user.id}`;
   resource.meta = {
     resourceType: 'User',

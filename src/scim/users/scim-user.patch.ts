@@ -24,7 +24,10 @@ export function readPatchRequest(body: unknown): PatchOperation[] {
     throw ScimError.badRequest('invalidSyntax', '"Operations" must be an array of one or more PATCH operations');
   }
   if (operations.length > MAX_PATCH_OPERATIONS) {
-    throw ScimError.badRequest('invalidValue', `a PATCH request may carry at most ${MAX_PATCH_OPERATIONS} operations (ServiceProviderConfig patch.maxOperations); got ${operations.length}`);
+    throw ScimError.badRequest(
+      'invalidValue',
+      `a PATCH request may carry at most ${MAX_PATCH_OPERATIONS} operations (ServiceProviderConfig patch.maxOperations); got ${operations.length}`,
+    );
   }
   // A value's keys are checked here: applied to the user, "userName" and "username" would merge into one.
   refuseCaseVariantKeys(operations);
@@ -61,5 +64,9 @@ function keepOnePrimary(before: JsonObject, after: Record<string, unknown>): voi
 }
 
 function isPrimary(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && Object.entries(value).some(([k, v]) => k.toLowerCase() === 'primary' && (v === true || v === 'True' || v === 'true'));
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    Object.entries(value).some(([k, v]) => k.toLowerCase() === 'primary' && (v === true || v === 'True' || v === 'true'))
+  );
 }

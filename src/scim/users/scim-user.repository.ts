@@ -129,7 +129,8 @@ export class ScimUserRepository {
   /** A raw row as TypeORM would hydrate it: driver type conversions and column transformers. */
   private hydrate<T>(row: Record<string, unknown>, reading: Reading<T>): T {
     const user = reading.create();
-    for (const column of reading.columns) (user as Record<string, unknown>)[column.propertyName] = this.dataSource.driver.prepareHydratedValue(row[column.databaseName], column);
+    for (const column of reading.columns)
+      (user as Record<string, unknown>)[column.propertyName] = this.dataSource.driver.prepareHydratedValue(row[column.databaseName], column);
     return user;
   }
 }

@@ -20,7 +20,13 @@ describe('SCIM User validation (RFC 7643 §2, §4)', () => {
       Password: 's3cret!!',
       [ENTERPRISE]: { Department: 'D', manager: { value: 'm', displayName: 'read-only' } },
     });
-    assert.deepEqual(doc, { userName: 'bjensen', active: true, name: { givenName: 'B' }, emails: [{ value: 'a@x', primary: true }], [ENTERPRISE]: { department: 'D', manager: { value: 'm' } } });
+    assert.deepEqual(doc, {
+      userName: 'bjensen',
+      active: true,
+      name: { givenName: 'B' },
+      emails: [{ value: 'a@x', primary: true }],
+      [ENTERPRISE]: { department: 'D', manager: { value: 'm' } },
+    });
     assert.equal(password, 's3cret!!');
   });
 
@@ -32,12 +38,26 @@ describe('SCIM User validation (RFC 7643 §2, §4)', () => {
     ['a missing userName', { schemas: [CORE] }, 'invalidValue'],
     ['a string where a boolean belongs', { schemas: [CORE], userName: 'x', active: 'yes' }, 'invalidValue'],
     ['an object where an array belongs', { schemas: [CORE], userName: 'x', emails: { value: 'a' } }, 'invalidValue'],
-    ['two primary values', { schemas: [CORE], userName: 'x', emails: [{ value: 'a', primary: true }, { value: 'b', primary: 'True' }] }, 'invalidValue'],
+    [
+      'two primary values',
+      {
+        schemas: [CORE],
+        userName: 'x',
+        emails: [
+          { value: 'a', primary: true },
+          { value: 'b', primary: 'True' },
+        ],
+      },
+      'invalidValue',
+    ],
     ['a non-string externalId', { schemas: [CORE], userName: 'x', externalId: 7 }, 'invalidValue'],
   ];
   for (const [name, body, scimType] of refusals) {
     it(`refuses ${name} (${scimType})`, () => {
-      assert.throws(() => validateUser(body), (e: unknown) => e instanceof ScimError && e.status === 400 && e.scimType === scimType);
+      assert.throws(
+        () => validateUser(body),
+        (e: unknown) => e instanceof ScimError && e.status === 400 && e.scimType === scimType,
+      );
     });
   }
 });

@@ -43,7 +43,12 @@ export function validateUser(body: unknown): ValidUser {
     else if (!COMMON_IGNORED.has(lower)) core[key] = value;
   }
   const declared = checkSchemas(schemas);
-  const doc = validateAttributes(core, USER_ATTRIBUTES.filter((a) => a.name !== 'password'), '', USER_STRING_BOUNDS);
+  const doc = validateAttributes(
+    core,
+    USER_ATTRIBUTES.filter((a) => a.name !== 'password'),
+    '',
+    USER_STRING_BOUNDS,
+  );
   if (typeof doc.userName !== 'string' || doc.userName.trim() === '') {
     throw ScimError.badRequest('invalidValue', '"userName" is required and must be a non-empty string');
   }
@@ -58,10 +63,17 @@ export function validateUser(body: unknown): ValidUser {
   }
   if (extension !== undefined && extension !== null) {
     if (typeof extension !== 'object' || Array.isArray(extension)) throw ScimError.badRequest('invalidValue', `"${ENTERPRISE_SCHEMA}" must be an object`);
-    const ext = validateAttributes(extension as Record<string, unknown>, ENTERPRISE_ATTRIBUTES, `${ENTERPRISE_SCHEMA}:`, USER_STRING_BOUNDS, `${ENTERPRISE_SCHEMA}:`);
+    const ext = validateAttributes(
+      extension as Record<string, unknown>,
+      ENTERPRISE_ATTRIBUTES,
+      `${ENTERPRISE_SCHEMA}:`,
+      USER_STRING_BOUNDS,
+      `${ENTERPRISE_SCHEMA}:`,
+    );
     if (Object.keys(ext).length > 0) {
       // RFC 7643 §3: extension attributes come with their URN in "schemas".
-      if (!declared.has(ENTERPRISE_SCHEMA)) throw ScimError.badRequest('invalidSyntax', `"schemas" must list ${ENTERPRISE_SCHEMA} when its attributes are sent`);
+      if (!declared.has(ENTERPRISE_SCHEMA))
+        throw ScimError.badRequest('invalidSyntax', `"schemas" must list ${ENTERPRISE_SCHEMA} when its attributes are sent`);
       doc[ENTERPRISE_SCHEMA] = ext;
     }
   }

@@ -63,7 +63,10 @@ export class ScimUsersService {
   /** The users' groups (`groups`, RFC 7643 §4.1.2), read only when the selection returns them. */
   async groupsOf(users: readonly { id: string }[], selection: AttributeSelection): Promise<Map<string, UserGroup[]>> {
     if (users.length === 0 || !selectsAttribute(selection, 'groups')) return new Map();
-    return groupsOfUsers(this.dataSource.manager, users.map((u) => u.id));
+    return groupsOfUsers(
+      this.dataSource.manager,
+      users.map((u) => u.id),
+    );
   }
 
   async create(editorUserId: string, orgId: string, input: ValidUser): Promise<UserEntity> {
@@ -73,16 +76,23 @@ export class ScimUsersService {
     const passwordHash = input.password === undefined ? null : await this.hashPassword(instance, input.password);
     const user = await this.unique(profile.userName, (manager) =>
       this.users
-        .insertHuman(manager, editorUserId, orgId, newId(), {
-          userName: profile.userName,
-          firstName: profile.givenName ?? '',
-          lastName: profile.familyName ?? '',
-          displayName: profile.displayName ?? undefined,
-          preferredLanguage: profile.preferredLanguage ?? undefined,
-          email: (profile.emails.find((e) => e.primary) ?? profile.emails[0])?.value ?? '',
-          phone: (profile.phones.find((p) => p.primary) ?? profile.phones[0])?.value ?? null,
-          passwordHash,
-        }, profile)
+        .insertHuman(
+          manager,
+          editorUserId,
+          orgId,
+          newId(),
+          {
+            userName: profile.userName,
+            firstName: profile.givenName ?? '',
+            lastName: profile.familyName ?? '',
+            displayName: profile.displayName ?? undefined,
+            preferredLanguage: profile.preferredLanguage ?? undefined,
+            email: (profile.emails.find((e) => e.primary) ?? profile.emails[0])?.value ?? '',
+            phone: (profile.phones.find((p) => p.primary) ?? profile.phones[0])?.value ?? null,
+            passwordHash,
+          },
+          profile,
+        )
         // Created inactive: the user and both its events commit together.
         .then((created) => (input.doc.active === false ? this.lifecycle.deactivateIn(manager, editorUserId, created) : created))
         // The login policy's inviteOnProvision: the invitation commits with the user (docs/mail.md, "Invitation").

@@ -86,7 +86,11 @@ export class UserAccess {
       'SELECT DISTINCT m.user_id FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.org_id = ?',
       [orgId],
     );
-    await this.assertMayActOnEach(manager, editorUserId, members.map((m) => m.user_id));
+    await this.assertMayActOnEach(
+      manager,
+      editorUserId,
+      members.map((m) => m.user_id),
+    );
     const owners: { inside: number | string; outside: number | string }[] = await manager.query(
       `SELECT SUM(CASE WHEN u.org_id = ? THEN 1 ELSE 0 END) AS inside, SUM(CASE WHEN u.org_id <> ? THEN 1 ELSE 0 END) AS outside
         FROM memberships m JOIN users u ON u.id = m.user_id

@@ -167,7 +167,11 @@ export class FactorsService {
     return this.counted(user, 'totp', source, async (manager) => {
       const step = totpStepOf(this.encryptor.decrypt(pending.totpSecret ?? ''), code);
       if (step === undefined) return false;
-      const { affected } = await manager.update(UserFactorEntity, { id: pending.id, state: 'pending' }, { state: 'active', totpLastStep: step, lastUsedAt: new Date() });
+      const { affected } = await manager.update(
+        UserFactorEntity,
+        { id: pending.id, state: 'pending' },
+        { state: 'active', totpLastStep: step, lastUsedAt: new Date() },
+      );
       if (affected !== 1) return false;
       await this.record(manager, user, 'user.human.mfa.added', pending, user.id);
       return { type: 'totp', factorId: pending.id };
@@ -215,7 +219,10 @@ export class FactorsService {
       await manager.delete(UserFactorEntity, { userId: user.id, type: 'recovery_codes' });
       const factor = emptyFactor(newId(), user.id, 'recovery_codes', 'active');
       await manager.insert(UserFactorEntity, factor);
-      await manager.insert(RecoveryCodeEntity, codes.map((code) => ({ factorId: factor.id, codeHash: this.hasher.hash(normalizeRecoveryCode(code)!), usedAt: null })));
+      await manager.insert(
+        RecoveryCodeEntity,
+        codes.map((code) => ({ factorId: factor.id, codeHash: this.hasher.hash(normalizeRecoveryCode(code)!), usedAt: null })),
+      );
       await this.record(manager, user, 'user.human.mfa.added', factor, user.id);
     });
     return codes;
@@ -245,7 +252,9 @@ export class FactorsService {
   }
 
   async findPasskey(credentialId: string): Promise<FoundPasskey | undefined> {
-    const row = await this.dataSource.getRepository(UserFactorEntity).findOneBy({ credentialKey: credentialKeyOf(credentialId), type: 'passkey', state: 'active' });
+    const row = await this.dataSource
+      .getRepository(UserFactorEntity)
+      .findOneBy({ credentialKey: credentialKeyOf(credentialId), type: 'passkey', state: 'active' });
     return row ? { factorId: row.id, userId: row.userId, multiDevice: Boolean(row.multiDevice), passkey: storedPasskey(row) } : undefined;
   }
 
@@ -302,7 +311,13 @@ export class FactorsService {
     });
   }
 
-  private record(manager: EntityManager, user: FactorOwner, type: 'user.human.mfa.added' | 'user.human.mfa.removed' | 'user.human.mfa.check.succeeded', factor: Pick<UserFactorEntity, 'id' | 'type'>, editorUserId: string | null = null) {
+  private record(
+    manager: EntityManager,
+    user: FactorOwner,
+    type: 'user.human.mfa.added' | 'user.human.mfa.removed' | 'user.human.mfa.check.succeeded',
+    factor: Pick<UserFactorEntity, 'id' | 'type'>,
+    editorUserId: string | null = null,
+  ) {
     return this.events.push(manager, {
       type,
       aggregateType: 'user',
@@ -345,7 +360,8 @@ function credentialKeyOf(credentialId: string): string {
 }
 
 function storedPasskey(row: Pick<UserFactorEntity, 'credentialId' | 'publicKey' | 'signCount' | 'transports'> | SummaryRow): StoredPasskey {
-  const stored = 'credential_id' in row ? { credentialId: row.credential_id, publicKey: row.public_key, signCount: row.sign_count, transports: row.transports } : row;
+  const stored =
+    'credential_id' in row ? { credentialId: row.credential_id, publicKey: row.public_key, signCount: row.sign_count, transports: row.transports } : row;
   return {
     credentialId: stored.credentialId ?? '',
     publicKey: stored.publicKey ?? '',

@@ -1,9 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import { generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import type {
   AuthenticationResponseJSON,
   AuthenticatorTransportFuture,
@@ -67,7 +62,11 @@ export function registrationOptions(
 }
 
 /** Request options; with no credentials listed the browser offers every passkey of this relying party. */
-export function authenticationOptions(rp: RelyingParty, challenge: Uint8Array<ArrayBuffer>, allowed: StoredPasskey[] = []): Promise<PublicKeyCredentialRequestOptionsJSON> {
+export function authenticationOptions(
+  rp: RelyingParty,
+  challenge: Uint8Array<ArrayBuffer>,
+  allowed: StoredPasskey[] = [],
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
   return generateAuthenticationOptions({
     rpID: rp.id,
     challenge,
@@ -110,7 +109,12 @@ export async function verifyAssertion(
     expectedChallenge: challenge,
     expectedOrigin: rp.origin,
     expectedRPID: rp.id,
-    credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.signCount, transports: passkey.transports },
+    credential: {
+      id: passkey.credentialId,
+      publicKey: Buffer.from(passkey.publicKey, 'base64url'),
+      counter: passkey.signCount,
+      transports: passkey.transports,
+    },
     requireUserVerification: false,
   }).catch(() => undefined);
   if (!result?.verified) return undefined;

@@ -20,6 +20,7 @@ describe('recovery codes', () => {
   });
 
   it('refuse anything else', () => {
-    for (const bad of ['', 'ABCD-EFGH', 'ABCD-EFGH-JKMN-P', 'ABCD-EFGH-JKU0', '123456', 'ABCD_EFGH_JKMN']) assert.equal(normalizeRecoveryCode(bad), undefined, bad);
+    for (const bad of ['', 'ABCD-EFGH', 'ABCD-EFGH-JKMN-P', 'ABCD-EFGH-JKU0', '123456', 'ABCD_EFGH_JKMN'])
+      assert.equal(normalizeRecoveryCode(bad), undefined, bad);
   });
 });

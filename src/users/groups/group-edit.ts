@@ -94,7 +94,14 @@ export class GroupEdit {
     if (requested.length === 0) return;
     const known = await candidates(this.manager, this.group.orgId, this.group.id, requested);
     const unknown = requested.filter((id) => !known.has(id));
-    if (unknown.length > 0) throw DomainError.invalid(`no user of this organization has the id ${unknown.slice(0, 5).map((id) => JSON.stringify(id)).join(', ')}`, [{ field: 'members', message: 'unknown user id' }]);
+    if (unknown.length > 0)
+      throw DomainError.invalid(
+        `no user of this organization has the id ${unknown
+          .slice(0, 5)
+          .map((id) => JSON.stringify(id))
+          .join(', ')}`,
+        [{ field: 'members', message: 'unknown user id' }],
+      );
     const fresh = requested.filter((id) => !known.get(id));
     await this.access.assertMayActOnEach(this.manager, this.editorUserId, fresh);
     await insertMembers(this.manager, this.group.id, fresh, new Date());

@@ -56,7 +56,12 @@ export async function allMembers(manager: EntityManager, groupId: string): Promi
 }
 
 export async function insertMembers(manager: EntityManager, groupId: string, userIds: readonly string[], at: Date): Promise<void> {
-  await insertValues(manager, 'group_members', ['group_id', 'user_id', 'added_at'], userIds.map((id) => [groupId, id, at.getTime()]));
+  await insertValues(
+    manager,
+    'group_members',
+    ['group_id', 'user_id', 'added_at'],
+    userIds.map((id) => [groupId, id, at.getTime()]),
+  );
 }
 
 export async function deleteMembers(manager: EntityManager, groupId: string, userIds: readonly string[]): Promise<void> {

@@ -36,9 +36,24 @@ export class GroupsService {
     return this.uow.run(async (manager) => {
       if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
       const now = new Date();
-      const group = manager.create(GroupEntity, { id: newId(), orgId, displayName, displayNameKey: foldCase(displayName), externalId, createdAt: now, changedAt: now });
+      const group = manager.create(GroupEntity, {
+        id: newId(),
+        orgId,
+        displayName,
+        displayNameKey: foldCase(displayName),
+        externalId,
+        createdAt: now,
+        changedAt: now,
+      });
       await insertUnique(manager, group);
-      await this.events.push(manager, { type: 'group.added', aggregateType: 'group', aggregateId: group.id, resourceOwner: orgId, editorUserId, payload: { displayName, externalId } });
+      await this.events.push(manager, {
+        type: 'group.added',
+        aggregateType: 'group',
+        aggregateId: group.id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { displayName, externalId },
+      });
       if (memberIds.length > 0) await new GroupEdit(manager, this.events, this.access, editorUserId, group).apply([{ kind: 'add', userIds: memberIds }]);
       return group;
     });
@@ -66,7 +81,14 @@ export class GroupsService {
       const group = await groupOf(manager, orgId, groupId);
       await manager.delete(GroupMemberEntity, { groupId: group.id });
       await manager.delete(GroupEntity, { id: group.id });
-      await this.events.push(manager, { type: 'group.removed', aggregateType: 'group', aggregateId: group.id, resourceOwner: orgId, editorUserId, payload: { displayName: group.displayName } });
+      await this.events.push(manager, {
+        type: 'group.removed',
+        aggregateType: 'group',
+        aggregateId: group.id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { displayName: group.displayName },
+      });
     });
   }
 
@@ -111,7 +133,8 @@ async function insertUnique(manager: EntityManager, group: GroupEntity): Promise
   try {
     await manager.insert(GroupEntity, group);
   } catch (error) {
-    if (isUniqueViolation(error)) throw DomainError.alreadyExists(`a group named "${group.displayName}" exists in this organization (names are compared case-insensitively)`);
+    if (isUniqueViolation(error))
+      throw DomainError.alreadyExists(`a group named "${group.displayName}" exists in this organization (names are compared case-insensitively)`);
     throw error;
   }
 }

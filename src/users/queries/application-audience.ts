@@ -28,6 +28,9 @@ export function applicationAudienceRows(dataSource: DataSource, clientId: string
 
 /** Which of these project ids are projects of the organization. */
 export async function projectsOfOrganization(dataSource: DataSource, orgId: string, projectIds: string[]): Promise<Set<string>> {
-  const rows = await statementsOf(dataSource).rows<{ id: string }>(`SELECT id FROM projects WHERE org_id = ? AND id IN (${placeholders(projectIds.length)})`, [orgId, ...projectIds]);
+  const rows = await statementsOf(dataSource).rows<{ id: string }>(`SELECT id FROM projects WHERE org_id = ? AND id IN (${placeholders(projectIds.length)})`, [
+    orgId,
+    ...projectIds,
+  ]);
   return new Set(rows.map((r) => r.id));
 }

@@ -28,7 +28,10 @@ export async function backchannelLogoutAppsOf(manager: EntityManager, clientIds:
 
 /** The application as it is registered now (a changed URI applies to logouts still owed), if it still wants them. */
 export async function backchannelLogoutApp(manager: EntityManager, appId: string): Promise<BackchannelLogoutApp | undefined> {
-  const [row] = (await manager.query(`SELECT ${COLUMNS} FROM applications WHERE id = ? AND backchannel_logout_uri IS NOT NULL`, [appId])) as Record<string, unknown>[];
+  const [row] = (await manager.query(`SELECT ${COLUMNS} FROM applications WHERE id = ? AND backchannel_logout_uri IS NOT NULL`, [appId])) as Record<
+    string,
+    unknown
+  >[];
   return row && appOf(row);
 }
 

@@ -34,7 +34,14 @@ const version = `(SELECT order_version FROM org_user_counts WHERE org_id = ?)`;
  * holds the event loop (≈ 0.6 s at 1,000,000 users): yielding between seeks let queued OFFSET pages starve it
  * for tens of seconds under load, each of them far dearer than the whole walk.
  */
-export async function orderCheckpoints(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, spacing: number, stillCommitted: () => boolean): Promise<{ version: number; keys: OrderKey[] } | undefined> {
+export async function orderCheckpoints(
+  dataSource: DataSource,
+  orgId: string,
+  column: CheckpointColumn,
+  descending: boolean,
+  spacing: number,
+  stillCommitted: () => boolean,
+): Promise<{ version: number; keys: OrderKey[] } | undefined> {
   const statements = statementsOf(dataSource);
   const readVersion = async () => Number((await statements.rows<{ v: number | string | null }>(`SELECT ${version} AS v`, [orgId]))[0]?.v ?? NaN);
   const first = `SELECT u.${column} AS k, u.${USER_COLUMNS.id} AS id FROM users u WHERE ${humans} ORDER BY ${order(column, descending)} LIMIT 1`;
@@ -64,7 +71,16 @@ function seekFrom(column: CheckpointColumn, descending: boolean): string {
  * `select` names the columns read (`u.*`, or only those the caller presents: a third less time for the
  * statement of a SCIM page on SQLite than all 33).
  */
-export async function humanUserPageAfter(dataSource: DataSource, orgId: string, column: CheckpointColumn, descending: boolean, from: OrderKey, skip: number, limit: number, select: string): Promise<{ version: number | undefined; rows: UserRow[] }> {
+export async function humanUserPageAfter(
+  dataSource: DataSource,
+  orgId: string,
+  column: CheckpointColumn,
+  descending: boolean,
+  from: OrderKey,
+  skip: number,
+  limit: number,
+  select: string,
+): Promise<{ version: number | undefined; rows: UserRow[] }> {
   const sql =
     `SELECT ${version} AS ${VERSION}, ${select} FROM users u JOIN ` +
     `(SELECT u.${USER_COLUMNS.id} FROM users u WHERE ${humans} AND ${seekFrom(column, descending)} ORDER BY ${order(column, descending)} LIMIT ${literalLimit(limit)} OFFSET ?) p ` +

@@ -18,7 +18,10 @@ const COLUMN = { externalId: 'external_id', userName: 'user_name_lower', email: 
  */
 export async function linkCandidates(manager: EntityManager, orgId: string, by: keyof typeof COLUMN, value: string): Promise<LinkCandidate[]> {
   const wanted = by === 'externalId' ? value : value.toLowerCase();
-  const rows: Row[] = await manager.query(`SELECT id, type, state, email_verified FROM users WHERE org_id = ? AND ${COLUMN[by]} = ? ORDER BY id LIMIT 2`, [orgId, wanted]);
+  const rows: Row[] = await manager.query(`SELECT id, type, state, email_verified FROM users WHERE org_id = ? AND ${COLUMN[by]} = ? ORDER BY id LIMIT 2`, [
+    orgId,
+    wanted,
+  ]);
   return rows.map(candidate);
 }
 

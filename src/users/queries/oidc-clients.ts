@@ -66,5 +66,7 @@ export function clientRows(dataSource: DataSource, clientId: string): Promise<Cl
 
 /** The public keys registered for an application (by its row id), expired ones included. */
 export function applicationKeyRows(dataSource: DataSource, applicationId: string): Promise<ClientKeyRow[]> {
-  return statementsOf(dataSource).rows<ClientKeyRow>("SELECT id, public_key, expires_at FROM public_keys WHERE owner_type = 'application' AND owner_id = ?", [applicationId]);
+  return statementsOf(dataSource).rows<ClientKeyRow>("SELECT id, public_key, expires_at FROM public_keys WHERE owner_type = 'application' AND owner_id = ?", [
+    applicationId,
+  ]);
 }

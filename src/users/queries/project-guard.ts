@@ -10,12 +10,16 @@ import { lockingRead } from '../../common/database/locking-read.js';
  */
 export async function guardProjectIn(manager: EntityManager, orgId: string, projectId: string): Promise<boolean> {
   if (manager.connection.options.type !== 'mysql') return true;
-  const result = (await manager.query('UPDATE projects SET changed_at = ? WHERE id = ? AND org_id = ?', [Date.now(), projectId, orgId])) as { affectedRows?: number };
+  const result = (await manager.query('UPDATE projects SET changed_at = ? WHERE id = ? AND org_id = ?', [Date.now(), projectId, orgId])) as {
+    affectedRows?: number;
+  };
   return result.affectedRows === 1;
 }
 
 /** Counts a project's applications as committed now (a locking read), not as the transaction's first snapshot saw them. */
 export async function countApplicationsIn(manager: EntityManager, projectId: string): Promise<number> {
-  const [row] = (await manager.query(`SELECT COUNT(*) AS n FROM applications WHERE project_id = ?${lockingRead(manager)}`, [projectId])) as { n: number | string }[];
+  const [row] = (await manager.query(`SELECT COUNT(*) AS n FROM applications WHERE project_id = ?${lockingRead(manager)}`, [projectId])) as {
+    n: number | string;
+  }[];
   return Number(row?.n ?? 0);
 }

@@ -33,7 +33,10 @@ export class ApplicationCredentialsService {
       const app = await applicationIn(manager, orgId, projectId, appId);
       await assertMayManage(manager, this.access, editorUserId, app.apiAccess);
       if (!usesSecret(app.authMethod)) {
-        throw new DomainError(ErrorCode.FailedPrecondition, `the application authenticates with ${app.authMethod}; only client_secret_basic and client_secret_post use a secret`);
+        throw new DomainError(
+          ErrorCode.FailedPrecondition,
+          `the application authenticates with ${app.authMethod}; only client_secret_basic and client_secret_post use a secret`,
+        );
       }
       await manager.update(ApplicationEntity, { id: app.id }, { clientSecretHash: this.hasher.hash(secret), changedAt: new Date() });
       await this.events.push(manager, {

@@ -91,7 +91,10 @@ export class ApplicationEditsService {
 
   /** The SAML rows of those of `apps` that are SAML applications, by application id. */
   samlSettings(apps: ApplicationEntity[]): Promise<Map<string, SamlApplicationEntity>> {
-    return samlSettingsOf(this.uow.manager, apps.filter((app) => app.kind === 'saml').map((app) => app.id));
+    return samlSettingsOf(
+      this.uow.manager,
+      apps.filter((app) => app.kind === 'saml').map((app) => app.id),
+    );
   }
 
   /**
@@ -127,7 +130,14 @@ export class ApplicationEditsService {
       const update = { ...Object.fromEntries(changed.map((field) => [field, next[field]])), clientSecretHash, changedAt: new Date() };
       await manager.update(ApplicationEntity, { id: app.id }, update);
       const payload: JsonObject = { projectId, clientId: app.clientId, ...Object.fromEntries(changed.map((field) => [field, next[field]])) };
-      await this.events.push(manager, { type: 'project.application.changed', aggregateType: 'application', aggregateId: app.id, resourceOwner: orgId, editorUserId, payload });
+      await this.events.push(manager, {
+        type: 'project.application.changed',
+        aggregateType: 'application',
+        aggregateId: app.id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload,
+      });
       return { app: Object.assign(app, update), clientSecret };
     });
     this.clients?.forget(result.app.clientId);
@@ -138,10 +148,19 @@ export class ApplicationEditsService {
    * A SAML application takes its name and its SAML fields (docs/saml.md), validated on the application as it would be
    * after the change; an OIDC field is a 400.
    */
-  private async changeSaml(manager: EntityManager, editorUserId: string | null, app: ApplicationEntity, changes: ApplicationChanges): Promise<ApplicationEntity> {
+  private async changeSaml(
+    manager: EntityManager,
+    editorUserId: string | null,
+    app: ApplicationEntity,
+    changes: ApplicationChanges,
+  ): Promise<ApplicationEntity> {
     const given = definedOnly(changes);
     const foreign = Object.keys(given).filter((field) => field !== 'name' && !(SAML_FIELDS as readonly string[]).includes(field));
-    if (foreign.length > 0) throw DomainError.invalid('the application configuration is invalid', foreign.map((field) => ({ field, message: `${field} does not apply to a SAML application` })));
+    if (foreign.length > 0)
+      throw DomainError.invalid(
+        'the application configuration is invalid',
+        foreign.map((field) => ({ field, message: `${field} does not apply to a SAML application` })),
+      );
     const current = (await samlSettingsOf(manager, [app.id])).get(app.id)!;
     const before: NewSamlApplication = { name: app.name, ...Object.fromEntries(SAML_FIELDS.map((field) => [field, current[field]])) } as NewSamlApplication;
     const after = validSamlApplication({ ...before, ...(given as Partial<NewSamlApplication>) });
@@ -150,9 +169,20 @@ export class ApplicationEditsService {
     const changedAt = new Date();
     await manager.update(ApplicationEntity, { id: app.id }, { name: after.name, changedAt });
     await updateSamlSettings(manager, app.id, Object.fromEntries(changed.filter((f) => f !== 'name').map((field) => [field, after[field]])));
-    const payload: JsonObject = { projectId: app.projectId, clientId: app.clientId, ...samlEventFields(Object.fromEntries(changed.map((field) => [field, after[field]]))) };
+    const payload: JsonObject = {
+      projectId: app.projectId,
+      clientId: app.clientId,
+      ...samlEventFields(Object.fromEntries(changed.map((field) => [field, after[field]]))),
+    };
     if (changed.includes('name')) payload.name = after.name;
-    await this.events.push(manager, { type: 'project.application.changed', aggregateType: 'application', aggregateId: app.id, resourceOwner: app.orgId, editorUserId, payload });
+    await this.events.push(manager, {
+      type: 'project.application.changed',
+      aggregateType: 'application',
+      aggregateId: app.id,
+      resourceOwner: app.orgId,
+      editorUserId,
+      payload,
+    });
     return Object.assign(app, { name: after.name, changedAt });
   }
 
@@ -203,7 +233,10 @@ export class ApplicationEditsService {
 async function assertNoRegisteredKeys(manager: EntityManager, app: ApplicationEntity, next: NewOidcApplication): Promise<void> {
   const field = next.jwks !== null ? 'jwks' : next.jwksUri !== null ? 'jwksUri' : undefined;
   if (!field || !(await manager.existsBy(PublicKeyEntity, { ownerType: 'application', ownerId: app.id }))) return;
-  throw DomainError.invalidField(field, `${field}: the application has keys registered through its keys endpoint; remove them first (an application uses one kind of keys)`);
+  throw DomainError.invalidField(
+    field,
+    `${field}: the application has keys registered through its keys endpoint; remove them first (an application uses one kind of keys)`,
+  );
 }
 
 function pick(app: ApplicationEntity): NewOidcApplication {
@@ -217,7 +250,11 @@ function definedOnly(changes: ApplicationChanges): ApplicationChanges {
 /** SAML fields apply to SAML applications only. */
 function checkNoSamlChanges(changes: ApplicationChanges): void {
   const given = SAML_FIELDS.filter((field) => changes[field] !== undefined);
-  if (given.length > 0) throw DomainError.invalid('the application configuration is invalid', given.map((field) => ({ field, message: `${field} applies to SAML applications only` })));
+  if (given.length > 0)
+    throw DomainError.invalid(
+      'the application configuration is invalid',
+      given.map((field) => ({ field, message: `${field} applies to SAML applications only` })),
+    );
 }
 
 /** An API application takes only its create fields (name, authMethod of client_secret_basic or private_key_jwt). */

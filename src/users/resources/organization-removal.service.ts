@@ -74,7 +74,14 @@ export class OrganizationRemovalService {
       await this.resources.removeIn(manager, orgId, editorUserId);
       // Its user count goes with it (foreign key ON DELETE CASCADE); removed user ids stay reserved.
       await manager.delete(OrganizationEntity, { id: orgId });
-      await this.events.push(manager, { type: 'org.removed', aggregateType: 'org', aggregateId: orgId, resourceOwner: orgId, editorUserId, payload: { name: org.name, primaryDomain: org.primaryDomain } });
+      await this.events.push(manager, {
+        type: 'org.removed',
+        aggregateType: 'org',
+        aggregateId: orgId,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { name: org.name, primaryDomain: org.primaryDomain },
+      });
       return ids;
     });
     // A machine user's client id is its user id.
@@ -130,7 +137,14 @@ export class OrganizationRemovalService {
     const groups = await manager.find(GroupEntity, { where: { orgId }, order: { id: 'ASC' }, ...page(limit) });
     for (const group of groups) {
       await manager.delete(GroupEntity, { id: group.id });
-      await this.events.push(manager, { type: 'group.removed', aggregateType: 'group', aggregateId: group.id, resourceOwner: orgId, editorUserId, payload: { displayName: group.displayName } });
+      await this.events.push(manager, {
+        type: 'group.removed',
+        aggregateType: 'group',
+        aggregateId: group.id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { displayName: group.displayName },
+      });
     }
     return groups;
   }

@@ -41,7 +41,14 @@ export class ProjectEditsService {
       if (project.name === name) return project;
       const changedAt = new Date();
       await manager.update(ProjectEntity, { id: project.id }, { name, changedAt });
-      await this.events.push(manager, { type: 'project.changed', aggregateType: 'project', aggregateId: project.id, resourceOwner: orgId, editorUserId, payload: { name } });
+      await this.events.push(manager, {
+        type: 'project.changed',
+        aggregateType: 'project',
+        aggregateId: project.id,
+        resourceOwner: orgId,
+        editorUserId,
+        payload: { name },
+      });
       return Object.assign(project, { name, changedAt });
     });
   }

@@ -71,7 +71,10 @@ export interface SamlServiceProvider extends SamlSettings {
 }
 
 /** The SAML application of this organization with this entity id (an AuthnRequest's Issuer), or of this id. */
-export async function samlServiceProvider(manager: EntityManager, where: { orgId: string; entityId: string } | { orgId?: string; appId: string }): Promise<SamlServiceProvider | undefined> {
+export async function samlServiceProvider(
+  manager: EntityManager,
+  where: { orgId: string; entityId: string } | { orgId?: string; appId: string },
+): Promise<SamlServiceProvider | undefined> {
   const row = await manager.findOneBy(SamlApplicationEntity, where);
   const app = row && (await manager.findOneBy(ApplicationEntity, { id: row.appId }));
   if (!row || !app) return undefined;

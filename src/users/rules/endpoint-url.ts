@@ -12,7 +12,8 @@ export interface HttpRule {
  * way and mean another; https unless `http` allows it. At most one problem is added for `field`.
  */
 export function checkEndpointUrl(value: string, field: string, http: HttpRule, problems: ErrorDetail[]): void {
-  if (value.includes('\\') || /[\s\u0000-\u001f\u007f]/.test(value)) return void problems.push({ field, message: 'no spaces, control characters or backslashes' });
+  if (value.includes('\\') || /[\s\u0000-\u001f\u007f]/.test(value))
+    return void problems.push({ field, message: 'no spaces, control characters or backslashes' });
   let url: URL;
   try {
     url = new URL(value);

@@ -17,14 +17,47 @@ describe('userNameProblem', () => {
   });
 
   it('refuses white space of every kind, at the edges and inside', () => {
-    const spaces = [' ', '\t', '\n', '\r', '\v', '\f', '\u00a0', '\u1680', '\u2000', '\u2007', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff'];
+    const spaces = [
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '\v',
+      '\f',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u2007',
+      '\u200a',
+      '\u2028',
+      '\u2029',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\ufeff',
+    ];
     for (const space of spaces) {
-      for (const name of [`${space}ada`, `ada${space}`, `a${space}da`]) assert.match(userNameProblem(name) ?? '(accepted)', /white space/, JSON.stringify(name));
+      for (const name of [`${space}ada`, `ada${space}`, `a${space}da`])
+        assert.match(userNameProblem(name) ?? '(accepted)', /white space/, JSON.stringify(name));
     }
   });
 
   it('refuses zero-width, bidi and control characters', () => {
-    for (const invisible of ['\u200b', '\u200c', '\u200d', '\u2060', '\u200e', '\u202e', '\u00ad', '\u0000', '\u0007', '\u001f', '\u007f', '\u0085', '\u009f']) {
+    for (const invisible of [
+      '\u200b',
+      '\u200c',
+      '\u200d',
+      '\u2060',
+      '\u200e',
+      '\u202e',
+      '\u00ad',
+      '\u0000',
+      '\u0007',
+      '\u001f',
+      '\u007f',
+      '\u0085',
+      '\u009f',
+    ]) {
       for (const name of [`${invisible}ada`, `ada${invisible}`, `a${invisible}da`]) assert.ok(userNameProblem(name), JSON.stringify(name));
     }
   });

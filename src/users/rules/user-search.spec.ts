@@ -4,7 +4,10 @@ import { SEARCH_TEXT_LENGTH, searchText } from './user-search.js';
 
 describe('user search text', () => {
   it('folds user name, e-mail and names by the service rule, one field a line', () => {
-    assert.equal(searchText({ userName: 'Ada.L', email: 'Ada@Example.COM', givenName: 'Ada', familyName: 'ΣΊΣΥΦΟΣ', displayName: 'Countess' }), 'ada.l\nada@example.com\nada\nσίσυφοσ\ncountess');
+    assert.equal(
+      searchText({ userName: 'Ada.L', email: 'Ada@Example.COM', givenName: 'Ada', familyName: 'ΣΊΣΥΦΟΣ', displayName: 'Countess' }),
+      'ada.l\nada@example.com\nada\nσίσυφοσ\ncountess',
+    );
   });
 
   it('leaves out absent fields and a display name that repeats the names', () => {

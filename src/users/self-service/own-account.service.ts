@@ -43,7 +43,9 @@ export class OwnAccountService {
       ...bounded('familyName', 'lastName', profile.lastName),
       ...bounded('userDisplayName', 'displayName', profile.displayName),
       ...bounded('preferredLanguage', 'preferredLanguage', profile.preferredLanguage),
-      ...(profile.preferredLanguage && !LANGUAGE_TAG.test(profile.preferredLanguage) ? [{ field: 'preferredLanguage', message: 'preferredLanguage must be a language tag such as en or de-CH' }] : []),
+      ...(profile.preferredLanguage && !LANGUAGE_TAG.test(profile.preferredLanguage)
+        ? [{ field: 'preferredLanguage', message: 'preferredLanguage must be a language tag such as en or de-CH' }]
+        : []),
     ];
     if (details.length > 0) throw DomainError.invalid(details.map((d) => d.message).join('; '), details);
     await this.edits.change(userId, orgId, userId, { profile });

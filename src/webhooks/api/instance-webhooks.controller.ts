@@ -22,7 +22,10 @@ export class InstanceWebhooksController {
   @Post()
   @HttpCode(201)
   @SecretResponse()
-  @ApiOperation({ summary: 'Subscribe a webhook to the events of every organization, or of one', description: 'The signing secret is shown only in this response.' })
+  @ApiOperation({
+    summary: 'Subscribe a webhook to the events of every organization, or of one',
+    description: 'The signing secret is shown only in this response.',
+  })
   @ApiCreatedResponse({ type: WebhookCreatedDto })
   @ApiNotFoundResponse({ description: 'the orgId of the body names no organization' })
   @Authenticated({ role: Role.IamOwner })

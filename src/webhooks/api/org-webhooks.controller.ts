@@ -39,7 +39,7 @@ export class OrgWebhooksController {
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a webhook' })
   @ApiNoContentResponse({ description: 'the webhook is deleted' })
-  @ApiNotFoundResponse({ description: "no such webhook of the organization" })
+  @ApiNotFoundResponse({ description: 'no such webhook of the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('id') id: string): Promise<void> {
     return this.webhooks.remove(caller.userId, { kind: 'org', orgId }, id);
@@ -48,7 +48,7 @@ export class OrgWebhooksController {
   @Get(':id/deliveries')
   @ApiOperation({ summary: "List a webhook's deliveries" })
   @ApiOkResponse({ type: DeliveryListDto })
-  @ApiNotFoundResponse({ description: "no such webhook of the organization" })
+  @ApiNotFoundResponse({ description: 'no such webhook of the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async deliveries(@Param('orgId') orgId: string, @Param('id') id: string, @Query() query: ListPageQueryDto): Promise<DeliveryListDto> {
     return { deliveries: (await this.webhooks.deliveries({ kind: 'org', orgId }, id, query.limit, query.offset)).map(deliveryView) };

@@ -9,7 +9,10 @@ export class CreateWebhookDto {
   @ApiProperty({ maxLength: 2048, example: 'https://hooks.example.com/portcullis' })
   @IsString()
   @MaxLength(2048)
-  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true }, { message: 'url must be an absolute http or https URL' })
+  @IsUrl(
+    { protocols: ['http', 'https'], require_protocol: true, require_tld: false, allow_underscores: true },
+    { message: 'url must be an absolute http or https URL' },
+  )
   url: string;
 
   @ApiPropertyOptional({ type: [String], enum: EVENT_TYPES, description: 'only these event types; absent: every type' })

@@ -74,7 +74,8 @@ export const OPERATIONS: Operation[] = [
     name: 'management: link an upstream identity',
     routes: ['POST /management/v1/orgs/:orgId/users/:userId/identities'],
     // Machines sign in with no IdP: where the caller may act on one, the answer is 400.
-    run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'identities'), { idpId: world.idpId, subject: `${target.userId}-${caller.name}` }),
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'POST', management(world, target, 'identities'), { idpId: world.idpId, subject: `${target.userId}-${caller.name}` }),
   },
   {
     name: 'management: unlink an upstream identity',
@@ -159,7 +160,8 @@ export const OPERATIONS: Operation[] = [
   {
     name: 'management: set organization roles',
     routes: ['PUT /management/v1/orgs/:orgId/members/:userId'],
-    run: (svc, world, caller, target) => api(svc, caller, 'PUT', `/management/v1/orgs/${world.org.id}/members/${target.userId}`, { roles: ['ORG_USER_MANAGER'] }),
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'PUT', `/management/v1/orgs/${world.org.id}/members/${target.userId}`, { roles: ['ORG_USER_MANAGER'] }),
   },
   {
     name: 'management: add to a group',
@@ -169,7 +171,8 @@ export const OPERATIONS: Operation[] = [
   {
     name: 'management: remove from a group',
     routes: ['DELETE /management/v1/orgs/:orgId/groups/:groupId/members/:userId'],
-    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', `/management/v1/orgs/${world.org.id}/groups/${world.groups.joined}/members/${target.userId}`),
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'DELETE', `/management/v1/orgs/${world.org.id}/groups/${world.groups.joined}/members/${target.userId}`),
   },
   {
     name: 'admin: make IAM_OWNER',
@@ -180,12 +183,18 @@ export const OPERATIONS: Operation[] = [
     name: 'SCIM: replace the user (PUT)',
     routes: ['PUT /scim/v2/:orgId/Users/:id'],
     run: (svc, world, caller, target) =>
-      api(svc, caller, 'PUT', scimUser(world, target), { schemas: [SCIM_USER], userName: target.userName, name: { givenName: 'Mallory', familyName: 'Changed' }, active: true }),
+      api(svc, caller, 'PUT', scimUser(world, target), {
+        schemas: [SCIM_USER],
+        userName: target.userName,
+        name: { givenName: 'Mallory', familyName: 'Changed' },
+        active: true,
+      }),
   },
   {
     name: 'SCIM: set the password (PATCH)',
     routes: ['PATCH /scim/v2/:orgId/Users/:id'],
-    run: (svc, world, caller, target) => api(svc, caller, 'PATCH', scimUser(world, target), patch([{ op: 'replace', path: 'password', value: 'Attacker-Chosen-9' }])),
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'PATCH', scimUser(world, target), patch([{ op: 'replace', path: 'password', value: 'Attacker-Chosen-9' }])),
   },
   {
     name: 'SCIM: deactivate (PATCH active)',
@@ -201,19 +210,35 @@ export const OPERATIONS: Operation[] = [
     name: 'SCIM: add to a group (PATCH members)',
     routes: ['PATCH /scim/v2/:orgId/Groups/:id'],
     run: (svc, world, caller, target) =>
-      api(svc, caller, 'PATCH', `/scim/v2/${world.org.id}/Groups/${world.groups.empty}`, patch([{ op: 'Add', path: 'members', value: [{ value: target.userId }] }])),
+      api(
+        svc,
+        caller,
+        'PATCH',
+        `/scim/v2/${world.org.id}/Groups/${world.groups.empty}`,
+        patch([{ op: 'Add', path: 'members', value: [{ value: target.userId }] }]),
+      ),
   },
   {
     name: 'SCIM: remove from a group (PATCH members[value eq])',
     routes: ['PATCH /scim/v2/:orgId/Groups/:id'],
     run: (svc, world, caller, target) =>
-      api(svc, caller, 'PATCH', `/scim/v2/${world.org.id}/Groups/${world.groups.joined}`, patch([{ op: 'remove', path: `members[value eq "${target.userId}"]` }])),
+      api(
+        svc,
+        caller,
+        'PATCH',
+        `/scim/v2/${world.org.id}/Groups/${world.groups.joined}`,
+        patch([{ op: 'remove', path: `members[value eq "${target.userId}"]` }]),
+      ),
   },
   {
     name: 'SCIM: create a group with the user as member',
     routes: ['POST /scim/v2/:orgId/Groups'],
     run: (svc, world, caller, target) =>
-      api(svc, caller, 'POST', `/scim/v2/${world.org.id}/Groups`, { schemas: [GROUP], displayName: `matrix ${target.userId} ${caller.name}`, members: [{ value: target.userId }] }),
+      api(svc, caller, 'POST', `/scim/v2/${world.org.id}/Groups`, {
+        schemas: [GROUP],
+        displayName: `matrix ${target.userId} ${caller.name}`,
+        members: [{ value: target.userId }],
+      }),
   },
   {
     name: "SCIM: replace a group's members (PUT)",
@@ -222,14 +247,22 @@ export const OPERATIONS: Operation[] = [
       // A fresh empty group each time: a PUT also removes the members it does not list.
       const displayName = `matrix put ${target.userId} ${caller.name}`;
       const created = await svc.api('POST', `/scim/v2/${world.org.id}/Groups`, { token: svc.adminToken, body: { schemas: [GROUP], displayName } });
-      return api(svc, caller, 'PUT', `/scim/v2/${world.org.id}/Groups/${created.body.id}`, { schemas: [GROUP], displayName, members: [{ value: target.userId }] });
+      return api(svc, caller, 'PUT', `/scim/v2/${world.org.id}/Groups/${created.body.id}`, {
+        schemas: [GROUP],
+        displayName,
+        members: [{ value: target.userId }],
+      });
     },
   },
   {
     name: 'SCIM Bulk: set the password',
     routes: ['POST /scim/v2/:orgId/Bulk'],
     run: (svc, world, caller, target) =>
-      bulk(svc, world, caller, { method: 'PATCH', path: `/Users/${target.userId}`, data: patch([{ op: 'replace', path: 'password', value: 'Attacker-Chosen-9' }]) }),
+      bulk(svc, world, caller, {
+        method: 'PATCH',
+        path: `/Users/${target.userId}`,
+        data: patch([{ op: 'replace', path: 'password', value: 'Attacker-Chosen-9' }]),
+      }),
   },
   {
     name: 'SCIM Bulk: delete the user',
@@ -241,7 +274,12 @@ export const OPERATIONS: Operation[] = [
     // The token endpoint's other grants are classified in GRANTS below.
     routes: ['POST /oauth/v2/token'],
     run: async (svc, world, caller, target) => {
-      const form: Record<string, string> = { grant_type: EXCHANGE, subject_token: target.userId, subject_token_type: 'urn:portcullis:params:oauth:token-type:user_id', scope: 'openid' };
+      const form: Record<string, string> = {
+        grant_type: EXCHANGE,
+        subject_token: target.userId,
+        subject_token_type: 'urn:portcullis:params:oauth:token-type:user_id',
+        scope: 'openid',
+      };
       if (caller.actorToken) Object.assign(form, { actor_token: caller.actorToken, actor_token_type: 'urn:ietf:params:oauth:token-type:access_token' });
       const res = await postForm(svc, '/oauth/v2/token', form, { id: world.exchangeApp.clientId, secret: world.exchangeApp.clientSecret! });
       return res.status === 200 ? '200' : String(res.body?.error ?? res.status);
@@ -348,14 +386,15 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/status': "reads a target's state",
   'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/objects': "reads what a target knows of the organization's users and groups",
   'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/reconcile': "puts a target's copies of users right (or plans it); no local user is changed",
-  'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/objects/:kind/:localId/retry': "pushes a user's copy to a target again; no local user is changed",
+  'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/objects/:kind/:localId/retry':
+    "pushes a user's copy to a target again; no local user is changed",
   'GET /.well-known/openid-configuration': 'discovery',
   'GET /oauth/v2/keys': 'discovery (signing keys)',
   'GET /oauth/v2/authorize': "starts the end-user's own sign-in",
   'POST /oauth/v2/authorize': "starts the end-user's own sign-in",
   'GET /oauth/v2/authorize/:uid': "resumes the end-user's own sign-in",
   'POST /oauth/v2/par': "stores an authorization request for the end-user's own sign-in",
-  'POST /oauth/v2/introspect': "reads a token the client holds (reading is not acting)",
+  'POST /oauth/v2/introspect': 'reads a token the client holds (reading is not acting)',
   'POST /oauth/v2/revoke': 'revokes a token the client holds',
   'GET /oidc/v1/userinfo': "reads the token holder's own claims",
   'POST /oidc/v1/userinfo': "reads the token holder's own claims",
@@ -391,7 +430,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /ui/login/:uid/idp/continue': 'signs in the end-user the upstream identity provider vouched for (linked, matched without roles, or created)',
   'POST /ui/login/idp/:idpId/acs': "validates the SAML IdP's response for its round trip and records the identity on it",
   'GET /ui/login/idp/:idpId/metadata': "shows this SP's public metadata for a SAML IdP",
-  'GET /ui/login/idp/:idpId/test-result': 'shows what a sign-in of the upstream identity would do, to whoever completed the test at the upstream; changes nothing',
+  'GET /ui/login/idp/:idpId/test-result':
+    'shows what a sign-in of the upstream identity would do, to whoever completed the test at the upstream; changes nothing',
   'POST /ui/login/:uid/password-change': "sets the signing-in user's own new password, only when its sign-in was stopped for a required change",
   'POST /ui/login/:uid/verify-email': 'completes the sign-in once the signing-in user has verified its address',
   'POST /ui/login/:uid/verify-email/resend': "mails the signing-in user's own address a new verification link",
@@ -448,7 +488,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/projects/:projectId/apps': 'reads applications',
   'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': 'reads an application',
   'PATCH /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': 'changes an application (apiAccess, or an application that has it, only by an IAM_OWNER)',
-  'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': 'removes an application and what was issued to it (one with apiAccess only by an IAM_OWNER)',
+  'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId':
+    'removes an application and what was issued to it (one with apiAccess only by an IAM_OWNER)',
   'POST /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/secret': "replaces an application's client secret (one with apiAccess only by an IAM_OWNER)",
   'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys': "reads an application's key metadata",
   'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys/:keyId': 'removes an application key (one with apiAccess only by an IAM_OWNER)',

@@ -62,7 +62,12 @@ export interface World {
 export async function buildWorld(svc: TestService): Promise<World> {
   const created = await createOrg(svc);
   const org = { id: created.id, primaryDomain: created.primaryDomain };
-  const exchangeApp = await createOidcApp(svc, await createProject(svc, org.id), { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', EXCHANGE] }, RP);
+  const exchangeApp = await createOidcApp(
+    svc,
+    await createProject(svc, org.id),
+    { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', EXCHANGE] },
+    RP,
+  );
   const features = await svc.api('PUT', '/admin/v1/features', { token: svc.adminToken, body: { tokenExchange: true, impersonation: true } });
   assert.equal(features.status, 200, features.text);
   const orgs = await svc.api('GET', '/admin/v1/orgs', { token: svc.adminToken });
@@ -86,7 +91,12 @@ export async function createHumanWithRoles(svc: TestService, orgId: string, kind
   const userName = unique('human');
   const res = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {
     token: svc.adminToken,
-    body: { userName, profile: { firstName: 'Tess', lastName: 'Target' }, email: { email: `${userName}@example.com`, isEmailVerified: true }, password: PASSWORD },
+    body: {
+      userName,
+      profile: { firstName: 'Tess', lastName: 'Target' },
+      email: { email: `${userName}@example.com`, isEmailVerified: true },
+      password: PASSWORD,
+    },
   });
   assert.equal(res.status, 201, res.text);
   await grantRoles(svc, orgId, res.body.userId, rolesOfKind(kind));
@@ -107,7 +117,11 @@ async function grantRoles(svc: TestService, orgId: string, userId: string, roles
 export async function createTarget(svc: TestService, world: World, name: TargetName): Promise<Target> {
   const [type, kind] = name.split(' ');
   const roles = rolesOfKind(kind);
-  const target: Target = { name, roles, ...(type === 'human' ? await createHumanWithRoles(svc, world.org.id, kind) : await createMachineWithRoles(svc, world.org.id, roles)) };
+  const target: Target = {
+    name,
+    roles,
+    ...(type === 'human' ? await createHumanWithRoles(svc, world.org.id, kind) : await createMachineWithRoles(svc, world.org.id, roles)),
+  };
   const joined = await svc.api('PUT', `/management/v1/orgs/${world.org.id}/groups/${world.groups.joined}/members/${target.userId}`, { token: svc.adminToken });
   assert.equal(joined.status, 200, joined.text);
   if (type === 'human') {
@@ -129,7 +143,14 @@ async function createMachineWithRoles(svc: TestService, orgId: string, roles: Ro
 }
 
 /** An access token of the user, issued to `app` through the login UI; undefined when the sign-in is refused. */
-async function userToken(svc: TestService, app: { clientId: string; clientSecret?: string }, loginName: string, password: string, scope: string, extra?: Record<string, string>) {
+async function userToken(
+  svc: TestService,
+  app: { clientId: string; clientSecret?: string },
+  loginName: string,
+  password: string,
+  scope: string,
+  extra?: Record<string, string>,
+) {
   const redirectUri = app.clientId === 'console' ? `${svc.config.publicUrl}/console/callback` : `${RP}/cb`;
   const { tokens } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri, loginName, password, scope, extra });
   return tokens?.access_token;

@@ -42,7 +42,9 @@ export class LoginClient {
     if (!this.declinesMfaOffer || !step || response.status !== 303 || response.location !== `/ui/login/${step[1]}`) return response;
     const offer = await this.get(response.location);
     if (!offer.text.includes('data-mfa-skip')) return response;
-    return this.send('POST', `/ui/login/${step[1]}/enrol/skip`, new URLSearchParams({ csrf: csrfOf(offer.text) }).toString(), { 'content-type': 'application/x-www-form-urlencoded' });
+    return this.send('POST', `/ui/login/${step[1]}/enrol/skip`, new URLSearchParams({ csrf: csrfOf(offer.text) }).toString(), {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
   }
 
   /** Starts an authorization request and follows it to the login page; returns the page and its uid. */

@@ -29,7 +29,12 @@ export class RawHttpClient {
   private send(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<PageResponse> {
     const url = new URL(path, this.serviceUrl);
     const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-    const all = { ...this.headers, ...headers, ...(cookie ? { cookie } : {}), ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) };
+    const all = {
+      ...this.headers,
+      ...headers,
+      ...(cookie ? { cookie } : {}),
+      ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}),
+    };
     return new Promise((resolve, reject) => {
       const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: all }, (res) => {
         const chunks: Buffer[] = [];

@@ -17,7 +17,8 @@ describe('users queries: human users of an organization (SCIM lists)', () => {
     db = await openQueryDatabase();
     org = await db.org();
     humans = [];
-    for (const name of ['dora', 'bob', 'eve', 'alice', 'carl']) humans.push(await db.user(org, { userName: name, familyName: name === 'eve' ? 'Smith' : null }));
+    for (const name of ['dora', 'bob', 'eve', 'alice', 'carl'])
+      humans.push(await db.user(org, { userName: name, familyName: name === 'eve' ? 'Smith' : null }));
     await db.user(org, { type: 'machine', userName: 'aaa-machine' });
     await db.user(await db.org(), { userName: 'aaa-elsewhere' });
   });
@@ -39,7 +40,8 @@ describe('users queries: human users of an organization (SCIM lists)', () => {
   });
 
   it('humanUserPage: pages in order from the first row and deeper (deferred join), with every column', async () => {
-    const names = async (limit: number, offset: number) => (await humanUserPage(statementsOf(db.dataSource), byName(org.id), limit, offset)).map((r) => r.user_name);
+    const names = async (limit: number, offset: number) =>
+      (await humanUserPage(statementsOf(db.dataSource), byName(org.id), limit, offset)).map((r) => r.user_name);
     assert.deepEqual(await names(2, 0), ['alice', 'bob']);
     assert.deepEqual(await names(2, 2), ['carl', 'dora']);
     assert.deepEqual(await names(10, 4), ['eve']);
@@ -47,9 +49,15 @@ describe('users queries: human users of an organization (SCIM lists)', () => {
   });
 
   it('a fragment parameter without a value is refused, not bound as null', async () => {
-    await assert.rejects(humanUserPage(statementsOf(db.dataSource), byName(org.id, ' AND u.family_name = :family'), 10, 0), /no value for SQL parameter :family/);
+    await assert.rejects(
+      humanUserPage(statementsOf(db.dataSource), byName(org.id, ' AND u.family_name = :family'), 10, 0),
+      /no value for SQL parameter :family/,
+    );
     const withValue = { ...byName(org.id, ' AND u.family_name = :family'), params: { orgId: org.id, family: 'Smith' } };
-    assert.deepEqual((await humanUserPage(statementsOf(db.dataSource), withValue, 10, 0)).map((r) => r.user_name), ['eve']);
+    assert.deepEqual(
+      (await humanUserPage(statementsOf(db.dataSource), withValue, 10, 0)).map((r) => r.user_name),
+      ['eve'],
+    );
   });
 
   it('countUsersWhere counts what the fragment matches', async () => {

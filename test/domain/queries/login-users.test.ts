@@ -38,11 +38,20 @@ describe('users queries: login names', () => {
   it('by domain: the organization with its user, a null user when it has none, and users named x@y', async () => {
     const kim = await db.user(other, { userName: 'kim' });
     const found = await loginUsersByDomainOrName(db.dataSource, 'kim', other.primaryDomain, `kim@${other.primaryDomain}`);
-    assert.deepEqual(found.map((r) => [r.via, r.id, r.user_name]), [['domain', kim.id, 'kim']]);
+    assert.deepEqual(
+      found.map((r) => [r.via, r.id, r.user_name]),
+      [['domain', kim.id, 'kim']],
+    );
     const missing = await loginUsersByDomainOrName(db.dataSource, 'lee', other.primaryDomain, `lee@${other.primaryDomain}`);
-    assert.deepEqual(missing.map((r) => [r.via, r.id]), [['domain', null]]);
+    assert.deepEqual(
+      missing.map((r) => [r.via, r.id]),
+      [['domain', null]],
+    );
     const odd = await db.user(home, { userName: 'x@nowhere.test' });
     const byName = await loginUsersByDomainOrName(db.dataSource, 'x', 'nowhere.test', 'x@nowhere.test');
-    assert.deepEqual(byName.map((r) => [r.via, r.id]), [['name', odd.id]]);
+    assert.deepEqual(
+      byName.map((r) => [r.via, r.id]),
+      [['name', odd.id]],
+    );
   });
 });

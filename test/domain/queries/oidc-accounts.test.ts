@@ -14,7 +14,14 @@ describe('users queries: OIDC accounts and token users', () => {
   before(async () => {
     db = await openQueryDatabase();
     org = await db.org();
-    ada = await db.user(org, { userName: 'Ada', givenName: 'Ada', familyName: 'Lovelace', email: 'ada@example.test', emailVerified: true, scimAttributes: { addresses: [] } });
+    ada = await db.user(org, {
+      userName: 'Ada',
+      givenName: 'Ada',
+      familyName: 'Lovelace',
+      email: 'ada@example.test',
+      emailVerified: true,
+      scimAttributes: { addresses: [] },
+    });
   });
   after(() => db?.close());
 

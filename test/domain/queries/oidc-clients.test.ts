@@ -16,7 +16,12 @@ describe('users queries: OIDC clients', () => {
   after(() => db?.close());
 
   it('an application by client id, with its registration columns', async () => {
-    const app = await db.application(org, { clientSecretHash: 'hash-1', authMethod: 'private_key_jwt', apiAccess: true, grantTypes: ['authorization_code', 'refresh_token'] });
+    const app = await db.application(org, {
+      clientSecretHash: 'hash-1',
+      authMethod: 'private_key_jwt',
+      apiAccess: true,
+      grantTypes: ['authorization_code', 'refresh_token'],
+    });
     const rows = await clientRows(db.dataSource, app.clientId);
     assert.equal(rows.length, 1);
     const [row] = rows;
@@ -56,7 +61,10 @@ describe('users queries: OIDC clients', () => {
     const key = await db.publicKey({ ownerType: 'application', ownerId: app.id, orgId: org.id, publicKey: 'PEM', expiresAt });
     await db.publicKey({ ownerType: 'machine', ownerId: app.id, orgId: org.id });
     const rows = await applicationKeyRows(db.dataSource, app.id);
-    assert.deepEqual(rows.map((r) => [r.id, r.public_key, Number(r.expires_at)]), [[key.id, 'PEM', expiresAt.getTime()]]);
+    assert.deepEqual(
+      rows.map((r) => [r.id, r.public_key, Number(r.expires_at)]),
+      [[key.id, 'PEM', expiresAt.getTime()]],
+    );
     assert.deepEqual(await applicationKeyRows(db.dataSource, 'nobody'), []);
   });
 });

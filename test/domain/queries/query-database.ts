@@ -48,30 +48,72 @@ export async function openQueryDatabase(): Promise<QueryDatabase> {
   return {
     dataSource,
     org: (values = {}) =>
-      insert(OrganizationEntity, { id: randomUUID(), name: `org-${randomUUID()}`, primaryDomain: `${randomUUID()}.example.test`, createdAt: now, changedAt: now, ...values } as OrganizationEntity),
+      insert(OrganizationEntity, {
+        id: randomUUID(),
+        name: `org-${randomUUID()}`,
+        primaryDomain: `${randomUUID()}.example.test`,
+        createdAt: now,
+        changedAt: now,
+        ...values,
+      } as OrganizationEntity),
     user: (org, values = {}) => {
       const userName = values.userName ?? `user-${randomUUID()}`;
       return insert(UserEntity, {
-        id: randomUUID(), orgId: org.id, type: 'human', userName, userNameLower: userName.toLowerCase(), state: 'active',
-        emailVerified: false, phoneVerified: false, passwordChangeRequired: false, failedPasswordChecks: 0, version: 1,
-        createdAt: now, changedAt: now, ...values,
+        id: randomUUID(),
+        orgId: org.id,
+        type: 'human',
+        userName,
+        userNameLower: userName.toLowerCase(),
+        state: 'active',
+        emailVerified: false,
+        phoneVerified: false,
+        passwordChangeRequired: false,
+        failedPasswordChecks: 0,
+        version: 1,
+        createdAt: now,
+        changedAt: now,
+        ...values,
       } as UserEntity);
     },
     application: async (org, values = {}) => {
       const project = await insert(ProjectEntity, { id: randomUUID(), orgId: org.id, name: 'project', createdAt: now, changedAt: now } as ProjectEntity);
       return insert(ApplicationEntity, {
-        id: randomUUID(), orgId: org.id, projectId: project.id, name: 'app', kind: 'oidc', clientId: `client-${randomUUID()}`, clientSecretHash: null,
-        authMethod: 'client_secret_basic', redirectUris: ['https://rp.example.test/cb'], postLogoutRedirectUris: [], responseTypes: ['code'],
-        grantTypes: ['authorization_code'], accessTokenType: 'opaque', idTokenUserinfoAssertion: false, apiAccess: false, devMode: false,
-        createdAt: now, changedAt: now, ...values,
+        id: randomUUID(),
+        orgId: org.id,
+        projectId: project.id,
+        name: 'app',
+        kind: 'oidc',
+        clientId: `client-${randomUUID()}`,
+        clientSecretHash: null,
+        authMethod: 'client_secret_basic',
+        redirectUris: ['https://rp.example.test/cb'],
+        postLogoutRedirectUris: [],
+        responseTypes: ['code'],
+        grantTypes: ['authorization_code'],
+        accessTokenType: 'opaque',
+        idTokenUserinfoAssertion: false,
+        apiAccess: false,
+        devMode: false,
+        createdAt: now,
+        changedAt: now,
+        ...values,
       } as ApplicationEntity);
     },
-    publicKey: (values) => insert(PublicKeyEntity, { id: randomUUID(), publicKey: '-----BEGIN PUBLIC KEY-----', expiresAt: null, createdAt: now, ...values } as PublicKeyEntity),
+    publicKey: (values) =>
+      insert(PublicKeyEntity, { id: randomUUID(), publicKey: '-----BEGIN PUBLIC KEY-----', expiresAt: null, createdAt: now, ...values } as PublicKeyEntity),
     machineSecret: async (userId, secretHash) => void (await insert(MachineSecretEntity, { userId, secretHash, createdAt: now } as MachineSecretEntity)),
     instance: async (values = {}) =>
       void (await insert(InstanceEntity, {
-        id: INSTANCE_ID, defaultLanguage: 'en', lockoutMaxAttempts: 5, passwordMinLength: 8, accessTokenLifetime: 3600, idTokenLifetime: 3600,
-        refreshTokenIdleLifetime: 86_400, refreshTokenAbsoluteLifetime: 864_000, createdAt: now, ...values,
+        id: INSTANCE_ID,
+        defaultLanguage: 'en',
+        lockoutMaxAttempts: 5,
+        passwordMinLength: 8,
+        accessTokenLifetime: 3600,
+        idTokenLifetime: 3600,
+        refreshTokenIdleLifetime: 86_400,
+        refreshTokenAbsoluteLifetime: 864_000,
+        createdAt: now,
+        ...values,
       } as InstanceEntity)),
     close: async () => {
       await dataSource.destroy();

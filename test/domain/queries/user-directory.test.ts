@@ -16,7 +16,14 @@ describe('users queries: the management API user list and search', () => {
     db = await openQueryDatabase();
     org = await db.org();
     const human = (userName: string, givenName: string, familyName: string, email: string) =>
-      db.user(org, { userName, givenName, familyName, displayName: `${givenName} ${familyName}`, email, searchText: searchText({ userName, givenName, familyName, email }) });
+      db.user(org, {
+        userName,
+        givenName,
+        familyName,
+        displayName: `${givenName} ${familyName}`,
+        email,
+        searchText: searchText({ userName, givenName, familyName, email }),
+      });
     await human('sisyphus', 'ΣΊΣΥΦΟΣ', 'Corinth', 's@example.com');
     await human('ada', 'Ada', 'Lovelace', 'ada@example.com');
     await human('Bob', 'Bob', 'Ärger', 'bob@x.example');
@@ -50,7 +57,8 @@ describe('users queries: the management API user list and search', () => {
   it('a search reads the search index, in its order, without a sort; the count reads only the index', async () => {
     const statements = userListStatements(sqlite() ? 'sqlite' : 'mysql', org.id, { query: 'ada', limit: 10, offset: 0 });
     if (sqlite()) {
-      const plan = async (s: { sql: string; params: unknown[] }) => (await db.dataSource.query(`EXPLAIN QUERY PLAN ${s.sql}`, s.params)).map((r: { detail: string }) => r.detail).join('; ');
+      const plan = async (s: { sql: string; params: unknown[] }) =>
+        (await db.dataSource.query(`EXPLAIN QUERY PLAN ${s.sql}`, s.params)).map((r: { detail: string }) => r.detail).join('; ');
       const page = await plan(statements.page);
       assert.match(page, /USING INDEX ix_users_org_search \(org_id=\?\)/, page);
       assert.doesNotMatch(page, /TEMP B-TREE|SCAN/, page);

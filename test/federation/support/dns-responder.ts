@@ -47,7 +47,8 @@ function answerTo(query: Buffer, zone: DnsZone): Buffer | undefined {
   const type = query.readUInt16BE(at + 1);
   const known = zone.txt.has(name) || zone.a.has(name);
   const records: Buffer[] = [];
-  if (type === TYPE_TXT) for (const text of zone.txt.get(name) ?? []) records.push(record(TYPE_TXT, Buffer.concat([Buffer.from([text.length]), Buffer.from(text, 'ascii')])));
+  if (type === TYPE_TXT)
+    for (const text of zone.txt.get(name) ?? []) records.push(record(TYPE_TXT, Buffer.concat([Buffer.from([text.length]), Buffer.from(text, 'ascii')])));
   const address = zone.a.get(name);
   if (type === TYPE_A && address) records.push(record(TYPE_A, Buffer.from(address.split('.').map(Number))));
   const header = Buffer.alloc(12);

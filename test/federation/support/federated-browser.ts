@@ -30,7 +30,16 @@ export class FederatedBrowser {
   async authorize(app: OidcApp, extra: Record<string, string> = {}): Promise<PageResponse> {
     this.verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(this.verifier).digest('base64url');
-    const params = { client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'rp-state', code_challenge: challenge, code_challenge_method: 'S256', ...extra };
+    const params = {
+      client_id: app.clientId,
+      redirect_uri: `${RP}/cb`,
+      response_type: 'code',
+      scope: 'openid',
+      state: 'rp-state',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      ...extra,
+    };
     const redirect = await this.service.get(`/oauth/v2/authorize?${new URLSearchParams(params)}`);
     assert.equal(redirect.status, 303, redirect.text.slice(0, 300));
     this.uid = /\/ui\/login\/([^/?]+)/.exec(redirect.location ?? '')![1];
@@ -73,7 +82,13 @@ export class FederatedBrowser {
     const posted = await this.upstream.post('/module.php/core/loginuserpass.php', { username: user, password, AuthState: decodeHtml(authState) });
     const action = /<form[^>]+action="([^"]+)"/.exec(posted.text)?.[1];
     const field = (name: string) => decodeHtml(new RegExp(`name="${name}" value="([^"]*)"`).exec(posted.text)?.[1] ?? '');
-    assert.ok(action && field("SAMLResponse"), `the IdP response form: ${posted.status} ${posted.text.replace(/<head>[\s\S]*<\/head>/, "").replace(/\s+/g, " ").slice(0, 1200)}`);
+    assert.ok(
+      action && field('SAMLResponse'),
+      `the IdP response form: ${posted.status} ${posted.text
+        .replace(/<head>[\s\S]*<\/head>/, '')
+        .replace(/\s+/g, ' ')
+        .slice(0, 1200)}`,
+    );
     return { acs: new URL(decodeHtml(action)), form: { SAMLResponse: field('SAMLResponse'), RelayState: field('RelayState') } };
   }
 
@@ -103,12 +118,24 @@ export class FederatedBrowser {
 
   /** The application's side: the code at its redirect URI exchanged for tokens; the ID token's claims. */
   async tokens(app: OidcApp, atRedirectUri: PageResponse): Promise<Record<string, unknown>> {
-    assert.ok(atRedirectUri.location?.startsWith(RP), `at the redirect URI: ${atRedirectUri.status} ${atRedirectUri.location} ${atRedirectUri.text.slice(0, 600)}`);
+    assert.ok(
+      atRedirectUri.location?.startsWith(RP),
+      `at the redirect URI: ${atRedirectUri.status} ${atRedirectUri.location} ${atRedirectUri.text.slice(0, 600)}`,
+    );
     const url = new URL(atRedirectUri.location!);
-    assert.equal(`${url.origin}${url.pathname}`, `${RP}/cb`, `at the redirect URI: ${atRedirectUri.status} ${atRedirectUri.location} ${atRedirectUri.text.slice(0, 400)}`);
+    assert.equal(
+      `${url.origin}${url.pathname}`,
+      `${RP}/cb`,
+      `at the redirect URI: ${atRedirectUri.status} ${atRedirectUri.location} ${atRedirectUri.text.slice(0, 400)}`,
+    );
     const code = url.searchParams.get('code');
     assert.ok(code, `a code: ${url.href}`);
-    const res = await postForm(this.svc, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: `${RP}/cb`, code_verifier: this.verifier }, { id: app.clientId, secret: app.clientSecret! });
+    const res = await postForm(
+      this.svc,
+      '/oauth/v2/token',
+      { grant_type: 'authorization_code', code, redirect_uri: `${RP}/cb`, code_verifier: this.verifier },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
     assert.equal(res.status, 200, JSON.stringify(res.body));
     return JSON.parse(Buffer.from(String(res.body.id_token).split('.')[1], 'base64url').toString());
   }
@@ -116,5 +143,10 @@ export class FederatedBrowser {
 
 /** The entities SimpleSAMLphp's templates write into attribute values. */
 function decodeHtml(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&#039;|&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#039;|&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }

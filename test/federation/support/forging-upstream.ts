@@ -30,7 +30,13 @@ export async function startForgingUpstream(clientId: string): Promise<ForgingUps
     const now = Math.floor(Date.now() / 1000);
     const f = state.forgery;
     const claims = { sub: `forged-${f}`, preferred_username: `forged.${f}.${now}`, nonce: f === 'wrong-nonce' ? 'another-nonce' : nonce };
-    if (f === 'alg-none') return new UnsecuredJWT(claims).setIssuer(state.issuer).setAudience(clientId).setIssuedAt(now).setExpirationTime(now + 300).encode();
+    if (f === 'alg-none')
+      return new UnsecuredJWT(claims)
+        .setIssuer(state.issuer)
+        .setAudience(clientId)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 300)
+        .encode();
     const iat = f === 'future' ? now + 3600 : f === 'expired' ? now - 7200 : now;
     return new SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid: 'k1' })

@@ -46,15 +46,29 @@ export async function startGlewlwydUpstream(): Promise<GlewlwydUpstream> {
       'allowed-scope': ['openid'],
       'pkce-allowed': true,
     };
-    await glewlwydCall(running.url, admin, 'POST', '/api/mod/plugin/', { module: 'oidc', name: 'oidc', display_name: 'OpenID Connect', enabled: true, parameters });
+    await glewlwydCall(running.url, admin, 'POST', '/api/mod/plugin/', {
+      module: 'oidc',
+      name: 'oidc',
+      display_name: 'OpenID Connect',
+      enabled: true,
+      parameters,
+    });
     return {
       issuer,
       addClient: ({ clientId, secret, redirectUri, authMethods }) =>
         glewlwydCall(running.url, admin, 'POST', '/api/client/', {
-          client_id: clientId, name: clientId, confidential: true, password: secret, enabled: true,
-          redirect_uri: [redirectUri], authorization_type: ['code'], token_endpoint_auth_method: authMethods, scope: ['openid'],
+          client_id: clientId,
+          name: clientId,
+          confidential: true,
+          password: secret,
+          enabled: true,
+          redirect_uri: [redirectUri],
+          authorization_type: ['code'],
+          token_endpoint_auth_method: authMethods,
+          scope: ['openid'],
         }),
-      addUser: (username, password) => glewlwydCall(running.url, admin, 'POST', '/api/user/', { username, password, name: username, enabled: true, scope: ['openid'] }),
+      addUser: (username, password) =>
+        glewlwydCall(running.url, admin, 'POST', '/api/user/', { username, password, name: username, enabled: true, scope: ['openid'] }),
       authorize: async (authorizationUrl, clientId, username, password) => {
         const session = await glewlwydSession(running.url, username, password);
         await glewlwydCall(running.url, session, 'PUT', `/api/auth/grant/${encodeURIComponent(clientId)}`, { scope: 'openid' });

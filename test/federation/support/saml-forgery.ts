@@ -1,4 +1,3 @@
-
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,9 +23,18 @@ export function resign(samlResponse: string, keyPem: string, certPem: string, ed
   const assertion = doc.getElementsByTagNameNS(SAML, 'Assertion')[0];
   edit(doc, assertion);
   const xml = new XMLSerializer().serializeToString(doc as never);
-  const signer = new SignedXml({ privateKey: keyPem, publicCert: certPem, signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256', canonicalizationAlgorithm: EXC_C14N });
+  const signer = new SignedXml({
+    privateKey: keyPem,
+    publicCert: certPem,
+    signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+    canonicalizationAlgorithm: EXC_C14N,
+  });
   const id = assertion.getAttribute('ID');
-  signer.addReference({ xpath: `//*[local-name(.)='Assertion' and @ID='${id}']`, digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256', transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', EXC_C14N] });
+  signer.addReference({
+    xpath: `//*[local-name(.)='Assertion' and @ID='${id}']`,
+    digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
+    transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', EXC_C14N],
+  });
   signer.computeSignature(xml, { location: { reference: `//*[local-name(.)='Assertion' and @ID='${id}']/*[local-name(.)='Issuer']`, action: 'after' } });
   return Buffer.from(signer.getSignedXml()).toString('base64');
 }
@@ -40,7 +48,11 @@ export function first(node: Document | Element, localName: string): Element {
 export function attackerCredentials(): { keyPem: string; certPem: string } {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-attacker-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-subj', '/CN=attacker', '-days', '1'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'c.pem'), '-subj', '/CN=attacker', '-days', '1'],
+      { stdio: 'ignore' },
+    );
     return { keyPem: readFileSync(join(dir, 'k.pem'), 'utf8'), certPem: readFileSync(join(dir, 'c.pem'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -51,4 +63,3 @@ export function attackerCredentials(): { keyPem: string; certPem: string } {
 export function instant(ms: number): string {
   return new Date(Date.now() + ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
-

@@ -51,7 +51,10 @@ export async function startSimpleSamlPhp(users: SamlUsers): Promise<SimpleSamlPh
   const accounts = Object.entries(users)
     .map(([name, user]) => `    ${php(`${name}:${user.password}`)} => ${phpArray(user.attributes)},`)
     .join('\n');
-  writeFileSync(join(dir, 'config/authsources.php'), `<?php\n$config = [\n  'admin' => ['core:AdminPassword'],\n  'example-userpass' => ['exampleauth:UserPass',\n${accounts}\n  ],\n];\n`);
+  writeFileSync(
+    join(dir, 'config/authsources.php'),
+    `<?php\n$config = [\n  'admin' => ['core:AdminPassword'],\n  'example-userpass' => ['exampleauth:UserPass',\n${accounts}\n  ],\n];\n`,
+  );
   writeFileSync(
     join(dir, 'metadata/saml20-idp-hosted.php'),
     `<?php

@@ -53,7 +53,8 @@ export async function startUpstreamIdp(accounts: UpstreamAccounts, options: { ho
       }
       const form = new URLSearchParams(await body(req));
       const accountId = form.get('account') ?? '';
-      if (!accounts[accountId]) return provider!.interactionFinished(req, res, { error: 'access_denied', error_description: 'unknown account' }, { mergeWithLastSubmission: false });
+      if (!accounts[accountId])
+        return provider!.interactionFinished(req, res, { error: 'access_denied', error_description: 'unknown account' }, { mergeWithLastSubmission: false });
       const grant = new provider!.Grant({ accountId, clientId: String(details.params.client_id) });
       grant.addOIDCScope(String(details.params.scope));
       const grantId = await grant.save();

@@ -15,7 +15,8 @@ const HAPROXY = '/usr/sbin/haproxy';
 
 /** Why the cluster cannot start here, or undefined when it can. */
 export function galeraMissing(): string | undefined {
-  for (const path of [MARIADBD, GALERA, HAPROXY, '/usr/bin/rsync', '/usr/bin/mariadb-install-db', '/usr/bin/mariadb']) if (!existsSync(path)) return `${path} is not installed`;
+  for (const path of [MARIADBD, GALERA, HAPROXY, '/usr/bin/rsync', '/usr/bin/mariadb-install-db', '/usr/bin/mariadb'])
+    if (!existsSync(path)) return `${path} is not installed`;
   return undefined;
 }
 
@@ -55,7 +56,9 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
   for (let i = 0; i < size; i++) nodes.push({ name: `node${i + 1}`, dir: join(root, `node${i + 1}`), port: await stablePort(), gcommPort: await stablePort() });
   const gcomm = nodes.map((n) => `127.0.0.1:${n.gcommPort}`).join(',');
   const asMysql = userInfo().uid === 0;
-  const owner = asMysql ? { uid: Number(execFileSync('id', ['-u', 'mysql']).toString()), gid: Number(execFileSync('id', ['-g', 'mysql']).toString()) } : undefined;
+  const owner = asMysql
+    ? { uid: Number(execFileSync('id', ['-u', 'mysql']).toString()), gid: Number(execFileSync('id', ['-g', 'mysql']).toString()) }
+    : undefined;
   for (const node of nodes) {
     mkdirSync(join(node.dir, 'data'), { recursive: true });
     writeFileSync(join(node.dir, 'my.cnf'), nodeConfig(node, gcomm, await stablePort(), await stablePort(), asMysql));
@@ -63,7 +66,9 @@ export async function startGaleraCluster(database: string, size = 3): Promise<Ga
   const initSql = join(root, 'init.sql');
   writeFileSync(initSql, `CREATE USER IF NOT EXISTS 'root'@'127.0.0.1';\nGRANT ALL ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n`);
   if (owner) chownTree(root, owner);
-  execFileSync('mariadb-install-db', [`--defaults-file=${join(nodes[0].dir, 'my.cnf')}`, '--auth-root-authentication-method=normal', '--skip-test-db'], { stdio: 'ignore' });
+  execFileSync('mariadb-install-db', [`--defaults-file=${join(nodes[0].dir, 'my.cnf')}`, '--auth-root-authentication-method=normal', '--skip-test-db'], {
+    stdio: 'ignore',
+  });
 
   const start = async (node: Node, extra: string[] = []) => {
     node.child = spawn(MARIADBD, [`--defaults-file=${join(node.dir, 'my.cnf')}`, ...extra], { stdio: 'ignore' });

@@ -11,10 +11,16 @@ describe('contract: Client#backchannelLogout', () => {
   it('is the method end-session calls for each client with a back-channel logout URI', () => {
     assert.equal(typeof unpatchedProvider().Client.prototype.backchannelLogout, 'function');
     const source = librarySource('actions/end_session.js');
-    assert.ok(/if \(client\.backchannelLogoutUri\) \{\s*const \{ accountId \} = session;\s*back\.push\(client\.backchannelLogout\(accountId, sid\)/.test(source), 'end_session.js calls it');
+    assert.ok(
+      /if \(client\.backchannelLogoutUri\) \{\s*const \{ accountId \} = session;\s*back\.push\(client\.backchannelLogout\(accountId, sid\)/.test(source),
+      'end_session.js calls it',
+    );
     // It is where the token is sent: nothing else of the library POSTs one.
     const model = librarySource('models/client.js');
-    assert.ok(/async backchannelLogout\(sub, sid\) \{[\s\S]*?fetchRequest\(provider, new URL\(this\.backchannelLogoutUri\)/.test(model), 'models/client.js sends it');
+    assert.ok(
+      /async backchannelLogout\(sub, sid\) \{[\s\S]*?fetchRequest\(provider, new URL\(this\.backchannelLogoutUri\)/.test(model),
+      'models/client.js sends it',
+    );
   });
 });
 
@@ -31,7 +37,16 @@ describe('oidc-provider sends no logout token itself', () => {
     const logoutUri = receiver.endpoint();
     const res = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/oidc`, {
       token: svc.adminToken,
-      body: { name: 'rp', redirectUris: ['http://127.0.0.1:65530/cb'], responseTypes: ['code'], grantTypes: ['authorization_code'], authMethod: 'client_secret_basic', devMode: true, backchannelLogoutUri: logoutUri, backchannelLogoutSessionRequired: true },
+      body: {
+        name: 'rp',
+        redirectUris: ['http://127.0.0.1:65530/cb'],
+        responseTypes: ['code'],
+        grantTypes: ['authorization_code'],
+        authMethod: 'client_secret_basic',
+        devMode: true,
+        backchannelLogoutUri: logoutUri,
+        backchannelLogoutSessionRequired: true,
+      },
     });
     assert.equal(res.status, 201, res.text);
     const provider = svc.app.get(ProviderHolder).provider;

@@ -12,7 +12,10 @@ describe('contract: Client.find', () => {
     assert.equal(typeof unpatchedProvider().Client.find, 'function');
     const source = librarySource('models/client.js');
     assert.match(source, /const properties = await this\.adapter\.find\(id\);/);
-    assert.match(source, /const propHash = crypto\.hash\('sha256', JSON\.stringify\(properties\), 'base64url'\);\s*let client = dynamicClients\.get\(propHash\);/);
+    assert.match(
+      source,
+      /const propHash = crypto\.hash\('sha256', JSON\.stringify\(properties\), 'base64url'\);\s*let client = dynamicClients\.get\(propHash\);/,
+    );
   });
 });
 

@@ -23,7 +23,8 @@ describe('hashed client secrets, each client held to its registered method', () 
     basic = await createOidcApp(svc, await createProject(svc), { authMethod: 'client_secret_basic' });
   });
 
-  const revoke = (form: Record<string, string>, auth?: { id: string; secret: string }) => postForm(svc, '/oauth/v2/revoke', { token: 'not-a-token', ...form }, auth);
+  const revoke = (form: Record<string, string>, auth?: { id: string; secret: string }) =>
+    postForm(svc, '/oauth/v2/revoke', { token: 'not-a-token', ...form }, auth);
 
   it('accepts the secret, also when it is presented again', async () => {
     for (let i = 0; i < 2; i++) assert.equal((await revoke({}, { id: basic.clientId, secret: basic.clientSecret! })).status, 200);

@@ -33,7 +33,10 @@ describe('contract: the device flow (RFC 8628) in oidc-provider', () => {
   });
 
   it('the device authorization endpoint asks grantTypeAllowed of the client (unauthorized_client, request-rules.ts)', () => {
-    assert.match(librarySource('actions/authorization/client.js'), /case 'device_authorization':\s*grantType = 'urn:ietf:params:oauth:grant-type:device_code';[\s\S]*if \(!client\.grantTypeAllowed\(grantType\)\)/);
+    assert.match(
+      librarySource('actions/authorization/client.js'),
+      /case 'device_authorization':\s*grantType = 'urn:ietf:params:oauth:grant-type:device_code';[\s\S]*if \(!client\.grantTypeAllowed\(grantType\)\)/,
+    );
   });
 
   it('a form posted without a stored session fails saving the new one (the 400 page of device-flow.ts instead of a 500)', () => {

@@ -8,7 +8,10 @@ import { librarySource } from './oidc-provider-source.js';
  */
 describe('contract: the details of the DPoP refusals, and the error events after the body is written', () => {
   it('a missing proof and a key mismatch carry the details the listeners look for', () => {
-    assert.match(librarySource('helpers/sender_constraints.js'), /if \(!dPoP && ctx\.oidc\.client\.dpopBoundAccessTokens\) \{\s*throw new ErrorClass\('DPoP proof JWT not provided'\);/);
+    assert.match(
+      librarySource('helpers/sender_constraints.js'),
+      /if \(!dPoP && ctx\.oidc\.client\.dpopBoundAccessTokens\) \{\s*throw new ErrorClass\('DPoP proof JWT not provided'\);/,
+    );
     assert.match(librarySource('shared/access_token.js'), /throw new InvalidToken\('failed jkt verification'\);/);
   });
 
@@ -16,6 +19,9 @@ describe('contract: the details of the DPoP refusals, and the error events after
     const app = librarySource('helpers/initialize_app.js');
     assert.match(app, /post\('token', routes\.token, error\('grant\.error'\)/);
     assert.match(app, /get\('userinfo', routes\.userinfo, CORS\.userinfo, error\('userinfo\.error'\)/);
-    assert.match(librarySource('shared/error_handler.js'), /ctx\.body = out;\s*\}\s*if \(out\.error === 'server_error'\) \{\s*provider\.emit\('server_error', ctx, err\);\s*\} else if \(eventName\) \{\s*provider\.emit\(eventName, ctx, err\);/);
+    assert.match(
+      librarySource('shared/error_handler.js'),
+      /ctx\.body = out;\s*\}\s*if \(out\.error === 'server_error'\) \{\s*provider\.emit\('server_error', ctx, err\);\s*\} else if \(eventName\) \{\s*provider\.emit\(eventName, ctx, err\);/,
+    );
   });
 });

@@ -40,10 +40,22 @@ describe('ID token claims follow idTokenUserinfoAssertion for opaque and JWT acc
     for (const assertion of [false, true]) {
       it(`${accessTokenType} access tokens, idTokenUserinfoAssertion ${assertion}: code and refresh`, async () => {
         const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', accessTokenType, idTokenUserinfoAssertion: assertion });
-        const { tokens, error } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: REDIRECT, loginName, password: PASSWORD, scope: SCOPE });
+        const { tokens, error } = await signIn(svc, {
+          clientId: app.clientId,
+          clientSecret: app.clientSecret,
+          redirectUri: REDIRECT,
+          loginName,
+          password: PASSWORD,
+          scope: SCOPE,
+        });
         assert.ok(tokens, error);
         assertProfileClaims(tokens.id_token!, assertion, 'code');
-        const refreshed = await postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { id: app.clientId, secret: app.clientSecret! });
+        const refreshed = await postForm(
+          svc,
+          '/oauth/v2/token',
+          { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
+          { id: app.clientId, secret: app.clientSecret! },
+        );
         assert.equal(refreshed.status, 200, refreshed.text);
         assertProfileClaims(refreshed.body.id_token, assertion, 'refresh');
       });
@@ -65,7 +77,14 @@ describe('ID token claims follow idTokenUserinfoAssertion for opaque and JWT acc
 
   async function implicitIdToken(clientId: string, responseType: string): Promise<string> {
     const browser = new LoginClient(svc.url);
-    const { uid, csrf } = await browser.startLogin({ client_id: clientId, redirect_uri: REDIRECT, response_type: responseType, scope: 'openid profile email', nonce: 'n1', state: 'st' });
+    const { uid, csrf } = await browser.startLogin({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: responseType,
+      scope: 'openid profile email',
+      nonce: 'n1',
+      state: 'st',
+    });
     let res = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName, password: PASSWORD });
     while (res.location && !res.location.startsWith(REDIRECT)) res = await browser.get(res.location);
     const fragment = new URLSearchParams(new URL(res.location ?? 'x:/').hash.slice(1));

@@ -7,7 +7,10 @@ import { useService } from '../../support/fixtures.js';
 describe('contract: the authorization and end-session endpoints always take GET', () => {
   it('registers GET unconditionally and POST only with enableHttpPostMethods', () => {
     const routes = librarySource('helpers/initialize_app.js');
-    assert.match(routes, /get\('authorization', routes\.authorization, authError, \.\.\.authorization\);\s*if \(enableHttpPostMethods\) \{\s*post\('authorization'/);
+    assert.match(
+      routes,
+      /get\('authorization', routes\.authorization, authError, \.\.\.authorization\);\s*if \(enableHttpPostMethods\) \{\s*post\('authorization'/,
+    );
     assert.match(routes, /if \(enableHttpPostMethods\) \{\s*post\('end_session'[^\n]*\n\s*\}\s*get\('end_session', routes\.end_session/);
   });
 });
@@ -15,7 +18,8 @@ describe('contract: the authorization and end-session endpoints always take GET'
 describe('a posted authorization request becomes a GET', () => {
   const svc = useService();
 
-  const post = (type: string, body: string) => fetch(new URL('/oauth/v2/authorize?a=1', svc.url), { method: 'POST', headers: { 'content-type': type }, body, redirect: 'manual' });
+  const post = (type: string, body: string) =>
+    fetch(new URL('/oauth/v2/authorize?a=1', svc.url), { method: 'POST', headers: { 'content-type': type }, body, redirect: 'manual' });
 
   it('a form is answered 303 with its parameters after the query, not cached', async () => {
     const res = await post('application/x-www-form-urlencoded', 'client_id=c&scope=openid');

@@ -10,7 +10,7 @@ import { librarySource } from './oidc-provider-source.js';
 describe('contract: the request object hook and the JWT verification it uses first', () => {
   const source = librarySource('actions/authorization/process_request_object.js');
 
-  it('assertJwtClaimsAndHeader is called with the client before the signature is verified, with the client\'s asymmetric key store', () => {
+  it("assertJwtClaimsAndHeader is called with the client before the signature is verified, with the client's asymmetric key store", () => {
     const hook = source.indexOf('await features.requestObjects.assertJwtClaimsAndHeader(');
     const verification = source.indexOf('await JWT.verify(params.request, client.asymmetricKeyStore, opts);');
     assert.ok(hook > 0 && verification > hook, 'the hook runs first, then the verification');

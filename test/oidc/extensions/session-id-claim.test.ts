@@ -25,11 +25,23 @@ describe('every ID token carries the sid of its sign-in', () => {
     const project = await createProject(svc);
     const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', 'refresh_token'] }, RP);
     const user = await createHuman(svc, project.orgId);
-    const { tokens, error } = await signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName: `${user.userName}@${project.primaryDomain}`, password: PASSWORD, scope: 'openid offline_access' });
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: `${RP}/cb`,
+      loginName: `${user.userName}@${project.primaryDomain}`,
+      password: PASSWORD,
+      scope: 'openid offline_access',
+    });
     assert.ok(tokens, error);
     const sid = decodeJwt(tokens.id_token!).sid;
     assert.equal(typeof sid, 'string');
-    const refreshed = await postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { id: app.clientId, secret: app.clientSecret! });
+    const refreshed = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
     assert.equal(refreshed.status, 200, refreshed.text);
     const body = refreshed.body as { id_token: string };
     assert.equal(decodeJwt(body.id_token).sid, sid, 'the refresh token carries it on');

@@ -23,7 +23,12 @@ describe("userinfo honours a machine user's client-credentials token with openid
     it(`${accessTokenType} access token`, async () => {
       const project = await createProject(svc);
       const machine = await createMachine(svc, project.orgId, accessTokenType);
-      const token = await postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, { id: machine.clientId, secret: machine.clientSecret });
+      const token = await postForm(
+        svc,
+        '/oauth/v2/token',
+        { grant_type: 'client_credentials', scope: 'openid' },
+        { id: machine.clientId, secret: machine.clientSecret },
+      );
       assert.equal(token.status, 200, token.text);
       const res = await fetch(new URL('/oidc/v1/userinfo', svc.url), { headers: { authorization: `Bearer ${token.body.access_token}` } });
       const text = await res.text();

@@ -24,7 +24,18 @@ export type ClientAuth =
  * JWT signed with the client's key (`iss`, `aud`, no `exp`), sent by value in `request` (RFC 9101 §5.1).
  */
 const REQUEST_OBJECT = JSON.stringify({
-  copy_from_request: ['response_type', 'scope', 'client_id', 'state', 'redirect_uri', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'response_mode'],
+  copy_from_request: [
+    'response_type',
+    'scope',
+    'client_id',
+    'state',
+    'redirect_uri',
+    'nonce',
+    'code_challenge',
+    'code_challenge_method',
+    'prompt',
+    'response_mode',
+  ],
   crypto: { sign_alg: 'RS256' },
   request_object_type: 'request',
 });
@@ -57,11 +68,13 @@ export function writeApacheConfig(input: ApacheConfigInput): string {
   chmodSync(dir, 0o755);
   mkdirSync(join(dir, 'htdocs'), { mode: 0o755 });
   mkdirSync(join(dir, 'cgi'), { mode: 0o755 });
-  writeFileSync(join(dir, 'htdocs', 'loggedout.html'), '<!DOCTYPE html><title>logged out</title><p id="logged-out">logged out of the app</p>\n', { mode: 0o644 });
+  writeFileSync(join(dir, 'htdocs', 'loggedout.html'), '<!DOCTYPE html><title>logged out</title><p id="logged-out">logged out of the app</p>\n', {
+    mode: 0o644,
+  });
   // The application: the claims mod_auth_openidc hands over as environment variables, one per line.
   writeFileSync(
     join(dir, 'cgi', 'claims'),
-    '#!/bin/sh\nprintf \'Content-Type: text/plain\\r\\n\\r\\n\'\n/usr/bin/env | /usr/bin/grep -E \'^(OIDC_CLAIM_|REMOTE_USER=)\' | /usr/bin/sort\n',
+    "#!/bin/sh\nprintf 'Content-Type: text/plain\\r\\n\\r\\n'\n/usr/bin/env | /usr/bin/grep -E '^(OIDC_CLAIM_|REMOTE_USER=)' | /usr/bin/sort\n",
     { mode: 0o755 },
   );
   const path = join(dir, 'httpd.conf');

@@ -46,6 +46,10 @@ export async function startApache(issuer: string, clients: ClientAuth[], ports: 
   const hosts = clients.map((auth, i) => ({ auth, port: ports[i] }));
   const config = writeApacheConfig({ dir, issuer, hosts, passphrase: randomBytes(24).toString('base64url') });
   const origins = hosts.map((host) => `http://127.0.0.1:${host.port}`);
-  const { errorLog, stop } = await runApache(dir, config, origins.map((origin) => `${origin}${LOGGED_OUT_PATH}`));
+  const { errorLog, stop } = await runApache(
+    dir,
+    config,
+    origins.map((origin) => `${origin}${LOGGED_OUT_PATH}`),
+  );
   return { origins, errorLog, stop };
 }

@@ -7,7 +7,16 @@ import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -37,7 +46,11 @@ export async function startRelyingParty(): Promise<RelyingParty> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
-      const callback: Callback = { url, method: req.method ?? 'GET', ...(req.method === 'POST' ? { form: new URLSearchParams(Buffer.concat(chunks).toString()) } : {}) };
+      const callback: Callback = {
+        url,
+        method: req.method ?? 'GET',
+        ...(req.method === 'POST' ? { form: new URLSearchParams(Buffer.concat(chunks).toString()) } : {}),
+      };
       callbacks.push(callback);
       waiters.shift()?.(callback);
       res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html><title>relying party</title>');
@@ -86,7 +99,12 @@ async function declineMfaOffer(page: Page, posted: Response): Promise<void> {
 }
 
 /** Opens a URL, runs the UI steps and waits for what reaches the relying party (query, fragment or form_post). */
-export async function authorize(rp: RelyingParty, page: Page, url: URL | string, steps: (page: Page) => Promise<void> = async () => undefined): Promise<Callback> {
+export async function authorize(
+  rp: RelyingParty,
+  page: Page,
+  url: URL | string,
+  steps: (page: Page) => Promise<void> = async () => undefined,
+): Promise<Callback> {
   const arrived = rp.next();
   await page.goto(String(url)).catch((error: Error) => {
     // A previous form_post page may still be submitting; the new navigation wins all the same.

@@ -6,7 +6,10 @@ export interface MachineCredentials {
 }
 
 /** GET or POST over a new connection, so node:cluster spreads the requests over every worker. */
-export function onNewConnection(url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; text: string }> {
+export function onNewConnection(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: init.method ?? 'GET', agent: false, headers: init.headers }, (res) => {
       let text = '';

@@ -11,7 +11,12 @@ export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 export const RP = 'http://127.0.0.1:65530';
 
 /** An application a TV would use: public, the device grant only (and the code flow where a test needs it too). */
-export async function deviceApp(svc: TestService, project: { orgId: string; projectId: string }, grantTypes = [DEVICE_GRANT], responseTypes: string[] = []): Promise<OidcApp> {
+export async function deviceApp(
+  svc: TestService,
+  project: { orgId: string; projectId: string },
+  grantTypes = [DEVICE_GRANT],
+  responseTypes: string[] = [],
+): Promise<OidcApp> {
   return createOidcApp(svc, project, { authMethod: 'none', grantTypes, responseTypes, redirectUris: responseTypes.length ? [`${RP}/cb`] : [] });
 }
 

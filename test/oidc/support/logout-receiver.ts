@@ -29,7 +29,12 @@ export class LogoutReceiver {
       (path) => path.startsWith('/bcl/'),
       ({ path, headers, body }) => {
         const answered = self!.answer(path);
-        self!.received.push({ path, contentType: String(headers['content-type'] ?? ''), logoutToken: new URLSearchParams(body).get('logout_token') ?? '', answered });
+        self!.received.push({
+          path,
+          contentType: String(headers['content-type'] ?? ''),
+          logoutToken: new URLSearchParams(body).get('logout_token') ?? '',
+          answered,
+        });
         return answered;
       },
     );

@@ -33,7 +33,12 @@ export async function createProject(svc: TestService, orgId?: string): Promise<{
   return { orgId: org.id, projectId: res.body.id, primaryDomain: org.primaryDomain };
 }
 
-export async function createOidcApp(svc: TestService, project: { orgId: string; projectId: string }, input: OidcAppInput, rpUrl = 'http://127.0.0.1:65530'): Promise<OidcApp> {
+export async function createOidcApp(
+  svc: TestService,
+  project: { orgId: string; projectId: string },
+  input: OidcAppInput,
+  rpUrl = 'http://127.0.0.1:65530',
+): Promise<OidcApp> {
   const res = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/oidc`, {
     token: svc.adminToken,
     body: {
@@ -79,7 +84,11 @@ export async function createHuman(svc: TestService, orgId: string, password = PA
   return { userId: res.body.userId, userName };
 }
 
-export async function createMachine(svc: TestService, orgId: string, accessTokenType: 'opaque' | 'jwt' = 'opaque'): Promise<{ userId: string; clientId: string; clientSecret: string }> {
+export async function createMachine(
+  svc: TestService,
+  orgId: string,
+  accessTokenType: 'opaque' | 'jwt' = 'opaque',
+): Promise<{ userId: string; clientId: string; clientSecret: string }> {
   const created = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, {
     token: svc.adminToken,
     body: { userName: unique('machine'), name: 'machine', accessTokenType },
@@ -91,7 +100,12 @@ export async function createMachine(svc: TestService, orgId: string, accessToken
 }
 
 /** openid-client configuration from the service's discovery document (http allowed: tests run on loopback). */
-export async function discover(svc: TestService, clientId: string, auth: oidc.ClientAuth, metadata: Partial<oidc.ClientMetadata> = {}): Promise<oidc.Configuration> {
+export async function discover(
+  svc: TestService,
+  clientId: string,
+  auth: oidc.ClientAuth,
+  metadata: Partial<oidc.ClientMetadata> = {},
+): Promise<oidc.Configuration> {
   return oidc.discovery(new URL(svc.config.publicUrl), clientId, metadata, auth, { execute: [oidc.allowInsecureRequests] });
 }
 

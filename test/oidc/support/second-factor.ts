@@ -16,8 +16,15 @@ export function totpCode(secret: string, steps = 0): string {
   return new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 }).generate({ timestamp: Date.now() + steps * 30_000 });
 }
 
-export async function setLoginPolicy(svc: TestService, orgId: string, policy: { mfa: 'off' | 'optional' | 'required'; passkeys?: boolean; allowRegistration?: boolean }): Promise<void> {
-  const res = await svc.api('PUT', `/management/v1/orgs/${orgId}/login-policy`, { token: svc.adminToken, body: { passkeys: true, allowRegistration: true, ...policy } });
+export async function setLoginPolicy(
+  svc: TestService,
+  orgId: string,
+  policy: { mfa: 'off' | 'optional' | 'required'; passkeys?: boolean; allowRegistration?: boolean },
+): Promise<void> {
+  const res = await svc.api('PUT', `/management/v1/orgs/${orgId}/login-policy`, {
+    token: svc.adminToken,
+    body: { passkeys: true, allowRegistration: true, ...policy },
+  });
   assert.equal(res.status, 200, res.text);
 }
 
@@ -91,7 +98,12 @@ export class SignInFlow {
     assert.ok(callback.startsWith(this.redirectUri), `at the redirect URI: ${callback}`);
     const code = new URL(callback).searchParams.get('code');
     assert.ok(code, `a code: ${callback}`);
-    const res = await postForm(this.svc, '/oauth/v2/token', { grant_type: 'authorization_code', code, redirect_uri: this.redirectUri, code_verifier: this.verifier }, { id: this.app.clientId, secret: this.app.clientSecret! });
+    const res = await postForm(
+      this.svc,
+      '/oauth/v2/token',
+      { grant_type: 'authorization_code', code, redirect_uri: this.redirectUri, code_verifier: this.verifier },
+      { id: this.app.clientId, secret: this.app.clientSecret! },
+    );
     assert.equal(res.status, 200, res.text);
     return { claims: decodeJwt(res.body.id_token), tokens: res.body };
   }

@@ -103,10 +103,17 @@ export async function openidClientSignIn(
   const uid = /\/ui\/login\/([^/?]+)$/.exec(res.location ?? '')?.[1];
   if (uid) {
     const page = await browser.get(res.location!);
-    res = /name="loginName"/.test(page.text) ? await browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName: options.loginName, password: PASSWORD }) : page;
+    res = /name="loginName"/.test(page.text)
+      ? await browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName: options.loginName, password: PASSWORD })
+      : page;
   }
   res = await browser.follow(res);
   assert.ok(res.location?.startsWith(options.redirectUri), `back at the client: ${res.status} ${res.location}`);
-  const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location!), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location!), {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
   return { browser, tokens };
 }

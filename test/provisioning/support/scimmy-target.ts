@@ -93,13 +93,21 @@ export class ScimmyTarget {
         if (fault.status === undefined) return next();
         if (fault.retryAfter !== undefined) res.setHeader('retry-after', fault.retryAfter);
         if (fault.location !== undefined) res.setHeader('location', fault.location);
-        res.status(fault.status).type('application/scim+json').send(fault.body ?? JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(fault.status), detail: 'fault switch' }));
+        res
+          .status(fault.status)
+          .type('application/scim+json')
+          .send(
+            fault.body ?? JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: String(fault.status), detail: 'fault switch' }),
+          );
       };
       if (fault.delayMs) setTimeout(answer, fault.delayMs);
       else answer();
     });
     app.post('/oauth/token', express.urlencoded({ extended: false }), (req, res) => {
-      const [id, secret] = Buffer.from((req.header('authorization') ?? '').replace(/^Basic /, ''), 'base64').toString().split(':').map(decodeURIComponent);
+      const [id, secret] = Buffer.from((req.header('authorization') ?? '').replace(/^Basic /, ''), 'base64')
+        .toString()
+        .split(':')
+        .map(decodeURIComponent);
       if (req.body.grant_type !== 'client_credentials') return void res.status(400).json({ error: 'unsupported_grant_type' });
       if (id !== target.client.id || secret !== target.client.secret) return void res.status(401).json({ error: 'invalid_client' });
       const issued = randomBytes(16).toString('hex');
@@ -124,7 +132,12 @@ export class ScimmyTarget {
   /** Routes scimmy's resources to this target's store (the last started target in the process). */
   private declare(): void {
     SCIMMY.Config.set({ patch: true, filter: true, bulk: false, sort: false, etag: false, changePassword: false });
-    this.declareResource(SCIMMY.Resources.User, this.users, (s) => String(s.userName).toLowerCase(), (s) => this.refusedUserNames.has(String(s.userName)));
+    this.declareResource(
+      SCIMMY.Resources.User,
+      this.users,
+      (s) => String(s.userName).toLowerCase(),
+      (s) => this.refusedUserNames.has(String(s.userName)),
+    );
     this.declareResource(SCIMMY.Resources.Group, this.groups, (s) => String(s.displayName));
   }
 

@@ -137,14 +137,23 @@ export async function startMellon(options: MellonOptions): Promise<MellonSp> {
   const endpoint = `${origin}${MELLON_ENDPOINT_PATH}`;
   const entityId = `${endpoint}/metadata`;
   const { privateKeyPem, certificatePem } = await newSelfSignedCredentials(`mellon-sp-${port}`);
-  const metadataXml = spMetadata({ entityId, endpoint, certificatePem, signRequests, encryptionKey: options.encryptionKey ?? false, nameIdFormat: options.nameIdFormat });
+  const metadataXml = spMetadata({
+    entityId,
+    endpoint,
+    certificatePem,
+    signRequests,
+    encryptionKey: options.encryptionKey ?? false,
+    nameIdFormat: options.nameIdFormat,
+  });
 
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-mellon-'));
   // Apache started as root serves as www-data, which reads the keys and metadata (per child, at the first request) and runs the CGI.
   chmodSync(dir, 0o755);
   mkdirSync(join(dir, 'htdocs'), { mode: 0o755 });
   mkdirSync(join(dir, 'cgi'), { mode: 0o755 });
-  writeFileSync(join(dir, 'htdocs', 'loggedout.html'), '<!DOCTYPE html><title>logged out</title><p id="logged-out">logged out of the app</p>\n', { mode: 0o644 });
+  writeFileSync(join(dir, 'htdocs', 'loggedout.html'), '<!DOCTYPE html><title>logged out</title><p id="logged-out">logged out of the app</p>\n', {
+    mode: 0o644,
+  });
   writeFileSync(join(dir, 'cgi', 'attributes'), ATTRIBUTES_CGI, { mode: 0o755 });
   writeFileSync(join(dir, 'sp-metadata.xml'), metadataXml, { mode: 0o644 });
   writeFileSync(join(dir, 'idp-metadata.xml'), options.idpMetadataXml, { mode: 0o644 });
@@ -179,7 +188,14 @@ export async function startMellon(options: MellonOptions): Promise<MellonSp> {
   };
 }
 
-function spMetadata(input: { entityId: string; endpoint: string; certificatePem: string; signRequests: boolean; encryptionKey: boolean; nameIdFormat?: string }): string {
+function spMetadata(input: {
+  entityId: string;
+  endpoint: string;
+  certificatePem: string;
+  signRequests: boolean;
+  encryptionKey: boolean;
+  nameIdFormat?: string;
+}): string {
   const certificate = new X509Certificate(input.certificatePem).raw.toString('base64');
   const keyDescriptor = (use: string) => `    <KeyDescriptor use="${use}">
       <ds:KeyInfo>

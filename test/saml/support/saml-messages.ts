@@ -37,7 +37,9 @@ export function authnRequestXml(input: AuthnRequestInput): { id: string; xml: st
     input.forceAuthn ? 'ForceAuthn="true"' : '',
     input.isPassive ? 'IsPassive="true"' : '',
   ].filter(Boolean);
-  const context = input.mfa ? `<samlp:RequestedAuthnContext Comparison="exact"><saml:AuthnContextClassRef>${REFEDS_MFA}</saml:AuthnContextClassRef></samlp:RequestedAuthnContext>` : '';
+  const context = input.mfa
+    ? `<samlp:RequestedAuthnContext Comparison="exact"><saml:AuthnContextClassRef>${REFEDS_MFA}</saml:AuthnContextClassRef></samlp:RequestedAuthnContext>`
+    : '';
   const policy = input.nameIdFormat ? `<samlp:NameIDPolicy Format="${input.nameIdFormat}" AllowCreate="true"/>` : '';
   const xml = `${input.prolog ?? ''}<samlp:AuthnRequest xmlns:samlp="${SAMLP}" xmlns:saml="${SAML}" ${attributes.join(' ')}><saml:Issuer>${input.issuer}</saml:Issuer>${policy}${context}</samlp:AuthnRequest>`;
   return { id, xml };
@@ -55,8 +57,17 @@ export function redirectQuery(xml: string, options: { relayState?: string; keyPe
 
 /** An enveloped signature of the request's root, after its Issuer (for the HTTP-POST binding). */
 export function signedRequest(xml: string, id: string, keyPem: string, certPem: string): string {
-  const signature = new SignedXml({ privateKey: keyPem, publicCert: certPem, signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256', canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#' });
-  signature.addReference({ xpath: `//*[@ID='${id}']`, digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256', transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'] });
+  const signature = new SignedXml({
+    privateKey: keyPem,
+    publicCert: certPem,
+    signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+    canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#',
+  });
+  signature.addReference({
+    xpath: `//*[@ID='${id}']`,
+    digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256',
+    transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'],
+  });
   signature.computeSignature(xml, { prefix: 'ds', location: { reference: `//*[@ID='${id}']/*[local-name()='Issuer']`, action: 'after' } });
   return signature.getSignedXml();
 }
@@ -73,11 +84,20 @@ export function postedMessage(html: string): PostedMessage {
   const message = /name="SAML(?:Response|Request)" value="([^"]+)"/.exec(html)?.[1];
   if (!action || !message) throw new Error(`not an auto-posting SAML page:\n${html.slice(0, 500)}`);
   const relayState = /name="RelayState" value="([^"]*)"/.exec(html)?.[1];
-  return { action: unescapeHtml(action), xml: Buffer.from(unescapeHtml(message), 'base64').toString('utf8'), relayState: relayState === undefined ? undefined : unescapeHtml(relayState) };
+  return {
+    action: unescapeHtml(action),
+    xml: Buffer.from(unescapeHtml(message), 'base64').toString('utf8'),
+    relayState: relayState === undefined ? undefined : unescapeHtml(relayState),
+  };
 }
 
 function unescapeHtml(value: string): string {
-  return value.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  return value
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 }
 
 /**
@@ -89,7 +109,9 @@ export function xmlsecVerify(xml: string, certificatePem: string, node: string):
   try {
     writeFileSync(join(dir, 'doc.xml'), xml);
     writeFileSync(join(dir, 'cert.pem'), certificatePem);
-    execFileSync('xmlsec1', ['--verify', '--pubkey-cert-pem', join(dir, 'cert.pem'), '--id-attr:ID', node, '--node-name', node, join(dir, 'doc.xml')], { stdio: 'pipe' });
+    execFileSync('xmlsec1', ['--verify', '--pubkey-cert-pem', join(dir, 'cert.pem'), '--id-attr:ID', node, '--node-name', node, join(dir, 'doc.xml')], {
+      stdio: 'pipe',
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -247,7 +247,8 @@ ${nameIdPolicy}  ],
   try {
     const metadata = await fetch(metadataUrl);
     const metadataXml = await metadata.text();
-    if (!metadata.ok || !metadataXml.includes('SPSSODescriptor')) throw new Error(`SimpleSAMLphp's SP metadata (${metadata.status}): ${metadataXml.slice(0, 500)}`);
+    if (!metadata.ok || !metadataXml.includes('SPSSODescriptor'))
+      throw new Error(`SimpleSAMLphp's SP metadata (${metadata.status}): ${metadataXml.slice(0, 500)}`);
     const readReceived = (name: string) => {
       const path = join(received, name);
       return existsSync(path) ? readFileSync(path, 'utf8') : undefined;

@@ -38,6 +38,8 @@ export function isScheduled(key: ScheduledKey, now: Date): boolean {
 /** The published keys in the order oidc-provider gets them: the signer first, then the newest first. */
 export function signerFirst<K extends ScheduledKey>(keys: K[], now: Date): { signer: K | undefined; ordered: K[] } {
   const signer = signerAt(keys, now);
-  const others = keys.filter((k) => k !== signer).sort((a, b) => b.signsFrom.getTime() - a.signsFrom.getTime() || b.createdAt.getTime() - a.createdAt.getTime());
+  const others = keys
+    .filter((k) => k !== signer)
+    .sort((a, b) => b.signsFrom.getTime() - a.signsFrom.getTime() || b.createdAt.getTime() - a.createdAt.getTime());
   return { signer, ordered: signer ? [signer, ...others] : others };
 }

@@ -2,11 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import argon2 from 'argon2';
 import { parseArgon2Hash, verifyArgon2Hash, type Argon2Format } from './argon2.verifier.js';
-import {
-  MalformedPasswordHashError,
-  PasswordHashLimitExceededError,
-  UnsupportedPasswordHashError,
-} from './password-hash.errors.js';
+import { MalformedPasswordHashError, PasswordHashLimitExceededError, UnsupportedPasswordHashError } from './password-hash.errors.js';
 
 const TYPES = { argon2id: argon2.argon2id, argon2i: argon2.argon2i, argon2d: argon2.argon2d } as const;
 const SMALL = { memoryCost: 64, timeCost: 2, parallelism: 1 };
@@ -19,20 +15,26 @@ function referenceHash(password: string, format: Argon2Format, options: Record<s
 const verify = (password: string, hash: string, format: Argon2Format) => verifyArgon2Hash(password, parseArgon2Hash(hash, format));
 
 function expectMalformed(hash: string, format: Argon2Format, message: RegExp): void {
-  assert.throws(() => parseArgon2Hash(hash, format), (error: unknown) => {
-    assert.ok(error instanceof MalformedPasswordHashError, String(error));
-    assert.match(error.message, new RegExp(`^malformed ${format} hash: `));
-    assert.match(error.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parseArgon2Hash(hash, format),
+    (error: unknown) => {
+      assert.ok(error instanceof MalformedPasswordHashError, String(error));
+      assert.match(error.message, new RegExp(`^malformed ${format} hash: `));
+      assert.match(error.message, message);
+      return true;
+    },
+  );
 }
 
 function expectLimit(hash: string, format: Argon2Format, message: RegExp): void {
-  assert.throws(() => parseArgon2Hash(hash, format), (error: unknown) => {
-    assert.ok(error instanceof PasswordHashLimitExceededError, String(error));
-    assert.match(error.message, message);
-    return true;
-  });
+  assert.throws(
+    () => parseArgon2Hash(hash, format),
+    (error: unknown) => {
+      assert.ok(error instanceof PasswordHashLimitExceededError, String(error));
+      assert.match(error.message, message);
+      return true;
+    },
+  );
 }
 
 describe('argon2 verifier', () => {
@@ -133,12 +135,15 @@ describe('argon2 verifier', () => {
 
   it('refuses keyed hashes (keyid) as unsupported', () => {
     const hash = `$argon2id$v=19$m=64,t=2,p=1,keyid=AAAA$c29tZXNhbHRzYWx0$${'A'.repeat(43)}`;
-    assert.throws(() => parseArgon2Hash(hash, 'argon2id'), (error: unknown) => {
-      assert.ok(error instanceof UnsupportedPasswordHashError);
-      assert.equal(error.format, 'argon2id');
-      assert.match(error.message, /unsupported password hash format '\$argon2id\$': .*keyid/);
-      return true;
-    });
+    assert.throws(
+      () => parseArgon2Hash(hash, 'argon2id'),
+      (error: unknown) => {
+        assert.ok(error instanceof UnsupportedPasswordHashError);
+        assert.equal(error.format, 'argon2id');
+        assert.match(error.message, /unsupported password hash format '\$argon2id\$': .*keyid/);
+        return true;
+      },
+    );
   });
 
   it('refuses costs above the caps without touching memory', () => {

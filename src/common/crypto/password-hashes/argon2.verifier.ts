@@ -67,10 +67,7 @@ export function parseArgon2Hash(hash: string, format: Argon2Format): ParsedArgon
     throw new PasswordHashLimitExceededError(format, `memory ${memoryKiB} KiB is above the limit of ${ARGON2_MAX_MEMORY_KIB} KiB`);
   }
   if (memoryKiB * passes > ARGON2_MAX_WORK_KIB_PASSES) {
-    throw new PasswordHashLimitExceededError(
-      format,
-      `memory × passes (${memoryKiB} KiB × ${passes}) is above the limit of ${ARGON2_MAX_WORK_KIB_PASSES} KiB`,
-    );
+    throw new PasswordHashLimitExceededError(format, `memory × passes (${memoryKiB} KiB × ${passes}) is above the limit of ${ARGON2_MAX_WORK_KIB_PASSES} KiB`);
   }
   if (parallelism > ARGON2_MAX_PARALLELISM) {
     throw new PasswordHashLimitExceededError(format, `parallelism ${parallelism} is above the limit of ${ARGON2_MAX_PARALLELISM}`);

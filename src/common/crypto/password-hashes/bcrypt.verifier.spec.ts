@@ -76,12 +76,15 @@ describe('bcrypt verifier', () => {
   ];
   for (const [hash, message] of garbled) {
     it(`rejects ${hash} as malformed`, () => {
-      assert.throws(() => parseBcryptHash(hash), (error: unknown) => {
-        assert.ok(error instanceof MalformedPasswordHashError);
-        assert.match(error.message, /^malformed bcrypt hash: /);
-        assert.match(error.message, message);
-        return true;
-      });
+      assert.throws(
+        () => parseBcryptHash(hash),
+        (error: unknown) => {
+          assert.ok(error instanceof MalformedPasswordHashError);
+          assert.match(error.message, /^malformed bcrypt hash: /);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
     });
   }
 

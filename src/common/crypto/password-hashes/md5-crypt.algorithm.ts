@@ -16,7 +16,12 @@ export const MD5_CRYPT_MAX_SALT_CHARS = 8;
 
 /** Output byte order: groups of the final digest, as crypt-md5.c passes them to _crypt_to64(). */
 const OUTPUT_GROUPS: ReadonlyArray<readonly [number, number, number, number]> = [
-  [0, 6, 12, 4], [1, 7, 13, 4], [2, 8, 14, 4], [3, 9, 15, 4], [4, 10, 5, 4], [-1, -1, 11, 2],
+  [0, 6, 12, 4],
+  [1, 7, 13, 4],
+  [2, 8, 14, 4],
+  [3, 9, 15, 4],
+  [4, 10, 5, 4],
+  [-1, -1, 11, 2],
 ];
 
 /** The 22-character checksum of `$1$` (magic `$1$`) or `$apr1$` (magic `$apr1$`) for `key` and a ≤ 8-byte `salt`. */

@@ -59,12 +59,15 @@ describe('MD5-crypt verifier', () => {
     ];
     for (const [hash, message] of cases) {
       it(hash, () => {
-        assert.throws(() => parseMd5CryptHash(hash, 'md5-crypt'), (error: unknown) => {
-          assert.ok(error instanceof MalformedPasswordHashError, String(error));
-          assert.match(error.message, /^malformed md5-crypt hash: /);
-          assert.match(error.message, message);
-          return true;
-        });
+        assert.throws(
+          () => parseMd5CryptHash(hash, 'md5-crypt'),
+          (error: unknown) => {
+            assert.ok(error instanceof MalformedPasswordHashError, String(error));
+            assert.match(error.message, /^malformed md5-crypt hash: /);
+            assert.match(error.message, message);
+            return true;
+          },
+        );
       });
     }
   });

@@ -38,7 +38,10 @@ export class UnsupportedPasswordHashError extends InvalidPasswordHashError {
 export class MalformedPasswordHashError extends InvalidPasswordHashError {
   readonly code = 'malformed_password_hash';
 
-  constructor(format: PasswordHashFormat | null, readonly reason: string) {
+  constructor(
+    format: PasswordHashFormat | null,
+    readonly reason: string,
+  ) {
     super(format === null ? `malformed password hash: ${reason}` : `malformed ${format} hash: ${reason}`, format);
   }
 }
@@ -51,7 +54,10 @@ export class MalformedPasswordHashError extends InvalidPasswordHashError {
 export class PasswordHashLimitExceededError extends InvalidPasswordHashError {
   readonly code = 'password_hash_limit_exceeded';
 
-  constructor(format: PasswordHashFormat, readonly reason: string) {
+  constructor(
+    format: PasswordHashFormat,
+    readonly reason: string,
+  ) {
     super(`${format} hash exceeds a supported limit: ${reason}`, format);
   }
 }

@@ -121,12 +121,27 @@ describe('password hashes facade', () => {
       ['$argon2id$v=19$m=65536,t=3,p=4', 'malformed_password_hash', 'argon2id', 'malformed argon2id hash: missing salt'],
       ['$2b$10$tooshort', 'malformed_password_hash', 'bcrypt', 'malformed bcrypt hash: salt is shorter than 22 characters'],
       ['$6$salt', 'malformed_password_hash', 'sha512-crypt', 'malformed sha512-crypt hash: missing checksum'],
-      [' $2y$05$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC', 'malformed_password_hash', null, 'malformed password hash: password hash contains whitespace or control characters'],
-      ['$2y$05$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC\n', 'malformed_password_hash', 'bcrypt', 'malformed bcrypt hash: password hash contains whitespace or control characters'],
+      [
+        ' $2y$05$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC',
+        'malformed_password_hash',
+        null,
+        'malformed password hash: password hash contains whitespace or control characters',
+      ],
+      [
+        '$2y$05$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC\n',
+        'malformed_password_hash',
+        'bcrypt',
+        'malformed bcrypt hash: password hash contains whitespace or control characters',
+      ],
       ['', 'malformed_password_hash', null, 'malformed password hash: password hash is empty'],
       [null, 'malformed_password_hash', null, 'malformed password hash: password hash must be a string'],
       [`$6$${'a'.repeat(1100)}`, 'malformed_password_hash', null, 'malformed password hash: password hash is longer than 1024 characters'],
-      ['$2b$20$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC', 'password_hash_limit_exceeded', 'bcrypt', 'bcrypt hash exceeds a supported limit: cost 20 is above the limit of 15'],
+      [
+        '$2b$20$c4WoMPo3SXsafkva.HHa6uXQZWr7oboPiC2bT/r7q1BB8I2s0BRqC',
+        'password_hash_limit_exceeded',
+        'bcrypt',
+        'bcrypt hash exceeds a supported limit: cost 20 is above the limit of 15',
+      ],
     ];
     for (const [hash, code, format, message] of rejected) {
       it(`rejects ${JSON.stringify(hash)?.slice(0, 30)}: ${message}`, () => {

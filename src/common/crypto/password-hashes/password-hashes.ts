@@ -1,11 +1,7 @@
 import { parseArgon2Hash, verifyArgon2Hash, type ParsedArgon2Hash } from './argon2.verifier.js';
 import { hashWithBcrypt, parseBcryptHash, verifyBcryptHash, type ParsedBcryptHash } from './bcrypt.verifier.js';
 import { parseMd5CryptHash, verifyMd5CryptHash, type ParsedMd5CryptHash } from './md5-crypt.verifier.js';
-import {
-  InvalidPasswordHashError,
-  MalformedPasswordHashError,
-  UnsupportedPasswordHashError,
-} from './password-hash.errors.js';
+import { InvalidPasswordHashError, MalformedPasswordHashError, UnsupportedPasswordHashError } from './password-hash.errors.js';
 import { describeHashScheme, identifyPasswordHash, type PasswordHashFormat } from './password-hash.format.js';
 import { BCRYPT_MAX_COST, BCRYPT_MIN_COST, MAX_PASSWORD_BYTES, MAX_PASSWORD_HASH_LENGTH } from './password-hash.limits.js';
 import { expensiveVerifications } from './expensive-verifications.js';
@@ -28,13 +24,7 @@ export {
   UnsupportedPasswordHashError,
 } from './password-hash.errors.js';
 
-type ParsedPasswordHash =
-  | ParsedBcryptHash
-  | ParsedArgon2Hash
-  | ParsedScryptHash
-  | ParsedPbkdf2Hash
-  | ParsedShaCryptHash
-  | ParsedMd5CryptHash;
+type ParsedPasswordHash = ParsedBcryptHash | ParsedArgon2Hash | ParsedScryptHash | ParsedPbkdf2Hash | ParsedShaCryptHash | ParsedMd5CryptHash;
 
 type PasswordHashValidation =
   | { readonly valid: true; readonly format: PasswordHashFormat }

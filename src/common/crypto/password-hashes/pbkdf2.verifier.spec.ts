@@ -111,12 +111,15 @@ describe('pbkdf2 verifier', () => {
     ];
     for (const [hash, message] of cases) {
       it(hash, () => {
-        assert.throws(() => parsePbkdf2Hash(hash, 'pbkdf2-sha256'), (error: unknown) => {
-          assert.ok(error instanceof MalformedPasswordHashError, String(error));
-          assert.match(error.message, /^malformed pbkdf2-sha256 hash: /);
-          assert.match(error.message, message);
-          return true;
-        });
+        assert.throws(
+          () => parsePbkdf2Hash(hash, 'pbkdf2-sha256'),
+          (error: unknown) => {
+            assert.ok(error instanceof MalformedPasswordHashError, String(error));
+            assert.match(error.message, /^malformed pbkdf2-sha256 hash: /);
+            assert.match(error.message, message);
+            return true;
+          },
+        );
       });
     }
   });
@@ -124,7 +127,10 @@ describe('pbkdf2 verifier', () => {
   it('refuses iteration counts above the cap, counting output blocks', () => {
     const salt = unpadded(Buffer.alloc(16, 1));
     const limit = (hash: string, format: Pbkdf2Format, message: RegExp) =>
-      assert.throws(() => parsePbkdf2Hash(hash, format), (error: unknown) => error instanceof PasswordHashLimitExceededError && message.test(error.message));
+      assert.throws(
+        () => parsePbkdf2Hash(hash, format),
+        (error: unknown) => error instanceof PasswordHashLimitExceededError && message.test(error.message),
+      );
     limit(`pbkdf2_sha256$2000001$salt$${Buffer.alloc(32).toString('base64')}`, 'pbkdf2-sha256', /2000001 × 1/);
     // A 64-byte sha256 key costs two full runs (RFC 8018 §5.2), so 1,200,000 iterations are 2,400,000.
     limit(`$pbkdf2-sha256$i=1200000,l=64$${salt}$${unpadded(Buffer.alloc(64))}`, 'pbkdf2-sha256', /1200000 × 2/);

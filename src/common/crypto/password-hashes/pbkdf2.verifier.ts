@@ -37,10 +37,7 @@ export function parsePbkdf2Hash(hash: string, format: Pbkdf2Format): ParsedPbkdf
   const parsed = hash.startsWith('$') ? parseModular(hash, format, digest) : parseDjango(hash, format, digest);
   const blocks = Math.ceil(parsed.hash.length / DIGEST_BYTES[digest]);
   if (parsed.iterations * blocks > PBKDF2_MAX_WORK) {
-    throw new PasswordHashLimitExceededError(
-      format,
-      `iterations × output blocks (${parsed.iterations} × ${blocks}) is above the limit of ${PBKDF2_MAX_WORK}`,
-    );
+    throw new PasswordHashLimitExceededError(format, `iterations × output blocks (${parsed.iterations} × ${blocks}) is above the limit of ${PBKDF2_MAX_WORK}`);
   }
   return parsed;
 }

@@ -8,7 +8,14 @@ describe('parsePhcString', () => {
     const phc = parsePhcString('$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$aGFzaA', 'argon2id');
     assert.equal(phc.id, 'argon2id');
     assert.equal(phc.version, 19);
-    assert.deepEqual([...phc.params], [['m', '65536'], ['t', '3'], ['p', '4']]);
+    assert.deepEqual(
+      [...phc.params],
+      [
+        ['m', '65536'],
+        ['t', '3'],
+        ['p', '4'],
+      ],
+    );
     assert.equal(phc.salt, 'c29tZXNhbHQ');
     assert.equal(phc.hash, 'aGFzaA');
   });
@@ -32,12 +39,15 @@ describe('parsePhcString', () => {
   ];
   for (const [text, message] of malformed) {
     it(`rejects ${text}`, () => {
-      assert.throws(() => parsePhcString(text, 'argon2id'), (error: unknown) => {
-        assert.ok(error instanceof MalformedPasswordHashError);
-        assert.match(error.message, /^malformed argon2id hash: /);
-        assert.match(error.message, message);
-        return true;
-      });
+      assert.throws(
+        () => parsePhcString(text, 'argon2id'),
+        (error: unknown) => {
+          assert.ok(error instanceof MalformedPasswordHashError);
+          assert.match(error.message, /^malformed argon2id hash: /);
+          assert.match(error.message, message);
+          return true;
+        },
+      );
     });
   }
 });

@@ -54,12 +54,15 @@ describe('scrypt verifier', () => {
     ];
     for (const [hash, message] of cases) {
       it(hash, () => {
-        assert.throws(() => parseScryptHash(hash), (error: unknown) => {
-          assert.ok(error instanceof MalformedPasswordHashError, String(error));
-          assert.match(error.message, /^malformed scrypt hash: /);
-          assert.match(error.message, message);
-          return true;
-        });
+        assert.throws(
+          () => parseScryptHash(hash),
+          (error: unknown) => {
+            assert.ok(error instanceof MalformedPasswordHashError, String(error));
+            assert.match(error.message, /^malformed scrypt hash: /);
+            assert.match(error.message, message);
+            return true;
+          },
+        );
       });
     }
   });
@@ -68,7 +71,10 @@ describe('scrypt verifier', () => {
     const tail = `c29tZXNhbHRzYWx0$${b64(Buffer.alloc(32))}`;
     assert.equal(parseScryptHash(`$scrypt$ln=18,r=8,p=1$${tail}`).logN, 18);
     const limit = (hash: string, message: RegExp) =>
-      assert.throws(() => parseScryptHash(hash), (error: unknown) => error instanceof PasswordHashLimitExceededError && message.test(error.message));
+      assert.throws(
+        () => parseScryptHash(hash),
+        (error: unknown) => error instanceof PasswordHashLimitExceededError && message.test(error.message),
+      );
     limit(`$scrypt$ln=19,r=8,p=1$${tail}`, /memory 128·N·r = 536870912 bytes/);
     limit(`$scrypt$ln=40,r=1,p=1$${tail}`, /memory/);
     limit(`$scrypt$ln=16,r=8,p=8$${tail}`, /work N·r·p = 4194304/);

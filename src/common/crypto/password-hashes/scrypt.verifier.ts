@@ -52,9 +52,7 @@ export async function verifyScryptHash(password: string, parsed: ParsedScryptHas
   // OpenSSL needs 128·r·(N + p + 2) bytes; Node's default maxmem (32 MiB) is below passlib's 64 MiB.
   const maxmem = 128 * r * (N + p + 2) + 1024 * 1024;
   const derived = await new Promise<Buffer>((resolve, reject) => {
-    scrypt(Buffer.from(password, 'utf8'), parsed.salt, parsed.hash.length, { N, r, p, maxmem }, (error, key) =>
-      error ? reject(error) : resolve(key),
-    );
+    scrypt(Buffer.from(password, 'utf8'), parsed.salt, parsed.hash.length, { N, r, p, maxmem }, (error, key) => (error ? reject(error) : resolve(key)));
   });
   return constantTimeEqual(derived, parsed.hash);
 }

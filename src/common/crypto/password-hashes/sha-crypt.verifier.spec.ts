@@ -15,18 +15,8 @@ const verify = (password: string, hash: string, format: ShaCryptFormat) => verif
  */
 const SPEC_VECTORS: Array<[ShaCryptFormat, string, string, string]> = [
   ['sha256-crypt', '$5$saltstring', 'Hello world!', '$5$saltstring$5B8vYYiY.CVt1RlTTf8KbXBH3hsxY/GNooZaBBGWEc5'],
-  [
-    'sha256-crypt',
-    '$5$rounds=10000$saltstringsaltstring',
-    'Hello world!',
-    '$5$rounds=10000$saltstringsaltst$3xv.VbSHBb41AL9AvLeujZkZRBAwqFMz2.opqey6IcA',
-  ],
-  [
-    'sha256-crypt',
-    '$5$rounds=5000$toolongsaltstring',
-    'This is just a test',
-    '$5$rounds=5000$toolongsaltstrin$Un/5jzAHMgOGZ5.mWJpuVolil07guHPvOW8mGRcvxa5',
-  ],
+  ['sha256-crypt', '$5$rounds=10000$saltstringsaltstring', 'Hello world!', '$5$rounds=10000$saltstringsaltst$3xv.VbSHBb41AL9AvLeujZkZRBAwqFMz2.opqey6IcA'],
+  ['sha256-crypt', '$5$rounds=5000$toolongsaltstring', 'This is just a test', '$5$rounds=5000$toolongsaltstrin$Un/5jzAHMgOGZ5.mWJpuVolil07guHPvOW8mGRcvxa5'],
   [
     'sha256-crypt',
     '$5$rounds=1400$anotherlongsaltstring',
@@ -39,24 +29,14 @@ const SPEC_VECTORS: Array<[ShaCryptFormat, string, string, string]> = [
     'we have a short salt string but not a short password',
     '$5$rounds=77777$short$JiO1O3ZpDAxGJeaDIuqCoEFysAe1mZNJRs3pw0KQRd/',
   ],
-  [
-    'sha256-crypt',
-    '$5$rounds=123456$asaltof16chars..',
-    'a short string',
-    '$5$rounds=123456$asaltof16chars..$gP3VQ/6X7UUEW3HkBn2w1/Ptq2jxPyzV/cZKmF/wJvD',
-  ],
+  ['sha256-crypt', '$5$rounds=123456$asaltof16chars..', 'a short string', '$5$rounds=123456$asaltof16chars..$gP3VQ/6X7UUEW3HkBn2w1/Ptq2jxPyzV/cZKmF/wJvD'],
   [
     'sha256-crypt',
     '$5$rounds=10$roundstoolow',
     'the minimum number is still observed',
     '$5$rounds=1000$roundstoolow$yfvwcWrQ8l/K0DAWyuPMDNHpIVlTQebY9l/gL972bIC',
   ],
-  [
-    'sha512-crypt',
-    '$6$saltstring',
-    'Hello world!',
-    '$6$saltstring$svn8UoSVapNtMuq1ukKS4tPQd8iKwSMHWjl/O817G3uBnIFNjnQJuesI68u4OTLiBFdcbYEdFCoEOfaS35inz1',
-  ],
+  ['sha512-crypt', '$6$saltstring', 'Hello world!', '$6$saltstring$svn8UoSVapNtMuq1ukKS4tPQd8iKwSMHWjl/O817G3uBnIFNjnQJuesI68u4OTLiBFdcbYEdFCoEOfaS35inz1'],
   [
     'sha512-crypt',
     '$6$rounds=10000$saltstringsaltstring',
@@ -114,11 +94,7 @@ describe('SHA-crypt verifier', () => {
   const passlibVectors: Array<[ShaCryptFormat, string, string]> = [
     ['sha256-crypt', 'with unic\u00D6de', '$5$rounds=1000$IbG0EuGQXw5EkMdP$LQ5AfPf13KufFsKtmazqnzSGZ4pxtUNw3woQ.ELRDF4'],
     ['sha256-crypt', 'test', '$5$rounds=11858$WH1ABM5sKhxbkgCK$aTQsjPkz0rBsH3lQlJxw9HDTDXPKBxC0LlVeV69P.t1'],
-    [
-      'sha512-crypt',
-      '',
-      '$6$rounds=11021$KsvQipYPWpr93wWP$v7xjI4X6vyVptJjB1Y02vZC5SaSijBkGmq1uJhPr3cvqvvkd42Xvo48yLVPFt8dvhCsnlUgpX.//Cxn91H4qy1',
-    ],
+    ['sha512-crypt', '', '$6$rounds=11021$KsvQipYPWpr93wWP$v7xjI4X6vyVptJjB1Y02vZC5SaSijBkGmq1uJhPr3cvqvvkd42Xvo48yLVPFt8dvhCsnlUgpX.//Cxn91H4qy1'],
     [
       'sha512-crypt',
       '4lpHa N|_|M3r1K W/ Cur5Es: #$%(*)(*%#',
@@ -156,12 +132,15 @@ describe('SHA-crypt verifier', () => {
     ];
     for (const [hash, message] of cases) {
       it(hash.slice(0, 40), () => {
-        assert.throws(() => parseShaCryptHash(hash, 'sha256-crypt'), (error: unknown) => {
-          assert.ok(error instanceof MalformedPasswordHashError, String(error));
-          assert.match(error.message, /^malformed sha256-crypt hash: /);
-          assert.match(error.message, message);
-          return true;
-        });
+        assert.throws(
+          () => parseShaCryptHash(hash, 'sha256-crypt'),
+          (error: unknown) => {
+            assert.ok(error instanceof MalformedPasswordHashError, String(error));
+            assert.match(error.message, /^malformed sha256-crypt hash: /);
+            assert.match(error.message, message);
+            return true;
+          },
+        );
       });
     }
     it('checks the SHA-512 checksum length and final character', () => {

@@ -13,12 +13,7 @@ export class InitialSchema1763700000000 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
     const mysql = runner.connection.options.type === 'mysql';
     // Indices and foreign keys go into the CREATE TABLE: added afterwards, SQLite would rebuild the table.
-    const table = (
-      name: string,
-      columns: TableColumnOptions[],
-      primary: string[],
-      extra: { indices?: TableIndex[]; foreignKeys?: TableForeignKey[] } = {},
-    ) =>
+    const table = (name: string, columns: TableColumnOptions[], primary: string[], extra: { indices?: TableIndex[]; foreignKeys?: TableForeignKey[] } = {}) =>
       new Table({
         name,
         columns: columns.map((c) => (primary.includes(c.name) ? { ...c, isPrimary: true, primaryKeyConstraintName: `pk_${name}` } : c)),
@@ -191,15 +186,10 @@ export class InitialSchema1763700000000 implements MigrationInterface {
     );
 
     await runner.createTable(
-      table(
-        'personal_access_tokens',
-        [id(), id('user_id'), id('org_id'), str('token_hash', 100, false), ts('expires_at', true), ts('created_at')],
-        ['id'],
-        {
-          foreignKeys: [userForeignKey('fk_personal_access_tokens_user')],
-          indices: [unique('uq_personal_access_tokens_hash', ['token_hash']), index('ix_personal_access_tokens_user', ['user_id'])],
-        },
-      ),
+      table('personal_access_tokens', [id(), id('user_id'), id('org_id'), str('token_hash', 100, false), ts('expires_at', true), ts('created_at')], ['id'], {
+        foreignKeys: [userForeignKey('fk_personal_access_tokens_user')],
+        indices: [unique('uq_personal_access_tokens_hash', ['token_hash']), index('ix_personal_access_tokens_user', ['user_id'])],
+      }),
     );
 
     await runner.createTable(

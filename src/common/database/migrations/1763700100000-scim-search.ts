@@ -56,7 +56,14 @@ export class ScimSearch1763700100000 implements MigrationInterface {
   }
 
   async down(runner: QueryRunner): Promise<void> {
-    for (const name of ['ix_users_scim_email', 'ix_users_scim_user_name', 'ix_users_scim_given_name', 'ix_users_scim_family_name', 'ix_users_scim_changed', 'ix_users_scim_created']) {
+    for (const name of [
+      'ix_users_scim_email',
+      'ix_users_scim_user_name',
+      'ix_users_scim_given_name',
+      'ix_users_scim_family_name',
+      'ix_users_scim_changed',
+      'ix_users_scim_created',
+    ]) {
       await runner.dropIndex('users', name);
     }
     await runner.dropTable('user_contacts', true, true, true);

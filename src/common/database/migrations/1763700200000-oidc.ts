@@ -13,7 +13,12 @@ export class Oidc1763700200000 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
     const mysql = runner.connection.options.type === 'mysql';
     const engine = mysql ? 'InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : undefined;
-    const str = (name: string, length: number, nullable = true): TableColumnOptions => ({ name, type: 'varchar', length: String(length), isNullable: nullable });
+    const str = (name: string, length: number, nullable = true): TableColumnOptions => ({
+      name,
+      type: 'varchar',
+      length: String(length),
+      isNullable: nullable,
+    });
     const ts = (name: string, nullable = false): TableColumnOptions => ({ name, type: 'bigint', isNullable: nullable });
     const pk = (c: TableColumnOptions, table: string): TableColumnOptions => ({ ...c, isPrimary: true, primaryKeyConstraintName: `pk_${table}` });
     const index = (name: string, columnNames: string[]) => new TableIndex({ name, columnNames });

@@ -31,7 +31,13 @@ export class Groups1763701500000 implements MigrationInterface {
           new TableIndex({ name: 'ix_org_groups_created', columnNames: ['org_id', 'created_at', 'id'] }),
         ],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_org_groups_org', columnNames: ['org_id'], referencedTableName: 'organizations', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+          new TableForeignKey({
+            name: 'fk_org_groups_org',
+            columnNames: ['org_id'],
+            referencedTableName: 'organizations',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
         ],
       }),
     );
@@ -46,8 +52,20 @@ export class Groups1763701500000 implements MigrationInterface {
         ],
         indices: [new TableIndex({ name: 'ix_group_members_user', columnNames: ['user_id', 'group_id'] })],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_group_members_group', columnNames: ['group_id'], referencedTableName: 'org_groups', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
-          new TableForeignKey({ name: 'fk_group_members_user', columnNames: ['user_id'], referencedTableName: 'users', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+          new TableForeignKey({
+            name: 'fk_group_members_group',
+            columnNames: ['group_id'],
+            referencedTableName: 'org_groups',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
+          new TableForeignKey({
+            name: 'fk_group_members_user',
+            columnNames: ['user_id'],
+            referencedTableName: 'users',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
         ],
       }),
     );

@@ -15,7 +15,13 @@ export class UserFactors1763701600000 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
     const engine = runner.connection.options.type === 'mysql' ? 'InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : undefined;
     const userKey = (table: string) =>
-      new TableForeignKey({ name: `fk_${table}_user`, columnNames: ['user_id'], referencedTableName: 'users', referencedColumnNames: ['id'], onDelete: 'CASCADE' });
+      new TableForeignKey({
+        name: `fk_${table}_user`,
+        columnNames: ['user_id'],
+        referencedTableName: 'users',
+        referencedColumnNames: ['id'],
+        onDelete: 'CASCADE',
+      });
     await runner.createTable(
       new Table({
         name: 'user_factors',
@@ -54,7 +60,13 @@ export class UserFactors1763701600000 implements MigrationInterface {
           { name: 'used_at', type: 'bigint', isNullable: true },
         ],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_recovery_codes_factor', columnNames: ['factor_id'], referencedTableName: 'user_factors', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+          new TableForeignKey({
+            name: 'fk_recovery_codes_factor',
+            columnNames: ['factor_id'],
+            referencedTableName: 'user_factors',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
         ],
       }),
     );

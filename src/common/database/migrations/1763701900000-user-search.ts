@@ -26,7 +26,13 @@ export class UserSearch1763701900000 implements MigrationInterface {
       );
       if (rows.length === 0) break;
       for (const row of rows) {
-        const text = searchTextAtThisVersion({ userName: row.user_name ?? '', givenName: row.given_name, familyName: row.family_name, displayName: row.display_name, email: row.email });
+        const text = searchTextAtThisVersion({
+          userName: row.user_name ?? '',
+          givenName: row.given_name,
+          familyName: row.family_name,
+          displayName: row.display_name,
+          email: row.email,
+        });
         await runner.query('UPDATE users SET search_text = ? WHERE id = ?', [text, row.id]);
       }
       after = rows[rows.length - 1].id as string;

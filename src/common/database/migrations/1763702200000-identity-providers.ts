@@ -16,7 +16,12 @@ export class IdentityProviders1763702200000 implements MigrationInterface {
     const cascade = (name: string, column: string, table: string) =>
       new TableForeignKey({ name, columnNames: [column], referencedTableName: table, referencedColumnNames: ['id'], onDelete: 'CASCADE' });
     // An organization's IdPs are removed by the service, each with its event (OrgResources), before the organization.
-    const orgKey = new TableForeignKey({ name: 'fk_identity_providers_org', columnNames: ['org_id'], referencedTableName: 'organizations', referencedColumnNames: ['id'] });
+    const orgKey = new TableForeignKey({
+      name: 'fk_identity_providers_org',
+      columnNames: ['org_id'],
+      referencedTableName: 'organizations',
+      referencedColumnNames: ['id'],
+    });
     await runner.createTable(
       new Table({
         name: 'identity_providers',

@@ -25,7 +25,13 @@ export class IdpRoundTrips1763702300000 implements MigrationInterface {
           { name: 'expires_at', type: 'bigint', isNullable: false },
         ],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_idp_round_trips_idp', columnNames: ['idp_id'], referencedTableName: 'identity_providers', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+          new TableForeignKey({
+            name: 'fk_idp_round_trips_idp',
+            columnNames: ['idp_id'],
+            referencedTableName: 'identity_providers',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
         ],
         indices: [
           new TableIndex({ name: 'uq_idp_round_trips_state', columnNames: ['state_hash'], isUnique: true }),

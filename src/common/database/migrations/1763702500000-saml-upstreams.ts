@@ -22,9 +22,18 @@ export class SamlUpstreams1763702500000 implements MigrationInterface {
           { name: 'expires_at', type: 'bigint', isNullable: false },
         ],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_saml_assertions_seen_idp', columnNames: ['idp_id'], referencedTableName: 'identity_providers', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+          new TableForeignKey({
+            name: 'fk_saml_assertions_seen_idp',
+            columnNames: ['idp_id'],
+            referencedTableName: 'identity_providers',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
         ],
-        indices: [new TableIndex({ name: 'ix_saml_assertions_seen_expiry', columnNames: ['expires_at'] }), new TableIndex({ name: 'ix_saml_assertions_seen_idp', columnNames: ['idp_id'] })],
+        indices: [
+          new TableIndex({ name: 'ix_saml_assertions_seen_expiry', columnNames: ['expires_at'] }),
+          new TableIndex({ name: 'ix_saml_assertions_seen_idp', columnNames: ['idp_id'] }),
+        ],
       }),
     );
   }

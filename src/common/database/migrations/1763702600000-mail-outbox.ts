@@ -46,7 +46,13 @@ export class MailOutbox1763702600000 implements MigrationInterface {
           { name: 'expires_at', type: 'bigint', isNullable: false },
         ],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_user_codes_user', columnNames: ['user_id'], referencedTableName: 'users', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+          new TableForeignKey({
+            name: 'fk_user_codes_user',
+            columnNames: ['user_id'],
+            referencedTableName: 'users',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
         ],
         indices: [new TableIndex({ name: 'ix_user_codes_user_purpose', columnNames: ['user_id', 'purpose'] })],
       }),

@@ -32,7 +32,13 @@ export class SamlApplications1763702900000 implements MigrationInterface {
           flag('allow_idp_initiated'),
         ],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_saml_applications_app', columnNames: ['app_id'], referencedTableName: 'applications', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+          new TableForeignKey({
+            name: 'fk_saml_applications_app',
+            columnNames: ['app_id'],
+            referencedTableName: 'applications',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
         ],
         indices: [new TableIndex({ name: 'ux_saml_applications_entity', columnNames: ['org_id', 'entity_id'], isUnique: true })],
       }),

@@ -19,7 +19,13 @@ export class SamlSso1763703000000 implements MigrationInterface {
     const engine = runner.connection.options.type === 'mysql' ? 'InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : undefined;
     const flag = (name: string) => ({ name, type: 'boolean', isNullable: false, default: false });
     const application = (table: string) =>
-      new TableForeignKey({ name: `fk_${table}_app`, columnNames: ['app_id'], referencedTableName: 'applications', referencedColumnNames: ['id'], onDelete: 'CASCADE' });
+      new TableForeignKey({
+        name: `fk_${table}_app`,
+        columnNames: ['app_id'],
+        referencedTableName: 'applications',
+        referencedColumnNames: ['id'],
+        onDelete: 'CASCADE',
+      });
     await runner.createTable(
       new Table({
         name: 'saml_requests',

@@ -21,7 +21,14 @@ export class OauthProfiles1763703100000 implements MigrationInterface {
   }
 
   async down(runner: QueryRunner): Promise<void> {
-    for (const column of ['backchannel_logout_session_required', 'backchannel_logout_uri', 'dpop_bound_access_tokens', 'authorization_signed_response_alg', 'require_signed_request_object', 'require_par']) {
+    for (const column of [
+      'backchannel_logout_session_required',
+      'backchannel_logout_uri',
+      'dpop_bound_access_tokens',
+      'authorization_signed_response_alg',
+      'require_signed_request_object',
+      'require_par',
+    ]) {
       await runner.dropColumn('applications', column);
     }
   }

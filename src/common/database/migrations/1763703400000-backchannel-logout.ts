@@ -31,7 +31,13 @@ export class BackchannelLogout1763703400000 implements MigrationInterface {
           { name: 'leased_until', type: 'bigint', isNullable: true },
         ],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_backchannel_logouts_app', columnNames: ['app_id'], referencedTableName: 'applications', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+          new TableForeignKey({
+            name: 'fk_backchannel_logouts_app',
+            columnNames: ['app_id'],
+            referencedTableName: 'applications',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
         ],
         indices: [
           new TableIndex({ name: 'ix_backchannel_logouts_due', columnNames: ['status', 'next_attempt_at'] }),

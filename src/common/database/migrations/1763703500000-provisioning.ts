@@ -35,7 +35,14 @@ export class Provisioning1763703500000 implements MigrationInterface {
           { name: 'created_at', type: 'bigint', isNullable: false },
           { name: 'changed_at', type: 'bigint', isNullable: false },
         ],
-        foreignKeys: [new TableForeignKey({ name: 'fk_provisioning_targets_org', columnNames: ['org_id'], referencedTableName: 'organizations', referencedColumnNames: ['id'] })],
+        foreignKeys: [
+          new TableForeignKey({
+            name: 'fk_provisioning_targets_org',
+            columnNames: ['org_id'],
+            referencedTableName: 'organizations',
+            referencedColumnNames: ['id'],
+          }),
+        ],
         indices: [new TableIndex({ name: 'ix_provisioning_targets_org', columnNames: ['org_id', 'created_at', 'id'] })],
       }),
     );
@@ -59,7 +66,15 @@ export class Provisioning1763703500000 implements MigrationInterface {
           { name: 'next_attempt_at', type: 'bigint', isNullable: false, default: 0 },
           { name: 'pushed_at', type: 'bigint', isNullable: true },
         ],
-        foreignKeys: [new TableForeignKey({ name: 'fk_provisioning_objects_target', columnNames: ['target_id'], referencedTableName: 'provisioning_targets', referencedColumnNames: ['id'], onDelete: 'CASCADE' })],
+        foreignKeys: [
+          new TableForeignKey({
+            name: 'fk_provisioning_objects_target',
+            columnNames: ['target_id'],
+            referencedTableName: 'provisioning_targets',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
+        ],
         indices: [new TableIndex({ name: 'ix_provisioning_objects_status', columnNames: ['target_id', 'status', 'dirty_position'] })],
       }),
     );

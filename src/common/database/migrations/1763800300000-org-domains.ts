@@ -18,7 +18,12 @@ export class OrgDomains1763800300000 implements MigrationInterface {
   async up(runner: QueryRunner): Promise<void> {
     const engine = runner.connection.options.type === 'mysql' ? 'InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : undefined;
     // Removed by the service, with the organization's IdPs (OrgResources), before the organization.
-    const orgKey = new TableForeignKey({ name: 'fk_org_domains_org', columnNames: ['org_id'], referencedTableName: 'organizations', referencedColumnNames: ['id'] });
+    const orgKey = new TableForeignKey({
+      name: 'fk_org_domains_org',
+      columnNames: ['org_id'],
+      referencedTableName: 'organizations',
+      referencedColumnNames: ['id'],
+    });
     await runner.createTable(
       new Table({
         name: 'org_domains',
@@ -44,7 +49,12 @@ export class OrgDomains1763800300000 implements MigrationInterface {
     );
     const now = Date.now();
     for (const { domain, org_id } of pending) {
-      await runner.query('INSERT INTO org_domains (domain, org_id, challenge, created_at, verified_at) VALUES (?, ?, ?, ?, NULL)', [domain, org_id, randomBytes(32).toString('base64url'), now]);
+      await runner.query('INSERT INTO org_domains (domain, org_id, challenge, created_at, verified_at) VALUES (?, ?, ?, ?, NULL)', [
+        domain,
+        org_id,
+        randomBytes(32).toString('base64url'),
+        now,
+      ]);
     }
   }
 

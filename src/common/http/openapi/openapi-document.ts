@@ -1,5 +1,15 @@
 import { STATUS_CODES } from 'node:http';
-import type { OpenAPIObject, OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponseObject, SchemaObject, SecuritySchemeObject, TagObject } from '@nestjs/swagger';
+import type {
+  OpenAPIObject,
+  OperationObject,
+  ParameterObject,
+  PathItemObject,
+  ReferenceObject,
+  ResponseObject,
+  SchemaObject,
+  SecuritySchemeObject,
+  TagObject,
+} from '@nestjs/swagger';
 import { ACCESS_EXTENSION } from './access-extension.js';
 import type { AccessExtension, CallerAccessExtension } from './access-extension.js';
 
@@ -49,7 +59,8 @@ function completeOperation(operation: OperationObject): void {
   }
   for (const [status, response] of Object.entries(operation.responses)) {
     // `@ApiOkResponse({ type })` leaves the description empty; an explorer shows the status text instead.
-    if (!(response as ReferenceObject).$ref && !(response as ResponseObject).description) (response as ResponseObject).description = STATUS_CODES[Number(status)] ?? status;
+    if (!(response as ReferenceObject).$ref && !(response as ResponseObject).description)
+      (response as ResponseObject).description = STATUS_CODES[Number(status)] ?? status;
     if (Number(status) >= 400 && !(response as ReferenceObject).$ref && !(response as ResponseObject).content) {
       (response as ResponseObject).content = { 'application/json': { schema: { $ref: API_ERROR_SCHEMA_REF } } };
     }

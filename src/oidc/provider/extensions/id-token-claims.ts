@@ -25,7 +25,12 @@ export function applyUserinfoAssertion(provider: Provider): void {
 
 /** Every grant at the token endpoint issues an access token; at the authorization endpoint only `… token`. */
 function issuedWithAnAccessToken(oidc: OidcContext['oidc']): boolean {
-  return oidc.route === 'token' || String(oidc.params?.response_type ?? '').split(' ').includes('token');
+  return (
+    oidc.route === 'token' ||
+    String(oidc.params?.response_type ?? '')
+      .split(' ')
+      .includes('token')
+  );
 }
 
 function requestedScope(oidc: OidcContext['oidc']): string | undefined {

@@ -31,7 +31,10 @@ export class OidcDispatch {
    * Puts the provider in front of the server's other request listeners (Express). `accessLog` writes
    * the same access-log line, X-Request-Id and request-scoped log lines as for the API.
    */
-  attach(app: { getHttpServer(): Server; use(handler: RequestHandler): unknown }, accessLog: (req: IncomingMessage, res: ServerResponse, next: () => void) => void): void {
+  attach(
+    app: { getHttpServer(): Server; use(handler: RequestHandler): unknown },
+    accessLog: (req: IncomingMessage, res: ServerResponse, next: () => void) => void,
+  ): void {
     serveBeforeExpress(app.getHttpServer(), (req, res) => {
       const path = pathOf(req);
       if (!isProviderPath(path)) return false;

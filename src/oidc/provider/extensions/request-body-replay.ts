@@ -66,7 +66,16 @@ export function readBoundedBody(req: IncomingMessage, limit: number): Promise<Bo
 export async function rewriteFormBody(req: IncomingMessage, rewrites: BodyRewrite[]): Promise<void> {
   if (!isForm(req)) return;
   const { bytes, overLimit } = await readBoundedBody(req, PROVIDER_BODY_LIMIT);
-  replayBody(req, overLimit ? bytes : edited(req, bytes, rewrites.filter((rewrite) => rewrite.mayEdit(bytes))));
+  replayBody(
+    req,
+    overLimit
+      ? bytes
+      : edited(
+          req,
+          bytes,
+          rewrites.filter((rewrite) => rewrite.mayEdit(bytes)),
+        ),
+  );
 }
 
 function edited(req: IncomingMessage, body: Buffer, rewrites: BodyRewrite[]): Buffer {

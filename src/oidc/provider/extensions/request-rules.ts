@@ -45,7 +45,11 @@ export function enforceRequestRules(provider: Provider): void {
 const silentOfflineRequests = new WeakSet<object>();
 
 function impliedConsent(ctx: OidcContext, params: { prompt?: string }): void {
-  const prompts = new Set(String(params.prompt ?? '').split(' ').filter(Boolean));
+  const prompts = new Set(
+    String(params.prompt ?? '')
+      .split(' ')
+      .filter(Boolean),
+  );
   if (prompts.has('none')) silentOfflineRequests.add(ctx);
   else if (!prompts.has('consent')) params.prompt = [...prompts, 'consent'].join(' ');
 }
@@ -54,7 +58,9 @@ function impliedConsent(ctx: OidcContext, params: { prompt?: string }): void {
 export function keepOfflineAccessOfSilentRequest(ctx: OidcContext): void {
   if (!silentOfflineRequests.has(ctx)) return;
   const { oidc } = ctx;
-  const scopes: string[] = String(oidc.params.scope ?? '').split(' ').filter(Boolean);
+  const scopes: string[] = String(oidc.params.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
   if (scopes.includes('offline_access')) return;
   if (!String(oidc.params.response_type).split(' ').includes('code') || !oidc.client.grantTypeAllowed('refresh_token')) return;
   oidc.params.scope = [...scopes, 'offline_access'].join(' ');

@@ -52,7 +52,15 @@ async function machineTokenAsAccessToken(provider: Provider, ctx: OidcContext, v
   grant.addOIDCScope(token.scope ?? '');
   transientGrants.set(ctx, grant);
   // Its DPoP binding goes with it (RFC 9449 §7.2): userinfo then refuses it without a proof of the key.
-  return new provider.AccessToken({ accountId: token.clientId, clientId: token.clientId, grantId: grant.jti, scope: token.scope, exp: token.exp, gty: 'client_credentials', jkt: token.jkt });
+  return new provider.AccessToken({
+    accountId: token.clientId,
+    clientId: token.clientId,
+    grantId: grant.jti,
+    scope: token.scope,
+    exp: token.exp,
+    gty: 'client_credentials',
+    jkt: token.jkt,
+  });
 }
 
 function hasOpenid(token: FoundToken): boolean {
