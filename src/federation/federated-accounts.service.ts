@@ -6,7 +6,9 @@ import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { idpLogins } from '../common/metrics/metrics.js';
 import { UserAccess } from '../users/acting/user-access.service.js';
+import type { HeldRoles } from '../users/acting/acting-rule.js';
 import { linkCandidates, linkedUser } from '../users/queries/link-candidates.js';
+import type { LinkCandidate } from '../users/queries/link-candidates.js';
 import { verifiedByAnother } from '../users/queries/verified-emails.js';
 import { userNameProblem } from '../users/rules/user-name.js';
 import { isActive } from '../users/rules/user-state.js';
@@ -14,7 +16,7 @@ import { UsersService } from '../users/users.service.js';
 import { identityConflicts, insertIdentity, touchIdentity, userOfIdentity } from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
 import { DEFAULT_CLAIMS } from './idp-settings.js';
-import type { ClaimMapping, LinkBy } from './idp-settings.js';
+import type { ClaimMapping, LinkBy, OidcSettings, SamlSettings } from './idp-settings.js';
 import type { UpstreamIdentity } from './upstream-oidc.js';
 
 /**
@@ -157,39 +159,27 @@ export class FederatedAccounts {
     value: string,
     identity: UpstreamIdentity,
   ): Promise<Decision> {
-    const refused = (reason: FederationRefusal): Decision => ({ kind: 'refused', reason });
     // nOAuth: an e-mail address names a person only where the upstream verified it.
-    if (by === 'email' && identity.claims.email_verified !== true) return refused('unverified_email');
-    const candidates = (await linkCandidates(manager, idp.orgId, by, value)).filter((c) => c.type === 'human');
-    if (candidates.length === 0) return refused('no_account');
-    if (candidates.length > 1) return refused('ambiguous');
-    const [user] = candidates;
-    if (!isActive(user)) return refused('inactive_user');
-    if (by === 'email' && !user.emailVerified) return refused('unverified_email');
-    const roles = (await this.access.rolesOf(manager, [user.id])).get(user.id);
-    if (roles && (roles.instanceRoles.size > 0 || [...roles.orgRoles.values()].some((r) => r.size > 0))) return refused('holds_role');
-    if ((await identityConflicts(manager, idp.id, identity.subject, user.id)).userLinked) return refused('already_linked');
-    return { kind: 'link', userId: user.id, by };
+    if (by === 'email' && identity.claims.email_verified !== true) return { kind: 'refused', reason: 'unverified_email' };
+    const chosen = chosenCandidate(by, await linkCandidates(manager, idp.orgId, by, value));
+    if (chosen.kind === 'refused') return chosen;
+    const roles = (await this.access.rolesOf(manager, [chosen.userId])).get(chosen.userId);
+    if (roles && holdsAnyRole(roles)) return { kind: 'refused', reason: 'holds_role' };
+    if ((await identityConflicts(manager, idp.id, identity.subject, chosen.userId)).userLinked) return { kind: 'refused', reason: 'already_linked' };
+    return chosen;
   }
 
   private async newUserOf(manager: EntityManager, idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<Decision> {
-    const claim = (key: keyof typeof DEFAULT_CLAIMS) => {
-      const name = settings.claims[key] ?? DEFAULT_CLAIMS[key];
-      return name === undefined ? undefined : claimText(identity.claims[name]);
-    };
-    const userName = claim('userName');
-    if (userName === undefined) return { kind: 'refused', reason: 'user_name_missing' };
-    // The rule of every other surface (docs/product-rules.md, "Domain"): an upstream is no more trusted with names.
-    if (userNameProblem(userName) !== undefined) return { kind: 'refused', reason: 'user_name_invalid' };
+    const decision = mappedUser(settings.claims, identity.claims);
+    if (decision.kind !== 'create') return decision;
+    const { userName, email } = decision.user;
     if ((await linkCandidates(manager, idp.orgId, 'userName', userName)).length > 0) return { kind: 'refused', reason: 'user_name_taken' };
-    const email = claim('email');
     // The address arrives as the upstream says, but never verified where another user of the organization holds it
     // verified (docs/federation.md, "Who the upstream identity is"): the person gets the account, not the trust.
-    const emailVerified = email !== undefined && identity.claims.email_verified === true && !(await verifiedByAnother(manager, idp.orgId, email, null));
-    return {
-      kind: 'create',
-      user: { userName, firstName: claim('givenName') ?? '', lastName: claim('familyName') ?? '', email, emailVerified },
-    };
+    if (email !== undefined && decision.user.emailVerified && (await verifiedByAnother(manager, idp.orgId, email, null))) {
+      return { kind: 'create', user: { ...decision.user, emailVerified: false } };
+    }
+    return decision;
   }
 
   private async link(manager: EntityManager, idp: IdpRow, subject: string, userId: string): Promise<void> {
@@ -217,8 +207,58 @@ export class FederatedAccounts {
   }
 }
 
+/** The rules of an IdP's settings: a SAML IdP's `attributes` are its mapping as an OIDC IdP's `claims` are. */
+export function accountRulesOf(settings: OidcSettings | SamlSettings): AccountRules {
+  return { claims: 'attributes' in settings ? settings.attributes : settings.claims, link: settings.link, jit: settings.jit };
+}
+
+/**
+ * The one user a link rule's value matched, before its roles and links are read: a human, alone, active, and for
+ * an e-mail link holding the address verified (docs/federation.md, "Who the upstream identity is").
+ */
+export function chosenCandidate(by: LinkBy, candidates: readonly LinkCandidate[]): Extract<Decision, { kind: 'link' | 'refused' }> {
+  const humans = candidates.filter((c) => c.type === 'human');
+  if (humans.length === 0) return { kind: 'refused', reason: 'no_account' };
+  if (humans.length > 1) return { kind: 'refused', reason: 'ambiguous' };
+  const [user] = humans;
+  if (!isActive(user)) return { kind: 'refused', reason: 'inactive_user' };
+  if (by === 'email' && !user.emailVerified) return { kind: 'refused', reason: 'unverified_email' };
+  return { kind: 'link', userId: user.id, by };
+}
+
+/** Whether a user holds any role, instance-wide or in any organization: such a user is never linked automatically. */
+export function holdsAnyRole(roles: HeldRoles): boolean {
+  return roles.instanceRoles.size > 0 || [...roles.orgRoles.values()].some((r) => r.size > 0);
+}
+
+/**
+ * The user JIT would create from the mapped claims (the standard claims where the mapping names none), before the
+ * database is asked whether the name is taken or the address verified by another user.
+ */
+export function mappedUser(mapping: ClaimMapping, claims: Record<string, unknown>): Extract<Decision, { kind: 'create' | 'refused' }> {
+  const claim = (key: keyof typeof DEFAULT_CLAIMS) => {
+    const name = mapping[key] ?? DEFAULT_CLAIMS[key];
+    return name === undefined ? undefined : claimText(claims[name]);
+  };
+  const userName = claim('userName');
+  if (userName === undefined) return { kind: 'refused', reason: 'user_name_missing' };
+  // The rule of every other surface (docs/product-rules.md, "Domain"): an upstream is no more trusted with names.
+  if (userNameProblem(userName) !== undefined) return { kind: 'refused', reason: 'user_name_invalid' };
+  const email = claim('email');
+  return {
+    kind: 'create',
+    user: {
+      userName,
+      firstName: claim('givenName') ?? '',
+      lastName: claim('familyName') ?? '',
+      email,
+      emailVerified: email !== undefined && claims.email_verified === true,
+    },
+  };
+}
+
 /** A claim as text: a non-empty string of at most 255 characters (the longest user field it fills), else nothing. */
-function claimText(value: unknown): string | undefined {
+export function claimText(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
   return text.length > 0 && text.length <= 255 ? text : undefined;

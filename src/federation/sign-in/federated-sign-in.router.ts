@@ -8,7 +8,7 @@ import { LoginUsers } from '../../login/login-users.js';
 import { SignInFlow } from '../../login/sign-in-flow.js';
 import { LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
 import type { UpstreamSignIn } from '../../login/upstream-sign-in.js';
-import { FederatedAccounts } from '../federated-accounts.service.js';
+import { FederatedAccounts, accountRulesOf } from '../federated-accounts.service.js';
 import type { FederationRefusal } from '../federated-accounts.service.js';
 import type { IdpRow } from '../federation.queries.js';
 import { IdentityProvidersService } from '../identity-providers.service.js';
@@ -133,7 +133,7 @@ export class FederatedSignInUi implements UpstreamSignIn {
   private async signIn(req: Request, res: Response, interaction: Interaction, idp: IdpRow, identity: UpstreamIdentity | undefined): Promise<void> {
     if (!identity) return this.interactions.showError(req, res, 400, 'invalid_request', 'this sign-in was refused; start again from the application');
     const settings = idp.type === 'saml' ? samlSettingsOf(idp) : settingsOf(idp);
-    const result = await this.accounts.resolve(idp, 'attributes' in settings ? { ...settings, claims: settings.attributes } : settings, identity);
+    const result = await this.accounts.resolve(idp, accountRulesOf(settings), identity);
     const user = result.ok ? await this.loginUsers.findById(result.userId) : null;
     if (!result.ok || !user) {
       const reason = result.ok ? 'no_account' : result.reason;

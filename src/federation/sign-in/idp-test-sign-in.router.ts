@@ -3,7 +3,7 @@ import type { Request, Response, Router } from 'express';
 import { LoginInteractions } from '../../login/login-interactions.js';
 import { LoginUsers } from '../../login/login-users.js';
 import { chooseLocale, messages } from '../../login/messages.js';
-import { FederatedAccounts } from '../federated-accounts.service.js';
+import { FederatedAccounts, accountRulesOf } from '../federated-accounts.service.js';
 import { IdentityProvidersService } from '../identity-providers.service.js';
 import { LOGIN_IDP_PREFIX } from '../idp-paths.js';
 import { TEST_SIGN_IN } from '../idp-tests.service.js';
@@ -55,7 +55,7 @@ export class IdpTestSignInUi {
     }
     if (!identity) return this.interactions.showError(req, res, 400, 'invalid_response', t.idpRefused);
     const settings = idp.type === 'saml' ? samlSettingsOf(idp) : settingsOf(idp);
-    const decision = await this.accounts.preview(idp, 'attributes' in settings ? { ...settings, claims: settings.attributes } : settings, identity);
+    const decision = await this.accounts.preview(idp, accountRulesOf(settings), identity);
     const userId = decision.kind === 'linked' || decision.kind === 'link' ? decision.userId : undefined;
     const user = userId ? await this.loginUsers.findById(userId) : null;
     this.interactions.render(res, idpTestPage(locale, t, idp.name, identity, decision, user?.loginName));
