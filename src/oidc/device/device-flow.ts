@@ -11,9 +11,9 @@ import { page, esc } from '../../login/login.views.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
 import { isForm } from '../provider/extensions/request-body-replay.js';
 import { LOGIN_PAGE_HEADERS } from '../../login/login-page.headers.js';
-import { deviceMessages } from './device.messages.js';
-import { confirmPage, deviceDeniedPage, deviceSuccessPage, userCodePage } from './device.views.js';
-import type { DevicePageContext } from './device.views.js';
+import { deviceMessages } from '../../login/device/device.messages.js';
+import { confirmPage, deviceDeniedPage, deviceSuccessPage, userCodePage } from '../../login/device/device.views.js';
+import type { DevicePageContext } from '../../login/device/device.views.js';
 
 /** RFC 8628 §3.4: the grant type a device polls the token endpoint with. */
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -43,7 +43,7 @@ interface UserCodeError extends Error {
  * oidc-provider's `features.deviceFlow` (RFC 8628; docs/oauth-profiles.md, "Device authorization grant"): user codes
  * of 8 letters from the base-20 alphabet
  * without vowels (RFC 8628 §6.1: about 34 bits, typed as XXXX-XXXX), and the user's pages in the login UI's own
- * style, English and German (device.views.ts). The sign-in between confirmation and success is the login UI's.
+ * style, English and German (src/login/device/device.views.ts). The sign-in between confirmation and success is the login UI's.
  */
 export function deviceFlowFeature(deps: DeviceFlowDeps) {
   return {

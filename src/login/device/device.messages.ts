@@ -1,4 +1,4 @@
-import type { Locale } from '../../login/messages.js';
+import type { Locale } from '../messages.js';
 
 /** Texts of the device pages (RFC 8628 §3.3), English and German; the same keys in both. */
 const EN = {

@@ -1,5 +1,5 @@
-import { esc, page } from '../../login/login.views.js';
-import type { Locale } from '../../login/messages.js';
+import { esc, page } from '../login.views.js';
+import type { Locale } from '../messages.js';
 import type { DeviceMessages } from './device.messages.js';
 
 /** What each device page needs: its language, texts, where its forms post and their CSRF value (oidc-provider's `xsrf`). */
