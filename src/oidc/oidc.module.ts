@@ -22,6 +22,8 @@ import { UpstreamAssertionKey } from './keys/upstream-assertion-key.js';
 import { BackchannelLogoutSender } from './logout/backchannel-logout.sender.js';
 import { OidcDispatch } from './provider/extensions/oidc-dispatch.middleware.js';
 import { ProviderHolder } from './provider/provider.holder.js';
+import { ProviderInputs } from './provider/provider-inputs.js';
+import { ProviderUserServices } from './provider/provider-user-services.js';
 import { ProviderKeyPoll } from './provider/provider-key-poll.js';
 import { OidcPurgeSchedule } from './adapter/oidc-purge.schedule.js';
 import { DpopReplayGuard } from './provider/dpop.js';
@@ -42,6 +44,8 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     SigningKeysService,
     UpstreamAssertionKey,
     AccountFinder,
+    ProviderUserServices,
+    ProviderInputs,
     ProviderHolder,
     HiddenClientSignIn,
     ProviderKeyPoll,

@@ -1,63 +1,39 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type Provider from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
-import { DataSource } from 'typeorm';
-import { Inject } from '@nestjs/common';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
-import { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { DatabaseAvailability } from '../../common/database/database-availability.js';
 import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
 import { noteFailure } from '../../common/http/failure-causes.js';
-import { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { EventStore } from '../../common/events/event-store.js';
-import { instanceSettings } from '../../users/queries/instance.js';
-import { FeaturesService } from '../../users/features.service.js';
-import { UserAccess } from '../../users/acting/user-access.service.js';
-import { AccountFinder } from '../account/account.finder.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
-import type { PrivateJwk } from '../keys/signing-keys.service.js';
-import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { createProvider, publicPart } from './provider.factory.js';
-import { RemoteClientKeys } from '../adapter/remote-client-keys.js';
-import type { ProviderDeps } from './provider.factory.js';
+import { ProviderInputs } from './provider-inputs.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
-import { SessionEnds } from '../../common/auth/session-ends.js';
-import { LoginRateLimiter } from '../../login/login-rate-limiter.js';
 
 /**
  * Owns this process's oidc-provider. The provider's key store is fixed at construction, so when the
  * published key set or its signer changes (a rotation by any process, or a scheduled key's time) a new
  * provider is built and swapped in; all of its state lives in the database, so nothing is lost. The key poll
  * (provider-key-poll.ts) asks for that rebuild; the purge of expired rows is src/oidc/adapter/oidc-purge.schedule.ts.
+ * The holder keeps the keys, the rebuild and the failure reporting; what else createProvider needs comes from
+ * ProviderInputs (provider-inputs.ts).
  */
 @Injectable()
 export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('oidc');
   private current: { provider: Provider; handle: (req: IncomingMessage, res: ServerResponse) => void; fingerprint: string } | undefined;
   private refreshing: Promise<void> | undefined;
-  /** One per process, kept across rebuilds of the provider: keys read from applications' jwks_uri. */
-  private readonly remoteClientKeys: RemoteClientKeys;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly dataSource: DataSource,
-    private readonly hasher: SecretHasher,
     private readonly keys: SigningKeysService,
-    private readonly accounts: AccountFinder,
-    private readonly uow: UnitOfWork,
-    private readonly events: EventStore,
-    private readonly features: FeaturesService,
-    private readonly access: UserAccess,
+    /** The rest of createProvider's inputs (services, instance settings, the remote client keys' cache). */
+    private readonly inputs: ProviderInputs,
     private readonly availability: DatabaseAvailability,
-    private readonly loginPolicies: LoginPolicyService,
-    private readonly sessionEnds: SessionEnds,
-    private readonly rateLimiter: LoginRateLimiter,
-  ) {
-    this.remoteClientKeys = new RemoteClientKeys({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, cacheMs: config.clientJwksCacheMs });
-  }
+  ) {}
 
   async onModuleInit(): Promise<void> {
     await this.refresh();
@@ -94,37 +70,18 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
   private async build(): Promise<void> {
     await this.keys.ensureSchedule();
     const { fingerprint, jwks } = await this.keys.keySet();
-    const provider = createProvider(await this.providerDeps(jwks));
+    const provider = createProvider(await this.inputs.forKeys(jwks, () => this.reloadKeys()));
     provider.use(aroundEveryRequest(this.config.publicUrl));
     trustTlsOffloadingProxy(provider, this.config.publicUrl);
     provider.on('server_error', (ctx: OidcContext, error: Error) => this.noteServerError(ctx, error));
     this.current = { provider, handle: provider.callback(), fingerprint };
   }
 
-  private async providerDeps(jwks: PrivateJwk[]): Promise<ProviderDeps> {
-    const instance = await instanceSettings(this.dataSource.manager);
-    if (!instance) throw new Error('the instance row is missing: the database was not bootstrapped');
-    return {
-      issuer: this.config.publicUrl,
-      dataSource: this.dataSource,
-      hasher: this.hasher,
-      accounts: this.accounts,
-      keys: jwks,
-      reloadKeys: async () => {
-        // Also switch this process's signing key now rather than at the next poll.
-        void this.refreshIfChanged().catch((error: unknown) => this.logger.error(`key refresh failed: ${String(error)}`));
-        return (await this.keys.keySet()).jwks.map(publicPart);
-      },
-      instance,
-      features: this.features,
-      access: this.access,
-      uow: this.uow,
-      events: this.events,
-      loginPolicy: (orgId) => this.loginPolicies.get(orgId),
-      sessionEnds: this.sessionEnds,
-      device: { pollIntervalSeconds: this.config.devicePollIntervalSeconds, userCodeLimiter: this.rateLimiter },
-      remoteClientKeys: this.remoteClientKeys,
-    };
+  /** The published keys as they are in the database now (public parts), for JWTs of a newer key. */
+  private async reloadKeys(): Promise<object[]> {
+    // Also switch this process's signing key now rather than at the next poll.
+    void this.refreshIfChanged().catch((error: unknown) => this.logger.error(`key refresh failed: ${String(error)}`));
+    return (await this.keys.keySet()).jwks.map(publicPart);
   }
 
   /**

@@ -1,0 +1,20 @@
+import { Injectable } from '@nestjs/common';
+import { UserAccess } from '../../users/acting/user-access.service.js';
+import { FeaturesService } from '../../users/features.service.js';
+import { LoginPolicyService } from '../../users/login-policy.service.js';
+import { AccountFinder } from '../account/account.finder.js';
+
+/**
+ * The users domain as the provider consults it on every build: its accounts, the instance's features, who may act
+ * for whom (impersonation, token exchange) and each organization's login policy. One parameter of ProviderInputs,
+ * which keeps it within the sign-in path's constructor width (docs/architecture.md, "Constructor width").
+ */
+@Injectable()
+export class ProviderUserServices {
+  constructor(
+    readonly accounts: AccountFinder,
+    readonly features: FeaturesService,
+    readonly access: UserAccess,
+    readonly loginPolicies: LoginPolicyService,
+  ) {}
+}
