@@ -146,6 +146,12 @@ export async function identityConflicts(
   return { subjectTaken: rows.some((r) => r.subject === subject), userLinked: rows.some((r) => r.user_id === userId) };
 }
 
+/** Whether any identity is linked through the IdP. */
+export async function hasIdentities(manager: EntityManager, idpId: string): Promise<boolean> {
+  const rows: unknown[] = await manager.query('SELECT 1 FROM user_identities WHERE idp_id = ? LIMIT 1', [idpId]);
+  return rows.length > 0;
+}
+
 export async function insertIdentity(manager: EntityManager, row: IdentityRow): Promise<void> {
   await manager.query('INSERT INTO user_identities (idp_id, subject, user_id, linked_at, last_used_at) VALUES (?, ?, ?, ?, ?)', [
     row.idpId,

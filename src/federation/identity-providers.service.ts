@@ -7,23 +7,35 @@ import type { JsonObject } from '../common/database/columns.js';
 import { Encryptor } from '../common/crypto/encryptor.js';
 import { OrgResources } from '../common/database/org-resources.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
-import { DomainError } from '../common/errors/domain-error.js';
+import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { assertReachableTarget, readMetadataDocument } from '../common/net/configured-target.js';
 import type { OutboundRules } from '../common/net/configured-target.js';
 import { organizationExists } from '../users/queries/organizations.js';
-import { claimedDomains, deleteIdp, idpById, idpOfDomain, idpsOf, idpsWithDomains, insertIdp, updateIdp } from './federation.queries.js';
+import {
+  claimedDomains,
+  deleteIdp,
+  hasIdentities,
+  idpById,
+  idpOfDomain,
+  idpsOf,
+  idpsWithDomains,
+  insertIdp,
+  updateIdp,
+} from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
 import {
   DEFAULT_CLAIMS,
   DEFAULT_SCOPES,
+  DEFAULT_SUBJECT_CLAIM,
   invalid,
   issuerProblem,
   movedSecretProblem,
   NAME_ID_PERSISTENT,
   normalisedDomains,
   secretProblem,
+  subjectClaimOf,
 } from './idp-settings.js';
 import type { AuthMethod, ClaimMapping, IdpType, LinkBy, MfaMode, OidcSettings, SamlSettings } from './idp-settings.js';
 import { idpMetadataOf } from './saml/idp-metadata.js';
@@ -41,6 +53,7 @@ export interface IdpInput {
   clientSecret?: string;
   authMethod?: AuthMethod;
   scopes?: string[];
+  subjectClaim?: string;
   claims?: ClaimMapping;
   domains?: string[];
   link?: { by: LinkBy; from: string } | null;
@@ -53,7 +66,7 @@ export interface IdpInput {
   signAuthnRequests?: boolean;
 }
 
-const OIDC_ONLY = ['issuer', 'clientId', 'clientSecret', 'authMethod', 'scopes', 'claims'] as const;
+const OIDC_ONLY = ['issuer', 'clientId', 'clientSecret', 'authMethod', 'scopes', 'subjectClaim', 'claims'] as const;
 const SAML_ONLY = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests'] as const;
 
 /** An IdP as the API shows it: never a secret or a private key (docs/federation.md). */
@@ -66,6 +79,7 @@ export interface IdpView {
   authMethod?: AuthMethod;
   scopes?: string[];
   hasClientSecret?: boolean;
+  subjectClaim?: string;
   claims?: ClaimMapping;
   entityId?: string;
   ssoUrl?: string;
@@ -195,6 +209,7 @@ export class IdentityProvidersService {
     };
     await this.uow.run(async (manager) => {
       await this.find(manager, orgId, idpId);
+      if (before.type === 'oidc') await this.assertSubjectKept(manager, before, settings as OidcSettings);
       // Claims kept from before verified domains existed are checked once they are sent again (docs/federation.md).
       if (input.domains !== undefined) await this.domains.assertVerifiedOf(manager, orgId, row.domains);
       await this.assertDomainsFree(manager, row.domains, idpId);
@@ -295,11 +310,23 @@ export class IdentityProvidersService {
       authMethod: input.authMethod ?? before?.authMethod ?? 'client_secret_basic',
       // `openid` makes it OpenID Connect (Core §3.1.2.1): always asked for, first.
       scopes: ['openid', ...scopes.filter((s) => s !== 'openid')],
+      subjectClaim: input.subjectClaim ?? (before ? subjectClaimOf(before) : DEFAULT_SUBJECT_CLAIM),
       claims: input.claims ? { ...input.claims } : (before?.claims ?? DEFAULT_CLAIMS),
       link: input.link === undefined ? (before?.link ?? null) : input.link === null ? null : { by: input.link.by, from: input.link.from },
       jit: input.jit ?? before?.jit ?? false,
       mfa: input.mfa ?? before?.mfa ?? 'local',
     };
+  }
+
+  /**
+   * The subject claim keys the IdP's identities: a new one would leave every linked identity under a value the
+   * upstream no longer sends as the subject, and could let another person's value match it (docs/federation.md).
+   */
+  private async assertSubjectKept(manager: EntityManager, before: IdpRow, after: OidcSettings): Promise<void> {
+    const previous = subjectClaimOf(JSON.parse(before.settings) as OidcSettings);
+    if (subjectClaimOf(after) === previous || !(await hasIdentities(manager, before.id))) return;
+    const message = `subjectClaim cannot change from "${previous}" while identities are linked through this identity provider; unlink them first`;
+    throw new DomainError(ErrorCode.Conflict, message, [{ field: 'subjectClaim', message }]);
   }
 
   private async assertOrg(orgId: string): Promise<void> {
@@ -356,6 +383,7 @@ export class IdentityProvidersService {
       authMethod: settings.authMethod,
       hasClientSecret: row.clientSecret !== null,
       scopes: settings.scopes,
+      subjectClaim: subjectClaimOf(settings),
       claims: settings.claims,
       link: settings.link,
       jit: settings.jit,

@@ -64,6 +64,7 @@ describe('federation API: identity providers and linked identities', () => {
         authMethod: 'client_secret_basic',
         hasClientSecret: true,
         scopes: ['openid', 'profile', 'email'],
+        subjectClaim: 'sub',
         claims: { userName: 'preferred_username', email: 'email', givenName: 'given_name', familyName: 'family_name' },
         domains: ['contoso.example'],
         link: { by: 'externalId', from: 'oid' },
@@ -121,6 +122,10 @@ describe('federation API: identity providers and linked identities', () => {
       [{ claims: { userName: 'upn', password: 'x' } }, /password/],
       [{ scopes: ['openid', 'a"b'] }, /scope tokens/],
       [{ mfa: 'sometimes' }, /mfa/],
+      [{ subjectClaim: 'object id' }, /subjectClaim must be a claim name/],
+      [{ subjectClaim: '' }, /subjectClaim/],
+      [{ subjectClaim: 7 }, /subjectClaim/],
+      [{ type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, subjectClaim: 'oid' }, /subjectClaim is not a field of a SAML/],
       [{ clientSecretX: 'x' }, /clientSecretX/],
     ];
     for (const [change, message] of cases) {
