@@ -56,6 +56,8 @@ export interface OidcSettings {
   link: { by: LinkBy; from: string } | null;
   jit: boolean;
   mfa: MfaMode;
+  /** Set while the issuer's host has not resolved (it did not when set) and no call has reached the upstream since. */
+  unreached?: true;
 }
 
 /** SAML 2.0 NameID formats (SAML Core §8.3); persistent is preferred (docs/federation.md, "SAML"). */
@@ -77,6 +79,11 @@ export interface SamlSettings {
   link: { by: LinkBy; from: string } | null;
   jit: boolean;
   mfa: MfaMode;
+  /**
+   * Set while the metadata URL's host has not resolved (it did not when set): the metadata is not read yet, and the
+   * entity id, SSO URL and certificates are empty until the first sign-in or test sign-in reads it.
+   */
+  unreached?: true;
 }
 
 /** The claim an OIDC IdP's identities are keyed by. */

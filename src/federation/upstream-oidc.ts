@@ -22,6 +22,9 @@ const MAX_SUBJECT_LENGTH = 255;
 /** An answer of the upstream that failed a check of ours (beside openid-client's own). */
 export class UpstreamAnswerRefused extends Error {}
 
+/** The upstream could not be reached (its host does not resolve, or it did not answer as asked). */
+export class UpstreamUnreachable extends Error {}
+
 /** A verified answer without the IdP's subject claim as a string: no identity can be named (docs/federation.md, "Refusals"). */
 export class SubjectClaimMissing extends Error {
   constructor(readonly claim: string) {

@@ -203,6 +203,11 @@ export class IdpDto {
   @ApiPropertyOptional({ description: "SAML: this SP's entity id for this IdP" }) spEntityId?: string;
   @ApiPropertyOptional({ description: 'SAML: the assertion consumer service (HTTP-POST)' }) acsUrl?: string;
   @ApiPropertyOptional({ description: "SAML: this SP's metadata for this IdP, to hand to the upstream" }) spMetadataUrl?: string;
+  @ApiProperty({
+    description:
+      "false while the host of the issuer (OIDC) or of the metadata URL (SAML) has not resolved: it did not when the URL was set, and no call has reached the upstream since (a SAML IdP's metadata is then read at its first sign-in or test sign-in)",
+  })
+  reached: boolean;
   @ApiProperty() createdAt: string;
   @ApiProperty() changedAt: string;
 }

@@ -7,7 +7,7 @@ import { chooseLocale, messages } from '../../login/messages.js';
 import type { Messages } from '../../login/messages.js';
 import type { FederationRefusal } from '../federated-accounts.service.js';
 import type { IdpRow } from '../federation.queries.js';
-import { SubjectClaimMissing, UpstreamAnswerRefused } from '../upstream-oidc.js';
+import { SubjectClaimMissing, UpstreamAnswerRefused, UpstreamUnreachable } from '../upstream-oidc.js';
 
 /** The page and status of each refusal (docs/federation.md, "Refusals": "no account", "IdP error", "refused response"). */
 export const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Messages) => string }> = {
@@ -48,6 +48,10 @@ export function classifyUpstreamFailure(idp: IdpRow, error: unknown): Federation
   if (error instanceof SubjectClaimMissing) {
     logger.warn(`identity provider ${idp.id}: ${error.message}`);
     return 'subject_missing';
+  }
+  if (error instanceof UpstreamUnreachable) {
+    logger.warn(`identity provider ${idp.id}: unreachable: ${error.message}`);
+    return 'upstream_error';
   }
   const code = (error as { code?: unknown }).code;
   const checkFailed =
