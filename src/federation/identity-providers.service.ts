@@ -324,7 +324,14 @@ export class IdentityProvidersService {
     await this.uow.run(async (manager) => {
       if (!(await updateIdpSettingsIf(manager, row, idp.changedAt))) return;
       const payload = { ...samlPayload(row, settings), metadataRead: true };
-      await this.events.push(manager, { type: 'org.idp.changed', aggregateType: 'idp', aggregateId: idp.id, resourceOwner: idp.orgId, editorUserId: null, payload });
+      await this.events.push(manager, {
+        type: 'org.idp.changed',
+        aggregateType: 'idp',
+        aggregateId: idp.id,
+        resourceOwner: idp.orgId,
+        editorUserId: null,
+        payload,
+      });
     });
     return row;
   }

@@ -111,8 +111,7 @@ export class UpstreamOidc {
       claims = { ...info, ...claims };
     }
     const subject = claims[subjectClaim];
-    if (typeof subject !== 'string' || subject.length === 0 || subject.length > MAX_SUBJECT_LENGTH)
-      throw new SubjectClaimMissing(subjectClaim);
+    if (typeof subject !== 'string' || subject.length === 0 || subject.length > MAX_SUBJECT_LENGTH) throw new SubjectClaimMissing(subjectClaim);
     const amr = Array.isArray(idToken.amr) ? idToken.amr.filter((m): m is string => typeof m === 'string' && m.length <= 64).slice(0, 16) : [];
     return { subject, claims, methods: amr };
   }

@@ -189,11 +189,7 @@ describe('identity providers in the operator console (Chromium)', () => {
       await signIn(page, 'admin', password());
       await page.goto(`${base}/console/orgs/${orgId}/idps`);
       const table = page.getByRole('table', { name: 'Identity providers' });
-      await table
-        .getByRole('row')
-        .filter({ hasText: 'login.not-yet.invalid' })
-        .getByText('Could not be reached yet')
-        .waitFor();
+      await table.getByRole('row').filter({ hasText: 'login.not-yet.invalid' }).getByText('Could not be reached yet').waitFor();
 
       const form = page.getByRole('form', { name: 'Add identity provider' });
       await form.getByLabel('Protocol').selectOption('saml');
@@ -208,13 +204,10 @@ describe('identity providers in the operator console (Chromium)', () => {
       const listed = (await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken })).body.idps.find(
         (i: { name: string }) => i.name === name,
       );
-      assert.deepEqual([listed.type, listed.entityId, listed.ssoUrl, listed.metadataUrl, listed.reached], [
-        'saml',
-        'https://idp.pasted.example/saml',
-        'https://idp.pasted.example/sso',
-        null,
-        true,
-      ]);
+      assert.deepEqual(
+        [listed.type, listed.entityId, listed.ssoUrl, listed.metadataUrl, listed.reached],
+        ['saml', 'https://idp.pasted.example/saml', 'https://idp.pasted.example/sso', null, true],
+      );
       assert.ok(((await added.textContent()) ?? '').includes(listed.spMetadataUrl), 'the SP metadata URL is shown');
       const row = table.getByRole('row').filter({ hasText: name });
       await row.waitFor();

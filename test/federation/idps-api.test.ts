@@ -123,10 +123,7 @@ describe('federation API: identity providers and linked identities', () => {
         /metadataUrl must be an absolute https URL/,
       ],
       [{ metadataUrl: 'https://93.184.215.14/metadata' }, /metadataUrl is not a field of an OpenID Connect identity provider/],
-      [
-        { type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataXml: `<x>${' '.repeat(100_000)}</x>` },
-        /metadataXml/,
-      ],
+      [{ type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataXml: `<x>${' '.repeat(100_000)}</x>` }, /metadataXml/],
       [{ type: 'ldap' }, /type/],
       [{ name: '   ' }, /name must not be blank/],
       [{ domains: ['not a domain'] }, /not a domain name/],

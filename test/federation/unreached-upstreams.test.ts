@@ -33,7 +33,10 @@ describe('federation: upstreams not reached yet', () => {
   /** As if the host of the stored URL now resolved to where `url` points. */
   const pointAt = async (idpId: string, field: 'issuer' | 'metadataUrl', url: string) => {
     const [row] = await svc.dataSource.query('SELECT settings FROM identity_providers WHERE id = ?', [idpId]);
-    await svc.dataSource.query('UPDATE identity_providers SET settings = ? WHERE id = ?', [JSON.stringify({ ...JSON.parse(row.settings), [field]: url }), idpId]);
+    await svc.dataSource.query('UPDATE identity_providers SET settings = ? WHERE id = ?', [
+      JSON.stringify({ ...JSON.parse(row.settings), [field]: url }),
+      idpId,
+    ]);
   };
 
   before(async () => {

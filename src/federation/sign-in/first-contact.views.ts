@@ -7,9 +7,5 @@ import type { Locale, Messages } from '../../login/messages.js';
  * form's redirects to `form-action`; a link the person follows is a navigation of its own.
  */
 export function firstContactPage(locale: Locale, t: Messages, idpName: string, href: string): string {
-  return page(
-    locale,
-    idpName,
-    `<p>${esc(t.idpFirstContact(idpName))}</p><p><a href="${esc(href)}" data-idp-continue>${esc(t.continue)}</a></p>`,
-  );
+  return page(locale, idpName, `<p>${esc(t.idpFirstContact(idpName))}</p><p><a href="${esc(href)}" data-idp-continue>${esc(t.continue)}</a></p>`);
 }
