@@ -68,11 +68,23 @@ export function Field({ label, value, onInput, type = 'text', required, autoComp
   );
 }
 
-export function TextArea({ label, value, onInput, rows = 3 }: { label: string; value: string; onInput: (value: string) => void; rows?: number }) {
+export function TextArea({
+  label,
+  value,
+  onInput,
+  rows = 3,
+  required,
+}: {
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  rows?: number;
+  required?: boolean;
+}) {
   return (
     <label class="field">
       <span>{label}</span>
-      <textarea rows={rows} value={value} onInput={(e) => onInput((e.currentTarget as HTMLTextAreaElement).value)} />
+      <textarea rows={rows} required={required} value={value} onInput={(e) => onInput((e.currentTarget as HTMLTextAreaElement).value)} />
     </label>
   );
 }

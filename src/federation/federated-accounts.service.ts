@@ -24,7 +24,7 @@ import type { UpstreamIdentity } from './upstream-oidc.js';
  * no rule matched and JIT is off; the link claim matched several users; the matched user holds a role; the user
  * is linked to this IdP under another subject; an e-mail link without a verified address on both sides; a JIT
  * user name that is missing, breaks the user name rule of every surface, or is taken; an upstream error or a
- * refused response.
+ * refused response; a verified answer without the IdP's subject claim.
  */
 export type FederationRefusal =
   | 'no_account'
@@ -37,6 +37,7 @@ export type FederationRefusal =
   | 'user_name_taken'
   | 'upstream_error'
   | 'invalid_response'
+  | 'subject_missing'
   | 'inactive_user';
 
 /** How an IdP finds or creates its users (docs/federation.md): OIDC's `claims` or SAML's `attributes` as the mapping. */

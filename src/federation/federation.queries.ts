@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { changedRows } from '../common/database/changed-rows.js';
 import { insertValues } from '../common/database/insert-values.js';
 import { placeholders } from '../common/database/placeholders.js';
 
@@ -61,6 +62,15 @@ export async function updateIdp(manager: EntityManager, row: IdpRow): Promise<vo
     ['domain', 'idp_id'],
     row.domains.map((d) => [d, row.id]),
   );
+}
+
+/**
+ * Replaces an IdP's settings if it is still the version `expectedChangedAt` (what the upstream's answer was read
+ * against); false when it changed in between. Only the settings and `changed_at` are written.
+ */
+export async function updateIdpSettingsIf(manager: EntityManager, row: IdpRow, expectedChangedAt: number): Promise<boolean> {
+  const sql = 'UPDATE identity_providers SET settings = ?, changed_at = ? WHERE id = ? AND changed_at = ?';
+  return (await changedRows(manager, sql, [row.settings, row.changedAt, row.id, expectedChangedAt])) === 1;
 }
 
 /** The organization's IdPs, oldest first; `forUpdate` inside a transaction locks the one asked for. */
@@ -144,6 +154,12 @@ export async function identityConflicts(
     [idpId, subject, userId],
   );
   return { subjectTaken: rows.some((r) => r.subject === subject), userLinked: rows.some((r) => r.user_id === userId) };
+}
+
+/** Whether any identity is linked through the IdP. */
+export async function hasIdentities(manager: EntityManager, idpId: string): Promise<boolean> {
+  const rows: unknown[] = await manager.query('SELECT 1 FROM user_identities WHERE idp_id = ? LIMIT 1', [idpId]);
+  return rows.length > 0;
 }
 
 export async function insertIdentity(manager: EntityManager, row: IdentityRow): Promise<void> {

@@ -7,26 +7,40 @@ import type { JsonObject } from '../common/database/columns.js';
 import { Encryptor } from '../common/crypto/encryptor.js';
 import { OrgResources } from '../common/database/org-resources.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
-import { DomainError } from '../common/errors/domain-error.js';
+import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
-import { assertReachableTarget, readMetadataDocument } from '../common/net/configured-target.js';
+import { absoluteUrlProblem, checkLaterTarget, readMetadataDocument } from '../common/net/configured-target.js';
 import type { OutboundRules } from '../common/net/configured-target.js';
 import { organizationExists } from '../users/queries/organizations.js';
-import { claimedDomains, deleteIdp, idpById, idpOfDomain, idpsOf, idpsWithDomains, insertIdp, updateIdp } from './federation.queries.js';
+import {
+  claimedDomains,
+  deleteIdp,
+  hasIdentities,
+  idpById,
+  idpOfDomain,
+  idpsOf,
+  idpsWithDomains,
+  insertIdp,
+  updateIdp,
+  updateIdpSettingsIf,
+} from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
 import {
   DEFAULT_CLAIMS,
   DEFAULT_SCOPES,
+  DEFAULT_SUBJECT_CLAIM,
   invalid,
   issuerProblem,
   movedSecretProblem,
   NAME_ID_PERSISTENT,
   normalisedDomains,
   secretProblem,
+  subjectClaimOf,
 } from './idp-settings.js';
 import type { AuthMethod, ClaimMapping, IdpType, LinkBy, MfaMode, OidcSettings, SamlSettings } from './idp-settings.js';
 import { idpMetadataOf } from './saml/idp-metadata.js';
+import { UpstreamUnreachable } from './upstream-oidc.js';
 import type { IdpMetadata } from './saml/idp-metadata.js';
 import { newSelfSignedCredentials } from '../common/crypto/self-signed-credentials.js';
 import { samlEndpoints } from './saml/sp-endpoints.js';
@@ -41,6 +55,7 @@ export interface IdpInput {
   clientSecret?: string;
   authMethod?: AuthMethod;
   scopes?: string[];
+  subjectClaim?: string;
   claims?: ClaimMapping;
   domains?: string[];
   link?: { by: LinkBy; from: string } | null;
@@ -53,7 +68,7 @@ export interface IdpInput {
   signAuthnRequests?: boolean;
 }
 
-const OIDC_ONLY = ['issuer', 'clientId', 'clientSecret', 'authMethod', 'scopes', 'claims'] as const;
+const OIDC_ONLY = ['issuer', 'clientId', 'clientSecret', 'authMethod', 'scopes', 'subjectClaim', 'claims'] as const;
 const SAML_ONLY = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests'] as const;
 
 /** An IdP as the API shows it: never a secret or a private key (docs/federation.md). */
@@ -66,6 +81,7 @@ export interface IdpView {
   authMethod?: AuthMethod;
   scopes?: string[];
   hasClientSecret?: boolean;
+  subjectClaim?: string;
   claims?: ClaimMapping;
   entityId?: string;
   ssoUrl?: string;
@@ -81,6 +97,8 @@ export interface IdpView {
   spEntityId?: string;
   acsUrl?: string;
   spMetadataUrl?: string;
+  /** False while the issuer's or metadata URL's host has not resolved (docs/federation.md, "Not reached yet"). */
+  reached: boolean;
   createdAt: string;
   changedAt: string;
 }
@@ -131,7 +149,7 @@ export class IdentityProvidersService {
       const settings = this.oidcSettings(input, undefined);
       const problem = secretProblem(settings.authMethod, input.clientSecret !== undefined);
       if (problem) throw invalid('clientSecret', problem);
-      await assertReachableTarget(settings.issuer, 'issuer', this.outboundRules());
+      if ((await checkLaterTarget(settings.issuer, 'issuer', this.outboundRules())) === 'unresolved') settings.unreached = true;
       row = {
         ...base,
         type: 'oidc',
@@ -182,7 +200,9 @@ export class IdentityProvidersService {
       if (oidc.authMethod === 'private_key_jwt' && input.clientSecret === undefined) clientSecret = null;
       const problem = secretProblem(oidc.authMethod, clientSecret !== null);
       if (problem) throw invalid('clientSecret', problem);
-      if (input.issuer !== undefined) await assertReachableTarget(oidc.issuer, 'issuer', this.outboundRules());
+      if (input.issuer === undefined) {
+        if (previous.unreached) oidc.unreached = true;
+      } else if ((await checkLaterTarget(oidc.issuer, 'issuer', this.outboundRules())) === 'unresolved') oidc.unreached = true;
       settings = oidc;
     }
     const row: IdpRow = {
@@ -195,6 +215,7 @@ export class IdentityProvidersService {
     };
     await this.uow.run(async (manager) => {
       await this.find(manager, orgId, idpId);
+      if (before.type === 'oidc') await this.assertSubjectKept(manager, before, settings as OidcSettings);
       // Claims kept from before verified domains existed are checked once they are sent again (docs/federation.md).
       if (input.domains !== undefined) await this.domains.assertVerifiedOf(manager, orgId, row.domains);
       await this.assertDomainsFree(manager, row.domains, idpId);
@@ -270,11 +291,58 @@ export class IdentityProvidersService {
   }
 
   /** An IdP's SAML metadata, given inline or read from its URL under the outbound rules (docs/federation.md, "SAML"). */
-  private async metadataOf(input: IdpInput): Promise<IdpMetadata> {
+  private async metadataOf(input: IdpInput): Promise<IdpMetadata | 'unresolved'> {
     if ((input.metadataXml === undefined) === (input.metadataUrl === undefined))
       throw invalid('metadataXml', 'exactly one of metadataXml and metadataUrl is required for a SAML IdP');
     if (input.metadataXml !== undefined) return idpMetadataOf(input.metadataXml);
-    return idpMetadataOf(await readMetadataDocument(input.metadataUrl!, 'metadataUrl', this.outboundRules()));
+    const url = input.metadataUrl!;
+    const problem = absoluteUrlProblem(url);
+    if (problem) throw invalid('metadataUrl', `metadataUrl ${problem}`);
+    // A host that does not resolve yet: the metadata is read at the first sign-in or test (readyForSignIn).
+    if ((await checkLaterTarget(url, 'metadataUrl', this.outboundRules())) === 'unresolved') return 'unresolved';
+    return idpMetadataOf(await readMetadataDocument(url, 'metadataUrl', this.outboundRules()));
+  }
+
+  /**
+   * The IdP as a sign-in needs it: a SAML IdP whose metadata URL did not resolve when it was set has its metadata
+   * read now, under the outbound rules, and stored (event `org.idp.changed`, by no one). Throws
+   * UpstreamUnreachable when it still cannot be read, and the 400 of idpMetadataOf for a document that is not one.
+   */
+  async readyForSignIn(idp: IdpRow): Promise<IdpRow> {
+    if (idp.type !== 'saml') return idp;
+    const before = JSON.parse(idp.settings) as SamlSettings;
+    if (!before.unreached || before.metadataUrl === null) return idp;
+    let document: string;
+    try {
+      document = await readMetadataDocument(before.metadataUrl, 'metadataUrl', this.outboundRules());
+    } catch (error) {
+      throw new UpstreamUnreachable(error instanceof Error ? error.message : String(error));
+    }
+    const { unreached: _read, ...rest } = before;
+    const settings: SamlSettings = { ...rest, ...idpMetadataOf(document) };
+    const row: IdpRow = { ...idp, settings: JSON.stringify(settings), changedAt: Math.max(Date.now(), idp.changedAt + 1) };
+    await this.uow.run(async (manager) => {
+      if (!(await updateIdpSettingsIf(manager, row, idp.changedAt))) return;
+      const payload = { ...samlPayload(row, settings), metadataRead: true };
+      await this.events.push(manager, {
+        type: 'org.idp.changed',
+        aggregateType: 'idp',
+        aggregateId: idp.id,
+        resourceOwner: idp.orgId,
+        editorUserId: null,
+        payload,
+      });
+    });
+    return row;
+  }
+
+  /** An OIDC IdP whose issuer did not resolve when it was set has now been reached (its discovery answered). */
+  async reached(idp: IdpRow): Promise<void> {
+    if (idp.type !== 'oidc') return;
+    const { unreached, ...settings } = JSON.parse(idp.settings) as OidcSettings;
+    if (!unreached) return;
+    // Not a change of its configuration: the same version, without the mark (nothing written if it changed meanwhile).
+    await this.uow.run((manager) => updateIdpSettingsIf(manager, { ...idp, settings: JSON.stringify(settings) }, idp.changedAt));
   }
 
   private outboundRules(): OutboundRules {
@@ -295,11 +363,23 @@ export class IdentityProvidersService {
       authMethod: input.authMethod ?? before?.authMethod ?? 'client_secret_basic',
       // `openid` makes it OpenID Connect (Core §3.1.2.1): always asked for, first.
       scopes: ['openid', ...scopes.filter((s) => s !== 'openid')],
+      subjectClaim: input.subjectClaim ?? (before ? subjectClaimOf(before) : DEFAULT_SUBJECT_CLAIM),
       claims: input.claims ? { ...input.claims } : (before?.claims ?? DEFAULT_CLAIMS),
       link: input.link === undefined ? (before?.link ?? null) : input.link === null ? null : { by: input.link.by, from: input.link.from },
       jit: input.jit ?? before?.jit ?? false,
       mfa: input.mfa ?? before?.mfa ?? 'local',
     };
+  }
+
+  /**
+   * The subject claim keys the IdP's identities: a new one would leave every linked identity under a value the
+   * upstream no longer sends as the subject, and could let another person's value match it (docs/federation.md).
+   */
+  private async assertSubjectKept(manager: EntityManager, before: IdpRow, after: OidcSettings): Promise<void> {
+    const previous = subjectClaimOf(JSON.parse(before.settings) as OidcSettings);
+    if (subjectClaimOf(after) === previous || !(await hasIdentities(manager, before.id))) return;
+    const message = `subjectClaim cannot change from "${previous}" while identities are linked through this identity provider; unlink them first`;
+    throw new DomainError(ErrorCode.Conflict, message, [{ field: 'subjectClaim', message }]);
   }
 
   private async assertOrg(orgId: string): Promise<void> {
@@ -334,8 +414,9 @@ export class IdentityProvidersService {
       const endpoints = samlEndpoints(this.config.publicUrl, row.id);
       return {
         ...common,
-        entityId: settings.entityId,
-        ssoUrl: settings.ssoUrl,
+        // Empty until a metadata URL that did not resolve is read.
+        entityId: settings.entityId || undefined,
+        ssoUrl: settings.ssoUrl || undefined,
         metadataUrl: settings.metadataUrl,
         nameIdFormat: settings.nameIdFormat,
         attributes: settings.attributes,
@@ -346,6 +427,7 @@ export class IdentityProvidersService {
         spEntityId: endpoints.entityId,
         acsUrl: endpoints.acsUrl,
         spMetadataUrl: endpoints.metadataUrl,
+        reached: !settings.unreached,
       };
     }
     const settings = JSON.parse(row.settings) as OidcSettings;
@@ -356,11 +438,13 @@ export class IdentityProvidersService {
       authMethod: settings.authMethod,
       hasClientSecret: row.clientSecret !== null,
       scopes: settings.scopes,
+      subjectClaim: subjectClaimOf(settings),
       claims: settings.claims,
       link: settings.link,
       jit: settings.jit,
       mfa: settings.mfa,
       callbackUrl: this.callbackUrl(row.id),
+      reached: !settings.unreached,
     };
   }
 }
@@ -372,9 +456,15 @@ function assertFieldsOf(type: IdpType, input: IdpInput): void {
 }
 
 /** The settings of a SAML IdP from its metadata and the fields sent (docs/federation.md, "SAML"), over what it had. */
-function samlSettings(input: IdpInput, before: SamlSettings | undefined, metadata: IdpMetadata | undefined, spCertificate: string): SamlSettings {
-  const source = metadata ?? before;
+function samlSettings(
+  input: IdpInput,
+  before: SamlSettings | undefined,
+  metadata: IdpMetadata | 'unresolved' | undefined,
+  spCertificate: string,
+): SamlSettings {
+  const source = metadata === 'unresolved' ? NO_METADATA : (metadata ?? before);
   if (!source) throw invalid('metadataXml', 'exactly one of metadataXml and metadataUrl is required for a SAML IdP');
+  const unreached = metadata === 'unresolved' || (metadata === undefined && before?.unreached === true);
   return {
     entityId: source.entityId,
     ssoUrl: source.ssoUrl,
@@ -387,8 +477,12 @@ function samlSettings(input: IdpInput, before: SamlSettings | undefined, metadat
     link: input.link === undefined ? (before?.link ?? null) : input.link === null ? null : { by: input.link.by, from: input.link.from },
     jit: input.jit ?? before?.jit ?? false,
     mfa: input.mfa ?? before?.mfa ?? 'local',
+    ...(unreached ? { unreached: true as const } : {}),
   };
 }
+
+/** A SAML IdP's metadata before it could be read (its URL's host did not resolve). */
+const NO_METADATA: IdpMetadata = { entityId: '', ssoUrl: '', certificates: [] };
 
 /** What an event says about a SAML IdP: what it was configured with, not the certificates' bodies. */
 function samlPayload(row: IdpRow, settings: SamlSettings): JsonObject {

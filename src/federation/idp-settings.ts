@@ -38,16 +38,26 @@ export const IDP_BOUNDS = {
 export const DEFAULT_CLAIMS: ClaimMapping = { userName: 'preferred_username', email: 'email', givenName: 'given_name', familyName: 'family_name' };
 export const DEFAULT_SCOPES = ['openid', 'profile', 'email'];
 
+/**
+ * The claim whose value is an OIDC identity's subject (docs/federation.md, "Who the upstream identity is"): `sub` by
+ * default (OpenID Connect Core §2); Entra ID's stable id for a person across applications is `oid`.
+ */
+export const DEFAULT_SUBJECT_CLAIM = 'sub';
+
 /** What the `settings` column holds for an OIDC IdP: everything but the secret and the domains. */
 export interface OidcSettings {
   issuer: string;
   clientId: string;
   authMethod: AuthMethod;
   scopes: string[];
+  /** Absent in IdPs stored before it existed: `sub`, as then (subjectClaimOf). */
+  subjectClaim?: string;
   claims: ClaimMapping;
   link: { by: LinkBy; from: string } | null;
   jit: boolean;
   mfa: MfaMode;
+  /** Set while the issuer's host has not resolved (it did not when set) and no call has reached the upstream since. */
+  unreached?: true;
 }
 
 /** SAML 2.0 NameID formats (SAML Core §8.3); persistent is preferred (docs/federation.md, "SAML"). */
@@ -69,6 +79,16 @@ export interface SamlSettings {
   link: { by: LinkBy; from: string } | null;
   jit: boolean;
   mfa: MfaMode;
+  /**
+   * Set while the metadata URL's host has not resolved (it did not when set): the metadata is not read yet, and the
+   * entity id, SSO URL and certificates are empty until the first sign-in or test sign-in reads it.
+   */
+  unreached?: true;
+}
+
+/** The claim an OIDC IdP's identities are keyed by. */
+export function subjectClaimOf(settings: OidcSettings): string {
+  return settings.subjectClaim ?? DEFAULT_SUBJECT_CLAIM;
 }
 
 /** The domains as stored (domain-name.ts), each at most once; 400 naming the first bad one. */

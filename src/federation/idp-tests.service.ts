@@ -37,13 +37,16 @@ export class IdpTests {
     const expiresAt = new Date(Date.now() + ROUND_TRIP_MS).toISOString();
     let url: URL;
     try {
-      if (idp.type === 'saml') {
+      // An upstream whose host did not resolve when it was set is reached now, or not (docs/federation.md, "Not reached yet").
+      const ready = await this.idps.readyForSignIn(idp);
+      if (ready.type === 'saml') {
         const requestId = `_${randomBytes(20).toString('hex')}`;
-        url = await this.saml.authorizationUrl(idp, await this.trips.begin(idp.id, TEST_SIGN_IN, { requestId }), requestId);
+        url = await this.saml.authorizationUrl(ready, await this.trips.begin(ready.id, TEST_SIGN_IN, { requestId }), requestId);
       } else {
         const secrets = { verifier: client.randomPKCECodeVerifier(), nonce: client.randomNonce() };
-        const state = await this.trips.begin(idp.id, TEST_SIGN_IN, secrets);
-        url = await this.oidc.authorizationUrl(idp, `${this.config.publicUrl}${LOGIN_IDP_PREFIX}/${idp.id}/callback`, state, secrets);
+        const state = await this.trips.begin(ready.id, TEST_SIGN_IN, secrets);
+        url = await this.oidc.authorizationUrl(ready, `${this.config.publicUrl}${LOGIN_IDP_PREFIX}/${ready.id}/callback`, state, secrets);
+        await this.idps.reached(ready);
       }
     } catch (error) {
       throw new DomainError(ErrorCode.Unavailable, `the identity provider could not be reached: ${error instanceof Error ? error.message : String(error)}`);

@@ -6,6 +6,7 @@ import type { AppConfig } from '../common/config/config.js';
 import { Encryptor } from '../common/crypto/encryptor.js';
 import { outboundFetch } from '../common/net/outbound-fetch.js';
 import type { IdpRow } from './federation.queries.js';
+import { subjectClaimOf } from './idp-settings.js';
 import type { OidcSettings } from './idp-settings.js';
 import type { RoundTripSecrets, UpstreamAnswer } from './round-trips.js';
 
@@ -15,8 +16,21 @@ export const ID_TOKEN_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS51
 /** The most an upstream's clock may run ahead (docs/federation.md, "The round trip": at most 3 minutes of skew). */
 const CLOCK_SKEW_S = 180;
 
+/** The longest subject an identity holds (OpenID Connect Core §2: `sub` is at most 255 ASCII characters). */
+const MAX_SUBJECT_LENGTH = 255;
+
 /** An answer of the upstream that failed a check of ours (beside openid-client's own). */
 export class UpstreamAnswerRefused extends Error {}
+
+/** The upstream could not be reached (its host does not resolve, or it did not answer as asked). */
+export class UpstreamUnreachable extends Error {}
+
+/** A verified answer without the IdP's subject claim as a string: no identity can be named (docs/federation.md, "Refusals"). */
+export class SubjectClaimMissing extends Error {
+  constructor(readonly claim: string) {
+    super(`the identity provider sent no ${claim} claim as a string of at most 255 characters, which names the identity here`);
+  }
+}
 
 /** Discovery documents and key sets are kept this long, then fetched again (keys rotate). */
 const DISCOVERY_TTL_MS = 10 * 60 * 1000;
@@ -89,14 +103,17 @@ export class UpstreamOidc {
     // openid-client checks `exp` and `nbf`; a token issued in the future was not issued by an honest clock (OpenID Connect Core §3.1.3.7, 10).
     if (idToken.iat > Math.floor(Date.now() / 1000) + CLOCK_SKEW_S) throw new UpstreamAnswerRefused('the ID token was issued in the future');
     let claims: Record<string, unknown> = { ...idToken };
-    const mapped = Object.values(settings.claims).filter((name): name is string => typeof name === 'string');
+    const subjectClaim = subjectClaimOf(settings);
+    const mapped = [subjectClaim, ...Object.values(settings.claims)].filter((name): name is string => typeof name === 'string');
     if (mapped.some((name) => claims[name] === undefined) && config.serverMetadata().userinfo_endpoint) {
       // OpenID Connect Core §5.3.2: the user info's `sub` must be the ID token's.
       const info = await client.fetchUserInfo(config, tokens.access_token, idToken.sub);
       claims = { ...info, ...claims };
     }
+    const subject = claims[subjectClaim];
+    if (typeof subject !== 'string' || subject.length === 0 || subject.length > MAX_SUBJECT_LENGTH) throw new SubjectClaimMissing(subjectClaim);
     const amr = Array.isArray(idToken.amr) ? idToken.amr.filter((m): m is string => typeof m === 'string' && m.length <= 64).slice(0, 16) : [];
-    return { subject: idToken.sub, claims, methods: amr };
+    return { subject, claims, methods: amr };
   }
 
   /** The upstream's discovery document and client, kept per IdP version for a while. */

@@ -56,6 +56,9 @@ const EN = {
   idpNoAccount: 'There is no account here for the identity you signed in with. Ask your administrator to set one up.',
   idpRefused: 'The sign-in through your identity provider could not be accepted. Start again from the application.',
   idpUnavailable: 'Your identity provider could not be reached. Try again in a few minutes.',
+  idpFirstContact: (name: string) => `${name} was reached for the first time. Continue to sign in there.`,
+  idpNoSubject:
+    'Your identity provider did not say who you are in the way this organization expects (the claim that names you is missing). Ask your administrator to check the identity provider’s settings.',
   idpInactive: 'This account is deactivated or locked.',
   idpTestTitle: 'Test sign-in',
   idpTestHint: 'Nothing was linked or created and no session was made: this page only shows what a sign-in would do.',
@@ -158,6 +161,9 @@ const DE: Messages = {
   idpNoAccount: 'Für die Identität, mit der du dich angemeldet hast, gibt es hier kein Konto. Bitte deine Administration, eines einzurichten.',
   idpRefused: 'Die Anmeldung über deinen Identitätsanbieter konnte nicht angenommen werden. Beginne erneut in der Anwendung.',
   idpUnavailable: 'Dein Identitätsanbieter ist nicht erreichbar. Versuche es in ein paar Minuten erneut.',
+  idpFirstContact: (name: string) => `${name} wurde zum ersten Mal erreicht. Fahre fort, um dich dort anzumelden.`,
+  idpNoSubject:
+    'Dein Identitätsanbieter hat nicht so mitgeteilt, wer du bist, wie diese Organisation es erwartet (die Angabe, die dich benennt, fehlt). Bitte deine Administration, die Einstellungen des Identitätsanbieters zu prüfen.',
   idpInactive: 'Dieses Konto ist deaktiviert oder gesperrt.',
   idpTestTitle: 'Test-Anmeldung',
   idpTestHint: 'Es wurde nichts verknüpft oder angelegt und keine Sitzung begonnen: diese Seite zeigt nur, was eine Anmeldung täte.',

@@ -177,6 +177,48 @@ describe('identity providers in the operator console (Chromium)', () => {
     }
   });
 
+  it('adds a SAML identity provider from pasted metadata XML; an IdP whose host does not resolve says it could not be reached yet', async () => {
+    const unresolved = await svc.api('POST', `/management/v1/orgs/${orgId}/idps`, {
+      token: svc.adminToken,
+      body: { type: 'oidc', name: unique('Not yet'), issuer: 'https://login.not-yet.invalid/tenant', clientId: 'later', clientSecret: 'later-secret' },
+    });
+    assert.equal(unresolved.status, 201, unresolved.text);
+    const { context, page, problems } = await open();
+    try {
+      await page.goto(`${base}/console/`);
+      await signIn(page, 'admin', password());
+      await page.goto(`${base}/console/orgs/${orgId}/idps`);
+      const table = page.getByRole('table', { name: 'Identity providers' });
+      await table.getByRole('row').filter({ hasText: 'login.not-yet.invalid' }).getByText('Could not be reached yet').waitFor();
+
+      const form = page.getByRole('form', { name: 'Add identity provider' });
+      await form.getByLabel('Protocol').selectOption('saml');
+      await form.getByRole('combobox', { name: /^Metadata/ }).selectOption('xml');
+      assert.equal(await form.getByLabel('Metadata URL of the identity provider').count(), 0, 'no URL field for pasted XML');
+      const name = unique('Pasted SAML');
+      await form.getByLabel('Name', { exact: true }).fill(name);
+      await form.getByLabel('Metadata XML of the identity provider').fill(idpMetadataXml('https://idp.pasted.example/saml', 'https://idp.pasted.example/sso'));
+      await form.getByRole('button', { name: 'Add identity provider' }).click();
+      const added = page.getByRole('status').filter({ hasText: 'Identity provider added' });
+      await added.waitFor();
+      const listed = (await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken })).body.idps.find(
+        (i: { name: string }) => i.name === name,
+      );
+      assert.deepEqual(
+        [listed.type, listed.entityId, listed.ssoUrl, listed.metadataUrl, listed.reached],
+        ['saml', 'https://idp.pasted.example/saml', 'https://idp.pasted.example/sso', null, true],
+      );
+      assert.ok(((await added.textContent()) ?? '').includes(listed.spMetadataUrl), 'the SP metadata URL is shown');
+      const row = table.getByRole('row').filter({ hasText: name });
+      await row.waitFor();
+      assert.equal(await row.getByText('Could not be reached yet').count(), 0, 'pasted metadata needs no reaching');
+      await check(page, 'org-idps-pasted-saml');
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
   it('a test sign-in opens the upstream in a new tab and ends on a page saying what a sign-in would do; the console stays signed in', async () => {
     const upstream = await startUpstreamIdp({ 'tester-sub': { preferred_username: 'tester' } });
     const { context, page, problems } = await open();

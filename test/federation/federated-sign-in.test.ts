@@ -304,6 +304,8 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     const attacker = new FederatedBrowser(svc, upstream.issuer);
     const answered = await attacker.service.get(callback.pathname + callback.search);
     assert.equal(answered.status, 303);
+    // The continue step is the interaction's own path, where its cookie is sent (docs/federation.md, "The round trip").
+    assert.match(answered.location!, new RegExp(`^/ui/login/${browser.uid}/idp/continue\\?trip=`));
     const stolen = await attacker.service.get(answered.location!);
     assert.notEqual(stolen.status, 303, 'no interaction cookie of that sign-in: it does not go on');
     const replay = await browser.service.get(callback.pathname + callback.search);

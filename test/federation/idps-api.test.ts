@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { before, describe, it } from 'node:test';
 import { countRows, createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
 import { verifiedDomain } from './support/domains.js';
+import { idpMetadataXml } from './support/saml-metadata.js';
 
 /** A public address as an IP literal: accepted by the outbound check without a DNS look-up. */
 const ISSUER = 'https://93.184.215.14/tenant/v2.0';
@@ -64,12 +67,14 @@ describe('federation API: identity providers and linked identities', () => {
         authMethod: 'client_secret_basic',
         hasClientSecret: true,
         scopes: ['openid', 'profile', 'email'],
+        subjectClaim: 'sub',
         claims: { userName: 'preferred_username', email: 'email', givenName: 'given_name', familyName: 'family_name' },
         domains: ['contoso.example'],
         link: { by: 'externalId', from: 'oid' },
         jit: true,
         mfa: 'upstream',
         callbackUrl: created.body.callbackUrl,
+        reached: true,
         createdAt: undefined,
         changedAt: undefined,
       },
@@ -97,6 +102,12 @@ describe('federation API: identity providers and linked identities', () => {
       [{ issuer: 'https://93.184.215.14/?tenant=x' }, /query or fragment/],
       [{ issuer: 'https://127.0.0.1/' }, /non-public address.*OUTBOUND_ALLOW_PRIVATE_NETWORKS/],
       [{ issuer: 'https://[::ffff:7f00:1]/' }, /non-public address/],
+      // A name that resolves, to a non-public address, is refused at creation as before (docs/federation.md).
+      [{ issuer: 'https://localhost/' }, /issuer: localhost resolves to a non-public address/],
+      [
+        { type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataUrl: 'https://localhost/metadata' },
+        /metadataUrl: localhost resolves to a non-public address/,
+      ],
       [{ clientId: undefined }, /clientId is required/],
       [{ clientSecret: undefined }, /clientSecret is required for client_secret_basic/],
       [{ authMethod: 'private_key_jwt' }, /private_key_jwt uses no client secret/],
@@ -112,6 +123,7 @@ describe('federation API: identity providers and linked identities', () => {
         /metadataUrl must be an absolute https URL/,
       ],
       [{ metadataUrl: 'https://93.184.215.14/metadata' }, /metadataUrl is not a field of an OpenID Connect identity provider/],
+      [{ type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, metadataXml: `<x>${' '.repeat(100_000)}</x>` }, /metadataXml/],
       [{ type: 'ldap' }, /type/],
       [{ name: '   ' }, /name must not be blank/],
       [{ domains: ['not a domain'] }, /not a domain name/],
@@ -121,6 +133,10 @@ describe('federation API: identity providers and linked identities', () => {
       [{ claims: { userName: 'upn', password: 'x' } }, /password/],
       [{ scopes: ['openid', 'a"b'] }, /scope tokens/],
       [{ mfa: 'sometimes' }, /mfa/],
+      [{ subjectClaim: 'object id' }, /subjectClaim must be a claim name/],
+      [{ subjectClaim: '' }, /subjectClaim/],
+      [{ subjectClaim: 7 }, /subjectClaim/],
+      [{ type: 'saml', issuer: undefined, clientId: undefined, clientSecret: undefined, subjectClaim: 'oid' }, /subjectClaim is not a field of a SAML/],
       [{ clientSecretX: 'x' }, /clientSecretX/],
     ];
     for (const [change, message] of cases) {
@@ -129,6 +145,66 @@ describe('federation API: identity providers and linked identities', () => {
       assert.match(res.body.message + JSON.stringify(res.body.details ?? []), message, JSON.stringify(change));
     }
     assert.equal(await countRows(svc, 'identity_providers'), before);
+  });
+
+  it('an issuer or metadata URL whose host does not resolve yet is accepted, reads reached: false, and stays so until a call reaches it', async () => {
+    // RFC 6761 §6.4: names under .invalid never resolve.
+    const oidc = await as(owner.token, 'POST', idps(), oidcIdp({ issuer: 'https://login.not-yet.invalid/tenant/v2.0' }));
+    assert.equal(oidc.status, 201, oidc.text);
+    const read = await as(owner.token, 'GET', `${idps()}/${oidc.body.id}`);
+    assert.equal(read.body.reached, false);
+    assert.equal(read.body.issuer, 'https://login.not-yet.invalid/tenant/v2.0');
+    const listed = (await as(owner.token, 'GET', idps())).body.idps.find((i: { id: string }) => i.id === oidc.body.id);
+    assert.equal(listed.reached, false);
+    // The test sign-in calls the upstream: it cannot be reached, and the IdP still says so.
+    const tested = await as(owner.token, 'POST', `${idps()}/${oidc.body.id}/test`);
+    assert.equal(tested.status, 503, tested.text);
+    assert.match(tested.body.message, /could not be reached/);
+    assert.equal((await as(owner.token, 'GET', `${idps()}/${oidc.body.id}`)).body.reached, false);
+    // A new issuer is looked at again: one that resolves reads reached, one that does not reads not reached.
+    const moved = await as(owner.token, 'PATCH', `${idps()}/${oidc.body.id}`, { issuer: ISSUER, clientSecret: SECRET });
+    assert.equal(moved.status, 200, moved.text);
+    assert.equal(moved.body.reached, true);
+    const renamed = await as(owner.token, 'PATCH', `${idps()}/${oidc.body.id}`, { issuer: 'https://other.not-yet.invalid/', clientSecret: SECRET });
+    assert.equal(renamed.body.reached, false);
+    assert.equal((await as(owner.token, 'PATCH', `${idps()}/${oidc.body.id}`, { name: 'Still waiting' })).body.reached, false, 'other fields keep it');
+
+    const saml = await as(owner.token, 'POST', idps(), {
+      type: 'saml',
+      name: unique('Okta'),
+      metadataUrl: 'https://contoso.not-yet.invalid/app/sso/saml/metadata',
+    });
+    assert.equal(saml.status, 201, saml.text);
+    assert.ok(saml.body.spEntityId && saml.body.acsUrl && saml.body.spMetadataUrl, 'this SP is known at once');
+    const samlRead = await as(owner.token, 'GET', `${idps()}/${saml.body.id}`);
+    assert.equal(samlRead.body.reached, false);
+    assert.equal(samlRead.body.metadataUrl, 'https://contoso.not-yet.invalid/app/sso/saml/metadata');
+    assert.equal(samlRead.body.entityId, undefined, 'no metadata read yet');
+    assert.equal(samlRead.body.ssoUrl, undefined);
+    const spMetadata = await svc.api('GET', new URL(saml.body.spMetadataUrl).pathname);
+    assert.equal(spMetadata.status, 200, 'the SP metadata to hand to the upstream is there already');
+    const samlTested = await as(owner.token, 'POST', `${idps()}/${saml.body.id}/test`);
+    assert.equal(samlTested.status, 503, samlTested.text);
+    // Every call checks the addresses again: a host that came to resolve to a non-public address is not called.
+    let connections = 0;
+    const local = createServer((_req, res) => res.end());
+    local.on('connection', () => connections++);
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (local.address() as AddressInfo).port;
+      const [row] = await svc.dataSource.query('SELECT settings FROM identity_providers WHERE id = ?', [oidc.body.id]);
+      const settings = { ...JSON.parse(row.settings), issuer: `https://127.0.0.1:${port}` };
+      await svc.dataSource.query('UPDATE identity_providers SET settings = ? WHERE id = ?', [JSON.stringify(settings), oidc.body.id]);
+      const refused = await as(owner.token, 'POST', `${idps()}/${oidc.body.id}/test`);
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(connections, 0, 'nothing connected to the non-public address');
+    } finally {
+      local.close();
+    }
+
+    const inline = await as(owner.token, 'PATCH', `${idps()}/${saml.body.id}`, { metadataXml: idpMetadataXml() });
+    assert.equal(inline.status, 200, inline.text);
+    assert.deepEqual([inline.body.reached, inline.body.entityId, inline.body.metadataUrl], [true, 'https://idp.example/saml', null]);
   });
 
   it('a domain leads to one IdP: 409 for a verified domain another IdP of the organization claims', async () => {

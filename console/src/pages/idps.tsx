@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Checkbox, DeleteButton, Field, Form, Loading, Page, Select, Table, useLoad } from '../components';
+import { ActionButton, Checkbox, DeleteButton, Field, Form, Loading, Page, Select, Table, TextArea, useLoad } from '../components';
 import { t } from '../i18n';
 
 type Idp = Schema<'IdpDto'>;
@@ -17,6 +17,8 @@ const AUTH_METHOD_OPTIONS: { value: AuthMethod; label: string }[] = [
   { value: 'client_secret_post', label: 'client_secret_post' },
 ];
 type Protocol = 'oidc' | 'saml';
+/** A SAML IdP's metadata: read from its URL, or pasted as the document (docs/federation.md, "SAML"). */
+type MetadataSource = 'url' | 'xml';
 
 /** What the upstream needs after an IdP is added: OIDC's redirect URI, or SAML's SP metadata (entity id and ACS in it). */
 type Added = Schema<'IdpCreatedDto'>;
@@ -24,8 +26,9 @@ type LinkBy = '' | 'externalId' | 'userName' | 'email';
 
 /**
  * An organization's upstream identity providers (docs/federation.md; ORG_OWNER): add an OpenID Connect IdP (read
- * the callback URL to register at the upstream) or a SAML 2.0 IdP by its metadata URL (read this SP's metadata URL,
- * entity id and ACS to hand to the upstream), remove one. The client secret is sent once, never shown.
+ * the callback URL to register at the upstream) or a SAML 2.0 IdP by its metadata URL or pasted metadata XML (read
+ * this SP's metadata URL, entity id and ACS to hand to the upstream), remove one. The client secret is sent once,
+ * never shown. An IdP whose host did not resolve says it could not be reached yet ("Not reached yet").
  */
 export function IdpsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/idps`;
@@ -33,7 +36,10 @@ export function IdpsPage({ orgId }: { orgId: string }) {
   const [protocol, setProtocol] = useState<Protocol>('oidc');
   const [name, setName] = useState('');
   const [issuer, setIssuer] = useState('');
+  const [metadataSource, setMetadataSource] = useState<MetadataSource>('url');
   const [metadataUrl, setMetadataUrl] = useState('');
+  const [metadataXml, setMetadataXml] = useState('');
+  const [subjectClaim, setSubjectClaim] = useState('');
   const [clientId, setClientId] = useState('');
   const [clientSecret, setClientSecret] = useState('');
   const [authMethod, setAuthMethod] = useState<AuthMethod>('client_secret_basic');
@@ -41,7 +47,10 @@ export function IdpsPage({ orgId }: { orgId: string }) {
   const rules = useAccountRules(NO_RULES);
   const create = async () => {
     const common = { name, ...rules.body() };
-    const body = protocol === 'saml' ? { type: 'saml', metadataUrl, ...common } : { type: 'oidc', issuer, clientId, clientSecret, authMethod, ...common };
+    const metadata = metadataSource === 'xml' ? { metadataXml } : { metadataUrl };
+    const subject = subjectClaim.trim() ? { subjectClaim: subjectClaim.trim() } : {};
+    const body =
+      protocol === 'saml' ? { type: 'saml', ...metadata, ...common } : { type: 'oidc', issuer, clientId, clientSecret, authMethod, ...subject, ...common };
     setCreated(await api<Added>('POST', base, body));
   };
   return (
@@ -73,7 +82,7 @@ export function IdpsPage({ orgId }: { orgId: string }) {
         submit={t('addIdp')}
         action={create}
         onDone={() => {
-          for (const clear of [setName, setIssuer, setMetadataUrl, setClientId, setClientSecret]) clear('');
+          for (const clear of [setName, setIssuer, setMetadataUrl, setMetadataXml, setSubjectClaim, setClientId, setClientSecret]) clear('');
           rules.reset();
           idps.reload();
         }}
@@ -89,13 +98,29 @@ export function IdpsPage({ orgId }: { orgId: string }) {
         />
         <Field label={t('name')} value={name} onInput={setName} required />
         {protocol === 'saml' ? (
-          <Field label={t('metadataUrl')} type="url" value={metadataUrl} onInput={setMetadataUrl} required placeholder="https://idp.example.com/metadata" />
+          <>
+            <Select
+              label={t('metadataSource')}
+              value={metadataSource}
+              onChange={setMetadataSource}
+              options={[
+                { value: 'url', label: t('metadataFromUrl') },
+                { value: 'xml', label: t('metadataPasted') },
+              ]}
+            />
+            {metadataSource === 'xml' ? (
+              <TextArea label={t('metadataXml')} value={metadataXml} onInput={setMetadataXml} rows={8} required />
+            ) : (
+              <Field label={t('metadataUrl')} type="url" value={metadataUrl} onInput={setMetadataUrl} required placeholder="https://idp.example.com/metadata" />
+            )}
+          </>
         ) : (
           <>
             <Field label={t('issuer')} type="url" value={issuer} onInput={setIssuer} required placeholder="https://login.example.com" />
             <Field label={t('clientId')} value={clientId} onInput={setClientId} required />
             <Field label={t('clientSecret')} type="password" value={clientSecret} onInput={setClientSecret} required autoComplete="off" />
             <Select label={t('authMethod')} value={authMethod} onChange={setAuthMethod} options={AUTH_METHOD_OPTIONS} />
+            <Field label={t('subjectClaim')} value={subjectClaim} onInput={setSubjectClaim} placeholder="sub" />
           </>
         )}
         {rules.fields}
@@ -125,7 +150,14 @@ function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () 
     <>
       <tr>
         <th scope="row">{idp.name}</th>
-        <td class="mono">{idp.issuer ?? idp.entityId ?? ''}</td>
+        <td>
+          <span class="mono">{idp.issuer ?? idp.entityId ?? idp.metadataUrl ?? ''}</span>
+          {!idp.reached && (
+            <p class="muted" data-unreached>
+              {t('idpNotReachedYet')}
+            </p>
+          )}
+        </td>
         <td>{idp.domains.join(', ')}</td>
         <td class="mono">{idp.callbackUrl ?? idp.spMetadataUrl ?? ''}</td>
         <td>
@@ -171,8 +203,9 @@ function IdpRow({ idp, path, onChange }: { idp: Idp; path: string; onChange: () 
 }
 
 /**
- * Name, home-realm domains, linking, JIT and trust in upstream MFA; the client authentication method (OIDC); a new
- * client secret (OIDC) or a metadata URL to read again (SAML) only when typed: an empty field keeps what is stored.
+ * Name, home-realm domains, linking, JIT and trust in upstream MFA; the client authentication method and the subject
+ * claim (OIDC; fixed by the API once identities are linked); a new client secret (OIDC) or a metadata URL to read
+ * again or metadata XML (SAML) only when typed: an empty field keeps what is stored.
  */
 function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => void }) {
   const [name, setName] = useState(idp.name);
@@ -185,6 +218,8 @@ function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => 
   });
   const [secret, setSecret] = useState('');
   const [metadataUrl, setMetadataUrl] = useState('');
+  const [metadataXml, setMetadataXml] = useState('');
+  const [subjectClaim, setSubjectClaim] = useState(idp.subjectClaim ?? '');
   // A client secret method can be switched here; private_key_jwt (set by the API) is left as it is.
   const secretMethod = idp.authMethod === 'client_secret_basic' || idp.authMethod === 'client_secret_post' ? idp.authMethod : undefined;
   const [authMethod, setAuthMethod] = useState<AuthMethod | undefined>(secretMethod);
@@ -194,7 +229,9 @@ function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => 
       ...rules.body(),
       ...(authMethod !== secretMethod ? { authMethod } : {}),
       ...(idp.type === 'oidc' && secret ? { clientSecret: secret } : {}),
+      ...(idp.type === 'oidc' && subjectClaim.trim() && subjectClaim.trim() !== idp.subjectClaim ? { subjectClaim: subjectClaim.trim() } : {}),
       ...(idp.type === 'saml' && metadataUrl ? { metadataUrl } : {}),
+      ...(idp.type === 'saml' && !metadataUrl && metadataXml.trim() ? { metadataXml } : {}),
     });
   return (
     <Form label={t('editIdp', { name: idp.name })} submit={t('save')} action={save} onDone={onDone}>
@@ -204,9 +241,13 @@ function EditIdp({ idp, path, onDone }: { idp: Idp; path: string; onDone: () => 
         <>
           {authMethod && <Select label={t('authMethod')} value={authMethod} onChange={setAuthMethod} options={AUTH_METHOD_OPTIONS} />}
           <Field label={t('newClientSecret')} type="password" value={secret} onInput={setSecret} autoComplete="off" />
+          <Field label={t('subjectClaim')} value={subjectClaim} onInput={setSubjectClaim} placeholder="sub" />
         </>
       ) : (
-        <Field label={t('readMetadataAgain')} type="url" value={metadataUrl} onInput={setMetadataUrl} />
+        <>
+          <Field label={t('readMetadataAgain')} type="url" value={metadataUrl} onInput={setMetadataUrl} />
+          <TextArea label={t('pasteMetadataAgain')} value={metadataXml} onInput={setMetadataXml} rows={4} />
+        </>
       )}
     </Form>
   );

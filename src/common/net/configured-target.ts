@@ -25,6 +25,31 @@ export async function assertReachableTarget(target: string, field: string, rules
 }
 
 /**
+ * As assertReachableTarget, for a URL the service calls only later (an upstream IdP's issuer or metadata URL,
+ * docs/federation.md): a host that does not resolve (yet) is accepted and answered `unresolved` — it reaches
+ * nothing, and every call checks the addresses again when it connects (outbound-fetch.ts); a host resolving to a
+ * non-public address is refused as there. The name is looked up even where private networks are allowed, to tell
+ * whether it resolves. A 400 naming `field`.
+ */
+export async function checkLaterTarget(target: string, field: string, rules: Pick<OutboundRules, 'allowPrivateNetworks'>): Promise<'resolved' | 'unresolved'> {
+  const url = new URL(target);
+  if (!rules.allowPrivateNetworks && url.protocol !== 'https:')
+    throw DomainError.invalidField(
+      field,
+      `${field} must be an absolute https URL (plain http only with OUTBOUND_ALLOW_PRIVATE_NETWORKS=true, for development)`,
+    );
+  const host = hostOf(url);
+  let refused: string[];
+  try {
+    refused = await nonPublicAddressesOf(host);
+  } catch {
+    return 'unresolved';
+  }
+  if (!rules.allowPrivateNetworks && refused.length > 0) throw nonPublicRefusal(field, host, refused);
+  return 'resolved';
+}
+
+/**
  * The address half of the rule above, for a URL whose scheme the caller's own rule decides (a back-channel logout URI
  * may be plain http in an application's development mode): its host must resolve, to public addresses only, unless
  * `OUTBOUND_ALLOW_PRIVATE_NETWORKS`. A 400 naming `field`. With `unresolved: 'accept'` a name that does not resolve
@@ -45,12 +70,14 @@ export async function assertPublicHost(
     if (unresolved === 'accept') return;
     throw DomainError.invalidField(field, `${field}: the host ${host} does not resolve`);
   }
-  if (refused.length > 0) {
-    throw DomainError.invalidField(
-      field,
-      `${field}: ${host} resolves to a non-public address (${refused.join(', ')}); such URLs need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`,
-    );
-  }
+  if (refused.length > 0) throw nonPublicRefusal(field, host, refused);
+}
+
+function nonPublicRefusal(field: string, host: string, refused: string[]): DomainError {
+  return DomainError.invalidField(
+    field,
+    `${field}: ${host} resolves to a non-public address (${refused.join(', ')}); such URLs need OUTBOUND_ALLOW_PRIVATE_NETWORKS=true`,
+  );
 }
 
 /**

@@ -23,6 +23,21 @@ function ScopeList(): PropertyDecorator {
 /** A claim (OIDC) or attribute (SAML) name: claim names, URIs and OIDs. */
 const CLAIM_NAME = /^[A-Za-z0-9_:./#-]+$/;
 
+/** OIDC: the claim whose value is an identity's subject (`sub` by default; Entra ID: `oid`). */
+function SubjectClaim(): PropertyDecorator {
+  return applyDecorators(
+    ApiPropertyOptional({
+      default: 'sub',
+      example: 'oid',
+      description: "OIDC: the claim whose value is the subject of this IdP's identities (Entra ID: oid); fixed once identities exist (409)",
+    }),
+    IsOptional(),
+    IsString(),
+    Bounded(IDP_BOUNDS.claimName),
+    Matches(CLAIM_NAME, { message: 'subjectClaim must be a claim name' }),
+  );
+}
+
 /** Where the mapped values come from (docs/federation.md): a claim or attribute name per user field. */
 export class ClaimMappingDto {
   @ApiPropertyOptional({ example: 'preferred_username' }) @IsOptional() @IsString() @Bounded(IDP_BOUNDS.claimName) @Matches(CLAIM_NAME) userName?: string;
@@ -134,6 +149,9 @@ export class CreateIdpDto extends SamlFieldsDto {
   @ScopeList()
   scopes?: string[];
 
+  @SubjectClaim()
+  subjectClaim?: string;
+
   @ApiPropertyOptional({ type: ClaimMappingDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => ClaimMappingDto) claims?: ClaimMappingDto;
 }
 
@@ -154,6 +172,9 @@ export class UpdateIdpDto extends SamlFieldsDto {
   @ScopeList()
   scopes?: string[];
 
+  @SubjectClaim()
+  subjectClaim?: string;
+
   @ApiPropertyOptional({ type: ClaimMappingDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => ClaimMappingDto) claims?: ClaimMappingDto;
 }
 
@@ -166,6 +187,7 @@ export class IdpDto {
   @ApiPropertyOptional({ enum: AUTH_METHODS }) authMethod?: AuthMethod;
   @ApiPropertyOptional({ description: 'whether a client secret is stored (it is never returned)' }) hasClientSecret?: boolean;
   @ApiPropertyOptional({ type: [String] }) scopes?: string[];
+  @ApiPropertyOptional({ description: "OIDC: the claim whose value is the subject of this IdP's identities" }) subjectClaim?: string;
   @ApiPropertyOptional({ type: ClaimMappingDto, description: 'OIDC' }) claims?: ClaimMappingDto;
   @ApiPropertyOptional({ description: "SAML: the IdP's entity id (from its metadata)" }) entityId?: string;
   @ApiPropertyOptional({ description: "SAML: the IdP's SSO URL, HTTP-Redirect binding (from its metadata)" }) ssoUrl?: string;
@@ -181,6 +203,11 @@ export class IdpDto {
   @ApiPropertyOptional({ description: "SAML: this SP's entity id for this IdP" }) spEntityId?: string;
   @ApiPropertyOptional({ description: 'SAML: the assertion consumer service (HTTP-POST)' }) acsUrl?: string;
   @ApiPropertyOptional({ description: "SAML: this SP's metadata for this IdP, to hand to the upstream" }) spMetadataUrl?: string;
+  @ApiProperty({
+    description:
+      "false while the host of the issuer (OIDC) or of the metadata URL (SAML) has not resolved: it did not when the URL was set, and no call has reached the upstream since (a SAML IdP's metadata is then read at its first sign-in or test sign-in)",
+  })
+  reached: boolean;
   @ApiProperty() createdAt: string;
   @ApiProperty() changedAt: string;
 }

@@ -6,6 +6,7 @@ import type { Interaction } from '../../login/login-interactions.js';
 import type { LoginOptions } from '../../login/login.views.js';
 import { LoginUsers } from '../../login/login-users.js';
 import { SignInFlow } from '../../login/sign-in-flow.js';
+import { chooseLocale, messages } from '../../login/messages.js';
 import { LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
 import type { UpstreamSignIn } from '../../login/upstream-sign-in.js';
 import { FederatedAccounts, accountRulesOf } from '../federated-accounts.service.js';
@@ -16,6 +17,7 @@ import { RoundTrips } from '../round-trips.js';
 import { samlSettingsOf } from '../saml/upstream-saml.js';
 import { settingsOf } from '../upstream-oidc.js';
 import type { UpstreamIdentity } from '../upstream-oidc.js';
+import { firstContactPage } from './first-contact.views.js';
 import { UpstreamChoices } from './upstream-choices.js';
 import { classifyUpstreamFailure, REFUSALS, upstreamErrorCode, upstreamFailurePage } from './upstream-refusals.js';
 import { UpstreamTrips } from './upstream-trips.js';
@@ -92,11 +94,16 @@ export class FederatedSignInUi implements UpstreamSignIn {
   }
 
   private async go(req: Request, res: Response, interaction: Interaction, idp: IdpRow, loginHint?: string): Promise<void> {
+    const firstContact = idp.type === 'saml' && samlSettingsOf(idp).unreached === true;
     let target: URL;
     try {
       target = await this.upstreamTrips.start(idp, interaction.uid, loginHint);
     } catch (error) {
       return this.refused(req, res, idp, classifyUpstreamFailure(idp, error));
+    }
+    if (firstContact) {
+      const locale = chooseLocale(undefined, req.headers['accept-language']);
+      return this.interactions.render(res, firstContactPage(locale, messages(locale), idp.name, target.href));
     }
     res.status(303).location(target.href).set('Content-Length', '0').end();
   }

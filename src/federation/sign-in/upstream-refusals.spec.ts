@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import * as client from 'openid-client';
 import { XmlRefused } from '../../common/xml/saml-xml.js';
 import type { IdpRow } from '../federation.queries.js';
-import { UpstreamAnswerRefused } from '../upstream-oidc.js';
+import { SubjectClaimMissing, UpstreamAnswerRefused, UpstreamUnreachable } from '../upstream-oidc.js';
 import { REFUSALS, classifyUpstreamFailure, upstreamErrorCode } from './upstream-refusals.js';
 
 const idp = (type: string) => ({ id: 'idp1', orgId: 'o1', type, name: 'Upstream' }) as IdpRow;
@@ -31,6 +31,13 @@ describe('federation: why an upstream round trip failed', () => {
   it('refuses a SAML response that failed anything, never calling it unreachable', () => {
     assert.equal(classifyUpstreamFailure(idp('saml'), new Error('Invalid signature')), 'invalid_response');
     assert.equal(classifyUpstreamFailure(idp('saml'), new TypeError('fetch failed')), 'invalid_response');
+  });
+
+  it('names a verified answer without the subject claim, and a SAML metadata URL still unreachable, for what they are', () => {
+    assert.equal(classifyUpstreamFailure(idp('oidc'), new SubjectClaimMissing('oid')), 'subject_missing');
+    assert.equal(REFUSALS.subject_missing.status, 400);
+    assert.equal(classifyUpstreamFailure(idp('saml'), new UpstreamUnreachable('metadata.example does not resolve')), 'upstream_error');
+    assert.equal(classifyUpstreamFailure(idp('oidc'), new UpstreamUnreachable('login.example does not resolve')), 'upstream_error');
   });
 
   it('treats openid-client response errors as refused answers', () => {

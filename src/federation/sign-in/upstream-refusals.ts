@@ -7,7 +7,7 @@ import { chooseLocale, messages } from '../../login/messages.js';
 import type { Messages } from '../../login/messages.js';
 import type { FederationRefusal } from '../federated-accounts.service.js';
 import type { IdpRow } from '../federation.queries.js';
-import { UpstreamAnswerRefused } from '../upstream-oidc.js';
+import { SubjectClaimMissing, UpstreamAnswerRefused, UpstreamUnreachable } from '../upstream-oidc.js';
 
 /** The page and status of each refusal (docs/federation.md, "Refusals": "no account", "IdP error", "refused response"). */
 export const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Messages) => string }> = {
@@ -22,6 +22,7 @@ export const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Mes
   inactive_user: { status: 403, text: (t) => t.idpInactive },
   upstream_error: { status: 502, text: (t) => t.idpUnavailable },
   invalid_response: { status: 400, text: (t) => t.idpRefused },
+  subject_missing: { status: 400, text: (t) => t.idpNoSubject },
 };
 
 /** openid-client's codes for an answer that failed a check (as opposed to an upstream that could not be reached). */
@@ -40,10 +41,18 @@ export function upstreamErrorCode(sent: string | undefined): string {
 
 /**
  * Why a round trip failed: the upstream's answer failed a check (`invalid_response`), or the upstream could not be
- * reached (`upstream_error`). node-saml's refusals are plain errors of its checks (signature, audience,
+ * reached (`upstream_error`), or its verified answer lacks the IdP's subject claim (`subject_missing`). node-saml's refusals are plain errors of its checks (signature, audience,
  * InResponseTo, time): a SAML response that fails anything is refused, never "unreachable".
  */
 export function classifyUpstreamFailure(idp: IdpRow, error: unknown): FederationRefusal {
+  if (error instanceof SubjectClaimMissing) {
+    logger.warn(`identity provider ${idp.id}: ${error.message}`);
+    return 'subject_missing';
+  }
+  if (error instanceof UpstreamUnreachable) {
+    logger.warn(`identity provider ${idp.id}: unreachable: ${error.message}`);
+    return 'upstream_error';
+  }
   const code = (error as { code?: unknown }).code;
   const checkFailed =
     idp.type === 'saml' ||

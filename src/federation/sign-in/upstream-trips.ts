@@ -6,6 +6,7 @@ import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { ACCOUNT_UI_PREFIX, LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
 import { FederatedAccounts } from '../federated-accounts.service.js';
+import { IdentityProvidersService } from '../identity-providers.service.js';
 import type { IdpRow } from '../federation.queries.js';
 import { LOGIN_IDP_PREFIX } from '../idp-paths.js';
 import { TEST_SIGN_IN } from '../idp-tests.service.js';
@@ -29,6 +30,7 @@ export class UpstreamTrips {
     private readonly oidc: UpstreamOidc,
     private readonly saml: UpstreamSaml,
     private readonly accounts: FederatedAccounts,
+    private readonly idps: IdentityProvidersService,
   ) {}
 
   /**
@@ -36,15 +38,19 @@ export class UpstreamTrips {
    * the browser goes upstream. Throws when the upstream cannot be reached (classifyUpstreamFailure tells which refusal it is).
    */
   async start(idp: IdpRow, owner: string, loginHint?: string): Promise<URL> {
-    if (idp.type === 'saml') {
+    // An upstream whose host did not resolve when it was set (docs/federation.md, "Not reached yet").
+    const ready = await this.idps.readyForSignIn(idp);
+    if (ready.type === 'saml') {
       // An xs:ID is an NCName: it may not start with a digit (SAML Core §1.3.4).
       const requestId = `_${randomBytes(20).toString('hex')}`;
-      const state = await this.trips.begin(idp.id, owner, { requestId });
-      return this.saml.authorizationUrl(idp, state, requestId);
+      const state = await this.trips.begin(ready.id, owner, { requestId });
+      return this.saml.authorizationUrl(ready, state, requestId);
     }
     const secrets = { verifier: client.randomPKCECodeVerifier(), nonce: client.randomNonce() };
-    const state = await this.trips.begin(idp.id, owner, secrets);
-    return this.oidc.authorizationUrl(idp, this.callbackUrl(idp.id), state, secrets, loginHint);
+    const state = await this.trips.begin(ready.id, owner, secrets);
+    const url = await this.oidc.authorizationUrl(ready, this.callbackUrl(ready.id), state, secrets, loginHint);
+    await this.idps.reached(ready);
+    return url;
   }
 
   /** After the upstream: to the interaction that started the trip, to a test sign-in's result, or to the account page. */
