@@ -74,6 +74,7 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     ProviderHolder,
     AccountFinder,
     HiddenClientSignIn,
+    OidcPurgeSchedule,
   ],
 })
 export class OidcModule {}

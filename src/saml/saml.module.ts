@@ -3,6 +3,7 @@ import { OidcModule } from '../oidc/oidc.module.js';
 import { IdpMetadataController } from './idp-metadata.controller.js';
 import { SamlKeysController } from './keys/saml-keys.controller.js';
 import { SamlKeysService } from './keys/saml-keys.service.js';
+import { SamlPurge } from './sso/saml-purge.js';
 import { SingleLogoutService } from './sso/single-logout.service.js';
 import { SsoController } from './sso/sso.controller.js';
 import { SamlSsoService } from './sso/sso.service.js';
@@ -14,6 +15,6 @@ import { SamlSsoService } from './sso/sso.service.js';
 @Module({
   imports: [OidcModule],
   controllers: [IdpMetadataController, SamlKeysController, SsoController],
-  providers: [SamlKeysService, SamlSsoService, SingleLogoutService],
+  providers: [SamlKeysService, SamlSsoService, SingleLogoutService, SamlPurge],
 })
 export class SamlModule {}

@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { DomainError } from '../common/errors/domain-error.js';
+import { MAX_RELAY_STATE_BYTES } from '../common/xml/saml-xml.js';
 import type { ErrorDetail } from '../common/errors/domain-error.js';
 import type { SamlAttributeMapping, SamlNameIdFormat } from './entities/saml-application.entity.js';
 import { spMetadataOf } from './saml-sp-metadata.js';
@@ -19,6 +20,7 @@ export interface NewSamlApplication {
   requireSignedRequests: boolean;
   sloUrl: string | null;
   allowIdpInitiated: boolean;
+  idpInitiatedRelayState: string | null;
 }
 
 /** A create request: the fields given, and the service provider's metadata for those not given. */
@@ -53,6 +55,7 @@ export function samlApplicationFrom(input: SamlApplicationInput): NewSamlApplica
     requireSignedRequests: input.requireSignedRequests ?? metadata.authnRequestsSigned ?? false,
     sloUrl: input.sloUrl ?? metadata.sloUrl ?? null,
     allowIdpInitiated: input.allowIdpInitiated ?? false,
+    idpInitiatedRelayState: input.idpInitiatedRelayState ?? null,
   };
   return validSamlApplication(app);
 }
@@ -66,6 +69,7 @@ export function validSamlApplication(app: NewSamlApplication): NewSamlApplicatio
   if (new Set(app.acsUrls).size !== app.acsUrls.length) problems.push({ field: 'acsUrls', message: 'each URL once' });
   app.acsUrls.forEach((url, i) => checkEndpoint(url, `acsUrls.${i}`, problems));
   if (app.sloUrl !== null) checkEndpoint(app.sloUrl, 'sloUrl', problems);
+  if (app.idpInitiatedRelayState !== null) checkIdpInitiatedRelayState(app.idpInitiatedRelayState, app.acsUrls, problems);
   checkAttributes(app.attributes, problems);
   let spCertificate = app.spCertificate;
   if (spCertificate !== null) {
@@ -94,6 +98,41 @@ const LOOPBACK_HTTP = { allows: (url: URL) => LOOPBACK.has(url.hostname), refusa
 function checkEndpoint(value: string, field: string, problems: ErrorDetail[]): void {
   if (value.length > 2048) return void problems.push({ field, message: 'at most 2048 characters' });
   checkEndpointUrl(value, field, LOOPBACK_HTTP, problems);
+}
+
+/**
+ * The RelayState an IdP-initiated response carries: the SP sends the browser there after its ACS (mellon, SimpleSAMLphp
+ * do), so anything but the SP's own pages would make it an open redirect (docs/saml.md, "IdP-initiated sign-in"). A URL
+ * whose origin is exactly that of one of the ACS URLs, or a path from the root (RFC 3986 §4.2, absolute-path
+ * reference): `//host` and `/\host` are read by browsers as another host, so they are not paths here. At most 80
+ * bytes (SAML Bindings §3.4.3).
+ */
+function checkIdpInitiatedRelayState(value: string, acsUrls: string[], problems: ErrorDetail[]): void {
+  const field = 'idpInitiatedRelayState';
+  if (Buffer.byteLength(value, 'utf8') > MAX_RELAY_STATE_BYTES) return void problems.push({ field, message: `at most ${MAX_RELAY_STATE_BYTES} bytes` });
+  if (value.includes('\\') || /[\s\u0000-\u001f\u007f]/.test(value))
+    return void problems.push({ field, message: 'no spaces, control characters or backslashes' });
+  if (value.startsWith('/')) {
+    if (value.startsWith('//')) problems.push({ field, message: 'a path starts with one slash ("//host" names another host)' });
+    return;
+  }
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return void problems.push({ field, message: 'a path starting with "/" or an absolute URL of the service provider' });
+  }
+  if (url.username || url.password) return void problems.push({ field, message: 'no user information' });
+  const origins = new Set(acsUrls.flatMap((acs) => originOf(acs) ?? []));
+  if (!origins.has(url.origin)) problems.push({ field, message: 'the URL must have the origin (scheme, host and port) of one of the acsUrls' });
+}
+
+function originOf(value: string): string | undefined {
+  try {
+    return new URL(value).origin;
+  } catch {
+    return undefined;
+  }
 }
 
 function checkAttributes(attributes: SamlAttributeMapping[], problems: ErrorDetail[]): void {

@@ -84,6 +84,8 @@ function valueOfLength(path: string, length: number): string {
     }
     return domain;
   }
+  // A landing path of the service provider (a path from the root is always of its origin).
+  if (leaf === 'idpInitiatedRelayState') return `/${tag}${'x'.repeat(length - 1 - tag.length)}`;
   if (leaf === 'phone') return `+41 79 123 45 67${'-'.repeat(length - 16)}`;
   if (leaf === 'preferredLanguage') return `en${'-abcdefg'.repeat(Math.ceil(length / 8))}`.slice(0, length).replace(/-$/, 'x');
   // Logout tokens and keys are fetched where the host resolves, checked at registration: a public address literal needs no DNS.
@@ -108,7 +110,7 @@ function oauthTarget(): Record<string, unknown> {
 
 /** The fields of UpdateAppDto that only a SAML application takes. */
 function isSamlAppField(path: string): boolean {
-  return ['entityId', 'acsUrls', 'attributes', 'spCertificate', 'sloUrl'].includes(path.split('.')[0]!);
+  return ['entityId', 'acsUrls', 'attributes', 'spCertificate', 'sloUrl', 'idpInitiatedRelayState'].includes(path.split('.')[0]!);
 }
 
 /** A SAML application's create request; each test's values are its own (the entity id is unique in an organization). */

@@ -152,14 +152,17 @@ describe('SAML applications in the operator console (Chromium)', () => {
       const events = await searchEvents(svc, { aggregate_id: appId, event_types: ['project.application.changed'], asc: false, limit: 10 });
       assert.equal(events.length, 1, 'no second change');
 
-      // An emptied single logout URL is removed (sent as null).
+      // An emptied single logout URL is removed (sent as null); a landing page for IdP-initiated sign-in is set.
       await settings.getByRole('button', { name: 'Edit application' }).click();
       const again = settings.getByRole('form', { name: 'Edit application' });
       await again.getByLabel('Single logout URL (optional)').fill('');
+      await again.getByLabel('Landing page after IdP-initiated sign-in', { exact: false }).fill('/wiki/home');
       await again.getByRole('button', { name: 'Save' }).click();
       await settings.locator('[data-setting="sloUrl"]', { hasText: 'not set' }).waitFor();
+      assert.equal(await settings.locator('[data-setting="idpInitiatedRelayState"]').innerText(), '/wiki/home');
       const cleared = (await svc.api('GET', path, { token: svc.adminToken })).body;
       assert.equal(cleared.sloUrl, null);
+      assert.equal(cleared.idpInitiatedRelayState, '/wiki/home');
       assert.equal(cleared.requireSignedRequests, true, 'the rest unchanged');
       assert.deepEqual(problems, []);
     } finally {

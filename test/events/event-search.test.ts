@@ -137,7 +137,27 @@ describe('admin API: event search', () => {
     }
   });
 
-  it('names the users its events mention beside the page (editor, user events, payload.userId), once each; a removed user is absent', async () => {
+  it("answers the spec's records alone by default: no names, and no record carries one", async () => {
+    const res = await svc.api('POST', '/admin/v1/events/_search', { token: svc.adminToken, body: { asc: true, limit: 50, resource_owner: orgA.id } });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(Object.keys(res.body), ['events']);
+    assert.ok(res.body.events.length > 0);
+    for (const event of res.body.events as SearchedEvent[]) {
+      assert.equal(typeof event.type.type, 'string');
+      assert.equal(typeof event.type.localized.key, 'string');
+      assert.equal(typeof event.type.localized.localizedMessage, 'string');
+      assert.deepEqual([typeof event.aggregate.id, typeof event.aggregate.resourceOwner], ['string', 'string']);
+      assert.ok(!Number.isNaN(Date.parse(event.creationDate)), 'creationDate is ISO 8601');
+      assert.deepEqual(Object.keys(event.editor), ['userId'], 'the editor by id only');
+    }
+    const explicit = await svc.api('POST', '/admin/v1/events/_search', { token: svc.adminToken, body: { limit: 5, withNames: false } });
+    assert.deepEqual(Object.keys(explicit.body), ['events']);
+    const bad = await svc.api('POST', '/admin/v1/events/_search', { token: svc.adminToken, body: { withNames: 'yes' } });
+    assert.equal(bad.status, 400, bad.text);
+    assert.match(bad.text, /withNames/);
+  });
+
+  it('with withNames: names the users its events mention beside the page (editor, user events, payload.userId), once each; a removed user is absent', async () => {
     const granted = await svc.api('PUT', `/management/v1/orgs/${orgA.id}/members/${humans[0]}`, {
       token: svc.adminToken,
       body: { roles: ['ORG_USER_MANAGER'] },
@@ -145,7 +165,10 @@ describe('admin API: event search', () => {
     assert.equal(granted.status, 200, granted.text);
     const removed = await svc.api('DELETE', `/management/v1/orgs/${orgA.id}/users/${humans[4]}`, { token: svc.adminToken });
     assert.equal(removed.status, 204, removed.text);
-    const res = await svc.api('POST', '/admin/v1/events/_search', { token: svc.adminToken, body: { asc: true, limit: 1000, resource_owner: orgA.id } });
+    const res = await svc.api('POST', '/admin/v1/events/_search', {
+      token: svc.adminToken,
+      body: { asc: true, limit: 1000, resource_owner: orgA.id, withNames: true },
+    });
     assert.equal(res.status, 200, res.text);
     const events: SearchedEvent[] = res.body.events;
     const users: { userId: string; loginName: string; displayName?: string }[] = res.body.users;

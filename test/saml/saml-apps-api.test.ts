@@ -69,6 +69,7 @@ describe('management API: SAML applications', () => {
         requireSignedRequests: false,
         sloUrl: null,
         allowIdpInitiated: false,
+        idpInitiatedRelayState: null,
         idpEntityId: `${idp}/metadata`,
         ssoUrl: `${idp}/sso`,
         idpMetadataUrl: `${idp}/metadata`,
@@ -149,6 +150,67 @@ describe('management API: SAML applications', () => {
       assert.ok(fields.includes(field) || res.text.includes(field), `${field} named: ${res.text}`);
     }
     assert.equal(await count(), before);
+  });
+
+  it('idpInitiatedRelayState: a URL of an ACS origin or a path from the root; created, changed, read back and cleared', async () => {
+    const acsUrls = ['https://relay.example.com/saml/acs', 'http://127.0.0.1:8080/acs'];
+    const fine = ['https://relay.example.com/app/home?x=1', 'http://127.0.0.1:8080/start', 'https://relay.example.com:443/p', '/dashboard', '/'];
+    for (const idpInitiatedRelayState of fine) {
+      const res = await create({ name: 'Relay', entityId: `https://${unique('relay')}.example.com`, acsUrls, allowIdpInitiated: true, idpInitiatedRelayState });
+      assert.equal(res.status, 201, `${idpInitiatedRelayState}: ${res.text}`);
+      const got = await svc.api('GET', `${appsPath()}/${res.body.appId}`, { token: owner.token });
+      assert.equal(got.body.idpInitiatedRelayState, idpInitiatedRelayState);
+    }
+    const created = await create({ name: 'Relay', entityId: `https://${unique('relay')}.example.com`, acsUrls, idpInitiatedRelayState: '/a' });
+    const path = `${appsPath()}/${created.body.appId}`;
+    const changed = await svc.api('PATCH', path, { token: owner.token, body: { idpInitiatedRelayState: 'https://relay.example.com/b' } });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.idpInitiatedRelayState, 'https://relay.example.com/b');
+    const [event] = await searchEvents(svc, { aggregate_id: created.body.appId, event_types: ['project.application.changed'], asc: false, limit: 1 });
+    assert.equal(event!.payload.idpInitiatedRelayState, 'https://relay.example.com/b');
+    const moved = await svc.api('PATCH', path, { token: owner.token, body: { acsUrls: ['https://elsewhere.example.com/acs'] } });
+    assert.equal(moved.status, 400, 'the ACS URLs cannot leave the RelayState on another origin');
+    assert.ok(
+      moved.body.details.some((d: { field: string }) => d.field === 'idpInitiatedRelayState'),
+      moved.text,
+    );
+    const cleared = await svc.api('PATCH', path, { token: owner.token, body: { idpInitiatedRelayState: null } });
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.equal((await svc.api('GET', path, { token: owner.token })).body.idpInitiatedRelayState, null);
+  });
+
+  it('idpInitiatedRelayState: another origin, "//host", "/\\host", other schemes, control characters and over 80 bytes are a 400 naming it; nothing stored', async () => {
+    const before = await count();
+    const ok = { name: 'Bad relay', entityId: `https://${unique('badrelay')}.example.com`, acsUrls: ['https://relay.example.com/acs'] };
+    const refused = [
+      'https://evil.example.com/x',
+      'http://relay.example.com/x',
+      'https://relay.example.com:8443/x',
+      'https://relay.example.com.evil.example/x',
+      'https://user@relay.example.com/x',
+      '//evil.example.com/x',
+      '/\\evil.example.com/x',
+      '/\t/evil.example.com',
+      'javascript:alert(1)',
+      'data:text/html,x',
+      'relative/path',
+      '/a\nb',
+      '/with space',
+      `/${'a'.repeat(80)}`,
+      `/${'é'.repeat(40)}`,
+      '',
+    ];
+    for (const idpInitiatedRelayState of refused) {
+      const res = await create({ ...ok, idpInitiatedRelayState });
+      assert.equal(res.status, 400, `${JSON.stringify(idpInitiatedRelayState)}: ${res.text}`);
+      assert.ok(res.text.includes('idpInitiatedRelayState'), `${JSON.stringify(idpInitiatedRelayState)} named: ${res.text}`);
+    }
+    assert.equal(await count(), before);
+    const created = await create(ok);
+    const path = `${appsPath()}/${created.body.appId}`;
+    const res = await svc.api('PATCH', path, { token: owner.token, body: { idpInitiatedRelayState: '//evil.example.com' } });
+    assert.equal(res.status, 400, res.text);
+    assert.equal((await svc.api('GET', path, { token: owner.token })).body.idpInitiatedRelayState, null);
   });
 
   it('refuses an entity id another application of the organization has (409); another organization may have it', async () => {

@@ -317,6 +317,18 @@ describe('SAML IdP: single sign-on', () => {
     assert.equal((await new LoginClient(svc.url).get(`/saml/v2/${orgId}/init?sp=nobody`)).status, 404);
   });
 
+  it("IdP-initiated: the response carries the application's idpInitiatedRelayState, and nothing from the request", async () => {
+    const landing = 'http://127.0.0.1:9/wiki/start?tab=1';
+    const app = await createSamlApp({ allowIdpInitiated: true, idpInitiatedRelayState: landing });
+    const browser = new LoginClient(svc.url);
+    const start = await browser.get(
+      `/saml/v2/${orgId}/init?sp=${encodeURIComponent(app.entityId)}&RelayState=${encodeURIComponent('https://evil.example.com/')}`,
+    );
+    const posted = postedMessage((await untilAnswered(browser, start, loginName)).text);
+    assert.equal(posted.relayState, landing);
+    assert.equal(parse(posted.xml).documentElement.hasAttribute('InResponseTo'), false);
+  });
+
   it("encrypted assertions: AES-256-GCM to the SP's certificate, signed inside; the response signed outside", async () => {
     const app = await createSamlApp({ spCertificate: sp.certPem, encryptAssertion: true, nameIdFormat: 'emailAddress' });
     const page = await ssoByRedirect(new LoginClient(svc.url), request(app.entityId).xml);

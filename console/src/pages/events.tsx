@@ -54,7 +54,7 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
 
   const search = async (cursor?: string) => {
     setError(null);
-    const body: Record<string, unknown> = { asc: false, limit: LIMIT };
+    const body: Record<string, unknown> = { asc: false, limit: LIMIT, withNames: true };
     if (filters.type.trim())
       body.event_types = filters.type
         .split(',')

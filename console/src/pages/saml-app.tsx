@@ -34,6 +34,7 @@ const FIELD_NAMES = [
   'requireSignedRequests',
   'sloUrl',
   'allowIdpInitiated',
+  'idpInitiatedRelayState',
 ] as const satisfies readonly (keyof App)[];
 
 /** A SAML application's own fields, as `GET …/apps/{appId}` reads them and `POST …/apps/saml` and `PATCH` take them. */
@@ -59,6 +60,7 @@ interface Draft {
   requireSignedRequests: boolean;
   sloUrl: string;
   allowIdpInitiated: boolean;
+  idpInitiatedRelayState: string;
 }
 
 let rowKeys = 0;
@@ -81,6 +83,7 @@ function draftOf(app?: App): Draft {
     requireSignedRequests: app?.requireSignedRequests ?? false,
     sloUrl: app?.sloUrl ?? '',
     allowIdpInitiated: app?.allowIdpInitiated ?? false,
+    idpInitiatedRelayState: app?.idpInitiatedRelayState ?? '',
   };
 }
 
@@ -109,6 +112,7 @@ function fieldsOf(draft: Draft): SamlFields {
     requireSignedRequests: draft.requireSignedRequests,
     sloUrl: draft.sloUrl.trim() || null,
     allowIdpInitiated: draft.allowIdpInitiated,
+    idpInitiatedRelayState: draft.idpInitiatedRelayState.trim() || null,
   };
 }
 
@@ -117,7 +121,7 @@ function storedFieldsOf(app: App): SamlFields {
   return { ...fieldsOf(draftOf(app)), attributes: (app.attributes ?? []).map((a) => ({ name: a.name, from: a.from, nameFormat: a.nameFormat ?? 'basic' })) };
 }
 
-/** A PATCH body with only what changed; a certificate or SLO URL emptied is sent as null (removed). */
+/** A PATCH body with only what changed; a certificate, SLO URL or landing page emptied is sent as null (removed). */
 function samlChanges(app: App, name: string, draft: Draft): Record<string, unknown> {
   const before = storedFieldsOf(app);
   const after = fieldsOf(draft);
@@ -425,6 +429,14 @@ function SettingControls({ draft, set, problems }: { draft: Draft; set: (change:
         onChange={(allowIdpInitiated) => set({ allowIdpInitiated })}
         problems={messagesFor(problems, 'allowIdpInitiated')}
       />
+      <TextControl
+        label={t('idpInitiatedRelayState')}
+        field="idpInitiatedRelayState"
+        value={draft.idpInitiatedRelayState}
+        onInput={(idpInitiatedRelayState) => set({ idpInitiatedRelayState })}
+        problems={messagesFor(problems, 'idpInitiatedRelayState')}
+        wide
+      />
     </>
   );
 }
@@ -457,10 +469,11 @@ export function CreateSamlApp({ base, onCreated, onCancel }: { base: string; onC
     let body: Record<string, unknown>;
     if (fromMetadata) body = { name, metadataXml, ...(attributes.length > 0 ? { attributes } : {}) };
     else {
-      // Nothing for an empty certificate or SLO URL: none is the default.
+      // Nothing for an empty certificate, SLO URL or landing page: none is the default.
       const fields: Partial<SamlFields> = fieldsOf(draft);
       if (fields.spCertificate === null) delete fields.spCertificate;
       if (fields.sloUrl === null) delete fields.sloUrl;
+      if (fields.idpInitiatedRelayState === null) delete fields.idpInitiatedRelayState;
       body = { name, ...fields };
     }
     try {
@@ -602,6 +615,10 @@ export function SamlSettings({ app }: { app: App }) {
       </dd>
       <dt>{t('idpInitiated')}</dt>
       <dd data-setting="allowIdpInitiated">{yesNo(app.allowIdpInitiated)}</dd>
+      <dt>{t('idpInitiatedLanding')}</dt>
+      <dd data-setting="idpInitiatedRelayState" class={app.idpInitiatedRelayState ? 'mono' : 'muted'}>
+        {app.idpInitiatedRelayState ?? t('notSet')}
+      </dd>
     </dl>
   );
 }

@@ -53,6 +53,7 @@ export class AppDto {
   @ApiPropertyOptional({ description: 'SAML' }) requireSignedRequests?: boolean;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'SAML' }) sloUrl?: string | null;
   @ApiPropertyOptional({ description: 'SAML' }) allowIdpInitiated?: boolean;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'SAML: the RelayState of IdP-initiated responses' }) idpInitiatedRelayState?: string | null;
   @ApiPropertyOptional({ description: "SAML: this organization's IdP entity id" }) idpEntityId?: string;
   @ApiPropertyOptional({ description: 'SAML: the SingleSignOnService URL' }) ssoUrl?: string;
   @ApiPropertyOptional({ description: 'SAML: the IdP metadata URL' }) idpMetadataUrl?: string;

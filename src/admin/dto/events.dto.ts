@@ -112,6 +112,12 @@ export class SearchEventsDto {
   @Validate(IsEventWait)
   @Validate(WaitNeedsAsc)
   wait?: string;
+
+  /** The console asks for names beside the ids; other clients get the event records alone (docs/product-rules.md, "Import and event search"). */
+  @ApiPropertyOptional({ default: false, description: "also answer `users`: the login and display names of the users the page's events name" })
+  @IsOptional()
+  @IsBoolean()
+  withNames?: boolean;
 }
 
 class LocalizedDto {
@@ -154,14 +160,14 @@ export class EventListDto {
   @ApiProperty({ type: [EventDto] }) events: EventDto[];
 
   /**
-   * Added later, so optional for clients: the users the page's events name (editor, the user of a user
-   * event, `payload.userId`), each once. A user that no longer exists is absent. Not part of the event
-   * record itself, so webhook deliveries (the record alone) carry no names.
+   * Only with `withNames: true`: the users the page's events name (editor, the user of a user event,
+   * `payload.userId`), each once. A user that no longer exists is absent. Not part of the event record itself,
+   * so webhook deliveries (the record alone) carry no names.
    */
   @ApiPropertyOptional({
     type: [EventUserDto],
     description:
-      "the users the page's events name — `editor.userId`, the aggregate id of `user` events and `payload.userId` — each once; a removed user is absent",
+      "only with withNames: true — the users the page's events name (`editor.userId`, the aggregate id of `user` events and `payload.userId`), each once; a removed user is absent",
   })
   users?: EventUserDto[];
 }

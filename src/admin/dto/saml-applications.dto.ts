@@ -6,6 +6,7 @@ import { ATTRIBUTE_NAME_FORMATS, ATTRIBUTE_SOURCES, MAX_ACS_URLS, MAX_ATTRIBUTES
 import { Bounded } from '../../common/http/validation/bounded.decorator.js';
 import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
+import { MAX_RELAY_STATE_BYTES } from '../../common/xml/saml-xml.js';
 
 /** The largest SP metadata document taken (a few KB are usual; several certificates and endpoints stay far below). */
 const MAX_METADATA_CHARS = 100_000;
@@ -97,6 +98,19 @@ export class SamlAppFieldsDto {
   @IsOptional()
   @IsBoolean()
   allowIdpInitiated?: boolean;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    maxLength: MAX_RELAY_STATE_BYTES,
+    description:
+      'the RelayState sent with IdP-initiated responses (where the service provider lands the user): a URL with the origin of one of acsUrls, or a path starting with one "/"; at most 80 bytes; none by default, null clears it',
+    example: '/dashboard',
+  })
+  @IsOptional()
+  @IsString()
+  @Bounded(MAX_RELAY_STATE_BYTES)
+  idpInitiatedRelayState?: string | null;
 }
 
 /** `POST …/projects/{projectId}/apps/saml` (docs/saml.md, "SAML applications"). */

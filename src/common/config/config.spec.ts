@@ -145,6 +145,18 @@ describe('loadConfig', () => {
     }
   });
 
+  it('SAML logout poll: every 5 s by default, shortened for tests, refused below 10 ms and above a minute', () => {
+    assert.equal(loadConfig({}).samlLogoutPollMs, 5000);
+    assert.equal(loadConfig({ SAML_LOGOUT_POLL_MS: '200' }).samlLogoutPollMs, 200);
+    for (const value of ['9', '60001', 'often']) {
+      assert.throws(
+        () => loadConfig({ SAML_LOGOUT_POLL_MS: value }),
+        (error: unknown) => error instanceof ConfigError && error.problems.map((p) => p.split(' ')[0]).join() === 'SAML_LOGOUT_POLL_MS',
+        value,
+      );
+    }
+  });
+
   it('checkpoint thread idle time: 30 s by default, on SQLite only, refused below a second and above a day', () => {
     const sqlite = (env: Record<string, string>) => {
       const { database } = loadConfig(env);

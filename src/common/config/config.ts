@@ -22,6 +22,8 @@ export interface AppConfig {
   oidcPurgeIntervalMs: number;
   /** How often each process looks for a rotated or newly signing key (`KEY_POLL_MS`, 5 s). */
   keyPollMs: number;
+  /** How often each process looks for due SAML logouts that other processes marked (`SAML_LOGOUT_POLL_MS`, 5 s). */
+  samlLogoutPollMs: number;
   /** RFC 8628 §3.2 `interval`: the seconds a device waits between polls of its device code (`DEVICE_POLL_INTERVAL_SECONDS`). */
   devicePollIntervalSeconds: number;
   /** The operators' listener: /metrics, /healthz, /readyz (docs/operations.md). Port 0: any free port. */
@@ -190,6 +192,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
   const oidcPurgeIntervalMs = read.integer('OIDC_PURGE_INTERVAL_MS', 600_000, 1000, 86_400_000);
   const keyPollMs = read.integer('KEY_POLL_MS', 5000, 100, 60_000);
+  // A logout marked by this process is sent once its transaction commits; the poll is for other processes' and retries.
+  const samlLogoutPollMs = read.integer('SAML_LOGOUT_POLL_MS', 5000, 10, 60_000);
   const devicePollIntervalSeconds = read.integer('DEVICE_POLL_INTERVAL_SECONDS', 5, 1, 60);
   const management = { host: read.string('MANAGEMENT_HOST', '127.0.0.1'), port: read.integer('MANAGEMENT_PORT', 9000, 0, 65535) };
   if (management.port !== 0 && management.port === port) problems.push(`MANAGEMENT_PORT must differ from PORT (${port})`);
@@ -253,6 +257,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     loginRateLimit,
     oidcPurgeIntervalMs,
     keyPollMs,
+    samlLogoutPollMs,
     devicePollIntervalSeconds,
     management,
     signingAlg,

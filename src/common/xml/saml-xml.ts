@@ -9,6 +9,9 @@ export const SAML = 'urn:oasis:names:tc:SAML:2.0:assertion';
 export const SAMLP = 'urn:oasis:names:tc:SAML:2.0:protocol';
 export const DS = 'http://www.w3.org/2000/09/xmldsig#';
 
+/** SAML Bindings §3.4.3 and §3.5.3: RelayState MUST NOT exceed 80 bytes. */
+export const MAX_RELAY_STATE_BYTES = 80;
+
 /**
  * Parses SAML XML from outside (metadata, requests, responses) as data only: a document type declaration (and with it every
  * entity, internal or external) is refused before parsing (docs/saml.md, "SAML applications"; docs/federation.md, "SAML"), as is anything

@@ -1,6 +1,5 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { XmlRefused } from '../../common/xml/saml-xml.js';
-import { MAX_RELAY_STATE_BYTES } from './saml-names.js';
+import { MAX_RELAY_STATE_BYTES, XmlRefused } from '../../common/xml/saml-xml.js';
 
 /** A request or response is at most this large, encoded and decoded: AuthnRequests and LogoutRequests are a few KB. */
 export const MAX_MESSAGE_BYTES = 64 * 1024;

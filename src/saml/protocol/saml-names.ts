@@ -42,9 +42,6 @@ export const ENVELOPED_SIGNATURE = 'http://www.w3.org/2000/09/xmldsig#enveloped-
 export const RESPONSE_LIFETIME_MS = 5 * 60_000;
 export const REQUEST_WINDOW_MS = 3 * 60_000;
 
-/** SAML Bindings §3.4.3 and §3.5.3: RelayState MUST NOT exceed 80 bytes. */
-export const MAX_RELAY_STATE_BYTES = 80;
-
 /** SAML's xs:dateTime, in UTC without fractions (SAML Core §1.3.3). */
 export function samlInstant(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { changedRows } from '../../common/database/changed-rows.js';
 import { flag } from '../../common/database/column-values.js';
 import { isUniqueViolation } from '../../common/database/unique-violation.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 
 /** An AuthnRequest (or an IdP-initiated sign-in) waits this long for its sign-in: the login UI's interaction time. */
 export const PENDING_MS = 3600_000;
@@ -28,7 +29,6 @@ export class ReplayedRequest extends Error {}
  * nothing secret is stored). The SP's ID is unique per application while the row lives: a replay is refused.
  */
 export async function storePendingRequest(manager: EntityManager, request: PendingRequest, now: Date): Promise<{ handle: string; codeChallenge: string }> {
-  await manager.query('DELETE FROM saml_requests WHERE app_id = ? AND expires_at < ?', [request.appId, now.getTime()]);
   const handle = randomBytes(24).toString('base64url');
   const codeChallenge = createHash('sha256').update(randomBytes(32)).digest('base64url');
   try {
@@ -79,9 +79,12 @@ export async function takePendingRequest(manager: EntityManager, handle: string,
   };
 }
 
-/** Rows past their time (the replay cache of a request lasts as long as its row). */
-export async function removeExpiredRequests(manager: EntityManager, now: Date): Promise<void> {
-  await manager.query('DELETE FROM saml_requests WHERE expires_at < ?', [now.getTime()]);
+/**
+ * Rows past their time, by the purge job, never on a request's path (the replay cache of a request lasts as long as its
+ * row; an ID that old is refused anyway, its IssueInstant being stale). Answers how many went.
+ */
+export function removeExpiredRequests(uow: UnitOfWork, now: number): Promise<number> {
+  return uow.write('DELETE FROM saml_requests WHERE expires_at < ?', [now]);
 }
 
 function handleHash(handle: string): string {

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { changedRows } from '../../common/database/changed-rows.js';
 import { flag } from '../../common/database/column-values.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 
 /** An assertion a service provider holds (docs/saml.md, "Single logout"): found again by a logout, by session, user or SessionIndex. */
 export interface SamlSession {
@@ -17,7 +18,6 @@ export interface SamlSession {
 
 /** Kept as long as the OIDC session can be: a logout may come at any time within it. */
 export async function recordSamlSession(manager: EntityManager, session: SamlSession, now: Date, lifetimeMs: number): Promise<void> {
-  await manager.query('DELETE FROM saml_sessions WHERE user_id = ? AND expires_at < ?', [session.userId, now.getTime()]);
   await manager.query(
     'INSERT INTO saml_sessions (id, app_id, user_id, session_uid, name_id, name_id_format, name_id_qualified, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     [
@@ -40,6 +40,11 @@ export async function samlSessionById(manager: EntityManager, appId: string, id:
   return rows[0] && sessionOf(rows[0]);
 }
 
+/** Assertions past their session's longest life, by the purge job: no logout can name them any more. Answers how many went. */
+export function removeExpiredSamlSessions(uow: UnitOfWork, now: number): Promise<number> {
+  return uow.write('DELETE FROM saml_sessions WHERE expires_at < ?', [now]);
+}
+
 export async function removeSamlSessions(manager: EntityManager, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await manager.query(`DELETE FROM saml_sessions WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
@@ -57,8 +62,11 @@ function sessionOf(row: Record<string, unknown>): SamlSession {
   };
 }
 
-/** Marks the assertions of sessions that just ended for a LogoutRequest to their SPs, in the transaction that ended them. */
-export async function markLogoutDue(manager: EntityManager, ended: { userId: string; sessionUid?: string; keepSession?: string }, now: Date): Promise<void> {
+/**
+ * Marks the assertions of sessions that just ended for a LogoutRequest to their SPs, in the transaction that ended them.
+ * Answers how many were marked.
+ */
+export function markLogoutDue(manager: EntityManager, ended: { userId: string; sessionUid?: string; keepSession?: string }, now: Date): Promise<number> {
   const where = ['user_id = ?', 'logout_due_at IS NULL'];
   const parameters: unknown[] = [now.getTime(), ended.userId];
   if (ended.sessionUid !== undefined) {
@@ -69,7 +77,7 @@ export async function markLogoutDue(manager: EntityManager, ended: { userId: str
     where.push('session_uid <> ?');
     parameters.push(ended.keepSession);
   }
-  await manager.query(`UPDATE saml_sessions SET logout_due_at = ? WHERE ${where.join(' AND ')}`, parameters);
+  return changedRows(manager, `UPDATE saml_sessions SET logout_due_at = ? WHERE ${where.join(' AND ')}`, parameters);
 }
 
 /** Assertions whose logout is due now, oldest first. */

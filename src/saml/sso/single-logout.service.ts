@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { SessionEnds } from '../../common/auth/session-ends.js';
 import { USER_TOKENS } from '../../common/auth/user-tokens.js';
 import type { UserTokens } from '../../common/auth/user-tokens.js';
@@ -9,6 +10,7 @@ import type { AppConfig } from '../../common/config/config.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { outboundFetch } from '../../common/net/outbound-fetch.js';
+import { PassRunner } from '../../common/operations/pass-runner.js';
 import { XmlRefused } from '../../common/xml/saml-xml.js';
 import { samlServiceProvider } from '../../users/resources/saml-settings.js';
 import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
@@ -19,8 +21,7 @@ import { claimLogout, dueLogouts, markLogoutDue, removeSamlSessions, samlSession
 import type { SamlSession } from './saml-sessions.js';
 import type { SsoOutcome } from './sso.service.js';
 
-/** How often due logouts are looked for, how many at a time, and how often one is tried before it is given up. */
-const POLL_MS = 500;
+/** How many due logouts a pass takes, and how often one is tried before it is given up. */
 const BATCH = 20;
 const MAX_ATTEMPTS = 5;
 /** An attempt in flight is not taken again by another process for this long; later attempts back off from it. */
@@ -37,12 +38,13 @@ const SEND_TIMEOUT_MS = 5_000;
  * password: SessionEnds), their assertions are marked in that transaction, and this process sends each SP with a
  * `sloUrl` a signed LogoutRequest by HTTP-Redirect from the server (mellon finds its session by NameID; no browser is
  * needed), under the outbound address rules, retried with back-off, leased per row so two processes never send one.
+ * Logouts marked by this process are looked for once their transaction commits (PassRunner); those of other processes,
+ * and retries come due, at the poll (`SAML_LOGOUT_POLL_MS`).
  */
 @Injectable()
 export class SingleLogoutService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('saml');
-  private timer: NodeJS.Timeout | undefined;
-  private sending: Promise<void> | undefined;
+  private readonly passes: PassRunner;
   private readonly send: ReturnType<typeof outboundFetch>;
 
   constructor(
@@ -54,18 +56,26 @@ export class SingleLogoutService implements OnModuleInit, OnModuleDestroy {
     @Inject(USER_TOKENS) private readonly tokens: UserTokens,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    sessionEnds.listen((manager, ended) => markLogoutDue(manager, ended, new Date()));
+    this.passes = new PassRunner(
+      () => this.sendBatch(),
+      (error) => this.logger.warn(`SAML logouts not sent: ${String(error)}`),
+      uow,
+    );
+    sessionEnds.listen((manager, ended) => this.markDue(manager, ended));
     this.send = outboundFetch({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, timeoutMs: SEND_TIMEOUT_MS, maxBodyBytes: 64 * 1024 });
   }
 
   onModuleInit(): void {
-    this.timer = setInterval(() => this.sendDue(), POLL_MS);
-    this.timer.unref();
+    this.passes.poll(this.config.samlLogoutPollMs);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.sending;
+  onModuleDestroy(): Promise<void> {
+    return this.passes.stop();
+  }
+
+  /** In the transaction that ended the sessions: their assertions are due, and sent once it commits. */
+  private async markDue(manager: EntityManager, ended: { userId: string; sessionUid?: string; keepSession?: string }): Promise<void> {
+    if ((await markLogoutDue(manager, ended, new Date())) > 0) this.passes.queued();
   }
 
   /** An SP's LogoutRequest by either binding. */
@@ -96,7 +106,7 @@ export class SingleLogoutService implements OnModuleInit, OnModuleDestroy {
         if (!session || session.nameId !== fields.nameId) continue;
         await removeSamlSessions(manager, [session.id]);
         if (!(await this.tokens.endSession(manager, session.userId, session.sessionUid))) {
-          await markLogoutDue(manager, { userId: session.userId, sessionUid: session.sessionUid }, now);
+          await this.markDue(manager, { userId: session.userId, sessionUid: session.sessionUid });
           continue;
         }
         await this.events.push(manager, {
@@ -115,18 +125,13 @@ export class SingleLogoutService implements OnModuleInit, OnModuleDestroy {
     return { kind: 'redirect', location: `${app.sloUrl}${app.sloUrl.includes('?') ? '&' : '?'}${query}` };
   }
 
-  /** One pass over due logouts; a pass still running is not started again. */
-  sendDue(): Promise<void> {
-    this.sending ??= this.sendBatch()
-      .catch((error: unknown) => this.logger.warn(`SAML logouts not sent: ${String(error)}`))
-      .finally(() => (this.sending = undefined));
-    return this.sending;
-  }
-
   private async sendBatch(): Promise<void> {
     const now = new Date();
     const due = await dueLogouts(this.dataSource.manager, now, BATCH);
+    // A full batch: more may be due than one pass takes; the next pass starts when this one ends.
+    if (due.length === BATCH) this.passes.runAgain();
     for (const logout of due) {
+      if (this.passes.isStopped) return;
       const retryAt = now.getTime() + ATTEMPT_LEASE_MS * 2 ** logout.attempts;
       if (!(await claimLogout(this.dataSource.manager, logout.id, logout.dueAt, retryAt))) continue;
       const delivered = await this.deliver(logout, now).catch((error: unknown) => {

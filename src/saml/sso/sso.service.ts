@@ -98,7 +98,11 @@ export class SamlSsoService {
     }
   }
 
-  /** IdP-initiated sign-in (`/init?sp=`), for applications that allow it; no RelayState (the SP's own page). */
+  /**
+   * IdP-initiated sign-in (`/init?sp=`), for applications that allow it. Its RelayState is only the application's
+   * `idpInitiatedRelayState`, a page of the SP checked when it was configured (none when unset): a RelayState taken
+   * from the query would make the SP an open redirect (docs/saml.md, "IdP-initiated sign-in").
+   */
   async initiate(orgId: string, entityId: string): Promise<SsoOutcome> {
     const sp = entityId === '' ? undefined : await samlServiceProvider(this.dataSource.manager, { orgId, entityId });
     if (!sp) return notFound('SAML application');
@@ -108,7 +112,15 @@ export class SamlSsoService {
     return this.signIn(
       orgId,
       sp,
-      { appId: sp.appId, requestId: null, acsUrl: sp.acsUrls[0]!, relayState: null, forceAuthn: false, isPassive: false, requiresMfa: false },
+      {
+        appId: sp.appId,
+        requestId: null,
+        acsUrl: sp.acsUrls[0]!,
+        relayState: sp.idpInitiatedRelayState,
+        forceAuthn: false,
+        isPassive: false,
+        requiresMfa: false,
+      },
       now,
     );
   }

@@ -56,4 +56,8 @@ export class SamlApplicationEntity {
 
   @Column({ name: 'allow_idp_initiated', type: 'boolean' })
   allowIdpInitiated: boolean;
+
+  /** The RelayState of IdP-initiated responses: a page of the SP (an ACS URL's origin, or a path); none when null. */
+  @Column({ name: 'idp_initiated_relay_state', type: 'varchar', length: 200, nullable: true })
+  idpInitiatedRelayState: string | null;
 }

@@ -20,6 +20,7 @@ export const SAML_FIELDS = [
   'requireSignedRequests',
   'sloUrl',
   'allowIdpInitiated',
+  'idpInitiatedRelayState',
 ] as const satisfies readonly (keyof NewSamlApplication)[];
 
 export type SamlSettings = Omit<NewSamlApplication, 'name'>;
