@@ -24,6 +24,7 @@ import { createProvider, publicPart } from './provider.factory.js';
 import { RemoteClientKeys } from '../adapter/remote-client-keys.js';
 import type { ProviderDeps } from './provider.factory.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
+import { completeAuthorizationServerMetadata } from './authorization-server-metadata.js';
 import { SessionEnds } from '../../common/auth/session-ends.js';
 import { LoginRateLimiter } from '../../login/login-rate-limiter.js';
 
@@ -96,6 +97,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     const { fingerprint, jwks } = await this.keys.keySet();
     const provider = createProvider(await this.providerDeps(jwks));
     provider.use(aroundEveryRequest(this.config.publicUrl));
+    provider.use(completeAuthorizationServerMetadata);
     trustTlsOffloadingProxy(provider, this.config.publicUrl);
     provider.on('server_error', (ctx: OidcContext, error: Error) => this.noteServerError(ctx, error));
     this.current = { provider, handle: provider.callback(), fingerprint };
