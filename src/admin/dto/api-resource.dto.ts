@@ -28,14 +28,18 @@ export class ApiResourceFieldsDto {
     nullable: true,
     maxLength: STRING_BOUNDS.resourceUri,
     example: 'https://mcp.example.com/mcp',
-    description: 'API applications: the resource indicator clients ask tokens for (RFC 8707), unique in the instance; https (http only on loopback), no fragment; null: none',
+    description:
+      'API applications: the resource indicator clients ask tokens for (RFC 8707), unique in the instance; https (http only on loopback), no fragment; null: none',
   })
   @IsOptional()
   @IsString()
   @Bounded(STRING_BOUNDS.resourceUri)
   resourceUri?: string | null;
 
-  @ApiPropertyOptional({ type: [ResourceScopeDto], description: "API applications: the resource's own scopes; tokens for it carry only these and the OIDC ones" })
+  @ApiPropertyOptional({
+    type: [ResourceScopeDto],
+    description: "API applications: the resource's own scopes; tokens for it carry only these and the OIDC ones",
+  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(RESOURCE_SCOPE_BOUNDS.count)

@@ -15,7 +15,8 @@ export function jwtPersistingCustomizer(adapterFor: (model: string) => Adapter, 
     // RFC 9068 §2.2: `aud` lists the token's audience, not only the resource indicator; an exchanged
     // token keeps exactly the audience it was issued for (RFC 8693 §2.1, token-exchange.grant.ts), and a token
     // for an API application's resource has that resource alone (audience.ts, apiResourceOf).
-    if (token.gty !== 'token_exchange' && apiResourceOf(jwt.payload.aud) === undefined) jwt.payload.aud = [...new Set([...[jwt.payload.aud ?? []].flat(), ...(await audienceOf(token.clientId, token.scope))])];
+    if (token.gty !== 'token_exchange' && apiResourceOf(jwt.payload.aud) === undefined)
+      jwt.payload.aud = [...new Set([...[jwt.payload.aud ?? []].flat(), ...(await audienceOf(token.clientId, token.scope))])];
     const fields: string[] = (token.constructor as unknown as { IN_PAYLOAD: string[] }).IN_PAYLOAD;
     const payload: Record<string, unknown> = { iat: token.iat, exp: token.exp ?? jwt.payload.exp };
     for (const field of fields) if (token[field] !== undefined && field !== 'jti') payload[field] = token[field];

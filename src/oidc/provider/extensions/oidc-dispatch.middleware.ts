@@ -42,7 +42,8 @@ export class OidcDispatch {
     const pathInserted = pathInsertedMetadataPath(this.config.publicUrl);
     serveBeforeExpress(app.getHttpServer(), (req, res) => {
       // RFC 8414 §3.1: an issuer with a path has its metadata at the path-inserted URL; oidc-provider answers the plain one.
-      if (pathInserted !== undefined && pathOf(req) === pathInserted) req.url = `${AUTHORIZATION_SERVER_METADATA_PATH}${(req.url ?? '').slice(pathInserted.length)}`;
+      if (pathInserted !== undefined && pathOf(req) === pathInserted)
+        req.url = `${AUTHORIZATION_SERVER_METADATA_PATH}${(req.url ?? '').slice(pathInserted.length)}`;
       const path = pathOf(req);
       if (!isProviderPath(path)) return false;
       (req as RoutedRequest).routeTemplate = providerRouteTemplate(path);

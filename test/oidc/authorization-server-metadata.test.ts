@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useService } from '../support/fixtures.js';
+import type { TestService } from '../support/service.js';
+
+async function getJson(svc: TestService, path: string) {
+  const res = await fetch(new URL(path, svc.url));
+  return {
+    status: res.status,
+    type: res.headers.get('content-type'),
+    cacheControl: res.headers.get('cache-control'),
+    body: (await res.json()) as Record<string, any>,
+  };
+}
+
+/** The endpoints both documents name (RFC 8414 §2, OIDC Discovery §3). */
+const ENDPOINTS = [
+  'issuer',
+  'authorization_endpoint',
+  'token_endpoint',
+  'jwks_uri',
+  'introspection_endpoint',
+  'revocation_endpoint',
+  'userinfo_endpoint',
+  'end_session_endpoint',
+  'pushed_authorization_request_endpoint',
+  'device_authorization_endpoint',
+];
+
+/** docs/agents.md, "Metadata": RFC 8414 authorization server metadata, as MCP clients read it first. */
+describe('authorization server metadata (RFC 8414)', () => {
+  const svc = useService();
+
+  it('answers at /.well-known/oauth-authorization-server with the required members and the discovery endpoints', async () => {
+    const metadata = await getJson(svc, '/.well-known/oauth-authorization-server');
+    const discovery = await getJson(svc, '/.well-known/openid-configuration');
+    assert.equal(metadata.status, 200);
+    assert.match(metadata.type ?? '', /^application\/json/);
+    assert.equal(metadata.cacheControl, discovery.cacheControl, 'cached like discovery');
+    // RFC 8414 §2: issuer, response_types_supported required; authorization and token endpoints for the code grant.
+    assert.equal(metadata.body.issuer, svc.config.publicUrl, 'RFC 8414 §3.3: the issuer it is fetched for');
+    assert.ok(Array.isArray(metadata.body.response_types_supported) && metadata.body.response_types_supported.includes('code'));
+    for (const name of ENDPOINTS) assert.equal(metadata.body[name], discovery.body[name], name);
+    assert.deepEqual(metadata.body.code_challenge_methods_supported, ['S256']);
+    assert.ok(metadata.body.grant_types_supported.includes('authorization_code'));
+    assert.ok(metadata.body.token_endpoint_auth_methods_supported.includes('none'));
+    // No agent registration accepted yet: neither member is present.
+    assert.equal('client_id_metadata_document_supported' in metadata.body, false);
+    assert.equal('registration_endpoint' in metadata.body, false);
+  });
+
+  it('is a public GET only: no other method changes anything', async () => {
+    const res = await fetch(new URL('/.well-known/oauth-authorization-server', svc.url), { method: 'POST' });
+    assert.notEqual(res.status, 200);
+  });
+});
+
+describe('authorization server metadata of an issuer with a path (RFC 8414 §3.1)', () => {
+  const svc = useService({ PUBLIC_URL: 'http://127.0.0.1:{port}/tenant' });
+
+  it('answers at the path-inserted URL, naming that issuer', async () => {
+    const metadata = await getJson(svc, '/.well-known/oauth-authorization-server/tenant');
+    assert.equal(metadata.status, 200);
+    assert.match(metadata.type ?? '', /^application\/json/);
+    assert.equal(metadata.body.issuer, svc.config.publicUrl);
+    assert.ok(svc.config.publicUrl.endsWith('/tenant'));
+    assert.deepEqual(metadata.body.code_challenge_methods_supported, ['S256']);
+  });
+});
