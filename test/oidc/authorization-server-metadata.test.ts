@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { useService } from '../support/fixtures.js';
+import * as oidc from 'openid-client';
+import { createMachine, createProject } from './support/oidc-fixtures.js';
+import { unique, useService } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
 
 async function getJson(svc: TestService, path: string) {
@@ -47,6 +49,30 @@ describe('authorization server metadata (RFC 8414)', () => {
     // No agent registration accepted yet: neither member is present.
     assert.equal('client_id_metadata_document_supported' in metadata.body, false);
     assert.equal('registration_endpoint' in metadata.body, false);
+  });
+
+  // A client library no one here wrote, discovering by RFC 8414 alone (its `oauth2` algorithm), then asking a token for
+  // an API application's resource and having that application introspect it (docs/agents.md, "Resources").
+  it('openid-client discovers the server by RFC 8414 and gets and introspects a token for a resource', async () => {
+    const project = await createProject(svc);
+    const resourceUri = `https://${unique('mcp')}.example/mcp`;
+    const api = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/api`, {
+      token: svc.adminToken,
+      body: { name: unique('mcp'), authMethod: 'client_secret_basic', resourceUri, scopes: [{ name: 'tools:call', description: 'Call tools' }] },
+    });
+    assert.equal(api.status, 201, api.text);
+    const machine = await createMachine(svc, project.orgId);
+    const options = { algorithm: 'oauth2' as const, execute: [oidc.allowInsecureRequests] };
+    const issuer = new URL(svc.config.publicUrl);
+    const asClient = await oidc.discovery(issuer, machine.clientId, {}, oidc.ClientSecretBasic(machine.clientSecret), options);
+    assert.deepEqual(asClient.serverMetadata().code_challenge_methods_supported, ['S256']);
+    const granted = await oidc.clientCredentialsGrant(asClient, { resource: resourceUri, scope: 'tools:call groups profile' });
+    assert.equal(granted.scope, 'tools:call profile', 'groups is no scope of the resource');
+    const asResource = await oidc.discovery(issuer, api.body.clientId, {}, oidc.ClientSecretBasic(api.body.clientSecret), options);
+    const introspected = await oidc.tokenIntrospection(asResource, granted.access_token);
+    assert.equal(introspected.active, true);
+    assert.deepEqual(introspected.aud, [resourceUri]);
+    assert.equal(introspected.scope, 'tools:call profile');
   });
 
   it('is a public GET only: no other method changes anything', async () => {
