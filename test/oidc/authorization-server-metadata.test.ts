@@ -75,9 +75,14 @@ describe('authorization server metadata (RFC 8414)', () => {
     assert.equal(introspected.scope, 'tools:call profile');
   });
 
-  it('is a public GET only: no other method changes anything', async () => {
-    const res = await fetch(new URL('/.well-known/oauth-authorization-server', svc.url), { method: 'POST' });
-    assert.notEqual(res.status, 200);
+  // Browser-based MCP clients read it from another origin, as they read discovery.
+  it('is readable across origins (CORS), like discovery', async () => {
+    const headers = { origin: 'https://agent.example' };
+    const metadata = await fetch(new URL('/.well-known/oauth-authorization-server', svc.url), { headers });
+    const discovery = await fetch(new URL('/.well-known/openid-configuration', svc.url), { headers });
+    assert.equal(metadata.status, 200);
+    assert.ok(metadata.headers.get('access-control-allow-origin'), 'a CORS answer');
+    assert.equal(metadata.headers.get('access-control-allow-origin'), discovery.headers.get('access-control-allow-origin'));
   });
 });
 
