@@ -9,7 +9,9 @@ import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { ApplicationEntity } from './entities/application.entity.js';
-import type { ClientAuthMethod, SubjectType } from './entities/application.entity.js';
+import type { ClientAuthMethod, ResourceScope, SubjectType } from './entities/application.entity.js';
+import { resourceUriTaken, validateApiResource } from './api-resource.rules.js';
+import { isUniqueViolation } from '../common/database/unique-violation.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import { ProjectEntity } from './entities/project.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
@@ -69,6 +71,16 @@ export const NO_PROFILES = {
 interface NewApiApplication {
   name: string;
   authMethod: 'client_secret_basic' | 'private_key_jwt';
+  /** The format of tokens issued for its resource (docs/agents.md, "Resources"); default opaque. */
+  accessTokenType?: AccessTokenType;
+  resourceUri?: string | null;
+  scopes?: ResourceScope[];
+}
+
+/** The columns only an API application fills: its resource (RFC 8707) and that resource's scopes. */
+interface ResourceColumns {
+  resourceUri?: string | null;
+  resourceScopes?: ResourceScope[] | null;
 }
 
 /** What an application of another kind than OIDC stores in the OIDC fields: nothing that lets it act as a client. */
@@ -127,8 +139,19 @@ export class ProjectsService {
     });
   }
 
+  /** An API application; with a resourceUri it is a resource clients may ask tokens for (docs/agents.md, "Resources"). */
   createApiApplication(editorUserId: string | null, orgId: string, projectId: string, input: NewApiApplication): Promise<CreatedApplication> {
-    return this.insertApplication(editorUserId, orgId, projectId, { kind: 'api', ...NO_OIDC, name: input.name, authMethod: input.authMethod });
+    const resource = { resourceUri: input.resourceUri ?? null, scopes: input.scopes ?? [] };
+    validateApiResource(resource);
+    return this.insertApplication(editorUserId, orgId, projectId, {
+      kind: 'api',
+      ...NO_OIDC,
+      name: input.name,
+      authMethod: input.authMethod,
+      accessTokenType: input.accessTokenType ?? 'opaque',
+      resourceUri: resource.resourceUri,
+      resourceScopes: resource.resourceUri === null ? null : resource.scopes,
+    });
   }
 
   /**
@@ -234,7 +257,7 @@ export class ProjectsService {
     editorUserId: string | null,
     orgId: string,
     projectId: string,
-    input: NewOidcApplication & { kind: ApplicationEntity['kind'] },
+    input: NewOidcApplication & ResourceColumns & { kind: ApplicationEntity['kind'] },
     more?: ApplicationParts,
   ): Promise<CreatedApplication> {
     const withSecret = input.authMethod === 'client_secret_basic' || input.authMethod === 'client_secret_post';
@@ -253,7 +276,7 @@ export class ProjectsService {
     editorUserId: string | null,
     orgId: string,
     projectId: string,
-    input: NewOidcApplication & { kind: ApplicationEntity['kind'] },
+    input: NewOidcApplication & ResourceColumns & { kind: ApplicationEntity['kind'] },
     clientSecret: string | undefined,
     clientId = newId(),
     more?: ApplicationParts,
@@ -270,7 +293,11 @@ export class ProjectsService {
       createdAt: now,
       changedAt: now,
     });
-    await manager.insert(ApplicationEntity, app);
+    try {
+      await manager.insert(ApplicationEntity, app);
+    } catch (error) {
+      throw isUniqueViolation(error) && app.resourceUri ? resourceUriTaken(app.resourceUri) : error;
+    }
     await more?.insert(manager, app.id);
     await this.events.push(manager, {
       type: 'project.application.added',
@@ -292,6 +319,7 @@ export class ProjectsService {
         devMode: app.devMode,
         apiAccess: app.apiAccess,
         ...(app.kind === 'oidc' ? profileFields(app) : {}),
+        ...(app.resourceUri ? { resourceUri: app.resourceUri, scopes: (app.resourceScopes ?? []) as unknown as JsonObject[] } : {}),
         ...more?.payload,
       },
     });

@@ -90,6 +90,8 @@ function valueOfLength(path: string, length: number): string {
   if (leaf === 'preferredLanguage') return `en${'-abcdefg'.repeat(Math.ceil(length / 8))}`.slice(0, length).replace(/-$/, 'x');
   // Logout tokens and keys are fetched where the host resolves, checked at registration: a public address literal needs no DNS.
   if (leaf === 'backchannelLogoutUri' || leaf === 'jwksUri') return `https://93.184.215.14/${tag}${'x'.repeat(length - 30)}`;
+  // A resource URI is unique in the instance: the tag makes each one new.
+  if (leaf === 'resourceUri') return `https://${tag}.example.com/${'x'.repeat(length - 29)}`;
   if (leaf.endsWith('RedirectUris') || ['redirectUris', 'acsUrls', 'sloUrl', 'entityId'].includes(leaf))
     return `https://app.example.com/${tag}${'x'.repeat(length - 32)}`;
   return `${tag}${'x'.repeat(length - tag.length)}`;
@@ -106,6 +108,21 @@ function bearerTarget(): Record<string, unknown> {
 
 function oauthTarget(): Record<string, unknown> {
   return { ...bearerTarget(), auth: { type: 'oauth_client_credentials', tokenUrl: 'https://93.184.215.14/token', clientId: 'c', clientSecret: 's' } };
+}
+
+/** The fields of UpdateAppDto that only an API application takes (docs/agents.md, "Resources"). */
+function isApiResourceField(path: string): boolean {
+  return ['resourceUri', 'scopes'].includes(path.split('.')[0]!);
+}
+
+/** An API application's create request with a resource of its own (its URI unique in the instance). */
+function apiApp(): Record<string, unknown> {
+  return {
+    name: unique('api'),
+    authMethod: 'client_secret_basic',
+    resourceUri: `https://${unique('mcp')}.example.com/mcp`,
+    scopes: [{ name: 'files:read', description: 'Read files' }],
+  };
 }
 
 /** The fields of UpdateAppDto that only a SAML application takes. */
@@ -256,14 +273,26 @@ const ROUTES: Route[] = [
     method: 'POST',
     target: async (svc, orgId) => ({
       url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/api`,
-      body: { name: unique('api'), authMethod: 'client_secret_basic' },
+      body: apiApp(),
     }),
+  },
+  {
+    name: 'PATCH …/apps/{id} (API)',
+    dto: UpdateAppDto,
+    method: 'PATCH',
+    only: (path) => path === 'name' || isApiResourceField(path),
+    target: async (svc, orgId) => {
+      const projectId = await project(svc, orgId);
+      const app = await created(svc, `/management/v1/orgs/${orgId}/projects/${projectId}/apps/api`, apiApp());
+      const url = `/management/v1/orgs/${orgId}/projects/${projectId}/apps/${app.appId}`;
+      return { url, body: { scopes: [{ name: 'files:read', description: 'Read files' }] }, read: url };
+    },
   },
   {
     name: 'PATCH …/apps/{id}',
     dto: UpdateAppDto,
     method: 'PATCH',
-    only: (path) => !isSamlAppField(path),
+    only: (path) => !isSamlAppField(path) && !isApiResourceField(path),
     target: async (svc, orgId) => {
       const projectId = await project(svc, orgId);
       const app = await created(svc, `/management/v1/orgs/${orgId}/projects/${projectId}/apps/oidc`, oidcApp());

@@ -72,6 +72,9 @@ describe('management API: reading, changing and removing applications', () => {
       name: second.name,
       type: 'api',
       authMethod: 'private_key_jwt',
+      accessTokenType: 'opaque',
+      resourceUri: null,
+      scopes: [],
     });
     assert.ok(!res.text.includes(web.clientSecret!), 'no secret in a listing');
     for (const listed of res.body.apps) assert.ok(!Object.keys(listed).some((k) => /secret|hash/i.test(k)), 'no secret or hash member');

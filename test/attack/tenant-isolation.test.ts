@@ -22,7 +22,13 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
   const bodies: Record<string, unknown> = {
     'POST /management/v1/orgs/:orgId/projects': { name: unique('p') },
     'POST /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys': {},
-    'POST /management/v1/orgs/:orgId/projects/:projectId/apps/api': { name: unique('api'), authMethod: 'client_secret_basic' },
+    'POST /management/v1/orgs/:orgId/projects/:projectId/apps/api': {
+      name: unique('api'),
+      authMethod: 'client_secret_basic',
+      resourceUri: `https://${unique('mcp')}.example.com/mcp`,
+      scopes: [{ name: 'files:read', description: 'Read files' }],
+      accessTokenType: 'jwt',
+    },
     'POST /management/v1/orgs/:orgId/projects/:projectId/apps/oidc': {
       name: unique('web'),
       redirectUris: ['https://app.example.com/cb'],

@@ -79,7 +79,10 @@ describe('OIDF config plan: discovery document and JWKS', () => {
     assert.equal(new Set(jwks.keys.map((k) => k.kid)).size, jwks.keys.length);
   });
 
-  it('has no OAuth authorization server metadata endpoint', async () => {
-    assert.equal((await fetch(new URL('/.well-known/oauth-authorization-server', svc.config.publicUrl))).status, 404);
+  // RFC 8414 metadata (test/oidc/authorization-server-metadata.test.ts) names the same issuer as discovery.
+  it('has OAuth authorization server metadata for the same issuer', async () => {
+    const res = await fetch(new URL('/.well-known/oauth-authorization-server', svc.config.publicUrl));
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { issuer: string }).issuer, svc.config.publicUrl);
   });
 });

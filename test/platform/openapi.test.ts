@@ -103,7 +103,7 @@ describe('OpenAPI document: truthful to the routes it describes', () => {
     const documented = Object.keys(doc.paths)
       .filter((p) => OAUTH.test(p))
       .sort();
-    assert.deepEqual(documented, [...endpoints, '/.well-known/openid-configuration'].sort());
+    assert.deepEqual(documented, [...endpoints, '/.well-known/openid-configuration', '/.well-known/oauth-authorization-server'].sort());
 
     // What the document offers is what the provider advertises.
     const token = doc.paths['/oauth/v2/token'].post;
@@ -123,7 +123,12 @@ describe('OpenAPI document: truthful to the routes it describes', () => {
 
   it('gives every operation a summary, a success response (or its redirect) and its client errors', () => {
     const redirectOnly = new Set(['post /oauth/v2/authorize', 'post /oidc/v1/end_session', 'get /saml/v2/{orgId}/init']);
-    const noClientError = new Set(['get /healthz', 'get /.well-known/openid-configuration', 'get /oauth/v2/keys']);
+    const noClientError = new Set([
+      'get /healthz',
+      'get /.well-known/openid-configuration',
+      'get /.well-known/oauth-authorization-server',
+      'get /oauth/v2/keys',
+    ]);
     for (const { path, method, op } of operations(doc)) {
       const where = `${method} ${path}`;
       assert.ok(op.summary, `${where} has a summary`);

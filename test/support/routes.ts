@@ -69,6 +69,7 @@ function providerRoutes(): OidcRoute[] {
   } = OIDC_ROUTES;
   const entries: [string, string, string][] = [
     ['GET', '/.well-known/openid-configuration', 'public'],
+    ['GET', '/.well-known/oauth-authorization-server', 'public'],
     ['GET', authorization, 'public (end-user browser)'],
     ['POST', authorization, 'public (end-user browser)'],
     ['GET', `${authorization}/:uid`, 'public (interaction cookie)'],

@@ -5,6 +5,7 @@ import type { ApplicationEntity, SubjectType } from '../../users/entities/applic
 import type { SamlApplicationEntity } from '../../users/entities/saml-application.entity.js';
 import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { SamlAppFieldsDto, SamlAttributeDto } from './saml-applications.dto.js';
+import { ApiResourceFieldsDto, ResourceScopeDto } from './api-resource.dto.js';
 import { NAME_ID_FORMATS } from '../../users/saml-application.rules.js';
 import type { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
@@ -32,8 +33,8 @@ export class UpdateProjectDto {
 }
 
 /**
- * One application as its create request described it, without secrets. API applications carry name and authMethod
- * only; SAML applications their SAML fields (docs/saml.md) and this organization's IdP endpoints.
+ * One application as its create request described it, without secrets. API applications carry name, authMethod and
+ * their resource settings (accessTokenType, resourceUri, scopes) only; SAML applications their SAML fields (docs/saml.md) and this organization's IdP endpoints.
  */
 export class AppDto {
   @ApiProperty() appId: string;
@@ -79,6 +80,10 @@ export class AppDto {
     | null;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'OIDC: where the application serves its public keys' }) jwksUri?: string | null;
   @ApiPropertyOptional({ enum: SUBJECT_TYPES, description: 'OIDC: the `sub` the application is given (OIDC Core §8)' }) subjectType?: SubjectType;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'API: the resource indicator clients ask tokens for (RFC 8707)' }) resourceUri?:
+    | string
+    | null;
+  @ApiPropertyOptional({ type: [ResourceScopeDto], description: "API: the resource's own scopes" }) scopes?: ResourceScopeDto[];
 }
 
 export class AppListDto {
@@ -93,9 +98,9 @@ export class AppChangedDto extends AppDto {
 
 /**
  * `PATCH …/apps/{appId}`: any field of the create request, validated like it on the application as it
- * would be after the change. An API application takes name and authMethod only.
+ * would be after the change. An API application takes name, authMethod, accessTokenType, resourceUri and scopes only.
  */
-export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfileFieldsDto) {
+export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfileFieldsDto, ApiResourceFieldsDto) {
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOptional()
   @IsString()
@@ -188,7 +193,7 @@ export function toSamlIdpDto(publicUrl: string, orgId: string): SamlIdpDto {
 
 export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicationEntity; idp: SamlIdpDto }): AppDto {
   const base = { appId: app.id, clientId: app.clientId, projectId: app.projectId, name: app.name, type: app.kind, authMethod: app.authMethod };
-  if (app.kind === 'api') return base;
+  if (app.kind === 'api') return { ...base, accessTokenType: app.accessTokenType, resourceUri: app.resourceUri ?? null, scopes: app.resourceScopes ?? [] };
   if (app.kind === 'saml' && saml) {
     const { appId: _appId, orgId: _orgId, ...settings } = saml.settings;
     return { ...base, ...settings, ...saml.idp };

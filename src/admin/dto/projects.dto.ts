@@ -6,6 +6,7 @@ import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js'
 import { Bounded } from '../../common/http/validation/bounded.decorator.js';
 import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 import { SUBJECT_TYPES } from '../../users/entities/application.entity.js';
+import { ApiResourceFieldsDto } from './api-resource.dto.js';
 import type { SubjectType } from '../../users/entities/application.entity.js';
 
 export const RESPONSE_TYPES = ['code', 'id_token', 'id_token token'] as const;
@@ -183,7 +184,7 @@ export class CreateOidcAppDto extends OauthProfileFieldsDto {
   apiAccess?: boolean;
 }
 
-export class CreateApiAppDto {
+export class CreateApiAppDto extends ApiResourceFieldsDto {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()
@@ -193,6 +194,11 @@ export class CreateApiAppDto {
   @ApiProperty({ enum: API_AUTH_METHODS })
   @IsIn(API_AUTH_METHODS)
   authMethod: (typeof API_AUTH_METHODS)[number];
+
+  @ApiPropertyOptional({ enum: ACCESS_TOKEN_TYPES, default: 'opaque', description: 'the format of tokens issued for its resourceUri' })
+  @IsOptional()
+  @IsIn(ACCESS_TOKEN_TYPES)
+  accessTokenType?: (typeof ACCESS_TOKEN_TYPES)[number];
 }
 
 export class AppCreatedDto {

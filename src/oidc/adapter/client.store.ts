@@ -22,6 +22,7 @@ export const CLIENT_EXTRA = [
   'portcullis_userinfo_assertion',
   'portcullis_api_access',
   'portcullis_request_object_requires_exp',
+  'portcullis_resource_uri',
 ] as const;
 
 /**
@@ -185,6 +186,7 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
     portcullis_userinfo_assertion: flag(row.id_token_userinfo_assertion),
     portcullis_api_access: flag(row.api_access),
     scope: allowedScopes(flag(row.api_access)),
+    ...(api && row.resource_uri ? { portcullis_resource_uri: row.resource_uri } : {}),
     ...(api ? {} : profileMetadata(row, signingAlg)),
   };
 }

@@ -40,8 +40,8 @@ const CLAIM_SCOPES = ['profile', 'email', 'phone', 'address', 'groups'];
 export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
 
 /**
- * docs/product-rules.md, "OpenID Connect and OAuth": introspection answers `active:true` only when the introspecting client's id or its project
- * id is in the token's audience, and only while the token's user is active (state read on use); any
+ * docs/product-rules.md, "OpenID Connect and OAuth": introspection answers `active:true` only when the introspecting client's id, its project
+ * id or (an API application) its resource URI is in the token's audience, and only while the token's user is active (state read on use); any
  * other case is oidc-provider's `{"active":false}`. The user (state on use, and the organization's
  * domain for `username`) was read with the token (oidc-payload.adapter.ts); the introspecting client's
  * project comes with the client.
@@ -51,7 +51,11 @@ export function introspectionPolicy(
   accounts: AccountFinder,
   impersonationHolds: (act: ActClaim, subjectId: string) => Promise<boolean>,
 ) {
-  return async (ctx: OidcContext, client: { clientId: string; portcullis_project_id?: string | null }, token: IntrospectedToken): Promise<boolean> => {
+  return async (
+    ctx: OidcContext,
+    client: { clientId: string; portcullis_project_id?: string | null; portcullis_resource_uri?: string | null },
+    token: IntrospectedToken,
+  ): Promise<boolean> => {
     if (token.kind === 'RefreshToken') return false;
     const userId = token.accountId ?? token.clientId;
     const known = requestLookups(ctx)?.users.get(userId);
@@ -60,7 +64,12 @@ export function introspectionPolicy(
     if (!user || !isActive(user)) return false;
     const audience = await tokenAudience(dataSource, token);
     const project = client.portcullis_project_id;
-    const allowed = audience.includes(client.clientId) || (typeof project === 'string' && audience.includes(project));
+    // An API application also introspects tokens for its resource (docs/agents.md, "Resources").
+    const resource = client.portcullis_resource_uri;
+    const allowed =
+      audience.includes(client.clientId) ||
+      (typeof project === 'string' && audience.includes(project)) ||
+      (typeof resource === 'string' && audience.includes(resource));
     if (!allowed) return false;
     // An impersonation ends with its actor's right to it (grants/impersonation.ts).
     const act = actOf(token);

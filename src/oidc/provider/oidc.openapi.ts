@@ -234,6 +234,17 @@ export function oidcOpenApi(): OpenApiSurface {
           responses: { '200': json('the provider metadata', 'OpenIdProviderMetadata') },
         },
       },
+      '/.well-known/oauth-authorization-server': {
+        get: {
+          tags: [TAG],
+          summary: 'Authorization server metadata (RFC 8414)',
+          description:
+            'RFC 8414 §3: the discovery document as OAuth clients (MCP clients among them) read it, with `code_challenge_methods_supported: ["S256"]`; `client_id_metadata_document_supported` and `registration_endpoint` only when the instance accepts agent clients (docs/agents.md, "Metadata"). For an issuer with a path, also at `/.well-known/oauth-authorization-server/<path>` (RFC 8414 §3.1).',
+          operationId: 'oauthAuthorizationServerMetadata',
+          security: [],
+          responses: { '200': json('the authorization server metadata', 'OpenIdProviderMetadata') },
+        },
+      },
       [r.authorization]: browserEndpoint(
         'Authorization endpoint (start a login)',
         "OIDC Core §3.1.2, RFC 6749 §4.1.1: the end-user's browser is sent here. The answer is a 303 to the login UI, or back to the `redirect_uri` with a `code` (or an `error`, RFC 6749 §4.1.2.1), or an auto-submitting form for `response_mode=form_post`; with a `.jwt` response mode (JARM) the result comes as one signed `response` parameter. An error that cannot go back to the client (unknown client, unregistered `redirect_uri`) is shown as a page.",

@@ -1,4 +1,5 @@
 import { ACCOUNT_UI_PREFIX, LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
+import { AUTHORIZATION_SERVER_METADATA_PATH } from './authorization-server-metadata.js';
 
 /** Endpoint paths (docs/product-rules.md, "OpenID Connect and OAuth"). */
 export const OIDC_ROUTES = {
@@ -19,7 +20,13 @@ export const OIDC_ROUTES = {
 
 /** Paths that oidc-provider answers (its own sub-paths such as `/oauth/v2/authorize/:uid` included). */
 export function isProviderPath(path: string): boolean {
-  return path === '/.well-known/openid-configuration' || path.startsWith('/oauth/v2/') || path.startsWith('/oidc/v1/') || isDevicePath(path);
+  return (
+    path === '/.well-known/openid-configuration' ||
+    path === AUTHORIZATION_SERVER_METADATA_PATH ||
+    path.startsWith('/oauth/v2/') ||
+    path.startsWith('/oidc/v1/') ||
+    isDevicePath(path)
+  );
 }
 
 /** The device flow's user pages (RFC 8628 §3.3): the verification URI and its resume path after the sign-in. */
@@ -35,6 +42,7 @@ export function isLoginUiPath(path: string): boolean {
 const PROVIDER_TEMPLATES = new Set([
   ...Object.values(OIDC_ROUTES),
   '/.well-known/openid-configuration',
+  AUTHORIZATION_SERVER_METADATA_PATH,
   `${OIDC_ROUTES.end_session}/confirm`,
   `${OIDC_ROUTES.end_session}/success`,
 ]);

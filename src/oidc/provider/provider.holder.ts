@@ -12,6 +12,7 @@ import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { createProvider, publicPart } from './provider.factory.js';
 import { ProviderInputs } from './provider-inputs.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
+import { completeAuthorizationServerMetadata } from './authorization-server-metadata.js';
 
 /**
  * Owns this process's oidc-provider. The provider's key store is fixed at construction, so when the
@@ -72,6 +73,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     const { fingerprint, jwks } = await this.keys.keySet();
     const provider = createProvider(await this.inputs.forKeys(jwks, () => this.reloadKeys()));
     provider.use(aroundEveryRequest(this.config.publicUrl));
+    provider.use(completeAuthorizationServerMetadata);
     trustTlsOffloadingProxy(provider, this.config.publicUrl);
     provider.on('server_error', (ctx: OidcContext, error: Error) => this.noteServerError(ctx, error));
     this.current = { provider, handle: provider.callback(), fingerprint };

@@ -4,13 +4,19 @@ import type { DataSource } from 'typeorm';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
 import { projectsOfOrganization } from '../../users/queries/application-audience.js';
 import { API_AUDIENCE, apiAudienceAllowed, requestedProjects } from '../tokens/audience.js';
-import { SCOPES } from './scopes.js';
+import { RESOURCE_COMPANION_SCOPES, SCOPES } from './scopes.js';
+import { apiResourceByUri } from '../../users/queries/api-resources.js';
+import type { ApiResourceRow } from '../../users/queries/api-resources.js';
+import type { ResourceScope } from '../../users/entities/application.entity.js';
+import { json } from '../../common/database/column-values.js';
 
 /**
  * oidc-provider's resource indicators (RFC 8707): machine users' tokens are for the Portcullis API, and
  * JWT-format application tokens need a resource server too, since oidc-provider only issues JWTs for one.
  * An application gets no more than its owner (SECURITY.md): the API only for first-party applications and
- * machine users, project audiences only of the client's organization.
+ * machine users, project audiences only of the client's organization. Every other resource is an API
+ * application's `resourceUri` of the client's organization (docs/agents.md, "Resources"); anything else is
+ * `invalid_target` (RFC 8707 §2).
  */
 export function resourceIndicators(dataSource: DataSource, instance: InstanceEntity, alg: string) {
   return {
@@ -22,7 +28,11 @@ export function resourceIndicators(dataSource: DataSource, instance: InstanceEnt
     useGrantedResource: () => true,
     getResourceServerInfo: async (ctx: OidcContext, resource: string, client: ClientMeta) => {
       if (resource === API_AUDIENCE && !apiAudienceAllowed(client)) throw new errors.InvalidTarget('this client may not obtain tokens for the Portcullis API');
-      return resourceServerInfo(ctx, resource, client, instance, alg);
+      if (resource === API_AUDIENCE || resource === ownProjectResource(client)) return resourceServerInfo(ctx, resource, client, instance, alg);
+      const api = await apiResourceByUri(dataSource, resource);
+      // Same organization as the client, for now (docs/agents.md, "Resources"); another's resource is not disclosed.
+      if (!api || api.org_id !== client.portcullis_org_id) throw new errors.InvalidTarget('no such resource for this client');
+      return apiResourceServerInfo(resource, api, instance, alg);
     },
   };
 }
@@ -69,8 +79,29 @@ async function assertOwnProjects(dataSource: DataSource, ctx: OidcContext, clien
 
 function defaultResource(_ctx: OidcContext, client: ClientMeta): string | undefined {
   if (client.portcullis_kind === 'machine') return API_AUDIENCE;
-  if (client.portcullis_access_token_type === 'jwt' && client.portcullis_project_id) return `urn:portcullis:project:${client.portcullis_project_id}`;
+  if (client.portcullis_access_token_type === 'jwt') return ownProjectResource(client);
   return undefined;
+}
+
+/** The resource a JWT-format application's tokens are issued for when none is asked: its own project. */
+function ownProjectResource(client: ClientMeta): string | undefined {
+  return client.portcullis_project_id ? `urn:portcullis:project:${client.portcullis_project_id}` : undefined;
+}
+
+/**
+ * A token for an API application's resource (RFC 8707 §2): that URI is its one audience (tokens/audience.ts), its
+ * format the API application's, and its scope at most the resource's own scopes plus RESOURCE_COMPANION_SCOPES;
+ * oidc-provider narrows the granted scope to these, so nothing else reaches the resource.
+ */
+function apiResourceServerInfo(resource: string, api: ApiResourceRow, instance: InstanceEntity, alg: string) {
+  const own = json<ResourceScope[]>(api.resource_scopes, []).map((s) => s.name);
+  return {
+    scope: [...RESOURCE_COMPANION_SCOPES, ...own].join(' '),
+    audience: resource,
+    accessTokenTTL: instance.accessTokenLifetime,
+    accessTokenFormat: api.access_token_type === 'jwt' ? 'jwt' : 'opaque',
+    jwt: { sign: { alg } },
+  };
 }
 
 function requestedScope(ctx: OidcContext): string {

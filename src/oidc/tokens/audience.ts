@@ -89,6 +89,16 @@ export async function tokenUser(dataSource: DataSource, userId: string): Promise
   return row ? { state: row.state, userName: row.user_name, primaryDomain: row.primary_domain ?? null } : null;
 }
 
+/**
+ * The API application's resource a token was issued for, if it was (docs/agents.md, "Resources"): a recorded audience
+ * that is none of this instance's own (`urn:portcullis:…`). Such a token is for that resource alone (RFC 8707 §2,
+ * RFC 9068 §3): the client's project and applications are not added to its audience.
+ */
+export function apiResourceOf(aud: unknown): string | undefined {
+  const single = Array.isArray(aud) && aud.length === 1 ? aud[0] : aud;
+  return typeof single === 'string' && !single.startsWith('urn:portcullis:') ? single : undefined;
+}
+
 type Token = { clientId: string; scope?: string; aud?: string | string[]; gty?: string };
 
 /**
@@ -97,6 +107,8 @@ type Token = { clientId: string; scope?: string; aud?: string | string[]; gty?: 
  * before apiAccess existed (`resource=urn:portcullis:api`) never reaches the API.
  */
 export async function tokenAudience(dataSource: DataSource, token: Token): Promise<string[]> {
+  const resource = apiResourceOf(token.aud);
+  if (resource !== undefined) return [resource];
   const { audience, mayHoldApi } = await clientAudience(dataSource, token.clientId, token.scope);
   const recorded = [token.aud ?? []].flat().filter((aud) => mayHoldApi || aud !== API_AUDIENCE);
   // An exchanged token was issued for exactly the audience it records (RFC 8693 §2.1).

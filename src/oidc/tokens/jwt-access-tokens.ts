@@ -1,6 +1,7 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { Adapter, OidcContext } from 'oidc-provider';
+import { apiResourceOf } from './audience.js';
 
 const JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 
@@ -12,8 +13,10 @@ const JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
 export function jwtPersistingCustomizer(adapterFor: (model: string) => Adapter, audienceOf: (clientId: string, scope?: string) => Promise<string[]>) {
   return async (_ctx: OidcContext, token: Record<string, any>, jwt: { header: object; payload: Record<string, unknown> }) => {
     // RFC 9068 §2.2: `aud` lists the token's audience, not only the resource indicator; an exchanged
-    // token keeps exactly the audience it was issued for (RFC 8693 §2.1, token-exchange.grant.ts).
-    if (token.gty !== 'token_exchange') jwt.payload.aud = [...new Set([...[jwt.payload.aud ?? []].flat(), ...(await audienceOf(token.clientId, token.scope))])];
+    // token keeps exactly the audience it was issued for (RFC 8693 §2.1, token-exchange.grant.ts), and a token
+    // for an API application's resource has that resource alone (audience.ts, apiResourceOf).
+    if (token.gty !== 'token_exchange' && apiResourceOf(jwt.payload.aud) === undefined)
+      jwt.payload.aud = [...new Set([...[jwt.payload.aud ?? []].flat(), ...(await audienceOf(token.clientId, token.scope))])];
     const fields: string[] = (token.constructor as unknown as { IN_PAYLOAD: string[] }).IN_PAYLOAD;
     const payload: Record<string, unknown> = { iat: token.iat, exp: token.exp ?? jwt.payload.exp };
     for (const field of fields) if (token[field] !== undefined && field !== 'jti') payload[field] = token[field];

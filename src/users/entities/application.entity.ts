@@ -7,6 +7,11 @@ type ApplicationKind = 'oidc' | 'api' | 'saml';
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
 /** OIDC Core §8: the user id as `sub`, or a value of the application's own per sector (docs/oauth-profiles.md). */
 export type SubjectType = 'public' | 'pairwise';
+/** A scope an API application defines (RFC 6749 §3.3 scope-token) and what the person is told it allows. */
+export interface ResourceScope {
+  name: string;
+  description: string;
+}
 export const SUBJECT_TYPES: readonly SubjectType[] = ['public', 'pairwise'];
 
 /** An OIDC client (`oidc`) or a resource server that may only introspect (`api`). */
@@ -103,6 +108,14 @@ export class ApplicationEntity {
   /** OIDC Core §8: `pairwise` gives this application's sector a `sub` of its own (docs/oauth-profiles.md, "Pairwise subjects"). */
   @Column({ name: 'subject_type', type: 'varchar', length: 8, default: 'public' })
   subjectType: SubjectType;
+
+  /** An API application's resource indicator (RFC 8707 §2), unique in the instance; null: none (docs/agents.md, "Resources"). */
+  @Column({ name: 'resource_uri', type: 'varchar', length: 500, nullable: true })
+  resourceUri: string | null;
+
+  /** The scopes an API application defines for its resource (docs/agents.md, "Resources"); null: none. */
+  @Column({ name: 'resource_scopes', ...jsonColumn, nullable: true })
+  resourceScopes: ResourceScope[] | null;
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;

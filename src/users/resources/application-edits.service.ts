@@ -14,6 +14,9 @@ import { UserAccess } from '../acting/user-access.service.js';
 import { ApplicationEntity } from '../entities/application.entity.js';
 import { PublicKeyEntity } from '../entities/public-key.entity.js';
 import { validateOidcApplication } from '../oidc-application.rules.js';
+import { resourceUriTaken, validateApiResource } from '../api-resource.rules.js';
+import type { ApiResourceSettings } from '../api-resource.rules.js';
+import { isUniqueViolation } from '../../common/database/unique-violation.js';
 import { assertBackchannelLogoutTarget } from '../backchannel-logout-target.js';
 import { assertJwksUriTarget, storedJwks } from '../client-keys.rules.js';
 import type { NewOidcApplication } from '../projects.service.js';
@@ -27,7 +30,7 @@ import { validSamlApplication } from '../saml-application.rules.js';
 import type { NewSamlApplication } from '../saml-application.rules.js';
 
 /** A partial change of an application: any field of its create request. */
-export type ApplicationChanges = Partial<NewOidcApplication> & Partial<SamlSettings>;
+export type ApplicationChanges = Partial<NewOidcApplication> & Partial<SamlSettings> & Partial<ApiResourceSettings>;
 
 type Field = keyof NewOidcApplication;
 const FIELDS: Field[] = [
@@ -52,8 +55,10 @@ const FIELDS: Field[] = [
   'jwksUri',
   'subjectType',
 ];
-/** An API application is created with a name and an authentication method only; nothing else applies to it. */
-const API_FIELDS = new Set<Field>(['name', 'authMethod']);
+/** An API application takes a name, an authentication method and its resource settings; nothing else applies to it. */
+const API_FIELDS = new Set<string>(['name', 'authMethod', 'accessTokenType', 'resourceUri', 'scopes']);
+/** The resource settings (docs/agents.md, "Resources"): API applications only. */
+const RESOURCE_FIELDS = ['resourceUri', 'scopes'] as const;
 const API_AUTH_METHODS = new Set(['client_secret_basic', 'private_key_jwt']);
 
 /**
@@ -116,9 +121,14 @@ export class ApplicationEditsService {
       await assertMayManage(manager, this.access, editorUserId, app.apiAccess || changes.apiAccess === true);
       if (app.kind === 'saml') return { app: await this.changeSaml(manager, editorUserId, app, changes) };
       checkNoSamlChanges(changes);
-      const next = { ...pick(app), ...definedOnly(changes) };
+      const { resourceUri: _uri, scopes: _scopes, ...oidcChanges } = definedOnly(changes);
+      const next = { ...pick(app), ...oidcChanges };
       if (app.kind === 'api') checkApiChanges(changes);
-      else validateOidcApplication(next, this.config.signingAlg);
+      else {
+        checkNoResourceChanges(changes);
+        validateOidcApplication(next, this.config.signingAlg);
+      }
+      const resource = app.kind === 'api' ? resourceChanges(app, changes) : {};
       next.jwks = storedJwks(next.jwks);
       await assertNoRegisteredKeys(manager, app, next);
       const changed = FIELDS.filter((field) => JSON.stringify(next[field]) !== JSON.stringify(app[field]));
@@ -126,10 +136,19 @@ export class ApplicationEditsService {
       let clientSecretHash = app.clientSecretHash;
       if (!usesSecret(next.authMethod)) clientSecretHash = null;
       else if (!clientSecretHash) clientSecretHash = this.hasher.hash((clientSecret = generateSecret()));
-      if (changed.length === 0 && clientSecretHash === app.clientSecretHash) return { app };
-      const update = { ...Object.fromEntries(changed.map((field) => [field, next[field]])), clientSecretHash, changedAt: new Date() };
-      await manager.update(ApplicationEntity, { id: app.id }, update);
-      const payload: JsonObject = { projectId, clientId: app.clientId, ...Object.fromEntries(changed.map((field) => [field, next[field]])) };
+      if (changed.length === 0 && Object.keys(resource).length === 0 && clientSecretHash === app.clientSecretHash) return { app };
+      const update = { ...Object.fromEntries(changed.map((field) => [field, next[field]])), ...resource, clientSecretHash, changedAt: new Date() };
+      try {
+        await manager.update(ApplicationEntity, { id: app.id }, update);
+      } catch (error) {
+        throw isUniqueViolation(error) && resource.resourceUri ? resourceUriTaken(resource.resourceUri) : error;
+      }
+      const payload: JsonObject = {
+        projectId,
+        clientId: app.clientId,
+        ...Object.fromEntries(changed.map((field) => [field, next[field]])),
+        ...resourceEventFields(resource),
+      };
       await this.events.push(manager, {
         type: 'project.application.changed',
         aggregateType: 'application',
@@ -257,15 +276,48 @@ function checkNoSamlChanges(changes: ApplicationChanges): void {
     );
 }
 
-/** An API application takes only its create fields (name, authMethod of client_secret_basic or private_key_jwt). */
+/** An API application takes only its create fields (name, authMethod of client_secret_basic or private_key_jwt, the resource settings). */
 function checkApiChanges(changes: ApplicationChanges): void {
   const problems: ErrorDetail[] = [];
   for (const [field, value] of Object.entries(changes)) {
     if (value === undefined) continue;
-    if (!API_FIELDS.has(field as Field)) problems.push({ field, message: `${field} does not apply to an API application` });
+    if (!API_FIELDS.has(field)) problems.push({ field, message: `${field} does not apply to an API application` });
   }
   if (changes.authMethod !== undefined && !API_AUTH_METHODS.has(changes.authMethod)) {
     problems.push({ field: 'authMethod', message: 'an API application authenticates with client_secret_basic or private_key_jwt' });
   }
   if (problems.length > 0) throw DomainError.invalid('the application configuration is invalid', problems);
+}
+
+/** Resource settings apply to API applications only (docs/agents.md, "Resources"). */
+function checkNoResourceChanges(changes: ApplicationChanges): void {
+  const given = RESOURCE_FIELDS.filter((field) => changes[field] !== undefined);
+  if (given.length > 0)
+    throw DomainError.invalid(
+      'the application configuration is invalid',
+      given.map((field) => ({ field, message: `${field} applies to API applications only` })),
+    );
+}
+
+/**
+ * The resource columns a change of an API application sets, validated on the application as it would be after it:
+ * only those that differ. Removing the resource URI removes its scopes.
+ */
+function resourceChanges(app: ApplicationEntity, changes: ApplicationChanges): Partial<Pick<ApplicationEntity, 'resourceUri' | 'resourceScopes'>> {
+  const resourceUri = changes.resourceUri !== undefined ? changes.resourceUri : app.resourceUri;
+  const scopes = resourceUri === null ? (changes.scopes ?? []) : (changes.scopes ?? app.resourceScopes ?? []);
+  validateApiResource({ resourceUri, scopes });
+  const resourceScopes = resourceUri === null ? null : scopes.map(({ name, description }) => ({ name, description }));
+  return {
+    ...(resourceUri !== app.resourceUri ? { resourceUri } : {}),
+    ...(JSON.stringify(resourceScopes) !== JSON.stringify(app.resourceScopes) ? { resourceScopes } : {}),
+  };
+}
+
+/** What a change event says of the resource settings, under their API names. */
+function resourceEventFields(resource: Partial<Pick<ApplicationEntity, 'resourceUri' | 'resourceScopes'>>): JsonObject {
+  return {
+    ...(resource.resourceUri !== undefined ? { resourceUri: resource.resourceUri } : {}),
+    ...(resource.resourceScopes !== undefined ? { scopes: (resource.resourceScopes ?? []) as unknown as JsonObject[] } : {}),
+  };
 }

@@ -39,6 +39,8 @@ export const STRING_BOUNDS = {
   orgName: columnLength(OrganizationEntity, 'name'),
   projectName: columnLength(ProjectEntity, 'name'),
   applicationName: columnLength(ApplicationEntity, 'name'),
+  /** An API application's resource indicator (RFC 8707). */
+  resourceUri: columnLength(ApplicationEntity, 'resourceUri'),
   groupDisplayName: columnLength(GroupEntity, 'displayName'),
   groupExternalId: columnLength(GroupEntity, 'externalId'),
   /** One redirect URI of an application (kept in a JSON list). */

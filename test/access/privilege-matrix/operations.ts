@@ -389,6 +389,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/objects/:kind/:localId/retry':
     "pushes a user's copy to a target again; no local user is changed",
   'GET /.well-known/openid-configuration': 'discovery',
+  'GET /.well-known/oauth-authorization-server': 'discovery (RFC 8414)',
   'GET /oauth/v2/keys': 'discovery (signing keys)',
   'GET /oauth/v2/authorize': "starts the end-user's own sign-in",
   'POST /oauth/v2/authorize': "starts the end-user's own sign-in",

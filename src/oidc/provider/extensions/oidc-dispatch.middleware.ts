@@ -1,5 +1,8 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from '../../../common/config/config.token.js';
+import type { AppConfig } from '../../../common/config/config.js';
+import { AUTHORIZATION_SERVER_METADATA_PATH, pathInsertedMetadataPath } from '../authorization-server-metadata.js';
 import Provider from 'oidc-provider';
 import type { NextFunction, Request, Response } from 'express';
 import { LoginUiRouter } from '../../interactions/login-ui.router.js';
@@ -25,6 +28,7 @@ export class OidcDispatch {
   constructor(
     private readonly holder: ProviderHolder,
     private readonly loginUi: LoginUiRouter,
+    @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'publicUrl'>,
   ) {}
 
   /**
@@ -35,7 +39,11 @@ export class OidcDispatch {
     app: { getHttpServer(): Server; use(handler: RequestHandler): unknown },
     accessLog: (req: IncomingMessage, res: ServerResponse, next: () => void) => void,
   ): void {
+    const pathInserted = pathInsertedMetadataPath(this.config.publicUrl);
     serveBeforeExpress(app.getHttpServer(), (req, res) => {
+      // RFC 8414 §3.1: an issuer with a path has its metadata at the path-inserted URL; oidc-provider answers the plain one.
+      if (pathInserted !== undefined && pathOf(req) === pathInserted)
+        req.url = `${AUTHORIZATION_SERVER_METADATA_PATH}${(req.url ?? '').slice(pathInserted.length)}`;
       const path = pathOf(req);
       if (!isProviderPath(path)) return false;
       (req as RoutedRequest).routeTemplate = providerRouteTemplate(path);

@@ -1,0 +1,35 @@
+import type { OidcContext } from 'oidc-provider';
+
+/** RFC 8414 §3: where an authorization server publishes its metadata; oidc-provider answers it beside OIDC discovery. */
+export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';
+
+/**
+ * RFC 8414 §3.1: for an issuer with a path, the well-known string goes between host and path
+ * (`https://host/.well-known/oauth-authorization-server/tenant` for `https://host/tenant`). Undefined for an issuer
+ * without a path.
+ */
+export function pathInsertedMetadataPath(issuer: string): string | undefined {
+  const path = new URL(issuer).pathname.replace(/\/+$/, '');
+  return path === '' ? undefined : `${AUTHORIZATION_SERVER_METADATA_PATH}${path}`;
+}
+
+/**
+ * What the metadata says of agent clients' registration (docs/agents.md, "Metadata"): `client_id_metadata_document_supported`
+ * (draft-ietf-oauth-client-id-metadata-document) and `registration_endpoint` (RFC 7591), each present only when the
+ * instance accepts such clients. None is accepted yet, so nothing is added.
+ */
+export async function agentRegistrationMetadata(): Promise<Record<string, unknown>> {
+  return {};
+}
+
+/**
+ * The RFC 8414 document is oidc-provider's discovery document (the same endpoints and what they support, the
+ * same content type and caching) with `code_challenge_methods_supported` (RFC 8414 §2: S256 only, as PKCE is
+ * required S256 for public clients) and the agent registration fields.
+ */
+export async function completeAuthorizationServerMetadata(ctx: OidcContext, next: () => Promise<void>): Promise<void> {
+  await next();
+  if (ctx.path !== AUTHORIZATION_SERVER_METADATA_PATH || ctx.method !== 'GET' || ctx.status !== 200) return;
+  const { registration_endpoint: _none, ...document } = ctx.body as Record<string, unknown>;
+  ctx.body = { ...document, code_challenge_methods_supported: ['S256'], ...(await agentRegistrationMetadata()) };
+}
