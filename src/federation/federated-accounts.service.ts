@@ -37,6 +37,7 @@ export type FederationRefusal =
   | 'user_name_taken'
   | 'upstream_error'
   | 'invalid_response'
+  | 'idp_initiated'
   | 'inactive_user';
 
 /** How an IdP finds or creates its users (docs/federation.md): OIDC's `claims` or SAML's `attributes` as the mapping. */

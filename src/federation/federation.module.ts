@@ -14,6 +14,7 @@ import { OrgDomainsController } from './api/org-domains.controller.js';
 import { OrgDomainsService } from './domains/org-domains.service.js';
 import { DomainVerification } from './domains/domain-verification.js';
 import { AccountLinkTrips } from './sign-in/account-link-trips.js';
+import { IdpInitiatedSignIns } from './sign-in/idp-initiated.js';
 import { FederatedSignInUi } from './sign-in/federated-sign-in.router.js';
 import { FederatedSignInRoutes } from './sign-in/federated-sign-in.routes.js';
 import { IdpTestSignInUi } from './sign-in/idp-test-sign-in.router.js';
@@ -46,6 +47,7 @@ import { UpstreamTrips } from './sign-in/upstream-trips.js';
     IdpTestSignInUi,
     FederatedSignInRoutes,
     AccountLinkTrips,
+    IdpInitiatedSignIns,
   ],
   exports: [
     IdentityProvidersService,
@@ -57,6 +59,7 @@ import { UpstreamTrips } from './sign-in/upstream-trips.js';
     FederatedSignInUi,
     FederatedSignInRoutes,
     AccountLinkTrips,
+    IdpInitiatedSignIns,
   ],
 })
 export class FederationModule {}

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type * as NodeSaml from '@node-saml/node-saml';
 import type { SAML, SamlConfig } from '@node-saml/node-saml';
@@ -11,7 +12,7 @@ import { firstSightOfAssertion } from '../federation.queries.js';
 import type { IdpRow } from '../federation.queries.js';
 import type { SamlSettings } from '../idp-settings.js';
 import { ROUND_TRIP_MS } from '../round-trips.js';
-import type { UpstreamIdentity } from '../upstream-oidc.js';
+import type { UpstreamIdentity, UpstreamSamlName } from '../upstream-oidc.js';
 import { UpstreamAnswerRefused } from '../upstream-oidc.js';
 import { pemOf } from './idp-metadata.js';
 import { elements, parseXml, SAML as SAML_NS, text } from '../../common/xml/saml-xml.js';
@@ -72,14 +73,20 @@ export class UpstreamSaml {
     return new URL(await this.saml(idp, requestId).getAuthorizeUrlAsync(relayState, undefined, {}));
   }
 
-  /** The identity of a posted response to the round trip's request `requestId`; rejects with a reason otherwise. */
-  async identify(idp: IdpRow, posted: PostedResponse, requestId: string): Promise<UpstreamIdentity> {
+  /**
+   * The identity of a posted response to the round trip's request `requestId`, or of an IdP-initiated response
+   * (`requestId` undefined: it must answer no request, SAML Profiles §4.1.5); rejects with a reason otherwise.
+   */
+  async identify(idp: IdpRow, posted: PostedResponse, requestId: string | undefined): Promise<UpstreamIdentity> {
     const { acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
     const responseXml = Buffer.from(posted.SAMLResponse, 'base64').toString('utf8');
     // The parser refuses DTDs and entities before node-saml parses anything (docs/federation.md, "SAML").
     const response = parseXml(responseXml);
     const { profile } = await this.saml(idp, requestId).validatePostResponseAsync({ SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState });
     if (!profile?.nameID) throw new UpstreamAnswerRefused('the response names no subject');
+    const answered = [response.documentElement, ...elements(response, SAML_NS, 'SubjectConfirmationData')].some((e) => e.hasAttribute('InResponseTo'));
+    // An unsolicited response answers nothing: one that names a request is someone's SP-initiated answer, taken elsewhere.
+    if (requestId === undefined && answered) throw new UpstreamAnswerRefused('an IdP-initiated response answers no request (InResponseTo)');
     const destination = response.documentElement.getAttribute('Destination');
     if (destination && destination !== acsUrl) throw new UpstreamAnswerRefused('the response is addressed to another destination');
     // Values from the signed assertion only (signature wrapping): what node-saml validated.
@@ -103,7 +110,12 @@ export class UpstreamSaml {
     );
     if (!(await this.firstSight(idp, assertionId, expires + CLOCK_SKEW_MS))) throw new UpstreamAnswerRefused('the assertion was used before (replay)');
     const contexts = elements(assertion, SAML_NS, 'AuthnContextClassRef').map((e) => text(e));
-    return { subject: profile.nameID, claims: attributesOf(profile as Record<string, unknown>), methods: contexts.includes(REFEDS_MFA) ? ['mfa'] : [] };
+    return {
+      subject: profile.nameID,
+      claims: attributesOf(profile as Record<string, unknown>),
+      methods: contexts.includes(REFEDS_MFA) ? ['mfa'] : [],
+      saml: samlNameOf(profile),
+    };
   }
 
   /** Records the assertion ID; false when any process accepted it before (two at once: the primary key decides). */
@@ -118,7 +130,7 @@ export class UpstreamSaml {
     }
   }
 
-  private saml(idp: IdpRow, requestId: string): SAML {
+  private saml(idp: IdpRow, requestId: string | undefined): SAML {
     const settings = samlSettingsOf(idp);
     const { entityId, acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
     const spKey = idp.spPrivateKey === null ? undefined : this.encryptor.decrypt(idp.spPrivateKey);
@@ -139,8 +151,8 @@ export class UpstreamSaml {
       acceptedClockSkewMs: CLOCK_SKEW_MS,
       disableRequestedAuthnContext: true,
       // The request id is the round trip's own (round-trips.ts): InResponseTo must name it, nothing else.
-      generateUniqueId: () => requestId,
-      validateInResponseTo: nodeSaml().ValidateInResponseTo.always,
+      generateUniqueId: () => requestId ?? `_${randomBytes(20).toString('hex')}`,
+      validateInResponseTo: requestId === undefined ? nodeSaml().ValidateInResponseTo.never : nodeSaml().ValidateInResponseTo.always,
       requestIdExpirationPeriodMs: ROUND_TRIP_MS,
       cacheProvider: {
         saveAsync: async (key: string, value: string) => ({ value, createdAt: Date.now() }),
@@ -151,6 +163,17 @@ export class UpstreamSaml {
     };
     return new (nodeSaml().SAML)(config);
   }
+}
+
+/** What single logout names the person by (SAML Core §3.7.1): the NameID as the IdP wrote it, and its session. */
+function samlNameOf(profile: NodeSaml.Profile): UpstreamSamlName {
+  return {
+    nameId: profile.nameID,
+    format: profile.nameIDFormat,
+    ...(profile.nameQualifier ? { nameQualifier: profile.nameQualifier } : {}),
+    ...(profile.spNameQualifier ? { spNameQualifier: profile.spNameQualifier } : {}),
+    ...(profile.sessionIndex ? { sessionIndex: profile.sessionIndex } : {}),
+  };
 }
 
 /** The assertion's attributes as claims: a single value as text, several as a list (`profile.attributes` of node-saml). */

@@ -16,6 +16,7 @@ import { RoundTrips } from '../round-trips.js';
 import { samlSettingsOf } from '../saml/upstream-saml.js';
 import { settingsOf } from '../upstream-oidc.js';
 import type { UpstreamIdentity } from '../upstream-oidc.js';
+import { IdpInitiatedSignIns } from './idp-initiated.js';
 import { UpstreamChoices } from './upstream-choices.js';
 import { classifyUpstreamFailure, REFUSALS, upstreamErrorCode, upstreamFailurePage } from './upstream-refusals.js';
 import { UpstreamTrips } from './upstream-trips.js';
@@ -40,6 +41,7 @@ export class FederatedSignInUi implements UpstreamSignIn {
     private readonly idps: IdentityProvidersService,
     private readonly accounts: FederatedAccounts,
     private readonly loginUsers: LoginUsers,
+    private readonly idpInitiated: IdpInitiatedSignIns,
   ) {}
 
   routes(router: Router): void {
@@ -64,6 +66,16 @@ export class FederatedSignInUi implements UpstreamSignIn {
     const hint = interaction.params.idp_hint;
     const idp = hint ? await this.choices.usable(interaction, hint) : undefined;
     if (!idp) return false;
+    // An IdP-initiated response this browser brought: its validated identity signs in, no new trip upstream.
+    const tripId = idp.type === 'saml' ? await this.idpInitiated.claim(req, res, interaction, idp) : undefined;
+    if (tripId) {
+      res
+        .status(303)
+        .location(`${LOGIN_UI_PREFIX}/${interaction.uid}/idp/continue?trip=${encodeURIComponent(tripId)}`)
+        .set('Content-Length', '0')
+        .end();
+      return true;
+    }
     await this.go(req, res, interaction, idp, interaction.params.login_hint);
     return true;
   }
