@@ -22,6 +22,9 @@ import { onFirstUse } from '../../common/modules/on-first-use.js';
 // Loaded at the first SAML sign-in or metadata request, not at start-up (src/common/modules/on-first-use.ts).
 const nodeSaml = onFirstUse<typeof NodeSaml>('@node-saml/node-saml');
 
+const HTTP_POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
+const HTTP_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
+
 /** At most 3 minutes of clock skew on NotBefore / NotOnOrAfter (docs/federation.md, "SAML"). */
 const CLOCK_SKEW_MS = 3 * 60 * 1000;
 /** REFEDS MFA profile: the AuthnContextClassRef that says the IdP required a second factor. */
@@ -55,17 +58,23 @@ export class UpstreamSaml {
   /** This SP's metadata for the IdP (SAML Metadata §2.4.4), to hand to the upstream. */
   metadata(idp: IdpRow): string {
     const settings = samlSettingsOf(idp);
-    const { entityId, acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
+    const { entityId, acsUrl, sloUrl } = samlEndpoints(this.config.publicUrl, idp.id);
     // node-saml publishes a certificate only beside its key (neither key is written into the document).
     const spKey = idp.spPrivateKey === null ? undefined : this.encryptor.decrypt(idp.spPrivateKey);
-    return nodeSaml().generateServiceProviderMetadata({
+    const xml = nodeSaml().generateServiceProviderMetadata({
       issuer: entityId,
       callbackUrl: acsUrl,
       identifierFormat: settings.nameIdFormat,
       wantAssertionsSigned: true,
       ...(settings.signAuthnRequests && spKey ? { privateKey: spKey, publicCerts: settings.spCertificate } : {}),
       ...(spKey ? { decryptionPvk: spKey, decryptionCert: settings.spCertificate } : {}),
+      // Signed logout messages need this SP's key: published to every IdP, used with those that have an SLO endpoint.
+      ...(spKey ? { logoutCallbackUrl: sloUrl, privateKey: spKey, publicCerts: settings.spCertificate } : {}),
     });
+    // node-saml names its SingleLogoutService with the HTTP-POST binding (this one takes HTTP-Redirect only), and says
+    // AuthnRequestsSigned wherever it has a key (this SP signs them only when `signAuthnRequests`).
+    const redirectSlo = xml.replace(`Binding="${HTTP_POST}" Location="${sloUrl}"`, `Binding="${HTTP_REDIRECT}" Location="${sloUrl}"`);
+    return settings.signAuthnRequests ? redirectSlo : redirectSlo.replace('AuthnRequestsSigned="true"', 'AuthnRequestsSigned="false"');
   }
 
   /** Where the browser goes: the IdP's SSO URL with an AuthnRequest of id `requestId` (signed unless turned off). */
@@ -131,17 +140,30 @@ export class UpstreamSaml {
   }
 
   private saml(idp: IdpRow, requestId: string | undefined): SAML {
+    return this.client(idp, { requestId });
+  }
+
+  /**
+   * node-saml for this IdP. `requestId`: the ID of the message sent (an AuthnRequest or LogoutRequest), and the only
+   * InResponseTo accepted; undefined: a new ID, and InResponseTo not checked (an IdP-initiated response, checked by
+   * `identify`). `logoutUrl`: where LogoutRequests and LogoutResponses go (the IdP's SingleLogoutService). Messages
+   * are signed with this SP's key for the IdP where there is one (AuthnRequests only when `signAuthnRequests`).
+   */
+  client(idp: IdpRow, options: { requestId: string | undefined; logoutUrl?: string }): SAML {
+    const { requestId, logoutUrl } = options;
     const settings = samlSettingsOf(idp);
     const { entityId, acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
     const spKey = idp.spPrivateKey === null ? undefined : this.encryptor.decrypt(idp.spPrivateKey);
+    const signs = logoutUrl !== undefined || settings.signAuthnRequests;
     const config: SamlConfig = {
       entryPoint: settings.ssoUrl,
+      ...(logoutUrl !== undefined ? { logoutUrl } : {}),
       issuer: entityId,
       callbackUrl: acsUrl,
       audience: entityId,
       idpIssuer: settings.entityId,
       idpCert: settings.certificates.map(pemOf),
-      ...(settings.signAuthnRequests && spKey ? { privateKey: spKey } : {}),
+      ...(signs && spKey ? { privateKey: spKey } : {}),
       ...(spKey ? { decryptionPvk: spKey } : {}),
       identifierFormat: settings.nameIdFormat,
       wantAssertionsSigned: true,

@@ -17,6 +17,7 @@ import { samlSettingsOf } from '../saml/upstream-saml.js';
 import { settingsOf } from '../upstream-oidc.js';
 import type { UpstreamIdentity } from '../upstream-oidc.js';
 import { IdpInitiatedSignIns } from './idp-initiated.js';
+import { UpstreamLogout } from '../saml/upstream-logout.js';
 import { UpstreamChoices } from './upstream-choices.js';
 import { classifyUpstreamFailure, REFUSALS, upstreamErrorCode, upstreamFailurePage } from './upstream-refusals.js';
 import { UpstreamTrips } from './upstream-trips.js';
@@ -42,6 +43,7 @@ export class FederatedSignInUi implements UpstreamSignIn {
     private readonly accounts: FederatedAccounts,
     private readonly loginUsers: LoginUsers,
     private readonly idpInitiated: IdpInitiatedSignIns,
+    private readonly logout: UpstreamLogout,
   ) {}
 
   routes(router: Router): void {
@@ -158,6 +160,7 @@ export class FederatedSignInUi implements UpstreamSignIn {
         REFUSALS[reason].text,
       );
     }
+    await this.logout.remember(idp, user.id, interaction.uid, identity.saml);
     // The upstream's methods, and its `mfa` as the second factor, count only where the IdP is trusted for them
     // (docs/federation.md, `mfa: "upstream"`); else `amr` says `fed` and the local factors, nothing the upstream claimed.
     const trusted = settings.mfa === 'upstream' ? identity.methods : [];

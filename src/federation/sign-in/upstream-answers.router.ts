@@ -12,6 +12,7 @@ import type { FederationRefusal } from '../federated-accounts.service.js';
 import type { IdpRow } from '../federation.queries.js';
 import { UpstreamTrips } from './upstream-trips.js';
 import { IdpInitiatedSignIns } from './idp-initiated.js';
+import { UpstreamLogout } from '../saml/upstream-logout.js';
 import type { PostedResponse } from '../saml/upstream-saml.js';
 import type { UpstreamIdentity } from '../upstream-oidc.js';
 import { parseXml } from '../../common/xml/saml-xml.js';
@@ -32,6 +33,7 @@ export class UpstreamAnswersUi {
     private readonly saml: UpstreamSaml,
     private readonly accounts: FederatedAccounts,
     private readonly idpInitiated: IdpInitiatedSignIns,
+    private readonly logout: UpstreamLogout,
   ) {}
 
   routes(router: Router): void {
@@ -45,6 +47,11 @@ export class UpstreamAnswersUi {
       `${LOGIN_IDP_PREFIX}/:idpId/acs`,
       acsForm,
       this.interactions.wrap((req, res) => this.acs(req, res)),
+    );
+    // SAML Bindings §3.4: single logout by HTTP-Redirect, both the IdP's LogoutRequests and its LogoutResponses.
+    router.get(
+      `${LOGIN_IDP_PREFIX}/:idpId/slo`,
+      this.interactions.wrap((req, res) => this.slo(req, res)),
     );
     router.get(
       `${LOGIN_IDP_PREFIX}/:idpId/metadata`,
@@ -120,6 +127,16 @@ export class UpstreamAnswersUi {
       return this.refused(req, res, idp, classifyUpstreamFailure(idp, error));
     }
     await this.idpInitiated.begin(res, idp, identity);
+  }
+
+  /** Single logout with the IdP (saml/upstream-logout.ts): the query as received, since its signature covers it as sent. */
+  private async slo(req: Request, res: Response): Promise<void> {
+    const idp = await this.idps.byId(String(req.params.idpId));
+    if (!idp || idp.type !== 'saml') return this.interactions.showError(req, res, 404, 'not_found', 'no such SAML identity provider');
+    const at = req.originalUrl.indexOf('?');
+    const outcome = await this.logout.receive(idp, at < 0 ? '' : req.originalUrl.slice(at + 1));
+    if (outcome.kind === 'refused') return this.interactions.showError(req, res, 400, 'invalid_request', outcome.reason);
+    res.status(303).location(outcome.location).set('Content-Length', '0').end();
   }
 
   /** This SP's metadata for a SAML IdP (SAML Metadata §2.4.4): public, it names keys and endpoints only. */

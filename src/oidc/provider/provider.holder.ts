@@ -25,6 +25,8 @@ import { RemoteClientKeys } from '../adapter/remote-client-keys.js';
 import type { ProviderDeps } from './provider.factory.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 import { SessionEnds } from '../../common/auth/session-ends.js';
+import { BrowserSessionSteps } from '../../common/auth/browser-session-steps.js';
+import { afterSessionChanges } from './browser-session-hooks.js';
 import { LoginRateLimiter } from '../../login/login-rate-limiter.js';
 
 /**
@@ -55,6 +57,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     private readonly loginPolicies: LoginPolicyService,
     private readonly sessionEnds: SessionEnds,
     private readonly rateLimiter: LoginRateLimiter,
+    private readonly sessionSteps: BrowserSessionSteps,
   ) {
     this.remoteClientKeys = new RemoteClientKeys({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, cacheMs: config.clientJwksCacheMs });
   }
@@ -95,7 +98,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     await this.keys.ensureSchedule();
     const { fingerprint, jwks } = await this.keys.keySet();
     const provider = createProvider(await this.providerDeps(jwks));
-    provider.use(aroundEveryRequest(this.config.publicUrl));
+    provider.use(aroundEveryRequest(this.config.publicUrl, this.sessionSteps));
     trustTlsOffloadingProxy(provider, this.config.publicUrl);
     provider.on('server_error', (ctx: OidcContext, error: Error) => this.noteServerError(ctx, error));
     this.current = { provider, handle: provider.callback(), fingerprint };
@@ -143,10 +146,11 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
 }
 
 /** Koa middleware around every provider request: the named steps of response-steps.ts, in order. */
-function aroundEveryRequest(publicUrl: string) {
+function aroundEveryRequest(publicUrl: string, sessionSteps: BrowserSessionSteps) {
   return async (ctx: OidcContext, next: () => Promise<void>): Promise<void> => {
     for (const step of requestSteps) step(ctx, publicUrl);
     await next();
+    await afterSessionChanges(ctx, sessionSteps, publicUrl);
     for (const step of responseSteps) step(ctx, publicUrl);
   };
 }
