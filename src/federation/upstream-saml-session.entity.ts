@@ -45,7 +45,7 @@ export class UpstreamSamlSessionEntity {
   @Column({ name: 'logout_request_id', type: 'varchar', length: 64, nullable: true })
   logoutRequestId: string | null;
 
-  @Column({ name: 'after_logout', type: 'varchar', length: 2000, nullable: true })
+  @Column({ name: 'after_logout', type: 'text', nullable: true })
   afterLogout: string | null;
 
   @Column({ name: 'expires_at', type: 'bigint' })

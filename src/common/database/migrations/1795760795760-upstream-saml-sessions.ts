@@ -28,7 +28,7 @@ export class UpstreamSamlSessions1795760795760 implements MigrationInterface {
           { name: 'session_index', type: 'varchar', length: '512', isNullable: true },
           { name: 'logout_state_hash', type: 'varchar', length: '64', isNullable: true },
           { name: 'logout_request_id', type: 'varchar', length: '64', isNullable: true },
-          { name: 'after_logout', type: 'varchar', length: '2000', isNullable: true },
+          { name: 'after_logout', type: 'text', isNullable: true },
           { name: 'expires_at', type: 'bigint', isNullable: false },
         ],
         foreignKeys: [
