@@ -75,6 +75,10 @@ export class AccountVisits {
 
   signIn(req: Request, res: Response, again: boolean, upstream?: { idpHint: string; state: string }): void {
     const locale = chooseLocale(undefined, req.headers['accept-language']);
-    res.status(303).location(this.protocol.signInUrl(again, locale, upstream)).set('Content-Length', '0').end();
+    res
+      .status(303)
+      .location(this.protocol.signInUrl(again, locale, upstream))
+      .set('Content-Length', '0')
+      .end();
   }
 }

@@ -51,7 +51,19 @@ export class CommonModule {
         BrowserSessionSteps,
         { provide: APP_GUARD, useClass: AccessGuard },
       ],
-      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability, OrgResources, WalCheckpointer, BoundedReads, SessionEnds, BrowserSessionSteps],
+      exports: [
+        APP_CONFIG,
+        AppLogger,
+        UnitOfWork,
+        EventStore,
+        EventFeed,
+        DatabaseAvailability,
+        OrgResources,
+        WalCheckpointer,
+        BoundedReads,
+        SessionEnds,
+        BrowserSessionSteps,
+      ],
     };
   }
 }

@@ -149,7 +149,10 @@ describe('IdP-initiated SAML sign-in through SimpleSAMLphp', { skip: simpleSamlP
   it('crafted with the IdP’s own key: every check but InResponseTo holds; a response to a request, expired or for another audience is refused', async () => {
     const craft = async (edit: Edit) => {
       const { browser, acs, form } = await unsolicited('allowing');
-      return { browser, page: await browser.service.post(acs.pathname, { SAMLResponse: resign(form.SAMLResponse, ssp.signingKeyPem, ssp.signingCertPem, edit) }) };
+      return {
+        browser,
+        page: await browser.service.post(acs.pathname, { SAMLResponse: resign(form.SAMLResponse, ssp.signingKeyPem, ssp.signingCertPem, edit) }),
+      };
     };
     const control = await craft(() => undefined);
     assert.equal(control.page.status, 303, 'the forger’s signing is sound');

@@ -99,7 +99,10 @@ describe('SAML single logout with SimpleSAMLphp', { skip: simpleSamlPhpSkipReaso
     assert.equal(signOut.status, 303);
     const toIdp = new URL(signOut.location!);
     assert.equal(`${toIdp.origin}${toIdp.pathname}`, `${ssp.baseUrl}/saml2/idp/SingleLogoutService.php`);
-    assert.ok(toIdp.searchParams.get('SAMLRequest') && toIdp.searchParams.get('Signature') && toIdp.searchParams.get('RelayState'), 'signed, with a RelayState');
+    assert.ok(
+      toIdp.searchParams.get('SAMLRequest') && toIdp.searchParams.get('Signature') && toIdp.searchParams.get('RelayState'),
+      'signed, with a RelayState',
+    );
 
     const end = await browser.walk(signOut);
     assert.equal(end.status, 200, `${end.status} ${end.location} ${end.text.slice(0, 400)}`);
@@ -112,8 +115,7 @@ describe('SAML single logout with SimpleSAMLphp', { skip: simpleSamlPhpSkipReaso
   it('SimpleSAMLphp’s own logout sends a LogoutRequest that ends the session here, answered with a signed LogoutResponse', async () => {
     const browser = await signedIn();
     const terminated = async () =>
-      (await searchEvents(svc, { event_types: ['session.terminated'] })).filter((e) => e.payload.reason === 'saml_logout' && e.payload.idpId === idpId)
-        .length;
+      (await searchEvents(svc, { event_types: ['session.terminated'] })).filter((e) => e.payload.reason === 'saml_logout' && e.payload.idpId === idpId).length;
     const before = await terminated();
     let start = await browser.upstream.get(`/saml2/idp/SingleLogoutService.php?${new URLSearchParams({ ReturnTo: ssp.metadataUrl })}`);
     // SimpleSAMLphp's own steps (resumelogout.php) until it sends the browser here.

@@ -97,7 +97,9 @@ export class UpstreamLogout {
     if (!settings.sloUrl) return { kind: 'refused', reason: 'the identity provider has no single logout endpoint' };
     let profile: Profile;
     try {
-      const checked = await this.saml.client(idp, { requestId: undefined, logoutUrl: settings.sloResponseUrl ?? settings.sloUrl }).validateRedirectAsync(message.container, rawQuery);
+      const checked = await this.saml
+        .client(idp, { requestId: undefined, logoutUrl: settings.sloResponseUrl ?? settings.sloUrl })
+        .validateRedirectAsync(message.container, rawQuery);
       if (!checked.profile) throw new Error('not a LogoutRequest');
       profile = checked.profile;
       this.assertDestination(idp, message.root);
@@ -198,4 +200,3 @@ function optional(name: UpstreamSamlName): Partial<Profile> {
     ...(name.sessionIndex ? { sessionIndex: name.sessionIndex } : {}),
   };
 }
-
