@@ -69,13 +69,19 @@ export class UpstreamLogout {
     for (const session of await this.sessions.ofSession(ended.sessionUid)) {
       const idp = await this.idps.byId(session.idpId);
       const sloUrl = idp?.type === 'saml' ? samlSettingsOf(idp).sloUrl : undefined;
-      if (!idp || !sloUrl || session.userId !== ended.userId) continue;
+      // Only signed LogoutRequests are sent: without this SP's key for the IdP there is nothing to sign with.
+      if (!idp || !sloUrl || idp.spPrivateKey === null || session.userId !== ended.userId) continue;
       const requestId = `_${randomBytes(20).toString('hex')}`;
       const relayState = generateSecret();
       const profile = { issuer: '', nameID: session.nameId, nameIDFormat: session.format, ...optional(session) } as Profile;
-      const url = await this.saml.client(idp, { requestId, logoutUrl: sloUrl }).getLogoutUrlAsync(profile, relayState, {});
-      await this.sessions.awaitLogout(session.id, requestId, relayState, next);
-      return url;
+      try {
+        const url = await this.saml.client(idp, { requestId, logoutUrl: sloUrl }).getLogoutUrlAsync(profile, relayState, {});
+        await this.sessions.awaitLogout(session.id, requestId, relayState, next);
+        return url;
+      } catch (error) {
+        // The session here has ended; a LogoutRequest that cannot be made must not turn the sign-out into an error.
+        this.logger.warn(`identity provider ${idp.id}: no LogoutRequest sent: ${(error as Error).message}`);
+      }
     }
     return undefined;
   }
