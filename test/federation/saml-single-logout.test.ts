@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createSign, randomBytes } from 'node:crypto';
-import { deflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import { createCaller, searchEvents, useService } from '../support/fixtures.js';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
@@ -110,6 +110,28 @@ describe('SAML single logout with SimpleSAMLphp', { skip: simpleSamlPhpSkipReaso
     assert.equal((await browser.service.get('/ui/account')).status, 303, 'no session here');
     const again = await browser.walk(await browser.choose(await browser.authorize(app), idpId));
     assert.match(again.text, /name="AuthState"/, 'SimpleSAMLphp asks for the password again: its session ended too');
+  });
+
+  it('a LogoutResponse signed by another key is refused: the sign-out here stands, and the browser hears the IdP’s answer was not verified', async () => {
+    const browser = await signedIn();
+    const confirm = await browser.service.get(`/oidc/v1/end_session?client_id=${encodeURIComponent(app.clientId)}`);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(confirm.text)![1];
+    const signOut = await browser.service.post('/oidc/v1/end_session/confirm', { xsrf, logout: 'yes' });
+    const sent = new URL(signOut.location!);
+    const requestXml = inflateRawSync(Buffer.from(sent.searchParams.get('SAMLRequest')!, 'base64')).toString('utf8');
+    const requestId = /ID="([^"]+)"/.exec(requestXml)![1];
+    const xml =
+      `<samlp:LogoutResponse xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ` +
+      `ID="_${randomBytes(16).toString('hex')}" Version="2.0" IssueInstant="${instant(0)}" Destination="${sloUrl}" InResponseTo="${requestId}">` +
+      `<saml:Issuer>${ssp.entityId}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status></samlp:LogoutResponse>`;
+    const message =
+      `SAMLResponse=${encodeURIComponent(deflateRawSync(Buffer.from(xml)).toString('base64'))}` +
+      `&RelayState=${encodeURIComponent(sent.searchParams.get('RelayState')!)}&SigAlg=${encodeURIComponent(RSA_SHA256)}`;
+    const signature = createSign('RSA-SHA256').update(message).sign(attackerCredentials().keyPem, 'base64');
+    const page = await browser.service.get(`${new URL(sloUrl).pathname}?${message}&Signature=${encodeURIComponent(signature)}`);
+    assert.equal(page.status, 400, `${page.status} ${page.location ?? ''}`);
+    assert.match(page.text, /could not be verified/);
+    assert.equal((await browser.service.get('/ui/account')).status, 303, 'the session here ended all the same');
   });
 
   it('SimpleSAMLphp’s own logout sends a LogoutRequest that ends the session here, answered with a signed LogoutResponse', async () => {
