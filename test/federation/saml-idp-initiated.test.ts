@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { countRows, createCaller, searchEvents, useService } from '../support/fixtures.js';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
+import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { ENTERPRISE, USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
 import { FederatedBrowser, RP } from './support/federated-browser.js';
@@ -24,6 +25,7 @@ describe('IdP-initiated SAML sign-in through SimpleSAMLphp', { skip: simpleSamlP
   let tenant: ScimTenant;
   let owner: { userId: string; token: string };
   let carolId = '';
+  let shortLived: OidcApp;
   const idp: Record<string, { id: string; spEntityId: string; acsUrl: string }> = {};
 
   const createIdp = (body: Record<string, unknown>) =>
@@ -52,6 +54,10 @@ describe('IdP-initiated SAML sign-in through SimpleSAMLphp', { skip: simpleSamlP
     await createOidcApp(svc, await createProject(svc, tenant.orgId), { authMethod: 'client_secret_basic' });
     await addIdp('allowing', { allowIdpInitiated: true, idpInitiatedLanding: LANDING });
     await addIdp('refusing', {});
+    // An application removed later: the landing on its origin no longer holds. Every SP is added here, before the tests
+    // (SimpleSAMLphp did not find one added in the middle of a test run).
+    shortLived = await createOidcApp(svc, await createProject(svc, tenant.orgId), { authMethod: 'client_secret_basic' }, 'http://127.0.0.1:65531');
+    await addIdp('landing-gone', { allowIdpInitiated: true, idpInitiatedLanding: 'http://127.0.0.1:65531/home' });
     const carol = await tenant.scim('POST', '/Users', {
       body: { schemas: [USER_SCHEMA, ENTERPRISE], externalId: 'emp-carol', userName: 'carol@contoso.example', active: true },
     });
@@ -144,6 +150,18 @@ describe('IdP-initiated SAML sign-in through SimpleSAMLphp', { skip: simpleSamlP
     assert.equal(events[0].payload.reason, 'idp_initiated');
     const account = await browser.service.get('/ui/account');
     assert.equal(account.status, 303, 'no session: the account page starts a sign-in');
+  });
+
+  it('a landing that is no longer an application of the organization (the application removed) refuses the response', async () => {
+    const removed = await svc.api('DELETE', `/management/v1/orgs/${tenant.orgId}/projects/${shortLived.projectId}/apps/${shortLived.appId}`, {
+      token: svc.adminToken,
+    });
+    assert.equal(removed.status, 204, removed.text);
+    const { browser, acs, form } = await unsolicited('landing-gone');
+    const page = await browser.service.post(acs.pathname, form);
+    assert.equal(page.status, 400, `${page.status} ${page.location ?? ''}`);
+    assert.match(page.text, /data-error="idp_initiated"/);
+    assert.equal((await browser.service.get('/ui/account')).status, 303, 'no session');
   });
 
   it('crafted with the IdP’s own key: every check but InResponseTo holds; a response to a request, expired or for another audience is refused', async () => {

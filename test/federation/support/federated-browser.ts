@@ -78,7 +78,13 @@ export class FederatedBrowser {
     assert.equal(toUpstream.status, 303, `to the IdP: ${toUpstream.status} ${toUpstream.text.slice(0, 300)}`);
     const login = await this.walk(toUpstream);
     const authState = /name="AuthState" value="([^"]+)"/.exec(login.text)?.[1];
-    assert.ok(authState, `the IdP's sign-in page: ${login.status} ${login.text.slice(0, 300)}`);
+    assert.ok(
+      authState,
+      `the IdP's sign-in page: ${login.status} ${login.text
+        .replace(/<head>[\s\S]*<\/head>/, '')
+        .replace(/\s+/g, ' ')
+        .slice(0, 1500)}`,
+    );
     const posted = await this.upstream.post('/module.php/core/loginuserpass.php', { username: user, password, AuthState: decodeHtml(authState) });
     return this.samlForm(posted);
   }
