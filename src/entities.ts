@@ -1,5 +1,6 @@
 import { IdentityProviderEntity, IdpDomainEntity, SamlAssertionSeenEntity } from './federation/identity-provider.entity.js';
 import { IdpRoundTripEntity, UserIdentityEntity } from './federation/user-identity.entity.js';
+import { UpstreamSamlSessionEntity } from './federation/upstream-saml-session.entity.js';
 import { ApplicationEntity } from './users/entities/application.entity.js';
 import { EventEntity } from './common/events/event.entity.js';
 import { FeatureEntity } from './users/entities/feature.entity.js';
@@ -66,4 +67,5 @@ export const ENTITIES = [
   UserIdentityEntity,
   IdpRoundTripEntity,
   SamlAssertionSeenEntity,
+  UpstreamSamlSessionEntity,
 ];

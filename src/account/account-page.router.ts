@@ -3,6 +3,7 @@ import express from 'express';
 import type { Request, Response, Router } from 'express';
 import { DomainError } from '../common/errors/domain-error.js';
 import { statusOf } from '../common/errors/api-exception.filter.js';
+import { IdpInitiatedSignIns, idpInitiatedState } from '../federation/sign-in/idp-initiated.js';
 import { LoginInteractions } from '../login/login-interactions.js';
 import { errorPage } from '../login/login.views.js';
 import { chooseLocale, messages } from '../login/messages.js';
@@ -36,6 +37,7 @@ export class AccountPageUi {
     private readonly factors: FactorChanges,
     private readonly sessionChanges: SessionChanges,
     private readonly identities: IdentityChanges,
+    private readonly idpInitiated: IdpInitiatedSignIns,
   ) {}
 
   routes(router: Router): void {
@@ -47,7 +49,7 @@ export class AccountPageUi {
     );
     router.get(
       `${ACCOUNT_UI_PREFIX}/sign-in`,
-      wrap(async (req, res) => this.visits.signIn(req, res, req.query.again === '1')),
+      wrap(async (req, res) => this.visits.signIn(req, res, req.query.again === '1', idpInitiatedSignIn(req.query.idp))),
     );
     router.get(
       ACCOUNT_SIGNED_IN_PATH,
@@ -100,8 +102,19 @@ export class AccountPageUi {
       res.status(400);
       return this.interactions.render(res, errorPage(locale, messages(locale), req.query.error, String(req.query.error_description ?? '')));
     }
-    res.status(303).location(ACCOUNT_UI_PREFIX).set('Content-Length', '0').end();
+    // The sign-in an IdP-initiated SAML response started lands where its IdP says (docs/federation.md).
+    const landing = await this.idpInitiated.landingOf(req.query.state);
+    res
+      .status(303)
+      .location(landing ?? ACCOUNT_UI_PREFIX)
+      .set('Content-Length', '0')
+      .end();
   }
+}
+
+/** `?idp=<idpId>`: the sign-in an IdP-initiated SAML response started (federation/sign-in/idp-initiated.ts). */
+function idpInitiatedSignIn(idp: unknown): { idpHint: string; state: string } | undefined {
+  return typeof idp === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(idp) ? { idpHint: idp, state: idpInitiatedState(idp) } : undefined;
 }
 
 /** The section a form belongs to, where its error shows. */

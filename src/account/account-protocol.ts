@@ -16,8 +16,11 @@ export interface StoredSession {
 export interface AccountProtocol {
   /** The browser's session (read from its signed cookie; the protocol alone writes sessions). */
   session(req: Request, res: Response): Promise<StoredSession>;
-  /** Where the account page's own sign-in starts; `again` asks for the login even within a session. */
-  signInUrl(again: boolean, locale: string): string;
+  /**
+   * Where the account page's own sign-in starts; `again` asks for the login even within a session; `upstream` sends it
+   * to an identity provider (`idp_hint`) with a `state` the signed-in page reads back (an IdP-initiated sign-in).
+   */
+  signInUrl(again: boolean, locale: string, upstream?: { idpHint: string; state: string }): string;
   /** Where "sign out" goes. */
   signOutUrl(): string;
   /** The name a session's application shows under; undefined for the account page's own client. */

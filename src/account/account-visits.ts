@@ -73,8 +73,12 @@ export class AccountVisits {
     return { session, user, profile, policy, locale, t, lt: messages(locale) };
   }
 
-  signIn(req: Request, res: Response, again: boolean): void {
+  signIn(req: Request, res: Response, again: boolean, upstream?: { idpHint: string; state: string }): void {
     const locale = chooseLocale(undefined, req.headers['accept-language']);
-    res.status(303).location(this.protocol.signInUrl(again, locale)).set('Content-Length', '0').end();
+    res
+      .status(303)
+      .location(this.protocol.signInUrl(again, locale, upstream))
+      .set('Content-Length', '0')
+      .end();
   }
 }

@@ -20,6 +20,7 @@ import { EventFeed } from './events/event-feed.js';
 import { EventStore } from './events/event-store.js';
 import { AppLogger } from './http/logging.js';
 import { SessionEnds } from './auth/session-ends.js';
+import { BrowserSessionSteps } from './auth/browser-session-steps.js';
 
 /** Configuration, database, events, crypto, logging and the global access guard. */
 @Global()
@@ -47,9 +48,22 @@ export class CommonModule {
         DatabaseNodes,
         BoundedReads,
         SessionEnds,
+        BrowserSessionSteps,
         { provide: APP_GUARD, useClass: AccessGuard },
       ],
-      exports: [APP_CONFIG, AppLogger, UnitOfWork, EventStore, EventFeed, DatabaseAvailability, OrgResources, WalCheckpointer, BoundedReads, SessionEnds],
+      exports: [
+        APP_CONFIG,
+        AppLogger,
+        UnitOfWork,
+        EventStore,
+        EventFeed,
+        DatabaseAvailability,
+        OrgResources,
+        WalCheckpointer,
+        BoundedReads,
+        SessionEnds,
+        BrowserSessionSteps,
+      ],
     };
   }
 }

@@ -38,6 +38,7 @@ export type FederationRefusal =
   | 'upstream_error'
   | 'invalid_response'
   | 'subject_missing'
+  | 'idp_initiated'
   | 'inactive_user';
 
 /** How an IdP finds or creates its users (docs/federation.md): OIDC's `claims` or SAML's `attributes` as the mapping. */

@@ -14,6 +14,9 @@ import { OrgDomainsController } from './api/org-domains.controller.js';
 import { OrgDomainsService } from './domains/org-domains.service.js';
 import { DomainVerification } from './domains/domain-verification.js';
 import { AccountLinkTrips } from './sign-in/account-link-trips.js';
+import { IdpInitiatedSignIns } from './sign-in/idp-initiated.js';
+import { UpstreamLogout } from './saml/upstream-logout.js';
+import { UpstreamSamlSessions } from './saml/upstream-saml-sessions.js';
 import { FederatedSignInUi } from './sign-in/federated-sign-in.router.js';
 import { FederatedSignInRoutes } from './sign-in/federated-sign-in.routes.js';
 import { IdpTestSignInUi } from './sign-in/idp-test-sign-in.router.js';
@@ -23,8 +26,8 @@ import { UpstreamTrips } from './sign-in/upstream-trips.js';
 
 /**
  * Federation (docs/federation.md): an organization's upstream identity providers and the upstream identities linked
- * to its users. It owns `identity_providers`, `idp_domains`, `org_domains`, `user_identities`, `idp_round_trips` and
- * `saml_assertions_seen`. Its sign-in steps (`sign-in/`) are doors of the login UI's SignInFlow.
+ * to its users. It owns `identity_providers`, `idp_domains`, `org_domains`, `user_identities`, `idp_round_trips`,
+ * `saml_assertions_seen` and `upstream_saml_sessions`. Its sign-in steps (`sign-in/`) are doors of the login UI's SignInFlow.
  */
 @Module({
   imports: [UsersModule, LoginModule],
@@ -46,6 +49,9 @@ import { UpstreamTrips } from './sign-in/upstream-trips.js';
     IdpTestSignInUi,
     FederatedSignInRoutes,
     AccountLinkTrips,
+    IdpInitiatedSignIns,
+    UpstreamSamlSessions,
+    UpstreamLogout,
   ],
   exports: [
     IdentityProvidersService,
@@ -57,6 +63,7 @@ import { UpstreamTrips } from './sign-in/upstream-trips.js';
     FederatedSignInUi,
     FederatedSignInRoutes,
     AccountLinkTrips,
+    IdpInitiatedSignIns,
   ],
 })
 export class FederationModule {}

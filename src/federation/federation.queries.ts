@@ -115,6 +115,7 @@ export async function deleteIdp(manager: EntityManager, orgId: string, idpId: st
   await manager.query('DELETE FROM user_identities WHERE idp_id = ?', [idpId]);
   await manager.query('DELETE FROM idp_round_trips WHERE idp_id = ?', [idpId]);
   await manager.query('DELETE FROM saml_assertions_seen WHERE idp_id = ?', [idpId]);
+  await manager.query('DELETE FROM upstream_saml_sessions WHERE idp_id = ?', [idpId]);
   await manager.query('DELETE FROM idp_domains WHERE idp_id = ?', [idpId]);
   await manager.query('DELETE FROM identity_providers WHERE id = ?', [idpId]);
   return true;

@@ -39,8 +39,10 @@ import {
   subjectClaimOf,
 } from './idp-settings.js';
 import type { AuthMethod, ClaimMapping, IdpType, LinkBy, MfaMode, OidcSettings, SamlSettings } from './idp-settings.js';
+import { redirectOriginsOf } from '../users/queries/application-origins.js';
 import { idpMetadataOf } from './saml/idp-metadata.js';
 import { UpstreamUnreachable } from './upstream-oidc.js';
+import { landingLocation, landingProblem } from './saml/idp-initiated-landing.js';
 import type { IdpMetadata } from './saml/idp-metadata.js';
 import { newSelfSignedCredentials } from '../common/crypto/self-signed-credentials.js';
 import { samlEndpoints } from './saml/sp-endpoints.js';
@@ -66,10 +68,12 @@ export interface IdpInput {
   nameIdFormat?: string;
   attributes?: ClaimMapping;
   signAuthnRequests?: boolean;
+  allowIdpInitiated?: boolean;
+  idpInitiatedLanding?: string | null;
 }
 
 const OIDC_ONLY = ['issuer', 'clientId', 'clientSecret', 'authMethod', 'scopes', 'subjectClaim', 'claims'] as const;
-const SAML_ONLY = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests'] as const;
+const SAML_ONLY = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests', 'allowIdpInitiated', 'idpInitiatedLanding'] as const;
 
 /** An IdP as the API shows it: never a secret or a private key (docs/federation.md). */
 export interface IdpView {
@@ -89,6 +93,9 @@ export interface IdpView {
   nameIdFormat?: string;
   attributes?: ClaimMapping;
   signAuthnRequests?: boolean;
+  allowIdpInitiated?: boolean;
+  idpInitiatedLanding?: string | null;
+  sloUrl?: string | null;
   domains: string[];
   link: { by: LinkBy; from: string } | null;
   jit: boolean;
@@ -143,6 +150,7 @@ export class IdentityProvidersService {
       const metadata = await this.metadataOf(input);
       const credentials = await newSelfSignedCredentials(`Portcullis SP ${base.name}`);
       const settings = samlSettings(input, undefined, metadata, credentials.certificatePem);
+      await this.assertLanding(orgId, settings);
       row = { ...base, type: 'saml', settings: JSON.stringify(settings), clientSecret: null, spPrivateKey: this.encryptor.encrypt(credentials.privateKeyPem) };
       payload = samlPayload(row, settings);
     } else {
@@ -189,7 +197,9 @@ export class IdentityProvidersService {
     if (before.type === 'saml') {
       const previous = JSON.parse(before.settings) as SamlSettings;
       const metadata = input.metadataXml !== undefined || input.metadataUrl !== undefined ? await this.metadataOf(input) : undefined;
-      settings = samlSettings(input, previous, metadata, previous.spCertificate);
+      const saml = samlSettings(input, previous, metadata, previous.spCertificate);
+      if (input.allowIdpInitiated !== undefined || input.idpInitiatedLanding !== undefined) await this.assertLanding(orgId, saml);
+      settings = saml;
     } else {
       const previous = JSON.parse(before.settings) as OidcSettings;
       const oidc = this.oidcSettings(input, previous);
@@ -345,6 +355,28 @@ export class IdentityProvidersService {
     await this.uow.run((manager) => updateIdpSettingsIf(manager, { ...idp, settings: JSON.stringify(settings) }, idp.changedAt));
   }
 
+  /**
+   * IdP-initiated sign-in needs a landing, and the landing must be a path or one of the organization's applications
+   * (saml/idp-initiated-landing.ts); 400 naming `idpInitiatedLanding` otherwise.
+   */
+  private async assertLanding(orgId: string, settings: SamlSettings): Promise<void> {
+    if (settings.idpInitiatedLanding !== null) {
+      const problem = landingProblem(settings.idpInitiatedLanding, await redirectOriginsOf(this.uow.manager, orgId));
+      if (problem) throw invalid('idpInitiatedLanding', problem);
+    } else if (settings.allowIdpInitiated) {
+      throw invalid('idpInitiatedLanding', 'idpInitiatedLanding is required when allowIdpInitiated is true');
+    }
+  }
+
+  /** Where an IdP-initiated sign-in of this IdP lands now, or undefined when it may not (off, or the landing no longer allowed). */
+  async idpInitiatedLanding(idp: IdpRow): Promise<string | undefined> {
+    if (idp.type !== 'saml') return undefined;
+    const settings = JSON.parse(idp.settings) as SamlSettings;
+    if (!settings.allowIdpInitiated || !settings.idpInitiatedLanding) return undefined;
+    if (landingProblem(settings.idpInitiatedLanding, await redirectOriginsOf(this.uow.manager, idp.orgId))) return undefined;
+    return landingLocation(settings.idpInitiatedLanding, this.config.publicUrl);
+  }
+
   private outboundRules(): OutboundRules {
     return { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, timeoutMs: this.config.idpTimeoutMs };
   }
@@ -421,6 +453,9 @@ export class IdentityProvidersService {
         nameIdFormat: settings.nameIdFormat,
         attributes: settings.attributes,
         signAuthnRequests: settings.signAuthnRequests,
+        allowIdpInitiated: settings.allowIdpInitiated ?? false,
+        idpInitiatedLanding: settings.idpInitiatedLanding ?? null,
+        sloUrl: settings.sloUrl ?? null,
         link: settings.link,
         jit: settings.jit,
         mfa: settings.mfa,
@@ -473,6 +508,10 @@ function samlSettings(
     nameIdFormat: input.nameIdFormat ?? before?.nameIdFormat ?? NAME_ID_PERSISTENT,
     attributes: input.attributes ? { ...input.attributes } : (before?.attributes ?? {}),
     signAuthnRequests: input.signAuthnRequests ?? before?.signAuthnRequests ?? true,
+    allowIdpInitiated: input.allowIdpInitiated ?? before?.allowIdpInitiated ?? false,
+    idpInitiatedLanding: input.idpInitiatedLanding === undefined ? (before?.idpInitiatedLanding ?? null) : input.idpInitiatedLanding,
+    sloUrl: metadata ? (source.sloUrl ?? null) : (before?.sloUrl ?? null),
+    sloResponseUrl: metadata ? (source.sloResponseUrl ?? null) : (before?.sloResponseUrl ?? null),
     spCertificate,
     link: input.link === undefined ? (before?.link ?? null) : input.link === null ? null : { by: input.link.by, from: input.link.from },
     jit: input.jit ?? before?.jit ?? false,

@@ -32,6 +32,7 @@ export const IDP_BOUNDS = {
   domain: 253,
   metadataXml: 100_000,
   nameIdFormat: 200,
+  landing: 2000,
 } as const;
 
 /** The standard claims (OpenID Connect Core §5.1), used where a mapping names none. */
@@ -79,6 +80,14 @@ export interface SamlSettings {
   link: { by: LinkBy; from: string } | null;
   jit: boolean;
   mfa: MfaMode;
+  /** Whether a response nobody here asked for (IdP-initiated) may sign in; off unless set (docs/federation.md). */
+  allowIdpInitiated: boolean;
+  /** Where an IdP-initiated sign-in lands: a path on this instance or a URL of an application of the organization. */
+  idpInitiatedLanding: string | null;
+  /** The IdP's SingleLogoutService of the HTTP-Redirect binding, from its metadata (absent: no single logout). */
+  sloUrl?: string | null;
+  /** Where its LogoutResponses go, when the metadata names a ResponseLocation apart from the Location. */
+  sloResponseUrl?: string | null;
   /**
    * Set while the metadata URL's host has not resolved (it did not when set): the metadata is not read yet, and the
    * entity id, SSO URL and certificates are empty until the first sign-in or test sign-in reads it.

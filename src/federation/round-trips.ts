@@ -19,6 +19,12 @@ export function isAccountLinkTrip(owner: string): boolean {
   return owner.startsWith(ACCOUNT_LINK);
 }
 
+/**
+ * The owner of a trip an IdP-initiated response began (docs/federation.md, "IdP-initiated sign-in"): no interaction
+ * exists yet; the sign-in the ACS starts claims it (`claim`) in the browser that holds its handle.
+ */
+export const IDP_INITIATED = 'idp-initiated';
+
 /** What only this instance knows of a round trip: OIDC's PKCE verifier (RFC 7636) and nonce; SAML's request ID. */
 export interface RoundTripSecrets {
   verifier?: string;
@@ -97,6 +103,21 @@ export class RoundTrips {
       [stateHash],
     );
     return row ? { id: row.id, interactionUid: row.interaction_uid } : undefined;
+  }
+
+  /**
+   * An IdP-initiated trip, already answered, handed to the interaction that now signs in with it (once): its id, or
+   * undefined when the handle names no such trip of this IdP (any more).
+   */
+  async claim(idpId: string, state: string, interactionUid: string, now = Date.now()): Promise<string | undefined> {
+    const stateHash = this.stateHash(state);
+    const changed = await this.uow.write(
+      'UPDATE idp_round_trips SET interaction_uid = ? WHERE state_hash = ? AND idp_id = ? AND interaction_uid = ? AND answer IS NOT NULL AND expires_at > ?',
+      [interactionUid, stateHash, idpId, IDP_INITIATED, now],
+    );
+    if (changed !== 1) return undefined;
+    const [row]: { id: string }[] = await this.uow.manager.query('SELECT id FROM idp_round_trips WHERE state_hash = ?', [stateHash]);
+    return row?.id;
   }
 
   /** Takes the answered trip `id` of this interaction, once; undefined when there is none (any more). */

@@ -41,6 +41,17 @@ export interface UpstreamIdentity {
   claims: Record<string, unknown>;
   /** RFC 8176 methods the upstream names (`amr`), as strings. */
   methods: string[];
+  /** SAML: the assertion's NameID and SessionIndex, for single logout with the IdP (docs/federation.md). */
+  saml?: UpstreamSamlName;
+}
+
+/** An upstream SAML assertion's subject as a LogoutRequest names it again (SAML Core §3.7.1). */
+export interface UpstreamSamlName {
+  nameId: string;
+  format: string;
+  nameQualifier?: string;
+  spNameQualifier?: string;
+  sessionIndex?: string;
 }
 
 /** Signs a private_key_jwt client assertion with this instance's current key (oidc/keys). */

@@ -55,6 +55,8 @@ const EN = {
   passwordLoginOff: 'Your organization signs you in through its identity provider. Enter your login name, or choose your identity provider.',
   idpNoAccount: 'There is no account here for the identity you signed in with. Ask your administrator to set one up.',
   idpRefused: 'The sign-in through your identity provider could not be accepted. Start again from the application.',
+  idpInitiatedRefused:
+    'Your identity provider may not start a sign-in here: this organization does not accept sign-ins started at the identity provider. Open the application and sign in from there.',
   idpUnavailable: 'Your identity provider could not be reached. Try again in a few minutes.',
   idpFirstContact: (name: string) => `${name} was reached for the first time. Continue to sign in there.`,
   idpNoSubject:
@@ -160,6 +162,8 @@ const DE: Messages = {
   passwordLoginOff: 'Deine Organisation meldet dich über ihren Identitätsanbieter an. Gib deinen Loginnamen ein oder wähle deinen Identitätsanbieter.',
   idpNoAccount: 'Für die Identität, mit der du dich angemeldet hast, gibt es hier kein Konto. Bitte deine Administration, eines einzurichten.',
   idpRefused: 'Die Anmeldung über deinen Identitätsanbieter konnte nicht angenommen werden. Beginne erneut in der Anwendung.',
+  idpInitiatedRefused:
+    'Dein Identitätsanbieter darf hier keine Anmeldung beginnen: diese Organisation nimmt keine beim Identitätsanbieter begonnenen Anmeldungen an. Öffne die Anwendung und melde dich dort an.',
   idpUnavailable: 'Dein Identitätsanbieter ist nicht erreichbar. Versuche es in ein paar Minuten erneut.',
   idpFirstContact: (name: string) => `${name} wurde zum ersten Mal erreicht. Fahre fort, um dich dort anzumelden.`,
   idpNoSubject:

@@ -106,7 +106,8 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
           // Showing a form needs only the interaction cookie; posting one also the CSRF value bound to it.
           // The passkey ceremony's scripts are static files. An upstream IdP's callback carries no cookie:
           // its `state` (SAML's RelayState at the ACS) finds the round trip, which goes on only under the
-          // interaction's cookie (docs/federation.md, "The round trip"). A SAML IdP's SP metadata is public by design. The pages of mailed
+          // interaction's cookie (docs/federation.md, "The round trip"). A SAML IdP's SP metadata is public by design; its
+          // single logout acts only on a message the IdP signed (docs/federation.md, "Single logout"). The pages of mailed
           // links are authorized by the one-time code they carry (docs/mail.md), in any browser.
           policy: route.path.includes('/assets/')
             ? 'public (static file)'
@@ -118,9 +119,11 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
                   ? 'public (upstream state, single use)'
                   : route.path.endsWith('/metadata')
                     ? 'public (SP metadata: keys and endpoints)'
-                    : method === 'get'
-                      ? 'public (interaction cookie)'
-                      : 'public (interaction cookie, CSRF value)',
+                    : route.path.endsWith('/slo')
+                      ? "public (the IdP's signed logout message; a response only to a sign-out awaiting it)"
+                      : method === 'get'
+                        ? 'public (interaction cookie)'
+                        : 'public (interaction cookie, CSRF value)',
         }))
       : [],
   );

@@ -119,6 +119,26 @@ class SamlFieldsDto extends IdpCommonDto {
   attributes?: ClaimMappingDto;
 
   @ApiPropertyOptional({ default: true, description: 'SAML: sign AuthnRequests with this SP key' }) @IsOptional() @IsBoolean() signAuthnRequests?: boolean;
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'SAML: accept IdP-initiated responses (no InResponseTo, every other check); true needs idpInitiatedLanding',
+  })
+  @IsOptional()
+  @IsBoolean()
+  allowIdpInitiated?: boolean;
+
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    example: '/ui/account',
+    description:
+      "SAML: where an IdP-initiated sign-in lands: a path of this instance (one leading '/') or a URL whose origin is that of a redirect URI of an OIDC application of the organization",
+  })
+  @IsOptional()
+  @IsString()
+  @Bounded(IDP_BOUNDS.landing)
+  idpInitiatedLanding?: string | null;
 }
 
 /** `POST …/idps` (docs/federation.md). */
@@ -195,6 +215,14 @@ export class IdpDto {
   @ApiPropertyOptional() nameIdFormat?: string;
   @ApiPropertyOptional({ type: ClaimMappingDto, description: 'SAML' }) attributes?: ClaimMappingDto;
   @ApiPropertyOptional() signAuthnRequests?: boolean;
+  @ApiPropertyOptional({ description: 'SAML: whether IdP-initiated responses sign in' }) allowIdpInitiated?: boolean;
+  @ApiPropertyOptional({ type: String, nullable: true, description: 'SAML: where an IdP-initiated sign-in lands' }) idpInitiatedLanding?: string | null;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: "SAML: the IdP's SingleLogoutService, HTTP-Redirect binding (from its metadata); null: no single logout",
+  })
+  sloUrl?: string | null;
   @ApiProperty({ type: [String] }) domains: string[];
   @ApiProperty({ type: LinkRuleDto, nullable: true }) link: LinkRuleDto | null;
   @ApiProperty() jit: boolean;

@@ -9,6 +9,9 @@ export interface IdpMetadata {
   ssoUrl: string;
   /** Base64 DER of each signing certificate. */
   certificates: string[];
+  /** The SingleLogoutService of the HTTP-Redirect binding (SAML Metadata §2.2.2), and its ResponseLocation if another. */
+  sloUrl?: string;
+  sloResponseUrl?: string;
 }
 
 /**
@@ -37,7 +40,15 @@ export function idpMetadataOf(xml: string): IdpMetadata {
     .flatMap((k) => elements(k, DS, 'X509Certificate').map((c) => text(c).replace(/\s+/g, '')))
     .filter((c) => /^[A-Za-z0-9+/]+=*$/.test(c));
   if (certificates.length === 0) throw invalid('metadataXml', 'metadata: no signing certificate (KeyDescriptor use="signing")');
-  return { entityId, ssoUrl, certificates: [...new Set(certificates)] };
+  const slo = elements(descriptor, MD, 'SingleLogoutService').find((e) => e.getAttribute('Binding') === HTTP_REDIRECT);
+  const sloUrl = slo?.getAttribute('Location') ?? '';
+  const sloResponseUrl = slo?.getAttribute('ResponseLocation') ?? '';
+  return {
+    entityId,
+    ssoUrl,
+    certificates: [...new Set(certificates)],
+    ...(/^https?:\/\//.test(sloUrl) ? { sloUrl, ...(/^https?:\/\//.test(sloResponseUrl) ? { sloResponseUrl } : {}) } : {}),
+  };
 }
 
 /** A base64 DER certificate as PEM. */

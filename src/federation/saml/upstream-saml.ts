@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type * as NodeSaml from '@node-saml/node-saml';
 import type { SAML, SamlConfig } from '@node-saml/node-saml';
@@ -11,7 +12,7 @@ import { firstSightOfAssertion } from '../federation.queries.js';
 import type { IdpRow } from '../federation.queries.js';
 import type { SamlSettings } from '../idp-settings.js';
 import { ROUND_TRIP_MS } from '../round-trips.js';
-import type { UpstreamIdentity } from '../upstream-oidc.js';
+import type { UpstreamIdentity, UpstreamSamlName } from '../upstream-oidc.js';
 import { UpstreamAnswerRefused } from '../upstream-oidc.js';
 import { pemOf } from './idp-metadata.js';
 import { elements, parseXml, SAML as SAML_NS, text } from '../../common/xml/saml-xml.js';
@@ -20,6 +21,9 @@ import { onFirstUse } from '../../common/modules/on-first-use.js';
 
 // Loaded at the first SAML sign-in or metadata request, not at start-up (src/common/modules/on-first-use.ts).
 const nodeSaml = onFirstUse<typeof NodeSaml>('@node-saml/node-saml');
+
+const HTTP_POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
+const HTTP_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 
 /** At most 3 minutes of clock skew on NotBefore / NotOnOrAfter (docs/federation.md, "SAML"). */
 const CLOCK_SKEW_MS = 3 * 60 * 1000;
@@ -54,17 +58,23 @@ export class UpstreamSaml {
   /** This SP's metadata for the IdP (SAML Metadata §2.4.4), to hand to the upstream. */
   metadata(idp: IdpRow): string {
     const settings = samlSettingsOf(idp);
-    const { entityId, acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
+    const { entityId, acsUrl, sloUrl } = samlEndpoints(this.config.publicUrl, idp.id);
     // node-saml publishes a certificate only beside its key (neither key is written into the document).
     const spKey = idp.spPrivateKey === null ? undefined : this.encryptor.decrypt(idp.spPrivateKey);
-    return nodeSaml().generateServiceProviderMetadata({
+    const xml = nodeSaml().generateServiceProviderMetadata({
       issuer: entityId,
       callbackUrl: acsUrl,
       identifierFormat: settings.nameIdFormat,
       wantAssertionsSigned: true,
       ...(settings.signAuthnRequests && spKey ? { privateKey: spKey, publicCerts: settings.spCertificate } : {}),
       ...(spKey ? { decryptionPvk: spKey, decryptionCert: settings.spCertificate } : {}),
+      // Signed logout messages need this SP's key: published to every IdP, used with those that have an SLO endpoint.
+      ...(spKey ? { logoutCallbackUrl: sloUrl, privateKey: spKey, publicCerts: settings.spCertificate } : {}),
     });
+    // node-saml names its SingleLogoutService with the HTTP-POST binding (this one takes HTTP-Redirect only), and says
+    // AuthnRequestsSigned wherever it has a key (this SP signs them only when `signAuthnRequests`).
+    const redirectSlo = xml.replace(`Binding="${HTTP_POST}" Location="${sloUrl}"`, `Binding="${HTTP_REDIRECT}" Location="${sloUrl}"`);
+    return settings.signAuthnRequests ? redirectSlo : redirectSlo.replace('AuthnRequestsSigned="true"', 'AuthnRequestsSigned="false"');
   }
 
   /** Where the browser goes: the IdP's SSO URL with an AuthnRequest of id `requestId` (signed unless turned off). */
@@ -72,14 +82,20 @@ export class UpstreamSaml {
     return new URL(await this.saml(idp, requestId).getAuthorizeUrlAsync(relayState, undefined, {}));
   }
 
-  /** The identity of a posted response to the round trip's request `requestId`; rejects with a reason otherwise. */
-  async identify(idp: IdpRow, posted: PostedResponse, requestId: string): Promise<UpstreamIdentity> {
+  /**
+   * The identity of a posted response to the round trip's request `requestId`, or of an IdP-initiated response
+   * (`requestId` undefined: it must answer no request, SAML Profiles §4.1.5); rejects with a reason otherwise.
+   */
+  async identify(idp: IdpRow, posted: PostedResponse, requestId: string | undefined): Promise<UpstreamIdentity> {
     const { acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
     const responseXml = Buffer.from(posted.SAMLResponse, 'base64').toString('utf8');
     // The parser refuses DTDs and entities before node-saml parses anything (docs/federation.md, "SAML").
     const response = parseXml(responseXml);
     const { profile } = await this.saml(idp, requestId).validatePostResponseAsync({ SAMLResponse: posted.SAMLResponse, RelayState: posted.RelayState });
     if (!profile?.nameID) throw new UpstreamAnswerRefused('the response names no subject');
+    const answered = [response.documentElement, ...elements(response, SAML_NS, 'SubjectConfirmationData')].some((e) => e.hasAttribute('InResponseTo'));
+    // An unsolicited response answers nothing: one that names a request is someone's SP-initiated answer, taken elsewhere.
+    if (requestId === undefined && answered) throw new UpstreamAnswerRefused('an IdP-initiated response answers no request (InResponseTo)');
     const destination = response.documentElement.getAttribute('Destination');
     if (destination && destination !== acsUrl) throw new UpstreamAnswerRefused('the response is addressed to another destination');
     // Values from the signed assertion only (signature wrapping): what node-saml validated.
@@ -103,7 +119,12 @@ export class UpstreamSaml {
     );
     if (!(await this.firstSight(idp, assertionId, expires + CLOCK_SKEW_MS))) throw new UpstreamAnswerRefused('the assertion was used before (replay)');
     const contexts = elements(assertion, SAML_NS, 'AuthnContextClassRef').map((e) => text(e));
-    return { subject: profile.nameID, claims: attributesOf(profile as Record<string, unknown>), methods: contexts.includes(REFEDS_MFA) ? ['mfa'] : [] };
+    return {
+      subject: profile.nameID,
+      claims: attributesOf(profile as Record<string, unknown>),
+      methods: contexts.includes(REFEDS_MFA) ? ['mfa'] : [],
+      saml: samlNameOf(profile),
+    };
   }
 
   /** Records the assertion ID; false when any process accepted it before (two at once: the primary key decides). */
@@ -118,18 +139,31 @@ export class UpstreamSaml {
     }
   }
 
-  private saml(idp: IdpRow, requestId: string): SAML {
+  private saml(idp: IdpRow, requestId: string | undefined): SAML {
+    return this.client(idp, { requestId });
+  }
+
+  /**
+   * node-saml for this IdP. `requestId`: the ID of the message sent (an AuthnRequest or LogoutRequest), and the only
+   * InResponseTo accepted; undefined: a new ID, and InResponseTo not checked (an IdP-initiated response, checked by
+   * `identify`). `logoutUrl`: where LogoutRequests and LogoutResponses go (the IdP's SingleLogoutService). Messages
+   * are signed with this SP's key for the IdP where there is one (AuthnRequests only when `signAuthnRequests`).
+   */
+  client(idp: IdpRow, options: { requestId: string | undefined; logoutUrl?: string }): SAML {
+    const { requestId, logoutUrl } = options;
     const settings = samlSettingsOf(idp);
     const { entityId, acsUrl } = samlEndpoints(this.config.publicUrl, idp.id);
     const spKey = idp.spPrivateKey === null ? undefined : this.encryptor.decrypt(idp.spPrivateKey);
+    const signs = logoutUrl !== undefined || settings.signAuthnRequests;
     const config: SamlConfig = {
       entryPoint: settings.ssoUrl,
+      ...(logoutUrl !== undefined ? { logoutUrl } : {}),
       issuer: entityId,
       callbackUrl: acsUrl,
       audience: entityId,
       idpIssuer: settings.entityId,
       idpCert: settings.certificates.map(pemOf),
-      ...(settings.signAuthnRequests && spKey ? { privateKey: spKey } : {}),
+      ...(signs && spKey ? { privateKey: spKey } : {}),
       ...(spKey ? { decryptionPvk: spKey } : {}),
       identifierFormat: settings.nameIdFormat,
       wantAssertionsSigned: true,
@@ -139,8 +173,8 @@ export class UpstreamSaml {
       acceptedClockSkewMs: CLOCK_SKEW_MS,
       disableRequestedAuthnContext: true,
       // The request id is the round trip's own (round-trips.ts): InResponseTo must name it, nothing else.
-      generateUniqueId: () => requestId,
-      validateInResponseTo: nodeSaml().ValidateInResponseTo.always,
+      generateUniqueId: () => requestId ?? `_${randomBytes(20).toString('hex')}`,
+      validateInResponseTo: requestId === undefined ? nodeSaml().ValidateInResponseTo.never : nodeSaml().ValidateInResponseTo.always,
       requestIdExpirationPeriodMs: ROUND_TRIP_MS,
       cacheProvider: {
         saveAsync: async (key: string, value: string) => ({ value, createdAt: Date.now() }),
@@ -151,6 +185,17 @@ export class UpstreamSaml {
     };
     return new (nodeSaml().SAML)(config);
   }
+}
+
+/** What single logout names the person by (SAML Core §3.7.1): the NameID as the IdP wrote it, and its session. */
+function samlNameOf(profile: NodeSaml.Profile): UpstreamSamlName {
+  return {
+    nameId: profile.nameID,
+    format: profile.nameIDFormat,
+    ...(profile.nameQualifier ? { nameQualifier: profile.nameQualifier } : {}),
+    ...(profile.spNameQualifier ? { spNameQualifier: profile.spNameQualifier } : {}),
+    ...(profile.sessionIndex ? { sessionIndex: profile.sessionIndex } : {}),
+  };
 }
 
 /** The assertion's attributes as claims: a single value as text, several as a list (`profile.attributes` of node-saml). */

@@ -18,6 +18,8 @@ import { samlSettingsOf } from '../saml/upstream-saml.js';
 import { settingsOf } from '../upstream-oidc.js';
 import type { UpstreamIdentity } from '../upstream-oidc.js';
 import { firstContactPage } from './first-contact.views.js';
+import { IdpInitiatedSignIns } from './idp-initiated.js';
+import { UpstreamLogout } from '../saml/upstream-logout.js';
 import { UpstreamChoices } from './upstream-choices.js';
 import { classifyUpstreamFailure, REFUSALS, upstreamErrorCode, upstreamFailurePage } from './upstream-refusals.js';
 import { UpstreamTrips } from './upstream-trips.js';
@@ -42,6 +44,8 @@ export class FederatedSignInUi implements UpstreamSignIn {
     private readonly idps: IdentityProvidersService,
     private readonly accounts: FederatedAccounts,
     private readonly loginUsers: LoginUsers,
+    private readonly idpInitiated: IdpInitiatedSignIns,
+    private readonly logout: UpstreamLogout,
   ) {}
 
   routes(router: Router): void {
@@ -66,6 +70,16 @@ export class FederatedSignInUi implements UpstreamSignIn {
     const hint = interaction.params.idp_hint;
     const idp = hint ? await this.choices.usable(interaction, hint) : undefined;
     if (!idp) return false;
+    // An IdP-initiated response this browser brought: its validated identity signs in, no new trip upstream.
+    const tripId = idp.type === 'saml' ? await this.idpInitiated.claim(req, res, interaction, idp) : undefined;
+    if (tripId) {
+      res
+        .status(303)
+        .location(`${LOGIN_UI_PREFIX}/${interaction.uid}/idp/continue?trip=${encodeURIComponent(tripId)}`)
+        .set('Content-Length', '0')
+        .end();
+      return true;
+    }
     await this.go(req, res, interaction, idp, interaction.params.login_hint);
     return true;
   }
@@ -153,6 +167,7 @@ export class FederatedSignInUi implements UpstreamSignIn {
         REFUSALS[reason].text,
       );
     }
+    await this.logout.remember(idp, user.id, interaction.uid, identity.saml);
     // The upstream's methods, and its `mfa` as the second factor, count only where the IdP is trusted for them
     // (docs/federation.md, `mfa: "upstream"`); else `amr` says `fed` and the local factors, nothing the upstream claimed.
     const trusted = settings.mfa === 'upstream' ? identity.methods : [];

@@ -11,6 +11,11 @@ import { classifyUpstreamFailure, upstreamFailurePage } from './upstream-refusal
 import type { FederationRefusal } from '../federated-accounts.service.js';
 import type { IdpRow } from '../federation.queries.js';
 import { UpstreamTrips } from './upstream-trips.js';
+import { IdpInitiatedSignIns } from './idp-initiated.js';
+import { UpstreamLogout } from '../saml/upstream-logout.js';
+import type { PostedResponse } from '../saml/upstream-saml.js';
+import type { UpstreamIdentity } from '../upstream-oidc.js';
+import { parseXml } from '../../common/xml/saml-xml.js';
 
 /**
  * Where upstreams send the browser back (docs/federation.md): an OpenID Provider's redirect to the IdP's callback
@@ -27,6 +32,8 @@ export class UpstreamAnswersUi {
     private readonly idps: IdentityProvidersService,
     private readonly saml: UpstreamSaml,
     private readonly accounts: FederatedAccounts,
+    private readonly idpInitiated: IdpInitiatedSignIns,
+    private readonly logout: UpstreamLogout,
   ) {}
 
   routes(router: Router): void {
@@ -40,6 +47,11 @@ export class UpstreamAnswersUi {
       `${LOGIN_IDP_PREFIX}/:idpId/acs`,
       acsForm,
       this.interactions.wrap((req, res) => this.acs(req, res)),
+    );
+    // SAML Bindings §3.4: single logout by HTTP-Redirect, both the IdP's LogoutRequests and its LogoutResponses.
+    router.get(
+      `${LOGIN_IDP_PREFIX}/:idpId/slo`,
+      this.interactions.wrap((req, res) => this.slo(req, res)),
     );
     router.get(
       `${LOGIN_IDP_PREFIX}/:idpId/metadata`,
@@ -75,8 +87,9 @@ export class UpstreamAnswersUi {
     const posted = { SAMLResponse: String(req.body?.SAMLResponse ?? ''), RelayState: String(req.body?.RelayState ?? '') };
     const idpId = String(req.params.idpId);
     const secrets = posted.RelayState ? await this.trips.open(idpId, posted.RelayState) : undefined;
-    const idp = secrets ? await this.idps.byId(idpId) : undefined;
-    // IdP-initiated (no RelayState of ours), unknown, used or expired: nothing to continue.
+    const idp = await this.idps.byId(idpId);
+    if (idp?.type === 'saml' && !secrets?.requestId && !answersARequest(posted)) return this.unsolicited(req, res, idp, posted);
+    // A response to a request with an unknown, used or expired RelayState, or an unknown IdP: nothing to continue.
     if (!secrets?.requestId || !idp || idp.type !== 'saml') {
       return this.interactions.showError(
         req,
@@ -99,6 +112,33 @@ export class UpstreamAnswersUi {
     this.upstreamTrips.onward(res, idpId, trip);
   }
 
+  /**
+   * An IdP-initiated response (no request of ours answered): refused unless the IdP allows them and has a landing
+   * that is still allowed; else checked as any response but InResponseTo (none may be there), and the sign-in
+   * started (idp-initiated.ts).
+   */
+  private async unsolicited(req: Request, res: Response, idp: IdpRow, posted: PostedResponse): Promise<void> {
+    if (posted.SAMLResponse.length > MAX_SAML_RESPONSE_BYTES) return this.refused(req, res, idp, 'invalid_response');
+    if (!(await this.idps.idpInitiatedLanding(idp))) return this.refused(req, res, idp, 'idp_initiated');
+    let identity: UpstreamIdentity;
+    try {
+      identity = await this.saml.identify(idp, posted, undefined);
+    } catch (error) {
+      return this.refused(req, res, idp, classifyUpstreamFailure(idp, error));
+    }
+    await this.idpInitiated.begin(res, idp, identity);
+  }
+
+  /** Single logout with the IdP (saml/upstream-logout.ts): the query as received, since its signature covers it as sent. */
+  private async slo(req: Request, res: Response): Promise<void> {
+    const idp = await this.idps.byId(String(req.params.idpId));
+    if (!idp || idp.type !== 'saml') return this.interactions.showError(req, res, 404, 'not_found', 'no such SAML identity provider');
+    const at = req.originalUrl.indexOf('?');
+    const outcome = await this.logout.receive(idp, at < 0 ? '' : req.originalUrl.slice(at + 1));
+    if (outcome.kind === 'refused') return this.interactions.showError(req, res, 400, 'invalid_request', outcome.reason);
+    res.status(303).location(outcome.location).set('Content-Length', '0').end();
+  }
+
   /** This SP's metadata for a SAML IdP (SAML Metadata §2.4.4): public, it names keys and endpoints only. */
   private async spMetadata(req: Request, res: Response): Promise<void> {
     const idp = await this.idps.byId(String(req.params.idpId));
@@ -112,5 +152,18 @@ export class UpstreamAnswersUi {
     const page = upstreamFailurePage(req, reason);
     res.status(page.status);
     this.interactions.render(res, page.html);
+  }
+}
+
+/**
+ * Whether a posted response names the request it answers (SAML Core §3.2.2 `InResponseTo`): such a response with
+ * no trip of ours is a stale or replayed SP-initiated one, never an IdP-initiated one. Unreadable: not known to.
+ */
+function answersARequest(posted: PostedResponse): boolean {
+  if (posted.SAMLResponse.length > MAX_SAML_RESPONSE_BYTES) return false;
+  try {
+    return parseXml(Buffer.from(posted.SAMLResponse, 'base64').toString('utf8')).documentElement.hasAttribute('InResponseTo');
+  } catch {
+    return false;
   }
 }

@@ -23,6 +23,7 @@ export const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Mes
   upstream_error: { status: 502, text: (t) => t.idpUnavailable },
   invalid_response: { status: 400, text: (t) => t.idpRefused },
   subject_missing: { status: 400, text: (t) => t.idpNoSubject },
+  idp_initiated: { status: 400, text: (t) => t.idpInitiatedRefused },
 };
 
 /** openid-client's codes for an answer that failed a check (as opposed to an upstream that could not be reached). */

@@ -13,6 +13,8 @@ import { createProvider, publicPart } from './provider.factory.js';
 import { ProviderInputs } from './provider-inputs.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 import { completeAuthorizationServerMetadata } from './authorization-server-metadata.js';
+import { BrowserSessionSteps } from '../../common/auth/browser-session-steps.js';
+import { afterSessionChanges } from './browser-session-hooks.js';
 
 /**
  * Owns this process's oidc-provider. The provider's key store is fixed at construction, so when the
@@ -34,6 +36,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     /** The rest of createProvider's inputs (services, instance settings, the remote client keys' cache). */
     private readonly inputs: ProviderInputs,
     private readonly availability: DatabaseAvailability,
+    private readonly sessionSteps: BrowserSessionSteps,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -72,7 +75,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     await this.keys.ensureSchedule();
     const { fingerprint, jwks } = await this.keys.keySet();
     const provider = createProvider(await this.inputs.forKeys(jwks, () => this.reloadKeys()));
-    provider.use(aroundEveryRequest(this.config.publicUrl));
+    provider.use(aroundEveryRequest(this.config.publicUrl, this.sessionSteps));
     provider.use(completeAuthorizationServerMetadata);
     trustTlsOffloadingProxy(provider, this.config.publicUrl);
     provider.on('server_error', (ctx: OidcContext, error: Error) => this.noteServerError(ctx, error));
@@ -102,10 +105,11 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
 }
 
 /** Koa middleware around every provider request: the named steps of response-steps.ts, in order. */
-function aroundEveryRequest(publicUrl: string) {
+function aroundEveryRequest(publicUrl: string, sessionSteps: BrowserSessionSteps) {
   return async (ctx: OidcContext, next: () => Promise<void>): Promise<void> => {
     for (const step of requestSteps) step(ctx, publicUrl);
     await next();
+    await afterSessionChanges(ctx, sessionSteps, publicUrl);
     for (const step of responseSteps) step(ctx, publicUrl);
   };
 }

@@ -431,6 +431,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /ui/login/:uid/idp/continue': 'signs in the end-user the upstream identity provider vouched for (linked, matched without roles, or created)',
   'POST /ui/login/idp/:idpId/acs': "validates the SAML IdP's response for its round trip and records the identity on it",
   'GET /ui/login/idp/:idpId/metadata': "shows this SP's public metadata for a SAML IdP",
+  'GET /ui/login/idp/:idpId/slo': "ends the sessions a SAML IdP's signed LogoutRequest names, or takes its signed LogoutResponse to a sign-out here",
   'GET /ui/login/idp/:idpId/test-result':
     'shows what a sign-in of the upstream identity would do, to whoever completed the test at the upstream; changes nothing',
   'POST /ui/login/:uid/password-change': "sets the signing-in user's own new password, only when its sign-in was stopped for a required change",

@@ -78,8 +78,19 @@ export class FederatedBrowser {
     assert.equal(toUpstream.status, 303, `to the IdP: ${toUpstream.status} ${toUpstream.text.slice(0, 300)}`);
     const login = await this.walk(toUpstream);
     const authState = /name="AuthState" value="([^"]+)"/.exec(login.text)?.[1];
-    assert.ok(authState, `the IdP's sign-in page: ${login.status} ${login.text.slice(0, 300)}`);
+    assert.ok(
+      authState,
+      `the IdP's sign-in page: ${login.status} ${login.text
+        .replace(/<head>[\s\S]*<\/head>/, '')
+        .replace(/\s+/g, ' ')
+        .slice(0, 1500)}`,
+    );
     const posted = await this.upstream.post('/module.php/core/loginuserpass.php', { username: user, password, AuthState: decodeHtml(authState) });
+    return this.samlForm(posted);
+  }
+
+  /** The self-posting form of a SAML IdP's page: its target and fields (SAMLResponse or SAMLRequest, RelayState). */
+  samlForm(posted: PageResponse): { acs: URL; form: Record<string, string> } {
     const action = /<form[^>]+action="([^"]+)"/.exec(posted.text)?.[1];
     const field = (name: string) => decodeHtml(new RegExp(`name="${name}" value="([^"]*)"`).exec(posted.text)?.[1] ?? '');
     assert.ok(
@@ -110,6 +121,9 @@ export class FederatedBrowser {
       }
       if (!current.location || current.location.startsWith(RP)) break;
       const next = new URL(current.location, this.svc.url);
+      // A sign-in this walk did not start (an IdP-initiated one) is known by its login page's path.
+      const uid = /^\/ui\/login\/([^/?]+)/.exec(next.pathname)?.[1];
+      if (uid && uid !== 'idp' && next.host === new URL(this.svc.url).host) this.uid = uid;
       const upstreamHost = new URL(this.upstream.baseUrl).host;
       current = next.host === upstreamHost ? await this.upstream.get(next.pathname + next.search) : await this.service.get(next.pathname + next.search);
     }

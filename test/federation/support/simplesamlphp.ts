@@ -19,6 +19,8 @@ export interface SamlServiceProvider {
   mfa?: boolean;
   /** The IdP encrypts its assertions for this SP (with the certificate above). */
   encrypt?: boolean;
+  /** The SP's single logout endpoint (HTTP-Redirect): logout messages both ways, signed and checked. */
+  sloUrl?: string;
 }
 
 export interface SimpleSamlPhp {
@@ -66,6 +68,7 @@ $metadata['__DYNAMIC:1__'] = [
   'NameIDFormat' => 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
   'authproc' => [10 => ['class' => 'saml:PersistentNameID', 'attribute' => 'uid']],
   'signature.algorithm' => 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+  'sign.logout' => true,
 ];
 `,
   );
@@ -82,6 +85,7 @@ $metadata['__DYNAMIC:1__'] = [
   'NameIDFormat' => 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
   'signature.algorithm' => 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
   ${sp.encrypt ? `'assertion.encryption' => true,` : ''}
+  ${sp.sloUrl ? `'SingleLogoutService' => [['Binding' => 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect', 'Location' => ${php(sp.sloUrl)}]], 'sign.logout' => true, 'validate.logout' => true,` : ''}
   ${sp.mfa ? `'authproc' => [20 => ['class' => 'saml:AuthnContextClassRef', 'AuthnContextClassRef' => ${php(REFEDS_MFA)}]],` : ''}
 ];`,
         )
