@@ -8,6 +8,9 @@ export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'n
 /** OIDC Core §8: the user id as `sub`, or a value of the application's own per sector (docs/oauth-profiles.md). */
 export type SubjectType = 'public' | 'pairwise';
 export const SUBJECT_TYPES: readonly SubjectType[] = ['public', 'pairwise'];
+/** Who may sign in to the application (docs/product-rules.md, "Application access"). */
+export type ApplicationAccessMode = 'everyone' | 'granted';
+export const APPLICATION_ACCESS_MODES: readonly ApplicationAccessMode[] = ['everyone', 'granted'];
 
 /** An OIDC client (`oidc`) or a resource server that may only introspect (`api`). */
 @Entity({ name: 'applications' })
@@ -103,6 +106,14 @@ export class ApplicationEntity {
   /** OIDC Core §8: `pairwise` gives this application's sector a `sub` of its own (docs/oauth-profiles.md, "Pairwise subjects"). */
   @Column({ name: 'subject_type', type: 'varchar', length: 8, default: 'public' })
   subjectType: SubjectType;
+
+  /** `granted`: only users with a grant in the project, directly or through a group (docs/product-rules.md, "Application access"). */
+  @Column({ type: 'varchar', length: 16, default: 'everyone' })
+  access: ApplicationAccessMode;
+
+  /** Where a person starts using the application, listed on their page of applications; null: not listed. */
+  @Column({ name: 'home_url', type: 'varchar', length: 2000, nullable: true })
+  homeUrl: string | null;
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;

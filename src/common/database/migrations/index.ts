@@ -32,6 +32,7 @@ import { UserCodeAddresses1763800100000 } from './1763800100000-user-code-addres
 import { SubjectTypes1763800200000 } from './1763800200000-subject-types.js';
 import { RequestObjectRequiresExp1763800600000 } from './1763800600000-request-object-requires-exp.js';
 import { ClientJwks1763800700000 } from './1763800700000-client-jwks.js';
+import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
 
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   OrgDomains1763800300000,
   RequestObjectRequiresExp1763800600000,
   ClientJwks1763800700000,
+  ProjectAccess1795760606822,
 ];
