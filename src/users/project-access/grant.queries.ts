@@ -33,12 +33,14 @@ export async function grantsReaching(manager: EntityManager, userId: string, pro
     [userId, ...projectArg, userId, ...projectArg],
   )) as GrantRow[];
   return rows
-    .map((row): EffectiveGrant => ({
-      grantId: row.id,
-      projectId: row.project_id,
-      roles: JSON.parse(row.roles) as string[],
-      ...(row.group_id === null ? { via: 'user' as const } : { via: 'group' as const, groupId: row.group_id }),
-    }))
+    .map(
+      (row): EffectiveGrant => ({
+        grantId: row.id,
+        projectId: row.project_id,
+        roles: JSON.parse(row.roles) as string[],
+        ...(row.group_id === null ? { via: 'user' as const } : { via: 'group' as const, groupId: row.group_id }),
+      }),
+    )
     .sort((a, b) => compare(a.projectId, b.projectId) || compare(a.via, b.via) || compare(a.groupId ?? '', b.groupId ?? ''));
 }
 

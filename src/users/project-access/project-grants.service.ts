@@ -41,7 +41,10 @@ export class ProjectGrantsService {
   add(editorUserId: string | null, orgId: string, projectId: string, input: NewGrant): Promise<ProjectGrantEntity> {
     const hasUser = input.userId !== undefined && input.userId !== null;
     const hasGroup = input.groupId !== undefined && input.groupId !== null;
-    if (hasUser === hasGroup) throw DomainError.invalid('exactly one of userId and groupId is required', [{ field: hasUser ? 'groupId' : 'userId', message: 'exactly one of userId and groupId' }]);
+    if (hasUser === hasGroup)
+      throw DomainError.invalid('exactly one of userId and groupId is required', [
+        { field: hasUser ? 'groupId' : 'userId', message: 'exactly one of userId and groupId' },
+      ]);
     const roles = validRoleList(input.roles);
     return this.uow.run(async (manager) => {
       await lockedProject(manager, orgId, projectId);
@@ -82,8 +85,17 @@ export class ProjectGrantsService {
   async list(orgId: string, projectId: string, filter: { userId?: string; groupId?: string }, page: Page): Promise<Paged<ProjectGrantEntity>> {
     const manager = this.uow.manager;
     await projectIn(manager, orgId, projectId);
-    const where = { projectId, ...(filter.userId !== undefined ? { userId: filter.userId } : {}), ...(filter.groupId !== undefined ? { groupId: filter.groupId } : {}) };
-    const [items, total] = await manager.findAndCount(ProjectGrantEntity, { where, order: { createdAt: 'ASC', id: 'ASC' }, skip: page.offset, take: page.limit });
+    const where = {
+      projectId,
+      ...(filter.userId !== undefined ? { userId: filter.userId } : {}),
+      ...(filter.groupId !== undefined ? { groupId: filter.groupId } : {}),
+    };
+    const [items, total] = await manager.findAndCount(ProjectGrantEntity, {
+      where,
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip: page.offset,
+      take: page.limit,
+    });
     return { items, total };
   }
 
@@ -134,7 +146,13 @@ async function assertKnownRoles(manager: EntityManager, projectId: string, roles
   const known = new Set((await manager.findBy(ProjectRoleEntity, { projectId, key: In(roles) })).map((r) => r.key));
   const unknown = roles.filter((key) => !known.has(key));
   if (unknown.length > 0)
-    throw DomainError.invalidField('roles', `the project has no role ${unknown.slice(0, 5).map((k) => JSON.stringify(k)).join(', ')}`);
+    throw DomainError.invalidField(
+      'roles',
+      `the project has no role ${unknown
+        .slice(0, 5)
+        .map((k) => JSON.stringify(k))
+        .join(', ')}`,
+    );
 }
 
 function duplicate(forUser: boolean): DomainError {

@@ -63,7 +63,10 @@ export class ProjectRolesService {
     return this.uow.run(async (manager) => {
       await lockedProject(manager, orgId, projectId);
       const role = await roleOf(manager, projectId, key);
-      const next = { displayName: text.displayName === undefined ? role.displayName : text.displayName, description: text.description === undefined ? role.description : text.description };
+      const next = {
+        displayName: text.displayName === undefined ? role.displayName : text.displayName,
+        description: text.description === undefined ? role.description : text.description,
+      };
       if (next.displayName === role.displayName && next.description === role.description) return role;
       Object.assign(role, next, { changedAt: new Date() });
       await manager.update(ProjectRoleEntity, { projectId, key }, { ...next, changedAt: role.changedAt });
