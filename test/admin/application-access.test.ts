@@ -163,23 +163,26 @@ describe('applications: access and homeUrl, and the ApplicationAccess service', 
     const m = svc.dataSource.manager;
     // Rows written directly (the API would take minutes for this many; the reads are what is measured). The 1,000
     // other grants name neither a user nor a group: they fill the project's index like other people's grants.
-    for (const id of groupIds) {
-      await m.query('INSERT INTO org_groups (id, org_id, display_name, display_name_key, created_at, changed_at) VALUES (?, ?, ?, ?, ?, ?)', [
-        id,
-        a.org.id,
-        id,
-        id,
-        now,
-        now,
-      ]);
-      await m.query('INSERT INTO group_members (group_id, user_id, added_at) VALUES (?, ?, ?)', [id, user.userId, now]);
-    }
-    for (const i of others) {
-      await m.query(
-        'INSERT INTO project_grants (id, org_id, project_id, user_id, group_id, roles, created_at, changed_at) VALUES (?, ?, ?, NULL, NULL, ?, ?, ?)',
-        [unique('gr'), a.org.id, p, '["r"]', now, now + i],
+    const insert = async (table: string, columns: string[], rows: unknown[][]) => {
+      const marks = `(${columns.map(() => '?').join(', ')})`;
+      await m.query(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${rows.map(() => marks).join(', ')}`, rows.flat());
+    };
+    await insert(
+      'org_groups',
+      ['id', 'org_id', 'display_name', 'display_name_key', 'created_at', 'changed_at'],
+      groupIds.map((id) => [id, a.org.id, id, id, now, now]),
+    );
+    await insert(
+      'group_members',
+      ['group_id', 'user_id', 'added_at'],
+      groupIds.map((id) => [id, user.userId, now]),
+    );
+    for (let chunk = 0; chunk < others.length; chunk += 250)
+      await insert(
+        'project_grants',
+        ['id', 'org_id', 'project_id', 'roles', 'created_at', 'changed_at'],
+        others.slice(chunk, chunk + 250).map((i) => [unique('gr'), a.org.id, p, '["r"]', now, now + i]),
       );
-    }
     await m.query('INSERT INTO project_grants (id, org_id, project_id, user_id, group_id, roles, created_at, changed_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?)', [
       unique('gr'),
       a.org.id,

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { Bounded } from '../../common/http/validation/bounded.decorator.js';
 import { ListPageQueryDto } from '../../common/http/validation/list-page.dto.js';
 import { ROLE_KEY } from '../../users/project-access/project-access.rules.js';
@@ -87,13 +87,13 @@ export class ListProjectGrantsQueryDto extends ListPageQueryDto {
   @ApiPropertyOptional({ description: "Only this user's own grant" })
   @IsOptional()
   @IsString()
-  @Bounded(ID_LENGTH)
+  @MaxLength(ID_LENGTH)
   userId?: string;
 
   @ApiPropertyOptional({ description: "Only this group's grant" })
   @IsOptional()
   @IsString()
-  @Bounded(ID_LENGTH)
+  @MaxLength(ID_LENGTH)
   groupId?: string;
 }
 
