@@ -21,6 +21,8 @@ export const USERS_TABLES = [
   'login_policies',
   'org_groups',
   'group_members',
+  'project_roles',
+  'project_grants',
   'user_factors',
   'recovery_codes',
   'mfa_offer_skips',

@@ -6,6 +6,8 @@ import { EventEntity } from './common/events/event.entity.js';
 import { FeatureEntity } from './users/entities/feature.entity.js';
 import { GroupEntity } from './users/entities/group.entity.js';
 import { GroupMemberEntity } from './users/entities/group-member.entity.js';
+import { ProjectGrantEntity } from './users/project-access/project-grant.entity.js';
+import { ProjectRoleEntity } from './users/project-access/project-role.entity.js';
 import { InstanceEntity } from './users/entities/instance.entity.js';
 import { LoginPolicyEntity } from './users/entities/login-policy.entity.js';
 import { MachineSecretEntity } from './users/entities/machine-secret.entity.js';
@@ -54,6 +56,8 @@ export const ENTITIES = [
   LoginPolicyEntity,
   GroupEntity,
   GroupMemberEntity,
+  ProjectRoleEntity,
+  ProjectGrantEntity,
   UserFactorEntity,
   RecoveryCodeEntity,
   MfaOfferSkipEntity,

@@ -8,6 +8,9 @@ import { LoginPolicyController } from './management/login-policy.controller.js';
 import { OrgMembersController } from './management/org-members.controller.js';
 import { ApplicationsController } from './management/applications.controller.js';
 import { ProjectEditsController } from './management/project-edits.controller.js';
+import { ProjectGrantsController } from './management/project-grants.controller.js';
+import { ProjectRolesController } from './management/project-roles.controller.js';
+import { UserGrantsController } from './management/user-grants.controller.js';
 import { ProjectsController } from './management/projects.controller.js';
 import { UserCredentialsController } from './management/user-credentials.controller.js';
 import { UserFactorsController } from './management/user-factors.controller.js';
@@ -36,6 +39,9 @@ import { ImportService } from './import/import.service.js';
     UserFactorsController,
     ImportController,
     ProjectEditsController,
+    ProjectRolesController,
+    ProjectGrantsController,
+    UserGrantsController,
     ApplicationsController,
     UserRecordsController,
     UserStateController,

@@ -9,9 +9,10 @@ import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { ApplicationEntity } from './entities/application.entity.js';
-import type { ClientAuthMethod, ResourceScope, SubjectType } from './entities/application.entity.js';
+import type { ApplicationAccessMode, ClientAuthMethod, ResourceScope, SubjectType } from './entities/application.entity.js';
 import { resourceUriTaken, validateApiResource } from './api-resource.rules.js';
 import { isUniqueViolation } from '../common/database/unique-violation.js';
+import { validAccessMode, validHomeUrl } from './project-access/project-access.rules.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import { ProjectEntity } from './entities/project.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
@@ -52,6 +53,16 @@ export interface NewOidcApplication {
   jwks: ClientJwks | null;
   jwksUri: string | null;
   subjectType: SubjectType;
+  /** Who may enter (docs/product-rules.md, "Application access"); default `everyone`. */
+  access?: ApplicationAccessMode;
+  /** The link on a person's page of applications; default none. */
+  homeUrl?: string | null;
+}
+
+/** Who may enter an OIDC or SAML application, and its link (docs/product-rules.md, "Application access"). */
+export interface ApplicationEntry {
+  access?: ApplicationAccessMode;
+  homeUrl?: string | null;
 }
 
 /** The profiles' settings (docs/oauth-profiles.md), all off: what an application created without them has. */
@@ -135,6 +146,7 @@ export class ProjectsService {
     return this.insertApplication(editorUserId, orgId, projectId, {
       kind: 'oidc',
       ...input,
+      ...validEntry(input),
       jwks: storedJwks(input.jwks),
     });
   }
@@ -159,13 +171,20 @@ export class ProjectsService {
    * its sign-ins run through, which authenticates with nothing and redirects nowhere of its own — and its SAML row.
    * An entity id another application of the organization has is a 409.
    */
-  createSamlApplication(editorUserId: string | null, orgId: string, projectId: string, input: SamlApplicationInput): Promise<CreatedApplication> {
+  createSamlApplication(
+    editorUserId: string | null,
+    orgId: string,
+    projectId: string,
+    input: SamlApplicationInput,
+    entry: ApplicationEntry = {},
+  ): Promise<CreatedApplication> {
+    const access = validEntry(entry);
     const saml = samlApplicationFrom(input);
     return this.insertApplication(
       editorUserId,
       orgId,
       projectId,
-      { kind: 'saml', ...NO_OIDC, name: saml.name },
+      { kind: 'saml', ...NO_OIDC, ...access, name: saml.name },
       { payload: samlEventFields(saml), insert: (manager, appId) => insertSamlSettings(manager, appId, orgId, saml) },
     );
   }
@@ -318,6 +337,7 @@ export class ProjectsService {
         accessTokenType: app.accessTokenType,
         devMode: app.devMode,
         apiAccess: app.apiAccess,
+        ...(app.kind === 'api' ? {} : { access: app.access ?? 'everyone', homeUrl: app.homeUrl ?? null }),
         ...(app.kind === 'oidc' ? profileFields(app) : {}),
         ...(app.resourceUri ? { resourceUri: app.resourceUri, scopes: (app.resourceScopes ?? []) as unknown as JsonObject[] } : {}),
         ...more?.payload,
@@ -367,4 +387,9 @@ function profileFields(app: NewOidcApplication): JsonObject {
       return value === off ? [] : [[field, value]];
     }),
   );
+}
+
+/** `access` (default `everyone`) and `homeUrl` (default none), each a 400 naming the field when malformed. */
+export function validEntry(entry: ApplicationEntry): { access: ApplicationAccessMode; homeUrl: string | null } {
+  return { access: validAccessMode(entry.access ?? 'everyone'), homeUrl: validHomeUrl(entry.homeUrl ?? null) };
 }

@@ -1,3 +1,4 @@
+import { removeGrantsIn } from './project-access/grant-removal.js';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { USER_TOKENS } from '../common/auth/user-tokens.js';
@@ -94,6 +95,8 @@ export class UserLifecycleService {
           payload: { userId: user.id },
         }) as const,
     );
+    // Its grants go with it, each recording it (docs/product-rules.md, "Application access").
+    await removeGrantsIn(manager, this.events, editorUserId, { userId: user.id });
     const { affected } = await manager.delete(UserEntity, { id: user.id });
     // The id stays taken for good (OIDC Core §2: `sub` is never reassigned); create and import check it.
     if (affected === 1) await manager.query('INSERT INTO removed_users (id, removed_at) VALUES (?, ?)', [user.id, Date.now()]);

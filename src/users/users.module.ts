@@ -30,6 +30,9 @@ import { ApplicationCredentialsService } from './resources/application-credentia
 import { ApplicationEditsService } from './resources/application-edits.service.js';
 import { OrganizationRemovalService } from './resources/organization-removal.service.js';
 import { ProjectEditsService } from './resources/project-edits.service.js';
+import { ApplicationAccess } from './project-access/application-access.service.js';
+import { ProjectGrantsService } from './project-access/project-grants.service.js';
+import { ProjectRolesService } from './project-access/project-roles.service.js';
 
 const SERVICES = [
   UserAccess,
@@ -58,6 +61,9 @@ const SERVICES = [
   AccountLinksService,
   UserSessionsService,
   OwnAccountService,
+  ProjectRolesService,
+  ProjectGrantsService,
+  ApplicationAccess,
 ];
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */

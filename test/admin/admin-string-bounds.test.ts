@@ -8,9 +8,11 @@ import { ChangeUserDto } from '../../src/admin/dto/user-changes.dto.js';
 import { CreateHumanUserDto, CreateMachineUserDto } from '../../src/admin/dto/users.dto.js';
 import { CreateGroupDto } from '../../src/admin/dto/groups.dto.js';
 import { CreateOrgDto, UpdateOrgDto } from '../../src/admin/dto/org.dto.js';
-import { CreateApiAppDto, CreateOidcAppDto, CreateProjectDto } from '../../src/admin/dto/projects.dto.js';
+import { CreateApiAppDto, CreateOidcAppDto, CreateProjectDto, OauthProfileFieldsDto } from '../../src/admin/dto/projects.dto.js';
 import { UpdateAppDto, UpdateProjectDto } from '../../src/admin/dto/applications.dto.js';
-import { CreateSamlAppDto } from '../../src/admin/dto/saml-applications.dto.js';
+import { CreateSamlAppDto, SamlAppFieldsDto } from '../../src/admin/dto/saml-applications.dto.js';
+import { AppEntryFieldsDto } from '../../src/admin/dto/app-entry.dto.js';
+import { CreateProjectGrantDto, CreateProjectRoleDto, UpdateProjectGrantDto, UpdateProjectRoleDto } from '../../src/admin/dto/project-access.dto.js';
 import { LinkIdentityDto } from '../../src/federation/api/identities.dto.js';
 import { CreateIdpDto, UpdateIdpDto } from '../../src/federation/api/idps.dto.js';
 import { AddOrgDomainDto } from '../../src/federation/api/org-domains.dto.js';
@@ -92,7 +94,7 @@ function valueOfLength(path: string, length: number): string {
   if (leaf === 'backchannelLogoutUri' || leaf === 'jwksUri') return `https://93.184.215.14/${tag}${'x'.repeat(length - 30)}`;
   // A resource URI is unique in the instance: the tag makes each one new.
   if (leaf === 'resourceUri') return `https://${tag}.example.com/${'x'.repeat(length - 29)}`;
-  if (leaf.endsWith('RedirectUris') || ['redirectUris', 'acsUrls', 'sloUrl', 'entityId'].includes(leaf))
+  if (leaf.endsWith('RedirectUris') || ['redirectUris', 'acsUrls', 'sloUrl', 'entityId', 'homeUrl'].includes(leaf))
     return `https://app.example.com/${tag}${'x'.repeat(length - 32)}`;
   return `${tag}${'x'.repeat(length - tag.length)}`;
 }
@@ -266,6 +268,67 @@ const ROUTES: Route[] = [
     dto: CreateOidcAppDto,
     method: 'POST',
     target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/oidc`, body: oidcApp() }),
+  },
+  // Mixed into the create and change DTOs above (IntersectionType copies their fields, which run there).
+  {
+    name: 'POST …/apps/oidc (profile fields)',
+    dto: OauthProfileFieldsDto,
+    method: 'POST',
+    only: () => false,
+    target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/oidc`, body: oidcApp() }),
+  },
+  {
+    name: 'POST …/apps/saml (SAML fields)',
+    dto: SamlAppFieldsDto,
+    method: 'POST',
+    only: () => false,
+    target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/saml`, body: samlApp() }),
+  },
+  {
+    name: 'POST …/apps/oidc (access fields)',
+    dto: AppEntryFieldsDto,
+    method: 'POST',
+    only: () => false,
+    target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/oidc`, body: oidcApp() }),
+  },
+  {
+    name: 'POST …/projects/{id}/roles',
+    dto: CreateProjectRoleDto,
+    method: 'POST',
+    target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/roles`, body: { key: unique('role') } }),
+  },
+  {
+    name: 'PATCH …/projects/{id}/roles/{key}',
+    dto: UpdateProjectRoleDto,
+    method: 'PATCH',
+    target: async (svc, orgId) => {
+      const roles = `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/roles`;
+      await created(svc, roles, { key: 'r' });
+      return { url: `${roles}/r`, body: {}, read: roles };
+    },
+  },
+  // A grant names existing users, groups and roles: ids and keys of the full bound are unknown ones (404, 400).
+  {
+    name: 'POST …/projects/{id}/grants',
+    dto: CreateProjectGrantDto,
+    method: 'POST',
+    exactUnreachable: ['userId', 'groupId', 'roles.0'],
+    target: async (svc, orgId) => {
+      const user = await created(svc, `/management/v1/orgs/${orgId}/users/machine`, machine());
+      return { url: `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/grants`, body: { userId: user.userId, roles: [] } };
+    },
+  },
+  {
+    name: 'PATCH …/projects/{id}/grants/{grantId}',
+    dto: UpdateProjectGrantDto,
+    method: 'PATCH',
+    exactUnreachable: ['roles.0'],
+    target: async (svc, orgId) => {
+      const grants = `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/grants`;
+      const user = await created(svc, `/management/v1/orgs/${orgId}/users/machine`, machine());
+      const grant = await created(svc, grants, { userId: user.userId, roles: [] });
+      return { url: `${grants}/${grant.grantId}`, body: { roles: [] }, read: grants };
+    },
   },
   {
     name: 'POST …/apps/api',

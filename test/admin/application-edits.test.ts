@@ -46,6 +46,8 @@ describe('management API: reading, changing and removing applications', () => {
       name: first.name,
       type: 'oidc',
       authMethod: 'client_secret_basic',
+      access: 'everyone',
+      homeUrl: null,
       redirectUris: [`${RP}/cb`],
       postLogoutRedirectUris: [`${RP}/logged-out`],
       responseTypes: ['code'],

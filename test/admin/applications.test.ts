@@ -86,6 +86,8 @@ describe('management API: OIDC and API applications', () => {
       accessTokenType: 'jwt',
       devMode: false,
       apiAccess: false,
+      access: 'everyone',
+      homeUrl: null,
     });
     assertNoSecretsIn(event.payload, [clientSecret, app.client_secret_hash]);
   });

@@ -18,6 +18,8 @@ export const TABLES = [
   'features',
   'org_groups',
   'group_members',
+  'project_roles',
+  'project_grants',
   'user_factors',
   'recovery_codes',
   'events',

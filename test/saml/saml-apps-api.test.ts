@@ -54,6 +54,8 @@ describe('management API: SAML applications', () => {
         name: 'Wiki',
         type: 'saml',
         authMethod: 'none',
+        access: 'everyone',
+        homeUrl: null,
         entityId,
         acsUrls: ['https://wiki.example.com/saml/acs', 'http://127.0.0.1:8080/acs'],
         nameIdFormat: 'persistent',

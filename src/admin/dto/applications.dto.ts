@@ -6,6 +6,7 @@ import type { SamlApplicationEntity } from '../../users/entities/saml-applicatio
 import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { SamlAppFieldsDto, SamlAttributeDto } from './saml-applications.dto.js';
 import { ApiResourceFieldsDto, ResourceScopeDto } from './api-resource.dto.js';
+import { AppEntryFieldsDto } from './app-entry.dto.js';
 import { NAME_ID_FORMATS } from '../../users/saml-application.rules.js';
 import type { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
@@ -43,6 +44,8 @@ export class AppDto {
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['oidc', 'api', 'saml'] }) type: 'oidc' | 'api' | 'saml';
   @ApiProperty({ enum: OIDC_AUTH_METHODS }) authMethod: string;
+  @ApiPropertyOptional({ enum: ['everyone', 'granted'], description: 'OIDC and SAML: who may enter' }) access?: 'everyone' | 'granted';
+  @ApiPropertyOptional({ type: String, nullable: true, description: "OIDC and SAML: the link on a person's page of applications" }) homeUrl?: string | null;
   @ApiPropertyOptional({ description: 'SAML' }) entityId?: string;
   @ApiPropertyOptional({ type: [String], description: 'SAML' }) acsUrls?: string[];
   @ApiPropertyOptional({ enum: NAME_ID_FORMATS, description: 'SAML' }) nameIdFormat?: string;
@@ -100,7 +103,7 @@ export class AppChangedDto extends AppDto {
  * `PATCH …/apps/{appId}`: any field of the create request, validated like it on the application as it
  * would be after the change. An API application takes name, authMethod, accessTokenType, resourceUri and scopes only.
  */
-export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfileFieldsDto, ApiResourceFieldsDto) {
+export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfileFieldsDto, ApiResourceFieldsDto, AppEntryFieldsDto) {
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOptional()
   @IsString()
@@ -194,12 +197,14 @@ export function toSamlIdpDto(publicUrl: string, orgId: string): SamlIdpDto {
 export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicationEntity; idp: SamlIdpDto }): AppDto {
   const base = { appId: app.id, clientId: app.clientId, projectId: app.projectId, name: app.name, type: app.kind, authMethod: app.authMethod };
   if (app.kind === 'api') return { ...base, accessTokenType: app.accessTokenType, resourceUri: app.resourceUri ?? null, scopes: app.resourceScopes ?? [] };
+  const entry = { access: app.access, homeUrl: app.homeUrl };
   if (app.kind === 'saml' && saml) {
     const { appId: _appId, orgId: _orgId, ...settings } = saml.settings;
-    return { ...base, ...settings, ...saml.idp };
+    return { ...base, ...entry, ...settings, ...saml.idp };
   }
   return {
     ...base,
+    ...entry,
     redirectUris: app.redirectUris,
     postLogoutRedirectUris: app.postLogoutRedirectUris,
     responseTypes: app.responseTypes,

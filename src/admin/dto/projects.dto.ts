@@ -1,3 +1,5 @@
+import { AppEntryFieldsDto } from './app-entry.dto.js';
+import { IntersectionType } from '@nestjs/swagger';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, Equals, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { MAX_CLIENT_KEYS } from '../../common/crypto/client-jwks.js';
@@ -121,7 +123,7 @@ export class ProjectCreatedDto {
   @ApiProperty() id: string;
 }
 
-export class CreateOidcAppDto extends OauthProfileFieldsDto {
+export class CreateOidcAppDto extends IntersectionType(OauthProfileFieldsDto, AppEntryFieldsDto) {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()

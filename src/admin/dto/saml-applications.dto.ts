@@ -1,3 +1,5 @@
+import { IntersectionType } from '@nestjs/swagger';
+import { AppEntryFieldsDto } from './app-entry.dto.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsOptional, IsString, ValidateNested } from 'class-validator';
@@ -114,7 +116,7 @@ export class SamlAppFieldsDto {
 }
 
 /** `POST …/projects/{projectId}/apps/saml` (docs/saml.md, "SAML applications"). */
-export class CreateSamlAppDto extends SamlAppFieldsDto {
+export class CreateSamlAppDto extends IntersectionType(SamlAppFieldsDto, AppEntryFieldsDto) {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()

@@ -66,6 +66,8 @@ export class ProjectsController {
       jwks: dto.jwks ?? null,
       jwksUri: dto.jwksUri ?? null,
       subjectType: dto.subjectType ?? 'public',
+      access: dto.access,
+      homeUrl: dto.homeUrl,
     });
   }
 
@@ -101,13 +103,13 @@ export class ProjectsController {
     @Param('projectId') projectId: string,
     @Body() dto: CreateSamlAppDto,
   ): Promise<SamlAppCreatedDto> {
-    const { metadataUrl, ...fields } = dto;
+    const { metadataUrl, access, homeUrl, ...fields } = dto;
     if (metadataUrl !== undefined && fields.metadataXml !== undefined)
       throw DomainError.invalidField('metadataUrl', 'give metadataXml or metadataUrl, not both');
     // Read before anything is written, under the outbound rules (docs/saml.md, "SAML applications"); the document is then taken as if pasted.
     const rules = { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, timeoutMs: this.config.idpTimeoutMs };
     const metadataXml = metadataUrl === undefined ? fields.metadataXml : await readMetadataDocument(metadataUrl, 'metadataUrl', rules);
-    const { appId } = await this.projects.createSamlApplication(caller.userId, orgId, projectId, { ...fields, metadataXml });
+    const { appId } = await this.projects.createSamlApplication(caller.userId, orgId, projectId, { ...fields, metadataXml }, { access, homeUrl });
     return { appId, ...toSamlIdpDto(this.config.publicUrl, orgId) };
   }
 

@@ -57,6 +57,8 @@ export const EVENT_COLUMNS = ['id', 'type', 'aggregate_type', 'aggregate_id', 'r
 /** A guard against a payload that names a secret-looking field: such a bug must fail loudly, not leak. */
 function assertNoSecrets(event: NewEvent): void {
   for (const key of Object.keys(event.payload ?? {})) {
+    // A project role's `key` names the role (docs/product-rules.md, "Application access"); it opens nothing.
+    if (key === 'key' && event.type.startsWith('project.role.')) continue;
     if (SECRET_KEYS.test(key)) throw new Error(`event ${event.type} payload must not carry "${key}"`);
   }
 }

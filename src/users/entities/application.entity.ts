@@ -13,6 +13,9 @@ export interface ResourceScope {
   description: string;
 }
 export const SUBJECT_TYPES: readonly SubjectType[] = ['public', 'pairwise'];
+/** Who may sign in to the application (docs/product-rules.md, "Application access"). */
+export type ApplicationAccessMode = 'everyone' | 'granted';
+export const APPLICATION_ACCESS_MODES: readonly ApplicationAccessMode[] = ['everyone', 'granted'];
 
 /** An OIDC client (`oidc`) or a resource server that may only introspect (`api`). */
 @Entity({ name: 'applications' })
@@ -116,6 +119,14 @@ export class ApplicationEntity {
   /** The scopes an API application defines for its resource (docs/agents.md, "Resources"); null: none. */
   @Column({ name: 'resource_scopes', ...jsonColumn, nullable: true })
   resourceScopes: ResourceScope[] | null;
+
+  /** `granted`: only users with a grant in the project, directly or through a group (docs/product-rules.md, "Application access"). */
+  @Column({ type: 'varchar', length: 16, default: 'everyone' })
+  access: ApplicationAccessMode;
+
+  /** Where a person starts using the application, listed on their page of applications; null: not listed. */
+  @Column({ name: 'home_url', type: 'varchar', length: 2000, nullable: true })
+  homeUrl: string | null;
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;

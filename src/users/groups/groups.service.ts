@@ -12,6 +12,7 @@ import { GroupMemberEntity } from '../entities/group-member.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { GroupEdit } from './group-edit.js';
 import type { GroupChange, GroupEditResult } from './group-edit.js';
+import { removeGrantsIn } from '../project-access/grant-removal.js';
 import { validGroupInput } from './group.rules.js';
 import type { GroupInput } from './group.rules.js';
 import { groupSummaries } from './group.queries.js';
@@ -79,6 +80,7 @@ export class GroupsService {
   remove(editorUserId: string | null, orgId: string, groupId: string): Promise<void> {
     return this.uow.run(async (manager) => {
       const group = await groupOf(manager, orgId, groupId);
+      await removeGrantsIn(manager, this.events, editorUserId, { groupId: group.id });
       await manager.delete(GroupMemberEntity, { groupId: group.id });
       await manager.delete(GroupEntity, { id: group.id });
       await this.events.push(manager, {

@@ -26,11 +26,14 @@ import { projectIn } from './project-edits.service.js';
 import { SAML_FIELDS, samlEventFields, samlSettingsOf, updateSamlSettings } from './saml-settings.js';
 import type { SamlSettings } from './saml-settings.js';
 import { SamlApplicationEntity } from '../entities/saml-application.entity.js';
+import { validAccessMode, validHomeUrl } from '../project-access/project-access.rules.js';
 import { validSamlApplication } from '../saml-application.rules.js';
 import type { NewSamlApplication } from '../saml-application.rules.js';
 
 /** A partial change of an application: any field of its create request. */
 export type ApplicationChanges = Partial<NewOidcApplication> & Partial<SamlSettings> & Partial<ApiResourceSettings>;
+type EntryField = 'access' | 'homeUrl';
+const ENTRY_FIELDS: readonly EntryField[] = ['access', 'homeUrl'];
 
 type Field = keyof NewOidcApplication;
 const FIELDS: Field[] = [
@@ -116,51 +119,90 @@ export class ApplicationEditsService {
     // Resolved before the transaction (a name lookup may take a while); an unchanged URI is looked up again too.
     await assertBackchannelLogoutTarget(changes.backchannelLogoutUri, this.config.outboundAllowPrivateNetworks);
     await assertJwksUriTarget(changes.jwksUri, { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, publicUrl: this.config.publicUrl });
+    const { access, homeUrl, ...kindChanges } = changes;
+    const entry = validEntryChanges({ access, homeUrl });
     const result = await this.uow.run(async (manager) => {
       const app = await applicationIn(manager, orgId, projectId, appId);
       await assertMayManage(manager, this.access, editorUserId, app.apiAccess || changes.apiAccess === true);
-      if (app.kind === 'saml') return { app: await this.changeSaml(manager, editorUserId, app, changes) };
-      checkNoSamlChanges(changes);
-      const { resourceUri: _uri, scopes: _scopes, ...oidcChanges } = definedOnly(changes);
-      const next = { ...pick(app), ...oidcChanges };
       if (app.kind === 'api') checkApiChanges(changes);
-      else {
-        checkNoResourceChanges(changes);
-        validateOidcApplication(next, this.config.signingAlg);
-      }
-      const resource = app.kind === 'api' ? resourceChanges(app, changes) : {};
-      next.jwks = storedJwks(next.jwks);
-      await assertNoRegisteredKeys(manager, app, next);
-      const changed = FIELDS.filter((field) => JSON.stringify(next[field]) !== JSON.stringify(app[field]));
-      let clientSecret: string | undefined;
-      let clientSecretHash = app.clientSecretHash;
-      if (!usesSecret(next.authMethod)) clientSecretHash = null;
-      else if (!clientSecretHash) clientSecretHash = this.hasher.hash((clientSecret = generateSecret()));
-      if (changed.length === 0 && Object.keys(resource).length === 0 && clientSecretHash === app.clientSecretHash) return { app };
-      const update = { ...Object.fromEntries(changed.map((field) => [field, next[field]])), ...resource, clientSecretHash, changedAt: new Date() };
-      try {
-        await manager.update(ApplicationEntity, { id: app.id }, update);
-      } catch (error) {
-        throw isUniqueViolation(error) && resource.resourceUri ? resourceUriTaken(resource.resourceUri) : error;
-      }
-      const payload: JsonObject = {
-        projectId,
-        clientId: app.clientId,
-        ...Object.fromEntries(changed.map((field) => [field, next[field]])),
-        ...resourceEventFields(resource),
-      };
-      await this.events.push(manager, {
-        type: 'project.application.changed',
-        aggregateType: 'application',
-        aggregateId: app.id,
-        resourceOwner: orgId,
-        editorUserId,
-        payload,
-      });
-      return { app: Object.assign(app, update), clientSecret };
+      const changed = await this.changeKind(manager, editorUserId, app, kindChanges);
+      await this.changeEntry(manager, editorUserId, changed.app, entry);
+      return changed;
     });
     this.clients?.forget(result.app.clientId);
     return result;
+  }
+
+  /**
+   * Who may enter an OIDC or SAML application and its link (docs/product-rules.md, "Application access"): its own
+   * event, so a door's reader sees exactly when admission changed.
+   */
+  private async changeEntry(
+    manager: EntityManager,
+    editorUserId: string | null,
+    app: ApplicationEntity,
+    entry: Partial<Pick<ApplicationEntity, EntryField>>,
+  ): Promise<void> {
+    const changed = ENTRY_FIELDS.filter((field) => entry[field] !== undefined && entry[field] !== app[field]);
+    if (changed.length === 0) return;
+    const update = { ...Object.fromEntries(changed.map((field) => [field, entry[field]])), changedAt: new Date() };
+    await manager.update(ApplicationEntity, { id: app.id }, update);
+    Object.assign(app, update);
+    await this.events.push(manager, {
+      type: 'project.application.changed',
+      aggregateType: 'application',
+      aggregateId: app.id,
+      resourceOwner: app.orgId,
+      editorUserId,
+      payload: { projectId: app.projectId, clientId: app.clientId, ...Object.fromEntries(changed.map((field) => [field, app[field]])) },
+    });
+  }
+
+  private async changeKind(
+    manager: EntityManager,
+    editorUserId: string | null,
+    app: ApplicationEntity,
+    changes: ApplicationChanges,
+  ): Promise<{ app: ApplicationEntity; clientSecret?: string }> {
+    const { orgId, projectId } = app;
+    if (app.kind === 'saml') return { app: await this.changeSaml(manager, editorUserId, app, changes) };
+    checkNoSamlChanges(changes);
+    const { resourceUri: _uri, scopes: _scopes, ...oidcChanges } = definedOnly(changes);
+    const next = { ...pick(app), ...oidcChanges };
+    if (app.kind !== 'api') {
+      checkNoResourceChanges(changes);
+      validateOidcApplication(next, this.config.signingAlg);
+    }
+    const resource = app.kind === 'api' ? resourceChanges(app, changes) : {};
+    next.jwks = storedJwks(next.jwks);
+    await assertNoRegisteredKeys(manager, app, next);
+    const changed = FIELDS.filter((field) => JSON.stringify(next[field]) !== JSON.stringify(app[field]));
+    let clientSecret: string | undefined;
+    let clientSecretHash = app.clientSecretHash;
+    if (!usesSecret(next.authMethod)) clientSecretHash = null;
+    else if (!clientSecretHash) clientSecretHash = this.hasher.hash((clientSecret = generateSecret()));
+    if (changed.length === 0 && Object.keys(resource).length === 0 && clientSecretHash === app.clientSecretHash) return { app };
+    const update = { ...Object.fromEntries(changed.map((field) => [field, next[field]])), ...resource, clientSecretHash, changedAt: new Date() };
+    try {
+      await manager.update(ApplicationEntity, { id: app.id }, update);
+    } catch (error) {
+      throw isUniqueViolation(error) && resource.resourceUri ? resourceUriTaken(resource.resourceUri) : error;
+    }
+    const payload: JsonObject = {
+      projectId,
+      clientId: app.clientId,
+      ...Object.fromEntries(changed.map((field) => [field, next[field]])),
+      ...resourceEventFields(resource),
+    };
+    await this.events.push(manager, {
+      type: 'project.application.changed',
+      aggregateType: 'application',
+      aggregateId: app.id,
+      resourceOwner: orgId,
+      editorUserId,
+      payload,
+    });
+    return { app: Object.assign(app, update), clientSecret };
   }
 
   /**
@@ -319,5 +361,13 @@ function resourceEventFields(resource: Partial<Pick<ApplicationEntity, 'resource
   return {
     ...(resource.resourceUri !== undefined ? { resourceUri: resource.resourceUri } : {}),
     ...(resource.resourceScopes !== undefined ? { scopes: (resource.resourceScopes ?? []) as unknown as JsonObject[] } : {}),
+  };
+}
+
+/** The given `access` and `homeUrl` checked like at creation; `homeUrl: null` removes the link. */
+function validEntryChanges(entry: { access?: unknown; homeUrl?: unknown }): Partial<Pick<ApplicationEntity, EntryField>> {
+  return {
+    ...(entry.access !== undefined ? { access: validAccessMode(entry.access) } : {}),
+    ...(entry.homeUrl !== undefined ? { homeUrl: validHomeUrl(entry.homeUrl) } : {}),
   };
 }

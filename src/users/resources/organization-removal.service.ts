@@ -1,3 +1,4 @@
+import { removeGrantsIn } from '../project-access/grant-removal.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
@@ -136,6 +137,7 @@ export class OrganizationRemovalService {
   private async removeGroups(manager: EntityManager, editorUserId: string | null, orgId: string, limit?: number): Promise<GroupEntity[]> {
     const groups = await manager.find(GroupEntity, { where: { orgId }, order: { id: 'ASC' }, ...page(limit) });
     for (const group of groups) {
+      await removeGrantsIn(manager, this.events, editorUserId, { groupId: group.id });
       await manager.delete(GroupEntity, { id: group.id });
       await this.events.push(manager, {
         type: 'group.removed',

@@ -1,3 +1,5 @@
+import { removeGrantsIn } from '../project-access/grant-removal.js';
+import { ProjectRoleEntity } from '../project-access/project-role.entity.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
@@ -71,6 +73,9 @@ export class ProjectEditsService {
 
   /** Deletes the project row with its `project.removed` event, inside the caller's transaction. */
   async removeIn(manager: EntityManager, editorUserId: string | null, project: ProjectEntity): Promise<void> {
+    // Its grants and roles go with it (docs/product-rules.md, "Application access").
+    await removeGrantsIn(manager, this.events, editorUserId, { projectId: project.id });
+    await manager.delete(ProjectRoleEntity, { projectId: project.id });
     await manager.delete(ProjectEntity, { id: project.id });
     await this.events.push(manager, {
       type: 'project.removed',

@@ -54,6 +54,11 @@ export const OPERATIONS: Operation[] = [
     run: (svc, world, caller, target) => api(svc, caller, 'POST', management(world, target, 'pats'), {}),
   },
   {
+    name: "management: read the user's effective grants",
+    routes: ['GET /management/v1/orgs/:orgId/users/:userId/grants'],
+    run: (svc, world, caller, target) => api(svc, caller, 'GET', management(world, target, 'grants')),
+  },
+  {
     name: "management: list the user's factors",
     routes: ['GET /management/v1/orgs/:orgId/users/:userId/factors'],
     run: (svc, world, caller, target) => api(svc, caller, 'GET', management(world, target, 'factors')),
@@ -352,6 +357,19 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'ALL /scim/v2/:orgId/Groups/.search': 'answers 405 with Allow for other methods',
   'ALL /scim/v2/:orgId/Groups/:id': 'answers 405 with Allow for other methods',
   'POST /management/v1/orgs/:orgId/groups': 'creates a group without members',
+  // Application access (docs/product-rules.md, "Application access"), ORG_OWNER only. The weakest caller, an
+  // ORG_OWNER, can admit any user or group of its own organization to its own projects' applications, shut them out,
+  // or give them its projects' roles — what the routes are for; no credential, state or Portcullis role of a user
+  // changes, and a user or group of another organization is 404.
+  'POST /management/v1/orgs/:orgId/projects/:projectId/roles': "adds a project role (no user's Portcullis roles change)",
+  'GET /management/v1/orgs/:orgId/projects/:projectId/roles': "reads a project's roles",
+  'PATCH /management/v1/orgs/:orgId/projects/:projectId/roles/:key': "changes a project role's display name or description",
+  'DELETE /management/v1/orgs/:orgId/projects/:projectId/roles/:key': 'removes a project role from the project and its grants',
+  'POST /management/v1/orgs/:orgId/projects/:projectId/grants':
+    "admits a user or group to the project's applications (no credential or Portcullis role changes)",
+  'GET /management/v1/orgs/:orgId/projects/:projectId/grants': "reads a project's grants",
+  'PATCH /management/v1/orgs/:orgId/projects/:projectId/grants/:grantId': "changes a grant's project roles",
+  'DELETE /management/v1/orgs/:orgId/projects/:projectId/grants/:grantId': "removes a grant (the user's applications of the project may refuse it)",
   'DELETE /management/v1/orgs/:orgId/groups/:groupId': 'removes a group; its members lose a membership that confers no role (docs/product-rules.md, "Groups")',
   'POST /admin/v1/webhooks': 'subscribes to events (reading is not acting)',
   'GET /admin/v1/webhooks': 'reads webhook subscriptions',

@@ -35,6 +35,7 @@ import { ClientJwks1763800700000 } from './1763800700000-client-jwks.js';
 import { SamlIdpInitiatedRelayState1795760501151 } from './1795760501151-saml-idp-initiated-relay-state.js';
 import { ApiResources1795760371322 } from './1795760371322-api-resources.js';
 import { UpstreamSamlSessions1795760795760 } from './1795760795760-upstream-saml-sessions.js';
+import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
 
@@ -78,5 +79,6 @@ export const MIGRATIONS = [
   ClientJwks1763800700000,
   ApiResources1795760371322,
   SamlIdpInitiatedRelayState1795760501151,
+  ProjectAccess1795760606822,
   UpstreamSamlSessions1795760795760,
 ];
