@@ -87,7 +87,7 @@ function valueOfLength(path: string, length: number): string {
     return domain;
   }
   // A landing path of the service provider (a path from the root is always of its origin).
-  if (leaf === 'idpInitiatedRelayState') return `/${tag}${'x'.repeat(length - 1 - tag.length)}`;
+  if (leaf === 'idpInitiatedRelayState' || leaf === 'idpInitiatedLanding') return `/${tag}${'x'.repeat(length - 1 - tag.length)}`;
   if (leaf === 'phone') return `+41 79 123 45 67${'-'.repeat(length - 16)}`;
   if (leaf === 'preferredLanguage') return `en${'-abcdefg'.repeat(Math.ceil(length / 8))}`.slice(0, length).replace(/-$/, 'x');
   // Logout tokens and keys are fetched where the host resolves, checked at registration: a public address literal needs no DNS.
@@ -197,7 +197,7 @@ const idp = () => ({
 const users = (orgId: string) => `/management/v1/orgs/${orgId}/users`;
 const samlIdp = () => ({ type: 'saml', name: unique('saml'), metadataXml: idpMetadataXml() });
 /** Fields of one protocol only (docs/federation.md): each is walked on an IdP of its protocol. */
-const SAML_FIELDS = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests'];
+const SAML_FIELDS = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests', 'idpInitiatedLanding'];
 const isSamlField = (path: string) => SAML_FIELDS.some((f) => path === f || path.startsWith(`${f}.`));
 
 const ROUTES: Route[] = [

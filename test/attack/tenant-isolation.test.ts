@@ -46,6 +46,14 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'PATCH /management/v1/orgs/:orgId/projects/:projectId': { name: unique('p') },
     'DELETE /management/v1/orgs/:orgId/projects/:projectId': undefined,
     'GET /management/v1/orgs/:orgId/projects/:projectId/apps': undefined,
+    'POST /management/v1/orgs/:orgId/projects/:projectId/roles': { key: unique('role') },
+    'GET /management/v1/orgs/:orgId/projects/:projectId/roles': undefined,
+    'PATCH /management/v1/orgs/:orgId/projects/:projectId/roles/:key': { displayName: 'Victim role' },
+    'DELETE /management/v1/orgs/:orgId/projects/:projectId/roles/:key': undefined,
+    'GET /management/v1/orgs/:orgId/projects/:projectId/grants': undefined,
+    'PATCH /management/v1/orgs/:orgId/projects/:projectId/grants/:grantId': { roles: [] },
+    'DELETE /management/v1/orgs/:orgId/projects/:projectId/grants/:grantId': undefined,
+    'GET /management/v1/orgs/:orgId/users/:userId/grants': undefined,
     'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': undefined,
     'PATCH /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': { name: unique('app') },
     'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': undefined,
@@ -152,6 +160,7 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     },
   };
   if (key === 'POST /management/v1/orgs/:orgId/users/:userId/identities') return { idpId: ids.linkIdpId, subject: unique('subject') };
+  if (key === 'POST /management/v1/orgs/:orgId/projects/:projectId/grants') return { userId: ids.granteeId, roles: [] };
   if (!(key in bodies)) throw new Error(`no request body for ${key}: add one to the isolation matrix`);
   return bodies[key];
 }
@@ -235,6 +244,17 @@ describe('tenant isolation matrix', () => {
     assert.equal(samlIdp.status, 201, samlIdp.text);
     const domain = await admin('POST', '/domains', { domain: `${unique('victim')}.example` });
     assert.equal(domain.status, 201, domain.text);
+    // A role and a grant of the victim's project, and a person not yet granted (the control grants them).
+    const role = await admin('POST', `/projects/${projectB.projectId}/roles`, { key: 'victim-role' });
+    assert.equal(role.status, 201, role.text);
+    const grant = await admin('POST', `/projects/${projectB.projectId}/grants`, { userId: human.userId, roles: ['victim-role'] });
+    assert.equal(grant.status, 201, grant.text);
+    const grantee = await admin('POST', '/users/human', {
+      userName: unique('grantee'),
+      profile: { firstName: 'Gran', lastName: 'Tee' },
+      email: { email: `${unique('grantee')}@example.com` },
+    });
+    assert.equal(grantee.status, 201, grantee.text);
     // SCIM's Groups/:id gets a group of its own: the control below deletes through both APIs.
     victim = {
       orgId: orgB.id,
@@ -268,6 +288,9 @@ describe('tenant isolation matrix', () => {
       tokenId: pat.body.tokenId,
       sessionId: session.sessionId,
       sessionUserId: sessionUser.userId,
+      key: 'victim-role',
+      grantId: grant.body.grantId,
+      granteeId: grantee.body.userId,
     };
 
     const routes = declaredRoutes(svc).filter((r) => r.policy && !r.policy.public);
