@@ -72,9 +72,21 @@ export interface TargetFeatures {
   bulk: boolean;
 }
 
+/** Operations in one PATCH when the target's ServiceProviderConfig names no `patch.maxOperations`. */
+export const DEFAULT_PATCH_OPERATIONS = 100;
+
 export function featuresOf(config: unknown): TargetFeatures {
   const c = (config ?? {}) as Record<string, { supported?: unknown } | undefined>;
   return { patch: c.patch?.supported === true, filter: c.filter?.supported === true, bulk: c.bulk?.supported === true };
+}
+
+/**
+ * The most operations one PATCH may carry: `patch.maxOperations` where the target's ServiceProviderConfig names it
+ * (RFC 7643 §5 names it for bulk only; this service and others advertise it for PATCH too), else 100.
+ */
+export function patchOperationsOf(config: unknown): number {
+  const max = ((config ?? {}) as { patch?: { maxOperations?: unknown } }).patch?.maxOperations;
+  return typeof max === 'number' && Number.isInteger(max) && max > 0 ? max : DEFAULT_PATCH_OPERATIONS;
 }
 
 /** `POST …/test` (docs/provisioning.md, "Targets"): authenticate, read `ServiceProviderConfig`; a failure is the answer's `error`, never a 5xx. */
