@@ -56,10 +56,19 @@ export async function authorizationFor(endpoint: ScimEndpoint, fetch: Fetch): Pr
 }
 
 /** A request to a target's SCIM API (RFC 7644 §3): JSON in and out, the path appended to the base URL. */
-export function scimRequest(endpoint: ScimEndpoint, fetch: Fetch, authorization: string, method: string, path: string, body?: unknown): Promise<Response> {
+export function scimRequest(
+  endpoint: ScimEndpoint,
+  fetch: Fetch,
+  authorization: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  discardSuccessBody = false,
+): Promise<Response> {
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}${path}`;
   return fetch(url, {
     method,
+    discardSuccessBody,
     headers: { accept: `${SCIM_JSON}, application/json`, authorization, ...(body === undefined ? {} : { 'content-type': SCIM_JSON }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });

@@ -33,9 +33,11 @@ import type { DirtyObject } from './pusher.queries.js';
 import type { ProvisioningPusher } from './provisioning-pusher.js';
 import { answerOf, noAnswer } from './scim-answer.js';
 import type { Answer } from './scim-answer.js';
+import { declaredPaths } from './outbound-user.js';
 import { pushUser } from './user-push.js';
 import type { Outcome, UserPushContext } from './user-push.js';
 
+const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 /** Events read and marked together. */
 const BATCH = 500;
 /** How long an idle target waits before it reads the log again. */
@@ -54,6 +56,7 @@ export class TargetWorker extends StoppableLoop {
   private endpoint: ScimEndpoint | undefined;
   private authorization: { header: string; expiresAt: number } | undefined;
   private patch: { supported: boolean; maxOperations: number } | undefined;
+  private declared: { paths: Set<string> | undefined } | undefined;
 
   constructor(
     private readonly pusher: ProvisioningPusher,
@@ -115,6 +118,7 @@ export class TargetWorker extends StoppableLoop {
     this.endpoint = endpointOf(target, (sealed) => this.pusher.encryptor.decrypt(sealed));
     this.authorization = undefined;
     this.patch = undefined;
+    this.declared = undefined;
   }
 
   /**
@@ -162,7 +166,13 @@ export class TargetWorker extends StoppableLoop {
     }
     await this.attempt(target, object, async () =>
       pushUser(
-        { settings: target.settings, patch: await this.supportsPatch(), send: this.sender(), current: () => this.currentUser(target, object.localId) },
+        {
+          settings: target.settings,
+          patch: await this.supportsPatch(),
+          declared: await this.userSchema(),
+          send: this.sender(),
+          current: () => this.currentUser(target, object.localId),
+        },
         object.localId,
         object.remoteId,
         object.attempts > 0,
@@ -306,6 +316,19 @@ export class TargetWorker extends StoppableLoop {
     return this.patch.supported;
   }
 
+  /**
+   * The attribute paths the target's User schema declares (RFC 7643 §7), read once per worker and target change: a
+   * cleared attribute is removed only where the target declares it. A target that does not serve the schema gets
+   * every removal.
+   */
+  private async userSchema(): Promise<ReadonlySet<string> | undefined> {
+    if (this.declared !== undefined) return this.declared.paths;
+    const answer = await this.send('GET', `/Schemas/${USER_SCHEMA}`, undefined, true);
+    if (answer.kind === 'auth' || answer.kind === 'rate_limited' || answer.kind === 'retry') throw new ScimRequestFailed(answer);
+    this.declared = { paths: answer.kind === 'ok' ? declaredPaths(answer.body) : undefined };
+    return this.declared.paths;
+  }
+
   private sender(): UserPushContext['send'] {
     return (method, path, body, expectBody = true) => this.send(method, path, body, expectBody);
   }
@@ -318,7 +341,8 @@ export class TargetWorker extends StoppableLoop {
     try {
       if (!this.authorization || this.authorization.expiresAt <= Date.now()) this.authorization = await authorizationFor(this.endpoint!, fetch);
       if (!this.pusher.sendable(this.targetId)) throw new LostLease();
-      answer = await answerOf(await scimRequest(this.endpoint!, fetch, this.authorization.header, method, path, body), expectBody);
+      // An answer whose body is not read is not buffered: a target may answer a PATCH with a group of 20,000 members.
+      answer = await answerOf(await scimRequest(this.endpoint!, fetch, this.authorization.header, method, path, body, !expectBody), expectBody);
     } catch (error) {
       if (error instanceof LostLease) throw error;
       answer = error instanceof ScimAuthError ? { kind: 'auth', status: 401, error: error.message } : noAnswer(error);

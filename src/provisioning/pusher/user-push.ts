@@ -21,6 +21,8 @@ export interface UserPushContext {
   send(method: string, path: string, body?: unknown, expectBody?: boolean): Promise<Answer>;
   /** The user's document for the target, or undefined when it is gone or outside the target's scope. */
   current(): Promise<JsonObject | undefined>;
+  /** The attribute paths the target's User schema declares (outbound-user.ts, declaredPaths); undefined: unknown. */
+  declared?: ReadonlySet<string>;
 }
 
 /**
@@ -66,7 +68,7 @@ async function update(ctx: UserPushContext, remoteId: string, doc: JsonObject): 
   const { schemas, ...attributes } = doc;
   // RFC 7644 §3.5.2.3: a replace without a path replaces each attribute the value names; what was cleared here is
   // removed (§3.5.2.2). PUT replaces the whole user, so what the document lacks goes with it.
-  const removals = clearedPaths(doc).map((p) => ({ op: 'remove', path: p }));
+  const removals = clearedPaths(doc, ctx.declared).map((p) => ({ op: 'remove', path: p }));
   const answer = ctx.patch
     ? await ctx.send('PATCH', path, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: attributes }, ...removals] }, false)
     : await ctx.send('PUT', path, { schemas, id: remoteId, ...attributes });

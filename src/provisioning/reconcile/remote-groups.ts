@@ -2,7 +2,7 @@ import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { quoted, WITHOUT_MEMBERS } from '../pusher/group-push.js';
 import { answerOf, noAnswer } from '../pusher/scim-answer.js';
 import type { Answer } from '../pusher/scim-answer.js';
-import { authorizationFor, ScimAuthError, scimRequest } from '../scim-client.js';
+import { authorizationFor, featuresOf, ScimAuthError, scimRequest } from '../scim-client.js';
 import type { Fetch, ScimEndpoint } from '../scim-client.js';
 import { RECONCILE_LIMIT } from './remote-users.js';
 
@@ -35,12 +35,17 @@ export class RemoteGroupReader {
     this.filters = filter;
   }
 
-  static async open(endpoint: ScimEndpoint, fetch: Fetch, filter: boolean): Promise<RemoteGroupReader> {
+  /** Authenticates, and reads the target's ServiceProviderConfig: a target that does not filter is not asked to. */
+  static async open(endpoint: ScimEndpoint, fetch: Fetch): Promise<RemoteGroupReader> {
+    let authorization: string;
     try {
-      return new RemoteGroupReader(endpoint, fetch, (await authorizationFor(endpoint, fetch)).header, filter);
+      authorization = (await authorizationFor(endpoint, fetch)).header;
     } catch (error) {
       throw unreadable(error instanceof ScimAuthError ? error.message : noAnswer(error).error);
     }
+    const reader = new RemoteGroupReader(endpoint, fetch, authorization, false);
+    reader.filters = featuresOf(await reader.read('/ServiceProviderConfig')).filter;
+    return reader;
   }
 
   /** Every group at the target, paged with `startIndex` and `count` (RFC 7644 §3.4.2.4), members left out. */
