@@ -8,6 +8,8 @@ import { ScimmyTarget } from './support/scimmy-target.js';
 
 const PEER_TOKEN = 'peer-token-7d31aa';
 const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+/** A target that pushes no groups (and never did) plans none. */
+const NO_GROUPS = { create: { count: 0, items: [] }, update: { count: 0, items: [] }, delete: { count: 0, items: [] } };
 
 interface PlanItem {
   localId: string;
@@ -126,6 +128,7 @@ describe('provisioning: reconcile and retry', () => {
       deactivate: { count: 1, items: [item(outsider.userId, strayRemoteId, outsider.userName)] },
       delete: { count: 0, items: [] },
       adopt: { count: 1, items: [item(adoptee, namesakeRemoteId, namesake)] },
+      groups: NO_GROUPS,
     });
     assert.deepEqual([...new Set(peer.requests.slice(seen).map((r) => r.method))], ['GET'], 'a dry run only reads');
     assert.equal(JSON.stringify(peer.users), usersBefore);
@@ -144,7 +147,15 @@ describe('provisioning: reconcile and retry', () => {
     assert.equal(run.status, 202, run.text);
     assert.equal(typeof run.body.runId, 'string');
     const [requested] = await searchEvents(svc, { event_types: ['provisioning.reconcile.requested'], aggregate_id: targetId });
-    assert.deepEqual(requested.payload, { runId: run.body.runId, create: 1, update: 1, deactivate: 1, delete: 0, adopt: 1 });
+    assert.deepEqual(requested.payload, {
+      runId: run.body.runId,
+      create: 1,
+      update: 1,
+      deactivate: 1,
+      delete: 0,
+      adopt: 1,
+      groups: { create: 0, update: 0, delete: 0 },
+    });
 
     await eventually('the changed user put right', async () => (inPeer(changed.userId)[0]?.name?.givenName === 'Ada' ? true : undefined), 30_000);
     await eventually('the deleted user created again', async () => (inPeer(deleted.userId).length === 1 ? true : undefined), 30_000);
@@ -229,6 +240,7 @@ describe('provisioning: reconcile and retry', () => {
       deactivate: { count: 0, items: [] },
       delete: { count: 1, items: [item(outsider.userId, stray.body.id, outsider.userName)] },
       adopt: { count: 1, items: [item(adoptee.userId, namesakeAt.body.id, namesake)] },
+      groups: NO_GROUPS,
     });
     assert.equal(JSON.stringify(await there()), before, 'a dry run changes nothing at the target');
 
