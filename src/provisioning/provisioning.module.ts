@@ -12,7 +12,7 @@ import { ProvisioningReconcile } from './reconcile/reconcile.service.js';
 /**
  * Outbound SCIM provisioning (docs/provisioning.md): an organization's targets, under
  * `/management/v1/orgs/{orgId}/provisioning/targets`, and the pusher that brings them its users and groups. It owns
- * `provisioning_targets` and `provisioning_objects`; users are read as the inbound SCIM API represents them.
+ * `provisioning_targets`, `provisioning_objects` and `provisioning_members`; users are read as the inbound SCIM API represents them.
  */
 @Module({
   imports: [UsersModule, ScimModule],

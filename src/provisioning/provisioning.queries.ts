@@ -96,6 +96,7 @@ export async function targetsOf(manager: EntityManager, orgId: string, id?: stri
 export async function deleteTarget(manager: EntityManager, orgId: string, id: string): Promise<boolean> {
   const [found]: unknown[] = await manager.query('SELECT 1 AS found FROM provisioning_targets WHERE id = ? AND org_id = ?', [id, orgId]);
   if (!found) return false;
+  await manager.query('DELETE FROM provisioning_members WHERE target_id = ?', [id]);
   await manager.query('DELETE FROM provisioning_objects WHERE target_id = ?', [id]);
   await manager.query('DELETE FROM provisioning_targets WHERE id = ? AND org_id = ?', [id, orgId]);
   return true;

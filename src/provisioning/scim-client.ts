@@ -56,10 +56,19 @@ export async function authorizationFor(endpoint: ScimEndpoint, fetch: Fetch): Pr
 }
 
 /** A request to a target's SCIM API (RFC 7644 §3): JSON in and out, the path appended to the base URL. */
-export function scimRequest(endpoint: ScimEndpoint, fetch: Fetch, authorization: string, method: string, path: string, body?: unknown): Promise<Response> {
+export function scimRequest(
+  endpoint: ScimEndpoint,
+  fetch: Fetch,
+  authorization: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  discardSuccessBody = false,
+): Promise<Response> {
   const url = `${endpoint.baseUrl.replace(/\/+$/, '')}${path}`;
   return fetch(url, {
     method,
+    discardSuccessBody,
     headers: { accept: `${SCIM_JSON}, application/json`, authorization, ...(body === undefined ? {} : { 'content-type': SCIM_JSON }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
@@ -72,9 +81,21 @@ export interface TargetFeatures {
   bulk: boolean;
 }
 
+/** Operations in one PATCH when the target's ServiceProviderConfig names no `patch.maxOperations`. */
+export const DEFAULT_PATCH_OPERATIONS = 100;
+
 export function featuresOf(config: unknown): TargetFeatures {
   const c = (config ?? {}) as Record<string, { supported?: unknown } | undefined>;
   return { patch: c.patch?.supported === true, filter: c.filter?.supported === true, bulk: c.bulk?.supported === true };
+}
+
+/**
+ * The most operations one PATCH may carry: `patch.maxOperations` where the target's ServiceProviderConfig names it
+ * (RFC 7643 §5 names it for bulk only; this service and others advertise it for PATCH too), else 100.
+ */
+export function patchOperationsOf(config: unknown): number {
+  const max = ((config ?? {}) as { patch?: { maxOperations?: unknown } }).patch?.maxOperations;
+  return typeof max === 'number' && Number.isInteger(max) && max > 0 ? max : DEFAULT_PATCH_OPERATIONS;
 }
 
 /** `POST …/test` (docs/provisioning.md, "Targets"): authenticate, read `ServiceProviderConfig`; a failure is the answer's `error`, never a 5xx. */

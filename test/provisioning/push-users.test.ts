@@ -143,6 +143,41 @@ describe('provisioning: users pushed to two real targets converge', () => {
     );
   });
 
+  it('an attribute cleared here (a title, a phone number, a middle name) is removed at both targets, not left behind', async () => {
+    const { userId } = await person();
+    const scim = (method: string, body?: unknown) => admin(method, `/scim/v2/${orgId}/Users/${userId}`, body);
+    const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+    const set = await scim('PATCH', {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'replace', path: 'title', value: 'Countess' },
+        { op: 'replace', path: 'name.middleName', value: 'Augusta' },
+        { op: 'add', path: 'phoneNumbers', value: [{ value: '+41 44 668 18 00', type: 'work' }] },
+      ],
+    });
+    assert.ok(set.status === 200 || set.status === 204, set.text);
+    const holds = (u: RemoteUser | undefined) => {
+      const r = u as (RemoteUser & { title?: string; phoneNumbers?: unknown[]; name?: { middleName?: string } }) | undefined;
+      return r?.title === 'Countess' && r.phoneNumbers?.length === 1 && r.name?.middleName === 'Augusta';
+    };
+    await eventually('title, phone and middle name at both', () => both(userId, holds));
+    const cleared = await scim('PATCH', {
+      schemas: [PATCH_OP],
+      Operations: [
+        { op: 'remove', path: 'title' },
+        { op: 'remove', path: 'phoneNumbers' },
+        { op: 'remove', path: 'name.middleName' },
+      ],
+    });
+    assert.ok(cleared.status === 200 || cleared.status === 204, cleared.text);
+    const clearedThere = (u: RemoteUser | undefined) => {
+      const r = u as (RemoteUser & { title?: string; phoneNumbers?: unknown[]; name?: { middleName?: string } }) | undefined;
+      return r !== undefined && r.title === undefined && r.phoneNumbers === undefined && r.name?.middleName === undefined && r.name?.givenName === 'Ada';
+    };
+    const [atPeer, atDownstream] = await eventually('removed at both', () => both(userId, clearedThere));
+    assert.equal(atPeer!.userName, atDownstream!.userName, 'the rest stays');
+  });
+
   it('deactivation: active false at both; reactivation: active again', async () => {
     const { userId } = await person();
     await eventually('created', () => both(userId, (u) => u?.active === true));

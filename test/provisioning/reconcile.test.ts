@@ -8,6 +8,8 @@ import { ScimmyTarget } from './support/scimmy-target.js';
 
 const PEER_TOKEN = 'peer-token-7d31aa';
 const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+/** A target that pushes no groups (and never did) plans none. */
+const NO_GROUPS = { create: { count: 0, items: [] }, update: { count: 0, items: [] }, delete: { count: 0, items: [] } };
 
 interface PlanItem {
   localId: string;
@@ -126,6 +128,7 @@ describe('provisioning: reconcile and retry', () => {
       deactivate: { count: 1, items: [item(outsider.userId, strayRemoteId, outsider.userName)] },
       delete: { count: 0, items: [] },
       adopt: { count: 1, items: [item(adoptee, namesakeRemoteId, namesake)] },
+      groups: NO_GROUPS,
     });
     assert.deepEqual([...new Set(peer.requests.slice(seen).map((r) => r.method))], ['GET'], 'a dry run only reads');
     assert.equal(JSON.stringify(peer.users), usersBefore);
@@ -144,7 +147,15 @@ describe('provisioning: reconcile and retry', () => {
     assert.equal(run.status, 202, run.text);
     assert.equal(typeof run.body.runId, 'string');
     const [requested] = await searchEvents(svc, { event_types: ['provisioning.reconcile.requested'], aggregate_id: targetId });
-    assert.deepEqual(requested.payload, { runId: run.body.runId, create: 1, update: 1, deactivate: 1, delete: 0, adopt: 1 });
+    assert.deepEqual(requested.payload, {
+      runId: run.body.runId,
+      create: 1,
+      update: 1,
+      deactivate: 1,
+      delete: 0,
+      adopt: 1,
+      groups: { create: 0, update: 0, delete: 0 },
+    });
 
     await eventually('the changed user put right', async () => (inPeer(changed.userId)[0]?.name?.givenName === 'Ada' ? true : undefined), 30_000);
     await eventually('the deleted user created again', async () => (inPeer(deleted.userId).length === 1 ? true : undefined), 30_000);
@@ -229,6 +240,7 @@ describe('provisioning: reconcile and retry', () => {
       deactivate: { count: 0, items: [] },
       delete: { count: 1, items: [item(outsider.userId, stray.body.id, outsider.userName)] },
       adopt: { count: 1, items: [item(adoptee.userId, namesakeAt.body.id, namesake)] },
+      groups: NO_GROUPS,
     });
     assert.equal(JSON.stringify(await there()), before, 'a dry run changes nothing at the target');
 
@@ -252,6 +264,92 @@ describe('provisioning: reconcile and retry', () => {
     const again = await local('POST', `${path}/reconcile`, { dryRun: true });
     for (const action of ['create', 'update', 'deactivate', 'delete', 'adopt'])
       assert.equal(again.body.plan[action].count, 0, `nothing left to ${action}: ${again.text}`);
+  });
+
+  it('groups: a renamed group, a member removed there, a group deleted there and one of ours gone here are planned and converged', async () => {
+    const org = (await createOrg(svc)).id;
+    const inOrg = (method: string, path: string, body?: unknown) => svc.api(method, `/management/v1/orgs/${org}${path}`, { token: svc.adminToken, body });
+    const people: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const userName = unique('grp');
+      const res = await inOrg('POST', '/users/human', { userName, profile: { firstName: 'G', lastName: 'R' }, email: { email: `${userName}@example.com` } });
+      assert.equal(res.status, 201, res.text);
+      people.push(res.body.userId);
+    }
+    const group = async (members: string[]) => {
+      const displayName = unique('team');
+      const created = await inOrg('POST', '/groups', { displayName });
+      assert.equal(created.status, 201, created.text);
+      for (const userId of members) assert.equal((await inOrg('PUT', `/groups/${created.body.id}/members/${userId}`)).status, 200);
+      return { id: created.body.id as string, displayName };
+    };
+    const [renamed, removedThere, goneHere] = [await group([people[0], people[1]]), await group([people[2]]), await group([people[0]])];
+    const created = await inOrg('POST', '/provisioning/targets', {
+      name: 'groups',
+      baseUrl: peer.baseUrl,
+      auth: { type: 'bearer', token: PEER_TOKEN },
+      pushGroups: 'all',
+    });
+    assert.equal(created.status, 201, created.text);
+    const path = `/provisioning/targets/${created.body.id}`;
+    const atPeer = (groupId: string) => peer.groups.find((g) => g.externalId === groupId);
+    const members = (groupId: string) =>
+      ((atPeer(groupId)?.members ?? []) as { value: string }[]).map((m) => peer.users.find((u) => u.id === m.value)?.externalId).sort();
+    await eventually(
+      'the three groups at the target',
+      async () => (atPeer(renamed.id) && atPeer(removedThere.id) && atPeer(goneHere.id) ? true : undefined),
+      30_000,
+    );
+    await eventually('their members there', async () => (members(renamed.id).length === 2 ? true : undefined), 30_000);
+    await settled(path, inOrg);
+
+    // Drift, while the target is disabled: at the target a rename and a member removed, a group deleted; here a group removed.
+    assert.equal((await inOrg('PATCH', path, { enabled: false })).status, 200);
+    atPeer(renamed.id)!.displayName = 'renamed there';
+    atPeer(renamed.id)!.members = (atPeer(renamed.id)!.members as { value: string }[]).filter(
+      (m) => peer.users.find((u) => u.id === m.value)?.externalId !== people[1],
+    );
+    peer.groups.splice(peer.groups.indexOf(atPeer(removedThere.id)!), 1);
+    assert.equal((await inOrg('DELETE', `/groups/${goneHere.id}`)).status, 204);
+
+    const before = peer.requests.length;
+    const dry = await inOrg('POST', `${path}/reconcile`, { dryRun: true });
+    assert.equal(dry.status, 200, dry.text);
+    const ids = (action: 'create' | 'update' | 'delete') => (dry.body.plan.groups[action].items as { localId: string }[]).map((i) => i.localId);
+    assert.deepEqual(ids('update'), [renamed.id]);
+    assert.deepEqual(ids('create'), [removedThere.id]);
+    assert.deepEqual(ids('delete'), [goneHere.id]);
+    const reads = peer.requests.slice(before);
+    assert.ok(
+      reads.every((r) => r.method === 'GET'),
+      'a dry run only reads',
+    );
+    assert.ok(
+      reads.filter((r) => r.path.startsWith('/scim/v2/Groups')).every((r) => /excludedAttributes=members|attributes=id/.test(r.path)),
+      'no group is read with its members',
+    );
+    assert.equal(atPeer(renamed.id)!.displayName, 'renamed there', 'nothing changed');
+
+    assert.equal((await inOrg('POST', `${path}/reconcile`, {})).status, 202);
+    assert.equal((await inOrg('PATCH', path, { enabled: true })).status, 200);
+    await eventually(
+      'converged',
+      async () =>
+        atPeer(renamed.id)?.displayName === renamed.displayName &&
+        JSON.stringify(members(renamed.id)) === JSON.stringify([people[0], people[1]].sort()) &&
+        JSON.stringify(members(removedThere.id)) === JSON.stringify([people[2]]) &&
+        atPeer(goneHere.id) === undefined
+          ? true
+          : undefined,
+      30_000,
+    );
+    await settled(path, inOrg);
+    const again = await inOrg('POST', `${path}/reconcile`, { dryRun: true });
+    assert.deepEqual(
+      ['create', 'update', 'delete'].map((a) => again.body.plan.groups[a].count),
+      [0, 0, 0],
+      'a converged target plans nothing for groups',
+    );
   });
 
   it('a failing object (the target answered 400) retried through the route is pushed', async () => {

@@ -111,7 +111,8 @@ export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; p
   );
 }
 
-type PlanPart = keyof Plan;
+// The users' actions; the groups' plan (`groups`) is in the API's answer, not shown here yet.
+type PlanPart = Exclude<keyof Plan, 'groups'>;
 type Plan = Schema<'ReconcilePlanDto'>;
 
 const PLAN_TEXT: Record<PlanPart, MessageKey> = {

@@ -10,6 +10,11 @@ export interface OutboundRequest {
   headers: Record<string, string>;
   body?: string | URLSearchParams | Uint8Array | null;
   signal?: AbortSignal;
+  /**
+   * The caller does not read a successful answer's body: a 2xx body is drained unbuffered, whatever its size (an
+   * error's body is still read, under the cap). A SCIM target may answer a PATCH with the whole group it changed.
+   */
+  discardSuccessBody?: boolean;
 }
 
 export interface OutboundFetchOptions {
@@ -57,7 +62,9 @@ export function outboundFetch(options: OutboundFetchOptions): (url: string, init
         (res) => {
           const chunks: Buffer[] = [];
           let size = 0;
+          const discard = init.discardSuccessBody === true && (res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300;
           res.on('data', (chunk: Buffer) => {
+            if (discard) return;
             size += chunk.length;
             if (size > options.maxBodyBytes) req.destroy(new Error(`the answer of ${target.host} is larger than ${options.maxBodyBytes} bytes`));
             else chunks.push(chunk);

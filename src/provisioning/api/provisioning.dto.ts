@@ -208,7 +208,26 @@ export class PlanListDto {
   @ApiProperty({ type: [PlanItemDto], description: `the first ${PLAN_ITEMS_SHOWN} of them` }) items: PlanItemDto[];
 }
 
+export class GroupPlanItemDto {
+  @ApiProperty({ description: 'the Portcullis group id (the remote externalId)' }) localId: string;
+  @ApiProperty({ type: String, nullable: true, description: "the target's id of the group; null for a create" }) remoteId: string | null;
+  @ApiProperty({ description: 'the displayName it has (delete) or gets' }) displayName: string;
+}
+
+export class GroupPlanListDto {
+  @ApiProperty({ description: 'how many groups' }) count: number;
+  @ApiProperty({ type: [GroupPlanItemDto], description: `the first ${PLAN_ITEMS_SHOWN} of them` }) items: GroupPlanItemDto[];
+}
+
+export class GroupPlanDto {
+  @ApiProperty({ type: GroupPlanListDto, description: 'pushed to the target, not there by externalId' }) create: GroupPlanListDto;
+  @ApiProperty({ type: GroupPlanListDto, description: 'at the target by externalId, with another displayName or other members' })
+  update: GroupPlanListDto;
+  @ApiProperty({ type: GroupPlanListDto, description: 'ours at the target, gone or no longer pushed to it' }) delete: GroupPlanListDto;
+}
+
 export class ReconcilePlanDto {
+  @ApiProperty({ type: GroupPlanDto, description: 'the groups (compared by displayName, externalId and members)' }) groups: GroupPlanDto;
   @ApiProperty({ type: PlanListDto, description: 'in scope, not at the target' }) create: PlanListDto;
   @ApiProperty({ type: PlanListDto, description: 'at the target by externalId, differing in what is pushed' }) update: PlanListDto;
   @ApiProperty({ type: PlanListDto, description: 'ours at the target, out of scope or gone (onRemove "deactivate")' }) deactivate: PlanListDto;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { allMembers, findGroup, groupsOfUsers } from '../../users/groups/group.queries.js';
+import { allMembers, findGroup, groupSummaries, groupsOfUsers } from '../../users/groups/group.queries.js';
 import type { GroupRow } from '../../users/groups/group.queries.js';
 
 /** The groups a target receives, read through their owner's functions (src/users/groups). */
@@ -11,6 +11,11 @@ export class ProvisionedGroups {
   /** The organization's group of that id now; undefined when it is gone. */
   find(orgId: string, groupId: string): Promise<GroupRow | undefined> {
     return findGroup(this.dataSource.manager, orgId, groupId);
+  }
+
+  /** The ids of the organization's groups. */
+  async idsOf(orgId: string): Promise<string[]> {
+    return (await groupSummaries(this.dataSource.manager, orgId)).map((g) => g.id);
   }
 
   members(groupId: string): Promise<string[]> {

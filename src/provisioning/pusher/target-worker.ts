@@ -6,10 +6,12 @@ import { nextRetryAt } from '../../common/operations/retry-schedule.js';
 import { StoppableLoop } from '../../common/operations/stoppable-loop.js';
 import { targetById } from '../provisioning.queries.js';
 import type { TargetRow } from '../provisioning.queries.js';
-import { authorizationFor, endpointOf, featuresOf, ScimAuthError, scimRequest } from '../scim-client.js';
+import { authorizationFor, endpointOf, featuresOf, patchOperationsOf, ScimAuthError, scimRequest } from '../scim-client.js';
 import type { ScimEndpoint } from '../scim-client.js';
 import { chosenGroupRemovedAt, groupMarks, markAt, userMarks } from './dirty-marks.js';
 import { pushGroup } from './group-push.js';
+import type { GroupPushContext, RecordChange } from './group-push.js';
+import { forgetMembers, recordedMembers, recordMembers, replaceMembers } from './membership-record.queries.js';
 import { wantedGroup } from './outbound-group.js';
 import {
   dropMark,
@@ -31,9 +33,11 @@ import type { DirtyObject } from './pusher.queries.js';
 import type { ProvisioningPusher } from './provisioning-pusher.js';
 import { answerOf, noAnswer } from './scim-answer.js';
 import type { Answer } from './scim-answer.js';
+import { declaredPaths } from './outbound-user.js';
 import { pushUser } from './user-push.js';
 import type { Outcome, UserPushContext } from './user-push.js';
 
+const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 /** Events read and marked together. */
 const BATCH = 500;
 /** How long an idle target waits before it reads the log again. */
@@ -51,7 +55,8 @@ export class TargetWorker extends StoppableLoop {
   private loadedAt = -1;
   private endpoint: ScimEndpoint | undefined;
   private authorization: { header: string; expiresAt: number } | undefined;
-  private patch: boolean | undefined;
+  private patch: { supported: boolean; maxOperations: number } | undefined;
+  private declared: { paths: Set<string> | undefined } | undefined;
 
   constructor(
     private readonly pusher: ProvisioningPusher,
@@ -113,6 +118,7 @@ export class TargetWorker extends StoppableLoop {
     this.endpoint = endpointOf(target, (sealed) => this.pusher.encryptor.decrypt(sealed));
     this.authorization = undefined;
     this.patch = undefined;
+    this.declared = undefined;
   }
 
   /**
@@ -160,7 +166,13 @@ export class TargetWorker extends StoppableLoop {
     }
     await this.attempt(target, object, async () =>
       pushUser(
-        { settings: target.settings, patch: await this.supportsPatch(), send: this.sender(), current: () => this.currentUser(target, object.localId) },
+        {
+          settings: target.settings,
+          patch: await this.supportsPatch(),
+          declared: await this.userSchema(),
+          send: this.sender(),
+          current: () => this.currentUser(target, object.localId),
+        },
         object.localId,
         object.remoteId,
         object.attempts > 0,
@@ -211,13 +223,33 @@ export class TargetWorker extends StoppableLoop {
       return this.pusher.fenced(this.targetId, (manager) => dropMark(manager, this.targetId, object));
     await this.attempt(target, object, async () =>
       pushGroup(
-        { patch: await this.supportsPatch(), send: this.sender(), membersPerPatch: this.pusher.config.provisioning.membersPerPatch },
+        await this.groupContext(object.localId),
         object.localId,
         object.remoteId,
         object.attempts > 0,
         wanted.kind === 'group' ? wanted.doc : undefined,
       ),
     );
+  }
+
+  /** A group's push reads and keeps the record of the members the target was sent (docs/provisioning.md, "Groups"). */
+  private async groupContext(groupId: string): Promise<GroupPushContext> {
+    await this.supportsPatch();
+    return {
+      patch: this.patch!.supported,
+      maxOperations: this.patch!.maxOperations,
+      send: this.sender(),
+      membersPerPatch: this.pusher.config.provisioning.membersPerPatch,
+      recorded: () => recordedMembers(this.pusher.uow.manager, this.targetId, groupId),
+      record: (change: RecordChange) =>
+        this.pusher.fenced(this.targetId, (manager) =>
+          'all' in change
+            ? replaceMembers(manager, this.targetId, groupId, change.all)
+            : 'added' in change
+              ? recordMembers(manager, this.targetId, groupId, change.added)
+              : forgetMembers(manager, this.targetId, groupId, change.removed),
+        ),
+    };
   }
 
   private async record(target: TargetRow, object: DirtyObject, outcome: Outcome): Promise<void> {
@@ -233,7 +265,10 @@ export class TargetWorker extends StoppableLoop {
         await recordPushed(manager, this.targetId, object, outcome.remoteId, outcome.status, now);
         return remarkGroups(manager, this.targetId, relisted, object.dirtyPosition);
       }
-      if (outcome.kind === 'removed') return recordRemoved(manager, this.targetId, object, now);
+      if (outcome.kind === 'removed') {
+        if (object.kind === 'group') await replaceMembers(manager, this.targetId, object.localId, []);
+        return recordRemoved(manager, this.targetId, object, now);
+      }
       if (outcome.kind === 'conflict')
         return recordFailure(manager, this.targetId, object, { status: 'conflict', lastStatus: outcome.status, error: outcome.error });
       const answer = outcome.answer;
@@ -274,11 +309,24 @@ export class TargetWorker extends StoppableLoop {
 
   /** PATCH where the target's ServiceProviderConfig says so (RFC 7643 §5), else PUT; read once per worker and target change. */
   private async supportsPatch(): Promise<boolean> {
-    if (this.patch !== undefined) return this.patch;
+    if (this.patch !== undefined) return this.patch.supported;
     const answer = await this.send('GET', '/ServiceProviderConfig', undefined, true);
     if (answer.kind !== 'ok') throw new ScimRequestFailed(answer);
-    this.patch = featuresOf(answer.body).patch;
-    return this.patch;
+    this.patch = { supported: featuresOf(answer.body).patch, maxOperations: patchOperationsOf(answer.body) };
+    return this.patch.supported;
+  }
+
+  /**
+   * The attribute paths the target's User schema declares (RFC 7643 §7), read once per worker and target change: a
+   * cleared attribute is removed only where the target declares it. A target that does not serve the schema gets
+   * every removal.
+   */
+  private async userSchema(): Promise<ReadonlySet<string> | undefined> {
+    if (this.declared !== undefined) return this.declared.paths;
+    const answer = await this.send('GET', `/Schemas/${USER_SCHEMA}`, undefined, true);
+    if (answer.kind === 'auth' || answer.kind === 'rate_limited' || answer.kind === 'retry') throw new ScimRequestFailed(answer);
+    this.declared = { paths: answer.kind === 'ok' ? declaredPaths(answer.body) : undefined };
+    return this.declared.paths;
   }
 
   private sender(): UserPushContext['send'] {
@@ -293,7 +341,8 @@ export class TargetWorker extends StoppableLoop {
     try {
       if (!this.authorization || this.authorization.expiresAt <= Date.now()) this.authorization = await authorizationFor(this.endpoint!, fetch);
       if (!this.pusher.sendable(this.targetId)) throw new LostLease();
-      answer = await answerOf(await scimRequest(this.endpoint!, fetch, this.authorization.header, method, path, body), expectBody);
+      // An answer whose body is not read is not buffered: a target may answer a PATCH with a group of 20,000 members.
+      answer = await answerOf(await scimRequest(this.endpoint!, fetch, this.authorization.header, method, path, body, !expectBody), expectBody);
     } catch (error) {
       if (error instanceof LostLease) throw error;
       answer = error instanceof ScimAuthError ? { kind: 'auth', status: 401, error: error.message } : noAnswer(error);

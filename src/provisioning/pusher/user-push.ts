@@ -1,5 +1,6 @@
 import type { JsonObject } from '../../common/database/columns.js';
 import type { TargetSettings } from '../provisioning-settings.js';
+import { clearedPaths } from './outbound-user.js';
 import type { Answer } from './scim-answer.js';
 
 export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -20,6 +21,8 @@ export interface UserPushContext {
   send(method: string, path: string, body?: unknown, expectBody?: boolean): Promise<Answer>;
   /** The user's document for the target, or undefined when it is gone or outside the target's scope. */
   current(): Promise<JsonObject | undefined>;
+  /** The attribute paths the target's User schema declares (outbound-user.ts, declaredPaths); undefined: unknown. */
+  declared?: ReadonlySet<string>;
 }
 
 /**
@@ -63,9 +66,11 @@ async function create(ctx: UserPushContext, localId: string, doc: JsonObject): P
 async function update(ctx: UserPushContext, remoteId: string, doc: JsonObject): Promise<Outcome> {
   const path = `/Users/${encodeURIComponent(remoteId)}`;
   const { schemas, ...attributes } = doc;
-  // RFC 7644 §3.5.2.3: a replace without a path replaces each attribute the value names.
+  // RFC 7644 §3.5.2.3: a replace without a path replaces each attribute the value names; what was cleared here is
+  // removed (§3.5.2.2). PUT replaces the whole user, so what the document lacks goes with it.
+  const removals = clearedPaths(doc, ctx.declared).map((p) => ({ op: 'remove', path: p }));
   const answer = ctx.patch
-    ? await ctx.send('PATCH', path, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: attributes }] }, false)
+    ? await ctx.send('PATCH', path, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: attributes }, ...removals] }, false)
     : await ctx.send('PUT', path, { schemas, id: remoteId, ...attributes });
   if (answer.kind === 'ok') return { kind: 'pushed', remoteId, status: answer.status };
   return { kind: 'failed', answer };
@@ -104,7 +109,9 @@ export async function lookUp(
   localId: string,
 ): Promise<{ kind: 'found'; id?: string } | Extract<Outcome, { kind: 'failed' }>> {
   const filter = `externalId eq "${localId.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-  const answer = await send('GET', `${collection}?filter=${encodeURIComponent(filter)}&count=${LIST_RESPONSE_LIMIT}`);
+  // A group is looked up without its members (group-push.ts, WITHOUT_MEMBERS).
+  const members = collection === '/Groups' ? '&excludedAttributes=members' : '';
+  const answer = await send('GET', `${collection}?filter=${encodeURIComponent(filter)}&count=${LIST_RESPONSE_LIMIT}${members}`);
   if (answer.kind !== 'ok') return { kind: 'failed', answer };
   const resources = Array.isArray(answer.body?.Resources) ? (answer.body!.Resources as { id?: unknown; externalId?: unknown }[]) : [];
   const match = resources.find((r) => r.externalId === localId && typeof r.id === 'string');

@@ -1,4 +1,5 @@
 import type { OnRemove } from '../provisioning-settings.js';
+import { CLEARABLE_ATTRIBUTES } from '../pusher/outbound-user.js';
 import type { LocalPerson } from './local-people.js';
 import type { RemoteUser } from './remote-users.js';
 
@@ -80,6 +81,8 @@ export function planOf(remote: readonly RemoteUser[], people: readonly LocalPers
  * document's envelope; `userName` is compared case-insensitively (RFC 7643 §4.1.1, caseExact false).
  */
 export function contains(doc: Record<string, unknown>, remote: Record<string, unknown>): boolean {
+  // An attribute cleared here that the target still holds differs (pusher/outbound-user.ts removes it).
+  if (CLEARABLE_ATTRIBUTES.some((key) => (doc[key] === undefined || doc[key] === null) && remote[key] !== undefined && remote[key] !== null)) return false;
   return Object.entries(doc).every(([key, value]) => {
     if (key === 'schemas') return true;
     if (key === 'userName') return typeof remote.userName === 'string' && String(value).toLowerCase() === remote.userName.toLowerCase();

@@ -12,6 +12,12 @@ export async function knownUserIds(manager: EntityManager, targetId: string): Pr
   return new Set(rows.map((r) => r.local_id));
 }
 
+/** The ids of the groups the target's rows know. */
+export async function knownGroupIds(manager: EntityManager, targetId: string): Promise<Set<string>> {
+  const rows: { local_id: string }[] = await manager.query("SELECT local_id FROM provisioning_objects WHERE target_id = ? AND kind = 'group'", [targetId]);
+  return new Set(rows.map((r) => r.local_id));
+}
+
 /** One object of the target. */
 export async function objectOf(manager: EntityManager, targetId: string, kind: 'user' | 'group', localId: string): Promise<ObjectRow | undefined> {
   const [row]: RawObject[] = await manager.query(

@@ -15,9 +15,22 @@ import { endpointOf, scimFetch } from '../scim-client.js';
 import { LocalPeople } from './local-people.js';
 import { PLAN_ACTIONS, planOf } from './reconcile-plan.js';
 import type { ReconcilePlan } from './reconcile-plan.js';
+import { replaceMembers, recordedMembers } from '../pusher/membership-record.queries.js';
+import { wantedGroup } from '../pusher/outbound-group.js';
+import { ProvisionedGroups } from '../pusher/provisioned-groups.js';
+import { ProvisionedUsers } from '../pusher/provisioned-users.js';
 import { markDirty } from '../pusher/pusher.queries.js';
-import { knownUserIds, objectOf } from './reconcile.queries.js';
+import { GROUP_PLAN_ACTIONS, planGroups } from './group-plan.js';
+import type { GroupPlan, LocalGroup } from './group-plan.js';
+import { knownGroupIds, knownUserIds, objectOf } from './reconcile.queries.js';
+import { RemoteGroupReader } from './remote-groups.js';
 import { readRemoteUsers } from './remote-users.js';
+
+/** A reconcile's plan: its users, its groups, and the record of each group's members as read from the target. */
+export interface TargetPlan extends ReconcilePlan {
+  groups: GroupPlan;
+  records: Map<string, string[]>;
+}
 
 /**
  * Reconcile and retry (docs/provisioning.md, "Reconcile"). The plan is made in the request: the target's
@@ -34,10 +47,12 @@ export class ProvisioningReconcile {
     private readonly encryptor: Encryptor,
     private readonly events: EventStore,
     private readonly people: LocalPeople,
+    private readonly users: ProvisionedUsers,
+    private readonly groups: ProvisionedGroups,
   ) {}
 
   /** What a reconcile would do; changes nothing (only GET requests reach the target). */
-  async plan(orgId: string, targetId: string): Promise<ReconcilePlan> {
+  async plan(orgId: string, targetId: string): Promise<TargetPlan> {
     return this.planFor(await this.target(orgId, targetId));
   }
 
@@ -46,7 +61,10 @@ export class ProvisioningReconcile {
     const target = await this.target(orgId, targetId);
     const plan = await this.planFor(target);
     const runId = newId();
-    const counts = Object.fromEntries(PLAN_ACTIONS.map((action) => [action, plan[action].length]));
+    const counts = {
+      ...Object.fromEntries(PLAN_ACTIONS.map((action) => [action, plan[action].length])),
+      groups: Object.fromEntries(GROUP_PLAN_ACTIONS.map((action) => [action, plan.groups[action].length])),
+    };
     await this.uow.run(async (manager) => {
       if ((await targetsOf(manager, orgId, targetId)).length === 0) throw DomainError.notFound('provisioning target');
       await this.events.push(manager, {
@@ -62,6 +80,11 @@ export class ProvisioningReconcile {
       const items = PLAN_ACTIONS.flatMap((action) => plan[action]);
       const position = await lastEventPosition(manager);
       await markDirty(manager, targetId, 'user', new Map(items.map((i) => [i.localId, position])), new Map(items.map((i) => [i.localId, i.remoteId])));
+      // The record of each group's members is what the target was found to list; the groups of the plan are pushed
+      // from it (pusher/group-push.ts).
+      for (const [groupId, members] of plan.records) await replaceMembers(manager, targetId, groupId, members);
+      const groups = GROUP_PLAN_ACTIONS.flatMap((action) => plan.groups[action]);
+      await markDirty(manager, targetId, 'group', new Map(groups.map((g) => [g.localId, position])), new Map(groups.map((g) => [g.localId, g.remoteId])));
     });
     return { runId };
   }
@@ -86,11 +109,48 @@ export class ProvisioningReconcile {
     });
   }
 
-  private async planFor(target: TargetRow): Promise<ReconcilePlan> {
+  private async planFor(target: TargetRow): Promise<TargetPlan> {
     const endpoint = endpointOf(target, (sealed) => this.encryptor.decrypt(sealed));
-    const remote = await readRemoteUsers(endpoint, scimFetch(this.config.outboundAllowPrivateNetworks));
+    const fetch = scimFetch(this.config.outboundAllowPrivateNetworks);
+    const remote = await readRemoteUsers(endpoint, fetch);
     const people = await this.people.of(target.orgId, target.settings);
-    return planOf(remote, people, await knownUserIds(this.uow.manager, target.id), target.settings.onRemove);
+    const users = planOf(remote, people, await knownUserIds(this.uow.manager, target.id), target.settings.onRemove);
+    return { ...users, ...(await this.groupPlanFor(target, endpoint, fetch)) };
+  }
+
+  /**
+   * The groups (docs/provisioning.md, "Reconcile"): the target's groups read page by page without members, compared
+   * by name and externalId; and each of ours there, its members as the target lists them, read one by one by a
+   * filtered read among those it should list and those recorded — the record rebuilt from that.
+   */
+  private async groupPlanFor(
+    target: TargetRow,
+    endpoint: ReturnType<typeof endpointOf>,
+    fetch: ReturnType<typeof scimFetch>,
+  ): Promise<{ groups: GroupPlan; records: Map<string, string[]> }> {
+    const manager = this.uow.manager;
+    const known = await knownGroupIds(manager, target.id);
+    const records = new Map<string, string[]>();
+    if (target.settings.pushGroups === 'none' && known.size === 0) return { groups: { create: [], update: [], delete: [] }, records };
+    const reader = await RemoteGroupReader.open(endpoint, fetch);
+    const remote = await reader.groups();
+    const local: LocalGroup[] = [];
+    for (const id of await this.groups.idsOf(target.orgId)) {
+      const wanted = await wantedGroup({ users: this.users, groups: this.groups, manager }, target, id);
+      local.push({ id, doc: wanted.kind === 'group' ? wanted.doc : undefined, held: wanted.kind === 'held' });
+    }
+    const byExternalId = new Map(remote.filter((g) => g.externalId !== undefined).map((g) => [g.externalId!, g]));
+    const membersDiffer = new Set<string>();
+    for (const group of local) {
+      const there = byExternalId.get(group.id);
+      if (!group.doc || !there) continue;
+      const candidates = new Set([...group.doc.members, ...(await recordedMembers(manager, target.id, group.id))]);
+      const present = await reader.membersAmong(there.id, candidates);
+      if (!present) continue;
+      records.set(group.id, [...present]);
+      if (present.size !== group.doc.members.length || group.doc.members.some((id) => !present.has(id))) membersDiffer.add(group.id);
+    }
+    return { groups: planGroups(remote, local, known, membersDiffer), records };
   }
 
   private async target(orgId: string, targetId: string): Promise<TargetRow> {

@@ -28,6 +28,7 @@ import { OauthProfiles1763703100000 } from './1763703100000-oauth-profiles.js';
 import { DeviceFlow1763703200000 } from './1763703200000-device-flow.js';
 import { BackchannelLogout1763703400000 } from './1763703400000-backchannel-logout.js';
 import { Provisioning1763703500000 } from './1763703500000-provisioning.js';
+import { ProvisioningMembers1795760656114 } from './1795760656114-provisioning-members.js';
 import { UserCodeAddresses1763800100000 } from './1763800100000-user-code-addresses.js';
 import { SubjectTypes1763800200000 } from './1763800200000-subject-types.js';
 import { RequestObjectRequiresExp1763800600000 } from './1763800600000-request-object-requires-exp.js';
@@ -80,5 +81,6 @@ export const MIGRATIONS = [
   ApiResources1795760371322,
   SamlIdpInitiatedRelayState1795760501151,
   ProjectAccess1795760606822,
+  ProvisioningMembers1795760656114,
   UpstreamSamlSessions1795760795760,
 ];
