@@ -17,7 +17,6 @@ describe('contract: the userinfo steps that build InvalidToken eagerly', () => {
     assert.equal(sha256(librarySource('shared/access_token.js')), '396a191edaf6609d686a8f2a63b31069d5068167ee13b8b9c0b8549040c9e5c1');
     assert.equal(sha256(librarySource('actions/userinfo.js')), '99aa2b34d891c95c47fdeb9e17b2f29d25a6f2e49b82a78aec3d0e96cd5741e9');
   });
-
 });
 
 describe('userinfo builds an InvalidToken only to refuse a token', () => {
@@ -26,7 +25,8 @@ describe('userinfo builds an InvalidToken only to refuse a token', () => {
   // The swap happens when the service builds its provider, so only once it has started.
   it('has the steps swapped in the userinfo action list', () => {
     const names = (userinfo as Array<{ name: string }>).map((s) => s.name);
-    for (const swapped of ['validateUserinfoAccessToken', 'loadClientOfAccessToken', 'loadAccountOfAccessToken']) assert.ok(names.includes(swapped), names.join(', '));
+    for (const swapped of ['validateUserinfoAccessToken', 'loadClientOfAccessToken', 'loadAccountOfAccessToken'])
+      assert.ok(names.includes(swapped), names.join(', '));
     for (const original of ['validateAccessToken', 'loadAccessTokenClient', 'loadAccessTokenAccount']) assert.ok(!names.includes(original), names.join(', '));
   });
 

@@ -72,9 +72,7 @@ async function loadClientOfAccessToken(ctx: OidcContext, next: () => Promise<voi
 }
 
 async function loadAccountOfAccessToken(ctx: OidcContext, next: () => Promise<void>): Promise<void> {
-  const account = validateAccount(
-    await instance(ctx.oidc.provider).configuration.findAccount(ctx, ctx.oidc.accessToken.accountId, ctx.oidc.accessToken),
-  );
+  const account = validateAccount(await instance(ctx.oidc.provider).configuration.findAccount(ctx, ctx.oidc.accessToken.accountId, ctx.oidc.accessToken));
   if (!account) throw new errors.InvalidToken('associated account not found');
   ctx.oidc.entity('Account', account);
   await next();
