@@ -136,6 +136,7 @@ export class ScimUserRepository {
             query.count + 1,
             0,
             `${reading.select}, u.${key.column} AS ${CURSOR_KEY}`,
+            after !== undefined,
           );
     const more = rows.length > query.count;
     const page = more ? rows.slice(0, query.count) : rows;

@@ -167,7 +167,11 @@ export interface GroupKeysetSearch {
 export async function groupKeysetPage(reads: Statements, orgId: string, search: GroupKeysetSearch): Promise<{ group: GroupRow; sortValue: unknown }[]> {
   const conditions = [`g.org_id = :orgId`, search.where?.sql, search.after?.sql].filter(Boolean).join(' AND ');
   const direction = search.descending ? 'DESC' : 'ASC';
-  const sql = `SELECT g.*, ${search.orderBy} AS sort_value FROM org_groups g WHERE ${conditions} ORDER BY ${search.orderBy} ${direction}, g.id ${direction} LIMIT ${literalLimit(search.limit)}`;
+  const order = `${search.orderBy} ${direction}, g.id ${direction}`;
+  // From a position, the ids first (the index alone), as human-users.ts's humanUserPage does for the same reason.
+  const sql = search.after
+    ? `SELECT g.*, ${search.orderBy} AS sort_value FROM org_groups g JOIN (SELECT g.id FROM org_groups g WHERE ${conditions} ORDER BY ${order} LIMIT ${literalLimit(search.limit)}) p ON p.id = g.id ORDER BY ${order}`
+    : `SELECT g.*, ${search.orderBy} AS sort_value FROM org_groups g WHERE ${conditions} ORDER BY ${order} LIMIT ${literalLimit(search.limit)}`;
   const page = positional(sql, { ...search.where?.params, ...search.after?.params, orgId });
   const rows = search.limit === 0 ? [] : await reads.rows<Record<string, unknown>>(page.sql, page.values);
   return rows.map((row) => ({ group: groupRow(row), sortValue: row.sort_value }));
