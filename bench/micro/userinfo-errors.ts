@@ -1,5 +1,5 @@
 /**
- * `node dist/bench/micro/userinfo-errors.js [rounds] [requests]`: userinfo with oidc-provider's own token steps
+ * `node dist/bench/micro/userinfo-errors.js [rounds] [requests] [control]`: userinfo with oidc-provider's own token steps
  * (three InvalidToken errors built per request and never thrown) against the kept patch that builds them only when
  * thrown (src/oidc/provider/extensions/lazy-token-errors.ts), in one process and one run. Two services run in
  * this process, one built with the patch and one with the library's steps put back; rounds alternate between
@@ -18,6 +18,8 @@ type Step = (ctx: unknown, next: () => Promise<void>) => Promise<void> | void;
 
 const rounds = Number(process.argv[2] ?? 10);
 const perRound = Number(process.argv[3] ?? 1000);
+/** `control` as a fourth argument: both services keep the patch, so the difference is the method's own bias. */
+const control = process.argv[4] === 'control';
 
 async function tokenOf(svc: TestService): Promise<string> {
   const project = await createProject(svc);
@@ -72,11 +74,17 @@ function median(values: number[]): number {
 async function main(): Promise<void> {
   const patched = await startService();
   const patchedToken = await tokenOf(patched);
-  restoreLibrarySteps();
+  if (!control) restoreLibrarySteps();
   const library = await startService();
   try {
     const sides = [
-      { name: 'library steps (3 errors built)', svc: library, token: await tokenOf(library), wall: [] as number[], cpu: [] as number[] },
+      {
+        name: control ? 'second service, patched too (control)' : 'library steps (3 errors built)',
+        svc: library,
+        token: await tokenOf(library),
+        wall: [] as number[],
+        cpu: [] as number[],
+      },
       { name: 'kept patch (built when thrown)', svc: patched, token: patchedToken, wall: [] as number[], cpu: [] as number[] },
     ];
     for (const side of sides) await round(side.svc, side.token); // warm both before measuring
