@@ -54,6 +54,11 @@ describe('SCIM cursor pagination (RFC 9865)', () => {
     assert.deepEqual(walked.ids, expected);
     assert.equal(walked.total, FAMILIES.length);
     assert.equal(walked.pages, 4);
+    for (const resource of ['Users', 'Groups']) {
+      const none = await t.scim('GET', `/${resource}?count=0&cursor=`);
+      assert.equal(none.status, 200, none.text);
+      assert.deepEqual([none.body.totalResults, none.body.Resources, none.body.nextCursor], [resource === 'Users' ? FAMILIES.length : 0, [], undefined]);
+    }
 
     const spc = await t.scim('GET', '/ServiceProviderConfig');
     assert.equal(spc.status, 200, spc.text);

@@ -93,7 +93,7 @@ export class ScimGroupsService {
     const last = page.at(-1);
     const value = last?.sortValue == null ? null : numeric ? Number(last.sortValue) : String(last.sortValue);
     const nextCursor = more && last ? encodeCursor(orderBy, descending, { value, id: last.group.id }) : undefined;
-    const total = !position && !more ? page.length : await countGroups(reads, orgId, where);
+    const total = !position && !more && query.count > 0 ? page.length : await countGroups(reads, orgId, where);
     return {
       total,
       resources: await this.present(

@@ -143,7 +143,13 @@ export class ScimUserRepository {
     const last = page.at(-1);
     const nextCursor =
       more && last ? encodeCursor(property, descending, { value: cursorValue(last[CURSOR_KEY], key.numeric), id: String(last[USER_COLUMNS.id]) }) : undefined;
-    const total = !after && !more ? page.length : query.filter ? await countUsersWhere(reads, where, named) : await humanCount(this.dataSource.manager, orgId);
+    // A first page that holds every match (and was asked for rows: count=0 reads none) reveals the total.
+    const total =
+      !after && !more && query.count > 0
+        ? page.length
+        : query.filter
+          ? await countUsersWhere(reads, where, named)
+          : await humanCount(this.dataSource.manager, orgId);
     return { total, users: page.map((row) => this.hydrate(row, reading)), nextCursor };
   }
 
