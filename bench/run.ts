@@ -6,11 +6,12 @@
  *   npm run bench                  full run: bench/results/<timestamp>.json, the tables and chart of BENCHMARKS.md
  *   npm run bench -- --quick       one small size, 1 s per scenario, two groups at a time (CI: proves that every
  *                                  scenario runs, not how fast): results in a temporary directory only
- *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead,federation,saml,mail,provisioning,dpop,device] [--seconds 6]
+ *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,scim-cursor,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead,federation,saml,mail,provisioning,dpop,device] [--seconds 6]
  *   npm run bench -- --only cluster --mysql mysql://root@127.0.0.1:3306   Galera cluster against one MariaDB:
  *                                  never in the default set, nor in --quick
  *
- * `--sizes 100000[,…]` measures the data group at those user counts only (the first also with the peers).
+ * `--sizes 100000[,…]` measures the data group at those user counts only (the first also with the peers); scim-cursor
+ * seeds the largest and pages halfway through it.
  * A partial run (--quick, --only or --sizes) never rewrites BENCHMARKS.md; a full --mysql run writes its own section of it,
  * never the SQLite run's (bench/compare.ts puts the two side by side).
  */
@@ -44,11 +45,13 @@ import { runMfa } from './scenarios/mfa.js';
 import { runOidc } from './scenarios/oidc.js';
 import { runOidcGrowth } from './scenarios/oidc-growth.js';
 import { runOverhead } from './scenarios/overhead.js';
+import { runScimCursor } from './scenarios/scim-cursor.js';
 import { runWebhooks } from './scenarios/webhooks.js';
 
 const GROUPS: Record<string, (ctx: Context) => Promise<void>> = {
   oidc: runOidc,
   data: runData,
+  'scim-cursor': runScimCursor,
   import: runImport,
   groups: runGroups,
   mfa: runMfa,

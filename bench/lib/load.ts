@@ -55,7 +55,7 @@ export async function load(
 const perWhat = (m: Measurement) => /^(.*)s\/s$/.exec(m.unit)?.[1] ?? 'req';
 
 export function print(m: Measurement): void {
-  const latency = m.p50 === undefined ? '' : ` p50 ${m.p50} ms p99 ${m.p99} ms`;
+  const latency = m.p50 === undefined ? '' : ` p50 ${m.p50} ms${m.p99 === undefined ? '' : ` p99 ${m.p99} ms`}`;
   const size = m.size === undefined ? '' : ` @${m.size.toLocaleString('en')}`;
   console.error(
     `  ${m.label}${size} | ${m.server}: ${m.rate.toFixed(1)} ${m.unit}${latency} errors ${m.errors}${m.peakMb ? ` peak ${m.peakMb} MB` : ''}${m.cpuUs === undefined ? '' : ` CPU ${cpuText(m)} µs/${perWhat(m)}`}`,

@@ -248,3 +248,22 @@ export async function execute(store: Store, sql: string): Promise<void> {
     await db.close();
   }
 }
+
+/** One row of a query on the seeded database (bench set-up, outside any measurement). */
+export async function readRow(store: Store, sql: string, params: unknown[]): Promise<Record<string, unknown> | undefined> {
+  if (store.databaseUrl) {
+    const conn = await mysql.createConnection({ uri: store.databaseUrl, supportBigNumbers: true, bigNumberStrings: false });
+    try {
+      const [rows] = await conn.query(sql, params);
+      return (rows as Record<string, unknown>[])[0];
+    } finally {
+      await conn.end();
+    }
+  }
+  const db = new Database(join(store.dataDir, 'portcullis.sqlite'), { readonly: true });
+  try {
+    return db.prepare(sql).get(...params) as Record<string, unknown> | undefined;
+  } finally {
+    db.close();
+  }
+}

@@ -38,3 +38,29 @@ declare module 'oidc-provider/lib/helpers/jwt.js' {
     options?: Record<string, unknown>,
   ): Promise<{ payload: Record<string, unknown>; header: Record<string, unknown> }>;
 }
+
+// The userinfo action and the helpers its token checks use, for extensions/lazy-token-errors.ts.
+declare module 'oidc-provider/lib/actions/userinfo.js' {
+  const steps: Array<(ctx: any, next: () => Promise<void>) => Promise<void> | void>;
+  export default steps;
+}
+declare module 'oidc-provider/lib/helpers/certificate_thumbprint.js' {
+  export default function certificateThumbprint(cert: unknown): string;
+}
+declare module 'oidc-provider/lib/helpers/configuration_result.js' {
+  export function account(value: unknown, path?: string): any;
+}
+declare module 'oidc-provider/lib/helpers/validate_dpop.js' {
+  export default function validateDpop(provider: unknown, ctx: unknown, accessToken: unknown): Promise<any>;
+  export function checkDpopReplay(provider: unknown, ctx: unknown, dPoP: unknown, clientId: string, errorClass?: unknown): Promise<void>;
+}
+declare module 'oidc-provider/lib/helpers/weak_cache.js' {
+  export default function instance(provider: unknown): any;
+}
+declare module 'oidc-provider/lib/shared/access_token.js' {
+  type Step = (ctx: any, next: () => Promise<void>) => Promise<void>;
+  export const loadAccessTokenClient: Step;
+  export const loadAccessTokenAccount: Step;
+  export const loadAccessTokenGrant: Step;
+  export function getValidateAccessToken(options?: { afterFind?: (ctx: any, token: any) => unknown }): Step;
+}

@@ -31,7 +31,7 @@ import { OIDC_ROUTES } from './oidc.routes.js';
 import { LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
 import { accountClient } from './account-client.js';
 import { reuseClientsOfUnchangedRegistrations } from './extensions/client-reuse.js';
-import { applyProviderExtensions } from './extensions/index.js';
+import { applyLibraryExtensions, applyProviderExtensions } from './extensions/index.js';
 import { keepOfflineAccessOfSilentRequest } from './extensions/request-rules.js';
 import { countIssuedTokens } from './token-metrics.js';
 import { completeImplicitResponses } from './implicit-response.js';
@@ -220,6 +220,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     },
   };
+  applyLibraryExtensions();
   const provider = new Provider(deps.issuer, configuration);
   useAtomicReplayDetection(provider, new DpopReplayGuard(deps.uow));
   reuseClientsOfUnchangedRegistrations(provider, clients, new Set(configuration.clients?.map((c: { client_id: string }) => c.client_id)));

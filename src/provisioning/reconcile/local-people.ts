@@ -32,7 +32,14 @@ export class LocalPeople {
     const people: LocalPerson[] = [];
     const selection = parseAttributeList(undefined, undefined);
     for (let startIndex = 1; ; startIndex += PAGE_SIZE) {
-      const { total, users } = await this.scimUsers.search(orgId, { filter: undefined, sort: undefined, startIndex, count: PAGE_SIZE, selection });
+      const { total, users } = await this.scimUsers.search(orgId, {
+        filter: undefined,
+        sort: undefined,
+        startIndex,
+        count: PAGE_SIZE,
+        selection,
+        cursor: undefined,
+      });
       if (total > RECONCILE_LIMIT)
         throw new DomainError(ErrorCode.FailedPrecondition, `the organization has ${total} people; a reconcile reads at most ${RECONCILE_LIMIT}`);
       const groups =

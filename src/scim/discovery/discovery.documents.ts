@@ -26,6 +26,9 @@ export function serviceProviderConfig(baseUrl: string) {
     changePassword: { supported: true },
     sort: { supported: true },
     etag: { supported: false },
+    // RFC 9865 §4: both methods, index the default (what a request without `cursor` gets); no cursorTimeout, as
+    // cursors do not expire (one names a position in the order, not a kept result).
+    pagination: { cursor: true, index: true, defaultPaginationMethod: 'index', defaultPageSize: MAX_PAGE_SIZE, maxPageSize: MAX_PAGE_SIZE },
     authenticationSchemes: [
       {
         type: 'oauthbearertoken',

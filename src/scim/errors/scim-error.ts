@@ -1,7 +1,7 @@
 import { ERROR_DETAIL_SCHEMA, ERROR_SCHEMA } from '../scim.constants.js';
 
 /**
- * `scimType` values of RFC 7644 §3.12, Table 9 (plus `tooMany`/`uniqueness`), and the statuses this
+ * `scimType` values of RFC 7644 §3.12, Table 9 (plus `tooMany`/`uniqueness`, and RFC 9865's `invalidCursor`), and the statuses this
  * surface answers with. A ScimError is data: status, optional scimType, a stable vendor error id
  * (docs/product-rules.md, "OpenID Connect and OAuth") and an untranslated message.
  */
@@ -15,7 +15,8 @@ type ScimType =
   | 'noTarget'
   | 'invalidValue'
   | 'invalidVers'
-  | 'sensitive';
+  | 'sensitive'
+  | 'invalidCursor';
 
 export class ScimError extends Error {
   override readonly name = 'ScimError';

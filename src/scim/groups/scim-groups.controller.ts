@@ -11,7 +11,7 @@ import { ScimOrgGuard } from '../http/scim-org.guard.js';
 import { ScimUrls } from '../http/scim-urls.js';
 import { listQueryFromParams, listQueryFromSearch, selectionParams } from '../query/scim-list-query.js';
 import type { ListQuery } from '../query/scim-list-query.js';
-import { listResponse } from '../scim-list.response.js';
+import { cursorListResponse, listResponse } from '../scim-list.response.js';
 import { readPatchRequest } from '../users/scim-user.patch.js';
 import { groupChangesOf } from './scim-group.patch.js';
 import { validateGroup } from './scim-group.validator.js';
@@ -100,7 +100,7 @@ export class ScimGroupsController {
   }
 
   private async search(orgId: string, query: ListQuery) {
-    const { total, resources } = await this.groups.list(orgId, query);
-    return listResponse(resources, total, query.startIndex);
+    const { total, resources, nextCursor } = await this.groups.list(orgId, query);
+    return query.cursor ? cursorListResponse(resources, total, nextCursor) : listResponse(resources, total, query.startIndex);
   }
 }

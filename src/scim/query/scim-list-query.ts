@@ -5,6 +5,8 @@ import { ScimError } from '../errors/scim-error.js';
 import { MAX_PAGE_SIZE, SEARCH_REQUEST_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
 import { parseAttributeList } from './scim-projection.js';
 import type { AttributeSelection } from './scim-projection.js';
+import { decodeCursor } from './scim-cursor.js';
+import type { CursorPaging } from './scim-cursor.js';
 
 /** Sortable User attributes (docs/product-rules.md, "SCIM") → entity property of `UserEntity` (a Map: `sortBy=constructor` is no member). */
 const SORT_PROPERTIES = new Map<string, string>([
@@ -23,9 +25,11 @@ export interface ListResource {
   schema: string;
   /** Sortable attribute (lower case) → the key the resource's query sorts by. */
   sortable: ReadonlyMap<string, string>;
+  /** The key of the order without `sortBy`. */
+  defaultSort: string;
 }
 
-export const USER_LIST: ListResource = { schema: USER_SCHEMA, sortable: SORT_PROPERTIES };
+export const USER_LIST: ListResource = { schema: USER_SCHEMA, sortable: SORT_PROPERTIES, defaultSort: 'createdAt' };
 
 export interface ListQuery {
   filter: FilterNode | undefined;
@@ -34,6 +38,8 @@ export interface ListQuery {
   startIndex: number;
   count: number;
   selection: AttributeSelection;
+  /** Paged by cursor (RFC 9865) when the request has `cursor`, even empty; otherwise by `startIndex`. */
+  cursor: CursorPaging | undefined;
 }
 
 type Raw = Record<string, unknown>;
@@ -52,6 +58,7 @@ export function listQueryFromParams(params: Raw, resource: ListResource = USER_L
     sortOrder: get('sortOrder'),
     startIndex: get('startIndex'),
     count: get('count'),
+    cursor: get('cursor'),
     attributes: get('attributes'),
     excludedAttributes: get('excludedAttributes'),
   });
@@ -91,6 +98,7 @@ export function listQueryFromSearch(body: unknown, resource: ListResource = USER
     sortOrder: scalar('sortOrder'),
     startIndex: scalar('startIndex'),
     count: scalar('count'),
+    cursor: scalar('cursor'),
     attributes: list('attributes'),
     excludedAttributes: list('excludedAttributes'),
   });
@@ -107,15 +115,27 @@ function buildQuery(resource: ListResource, raw: Record<string, string | undefin
     filter = parseFilter(raw.filter);
     assertFilterCost(filter);
   }
+  const sort = sortOf(resource, raw.sortBy, raw.sortOrder);
   return {
     filter,
-    sort: sortOf(resource, raw.sortBy, raw.sortOrder),
+    sort,
     // RFC 7644 §3.4.2.4: "A value less than 1 SHALL be interpreted as 1."
     startIndex: Math.max(1, integer(raw.startIndex, 'startIndex') ?? 1),
     // "A negative value SHALL be interpreted as "0""; above the maximum, the maximum (docs/product-rules.md, "SCIM").
     count: Math.min(MAX_PAGE_SIZE, Math.max(0, integer(raw.count, 'count') ?? MAX_PAGE_SIZE)),
     selection: parseAttributeList(raw.attributes, raw.excludedAttributes),
+    cursor: cursorOf(resource, raw, sort),
   };
+}
+
+/** RFC 9865 §2: `cursor=` (empty) asks the first page, a cursor the page after it; startIndex belongs to the other method. */
+function cursorOf(resource: ListResource, raw: Record<string, string | undefined>, sort: ListQuery['sort']): CursorPaging | undefined {
+  if (raw.cursor === undefined) return undefined;
+  if (raw.startIndex !== undefined && raw.startIndex.trim() !== '') {
+    throw ScimError.badRequest('invalidValue', '"cursor" and "startIndex" are two ways of paging: give one of them');
+  }
+  if (raw.cursor === '') return {};
+  return { after: decodeCursor(raw.cursor, sort?.property ?? resource.defaultSort, sort?.descending ?? false) };
 }
 
 function sortOf(resource: ListResource, sortBy: string | undefined, sortOrder: string | undefined): ListQuery['sort'] {

@@ -13,7 +13,7 @@ import { ScimUrls } from '../http/scim-urls.js';
 import { project } from '../query/scim-projection.js';
 import { listQueryFromParams, listQueryFromSearch, selectionParams } from '../query/scim-list-query.js';
 import type { ListQuery } from '../query/scim-list-query.js';
-import { listResponse } from '../scim-list.response.js';
+import { cursorListResponse, listResponse } from '../scim-list.response.js';
 import type { UserGroup } from '../../users/groups/group.queries.js';
 import { toScimUser } from './scim-user.mapper.js';
 import type { PresentedUser } from './scim-user.mapper.js';
@@ -110,10 +110,10 @@ export class ScimUsersController {
   }
 
   private async search(orgId: string, query: ListQuery) {
-    const { total, users } = await this.users.list(orgId, query);
+    const { total, users, nextCursor } = await this.users.list(orgId, query);
     const groups = await this.users.groupsOf(users, query.selection);
     const resources = users.map((u) => project(this.present(orgId, u, groups), query.selection));
-    return listResponse(resources, total, query.startIndex);
+    return query.cursor ? cursorListResponse(resources, total, nextCursor) : listResponse(resources, total, query.startIndex);
   }
 
   private present(orgId: string, user: PresentedUser, groups?: Map<string, UserGroup[]>): JsonObject {

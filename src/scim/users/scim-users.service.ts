@@ -56,7 +56,7 @@ export class ScimUsersService {
     return this.repository.findHuman(orgId, id);
   }
 
-  list(orgId: string, query: ListQuery): Promise<{ total: number; users: PresentedUser[] }> {
+  list(orgId: string, query: ListQuery): Promise<{ total: number; users: PresentedUser[]; nextCursor?: string }> {
     return this.repository.searchPresented(orgId, query);
   }
 

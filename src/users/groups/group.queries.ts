@@ -148,6 +148,42 @@ export async function searchGroups(reads: Statements, orgId: string, search: Gro
   return { total: Number(total.n), groups };
 }
 
+export interface GroupKeysetSearch {
+  /** A condition over `g` with named parameters, or none. */
+  where?: { sql: string; params: Record<string, unknown> };
+  /** Column of GROUP_COLUMNS; ties broken by id. */
+  orderBy: string;
+  descending: boolean;
+  /** Where the page starts (a keyset condition over `g`), or none for the first page. */
+  after?: { sql: string; params: Record<string, unknown> };
+  limit: number;
+}
+
+/**
+ * A page of the organization's groups from a position in the order (keyset paging): it reads from the
+ * (org, key, id) index where the position is, however deep, with each row's raw sort value (`sortValue`) to
+ * name the next position.
+ */
+export async function groupKeysetPage(reads: Statements, orgId: string, search: GroupKeysetSearch): Promise<{ group: GroupRow; sortValue: unknown }[]> {
+  const conditions = [`g.org_id = :orgId`, search.where?.sql, search.after?.sql].filter(Boolean).join(' AND ');
+  const direction = search.descending ? 'DESC' : 'ASC';
+  const order = `${search.orderBy} ${direction}, g.id ${direction}`;
+  // From a position, the ids first (the index alone), as human-users.ts's humanUserPage does for the same reason.
+  const sql = search.after
+    ? `SELECT g.*, ${search.orderBy} AS sort_value FROM org_groups g JOIN (SELECT g.id FROM org_groups g WHERE ${conditions} ORDER BY ${order} LIMIT ${literalLimit(search.limit)}) p ON p.id = g.id ORDER BY ${order}`
+    : `SELECT g.*, ${search.orderBy} AS sort_value FROM org_groups g WHERE ${conditions} ORDER BY ${order} LIMIT ${literalLimit(search.limit)}`;
+  const page = positional(sql, { ...search.where?.params, ...search.after?.params, orgId });
+  const rows = search.limit === 0 ? [] : await reads.rows<Record<string, unknown>>(page.sql, page.values);
+  return rows.map((row) => ({ group: groupRow(row), sortValue: row.sort_value }));
+}
+
+/** How many of the organization's groups match the condition. */
+export async function countGroups(reads: Statements, orgId: string, where?: { sql: string; params: Record<string, unknown> }): Promise<number> {
+  const counted = positional(`SELECT COUNT(*) AS n FROM org_groups g WHERE g.org_id = :orgId${where ? ` AND ${where.sql}` : ''}`, { ...where?.params, orgId });
+  const [total] = await reads.rows<{ n: number | string }>(counted.sql, counted.values);
+  return Number(total.n);
+}
+
 export async function findGroup(manager: EntityManager, orgId: string, groupId: string): Promise<GroupRow | undefined> {
   const [row]: Record<string, unknown>[] = await manager.query('SELECT g.* FROM org_groups g WHERE g.id = ? AND g.org_id = ?', [groupId, orgId]);
   return row ? groupRow(row) : undefined;

@@ -27,14 +27,24 @@ export async function humanUserRow(manager: EntityManager, orgId: string, id: st
  * SQL: this is the hottest read path of SCIM (docs/decisions/raw-sql-on-hot-paths.md). `reads` runs the
  * statements: the data source's, or bounded ones for a costly filter (common/database/bounded-reads.ts).
  * `columns`: the select list over `users u` (every column by default; SCIM reads those it presents).
+ * `deferred` also takes the ids first from the first row on: a keyset page (a range on the sort key) does, as
+ * MariaDB 10.11 plans `org_id = ? AND key > ?` with every column selected as a walk of the organization's part of
+ * the index from its start, testing each entry (500,000 tested for a page halfway through 1,000,000), but seeks
+ * when only ids are selected (BENCHMARKS.md, "Deep SCIM pages by cursor").
  */
-export function humanUserPage(reads: Statements, query: HumanUserQuery, limit: number, offset: number, columns = 'u.*'): Promise<UserRow[]> {
+export function humanUserPage(
+  reads: Statements,
+  query: HumanUserQuery,
+  limit: number,
+  offset: number,
+  columns = 'u.*',
+  deferred = offset > 0,
+): Promise<UserRow[]> {
   const { where, order } = query;
-  const sql =
-    offset === 0
-      ? `SELECT ${columns} FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)}`
-      : `SELECT ${columns} FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)} OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
-  return namedQuery(reads, sql, offset === 0 ? query.params : { ...query.params, offset });
+  const sql = !deferred
+    ? `SELECT ${columns} FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)}`
+    : `SELECT ${columns} FROM users u JOIN (SELECT u.id FROM users u WHERE ${where} ORDER BY ${order} LIMIT ${literalLimit(limit)} OFFSET :offset) p ON p.id = u.id ORDER BY ${order}`;
+  return namedQuery(reads, sql, deferred ? { ...query.params, offset } : query.params);
 }
 
 /** How many users the fragment matches. */

@@ -6,6 +6,7 @@ import { allowLoopbackForDevMode } from './dev-mode-redirect-uris.js';
 import { applyUserinfoAssertion } from './id-token-claims.js';
 import { enforceRequestRules } from './request-rules.js';
 import { includeSessionIdInIdTokens } from './session-id-claim.js';
+import { buildTokenErrorsOnlyWhenThrown } from './lazy-token-errors.js';
 import { honourEveryOpenidTokenAtUserinfo } from './userinfo-tokens.js';
 
 /**
@@ -25,6 +26,14 @@ import { honourEveryOpenidTokenAtUserinfo } from './userinfo-tokens.js';
  * The request rewrites before the provider (oidc-dispatch.middleware.ts, post-to-get.ts,
  * request-body-replay.ts) work on the Node request, not on the provider: OidcDispatch applies them.
  */
+/**
+ * The patch of oidc-provider's modules rather than of a provider's classes: its userinfo steps are spread into each
+ * provider's router when the provider is built, so this runs before `new Provider` (once; later calls do nothing).
+ */
+export function applyLibraryExtensions(): void {
+  buildTokenErrorsOnlyWhenThrown();
+}
+
 export function applyProviderExtensions(provider: Provider, hasher: SecretHasher): void {
   allowLoopbackForDevMode(provider);
   compareHashedClientSecrets(provider, hasher);
