@@ -36,6 +36,7 @@ import { SamlIdpInitiatedRelayState1795760501151 } from './1795760501151-saml-id
 import { ApiResources1795760371322 } from './1795760371322-api-resources.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
+import { AgentClientPolicy1795762737314 } from './1795762737314-agent-client-policy.js';
 
 /** Every migration, oldest first; TypeORM runs the ones the database has not recorded. */
 export const MIGRATIONS = [
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   ClientJwks1763800700000,
   ApiResources1795760371322,
   SamlIdpInitiatedRelayState1795760501151,
+  AgentClientPolicy1795762737314,
 ];
