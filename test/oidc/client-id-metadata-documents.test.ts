@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
@@ -279,6 +279,36 @@ describe('Client ID Metadata Documents', () => {
     const refused = await redirectError(clientId, { resource: allowOther.resourceUri });
     assert.equal(refused.error, 'invalid_target');
     assert.match(refused.description ?? '', /host/);
+  });
+
+  it('the policy is read on use: once the organization turns it off, the refresh token gets invalid_target', async () => {
+    const org = await organization('consent');
+    const { clientId } = serve(goodDocument);
+    const { tokens, error } = await signIn(agentSvc, {
+      clientId,
+      redirectUri: REDIRECT,
+      loginName: org.loginName,
+      password: PASSWORD,
+      scope: 'openid offline_access',
+      extra: { resource: org.resourceUri, prompt: 'consent' },
+    });
+    assert.ok(tokens?.refresh_token, error);
+    await setPolicy(org.orgId, 'off');
+    const refreshed = await postForm(agentSvc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+    assert.equal(refreshed.status, 400, refreshed.text);
+    assert.equal(refreshed.body.error, 'invalid_target');
+  });
+
+  it('private_key_jwt: a document with its public keys is accepted; one without keys is not', async () => {
+    const jwk = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'ES256', use: 'sig' };
+    const withKeys = serve((id) => ({ ...goodDocument(id), token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [jwk] } }));
+    const accepted = await authorize(agentSvc, withKeys.clientId, { resource: orgA.resourceUri });
+    assert.equal(accepted.status, 303, accepted.text.slice(0, 300));
+    assert.match(accepted.location ?? '', /\/ui\/login\//, 'on to the login page');
+    const withoutKeys = serve((id) => ({ ...goodDocument(id), token_endpoint_auth_method: 'private_key_jwt' }));
+    const page = await errorPage(withoutKeys.clientId, { resource: orgA.resourceUri });
+    assert.equal(page.error, 'invalid_client');
+    assert.match(page.text, /jwks/);
   });
 
   it('an organization whose policy is off refuses: invalid_target', async () => {
