@@ -199,6 +199,11 @@ describe('Client ID Metadata Documents', () => {
   it('RFC 8414 metadata says client_id_metadata_document_supported once an organization accepts such clients', async () => {
     const before = await (await fetch(`${svc.url}/.well-known/oauth-authorization-server`)).json();
     assert.equal('client_id_metadata_document_supported' in before, false, 'no organization accepts them yet');
+    const early = serve(goodDocument);
+    const refused = await errorPage(early.clientId, { resource: 'https://any.example/mcp' });
+    assert.equal(refused.error, 'invalid_client');
+    assert.match(refused.text, /no organization of this instance accepts/);
+    assert.equal(fetches.get(early.path), undefined, 'nothing fetched while no organization accepts them');
     orgA = await organization('consent');
     offOrg = await organization('off');
     allowOther = await organization('allowlist', ['other.example']);

@@ -38,6 +38,8 @@ export class ClientIdMetadataDocuments {
   constructor(
     options: { allowPrivateNetworks: boolean },
     private readonly remoteKeys: RemoteClientKeys,
+    /** Whether any organization accepts such clients: while none does, no document is fetched at all. */
+    private readonly anyAccepted: () => Promise<boolean>,
   ) {
     this.fetch = outboundFetch({ allowPrivateNetworks: options.allowPrivateNetworks, timeoutMs: DOCUMENT_TIMEOUT_MS, maxBodyBytes: MAX_DOCUMENT_BYTES });
   }
@@ -49,6 +51,8 @@ export class ClientIdMetadataDocuments {
     const now = Date.now();
     const cached = this.entries.get(url);
     if (cached && cached.until > now) return this.withKeys(await cached.lookup);
+    // An instance whose organizations all refuse these clients fetches nothing a stranger names (read on use).
+    if (!(await this.anyAccepted())) return { problem: 'no organization of this instance accepts clients known by their metadata document' };
     if (this.entries.size >= MAX_URLS) this.entries.clear();
     const entry: Entry = { until: Number.POSITIVE_INFINITY, lookup: Promise.resolve({ problem: 'not read yet' }) };
     entry.lookup = this.read(url).then(

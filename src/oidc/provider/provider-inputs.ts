@@ -37,7 +37,9 @@ export class ProviderInputs {
     private readonly users: ProviderUserServices,
   ) {
     this.remoteClientKeys = new RemoteClientKeys({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, cacheMs: config.clientJwksCacheMs });
-    this.agentDocuments = new ClientIdMetadataDocuments({ allowPrivateNetworks: config.outboundAllowPrivateNetworks }, this.remoteClientKeys);
+    this.agentDocuments = new ClientIdMetadataDocuments({ allowPrivateNetworks: config.outboundAllowPrivateNetworks }, this.remoteClientKeys, () =>
+      this.users.loginPolicies.anyAgentClients(),
+    );
   }
 
   /** What the RFC 8414 metadata says of agent clients' registration (authorization-server-metadata.ts). */
