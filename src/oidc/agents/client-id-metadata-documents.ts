@@ -6,7 +6,7 @@ import { documentCacheMs } from './cache-lifetime.js';
 import { clientIdUrlProblem } from './client-id-url.js';
 import { checkMetadataDocument } from './metadata-document.js';
 
-/** draft-ietf-oauth-client-id-metadata-document §6.6 asks for a small limit; a client's metadata is well below it. */
+/** A client's metadata is a few hundred bytes: 5 KB bounds what a URL a stranger names makes this instance buffer. */
 export const MAX_DOCUMENT_BYTES = 5 * 1024;
 export const DOCUMENT_TIMEOUT_MS = 5_000;
 /** A URL that failed is not fetched again for this long: a client cannot make this instance fetch at its pace. */

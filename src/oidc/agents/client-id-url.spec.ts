@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { clientIdUrlProblem } from './client-id-url.js';
 
-describe('client id URLs (draft-ietf-oauth-client-id-metadata-document §3)', () => {
+describe('client id URLs (draft-ietf-oauth-client-id-metadata-document-03)', () => {
   it('accepts an https URL with a path, a port or a query', () => {
     for (const id of ['https://app.example/client.json', 'https://app.example:8443/oauth/client', 'https://app.example/c?v=1'])
       assert.equal(clientIdUrlProblem(id), undefined, id);

@@ -1,6 +1,6 @@
 /**
  * A `client_id` that is an `https` URL names a client by its Client ID Metadata Document
- * (draft-ietf-oauth-client-id-metadata-document §3; docs/agents.md, "Client ID Metadata Documents"). Every other
+ * (draft-ietf-oauth-client-id-metadata-document-03; docs/agents.md, "Client ID Metadata Documents"). Every other
  * client id is one this instance registered.
  */
 export function isClientIdUrl(clientId: string): boolean {
@@ -8,7 +8,7 @@ export function isClientIdUrl(clientId: string): boolean {
 }
 
 /**
- * Why this client id URL names no document (undefined: it may): draft-ietf-oauth-client-id-metadata-document §3
+ * Why this client id URL names no document (undefined: it may): draft-ietf-oauth-client-id-metadata-document-03
  * asks for the `https` scheme and a path, and forbids a fragment, user information and dot segments. A bare host
  * (`https://client.example` or `https://client.example/`) has no path here, so no document is fetched from a
  * host's root. The URL is compared as given, never normalised.

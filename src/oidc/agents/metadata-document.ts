@@ -15,11 +15,11 @@ const MAX_REDIRECT_URIS = 20;
 const MAX_NAME_LENGTH = 200;
 
 /**
- * A Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document §4) as this instance accepts it
+ * A Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document-03) as this instance accepts it
  * (docs/agents.md, "Client ID Metadata Documents"): a JSON object whose `client_id` is the URL it was fetched from,
  * character for character; redirect URIs that are `https`, `http` on a loopback host, or an app's private-use scheme
  * (RFC 8252 §7); and no shared secret: `token_endpoint_auth_method` is `none` (PKCE S256 is then required) or
- * `private_key_jwt` with `jwks` or `jwks_uri` (§4.1 forbids the symmetric methods). Only the members below are read;
+ * `private_key_jwt` with `jwks` or `jwks_uri` (the draft forbids the symmetric methods). Only the members below are read;
  * the client is a `native` one for oidc-provider, so a loopback redirect URI matches on any port (RFC 8252 §7.3).
  */
 export function checkMetadataDocument(url: string, document: unknown): CheckedDocument {
