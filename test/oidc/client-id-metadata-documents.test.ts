@@ -361,6 +361,12 @@ describe('Client ID Metadata Documents', () => {
     assert.equal(page.error, 'invalid_redirect_uri');
     const https = await errorPage(clientId, { resource: orgA.resourceUri, redirect_uri: 'https://127.0.0.1/callback' });
     assert.equal(https.error, 'invalid_redirect_uri', 'the port rule is for http loopback URIs only');
+    const loopbacks = serve((id) => ({ ...goodDocument(id), redirect_uris: ['http://localhost/cb', 'http://[::1]/cb'] }));
+    for (const redirect of ['http://localhost:41000/cb', 'http://[::1]:41001/cb']) {
+      const res = await authorize(agentSvc, loopbacks.clientId, { resource: orgA.resourceUri, redirect_uri: redirect });
+      assert.equal(res.status, 303, `${redirect}: ${res.text.slice(0, 200)}`);
+      assert.match(res.location ?? '', /\/ui\/login\//, `${redirect} matches on any port`);
+    }
   });
 
   it('a document over 5 KB: invalid_client', async () => {
