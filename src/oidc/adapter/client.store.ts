@@ -1,5 +1,5 @@
 import { createPublicKey, randomBytes } from 'node:crypto';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import { applicationKeyRows, clientRows } from '../../users/queries/oidc-clients.js';
@@ -11,6 +11,9 @@ import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from '../../common/database/column-values.js';
 import type { ClientJwks } from '../../common/crypto/client-jwks.js';
 import type { RemoteClientKeys } from './remote-client-keys.js';
+import { isClientIdUrl } from '../agents/client-id-url.js';
+import type { ClientIdMetadataDocuments } from '../agents/client-id-metadata-documents.js';
+import { AGENT_CLIENT_MARKER } from '../agents/metadata-document.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
 export const CLIENT_EXTRA = [
@@ -23,6 +26,7 @@ export const CLIENT_EXTRA = [
   'portcullis_api_access',
   'portcullis_request_object_requires_exp',
   'portcullis_resource_uri',
+  AGENT_CLIENT_MARKER,
 ] as const;
 
 /**
@@ -80,9 +84,12 @@ export class ClientStore implements Adapter {
     /** The algorithm the instance signs with now (SIGNING_ALG): a JARM algorithm the application chose must be it. */
     private readonly signingAlg: string,
     private readonly remoteKeys: RemoteClientKeys,
+    /** Clients known by their metadata document (docs/agents.md, "Client ID Metadata Documents"). */
+    private readonly agents?: ClientIdMetadataDocuments,
   ) {}
 
   async find(clientId: string): Promise<AdapterPayload | undefined> {
+    if (isClientIdUrl(clientId)) return this.agentClient(clientId);
     const registration = await this.registration(clientId);
     if (!registration) return undefined;
     // Built once per registration and variant: oidc-provider keeps one Client per distinct payload.
@@ -97,6 +104,19 @@ export class ClientStore implements Adapter {
       registration.payloads.set(variant, payload);
     }
     return registration.payloads.get(variant);
+  }
+
+  /**
+   * A client id URL's client, from its metadata document. When it is the client of the request being handled, a
+   * refused document is told as invalid_client with its reason (the authorization endpoint shows it on its error
+   * page, with no redirect); elsewhere (a token's client looked up again) the client is simply unknown.
+   */
+  private async agentClient(clientId: string): Promise<AdapterPayload | undefined> {
+    if (!this.agents) return undefined;
+    const lookup = await this.agents.lookup(clientId);
+    if ('metadata' in lookup) return lookup.metadata;
+    if (currentContext()?.oidc?.params?.client_id === clientId) throw new errors.InvalidClient(`client_id metadata document refused: ${lookup.problem}`);
+    return undefined;
   }
 
   private async registration(clientId: string): Promise<Registration | undefined> {

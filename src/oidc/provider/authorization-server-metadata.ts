@@ -13,13 +13,19 @@ export function pathInsertedMetadataPath(issuer: string): string | undefined {
   return path === '' ? undefined : `${AUTHORIZATION_SERVER_METADATA_PATH}${path}`;
 }
 
+/** What the metadata consults, read on every request for it (a changed login policy counts at once). */
+export interface AgentRegistrationSettings {
+  /** Whether any organization's `agentClients` is not `off`. */
+  anyAgentClients: () => Promise<boolean>;
+}
+
 /**
  * What the metadata says of agent clients' registration (docs/agents.md, "Metadata"): `client_id_metadata_document_supported`
  * (draft-ietf-oauth-client-id-metadata-document) and `registration_endpoint` (RFC 7591), each present only when the
- * instance accepts such clients. None is accepted yet, so nothing is added.
+ * instance accepts such clients.
  */
-export async function agentRegistrationMetadata(): Promise<Record<string, unknown>> {
-  return {};
+export async function agentRegistrationMetadata(settings: AgentRegistrationSettings): Promise<Record<string, unknown>> {
+  return (await settings.anyAgentClients()) ? { client_id_metadata_document_supported: true } : {};
 }
 
 /**
@@ -27,9 +33,11 @@ export async function agentRegistrationMetadata(): Promise<Record<string, unknow
  * same content type and caching) with `code_challenge_methods_supported` (RFC 8414 §2: S256 only, as PKCE is
  * required S256 for public clients) and the agent registration fields.
  */
-export async function completeAuthorizationServerMetadata(ctx: OidcContext, next: () => Promise<void>): Promise<void> {
-  await next();
-  if (ctx.path !== AUTHORIZATION_SERVER_METADATA_PATH || ctx.method !== 'GET' || ctx.status !== 200) return;
-  const { registration_endpoint: _none, ...document } = ctx.body as Record<string, unknown>;
-  ctx.body = { ...document, code_challenge_methods_supported: ['S256'], ...(await agentRegistrationMetadata()) };
+export function completeAuthorizationServerMetadata(settings: AgentRegistrationSettings) {
+  return async (ctx: OidcContext, next: () => Promise<void>): Promise<void> => {
+    await next();
+    if (ctx.path !== AUTHORIZATION_SERVER_METADATA_PATH || ctx.method !== 'GET' || ctx.status !== 200) return;
+    const { registration_endpoint: _none, ...document } = ctx.body as Record<string, unknown>;
+    ctx.body = { ...document, code_challenge_methods_supported: ['S256'], ...(await agentRegistrationMetadata(settings)) };
+  };
 }

@@ -76,7 +76,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     const { fingerprint, jwks } = await this.keys.keySet();
     const provider = createProvider(await this.inputs.forKeys(jwks, () => this.reloadKeys()));
     provider.use(aroundEveryRequest(this.config.publicUrl, this.sessionSteps));
-    provider.use(completeAuthorizationServerMetadata);
+    provider.use(completeAuthorizationServerMetadata(this.inputs.agentRegistration));
     trustTlsOffloadingProxy(provider, this.config.publicUrl);
     provider.on('server_error', (ctx: OidcContext, error: Error) => this.noteServerError(ctx, error));
     this.current = { provider, handle: provider.callback(), fingerprint };

@@ -4,6 +4,10 @@ import { timestampColumn } from '../../common/database/columns.js';
 export const MFA_POLICIES = ['off', 'optional', 'required'] as const;
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
 
+/** Whether the organization's resources accept clients known by their Client ID Metadata Document (docs/agents.md). */
+export const AGENT_CLIENT_POLICIES = ['off', 'consent', 'allowlist'] as const;
+export type AgentClientPolicy = (typeof AGENT_CLIENT_POLICIES)[number];
+
 /** How an organization's users sign in. */
 @Entity({ name: 'login_policies' })
 export class LoginPolicyEntity {
@@ -31,6 +35,14 @@ export class LoginPolicyEntity {
   /** Whether sign-in stops until the user's e-mail address is verified (docs/mail.md, "E-mail verification"). */
   @Column({ name: 'require_verified_email', type: 'boolean', default: false })
   requireVerifiedEmail: boolean;
+
+  /** Which clients known by a metadata document may obtain tokens for the organization's resources (docs/agents.md). */
+  @Column({ name: 'agent_clients', type: 'varchar', length: 16, default: 'off' })
+  agentClients: AgentClientPolicy;
+
+  /** For `allowlist`: the host names whose metadata documents are accepted (a JSON array). */
+  @Column({ name: 'agent_client_hosts', type: 'text', nullable: true })
+  agentClientHosts: string | null;
 
   @Column({ name: 'changed_at', ...timestampColumn })
   changedAt: Date;

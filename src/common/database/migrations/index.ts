@@ -39,6 +39,7 @@ import { UpstreamSamlSessions1795760795760 } from './1795760795760-upstream-saml
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
+import { AgentClientPolicy1795762737314 } from './1795762737314-agent-client-policy.js';
 
 /** Every migration, oldest first; TypeORM runs the ones the database has not recorded. */
 export const MIGRATIONS = [
@@ -83,4 +84,5 @@ export const MIGRATIONS = [
   ProjectAccess1795760606822,
   ProvisioningMembers1795760656114,
   UpstreamSamlSessions1795760795760,
+  AgentClientPolicy1795762737314,
 ];
