@@ -6,6 +6,7 @@ import { FeatureEntity } from './users/entities/feature.entity.js';
 import { GroupEntity } from './users/entities/group.entity.js';
 import { GroupMemberEntity } from './users/entities/group-member.entity.js';
 import { InstanceEntity } from './users/entities/instance.entity.js';
+import { AgentRegistrationTokenEntity, DynamicClientEntity } from './users/agents/dynamic-registration.entities.js';
 import { LoginPolicyEntity } from './users/entities/login-policy.entity.js';
 import { MachineSecretEntity } from './users/entities/machine-secret.entity.js';
 import { MembershipEntity } from './users/entities/membership.entity.js';
@@ -66,4 +67,6 @@ export const ENTITIES = [
   UserIdentityEntity,
   IdpRoundTripEntity,
   SamlAssertionSeenEntity,
+  AgentRegistrationTokenEntity,
+  DynamicClientEntity,
 ];

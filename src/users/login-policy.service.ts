@@ -7,6 +7,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { LoginPolicyEntity } from './entities/login-policy.entity.js';
 import type { MfaPolicy } from './entities/login-policy.entity.js';
+import type { DynamicRegistrationMode } from './agents/dynamic-registration.entities.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 
 export interface LoginPolicy {
@@ -19,13 +20,15 @@ export interface LoginPolicy {
   inviteOnProvision: boolean;
   /** True: sign-in of a user with an unverified e-mail stops until a mailed link is followed (docs/mail.md, "E-mail verification"). */
   requireVerifiedEmail: boolean;
+  /** Whether clients may register themselves for the organization (docs/agents.md, "Dynamic registration"). */
+  dynamicRegistration: DynamicRegistrationMode;
 }
 
 /** What a client may leave out of a PUT: the fields added after the first version of the policy. */
-type LaterFields = 'passwordLogin' | 'inviteOnProvision' | 'requireVerifiedEmail';
+type LaterFields = 'passwordLogin' | 'inviteOnProvision' | 'requireVerifiedEmail' | 'dynamicRegistration';
 
 /** The organization, with its stored policy if it has one (`mfa` null otherwise). */
-const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login, p.invite_on_provision, p.require_verified_email FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
+const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login, p.invite_on_provision, p.require_verified_email, p.dynamic_registration FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
 
 interface PolicyRow {
   mfa: MfaPolicy | null;
@@ -34,6 +37,7 @@ interface PolicyRow {
   password_login: unknown;
   invite_on_provision: unknown;
   require_verified_email: unknown;
+  dynamic_registration: DynamicRegistrationMode;
 }
 
 /** What an organization without a stored policy gets. */
@@ -44,6 +48,7 @@ export const DEFAULT_LOGIN_POLICY: LoginPolicy = {
   passwordLogin: true,
   inviteOnProvision: false,
   requireVerifiedEmail: false,
+  dynamicRegistration: 'off',
 };
 
 /**
@@ -71,6 +76,7 @@ export class LoginPolicyService {
       passwordLogin: flag(row.password_login),
       inviteOnProvision: flag(row.invite_on_provision),
       requireVerifiedEmail: flag(row.require_verified_email),
+      dynamicRegistration: row.dynamic_registration,
     };
   }
 
@@ -82,6 +88,7 @@ export class LoginPolicyService {
       passwordLogin: given.passwordLogin ?? true,
       inviteOnProvision: given.inviteOnProvision ?? false,
       requireVerifiedEmail: given.requireVerifiedEmail ?? false,
+      dynamicRegistration: given.dynamicRegistration ?? 'off',
     };
     return this.uow.run(async (manager) => {
       if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
@@ -110,5 +117,6 @@ function policyOf(row: LoginPolicyEntity): LoginPolicy {
     passwordLogin: Boolean(row.passwordLogin),
     inviteOnProvision: Boolean(row.inviteOnProvision),
     requireVerifiedEmail: Boolean(row.requireVerifiedEmail),
+    dynamicRegistration: row.dynamicRegistration,
   };
 }

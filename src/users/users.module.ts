@@ -30,6 +30,7 @@ import { ApplicationCredentialsService } from './resources/application-credentia
 import { ApplicationEditsService } from './resources/application-edits.service.js';
 import { OrganizationRemovalService } from './resources/organization-removal.service.js';
 import { ProjectEditsService } from './resources/project-edits.service.js';
+import { AgentRegistrationTokens } from './agents/agent-registration-tokens.service.js';
 
 const SERVICES = [
   UserAccess,
@@ -58,6 +59,7 @@ const SERVICES = [
   AccountLinksService,
   UserSessionsService,
   OwnAccountService,
+  AgentRegistrationTokens,
 ];
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */

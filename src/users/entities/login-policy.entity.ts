@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../../common/database/columns.js';
+import type { DynamicRegistrationMode } from '../agents/dynamic-registration.entities.js';
 
 export const MFA_POLICIES = ['off', 'optional', 'required'] as const;
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
@@ -31,6 +32,10 @@ export class LoginPolicyEntity {
   /** Whether sign-in stops until the user's e-mail address is verified (docs/mail.md, "E-mail verification"). */
   @Column({ name: 'require_verified_email', type: 'boolean', default: false })
   requireVerifiedEmail: boolean;
+
+  /** Whether clients may register themselves for the organization (docs/agents.md, "Dynamic registration"). */
+  @Column({ name: 'dynamic_registration', type: 'varchar', length: 24, default: 'off' })
+  dynamicRegistration: DynamicRegistrationMode;
 
   @Column({ name: 'changed_at', ...timestampColumn })
   changedAt: Date;

@@ -33,6 +33,7 @@ import { SubjectTypes1763800200000 } from './1763800200000-subject-types.js';
 import { RequestObjectRequiresExp1763800600000 } from './1763800600000-request-object-requires-exp.js';
 import { ClientJwks1763800700000 } from './1763800700000-client-jwks.js';
 import { SamlIdpInitiatedRelayState1795760501151 } from './1795760501151-saml-idp-initiated-relay-state.js';
+import { DynamicRegistration1795762689466 } from './1795762689466-dynamic-registration.js';
 import { ApiResources1795760371322 } from './1795760371322-api-resources.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   ClientJwks1763800700000,
   ApiResources1795760371322,
   SamlIdpInitiatedRelayState1795760501151,
+  DynamicRegistration1795762689466,
 ];
