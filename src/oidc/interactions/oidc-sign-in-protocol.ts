@@ -2,19 +2,26 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 import type { Interaction, LoginResult, SignInProtocol } from '../../login/sign-in-protocol.js';
+import { DataSource } from 'typeorm';
 import { ProviderHolder } from '../provider/provider.holder.js';
+import { clientForBoundary } from '../registration/dynamic-registration.js';
 
 /** The login UI's sign-ins as oidc-provider's interactions (its Interaction, Client and Grant models). */
 @Injectable()
 export class OidcSignInProtocol implements SignInProtocol {
-  constructor(private readonly holder: ProviderHolder) {}
+  constructor(
+    private readonly holder: ProviderHolder,
+    private readonly dataSource: DataSource,
+  ) {}
 
   interaction(req: Request, res: Response): Promise<Interaction> {
     return this.holder.provider.interactionDetails(req, res) as Promise<Interaction>;
   }
 
   async clientOf(interaction: Interaction): Promise<BoundaryClient | undefined> {
-    return (await this.holder.provider.Client.find(interaction.params.client_id ?? '')) as BoundaryClient | undefined;
+    const client = (await this.holder.provider.Client.find(interaction.params.client_id ?? '')) as BoundaryClient | undefined;
+    // An agent not bound to an organization yet serves the people of its resource's (docs/agents.md, "Dynamic registration").
+    return clientForBoundary(this.dataSource, client, interaction.params.resource);
   }
 
   /**

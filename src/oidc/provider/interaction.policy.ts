@@ -4,7 +4,7 @@ import { mayServe } from '../../login/organization-boundary.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 
 interface PolicyContext {
-  oidc: { session: { accountId?: string; acr?: string }; account?: { orgId: string }; client?: BoundaryClient; params: { acr_values?: unknown } };
+  oidc: { session: { accountId?: string; acr?: string }; account?: { orgId: string }; client?: BoundaryClient; params: { acr_values?: unknown; resource?: unknown } };
 }
 
 /**
@@ -12,7 +12,11 @@ interface PolicyContext {
  * `create` (OpenID Connect Prompt Create 1.0), which the login UI answers. Consent is never asked:
  * every client is registered by an administrator of this instance (see loadExistingGrant).
  */
-export function buildInteractionPolicy(loginPolicy: (orgId: string) => Promise<{ mfa: string }>): unknown[] {
+export function buildInteractionPolicy(
+  loginPolicy: (orgId: string) => Promise<{ mfa: string }>,
+  /** The client as the organization rule sees it for this request's resource (an agent not bound yet: dynamic-registration.ts). */
+  boundaryClient: (client: BoundaryClient | undefined, resource: unknown) => Promise<BoundaryClient | undefined> = async (client) => client,
+): unknown[] {
   const { Check, Prompt, base } = interactionPolicy;
   const policy = base();
   policy.add(new Prompt({ name: 'select_account', requestable: true }), 0);
@@ -38,7 +42,8 @@ export function buildInteractionPolicy(loginPolicy: (orgId: string) => Promise<{
       'foreign_organization',
       'the signed-in user belongs to another organization',
       'access_denied',
-      (ctx: PolicyContext) => ctx.oidc.account !== undefined && !mayServe(ctx.oidc.client, ctx.oidc.account),
+      async (ctx: PolicyContext) =>
+        ctx.oidc.account !== undefined && !mayServe(await boundaryClient(ctx.oidc.client, ctx.oidc.params.resource), ctx.oidc.account),
     ),
   );
   // docs/product-rules.md, "Multi-factor sign-in": a session without a second factor is not enough when

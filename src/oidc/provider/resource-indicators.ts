@@ -9,6 +9,7 @@ import { apiResourceByUri } from '../../users/queries/api-resources.js';
 import type { ApiResourceRow } from '../../users/queries/api-resources.js';
 import type { ResourceScope } from '../../users/entities/application.entity.js';
 import { json } from '../../common/database/column-values.js';
+import { isUnboundAgent, organizationOfResources } from '../registration/dynamic-registration.js';
 
 /**
  * oidc-provider's resource indicators (RFC 8707): machine users' tokens are for the Portcullis API, and
@@ -22,6 +23,8 @@ export function resourceIndicators(dataSource: DataSource, instance: InstanceEnt
   return {
     enabled: true,
     defaultResource: async (ctx: OidcContext, client: ClientMeta) => {
+      // An agent not bound to an organization yet acts for the one of the resource it names (docs/agents.md).
+      if (isUnboundAgent(client)) throw new errors.InvalidTarget('a resource is required for this client');
       await assertOwnProjects(dataSource, ctx, client);
       return defaultResource(ctx, client);
     },
@@ -30,6 +33,12 @@ export function resourceIndicators(dataSource: DataSource, instance: InstanceEnt
       if (resource === API_AUDIENCE && !apiAudienceAllowed(client)) throw new errors.InvalidTarget('this client may not obtain tokens for the Portcullis API');
       if (resource === API_AUDIENCE || resource === ownProjectResource(client)) return resourceServerInfo(ctx, resource, client, instance, alg);
       const api = await apiResourceByUri(dataSource, resource);
+      // An agent that registered openly takes a resource of an organization that is `open`, and is bound to it by
+      // its first code (dynamic-registration.ts, bindAgentsAtFirstCode).
+      if (isUnboundAgent(client)) {
+        if (!api || (await organizationOfResources(dataSource, resource)) !== api.org_id) throw new errors.InvalidTarget('no such resource for this client');
+        return apiResourceServerInfo(resource, api, instance, alg);
+      }
       // Same organization as the client, for now (docs/agents.md, "Resources"); another's resource is not disclosed.
       if (!api || api.org_id !== client.portcullis_org_id) throw new errors.InvalidTarget('no such resource for this client');
       return apiResourceServerInfo(resource, api, instance, alg);
