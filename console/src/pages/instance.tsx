@@ -89,12 +89,13 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
   const [passwordLogin, setPasswordLogin] = useState(current.passwordLogin);
   const [inviteOnProvision, setInviteOnProvision] = useState(current.inviteOnProvision);
   const [requireVerifiedEmail, setRequireVerifiedEmail] = useState(current.requireVerifiedEmail);
+  const [dynamicRegistration, setDynamicRegistration] = useState(current.dynamicRegistration ?? 'off');
   const [saved, setSaved] = useState(false);
   return (
     <Form
       label={t('loginPolicy')}
       submit={t('save')}
-      action={() => api('PUT', path, { mfa, passkeys, allowRegistration, passwordLogin, inviteOnProvision, requireVerifiedEmail })}
+      action={() => api('PUT', path, { mfa, passkeys, allowRegistration, passwordLogin, inviteOnProvision, requireVerifiedEmail, dynamicRegistration })}
       onDone={() => setSaved(true)}
     >
       <Select
@@ -112,6 +113,16 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
       <Checkbox label={t('passwordLogin')} checked={passwordLogin} onChange={setPasswordLogin} />
       <Checkbox label={t('inviteOnProvision')} checked={inviteOnProvision} onChange={setInviteOnProvision} />
       <Checkbox label={t('requireVerifiedEmail')} checked={requireVerifiedEmail} onChange={setRequireVerifiedEmail} />
+      <Select
+        label={t('dynamicRegistration')}
+        value={dynamicRegistration}
+        onChange={setDynamicRegistration}
+        options={[
+          { value: 'off', label: t('dynamicRegistrationOff') },
+          { value: 'initialAccessToken', label: t('dynamicRegistrationToken') },
+          { value: 'open', label: t('dynamicRegistrationOpen') },
+        ]}
+      />
       <Notice text={saved ? t('saved') : null} />
     </Form>
   );
