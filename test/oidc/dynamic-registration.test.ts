@@ -91,7 +91,10 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
     assert.match(bad.text, /dynamicRegistration/);
     assert.equal((await svc.api('GET', `/management/v1/orgs/${a.project.orgId}/login-policy`, { token: svc.adminToken })).body.dynamicRegistration, 'off');
     await setMode(svc, a.project.orgId, 'initialAccessToken');
-    assert.equal((await svc.api('GET', `/management/v1/orgs/${a.project.orgId}/login-policy`, { token: svc.adminToken })).body.dynamicRegistration, 'initialAccessToken');
+    assert.equal(
+      (await svc.api('GET', `/management/v1/orgs/${a.project.orgId}/login-policy`, { token: svc.adminToken })).body.dynamicRegistration,
+      'initialAccessToken',
+    );
     assert.equal((await metadataDocument()).registration_endpoint, `${svc.config.publicUrl}/oauth/v2/register`);
     assert.equal((await discovery()).registration_endpoint, `${svc.config.publicUrl}/oauth/v2/register`);
   });
@@ -126,7 +129,10 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
     const [event] = await searchEvents(svc, { event_types: ['agent.client.registered'], aggregate_id: clientId });
     assert.equal(event.aggregate.resourceOwner, a.project.orgId);
     const stored: { payload: string }[] = await svc.dataSource.query('SELECT payload FROM oidc_payloads WHERE client_id = ?', [clientId]);
-    assert.ok(stored.every((r) => !r.payload.includes(res.body.registration_access_token)), 'the registration access token is stored hashed');
+    assert.ok(
+      stored.every((r) => !r.payload.includes(res.body.registration_access_token)),
+      'the registration access token is stored hashed',
+    );
 
     const { tokens, error } = await signIn(svc, {
       clientId,
@@ -137,7 +143,12 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
       extra: { resource: a.resourceUri },
     });
     assert.ok(tokens, error);
-    const introspected = await postForm(svc, '/oauth/v2/introspect', { token: tokens.access_token }, { id: a.resource.clientId, secret: a.resource.clientSecret! });
+    const introspected = await postForm(
+      svc,
+      '/oauth/v2/introspect',
+      { token: tokens.access_token },
+      { id: a.resource.clientId, secret: a.resource.clientSecret! },
+    );
     assert.equal(introspected.body.active, true);
     assert.deepEqual(introspected.body.aud, [a.resourceUri]);
     assert.equal(introspected.body.client_id, clientId);
@@ -183,7 +194,10 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
     assert.deepEqual(read.body.redirect_uris, [REDIRECT]);
     assert.equal((await svc.api('GET', path, { token: 'wrong' })).status, 401);
 
-    const refused = await svc.api('PUT', path, { token: rat, body: { ...publicClient({ token_endpoint_auth_method: 'client_secret_basic' }), client_id: clientId } });
+    const refused = await svc.api('PUT', path, {
+      token: rat,
+      body: { ...publicClient({ token_endpoint_auth_method: 'client_secret_basic' }), client_id: clientId },
+    });
     assert.equal(refused.status, 400, refused.text);
     assert.equal(refused.body.error, 'invalid_client_metadata');
 
@@ -223,7 +237,12 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
     const { tokens, error } = await flow(b.resourceUri, b.loginName);
     assert.ok(tokens, error);
     assert.equal(await orgOf(), b.project.orgId);
-    const introspected = await postForm(svc, '/oauth/v2/introspect', { token: tokens.access_token }, { id: b.resource.clientId, secret: b.resource.clientSecret! });
+    const introspected = await postForm(
+      svc,
+      '/oauth/v2/introspect',
+      { token: tokens.access_token },
+      { id: b.resource.clientId, secret: b.resource.clientSecret! },
+    );
     assert.equal(introspected.body.active, true);
 
     await setMode(svc, a.project.orgId, 'open');

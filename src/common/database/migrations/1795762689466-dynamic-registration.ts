@@ -12,7 +12,10 @@ export class DynamicRegistration1795762689466 implements MigrationInterface {
 
   async up(runner: QueryRunner): Promise<void> {
     const engine = runner.connection.options.type === 'mysql' ? 'InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : undefined;
-    await runner.addColumn('login_policies', new TableColumn({ name: 'dynamic_registration', type: 'varchar', length: '24', isNullable: false, default: "'off'" }));
+    await runner.addColumn(
+      'login_policies',
+      new TableColumn({ name: 'dynamic_registration', type: 'varchar', length: '24', isNullable: false, default: "'off'" }),
+    );
     await runner.createTable(
       new Table({
         name: 'agent_registration_tokens',
@@ -25,7 +28,12 @@ export class DynamicRegistration1795762689466 implements MigrationInterface {
           { name: 'created_at', type: 'bigint', isNullable: false },
         ],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_agent_registration_tokens_org', columnNames: ['org_id'], referencedTableName: 'organizations', referencedColumnNames: ['id'] }),
+          new TableForeignKey({
+            name: 'fk_agent_registration_tokens_org',
+            columnNames: ['org_id'],
+            referencedTableName: 'organizations',
+            referencedColumnNames: ['id'],
+          }),
         ],
         indices: [
           new TableIndex({ name: 'uq_agent_registration_tokens_hash', columnNames: ['token_hash'], isUnique: true }),
