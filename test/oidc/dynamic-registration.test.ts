@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
@@ -155,6 +156,20 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
 
     const foreign = await signIn(svc, { clientId, redirectUri: REDIRECT, loginName: a.loginName, password: PASSWORD, extra: { resource: b.resourceUri } });
     assert.equal(foreign.error, 'invalid_target', 'a resource of another organization');
+  });
+
+  it('a private_key_jwt client registers with inline keys and gets no secret', async () => {
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const jwk = { ...publicKey.export({ format: 'jwk' }), kid: 'k1', use: 'sig', alg: 'ES256' };
+    const res = await register(
+      svc,
+      publicClient({ token_endpoint_auth_method: 'private_key_jwt', jwks: { keys: [jwk] } }),
+      await issueToken(svc, a.project.orgId),
+    );
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.token_endpoint_auth_method, 'private_key_jwt');
+    assert.equal(res.body.client_secret, undefined);
+    assert.equal(res.body.jwks.keys[0].kid, 'k1');
   });
 
   it('refuses symmetric authentication, an http redirect off loopback, fetched keys, and bad tokens, storing nothing', async () => {
