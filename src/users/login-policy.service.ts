@@ -7,6 +7,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { LoginPolicyEntity } from './entities/login-policy.entity.js';
 import type { AgentClientPolicy, MfaPolicy } from './entities/login-policy.entity.js';
+import type { DynamicRegistrationMode } from './agents/dynamic-registration.entities.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 
 export interface LoginPolicy {
@@ -23,17 +24,19 @@ export interface LoginPolicy {
   agentClients: AgentClientPolicy;
   /** For `allowlist`: the hosts of the client ids accepted (docs/agents.md, "Client ID Metadata Documents"). */
   agentClientHosts: string[];
+  /** Whether clients may register themselves for the organization (docs/agents.md, "Dynamic registration"). */
+  dynamicRegistration: DynamicRegistrationMode;
 }
 
 /** What a client may leave out of a PUT: the fields added after the first version of the policy. */
 type LaterFields = 'passwordLogin' | 'inviteOnProvision' | 'requireVerifiedEmail' | AgentFields;
-type AgentFields = 'agentClients' | 'agentClientHosts';
+type AgentFields = 'agentClients' | 'agentClientHosts' | 'dynamicRegistration';
 
 /** At most this many hosts in an allowlist, each a host name as a URL's `hostname` has it. */
 export const MAX_AGENT_CLIENT_HOSTS = 100;
 
 /** The organization, with its stored policy if it has one (`mfa` null otherwise). */
-const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login, p.invite_on_provision, p.require_verified_email, p.agent_clients, p.agent_client_hosts FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
+const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login, p.invite_on_provision, p.require_verified_email, p.agent_clients, p.agent_client_hosts, p.dynamic_registration FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
 
 interface PolicyRow {
   mfa: MfaPolicy | null;
@@ -44,6 +47,7 @@ interface PolicyRow {
   require_verified_email: unknown;
   agent_clients: AgentClientPolicy | null;
   agent_client_hosts: unknown;
+  dynamic_registration: DynamicRegistrationMode;
 }
 
 /** What an organization without a stored policy gets. */
@@ -56,6 +60,7 @@ export const DEFAULT_LOGIN_POLICY: LoginPolicy = {
   requireVerifiedEmail: false,
   agentClients: 'off',
   agentClientHosts: [],
+  dynamicRegistration: 'off',
 };
 
 /**
@@ -85,6 +90,7 @@ export class LoginPolicyService {
       requireVerifiedEmail: flag(row.require_verified_email),
       agentClients: row.agent_clients ?? 'off',
       agentClientHosts: json<string[]>(row.agent_client_hosts, []),
+      dynamicRegistration: row.dynamic_registration,
     };
   }
 
@@ -104,6 +110,7 @@ export class LoginPolicyService {
       requireVerifiedEmail: given.requireVerifiedEmail ?? false,
       agentClients: given.agentClients ?? 'off',
       agentClientHosts: agentClientHosts(given.agentClientHosts ?? []),
+      dynamicRegistration: given.dynamicRegistration ?? 'off',
     };
     return this.uow.run(async (manager) => {
       if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
@@ -136,6 +143,7 @@ function policyOf(row: LoginPolicyEntity): LoginPolicy {
     requireVerifiedEmail: Boolean(row.requireVerifiedEmail),
     agentClients: row.agentClients ?? 'off',
     agentClientHosts: json<string[]>(row.agentClientHosts, []),
+    dynamicRegistration: row.dynamicRegistration,
   };
 }
 

@@ -60,6 +60,7 @@ describe('registration and the login policy', () => {
       requireVerifiedEmail: false,
       agentClients: 'off',
       agentClientHosts: [],
+      dynamicRegistration: 'off',
     });
     const manager = await createCaller(svc, project.orgId, { org: ['ORG_USER_MANAGER'] });
     const owner = await createCaller(svc, project.orgId, { org: ['ORG_OWNER'] });
@@ -71,7 +72,15 @@ describe('registration and the login policy', () => {
     }
     assert.deepEqual(
       (await svc.api('GET', policyPath(), { token: owner.token })).body,
-      { ...body, passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false, agentClients: 'off', agentClientHosts: [] },
+      {
+        ...body,
+        passwordLogin: true,
+        inviteOnProvision: false,
+        requireVerifiedEmail: false,
+        agentClients: 'off',
+        agentClientHosts: [],
+        dynamicRegistration: 'off',
+      },
       'nothing changed',
     );
     assert.equal((await svc.api('GET', '/management/v1/orgs/no-such-org/login-policy', { token: svc.adminToken })).status, 404);
@@ -86,6 +95,7 @@ describe('registration and the login policy', () => {
       requireVerifiedEmail: false,
       agentClients: 'off',
       agentClientHosts: [],
+      dynamicRegistration: 'off',
     });
     const events = await searchEvents(svc, { event_types: ['org.login.policy.changed'], aggregate_id: project.orgId });
     assert.equal(events.length, 1);

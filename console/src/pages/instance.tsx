@@ -91,6 +91,7 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
   const [requireVerifiedEmail, setRequireVerifiedEmail] = useState(current.requireVerifiedEmail);
   const [agentClients, setAgentClients] = useState(current.agentClients ?? 'off');
   const [agentClientHosts, setAgentClientHosts] = useState((current.agentClientHosts ?? []).join(' '));
+  const [dynamicRegistration, setDynamicRegistration] = useState(current.dynamicRegistration ?? 'off');
   const [saved, setSaved] = useState(false);
   return (
     <Form
@@ -106,6 +107,7 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
           requireVerifiedEmail,
           agentClients,
           agentClientHosts: agentClientHosts.split(/[\s,]+/).filter(Boolean),
+          dynamicRegistration,
         })
       }
       onDone={() => setSaved(true)}
@@ -136,6 +138,16 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
         ]}
       />
       {agentClients === 'allowlist' && <Field label={t('agentClientHosts')} value={agentClientHosts} onInput={setAgentClientHosts} />}
+      <Select
+        label={t('dynamicRegistration')}
+        value={dynamicRegistration}
+        onChange={setDynamicRegistration}
+        options={[
+          { value: 'off', label: t('dynamicRegistrationOff') },
+          { value: 'initialAccessToken', label: t('dynamicRegistrationToken') },
+          { value: 'open', label: t('dynamicRegistrationOpen') },
+        ]}
+      />
       <Notice text={saved ? t('saved') : null} />
     </Form>
   );

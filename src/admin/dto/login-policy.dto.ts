@@ -2,6 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
 import { AGENT_CLIENT_POLICIES, MFA_POLICIES } from '../../users/entities/login-policy.entity.js';
 import type { AgentClientPolicy, MfaPolicy } from '../../users/entities/login-policy.entity.js';
+import { DYNAMIC_REGISTRATION_MODES } from '../../users/agents/dynamic-registration.entities.js';
+import type { DynamicRegistrationMode } from '../../users/agents/dynamic-registration.entities.js';
 
 /** An organization's whole login policy (PUT replaces it; every field is required). */
 export class LoginPolicyDto {
@@ -66,4 +68,15 @@ export class LoginPolicyDto {
   @IsArray()
   @IsString({ each: true })
   agentClientHosts?: string[];
+
+  @ApiProperty({
+    required: false,
+    default: 'off',
+    enum: DYNAMIC_REGISTRATION_MODES,
+    description:
+      'whether clients may register themselves (RFC 7591): off; initialAccessToken (only with a token from …/agent-registration-tokens); open (anyone, bound to this organization by the resource of its first code) (docs/agents.md, "Dynamic registration")',
+  })
+  @IsOptional()
+  @IsIn(DYNAMIC_REGISTRATION_MODES, { message: `dynamicRegistration must be one of ${DYNAMIC_REGISTRATION_MODES.join(', ')}` })
+  dynamicRegistration?: DynamicRegistrationMode;
 }

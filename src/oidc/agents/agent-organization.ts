@@ -1,7 +1,8 @@
 import type { DataSource } from 'typeorm';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 import { apiResourceByUri } from '../../users/queries/api-resources.js';
-import { AGENT_CLIENT_MARKER } from './metadata-document.js';
+import { clientForBoundary, isUnboundAgent } from '../registration/dynamic-registration.js';
+import { AGENT_CLIENT_MARKER, CIMD_AGENT } from './metadata-document.js';
 
 /** What an organization decided about clients known by their metadata document (its login policy). */
 export interface AgentClientPolicy {
@@ -17,7 +18,7 @@ type AgentClient = BoundaryClient & { [AGENT_CLIENT_MARKER]?: string };
  * (SECURITY.md, "Sign-in stays inside the organization") applies to the person with that organization.
  */
 export function belongsToNoOrganization(client: AgentClient | undefined): boolean {
-  return client?.[AGENT_CLIENT_MARKER] !== undefined && !client.portcullis_org_id;
+  return client?.[AGENT_CLIENT_MARKER] === CIMD_AGENT && !client.portcullis_org_id;
 }
 
 /** The organization of the API application whose resourceUri is the one `resource` a request names, if any. */
@@ -33,6 +34,8 @@ export async function organizationOfResource(dataSource: DataSource, resource: u
  * one); every other client is itself.
  */
 export async function clientServing(dataSource: DataSource, client: AgentClient | undefined, resource: unknown): Promise<BoundaryClient | undefined> {
+  // A registration not bound yet serves the organization of its resource while that one takes open registrations.
+  if (isUnboundAgent(client)) return clientForBoundary(dataSource, client, resource);
   if (!client || !belongsToNoOrganization(client)) return client;
   return { portcullis_kind: client.portcullis_kind, portcullis_org_id: await organizationOfResource(dataSource, resource), portcullis_api_access: false };
 }

@@ -4,6 +4,8 @@ import { allowedScopes } from '../provider/scopes.js';
 
 /** The marker of agent clients in their client metadata: the consent prompt asks every client that carries it. */
 export const AGENT_CLIENT_MARKER = 'portcullis_agent';
+/** The marker's value for a client known by its metadata document (a registered one is `dcr`). */
+export const CIMD_AGENT = 'cimd';
 
 /** A client metadata document's checked content, or why it names no client. */
 export type CheckedDocument = { metadata: AdapterPayload; jwksUri?: string } | { problem: string };
@@ -53,7 +55,7 @@ export function checkMetadataDocument(url: string, document: unknown): CheckedDo
     scope: allowedScopes(false),
     portcullis_kind: 'agent',
     // The hook of the consent prompt (docs/agents.md, "Client ID Metadata Documents"): agent clients are marked.
-    [AGENT_CLIENT_MARKER]: 'cimd',
+    [AGENT_CLIENT_MARKER]: CIMD_AGENT,
   };
   if (method === 'none') return { metadata };
   if (doc.jwks !== undefined) {

@@ -4,7 +4,12 @@ import { mayServe } from '../../login/organization-boundary.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 
 interface PolicyContext {
-  oidc: { session: { accountId?: string; acr?: string }; account?: { orgId: string }; client?: BoundaryClient; params: { acr_values?: unknown } };
+  oidc: {
+    session: { accountId?: string; acr?: string };
+    account?: { orgId: string };
+    client?: BoundaryClient;
+    params: { acr_values?: unknown; resource?: unknown };
+  };
 }
 
 /**

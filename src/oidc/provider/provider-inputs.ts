@@ -71,6 +71,7 @@ export class ProviderInputs {
       device: { pollIntervalSeconds: this.config.devicePollIntervalSeconds, userCodeLimiter: this.rateLimiter },
       remoteClientKeys: this.remoteClientKeys,
       agentDocuments: this.agentDocuments,
+      registrationLimiter: this.rateLimiter,
     };
   }
 }

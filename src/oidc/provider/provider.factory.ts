@@ -47,6 +47,8 @@ import { explainDpopRefusals } from './dpop-errors.js';
 import { useAtomicReplayDetection } from './extensions/replay-detection.js';
 import { applyDeviceFlow, deviceFlowFeature } from '../device/device-flow.js';
 import type { UserCodeLimiter } from '../device/device-flow.js';
+import { bindAgentsAtFirstCode, clientForBoundary, dynamicRegistrationFeatures } from '../registration/dynamic-registration.js';
+import type { DynamicRegistrationDeps, RegistrationLimiter } from '../registration/dynamic-registration.js';
 
 export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events'> {
   /** The organization's login policy, read on use (second factor; agent clients, docs/agents.md). */
@@ -68,6 +70,8 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   remoteClientKeys: RemoteClientKeys;
   /** Clients known by their metadata document (docs/agents.md, "Client ID Metadata Documents"); none without it. */
   agentDocuments?: ClientIdMetadataDocuments;
+  /** The per-address limit of dynamic client registrations (docs/agents.md, "Dynamic registration"). */
+  registrationLimiter?: RegistrationLimiter;
 }
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'];
@@ -89,7 +93,10 @@ export function createProvider(deps: ProviderDeps): Provider {
   const { dataSource, hasher, instance } = deps;
   const secure = deps.issuer.startsWith('https:');
   const cookie = { httpOnly: true, sameSite: 'lax', secure, signed: true, path: '/' };
-  const clients = new ClientStore(dataSource, deps.issuer, deps.keys[0]?.alg ?? 'RS256', deps.remoteClientKeys, deps.agentDocuments);
+  const clients = new ClientStore(dataSource, deps.issuer, deps.keys[0]?.alg ?? 'RS256', deps.remoteClientKeys, deps.agentDocuments, {
+    uow: deps.uow,
+    events: deps.events,
+  });
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
   const audit = new AuditedRemoval(deps.uow, deps.events, deps.sessionEnds);
   const device = { dataSource, uow: deps.uow, hasher, pollIntervalSeconds: deps.device?.pollIntervalSeconds ?? 5, rateLimiter: deps.device?.userCodeLimiter };
@@ -179,6 +186,8 @@ export function createProvider(deps: ProviderDeps): Provider {
       // RFC 8628 (docs/oauth-profiles.md, "Device authorization grant"): the user's pages at
       // OIDC_ROUTES.code_verification (src/oidc/device/).
       deviceFlow: deviceFlowFeature(device),
+      // RFC 7591 and RFC 7592 for agents (docs/agents.md, "Dynamic registration"), gated per organization.
+      ...dynamicRegistrationFeatures(),
     },
     // RFC 9068 §2.1: JWT access tokens are typed at+jwt (oidc-provider sets it) and persisted so they
     // stay introspectable and revocable like opaque ones (docs/product-rules.md, "OpenID Connect and OAuth").
@@ -229,6 +238,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   };
   applyLibraryExtensions();
   const provider = new Provider(deps.issuer, configuration);
+  bindAgentsAtFirstCode(provider, registrationDeps(deps));
   useAtomicReplayDetection(provider, new DpopReplayGuard(deps.uow));
   reuseClientsOfUnchangedRegistrations(provider, clients, new Set(configuration.clients?.map((c: { client_id: string }) => c.client_id)));
   applyProviderExtensions(provider, hasher);
@@ -252,6 +262,11 @@ export function createProvider(deps: ProviderDeps): Provider {
     alg: deps.keys[0]?.alg ?? 'RS256',
   });
   return provider;
+}
+
+/** What dynamic registration (src/oidc/registration) needs of the provider's inputs. */
+export function registrationDeps(deps: ProviderDeps): DynamicRegistrationDeps {
+  return { dataSource: deps.dataSource, uow: deps.uow, events: deps.events, hasher: deps.hasher, limiter: deps.registrationLimiter };
 }
 
 async function grantRequested(ctx: OidcContext) {

@@ -11,6 +11,7 @@ import type { ResourceScope } from '../../users/entities/application.entity.js';
 import { json } from '../../common/database/column-values.js';
 import { agentClientRefusal, belongsToNoOrganization } from '../agents/agent-organization.js';
 import type { AgentClientPolicy } from '../agents/agent-organization.js';
+import { isUnboundAgent, organizationOfResources } from '../registration/dynamic-registration.js';
 
 /**
  * oidc-provider's resource indicators (RFC 8707): machine users' tokens are for the Portcullis API, and
@@ -24,6 +25,8 @@ export function resourceIndicators(dataSource: DataSource, instance: InstanceEnt
   return {
     enabled: true,
     defaultResource: async (ctx: OidcContext, client: ClientMeta) => {
+      // An agent not bound to an organization yet acts for the one of the resource it names (docs/agents.md).
+      if (isUnboundAgent(client)) throw new errors.InvalidTarget('a resource is required for this client');
       await assertOwnProjects(dataSource, ctx, client);
       // An agent client of no organization is known only through the resource it asks for (docs/agents.md).
       if (belongsToNoOrganization(client)) throw new errors.InvalidTarget('this client must name the resource it asks a token for');
@@ -35,6 +38,12 @@ export function resourceIndicators(dataSource: DataSource, instance: InstanceEnt
       if (resource === API_AUDIENCE || resource === ownProjectResource(client)) return resourceServerInfo(ctx, resource, client, instance, alg);
       const api = await apiResourceByUri(dataSource, resource);
       if (belongsToNoOrganization(client)) return agentResourceServerInfo(resource, api, client, agentPolicy, instance, alg);
+      // An agent that registered openly takes a resource of an organization that is `open`, and is bound to it by
+      // its first code (dynamic-registration.ts, bindAgentsAtFirstCode).
+      if (isUnboundAgent(client)) {
+        if (!api || (await organizationOfResources(dataSource, resource)) !== api.org_id) throw new errors.InvalidTarget('no such resource for this client');
+        return apiResourceServerInfo(resource, api, instance, alg);
+      }
       // Same organization as the client, for now (docs/agents.md, "Resources"); another's resource is not disclosed.
       if (!api || api.org_id !== client.portcullis_org_id) throw new errors.InvalidTarget('no such resource for this client');
       return apiResourceServerInfo(resource, api, instance, alg);

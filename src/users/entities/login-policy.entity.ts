@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../../common/database/columns.js';
+import type { DynamicRegistrationMode } from '../agents/dynamic-registration.entities.js';
 
 export const MFA_POLICIES = ['off', 'optional', 'required'] as const;
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
@@ -43,6 +44,10 @@ export class LoginPolicyEntity {
   /** For `allowlist`: the host names whose metadata documents are accepted (a JSON array). */
   @Column({ name: 'agent_client_hosts', type: 'text', nullable: true })
   agentClientHosts: string | null;
+
+  /** Whether clients may register themselves for the organization (docs/agents.md, "Dynamic registration"). */
+  @Column({ name: 'dynamic_registration', type: 'varchar', length: 24, default: 'off' })
+  dynamicRegistration: DynamicRegistrationMode;
 
   @Column({ name: 'changed_at', ...timestampColumn })
   changedAt: Date;

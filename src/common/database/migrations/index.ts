@@ -34,6 +34,7 @@ import { SubjectTypes1763800200000 } from './1763800200000-subject-types.js';
 import { RequestObjectRequiresExp1763800600000 } from './1763800600000-request-object-requires-exp.js';
 import { ClientJwks1763800700000 } from './1763800700000-client-jwks.js';
 import { SamlIdpInitiatedRelayState1795760501151 } from './1795760501151-saml-idp-initiated-relay-state.js';
+import { DynamicRegistration1795762689466 } from './1795762689466-dynamic-registration.js';
 import { ApiResources1795760371322 } from './1795760371322-api-resources.js';
 import { UpstreamSamlSessions1795760795760 } from './1795760795760-upstream-saml-sessions.js';
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
@@ -84,5 +85,6 @@ export const MIGRATIONS = [
   ProjectAccess1795760606822,
   ProvisioningMembers1795760656114,
   UpstreamSamlSessions1795760795760,
+  DynamicRegistration1795762689466,
   AgentClientPolicy1795762737314,
 ];
