@@ -7,7 +7,7 @@ import { IdpInitiatedSignIns, idpInitiatedState } from '../federation/sign-in/id
 import { LoginInteractions } from '../login/login-interactions.js';
 import { errorPage } from '../login/login.views.js';
 import { chooseLocale, messages } from '../login/messages.js';
-import { ACCOUNT_SIGNED_IN_PATH, ACCOUNT_UI_PREFIX } from '../login/ui-paths.js';
+import { ACCOUNT_SIGNED_IN_PATH, ACCOUNT_UI_PREFIX, APPS_UI_PATH } from '../login/ui-paths.js';
 import { NOTICES } from './account-page.messages.js';
 import type { Notice } from './account-page.messages.js';
 import { AccountPageRenderer } from './account-page.renderer.js';
@@ -16,6 +16,7 @@ import { AccountSessions } from './account-session.js';
 import { AccountVisits } from './account-visits.js';
 import { FactorChanges } from './factor-changes.js';
 import { IdentityChanges } from './identity-changes.js';
+import { MyAppsPage } from './my-apps.page.js';
 import { ProfileChanges } from './profile-changes.js';
 import { SessionChanges } from './session-changes.js';
 
@@ -25,6 +26,7 @@ import { SessionChanges } from './session-changes.js';
  * account client (src/oidc/provider/account-client.ts). Every form carries a CSRF value bound to the session's secret
  * id; changes to how the person signs in (e-mail, factors, identities, a first password) need a sign-in of the last
  * 15 minutes. Every change runs through the same domain functions as an administrator's, the person as its editor.
+ * The person's own applications, `/ui/apps`, live in the same session (my-apps.page.ts).
  */
 @Injectable()
 export class AccountPageUi {
@@ -38,6 +40,7 @@ export class AccountPageUi {
     private readonly sessionChanges: SessionChanges,
     private readonly identities: IdentityChanges,
     private readonly idpInitiated: IdpInitiatedSignIns,
+    private readonly myApps: MyAppsPage,
   ) {}
 
   routes(router: Router): void {
@@ -46,6 +49,10 @@ export class AccountPageUi {
     router.get(
       ACCOUNT_UI_PREFIX,
       wrap((req, res) => this.show(req, res)),
+    );
+    router.get(
+      APPS_UI_PATH,
+      wrap((req, res) => this.myApps.show(req, res)),
     );
     router.get(
       `${ACCOUNT_UI_PREFIX}/sign-in`,
@@ -102,8 +109,9 @@ export class AccountPageUi {
       res.status(400);
       return this.interactions.render(res, errorPage(locale, messages(locale), req.query.error, String(req.query.error_description ?? '')));
     }
-    // The sign-in an IdP-initiated SAML response started lands where its IdP says (docs/federation.md).
-    const landing = await this.idpInitiated.landingOf(req.query.state);
+    // The sign-in an IdP-initiated SAML response started lands where its IdP says (docs/federation.md); one that
+    // `/ui/apps` started, back there.
+    const landing = MyAppsPage.startedHere(req.query.state) ? APPS_UI_PATH : await this.idpInitiated.landingOf(req.query.state);
     res
       .status(303)
       .location(landing ?? ACCOUNT_UI_PREFIX)

@@ -47,12 +47,15 @@ export class AccountVisits {
     private readonly policies: LoginPolicyService,
   ) {}
 
-  /** The session's user, or a sign-in started (none, or one without the second factor the organization requires). */
-  async visit(req: Request, res: Response): Promise<Visit | undefined> {
+  /**
+   * The session's user, or a sign-in started (none, or one without the second factor the organization requires);
+   * `landing` is the sign-in's `state` that brings the browser back to the page asked for (account-page.router.ts).
+   */
+  async visit(req: Request, res: Response, landing?: string): Promise<Visit | undefined> {
     const session = await this.sessions.current(req, res);
     const user = session && (await this.loginUsers.findById(session.accountId));
     if (!session || !user) {
-      if (req.method === 'GET') return void this.signIn(req, res, false);
+      if (req.method === 'GET') return void this.signIn(req, res, false, undefined, landing);
       return void this.interactions.showError(
         req,
         res,
@@ -67,17 +70,17 @@ export class AccountVisits {
     if (user.type !== 'human' || !isActive(user)) return void this.interactions.showError(req, res, 403, 'access_denied', t.accountUnusable);
     const policy = await this.policies.get(user.orgId);
     if (policy.mfa === 'required' && session.acr !== ACR_MFA) {
-      if (req.method === 'GET') return void this.signIn(req, res, false);
+      if (req.method === 'GET') return void this.signIn(req, res, false, undefined, landing);
       return void this.interactions.showError(req, res, 403, 'interaction_required', t.signInAgain);
     }
     return { session, user, profile, policy, locale, t, lt: messages(locale) };
   }
 
-  signIn(req: Request, res: Response, again: boolean, upstream?: { idpHint: string; state: string }): void {
+  signIn(req: Request, res: Response, again: boolean, upstream?: { idpHint: string; state: string }, landing?: string): void {
     const locale = chooseLocale(undefined, req.headers['accept-language']);
     res
       .status(303)
-      .location(this.protocol.signInUrl(again, locale, upstream))
+      .location(this.protocol.signInUrl(again, locale, upstream, landing))
       .set('Content-Length', '0')
       .end();
   }
