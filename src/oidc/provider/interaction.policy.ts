@@ -1,10 +1,17 @@
 import { interactionPolicy } from 'oidc-provider';
 import { ACR_MFA } from '../../login/authentication-methods.js';
 import { mayServe } from '../../login/organization-boundary.js';
-import type { BoundaryClient } from '../../login/organization-boundary.js';
+import { APP_ACCESS_DENIED, signInDoor } from '../../login/application-entry.js';
+import type { ApplicationEntry, EntryClient } from '../../login/application-entry.js';
 
 interface PolicyContext {
-  oidc: { session: { accountId?: string; acr?: string }; account?: { orgId: string }; client?: BoundaryClient; params: { acr_values?: unknown } };
+  oidc: {
+    session: { accountId?: string; acr?: string };
+    account?: { accountId: string; orgId: string };
+    client?: EntryClient;
+    params: { acr_values?: unknown; state?: unknown };
+    entities: { DeviceCode?: unknown };
+  };
 }
 
 /**
@@ -12,7 +19,7 @@ interface PolicyContext {
  * `create` (OpenID Connect Prompt Create 1.0), which the login UI answers. Consent is never asked:
  * every client is registered by an administrator of this instance (see loadExistingGrant).
  */
-export function buildInteractionPolicy(loginPolicy: (orgId: string) => Promise<{ mfa: string }>): unknown[] {
+export function buildInteractionPolicy(loginPolicy: (orgId: string) => Promise<{ mfa: string }>, entry: ApplicationEntry): unknown[] {
   const { Check, Prompt, base } = interactionPolicy;
   const policy = base();
   policy.add(new Prompt({ name: 'select_account', requestable: true }), 0);
@@ -40,6 +47,21 @@ export function buildInteractionPolicy(loginPolicy: (orgId: string) => Promise<{
       'access_denied',
       (ctx: PolicyContext) => ctx.oidc.account !== undefined && !mayServe(ctx.oidc.client, ctx.oidc.account),
     ),
+  );
+  // docs/product-rules.md, "Application access": the session's user has no grant of an application that admits only
+  // granted users. prompt=none answers access_denied; otherwise the login UI shows the refusal naming the application.
+  login.splice(
+    noSession + 2,
+    0,
+    new Check(APP_ACCESS_DENIED, 'the signed-in user has no access to this application', 'access_denied', async (ctx: PolicyContext) => {
+      const { account, client, params, entities } = ctx.oidc;
+      if (!account) return false;
+      const interaction = {
+        deviceCode: entities.DeviceCode ? 'device' : undefined,
+        params: { state: typeof params.state === 'string' ? params.state : undefined },
+      };
+      return entry.refuses(client, { id: account.accountId, orgId: account.orgId }, signInDoor(client, interaction));
+    }),
   );
   // docs/product-rules.md, "Multi-factor sign-in": a session without a second factor is not enough when
   // the request asks for one (acr_values, step-up inside the SSO session) or the organization requires

@@ -45,7 +45,7 @@ import { useAtomicReplayDetection } from './extensions/replay-detection.js';
 import { applyDeviceFlow, deviceFlowFeature } from '../device/device-flow.js';
 import type { UserCodeLimiter } from '../device/device-flow.js';
 
-export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events' | 'loginPolicy'> {
+export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events' | 'loginPolicy' | 'entry'> {
   issuer: string;
   dataSource: DataSource;
   hasher: SecretHasher;
@@ -91,7 +91,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const configuration: Configuration = {
     adapter: adapterFor,
     findAccount: async (ctx: OidcContext, sub: string, token?: unknown) => {
-      const account = await findAccountWithinOrganization(deps.accounts, ctx, sub, token);
+      const account = await findAccountWithinOrganization(deps.accounts, deps.entry, ctx, sub, token);
       if (account) await refuseRefreshWithoutSecondFactor(account, token, deps.loginPolicy);
       // An impersonation ends with its actor's right to it (impersonation.ts): userinfo refuses the token.
       const act = actOf(token);
@@ -138,7 +138,12 @@ export function createProvider(deps: ProviderDeps): Provider {
       clientCredentials: { enabled: true },
       introspection: {
         enabled: true,
-        allowedPolicy: introspectionPolicy(dataSource, deps.accounts, (act, subjectId) => impersonationHolds(deps.access, deps.uow.manager, act, subjectId)),
+        allowedPolicy: introspectionPolicy(
+          dataSource,
+          deps.accounts,
+          (act, subjectId) => impersonationHolds(deps.access, deps.uow.manager, act, subjectId),
+          deps.entry,
+        ),
       },
       revocation: { enabled: true },
       // JAR (RFC 9101; docs/oauth-profiles.md, "Signed request objects (JAR, RFC 9101)"), signed with the
@@ -180,7 +185,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     // `idp_hint=<idpId>` sends the browser straight to that identity provider (docs/federation.md, "Signing in").
     extraParams: ['idp_hint'],
     interactions: {
-      policy: buildInteractionPolicy(deps.loginPolicy),
+      policy: buildInteractionPolicy(deps.loginPolicy, deps.entry),
       url: (_ctx: OidcContext, interaction: { uid: string }) => `${LOGIN_UI_PREFIX}/${interaction.uid}`,
     },
     // First-party clients only: what the client asks for (within its registration) is granted.
