@@ -55,7 +55,8 @@ export function buildInteractionPolicy(loginPolicy: (orgId: string) => Promise<{
     0,
     new Check(APP_ACCESS_DENIED, 'the signed-in user has no access to this application', 'access_denied', async (ctx: PolicyContext) => {
       const { account, client, params, entities } = ctx.oidc;
-      if (!account) return false;
+      // A user of another organization is foreign_organization's to refuse, not this application's.
+      if (!account || !mayServe(client, account)) return false;
       const interaction = {
         deviceCode: entities.DeviceCode ? 'device' : undefined,
         params: { state: typeof params.state === 'string' ? params.state : undefined },
