@@ -10,6 +10,7 @@ import { tokenAudience, tokenUser } from '../tokens/audience.js';
 import { isActive } from '../../users/rules/user-state.js';
 import { actOf } from '../grants/impersonation.js';
 import type { ActClaim } from '../grants/impersonation.js';
+import type { ApplicationEntry, EntryClient } from '../../login/application-entry.js';
 
 interface IntrospectedToken {
   kind: string;
@@ -50,6 +51,7 @@ export function introspectionPolicy(
   dataSource: DataSource,
   accounts: AccountFinder,
   impersonationHolds: (act: ActClaim, subjectId: string) => Promise<boolean>,
+  entry: ApplicationEntry,
 ) {
   return async (
     ctx: OidcContext,
@@ -71,6 +73,12 @@ export function introspectionPolicy(
       (typeof project === 'string' && audience.includes(project)) ||
       (typeof resource === 'string' && audience.includes(resource));
     if (!allowed) return false;
+    // A user's token is no longer active once the user may not enter its application (docs/product-rules.md,
+    // "Application access"); the token's client is the introspecting one or comes from the client cache.
+    if (token.accountId !== undefined) {
+      const tokenClient = token.clientId === client.clientId ? client : await ctx.oidc.provider.Client.find(token.clientId);
+      if (!(await entry.admits(tokenClient as EntryClient | undefined, userId))) return false;
+    }
     // An impersonation ends with its actor's right to it (grants/impersonation.ts).
     const act = actOf(token);
     if (act && !(await impersonationHolds(act, userId))) return false;
