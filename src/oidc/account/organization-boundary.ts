@@ -10,7 +10,8 @@ import type { AccountFinder, OidcAccount } from './account.finder.js';
  * the interaction policy's `foreign_organization` check decides (interaction.policy.ts).
  */
 export async function findAccountWithinOrganization(accounts: AccountFinder, ctx: OidcContext, sub: string, token?: unknown): Promise<OidcAccount | undefined> {
-  const account = await accounts.find(sub);
+  const client = ctx?.oidc?.client as (BoundaryClient & { clientId?: string }) | undefined;
+  const account = await accounts.find(sub, client?.clientId);
   if (!account || token === undefined) return account;
-  return mayServe(ctx?.oidc?.client as BoundaryClient | undefined, account) ? account : undefined;
+  return mayServe(client, account) ? account : undefined;
 }
