@@ -6,7 +6,7 @@ import { csrfOf, LoginClient } from '../attack/support/login-client.js';
 import { unique, useService } from '../support/fixtures.js';
 import { PASSWORD, createApiApp, createHuman, createOidcApp, createProject, discover, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
-import { openidClientSignIn } from './support/sign-in.js';
+import { openidClientSignIn, signIn } from './support/sign-in.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 
@@ -96,6 +96,32 @@ describe('the roles scope and claim, signed in through the login UI', () => {
     assert.ok(res.location?.startsWith(REDIRECT), `back at the client: ${res.status} ${res.location}`);
     const claims = await oidc.implicitAuthentication(config, new URL(res.location!), nonce, { expectedState: state });
     assert.deepEqual(claims.roles, ROLES);
+  });
+
+  it("a token for an API application's resource carries the roles of the client's project", async () => {
+    const resourceUri = `https://${unique('mcp')}.example/mcp`;
+    const created = await management(
+      'POST',
+      `/projects/${project.projectId}/apps/api`,
+      { name: unique('mcp'), authMethod: 'client_secret_basic', resourceUri, accessTokenType: 'jwt' },
+      201,
+    );
+    const resourceApp = { ...created.body, projectId: project.projectId, orgId: project.orgId } as OidcApp;
+    const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' });
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: REDIRECT,
+      loginName,
+      password: PASSWORD,
+      scope: 'openid roles',
+      extra: { resource: resourceUri },
+    });
+    assert.ok(tokens, error);
+    const claims = decodeJwt(tokens.access_token);
+    assert.deepEqual([claims.aud].flat(), [resourceUri]);
+    assert.deepEqual(claims.roles, ROLES);
+    assert.deepEqual((await introspect(tokens.access_token, resourceApp)).roles, ROLES);
   });
 
   it('a grant without roles gives roles: []; without the roles scope there is no roles claim', async () => {
