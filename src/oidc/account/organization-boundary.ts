@@ -23,9 +23,9 @@ export async function findAccountWithinOrganization(
   sub: string,
   token?: unknown,
 ): Promise<OidcAccount | undefined> {
-  const account = await accounts.find(sub);
+  const client = ctx?.oidc?.client as (EntryClient & { clientId?: string }) | undefined;
+  const account = await accounts.find(sub, client?.clientId);
   if (!account || token === undefined) return account;
-  const client = ctx?.oidc?.client as EntryClient | undefined;
   const serving = await clientServing(dataSource, client as BoundaryClient | undefined, (token as { resource?: unknown }).resource);
   if (!mayServe(serving, account)) return undefined;
   if (await entry.admits(client, account.accountId)) return account;

@@ -91,7 +91,7 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
     const client = ctx.oidc.client;
     const actor = p.actor_token === undefined ? undefined : await resolveActor(provider, deps, client, p.actor_token);
     const subject = await resolveSubject(provider, deps, client, p.subject_token ?? '', subjectType);
-    const account = await deps.accounts.find(subject.userId);
+    const account = await deps.accounts.find(subject.userId, client.clientId);
     if (!account || !mayServe(client, account)) throw invalidGrant(SUBJECT_NOT_SERVED);
     if (await deps.entry.refuses(client, { id: account.accountId, orgId: account.orgId }, 'token_exchange')) throw invalidGrant(SUBJECT_NOT_ADMITTED);
     const scope = exchangedScope(p.scope, scopeBound(subject, actor), client);

@@ -36,7 +36,7 @@ export interface IntrospectionFacts {
 }
 
 /** Scopes whose claims introspection adds; a token without them costs no account read. */
-const CLAIM_SCOPES = ['profile', 'email', 'phone', 'address', 'groups'];
+const CLAIM_SCOPES = ['profile', 'email', 'phone', 'address', 'groups', 'roles'];
 
 export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
 
@@ -92,14 +92,15 @@ export function introspectionPolicy(
       username: `${user.userName}@${user.primaryDomain ?? ''}`,
       iat: token.iat ?? jwt?.iat,
       jti: typeof jwt?.jti === 'string' ? jwt.jti : createHash('sha256').update(`portcullis/token-id/${value}`).digest('base64url'),
-      claims: await claimsOfScopes(accounts, userId, token.scope ?? ''),
+      claims: await claimsOfScopes(accounts, userId, token.clientId, token.scope ?? ''),
     } satisfies IntrospectionFacts;
     return true;
   };
 }
 
-async function claimsOfScopes(accounts: AccountFinder, userId: string, scope: string): Promise<Record<string, unknown>> {
+/** The claims of the token's scopes, as its own client would read them (its project's roles, say). */
+async function claimsOfScopes(accounts: AccountFinder, userId: string, clientId: string, scope: string): Promise<Record<string, unknown>> {
   if (!scope.split(' ').some((s) => CLAIM_SCOPES.includes(s))) return {};
-  const account = await accounts.find(userId);
+  const account = await accounts.find(userId, clientId);
   return account ? account.claims('introspection', scope) : {};
 }

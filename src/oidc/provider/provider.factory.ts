@@ -86,6 +86,8 @@ const CLAIMS = {
   address: ['address'],
   // The names of the user's groups (docs/product-rules.md, "Groups").
   groups: ['groups'],
+  // The user's roles in the token's project (docs/product-rules.md, "Application access").
+  roles: ['roles'],
 };
 
 /** Builds oidc-provider for the current signing keys; ProviderHolder rebuilds it when they rotate. */
@@ -197,7 +199,15 @@ export function createProvider(deps: ProviderDeps): Provider {
     // RFC 9068 §2.1: JWT access tokens are typed at+jwt (oidc-provider sets it) and persisted so they
     // stay introspectable and revocable like opaque ones (docs/product-rules.md, "OpenID Connect and OAuth").
     extraTokenClaims: (ctx: OidcContext) => tokenExtras(ctx),
-    formats: { customizers: { jwt: jwtPersistingCustomizer(adapterFor, (clientId, scope) => audienceOf(dataSource, clientId, scope)) } },
+    formats: {
+      customizers: {
+        jwt: jwtPersistingCustomizer(
+          adapterFor,
+          (clientId, scope) => audienceOf(dataSource, clientId, scope),
+          (userId, clientId, scope) => deps.accounts.rolesOf(userId, clientId, scope),
+        ),
+      },
+    },
     // `idp_hint=<idpId>` sends the browser straight to that identity provider (docs/federation.md, "Signing in").
     extraParams: ['idp_hint'],
     interactions: {
