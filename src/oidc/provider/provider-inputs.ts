@@ -58,6 +58,7 @@ export class ProviderInputs {
       sessionEnds: this.sessionEnds,
       device: { pollIntervalSeconds: this.config.devicePollIntervalSeconds, userCodeLimiter: this.rateLimiter },
       remoteClientKeys: this.remoteClientKeys,
+      idJag: this.users.idJag,
     };
   }
 }

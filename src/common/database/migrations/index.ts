@@ -38,6 +38,7 @@ import { UpstreamSamlSessions1795760795760 } from './1795760795760-upstream-saml
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
+import { ExternalResources1795763646988 } from './1795763646988-external-resources.js';
 
 /** Every migration, oldest first; TypeORM runs the ones the database has not recorded. */
 export const MIGRATIONS = [
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   SamlIdpInitiatedRelayState1795760501151,
   ProjectAccess1795760606822,
   UpstreamSamlSessions1795760795760,
+  ExternalResources1795763646988,
 ];
