@@ -95,7 +95,15 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
   async function addExternalResource(body: Record<string, unknown>) {
     const res = await ent.api('POST', externalResources(), {
       token: owner.token,
-      body: { name: unique('files'), issuer: rs.url, resource: RESOURCE, scopes: ['files:read'], clientIdAtIssuer: rsAgent.clientId, projectId: entProject.projectId, ...body },
+      body: {
+        name: unique('files'),
+        issuer: rs.url,
+        resource: RESOURCE,
+        scopes: ['files:read'],
+        clientIdAtIssuer: rsAgent.clientId,
+        projectId: entProject.projectId,
+        ...body,
+      },
     });
     assert.equal(res.status, 201, res.text);
     return res.body;
@@ -118,7 +126,16 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
     postForm(
       ent,
       '/oauth/v2/token',
-      { grant_type: EXCHANGE, requested_token_type: ID_JAG, subject_token: idToken, subject_token_type: TOKEN_TYPE.id, audience: rs.url, resource: RESOURCE, scope: 'files:read', ...extra },
+      {
+        grant_type: EXCHANGE,
+        requested_token_type: ID_JAG,
+        subject_token: idToken,
+        subject_token_type: TOKEN_TYPE.id,
+        audience: rs.url,
+        resource: RESOURCE,
+        scope: 'files:read',
+        ...extra,
+      },
       basic(entAgent),
     );
 
@@ -141,7 +158,19 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
 
   /** An ID-JAG of the test's own trusted issuer, with claims and times chosen here. */
   const forged = (claims: Record<string, unknown>, typ?: string) =>
-    keyIssuer.sign({ sub: 'key-issuer-alice', aud: rs.url, client_id: rsAgent.clientId, resource: RESOURCE, scope: 'files:read', email: aliceEmail, email_verified: true, ...claims }, typ);
+    keyIssuer.sign(
+      {
+        sub: 'key-issuer-alice',
+        aud: rs.url,
+        client_id: rsAgent.clientId,
+        resource: RESOURCE,
+        scope: 'files:read',
+        email: aliceEmail,
+        email_verified: true,
+        ...claims,
+      },
+      typ,
+    );
   let aliceEmail: string;
 
   before(async () => {
@@ -167,7 +196,12 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
     rsProject = await createProject(rs);
     const api = await rs.api('POST', `/management/v1/orgs/${rsProject.orgId}/projects/${rsProject.projectId}/apps/api`, {
       token: rs.adminToken,
-      body: { name: unique('files'), authMethod: 'client_secret_basic', resourceUri: RESOURCE, scopes: [{ name: 'files:read', description: 'Read your files' }] },
+      body: {
+        name: unique('files'),
+        authMethod: 'client_secret_basic',
+        resourceUri: RESOURCE,
+        scopes: [{ name: 'files:read', description: 'Read your files' }],
+      },
     });
     assert.equal(api.status, 201, api.text);
     rsApi = api.body;
@@ -175,7 +209,15 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
     rsOtherAgent = await createOidcApp(rs, rsProject, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', JWT_BEARER] }, RP);
     const idp = await rs.api('POST', `/management/v1/orgs/${rsProject.orgId}/idps`, {
       token: rs.adminToken,
-      body: { type: 'oidc', name: 'Enterprise IdP', issuer: ent.url, clientId: 'rs-at-ent', clientSecret: 'unused-secret-1', link: { by: 'email', from: 'email' }, acceptIdJag: true },
+      body: {
+        type: 'oidc',
+        name: 'Enterprise IdP',
+        issuer: ent.url,
+        clientId: 'rs-at-ent',
+        clientSecret: 'unused-secret-1',
+        link: { by: 'email', from: 'email' },
+        acceptIdJag: true,
+      },
     });
     assert.equal(idp.status, 201, idp.text);
     idpId = idp.body.id;
@@ -188,14 +230,27 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
     assert.equal(grant.status, 201, grant.text);
     const rsAlice = await rs.api('POST', `/management/v1/orgs/${rsProject.orgId}/users/human`, {
       token: rs.adminToken,
-      body: { userName: unique('alice'), profile: { firstName: 'Alice', lastName: 'A' }, email: { email: `${entAlice.userName}@example.com`, isEmailVerified: true }, password: PASSWORD },
+      body: {
+        userName: unique('alice'),
+        profile: { firstName: 'Alice', lastName: 'A' },
+        email: { email: `${entAlice.userName}@example.com`, isEmailVerified: true },
+        password: PASSWORD,
+      },
     });
     assert.equal(rsAlice.status, 201, rsAlice.text);
     alice = { entId: entAlice.userId, rsId: rsAlice.body.userId, loginName: `${entAlice.userName}@${entProject.primaryDomain}` };
     aliceEmail = `${entAlice.userName}@example.com`;
     const second = await rs.api('POST', `/management/v1/orgs/${rsProject.orgId}/idps`, {
       token: rs.adminToken,
-      body: { type: 'oidc', name: 'Key issuer', issuer: keyIssuer.issuer, clientId: 'rs', clientSecret: 'unused-secret-2', link: { by: 'email', from: 'email' }, acceptIdJag: true },
+      body: {
+        type: 'oidc',
+        name: 'Key issuer',
+        issuer: keyIssuer.issuer,
+        clientId: 'rs',
+        clientSecret: 'unused-secret-2',
+        link: { by: 'email', from: 'email' },
+        acceptIdJag: true,
+      },
     });
     assert.equal(second.status, 201, second.text);
   });
@@ -309,7 +364,13 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
     await refused(await idTokenOf(alice.loginName), /typ/);
     const stranger = await generateKeyPair('RS256');
     const signed = (iss: string) =>
-      signWith(stranger.privateKey, 'test-issuer-1', iss, { sub: alice.entId, aud: rs.url, client_id: rsAgent.clientId, resource: RESOURCE }, 'oauth-id-jag+jwt');
+      signWith(
+        stranger.privateKey,
+        'test-issuer-1',
+        iss,
+        { sub: alice.entId, aud: rs.url, client_id: rsAgent.clientId, resource: RESOURCE },
+        'oauth-id-jag+jwt',
+      );
     await refused(await signed(ent.url), /signature/);
     await refused(await signed('https://untrusted.example'), /issuer/);
     // A well-formed ID-JAG from the trusted key is accepted: the refusals above are the checks, not the setup.
@@ -333,6 +394,9 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
     const off = await rs.api('PATCH', `/management/v1/orgs/${rsProject.orgId}/idps/${idpId}`, { token: rs.adminToken, body: { acceptIdJag: false } });
     assert.equal(off.status, 200, off.text);
     await refused(idJag, /issuer/);
-    assert.equal((await rs.api('PATCH', `/management/v1/orgs/${rsProject.orgId}/idps/${idpId}`, { token: rs.adminToken, body: { acceptIdJag: true } })).status, 200);
+    assert.equal(
+      (await rs.api('PATCH', `/management/v1/orgs/${rsProject.orgId}/idps/${idpId}`, { token: rs.adminToken, body: { acceptIdJag: true } })).status,
+      200,
+    );
   });
 });
