@@ -347,6 +347,13 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
     await refused(idJag, /already used/);
   });
 
+  it('accepts an ID-JAG once when it is presented twice at the same moment', async () => {
+    const idJag = await idJagOf();
+    const answers = await Promise.all([redeem(idJag), redeem(idJag)]);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 400], answers.map((a) => a.text).join('\n'));
+    assert.match(answers.find((a) => a.status === 400)!.body.error_description, /already used/);
+  });
+
   it('refuses an ID-JAG for another audience, another resource or another client', async () => {
     await addExternalResource({ issuer: 'https://other-as.example' });
     await refused(await idJagOf({ audience: 'https://other-as.example' }), /audience/);
