@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response, Router } from 'express';
+import { ConsentUi } from './consent.router.js';
 import { KnownAccounts, selectionAllowed } from './known-accounts.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginPage } from './login-page.js';
@@ -13,7 +14,7 @@ import type { UpstreamSignIn } from './upstream-sign-in.js';
 
 /**
  * The page `/ui/login/{uid}` a protocol sends the browser to (docs/product-rules.md, "OpenID Connect and OAuth"): the
- * step a pending sign-in stands at, an `idp_hint`'s IdP, the registration form (prompt=create), the account selection
+ * step a pending sign-in stands at, an agent client's consent, an `idp_hint`'s IdP, the registration form (prompt=create), the account selection
  * or the login page. Plain forms, no JavaScript but the passkey ceremony; every form carries a CSRF value bound to
  * the interaction (whose cookie the protocol checks).
  */
@@ -26,6 +27,7 @@ export class LoginEntryUi {
     private readonly secondFactor: SecondFactorUi,
     private readonly registration: RegistrationUi,
     private readonly known: KnownAccounts,
+    private readonly consent: ConsentUi,
     @Inject(UPSTREAM_SIGN_IN) private readonly upstreams: UpstreamSignIn,
   ) {}
 
@@ -39,7 +41,7 @@ export class LoginEntryUi {
   private async show(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
     const { prompt, params } = interaction;
-    if (prompt.name === 'consent') return this.flow.finish(req, res, interaction);
+    if (prompt.name === 'consent') return this.consent.show(req, res, interaction);
     if (await this.secondFactor.show(req, res, interaction)) return;
     if (prompt.name === 'login' && (await this.upstreams.followHint(req, res, interaction))) return;
     if (prompt.name === 'create' || req.query.form === 'register') return this.registration.show(req, res, interaction);

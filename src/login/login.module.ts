@@ -3,6 +3,7 @@ import { UsersModule } from '../users/users.module.js';
 import { AccountLinksUi } from './account-links.router.js';
 import { KnownAccounts } from './known-accounts.js';
 import { LoginEntryUi } from './login-entry.router.js';
+import { ConsentUi } from './consent.router.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginPage } from './login-page.js';
 import { LoginPolicies } from './login-policies.js';
@@ -41,6 +42,7 @@ import { SignInFlow } from './sign-in-flow.js';
     SignInFlow,
     LoginPage,
     LoginEntryUi,
+    ConsentUi,
     PasswordLoginUi,
     RegistrationUi,
     SecondFactorUi,

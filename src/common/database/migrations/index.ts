@@ -36,6 +36,7 @@ import { ClientJwks1763800700000 } from './1763800700000-client-jwks.js';
 import { SamlIdpInitiatedRelayState1795760501151 } from './1795760501151-saml-idp-initiated-relay-state.js';
 import { ApiResources1795760371322 } from './1795760371322-api-resources.js';
 import { UpstreamSamlSessions1795760795760 } from './1795760795760-upstream-saml-sessions.js';
+import { AgentConsents1795764672233 } from './1795764672233-agent-consents.js';
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
@@ -83,4 +84,5 @@ export const MIGRATIONS = [
   ProjectAccess1795760606822,
   ProvisioningMembers1795760656114,
   UpstreamSamlSessions1795760795760,
+  AgentConsents1795764672233,
 ];
