@@ -10,7 +10,8 @@ export function agentKindOf(client: unknown): 'cimd' | 'dcr' | undefined {
 
 /** The resource of an authorization request (RFC 8707), '' for none: what a consent is remembered for. */
 export function requestedResource(ctx: OidcContext): string {
-  return Object.keys(ctx.oidc.resourceServers ?? {})[0] ?? '';
+  const resource = ctx.oidc.params?.resource;
+  return String((Array.isArray(resource) ? resource[0] : resource) ?? '');
 }
 
 /**

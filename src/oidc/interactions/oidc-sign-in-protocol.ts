@@ -8,7 +8,7 @@ import type { ConsentRequest, Interaction, LoginResult, SignInProtocol } from '.
 import { ApplicationAccess } from '../../users/project-access/application-access.service.js';
 import { agentKindOf } from '../consent/agent-consent-gate.js';
 import { consentRequestOf } from '../consent/consent-request.js';
-import { rememberConsent } from '../consent/agent-consents.js';
+import { consentCovers, rememberConsent } from '../consent/agent-consents.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 
 type AgentClient = BoundaryClient & { clientId: string; clientName?: string; portcullis_org_id?: string };
@@ -41,7 +41,8 @@ export class OidcSignInProtocol implements SignInProtocol {
   async complete(interaction: Interaction, login: LoginResult | undefined): Promise<void> {
     const accountId = login?.accountId ?? interaction.session?.accountId;
     const agent = agentKindOf(await this.clientOf(interaction));
-    const grantId = accountId && !agent ? await this.grantFor(interaction, accountId) : undefined;
+    const consented = accountId && (!agent || (await this.remembered(interaction, accountId)));
+    const grantId = consented ? await this.grantFor(interaction, accountId) : undefined;
     interaction.result = { ...(login ? { login } : {}), select_account: {}, create: {}, ...(grantId ? { consent: { grantId } } : {}) };
     await interaction.persist();
   }
@@ -50,7 +51,7 @@ export class OidcSignInProtocol implements SignInProtocol {
     const client = (await this.clientOf(interaction)) as AgentClient | undefined;
     const kind = agentKindOf(client);
     const accountId = interaction.session?.accountId;
-    if (!client || !kind || !accountId) return undefined;
+    if (!client || !kind || !accountId || (await this.remembered(interaction, accountId))) return undefined;
     return consentRequestOf(this.dataSource, this.access, { client, kind, accountId, params: interaction.params });
   }
 
@@ -78,6 +79,16 @@ export class OidcSignInProtocol implements SignInProtocol {
   async deny(interaction: Interaction, description: string): Promise<void> {
     interaction.result = { error: 'access_denied', error_description: description };
     await interaction.persist();
+  }
+
+  /** Whether the person already allowed the agent client what this interaction asks. */
+  private remembered(interaction: Interaction, userId: string): Promise<boolean> {
+    return consentCovers(this.uow.manager, {
+      userId,
+      clientId: interaction.params.client_id ?? '',
+      resource: interaction.params.resource ?? '',
+      scopes: (interaction.params.scope ?? '').split(' ').filter(Boolean),
+    });
   }
 
   /** The grant of what the client requested (the same rule as loadExistingGrant in provider.factory.ts). */
