@@ -14,6 +14,7 @@ import { AccountPageRenderer } from './account-page.renderer.js';
 import type { AccountSection } from './account-page.views.js';
 import { AccountSessions } from './account-session.js';
 import { AccountVisits } from './account-visits.js';
+import { AgentChanges } from './agent-changes.js';
 import { FactorChanges } from './factor-changes.js';
 import { IdentityChanges } from './identity-changes.js';
 import { ProfileChanges } from './profile-changes.js';
@@ -38,6 +39,7 @@ export class AccountPageUi {
     private readonly sessionChanges: SessionChanges,
     private readonly identities: IdentityChanges,
     private readonly idpInitiated: IdpInitiatedSignIns,
+    private readonly agents: AgentChanges,
   ) {}
 
   routes(router: Router): void {
@@ -62,7 +64,7 @@ export class AccountPageUi {
         if (visit) await this.identities.linked(req, res, visit);
       }),
     );
-    const forms = [...this.profile.forms(), ...this.factors.forms(), ...this.sessionChanges.forms(), ...this.identities.forms()];
+    const forms = [...this.profile.forms(), ...this.factors.forms(), ...this.sessionChanges.forms(), ...this.identities.forms(), ...this.agents.forms()];
     for (const [path, fresh, change] of forms) {
       router.post(
         `${ACCOUNT_UI_PREFIX}/${path}`,
@@ -120,5 +122,5 @@ function idpInitiatedSignIn(idp: unknown): { idpHint: string; state: string } | 
 /** The section a form belongs to, where its error shows. */
 function sectionOf(path: string): AccountSection {
   const first = path.split('/')[0];
-  return first === 'sessions' || first === 'factors' || first === 'identities' || first === 'email' || first === 'password' ? first : 'profile';
+  return first === 'sessions' || first === 'agents' || first === 'factors' || first === 'identities' || first === 'email' || first === 'password' ? first : 'profile';
 }

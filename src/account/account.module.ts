@@ -11,6 +11,7 @@ import { FactorChanges } from './factor-changes.js';
 import { IdentityChanges } from './identity-changes.js';
 import { ProfileChanges } from './profile-changes.js';
 import { SessionChanges } from './session-changes.js';
+import { AgentChanges } from './agent-changes.js';
 
 /**
  * The account page (docs/account.md), in the login UI's session. ACCOUNT_PROTOCOL comes from the protocol that keeps
@@ -26,6 +27,7 @@ import { SessionChanges } from './session-changes.js';
     ProfileChanges,
     FactorChanges,
     SessionChanges,
+    AgentChanges,
     IdentityChanges,
     AccountPageUi,
   ],

@@ -191,4 +191,39 @@ describe('consent of agent clients', () => {
     const [{ n }] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM agent_consents WHERE resource = ?', [guarded]);
     assert.equal(Number(n), 0);
   });
+
+  it('the account page lists the agent; Revoke ends its consent and its refresh token at once', async () => {
+    const person = await createHuman(svc, project.orgId);
+    const name = `${person.userName}@${project.primaryDomain}`;
+    const browser = new LoginClient(svc.url);
+    const auth = await authorize(browser, agent, name, 'openid offline_access files:read', resourceUri, 'allow');
+    const tokens = await redeem(svc, agent, auth);
+    assert.ok(tokens.refresh_token);
+
+    const page = await browser.get('/ui/account');
+    assert.equal(page.status, 200, page.text.slice(0, 300));
+    assert.match(page.text, new RegExp(`data-agent="${agent.clientId}"`));
+    assert.match(page.text, /data-agent-revoke/);
+    assert.ok(page.text.includes(`${resourceUri}: files:read offline_access openid`), 'what it may do');
+
+    const unknown = await browser.post('/ui/account/agents/revoke', { csrf: csrfOf(page.text), clientId: 'no-such-client' });
+    assert.equal(unknown.status, 404);
+    const revoked = await browser.post('/ui/account/agents/revoke', { csrf: csrfOf(page.text), clientId: agent.clientId });
+    assert.equal(revoked.status, 303, revoked.text.slice(0, 300));
+    const after = await browser.get('/ui/account');
+    assert.doesNotMatch(after.text, new RegExp(`data-agent="${agent.clientId}"`));
+
+    const refresh = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      { id: agent.clientId, secret: agent.clientSecret! },
+    );
+    assert.equal(refresh.status, 400, refresh.text);
+    assert.equal(refresh.body.error, 'invalid_grant');
+    const again = await authorize(browser, agent, name, 'openid files:read', resourceUri, 'deny');
+    assert.ok(again.consent, 'consent is asked again');
+    const [{ n }] = await svc.dataSource.query("SELECT COUNT(*) AS n FROM events WHERE type = 'user.agent.revoked' AND aggregate_id = ?", [person.userId]);
+    assert.equal(Number(n), 1);
+  });
 });
