@@ -6,6 +6,7 @@ import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from '.
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { unique, useService } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
+import { markAgent } from './support/agent-clients.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 const SCOPES = [
@@ -15,15 +16,7 @@ const SCOPES = [
 
 type Project = { orgId: string; projectId: string; primaryDomain: string };
 
-/**
- * An agent client as CIMD and dynamic registration create them: an application carrying the `agent` mark, which only
- * the code creating such clients sets (docs/agents.md, "Consent and connected agents").
- */
-export async function markAgent(svc: TestService, clientId: string, kind: 'cimd' | 'dcr'): Promise<void> {
-  await svc.dataSource.query('UPDATE applications SET agent = ? WHERE client_id = ?', [kind, clientId]);
-}
-
-export interface Authorization {
+interface Authorization {
   /** The consent page, when one was shown. */
   consent?: string;
   callback: URL;
@@ -34,7 +27,7 @@ export interface Authorization {
  * The code flow as a browser runs it, signing in when asked and answering a consent page with `answer`; returns what
  * reached the redirect URI.
  */
-export async function authorize(
+async function authorize(
   browser: LoginClient,
   client: OidcApp,
   loginName: string,
@@ -78,7 +71,7 @@ export async function authorize(
   assert.fail('the flow did not reach the redirect URI');
 }
 
-export async function redeem(svc: TestService, client: OidcApp, auth: Authorization) {
+async function redeem(svc: TestService, client: OidcApp, auth: Authorization) {
   const code = auth.callback.searchParams.get('code');
   assert.ok(code, `a code at the redirect URI: ${auth.callback}`);
   const res = await postForm(
