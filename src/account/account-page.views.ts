@@ -165,7 +165,11 @@ function agentsSection(v: AccountView): string {
   const { t } = v;
   const items = v.agents.map((a) => {
     const may = a.grants.map((g) => `<li>${g.resource ? `${esc(g.resource)}: ` : ''}${esc(g.scopes.join(' '))}</li>`).join('');
-    const revoke = form(v, 'agents/revoke', `<input type="hidden" name="clientId" value="${esc(a.clientId)}"><button type="submit" data-agent-revoke>${esc(t.revokeAgent)}</button>`);
+    const revoke = form(
+      v,
+      'agents/revoke',
+      `<input type="hidden" name="clientId" value="${esc(a.clientId)}"><button type="submit" data-agent-revoke>${esc(t.revokeAgent)}</button>`,
+    );
     return `<li data-agent="${esc(a.clientId)}"><strong>${esc(a.clientName)}</strong> <small>${esc(a.clientId)}</small><br>${esc(t.agentMay)}:<ul>${may}</ul>${revoke}</li>`;
   });
   return section(v, 'agents', t.agents, items.length ? `<ul>${items.join('')}</ul>` : `<p>${esc(t.noAgents)}</p>`);

@@ -19,7 +19,8 @@ export class AgentChanges {
 
   private async revoke(req: Request, res: Response, visit: Visit): Promise<void> {
     const clientId = String(req.body.clientId ?? '');
-    if (!(await this.protocol.revokeAgent({ id: visit.user.id, orgId: visit.user.orgId }, clientId))) return this.renderer.refuse(res, visit, 404, visit.t.invalidForm);
+    if (!(await this.protocol.revokeAgent({ id: visit.user.id, orgId: visit.user.orgId }, clientId)))
+      return this.renderer.refuse(res, visit, 404, visit.t.invalidForm);
     done(res, 'agent-revoked');
   }
 }

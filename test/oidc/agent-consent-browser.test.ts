@@ -68,8 +68,8 @@ describe('the consent page in a browser', () => {
       const cb = await authorize(rp, page, request(randomBytes(32).toString('base64url')), async (p) => {
         await submitLogin(p, loginName, PASSWORD);
         await p.waitForSelector('[data-consent-deny]');
-        assert.match(await p.textContent('main') ?? '', /nicht überprüfte Registrierung/);
-        assert.match(await p.textContent('main') ?? '', /eine App auf diesem Computer/);
+        assert.match((await p.textContent('main')) ?? '', /nicht überprüfte Registrierung/);
+        assert.match((await p.textContent('main')) ?? '', /eine App auf diesem Computer/);
         await accessible(p);
         await p.click('[data-consent-deny]');
       });

@@ -146,7 +146,12 @@ describe('consent of agent clients', () => {
     const more = await authorize(browser, agent, loginName, 'openid files:read files:write', resourceUri, 'allow');
     assert.ok(more.consent, 'one scope more: asked again');
     assert.match(more.consent, /data-consent-scope="files:write">Change your files/);
-    assert.deepEqual(String((await redeem(svc, agent, more)).scope).split(' ').sort(), ['files:read', 'files:write', 'openid']);
+    assert.deepEqual(
+      String((await redeem(svc, agent, more)).scope)
+        .split(' ')
+        .sort(),
+      ['files:read', 'files:write', 'openid'],
+    );
     const none = await authorize(new LoginClient(svc.url), agent, loginName, 'openid files:write', resourceUri, 'deny', 'none');
     assert.equal(none.callback.searchParams.get('error'), 'login_required', 'a new browser has no session');
   });

@@ -51,7 +51,12 @@ export function consentsOf(manager: EntityManager, userId: string): Promise<Agen
  * the person (docs/agents.md, "Consent and connected agents"): a refresh token is refused at its next use. Returns
  * whether there was anything to end.
  */
-export async function endConsents(manager: EntityManager, events: EventStore, target: { orgId: string; userId: string; clientId: string }, editorUserId: string): Promise<boolean> {
+export async function endConsents(
+  manager: EntityManager,
+  events: EventStore,
+  target: { orgId: string; userId: string; clientId: string },
+  editorUserId: string,
+): Promise<boolean> {
   const removed = await manager.delete(AgentConsentEntity, { userId: target.userId, clientId: target.clientId });
   await manager.query('DELETE FROM oidc_payloads WHERE account_id = ? AND client_id = ?', [target.userId, target.clientId]);
   if (!removed.affected) return false;

@@ -29,7 +29,9 @@ export async function consentRequestOf(dataSource: DataSource, access: Applicati
     .filter(Boolean)
     .map((name) => ({ name, description: described.get(name) }));
   // docs/product-rules.md, "Application access": the resource's API application decides who may connect an agent.
-  const refused = api ? !(await access.mayEnter({ projectId: api.project_id, access: api.access === 'granted' ? 'granted' : 'everyone' }, asked.accountId)) : false;
+  const refused = api
+    ? !(await access.mayEnter({ projectId: api.project_id, access: api.access === 'granted' ? 'granted' : 'everyone' }, asked.accountId))
+    : false;
   return {
     clientName: client.clientName ?? client.clientId,
     ...(kind === 'cimd' ? { clientHost: safeUrl(client.clientId)?.host ?? client.clientId } : {}),
