@@ -10,6 +10,7 @@ import { agentKindOf } from '../consent/agent-consent-gate.js';
 import { consentRequestOf } from '../consent/consent-request.js';
 import { consentCovers, rememberConsent } from '../consent/agent-consents.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
+import { apiResourceByUri } from '../../users/queries/api-resources.js';
 
 type AgentClient = BoundaryClient & { clientId: string; clientName?: string; portcullis_org_id?: string };
 
@@ -60,7 +61,7 @@ export class OidcSignInProtocol implements SignInProtocol {
     const userId = interaction.session?.accountId ?? '';
     await this.uow.run((manager) =>
       rememberConsent(manager, this.events, {
-        orgId: client.portcullis_org_id ?? '',
+        orgId: client.portcullis_org_id ?? (await this.resourceOrganization(interaction)),
         userId,
         clientId: client.clientId,
         clientName: client.clientName ?? client.clientId,
@@ -79,6 +80,12 @@ export class OidcSignInProtocol implements SignInProtocol {
   async deny(interaction: Interaction, description: string): Promise<void> {
     interaction.result = { error: 'access_denied', error_description: description };
     await interaction.persist();
+  }
+
+  /** An agent client may belong to no organization: its consent then belongs to the resource's (docs/agents.md). */
+  private async resourceOrganization(interaction: Interaction): Promise<string> {
+    const resource = interaction.params.resource;
+    return (resource ? (await apiResourceByUri(this.dataSource, resource))?.org_id : undefined) ?? '';
   }
 
   /** Whether the person already allowed the agent client what this interaction asks. */
