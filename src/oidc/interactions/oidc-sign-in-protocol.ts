@@ -59,9 +59,10 @@ export class OidcSignInProtocol implements SignInProtocol {
   async allowConsent(interaction: Interaction): Promise<void> {
     const client = (await this.clientOf(interaction)) as AgentClient;
     const userId = interaction.session?.accountId ?? '';
+    const orgId = client.portcullis_org_id ?? (await this.resourceOrganization(interaction));
     await this.uow.run((manager) =>
       rememberConsent(manager, this.events, {
-        orgId: client.portcullis_org_id ?? (await this.resourceOrganization(interaction)),
+        orgId,
         userId,
         clientId: client.clientId,
         clientName: client.clientName ?? client.clientId,
