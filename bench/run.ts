@@ -39,6 +39,7 @@ import { runFederation } from './scenarios/federation.js';
 import { runSaml } from './scenarios/saml.js';
 import { runFeed } from './scenarios/feed.js';
 import { runGroups } from './scenarios/groups.js';
+import { runIdJag } from './scenarios/id-jag.js';
 import { runImport } from './scenarios/import.js';
 import { runMail } from './scenarios/mail.js';
 import { runProvisioning } from './scenarios/provisioning.js';
@@ -68,6 +69,7 @@ const GROUPS: Record<string, (ctx: Context) => Promise<void>> = {
   dpop: runDpop,
   device: runDevice,
   access: runAccess,
+  'id-jag': runIdJag,
   cluster: runCluster,
 };
 /** Run by `--only` alone: the Galera cluster takes half a minute to start, more than CI's whole quick run can spare. */
