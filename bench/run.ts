@@ -6,7 +6,7 @@
  *   npm run bench                  full run: bench/results/<timestamp>.json, the tables and chart of BENCHMARKS.md
  *   npm run bench -- --quick       one small size, 1 s per scenario, two groups at a time (CI: proves that every
  *                                  scenario runs, not how fast): results in a temporary directory only
- *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,scim-cursor,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead,federation,saml,mail,provisioning,dpop,device,access] [--seconds 6]
+ *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,scim-cursor,import,groups,mfa,feed,webhooks,oidc-growth,console,overhead,federation,saml,mail,provisioning,dpop,device,access,id-jag] [--seconds 6]
  *   npm run bench -- --only cluster --mysql mysql://root@127.0.0.1:3306   Galera cluster against one MariaDB:
  *                                  never in the default set, nor in --quick
  *
@@ -39,6 +39,7 @@ import { runFederation } from './scenarios/federation.js';
 import { runSaml } from './scenarios/saml.js';
 import { runFeed } from './scenarios/feed.js';
 import { runGroups } from './scenarios/groups.js';
+import { runIdJag } from './scenarios/id-jag.js';
 import { runImport } from './scenarios/import.js';
 import { runMail } from './scenarios/mail.js';
 import { runProvisioning } from './scenarios/provisioning.js';
@@ -68,6 +69,7 @@ const GROUPS: Record<string, (ctx: Context) => Promise<void>> = {
   dpop: runDpop,
   device: runDevice,
   access: runAccess,
+  'id-jag': runIdJag,
   cluster: runCluster,
 };
 /** Run by `--only` alone: the Galera cluster takes half a minute to start, more than CI's whole quick run can spare. */
