@@ -70,7 +70,7 @@ async function update(ctx: UserPushContext, remoteId: string, doc: JsonObject): 
   // removed (§3.5.2.2). PUT replaces the whole user, so what the document lacks goes with it.
   const removals = clearedPaths(doc, ctx.declared).map((p) => ({ op: 'remove', path: p }));
   const answer = ctx.patch
-    ? await ctx.send('PATCH', path, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: attributes }, ...removals] }, false)
+    ? await ctx.send('PATCH', path, { schemas: [PATCH_OP], Operations: [...replacements(attributes), ...removals] }, false)
     : await ctx.send('PUT', path, { schemas, id: remoteId, ...attributes });
   if (answer.kind === 'ok') return { kind: 'pushed', remoteId, status: answer.status };
   return { kind: 'failed', answer };
@@ -123,4 +123,17 @@ function pushed(answer: Extract<Answer, { kind: 'ok' }>): Outcome {
   if (typeof id !== 'string' || id === '')
     return { kind: 'failed', answer: { kind: 'retry', status: answer.status, error: `answered ${answer.status} without the new user's id` } };
   return { kind: 'pushed', remoteId: id, status: answer.status };
+}
+
+/**
+ * The replace operations of an update: a multi-valued attribute (emails, phone numbers, roles) by its path, which
+ * replaces all its values (RFC 7644 §3.5.2.3, "If the target location is a multi-valued attribute and no filter is
+ * specified, the attribute and all values are replaced"); the others in one replace without a path. Some targets
+ * (scimmy) add a multi-valued attribute's values when it comes without a path, and the user would gain a copy of each
+ * value at every update.
+ */
+function replacements(attributes: JsonObject): JsonObject[] {
+  const multi = Object.entries(attributes).filter(([, value]) => Array.isArray(value));
+  const single = Object.fromEntries(Object.entries(attributes).filter(([, value]) => !Array.isArray(value)));
+  return [{ op: 'replace', value: single }, ...multi.map(([name, value]) => ({ op: 'replace', path: name, value }))];
 }
