@@ -9,6 +9,7 @@ import { GroupMemberEntity } from './users/entities/group-member.entity.js';
 import { ProjectGrantEntity } from './users/project-access/project-grant.entity.js';
 import { ProjectRoleEntity } from './users/project-access/project-role.entity.js';
 import { InstanceEntity } from './users/entities/instance.entity.js';
+import { AgentRegistrationTokenEntity, DynamicClientEntity } from './users/agents/dynamic-registration.entities.js';
 import { LoginPolicyEntity } from './users/entities/login-policy.entity.js';
 import { MachineSecretEntity } from './users/entities/machine-secret.entity.js';
 import { MembershipEntity } from './users/entities/membership.entity.js';
@@ -72,4 +73,6 @@ export const ENTITIES = [
   IdpRoundTripEntity,
   SamlAssertionSeenEntity,
   UpstreamSamlSessionEntity,
+  AgentRegistrationTokenEntity,
+  DynamicClientEntity,
 ];

@@ -3,7 +3,7 @@ import express from 'express';
 import type { Request, Response, Router } from 'express';
 import { DomainError } from '../common/errors/domain-error.js';
 import { statusOf } from '../common/errors/api-exception.filter.js';
-import { IdpInitiatedSignIns, idpInitiatedState } from '../federation/sign-in/idp-initiated.js';
+import { idpInitiatedState } from '../federation/sign-in/idp-initiated.js';
 import { LoginInteractions } from '../login/login-interactions.js';
 import { errorPage } from '../login/login.views.js';
 import { chooseLocale, messages } from '../login/messages.js';
@@ -37,7 +37,6 @@ export class AccountPageUi {
     private readonly factors: FactorChanges,
     private readonly sessionChanges: SessionChanges,
     private readonly identities: IdentityChanges,
-    private readonly idpInitiated: IdpInitiatedSignIns,
   ) {}
 
   routes(router: Router): void {
@@ -103,7 +102,7 @@ export class AccountPageUi {
       return this.interactions.render(res, errorPage(locale, messages(locale), req.query.error, String(req.query.error_description ?? '')));
     }
     // The sign-in an IdP-initiated SAML response started lands where its IdP says (docs/federation.md).
-    const landing = await this.idpInitiated.landingOf(req.query.state);
+    const landing = await this.visits.landingAfterSignIn(req.query.state);
     res
       .status(303)
       .location(landing ?? ACCOUNT_UI_PREFIX)

@@ -15,6 +15,7 @@ import { accountMessages } from './account-page.messages.js';
 import type { AccountMessages } from './account-page.messages.js';
 import { ACCOUNT_PROTOCOL } from './account-protocol.js';
 import type { AccountProtocol } from './account-protocol.js';
+import { IdpInitiatedSignIns } from '../federation/sign-in/idp-initiated.js';
 import { AccountSessions } from './account-session.js';
 import type { AccountSession } from './account-session.js';
 
@@ -45,7 +46,13 @@ export class AccountVisits {
     private readonly loginUsers: LoginUsers,
     private readonly directory: UserDirectory,
     private readonly policies: LoginPolicyService,
+    private readonly idpInitiated: IdpInitiatedSignIns,
   ) {}
+
+  /** Where a sign-in lands that an IdP-initiated SAML response started (docs/federation.md); undefined: the account page. */
+  landingAfterSignIn(state: unknown): Promise<string | undefined> {
+    return this.idpInitiated.landingOf(state);
+  }
 
   /** The session's user, or a sign-in started (none, or one without the second factor the organization requires). */
   async visit(req: Request, res: Response): Promise<Visit | undefined> {

@@ -1,3 +1,4 @@
+import { AgentRegistrationTokensController } from './management/agent-registration-tokens.controller.js';
 import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module.js';
 import { EventSearchService } from './events/event-search.service.js';
@@ -47,6 +48,7 @@ import { ImportService } from './import/import.service.js';
     UserStateController,
     UserCredentialsController,
     UserSessionsController,
+    AgentRegistrationTokensController,
   ],
   providers: [EventSearchService, ImportService],
   // Webhooks deliver events as event search returns them.

@@ -64,6 +64,17 @@ export class LoginRateLimiter {
     return counted <= limit;
   }
 
+  /**
+   * Counts a dynamic client registration (RFC 7591) from this IP in its own one-minute window, with the same atomic
+   * count. Undefined: go ahead; a number: the seconds until the window ends.
+   */
+  async reserveRegistration(ip: string): Promise<number | undefined> {
+    const now = Math.floor(Date.now() / 1000);
+    const windowStart = now - (now % 60);
+    const counted = await this.count(this.hasher.hash(`registration-rate/ip:${ip}`), windowStart, this.limits.registrationsPerIpPerMinute);
+    return counted ? undefined : Math.max(1, windowStart + 60 - now);
+  }
+
   /** A successful sign-in (or a right device user code, without a login name): its attempt does not count against the limits. */
   async release(ip: string, loginName?: string): Promise<void> {
     const { windowStart } = this.window();

@@ -1,3 +1,4 @@
+import { AgentClientLapse } from './registration/agent-client-lapse.js';
 import { Global, Module } from '@nestjs/common';
 import { ACCESS_TOKEN_VERIFIER } from '../common/auth/principal-resolver.js';
 import { DPOP_REPLAYS } from '../common/auth/dpop-replay.js';
@@ -53,6 +54,7 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
     LoginUiRouter,
     OidcDispatch,
     BackchannelLogoutSender,
+    AgentClientLapse,
     { provide: SIGN_IN_PROTOCOL, useClass: OidcSignInProtocol },
     { provide: ACCOUNT_PROTOCOL, useClass: OidcAccountProtocol },
     { provide: UPSTREAM_SIGN_IN, useExisting: FederatedSignInUi },

@@ -33,6 +33,7 @@ import { ProjectEditsService } from './resources/project-edits.service.js';
 import { ApplicationAccess } from './project-access/application-access.service.js';
 import { ProjectGrantsService } from './project-access/project-grants.service.js';
 import { ProjectRolesService } from './project-access/project-roles.service.js';
+import { AgentRegistrationTokens } from './agents/agent-registration-tokens.service.js';
 
 const SERVICES = [
   UserAccess,
@@ -64,6 +65,7 @@ const SERVICES = [
   ProjectRolesService,
   ProjectGrantsService,
   ApplicationAccess,
+  AgentRegistrationTokens,
 ];
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */

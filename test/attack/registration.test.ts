@@ -58,6 +58,9 @@ describe('registration and the login policy', () => {
       passwordLogin: true,
       inviteOnProvision: false,
       requireVerifiedEmail: false,
+      agentClients: 'off',
+      agentClientHosts: [],
+      dynamicRegistration: 'off',
     });
     const manager = await createCaller(svc, project.orgId, { org: ['ORG_USER_MANAGER'] });
     const owner = await createCaller(svc, project.orgId, { org: ['ORG_OWNER'] });
@@ -69,14 +72,31 @@ describe('registration and the login policy', () => {
     }
     assert.deepEqual(
       (await svc.api('GET', policyPath(), { token: owner.token })).body,
-      { ...body, passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false },
+      {
+        ...body,
+        passwordLogin: true,
+        inviteOnProvision: false,
+        requireVerifiedEmail: false,
+        agentClients: 'off',
+        agentClientHosts: [],
+        dynamicRegistration: 'off',
+      },
       'nothing changed',
     );
     assert.equal((await svc.api('GET', '/management/v1/orgs/no-such-org/login-policy', { token: svc.adminToken })).status, 404);
     const set = await svc.api('PUT', policyPath(), { token: owner.token, body: { ...body, mfa: 'off' } });
     // A client written before `passwordLogin` and `inviteOnProvision` existed (docs/federation.md, docs/mail.md) keeps passwords
     // and sends no invitations: PUT without them means their defaults.
-    assert.deepEqual(set.body, { ...body, mfa: 'off', passwordLogin: true, inviteOnProvision: false, requireVerifiedEmail: false });
+    assert.deepEqual(set.body, {
+      ...body,
+      mfa: 'off',
+      passwordLogin: true,
+      inviteOnProvision: false,
+      requireVerifiedEmail: false,
+      agentClients: 'off',
+      agentClientHosts: [],
+      dynamicRegistration: 'off',
+    });
     const events = await searchEvents(svc, { event_types: ['org.login.policy.changed'], aggregate_id: project.orgId });
     assert.equal(events.length, 1);
     assert.equal(events[0].editor.userId, owner.userId);

@@ -94,6 +94,7 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'DELETE /management/v1/orgs/:orgId/users/:userId/factors/:factorId': undefined,
     'GET /management/v1/orgs/:orgId/login-policy': undefined,
     'PUT /management/v1/orgs/:orgId/login-policy': { mfa: 'off', passkeys: false, allowRegistration: false },
+    'POST /management/v1/orgs/:orgId/agent-registration-tokens': { expiresIn: 600 },
     'GET /management/v1/orgs/:orgId/groups': undefined,
     'POST /management/v1/orgs/:orgId/groups': { displayName: unique('g') },
     'DELETE /management/v1/orgs/:orgId/groups/:groupId': undefined,

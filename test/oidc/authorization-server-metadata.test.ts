@@ -46,7 +46,7 @@ describe('authorization server metadata (RFC 8414)', () => {
     assert.deepEqual(metadata.body.code_challenge_methods_supported, ['S256']);
     assert.ok(metadata.body.grant_types_supported.includes('authorization_code'));
     assert.ok(metadata.body.token_endpoint_auth_methods_supported.includes('none'));
-    // No agent registration accepted yet: neither member is present.
+    // No organization accepts agent clients (a new instance): neither member is present.
     assert.equal('client_id_metadata_document_supported' in metadata.body, false);
     assert.equal('registration_endpoint' in metadata.body, false);
   });

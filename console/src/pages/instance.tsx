@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Checkbox, Form, Loading, Notice, Page, Select, Table, formatDate, useLoad } from '../components';
+import { ActionButton, Checkbox, Field, Form, Loading, Notice, Page, Select, Table, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
 
 /** Signing keys (IAM_OWNER): GET /admin/v1/keys, POST /admin/v1/keys/rotate. */
@@ -89,12 +89,27 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
   const [passwordLogin, setPasswordLogin] = useState(current.passwordLogin);
   const [inviteOnProvision, setInviteOnProvision] = useState(current.inviteOnProvision);
   const [requireVerifiedEmail, setRequireVerifiedEmail] = useState(current.requireVerifiedEmail);
+  const [agentClients, setAgentClients] = useState(current.agentClients ?? 'off');
+  const [agentClientHosts, setAgentClientHosts] = useState((current.agentClientHosts ?? []).join(' '));
+  const [dynamicRegistration, setDynamicRegistration] = useState(current.dynamicRegistration ?? 'off');
   const [saved, setSaved] = useState(false);
   return (
     <Form
       label={t('loginPolicy')}
       submit={t('save')}
-      action={() => api('PUT', path, { mfa, passkeys, allowRegistration, passwordLogin, inviteOnProvision, requireVerifiedEmail })}
+      action={() =>
+        api('PUT', path, {
+          mfa,
+          passkeys,
+          allowRegistration,
+          passwordLogin,
+          inviteOnProvision,
+          requireVerifiedEmail,
+          agentClients,
+          agentClientHosts: agentClientHosts.split(/[\s,]+/).filter(Boolean),
+          dynamicRegistration,
+        })
+      }
       onDone={() => setSaved(true)}
     >
       <Select
@@ -112,6 +127,27 @@ function LoginPolicyForm({ path, current }: { path: string; current: LoginPolicy
       <Checkbox label={t('passwordLogin')} checked={passwordLogin} onChange={setPasswordLogin} />
       <Checkbox label={t('inviteOnProvision')} checked={inviteOnProvision} onChange={setInviteOnProvision} />
       <Checkbox label={t('requireVerifiedEmail')} checked={requireVerifiedEmail} onChange={setRequireVerifiedEmail} />
+      <Select
+        label={t('agentClients')}
+        value={agentClients}
+        onChange={setAgentClients}
+        options={[
+          { value: 'off', label: t('agentClientsOff') },
+          { value: 'consent', label: t('agentClientsConsent') },
+          { value: 'allowlist', label: t('agentClientsAllowlist') },
+        ]}
+      />
+      {agentClients === 'allowlist' && <Field label={t('agentClientHosts')} value={agentClientHosts} onInput={setAgentClientHosts} />}
+      <Select
+        label={t('dynamicRegistration')}
+        value={dynamicRegistration}
+        onChange={setDynamicRegistration}
+        options={[
+          { value: 'off', label: t('dynamicRegistrationOff') },
+          { value: 'initialAccessToken', label: t('dynamicRegistrationToken') },
+          { value: 'open', label: t('dynamicRegistrationOpen') },
+        ]}
+      />
       <Notice text={saved ? t('saved') : null} />
     </Form>
   );

@@ -1,7 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsOptional } from 'class-validator';
-import { MFA_POLICIES } from '../../users/entities/login-policy.entity.js';
-import type { MfaPolicy } from '../../users/entities/login-policy.entity.js';
+import { IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
+import { AGENT_CLIENT_POLICIES, MFA_POLICIES } from '../../users/entities/login-policy.entity.js';
+import type { AgentClientPolicy, MfaPolicy } from '../../users/entities/login-policy.entity.js';
+import { DYNAMIC_REGISTRATION_MODES } from '../../users/agents/dynamic-registration.entities.js';
+import type { DynamicRegistrationMode } from '../../users/agents/dynamic-registration.entities.js';
 
 /** An organization's whole login policy (PUT replaces it; every field is required). */
 export class LoginPolicyDto {
@@ -44,4 +46,37 @@ export class LoginPolicyDto {
   @IsOptional()
   @IsBoolean()
   requireVerifiedEmail?: boolean;
+
+  @ApiProperty({
+    required: false,
+    enum: AGENT_CLIENT_POLICIES,
+    default: 'off',
+    description:
+      'clients known by their Client ID Metadata Document (an https client_id) for this organization’s resources: off, consent (any such client, the person consents) or allowlist (only hosts of agentClientHosts) (docs/agents.md, "Client ID Metadata Documents")',
+  })
+  @IsOptional()
+  @IsIn(AGENT_CLIENT_POLICIES, { message: `agentClients must be one of ${AGENT_CLIENT_POLICIES.join(', ')}` })
+  agentClients?: AgentClientPolicy;
+
+  @ApiProperty({
+    required: false,
+    type: [String],
+    default: [],
+    description: 'for agentClients allowlist: the hosts (as client.example.com, no port) whose client ids are accepted; at most 100',
+  })
+  @IsOptional()
+  @IsArray()
+  @IsString({ each: true })
+  agentClientHosts?: string[];
+
+  @ApiProperty({
+    required: false,
+    default: 'off',
+    enum: DYNAMIC_REGISTRATION_MODES,
+    description:
+      'whether clients may register themselves (RFC 7591): off; initialAccessToken (only with a token from …/agent-registration-tokens); open (anyone, bound to this organization by the resource of its first code) (docs/agents.md, "Dynamic registration")',
+  })
+  @IsOptional()
+  @IsIn(DYNAMIC_REGISTRATION_MODES, { message: `dynamicRegistration must be one of ${DYNAMIC_REGISTRATION_MODES.join(', ')}` })
+  dynamicRegistration?: DynamicRegistrationMode;
 }

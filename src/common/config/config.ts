@@ -126,6 +126,8 @@ export interface LoginRateLimitConfig {
   windowSeconds: number;
   failuresPerIp: number;
   failuresPerLoginName: number;
+  /** Dynamic client registrations (RFC 7591) one address may make per minute (docs/agents.md, "Dynamic registration"). */
+  registrationsPerIpPerMinute: number;
 }
 
 export type DatabaseConfig =
@@ -189,6 +191,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     windowSeconds: read.integer('LOGIN_RATE_LIMIT_WINDOW_SECONDS', 900, 1, 86_400),
     failuresPerIp: read.integer('LOGIN_RATE_LIMIT_PER_IP', 100, 1, 1_000_000),
     failuresPerLoginName: read.integer('LOGIN_RATE_LIMIT_PER_LOGIN_NAME', 30, 1, 1_000_000),
+    registrationsPerIpPerMinute: read.integer('DYNAMIC_REGISTRATION_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
   };
   const oidcPurgeIntervalMs = read.integer('OIDC_PURGE_INTERVAL_MS', 600_000, 1000, 86_400_000);
   const keyPollMs = read.integer('KEY_POLL_MS', 5000, 100, 60_000);

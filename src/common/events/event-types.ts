@@ -86,6 +86,9 @@ export const EVENT_MESSAGES = {
   'provisioning.target.removed': 'Provisioning target removed',
   'provisioning.reconcile.requested': 'Provisioning target reconcile requested',
   'provisioning.retry.requested': 'Provisioning object retry requested',
+  'org.agent.registration.token.added': 'Agent registration token issued',
+  'agent.client.registered': 'Agent client registered',
+  'agent.client.removed': 'Agent client removed',
 } as const;
 
 export type EventType = keyof typeof EVENT_MESSAGES;
@@ -103,6 +106,7 @@ export const AGGREGATE_MESSAGES = {
   webhook: 'Webhook subscription',
   idp: 'Identity provider',
   provisioning_target: 'Provisioning target',
+  agent_client: 'Agent client',
 } as const;
 
 export type AggregateType = keyof typeof AGGREGATE_MESSAGES;

@@ -66,7 +66,7 @@ export function outboundFetch(options: OutboundFetchOptions): (url: string, init
           res.on('data', (chunk: Buffer) => {
             if (discard) return;
             size += chunk.length;
-            if (size > options.maxBodyBytes) req.destroy(new Error(`the answer of ${target.host} is larger than ${options.maxBodyBytes} bytes`));
+            if (size > options.maxBodyBytes) abort(new Error(`the answer of ${target.host} is larger than ${options.maxBodyBytes} bytes`));
             else chunks.push(chunk);
           });
           res.on('end', () => {
@@ -87,7 +87,13 @@ export function outboundFetch(options: OutboundFetchOptions): (url: string, init
         clearTimeout(timer);
         reject(error);
       };
-      const timer = setTimeout(() => req.destroy(new Error(`${target.host} did not answer within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
+      // The request fails with `error`, and its socket is closed without one: once an answer has begun, an error given
+      // to destroy() reaches a TLS socket no listener waits on, and would end the process.
+      const abort = (error: Error) => {
+        fail(error);
+        req.destroy();
+      };
+      const timer = setTimeout(() => abort(new Error(`${target.host} did not answer within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
       req.on('error', fail);
       req.end(body);
     });

@@ -12,8 +12,6 @@ import type { UpstreamSignIn } from '../../login/upstream-sign-in.js';
 import { FederatedAccounts, accountRulesOf } from '../federated-accounts.service.js';
 import type { FederationRefusal } from '../federated-accounts.service.js';
 import type { IdpRow } from '../federation.queries.js';
-import { IdentityProvidersService } from '../identity-providers.service.js';
-import { RoundTrips } from '../round-trips.js';
 import { samlSettingsOf } from '../saml/upstream-saml.js';
 import { settingsOf } from '../upstream-oidc.js';
 import type { UpstreamIdentity } from '../upstream-oidc.js';
@@ -40,8 +38,6 @@ export class FederatedSignInUi implements UpstreamSignIn {
     private readonly flow: SignInFlow,
     private readonly choices: UpstreamChoices,
     private readonly upstreamTrips: UpstreamTrips,
-    private readonly trips: RoundTrips,
-    private readonly idps: IdentityProvidersService,
     private readonly accounts: FederatedAccounts,
     private readonly loginUsers: LoginUsers,
     private readonly idpInitiated: IdpInitiatedSignIns,
@@ -90,8 +86,8 @@ export class FederatedSignInUi implements UpstreamSignIn {
    * a user of another organization stays here (a user name may itself end in `@<domain>`).
    */
   async discover(req: Request, res: Response, interaction: Interaction, loginName: string): Promise<boolean> {
-    const idp = await this.idps.forLoginName(loginName);
-    if (!idp || !(await this.choices.usable(interaction, idp.id))) return false;
+    const idp = await this.choices.forLoginName(interaction, loginName);
+    if (!idp) return false;
     const local = await this.loginUsers.find(loginName);
     if (local && local.orgId !== idp.orgId) return false;
     await this.go(req, res, interaction, idp, loginName.trim());
@@ -124,7 +120,7 @@ export class FederatedSignInUi implements UpstreamSignIn {
 
   private async continue(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
-    const trip = await this.trips.finish(String(req.query.trip ?? ''), interaction.uid);
+    const trip = await this.upstreamTrips.finish(String(req.query.trip ?? ''), interaction.uid);
     if (!trip)
       return this.interactions.showError(
         req,
@@ -133,7 +129,7 @@ export class FederatedSignInUi implements UpstreamSignIn {
         'invalid_request',
         'this sign-in has expired or was completed already; start again from the application',
       );
-    const idp = await this.idps.byId(trip.idpId);
+    const idp = await this.upstreamTrips.idpOf(trip);
     if (!idp) return this.interactions.showError(req, res, 400, 'invalid_request', 'the identity provider was removed');
     if (idp.type === 'saml') return this.signIn(req, res, interaction, idp, trip.answer.identity);
     if (trip.answer.error !== undefined || trip.answer.code === undefined) {

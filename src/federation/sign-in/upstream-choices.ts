@@ -37,6 +37,12 @@ export class UpstreamChoices {
     };
   }
 
+  /** The IdP that claims a login name's domain (home-realm discovery), when this interaction may use it. */
+  async forLoginName(interaction: Interaction, loginName: string): Promise<IdpRow | undefined> {
+    const idp = await this.idps.forLoginName(loginName);
+    return idp ? this.usable(interaction, idp.id) : undefined;
+  }
+
   /** An IdP of this id that the interaction's client may sign in through. */
   async usable(interaction: Interaction, idpId: string): Promise<IdpRow | undefined> {
     const idp = idpId ? await this.idps.byId(idpId) : undefined;

@@ -65,6 +65,16 @@ export class UpstreamTrips {
     res.status(303).location(next).set('Content-Length', '0').end();
   }
 
+  /** The trip the upstream's answer names, once, and only for the interaction that started it (round-trips.ts). */
+  async finish(tripId: string, interactionUid: string): Promise<FinishedRoundTrip | undefined> {
+    return this.trips.finish(tripId, interactionUid);
+  }
+
+  /** The IdP a finished trip went to, as it is configured now (removed since: undefined). */
+  async idpOf(trip: FinishedRoundTrip): Promise<IdpRow | undefined> {
+    return this.idps.byId(trip.idpId);
+  }
+
   /**
    * The identity a finished round trip vouches for: SAML's, validated at the ACS; OIDC's, from its code redeemed now.
    * Throws the upstream's refusal (UpstreamAnswerRefused for an error answer or none).

@@ -1,5 +1,5 @@
 import { createPublicKey, randomBytes } from 'node:crypto';
-import Provider from 'oidc-provider';
+import Provider, { errors } from 'oidc-provider';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import { applicationKeyRows, clientRows } from '../../users/queries/oidc-clients.js';
@@ -11,6 +11,16 @@ import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from '../../common/database/column-values.js';
 import type { ClientJwks } from '../../common/crypto/client-jwks.js';
 import type { RemoteClientKeys } from './remote-client-keys.js';
+import { isClientIdUrl } from '../agents/client-id-url.js';
+import type { ClientIdMetadataDocuments } from '../agents/client-id-metadata-documents.js';
+import { AGENT_CLIENT_MARKER } from '../agents/metadata-document.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import type { EventStore } from '../../common/events/event-store.js';
+import { DYNAMIC_CLIENT_LAPSE_MS, dynamicClientRow, saveDynamicClient, touchDynamicClient } from '../../users/queries/dynamic-clients.js';
+import type { DynamicClientRow } from '../../users/queries/dynamic-clients.js';
+import { registrationOrganizationOfRequest } from '../registration/dynamic-registration.js';
+import { AGENT_CLIENT_PREFIX, DCR_AGENT, assertAgentClientMetadata, withoutOwnMetadata } from '../registration/registration-metadata.js';
+import { removeAgentClient } from '../registration/agent-client-removal.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
 export const CLIENT_EXTRA = [
@@ -23,6 +33,7 @@ export const CLIENT_EXTRA = [
   'portcullis_api_access',
   'portcullis_request_object_requires_exp',
   'portcullis_resource_uri',
+  AGENT_CLIENT_MARKER,
 ] as const;
 
 /**
@@ -80,11 +91,16 @@ export class ClientStore implements Adapter {
     /** The algorithm the instance signs with now (SIGNING_ALG): a JARM algorithm the application chose must be it. */
     private readonly signingAlg: string,
     private readonly remoteKeys: RemoteClientKeys,
+    /** Clients known by their metadata document (docs/agents.md, "Client ID Metadata Documents"). */
+    private readonly agents?: ClientIdMetadataDocuments,
+    /** Where clients that register themselves (RFC 7591) are written, with their events. */
+    private readonly registrations?: { uow: UnitOfWork; events: EventStore },
   ) {}
 
   async find(clientId: string): Promise<AdapterPayload | undefined> {
+    if (isClientIdUrl(clientId)) return this.documentClient(clientId);
     const registration = await this.registration(clientId);
-    if (!registration) return undefined;
+    if (!registration) return this.registeredClient(clientId);
     // Built once per registration and variant: oidc-provider keeps one Client per distinct payload.
     const variant = registration.row.src === 'app' ? 'app' : machineVariant();
     if (!registration.payloads.has(variant)) {
@@ -97,6 +113,19 @@ export class ClientStore implements Adapter {
       registration.payloads.set(variant, payload);
     }
     return registration.payloads.get(variant);
+  }
+
+  /**
+   * A client id URL's client, from its metadata document. When it is the client of the request being handled, a
+   * refused document is told as invalid_client with its reason (the authorization endpoint shows it on its error
+   * page, with no redirect); elsewhere (a token's client looked up again) the client is simply unknown.
+   */
+  private async documentClient(clientId: string): Promise<AdapterPayload | undefined> {
+    if (!this.agents) return undefined;
+    const lookup = await this.agents.lookup(clientId);
+    if ('metadata' in lookup) return lookup.metadata;
+    if (currentContext()?.oidc?.params?.client_id === clientId) throw new errors.InvalidClient(`client_id metadata document refused: ${lookup.problem}`);
+    return undefined;
   }
 
   private async registration(clientId: string): Promise<Registration | undefined> {
@@ -130,8 +159,46 @@ export class ClientStore implements Adapter {
     return registeredJwks(await applicationKeyRows(this.dataSource, row.id));
   }
 
-  // The remaining adapter methods do not apply to clients: they are managed by the management API.
-  async upsert(): Promise<void> {}
+  /**
+   * A client that registered itself (docs/agents.md, "Dynamic registration"), read on every use, never cached: one
+   * unused for DYNAMIC_CLIENT_LAPSE_MS, or of an organization that since turned registrations off, is no client.
+   */
+  private async registeredClient(clientId: string): Promise<AdapterPayload | undefined> {
+    if (!clientId.startsWith(AGENT_CLIENT_PREFIX)) return undefined;
+    const row = await dynamicClientRow(this.dataSource, clientId);
+    const now = Date.now();
+    if (!row || now - row.last_used_at > DYNAMIC_CLIENT_LAPSE_MS) return undefined;
+    if (row.org_id !== null && row.mode !== 'initialAccessToken' && row.mode !== 'open') return undefined;
+    await touchDynamicClient(this.registrations!.uow, clientId, row.last_used_at, now);
+    return agentPayload(row);
+  }
+
+  /**
+   * Applications are managed by the management API; only oidc-provider's registration (RFC 7591 §3) and update
+   * (RFC 7592 §2.2) store a client: one that registered itself, checked against the agent rules once more with the
+   * metadata it ends up with.
+   */
+  async upsert(clientId: string, payload: AdapterPayload): Promise<void> {
+    const route = currentContext()?.oidc?.route;
+    if (route !== 'registration' && route !== 'client_update') return;
+    const metadata = withoutOwnMetadata({ ...payload });
+    assertAgentClientMetadata(metadata);
+    await saveDynamicClient(
+      this.registrations!.uow,
+      this.registrations!.events,
+      clientId,
+      registrationOrganizationOfRequest()?.orgId ?? null,
+      metadata,
+      Date.now(),
+    );
+  }
+
+  /** RFC 7592 §2.3: a client that registered itself deletes its registration. */
+  async destroy(clientId: string): Promise<void> {
+    if (currentContext()?.oidc?.route === 'client_delete') await removeAgentClient(this.registrations!.uow, this.registrations!.events, clientId, 'deleted');
+  }
+
+  // The remaining adapter methods do not apply to clients.
   async findByUid(): Promise<undefined> {
     return undefined;
   }
@@ -139,7 +206,6 @@ export class ClientStore implements Adapter {
     return undefined;
   }
   async consume(): Promise<void> {}
-  async destroy(): Promise<void> {}
   async revokeByGrantId(): Promise<void> {}
 }
 
@@ -155,6 +221,24 @@ function machineAuthMethod(): 'client_secret_basic' | 'client_secret_post' {
 /** oidc-provider exposes the request being handled through its AsyncLocalStorage (Provider.ctx). */
 function currentContext(): { headers?: Record<string, string | undefined>; oidc?: { route?: string; params?: Record<string, unknown> } } | undefined {
   return Provider.ctx;
+}
+
+/**
+ * A registered agent: what it registered, with the scopes of a third-party application (never the Portcullis API)
+ * and its organization once bound; `portcullis_agent` tells the consent page it is an unverified registration.
+ */
+function agentPayload(row: DynamicClientRow): AdapterPayload {
+  const metadata = withoutOwnMetadata(json<Record<string, unknown>>(row.metadata, {}));
+  return {
+    ...metadata,
+    client_id: row.client_id,
+    scope: allowedScopes(false),
+    require_auth_time: true,
+    portcullis_kind: 'oidc',
+    portcullis_agent: DCR_AGENT,
+    portcullis_access_token_type: 'opaque',
+    ...(row.org_id !== null ? { portcullis_org_id: row.org_id } : {}),
+  };
 }
 
 function applicationClient({ row, keys }: Registration, signingAlg: string): AdapterPayload {

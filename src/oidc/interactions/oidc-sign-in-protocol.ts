@@ -2,19 +2,26 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 import type { Interaction, LoginResult, SignInProtocol } from '../../login/sign-in-protocol.js';
+import { DataSource } from 'typeorm';
 import { ProviderHolder } from '../provider/provider.holder.js';
+import { clientServing } from '../agents/agent-organization.js';
 
 /** The login UI's sign-ins as oidc-provider's interactions (its Interaction, Client and Grant models). */
 @Injectable()
 export class OidcSignInProtocol implements SignInProtocol {
-  constructor(private readonly holder: ProviderHolder) {}
+  constructor(
+    private readonly holder: ProviderHolder,
+    private readonly dataSource: DataSource,
+  ) {}
 
   interaction(req: Request, res: Response): Promise<Interaction> {
     return this.holder.provider.interactionDetails(req, res) as Promise<Interaction>;
   }
 
+  /** An agent client of no organization is seen as of its requested resource's organization (docs/agents.md). */
   async clientOf(interaction: Interaction): Promise<BoundaryClient | undefined> {
-    return (await this.holder.provider.Client.find(interaction.params.client_id ?? '')) as BoundaryClient | undefined;
+    const client = (await this.holder.provider.Client.find(interaction.params.client_id ?? '')) as BoundaryClient | undefined;
+    return clientServing(this.dataSource, client, interaction.params.resource);
   }
 
   /**

@@ -4,7 +4,12 @@ import { mayServe } from '../../login/organization-boundary.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 
 interface PolicyContext {
-  oidc: { session: { accountId?: string; acr?: string }; account?: { orgId: string }; client?: BoundaryClient; params: { acr_values?: unknown } };
+  oidc: {
+    session: { accountId?: string; acr?: string };
+    account?: { orgId: string };
+    client?: BoundaryClient;
+    params: { acr_values?: unknown; resource?: unknown };
+  };
 }
 
 /**
@@ -12,7 +17,11 @@ interface PolicyContext {
  * `create` (OpenID Connect Prompt Create 1.0), which the login UI answers. Consent is never asked:
  * every client is registered by an administrator of this instance (see loadExistingGrant).
  */
-export function buildInteractionPolicy(loginPolicy: (orgId: string) => Promise<{ mfa: string }>): unknown[] {
+export function buildInteractionPolicy(
+  loginPolicy: (orgId: string) => Promise<{ mfa: string }>,
+  /** The client as the organization rule sees it in this request (an agent client takes its resource's organization). */
+  servingClient: (ctx: never) => Promise<BoundaryClient | undefined>,
+): unknown[] {
   const { Check, Prompt, base } = interactionPolicy;
   const policy = base();
   policy.add(new Prompt({ name: 'select_account', requestable: true }), 0);
@@ -38,9 +47,11 @@ export function buildInteractionPolicy(loginPolicy: (orgId: string) => Promise<{
       'foreign_organization',
       'the signed-in user belongs to another organization',
       'access_denied',
-      (ctx: PolicyContext) => ctx.oidc.account !== undefined && !mayServe(ctx.oidc.client, ctx.oidc.account),
+      async (ctx: PolicyContext) => ctx.oidc.account !== undefined && !mayServe(await servingClient(ctx as never), ctx.oidc.account),
     ),
   );
+  // Consent: clients marked `portcullis_agent` (a Client ID Metadata Document's, docs/agents.md) are where the
+  // consent prompt will ask the person; until it exists they go on after sign-in like first-party clients.
   // docs/product-rules.md, "Multi-factor sign-in": a session without a second factor is not enough when
   // the request asks for one (acr_values, step-up inside the SSO session) or the organization requires
   // one (also for sessions begun before the policy changed). The login UI then asks only the second

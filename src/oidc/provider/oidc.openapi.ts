@@ -150,6 +150,22 @@ const SCHEMAS: Record<string, SchemaObject> = {
       },
     },
   },
+  ClientMetadata: {
+    type: 'object',
+    description: 'RFC 7591 §2 client metadata',
+    properties: {
+      client_id: str('assigned by the server, `agent-…`'),
+      client_name: str('shown on the consent page'),
+      redirect_uris: { type: 'array', items: { type: 'string', format: 'uri' } },
+      token_endpoint_auth_method: str('', { enum: ['none', 'private_key_jwt'] }),
+      grant_types: { type: 'array', items: { type: 'string', enum: ['authorization_code', 'refresh_token'] } },
+      response_types: { type: 'array', items: { type: 'string', enum: ['code'] } },
+      jwks: { type: 'object', description: 'the public keys of a `private_key_jwt` client' },
+      registration_access_token: str('RFC 7592: the bearer token of the registration’s management'),
+      registration_client_uri: str('RFC 7592: where the registration is managed', { format: 'uri' }),
+    },
+    additionalProperties: true,
+  },
   UserInfo: {
     type: 'object',
     description: "OIDC Core §5.3.2: the claims of the token's scopes (§5.4)",
@@ -436,6 +452,64 @@ export function oidcOpenApi(): OpenApiSurface {
           '400': oauthError('invalid_request: an id_token_hint that cannot be decoded, a post_logout_redirect_uri the client did not register'),
         },
       ),
+      ...registrationPaths(),
+    },
+  };
+}
+
+/** RFC 7591 and RFC 7592 for agents (docs/agents.md, "Dynamic registration"); in the metadata only while an organization allows it. */
+function registrationPaths(): Record<string, Record<string, OperationObject>> {
+  const metadata = {
+    required: true,
+    content: { 'application/json': { schema: ref('ClientMetadata') } },
+  };
+  const refusals = {
+    '400': oauthError(
+      'invalid_client_metadata (a client secret method, keys or documents to fetch, a grant other than authorization_code and refresh_token), invalid_redirect_uri (neither https nor http on loopback)',
+    ),
+  };
+  const clientId: ParameterObject = { name: 'clientId', in: 'path', required: true, schema: { type: 'string' } };
+  const managed = (summary: string, operationId: string, extra: Partial<OperationObject> & Pick<OperationObject, 'responses'>): OperationObject => ({
+    tags: [TAG],
+    summary,
+    operationId,
+    security: [{ [BEARER]: [] }],
+    parameters: [clientId],
+    ...extra,
+  });
+  const unknown = oauthError('invalid_token: not the registration access token of this client, or the client was deleted or lapsed');
+  return {
+    [OIDC_ROUTES.registration]: {
+      post: {
+        tags: [TAG],
+        summary: 'Dynamic client registration',
+        description:
+          'RFC 7591 §3: an agent registers itself, with an initial access token of an organization as its bearer token (`…/agent-registration-tokens`), or without one while an organization is `open`. Public (`none`, PKCE S256) or `private_key_jwt` with inline `jwks` only.',
+        operationId: 'registerClient',
+        security: [{ [BEARER]: [] }, {}],
+        requestBody: metadata,
+        responses: {
+          '201': json('the registration, with `client_id`, `registration_access_token` and `registration_client_uri`', 'ClientMetadata'),
+          ...refusals,
+          '401': oauthError('invalid_token: an unknown or expired initial access token, its organization is off, or none while no organization is open'),
+          '429': oauthError('temporarily_unavailable: too many registrations from this address this minute (with `Retry-After`)'),
+        },
+      },
+    },
+    [`${OIDC_ROUTES.registration}/{clientId}`]: {
+      get: managed('Read a registration', 'readClientRegistration', {
+        description: 'RFC 7592 §2.1, with the registration access token.',
+        responses: { '200': json('the registration', 'ClientMetadata'), '401': unknown },
+      }),
+      put: managed('Update a registration', 'updateClientRegistration', {
+        description: 'RFC 7592 §2.2: replaces the metadata (held to the registration rules) and answers a new registration access token.',
+        requestBody: metadata,
+        responses: { '200': json('the registration', 'ClientMetadata'), ...refusals, '401': unknown },
+      }),
+      delete: managed('Delete a registration', 'deleteClientRegistration', {
+        description: 'RFC 7592 §2.3: the client and everything issued to it go.',
+        responses: { '204': { description: 'deleted' }, '401': unknown },
+      }),
     },
   };
 }

@@ -16,6 +16,8 @@ export const OIDC_ROUTES = {
   device_authorization: '/oauth/v2/device_authorization',
   /** RFC 8628 §3.3 verification URI: the user code page, in the login UI's paths but answered by oidc-provider. */
   code_verification: '/ui/login/device',
+  /** RFC 7591 §3 client registration endpoint; RFC 7592's client configuration endpoint is `<it>/<client_id>`. */
+  registration: '/oauth/v2/register',
 };
 
 /** Paths that oidc-provider answers (its own sub-paths such as `/oauth/v2/authorize/:uid` included). */
@@ -52,5 +54,6 @@ export function providerRouteTemplate(path: string): string {
   if (PROVIDER_TEMPLATES.has(path)) return path;
   if (path.startsWith(`${OIDC_ROUTES.authorization}/`)) return `${OIDC_ROUTES.authorization}/:uid`;
   if (path.startsWith(`${OIDC_ROUTES.code_verification}/`)) return `${OIDC_ROUTES.code_verification}/:uid`;
+  if (path.startsWith(`${OIDC_ROUTES.registration}/`)) return `${OIDC_ROUTES.registration}/:clientId`;
   return 'unmatched';
 }

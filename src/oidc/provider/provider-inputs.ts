@@ -9,8 +9,10 @@ import { EventStore } from '../../common/events/event-store.js';
 import { LoginRateLimiter } from '../../login/login-rate-limiter.js';
 import { instanceSettings } from '../../users/queries/instance.js';
 import { RemoteClientKeys } from '../adapter/remote-client-keys.js';
+import { ClientIdMetadataDocuments } from '../agents/client-id-metadata-documents.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import type { ProviderDeps } from './provider.factory.js';
+import type { AgentRegistrationSettings } from './authorization-server-metadata.js';
 import { ProviderUserServices } from './provider-user-services.js';
 
 /**
@@ -21,6 +23,8 @@ import { ProviderUserServices } from './provider-user-services.js';
 export class ProviderInputs {
   /** One per process, kept across rebuilds of the provider: keys read from applications' jwks_uri. */
   private readonly remoteClientKeys: RemoteClientKeys;
+  /** One per process, kept across rebuilds: clients' metadata documents (docs/agents.md, "Client ID Metadata Documents"). */
+  private readonly agentDocuments: ClientIdMetadataDocuments;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -33,7 +37,15 @@ export class ProviderInputs {
     private readonly users: ProviderUserServices,
   ) {
     this.remoteClientKeys = new RemoteClientKeys({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, cacheMs: config.clientJwksCacheMs });
+    this.agentDocuments = new ClientIdMetadataDocuments({ allowPrivateNetworks: config.outboundAllowPrivateNetworks }, this.remoteClientKeys, () =>
+      this.users.loginPolicies.anyAgentClients(),
+    );
   }
+
+  /** What the RFC 8414 metadata says of agent clients' registration (authorization-server-metadata.ts). */
+  readonly agentRegistration: AgentRegistrationSettings = {
+    anyAgentClients: () => this.users.loginPolicies.anyAgentClients(),
+  };
 
   /**
    * The provider's inputs for these signing keys, with the instance's settings as they are now.
@@ -58,6 +70,8 @@ export class ProviderInputs {
       sessionEnds: this.sessionEnds,
       device: { pollIntervalSeconds: this.config.devicePollIntervalSeconds, userCodeLimiter: this.rateLimiter },
       remoteClientKeys: this.remoteClientKeys,
+      agentDocuments: this.agentDocuments,
+      registrationLimiter: this.rateLimiter,
     };
   }
 }

@@ -11,6 +11,9 @@ import { refuseRefreshWithoutSecondFactor } from '../account/refresh-second-fact
 import { AuditedRemoval } from '../adapter/audited-removal.js';
 import { ClientStore, CLIENT_EXTRA } from '../adapter/client.store.js';
 import type { RemoteClientKeys } from '../adapter/remote-client-keys.js';
+import type { ClientIdMetadataDocuments } from '../agents/client-id-metadata-documents.js';
+import { clientServing } from '../agents/agent-organization.js';
+import type { AgentClientPolicy } from '../agents/agent-organization.js';
 import { CLIENT_KEY_ALGS } from '../../common/crypto/client-jwks.js';
 import { OidcPayloadAdapter } from '../adapter/oidc-payload.adapter.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
@@ -44,8 +47,12 @@ import { explainDpopRefusals } from './dpop-errors.js';
 import { useAtomicReplayDetection } from './extensions/replay-detection.js';
 import { applyDeviceFlow, deviceFlowFeature } from '../device/device-flow.js';
 import type { UserCodeLimiter } from '../device/device-flow.js';
+import { bindAgentsAtFirstCode, clientForBoundary, dynamicRegistrationFeatures } from '../registration/dynamic-registration.js';
+import type { DynamicRegistrationDeps, RegistrationLimiter } from '../registration/dynamic-registration.js';
 
-export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events' | 'loginPolicy'> {
+export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events'> {
+  /** The organization's login policy, read on use (second factor; agent clients, docs/agents.md). */
+  loginPolicy: (orgId: string) => Promise<{ mfa: string } & AgentClientPolicy>;
   issuer: string;
   dataSource: DataSource;
   hasher: SecretHasher;
@@ -61,6 +68,10 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   device?: { pollIntervalSeconds: number; userCodeLimiter?: UserCodeLimiter };
   /** Keys applications serve at their jwks_uri (docs/oauth-profiles.md, "Client keys"). */
   remoteClientKeys: RemoteClientKeys;
+  /** Clients known by their metadata document (docs/agents.md, "Client ID Metadata Documents"); none without it. */
+  agentDocuments?: ClientIdMetadataDocuments;
+  /** The per-address limit of dynamic client registrations (docs/agents.md, "Dynamic registration"). */
+  registrationLimiter?: RegistrationLimiter;
 }
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'];
@@ -82,7 +93,10 @@ export function createProvider(deps: ProviderDeps): Provider {
   const { dataSource, hasher, instance } = deps;
   const secure = deps.issuer.startsWith('https:');
   const cookie = { httpOnly: true, sameSite: 'lax', secure, signed: true, path: '/' };
-  const clients = new ClientStore(dataSource, deps.issuer, deps.keys[0]?.alg ?? 'RS256', deps.remoteClientKeys);
+  const clients = new ClientStore(dataSource, deps.issuer, deps.keys[0]?.alg ?? 'RS256', deps.remoteClientKeys, deps.agentDocuments, {
+    uow: deps.uow,
+    events: deps.events,
+  });
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
   const audit = new AuditedRemoval(deps.uow, deps.events, deps.sessionEnds);
   const device = { dataSource, uow: deps.uow, hasher, pollIntervalSeconds: deps.device?.pollIntervalSeconds ?? 5, rateLimiter: deps.device?.userCodeLimiter };
@@ -91,7 +105,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const configuration: Configuration = {
     adapter: adapterFor,
     findAccount: async (ctx: OidcContext, sub: string, token?: unknown) => {
-      const account = await findAccountWithinOrganization(deps.accounts, ctx, sub, token);
+      const account = await findAccountWithinOrganization(deps.accounts, dataSource, ctx, sub, token);
       if (account) await refuseRefreshWithoutSecondFactor(account, token, deps.loginPolicy);
       // An impersonation ends with its actor's right to it (impersonation.ts): userinfo refuses the token.
       const act = actOf(token);
@@ -168,10 +182,12 @@ export function createProvider(deps: ProviderDeps): Provider {
           ctx.body = loggedOutPage(locale, messages(locale));
         },
       },
-      resourceIndicators: resourceIndicators(dataSource, instance, deps.keys[0]?.alg ?? 'RS256'),
+      resourceIndicators: resourceIndicators(dataSource, instance, deps.keys[0]?.alg ?? 'RS256', deps.loginPolicy),
       // RFC 8628 (docs/oauth-profiles.md, "Device authorization grant"): the user's pages at
       // OIDC_ROUTES.code_verification (src/oidc/device/).
       deviceFlow: deviceFlowFeature(device),
+      // RFC 7591 and RFC 7592 for agents (docs/agents.md, "Dynamic registration"), gated per organization.
+      ...dynamicRegistrationFeatures(),
     },
     // RFC 9068 §2.1: JWT access tokens are typed at+jwt (oidc-provider sets it) and persisted so they
     // stay introspectable and revocable like opaque ones (docs/product-rules.md, "OpenID Connect and OAuth").
@@ -180,7 +196,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     // `idp_hint=<idpId>` sends the browser straight to that identity provider (docs/federation.md, "Signing in").
     extraParams: ['idp_hint'],
     interactions: {
-      policy: buildInteractionPolicy(deps.loginPolicy),
+      policy: buildInteractionPolicy(deps.loginPolicy, (ctx: OidcContext) => clientServing(dataSource, ctx.oidc.client, ctx.oidc.params?.resource)),
       url: (_ctx: OidcContext, interaction: { uid: string }) => `${LOGIN_UI_PREFIX}/${interaction.uid}`,
     },
     // First-party clients only: what the client asks for (within its registration) is granted.
@@ -222,6 +238,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   };
   applyLibraryExtensions();
   const provider = new Provider(deps.issuer, configuration);
+  bindAgentsAtFirstCode(provider, registrationDeps(deps));
   useAtomicReplayDetection(provider, new DpopReplayGuard(deps.uow));
   reuseClientsOfUnchangedRegistrations(provider, clients, new Set(configuration.clients?.map((c: { client_id: string }) => c.client_id)));
   applyProviderExtensions(provider, hasher);
@@ -245,6 +262,11 @@ export function createProvider(deps: ProviderDeps): Provider {
     alg: deps.keys[0]?.alg ?? 'RS256',
   });
   return provider;
+}
+
+/** What dynamic registration (src/oidc/registration) needs of the provider's inputs. */
+export function registrationDeps(deps: ProviderDeps): DynamicRegistrationDeps {
+  return { dataSource: deps.dataSource, uow: deps.uow, events: deps.events, hasher: deps.hasher, limiter: deps.registrationLimiter };
 }
 
 async function grantRequested(ctx: OidcContext) {

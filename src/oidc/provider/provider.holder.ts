@@ -9,7 +9,8 @@ import { DatabaseAvailability } from '../../common/database/database-availabilit
 import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
 import { noteFailure } from '../../common/http/failure-causes.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
-import { createProvider, publicPart } from './provider.factory.js';
+import { createProvider, publicPart, registrationDeps } from './provider.factory.js';
+import { registrationGate } from '../registration/dynamic-registration.js';
 import { ProviderInputs } from './provider-inputs.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 import { completeAuthorizationServerMetadata } from './authorization-server-metadata.js';
@@ -74,9 +75,11 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
   private async build(): Promise<void> {
     await this.keys.ensureSchedule();
     const { fingerprint, jwks } = await this.keys.keySet();
-    const provider = createProvider(await this.inputs.forKeys(jwks, () => this.reloadKeys()));
+    const deps = await this.inputs.forKeys(jwks, () => this.reloadKeys());
+    const provider = createProvider(deps);
     provider.use(aroundEveryRequest(this.config.publicUrl, this.sessionSteps));
-    provider.use(completeAuthorizationServerMetadata);
+    provider.use(completeAuthorizationServerMetadata(this.inputs.agentRegistration, deps.dataSource));
+    provider.use(registrationGate(registrationDeps(deps)));
     trustTlsOffloadingProxy(provider, this.config.publicUrl);
     provider.on('server_error', (ctx: OidcContext, error: Error) => this.noteServerError(ctx, error));
     this.current = { provider, handle: provider.callback(), fingerprint };

@@ -9,6 +9,9 @@ import { apiResourceByUri } from '../../users/queries/api-resources.js';
 import type { ApiResourceRow } from '../../users/queries/api-resources.js';
 import type { ResourceScope } from '../../users/entities/application.entity.js';
 import { json } from '../../common/database/column-values.js';
+import { agentClientRefusal, belongsToNoOrganization } from '../agents/agent-organization.js';
+import type { AgentClientPolicy } from '../agents/agent-organization.js';
+import { isUnboundAgent, organizationOfResources } from '../registration/dynamic-registration.js';
 
 /**
  * oidc-provider's resource indicators (RFC 8707): machine users' tokens are for the Portcullis API, and
@@ -18,11 +21,15 @@ import { json } from '../../common/database/column-values.js';
  * application's `resourceUri` of the client's organization (docs/agents.md, "Resources"); anything else is
  * `invalid_target` (RFC 8707 §2).
  */
-export function resourceIndicators(dataSource: DataSource, instance: InstanceEntity, alg: string) {
+export function resourceIndicators(dataSource: DataSource, instance: InstanceEntity, alg: string, agentPolicy: (orgId: string) => Promise<AgentClientPolicy>) {
   return {
     enabled: true,
     defaultResource: async (ctx: OidcContext, client: ClientMeta) => {
+      // An agent not bound to an organization yet acts for the one of the resource it names (docs/agents.md).
+      if (isUnboundAgent(client)) throw new errors.InvalidTarget('a resource is required for this client');
       await assertOwnProjects(dataSource, ctx, client);
+      // An agent client of no organization is known only through the resource it asks for (docs/agents.md).
+      if (belongsToNoOrganization(client)) throw new errors.InvalidTarget('this client must name the resource it asks a token for');
       return defaultResource(ctx, client);
     },
     useGrantedResource: () => true,
@@ -30,6 +37,13 @@ export function resourceIndicators(dataSource: DataSource, instance: InstanceEnt
       if (resource === API_AUDIENCE && !apiAudienceAllowed(client)) throw new errors.InvalidTarget('this client may not obtain tokens for the Portcullis API');
       if (resource === API_AUDIENCE || resource === ownProjectResource(client)) return resourceServerInfo(ctx, resource, client, instance, alg);
       const api = await apiResourceByUri(dataSource, resource);
+      if (belongsToNoOrganization(client)) return agentResourceServerInfo(resource, api, client, agentPolicy, instance, alg);
+      // An agent that registered openly takes a resource of an organization that is `open`, and is bound to it by
+      // its first code (dynamic-registration.ts, bindAgentsAtFirstCode).
+      if (isUnboundAgent(client)) {
+        if (!api || (await organizationOfResources(dataSource, resource)) !== api.org_id) throw new errors.InvalidTarget('no such resource for this client');
+        return apiResourceServerInfo(resource, api, instance, alg);
+      }
       // Same organization as the client, for now (docs/agents.md, "Resources"); another's resource is not disclosed.
       if (!api || api.org_id !== client.portcullis_org_id) throw new errors.InvalidTarget('no such resource for this client');
       return apiResourceServerInfo(resource, api, instance, alg);
@@ -37,8 +51,29 @@ export function resourceIndicators(dataSource: DataSource, instance: InstanceEnt
   };
 }
 
+/**
+ * A resource for an agent client of no organization (docs/agents.md, "Client ID Metadata Documents"): any API
+ * application's resource, when its organization accepts the client (its login policy's `agentClients`, and the
+ * client id's host for an allowlist). Checked at the authorization and at the token endpoint alike, so a code or
+ * refresh token outlives no change of the policy.
+ */
+async function agentResourceServerInfo(
+  resource: string,
+  api: ApiResourceRow | undefined,
+  client: ClientMeta,
+  agentPolicy: (orgId: string) => Promise<AgentClientPolicy>,
+  instance: InstanceEntity,
+  alg: string,
+) {
+  if (!api) throw new errors.InvalidTarget('no such resource for this client');
+  const refusal = agentClientRefusal(await agentPolicy(api.org_id), client.clientId);
+  if (refusal) throw new errors.InvalidTarget(refusal);
+  return apiResourceServerInfo(resource, api, instance, alg);
+}
+
 interface ClientMeta {
   clientId: string;
+  portcullis_agent?: string;
   portcullis_kind?: string;
   portcullis_org_id?: string;
   portcullis_api_access?: boolean;

@@ -1,8 +1,13 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../../common/database/columns.js';
+import type { DynamicRegistrationMode } from '../agents/dynamic-registration.entities.js';
 
 export const MFA_POLICIES = ['off', 'optional', 'required'] as const;
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
+
+/** Whether the organization's resources accept clients known by their Client ID Metadata Document (docs/agents.md). */
+export const AGENT_CLIENT_POLICIES = ['off', 'consent', 'allowlist'] as const;
+export type AgentClientPolicy = (typeof AGENT_CLIENT_POLICIES)[number];
 
 /** How an organization's users sign in. */
 @Entity({ name: 'login_policies' })
@@ -31,6 +36,18 @@ export class LoginPolicyEntity {
   /** Whether sign-in stops until the user's e-mail address is verified (docs/mail.md, "E-mail verification"). */
   @Column({ name: 'require_verified_email', type: 'boolean', default: false })
   requireVerifiedEmail: boolean;
+
+  /** Which clients known by a metadata document may obtain tokens for the organization's resources (docs/agents.md). */
+  @Column({ name: 'agent_clients', type: 'varchar', length: 16, default: 'off' })
+  agentClients: AgentClientPolicy;
+
+  /** For `allowlist`: the host names whose metadata documents are accepted (a JSON array). */
+  @Column({ name: 'agent_client_hosts', type: 'text', nullable: true })
+  agentClientHosts: string | null;
+
+  /** Whether clients may register themselves for the organization (docs/agents.md, "Dynamic registration"). */
+  @Column({ name: 'dynamic_registration', type: 'varchar', length: 24, default: 'off' })
+  dynamicRegistration: DynamicRegistrationMode;
 
   @Column({ name: 'changed_at', ...timestampColumn })
   changedAt: Date;

@@ -6,6 +6,7 @@ import { OrgResources } from '../../common/database/org-resources.js';
 import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { ApplicationEntity } from '../entities/application.entity.js';
+import { removeDynamicRegistrationsOf } from '../queries/dynamic-clients.js';
 import { GroupEntity } from '../entities/group.entity.js';
 import { LoginPolicyEntity } from '../entities/login-policy.entity.js';
 import { MembershipEntity } from '../entities/membership.entity.js';
@@ -72,6 +73,8 @@ export class OrganizationRemovalService {
       await this.removeGroups(manager, editorUserId, orgId);
       await this.removeMemberships(manager, editorUserId, orgId);
       await manager.delete(LoginPolicyEntity, { orgId });
+      // Its agents' registrations go too; what was issued to them is unusable without them (docs/agents.md).
+      await removeDynamicRegistrationsOf(manager, orgId);
       await this.resources.removeIn(manager, orgId, editorUserId);
       // Its user count goes with it (foreign key ON DELETE CASCADE); removed user ids stay reserved.
       await manager.delete(OrganizationEntity, { id: orgId });

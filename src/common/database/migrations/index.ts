@@ -34,11 +34,13 @@ import { SubjectTypes1763800200000 } from './1763800200000-subject-types.js';
 import { RequestObjectRequiresExp1763800600000 } from './1763800600000-request-object-requires-exp.js';
 import { ClientJwks1763800700000 } from './1763800700000-client-jwks.js';
 import { SamlIdpInitiatedRelayState1795760501151 } from './1795760501151-saml-idp-initiated-relay-state.js';
+import { DynamicRegistration1795762689466 } from './1795762689466-dynamic-registration.js';
 import { ApiResources1795760371322 } from './1795760371322-api-resources.js';
 import { UpstreamSamlSessions1795760795760 } from './1795760795760-upstream-saml-sessions.js';
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
+import { AgentClientPolicy1795762737314 } from './1795762737314-agent-client-policy.js';
 
 /** Every migration, oldest first; TypeORM runs the ones the database has not recorded. */
 export const MIGRATIONS = [
@@ -83,4 +85,6 @@ export const MIGRATIONS = [
   ProjectAccess1795760606822,
   ProvisioningMembers1795760656114,
   UpstreamSamlSessions1795760795760,
+  DynamicRegistration1795762689466,
+  AgentClientPolicy1795762737314,
 ];

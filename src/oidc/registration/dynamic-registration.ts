@@ -1,0 +1,151 @@
+import { randomBytes } from 'node:crypto';
+import Provider, { errors } from 'oidc-provider';
+import type { OidcContext } from 'oidc-provider';
+import type { DataSource } from 'typeorm';
+import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import type { EventStore } from '../../common/events/event-store.js';
+import { apiResourceByUri } from '../../users/queries/api-resources.js';
+import { bindDynamicClient, organizationRegistrationMode, registrationModesInUse, registrationTokenOrganization } from '../../users/queries/dynamic-clients.js';
+import { setOAuthError } from '../provider/oauth-errors.js';
+import { OIDC_ROUTES } from '../provider/oidc.routes.js';
+import { AGENT_CLIENT_PREFIX, DCR_AGENT, assertAgentClientMetadata, withoutOwnMetadata } from './registration-metadata.js';
+
+/** The part of the login rate limiter registrations use (login-rate-limiter.ts). */
+export interface RegistrationLimiter {
+  reserveRegistration(ip: string): Promise<number | undefined>;
+}
+
+export interface DynamicRegistrationDeps {
+  dataSource: DataSource;
+  uow: UnitOfWork;
+  events: EventStore;
+  hasher: SecretHasher;
+  limiter?: RegistrationLimiter;
+}
+
+/** Where the registration gate leaves the organization a new registration is bound to (null: bound by its first code). */
+const REGISTRATION_ORG = Symbol('portcullis.registrationOrganization');
+
+/** What the client store writes a new registration with: the organization the gate found, if this request registers. */
+export function registrationOrganizationOfRequest(): { orgId: string | null } | undefined {
+  const state = (Provider.ctx as OidcContext | undefined)?.state as Record<symbol, string | null> | undefined;
+  return state && REGISTRATION_ORG in state ? { orgId: state[REGISTRATION_ORG] } : undefined;
+}
+
+/**
+ * oidc-provider's RFC 7591 registration and RFC 7592 management (docs/agents.md, "Dynamic registration"). The
+ * initial access token is checked by the gate (registrationGate), which knows the organizations' settings;
+ * the registration access token is oidc-provider's, stored as a keyed hash like every token
+ * (oidc-payload.adapter.ts) and rotated at each update (RFC 7592 §2.2).
+ */
+export function dynamicRegistrationFeatures() {
+  return {
+    registration: {
+      enabled: true,
+      initialAccessToken: false,
+      issueRegistrationAccessToken: true,
+      // Called once the body is parsed and before the client is built: the place to refuse a registration early.
+      idFactory: (ctx: OidcContext) => {
+        const body = withoutOwnMetadata(ctx.oidc.body as Record<string, unknown>);
+        assertAgentClientMetadata(body);
+        return `${AGENT_CLIENT_PREFIX}${randomBytes(16).toString('base64url')}`;
+      },
+    },
+    registrationManagement: { enabled: true, rotateRegistrationAccessToken: true },
+  };
+}
+
+/**
+ * Before a registration (RFC 7591 §3): the per-address rate limit, then who may register. With a bearer token it
+ * must be a live initial access token of an organization whose `dynamicRegistration` is not `off`, and the client
+ * is bound to it; without one, some organization must be `open`, and the client is bound by its first code.
+ */
+export function registrationGate(deps: DynamicRegistrationDeps) {
+  return async (ctx: OidcContext, next: () => Promise<void>): Promise<void> => {
+    if (ctx.method !== 'POST' || ctx.path !== OIDC_ROUTES.registration) return next();
+    // The address the request came from, never a forwarded header (docs/product-rules.md, "Running it").
+    const retryAfter = await deps.limiter?.reserveRegistration(ctx.req.socket.remoteAddress ?? '');
+    if (retryAfter !== undefined) {
+      ctx.set('Retry-After', String(retryAfter));
+      setOAuthError(ctx, 429, 'temporarily_unavailable', 'too many registrations from this address; try again later');
+      return;
+    }
+    const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+    let orgId: string | null = null;
+    if (bearer !== undefined) {
+      const found = await registrationTokenOrganization(deps.dataSource, deps.hasher.hash(bearer), Date.now());
+      if (!found) return refuse(ctx, 'the initial access token is unknown, expired, or its organization takes no registrations');
+      orgId = found;
+    } else if (!(await registrationModesInUse(deps.dataSource)).open) {
+      return refuse(ctx, 'an initial access token is required');
+    }
+    (ctx.state as Record<symbol, string | null>)[REGISTRATION_ORG] = orgId;
+    await next();
+  };
+}
+
+/** RFC 6750 §3.1: invalid_token with its challenge. */
+function refuse(ctx: OidcContext, description: string): void {
+  ctx.set('WWW-Authenticate', `Bearer error="invalid_token", error_description="${description}"`);
+  setOAuthError(ctx, 401, 'invalid_token', description);
+}
+
+interface AgentClient {
+  clientId: string;
+  portcullis_agent?: string;
+  portcullis_org_id?: string;
+}
+
+/** A client that registered itself and is not bound to an organization yet. */
+export function isUnboundAgent(client: unknown): boolean {
+  const c = client as AgentClient | undefined;
+  return c?.portcullis_agent === DCR_AGENT && !c.portcullis_org_id;
+}
+
+/**
+ * The organization an unbound registration acts for in this request: the one of the resources it names, while that
+ * organization is `open`. Undefined when they name none, several organizations', or one that is not open.
+ */
+export async function organizationOfResources(dataSource: DataSource, resource: unknown): Promise<string | undefined> {
+  const uris = (Array.isArray(resource) ? resource : [resource]).filter((r): r is string => typeof r === 'string' && r !== '');
+  if (uris.length === 0) return undefined;
+  const orgs = new Set<string>();
+  for (const uri of uris) {
+    const api = await apiResourceByUri(dataSource, uri);
+    if (!api) return undefined;
+    orgs.add(api.org_id);
+  }
+  const [orgId] = orgs;
+  if (orgs.size !== 1 || (await organizationRegistrationMode(dataSource, orgId)) !== 'open') return undefined;
+  return orgId;
+}
+
+/**
+ * The client as the organization rule sees it (src/login/organization-boundary.ts): an agent not bound yet serves
+ * the people of the organization of the resource it names, and no one without one.
+ */
+export async function clientForBoundary<T extends object>(dataSource: DataSource, client: T | undefined, resource: unknown): Promise<T | undefined> {
+  if (!client || !isUnboundAgent(client)) return client;
+  const orgId = await organizationOfResources(dataSource, resource);
+  return { ...client, portcullis_org_id: orgId ?? '' };
+}
+
+/**
+ * An openly registered client is bound to the organization of the resource of its first issued code (docs/agents.md,
+ * "Dynamic registration"): when oidc-provider saves that code, before the client hears of it. A code for another
+ * organization's resource once it is bound is refused with invalid_target (RFC 8707 §2).
+ */
+export function bindAgentsAtFirstCode(provider: Provider, deps: DynamicRegistrationDeps): void {
+  const code = provider.AuthorizationCode.prototype as unknown as { save: (...args: unknown[]) => Promise<string> };
+  const save = code.save;
+  code.save = async function (this: { clientId: string; resource?: unknown }, ...args: unknown[]) {
+    const client = await provider.Client.find(this.clientId);
+    if (isUnboundAgent(client)) {
+      const orgId = await organizationOfResources(deps.dataSource, this.resource);
+      if (!orgId) throw new errors.InvalidTarget('a registered agent needs a resource of an organization that takes open registrations');
+      if ((await bindDynamicClient(deps.uow, this.clientId, orgId)) !== orgId) throw new errors.InvalidTarget('no such resource for this client');
+    }
+    return save.apply(this, args);
+  };
+}

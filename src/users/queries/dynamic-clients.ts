@@ -1,0 +1,152 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { changedRows } from '../../common/database/changed-rows.js';
+import { millis } from '../../common/database/column-values.js';
+import { statementsOf } from '../../common/database/statements.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import type { EventStore } from '../../common/events/event-store.js';
+import type { DynamicRegistrationMode } from '../agents/dynamic-registration.entities.js';
+
+/**
+ * The statements src/oidc needs for clients that register themselves (RFC 7591, RFC 7592; docs/agents.md, "Dynamic
+ * registration"): the organizations' settings, initial access tokens, and the registrations with their events.
+ */
+
+/** A registration unused this long lapses: it is refused at once and removed by the next purge. */
+export const DYNAMIC_CLIENT_LAPSE_MS = 30 * 86_400_000;
+/** Its last use is written at most once in this time, so a busy client does not write on every request. */
+const TOUCH_EVERY_MS = 3_600_000;
+
+export interface DynamicClientRow {
+  client_id: string;
+  org_id: string | null;
+  metadata: string;
+  last_used_at: number;
+  /** The bound organization's setting (null while unbound). */
+  mode: DynamicRegistrationMode | null;
+}
+
+/** Whether any organization accepts registrations at all, and whether any accepts them without a token. */
+export async function registrationModesInUse(dataSource: DataSource): Promise<{ any: boolean; open: boolean }> {
+  const rows = await statementsOf(dataSource).rows<{ mode: string }>(
+    `SELECT DISTINCT dynamic_registration AS mode FROM login_policies WHERE dynamic_registration <> 'off'`,
+    [],
+  );
+  return { any: rows.length > 0, open: rows.some((r) => r.mode === 'open') };
+}
+
+/** An organization's setting (`off` without a stored policy or organization). */
+export async function organizationRegistrationMode(dataSource: DataSource, orgId: string): Promise<DynamicRegistrationMode> {
+  const rows = await statementsOf(dataSource).rows<{ mode: DynamicRegistrationMode }>(
+    'SELECT dynamic_registration AS mode FROM login_policies WHERE org_id = ?',
+    [orgId],
+  );
+  return rows[0]?.mode ?? 'off';
+}
+
+/** The organization of a live initial access token (by its keyed hash) whose organization takes registrations. */
+export async function registrationTokenOrganization(dataSource: DataSource, tokenHash: string, now: number): Promise<string | undefined> {
+  const rows = await statementsOf(dataSource).rows<{ org_id: string }>(
+    `SELECT t.org_id FROM agent_registration_tokens t JOIN login_policies p ON p.org_id = t.org_id
+      WHERE t.token_hash = ? AND t.expires_at > ? AND p.dynamic_registration <> 'off'`,
+    [tokenHash, now],
+  );
+  return rows[0]?.org_id;
+}
+
+export async function dynamicClientRow(dataSource: DataSource, clientId: string): Promise<DynamicClientRow | undefined> {
+  const rows = await statementsOf(dataSource).rows<DynamicClientRow>(
+    `SELECT c.client_id, c.org_id, c.metadata, c.last_used_at, p.dynamic_registration AS mode
+       FROM dynamic_clients c LEFT JOIN login_policies p ON p.org_id = c.org_id WHERE c.client_id = ?`,
+    [clientId],
+  );
+  const row = rows[0];
+  return row ? { ...row, last_used_at: millis(row.last_used_at) ?? 0 } : undefined;
+}
+
+/** A new registration (`orgId` null: bound later) and its event, or new metadata for an existing one. */
+export async function saveDynamicClient(
+  uow: UnitOfWork,
+  events: EventStore,
+  clientId: string,
+  orgId: string | null,
+  metadata: object,
+  now: number,
+): Promise<void> {
+  await uow.run(async (manager) => {
+    const updated = await changedRows(manager, 'UPDATE dynamic_clients SET metadata = ? WHERE client_id = ?', [JSON.stringify(metadata), clientId]);
+    if (updated > 0) return;
+    await manager.query('INSERT INTO dynamic_clients (client_id, org_id, metadata, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)', [
+      clientId,
+      orgId,
+      JSON.stringify(metadata),
+      now,
+      now,
+    ]);
+    await events.push(manager, {
+      type: 'agent.client.registered',
+      aggregateType: 'agent_client',
+      aggregateId: clientId,
+      resourceOwner: orgId ?? 'instance',
+      editorUserId: null,
+      payload: { clientId, clientName: String((metadata as { client_name?: unknown }).client_name ?? ''), bound: orgId !== null },
+    });
+  });
+}
+
+/**
+ * Removes a registration and, in the same transaction, what `alsoRemove` deletes (what was issued to it); its event
+ * says why (`deleted` by RFC 7592, `lapsed`). False when there was none.
+ */
+export async function removeDynamicClient(
+  uow: UnitOfWork,
+  events: EventStore,
+  clientId: string,
+  reason: 'deleted' | 'lapsed',
+  alsoRemove: (manager: EntityManager) => Promise<void>,
+): Promise<boolean> {
+  return uow.run(async (manager) => {
+    const [row] = (await manager.query('SELECT org_id FROM dynamic_clients WHERE client_id = ?', [clientId])) as { org_id: string | null }[];
+    if (!row) return false;
+    await alsoRemove(manager);
+    await manager.query('DELETE FROM dynamic_clients WHERE client_id = ?', [clientId]);
+    await events.push(manager, {
+      type: 'agent.client.removed',
+      aggregateType: 'agent_client',
+      aggregateId: clientId,
+      resourceOwner: row.org_id ?? 'instance',
+      editorUserId: null,
+      payload: { clientId, reason },
+    });
+    return true;
+  });
+}
+
+/** Binds an unbound registration to an organization; answers the organization it is bound to now. */
+export async function bindDynamicClient(uow: UnitOfWork, clientId: string, orgId: string): Promise<string | null> {
+  return uow.run(async (manager) => {
+    await changedRows(manager, 'UPDATE dynamic_clients SET org_id = ? WHERE client_id = ? AND org_id IS NULL', [orgId, clientId]);
+    const [row] = (await manager.query('SELECT org_id FROM dynamic_clients WHERE client_id = ?', [clientId])) as { org_id: string | null }[];
+    return row?.org_id ?? null;
+  });
+}
+
+/** Notes a use of the registration (at most once per TOUCH_EVERY_MS). */
+export async function touchDynamicClient(uow: UnitOfWork, clientId: string, lastUsedAt: number, now: number): Promise<void> {
+  if (now - lastUsedAt < TOUCH_EVERY_MS) return;
+  await uow.write('UPDATE dynamic_clients SET last_used_at = ? WHERE client_id = ? AND last_used_at < ?', [now, clientId, now - TOUCH_EVERY_MS]);
+}
+
+/** Registrations unused since before `now - DYNAMIC_CLIENT_LAPSE_MS`, at most `limit`. */
+export async function lapsedDynamicClients(dataSource: DataSource, now: number, limit: number): Promise<string[]> {
+  const rows = await statementsOf(dataSource).rows<{ client_id: string }>(
+    `SELECT client_id FROM dynamic_clients WHERE last_used_at < ? ORDER BY last_used_at LIMIT ${Number(limit)}`,
+    [now - DYNAMIC_CLIENT_LAPSE_MS],
+  );
+  return rows.map((r) => r.client_id);
+}
+
+/** The registrations and initial access tokens of an organization being removed, in its transaction. */
+export async function removeDynamicRegistrationsOf(manager: EntityManager, orgId: string): Promise<void> {
+  await manager.query('DELETE FROM dynamic_clients WHERE org_id = ?', [orgId]);
+  await manager.query('DELETE FROM agent_registration_tokens WHERE org_id = ?', [orgId]);
+}
