@@ -31,7 +31,10 @@ async function protectWithApiApp(svc: TestService, project: Project, mcp: McpTes
     body: { name: unique('mcp'), authMethod: 'client_secret_basic', resourceUri: mcp.url, scopes: SCOPES },
   });
   assert.equal(res.status, 201, res.text);
-  mcp.protect({ clientId: res.body.clientId, clientSecret: res.body.clientSecret }, SCOPES.map((s) => s.name));
+  mcp.protect(
+    { clientId: res.body.clientId, clientSecret: res.body.clientSecret },
+    SCOPES.map((s) => s.name),
+  );
 }
 
 /** What the operator switches on for agents (docs/agents.md): CIMD clients with consent, open dynamic registration. */
@@ -102,20 +105,22 @@ describe('MCP TypeScript SDK client and server', () => {
   });
 
   /** Chromium opens the authorization URL the SDK made, signs in, allows on the consent page if one is shown. */
-  const signInWithChromium = (consent: { shown?: boolean } = {}) => async (authorizationUrl: URL): Promise<URLSearchParams> => {
-    const { context, page } = await newPage(browser);
-    try {
-      const cb = await authorize(rp, page, authorizationUrl, async (p) => {
-        await p.waitForLoadState();
-        if (!(await p.isVisible('input[name="password"]'))) throw new Error(`no login form at ${p.url()}: ${(await p.textContent('body'))?.slice(0, 500)}`);
-        await submitLogin(p, loginName, PASSWORD);
-        consent.shown = await allowIfAsked(p);
-      });
-      return callbackParams(cb);
-    } finally {
-      await context.close();
-    }
-  };
+  const signInWithChromium =
+    (consent: { shown?: boolean } = {}) =>
+    async (authorizationUrl: URL): Promise<URLSearchParams> => {
+      const { context, page } = await newPage(browser);
+      try {
+        const cb = await authorize(rp, page, authorizationUrl, async (p) => {
+          await p.waitForLoadState();
+          if (!(await p.isVisible('input[name="password"]'))) throw new Error(`no login form at ${p.url()}: ${(await p.textContent('body'))?.slice(0, 500)}`);
+          await submitLogin(p, loginName, PASSWORD);
+          consent.shown = await allowIfAsked(p);
+        });
+        return callbackParams(cb);
+      } finally {
+        await context.close();
+      }
+    };
   /** After the sign-in: the consent page's Allow, or straight back to the client. */
   const allowIfAsked = async (page: Page): Promise<boolean> => {
     const asked = await Promise.race([
