@@ -129,6 +129,7 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   }
   groupTargets(ms, verdicts);
   mfaTargets(ms, verdicts);
+  accessTargets(ms, verdicts);
   federationTargets(ms, verdicts);
   for (const subject of ms.filter((m) => m.kind === 'portcullis')) {
     // The worst allowed filter is bounded by LIST_READ_TIME_LIMIT_MS, not 100 ms; its target is that everyone
@@ -179,6 +180,27 @@ function groupTargets(ms: Measurement[], verdicts: Verdict[]): void {
     const subject = ms.find((m) => m.scenario === scenario);
     if (subject?.p50 !== undefined) verdicts.push({ subject, text: 'p50 < 5 ms', met: subject.p50 < 5 });
   }
+}
+
+/**
+ * Application access (docs/application-access.md; same run, same project, same user): the access check costs a
+ * refresh at most 10 % with 1,000 grants in the project and the user in 200 groups. Counted in the service's CPU per
+ * request where the run has it (the steadier figure on a shared machine, whose load moves the rates of two rounds
+ * apart by more than that), else in the rate.
+ */
+function accessTargets(ms: Measurement[], verdicts: Verdict[]): void {
+  const [granted, everyone] = ['access.refresh-granted', 'access.refresh-everyone'].map((scenario) => headline(ms, scenario, ours(1)));
+  if (!granted || !everyone || everyone.rate <= 0) return;
+  if (granted.cpuUs && everyone.cpuUs) {
+    const more = granted.cpuUs / everyone.cpuUs;
+    verdicts.push({ subject: granted, text: `CPU per refresh ≤ 1.1× an "everyone" app's: ${ratio(more)}×`, met: more <= 1.1 });
+    return;
+  }
+  verdicts.push({
+    subject: granted,
+    text: `≥ 1/1.1 of the same refresh at an "everyone" app (≤ 10 % more): ${ratio(granted.rate / everyone.rate)}×`,
+    met: granted.rate * 1.1 >= everyone.rate,
+  });
 }
 
 /**

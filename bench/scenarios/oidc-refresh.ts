@@ -20,11 +20,16 @@ const webBasic = (t: OidcTarget) => `Basic ${Buffer.from(`${encodeURIComponent(t
 
 /**
  * autocannon's request list for `connections` connections, after checking that a refresh succeeds;
- * `warmup`: whether an unmeasured warm-up runs on it first.
+ * `warmup`: whether an unmeasured warm-up runs on it first; `scope`: what the logins ask for.
  */
-export async function refreshRequests(t: OidcTarget, connections: number, warmup: boolean): Promise<Record<string, unknown>[]> {
+export async function refreshRequests(
+  t: OidcTarget,
+  connections: number,
+  warmup: boolean,
+  scope = 'openid offline_access',
+): Promise<Record<string, unknown>[]> {
   const pool: string[] = [];
-  for (let i = 0; i < connections * poolPerConnection(warmup); i++) pool.push(await offlineLogin(t));
+  for (let i = 0; i < connections * poolPerConnection(warmup); i++) pool.push(await offlineLogin(t, scope));
   pool.push(await refresh(t, pool.pop()!));
   return [
     {
@@ -60,12 +65,12 @@ async function refresh(t: OidcTarget, token: string): Promise<string> {
  * A scripted code-flow login asking for `offline_access`: follows the redirects, posts the login form it is
  * shown, redeems the code; gives the refresh token.
  */
-async function offlineLogin(t: OidcTarget): Promise<string> {
+async function offlineLogin(t: OidcTarget, scope: string): Promise<string> {
   const params = {
     client_id: t.web.id,
     redirect_uri: t.web.redirect,
     response_type: 'code',
-    scope: 'openid offline_access',
+    scope,
     prompt: 'consent',
     state: 'bench',
   };

@@ -21,6 +21,8 @@ export interface OidcTarget {
   /** oidc-provider refuses to introspect structured (JWT) tokens: the peer has none. */
   jwt?: string;
   userToken: string;
+  /** Where Portcullis's target lives (the raw peer has none): the scenarios that add to its project need it. */
+  ids?: { orgId: string; projectId: string; userId: string };
 }
 
 const REDIRECT = 'http://127.0.0.1:1/cb';
@@ -48,7 +50,7 @@ export async function setUpPortcullis(url: string, admin: string): Promise<OidcT
     return { id: secret.clientId, secret: secret.clientSecret };
   };
   const [opaqueMachine, jwtMachine] = [await machine('opaque'), await machine('jwt')];
-  await call(url, admin, 'POST', `${base}/users/human`, {
+  const human = await call(url, admin, 'POST', `${base}/users/human`, {
     userName: 'bench',
     profile: { firstName: 'B', lastName: 'Ench' },
     email: { email: 'bench@example.com', isEmailVerified: true },
@@ -65,6 +67,7 @@ export async function setUpPortcullis(url: string, admin: string): Promise<OidcT
     opaque: await clientCredentials(url, opaqueMachine, audience),
     jwt: await clientCredentials(url, jwtMachine, audience),
     userToken: '',
+    ids: { orgId: org.id, projectId: project.id, userId: human.userId },
   };
   // A returning user who declined the offer to enrol a second factor (login policy `optional`, the
   // default): the measured login is password → code, as that user experiences it.

@@ -25,6 +25,7 @@ import { SessionChanges } from './session-changes.js';
  * account client (src/oidc/provider/account-client.ts). Every form carries a CSRF value bound to the session's secret
  * id; changes to how the person signs in (e-mail, factors, identities, a first password) need a sign-in of the last
  * 15 minutes. Every change runs through the same domain functions as an administrator's, the person as its editor.
+ * The person's own applications, `/ui/apps`, live in the same session (my-apps.page.ts).
  */
 @Injectable()
 export class AccountPageUi {
@@ -101,7 +102,8 @@ export class AccountPageUi {
       res.status(400);
       return this.interactions.render(res, errorPage(locale, messages(locale), req.query.error, String(req.query.error_description ?? '')));
     }
-    // The sign-in an IdP-initiated SAML response started lands where its IdP says (docs/federation.md).
+    // The sign-in an IdP-initiated SAML response started lands where its IdP says (docs/federation.md); one that
+    // `/ui/apps` started, back there.
     const landing = await this.visits.landingAfterSignIn(req.query.state);
     res
       .status(303)

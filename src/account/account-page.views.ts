@@ -1,4 +1,4 @@
-import { ACCOUNT_UI_PREFIX } from '../login/ui-paths.js';
+import { ACCOUNT_UI_PREFIX, APPS_UI_PATH } from '../login/ui-paths.js';
 import type { AccountMessages } from './account-page.messages.js';
 import { csrfField, esc, page } from '../login/login.views.js';
 import type { Locale, Messages } from '../login/messages.js';
@@ -41,7 +41,7 @@ export function accountPage(v: AccountView): string {
   const { t } = v;
   const notice = v.notice ? `<p role="status" data-account-notice>${esc(v.notice)}</p>` : '';
   const body = `<style>body{max-width:720px}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px 4px 0;vertical-align:top}section{margin-top:32px}</style>
-<p>${esc(t.signedInAs(v.user.loginName))} · <a href="${esc(v.signOutHref)}">${esc(t.signOut)}</a></p>${notice}
+<p>${esc(t.signedInAs(v.user.loginName))} · <a href="${esc(APPS_UI_PATH)}" data-my-apps>${esc(t.myApps)}</a> · <a href="${esc(v.signOutHref)}">${esc(t.signOut)}</a></p>${notice}
 ${profileSection(v)}${emailSection(v)}${passwordSection(v)}${factorsSection(v)}${sessionsSection(v)}${identitiesSection(v)}`;
   return page(v.locale, t.title, body);
 }

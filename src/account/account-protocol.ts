@@ -18,9 +18,10 @@ export interface AccountProtocol {
   session(req: Request, res: Response): Promise<StoredSession>;
   /**
    * Where the account page's own sign-in starts; `again` asks for the login even within a session; `upstream` sends it
-   * to an identity provider (`idp_hint`) with a `state` the signed-in page reads back (an IdP-initiated sign-in).
+   * to an identity provider (`idp_hint`) with a `state` the signed-in page reads back (an IdP-initiated sign-in);
+   * `state` alone is read back the same way (the page the sign-in started from).
    */
-  signInUrl(again: boolean, locale: string, upstream?: { idpHint: string; state: string }): string;
+  signInUrl(again: boolean, locale: string, upstream?: { idpHint: string; state: string }, state?: string): string;
   /** Where "sign out" goes. */
   signOutUrl(): string;
   /** The name a session's application shows under; undefined for the account page's own client. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { LoginPolicyService } from '../users/login-policy.service.js';
@@ -7,6 +8,7 @@ import { UserDirectory } from '../users/user-directory.service.js';
 import type { UserEntity } from '../users/entities/user.entity.js';
 import { ACR_MFA } from '../login/authentication-methods.js';
 import { LoginInteractions } from '../login/login-interactions.js';
+import { APPS_UI_PATH } from '../login/ui-paths.js';
 import { LoginUsers } from '../login/login-users.js';
 import type { LoginUser } from '../login/login-users.js';
 import { chooseLocale, messages } from '../login/messages.js';
@@ -36,6 +38,14 @@ export type Change = (req: Request, res: Response, visit: Visit) => Promise<void
 /** A form of the account page: its path under `/ui/account/`, whether it needs a recent sign-in, what it changes. */
 export type AccountForm = [path: string, fresh: boolean, change: Change];
 
+/** The `state` of a sign-in started from `/ui/apps` (appsLanding): the signed-in page sends the browser back there. */
+const APPS_LANDING = /^apps\.[A-Za-z0-9_-]{22}$/;
+
+/** A fresh `state` for a sign-in that `/ui/apps` starts. */
+export function appsLanding(): string {
+  return `apps.${randomBytes(16).toString('base64url')}`;
+}
+
 /** Who is on the account page, or a sign-in started for the browser. */
 @Injectable()
 export class AccountVisits {
@@ -49,17 +59,24 @@ export class AccountVisits {
     private readonly idpInitiated: IdpInitiatedSignIns,
   ) {}
 
-  /** Where a sign-in lands that an IdP-initiated SAML response started (docs/federation.md); undefined: the account page. */
+  /**
+   * Where a finished sign-in lands, by its `state`: back at `/ui/apps` when that page started it, where its IdP says
+   * when an IdP-initiated SAML response did (docs/federation.md); undefined: the account page.
+   */
   landingAfterSignIn(state: unknown): Promise<string | undefined> {
+    if (typeof state === 'string' && APPS_LANDING.test(state)) return Promise.resolve(APPS_UI_PATH);
     return this.idpInitiated.landingOf(state);
   }
 
-  /** The session's user, or a sign-in started (none, or one without the second factor the organization requires). */
-  async visit(req: Request, res: Response): Promise<Visit | undefined> {
+  /**
+   * The session's user, or a sign-in started (none, or one without the second factor the organization requires);
+   * `landing` is the sign-in's `state` that brings the browser back to the page asked for (account-page.router.ts).
+   */
+  async visit(req: Request, res: Response, landing?: string): Promise<Visit | undefined> {
     const session = await this.sessions.current(req, res);
     const user = session && (await this.loginUsers.findById(session.accountId));
     if (!session || !user) {
-      if (req.method === 'GET') return void this.signIn(req, res, false);
+      if (req.method === 'GET') return void this.signIn(req, res, false, undefined, landing);
       return void this.interactions.showError(
         req,
         res,
@@ -74,17 +91,17 @@ export class AccountVisits {
     if (user.type !== 'human' || !isActive(user)) return void this.interactions.showError(req, res, 403, 'access_denied', t.accountUnusable);
     const policy = await this.policies.get(user.orgId);
     if (policy.mfa === 'required' && session.acr !== ACR_MFA) {
-      if (req.method === 'GET') return void this.signIn(req, res, false);
+      if (req.method === 'GET') return void this.signIn(req, res, false, undefined, landing);
       return void this.interactions.showError(req, res, 403, 'interaction_required', t.signInAgain);
     }
     return { session, user, profile, policy, locale, t, lt: messages(locale) };
   }
 
-  signIn(req: Request, res: Response, again: boolean, upstream?: { idpHint: string; state: string }): void {
+  signIn(req: Request, res: Response, again: boolean, upstream?: { idpHint: string; state: string }, landing?: string): void {
     const locale = chooseLocale(undefined, req.headers['accept-language']);
     res
       .status(303)
-      .location(this.protocol.signInUrl(again, locale, upstream))
+      .location(this.protocol.signInUrl(again, locale, upstream, landing))
       .set('Content-Length', '0')
       .end();
   }

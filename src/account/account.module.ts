@@ -9,6 +9,7 @@ import { AccountSessions } from './account-session.js';
 import { AccountVisits } from './account-visits.js';
 import { FactorChanges } from './factor-changes.js';
 import { IdentityChanges } from './identity-changes.js';
+import { MyAppsPage } from './my-apps.page.js';
 import { ProfileChanges } from './profile-changes.js';
 import { SessionChanges } from './session-changes.js';
 
@@ -27,8 +28,9 @@ import { SessionChanges } from './session-changes.js';
     FactorChanges,
     SessionChanges,
     IdentityChanges,
+    MyAppsPage,
     AccountPageUi,
   ],
-  exports: [AccountPageUi],
+  exports: [AccountPageUi, MyAppsPage],
 })
 export class AccountModule {}

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response, Router } from 'express';
+import { APP_ACCESS_DENIED } from './application-entry.js';
 import { KnownAccounts, selectionAllowed } from './known-accounts.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginPage } from './login-page.js';
@@ -40,6 +41,8 @@ export class LoginEntryUi {
     const interaction = await this.interactions.details(req, res);
     const { prompt, params } = interaction;
     if (prompt.name === 'consent') return this.flow.finish(req, res, interaction);
+    // The session's user may not enter this application (interaction.policy.ts recorded it): signing in again would not help.
+    if (prompt.reasons.includes(APP_ACCESS_DENIED)) return this.flow.refuseEntry(req, res, interaction, await this.flow.clientOf(interaction));
     if (await this.secondFactor.show(req, res, interaction)) return;
     if (prompt.name === 'login' && (await this.upstreams.followHint(req, res, interaction))) return;
     if (prompt.name === 'create' || req.query.form === 'register') return this.registration.show(req, res, interaction);

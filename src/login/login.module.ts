@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module.js';
 import { AccountLinksUi } from './account-links.router.js';
+import { ApplicationEntry } from './application-entry.js';
 import { KnownAccounts } from './known-accounts.js';
 import { LoginEntryUi } from './login-entry.router.js';
 import { LoginInteractions } from './login-interactions.js';
@@ -28,6 +29,7 @@ import { SignInFlow } from './sign-in-flow.js';
 @Module({
   imports: [UsersModule],
   providers: [
+    ApplicationEntry,
     LoginInteractions,
     LoginPolicies,
     LoginRateLimiter,
@@ -48,6 +50,17 @@ import { SignInFlow } from './sign-in-flow.js';
     AccountLinksUi,
     LoginUiRoutes,
   ],
-  exports: [LoginInteractions, LoginPolicies, LoginRateLimiter, LoginUsers, KnownAccounts, PasswordLoginService, SecondFactorPages, SignInFlow, LoginUiRoutes],
+  exports: [
+    ApplicationEntry,
+    LoginInteractions,
+    LoginPolicies,
+    LoginRateLimiter,
+    LoginUsers,
+    KnownAccounts,
+    PasswordLoginService,
+    SecondFactorPages,
+    SignInFlow,
+    LoginUiRoutes,
+  ],
 })
 export class LoginModule {}

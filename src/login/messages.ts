@@ -62,6 +62,7 @@ const EN = {
   idpNoSubject:
     'Your identity provider did not say who you are in the way this organization expects (the claim that names you is missing). Ask your administrator to check the identity provider’s settings.',
   idpInactive: 'This account is deactivated or locked.',
+  appAccessDenied: (app: string) => `You have no access to ${app}. Ask your administrator to grant it to you.`,
   idpTestTitle: 'Test sign-in',
   idpTestHint: 'Nothing was linked or created and no session was made: this page only shows what a sign-in would do.',
   idpTestSubject: 'Subject at the identity provider',
@@ -169,6 +170,7 @@ const DE: Messages = {
   idpNoSubject:
     'Dein Identitätsanbieter hat nicht so mitgeteilt, wer du bist, wie diese Organisation es erwartet (die Angabe, die dich benennt, fehlt). Bitte deine Administration, die Einstellungen des Identitätsanbieters zu prüfen.',
   idpInactive: 'Dieses Konto ist deaktiviert oder gesperrt.',
+  appAccessDenied: (app: string) => `Sie haben keinen Zugang zu ${app}. Bitten Sie Ihre Administration, ihn Ihnen zu gewähren.`,
   idpTestTitle: 'Test-Anmeldung',
   idpTestHint: 'Es wurde nichts verknüpft oder angelegt und keine Sitzung begonnen: diese Seite zeigt nur, was eine Anmeldung täte.',
   idpTestSubject: 'Subjekt beim Identitätsanbieter',

@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { ApplicationEntry, signInDoor } from './application-entry.js';
+import type { EntryClient } from './application-entry.js';
 import { FactorsService } from '../users/factors/factors.service.js';
 import { PasswordChecks } from '../users/password-checks.service.js';
 import { ACR_MFA, authenticationOf, isPasskeyMethod, reportedAuthentication } from './authentication-methods.js';
@@ -37,6 +39,7 @@ export class SignInFlow {
     private readonly owed: OwedActions,
     private readonly checks: PasswordChecks,
     private readonly known: KnownAccounts,
+    private readonly entry: ApplicationEntry,
   ) {}
 
   /**
@@ -45,8 +48,9 @@ export class SignInFlow {
    * keeps it pending and sends the browser to the second step the policy and the user's factors ask.
    */
   async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[], upstream: string[] = []): Promise<void> {
-    if (!mayServe(await this.protocol.clientOf(interaction), user))
-      return this.refuse(req, res, interaction, 403, 'access_denied', FOREIGN_ORGANIZATION_REFUSAL);
+    const client: EntryClient | undefined = await this.protocol.clientOf(interaction);
+    if (!mayServe(client, user)) return this.refuse(req, res, interaction, 403, 'access_denied', FOREIGN_ORGANIZATION_REFUSAL);
+    if (await this.entry.refuses(client, user, signInDoor(client, interaction))) return this.refuseEntry(req, res, interaction, client);
     const policy = await this.policies.of(interaction, user.orgId);
     const pending = signingIn(user, methods, upstream);
     if (policy.mfa === 'off' || authenticationOf(methods).acr === ACR_MFA) return this.complete(req, res, interaction, pending);
@@ -57,6 +61,20 @@ export class SignInFlow {
     if (wanted) return this.toStep(req, res, interaction, { ...pending, enrol: true, required: true });
     if (factors.offerSkipped) return this.complete(req, res, interaction, pending);
     return this.toStep(req, res, interaction, { ...pending, enrol: true });
+  }
+
+  /** The client the interaction signs in for. */
+  clientOf(interaction: Interaction): Promise<EntryClient | undefined> {
+    return this.protocol.clientOf(interaction);
+  }
+
+  /**
+   * The application admits only users granted to it, and this one is not (docs/product-rules.md, "Application
+   * access"): the 403 page names the application, and nothing is issued. The door that found it recorded it.
+   */
+  async refuseEntry(req: Request, res: Response, interaction: Interaction, client: EntryClient | undefined): Promise<void> {
+    const name = client?.clientName ?? '';
+    return this.refuse(req, res, interaction, 403, 'access_denied', (t) => t.appAccessDenied(name));
   }
 
   /** After a form post, a redirect to the step's page (reloading it posts nothing again); on that page itself, the step. */

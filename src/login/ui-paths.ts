@@ -6,3 +6,6 @@ export const ACCOUNT_UI_PREFIX = '/ui/account';
 
 /** Where the provider sends the browser back once the account page's own sign-in is done. */
 export const ACCOUNT_SIGNED_IN_PATH = `${ACCOUNT_UI_PREFIX}/signed-in`;
+
+/** The signed-in person's own applications (docs/application-access.md, "My applications"), in the same session. */
+export const APPS_UI_PATH = '/ui/apps';

@@ -47,4 +47,6 @@ export interface TargetSettings {
   pushGroups: PushGroups;
   userName: UserNameSource;
   onRemove: OnRemove;
+  /** The project whose roles pushed users carry (RFC 7643 §4.1.2 `roles`); none when absent or null. */
+  rolesFrom?: string | null;
 }

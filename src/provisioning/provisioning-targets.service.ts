@@ -19,10 +19,12 @@ import type { ObjectRow, TargetRow } from './provisioning.queries.js';
 import { endpointOf, scimFetch, testConnection } from './scim-client.js';
 import type { TargetFeatures } from './scim-client.js';
 import { assertSecretResent, checkTargetUrl, settingsOf } from './target-input.js';
+import { assertRolesProject, rolesSourceChanged } from './roles-source.js';
 import type { TargetInput } from './target-input.js';
 
 /** A target as reads show it: never its secret. */
 export interface TargetView extends TargetSettings {
+  rolesFrom: string | null;
   id: string;
   name: string;
   baseUrl: string;
@@ -67,6 +69,7 @@ export class ProvisioningTargetsService {
     const id = newId();
     await this.uow.run(async (manager) => {
       await this.assertGroups(manager, orgId, settings.scope.groupIds);
+      await assertRolesProject(manager, orgId, settings.rolesFrom);
       // The target starts at the beginning of the organization's log: every person the log ever named is marked once
       // (coalesced) and pushed as it is now — its first sync; people removed before it are nothing to push.
       const row: TargetRow = {
@@ -123,7 +126,11 @@ export class ProvisioningTargetsService {
       // A new scope (or choice of groups) re-reads the log from its beginning: people and groups now in it are
       // pushed, those now out of it removed.
       cursor:
-        JSON.stringify(settings.scope) === JSON.stringify(before.settings.scope) && settings.pushGroups === before.settings.pushGroups ? before.cursor : 0,
+        JSON.stringify(settings.scope) === JSON.stringify(before.settings.scope) &&
+        settings.pushGroups === before.settings.pushGroups &&
+        !rolesSourceChanged(before.settings, settings)
+          ? before.cursor
+          : 0,
       state: 'active',
       nextAttemptAt: 0,
       changedAt: Math.max(Date.now(), before.changedAt + 1),
@@ -131,6 +138,7 @@ export class ProvisioningTargetsService {
     await this.uow.run(async (manager) => {
       await this.find(manager, orgId, id);
       await this.assertGroups(manager, orgId, settings.scope.groupIds);
+      await assertRolesProject(manager, orgId, settings.rolesFrom);
       await updateTarget(manager, row);
       const payload = { ...payloadOf(row), ...(secret !== undefined ? { secretChanged: true } : {}) };
       await this.events.push(manager, {
@@ -237,6 +245,7 @@ function viewOf(row: TargetRow): TargetView {
     name: row.name,
     baseUrl: row.baseUrl,
     ...row.settings,
+    rolesFrom: row.settings.rolesFrom ?? null,
     enabled: row.enabled,
     createdAt: new Date(row.createdAt).toISOString(),
     changedAt: new Date(row.changedAt).toISOString(),

@@ -6,6 +6,7 @@ import { ProvisioningTargetsService } from './provisioning-targets.service.js';
 import { ProvisionedGroups } from './pusher/provisioned-groups.js';
 import { ProvisionedUsers } from './pusher/provisioned-users.js';
 import { ProvisioningPusher } from './pusher/provisioning-pusher.js';
+import { PushedRoles } from './pusher/pushed-roles.js';
 import { LocalPeople } from './reconcile/local-people.js';
 import { ProvisioningReconcile } from './reconcile/reconcile.service.js';
 
@@ -17,6 +18,6 @@ import { ProvisioningReconcile } from './reconcile/reconcile.service.js';
 @Module({
   imports: [UsersModule, ScimModule],
   controllers: [ProvisioningTargetsController],
-  providers: [ProvisioningTargetsService, ProvisioningPusher, ProvisionedUsers, ProvisionedGroups, ProvisioningReconcile, LocalPeople],
+  providers: [ProvisioningTargetsService, ProvisioningPusher, ProvisionedUsers, ProvisionedGroups, PushedRoles, ProvisioningReconcile, LocalPeople],
 })
 export class ProvisioningModule {}

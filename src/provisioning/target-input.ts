@@ -13,6 +13,7 @@ export interface TargetInput {
   pushGroups?: PushGroups;
   userName?: UserNameSource;
   onRemove?: OnRemove;
+  rolesFrom?: string | null;
   enabled?: boolean;
 }
 
@@ -66,6 +67,7 @@ export function settingsOf(input: TargetInput, before: TargetSettings | undefine
       pushGroups,
       userName: input.userName ?? before?.userName ?? 'userName',
       onRemove: input.onRemove ?? before?.onRemove ?? 'deactivate',
+      rolesFrom: input.rolesFrom !== undefined ? input.rolesFrom : (before?.rolesFrom ?? null),
     },
     secret,
   };

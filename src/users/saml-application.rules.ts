@@ -27,7 +27,7 @@ export interface NewSamlApplication {
 export type SamlApplicationInput = Partial<NewSamlApplication> & { name: string; metadataXml?: string };
 
 export const NAME_ID_FORMATS: SamlNameIdFormat[] = ['persistent', 'emailAddress', 'unspecified', 'transient'];
-export const ATTRIBUTE_SOURCES = ['userName', 'email', 'givenName', 'familyName', 'displayName', 'groups', 'userId'] as const;
+export const ATTRIBUTE_SOURCES = ['userName', 'email', 'givenName', 'familyName', 'displayName', 'groups', 'roles', 'userId'] as const;
 export const ATTRIBUTE_NAME_FORMATS = ['basic', 'uri', 'unspecified'] as const;
 export const MAX_ACS_URLS = 20;
 export const MAX_ATTRIBUTES = 50;

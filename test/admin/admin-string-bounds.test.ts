@@ -442,13 +442,13 @@ const ROUTES: Route[] = [
       return { url: `${users(orgId)}/${userId}/identities`, body: { idpId: id, subject: unique('subject') } };
     },
   },
-  // Provisioning targets (docs/provisioning.md), disabled so nothing is pushed. URLs are checked by the service and group ids
-  // must be the organization's: their exact lengths cannot be accepted. The OAuth fields go with an OAuth target.
+  // Provisioning targets (docs/provisioning.md), disabled so nothing is pushed. URLs are checked by the service, and group and
+  // project ids must be the organization's: their exact lengths cannot be accepted. The OAuth fields go with an OAuth target.
   {
     name: 'POST …/provisioning/targets',
     dto: CreateTargetDto,
     method: 'POST',
-    exactUnreachable: ['baseUrl', 'scope.groupIds.0'],
+    exactUnreachable: ['baseUrl', 'scope.groupIds.0', 'rolesFrom'],
     only: (path) => !isOauthField(path),
     target: async (_svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/provisioning/targets`, body: bearerTarget() }),
   },
@@ -464,7 +464,7 @@ const ROUTES: Route[] = [
     name: 'PATCH …/provisioning/targets/{id}',
     dto: UpdateTargetDto,
     method: 'PATCH',
-    exactUnreachable: ['baseUrl', 'scope.groupIds.0'],
+    exactUnreachable: ['baseUrl', 'scope.groupIds.0', 'rolesFrom'],
     only: (path) => !isOauthField(path),
     target: async (svc, orgId) => {
       const url = `/management/v1/orgs/${orgId}/provisioning/targets/${(await created(svc, `/management/v1/orgs/${orgId}/provisioning/targets`, bearerTarget())).id}`;

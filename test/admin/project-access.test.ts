@@ -149,7 +149,7 @@ describe('management API: project roles, grants and effective grants', () => {
     const changed = await svc.api('PATCH', `${grants(a, p)}/${groupGrant}`, { token: a.owner.token, body: { roles: ['viewer'] } });
     assert.equal(changed.status, 200, changed.text);
     assert.deepEqual(changed.body, { grantId: groupGrant, groupId: g, roles: ['viewer'] });
-    assert.deepEqual((await theEvent(svc, 'project.grant.changed', groupGrant)).payload, { projectId: p, roles: ['viewer'] });
+    assert.deepEqual((await theEvent(svc, 'project.grant.changed', groupGrant)).payload, { projectId: p, groupId: g, roles: ['viewer'] });
     await badRequest(svc, ['roles'], () => svc.api('PATCH', `${grants(a, p)}/${groupGrant}`, { token: a.owner.token, body: { roles: ['gone'] } }));
     await refused(svc, 404, () => svc.api('PATCH', `${grants(a, p)}/nope`, { token: a.owner.token, body: { roles: [] } }));
 
@@ -163,16 +163,18 @@ describe('management API: project roles, grants and effective grants', () => {
     const p = await project(a);
     await role(a, p, 'keep');
     await role(a, p, 'drop');
-    const one = await grant(a, p, { userId: (await createCaller(svc, a.org.id)).userId, roles: ['drop', 'keep'] });
-    const two = await grant(a, p, { groupId: await group(a), roles: ['drop'] });
+    const oneUser = (await createCaller(svc, a.org.id)).userId;
+    const twoGroup = await group(a);
+    const one = await grant(a, p, { userId: oneUser, roles: ['drop', 'keep'] });
+    const two = await grant(a, p, { groupId: twoGroup, roles: ['drop'] });
     const three = await grant(a, p, { userId: (await createCaller(svc, a.org.id)).userId, roles: ['keep'] });
     const res = await svc.api('DELETE', `${roles(a, p)}/drop`, { token: a.owner.token });
     assert.equal(res.status, 204, res.text);
     assert.deepEqual(await storedRoles(one), ['keep']);
     assert.deepEqual(await storedRoles(two), []);
     assert.deepEqual(await storedRoles(three), ['keep']);
-    assert.deepEqual((await theEvent(svc, 'project.grant.changed', one)).payload, { projectId: p, roles: ['keep'] });
-    assert.deepEqual((await theEvent(svc, 'project.grant.changed', two)).payload, { projectId: p, roles: [] });
+    assert.deepEqual((await theEvent(svc, 'project.grant.changed', one)).payload, { projectId: p, userId: oneUser, roles: ['keep'] });
+    assert.deepEqual((await theEvent(svc, 'project.grant.changed', two)).payload, { projectId: p, groupId: twoGroup, roles: [] });
     assert.equal(await eventCount('project.grant.changed', three), 0);
   });
 

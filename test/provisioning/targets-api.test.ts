@@ -61,6 +61,7 @@ describe('provisioning API: targets', () => {
         pushGroups: 'none',
         userName: 'email',
         onRemove: 'delete',
+        rolesFrom: null,
         enabled: true,
         createdAt: undefined,
         changedAt: undefined,

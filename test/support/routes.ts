@@ -111,7 +111,7 @@ function loginUiRoutes(svc: TestService): OidcRoute[] {
           // links are authorized by the one-time code they carry (docs/mail.md), in any browser.
           policy: route.path.includes('/assets/')
             ? 'public (static file)'
-            : route.path.startsWith('/ui/account')
+            : route.path.startsWith('/ui/account') || route.path === '/ui/apps'
               ? accountPagePolicy(route.path, method)
               : ['/ui/login/invitation', '/ui/login/password-reset', '/ui/login/email-verification'].includes(route.path)
                 ? 'public (one-time code from the mail, single use)'

@@ -3,6 +3,7 @@ import { discoveryUrlOf, signedInIssuer } from '../auth';
 import { useState } from 'preact/hooks';
 import { CopyField, Link, Loading, Notice, Page, useLoad } from '../components';
 import { t } from '../i18n';
+import { AppAccessPanel } from './app-access';
 import type { App } from './applications';
 import { EditSamlApp, IdpCertificatePanel, SamlSettings } from './saml-app';
 
@@ -48,6 +49,7 @@ export function ApplicationPage({ orgId, projectId, appId }: { orgId: string; pr
               {a.type === 'oidc' && <UriList label={t('redirectUri')} uris={a.redirectUris ?? []} />}
               {a.type === 'oidc' && <UriList label={t('postLogoutRedirectUri')} uris={a.postLogoutRedirectUris ?? []} />}
             </section>
+            {a.type !== 'api' && <AppAccessPanel key={a.appId} path={path} app={a} onChange={app.reload} />}
             {a.type === 'saml' && <IdpCertificatePanel orgId={orgId} />}
             {a.type === 'saml' && (
               <section class="panel" aria-labelledby="settings-heading">

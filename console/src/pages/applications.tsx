@@ -8,6 +8,7 @@ import { isInstanceOwner, useMe } from '../roles';
 import { Credentials } from './credentials';
 import { CreateSamlApp } from './saml-app';
 import { useOauthProfiles } from './oauth-profiles';
+import { ProjectAccess } from './project-access';
 
 /** An application as `GET …/apps` reads it: an OIDC or API client, or a SAML service provider with its fields. */
 export type App = Schema<'AppDto'>;
@@ -27,7 +28,7 @@ type OidcAuth = App['authMethod'];
 
 /**
  * One project's applications (ORG_OWNER): create OIDC and API applications (secrets shown once, redirect URIs) and
- * SAML applications (then their page, with what to hand to the service provider).
+ * SAML applications (then their page, with what to hand to the service provider); the project's roles and grants.
  */
 export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects/${enc(projectId)}`;
@@ -79,6 +80,7 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
         )}
       </Loading>
       {keysOf && <AppKeys key={keysOf.appId} path={`${base}/apps/${enc(keysOf.appId)}`} app={keysOf} onClose={() => setKeysOf(null)} />}
+      <ProjectAccess orgId={orgId} projectId={projectId} />
     </Page>
   );
 }

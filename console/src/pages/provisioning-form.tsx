@@ -22,6 +22,7 @@ const NEW: Target = {
   pushGroups: 'none',
   userName: 'userName',
   onRemove: 'deactivate',
+  rolesFrom: null,
   enabled: true,
   createdAt: '',
   changedAt: '',

@@ -19,7 +19,16 @@ type NameFormat = NonNullable<SamlAttribute['nameFormat']>;
 
 /** The form's choices in the order it shows them; `satisfies` keeps each one a value the API's document allows. */
 export const NAME_ID_FORMATS = ['persistent', 'transient', 'emailAddress', 'unspecified'] as const satisfies readonly NameIdFormat[];
-const ATTRIBUTE_SOURCES = ['userName', 'email', 'givenName', 'familyName', 'displayName', 'groups', 'userId'] as const satisfies readonly AttributeSource[];
+const ATTRIBUTE_SOURCES = [
+  'userName',
+  'email',
+  'givenName',
+  'familyName',
+  'displayName',
+  'groups',
+  'roles',
+  'userId',
+] as const satisfies readonly AttributeSource[];
 const NAME_FORMATS = ['basic', 'uri', 'unspecified'] as const satisfies readonly NameFormat[];
 
 const FIELD_NAMES = [

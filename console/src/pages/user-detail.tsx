@@ -23,6 +23,7 @@ import { Sessions } from './user-sessions';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { stateLabel } from './users';
+import { EffectiveGrants } from './user-grants';
 
 /** GET …/users/{userId}: a human (profile, email, phone) or a machine (name, description, accessTokenType). */
 type User = Schema<'UserDto'>;
@@ -131,6 +132,7 @@ export function UserDetailPage({ orgId, userId }: { orgId: string; userId: strin
               {!machine && <Factors base={base} />}
               {!machine && <Identities base={base} />}
               {!machine && <Sessions base={base} />}
+              <EffectiveGrants orgId={orgId} base={base} />
             </>
           );
         }}

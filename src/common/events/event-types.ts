@@ -48,6 +48,7 @@ export const EVENT_MESSAGES = {
   'user.personal.token.removed': 'Personal access token removed',
   'user.token.revoked': 'Token revoked',
   'user.impersonated': 'User impersonated',
+  'user.app.access.denied': 'Access to an application refused',
   'instance.member.added': 'Instance member added',
   'instance.member.removed': 'Instance member removed',
   'org.member.added': 'Organization member added',

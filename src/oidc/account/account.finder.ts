@@ -2,10 +2,12 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { groupNamesOf } from '../../users/groups/group.queries.js';
+import { ApplicationAccess } from '../../users/project-access/application-access.service.js';
 import { accountRow } from '../../users/queries/oidc-accounts.js';
 import { accountReadWithToken } from '../adapter/request-lookups.js';
 import { flag, json, millis } from '../../common/database/column-values.js';
 import { isActive } from '../../users/rules/user-state.js';
+import { rolesProjectOf } from '../tokens/audience.js';
 
 /** What oidc-provider's `findAccount` returns (OIDC Core §5.1 standard claims by scope). */
 export interface OidcAccount {
@@ -44,9 +46,13 @@ type ClaimsUser = Pick<
  */
 @Injectable()
 export class AccountFinder {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly access: ApplicationAccess,
+  ) {}
 
-  async find(userId: string): Promise<OidcAccount | undefined> {
+  /** `clientId`: the client the claims are for, whose project (or requested project) the `roles` claim is of. */
+  async find(userId: string, clientId?: string): Promise<OidcAccount | undefined> {
     // Read with the token this request presented, in the same statement (oidc-payload.adapter.ts), or now.
     const withToken = accountReadWithToken(userId);
     const row = withToken !== undefined ? (withToken ?? undefined) : await accountRow(this.dataSource, userId);
@@ -75,9 +81,20 @@ export class AccountFinder {
       const result = claimsOf(user, loginName, scopes);
       // Read only when asked for: one indexed query on the user's memberships.
       if (scopes.has('groups')) result.groups = await groupNamesOf(this.dataSource.manager, user.id);
+      // Likewise one indexed query on the user's and its groups' grants in the token's project.
+      if (scopes.has('roles')) result.roles = await this.rolesOf(user.id, clientId, scope);
       return result;
     };
     return { accountId: user.id, orgId: String(row.org_id), claims };
+  }
+
+  /**
+   * The user's role keys in the project a token of this client and scope is for (docs/product-rules.md,
+   * "Application access"), sorted by code point; `[]` without a client or project (a machine user's own token).
+   */
+  async rolesOf(userId: string, clientId: string | undefined, scope: string): Promise<string[]> {
+    const projectId = clientId === undefined ? undefined : await rolesProjectOf(this.dataSource, clientId, scope);
+    return projectId === undefined ? [] : this.access.rolesIn(projectId, userId);
   }
 }
 

@@ -1,26 +1,34 @@
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
+import type { ApplicationEntry, EntryClient } from '../../login/application-entry.js';
 import { mayServe } from '../../login/organization-boundary.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 import { clientServing } from '../agents/agent-organization.js';
 import type { AccountFinder, OidcAccount } from './account.finder.js';
 
 /**
- * oidc-provider's `findAccount` with the boundary applied wherever a token is used (code exchange,
- * refresh, userinfo): a user of another organization has no account for that client, so no token of
- * it is issued or honoured. At the authorization endpoint (no token) the account is returned as is and
- * the interaction policy's `foreign_organization` check decides (interaction.policy.ts). An agent client of no
- * organization serves the organization of the resource the code or refresh token is for (docs/agents.md).
+ * oidc-provider's `findAccount` with the boundary and the application's access applied wherever a token is used
+ * (code exchange, refresh, userinfo): a user of another organization, or one without a grant of an application that
+ * admits only granted users (docs/product-rules.md, "Application access"), has no account for that client, so no token
+ * of it is issued or honoured. A refused refresh records `user.app.access.denied`; userinfo refuses silently. At the
+ * authorization endpoint (no token) the account is returned as is and the interaction policy decides
+ * (interaction.policy.ts). An agent client of no organization serves the organization of the resource the code or
+ * refresh token is for (docs/agents.md).
  */
 export async function findAccountWithinOrganization(
   accounts: AccountFinder,
   dataSource: DataSource,
+  entry: ApplicationEntry,
   ctx: OidcContext,
   sub: string,
   token?: unknown,
 ): Promise<OidcAccount | undefined> {
-  const account = await accounts.find(sub);
+  const client = ctx?.oidc?.client as (EntryClient & { clientId?: string }) | undefined;
+  const account = await accounts.find(sub, client?.clientId);
   if (!account || token === undefined) return account;
-  const client = await clientServing(dataSource, ctx?.oidc?.client as BoundaryClient | undefined, (token as { resource?: unknown }).resource);
-  return mayServe(client, account) ? account : undefined;
+  const serving = await clientServing(dataSource, client as BoundaryClient | undefined, (token as { resource?: unknown }).resource);
+  if (!mayServe(serving, account)) return undefined;
+  if (await entry.admits(client, account.accountId)) return account;
+  if ((token as { kind?: string }).kind === 'RefreshToken') await entry.recordRefusal(client, { id: account.accountId, orgId: account.orgId }, 'refresh');
+  return undefined;
 }

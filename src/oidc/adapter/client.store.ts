@@ -34,6 +34,8 @@ export const CLIENT_EXTRA = [
   'portcullis_request_object_requires_exp',
   'portcullis_resource_uri',
   AGENT_CLIENT_MARKER,
+  'portcullis_app_id',
+  'portcullis_access',
 ] as const;
 
 /**
@@ -265,6 +267,7 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
     portcullis_kind: row.kind,
     portcullis_org_id: row.org_id,
     portcullis_project_id: row.project_id,
+    ...entryMetadata(row),
     portcullis_dev_mode: flag(row.dev_mode),
     portcullis_access_token_type: row.access_token_type,
     portcullis_userinfo_assertion: flag(row.id_token_userinfo_assertion),
@@ -273,6 +276,14 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
     ...(api && row.resource_uri ? { portcullis_resource_uri: row.resource_uri } : {}),
     ...(api ? {} : profileMetadata(row, signingAlg)),
   };
+}
+
+/**
+ * Who may enter the application, read with the registration (docs/product-rules.md, "Application access"): the doors
+ * ask for a grant only when it is `granted`, so an application open to everyone costs no query.
+ */
+function entryMetadata(row: ClientRow): AdapterPayload {
+  return { portcullis_app_id: row.id, portcullis_access: row.access === 'granted' ? 'granted' : 'everyone' };
 }
 
 /** The settings of docs/oauth-profiles.md as client metadata (RFC 9126 §6, RFC 9101 §10.5, JARM §3, RFC 9449 §5.2, OIDC BCL §2.2). */
@@ -314,6 +325,7 @@ function samlClient(row: ClientRow, issuer: string): AdapterPayload {
     portcullis_kind: 'saml',
     portcullis_org_id: row.org_id,
     portcullis_project_id: row.project_id,
+    ...entryMetadata(row),
     scope: 'openid',
   };
 }

@@ -9,6 +9,7 @@ import type { UserAccess } from '../../users/acting/user-access.service.js';
 import type { FeaturesService } from '../../users/features.service.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { mayServe } from '../../login/organization-boundary.js';
+import type { ApplicationEntry } from '../../login/application-entry.js';
 import { tieGrant } from '../adapter/exchange-ties.js';
 import { ACR_MFA } from '../../login/authentication-methods.js';
 import { TOKEN_EXCHANGE_GRANT } from '../tokens/grant-types.js';
@@ -19,7 +20,7 @@ import { resolveActor, resolveSubject } from './token-exchange.parties.js';
 import type { Party } from './token-exchange.parties.js';
 import { exchangedAudience, exchangedScope, scopeBound } from './token-exchange.bounds.js';
 import { TokenType, allowedAs, needsActor } from './token-exchange.types.js';
-import { SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
+import { SUBJECT_NOT_ADMITTED, SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
 import { refuseUnboundGrantOfDpopClient } from '../provider/dpop.js';
 
 /** Where the grant leaves the token's `act` and `acr` for `extraTokenClaims` (provider.factory.ts). */
@@ -58,6 +59,8 @@ export interface TokenExchangeDeps {
   accessTokenTtl: number;
   alg: string;
   loginPolicy: (orgId: string) => Promise<{ mfa: string }>;
+  /** Who may enter which application (docs/product-rules.md, "Application access"). */
+  entry: ApplicationEntry;
 }
 
 /**
@@ -88,8 +91,9 @@ export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDep
     const client = ctx.oidc.client;
     const actor = p.actor_token === undefined ? undefined : await resolveActor(provider, deps, client, p.actor_token);
     const subject = await resolveSubject(provider, deps, client, p.subject_token ?? '', subjectType);
-    const account = await deps.accounts.find(subject.userId);
+    const account = await deps.accounts.find(subject.userId, client.clientId);
     if (!account || !mayServe(client, account)) throw invalidGrant(SUBJECT_NOT_SERVED);
+    if (await deps.entry.refuses(client, { id: account.accountId, orgId: account.orgId }, 'token_exchange')) throw invalidGrant(SUBJECT_NOT_ADMITTED);
     const scope = exchangedScope(p.scope, scopeBound(subject, actor), client);
     // Repeatable (RFC 8693 §2.1), so possibly several values.
     const requestedAudience = ctx.oidc.params.audience as string | string[] | undefined;

@@ -69,6 +69,7 @@ const SCOPE_OF_CLAIM: Record<string, string> = {
   phone_number_verified: 'phone',
   address: 'address',
   groups: 'groups',
+  roles: 'roles',
 };
 
 /**

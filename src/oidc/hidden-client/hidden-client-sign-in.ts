@@ -109,7 +109,8 @@ export class HiddenClientSignIn {
       return { kind: 'notThisSignIn' };
     }
     await code.consume();
-    const account = await this.accounts.find(code.accountId);
+    // The client's project is the one whose roles the claims carry (a SAML application's, say).
+    const account = await this.accounts.find(code.accountId, expected.clientId);
     const user =
       account && account.orgId === expected.orgId ? { id: account.accountId, claims: (scope: string) => account.claims('id_token', scope) } : undefined;
     return { kind: 'signedIn', user, mfa: code.acr === ACR_MFA, authTime: code.authTime, sessionUid: code.sessionUid ?? '' };

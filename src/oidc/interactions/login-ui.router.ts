@@ -2,11 +2,12 @@ import { Injectable } from '@nestjs/common';
 import express from 'express';
 import type { Router } from 'express';
 import { AccountPageUi } from '../../account/account-page.router.js';
+import { MyAppsPage } from '../../account/my-apps.page.js';
 import { FederatedSignInRoutes } from '../../federation/sign-in/federated-sign-in.routes.js';
 import { LoginUiRoutes } from '../../login/login-ui.routes.js';
 
 /**
- * The login UI (`/ui/login/*`, `/ui/account/*`) that OidcDispatch mounts: the sign-in's pages, the account page and
+ * The login UI (`/ui/login/*`, `/ui/account/*`, `/ui/apps`) that OidcDispatch mounts: the sign-in's pages, the account page and
  * the upstream identity providers' doors, one Express router (docs/decisions/oidc-before-express.md).
  */
 @Injectable()
@@ -14,6 +15,7 @@ export class LoginUiRouter {
   constructor(
     private readonly login: LoginUiRoutes,
     private readonly accountPage: AccountPageUi,
+    private readonly myApps: MyAppsPage,
     private readonly federation: FederatedSignInRoutes,
   ) {}
 
@@ -21,6 +23,7 @@ export class LoginUiRouter {
     const router = express.Router();
     this.login.routes(router);
     this.accountPage.routes(router);
+    this.myApps.routes(router);
     this.federation.routes(router);
     return router;
   }

@@ -29,7 +29,7 @@ export class OidcAccountProtocol implements AccountProtocol {
    * The authorization request of the account page's sign-in (code flow with PKCE, as the client must). The code is
    * never redeemed, so the verifier is not kept.
    */
-  signInUrl(again: boolean, locale: string, upstream?: { idpHint: string; state: string }): string {
+  signInUrl(again: boolean, locale: string, upstream?: { idpHint: string; state: string }, state?: string): string {
     const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
     const params = new URLSearchParams({
       client_id: ACCOUNT_CLIENT_ID,
@@ -38,7 +38,7 @@ export class OidcAccountProtocol implements AccountProtocol {
       redirect_uri: `${this.config.publicUrl}${ACCOUNT_SIGNED_IN_PATH}`,
       code_challenge: challenge,
       code_challenge_method: 'S256',
-      state: upstream?.state ?? randomBytes(16).toString('base64url'),
+      state: upstream?.state ?? state ?? randomBytes(16).toString('base64url'),
       ui_locales: locale,
       ...(again ? { prompt: 'login' } : {}),
       ...(upstream ? { idp_hint: upstream.idpHint } : {}),

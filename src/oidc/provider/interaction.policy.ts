@@ -1,14 +1,17 @@
 import { interactionPolicy } from 'oidc-provider';
 import { ACR_MFA } from '../../login/authentication-methods.js';
 import { mayServe } from '../../login/organization-boundary.js';
+import { APP_ACCESS_DENIED, signInDoor } from '../../login/application-entry.js';
+import type { ApplicationEntry, EntryClient } from '../../login/application-entry.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 
 interface PolicyContext {
   oidc: {
     session: { accountId?: string; acr?: string };
-    account?: { orgId: string };
-    client?: BoundaryClient;
-    params: { acr_values?: unknown; resource?: unknown };
+    account?: { accountId: string; orgId: string };
+    client?: EntryClient;
+    params: { acr_values?: unknown; resource?: unknown; state?: unknown };
+    entities: { DeviceCode?: unknown };
   };
 }
 
@@ -21,6 +24,7 @@ export function buildInteractionPolicy(
   loginPolicy: (orgId: string) => Promise<{ mfa: string }>,
   /** The client as the organization rule sees it in this request (an agent client takes its resource's organization). */
   servingClient: (ctx: never) => Promise<BoundaryClient | undefined>,
+  entry: ApplicationEntry,
 ): unknown[] {
   const { Check, Prompt, base } = interactionPolicy;
   const policy = base();
@@ -50,6 +54,23 @@ export function buildInteractionPolicy(
       async (ctx: PolicyContext) => ctx.oidc.account !== undefined && !mayServe(await servingClient(ctx as never), ctx.oidc.account),
     ),
   );
+  // docs/product-rules.md, "Application access": the session's user has no grant of an application that admits only
+  // granted users. prompt=none answers access_denied; otherwise the login UI shows the refusal naming the application.
+  login.splice(
+    noSession + 2,
+    0,
+    new Check(APP_ACCESS_DENIED, 'the signed-in user has no access to this application', 'access_denied', async (ctx: PolicyContext) => {
+      const { account, client, params, entities } = ctx.oidc;
+      // A user of another organization is foreign_organization's to refuse, not this application's.
+      if (!account || !mayServe(await servingClient(ctx as never), account)) return false;
+      const interaction = {
+        deviceCode: entities.DeviceCode ? 'device' : undefined,
+        params: { state: typeof params.state === 'string' ? params.state : undefined },
+      };
+      return entry.refuses(client, { id: account.accountId, orgId: account.orgId }, signInDoor(client, interaction));
+    }),
+  );
+
   // Consent: clients marked `portcullis_agent` (a Client ID Metadata Document's, docs/agents.md) are where the
   // consent prompt will ask the person; until it exists they go on after sign-in like first-party clients.
   // docs/product-rules.md, "Multi-factor sign-in": a session without a second factor is not enough when

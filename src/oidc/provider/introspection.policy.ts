@@ -10,6 +10,7 @@ import { tokenAudience, tokenUser } from '../tokens/audience.js';
 import { isActive } from '../../users/rules/user-state.js';
 import { actOf } from '../grants/impersonation.js';
 import type { ActClaim } from '../grants/impersonation.js';
+import type { ApplicationEntry, EntryClient } from '../../login/application-entry.js';
 
 interface IntrospectedToken {
   kind: string;
@@ -35,7 +36,7 @@ export interface IntrospectionFacts {
 }
 
 /** Scopes whose claims introspection adds; a token without them costs no account read. */
-const CLAIM_SCOPES = ['profile', 'email', 'phone', 'address', 'groups'];
+const CLAIM_SCOPES = ['profile', 'email', 'phone', 'address', 'groups', 'roles'];
 
 export const INTROSPECTION_FACTS = Symbol('portcullis.introspection');
 
@@ -50,6 +51,7 @@ export function introspectionPolicy(
   dataSource: DataSource,
   accounts: AccountFinder,
   impersonationHolds: (act: ActClaim, subjectId: string) => Promise<boolean>,
+  entry: ApplicationEntry,
 ) {
   return async (
     ctx: OidcContext,
@@ -71,6 +73,12 @@ export function introspectionPolicy(
       (typeof project === 'string' && audience.includes(project)) ||
       (typeof resource === 'string' && audience.includes(resource));
     if (!allowed) return false;
+    // A user's token is no longer active once the user may not enter its application (docs/product-rules.md,
+    // "Application access"); the token's client is the introspecting one or comes from the client cache.
+    if (token.accountId !== undefined) {
+      const tokenClient = token.clientId === client.clientId ? client : await ctx.oidc.provider.Client.find(token.clientId);
+      if (!(await entry.admits(tokenClient as EntryClient | undefined, userId))) return false;
+    }
     // An impersonation ends with its actor's right to it (grants/impersonation.ts).
     const act = actOf(token);
     if (act && !(await impersonationHolds(act, userId))) return false;
@@ -84,14 +92,15 @@ export function introspectionPolicy(
       username: `${user.userName}@${user.primaryDomain ?? ''}`,
       iat: token.iat ?? jwt?.iat,
       jti: typeof jwt?.jti === 'string' ? jwt.jti : createHash('sha256').update(`portcullis/token-id/${value}`).digest('base64url'),
-      claims: await claimsOfScopes(accounts, userId, token.scope ?? ''),
+      claims: await claimsOfScopes(accounts, userId, token.clientId, token.scope ?? ''),
     } satisfies IntrospectionFacts;
     return true;
   };
 }
 
-async function claimsOfScopes(accounts: AccountFinder, userId: string, scope: string): Promise<Record<string, unknown>> {
+/** The claims of the token's scopes, as its own client would read them (its project's roles, say). */
+async function claimsOfScopes(accounts: AccountFinder, userId: string, clientId: string, scope: string): Promise<Record<string, unknown>> {
   if (!scope.split(' ').some((s) => CLAIM_SCOPES.includes(s))) return {};
-  const account = await accounts.find(userId);
+  const account = await accounts.find(userId, clientId);
   return account ? account.claims('introspection', scope) : {};
 }

@@ -44,3 +44,4 @@ export function invalidGrant(description: string): Error {
  * exchange cannot tell which users exist elsewhere.
  */
 export const SUBJECT_NOT_SERVED = 'the subject is not an active user this client may serve';
+export const SUBJECT_NOT_ADMITTED = 'the subject has no access to this application';

@@ -1,4 +1,4 @@
-import { ACCOUNT_UI_PREFIX, LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
+import { ACCOUNT_UI_PREFIX, APPS_UI_PATH, LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
 import { AUTHORIZATION_SERVER_METADATA_PATH } from './authorization-server-metadata.js';
 
 /** Endpoint paths (docs/product-rules.md, "OpenID Connect and OAuth"). */
@@ -36,9 +36,15 @@ function isDevicePath(path: string): boolean {
   return path === OIDC_ROUTES.code_verification || path.startsWith(`${OIDC_ROUTES.code_verification}/`);
 }
 
-/** The login UI's paths, the account page's included. */
+/** The login UI's paths, the account page's and the person's applications' included. */
 export function isLoginUiPath(path: string): boolean {
-  return path === LOGIN_UI_PREFIX || path.startsWith(`${LOGIN_UI_PREFIX}/`) || path === ACCOUNT_UI_PREFIX || path.startsWith(`${ACCOUNT_UI_PREFIX}/`);
+  return (
+    path === LOGIN_UI_PREFIX ||
+    path.startsWith(`${LOGIN_UI_PREFIX}/`) ||
+    path === ACCOUNT_UI_PREFIX ||
+    path.startsWith(`${ACCOUNT_UI_PREFIX}/`) ||
+    path === APPS_UI_PATH
+  );
 }
 
 const PROVIDER_TEMPLATES = new Set([

@@ -64,6 +64,7 @@ export class ProviderInputs {
       instance,
       features: this.users.features,
       access: this.users.access,
+      entry: this.users.entry,
       uow: this.uow,
       events: this.events,
       loginPolicy: (orgId) => this.users.loginPolicies.get(orgId),

@@ -3,10 +3,11 @@ import { UserAccess } from '../../users/acting/user-access.service.js';
 import { FeaturesService } from '../../users/features.service.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { AccountFinder } from '../account/account.finder.js';
+import { ApplicationEntry } from '../../login/application-entry.js';
 
 /**
  * The users domain as the provider consults it on every build: its accounts, the instance's features, who may act
- * for whom (impersonation, token exchange) and each organization's login policy. One parameter of ProviderInputs,
+ * for whom (impersonation, token exchange), each organization's login policy and who may enter which application. One parameter of ProviderInputs,
  * which keeps it within the sign-in path's constructor width (docs/architecture.md, "Constructor width").
  */
 @Injectable()
@@ -16,5 +17,6 @@ export class ProviderUserServices {
     readonly features: FeaturesService,
     readonly access: UserAccess,
     readonly loginPolicies: LoginPolicyService,
+    readonly entry: ApplicationEntry,
   ) {}
 }

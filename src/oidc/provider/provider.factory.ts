@@ -50,7 +50,7 @@ import type { UserCodeLimiter } from '../device/device-flow.js';
 import { bindAgentsAtFirstCode, clientForBoundary, dynamicRegistrationFeatures } from '../registration/dynamic-registration.js';
 import type { DynamicRegistrationDeps, RegistrationLimiter } from '../registration/dynamic-registration.js';
 
-export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events'> {
+export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events' | 'entry'> {
   /** The organization's login policy, read on use (second factor; agent clients, docs/agents.md). */
   loginPolicy: (orgId: string) => Promise<{ mfa: string } & AgentClientPolicy>;
   issuer: string;
@@ -86,6 +86,8 @@ const CLAIMS = {
   address: ['address'],
   // The names of the user's groups (docs/product-rules.md, "Groups").
   groups: ['groups'],
+  // The user's roles in the token's project (docs/product-rules.md, "Application access").
+  roles: ['roles'],
 };
 
 /** Builds oidc-provider for the current signing keys; ProviderHolder rebuilds it when they rotate. */
@@ -105,7 +107,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const configuration: Configuration = {
     adapter: adapterFor,
     findAccount: async (ctx: OidcContext, sub: string, token?: unknown) => {
-      const account = await findAccountWithinOrganization(deps.accounts, dataSource, ctx, sub, token);
+      const account = await findAccountWithinOrganization(deps.accounts, dataSource, deps.entry, ctx, sub, token);
       if (account) await refuseRefreshWithoutSecondFactor(account, token, deps.loginPolicy);
       // An impersonation ends with its actor's right to it (impersonation.ts): userinfo refuses the token.
       const act = actOf(token);
@@ -152,7 +154,12 @@ export function createProvider(deps: ProviderDeps): Provider {
       clientCredentials: { enabled: true },
       introspection: {
         enabled: true,
-        allowedPolicy: introspectionPolicy(dataSource, deps.accounts, (act, subjectId) => impersonationHolds(deps.access, deps.uow.manager, act, subjectId)),
+        allowedPolicy: introspectionPolicy(
+          dataSource,
+          deps.accounts,
+          (act, subjectId) => impersonationHolds(deps.access, deps.uow.manager, act, subjectId),
+          deps.entry,
+        ),
       },
       revocation: { enabled: true },
       // JAR (RFC 9101; docs/oauth-profiles.md, "Signed request objects (JAR, RFC 9101)"), signed with the
@@ -192,11 +199,19 @@ export function createProvider(deps: ProviderDeps): Provider {
     // RFC 9068 §2.1: JWT access tokens are typed at+jwt (oidc-provider sets it) and persisted so they
     // stay introspectable and revocable like opaque ones (docs/product-rules.md, "OpenID Connect and OAuth").
     extraTokenClaims: (ctx: OidcContext) => tokenExtras(ctx),
-    formats: { customizers: { jwt: jwtPersistingCustomizer(adapterFor, (clientId, scope) => audienceOf(dataSource, clientId, scope)) } },
+    formats: {
+      customizers: {
+        jwt: jwtPersistingCustomizer(
+          adapterFor,
+          (clientId, scope) => audienceOf(dataSource, clientId, scope),
+          (userId, clientId, scope) => deps.accounts.rolesOf(userId, clientId, scope),
+        ),
+      },
+    },
     // `idp_hint=<idpId>` sends the browser straight to that identity provider (docs/federation.md, "Signing in").
     extraParams: ['idp_hint'],
     interactions: {
-      policy: buildInteractionPolicy(deps.loginPolicy, (ctx: OidcContext) => clientServing(dataSource, ctx.oidc.client, ctx.oidc.params?.resource)),
+      policy: buildInteractionPolicy(deps.loginPolicy, (ctx: OidcContext) => clientServing(dataSource, ctx.oidc.client, ctx.oidc.params?.resource), deps.entry),
       url: (_ctx: OidcContext, interaction: { uid: string }) => `${LOGIN_UI_PREFIX}/${interaction.uid}`,
     },
     // First-party clients only: what the client asks for (within its registration) is granted.

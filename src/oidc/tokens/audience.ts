@@ -50,8 +50,20 @@ async function clientAudience(dataSource: DataSource, clientId: string, scope: s
   return value;
 }
 
+/**
+ * The project whose roles a token's `roles` claim lists (docs/product-rules.md, "Application access"): the first
+ * project the scope requests (`urn:portcullis:iam:org:project:id:{projectId}:aud`) that is in the token's audience,
+ * so of the client's organization, else the client's own project; none for a machine user. Cached with the audience.
+ */
+export async function rolesProjectOf(dataSource: DataSource, clientId: string, scope: string | undefined): Promise<string | undefined> {
+  const { audience, ownProject } = await clientAudience(dataSource, clientId, scope);
+  return requestedProjects(scope).find((p) => audience.includes(p)) ?? ownProject;
+}
+
 interface ClientAudience {
   audience: string[];
+  /** The client's own project; none for a machine user. */
+  ownProject?: string;
   /** A machine user (no application row) or a first-party application (apiAccess). */
   mayHoldApi: boolean;
 }
@@ -73,7 +85,7 @@ function audienceFrom(rows: ApplicationAudienceRow[], scope: string | undefined)
   if (mayHoldApi && (!own || (scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE))) audience.add(API_AUDIENCE);
   for (const p of projects) audience.add(p);
   for (const r of rows) audience.add(r.client_id);
-  return { audience: [...audience], mayHoldApi };
+  return { audience: [...audience], mayHoldApi, ownProject: own?.project_id };
 }
 
 /** The token user's state and login name parts, read on use (never cached). */

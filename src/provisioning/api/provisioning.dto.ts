@@ -93,6 +93,15 @@ class TargetFieldsDto {
   @IsOptional()
   @IsIn(ON_REMOVE)
   onRemove?: OnRemove;
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'a project of the organization whose roles pushed users carry as `roles` (RFC 7643 §4.1.2); null for none. docs/provisioning.md, "Roles"',
+  })
+  @IsOptional()
+  @IsString()
+  @Bounded(PROVISIONING_BOUNDS.groupId)
+  rolesFrom?: string | null;
   @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() enabled?: boolean;
 }
 
@@ -138,6 +147,7 @@ export class TargetDto {
   @ApiProperty({ enum: PUSH_GROUPS }) pushGroups: PushGroups;
   @ApiProperty({ enum: USER_NAME_SOURCES }) userName: UserNameSource;
   @ApiProperty({ enum: ON_REMOVE }) onRemove: OnRemove;
+  @ApiProperty({ type: String, nullable: true, description: 'the project whose roles pushed users carry, or null' }) rolesFrom: string | null;
   @ApiProperty() enabled: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) changedAt: string;

@@ -8,6 +8,7 @@ import { groupsOfUsers } from '../../users/groups/group.queries.js';
 import { LoginNamesService } from '../../users/login-names.service.js';
 import type { TargetSettings } from '../provisioning-settings.js';
 import { outboundUser } from './outbound-user.js';
+import { PushedRoles } from './pushed-roles.js';
 
 /** The users a target receives, read through their owners' functions (src/scim's representation, src/users' groups). */
 @Injectable()
@@ -16,6 +17,7 @@ export class ProvisionedUsers {
     private readonly dataSource: DataSource,
     private readonly scimUsers: ScimUserRepository,
     private readonly loginNames: LoginNamesService,
+    readonly roles: PushedRoles,
   ) {}
 
   /** The organization's person of that id now; undefined when it is gone or is a service user. */
@@ -41,6 +43,9 @@ export class ProvisionedUsers {
         : settings.userName === 'email'
           ? (user.email ?? user.userName)
           : user.userName;
-    return outboundUser(user, userName);
+    const doc = outboundUser(user, userName);
+    // RFC 7643 §4.1.2: the roles of the chosen project replace any the user has of its own (docs/provisioning.md, "Roles").
+    if (settings.rolesFrom) doc.roles = await this.roles.rolesOf(user.orgId, settings.rolesFrom, user.id);
+    return doc;
   }
 }

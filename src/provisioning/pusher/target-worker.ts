@@ -90,6 +90,7 @@ export class TargetWorker extends StoppableLoop {
     const events = await eventsPast(uow.manager, target.cursor, target.orgId, BATCH);
     if (events.length > 0) {
       const marks = userMarks(events, target.settings);
+      await this.pusher.users.roles.markHolders(events, target.settings, marks);
       const groups = await this.groupsMarkedBy(events, target);
       await this.markLeftWithRemovedGroups(events, target, marks, groups);
       await this.pusher.fenced(this.targetId, async (manager) => {

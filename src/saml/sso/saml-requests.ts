@@ -1,3 +1,4 @@
+import { IDP_INITIATED_STATE_PREFIX } from '../../login/application-entry.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { changedRows } from '../../common/database/changed-rows.js';
@@ -29,7 +30,7 @@ export class ReplayedRequest extends Error {}
  * nothing secret is stored). The SP's ID is unique per application while the row lives: a replay is refused.
  */
 export async function storePendingRequest(manager: EntityManager, request: PendingRequest, now: Date): Promise<{ handle: string; codeChallenge: string }> {
-  const handle = randomBytes(24).toString('base64url');
+  const handle = `${request.requestId === null ? IDP_INITIATED_STATE_PREFIX : ''}${randomBytes(24).toString('base64url')}`;
   const codeChallenge = createHash('sha256').update(randomBytes(32)).digest('base64url');
   try {
     await manager.query(

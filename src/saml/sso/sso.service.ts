@@ -171,7 +171,9 @@ export class SamlSsoService {
     auth: { mfa: boolean; authTime?: number; sessionUid: string },
     now: Date,
   ): Promise<SsoOutcome> {
-    const claims = await user.claims(`openid profile email${sp.attributes.some((a) => a.from === 'groups') ? ' groups' : ''}`);
+    // Groups and roles cost a query each, so they are read only when an attribute maps them.
+    const extra = (['groups', 'roles'] as const).filter((source) => sp.attributes.some((a) => a.from === source));
+    const claims = await user.claims(['openid profile email', ...extra].join(' '));
     const nameId = this.nameIdOf(sp, user, claims);
     if (!nameId)
       return this.refuse(
@@ -288,6 +290,7 @@ function attributesOf(sp: SamlServiceProvider, claims: Record<string, unknown>):
     familyName: claims.family_name,
     displayName: claims.name,
     groups: claims.groups,
+    roles: claims.roles,
     userId: claims.sub,
   };
   return sp.attributes

@@ -2,7 +2,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { jsonColumn } from '../../common/database/columns.js';
 
 export type SamlNameIdFormat = 'persistent' | 'emailAddress' | 'unspecified' | 'transient';
-export type SamlAttributeSource = 'userName' | 'email' | 'givenName' | 'familyName' | 'displayName' | 'groups' | 'userId';
+export type SamlAttributeSource = 'userName' | 'email' | 'givenName' | 'familyName' | 'displayName' | 'groups' | 'roles' | 'userId';
 export type SamlAttributeNameFormat = 'basic' | 'uri' | 'unspecified';
 
 /** One attribute of the assertion: its name, the user's value it carries, and how its name is to be read. */

@@ -38,6 +38,7 @@ export function grantChangedEvent(editorUserId: string | null, grant: ProjectGra
     aggregateId: grant.id,
     resourceOwner: grant.orgId,
     editorUserId,
-    payload: { projectId: grant.projectId, roles },
+    // Whom it reaches, as on its other events: a target pushing these roles re-pushes them (docs/provisioning.md, "Roles").
+    payload: { projectId: grant.projectId, ...(grant.userId !== null ? { userId: grant.userId } : { groupId: grant.groupId }), roles },
   };
 }

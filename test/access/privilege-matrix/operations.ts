@@ -467,6 +467,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   // The account page (docs/account.md): only the login session's own user, never one named in the request.
   'GET /ui/account': "shows the session's own user its account (or starts a sign-in)",
   'GET /ui/account/sign-in': 'starts a sign-in of the account page; acts on no user',
+  'GET /ui/apps': "lists the applications the session's own user may enter (its organization's, read from its grants)",
   'GET /ui/account/signed-in': 'the sign-in of the account page returns here; acts on no user',
   'POST /ui/account/profile': "changes the session's own user's names and language",
   'POST /ui/account/email': "changes the session's own user's address (unverified; a link to it, a notice to the old one)",

@@ -132,6 +132,9 @@ export class ScimmyTarget {
   /** Routes scimmy's resources to this target's store (the last started target in the process). */
   private declare(): void {
     SCIMMY.Config.set({ patch: true, filter: true, bulk: false, sort: false, etag: false, changePassword: false });
+    // RFC 7643 §2.3 and §7: canonical values are suggestions. The schema of §8.7.1 lists none for `roles.type`, which
+    // scimmy reads as "no value allowed"; SCIM services take any role type (Entra ID sends its own), and so does this one.
+    SCIMMY.Schemas.User.definition.attribute('roles.type').config.canonicalValues = false;
     this.declareResource(
       SCIMMY.Resources.User,
       this.users,

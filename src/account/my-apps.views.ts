@@ -1,0 +1,23 @@
+import { esc, page } from '../login/login.views.js';
+import type { Locale } from '../login/messages.js';
+import { ACCOUNT_UI_PREFIX } from '../login/ui-paths.js';
+import type { MyAppsMessages } from './my-apps.messages.js';
+
+/** One application of the list: its name and the link its operator set (`homeUrl`), exactly as set. */
+export interface MyApp {
+  appId: string;
+  name: string;
+  kind: 'oidc' | 'saml';
+  homeUrl: string;
+}
+
+/** The list of `[data-app]` links, one per application the person may enter, by name; a link back to the account page. */
+export function myAppsPage(locale: Locale, t: MyAppsMessages, apps: MyApp[]): string {
+  const items = apps.map(
+    (a) =>
+      `<li data-app="${esc(a.appId)}" data-app-kind="${esc(a.kind)}"><a href="${esc(a.homeUrl)}">${esc(a.name)}</a> <small>(${esc(t.kinds[a.kind] ?? a.kind)})</small></li>`,
+  );
+  const list = items.length > 0 ? `<ul aria-label="${esc(t.title)}" data-apps>${items.join('')}</ul>` : `<p data-apps-none>${esc(t.none)}</p>`;
+  const body = `<style>body{max-width:720px}li{margin:8px 0}</style>${list}<p><a href="${esc(ACCOUNT_UI_PREFIX)}">${esc(t.toAccount)}</a></p>`;
+  return page(locale, t.title, body);
+}
