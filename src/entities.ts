@@ -28,6 +28,7 @@ import { RecoveryCodeEntity } from './users/entities/recovery-code.entity.js';
 import { MfaOfferSkipEntity } from './users/entities/mfa-offer-skip.entity.js';
 import { MailMessageEntity } from './mail/mail-message.entity.js';
 import { UserCodeEntity } from './users/codes/user-code.entity.js';
+import { ExternalResourceEntity } from './agents/external-resources/external-resource.entity.js';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
 import { WebhookDispatcherEntity } from './webhooks/webhook-dispatcher.entity.js';
 import { WebhookSubscriptionEntity } from './webhooks/webhook-subscription.entity.js';
@@ -75,4 +76,5 @@ export const ENTITIES = [
   UpstreamSamlSessionEntity,
   AgentRegistrationTokenEntity,
   DynamicClientEntity,
+  ExternalResourceEntity,
 ];

@@ -10,6 +10,7 @@ import { RoundTrips } from './round-trips.js';
 import { UpstreamOidc } from './upstream-oidc.js';
 import { UpstreamSaml } from './saml/upstream-saml.js';
 import { IdpTests } from './idp-tests.service.js';
+import { IdJagIssuers } from './id-jag-issuers.js';
 import { OrgDomainsController } from './api/org-domains.controller.js';
 import { OrgDomainsService } from './domains/org-domains.service.js';
 import { DomainVerification } from './domains/domain-verification.js';
@@ -52,8 +53,10 @@ import { UpstreamTrips } from './sign-in/upstream-trips.js';
     IdpInitiatedSignIns,
     UpstreamSamlSessions,
     UpstreamLogout,
+    IdJagIssuers,
   ],
   exports: [
+    IdJagIssuers,
     IdentityProvidersService,
     UserIdentitiesService,
     RoundTrips,

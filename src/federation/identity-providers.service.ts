@@ -58,6 +58,7 @@ export interface IdpInput {
   authMethod?: AuthMethod;
   scopes?: string[];
   subjectClaim?: string;
+  acceptIdJag?: boolean;
   claims?: ClaimMapping;
   domains?: string[];
   link?: { by: LinkBy; from: string } | null;
@@ -72,7 +73,7 @@ export interface IdpInput {
   idpInitiatedLanding?: string | null;
 }
 
-const OIDC_ONLY = ['issuer', 'clientId', 'clientSecret', 'authMethod', 'scopes', 'subjectClaim', 'claims'] as const;
+const OIDC_ONLY = ['issuer', 'clientId', 'clientSecret', 'authMethod', 'scopes', 'subjectClaim', 'acceptIdJag', 'claims'] as const;
 const SAML_ONLY = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests', 'allowIdpInitiated', 'idpInitiatedLanding'] as const;
 
 /** An IdP as the API shows it: never a secret or a private key (docs/federation.md). */
@@ -86,6 +87,7 @@ export interface IdpView {
   scopes?: string[];
   hasClientSecret?: boolean;
   subjectClaim?: string;
+  acceptIdJag?: boolean;
   claims?: ClaimMapping;
   entityId?: string;
   ssoUrl?: string;
@@ -400,6 +402,7 @@ export class IdentityProvidersService {
       link: input.link === undefined ? (before?.link ?? null) : input.link === null ? null : { by: input.link.by, from: input.link.from },
       jit: input.jit ?? before?.jit ?? false,
       mfa: input.mfa ?? before?.mfa ?? 'local',
+      acceptIdJag: input.acceptIdJag ?? before?.acceptIdJag ?? false,
     };
   }
 
@@ -474,6 +477,7 @@ export class IdentityProvidersService {
       hasClientSecret: row.clientSecret !== null,
       scopes: settings.scopes,
       subjectClaim: subjectClaimOf(settings),
+      acceptIdJag: settings.acceptIdJag ?? false,
       claims: settings.claims,
       link: settings.link,
       jit: settings.jit,

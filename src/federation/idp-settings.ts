@@ -57,6 +57,11 @@ export interface OidcSettings {
   link: { by: LinkBy; from: string } | null;
   jit: boolean;
   mfa: MfaMode;
+  /**
+   * Whether its Identity Assertion JWT Authorization Grants (ID-JAGs) are redeemed at the token endpoint (docs/agents.md,
+   * "Enterprise-managed authorization"); absent in IdPs stored before it existed: off.
+   */
+  acceptIdJag?: boolean;
   /** Set while the issuer's host has not resolved (it did not when set) and no call has reached the upstream since. */
   unreached?: true;
 }

@@ -66,6 +66,7 @@ export type AssertionKey = () => Promise<Parameters<typeof client.PrivateKeyJwt>
 @Injectable()
 export class UpstreamOidc {
   private readonly configurations = new Map<string, { version: number; expires: number; config: Promise<Configuration> }>();
+  private readonly keySets = new Map<string, { version: number; expires: number; keys: Promise<{ keys: object[] }> }>();
   private readonly fetch: ReturnType<typeof outboundFetch>;
   private assertionKey: AssertionKey | undefined;
 
@@ -125,6 +126,29 @@ export class UpstreamOidc {
     if (typeof subject !== 'string' || subject.length === 0 || subject.length > MAX_SUBJECT_LENGTH) throw new SubjectClaimMissing(subjectClaim);
     const amr = Array.isArray(idToken.amr) ? idToken.amr.filter((m): m is string => typeof m === 'string' && m.length <= 64).slice(0, 16) : [];
     return { subject, claims, methods: amr };
+  }
+
+  /**
+   * The upstream's signing keys (its discovery's `jwks_uri`, OpenID Connect Discovery §3), kept per IdP version as
+   * long as its discovery document: what its ID-JAGs are verified with (docs/agents.md).
+   */
+  keySet(idp: IdpRow): Promise<{ keys: object[] }> {
+    const cached = this.keySets.get(idp.id);
+    if (cached && cached.version === idp.changedAt && cached.expires > Date.now()) return cached.keys;
+    const keys = this.fetchKeys(idp);
+    this.keySets.set(idp.id, { version: idp.changedAt, expires: Date.now() + DISCOVERY_TTL_MS, keys });
+    keys.catch(() => this.keySets.delete(idp.id));
+    return keys;
+  }
+
+  private async fetchKeys(idp: IdpRow): Promise<{ keys: object[] }> {
+    const jwksUri = (await this.configuration(idp)).serverMetadata().jwks_uri;
+    if (!jwksUri) throw new UpstreamUnreachable('the identity provider publishes no jwks_uri');
+    const res = await this.fetch(jwksUri, { method: 'GET', headers: { accept: 'application/json' } });
+    if (!res.ok) throw new UpstreamUnreachable(`the identity provider's keys answered ${res.status}`);
+    const body = (await res.json()) as { keys?: unknown };
+    if (!Array.isArray(body.keys)) throw new UpstreamUnreachable("the identity provider's jwks_uri holds no key set");
+    return { keys: body.keys as object[] };
   }
 
   /** The upstream's discovery document and client, kept per IdP version for a while. */

@@ -19,6 +19,7 @@ import { RegistrationUi } from './registration.router.js';
 import { SecondFactorPages } from './second-factor.pages.js';
 import { SecondFactorUi } from './second-factor.router.js';
 import { SignInAttempts } from './sign-in-attempts.js';
+import { SecondStepChoice } from './second-step-choice.js';
 import { SignInFlow } from './sign-in-flow.js';
 
 /**
@@ -41,6 +42,7 @@ import { SignInFlow } from './sign-in-flow.js';
     SignInAttempts,
     OwedActions,
     SignInFlow,
+    SecondStepChoice,
     LoginPage,
     LoginEntryUi,
     PasswordLoginUi,

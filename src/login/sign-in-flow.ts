@@ -2,22 +2,21 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApplicationEntry, signInDoor } from './application-entry.js';
 import type { EntryClient } from './application-entry.js';
-import { FactorsService } from '../users/factors/factors.service.js';
 import { PasswordChecks } from '../users/password-checks.service.js';
-import { ACR_MFA, authenticationOf, isPasskeyMethod, reportedAuthentication } from './authentication-methods.js';
+import { reportedAuthentication } from './authentication-methods.js';
 import { KnownAccounts } from './known-accounts.js';
 import type { KnownAccount } from './known-accounts.js';
 import { LoginInteractions } from './login-interactions.js';
 import type { Interaction, LoginResult } from './login-interactions.js';
-import { LoginPolicies } from './login-policies.js';
 import type { LoginUser } from './login-users.js';
 import { errorPage } from './login.views.js';
 import type { Messages } from './messages.js';
 import { FOREIGN_ORGANIZATION_REFUSAL, mayServe } from './organization-boundary.js';
 import { OwedActions } from './owed-actions.js';
-import { PENDING, requestsMfa, signingIn } from './pending-sign-in.js';
+import { PENDING, signingIn } from './pending-sign-in.js';
 import type { PendingSignIn } from './pending-sign-in.js';
 import { SecondFactorPages } from './second-factor.pages.js';
+import { SecondStepChoice } from './second-step-choice.js';
 import { SIGN_IN_PROTOCOL } from './sign-in-protocol.js';
 import type { SignInProtocol } from './sign-in-protocol.js';
 import { LOGIN_UI_PREFIX } from './ui-paths.js';
@@ -34,8 +33,7 @@ export class SignInFlow {
     @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
     private readonly interactions: LoginInteractions,
     private readonly pages: SecondFactorPages,
-    private readonly factors: FactorsService,
-    private readonly policies: LoginPolicies,
+    private readonly secondStep: SecondStepChoice,
     private readonly owed: OwedActions,
     private readonly checks: PasswordChecks,
     private readonly known: KnownAccounts,
@@ -44,23 +42,17 @@ export class SignInFlow {
 
   /**
    * After a first factor (a password; a passkey without user verification; an upstream's identity): refuses a user
-   * the client may not serve (SECURITY.md, "Sign-in stays inside the organization"), else completes the sign-in, or
-   * keeps it pending and sends the browser to the second step the policy and the user's factors ask.
+   * the client may not serve (SECURITY.md, "Sign-in stays inside the organization") or whom its application does not
+   * admit (docs/product-rules.md, "Application access"), else completes the sign-in, or keeps it pending and sends the
+   * browser to the second step the policy and the user's factors ask (second-step-choice.ts).
    */
   async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[], upstream: string[] = []): Promise<void> {
     const client: EntryClient | undefined = await this.protocol.clientOf(interaction);
     if (!mayServe(client, user)) return this.refuse(req, res, interaction, 403, 'access_denied', FOREIGN_ORGANIZATION_REFUSAL);
     if (await this.entry.refuses(client, user, signInDoor(client, interaction))) return this.refuseEntry(req, res, interaction, client);
-    const policy = await this.policies.of(interaction, user.orgId);
     const pending = signingIn(user, methods, upstream);
-    if (policy.mfa === 'off' || authenticationOf(methods).acr === ACR_MFA) return this.complete(req, res, interaction, pending);
-    const factors = await this.factors.summary(user.id);
-    const usable = factors.totp || factors.recoveryCodes || (policy.passkeys && !methods.some(isPasskeyMethod) && factors.passkeys.length > 0);
-    const wanted = policy.mfa === 'required' || requestsMfa(interaction);
-    if (usable) return this.toStep(req, res, interaction, pending);
-    if (wanted) return this.toStep(req, res, interaction, { ...pending, enrol: true, required: true });
-    if (factors.offerSkipped) return this.complete(req, res, interaction, pending);
-    return this.toStep(req, res, interaction, { ...pending, enrol: true });
+    const step = await this.secondStep.after(interaction, user, methods, pending);
+    return step ? this.toStep(req, res, interaction, step) : this.complete(req, res, interaction, pending);
   }
 
   /** The client the interaction signs in for. */

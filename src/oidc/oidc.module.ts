@@ -31,6 +31,8 @@ import { DpopReplayGuard } from './provider/dpop.js';
 import { OidcAccessTokenVerifier } from './tokens/access-token.verifier.js';
 import { OidcClientRegistrations } from './tokens/oidc-client-registrations.js';
 import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
+import { IdJagServices } from './grants/id-jag.services.js';
+import { ExternalResourcesModule } from '../agents/external-resources/external-resources.module.js';
 
 /**
  * OpenID Connect provider and OAuth 2.0 server. Global only so that the users domain can receive
@@ -39,13 +41,14 @@ import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
  */
 @Global()
 @Module({
-  imports: [UsersModule, LoginModule, FederationModule, AccountModule],
+  imports: [UsersModule, LoginModule, FederationModule, AccountModule, ExternalResourcesModule],
   controllers: [KeysController],
   providers: [
     SigningKeysService,
     UpstreamAssertionKey,
     AccountFinder,
     ProviderUserServices,
+    IdJagServices,
     ProviderInputs,
     ProviderHolder,
     HiddenClientSignIn,

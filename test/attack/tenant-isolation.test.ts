@@ -112,6 +112,16 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     // An instance owner's verify vouches for the domain (the control); anyone else's finds no challenge of another organization.
     'POST /management/v1/orgs/:orgId/domains/:domain/verify': {},
     'DELETE /management/v1/orgs/:orgId/domains/:domain': undefined,
+    'POST /management/v1/orgs/:orgId/external-resources': {
+      name: unique('external'),
+      issuer: 'https://as.example',
+      resource: `https://${unique('r')}.example/mcp`,
+      scopes: [],
+      clientIdAtIssuer: 'c',
+      projectId: ids.projectId,
+    },
+    'GET /management/v1/orgs/:orgId/external-resources': undefined,
+    'DELETE /management/v1/orgs/:orgId/external-resources/:externalResourceId': undefined,
     'GET /management/v1/orgs/:orgId/users/:userId/identities': undefined,
     // POST …/identities takes its body from the ids (the IdP to link through): see call().
     'DELETE /management/v1/orgs/:orgId/users/:userId/identities/:idpId/:subject': undefined,
@@ -245,6 +255,15 @@ describe('tenant isolation matrix', () => {
     assert.equal(samlIdp.status, 201, samlIdp.text);
     const domain = await admin('POST', '/domains', { domain: `${unique('victim')}.example` });
     assert.equal(domain.status, 201, domain.text);
+    const external = await admin('POST', '/external-resources', {
+      name: 'victim resource',
+      issuer: 'https://as.example',
+      resource: 'https://victim.example/mcp',
+      scopes: ['files:read'],
+      clientIdAtIssuer: 'victim-client',
+      projectId: projectB.projectId,
+    });
+    assert.equal(external.status, 201, external.text);
     // A role and a grant of the victim's project, and a person not yet granted (the control grants them).
     const role = await admin('POST', `/projects/${projectB.projectId}/roles`, { key: 'victim-role' });
     assert.equal(role.status, 201, role.text);
@@ -292,6 +311,7 @@ describe('tenant isolation matrix', () => {
       key: 'victim-role',
       grantId: grant.body.grantId,
       granteeId: grantee.body.userId,
+      externalResourceId: external.body.id,
     };
 
     const routes = declaredRoutes(svc).filter((r) => r.policy && !r.policy.public);

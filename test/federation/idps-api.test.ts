@@ -68,6 +68,7 @@ describe('federation API: identity providers and linked identities', () => {
         hasClientSecret: true,
         scopes: ['openid', 'profile', 'email'],
         subjectClaim: 'sub',
+        acceptIdJag: false,
         claims: { userName: 'preferred_username', email: 'email', givenName: 'given_name', familyName: 'family_name' },
         domains: ['contoso.example'],
         link: { by: 'externalId', from: 'oid' },

@@ -18,6 +18,8 @@ export const GRANT_TYPES = [
   'refresh_token',
   'urn:ietf:params:oauth:grant-type:token-exchange',
   'urn:ietf:params:oauth:grant-type:device_code',
+  // RFC 7523 §2.1: an application redeems ID-JAGs with it (docs/agents.md, "Enterprise-managed authorization").
+  'urn:ietf:params:oauth:grant-type:jwt-bearer',
 ] as const;
 export const OIDC_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'] as const;
 const API_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt'] as const;

@@ -172,6 +172,11 @@ export class CreateIdpDto extends SamlFieldsDto {
   @SubjectClaim()
   subjectClaim?: string;
 
+  @ApiPropertyOptional({ default: false, description: 'OIDC: redeem its ID-JAGs (Identity Assertion JWT Authorization Grants) at the token endpoint' })
+  @IsOptional()
+  @IsBoolean()
+  acceptIdJag?: boolean;
+
   @ApiPropertyOptional({ type: ClaimMappingDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => ClaimMappingDto) claims?: ClaimMappingDto;
 }
 
@@ -195,6 +200,11 @@ export class UpdateIdpDto extends SamlFieldsDto {
   @SubjectClaim()
   subjectClaim?: string;
 
+  @ApiPropertyOptional({ default: false, description: 'OIDC: redeem its ID-JAGs (Identity Assertion JWT Authorization Grants) at the token endpoint' })
+  @IsOptional()
+  @IsBoolean()
+  acceptIdJag?: boolean;
+
   @ApiPropertyOptional({ type: ClaimMappingDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => ClaimMappingDto) claims?: ClaimMappingDto;
 }
 
@@ -208,6 +218,7 @@ export class IdpDto {
   @ApiPropertyOptional({ description: 'whether a client secret is stored (it is never returned)' }) hasClientSecret?: boolean;
   @ApiPropertyOptional({ type: [String] }) scopes?: string[];
   @ApiPropertyOptional({ description: "OIDC: the claim whose value is the subject of this IdP's identities" }) subjectClaim?: string;
+  @ApiPropertyOptional({ description: 'OIDC: whether its ID-JAGs are redeemed at the token endpoint' }) acceptIdJag?: boolean;
   @ApiPropertyOptional({ type: ClaimMappingDto, description: 'OIDC' }) claims?: ClaimMappingDto;
   @ApiPropertyOptional({ description: "SAML: the IdP's entity id (from its metadata)" }) entityId?: string;
   @ApiPropertyOptional({ description: "SAML: the IdP's SSO URL, HTTP-Redirect binding (from its metadata)" }) ssoUrl?: string;

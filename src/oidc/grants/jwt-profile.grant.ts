@@ -2,10 +2,7 @@ import { createHash, createPublicKey } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
 import type { OidcContext } from 'oidc-provider';
-import type { DataSource } from 'typeorm';
-import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { machineUserKey } from '../../users/queries/grant-parties.js';
-import type { AccountFinder } from '../account/account.finder.js';
 import { API_AUDIENCE } from '../tokens/audience.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
@@ -13,17 +10,12 @@ import { AssertionReplayGuard } from './assertion-replay.js';
 import { refuseUnboundGrantOfDpopClient } from '../provider/dpop.js';
 import { ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S, assertionLifetimeProblem } from './assertion-lifetime.js';
 import { invalidGrant } from '../provider/oauth-errors.js';
+import { idJagRedeemer, isIdJagRequest } from './id-jag.redeem.js';
+import type { IdJagRedeemDeps } from './id-jag.redeem.js';
 
 /** RFC 7523 §3: the assertion may be at most this old. */
 
-interface JwtProfileDeps {
-  dataSource: DataSource;
-  uow: UnitOfWork;
-  accounts: AccountFinder;
-  issuer: string;
-  accessTokenTtl: number;
-  alg: string;
-}
+type JwtProfileDeps = IdJagRedeemDeps;
 
 /**
  * The JWT profile grant (RFC 7523 §2.1) for machine users: the assertion, signed with a machine key,
@@ -33,9 +25,12 @@ interface JwtProfileDeps {
  */
 export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): void {
   const replays = new AssertionReplayGuard(deps.uow);
+  const redeemIdJag = idJagRedeemer(provider, deps);
   const handler = async (ctx: OidcContext) => {
     refuseUnboundGrantOfDpopClient(ctx);
     const { client, params } = ctx.oidc;
+    // An application's assertion is an ID-JAG (docs/agents.md, "Enterprise-managed authorization"); a machine user's, its own.
+    if (isIdJagRequest(client, String(params.assertion ?? ''))) return redeemIdJag(ctx);
     const userId = await verifyAssertion(deps, replays, client.clientId, String(params.assertion ?? ''));
     // Said only to a holder of the user's key: the assertion is verified by now.
     const account = await deps.accounts.find(userId);

@@ -4,10 +4,12 @@ import { FeaturesService } from '../../users/features.service.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { AccountFinder } from '../account/account.finder.js';
 import { ApplicationEntry } from '../../login/application-entry.js';
+import { IdJagServices } from '../grants/id-jag.services.js';
 
 /**
  * The users domain as the provider consults it on every build: its accounts, the instance's features, who may act
- * for whom (impersonation, token exchange), each organization's login policy and who may enter which application. One parameter of ProviderInputs,
+ * for whom (impersonation, token exchange), each organization's login policy, who may enter which application and
+ * enterprise-managed authorization's services. One parameter of ProviderInputs,
  * which keeps it within the sign-in path's constructor width (docs/architecture.md, "Constructor width").
  */
 @Injectable()
@@ -18,5 +20,6 @@ export class ProviderUserServices {
     readonly access: UserAccess,
     readonly loginPolicies: LoginPolicyService,
     readonly entry: ApplicationEntry,
+    readonly idJag: IdJagServices,
   ) {}
 }

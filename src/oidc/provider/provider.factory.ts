@@ -27,6 +27,7 @@ import { AssertionReplayGuard } from '../grants/assertion-replay.js';
 import { registerTokenExchangeGrant, tokenExtras } from '../grants/token-exchange.grant.js';
 import { actOf, impersonationHolds } from '../grants/impersonation.js';
 import type { TokenExchangeDeps } from '../grants/token-exchange.grant.js';
+import type { IdJagServices } from '../grants/id-jag.services.js';
 import { buildInteractionPolicy } from './interaction.policy.js';
 import { introspectionPolicy } from './introspection.policy.js';
 import { assertClientAssertionLifetime } from './client-assertion.js';
@@ -72,6 +73,8 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   agentDocuments?: ClientIdMetadataDocuments;
   /** The per-address limit of dynamic client registrations (docs/agents.md, "Dynamic registration"). */
   registrationLimiter?: RegistrationLimiter;
+  /** Enterprise-managed authorization's external resources, access rule and trusted issuers (grants/id-jag.*.ts). */
+  idJag: IdJagServices;
 }
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'];
@@ -265,6 +268,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     dataSource,
     uow: deps.uow,
     accounts: deps.accounts,
+    idJag: deps.idJag,
     issuer: deps.issuer,
     accessTokenTtl: instance.accessTokenLifetime,
     alg: deps.keys[0]?.alg ?? 'RS256',
@@ -273,6 +277,7 @@ export function createProvider(deps: ProviderDeps): Provider {
     ...deps,
     pairwise,
     ownJwts: jwtIds,
+    signingKey: deps.keys[0],
     accessTokenTtl: instance.accessTokenLifetime,
     alg: deps.keys[0]?.alg ?? 'RS256',
   });

@@ -385,6 +385,13 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/domains': 'reads the organization’s domains',
   'POST /management/v1/orgs/:orgId/domains/:domain/verify': 'verifies a domain by its published challenge (an IAM_OWNER vouches without one)',
   'DELETE /management/v1/orgs/:orgId/domains/:domain': 'removes a domain no IdP claims (no user is changed)',
+  // The weakest caller, an ORG_OWNER of the organization (docs/agents.md, "Enterprise-managed authorization"): it can
+  // name another authorization server its own people get ID-JAGs for, and only for the people granted in one of its
+  // own projects (whom it admits itself); no user, credential or role changes, and the ID-JAG still needs the person's
+  // own sign-in.
+  'POST /management/v1/orgs/:orgId/external-resources': 'adds an external resource (no user is changed; ID-JAGs need the person’s sign-in)',
+  'GET /management/v1/orgs/:orgId/external-resources': 'reads the organization’s external resources',
+  'DELETE /management/v1/orgs/:orgId/external-resources/:externalResourceId': 'removes an external resource (no user is changed)',
   'POST /management/v1/orgs/:orgId/idps': 'adds an identity provider (linking identities is an operation above)',
   'GET /management/v1/orgs/:orgId/idps': 'reads identity providers',
   'GET /management/v1/orgs/:orgId/idps/:idpId': 'reads an identity provider',

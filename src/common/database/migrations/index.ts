@@ -41,6 +41,7 @@ import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
 import { AgentClientPolicy1795762737314 } from './1795762737314-agent-client-policy.js';
+import { ExternalResources1795763646988 } from './1795763646988-external-resources.js';
 
 /** Every migration, oldest first; TypeORM runs the ones the database has not recorded. */
 export const MIGRATIONS = [
@@ -87,4 +88,5 @@ export const MIGRATIONS = [
   UpstreamSamlSessions1795760795760,
   DynamicRegistration1795762689466,
   AgentClientPolicy1795762737314,
+  ExternalResources1795763646988,
 ];
