@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import type {
+  AuthProvider,
   FetchLike,
   OAuthClientMetadata,
   OAuthClientProvider,
@@ -115,7 +116,7 @@ export async function connectAgent(
 }
 
 /** A connection with the tokens the provider holds (the SDK refreshes them itself when the server says 401). */
-export async function connectAuthorized(serverUrl: string, provider: OAuthClientProvider, log: Exchange[]): Promise<Client> {
+export async function connectAuthorized(serverUrl: string, provider: OAuthClientProvider | AuthProvider, log: Exchange[]): Promise<Client> {
   const client = new Client({ name: 'portcullis-test-agent', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(serverUrl), { authProvider: provider, fetch: recordingFetch(log) }));
   return client;
