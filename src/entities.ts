@@ -1,6 +1,7 @@
 import { IdentityProviderEntity, IdpDomainEntity, SamlAssertionSeenEntity } from './federation/identity-provider.entity.js';
 import { IdpRoundTripEntity, UserIdentityEntity } from './federation/user-identity.entity.js';
 import { UpstreamSamlSessionEntity } from './federation/upstream-saml-session.entity.js';
+import { AgentConsentEntity } from './oidc/consent/agent-consent.entity.js';
 import { ApplicationEntity } from './users/entities/application.entity.js';
 import { EventEntity } from './common/events/event.entity.js';
 import { FeatureEntity } from './users/entities/feature.entity.js';
@@ -77,4 +78,5 @@ export const ENTITIES = [
   AgentRegistrationTokenEntity,
   DynamicClientEntity,
   ExternalResourceEntity,
+  AgentConsentEntity,
 ];

@@ -64,6 +64,11 @@ const EN = {
   accountUnusable: 'This account cannot use the account page.',
   recoveryTitle: 'Your new recovery codes',
   backToAccount: 'Back to your account',
+  agents: 'Connected apps and agents',
+  noAgents: 'No app or agent acts for you.',
+  agentMay: 'May',
+  revokeAgent: 'Revoke',
+  noticeAgentRevoked: 'The app no longer acts for you; its tokens are ended.',
 };
 
 export type AccountMessages = typeof EN;
@@ -131,6 +136,11 @@ const DE: AccountMessages = {
   accountUnusable: 'Dieses Konto kann die Kontoseite nicht verwenden.',
   recoveryTitle: 'Ihre neuen Wiederherstellungscodes',
   backToAccount: 'Zurück zu Ihrem Konto',
+  agents: 'Verbundene Apps und Agenten',
+  noAgents: 'Keine App und kein Agent handelt für Sie.',
+  agentMay: 'Darf',
+  revokeAgent: 'Widerrufen',
+  noticeAgentRevoked: 'Die App handelt nicht mehr für Sie; ihre Tokens sind beendet.',
 };
 
 export function accountMessages(locale: Locale): AccountMessages {
@@ -149,6 +159,7 @@ export const NOTICES = {
   'others-ended': 'noticeOthersEnded',
   unlinked: 'noticeUnlinked',
   linked: 'noticeLinked',
+  'agent-revoked': 'noticeAgentRevoked',
 } as const satisfies Record<string, keyof AccountMessages>;
 
 export type Notice = keyof typeof NOTICES;

@@ -41,11 +41,12 @@ export class AccountPageRenderer {
 
   async render(res: Response, visit: Visit, extra: { status?: number; notice?: string; problem?: AccountView['problem'] } = {}): Promise<void> {
     const { session, user, profile, policy, locale, t, lt } = visit;
-    const [factors, sessions, identities, idps] = await Promise.all([
+    const [factors, sessions, identities, idps, agents] = await Promise.all([
       this.factors.list(user.id, user.orgId, user.id),
       this.userSessions.list(user.orgId, user.id),
       this.identities.list(user.id, user.orgId, user.id),
       this.idps.ofOrganization(user.orgId),
+      this.protocol.connectedAgents(user.id),
     ]);
     const appName = async (clientId: string) => (await this.protocol.applicationName(clientId)) ?? t.title;
     const view: AccountView = {
@@ -69,6 +70,7 @@ export class AccountPageRenderer {
         sessions.map(async (s) => ({ ...s, applications: await Promise.all(s.clientIds.map(appName)), current: s.sessionId === session.uid })),
       ),
       identities: identities.map((i) => ({ ...i, idpName: idps.find((idp) => idp.id === i.idpId)?.name ?? i.idpId })),
+      agents,
       linkable: idps.filter((idp) => !identities.some((i) => i.idpId === idp.id)).map((idp) => ({ id: idp.id, name: idp.name })),
       notice: extra.notice,
       problem: extra.problem,

@@ -121,5 +121,7 @@ function idpInitiatedSignIn(idp: unknown): { idpHint: string; state: string } | 
 /** The section a form belongs to, where its error shows. */
 function sectionOf(path: string): AccountSection {
   const first = path.split('/')[0];
-  return first === 'sessions' || first === 'factors' || first === 'identities' || first === 'email' || first === 'password' ? first : 'profile';
+  return first === 'sessions' || first === 'agents' || first === 'factors' || first === 'identities' || first === 'email' || first === 'password'
+    ? first
+    : 'profile';
 }

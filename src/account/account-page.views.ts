@@ -1,9 +1,10 @@
 import { ACCOUNT_UI_PREFIX, APPS_UI_PATH } from '../login/ui-paths.js';
 import type { AccountMessages } from './account-page.messages.js';
 import { csrfField, esc, page } from '../login/login.views.js';
+import type { ConnectedAgent } from './account-protocol.js';
 import type { Locale, Messages } from '../login/messages.js';
 
-export type AccountSection = 'profile' | 'email' | 'password' | 'factors' | 'sessions' | 'identities';
+export type AccountSection = 'profile' | 'email' | 'password' | 'factors' | 'sessions' | 'identities' | 'agents';
 
 /** Everything the account page shows (docs/account.md, "Sections"), read for the session's own user. */
 export interface AccountView {
@@ -27,6 +28,8 @@ export interface AccountView {
   passkey: string;
   sessions: { sessionId: string; applications: string[]; signedInAt: Date; lastUsedAt: Date; current: boolean }[];
   identities: { idpId: string; idpName: string; subject: string; linkedAt: string }[];
+  /** docs/agents.md, "Consent and connected agents". */
+  agents: ConnectedAgent[];
   /** The organization's identity providers the person has no identity of yet. */
   linkable: { id: string; name: string }[];
   notice?: string;
@@ -42,7 +45,7 @@ export function accountPage(v: AccountView): string {
   const notice = v.notice ? `<p role="status" data-account-notice>${esc(v.notice)}</p>` : '';
   const body = `<style>body{max-width:720px}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px 4px 0;vertical-align:top}section{margin-top:32px}</style>
 <p>${esc(t.signedInAs(v.user.loginName))} · <a href="${esc(APPS_UI_PATH)}" data-my-apps>${esc(t.myApps)}</a> · <a href="${esc(v.signOutHref)}">${esc(t.signOut)}</a></p>${notice}
-${profileSection(v)}${emailSection(v)}${passwordSection(v)}${factorsSection(v)}${sessionsSection(v)}${identitiesSection(v)}`;
+${profileSection(v)}${emailSection(v)}${passwordSection(v)}${factorsSection(v)}${sessionsSection(v)}${agentsSection(v)}${identitiesSection(v)}`;
   return page(v.locale, t.title, body);
 }
 
@@ -156,6 +159,20 @@ function sessionsSection(v: AccountView): string {
     t.sessions,
     `<table aria-label="${esc(t.sessions)}"><thead><tr><th>${esc(t.applications)}</th><th>${esc(t.signedIn)}</th><th>${esc(t.lastUsed)}</th><th></th></tr></thead><tbody>${rows.join('')}</tbody></table>${others}`,
   );
+}
+
+function agentsSection(v: AccountView): string {
+  const { t } = v;
+  const items = v.agents.map((a) => {
+    const may = a.grants.map((g) => `<li>${g.resource ? `${esc(g.resource)}: ` : ''}${esc(g.scopes.join(' '))}</li>`).join('');
+    const revoke = form(
+      v,
+      'agents/revoke',
+      `<input type="hidden" name="clientId" value="${esc(a.clientId)}"><button type="submit" data-agent-revoke>${esc(t.revokeAgent)}</button>`,
+    );
+    return `<li data-agent="${esc(a.clientId)}"><strong>${esc(a.clientName)}</strong> <small>${esc(a.clientId)}</small><br>${esc(t.agentMay)}:<ul>${may}</ul>${revoke}</li>`;
+  });
+  return section(v, 'agents', t.agents, items.length ? `<ul>${items.join('')}</ul>` : `<p>${esc(t.noAgents)}</p>`);
 }
 
 function identitiesSection(v: AccountView): string {

@@ -26,6 +26,17 @@ export interface AccountProtocol {
   signOutUrl(): string;
   /** The name a session's application shows under; undefined for the account page's own client. */
   applicationName(clientId: string): Promise<string | undefined>;
+  /** The person's connected apps and agents (docs/agents.md, "Consent and connected agents"). */
+  connectedAgents(userId: string): Promise<ConnectedAgent[]>;
+  /** Ends the person's consent to that client and every token of it at once; false when there was none. */
+  revokeAgent(user: { id: string; orgId: string }, clientId: string): Promise<boolean>;
+}
+
+/** An agent client the person allowed to act for them, with what it may do at each resource. */
+export interface ConnectedAgent {
+  clientId: string;
+  clientName: string;
+  grants: { resource: string; scopes: string[] }[];
 }
 
 export const ACCOUNT_PROTOCOL = Symbol('ACCOUNT_PROTOCOL');

@@ -12,6 +12,7 @@ import { IdentityChanges } from './identity-changes.js';
 import { MyAppsPage } from './my-apps.page.js';
 import { ProfileChanges } from './profile-changes.js';
 import { SessionChanges } from './session-changes.js';
+import { AgentChanges } from './agent-changes.js';
 
 /**
  * The account page (docs/account.md), in the login UI's session. ACCOUNT_PROTOCOL comes from the protocol that keeps
@@ -27,6 +28,7 @@ import { SessionChanges } from './session-changes.js';
     ProfileChanges,
     FactorChanges,
     SessionChanges,
+    AgentChanges,
     IdentityChanges,
     MyAppsPage,
     AccountPageUi,

@@ -3,20 +3,26 @@ import type { Request, Response } from 'express';
 import { DomainError } from '../common/errors/domain-error.js';
 import { UserSessionsService } from '../users/self-service/user-sessions.service.js';
 import { AccountPageRenderer, done } from './account-page.renderer.js';
+import { AgentChanges } from './agent-changes.js';
 import type { AccountForm, Visit } from './account-visits.js';
 
-/** The account page's list of the user's sessions: end one, or every other. */
+/**
+ * The account page's lists of who is signed in as the user: its sessions (end one, or every other) and its connected
+ * apps and agents (revoke one: agent-changes.ts).
+ */
 @Injectable()
 export class SessionChanges {
   constructor(
     private readonly renderer: AccountPageRenderer,
     private readonly userSessions: UserSessionsService,
+    private readonly agents: AgentChanges,
   ) {}
 
   forms(): AccountForm[] {
     return [
       ['sessions/end', false, (req, res, v) => this.endSession(req, res, v)],
       ['sessions/end-others', false, (req, res, v) => this.endOtherSessions(req, res, v)],
+      ...this.agents.forms(),
     ];
   }
 

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response, Router } from 'express';
 import { APP_ACCESS_DENIED } from './application-entry.js';
+import { ConsentUi } from './consent.router.js';
 import { KnownAccounts, selectionAllowed } from './known-accounts.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginPage } from './login-page.js';
@@ -14,7 +15,7 @@ import type { UpstreamSignIn } from './upstream-sign-in.js';
 
 /**
  * The page `/ui/login/{uid}` a protocol sends the browser to (docs/product-rules.md, "OpenID Connect and OAuth"): the
- * step a pending sign-in stands at, an `idp_hint`'s IdP, the registration form (prompt=create), the account selection
+ * step a pending sign-in stands at, an agent client's consent, an `idp_hint`'s IdP, the registration form (prompt=create), the account selection
  * or the login page. Plain forms, no JavaScript but the passkey ceremony; every form carries a CSRF value bound to
  * the interaction (whose cookie the protocol checks).
  */
@@ -27,6 +28,7 @@ export class LoginEntryUi {
     private readonly secondFactor: SecondFactorUi,
     private readonly registration: RegistrationUi,
     private readonly known: KnownAccounts,
+    private readonly consent: ConsentUi,
     @Inject(UPSTREAM_SIGN_IN) private readonly upstreams: UpstreamSignIn,
   ) {}
 
@@ -40,7 +42,7 @@ export class LoginEntryUi {
   private async show(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
     const { prompt, params } = interaction;
-    if (prompt.name === 'consent') return this.flow.finish(req, res, interaction);
+    if (prompt.name === 'consent') return this.consent.show(req, res, interaction);
     // The session's user may not enter this application (interaction.policy.ts recorded it): signing in again would not help.
     if (prompt.reasons.includes(APP_ACCESS_DENIED)) return this.flow.refuseEntry(req, res, interaction, await this.flow.clientOf(interaction));
     if (await this.secondFactor.show(req, res, interaction)) return;

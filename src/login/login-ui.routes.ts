@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Router } from 'express';
 import { AccountLinksUi } from './account-links.router.js';
+import { ConsentUi } from './consent.router.js';
 import { LoginEntryUi } from './login-entry.router.js';
 import { LoginInteractions } from './login-interactions.js';
 import { OwedActionsUi } from './owed-actions.router.js';
@@ -19,6 +20,7 @@ export class LoginUiRoutes {
     private readonly registration: RegistrationUi,
     private readonly secondFactor: SecondFactorUi,
     private readonly owedActions: OwedActionsUi,
+    private readonly consent: ConsentUi,
   ) {}
 
   routes(router: Router): void {
@@ -29,5 +31,6 @@ export class LoginUiRoutes {
     this.registration.routes(router);
     this.secondFactor.routes(router);
     this.owedActions.routes(router);
+    this.consent.routes(router);
   }
 }

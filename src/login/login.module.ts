@@ -4,6 +4,7 @@ import { AccountLinksUi } from './account-links.router.js';
 import { ApplicationEntry } from './application-entry.js';
 import { KnownAccounts } from './known-accounts.js';
 import { LoginEntryUi } from './login-entry.router.js';
+import { ConsentUi } from './consent.router.js';
 import { LoginInteractions } from './login-interactions.js';
 import { LoginPage } from './login-page.js';
 import { LoginPolicies } from './login-policies.js';
@@ -45,6 +46,7 @@ import { SignInFlow } from './sign-in-flow.js';
     SecondStepChoice,
     LoginPage,
     LoginEntryUi,
+    ConsentUi,
     PasswordLoginUi,
     RegistrationUi,
     SecondFactorUi,

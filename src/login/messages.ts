@@ -102,6 +102,18 @@ const EN = {
   emailVerified: 'Your e-mail address is confirmed. You can go back to the sign-in.',
   emailVerifiedElsewhere:
     'This e-mail address is already confirmed for another account of your organization, so it cannot be confirmed for this one. Nothing was changed; ask your administrator.',
+  consentTitle: 'Allow access?',
+  consentAsks: (client: string) => `${client} asks to act for you.`,
+  consentClientHost: 'Registered by',
+  consentUnverified: 'unverified registration',
+  consentRedirect: 'Answer sent to',
+  consentLoopback: 'an app on this computer',
+  consentResource: 'At',
+  consentScopes: 'It may:',
+  consentAllow: 'Allow',
+  consentDeny: 'Deny',
+  consentRefused: 'You have no access to this resource, so no app can be connected to it for you. Ask your administrator.',
+  consentDenied: 'the user denied access',
 };
 
 type Messages = typeof EN;
@@ -210,6 +222,18 @@ const DE: Messages = {
   emailVerified: 'Ihre E-Mail-Adresse ist bestätigt. Sie können zur Anmeldung zurückkehren.',
   emailVerifiedElsewhere:
     'Diese E-Mail-Adresse ist bereits für ein anderes Konto Ihrer Organisation bestätigt und kann für dieses nicht bestätigt werden. Nichts wurde geändert; wenden Sie sich an Ihre Administration.',
+  consentTitle: 'Zugriff erlauben?',
+  consentAsks: (client: string) => `${client} möchte in Ihrem Namen handeln.`,
+  consentClientHost: 'Registriert von',
+  consentUnverified: 'nicht überprüfte Registrierung',
+  consentRedirect: 'Antwort geht an',
+  consentLoopback: 'eine App auf diesem Computer',
+  consentResource: 'Bei',
+  consentScopes: 'Sie darf:',
+  consentAllow: 'Erlauben',
+  consentDeny: 'Ablehnen',
+  consentRefused: 'Sie haben keinen Zugang zu dieser Ressource, daher kann keine App für Sie damit verbunden werden. Wenden Sie sich an Ihre Administration.',
+  consentDenied: 'the user denied access',
 };
 
 const CATALOG: Record<string, Messages> = { en: EN, de: DE };

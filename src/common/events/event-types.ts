@@ -22,6 +22,8 @@ export const EVENT_MESSAGES = {
   'project.application.key.added': 'Application key added',
   'project.application.key.removed': 'Application key removed',
   'project.application.logout.failed': 'Back-channel logout could not be delivered',
+  'user.agent.connected': 'Agent connected',
+  'user.agent.revoked': 'Agent disconnected',
   'user.human.added': 'Person added',
   'user.machine.added': 'Service user added',
   'user.machine.changed': 'Service user changed',

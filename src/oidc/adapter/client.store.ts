@@ -33,6 +33,7 @@ export const CLIENT_EXTRA = [
   'portcullis_api_access',
   'portcullis_request_object_requires_exp',
   'portcullis_resource_uri',
+  // `cimd` | `dcr`: the client registered itself and asks each person's consent (docs/agents.md, "Consent and connected agents").
   AGENT_CLIENT_MARKER,
   'portcullis_app_id',
   'portcullis_access',
@@ -274,6 +275,7 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
     portcullis_api_access: flag(row.api_access),
     scope: allowedScopes(flag(row.api_access)),
     ...(api && row.resource_uri ? { portcullis_resource_uri: row.resource_uri } : {}),
+    ...(row.agent ? { portcullis_agent: row.agent } : {}),
     ...(api ? {} : profileMetadata(row, signingAlg)),
   };
 }

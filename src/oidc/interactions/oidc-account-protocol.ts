@@ -1,7 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import type { AccountProtocol, StoredSession } from '../../account/account-protocol.js';
+import type { AccountProtocol, ConnectedAgent, StoredSession } from '../../account/account-protocol.js';
+import { EventStore } from '../../common/events/event-store.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { connectedAgentsOf } from '../consent/connected-agents.js';
+import { endConsents } from '../consent/agent-consents.js';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { ACCOUNT_SIGNED_IN_PATH } from '../../login/ui-paths.js';
@@ -18,6 +22,8 @@ export class OidcAccountProtocol implements AccountProtocol {
   constructor(
     private readonly holder: ProviderHolder,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly uow: UnitOfWork,
+    private readonly events: EventStore,
   ) {}
 
   async session(req: Request, res: Response): Promise<StoredSession> {
@@ -53,5 +59,13 @@ export class OidcAccountProtocol implements AccountProtocol {
   async applicationName(clientId: string): Promise<string | undefined> {
     if (clientId === ACCOUNT_CLIENT_ID) return undefined;
     return (await this.holder.provider.Client.find(clientId))?.clientName ?? clientId;
+  }
+
+  connectedAgents(userId: string): Promise<ConnectedAgent[]> {
+    return connectedAgentsOf(this.uow.manager, userId);
+  }
+
+  revokeAgent(user: { id: string; orgId: string }, clientId: string): Promise<boolean> {
+    return this.uow.run((manager) => endConsents(manager, this.events, { orgId: user.orgId, userId: user.id, clientId }, user.id));
   }
 }

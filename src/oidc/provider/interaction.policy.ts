@@ -17,8 +17,9 @@ interface PolicyContext {
 
 /**
  * oidc-provider's default prompts (login, consent) plus `select_account` (OIDC Core §3.1.2.1) and
- * `create` (OpenID Connect Prompt Create 1.0), which the login UI answers. Consent is never asked:
- * every client is registered by an administrator of this instance (see loadExistingGrant).
+ * `create` (OpenID Connect Prompt Create 1.0), which the login UI answers. Consent is asked only of agent clients
+ * (self-registered ones) the person has not yet allowed what they ask (loadExistingGrant; docs/agents.md,
+ * "Consent and connected agents"); an administrator's clients never ask.
  */
 export function buildInteractionPolicy(
   loginPolicy: (orgId: string) => Promise<{ mfa: string }>,

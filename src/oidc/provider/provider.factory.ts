@@ -29,6 +29,7 @@ import { actOf, impersonationHolds } from '../grants/impersonation.js';
 import type { TokenExchangeDeps } from '../grants/token-exchange.grant.js';
 import type { IdJagServices } from '../grants/id-jag.services.js';
 import { buildInteractionPolicy } from './interaction.policy.js';
+import { agentConsentMissing } from '../consent/agent-consent-gate.js';
 import { introspectionPolicy } from './introspection.policy.js';
 import { assertClientAssertionLifetime } from './client-assertion.js';
 import { OIDC_ROUTES } from './oidc.routes.js';
@@ -217,8 +218,9 @@ export function createProvider(deps: ProviderDeps): Provider {
       policy: buildInteractionPolicy(deps.loginPolicy, (ctx: OidcContext) => clientServing(dataSource, ctx.oidc.client, ctx.oidc.params?.resource), deps.entry),
       url: (_ctx: OidcContext, interaction: { uid: string }) => `${LOGIN_UI_PREFIX}/${interaction.uid}`,
     },
-    // First-party clients only: what the client asks for (within its registration) is granted.
-    loadExistingGrant: (ctx: OidcContext) => grantRequested(ctx),
+    // What an administrator's client asks for (within its registration) is granted; an agent client gets it only
+    // once the person allowed it (docs/agents.md, "Consent and connected agents"), else the consent prompt follows.
+    loadExistingGrant: async (ctx: OidcContext) => ((await agentConsentMissing(deps.uow.manager, ctx)) ? undefined : grantRequested(ctx)),
     // Refresh tokens rotate on every use; a reused one revokes the grant (RFC 9700 §4.14.2).
     rotateRefreshToken: true,
     ttl: {

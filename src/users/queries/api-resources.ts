@@ -7,6 +7,8 @@ export interface ApiResourceRow {
   client_id: string;
   access_token_type: string;
   resource_scopes: unknown;
+  /** What a person is shown on the consent page (docs/agents.md, "Consent and connected agents"). */
+  name: string;
   project_id: string;
   /** Who may obtain its tokens (docs/product-rules.md, "Application access"). */
   access: string;
@@ -18,7 +20,7 @@ export interface ApiResourceRow {
  */
 export async function apiResourceByUri(dataSource: DataSource, resourceUri: string): Promise<ApiResourceRow | undefined> {
   const rows = await statementsOf(dataSource).rows<ApiResourceRow>(
-    `SELECT a.org_id, a.client_id, a.access_token_type, a.resource_scopes, a.project_id, a.access FROM applications a WHERE a.resource_uri = ? AND a.kind = 'api'`,
+    `SELECT a.org_id, a.client_id, a.access_token_type, a.resource_scopes, a.name, a.project_id, a.access FROM applications a WHERE a.resource_uri = ? AND a.kind = 'api'`,
     [resourceUri],
   );
   return rows[0];

@@ -1,0 +1,53 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Request, Response, Router } from 'express';
+import { consentPage } from './consent.views.js';
+import { LoginInteractions } from './login-interactions.js';
+import type { Interaction } from './login-interactions.js';
+import { SignInFlow } from './sign-in-flow.js';
+import { SIGN_IN_PROTOCOL } from './sign-in-protocol.js';
+import type { SignInProtocol } from './sign-in-protocol.js';
+import { LOGIN_UI_PREFIX } from './ui-paths.js';
+
+/**
+ * The consent step (docs/agents.md, "Consent and connected agents"): an agent client's request is shown and the person
+ * allows it (remembered, then the code is issued) or denies it (access_denied to the client, OIDC Core §3.1.2.6).
+ * A client registered by an administrator asks nothing, so its consent prompt finishes at once.
+ */
+@Injectable()
+export class ConsentUi {
+  constructor(
+    @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
+    private readonly interactions: LoginInteractions,
+    private readonly flow: SignInFlow,
+  ) {}
+
+  routes(router: Router): void {
+    this.interactions.postSteps(router, {
+      consent: (req, res, interaction) => this.allow(req, res, interaction),
+      'consent-deny': (req, res, interaction) => this.deny(req, res, interaction),
+    });
+  }
+
+  async show(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const request = await this.protocol.consentRequest(interaction);
+    if (!request) return this.flow.finish(req, res, interaction);
+    if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused);
+    const ctx = this.interactions.formContext(req, interaction, 'consent');
+    this.interactions.render(res, consentPage(ctx, `${LOGIN_UI_PREFIX}/${interaction.uid}/consent-deny`, request));
+  }
+
+  private async allow(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    if (interaction.prompt.name !== 'consent') return this.flow.restart(res, interaction);
+    const request = await this.protocol.consentRequest(interaction);
+    if (!request) return this.flow.finish(req, res, interaction);
+    if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused);
+    await this.protocol.allowConsent(interaction);
+    res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
+  }
+
+  private async deny(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    if (interaction.prompt.name !== 'consent') return this.flow.restart(res, interaction);
+    await this.protocol.deny(interaction, this.interactions.formContext(req, interaction, 'consent').t.consentDenied);
+    res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
+  }
+}

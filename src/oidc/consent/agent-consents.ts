@@ -1,0 +1,72 @@
+import type { EntityManager } from 'typeorm';
+import { newId } from '../../common/ids.js';
+import type { EventStore } from '../../common/events/event-store.js';
+import { AgentConsentEntity } from './agent-consent.entity.js';
+
+/** One consent request: who allows which client what at which resource ('' for none). */
+export interface ConsentKey {
+  orgId: string;
+  userId: string;
+  clientId: string;
+  clientName: string;
+  resource: string;
+  scopes: string[];
+}
+
+/**
+ * Whether the person already allowed this client these scopes (or more) at this resource: then nothing is asked
+ * again; one scope more asks again (docs/agents.md, "Consent and connected agents").
+ */
+export async function consentCovers(manager: EntityManager, key: Omit<ConsentKey, 'orgId' | 'clientName'>): Promise<boolean> {
+  const row = await manager.findOneBy(AgentConsentEntity, { userId: key.userId, clientId: key.clientId, resource: key.resource });
+  if (!row) return false;
+  const allowed = new Set(row.scopes);
+  return key.scopes.every((scope) => allowed.has(scope));
+}
+
+/** Records an allowed consent (the scopes added to those allowed before) and its event, in the caller's transaction. */
+export async function rememberConsent(manager: EntityManager, events: EventStore, key: ConsentKey): Promise<void> {
+  const now = new Date();
+  const row = await manager.findOneBy(AgentConsentEntity, { userId: key.userId, clientId: key.clientId, resource: key.resource });
+  const scopes = [...new Set([...(row?.scopes ?? []), ...key.scopes])].sort();
+  if (row) await manager.update(AgentConsentEntity, { id: row.id }, { scopes, clientName: key.clientName, changedAt: now });
+  else await manager.insert(AgentConsentEntity, { id: newId(), ...key, scopes, createdAt: now, changedAt: now });
+  await events.push(manager, {
+    type: 'user.agent.connected',
+    aggregateType: 'user',
+    aggregateId: key.userId,
+    resourceOwner: key.orgId,
+    editorUserId: key.userId,
+    payload: { clientId: key.clientId, resource: key.resource, scopes },
+  });
+}
+
+/** The person's connected agents, one entry per client and resource, newest change first. */
+export function consentsOf(manager: EntityManager, userId: string): Promise<AgentConsentEntity[]> {
+  return manager.find(AgentConsentEntity, { where: { userId }, order: { changedAt: 'DESC', id: 'ASC' } });
+}
+
+/**
+ * Ends every consent of the person to this client and, at once, every grant, code and token the client holds for
+ * the person (docs/agents.md, "Consent and connected agents"): a refresh token is refused at its next use. Returns
+ * whether there was anything to end.
+ */
+export async function endConsents(
+  manager: EntityManager,
+  events: EventStore,
+  target: { orgId: string; userId: string; clientId: string },
+  editorUserId: string,
+): Promise<boolean> {
+  const removed = await manager.delete(AgentConsentEntity, { userId: target.userId, clientId: target.clientId });
+  await manager.query('DELETE FROM oidc_payloads WHERE account_id = ? AND client_id = ?', [target.userId, target.clientId]);
+  if (!removed.affected) return false;
+  await events.push(manager, {
+    type: 'user.agent.revoked',
+    aggregateType: 'user',
+    aggregateId: target.userId,
+    resourceOwner: target.orgId,
+    editorUserId,
+    payload: { clientId: target.clientId },
+  });
+  return true;
+}

@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
+import { before, describe, it } from 'node:test';
+import { csrfOf, LoginClient } from '../attack/support/login-client.js';
+import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
+import type { OidcApp } from './support/oidc-fixtures.js';
+import { unique, useService } from '../support/fixtures.js';
+import type { TestService } from '../support/service.js';
+import { markAgent } from './support/agent-clients.js';
+
+const REDIRECT = 'http://127.0.0.1:65530/cb';
+const SCOPES = [
+  { name: 'files:read', description: 'Read your files' },
+  { name: 'files:write', description: 'Change your files' },
+];
+
+type Project = { orgId: string; projectId: string; primaryDomain: string };
+
+interface Authorization {
+  /** The consent page, when one was shown. */
+  consent?: string;
+  callback: URL;
+  verifier: string;
+}
+
+/**
+ * The code flow as a browser runs it, signing in when asked and answering a consent page with `answer`; returns what
+ * reached the redirect URI.
+ */
+async function authorize(
+  browser: LoginClient,
+  client: OidcApp,
+  loginName: string,
+  scope: string,
+  resource: string,
+  answer: 'allow' | 'deny',
+  prompt?: string,
+): Promise<Authorization> {
+  const verifier = randomBytes(32).toString('base64url');
+  const params = {
+    client_id: client.clientId,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope,
+    resource,
+    state: 'st',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...(prompt ? { prompt } : {}),
+  };
+  let res = await browser.get(`/oauth/v2/authorize?${new URLSearchParams(params)}`);
+  let consent: string | undefined;
+  for (let i = 0; i < 12; i++) {
+    const location = res.location ?? '';
+    if (location.startsWith(REDIRECT)) return { consent, callback: new URL(location), verifier };
+    const uid = /^\/ui\/login\/([^/?]+)$/.exec(location)?.[1];
+    if (!uid) {
+      res = await browser.get(location);
+      continue;
+    }
+    const page = await browser.get(location);
+    if (page.text.includes('name="loginName"')) {
+      res = await browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName, password: PASSWORD });
+    } else if (page.text.includes('data-consent-allow')) {
+      consent = page.text;
+      res = await browser.post(`/ui/login/${uid}/${answer === 'allow' ? 'consent' : 'consent-deny'}`, { csrf: csrfOf(page.text) });
+    } else {
+      return { consent: page.text, callback: new URL('about:blank'), verifier };
+    }
+  }
+  assert.fail('the flow did not reach the redirect URI');
+}
+
+async function redeem(svc: TestService, client: OidcApp, auth: Authorization) {
+  const code = auth.callback.searchParams.get('code');
+  assert.ok(code, `a code at the redirect URI: ${auth.callback}`);
+  const res = await postForm(
+    svc,
+    '/oauth/v2/token',
+    { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: auth.verifier },
+    { id: client.clientId, secret: client.clientSecret! },
+  );
+  assert.equal(res.status, 200, res.text);
+  return res.body as { access_token: string; refresh_token?: string; scope?: string };
+}
+
+/** docs/agents.md, "Consent and connected agents": agent clients ask each person, once per scope set. */
+describe('consent of agent clients', () => {
+  const svc = useService();
+  let project: Project;
+  let resourceUri: string;
+  let resourceName: string;
+  let agent: OidcApp;
+  let firstParty: OidcApp;
+  let loginName: string;
+
+  before(async () => {
+    project = await createProject(svc);
+    resourceUri = `https://${unique('mcp')}.example/mcp`;
+    resourceName = unique('Files MCP');
+    const api = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/api`, {
+      token: svc.adminToken,
+      body: { name: resourceName, authMethod: 'client_secret_basic', resourceUri, scopes: SCOPES },
+    });
+    assert.equal(api.status, 201, api.text);
+    agent = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', 'refresh_token'] });
+    await markAgent(svc, agent.clientId, 'dcr');
+    firstParty = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' });
+    const user = await createHuman(svc, project.orgId);
+    loginName = `${user.userName}@${project.primaryDomain}`;
+  });
+
+  it("an administrator's client asks no consent", async () => {
+    const auth = await authorize(new LoginClient(svc.url), firstParty, loginName, 'openid files:read', resourceUri, 'deny');
+    assert.equal(auth.consent, undefined);
+    assert.ok(auth.callback.searchParams.get('code'));
+  });
+
+  it('shows who asks, where the answer goes, the resource and each scope; deny answers access_denied', async () => {
+    const auth = await authorize(new LoginClient(svc.url), agent, loginName, 'openid files:read', resourceUri, 'deny');
+    assert.ok(auth.consent, 'a consent page');
+    assert.match(auth.consent, /data-consent-unverified/, 'a dynamic registration is unverified');
+    assert.match(auth.consent, /127\.0\.0\.1:65530 \(<strong data-consent-loopback>an app on this computer/);
+    assert.ok(auth.consent.includes(resourceName), 'the resource is named');
+    assert.match(auth.consent, /data-consent-scope="files:read">Read your files/);
+    assert.doesNotMatch(auth.consent, /files:write/);
+    assert.equal(auth.callback.searchParams.get('error'), 'access_denied');
+    assert.equal(auth.callback.searchParams.get('code'), null);
+    const [{ n }] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM agent_consents WHERE client_id = ?', [agent.clientId]);
+    assert.equal(Number(n), 0, 'nothing remembered');
+  });
+
+  it('allow issues the code; the same or fewer scopes ask nothing, more scopes ask again', async () => {
+    const browser = new LoginClient(svc.url);
+    const first = await authorize(browser, agent, loginName, 'openid offline_access files:read', resourceUri, 'allow');
+    assert.ok(first.consent);
+    const tokens = await redeem(svc, agent, first);
+    assert.deepEqual(String(tokens.scope).split(' ').sort(), ['files:read', 'offline_access', 'openid']);
+
+    const same = await authorize(new LoginClient(svc.url), agent, loginName, 'openid files:read', resourceUri, 'deny');
+    assert.equal(same.consent, undefined, 'fewer scopes, in a new browser: not asked again');
+    assert.ok(same.callback.searchParams.get('code'));
+    const silent = await authorize(browser, agent, loginName, 'openid offline_access files:read', resourceUri, 'deny', 'none');
+    assert.ok(silent.callback.searchParams.get('code'), 'prompt=none works once allowed');
+
+    const more = await authorize(browser, agent, loginName, 'openid files:read files:write', resourceUri, 'allow');
+    assert.ok(more.consent, 'one scope more: asked again');
+    assert.match(more.consent, /data-consent-scope="files:write">Change your files/);
+    assert.deepEqual(
+      String((await redeem(svc, agent, more)).scope)
+        .split(' ')
+        .sort(),
+      ['files:read', 'files:write', 'openid'],
+    );
+    const none = await authorize(new LoginClient(svc.url), agent, loginName, 'openid files:write', resourceUri, 'deny', 'none');
+    assert.equal(none.callback.searchParams.get('error'), 'login_required', 'a new browser has no session');
+  });
+
+  it('prompt=none without consent answers consent_required', async () => {
+    const other = await createHuman(svc, project.orgId);
+    const browser = new LoginClient(svc.url);
+    const signedIn = await authorize(browser, firstParty, `${other.userName}@${project.primaryDomain}`, 'openid', resourceUri, 'deny');
+    assert.ok(signedIn.callback.searchParams.get('code'));
+    const silent = await authorize(browser, agent, 'unused', 'openid files:read', resourceUri, 'allow', 'none');
+    assert.equal(silent.callback.searchParams.get('error'), 'consent_required');
+  });
+
+  it('a CIMD client shows the host of its client_id', async () => {
+    const cimd = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' });
+    await markAgent(svc, cimd.clientId, 'cimd');
+    const auth = await authorize(new LoginClient(svc.url), cimd, loginName, 'openid', resourceUri, 'deny');
+    assert.match(auth.consent ?? '', /data-consent-client-host/);
+    assert.doesNotMatch(auth.consent ?? '', /data-consent-unverified/);
+  });
+
+  it("the resource's API application with access granted refuses people without a grant", async () => {
+    const guarded = `https://${unique('mcp')}.example/mcp`;
+    const api = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/api`, {
+      token: svc.adminToken,
+      body: { name: unique('guarded'), authMethod: 'client_secret_basic', resourceUri: guarded, scopes: SCOPES },
+    });
+    assert.equal(api.status, 201, api.text);
+    await svc.dataSource.query("UPDATE applications SET access = 'granted' WHERE resource_uri = ?", [guarded]);
+    const browser = new LoginClient(svc.url);
+    const auth = await authorize(browser, agent, loginName, 'openid files:read', guarded, 'allow');
+    assert.equal(auth.callback.href, 'about:blank', 'no answer reaches the client');
+    assert.match(auth.consent ?? '', /no access to this resource/);
+    assert.doesNotMatch(auth.consent ?? '', /data-consent-allow/);
+    const [{ n }] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM agent_consents WHERE resource = ?', [guarded]);
+    assert.equal(Number(n), 0);
+  });
+
+  it('the account page lists the agent; Revoke ends its consent and its refresh token at once', async () => {
+    const person = await createHuman(svc, project.orgId);
+    const name = `${person.userName}@${project.primaryDomain}`;
+    const browser = new LoginClient(svc.url);
+    const auth = await authorize(browser, agent, name, 'openid offline_access files:read', resourceUri, 'allow');
+    const tokens = await redeem(svc, agent, auth);
+    assert.ok(tokens.refresh_token);
+
+    const page = await browser.get('/ui/account');
+    assert.equal(page.status, 200, page.text.slice(0, 300));
+    assert.match(page.text, new RegExp(`data-agent="${agent.clientId}"`));
+    assert.match(page.text, /data-agent-revoke/);
+    assert.ok(page.text.includes(`${resourceUri}: files:read offline_access openid`), 'what it may do');
+
+    const unknown = await browser.post('/ui/account/agents/revoke', { csrf: csrfOf(page.text), clientId: 'no-such-client' });
+    assert.equal(unknown.status, 404);
+    const revoked = await browser.post('/ui/account/agents/revoke', { csrf: csrfOf(page.text), clientId: agent.clientId });
+    assert.equal(revoked.status, 303, revoked.text.slice(0, 300));
+    const after = await browser.get('/ui/account');
+    assert.doesNotMatch(after.text, new RegExp(`data-agent="${agent.clientId}"`));
+
+    const refresh = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      { id: agent.clientId, secret: agent.clientSecret! },
+    );
+    assert.equal(refresh.status, 400, refresh.text);
+    assert.equal(refresh.body.error, 'invalid_grant');
+    const again = await authorize(browser, agent, name, 'openid files:read', resourceUri, 'deny');
+    assert.ok(again.consent, 'consent is asked again');
+    const [{ n }] = await svc.dataSource.query("SELECT COUNT(*) AS n FROM events WHERE type = 'user.agent.revoked' AND aggregate_id = ?", [person.userId]);
+    assert.equal(Number(n), 1);
+  });
+});
