@@ -15,7 +15,7 @@ import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, s
 import type { RelyingParty } from '../oidc/support/browser.js';
 import { startClientDocuments } from './support/client-documents.js';
 import type { ClientDocuments } from './support/client-documents.js';
-import { AgentProvider, connectAgent, transcript, whoami } from './support/mcp-client.js';
+import { AgentProvider, connectAgent, connectAuthorized, transcript, whoami } from './support/mcp-client.js';
 import type { Exchange } from './support/mcp-client.js';
 import { startMcpServer } from './support/mcp-server.js';
 import type { McpTestServer } from './support/mcp-server.js';
@@ -109,12 +109,18 @@ describe('MCP TypeScript SDK client and server', () => {
     (consent: { shown?: boolean } = {}) =>
     async (authorizationUrl: URL): Promise<URLSearchParams> => {
       const { context, page } = await newPage(browser);
+      const visited: string[] = [];
+      page.on('response', (r) =>
+        visited.push(`${r.status()} ${r.request().method()} ${r.url()} ${r.headers()['set-cookie'] ?? ''} ${r.headers()['location'] ?? ''}`),
+      );
       try {
         const cb = await authorize(rp, page, authorizationUrl, async (p) => {
           await p.waitForLoadState();
           if (!(await p.isVisible('input[name="password"]'))) throw new Error(`no login form at ${p.url()}: ${(await p.textContent('body'))?.slice(0, 500)}`);
           await submitLogin(p, loginName, PASSWORD);
-          consent.shown = await allowIfAsked(p);
+          consent.shown = await allowIfAsked(p).catch((e: Error) => {
+            throw new Error(`${e.message}\n${visited.join('\n')}`);
+          });
         });
         return callbackParams(cb);
       } finally {
@@ -126,7 +132,9 @@ describe('MCP TypeScript SDK client and server', () => {
     const asked = await Promise.race([
       page.waitForSelector('[data-consent-allow]', { timeout: 15_000 }).then(() => true),
       page.waitForURL((url) => url.href.startsWith(rp.url), { timeout: 15_000 }).then(() => false),
-    ]);
+    ]).catch(async (error: Error) => {
+      throw new Error(`neither consent nor the client at ${page.url()}: ${(await page.textContent('body'))?.slice(0, 600)}\n${error.message}`);
+    });
     if (asked) await page.click('[data-consent-allow]');
     return asked;
   };
@@ -144,8 +152,10 @@ describe('MCP TypeScript SDK client and server', () => {
     const app = await createOidcApp(svc, project, { authMethod: 'none', redirectUris: [`${rp.url}/cb`] });
     const provider = new AgentProvider(`${rp.url}/cb`, agentMetadata('SDK agent'), { clientId: app.clientId, issuer });
     const log: Exchange[] = [];
-    const client = await connectAgent(mcp.url, provider, signInWithChromium(), log);
+    const consent: { shown?: boolean } = {};
+    const client = await connectAgent(mcp.url, provider, signInWithChromium(consent), log);
     try {
+      assert.equal(consent.shown, false, 'an application of the organization asks no consent');
       const me = await whoami(client);
       assert.ok(me.includes(userName), `the tool answers for the person who signed in: ${me}\n${transcript(log)}`);
       const url = provider.authorizationUrl!;
@@ -170,8 +180,10 @@ describe('MCP TypeScript SDK client and server', () => {
     const clientId = documents.publish((id) => ({ client_id: id, ...agentMetadata('SDK agent (CIMD)') }), name);
     const provider = new AgentProvider(`${rp.url}/cb`, agentMetadata('SDK agent (CIMD)'), { clientMetadataUrl: clientId });
     const log: Exchange[] = [];
-    const client = await connectAgent(mcp.url, provider, signInWithChromium(), log);
+    const consent: { shown?: boolean } = {};
+    const client = await connectAgent(mcp.url, provider, signInWithChromium(consent), log);
     try {
+      assert.equal(consent.shown, true, 'the person consented in Chromium');
       assert.ok((await whoami(client)).includes(userName), transcript(log));
       assert.equal(provider.authorizationUrl!.searchParams.get('client_id'), clientId);
       assert.equal(lastIntrospection().client_id, clientId);
@@ -186,8 +198,10 @@ describe('MCP TypeScript SDK client and server', () => {
   it('dynamic registration (RFC 7591): without a metadata URL the SDK registers itself, then connects', async () => {
     const provider = new AgentProvider(`${rp.url}/cb`, agentMetadata('SDK agent (DCR)'));
     const log: Exchange[] = [];
-    const client = await connectAgent(mcp.url, provider, signInWithChromium(), log);
+    const consent: { shown?: boolean } = {};
+    const client = await connectAgent(mcp.url, provider, signInWithChromium(consent), log);
     try {
+      assert.equal(consent.shown, true, 'the person consented in Chromium');
       assert.ok((await whoami(client)).includes(userName), transcript(log));
       const registration = log.find((e) => e.url.endsWith('/oauth/v2/register'));
       assert.equal(registration?.status, 201, transcript(log));
@@ -197,5 +211,35 @@ describe('MCP TypeScript SDK client and server', () => {
     } finally {
       await client.close();
     }
+  });
+
+  it('Revoke on the account page: the agent’s refresh token dies at once (invalid_grant)', async () => {
+    const clientId = documents.publish((id) => ({ client_id: id, ...agentMetadata('SDK agent to revoke') }), unique('agent'));
+    const provider = new AgentProvider(`${rp.url}/cb`, agentMetadata('SDK agent to revoke'), { clientMetadataUrl: clientId });
+    const log: Exchange[] = [];
+    const client = await connectAgent(mcp.url, provider, signInWithChromium(), log);
+    await client.close();
+    assert.ok(provider.tokens()?.refresh_token, transcript(log));
+
+    const { context, page } = await newPage(browser);
+    try {
+      await page.goto(`${issuer}/ui/account`);
+      if (await page.isVisible('input[name="password"]')) await submitLogin(page, loginName, PASSWORD);
+      const agent = page.locator(`[data-agent="${clientId}"]`);
+      await agent.waitFor();
+      await agent.locator('[data-agent-revoke]').click();
+      await page.waitForLoadState();
+      assert.equal(await page.locator(`[data-agent="${clientId}"]`).count(), 0, 'no longer listed');
+    } finally {
+      await context.close();
+    }
+
+    // Once its access token has expired, the SDK refreshes as it does on a 401; the token endpoint refuses.
+    provider.saveTokens({ ...provider.tokens()!, access_token: 'expired' });
+    const refreshLog: Exchange[] = [];
+    await assert.rejects(connectAuthorized(mcp.url, provider, refreshLog));
+    const refresh = refreshLog.find((e) => e.body?.includes('grant_type=refresh_token'));
+    assert.equal(refresh?.status, 400, transcript(refreshLog));
+    assert.equal(JSON.parse(refresh!.answer).error, 'invalid_grant');
   });
 });
