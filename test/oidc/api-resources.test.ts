@@ -103,6 +103,26 @@ describe('API applications as resources (RFC 8707)', () => {
     assert.equal((await introspect(refreshed.body.access_token, jwtResource)).active, true);
   });
 
+  it('an OAuth request for the resource without openid, as MCP clients send it: a token for the resource, no ID token', async () => {
+    const { tokens, error } = await codeFlow(jwtResource.resourceUri, 'files:read offline_access');
+    assert.ok(tokens, error);
+    assert.equal(tokens.id_token, undefined, 'no openid, no ID token');
+    assert.deepEqual([decodeJwt(tokens.access_token).aud].flat(), [jwtResource.resourceUri]);
+    assert.deepEqual(String(tokens.scope).split(' ').sort(), ['files:read', 'offline_access']);
+    assert.ok(tokens.refresh_token, 'offline_access yields a refresh token');
+    assert.equal((await introspect(tokens.access_token, jwtResource)).active, true);
+    // Without a resource the request is an OpenID Connect one, and openid is required.
+    const { error: noResource } = await signIn(svc, {
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      redirectUri: REDIRECT,
+      loginName,
+      password: PASSWORD,
+      scope: 'files:read',
+    });
+    assert.equal(noResource, 'invalid_scope');
+  });
+
   it('without offline_access no refresh token; an opaque resource gets opaque tokens', async () => {
     const { tokens, error } = await codeFlow(opaqueResource.resourceUri, 'openid files:write');
     assert.ok(tokens, error);

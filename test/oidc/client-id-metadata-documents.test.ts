@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,6 +13,7 @@ import { createOrg, unique, useService } from '../support/fixtures.js';
 import { spawnService } from '../support/process.js';
 import type { ServiceProcess } from '../support/process.js';
 import { freePort } from '../support/service.js';
+import { throwAwayCa } from '../support/throw-away-ca.js';
 import type { TestService } from '../support/service.js';
 import { PASSWORD, createHuman, createProject, postForm } from './support/oidc-fixtures.js';
 import { signIn } from './support/sign-in.js';
@@ -21,50 +21,6 @@ import { signIn } from './support/sign-in.js';
 /** Registered without a port; requested on any port (RFC 8252 §7.3). */
 const REGISTERED_REDIRECT = 'http://127.0.0.1/callback';
 const REDIRECT = 'http://127.0.0.1:51234/callback';
-
-/** A throw-away certificate authority and a certificate it signs for 127.0.0.1, in a temporary directory. */
-function throwAwayCa(dir: string): { ca: string; key: string; cert: string } {
-  const file = (name: string) => join(dir, name);
-  const run = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  run([
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.pem'),
-    '-days',
-    '1',
-    '-subj',
-    '/CN=Portcullis test CA',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
-  ]);
-  run(['req', ...ec, '-keyout', file('leaf.key'), '-out', file('leaf.csr'), '-subj', '/CN=127.0.0.1']);
-  writeFileSync(file('leaf.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
-  run([
-    'x509',
-    '-req',
-    '-in',
-    file('leaf.csr'),
-    '-CA',
-    file('ca.pem'),
-    '-CAkey',
-    file('ca.key'),
-    '-CAcreateserial',
-    '-out',
-    file('leaf.pem'),
-    '-days',
-    '1',
-    '-extfile',
-    file('leaf.ext'),
-  ]);
-  return { ca: file('ca.pem'), key: file('leaf.key'), cert: file('leaf.pem') };
-}
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 

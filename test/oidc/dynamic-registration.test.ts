@@ -198,6 +198,22 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
     assert.equal(await countRows(svc, 'dynamic_clients'), before);
   });
 
+  it('a scope in the registration, as MCP clients send the resource’s own, is accepted and not kept: the resource decides', async () => {
+    const res = await register(svc, publicClient({ scope: 'files:read offline_access' }), await issueToken(svc, a.project.orgId));
+    assert.equal(res.status, 201, res.text);
+    assert.equal(res.body.scope, undefined, 'replaced (RFC 7591 §3.2.1)');
+    const { tokens, error } = await signIn(svc, {
+      clientId: res.body.client_id,
+      redirectUri: REDIRECT,
+      loginName: a.loginName,
+      password: PASSWORD,
+      scope: 'files:read offline_access',
+      extra: { resource: a.resourceUri },
+    });
+    assert.ok(tokens, error);
+    assert.deepEqual(String(tokens.scope).split(' ').sort(), ['files:read', 'offline_access']);
+  });
+
   it('RFC 7592: reads, updates (a new registration access token) and deletes with the registration access token', async () => {
     const created = await register(svc, publicClient(), await issueToken(svc, a.project.orgId));
     assert.equal(created.status, 201, created.text);

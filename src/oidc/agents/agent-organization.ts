@@ -37,7 +37,8 @@ export async function clientServing(dataSource: DataSource, client: AgentClient 
   // A registration not bound yet serves the organization of its resource while that one takes open registrations.
   if (isUnboundAgent(client)) return clientForBoundary(dataSource, client, resource);
   if (!client || !belongsToNoOrganization(client)) return client;
-  return { portcullis_kind: client.portcullis_kind, portcullis_org_id: await organizationOfResource(dataSource, resource), portcullis_api_access: false };
+  // The client itself (its id, name and agent mark: the consent step asks by them), in the resource's organization.
+  return { ...client, portcullis_org_id: await organizationOfResource(dataSource, resource), portcullis_api_access: false };
 }
 
 /**

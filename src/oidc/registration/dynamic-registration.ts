@@ -49,6 +49,10 @@ export function dynamicRegistrationFeatures() {
       idFactory: (ctx: OidcContext) => {
         const body = withoutOwnMetadata(ctx.oidc.body as Record<string, unknown>);
         assertAgentClientMetadata(body);
+        // RFC 7591 §2 `scope` is replaced (§3.2.1 lets the server do so): what a registered agent may ask for is
+        // decided by the resource it names (docs/agents.md, "Resources"), and MCP clients send the resource's own
+        // scopes here, which oidc-provider would refuse as unknown to it.
+        delete body.scope;
         return `${AGENT_CLIENT_PREFIX}${randomBytes(16).toString('base64url')}`;
       },
     },

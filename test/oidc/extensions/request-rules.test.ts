@@ -19,6 +19,12 @@ describe('contract: Client#responseTypeAllowed and Client#grantTypeAllowed', () 
     assert.equal(new errors.UnauthorizedClient('x').error, 'unauthorized_client');
     assert.equal(new errors.InvalidScope('x', 'openid').error, 'invalid_scope');
   });
+
+  it('Client#requireAuthTime is assigned by the constructor and read only by the authorization endpoint', () => {
+    assert.match(librarySource('models/client.js'), /Object\.assign\(this, mapKeys\(schema/, 'an inherited setter receives it');
+    assert.match(librarySource('actions/authorization/scopes.js'), /requireAuthTime: 'require_auth_time'/);
+    assert.match(librarySource('actions/authorization/claims.js'), /ctx\.oidc\.client\.requireAuthTime/);
+  });
 });
 
 describe('the RFC 6749 error codes of the request rules', () => {

@@ -14,7 +14,11 @@ interface RequestClient {
  * caller gets the boolean as before. The authorization error handler still validates the redirect URI
  * before it delivers an error there.
  *
- * - No `openid` → `invalid_scope`; a response type the application is not registered for →
+ * - No `openid` → `invalid_scope`, unless the request names a `resource` (RFC 8707): an OAuth request for a resource
+ *   server, as MCP clients make it with the scopes of the server's RFC 9728 metadata (docs/agents.md, "Resources");
+ *   its token is for that resource and no ID token is issued. `require_auth_time`, which every application has for
+ *   its ID tokens, is then not in force: oidc-provider would refuse the request for it (`Client#requireAuthTime`,
+ *   read only by the authorization endpoint's openid-scope and claims checks). A response type the application is not registered for →
  *   `unauthorized_client` (RFC 6749 §4.1.2.1); a grant type it is not registered for →
  *   `unauthorized_client` (RFC 6749 §5.2), also at the device authorization endpoint (RFC 8628 §3.2). oidc-provider answers `invalid_request` for all three.
  * - `offline_access` yields a refresh token whenever it is asked for. OIDC Core §11 lets a provider
@@ -30,10 +34,14 @@ export function enforceRequestRules(provider: Provider): void {
     if (!responseTypeAllowed.call(this, type)) throw new errors.UnauthorizedClient('requested response_type is not allowed for this client');
     const params = Provider.ctx?.oidc?.params;
     const scopes = String(params?.scope ?? '').split(' ');
-    if (!scopes.includes('openid')) throw new errors.InvalidScope('the openid scope is required', 'openid');
+    if (!scopes.includes('openid')) {
+      if (!params?.resource) throw new errors.InvalidScope('the openid scope is required', 'openid');
+      resourceRequests.add(Provider.ctx!);
+    }
     if (scopes.includes('offline_access')) impliedConsent(Provider.ctx!, params);
     return true;
   };
+  requireAuthTimeOnlyForOpenid(proto);
   const grantTypeAllowed = proto.grantTypeAllowed;
   proto.grantTypeAllowed = function (this: RequestClient, type: string): boolean {
     if (grantTypeAllowed.call(this, type)) return true;
@@ -43,6 +51,23 @@ export function enforceRequestRules(provider: Provider): void {
 }
 
 const silentOfflineRequests = new WeakSet<object>();
+/** Authorization requests without `openid` that name a resource: no ID token, so no `auth_time` to require. */
+const resourceRequests = new WeakSet<object>();
+const requireAuthTimes = new WeakMap<object, boolean>();
+
+/** The client's `requireAuthTime`, assigned by its constructor, read as false during a request of `resourceRequests`. */
+function requireAuthTimeOnlyForOpenid(proto: RequestClient): void {
+  Object.defineProperty(proto, 'requireAuthTime', {
+    configurable: true,
+    get(this: object): boolean {
+      const ctx = Provider.ctx;
+      return requireAuthTimes.get(this) === true && !(ctx && resourceRequests.has(ctx));
+    },
+    set(this: object, value: boolean) {
+      requireAuthTimes.set(this, value);
+    },
+  });
+}
 
 function impliedConsent(ctx: OidcContext, params: { prompt?: string }): void {
   const prompts = new Set(
