@@ -86,6 +86,11 @@ interface NewApiApplication {
   accessTokenType?: AccessTokenType;
   resourceUri?: string | null;
   scopes?: ResourceScope[];
+  /**
+   * `granted`: only people with a grant in its project may connect an agent to its resource or get an ID-JAG
+   * redemption token for it (docs/product-rules.md, "Application access"); default `everyone`.
+   */
+  access?: ApplicationAccessMode;
 }
 
 /** The columns only an API application fills: its resource (RFC 8707) and that resource's scopes. */
@@ -161,6 +166,7 @@ export class ProjectsService {
       name: input.name,
       authMethod: input.authMethod,
       accessTokenType: input.accessTokenType ?? 'opaque',
+      access: validAccessMode(input.access ?? 'everyone'),
       resourceUri: resource.resourceUri,
       resourceScopes: resource.resourceUri === null ? null : resource.scopes,
     });
@@ -337,7 +343,8 @@ export class ProjectsService {
         accessTokenType: app.accessTokenType,
         devMode: app.devMode,
         apiAccess: app.apiAccess,
-        ...(app.kind === 'api' ? {} : { access: app.access ?? 'everyone', homeUrl: app.homeUrl ?? null }),
+        access: app.access ?? 'everyone',
+        ...(app.kind === 'api' ? {} : { homeUrl: app.homeUrl ?? null }),
         ...(app.kind === 'oidc' ? profileFields(app) : {}),
         ...(app.resourceUri ? { resourceUri: app.resourceUri, scopes: (app.resourceScopes ?? []) as unknown as JsonObject[] } : {}),
         ...more?.payload,

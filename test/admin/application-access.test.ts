@@ -106,13 +106,52 @@ describe('applications: access and homeUrl, and the ApplicationAccess service', 
           `PATCH ${value}`,
         );
     }
-    const api = await svc.api('POST', `${projectUrl(a, p)}/apps/api`, {
-      token: a.owner.token,
-      body: { name: unique('api'), authMethod: 'client_secret_basic' },
-    });
-    await badRequest(svc, ['access'], () =>
-      svc.api('PATCH', `${projectUrl(a, p)}/apps/${api.body.appId}`, { token: a.owner.token, body: { access: 'granted' } }),
-    );
+  });
+
+  it('API applications take access (default everyone) on create, read and PATCH; a homeUrl or a bad access is a 400', async () => {
+    const p = await project(a);
+    const apiApp = (overrides: Record<string, unknown> = {}) => ({ name: unique('api'), authMethod: 'client_secret_basic', ...overrides });
+    const created = async (body: Record<string, unknown>): Promise<string> => {
+      const res = await svc.api('POST', `${projectUrl(a, p)}/apps/api`, { token: a.owner.token, body });
+      assert.equal(res.status, 201, res.text);
+      return res.body.appId;
+    };
+    const plain = await created(apiApp());
+    const read = await svc.api('GET', `${projectUrl(a, p)}/apps/${plain}`, { token: a.owner.token });
+    assert.equal(read.body.access, 'everyone', read.text);
+    assert.equal('homeUrl' in read.body, false, 'no link on an API application');
+
+    const guarded = await created(apiApp({ access: 'granted' }));
+    assert.deepEqual({ ...(await row(svc, 'SELECT access, home_url FROM applications WHERE id = ?', [guarded])) }, { access: 'granted', home_url: null });
+    const added = await theEvent(svc, 'project.application.added', p, (event) => event.payload.appId === guarded);
+    assert.equal(added.payload.access, 'granted');
+    assert.equal('homeUrl' in added.payload, false);
+    assert.equal((await svc.api('GET', `${projectUrl(a, p)}/apps/${guarded}`, { token: a.owner.token })).body.access, 'granted');
+    const patched = await svc.api('PATCH', `${projectUrl(a, p)}/apps/${guarded}`, { token: a.owner.token, body: { access: 'everyone' } });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.body.access, 'everyone');
+    const event = await theEvent(svc, 'project.application.changed', guarded);
+    assert.deepEqual(event.payload, { projectId: p, clientId: patched.body.clientId, access: 'everyone' });
+
+    for (const [field, value] of [
+      ['access', 'nobody'],
+      ['homeUrl', 'https://app.example.com/home'],
+      ['homeUrl', null],
+    ] as const) {
+      await badRequest(
+        svc,
+        [field],
+        () => svc.api('POST', `${projectUrl(a, p)}/apps/api`, { token: a.owner.token, body: apiApp({ [field]: value }) }),
+        `api ${value}`,
+      );
+      await badRequest(
+        svc,
+        [field],
+        () => svc.api('PATCH', `${projectUrl(a, p)}/apps/${plain}`, { token: a.owner.token, body: { [field]: value } }),
+        `PATCH api ${value}`,
+      );
+    }
+    assert.equal((await row(svc, 'SELECT access FROM applications WHERE id = ?', [plain])).access, 'everyone');
   });
 
   it('mayEnter, rolesIn and appsFor read grants of the user and of its groups', async () => {

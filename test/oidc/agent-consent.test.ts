@@ -180,7 +180,12 @@ describe('consent of agent clients', () => {
       body: { name: unique('guarded'), authMethod: 'client_secret_basic', resourceUri: guarded, scopes: SCOPES },
     });
     assert.equal(api.status, 201, api.text);
-    await svc.dataSource.query("UPDATE applications SET access = 'granted' WHERE resource_uri = ?", [guarded]);
+    const granted = await svc.api('PATCH', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/${api.body.appId}`, {
+      token: svc.adminToken,
+      body: { access: 'granted' },
+    });
+    assert.equal(granted.status, 200, granted.text);
+    assert.equal(granted.body.access, 'granted');
     const browser = new LoginClient(svc.url);
     const auth = await authorize(browser, agent, loginName, 'openid files:read', guarded, 'allow');
     assert.equal(auth.callback.href, 'about:blank', 'no answer reaches the client');

@@ -206,9 +206,11 @@ describe('Client ID Metadata Documents', () => {
         password: PASSWORD,
         scope: 'openid tools:call offline_access',
         extra: { resource: orgA.resourceUri, prompt: 'consent' },
+        consent: 'allow',
       });
-    const { tokens, error } = await flow();
+    const { tokens, error, consentShown } = await flow();
     assert.ok(tokens, error);
+    assert.ok(consentShown, 'the person was asked for consent');
     assert.ok(tokens.refresh_token, 'offline_access with the refresh_token grant of the document');
     const introspected = await postForm(
       agentSvc,
@@ -235,6 +237,7 @@ describe('Client ID Metadata Documents', () => {
       loginName: allowThis.loginName,
       password: PASSWORD,
       extra: { resource: allowThis.resourceUri },
+      consent: 'allow',
     });
     assert.ok(tokens, error);
     const refused = await redirectError(clientId, { resource: allowOther.resourceUri });
@@ -252,6 +255,7 @@ describe('Client ID Metadata Documents', () => {
       password: PASSWORD,
       scope: 'openid offline_access',
       extra: { resource: org.resourceUri, prompt: 'consent' },
+      consent: 'allow',
     });
     assert.ok(tokens?.refresh_token, error);
     await setPolicy(org.orgId, 'off');

@@ -142,6 +142,7 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
       password: PASSWORD,
       scope: 'openid files:read',
       extra: { resource: a.resourceUri },
+      consent: 'allow',
     });
     assert.ok(tokens, error);
     const introspected = await postForm(
@@ -260,7 +261,15 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
     assert.equal(await orgOf(), null);
 
     const flow = (resource: string | undefined, loginName: string) =>
-      signIn(svc, { clientId, redirectUri: REDIRECT, loginName, password: PASSWORD, scope: 'openid files:read', extra: resource ? { resource } : {} });
+      signIn(svc, {
+        clientId,
+        redirectUri: REDIRECT,
+        loginName,
+        password: PASSWORD,
+        scope: 'openid files:read',
+        extra: resource ? { resource } : {},
+        consent: 'allow',
+      });
     assert.equal((await flow(undefined, b.loginName)).error, 'invalid_target', 'until bound, no code without a resource');
     assert.equal((await flow(a.resourceUri, a.loginName)).error, 'invalid_target', 'a resource of an organization that is not open');
     assert.equal(await orgOf(), null);

@@ -34,8 +34,8 @@ export class UpdateProjectDto {
 }
 
 /**
- * One application as its create request described it, without secrets. API applications carry name, authMethod and
- * their resource settings (accessTokenType, resourceUri, scopes) only; SAML applications their SAML fields (docs/saml.md) and this organization's IdP endpoints.
+ * One application as its create request described it, without secrets. API applications carry name, authMethod, access
+ * and their resource settings (accessTokenType, resourceUri, scopes) only; SAML applications their SAML fields (docs/saml.md) and this organization's IdP endpoints.
  */
 export class AppDto {
   @ApiProperty() appId: string;
@@ -44,7 +44,9 @@ export class AppDto {
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['oidc', 'api', 'saml'] }) type: 'oidc' | 'api' | 'saml';
   @ApiProperty({ enum: OIDC_AUTH_METHODS }) authMethod: string;
-  @ApiPropertyOptional({ enum: ['everyone', 'granted'], description: 'OIDC and SAML: who may enter' }) access?: 'everyone' | 'granted';
+  @ApiPropertyOptional({ enum: ['everyone', 'granted'], description: 'OIDC and SAML: who may enter; API: who may use its resource' }) access?:
+    | 'everyone'
+    | 'granted';
   @ApiPropertyOptional({ type: String, nullable: true, description: "OIDC and SAML: the link on a person's page of applications" }) homeUrl?: string | null;
   @ApiPropertyOptional({ description: 'SAML' }) entityId?: string;
   @ApiPropertyOptional({ type: [String], description: 'SAML' }) acsUrls?: string[];
@@ -101,7 +103,7 @@ export class AppChangedDto extends AppDto {
 
 /**
  * `PATCH …/apps/{appId}`: any field of the create request, validated like it on the application as it
- * would be after the change. An API application takes name, authMethod, accessTokenType, resourceUri and scopes only.
+ * would be after the change. An API application takes name, authMethod, access, accessTokenType, resourceUri and scopes only.
  */
 export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfileFieldsDto, ApiResourceFieldsDto, AppEntryFieldsDto) {
   @ApiPropertyOptional({ maxLength: 200 })
@@ -196,7 +198,8 @@ export function toSamlIdpDto(publicUrl: string, orgId: string): SamlIdpDto {
 
 export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicationEntity; idp: SamlIdpDto }): AppDto {
   const base = { appId: app.id, clientId: app.clientId, projectId: app.projectId, name: app.name, type: app.kind, authMethod: app.authMethod };
-  if (app.kind === 'api') return { ...base, accessTokenType: app.accessTokenType, resourceUri: app.resourceUri ?? null, scopes: app.resourceScopes ?? [] };
+  if (app.kind === 'api')
+    return { ...base, access: app.access, accessTokenType: app.accessTokenType, resourceUri: app.resourceUri ?? null, scopes: app.resourceScopes ?? [] };
   const entry = { access: app.access, homeUrl: app.homeUrl };
   if (app.kind === 'saml' && saml) {
     const { appId: _appId, orgId: _orgId, ...settings } = saml.settings;

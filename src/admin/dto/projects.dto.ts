@@ -1,5 +1,5 @@
 import { AppEntryFieldsDto } from './app-entry.dto.js';
-import { IntersectionType } from '@nestjs/swagger';
+import { IntersectionType, PickType } from '@nestjs/swagger';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, Equals, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { MAX_CLIENT_KEYS } from '../../common/crypto/client-jwks.js';
@@ -188,7 +188,8 @@ export class CreateOidcAppDto extends IntersectionType(OauthProfileFieldsDto, Ap
   apiAccess?: boolean;
 }
 
-export class CreateApiAppDto extends ApiResourceFieldsDto {
+/** An API application: its resource settings and who may use that resource (`access`; a link, `homeUrl`, does not apply). */
+export class CreateApiAppDto extends IntersectionType(ApiResourceFieldsDto, PickType(AppEntryFieldsDto, ['access'] as const)) {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()

@@ -58,8 +58,11 @@ const FIELDS: Field[] = [
   'jwksUri',
   'subjectType',
 ];
-/** An API application takes a name, an authentication method and its resource settings; nothing else applies to it. */
-const API_FIELDS = new Set<string>(['name', 'authMethod', 'accessTokenType', 'resourceUri', 'scopes']);
+/**
+ * An API application takes a name, an authentication method, its resource settings and who may use its resource
+ * (docs/product-rules.md, "Application access"); nothing else applies to it, a link (`homeUrl`) included.
+ */
+const API_FIELDS = new Set<string>(['name', 'authMethod', 'accessTokenType', 'resourceUri', 'scopes', 'access']);
 /** The resource settings (docs/agents.md, "Resources"): API applications only. */
 const RESOURCE_FIELDS = ['resourceUri', 'scopes'] as const;
 const API_AUTH_METHODS = new Set(['client_secret_basic', 'private_key_jwt']);
@@ -134,8 +137,8 @@ export class ApplicationEditsService {
   }
 
   /**
-   * Who may enter an OIDC or SAML application and its link (docs/product-rules.md, "Application access"): its own
-   * event, so a door's reader sees exactly when admission changed.
+   * Who may enter an application (or, for an API application, use its resource) and its link (docs/product-rules.md,
+   * "Application access"): its own event, so a door's reader sees exactly when admission changed.
    */
   private async changeEntry(
     manager: EntityManager,

@@ -27,6 +27,11 @@ export interface SignInOptions {
   extra?: Record<string, string>;
   /** A browser that already has a session (its cookies are reused). */
   browser?: LoginClient;
+  /**
+   * Answers an agent client's consent page (docs/agents.md, "Consent and connected agents") as a person does, by
+   * posting its Allow form; without it a consent page ends the flow with no code.
+   */
+  consent?: 'allow';
 }
 
 /**
@@ -34,7 +39,10 @@ export interface SignInOptions {
  * login UI's form is posted, the code exchanged at the token endpoint. Returns the token response, or
  * the error the authorization or token endpoint answered.
  */
-export async function signIn(svc: TestService, options: SignInOptions): Promise<{ tokens?: UserTokens; error?: string; browser: LoginClient }> {
+export async function signIn(
+  svc: TestService,
+  options: SignInOptions,
+): Promise<{ tokens?: UserTokens; error?: string; browser: LoginClient; consentShown: boolean }> {
   const browser = options.browser ?? new LoginClient(svc.url);
   const verifier = randomBytes(32).toString('base64url');
   const params = {
@@ -49,33 +57,51 @@ export async function signIn(svc: TestService, options: SignInOptions): Promise<
   };
   const first = await browser.get(`/oauth/v2/authorize?${new URLSearchParams(params)}`);
   let callback = first.location ?? '';
+  let consentShown = false;
   if (callback.includes('/ui/login/')) {
     const uid = /\/ui\/login\/([^/?]+)/.exec(callback)![1];
     const page = await browser.get(callback);
     const csrf = /name="csrf" value="([^"]*)"/.exec(page.text)?.[1] ?? '';
     const posted = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName: options.loginName, password: options.password });
     assert.equal(posted.status, 303, `login accepted: ${posted.status} ${posted.text.slice(0, 300)}`);
-    callback = await untilRedirectUri(browser, posted.location ?? '', options.redirectUri);
+    ({ location: callback, consentShown } = await untilRedirectUri(browser, posted.location ?? '', options));
   }
   const url = new URL(callback, svc.url);
   const error = url.searchParams.get('error');
-  if (error) return { error, browser };
+  if (error) return { error, browser, consentShown };
   const code = url.searchParams.get('code');
   assert.ok(code, `a code at the redirect URI: ${callback}`);
   const form: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: options.redirectUri, code_verifier: verifier };
   if (!options.clientSecret) Object.assign(form, { client_id: options.clientId }, options.clientAuth);
   const res = await postForm(svc, '/oauth/v2/token', form, options.clientSecret ? { id: options.clientId, secret: options.clientSecret } : undefined);
-  if (res.status !== 200) return { error: res.body?.error ?? String(res.status), browser };
-  return { tokens: res.body, browser };
+  if (res.status !== 200) return { error: res.body?.error ?? String(res.status), browser, consentShown };
+  return { tokens: res.body, browser, consentShown };
 }
 
-/** Follows the service's redirects (at most 10) until one leads to the redirect URI, which is not followed. */
-async function untilRedirectUri(browser: LoginClient, location: string, redirectUri: string): Promise<string> {
-  for (let i = 0; i < 10 && location && !location.startsWith(redirectUri); i++) {
+/**
+ * Follows the service's redirects (at most 10) until one leads to the redirect URI, which is not followed; a consent
+ * page is answered Allow when `consent` says so.
+ */
+async function untilRedirectUri(
+  browser: LoginClient,
+  location: string,
+  options: Pick<SignInOptions, 'redirectUri' | 'consent'>,
+): Promise<{ location: string; consentShown: boolean }> {
+  let consentShown = false;
+  for (let i = 0; i < 10 && location && !location.startsWith(options.redirectUri); i++) {
     const next = await browser.get(location);
+    const uid = /^\/ui\/login\/([^/?]+)$/.exec(new URL(location, 'http://service.invalid').pathname)?.[1];
+    if (uid && next.text.includes('data-consent-allow')) {
+      consentShown = true;
+      if (options.consent !== 'allow') return { location, consentShown };
+      const allowed = await browser.post(`/ui/login/${uid}/consent`, { csrf: csrfOf(next.text) });
+      assert.equal(allowed.status, 303, `consent accepted: ${allowed.status} ${allowed.text.slice(0, 300)}`);
+      location = allowed.location ?? '';
+      continue;
+    }
     location = next.location ?? '';
   }
-  return location;
+  return { location, consentShown };
 }
 
 /**
