@@ -37,7 +37,14 @@ describe('provisioning target settings', () => {
 
   it('defaults: all users, no groups, userName, deactivate', () => {
     assert.deepEqual(settingsOf(bearer, undefined), {
-      settings: { auth: { type: 'bearer' }, scope: { users: 'all', groupIds: [] }, pushGroups: 'none', userName: 'userName', onRemove: 'deactivate' },
+      settings: {
+        auth: { type: 'bearer' },
+        scope: { users: 'all', groupIds: [] },
+        pushGroups: 'none',
+        userName: 'userName',
+        onRemove: 'deactivate',
+        rolesFrom: null,
+      },
       secret: 't',
     });
   });
