@@ -147,6 +147,12 @@ export const OPERATIONS: Operation[] = [
     run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, 'sessions/none')),
   },
   {
+    name: "management: revoke the user's consent to an agent client",
+    routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/agents/:clientId'],
+    // No target connected an agent: where the caller may act on it, the answer is 404.
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, 'agents/none')),
+  },
+  {
     name: 'management: remove the machine secret',
     routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/secret'],
     // The targets have no secret: where the caller may act, 404 for machines and 400 for humans.
@@ -327,6 +333,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /scim/v2/:orgId/ServiceProviderConfig': 'discovery',
   'GET /scim/v2/:orgId/Users': 'reads users (reading is not acting)',
   'GET /management/v1/orgs/:orgId/users/:userId/sessions': "reads a user's sessions by their public ids (reading is not acting)",
+  'GET /management/v1/orgs/:orgId/users/:userId/agents': "reads a user's connected agents (reading is not acting)",
+  'GET /management/v1/orgs/:orgId/agents': "reads the organization's people's connected agents (reading is not acting)",
   'GET /scim/v2/:orgId/Users/:id': 'reads a user (reading is not acting)',
   'POST /scim/v2/:orgId/Users/.search': 'reads users (reading is not acting)',
   'POST /admin/v1/events/_search': 'reads events',
