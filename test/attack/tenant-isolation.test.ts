@@ -238,7 +238,14 @@ describe('tenant isolation matrix', () => {
     const agent = await createOidcApp(svc, projectB, { authMethod: 'client_secret_basic' });
     await markAgent(svc, agent.clientId, 'dcr');
     const agentUser = await createHuman(svc, orgB.id);
-    const consented = await authorize(new LoginClient(svc.url), agent, `${agentUser.userName}@${orgB.primaryDomain}`, 'openid files:read', agentResource, 'allow');
+    const consented = await authorize(
+      new LoginClient(svc.url),
+      agent,
+      `${agentUser.userName}@${orgB.primaryDomain}`,
+      'openid files:read',
+      agentResource,
+      'allow',
+    );
     assert.ok(consented.consent && consented.callback.searchParams.get('code'), 'the victim consented');
     const machine = await createCaller(svc, orgB.id);
     const machineKey = await admin('POST', `/users/${machine.userId}/keys`, {});
@@ -355,18 +362,18 @@ describe('tenant isolation matrix', () => {
           : route.path.includes('/users/:userId/agents')
             ? { ...ids, userId: ids.agentUserId } // a person who allowed an agent client
             : route.path.includes('/sessions')
-            ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
-            : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
-              ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
-              : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
-                ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
-                : route.path.endsWith('/projects/:projectId')
-                  ? { ...ids, projectId: ids.emptyProjectId }
-                  : route.path.endsWith('/apps/:appId/secret')
-                    ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
-                    : route.path.includes('/apps/:appId/keys/:keyId')
-                      ? { ...ids, keyId: ids.appKeyId }
-                      : ids;
+              ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
+              : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
+                ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
+                : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
+                  ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
+                  : route.path.endsWith('/projects/:projectId')
+                    ? { ...ids, projectId: ids.emptyProjectId }
+                    : route.path.endsWith('/apps/:appId/secret')
+                      ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
+                      : route.path.includes('/apps/:appId/keys/:keyId')
+                        ? { ...ids, keyId: ids.appKeyId }
+                        : ids;
     return svc.api(route.method, fillPath(route.path, filled), { token, ...(body === undefined ? {} : { body }) });
   }
 

@@ -22,7 +22,14 @@ describe("administrators' view of connected agents", () => {
       const res = await svc.api('PUT', `/management/v1/orgs/${project.orgId}/members/${person.userId}`, { token: svc.adminToken, body: { roles } });
       assert.equal(res.status, 200, res.text);
     }
-    const auth = await authorize(new LoginClient(svc.url), agent, `${person.userName}@${project.primaryDomain}`, 'openid offline_access files:read', resourceUri, 'allow');
+    const auth = await authorize(
+      new LoginClient(svc.url),
+      agent,
+      `${person.userName}@${project.primaryDomain}`,
+      'openid offline_access files:read',
+      resourceUri,
+      'allow',
+    );
     assert.ok(auth.consent, 'the consent page was shown');
     const tokens = await redeem(svc, agent, auth);
     assert.ok(tokens.refresh_token);
@@ -74,10 +81,10 @@ describe("administrators' view of connected agents", () => {
     assert.equal(after.status, 400, after.text);
     assert.equal(after.body.error, 'invalid_grant');
     assert.equal((await svc.api('GET', orgPath(`/users/${person.userId}/agents`), { token: manager.token })).body.total, 0);
-    const [{ n }] = await svc.dataSource.query("SELECT COUNT(*) AS n FROM events WHERE type = 'user.agent.revoked' AND aggregate_id = ? AND editor_user_id = ?", [
-      person.userId,
-      manager.userId,
-    ]);
+    const [{ n }] = await svc.dataSource.query(
+      "SELECT COUNT(*) AS n FROM events WHERE type = 'user.agent.revoked' AND aggregate_id = ? AND editor_user_id = ?",
+      [person.userId, manager.userId],
+    );
     assert.equal(Number(n), 1);
   });
 

@@ -26,7 +26,7 @@ export class UserAgentsController {
   }
 
   @Get('users/:userId/agents')
-  @ApiOperation({ summary: "List the agent clients the user allowed to act for them, one entry per client and resource" })
+  @ApiOperation({ summary: 'List the agent clients the user allowed to act for them, one entry per client and resource' })
   @ApiOkResponse({ type: ConnectedAgentListDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
@@ -44,7 +44,12 @@ export class UserAgentsController {
   @ApiForbiddenResponse({ description: 'the user holds a role the caller lacks' })
   @ApiNotFoundResponse({ description: 'no such user in the organization, or no consent of the user to that client' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async revoke(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Param('clientId') clientId: string): Promise<void> {
+  async revoke(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('userId') userId: string,
+    @Param('clientId') clientId: string,
+  ): Promise<void> {
     await this.agents.revoke(caller.userId, orgId, userId, clientId);
   }
 }

@@ -447,6 +447,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /ui/login/device/:uid': "finishes the end-user's own approval of a device",
   'GET /ui/login/:uid': 'shows the sign-in form',
   'POST /ui/login/:uid/login': 'signs the end-user in with their own password',
+  'POST /ui/login/:uid/consent': "remembers the signed-in person's own consent to an agent client",
+  'POST /ui/login/:uid/consent-deny': 'answers access_denied to the agent client and stores nothing',
   'POST /ui/login/:uid/select': "selects one of the browser's own accounts",
   'POST /ui/login/:uid/register': 'creates a user without roles (self-registration)',
   // The second step acts only on the user whose first factor this interaction verified (or the
@@ -493,6 +495,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/account/factors/passkey': "registers a passkey for the session's own user",
   'POST /ui/account/factors/recovery-codes': "replaces the session's own user's recovery codes",
   'POST /ui/account/factors/remove': "removes one of the session's own user's factors (never the last one an organization requires)",
+  'POST /ui/account/agents/revoke': "ends the session's own user's consent to an agent client (none: 404)",
   'POST /ui/account/sessions/end': "ends one of the session's own user's other sessions (another user's session id: 404)",
   'POST /ui/account/sessions/end-others': "ends every other session of the session's own user",
   'POST /ui/account/identities/link': "sends the session's own user to one of its organization's identity providers, to link the identity it signs in as",
