@@ -18,6 +18,7 @@ import { UserFactorsController } from './management/user-factors.controller.js';
 import { UserRecordsController } from './management/user-records.controller.js';
 import { UserStateController } from './management/user-state.controller.js';
 import { UserSessionsController } from './management/user-sessions.controller.js';
+import { UserAgentsController } from './management/user-agents.controller.js';
 import { UsersController } from './management/users.controller.js';
 import { MeController } from './me.controller.js';
 import { OrgsController } from './orgs.controller.js';
@@ -48,6 +49,7 @@ import { ImportService } from './import/import.service.js';
     UserStateController,
     UserCredentialsController,
     UserSessionsController,
+    UserAgentsController,
     AgentRegistrationTokensController,
   ],
   providers: [EventSearchService, ImportService],

@@ -23,6 +23,7 @@ import { UserImportWriter } from './user-import.writer.js';
 import { UserCodes } from './codes/user-codes.js';
 import { AccountLinksService } from './self-service/account-links.service.js';
 import { UserSessionsService } from './self-service/user-sessions.service.js';
+import { UserAgentsService } from './self-service/user-agents.service.js';
 import { OwnAccountService } from './self-service/own-account.service.js';
 import { MailModule } from '../mail/mail.module.js';
 
@@ -61,6 +62,7 @@ const SERVICES = [
   UserCodes,
   AccountLinksService,
   UserSessionsService,
+  UserAgentsService,
   OwnAccountService,
   ProjectRolesService,
   ProjectGrantsService,

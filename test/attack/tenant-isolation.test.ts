@@ -4,6 +4,9 @@ import { FactorsService } from '../../src/users/factors/factors.service.js';
 import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import { createApiApp, createHuman, createOidcApp, createProject, PASSWORD } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
+import { markAgent } from '../oidc/support/agent-clients.js';
+import { authorize } from '../oidc/support/agent-consent-flow.js';
+import { LoginClient } from './support/login-client.js';
 import { databaseState } from './support/db-state.js';
 import { declaredRoutes, fillPath } from '../support/routes.js';
 import type { DeclaredRoute } from '../support/routes.js';
@@ -74,6 +77,9 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'POST /management/v1/orgs/:orgId/users/:userId/password/reset': {},
     'GET /management/v1/orgs/:orgId/users/:userId/sessions': undefined,
     'DELETE /management/v1/orgs/:orgId/users/:userId/sessions/:sessionId': undefined,
+    'GET /management/v1/orgs/:orgId/agents': undefined,
+    'GET /management/v1/orgs/:orgId/users/:userId/agents': undefined,
+    'DELETE /management/v1/orgs/:orgId/users/:userId/agents/:clientId': undefined,
     'PUT /management/v1/orgs/:orgId/users/:userId/password': { password: 'Isolation-Pass-42!' },
     'DELETE /management/v1/orgs/:orgId/users/:userId/secret': undefined,
     'GET /management/v1/orgs/:orgId/users/:userId/keys': undefined,
@@ -220,6 +226,27 @@ describe('tenant isolation matrix', () => {
     });
     assert.ok(signedIn.tokens, signedIn.error);
     const [session] = (await admin('GET', `/users/${sessionUser.userId}/sessions`)).body.sessions;
+    // A person who allowed an agent client through the consent page, for the connected-agents routes.
+    const agentResource = `https://${unique('mcp')}.example/mcp`;
+    const agentApi = await admin('POST', `/projects/${projectB.projectId}/apps/api`, {
+      name: unique('victim mcp'),
+      authMethod: 'client_secret_basic',
+      resourceUri: agentResource,
+      scopes: [{ name: 'files:read', description: 'Read files' }],
+    });
+    assert.equal(agentApi.status, 201, agentApi.text);
+    const agent = await createOidcApp(svc, projectB, { authMethod: 'client_secret_basic' });
+    await markAgent(svc, agent.clientId, 'dcr');
+    const agentUser = await createHuman(svc, orgB.id);
+    const consented = await authorize(
+      new LoginClient(svc.url),
+      agent,
+      `${agentUser.userName}@${orgB.primaryDomain}`,
+      'openid files:read',
+      agentResource,
+      'allow',
+    );
+    assert.ok(consented.consent && consented.callback.searchParams.get('code'), 'the victim consented');
     const machine = await createCaller(svc, orgB.id);
     const machineKey = await admin('POST', `/users/${machine.userId}/keys`, {});
     assert.equal(machineKey.status, 201, machineKey.text);
@@ -308,6 +335,8 @@ describe('tenant isolation matrix', () => {
       tokenId: pat.body.tokenId,
       sessionId: session.sessionId,
       sessionUserId: sessionUser.userId,
+      agentUserId: agentUser.userId,
+      clientId: agent.clientId,
       key: 'victim-role',
       grantId: grant.body.grantId,
       granteeId: grantee.body.userId,
@@ -330,19 +359,21 @@ describe('tenant isolation matrix', () => {
         ? { ...ids, idpId: ids.samlIdpId }
         : route.path.includes('/webhooks/:id')
           ? { ...ids, id: ids.webhookId }
-          : route.path.includes('/sessions')
-            ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
-            : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
-              ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
-              : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
-                ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
-                : route.path.endsWith('/projects/:projectId')
-                  ? { ...ids, projectId: ids.emptyProjectId }
-                  : route.path.endsWith('/apps/:appId/secret')
-                    ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
-                    : route.path.includes('/apps/:appId/keys/:keyId')
-                      ? { ...ids, keyId: ids.appKeyId }
-                      : ids;
+          : route.path.includes('/users/:userId/agents')
+            ? { ...ids, userId: ids.agentUserId } // a person who allowed an agent client
+            : route.path.includes('/sessions')
+              ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
+              : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
+                ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
+                : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
+                  ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
+                  : route.path.endsWith('/projects/:projectId')
+                    ? { ...ids, projectId: ids.emptyProjectId }
+                    : route.path.endsWith('/apps/:appId/secret')
+                      ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
+                      : route.path.includes('/apps/:appId/keys/:keyId')
+                        ? { ...ids, keyId: ids.appKeyId }
+                        : ids;
     return svc.api(route.method, fillPath(route.path, filled), { token, ...(body === undefined ? {} : { body }) });
   }
 

@@ -1,88 +1,18 @@
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { csrfOf, LoginClient } from '../attack/support/login-client.js';
-import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
+import { createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { unique, useService } from '../support/fixtures.js';
-import type { TestService } from '../support/service.js';
 import { markAgent } from './support/agent-clients.js';
+import { authorize, redeem } from './support/agent-consent-flow.js';
 
-const REDIRECT = 'http://127.0.0.1:65530/cb';
 const SCOPES = [
   { name: 'files:read', description: 'Read your files' },
   { name: 'files:write', description: 'Change your files' },
 ];
 
 type Project = { orgId: string; projectId: string; primaryDomain: string };
-
-interface Authorization {
-  /** The consent page, when one was shown. */
-  consent?: string;
-  callback: URL;
-  verifier: string;
-}
-
-/**
- * The code flow as a browser runs it, signing in when asked and answering a consent page with `answer`; returns what
- * reached the redirect URI.
- */
-async function authorize(
-  browser: LoginClient,
-  client: OidcApp,
-  loginName: string,
-  scope: string,
-  resource: string,
-  answer: 'allow' | 'deny',
-  prompt?: string,
-): Promise<Authorization> {
-  const verifier = randomBytes(32).toString('base64url');
-  const params = {
-    client_id: client.clientId,
-    redirect_uri: REDIRECT,
-    response_type: 'code',
-    scope,
-    resource,
-    state: 'st',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    ...(prompt ? { prompt } : {}),
-  };
-  let res = await browser.get(`/oauth/v2/authorize?${new URLSearchParams(params)}`);
-  let consent: string | undefined;
-  for (let i = 0; i < 12; i++) {
-    const location = res.location ?? '';
-    if (location.startsWith(REDIRECT)) return { consent, callback: new URL(location), verifier };
-    const uid = /^\/ui\/login\/([^/?]+)$/.exec(location)?.[1];
-    if (!uid) {
-      res = await browser.get(location);
-      continue;
-    }
-    const page = await browser.get(location);
-    if (page.text.includes('name="loginName"')) {
-      res = await browser.post(`/ui/login/${uid}/login`, { csrf: csrfOf(page.text), loginName, password: PASSWORD });
-    } else if (page.text.includes('data-consent-allow')) {
-      consent = page.text;
-      res = await browser.post(`/ui/login/${uid}/${answer === 'allow' ? 'consent' : 'consent-deny'}`, { csrf: csrfOf(page.text) });
-    } else {
-      return { consent: page.text, callback: new URL('about:blank'), verifier };
-    }
-  }
-  assert.fail('the flow did not reach the redirect URI');
-}
-
-async function redeem(svc: TestService, client: OidcApp, auth: Authorization) {
-  const code = auth.callback.searchParams.get('code');
-  assert.ok(code, `a code at the redirect URI: ${auth.callback}`);
-  const res = await postForm(
-    svc,
-    '/oauth/v2/token',
-    { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: auth.verifier },
-    { id: client.clientId, secret: client.clientSecret! },
-  );
-  assert.equal(res.status, 200, res.text);
-  return res.body as { access_token: string; refresh_token?: string; scope?: string };
-}
 
 /** docs/agents.md, "Consent and connected agents": agent clients ask each person, once per scope set. */
 describe('consent of agent clients', () => {

@@ -106,3 +106,18 @@ export class UserSessionListDto {
   @ApiProperty({ type: [UserSessionDto] }) sessions: UserSessionDto[];
   @ApiProperty() total: number;
 }
+
+/** A person's consent to an agent client at one resource (docs/agents.md, "Consent and connected agents"). */
+export class ConnectedAgentDto {
+  @ApiProperty({ description: 'the client_id (a Client ID Metadata Document URL, or a registered id)' }) clientId: string;
+  @ApiProperty({ description: "the client's name when consent was given" }) clientName: string;
+  @ApiProperty() userId: string;
+  @ApiProperty({ description: "the resource indicator (RFC 8707); '' for none" }) resource: string;
+  @ApiProperty({ type: [String] }) scopes: string[];
+  @ApiProperty({ format: 'date-time' }) connectedAt: string;
+}
+
+export class ConnectedAgentListDto {
+  @ApiProperty({ type: [ConnectedAgentDto] }) agents: ConnectedAgentDto[];
+  @ApiProperty() total: number;
+}

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { Page, Paged } from '../database/page.js';
 
 /**
  * Revokes everything a user was issued by the OIDC layer: sessions, grants, codes, access and refresh
@@ -12,6 +13,25 @@ export interface UserTokens {
   sessions(userId: string): Promise<UserSession[]>;
   /** Ends one (as a sign-out would: its access tokens go, an offline refresh token stays); false if the user has no such session. */
   endSession(manager: EntityManager, userId: string, sessionId: string): Promise<boolean>;
+  /** The user's consents to agent clients, newest change first (docs/agents.md, "Consent and connected agents"). */
+  agentConsents(userId: string): Promise<AgentConsent[]>;
+  /** The consents of the organization's people, a page of them with the total. */
+  orgAgentConsents(orgId: string, page: Page): Promise<Paged<AgentConsent>>;
+  /**
+   * Ends the user's consent to that client and every grant, code and token of it, with its event `user.agent.revoked`,
+   * in the caller's transaction; false when there was none.
+   */
+  endAgentConsent(manager: EntityManager, target: { orgId: string; userId: string; clientId: string }, editorUserId: string | null): Promise<boolean>;
+}
+
+/** One consent of a person to an agent client at one resource ('' for none). */
+export interface AgentConsent {
+  clientId: string;
+  clientName: string;
+  userId: string;
+  resource: string;
+  scopes: string[];
+  connectedAt: Date;
 }
 
 /** A browser session, named by its public `uid` (never the cookie's value, which would let a reader take it over). */

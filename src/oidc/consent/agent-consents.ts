@@ -1,5 +1,7 @@
 import type { EntityManager } from 'typeorm';
+import type { Page, Paged } from '../../common/database/page.js';
 import { newId } from '../../common/ids.js';
+import { UserEntity } from '../../users/entities/user.entity.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import { AgentConsentEntity } from './agent-consent.entity.js';
 
@@ -47,6 +49,24 @@ export function consentsOf(manager: EntityManager, userId: string): Promise<Agen
 }
 
 /**
+ * The consents of the organization's people (by the person's organization, not the consent's, which names the
+ * client's or the resource's), newest change first: the administrators' list (docs/agents.md, "Consent and connected
+ * agents").
+ */
+export async function consentsOfOrgPeople(manager: EntityManager, orgId: string, page: Page): Promise<Paged<AgentConsentEntity>> {
+  const [items, total] = await manager
+    .createQueryBuilder(AgentConsentEntity, 'consent')
+    .innerJoin(UserEntity, 'person', 'person.id = consent.userId')
+    .where('person.orgId = :orgId', { orgId })
+    .orderBy('consent.changedAt', 'DESC')
+    .addOrderBy('consent.id', 'ASC')
+    .skip(page.offset)
+    .take(page.limit)
+    .getManyAndCount();
+  return { items, total };
+}
+
+/**
  * Ends every consent of the person to this client and, at once, every grant, code and token the client holds for
  * the person (docs/agents.md, "Consent and connected agents"): a refresh token is refused at its next use. Returns
  * whether there was anything to end.
@@ -55,7 +75,7 @@ export async function endConsents(
   manager: EntityManager,
   events: EventStore,
   target: { orgId: string; userId: string; clientId: string },
-  editorUserId: string,
+  editorUserId: string | null,
 ): Promise<boolean> {
   const removed = await manager.delete(AgentConsentEntity, { userId: target.userId, clientId: target.clientId });
   await manager.query('DELETE FROM oidc_payloads WHERE account_id = ? AND client_id = ?', [target.userId, target.clientId]);

@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { DataSource } from 'typeorm';
 import { SessionEnds } from '../../common/auth/session-ends.js';
-import type { UserSession, UserTokens } from '../../common/auth/user-tokens.js';
+import type { AgentConsent, UserSession, UserTokens } from '../../common/auth/user-tokens.js';
+import type { Page, Paged } from '../../common/database/page.js';
+import { EventStore } from '../../common/events/event-store.js';
+import type { AgentConsentEntity } from '../consent/agent-consent.entity.js';
+import { consentsOf, consentsOfOrgPeople, endConsents } from '../consent/agent-consents.js';
 import { deleteGrantsTiedToUser } from '../adapter/exchange-ties.js';
 import { revokeAccessTokensOfEndedSession } from '../adapter/logout-revocation.js';
 import type { SessionAuthorizations } from '../adapter/logout-revocation.js';
@@ -27,7 +31,21 @@ export class OidcUserTokens implements UserTokens {
   constructor(
     private readonly dataSource: DataSource,
     private readonly sessionEnds: SessionEnds,
+    private readonly events: EventStore,
   ) {}
+
+  async agentConsents(userId: string): Promise<AgentConsent[]> {
+    return (await consentsOf(this.dataSource.manager, userId)).map(agentConsent);
+  }
+
+  async orgAgentConsents(orgId: string, page: Page): Promise<Paged<AgentConsent>> {
+    const { items, total } = await consentsOfOrgPeople(this.dataSource.manager, orgId, page);
+    return { items: items.map(agentConsent), total };
+  }
+
+  endAgentConsent(manager: EntityManager, target: { orgId: string; userId: string; clientId: string }, editorUserId: string | null): Promise<boolean> {
+    return endConsents(manager, this.events, target, editorUserId);
+  }
 
   async revokeAll(manager: EntityManager, userId: string, options: { keepSession?: string } = {}): Promise<void> {
     // A token exchanged from this user's grants (an impersonation by this user) ends with them.
@@ -68,4 +86,8 @@ export class OidcUserTokens implements UserTokens {
     await this.sessionEnds.ended(manager, { userId, sessionUid: sessionId, signIns: signInsOf({ ...stored, uid: sessionId }) });
     return true;
   }
+}
+
+function agentConsent(row: AgentConsentEntity): AgentConsent {
+  return { clientId: row.clientId, clientName: row.clientName, userId: row.userId, resource: row.resource, scopes: row.scopes, connectedAt: row.createdAt };
 }

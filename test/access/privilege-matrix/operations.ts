@@ -147,6 +147,12 @@ export const OPERATIONS: Operation[] = [
     run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, 'sessions/none')),
   },
   {
+    name: "management: revoke the user's consent to an agent client",
+    routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/agents/:clientId'],
+    // No target connected an agent: where the caller may act on it, the answer is 404.
+    run: (svc, world, caller, target) => api(svc, caller, 'DELETE', management(world, target, 'agents/none')),
+  },
+  {
     name: 'management: remove the machine secret',
     routes: ['DELETE /management/v1/orgs/:orgId/users/:userId/secret'],
     // The targets have no secret: where the caller may act, 404 for machines and 400 for humans.
@@ -327,6 +333,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /scim/v2/:orgId/ServiceProviderConfig': 'discovery',
   'GET /scim/v2/:orgId/Users': 'reads users (reading is not acting)',
   'GET /management/v1/orgs/:orgId/users/:userId/sessions': "reads a user's sessions by their public ids (reading is not acting)",
+  'GET /management/v1/orgs/:orgId/users/:userId/agents': "reads a user's connected agents (reading is not acting)",
+  'GET /management/v1/orgs/:orgId/agents': "reads the organization's people's connected agents (reading is not acting)",
   'GET /scim/v2/:orgId/Users/:id': 'reads a user (reading is not acting)',
   'POST /scim/v2/:orgId/Users/.search': 'reads users (reading is not acting)',
   'POST /admin/v1/events/_search': 'reads events',
@@ -439,6 +447,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /ui/login/device/:uid': "finishes the end-user's own approval of a device",
   'GET /ui/login/:uid': 'shows the sign-in form',
   'POST /ui/login/:uid/login': 'signs the end-user in with their own password',
+  'POST /ui/login/:uid/consent': "remembers the signed-in person's own consent to an agent client",
+  'POST /ui/login/:uid/consent-deny': 'answers access_denied to the agent client and stores nothing',
   'POST /ui/login/:uid/select': "selects one of the browser's own accounts",
   'POST /ui/login/:uid/register': 'creates a user without roles (self-registration)',
   // The second step acts only on the user whose first factor this interaction verified (or the
@@ -485,6 +495,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/account/factors/passkey': "registers a passkey for the session's own user",
   'POST /ui/account/factors/recovery-codes': "replaces the session's own user's recovery codes",
   'POST /ui/account/factors/remove': "removes one of the session's own user's factors (never the last one an organization requires)",
+  'POST /ui/account/agents/revoke': "ends the session's own user's consent to an agent client (none: 404)",
   'POST /ui/account/sessions/end': "ends one of the session's own user's other sessions (another user's session id: 404)",
   'POST /ui/account/sessions/end-others': "ends every other session of the session's own user",
   'POST /ui/account/identities/link': "sends the session's own user to one of its organization's identity providers, to link the identity it signs in as",

@@ -1,0 +1,40 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { USER_TOKENS } from '../../common/auth/user-tokens.js';
+import type { AgentConsent, UserTokens } from '../../common/auth/user-tokens.js';
+import type { Page, Paged } from '../../common/database/page.js';
+import { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { DomainError } from '../../common/errors/domain-error.js';
+import { UserAccess } from '../acting/user-access.service.js';
+import { UserDirectory } from '../user-directory.service.js';
+
+/**
+ * The administrators' side of the people's connected agents (docs/agents.md, "Consent and connected agents"): listed
+ * per organization and per user; a revoke ends the consent and every token of that client for the person, as the
+ * account page's revoke does, under the acting rule (SECURITY.md).
+ */
+@Injectable()
+export class UserAgentsService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly access: UserAccess,
+    private readonly directory: UserDirectory,
+    @Optional() @Inject(USER_TOKENS) private readonly tokens?: UserTokens,
+  ) {}
+
+  ofOrg(orgId: string, page: Page): Promise<Paged<AgentConsent>> {
+    return this.tokens ? this.tokens.orgAgentConsents(orgId, page) : Promise.resolve({ items: [], total: 0 });
+  }
+
+  async ofUser(orgId: string, userId: string): Promise<AgentConsent[]> {
+    await this.directory.get(orgId, userId);
+    return this.tokens ? this.tokens.agentConsents(userId) : [];
+  }
+
+  revoke(editorUserId: string | null, orgId: string, userId: string, clientId: string): Promise<void> {
+    return this.uow.run(async (manager) => {
+      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
+      const ended = await this.tokens?.endAgentConsent(manager, { orgId: user.orgId, userId: user.id, clientId }, editorUserId);
+      if (!ended) throw DomainError.notFound('agent');
+    });
+  }
+}

@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { LoginClient } from '../attack/support/login-client.js';
+import { createOrg, createCaller, unique, useService } from '../support/fixtures.js';
+import { markAgent } from './support/agent-clients.js';
+import { authorize, redeem } from './support/agent-consent-flow.js';
+import { createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
+import type { OidcApp } from './support/oidc-fixtures.js';
+
+/** docs/agents.md, "Consent and connected agents": administrators list the people's agents and revoke one. */
+describe("administrators' view of connected agents", () => {
+  const svc = useService();
+  let project: { orgId: string; projectId: string; primaryDomain: string };
+  let resourceUri: string;
+  let agent: OidcApp;
+  let manager: { userId: string; token: string };
+
+  /** A person of the organization who allowed the agent through the consent page; their refresh token. */
+  async function connected(roles: string[] = []) {
+    const person = await createHuman(svc, project.orgId);
+    if (roles.length) {
+      const res = await svc.api('PUT', `/management/v1/orgs/${project.orgId}/members/${person.userId}`, { token: svc.adminToken, body: { roles } });
+      assert.equal(res.status, 200, res.text);
+    }
+    const auth = await authorize(
+      new LoginClient(svc.url),
+      agent,
+      `${person.userName}@${project.primaryDomain}`,
+      'openid offline_access files:read',
+      resourceUri,
+      'allow',
+    );
+    assert.ok(auth.consent, 'the consent page was shown');
+    const tokens = await redeem(svc, agent, auth);
+    assert.ok(tokens.refresh_token);
+    return { userId: person.userId, refreshToken: tokens.refresh_token };
+  }
+
+  const refresh = (refreshToken: string) =>
+    postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: refreshToken }, { id: agent.clientId, secret: agent.clientSecret! });
+  const orgPath = (path: string) => `/management/v1/orgs/${project.orgId}${path}`;
+
+  before(async () => {
+    project = await createProject(svc);
+    resourceUri = `https://${unique('mcp')}.example/mcp`;
+    const api = await svc.api('POST', orgPath(`/projects/${project.projectId}/apps/api`), {
+      token: svc.adminToken,
+      body: { name: unique('Files MCP'), authMethod: 'client_secret_basic', resourceUri, scopes: [{ name: 'files:read', description: 'Read your files' }] },
+    });
+    assert.equal(api.status, 201, api.text);
+    agent = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', 'refresh_token'] });
+    await markAgent(svc, agent.clientId, 'dcr');
+    manager = await createCaller(svc, project.orgId, { org: ['ORG_USER_MANAGER'] });
+  });
+
+  it("lists the organization's and the user's agents; a revoke ends the refresh token at once", async () => {
+    const person = await connected();
+    const ofOrg = await svc.api('GET', orgPath('/agents?limit=1000'), { token: manager.token });
+    assert.equal(ofOrg.status, 200, ofOrg.text);
+    assert.ok(ofOrg.body.total >= 1);
+    const listed = ofOrg.body.agents.find((a: { userId: string }) => a.userId === person.userId);
+    assert.equal(listed.clientId, agent.clientId);
+    assert.equal(listed.resource, resourceUri);
+    assert.deepEqual(listed.scopes, ['files:read', 'offline_access', 'openid']);
+    assert.ok(listed.clientName);
+    assert.ok(!Number.isNaN(Date.parse(listed.connectedAt)));
+    const paged = await svc.api('GET', orgPath('/agents?limit=1'), { token: manager.token });
+    assert.equal(paged.body.agents.length, 1);
+    assert.equal(paged.body.total, ofOrg.body.total);
+
+    const ofUser = await svc.api('GET', orgPath(`/users/${person.userId}/agents`), { token: manager.token });
+    assert.equal(ofUser.status, 200, ofUser.text);
+    assert.equal(ofUser.body.total, 1);
+    assert.equal(ofUser.body.agents[0].clientId, agent.clientId);
+
+    const unknown = await svc.api('DELETE', orgPath(`/users/${person.userId}/agents/no-such-client`), { token: manager.token });
+    assert.equal(unknown.status, 404, unknown.text);
+    const revoked = await svc.api('DELETE', orgPath(`/users/${person.userId}/agents/${encodeURIComponent(agent.clientId)}`), { token: manager.token });
+    assert.equal(revoked.status, 204, revoked.text);
+    const after = await refresh(person.refreshToken);
+    assert.equal(after.status, 400, after.text);
+    assert.equal(after.body.error, 'invalid_grant');
+    assert.equal((await svc.api('GET', orgPath(`/users/${person.userId}/agents`), { token: manager.token })).body.total, 0);
+    const [{ n }] = await svc.dataSource.query(
+      "SELECT COUNT(*) AS n FROM events WHERE type = 'user.agent.revoked' AND aggregate_id = ? AND editor_user_id = ?",
+      [person.userId, manager.userId],
+    );
+    assert.equal(Number(n), 1);
+  });
+
+  it("a user manager cannot revoke an organization owner's agent: 403, the token lives", async () => {
+    const owner = await connected(['ORG_OWNER']);
+    const res = await svc.api('DELETE', orgPath(`/users/${owner.userId}/agents/${encodeURIComponent(agent.clientId)}`), { token: manager.token });
+    assert.equal(res.status, 403, res.text);
+    const still = await refresh(owner.refreshToken);
+    assert.equal(still.status, 200, still.text);
+  });
+
+  it("another organization's manager gets 404 and ends nothing", async () => {
+    const person = await connected();
+    const other = await createOrg(svc);
+    const outsider = await createCaller(svc, other.id, { org: ['ORG_USER_MANAGER'] });
+    for (const [method, path] of [
+      ['GET', `/management/v1/orgs/${other.id}/users/${person.userId}/agents`],
+      ['DELETE', `/management/v1/orgs/${other.id}/users/${person.userId}/agents/${encodeURIComponent(agent.clientId)}`],
+      ['DELETE', orgPath(`/users/${person.userId}/agents/${encodeURIComponent(agent.clientId)}`)],
+      ['GET', orgPath('/agents')],
+    ]) {
+      const res = await svc.api(method, path, { token: outsider.token });
+      assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
+    }
+    const still = await refresh(person.refreshToken);
+    assert.equal(still.status, 200, still.text);
+    const ofOther = await svc.api('GET', `/management/v1/orgs/${other.id}/agents`, { token: outsider.token });
+    assert.equal(ofOther.body.total, 0);
+  });
+});
