@@ -8,6 +8,8 @@ import { ChangeUserDto } from '../../src/admin/dto/user-changes.dto.js';
 import { CreateHumanUserDto, CreateMachineUserDto } from '../../src/admin/dto/users.dto.js';
 import { CreateGroupDto } from '../../src/admin/dto/groups.dto.js';
 import { CreateOrgDto, UpdateOrgDto } from '../../src/admin/dto/org.dto.js';
+import { ApiResourceFieldsDto } from '../../src/admin/dto/api-resource.dto.js';
+import { AddExternalResourceDto } from '../../src/agents/external-resources/external-resources.dto.js';
 import { CreateApiAppDto, CreateOidcAppDto, CreateProjectDto, OauthProfileFieldsDto } from '../../src/admin/dto/projects.dto.js';
 import { UpdateAppDto, UpdateProjectDto } from '../../src/admin/dto/applications.dto.js';
 import { CreateSamlAppDto, SamlAppFieldsDto } from '../../src/admin/dto/saml-applications.dto.js';
@@ -405,6 +407,24 @@ const ROUTES: Route[] = [
       return { url, body: { link: { by: 'email', from: 'email' } }, read: url };
     },
   },
+  // The issuer and resource must be URLs and the project one of the organization's: their exact lengths cannot be accepted.
+  {
+    name: 'POST …/external-resources',
+    dto: AddExternalResourceDto,
+    method: 'POST',
+    exactUnreachable: ['issuer', 'resource', 'projectId'],
+    target: async (svc, orgId) => ({
+      url: `/management/v1/orgs/${orgId}/external-resources`,
+      body: {
+        name: unique('ext'),
+        issuer: `https://${unique('as')}.example`,
+        resource: `https://${unique('mcp')}.example/mcp`,
+        scopes: ['files:read'],
+        clientIdAtIssuer: unique('client'),
+        projectId: await project(svc, orgId),
+      },
+    }),
+  },
   {
     name: 'POST …/domains',
     dto: AddOrgDomainDto,
@@ -518,7 +538,9 @@ describe('Management API and import: every string field has a bound, the same on
 
   it('every DTO with a bounded field is sent by a route here', () => {
     const storage = getMetadataStorage() as unknown as { validationMetadatas: Map<Dto, ValidationMetadata[]> };
-    const covered = new Set(ROUTES.flatMap((r) => [r.dto, ...nestedOf(r.dto)]));
+    // DTOs composed with @nestjs/swagger's IntersectionType copy their parts' fields without extending them.
+    const composedOf = new Map<Dto, Dto[]>([[CreateApiAppDto, [ApiResourceFieldsDto]]]);
+    const covered = new Set(ROUTES.flatMap((r) => [r.dto, ...nestedOf(r.dto), ...(composedOf.get(r.dto) ?? [])]));
     for (const [dto, metadata] of storage.validationMetadatas) {
       // A base class's fields are walked through the DTOs that extend it.
       const extended = [...covered].some((c) => c.prototype instanceof dto);

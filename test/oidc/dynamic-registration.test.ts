@@ -210,6 +210,7 @@ describe('dynamic client registration (RFC 7591, RFC 7592)', () => {
       password: PASSWORD,
       scope: 'files:read offline_access',
       extra: { resource: a.resourceUri },
+      consent: 'allow',
     });
     assert.ok(tokens, error);
     assert.deepEqual(String(tokens.scope).split(' ').sort(), ['files:read', 'offline_access']);
