@@ -74,6 +74,7 @@ describe('management API: reading, changing and removing applications', () => {
       name: second.name,
       type: 'api',
       authMethod: 'private_key_jwt',
+      access: 'everyone',
       accessTokenType: 'opaque',
       resourceUri: null,
       scopes: [],
