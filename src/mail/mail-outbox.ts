@@ -24,7 +24,7 @@ const INSERT_SQL = `INSERT INTO mail_messages (id, org_id, user_id, purpose, rec
  */
 @Injectable()
 export class MailOutbox {
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(manager: EntityManager) => void>();
 
   constructor(private readonly encryptor: Encryptor) {}
 
@@ -34,12 +34,12 @@ export class MailOutbox {
     const content = this.encryptor.encrypt(JSON.stringify(renderMail(mail)));
     await manager.query(INSERT_SQL, [id, mail.orgId, mail.userId, mail.purpose, mail.recipient, content, now, now]);
     mailMessages.inc({ result: 'queued' });
-    for (const listener of this.listeners) listener();
+    for (const listener of this.listeners) listener(manager);
     return id;
   }
 
-  /** `listener` runs when this process queues a message (the sender looks soon after, once it has committed). */
-  onQueued(listener: () => void): void {
+  /** `listener` runs when this process queues a message in the transaction of `manager` (the sender looks once it commits). */
+  onQueued(listener: (manager: EntityManager) => void): void {
     this.listeners.add(listener);
   }
 }

@@ -53,7 +53,7 @@ export class MailSender implements OnApplicationBootstrap, OnModuleDestroy, Outb
     this.settings = config.mail;
     this.transport = mailTransport(config.mail, config.dataDir);
     this.outbox = new RowOutbox(this, { uow, logger, availability });
-    mailOutbox.onQueued(() => this.outbox.queued());
+    mailOutbox.onQueued((manager) => this.outbox.queued(manager));
   }
 
   onApplicationBootstrap(): void {

@@ -140,6 +140,46 @@ describe('domain: unit of work', () => {
     assert.equal(await consumedAt('untouched'), null);
   });
 
+  it("runs a transaction's own after-commit listener once it has committed, not at another's commit or a rollback", async () => {
+    const organizations = domain.get(OrganizationsService);
+    let inserted = '';
+    const heard: (string | null)[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let registered!: () => void;
+    const listening = new Promise<void>((resolve) => (registered = resolve));
+    // The queuing transaction stays open while another commits: on MySQL/MariaDB both run at once; on SQLite the
+    // other one queues behind it and commits after it.
+    const queuing = domain.uow.run(async (manager) => {
+      inserted = (await organizations.insert(manager, domain.adminId, 'Heard After Commit')).id;
+      domain.uow.afterCommit(manager, () => heard.push(inserted));
+      registered();
+      await gate;
+    });
+    await listening;
+    // It writes no event: event-writing transactions take the event positions in turn (event-positions.ts).
+    const other = domain.uow.run((manager) => manager.query('SELECT 1'));
+    if (domain.dataSource.options.type === 'mysql') {
+      await other;
+      assert.deepEqual(heard, [], "another transaction's commit does not run it");
+    }
+    release();
+    await queuing;
+    assert.deepEqual(heard, [inserted], 'once, after its own commit');
+    assert.ok(await orgNamed('Heard After Commit'), 'its rows are visible to every connection then');
+    await other;
+    assert.equal(heard.length, 1, 'once only');
+    let rolledBack = 0;
+    await assert.rejects(
+      domain.uow.run(async (manager) => {
+        domain.uow.afterCommit(manager, () => rolledBack++);
+        throw new Error('rolled back');
+      }),
+    );
+    await domain.uow.run((manager) => organizations.insert(manager, domain.adminId, 'After The Rollback'));
+    assert.equal(rolledBack, 0, 'never after a rollback, nor at a later commit');
+  });
+
   it('tells commit listeners after a commit, not after a rollback', async () => {
     let commits = 0;
     const stop = domain.uow.onCommit(() => commits++);

@@ -48,6 +48,10 @@ export class UnitOfWork {
   private readonly rowBatches: RowBatches | undefined;
   /** Called after every COMMIT of this process (the event feed wakes its waiters). */
   private readonly commitListeners = new Set<() => void>();
+  /** Called once after the COMMIT of one transaction, by its manager (see `afterCommit`); dropped with a rollback. */
+  private readonly transactionListeners = new WeakMap<EntityManager, (() => void)[]>();
+  /** Called once after the next COMMIT of this process, whichever transaction it ends. */
+  private nextCommitListeners: (() => void)[] = [];
 
   constructor(private readonly dataSource: DataSource) {
     this.sqlite = sqliteStatementsOf(dataSource);
@@ -69,6 +73,18 @@ export class UnitOfWork {
   onCommit(listener: () => void): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
+  }
+
+  /**
+   * `listener` runs once, after the transaction `manager` belongs to has committed: what it wrote is visible to
+   * every connection then. Nothing runs if it rolls back (a retried unit registers again in its new transaction).
+   * On MySQL/MariaDB transactions run side by side, so another one's commit says nothing about this one's rows.
+   */
+  afterCommit(manager: EntityManager, listener: () => void): void {
+    const listeners = this.transactionListeners.get(manager);
+    if (listeners) listeners.push(listener);
+    // Not a transaction of this unit of work: the next commit of this process, the best there is to go by.
+    else this.nextCommitListeners.push(listener);
   }
 
   /**
@@ -141,7 +157,23 @@ export class UnitOfWork {
    * advice is to run it again. The whole unit is retried, a few times, after a short random pause.
    */
   private retryingDeadlocks<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    return this.againOnDeadlock(() => this.dataSource.transaction(work));
+    return this.againOnDeadlock(() => this.transaction(work));
+  }
+
+  /** One transaction of the data source; its `afterCommit` listeners run once it has committed. */
+  private async transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    let used: EntityManager | undefined;
+    try {
+      const value = await this.dataSource.transaction((manager) => {
+        used = manager;
+        this.transactionListeners.set(manager, []);
+        return work(manager);
+      });
+      this.committedTransaction(used);
+      return value;
+    } finally {
+      if (used) this.transactionListeners.delete(used);
+    }
   }
 
   /**
@@ -182,11 +214,12 @@ export class UnitOfWork {
     // Alone, a unit runs as a plain transaction, exactly as without grouping.
     if (group.length === 1) {
       const [unit] = group as WorkUnit[];
-      await this.dataSource.transaction((manager) => unit.work(manager)).then((value) => (this.committed(), unit.resolve(value)), unit.reject);
+      await this.transaction((manager) => unit.work(manager)).then((value) => (this.committed(), unit.resolve(value)), unit.reject);
       return;
     }
     const runner = this.dataSource.createQueryRunner();
     const outcomes: Outcome[] = [];
+    this.transactionListeners.set(runner.manager, []);
     try {
       await runner.startTransaction();
       for (const unit of group) {
@@ -205,6 +238,9 @@ export class UnitOfWork {
         }
       }
       await runner.commitTransaction();
+      // The units share the runner's manager: a unit rolled back to its savepoint may have registered a listener
+      // too, which then wakes a reader that finds nothing new.
+      this.committedTransaction(runner.manager);
       this.committed();
     } catch (error) {
       // BEGIN, a savepoint or the COMMIT failed: nothing of the group is stored.
@@ -212,6 +248,7 @@ export class UnitOfWork {
       for (const unit of group) unit.reject(error);
       return;
     } finally {
+      this.transactionListeners.delete(runner.manager);
       await runner.release();
     }
     group.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
@@ -234,14 +271,17 @@ export class UnitOfWork {
     group.forEach((unit, i) => (outcomes[i].ok ? unit.resolve(outcomes[i].value) : unit.reject(outcomes[i].value)));
   }
 
+  private committedTransaction(manager: EntityManager | undefined): void {
+    const listeners = manager && this.transactionListeners.get(manager);
+    if (!listeners) return;
+    this.transactionListeners.delete(manager);
+    callEach(listeners);
+  }
+
   private committed(): void {
-    for (const listener of this.commitListeners) {
-      try {
-        listener();
-      } catch {
-        // A listener's failure is its own; the commit stands.
-      }
-    }
+    const once = this.nextCommitListeners;
+    this.nextCommitListeners = [];
+    callEach([...this.commitListeners, ...once]);
   }
 
   /**
@@ -274,4 +314,14 @@ async function rollBackAll(runner: ReturnType<DataSource['createQueryRunner']>):
 /** The rows a write changed, from mysql2's result header. */
 function affectedRows(result: unknown): number {
   return Number((result as { affectedRows?: number } | undefined)?.affectedRows ?? 0);
+}
+
+function callEach(listeners: Iterable<() => void>): void {
+  for (const listener of listeners) {
+    try {
+      listener();
+    } catch {
+      // A listener's failure is its own; the commit stands.
+    }
+  }
 }

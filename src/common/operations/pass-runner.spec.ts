@@ -1,32 +1,43 @@
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
+import type { EntityManager } from 'typeorm';
 import { PassRunner } from './pass-runner.js';
 
-/** A runner whose passes are counted, and the commit listeners it registered, fired by `commit()`. */
-function counted(): { runner: PassRunner; passes: () => number; commit: () => void } {
-  const listeners: (() => void)[] = [];
+/** A runner whose passes are counted, and the transactions' commit listeners it registered, fired by `commit(tx)`. */
+function counted(): { runner: PassRunner; passes: () => number; commit: (tx: EntityManager) => void } {
+  const listeners = new Map<EntityManager, (() => void)[]>();
   let passes = 0;
   const runner = new PassRunner(
     async () => void passes++,
     (error) => assert.fail(String(error)),
-    { onCommit: (l) => listeners.push(l) },
+    { afterCommit: (tx, l) => listeners.set(tx, [...(listeners.get(tx) ?? []), l]) },
   );
-  return { runner, passes: () => passes, commit: () => listeners.forEach((l) => l()) };
+  const commit = (tx: EntityManager) => {
+    for (const l of listeners.get(tx) ?? []) l();
+    listeners.delete(tx);
+  };
+  return { runner, passes: () => passes, commit };
 }
+
+/** Stands for the manager of one transaction: the runner only hands it on. */
+const transaction = () => ({}) as EntityManager;
 
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('the outbox pass runner', () => {
-  it('starts a pass after a commit that follows queued work, once, and not after other commits', async () => {
+  it('starts a pass once the transaction that queued work commits, once, and not after other commits', async () => {
     const { runner, passes, commit } = counted();
-    commit();
+    const queuing = transaction();
+    const other = transaction();
+    runner.queued(queuing);
+    commit(other);
     await settled();
-    assert.equal(passes(), 0, 'a commit that queued nothing');
-    runner.queued();
-    commit();
+    assert.equal(passes(), 0, "another transaction's commit: the queued rows may not be visible yet");
+    commit(queuing);
     await settled();
     assert.equal(passes(), 1);
-    commit();
+    commit(queuing);
+    commit(other);
     await settled();
     assert.equal(passes(), 1, 'the queued work woke one pass');
   });
@@ -64,7 +75,7 @@ describe('the outbox pass runner', () => {
         return new Promise<void>((resolve) => (release = resolve));
       },
       (error) => assert.fail(String(error)),
-      { onCommit: () => undefined },
+      { afterCommit: () => undefined },
     );
     runner.wake();
     runner.wake();

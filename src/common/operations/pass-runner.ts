@@ -1,41 +1,37 @@
-/** What wakes a runner after a commit: the UnitOfWork's commit listeners. */
+import type { EntityManager } from 'typeorm';
+
+/** What wakes a runner after a commit: the UnitOfWork's listeners of one transaction's commit. */
 export interface Commits {
-  onCommit(listener: () => void): unknown;
+  afterCommit(manager: EntityManager, listener: () => void): unknown;
 }
 
 /**
  * The pass loop of an outbox sender (mail, back-channel logout): `wake()` starts a pass, or, while one runs, asks for
  * another when it ends, so that work queued during a pass is never left for the next poll. One pass at a time per
- * process; leases in the rows keep processes apart. A pass also starts after a commit that follows `queued()` (the
- * queued rows are visible then), and every poll interval, for rows queued by other processes and retries come due.
+ * process; leases in the rows keep processes apart. A pass also starts once the transaction that `queued()` names
+ * commits (the queued rows are visible then; not another transaction's commit, which on MySQL/MariaDB may come
+ * first), and every poll interval, for rows queued by other processes and retries come due.
  */
 export class PassRunner {
   private pass: Promise<void> | undefined;
   private again = false;
   private stopped = false;
-  private queuedHere = false;
   private poller: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly run: () => Promise<void>,
     private readonly onError: (error: unknown) => void,
-    commits: Commits,
-  ) {
-    commits.onCommit(() => {
-      if (!this.queuedHere) return;
-      this.queuedHere = false;
-      this.wake();
-    });
-  }
+    private readonly commits: Commits,
+  ) {}
 
   /** Stopping: a pass ends after the item it is on. */
   get isStopped(): boolean {
     return this.stopped;
   }
 
-  /** Work was queued inside a transaction of this process: the next commit starts a pass. */
-  queued(): void {
-    this.queuedHere = true;
+  /** Work was queued inside this transaction of this process: its commit starts a pass. */
+  queued(manager: EntityManager): void {
+    this.commits.afterCommit(manager, () => this.wake());
   }
 
   /** A pass every `ms` from now on; the timer never keeps the process alive. */

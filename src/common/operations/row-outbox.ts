@@ -100,9 +100,9 @@ export class RowOutbox<R extends OutboxRow> {
     );
   }
 
-  /** Rows were queued inside a transaction of this process: a pass starts once it commits. */
-  queued(): void {
-    this.passes.queued();
+  /** Rows were queued inside this transaction of this process: a pass starts once it commits. */
+  queued(manager: EntityManager): void {
+    this.passes.queued(manager);
   }
 
   start(): void {

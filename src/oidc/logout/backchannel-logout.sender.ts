@@ -88,7 +88,7 @@ export class BackchannelLogoutSender implements OnApplicationBootstrap, OnModule
       const app = apps.get(signIn.clientId);
       if (app) await insertLogout(manager, { id: newId(), appId: app.appId, userId: ended.userId, sid: signIn.sid ?? null }, now);
     }
-    this.outbox.queued();
+    this.outbox.queued(manager);
   }
 
   async held(manager: EntityManager, id: string): Promise<HeldLogout | undefined> {

@@ -75,7 +75,7 @@ export class SingleLogoutService implements OnModuleInit, OnModuleDestroy {
 
   /** In the transaction that ended the sessions: their assertions are due, and sent once it commits. */
   private async markDue(manager: EntityManager, ended: { userId: string; sessionUid?: string; keepSession?: string }): Promise<void> {
-    if ((await markLogoutDue(manager, ended, new Date())) > 0) this.passes.queued();
+    if ((await markLogoutDue(manager, ended, new Date())) > 0) this.passes.queued(manager);
   }
 
   /** An SP's LogoutRequest by either binding. */
