@@ -16,6 +16,7 @@ import { ProjectPage } from './pages/applications';
 import { ApplicationPage } from './pages/application';
 import { ProjectsPage } from './pages/projects';
 import { UserDetailPage } from './pages/user-detail';
+import { AgentsPage } from './pages/agents';
 import { UsersPage } from './pages/users';
 import { WebhooksPage } from './pages/webhooks';
 import { IdpsPage } from './pages/idps';
@@ -183,6 +184,7 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if ((p = match('/console/orgs/:orgId/users', path))) return <UsersPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/users/:userId', path))) return <UserDetailPage key={p.userId} orgId={p.orgId} userId={p.userId} />;
   if ((p = match('/console/orgs/:orgId/groups', path))) return <GroupsPage key={p.orgId} orgId={p.orgId} />;
+  if ((p = match('/console/orgs/:orgId/agents', path))) return <AgentsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/projects', path))) return <ProjectsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/projects/:projectId', path))) return <ProjectPage key={p.projectId} orgId={p.orgId} projectId={p.projectId} />;
   if ((p = match('/console/orgs/:orgId/projects/:projectId/apps/:appId', path)))
@@ -236,6 +238,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
           <ul>
             {roles.has('ORG_USER_MANAGER') && item(`${org}/users`, t('users'))}
             {roles.has('ORG_USER_MANAGER') && item(`${org}/groups`, t('groups'))}
+            {roles.has('ORG_USER_MANAGER') && item(`${org}/agents`, t('agents'))}
             {roles.has('ORG_OWNER') && item(`${org}/projects`, t('projects'))}
             {roles.has('ORG_OWNER') && item(`${org}/members`, t('orgMembers'))}
             {roles.has('ORG_OWNER') && item(`${org}/login-policy`, t('loginPolicy'))}

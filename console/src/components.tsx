@@ -189,7 +189,7 @@ export function ActionButton({ label, action, danger }: { label: string; action:
 }
 
 /** Deleting asks once more, in the page (no window.confirm: scripts and screen readers see the question). */
-export function DeleteButton({ label, action }: { label?: string; action: () => Promise<unknown> }) {
+export function DeleteButton({ label, confirm, action }: { label?: string; confirm?: string; action: () => Promise<unknown> }) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (
@@ -200,7 +200,7 @@ export function DeleteButton({ label, action }: { label?: string; action: () => 
   }
   return (
     <span class="confirm">
-      <ActionButton label={t('confirmDelete')} danger action={action} />
+      <ActionButton label={confirm ?? t('confirmDelete')} danger action={action} />
       <button type="button" onClick={() => setAsking(false)}>
         {t('cancel')}
       </button>

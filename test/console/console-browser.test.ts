@@ -228,7 +228,7 @@ describe('the operator console in Chromium', () => {
       await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
       assert.equal(new URL(page.url()).pathname, `/console/orgs/${org.id}/users`);
       const links = await nav(page).getByRole('link').allTextContents();
-      assert.deepEqual(links, ['Users', 'Groups']);
+      assert.deepEqual(links, ['Users', 'Groups', 'Agents']);
       assert.equal(await nav(page).getByRole('heading', { name: 'Instance' }).count(), 0);
       await page.getByRole('row').filter({ hasText: colleague }).waitFor();
       assert.equal(await page.getByRole('row').filter({ hasText: stranger }).count(), 0);

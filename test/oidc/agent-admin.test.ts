@@ -33,7 +33,7 @@ describe("administrators' view of connected agents", () => {
     assert.ok(auth.consent, 'the consent page was shown');
     const tokens = await redeem(svc, agent, auth);
     assert.ok(tokens.refresh_token);
-    return { userId: person.userId, refreshToken: tokens.refresh_token };
+    return { userId: person.userId, loginName: `${person.userName}@${project.primaryDomain}`, refreshToken: tokens.refresh_token };
   }
 
   const refresh = (refreshToken: string) =>
@@ -64,6 +64,9 @@ describe("administrators' view of connected agents", () => {
     assert.deepEqual(listed.scopes, ['files:read', 'offline_access', 'openid']);
     assert.ok(listed.clientName);
     assert.ok(!Number.isNaN(Date.parse(listed.connectedAt)));
+    assert.ok(Date.parse(listed.changedAt) >= Date.parse(listed.connectedAt));
+    const named = ofOrg.body.users.find((u: { userId: string }) => u.userId === person.userId);
+    assert.equal(named?.loginName, person.loginName, 'the list names the person beside the id');
     const paged = await svc.api('GET', orgPath('/agents?limit=1'), { token: manager.token });
     assert.equal(paged.body.agents.length, 1);
     assert.equal(paged.body.total, ofOrg.body.total);

@@ -20,6 +20,7 @@ import {
 } from '../components';
 import { Credentials } from './credentials';
 import { Sessions } from './user-sessions';
+import { ConnectedAgents } from './user-agents';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { stateLabel } from './users';
@@ -132,6 +133,7 @@ export function UserDetailPage({ orgId, userId }: { orgId: string; userId: strin
               {!machine && <Factors base={base} />}
               {!machine && <Identities base={base} />}
               {!machine && <Sessions base={base} />}
+              {!machine && <ConnectedAgents base={base} />}
               <EffectiveGrants orgId={orgId} base={base} />
             </>
           );

@@ -115,9 +115,21 @@ export class ConnectedAgentDto {
   @ApiProperty({ description: "the resource indicator (RFC 8707); '' for none" }) resource: string;
   @ApiProperty({ type: [String] }) scopes: string[];
   @ApiProperty({ format: 'date-time' }) connectedAt: string;
+  @ApiProperty({ format: 'date-time', description: 'when the person last allowed more scopes; connectedAt when never' }) changedAt: string;
 }
 
 export class ConnectedAgentListDto {
   @ApiProperty({ type: [ConnectedAgentDto] }) agents: ConnectedAgentDto[];
   @ApiProperty() total: number;
+}
+
+/** A person the organization's list of agents names, so a list shows a name beside the id. */
+export class AgentPersonDto {
+  @ApiProperty() userId: string;
+  @ApiProperty({ description: '`<userName>@<organization primary domain>`', example: 'ada@acme.localhost' }) loginName: string;
+  @ApiPropertyOptional({ example: 'Ada Lovelace' }) displayName?: string;
+}
+
+export class OrgConnectedAgentListDto extends ConnectedAgentListDto {
+  @ApiProperty({ type: [AgentPersonDto], description: "the people of the page's agents, each once" }) users: AgentPersonDto[];
 }

@@ -7,7 +7,7 @@ import { Role } from '../../common/auth/roles.js';
 import type { AgentConsent } from '../../common/auth/user-tokens.js';
 import { ListPageQueryDto, pageOf, pageOfList } from '../../common/http/validation/list-page.dto.js';
 import { UserAgentsService } from '../../users/self-service/user-agents.service.js';
-import { ConnectedAgentListDto } from '../dto/user-reads.dto.js';
+import { ConnectedAgentListDto, OrgConnectedAgentListDto } from '../dto/user-reads.dto.js';
 import type { ConnectedAgentDto } from '../dto/user-reads.dto.js';
 
 /** The organization's people's connected agents (docs/agents.md, "Consent and connected agents"): listed and revoked. */
@@ -18,11 +18,12 @@ export class UserAgentsController {
 
   @Get('agents')
   @ApiOperation({ summary: "List the agent clients the organization's people allowed to act for them, newest change first" })
-  @ApiOkResponse({ type: ConnectedAgentListDto })
+  @ApiOkResponse({ type: OrgConnectedAgentListDto })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async listOfOrg(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<ConnectedAgentListDto> {
-    const { items, total } = await this.agents.ofOrg(orgId, pageOf(query));
-    return { total, agents: items.map(agentDto) };
+  async listOfOrg(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<OrgConnectedAgentListDto> {
+    const { items, total, people } = await this.agents.ofOrg(orgId, pageOf(query));
+    const users = people.map(({ displayName, ...person }) => (displayName === null ? person : { ...person, displayName }));
+    return { total, agents: items.map(agentDto), users };
   }
 
   @Get('users/:userId/agents')
@@ -62,5 +63,6 @@ function agentDto(consent: AgentConsent): ConnectedAgentDto {
     resource: consent.resource,
     scopes: consent.scopes,
     connectedAt: consent.connectedAt.toISOString(),
+    changedAt: consent.changedAt.toISOString(),
   };
 }

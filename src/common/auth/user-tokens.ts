@@ -32,6 +32,8 @@ export interface AgentConsent {
   resource: string;
   scopes: string[];
   connectedAt: Date;
+  /** When the person last allowed more scopes (the connection itself when never). */
+  changedAt: Date;
 }
 
 /** A browser session, named by its public `uid` (never the cookie's value, which would let a reader take it over). */

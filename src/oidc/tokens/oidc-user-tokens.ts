@@ -89,5 +89,13 @@ export class OidcUserTokens implements UserTokens {
 }
 
 function agentConsent(row: AgentConsentEntity): AgentConsent {
-  return { clientId: row.clientId, clientName: row.clientName, userId: row.userId, resource: row.resource, scopes: row.scopes, connectedAt: row.createdAt };
+  return {
+    clientId: row.clientId,
+    clientName: row.clientName,
+    userId: row.userId,
+    resource: row.resource,
+    scopes: row.scopes,
+    connectedAt: row.createdAt,
+    changedAt: row.changedAt,
+  };
 }

@@ -6,6 +6,7 @@ import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { UserAccess } from '../acting/user-access.service.js';
 import { UserDirectory } from '../user-directory.service.js';
+import type { UserName } from '../user-directory.service.js';
 
 /**
  * The administrators' side of the people's connected agents (docs/agents.md, "Consent and connected agents"): listed
@@ -21,8 +22,14 @@ export class UserAgentsService {
     @Optional() @Inject(USER_TOKENS) private readonly tokens?: UserTokens,
   ) {}
 
-  ofOrg(orgId: string, page: Page): Promise<Paged<AgentConsent>> {
-    return this.tokens ? this.tokens.orgAgentConsents(orgId, page) : Promise.resolve({ items: [], total: 0 });
+  /**
+   * A page of the consents of the organization's people, with the names of those people: every one is a user of
+   * this organization (the list is by the person's organization), whom the route's role may read.
+   */
+  async ofOrg(orgId: string, page: Page): Promise<Paged<AgentConsent> & { people: UserName[] }> {
+    if (!this.tokens) return { items: [], total: 0, people: [] };
+    const { items, total } = await this.tokens.orgAgentConsents(orgId, page);
+    return { items, total, people: await this.directory.namesOf(items.map((consent) => consent.userId)) };
   }
 
   async ofUser(orgId: string, userId: string): Promise<AgentConsent[]> {

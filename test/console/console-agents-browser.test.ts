@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { LoginClient } from '../attack/support/login-client.js';
+import { markAgent } from '../oidc/support/agent-clients.js';
+import { authorize, redeem } from '../oidc/support/agent-consent-flow.js';
+import { launchBrowser } from '../oidc/support/browser.js';
+import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from '../oidc/support/oidc-fixtures.js';
+import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
+import { unique, useService } from '../support/fixtures.js';
+import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
+
+/**
+ * The people's connected agents in the console (docs/console.md; docs/agents.md, "Consent and connected agents"): the
+ * organization's **Agents** page and a person's **Connected agents**, where an administrator revokes one. Each agent
+ * is connected through the real consent page and holds a real refresh token, which the revoke must end.
+ */
+describe('connected agents in the operator console (Chromium)', () => {
+  const svc = useService({ PUBLIC_URL: 'http://localhost:{port}' });
+  let browser: Browser;
+  let base: string;
+  let project: { orgId: string; projectId: string; primaryDomain: string };
+  let resourceUri: string;
+  let agent: OidcApp;
+  before(async () => {
+    browser = await launchBrowser();
+    base = svc.config.publicUrl.replace(/\/$/, '');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    project = await createProject(svc);
+    resourceUri = `https://${unique('mcp')}.example/mcp`;
+    const api = await svc.api('POST', orgPath(`/projects/${project.projectId}/apps/api`), {
+      token: svc.adminToken,
+      body: { name: unique('Files MCP'), authMethod: 'client_secret_basic', resourceUri, scopes: [{ name: 'files:read', description: 'Read your files' }] },
+    });
+    assert.equal(api.status, 201, api.text);
+    agent = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', 'refresh_token'] });
+    await markAgent(svc, agent.clientId, 'dcr');
+  });
+  after(() => browser?.close());
+  const { open, check, signIn, signOut, nav } = consoleSteps({ browser: () => browser, base: () => base });
+
+  function orgPath(path: string): string {
+    return `/management/v1/orgs/${project.orgId}${path}`;
+  }
+
+  /** A person of the organization (with these organization roles) who allowed the agent on the consent page; their refresh token. */
+  async function connectedPerson(roles: string[] = []) {
+    const person = await createHuman(svc, project.orgId);
+    if (roles.length) {
+      const res = await svc.api('PUT', orgPath(`/members/${person.userId}`), { token: svc.adminToken, body: { roles } });
+      assert.equal(res.status, 200, res.text);
+    }
+    const loginName = `${person.userName}@${project.primaryDomain}`;
+    const auth = await authorize(new LoginClient(svc.url), agent, loginName, 'openid offline_access files:read', resourceUri, 'allow');
+    assert.ok(auth.consent, 'the consent page was shown');
+    const tokens = await redeem(svc, agent, auth);
+    assert.ok(tokens.refresh_token);
+    return { ...person, loginName, refreshToken: tokens.refresh_token };
+  }
+
+  const refresh = (refreshToken: string) =>
+    postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: refreshToken }, { id: agent.clientId, secret: agent.clientSecret! });
+
+  /** The row of the agent in the person's **Connected agents** section. */
+  const agentRow = (page: Page) => page.getByRole('region', { name: 'Connected agents' }).locator(`tr[data-agent="${agent.clientId}"]`);
+
+  it("lists a person's agent on the organization's page and theirs; a revoke there ends its refresh token", async () => {
+    const person = await connectedPerson();
+    const { context, page, problems } = await open();
+    try {
+      await page.goto(`${base}/console/orgs/${project.orgId}/users`);
+      await signIn(page, 'admin', readFileSync(join(svc.dataDir, 'admin.password'), 'utf8').trim());
+      await nav(page).getByRole('link', { name: 'Agents' }).click();
+      await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+      const listed = page.locator(`tr[data-user="${person.userId}"][data-agent="${agent.clientId}"]`);
+      await listed.waitFor();
+      const text = (await listed.textContent()) ?? '';
+      for (const shown of [person.loginName, person.userId, agent.clientId, resourceUri, 'files:read offline_access openid']) {
+        assert.ok(text.includes(shown), `the organization's row shows ${shown}: ${text}`);
+      }
+      await check(page, 'org-agents');
+
+      await listed.getByRole('link', { name: person.loginName }).click();
+      await page.getByRole('heading', { name: 'User', level: 1 }).waitFor();
+      assert.equal(new URL(page.url()).pathname, `/console/orgs/${project.orgId}/users/${person.userId}`);
+      await agentRow(page).waitFor();
+      const row = (await agentRow(page).textContent()) ?? '';
+      assert.ok(row.includes(resourceUri) && row.includes('files:read'), `the person's row shows the resource and scopes: ${row}`);
+      await check(page, 'user-agents');
+
+      await agentRow(page)
+        .getByRole('button', { name: /^Revoke / })
+        .click();
+      await agentRow(page).getByRole('button', { name: 'Yes, revoke' }).click();
+      await page.getByRole('status').filter({ hasText: 'Revoked' }).waitFor();
+      await page.getByText('No agent may act for this person.').waitFor();
+      assert.equal(await agentRow(page).count(), 0);
+
+      const after = await refresh(person.refreshToken);
+      assert.equal(after.status, 400, after.text);
+      assert.equal(after.body.error, 'invalid_grant');
+      await signOut(page);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("a user manager's revoke of an organization owner's agent shows the API's 403, and the agent keeps working", async () => {
+    const owner = await connectedPerson(['ORG_OWNER']);
+    const manager = await createHuman(svc, project.orgId, PASSWORD);
+    const granted = await svc.api('PUT', orgPath(`/members/${manager.userId}`), { token: svc.adminToken, body: { roles: ['ORG_USER_MANAGER'] } });
+    assert.equal(granted.status, 200, granted.text);
+    const { context, page, problems } = await open();
+    try {
+      await page.goto(`${base}/console/orgs/${project.orgId}/users/${owner.userId}`);
+      await signIn(page, `${manager.userName}@${project.primaryDomain}`, PASSWORD);
+      await page.getByRole('heading', { name: 'User', level: 1 }).waitFor();
+      await agentRow(page)
+        .getByRole('button', { name: /^Revoke / })
+        .click();
+      await agentRow(page).getByRole('button', { name: 'Yes, revoke' }).click();
+      const alert = agentRow(page).getByRole('alert');
+      await alert.filter({ hasText: 'Error 403' }).waitFor();
+      assert.match((await alert.textContent()) ?? '', /ORG_OWNER/, 'the error names the role the caller lacks');
+      assert.equal(await agentRow(page).count(), 1, 'the row stays');
+
+      const still = await refresh(owner.refreshToken);
+      assert.equal(still.status, 200, still.text);
+      await signOut(page);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+});
