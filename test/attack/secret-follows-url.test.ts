@@ -9,9 +9,14 @@ import { FederatedBrowser } from '../federation/support/federated-browser.js';
 import { startForgingUpstream } from '../federation/support/forging-upstream.js';
 import type { ForgingUpstream } from '../federation/support/forging-upstream.js';
 
-/** A host the caller runs: it records every request it gets (Basic credentials decoded: RFC 6749 §2.3.1 form-encodes them) and answers 401. */
-async function startRecorder(): Promise<{ origin: string; heard: string[]; close(): Promise<void> }> {
+/**
+ * A host the caller runs: it records every request it gets (Basic credentials decoded: RFC 6749 §2.3.1 form-encodes
+ * them), answers a token request at `/token` with an access token of its own (RFC 6749 §4.4.3), recorded in
+ * `issued`, and anything else with 401.
+ */
+async function startRecorder(): Promise<{ origin: string; heard: string[]; issued: string[]; close(): Promise<void> }> {
   const heard: string[] = [];
+  const issued: string[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -19,12 +24,18 @@ async function startRecorder(): Promise<{ origin: string; heard: string[]; close
       const authorization = req.headers.authorization ?? '';
       const credentials = authorization.startsWith('Basic ') ? decodeURIComponent(Buffer.from(authorization.slice(6), 'base64').toString()) : authorization;
       heard.push(`${req.method} ${req.url} ${credentials} ${Buffer.concat(chunks).toString()}`);
+      if (req.method === 'POST' && req.url === '/token') {
+        const token = unique('issued-access-token');
+        issued.push(token);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ access_token: token, token_type: 'Bearer', expires_in: 300 }));
+        return;
+      }
       res.writeHead(401, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { origin, heard, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { origin, heard, issued, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 const fieldsOf = (body: { details?: { field: string }[] }) => (body.details ?? []).map((d) => d.field);
@@ -88,6 +99,11 @@ describe('a stored secret does not follow a changed URL', () => {
           attacker.heard.filter((request) => request.includes(secret)),
           [],
           'the stored secret reached the host of the PATCH',
+        );
+        assert.deepEqual(
+          attacker.heard.filter((request) => legit.issued.some((token) => request.includes(token))),
+          [],
+          'an access token the stored secret bought reached the host of the PATCH',
         );
 
         assert.equal(patched.status, 400, patched.text);
