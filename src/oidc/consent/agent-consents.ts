@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Page, Paged } from '../../common/database/page.js';
 import { newId } from '../../common/ids.js';
-import { UserEntity } from '../../users/entities/user.entity.js';
+import { personOfOrganization } from '../../users/queries/org-people.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import { AgentConsentEntity } from './agent-consent.entity.js';
 
@@ -56,8 +56,7 @@ export function consentsOf(manager: EntityManager, userId: string): Promise<Agen
 export async function consentsOfOrgPeople(manager: EntityManager, orgId: string, page: Page): Promise<Paged<AgentConsentEntity>> {
   const [items, total] = await manager
     .createQueryBuilder(AgentConsentEntity, 'consent')
-    .innerJoin(UserEntity, 'person', 'person.id = consent.userId')
-    .where('person.orgId = :orgId', { orgId })
+    .where(personOfOrganization('consent.userId', 'orgId'), { orgId })
     .orderBy('consent.changedAt', 'DESC')
     .addOrderBy('consent.id', 'ASC')
     .skip(page.offset)
