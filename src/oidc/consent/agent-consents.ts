@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Page, Paged } from '../../common/database/page.js';
 import { newId } from '../../common/ids.js';
+import { deleteUserPayloads } from '../adapter/user-payloads.js';
 import { personOfOrganization } from '../../users/queries/org-people.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import { AgentConsentEntity } from './agent-consent.entity.js';
@@ -67,8 +68,11 @@ export async function consentsOfOrgPeople(manager: EntityManager, orgId: string,
 
 /**
  * Ends every consent of the person to this client and, at once, every grant, code and token the client holds for
- * the person (docs/agents.md, "Consent and connected agents"): a refresh token is refused at its next use. Returns
- * whether there was anything to end.
+ * the person (docs/agents.md, "Consent and connected agents"), as the user's revocation ends them for every client
+ * (user-payloads.ts): a refresh token is refused at its next use, a token exchanged from the client's grants too.
+ * No back-channel logout is owed: it goes to applications registered for it, and an agent client is none (a
+ * dynamic registration may not name a `backchannel_logout_uri`, registration-metadata.ts). Returns whether there was
+ * anything to end.
  */
 export async function endConsents(
   manager: EntityManager,
@@ -77,7 +81,7 @@ export async function endConsents(
   editorUserId: string | null,
 ): Promise<boolean> {
   const removed = await manager.delete(AgentConsentEntity, { userId: target.userId, clientId: target.clientId });
-  await manager.query('DELETE FROM oidc_payloads WHERE account_id = ? AND client_id = ?', [target.userId, target.clientId]);
+  await deleteUserPayloads(manager, target.userId, { clientId: target.clientId });
   if (!removed.affected) return false;
   await events.push(manager, {
     type: 'user.agent.revoked',
