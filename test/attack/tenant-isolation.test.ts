@@ -4,8 +4,8 @@ import { FactorsService } from '../../src/users/factors/factors.service.js';
 import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import { createApiApp, createHuman, createOidcApp, createProject, PASSWORD } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
-import { markAgent } from '../oidc/support/agent-clients.js';
-import { authorize } from '../oidc/support/agent-consent-flow.js';
+import { registerAgent } from '../oidc/support/agent-clients.js';
+import { authorize, REDIRECT } from '../oidc/support/agent-consent-flow.js';
 import { LoginClient } from './support/login-client.js';
 import { databaseState } from './support/db-state.js';
 import { declaredRoutes, fillPath } from '../support/routes.js';
@@ -235,8 +235,7 @@ describe('tenant isolation matrix', () => {
       scopes: [{ name: 'files:read', description: 'Read files' }],
     });
     assert.equal(agentApi.status, 201, agentApi.text);
-    const agent = await createOidcApp(svc, projectB, { authMethod: 'client_secret_basic' });
-    await markAgent(svc, agent.clientId, 'dcr');
+    const agent = await registerAgent(svc, orgB.id, REDIRECT);
     const agentUser = await createHuman(svc, orgB.id);
     const consented = await authorize(
       new LoginClient(svc.url),

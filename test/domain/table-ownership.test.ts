@@ -48,6 +48,26 @@ describe('table ownership check', () => {
     assert.match(output, /src\/common\/joins\.ts:1: instance/);
   });
 
+  it('names TypeORM reads, writes, joins and relations on an entity of src/users outside it', () => {
+    const entity = "import { Entity } from 'typeorm';\n@Entity({ name: 'users' })\nexport class UserEntity {}\n";
+    const root = tree({
+      'src/users/entities/user.entity.ts': entity,
+      'src/users/queries/ok.ts': 'await manager.findOneBy(UserEntity, { id });\n',
+      'src/oidc/join.ts': "qb\n  .innerJoin(\n    UserEntity, 'person', 'person.id = c.userId')\n",
+      'src/scim/repo.ts': 'const a = dataSource.getRepository(UserEntity);\nawait manager.update<UserEntity>(UserEntity, { id }, {});\n',
+      'src/webhooks/relation.ts': '  @ManyToOne(() => UserEntity)\n  user: UserEntity;\n',
+      'src/login/typed.ts': 'const columns = dataSource.getMetadata(UserEntity).columns;\nconst u = new UserEntity();\n// manager.find(UserEntity) in prose\n',
+    });
+    const { status, output } = check(root);
+    assert.equal(status, 1, output);
+    assert.match(output, /src\/oidc\/join\.ts:2: UserEntity/);
+    assert.match(output, /src\/scim\/repo\.ts:1: UserEntity/);
+    assert.match(output, /src\/scim\/repo\.ts:2: UserEntity/);
+    assert.match(output, /src\/webhooks\/relation\.ts:1: UserEntity/);
+    assert.doesNotMatch(output, /src\/users\/queries\/ok\.ts/);
+    assert.doesNotMatch(output, /src\/login\/typed\.ts/, 'metadata, an instance and prose reach no rows');
+  });
+
   it('leaves the owner, migrations, other tables and prose in comments alone', () => {
     const root = tree({
       'src/users/queries/ok.ts': "const sql = 'SELECT id FROM users';\n",

@@ -2,17 +2,17 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { LoginClient } from '../attack/support/login-client.js';
 import { createOrg, createCaller, unique, useService } from '../support/fixtures.js';
-import { markAgent } from './support/agent-clients.js';
-import { authorize, redeem } from './support/agent-consent-flow.js';
-import { createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
-import type { OidcApp } from './support/oidc-fixtures.js';
+import { agentTokenRequest, registerAgent } from './support/agent-clients.js';
+import type { AgentClient } from './support/agent-clients.js';
+import { authorize, REDIRECT, redeem } from './support/agent-consent-flow.js';
+import { createHuman, createProject } from './support/oidc-fixtures.js';
 
 /** docs/agents.md, "Consent and connected agents": administrators list the people's agents and revoke one. */
 describe("administrators' view of connected agents", () => {
   const svc = useService();
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let resourceUri: string;
-  let agent: OidcApp;
+  let agent: AgentClient;
   let manager: { userId: string; token: string };
 
   /** A person of the organization who allowed the agent through the consent page; their refresh token. */
@@ -36,8 +36,7 @@ describe("administrators' view of connected agents", () => {
     return { userId: person.userId, loginName: `${person.userName}@${project.primaryDomain}`, refreshToken: tokens.refresh_token };
   }
 
-  const refresh = (refreshToken: string) =>
-    postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: refreshToken }, { id: agent.clientId, secret: agent.clientSecret! });
+  const refresh = (refreshToken: string) => agentTokenRequest(svc, agent, { grant_type: 'refresh_token', refresh_token: refreshToken });
   const orgPath = (path: string) => `/management/v1/orgs/${project.orgId}${path}`;
 
   before(async () => {
@@ -48,8 +47,7 @@ describe("administrators' view of connected agents", () => {
       body: { name: unique('Files MCP'), authMethod: 'client_secret_basic', resourceUri, scopes: [{ name: 'files:read', description: 'Read your files' }] },
     });
     assert.equal(api.status, 201, api.text);
-    agent = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', 'refresh_token'] });
-    await markAgent(svc, agent.clientId, 'dcr');
+    agent = await registerAgent(svc, project.orgId, REDIRECT);
     manager = await createCaller(svc, project.orgId, { org: ['ORG_USER_MANAGER'] });
   });
 

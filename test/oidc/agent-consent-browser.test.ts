@@ -3,9 +3,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
-import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
-import type { OidcApp } from './support/oidc-fixtures.js';
-import { markAgent } from './support/agent-clients.js';
+import { PASSWORD, createHuman, createProject } from './support/oidc-fixtures.js';
+import { agentTokenRequest, registerAgent } from './support/agent-clients.js';
+import type { AgentClient } from './support/agent-clients.js';
 import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
 import type { RelyingParty } from './support/browser.js';
 import { unique, useService } from '../support/fixtures.js';
@@ -15,7 +15,7 @@ describe('the consent page in a browser', () => {
   const svc = useService();
   let browser: Browser;
   let rp: RelyingParty;
-  let agent: OidcApp;
+  let agent: AgentClient;
   let resourceUri: string;
   let loginName: string;
 
@@ -29,8 +29,7 @@ describe('the consent page in a browser', () => {
       body: { name: 'Files MCP', authMethod: 'client_secret_basic', resourceUri, scopes: [{ name: 'files:read', description: 'Read your files' }] },
     });
     assert.equal(api.status, 201, api.text);
-    agent = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, rp.url);
-    await markAgent(svc, agent.clientId, 'dcr');
+    agent = await registerAgent(svc, project.orgId, `${rp.url}/cb`);
     const user = await createHuman(svc, project.orgId);
     loginName = `${user.userName}@${project.primaryDomain}`;
   });
@@ -95,12 +94,7 @@ describe('the consent page in a browser', () => {
       });
       const code = callbackParams(cb).get('code');
       assert.ok(code, 'a code');
-      const res = await postForm(
-        svc,
-        '/oauth/v2/token',
-        { grant_type: 'authorization_code', code, redirect_uri: `${rp.url}/cb`, code_verifier: verifier },
-        { id: agent.clientId, secret: agent.clientSecret! },
-      );
+      const res = await agentTokenRequest(svc, agent, { grant_type: 'authorization_code', code, redirect_uri: `${rp.url}/cb`, code_verifier: verifier });
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(String(res.body.scope).split(' ').sort(), ['files:read', 'openid']);
     } finally {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { csrfOf, LoginClient } from '../attack/support/login-client.js';
-import { createHuman, createOidcApp, createProject, postForm } from './support/oidc-fixtures.js';
+import { createHuman, createOidcApp, createProject } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { unique, useService } from '../support/fixtures.js';
-import { markAgent } from './support/agent-clients.js';
-import { authorize, redeem } from './support/agent-consent-flow.js';
+import { agentTokenRequest, registerAgent } from './support/agent-clients.js';
+import type { AgentClient } from './support/agent-clients.js';
+import { authorize, REDIRECT, redeem } from './support/agent-consent-flow.js';
 
 const SCOPES = [
   { name: 'files:read', description: 'Read your files' },
@@ -20,7 +21,7 @@ describe('consent of agent clients', () => {
   let project: Project;
   let resourceUri: string;
   let resourceName: string;
-  let agent: OidcApp;
+  let agent: AgentClient;
   let firstParty: OidcApp;
   let loginName: string;
 
@@ -33,8 +34,7 @@ describe('consent of agent clients', () => {
       body: { name: resourceName, authMethod: 'client_secret_basic', resourceUri, scopes: SCOPES },
     });
     assert.equal(api.status, 201, api.text);
-    agent = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', 'refresh_token'] });
-    await markAgent(svc, agent.clientId, 'dcr');
+    agent = await registerAgent(svc, project.orgId, REDIRECT);
     firstParty = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' });
     const user = await createHuman(svc, project.orgId);
     loginName = `${user.userName}@${project.primaryDomain}`;
@@ -95,14 +95,6 @@ describe('consent of agent clients', () => {
     assert.equal(silent.callback.searchParams.get('error'), 'consent_required');
   });
 
-  it('a CIMD client shows the host of its client_id', async () => {
-    const cimd = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' });
-    await markAgent(svc, cimd.clientId, 'cimd');
-    const auth = await authorize(new LoginClient(svc.url), cimd, loginName, 'openid', resourceUri, 'deny');
-    assert.match(auth.consent ?? '', /data-consent-client-host/);
-    assert.doesNotMatch(auth.consent ?? '', /data-consent-unverified/);
-  });
-
   it("the resource's API application with access granted refuses people without a grant", async () => {
     const guarded = `https://${unique('mcp')}.example/mcp`;
     const api = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/api`, {
@@ -146,12 +138,7 @@ describe('consent of agent clients', () => {
     const after = await browser.get('/ui/account');
     assert.doesNotMatch(after.text, new RegExp(`data-agent="${agent.clientId}"`));
 
-    const refresh = await postForm(
-      svc,
-      '/oauth/v2/token',
-      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
-      { id: agent.clientId, secret: agent.clientSecret! },
-    );
+    const refresh = await agentTokenRequest(svc, agent, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token });
     assert.equal(refresh.status, 400, refresh.text);
     assert.equal(refresh.body.error, 'invalid_grant');
     const again = await authorize(browser, agent, name, 'openid files:read', resourceUri, 'deny');

@@ -208,9 +208,11 @@ describe('Client ID Metadata Documents', () => {
         extra: { resource: orgA.resourceUri, prompt: 'consent' },
         consent: 'allow',
       });
-    const { tokens, error, consentShown } = await flow();
+    const { tokens, error, consentShown, consentPage } = await flow();
     assert.ok(tokens, error);
     assert.ok(consentShown, 'the person was asked for consent');
+    assert.match(consentPage ?? '', /<strong data-consent-client-host>127\.0\.0\.1:\d+<\/strong>/, 'the host of its client_id');
+    assert.doesNotMatch(consentPage ?? '', /data-consent-unverified/, 'a document is no unverified registration');
     assert.ok(tokens.refresh_token, 'offline_access with the refresh_token grant of the document');
     const introspected = await postForm(
       agentSvc,

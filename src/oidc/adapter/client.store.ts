@@ -275,7 +275,6 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
     portcullis_api_access: flag(row.api_access),
     scope: allowedScopes(flag(row.api_access)),
     ...(api && row.resource_uri ? { portcullis_resource_uri: row.resource_uri } : {}),
-    ...(row.agent ? { portcullis_agent: row.agent } : {}),
     ...(api ? {} : profileMetadata(row, signingAlg)),
   };
 }

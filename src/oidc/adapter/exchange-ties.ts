@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import { statementsOf } from '../../common/database/statements.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
@@ -33,16 +33,6 @@ export function tiedGrantsDeletion(rootGrantIds: readonly string[]): { sql: stri
     sql: `DELETE FROM oidc_payloads WHERE model = 'Grant' AND grant_id IN (${rootGrantIds.map(() => '?').join(', ')})`,
     parameters: [...rootGrantIds],
   };
-}
-
-/** Deletes the grants tied to the grants a user's tokens belong to, before the user's own rows go (user-tokens.ts). */
-export async function deleteGrantsTiedToUser(manager: EntityManager, userId: string): Promise<void> {
-  const rows: { grant_id: string }[] = await manager.query('SELECT DISTINCT grant_id FROM oidc_payloads WHERE account_id = ? AND grant_id IS NOT NULL', [
-    userId,
-  ]);
-  if (rows.length === 0) return;
-  const deletion = tiedGrantsDeletion(rows.map((row) => row.grant_id));
-  await manager.query(deletion.sql, deletion.parameters);
 }
 
 /**

@@ -1,7 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import type { Page, Paged } from '../../common/database/page.js';
 import { newId } from '../../common/ids.js';
-import { UserEntity } from '../../users/entities/user.entity.js';
+import { deleteUserPayloads } from '../adapter/user-payloads.js';
+import { personOfOrganization } from '../../users/queries/org-people.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import { AgentConsentEntity } from './agent-consent.entity.js';
 
@@ -56,8 +57,7 @@ export function consentsOf(manager: EntityManager, userId: string): Promise<Agen
 export async function consentsOfOrgPeople(manager: EntityManager, orgId: string, page: Page): Promise<Paged<AgentConsentEntity>> {
   const [items, total] = await manager
     .createQueryBuilder(AgentConsentEntity, 'consent')
-    .innerJoin(UserEntity, 'person', 'person.id = consent.userId')
-    .where('person.orgId = :orgId', { orgId })
+    .where(personOfOrganization('consent.userId', 'orgId'), { orgId })
     .orderBy('consent.changedAt', 'DESC')
     .addOrderBy('consent.id', 'ASC')
     .skip(page.offset)
@@ -68,8 +68,11 @@ export async function consentsOfOrgPeople(manager: EntityManager, orgId: string,
 
 /**
  * Ends every consent of the person to this client and, at once, every grant, code and token the client holds for
- * the person (docs/agents.md, "Consent and connected agents"): a refresh token is refused at its next use. Returns
- * whether there was anything to end.
+ * the person (docs/agents.md, "Consent and connected agents"), as the user's revocation ends them for every client
+ * (user-payloads.ts): a refresh token is refused at its next use, a token exchanged from the client's grants too.
+ * No back-channel logout is owed: it goes to applications registered for it, and an agent client is none (a
+ * dynamic registration may not name a `backchannel_logout_uri`, registration-metadata.ts). Returns whether there was
+ * anything to end.
  */
 export async function endConsents(
   manager: EntityManager,
@@ -78,7 +81,7 @@ export async function endConsents(
   editorUserId: string | null,
 ): Promise<boolean> {
   const removed = await manager.delete(AgentConsentEntity, { userId: target.userId, clientId: target.clientId });
-  await manager.query('DELETE FROM oidc_payloads WHERE account_id = ? AND client_id = ?', [target.userId, target.clientId]);
+  await deleteUserPayloads(manager, target.userId, { clientId: target.clientId });
   if (!removed.affected) return false;
   await events.push(manager, {
     type: 'user.agent.revoked',

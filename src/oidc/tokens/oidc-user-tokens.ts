@@ -7,7 +7,7 @@ import type { Page, Paged } from '../../common/database/page.js';
 import { EventStore } from '../../common/events/event-store.js';
 import type { AgentConsentEntity } from '../consent/agent-consent.entity.js';
 import { consentsOf, consentsOfOrgPeople, endConsents } from '../consent/agent-consents.js';
-import { deleteGrantsTiedToUser } from '../adapter/exchange-ties.js';
+import { deleteUserPayloads } from '../adapter/user-payloads.js';
 import { revokeAccessTokensOfEndedSession } from '../adapter/logout-revocation.js';
 import type { SessionAuthorizations } from '../adapter/logout-revocation.js';
 import { instanceSettings } from '../../users/queries/instance.js';
@@ -48,16 +48,11 @@ export class OidcUserTokens implements UserTokens {
   }
 
   async revokeAll(manager: EntityManager, userId: string, options: { keepSession?: string } = {}): Promise<void> {
-    // A token exchanged from this user's grants (an impersonation by this user) ends with them.
-    await deleteGrantsTiedToUser(manager, userId);
     const signIns = await liveSignInsOf(manager, userId, options.keepSession);
     await this.sessionEnds.ended(manager, { userId, keepSession: options.keepSession, signIns });
-    if (options.keepSession === undefined) {
-      await manager.query('DELETE FROM oidc_payloads WHERE account_id = ?', [userId]);
-      return;
-    }
-    // The kept session's grants go too: its next authorization grants anew (interaction.policy.ts asks no consent).
-    await manager.query(`DELETE FROM oidc_payloads WHERE account_id = ? AND NOT (model = 'Session' AND uid = ?)`, [userId, options.keepSession]);
+    // A token exchanged from this user's grants (an impersonation by this user) ends with them. The kept session's
+    // grants go too: its next authorization grants anew (interaction.policy.ts asks no consent).
+    await deleteUserPayloads(manager, userId, { keepSession: options.keepSession });
   }
 
   async sessions(userId: string): Promise<UserSession[]> {

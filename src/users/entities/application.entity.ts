@@ -128,13 +128,6 @@ export class ApplicationEntity {
   @Column({ name: 'home_url', type: 'varchar', length: 2000, nullable: true })
   homeUrl: string | null;
 
-  /**
-   * `cimd` or `dcr`: a client that registered itself, which asks each person's consent (docs/agents.md, "Consent and
-   * connected agents"); null: registered by an administrator. Set only where such clients are created.
-   */
-  @Column({ type: 'varchar', length: 8, nullable: true })
-  agent: 'cimd' | 'dcr' | null;
-
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;
 

@@ -4,9 +4,11 @@ import { csrfOf } from '../../attack/support/login-client.js';
 import type { LoginClient } from '../../attack/support/login-client.js';
 import type { TestService } from '../../support/service.js';
 import { PASSWORD, postForm } from './oidc-fixtures.js';
-import type { OidcApp } from './oidc-fixtures.js';
 
 export const REDIRECT = 'http://127.0.0.1:65530/cb';
+
+/** An application (with its secret) or an agent client (public). */
+type Client = { clientId: string; clientSecret?: string };
 
 export interface Authorization {
   /** The consent page, when one was shown. */
@@ -21,7 +23,7 @@ export interface Authorization {
  */
 export async function authorize(
   browser: LoginClient,
-  client: OidcApp,
+  client: Client,
   loginName: string,
   scope: string,
   resource: string,
@@ -63,15 +65,14 @@ export async function authorize(
   assert.fail('the flow did not reach the redirect URI');
 }
 
-export async function redeem(svc: TestService, client: OidcApp, auth: Authorization) {
+/** Redeems the code as the client: with its secret, else (a public client) by its client_id alone. */
+export async function redeem(svc: TestService, client: Client, auth: Authorization) {
   const code = auth.callback.searchParams.get('code');
   assert.ok(code, `a code at the redirect URI: ${auth.callback}`);
-  const res = await postForm(
-    svc,
-    '/oauth/v2/token',
-    { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: auth.verifier },
-    { id: client.clientId, secret: client.clientSecret! },
-  );
+  const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: auth.verifier };
+  const res = client.clientSecret
+    ? await postForm(svc, '/oauth/v2/token', form, { id: client.clientId, secret: client.clientSecret })
+    : await postForm(svc, '/oauth/v2/token', { ...form, client_id: client.clientId });
   assert.equal(res.status, 200, res.text);
   return res.body as { access_token: string; refresh_token?: string; scope?: string };
 }

@@ -42,7 +42,7 @@ export interface SignInOptions {
 export async function signIn(
   svc: TestService,
   options: SignInOptions,
-): Promise<{ tokens?: UserTokens; error?: string; browser: LoginClient; consentShown: boolean }> {
+): Promise<{ tokens?: UserTokens; error?: string; browser: LoginClient; consentShown: boolean; consentPage?: string }> {
   const browser = options.browser ?? new LoginClient(svc.url);
   const verifier = randomBytes(32).toString('base64url');
   const params = {
@@ -58,42 +58,45 @@ export async function signIn(
   const first = await browser.get(`/oauth/v2/authorize?${new URLSearchParams(params)}`);
   let callback = first.location ?? '';
   let consentShown = false;
+  let consentPage: string | undefined;
   if (callback.includes('/ui/login/')) {
     const uid = /\/ui\/login\/([^/?]+)/.exec(callback)![1];
     const page = await browser.get(callback);
     const csrf = /name="csrf" value="([^"]*)"/.exec(page.text)?.[1] ?? '';
     const posted = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName: options.loginName, password: options.password });
     assert.equal(posted.status, 303, `login accepted: ${posted.status} ${posted.text.slice(0, 300)}`);
-    ({ location: callback, consentShown } = await untilRedirectUri(browser, posted.location ?? '', options));
+    ({ location: callback, consentShown, consentPage } = await untilRedirectUri(browser, posted.location ?? '', options));
   }
   const url = new URL(callback, svc.url);
   const error = url.searchParams.get('error');
-  if (error) return { error, browser, consentShown };
+  if (error) return { error, browser, consentShown, consentPage };
   const code = url.searchParams.get('code');
   assert.ok(code, `a code at the redirect URI: ${callback}`);
   const form: Record<string, string> = { grant_type: 'authorization_code', code, redirect_uri: options.redirectUri, code_verifier: verifier };
   if (!options.clientSecret) Object.assign(form, { client_id: options.clientId }, options.clientAuth);
   const res = await postForm(svc, '/oauth/v2/token', form, options.clientSecret ? { id: options.clientId, secret: options.clientSecret } : undefined);
-  if (res.status !== 200) return { error: res.body?.error ?? String(res.status), browser, consentShown };
-  return { tokens: res.body, browser, consentShown };
+  if (res.status !== 200) return { error: res.body?.error ?? String(res.status), browser, consentShown, consentPage };
+  return { tokens: res.body, browser, consentShown, consentPage };
 }
 
 /**
  * Follows the service's redirects (at most 10) until one leads to the redirect URI, which is not followed; a consent
- * page is answered Allow when `consent` says so.
+ * page is answered Allow when `consent` says so, and returned (the last one shown).
  */
 async function untilRedirectUri(
   browser: LoginClient,
   location: string,
   options: Pick<SignInOptions, 'redirectUri' | 'consent'>,
-): Promise<{ location: string; consentShown: boolean }> {
+): Promise<{ location: string; consentShown: boolean; consentPage?: string }> {
   let consentShown = false;
+  let consentPage: string | undefined;
   for (let i = 0; i < 10 && location && !location.startsWith(options.redirectUri); i++) {
     const next = await browser.get(location);
     const uid = /^\/ui\/login\/([^/?]+)$/.exec(new URL(location, 'http://service.invalid').pathname)?.[1];
     if (uid && next.text.includes('data-consent-allow')) {
       consentShown = true;
-      if (options.consent !== 'allow') return { location, consentShown };
+      consentPage = next.text;
+      if (options.consent !== 'allow') return { location, consentShown, consentPage };
       const allowed = await browser.post(`/ui/login/${uid}/consent`, { csrf: csrfOf(next.text) });
       assert.equal(allowed.status, 303, `consent accepted: ${allowed.status} ${allowed.text.slice(0, 300)}`);
       location = allowed.location ?? '';
@@ -101,7 +104,7 @@ async function untilRedirectUri(
     }
     location = next.location ?? '';
   }
-  return { location, consentShown };
+  return { location, consentShown, consentPage };
 }
 
 /**
