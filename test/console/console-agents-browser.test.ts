@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { LoginClient } from '../attack/support/login-client.js';
-import { markAgent } from '../oidc/support/agent-clients.js';
-import { authorize, redeem } from '../oidc/support/agent-consent-flow.js';
+import { agentTokenRequest, registerAgent } from '../oidc/support/agent-clients.js';
+import type { AgentClient } from '../oidc/support/agent-clients.js';
+import { authorize, REDIRECT, redeem } from '../oidc/support/agent-consent-flow.js';
 import { launchBrowser } from '../oidc/support/browser.js';
-import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from '../oidc/support/oidc-fixtures.js';
-import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
+import { PASSWORD, createHuman, createProject } from '../oidc/support/oidc-fixtures.js';
 import { unique, useService } from '../support/fixtures.js';
 import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
 
@@ -23,7 +23,7 @@ describe('connected agents in the operator console (Chromium)', () => {
   let base: string;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   let resourceUri: string;
-  let agent: OidcApp;
+  let agent: AgentClient;
   before(async () => {
     browser = await launchBrowser();
     base = svc.config.publicUrl.replace(/\/$/, '');
@@ -35,8 +35,7 @@ describe('connected agents in the operator console (Chromium)', () => {
       body: { name: unique('Files MCP'), authMethod: 'client_secret_basic', resourceUri, scopes: [{ name: 'files:read', description: 'Read your files' }] },
     });
     assert.equal(api.status, 201, api.text);
-    agent = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', 'refresh_token'] });
-    await markAgent(svc, agent.clientId, 'dcr');
+    agent = await registerAgent(svc, project.orgId, REDIRECT);
   });
   after(() => browser?.close());
   const { open, check, signIn, signOut, nav } = consoleSteps({ browser: () => browser, base: () => base });
@@ -60,8 +59,7 @@ describe('connected agents in the operator console (Chromium)', () => {
     return { ...person, loginName, refreshToken: tokens.refresh_token };
   }
 
-  const refresh = (refreshToken: string) =>
-    postForm(svc, '/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: refreshToken }, { id: agent.clientId, secret: agent.clientSecret! });
+  const refresh = (refreshToken: string) => agentTokenRequest(svc, agent, { grant_type: 'refresh_token', refresh_token: refreshToken });
 
   /** The row of the agent in the person's **Connected agents** section. */
   const agentRow = (page: Page) => page.getByRole('region', { name: 'Connected agents' }).locator(`tr[data-agent="${agent.clientId}"]`);
