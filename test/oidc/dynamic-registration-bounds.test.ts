@@ -74,6 +74,42 @@ describe('dynamic client registration: bounds of the clients held', () => {
     assert.equal((await register(svc, publicClient(), token)).status, 201, 'a lapsed registration counts no more');
   });
 
+  it('an organization owner lists the registered clients and removes one with what was issued to it, which makes room', async () => {
+    const d = await organization(svc);
+    await setMode(svc, d.project.orgId, 'initialAccessToken');
+    const token = await issueToken(svc, d.project.orgId);
+    const created: Registered[] = [];
+    for (const name of ['first', 'second', 'third']) {
+      const res = await register(svc, publicClient({ client_name: name }), token);
+      assert.equal(res.status, 201, res.text);
+      created.push(res.body);
+    }
+    assertRefused(await register(svc, publicClient(), token), ORG_BOUND);
+    const path = `/management/v1/orgs/${d.project.orgId}/registered-clients`;
+    const list = await svc.api('GET', `${path}?limit=2`, { token: svc.adminToken });
+    assert.equal(list.status, 200, list.text);
+    assert.equal(list.body.total, 3);
+    assert.deepEqual(
+      list.body.clients.map((c: { clientName: string }) => c.clientName),
+      ['third', 'second'],
+      'newest first, paged',
+    );
+    assert.deepEqual(list.body.clients[0].redirectUris, [REDIRECT]);
+
+    const [removed] = created;
+    assert.equal((await svc.api('DELETE', `${path}/agent-unknown`, { token: svc.adminToken })).status, 404);
+    assert.equal((await svc.api('DELETE', `${path}/${removed.client_id}`, { token: svc.adminToken })).status, 204);
+    assert.equal((await svc.api('DELETE', `${path}/${removed.client_id}`, { token: svc.adminToken })).status, 404);
+    assert.equal(await countRows(svc, `oidc_payloads WHERE client_id = '${removed.client_id}'`), 0, 'its registration access token went with it');
+    const managed = await svc.api('GET', new URL(removed.registration_client_uri).pathname, { token: removed.registration_access_token });
+    assert.equal(managed.status, 401, managed.text);
+    const [event] = await searchEvents(svc, { event_types: ['agent.client.removed'], aggregate_id: removed.client_id });
+    assert.equal(event.payload.reason, 'removed');
+    assert.equal(event.aggregate.resourceOwner, d.project.orgId);
+    assert.ok(event.editor?.userId, JSON.stringify(event));
+    assert.equal((await register(svc, publicClient(), token)).status, 201, 'room again');
+  });
+
   it('the instance holds at most DYNAMIC_REGISTRATION_MAX_UNBOUND open registrations not yet bound; binding one makes room, unless its organization is full', async () => {
     const c: Organization = await organization(svc);
     await setMode(svc, c.project.orgId, 'open');

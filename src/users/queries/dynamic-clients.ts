@@ -1,7 +1,8 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { DynamicRegistrationBounds } from '../../common/config/config.js';
-import { millis } from '../../common/database/column-values.js';
+import { json, millis } from '../../common/database/column-values.js';
 import { lockingRead } from '../../common/database/locking-read.js';
+import type { Page, Paged } from '../../common/database/page.js';
 import { statementsOf } from '../../common/database/statements.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
@@ -134,20 +135,24 @@ export async function updateDynamicClient(uow: UnitOfWork, clientId: string, met
   await uow.write('UPDATE dynamic_clients SET metadata = ? WHERE client_id = ?', [JSON.stringify(metadata), clientId]);
 }
 
+/** Why a registration was removed: `deleted` by the client (RFC 7592 §2.3), `lapsed`, or `removed` by an administrator. */
+export type DynamicClientRemoval = 'deleted' | 'lapsed' | 'removed';
+
 /**
  * Removes a registration and, in the same transaction, what `alsoRemove` deletes (what was issued to it); its event
- * says why (`deleted` by RFC 7592, `lapsed`). False when there was none.
+ * says why, and names the administrator who removed it. With `orgId`, only a registration bound to that
+ * organization. False when there was none.
  */
 export async function removeDynamicClient(
   uow: UnitOfWork,
   events: EventStore,
-  clientId: string,
-  reason: 'deleted' | 'lapsed',
+  removal: { clientId: string; reason: DynamicClientRemoval; orgId?: string; editorUserId?: string | null },
   alsoRemove: (manager: EntityManager) => Promise<void>,
 ): Promise<boolean> {
+  const { clientId, reason } = removal;
   return uow.run(async (manager) => {
     const [row] = (await manager.query('SELECT org_id FROM dynamic_clients WHERE client_id = ?', [clientId])) as { org_id: string | null }[];
-    if (!row) return false;
+    if (!row || (removal.orgId !== undefined && row.org_id !== removal.orgId)) return false;
     await alsoRemove(manager);
     await manager.query('DELETE FROM dynamic_clients WHERE client_id = ?', [clientId]);
     await events.push(manager, {
@@ -155,11 +160,39 @@ export async function removeDynamicClient(
       aggregateType: 'agent_client',
       aggregateId: clientId,
       resourceOwner: row.org_id ?? 'instance',
-      editorUserId: null,
+      editorUserId: removal.editorUserId ?? null,
       payload: { clientId, reason },
     });
     return true;
   });
+}
+
+/** A registration as an administrator sees it. */
+export interface DynamicClientSummary {
+  clientId: string;
+  metadata: Record<string, unknown>;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+/** A page of an organization's registrations, newest first, with their total (lapsed ones until the purge removes them). */
+export async function dynamicClientsOf(dataSource: DataSource, orgId: string, page: Page): Promise<Paged<DynamicClientSummary>> {
+  const statements = statementsOf(dataSource);
+  const rows = await statements.rows<{ client_id: string; metadata: string; created_at: unknown; last_used_at: unknown }>(
+    `SELECT client_id, metadata, created_at, last_used_at FROM dynamic_clients WHERE org_id = ?
+      ORDER BY created_at DESC, client_id LIMIT ${Number(page.limit)} OFFSET ${Number(page.offset)}`,
+    [orgId],
+  );
+  const [count] = await statements.rows<{ n: number | string }>('SELECT COUNT(*) AS n FROM dynamic_clients WHERE org_id = ?', [orgId]);
+  return {
+    items: rows.map((r) => ({
+      clientId: r.client_id,
+      metadata: json<Record<string, unknown>>(r.metadata, {}),
+      createdAt: millis(r.created_at) ?? 0,
+      lastUsedAt: millis(r.last_used_at) ?? 0,
+    })),
+    total: Number(count?.n ?? 0),
+  };
 }
 
 /**
