@@ -12,19 +12,21 @@ const logger = new Logger('DynamicRegistration');
 const WARN_EVERY_MS = 60_000;
 const warned = new Map<string, number>();
 
-const WHICH: Record<DynamicClientBound, string> = {
-  organization: 'the organization holds as many registered clients as this instance allows',
-  unbound: 'this instance holds as many openly registered clients not yet bound to an organization as it allows',
+/** Which bound, and how room comes back: lapses, and for an organization's its owner's removal (registered-clients). */
+const REFUSAL: Record<DynamicClientBound, string> = {
+  organization:
+    'the organization holds as many registered clients as this instance allows; registrations unused for 30 days lapse, and an administrator of the organization can delete registered clients',
+  unbound:
+    'this instance holds as many openly registered clients not yet bound to an organization as it allows; registrations unused for 30 days lapse, and a client can delete its own (RFC 7592)',
 };
-const ROOM = 'registrations unused for 30 days lapse, and an administrator can delete registered clients';
 
 /**
  * Runs `work` (a registration or a binding, src/users/queries/dynamic-clients.ts) and answers a bound it would pass
  * with access_denied. RFC 7591 §3.2.2 answers a registration error with 400 and an error code; none of the codes it
- * defines fits, since the metadata is not at fault (invalid_client_metadata would invite the client to change it
- * and try again), so it is RFC 6749's `access_denied`: the authorization server denied the request. Not 429 or 503
- * `temporarily_unavailable`: room comes back only when registrations lapse or an administrator deletes some, so an
- * answer that invites retrying would have every client retry in vain.
+ * defines fits, since the metadata is not at fault (invalid_client_metadata would invite the client to change it and
+ * try again), so it is `access_denied` (RFC 6749 §4.1.2.1): the authorization server denied the request. Not 429 or
+ * 503 `temporarily_unavailable`: room comes back only when registrations lapse or are deleted, so an answer that
+ * invites retrying would have every client retry in vain.
  */
 export async function refusedPastBound<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -32,7 +34,7 @@ export async function refusedPastBound<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (!(error instanceof DynamicClientBoundReached)) throw error;
     warnOnce(error);
-    throw new errors.AccessDenied(`${WHICH[error.bound]}; ${ROOM}`);
+    throw new errors.AccessDenied(REFUSAL[error.bound]);
   }
 }
 
