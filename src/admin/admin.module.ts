@@ -1,4 +1,5 @@
 import { AgentRegistrationTokensController } from './management/agent-registration-tokens.controller.js';
+import { RegisteredClientsController } from './management/registered-clients.controller.js';
 import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module.js';
 import { EventSearchService } from './events/event-search.service.js';
@@ -51,6 +52,7 @@ import { ImportService } from './import/import.service.js';
     UserSessionsController,
     UserAgentsController,
     AgentRegistrationTokensController,
+    RegisteredClientsController,
   ],
   providers: [EventSearchService, ImportService],
   // Webhooks deliver events as event search returns them.

@@ -35,6 +35,7 @@ import { ApplicationAccess } from './project-access/application-access.service.j
 import { ProjectGrantsService } from './project-access/project-grants.service.js';
 import { ProjectRolesService } from './project-access/project-roles.service.js';
 import { AgentRegistrationTokens } from './agents/agent-registration-tokens.service.js';
+import { RegisteredClients } from './agents/registered-clients.service.js';
 
 const SERVICES = [
   UserAccess,
@@ -68,6 +69,7 @@ const SERVICES = [
   ProjectGrantsService,
   ApplicationAccess,
   AgentRegistrationTokens,
+  RegisteredClients,
 ];
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */

@@ -6,6 +6,7 @@ import { createApiApp, createHuman, createOidcApp, createProject, PASSWORD } fro
 import { signIn } from '../oidc/support/sign-in.js';
 import { registerAgent } from '../oidc/support/agent-clients.js';
 import { authorize, REDIRECT } from '../oidc/support/agent-consent-flow.js';
+import { issueToken, publicClient, register, setMode } from '../oidc/support/dynamic-registration.js';
 import { LoginClient } from './support/login-client.js';
 import { databaseState } from './support/db-state.js';
 import { declaredRoutes, fillPath } from '../support/routes.js';
@@ -80,6 +81,8 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'GET /management/v1/orgs/:orgId/agents': undefined,
     'GET /management/v1/orgs/:orgId/users/:userId/agents': undefined,
     'DELETE /management/v1/orgs/:orgId/users/:userId/agents/:clientId': undefined,
+    'GET /management/v1/orgs/:orgId/registered-clients': undefined,
+    'DELETE /management/v1/orgs/:orgId/registered-clients/:clientId': undefined,
     'PUT /management/v1/orgs/:orgId/users/:userId/password': { password: 'Isolation-Pass-42!' },
     'DELETE /management/v1/orgs/:orgId/users/:userId/secret': undefined,
     'GET /management/v1/orgs/:orgId/users/:userId/keys': undefined,
@@ -246,6 +249,10 @@ describe('tenant isolation matrix', () => {
       'allow',
     );
     assert.ok(consented.consent && consented.callback.searchParams.get('code'), 'the victim consented');
+    // A client registered to the organization with its initial access token (RFC 7591), for the registered-clients routes.
+    await setMode(svc, orgB.id, 'initialAccessToken');
+    const registered = await register(svc, publicClient(), await issueToken(svc, orgB.id));
+    assert.equal(registered.status, 201, registered.text);
     const machine = await createCaller(svc, orgB.id);
     const machineKey = await admin('POST', `/users/${machine.userId}/keys`, {});
     assert.equal(machineKey.status, 201, machineKey.text);
@@ -336,6 +343,7 @@ describe('tenant isolation matrix', () => {
       sessionUserId: sessionUser.userId,
       agentUserId: agentUser.userId,
       clientId: agent.clientId,
+      registeredClientId: registered.body.client_id,
       key: 'victim-role',
       grantId: grant.body.grantId,
       granteeId: grantee.body.userId,
@@ -358,21 +366,23 @@ describe('tenant isolation matrix', () => {
         ? { ...ids, idpId: ids.samlIdpId }
         : route.path.includes('/webhooks/:id')
           ? { ...ids, id: ids.webhookId }
-          : route.path.includes('/users/:userId/agents')
-            ? { ...ids, userId: ids.agentUserId } // a person who allowed an agent client
-            : route.path.includes('/sessions')
-              ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
-              : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
-                ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
-                : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
-                  ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
-                  : route.path.endsWith('/projects/:projectId')
-                    ? { ...ids, projectId: ids.emptyProjectId }
-                    : route.path.endsWith('/apps/:appId/secret')
-                      ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
-                      : route.path.includes('/apps/:appId/keys/:keyId')
-                        ? { ...ids, keyId: ids.appKeyId }
-                        : ids;
+          : route.path.includes('/registered-clients/')
+            ? { ...ids, clientId: ids.registeredClientId }
+            : route.path.includes('/users/:userId/agents')
+              ? { ...ids, userId: ids.agentUserId } // a person who allowed an agent client
+              : route.path.includes('/sessions')
+                ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
+                : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
+                  ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
+                  : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
+                    ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
+                    : route.path.endsWith('/projects/:projectId')
+                      ? { ...ids, projectId: ids.emptyProjectId }
+                      : route.path.endsWith('/apps/:appId/secret')
+                        ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
+                        : route.path.includes('/apps/:appId/keys/:keyId')
+                          ? { ...ids, keyId: ids.appKeyId }
+                          : ids;
     return svc.api(route.method, fillPath(route.path, filled), { token, ...(body === undefined ? {} : { body }) });
   }
 

@@ -18,6 +18,7 @@ export interface AppConfig {
   /** Largest JSON body accepted by `POST /admin/v1/import` (100,000 users in one request: docs/product-rules.md, "Import and event search"). */
   importBodyLimitBytes: number;
   loginRateLimit: LoginRateLimitConfig;
+  dynamicRegistrationBounds: DynamicRegistrationBounds;
   /** How often expired OIDC tokens, codes, sessions and interactions are deleted. */
   oidcPurgeIntervalMs: number;
   /** How often each process looks for a rotated or newly signing key (`KEY_POLL_MS`, 5 s). */
@@ -130,6 +131,16 @@ export interface LoginRateLimitConfig {
   registrationsPerIpPerMinute: number;
 }
 
+/**
+ * How many live clients that registered themselves (RFC 7591) the database holds at most (docs/agents.md, "Dynamic
+ * registration"): per organization, and openly registered ones not yet bound to one. Past a bound a registration is
+ * refused, so addresses without number cannot fill the database.
+ */
+export interface DynamicRegistrationBounds {
+  perOrganization: number;
+  unbound: number;
+}
+
 export type DatabaseConfig =
   | { type: 'sqlite'; path: string; busyTimeoutMs: number; checkpointIdleMs: number }
   | { type: 'mysql'; url: string; nodes: DatabaseNode[] };
@@ -192,6 +203,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
     failuresPerIp: read.integer('LOGIN_RATE_LIMIT_PER_IP', 100, 1, 1_000_000),
     failuresPerLoginName: read.integer('LOGIN_RATE_LIMIT_PER_LOGIN_NAME', 30, 1, 1_000_000),
     registrationsPerIpPerMinute: read.integer('DYNAMIC_REGISTRATION_RATE_LIMIT_PER_MINUTE', 20, 1, 1_000_000),
+  };
+  // Keycloak's "Max Clients Limit" registration policy bounds a realm's anonymous registrations likewise (200 there).
+  const dynamicRegistrationBounds = {
+    perOrganization: read.integer('DYNAMIC_REGISTRATION_MAX_PER_ORG', 1000, 1, 1_000_000),
+    unbound: read.integer('DYNAMIC_REGISTRATION_MAX_UNBOUND', 1000, 1, 1_000_000),
   };
   const oidcPurgeIntervalMs = read.integer('OIDC_PURGE_INTERVAL_MS', 600_000, 1000, 86_400_000);
   const keyPollMs = read.integer('KEY_POLL_MS', 5000, 100, 60_000);
@@ -258,6 +274,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     bodyLimitBytes,
     importBodyLimitBytes,
     loginRateLimit,
+    dynamicRegistrationBounds,
     oidcPurgeIntervalMs,
     keyPollMs,
     samlLogoutPollMs,

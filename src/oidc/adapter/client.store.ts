@@ -16,11 +16,13 @@ import type { ClientIdMetadataDocuments } from '../agents/client-id-metadata-doc
 import { AGENT_CLIENT_MARKER } from '../agents/metadata-document.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
-import { DYNAMIC_CLIENT_LAPSE_MS, dynamicClientRow, saveDynamicClient, touchDynamicClient } from '../../users/queries/dynamic-clients.js';
+import { DYNAMIC_CLIENT_LAPSE_MS, addDynamicClient, dynamicClientRow, touchDynamicClient, updateDynamicClient } from '../../users/queries/dynamic-clients.js';
 import type { DynamicClientRow } from '../../users/queries/dynamic-clients.js';
 import { registrationOrganizationOfRequest } from '../registration/dynamic-registration.js';
 import { AGENT_CLIENT_PREFIX, DCR_AGENT, assertAgentClientMetadata, withoutOwnMetadata } from '../registration/registration-metadata.js';
 import { removeAgentClient } from '../registration/agent-client-removal.js';
+import { refusedPastBound } from '../registration/registration-bounds.js';
+import type { DynamicRegistrationBounds } from '../../common/config/config.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
 export const CLIENT_EXTRA = [
@@ -96,8 +98,8 @@ export class ClientStore implements Adapter {
     private readonly remoteKeys: RemoteClientKeys,
     /** Clients known by their metadata document (docs/agents.md, "Client ID Metadata Documents"). */
     private readonly agents?: ClientIdMetadataDocuments,
-    /** Where clients that register themselves (RFC 7591) are written, with their events. */
-    private readonly registrations?: { uow: UnitOfWork; events: EventStore },
+    /** Where clients that register themselves (RFC 7591) are written, with their events, and how many are held at most. */
+    private readonly registrations?: { uow: UnitOfWork; events: EventStore; bounds: DynamicRegistrationBounds },
   ) {}
 
   async find(clientId: string): Promise<AdapterPayload | undefined> {
@@ -179,21 +181,17 @@ export class ClientStore implements Adapter {
   /**
    * Applications are managed by the management API; only oidc-provider's registration (RFC 7591 §3) and update
    * (RFC 7592 §2.2) store a client: one that registered itself, checked against the agent rules once more with the
-   * metadata it ends up with.
+   * metadata it ends up with, and a new one against the bounds of the registrations held (registration-bounds.ts).
    */
   async upsert(clientId: string, payload: AdapterPayload): Promise<void> {
     const route = currentContext()?.oidc?.route;
     if (route !== 'registration' && route !== 'client_update') return;
     const metadata = withoutOwnMetadata({ ...payload });
     assertAgentClientMetadata(metadata);
-    await saveDynamicClient(
-      this.registrations!.uow,
-      this.registrations!.events,
-      clientId,
-      registrationOrganizationOfRequest()?.orgId ?? null,
-      metadata,
-      Date.now(),
-    );
+    const { uow, events, bounds } = this.registrations!;
+    if (route === 'client_update') return updateDynamicClient(uow, clientId, metadata);
+    const orgId = registrationOrganizationOfRequest()?.orgId ?? null;
+    await refusedPastBound(() => addDynamicClient(uow, events, { clientId, orgId, metadata }, bounds, Date.now()));
   }
 
   /** RFC 7592 §2.3: a client that registered itself deletes its registration. */

@@ -457,17 +457,16 @@ export function oidcOpenApi(): OpenApiSurface {
   };
 }
 
+const REFUSED_METADATA =
+  'invalid_client_metadata (a client secret method, keys or documents to fetch, a grant other than authorization_code and refresh_token), invalid_redirect_uri (neither https nor http on loopback)';
+
 /** RFC 7591 and RFC 7592 for agents (docs/agents.md, "Dynamic registration"); in the metadata only while an organization allows it. */
 function registrationPaths(): Record<string, Record<string, OperationObject>> {
   const metadata = {
     required: true,
     content: { 'application/json': { schema: ref('ClientMetadata') } },
   };
-  const refusals = {
-    '400': oauthError(
-      'invalid_client_metadata (a client secret method, keys or documents to fetch, a grant other than authorization_code and refresh_token), invalid_redirect_uri (neither https nor http on loopback)',
-    ),
-  };
+  const refusals = { '400': oauthError(REFUSED_METADATA) };
   const clientId: ParameterObject = { name: 'clientId', in: 'path', required: true, schema: { type: 'string' } };
   const managed = (summary: string, operationId: string, extra: Partial<OperationObject> & Pick<OperationObject, 'responses'>): OperationObject => ({
     tags: [TAG],
@@ -490,7 +489,9 @@ function registrationPaths(): Record<string, Record<string, OperationObject>> {
         requestBody: metadata,
         responses: {
           '201': json('the registration, with `client_id`, `registration_access_token` and `registration_client_uri`', 'ClientMetadata'),
-          ...refusals,
+          '400': oauthError(
+            `${REFUSED_METADATA}; access_denied: the organization, or the instance for openly registered clients not yet bound, holds as many registered clients as it allows (DYNAMIC_REGISTRATION_MAX_PER_ORG, DYNAMIC_REGISTRATION_MAX_UNBOUND)`,
+          ),
           '401': oauthError('invalid_token: an unknown or expired initial access token, its organization is off, or none while no organization is open'),
           '429': oauthError('temporarily_unavailable: too many registrations from this address this minute (with `Retry-After`)'),
         },

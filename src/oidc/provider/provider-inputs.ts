@@ -73,6 +73,7 @@ export class ProviderInputs {
       remoteClientKeys: this.remoteClientKeys,
       agentDocuments: this.agentDocuments,
       registrationLimiter: this.rateLimiter,
+      registrationBounds: this.config.dynamicRegistrationBounds,
       idJag: this.users.idJag,
     };
   }

@@ -1,6 +1,7 @@
 import Provider from 'oidc-provider';
 import type { Configuration, OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
+import type { DynamicRegistrationBounds } from '../../common/config/config.js';
 import { PairwiseSubjects } from '../../common/crypto/pairwise-subjects.js';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { SessionEnds } from '../../common/auth/session-ends.js';
@@ -74,6 +75,8 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   agentDocuments?: ClientIdMetadataDocuments;
   /** The per-address limit of dynamic client registrations (docs/agents.md, "Dynamic registration"). */
   registrationLimiter?: RegistrationLimiter;
+  /** How many registered clients are held at most, per organization and unbound (docs/agents.md, "Dynamic registration"). */
+  registrationBounds: DynamicRegistrationBounds;
   /** Enterprise-managed authorization's external resources, access rule and trusted issuers (grants/id-jag.*.ts). */
   idJag: IdJagServices;
 }
@@ -102,6 +105,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   const clients = new ClientStore(dataSource, deps.issuer, deps.keys[0]?.alg ?? 'RS256', deps.remoteClientKeys, deps.agentDocuments, {
     uow: deps.uow,
     events: deps.events,
+    bounds: deps.registrationBounds,
   });
   const jwtIds = new JwtTokenIds(deps.keys.map(publicPart), deps.issuer, deps.reloadKeys);
   const audit = new AuditedRemoval(deps.uow, deps.events, deps.sessionEnds);
@@ -288,7 +292,14 @@ export function createProvider(deps: ProviderDeps): Provider {
 
 /** What dynamic registration (src/oidc/registration) needs of the provider's inputs. */
 export function registrationDeps(deps: ProviderDeps): DynamicRegistrationDeps {
-  return { dataSource: deps.dataSource, uow: deps.uow, events: deps.events, hasher: deps.hasher, limiter: deps.registrationLimiter };
+  return {
+    dataSource: deps.dataSource,
+    uow: deps.uow,
+    events: deps.events,
+    hasher: deps.hasher,
+    limiter: deps.registrationLimiter,
+    bounds: deps.registrationBounds,
+  };
 }
 
 async function grantRequested(ctx: OidcContext) {

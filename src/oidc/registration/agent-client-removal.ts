@@ -9,7 +9,7 @@ import { removeDynamicClient } from '../../users/queries/dynamic-clients.js';
  * its `agent.client.removed` event, in one transaction. A registered agent holds few tokens: one statement.
  */
 export function removeAgentClient(uow: UnitOfWork, events: EventStore, clientId: string, reason: 'deleted' | 'lapsed'): Promise<boolean> {
-  return removeDynamicClient(uow, events, clientId, reason, async (manager: EntityManager) => {
+  return removeDynamicClient(uow, events, { clientId, reason }, async (manager: EntityManager) => {
     await manager.query('DELETE FROM oidc_payloads WHERE client_id = ?', [clientId]);
   });
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import Provider, { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
+import type { DynamicRegistrationBounds } from '../../common/config/config.js';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
@@ -9,6 +10,7 @@ import { apiResourceByUri } from '../../users/queries/api-resources.js';
 import { bindDynamicClient, organizationRegistrationMode, registrationModesInUse, registrationTokenOrganization } from '../../users/queries/dynamic-clients.js';
 import { setOAuthError } from '../provider/oauth-errors.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
+import { refusedPastBound } from './registration-bounds.js';
 import { AGENT_CLIENT_PREFIX, DCR_AGENT, assertAgentClientMetadata, withoutOwnMetadata } from './registration-metadata.js';
 
 /** The part of the login rate limiter registrations use (login-rate-limiter.ts). */
@@ -22,6 +24,7 @@ export interface DynamicRegistrationDeps {
   events: EventStore;
   hasher: SecretHasher;
   limiter?: RegistrationLimiter;
+  bounds: DynamicRegistrationBounds;
 }
 
 /** Where the registration gate leaves the organization a new registration is bound to (null: bound by its first code). */
@@ -138,7 +141,8 @@ export async function clientForBoundary<T extends object>(dataSource: DataSource
 /**
  * An openly registered client is bound to the organization of the resource of its first issued code (docs/agents.md,
  * "Dynamic registration"): when oidc-provider saves that code, before the client hears of it. A code for another
- * organization's resource once it is bound is refused with invalid_target (RFC 8707 §2).
+ * organization's resource once it is bound is refused with invalid_target (RFC 8707 §2); one that would take the
+ * organization past its bound of registered clients with access_denied (registration-bounds.ts).
  */
 export function bindAgentsAtFirstCode(provider: Provider, deps: DynamicRegistrationDeps): void {
   const code = provider.AuthorizationCode.prototype as unknown as { save: (...args: unknown[]) => Promise<string> };
@@ -148,7 +152,8 @@ export function bindAgentsAtFirstCode(provider: Provider, deps: DynamicRegistrat
     if (isUnboundAgent(client)) {
       const orgId = await organizationOfResources(deps.dataSource, this.resource);
       if (!orgId) throw new errors.InvalidTarget('a registered agent needs a resource of an organization that takes open registrations');
-      if ((await bindDynamicClient(deps.uow, this.clientId, orgId)) !== orgId) throw new errors.InvalidTarget('no such resource for this client');
+      const bound = await refusedPastBound(() => bindDynamicClient(deps.uow, this.clientId, orgId, deps.bounds, Date.now()));
+      if (bound !== orgId) throw new errors.InvalidTarget('no such resource for this client');
     }
     return save.apply(this, args);
   };

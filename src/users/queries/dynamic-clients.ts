@@ -1,10 +1,13 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { changedRows } from '../../common/database/changed-rows.js';
-import { millis } from '../../common/database/column-values.js';
+import type { DynamicRegistrationBounds } from '../../common/config/config.js';
+import { json, millis } from '../../common/database/column-values.js';
+import { lockingRead } from '../../common/database/locking-read.js';
+import type { Page, Paged } from '../../common/database/page.js';
 import { statementsOf } from '../../common/database/statements.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import type { DynamicRegistrationMode } from '../agents/dynamic-registration.entities.js';
+import { lockInstanceRow } from './instance.js';
 
 /**
  * The statements src/oidc needs for clients that register themselves (RFC 7591, RFC 7592; docs/agents.md, "Dynamic
@@ -63,18 +66,52 @@ export async function dynamicClientRow(dataSource: DataSource, clientId: string)
   return row ? { ...row, last_used_at: millis(row.last_used_at) ?? 0 } : undefined;
 }
 
-/** A new registration (`orgId` null: bound later) and its event, or new metadata for an existing one. */
-export async function saveDynamicClient(
+/** Which bound (DynamicRegistrationBounds) a registration or a binding would pass. */
+export type DynamicClientBound = 'organization' | 'unbound';
+
+/** Thrown inside the transaction, so that it rolls back: a new registration or a binding would pass a bound. */
+export class DynamicClientBoundReached extends Error {
+  constructor(
+    readonly bound: DynamicClientBound,
+    readonly orgId: string | null,
+    readonly limit: number,
+  ) {
+    super(`dynamic registration bound reached: ${bound} (${limit})`);
+  }
+}
+
+/**
+ * Counts, as committed now, the live registrations (used within DYNAMIC_CLIENT_LAPSE_MS) of an organization, or the
+ * unbound ones (`orgId` null), after the caller took the instance row. Two registrations at the bound through two
+ * processes, or two Galera nodes, cannot both see room: the instance row is a write, which serializes them on one
+ * server and is certified across nodes (queries/instance.ts); the count is a locking read, not the transaction's
+ * first snapshot.
+ */
+async function assertRoomFor(manager: EntityManager, orgId: string | null, bounds: DynamicRegistrationBounds, now: number): Promise<void> {
+  const owner = orgId === null ? 'org_id IS NULL' : 'org_id = ?';
+  const [row] = (await manager.query(
+    `SELECT COUNT(*) AS n FROM dynamic_clients WHERE ${owner} AND last_used_at >= ?${lockingRead(manager)}`,
+    orgId === null ? [now - DYNAMIC_CLIENT_LAPSE_MS] : [orgId, now - DYNAMIC_CLIENT_LAPSE_MS],
+  )) as { n: number | string }[];
+  const limit = orgId === null ? bounds.unbound : bounds.perOrganization;
+  if (Number(row?.n ?? 0) >= limit) throw new DynamicClientBoundReached(orgId === null ? 'unbound' : 'organization', orgId, limit);
+}
+
+/**
+ * A new registration (`orgId` null: bound later) and its event. Past its bound it throws DynamicClientBoundReached,
+ * and nothing is stored.
+ */
+export async function addDynamicClient(
   uow: UnitOfWork,
   events: EventStore,
-  clientId: string,
-  orgId: string | null,
-  metadata: object,
+  registration: { clientId: string; orgId: string | null; metadata: object },
+  bounds: DynamicRegistrationBounds,
   now: number,
 ): Promise<void> {
+  const { clientId, orgId, metadata } = registration;
   await uow.run(async (manager) => {
-    const updated = await changedRows(manager, 'UPDATE dynamic_clients SET metadata = ? WHERE client_id = ?', [JSON.stringify(metadata), clientId]);
-    if (updated > 0) return;
+    await lockInstanceRow(manager);
+    await assertRoomFor(manager, orgId, bounds, now);
     await manager.query('INSERT INTO dynamic_clients (client_id, org_id, metadata, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)', [
       clientId,
       orgId,
@@ -93,20 +130,29 @@ export async function saveDynamicClient(
   });
 }
 
+/** New metadata for an existing registration (RFC 7592 §2.2). */
+export async function updateDynamicClient(uow: UnitOfWork, clientId: string, metadata: object): Promise<void> {
+  await uow.write('UPDATE dynamic_clients SET metadata = ? WHERE client_id = ?', [JSON.stringify(metadata), clientId]);
+}
+
+/** Why a registration was removed: `deleted` by the client (RFC 7592 §2.3), `lapsed`, or `removed` by an administrator. */
+export type DynamicClientRemoval = 'deleted' | 'lapsed' | 'removed';
+
 /**
  * Removes a registration and, in the same transaction, what `alsoRemove` deletes (what was issued to it); its event
- * says why (`deleted` by RFC 7592, `lapsed`). False when there was none.
+ * says why, and names the administrator who removed it. With `orgId`, only a registration bound to that
+ * organization. False when there was none.
  */
 export async function removeDynamicClient(
   uow: UnitOfWork,
   events: EventStore,
-  clientId: string,
-  reason: 'deleted' | 'lapsed',
+  removal: { clientId: string; reason: DynamicClientRemoval; orgId?: string; editorUserId?: string | null },
   alsoRemove: (manager: EntityManager) => Promise<void>,
 ): Promise<boolean> {
+  const { clientId, reason } = removal;
   return uow.run(async (manager) => {
     const [row] = (await manager.query('SELECT org_id FROM dynamic_clients WHERE client_id = ?', [clientId])) as { org_id: string | null }[];
-    if (!row) return false;
+    if (!row || (removal.orgId !== undefined && row.org_id !== removal.orgId)) return false;
     await alsoRemove(manager);
     await manager.query('DELETE FROM dynamic_clients WHERE client_id = ?', [clientId]);
     await events.push(manager, {
@@ -114,19 +160,61 @@ export async function removeDynamicClient(
       aggregateType: 'agent_client',
       aggregateId: clientId,
       resourceOwner: row.org_id ?? 'instance',
-      editorUserId: null,
+      editorUserId: removal.editorUserId ?? null,
       payload: { clientId, reason },
     });
     return true;
   });
 }
 
-/** Binds an unbound registration to an organization; answers the organization it is bound to now. */
-export async function bindDynamicClient(uow: UnitOfWork, clientId: string, orgId: string): Promise<string | null> {
+/** A registration as an administrator sees it. */
+export interface DynamicClientSummary {
+  clientId: string;
+  metadata: Record<string, unknown>;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+/** A page of an organization's registrations, newest first, with their total (lapsed ones until the purge removes them). */
+export async function dynamicClientsOf(dataSource: DataSource, orgId: string, page: Page): Promise<Paged<DynamicClientSummary>> {
+  const statements = statementsOf(dataSource);
+  const rows = await statements.rows<{ client_id: string; metadata: string; created_at: unknown; last_used_at: unknown }>(
+    `SELECT client_id, metadata, created_at, last_used_at FROM dynamic_clients WHERE org_id = ?
+      ORDER BY created_at DESC, client_id LIMIT ${Number(page.limit)} OFFSET ${Number(page.offset)}`,
+    [orgId],
+  );
+  const [count] = await statements.rows<{ n: number | string }>('SELECT COUNT(*) AS n FROM dynamic_clients WHERE org_id = ?', [orgId]);
+  return {
+    items: rows.map((r) => ({
+      clientId: r.client_id,
+      metadata: json<Record<string, unknown>>(r.metadata, {}),
+      createdAt: millis(r.created_at) ?? 0,
+      lastUsedAt: millis(r.last_used_at) ?? 0,
+    })),
+    total: Number(count?.n ?? 0),
+  };
+}
+
+/**
+ * Binds an unbound registration to an organization; answers the organization it is bound to now. Binding it counts
+ * towards the organization's bound: past it, DynamicClientBoundReached and it stays unbound.
+ */
+export async function bindDynamicClient(
+  uow: UnitOfWork,
+  clientId: string,
+  orgId: string,
+  bounds: DynamicRegistrationBounds,
+  now: number,
+): Promise<string | null> {
   return uow.run(async (manager) => {
-    await changedRows(manager, 'UPDATE dynamic_clients SET org_id = ? WHERE client_id = ? AND org_id IS NULL', [orgId, clientId]);
-    const [row] = (await manager.query('SELECT org_id FROM dynamic_clients WHERE client_id = ?', [clientId])) as { org_id: string | null }[];
-    return row?.org_id ?? null;
+    await lockInstanceRow(manager);
+    const [row] = (await manager.query(`SELECT org_id FROM dynamic_clients WHERE client_id = ?${lockingRead(manager)}`, [clientId])) as {
+      org_id: string | null;
+    }[];
+    if (!row || row.org_id !== null) return row?.org_id ?? null;
+    await assertRoomFor(manager, orgId, bounds, now);
+    await manager.query('UPDATE dynamic_clients SET org_id = ? WHERE client_id = ?', [orgId, clientId]);
+    return orgId;
   });
 }
 

@@ -344,6 +344,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/login-policy': "reads the organization's login policy",
   'PUT /management/v1/orgs/:orgId/login-policy': "changes the organization's login policy",
   'POST /management/v1/orgs/:orgId/agent-registration-tokens': 'issues an initial access token for agent registration (acts on no user)',
+  'GET /management/v1/orgs/:orgId/registered-clients': 'reads the clients registered to the organization (acts on no user)',
+  'DELETE /management/v1/orgs/:orgId/registered-clients/:clientId': 'removes a client registered to the organization (acts on no user)',
   'POST /admin/v1/orgs': 'creates an organization',
   'PUT /admin/v1/features': 'changes instance settings',
   'POST /management/v1/orgs/:orgId/projects': 'creates a project',
