@@ -5,7 +5,7 @@ import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { BCRYPT_HASH, importBody, postImport } from '../import/import.helpers.js';
 import { databaseState } from './support/db-state.js';
-import { authorizeParams } from './support/authorize-params.js';
+import { authorizeParams } from '../oidc/support/authorize-params.js';
 import { LoginClient } from './support/login-client.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';

@@ -4,7 +4,7 @@ import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
 import { countRows, createCaller, searchEvents, useService } from '../support/fixtures.js';
-import { authorizeParams } from './support/authorize-params.js';
+import { authorizeParams } from '../oidc/support/authorize-params.js';
 import { LoginClient, csrfOf } from './support/login-client.js';
 
 const RP = 'http://127.0.0.1:65530';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { PASSWORD, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
-import { authorizeParams } from './support/authorize-params.js';
+import { authorizeParams } from '../oidc/support/authorize-params.js';
 import { LoginClient } from './support/login-client.js';
 import { useService } from '../support/fixtures.js';
 
