@@ -1,26 +1,17 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import type { CryptoKey } from 'jose';
-import { createTestDatabase } from '../support/database.js';
-import type { TestDatabase } from '../support/database.js';
 import { countRows, createCaller, searchEvents, unique, useService } from '../support/fixtures.js';
-import { createClient } from '../support/http.js';
-import { spawnService } from '../support/process.js';
-import type { ServiceProcess } from '../support/process.js';
-import { freePort } from '../support/service.js';
-import type { TestService } from '../support/service.js';
 import { createHuman, createOidcApp, createProject, PASSWORD, postForm } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
 import { EXCHANGE, RP, TOKEN_TYPE } from '../oidc/support/token-exchange.js';
+import { JWT_BEARER, setUpIdJagTrust, useEnterpriseIdp } from './support/id-jag-instances.js';
+import type { IdJagTrust } from './support/id-jag-instances.js';
 
-const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const ID_JAG = 'urn:ietf:params:oauth:token-type:id-jag';
 const RESOURCE = 'https://files.example/mcp';
 
@@ -72,23 +63,18 @@ function signWith(key: CryptoKey, kid: string, iss: string, claims: Record<strin
 }
 
 describe('enterprise-managed authorization (ID-JAG) between two instances', () => {
-  /** The enterprise IdP: another Portcullis instance, in its own process with its own database. */
-  const ent = {} as TestService;
-  let entProcess: ServiceProcess;
-  let entDatabase: TestDatabase;
-  let entDataDir: string;
   const rs = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
+  const ent = useEnterpriseIdp();
   let keyIssuer: Awaited<ReturnType<typeof startKeyIssuer>>;
-  let entProject: { orgId: string; projectId: string; primaryDomain: string };
+  let entProject: IdJagTrust['entProject'];
   let entAgent: OidcApp;
-  let rsProject: { orgId: string; projectId: string; primaryDomain: string };
+  let rsProject: IdJagTrust['rsProject'];
   let rsAgent: OidcApp;
   let rsOtherAgent: OidcApp;
-  let rsApi: { clientId: string; clientSecret: string };
+  let rsApi: IdJagTrust['rsApi'];
   let idpId: string;
-  let owner: { userId: string; token: string };
-  /** Granted at `ent`, with an account of the same verified address at `rs`. */
-  let alice: { entId: string; rsId: string; loginName: string };
+  let owner: IdJagTrust['owner'];
+  let alice: IdJagTrust['alice'];
   const basic = (app: OidcApp) => ({ id: app.clientId, secret: app.clientSecret! });
   const externalResources = () => `/management/v1/orgs/${entProject.orgId}/external-resources`;
 
@@ -165,81 +151,21 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
         client_id: rsAgent.clientId,
         resource: RESOURCE,
         scope: 'files:read',
-        email: aliceEmail,
+        email: alice.email,
         email_verified: true,
         ...claims,
       },
       typ,
     );
-  let aliceEmail: string;
 
   before(async () => {
-    entDataDir = mkdtempSync(join(tmpdir(), 'portcullis-ent-'));
-    entDatabase = await createTestDatabase();
-    const port = await freePort();
-    entProcess = await spawnService(
-      { DATA_DIR: entDataDir, LOG_LEVEL: 'error', PUBLIC_URL: `http://127.0.0.1:${port}`, ...(entDatabase.url ? { DATABASE_URL: entDatabase.url } : {}) },
-      { port },
-    );
-    Object.assign(ent, {
-      url: entProcess.url,
-      config: { publicUrl: entProcess.url },
-      adminToken: readFileSync(join(entDataDir, 'admin.pat'), 'utf8').trim(),
-      api: createClient(entProcess.url),
-    });
-    keyIssuer = await startKeyIssuer();
-    assert.equal((await ent.api('PUT', '/admin/v1/features', { token: ent.adminToken, body: { tokenExchange: true } })).status, 200);
-    entProject = await createProject(ent);
-    owner = await createCaller(ent, entProject.orgId, { org: ['ORG_OWNER'] });
-    entAgent = await createOidcApp(ent, entProject, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', EXCHANGE] }, RP);
-
-    rsProject = await createProject(rs);
-    const api = await rs.api('POST', `/management/v1/orgs/${rsProject.orgId}/projects/${rsProject.projectId}/apps/api`, {
-      token: rs.adminToken,
-      body: {
-        name: unique('files'),
-        authMethod: 'client_secret_basic',
-        resourceUri: RESOURCE,
-        scopes: [{ name: 'files:read', description: 'Read your files' }],
-      },
-    });
-    assert.equal(api.status, 201, api.text);
-    rsApi = api.body;
-    rsAgent = await createOidcApp(rs, rsProject, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', JWT_BEARER] }, RP);
+    ({ entProject, owner, entAgent, rsProject, rsApi, rsAgent, idpId, alice } = await setUpIdJagTrust(ent, rs, {
+      resource: RESOURCE,
+      entAgentAuth: 'client_secret_basic',
+    }));
     rsOtherAgent = await createOidcApp(rs, rsProject, { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', JWT_BEARER] }, RP);
-    const idp = await rs.api('POST', `/management/v1/orgs/${rsProject.orgId}/idps`, {
-      token: rs.adminToken,
-      body: {
-        type: 'oidc',
-        name: 'Enterprise IdP',
-        issuer: ent.url,
-        clientId: 'rs-at-ent',
-        clientSecret: 'unused-secret-1',
-        link: { by: 'email', from: 'email' },
-        acceptIdJag: true,
-      },
-    });
-    assert.equal(idp.status, 201, idp.text);
-    idpId = idp.body.id;
-
-    const entAlice = await createHuman(ent, entProject.orgId);
-    const grant = await ent.api('POST', `/management/v1/orgs/${entProject.orgId}/projects/${entProject.projectId}/grants`, {
-      token: ent.adminToken,
-      body: { userId: entAlice.userId, roles: [] },
-    });
-    assert.equal(grant.status, 201, grant.text);
-    const rsAlice = await rs.api('POST', `/management/v1/orgs/${rsProject.orgId}/users/human`, {
-      token: rs.adminToken,
-      body: {
-        userName: unique('alice'),
-        profile: { firstName: 'Alice', lastName: 'A' },
-        email: { email: `${entAlice.userName}@example.com`, isEmailVerified: true },
-        password: PASSWORD,
-      },
-    });
-    assert.equal(rsAlice.status, 201, rsAlice.text);
-    alice = { entId: entAlice.userId, rsId: rsAlice.body.userId, loginName: `${entAlice.userName}@${entProject.primaryDomain}` };
-    aliceEmail = `${entAlice.userName}@example.com`;
+    // A second issuer rs trusts: the test's own, whose ID-JAGs carry the claims and times a test chooses.
+    keyIssuer = await startKeyIssuer();
     const second = await rs.api('POST', `/management/v1/orgs/${rsProject.orgId}/idps`, {
       token: rs.adminToken,
       body: {
@@ -255,12 +181,7 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
     assert.equal(second.status, 201, second.text);
   });
 
-  after(async () => {
-    keyIssuer?.close();
-    await entProcess?.stop();
-    await entDatabase?.drop();
-    if (entDataDir) rmSync(entDataDir, { recursive: true, force: true });
-  });
+  after(() => keyIssuer?.close());
 
   it('manages external resources (ORG_OWNER): 400 naming the field, 409 twice, list, remove, events', async () => {
     const bad = await ent.api('POST', externalResources(), {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { unique, useService } from '../support/fixtures.js';
-import { spawnService } from '../support/process.js';
+import { spawnSecondProcess } from '../support/process.js';
 import type { ServiceProcess } from '../support/process.js';
 import { freePort } from '../support/service.js';
 import type { TestService } from '../support/service.js';
@@ -71,16 +71,9 @@ describe('MCP TypeScript SDK client and server', () => {
     const tls = throwAwayCa(dir);
     documents = await startClientDocuments(tls);
     const port = await freePort();
-    const db = svc.config.database;
-    agentSide = await spawnService(
-      {
-        DATA_DIR: svc.dataDir,
-        DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite:${db.path}`,
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
-        NODE_EXTRA_CA_CERTS: tls.ca,
-        LOG_LEVEL: 'error',
-      },
+    agentSide = await spawnSecondProcess(
+      svc,
+      { PUBLIC_URL: `http://127.0.0.1:${port}`, OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: tls.ca },
       { port },
     );
     issuer = agentSide.url;

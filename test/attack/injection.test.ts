@@ -5,6 +5,7 @@ import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { BCRYPT_HASH, importBody, postImport } from '../import/import.helpers.js';
 import { databaseState } from './support/db-state.js';
+import { authorizeParams } from '../oidc/support/authorize-params.js';
 import { LoginClient } from './support/login-client.js';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -138,14 +139,7 @@ describe('injection: HTML through login pages, CR/LF through state', () => {
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
   const XSS = `"><script>alert(1)</script><img src=x onerror=alert(2)><svg onload=alert(3)>`;
-  const params = (extra: Record<string, string> = {}) => ({
-    client_id: app.clientId,
-    redirect_uri: `${RP}/cb`,
-    response_type: 'code',
-    scope: 'openid',
-    state: 'st',
-    ...extra,
-  });
+  const params = (extra: Record<string, string> = {}) => authorizeParams(app.clientId, extra);
   // Escaped input may keep `onerror=` as text inside a quoted value (harmless: its quote is escaped
   // too, as the positive assertions show); what must never appear is a tag from the input.
   // The pages' own scripts (the passkey ceremony: its JSON options and two same-origin files) are not input.

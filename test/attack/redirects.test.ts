@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { PASSWORD, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
+import { authorizeParams } from '../oidc/support/authorize-params.js';
 import { LoginClient } from './support/login-client.js';
 import type { PageResponse } from './support/login-client.js';
 import { useService } from '../support/fixtures.js';
@@ -22,14 +23,7 @@ describe('no open redirect', () => {
   const svc = useService();
   let app: OidcApp;
   let project: { orgId: string; projectId: string; primaryDomain: string };
-  const params = (extra: Record<string, string> = {}) => ({
-    client_id: app.clientId,
-    redirect_uri: `${RP}/cb`,
-    response_type: 'code',
-    scope: 'openid',
-    state: 'st',
-    ...extra,
-  });
+  const params = (extra: Record<string, string> = {}) => authorizeParams(app.clientId, extra);
 
   before(async () => {
     project = await createProject(svc);

@@ -4,6 +4,7 @@ import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
 import { countRows, createCaller, searchEvents, useService } from '../support/fixtures.js';
+import { authorizeParams } from '../oidc/support/authorize-params.js';
 import { LoginClient, csrfOf } from './support/login-client.js';
 
 const RP = 'http://127.0.0.1:65530';
@@ -25,14 +26,7 @@ describe('registration and the login policy', () => {
   });
 
   const policyPath = () => `/management/v1/orgs/${project.orgId}/login-policy`;
-  const params = (extra: Record<string, string> = {}) => ({
-    client_id: app.clientId,
-    redirect_uri: `${RP}/cb`,
-    response_type: 'code',
-    scope: 'openid',
-    state: 'st',
-    ...extra,
-  });
+  const params = (extra: Record<string, string> = {}) => authorizeParams(app.clientId, extra);
 
   async function registerForm() {
     const client = new LoginClient(svc.url);

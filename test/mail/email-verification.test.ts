@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
+import { PKCE, authorizeParams } from '../oidc/support/authorize-params.js';
 import { orgWithApp } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { createCaller, searchEvents, unique } from '../support/fixtures.js';
@@ -111,15 +112,7 @@ describe('e-mail verification', () => {
 
     const signIn = async (loginName: string) => {
       const browser = new LoginClient(svc.url);
-      const { uid, csrf } = await browser.startLogin({
-        client_id: app.clientId,
-        redirect_uri: `${RP}/cb`,
-        response_type: 'code',
-        scope: 'openid',
-        state: 's',
-        code_challenge: 'x'.repeat(43),
-        code_challenge_method: 'S256',
-      });
+      const { uid, csrf } = await browser.startLogin(authorizeParams(app.clientId, PKCE));
       return { browser, uid, landed: await browser.follow(await browser.post(`/ui/login/${uid}/login`, { csrf, loginName, password: PASSWORD })) };
     };
     const reachedApp = (page: { location?: string }) => Boolean(page.location?.startsWith(`${RP}/cb`) && new URL(page.location).searchParams.get('code'));

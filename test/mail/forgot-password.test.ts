@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
+import { PKCE, authorizeParams } from '../oidc/support/authorize-params.js';
 import { postForm, orgWithApp } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
@@ -44,19 +45,10 @@ describe('forgot password', () => {
   };
   const signInWith = (loginName: string, password: string) =>
     signIn(svc, { clientId: app.clientId, clientSecret: app.clientSecret, redirectUri: `${RP}/cb`, loginName, password, scope: 'openid offline_access' });
-  const authorizeParams = () => ({
-    client_id: app.clientId,
-    redirect_uri: `${RP}/cb`,
-    response_type: 'code',
-    scope: 'openid',
-    state: 's',
-    code_challenge: 'x'.repeat(43),
-    code_challenge_method: 'S256',
-  });
 
   /** From an application's sign-in: the login page's link, then the form, posted with `loginName`. */
   const requestReset = async (browser: LoginClient, loginName: string) => {
-    const { uid, page } = await browser.startLogin(authorizeParams());
+    const { uid, page } = await browser.startLogin(authorizeParams(app.clientId, PKCE));
     const href = /<a href="([^"]+)" data-forgot-password>/.exec(page.text)?.[1];
     assert.equal(href, `/ui/login/${uid}/forgot`, 'the password page links to "forgot password"');
     const form = await browser.get(href);
@@ -128,7 +120,7 @@ describe('forgot password', () => {
     const locked = await person();
     const browser = new LoginClient(svc.url);
     for (let i = 0; i < 10; i++) {
-      const { uid, csrf } = await browser.startLogin(authorizeParams());
+      const { uid, csrf } = await browser.startLogin(authorizeParams(app.clientId, PKCE));
       assert.equal((await browser.post(`/ui/login/${uid}/login`, { csrf, loginName: locked.userName, password: 'Wrong password 9' })).status, 401);
     }
     const [row] = await svc.dataSource.query('SELECT state FROM users WHERE id = ?', [locked.userId]);
@@ -208,7 +200,7 @@ describe('forgot password', () => {
     });
     try {
       assert.equal(policy.status, 200, policy.text);
-      const { page } = await new LoginClient(svc.url).startLogin(authorizeParams());
+      const { page } = await new LoginClient(svc.url).startLogin(authorizeParams(app.clientId, PKCE));
       assert.doesNotMatch(page.text, /data-forgot-password/);
     } finally {
       await svc.api('PUT', `/management/v1/orgs/${orgId}/login-policy`, {

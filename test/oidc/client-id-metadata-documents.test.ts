@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { LoginClient } from '../attack/support/login-client.js';
 import { createOrg, unique, useService } from '../support/fixtures.js';
-import { spawnService } from '../support/process.js';
+import { spawnSecondProcess } from '../support/process.js';
 import type { ServiceProcess } from '../support/process.js';
 import { freePort } from '../support/service.js';
 import { throwAwayCa } from '../support/throw-away-ca.js';
@@ -55,16 +55,9 @@ describe('Client ID Metadata Documents', () => {
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', resolve));
     origin = `https://127.0.0.1:${(web.address() as AddressInfo).port}`;
     const port = await freePort();
-    const db = svc.config.database;
-    agentSide = await spawnService(
-      {
-        DATA_DIR: svc.dataDir,
-        DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite:${db.path}`,
-        PUBLIC_URL: `http://127.0.0.1:${port}`,
-        OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true',
-        NODE_EXTRA_CA_CERTS: tls.ca,
-        LOG_LEVEL: 'error',
-      },
+    agentSide = await spawnSecondProcess(
+      svc,
+      { PUBLIC_URL: `http://127.0.0.1:${port}`, OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', NODE_EXTRA_CA_CERTS: tls.ca },
       { port },
     );
     agentSvc = { url: agentSide.url, config: { publicUrl: agentSide.url } } as TestService;

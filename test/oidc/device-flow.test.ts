@@ -5,7 +5,7 @@ import * as oidc from 'openid-client';
 import { LoginClient } from '../attack/support/login-client.js';
 import type { PageResponse } from '../attack/support/login-client.js';
 import { unique, useService } from '../support/fixtures.js';
-import { spawnService } from '../support/process.js';
+import { spawnSecondProcess } from '../support/process.js';
 import type { TestService } from '../support/service.js';
 import { USER_SCHEMA, scimTenant } from '../scim/scim-helpers.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover, postForm } from './support/oidc-fixtures.js';
@@ -240,15 +240,7 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
 
   it('two processes of one instance: a poll in one makes the next in the other slow_down; a code approved in one is redeemed in the other', async () => {
     const { config, app, loginName } = await setUp('off');
-    const db = svc.config.database;
-    // A second process of the same instance (same database, master key and PUBLIC_URL), as WORKERS or a second host runs.
-    const second = await spawnService({
-      DATA_DIR: svc.dataDir,
-      DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite:${db.path}`,
-      PUBLIC_URL: svc.config.publicUrl,
-      DEVICE_POLL_INTERVAL_SECONDS: '1',
-      LOG_LEVEL: 'error',
-    });
+    const second = await spawnSecondProcess(svc, { DEVICE_POLL_INTERVAL_SECONDS: '1' });
     try {
       const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
       assert.equal((await poll(svc, app, started.device_code)).body.error, 'authorization_pending');

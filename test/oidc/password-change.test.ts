@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
+import { PKCE, authorizeParams } from './support/authorize-params.js';
 import { BCRYPT_HASH, PASSWORD as IMPORTED_PASSWORD, humanUser, importBody, importedIds, postImport } from '../import/import.helpers.js';
 import { searchEvents, unique, useService } from '../support/fixtures.js';
 import { createHuman, postForm, orgWithApp } from './support/oidc-fixtures.js';
@@ -28,15 +29,9 @@ describe('password change required at sign-in', () => {
   const signInUntil = async (loginName: string, password: string) => {
     const browser = new LoginClient(svc.url);
     const verifier = randomBytes(32).toString('base64url');
-    const { uid, csrf } = await browser.startLogin({
-      client_id: app.clientId,
-      redirect_uri: `${RP}/cb`,
-      response_type: 'code',
-      scope: 'openid',
-      state: 's',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-    });
+    const { uid, csrf } = await browser.startLogin(
+      authorizeParams(app.clientId, { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' }),
+    );
     const posted = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName, password });
     return { browser, uid, verifier, landed: await browser.follow(posted) };
   };
@@ -114,15 +109,7 @@ describe('password change required at sign-in', () => {
   it('refuses a change no sign-in asked for', async () => {
     const user = await createHuman(svc, orgId);
     const browser = new LoginClient(svc.url);
-    const { uid, csrf } = await browser.startLogin({
-      client_id: app.clientId,
-      redirect_uri: `${RP}/cb`,
-      response_type: 'code',
-      scope: 'openid',
-      state: 's',
-      code_challenge: 'x'.repeat(43),
-      code_challenge_method: 'S256',
-    });
+    const { uid, csrf } = await browser.startLogin(authorizeParams(app.clientId, PKCE));
     const res = await browser.post(`/ui/login/${uid}/password-change`, { csrf, password: 'Sneaky change 1', passwordConfirm: 'Sneaky change 1' });
     assert.equal(res.status, 400);
     assert.equal((await signInUntil(user.userName, 'Sneaky change 1')).landed.status, 401, 'nothing changed');

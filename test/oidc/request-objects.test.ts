@@ -6,7 +6,7 @@ import * as oidc from 'openid-client';
 import { LoginClient } from '../attack/support/login-client.js';
 import type { PageResponse } from '../attack/support/login-client.js';
 import { useService } from '../support/fixtures.js';
-import { spawnService } from '../support/process.js';
+import { spawnSecondProcess } from '../support/process.js';
 import type { TestService } from '../support/service.js';
 import { PASSWORD, createAppKey, createHuman, createOidcApp, createProject, discover } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
@@ -129,13 +129,7 @@ describe('request objects: single use by jti, and exp optional unless the applic
 
   it('two processes of one instance: the same request object sent to both at once opens one authorization', async () => {
     const client = await jarClient();
-    const db = svc.config.database;
-    const second = await spawnService({
-      DATA_DIR: svc.dataDir,
-      DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite:${db.path}`,
-      PUBLIC_URL: svc.config.publicUrl,
-      LOG_LEVEL: 'error',
-    });
+    const second = await spawnSecondProcess(svc);
     try {
       const { url } = await requestObject(client, () => {});
       const path = `${url.pathname}${url.search}`;

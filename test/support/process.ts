@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './service.js';
+import type { TestService } from './service.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 
@@ -13,6 +14,18 @@ export interface ServiceProcess {
   output(): string;
   /** Sends the signal and resolves with how the process ended. */
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * A second process of `svc`'s instance, as WORKERS or a second host runs it: the same database, DATA_DIR (so the same
+ * master key) and PUBLIC_URL, unless `env` says otherwise.
+ */
+export function spawnSecondProcess(svc: TestService, env: Record<string, string> = {}, options: { port?: number } = {}): Promise<ServiceProcess> {
+  const db = svc.config.database;
+  return spawnService(
+    { DATA_DIR: svc.dataDir, DATABASE_URL: db.type === 'mysql' ? db.url : `sqlite:${db.path}`, PUBLIC_URL: svc.config.publicUrl, LOG_LEVEL: 'error', ...env },
+    options,
+  );
 }
 
 /**

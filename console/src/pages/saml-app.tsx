@@ -31,23 +31,15 @@ const ATTRIBUTE_SOURCES = [
 ] as const satisfies readonly AttributeSource[];
 const NAME_FORMATS = ['basic', 'uri', 'unspecified'] as const satisfies readonly NameFormat[];
 
-const FIELD_NAMES = [
-  'entityId',
-  'acsUrls',
-  'nameIdFormat',
-  'attributes',
-  'signAssertion',
-  'signResponse',
-  'encryptAssertion',
-  'spCertificate',
-  'requireSignedRequests',
-  'sloUrl',
-  'allowIdpInitiated',
-  'idpInitiatedRelayState',
-] as const satisfies readonly (keyof App)[];
+/**
+ * The names of a SAML application's own settings: what `POST …/apps/saml` takes beside the application's fields and
+ * the metadata that may fill them in. A setting the API adds or drops changes this type, and with it `SamlFields` and
+ * `Draft`, so `draftOf` and `fieldsOf` stop compiling until the form has it.
+ */
+type SamlFieldName = Exclude<keyof Schema<'CreateSamlAppDto'>, 'name' | 'access' | 'homeUrl' | 'metadataXml' | 'metadataUrl'>;
 
 /** A SAML application's own fields, as `GET …/apps/{appId}` reads them and `POST …/apps/saml` and `PATCH` take them. */
-type SamlFields = Required<Pick<App, (typeof FIELD_NAMES)[number]>>;
+type SamlFields = Required<Pick<App, SamlFieldName>>;
 
 interface AttributeRow {
   key: number;
@@ -56,21 +48,11 @@ interface AttributeRow {
   nameFormat: NameFormat;
 }
 
-/** What the form edits: text as typed (ACS URLs one per line, empty certificate or SLO URL for none). */
-interface Draft {
-  entityId: string;
-  acsUrls: string;
-  nameIdFormat: NameIdFormat;
-  attributes: AttributeRow[];
-  signAssertion: boolean;
-  signResponse: boolean;
-  encryptAssertion: boolean;
-  spCertificate: string;
-  requireSignedRequests: boolean;
-  sloUrl: string;
-  allowIdpInitiated: boolean;
-  idpInitiatedRelayState: string;
-}
+/** The settings the form edits as text: as typed (ACS URLs one per line, empty certificate, SLO URL or landing page for none). */
+type TextFieldName = 'entityId' | 'acsUrls' | 'spCertificate' | 'sloUrl' | 'idpInitiatedRelayState';
+
+/** What the form edits: the settings as their controls hold them. */
+type Draft = Omit<SamlFields, TextFieldName | 'attributes'> & Record<TextFieldName, string> & { attributes: AttributeRow[] };
 
 let rowKeys = 0;
 
@@ -124,6 +106,9 @@ function fieldsOf(draft: Draft): SamlFields {
     idpInitiatedRelayState: draft.idpInitiatedRelayState.trim() || null,
   };
 }
+
+/** Every setting's name, from the fields the form sends (`fieldsOf` has to return each one). */
+const FIELD_NAMES = Object.keys(fieldsOf(draftOf())) as SamlFieldName[];
 
 /** The application's fields as the form would send them unchanged (a stored attribute without a format is `basic`). */
 function storedFieldsOf(app: App): SamlFields {

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { Bounded } from '../../common/http/validation/bounded.decorator.js';
 import { ListPageQueryDto } from '../../common/http/validation/list-page.dto.js';
@@ -28,19 +28,8 @@ export class CreateProjectRoleDto {
   description?: string;
 }
 
-export class UpdateProjectRoleDto {
-  @ApiPropertyOptional({ maxLength: 200 })
-  @IsOptional()
-  @IsString()
-  @Bounded(200)
-  displayName?: string;
-
-  @ApiPropertyOptional({ maxLength: 1000 })
-  @IsOptional()
-  @IsString()
-  @Bounded(1000)
-  description?: string;
-}
+/** What a role's PATCH may change: all but its key. */
+export class UpdateProjectRoleDto extends OmitType(CreateProjectRoleDto, ['key'] as const) {}
 
 export class ProjectRoleDto {
   @ApiProperty() key: string;

@@ -82,16 +82,7 @@ export function guardedLookup(hostname: string, options: LookupOptions, callback
   lookup(hostname, { ...options, all: true, verbatim: true }, (error, addresses) => {
     if (error) return callback(error, []);
     const refused = addresses.filter((a) => !isPublicAddress(a.address));
-    if (refused.length > 0)
-      return callback(
-        new NonPublicTargetError(
-          hostname,
-          refused.map((a) => a.address),
-        ),
-        [],
-      );
-    if (options.all) return callback(null, addresses);
-    callback(null, addresses[0].address, addresses[0].family);
+    answerLookup(hostname, addresses, refused, options, callback);
   });
 }
 
@@ -105,20 +96,25 @@ export function lookupVia(resolve: (host: string) => Promise<LookupAddress[]>, a
       (addresses) => {
         const refused = allowPrivateNetworks ? [] : addresses.filter((a) => !isPublicAddress(a.address));
         if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
-        if (refused.length > 0)
-          return callback(
-            new NonPublicTargetError(
-              hostname,
-              refused.map((a) => a.address),
-            ),
-            [],
-          );
-        if (options.all) return callback(null, addresses);
-        callback(null, addresses[0].address, addresses[0].family);
+        answerLookup(hostname, addresses, refused, options, callback);
       },
       (error: NodeJS.ErrnoException) => callback(error, []),
     );
   };
+}
+
+/** Refuses the connection when any address was refused; otherwise answers with the addresses the caller checked. */
+function answerLookup(hostname: string, addresses: LookupAddress[], refused: LookupAddress[], options: LookupOptions, callback: LookupCallback): void {
+  if (refused.length > 0)
+    return callback(
+      new NonPublicTargetError(
+        hostname,
+        refused.map((a) => a.address),
+      ),
+      [],
+    );
+  if (options.all) return callback(null, addresses);
+  callback(null, addresses[0].address, addresses[0].family);
 }
 
 export class NonPublicTargetError extends Error {

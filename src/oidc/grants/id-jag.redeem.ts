@@ -13,6 +13,7 @@ import { RESOURCE_COMPANION_SCOPES } from '../provider/scopes.js';
 import { AssertionReplayGuard } from './assertion-replay.js';
 import { ID_JAG_LIFETIME_S, ID_JAG_TYP } from './id-jag.services.js';
 import type { IdJagServices } from './id-jag.services.js';
+import { issueJwtBearerToken } from './jwt-bearer-token.js';
 
 /** The skew allowed on an ID-JAG's `exp` and `iat` (docs/agents.md, "Enterprise-managed authorization"). */
 const SKEW_S = 30;
@@ -100,22 +101,15 @@ export function idJagRedeemer(provider: any, deps: IdJagRedeemDeps) {
     }
     ctx.oidc.entity('Account', account);
     const scope = grantedScope(claims.scope, json<ResourceScope[]>(api.resource_scopes, []));
-    const grant = new provider.Grant({ clientId: client.clientId, accountId: found.userId });
-    grant.addOIDCScope(scope);
-    grant.addResourceScope(resource, scope);
-    const grantId = await grant.save();
-    ctx.oidc.entity('Grant', grant);
-    const at = new provider.AccessToken({ accountId: found.userId, client, grantId, gty: 'jwt_bearer', scope: scope || undefined });
-    at.resourceServer = new provider.ResourceServer(resource, {
-      audience: resource,
+    const { accessToken, expiresIn } = await issueJwtBearerToken(provider, ctx, {
+      accountId: found.userId,
+      resource,
       scope,
-      accessTokenTTL: deps.accessTokenTtl,
-      accessTokenFormat: api.access_token_type === 'jwt' ? 'jwt' : 'opaque',
-      jwt: { sign: { alg: deps.alg } },
+      format: api.access_token_type === 'jwt' ? 'jwt' : 'opaque',
+      ttl: deps.accessTokenTtl,
+      alg: deps.alg,
     });
-    ctx.oidc.entity('AccessToken', at);
-    const accessToken = await at.save();
-    ctx.body = { access_token: accessToken, token_type: 'Bearer', expires_in: at.expiration, scope };
+    ctx.body = { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, scope };
   };
 }
 

@@ -12,6 +12,7 @@ import { ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S, assertionLifetim
 import { invalidGrant } from '../provider/oauth-errors.js';
 import { idJagRedeemer, isIdJagRequest } from './id-jag.redeem.js';
 import type { IdJagRedeemDeps } from './id-jag.redeem.js';
+import { issueJwtBearerToken } from './jwt-bearer-token.js';
 
 /** RFC 7523 §3: the assertion may be at most this old. */
 
@@ -40,21 +41,14 @@ export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): vo
       .split(' ')
       .filter(Boolean)
       .join(' ');
-    const grant = new provider.Grant({ clientId: client.clientId, accountId: userId });
-    grant.addOIDCScope(scope);
-    grant.addResourceScope(API_AUDIENCE, scope);
-    const grantId = await grant.save();
-    ctx.oidc.entity('Grant', grant);
-    const at = new provider.AccessToken({ accountId: userId, client, grantId, gty: 'jwt_bearer', scope: scope || undefined });
-    at.resourceServer = new provider.ResourceServer(API_AUDIENCE, {
-      audience: API_AUDIENCE,
+    const { accessToken, expiresIn } = await issueJwtBearerToken(provider, ctx, {
+      accountId: userId,
+      resource: API_AUDIENCE,
       scope,
-      accessTokenTTL: deps.accessTokenTtl,
-      accessTokenFormat: client.portcullis_access_token_type === 'jwt' ? 'jwt' : 'opaque',
-      jwt: { sign: { alg: deps.alg } },
+      format: client.portcullis_access_token_type === 'jwt' ? 'jwt' : 'opaque',
+      ttl: deps.accessTokenTtl,
+      alg: deps.alg,
     });
-    ctx.oidc.entity('AccessToken', at);
-    const accessToken = await at.save();
     let idToken: string | undefined;
     if (scope.split(' ').includes('openid')) {
       const token = new provider.IdToken({ ...(await account.claims('id_token', scope)), auth_time: Math.floor(Date.now() / 1000) }, { ctx });
@@ -62,7 +56,7 @@ export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): vo
       idToken = await token.issue({ use: 'idtoken' });
     }
     // Every token response names the scope (RFC 6749 §5.1, docs/product-rules.md): the granted scope, empty when none was asked.
-    ctx.body = { access_token: accessToken, token_type: 'Bearer', expires_in: at.expiration, scope, id_token: idToken };
+    ctx.body = { access_token: accessToken, token_type: 'Bearer', expires_in: expiresIn, scope, id_token: idToken };
   };
   provider.registerGrantType(JWT_BEARER_GRANT, handler, ['assertion', 'scope']);
 }

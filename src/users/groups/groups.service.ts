@@ -8,11 +8,10 @@ import { newId } from '../../common/ids.js';
 import { foldCase } from '../../common/text/case-fold.js';
 import { UserAccess } from '../acting/user-access.service.js';
 import { GroupEntity } from '../entities/group.entity.js';
-import { GroupMemberEntity } from '../entities/group-member.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { GroupEdit } from './group-edit.js';
+import { removeGroupIn } from './group-removal.js';
 import type { GroupChange, GroupEditResult } from './group-edit.js';
-import { removeGrantsIn } from '../project-access/grant-removal.js';
 import { validGroupInput } from './group.rules.js';
 import type { GroupInput } from './group.rules.js';
 import { groupSummaries } from './group.queries.js';
@@ -79,18 +78,7 @@ export class GroupsService {
   /** Deletes the group and its memberships (one `group.removed` event; members keep their other groups). */
   remove(editorUserId: string | null, orgId: string, groupId: string): Promise<void> {
     return this.uow.run(async (manager) => {
-      const group = await groupOf(manager, orgId, groupId);
-      await removeGrantsIn(manager, this.events, editorUserId, { groupId: group.id });
-      await manager.delete(GroupMemberEntity, { groupId: group.id });
-      await manager.delete(GroupEntity, { id: group.id });
-      await this.events.push(manager, {
-        type: 'group.removed',
-        aggregateType: 'group',
-        aggregateId: group.id,
-        resourceOwner: orgId,
-        editorUserId,
-        payload: { displayName: group.displayName },
-      });
+      await removeGroupIn(manager, this.events, editorUserId, await groupOf(manager, orgId, groupId));
     });
   }
 

@@ -151,14 +151,7 @@ export class ApplicationEditsService {
     const update = { ...Object.fromEntries(changed.map((field) => [field, entry[field]])), changedAt: new Date() };
     await manager.update(ApplicationEntity, { id: app.id }, update);
     Object.assign(app, update);
-    await this.events.push(manager, {
-      type: 'project.application.changed',
-      aggregateType: 'application',
-      aggregateId: app.id,
-      resourceOwner: app.orgId,
-      editorUserId,
-      payload: { projectId: app.projectId, clientId: app.clientId, ...Object.fromEntries(changed.map((field) => [field, app[field]])) },
-    });
+    await applicationChanged(manager, this.events, editorUserId, app, Object.fromEntries(changed.map((field) => [field, app[field]])));
   }
 
   private async changeKind(
@@ -167,7 +160,6 @@ export class ApplicationEditsService {
     app: ApplicationEntity,
     changes: ApplicationChanges,
   ): Promise<{ app: ApplicationEntity; clientSecret?: string }> {
-    const { orgId, projectId } = app;
     if (app.kind === 'saml') return { app: await this.changeSaml(manager, editorUserId, app, changes) };
     checkNoSamlChanges(changes);
     const { resourceUri: _uri, scopes: _scopes, ...oidcChanges } = definedOnly(changes);
@@ -191,19 +183,9 @@ export class ApplicationEditsService {
     } catch (error) {
       throw isUniqueViolation(error) && resource.resourceUri ? resourceUriTaken(resource.resourceUri) : error;
     }
-    const payload: JsonObject = {
-      projectId,
-      clientId: app.clientId,
+    await applicationChanged(manager, this.events, editorUserId, app, {
       ...Object.fromEntries(changed.map((field) => [field, next[field]])),
       ...resourceEventFields(resource),
-    };
-    await this.events.push(manager, {
-      type: 'project.application.changed',
-      aggregateType: 'application',
-      aggregateId: app.id,
-      resourceOwner: orgId,
-      editorUserId,
-      payload,
     });
     return { app: Object.assign(app, update), clientSecret };
   }
@@ -233,19 +215,9 @@ export class ApplicationEditsService {
     const changedAt = new Date();
     await manager.update(ApplicationEntity, { id: app.id }, { name: after.name, changedAt });
     await updateSamlSettings(manager, app.id, Object.fromEntries(changed.filter((f) => f !== 'name').map((field) => [field, after[field]])));
-    const payload: JsonObject = {
-      projectId: app.projectId,
-      clientId: app.clientId,
+    await applicationChanged(manager, this.events, editorUserId, app, {
       ...samlEventFields(Object.fromEntries(changed.map((field) => [field, after[field]]))),
-    };
-    if (changed.includes('name')) payload.name = after.name;
-    await this.events.push(manager, {
-      type: 'project.application.changed',
-      aggregateType: 'application',
-      aggregateId: app.id,
-      resourceOwner: app.orgId,
-      editorUserId,
-      payload,
+      ...(changed.includes('name') ? { name: after.name } : {}),
     });
     return Object.assign(app, { name: after.name, changedAt });
   }
@@ -373,4 +345,22 @@ function validEntryChanges(entry: { access?: unknown; homeUrl?: unknown }): Part
     ...(entry.access !== undefined ? { access: validAccessMode(entry.access) } : {}),
     ...(entry.homeUrl !== undefined ? { homeUrl: validHomeUrl(entry.homeUrl) } : {}),
   };
+}
+
+/** One `project.application.changed` event: the application's project and client id, then what changed (stored values, JSON). */
+function applicationChanged(
+  manager: EntityManager,
+  events: EventStore,
+  editorUserId: string | null,
+  app: ApplicationEntity,
+  changes: Record<string, unknown>,
+): Promise<void> {
+  return events.push(manager, {
+    type: 'project.application.changed',
+    aggregateType: 'application',
+    aggregateId: app.id,
+    resourceOwner: app.orgId,
+    editorUserId,
+    payload: { projectId: app.projectId, clientId: app.clientId, ...changes },
+  });
 }

@@ -1,4 +1,3 @@
-import { removeGrantsIn } from '../project-access/grant-removal.js';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
@@ -8,6 +7,7 @@ import { EventStore } from '../../common/events/event-store.js';
 import { ApplicationEntity } from '../entities/application.entity.js';
 import { removeDynamicRegistrationsOf } from '../queries/dynamic-clients.js';
 import { GroupEntity } from '../entities/group.entity.js';
+import { removeGroupIn } from '../groups/group-removal.js';
 import { LoginPolicyEntity } from '../entities/login-policy.entity.js';
 import { MembershipEntity } from '../entities/membership.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
@@ -139,18 +139,7 @@ export class OrganizationRemovalService {
 
   private async removeGroups(manager: EntityManager, editorUserId: string | null, orgId: string, limit?: number): Promise<GroupEntity[]> {
     const groups = await manager.find(GroupEntity, { where: { orgId }, order: { id: 'ASC' }, ...page(limit) });
-    for (const group of groups) {
-      await removeGrantsIn(manager, this.events, editorUserId, { groupId: group.id });
-      await manager.delete(GroupEntity, { id: group.id });
-      await this.events.push(manager, {
-        type: 'group.removed',
-        aggregateType: 'group',
-        aggregateId: group.id,
-        resourceOwner: orgId,
-        editorUserId,
-        payload: { displayName: group.displayName },
-      });
-    }
+    for (const group of groups) await removeGroupIn(manager, this.events, editorUserId, group);
     return groups;
   }
 
