@@ -31,9 +31,9 @@ export class IdJagIssuers {
     });
   }
 
-  /** The IdP's published signing keys (its discovery's `jwks_uri`). */
-  keySet(idp: IdpRow): Promise<{ keys: object[] }> {
-    return this.upstream.keySet(idp);
+  /** The IdP's published signing keys (its discovery's `jwks_uri`), read again when they lack the key `kid` names. */
+  keySet(idp: IdpRow, kid: string | undefined): Promise<{ keys: object[] }> {
+    return this.upstream.keySetWith(idp, kid);
   }
 
   /** Who the verified ID-JAG's subject is here; its claims stand in for the ID token's (the draft's `sub`, `email`). */

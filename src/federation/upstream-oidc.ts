@@ -35,6 +35,12 @@ export class SubjectClaimMissing extends Error {
 /** Discovery documents and key sets are kept this long, then fetched again (keys rotate). */
 const DISCOVERY_TTL_MS = 10 * 60 * 1000;
 
+/**
+ * A key set is read again before its time when an ID-JAG names a key it lacks (the IdP rotated), but at most once
+ * this often per IdP: a client sending made-up `kid`s must not make this instance fetch the IdP's keys per request.
+ */
+const KEY_MISS_REFETCH_MS = 30 * 1000;
+
 /** Who the upstream says signed in, from a verified ID token (and user info where the token lacks a mapped claim). */
 export interface UpstreamIdentity {
   subject: string;
@@ -67,6 +73,8 @@ export type AssertionKey = () => Promise<Parameters<typeof client.PrivateKeyJwt>
 export class UpstreamOidc {
   private readonly configurations = new Map<string, { version: number; expires: number; config: Promise<Configuration> }>();
   private readonly keySets = new Map<string, { version: number; expires: number; keys: Promise<{ keys: object[] }> }>();
+  /** When each IdP's key set was last read again for a key it lacked (KEY_MISS_REFETCH_MS). */
+  private readonly keyMisses = new Map<string, number>();
   private readonly fetch: ReturnType<typeof outboundFetch>;
   private assertionKey: AssertionKey | undefined;
 
@@ -135,6 +143,23 @@ export class UpstreamOidc {
   keySet(idp: IdpRow): Promise<{ keys: object[] }> {
     const cached = this.keySets.get(idp.id);
     if (cached && cached.version === idp.changedAt && cached.expires > Date.now()) return cached.keys;
+    return this.refetchKeys(idp);
+  }
+
+  /**
+   * The key set again, read anew if the kept one lacks the key `kid` names and no such read happened in the last
+   * KEY_MISS_REFETCH_MS: an IdP that rotates its keys signs with the new one at once (as openid-client does for ID
+   * tokens, a missing key is looked up again rather than refused until the cache ends).
+   */
+  async keySetWith(idp: IdpRow, kid: string | undefined, now = Date.now()): Promise<{ keys: object[] }> {
+    const kept = await this.keySet(idp);
+    if (kid === undefined || kept.keys.some((key) => (key as { kid?: unknown }).kid === kid)) return kept;
+    if (now - (this.keyMisses.get(idp.id) ?? Number.NEGATIVE_INFINITY) < KEY_MISS_REFETCH_MS) return kept;
+    this.keyMisses.set(idp.id, now);
+    return this.refetchKeys(idp);
+  }
+
+  private refetchKeys(idp: IdpRow): Promise<{ keys: object[] }> {
     const keys = this.fetchKeys(idp);
     this.keySets.set(idp.id, { version: idp.changedAt, expires: Date.now() + DISCOVERY_TTL_MS, keys });
     keys.catch(() => this.keySets.delete(idp.id));

@@ -20,13 +20,33 @@ const RESOURCE = 'https://files.example/mcp';
  * which issues ID-JAGs by token exchange for its organization's external resources; `rs` is the MCP server's
  * authorization server, which redeems them with the JWT bearer grant from its organization's upstream IdP `ent`.
  */
+/** The enterprise IdP of the test's own (startKeyIssuer). */
+interface KeyIssuer {
+  issuer: string;
+  /** An ID-JAG signed with the current key, named by its `kid` unless another is given. */
+  sign: (claims: Record<string, unknown>, typ?: string, kid?: string) => Promise<string>;
+  /** A new current key, published beside the old one (a rotation). */
+  rotate: () => Promise<void>;
+  /** How often its key set was read. */
+  keyReads: () => number;
+  close: () => void;
+}
+
 /**
  * An enterprise IdP of the test's own that issues ID-JAGs with any clock: discovery and its key set, nothing else
  * (OpenID Connect Discovery §3). It stands for "an IdP that issues ID-JAGs" of docs/agents.md.
  */
-async function startKeyIssuer(): Promise<{ issuer: string; sign: (claims: Record<string, unknown>, typ?: string) => Promise<string>; close: () => void }> {
-  const { publicKey, privateKey } = await generateKeyPair('RS256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'test-issuer-1', alg: 'RS256', use: 'sig' };
+async function startKeyIssuer(): Promise<KeyIssuer> {
+  const published: object[] = [];
+  let current!: { kid: string; privateKey: CryptoKey };
+  const rotate = async () => {
+    const { publicKey, privateKey } = await generateKeyPair('RS256');
+    const kid = `test-issuer-${published.length + 1}`;
+    published.push({ ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' });
+    current = { kid, privateKey };
+  };
+  await rotate();
+  let keyReads = 0;
   let issuer = '';
   const server: Server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
@@ -42,13 +62,15 @@ async function startKeyIssuer(): Promise<{ issuer: string; sign: (claims: Record
           id_token_signing_alg_values_supported: ['RS256'],
         }),
       );
-    } else if (req.url === '/jwks') res.end(JSON.stringify({ keys: [jwk] }));
-    else res.writeHead(404).end('{}');
+    } else if (req.url === '/jwks') {
+      keyReads++;
+      res.end(JSON.stringify({ keys: published }));
+    } else res.writeHead(404).end('{}');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const sign = (claims: Record<string, unknown>, typ = 'oauth-id-jag+jwt') => signWith(privateKey, 'test-issuer-1', issuer, claims, typ);
-  return { issuer, sign, close: () => server.close() };
+  const sign = (claims: Record<string, unknown>, typ = 'oauth-id-jag+jwt', kid = current.kid) => signWith(current.privateKey, kid, issuer, claims, typ);
+  return { issuer, sign, rotate, keyReads: () => keyReads, close: () => server.close() };
 }
 
 function signWith(key: CryptoKey, kid: string, iss: string, claims: Record<string, unknown>, typ: string): Promise<string> {
@@ -65,7 +87,7 @@ function signWith(key: CryptoKey, kid: string, iss: string, claims: Record<strin
 describe('enterprise-managed authorization (ID-JAG) between two instances', () => {
   const rs = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
   const ent = useEnterpriseIdp();
-  let keyIssuer: Awaited<ReturnType<typeof startKeyIssuer>>;
+  let keyIssuer: KeyIssuer;
   let entProject: IdJagTrust['entProject'];
   let entAgent: OidcApp;
   let rsProject: IdJagTrust['rsProject'];
@@ -142,8 +164,8 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
     assert.ok((await countRows(rs, 'oidc_payloads')) <= tokensBefore + 1, 'no token stored (at most the used jti)');
   }
 
-  /** An ID-JAG of the test's own trusted issuer, with claims and times chosen here. */
-  const forged = (claims: Record<string, unknown>, typ?: string) =>
+  /** An ID-JAG of the test's own trusted issuer, with claims and times chosen here (and the key's name, if given). */
+  const forged = (claims: Record<string, unknown>, typ?: string, kid?: string) =>
     keyIssuer.sign(
       {
         sub: 'key-issuer-alice',
@@ -156,6 +178,7 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
         ...claims,
       },
       typ,
+      kid,
     );
 
   before(async () => {
@@ -304,6 +327,20 @@ describe('enterprise-managed authorization (ID-JAG) between two instances', () =
     // A well-formed ID-JAG from the trusted key is accepted: the refusals above are the checks, not the setup.
     const good = await redeem(await forged({}));
     assert.equal(good.status, 200, good.text);
+  });
+
+  it("reads the issuer's keys again at once for an ID-JAG signed with a new key, not for every unknown kid", async () => {
+    const warm = await redeem(await forged({}));
+    assert.equal(warm.status, 200, warm.text);
+    await keyIssuer.rotate();
+    const reads = keyIssuer.keyReads();
+    const rotated = await redeem(await forged({}));
+    assert.equal(rotated.status, 200, `the IdP signs with its new key at once: ${rotated.text}`);
+    assert.equal(keyIssuer.keyReads(), reads + 1, 'the key set was read once more');
+    // Made-up key names right after: refused without another read (at most one every 30 s per IdP).
+    await refused(await forged({}, undefined, 'made-up-1'), /signature/);
+    await refused(await forged({}, undefined, 'made-up-2'), /signature/);
+    assert.equal(keyIssuer.keyReads(), reads + 1, 'a made-up kid is not looked up again so soon');
   });
 
   it('refuses to issue for an ungranted user and for an unregistered resource', async () => {

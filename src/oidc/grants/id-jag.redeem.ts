@@ -52,9 +52,10 @@ export function idJagRedeemer(provider: any, deps: IdJagRedeemDeps) {
     const assertion = String(params.assertion ?? '');
     const orgId = String(client.portcullis_org_id ?? '');
     let typ: string | undefined;
+    let kid: string | undefined;
     let unverified: JWTPayload;
     try {
-      typ = decodeProtectedHeader(assertion).typ;
+      ({ typ, kid } = decodeProtectedHeader(assertion));
       unverified = decodeJwt(assertion);
     } catch {
       throw invalidGrant('the assertion is not a JWT');
@@ -64,7 +65,7 @@ export function idJagRedeemer(provider: any, deps: IdJagRedeemDeps) {
     if (!idp) throw invalidGrant('the issuer of the ID-JAG is no identity provider of this organization that accepts ID-JAGs');
     let keys: { keys: object[] };
     try {
-      keys = await deps.idJag.issuers.keySet(idp);
+      keys = await deps.idJag.issuers.keySet(idp, kid);
     } catch {
       throw invalidGrant("the keys of the ID-JAG's issuer could not be read");
     }
