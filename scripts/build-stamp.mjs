@@ -8,7 +8,7 @@
 // Its time is the build's start: an edit made while tsc ran counts as newer. A failed build leaves no new stamp.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -36,7 +36,10 @@ function newestChange(path) {
   if (path === GENERATED || !existsSync(path)) return 0;
   const stats = statSync(path);
   if (!stats.isDirectory()) return stats.mtimeMs;
-  return Math.max(stats.mtimeMs, ...readdirSync(path).map((name) => newestChange(join(path, name))));
+  // A folder's own time counts a file removed from it, except the generated file's folder, which the build's first
+  // run changes by writing that file.
+  const own = path === dirname(GENERATED) ? 0 : stats.mtimeMs;
+  return Math.max(own, ...readdirSync(path).map((name) => newestChange(join(path, name))));
 }
 
 export function distIsStale() {
