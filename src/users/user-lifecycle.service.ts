@@ -82,7 +82,7 @@ export class UserLifecycleService {
     const user = await this.access.actOn(manager, editorUserId, orgId, userId);
     await this.access.assertKeepsAnIamOwner(manager, user, 'remove');
     await manager.delete(PublicKeyEntity, { ownerType: 'machine', ownerId: user.id });
-    await this.tokens?.revokeAll(manager, user.id);
+    await this.tokens?.forgetUser(manager, user.id);
     // A removed user leaves its groups, each left group recording it (docs/product-rules.md, "Groups").
     const leftGroups = (await leaveAllGroupsIn(manager, user.id)).map(
       (groupId) =>

@@ -16,7 +16,7 @@ describe("administrators' view of connected agents", () => {
   let manager: { userId: string; token: string };
 
   /** A person of the organization who allowed the agent through the consent page; their refresh token. */
-  async function connected(roles: string[] = []) {
+  async function connected(roles: string[] = [], client: AgentClient = agent) {
     const person = await createHuman(svc, project.orgId);
     if (roles.length) {
       const res = await svc.api('PUT', `/management/v1/orgs/${project.orgId}/members/${person.userId}`, { token: svc.adminToken, body: { roles } });
@@ -24,14 +24,14 @@ describe("administrators' view of connected agents", () => {
     }
     const auth = await authorize(
       new LoginClient(svc.url),
-      agent,
+      client,
       `${person.userName}@${project.primaryDomain}`,
       'openid offline_access files:read',
       resourceUri,
       'allow',
     );
     assert.ok(auth.consent, 'the consent page was shown');
-    const tokens = await redeem(svc, agent, auth);
+    const tokens = await redeem(svc, client, auth);
     assert.ok(tokens.refresh_token);
     return { userId: person.userId, loginName: `${person.userName}@${project.primaryDomain}`, refreshToken: tokens.refresh_token };
   }
@@ -87,6 +87,27 @@ describe("administrators' view of connected agents", () => {
       [person.userId, manager.userId],
     );
     assert.equal(Number(n), 1);
+  });
+
+  it('forgets the consents to a registered client its owner removes, and those of a removed person', async () => {
+    const second = await registerAgent(svc, project.orgId, REDIRECT, 'Second agent');
+    const person = await connected([], second);
+    const agentsOf = async (userId: string) => (await svc.api('GET', orgPath(`/users/${userId}/agents`), { token: svc.adminToken })).body.agents;
+    assert.deepEqual(
+      (await agentsOf(person.userId)).map((a: { clientId: string }) => a.clientId),
+      [second.clientId],
+    );
+    const removed = await svc.api('DELETE', orgPath(`/registered-clients/${second.clientId}`), { token: svc.adminToken });
+    assert.equal(removed.status, 204, removed.text);
+    assert.deepEqual(await agentsOf(person.userId), [], 'no consent to a client that no longer exists');
+
+    const leaving = await connected();
+    const consentsOf = async (userId: string) =>
+      Number((await svc.dataSource.query('SELECT COUNT(*) AS n FROM agent_consents WHERE user_id = ?', [userId]))[0].n);
+    assert.equal(await consentsOf(leaving.userId), 1);
+    const gone = await svc.api('DELETE', orgPath(`/users/${leaving.userId}`), { token: svc.adminToken });
+    assert.equal(gone.status, 204, gone.text);
+    assert.equal(await consentsOf(leaving.userId), 0, "a removed person's consents go with them");
   });
 
   it("a user manager cannot revoke an organization owner's agent: 403, the token lives", async () => {

@@ -9,6 +9,8 @@ import type { Page, Paged } from '../database/page.js';
 export interface UserTokens {
   /** Everything of the user; `keepSession` (a session's public uid) stays signed in: the account page's own password change (docs/account.md). */
   revokeAll(manager: EntityManager, userId: string, options?: { keepSession?: string }): Promise<void>;
+  /** `revokeAll`, and the user's consents to agent clients go too: the user is being removed. */
+  forgetUser(manager: EntityManager, userId: string): Promise<void>;
   /** The user's live browser sessions of the login UI, newest sign-in first. */
   sessions(userId: string): Promise<UserSession[]>;
   /** Ends one (as a sign-out would: its access tokens go, an offline refresh token stays); false if the user has no such session. */

@@ -67,6 +67,19 @@ export async function consentsOfOrgPeople(manager: EntityManager, orgId: string,
 }
 
 /**
+ * Forgets the consents given to a client that is removed (a registration deleted or lapsed, an application removed):
+ * no list shows an agent that no longer exists, and a client registered later is asked anew.
+ */
+export async function forgetConsentsTo(manager: EntityManager, clientId: string): Promise<void> {
+  await manager.delete(AgentConsentEntity, { clientId });
+}
+
+/** Forgets the consents of a person who is removed, with the person's other rows. */
+export async function forgetConsentsOf(manager: EntityManager, userId: string): Promise<void> {
+  await manager.delete(AgentConsentEntity, { userId });
+}
+
+/**
  * Ends every consent of the person to this client and, at once, every grant, code and token the client holds for
  * the person (docs/agents.md, "Consent and connected agents"), as the user's revocation ends them for every client
  * (user-payloads.ts): a refresh token is refused at its next use, a token exchanged from the client's grants too.

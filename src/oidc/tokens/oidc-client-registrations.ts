@@ -4,10 +4,7 @@ import type { EntityManager } from 'typeorm';
 import type { ClientRegistrations } from '../../common/auth/client-registrations.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { forgetClient } from '../adapter/client.store.js';
-import { changedRows } from '../../common/database/changed-rows.js';
-
-/** Deletes this many rows per statement, so no single statement holds its locks for long. */
-const CHUNK = 1000;
+import { CHUNK, deleteIssued, revokeIssuedTo } from '../adapter/client-payloads.js';
 
 /**
  * CLIENT_REGISTRATIONS for the users domain. Every stored object oidc-provider issues to a client (grant,
@@ -28,20 +25,11 @@ export class OidcClientRegistrations implements ClientRegistrations {
     while ((await this.uow.run((manager) => deleteIssued(manager, clientId))) === CHUNK);
   }
 
-  async revokeIssuedTo(manager: EntityManager, clientId: string): Promise<void> {
-    while ((await deleteIssued(manager, clientId)) === CHUNK);
+  revokeIssuedTo(manager: EntityManager, clientId: string): Promise<void> {
+    return revokeIssuedTo(manager, clientId);
   }
 
   forget(clientId: string): void {
     forgetClient(this.dataSource, clientId);
   }
-}
-
-/** Deletes up to CHUNK rows issued to the client in the manager's transaction; how many it deleted. */
-function deleteIssued(manager: EntityManager, clientId: string): Promise<number> {
-  const sql =
-    manager.connection.options.type === 'mysql'
-      ? 'DELETE FROM oidc_payloads WHERE client_id = ? LIMIT ?'
-      : 'DELETE FROM oidc_payloads WHERE rowid IN (SELECT rowid FROM oidc_payloads WHERE client_id = ? LIMIT ?)';
-  return changedRows(manager, sql, [clientId, CHUNK]);
 }

@@ -6,7 +6,7 @@ import type { AgentConsent, UserSession, UserTokens } from '../../common/auth/us
 import type { Page, Paged } from '../../common/database/page.js';
 import { EventStore } from '../../common/events/event-store.js';
 import type { AgentConsentEntity } from '../consent/agent-consent.entity.js';
-import { consentsOf, consentsOfOrgPeople, endConsents } from '../consent/agent-consents.js';
+import { consentsOf, consentsOfOrgPeople, endConsents, forgetConsentsOf } from '../consent/agent-consents.js';
 import { deleteUserPayloads } from '../adapter/user-payloads.js';
 import { revokeAccessTokensOfEndedSession } from '../adapter/logout-revocation.js';
 import type { SessionAuthorizations } from '../adapter/logout-revocation.js';
@@ -53,6 +53,11 @@ export class OidcUserTokens implements UserTokens {
     // A token exchanged from this user's grants (an impersonation by this user) ends with them. The kept session's
     // grants go too: its next authorization grants anew (interaction.policy.ts asks no consent).
     await deleteUserPayloads(manager, userId, { keepSession: options.keepSession });
+  }
+
+  async forgetUser(manager: EntityManager, userId: string): Promise<void> {
+    await this.revokeAll(manager, userId);
+    await forgetConsentsOf(manager, userId);
   }
 
   async sessions(userId: string): Promise<UserSession[]> {
