@@ -1,12 +1,14 @@
 /**
  * Clients known by their Client ID Metadata Document (docs/agents.md, "Client ID Metadata Documents"): the client_id
- * is an https URL whose document the service fetches once and keeps (at least 5 minutes), so each request that looks
- * the client up reads the cache instead of the database. Against it, a pre-registered public client of the same
- * shape (token_endpoint_auth_method `none`, PKCE S256, the same resource, scopes and redirect URI) on the same service
- * (WORKERS=1), in alternating rounds (median of three in the full run):
+ * is an https URL whose document the service fetches once and keeps (at least 5 minutes), where a pre-registered
+ * client's registration is read from the database (and kept a second, src/oidc/adapter/client.store.ts); such a
+ * client serves the organization of the resource it names, whose policy is checked again at the token endpoint.
+ * Against it, a pre-registered public client of the same shape (token_endpoint_auth_method `none`, PKCE S256, the
+ * same resource, scopes and redirect URI) on the same service (WORKERS=1), in alternating rounds (median of three in
+ * the full run):
  *
  * - the refresh-token grant (rotating, bench/scenarios/oidc-refresh.ts): the cheapest repeatable request that looks
- *   the client up, with the agent client's organization policy checked again at the token endpoint;
+ *   the client up;
  * - a whole sign-in per iteration (authorize → login page → password → resume → code redemption,
  *   bench/peers/login-chain.ts), consent already given (remembered from the set-up's sign-in).
  *
