@@ -164,6 +164,8 @@ export async function runCimd(ctx: Context): Promise<void> {
 
 /** The rate and the CPU per request (or sign-in) of the CIMD client as multiples of the registered client's. */
 function ratios(agent: { rate: number; cpuUs?: number }, registered: { rate: number; cpuUs?: number }): string {
+  // A 1 s quick run on a loaded machine may complete no sign-in at all.
+  if (registered.rate === 0) return 'none of the registered client completed';
   const cpu = agent.cpuUs !== undefined && registered.cpuUs ? ` CPU ${(agent.cpuUs / registered.cpuUs).toFixed(2)}×` : '';
   return `rate ${(agent.rate / registered.rate).toFixed(2)}×${cpu} the registered client's`;
 }

@@ -43,7 +43,7 @@ export type RefreshClient = { authorization: string } | { clientId: string };
 
 /** The refresh requests of a pool of refresh tokens: each takes a token out, its answer puts the rotated one back. */
 export function rotatingRefreshRequests(pool: string[], client: RefreshClient): Record<string, unknown>[] {
-  const headers = 'authorization' in client ? { ...FORM, authorization: client.authorization } : FORM;
+  const authorization = 'authorization' in client ? { authorization: client.authorization } : {};
   const form: Record<string, string> = 'clientId' in client ? { client_id: client.clientId } : {};
   return [
     {
@@ -51,7 +51,8 @@ export function rotatingRefreshRequests(pool: string[], client: RefreshClient): 
       path: '/oauth/v2/token',
       setupRequest: (req: Record<string, unknown>) => ({
         ...req,
-        headers,
+        // A new object for each request: autocannon writes the request's Content-Length into the headers it is given.
+        headers: { ...FORM, ...authorization },
         // An empty pool (not expected) sends no token: answered 400, counted as an error.
         body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: pool.pop() ?? '', ...form }).toString(),
       }),
