@@ -96,7 +96,7 @@ export async function runCimd(ctx: Context): Promise<void> {
     try {
       const t = await setUpPortcullis(service.url, adminToken(store.dataDir));
       const [agent, registered] = await publicClients(t, adminToken(store.dataDir), documents.clientId);
-      // The person consents to the agent once; the same sign-in proves that the registered twin works.
+      // The person consents to the agent once; one sign-in of the registered twin proves that it works.
       await publicSignIn(service.url, agent, t.login.name, t.login.password, { scope: `${SCOPE} offline_access`, prompt: 'consent' });
       await publicSignIn(service.url, registered, t.login.name, t.login.password);
       const fetched = documents.fetches();
