@@ -3,6 +3,7 @@
  * with a password that declines the offer to enrol a second factor, or that enrols TOTP or a passkey.
  * A browser without JavaScript (test/attack/support/login-client.ts) posting the pages' forms.
  */
+import { createHash } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { LoginClient, csrfOf } from '../../test/attack/support/login-client.js';
@@ -86,6 +87,79 @@ export async function enrolPasskey(url: string, client: WebClient, loginName: st
     throw new Error(`${loginName}: the passkey was not registered: ${shown.status} ${shown.text.slice(0, 300)}`);
   await finish(browser, await browser.post(`/ui/login/${uid}/continue`, { csrf: csrfOf(shown.text) }), `${loginName} registering a passkey`);
 }
+
+/**
+ * A public client with PKCE S256 (RFC 7636) asking for a resource (RFC 8707): the verifier is the client's own, and
+ * the sign-ins and the measured chain reuse it (each code is redeemed once all the same).
+ */
+export interface PublicClient {
+  id: string;
+  redirect: string;
+  scope: string;
+  resource: string;
+  verifier: string;
+}
+
+export const codeChallenge = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/**
+ * One code-flow sign-in of a public client through the login UI, answering an agent client's consent page with
+ * Allow, so later sign-ins find the consent remembered (docs/agents.md, "Consent and connected agents"); `extra`:
+ * further authorization parameters (`prompt=consent` for `offline_access`). The token response of the redemption.
+ */
+export async function publicSignIn(
+  url: string,
+  client: PublicClient,
+  loginName: string,
+  password: string,
+  extra: Record<string, string> = {},
+): Promise<{ access_token: string; refresh_token?: string }> {
+  const browser = new LoginClient(url);
+  const { uid, csrf } = await browser.startLogin({
+    client_id: client.id,
+    redirect_uri: client.redirect,
+    response_type: 'code',
+    scope: client.scope,
+    state: 'setup',
+    resource: client.resource,
+    code_challenge: codeChallenge(client.verifier),
+    code_challenge_method: 'S256',
+    ...extra,
+  });
+  let last = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName, password });
+  // The consent is a sign-in of its own (oidc-provider's consent prompt): its page has another uid.
+  for (let step = 0; step < 10 && last.location && !last.location.startsWith(client.redirect); step++) {
+    const page = await browser.get(last.location);
+    const consentUid = /^\/ui\/login\/([^/?]+)$/.exec(new URL(last.location, url).pathname)?.[1];
+    last = consentUid && page.text.includes('data-consent-allow') ? await browser.post(`/ui/login/${consentUid}/consent`, { csrf: csrfOf(page.text) }) : page;
+  }
+  const code = last.location?.startsWith(client.redirect) ? new URL(last.location).searchParams.get('code') : null;
+  if (!code) throw new Error(`${client.id}: the sign-in did not end at the redirect URI with a code: ${last.status} ${last.location ?? pageText(last.text)}`);
+  const res = await fetch(`${url}/oauth/v2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirect,
+      code_verifier: client.verifier,
+      client_id: client.id,
+      resource: client.resource,
+    }),
+  });
+  const tokens = (await res.json()) as { access_token?: string; refresh_token?: string };
+  if (res.status !== 200 || !tokens.access_token) throw new Error(`${client.id}: the code redemption answered ${res.status} ${JSON.stringify(tokens)}`);
+  return tokens as { access_token: string; refresh_token?: string };
+}
+
+/** A page's words without its markup and style, for an error message. */
+const pageText = (html: string) =>
+  html
+    .replace(/<(style|script)[^>]*>[^<]*<\/\1>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 400);
 
 /** The JSON of a page's `<script type="application/json" id="…">` (WebAuthn options). */
 export function jsonScript<T>(html: string, id: string): T | undefined {

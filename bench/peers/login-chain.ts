@@ -29,12 +29,38 @@ export const pathOf = (location: string, base: string) => {
 };
 
 /**
+ * The client a login chain signs in to: the target's confidential web client by default, or a public client (no
+ * secret: it names itself in the code redemption's body, RFC 6749 §3.2.1) whose PKCE (RFC 7636) and RFC 8707
+ * `resource` go into `authorize` and `redeem`.
+ */
+export interface ChainClient {
+  id: string;
+  redirect: string;
+  secret?: string;
+  scope?: string;
+  /** Parameters added to the authorization request. */
+  authorize?: Record<string, string>;
+  /** Parameters added to the code redemption. */
+  redeem?: Record<string, string>;
+}
+
+/**
  * A full code-flow login as an autocannon request chain (each connection runs it over and over):
  * authorize → login page → password POST → resume → code redemption at the token endpoint.
  */
-export function loginChain(t: Target, done: { logins: number; failed: number; lastAccessToken?: string }) {
-  const authorize = `/oauth/v2/authorize?${new URLSearchParams({ client_id: t.web.id, redirect_uri: t.web.redirect, response_type: 'code', scope: 'openid', state: 'bench' })}`;
-  const basic = `Basic ${Buffer.from(`${encodeURIComponent(t.web.id)}:${encodeURIComponent(t.web.secret)}`).toString('base64')}`;
+export function loginChain(
+  t: Target,
+  done: { logins: number; failed: number; lastAccessToken?: string },
+  client: ChainClient = { id: t.web.id, secret: t.web.secret, redirect: t.web.redirect },
+) {
+  const authorize = `/oauth/v2/authorize?${new URLSearchParams({ client_id: client.id, redirect_uri: client.redirect, response_type: 'code', scope: client.scope ?? 'openid', state: 'bench', ...client.authorize })}`;
+  const authentication: { headers: Record<string, string>; form: Record<string, string> } =
+    client.secret === undefined
+      ? { headers: {}, form: { client_id: client.id } }
+      : {
+          headers: { authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.id)}:${encodeURIComponent(client.secret)}`).toString('base64')}` },
+          form: {},
+        };
   return [
     {
       method: 'GET',
@@ -92,8 +118,14 @@ export function loginChain(t: Target, done: { logins: number; failed: number; la
       setupRequest: (req: Record<string, unknown>, context: Context) => ({
         ...req,
         path: '/oauth/v2/token',
-        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: String(context.code ?? 'none'), redirect_uri: t.web.redirect }).toString(),
+        headers: { ...authentication.headers, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: String(context.code ?? 'none'),
+          redirect_uri: client.redirect,
+          ...authentication.form,
+          ...client.redeem,
+        }).toString(),
       }),
       onResponse: (status: number, body: string) => {
         if (status === 200) {

@@ -11,10 +11,11 @@ import { FORM } from './oidc-setup.js';
 import type { OidcTarget } from './oidc-setup.js';
 
 /**
- * Tokens per connection: one, and one more where an unmeasured warm-up runs first, since the requests in
- * flight when it stops never bring theirs back (each token is a login, the longest part of the set-up).
+ * Tokens in a pool for `connections` connections: one per connection, and one more where an unmeasured warm-up runs
+ * first, since the requests in flight when it stops never bring theirs back (each token is a login, the longest part
+ * of the set-up).
  */
-const poolPerConnection = (warmup: boolean) => (warmup ? 2 : 1);
+export const poolSize = (connections: number, warmup: boolean) => connections * (warmup ? 2 : 1);
 
 const webBasic = (t: OidcTarget) => `Basic ${Buffer.from(`${encodeURIComponent(t.web.id)}:${encodeURIComponent(t.web.secret)}`).toString('base64')}`;
 
@@ -29,17 +30,31 @@ export async function refreshRequests(
   scope = 'openid offline_access',
 ): Promise<Record<string, unknown>[]> {
   const pool: string[] = [];
-  for (let i = 0; i < connections * poolPerConnection(warmup); i++) pool.push(await offlineLogin(t, scope));
+  for (let i = 0; i < poolSize(connections, warmup); i++) pool.push(await offlineLogin(t, scope));
   pool.push(await refresh(t, pool.pop()!));
+  return rotatingRefreshRequests(pool, { authorization: webBasic(t) });
+}
+
+/**
+ * How a refresh request names its client: a confidential client's Basic header, or a public client's `client_id`
+ * in the body (RFC 6749 §2.3.1 and §3.2.1).
+ */
+export type RefreshClient = { authorization: string } | { clientId: string };
+
+/** The refresh requests of a pool of refresh tokens: each takes a token out, its answer puts the rotated one back. */
+export function rotatingRefreshRequests(pool: string[], client: RefreshClient): Record<string, unknown>[] {
+  const authorization = 'authorization' in client ? { authorization: client.authorization } : {};
+  const form: Record<string, string> = 'clientId' in client ? { client_id: client.clientId } : {};
   return [
     {
       method: 'POST',
       path: '/oauth/v2/token',
       setupRequest: (req: Record<string, unknown>) => ({
         ...req,
-        headers: { ...FORM, authorization: webBasic(t) },
+        // A new object for each request: autocannon writes the request's Content-Length into the headers it is given.
+        headers: { ...FORM, ...authorization },
         // An empty pool (not expected) sends no token: answered 400, counted as an error.
-        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: pool.pop() ?? '' }).toString(),
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: pool.pop() ?? '', ...form }).toString(),
       }),
       onResponse: (status: number, body: string) => {
         if (status === 200) pool.push((JSON.parse(body) as { refresh_token: string }).refresh_token);

@@ -25,7 +25,7 @@ export interface OidcTarget {
   ids?: { orgId: string; projectId: string; userId: string };
 }
 
-const REDIRECT = 'http://127.0.0.1:1/cb';
+export const REDIRECT = 'http://127.0.0.1:1/cb';
 export const basic = (c: Client) => `Basic ${Buffer.from(`${encodeURIComponent(c.id)}:${encodeURIComponent(c.secret)}`).toString('base64')}`;
 export const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
