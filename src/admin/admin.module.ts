@@ -1,5 +1,6 @@
 import { AgentRegistrationTokensController } from './management/agent-registration-tokens.controller.js';
 import { RegisteredClientsController } from './management/registered-clients.controller.js';
+import { UnboundRegisteredClientsController } from './unbound-registered-clients.controller.js';
 import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module.js';
 import { EventSearchService } from './events/event-search.service.js';
@@ -53,6 +54,7 @@ import { ImportService } from './import/import.service.js';
     UserAgentsController,
     AgentRegistrationTokensController,
     RegisteredClientsController,
+    UnboundRegisteredClientsController,
   ],
   providers: [EventSearchService, ImportService],
   // Webhooks deliver events as event search returns them.

@@ -6,9 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
 import { RegisteredClients } from '../../users/agents/registered-clients.service.js';
-import type { DynamicClientSummary } from '../../users/queries/dynamic-clients.js';
-import { RegisteredClientListDto } from '../dto/registered-client.dto.js';
-import type { RegisteredClientDto } from '../dto/registered-client.dto.js';
+import { RegisteredClientListDto, registeredClientDto } from '../dto/registered-client.dto.js';
 
 /** The clients that registered themselves to the organization (docs/agents.md, "Dynamic registration"): listed and removed. */
 @ApiTags('management')
@@ -36,15 +34,4 @@ export class RegisteredClientsController {
   async remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('clientId') clientId: string): Promise<void> {
     await this.clients.remove(caller.userId, orgId, clientId);
   }
-}
-
-function registeredClientDto(client: DynamicClientSummary): RegisteredClientDto {
-  const { client_name: name, redirect_uris: redirects } = client.metadata;
-  return {
-    clientId: client.clientId,
-    clientName: typeof name === 'string' ? name : '',
-    redirectUris: Array.isArray(redirects) ? redirects.filter((uri): uri is string => typeof uri === 'string') : [],
-    createdAt: new Date(client.createdAt).toISOString(),
-    lastUsedAt: new Date(client.lastUsedAt).toISOString(),
-  };
 }

@@ -12,12 +12,12 @@ const logger = new Logger('DynamicRegistration');
 const WARN_EVERY_MS = 60_000;
 const warned = new Map<string, number>();
 
-/** Which bound, and how room comes back: lapses, and for an organization's its owner's removal (registered-clients). */
+/** Which bound, and how room comes back: lapses, and an administrator's removal (registered-clients). */
 const REFUSAL: Record<DynamicClientBound, string> = {
   organization:
     'the organization holds as many registered clients as this instance allows; registrations unused for 30 days lapse, and an administrator of the organization can delete registered clients',
   unbound:
-    'this instance holds as many openly registered clients not yet bound to an organization as it allows; registrations unused for 30 days lapse, and a client can delete its own (RFC 7592)',
+    'this instance holds as many openly registered clients not yet bound to an organization as it allows; registrations unused for 30 days lapse, a client can delete its own (RFC 7592), and an administrator of the instance can delete them',
 };
 
 /**

@@ -1,18 +1,24 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { CLIENT_REGISTRATIONS } from '../../common/auth/client-registrations.js';
 import type { ClientRegistrations } from '../../common/auth/client-registrations.js';
 import type { Page, Paged } from '../../common/database/page.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
-import { dynamicClientsOf, removeDynamicClient } from '../queries/dynamic-clients.js';
+import { dynamicClientIdsOf, dynamicClientsOf, removeDynamicClient, removeDynamicClientIn } from '../queries/dynamic-clients.js';
 import type { DynamicClientSummary } from '../queries/dynamic-clients.js';
 
+/** How many unbound registrations one read takes when all of them are removed; each goes in a transaction of its own. */
+const UNBOUND_BATCH = 100;
+
 /**
- * The clients registered to an organization (RFC 7591; docs/agents.md, "Dynamic registration") as its administrators
- * see them: listed, and removed with everything issued to them, which makes room below the organization's bound
- * (DYNAMIC_REGISTRATION_MAX_PER_ORG) without the client's registration access token.
+ * The clients that registered themselves (RFC 7591; docs/agents.md, "Dynamic registration") as administrators see
+ * them: an organization's, and the openly registered ones no organization holds yet, listed and removed with
+ * everything issued to them and the consents given to them. A removal makes room below the bound they count towards
+ * (DYNAMIC_REGISTRATION_MAX_PER_ORG, DYNAMIC_REGISTRATION_MAX_UNBOUND) without the client's registration access token;
+ * each has its `agent.client.removed` event, reason `removed`, with the administrator as editor.
  */
 @Injectable()
 export class RegisteredClients {
@@ -27,11 +33,62 @@ export class RegisteredClients {
     return dynamicClientsOf(this.dataSource, orgId, page);
   }
 
-  /** Event `agent.client.removed` with reason `removed` and the administrator as editor; 404 for another organization's. */
+  /** The openly registered clients not bound to an organization yet. */
+  unbound(page: Page): Promise<Paged<DynamicClientSummary>> {
+    return dynamicClientsOf(this.dataSource, null, page);
+  }
+
+  /** 404 for another organization's. */
   async remove(editorUserId: string | null, orgId: string, clientId: string): Promise<void> {
-    const removed = await removeDynamicClient(this.uow, this.events, { clientId, reason: 'removed', orgId, editorUserId }, async (manager) => {
-      await this.clients?.revokeIssuedTo(manager, clientId);
-    });
-    if (!removed) throw DomainError.notFound('registered client');
+    if (!(await this.removeOne(editorUserId, orgId, clientId))) throw DomainError.notFound('registered client');
+  }
+
+  /** 404 for one bound to an organization: its owner removes it. */
+  async removeUnbound(editorUserId: string | null, clientId: string): Promise<void> {
+    if (!(await this.removeOne(editorUserId, null, clientId))) throw DomainError.notFound('unbound registered client');
+  }
+
+  /**
+   * Every unbound registration registered before the call, each in a transaction of its own; how many went. One bound
+   * meanwhile stays, and registrations that keep coming do not keep the removal going.
+   */
+  async removeAllUnbound(editorUserId: string | null): Promise<number> {
+    const registeredBy = Date.now();
+    let removed = 0;
+    for (let count = UNBOUND_BATCH; count === UNBOUND_BATCH; ) {
+      const ids = await dynamicClientIdsOf(this.uow.manager, null, { registeredBy, limit: UNBOUND_BATCH });
+      for (const clientId of ids) if (await this.removeOne(editorUserId, null, clientId)) removed++;
+      count = ids.length;
+    }
+    return removed;
+  }
+
+  /**
+   * Before an organization's removal takes its registered clients (removeIn): what was issued to them, in
+   * transactions of a bounded size, so that no transaction of the removal grows with their tokens.
+   */
+  async revokeIssuedToClientsOf(orgId: string): Promise<void> {
+    if (!this.clients) return;
+    for (const clientId of await dynamicClientIdsOf(this.uow.manager, orgId)) await this.clients.revokeIssuedInBatches(clientId);
+  }
+
+  /** Removes up to `limit` (else all) of an organization's registered clients in the caller's transaction; their ids. */
+  async removeIn(manager: EntityManager, editorUserId: string | null, orgId: string, limit?: number): Promise<string[]> {
+    const ids = await dynamicClientIdsOf(manager, orgId, { limit });
+    for (const clientId of ids) {
+      await removeDynamicClientIn(manager, this.events, { clientId, reason: 'removed', orgId, editorUserId }, (m) => this.revokeIssuedTo(m, clientId));
+    }
+    return ids;
+  }
+
+  /** `orgId` null: only an unbound one. False when there was none. */
+  private removeOne(editorUserId: string | null, orgId: string | null, clientId: string): Promise<boolean> {
+    return removeDynamicClient(this.uow, this.events, { clientId, reason: 'removed', orgId, editorUserId }, (manager) =>
+      this.revokeIssuedTo(manager, clientId),
+    );
+  }
+
+  private async revokeIssuedTo(manager: EntityManager, clientId: string): Promise<void> {
+    await this.clients?.revokeIssuedTo(manager, clientId);
   }
 }

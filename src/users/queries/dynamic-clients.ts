@@ -141,30 +141,46 @@ export type DynamicClientRemoval = 'deleted' | 'lapsed' | 'removed';
 /**
  * Removes a registration and, in the same transaction, what `alsoRemove` deletes (what was issued to it); its event
  * says why, and names the administrator who removed it. With `orgId`, only a registration bound to that
- * organization. False when there was none.
+ * organization (null: only an unbound one). False when there was none.
  */
-export async function removeDynamicClient(
+export function removeDynamicClient(
   uow: UnitOfWork,
   events: EventStore,
-  removal: { clientId: string; reason: DynamicClientRemoval; orgId?: string; editorUserId?: string | null },
+  removal: DynamicClientRemovalOf,
+  alsoRemove: (manager: EntityManager) => Promise<void>,
+): Promise<boolean> {
+  return uow.run((manager) => removeDynamicClientIn(manager, events, removal, alsoRemove));
+}
+
+/** Which registration goes, why, and who removes it (removeDynamicClient). */
+export interface DynamicClientRemovalOf {
+  clientId: string;
+  reason: DynamicClientRemoval;
+  orgId?: string | null;
+  editorUserId?: string | null;
+}
+
+/** removeDynamicClient in the caller's transaction. */
+export async function removeDynamicClientIn(
+  manager: EntityManager,
+  events: EventStore,
+  removal: DynamicClientRemovalOf,
   alsoRemove: (manager: EntityManager) => Promise<void>,
 ): Promise<boolean> {
   const { clientId, reason } = removal;
-  return uow.run(async (manager) => {
-    const [row] = (await manager.query('SELECT org_id FROM dynamic_clients WHERE client_id = ?', [clientId])) as { org_id: string | null }[];
-    if (!row || (removal.orgId !== undefined && row.org_id !== removal.orgId)) return false;
-    await alsoRemove(manager);
-    await manager.query('DELETE FROM dynamic_clients WHERE client_id = ?', [clientId]);
-    await events.push(manager, {
-      type: 'agent.client.removed',
-      aggregateType: 'agent_client',
-      aggregateId: clientId,
-      resourceOwner: row.org_id ?? 'instance',
-      editorUserId: removal.editorUserId ?? null,
-      payload: { clientId, reason },
-    });
-    return true;
+  const [row] = (await manager.query('SELECT org_id FROM dynamic_clients WHERE client_id = ?', [clientId])) as { org_id: string | null }[];
+  if (!row || (removal.orgId !== undefined && row.org_id !== removal.orgId)) return false;
+  await alsoRemove(manager);
+  await manager.query('DELETE FROM dynamic_clients WHERE client_id = ?', [clientId]);
+  await events.push(manager, {
+    type: 'agent.client.removed',
+    aggregateType: 'agent_client',
+    aggregateId: clientId,
+    resourceOwner: row.org_id ?? 'instance',
+    editorUserId: removal.editorUserId ?? null,
+    payload: { clientId, reason },
   });
+  return true;
 }
 
 /** A registration as an administrator sees it. */
@@ -175,15 +191,24 @@ export interface DynamicClientSummary {
   lastUsedAt: number;
 }
 
-/** A page of an organization's registrations, newest first, with their total (lapsed ones until the purge removes them). */
-export async function dynamicClientsOf(dataSource: DataSource, orgId: string, page: Page): Promise<Paged<DynamicClientSummary>> {
+/** `org_id = ?`, or the unbound ones for null. */
+function ownedBy(orgId: string | null): { where: string; parameters: string[] } {
+  return orgId === null ? { where: 'org_id IS NULL', parameters: [] } : { where: 'org_id = ?', parameters: [orgId] };
+}
+
+/**
+ * A page of an organization's registrations (null: the unbound ones), newest first, with their total (lapsed ones
+ * until the purge removes them).
+ */
+export async function dynamicClientsOf(dataSource: DataSource, orgId: string | null, page: Page): Promise<Paged<DynamicClientSummary>> {
   const statements = statementsOf(dataSource);
+  const { where, parameters } = ownedBy(orgId);
   const rows = await statements.rows<{ client_id: string; metadata: string; created_at: unknown; last_used_at: unknown }>(
-    `SELECT client_id, metadata, created_at, last_used_at FROM dynamic_clients WHERE org_id = ?
+    `SELECT client_id, metadata, created_at, last_used_at FROM dynamic_clients WHERE ${where}
       ORDER BY created_at DESC, client_id LIMIT ${Number(page.limit)} OFFSET ${Number(page.offset)}`,
-    [orgId],
+    parameters,
   );
-  const [count] = await statements.rows<{ n: number | string }>('SELECT COUNT(*) AS n FROM dynamic_clients WHERE org_id = ?', [orgId]);
+  const [count] = await statements.rows<{ n: number | string }>(`SELECT COUNT(*) AS n FROM dynamic_clients WHERE ${where}`, parameters);
   return {
     items: rows.map((r) => ({
       clientId: r.client_id,
@@ -193,6 +218,25 @@ export async function dynamicClientsOf(dataSource: DataSource, orgId: string, pa
     })),
     total: Number(count?.n ?? 0),
   };
+}
+
+/**
+ * Up to `limit` (else all) client ids of an organization's registrations (null: the unbound ones), oldest first; with
+ * `registeredBy`, only those registered no later than it.
+ */
+export async function dynamicClientIdsOf(
+  manager: EntityManager,
+  orgId: string | null,
+  { registeredBy, limit }: { registeredBy?: number; limit?: number } = {},
+): Promise<string[]> {
+  const owned = ownedBy(orgId);
+  const where = registeredBy === undefined ? owned.where : `${owned.where} AND created_at <= ?`;
+  const parameters = registeredBy === undefined ? owned.parameters : [...owned.parameters, registeredBy];
+  const rows = (await manager.query(
+    `SELECT client_id FROM dynamic_clients WHERE ${where} ORDER BY created_at, client_id${limit ? ` LIMIT ${Number(limit)}` : ''}`,
+    parameters,
+  )) as { client_id: string }[];
+  return rows.map((r) => r.client_id);
 }
 
 /**
@@ -233,8 +277,7 @@ export async function lapsedDynamicClients(dataSource: DataSource, now: number, 
   return rows.map((r) => r.client_id);
 }
 
-/** The registrations and initial access tokens of an organization being removed, in its transaction. */
-export async function removeDynamicRegistrationsOf(manager: EntityManager, orgId: string): Promise<void> {
-  await manager.query('DELETE FROM dynamic_clients WHERE org_id = ?', [orgId]);
+/** The initial access tokens of an organization being removed, in its transaction (its registrations go one by one). */
+export async function removeRegistrationTokensOf(manager: EntityManager, orgId: string): Promise<void> {
   await manager.query('DELETE FROM agent_registration_tokens WHERE org_id = ?', [orgId]);
 }

@@ -5,7 +5,8 @@ import { OrgResources } from '../../common/database/org-resources.js';
 import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { ApplicationEntity } from '../entities/application.entity.js';
-import { removeDynamicRegistrationsOf } from '../queries/dynamic-clients.js';
+import { removeRegistrationTokensOf } from '../queries/dynamic-clients.js';
+import { RegisteredClients } from '../agents/registered-clients.service.js';
 import { GroupEntity } from '../entities/group.entity.js';
 import { removeGroupIn } from '../groups/group-removal.js';
 import { LoginPolicyEntity } from '../entities/login-policy.entity.js';
@@ -21,8 +22,8 @@ import { UserAccess } from '../acting/user-access.service.js';
 import { ProjectEditsService } from './project-edits.service.js';
 
 /**
- * Users, applications, projects, groups or memberships removed per transaction, each batch with its events: no removal
- * holds locks for long, and a transaction stays under about 1,000 rows (a user takes several: memberships, factors,
+ * Users, applications, registered clients, projects, groups or memberships removed per transaction, each batch with its
+ * events: no removal holds locks for long, and a transaction stays under about 1,000 rows (a user takes several: memberships, factors,
  * sessions, its event; docs/product-rules.md, "Changing and removing resources").
  */
 export const ORG_REMOVAL_BATCH = 100;
@@ -31,9 +32,10 @@ export const ORG_REMOVAL_BATCH = 100;
  * Removing an organization (docs/product-rules.md, "Changing and removing resources") removes, each with
  * its event and ORG_REMOVAL_BATCH at a time, each batch one transaction: its users the way removing one user
  * does (UserLifecycleService.removeIn: sessions, grants and tokens revoked, ids kept reserved), its applications
- * (keys, and everything issued to them), projects, groups and the memberships on it; then, in one last
- * transaction, whatever was added meanwhile, the login policy, the rows other modules keep for it (webhook
- * subscriptions, through OrgResources) and the organization. What would refuse a user's removal (a role the
+ * (keys, and everything issued to them), the clients registered to it (everything issued to them, the consents
+ * given to them), projects, groups and the memberships on it; then, in one last transaction, whatever was added
+ * meanwhile, the login policy, its initial access tokens, the rows other modules keep for it (webhook subscriptions,
+ * through OrgResources) and the organization. What would refuse a user's removal (a role the
  * editor lacks, the last active IAM_OWNER) refuses the whole removal before anything is written. A removal
  * cut short (a crash) leaves the organization with fewer users and resources, each removed whole; removing it
  * again goes on.
@@ -50,6 +52,7 @@ export class OrganizationRemovalService {
     private readonly applications: ApplicationEditsService,
     private readonly resources: OrgResources,
     private readonly access: UserAccess,
+    private readonly registeredClients: RegisteredClients,
   ) {}
 
   async remove(editorUserId: string | null, orgId: string): Promise<void> {
@@ -62,6 +65,9 @@ export class OrganizationRemovalService {
     const apps = await this.uow.manager.find(ApplicationEntity, { where: { orgId }, select: { clientId: true } });
     for (const { clientId } of apps) await this.applications.revokeIssuedInBatches(clientId);
     removed.push(...(await this.inBatches((manager, limit) => this.removeApplications(manager, editorUserId, orgId, limit))));
+    // Its agents' registrations likewise, each as its owner's removal of one does (docs/agents.md, "Dynamic registration").
+    await this.registeredClients.revokeIssuedToClientsOf(orgId);
+    await this.inBatches((manager, limit) => this.registeredClients.removeIn(manager, editorUserId, orgId, limit));
     await this.inBatches((manager, limit) => this.removeProjects(manager, editorUserId, orgId, limit));
     await this.inBatches((manager, limit) => this.removeGroups(manager, editorUserId, orgId, limit));
     await this.inBatches((manager, limit) => this.removeMemberships(manager, editorUserId, orgId, limit));
@@ -73,8 +79,8 @@ export class OrganizationRemovalService {
       await this.removeGroups(manager, editorUserId, orgId);
       await this.removeMemberships(manager, editorUserId, orgId);
       await manager.delete(LoginPolicyEntity, { orgId });
-      // Its agents' registrations go too; what was issued to them is unusable without them (docs/agents.md).
-      await removeDynamicRegistrationsOf(manager, orgId);
+      await this.registeredClients.removeIn(manager, editorUserId, orgId);
+      await removeRegistrationTokensOf(manager, orgId);
       await this.resources.removeIn(manager, orgId, editorUserId);
       // Its user count goes with it (foreign key ON DELETE CASCADE); removed user ids stay reserved.
       await manager.delete(OrganizationEntity, { id: orgId });
