@@ -8,7 +8,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
  *
  * A request ends when its response has ended. One whose connection closed first ends when its handler ends the
  * response all the same: Express, Nest, the login UI and oidc-provider's Koa all call `res.end()` whatever the
- * connection (Koa's `respond` ends a response it can no longer write).
+ * connection (Koa's `respond` ends a response it can no longer write). A response that had started streaming its
+ * body (a static file) was past its handler's work: it ends with its connection, as its stream is dropped unended.
  */
 export class RequestsInFlight {
   private running = 0;
@@ -17,6 +18,10 @@ export class RequestsInFlight {
   /** Prepended: it sees every request, also those answered before Express (src/common/http/before-express.ts). */
   constructor(server: Server) {
     server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => this.track(res));
+  }
+
+  get size(): number {
+    return this.running;
   }
 
   /** Resolves once no request is in flight. */
@@ -29,7 +34,7 @@ export class RequestsInFlight {
     this.running++;
     // 'close' follows 'finish', or comes first when the connection went away before the response ended.
     res.once('close', () => {
-      if (res.writableEnded) return this.ended();
+      if (res.writableEnded || res.headersSent) return this.ended();
       const end = res.end;
       res.end = ((...args: Parameters<typeof end>) => {
         res.end = end;
