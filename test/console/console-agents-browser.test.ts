@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { LoginClient } from '../attack/support/login-client.js';
-import { agentTokenRequest, registerAgent } from '../oidc/support/agent-clients.js';
+import { agentTokenRequest, createFilesResource, registerAgent } from '../oidc/support/agent-clients.js';
 import type { AgentClient } from '../oidc/support/agent-clients.js';
 import { authorize, REDIRECT, redeem } from '../oidc/support/agent-consent-flow.js';
 import { launchBrowser } from '../oidc/support/browser.js';
 import { PASSWORD, createHuman, createProject } from '../oidc/support/oidc-fixtures.js';
-import { unique, useService } from '../support/fixtures.js';
+import { useService } from '../support/fixtures.js';
 import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
 
 /**
@@ -29,12 +29,7 @@ describe('connected agents in the operator console (Chromium)', () => {
     base = svc.config.publicUrl.replace(/\/$/, '');
     mkdirSync(SCREENSHOTS, { recursive: true });
     project = await createProject(svc);
-    resourceUri = `https://${unique('mcp')}.example/mcp`;
-    const api = await svc.api('POST', orgPath(`/projects/${project.projectId}/apps/api`), {
-      token: svc.adminToken,
-      body: { name: unique('Files MCP'), authMethod: 'client_secret_basic', resourceUri, scopes: [{ name: 'files:read', description: 'Read your files' }] },
-    });
-    assert.equal(api.status, 201, api.text);
+    resourceUri = await createFilesResource(svc, project);
     agent = await registerAgent(svc, project.orgId, REDIRECT);
   });
   after(() => browser?.close());

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { LoginClient } from '../attack/support/login-client.js';
-import { createOrg, createCaller, unique, useService } from '../support/fixtures.js';
-import { agentTokenRequest, registerAgent } from './support/agent-clients.js';
+import { createOrg, createCaller, useService } from '../support/fixtures.js';
+import { agentTokenRequest, createFilesResource, registerAgent } from './support/agent-clients.js';
 import type { AgentClient } from './support/agent-clients.js';
 import { authorize, REDIRECT, redeem } from './support/agent-consent-flow.js';
 import { createHuman, createProject } from './support/oidc-fixtures.js';
@@ -41,12 +41,7 @@ describe("administrators' view of connected agents", () => {
 
   before(async () => {
     project = await createProject(svc);
-    resourceUri = `https://${unique('mcp')}.example/mcp`;
-    const api = await svc.api('POST', orgPath(`/projects/${project.projectId}/apps/api`), {
-      token: svc.adminToken,
-      body: { name: unique('Files MCP'), authMethod: 'client_secret_basic', resourceUri, scopes: [{ name: 'files:read', description: 'Read your files' }] },
-    });
-    assert.equal(api.status, 201, api.text);
+    resourceUri = await createFilesResource(svc, project);
     agent = await registerAgent(svc, project.orgId, REDIRECT);
     manager = await createCaller(svc, project.orgId, { org: ['ORG_USER_MANAGER'] });
   });

@@ -4,11 +4,11 @@ import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { PASSWORD, createHuman, createProject } from './support/oidc-fixtures.js';
-import { agentTokenRequest, registerAgent } from './support/agent-clients.js';
+import { agentTokenRequest, createFilesResource, registerAgent } from './support/agent-clients.js';
 import type { AgentClient } from './support/agent-clients.js';
 import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
 import type { RelyingParty } from './support/browser.js';
-import { unique, useService } from '../support/fixtures.js';
+import { useService } from '../support/fixtures.js';
 
 /** docs/agents.md, "Consent and connected agents": a person clicks Allow or Deny in Chromium, in English and German. */
 describe('the consent page in a browser', () => {
@@ -23,12 +23,7 @@ describe('the consent page in a browser', () => {
     browser = await launchBrowser();
     rp = await startRelyingParty();
     const project = await createProject(svc);
-    resourceUri = `https://${unique('mcp')}.example/mcp`;
-    const api = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/api`, {
-      token: svc.adminToken,
-      body: { name: 'Files MCP', authMethod: 'client_secret_basic', resourceUri, scopes: [{ name: 'files:read', description: 'Read your files' }] },
-    });
-    assert.equal(api.status, 201, api.text);
+    resourceUri = await createFilesResource(svc, project);
     agent = await registerAgent(svc, project.orgId, `${rp.url}/cb`);
     const user = await createHuman(svc, project.orgId);
     loginName = `${user.userName}@${project.primaryDomain}`;

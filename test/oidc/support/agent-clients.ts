@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { TestService } from '../../support/service.js';
+import { unique } from '../../support/fixtures.js';
 import { postForm } from './oidc-fixtures.js';
 
 /** A client that registered itself: public, PKCE only, bound to an organization. */
@@ -40,4 +41,18 @@ export async function registerAgent(svc: TestService, orgId: string, redirectUri
 /** A token request of the agent, which authenticates by its client_id alone (RFC 6749 §2.3, a public client). */
 export function agentTokenRequest(svc: TestService, agent: { clientId: string }, form: Record<string, string>) {
   return postForm(svc, '/oauth/v2/token', { ...form, client_id: agent.clientId });
+}
+
+/**
+ * An MCP server's resource for agents to ask for (docs/agents.md, "Resources"): an API application of the project with
+ * a fresh `resourceUri` and the scope `files:read`; its resource URI.
+ */
+export async function createFilesResource(svc: TestService, project: { orgId: string; projectId: string }): Promise<string> {
+  const resourceUri = `https://${unique('mcp')}.example/mcp`;
+  const api = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps/api`, {
+    token: svc.adminToken,
+    body: { name: unique('Files MCP'), authMethod: 'client_secret_basic', resourceUri, scopes: [{ name: 'files:read', description: 'Read your files' }] },
+  });
+  assert.equal(api.status, 201, api.text);
+  return resourceUri;
 }
