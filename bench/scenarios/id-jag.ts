@@ -1,10 +1,14 @@
 /**
  * Enterprise-managed authorization (docs/agents.md): an agent client redeems an ID-JAG with the JWT bearer grant
- * (RFC 7523), a fresh one per request (each `jti` is accepted once), against the pre-registered web client's
- * rotating refresh on the same service (WORKERS=1), in alternating rounds (median of three in the full run).
+ * (RFC 7523), a fresh one per request (each `jti` is accepted once), against the pre-registered web client on the
+ * same service (WORKERS=1), in alternating rounds (median of three in the full run):
  *
- * The comparison is the refresh, not the code redemption: a code is single-use and each costs a whole login, so a
- * code-only token request does not repeat; the refresh is the cheapest repeatable token request of a person.
+ * - its code flow: a whole sign-in per iteration (authorize → login page → password → resume → code redemption,
+ *   bench/peers/login-chain.ts), what a person's client does for the tokens an ID-JAG gives an agent;
+ * - its code redemption alone (bench/lib/codes.ts): the token request at the end of that flow, on codes minted
+ *   before the timed window (one code each; RFC 6749 §4.1.2);
+ * - its rotating refresh: the cheapest repeatable token request of a person.
+ *
  * The ID-JAGs come from an issuer of the bench's own (discovery and a key set on loopback) that the organization
  * trusts with `acceptIdJag`; they are signed in autocannon's synchronous `setupRequest` with node:crypto (RS256),
  * the load generator's CPU, not the server's.
@@ -13,9 +17,12 @@ import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { KeyObject } from 'node:crypto';
 import { adminToken, call } from '../lib/api.js';
+import { codeRedemptions, mintCodes } from '../lib/codes.js';
 import type { Context } from '../lib/context.js';
-import { CONNECTIONS, load } from '../lib/load.js';
+import { CONNECTIONS, load, perOperation } from '../lib/load.js';
+import type { Figures } from '../lib/load.js';
 import { freePort, startService } from '../lib/processes.js';
+import { loginChain } from '../peers/login-chain.js';
 import { alternating } from './oidc.js';
 import { refreshRequests } from './oidc-refresh.js';
 import { FORM, basic, setUpPortcullis } from './oidc-setup.js';
@@ -23,6 +30,7 @@ import { FORM, basic, setUpPortcullis } from './oidc-setup.js';
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const RESOURCE = 'https://files.example/mcp';
 const KID = 'bench-issuer-1';
+const SIGN_IN_SECONDS = 3;
 const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
 
 /** An enterprise IdP of the bench's own: OpenID Connect Discovery §3 and its key set, nothing else. */
@@ -132,12 +140,47 @@ export async function runIdJag(ctx: Context): Promise<void> {
           }),
         },
       ]);
-      const refresh = measure(() => refreshRequests(t, CONNECTIONS, timing.warmup > 0));
-      const [jag, registered] = await alternating(rounds, [redemption, refresh]);
-      const server = { kind: 'portcullis' as const, server: 'Portcullis WORKERS=1', workers: 1, unit: 'req/s' as const };
-      ctx.record({ scenario: 'id-jag.redemption', label: 'ID-JAG redemption (JWT bearer grant, fresh ID-JAG each)', ...server, ...jag });
-      ctx.record({ scenario: 'id-jag.refresh-registered', label: 'refresh token grant of a pre-registered client (same run)', ...server, ...registered });
-      console.error(`  ID-JAG redemption: ${(jag.rate / registered.rate).toFixed(2)}× the refresh rate`);
+      let refreshRate = 0;
+      const refresh = async () => {
+        const figures = await measure(() => refreshRequests(t, CONNECTIONS, timing.warmup > 0))();
+        refreshRate = figures.rate;
+        return figures;
+      };
+      const codeFlow = async () => {
+        const done = { logins: 0, failed: 0 };
+        // At least 3 s: a connection's first sign-in (its password check queued behind nine others) takes about a
+        // second on this VM, so the quick run's 1 s completed none. No warm-up, as for the OIDC group's logins: it
+        // would sign in too, and bcrypt bounds sign-ins.
+        const seconds = Math.max(timing.seconds, SIGN_IN_SECONDS);
+        const figures = await load(service.url, service.pid, { seconds, warmup: 0 }, loginChain(t, done));
+        return perOperation(figures, seconds, { completed: done.logins, failed: done.failed });
+      };
+      const codeRedemption = async () => {
+        // Codes for twice what the refresh answered in this round (its request is of the same weight), minted in a
+        // session well within their 60 s lifetime (src/oidc/provider/provider.factory.ts).
+        const count = Math.max(200, Math.ceil(2 * refreshRate * (timing.seconds + timing.warmup)));
+        const pool = await mintCodes(service.url, t.web, t.login, count);
+        const figures = await measure(async () => codeRedemptions(pool, t.web))();
+        if (pool.length === 0) throw new Error(`the ${count} codes minted for the code redemption ran out: more are needed`);
+        return figures;
+      };
+      const [jag, registered, signIn, redeemed] = await alternating(rounds, [redemption, refresh, codeFlow, codeRedemption]);
+      const server = { kind: 'portcullis' as const, server: 'Portcullis WORKERS=1', workers: 1 };
+      const reqs = { ...server, unit: 'req/s' as const };
+      ctx.record({ scenario: 'id-jag.redemption', label: 'ID-JAG redemption (JWT bearer grant, fresh ID-JAG each)', ...reqs, ...jag });
+      ctx.record({
+        scenario: 'id-jag.code-flow-registered',
+        label: 'code-flow sign-in of a pre-registered client (password, same run)',
+        ...server,
+        unit: 'sign-ins/s',
+        ...signIn,
+        hashing: true,
+      });
+      ctx.record({ scenario: 'id-jag.code-redemption-registered', label: 'code redemption of a pre-registered client (same run)', ...reqs, ...redeemed });
+      ctx.record({ scenario: 'id-jag.refresh-registered', label: 'refresh token grant of a pre-registered client (same run)', ...reqs, ...registered });
+      console.error(
+        `  ID-JAG redemption against the registered client: code-flow sign-in ${ratios(jag, signIn)}; code redemption ${ratios(jag, redeemed)}; refresh ${ratios(jag, registered)}`,
+      );
     } finally {
       await service.stop();
     }
@@ -145,4 +188,12 @@ export async function runIdJag(ctx: Context): Promise<void> {
     keyIssuer.close();
     await store.drop();
   }
+}
+
+/** The rate and the CPU per request of the redemption as multiples of the other lane's (per sign-in for the code flow). */
+function ratios(jag: Figures, other: Figures): string {
+  // A 1 s quick run on a loaded machine may complete no sign-in at all.
+  if (other.rate === 0) return 'none completed';
+  const cpu = jag.cpuUs !== undefined && other.cpuUs ? `, CPU ${(jag.cpuUs / other.cpuUs).toFixed(3)}×` : '';
+  return `rate ${(jag.rate / other.rate).toFixed(2)}×${cpu}`;
 }
