@@ -35,7 +35,7 @@ export async function mintCodes(url: string, client: CodeClient, login: { name: 
 }
 
 /**
- * autocannon's request list redeeming the codes of `pool`, one each. An emptied pool sends `none` (answered 400): the
+ * autocannon's request list redeeming the codes of `pool`, one each, oldest first. An emptied pool sends `none` (answered 400): the
  * caller checks that codes were left.
  */
 export function codeRedemptions(pool: string[], client: CodeClient): Record<string, unknown>[] {
@@ -47,7 +47,7 @@ export function codeRedemptions(pool: string[], client: CodeClient): Record<stri
         ...req,
         // A new object for each request: autocannon writes the request's Content-Length into the headers it is given.
         headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client) },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: pool.pop() ?? 'none', redirect_uri: client.redirect }).toString(),
+        body: new URLSearchParams({ grant_type: 'authorization_code', code: pool.shift() ?? 'none', redirect_uri: client.redirect }).toString(),
       }),
     },
   ];

@@ -156,9 +156,10 @@ export async function runIdJag(ctx: Context): Promise<void> {
         return perOperation(figures, seconds, { completed: done.logins, failed: done.failed });
       };
       const codeRedemption = async () => {
-        // Codes for twice what the refresh answered in this round (its request is of the same weight), minted in a
-        // session well within their 60 s lifetime (src/oidc/provider/provider.factory.ts).
-        const count = Math.max(200, Math.ceil(2 * refreshRate * (timing.seconds + timing.warmup)));
+        // Codes for four times what the refresh answered in this round: a redemption rotates nothing and ran up to
+        // 2.4 times the refresh's rate on MariaDB. Minted in one session, used oldest first, well within their 60 s
+        // lifetime (src/oidc/provider/provider.factory.ts).
+        const count = Math.max(500, Math.ceil(4 * refreshRate * (timing.seconds + timing.warmup)));
         const pool = await mintCodes(service.url, t.web, t.login, count);
         const figures = await measure(async () => codeRedemptions(pool, t.web))();
         if (pool.length === 0) throw new Error(`the ${count} codes minted for the code redemption ran out: more are needed`);
