@@ -88,11 +88,11 @@ export class DynamicClientBoundReached extends Error {
  * first snapshot.
  */
 async function assertRoomFor(manager: EntityManager, orgId: string | null, bounds: DynamicRegistrationBounds, now: number): Promise<void> {
-  const owner = orgId === null ? 'org_id IS NULL' : 'org_id = ?';
-  const [row] = (await manager.query(
-    `SELECT COUNT(*) AS n FROM dynamic_clients WHERE ${owner} AND last_used_at >= ?${lockingRead(manager)}`,
-    orgId === null ? [now - DYNAMIC_CLIENT_LAPSE_MS] : [orgId, now - DYNAMIC_CLIENT_LAPSE_MS],
-  )) as { n: number | string }[];
+  const { where, parameters } = ownedBy(orgId);
+  const [row] = (await manager.query(`SELECT COUNT(*) AS n FROM dynamic_clients WHERE ${where} AND last_used_at >= ?${lockingRead(manager)}`, [
+    ...parameters,
+    now - DYNAMIC_CLIENT_LAPSE_MS,
+  ])) as { n: number | string }[];
   const limit = orgId === null ? bounds.unbound : bounds.perOrganization;
   if (Number(row?.n ?? 0) >= limit) throw new DynamicClientBoundReached(orgId === null ? 'unbound' : 'organization', orgId, limit);
 }
