@@ -52,6 +52,30 @@ describe('leases', () => {
     assert.equal(await take(`two-${stamp}`, 'b', 1000), true);
   });
 
+  it('a holder renewing from two transactions at once keeps its lease (no deadlock of its own against itself)', {
+    skip: process.env.TEST_DATABASE_URL ? false : 'SQLite has one connection: its transactions never overlap',
+  }, async () => {
+    const name = `renewed-${Date.now()}`;
+    assert.equal(await take(name, 'a', 1000, 60_000), true);
+    // As a process's lease ticker and a write of its progress do: each in its own transaction, on its own connection.
+    const takeInTransaction = (now: number) =>
+      withRunner(async (runner) => {
+        await runner.startTransaction();
+        try {
+          const held = await takeLease(runner, name, 60_000, 'a', now);
+          await runner.commitTransaction();
+          return held;
+        } catch (error) {
+          await runner.rollbackTransaction();
+          throw error;
+        }
+      });
+    for (let round = 0; round < 50; round++) {
+      const now = 2000 + round * 10;
+      assert.deepEqual(await Promise.all([takeInTransaction(now), takeInTransaction(now + 1)]), [true, true], `round ${round}`);
+    }
+  });
+
   it('migrations: a second process waits for the first one’s lease and then finds nothing to do', async () => {
     const order: string[] = [];
     let releaseFirst!: () => void;

@@ -25,17 +25,27 @@ export async function createLeasesTable(dataSource: DataSource): Promise<void> {
  * Takes the lease `name` for `holder` until `ttlMs` from now, or renews it; true when `holder` holds it. False when
  * another holder's lease has not expired, or when another node took it at the same moment (Galera certifies the two
  * updates against each other and rolls one back with 1213: that one simply did not get the lease).
+ *
+ * The update comes first and the row is only inserted when it did not take: an `INSERT IGNORE` of a row that exists
+ * holds a shared lock on it until the transaction ends, so two renewals of one holder (a process's lease ticker and a
+ * write of its progress) would each wait for the other's shared lock to update, and InnoDB would roll one back — a
+ * holder losing its lease to itself.
  */
 export async function takeLease(runner: QueryRunner, name: string, ttlMs: number, holder = THIS_PROCESS, now = Date.now()): Promise<boolean> {
+  const update = async () =>
+    (
+      await runner.query(
+        'UPDATE leases SET holder = ?, expires_at = ? WHERE name = ? AND (holder = ? OR expires_at < ?)',
+        [holder, now + ttlMs, name, holder, now],
+        true,
+      )
+    ).affected === 1;
   try {
+    if (await update()) return true;
+    // Its first take, or another holder's lease.
     const insert = runner.connection.options.type === 'mysql' ? 'INSERT IGNORE' : 'INSERT OR IGNORE';
     await runner.query(`${insert} INTO leases (name, holder, expires_at) VALUES (?, ?, 0)`, [name, holder]);
-    const result = await runner.query(
-      'UPDATE leases SET holder = ?, expires_at = ? WHERE name = ? AND (holder = ? OR expires_at < ?)',
-      [holder, now + ttlMs, name, holder, now],
-      true,
-    );
-    return result.affected === 1;
+    return await update();
   } catch (error) {
     if (contentionOf(error) === 'deadlock') return false;
     throw error;
