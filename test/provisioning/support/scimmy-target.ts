@@ -39,6 +39,10 @@ export interface SeenRequest {
   faulted?: number;
   /** How long the fault switch held it. */
   delayed?: number;
+  /** The JSON body of a PATCH (what a resent chunk is told apart by). */
+  body?: unknown;
+  /** The answer went out whole (false: the client closed the connection first, say at its timeout). */
+  answered?: boolean;
 }
 
 const scimError = (status: number, message: string) => new (SCIMMY.Types.Error as any)(status, null, message);
@@ -76,8 +80,13 @@ export class ScimmyTarget {
     const target = new ScimmyTarget(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     target.tokens.add(token);
     target.declare();
+    // PATCH bodies are kept; parsed here as scimmy-routers parses them (same types and limit), which then skips them.
+    app.patch('/scim/v2/*path', express.json({ type: ['application/scim+json', 'application/json'], limit: '1mb' }));
     app.use((req, res, next) => {
       const seen: SeenRequest = { method: req.method, path: req.originalUrl, authorization: req.header('authorization'), at: Date.now() };
+      if (req.method === 'PATCH') seen.body = req.body;
+      res.on('finish', () => (seen.answered = true));
+      res.on('close', () => (seen.answered ??= false));
       target.requests.push(seen);
       const fault = target.fault;
       if (!fault || req.path === '/oauth/token' || (fault.only && (fault.only.method !== req.method || fault.only.path !== req.originalUrl))) return next();
