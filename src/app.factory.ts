@@ -17,6 +17,7 @@ import { ExactIdentifierPipe } from './common/errors/exact-identifier.pipe.js';
 import express from 'express';
 import { jsonBodyParser, onlyWithBody } from './common/http/body-parsers.js';
 import { ApiErrorDto } from './common/http/openapi/api-error.dto.js';
+import { DrainingExpressAdapter } from './common/http/draining-express-adapter.js';
 import { completeOpenApiDocument } from './common/http/openapi/openapi-document.js';
 import { AppLogger } from './common/http/logging.js';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
@@ -35,7 +36,7 @@ import { SAML_FORM_LIMIT_BYTES } from './saml/protocol/bindings.js';
 
 /** Builds the Nest application for a configuration (the service and the test harness share this). */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressAdapter(), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new DrainingExpressAdapter(), {
     bodyParser: false,
     bufferLogs: true,
   });
