@@ -53,6 +53,12 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // (`etag.supported` false, RFC 7644 §3.14), and Express's default weak ETag of the body (with its 304
   // to If-None-Match) would contradict that. oidc-provider and the login UI answer outside `res.send`.
   app.set('etag', false);
+  // Idle connections stay open longer than a load balancer or a client keeps them (Node's own 5 s is shorter than
+  // most): whoever closes an idle connection first must be the client, or a request it sends on it at that moment is
+  // reset (docs/operations.md, "Behind a load balancer"). Headers must be allowed at least as long.
+  const server = app.getHttpServer();
+  server.keepAliveTimeout = config.httpKeepAliveTimeoutMs;
+  server.headersTimeout = config.httpKeepAliveTimeoutMs + 1000;
   // Every request gets its id, its log line and its metrics, whichever way it is served.
   const observe = bothMiddlewares(logger.requestMiddleware(), httpMetricsMiddleware());
   app.use(observe);
