@@ -26,6 +26,7 @@ export class DrainingExpressAdapter extends ExpressAdapter {
   }
 
   override async close(): Promise<void> {
+    this.requests?.stopKeepingAlive();
     await super.close();
     const requests = this.requests;
     if (!requests || requests.size === 0) return;

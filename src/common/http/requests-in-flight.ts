@@ -14,10 +14,26 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 export class RequestsInFlight {
   private running = 0;
   private waiting: (() => void)[] = [];
+  /** Responses not yet done (their 'close' not yet seen). */
+  private readonly open = new Set<ServerResponse>();
+  private stopping = false;
 
   /** Prepended: it sees every request, also those answered before Express (src/common/http/before-express.ts). */
-  constructor(server: Server) {
+  constructor(private readonly server: Server) {
     server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => this.track(res));
+  }
+
+  /**
+   * From now on no connection is kept alive once its answer is out: an answer not yet begun says `Connection: close`
+   * (RFC 9112 §9.6) and its connection closes after it; one already begun closes its connection as it falls idle.
+   * `server.close()` closes only the connections idle at that moment: without this, a connection busy then stays
+   * open for the whole keep-alive timeout after its answer, and the stop waits for it (docs/operations.md, "Graceful
+   * shutdown").
+   */
+  stopKeepingAlive(): void {
+    this.stopping = true;
+    for (const res of this.open) this.closeAfter(res);
+    this.server.closeIdleConnections();
   }
 
   get size(): number {
@@ -30,10 +46,19 @@ export class RequestsInFlight {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
+  private closeAfter(res: ServerResponse): void {
+    if (!res.headersSent) res.shouldKeepAlive = false;
+    // After 'finish' the connection is marked idle in the same turn: closed on the next.
+    else res.once('finish', () => setImmediate(() => this.server.closeIdleConnections()));
+  }
+
   private track(res: ServerResponse): void {
     this.running++;
+    this.open.add(res);
+    if (this.stopping) this.closeAfter(res);
     // 'close' follows 'finish', or comes first when the connection went away before the response ended.
     res.once('close', () => {
+      this.open.delete(res);
       if (res.writableEnded || res.headersSent) return this.ended();
       const end = res.end;
       res.end = ((...args: Parameters<typeof end>) => {
