@@ -17,6 +17,7 @@ import { ExactIdentifierPipe } from './common/errors/exact-identifier.pipe.js';
 import express from 'express';
 import { jsonBodyParser, onlyWithBody } from './common/http/body-parsers.js';
 import { ApiErrorDto } from './common/http/openapi/api-error.dto.js';
+import { DrainingExpressAdapter } from './common/http/draining-express-adapter.js';
 import { completeOpenApiDocument } from './common/http/openapi/openapi-document.js';
 import { AppLogger } from './common/http/logging.js';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
@@ -35,7 +36,7 @@ import { SAML_FORM_LIMIT_BYTES } from './saml/protocol/bindings.js';
 
 /** Builds the Nest application for a configuration (the service and the test harness share this). */
 export async function createApp(config: AppConfig): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new ExpressAdapter(), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), new DrainingExpressAdapter(), {
     bodyParser: false,
     bufferLogs: true,
   });
@@ -52,6 +53,12 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // (`etag.supported` false, RFC 7644 §3.14), and Express's default weak ETag of the body (with its 304
   // to If-None-Match) would contradict that. oidc-provider and the login UI answer outside `res.send`.
   app.set('etag', false);
+  // Idle connections stay open longer than a load balancer or a client keeps them (Node's own 5 s is shorter than
+  // most): whoever closes an idle connection first must be the client, or a request it sends on it at that moment is
+  // reset (docs/operations.md, "Behind a load balancer"). Headers must be allowed at least as long.
+  const server = app.getHttpServer();
+  server.keepAliveTimeout = config.httpKeepAliveTimeoutMs;
+  server.headersTimeout = config.httpKeepAliveTimeoutMs + 1000;
   // Every request gets its id, its log line and its metrics, whichever way it is served.
   const observe = bothMiddlewares(logger.requestMiddleware(), httpMetricsMiddleware());
   app.use(observe);

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { eventually, processSetup } from '../faults/faults.helpers.js';
 import type { ProcessSetup } from '../faults/faults.helpers.js';
@@ -106,5 +108,43 @@ describe('operations: SIGTERM during an import', () => {
     assert.ok(exit.code === 0 || exit.signal === 'SIGTERM', `a clean exit: ${JSON.stringify(exit)}`);
     assert.deepEqual([...new Set(statuses)], [200], 'every request the service accepted was answered');
     assert.doesNotMatch(service.output(), /Pool is closed|database unavailable|unhandled error/);
+  });
+
+  it('runs a request whose client reset its connection to its end before closing the database: nothing cut, no error line', async () => {
+    const service = await setup.spawn();
+    const api = createClient(service.url);
+    const token = setup.adminToken();
+    const org = 'gone-org';
+    const users = Array.from({ length: USERS }, (_, i) => humanUser(`gone-${i}`, `gone-user-${i}`));
+    const body = JSON.stringify(importBody([{ orgId: org, org: { name: 'Gone Org' }, humanUsers: users }], '10m'));
+    const client = connect(service.port, '127.0.0.1');
+    await once(client, 'connect');
+    client.write(
+      `POST /admin/v1/import HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await eventually(
+      'the import has started committing',
+      async () => {
+        const found = await api('POST', '/admin/v1/events/_search', {
+          token,
+          body: { event_types: ['user.human.added'], resource_owner: org, limit: 1 },
+        }).catch(() => null);
+        return found?.status === 200 && found.body.events.length > 0 ? true : undefined;
+      },
+      60_000,
+      20,
+    );
+    // Gone as a client that was killed or timed out goes: its connection reset, not closed in order.
+    client.resetAndDestroy();
+    // The service logs the request as aborted when it sees the connection close; the import goes on.
+    await eventually('the service saw the client go away', async () => (/request aborted/.test(service.output()) ? true : undefined), 60_000, 20);
+    const seen = service.output().length;
+    const exit = await service.stop('SIGTERM');
+    assert.ok(exit.code === 0 || exit.signal === 'SIGTERM', `a clean exit: ${JSON.stringify(exit)}`);
+    const afterSigterm = service.output().slice(seen);
+    assert.doesNotMatch(afterSigterm, /Pool is closed|not connected|database connection is not open|"level":50/, afterSigterm.slice(0, 2000));
+    const stored = await setup.inspect(async (db) => Number((await db.query('SELECT COUNT(*) AS n FROM users WHERE org_id = ?', [org]))[0].n));
+    assert.equal(stored, users.length, 'the import its client left ran to its end');
   });
 });

@@ -48,6 +48,8 @@ export interface AppConfig {
   idpTimeoutMs: number;
   /** How long keys read from an application's jwks_uri are used before it is read again (`CLIENT_JWKS_CACHE_MS`, 5 min). */
   clientJwksCacheMs: number;
+  /** How long an idle client connection is kept open (`HTTP_KEEP_ALIVE_TIMEOUT_MS`, 65 s): docs/operations.md. */
+  httpKeepAliveTimeoutMs: number;
   domainVerification: DomainVerificationConfig;
   mail: MailConfig;
   backchannelLogout: BackchannelLogoutConfig;
@@ -239,6 +241,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const listReadTimeLimitMs = read.integer('LIST_READ_TIME_LIMIT_MS', 5000, 10, 600_000);
   const idpTimeoutMs = read.integer('IDP_TIMEOUT_MS', 10_000, 100, 60_000);
   const clientJwksCacheMs = read.integer('CLIENT_JWKS_CACHE_MS', 300_000, 1000, 86_400_000);
+  const httpKeepAliveTimeoutMs = read.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1000, 600_000);
   const domainVerification = {
     dnsServers: read
       .string('DOMAIN_VERIFICATION_DNS_SERVERS', '')
@@ -287,6 +290,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     outboundAllowPrivateNetworks,
     idpTimeoutMs,
     clientJwksCacheMs,
+    httpKeepAliveTimeoutMs,
     domainVerification,
     mail,
     backchannelLogout,
