@@ -29,8 +29,11 @@ export function UserPicker({ orgId, userId, onChange }: { orgId?: string; userId
   // Only the newest search's answer is shown: an older one may arrive after it.
   const latest = useRef(0);
 
+  // The first organization until one is chosen. Read at the update, not from this render: a choice made between
+  // the list's arrival and this effect must stand.
   useEffect(() => {
-    if (!orgId && !searchOrg && orgs.data) setSearchOrg(orgs.data.orgs[0]?.id ?? '');
+    const first = orgs.data?.orgs[0]?.id;
+    if (!orgId && first) setSearchOrg((current) => current || first);
   }, [orgs.data]);
 
   const search = async (term: string, org: string) => {
