@@ -109,6 +109,8 @@ describe('provisioning: a group larger than the answer cap', () => {
     );
     assert.equal(new Set([...chunks.values()].flatMap((chunk) => chunk.members)).size, SIZE, 'the chunks are disjoint and cover the group');
     const resent = sends.length - chunks.size;
+    // The record is written after each PATCH is answered.
+    await eventually('the record holds every pushed member', async () => ((await recorded()) === SIZE ? true : undefined), WAIT);
 
     const before = groupRequests().length;
     const leaving = userIds.slice(0, LEAVING);
