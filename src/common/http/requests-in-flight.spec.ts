@@ -32,16 +32,21 @@ async function serverKeepingResponses(answer: (res: ServerResponse) => void = ()
   /** Sends a keep-alive request and leaves the connection open; resolves with the response once the handler has it. */
   const keptAliveWhileHandled = async () => {
     const kept = once(server, 'kept');
-    const client = connect(port, '127.0.0.1');
-    client.on('error', () => undefined);
-    let answer = '';
-    client.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-    const closedByServer = once(client, 'close').then(() => answer);
+    const { client, closedByServer } = rawClient(port);
     client.write('GET / HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
     const [res] = (await kept) as [ServerResponse];
     return { res, closedByServer };
   };
   return { server, requests, resetWhileHandled, keptAliveWhileHandled };
+}
+
+/** A plain TCP client of the server; `closedByServer` resolves with all it was sent once its connection closes. */
+function rawClient(port: number) {
+  const client = connect(port, '127.0.0.1');
+  client.on('error', () => undefined);
+  let answer = '';
+  client.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+  return { client, closedByServer: once(client, 'close').then(() => answer) };
 }
 
 /** `server.close()`, resolved when every connection has closed. */
@@ -102,18 +107,12 @@ describe('RequestsInFlight', () => {
   it('answers a request that arrives during the stop with Connection: close, and closes its connection', STOP, async () => {
     const { server, requests } = await serverKeepingResponses((res) => res.end('ok'));
     server.keepAliveTimeout = 600_000;
-    const port = (server.address() as AddressInfo).port;
-    const client = connect(port, '127.0.0.1');
-    client.on('error', () => undefined);
-    let answer = '';
-    client.on('data', (chunk: Buffer) => (answer += chunk.toString()));
-    const closedByServer = once(client, 'close');
+    const { client, closedByServer } = rawClient((server.address() as AddressInfo).port);
     // Its connection was open before the stop began (as a keep-alive client's is).
     await once(client, 'connect');
     requests.stopKeepingAlive();
     client.write('GET /a HTTP/1.1\r\nHost: x\r\n\r\n');
-    await closedByServer;
-    assert.match(answer, /\r\nConnection: close\r\n/i);
+    assert.match(await closedByServer, /\r\nConnection: close\r\n/i);
     await closing(server);
   });
 });
