@@ -4,9 +4,19 @@ import { after, before } from 'node:test';
 import { startService } from './service.js';
 import type { TestService } from './service.js';
 
-/** Short unique suffix for names that must not collide across tests sharing one service. */
+const issuedSuffixes = new Set<string>();
+
+/**
+ * Short unique suffix for names that must not collide across tests sharing one service.
+ * Random, so processes sharing a database do not collide; remembered, so one process never
+ * repeats itself: 3,600 draws of 32 bits meet a birthday collision about once in 700 runs.
+ */
 export function unique(prefix: string): string {
-  return `${prefix}-${randomBytes(4).toString('hex')}`;
+  let suffix: string;
+  do suffix = randomBytes(4).toString('hex');
+  while (issuedSuffixes.has(suffix));
+  issuedSuffixes.add(suffix);
+  return `${prefix}-${suffix}`;
 }
 
 export async function createOrg(svc: TestService, name = unique('org')): Promise<{ id: string; name: string; primaryDomain: string }> {
