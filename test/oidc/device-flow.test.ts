@@ -23,6 +23,38 @@ async function deviceRows(
   ]);
 }
 
+/**
+ * Records, through triggers of the test's own, every insert and update of a Session or DeviceCode row in the
+ * order the database applied them.
+ */
+async function recordPayloadWrites(svc: TestService) {
+  const mysql = svc.dataSource.options.type === 'mysql';
+  const watched = "('Session', 'DeviceCode')";
+  const columns = 'model, account_id, payload';
+  const values = 'NEW.model, NEW.account_id, NEW.payload';
+  await svc.dataSource.query(
+    mysql
+      ? 'CREATE TABLE test_payload_writes (seq BIGINT AUTO_INCREMENT PRIMARY KEY, model VARCHAR(64), account_id VARCHAR(255), payload LONGTEXT)'
+      : 'CREATE TABLE test_payload_writes (seq INTEGER PRIMARY KEY AUTOINCREMENT, model TEXT, account_id TEXT, payload TEXT)',
+  );
+  for (const event of ['INSERT', 'UPDATE']) {
+    const name = `test_payload_${event.toLowerCase()}s`;
+    await svc.dataSource.query(
+      mysql
+        ? `CREATE TRIGGER ${name} AFTER ${event} ON oidc_payloads FOR EACH ROW BEGIN IF NEW.model IN ${watched} THEN INSERT INTO test_payload_writes (${columns}) VALUES (${values}); END IF; END`
+        : `CREATE TRIGGER ${name} AFTER ${event} ON oidc_payloads WHEN NEW.model IN ${watched} BEGIN INSERT INTO test_payload_writes (${columns}) VALUES (${values}); END`,
+    );
+  }
+  return {
+    read: (): Promise<{ model: string; account_id: string | null; payload: string }[]> =>
+      svc.dataSource.query(`SELECT ${columns} FROM test_payload_writes ORDER BY seq`),
+    async stop() {
+      for (const name of ['test_payload_inserts', 'test_payload_updates']) await svc.dataSource.query(`DROP TRIGGER IF EXISTS ${name}`);
+      await svc.dataSource.query('DROP TABLE IF EXISTS test_payload_writes');
+    },
+  };
+}
+
 describe('device authorization grant (RFC 8628) with openid-client 6 and the login UI', () => {
   const svc = useService({ DEVICE_POLL_INTERVAL_SECONDS: '1' });
 
@@ -98,6 +130,33 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
     assert.equal(deviceErrorOf(await DeviceUser.of(svc).enter(started.user_code)), 'used');
     assert.equal((await poll(svc, app, started.device_code)).body.error, 'invalid_grant');
     assert.equal((await deviceRows(svc, app)).length, 0);
+  });
+
+  it('the approval is written only after the session that holds its grant: a poll between the two cannot be told invalid_grant', async () => {
+    // oidc-provider finds a device code that expires with the browser session only while that session names the
+    // code's grant. The database records every write of the two rows in order, so the test sees what a poll in
+    // between would have read, without depending on when it polls.
+    const { config, app, user, loginName } = await setUp('off');
+    const writes = await recordPayloadWrites(svc);
+    try {
+      const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
+      const person = DeviceUser.of(svc);
+      const done = await person.approve(started.user_code, loginName);
+      assert.match(done.text, /data-device-success/);
+      const log = await writes.read();
+      const approval = log.findIndex((w) => w.model === 'DeviceCode' && w.account_id === user.userId);
+      assert.ok(approval >= 0, `the approval was written: ${JSON.stringify(log.map((w) => w.model))}`);
+      const { grantId } = JSON.parse(log[approval].payload) as { grantId: string };
+      const sessionFirst = log.slice(0, approval).some((w) => w.model === 'Session' && w.payload.includes(`"grantId":"${grantId}"`));
+      assert.ok(sessionFirst, `a session naming grant ${grantId} was stored before the approval: ${JSON.stringify(log.map((w) => w.model))}`);
+      // The request's own save of the session still ran: the browser holds its cookie, and one session row is the user's.
+      assert.ok(person.browser.cookies.has('_session'), 'the session cookie was set');
+      const sessions = await svc.dataSource.query("SELECT id_hash FROM oidc_payloads WHERE model = 'Session' AND account_id = ?", [user.userId]);
+      assert.equal(sessions.length, 1);
+      assert.equal((await oidc.pollDeviceAuthorizationGrant(config, started)).claims()!.sub, user.userId);
+    } finally {
+      await writes.stop();
+    }
   });
 
   it('acr_values=urn:portcullis:acr:mfa in the device authorization request: the sign-in asks the second factor; amr pwd+otp+mfa, acr mfa', async () => {

@@ -114,6 +114,8 @@ export class OidcPayloadAdapter implements Adapter {
     private readonly uow: UnitOfWork,
     private readonly jwtIds?: JwtTokenIds,
     private readonly audit?: AuditedRemoval,
+    /** Runs before a device code's approval is written (device/session-before-approval.ts). */
+    private readonly beforeDeviceApproval?: () => Promise<void>,
   ) {
     this.upsertRow = dialectOf(dataSource) === 'sqlite' ? UPSERT.sqlite : UPSERT.mysql;
     this.sql = statementsOf(dataSource);
@@ -125,6 +127,7 @@ export class OidcPayloadAdapter implements Adapter {
     const device = this.model === DEVICE_CODE;
     const key = device ? deviceCodeRowKey(id, this.hasher) : this.hasher.hash(id);
     if (key === undefined) return;
+    if (device && payload.accountId !== undefined) await this.beforeDeviceApproval?.();
     forgetRows();
     await this.uow.writeRow(this.upsertRow, [
       this.model,

@@ -17,6 +17,7 @@ import { clientServing } from '../agents/agent-organization.js';
 import type { AgentClientPolicy } from '../agents/agent-organization.js';
 import { CLIENT_KEY_ALGS } from '../../common/crypto/client-jwks.js';
 import { OidcPayloadAdapter } from '../adapter/oidc-payload.adapter.js';
+import { storeSessionBeforeApproval } from '../device/session-before-approval.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { chooseLocale, messages } from '../../login/messages.js';
 import { errorPage, loggedOutPage, logoutPage } from '../../login/login.views.js';
@@ -111,7 +112,10 @@ export function createProvider(deps: ProviderDeps): Provider {
   const audit = new AuditedRemoval(deps.uow, deps.events, deps.sessionEnds);
   const device = { dataSource, uow: deps.uow, hasher, pollIntervalSeconds: deps.device?.pollIntervalSeconds ?? 5, rateLimiter: deps.device?.userCodeLimiter };
   const pairwise = new PairwiseSubjects(hasher);
-  const adapterFor = (name: string) => (name === 'Client' ? clients : new OidcPayloadAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit));
+  const sessionTtl = instance.refreshTokenAbsoluteLifetime;
+  const beforeDeviceApproval = () => storeSessionBeforeApproval(sessionTtl);
+  const adapterFor = (name: string) =>
+    name === 'Client' ? clients : new OidcPayloadAdapter(name, dataSource, hasher, deps.uow, jwtIds, audit, beforeDeviceApproval);
   const configuration: Configuration = {
     adapter: adapterFor,
     findAccount: async (ctx: OidcContext, sub: string, token?: unknown) => {
@@ -234,7 +238,7 @@ export function createProvider(deps: ProviderDeps): Provider {
       AuthorizationCode: 60,
       DeviceCode: 600,
       Interaction: 3600,
-      Session: instance.refreshTokenAbsoluteLifetime,
+      Session: sessionTtl,
       Grant: instance.refreshTokenAbsoluteLifetime,
       RefreshToken: (_ctx: OidcContext, token: { iat: number; iiat?: number }) => {
         const now = Math.floor(Date.now() / 1000);
