@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { createLocalJWKSet } from 'jose';
+import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { accountRulesOf, FederatedAccounts } from './federated-accounts.service.js';
 import type { FederationResult } from './federated-accounts.service.js';
@@ -21,6 +23,8 @@ export class IdJagIssuers {
     private readonly accounts: FederatedAccounts,
   ) {}
 
+  private readonly lookups = new WeakMap<object, JWTVerifyGetKey>();
+
   /** The organization's OIDC IdP whose issuer is exactly `iss` and which accepts ID-JAGs, if any. */
   async trusted(orgId: string, iss: string): Promise<IdpRow | undefined> {
     const idps = await idpsOf(this.uow.manager, orgId);
@@ -31,9 +35,18 @@ export class IdJagIssuers {
     });
   }
 
-  /** The IdP's published signing keys (its discovery's `jwks_uri`), read again when they lack the key `kid` names. */
-  keySet(idp: IdpRow, kid: string | undefined): Promise<{ keys: object[] }> {
-    return this.upstream.keySetWith(idp, kid);
+  /**
+   * The IdP's published signing keys (its discovery's `jwks_uri`), read again when they lack the key `kid` names, as
+   * jose's key lookup. One lookup per key set the upstream keeps: it imports each key once, not on every redemption.
+   */
+  async verificationKeys(idp: IdpRow, kid: string | undefined): Promise<JWTVerifyGetKey> {
+    const keys = await this.upstream.keySetWith(idp, kid);
+    let lookup = this.lookups.get(keys);
+    if (!lookup) {
+      lookup = createLocalJWKSet(keys as JSONWebKeySet);
+      this.lookups.set(keys, lookup);
+    }
+    return lookup;
   }
 
   /** Who the verified ID-JAG's subject is here; its claims stand in for the ID token's (the draft's `sub`, `email`). */

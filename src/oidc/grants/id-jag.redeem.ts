@@ -1,5 +1,5 @@
-import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
-import type { JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import { json } from '../../common/database/column-values.js';
@@ -63,15 +63,15 @@ export function idJagRedeemer(provider: any, deps: IdJagRedeemDeps) {
     if (typ?.toLowerCase() !== ID_JAG_TYP) throw invalidGrant(`the assertion is not an ID-JAG: its header "typ" must be ${ID_JAG_TYP}, not ${typ ?? 'absent'}`);
     const idp = typeof unverified.iss === 'string' ? await deps.idJag.issuers.trusted(orgId, unverified.iss) : undefined;
     if (!idp) throw invalidGrant('the issuer of the ID-JAG is no identity provider of this organization that accepts ID-JAGs');
-    let keys: { keys: object[] };
+    let keys: JWTVerifyGetKey;
     try {
-      keys = await deps.idJag.issuers.keySet(idp, kid);
+      keys = await deps.idJag.issuers.verificationKeys(idp, kid);
     } catch {
       throw invalidGrant("the keys of the ID-JAG's issuer could not be read");
     }
     let claims: JWTPayload;
     try {
-      ({ payload: claims } = await jwtVerify(assertion, createLocalJWKSet(keys as never), {
+      ({ payload: claims } = await jwtVerify(assertion, keys, {
         issuer: unverified.iss,
         audience: deps.issuer,
         typ: ID_JAG_TYP,
