@@ -136,7 +136,7 @@ describe('device authorization grant (RFC 8628) with openid-client 6 and the log
     // oidc-provider finds a device code that expires with the browser session only while that session names the
     // code's grant. The database records every write of the two rows in order, so the test sees what a poll in
     // between would have read, without depending on when it polls.
-    const { config, app, user, loginName } = await setUp('off');
+    const { config, user, loginName } = await setUp('off');
     const writes = await recordPayloadWrites(svc);
     try {
       const started = await oidc.initiateDeviceAuthorization(config, { scope: 'openid' });
