@@ -1,9 +1,10 @@
 import type { DataSource } from 'typeorm';
-import { applicationAudienceRows } from '../../users/queries/application-audience.js';
+import { applicationAudienceRows, isMachineUser } from '../../users/queries/application-audience.js';
 import type { ApplicationAudienceRow } from '../../users/queries/application-audience.js';
 import { tokenUserRow } from '../../users/queries/oidc-accounts.js';
 import { CLIENT_CACHE_MS } from '../adapter/client.store.js';
 import { API_AUDIENCE_SCOPE } from '../provider/scopes.js';
+import { AGENT_CLIENT_MARKER } from '../agents/metadata-document.js';
 
 export { API_AUDIENCE_SCOPE };
 
@@ -12,10 +13,12 @@ export const API_AUDIENCE = 'urn:portcullis:api';
 const PROJECT_SCOPE = /^urn:portcullis:iam:org:project:id:([^:\s]+):aud$/;
 
 /**
- * Whether a client may hold the Portcullis API audience in tokens of users: machine users (their own
- * tokens) and applications registered with apiAccess, which only an IAM_OWNER can set.
+ * Whether a client may hold the Portcullis API audience (SECURITY.md, "an application gets no more than its owner"):
+ * machine users (their own tokens) and applications registered with apiAccess, which only an IAM_OWNER can set. A
+ * client that registered itself (docs/agents.md) never does, whatever its metadata says.
  */
-export function apiAudienceAllowed(client: { portcullis_kind?: string; portcullis_api_access?: boolean }): boolean {
+export function apiAudienceAllowed(client: { portcullis_kind?: string; portcullis_api_access?: boolean; [AGENT_CLIENT_MARKER]?: string }): boolean {
+  if (client[AGENT_CLIENT_MARKER] !== undefined) return false;
   return client.portcullis_kind === 'machine' || client.portcullis_api_access === true;
 }
 
@@ -44,7 +47,9 @@ async function clientAudience(dataSource: DataSource, clientId: string, scope: s
   const cached = audiences.get(key);
   if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.value;
   const rows = await applicationAudienceRows(dataSource, clientId, requestedProjects(scope));
-  const value = audienceFrom(rows, scope);
+  // An application's client id wins over a machine user's id, as in the client look-up (oidc-clients.ts).
+  const machine = !rows.some((r) => Number(r.own) === 1) && (await isMachineUser(dataSource, clientId));
+  const value = audienceFrom(rows, scope, machine);
   if (audiences.size >= AUDIENCE_CACHE_MAX) audiences.clear();
   audiences.set(key, { at: now, value });
   return value;
@@ -64,7 +69,7 @@ interface ClientAudience {
   audience: string[];
   /** The client's own project; none for a machine user. */
   ownProject?: string;
-  /** A machine user (no application row) or a first-party application (apiAccess). */
+  /** A machine user (read from the users table) or a first-party application (apiAccess). */
   mayHoldApi: boolean;
 }
 
@@ -72,17 +77,19 @@ const audiences = new Map<string, { at: number; value: ClientAudience }>();
 const AUDIENCE_CACHE_MAX = 10_000;
 
 /**
- * Machine users (no application row) always get the API; an application's tokens only when it has
- * apiAccess and the scope asks for it. Requested projects count only within the client's organization
- * (the query returns no other), so a scope naming another organization's project adds nothing.
+ * The API audience is decided, never a default (SECURITY.md, "an application gets no more than its owner"): a
+ * machine user's own tokens always get it; an application's only when it has apiAccess and the scope asks for it;
+ * any other client (one that registered itself has no application row and is no machine user) never. Requested
+ * projects count only within the client's organization (the query returns no other), so a scope naming another
+ * organization's project adds nothing.
  */
-function audienceFrom(rows: ApplicationAudienceRow[], scope: string | undefined): ClientAudience {
+function audienceFrom(rows: ApplicationAudienceRow[], scope: string | undefined, machine: boolean): ClientAudience {
   const own = rows.find((r) => Number(r.own) === 1);
-  const mayHoldApi = !own || Number(own.api_access) === 1;
+  const mayHoldApi = machine || Number(own?.api_access) === 1;
   const audience = new Set<string>();
   const found = new Set(rows.map((r) => r.project_id));
   const projects = [...(own ? [own.project_id] : []), ...requestedProjects(scope).filter((p) => found.has(p))];
-  if (mayHoldApi && (!own || (scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE))) audience.add(API_AUDIENCE);
+  if (machine || (mayHoldApi && (scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE))) audience.add(API_AUDIENCE);
   for (const p of projects) audience.add(p);
   for (const r of rows) audience.add(r.client_id);
   return { audience: [...audience], mayHoldApi, ownProject: own?.project_id };
