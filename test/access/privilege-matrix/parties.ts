@@ -16,7 +16,9 @@ export interface RoleSet {
   instance: string[];
 }
 
-export const CALLERS = ['none', 'ORG_USER_MANAGER', 'ORG_OWNER', 'IAM_OWNER', 'app with apiAccess', 'app without apiAccess'] as const;
+export const CALLERS = ['none', 'ORG_USER_MANAGER', 'ORG_OWNER', 'IAM_OWNER', 'app with apiAccess', 'app without apiAccess', 'self-registered agent'] as const;
+/** Callers that must reach nothing: an application without apiAccess, and a client that registered itself (RFC 7591). */
+export const NEVER_REACHING_THE_API: readonly CallerName[] = ['app without apiAccess', 'self-registered agent'];
 export type CallerName = (typeof CALLERS)[number];
 
 const ROLE_KINDS = ['plain', 'ORG_USER_MANAGER', 'ORG_OWNER', 'IAM_OWNER'] as const;
@@ -186,5 +188,57 @@ export async function createCallers(svc: TestService, world: World): Promise<Cal
     (await userToken(svc, ordinary, 'admin', ADMIN_PASSWORD, 'openid'));
   assert.ok(adminToken, 'the admin signs in at an ordinary application');
   callers.push({ name: 'app without apiAccess', roles: rolesOfKind('IAM_OWNER'), apiToken: adminToken, actorToken: adminToken });
+  const agent = await agentToken(svc, world);
+  callers.push({ name: 'self-registered agent', roles: rolesOfKind('ORG_OWNER'), apiToken: agent, actorToken: agent });
   return callers;
+}
+
+/**
+ * A client registered with an initial access token (RFC 7591), allowed by an ORG_OWNER: the API asked for with no
+ * resource, then by resource indicator (RFC 8707); refused both ways, its token for the organization's MCP server.
+ */
+async function agentToken(svc: TestService, world: World): Promise<string> {
+  const path = `/management/v1/orgs/${world.org.id}`;
+  const policy = await svc.api('PUT', `${path}/login-policy`, {
+    token: svc.adminToken,
+    body: { mfa: 'optional', passkeys: true, allowRegistration: true, dynamicRegistration: 'initialAccessToken' },
+  });
+  assert.equal(policy.status, 200, policy.text);
+  const project = await createProject(svc, world.org.id);
+  const resource = `https://${unique('mcp')}.example/mcp`;
+  const api = await svc.api('POST', `${path}/projects/${project.projectId}/apps/api`, {
+    token: svc.adminToken,
+    body: { name: unique('mcp'), authMethod: 'client_secret_basic', resourceUri: resource },
+  });
+  assert.equal(api.status, 201, api.text);
+  const initial = await svc.api('POST', `${path}/agent-registration-tokens`, { token: svc.adminToken, body: {} });
+  assert.equal(initial.status, 201, initial.text);
+  const registered = await svc.api('POST', '/oauth/v2/register', {
+    token: initial.body.token,
+    body: {
+      client_name: 'agent',
+      redirect_uris: [`${RP}/cb`],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    },
+  });
+  assert.equal(registered.status, 201, registered.text);
+  const owner = await createHumanWithRoles(svc, world.org.id, 'ORG_OWNER');
+  const loginName = `${owner.userName}@${world.org.primaryDomain}`;
+  const flow = async (extra: Record<string, string>) =>
+    (
+      await signIn(svc, {
+        clientId: registered.body.client_id,
+        redirectUri: `${RP}/cb`,
+        loginName,
+        password: PASSWORD,
+        scope: 'openid',
+        extra,
+        consent: 'allow',
+      })
+    ).tokens?.access_token;
+  const token = (await flow({})) ?? (await flow({ resource: 'urn:portcullis:api' })) ?? (await flow({ resource }));
+  assert.ok(token, 'the agent gets a token for the MCP server');
+  return token;
 }
