@@ -20,7 +20,8 @@ import type { GroupSummary } from './group.queries.js';
 /**
  * Groups of an organization's users (docs/product-rules.md, "Groups"): each change and its events in one
  * transaction. A membership change acts on the member (SECURITY.md, "Who may act on whom"): the caller
- * must hold every role the member holds, although a group confers no role today.
+ * must hold every role the member holds; in a group that holds a project grant it is also a grant, which
+ * only some callers may make (docs/application-access.md, "Groups that hold a grant").
  */
 @Injectable()
 export class GroupsService {
