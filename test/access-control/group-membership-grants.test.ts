@@ -141,6 +141,14 @@ describe('group membership that carries a grant is a grant', () => {
     assert.equal(ordinary.status, 200, ordinary.text);
   });
 
+  it('lists which groups hold a grant, naming the projects', async () => {
+    const res = await svc.api('GET', `/management/v1/orgs/${org.id}/groups`, { token: humanManager.token });
+    assert.equal(res.status, 200, res.text);
+    const byId = new Map(res.body.groups.map((g: { id: string; grantProjects: { name: string }[] }) => [g.id, g.grantProjects.map((p) => p.name)]));
+    assert.deepEqual(byId.get(granted), [projectName]);
+    assert.deepEqual(byId.get(plain), []);
+  });
+
   it('lets an ORG_OWNER change the members of such a group', async () => {
     const user = await createHuman(svc, org.id);
     const added = await svc.api('PUT', membersPath(granted, user.userId), { token: humanOwner.token });

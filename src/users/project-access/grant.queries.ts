@@ -68,6 +68,22 @@ export async function projectsGrantedToGroup(manager: EntityManager, groupId: st
   return rows.map((r) => r.name).sort();
 }
 
+/** For each group of the organization that holds a grant, the projects it holds one of, by name. */
+export async function projectsGrantedToGroupsOf(manager: EntityManager, orgId: string): Promise<Map<string, { id: string; name: string }[]>> {
+  const rows = (await manager.query(
+    `SELECT g.group_id, p.id, p.name FROM project_grants g JOIN projects p ON p.id = g.project_id
+      WHERE g.org_id = ? AND g.group_id IS NOT NULL ORDER BY p.name, p.id`,
+    [orgId],
+  )) as { group_id: string; id: string; name: string }[];
+  const byGroup = new Map<string, { id: string; name: string }[]>();
+  for (const row of rows) {
+    const list = byGroup.get(row.group_id) ?? [];
+    list.push({ id: row.id, name: row.name });
+    byGroup.set(row.group_id, list);
+  }
+  return byGroup;
+}
+
 export interface EnterableAppRow {
   id: string;
   name: string;
