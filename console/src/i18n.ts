@@ -94,6 +94,10 @@ const en = {
   groups: 'Groups',
   createGroup: 'Create group',
   groupMembers: 'Group members',
+  groupHoldsGrant: 'Holds a grant: {projects}.',
+  groupHoldsNoGrant: 'None',
+  groupGrantWhoMayChange:
+    'Its members enter these projects’ applications, so only an ORG_OWNER or a machine user with ORG_USER_MANAGER (SCIM provisioning) may change them, and nobody their own membership.',
   members: 'Members',
   addMember: 'Add member',
   projects: 'Projects',
@@ -550,6 +554,10 @@ const de: Record<MessageKey, string> = {
   groups: 'Gruppen',
   createGroup: 'Gruppe erstellen',
   groupMembers: 'Gruppenmitglieder',
+  groupHoldsGrant: 'Hat eine Berechtigung: {projects}.',
+  groupHoldsNoGrant: 'Keine',
+  groupGrantWhoMayChange:
+    'Ihre Mitglieder betreten die Anwendungen dieser Projekte; deshalb dürfen nur ein ORG_OWNER oder ein Maschinenbenutzer mit ORG_USER_MANAGER (SCIM-Provisionierung) sie ändern, und niemand die eigene Mitgliedschaft.',
   members: 'Mitglieder',
   addMember: 'Mitglied hinzufügen',
   projects: 'Projekte',

@@ -55,8 +55,12 @@ export interface World {
   org: { id: string; primaryDomain: string };
   exchangeApp: OidcApp;
   defaultOrg: { id: string; primaryDomain: string };
-  /** Every target is made a member of `groups.joined` when created; `groups.empty` has no members to start with. */
-  groups: { joined: string; empty: string };
+  /**
+   * Every target is made a member of `groups.joined` and `groups.grantJoined` when created; `groups.empty` and
+   * `groups.grantEmpty` have no members to start with. The `grant…` groups hold a grant of a project of the
+   * organization (docs/application-access.md, "Groups that hold a grant").
+   */
+  groups: { joined: string; empty: string; grantJoined: string; grantEmpty: string };
   /** An OIDC identity provider of the organization, to link identities through (docs/federation.md). */
   idpId: string;
 }
@@ -79,7 +83,21 @@ export async function buildWorld(svc: TestService): Promise<World> {
     assert.equal(res.status, 201, res.text);
     return res.body.id as string;
   };
-  const groups = { joined: await group('joined by every target'), empty: await group('joined by nobody yet') };
+  const granted = async (displayName: string) => {
+    const id = await group(displayName);
+    const res = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${exchangeApp.projectId}/grants`, {
+      token: svc.adminToken,
+      body: { groupId: id, roles: [] },
+    });
+    assert.equal(res.status, 201, res.text);
+    return id;
+  };
+  const groups = {
+    joined: await group('joined by every target'),
+    empty: await group('joined by nobody yet'),
+    grantJoined: await granted('holds a grant, joined by every target'),
+    grantEmpty: await granted('holds a grant, joined by nobody yet'),
+  };
   const idp = await svc.api('POST', `/management/v1/orgs/${org.id}/idps`, {
     token: svc.adminToken,
     body: { type: 'oidc', name: 'upstream', issuer: 'https://93.184.215.14/', clientId: 'portcullis', clientSecret: 'matrix-secret' },
@@ -124,8 +142,10 @@ export async function createTarget(svc: TestService, world: World, name: TargetN
     roles,
     ...(type === 'human' ? await createHumanWithRoles(svc, world.org.id, kind) : await createMachineWithRoles(svc, world.org.id, roles)),
   };
-  const joined = await svc.api('PUT', `/management/v1/orgs/${world.org.id}/groups/${world.groups.joined}/members/${target.userId}`, { token: svc.adminToken });
-  assert.equal(joined.status, 200, joined.text);
+  for (const group of [world.groups.joined, world.groups.grantJoined]) {
+    const joined = await svc.api('PUT', `/management/v1/orgs/${world.org.id}/groups/${group}/members/${target.userId}`, { token: svc.adminToken });
+    assert.equal(joined.status, 200, joined.text);
+  }
   if (type === 'human') {
     // Enrolled as the user does at sign-in: no API adds a factor for someone else.
     const factors = svc.app.get(FactorsService);
