@@ -108,8 +108,10 @@ const EN = {
   emailVerifiedElsewhere:
     'This e-mail address is already confirmed for another account of your organization, so it cannot be confirmed for this one. Nothing was changed; ask your administrator.',
   consentTitle: 'Allow access?',
-  consentAsks: (client: string) => `${client} asks to act for you.`,
+  consentAsks: 'An app asks to act for you.',
   consentClientHost: 'Registered by',
+  consentClientName: 'It calls itself',
+  consentClientClaim: 'its own words, not checked',
   consentUnverified: 'unverified registration',
   consentRedirect: 'Answer sent to',
   consentLoopback: 'an app on this computer',
@@ -238,8 +240,10 @@ const DE: Messages = {
   emailVerifiedElsewhere:
     'Diese E-Mail-Adresse ist bereits für ein anderes Konto Ihrer Organisation bestätigt und kann für dieses nicht bestätigt werden. Nichts wurde geändert; wenden Sie sich an Ihre Administration.',
   consentTitle: 'Zugriff erlauben?',
-  consentAsks: (client: string) => `${client} möchte in Ihrem Namen handeln.`,
+  consentAsks: 'Eine App möchte in Ihrem Namen handeln.',
   consentClientHost: 'Registriert von',
+  consentClientName: 'Sie nennt sich',
+  consentClientClaim: 'ihre eigene Angabe, nicht geprüft',
   consentUnverified: 'nicht überprüfte Registrierung',
   consentRedirect: 'Antwort geht an',
   consentLoopback: 'eine App auf diesem Computer',

@@ -122,15 +122,17 @@ export class ClientStore implements Adapter {
 
   /**
    * A client id URL's client, from its metadata document. When it is the client of the request being handled, a
-   * refused document is told as invalid_client with its reason (the authorization endpoint shows it on its error
-   * page, with no redirect); elsewhere (a token's client looked up again) the client is simply unknown.
+   * refused document is told as invalid_client with its reason, or invalid_client_metadata for a refused member's
+   * value such as its name (the authorization endpoint shows it on its error page, with no redirect); elsewhere (a
+   * token's client looked up again) the client is simply unknown.
    */
   private async documentClient(clientId: string): Promise<AdapterPayload | undefined> {
     if (!this.agents) return undefined;
     const lookup = await this.agents.lookup(clientId);
     if ('metadata' in lookup) return lookup.metadata;
-    if (currentContext()?.oidc?.params?.client_id === clientId) throw new errors.InvalidClient(`client_id metadata document refused: ${lookup.problem}`);
-    return undefined;
+    if (currentContext()?.oidc?.params?.client_id !== clientId) return undefined;
+    if (lookup.error === 'invalid_client_metadata') throw new errors.InvalidClientMetadata(`client_id metadata document refused: ${lookup.problem}`);
+    throw new errors.InvalidClient(`client_id metadata document refused: ${lookup.problem}`);
   }
 
   private async registration(clientId: string): Promise<Registration | undefined> {
