@@ -16,9 +16,16 @@ import type { ClientIdMetadataDocuments } from '../agents/client-id-metadata-doc
 import { AGENT_CLIENT_MARKER } from '../agents/metadata-document.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
-import { DYNAMIC_CLIENT_LAPSE_MS, addDynamicClient, dynamicClientRow, touchDynamicClient, updateDynamicClient } from '../../users/queries/dynamic-clients.js';
+import {
+  DYNAMIC_CLIENT_LAPSE_MS,
+  RegistrationTokenUsedUp,
+  addDynamicClient,
+  dynamicClientRow,
+  touchDynamicClient,
+  updateDynamicClient,
+} from '../../users/queries/dynamic-clients.js';
 import type { DynamicClientRow } from '../../users/queries/dynamic-clients.js';
-import { registrationOrganizationOfRequest } from '../registration/dynamic-registration.js';
+import { registrationOrganizationOfRequest, registrationTokenUsedUp } from '../registration/dynamic-registration.js';
 import { AGENT_CLIENT_PREFIX, DCR_AGENT, assertAgentClientMetadata, withoutOwnMetadata } from '../registration/registration-metadata.js';
 import { removeAgentClient } from '../registration/agent-client-removal.js';
 import { refusedPastBound } from '../registration/registration-bounds.js';
@@ -192,8 +199,12 @@ export class ClientStore implements Adapter {
     assertAgentClientMetadata(metadata);
     const { uow, events, bounds } = this.registrations!;
     if (route === 'client_update') return updateDynamicClient(uow, clientId, metadata);
-    const orgId = registrationOrganizationOfRequest()?.orgId ?? null;
-    await refusedPastBound(() => addDynamicClient(uow, events, { clientId, orgId, metadata }, bounds, Date.now()));
+    const { orgId, tokenHash } = registrationOrganizationOfRequest() ?? { orgId: null };
+    try {
+      await refusedPastBound(() => addDynamicClient(uow, events, { clientId, orgId, metadata, tokenHash }, bounds, Date.now()));
+    } catch (error) {
+      throw error instanceof RegistrationTokenUsedUp ? registrationTokenUsedUp() : error;
+    }
   }
 
   /** RFC 7592 §2.3: a client that registered itself deletes its registration. */
