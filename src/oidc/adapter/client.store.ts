@@ -16,9 +16,16 @@ import type { ClientIdMetadataDocuments } from '../agents/client-id-metadata-doc
 import { AGENT_CLIENT_MARKER } from '../agents/metadata-document.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
-import { DYNAMIC_CLIENT_LAPSE_MS, addDynamicClient, dynamicClientRow, touchDynamicClient, updateDynamicClient } from '../../users/queries/dynamic-clients.js';
+import {
+  DYNAMIC_CLIENT_LAPSE_MS,
+  RegistrationTokenUsedUp,
+  addDynamicClient,
+  dynamicClientRow,
+  touchDynamicClient,
+  updateDynamicClient,
+} from '../../users/queries/dynamic-clients.js';
 import type { DynamicClientRow } from '../../users/queries/dynamic-clients.js';
-import { registrationOrganizationOfRequest } from '../registration/dynamic-registration.js';
+import { registrationOrganizationOfRequest, registrationTokenUsedUp } from '../registration/dynamic-registration.js';
 import { AGENT_CLIENT_PREFIX, DCR_AGENT, assertAgentClientMetadata, withoutOwnMetadata } from '../registration/registration-metadata.js';
 import { removeAgentClient } from '../registration/agent-client-removal.js';
 import { refusedPastBound } from '../registration/registration-bounds.js';
@@ -122,15 +129,17 @@ export class ClientStore implements Adapter {
 
   /**
    * A client id URL's client, from its metadata document. When it is the client of the request being handled, a
-   * refused document is told as invalid_client with its reason (the authorization endpoint shows it on its error
-   * page, with no redirect); elsewhere (a token's client looked up again) the client is simply unknown.
+   * refused document is told as invalid_client with its reason, or invalid_client_metadata for a refused member's
+   * value such as its name (the authorization endpoint shows it on its error page, with no redirect); elsewhere (a
+   * token's client looked up again) the client is simply unknown.
    */
   private async documentClient(clientId: string): Promise<AdapterPayload | undefined> {
     if (!this.agents) return undefined;
     const lookup = await this.agents.lookup(clientId);
     if ('metadata' in lookup) return lookup.metadata;
-    if (currentContext()?.oidc?.params?.client_id === clientId) throw new errors.InvalidClient(`client_id metadata document refused: ${lookup.problem}`);
-    return undefined;
+    if (currentContext()?.oidc?.params?.client_id !== clientId) return undefined;
+    if (lookup.error === 'invalid_client_metadata') throw new errors.InvalidClientMetadata(`client_id metadata document refused: ${lookup.problem}`);
+    throw new errors.InvalidClient(`client_id metadata document refused: ${lookup.problem}`);
   }
 
   private async registration(clientId: string): Promise<Registration | undefined> {
@@ -190,8 +199,12 @@ export class ClientStore implements Adapter {
     assertAgentClientMetadata(metadata);
     const { uow, events, bounds } = this.registrations!;
     if (route === 'client_update') return updateDynamicClient(uow, clientId, metadata);
-    const orgId = registrationOrganizationOfRequest()?.orgId ?? null;
-    await refusedPastBound(() => addDynamicClient(uow, events, { clientId, orgId, metadata }, bounds, Date.now()));
+    const { orgId, tokenHash } = registrationOrganizationOfRequest() ?? { orgId: null };
+    try {
+      await refusedPastBound(() => addDynamicClient(uow, events, { clientId, orgId, metadata, tokenHash }, bounds, Date.now()));
+    } catch (error) {
+      throw error instanceof RegistrationTokenUsedUp ? registrationTokenUsedUp() : error;
+    }
   }
 
   /** RFC 7592 §2.3: a client that registered itself deletes its registration. */

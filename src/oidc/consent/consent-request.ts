@@ -34,7 +34,8 @@ export async function consentRequestOf(dataSource: DataSource, access: Applicati
     : false;
   return {
     clientName: client.clientName ?? client.clientId,
-    ...(kind === 'cimd' ? { clientHost: safeUrl(client.clientId)?.host ?? client.clientId } : {}),
+    // The hostname the document was fetched from is what was proven; a port says nothing a person can check.
+    ...(kind === 'cimd' ? { clientHost: safeUrl(client.clientId)?.hostname ?? client.clientId } : {}),
     redirectHost: redirect?.host ?? '',
     loopback: redirect ? LOOPBACK_HOSTS.has(redirect.hostname) : false,
     ...(api ? { resourceName: api.name } : {}),

@@ -27,13 +27,22 @@ export interface DynamicRegistrationDeps {
   bounds: DynamicRegistrationBounds;
 }
 
-/** Where the registration gate leaves the organization a new registration is bound to (null: bound by its first code). */
+/**
+ * Where the registration gate leaves the organization a new registration is bound to (null: bound by its first code)
+ * and the keyed hash of the initial access token it came with, whose use the registration takes.
+ */
 const REGISTRATION_ORG = Symbol('portcullis.registrationOrganization');
 
-/** What the client store writes a new registration with: the organization the gate found, if this request registers. */
-export function registrationOrganizationOfRequest(): { orgId: string | null } | undefined {
-  const state = (Provider.ctx as OidcContext | undefined)?.state as Record<symbol, string | null> | undefined;
-  return state && REGISTRATION_ORG in state ? { orgId: state[REGISTRATION_ORG] } : undefined;
+/** Who registers in this request, as the gate found it. */
+export interface RegistrationOfRequest {
+  orgId: string | null;
+  tokenHash?: string;
+}
+
+/** What the client store writes a new registration with: what the gate found, if this request registers. */
+export function registrationOrganizationOfRequest(): RegistrationOfRequest | undefined {
+  const state = (Provider.ctx as OidcContext | undefined)?.state as Record<symbol, RegistrationOfRequest> | undefined;
+  return state?.[REGISTRATION_ORG];
 }
 
 /**
@@ -79,17 +88,28 @@ export function registrationGate(deps: DynamicRegistrationDeps) {
       return;
     }
     const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-    let orgId: string | null = null;
+    let registration: RegistrationOfRequest = { orgId: null };
     if (bearer !== undefined) {
-      const found = await registrationTokenOrganization(deps.dataSource, deps.hasher.hash(bearer), Date.now());
-      if (!found) return refuse(ctx, 'the initial access token is unknown, expired, or its organization takes no registrations');
-      orgId = found;
+      const tokenHash = deps.hasher.hash(bearer);
+      const found = await registrationTokenOrganization(deps.dataSource, tokenHash, Date.now());
+      if (!found) return refuse(ctx, USED_UP);
+      registration = { orgId: found, tokenHash };
     } else if (!(await registrationModesInUse(deps.dataSource)).open) {
       return refuse(ctx, 'an initial access token is required');
     }
-    (ctx.state as Record<symbol, string | null>)[REGISTRATION_ORG] = orgId;
+    (ctx.state as Record<symbol, RegistrationOfRequest>)[REGISTRATION_ORG] = registration;
     await next();
   };
+}
+
+const USED_UP = 'the initial access token is unknown, expired, used up, or its organization takes no registrations';
+
+/**
+ * A registration whose token lost its last use to another registration meanwhile (addDynamicClient): the 401 the
+ * gate gives a used-up token (RFC 6750 §3.1).
+ */
+export function registrationTokenUsedUp(): Error {
+  return Object.assign(new errors.InvalidToken(), { error_description: USED_UP });
 }
 
 /** RFC 6750 §3.1: invalid_token with its challenge. */

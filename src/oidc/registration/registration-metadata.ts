@@ -1,4 +1,5 @@
 import { errors } from 'oidc-provider';
+import { clientNameProblem } from '../agents/client-name.js';
 
 /**
  * What a client that registers itself may say of itself (RFC 7591 §2; docs/agents.md, "Dynamic registration"). It
@@ -23,6 +24,8 @@ export function assertAgentClientMetadata(metadata: Record<string, unknown>): vo
   const method = metadata.token_endpoint_auth_method;
   if (typeof method !== 'string' || !AGENT_AUTH_METHODS.includes(method))
     throw new errors.InvalidClientMetadata('token_endpoint_auth_method must be none (with PKCE) or private_key_jwt: no client secrets are issued');
+  const nameProblem = clientNameProblem(metadata.client_name);
+  if (nameProblem) throw new errors.InvalidClientMetadata(nameProblem);
   const fetched = FETCHED.find((key) => metadata[key] !== undefined && !(Array.isArray(metadata[key]) && (metadata[key] as unknown[]).length === 0));
   if (fetched) throw new errors.InvalidClientMetadata(`${fetched} is not accepted for a registered agent; give keys inline as jwks`);
   const grants = Array.isArray(metadata.grant_types) ? (metadata.grant_types as unknown[]) : [];
