@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { useService } from '../support/fixtures.js';
 import { launchBrowser, newPage } from './support/browser.js';
-import { createOidcApp, createProject } from './support/oidc-fixtures.js';
+import { createHuman, createOidcApp, createProject, PASSWORD } from './support/oidc-fixtures.js';
+import { SignInFlow, setLoginPolicy } from './support/second-factor.js';
 
 const RP = 'http://127.0.0.1:65532';
 
@@ -51,5 +52,35 @@ describe('refusal pages in the browser', () => {
       assert.equal(res.status, 400, text.slice(0, 300));
       assert.match(res.headers.get('content-type') ?? '', /^text\/html/, `Accept ${accept}: ${res.headers.get('content-type')} ${text.slice(0, 200)}`);
     }
+  });
+
+  async function refusedPage(settings: Record<string, unknown>): Promise<string> {
+    const project = await createProject(svc);
+    await setLoginPolicy(svc, project.orgId, { mfa: 'off' });
+    const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', settings: { access: 'granted', ...settings } }, RP);
+    const user = await createHuman(svc, project.orgId);
+    const flow = new SignInFlow(svc, app, `${RP}/cb`);
+    await flow.authorize();
+    const refused = await flow.password(`${user.userName}@${project.primaryDomain}`, PASSWORD);
+    assert.equal(refused.status, 403, refused.text.slice(0, 300));
+    assert.match(refused.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(refused.text, /data-error="access_denied"/);
+    return refused.text;
+  }
+
+  it("access denied: the page links back to the application's homeUrl", async () => {
+    const text = await refusedPage({ homeUrl: 'https://payroll.example.com/start?from=sso' });
+    const links = [...text.matchAll(/<a [^>]*href="([^"]*)"[^>]*>([^<]*)<\/a>/g)].map((m) => ({ href: m[1], text: m[2] }));
+    assert.deepEqual(
+      links.filter((l) => /return/i.test(l.text)),
+      [{ href: 'https://payroll.example.com/start?from=sso', text: 'Return to the application' }],
+      `the return link: ${JSON.stringify(links)}`,
+    );
+  });
+
+  it('access denied without a homeUrl: no link and no promise of a way back', async () => {
+    const text = await refusedPage({});
+    assert.doesNotMatch(text, /Return to the application/i);
+    assert.doesNotMatch(text, /<a [^>]*href=/);
   });
 });
