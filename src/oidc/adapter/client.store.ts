@@ -46,6 +46,7 @@ export const CLIENT_EXTRA = [
   AGENT_CLIENT_MARKER,
   'portcullis_app_id',
   'portcullis_access',
+  'portcullis_home_url',
 ] as const;
 
 /**
@@ -292,10 +293,15 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
 
 /**
  * Who may enter the application, read with the registration (docs/product-rules.md, "Application access"): the doors
- * ask for a grant only when it is `granted`, so an application open to everyone costs no query.
+ * ask for a grant only when it is `granted`, so an application open to everyone costs no query. Its `homeUrl` is the
+ * way back from a refused sign-in's page.
  */
 function entryMetadata(row: ClientRow): AdapterPayload {
-  return { portcullis_app_id: row.id, portcullis_access: row.access === 'granted' ? 'granted' : 'everyone' };
+  return {
+    portcullis_app_id: row.id,
+    portcullis_access: row.access === 'granted' ? 'granted' : 'everyone',
+    ...(row.home_url ? { portcullis_home_url: row.home_url } : {}),
+  };
 }
 
 /** The settings of docs/oauth-profiles.md as client metadata (RFC 9126 §6, RFC 9101 §10.5, JARM §3, RFC 9449 §5.2, OIDC BCL §2.2). */
