@@ -9,6 +9,7 @@ import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { allowedScopes } from '../provider/scopes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from '../../common/database/column-values.js';
+import { verificationKeys } from '../../common/crypto/client-jwks.js';
 import type { ClientJwks } from '../../common/crypto/client-jwks.js';
 import type { RemoteClientKeys } from './remote-client-keys.js';
 import { isClientIdUrl } from '../agents/client-id-url.js';
@@ -137,7 +138,7 @@ export class ClientStore implements Adapter {
   private async documentClient(clientId: string): Promise<AdapterPayload | undefined> {
     if (!this.agents) return undefined;
     const lookup = await this.agents.lookup(clientId);
-    if ('metadata' in lookup) return lookup.metadata;
+    if ('metadata' in lookup) return withVerificationKeys(lookup.metadata);
     if (currentContext()?.oidc?.params?.client_id !== clientId) return undefined;
     if (lookup.error === 'invalid_client_metadata') throw new errors.InvalidClientMetadata(`client_id metadata document refused: ${lookup.problem}`);
     throw new errors.InvalidClient(`client_id metadata document refused: ${lookup.problem}`);
@@ -242,6 +243,12 @@ function currentContext(): { headers?: Record<string, string | undefined>; oidc?
  * A registered agent: what it registered, with the scopes of a third-party application (never the Portcullis API)
  * and its organization once bound; `portcullis_agent` tells the consent page it is an unverified registration.
  */
+/** A metadata document's keys as oidc-provider verifies with them (client-jwks.ts, verificationKeys). */
+function withVerificationKeys(metadata: AdapterPayload): AdapterPayload {
+  const keys = (metadata.jwks as { keys?: object[] } | undefined)?.keys;
+  return Array.isArray(keys) ? { ...metadata, jwks: { keys: verificationKeys(keys) } } : metadata;
+}
+
 function agentPayload(row: DynamicClientRow): AdapterPayload {
   const metadata = withoutOwnMetadata(json<Record<string, unknown>>(row.metadata, {}));
   return {
@@ -276,7 +283,7 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
     application_type: 'web',
     // auth_time in every ID token (OIDC Registration §2), as relying parties of ZITADEL expect.
     require_auth_time: true,
-    ...(authMethod === 'private_key_jwt' ? { jwks: { keys } } : {}),
+    ...(authMethod === 'private_key_jwt' ? { jwks: { keys: verificationKeys(keys) } } : {}),
     portcullis_kind: row.kind,
     portcullis_org_id: row.org_id,
     portcullis_project_id: row.project_id,
