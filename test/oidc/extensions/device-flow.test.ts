@@ -48,6 +48,13 @@ describe('contract: the device flow (RFC 8628) in oidc-provider', () => {
     assert.ok(at('checkClientGrantType') < at('checkResource'), 'before the resource check');
   });
 
+  it("the approval writes the person's account and the resource to the device code, then saves it (binding in dynamic-registration.ts)", () => {
+    assert.match(
+      librarySource('actions/authorization/device.js'),
+      /Object\.assign\(code, \{\s*accountId: ctx\.oidc\.session\.accountId,[\s\S]*resource: Object\.keys\(ctx\.oidc\.resourceServers\),[\s\S]*await code\.save\(\);/,
+    );
+  });
+
   it('a form posted without a stored session fails saving the new one (the 400 page of device-flow.ts instead of a 500)', () => {
     assert.match(librarySource('models/session.js'), /throw new TypeError\('persist can only be called on previously persisted Sessions'\)/);
     assert.match(librarySource('helpers/initialize_app.js'), /async function ensureSessionSave[\s\S]*await ctx\.oidc\.session\.persist\(\)/);
