@@ -107,6 +107,7 @@ describe('device authorization for a resource, and for agents that registered th
       assert.match(consent, /unverified registration/);
       assert.match(consent, /Headless agent/);
       assert.match(consent, /Read your files/);
+      assert.match(consent, /Answer sent to\s*the device that showed you the code/, 'the answer goes to the device, not to a redirect URI');
       await page.click('[data-consent-allow]');
       await page.waitForSelector('[data-device-success]');
     } finally {
