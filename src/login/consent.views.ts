@@ -13,7 +13,9 @@ export function consentPage(ctx: FormContext, denyAction: string, request: Conse
   const who = request.clientHost
     ? `<strong data-consent-client-host>${esc(request.clientHost)}</strong>`
     : `<strong class="error" data-consent-unverified>${esc(t.consentUnverified)}</strong>`;
-  const where = `${esc(request.redirectHost)}${request.loopback ? ` (<strong data-consent-loopback>${esc(t.consentLoopback)}</strong>)` : ''}`;
+  const where = request.device
+    ? `<strong data-consent-device>${esc(t.consentDevice)}</strong>`
+    : `${esc(request.redirectHost)}${request.loopback ? ` (<strong data-consent-loopback>${esc(t.consentLoopback)}</strong>)` : ''}`;
   const scopes = request.scopes
     .map((s) => `<li data-consent-scope="${esc(s.name)}">${s.description ? `${esc(s.description)} <small>(${esc(s.name)})</small>` : esc(s.name)}</li>`)
     .join('');

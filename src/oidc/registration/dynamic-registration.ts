@@ -160,15 +160,29 @@ export async function clientForBoundary<T extends object>(dataSource: DataSource
 
 /**
  * An openly registered client is bound to the organization of the resource of its first issued code (docs/agents.md,
- * "Dynamic registration"): when oidc-provider saves that code, before the client hears of it. A code for another
- * organization's resource once it is bound is refused with invalid_target (RFC 8707 §2); one that would take the
- * organization past its bound of registered clients with access_denied (registration-bounds.ts).
+ * "Dynamic registration"): when oidc-provider saves that code, before the client hears of it. For the device grant
+ * that is the device code's approval (RFC 8628 §3.3), when the person's account is written to it; a device code
+ * that no one approved binds nothing. A code for another organization's resource once it is bound is refused with
+ * invalid_target (RFC 8707 §2); one that would take the organization past its bound of registered clients with
+ * access_denied (registration-bounds.ts).
  */
 export function bindAgentsAtFirstCode(provider: Provider, deps: DynamicRegistrationDeps): void {
-  const code = provider.AuthorizationCode.prototype as unknown as { save: (...args: unknown[]) => Promise<string> };
+  bindOnSave(provider, deps, provider.AuthorizationCode.prototype, () => true);
+  bindOnSave(provider, deps, provider.DeviceCode.prototype, (code) => Boolean(code.accountId) && !code.error);
+}
+
+interface IssuedCode {
+  clientId: string;
+  resource?: unknown;
+  accountId?: string;
+  error?: string;
+}
+
+function bindOnSave(provider: Provider, deps: DynamicRegistrationDeps, model: object, issued: (code: IssuedCode) => boolean): void {
+  const code = model as { save: (...args: unknown[]) => Promise<string> };
   const save = code.save;
-  code.save = async function (this: { clientId: string; resource?: unknown }, ...args: unknown[]) {
-    const client = await provider.Client.find(this.clientId);
+  code.save = async function (this: IssuedCode, ...args: unknown[]) {
+    const client = issued(this) ? await provider.Client.find(this.clientId) : undefined;
     if (isUnboundAgent(client)) {
       const orgId = await organizationOfResources(deps.dataSource, this.resource);
       if (!orgId) throw new errors.InvalidTarget('a registered agent needs a resource of an organization that takes open registrations');
