@@ -6,6 +6,7 @@ import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig, settingNames } from './common/config/config.js';
 import { misspelledVariables } from './common/config/misspelled-variables.js';
 import type { AppConfig } from './common/config/config.js';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { openDataSource } from './common/database/data-source.js';
 import { SchemaNewerError, migrate } from './common/database/migrate.js';
@@ -126,19 +127,21 @@ const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
  * the database close: docs/operations.md, "Graceful shutdown"), saying "stopping" and "stopped"; the process then ends
  * by that signal, as an orchestrator expects. A repeated signal while it stops changes nothing.
  */
-function stopOnSignals(app: { close(): Promise<void> }): void {
+function stopOnSignals(app: NestExpressApplication): void {
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    log('info', `stopping (${signal}): no new connections; waiting for the requests in flight`);
+    // The DrainingExpressAdapter's count (src/common/http/draining-express-adapter.ts), read without loading Nest here.
+    const inFlight = (app.getHttpAdapter() as { inFlight?: number }).inFlight ?? 0;
+    log('info', `stopping (${signal}): no new connections; waiting for ${inFlight} request(s) in flight`);
     try {
       await app.close();
     } catch (error) {
       log('error', `stopping failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       process.exit(1);
     }
-    log('info', 'stopped');
+    log('info', `stopped (${inFlight} request(s) drained)`);
     for (const s of STOP_SIGNALS) process.removeListener(s, stop);
     process.kill(process.pid, signal);
   };

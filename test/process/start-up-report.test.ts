@@ -52,7 +52,7 @@ describe('start-up as the operator reads it', () => {
     const messages = lines.map((line) => line.msg);
     const stopping = messages.findIndex((msg) => msg.startsWith('stopping (SIGTERM)'));
     assert.ok(stopping > 0, 'says it is stopping');
-    assert.equal(messages.at(-1), 'stopped');
+    assert.equal(messages.at(-1), 'stopped (0 request(s) drained)');
   });
 
   it('lists the routes at debug', async () => {
