@@ -11,6 +11,7 @@ import { newId } from '../../common/ids.js';
 import { organizationExists } from '../../users/queries/organizations.js';
 import { targetsOf } from '../provisioning.queries.js';
 import type { ObjectRow, TargetRow } from '../provisioning.queries.js';
+import { requestTimeoutOf } from '../provisioning-settings.js';
 import { endpointOf, scimFetch } from '../scim-client.js';
 import { LocalPeople } from './local-people.js';
 import { PLAN_ACTIONS, planOf } from './reconcile-plan.js';
@@ -34,8 +35,8 @@ export interface TargetPlan extends ReconcilePlan {
 
 /**
  * Reconcile and retry (docs/provisioning.md, "Reconcile"). The plan is made in the request: the target's
- * Users are read page by page (at most RECONCILE_LIMIT, each request under the 10 s rule) and compared with the
- * organization's people. A real reconcile then marks the plan's users dirty, with its event, in one transaction;
+ * Users are read page by page (at most RECONCILE_LIMIT, each request under the target's request timeout) and
+ * compared with the organization's people. A real reconcile then marks the plan's users dirty, with its event, in one transaction;
  * the target's pusher does the writing, one request at a time, as for any change.
  */
 @Injectable()
@@ -111,7 +112,7 @@ export class ProvisioningReconcile {
 
   private async planFor(target: TargetRow): Promise<TargetPlan> {
     const endpoint = endpointOf(target, (sealed) => this.encryptor.decrypt(sealed));
-    const fetch = scimFetch(this.config.outboundAllowPrivateNetworks);
+    const fetch = scimFetch(this.config.outboundAllowPrivateNetworks, requestTimeoutOf(target.settings));
     const remote = await readRemoteUsers(endpoint, fetch);
     const people = await this.people.of(target.orgId, target.settings);
     const users = planOf(remote, people, await knownUserIds(this.uow.manager, target.id), target.settings.onRemove);
