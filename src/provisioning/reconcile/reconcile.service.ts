@@ -116,18 +116,29 @@ export class ProvisioningReconcile {
     const remote = await readRemoteUsers(endpoint, fetch);
     const people = await this.people.of(target.orgId, target.settings);
     const users = planOf(remote, people, await knownUserIds(this.uow.manager, target.id), target.settings.onRemove);
-    return { ...users, ...(await this.groupPlanFor(target, endpoint, fetch)) };
+    return {
+      ...users,
+      ...(await this.groupPlanFor(
+        target,
+        endpoint,
+        fetch,
+        remote.map((user) => user.id),
+      )),
+    };
   }
 
   /**
    * The groups (docs/provisioning.md, "Reconcile"): the target's groups read page by page without members, compared
-   * by name and externalId; and each of ours there, its members as the target lists them, read one by one by a
-   * filtered read among those it should list and those recorded — the record rebuilt from that.
+   * by name and externalId; and each of ours there, its members as the target lists them — read one by one among
+   * those it should list and those recorded, then among the target's other users (`remoteUserIds`, many a read), so
+   * that a member added there by someone else is found too — the record rebuilt from that. The push then removes
+   * whom the record lists and the group should not.
    */
   private async groupPlanFor(
     target: TargetRow,
     endpoint: ReturnType<typeof endpointOf>,
     fetch: ReturnType<typeof scimFetch>,
+    remoteUserIds: readonly string[],
   ): Promise<{ groups: GroupPlan; records: Map<string, string[]> }> {
     const manager = this.uow.manager;
     const known = await knownGroupIds(manager, target.id);
@@ -147,7 +158,14 @@ export class ProvisioningReconcile {
       if (!group.doc || !there) continue;
       const candidates = new Set([...group.doc.members, ...(await recordedMembers(manager, target.id, group.id))]);
       const present = await reader.membersAmong(there.id, candidates);
-      if (!present) continue;
+      const added =
+        present &&
+        (await reader.othersAmong(
+          there.id,
+          remoteUserIds.filter((id) => !candidates.has(id)),
+        ));
+      if (!present || !added) continue;
+      for (const id of added) present.add(id);
       records.set(group.id, [...present]);
       if (present.size !== group.doc.members.length || group.doc.members.some((id) => !present.has(id))) membersDiffer.add(group.id);
     }
