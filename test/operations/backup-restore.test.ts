@@ -20,7 +20,15 @@ const MARIADB = process.env.TEST_DATABASE_URL;
 /** mariadb/mariadb-dump options for the test server (TEST_DATABASE_URL). */
 function connectionOptions(): string[] {
   const url = new URL(MARIADB!);
-  return ['-h', url.hostname, '-P', url.port || '3306', '-u', decodeURIComponent(url.username || 'root'), ...(url.password ? [`-p${decodeURIComponent(url.password)}`] : [])];
+  return [
+    '-h',
+    url.hostname,
+    '-P',
+    url.port || '3306',
+    '-u',
+    decodeURIComponent(url.username || 'root'),
+    ...(url.password ? [`-p${decodeURIComponent(url.password)}`] : []),
+  ];
 }
 
 function databaseOf(svc: TestService): string {
@@ -62,7 +70,12 @@ describe('operations: an online backup restores with its master key kept apart',
     await svc?.close();
     if (MARIADB) {
       const url = new URL(MARIADB);
-      const admin = await mysql.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username || 'root'), password: decodeURIComponent(url.password) });
+      const admin = await mysql.createConnection({
+        host: url.hostname,
+        port: Number(url.port || 3306),
+        user: decodeURIComponent(url.username || 'root'),
+        password: decodeURIComponent(url.password),
+      });
       await admin.query(`DROP DATABASE IF EXISTS \`${restoredDatabase}\``);
       await admin.end();
     }

@@ -98,7 +98,13 @@ describe('operations: behind nginx and HAProxy with TLS, as docs/operations.md s
 
       it('a sign-in through the proxy gets Secure cookies and redirects to PUBLIC_URL', async () => {
         const client = new LoginClient(publicUrl, { 'x-forwarded-host': 'evil.example' });
-        const { uid, csrf } = await client.startLogin({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st' });
+        const { uid, csrf } = await client.startLogin({
+          client_id: app.clientId,
+          redirect_uri: `${RP}/cb`,
+          response_type: 'code',
+          scope: 'openid',
+          state: 'st',
+        });
         const done = await client.follow(await client.post(`/ui/login/${uid}/login`, { csrf, loginName, password: PASSWORD }));
         assert.equal(new URL(done.location ?? '', publicUrl).origin, RP, `${done.status} ${done.text.slice(0, 300)}`);
         assert.ok(client.setCookies.length > 0 && client.setCookies.every((cookie) => /;\s*secure/i.test(cookie)), client.setCookies.join('\n'));
@@ -108,12 +114,24 @@ describe('operations: behind nginx and HAProxy with TLS, as docs/operations.md s
         const statuses: number[] = [];
         for (let i = 0; i < PER_IP; i++) {
           const client = new LoginClient(publicUrl, { 'x-forwarded-for': `203.0.113.${i + 1}` });
-          const { uid, csrf } = await client.startLogin({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st' });
+          const { uid, csrf } = await client.startLogin({
+            client_id: app.clientId,
+            redirect_uri: `${RP}/cb`,
+            response_type: 'code',
+            scope: 'openid',
+            state: 'st',
+          });
           statuses.push((await client.post(`/ui/login/${uid}/login`, { csrf, loginName: unique('nobody'), password: 'wrong' })).status);
         }
         assert.deepEqual(statuses, Array(PER_IP).fill(401));
         const other = new LoginClient(publicUrl, { 'x-forwarded-for': '198.51.100.7' });
-        const { uid, csrf } = await other.startLogin({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st' });
+        const { uid, csrf } = await other.startLogin({
+          client_id: app.clientId,
+          redirect_uri: `${RP}/cb`,
+          response_type: 'code',
+          scope: 'openid',
+          state: 'st',
+        });
         const refused = await other.post(`/ui/login/${uid}/login`, { csrf, loginName, password: PASSWORD });
         assert.equal(refused.status, 429, 'every client behind the proxy shares its address, whatever X-Forwarded-For it sends');
       });
