@@ -4,6 +4,8 @@ import { LoginClient } from '../attack/support/login-client.js';
 import { unique, useService } from '../support/fixtures.js';
 import { createHuman, createOidcApp, createProject, postForm } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
+import { agentTokenRequest, registerAgent } from '../oidc/support/agent-clients.js';
+import type { AgentClient } from '../oidc/support/agent-clients.js';
 import { authorize, REDIRECT, redeem } from '../oidc/support/agent-consent-flow.js';
 
 type Project = { orgId: string; projectId: string; primaryDomain: string };
@@ -11,7 +13,8 @@ type Api = { appId: string; clientId: string; clientSecret: string; resourceUri:
 
 /**
  * docs/application-access.md, "Resources of a restricted API application": a token for an API application's resource
- * or project is issued, refreshed and honoured only for people the application admits, whichever client asks.
+ * or project is issued, refreshed and honoured only for people the application admits, whichever client asks; and a
+ * removed grant ends what it allowed an agent (docs/agents.md, "Consent and connected agents").
  */
 describe('application access: the resource of an API application with access "granted"', () => {
   const svc = useService();
@@ -67,6 +70,11 @@ describe('application access: the resource of an API application with access "gr
       [userId],
     );
     return rows.map((r) => JSON.parse(r.payload));
+  }
+
+  async function consents(userId: string): Promise<number> {
+    const [{ n }] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM agent_consents WHERE user_id = ?', [userId]);
+    return Number(n);
   }
 
   before(async () => {
@@ -136,5 +144,61 @@ describe('application access: the resource of an API application with access "gr
       (await denials(userId)).map((d) => d.door),
       ['resource'],
     );
+  });
+
+  describe('an agent after the grant that admitted its person goes', () => {
+    let agent: AgentClient;
+
+    before(async () => {
+      agent = await registerAgent(svc, project.orgId, REDIRECT);
+    });
+
+    async function connect(loginName: string) {
+      const browser = new LoginClient(svc.url);
+      const auth = await authorize(browser, agent, loginName, 'openid offline_access files:read', api.resourceUri, 'allow');
+      assert.ok(auth.consent, 'consent asked');
+      return { browser, tokens: await redeem(svc, agent, auth) };
+    }
+
+    async function assertEnded(userId: string, loginName: string, tokens: { access_token: string; refresh_token?: string }) {
+      assert.equal(await consents(userId), 0, 'the remembered consent is gone');
+      assert.equal((await introspect(tokens.access_token)).body.active, false, 'introspection');
+      const refresh = await agentTokenRequest(svc, agent, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! });
+      assert.equal(refresh.status, 400, refresh.text);
+      assert.equal(refresh.body.error, 'invalid_grant');
+      const refused = await authorize(new LoginClient(svc.url), agent, loginName, 'openid files:read', api.resourceUri, 'allow');
+      assert.ok(refused.consent?.includes(`You have no access to ${api.name}`), 'still not admitted: refused');
+      const [{ n }] = await svc.dataSource.query("SELECT COUNT(*) AS n FROM events WHERE type = 'user.agent.revoked' AND aggregate_id = ?", [userId]);
+      assert.equal(Number(n), 1, 'the revocation is recorded');
+    }
+
+    it('removing the grant ends its consent and tokens; granted again, consent is asked again', async () => {
+      const { userId, loginName } = await person();
+      const grantId = await grantUser(userId);
+      const { tokens } = await connect(loginName);
+      assert.equal(await consents(userId), 1);
+      await removeGrant(grantId);
+      await assertEnded(userId, loginName, tokens);
+      await grantUser(userId);
+      const again = await authorize(new LoginClient(svc.url), agent, loginName, 'openid files:read', api.resourceUri, 'deny');
+      assert.match(again.consent ?? '', /data-consent-allow/, 'asked again');
+    });
+
+    it("removing the person from the group that carries the grant ends the agent's consent and tokens", async () => {
+      const { userId, loginName } = await person();
+      const group = await svc.api('POST', `/management/v1/orgs/${project.orgId}/groups`, { token: svc.adminToken, body: { displayName: unique('g') } });
+      assert.equal(group.status, 201, group.text);
+      const groups = `/management/v1/orgs/${project.orgId}/groups/${group.body.id}/members/${userId}`;
+      assert.ok((await svc.api('PUT', groups, { token: svc.adminToken })).status < 300);
+      const grant = await svc.api('POST', `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/grants`, {
+        token: svc.adminToken,
+        body: { groupId: group.body.id, roles: [] },
+      });
+      assert.equal(grant.status, 201, grant.text);
+      const { tokens } = await connect(loginName);
+      const removed = await svc.api('DELETE', groups, { token: svc.adminToken });
+      assert.ok(removed.status < 300, removed.text);
+      await assertEnded(userId, loginName, tokens);
+    });
   });
 });

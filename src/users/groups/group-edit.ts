@@ -33,6 +33,8 @@ export class GroupEdit {
   private added = 0;
   private removed = 0;
   private changed = false;
+  /** The users this edit took out of the group: they lose what the group's grants gave (grant-loss.ts). */
+  readonly removedUserIds: string[] = [];
 
   constructor(
     private readonly manager: EntityManager,
@@ -115,6 +117,7 @@ export class GroupEdit {
     await this.access.assertMayActOnEach(this.manager, this.editorUserId, present);
     await deleteMembers(this.manager, this.group.id, present);
     await this.record('group.member.removed', present);
+    this.removedUserIds.push(...present);
     this.removed += present.length;
     this.changed ||= present.length > 0;
   }
