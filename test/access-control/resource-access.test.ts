@@ -146,6 +146,19 @@ describe('application access: the resource of an API application with access "gr
     );
   });
 
+  it("userinfo and introspection refuse a token of the API application's project once the grant goes", async () => {
+    const sibling = await createOidcApp(svc, project, { authMethod: 'none' });
+    const { userId, loginName } = await person();
+    const grantId = await grantUser(userId);
+    const tokens = await redeem(svc, sibling, await authorize(new LoginClient(svc.url), sibling, loginName, 'openid', '', 'allow'));
+    const userinfo = () => fetch(new URL('/oidc/v1/userinfo', svc.config.publicUrl), { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    assert.equal((await userinfo()).status, 200);
+    assert.equal((await introspect(tokens.access_token)).body.active, true, "the API application accepts its project's token");
+    await removeGrant(grantId);
+    assert.equal((await userinfo()).status, 401);
+    assert.equal((await introspect(tokens.access_token)).body.active, false);
+  });
+
   describe('an agent after the grant that admitted its person goes', () => {
     let agent: AgentClient;
 
