@@ -7,6 +7,7 @@ import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { agentTokenRequest, registerAgent } from '../oidc/support/agent-clients.js';
 import type { AgentClient } from '../oidc/support/agent-clients.js';
 import { authorize, REDIRECT, redeem } from '../oidc/support/agent-consent-flow.js';
+import { DeviceUser, deviceApp, poll } from '../oidc/support/device-user.js';
 
 type Project = { orgId: string; projectId: string; primaryDomain: string };
 type Api = { appId: string; clientId: string; clientSecret: string; resourceUri: string; name: string };
@@ -157,6 +158,23 @@ describe('application access: the resource of an API application with access "gr
     await removeGrant(grantId);
     assert.equal((await userinfo()).status, 401);
     assert.equal((await introspect(tokens.access_token)).body.active, false);
+  });
+
+  it("the device flow for the resource: refused at the confirmation, and the device's next poll hears access_denied", async () => {
+    const tv = await deviceApp(svc, await createProject(svc, project.orgId));
+    const { userId, loginName } = await person();
+    const started = await postForm(svc, '/oauth/v2/device_authorization', { client_id: tv.clientId, scope: 'openid files:read', resource: api.resourceUri });
+    assert.equal(started.status, 200, started.text);
+    const refused = await DeviceUser.of(svc).approve(started.body.user_code, loginName);
+    assert.equal(refused.status, 403, refused.text);
+    assert.match(refused.text, /data-device-denied/);
+    const answer = await poll(svc, tv, started.body.device_code);
+    assert.equal(answer.body.error, 'access_denied', answer.text);
+    assert.equal(answer.body.access_token, undefined);
+    assert.deepEqual(
+      (await denials(userId)).map((d) => d.door),
+      ['resource'],
+    );
   });
 
   describe('an agent after the grant that admitted its person goes', () => {
