@@ -8,6 +8,7 @@ import { agentTokenRequest, registerAgent } from '../oidc/support/agent-clients.
 import type { AgentClient } from '../oidc/support/agent-clients.js';
 import { authorize, REDIRECT, redeem } from '../oidc/support/agent-consent-flow.js';
 import { DeviceUser, deviceApp, poll } from '../oidc/support/device-user.js';
+import { spawnSecondProcess } from '../support/process.js';
 
 type Project = { orgId: string; projectId: string; primaryDomain: string };
 type Api = { appId: string; clientId: string; clientSecret: string; resourceUri: string; name: string };
@@ -213,6 +214,31 @@ describe('application access: the resource of an API application with access "gr
       await grantUser(userId);
       const again = await authorize(new LoginClient(svc.url), agent, loginName, 'openid files:read', api.resourceUri, 'deny');
       assert.match(again.consent ?? '', /data-consent-allow/, 'asked again');
+    });
+
+    it("another process of the instance refuses the agent's tokens as soon as the grant's removal returns", async () => {
+      const { userId, loginName } = await person();
+      const grantId = await grantUser(userId);
+      const { tokens } = await connect(loginName);
+      const second = await spawnSecondProcess(svc);
+      try {
+        const post = (path: string, form: Record<string, string>, basic?: string) =>
+          fetch(new URL(path, second.url), {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded', ...(basic ? { authorization: `Basic ${basic}` } : {}) },
+            body: new URLSearchParams(form),
+          });
+        const basic = Buffer.from(`${encodeURIComponent(api.clientId)}:${encodeURIComponent(api.clientSecret)}`).toString('base64');
+        const introspected = async () => (await (await post('/oauth/v2/introspect', { token: tokens.access_token }, basic)).json()).active;
+        assert.equal(await introspected(), true, 'active in the other process before');
+        await removeGrant(grantId);
+        assert.equal(await introspected(), false, 'inactive in the other process at once');
+        const refresh = await post('/oauth/v2/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: agent.clientId });
+        assert.equal(refresh.status, 400);
+        assert.equal((await refresh.json()).error, 'invalid_grant');
+      } finally {
+        await second.stop();
+      }
     });
 
     it("removing the person from the group that carries the grant ends the agent's consent and tokens", async () => {
