@@ -107,7 +107,8 @@ async function worker() {
 function runUnit(unit, index) {
   const summaryPath = join(scratch, `${index}.json`);
   const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${summaryPath}`];
-  const args = unit.alone ? [...reporters, unit.files[0]] : [...reporters, groupRunner, ...unit.files];
+  // Source maps (tsconfig.json's sourceMap): a failing test's stack names the .ts line, not the compiled one.
+  const args = ['--enable-source-maps', ...reporters, ...(unit.alone ? [unit.files[0]] : [groupRunner, ...unit.files])];
   const begin = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, FORCE_COLOR: '0' } });

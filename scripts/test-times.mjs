@@ -7,12 +7,17 @@
 //   node scripts/test-times.mjs --slowest 20     also the 20 slowest files of each
 //   node scripts/test-times.mjs --write          also store each file's time in test/durations.json, which
 //                                                scripts/run-tests.mjs reads to start the longest files first
+//   node scripts/test-times.mjs --write-doc      also put the 30 slowest files of each pass, with what they spend
+//                                                their time on, into docs/testing.md ("The slowest files")
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { slowestTable } from './test-times-slowest.mjs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const root = new URL('..', import.meta.url).pathname;
-const { values } = parseArgs({ options: { slowest: { type: 'string', default: '0' }, write: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { slowest: { type: 'string', default: '0' }, write: { type: 'boolean', default: false }, 'write-doc': { type: 'boolean', default: false } },
+});
 const records = ['sqlite', 'mysql']
   .map((database) => join(root, 'test-artifacts', `test-times-${database}.json`))
   .filter((path) => existsSync(path))
@@ -59,6 +64,22 @@ for (const record of records) {
       );
     }
   }
+}
+
+if (values['write-doc']) {
+  const path = join(root, 'docs', 'testing.md');
+  const doc = readFileSync(path, 'utf8');
+  const start = '<!-- slowest files: scripts/test-times.mjs --write-doc -->';
+  const end = '<!-- end of slowest files -->';
+  const from = doc.indexOf(start);
+  const to = doc.indexOf(end);
+  if (from < 0 || to < from) {
+    console.error(`docs/testing.md has no place for the table: add the lines\n${start}\n${end}`);
+    process.exit(1);
+  }
+  const tables = records.map((record) => slowestTable(root, record, cpuPerFile(record), 30)).join('\n');
+  writeFileSync(path, `${doc.slice(0, from + start.length)}\n${tables}${doc.slice(to)}`);
+  console.log(`\nwrote the slowest files into ${path}`);
 }
 
 if (values.write) {

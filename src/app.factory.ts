@@ -87,9 +87,6 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   app.use(onlyWithBody(parsers));
   app.useGlobalPipes(new ExactIdentifierPipe(), createValidationPipe());
   app.useGlobalFilters(new ApiExceptionFilter(app.get(DatabaseAvailability)));
-  // Only the signals that mean "stop": Nest's default list also takes SIGUSR2, where an operator's
-  // `--heapsnapshot-signal=SIGUSR2` would write a snapshot and then see the service shut down (docs/operations.md).
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT', 'SIGHUP']);
   setUpOpenApi(app, config);
   await app.get(BootstrapService).bootstrap();
 }

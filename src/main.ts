@@ -3,8 +3,10 @@ import { youngGenerationMayGrow } from './common/operations/start-up-heap.js';
 import 'reflect-metadata';
 import cluster from 'node:cluster';
 import { setFlagsFromString } from 'node:v8';
-import { ConfigError, loadConfig } from './common/config/config.js';
+import { ConfigError, loadConfig, settingNames } from './common/config/config.js';
+import { misspelledVariables } from './common/config/misspelled-variables.js';
 import type { AppConfig } from './common/config/config.js';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DataSource } from 'typeorm';
 import { openDataSource } from './common/database/data-source.js';
 import { SchemaNewerError, migrate } from './common/database/migrate.js';
@@ -13,9 +15,13 @@ import { startManagementServer } from './common/operations/management-server.js'
 import type { ManagementEndpoints } from './common/operations/management-server.js';
 import { answerPrimaryForMetrics, clusterMetrics, processMetrics } from './common/operations/metrics-sources.js';
 import { databaseReadiness } from './common/operations/readiness.js';
+import { startUpProblem, startUpSummary } from './common/operations/start-up-report.js';
 import { superviseWorkers } from './common/operations/worker-supervisor.js';
 import { masterKeyProblem } from './oidc/keys/master-key.check.js';
 import { ENTITIES } from './entities.js';
+
+/** The configuration once read, for naming what stopped start-up. */
+let configured: AppConfig | undefined;
 
 /**
  * Entry point. The primary process validates the configuration and applies migrations, then serves
@@ -24,6 +30,7 @@ import { ENTITIES } from './entities.js';
 async function main(): Promise<void> {
   limitHeapGrowth();
   const config = readConfig();
+  configured = config;
   // Loading the application takes seconds: a process that serves loads it while the primary's migrations run
   // (on MariaDB mostly a wait for the server). The primary of WORKERS > 1 serves nothing and never loads it.
   const application = cluster.isWorker || config.workers === 1 ? import('./app.factory.js') : undefined;
@@ -70,9 +77,15 @@ function limitHeapGrowth(): void {
   if (!given) setFlagsFromString('--heap-growing-percent=50');
 }
 
+/** The configuration, or exit code 2 with every problem; the primary says first what it runs with. */
 function readConfig(): AppConfig {
   try {
-    return loadConfig();
+    const config = loadConfig();
+    if (cluster.isPrimary) {
+      log('info', startUpSummary(config));
+      for (const warning of misspelledVariables(process.env, settingNames())) log('warn', warning);
+    }
+    return config;
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`${error.message}\n`);
@@ -88,6 +101,7 @@ async function serve(config: AppConfig, application: Promise<typeof import('./ap
   if (cluster.isWorker) answerPrimaryForMetrics();
   const { createApp } = await application;
   const app = await createApp(config);
+  stopOnSignals(app);
   // Listening initialises the modules, which create the first signing key and open the stored ones. Instances started
   // at once on an empty database all pass the primary's check before any has a key; the first key is then one
   // instance's, and another's master key cannot open it (docs/operations.md, "Master key").
@@ -100,6 +114,38 @@ async function serve(config: AppConfig, application: Promise<typeof import('./ap
   log('info', `Portcullis listening on port ${config.port} (${config.publicUrl})`);
   // A single process is its own management listener; workers leave it to the primary.
   if (cluster.isPrimary) await startManagement(config, { readiness: databaseReadiness(app.get(DataSource)), metrics: processMetrics() });
+}
+
+/**
+ * Only the signals that mean "stop": Nest's default list also takes SIGUSR2, where an operator's
+ * `--heapsnapshot-signal=SIGUSR2` would write a snapshot and then see the service shut down (docs/operations.md).
+ */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/**
+ * The first stop signal closes the application (no new connections, requests in flight finish, then the modules and
+ * the database close: docs/operations.md, "Graceful shutdown"), saying "stopping" and "stopped"; the process then ends
+ * by that signal, as an orchestrator expects. A repeated signal while it stops changes nothing.
+ */
+function stopOnSignals(app: NestExpressApplication): void {
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    // The DrainingExpressAdapter's count (src/common/http/draining-express-adapter.ts), read without loading Nest here.
+    const inFlight = (app.getHttpAdapter() as { inFlight?: number }).inFlight ?? 0;
+    log('info', `stopping (${signal}): no new connections; waiting for ${inFlight} request(s) in flight`);
+    try {
+      await app.close();
+    } catch (error) {
+      log('error', `stopping failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      process.exit(1);
+    }
+    log('info', `stopped (${inFlight} request(s) drained)`);
+    for (const s of STOP_SIGNALS) process.removeListener(s, stop);
+    process.kill(process.pid, signal);
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, stop);
 }
 
 /** Stops with exit code 2 and one line naming MASTER_KEY when it cannot open the database's signing keys. */
@@ -116,13 +162,24 @@ async function startManagement(config: AppConfig, endpoints: ManagementEndpoints
   log('info', `management listener on ${host}:${server.port} (/metrics, /healthz, /readyz)`);
 }
 
+const LEVELS = { info: 30, warn: 40, error: 50 } as const;
+
 /** The primary logs before Nest's logger exists: same JSON shape as pino's lines. */
-function log(level: 'info' | 'error', msg: string): void {
-  const line = JSON.stringify({ level: level === 'info' ? 30 : 50, time: Date.now(), pid: process.pid, msg });
+function log(level: keyof typeof LEVELS, msg: string): void {
+  const line = JSON.stringify({ level: LEVELS[level], time: Date.now(), pid: process.pid, msg });
   (level === 'info' ? process.stdout : process.stderr).write(line + '\n');
 }
 
+/**
+ * A failure an operator can mend (a port in use, a database that refuses) is one line saying what to change, with
+ * exit code 2 like a configuration problem; anything else is a defect and keeps its stack (exit code 1).
+ */
 main().catch((error: unknown) => {
+  const problem = configured ? startUpProblem(error, configured) : undefined;
+  if (problem !== undefined) {
+    process.stderr.write(`start-up failed: ${problem}\n`);
+    process.exit(2);
+  }
   log('error', `start-up failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
   process.exit(1);
 });

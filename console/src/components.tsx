@@ -45,7 +45,7 @@ export function Notice({ text }: { text: string | null }) {
 interface InputProps {
   value: string;
   onInput: (value: string) => void;
-  type?: 'text' | 'email' | 'password' | 'search' | 'url' | 'datetime-local';
+  type?: 'text' | 'email' | 'password' | 'search' | 'url' | 'datetime-local' | 'number';
   required?: boolean;
   autoComplete?: string;
   placeholder?: string;

@@ -22,7 +22,7 @@ import type { UpstreamIdentity } from './upstream-oidc.js';
 /**
  * Why a federated sign-in found no local user (each a page for the person and a `user.idp.login.failed` event):
  * no rule matched and JIT is off; the link claim matched several users; the matched user holds a role; the user
- * is linked to this IdP under another subject; an e-mail link without a verified address on both sides; a JIT
+ * is linked to this IdP under another subject; an e-mail link rule whose upstream did not verify the address; a JIT
  * user name that is missing, breaks the user name rule of every surface, or is taken; an upstream error or a
  * refused response; a verified answer without the IdP's subject claim.
  */
@@ -215,16 +215,16 @@ export function accountRulesOf(settings: OidcSettings | SamlSettings): AccountRu
 }
 
 /**
- * The one user a link rule's value matched, before its roles and links are read: a human, alone, active, and for
- * an e-mail link holding the address verified (docs/federation.md, "Who the upstream identity is").
+ * The one user a link rule's value matched, before its roles and links are read: a human, alone, active. For an
+ * e-mail link only a user holding the address verified is a candidate at all (docs/federation.md, "Who the upstream
+ * identity is"): an unverified copy is nobody's, so the sign-in goes on to JIT as if it were not there.
  */
 export function chosenCandidate(by: LinkBy, candidates: readonly LinkCandidate[]): Extract<Decision, { kind: 'link' | 'refused' }> {
-  const humans = candidates.filter((c) => c.type === 'human');
+  const humans = candidates.filter((c) => c.type === 'human' && (by !== 'email' || c.emailVerified));
   if (humans.length === 0) return { kind: 'refused', reason: 'no_account' };
   if (humans.length > 1) return { kind: 'refused', reason: 'ambiguous' };
   const [user] = humans;
   if (!isActive(user)) return { kind: 'refused', reason: 'inactive_user' };
-  if (by === 'email' && !user.emailVerified) return { kind: 'refused', reason: 'unverified_email' };
   return { kind: 'link', userId: user.id, by };
 }
 

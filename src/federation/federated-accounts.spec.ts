@@ -31,9 +31,10 @@ describe('federation: the user a link rule matched', () => {
     }
   });
 
-  it('links by e-mail only to a verified local address; the other rules do not read it', () => {
+  it('links by e-mail only to a verified local address; an unverified one is no candidate; the other rules do not read it', () => {
     const unverified = [human('u1', { emailVerified: false })];
-    assert.deepEqual(chosenCandidate('email', unverified), { kind: 'refused', reason: 'unverified_email' });
+    assert.deepEqual(chosenCandidate('email', unverified), { kind: 'refused', reason: 'no_account' });
+    assert.deepEqual(chosenCandidate('email', [human('u1', { emailVerified: false }), human('u2')]), { kind: 'link', userId: 'u2', by: 'email' });
     assert.deepEqual(chosenCandidate('userName', unverified), { kind: 'link', userId: 'u1', by: 'userName' });
     assert.deepEqual(chosenCandidate('externalId', unverified), { kind: 'link', userId: 'u1', by: 'externalId' });
   });

@@ -13,6 +13,8 @@ export interface EntryClient extends BoundaryClient {
   portcullis_app_id?: string;
   portcullis_project_id?: string | null;
   portcullis_access?: string;
+  /** The application's start page (`homeUrl`), the way back from a refused sign-in. */
+  portcullis_home_url?: string;
 }
 
 /** Where a refusal happened, as `user.app.access.denied` names it (docs/product-rules.md, "Application access"). */

@@ -94,12 +94,18 @@ ${field('firstName', ctx.t.firstName)}${field('lastName', ctx.t.lastName)}${fiel
   );
 }
 
-export function errorPage(locale: Locale, t: Messages, error: string, description?: string): string {
-  return page(
-    locale,
-    t.errorTitle,
-    `<p>${esc(t.errorHint)}</p><p class="error" data-error="${esc(error)}"><strong>${esc(error)}</strong>${description ? `: ${esc(description)}` : ''}</p>`,
-  );
+/**
+ * What an error page offers after the error: `retry`, the advice to go back and try again (a request that may work
+ * another time); `{ homeUrl }`, for a sign-in refused for good, a link to the application's `homeUrl` when it has one
+ * and otherwise nothing, since no page of it is known (docs/application-access.md, "When someone is refused").
+ */
+export type ErrorPageWayBack = 'retry' | { homeUrl: string | undefined };
+
+export function errorPage(locale: Locale, t: Messages, error: string, description?: string, wayBack: ErrorPageWayBack = 'retry'): string {
+  const reason = `<p class="error" data-error="${esc(error)}"><strong>${esc(error)}</strong>${description ? `: ${esc(description)}` : ''}</p>`;
+  if (wayBack === 'retry') return page(locale, t.errorTitle, `<p>${esc(t.errorHint)}</p>${reason}`);
+  const home = wayBack.homeUrl ? `<p><a href="${esc(wayBack.homeUrl)}" data-app-home>${esc(t.returnToApplication)}</a></p>` : '';
+  return page(locale, t.errorTitle, `${reason}${home}`);
 }
 
 /** oidc-provider hands over its own logout form (with its CSRF value); we add the localized buttons. */

@@ -28,6 +28,7 @@ const EN = {
   samlContinueHint: 'You are being returned to the application. If nothing happens, continue with the button.',
   samlContinue: 'Continue',
   errorHint: 'The request could not be processed. Return to the application and try again.',
+  returnToApplication: 'Return to the application',
   cancel: 'Cancel',
   secondFactorTitle: 'Confirm it is you',
   codeLabel: 'Code from your authenticator app, or a recovery code',
@@ -54,6 +55,11 @@ const EN = {
   orSignInWith: 'Or sign in with',
   passwordLoginOff: 'Your organization signs you in through its identity provider. Enter your login name, or choose your identity provider.',
   idpNoAccount: 'There is no account here for the identity you signed in with. Ask your administrator to set one up.',
+  idpNotLinkable: 'An account here matches the identity you signed in with, but it cannot be linked to it automatically. Ask your administrator to link it.',
+  idpEmailUnverified: 'Your identity provider did not confirm your e-mail address, and this organization finds accounts by it. Ask your administrator.',
+  idpUserNameMissing: 'Your identity provider sent no user name, so no account could be created for you. Ask your administrator.',
+  idpUserNameInvalid: 'The user name your identity provider sent is not allowed here, so no account could be created for you. Ask your administrator.',
+  idpUserNameTaken: 'The user name your identity provider sent is already taken here, so no account could be created for you. Ask your administrator.',
   idpRefused: 'The sign-in through your identity provider could not be accepted. Start again from the application.',
   idpInitiatedRefused:
     'Your identity provider may not start a sign-in here: this organization does not accept sign-ins started at the identity provider. Open the application and sign in from there.',
@@ -103,11 +109,14 @@ const EN = {
   emailVerifiedElsewhere:
     'This e-mail address is already confirmed for another account of your organization, so it cannot be confirmed for this one. Nothing was changed; ask your administrator.',
   consentTitle: 'Allow access?',
-  consentAsks: (client: string) => `${client} asks to act for you.`,
+  consentAsks: 'An app asks to act for you.',
   consentClientHost: 'Registered by',
+  consentClientName: 'It calls itself',
+  consentClientClaim: 'its own words, not checked',
   consentUnverified: 'unverified registration',
   consentRedirect: 'Answer sent to',
   consentLoopback: 'an app on this computer',
+  consentDevice: 'the device that showed you the code',
   consentResource: 'At',
   consentScopes: 'It may:',
   consentAllow: 'Allow',
@@ -147,6 +156,7 @@ const DE: Messages = {
   samlContinueHint: 'Du wirst zur Anwendung zurückgeleitet. Falls nichts passiert, fahre mit der Schaltfläche fort.',
   samlContinue: 'Weiter',
   errorHint: 'Die Anfrage konnte nicht verarbeitet werden. Kehre zur Anwendung zurück und versuche es erneut.',
+  returnToApplication: 'Zurück zur Anwendung',
   cancel: 'Abbrechen',
   secondFactorTitle: 'Bestätige, dass du es bist',
   codeLabel: 'Code aus deiner Authenticator-App oder ein Wiederherstellungscode',
@@ -174,6 +184,16 @@ const DE: Messages = {
   orSignInWith: 'Oder anmelden mit',
   passwordLoginOff: 'Deine Organisation meldet dich über ihren Identitätsanbieter an. Gib deinen Loginnamen ein oder wähle deinen Identitätsanbieter.',
   idpNoAccount: 'Für die Identität, mit der du dich angemeldet hast, gibt es hier kein Konto. Bitte deine Administration, eines einzurichten.',
+  idpNotLinkable:
+    'Ein Konto hier passt zu der Identität, mit der du dich angemeldet hast, kann aber nicht automatisch mit ihr verknüpft werden. Bitte deine Administration, es zu verknüpfen.',
+  idpEmailUnverified:
+    'Dein Identitätsanbieter hat deine E-Mail-Adresse nicht bestätigt, und diese Organisation findet Konten über sie. Wende dich an deine Administration.',
+  idpUserNameMissing:
+    'Dein Identitätsanbieter hat keinen Benutzernamen gesendet, daher konnte kein Konto für dich angelegt werden. Wende dich an deine Administration.',
+  idpUserNameInvalid:
+    'Der Benutzername, den dein Identitätsanbieter gesendet hat, ist hier nicht erlaubt, daher konnte kein Konto für dich angelegt werden. Wende dich an deine Administration.',
+  idpUserNameTaken:
+    'Der Benutzername, den dein Identitätsanbieter gesendet hat, ist hier bereits vergeben, daher konnte kein Konto für dich angelegt werden. Wende dich an deine Administration.',
   idpRefused: 'Die Anmeldung über deinen Identitätsanbieter konnte nicht angenommen werden. Beginne erneut in der Anwendung.',
   idpInitiatedRefused:
     'Dein Identitätsanbieter darf hier keine Anmeldung beginnen: diese Organisation nimmt keine beim Identitätsanbieter begonnenen Anmeldungen an. Öffne die Anwendung und melde dich dort an.',
@@ -223,11 +243,14 @@ const DE: Messages = {
   emailVerifiedElsewhere:
     'Diese E-Mail-Adresse ist bereits für ein anderes Konto Ihrer Organisation bestätigt und kann für dieses nicht bestätigt werden. Nichts wurde geändert; wenden Sie sich an Ihre Administration.',
   consentTitle: 'Zugriff erlauben?',
-  consentAsks: (client: string) => `${client} möchte in Ihrem Namen handeln.`,
+  consentAsks: 'Eine App möchte in Ihrem Namen handeln.',
   consentClientHost: 'Registriert von',
+  consentClientName: 'Sie nennt sich',
+  consentClientClaim: 'ihre eigene Angabe, nicht geprüft',
   consentUnverified: 'nicht überprüfte Registrierung',
   consentRedirect: 'Antwort geht an',
   consentLoopback: 'eine App auf diesem Computer',
+  consentDevice: 'das Gerät, das Ihnen den Code gezeigt hat',
   consentResource: 'Bei',
   consentScopes: 'Sie darf:',
   consentAllow: 'Erlauben',

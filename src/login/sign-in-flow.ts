@@ -142,7 +142,9 @@ export class SignInFlow {
       res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
       return;
     }
+    // Going back and trying again cannot help: the way back is the application's own start page, if it named one.
+    const client: EntryClient | undefined = await this.protocol.clientOf(interaction);
     res.status(status);
-    this.interactions.render(res, errorPage(ctx.locale, ctx.t, error, description));
+    this.interactions.render(res, errorPage(ctx.locale, ctx.t, error, description, { homeUrl: client?.portcullis_home_url }));
   }
 }

@@ -32,6 +32,8 @@ export interface ConsentRequest {
   redirectHost: string;
   /** The redirect goes to this computer (a loopback address, RFC 8252 §7.3): an app on it gets the answer. */
   loopback: boolean;
+  /** A device flow (RFC 8628): no redirect; the device that showed the user code gets the answer by polling. */
+  device?: boolean;
   resourceName?: string;
   scopes: { name: string; description?: string }[];
   /** The resource admits only people granted its project (docs/product-rules.md, "Application access"). */

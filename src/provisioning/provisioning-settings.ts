@@ -26,6 +26,13 @@ export type ObjectStatus = (typeof OBJECT_STATUSES)[number];
 export const TARGET_STATES = ['active', 'paused', 'auth_failed', 'disabled'] as const;
 export type TargetState = (typeof TARGET_STATES)[number];
 
+/**
+ * How long one request to the target may take, in ms (docs/provisioning.md, "Outbound calls"): 10 s unless the
+ * target's owner allows a slow target more, at most two minutes (the pusher's lease outlasts it, so a crashed
+ * process's target waits that much longer before another process takes it over).
+ */
+export const REQUEST_TIMEOUT_MS = { min: 1000, max: 120_000, default: 10_000 } as const;
+
 /** Length bounds of the API's fields (checked before the database, docs/product-rules.md, "API"). */
 export const PROVISIONING_BOUNDS = {
   name: 200,
@@ -49,4 +56,11 @@ export interface TargetSettings {
   onRemove: OnRemove;
   /** The project whose roles pushed users carry (RFC 7643 §4.1.2 `roles`); none when absent or null. */
   rolesFrom?: string | null;
+  /** How long one request may take (REQUEST_TIMEOUT_MS); targets stored before the setting existed have none: the default. */
+  requestTimeoutMs?: number;
+}
+
+/** The request timeout of a target's settings. */
+export function requestTimeoutOf(settings: Pick<TargetSettings, 'requestTimeoutMs'>): number {
+  return settings.requestTimeoutMs ?? REQUEST_TIMEOUT_MS.default;
 }

@@ -13,6 +13,7 @@ import { newId } from '../common/ids.js';
 import { findGroup } from '../users/groups/group.queries.js';
 import { organizationExists } from '../users/queries/organizations.js';
 import { DataSource } from 'typeorm';
+import { requestTimeoutOf } from './provisioning-settings.js';
 import type { ObjectStatus, TargetSettings, TargetState } from './provisioning-settings.js';
 import { deleteTarget, insertTarget, objectCounts, objectsOf, targetsOf, updateTarget } from './provisioning.queries.js';
 import type { ObjectRow, TargetRow } from './provisioning.queries.js';
@@ -25,6 +26,7 @@ import type { TargetInput } from './target-input.js';
 /** A target as reads show it: never its secret. */
 export interface TargetView extends TargetSettings {
   rolesFrom: string | null;
+  requestTimeoutMs: number;
   id: string;
   name: string;
   baseUrl: string;
@@ -172,7 +174,7 @@ export class ProvisioningTargetsService {
   async test(orgId: string, id: string): Promise<{ ok: boolean; error?: string } & TargetFeatures> {
     const target = await this.find(this.uow.manager, orgId, id);
     const endpoint = endpointOf(target, (sealed) => this.encryptor.decrypt(sealed));
-    return testConnection(endpoint, scimFetch(this.config.outboundAllowPrivateNetworks));
+    return testConnection(endpoint, scimFetch(this.config.outboundAllowPrivateNetworks, requestTimeoutOf(target.settings)));
   }
 
   async status(orgId: string, id: string): Promise<TargetStatus> {
@@ -246,6 +248,7 @@ function viewOf(row: TargetRow): TargetView {
     baseUrl: row.baseUrl,
     ...row.settings,
     rolesFrom: row.settings.rolesFrom ?? null,
+    requestTimeoutMs: requestTimeoutOf(row.settings),
     enabled: row.enabled,
     createdAt: new Date(row.createdAt).toISOString(),
     changedAt: new Date(row.changedAt).toISOString(),
@@ -254,5 +257,7 @@ function viewOf(row: TargetRow): TargetView {
 
 /** What an event tells of a target: its settings, never its secret. */
 function payloadOf(row: TargetRow): JsonObject {
-  return JSON.parse(JSON.stringify({ name: row.name, baseUrl: row.baseUrl, ...row.settings, enabled: row.enabled })) as JsonObject;
+  return JSON.parse(
+    JSON.stringify({ name: row.name, baseUrl: row.baseUrl, ...row.settings, requestTimeoutMs: requestTimeoutOf(row.settings), enabled: row.enabled }),
+  ) as JsonObject;
 }

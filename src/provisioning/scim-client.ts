@@ -3,8 +3,7 @@ import type { OutboundRequest } from '../common/net/outbound-fetch.js';
 import type { TargetRow } from './provisioning.queries.js';
 import type { AuthSettings } from './provisioning-settings.js';
 
-/** docs/provisioning.md, "Outbound calls": no redirects, 10 s per request, at most 1 MiB in an answer (outbound-fetch.ts enforces all three). */
-export const SCIM_TIMEOUT_MS = 10_000;
+/** docs/provisioning.md, "Outbound calls": no redirects, at most 1 MiB in an answer (outbound-fetch.ts enforces both, and the timeout). */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 const SCIM_JSON = 'application/scim+json';
 
@@ -25,8 +24,9 @@ export class ScimAuthError extends Error {}
 
 export type Fetch = (url: string, init: OutboundRequest) => Promise<Response>;
 
-export function scimFetch(allowPrivateNetworks: boolean): Fetch {
-  return outboundFetch({ allowPrivateNetworks, timeoutMs: SCIM_TIMEOUT_MS, maxBodyBytes: MAX_ANSWER_BYTES });
+/** Requests to one target, each given `timeoutMs` (the target's `requestTimeoutMs`, provisioning-settings.ts) to answer whole. */
+export function scimFetch(allowPrivateNetworks: boolean, timeoutMs: number): Fetch {
+  return outboundFetch({ allowPrivateNetworks, timeoutMs, maxBodyBytes: MAX_ANSWER_BYTES });
 }
 
 /**

@@ -35,7 +35,7 @@ describe('provisioning target URLs (docs/provisioning.md, "Targets", "Outbound c
 describe('provisioning target settings', () => {
   const bearer = { name: 'x', baseUrl: 'https://93.184.215.14/scim', auth: { type: 'bearer' as const, token: 't' } };
 
-  it('defaults: all users, no groups, userName, deactivate', () => {
+  it('defaults: all users, no groups, userName, deactivate, 10 s per request', () => {
     assert.deepEqual(settingsOf(bearer, undefined), {
       settings: {
         auth: { type: 'bearer' },
@@ -44,9 +44,19 @@ describe('provisioning target settings', () => {
         userName: 'userName',
         onRemove: 'deactivate',
         rolesFrom: null,
+        requestTimeoutMs: 10_000,
       },
       secret: 't',
     });
+  });
+
+  it('requestTimeoutMs: taken as given, kept by a change that does not name it, the default for settings stored without it', () => {
+    const { settings } = settingsOf({ ...bearer, requestTimeoutMs: 120_000 }, undefined);
+    assert.equal(settings.requestTimeoutMs, 120_000);
+    assert.equal(settingsOf({ name: 'y' }, settings).settings.requestTimeoutMs, 120_000);
+    assert.equal(settingsOf({ requestTimeoutMs: 1000 }, settings).settings.requestTimeoutMs, 1000);
+    const { requestTimeoutMs: _, ...stored } = settings;
+    assert.equal(settingsOf({ name: 'y' }, stored).settings.requestTimeoutMs, 10_000);
   });
 
   it('pushGroups: none, scoped and all are taken as given', () => {

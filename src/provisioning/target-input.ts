@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { DomainError } from '../common/errors/domain-error.js';
 import { absoluteUrlProblem, assertReachableTarget } from '../common/net/configured-target.js';
 import { hostOf, resolveAll } from '../common/net/outbound-address.js';
+import { requestTimeoutOf } from './provisioning-settings.js';
 import type { AuthType, OnRemove, PushGroups, TargetSettings, UserNameSource, UserScope } from './provisioning-settings.js';
 
 /** A target as created (`POST`: name, baseUrl and auth required) or changed (`PATCH`: the fields sent), validated in shape by the DTOs. */
@@ -14,6 +15,7 @@ export interface TargetInput {
   userName?: UserNameSource;
   onRemove?: OnRemove;
   rolesFrom?: string | null;
+  requestTimeoutMs?: number;
   enabled?: boolean;
 }
 
@@ -68,6 +70,7 @@ export function settingsOf(input: TargetInput, before: TargetSettings | undefine
       userName: input.userName ?? before?.userName ?? 'userName',
       onRemove: input.onRemove ?? before?.onRemove ?? 'deactivate',
       rolesFrom: input.rolesFrom !== undefined ? input.rolesFrom : (before?.rolesFrom ?? null),
+      requestTimeoutMs: input.requestTimeoutMs ?? requestTimeoutOf(before ?? {}),
     },
     secret,
   };

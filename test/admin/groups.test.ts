@@ -20,7 +20,7 @@ describe('management API: groups (create, list, members, delete)', () => {
   async function listed(
     org: OrgSetup,
     groupId: string,
-  ): Promise<{ id: string; displayName: string; externalId: string | null; memberCount: number } | undefined> {
+  ): Promise<{ id: string; displayName: string; externalId: string | null; memberCount: number; grantProjects: { id: string; name: string }[] } | undefined> {
     const res = await svc.api('GET', groups(org.org.id), { token: org.manager.token });
     assert.equal(res.status, 200, res.text);
     return res.body.groups.find((g: { id: string }) => g.id === groupId);
@@ -46,7 +46,7 @@ describe('management API: groups (create, list, members, delete)', () => {
     const res = await svc.api('POST', groups(a.org.id), { token: a.manager.token, body: { displayName: `  ${displayName} `, externalId: 'entra-42' } });
     assert.equal(res.status, 201, res.text);
     assert.deepEqual(Object.keys(res.body), ['id']);
-    assert.deepEqual(await listed(a, res.body.id), { id: res.body.id, displayName, externalId: 'entra-42', memberCount: 0 });
+    assert.deepEqual(await listed(a, res.body.id), { id: res.body.id, displayName, externalId: 'entra-42', memberCount: 0, grantProjects: [] });
     const event = await theEvent(svc, 'group.added', res.body.id);
     assert.equal(event.aggregate.resourceOwner, a.org.id);
     assert.equal(event.editor.userId, a.manager.userId);

@@ -99,6 +99,15 @@ describe('the console catches up with self-service (Chromium)', () => {
     const groupName = unique('Computers');
     const group = await svc.api('POST', `/management/v1/orgs/${org.id}/groups`, { token: svc.adminToken, body: { displayName: groupName } });
     assert.equal(group.status, 201, group.text);
+    // The group holds a grant (docs/application-access.md, "Groups that hold a grant"): the console marks it.
+    const projectName = unique('Orbits');
+    const project = await svc.api('POST', `/management/v1/orgs/${org.id}/projects`, { token: svc.adminToken, body: { name: projectName } });
+    assert.equal(project.status, 201, project.text);
+    const projectGrant = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${project.body.id}/grants`, {
+      token: svc.adminToken,
+      body: { groupId: group.body.id, roles: [] },
+    });
+    assert.equal(projectGrant.status, 201, projectGrant.text);
 
     const { context, page, problems } = await open();
     try {
@@ -141,9 +150,14 @@ describe('the console catches up with self-service (Chromium)', () => {
       );
       await check(page, 'instance-member-picked-by-name');
 
-      // A group member by a typed id: the field still takes one.
+      // A group member by a typed id: the field still takes one. The group is marked as holding a grant, with who
+      // may change its members; the admin (IAM_OWNER) may.
       await page.goto(`${base}/console/orgs/${org.id}/groups`);
-      await page.getByRole('row').filter({ hasText: groupName }).getByRole('button', { name: 'Members', exact: true }).click();
+      const groupRow = page.getByRole('row').filter({ hasText: groupName });
+      await groupRow.getByText(`Holds a grant: ${projectName}.`).waitFor();
+      await groupRow.getByRole('button', { name: 'Members', exact: true }).click();
+      const note = page.getByRole('note').filter({ hasText: `Holds a grant: ${projectName}.` });
+      assert.match(await note.innerText(), /only an ORG_OWNER or a machine user with ORG_USER_MANAGER .* nobody their own membership/);
       const addMember = page.getByRole('form', { name: 'Add member' });
       await addMember.getByLabel('User ID').fill(mary);
       await addMember.getByRole('button', { name: 'Add member' }).click();

@@ -155,10 +155,24 @@ describe('outbound provisioning in the operator console (Chromium)', () => {
       await edit.getByLabel(groupName, { exact: true }).check();
       await edit.getByLabel('Groups pushed').selectOption('scoped');
       assert.equal(await edit.getByLabel('Token: stored (empty keeps it)').inputValue(), '');
+      // The request timeout: shown as stored; one out of range is the server's 400 naming it, and nothing changes.
+      const timeout = edit.getByLabel('Request timeout (ms, 1000 to 120000)');
+      assert.equal(await timeout.inputValue(), '10000');
+      await timeout.fill('999');
+      await edit.getByRole('button', { name: 'Save' }).click();
+      await edit
+        .getByText(/requestTimeoutMs/)
+        .first()
+        .waitFor();
+      assert.equal((await admin('GET', `${targets(orgId)}/${target.id}`)).body.name, name, 'the refused edit changed nothing');
+      await timeout.fill('60000');
       await edit.getByRole('button', { name: 'Save' }).click();
       await page.getByRole('heading', { name: renamed, level: 1 }).waitFor();
       const changed = (await admin('GET', `${targets(orgId)}/${target.id}`)).body;
-      assert.deepEqual([changed.name, changed.scope, changed.pushGroups], [renamed, { users: 'groups', groupIds: [group.body.id] }, 'scoped']);
+      assert.deepEqual(
+        [changed.name, changed.scope, changed.pushGroups, changed.requestTimeoutMs],
+        [renamed, { users: 'groups', groupIds: [group.body.id] }, 'scoped', 60000],
+      );
       await eventually('the chosen group at the peer', async () => peer.groups.find((g) => g.displayName === groupName), 30_000);
       assert.equal((await admin('POST', `${targets(orgId)}/${target.id}/test`, {})).body.ok, true, 'the stored token is kept');
       assert.ok(!(await page.content()).includes(PEER_TOKEN), 'the token is never shown');

@@ -66,6 +66,7 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
       'frank-sub': { email: 'frank@contoso.example', email_verified: true },
       'grace-sub': { email: 'grace@contoso.example', email_verified: true },
       'jit2-sub': { preferred_username: unique('jit.tested'), email: 'jit2@contoso.example', email_verified: true },
+      'newcomer-sub': { preferred_username: unique('newcomer'), email: 'newcomer@contoso.example', email_verified: true },
     });
     tenant = await scimTenant(svc);
     owner = await createCaller(svc, tenant.orgId, { org: ['ORG_OWNER'] });
@@ -74,6 +75,7 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     await addIdp('jit', { jit: true });
     await addIdp('mfa', { link: { by: 'externalId', from: 'oid' }, mfa: 'upstream' });
     await addIdp('email', { link: { by: 'email', from: 'email' } });
+    await addIdp('emailJit', { link: { by: 'email', from: 'email' }, jit: true });
   });
 
   after(() => upstream?.close());
@@ -366,12 +368,56 @@ describe('federated sign-in through an upstream OpenID Provider', () => {
     };
     await human('erin@contoso.example', true);
     await refusedWith('email', 'erin-sub', 'unverified_email');
+    // An unverified local address is no link candidate: nothing matches, and without JIT there is no account.
     await human('frank@contoso.example', false);
-    await refusedWith('email', 'frank-sub', 'unverified_email');
+    await refusedWith('email', 'frank-sub', 'no_account');
     const graceId = await human('grace@contoso.example', true);
     const browser = new FederatedBrowser(svc, upstream.issuer);
     const claims = await browser.tokens(app, await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.email), 'grace-sub'));
     assert.equal(claims.sub, graceId, 'verified on both sides: linked');
+  });
+
+  it('a colleague’s unverified copy of an address blocks nobody: the newcomer is created just in time', async () => {
+    const squatter = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/users/human`, {
+      token: svc.adminToken,
+      body: {
+        userName: unique('squatter'),
+        profile: { firstName: 'S', lastName: 'Quatter' },
+        email: { email: 'Newcomer@contoso.example', isEmailVerified: false },
+      },
+    });
+    assert.equal(squatter.status, 201, squatter.text);
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const page = await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.emailJit), 'newcomer-sub');
+    assert.notEqual(page.status, 403, page.text.slice(0, 400));
+    const claims = await browser.tokens(app, page);
+    assert.notEqual(claims.sub, squatter.body.userId, 'never linked to the unverified holder');
+    const created = await svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users/${claims.sub}`, { token: svc.adminToken });
+    assert.equal(created.body.userName, upstream.accounts['newcomer-sub'].preferred_username);
+    assert.deepEqual(
+      created.body.email,
+      { email: 'newcomer@contoso.example', isEmailVerified: true },
+      'the upstream verified it; no one here holds it verified',
+    );
+    const kept = await svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users/${squatter.body.userId}/identities`, { token: svc.adminToken });
+    assert.deepEqual(kept.body.identities, [], 'the squatter gained no identity');
+  });
+
+  it('the refusal page names the reason: a JIT user name that is taken', async () => {
+    const taken = unique('taken.name');
+    const holder = await svc.api('POST', `/management/v1/orgs/${tenant.orgId}/users/human`, {
+      token: svc.adminToken,
+      body: { userName: taken, profile: { firstName: 'T', lastName: 'Aken' }, email: { email: `${taken}@example.com`, isEmailVerified: true } },
+    });
+    assert.equal(holder.status, 201, holder.text);
+    upstream.accounts['taken-sub'] = { preferred_username: taken, email: `${unique('other')}@contoso.example`, email_verified: true };
+    const users = await countRows(svc, 'users');
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const page = await browser.signInUpstream(await browser.choose(await browser.authorize(app), idp.jit), 'taken-sub');
+    assert.equal(page.status, 403);
+    assert.match(page.text, /data-error="no_account"/);
+    assert.match(page.text, /user name[^<]*already taken/i, 'the page says why, not only that there is no account');
+    assert.equal(await countRows(svc, 'users'), users, 'nothing created');
   });
 
   it('JIT: an upstream-verified address that another user of the organization holds verified arrives unverified', async () => {

@@ -76,12 +76,12 @@ describe('SAML single logout with SimpleSAMLphp', { skip: simpleSamlPhpSkipReaso
   };
 
   /** A LogoutRequest by HTTP-Redirect as the IdP would send it, signed with `keyPem` (or not at all). */
-  const logoutRequest = async (edit: { issuer?: string; destination?: string; keyPem?: string | null } = {}) => {
+  const logoutRequest = async (edit: { issuer?: string; destination?: string; keyPem?: string | null; issuedMs?: number } = {}) => {
     const identities = await svc.api('GET', `/management/v1/orgs/${tenant.orgId}/users/${carolId}/identities`, { token: owner.token });
     const nameId = identities.body.identities[0].subject as string;
     const xml =
       `<samlp:LogoutRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ` +
-      `ID="_${randomBytes(16).toString('hex')}" Version="2.0" IssueInstant="${instant(0)}" Destination="${edit.destination ?? sloUrl}">` +
+      `ID="_${randomBytes(16).toString('hex')}" Version="2.0" IssueInstant="${instant(edit.issuedMs ?? 0)}" Destination="${edit.destination ?? sloUrl}">` +
       `<saml:Issuer>${edit.issuer ?? ssp.entityId}</saml:Issuer><saml:NameID Format="${PERSISTENT}">${nameId}</saml:NameID></samlp:LogoutRequest>`;
     const message = `SAMLRequest=${encodeURIComponent(deflateRawSync(Buffer.from(xml)).toString('base64'))}&RelayState=crafted&SigAlg=${encodeURIComponent(RSA_SHA256)}`;
     const key = edit.keyPem === undefined ? ssp.signingKeyPem : edit.keyPem;
@@ -181,5 +181,30 @@ describe('SAML single logout with SimpleSAMLphp', { skip: simpleSamlPhpSkipReaso
     const back = new URL(genuine.location!);
     assert.equal(back.searchParams.get('RelayState'), 'crafted', 'RelayState returned as sent');
     assert.equal((await browser.service.get('/ui/account')).status, 303, 'the IdP’s own LogoutRequest ended the session');
+  });
+
+  it('a LogoutRequest without NotOnOrAfter is used once and only while fresh: a replayed or too old one is refused and the session is kept', async () => {
+    const first = await signedIn();
+    const fresh = await logoutRequest();
+    assert.equal((await first.service.get(fresh)).status, 303, 'a fresh LogoutRequest ends the session');
+    assert.equal((await first.service.get('/ui/account')).status, 303);
+
+    const second = await signedIn();
+    const replayed = await second.service.get(fresh);
+    assert.equal(replayed.status, 400, `the same LogoutRequest again: ${replayed.status} ${replayed.location ?? ''}`);
+    assert.match(replayed.text, /could not be verified/);
+    assert.equal((await second.service.get('/ui/account')).status, 200, 'a replayed LogoutRequest ends nothing');
+
+    // docs/federation.md, "Single logout": issued at most ten minutes (plus three of clock skew) ago.
+    const stale = await second.service.get(await logoutRequest({ issuedMs: -14 * 60 * 1000 }));
+    assert.equal(stale.status, 400, `a LogoutRequest issued 14 minutes ago: ${stale.status} ${stale.location ?? ''}`);
+    assert.equal((await second.service.get('/ui/account')).status, 200, 'a stale LogoutRequest ends nothing');
+    const future = await second.service.get(await logoutRequest({ issuedMs: 5 * 60 * 1000 }));
+    assert.equal(future.status, 400, `a LogoutRequest issued 5 minutes from now: ${future.status} ${future.location ?? ''}`);
+    assert.equal((await second.service.get('/ui/account')).status, 200, 'a LogoutRequest from the future ends nothing');
+
+    const skewed = await second.service.get(await logoutRequest({ issuedMs: -2 * 60 * 1000 }));
+    assert.equal(skewed.status, 303, `a LogoutRequest issued two minutes ago still works: ${skewed.status} ${skewed.text.slice(0, 300)}`);
+    assert.equal((await second.service.get('/ui/account')).status, 303, 'and ends the session');
   });
 });

@@ -186,7 +186,7 @@ describe('an address takeover through an old link, in Chromium', () => {
     const refusals = await searchEvents(svc, { event_types: ['user.idp.login.failed'], aggregate_id: idpId });
     assert.deepEqual(
       refusals.map((e) => e.payload.reason),
-      ['unverified_email'],
+      ['no_account'],
     );
   });
 

@@ -204,7 +204,10 @@ describe('Client ID Metadata Documents', () => {
     const { tokens, error, consentShown, consentPage } = await flow();
     assert.ok(tokens, error);
     assert.ok(consentShown, 'the person was asked for consent');
-    assert.match(consentPage ?? '', /<strong data-consent-client-host>127\.0\.0\.1:\d+<\/strong>/, 'the host of its client_id');
+    // What the person can check is the host (its hostname, no port); the name is only what the client says of itself.
+    assert.match(consentPage ?? '', /<strong data-consent-client-host>127\.0\.0\.1<\/strong>/, 'the hostname of its client_id, without the port');
+    assert.match(consentPage ?? '', /<q data-consent-client-name>Test agent<\/q>/, 'its name, marked as its own words');
+    assert.ok((consentPage ?? '').indexOf('data-consent-client-host') < (consentPage ?? '').indexOf('data-consent-client-name'), 'under the verified host');
     assert.doesNotMatch(consentPage ?? '', /data-consent-unverified/, 'a document is no unverified registration');
     assert.ok(tokens.refresh_token, 'offline_access with the refresh_token grant of the document');
     const introspected = await postForm(
@@ -307,6 +310,19 @@ describe('Client ID Metadata Documents', () => {
     assert.equal(page.status, 400);
     assert.equal(page.error, 'invalid_client');
     assert.match(page.text, /client_id is not exactly its URL/);
+  });
+
+  it('a client_name with a bidi override, a zero-width character, a control character or over 100 characters: invalid_client_metadata', async () => {
+    for (const name of ['Claude \u202Eedoc', 'Verified\u200B by Portcullis', 'Tab\there', 'x'.repeat(101)]) {
+      const { clientId } = serve((id) => ({ ...goodDocument(id), client_name: name }));
+      const page = await errorPage(clientId, { resource: orgA.resourceUri });
+      assert.equal(page.status, 400, JSON.stringify(name));
+      assert.equal(page.error, 'invalid_client_metadata', JSON.stringify(name));
+      assert.match(page.text, /client_name/);
+    }
+    const { clientId } = serve((id) => ({ ...goodDocument(id), client_name: 'ü'.repeat(100) }));
+    const page = await authorize(agentSvc, clientId, { resource: orgA.resourceUri });
+    assert.doesNotMatch(page.text, /data-error=/, 'a name of 100 characters is accepted');
   });
 
   it('a redirect URI the document does not list: invalid_redirect_uri page', async () => {

@@ -53,8 +53,8 @@ async function createApp(svc: TestService, project: { orgId: string; projectId: 
 }
 
 /** Whether the service authenticates the client by an assertion signed with `key` (introspection of a made-up token). */
-async function authenticates(svc: TestService, app: OidcApp, key: ClientKey): Promise<boolean> {
-  const config = await discover(svc, app.clientId, oidc.PrivateKeyJwt({ key: key.privateKey, kid: key.kid }));
+async function authenticates(svc: TestService, app: OidcApp, key: ClientKey, options?: oidc.ModifyAssertionOptions): Promise<boolean> {
+  const config = await discover(svc, app.clientId, oidc.PrivateKeyJwt({ key: key.privateKey, kid: key.kid }, options));
   try {
     const answer = await oidc.tokenIntrospection(config, 'not-a-token');
     return answer.active === false;
@@ -84,8 +84,8 @@ describe('client keys: applications bring their own jwks or jwks_uri (openid-cli
   after(() => keyServer?.close());
 
   /** The code flow with a request object signed by `key`, the code redeemed with a private_key_jwt assertion by `key`. */
-  async function signInWith(app: OidcApp, key: ClientKey) {
-    const config = await discover(svc, app.clientId, oidc.PrivateKeyJwt({ key: key.privateKey, kid: key.kid }));
+  async function signInWith(app: OidcApp, key: ClientKey, options?: oidc.ModifyAssertionOptions) {
+    const config = await discover(svc, app.clientId, oidc.PrivateKeyJwt({ key: key.privateKey, kid: key.kid }, options));
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const params = {
@@ -95,7 +95,7 @@ describe('client keys: applications bring their own jwks or jwks_uri (openid-cli
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
     };
-    const url = await oidc.buildAuthorizationUrlWithJAR(config, params, { key: key.privateKey, kid: key.kid });
+    const url = await oidc.buildAuthorizationUrlWithJAR(config, params, { key: key.privateKey, kid: key.kid }, options);
     assert.deepEqual([...url.searchParams.keys()].sort(), ['client_id', 'request']);
     const browser = new LoginClient(svc.url);
     const { uid, csrf } = await browser.startLogin(Object.fromEntries(url.searchParams));
@@ -126,6 +126,41 @@ describe('client keys: applications bring their own jwks or jwks_uri (openid-cli
       assert.equal(read.body.jwksUri, null);
     });
   }
+
+  // RFC 9864 §2.2: `Ed25519` is the fully specified name of what `EdDSA` names for an Ed25519 key; a key set may say
+  // either, and a client may sign with either (docs/oauth-profiles.md, "Client keys").
+  const signsEdDsa: oidc.ModifyAssertionOptions = {
+    [oidc.modifyAssertion]: (header) => {
+      if (header.alg === 'Ed25519') header.alg = 'EdDSA';
+    },
+  };
+  it('an Ed25519 key published with alg "EdDSA" verifies what openid-client 6 signs "Ed25519": request object and private_key_jwt', async () => {
+    const key = await clientKey('EdDSA');
+    const app = await createApp(svc, project, { jwks: { keys: [{ ...key.jwk, alg: 'EdDSA' }] } });
+    assert.equal(await authenticates(svc, app, key), true, 'private_key_jwt at introspection');
+    const tokens = await signInWith(app, key);
+    assert.ok(tokens.access_token && tokens.id_token);
+    const read = await svc.api('GET', `${appsPath(project)}/${app.appId}`, { token: svc.adminToken });
+    assert.deepEqual(read.body.jwks, { keys: [{ ...key.jwk, alg: 'EdDSA' }] }, 'the key set as it was given');
+  });
+
+  it('an Ed25519 key published with alg "Ed25519", inline or at a jwks_uri, verifies what a client signs "EdDSA"', async () => {
+    const key = await clientKey('EdDSA');
+    const published = { keys: [{ ...key.jwk, alg: 'Ed25519' }] };
+    const inline = await createApp(svc, project, { jwks: published });
+    const served = await createApp(svc, project, { jwksUri: keyServer.serve(`/${randomUUID()}/jwks.json`, published) });
+    for (const app of [inline, served]) {
+      assert.equal(await authenticates(svc, app, key, signsEdDsa), true, 'private_key_jwt at introspection');
+      assert.ok((await signInWith(app, key, signsEdDsa)).access_token);
+    }
+  });
+
+  it('an Ed25519 key stays an Ed25519 key: an assertion claiming ES256 with its kid is refused invalid_client', async () => {
+    const key = await clientKey('EdDSA');
+    const app = await createApp(svc, project, { jwks: { keys: [{ ...key.jwk, alg: 'EdDSA' }] } });
+    const other = await clientKey('ES256');
+    assert.equal(await authenticates(svc, app, { ...other, kid: key.kid }), false);
+  });
 
   it('an application whose keys are served at a jwks_uri on loopback signs a request object and authenticates by private_key_jwt', async () => {
     const key = await clientKey('ES384');

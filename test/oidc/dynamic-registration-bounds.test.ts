@@ -52,7 +52,7 @@ describe('dynamic client registration: bounds of the clients held', () => {
     const b = await organization(svc);
     await setMode(svc, a.project.orgId, 'initialAccessToken');
     await setMode(svc, b.project.orgId, 'initialAccessToken');
-    const token = await issueToken(svc, a.project.orgId);
+    const token = await issueToken(svc, a.project.orgId, { uses: 10 });
     const created: Registered[] = [];
     for (let i = 0; i < 3; i++) {
       const res = await register(svc, publicClient(), token);
@@ -76,7 +76,7 @@ describe('dynamic client registration: bounds of the clients held', () => {
   it('an organization owner lists the registered clients and removes one with what was issued to it, which makes room', async () => {
     const d = await organization(svc);
     await setMode(svc, d.project.orgId, 'initialAccessToken');
-    const token = await issueToken(svc, d.project.orgId);
+    const token = await issueToken(svc, d.project.orgId, { uses: 10 });
     const created: Registered[] = [];
     for (const name of ['first', 'second', 'third']) {
       const res = await register(svc, publicClient({ client_name: name }), token);
@@ -125,7 +125,7 @@ describe('dynamic client registration: bounds of the clients held', () => {
     assert.equal((await register(svc, publicClient(), await issueToken(svc, c.project.orgId))).status, 201, 'a registration with a token is bound at once');
 
     // The organization full (3 with the one above), an open registration's first code for its resource is refused.
-    const token = await issueToken(svc, c.project.orgId);
+    const token = await issueToken(svc, c.project.orgId, { uses: 2 });
     const full = [await register(svc, publicClient(), token), await register(svc, publicClient(), token)].map((res) => {
       assert.equal(res.status, 201, res.text);
       return res.body;
@@ -165,7 +165,7 @@ describe('dynamic client registration: bounds under concurrent registrations', (
   it('two registrations with a token at once, one below the organization’s bound: exactly one succeeds', async () => {
     const a = await organization(svc);
     await setMode(svc, a.project.orgId, 'initialAccessToken');
-    const token = await issueToken(svc, a.project.orgId);
+    const token = await issueToken(svc, a.project.orgId, { uses: 3 });
     assert.equal((await register(svc, publicClient(), token)).status, 201);
     const answers = await Promise.all([register(svc, publicClient(), token), register(svc, publicClient(), token)]);
     assert.deepEqual(answers.map((res) => res.status).sort(), [201, 400], answers.map((res) => res.text).join('\n'));

@@ -18,7 +18,7 @@ describe('dynamic client registration: removing the organization they are regist
     const org = await organization(svc);
     const orgId = org.project.orgId;
     await setMode(svc, orgId, 'open');
-    const token = await issueToken(svc, orgId);
+    const token = await issueToken(svc, orgId, { uses: 100 });
     const clients: Registered[] = [];
     for (let i = 0; i < 100; i += 10) {
       clients.push(...(await Promise.all(Array.from({ length: 10 }, () => registered(svc, publicClient(), token)))));

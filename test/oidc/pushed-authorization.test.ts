@@ -67,6 +67,39 @@ describe('discovery: every advertised endpoint answers, and pushed authorization
     assert.equal(tokens.claims()?.sub !== undefined, true);
   });
 
+  it('a request_uri opens one authorization request: a second one with it is invalid_request_uri, the first still completes', async () => {
+    const config = await discover(svc, app.clientId, oidc.ClientSecretBasic(app.clientSecret!));
+    const verifier = oidc.randomPKCECodeVerifier();
+    const state = oidc.randomState();
+    const url = await oidc.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      state,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const browser = new LoginClient(svc.url);
+    const { uid, csrf } = await browser.startLogin(Object.fromEntries(url.searchParams));
+
+    // RFC 9126 §4: the request_uri is single use here, not reloadable: another browser (or a reload) is refused.
+    for (const other of [new LoginClient(svc.url), browser]) {
+      const again = await other.get(`/oauth/v2/authorize?${url.searchParams}`);
+      assert.equal(again.status, 400, `a second authorization request with the request_uri: ${again.status} ${again.location ?? again.text.slice(0, 300)}`);
+      assert.match(again.headers.get('content-type') ?? '', /text\/html/);
+      assert.match(again.text, /data-error="invalid_request_uri"/);
+    }
+
+    let res = await browser.post(`/ui/login/${uid}/login`, { csrf, loginName, password: PASSWORD });
+    while (res.location && !res.location.startsWith(REDIRECT)) res = await browser.get(res.location);
+    assert.ok(res.location?.startsWith(REDIRECT), `back at the client: ${res.status} ${res.location}`);
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(res.location!), {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      idTokenExpected: true,
+    });
+    assert.ok(tokens.access_token);
+  });
+
   it('the pushed request is checked like an authorization request: a missing openid is invalid_scope, an unknown redirect URI invalid_request', async () => {
     const push = (form: Record<string, string>) =>
       fetch(new URL('/oauth/v2/par', svc.url), {

@@ -7,6 +7,7 @@ import { unique, useService } from '../support/fixtures.js';
 import { PASSWORD, createApiApp, createHuman, createOidcApp, createProject, discover, postForm } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { openidClientSignIn, signIn } from './support/sign-in.js';
+import { REDIRECT as DCR_REDIRECT, issueToken, publicClient, registered, setMode } from './support/dynamic-registration.js';
 
 const REDIRECT = 'http://127.0.0.1:65530/cb';
 
@@ -98,15 +99,23 @@ describe('the roles scope and claim, signed in through the login UI', () => {
     assert.deepEqual(claims.roles, ROLES);
   });
 
-  it("a token for an API application's resource carries the roles of the client's project", async () => {
+  /** A project "tools" with an MCP server (JWT tokens) and its own roles; the user holds `tools-admin` there. */
+  const toolsProject = async () => {
+    const tools = (await management('POST', '/projects', { name: unique('tools') }, 201)).body.id as string;
+    await management('POST', `/projects/${tools}/roles`, { key: 'tools-admin' }, 201);
+    await management('POST', `/projects/${tools}/grants`, { userId: user.userId, roles: ['tools-admin'] }, 201);
     const resourceUri = `https://${unique('mcp')}.example/mcp`;
     const created = await management(
       'POST',
-      `/projects/${project.projectId}/apps/api`,
-      { name: unique('mcp'), authMethod: 'client_secret_basic', resourceUri, accessTokenType: 'jwt' },
+      `/projects/${tools}/apps/api`,
+      { name: unique('mcp'), authMethod: 'client_secret_basic', resourceUri, accessTokenType: 'jwt', scopes: [{ name: 'files:read', description: 'Read' }] },
       201,
     );
-    const resourceApp = { ...created.body, projectId: project.projectId, orgId: project.orgId } as OidcApp;
+    return { resourceUri, resourceApp: { ...created.body, projectId: tools, orgId: project.orgId } as OidcApp };
+  };
+
+  it("a token for an API application's resource carries the roles of the resource's project, not the client's", async () => {
+    const { resourceUri, resourceApp } = await toolsProject();
     const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' });
     const { tokens, error } = await signIn(svc, {
       clientId: app.clientId,
@@ -120,8 +129,29 @@ describe('the roles scope and claim, signed in through the login UI', () => {
     assert.ok(tokens, error);
     const claims = decodeJwt(tokens.access_token);
     assert.deepEqual([claims.aud].flat(), [resourceUri]);
-    assert.deepEqual(claims.roles, ROLES);
-    assert.deepEqual((await introspect(tokens.access_token, resourceApp)).roles, ROLES);
+    assert.deepEqual(claims.roles, ['tools-admin'], 'the JWT');
+    assert.deepEqual((await introspect(tokens.access_token, resourceApp)).roles, ['tools-admin'], 'introspection');
+    const userinfo = await svc.api('GET', '/oidc/v1/userinfo', { token: tokens.access_token });
+    assert.equal(userinfo.status, 200, userinfo.text);
+    assert.deepEqual(userinfo.body.roles, ['tools-admin'], 'userinfo');
+  });
+
+  it("an agent's token for a resource carries the roles of the resource's project", async () => {
+    const { resourceUri, resourceApp } = await toolsProject();
+    await setMode(svc, project.orgId, 'initialAccessToken');
+    const agent = await registered(svc, publicClient(), await issueToken(svc, project.orgId));
+    const { tokens, error } = await signIn(svc, {
+      clientId: agent.client_id,
+      redirectUri: DCR_REDIRECT,
+      loginName,
+      password: PASSWORD,
+      scope: 'openid roles files:read',
+      extra: { resource: resourceUri },
+      consent: 'allow',
+    });
+    assert.ok(tokens, error);
+    assert.deepEqual(decodeJwt(tokens.access_token).roles, ['tools-admin'], 'the JWT');
+    assert.deepEqual((await introspect(tokens.access_token, resourceApp)).roles, ['tools-admin'], 'introspection');
   });
 
   it('a grant without roles gives roles: []; without the roles scope there is no roles claim', async () => {
@@ -145,6 +175,33 @@ describe('the roles scope and claim, signed in through the login UI', () => {
     assert.equal((await oidc.fetchUserInfo(config, plain.tokens.access_token, userId)).roles, undefined);
     assert.equal((await introspect(plain.tokens.access_token, otherApi)).roles, undefined);
     assert.equal(decodeJwt(plain.tokens.access_token).roles, undefined);
+  });
+
+  it('a requested project audience adds only a project the user may enter', async () => {
+    const locked = (await management('POST', '/projects', { name: unique('locked') }, 201)).body.id as string;
+    await management('POST', `/projects/${locked}/roles`, { key: 'keeper' }, 201);
+    await createOidcApp(svc, { orgId: project.orgId, projectId: locked }, { authMethod: 'client_secret_basic', settings: { access: 'granted' } });
+    const lockedApi = await createApiApp(svc, { orgId: project.orgId, projectId: locked });
+    const app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', accessTokenType: 'jwt' });
+    const scope = `openid roles urn:portcullis:iam:org:project:id:${locked}:aud`;
+
+    const refused = await signInWith(app, scope);
+    const aud = [decodeJwt(refused.tokens.access_token).aud].flat();
+    assert.ok(!aud.includes(locked) && !aud.includes(lockedApi.clientId), `no project the user may not enter: ${aud}`);
+    assert.deepEqual(decodeJwt(refused.tokens.access_token).roles, ROLES, "the client's project's roles instead");
+    const asked = await postForm(
+      svc,
+      '/oauth/v2/introspect',
+      { token: refused.tokens.access_token },
+      { id: lockedApi.clientId, secret: lockedApi.clientSecret! },
+    );
+    assert.equal(asked.body.active, false, 'the project is not in its audience');
+
+    await management('POST', `/projects/${locked}/grants`, { userId: user.userId, roles: ['keeper'] }, 201);
+    const admitted = await signInWith(app, scope);
+    assert.ok([decodeJwt(admitted.tokens.access_token).aud].flat().includes(locked));
+    assert.deepEqual(decodeJwt(admitted.tokens.access_token).roles, ['keeper']);
+    assert.deepEqual((await introspect(admitted.tokens.access_token, lockedApi)).roles, ['keeper']);
   });
 
   it('a requested project gives that project its roles; a change of grants shows at the next userinfo call', async () => {

@@ -92,6 +92,9 @@ describe('the service process', () => {
     assert.equal(res.status, 201, res.text);
     const ended = await exit;
     assert.ok(ended.code === 0 || ended.signal === 'SIGTERM', JSON.stringify(ended));
+    // What the stop waited for is said: the request above, and any other still being answered.
+    assert.match(svc.output(), /"msg":"stopping \(SIGTERM\): no new connections; waiting for [1-9]\d* request\(s\) in flight"/);
+    assert.match(svc.output(), /"msg":"stopped \([1-9]\d* request\(s\) drained\)"/);
 
     const again = await spawnService(env);
     try {

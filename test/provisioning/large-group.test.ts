@@ -23,9 +23,10 @@ const addedMembers = (body: unknown) =>
  * pushed memberships, never reading the remote group with its members: the group, as scimmy answers it to every
  * PATCH, is larger than the 1 MiB answer cap. Members leaving are removed one `remove` operation each. Setup only:
  * the members are written straight to the tables and are already at the target (their provisioning objects say
- * so), since thousands of user pushes are not what this tests. The size is what scimmy takes within the 10 s request
- * timeout: its PATCH validates the whole group again (about 15 s for 1,000 members added to 19,000, and 110 s for
- * 100 removals, on the loaded test machine), so 20,000 members cannot converge there.
+ * so), since thousands of user pushes are not what this tests. The size is what scimmy takes within the default 10 s
+ * request timeout: its PATCH validates the whole group again (about 15 s for 1,000 members added to 19,000, and 110 s
+ * for 100 removals, on the loaded test machine); large-group-20k.test.ts pushes 20,000 members with the target's
+ * `requestTimeoutMs` raised.
  */
 describe('provisioning: a group larger than the answer cap', () => {
   const svc = useService({
@@ -88,7 +89,7 @@ describe('provisioning: a group larger than the answer cap', () => {
       reads.every((r) => /excludedAttributes=members|attributes=/.test(r.path)),
       `every read of a group leaves the members out: ${reads.map((r) => r.path).join(', ')}`,
     );
-    // A chunk is sent again only when its answer was cut off (the 10 s timeout of docs/provisioning.md, "Outbound
+    // A chunk is sent again only when its answer was cut off (the default 10 s timeout of docs/provisioning.md, "Outbound
     // calls", on a loaded machine): adding members already there changes nothing at the target. An answered chunk is
     // recorded and never sent again.
     const sends = groupRequests()

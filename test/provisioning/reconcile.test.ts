@@ -352,6 +352,74 @@ describe('provisioning: reconcile and retry', () => {
     );
   });
 
+  it('groups: members added at the target are removed by a reconcile, which restores the name and the members removed there', async () => {
+    const org = (await createOrg(svc)).id;
+    const inOrg = (method: string, path: string, body?: unknown) => svc.api(method, `/management/v1/orgs/${org}${path}`, { token: svc.adminToken, body });
+    const people: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const userName = unique('extra');
+      const res = await inOrg('POST', '/users/human', { userName, profile: { firstName: 'E', lastName: 'X' }, email: { email: `${userName}@example.com` } });
+      assert.equal(res.status, 201, res.text);
+      people.push(res.body.userId);
+    }
+    const members = people.slice(0, 4);
+    const displayName = unique('team');
+    const groupId = (await inOrg('POST', '/groups', { displayName })).body.id as string;
+    for (const userId of members) assert.equal((await inOrg('PUT', `/groups/${groupId}/members/${userId}`)).status, 200);
+    const created = await inOrg('POST', '/provisioning/targets', {
+      name: 'extras',
+      baseUrl: peer.baseUrl,
+      auth: { type: 'bearer', token: PEER_TOKEN },
+      pushGroups: 'all',
+    });
+    assert.equal(created.status, 201, created.text);
+    const path = `/provisioning/targets/${created.body.id}`;
+    const atPeer = () => peer.groups.find((g) => g.externalId === groupId);
+    const remoteIdOf = (userId: string) => peer.users.find((u) => u.externalId === userId)?.id as string;
+    const listed = () => ((atPeer()?.members ?? []) as { value: string }[]).map((m) => m.value).sort();
+    const wanted = () => members.map(remoteIdOf).sort();
+    await eventually('the group and its members at the target', async () => (people.every(remoteIdOf) && listed().length === 4 ? true : undefined), 30_000);
+    await settled(path, inOrg);
+
+    // Drift at the target, while the target is disabled: renamed, two members removed, two other users added (a
+    // person of ours outside the group, and a user someone else created there).
+    assert.equal((await inOrg('PATCH', path, { enabled: false })).status, 200);
+    const foreign = await createAtPeer({ userName: unique('foreign'), active: true });
+    const group = atPeer()!;
+    group.displayName = 'renamed there';
+    group.members = [
+      ...(group.members as { value: string }[]).filter((m) => m.value !== remoteIdOf(members[0]) && m.value !== remoteIdOf(members[1])),
+      { value: remoteIdOf(people[4]) },
+      { value: foreign },
+    ];
+
+    const dry = await inOrg('POST', `${path}/reconcile`, { dryRun: true });
+    assert.equal(dry.status, 200, dry.text);
+    assert.deepEqual(
+      (dry.body.plan.groups.update.items as { localId: string }[]).map((i) => i.localId),
+      [groupId],
+    );
+    assert.equal((await inOrg('POST', `${path}/reconcile`, {})).status, 202);
+    assert.equal((await inOrg('PATCH', path, { enabled: true })).status, 200);
+    await eventually(
+      'the name and the members removed there restored',
+      async () => (atPeer()?.displayName === displayName && wanted().every((id) => listed().includes(id)) ? true : undefined),
+      30_000,
+    );
+    await settled(path, inOrg);
+    assert.deepEqual(listed(), wanted(), 'the target lists exactly the group members here, none of those added there');
+    assert.ok(
+      peer.users.some((u) => u.id === foreign),
+      'the user added there stays at the target, only out of the group',
+    );
+    const again = await inOrg('POST', `${path}/reconcile`, { dryRun: true });
+    assert.deepEqual(
+      ['create', 'update', 'delete'].map((a) => again.body.plan.groups[a].count),
+      [0, 0, 0],
+      'a converged target plans nothing for groups',
+    );
+  });
+
   it('a failing object (the target answered 400) retried through the route is pushed', async () => {
     // The person joins the chosen group after the pusher has read the creation: a membership event read after a
     // failed push marks the object pending again (a new change), which would take the 400's 'failing' away.

@@ -62,6 +62,7 @@ describe('provisioning API: targets', () => {
         userName: 'email',
         onRemove: 'delete',
         rolesFrom: null,
+        requestTimeoutMs: 10000,
         enabled: true,
         createdAt: undefined,
         changedAt: undefined,
@@ -160,6 +161,70 @@ describe('provisioning API: targets', () => {
     assert.equal((await as(owner.token, 'DELETE', `${targets()}/${id}`)).status, 404);
     assert.equal((await as(owner.token, 'PATCH', `${targets()}/${id}`, { name: 'x' })).status, 404);
     assert.equal((await searchEvents(svc, { event_types: ['provisioning.target.removed'], aggregate_id: id })).length, 1);
+  });
+
+  it('requestTimeoutMs: 10000 unless set, 1000 to 120000, shown and evented like the other settings; the pusher waits that long for an answer', async () => {
+    const { id } = (await as(owner.token, 'POST', targets(), bearerTarget({ enabled: false }))).body;
+    const path = `${targets()}/${id}`;
+    assert.equal((await as(owner.token, 'GET', path)).body.requestTimeoutMs, 10000);
+    const events = async (type: string) => searchEvents(svc, { event_types: [`provisioning.target.${type}`], aggregate_id: id });
+    assert.deepEqual(
+      (await events('added')).map((e) => e.payload.requestTimeoutMs),
+      [10000],
+    );
+
+    const changed = await as(owner.token, 'PATCH', path, { requestTimeoutMs: 120000 });
+    assert.equal(changed.status, 200, changed.text);
+    assert.equal(changed.body.requestTimeoutMs, 120000);
+    assert.equal((await as(owner.token, 'GET', path)).body.requestTimeoutMs, 120000);
+    assert.deepEqual(
+      (await events('changed')).map((e) => e.payload.requestTimeoutMs),
+      [120000],
+    );
+
+    const before = await countRows(svc, 'provisioning_targets');
+    for (const bad of [999, 120001, 0, -1, 1500.5, '5000', null, true]) {
+      const created = await as(owner.token, 'POST', targets(), bearerTarget({ requestTimeoutMs: bad }));
+      assert.equal(created.status, 400, `POST ${JSON.stringify(bad)} → ${created.status} ${created.text}`);
+      assert.match(created.text, /requestTimeoutMs/);
+      const patched = await as(owner.token, 'PATCH', path, { requestTimeoutMs: bad, name: 'not this' });
+      assert.equal(patched.status, 400, `PATCH ${JSON.stringify(bad)} → ${patched.status} ${patched.text}`);
+      assert.match(patched.text, /requestTimeoutMs/);
+    }
+    assert.equal(await countRows(svc, 'provisioning_targets'), before, 'no target stored');
+    const after = (await as(owner.token, 'GET', path)).body;
+    assert.deepEqual([after.requestTimeoutMs, after.name === 'not this'], [120000, false], 'a refused change changes nothing');
+    assert.equal((await events('changed')).length, 1, 'and writes no event');
+
+    // The pusher gives up on an answer slower than the target's timeout, and takes it within a longer one.
+    const org = (await createOrg(svc)).id;
+    const userName = unique('slow');
+    const user = await svc.api('POST', `/management/v1/orgs/${org}/users/human`, {
+      token: svc.adminToken,
+      body: { userName, profile: { firstName: 'S', lastName: 'Low' }, email: { email: `${userName}@example.com` } },
+    });
+    assert.equal(user.status, 201, user.text);
+    peer.fault = { delayMs: 2500 };
+    try {
+      const slow = await svc.api('POST', targets(org), { token: svc.adminToken, body: bearerTarget({ requestTimeoutMs: 1000 }) });
+      assert.equal(slow.status, 201, slow.text);
+      const objectOf = async () =>
+        (
+          (await svc.api('GET', `${targets(org)}/${slow.body.id}/objects`, { token: svc.adminToken })).body.objects as {
+            localId: string;
+            status: string;
+            lastError?: string;
+          }[]
+        ).find((o) => o.localId === user.body.userId);
+      const timedOut = await eventually('the push timed out', async () => ((await objectOf())?.lastError ? objectOf() : undefined), 30_000);
+      assert.match(timedOut!.lastError!, /did not answer within 1 s/);
+      assert.equal(peer.users.filter((u) => u.externalId === user.body.userId).length, 0);
+      assert.equal((await svc.api('PATCH', `${targets(org)}/${slow.body.id}`, { token: svc.adminToken, body: { requestTimeoutMs: 6000 } })).status, 200);
+      await eventually('pushed within the longer timeout', async () => ((await objectOf())?.status === 'provisioned' ? true : undefined), 60_000);
+      assert.equal(peer.users.filter((u) => u.externalId === user.body.userId).length, 1);
+    } finally {
+      peer.fault = undefined;
+    }
   });
 
   it("test: authenticates with the bearer token or OAuth client credentials and reads ServiceProviderConfig; a refusal or an unreachable target is the answer's error", async () => {

@@ -136,26 +136,72 @@ describe('SAML IdP: NameIDs and e-mail attributes', () => {
     for (const value of [atFirst, atSecond]) assert.ok(!value.includes(user.userId), value);
   });
 
-  it('a NameIDPolicy asking for a format the application does not give is answered InvalidNameIDPolicy before any sign-in; its own format or unspecified are honoured', async () => {
-    const app = await createSamlApp({ nameIdFormat: 'persistent' });
-    const user = await createUser(`${unique('n')}@corp.example`, true);
-    for (const format of [FORMAT.transient, FORMAT.emailAddress]) {
-      const { xml } = authnRequestXml({
-        issuer: app.entityId,
-        destination: `${svc.config.publicUrl}/saml/v2/${org.id}/sso`,
-        acsUrl: ACS,
-        nameIdFormat: format,
-      });
-      const page = await new LoginClient(svc.url).get(`/saml/v2/${org.id}/sso?${redirectQuery(xml)}`);
-      assert.equal(page.status, 200, `answered at once, no sign-in: ${page.status} ${page.location ?? ''}`);
-      const doc = new DOMParser().parseFromString(postedMessage(page.text).xml, 'text/xml') as unknown as Document;
-      assert.equal(statusOf(doc).at(-1), INVALID_NAME_ID_POLICY);
-      assert.equal(assertions(doc), 0);
-    }
-    for (const format of [FORMAT.persistent, FORMAT.unspecified]) {
-      const doc = await signIn(app.entityId, user, { nameIdFormat: format });
-      assert.equal(statusOf(doc).at(-1), 'urn:oasis:names:tc:SAML:2.0:status:Success', format);
-      assert.equal(doc.getElementsByTagNameNS(SAML, 'NameID')[0]!.getAttribute('Format'), FORMAT.persistent);
-    }
+  /**
+   * Every NameIDPolicy format against every application setting (docs/saml.md, "NameID"): `transient` at every
+   * application, `persistent` unless it is set to transient, `emailAddress` only where configured; no policy or
+   * `unspecified` gets the configured format. A format not given is refused InvalidNameIDPolicy before any sign-in.
+   */
+  const GIVEN: Record<string, Record<string, keyof typeof FORMAT | 'refused'>> = {
+    persistent: { none: 'persistent', unspecified: 'persistent', persistent: 'persistent', transient: 'transient', emailAddress: 'refused' },
+    transient: { none: 'transient', unspecified: 'transient', persistent: 'refused', transient: 'transient', emailAddress: 'refused' },
+    emailAddress: { none: 'emailAddress', unspecified: 'emailAddress', persistent: 'persistent', transient: 'transient', emailAddress: 'emailAddress' },
+    unspecified: { none: 'unspecified', unspecified: 'unspecified', persistent: 'persistent', transient: 'transient', emailAddress: 'refused' },
+  };
+  for (const [setting, answers] of Object.entries(GIVEN)) {
+    it(`an application set to ${setting}: each NameIDPolicy gets ${JSON.stringify(answers)}`, async () => {
+      const app = await createSamlApp({ nameIdFormat: setting });
+      const address = `${unique('m')}@corp.example`;
+      const user = await createUser(address, true);
+      const browser = new LoginClient(svc.url);
+      const transients = new Set<string>();
+      for (const [policy, expected] of Object.entries(answers)) {
+        const requested = policy === 'none' ? undefined : FORMAT[policy as keyof typeof FORMAT];
+        if (expected === 'refused') {
+          const { xml } = authnRequestXml({
+            issuer: app.entityId,
+            destination: `${svc.config.publicUrl}/saml/v2/${org.id}/sso`,
+            acsUrl: ACS,
+            nameIdFormat: requested,
+          });
+          const page = await browser.get(`/saml/v2/${org.id}/sso?${redirectQuery(xml)}`);
+          assert.equal(page.status, 200, `${policy}: answered at once, no sign-in: ${page.status} ${page.location ?? ''}`);
+          const doc = new DOMParser().parseFromString(postedMessage(page.text).xml, 'text/xml') as unknown as Document;
+          assert.equal(statusOf(doc).at(-1), INVALID_NAME_ID_POLICY, policy);
+          assert.equal(assertions(doc), 0, policy);
+          continue;
+        }
+        const doc = await signIn(app.entityId, { loginName: user.loginName }, { nameIdFormat: requested, browser });
+        assert.equal(statusOf(doc).at(-1), 'urn:oasis:names:tc:SAML:2.0:status:Success', `${policy}: ${statusOf(doc).join(' ')}`);
+        const nameId = doc.getElementsByTagNameNS(SAML, 'NameID')[0]!;
+        assert.equal(nameId.getAttribute('Format'), FORMAT[expected], policy);
+        const value = nameId.textContent ?? '';
+        if (expected === 'emailAddress') assert.equal(value, address);
+        if (expected === 'unspecified') assert.equal(value, user.loginName);
+        if (expected === 'persistent' || expected === 'transient') assert.ok(!value.includes(user.userId) && !value.includes(address), value);
+        if (expected === 'transient') {
+          assert.ok(!transients.has(value), 'a fresh transient id per assertion');
+          transients.add(value);
+        }
+        // What a LogoutRequest is matched against: the NameID this assertion carried, with its format.
+        const [recorded] = (await svc.dataSource.query('SELECT name_id, name_id_format FROM saml_sessions WHERE user_id = ? AND name_id = ?', [
+          user.userId,
+          value,
+        ])) as { name_id: string; name_id_format: string }[];
+        assert.deepEqual(recorded, { name_id: value, name_id_format: FORMAT[expected] }, policy);
+      }
+      const events = await searchEvents(svc, { event_types: ['user.saml.response.issued'], aggregate_id: user.userId });
+      const given = Object.values(answers).filter((answer) => answer !== 'refused');
+      assert.deepEqual(events.map((event) => (event.payload as { nameIdFormat: string }).nameIdFormat).sort(), [...given].sort());
+    });
+  }
+
+  it('persistent asked of an emailAddress application is the pairwise id: the same value at every sign-in to that SP', async () => {
+    const user = await createUser(`${unique('t')}@corp.example`, true);
+    const browser = new LoginClient(svc.url);
+    const app = await createSamlApp({ nameIdFormat: 'emailAddress' });
+    const first = nameIdOf(await signIn(app.entityId, user, { nameIdFormat: FORMAT.persistent, browser }));
+    const again = nameIdOf(await signIn(app.entityId, user, { nameIdFormat: FORMAT.persistent, browser }));
+    assert.ok(first);
+    assert.equal(again, first);
   });
 });

@@ -266,6 +266,38 @@ describe('SAML IdP: single sign-on', () => {
     assert.equal(await issuedEvents(), events + 1);
   });
 
+  it('a replayed code revokes its grant (RFC 6749 §4.1.2): a code issued from the same grant is refused afterwards, nothing more is issued', async () => {
+    const app = await createSamlApp();
+    const browser = new LoginClient(svc.url);
+    await ssoByRedirect(browser, request(app.entityId).xml);
+    const returnOf = async (): Promise<URLSearchParams> => {
+      let current = await browser.get(`/saml/v2/${orgId}/sso?${redirectQuery(request(app.entityId).xml)}`);
+      for (let i = 0; i < 10 && current.location; i++) {
+        const next = new URL(current.location, svc.url);
+        if (next.pathname === `/saml/v2/${orgId}/continue`) return next.searchParams;
+        current = await browser.get(next.pathname + next.search);
+      }
+      assert.fail(`the sign-in did not return to the continue URL (${current.status})`);
+    };
+    const continueWith = (query: URLSearchParams) => browser.get(`/saml/v2/${orgId}/continue?${query}`);
+    // Two sign-ins inside one session: the hidden client's codes come from the session's one grant.
+    const first = await returnOf();
+    const second = await returnOf();
+    assert.equal(postedMessage((await continueWith(first)).text).action, ACS);
+    const sessions = await samlSessions();
+    const events = await issuedEvents();
+
+    const replay = new URLSearchParams({ state: (await returnOf()).get('state')!, code: first.get('code')! });
+    const replayed = await continueWith(replay);
+    assert.equal(replayed.status, 400, replayed.text.slice(0, 300));
+
+    const sibling = await continueWith(second);
+    assert.equal(sibling.status, 400, `the grant's other code still signed in: ${sibling.status} ${sibling.text.slice(0, 300)}`);
+    assert.doesNotMatch(sibling.text, /SAMLResponse/);
+    assert.equal(await samlSessions(), sessions);
+    assert.equal(await issuedEvents(), events);
+  });
+
   it("the organization rule: a user of another organization gets no assertion for this organization's application", async () => {
     const app = await createSamlApp();
     const other = await createOrg(svc);

@@ -31,11 +31,12 @@ export function GroupsPage({ orgId }: { orgId: string }) {
       </Form>
       <Loading loaded={groups}>
         {({ groups: list }) => (
-          <Table caption={t('groups')} headings={[t('displayName'), t('members'), t('actions')]}>
+          <Table caption={t('groups')} headings={[t('displayName'), t('members'), t('grants'), t('actions')]}>
             {list.map((g) => (
               <tr key={g.id}>
                 <th scope="row">{g.displayName}</th>
                 <td>{g.memberCount}</td>
+                <td>{g.grantProjects.length > 0 ? <GrantMarker projects={g.grantProjects} /> : <span class="muted">{t('groupHoldsNoGrant')}</span>}</td>
                 <td>
                   <button type="button" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
                     {t('members')}
@@ -52,12 +53,34 @@ export function GroupsPage({ orgId }: { orgId: string }) {
           </Table>
         )}
       </Loading>
-      {open && <GroupMembers orgId={orgId} groupId={open} onChange={groups.reload} />}
+      {open && (
+        <GroupMembers
+          orgId={orgId}
+          groupId={open}
+          grantProjects={groups.data?.groups.find((g) => g.id === open)?.grantProjects ?? []}
+          onChange={groups.reload}
+        />
+      )}
     </Page>
   );
 }
 
-function GroupMembers({ orgId, groupId, onChange }: { orgId: string; groupId: string; onChange: () => void }) {
+type GrantProject = Schema<'GrantProjectDto'>;
+
+/**
+ * A group that holds a project grant admits its members to the project's applications: only an ORG_OWNER or a
+ * machine ORG_USER_MANAGER (SCIM provisioning) changes its members, nobody their own (docs/application-access.md,
+ * "Groups that hold a grant"). The marker says so where the members are changed.
+ */
+function GrantMarker({ projects }: { projects: GrantProject[] }) {
+  return (
+    <span data-grant-marker>
+      <strong>{t('groupHoldsGrant', { projects: projects.map((p) => p.name).join(', ') })}</strong> <span class="muted">{t('groupGrantWhoMayChange')}</span>
+    </span>
+  );
+}
+
+function GroupMembers({ orgId, groupId, grantProjects, onChange }: { orgId: string; groupId: string; grantProjects: GrantProject[]; onChange: () => void }) {
   const group = useLoad(() => api<ScimGroup>('GET', `/scim/v2/${enc(orgId)}/Groups/${enc(groupId)}`), [orgId, groupId]);
   const [userId, setUserId] = useState('');
   const membersPath = `/management/v1/orgs/${enc(orgId)}/groups/${enc(groupId)}/members`;
@@ -68,6 +91,11 @@ function GroupMembers({ orgId, groupId, onChange }: { orgId: string; groupId: st
   return (
     <section class="panel" aria-labelledby="group-members-heading">
       <h2 id="group-members-heading">{t('groupMembers')}</h2>
+      {grantProjects.length > 0 && (
+        <p role="note">
+          <GrantMarker projects={grantProjects} />
+        </p>
+      )}
       <Form
         label={t('addMember')}
         submit={t('addMember')}

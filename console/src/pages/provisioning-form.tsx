@@ -23,6 +23,7 @@ const NEW: Target = {
   userName: 'userName',
   onRemove: 'deactivate',
   rolesFrom: null,
+  requestTimeoutMs: 10000,
   enabled: true,
   createdAt: '',
   changedAt: '',
@@ -53,6 +54,7 @@ export function useTargetFields(orgId: string, target?: Target): { fields: JSX.E
   const [pushGroups, setPushGroups] = useState<PushGroups>(before.pushGroups);
   const [userName, setUserName] = useState<UserNameSource>(before.userName);
   const [onRemove, setOnRemove] = useState<OnRemove>(before.onRemove);
+  const [requestTimeoutMs, setRequestTimeoutMs] = useState(String(before.requestTimeoutMs));
   const [enabled, setEnabled] = useState(before.enabled);
   // A secret is stored only when editing a target whose auth already has this type.
   const stored = Boolean(target) && before.auth.type === authType;
@@ -61,7 +63,8 @@ export function useTargetFields(orgId: string, target?: Target): { fields: JSX.E
     authType === 'bearer'
       ? { type: authType, ...(secret || !stored ? { token: secret } : {}) }
       : { type: authType, tokenUrl, clientId, ...(authScope ? { scope: authScope } : {}), ...(secret || !stored ? { clientSecret: secret } : {}) };
-  const settings = { pushGroups, userName, onRemove, enabled };
+  // Sent as typed: anything but a whole number of ms in range is the server's 400 naming requestTimeoutMs.
+  const settings = { pushGroups, userName, onRemove, requestTimeoutMs: Number(requestTimeoutMs), enabled };
   // Groups are chosen for users "groups" only (pushGroups "scoped" then pushes them; with all users, every group).
   const chosen = users === 'groups' ? groupIds : [];
   const scope = { users, groupIds: chosen };
@@ -143,6 +146,7 @@ export function useTargetFields(orgId: string, target?: Target): { fields: JSX.E
           { value: 'delete', label: t('provOnRemoveDelete') },
         ]}
       />
+      <Field label={t('provRequestTimeout')} type="number" value={requestTimeoutMs} onInput={setRequestTimeoutMs} />
       <Checkbox label={t('provEnabled')} checked={enabled} onChange={setEnabled} />
     </>
   );

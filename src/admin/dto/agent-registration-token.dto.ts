@@ -2,7 +2,9 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import {
   REGISTRATION_TOKEN_DEFAULT_SECONDS,
+  REGISTRATION_TOKEN_DEFAULT_USES,
   REGISTRATION_TOKEN_MAX_SECONDS,
+  REGISTRATION_TOKEN_MAX_USES,
   REGISTRATION_TOKEN_MIN_SECONDS,
 } from '../../users/agents/agent-registration-tokens.service.js';
 
@@ -20,6 +22,19 @@ export class IssueAgentRegistrationTokenDto {
   @Min(REGISTRATION_TOKEN_MIN_SECONDS, { message: `expiresIn must be at least ${REGISTRATION_TOKEN_MIN_SECONDS}` })
   @Max(REGISTRATION_TOKEN_MAX_SECONDS, { message: `expiresIn must be at most ${REGISTRATION_TOKEN_MAX_SECONDS}` })
   expiresIn?: number;
+
+  @ApiProperty({
+    required: false,
+    default: REGISTRATION_TOKEN_DEFAULT_USES,
+    minimum: 1,
+    maximum: REGISTRATION_TOKEN_MAX_USES,
+    description: 'how many clients the token registers',
+  })
+  @IsOptional()
+  @IsInt({ message: 'uses must be a whole number' })
+  @Min(1, { message: 'uses must be at least 1' })
+  @Max(REGISTRATION_TOKEN_MAX_USES, { message: `uses must be at most ${REGISTRATION_TOKEN_MAX_USES}` })
+  uses?: number;
 }
 
 export class AgentRegistrationTokenDto {
@@ -28,4 +43,7 @@ export class AgentRegistrationTokenDto {
 
   @ApiProperty({ description: 'when it stops registering clients (ISO 8601)' })
   expiresAt: string;
+
+  @ApiProperty({ description: 'how many clients it registers' })
+  uses: number;
 }

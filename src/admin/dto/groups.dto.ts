@@ -22,11 +22,22 @@ export class GroupCreatedDto {
   @ApiProperty() id: string;
 }
 
+export class GrantProjectDto {
+  @ApiProperty() id: string;
+  @ApiProperty() name: string;
+}
+
 export class GroupDto {
   @ApiProperty() id: string;
   @ApiProperty() displayName: string;
   @ApiProperty({ nullable: true, type: String }) externalId: string | null;
   @ApiProperty() memberCount: number;
+  @ApiProperty({
+    type: [GrantProjectDto],
+    description:
+      'The projects the group holds a grant of. Only an ORG_OWNER or a machine user with ORG_USER_MANAGER changes the members of such a group, and nobody their own membership (docs/application-access.md)',
+  })
+  grantProjects: GrantProjectDto[];
 }
 
 export class GroupListDto {

@@ -17,12 +17,12 @@ export class AgentRegistrationTokensController {
   @ApiOperation({
     summary: 'Issue an initial access token for dynamic client registration',
     description:
-      'RFC 7591 §3: a client that sends it as its bearer token at the registration endpoint is registered for this organization, while the organization’s `dynamicRegistration` is not `off` (docs/agents.md, "Dynamic registration").',
+      'RFC 7591 §3: a client that sends it as its bearer token at the registration endpoint is registered for this organization, while the organization’s `dynamicRegistration` is not `off`; the token registers `uses` clients (default 1, at most 100) (docs/agents.md, "Dynamic registration").',
   })
   @ApiCreatedResponse({ type: AgentRegistrationTokenDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async issue(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: IssueAgentRegistrationTokenDto): Promise<AgentRegistrationTokenDto> {
-    const { token, expiresAt } = await this.tokens.issue(caller.userId, orgId, dto.expiresIn);
-    return { token, expiresAt: expiresAt.toISOString() };
+    const { token, expiresAt, uses } = await this.tokens.issue(caller.userId, orgId, dto.expiresIn, dto.uses);
+    return { token, expiresAt: expiresAt.toISOString(), uses };
   }
 }

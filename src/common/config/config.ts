@@ -170,8 +170,19 @@ type Env = Record<string, string | undefined>;
 /** Reads and validates the configuration; throws one ConfigError listing every problem found. */
 export function loadConfig(env: Env = process.env): AppConfig {
   const problems: string[] = [];
-  const read = new EnvReader(env, problems);
+  const config = readConfig(new EnvReader(env, problems), problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
 
+/** The name of every variable the configuration reads (docs/operations.md, "Configuration"). */
+export function settingNames(): ReadonlySet<string> {
+  const read = new EnvReader({}, []);
+  readConfig(read, []);
+  return read.names;
+}
+
+function readConfig(read: EnvReader, problems: string[]): AppConfig {
   const port = read.integer('PORT', 8080, 0, 65535);
   const dataDir = resolve(read.string('DATA_DIR', './data'));
   const publicUrl = read.url('PUBLIC_URL', `http://localhost:${port}`).replace(/\/+$/, '');
@@ -180,7 +191,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     database.busyTimeoutMs = read.integer('SQLITE_BUSY_TIMEOUT_MS', SQLITE_DEFAULTS.busyTimeoutMs, 0, 600_000);
     database.checkpointIdleMs = read.integer('SQLITE_CHECKPOINT_IDLE_MS', SQLITE_DEFAULTS.checkpointIdleMs, 1000, 86_400_000);
   }
-  const masterKey = env.MASTER_KEY === undefined || env.MASTER_KEY === '' ? undefined : env.MASTER_KEY;
+  const masterKey = read.optional('MASTER_KEY');
   if (masterKey !== undefined && !isBase64Key(masterKey)) {
     problems.push('MASTER_KEY must be 32 bytes encoded as base64');
   }
@@ -190,7 +201,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   if (!/^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$/.test(instanceDomain)) {
     problems.push(`INSTANCE_DOMAIN must be a host name, got "${instanceDomain}"`);
   }
-  const bootstrapAdminPassword = env.BOOTSTRAP_ADMIN_PASSWORD || undefined;
+  const bootstrapAdminPassword = read.optional('BOOTSTRAP_ADMIN_PASSWORD');
   if (bootstrapAdminPassword !== undefined && bootstrapAdminPassword.length < 8) {
     problems.push('BOOTSTRAP_ADMIN_PASSWORD must be at least 8 characters');
   }
@@ -252,7 +263,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
   };
   const badServer = domainVerification.dnsServers.find((s) => !DNS_SERVER.test(s));
   if (badServer !== undefined) problems.push(`DOMAIN_VERIFICATION_DNS_SERVERS must list IP addresses, each with an optional :port, got "${badServer}"`);
-  const mail = readMailConfig(read, env, instanceDomain, problems);
+  const mail = readMailConfig(read, instanceDomain, problems);
   // As webhooks (docs/oauth-profiles.md, "Delivery"): first retry after about 5 s, given up after 24 h.
   const backchannelLogout = {
     retryBaseMs: read.integer('BACKCHANNEL_LOGOUT_RETRY_BASE_MS', 5000, 10, 3_600_000),
@@ -262,7 +273,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     pollMs: read.integer('BACKCHANNEL_LOGOUT_POLL_MS', 5000, 10, 60_000),
   };
 
-  if (problems.length > 0) throw new ConfigError(problems);
   return {
     port,
     publicUrl,
@@ -300,8 +310,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
 /** A DNS server as Resolver.setServers takes it: IPv4 or bracketed IPv6, with an optional port. */
 const DNS_SERVER = /^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\]|[0-9a-f:]+)(:\d{1,5})?$/i;
 
-function readMailConfig(read: EnvReader, env: Env, instanceDomain: string, problems: string[]): MailConfig {
-  const smtpUrl = env.SMTP_URL === undefined || env.SMTP_URL === '' ? undefined : env.SMTP_URL;
+function readMailConfig(read: EnvReader, instanceDomain: string, problems: string[]): MailConfig {
+  const smtpUrl = read.optional('SMTP_URL');
   if (smtpUrl !== undefined && !/^smtps?:\/\/[^/]+/.test(smtpUrl))
     problems.push(`SMTP_URL must be smtp://host:port or smtps://host:port, got "${redactUrl(smtpUrl)}"`);
   const from = read.string('MAIL_FROM', `Portcullis <no-reply@${instanceDomain}>`);
@@ -364,17 +374,26 @@ export function redactUrl(value: string): string {
 }
 
 class EnvReader {
+  /** Every name asked for, so that a misspelled one in the environment can be named (misspelled-variables.ts). */
+  readonly names = new Set<string>();
+
   constructor(
     private readonly env: Env,
     private readonly problems: string[],
   ) {}
 
-  string(name: string, fallback: string): string {
+  optional(name: string): string | undefined {
+    this.names.add(name);
     const raw = this.env[name];
-    return raw === undefined || raw === '' ? fallback : raw;
+    return raw === undefined || raw === '' ? undefined : raw;
+  }
+
+  string(name: string, fallback: string): string {
+    return this.optional(name) ?? fallback;
   }
 
   integer(name: string, fallback: number, min: number, max: number): number {
+    this.names.add(name);
     const raw = this.env[name];
     if (raw === undefined || raw === '') return fallback;
     const value = Number(raw);
@@ -386,6 +405,7 @@ class EnvReader {
   }
 
   boolean(name: string, fallback: boolean): boolean {
+    this.names.add(name);
     const raw = this.env[name];
     if (raw === undefined || raw === '') return fallback;
     if (raw === 'true' || raw === 'false') return raw === 'true';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { checkClientJwks } from './client-jwks.js';
+import { checkClientJwks, verificationKeys } from './client-jwks.js';
 
 const publicJwk = ({ publicKey }: { publicKey: KeyObject }) => publicKey.export({ format: 'jwk' }) as Record<string, string>;
 
@@ -29,5 +29,13 @@ describe('client key sets', () => {
     assert.deepEqual(fields([publicJwk(generateKeyPairSync('ed448'))]), ['jwks.keys.0.crv']);
     assert.deepEqual(fields([{ kty: 'EC', crv: 'secp256k1', x: 'AA', y: 'AA' }]), ['jwks.keys.0.crv']);
     assert.deepEqual(fields([{ ...publicJwk(generateKeyPairSync('ed25519')), kid: 7 }]), ['jwks.keys.0.kid']);
+  });
+
+  it('hands oidc-provider Ed25519 keys without alg, so EdDSA and Ed25519 (RFC 9864) both verify; other keys as given', () => {
+    const ed = { ...publicJwk(generateKeyPairSync('ed25519')), kid: 'ed' };
+    const es = { ...publicJwk(generateKeyPairSync('ec', { namedCurve: 'P-256' })), kid: 'es', alg: 'ES256' };
+    const given = [{ ...ed, alg: 'EdDSA' }, { ...ed, kid: 'ed2', alg: 'Ed25519' }, es];
+    assert.deepEqual(verificationKeys(given), [ed, { ...ed, kid: 'ed2' }, es]);
+    assert.equal(given[0]!.alg, 'EdDSA', 'the stored set is not changed');
   });
 });

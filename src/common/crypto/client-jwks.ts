@@ -52,6 +52,23 @@ export function checkClientJwks(value: unknown, field: string): { jwks: ClientJw
   return problems.length > 0 ? { problems } : { jwks: { keys: checked as ClientJwk[] }, problems: [] };
 }
 
+/**
+ * The keys as oidc-provider is given them to verify with. RFC 9864 §2.2 names EdDSA with Ed25519 `Ed25519`; `EdDSA` is
+ * the older name of the same signatures, and both are accepted (the table in docs/oauth-profiles.md, "Client keys").
+ * oidc-provider's key selection and jose both take a key only when its `alg` equals the JWS header's, so an Ed25519 key
+ * saying one name would refuse a client that signs with the other (openid-client 6 signs `Ed25519`). Its `alg` is
+ * left out here: its `crv` alone limits it to those signatures, as oidc-provider selects Ed25519 keys by `crv` for
+ * both names. The key set as stored and read back keeps the `alg` it was given.
+ */
+export function verificationKeys<T extends object>(keys: T[]): T[] {
+  return keys.map((key) => {
+    const jwk = key as Partial<ClientJwk>;
+    if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || jwk.alg === undefined) return key;
+    const { alg: _sameSignatures, ...rest } = jwk;
+    return rest as T;
+  });
+}
+
 interface KeyProblem {
   member?: string;
   message: string;

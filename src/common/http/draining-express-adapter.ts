@@ -25,6 +25,11 @@ export class DrainingExpressAdapter extends ExpressAdapter {
     return Reflect.apply(super.listen, this, [port, ...rest]) as Server;
   }
 
+  /** Requests whose handlers still run (start-up and shutdown logs say how many a stop waited for). */
+  get inFlight(): number {
+    return this.requests?.size ?? 0;
+  }
+
   override async close(): Promise<void> {
     this.requests?.stopKeepingAlive();
     await super.close();

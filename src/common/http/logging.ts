@@ -109,10 +109,12 @@ export class AppLogger implements LoggerService {
    * Nest calls `logger.level(message, ...params, context)`; the last string is the context. An object
    * message is merged into the line (`{ err, ... }`), with the next string as the text.
    */
-  private write(level: pino.Level, message: unknown, params: unknown[]): void {
+  private write(given: pino.Level, message: unknown, params: unknown[]): void {
+    const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
+    const level = given === 'info' && context !== undefined && WIRING_CONTEXTS.has(context) ? 'debug' : given;
+    if (!this.root.isLevelEnabled(level)) return;
     const scope = this.requests.getStore() ?? (this.currentRequest() as ScopedRequest | undefined)?.[SCOPE];
     const logger = scope ? (scope.logger ??= this.root.child({ reqId: scope.id })) : this.root;
-    const context = params.length > 0 && typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
     if (message instanceof Error) {
       logger[level]({ context, err: message }, message.message);
     } else if (typeof message === 'object' && message !== null) {
@@ -125,6 +127,12 @@ export class AppLogger implements LoggerService {
     }
   }
 }
+
+/**
+ * Nest's lines about its own wiring (every module loaded, every route mapped: some 220 lines at each start) are
+ * debug, not info: at info the start-up says what runs and where, in a few lines (docs/operations.md, "Start-up").
+ */
+const WIRING_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory']);
 
 /** The request being served: its id, and its logger once a line was logged during it. */
 interface RequestScope {

@@ -15,6 +15,7 @@ import { parseXml, SAMLP } from '../../common/xml/saml-xml.js';
 import type { IdpRow } from '../federation.queries.js';
 import { IdentityProvidersService } from '../identity-providers.service.js';
 import type { UpstreamSamlName } from '../upstream-oidc.js';
+import { logoutRequestUse } from './logout-request-use.js';
 import { samlEndpoints } from './sp-endpoints.js';
 import { UpstreamSaml, samlSettingsOf } from './upstream-saml.js';
 import { UpstreamSamlSessions } from './upstream-saml-sessions.js';
@@ -33,7 +34,7 @@ export type LogoutOutcome = { kind: 'redirect'; location: string } | { kind: 're
  *   with a LogoutRequest signed with this SP's key for the IdP, naming the assertion's NameID and SessionIndex; its
  *   LogoutResponse (signed, from the IdP, answering that request) sends the browser on to where the sign-out went;
  * - a LogoutRequest from the IdP (signed by a certificate of its metadata, Issuer the IdP's entity id, Destination
- *   this endpoint) ends every session here that its NameID (and SessionIndex) signed in, each with its event, and
+ *   this endpoint, issued within the window of logout-request-use.ts, its ID not seen before) ends every session here that its NameID (and SessionIndex) signed in, each with its event, and
  *   is answered with a signed LogoutResponse. Anything else is refused and ends nothing.
  */
 @Injectable()
@@ -109,6 +110,9 @@ export class UpstreamLogout {
       if (!checked.profile) throw new Error('not a LogoutRequest');
       profile = checked.profile;
       this.assertDestination(idp, message.root);
+      // Only a verified request uses up its ID: a forged one naming someone's ID blocks nothing.
+      const use = logoutRequestUse(message.root, Date.now());
+      if (!(await this.saml.firstSight(idp, 'saml-logout-request', use.id, use.keepUntil))) throw new Error('the LogoutRequest was used before (replay)');
     } catch (error) {
       this.logger.warn(`identity provider ${idp.id}: LogoutRequest refused: ${(error as Error).message}`);
       return { kind: 'refused', reason: 'the logout request could not be verified' };

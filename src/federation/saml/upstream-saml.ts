@@ -26,7 +26,7 @@ const HTTP_POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
 const HTTP_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
 
 /** At most 3 minutes of clock skew on NotBefore / NotOnOrAfter (docs/federation.md, "SAML"). */
-const CLOCK_SKEW_MS = 3 * 60 * 1000;
+export const CLOCK_SKEW_MS = 3 * 60 * 1000;
 /** REFEDS MFA profile: the AuthnContextClassRef that says the IdP required a second factor. */
 export const REFEDS_MFA = 'https://refeds.org/profile/mfa';
 /** The largest SAMLResponse the ACS reads (base64), larger is 413 before any parsing. */
@@ -117,7 +117,8 @@ export class UpstreamSaml {
         .filter((t) => !Number.isNaN(t)),
       Date.now() + ROUND_TRIP_MS,
     );
-    if (!(await this.firstSight(idp, assertionId, expires + CLOCK_SKEW_MS))) throw new UpstreamAnswerRefused('the assertion was used before (replay)');
+    if (!(await this.firstSight(idp, 'saml-assertion', assertionId, expires + CLOCK_SKEW_MS)))
+      throw new UpstreamAnswerRefused('the assertion was used before (replay)');
     const contexts = elements(assertion, SAML_NS, 'AuthnContextClassRef').map((e) => text(e));
     return {
       subject: profile.nameID,
@@ -127,12 +128,13 @@ export class UpstreamSaml {
     };
   }
 
-  /** Records the assertion ID; false when any process accepted it before (two at once: the primary key decides). */
-  private async firstSight(idp: IdpRow, assertionId: string, expiresAt: number): Promise<boolean> {
+  /**
+   * Records the ID of a message of the IdP (an assertion, a LogoutRequest) until `expiresAt`; false when any process
+   * accepted it before (two at once: the primary key decides).
+   */
+  async firstSight(idp: IdpRow, kind: 'saml-assertion' | 'saml-logout-request', id: string, expiresAt: number): Promise<boolean> {
     try {
-      return await this.uow.run((manager) =>
-        firstSightOfAssertion(manager, this.hasher.hash(`saml-assertion:${idp.id}:${assertionId}`), idp.id, expiresAt, Date.now()),
-      );
+      return await this.uow.run((manager) => firstSightOfAssertion(manager, this.hasher.hash(`${kind}:${idp.id}:${id}`), idp.id, expiresAt, Date.now()));
     } catch (error) {
       if (isUniqueViolation(error)) return false;
       throw error;

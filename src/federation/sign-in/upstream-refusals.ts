@@ -9,16 +9,20 @@ import type { FederationRefusal } from '../federated-accounts.service.js';
 import type { IdpRow } from '../federation.queries.js';
 import { SubjectClaimMissing, UpstreamAnswerRefused, UpstreamUnreachable } from '../upstream-oidc.js';
 
-/** The page and status of each refusal (docs/federation.md, "Refusals": "no account", "IdP error", "refused response"). */
+/**
+ * The page and status of each refusal (docs/federation.md, "Refusals": "no account", "IdP error", "refused response").
+ * The refusals of the identity share the page's `no_account` code, but each text says why: a person told only that
+ * there is no account cannot tell their administrator what to fix. A matched account's details stay unnamed.
+ */
 export const REFUSALS: Record<FederationRefusal, { status: number; text: (t: Messages) => string }> = {
   no_account: { status: 403, text: (t) => t.idpNoAccount },
-  ambiguous: { status: 403, text: (t) => t.idpNoAccount },
-  holds_role: { status: 403, text: (t) => t.idpNoAccount },
-  already_linked: { status: 403, text: (t) => t.idpNoAccount },
-  unverified_email: { status: 403, text: (t) => t.idpNoAccount },
-  user_name_missing: { status: 403, text: (t) => t.idpNoAccount },
-  user_name_taken: { status: 403, text: (t) => t.idpNoAccount },
-  user_name_invalid: { status: 403, text: (t) => t.idpNoAccount },
+  ambiguous: { status: 403, text: (t) => t.idpNotLinkable },
+  holds_role: { status: 403, text: (t) => t.idpNotLinkable },
+  already_linked: { status: 403, text: (t) => t.idpNotLinkable },
+  unverified_email: { status: 403, text: (t) => t.idpEmailUnverified },
+  user_name_missing: { status: 403, text: (t) => t.idpUserNameMissing },
+  user_name_taken: { status: 403, text: (t) => t.idpUserNameTaken },
+  user_name_invalid: { status: 403, text: (t) => t.idpUserNameInvalid },
   inactive_user: { status: 403, text: (t) => t.idpInactive },
   upstream_error: { status: 502, text: (t) => t.idpUnavailable },
   invalid_response: { status: 400, text: (t) => t.idpRefused },

@@ -51,8 +51,11 @@ export class AccountFinder {
     private readonly access: ApplicationAccess,
   ) {}
 
-  /** `clientId`: the client the claims are for, whose project (or requested project) the `roles` claim is of. */
-  async find(userId: string, clientId?: string): Promise<OidcAccount | undefined> {
+  /**
+   * `clientId`: the client the claims are for, whose project (or requested project) the `roles` claim is of;
+   * `resource`: the API application's resource the token is for, whose project's roles it carries instead.
+   */
+  async find(userId: string, clientId?: string, resource?: string): Promise<OidcAccount | undefined> {
     // Read with the token this request presented, in the same statement (oidc-payload.adapter.ts), or now.
     const withToken = accountReadWithToken(userId);
     const row = withToken !== undefined ? (withToken ?? undefined) : await accountRow(this.dataSource, userId);
@@ -76,24 +79,26 @@ export class AccountFinder {
       scimAttributes: json<object | null>(row.scim_attributes, null),
     };
     const loginName = `${String(row.user_name)}@${str(row.primary_domain) ?? ''}`;
-    const claims = async (_use: string, scope: string) => {
+    const claims = async (use: string, scope: string) => {
       const scopes = new Set(scope.split(' '));
       const result = claimsOf(user, loginName, scopes);
       // Read only when asked for: one indexed query on the user's memberships.
       if (scopes.has('groups')) result.groups = await groupNamesOf(this.dataSource.manager, user.id);
       // Likewise one indexed query on the user's and its groups' grants in the token's project.
-      if (scopes.has('roles')) result.roles = await this.rolesOf(user.id, clientId, scope);
+      // An ID token is for its client (OIDC Core §2, `aud`), so it has the client's roles even beside a resource token.
+      if (scopes.has('roles')) result.roles = await this.rolesOf(user.id, clientId, scope, use === 'id_token' ? undefined : resource);
       return result;
     };
     return { accountId: user.id, orgId: String(row.org_id), claims };
   }
 
   /**
-   * The user's role keys in the project a token of this client and scope is for (docs/product-rules.md,
-   * "Application access"), sorted by code point; `[]` without a client or project (a machine user's own token).
+   * The user's role keys in the project a token of this client, scope and resource is for (docs/application-access.md,
+   * "How roles reach the application"), sorted by code point; `[]` without a client or project (a machine user's own
+   * token).
    */
-  async rolesOf(userId: string, clientId: string | undefined, scope: string): Promise<string[]> {
-    const projectId = clientId === undefined ? undefined : await rolesProjectOf(this.dataSource, clientId, scope);
+  async rolesOf(userId: string, clientId: string | undefined, scope: string, resource?: string): Promise<string[]> {
+    const projectId = clientId === undefined ? undefined : await rolesProjectOf(this.dataSource, { clientId, scope, userId, resource });
     return projectId === undefined ? [] : this.access.rolesIn(projectId, userId);
   }
 }

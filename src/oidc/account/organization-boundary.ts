@@ -6,6 +6,7 @@ import type { BoundaryClient } from '../../login/organization-boundary.js';
 import { clientServing } from '../agents/agent-organization.js';
 import type { AccountFinder, OidcAccount } from './account.finder.js';
 import { issuedAudience } from './resource-audience.js';
+import { resourceOfToken } from '../tokens/audience.js';
 
 /**
  * oidc-provider's `findAccount` with the boundary and the application's access applied wherever a token is used
@@ -28,7 +29,8 @@ export async function findAccountWithinOrganization(
   token?: unknown,
 ): Promise<OidcAccount | undefined> {
   const client = ctx?.oidc?.client as (EntryClient & { clientId?: string }) | undefined;
-  const account = await accounts.find(sub, client?.clientId);
+  // A code, refresh or access token for an API application's resource carries that resource's roles.
+  const account = await accounts.find(sub, client?.clientId, resourceOfToken(token));
   if (!account || token === undefined) return account;
   const serving = await clientServing(dataSource, client as BoundaryClient | undefined, (token as { resource?: unknown }).resource);
   if (!mayServe(serving, account)) return undefined;

@@ -9,6 +9,7 @@ import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { allowedScopes } from '../provider/scopes.js';
 import { JWT_BEARER_GRANT } from '../tokens/grant-types.js';
 import { flag, json, millis } from '../../common/database/column-values.js';
+import { verificationKeys } from '../../common/crypto/client-jwks.js';
 import type { ClientJwks } from '../../common/crypto/client-jwks.js';
 import type { RemoteClientKeys } from './remote-client-keys.js';
 import { isClientIdUrl } from '../agents/client-id-url.js';
@@ -16,9 +17,16 @@ import type { ClientIdMetadataDocuments } from '../agents/client-id-metadata-doc
 import { AGENT_CLIENT_MARKER } from '../agents/metadata-document.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
-import { DYNAMIC_CLIENT_LAPSE_MS, addDynamicClient, dynamicClientRow, touchDynamicClient, updateDynamicClient } from '../../users/queries/dynamic-clients.js';
+import {
+  DYNAMIC_CLIENT_LAPSE_MS,
+  RegistrationTokenUsedUp,
+  addDynamicClient,
+  dynamicClientRow,
+  touchDynamicClient,
+  updateDynamicClient,
+} from '../../users/queries/dynamic-clients.js';
 import type { DynamicClientRow } from '../../users/queries/dynamic-clients.js';
-import { registrationOrganizationOfRequest } from '../registration/dynamic-registration.js';
+import { registrationOrganizationOfRequest, registrationTokenUsedUp } from '../registration/dynamic-registration.js';
 import { AGENT_CLIENT_PREFIX, DCR_AGENT, assertAgentClientMetadata, withoutOwnMetadata } from '../registration/registration-metadata.js';
 import { removeAgentClient } from '../registration/agent-client-removal.js';
 import { refusedPastBound } from '../registration/registration-bounds.js';
@@ -39,6 +47,7 @@ export const CLIENT_EXTRA = [
   AGENT_CLIENT_MARKER,
   'portcullis_app_id',
   'portcullis_access',
+  'portcullis_home_url',
 ] as const;
 
 /**
@@ -122,15 +131,17 @@ export class ClientStore implements Adapter {
 
   /**
    * A client id URL's client, from its metadata document. When it is the client of the request being handled, a
-   * refused document is told as invalid_client with its reason (the authorization endpoint shows it on its error
-   * page, with no redirect); elsewhere (a token's client looked up again) the client is simply unknown.
+   * refused document is told as invalid_client with its reason, or invalid_client_metadata for a refused member's
+   * value such as its name (the authorization endpoint shows it on its error page, with no redirect); elsewhere (a
+   * token's client looked up again) the client is simply unknown.
    */
   private async documentClient(clientId: string): Promise<AdapterPayload | undefined> {
     if (!this.agents) return undefined;
     const lookup = await this.agents.lookup(clientId);
-    if ('metadata' in lookup) return lookup.metadata;
-    if (currentContext()?.oidc?.params?.client_id === clientId) throw new errors.InvalidClient(`client_id metadata document refused: ${lookup.problem}`);
-    return undefined;
+    if ('metadata' in lookup) return withVerificationKeys(lookup.metadata);
+    if (currentContext()?.oidc?.params?.client_id !== clientId) return undefined;
+    if (lookup.error === 'invalid_client_metadata') throw new errors.InvalidClientMetadata(`client_id metadata document refused: ${lookup.problem}`);
+    throw new errors.InvalidClient(`client_id metadata document refused: ${lookup.problem}`);
   }
 
   private async registration(clientId: string): Promise<Registration | undefined> {
@@ -190,8 +201,12 @@ export class ClientStore implements Adapter {
     assertAgentClientMetadata(metadata);
     const { uow, events, bounds } = this.registrations!;
     if (route === 'client_update') return updateDynamicClient(uow, clientId, metadata);
-    const orgId = registrationOrganizationOfRequest()?.orgId ?? null;
-    await refusedPastBound(() => addDynamicClient(uow, events, { clientId, orgId, metadata }, bounds, Date.now()));
+    const { orgId, tokenHash } = registrationOrganizationOfRequest() ?? { orgId: null };
+    try {
+      await refusedPastBound(() => addDynamicClient(uow, events, { clientId, orgId, metadata, tokenHash }, bounds, Date.now()));
+    } catch (error) {
+      throw error instanceof RegistrationTokenUsedUp ? registrationTokenUsedUp() : error;
+    }
   }
 
   /** RFC 7592 §2.3: a client that registered itself deletes its registration. */
@@ -228,6 +243,12 @@ function currentContext(): { headers?: Record<string, string | undefined>; oidc?
  * A registered agent: what it registered, with the scopes of a third-party application (never the Portcullis API)
  * and its organization once bound; `portcullis_agent` tells the consent page it is an unverified registration.
  */
+/** A metadata document's keys as oidc-provider verifies with them (client-jwks.ts, verificationKeys). */
+function withVerificationKeys(metadata: AdapterPayload): AdapterPayload {
+  const keys = (metadata.jwks as { keys?: object[] } | undefined)?.keys;
+  return Array.isArray(keys) ? { ...metadata, jwks: { keys: verificationKeys(keys) } } : metadata;
+}
+
 function agentPayload(row: DynamicClientRow): AdapterPayload {
   const metadata = withoutOwnMetadata(json<Record<string, unknown>>(row.metadata, {}));
   return {
@@ -262,7 +283,7 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
     application_type: 'web',
     // auth_time in every ID token (OIDC Registration §2), as relying parties of ZITADEL expect.
     require_auth_time: true,
-    ...(authMethod === 'private_key_jwt' ? { jwks: { keys } } : {}),
+    ...(authMethod === 'private_key_jwt' ? { jwks: { keys: verificationKeys(keys) } } : {}),
     portcullis_kind: row.kind,
     portcullis_org_id: row.org_id,
     portcullis_project_id: row.project_id,
@@ -279,10 +300,15 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
 
 /**
  * Who may enter the application, read with the registration (docs/product-rules.md, "Application access"): the doors
- * ask for a grant only when it is `granted`, so an application open to everyone costs no query.
+ * ask for a grant only when it is `granted`, so an application open to everyone costs no query. Its `homeUrl` is the
+ * way back from a refused sign-in's page.
  */
 function entryMetadata(row: ClientRow): AdapterPayload {
-  return { portcullis_app_id: row.id, portcullis_access: row.access === 'granted' ? 'granted' : 'everyone' };
+  return {
+    portcullis_app_id: row.id,
+    portcullis_access: row.access === 'granted' ? 'granted' : 'everyone',
+    ...(row.home_url ? { portcullis_home_url: row.home_url } : {}),
+  };
 }
 
 /** The settings of docs/oauth-profiles.md as client metadata (RFC 9126 §6, RFC 9101 §10.5, JARM §3, RFC 9449 §5.2, OIDC BCL §2.2). */

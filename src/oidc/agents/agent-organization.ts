@@ -3,6 +3,7 @@ import type { BoundaryClient } from '../../login/organization-boundary.js';
 import { apiResourceByUri } from '../../users/queries/api-resources.js';
 import { clientForBoundary, isUnboundAgent } from '../registration/dynamic-registration.js';
 import { AGENT_CLIENT_MARKER, CIMD_AGENT } from './metadata-document.js';
+import { DCR_AGENT } from '../registration/registration-metadata.js';
 
 /** What an organization decided about clients known by their metadata document (its login policy). */
 export interface AgentClientPolicy {
@@ -19,6 +20,15 @@ type AgentClient = BoundaryClient & { [AGENT_CLIENT_MARKER]?: string };
  */
 export function belongsToNoOrganization(client: AgentClient | undefined): boolean {
   return client?.[AGENT_CLIENT_MARKER] === CIMD_AGENT && !client.portcullis_org_id;
+}
+
+/**
+ * A client that registered itself, by its metadata document or by RFC 7591 registration, bound to an organization
+ * or not (docs/agents.md): it names the resource of every token it asks for, and never holds the Portcullis API.
+ */
+export function isSelfRegistered(client: AgentClient | undefined): boolean {
+  const marker = client?.[AGENT_CLIENT_MARKER];
+  return marker === CIMD_AGENT || marker === DCR_AGENT;
 }
 
 /** The organization of the API application whose resourceUri is the one `resource` a request names, if any. */

@@ -15,7 +15,7 @@ export const FAILED_DOCUMENT_CACHE_MS = 60_000;
 const MAX_URLS = 1_000;
 
 /** The client a document describes, or why the URL names none. */
-export type AgentClientLookup = { metadata: AdapterPayload } | { problem: string };
+export type AgentClientLookup = { metadata: AdapterPayload } | { problem: string; error?: 'invalid_client_metadata' };
 
 interface Entry {
   until: number;

@@ -1,20 +1,23 @@
 import type { AdapterPayload } from 'oidc-provider';
 import { checkClientJwks } from '../../common/crypto/client-jwks.js';
 import { allowedScopes } from '../provider/scopes.js';
+import { clientNameProblem } from './client-name.js';
 
 /** The marker of agent clients in their client metadata: the consent prompt asks every client that carries it. */
 export const AGENT_CLIENT_MARKER = 'portcullis_agent';
 /** The marker's value for a client known by its metadata document (a registered one is `dcr`). */
 export const CIMD_AGENT = 'cimd';
 
-/** A client metadata document's checked content, or why it names no client. */
-export type CheckedDocument = { metadata: AdapterPayload; jwksUri?: string } | { problem: string };
+/**
+ * A client metadata document's checked content, or why it names no client (`invalid_client_metadata` when the
+ * document is well formed but a member's value is refused, RFC 7591 §3.2.2).
+ */
+export type CheckedDocument = { metadata: AdapterPayload; jwksUri?: string } | { problem: string; error?: 'invalid_client_metadata' };
 
 const AUTH_METHODS = new Set(['none', 'private_key_jwt']);
 const GRANT_TYPES = new Set(['authorization_code', 'refresh_token']);
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const MAX_REDIRECT_URIS = 20;
-const MAX_NAME_LENGTH = 200;
 
 /**
  * A Client ID Metadata Document (draft-ietf-oauth-client-id-metadata-document-03) as this instance accepts it
@@ -38,7 +41,9 @@ export function checkMetadataDocument(url: string, document: unknown): CheckedDo
     return { problem: 'grant_types must be authorization_code, with refresh_token or not' };
   const responseTypes = doc.response_types ?? ['code'];
   if (!Array.isArray(responseTypes) || responseTypes.length !== 1 || responseTypes[0] !== 'code') return { problem: 'response_types must be code' };
-  const name = typeof doc.client_name === 'string' && doc.client_name.trim() !== '' ? doc.client_name.slice(0, MAX_NAME_LENGTH) : new URL(url).hostname;
+  const nameProblem = clientNameProblem(doc.client_name);
+  if (nameProblem) return { problem: nameProblem, error: 'invalid_client_metadata' };
+  const name = typeof doc.client_name === 'string' && doc.client_name.trim() !== '' ? doc.client_name : new URL(url).hostname;
   const metadata: AdapterPayload = {
     client_id: url,
     client_name: name,

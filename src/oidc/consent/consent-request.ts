@@ -12,6 +12,8 @@ interface Asked {
   kind: 'cimd' | 'dcr';
   accountId: string;
   params: Record<string, string | undefined>;
+  /** The interaction approves a device code (RFC 8628 §3.3): it has no redirect URI. */
+  device?: boolean;
 }
 
 /**
@@ -34,9 +36,11 @@ export async function consentRequestOf(dataSource: DataSource, access: Applicati
     : false;
   return {
     clientName: client.clientName ?? client.clientId,
-    ...(kind === 'cimd' ? { clientHost: safeUrl(client.clientId)?.host ?? client.clientId } : {}),
+    // The hostname the document was fetched from is what was proven; a port says nothing a person can check.
+    ...(kind === 'cimd' ? { clientHost: safeUrl(client.clientId)?.hostname ?? client.clientId } : {}),
     redirectHost: redirect?.host ?? '',
     loopback: redirect ? LOOPBACK_HOSTS.has(redirect.hostname) : false,
+    ...(asked.device ? { device: true } : {}),
     ...(api ? { resourceName: api.name } : {}),
     scopes,
     refused,

@@ -42,7 +42,7 @@ export interface SignedInUser {
 export type HiddenClientReturn =
   /** The authorization answered an error; `needsInteraction` when only a page the request forbade could have helped. */
   | { kind: 'declined'; error: string; needsInteraction: boolean }
-  /** No code, or one issued for another sign-in: nothing was consumed. */
+  /** No code, one issued for another sign-in (nothing was consumed), or one used before (its grant is revoked). */
   | { kind: 'notThisSignIn' }
   /** The code was consumed; `user` is absent when the user cannot sign in here (inactive, or of another organization). */
   | { kind: 'signedIn'; user: SignedInUser | undefined; mfa: boolean; authTime: number | undefined; sessionUid: string };
@@ -57,6 +57,7 @@ interface IssuedCode {
   acr?: string;
   authTime?: number;
   sessionUid?: string;
+  grantId?: string;
   consume(): Promise<void>;
 }
 
@@ -68,7 +69,8 @@ const INTERACTION_ERRORS = new Set(['login_required', 'interaction_required', 'c
  * of an application's hidden client, so that the login UI, second factor, session and organization rule are the OIDC
  * ones. The hidden client cannot authenticate at the token endpoint (src/oidc/adapter/client.store.ts), so its code is
  * redeemed here, with the checks the token endpoint makes of an authorization code grant (RFC 6749 §4.1.3: issued to
- * this client, for this redirect URI, not used before; RFC 7636 §4.6: the PKCE challenge), and consumed once.
+ * this client, for this redirect URI, not used before; RFC 7636 §4.6: the PKCE challenge), and consumed once; a code
+ * used again revokes its grant (RFC 6749 §4.1.2).
  */
 @Injectable()
 export class HiddenClientSignIn {
@@ -99,6 +101,10 @@ export class HiddenClientSignIn {
   async redeem(query: Record<string, unknown>, expected: ExpectedCode): Promise<HiddenClientReturn> {
     if (typeof query.error === 'string') return { kind: 'declined', error: query.error, needsInteraction: INTERACTION_ERRORS.has(query.error) };
     const code = typeof query.code === 'string' ? ((await this.holder.provider.AuthorizationCode.find(query.code)) as IssuedCode | undefined) : undefined;
+    if (code?.consumed && code.clientId === expected.clientId) {
+      await this.revokeGrant(code.grantId);
+      return { kind: 'notThisSignIn' };
+    }
     if (
       !code ||
       code.consumed ||
@@ -114,5 +120,17 @@ export class HiddenClientSignIn {
     const user =
       account && account.orgId === expected.orgId ? { id: account.accountId, claims: (scope: string) => account.claims('id_token', scope) } : undefined;
     return { kind: 'signedIn', user, mfa: code.acr === ACR_MFA, authTime: code.authTime, sessionUid: code.sessionUid ?? '' };
+  }
+
+  /**
+   * A code used twice may have leaked: "the authorization server MUST deny the request and SHOULD revoke (when possible)
+   * all tokens previously issued based on that authorization code" (RFC 6749 §4.1.2). As oidc-provider's own code grant
+   * does (lib/helpers/revoke.js), the code's grant goes, with every code and token issued from it.
+   */
+  private async revokeGrant(grantId: string | undefined): Promise<void> {
+    if (!grantId) return;
+    const { provider } = this.holder;
+    await Promise.all([provider.AccessToken, provider.RefreshToken, provider.AuthorizationCode].map((model) => model.revokeByGrantId(grantId)));
+    await provider.Grant.adapter.destroy(grantId);
   }
 }

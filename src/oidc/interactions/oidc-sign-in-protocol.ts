@@ -56,7 +56,7 @@ export class OidcSignInProtocol implements SignInProtocol {
     const kind = agentKindOf(client);
     const accountId = interaction.session?.accountId;
     if (!client || !kind || !accountId || (await this.remembered(interaction, accountId))) return undefined;
-    return consentRequestOf(this.dataSource, this.access, { client, kind, accountId, params: interaction.params });
+    return consentRequestOf(this.dataSource, this.access, { client, kind, accountId, params: interaction.params, device: Boolean(interaction.deviceCode) });
   }
 
   async allowConsent(interaction: Interaction): Promise<void> {

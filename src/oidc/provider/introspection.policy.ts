@@ -6,7 +6,7 @@ import type { AccountFinder } from '../account/account.finder.js';
 import { JwtTokenIds } from '../tokens/jwt-access-tokens.js';
 import { jwtForHandle } from '../tokens/structured-token.rewrite.js';
 import { requestLookups } from '../adapter/request-lookups.js';
-import { tokenAudience, tokenUser } from '../tokens/audience.js';
+import { apiResourceOf, tokenAudience, tokenUser } from '../tokens/audience.js';
 import { isActive } from '../../users/rules/user-state.js';
 import { actOf } from '../grants/impersonation.js';
 import type { ActClaim } from '../grants/impersonation.js';
@@ -95,15 +95,15 @@ export function introspectionPolicy(
       username: `${user.userName}@${user.primaryDomain ?? ''}`,
       iat: token.iat ?? jwt?.iat,
       jti: typeof jwt?.jti === 'string' ? jwt.jti : createHash('sha256').update(`portcullis/token-id/${value}`).digest('base64url'),
-      claims: await claimsOfScopes(accounts, userId, token.clientId, token.scope ?? ''),
+      claims: await claimsOfScopes(accounts, userId, token.clientId, token.scope ?? '', apiResourceOf(token.aud)),
     } satisfies IntrospectionFacts;
     return true;
   };
 }
 
-/** The claims of the token's scopes, as its own client would read them (its project's roles, say). */
-async function claimsOfScopes(accounts: AccountFinder, userId: string, clientId: string, scope: string): Promise<Record<string, unknown>> {
+/** The claims of the token's scopes, as its own client would read them: its resource's or its project's roles, say. */
+async function claimsOfScopes(accounts: AccountFinder, userId: string, clientId: string, scope: string, resource?: string): Promise<Record<string, unknown>> {
   if (!scope.split(' ').some((s) => CLAIM_SCOPES.includes(s))) return {};
-  const account = await accounts.find(userId, clientId);
+  const account = await accounts.find(userId, clientId, resource);
   return account ? account.claims('introspection', scope) : {};
 }

@@ -449,7 +449,7 @@ export function oidcOpenApi(): OpenApiSurface {
         [],
         {
           '200': html('the logout confirmation (a page that submits itself to the confirmation step)'),
-          '400': oauthError('invalid_request: an id_token_hint that cannot be decoded, a post_logout_redirect_uri the client did not register'),
+          '400': html('the error page, `invalid_request`: an id_token_hint that cannot be decoded, a post_logout_redirect_uri the client did not register'),
         },
       ),
       ...registrationPaths(),

@@ -216,8 +216,8 @@ export function createProvider(deps: ProviderDeps): Provider {
       customizers: {
         jwt: jwtPersistingCustomizer(
           adapterFor,
-          (clientId, scope) => audienceOf(dataSource, clientId, scope),
-          (userId, clientId, scope) => deps.accounts.rolesOf(userId, clientId, scope),
+          (clientId, scope, userId) => audienceOf(dataSource, clientId, scope, userId),
+          (userId, clientId, scope, resource) => deps.accounts.rolesOf(userId, clientId, scope, resource),
         ),
       },
     },

@@ -11,6 +11,7 @@ import { noteFailure } from '../../common/http/failure-causes.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { createProvider, publicPart, registrationDeps } from './provider.factory.js';
 import { registrationGate } from '../registration/dynamic-registration.js';
+import { registrationAnswers } from '../registration/registration-answers.js';
 import { ProviderInputs } from './provider-inputs.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 import { completeAuthorizationServerMetadata } from './authorization-server-metadata.js';
@@ -80,6 +81,7 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     provider.use(aroundEveryRequest(this.config.publicUrl, this.sessionSteps));
     provider.use(completeAuthorizationServerMetadata(this.inputs.agentRegistration, deps.dataSource));
     provider.use(registrationGate(registrationDeps(deps)));
+    provider.use(registrationAnswers(deps.dataSource));
     trustTlsOffloadingProxy(provider, this.config.publicUrl);
     provider.on('server_error', (ctx: OidcContext, error: Error) => this.noteServerError(ctx, error));
     this.current = { provider, handle: provider.callback(), fingerprint };

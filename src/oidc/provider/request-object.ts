@@ -2,6 +2,7 @@ import { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import { verify } from 'oidc-provider/lib/helpers/jwt.js';
 import type { AssertionReplayGuard } from '../grants/assertion-replay.js';
+import { usePushedRequestOnce } from './pushed-request-once.js';
 
 /** The longest a request object may live (RFC 9101 §10.2 wants it short; an hour, as FAPI allows). */
 const MAX_LIFETIME_S = 3600;
@@ -16,11 +17,12 @@ interface RequestObjectClient {
 /**
  * oidc-provider's `features.requestObjects.assertJwtClaimsAndHeader`, called with the request object's claims after
  * it checked `iss`, `aud` when present, `exp` when present and `nbf` (docs/oauth-profiles.md, "Signed request
- * objects"): the claims rules below, then the `jti` used once.
+ * objects"): the claims rules below, a pushed request's `request_uri` used once, then the `jti` used once.
  */
 export function requestObjectChecks(usedJtis: AssertionReplayGuard) {
   return async (ctx: OidcContext, claims: Record<string, unknown>, _header: unknown, client: RequestObjectClient): Promise<void> => {
     assertRequestObjectClaims(claims, client.portcullis_request_object_requires_exp === true);
+    await usePushedRequestOnce(ctx, usedJtis, client.clientId);
     await useJtiOnce(ctx, usedJtis, claims, client);
   };
 }

@@ -9,7 +9,7 @@ import { apiResourceByUri } from '../../users/queries/api-resources.js';
 import type { ApiResourceRow } from '../../users/queries/api-resources.js';
 import type { ResourceScope } from '../../users/entities/application.entity.js';
 import { json } from '../../common/database/column-values.js';
-import { agentClientRefusal, belongsToNoOrganization } from '../agents/agent-organization.js';
+import { agentClientRefusal, belongsToNoOrganization, isSelfRegistered } from '../agents/agent-organization.js';
 import type { AgentClientPolicy } from '../agents/agent-organization.js';
 import { isUnboundAgent, organizationOfResources } from '../registration/dynamic-registration.js';
 
@@ -25,11 +25,10 @@ export function resourceIndicators(dataSource: DataSource, instance: InstanceEnt
   return {
     enabled: true,
     defaultResource: async (ctx: OidcContext, client: ClientMeta) => {
-      // An agent not bound to an organization yet acts for the one of the resource it names (docs/agents.md).
-      if (isUnboundAgent(client)) throw new errors.InvalidTarget('a resource is required for this client');
+      // A client that registered itself (metadata document or RFC 7591, bound to an organization or not) names the
+      // resource of every token it asks for: no default is a decision about what it may reach (docs/agents.md).
+      if (isSelfRegistered(client)) throw new errors.InvalidTarget('a resource is required for this client');
       await assertOwnProjects(dataSource, ctx, client);
-      // An agent client of no organization is known only through the resource it asks for (docs/agents.md).
-      if (belongsToNoOrganization(client)) throw new errors.InvalidTarget('this client must name the resource it asks a token for');
       return defaultResource(ctx, client);
     },
     useGrantedResource: () => true,

@@ -26,6 +26,16 @@ function ignoreUnknownResponseMode(ctx: OidcContext): void {
 }
 
 /**
+ * The end-session endpoint is where the user's browser is sent (OIDC RP-Initiated Logout 1.0 §2; docs/product-rules.md,
+ * "OpenID Connect and OAuth"), and every answer of it is a page: its refusals too (an unregistered post_logout_redirect_uri, a bad
+ * id_token_hint), which oidc-provider would otherwise answer as JSON to any Accept header that does not name HTML first.
+ */
+function endSessionAnswersPages(ctx: OidcContext): void {
+  if (ctx.path !== OIDC_ROUTES.end_session && !ctx.path.startsWith(`${OIDC_ROUTES.end_session}/`)) return;
+  ctx.req.headers.accept = 'text/html';
+}
+
+/**
  * oidc-provider's own pages (error, logout confirmation, form_post) get the login UI's headers; the
  * form_post page submits itself with an inline script, which its CSP must allow. (The Content-Type's
  * media type is compared as is: no type-is parsing on every token and introspection answer.)
@@ -108,7 +118,7 @@ function introspectionMembers(ctx: OidcContext): void {
   ctx.body = { ...facts.claims, ...ctx.body, sub, aud: facts.audience, username: facts.username, token_type: tokenType, jti: facts.jti, iat, nbf: iat };
 }
 
-export const requestSteps: Step[] = [ignoreUnknownResponseMode];
+export const requestSteps: Step[] = [ignoreUnknownResponseMode, endSessionAnswersPages];
 
 /** Order matters once: the 503 body is replaced only for a non-HTML answer, after the page headers. */
 export const responseSteps: Step[] = [loginPageHeaders, outageAs503, jwksForCaching, forgetRememberedAccountsOnLogout, noEmptyScope, introspectionMembers];

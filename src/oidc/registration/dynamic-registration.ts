@@ -27,13 +27,22 @@ export interface DynamicRegistrationDeps {
   bounds: DynamicRegistrationBounds;
 }
 
-/** Where the registration gate leaves the organization a new registration is bound to (null: bound by its first code). */
+/**
+ * Where the registration gate leaves the organization a new registration is bound to (null: bound by its first code)
+ * and the keyed hash of the initial access token it came with, whose use the registration takes.
+ */
 const REGISTRATION_ORG = Symbol('portcullis.registrationOrganization');
 
-/** What the client store writes a new registration with: the organization the gate found, if this request registers. */
-export function registrationOrganizationOfRequest(): { orgId: string | null } | undefined {
-  const state = (Provider.ctx as OidcContext | undefined)?.state as Record<symbol, string | null> | undefined;
-  return state && REGISTRATION_ORG in state ? { orgId: state[REGISTRATION_ORG] } : undefined;
+/** Who registers in this request, as the gate found it. */
+export interface RegistrationOfRequest {
+  orgId: string | null;
+  tokenHash?: string;
+}
+
+/** What the client store writes a new registration with: what the gate found, if this request registers. */
+export function registrationOrganizationOfRequest(): RegistrationOfRequest | undefined {
+  const state = (Provider.ctx as OidcContext | undefined)?.state as Record<symbol, RegistrationOfRequest> | undefined;
+  return state?.[REGISTRATION_ORG];
 }
 
 /**
@@ -79,17 +88,28 @@ export function registrationGate(deps: DynamicRegistrationDeps) {
       return;
     }
     const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
-    let orgId: string | null = null;
+    let registration: RegistrationOfRequest = { orgId: null };
     if (bearer !== undefined) {
-      const found = await registrationTokenOrganization(deps.dataSource, deps.hasher.hash(bearer), Date.now());
-      if (!found) return refuse(ctx, 'the initial access token is unknown, expired, or its organization takes no registrations');
-      orgId = found;
+      const tokenHash = deps.hasher.hash(bearer);
+      const found = await registrationTokenOrganization(deps.dataSource, tokenHash, Date.now());
+      if (!found) return refuse(ctx, USED_UP);
+      registration = { orgId: found, tokenHash };
     } else if (!(await registrationModesInUse(deps.dataSource)).open) {
       return refuse(ctx, 'an initial access token is required');
     }
-    (ctx.state as Record<symbol, string | null>)[REGISTRATION_ORG] = orgId;
+    (ctx.state as Record<symbol, RegistrationOfRequest>)[REGISTRATION_ORG] = registration;
     await next();
   };
+}
+
+const USED_UP = 'the initial access token is unknown, expired, used up, or its organization takes no registrations';
+
+/**
+ * A registration whose token lost its last use to another registration meanwhile (addDynamicClient): the 401 the
+ * gate gives a used-up token (RFC 6750 §3.1).
+ */
+export function registrationTokenUsedUp(): Error {
+  return Object.assign(new errors.InvalidToken(), { error_description: USED_UP });
 }
 
 /** RFC 6750 §3.1: invalid_token with its challenge. */
@@ -140,15 +160,29 @@ export async function clientForBoundary<T extends object>(dataSource: DataSource
 
 /**
  * An openly registered client is bound to the organization of the resource of its first issued code (docs/agents.md,
- * "Dynamic registration"): when oidc-provider saves that code, before the client hears of it. A code for another
- * organization's resource once it is bound is refused with invalid_target (RFC 8707 §2); one that would take the
- * organization past its bound of registered clients with access_denied (registration-bounds.ts).
+ * "Dynamic registration"): when oidc-provider saves that code, before the client hears of it. For the device grant
+ * that is the device code's approval (RFC 8628 §3.3), when the person's account is written to it; a device code
+ * that no one approved binds nothing. A code for another organization's resource once it is bound is refused with
+ * invalid_target (RFC 8707 §2); one that would take the organization past its bound of registered clients with
+ * access_denied (registration-bounds.ts).
  */
 export function bindAgentsAtFirstCode(provider: Provider, deps: DynamicRegistrationDeps): void {
-  const code = provider.AuthorizationCode.prototype as unknown as { save: (...args: unknown[]) => Promise<string> };
+  bindOnSave(provider, deps, provider.AuthorizationCode.prototype, () => true);
+  bindOnSave(provider, deps, provider.DeviceCode.prototype, (code) => Boolean(code.accountId) && !code.error);
+}
+
+interface IssuedCode {
+  clientId: string;
+  resource?: unknown;
+  accountId?: string;
+  error?: string;
+}
+
+function bindOnSave(provider: Provider, deps: DynamicRegistrationDeps, model: object, issued: (code: IssuedCode) => boolean): void {
+  const code = model as { save: (...args: unknown[]) => Promise<string> };
   const save = code.save;
-  code.save = async function (this: { clientId: string; resource?: unknown }, ...args: unknown[]) {
-    const client = await provider.Client.find(this.clientId);
+  code.save = async function (this: IssuedCode, ...args: unknown[]) {
+    const client = issued(this) ? await provider.Client.find(this.clientId) : undefined;
     if (isUnboundAgent(client)) {
       const orgId = await organizationOfResources(deps.dataSource, this.resource);
       if (!orgId) throw new errors.InvalidTarget('a registered agent needs a resource of an organization that takes open registrations');

@@ -12,19 +12,20 @@ const JWS = /^[\w-]+\.[\w-]+\.[\w-]+$/;
  */
 export function jwtPersistingCustomizer(
   adapterFor: (model: string) => Adapter,
-  audienceOf: (clientId: string, scope?: string) => Promise<string[]>,
-  rolesOf: (userId: string, clientId: string, scope: string) => Promise<string[]>,
+  audienceOf: (clientId: string, scope?: string, userId?: string) => Promise<string[]>,
+  rolesOf: (userId: string, clientId: string, scope: string, resource?: string) => Promise<string[]>,
 ) {
   return async (_ctx: OidcContext, token: Record<string, any>, jwt: { header: object; payload: Record<string, unknown> }) => {
     // RFC 9068 §2.2: `aud` lists the token's audience, not only the resource indicator; an exchanged
     // token keeps exactly the audience it was issued for (RFC 8693 §2.1, token-exchange.grant.ts), and a token
     // for an API application's resource has that resource alone (audience.ts, apiResourceOf).
     if (token.gty !== 'token_exchange' && apiResourceOf(jwt.payload.aud) === undefined)
-      jwt.payload.aud = [...new Set([...[jwt.payload.aud ?? []].flat(), ...(await audienceOf(token.clientId, token.scope))])];
-    // The user's roles when the scope asks (docs/product-rules.md, "Application access"), read at issue like the
-    // other claims of a JWT; introspection and userinfo read them again on use.
+      jwt.payload.aud = [...new Set([...[jwt.payload.aud ?? []].flat(), ...(await audienceOf(token.clientId, token.scope, token.accountId))])];
+    // The user's roles when the scope asks (docs/application-access.md), read at issue like the other claims of a
+    // JWT; introspection and userinfo read them again on use. A token for a resource has that resource's roles.
     const scopes = String(token.scope ?? '').split(' ');
-    if (token.accountId && scopes.includes('roles')) jwt.payload.roles = await rolesOf(token.accountId, token.clientId, token.scope);
+    if (token.accountId && scopes.includes('roles'))
+      jwt.payload.roles = await rolesOf(token.accountId, token.clientId, token.scope, apiResourceOf(jwt.payload.aud));
     const fields: string[] = (token.constructor as unknown as { IN_PAYLOAD: string[] }).IN_PAYLOAD;
     const payload: Record<string, unknown> = { iat: token.iat, exp: token.exp ?? jwt.payload.exp };
     for (const field of fields) if (token[field] !== undefined && field !== 'jti') payload[field] = token[field];

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { Bounded } from '../../common/http/validation/bounded.decorator.js';
 import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
 import { ListPageQueryDto } from '../../common/http/validation/list-page.dto.js';
@@ -10,6 +10,7 @@ import {
   ON_REMOVE,
   PROVISIONING_BOUNDS,
   PUSH_GROUPS,
+  REQUEST_TIMEOUT_MS,
   TARGET_STATES,
   USER_NAME_SOURCES,
   USER_SCOPES,
@@ -102,6 +103,18 @@ class TargetFieldsDto {
   @IsString()
   @Bounded(PROVISIONING_BOUNDS.groupId)
   rolesFrom?: string | null;
+  @ApiPropertyOptional({
+    minimum: REQUEST_TIMEOUT_MS.min,
+    maximum: REQUEST_TIMEOUT_MS.max,
+    default: REQUEST_TIMEOUT_MS.default,
+    description: 'how long one request to the target may take, in ms (a slow target may need more). docs/provisioning.md, "Outbound calls"',
+  })
+  // Sent means a number: null is refused like any other non-integer, never read as "the default".
+  @ValidateIf((_dto: object, value: unknown) => value !== undefined)
+  @IsInt()
+  @Min(REQUEST_TIMEOUT_MS.min)
+  @Max(REQUEST_TIMEOUT_MS.max)
+  requestTimeoutMs?: number;
   @ApiPropertyOptional({ default: true }) @IsOptional() @IsBoolean() enabled?: boolean;
 }
 
@@ -148,6 +161,7 @@ export class TargetDto {
   @ApiProperty({ enum: USER_NAME_SOURCES }) userName: UserNameSource;
   @ApiProperty({ enum: ON_REMOVE }) onRemove: OnRemove;
   @ApiProperty({ type: String, nullable: true, description: 'the project whose roles pushed users carry, or null' }) rolesFrom: string | null;
+  @ApiProperty({ description: 'how long one request to the target may take, in ms' }) requestTimeoutMs: number;
   @ApiProperty() enabled: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) changedAt: string;

@@ -6,8 +6,9 @@ import { nextRetryAt } from '../../common/operations/retry-schedule.js';
 import { StoppableLoop } from '../../common/operations/stoppable-loop.js';
 import { targetById } from '../provisioning.queries.js';
 import type { TargetRow } from '../provisioning.queries.js';
-import { authorizationFor, endpointOf, featuresOf, patchOperationsOf, ScimAuthError, scimRequest } from '../scim-client.js';
-import type { ScimEndpoint } from '../scim-client.js';
+import { requestTimeoutOf } from '../provisioning-settings.js';
+import { authorizationFor, endpointOf, featuresOf, patchOperationsOf, ScimAuthError, scimFetch, scimRequest } from '../scim-client.js';
+import type { Fetch, ScimEndpoint } from '../scim-client.js';
 import { chosenGroupRemovedAt, groupMarks, markAt, userMarks } from './dirty-marks.js';
 import { pushGroup } from './group-push.js';
 import type { GroupPushContext, RecordChange } from './group-push.js';
@@ -54,6 +55,7 @@ export class LostLease extends Error {}
 export class TargetWorker extends StoppableLoop {
   private loadedAt = -1;
   private endpoint: ScimEndpoint | undefined;
+  private fetch: Fetch | undefined;
   private authorization: { header: string; expiresAt: number } | undefined;
   private patch: { supported: boolean; maxOperations: number } | undefined;
   private declared: { paths: Set<string> | undefined } | undefined;
@@ -117,6 +119,10 @@ export class TargetWorker extends StoppableLoop {
   private load(target: TargetRow): void {
     this.loadedAt = target.changedAt;
     this.endpoint = endpointOf(target, (sealed) => this.pusher.encryptor.decrypt(sealed));
+    // Each request waits as long as the target allows (docs/provisioning.md, "Outbound calls"), under a lease that outlasts it.
+    const timeoutMs = requestTimeoutOf(target.settings);
+    this.fetch = scimFetch(this.pusher.config.outboundAllowPrivateNetworks, timeoutMs);
+    this.pusher.timeoutRead(this.targetId, timeoutMs);
     this.authorization = undefined;
     this.patch = undefined;
     this.declared = undefined;
@@ -336,7 +342,7 @@ export class TargetWorker extends StoppableLoop {
 
   /** One request, under the lease; an OAuth token refused with 401 is renewed once and the request sent again. */
   private async send(method: string, path: string, body: unknown, expectBody: boolean, renewed = false): Promise<Answer> {
-    const { fetch } = this.pusher;
+    const fetch = this.fetch!;
     if (!this.pusher.sendable(this.targetId)) throw new LostLease();
     let answer: Answer;
     try {

@@ -11,6 +11,7 @@ import { newId } from '../../common/ids.js';
 import { organizationExists } from '../../users/queries/organizations.js';
 import { targetsOf } from '../provisioning.queries.js';
 import type { ObjectRow, TargetRow } from '../provisioning.queries.js';
+import { requestTimeoutOf } from '../provisioning-settings.js';
 import { endpointOf, scimFetch } from '../scim-client.js';
 import { LocalPeople } from './local-people.js';
 import { PLAN_ACTIONS, planOf } from './reconcile-plan.js';
@@ -34,8 +35,8 @@ export interface TargetPlan extends ReconcilePlan {
 
 /**
  * Reconcile and retry (docs/provisioning.md, "Reconcile"). The plan is made in the request: the target's
- * Users are read page by page (at most RECONCILE_LIMIT, each request under the 10 s rule) and compared with the
- * organization's people. A real reconcile then marks the plan's users dirty, with its event, in one transaction;
+ * Users are read page by page (at most RECONCILE_LIMIT, each request under the target's request timeout) and
+ * compared with the organization's people. A real reconcile then marks the plan's users dirty, with its event, in one transaction;
  * the target's pusher does the writing, one request at a time, as for any change.
  */
 @Injectable()
@@ -111,22 +112,33 @@ export class ProvisioningReconcile {
 
   private async planFor(target: TargetRow): Promise<TargetPlan> {
     const endpoint = endpointOf(target, (sealed) => this.encryptor.decrypt(sealed));
-    const fetch = scimFetch(this.config.outboundAllowPrivateNetworks);
+    const fetch = scimFetch(this.config.outboundAllowPrivateNetworks, requestTimeoutOf(target.settings));
     const remote = await readRemoteUsers(endpoint, fetch);
     const people = await this.people.of(target.orgId, target.settings);
     const users = planOf(remote, people, await knownUserIds(this.uow.manager, target.id), target.settings.onRemove);
-    return { ...users, ...(await this.groupPlanFor(target, endpoint, fetch)) };
+    return {
+      ...users,
+      ...(await this.groupPlanFor(
+        target,
+        endpoint,
+        fetch,
+        remote.map((user) => user.id),
+      )),
+    };
   }
 
   /**
    * The groups (docs/provisioning.md, "Reconcile"): the target's groups read page by page without members, compared
-   * by name and externalId; and each of ours there, its members as the target lists them, read one by one by a
-   * filtered read among those it should list and those recorded — the record rebuilt from that.
+   * by name and externalId; and each of ours there, its members as the target lists them — read one by one among
+   * those it should list and those recorded, then among the target's other users (`remoteUserIds`, many a read), so
+   * that a member added there by someone else is found too — the record rebuilt from that. The push then removes
+   * whom the record lists and the group should not.
    */
   private async groupPlanFor(
     target: TargetRow,
     endpoint: ReturnType<typeof endpointOf>,
     fetch: ReturnType<typeof scimFetch>,
+    remoteUserIds: readonly string[],
   ): Promise<{ groups: GroupPlan; records: Map<string, string[]> }> {
     const manager = this.uow.manager;
     const known = await knownGroupIds(manager, target.id);
@@ -146,7 +158,14 @@ export class ProvisioningReconcile {
       if (!group.doc || !there) continue;
       const candidates = new Set([...group.doc.members, ...(await recordedMembers(manager, target.id, group.id))]);
       const present = await reader.membersAmong(there.id, candidates);
-      if (!present) continue;
+      const added =
+        present &&
+        (await reader.othersAmong(
+          there.id,
+          remoteUserIds.filter((id) => !candidates.has(id)),
+        ));
+      if (!present || !added) continue;
+      for (const id of added) present.add(id);
       records.set(group.id, [...present]);
       if (present.size !== group.doc.members.length || group.doc.members.some((id) => !present.has(id))) membersDiffer.add(group.id);
     }

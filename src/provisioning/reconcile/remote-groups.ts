@@ -7,6 +7,8 @@ import type { Fetch, ScimEndpoint } from '../scim-client.js';
 import { RECONCILE_LIMIT } from './remote-users.js';
 
 const PAGE_SIZE = 100;
+/** The longest filter one read joins members into (encoded), well under the 8,000 octets HTTP asks servers to take (RFC 9110 §4.1). */
+const MAX_FILTER_CHARS = 3000;
 /** However the target answers, the group reads of one reconcile end within this (docs/provisioning.md, "Reconcile"). */
 const READ_BUDGET_MS = 60_000;
 
@@ -18,13 +20,15 @@ export interface RemoteGroup {
 }
 
 /**
- * Reads a target's groups for a reconcile: page by page without their members, and membership one member at a time
- * with a filtered read (`id eq "…" and members[value eq "…"]`, RFC 7644 §3.4.2.2) where the target filters. A
+ * Reads a target's groups for a reconcile: page by page without their members, and membership by filtered reads
+ * (`id eq "…" and members[value eq "…"]`, RFC 7644 §3.4.2.2) where the target filters. A
  * target that cannot be read is a 400 naming why, as for its users (remote-users.ts).
  */
 export class RemoteGroupReader {
   private readonly deadline = Date.now() + READ_BUDGET_MS;
   private filters: boolean;
+  /** Whether the target takes a member filter joined with `or` (until it refuses one). */
+  private joinedFilters = true;
 
   private constructor(
     private readonly endpoint: ScimEndpoint,
@@ -79,15 +83,58 @@ export class RemoteGroupReader {
     if (!this.filters) return undefined;
     const present = new Set<string>();
     for (const memberId of candidates) {
-      const filter = `id eq "${quoted(groupId)}" and members[value eq "${quoted(memberId)}"]`;
-      const body = await this.read(`/Groups?filter=${encodeURIComponent(filter)}&attributes=id`, true);
-      if (body === undefined) {
-        this.filters = false;
-        return undefined;
-      }
-      if (Number(body.totalResults) > 0 || (Array.isArray(body.Resources) && body.Resources.length > 0)) present.add(memberId);
+      const listed = await this.listsAny(groupId, [memberId]);
+      if (listed === undefined) return this.cannotFilter();
+      if (listed) present.add(memberId);
     }
     return present;
+  }
+
+  /**
+   * Which of `others` (the target's users the group should not list, and was never told to) it lists anyway: members
+   * someone else added there. Asked many at a time, `members[value eq "a" or value eq "b" …]` (RFC 7644 §3.4.2.2: a
+   * value filter joins expressions with `or`), and a set the group lists is halved until each such member is named
+   * alone — one read per few dozen users where nobody was added. A target that refuses the joined filter (400) is
+   * asked one member at a time. Undefined when the target does not filter, as for membersAmong.
+   */
+  async othersAmong(groupId: string, others: readonly string[]): Promise<Set<string> | undefined> {
+    if (!this.filters) return undefined;
+    const found = new Set<string>();
+    for (const batch of filterBatches(others)) if (!(await this.search(groupId, batch, found))) return this.cannotFilter();
+    return found;
+  }
+
+  /** Adds to `found` the members of `ids` the group lists; false when the target refused even a one-member filter. */
+  private async search(groupId: string, ids: readonly string[], found: Set<string>): Promise<boolean> {
+    if (ids.length > 1 && !this.joinedFilters) {
+      for (const id of ids) if (!(await this.search(groupId, [id], found))) return false;
+      return true;
+    }
+    const listed = await this.listsAny(groupId, ids);
+    if (listed === undefined) {
+      if (ids.length === 1) return false;
+      this.joinedFilters = false;
+      return this.search(groupId, ids, found);
+    }
+    if (!listed) return true;
+    if (ids.length === 1) {
+      found.add(ids[0]);
+      return true;
+    }
+    const half = Math.ceil(ids.length / 2);
+    return (await this.search(groupId, ids.slice(0, half), found)) && this.search(groupId, ids.slice(half), found);
+  }
+
+  /** Whether the group lists any of `ids` (one filtered read, RFC 7644 §3.4.2.2); undefined when the target refuses the filter. */
+  private async listsAny(groupId: string, ids: readonly string[]): Promise<boolean | undefined> {
+    const body = await this.read(`/Groups?filter=${encodeURIComponent(memberFilter(groupId, ids))}&attributes=id`, true);
+    if (body === undefined) return undefined;
+    return Number(body.totalResults) > 0 || (Array.isArray(body.Resources) && body.Resources.length > 0);
+  }
+
+  private cannotFilter(): undefined {
+    this.filters = false;
+    return undefined;
   }
 
   private async read(path: string): Promise<Record<string, unknown>>;
@@ -104,6 +151,29 @@ export class RemoteGroupReader {
     if (answer.kind !== 'ok') throw unreadable(`GET ${path} ${'error' in answer ? answer.error : `answered ${answer.status}`}`);
     return answer.body ?? {};
   }
+}
+
+function memberFilter(groupId: string, ids: readonly string[]): string {
+  return `id eq "${quoted(groupId)}" and members[${ids.map((id) => `value eq "${quoted(id)}"`).join(' or ')}]`;
+}
+
+/** `ids` in runs whose joined filter stays within MAX_FILTER_CHARS once encoded (at least one id a run). */
+function filterBatches(ids: readonly string[]): string[][] {
+  const batches: string[][] = [];
+  let batch: string[] = [];
+  let chars = 0;
+  for (const id of ids) {
+    const size = encodeURIComponent(` or value eq "${quoted(id)}"`).length;
+    if (batch.length > 0 && chars + size > MAX_FILTER_CHARS) {
+      batches.push(batch);
+      batch = [];
+      chars = 0;
+    }
+    batch.push(id);
+    chars += size;
+  }
+  if (batch.length > 0) batches.push(batch);
+  return batches;
 }
 
 function unreadable(why: string): DomainError {

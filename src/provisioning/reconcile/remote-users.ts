@@ -8,7 +8,7 @@ import type { Fetch, ScimEndpoint } from '../scim-client.js';
 const PAGE_SIZE = 100;
 /**
  * The most users a reconcile reads from a target (and from the organization): it runs in the request, one page
- * at a time, each request under the 10 s rule (scim-client.ts), so at most 50 requests (docs/provisioning.md).
+ * at a time, each request under the target's request timeout (scim-client.ts), so at most 50 requests (docs/provisioning.md).
  */
 export const RECONCILE_LIMIT = 5000;
 /** However the target answers, the request that reads it ends within this (docs/provisioning.md, "Reconcile"). */

@@ -5,6 +5,7 @@ import { changedRows } from '../../common/database/changed-rows.js';
 import { flag } from '../../common/database/column-values.js';
 import { isUniqueViolation } from '../../common/database/unique-violation.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import type { SamlNameIdFormat } from '../../users/entities/saml-application.entity.js';
 
 /** An AuthnRequest (or an IdP-initiated sign-in) waits this long for its sign-in: the login UI's interaction time. */
 export const PENDING_MS = 3600_000;
@@ -19,6 +20,8 @@ export interface PendingRequest {
   forceAuthn: boolean;
   isPassive: boolean;
   requiresMfa: boolean;
+  /** The NameID format its NameIDPolicy gets (name-id-policy.ts); null: the application's, as IdP-initiated sign-ins. */
+  nameIdFormat: SamlNameIdFormat | null;
 }
 
 /** The request's ID was seen before for this SP (SAML Profiles §4.1.4.5 wants it once; here a database replay cache). */
@@ -34,8 +37,8 @@ export async function storePendingRequest(manager: EntityManager, request: Pendi
   const codeChallenge = createHash('sha256').update(randomBytes(32)).digest('base64url');
   try {
     await manager.query(
-      `INSERT INTO saml_requests (handle_hash, app_id, request_id, acs_url, relay_state, force_authn, is_passive, requires_mfa, code_challenge, answered, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO saml_requests (handle_hash, app_id, request_id, acs_url, relay_state, force_authn, is_passive, requires_mfa, name_id_format, code_challenge, answered, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
         handleHash(handle),
         request.appId,
@@ -45,6 +48,7 @@ export async function storePendingRequest(manager: EntityManager, request: Pendi
         request.forceAuthn,
         request.isPassive,
         request.requiresMfa,
+        request.nameIdFormat,
         codeChallenge,
         false,
         now.getTime() + PENDING_MS,
@@ -76,6 +80,7 @@ export async function takePendingRequest(manager: EntityManager, handle: string,
     forceAuthn: flag(row.force_authn),
     isPassive: flag(row.is_passive),
     requiresMfa: flag(row.requires_mfa),
+    nameIdFormat: row.name_id_format == null ? null : (String(row.name_id_format) as SamlNameIdFormat),
     codeChallenge: String(row.code_challenge),
   };
 }

@@ -12,6 +12,7 @@ import type { SignedInUser } from '../../oidc/hidden-client/hidden-client-sign-i
 import { organizationExists } from '../../users/queries/organizations.js';
 import { samlServiceProvider } from '../../users/resources/saml-settings.js';
 import type { SamlServiceProvider } from '../../users/resources/saml-settings.js';
+import type { SamlNameIdFormat } from '../../users/entities/saml-application.entity.js';
 import { NAME_ID_FORMATS } from '../idp-metadata.js';
 import { idpEndpoints } from '../../users/saml-idp-endpoints.js';
 import { SamlKeysService } from '../keys/saml-keys.service.js';
@@ -22,6 +23,7 @@ import { errorResponse, successResponse } from '../protocol/saml-response.js';
 import type { AssertionContent } from '../protocol/saml-response.js';
 import { ReplayedRequest, storePendingRequest, takePendingRequest } from './saml-requests.js';
 import type { PendingRequest } from './saml-requests.js';
+import { nameIdFormatFor } from './name-id-policy.js';
 import { recordSamlSession } from './saml-sessions.js';
 
 /** What the browser is sent: on to the sign-in (or an SP), a response posted to the SP's ACS URL, an error page, or the signed-out page. */
@@ -74,8 +76,8 @@ export class SamlSsoService {
     try {
       const { fields } = checkAuthnRequest(message, request.root, sp, ssoUrl, acsUrl, now);
       if (fields.isPassive && fields.forceAuthn) throw new AuthnRequestRefused('ForceAuthn cannot be honoured passively', STATUS.noPassive);
-      if (!givesNameIdFormat(sp, fields.nameIdFormat))
-        throw new AuthnRequestRefused(`this application gives ${NAME_ID_FORMATS[sp.nameIdFormat]} NameIDs only`, STATUS.invalidNameIdPolicy);
+      const nameIdFormat = nameIdFormatFor(sp.nameIdFormat, fields.nameIdFormat);
+      if (!nameIdFormat) throw new AuthnRequestRefused(`this application does not give ${fields.nameIdFormat} NameIDs`, STATUS.invalidNameIdPolicy);
       return await this.signIn(
         orgId,
         sp,
@@ -87,6 +89,7 @@ export class SamlSsoService {
           forceAuthn: fields.forceAuthn,
           isPassive: fields.isPassive,
           requiresMfa: fields.requiresMfa,
+          nameIdFormat,
         },
         now,
       );
@@ -120,6 +123,7 @@ export class SamlSsoService {
         forceAuthn: false,
         isPassive: false,
         requiresMfa: false,
+        nameIdFormat: null,
       },
       now,
     );
@@ -174,7 +178,8 @@ export class SamlSsoService {
     // Groups and roles cost a query each, so they are read only when an attribute maps them.
     const extra = (['groups', 'roles'] as const).filter((source) => sp.attributes.some((a) => a.from === source));
     const claims = await user.claims(['openid profile email', ...extra].join(' '));
-    const nameId = this.nameIdOf(sp, user, claims);
+    const format = pending.nameIdFormat ?? sp.nameIdFormat;
+    const nameId = this.nameIdOf(format, sp, user, claims);
     if (!nameId)
       return this.refuse(
         orgId,
@@ -223,19 +228,25 @@ export class SamlSsoService {
         aggregateId: user.id,
         resourceOwner: orgId,
         editorUserId: user.id,
-        payload: { appId: sp.appId, entityId: sp.entityId, nameIdFormat: sp.nameIdFormat, idpInitiated: pending.requestId === null, mfa: auth.mfa },
+        payload: { appId: sp.appId, entityId: sp.entityId, nameIdFormat: format, idpInitiated: pending.requestId === null, mfa: auth.mfa },
       });
     });
     return { kind: 'post', acsUrl: pending.acsUrl, samlResponse: Buffer.from(xml, 'utf8').toString('base64'), relayState: pending.relayState };
   }
 
   /**
-   * The NameID of the application's format (docs/saml.md, "NameID"): persistent is pairwise per SP (SAML Core §8.3.7),
-   * emailAddress a verified address or none (then InvalidNameIDPolicy).
+   * The NameID of the format the request gets (docs/saml.md, "NameID"): persistent is pairwise per SP (SAML Core
+   * §8.3.7), transient a fresh id per assertion (§8.3.8; recorded with the session, so a LogoutRequest naming it is
+   * matched), emailAddress a verified address or none (then InvalidNameIDPolicy).
    */
-  private nameIdOf(sp: SamlServiceProvider, user: SignedInUser, claims: Record<string, unknown>): AssertionContent['nameId'] | undefined {
-    const format = NAME_ID_FORMATS[sp.nameIdFormat];
-    switch (sp.nameIdFormat) {
+  private nameIdOf(
+    given: SamlNameIdFormat,
+    sp: SamlServiceProvider,
+    user: SignedInUser,
+    claims: Record<string, unknown>,
+  ): AssertionContent['nameId'] | undefined {
+    const format = NAME_ID_FORMATS[given];
+    switch (given) {
       case 'persistent':
         return { value: this.pairwise.of({ kind: 'saml-sp', entityId: sp.entityId }, user.id), format, qualified: true };
       case 'transient':
@@ -263,14 +274,6 @@ export class SamlSsoService {
     const xml = errorResponse(idpEndpoints(this.config.publicUrl, orgId).entityId, acsUrl, inResponseTo, status, message, await this.keys.signer(now), now);
     return { kind: 'post', acsUrl, samlResponse: Buffer.from(xml, 'utf8').toString('base64'), relayState };
   }
-}
-
-/**
- * SAML Core §3.4.1.1: an IdP that cannot give the NameIDPolicy's Format answers InvalidNameIDPolicy. An application
- * gives one format (docs/saml.md, "NameID"); no Format, or `unspecified`, leaves the choice to the IdP.
- */
-function givesNameIdFormat(sp: SamlServiceProvider, requested: string | null): boolean {
-  return requested === null || requested === NAME_ID_FORMATS.unspecified || requested === NAME_ID_FORMATS[sp.nameIdFormat];
 }
 
 /**

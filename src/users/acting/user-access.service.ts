@@ -7,6 +7,8 @@ import { placeholders } from '../../common/database/placeholders.js';
 import { lockInstanceRow } from '../queries/instance.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { holdsOn, isIamOwner, noRoles, parseRoles, rolesLacking } from './acting-rule.js';
+import { grantGroupRefusal } from './grant-group-rule.js';
+import { projectsGrantedToGroup } from '../project-access/grant.queries.js';
 import type { HeldRoles } from './acting-rule.js';
 import { activeUserSql, isActive } from '../rules/user-state.js';
 
@@ -57,6 +59,33 @@ export class UserAccess {
         );
       }
     }
+  }
+
+  /**
+   * Adding or removing `memberIds` in a group that holds a project grant is granting (grant-group-rule.ts): 403
+   * naming the projects unless the editor may. Asked with the members the change really adds or removes, inside
+   * the transaction that writes them.
+   */
+  async assertMayChangeMembersOf(
+    manager: EntityManager,
+    editorUserId: string | null,
+    group: { id: string; orgId: string },
+    memberIds: readonly string[],
+  ): Promise<void> {
+    if (editorUserId === null || memberIds.length === 0) return;
+    const projects = await projectsGrantedToGroup(manager, group.id);
+    if (projects.length === 0) return;
+    const [editor, roles] = await Promise.all([
+      manager.findOne(UserEntity, { where: { id: editorUserId }, select: { id: true, type: true } }),
+      this.rolesOf(manager, [editorUserId]),
+    ]);
+    const refusal = grantGroupRefusal(
+      { userId: editorUserId, isMachine: editor?.type === 'machine', roles: roles.get(editorUserId) ?? noRoles() },
+      group.orgId,
+      memberIds,
+      projects,
+    );
+    if (refusal) throw new DomainError(ErrorCode.PermissionDenied, refusal);
   }
 
   /**

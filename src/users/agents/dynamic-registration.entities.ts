@@ -6,7 +6,10 @@ import type { JsonDocument } from '../../common/database/columns.js';
 export const DYNAMIC_REGISTRATION_MODES = ['off', 'initialAccessToken', 'open'] as const;
 export type DynamicRegistrationMode = (typeof DYNAMIC_REGISTRATION_MODES)[number];
 
-/** An initial access token (RFC 7591 §3): registers one client bound to the token's organization, until it expires. */
+/**
+ * An initial access token (RFC 7591 §3): registers clients bound to the token's organization, as many as it has uses
+ * left (one unless issued with more), until it expires.
+ */
 @Entity({ name: 'agent_registration_tokens' })
 export class AgentRegistrationTokenEntity {
   @PrimaryColumn({ type: 'varchar', length: 64 })
@@ -21,6 +24,10 @@ export class AgentRegistrationTokenEntity {
 
   @Column({ name: 'expires_at', ...timestampColumn })
   expiresAt: Date;
+
+  /** Registrations it may still make; each takes one in the registration's own transaction. */
+  @Column({ name: 'uses_left', type: 'int', default: 1 })
+  usesLeft: number;
 
   @Column({ name: 'created_at', ...timestampColumn })
   createdAt: Date;

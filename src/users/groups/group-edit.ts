@@ -27,7 +27,8 @@ export interface GroupEditResult {
 /**
  * Applies changes to one locked group inside the caller's transaction. Adding a member who is in the
  * group, or removing one who is not, changes nothing and records nothing; every real change records its
- * event. Members must be users of the group's organization on whom the editor may act.
+ * event. Members must be users of the group's organization on whom the editor may act, and a group that holds a
+ * project grant changes members only as UserAccess.assertMayChangeMembersOf allows.
  */
 export class GroupEdit {
   private added = 0;
@@ -106,6 +107,7 @@ export class GroupEdit {
       );
     const fresh = requested.filter((id) => !known.get(id));
     await this.access.assertMayActOnEach(this.manager, this.editorUserId, fresh);
+    await this.access.assertMayChangeMembersOf(this.manager, this.editorUserId, this.group, fresh);
     await insertMembers(this.manager, this.group.id, fresh, new Date());
     await this.record('group.member.added', fresh);
     this.added += fresh.length;
@@ -115,6 +117,7 @@ export class GroupEdit {
   private async remove(userIds: readonly string[]): Promise<void> {
     const present = [...(await membersAmong(this.manager, this.group.id, userIds))];
     await this.access.assertMayActOnEach(this.manager, this.editorUserId, present);
+    await this.access.assertMayChangeMembersOf(this.manager, this.editorUserId, this.group, present);
     await deleteMembers(this.manager, this.group.id, present);
     await this.record('group.member.removed', present);
     this.removedUserIds.push(...present);

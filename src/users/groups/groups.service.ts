@@ -17,11 +17,13 @@ import { validGroupInput } from './group.rules.js';
 import type { GroupInput } from './group.rules.js';
 import { allMembers, groupSummaries } from './group.queries.js';
 import type { GroupSummary } from './group.queries.js';
+import { projectsGrantedToGroupsOf } from '../project-access/grant.queries.js';
 
 /**
  * Groups of an organization's users (docs/product-rules.md, "Groups"): each change and its events in one
  * transaction. A membership change acts on the member (SECURITY.md, "Who may act on whom"): the caller
- * must hold every role the member holds, although a group confers no role today.
+ * must hold every role the member holds; in a group that holds a project grant it is also a grant, which
+ * only some callers may make (docs/application-access.md, "Groups that hold a grant").
  */
 @Injectable()
 export class GroupsService {
@@ -65,8 +67,10 @@ export class GroupsService {
     return groupOf(this.uow.manager, orgId, groupId);
   }
 
-  list(orgId: string): Promise<GroupSummary[]> {
-    return groupSummaries(this.uow.manager, orgId);
+  /** Each group with its member count and the projects it holds a grant of (whose members only some may change). */
+  async list(orgId: string): Promise<(GroupSummary & { grantProjects: { id: string; name: string }[] })[]> {
+    const [groups, granted] = await Promise.all([groupSummaries(this.uow.manager, orgId), projectsGrantedToGroupsOf(this.uow.manager, orgId)]);
+    return groups.map((group) => ({ ...group, grantProjects: granted.get(group.id) ?? [] }));
   }
 
   /** Applies the changes in order, all or nothing; concurrent edits of one group queue behind each other. */

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { lockingRead } from '../../common/database/locking-read.js';
 import type { ApplicationAccessMode } from '../entities/application.entity.js';
 
 /** A grant that reaches a user: its own (`via: "user"`) or one of a group it is a member of. */
@@ -54,6 +55,33 @@ export async function hasGrantIn(manager: EntityManager, projectId: string, user
     [projectId, userId, userId, projectId],
   )) as unknown[];
   return rows.length > 0;
+}
+
+/**
+ * The names of the projects the group holds a grant of, sorted. A locking read (through `ix_project_grants_group`):
+ * a grant of the group committed meanwhile is seen, and one being added waits for the membership change that asked.
+ */
+export async function projectsGrantedToGroup(manager: EntityManager, groupId: string): Promise<string[]> {
+  const rows = (await manager.query(`SELECT p.name FROM project_grants g JOIN projects p ON p.id = g.project_id WHERE g.group_id = ?${lockingRead(manager)}`, [
+    groupId,
+  ])) as { name: string }[];
+  return rows.map((r) => r.name).sort();
+}
+
+/** For each group of the organization that holds a grant, the projects it holds one of, by name. */
+export async function projectsGrantedToGroupsOf(manager: EntityManager, orgId: string): Promise<Map<string, { id: string; name: string }[]>> {
+  const rows = (await manager.query(
+    `SELECT g.group_id, p.id, p.name FROM project_grants g JOIN projects p ON p.id = g.project_id
+      WHERE g.org_id = ? AND g.group_id IS NOT NULL ORDER BY p.name, p.id`,
+    [orgId],
+  )) as { group_id: string; id: string; name: string }[];
+  const byGroup = new Map<string, { id: string; name: string }[]>();
+  for (const row of rows) {
+    const list = byGroup.get(row.group_id) ?? [];
+    list.push({ id: row.id, name: row.name });
+    byGroup.set(row.group_id, list);
+  }
+  return byGroup;
 }
 
 export interface EnterableAppRow {

@@ -26,6 +26,15 @@ export function applicationAudienceRows(dataSource: DataSource, clientId: string
   return statementsOf(dataSource).rows<ApplicationAudienceRow>(sql, [clientId, clientId, ...requestedProjects, ...(requested > 0 ? [clientId, clientId] : [])]);
 }
 
+/**
+ * Whether the client id is a machine user's (its user id): what the client is, read from the users table, so that
+ * a client with no application row (one that registered itself, say) is never taken for a machine user.
+ */
+export async function isMachineUser(dataSource: DataSource, clientId: string): Promise<boolean> {
+  const rows = await statementsOf(dataSource).rows<{ one: unknown }>("SELECT 1 AS one FROM users WHERE id = ? AND type = 'machine'", [clientId]);
+  return rows.length > 0;
+}
+
 /** Which of these project ids are projects of the organization. */
 export async function projectsOfOrganization(dataSource: DataSource, orgId: string, projectIds: string[]): Promise<Set<string>> {
   const rows = await statementsOf(dataSource).rows<{ id: string }>(`SELECT id FROM projects WHERE org_id = ? AND id IN (${placeholders(projectIds.length)})`, [

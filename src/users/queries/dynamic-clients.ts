@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { DynamicRegistrationBounds } from '../../common/config/config.js';
+import { changedRows } from '../../common/database/changed-rows.js';
 import { json, millis } from '../../common/database/column-values.js';
 import { lockingRead } from '../../common/database/locking-read.js';
 import type { Page, Paged } from '../../common/database/page.js';
@@ -46,11 +47,14 @@ export async function organizationRegistrationMode(dataSource: DataSource, orgId
   return rows[0]?.mode ?? 'off';
 }
 
-/** The organization of a live initial access token (by its keyed hash) whose organization takes registrations. */
+/**
+ * The organization of a live initial access token (by its keyed hash) with a use left, whose organization takes
+ * registrations. A read before the registration's work; the use itself is taken with the registration (addDynamicClient).
+ */
 export async function registrationTokenOrganization(dataSource: DataSource, tokenHash: string, now: number): Promise<string | undefined> {
   const rows = await statementsOf(dataSource).rows<{ org_id: string }>(
     `SELECT t.org_id FROM agent_registration_tokens t JOIN login_policies p ON p.org_id = t.org_id
-      WHERE t.token_hash = ? AND t.expires_at > ? AND p.dynamic_registration <> 'off'`,
+      WHERE t.token_hash = ? AND t.expires_at > ? AND t.uses_left > 0 AND p.dynamic_registration <> 'off'`,
     [tokenHash, now],
   );
   return rows[0]?.org_id;
@@ -97,20 +101,37 @@ async function assertRoomFor(manager: EntityManager, orgId: string | null, bound
   if (Number(row?.n ?? 0) >= limit) throw new DynamicClientBoundReached(orgId === null ? 'unbound' : 'organization', orgId, limit);
 }
 
+/** Thrown inside the transaction, so that it rolls back: the initial access token had no use left (or expired) meanwhile. */
+export class RegistrationTokenUsedUp extends Error {
+  constructor() {
+    super('the initial access token has no registration left');
+  }
+}
+
 /**
- * A new registration (`orgId` null: bound later) and its event. Past its bound it throws DynamicClientBoundReached,
- * and nothing is stored.
+ * A new registration (`orgId` null: bound later) and its event. With the initial access token it came with (its
+ * keyed hash), one use of the token is taken in the same transaction: a conditional decrement, so two registrations
+ * racing for a token's last use cannot both commit (RegistrationTokenUsedUp for the second). Past its bound it throws
+ * DynamicClientBoundReached. Either way nothing is stored.
  */
 export async function addDynamicClient(
   uow: UnitOfWork,
   events: EventStore,
-  registration: { clientId: string; orgId: string | null; metadata: object },
+  registration: { clientId: string; orgId: string | null; metadata: object; tokenHash?: string },
   bounds: DynamicRegistrationBounds,
   now: number,
 ): Promise<void> {
-  const { clientId, orgId, metadata } = registration;
+  const { clientId, orgId, metadata, tokenHash } = registration;
   await uow.run(async (manager) => {
     await lockInstanceRow(manager);
+    if (tokenHash !== undefined) {
+      const taken = await changedRows(
+        manager,
+        'UPDATE agent_registration_tokens SET uses_left = uses_left - 1 WHERE token_hash = ? AND uses_left > 0 AND expires_at > ?',
+        [tokenHash, now],
+      );
+      if (taken !== 1) throw new RegistrationTokenUsedUp();
+    }
     await assertRoomFor(manager, orgId, bounds, now);
     await manager.query('INSERT INTO dynamic_clients (client_id, org_id, metadata, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)', [
       clientId,

@@ -14,14 +14,17 @@ const COLUMN = { externalId: 'external_id', userName: 'user_name_lower', email: 
 
 /**
  * The users of the organization whose `externalId`, `userName` or primary e-mail is `value` (the last two
- * case-insensitively, as they are unique or matched); two are enough to know the match is not unique.
+ * case-insensitively, as they are unique or matched); two are enough to know the match is not unique. By e-mail only
+ * users holding the address verified: an address anyone can type on their own account decides nothing
+ * (docs/federation.md, "Who the upstream identity is"), so it neither links nor blocks the person it belongs to.
  */
 export async function linkCandidates(manager: EntityManager, orgId: string, by: keyof typeof COLUMN, value: string): Promise<LinkCandidate[]> {
   const wanted = by === 'externalId' ? value : value.toLowerCase();
-  const rows: Row[] = await manager.query(`SELECT id, type, state, email_verified FROM users WHERE org_id = ? AND ${COLUMN[by]} = ? ORDER BY id LIMIT 2`, [
-    orgId,
-    wanted,
-  ]);
+  const verified = by === 'email' ? ' AND email_verified = 1' : '';
+  const rows: Row[] = await manager.query(
+    `SELECT id, type, state, email_verified FROM users WHERE org_id = ? AND ${COLUMN[by]} = ?${verified} ORDER BY id LIMIT 2`,
+    [orgId, wanted],
+  );
   return rows.map(candidate);
 }
 

@@ -36,6 +36,8 @@ export interface ClientRow {
   resource_uri: string | null;
   /** Who may enter the application (docs/product-rules.md, "Application access"); `everyone` for a machine user. */
   access: string;
+  /** The application's start page, linked from a refused sign-in's page; null for a machine user. */
+  home_url: string | null;
 }
 
 /** A registered public key of an application (private_key_jwt, RFC 7523 §2.2). */
@@ -55,12 +57,12 @@ const CLIENT_SQL = `
          a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
          a.id_token_userinfo_assertion, a.dev_mode, a.api_access, a.require_par, a.require_signed_request_object, a.request_object_requires_exp,
          a.authorization_signed_response_alg, a.dpop_bound_access_tokens, a.backchannel_logout_uri, a.backchannel_logout_session_required,
-         a.jwks, a.jwks_uri, a.subject_type, a.resource_uri, a.access
+         a.jwks, a.jwks_uri, a.subject_type, a.resource_uri, a.access, a.home_url
     FROM applications a WHERE a.client_id = ?
   UNION ALL
   SELECT 'machine' AS src, u.id, u.org_id, NULL, u.user_name, NULL, u.id, s.secret_hash, NULL,
          NULL, NULL, NULL, NULL, u.access_token_type, 0, 0, 0, 0, 0, 0,
-         NULL, 0, NULL, 0, NULL, NULL, 'public', NULL, 'everyone'
+         NULL, 0, NULL, 0, NULL, NULL, 'public', NULL, 'everyone', NULL
     FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine' AND ${activeUserSql('u')}`;
 
 /** The application of that client id and the active machine user of that id (with its secrets): one statement. */

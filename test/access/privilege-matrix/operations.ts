@@ -185,6 +185,20 @@ export const OPERATIONS: Operation[] = [
     run: (svc, world, caller, target) =>
       api(svc, caller, 'DELETE', `/management/v1/orgs/${world.org.id}/groups/${world.groups.joined}/members/${target.userId}`),
   },
+  // A group that holds a project grant (docs/application-access.md, "Groups that hold a grant"): a human
+  // ORG_USER_MANAGER ('app with apiAccess') is refused even where it may act on the target.
+  {
+    name: 'management: add to a group that holds a grant',
+    routes: ['PUT /management/v1/orgs/:orgId/groups/:groupId/members/:userId'],
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'PUT', `/management/v1/orgs/${world.org.id}/groups/${world.groups.grantEmpty}/members/${target.userId}`),
+  },
+  {
+    name: 'management: remove from a group that holds a grant',
+    routes: ['DELETE /management/v1/orgs/:orgId/groups/:groupId/members/:userId'],
+    run: (svc, world, caller, target) =>
+      api(svc, caller, 'DELETE', `/management/v1/orgs/${world.org.id}/groups/${world.groups.grantJoined}/members/${target.userId}`),
+  },
   {
     name: 'admin: make IAM_OWNER',
     routes: ['PUT /admin/v1/members/:userId'],
@@ -242,6 +256,30 @@ export const OPERATIONS: Operation[] = [
       ),
   },
   {
+    name: 'SCIM: add to a group that holds a grant (PATCH members)',
+    routes: ['PATCH /scim/v2/:orgId/Groups/:id'],
+    run: (svc, world, caller, target) =>
+      api(
+        svc,
+        caller,
+        'PATCH',
+        `/scim/v2/${world.org.id}/Groups/${world.groups.grantEmpty}`,
+        patch([{ op: 'Add', path: 'members', value: [{ value: target.userId }] }]),
+      ),
+  },
+  {
+    name: 'SCIM: remove from a group that holds a grant (PATCH members[value eq])',
+    routes: ['PATCH /scim/v2/:orgId/Groups/:id'],
+    run: (svc, world, caller, target) =>
+      api(
+        svc,
+        caller,
+        'PATCH',
+        `/scim/v2/${world.org.id}/Groups/${world.groups.grantJoined}`,
+        patch([{ op: 'remove', path: `members[value eq "${target.userId}"]` }]),
+      ),
+  },
+  {
     name: 'SCIM: create a group with the user as member',
     routes: ['POST /scim/v2/:orgId/Groups'],
     run: (svc, world, caller, target) =>
@@ -279,6 +317,16 @@ export const OPERATIONS: Operation[] = [
     name: 'SCIM Bulk: delete the user',
     routes: ['POST /scim/v2/:orgId/Bulk'],
     run: (svc, world, caller, target) => bulk(svc, world, caller, { method: 'DELETE', path: `/Users/${target.userId}` }),
+  },
+  {
+    name: 'SCIM Bulk: add to a group that holds a grant',
+    routes: ['POST /scim/v2/:orgId/Bulk'],
+    run: (svc, world, caller, target) =>
+      bulk(svc, world, caller, {
+        method: 'PATCH',
+        path: `/Groups/${world.groups.grantEmpty}`,
+        data: patch([{ op: 'add', path: 'members', value: [{ value: target.userId }] }]),
+      }),
   },
   {
     name: 'OAuth: impersonate (token exchange with an actor)',

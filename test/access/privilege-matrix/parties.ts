@@ -16,7 +16,9 @@ export interface RoleSet {
   instance: string[];
 }
 
-export const CALLERS = ['none', 'ORG_USER_MANAGER', 'ORG_OWNER', 'IAM_OWNER', 'app with apiAccess', 'app without apiAccess'] as const;
+export const CALLERS = ['none', 'ORG_USER_MANAGER', 'ORG_OWNER', 'IAM_OWNER', 'app with apiAccess', 'app without apiAccess', 'self-registered agent'] as const;
+/** Callers that must reach nothing: an application without apiAccess, and a client that registered itself (RFC 7591). */
+export const NEVER_REACHING_THE_API: readonly CallerName[] = ['app without apiAccess', 'self-registered agent'];
 export type CallerName = (typeof CALLERS)[number];
 
 const ROLE_KINDS = ['plain', 'ORG_USER_MANAGER', 'ORG_OWNER', 'IAM_OWNER'] as const;
@@ -53,8 +55,12 @@ export interface World {
   org: { id: string; primaryDomain: string };
   exchangeApp: OidcApp;
   defaultOrg: { id: string; primaryDomain: string };
-  /** Every target is made a member of `groups.joined` when created; `groups.empty` has no members to start with. */
-  groups: { joined: string; empty: string };
+  /**
+   * Every target is made a member of `groups.joined` and `groups.grantJoined` when created; `groups.empty` and
+   * `groups.grantEmpty` have no members to start with. The `grant…` groups hold a grant of a project of the
+   * organization (docs/application-access.md, "Groups that hold a grant").
+   */
+  groups: { joined: string; empty: string; grantJoined: string; grantEmpty: string };
   /** An OIDC identity provider of the organization, to link identities through (docs/federation.md). */
   idpId: string;
 }
@@ -77,7 +83,21 @@ export async function buildWorld(svc: TestService): Promise<World> {
     assert.equal(res.status, 201, res.text);
     return res.body.id as string;
   };
-  const groups = { joined: await group('joined by every target'), empty: await group('joined by nobody yet') };
+  const granted = async (displayName: string) => {
+    const id = await group(displayName);
+    const res = await svc.api('POST', `/management/v1/orgs/${org.id}/projects/${exchangeApp.projectId}/grants`, {
+      token: svc.adminToken,
+      body: { groupId: id, roles: [] },
+    });
+    assert.equal(res.status, 201, res.text);
+    return id;
+  };
+  const groups = {
+    joined: await group('joined by every target'),
+    empty: await group('joined by nobody yet'),
+    grantJoined: await granted('holds a grant, joined by every target'),
+    grantEmpty: await granted('holds a grant, joined by nobody yet'),
+  };
   const idp = await svc.api('POST', `/management/v1/orgs/${org.id}/idps`, {
     token: svc.adminToken,
     body: { type: 'oidc', name: 'upstream', issuer: 'https://93.184.215.14/', clientId: 'portcullis', clientSecret: 'matrix-secret' },
@@ -122,8 +142,10 @@ export async function createTarget(svc: TestService, world: World, name: TargetN
     roles,
     ...(type === 'human' ? await createHumanWithRoles(svc, world.org.id, kind) : await createMachineWithRoles(svc, world.org.id, roles)),
   };
-  const joined = await svc.api('PUT', `/management/v1/orgs/${world.org.id}/groups/${world.groups.joined}/members/${target.userId}`, { token: svc.adminToken });
-  assert.equal(joined.status, 200, joined.text);
+  for (const group of [world.groups.joined, world.groups.grantJoined]) {
+    const joined = await svc.api('PUT', `/management/v1/orgs/${world.org.id}/groups/${group}/members/${target.userId}`, { token: svc.adminToken });
+    assert.equal(joined.status, 200, joined.text);
+  }
   if (type === 'human') {
     // Enrolled as the user does at sign-in: no API adds a factor for someone else.
     const factors = svc.app.get(FactorsService);
@@ -186,5 +208,57 @@ export async function createCallers(svc: TestService, world: World): Promise<Cal
     (await userToken(svc, ordinary, 'admin', ADMIN_PASSWORD, 'openid'));
   assert.ok(adminToken, 'the admin signs in at an ordinary application');
   callers.push({ name: 'app without apiAccess', roles: rolesOfKind('IAM_OWNER'), apiToken: adminToken, actorToken: adminToken });
+  const agent = await agentToken(svc, world);
+  callers.push({ name: 'self-registered agent', roles: rolesOfKind('ORG_OWNER'), apiToken: agent, actorToken: agent });
   return callers;
+}
+
+/**
+ * A client registered with an initial access token (RFC 7591), allowed by an ORG_OWNER: the API asked for with no
+ * resource, then by resource indicator (RFC 8707); refused both ways, its token for the organization's MCP server.
+ */
+async function agentToken(svc: TestService, world: World): Promise<string> {
+  const path = `/management/v1/orgs/${world.org.id}`;
+  const policy = await svc.api('PUT', `${path}/login-policy`, {
+    token: svc.adminToken,
+    body: { mfa: 'optional', passkeys: true, allowRegistration: true, dynamicRegistration: 'initialAccessToken' },
+  });
+  assert.equal(policy.status, 200, policy.text);
+  const project = await createProject(svc, world.org.id);
+  const resource = `https://${unique('mcp')}.example/mcp`;
+  const api = await svc.api('POST', `${path}/projects/${project.projectId}/apps/api`, {
+    token: svc.adminToken,
+    body: { name: unique('mcp'), authMethod: 'client_secret_basic', resourceUri: resource },
+  });
+  assert.equal(api.status, 201, api.text);
+  const initial = await svc.api('POST', `${path}/agent-registration-tokens`, { token: svc.adminToken, body: {} });
+  assert.equal(initial.status, 201, initial.text);
+  const registered = await svc.api('POST', '/oauth/v2/register', {
+    token: initial.body.token,
+    body: {
+      client_name: 'agent',
+      redirect_uris: [`${RP}/cb`],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    },
+  });
+  assert.equal(registered.status, 201, registered.text);
+  const owner = await createHumanWithRoles(svc, world.org.id, 'ORG_OWNER');
+  const loginName = `${owner.userName}@${world.org.primaryDomain}`;
+  const flow = async (extra: Record<string, string>) =>
+    (
+      await signIn(svc, {
+        clientId: registered.body.client_id,
+        redirectUri: `${RP}/cb`,
+        loginName,
+        password: PASSWORD,
+        scope: 'openid',
+        extra,
+        consent: 'allow',
+      })
+    ).tokens?.access_token;
+  const token = (await flow({})) ?? (await flow({ resource: 'urn:portcullis:api' })) ?? (await flow({ resource }));
+  assert.ok(token, 'the agent gets a token for the MCP server');
+  return token;
 }

@@ -39,6 +39,22 @@ describe('contract: the device flow (RFC 8628) in oidc-provider', () => {
     );
   });
 
+  it("the device authorization endpoint checks the grant type before the scope and resource (request-rules.ts's openid-or-resource rule)", () => {
+    const lines = librarySource('actions/authorization/index.js').split('\n');
+    // The line of the step in the endpoint's stack, where that step runs at the device authorization endpoint (DA).
+    const at = (step: string) => lines.findIndex((line) => line.trim().startsWith(`use(${step},`) && /\bDA\b/.test(line));
+    assert.ok(at('checkClientGrantType') > 0, 'the device authorization endpoint checks the grant type');
+    assert.ok(at('checkClientGrantType') < at('checkOpenidScope'), 'before the openid-scope check');
+    assert.ok(at('checkClientGrantType') < at('checkResource'), 'before the resource check');
+  });
+
+  it("the approval writes the person's account and the resource to the device code, then saves it (binding in dynamic-registration.ts)", () => {
+    assert.match(
+      librarySource('actions/authorization/device.js'),
+      /Object\.assign\(code, \{\s*accountId: ctx\.oidc\.session\.accountId,[\s\S]*resource: Object\.keys\(ctx\.oidc\.resourceServers\),[\s\S]*await code\.save\(\);/,
+    );
+  });
+
   it('a form posted without a stored session fails saving the new one (the 400 page of device-flow.ts instead of a 500)', () => {
     assert.match(librarySource('models/session.js'), /throw new TypeError\('persist can only be called on previously persisted Sessions'\)/);
     assert.match(librarySource('helpers/initialize_app.js'), /async function ensureSessionSave[\s\S]*await ctx\.oidc\.session\.persist\(\)/);

@@ -36,7 +36,8 @@
  * by NameID, no cookie needed) or SOAP, and answers by redirect.
  */
 import { X509Certificate } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newSelfSignedCredentials } from '../../../src/common/crypto/self-signed-credentials.js';
@@ -44,6 +45,8 @@ import { apacheServerBasics, inCi, missingApacheFiles, runApache } from '../../s
 import { freePort } from '../../support/service.js';
 
 const INSTALL = 'apt-get install -y apache2 libapache2-mod-auth-mellon';
+/** Shipped with Debian's libapache2-mod-auth-mellon: the SP key, certificate and metadata an operator starts from. */
+const MELLON_CREATE_METADATA = '/usr/sbin/mellon_create_metadata';
 
 /** The modules the SP loads (prefork: mod_cgi needs a non-threaded MPM). */
 const MODULE_FILES: Record<string, string> = {
@@ -63,7 +66,7 @@ export const LOGGED_OUT_PATH = '/loggedout.html';
 
 /** What of Debian's Apache and mod_auth_mellon is not installed on this machine, if anything. */
 export function missingMellon(): string[] {
-  return missingApacheFiles(MODULE_FILES);
+  return [...missingApacheFiles(MODULE_FILES), ...(existsSync(MELLON_CREATE_METADATA) ? [] : [MELLON_CREATE_METADATA])];
 }
 
 /** Outside CI, a reason to skip (and a `# SKIPPED:` notice) when Apache or mod_auth_mellon is missing; in CI never. */
@@ -92,6 +95,12 @@ export interface MellonOptions {
   encryptionKey?: boolean;
   /** The NameIDPolicy Format mellon asks for (the metadata's NameIDFormat); default: transient. */
   nameIdFormat?: string;
+  /**
+   * The SP's key, certificate and metadata made by mellon's own `mellon_create_metadata` (as an operator following
+   * mellon's README does): no NameIDFormat, so mellon asks for transient; `signRequests`, `encryptionKey` and
+   * `nameIdFormat` do not apply.
+   */
+  mellonCreatedMetadata?: boolean;
 }
 
 export interface MellonSp {
@@ -136,19 +145,12 @@ export async function startMellon(options: MellonOptions): Promise<MellonSp> {
   const origin = `http://127.0.0.1:${port}`;
   const endpoint = `${origin}${MELLON_ENDPOINT_PATH}`;
   const entityId = `${endpoint}/metadata`;
-  const { privateKeyPem, certificatePem } = await newSelfSignedCredentials(`mellon-sp-${port}`);
-  const metadataXml = spMetadata({
-    entityId,
-    endpoint,
-    certificatePem,
-    signRequests,
-    encryptionKey: options.encryptionKey ?? false,
-    nameIdFormat: options.nameIdFormat,
-  });
-
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-mellon-'));
   // Apache started as root serves as www-data, which reads the keys and metadata (per child, at the first request) and runs the CGI.
   chmodSync(dir, 0o755);
+  const { privateKeyPem, certificatePem, metadataXml } = options.mellonCreatedMetadata
+    ? mellonCreatedMetadata(dir, entityId, endpoint)
+    : await ownMetadata(port, { entityId, endpoint, signRequests, encryptionKey: options.encryptionKey ?? false, nameIdFormat: options.nameIdFormat });
   mkdirSync(join(dir, 'htdocs'), { mode: 0o755 });
   mkdirSync(join(dir, 'cgi'), { mode: 0o755 });
   writeFileSync(join(dir, 'htdocs', 'loggedout.html'), '<!DOCTYPE html><title>logged out</title><p id="logged-out">logged out of the app</p>\n', {
@@ -185,6 +187,30 @@ export async function startMellon(options: MellonOptions): Promise<MellonSp> {
     logoutUrl: (returnTo = loggedOutUrl) => `${endpoint}/logout?ReturnTo=${encodeURIComponent(returnTo)}`,
     errorLog,
     stop,
+  };
+}
+
+interface SpCredentials {
+  privateKeyPem: string;
+  certificatePem: string;
+  metadataXml: string;
+}
+
+async function ownMetadata(port: number, input: Omit<Parameters<typeof spMetadata>[0], 'certificatePem'>): Promise<SpCredentials> {
+  const { privateKeyPem, certificatePem } = await newSelfSignedCredentials(`mellon-sp-${port}`);
+  return { privateKeyPem, certificatePem, metadataXml: spMetadata({ ...input, certificatePem }) };
+}
+
+/** `mellon_create_metadata ENTITY-ID ENDPOINT-URL` in `dir`: it names its files after the entity id (non-alphanumerics as `_`). */
+function mellonCreatedMetadata(dir: string, entityId: string, endpoint: string): SpCredentials {
+  const work = join(dir, 'mellon-created');
+  mkdirSync(work, { mode: 0o700 });
+  execFileSync(MELLON_CREATE_METADATA, [entityId, endpoint], { cwd: work, stdio: 'pipe' });
+  const base = join(work, entityId.replace(/[^0-9A-Za-z.]/g, '_').replace(/__+/g, '_'));
+  return {
+    privateKeyPem: readFileSync(`${base}.key`, 'utf8'),
+    certificatePem: readFileSync(`${base}.cert`, 'utf8'),
+    metadataXml: readFileSync(`${base}.xml`, 'utf8'),
   };
 }
 

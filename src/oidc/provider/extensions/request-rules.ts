@@ -1,5 +1,6 @@
 import Provider, { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
+import { agentKindOf } from '../../consent/agent-consent-gate.js';
 
 interface RequestClient {
   responseTypeAllowed(type: string): boolean;
@@ -18,7 +19,8 @@ interface RequestClient {
  *   server, as MCP clients make it with the scopes of the server's RFC 9728 metadata (docs/agents.md, "Resources");
  *   its token is for that resource and no ID token is issued. `require_auth_time`, which every application has for
  *   its ID tokens, is then not in force: oidc-provider would refuse the request for it (`Client#requireAuthTime`,
- *   read only by the authorization endpoint's openid-scope and claims checks). A response type the application is not registered for →
+ *   read only by the authorization endpoint's openid-scope and claims checks). The device authorization endpoint
+ *   (RFC 8628 §3.1) has the same openid-scope check and the same rule, applied at its grant-type check. A response type the application is not registered for →
  *   `unauthorized_client` (RFC 6749 §4.1.2.1); a grant type it is not registered for →
  *   `unauthorized_client` (RFC 6749 §5.2), also at the device authorization endpoint (RFC 8628 §3.2). oidc-provider answers `invalid_request` for all three.
  * - `offline_access` yields a refresh token whenever it is asked for. OIDC Core §11 lets a provider
@@ -33,25 +35,57 @@ export function enforceRequestRules(provider: Provider): void {
   proto.responseTypeAllowed = function (this: RequestClient, type: string): boolean {
     if (!responseTypeAllowed.call(this, type)) throw new errors.UnauthorizedClient('requested response_type is not allowed for this client');
     const params = Provider.ctx?.oidc?.params;
-    const scopes = String(params?.scope ?? '').split(' ');
-    if (!scopes.includes('openid')) {
-      if (!params?.resource) throw new errors.InvalidScope('the openid scope is required', 'openid');
-      resourceRequests.add(Provider.ctx!);
-    }
-    if (scopes.includes('offline_access')) impliedConsent(Provider.ctx!, params);
+    openidOrResource(Provider.ctx!, params);
+    if (
+      String(params?.scope ?? '')
+        .split(' ')
+        .includes('offline_access')
+    )
+      impliedConsent(Provider.ctx!, params);
     return true;
   };
   requireAuthTimeOnlyForOpenid(proto);
   const grantTypeAllowed = proto.grantTypeAllowed;
   proto.grantTypeAllowed = function (this: RequestClient, type: string): boolean {
-    if (grantTypeAllowed.call(this, type)) return true;
+    if (grantTypeAllowed.call(this, type)) {
+      if (isDeviceAuthorization(Provider.ctx, this, type)) deviceAuthorizationRules(Provider.ctx!, this);
+      return true;
+    }
     if (isTheTokenRequestsGrant(Provider.ctx, this, type)) throw new errors.UnauthorizedClient('requested grant type is not allowed for this client');
     return false;
   };
 }
 
+/** No `openid` → `invalid_scope`, unless the request names a resource: then it is one of `resourceRequests`. */
+function openidOrResource(ctx: OidcContext, params: { scope?: string; resource?: unknown } | undefined): void {
+  if (
+    String(params?.scope ?? '')
+      .split(' ')
+      .includes('openid')
+  )
+    return;
+  if (!params?.resource) throw new errors.InvalidScope('the openid scope is required', 'openid');
+  resourceRequests.add(ctx);
+}
+
+/**
+ * The device authorization request (RFC 8628 §3.1) follows the authorization endpoint's rules: `openid`, or a
+ * `resource` instead. A client that registered itself (docs/agents.md, "Device authorization for agents") must name
+ * the resource it asks for, as at the authorization endpoint: `invalid_target` (RFC 8707 §2) without one. Asked here,
+ * at the endpoint's grant-type check, which comes before its scope and resource checks.
+ */
+function deviceAuthorizationRules(ctx: OidcContext, client: RequestClient): void {
+  const params = ctx.oidc.params as { scope?: string; resource?: unknown };
+  if (agentKindOf(client) && !params.resource) throw new errors.InvalidTarget('a resource is required for this client');
+  openidOrResource(ctx, params);
+}
+
+function isDeviceAuthorization(ctx: OidcContext | undefined, client: RequestClient, type: string): ctx is OidcContext {
+  return ctx?.oidc?.route === 'device_authorization' && ctx.oidc.client === client && type === DEVICE_CODE_GRANT;
+}
+
 const silentOfflineRequests = new WeakSet<object>();
-/** Authorization requests without `openid` that name a resource: no ID token, so no `auth_time` to require. */
+/** Authorization and device authorization requests without `openid` that name a resource: no ID token, so no `auth_time` to require. */
 const resourceRequests = new WeakSet<object>();
 const requireAuthTimes = new WeakMap<object, boolean>();
 

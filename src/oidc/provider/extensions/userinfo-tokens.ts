@@ -1,7 +1,9 @@
 import Provider from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
+import { SET_ASIDE_RESOURCE } from '../../tokens/audience.js';
 
 interface FoundToken {
+  [SET_ASIDE_RESOURCE]?: unknown;
   accountId?: string;
   clientId?: string;
   aud?: string | string[];
@@ -28,7 +30,11 @@ export function honourEveryOpenidTokenAtUserinfo(provider: Provider): void {
     const ctx = Provider.ctx;
     if (ctx?.oidc?.route !== 'userinfo' || typeof value !== 'string') return token;
     if (token) {
-      if (token.accountId && hasOpenid(token)) token.aud = undefined;
+      if (token.accountId && hasOpenid(token)) {
+        // Still the resource's token: its claims (`roles`) are of that resource's project (account.finder.ts).
+        token[SET_ASIDE_RESOURCE] = token.aud;
+        token.aud = undefined;
+      }
       return token;
     }
     return machineTokenAsAccessToken(provider, ctx, value);

@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Role } from '../../common/auth/roles.js';
+import { grantGroupRefusal } from './grant-group-rule.js';
+import type { MembershipEditor } from './grant-group-rule.js';
+
+const ORG = 'org-1';
+const editor = (isMachine: boolean, orgRoles: Role[], instanceRoles: Role[] = []): MembershipEditor => ({
+  userId: 'editor',
+  isMachine,
+  roles: { instanceRoles: new Set(instanceRoles), orgRoles: new Map([[ORG, new Set(orgRoles)]]) },
+});
+
+describe('changing the members of a group that holds a grant', () => {
+  it('leaves a group without grants, and a change of no member, to the acting rule', () => {
+    assert.equal(grantGroupRefusal(editor(false, [Role.OrgUserManager]), ORG, ['u'], []), null);
+    assert.equal(grantGroupRefusal(editor(false, [Role.OrgUserManager]), ORG, [], ['Payroll']), null);
+  });
+
+  it('lets an ORG_OWNER (or IAM_OWNER) and a machine ORG_USER_MANAGER through', () => {
+    assert.equal(grantGroupRefusal(editor(false, [Role.OrgOwner]), ORG, ['u'], ['Payroll']), null);
+    assert.equal(grantGroupRefusal(editor(false, [], [Role.IamOwner]), ORG, ['u'], ['Payroll']), null);
+    assert.equal(grantGroupRefusal(editor(true, [Role.OrgUserManager]), ORG, ['u'], ['Payroll']), null);
+  });
+
+  it('refuses a human ORG_USER_MANAGER, naming the projects', () => {
+    const refusal = grantGroupRefusal(editor(false, [Role.OrgUserManager]), ORG, ['u'], ['HR', 'Payroll']);
+    assert.match(refusal ?? '', /projects "HR", "Payroll": only an ORG_OWNER/);
+  });
+
+  it('refuses a machine ORG_USER_MANAGER of another organization', () => {
+    const other: MembershipEditor = {
+      ...editor(true, []),
+      roles: { instanceRoles: new Set(), orgRoles: new Map([['org-2', new Set([Role.OrgUserManager])]]) },
+    };
+    assert.notEqual(grantGroupRefusal(other, ORG, ['u'], ['Payroll']), null);
+  });
+
+  it('refuses everyone their own membership', () => {
+    for (const who of [editor(false, [Role.OrgOwner]), editor(true, [Role.OrgUserManager]), editor(false, [], [Role.IamOwner])]) {
+      assert.match(grantGroupRefusal(who, ORG, ['u', 'editor'], ['Payroll']) ?? '', /nobody changes their own membership/);
+    }
+  });
+});
