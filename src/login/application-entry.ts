@@ -3,6 +3,8 @@ import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { EventStore } from '../common/events/event-store.js';
 import { ApplicationAccess } from '../users/project-access/application-access.service.js';
 import type { BoundaryClient } from './organization-boundary.js';
+import { resourceRefusing } from './resource-entry.js';
+import type { RestrictedApiRow } from '../users/queries/api-resources.js';
 
 /** What the access check needs of a client (its registration metadata, see src/oidc/adapter/client.store.ts). */
 export interface EntryClient extends BoundaryClient {
@@ -16,7 +18,7 @@ export interface EntryClient extends BoundaryClient {
 }
 
 /** Where a refusal happened, as `user.app.access.denied` names it (docs/product-rules.md, "Application access"). */
-export type EntryDoor = 'authorize' | 'saml_sso' | 'saml_idp_initiated' | 'device' | 'refresh' | 'token_exchange';
+export type EntryDoor = 'authorize' | 'saml_sso' | 'saml_idp_initiated' | 'device' | 'refresh' | 'token_exchange' | 'resource';
 
 /**
  * Whether the client's application admits only users with a grant in its project. A machine user's client and an
@@ -54,8 +56,24 @@ export class ApplicationEntry {
     return true;
   }
 
+  /**
+   * The API application with `access: "granted"` that the audience of a request or token names (its resource URI or
+   * its project) and that does not admit the user, whichever client asks (resource-entry.ts); none when all admit.
+   */
+  refusingResource(audience: readonly string[], userId: string): Promise<RestrictedApiRow | undefined> {
+    return resourceRefusing(this.uow.manager, this.access, audience, userId);
+  }
+
+  /** Whether the user is refused the audience's resources; a refusal is recorded with door `resource`, naming the API application. */
+  async refusesResource(audience: readonly string[], user: { id: string; orgId: string }): Promise<boolean> {
+    const api = await this.refusingResource(audience, user.id);
+    if (!api) return false;
+    await this.recordRefusal({ portcullis_app_id: api.id }, user, 'resource');
+    return true;
+  }
+
   /** Records `user.app.access.denied` for a refusal this door made. */
-  async recordRefusal(client: EntryClient | undefined, user: { id: string; orgId: string }, door: EntryDoor): Promise<void> {
+  async recordRefusal(client: Pick<EntryClient, 'portcullis_app_id'> | undefined, user: { id: string; orgId: string }, door: EntryDoor): Promise<void> {
     await this.uow.run((manager) =>
       this.events.push(manager, {
         type: 'user.app.access.denied',
@@ -71,6 +89,9 @@ export class ApplicationEntry {
 
 /** The interaction policy's reason when the session's user may not enter the application (src/oidc/provider/interaction.policy.ts). */
 export const APP_ACCESS_DENIED = 'app_access_denied';
+
+/** The interaction policy's reason when the requested resource's API application does not admit the session's user. */
+export const RESOURCE_ACCESS_DENIED = 'resource_access_denied';
 
 /** How the SAML IdP starts the `state` of an IdP-initiated sign-in (src/saml/sso), so that a refusal names its door. */
 export const IDP_INITIATED_STATE_PREFIX = 'idp-';

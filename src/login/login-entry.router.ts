@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response, Router } from 'express';
-import { APP_ACCESS_DENIED } from './application-entry.js';
+import { APP_ACCESS_DENIED, RESOURCE_ACCESS_DENIED } from './application-entry.js';
 import { ConsentUi } from './consent.router.js';
 import { KnownAccounts, selectionAllowed } from './known-accounts.js';
 import { LoginInteractions } from './login-interactions.js';
@@ -45,6 +45,7 @@ export class LoginEntryUi {
     if (prompt.name === 'consent') return this.consent.show(req, res, interaction);
     // The session's user may not enter this application (interaction.policy.ts recorded it): signing in again would not help.
     if (prompt.reasons.includes(APP_ACCESS_DENIED)) return this.flow.refuseEntry(req, res, interaction, await this.flow.clientOf(interaction));
+    if (prompt.reasons.includes(RESOURCE_ACCESS_DENIED)) return this.flow.refuseEntry(req, res, interaction, await this.flow.refusingResource(interaction));
     if (await this.secondFactor.show(req, res, interaction)) return;
     if (prompt.name === 'login' && (await this.upstreams.followHint(req, res, interaction))) return;
     if (prompt.name === 'create' || req.query.form === 'register') return this.registration.show(req, res, interaction);

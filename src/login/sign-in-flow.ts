@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApplicationEntry, signInDoor } from './application-entry.js';
+import { resourcesOf } from './resource-entry.js';
 import type { EntryClient } from './application-entry.js';
 import { PasswordChecks } from '../users/password-checks.service.js';
 import { reportedAuthentication } from './authentication-methods.js';
@@ -58,6 +59,16 @@ export class SignInFlow {
   /** The client the interaction signs in for. */
   clientOf(interaction: Interaction): Promise<EntryClient | undefined> {
     return this.protocol.clientOf(interaction);
+  }
+
+  /**
+   * The API application of the requested resource that refused the session's user (interaction.policy.ts decided it),
+   * named on the refusal page; the client when the refusal came from its project's audience.
+   */
+  async refusingResource(interaction: Interaction): Promise<EntryClient | undefined> {
+    const userId = interaction.session?.accountId;
+    const api = userId ? await this.entry.refusingResource(resourcesOf(interaction.params.resource), userId) : undefined;
+    return api ? { clientName: api.name, portcullis_app_id: api.id } : this.protocol.clientOf(interaction);
   }
 
   /**

@@ -33,6 +33,7 @@ import { OrganizationRemovalService } from './resources/organization-removal.ser
 import { ProjectEditsService } from './resources/project-edits.service.js';
 import { ApplicationAccess } from './project-access/application-access.service.js';
 import { ProjectGrantsService } from './project-access/project-grants.service.js';
+import { GrantLoss } from './project-access/grant-loss.js';
 import { ProjectRolesService } from './project-access/project-roles.service.js';
 import { AgentRegistrationTokens } from './agents/agent-registration-tokens.service.js';
 import { RegisteredClients } from './agents/registered-clients.service.js';
@@ -67,6 +68,7 @@ const SERVICES = [
   OwnAccountService,
   ProjectRolesService,
   ProjectGrantsService,
+  GrantLoss,
   ApplicationAccess,
   AgentRegistrationTokens,
   RegisteredClients,

@@ -148,7 +148,8 @@ describe('device authorization for a resource, and for agents that registered th
     assert.equal(started.status, 200, started.text);
     const last = await DeviceUser.of(svc).approve(started.body.user_code, guarded.loginName);
     assert.equal(last.status, 403, last.text.slice(0, 300));
-    assert.match(last.text, /no access to this resource/);
+    // Refused before any consent is asked, as every client is (docs/application-access.md): the page names the resource's application.
+    assert.match(last.text, /You have no access to [^.]+\. Ask your administrator/);
     assert.doesNotMatch(last.text, /data-consent-allow/);
     const answer = await pollUntilAnswered(client.client_id, started.body.device_code);
     assert.equal(answer.body.error, 'access_denied', answer.text);

@@ -24,6 +24,12 @@ export interface UserTokens {
    * in the caller's transaction; false when there was none.
    */
   endAgentConsent(manager: EntityManager, target: { orgId: string; userId: string; clientId: string }, editorUserId: string | null): Promise<boolean>;
+  /**
+   * After the people lost a grant (removed, a role taken out of it, or a group membership that carried it), ends in the
+   * caller's transaction their consents to agent clients for resources they no longer enter, with every grant, code
+   * and token of those clients (docs/agents.md, "Consent and connected agents").
+   */
+  endAgentsNoLongerAdmitted(manager: EntityManager, userIds: readonly string[], editorUserId: string | null): Promise<void>;
 }
 
 /** One consent of a person to an agent client at one resource ('' for none). */

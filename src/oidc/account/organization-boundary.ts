@@ -5,6 +5,7 @@ import { mayServe } from '../../login/organization-boundary.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 import { clientServing } from '../agents/agent-organization.js';
 import type { AccountFinder, OidcAccount } from './account.finder.js';
+import { issuedAudience } from './resource-audience.js';
 import { resourceOfToken } from '../tokens/audience.js';
 
 /**
@@ -14,7 +15,10 @@ import { resourceOfToken } from '../tokens/audience.js';
  * of it is issued or honoured. A refused refresh records `user.app.access.denied`; userinfo refuses silently. At the
  * authorization endpoint (no token) the account is returned as is and the interaction policy decides
  * (interaction.policy.ts). An agent client of no organization serves the organization of the resource the code or
- * refresh token is for (docs/agents.md).
+ * refresh token is for (docs/agents.md). A token whose audience names an API application with `access: "granted"`
+ * (its resource or its project) is refused the same way when that application does not admit the user, whichever
+ * client holds it (docs/application-access.md, "Resources of a restricted API application"); a refused code or
+ * refresh records door `resource`.
  */
 export async function findAccountWithinOrganization(
   accounts: AccountFinder,
@@ -30,7 +34,14 @@ export async function findAccountWithinOrganization(
   if (!account || token === undefined) return account;
   const serving = await clientServing(dataSource, client as BoundaryClient | undefined, (token as { resource?: unknown }).resource);
   if (!mayServe(serving, account)) return undefined;
-  if (await entry.admits(client, account.accountId)) return account;
-  if ((token as { kind?: string }).kind === 'RefreshToken') await entry.recordRefusal(client, { id: account.accountId, orgId: account.orgId }, 'refresh');
-  return undefined;
+  const kind = (token as { kind?: string }).kind;
+  const user = { id: account.accountId, orgId: account.orgId };
+  if (!(await entry.admits(client, account.accountId))) {
+    if (kind === 'RefreshToken') await entry.recordRefusal(client, user, 'refresh');
+    return undefined;
+  }
+  const audience = await issuedAudience(dataSource, token as Parameters<typeof issuedAudience>[1]);
+  // Userinfo refuses silently, as for the application's own access; a code or refresh token records the refusal.
+  const refused = kind === 'AccessToken' ? await entry.refusingResource(audience, account.accountId) : await entry.refusesResource(audience, user);
+  return refused ? undefined : account;
 }

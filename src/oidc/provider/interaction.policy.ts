@@ -1,7 +1,7 @@
 import { interactionPolicy } from 'oidc-provider';
 import { ACR_MFA } from '../../login/authentication-methods.js';
 import { mayServe } from '../../login/organization-boundary.js';
-import { APP_ACCESS_DENIED, signInDoor } from '../../login/application-entry.js';
+import { APP_ACCESS_DENIED, RESOURCE_ACCESS_DENIED, signInDoor } from '../../login/application-entry.js';
 import type { ApplicationEntry, EntryClient } from '../../login/application-entry.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 
@@ -10,7 +10,7 @@ interface PolicyContext {
     session: { accountId?: string; acr?: string };
     account?: { accountId: string; orgId: string };
     client?: EntryClient;
-    params: { acr_values?: unknown; resource?: unknown; state?: unknown };
+    params: { acr_values?: unknown; resource?: unknown; scope?: unknown; state?: unknown };
     entities: { DeviceCode?: unknown };
   };
 }
@@ -26,6 +26,8 @@ export function buildInteractionPolicy(
   /** The client as the organization rule sees it in this request (an agent client takes its resource's organization). */
   servingClient: (ctx: never) => Promise<BoundaryClient | undefined>,
   entry: ApplicationEntry,
+  /** What a token of this request would be good at (account/resource-audience.ts). */
+  requestAudience: (ctx: never) => Promise<string[]>,
 ): unknown[] {
   const { Check, Prompt, base } = interactionPolicy;
   const policy = base();
@@ -69,6 +71,17 @@ export function buildInteractionPolicy(
         params: { state: typeof params.state === 'string' ? params.state : undefined },
       };
       return entry.refuses(client, { id: account.accountId, orgId: account.orgId }, signInDoor(client, interaction));
+    }),
+  );
+  // docs/application-access.md, "Resources of a restricted API application": the resource (or project) the request
+  // asks a token for belongs to an API application that does not admit the session's user, whatever the client.
+  login.splice(
+    noSession + 3,
+    0,
+    new Check(RESOURCE_ACCESS_DENIED, 'the signed-in user has no access to the requested resource', 'access_denied', async (ctx: PolicyContext) => {
+      const { account } = ctx.oidc;
+      if (!account || !mayServe(await servingClient(ctx as never), account)) return false;
+      return entry.refusesResource(await requestAudience(ctx as never), { id: account.accountId, orgId: account.orgId });
     }),
   );
 

@@ -78,6 +78,9 @@ export function introspectionPolicy(
     if (token.accountId !== undefined) {
       const tokenClient = token.clientId === client.clientId ? client : await ctx.oidc.provider.Client.find(token.clientId);
       if (!(await entry.admits(tokenClient as EntryClient | undefined, userId))) return false;
+      // Nor once an API application its audience names (resource or project) does not admit the user, whichever
+      // client it was issued to (docs/application-access.md, "Resources of a restricted API application").
+      if (await entry.refusingResource(audience, userId)) return false;
     }
     // An impersonation ends with its actor's right to it (grants/impersonation.ts).
     const act = actOf(token);

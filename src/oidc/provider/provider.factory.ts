@@ -8,6 +8,7 @@ import type { SessionEnds } from '../../common/auth/session-ends.js';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { findAccountWithinOrganization } from '../account/organization-boundary.js';
+import { requestedAudience } from '../account/resource-audience.js';
 import { refuseRefreshWithoutSecondFactor } from '../account/refresh-second-factor.js';
 import { AuditedRemoval } from '../adapter/audited-removal.js';
 import { ClientStore, CLIENT_EXTRA } from '../adapter/client.store.js';
@@ -223,7 +224,12 @@ export function createProvider(deps: ProviderDeps): Provider {
     // `idp_hint=<idpId>` sends the browser straight to that identity provider (docs/federation.md, "Signing in").
     extraParams: ['idp_hint'],
     interactions: {
-      policy: buildInteractionPolicy(deps.loginPolicy, (ctx: OidcContext) => clientServing(dataSource, ctx.oidc.client, ctx.oidc.params?.resource), deps.entry),
+      policy: buildInteractionPolicy(
+        deps.loginPolicy,
+        (ctx: OidcContext) => clientServing(dataSource, ctx.oidc.client, ctx.oidc.params?.resource),
+        deps.entry,
+        (ctx: OidcContext) => requestedAudience(dataSource, ctx.oidc.client, ctx.oidc.params),
+      ),
       url: (_ctx: OidcContext, interaction: { uid: string }) => `${LOGIN_UI_PREFIX}/${interaction.uid}`,
     },
     // What an administrator's client asks for (within its registration) is granted; an agent client gets it only

@@ -8,6 +8,7 @@ import { EventStore } from '../../common/events/event-store.js';
 import type { AgentConsentEntity } from '../consent/agent-consent.entity.js';
 import { consentsOf, consentsOfOrgPeople, endConsents, forgetConsentsOf } from '../consent/agent-consents.js';
 import { deleteUserPayloads } from '../adapter/user-payloads.js';
+import { endAgentsNoLongerAdmitted } from '../consent/ended-admissions.js';
 import { revokeAccessTokensOfEndedSession } from '../adapter/logout-revocation.js';
 import type { SessionAuthorizations } from '../adapter/logout-revocation.js';
 import { instanceSettings } from '../../users/queries/instance.js';
@@ -45,6 +46,10 @@ export class OidcUserTokens implements UserTokens {
 
   endAgentConsent(manager: EntityManager, target: { orgId: string; userId: string; clientId: string }, editorUserId: string | null): Promise<boolean> {
     return endConsents(manager, this.events, target, editorUserId);
+  }
+
+  endAgentsNoLongerAdmitted(manager: EntityManager, userIds: readonly string[], editorUserId: string | null): Promise<void> {
+    return endAgentsNoLongerAdmitted(manager, this.events, userIds, editorUserId);
   }
 
   async revokeAll(manager: EntityManager, userId: string, options: { keepSession?: string } = {}): Promise<void> {

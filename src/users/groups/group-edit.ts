@@ -34,6 +34,8 @@ export class GroupEdit {
   private added = 0;
   private removed = 0;
   private changed = false;
+  /** The users this edit took out of the group: they lose what the group's grants gave (grant-loss.ts). */
+  readonly removedUserIds: string[] = [];
 
   constructor(
     private readonly manager: EntityManager,
@@ -118,6 +120,7 @@ export class GroupEdit {
     await this.access.assertMayChangeMembersOf(this.manager, this.editorUserId, this.group, present);
     await deleteMembers(this.manager, this.group.id, present);
     await this.record('group.member.removed', present);
+    this.removedUserIds.push(...present);
     this.removed += present.length;
     this.changed ||= present.length > 0;
   }

@@ -10,11 +10,12 @@ import { UserAccess } from '../acting/user-access.service.js';
 import { GroupEntity } from '../entities/group.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { GroupEdit } from './group-edit.js';
+import { GrantLoss } from '../project-access/grant-loss.js';
 import { removeGroupIn } from './group-removal.js';
 import type { GroupChange, GroupEditResult } from './group-edit.js';
 import { validGroupInput } from './group.rules.js';
 import type { GroupInput } from './group.rules.js';
-import { groupSummaries } from './group.queries.js';
+import { allMembers, groupSummaries } from './group.queries.js';
 import type { GroupSummary } from './group.queries.js';
 import { projectsGrantedToGroupsOf } from '../project-access/grant.queries.js';
 
@@ -30,6 +31,7 @@ export class GroupsService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly access: UserAccess,
+    private readonly loss: GrantLoss,
   ) {}
 
   /** A new group, with its first members when given (one transaction: all of it or nothing). */
@@ -75,14 +77,17 @@ export class GroupsService {
   edit(editorUserId: string | null, orgId: string, groupId: string, changes: readonly GroupChange[]): Promise<GroupEditResult> {
     return this.uow.run(async (manager) => {
       const group = await lockedGroupOf(manager, orgId, groupId);
-      return new GroupEdit(manager, this.events, this.access, editorUserId, group).apply(changes);
+      return this.applyEdit(manager, editorUserId, group, changes);
     });
   }
 
   /** Deletes the group and its memberships (one `group.removed` event; members keep their other groups). */
   remove(editorUserId: string | null, orgId: string, groupId: string): Promise<void> {
     return this.uow.run(async (manager) => {
-      await removeGroupIn(manager, this.events, editorUserId, await groupOf(manager, orgId, groupId));
+      const group = await groupOf(manager, orgId, groupId);
+      const members = await allMembers(manager, group.id);
+      await removeGroupIn(manager, this.events, editorUserId, group);
+      await this.loss.ended(manager, { userIds: members }, editorUserId);
     });
   }
 
@@ -100,8 +105,16 @@ export class GroupsService {
     return this.uow.run(async (manager) => {
       const group = await lockedGroupOf(manager, orgId, groupId);
       await this.access.actOn(manager, editorUserId, orgId, userId);
-      return new GroupEdit(manager, this.events, this.access, editorUserId, group).apply([{ kind, userIds: [userId] }]);
+      return this.applyEdit(manager, editorUserId, group, [{ kind, userIds: [userId] }]);
     });
+  }
+
+  /** One edit; the members it removed lose what the group's grants gave them, in the same transaction (grant-loss.ts). */
+  private async applyEdit(manager: EntityManager, editorUserId: string | null, group: GroupEntity, changes: readonly GroupChange[]): Promise<GroupEditResult> {
+    const edit = new GroupEdit(manager, this.events, this.access, editorUserId, group);
+    const result = await edit.apply(changes);
+    await this.loss.ended(manager, { userIds: edit.removedUserIds }, editorUserId);
+    return result;
   }
 }
 

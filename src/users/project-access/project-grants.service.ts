@@ -17,6 +17,7 @@ import { ProjectRoleEntity } from './project-role.entity.js';
 import { validRoleList } from './project-access.rules.js';
 import { grantChangedEvent, grantRemovedEvent } from './grant-removal.js';
 import { grantsReaching } from './grant.queries.js';
+import { GrantLoss } from './grant-loss.js';
 import type { EffectiveGrant } from './grant.queries.js';
 
 export interface NewGrant {
@@ -36,6 +37,7 @@ export class ProjectGrantsService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly access: UserAccess,
+    private readonly loss: GrantLoss,
   ) {}
 
   add(editorUserId: string | null, orgId: string, projectId: string, input: NewGrant): Promise<ProjectGrantEntity> {
@@ -109,6 +111,7 @@ export class ProjectGrantsService {
       Object.assign(grant, { roles, changedAt: new Date() });
       await manager.update(ProjectGrantEntity, { id: grant.id }, { roles, changedAt: grant.changedAt });
       await this.events.push(manager, grantChangedEvent(editorUserId, grant, roles));
+      await this.loss.ended(manager, { userIds: grant.userId ? [grant.userId] : [], groupId: grant.groupId }, editorUserId);
       return grant;
     });
   }
@@ -119,6 +122,7 @@ export class ProjectGrantsService {
       const grant = await grantOf(manager, projectId, grantId);
       await manager.delete(ProjectGrantEntity, { id: grant.id });
       await this.events.push(manager, grantRemovedEvent(editorUserId, grant));
+      await this.loss.ended(manager, { userIds: grant.userId ? [grant.userId] : [], groupId: grant.groupId }, editorUserId);
     });
   }
 
