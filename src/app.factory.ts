@@ -20,6 +20,7 @@ import { ApiErrorDto } from './common/http/openapi/api-error.dto.js';
 import { DrainingExpressAdapter } from './common/http/draining-express-adapter.js';
 import { completeOpenApiDocument } from './common/http/openapi/openapi-document.js';
 import { AppLogger } from './common/http/logging.js';
+import { compileTrustedProxies, trustProxies } from './common/http/client-address.js';
 import { httpMetricsMiddleware } from './common/metrics/http-metrics.js';
 import { pinRequestsToPublicOrigin } from './common/http/public-origin.js';
 import { consoleRouter } from './console/console.router.js';
@@ -68,6 +69,8 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // second storage for every promise of a token request to carry.
   logger.findRequestsWith(currentOidcRequest);
   app.get(OidcDispatch).attach(app, bothMiddlewares(logger.requestMiddleware({ ownStorage: false }), httpMetricsMiddleware()));
+  // After the OIDC dispatch took the server's request listeners: prepended now, it sees every request first.
+  trustProxies(app.getHttpServer(), compileTrustedProxies(config.trustedProxies));
   // The readiness probe before both: nothing of Express, Nest or the dispatch is needed for it.
   serveHealthBeforeExpress(app.getHttpServer(), app.get(DataSource), observe);
   // After the dispatch took over the server's listeners: this one is prepended, so it runs first.

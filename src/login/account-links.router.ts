@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ipOf } from './sign-in-attempts.js';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
 import { DomainError } from '../common/errors/domain-error.js';
@@ -96,7 +97,7 @@ export class AccountLinksUi {
     this.interactions.assertCsrf(req, interaction);
     const ctx = this.interactions.formContext(req, interaction, 'forgot');
     const loginName = String(req.body.loginName ?? '').trim();
-    const ip = req.ip ?? req.socket.remoteAddress ?? '';
+    const ip = ipOf(req);
     const retryAfter = await this.rateLimiter.reserve(ip, loginName);
     if (retryAfter !== undefined) {
       res.status(429).set('Retry-After', String(retryAfter));

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { clientAddress } from '../common/http/client-address.js';
 import type { Request, Response } from 'express';
 import { logins } from '../common/metrics/metrics.js';
 import type { CheckSource } from '../users/password-checks.service.js';
@@ -39,6 +40,7 @@ export class SignInAttempts {
   }
 }
 
+/** Where a request came from (src/common/http/client-address.ts: the proxies named by TRUSTED_PROXIES are looked past). */
 export function ipOf(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? '';
+  return clientAddress(req);
 }

@@ -138,3 +138,73 @@ describe('operations: behind nginx and HAProxy with TLS, as docs/operations.md s
     });
   }
 });
+
+/** POST a JSON body over TLS from a loopback address of the client's own (each "client" its own address). */
+function httpsPostFrom(localAddress: string, url: string, ca: string, headers: Record<string, string>, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', ca, localAddress, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/**
+ * With TRUSTED_PROXIES naming the proxy (docs/operations.md, "Behind a reverse proxy"), each client behind it is
+ * counted by its own address, read from the X-Forwarded-For the recipe's proxy appends, and a forged header opens no
+ * new allowance. The per-address limit of dynamic registration (RFC 7591) shows it: it counts before anything else.
+ */
+describe('operations: TRUSTED_PROXIES names the proxy, and each client behind it is counted by its own address', () => {
+  const missing = [NGINX, HAPROXY].filter((path) => !existsSync(path));
+  const PER_MINUTE = 2;
+  let svc: TestService;
+  let site: ProxySite;
+  let ca: string;
+  let publicUrl: string;
+
+  before(async () => {
+    if (missing.length) return;
+    const dir = mkdtempSync(join(tmpdir(), 'portcullis-trusted-proxy-'));
+    const pki = throwAwayCa(dir);
+    ca = readFileSync(pki.ca, 'utf8');
+    const port = await freePort();
+    publicUrl = `https://127.0.0.1:${port}`;
+    svc = await startService({ PUBLIC_URL: publicUrl, TRUSTED_PROXIES: '127.0.0.1', DYNAMIC_REGISTRATION_RATE_LIMIT_PER_MINUTE: String(PER_MINUTE) });
+    site = { port, upstreamPort: Number(new URL(svc.url).port), cert: pki.cert, key: pki.key, dir };
+  });
+  after(async () => {
+    await svc?.close();
+    if (site) rmSync(site.dir, { recursive: true, force: true });
+  });
+
+  let round = 0;
+  for (const [name, start] of [
+    ['nginx', startNginx],
+    ['HAProxy', startHaproxy],
+  ] as const) {
+    it(`behind ${name}: a client's own allowance, a forged X-Forwarded-For still counted under the client's address`, {
+      skip: missing.length ? `${missing.join(', ')} not installed` : false,
+    }, async () => {
+      const proxy = await start(site);
+      try {
+        round++;
+        const register = (from: string, headers: Record<string, string> = {}) =>
+          httpsPostFrom(from, `${publicUrl}/oauth/v2/register`, ca, headers, { redirect_uris: ['http://127.0.0.1/cb'], client_name: 'probe' });
+        // Addresses of this round only: the limit's window is a minute, longer than the test.
+        const first = `127.0.${round}.10`;
+        const second = `127.0.${round}.11`;
+        const used: number[] = [];
+        for (let i = 0; i < PER_MINUTE; i++) used.push(await register(first));
+        // No organization is open to anonymous registration: refused, but counted first.
+        assert.deepEqual(used, Array(PER_MINUTE).fill(401), proxy.log());
+        assert.equal(await register(first), 429, 'the first client has used its allowance');
+        assert.equal(await register(first, { 'x-forwarded-for': '203.0.113.77' }), 429, 'a forged X-Forwarded-For is left of the address the proxy appends');
+        assert.equal(await register(second), 401, 'another client behind the same proxy has an allowance of its own');
+      } finally {
+        await proxy.stop();
+      }
+    });
+  }
+});

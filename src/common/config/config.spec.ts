@@ -18,6 +18,15 @@ describe('loadConfig', () => {
     assert.equal(config.signingAlg, 'RS256');
   });
 
+  it('reads TRUSTED_PROXIES as a list and names a value that is no address, range or keyword', () => {
+    assert.deepEqual(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8, loopback ,192.0.2.7' }).trustedProxies, ['10.0.0.0/8', 'loopback', '192.0.2.7']);
+    assert.deepEqual(loadConfig({}).trustedProxies, []);
+    assert.throws(
+      () => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8,proxy.example' }),
+      (error: unknown) => error instanceof ConfigError && /^TRUSTED_PROXIES must list IP addresses, CIDR ranges/.test(error.problems[0]),
+    );
+  });
+
   it('refuses a management listener on the public port', () => {
     assert.throws(
       () => loadConfig({ PORT: '9000' }),

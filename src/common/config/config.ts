@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { compileTrustedProxies } from '../http/client-address.js';
 
 /** Everything the service reads from its environment, validated once at start-up (docs/product-rules.md, "Running it"). */
 export interface AppConfig {
@@ -50,6 +51,8 @@ export interface AppConfig {
   clientJwksCacheMs: number;
   /** How long an idle client connection is kept open (`HTTP_KEEP_ALIVE_TIMEOUT_MS`, 65 s): docs/operations.md. */
   httpKeepAliveTimeoutMs: number;
+  /** TRUSTED_PROXIES: addresses or ranges whose X-Forwarded-For is believed (src/common/http/client-address.ts). */
+  trustedProxies: string[];
   domainVerification: DomainVerificationConfig;
   mail: MailConfig;
   backchannelLogout: BackchannelLogoutConfig;
@@ -253,6 +256,18 @@ function readConfig(read: EnvReader, problems: string[]): AppConfig {
   const idpTimeoutMs = read.integer('IDP_TIMEOUT_MS', 10_000, 100, 60_000);
   const clientJwksCacheMs = read.integer('CLIENT_JWKS_CACHE_MS', 300_000, 1000, 86_400_000);
   const httpKeepAliveTimeoutMs = read.integer('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000, 1000, 600_000);
+  // The operator's own reverse proxies, whose X-Forwarded-For names the client (docs/operations.md, "Behind a reverse
+  // proxy"); none by default, so a client's own header is never believed.
+  const trustedProxies = read
+    .string('TRUSTED_PROXIES', '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  try {
+    compileTrustedProxies(trustedProxies);
+  } catch (error) {
+    problems.push(`TRUSTED_PROXIES must list IP addresses, CIDR ranges, loopback, linklocal or uniquelocal: ${(error as Error).message}`);
+  }
   const domainVerification = {
     dnsServers: read
       .string('DOMAIN_VERIFICATION_DNS_SERVERS', '')
@@ -301,6 +316,7 @@ function readConfig(read: EnvReader, problems: string[]): AppConfig {
     idpTimeoutMs,
     clientJwksCacheMs,
     httpKeepAliveTimeoutMs,
+    trustedProxies,
     domainVerification,
     mail,
     backchannelLogout,

@@ -1,4 +1,5 @@
 import Provider, { errors } from 'oidc-provider';
+import { clientAddress } from '../../common/http/client-address.js';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
@@ -51,7 +52,7 @@ export function deviceFlowFeature(deps: DeviceFlowDeps) {
     charset: 'base-20',
     mask: '****-****',
     // The address the request came from, never a forwarded header (docs/product-rules.md, "Running it").
-    deviceInfo: (ctx: OidcContext) => ({ ip: ctx.req.socket.remoteAddress, ua: ctx.get('user-agent') }),
+    deviceInfo: (ctx: OidcContext) => ({ ip: clientAddress(ctx.req), ua: ctx.get('user-agent') }),
     userCodeInputSource: (ctx: OidcContext, _form: string, _out?: unknown, err?: UserCodeError) => userCodeInput(ctx, err),
     userCodeConfirmSource: async (
       ctx: OidcContext,
@@ -145,7 +146,7 @@ export function applyDeviceFlow(provider: Provider, deps: DeviceFlowDeps): void 
 async function userCodePost(ctx: OidcContext, deps: DeviceFlowDeps, next: () => Promise<void>): Promise<void> {
   // Not a form: oidc-provider reads no code from it (its field was renamed before, user-code-field.rewrite.ts).
   if (!isForm(ctx.req)) return next();
-  const ip = ctx.req.socket.remoteAddress ?? '';
+  const ip = clientAddress(ctx.req);
   const retryAfter = deps.rateLimiter ? await deps.rateLimiter.reserve(ip) : undefined;
   if (retryAfter !== undefined) {
     ctx.set('Retry-After', String(retryAfter));

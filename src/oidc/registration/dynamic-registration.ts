@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { clientAddress } from '../../common/http/client-address.js';
 import Provider, { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
@@ -80,8 +81,8 @@ export function dynamicRegistrationFeatures() {
 export function registrationGate(deps: DynamicRegistrationDeps) {
   return async (ctx: OidcContext, next: () => Promise<void>): Promise<void> => {
     if (ctx.method !== 'POST' || ctx.path !== OIDC_ROUTES.registration) return next();
-    // The address the request came from, never a forwarded header (docs/product-rules.md, "Running it").
-    const retryAfter = await deps.limiter?.reserveRegistration(ctx.req.socket.remoteAddress ?? '');
+    // The address the request came from: a forwarded header only from a trusted proxy (docs/operations.md).
+    const retryAfter = await deps.limiter?.reserveRegistration(clientAddress(ctx.req));
     if (retryAfter !== undefined) {
       ctx.set('Retry-After', String(retryAfter));
       setOAuthError(ctx, 429, 'temporarily_unavailable', 'too many registrations from this address; try again later');
