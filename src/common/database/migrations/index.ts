@@ -39,6 +39,7 @@ import { ApiResources1795760371322 } from './1795760371322-api-resources.js';
 import { UpstreamSamlSessions1795760795760 } from './1795760795760-upstream-saml-sessions.js';
 import { AgentConsents1795764672233 } from './1795764672233-agent-consents.js';
 import { DropApplicationAgent1795774845896 } from './1795774845896-drop-application-agent.js';
+import { InstanceSettings1795780000000 } from './1795780000000-instance-settings.js';
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
@@ -93,4 +94,5 @@ export const MIGRATIONS = [
   ExternalResources1795763646988,
   AgentConsents1795764672233,
   DropApplicationAgent1795774845896,
+  InstanceSettings1795780000000,
 ];
