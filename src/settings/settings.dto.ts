@@ -59,14 +59,14 @@ export class RegistrationPatchDto {
   @applyDecorators(...flag('whether a new organization offers self-registration (its login policy can change it later)')) defaultForNewOrganizations?: boolean;
 }
 
-const section = <T>(type: () => new () => T) => [ApiPropertyOptional({ type }), unlessAbsent, IsObject(), ValidateNested(), Type(type)];
+const section = <T>(type: new () => T) => [ApiPropertyOptional({ type }), unlessAbsent, IsObject(), ValidateNested(), Type(() => type)];
 
 /** PATCH: every section and field is optional; what is not sent keeps its value. */
 export class SettingsPatchDto {
-  @applyDecorators(...section(() => TokenLifetimesPatchDto)) tokens?: TokenLifetimesPatchDto;
-  @applyDecorators(...section(() => PasswordPolicyPatchDto)) passwordPolicy?: PasswordPolicyPatchDto;
-  @applyDecorators(...section(() => LockoutPatchDto)) lockout?: LockoutPatchDto;
-  @applyDecorators(...section(() => RegistrationPatchDto)) registration?: RegistrationPatchDto;
+  @applyDecorators(...section(TokenLifetimesPatchDto)) tokens?: TokenLifetimesPatchDto;
+  @applyDecorators(...section(PasswordPolicyPatchDto)) passwordPolicy?: PasswordPolicyPatchDto;
+  @applyDecorators(...section(LockoutPatchDto)) lockout?: LockoutPatchDto;
+  @applyDecorators(...section(RegistrationPatchDto)) registration?: RegistrationPatchDto;
 }
 
 export class TokenLifetimesDto {
@@ -131,5 +131,5 @@ export class AppTokenLifetimesDto {
 
 /** The `tokens` field of an application's create and change bodies. */
 export class AppTokensFieldDto {
-  @applyDecorators(...section(() => AppTokenLifetimesDto)) tokens?: AppTokenLifetimesDto;
+  @applyDecorators(...section(AppTokenLifetimesDto)) tokens?: AppTokenLifetimesDto;
 }
