@@ -178,6 +178,17 @@ describe('admin API: instance settings', () => {
     await patch({ tokens: { accessTokenSeconds: DEFAULTS.tokens.accessTokenSeconds } });
   });
 
+  it('keeps a retired signing key published for as long as the longest token lifetime now is', async () => {
+    await patch({ tokens: { accessTokenSeconds: 3 * DAY } });
+    const rotated = await svc.api('POST', '/admin/v1/keys/rotate', { token: svc.adminToken, body: {} });
+    assert.equal(rotated.status, 200, rotated.text);
+    const ms = (value: unknown) => (typeof value === 'number' || /^\d+$/.test(String(value)) ? Number(value) : new Date(String(value)).getTime());
+    const rows = await svc.dataSource.query('SELECT retired_at, publish_until FROM signing_keys WHERE retired_at IS NOT NULL AND publish_until IS NOT NULL');
+    assert.ok(rows.length > 0, 'the rotation retired a key');
+    for (const row of rows) assert.ok(ms(row.publish_until) - ms(row.retired_at) >= 3 * DAY * 1000, 'a token of 3 days can still be verified');
+    await patch({ tokens: { accessTokenSeconds: DEFAULTS.tokens.accessTokenSeconds } });
+  });
+
   it("gives an application's own lifetimes to its tokens, within the instance's", async () => {
     const base = `/management/v1/orgs/${project.orgId}/projects/${project.projectId}/apps`;
     const own = await createOidcApp(
