@@ -8,6 +8,7 @@ import { ScimModule } from './scim/scim.module.js';
 import { FederationModule } from './federation/federation.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
 import { SamlModule } from './saml/saml.module.js';
+import { SettingsModule } from './settings/settings.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { ENTITIES } from './entities.js';
@@ -19,6 +20,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         CommonModule.forRoot(config, ENTITIES),
+        SettingsModule,
         UsersModule,
         AdminModule,
         ScimModule,

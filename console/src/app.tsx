@@ -8,6 +8,7 @@ import { LANGUAGES, language, setLanguage, t } from './i18n';
 import type { Language } from './i18n';
 import { EventsPage } from './pages/events';
 import { FeaturesPage, KeysPage, LoginPolicyPage } from './pages/instance';
+import { SettingsPage } from './pages/settings';
 import { GroupsPage } from './pages/groups';
 import { MembersPage } from './pages/members';
 import { OrgsPage } from './pages/orgs';
@@ -181,6 +182,7 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if (owner && match('/console/webhooks', path)) return <WebhooksPageInstance />;
   if (owner && match('/console/keys', path)) return <KeysPage />;
   if (owner && match('/console/features', path)) return <FeaturesPage />;
+  if (owner && match('/console/settings', path)) return <SettingsPage />;
   if ((p = match('/console/orgs/:orgId/users', path))) return <UsersPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/users/:userId', path))) return <UserDetailPage key={p.userId} orgId={p.orgId} userId={p.userId} />;
   if ((p = match('/console/orgs/:orgId/groups', path))) return <GroupsPage key={p.orgId} orgId={p.orgId} />;
@@ -227,6 +229,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
             {item('/console/webhooks', t('webhooks'))}
             {item('/console/keys', t('signingKeys'))}
             {item('/console/features', t('features'))}
+            {item('/console/settings', t('settings'))}
           </ul>
         </>
       )}

@@ -12,6 +12,9 @@ import { newId } from '../common/ids.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import { startCount } from './org-user-counts.js';
 import { slug } from './slug.js';
+import { LoginPolicyEntity } from './entities/login-policy.entity.js';
+import { DEFAULT_LOGIN_POLICY } from './login-policy.service.js';
+import { InstanceSettings } from '../settings/instance-settings.service.js';
 
 /** The organization the bootstrap creates; sign-in and the console find it by this name. */
 export const DEFAULT_ORG_NAME = 'default';
@@ -23,6 +26,7 @@ export class OrganizationsService {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly settings: InstanceSettings,
   ) {}
 
   list(): Promise<OrganizationEntity[]> {
@@ -79,6 +83,11 @@ export class OrganizationsService {
     const org = manager.create(OrganizationEntity, { id, name, primaryDomain: this.primaryDomain(name), createdAt: now, changedAt: now });
     await manager.insert(OrganizationEntity, org);
     await startCount(manager, org.id);
+    // A new organization offers self-registration only when the instance's settings say so (docs/operations.md,
+    // "Settings"); organizations created before keep what they had, an organization without a stored policy offering it.
+    const { registration } = await this.settings.get();
+    if (!registration.defaultForNewOrganizations)
+      await manager.insert(LoginPolicyEntity, { orgId: org.id, ...DEFAULT_LOGIN_POLICY, agentClientHosts: '[]', allowRegistration: false, changedAt: now });
     await this.events.push(manager, {
       type: 'org.added',
       aggregateType: 'org',

@@ -4,7 +4,8 @@ import { USER_TOKENS } from '../common/auth/user-tokens.js';
 import type { UserTokens } from '../common/auth/user-tokens.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { EventStore } from '../common/events/event-store.js';
-import { INSTANCE_ID, InstanceEntity } from './entities/instance.entity.js';
+import { InstanceSettings } from '../settings/instance-settings.service.js';
+import type { LockoutSettings } from '../settings/settings.values.js';
 import { UserEntity } from './entities/user.entity.js';
 import { userEventStatement } from './queries/user-events.js';
 import { bump } from './user-lifecycle.service.js';
@@ -23,9 +24,9 @@ export interface FailedCheck {
 
 const PASSWORD_CHECK: FailedCheck = { type: 'user.human.password.check.failed' };
 
-const LIMIT_SQL = '(SELECT lockout_max_attempts FROM instance WHERE id = :instanceId)';
+/** The limit is the instance's lockout setting (docs/operations.md, "Settings"); 0 counts without a limit. */
 const RESERVE_SQL = `UPDATE users SET failed_password_checks = failed_password_checks + 1
-  WHERE id = ? AND type = 'human' AND ${activeUserSql()} AND ((SELECT lockout_max_attempts FROM instance WHERE id = ?) = 0 OR failed_password_checks < (SELECT lockout_max_attempts FROM instance WHERE id = ?))`;
+  WHERE id = ? AND type = 'human' AND ${activeUserSql()} AND (? = 0 OR failed_password_checks < ?)`;
 
 /**
  * Password checks of human users, counted atomically (SECURITY.md, "Checks are atomic"): an attempt is
@@ -39,15 +40,23 @@ export class PasswordChecks {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
+    private readonly settings: InstanceSettings,
     @Optional() @Inject(USER_TOKENS) private readonly tokens?: UserTokens,
   ) {}
+
+  /** The failed checks that lock: a second factor's limit at a factor, the password's otherwise. */
+  private async limitOf(check: 'password' | 'factor'): Promise<number> {
+    const lockout: LockoutSettings = (await this.settings.get()).lockout;
+    return check === 'factor' ? lockout.maxFactorFailures : lockout.maxPasswordFailures;
+  }
 
   /**
    * Counts an attempt for an active human user, unless as many attempts as the lockout allows are already
    * counted. False: refuse the attempt without verifying anything (locked, inactive, or at the limit).
    */
   async reserve(userId: string): Promise<boolean> {
-    return (await this.uow.write(RESERVE_SQL, [userId, INSTANCE_ID, INSTANCE_ID])) > 0;
+    const limit = await this.limitOf('password');
+    return (await this.uow.write(RESERVE_SQL, [userId, limit, limit])) > 0;
   }
 
   /**
@@ -55,14 +64,12 @@ export class PasswordChecks {
    * the counted row stays locked until it commits, so parallel checks of one user still take turns.
    */
   async reserveIn(manager: EntityManager, userId: string): Promise<boolean> {
+    const limit = await this.limitOf('factor');
     const { affected } = await manager
       .createQueryBuilder()
       .update(UserEntity)
       .set({ failedPasswordChecks: () => 'failed_password_checks + 1' })
-      .where(`id = :userId AND type = 'human' AND ${activeUserSql()} AND (${LIMIT_SQL} = 0 OR failed_password_checks < ${LIMIT_SQL})`, {
-        userId,
-        instanceId: INSTANCE_ID,
-      })
+      .where(`id = :userId AND type = 'human' AND ${activeUserSql()} AND (:limit = 0 OR failed_password_checks < :limit)`, { userId, limit })
       .execute();
     return affected === 1;
   }
@@ -111,8 +118,8 @@ export class PasswordChecks {
     // Events are pushed last: pushing takes the event-position lock until commit (event-positions.ts),
     // and the lock below must not be waited for while holding it.
     const failed = { ...base, type: check.type, editorUserId: null, payload: { ...check.payload, ...source } };
-    const { lockoutMaxAttempts } = await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID });
-    if (lockoutMaxAttempts === 0 || user.failedPasswordChecks < lockoutMaxAttempts || !isActive(user)) return this.events.push(manager, failed);
+    const limit = await this.limitOf(check.type === 'user.human.mfa.check.failed' ? 'factor' : 'password');
+    if (limit === 0 || user.failedPasswordChecks < limit || !isActive(user)) return this.events.push(manager, failed);
     // Only the failure whose UPDATE finds the user still active locks it (concurrent ones on MySQL).
     const { affected } = await manager.update(UserEntity, { id: user.id, state: 'active' }, { state: 'locked', ...bump(user) });
     if (affected !== 1) return this.events.push(manager, failed);

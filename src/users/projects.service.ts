@@ -28,6 +28,8 @@ import type { JsonObject } from '../common/database/columns.js';
 import { samlApplicationFrom } from './saml-application.rules.js';
 import type { SamlApplicationInput } from './saml-application.rules.js';
 import { insertSamlSettings, samlEventFields } from './resources/saml-settings.js';
+import { AppTokenLifetimes } from '../settings/app-token-lifetimes.service.js';
+import type { AppLifetimesPatch } from '../settings/app-token-lifetimes.service.js';
 
 export interface NewOidcApplication {
   name: string;
@@ -117,7 +119,7 @@ const NO_OIDC: NewOidcApplication = {
 /** What a kind of application stores beside its `applications` row, in the same transaction, and adds to its event. */
 interface ApplicationParts {
   payload: JsonObject;
-  insert(manager: EntityManager, appId: string): Promise<void>;
+  insert(manager: EntityManager, appId: string, clientId: string): Promise<void>;
 }
 
 interface CreatedApplication {
@@ -135,6 +137,7 @@ export class ProjectsService {
     private readonly hasher: SecretHasher,
     private readonly access: UserAccess,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks' | 'publicUrl'>,
+    private readonly lifetimes: AppTokenLifetimes,
   ) {}
 
   createProject(editorUserId: string | null, orgId: string, name: string): Promise<ProjectEntity> {
@@ -144,16 +147,32 @@ export class ProjectsService {
     });
   }
 
-  async createOidcApplication(editorUserId: string | null, orgId: string, projectId: string, input: NewOidcApplication): Promise<CreatedApplication> {
+  async createOidcApplication(
+    editorUserId: string | null,
+    orgId: string,
+    projectId: string,
+    input: NewOidcApplication,
+    tokens?: AppLifetimesPatch,
+  ): Promise<CreatedApplication> {
     validateOidcApplication(input, this.config.signingAlg);
+    if (tokens) await this.lifetimes.check(tokens);
     await assertBackchannelLogoutTarget(input.backchannelLogoutUri, this.config.outboundAllowPrivateNetworks);
     await assertJwksUriTarget(input.jwksUri, { allowPrivateNetworks: this.config.outboundAllowPrivateNetworks, publicUrl: this.config.publicUrl });
-    return this.insertApplication(editorUserId, orgId, projectId, {
-      kind: 'oidc',
-      ...input,
-      ...validEntry(input),
-      jwks: storedJwks(input.jwks),
-    });
+    return this.insertApplication(
+      editorUserId,
+      orgId,
+      projectId,
+      {
+        kind: 'oidc',
+        ...input,
+        ...validEntry(input),
+        jwks: storedJwks(input.jwks),
+      },
+      tokens && {
+        payload: {},
+        insert: (manager, appId, clientId) => this.lifetimes.setIn(manager, editorUserId, { id: appId, clientId, orgId, projectId }, tokens),
+      },
+    );
   }
 
   /** An API application; with a resourceUri it is a resource clients may ask tokens for (docs/agents.md, "Resources"). */
@@ -323,7 +342,7 @@ export class ProjectsService {
     } catch (error) {
       throw isUniqueViolation(error) && app.resourceUri ? resourceUriTaken(app.resourceUri) : error;
     }
-    await more?.insert(manager, app.id);
+    await more?.insert(manager, app.id, app.clientId);
     await this.events.push(manager, {
       type: 'project.application.added',
       aggregateType: 'project',

@@ -12,6 +12,7 @@ import { OrganizationEntity } from './entities/organization.entity.js';
 import { countAdded } from './org-user-counts.js';
 import { OrganizationsService } from './organizations.service.js';
 import { searchText } from './rules/user-search.js';
+import { InstanceSettings } from '../settings/instance-settings.service.js';
 
 /** A human user ready to store: validated and normalised by the caller, password already hashed. */
 export interface ImportedHuman {
@@ -55,12 +56,14 @@ export class UserImportWriter {
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
     private readonly organizations: OrganizationsService,
+    private readonly settings: InstanceSettings,
   ) {}
 
   async instanceDefaults(): Promise<{ defaultLanguage: string; passwordMinLength: number }> {
     const instance = await this.dataSource.getRepository(InstanceEntity).findOneBy({ id: INSTANCE_ID });
     if (!instance) throw new Error('the instance is not bootstrapped');
-    return { defaultLanguage: instance.defaultLanguage, passwordMinLength: instance.passwordMinLength };
+    // The minimum length of the instance's password policy (docs/operations.md, "Settings").
+    return { defaultLanguage: instance.defaultLanguage, passwordMinLength: (await this.settings.get()).passwordPolicy.minLength };
   }
 
   /**

@@ -8,7 +8,6 @@ import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import type { EventType } from '../common/events/event-types.js';
-import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
 import { PublicKeyEntity } from './entities/public-key.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import type { UserState } from './entities/user.entity.js';
@@ -17,7 +16,8 @@ import { UserCodes } from './codes/user-codes.js';
 import { updateRows } from './entity-rows.js';
 import { countRemoved } from './org-user-counts.js';
 import { leaveAllGroupsIn } from './groups/group.queries.js';
-import { assertPasswordMinLength } from './rules/password-policy.js';
+import { assertPasswordPolicy } from './rules/password-policy.js';
+import { InstanceSettings } from '../settings/instance-settings.service.js';
 import { isInactive, isLocked } from './rules/user-state.js';
 
 /**
@@ -34,6 +34,7 @@ export class UserLifecycleService {
     private readonly passwords: PasswordHasher,
     private readonly access: UserAccess,
     private readonly codes: UserCodes,
+    private readonly settings: InstanceSettings,
     @Optional() @Inject(USER_TOKENS) private readonly tokens?: UserTokens,
   ) {}
 
@@ -114,7 +115,7 @@ export class UserLifecycleService {
     });
   }
 
-  /** Sets a human user's password (hashed here, with the instance's minimum length enforced). */
+  /** Sets a human user's password (hashed here, with the instance's password policy enforced). */
   async setPassword(
     editorUserId: string | null,
     orgId: string,
@@ -122,14 +123,13 @@ export class UserLifecycleService {
     password: string,
     options: { changeRequired?: boolean; method?: PasswordChangeMethod; keepSession?: string } = {},
   ): Promise<void> {
-    // Refused (unknown user, not allowed, too short) before bcrypt is spent on it; both checks are
-    // repeated in the transaction that writes.
-    const minLength = async (manager: EntityManager) => (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).passwordMinLength;
+    // Refused (unknown user, not allowed, against the policy) before bcrypt is spent on it; the policy is the
+    // instance's settings as they are now (docs/operations.md, "Settings"), the user is checked again where it is written.
+    const { passwordPolicy } = await this.settings.get();
     assertHasPassword(await this.access.actOn(this.uow.manager, editorUserId, orgId, userId));
-    assertPasswordMinLength(password, await minLength(this.uow.manager));
+    assertPasswordPolicy(password, passwordPolicy);
     const hash = await this.passwords.hash(password);
     await this.uow.run(async (manager) => {
-      assertPasswordMinLength(password, await minLength(manager));
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
       await this.setPasswordHashIn(manager, editorUserId, user, hash, options.changeRequired ?? false, {
         method: options.method,

@@ -26,6 +26,7 @@ import { UserSessionsService } from './self-service/user-sessions.service.js';
 import { UserAgentsService } from './self-service/user-agents.service.js';
 import { OwnAccountService } from './self-service/own-account.service.js';
 import { MailModule } from '../mail/mail.module.js';
+import { SettingsModule } from '../settings/settings.module.js';
 
 import { ApplicationCredentialsService } from './resources/application-credentials.service.js';
 import { ApplicationEditsService } from './resources/application-edits.service.js';
@@ -76,7 +77,8 @@ const SERVICES = [
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */
 @Module({
-  imports: [MailModule],
+  // Password policy, lockout and registration of new organizations are the instance's settings, read on use.
+  imports: [MailModule, SettingsModule],
   // The bearer strategy lives in common but is registered here, where the resolver it needs is provided.
   providers: [...SERVICES, { provide: PRINCIPAL_RESOLVER, useClass: DomainPrincipalResolver }, BearerStrategy],
   exports: [...SERVICES, PRINCIPAL_RESOLVER],

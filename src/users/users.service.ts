@@ -17,7 +17,8 @@ import { insertRows } from './entity-rows.js';
 import { countAdded } from './org-user-counts.js';
 import { normalizePhone } from './phone.js';
 import { verifiedByAnother, verifiedElsewhereError } from './queries/verified-emails.js';
-import { assertPasswordMinLength } from './rules/password-policy.js';
+import { assertPasswordPolicy } from './rules/password-policy.js';
+import { InstanceSettings } from '../settings/instance-settings.service.js';
 import { searchText } from './rules/user-search.js';
 import { profileColumns, profileContactRows } from './user-profile.service.js';
 import type { HumanProfile } from './user-profile.service.js';
@@ -53,6 +54,7 @@ export class UsersService {
     private readonly events: EventStore,
     private readonly passwords: PasswordHasher,
     private readonly links: AccountLinksService,
+    private readonly settings: InstanceSettings,
   ) {}
 
   /** A user of the organization; 404 for unknown ids and for users of other organizations alike. */
@@ -64,7 +66,7 @@ export class UsersService {
 
   async createHuman(editorUserId: string | null, orgId: string, input: NewHumanUser, id = newId()): Promise<UserEntity> {
     const instance = await this.instance();
-    if (input.password !== undefined) assertPasswordMinLength(input.password, instance.passwordMinLength);
+    if (input.password !== undefined) assertPasswordPolicy(input.password, (await this.settings.get()).passwordPolicy);
     const phone = input.phone === undefined ? null : normalizePhone(input.phone);
     // Hash before the transaction: bcrypt takes tens of milliseconds and must not hold a write lock.
     const passwordHash = input.password === undefined ? null : await this.passwords.hash(input.password);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { openRegistration } from '../support/registration.js';
 import { before, describe, it } from 'node:test';
 import { createCaller, createOrg, useService } from '../support/fixtures.js';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
@@ -148,6 +149,7 @@ describe('injection: HTML through login pages, CR/LF through state', () => {
     assert.doesNotMatch(html.replace(OWN_SCRIPTS, ''), /<script|<img|<svg/i, `${what} renders markup from input`);
 
   before(async () => {
+    await openRegistration(svc);
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });

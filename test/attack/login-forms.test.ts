@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { openRegistration } from '../support/registration.js';
 import { before, describe, it } from 'node:test';
 import { createHuman, createOidcApp, createProject, PASSWORD } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
@@ -29,6 +30,7 @@ describe('login forms: CSRF and security headers', () => {
   const params = () => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st' });
 
   before(async () => {
+    await openRegistration(svc);
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
@@ -110,6 +112,7 @@ describe('login cookies behind a TLS proxy (PUBLIC_URL https)', () => {
   const params = () => ({ client_id: app.clientId, redirect_uri: `${RP}/cb`, response_type: 'code', scope: 'openid', state: 'st' });
 
   before(async () => {
+    await openRegistration(svc);
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });
@@ -147,6 +150,7 @@ describe('security headers on the pages oidc-provider renders', () => {
   let app: OidcApp;
 
   before(async () => {
+    await openRegistration(svc);
     app = await createOidcApp(svc, await createProject(svc), { authMethod: 'client_secret_basic' }, RP);
   });
 
@@ -179,6 +183,7 @@ describe('unknown login names and wrong passwords are indistinguishable', () => 
   let project: { orgId: string; projectId: string; primaryDomain: string };
 
   before(async () => {
+    await openRegistration(svc);
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });

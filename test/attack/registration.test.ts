@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { openRegistration } from '../support/registration.js';
 import { before, describe, it } from 'node:test';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
@@ -21,6 +22,7 @@ describe('registration and the login policy', () => {
   let app: OidcApp;
 
   before(async () => {
+    await openRegistration(svc);
     project = await createProject(svc);
     app = await createOidcApp(svc, project, { authMethod: 'client_secret_basic' }, RP);
   });

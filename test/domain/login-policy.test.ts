@@ -10,13 +10,20 @@ describe('domain: login policy', () => {
 
   it('answers the default for an organization without a stored policy', async () => {
     const org = await domain.get(OrganizationsService).create(null, 'Policy Default');
+    // An organization created before registration became a setting has no stored policy, and offers registration.
+    await domain.dataSource.query('DELETE FROM login_policies WHERE org_id = ?', [org.id]);
     assert.deepEqual(await domain.get(LoginPolicyService).get(org.id), DEFAULT_LOGIN_POLICY);
+  });
+
+  it('stores a new organization with registration off, as the instance settings have it by default', async () => {
+    const org = await domain.get(OrganizationsService).create(null, 'Policy New');
+    assert.deepEqual(await domain.get(LoginPolicyService).get(org.id), { ...DEFAULT_LOGIN_POLICY, allowRegistration: false });
   });
 
   it('stores a changed policy with its event; an unchanged one writes nothing', async () => {
     const org = await domain.get(OrganizationsService).create(null, 'Policy Changed');
     const policies = domain.get(LoginPolicyService);
-    const closed = { ...DEFAULT_LOGIN_POLICY, allowRegistration: false, mfa: 'required' as const };
+    const closed = { ...DEFAULT_LOGIN_POLICY, allowRegistration: false, passkeys: false, mfa: 'required' as const };
     await policies.set(domain.adminId, org.id, closed);
     await policies.set(domain.adminId, org.id, closed);
     assert.deepEqual(await policies.get(org.id), closed);

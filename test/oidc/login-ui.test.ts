@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { openRegistration } from '../support/registration.js';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,6 +24,7 @@ describe('login UI, prompts, implicit flow, response modes and end-session (Chro
   let config: oidc.Configuration;
 
   before(async () => {
+    await openRegistration(svc);
     browser = await launchBrowser();
     rp = await startRelyingParty();
     REDIRECT = `${rp.url}/cb`;

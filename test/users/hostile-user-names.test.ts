@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { openRegistration } from '../support/registration.js';
 import { before, describe, it } from 'node:test';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
 import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
@@ -17,6 +18,7 @@ describe('userName: the hostile names of an upstream are refused on every surfac
   const svc = useService();
   let t: ScimTenant;
   before(async () => {
+    await openRegistration(svc);
     t = await scimTenant(svc);
   });
   const management = (method: string, path: string, body: unknown) => svc.api(method, `/management/v1/orgs/${t.orgId}${path}`, { token: svc.adminToken, body });

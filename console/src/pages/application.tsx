@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { CopyField, Link, Loading, Notice, Page, useLoad } from '../components';
 import { t } from '../i18n';
 import { AppAccessPanel } from './app-access';
+import { AppTokensPanel } from './app-tokens';
 import type { App } from './applications';
 import { EditSamlApp, IdpCertificatePanel, SamlSettings } from './saml-app';
 
@@ -50,6 +51,7 @@ export function ApplicationPage({ orgId, projectId, appId }: { orgId: string; pr
               {a.type === 'oidc' && <UriList label={t('postLogoutRedirectUri')} uris={a.postLogoutRedirectUris ?? []} />}
             </section>
             {a.type !== 'api' && <AppAccessPanel key={a.appId} path={path} app={a} onChange={app.reload} />}
+            {a.type === 'oidc' && <AppTokensPanel key={`tokens-${a.appId}`} path={path} app={a} onChange={app.reload} />}
             {a.type === 'saml' && <IdpCertificatePanel orgId={orgId} />}
             {a.type === 'saml' && (
               <section class="panel" aria-labelledby="settings-heading">

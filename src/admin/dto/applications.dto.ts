@@ -1,3 +1,4 @@
+import { AppTokenLifetimesDto, AppTokensFieldDto } from '../../settings/settings.dto.js';
 import { ApiProperty, ApiPropertyOptional, IntersectionType } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
 import { SUBJECT_TYPES } from '../../users/entities/application.entity.js';
@@ -44,6 +45,8 @@ export class AppDto {
   @ApiProperty() name: string;
   @ApiProperty({ enum: ['oidc', 'api', 'saml'] }) type: 'oidc' | 'api' | 'saml';
   @ApiProperty({ enum: OIDC_AUTH_METHODS }) authMethod: string;
+  @ApiPropertyOptional({ type: AppTokenLifetimesDto, description: "the application's own token lifetimes; a field not shown is the instance's" })
+  tokens?: AppTokenLifetimesDto;
   @ApiPropertyOptional({ enum: ['everyone', 'granted'], description: 'OIDC and SAML: who may enter; API: who may use its resource' }) access?:
     | 'everyone'
     | 'granted';
@@ -105,7 +108,7 @@ export class AppChangedDto extends AppDto {
  * `PATCH …/apps/{appId}`: any field of the create request, validated like it on the application as it
  * would be after the change. An API application takes name, authMethod, access, accessTokenType, resourceUri and scopes only.
  */
-export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfileFieldsDto, ApiResourceFieldsDto, AppEntryFieldsDto) {
+export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfileFieldsDto, ApiResourceFieldsDto, AppEntryFieldsDto, AppTokensFieldDto) {
   @ApiPropertyOptional({ maxLength: 200 })
   @IsOptional()
   @IsString()

@@ -1,3 +1,4 @@
+import { AppTokensFieldDto } from '../../settings/settings.dto.js';
 import { AppEntryFieldsDto } from './app-entry.dto.js';
 import { IntersectionType, PickType } from '@nestjs/swagger';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
@@ -125,7 +126,7 @@ export class ProjectCreatedDto {
   @ApiProperty() id: string;
 }
 
-export class CreateOidcAppDto extends IntersectionType(OauthProfileFieldsDto, AppEntryFieldsDto) {
+export class CreateOidcAppDto extends IntersectionType(OauthProfileFieldsDto, AppEntryFieldsDto, AppTokensFieldDto) {
   @ApiProperty({ maxLength: 200 })
   @IsString()
   @IsNotBlank()

@@ -13,6 +13,7 @@ import { ApplicationEditsService } from '../../users/resources/application-edits
 import { AppChangedDto, AppDto, AppKeyListDto, AppListDto, AppSecretDto, UpdateAppDto, toAppDto, toAppKeyDto, toSamlIdpDto } from '../dto/applications.dto.js';
 import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
 import { EmptyDto } from '../dto/projects.dto.js';
+import { AppTokenLifetimes } from '../../settings/app-token-lifetimes.service.js';
 
 /**
  * Reading, changing and removing a project's applications, their client secret and their keys
@@ -24,16 +25,19 @@ export class ApplicationsController {
   constructor(
     private readonly apps: ApplicationEditsService,
     private readonly credentials: ApplicationCredentialsService,
+    private readonly lifetimes: AppTokenLifetimes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** The applications as the API shows them: SAML ones with their SAML fields and their organization's IdP. */
   private async dtos(apps: ApplicationEntity[]): Promise<AppDto[]> {
     const saml = await this.apps.samlSettings(apps);
+    const lifetimes = await this.lifetimes.ofApps(apps.map((app) => app.id));
     return apps.map((app) => {
       const settings = saml.get(app.id);
-      if (!settings) return toAppDto(app);
-      return toAppDto(app, { settings, idp: toSamlIdpDto(this.config.publicUrl, app.orgId) });
+      const tokens = lifetimes.get(app.id) ?? {};
+      if (!settings) return { ...toAppDto(app), tokens };
+      return { ...toAppDto(app, { settings, idp: toSamlIdpDto(this.config.publicUrl, app.orgId) }), tokens };
     });
   }
 
@@ -67,7 +71,8 @@ export class ApplicationsController {
     @Param('appId') appId: string,
     @Body() dto: UpdateAppDto,
   ): Promise<AppChangedDto> {
-    const { app, clientSecret } = await this.apps.change(caller.userId, orgId, projectId, appId, { ...dto });
+    const { tokens, ...changes } = dto;
+    const { app, clientSecret } = await this.apps.change(caller.userId, orgId, projectId, appId, changes, tokens);
     const [changed] = await this.dtos([app]);
     return { ...changed!, ...(clientSecret === undefined ? {} : { clientSecret }) };
   }

@@ -57,6 +57,7 @@ export const EVENT_MESSAGES = {
   'org.member.removed': 'Organization member removed',
   'org.login.policy.changed': 'Login policy changed',
   'instance.feature.set': 'Feature set',
+  'instance.settings.changed': 'Settings changed',
   'key.rotated': 'Signing key rotated',
   'saml.key.rotated': 'SAML signing key rotated',
   'user.saml.response.issued': 'SAML response issued',

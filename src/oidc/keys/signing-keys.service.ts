@@ -7,7 +7,8 @@ import { Encryptor } from '../../common/crypto/encryptor.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { INSTANCE_ID } from '../../users/entities/instance.entity.js';
-import { instanceSettings, lockInstanceRow } from '../../users/queries/instance.js';
+import { lockInstanceRow } from '../../users/queries/instance.js';
+import { readSettings } from '../../settings/settings.store.js';
 import { newKeyPair } from './key-pair.js';
 import type { PrivateJwk } from './key-pair.js';
 import { isScheduled, NEXT_KEY_LEAD_MS, ROTATION_INTERVAL_MS, signerAt, signerFirst } from '../../common/crypto/key-schedule/key-schedule.js';
@@ -189,9 +190,12 @@ export class SigningKeysService {
   }
 }
 
-/** Tokens signed by a retired key may live this long: the longest access or ID token lifetime, plus slack. */
+/**
+ * Tokens signed by a retired key may live this long: the longest access or ID token lifetime of the instance's
+ * settings as they are now (an application's own are never longer, docs/operations.md, "Settings"), plus slack.
+ */
 async function maxTokenLifetimeMs(manager: EntityManager): Promise<number> {
-  const instance = await instanceSettings(manager);
-  const seconds = Math.max(instance?.accessTokenLifetime ?? 43_200, instance?.idTokenLifetime ?? 43_200);
+  const { tokens } = await readSettings(manager);
+  const seconds = Math.max(tokens.accessTokenSeconds, tokens.idTokenSeconds);
   return (seconds + 300) * 1000;
 }

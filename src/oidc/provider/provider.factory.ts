@@ -6,6 +6,7 @@ import { PairwiseSubjects } from '../../common/crypto/pairwise-subjects.js';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { SessionEnds } from '../../common/auth/session-ends.js';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
+import type { TokenLifetimes } from '../../settings/settings.values.js';
 import type { AccountFinder } from '../account/account.finder.js';
 import { findAccountWithinOrganization } from '../account/organization-boundary.js';
 import { requestedAudience } from '../account/resource-audience.js';
@@ -81,7 +82,12 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   registrationBounds: DynamicRegistrationBounds;
   /** Enterprise-managed authorization's external resources, access rule and trusted issuers (grants/id-jag.*.ts). */
   idJag: IdJagServices;
+  /** Token lifetimes of the instance's settings and of a client's application, read on use (src/settings). */
+  lifetimes: { refresh(): Promise<void>; of(clientId?: string): TokenLifetimes };
 }
+
+/** The part of oidc-provider's Client the ttl functions read. */
+type ClientRef = { clientId: string };
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none', 'private_key_jwt'];
 
@@ -238,18 +244,20 @@ export function createProvider(deps: ProviderDeps): Provider {
     // Refresh tokens rotate on every use; a reused one revokes the grant (RFC 9700 §4.14.2).
     rotateRefreshToken: true,
     ttl: {
-      AccessToken: instance.accessTokenLifetime,
-      ClientCredentials: instance.accessTokenLifetime,
-      IdToken: instance.idTokenLifetime,
+      // The instance's settings and the client's own lifetimes, read on use (docs/operations.md, "Settings").
+      AccessToken: (_ctx: OidcContext, _token: unknown, client?: ClientRef) => deps.lifetimes.of(client?.clientId).accessTokenSeconds,
+      ClientCredentials: (_ctx: OidcContext, _token: unknown, client?: ClientRef) => deps.lifetimes.of(client?.clientId).accessTokenSeconds,
+      IdToken: (_ctx: OidcContext, _token: unknown, client?: ClientRef) => deps.lifetimes.of(client?.clientId).idTokenSeconds,
       AuthorizationCode: 60,
       DeviceCode: 600,
       Interaction: 3600,
       Session: sessionTtl,
-      Grant: instance.refreshTokenAbsoluteLifetime,
-      RefreshToken: (_ctx: OidcContext, token: { iat: number; iiat?: number }) => {
+      Grant: (_ctx: OidcContext, _grant: unknown, client?: ClientRef) => deps.lifetimes.of(client?.clientId).refreshAbsoluteSeconds,
+      RefreshToken: (_ctx: OidcContext, token: { iat: number; iiat?: number }, client?: ClientRef) => {
+        const { refreshIdleSeconds, refreshAbsoluteSeconds } = deps.lifetimes.of(client?.clientId);
         const now = Math.floor(Date.now() / 1000);
-        const absoluteEnd = (token.iiat ?? token.iat ?? now) + instance.refreshTokenAbsoluteLifetime;
-        return Math.max(1, Math.min(instance.refreshTokenIdleLifetime, absoluteEnd - now));
+        const absoluteEnd = (token.iiat ?? token.iat ?? now) + refreshAbsoluteSeconds;
+        return Math.max(1, Math.min(refreshIdleSeconds, absoluteEnd - now));
       },
     },
     renderError: async (ctx: OidcContext, out: { error: string; error_description?: string }) => {
@@ -272,6 +280,11 @@ export function createProvider(deps: ProviderDeps): Provider {
   };
   applyLibraryExtensions();
   const provider = new Provider(deps.issuer, configuration);
+  // The ttl functions above answer synchronously: each request first brings the settings up to date.
+  provider.use(async (_ctx: unknown, next: () => Promise<void>) => {
+    await deps.lifetimes.refresh();
+    await next();
+  });
   bindAgentsAtFirstCode(provider, registrationDeps(deps));
   useAtomicReplayDetection(provider, new DpopReplayGuard(deps.uow));
   reuseClientsOfUnchangedRegistrations(provider, clients, new Set(configuration.clients?.map((c: { client_id: string }) => c.client_id)));
@@ -286,7 +299,9 @@ export function createProvider(deps: ProviderDeps): Provider {
     accounts: deps.accounts,
     idJag: deps.idJag,
     issuer: deps.issuer,
-    accessTokenTtl: instance.accessTokenLifetime,
+    get accessTokenTtl() {
+      return deps.lifetimes.of().accessTokenSeconds;
+    },
     alg: deps.keys[0]?.alg ?? 'RS256',
   });
   registerTokenExchangeGrant(provider, {
@@ -294,7 +309,9 @@ export function createProvider(deps: ProviderDeps): Provider {
     pairwise,
     ownJwts: jwtIds,
     signingKey: deps.keys[0],
-    accessTokenTtl: instance.accessTokenLifetime,
+    get accessTokenTtl() {
+      return deps.lifetimes.of().accessTokenSeconds;
+    },
     alg: deps.keys[0]?.alg ?? 'RS256',
   });
   return provider;

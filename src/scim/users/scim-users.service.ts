@@ -9,7 +9,8 @@ import type { UserEntity } from '../../users/entities/user.entity.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
 import { scimInstanceSettings } from '../../users/queries/instance.js';
 import type { ScimInstanceSettings as InstanceSettings } from '../../users/queries/instance.js';
-import { passwordTooShort } from '../../users/rules/password-policy.js';
+import { passwordProblem } from '../../users/rules/password-policy.js';
+import { InstanceSettings as Settings } from '../../settings/instance-settings.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
 import { UserProfileService } from '../../users/user-profile.service.js';
 import type { HumanProfile } from '../../users/user-profile.service.js';
@@ -50,6 +51,7 @@ export class ScimUsersService {
     private readonly passwords: PasswordHasher,
     private readonly access: UserAccess,
     private readonly links: AccountLinksService,
+    private readonly settings: Settings,
   ) {}
 
   get(orgId: string, id: string): Promise<UserEntity> {
@@ -167,10 +169,10 @@ export class ScimUsersService {
     return null;
   }
 
-  private async hashPassword(instance: InstanceSettings, password: string): Promise<string> {
-    if (passwordTooShort(password, instance.passwordMinLength)) {
-      throw ScimError.badRequest('invalidValue', `the password must be at least ${instance.passwordMinLength} characters`);
-    }
+  private async hashPassword(_instance: InstanceSettings, password: string): Promise<string> {
+    // The instance's password policy as it is now (docs/operations.md, "Settings").
+    const problem = passwordProblem(password, (await this.settings.get()).passwordPolicy);
+    if (problem) throw ScimError.badRequest('invalidValue', `the ${problem}`);
     return this.passwords.hash(password);
   }
 

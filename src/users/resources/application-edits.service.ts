@@ -29,6 +29,8 @@ import { SamlApplicationEntity } from '../entities/saml-application.entity.js';
 import { validAccessMode, validHomeUrl } from '../project-access/project-access.rules.js';
 import { validSamlApplication } from '../saml-application.rules.js';
 import type { NewSamlApplication } from '../saml-application.rules.js';
+import { AppTokenLifetimes } from '../../settings/app-token-lifetimes.service.js';
+import type { AppLifetimesPatch } from '../../settings/app-token-lifetimes.service.js';
 
 /** A partial change of an application: any field of its create request. */
 export type ApplicationChanges = Partial<NewOidcApplication> & Partial<SamlSettings> & Partial<ApiResourceSettings>;
@@ -81,6 +83,7 @@ export class ApplicationEditsService {
     private readonly hasher: SecretHasher,
     private readonly access: UserAccess,
     @Inject(APP_CONFIG) private readonly config: Pick<AppConfig, 'signingAlg' | 'outboundAllowPrivateNetworks' | 'publicUrl'>,
+    private readonly lifetimes: AppTokenLifetimes,
     @Optional() @Inject(CLIENT_REGISTRATIONS) private readonly clients?: ClientRegistrations,
   ) {}
 
@@ -118,6 +121,7 @@ export class ApplicationEditsService {
     projectId: string,
     appId: string,
     changes: ApplicationChanges,
+    tokens?: AppLifetimesPatch,
   ): Promise<{ app: ApplicationEntity; clientSecret?: string }> {
     // Resolved before the transaction (a name lookup may take a while); an unchanged URI is looked up again too.
     await assertBackchannelLogoutTarget(changes.backchannelLogoutUri, this.config.outboundAllowPrivateNetworks);
@@ -130,6 +134,8 @@ export class ApplicationEditsService {
       if (app.kind === 'api') checkApiChanges(changes);
       const changed = await this.changeKind(manager, editorUserId, app, kindChanges);
       await this.changeEntry(manager, editorUserId, changed.app, entry);
+      // Token lifetimes of the application's own (docs/operations.md, "Settings").
+      if (tokens) await this.lifetimes.setIn(manager, editorUserId, changed.app, tokens);
       return changed;
     });
     this.clients?.forget(result.app.clientId);
@@ -243,6 +249,7 @@ export class ApplicationEditsService {
   async removeIn(manager: EntityManager, editorUserId: string | null, app: ApplicationEntity): Promise<void> {
     await manager.delete(PublicKeyEntity, { ownerType: 'application', ownerId: app.id });
     await manager.delete(ApplicationEntity, { id: app.id });
+    await this.lifetimes.removeIn(manager, app.id);
     await this.clients?.revokeIssuedTo(manager, app.clientId);
     // The event last: pushing takes the event-position lock until commit (event-positions.ts).
     await this.events.push(manager, {

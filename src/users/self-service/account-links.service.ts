@@ -18,7 +18,8 @@ import { LoginPolicyEntity } from '../entities/login-policy.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { verifiedByAnother, verifiedElsewhereError } from '../queries/verified-emails.js';
-import { assertPasswordMinLength } from '../rules/password-policy.js';
+import { assertPasswordPolicy } from '../rules/password-policy.js';
+import { InstanceSettings } from '../../settings/instance-settings.service.js';
 import { isInactive } from '../rules/user-state.js';
 import { bump, UserLifecycleService } from '../user-lifecycle.service.js';
 
@@ -58,6 +59,7 @@ export class AccountLinksService {
     private readonly outbox: MailOutbox,
     private readonly passwords: PasswordHasher,
     private readonly lifecycle: UserLifecycleService,
+    private readonly settings: InstanceSettings,
   ) {}
 
   /**
@@ -179,13 +181,12 @@ export class AccountLinksService {
    * refuses.
    */
   async setPassword(code: string, purpose: keyof typeof ACCOUNT_LINK_PATHS, password: string): Promise<void> {
-    const minLength = async (manager: EntityManager) => (await manager.findOneByOrFail(InstanceEntity, { id: INSTANCE_ID })).passwordMinLength;
     // Checked before bcrypt is spent, and again where it is written.
     if ((await this.holder(code, purpose)) === undefined) throw invalidLink();
-    assertPasswordMinLength(password, await minLength(this.uow.manager));
+    // The instance's password policy as it is now (docs/operations.md, "Settings").
+    assertPasswordPolicy(password, (await this.settings.get()).passwordPolicy);
     const hash = await this.passwords.hash(password);
     return this.uow.run(async (manager) => {
-      assertPasswordMinLength(password, await minLength(manager));
       const user = await this.liveHolderIn(manager, code, purpose);
       if (!user || !(await this.codes.consumeIn(manager, code, purpose))) throw invalidLink();
       const unlocked = user.state === 'locked' ? await this.lifecycle.unlockIn(manager, null, user) : user;

@@ -40,6 +40,7 @@ import { UpstreamSamlSessions1795760795760 } from './1795760795760-upstream-saml
 import { AgentConsents1795764672233 } from './1795764672233-agent-consents.js';
 import { DropApplicationAgent1795774845896 } from './1795774845896-drop-application-agent.js';
 import { RegistrationTokenUses1795775000000 } from './1795775000000-registration-token-uses.js';
+import { InstanceSettings1795780000000 } from './1795780000000-instance-settings.js';
 import { SamlRequestNameIdFormat1795818024363 } from './1795818024363-saml-request-name-id-format.js';
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
@@ -96,5 +97,6 @@ export const MIGRATIONS = [
   AgentConsents1795764672233,
   DropApplicationAgent1795774845896,
   RegistrationTokenUses1795775000000,
+  InstanceSettings1795780000000,
   SamlRequestNameIdFormat1795818024363,
 ];
