@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { REDIRECT, issueToken, organization, publicClient, register, registered, setMode } from '../oidc/support/dynamic-registration.js';
 import type { Organization, Registered } from '../oidc/support/dynamic-registration.js';
-import { PASSWORD, createOidcApp, postForm } from '../oidc/support/oidc-fixtures.js';
+import { PASSWORD, createHuman, createOidcApp, createProject, postForm } from '../oidc/support/oidc-fixtures.js';
 import { signIn } from '../oidc/support/sign-in.js';
-import { useService } from '../support/fixtures.js';
+import { unique, useService } from '../support/fixtures.js';
 
 const EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
@@ -57,6 +57,60 @@ describe('doors around a registered agent', () => {
     });
     assert.notEqual(refreshed.status, 200, `the refresh token outlived its client: ${refreshed.text}`);
     assert.equal((await introspect(tokens.access_token)).body.active, false, 'the access token outlived its client');
+  });
+
+  it("an ID-JAG (token exchange) is refused for a user the requesting client's application no longer admits", async () => {
+    const orgId = org.project.orgId;
+    const base = `/management/v1/orgs/${orgId}`;
+    const own = await createProject(svc, orgId);
+    const other = await createProject(svc, orgId);
+    const app = await createOidcApp(
+      svc,
+      own,
+      { authMethod: 'client_secret_basic', grantTypes: ['authorization_code', EXCHANGE], settings: { access: 'granted' } },
+      'http://127.0.0.1:65533',
+    );
+    const person = await createHuman(svc, orgId);
+    const grantIn = async (projectId: string) => {
+      const res = await svc.api('POST', `${base}/projects/${projectId}/grants`, { token: svc.adminToken, body: { userId: person.userId, roles: [] } });
+      assert.equal(res.status, 201, res.text);
+      return res.body.grantId as string;
+    };
+    const entry = await grantIn(own.projectId);
+    await grantIn(other.projectId);
+    const resource = `https://${unique('files')}.example/mcp`;
+    const external = await svc.api('POST', `${base}/external-resources`, {
+      token: svc.adminToken,
+      body: { name: unique('files'), issuer: 'https://rs.example', resource, scopes: ['files:read'], clientIdAtIssuer: 'agent', projectId: other.projectId },
+    });
+    assert.equal(external.status, 201, external.text);
+    const { tokens, error } = await signIn(svc, {
+      clientId: app.clientId,
+      clientSecret: app.clientSecret,
+      redirectUri: 'http://127.0.0.1:65533/cb',
+      loginName: `${person.userName}${org.loginName.slice(org.loginName.lastIndexOf('@'))}`,
+      password: PASSWORD,
+      scope: 'openid email',
+    });
+    assert.ok(tokens?.id_token, error);
+    const removed = await svc.api('DELETE', `${base}/projects/${own.projectId}/grants/${entry}`, { token: svc.adminToken });
+    assert.equal(removed.status, 204, removed.text);
+    const res = await postForm(
+      svc,
+      '/oauth/v2/token',
+      {
+        grant_type: EXCHANGE,
+        requested_token_type: 'urn:ietf:params:oauth:token-type:id-jag',
+        subject_token: tokens.id_token,
+        subject_token_type: 'urn:ietf:params:oauth:token-type:id_token',
+        audience: 'https://rs.example',
+        resource,
+        scope: 'files:read',
+      },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
+    assert.equal(res.status, 400, `an ID-JAG was issued for a user the application no longer admits: ${res.status} ${res.text.slice(0, 200)}`);
+    assert.equal(res.body.error, 'invalid_grant');
   });
 
   it('registering for token exchange, the JWT bearer grant or client_credentials is refused', async () => {
