@@ -34,7 +34,7 @@ export class CredentialsService {
   async setMachineSecret(editorUserId: string | null, orgId: string, userId: string): Promise<{ clientId: string; clientSecret: string }> {
     const clientSecret = generateSecret();
     await this.uow.run(async (manager) => {
-      const user = await this.machineFor(manager, editorUserId, orgId, userId);
+      const user = await this.issuableMachine(manager, editorUserId, orgId, userId);
       await manager.delete(MachineSecretEntity, { userId: user.id });
       await manager.insert(MachineSecretEntity, { userId: user.id, secretHash: this.hasher.hash(clientSecret), createdAt: new Date() });
       await this.events.push(manager, {
@@ -53,11 +53,11 @@ export class CredentialsService {
     assertFuture(expiresAt, 'expirationDate');
     // Refuse before spending a key generation (tens of milliseconds of CPU) on a request that fails;
     // the check is repeated inside the transaction that writes.
-    await this.machineFor(this.uow.manager, editorUserId, orgId, userId);
+    await this.issuableMachine(this.uow.manager, editorUserId, orgId, userId);
     const { privateKeyPem, publicKeyPem } = await generateRsaKeyPair();
     const keyId = newId();
     await this.uow.run(async (manager) => {
-      await this.machineFor(manager, editorUserId, orgId, userId);
+      await this.issuableMachine(manager, editorUserId, orgId, userId);
       await manager.insert(PublicKeyEntity, {
         id: keyId,
         ownerType: 'machine',
@@ -89,7 +89,7 @@ export class CredentialsService {
     const token = generateSecret();
     const tokenId = newId();
     await this.uow.run(async (manager) => {
-      await this.machineFor(manager, editorUserId, orgId, userId);
+      await this.issuableMachine(manager, editorUserId, orgId, userId);
       await manager.insert(PersonalAccessTokenEntity, {
         id: tokenId,
         userId,
@@ -165,6 +165,17 @@ export class CredentialsService {
    */
   private async machineFor(manager: EntityManager, editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
     return assertMachine(await this.access.actOn(manager, editorUserId, orgId, userId));
+  }
+
+  /**
+   * The machine user a new credential is issued for: `machineFor`, and a machine that may change the members of
+   * groups holding a project grant only from a caller that may change them itself (docs/application-access.md,
+   * "Groups that hold a grant"). Removing a credential hands out nothing, so it asks `machineFor` alone.
+   */
+  private async issuableMachine(manager: EntityManager, editorUserId: string | null, orgId: string, userId: string): Promise<UserEntity> {
+    const user = await this.machineFor(manager, editorUserId, orgId, userId);
+    await this.access.assertMayIssueCredentialOf(manager, editorUserId, user);
+    return user;
   }
 }
 

@@ -3,7 +3,7 @@ import { SignJWT, importJWK } from 'jose';
 import { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import { mayServe } from '../../login/organization-boundary.js';
-import { SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
+import { SUBJECT_NOT_ADMITTED, SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import { ID_JAG_LIFETIME_S, ID_JAG_TOKEN_TYPE, ID_JAG_TYP } from './id-jag.services.js';
 import type { IdJagServices } from './id-jag.services.js';
@@ -21,7 +21,8 @@ export interface IdJagIssueDeps extends TokenExchangeDeps {
  * Token exchange for an ID-JAG (draft-ietf-oauth-identity-assertion-authz-grant §4.3): the subject is an ID token
  * this instance issued to the requesting client, `audience` the issuer and `resource` the resource of one of the
  * client's organization's external resources, and the person must hold a grant in that resource's project
- * (docs/agents.md, "Enterprise-managed authorization"). The ID-JAG lives at most five minutes.
+ * (docs/agents.md, "Enterprise-managed authorization"), and the client's own application must admit them. The ID-JAG
+ * lives at most five minutes.
  */
 export async function issueIdJag(provider: any, ctx: OidcContext, deps: IdJagIssueDeps): Promise<void> {
   const p = ctx.oidc.params as Record<string, string | string[] | undefined>;
@@ -32,6 +33,9 @@ export async function issueIdJag(provider: any, ctx: OidcContext, deps: IdJagIss
   const subject = await resolveSubject(provider, deps, client, String(p.subject_token ?? ''), TokenType.idToken);
   const account = await deps.accounts.find(subject.userId);
   if (!account || !mayServe(client, account)) throw invalidGrant(SUBJECT_NOT_SERVED);
+  // The requesting client's own application must still admit the person (docs/application-access.md): an ID token
+  // outlives a removed grant, and this is token exchange with the user as subject, refused like the plain one.
+  if (await deps.entry.refuses(client, { id: account.accountId, orgId: account.orgId }, 'token_exchange')) throw invalidGrant(SUBJECT_NOT_ADMITTED);
   const target = await deps.idJag.externalResources.find(account.orgId, audience, resource);
   if (!target) throw new errors.InvalidTarget('no external resource of this organization has this audience (issuer) and resource');
   if (!(await deps.idJag.access.mayEnter({ projectId: target.projectId, access: 'granted' }, subject.userId))) {

@@ -7,7 +7,7 @@ export const ACCOUNT_CLIENT_ID = 'portcullis-account';
  * The account page lives in the login UI's session and reads it directly; it needs a client only to start a
  * sign-in when the browser has no session. Public (PKCE, no secret), code flow, its one redirect URI on this
  * instance, and first-party like the console: it serves users of every organization (organization-boundary.ts).
- * The code it receives is never redeemed: no token is issued to it.
+ * The code it receives is never redeemed: the token endpoint refuses this client (extensions/request-rules.ts).
  */
 export function accountClient(publicUrl: string) {
   return {

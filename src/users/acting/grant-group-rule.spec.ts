@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Role } from '../../common/auth/roles.js';
-import { grantGroupRefusal } from './grant-group-rule.js';
+import { grantGroupRefusal, machineCredentialRefusal } from './grant-group-rule.js';
 import type { MembershipEditor } from './grant-group-rule.js';
 
 const ORG = 'org-1';
@@ -40,5 +40,25 @@ describe('changing the members of a group that holds a grant', () => {
     for (const who of [editor(false, [Role.OrgOwner]), editor(true, [Role.OrgUserManager]), editor(false, [], [Role.IamOwner])]) {
       assert.match(grantGroupRefusal(who, ORG, ['u', 'editor'], ['Payroll']) ?? '', /nobody changes their own membership/);
     }
+  });
+});
+
+describe('issuing a credential of a machine user', () => {
+  const machine = (orgRoles: Role[], instanceRoles: Role[] = []) => editor(true, orgRoles, instanceRoles).roles;
+
+  it('refuses a human ORG_USER_MANAGER a machine that may change grant-holding groups', () => {
+    for (const held of [[Role.OrgUserManager], [Role.OrgOwner]]) {
+      assert.match(machineCredentialRefusal(editor(false, [Role.OrgUserManager]), machine(held)) ?? '', /only an ORG_OWNER, or a machine user/);
+    }
+  });
+
+  it('lets an ORG_OWNER, an IAM_OWNER and a machine ORG_USER_MANAGER issue it', () => {
+    for (const issuer of [editor(false, [Role.OrgOwner]), editor(false, [], [Role.IamOwner]), editor(true, [Role.OrgUserManager])]) {
+      assert.equal(machineCredentialRefusal(issuer, machine([Role.OrgUserManager])), null);
+    }
+  });
+
+  it('leaves a machine without an organization role to the acting rule', () => {
+    assert.equal(machineCredentialRefusal(editor(false, [Role.OrgUserManager]), machine([])), null);
   });
 });

@@ -7,7 +7,7 @@ import { placeholders } from '../../common/database/placeholders.js';
 import { lockInstanceRow } from '../queries/instance.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { holdsOn, isIamOwner, noRoles, parseRoles, rolesLacking } from './acting-rule.js';
-import { grantGroupRefusal } from './grant-group-rule.js';
+import { grantGroupRefusal, machineCredentialRefusal } from './grant-group-rule.js';
 import { projectsGrantedToGroup } from '../project-access/grant.queries.js';
 import type { HeldRoles } from './acting-rule.js';
 import { activeUserSql, isActive } from '../rules/user-state.js';
@@ -84,6 +84,24 @@ export class UserAccess {
       group.orgId,
       memberIds,
       projects,
+    );
+    if (refusal) throw new DomainError(ErrorCode.PermissionDenied, refusal);
+  }
+
+  /**
+   * Issuing or replacing a credential of a machine user hands out what the machine may do: beyond the acting rule,
+   * a machine that may change the members of grant-holding groups gets one only from a caller that may change them
+   * itself (grant-group-rule.ts); 403 otherwise. Asked inside the transaction that writes the credential.
+   */
+  async assertMayIssueCredentialOf(manager: EntityManager, editorUserId: string | null, machine: Pick<UserEntity, 'id'>): Promise<void> {
+    if (editorUserId === null || editorUserId === machine.id) return;
+    const [editor, roles] = await Promise.all([
+      manager.findOne(UserEntity, { where: { id: editorUserId }, select: { id: true, type: true } }),
+      this.rolesOf(manager, [editorUserId, machine.id]),
+    ]);
+    const refusal = machineCredentialRefusal(
+      { isMachine: editor?.type === 'machine', roles: roles.get(editorUserId) ?? noRoles() },
+      roles.get(machine.id) ?? noRoles(),
     );
     if (refusal) throw new DomainError(ErrorCode.PermissionDenied, refusal);
   }

@@ -1,8 +1,10 @@
 import Provider, { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import { agentKindOf } from '../../consent/agent-consent-gate.js';
+import { ACCOUNT_CLIENT_ID } from '../account-client.js';
 
 interface RequestClient {
+  clientId: string;
   responseTypeAllowed(type: string): boolean;
   grantTypeAllowed(type: string): boolean;
 }
@@ -23,6 +25,7 @@ interface RequestClient {
  *   (RFC 8628 §3.1) has the same openid-scope check and the same rule, applied at its grant-type check. A response type the application is not registered for →
  *   `unauthorized_client` (RFC 6749 §4.1.2.1); a grant type it is not registered for →
  *   `unauthorized_client` (RFC 6749 §5.2), also at the device authorization endpoint (RFC 8628 §3.2). oidc-provider answers `invalid_request` for all three.
+ *   The account page's static client redeems nothing at the token endpoint: `unauthorized_client` for every grant.
  * - `offline_access` yields a refresh token whenever it is asked for. OIDC Core §11 lets a provider
  *   grant it without `prompt=consent` when other conditions permit it (Portcullis applications are
  *   first-party; the login UI answers consent itself); oidc-provider drops it unless `consent` is
@@ -47,6 +50,10 @@ export function enforceRequestRules(provider: Provider): void {
   requireAuthTimeOnlyForOpenid(proto);
   const grantTypeAllowed = proto.grantTypeAllowed;
   proto.grantTypeAllowed = function (this: RequestClient, type: string): boolean {
+    // The account page reads the login UI's session and never redeems its code (account-client.ts); a person who
+    // copies the code from their address bar gets no token of a client that serves every organization.
+    if (this.clientId === ACCOUNT_CLIENT_ID && isTheTokenRequestsGrant(Provider.ctx, this, type))
+      throw new errors.UnauthorizedClient("the account page's sign-in is not redeemed at the token endpoint");
     if (grantTypeAllowed.call(this, type)) {
       if (isDeviceAuthorization(Provider.ctx, this, type)) deviceAuthorizationRules(Provider.ctx!, this);
       return true;
