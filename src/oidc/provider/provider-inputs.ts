@@ -14,7 +14,6 @@ import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import type { ProviderDeps } from './provider.factory.js';
 import type { AgentRegistrationSettings } from './authorization-server-metadata.js';
 import { ProviderUserServices } from './provider-user-services.js';
-import { InstanceSettings } from '../../settings/instance-settings.service.js';
 
 /**
  * Everything createProvider (provider.factory.ts) needs besides the signing keys, gathered so that
@@ -36,7 +35,6 @@ export class ProviderInputs {
     private readonly sessionEnds: SessionEnds,
     private readonly rateLimiter: LoginRateLimiter,
     private readonly users: ProviderUserServices,
-    private readonly settings: InstanceSettings,
   ) {
     this.remoteClientKeys = new RemoteClientKeys({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, cacheMs: config.clientJwksCacheMs });
     this.agentDocuments = new ClientIdMetadataDocuments({ allowPrivateNetworks: config.outboundAllowPrivateNetworks }, this.remoteClientKeys, () =>
@@ -77,7 +75,7 @@ export class ProviderInputs {
       registrationLimiter: this.rateLimiter,
       registrationBounds: this.config.dynamicRegistrationBounds,
       idJag: this.users.idJag,
-      lifetimes: { refresh: () => this.settings.refresh(), of: (clientId) => this.settings.lifetimesOf(clientId) },
+      lifetimes: { refresh: () => this.users.settings.refresh(), of: (clientId) => this.users.settings.lifetimesOf(clientId) },
     };
   }
 }

@@ -5,11 +5,12 @@ import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { AccountFinder } from '../account/account.finder.js';
 import { ApplicationEntry } from '../../login/application-entry.js';
 import { IdJagServices } from '../grants/id-jag.services.js';
+import { InstanceSettings } from '../../settings/instance-settings.service.js';
 
 /**
  * The users domain as the provider consults it on every build: its accounts, the instance's features, who may act
  * for whom (impersonation, token exchange), each organization's login policy, who may enter which application and
- * enterprise-managed authorization's services. One parameter of ProviderInputs,
+ * enterprise-managed authorization's services, and the instance's settings (token lifetimes, read on use). One parameter of ProviderInputs,
  * which keeps it within the sign-in path's constructor width (docs/architecture.md, "Constructor width").
  */
 @Injectable()
@@ -21,5 +22,6 @@ export class ProviderUserServices {
     readonly loginPolicies: LoginPolicyService,
     readonly entry: ApplicationEntry,
     readonly idJag: IdJagServices,
+    readonly settings: InstanceSettings,
   ) {}
 }
