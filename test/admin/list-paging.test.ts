@@ -7,6 +7,7 @@ import { declaredRoutes } from '../support/routes.js';
 /** Read routes of the admin and management APIs that answer one resource or setting, not a list. */
 const NOT_LISTS = new Set([
   'GET /admin/v1/features',
+  'GET /admin/v1/settings',
   'GET /management/v1/orgs/:orgId/login-policy',
   'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/status',
 ]);

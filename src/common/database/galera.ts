@@ -8,6 +8,8 @@ interface PooledConnection {
 }
 
 export interface MysqlPool {
+  /** mysql2's list of the pool's open connections (lib/base/pool.js), busy or idle. */
+  _allConnections?: { toArray(): PooledConnection[] };
   on(event: 'connection', listener: (connection: PooledConnection) => void): void;
   getConnection(callback: (error: Error | null, connection: PooledConnection & { release(): void }) => void): void;
 }
@@ -42,7 +44,13 @@ export class GaleraSessions implements OnModuleInit {
   async prepare(pool: MysqlPool): Promise<void> {
     if (!this.clustered) return;
     pool.on('connection', (connection) => connection.query(SYNC_WAIT_SQL, () => undefined));
-    // The pool opened one connection before this ran (TypeORM checks the server when it creates a pool): it gets the setting too.
+    // Connections the pool opened before this ran (TypeORM checks the server when it creates a pool, and other modules
+    // may read while theirs start) get it too; a busy one runs it after its current query (mysql2 queues commands).
+    const open = pool._allConnections?.toArray();
+    if (open !== undefined) {
+      await Promise.all(open.map((connection) => new Promise<void>((resolve, reject) => connection.query(SYNC_WAIT_SQL, (e) => (e ? reject(e) : resolve())))));
+      return;
+    }
     await new Promise<void>((resolve, reject) =>
       pool.getConnection((error, connection) => {
         if (error) return reject(error);
