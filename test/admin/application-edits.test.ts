@@ -66,6 +66,7 @@ describe('management API: reading, changing and removing applications', () => {
       jwks: null,
       jwksUri: null,
       subjectType: 'public',
+      tokens: {},
     });
     assert.deepEqual(second, {
       appId: api.appId,
@@ -78,6 +79,7 @@ describe('management API: reading, changing and removing applications', () => {
       accessTokenType: 'opaque',
       resourceUri: null,
       scopes: [],
+      tokens: {},
     });
     assert.ok(!res.text.includes(web.clientSecret!), 'no secret in a listing');
     for (const listed of res.body.apps) assert.ok(!Object.keys(listed).some((k) => /secret|hash/i.test(k)), 'no secret or hash member');

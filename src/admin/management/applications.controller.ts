@@ -35,9 +35,9 @@ export class ApplicationsController {
     const lifetimes = await this.lifetimes.ofApps(apps.map((app) => app.id));
     return apps.map((app) => {
       const settings = saml.get(app.id);
-      const tokens = lifetimes.get(app.id) ?? {};
-      if (!settings) return { ...toAppDto(app), tokens };
-      return { ...toAppDto(app, { settings, idp: toSamlIdpDto(this.config.publicUrl, app.orgId) }), tokens };
+      // A SAML application issues no OAuth tokens: it has no token lifetimes of its own.
+      if (!settings) return { ...toAppDto(app), tokens: lifetimes.get(app.id) ?? {} };
+      return toAppDto(app, { settings, idp: toSamlIdpDto(this.config.publicUrl, app.orgId) });
     });
   }
 
