@@ -43,6 +43,20 @@ export class InstanceSettings {
   }
 
   /**
+   * For every request of the OIDC provider: `lifetimesOf` answers from the last read at once, and a read older than
+   * SETTINGS_CACHE_MS starts a new one for the requests after it; only the first read is waited for. A read that
+   * fails or hangs (the database is away) keeps the last one: the request is then answered 503 where it needs the
+   * database itself, never held or failed here.
+   */
+  async refreshWithoutWaiting(): Promise<void> {
+    if (this.loaded === undefined) {
+      await this.fresh().catch(() => undefined);
+      return;
+    }
+    if (Date.now() - this.loaded.at >= SETTINGS_CACHE_MS) this.fresh().catch(() => undefined);
+  }
+
+  /**
    * The token lifetimes of a client, from the last read (`refresh` first): the application's own where it has
    * them, never longer than the instance's; the instance's for everything else.
    */

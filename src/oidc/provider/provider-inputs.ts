@@ -75,7 +75,7 @@ export class ProviderInputs {
       registrationLimiter: this.rateLimiter,
       registrationBounds: this.config.dynamicRegistrationBounds,
       idJag: this.users.idJag,
-      lifetimes: { refresh: () => this.users.settings.refresh(), of: (clientId) => this.users.settings.lifetimesOf(clientId) },
+      lifetimes: { refresh: () => this.users.settings.refreshWithoutWaiting(), of: (clientId) => this.users.settings.lifetimesOf(clientId) },
     };
   }
 }
