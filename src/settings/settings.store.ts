@@ -68,8 +68,7 @@ export async function readAppLifetimes(manager: EntityManager): Promise<Map<stri
 }
 
 export async function readAppLifetimesOf(manager: EntityManager, appId: string): Promise<AppLifetimes> {
-  const [row] = await readRows<AppLifetimeRow>(manager, 'SELECT * FROM application_token_lifetimes WHERE app_id = ?', [appId]);
-  return row ? lifetimesOf(row) : {};
+  return (await readAppLifetimesOfMany(manager, [appId])).get(appId) ?? {};
 }
 
 /** Several applications' own lifetimes, by application id, in one statement. */
@@ -85,7 +84,7 @@ export async function readAppLifetimesOfMany(manager: EntityManager, appIds: str
 
 /** Replaces an application's own lifetimes; none left removes its row. */
 export async function writeAppLifetimes(manager: EntityManager, appId: string, clientId: string, lifetimes: AppLifetimes): Promise<void> {
-  await manager.query('DELETE FROM application_token_lifetimes WHERE app_id = ?', [appId]);
+  await removeAppLifetimes(manager, appId);
   if (TOKEN_FIELDS.every((field) => lifetimes[field] === undefined)) return;
   const values = TOKEN_FIELDS.map((field) => lifetimes[field] ?? null);
   await manager.query(
