@@ -21,6 +21,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { buildIfStale } from './build-stamp.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -37,6 +38,7 @@ const unitTimeoutMs = Number(process.env.TEST_PROCESS_TIMEOUT_S ?? 900) * 1000;
 const unmeasuredMs = 10_000;
 const reporter = join(root, 'scripts', 'test-summary-reporter.mjs');
 const groupRunner = join(root, 'scripts', 'test-group.mjs');
+const asyncScope = pathToFileURL(join(root, 'scripts', 'test-async-scope.mjs')).href;
 
 buildIfStale();
 const files = (skipUnitSpecs ? ['test'] : ['src', 'test'])
@@ -108,7 +110,9 @@ function runUnit(unit, index) {
   const summaryPath = join(scratch, `${index}.json`);
   const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${reporter}`, `--test-reporter-destination=${summaryPath}`];
   // Source maps (tsconfig.json's sourceMap): a failing test's stack names the .ts line, not the compiled one.
-  const args = ['--enable-source-maps', ...reporters, ...(unit.alone ? [unit.files[0]] : [groupRunner, ...unit.files])];
+  // The async-scope preload keeps the test runner from tracking every promise of the service a test starts in the
+  // same process (scripts/test-async-scope.mjs).
+  const args = ['--enable-source-maps', '--import', asyncScope, ...reporters, ...(unit.alone ? [unit.files[0]] : [groupRunner, ...unit.files])];
   const begin = Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, FORCE_COLOR: '0' } });
