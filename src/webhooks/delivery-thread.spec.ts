@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import type { EventDto } from '../admin/dto/events.dto.js';
 import { DeliveryThread } from './delivery-thread.js';
-import { newWebhookSecret } from './webhook-signature.js';
+import { newWebhookSecret } from '../common/crypto/standard-webhooks.js';
 
 const event = (n: number) => ({ sequence: String(n), type: { type: 'user.human.added' }, payload: { n } }) as unknown as EventDto;
 

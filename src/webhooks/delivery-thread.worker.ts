@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AttemptResult } from './webhook-sender.js';
 import { WebhookSender } from './webhook-sender.js';
-import { webhookHeaders } from './webhook-signature.js';
+import { webhookHeaders } from '../common/crypto/standard-webhooks.js';
 import type { DeliveryJob, FromDeliveryThread, ToDeliveryThread } from './delivery-thread.js';
 
 /**

@@ -12,7 +12,7 @@ import { lastEventPosition } from '../common/events/event-log.js';
 import { newId } from '../common/ids.js';
 import { organizationExists } from '../users/queries/organizations.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
-import { newWebhookSecret } from './webhook-signature.js';
+import { newWebhookSecret } from '../common/crypto/standard-webhooks.js';
 import { hostOf, nonPublicAddressesOf } from '../common/net/outbound-address.js';
 import { targetUrlProblem } from './webhook-target.js';
 import { deleteSubscription, deliveriesOf, insertSubscription, subscriptionOf, subscriptionsOf } from './webhook.queries.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { newWebhookSecret, webhookHeaders } from './webhook-signature.js';
+import { newWebhookSecret, webhookHeaders } from './standard-webhooks.js';
 
 describe('webhook signature', () => {
   // The example of the Standard Webhooks specification (spec/standard-webhooks.md, "Signature scheme").
