@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { CommonModule } from './common/common.module.js';
 import type { AppConfig } from './common/config/config.js';
 import { ProvisioningModule } from './provisioning/provisioning.module.js';
@@ -29,6 +30,7 @@ export class AppModule {
         FederationModule,
         SamlModule,
         ProvisioningModule,
+        AuditModule,
       ],
     };
   }

@@ -1,3 +1,4 @@
+import { AUDIT_USAGE, runAudit } from './audit.command.js';
 import { CliError, IMPORT_USAGE, runImport } from './import.command.js';
 import { MIGRATE_USAGE, runMigrate } from './migrate.command.js';
 
@@ -6,10 +7,13 @@ const USAGE = `Usage: portcullis <command> [options]
 Commands:
   import FILE   bulk-import users with their password hashes (portcullis import --help)
   migrate       apply (or with --check, list) the database migrations of this version
+  audit verify FILE   check what a receiver stored of an audit stream (portcullis audit --help)
 
 ${IMPORT_USAGE}
 
-${MIGRATE_USAGE}`;
+${MIGRATE_USAGE}
+
+${AUDIT_USAGE}`;
 
 /** The `portcullis` command line (bin/portcullis.js). */
 export async function main(argv: string[]): Promise<number> {
@@ -20,6 +24,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runImport(rest);
       case 'migrate':
         return await runMigrate(rest);
+      case 'audit':
+        return runAudit(rest);
       case undefined:
       case 'help':
       case '--help':

@@ -34,6 +34,7 @@ export interface AppConfig {
   signingAlg: SigningAlg;
   webhooks: WebhookConfig;
   provisioning: ProvisioningConfig;
+  auditStreams: AuditStreamConfig;
   /**
    * The longest a list read driven by a client's filter (SCIM) may run before it is stopped and refused:
    * MariaDB's max_statement_time, SQLite's read thread (src/common/database/bounded-reads.ts).
@@ -121,6 +122,16 @@ export interface ProvisioningConfig {
   leaseMs: number;
   /** How many members one `PATCH` of a group adds or removes (`PROVISIONING_MEMBERS_PER_PATCH`, 100; RFC 7644 §3.5.2). */
   membersPerPatch: number;
+}
+
+/** Audit streams (src/audit; docs/audit-and-signals.md). Outbound addresses: `outboundAllowPrivateNetworks`. */
+export interface AuditStreamConfig {
+  /** The first retry of a batch the receiver did not take (`AUDIT_STREAM_RETRY_BASE_MS`, 5 s); each further waits twice as long. */
+  retryBaseMs: number;
+  /** The longest wait between two retries (`AUDIT_STREAM_RETRY_MAX_MS`, 5 min): a stream is retried for as long as it fails, never dropped. */
+  retryMaxMs: number;
+  /** How long a process holds a stream without renewing (`AUDIT_STREAM_LEASE_MS`, 30 s); after a crash, another delivers then. */
+  leaseMs: number;
 }
 
 /** The signing algorithms a key can be created for: RSA (the default every relying party supports), P-256, Ed25519. */
@@ -252,6 +263,14 @@ function readConfig(read: EnvReader, problems: string[]): AppConfig {
     membersPerPatch: read.integer('PROVISIONING_MEMBERS_PER_PATCH', 100, 1, 1000),
   };
 
+  // As webhooks' first retry; but a stream never gives a record up (docs/audit-and-signals.md, "Delivery"), so the
+  // back-off stops growing at AUDIT_STREAM_RETRY_MAX_MS. The lease outlives a batch's 10 s.
+  const auditStreams = {
+    retryBaseMs: read.integer('AUDIT_STREAM_RETRY_BASE_MS', 5000, 10, 3_600_000),
+    retryMaxMs: read.integer('AUDIT_STREAM_RETRY_MAX_MS', 300_000, 10, 3_600_000),
+    leaseMs: read.integer('AUDIT_STREAM_LEASE_MS', 30_000, 12_000, 3_600_000),
+  };
+
   const listReadTimeLimitMs = read.integer('LIST_READ_TIME_LIMIT_MS', 5000, 10, 600_000);
   const idpTimeoutMs = read.integer('IDP_TIMEOUT_MS', 10_000, 100, 60_000);
   const clientJwksCacheMs = read.integer('CLIENT_JWKS_CACHE_MS', 300_000, 1000, 86_400_000);
@@ -311,6 +330,7 @@ function readConfig(read: EnvReader, problems: string[]): AppConfig {
     signingAlg,
     webhooks,
     provisioning,
+    auditStreams,
     listReadTimeLimitMs,
     outboundAllowPrivateNetworks,
     idpTimeoutMs,

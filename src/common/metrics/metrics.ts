@@ -76,6 +76,18 @@ export const provisioningLag = new Gauge({
   labelNames: ['target'] as const,
 });
 
+export const auditStreamRecords = new Counter({
+  name: 'portcullis_audit_stream_records_total',
+  help: 'Audit records sent to streams, by result: delivered (the receiver took the batch), retry (the batch is sent again later).',
+  labelNames: ['result'] as const,
+});
+
+export const auditStreamLag = new Gauge({
+  name: 'portcullis_audit_stream_lag_events',
+  help: "Events of the log past an audit stream's cursor, as its worker last saw them, by stream id.",
+  labelNames: ['stream'] as const,
+});
+
 let defaultsCollected = false;
 
 /** Process and Node.js metrics (CPU, memory, event-loop lag, GC), once per process. */

@@ -12,6 +12,12 @@ export async function organizationName(dataSource: DataSource, orgId: string): P
   return row?.name;
 }
 
+/** The names of the organizations of these ids; ids of no (or no longer any) organization are absent. */
+export async function organizationNames(manager: EntityManager, ids: string[]): Promise<{ id: string; name: string }[]> {
+  if (ids.length === 0) return [];
+  return manager.query(`SELECT id, name FROM organizations WHERE id IN (${ids.map(() => '?').join(', ')})`, ids);
+}
+
 /** The organization whose primary domain (`<slug>.<INSTANCE_DOMAIN>`) this is, if any. */
 export async function organizationOfPrimaryDomain(manager: EntityManager, domain: string): Promise<string | undefined> {
   const [row]: { id: string }[] = await manager.query('SELECT id FROM organizations WHERE primary_domain = ?', [domain]);

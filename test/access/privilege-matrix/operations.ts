@@ -439,6 +439,12 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /admin/v1/webhooks': 'reads webhook subscriptions',
   'DELETE /admin/v1/webhooks/:id': 'removes a webhook subscription',
   'GET /admin/v1/webhooks/:id/deliveries': "reads a subscription's delivery log",
+  // Audit streams (docs/audit-and-signals.md): a receiver gets copies of the event log; no user is changed.
+  'POST /admin/v1/audit-streams': 'streams audit records to a receiver (reading is not acting)',
+  'GET /admin/v1/audit-streams': 'reads audit streams (never their secrets)',
+  'GET /admin/v1/audit-streams/:streamId': 'reads an audit stream (never its secret)',
+  'PATCH /admin/v1/audit-streams/:streamId': 'changes where an audit stream sends (no user is changed)',
+  'DELETE /admin/v1/audit-streams/:streamId': 'removes an audit stream',
   // The weakest caller, an ORG_OWNER of the organization (docs/federation.md, "Organization domains"): POST can add a
   // domain it does not control, which stays unverified, leads no login name anywhere and holds the name until an
   // IAM_OWNER removes it; GET shows its own organization's domains and challenges (published by design); verify
@@ -465,6 +471,11 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/webhooks': 'reads webhook subscriptions',
   'DELETE /management/v1/orgs/:orgId/webhooks/:id': 'removes a webhook subscription',
   'GET /management/v1/orgs/:orgId/webhooks/:id/deliveries': "reads a subscription's delivery log",
+  'POST /management/v1/orgs/:orgId/audit-streams': "streams the organization's audit records to a receiver (reading is not acting)",
+  'GET /management/v1/orgs/:orgId/audit-streams': 'reads audit streams (never their secrets)',
+  'GET /management/v1/orgs/:orgId/audit-streams/:streamId': 'reads an audit stream (never its secret)',
+  'PATCH /management/v1/orgs/:orgId/audit-streams/:streamId': 'changes where an audit stream sends (no user is changed)',
+  'DELETE /management/v1/orgs/:orgId/audit-streams/:streamId': 'removes an audit stream',
   // Outbound SCIM (docs/provisioning.md): a target receives copies of users; no local user is changed.
   'POST /management/v1/orgs/:orgId/provisioning/targets': 'adds a provisioning target (pushing copies of users changes no local user)',
   'GET /management/v1/orgs/:orgId/provisioning/targets': 'reads provisioning targets (never their secrets)',

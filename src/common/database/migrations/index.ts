@@ -42,6 +42,7 @@ import { DropApplicationAgent1795774845896 } from './1795774845896-drop-applicat
 import { RegistrationTokenUses1795775000000 } from './1795775000000-registration-token-uses.js';
 import { InstanceSettings1795780000000 } from './1795780000000-instance-settings.js';
 import { SamlRequestNameIdFormat1795818024363 } from './1795818024363-saml-request-name-id-format.js';
+import { AuditStreams1795830241966 } from './1795830241966-audit-streams.js';
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
 import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
@@ -99,4 +100,5 @@ export const MIGRATIONS = [
   RegistrationTokenUses1795775000000,
   InstanceSettings1795780000000,
   SamlRequestNameIdFormat1795818024363,
+  AuditStreams1795830241966,
 ];

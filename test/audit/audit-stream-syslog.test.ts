@@ -1,0 +1,188 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import canonicalizeModule from 'canonicalize';
+import { createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
+import type { TestService } from '../support/service.js';
+import { rsyslogReceiver } from '../support/rsyslog.js';
+import type { Rsyslog } from '../support/rsyslog.js';
+import { throwAwayCa } from '../support/throw-away-ca.js';
+import { until } from '../webhooks/receiver.js';
+
+const canonicalize = canonicalizeModule as unknown as (input: unknown) => string;
+const BIN = new URL('../../../bin/portcullis.js', import.meta.url).pathname;
+
+/**
+ * A second verifier, written from docs/audit-and-signals.md ("The record") alone: each record's chain is the SHA-256
+ * of the previous chain's 64 hex characters followed by the RFC 8785 JSON of the record without `chain`; sequences
+ * run 1, 2, 3… (a repeat of a record is identical to it). Answers the records in sequence order, each once.
+ */
+function independentlyVerified(lines: string[]): Array<Record<string, any>> {
+  const records: Array<Record<string, any>> = [];
+  let previous = '0'.repeat(64);
+  for (const line of lines) {
+    const record = JSON.parse(line.slice(line.indexOf('{')));
+    if (record.sequence <= records.length) {
+      assert.deepEqual(record, records[record.sequence - 1], `a repeat of record ${record.sequence} is identical`);
+      continue;
+    }
+    assert.equal(record.sequence, records.length + 1, 'no gap, no reordering');
+    const { chain, ...rest } = record;
+    const expected = createHash('sha256').update(previous).update(canonicalize(rest)).digest('hex');
+    assert.equal(chain, expected, `record ${record.sequence}: chain`);
+    previous = chain;
+    records.push(record);
+  }
+  return records;
+}
+
+function verifyCli(file: string): { status: number | null; out: string } {
+  const run = spawnSync(process.execPath, [BIN, 'audit', 'verify', file], { encoding: 'utf8' });
+  return { status: run.status, out: `${run.stdout}${run.stderr}` };
+}
+
+/** Changes that make events, one of them carrying a secret in its answer (a PAT) and one a password. */
+async function someChanges(svc: TestService, orgId: string, n: number): Promise<string[]> {
+  const secrets: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const password = `Pw-${unique('s')}-Aa1!`;
+    secrets.push(password);
+    const user = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {
+      token: svc.adminToken,
+      body: { userName: unique('u'), profile: { firstName: 'A', lastName: 'B' }, email: { email: `${unique('e')}@example.com`, isEmailVerified: true }, password },
+    });
+    assert.equal(user.status, 201, user.text);
+  }
+  const machine = await svc.api('POST', `/management/v1/orgs/${orgId}/users/machine`, {
+    token: svc.adminToken,
+    body: { userName: unique('m'), name: 'm', accessTokenType: 'opaque' },
+  });
+  const pat = await svc.api('POST', `/management/v1/orgs/${orgId}/users/${machine.body.userId}/pats`, { token: svc.adminToken, body: {} });
+  assert.equal(pat.status, 201, pat.text);
+  secrets.push(pat.body.token);
+  return secrets;
+}
+
+describe('audit stream into rsyslog over TLS (docs/audit-and-signals.md)', () => {
+  const svc = useService({ OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true', AUDIT_STREAM_RETRY_BASE_MS: '50', AUDIT_STREAM_RETRY_MAX_MS: '400' });
+  let dir: string;
+  let rsyslog: Rsyslog;
+  let streamId: string;
+  let ca: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'portcullis-rsyslog-'));
+    const tls = throwAwayCa(dir);
+    ca = readFileSync(tls.ca, 'utf8');
+    rsyslog = await rsyslogReceiver(dir, tls);
+    await rsyslog.start();
+  });
+  after(async () => {
+    await rsyslog?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The events since the stream was created, its own first. */
+  async function streamedEvents() {
+    const [added] = await searchEvents(svc, { event_types: ['audit.stream.added'], aggregate_id: streamId });
+    return searchEvents(svc, { asc: true, sequence: String(Number(added.sequence) - 1), limit: 1000 });
+  }
+
+  /** Waits until rsyslog's file holds a record of every event since the stream was created. */
+  async function arrivedUpTo(what: string): Promise<Array<Record<string, any>>> {
+    const count = (await streamedEvents()).length;
+    let records: Array<Record<string, any>> = [];
+    await until(what, () => {
+      records = independentlyVerified(rsyslog.lines());
+      return records.length >= count;
+    });
+    return records;
+  }
+
+  it('every record arrives in order, chained, with secrets redacted; audit verify passes', async () => {
+    const created = await svc.api('POST', '/admin/v1/audit-streams', {
+      token: svc.adminToken,
+      body: { name: 'siem', type: 'syslog', url: `syslog+tls://localhost:${rsyslog.port}`, caCertificate: ca },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.headers.get('cache-control'), 'no-store');
+    assert.equal(created.body.secret, undefined, 'a syslog stream has no signing secret');
+    streamId = created.body.id;
+    const org = await createOrg(svc);
+    const secrets = await someChanges(svc, org.id, 3);
+    const records = await arrivedUpTo('every record in rsyslog');
+    assert.equal(records[0].type, 'audit.stream.added', "the stream's own creation is its first record");
+    assert.equal(records[0].sequence, 1);
+    const events = await streamedEvents();
+    assert.deepEqual(
+      records.map((r) => r.type),
+      events.map((e) => e.type.type),
+      'one record per event, in the order of the log',
+    );
+    const human = records.find((r) => r.type === 'user.human.added')!;
+    assert.deepEqual(human.organization, { id: org.id, name: org.name });
+    assert.equal(human.actor.userName, 'admin-client');
+    assert.equal(human.target.type, 'user');
+    const lines = rsyslog.lines();
+    assert.match(lines[0], / portcullis audit.stream.added \{/, 'APP-NAME portcullis, MSGID the event type');
+    const file = readFileSync(rsyslog.file, 'utf8');
+    for (const secret of secrets) assert.ok(!file.includes(secret), 'no secret reaches the receiver');
+    const verified = verifyCli(rsyslog.file);
+    assert.equal(verified.status, 0, verified.out);
+    assert.match(verified.out, new RegExp(`${records.length} records, sequence 1 to ${records.length}, whole`));
+
+    const listed = await svc.api('GET', '/admin/v1/audit-streams', { token: svc.adminToken });
+    assert.equal(listed.status, 200, listed.text);
+    const stream = listed.body.streams.find((s: { id: string }) => s.id === streamId);
+    assert.equal(stream.state, 'active');
+    assert.ok(stream.lastDeliveredSequence >= records.length);
+  });
+
+  it('the receiver down and back: records wait, retried, and nothing is lost or reordered', async () => {
+    await rsyslog.stop();
+    const org = await createOrg(svc);
+    await someChanges(svc, org.id, 2);
+    await until('the stream reports the failure', async () => {
+      const res = await svc.api('GET', `/admin/v1/audit-streams/${streamId}`, { token: svc.adminToken });
+      return res.body.state === 'retrying' && typeof res.body.lastError === 'string' && res.body.lag > 0;
+    });
+    await rsyslog.start();
+    await someChanges(svc, org.id, 1);
+    await arrivedUpTo('every record after the outage');
+    const verified = verifyCli(rsyslog.file);
+    assert.equal(verified.status, 0, verified.out);
+    const res = await svc.api('GET', `/admin/v1/audit-streams/${streamId}`, { token: svc.adminToken });
+    assert.equal(res.body.state, 'active');
+  });
+
+  it('audit verify names a record edited, removed or swapped in the file', () => {
+    const lines = readFileSync(rsyslog.file, 'utf8').split('\n').filter((l) => l !== '');
+    const unique = independentlyVerified(lines);
+    assert.ok(unique.length >= 6);
+    const firstOf = (sequence: number) => lines.findIndex((l) => JSON.parse(l.slice(l.indexOf('{'))).sequence === sequence);
+    const tampered = (name: string, edit: (copy: string[]) => void) => {
+      const copy = [...lines];
+      edit(copy);
+      const file = join(dir, `${name}.log`);
+      writeFileSync(file, `${copy.join('\n')}\n`);
+      return verifyCli(file);
+    };
+    const i3 = firstOf(3);
+    const edited = tampered('edited', (c) => (c[i3] = c[i3].replace('"type":"', '"type":"x')));
+    assert.equal(edited.status, 1, edited.out);
+    assert.match(edited.out, /record 3 \(line \d+\) was altered/);
+    const removed = tampered('removed', (c) => c.splice(firstOf(4), 1));
+    assert.equal(removed.status, 1, removed.out);
+    assert.match(removed.out, /record 4 is missing/);
+    const swapped = tampered('swapped', (c) => {
+      const [a, b] = [firstOf(2), firstOf(5)];
+      [c[a], c[b]] = [c[b], c[a]];
+    });
+    assert.equal(swapped.status, 1, swapped.out);
+    assert.match(swapped.out, /record 2 is out of order/);
+  });
+});
