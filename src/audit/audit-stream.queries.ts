@@ -78,23 +78,20 @@ function toStream(row: RawStream): StreamRow {
 }
 
 export async function insertStream(manager: EntityManager, row: StreamRow): Promise<void> {
-  await manager.query(
-    `INSERT INTO audit_streams (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, NULL, 0, NULL, NULL, ?)`,
-    [
-      row.id,
-      row.owner,
-      row.orgId,
-      row.name,
-      row.type,
-      row.url,
-      row.caCertificate,
-      row.eventTypes == null ? null : JSON.stringify(row.eventTypes),
-      row.secret,
-      row.cursor,
-      row.lastChain,
-      row.createdAt,
-    ],
-  );
+  await manager.query(`INSERT INTO audit_streams (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 0, NULL, 0, NULL, NULL, ?)`, [
+    row.id,
+    row.owner,
+    row.orgId,
+    row.name,
+    row.type,
+    row.url,
+    row.caCertificate,
+    row.eventTypes == null ? null : JSON.stringify(row.eventTypes),
+    row.secret,
+    row.cursor,
+    row.lastChain,
+    row.createdAt,
+  ]);
 }
 
 export async function streamsOf(manager: EntityManager, owner: string): Promise<StreamRow[]> {

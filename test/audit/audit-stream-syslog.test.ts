@@ -11,6 +11,9 @@ import type { TestService } from '../support/service.js';
 import { rsyslogReceiver } from '../support/rsyslog.js';
 import type { Rsyslog } from '../support/rsyslog.js';
 import { throwAwayCa } from '../support/throw-away-ca.js';
+import { Webhook } from 'standardwebhooks';
+import { startPostReceiver } from '../support/post-receiver.js';
+import type { Post } from '../support/post-receiver.js';
 import { until } from '../webhooks/receiver.js';
 
 const canonicalize = canonicalizeModule as unknown as (input: unknown) => string;
@@ -53,7 +56,12 @@ async function someChanges(svc: TestService, orgId: string, n: number): Promise<
     secrets.push(password);
     const user = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {
       token: svc.adminToken,
-      body: { userName: unique('u'), profile: { firstName: 'A', lastName: 'B' }, email: { email: `${unique('e')}@example.com`, isEmailVerified: true }, password },
+      body: {
+        userName: unique('u'),
+        profile: { firstName: 'A', lastName: 'B' },
+        email: { email: `${unique('e')}@example.com`, isEmailVerified: true },
+        password,
+      },
     });
     assert.equal(user.status, 201, user.text);
   }
@@ -160,7 +168,9 @@ describe('audit stream into rsyslog over TLS (docs/audit-and-signals.md)', () =>
   });
 
   it('audit verify names a record edited, removed or swapped in the file', () => {
-    const lines = readFileSync(rsyslog.file, 'utf8').split('\n').filter((l) => l !== '');
+    const lines = readFileSync(rsyslog.file, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     const unique = independentlyVerified(lines);
     assert.ok(unique.length >= 6);
     const firstOf = (sequence: number) => lines.findIndex((l) => JSON.parse(l.slice(l.indexOf('{'))).sequence === sequence);
@@ -184,5 +194,65 @@ describe('audit stream into rsyslog over TLS (docs/audit-and-signals.md)', () =>
     });
     assert.equal(swapped.status, 1, swapped.out);
     assert.match(swapped.out, /record 2 is out of order/);
+  });
+
+  it('an https stream: JSON lines signed as Standard Webhooks, retried while refused, whole and in order', async () => {
+    const posts: Post[] = [];
+    let refuse = 2;
+    const receiver = await startPostReceiver(
+      (path) => path === '/audit',
+      (post) => {
+        posts.push(post);
+        return refuse-- > 0 ? 503 : 200;
+      },
+    );
+    try {
+      const org = await createOrg(svc);
+      const created = await svc.api('POST', `/management/v1/orgs/${org.id}/audit-streams`, {
+        token: svc.adminToken,
+        body: { name: 'elastic', type: 'https', url: `${receiver.origin}/audit` },
+      });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.headers.get('cache-control'), 'no-store');
+      assert.match(created.body.secret, /^whsec_/, 'the signing secret, shown once');
+      const listed = await svc.api('GET', `/management/v1/orgs/${org.id}/audit-streams`, { token: svc.adminToken });
+      assert.ok(!listed.text.includes(created.body.secret), 'never shown again');
+      const secrets = await someChanges(svc, org.id, 2);
+      const other = await createOrg(svc);
+      await someChanges(svc, other.id, 1);
+      const expected = await searchEvents(svc, { asc: true, resource_owner: org.id, limit: 1000 });
+      const sinceAdded = expected.slice(expected.findIndex((e) => e.type.type === 'audit.stream.added'));
+      const taken = () => posts.filter((_, i) => i >= 2);
+      await until('every record of the organization posted', () => taken().flatMap((p) => p.body.trim().split('\n')).length >= sinceAdded.length);
+      const webhook = new Webhook(created.body.secret);
+      for (const post of posts) webhook.verify(post.body, post.headers as Record<string, string>);
+      assert.equal(posts[0].headers['webhook-id'], posts[1].headers['webhook-id'], 'a batch sent again carries its webhook-id');
+      const lines = posts.flatMap((p) => p.body.trim().split('\n'));
+      const records = independentlyVerified(lines);
+      assert.deepEqual(
+        records.map((r) => r.type),
+        sinceAdded.map((e) => e.type.type),
+        "only the organization's events, each once, in order",
+      );
+      assert.ok(records.every((r) => r.organization?.id === org.id));
+      for (const secret of secrets) assert.ok(!lines.join('\n').includes(secret), 'no secret reaches the receiver');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('refuses a syslog+tcp stream off loopback, a bad CA and a URL of the wrong kind, with a 400 naming the field', async () => {
+    const bad = async (body: Record<string, unknown>, field: string) => {
+      const res = await svc.api('POST', '/admin/v1/audit-streams', { token: svc.adminToken, body: { name: 'x', type: 'syslog', ...body } });
+      assert.equal(res.status, 400, res.text);
+      assert.ok(
+        res.body.details.some((d: { field: string }) => d.field === field),
+        res.text,
+      );
+    };
+    await bad({ url: 'syslog+tcp://192.0.2.1:514' }, 'url');
+    await bad({ url: 'https://siem.example.com/' }, 'url');
+    await bad({ url: `syslog+tls://localhost:${rsyslog.port}`, caCertificate: 'not a certificate' }, 'caCertificate');
+    await bad({ url: `syslog+tls://localhost:${rsyslog.port}`, type: 'kafka' }, 'type');
   });
 });

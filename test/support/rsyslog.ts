@@ -76,7 +76,11 @@ input(type="imtcp" port="${port}" address="127.0.0.1" ruleset="audit")
       await exited;
     },
     lines() {
-      return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l !== '') : [];
+      return existsSync(file)
+        ? readFileSync(file, 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+        : [];
     },
   };
   return receiver;

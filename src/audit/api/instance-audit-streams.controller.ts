@@ -21,7 +21,10 @@ export class InstanceAuditStreamsController {
   @Post()
   @HttpCode(201)
   @SecretResponse()
-  @ApiOperation({ summary: 'Stream the audit records of every organization, or of one', description: "An https stream's signing secret is shown only in this response." })
+  @ApiOperation({
+    summary: 'Stream the audit records of every organization, or of one',
+    description: "An https stream's signing secret is shown only in this response.",
+  })
   @ApiCreatedResponse({ type: AuditStreamCreatedDto })
   @ApiNotFoundResponse({ description: 'the orgId of the body names no organization' })
   @Authenticated({ role: Role.IamOwner })

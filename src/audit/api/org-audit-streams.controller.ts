@@ -48,7 +48,12 @@ export class OrgAuditStreamsController {
   @ApiOkResponse({ type: AuditStreamDto })
   @ApiNotFoundResponse({ description: 'no such stream of the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  update(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('streamId') id: string, @Body() dto: UpdateAuditStreamDto): Promise<AuditStreamDto> {
+  update(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('streamId') id: string,
+    @Body() dto: UpdateAuditStreamDto,
+  ): Promise<AuditStreamDto> {
     return this.streams.update(caller.userId, { kind: 'org', orgId }, id, dto);
   }
 

@@ -27,7 +27,8 @@ export function streamTargetOf(type: StreamType, raw: string): StreamTarget | st
     if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'url of an https stream must be an https:// URL';
     return { kind: 'https', url: url.toString() };
   }
-  if (url.protocol !== 'syslog+tls:' && url.protocol !== 'syslog+tcp:') return 'url of a syslog stream must be syslog+tls://host:port (or syslog+tcp:// to loopback)';
+  if (url.protocol !== 'syslog+tls:' && url.protocol !== 'syslog+tcp:')
+    return 'url of a syslog stream must be syslog+tls://host:port (or syslog+tcp:// to loopback)';
   if ((url.pathname && url.pathname !== '/') || url.search) return 'url of a syslog stream must name only a host and a port';
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (!host) return 'url must name a host';

@@ -101,7 +101,8 @@ export class StreamWorker extends StoppableLoop {
         recordDelivered(manager, stream.id, { cursor: Number(batch[batch.length - 1].sequence), sequence: last.sequence, chain: last.chain, at: Date.now() }),
       );
       auditStreamRecords.inc({ result: 'delivered' }, records.length);
-      if (batch.length === BATCH) auditStreamLag.set({ stream: stream.id }, await eventsPastCursor(uow.manager, { ...stream, cursor: Number(batch[batch.length - 1].sequence) }));
+      if (batch.length === BATCH)
+        auditStreamLag.set({ stream: stream.id }, await eventsPastCursor(uow.manager, { ...stream, cursor: Number(batch[batch.length - 1].sequence) }));
     }
   }
 
@@ -128,6 +129,11 @@ export class StreamWorker extends StoppableLoop {
       const secret = encryptor.decrypt(stream.secret!);
       return sendHttpsBatch({ url: target.url, secret, streamId: stream.id, allowPrivateNetworks }, records, this.abort.signal);
     }
-    return sendSyslogBatch({ ...target, caCertificate: stream.caCertificate, allowPrivateNetworks }, records, syslogHostname(config.publicUrl), this.abort.signal);
+    return sendSyslogBatch(
+      { ...target, caCertificate: stream.caCertificate, allowPrivateNetworks },
+      records,
+      syslogHostname(config.publicUrl),
+      this.abort.signal,
+    );
   }
 }

@@ -7,9 +7,7 @@ export interface StoredLine {
   text: string;
 }
 
-export type Verdict =
-  | { ok: true; count: number; first: number; last: number; chain: string; duplicates: number }
-  | { ok: false; problem: string };
+export type Verdict = { ok: true; count: number; first: number; last: number; chain: string; duplicates: number } | { ok: false; problem: string };
 
 interface Parsed {
   line: number;
@@ -61,7 +59,10 @@ export function verifyChain(lines: Iterable<StoredLine>, from?: number): Verdict
     if (p.sequence !== expected) {
       const later = kept.slice(i + 1).find((q) => q.sequence === expected);
       return later
-        ? { ok: false, problem: `record ${expected} is out of order: line ${p.line} holds record ${p.sequence} where record ${expected} belongs (line ${later.line})` }
+        ? {
+            ok: false,
+            problem: `record ${expected} is out of order: line ${p.line} holds record ${p.sequence} where record ${expected} belongs (line ${later.line})`,
+          }
         : p.sequence > expected
           ? { ok: false, problem: `record ${expected} is missing (removed): line ${p.line} holds record ${p.sequence}` }
           : { ok: false, problem: `record ${p.sequence} (line ${p.line}) is out of order: record ${expected} was expected` };
