@@ -1,0 +1,63 @@
+/**
+ * What a source document says, in Portcullis's terms, before anything is compared with the instance or written:
+ * each source (keycloak/, …) reads its export into this, and MigrationRunner brings it in.
+ */
+export interface PlannedUser {
+  /** The source's id: kept as the user's id (so `sub` stays) unless `keepSubjects` is false. */
+  sourceId: string;
+  userName: string;
+  firstName: string;
+  lastName: string;
+  email: string | null;
+  emailVerified: boolean;
+  phone: string | null;
+  preferredLanguage: string | null;
+  enabled: boolean;
+  createdAt: number | null;
+  /** A hash in a format the login verifies, or null (the user sets a password through recovery). */
+  passwordHash: string | null;
+  /** Base32 TOTP secret. */
+  totpSecret: string | null;
+  passwordChangeRequired: boolean;
+}
+
+export interface PlannedGroup {
+  sourceId: string;
+  displayName: string;
+  externalId: string | null;
+  /** Source ids of the members (users of this document). */
+  memberSourceIds: string[];
+}
+
+/** An object of the document that stays out, and why: listed in the report, which never holds a value of a secret. */
+export interface Failure {
+  kind: string;
+  sourceId: string;
+  message: string;
+}
+
+export interface Unmapped {
+  /** JSON path into the document, e.g. `users[3].attributes.department`. */
+  path: string;
+  reason: string;
+}
+
+export interface MigrationPlan {
+  /** What the source's ids are unique within (a Keycloak realm's id). */
+  container: string;
+  orgName: string;
+  users: PlannedUser[];
+  groups: PlannedGroup[];
+  failures: Failure[];
+  unmapped: Unmapped[];
+}
+
+/** A structural fault of the document: the whole request is refused with 400 naming the path. */
+export class DocumentFault extends Error {
+  constructor(
+    readonly path: string,
+    readonly problem: string,
+  ) {
+    super(`${path}: ${problem}`);
+  }
+}
