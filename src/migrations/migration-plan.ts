@@ -29,6 +29,26 @@ export interface PlannedGroup {
   memberSourceIds: string[];
 }
 
+/** An OIDC client: a project of its name with one application keeping the client's id and secret. */
+export interface PlannedClient {
+  sourceId: string;
+  clientId: string;
+  /** The project's name: the client's `name`, else its `clientId`. */
+  name: string;
+  /** Null for a public client (`none` with PKCE). */
+  secret: string | null;
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: string[];
+  responseTypes: string[];
+  devMode: boolean;
+  backchannelLogoutUri: string | null;
+  /** The client's roles, as project role keys. */
+  roles: string[];
+  /** User source id → the client's role keys the user holds (directly, through groups and their parents, through composites). */
+  grants: Map<string, string[]>;
+}
+
 /** An object of the document that stays out, and why: listed in the report, which never holds a value of a secret. */
 export interface Failure {
   kind: string;
@@ -48,6 +68,7 @@ export interface MigrationPlan {
   orgName: string;
   users: PlannedUser[];
   groups: PlannedGroup[];
+  clients: PlannedClient[];
   failures: Failure[];
   unmapped: Unmapped[];
 }

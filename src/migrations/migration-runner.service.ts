@@ -5,6 +5,10 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { GroupsService } from '../users/groups/groups.service.js';
+import { ProjectGrantsService } from '../users/project-access/project-grants.service.js';
+import { ProjectRolesService } from '../users/project-access/project-roles.service.js';
+import { ProjectsService } from '../users/projects.service.js';
+import { ProjectEditsService } from '../users/resources/project-edits.service.js';
 import { MovingInWriter } from '../users/moving-in/moving-in.writer.js';
 import { OrganizationsService } from '../users/organizations.service.js';
 import { UserImportWriter } from '../users/user-import.writer.js';
@@ -15,9 +19,21 @@ import type { MigrationPlan } from './migration-plan.js';
 import { MigrationRunEntity } from './migration-run.entity.js';
 import { MigrationTally } from './migration-tally.js';
 import { fingerprintOf, MigratedObjects } from './migrated-objects.js';
+import { ClientStep } from './steps/client-step.js';
 import { GroupStep } from './steps/group-step.js';
 import { UserStep } from './steps/user-step.js';
 import type { RunContext } from './steps/user-step.js';
+
+/** The users domain's services a client's project, application, roles and grants are made with. */
+@Injectable()
+export class ClientServices {
+  constructor(
+    readonly projects: ProjectsService,
+    readonly projectEdits: ProjectEditsService,
+    readonly roles: ProjectRolesService,
+    readonly grants: ProjectGrantsService,
+  ) {}
+}
 
 /**
  * `POST /admin/v1/migrations` (docs/migrating.md): the document is read into a plan and checked whole (a fault is a
@@ -37,6 +53,7 @@ export class MigrationRunner {
     private readonly writer: MovingInWriter,
     private readonly lookups: UserImportWriter,
     private readonly groups: GroupsService,
+    private readonly clients: ClientServices,
   ) {}
 
   async run(editorUserId: string, request: MigrationRequestDto): Promise<MigrationReportDto> {
@@ -66,6 +83,7 @@ export class MigrationRunner {
     if (options.skipUsers !== true) await users.apply(plan.users);
     else for (const [sourceId, targetId] of await objects.all('user')) users.targets.set(sourceId, targetId);
     await new GroupStep(this.groups, this.uow, objects, tally, run).apply(plan.groups, users.targets);
+    await new ClientStep(this.clients, this.uow, objects, tally, run).apply(plan.clients, users.targets);
 
     const report: MigrationReportDto = {
       migrationId,

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module.js';
 import { MigrationsController } from './api/migrations.controller.js';
 import { MigrationReports } from './migration-reports.js';
-import { MigrationRunner } from './migration-runner.service.js';
+import { ClientServices, MigrationRunner } from './migration-runner.service.js';
 
 /**
  * Moving in (docs/migrating.md): exports of Keycloak read into organizations, users, authenticators and groups,
@@ -11,6 +11,6 @@ import { MigrationRunner } from './migration-runner.service.js';
 @Module({
   imports: [UsersModule],
   controllers: [MigrationsController],
-  providers: [MigrationRunner, MigrationReports],
+  providers: [MigrationRunner, MigrationReports, ClientServices],
 })
 export class MigrationsModule {}

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import * as oidc from 'openid-client';
 import { Secret, TOTP } from 'otpauth';
+import { LoginClient, csrfOf } from '../attack/support/login-client.js';
 import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
-import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
+import { createOidcApp, createProject, discover } from '../oidc/support/oidc-fixtures.js';
 import { SignInFlow } from '../oidc/support/second-factor.js';
-import { keycloakOtpSecret, keycloakRealm } from './support/keycloak-realm.js';
+import { keycloakClientSecret, keycloakOtpSecret, keycloakRealm } from './support/keycloak-realm.js';
 import type { SeedUser } from './support/keycloak-realm.js';
 
 interface Report {
@@ -31,7 +33,7 @@ async function migrate(svc: TestService, body: Record<string, unknown>, token = 
 /** What a migration may change: every domain table and the events other than its own. */
 async function domainState(svc: TestService): Promise<string> {
   const counts = [];
-  for (const table of ['organizations', 'users', 'user_factors', 'org_groups', 'group_members', 'migrated_objects']) {
+  for (const table of ['organizations', 'users', 'user_factors', 'org_groups', 'group_members', 'projects', 'applications', 'project_roles', 'project_grants', 'migrated_objects']) {
     const [row] = await svc.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`);
     counts.push(`${table}=${row.n}`);
   }
@@ -43,14 +45,15 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
   const svc = useService({ IMPORT_BODY_LIMIT_BYTES: '1000000' });
   const totpSecret = keycloakOtpSecret();
   const seeds: SeedUser[] = [
-    { username: 'alice', password: 'alice-Old-Passw0rd', hashing: 'pbkdf2-sha256-512bit', groups: ['/Engineering/Backend'] },
-    { username: 'bob', password: 'bob-Old-Passw0rd', hashing: 'pbkdf2-sha256', realmRoles: ['admin'], groups: ['/Sales'] },
+    { username: 'alice', password: 'alice-Old-Passw0rd', hashing: 'pbkdf2-sha256-512bit', groups: ['/Engineering/Backend'], shopRoles: ['viewer'] },
+    { username: 'bob', password: 'bob-Old-Passw0rd', hashing: 'pbkdf2-sha256', realmRoles: ['admin'], groups: ['/Sales'], shopRoles: ['manager'] },
     { username: 'carol', password: 'carol-Old-Passw0rd', hashing: 'pbkdf2-sha512', groups: ['/Engineering'], attributes: { locale: ['de'], department: ['R&D'] } },
     { username: 'dave', password: 'dave-Old-Passw0rd ünïcode', hashing: 'argon2id', webauthn: true },
     { username: 'erin', password: 'erin-Old-Passw0rd', hashing: 'pbkdf2-sha256', totpSecret, groups: ['/Engineering/Backend'] },
     { username: 'frank', password: 'frank-Old-Passw0rd', hashing: 'pbkdf2-sha256', enabled: false, requiredActions: ['UPDATE_PASSWORD', 'CONFIGURE_TOTP'] },
     { username: 'zed', password: 'zed-Old-Passw0rd', hashing: 'pbkdf2-sha256' },
   ];
+  const shopSecret = keycloakClientSecret();
   let realm: Record<string, unknown>;
   let orgId: string;
   let primaryDomain: string;
@@ -58,7 +61,7 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
   const idOf = (username: string) => (realm.users as { id: string; username: string }[]).find((u) => u.username === username)!.id;
 
   it('migrates the realm into an organization: users with their ids, groups by path, realm roles as role: groups; a taken userName is one failure', async () => {
-    realm = await keycloakRealm(unique('acme').toLowerCase(), seeds);
+    realm = await keycloakRealm(unique('acme').toLowerCase(), seeds, shopSecret);
     const org = await createOrg(svc);
     orgId = org.id;
     primaryDomain = org.primaryDomain;
@@ -74,6 +77,10 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     assert.deepEqual(first.organization, { id: orgId, name: org.name, created: false });
     assert.deepEqual(first.counts.user, { created: 6, updated: 0, unchanged: 0, failed: 1 });
     assert.deepEqual(first.counts.group, { created: 5, updated: 0, unchanged: 0, failed: 0 });
+    // shop and spa; Keycloak's own clients are skipped, the SAML client is listed as unmapped.
+    assert.deepEqual(first.counts.client, { created: 2, updated: 0, unchanged: 0, failed: 0 });
+    assert.deepEqual(first.counts.role, { created: 3, updated: 0, unchanged: 0, failed: 0 });
+    assert.deepEqual(first.counts.grant, { created: 4, updated: 0, unchanged: 0, failed: 0 });
     assert.deepEqual(
       first.failures.map((f) => [f.kind, f.sourceId]),
       [['user', idOf('zed')]],
@@ -114,7 +121,9 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
       `users[${dave}].credentials[1]`,
       `users[${frank}].requiredActions[1]`,
       'authenticationFlows',
-      'clients',
+      'clients[6].redirectUris[1]',
+      'clients[6].directAccessGrantsEnabled',
+      'clients[8]',
       'requiredActions',
       'accessTokenLifespan',
     ]) {
@@ -138,6 +147,9 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
       }
     }
     for (const seed of seeds) assert.ok(!everything.includes(seed.password), 'no password');
+    assert.ok(!everything.includes(shopSecret), 'no client secret');
+    const [app] = await svc.dataSource.query(`SELECT client_secret_hash AS h FROM applications WHERE client_id = 'shop'`);
+    assert.ok(app.h && app.h !== shopSecret, 'the client secret is stored as a hash');
   });
 
   it('every user signs in at an OIDC app with the old password and keeps the sub; the TOTP user with the authenticator’s code', async () => {
@@ -164,11 +176,49 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     }
   });
 
+  it('an unmodified openid-client app signs in with its old client id and secret and sees the same sub, groups and roles', async () => {
+    const config = await discover(svc, 'shop', oidc.ClientSecretBasic(shopSecret));
+    const expected: Record<string, { groups: string[]; roles: string[] }> = {
+      alice: { groups: ['/Engineering/Backend', 'role:developer'], roles: ['editor', 'viewer'] },
+      bob: { groups: ['/Sales', 'role:admin', 'role:developer'], roles: ['editor', 'manager'] },
+      carol: { groups: ['/Engineering', 'role:developer'], roles: ['editor'] },
+      dave: { groups: [], roles: [] },
+    };
+    for (const [username, want] of Object.entries(expected)) {
+      const seed = seeds.find((s) => s.username === username)!;
+      const verifier = oidc.randomPKCECodeVerifier();
+      const state = oidc.randomState();
+      const nonce = oidc.randomNonce();
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: 'http://127.0.0.1:65531/cb',
+        scope: 'openid profile groups roles',
+        state,
+        nonce,
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
+      const browser = new LoginClient(svc.url);
+      const start = await browser.get(url.pathname + url.search);
+      const page = await browser.get(start.location!);
+      const signedIn = await browser.post(new URL(start.location!, svc.url).pathname + '/login', { csrf: csrfOf(page.text), loginName: `${username}@${primaryDomain}`, password: seed.password });
+      const callback = (await browser.follow(signedIn)).location ?? '';
+      assert.ok(callback.startsWith('http://127.0.0.1:65531/cb?'), `${username}: back at the app: ${callback}`);
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+      const claims = tokens.claims()!;
+      assert.equal(claims.sub, idOf(username), `${username}: the same sub`);
+      assert.deepEqual(((claims.groups as string[]) ?? []).sort(), want.groups, `${username}: groups in the ID token`);
+      assert.deepEqual(claims.roles, want.roles, `${username}: roles in the ID token`);
+      const info = await oidc.fetchUserInfo(config, tokens.access_token, idOf(username));
+      assert.deepEqual(info.roles, want.roles, `${username}: roles at userinfo`);
+    }
+  });
+
   it('a second run changes nothing and says so; a dry run of a new realm writes nothing but its report', async () => {
     const before = await domainState(svc);
     const second = await migrate(svc, { source: 'keycloak', document: realm, orgId });
     assert.deepEqual(second.counts.user, { created: 0, updated: 0, unchanged: 6, failed: 1 });
     assert.deepEqual(second.counts.group, { created: 0, updated: 0, unchanged: 5, failed: 0 });
+    assert.deepEqual(second.counts.client, { created: 0, updated: 0, unchanged: 2, failed: 0 });
     assert.equal(await domainState(svc), before);
 
     const fresh = await keycloakRealm(unique('dry').toLowerCase(), seeds.slice(0, 3));

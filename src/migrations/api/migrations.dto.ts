@@ -60,6 +60,9 @@ export class MigrationCountDto {
 export class MigrationCountsDto {
   @ApiPropertyOptional({ type: MigrationCountDto }) user?: MigrationCountDto;
   @ApiPropertyOptional({ type: MigrationCountDto }) group?: MigrationCountDto;
+  @ApiPropertyOptional({ type: MigrationCountDto, description: 'OIDC clients: a project with its application each' }) client?: MigrationCountDto;
+  @ApiPropertyOptional({ type: MigrationCountDto, description: "the clients' roles" }) role?: MigrationCountDto;
+  @ApiPropertyOptional({ type: MigrationCountDto, description: 'grants of client roles to users' }) grant?: MigrationCountDto;
 }
 
 export class MigrationFailureDto {

@@ -48,10 +48,29 @@ export interface KcRole {
   [key: string]: unknown;
 }
 
+export interface KcClient {
+  id?: string;
+  clientId: string;
+  name?: string;
+  protocol?: string;
+  publicClient?: boolean;
+  bearerOnly?: boolean;
+  secret?: string;
+  clientAuthenticatorType?: string;
+  redirectUris?: string[];
+  standardFlowEnabled?: boolean;
+  implicitFlowEnabled?: boolean;
+  directAccessGrantsEnabled?: boolean;
+  serviceAccountsEnabled?: boolean;
+  attributes?: Record<string, string>;
+  [key: string]: unknown;
+}
+
 export interface KcRealm {
   id?: string;
   realm: string;
   displayName?: string;
+  clients?: KcClient[];
   users?: KcUser[];
   groups?: KcGroup[];
   roles?: { realm?: KcRole[]; client?: Record<string, KcRole[]> };
@@ -67,6 +86,7 @@ export function checkRealm(document: unknown): KcRealm {
   text(realm.displayName, 'document.displayName');
   list(realm.users, 'document.users').forEach((user, i) => checkUser(user, `document.users[${i}]`));
   list(realm.groups, 'document.groups').forEach((group, i) => checkGroup(group, `document.groups[${i}]`));
+  list(realm.clients, 'document.clients').forEach((client, i) => checkClient(client, `document.clients[${i}]`));
   if (realm.roles !== undefined) {
     const roles = object(realm.roles, 'document.roles');
     list(roles.realm, 'document.roles.realm').forEach((role, i) => checkRole(role, `document.roles.realm[${i}]`));
@@ -96,6 +116,19 @@ function checkUser(value: unknown, path: string): void {
   for (const name of ['requiredActions', 'realmRoles', 'groups']) texts(user[name], `${path}.${name}`);
   if (user.clientRoles !== undefined) {
     for (const [clientId, roles] of Object.entries(object(user.clientRoles, `${path}.clientRoles`))) texts(roles, `${path}.clientRoles.${clientId}`);
+  }
+}
+
+function checkClient(value: unknown, path: string): void {
+  const client = object(value, path);
+  text(client.clientId, `${path}.clientId`, true);
+  for (const name of ['id', 'name', 'protocol', 'secret', 'clientAuthenticatorType']) text(client[name], `${path}.${name}`);
+  for (const name of ['publicClient', 'bearerOnly', 'standardFlowEnabled', 'implicitFlowEnabled', 'directAccessGrantsEnabled', 'serviceAccountsEnabled']) {
+    flag(client[name], `${path}.${name}`);
+  }
+  texts(client.redirectUris, `${path}.redirectUris`);
+  if (client.attributes !== undefined) {
+    for (const [name, attribute] of Object.entries(object(client.attributes, `${path}.attributes`))) text(attribute, `${path}.attributes.${name}`);
   }
 }
 

@@ -20,6 +20,22 @@ function selfAndAncestors(path: string): string[] {
   return parts.map((_, i) => `/${parts.slice(0, parts.length - i).join('/')}`);
 }
 
+/** The realm and client roles mapped to these groups and every group above them (Keycloak's group role inheritance). */
+export function groupRolesOf(realm: KcRealm): (paths: string[]) => { realm: string[]; client: Record<string, string[]> } {
+  const byPath = new Map(flattenGroups(realm.groups ?? []).map((g) => [g.path, g.group]));
+  return (paths) => {
+    const roles = { realm: [] as string[], client: {} as Record<string, string[]> };
+    for (const path of paths) {
+      for (const above of selfAndAncestors(path)) {
+        const group = byPath.get(above);
+        roles.realm.push(...(group?.realmRoles ?? []));
+        for (const [clientId, keys] of Object.entries(group?.clientRoles ?? {})) (roles.client[clientId] ??= []).push(...keys);
+      }
+    }
+    return roles;
+  };
+}
+
 /**
  * Groups as Portcullis has them, flat and named by path, each keeping its direct members (a member of
  * `/Engineering/Backend` is not made a member of `/Engineering`); then one `role:<name>` group per realm role,

@@ -1,15 +1,15 @@
 import type { MigrationPlan } from '../migration-plan.js';
 import { checkRealm } from './keycloak-document.js';
 import type { KcUser } from './keycloak-document.js';
-import { planGroups } from './keycloak-groups.js';
+import { planClients } from './keycloak-clients.js';
+import { groupRolesOf, planGroups } from './keycloak-groups.js';
 import { mapUser } from './keycloak-users.js';
 
 /** Realm fields read by this source, or that only describe the export itself. */
-const HANDLED = new Set(['id', 'realm', 'displayName', 'displayNameHtml', 'enabled', 'users', 'groups', 'roles', 'defaultRole', 'defaultRoles', 'keycloakVersion']);
+const HANDLED = new Set(['id', 'realm', 'displayName', 'displayNameHtml', 'enabled', 'users', 'groups', 'roles', 'clients', 'defaultRole', 'defaultRoles', 'keycloakVersion']);
 
 /** Why a realm field stays behind; fields not named here are settings without a counterpart. */
 const REASONS: Record<string, string> = {
-  clients: 'clients are not migrated by this version: register each application again (docs/migrating.md)',
   clientScopes: 'client scopes and their protocol mappers have no counterpart: Portcullis has fixed scopes and claims',
   defaultDefaultClientScopes: 'client scopes have no counterpart',
   defaultOptionalClientScopes: 'client scopes have no counterpart',
@@ -40,16 +40,16 @@ const REASONS: Record<string, string> = {
 
 /**
  * A Keycloak realm export (docs/migrating.md, "Keycloak"), checked whole, then read into a plan: the realm as one
- * organization, its users with ids, hashes and authenticators, its groups by path and its realm roles as `role:`
- * groups. Service-account users belong to clients and come with them. Every other field is listed as unmapped.
+ * organization, its users with ids, hashes and authenticators, its groups by path, its realm roles as `role:`
+ * groups, and its OIDC clients as applications keeping their ids and secrets, with their roles and grants. Service-account users belong to clients and come with them. Every other field is listed as unmapped.
  */
 export function planKeycloak(document: unknown): MigrationPlan {
   const realm = checkRealm(document);
-  const plan: MigrationPlan = { container: realm.id ?? realm.realm, orgName: realm.displayName || realm.realm, users: [], groups: [], failures: [], unmapped: [] };
+  const plan: MigrationPlan = { container: realm.id ?? realm.realm, orgName: realm.displayName || realm.realm, users: [], groups: [], clients: [], failures: [], unmapped: [] };
   const people: KcUser[] = [];
   for (const [index, user] of (realm.users ?? []).entries()) {
     if (user.serviceAccountClientId !== undefined) {
-      plan.unmapped.push({ path: `users[${index}]`, reason: 'the service account of a client: clients are not migrated by this version' });
+      plan.unmapped.push({ path: `users[${index}]`, reason: 'the service account of a client: service accounts are not migrated by this version' });
       continue;
     }
     const mapped = mapUser(user, index);
@@ -61,6 +61,9 @@ export function planKeycloak(document: unknown): MigrationPlan {
     }
   }
   plan.groups = planGroups(realm, people);
+  const clients = planClients(realm, people, groupRolesOf(realm));
+  plan.clients = clients.clients;
+  plan.unmapped.push(...clients.unmapped);
   for (const key of Object.keys(realm)) {
     if (HANDLED.has(key)) continue;
     plan.unmapped.push({ path: key, reason: REASONS[key] ?? 'a realm setting without a counterpart here' });

@@ -22,6 +22,8 @@ export interface SeedUser {
   attributes?: Record<string, string[]>;
   webauthn?: boolean;
   id?: string;
+  /** Roles of the realm's `shop` client mapped to the user. */
+  shopRoles?: string[];
 }
 
 export async function passwordCredential(password: string, hashing: Hashing): Promise<Record<string, unknown>> {
@@ -105,7 +107,7 @@ export async function keycloakUser(seed: SeedUser, realm: string): Promise<Recor
     disableableCredentialTypes: [],
     requiredActions: seed.requiredActions ?? [],
     realmRoles: [`default-roles-${realm}`, ...(seed.realmRoles ?? [])],
-    clientRoles: { account: ['view-profile', 'manage-account'] },
+    clientRoles: { account: ['view-profile', 'manage-account'], ...(seed.shopRoles ? { shop: seed.shopRoles } : {}) },
     notBefore: 0,
     groups: seed.groups ?? [],
   };
@@ -113,8 +115,59 @@ export async function keycloakUser(seed: SeedUser, realm: string): Promise<Recor
 
 const BUILT_IN_CLIENTS = ['account', 'account-console', 'admin-cli', 'broker', 'realm-management', 'security-admin-console'];
 
+/** A confidential client's secret as Keycloak generates one (32 characters of letters and digits). */
+export function keycloakClientSecret(): string {
+  return keycloakOtpSecret() + keycloakOtpSecret().slice(0, 12);
+}
+
+function oidcClient(clientId: string, extra: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: randomUUID(),
+    clientId,
+    name: '',
+    surrogateAuthRequired: false,
+    enabled: true,
+    alwaysDisplayInConsole: false,
+    clientAuthenticatorType: 'client-secret',
+    webOrigins: ['+'],
+    notBefore: 0,
+    bearerOnly: false,
+    consentRequired: false,
+    standardFlowEnabled: true,
+    implicitFlowEnabled: false,
+    directAccessGrantsEnabled: false,
+    serviceAccountsEnabled: false,
+    publicClient: false,
+    frontchannelLogout: true,
+    protocol: 'openid-connect',
+    attributes: { 'oidc.ciba.grant.enabled': 'false', 'backchannel.logout.session.required': 'true', 'display.on.consent.screen': 'false' },
+    authenticationFlowBindingOverrides: {},
+    fullScopeAllowed: true,
+    nodeReRegistrationTimeout: -1,
+    defaultClientScopes: ['web-origins', 'acr', 'profile', 'roles', 'basic', 'email'],
+    optionalClientScopes: ['address', 'phone', 'offline_access', 'microprofile-jwt'],
+    ...extra,
+  };
+}
+
+/** The realm's own clients (shop: confidential; spa: public; a SAML client), beside Keycloak's built-in ones. */
+function realmClients(shopSecret: string): Record<string, unknown>[] {
+  return [
+    ...BUILT_IN_CLIENTS.map((clientId) => oidcClient(clientId, { name: `\${client_${clientId}}`, publicClient: clientId !== 'broker' && clientId !== 'realm-management' })),
+    oidcClient('shop', {
+      name: 'Shop',
+      secret: shopSecret,
+      redirectUris: ['http://127.0.0.1:65531/cb', 'https://shop.example.com/*'],
+      directAccessGrantsEnabled: true,
+      attributes: { 'post.logout.redirect.uris': 'http://127.0.0.1:65531/out', 'pkce.code.challenge.method': 'S256', 'backchannel.logout.session.required': 'true' },
+    }),
+    oidcClient('spa', { publicClient: true, redirectUris: ['http://127.0.0.1:65532/cb'], attributes: { 'pkce.code.challenge.method': 'S256' } }),
+    { id: randomUUID(), clientId: 'https://sp.example.com/metadata', name: 'Wiki', enabled: true, protocol: 'saml', redirectUris: ['https://sp.example.com/acs'], attributes: { 'saml_name_id_format': 'email' } },
+  ];
+}
+
 /** The realm document: the seed users, nested groups, composite realm roles, and what every export also holds. */
-export async function keycloakRealm(realm: string, users: SeedUser[]): Promise<Record<string, unknown>> {
+export async function keycloakRealm(realm: string, users: SeedUser[], shopSecret = keycloakClientSecret()): Promise<Record<string, unknown>> {
   return {
     id: randomUUID(),
     realm,
@@ -153,7 +206,14 @@ export async function keycloakRealm(realm: string, users: SeedUser[]): Promise<R
           attributes: {},
         },
       ],
-      client: Object.fromEntries(BUILT_IN_CLIENTS.map((c) => [c, []])),
+      client: {
+        ...Object.fromEntries(BUILT_IN_CLIENTS.map((c) => [c, []])),
+        shop: [
+          { id: randomUUID(), name: 'viewer', composite: false, clientRole: true, containerId: 'shop', attributes: {} },
+          { id: randomUUID(), name: 'editor', composite: false, clientRole: true, containerId: 'shop', attributes: {} },
+          { id: randomUUID(), name: 'manager', composite: true, composites: { client: { shop: ['editor'] } }, clientRole: true, containerId: 'shop', attributes: {} },
+        ],
+      },
     },
     groups: [
       {
@@ -163,7 +223,7 @@ export async function keycloakRealm(realm: string, users: SeedUser[]): Promise<R
         subGroupCount: 1,
         attributes: {},
         realmRoles: ['developer'],
-        clientRoles: {},
+        clientRoles: { shop: ['editor'] },
         subGroups: [{ id: randomUUID(), name: 'Backend', path: '/Engineering/Backend', parentId: 'x', subGroupCount: 0, attributes: {}, realmRoles: [], clientRoles: {}, subGroups: [] }],
       },
       { id: randomUUID(), name: 'Sales', path: '/Sales', subGroupCount: 0, attributes: {}, realmRoles: [], clientRoles: {}, subGroups: [] },
@@ -175,7 +235,7 @@ export async function keycloakRealm(realm: string, users: SeedUser[]): Promise<R
     otpPolicyDigits: 6,
     otpPolicyPeriod: 30,
     users: await Promise.all(users.map((u) => keycloakUser(u, realm))),
-    clients: BUILT_IN_CLIENTS.map((clientId) => ({ id: randomUUID(), clientId, enabled: true, publicClient: clientId !== 'broker', protocol: 'openid-connect' })),
+    clients: realmClients(shopSecret),
     identityProviders: [],
     authenticationFlows: [{ id: randomUUID(), alias: 'browser', providerId: 'basic-flow', topLevel: true, builtIn: true, authenticationExecutions: [] }],
     requiredActions: [{ alias: 'CONFIGURE_TOTP', name: 'Configure OTP', providerId: 'CONFIGURE_TOTP', enabled: true, defaultAction: false, priority: 10, config: {} }],
