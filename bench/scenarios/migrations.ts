@@ -13,7 +13,11 @@ function realm(name: string, users: number): string {
   const salt = randomBytes(16);
   const credential = {
     type: 'password',
-    secretData: JSON.stringify({ value: pbkdf2Sync('bench password', salt, 27500, 64, 'sha256').toString('base64'), salt: salt.toString('base64'), additionalParameters: {} }),
+    secretData: JSON.stringify({
+      value: pbkdf2Sync('bench password', salt, 27500, 64, 'sha256').toString('base64'),
+      salt: salt.toString('base64'),
+      additionalParameters: {},
+    }),
     credentialData: JSON.stringify({ hashIterations: 27500, algorithm: 'pbkdf2-sha256', additionalParameters: {} }),
   };
   const groups = Array.from({ length: 10 }, (_, g) => ({ id: `${name}-group-${g}`, name: `team${g}`, path: `/team${g}`, subGroups: [] }));
@@ -73,6 +77,7 @@ async function migrateOnce(url: string, token: string, payload: string, size: nu
   const report = (await res.json()) as { counts?: { user?: { created: number } } };
   const seconds = (performance.now() - started) / 1000;
   const created = report.counts?.user?.created ?? 0;
-  if (res.status !== 200 || created !== size) throw new Error(`migration answered ${res.status}, ${created} of ${size} users: ${JSON.stringify(report).slice(0, 500)}`);
+  if (res.status !== 200 || created !== size)
+    throw new Error(`migration answered ${res.status}, ${created} of ${size} users: ${JSON.stringify(report).slice(0, 500)}`);
   return seconds;
 }

@@ -21,7 +21,9 @@ export class MigratedObjects {
     const found = new Map<string, Mapped>();
     for (let i = 0; i < sourceIds.length; i += 500) {
       const chunk = sourceIds.slice(i, i + 500);
-      const rows = await this.dataSource.getRepository(MigratedObjectEntity).findBy({ source: this.source, container: this.container, kind, sourceId: In(chunk) });
+      const rows = await this.dataSource
+        .getRepository(MigratedObjectEntity)
+        .findBy({ source: this.source, container: this.container, kind, sourceId: In(chunk) });
       // MariaDB's utf8mb4_bin is PAD SPACE: only an exact id is the same object.
       const wanted = new Set(chunk);
       for (const row of rows) if (wanted.has(row.sourceId)) found.set(row.sourceId, { targetId: row.targetId, fingerprint: row.fingerprint });
@@ -40,7 +42,15 @@ export class MigratedObjects {
     for (const item of items) {
       await manager.upsert(
         MigratedObjectEntity,
-        { source: this.source, container: this.container, kind, sourceId: item.sourceId, targetId: item.targetId, fingerprint: item.fingerprint, changedAt: now },
+        {
+          source: this.source,
+          container: this.container,
+          kind,
+          sourceId: item.sourceId,
+          targetId: item.targetId,
+          fingerprint: item.fingerprint,
+          changedAt: now,
+        },
         ['source', 'container', 'kind', 'sourceId'],
       );
     }

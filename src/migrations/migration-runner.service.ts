@@ -123,11 +123,19 @@ export class MigrationRunner {
     }
     if (dryRun) return { id: '', name: plan.orgName, created: true };
     const org = await this.organizations.create(editorUserId, plan.orgName);
-    await this.uow.run((manager) => objects.remember(manager, 'org', [{ sourceId: plan.container, targetId: org.id, fingerprint: fingerprintOf(plan.orgName) }]));
+    await this.uow.run((manager) =>
+      objects.remember(manager, 'org', [{ sourceId: plan.container, targetId: org.id, fingerprint: fingerprintOf(plan.orgName) }]),
+    );
     return { id: org.id, name: org.name, created: true };
   }
 
-  private record(editorUserId: string, orgId: string, type: 'migration.started', migrationId: string, payload: Record<string, string | boolean>): Promise<void> {
+  private record(
+    editorUserId: string,
+    orgId: string,
+    type: 'migration.started',
+    migrationId: string,
+    payload: Record<string, string | boolean>,
+  ): Promise<void> {
     return this.uow.run((manager) => this.pushEvent(manager, editorUserId, orgId, type, migrationId, payload));
   }
 

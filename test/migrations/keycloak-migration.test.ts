@@ -33,7 +33,18 @@ async function migrate(svc: TestService, body: Record<string, unknown>, token = 
 /** What a migration may change: every domain table and the events other than its own. */
 async function domainState(svc: TestService): Promise<string> {
   const counts = [];
-  for (const table of ['organizations', 'users', 'user_factors', 'org_groups', 'group_members', 'projects', 'applications', 'project_roles', 'project_grants', 'migrated_objects']) {
+  for (const table of [
+    'organizations',
+    'users',
+    'user_factors',
+    'org_groups',
+    'group_members',
+    'projects',
+    'applications',
+    'project_roles',
+    'project_grants',
+    'migrated_objects',
+  ]) {
     const [row] = await svc.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`);
     counts.push(`${table}=${row.n}`);
   }
@@ -47,7 +58,13 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
   const seeds: SeedUser[] = [
     { username: 'alice', password: 'alice-Old-Passw0rd', hashing: 'pbkdf2-sha256-512bit', groups: ['/Engineering/Backend'], shopRoles: ['viewer'] },
     { username: 'bob', password: 'bob-Old-Passw0rd', hashing: 'pbkdf2-sha256', realmRoles: ['admin'], groups: ['/Sales'], shopRoles: ['manager'] },
-    { username: 'carol', password: 'carol-Old-Passw0rd', hashing: 'pbkdf2-sha512', groups: ['/Engineering'], attributes: { locale: ['de'], department: ['R&D'] } },
+    {
+      username: 'carol',
+      password: 'carol-Old-Passw0rd',
+      hashing: 'pbkdf2-sha512',
+      groups: ['/Engineering'],
+      attributes: { locale: ['de'], department: ['R&D'] },
+    },
     { username: 'dave', password: 'dave-Old-Passw0rd ünïcode', hashing: 'argon2id', webauthn: true },
     { username: 'erin', password: 'erin-Old-Passw0rd', hashing: 'pbkdf2-sha256', totpSecret, groups: ['/Engineering/Backend'] },
     { username: 'frank', password: 'frank-Old-Passw0rd', hashing: 'pbkdf2-sha256', enabled: false, requiredActions: ['UPDATE_PASSWORD', 'CONFIGURE_TOTP'] },
@@ -68,7 +85,12 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     // The organization already has a zed: the realm's zed is the one listed failure, the rest goes in.
     const taken = await svc.api('POST', `/management/v1/orgs/${orgId}/users/human`, {
       token: svc.adminToken,
-      body: { userName: 'ZED', profile: { firstName: 'Z', lastName: 'Z' }, email: { email: 'other-zed@example.com', isEmailVerified: false }, password: 'Other-Passw0rd-1' },
+      body: {
+        userName: 'ZED',
+        profile: { firstName: 'Z', lastName: 'Z' },
+        email: { email: 'other-zed@example.com', isEmailVerified: false },
+        password: 'Other-Passw0rd-1',
+      },
     });
     assert.equal(taken.status, 201, taken.text);
 
@@ -200,10 +222,19 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
       const browser = new LoginClient(svc.url);
       const start = await browser.get(url.pathname + url.search);
       const page = await browser.get(start.location!);
-      const signedIn = await browser.post(new URL(start.location!, svc.url).pathname + '/login', { csrf: csrfOf(page.text), loginName: `${username}@${primaryDomain}`, password: seed.password });
+      const signedIn = await browser.post(`${new URL(start.location!, svc.url).pathname}/login`, {
+        csrf: csrfOf(page.text),
+        loginName: `${username}@${primaryDomain}`,
+        password: seed.password,
+      });
       const callback = (await browser.follow(signedIn)).location ?? '';
       assert.ok(callback.startsWith('http://127.0.0.1:65531/cb?'), `${username}: back at the app: ${callback}`);
-      const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+      const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+        expectedNonce: nonce,
+        idTokenExpected: true,
+      });
       const claims = tokens.claims()!;
       assert.equal(claims.sub, idOf(username), `${username}: the same sub`);
       assert.deepEqual(((claims.groups as string[]) ?? []).sort(), want.groups, `${username}: groups in the ID token`);

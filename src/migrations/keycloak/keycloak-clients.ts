@@ -46,15 +46,18 @@ export function planClients(
     }
     const redirectUris: string[] = [];
     for (const [i, uri] of (client.redirectUris ?? []).entries()) {
-      if (uri.includes('*')) unmapped.push({ path: `${path}.redirectUris[${i}]`, reason: `a wildcard redirect URI is not carried: add the exact ones (${uri})` });
+      if (uri.includes('*'))
+        unmapped.push({ path: `${path}.redirectUris[${i}]`, reason: `a wildcard redirect URI is not carried: add the exact ones (${uri})` });
       else redirectUris.push(uri);
     }
     const devMode = redirectUris.some((uri) => uri.startsWith('http:'));
     for (const [i, uri] of redirectUris.entries()) {
-      if (uri.startsWith('http:') && !LOOPBACK.test(uri)) unmapped.push({ path: `${path}.redirectUris[${i}]`, reason: 'an http redirect URI is carried in development mode only: use https' });
+      if (uri.startsWith('http:') && !LOOPBACK.test(uri))
+        unmapped.push({ path: `${path}.redirectUris[${i}]`, reason: 'an http redirect URI is carried in development mode only: use https' });
     }
     const postLogout = attributes['post.logout.redirect.uris'];
-    const postLogoutRedirectUris = postLogout === undefined || postLogout === '' ? [] : postLogout === '+' ? redirectUris : postLogout.split('##').filter((u) => !u.includes('*'));
+    const postLogoutRedirectUris =
+      postLogout === undefined || postLogout === '' ? [] : postLogout === '+' ? redirectUris : postLogout.split('##').filter((u) => !u.includes('*'));
     const grantTypes: string[] = [];
     const responseTypes: string[] = [];
     if (client.standardFlowEnabled !== false) {
@@ -66,8 +69,13 @@ export function planClients(
       grantTypes.push('implicit');
       responseTypes.push('id_token', 'id_token token');
     }
-    if (client.directAccessGrantsEnabled === true) unmapped.push({ path: `${path}.directAccessGrantsEnabled`, reason: 'the password grant is not offered here (OAuth 2.0 Security BCP, RFC 9700 §2.4)' });
-    if (client.serviceAccountsEnabled === true) unmapped.push({ path: `${path}.serviceAccountsEnabled`, reason: 'service accounts are not migrated by this version: create a machine user with a secret' });
+    if (client.directAccessGrantsEnabled === true)
+      unmapped.push({ path: `${path}.directAccessGrantsEnabled`, reason: 'the password grant is not offered here (OAuth 2.0 Security BCP, RFC 9700 §2.4)' });
+    if (client.serviceAccountsEnabled === true)
+      unmapped.push({
+        path: `${path}.serviceAccountsEnabled`,
+        reason: 'service accounts are not migrated by this version: create a machine user with a secret',
+      });
     if (grantTypes.length === 0) {
       unmapped.push({ path, reason: 'a client with neither the standard nor the implicit flow signs nobody in here' });
       continue;
@@ -75,7 +83,8 @@ export function planClients(
     const roles: string[] = [];
     for (const [i, role] of (realm.roles?.client?.[client.clientId] ?? []).entries()) {
       if (ROLE_KEY.test(role.name)) roles.push(role.name);
-      else unmapped.push({ path: `roles.client.${client.clientId}[${i}]`, reason: 'a role name a project role key cannot hold (letters, digits and _.:- only)' });
+      else
+        unmapped.push({ path: `roles.client.${client.clientId}[${i}]`, reason: 'a role name a project role key cannot hold (letters, digits and _.:- only)' });
     }
     const composites = new Map((realm.roles?.client?.[client.clientId] ?? []).map((role) => [role.name, role.composites?.client?.[client.clientId] ?? []]));
     const realmComposites = new Map((realm.roles?.realm ?? []).map((role) => [role.name, role.composites]));
@@ -84,7 +93,8 @@ export function planClients(
       const inherited = groupRoles(user.groups ?? []);
       const direct = [...(user.clientRoles?.[client.clientId] ?? []), ...(inherited.client[client.clientId] ?? [])];
       // A realm role (held directly or through a group) may be a composite of this client's roles.
-      for (const realmRole of expandRealm([...(user.realmRoles ?? []), ...inherited.realm], realmComposites)) direct.push(...(realmComposites.get(realmRole)?.client?.[client.clientId] ?? []));
+      for (const realmRole of expandRealm([...(user.realmRoles ?? []), ...inherited.realm], realmComposites))
+        direct.push(...(realmComposites.get(realmRole)?.client?.[client.clientId] ?? []));
       const held = [...expand(direct, composites)].filter((key) => roles.includes(key)).sort();
       if (held.length > 0) grants.set(user.id, held);
     }

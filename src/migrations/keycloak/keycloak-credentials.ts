@@ -94,7 +94,10 @@ export function totpSecretOf(secretData: unknown, credentialData: unknown): Conv
   const period = parameters.period ?? 30;
   const algorithm = parameters.algorithm ?? 'HmacSHA1';
   if (digits !== 6 || period !== 30 || algorithm !== 'HmacSHA1') {
-    return { ok: false, reason: `only HmacSHA1, 6 digits, 30 seconds carry over (this one is ${String(algorithm)}, ${String(digits)} digits, ${String(period)} s)` };
+    return {
+      ok: false,
+      reason: `only HmacSHA1, 6 digits, 30 seconds carry over (this one is ${String(algorithm)}, ${String(digits)} digits, ${String(period)} s)`,
+    };
   }
   if (parameters.secretEncoding === 'BASE32') {
     try {

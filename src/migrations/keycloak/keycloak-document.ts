@@ -105,7 +105,8 @@ function checkUser(value: unknown, path: string): void {
   text(user.username, `${path}.username`, true);
   for (const name of ['firstName', 'lastName', 'email', 'serviceAccountClientId']) text(user[name], `${path}.${name}`);
   for (const name of ['enabled', 'emailVerified']) flag(user[name], `${path}.${name}`);
-  if (user.createdTimestamp !== undefined && !Number.isSafeInteger(user.createdTimestamp)) throw new DocumentFault(`${path}.createdTimestamp`, 'must be an integer (epoch milliseconds)');
+  if (user.createdTimestamp !== undefined && !Number.isSafeInteger(user.createdTimestamp))
+    throw new DocumentFault(`${path}.createdTimestamp`, 'must be an integer (epoch milliseconds)');
   if (user.attributes !== undefined) {
     for (const [name, values] of Object.entries(object(user.attributes, `${path}.attributes`))) texts(values, `${path}.attributes.${name}`);
   }
@@ -152,7 +153,8 @@ function checkRole(value: unknown, path: string): void {
     const composites = object(role.composites, `${path}.composites`);
     texts(composites.realm, `${path}.composites.realm`);
     if (composites.client !== undefined) {
-      for (const [clientId, roles] of Object.entries(object(composites.client, `${path}.composites.client`))) texts(roles, `${path}.composites.client.${clientId}`);
+      for (const [clientId, roles] of Object.entries(object(composites.client, `${path}.composites.client`)))
+        texts(roles, `${path}.composites.client.${clientId}`);
     }
   }
 }

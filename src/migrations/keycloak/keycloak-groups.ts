@@ -75,7 +75,12 @@ export function planGroups(realm: KcRealm, users: KcUser[]): PlannedGroup[] {
   }
   for (const role of realm.roles?.realm ?? []) {
     if (isBuiltInRealmRole(role.name, realm.realm)) continue;
-    planned.push({ sourceId: `role:${role.id ?? role.name}`, displayName: `role:${role.name}`, externalId: null, memberSourceIds: holders.get(role.name) ?? [] });
+    planned.push({
+      sourceId: `role:${role.id ?? role.name}`,
+      displayName: `role:${role.name}`,
+      externalId: null,
+      memberSourceIds: holders.get(role.name) ?? [],
+    });
   }
   return planned;
 }

@@ -58,7 +58,10 @@ export function mapUser(user: KcUser, index: number): MappedUser {
   const nameProblem = userNameProblem(user.username);
   if (nameProblem) return fail(`username ${nameProblem}`);
   if (user.email !== undefined && (!isEmail(user.email) || tooLong(user.email, STRING_BOUNDS.email))) return fail('email is not an e-mail address');
-  for (const [field, bound] of [['firstName', STRING_BOUNDS.givenName], ['lastName', STRING_BOUNDS.familyName]] as const) {
+  for (const [field, bound] of [
+    ['firstName', STRING_BOUNDS.givenName],
+    ['lastName', STRING_BOUNDS.familyName],
+  ] as const) {
     if (tooLong(user[field] ?? '', bound)) return fail(`${field} is longer than ${bound} characters`);
   }
 
@@ -93,7 +96,10 @@ export function mapUser(user: KcUser, index: number): MappedUser {
     } else if (credential.type === 'webauthn' || credential.type === 'webauthn-passwordless') {
       unmapped.push({ path: at, reason: "a passkey is bound to Keycloak's relying party id and cannot move: the user enrols a new one" });
     } else {
-      unmapped.push({ path: at, reason: `a ${credential.type ?? 'untyped'} credential without a counterpart here (only one password and one authenticator carry over)` });
+      unmapped.push({
+        path: at,
+        reason: `a ${credential.type ?? 'untyped'} credential without a counterpart here (only one password and one authenticator carry over)`,
+      });
     }
   }
 
@@ -103,7 +109,10 @@ export function mapUser(user: KcUser, index: number): MappedUser {
     unmapped.push({ path: `${path}.requiredActions[${i}]`, reason: REQUIRED_ACTION_REASONS[action] ?? 'a required action without a counterpart here' });
   }
   if (user.federatedIdentities && user.federatedIdentities.length > 0) {
-    unmapped.push({ path: `${path}.federatedIdentities`, reason: 'links to identity providers are not migrated yet: the user links again at first sign-in through the provider' });
+    unmapped.push({
+      path: `${path}.federatedIdentities`,
+      reason: 'links to identity providers are not migrated yet: the user links again at first sign-in through the provider',
+    });
   }
   for (const key of Object.keys(user)) {
     if (!HANDLED.has(key) && key !== 'federatedIdentities') unmapped.push({ path: `${path}.${key}`, reason: 'a user field without a counterpart here' });

@@ -6,7 +6,20 @@ import { groupRolesOf, planGroups } from './keycloak-groups.js';
 import { mapUser } from './keycloak-users.js';
 
 /** Realm fields read by this source, or that only describe the export itself. */
-const HANDLED = new Set(['id', 'realm', 'displayName', 'displayNameHtml', 'enabled', 'users', 'groups', 'roles', 'clients', 'defaultRole', 'defaultRoles', 'keycloakVersion']);
+const HANDLED = new Set([
+  'id',
+  'realm',
+  'displayName',
+  'displayNameHtml',
+  'enabled',
+  'users',
+  'groups',
+  'roles',
+  'clients',
+  'defaultRole',
+  'defaultRoles',
+  'keycloakVersion',
+]);
 
 /** Why a realm field stays behind; fields not named here are settings without a counterpart. */
 const REASONS: Record<string, string> = {
@@ -45,7 +58,15 @@ const REASONS: Record<string, string> = {
  */
 export function planKeycloak(document: unknown): MigrationPlan {
   const realm = checkRealm(document);
-  const plan: MigrationPlan = { container: realm.id ?? realm.realm, orgName: realm.displayName || realm.realm, users: [], groups: [], clients: [], failures: [], unmapped: [] };
+  const plan: MigrationPlan = {
+    container: realm.id ?? realm.realm,
+    orgName: realm.displayName || realm.realm,
+    users: [],
+    groups: [],
+    clients: [],
+    failures: [],
+    unmapped: [],
+  };
   const people: KcUser[] = [];
   for (const [index, user] of (realm.users ?? []).entries()) {
     if (user.serviceAccountClientId !== undefined) {
@@ -70,4 +91,3 @@ export function planKeycloak(document: unknown): MigrationPlan {
   }
   return plan;
 }
-

@@ -28,7 +28,10 @@ export class ClientStep {
   ) {}
 
   async apply(clients: PlannedClient[], userTargets: Map<string, string>): Promise<void> {
-    const mapped = await this.objects.find('client', clients.map((c) => c.sourceId));
+    const mapped = await this.objects.find(
+      'client',
+      clients.map((c) => c.sourceId),
+    );
     for (const client of clients) {
       const grants = [...client.grants].flatMap(([sourceId, roles]) => (userTargets.has(sourceId) ? [[userTargets.get(sourceId)!, roles] as const] : []));
       // The secret enters the fingerprint only as its hash: the id map holds no secret.
@@ -36,7 +39,12 @@ export class ClientStep {
       const earlier = mapped.get(client.sourceId);
       if (earlier) {
         if (earlier.fingerprint === fingerprint) this.tally.count('client', 'unchanged');
-        else this.tally.fail({ kind: 'client', sourceId: client.sourceId, message: 'changed at the source since it moved in; this version does not update clients that moved in' });
+        else
+          this.tally.fail({
+            kind: 'client',
+            sourceId: client.sourceId,
+            message: 'changed at the source since it moved in; this version does not update clients that moved in',
+          });
         continue;
       }
       if (this.run.dryRun) {

@@ -28,7 +28,10 @@ export class GroupStep {
     const existing = this.run.orgId === '' ? [] : await this.groups.list(this.run.orgId);
     const byId = new Map(existing.map((g) => [g.id, g]));
     const byName = new Map(existing.map((g) => [foldCase(g.displayName), g]));
-    const mapped = await this.objects.find('group', planned.map((g) => g.sourceId));
+    const mapped = await this.objects.find(
+      'group',
+      planned.map((g) => g.sourceId),
+    );
     const movedIn = new Set([...(await this.objects.all('user')).values(), ...userTargets.values()]);
     for (const group of planned) {
       const desired = [...new Set(group.memberSourceIds.flatMap((id) => (userTargets.has(id) ? [userTargets.get(id)!] : [])))];
@@ -62,7 +65,10 @@ export class GroupStep {
       return;
     }
     if (!this.run.dryRun) {
-      const changes = [...(add.length > 0 ? [{ kind: 'add' as const, userIds: add }] : []), ...(remove.length > 0 ? [{ kind: 'remove' as const, userIds: remove }] : [])];
+      const changes = [
+        ...(add.length > 0 ? [{ kind: 'add' as const, userIds: add }] : []),
+        ...(remove.length > 0 ? [{ kind: 'remove' as const, userIds: remove }] : []),
+      ];
       if (changes.length > 0) await this.groups.edit(this.run.editorUserId, this.run.orgId, groupId, changes);
       await this.uow.run((manager) => this.objects.remember(manager, 'group', [{ sourceId: group.sourceId, targetId: groupId, fingerprint }]));
     }

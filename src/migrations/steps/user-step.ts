@@ -45,7 +45,8 @@ export class UserStep {
     const unique = users.filter((user) => {
       const name = user.userName.toLowerCase();
       if (seenIds.has(user.sourceId)) this.tally.fail({ kind: 'user', sourceId: user.sourceId, message: 'the id is repeated in the document' });
-      else if (seenNames.has(name)) this.tally.fail({ kind: 'user', sourceId: user.sourceId, message: `the username is repeated in the document (also user ${seenNames.get(name)})` });
+      else if (seenNames.has(name))
+        this.tally.fail({ kind: 'user', sourceId: user.sourceId, message: `the username is repeated in the document (also user ${seenNames.get(name)})` });
       else {
         seenIds.add(user.sourceId);
         seenNames.set(name, user.sourceId);
@@ -60,7 +61,10 @@ export class UserStep {
   }
 
   private async batch(users: PlannedUser[]): Promise<void> {
-    const mapped = await this.objects.find('user', users.map((u) => u.sourceId));
+    const mapped = await this.objects.find(
+      'user',
+      users.map((u) => u.sourceId),
+    );
     const stillThere = await this.lookups.existingUserIds([...mapped.values()].map((m) => m.targetId));
     const fresh: { user: PlannedUser; targetId: string; fingerprint: string }[] = [];
     for (const user of users) {
@@ -69,12 +73,21 @@ export class UserStep {
       if (earlier && stillThere.has(earlier.targetId)) {
         this.targets.set(user.sourceId, earlier.targetId);
         if (earlier.fingerprint === fingerprint) this.tally.count('user', 'unchanged');
-        else this.tally.fail({ kind: 'user', sourceId: user.sourceId, message: 'changed at the source since it moved in; this version does not update users that moved in' });
+        else
+          this.tally.fail({
+            kind: 'user',
+            sourceId: user.sourceId,
+            message: 'changed at the source since it moved in; this version does not update users that moved in',
+          });
         continue;
       }
       const targetId = earlier?.targetId ?? (this.run.keepSubjects ? user.sourceId : newId());
       if (!ID_PATTERN.test(targetId)) {
-        this.tally.fail({ kind: 'user', sourceId: user.sourceId, message: 'the id must be 1 to 64 letters, digits or ._@:- characters to be kept (or migrate with keepSubjects: false)' });
+        this.tally.fail({
+          kind: 'user',
+          sourceId: user.sourceId,
+          message: 'the id must be 1 to 64 letters, digits or ._@:- characters to be kept (or migrate with keepSubjects: false)',
+        });
         continue;
       }
       fresh.push({ user, targetId, fingerprint });
@@ -83,8 +96,14 @@ export class UserStep {
     const [takenIds, removedIds, takenNames, verified] = await Promise.all([
       this.lookups.existingUserIds(ids),
       this.lookups.removedUserIds(ids),
-      this.lookups.existingUserNames(this.run.orgId, fresh.map((f) => f.user.userName.toLowerCase())),
-      this.lookups.verifiedEmails(this.run.orgId, fresh.flatMap((f) => (f.user.email && f.user.emailVerified ? [f.user.email.toLowerCase()] : []))),
+      this.lookups.existingUserNames(
+        this.run.orgId,
+        fresh.map((f) => f.user.userName.toLowerCase()),
+      ),
+      this.lookups.verifiedEmails(
+        this.run.orgId,
+        fresh.flatMap((f) => (f.user.email && f.user.emailVerified ? [f.user.email.toLowerCase()] : [])),
+      ),
     ]);
     const writable = fresh.filter(({ user, targetId }) => {
       let message: string | undefined;
@@ -110,7 +129,8 @@ export class UserStep {
     );
     for (const id of result.inserted) this.targets.set(byTarget.get(id)!.user.sourceId, id);
     this.tally.count('user', 'created', result.inserted.length);
-    for (const rejected of result.rejected) this.tally.fail({ kind: 'user', sourceId: byTarget.get(rejected.userId)!.user.sourceId, message: rejected.message });
+    for (const rejected of result.rejected)
+      this.tally.fail({ kind: 'user', sourceId: byTarget.get(rejected.userId)!.user.sourceId, message: rejected.message });
   }
 
   /** An address another user of the organization holds verified arrives unverified (docs/product-rules.md, "Verified addresses"). */

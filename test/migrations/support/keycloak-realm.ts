@@ -44,7 +44,16 @@ export async function passwordCredential(password: string, hashing: Hashing): Pr
       credentialData = { hashIterations: 210000, algorithm: 'pbkdf2-sha512', additionalParameters: {} };
       break;
     case 'argon2id':
-      value = await argon2.hash(password, { type: argon2.argon2id, version: 0x13, memoryCost: 7168, timeCost: 5, parallelism: 1, hashLength: 32, salt, raw: true });
+      value = await argon2.hash(password, {
+        type: argon2.argon2id,
+        version: 0x13,
+        memoryCost: 7168,
+        timeCost: 5,
+        parallelism: 1,
+        hashLength: 32,
+        salt,
+        raw: true,
+      });
       credentialData = {
         hashIterations: 5,
         algorithm: 'argon2',
@@ -153,16 +162,30 @@ function oidcClient(clientId: string, extra: Record<string, unknown>): Record<st
 /** The realm's own clients (shop: confidential; spa: public; a SAML client), beside Keycloak's built-in ones. */
 function realmClients(shopSecret: string): Record<string, unknown>[] {
   return [
-    ...BUILT_IN_CLIENTS.map((clientId) => oidcClient(clientId, { name: `\${client_${clientId}}`, publicClient: clientId !== 'broker' && clientId !== 'realm-management' })),
+    ...BUILT_IN_CLIENTS.map((clientId) =>
+      oidcClient(clientId, { name: `\${client_${clientId}}`, publicClient: clientId !== 'broker' && clientId !== 'realm-management' }),
+    ),
     oidcClient('shop', {
       name: 'Shop',
       secret: shopSecret,
       redirectUris: ['http://127.0.0.1:65531/cb', 'https://shop.example.com/*'],
       directAccessGrantsEnabled: true,
-      attributes: { 'post.logout.redirect.uris': 'http://127.0.0.1:65531/out', 'pkce.code.challenge.method': 'S256', 'backchannel.logout.session.required': 'true' },
+      attributes: {
+        'post.logout.redirect.uris': 'http://127.0.0.1:65531/out',
+        'pkce.code.challenge.method': 'S256',
+        'backchannel.logout.session.required': 'true',
+      },
     }),
     oidcClient('spa', { publicClient: true, redirectUris: ['http://127.0.0.1:65532/cb'], attributes: { 'pkce.code.challenge.method': 'S256' } }),
-    { id: randomUUID(), clientId: 'https://sp.example.com/metadata', name: 'Wiki', enabled: true, protocol: 'saml', redirectUris: ['https://sp.example.com/acs'], attributes: { 'saml_name_id_format': 'email' } },
+    {
+      id: randomUUID(),
+      clientId: 'https://sp.example.com/metadata',
+      name: 'Wiki',
+      enabled: true,
+      protocol: 'saml',
+      redirectUris: ['https://sp.example.com/acs'],
+      attributes: { saml_name_id_format: 'email' },
+    },
   ];
 }
 
@@ -211,7 +234,15 @@ export async function keycloakRealm(realm: string, users: SeedUser[], shopSecret
         shop: [
           { id: randomUUID(), name: 'viewer', composite: false, clientRole: true, containerId: 'shop', attributes: {} },
           { id: randomUUID(), name: 'editor', composite: false, clientRole: true, containerId: 'shop', attributes: {} },
-          { id: randomUUID(), name: 'manager', composite: true, composites: { client: { shop: ['editor'] } }, clientRole: true, containerId: 'shop', attributes: {} },
+          {
+            id: randomUUID(),
+            name: 'manager',
+            composite: true,
+            composites: { client: { shop: ['editor'] } },
+            clientRole: true,
+            containerId: 'shop',
+            attributes: {},
+          },
         ],
       },
     },
@@ -224,7 +255,19 @@ export async function keycloakRealm(realm: string, users: SeedUser[], shopSecret
         attributes: {},
         realmRoles: ['developer'],
         clientRoles: { shop: ['editor'] },
-        subGroups: [{ id: randomUUID(), name: 'Backend', path: '/Engineering/Backend', parentId: 'x', subGroupCount: 0, attributes: {}, realmRoles: [], clientRoles: {}, subGroups: [] }],
+        subGroups: [
+          {
+            id: randomUUID(),
+            name: 'Backend',
+            path: '/Engineering/Backend',
+            parentId: 'x',
+            subGroupCount: 0,
+            attributes: {},
+            realmRoles: [],
+            clientRoles: {},
+            subGroups: [],
+          },
+        ],
       },
       { id: randomUUID(), name: 'Sales', path: '/Sales', subGroupCount: 0, attributes: {}, realmRoles: [], clientRoles: {}, subGroups: [] },
     ],
@@ -238,7 +281,9 @@ export async function keycloakRealm(realm: string, users: SeedUser[], shopSecret
     clients: realmClients(shopSecret),
     identityProviders: [],
     authenticationFlows: [{ id: randomUUID(), alias: 'browser', providerId: 'basic-flow', topLevel: true, builtIn: true, authenticationExecutions: [] }],
-    requiredActions: [{ alias: 'CONFIGURE_TOTP', name: 'Configure OTP', providerId: 'CONFIGURE_TOTP', enabled: true, defaultAction: false, priority: 10, config: {} }],
+    requiredActions: [
+      { alias: 'CONFIGURE_TOTP', name: 'Configure OTP', providerId: 'CONFIGURE_TOTP', enabled: true, defaultAction: false, priority: 10, config: {} },
+    ],
     browserFlow: 'browser',
     components: {},
     internationalizationEnabled: false,
