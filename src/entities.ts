@@ -30,6 +30,8 @@ import { MfaOfferSkipEntity } from './users/entities/mfa-offer-skip.entity.js';
 import { MailMessageEntity } from './mail/mail-message.entity.js';
 import { UserCodeEntity } from './users/codes/user-code.entity.js';
 import { ExternalResourceEntity } from './agents/external-resources/external-resource.entity.js';
+import { MigrationRunEntity } from './migrations/migration-run.entity.js';
+import { MigratedObjectEntity } from './migrations/migrated-object.entity.js';
 import { WebhookDeliveryEntity } from './webhooks/webhook-delivery.entity.js';
 import { WebhookDispatcherEntity } from './webhooks/webhook-dispatcher.entity.js';
 import { WebhookSubscriptionEntity } from './webhooks/webhook-subscription.entity.js';
@@ -79,4 +81,6 @@ export const ENTITIES = [
   DynamicClientEntity,
   ExternalResourceEntity,
   AgentConsentEntity,
+  MigrationRunEntity,
+  MigratedObjectEntity,
 ];

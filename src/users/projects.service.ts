@@ -122,6 +122,15 @@ interface ApplicationParts {
   insert(manager: EntityManager, appId: string, clientId: string): Promise<void>;
 }
 
+/**
+ * The client id and secret an application had at the identity service it moves in from (docs/migrating.md): kept, so
+ * the application signs in unchanged. The secret is stored as a hash like every other.
+ */
+export interface MovedInIdentity {
+  clientId: string;
+  clientSecret?: string;
+}
+
 interface CreatedApplication {
   appId: string;
   clientId: string;
@@ -153,6 +162,7 @@ export class ProjectsService {
     projectId: string,
     input: NewOidcApplication,
     tokens?: AppLifetimesPatch,
+    identity?: MovedInIdentity,
   ): Promise<CreatedApplication> {
     validateOidcApplication(input, this.config.signingAlg);
     if (tokens) await this.lifetimes.check(tokens);
@@ -172,6 +182,7 @@ export class ProjectsService {
         payload: {},
         insert: (manager, appId, clientId) => this.lifetimes.setIn(manager, editorUserId, { id: appId, clientId, orgId, projectId }, tokens),
       },
+      identity,
     );
   }
 
@@ -303,16 +314,22 @@ export class ProjectsService {
     projectId: string,
     input: NewOidcApplication & ResourceColumns & { kind: ApplicationEntity['kind'] },
     more?: ApplicationParts,
+    identity?: MovedInIdentity,
   ): Promise<CreatedApplication> {
     const withSecret = input.authMethod === 'client_secret_basic' || input.authMethod === 'client_secret_post';
-    const clientSecret = withSecret ? generateSecret() : undefined;
-    return this.uow.run(async (manager) => {
-      // The project's row is taken by a write (guardProjectIn): a removal committed meanwhile, on this node or
-      // through another, is seen here as 404, or rolls this unit back to be run again.
-      await this.project(manager, orgId, projectId);
-      if (!(await guardProjectIn(manager, orgId, projectId))) throw DomainError.notFound('project');
-      return this.insertApplicationIn(manager, editorUserId, orgId, projectId, input, clientSecret, newId(), more);
-    });
+    const clientSecret = withSecret ? (identity?.clientSecret ?? generateSecret()) : undefined;
+    try {
+      return await this.uow.run(async (manager) => {
+        // The project's row is taken by a write (guardProjectIn): a removal committed meanwhile, on this node or
+        // through another, is seen here as 404, or rolls this unit back to be run again.
+        await this.project(manager, orgId, projectId);
+        if (!(await guardProjectIn(manager, orgId, projectId))) throw DomainError.notFound('project');
+        return this.insertApplicationIn(manager, editorUserId, orgId, projectId, input, clientSecret, identity?.clientId ?? newId(), more);
+      });
+    } catch (error) {
+      if (identity && isUniqueViolation(error)) throw DomainError.alreadyExists(`the client id ${identity.clientId} is taken by another application`);
+      throw error;
+    }
   }
 
   private async insertApplicationIn(

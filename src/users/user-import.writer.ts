@@ -7,6 +7,7 @@ import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { isUniqueViolation } from '../common/database/unique-violation.js';
 import { EventStore } from '../common/events/event-store.js';
 import type { NewEvent } from '../common/events/event-store.js';
+import type { JsonObject } from '../common/database/columns.js';
 import { InstanceEntity, INSTANCE_ID } from './entities/instance.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import { countAdded } from './org-user-counts.js';
@@ -25,14 +26,26 @@ export interface ImportedHuman {
   nickName: string | null;
   preferredLanguage: string;
   gender: string | null;
-  email: string;
+  /** Null for a user that moves in without an address (a migration); the import always has one. */
+  email: string | null;
   emailVerified: boolean;
   /** Normalised (see phone.ts). */
   phone: string | null;
   phoneVerified: boolean;
   /** Stored as given: verified at login by its own algorithm and re-hashed to bcrypt then. */
-  passwordHash: string;
+  passwordHash: string | null;
   passwordChangeRequired: boolean;
+  /** `inactive` for a user disabled at its source; active when not given. */
+  state?: 'active' | 'inactive';
+  /** When the user was created at its source (epoch ms); now when not given. */
+  createdAt?: number;
+}
+
+/** What a caller writes beside a batch of users, in the batch's transaction (a migration's factors, its origin). */
+export interface ImportBatchExtras {
+  /** Merged into each `user.human.added` payload, e.g. `{source: "migration", migrationId}`. */
+  origin?: JsonObject;
+  alsoWrite?: (manager: EntityManager, users: ImportedHuman[]) => Promise<void>;
 }
 
 interface ImportBatchResult {
@@ -116,22 +129,22 @@ export class UserImportWriter {
   }
 
   /** Stores the users and their events in one transaction; on failure, one transaction per user. */
-  async insertBatch(editorUserId: string, users: ImportedHuman[]): Promise<ImportBatchResult> {
+  async insertBatch(editorUserId: string, users: ImportedHuman[], extras: ImportBatchExtras = {}): Promise<ImportBatchResult> {
     if (users.length === 0) return { inserted: [], rejected: [] };
     try {
-      await this.uow.run((manager) => this.write(manager, editorUserId, users));
+      await this.uow.run((manager) => this.write(manager, editorUserId, users, extras));
       return { inserted: users.map((u) => u.id), rejected: [] };
     } catch {
       // Validation ran before the transaction, so this is rare: find the culprit user by user.
-      return this.insertOneByOne(editorUserId, users);
+      return this.insertOneByOne(editorUserId, users, extras);
     }
   }
 
-  private async insertOneByOne(editorUserId: string, users: ImportedHuman[]): Promise<ImportBatchResult> {
+  private async insertOneByOne(editorUserId: string, users: ImportedHuman[], extras: ImportBatchExtras): Promise<ImportBatchResult> {
     const result: ImportBatchResult = { inserted: [], rejected: [] };
     for (const user of users) {
       try {
-        await this.uow.run((manager) => this.write(manager, editorUserId, [user]));
+        await this.uow.run((manager) => this.write(manager, editorUserId, [user], extras));
         result.inserted.push(user.id);
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
@@ -147,7 +160,7 @@ export class UserImportWriter {
     return `the userName "${user.userName}" already exists in organization ${user.orgId}`;
   }
 
-  private async write(manager: EntityManager, editorUserId: string, users: ImportedHuman[]): Promise<void> {
+  private async write(manager: EntityManager, editorUserId: string, users: ImportedHuman[], extras: ImportBatchExtras): Promise<void> {
     const now = Date.now();
     for (const [orgId, added] of countByOrg(users)) await countAdded(manager, orgId, added);
     await insertValues(
@@ -157,7 +170,8 @@ export class UserImportWriter {
       users.map((u) => userRow(u, now)),
     );
     await insertValues(manager, 'user_contacts', CONTACT_COLUMNS, users.flatMap(contactRows));
-    await this.events.push(manager, ...users.map((u) => addedEvent(u, editorUserId)));
+    await this.events.push(manager, ...users.map((u) => addedEvent(u, editorUserId, extras.origin)));
+    await extras.alsoWrite?.(manager, users);
   }
 }
 
@@ -199,7 +213,7 @@ function userRow(u: ImportedHuman, now: number): unknown[] {
     'human',
     u.userName,
     u.userName.toLowerCase(),
-    'active',
+    u.state ?? 'active',
     u.firstName,
     u.lastName,
     u.displayName,
@@ -207,17 +221,17 @@ function userRow(u: ImportedHuman, now: number): unknown[] {
     u.preferredLanguage,
     u.gender,
     u.email,
-    u.email.toLowerCase(),
-    u.emailVerified ? 1 : 0,
+    u.email?.toLowerCase() ?? null,
+    u.email !== null && u.emailVerified ? 1 : 0,
     u.phone,
     u.phone !== null && u.phoneVerified ? 1 : 0,
     u.passwordHash,
     u.passwordChangeRequired ? 1 : 0,
     0,
     1,
+    u.createdAt ?? now,
     now,
-    now,
-    searchText({ userName: u.userName, givenName: u.firstName, familyName: u.lastName, displayName: u.displayName, email: u.email }),
+    searchText({ userName: u.userName, givenName: u.firstName, familyName: u.lastName, displayName: u.displayName, email: u.email ?? undefined }),
   ];
 }
 
@@ -231,13 +245,13 @@ const CONTACT_COLUMNS = ['user_id', 'org_id', 'kind', 'position', 'value_lower',
 
 /** The primary e-mail (and phone) in `user_contacts`, so SCIM filters on `emails.value` find imported users. */
 function contactRows(u: ImportedHuman): unknown[][] {
-  const rows: unknown[][] = [[u.id, u.orgId, 'email', 0, u.email.toLowerCase(), null, 1]];
+  const rows: unknown[][] = u.email === null ? [] : [[u.id, u.orgId, 'email', 0, u.email.toLowerCase(), null, 1]];
   if (u.phone !== null) rows.push([u.id, u.orgId, 'phone', 0, u.phone.toLowerCase(), null, 1]);
   return rows;
 }
 
 /** Same payload as UsersService.insertHuman writes: never the hash (EventStore refuses secret keys). */
-function addedEvent(u: ImportedHuman, editorUserId: string): NewEvent {
+function addedEvent(u: ImportedHuman, editorUserId: string, origin: JsonObject | undefined): NewEvent {
   return {
     type: 'user.human.added',
     aggregateType: 'user',
@@ -250,8 +264,9 @@ function addedEvent(u: ImportedHuman, editorUserId: string): NewEvent {
       lastName: u.lastName,
       displayName: u.displayName,
       preferredLanguage: u.preferredLanguage,
-      email: u.email,
+      ...(u.email !== null ? { email: u.email } : {}),
       ...(u.phone !== null ? { phone: u.phone } : {}),
+      ...origin,
     },
   };
 }

@@ -20,6 +20,7 @@ import { UserLifecycleService } from './user-lifecycle.service.js';
 import { UserProfileService } from './user-profile.service.js';
 import { UsersService } from './users.service.js';
 import { UserImportWriter } from './user-import.writer.js';
+import { MovingInWriter } from './moving-in/moving-in.writer.js';
 import { UserCodes } from './codes/user-codes.js';
 import { AccountLinksService } from './self-service/account-links.service.js';
 import { UserSessionsService } from './self-service/user-sessions.service.js';
@@ -54,6 +55,7 @@ const SERVICES = [
   LoginNamesService,
   UserProfileService,
   UserImportWriter,
+  MovingInWriter,
   PasswordChecks,
   LoginPolicyService,
   GroupsService,

@@ -99,6 +99,8 @@ export const EVENT_MESSAGES = {
   'org.agent.registration.token.added': 'Agent registration token issued',
   'agent.client.registered': 'Agent client registered',
   'agent.client.removed': 'Agent client removed',
+  'migration.started': 'Migration started',
+  'migration.finished': 'Migration finished',
 } as const;
 
 export type EventType = keyof typeof EVENT_MESSAGES;
@@ -118,6 +120,7 @@ export const AGGREGATE_MESSAGES = {
   idp: 'Identity provider',
   provisioning_target: 'Provisioning target',
   agent_client: 'Agent client',
+  migration: 'Migration',
 } as const;
 
 export type AggregateType = keyof typeof AGGREGATE_MESSAGES;
