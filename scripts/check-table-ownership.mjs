@@ -31,6 +31,7 @@ export const USERS_TABLES = [
   'mfa_offer_skips',
   'org_user_counts',
   'removed_users',
+  'password_history',
   'user_codes',
   'saml_applications',
   'agent_registration_tokens',

@@ -3,15 +3,29 @@ import { DataSource } from 'typeorm';
 import type { UserEntity } from '../users/entities/user.entity.js';
 import { loginUserById, loginUsersByDomainOrName, loginUsersByName } from '../users/queries/login-users.js';
 import { flag } from '../common/database/column-values.js';
+import { PasswordChecks } from '../users/password-checks.service.js';
 import { typedLoginName } from '../users/rules/user-name.js';
 
 /** What the login UI needs of a user: the password step, the state check and the login name. */
 export type LoginUser = Pick<
   UserEntity,
-  'id' | 'orgId' | 'type' | 'state' | 'userName' | 'passwordHash' | 'passwordChangeRequired' | 'failedPasswordChecks' | 'version' | 'email' | 'emailVerified'
+  | 'id'
+  | 'orgId'
+  | 'type'
+  | 'state'
+  | 'userName'
+  | 'passwordHash'
+  | 'passwordChangeRequired'
+  | 'failedPasswordChecks'
+  | 'failuresLockedAt'
+  | 'version'
+  | 'email'
+  | 'emailVerified'
 > & {
   /** `<userName>@<org primary domain>`, as shown and remembered by the login UI. */
   loginName: string;
+  /** When the current password was set (the user's creation when it never changed). */
+  passwordSetAt: Date;
 };
 
 /**
@@ -23,9 +37,31 @@ export type LoginUser = Pick<
  */
 @Injectable()
 export class LoginUsers {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly checks: PasswordChecks,
+  ) {}
 
   async find(loginName: string): Promise<LoginUser | null> {
+    return this.lockEnded(await this.lookUp(loginName));
+  }
+
+  /** The user a passkey or a session names. */
+  async findById(userId: string): Promise<LoginUser | null> {
+    const [row] = await loginUserById(this.dataSource, userId);
+    return this.lockEnded(row ? loginUser(row) : null);
+  }
+
+  /**
+   * A lock by failed checks whose lock time is over ends as a sign-in finds the user (docs/operations.md,
+   * "Settings"), whichever step looks the user up: password, passkey, second factor, federation.
+   */
+  private async lockEnded(user: LoginUser | null): Promise<LoginUser | null> {
+    if (!user || !(await this.checks.endExpiredLock(user))) return user;
+    return { ...user, state: 'active', failedPasswordChecks: 0, failuresLockedAt: null, version: user.version + 1 };
+  }
+
+  private async lookUp(loginName: string): Promise<LoginUser | null> {
     // White space or invisible characters around a typed name are dropped: no user name has them (users/rules/user-name.ts).
     const name = typedLoginName(loginName).toLowerCase();
     if (!name) return null;
@@ -41,12 +77,6 @@ export class LoginUsers {
     if (byName[0] && Number(byName[0].in_default) === 1) return loginUser(byName[0]);
     return byName.length === 1 ? loginUser(byName[0]) : null;
   }
-
-  /** The user a passkey or a session names. */
-  async findById(userId: string): Promise<LoginUser | null> {
-    const [row] = await loginUserById(this.dataSource, userId);
-    return row ? loginUser(row) : null;
-  }
 }
 
 function loginUser(row: Record<string, unknown>): LoginUser {
@@ -60,6 +90,8 @@ function loginUser(row: Record<string, unknown>): LoginUser {
     passwordHash: row.password_hash == null ? null : String(row.password_hash),
     passwordChangeRequired: flag(row.password_change_required),
     failedPasswordChecks: Number(row.failed_password_checks),
+    failuresLockedAt: row.failures_locked_at == null ? null : new Date(Number(row.failures_locked_at)),
+    passwordSetAt: new Date(Number(row.password_set_at)),
     version: Number(row.version),
     email: row.email == null ? null : String(row.email),
     emailVerified: flag(row.email_verified),

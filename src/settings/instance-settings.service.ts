@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { EventStore } from '../common/events/event-store.js';
 import type { JsonObject } from '../common/database/columns.js';
+import { pruneAllIn } from '../users/password-history/password-history.queries.js';
 import { readAppLifetimes, readSettings, writeSettings } from './settings.store.js';
 import type { AppLifetimes } from './settings.store.js';
 import { checkSettings } from './settings.rules.js';
@@ -77,6 +78,8 @@ export class InstanceSettings {
       checkSettings(after);
       const changed = await writeSettings(manager, before, after);
       if (changed.length === 0) return after;
+      // A shorter history keeps fewer previous hashes from now on: none longer than the policy needs them.
+      if (after.passwordPolicy.historyCount < before.passwordPolicy.historyCount) await pruneAllIn(manager, after.passwordPolicy.historyCount - 1);
       await this.events.push(manager, {
         type: 'instance.settings.changed',
         aggregateType: 'instance',

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsObject, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { MAX_FAILURES } from './settings.rules.js';
+import { MAX_FAILURES, MAX_HISTORY_COUNT, MAX_LOCK_SECONDS, MAX_PASSWORD_AGE_DAYS } from './settings.rules.js';
 import { MAX_TOKEN_SECONDS, MIN_TOKEN_SECONDS } from './settings.values.js';
 
 /** Not sent leaves a field as it is; null is no value, so it is refused rather than stored. */
@@ -44,15 +44,17 @@ export class PasswordPolicyPatchDto {
   @applyDecorators(...flag('an uppercase letter is required')) requireUpper?: boolean;
   @applyDecorators(...flag('a digit is required')) requireDigit?: boolean;
   @applyDecorators(...flag('a character other than a letter or digit is required')) requireSymbol?: boolean;
-  @applyDecorators(...count('previous passwords that may not be reused; only 0 (no history) is supported', 0, 0)) historyCount?: number;
-  @applyDecorators(...count('days after which a password must be changed; only 0 (never) is supported', 0, 0)) maxAgeDays?: number;
+  @applyDecorators(...count('a new password may equal none of the last this many, the current one included (0: any)', 0, MAX_HISTORY_COUNT))
+  historyCount?: number;
+  @applyDecorators(...count('days after which a password sign-in asks for a new password (0: never)', 0, MAX_PASSWORD_AGE_DAYS)) maxAgeDays?: number;
 }
 
 export class LockoutPatchDto {
   @applyDecorators(...count('failed password checks that lock a human user (0: never)', 0, MAX_FAILURES)) maxPasswordFailures?: number;
   @applyDecorators(...count('failed password and second-factor checks that lock a human user at a second factor (0: never)', 0, MAX_FAILURES))
   maxFactorFailures?: number;
-  @applyDecorators(...count('how long a lock lasts; only 0 (until an administrator unlocks) is supported', 0, 0)) lockSeconds?: number;
+  @applyDecorators(...count('seconds after which a lock by failed checks ends by itself (0: when an administrator unlocks)', 0, MAX_LOCK_SECONDS))
+  lockSeconds?: number;
 }
 
 export class RegistrationPatchDto {
@@ -90,7 +92,7 @@ export class PasswordPolicyDto {
 export class LockoutDto {
   @ApiProperty() maxPasswordFailures: number;
   @ApiProperty() maxFactorFailures: number;
-  @ApiProperty({ description: '0: until an administrator unlocks' }) lockSeconds: number;
+  @ApiProperty({ description: 'seconds a lock by failed checks lasts; 0: until an administrator unlocks' }) lockSeconds: number;
 }
 
 export class RegistrationDto {

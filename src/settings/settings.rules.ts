@@ -6,6 +6,12 @@ import type { Settings, TokenLifetimes } from './settings.values.js';
 
 /** At most this many failed checks before the lockout; 0 turns that lockout off. */
 export const MAX_FAILURES = 1_000;
+/** Keycloak's "Not Recently Used" takes any count; each remembered password costs a hash check at every change. */
+export const MAX_HISTORY_COUNT = 24;
+/** Ten years: longer is "never", which is 0. */
+export const MAX_PASSWORD_AGE_DAYS = 3_650;
+/** A day: a longer lock is better left to an administrator (0). */
+export const MAX_LOCK_SECONDS = 86_400;
 
 /**
  * The rules a whole set of settings keeps; the first broken one is a 400 naming its field. Types and single-field
@@ -19,13 +25,12 @@ export function checkSettings(settings: Settings): void {
   range('passwordPolicy.minLength', policy.minLength, 1, PASSWORD_MAX_BYTES);
   // bcrypt reads the first 72 bytes of a password and would ignore the rest (src/users/rules/password-policy.ts).
   range('passwordPolicy.maxLength', policy.maxLength, policy.minLength, PASSWORD_MAX_BYTES);
-  // Password history and expiry are not enforced by this version: a value other than 0 would promise what is not done.
-  range('passwordPolicy.historyCount', policy.historyCount, 0, 0);
-  range('passwordPolicy.maxAgeDays', policy.maxAgeDays, 0, 0);
+  range('passwordPolicy.historyCount', policy.historyCount, 0, MAX_HISTORY_COUNT);
+  range('passwordPolicy.maxAgeDays', policy.maxAgeDays, 0, MAX_PASSWORD_AGE_DAYS);
   range('lockout.maxPasswordFailures', lockout.maxPasswordFailures, 0, MAX_FAILURES);
   range('lockout.maxFactorFailures', lockout.maxFactorFailures, 0, MAX_FAILURES);
-  // A locked user stays locked until an administrator unlocks it (docs/operations.md, "Settings").
-  range('lockout.lockSeconds', lockout.lockSeconds, 0, 0);
+  // 0: a locked user stays locked until an administrator unlocks it (docs/operations.md, "Settings").
+  range('lockout.lockSeconds', lockout.lockSeconds, 0, MAX_LOCK_SECONDS);
 }
 
 /** An application's own lifetimes: each within 60 s to 90 days and at most the instance's. */

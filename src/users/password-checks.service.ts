@@ -2,6 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { USER_TOKENS } from '../common/auth/user-tokens.js';
 import type { UserTokens } from '../common/auth/user-tokens.js';
+import { changedRows } from '../common/database/changed-rows.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { EventStore } from '../common/events/event-store.js';
 import { InstanceSettings } from '../settings/instance-settings.service.js';
@@ -110,6 +111,39 @@ export class PasswordChecks {
     await this.uow.run((manager) => this.failedIn(manager, userId, source, check));
   }
 
+  /**
+   * Ends a lock by failed checks once the lockout's lock time is over (docs/operations.md, "Settings"; 0 keeps it
+   * until an administrator unlocks), as the person's next sign-in finds it: the user is active again with no failed
+   * check counted, and `user.unlocked` names no editor. True when this call ended it. A lock by an administrator has
+   * no lock time and is never ended here.
+   */
+  async endExpiredLock(user: Pick<UserEntity, 'id' | 'state' | 'failuresLockedAt'>): Promise<boolean> {
+    const lockedAt = user.failuresLockedAt;
+    if (user.state !== 'locked' || lockedAt === null) return false;
+    const { lockSeconds } = (await this.settings.get()).lockout;
+    if (lockSeconds === 0 || Date.now() < lockedAt.getTime() + lockSeconds * 1000) return false;
+    return this.uow.run(async (manager) => {
+      // Only the lock that was read is ended: a concurrent unlock, or a newer lock, is left as it is.
+      const affected = await changedRows(
+        manager,
+        `UPDATE users SET state = 'active', failed_password_checks = 0, failures_locked_at = NULL, version = version + 1, changed_at = ?
+          WHERE id = ? AND state = 'locked' AND failures_locked_at = ?`,
+        [Date.now(), user.id, lockedAt.getTime()],
+      );
+      if (affected !== 1) return false;
+      const row = await manager.findOneBy(UserEntity, { id: user.id });
+      await this.events.push(manager, {
+        type: 'user.unlocked',
+        aggregateType: 'user',
+        aggregateId: user.id,
+        resourceOwner: row!.orgId,
+        editorUserId: null,
+        payload: { reason: 'the lock time is over', lockSeconds },
+      });
+      return true;
+    });
+  }
+
   /** `failed` inside the caller's transaction. */
   async failedIn(manager: EntityManager, userId: string, source: CheckSource, check: FailedCheck): Promise<void> {
     const user = await manager.findOneBy(UserEntity, { id: userId });
@@ -121,7 +155,7 @@ export class PasswordChecks {
     const limit = await this.limitOf(check.type === 'user.human.mfa.check.failed' ? 'factor' : 'password');
     if (limit === 0 || user.failedPasswordChecks < limit || !isActive(user)) return this.events.push(manager, failed);
     // Only the failure whose UPDATE finds the user still active locks it (concurrent ones on MySQL).
-    const { affected } = await manager.update(UserEntity, { id: user.id, state: 'active' }, { state: 'locked', ...bump(user) });
+    const { affected } = await manager.update(UserEntity, { id: user.id, state: 'active' }, { state: 'locked', failuresLockedAt: new Date(), ...bump(user) });
     if (affected !== 1) return this.events.push(manager, failed);
     await this.tokens?.revokeAll(manager, user.id);
     await this.events.push(manager, failed, { ...base, type: 'user.locked', editorUserId: null, payload: { reason: 'too many failed password checks' } });

@@ -16,6 +16,7 @@ import { UserCodes } from './codes/user-codes.js';
 import { updateRows } from './entity-rows.js';
 import { countRemoved } from './org-user-counts.js';
 import { leaveAllGroupsIn } from './groups/group.queries.js';
+import { PasswordHistory } from './password-history/password-history.service.js';
 import { assertPasswordPolicy } from './rules/password-policy.js';
 import { InstanceSettings } from '../settings/instance-settings.service.js';
 import { isInactive, isLocked } from './rules/user-state.js';
@@ -35,6 +36,7 @@ export class UserLifecycleService {
     private readonly access: UserAccess,
     private readonly codes: UserCodes,
     private readonly settings: InstanceSettings,
+    private readonly history: PasswordHistory,
     @Optional() @Inject(USER_TOKENS) private readonly tokens?: UserTokens,
   ) {}
 
@@ -128,6 +130,7 @@ export class UserLifecycleService {
     const { passwordPolicy } = await this.settings.get();
     assertHasPassword(await this.access.actOn(this.uow.manager, editorUserId, orgId, userId));
     assertPasswordPolicy(password, passwordPolicy);
+    await this.history.assertNotReused(userId, password);
     const hash = await this.passwords.hash(password);
     await this.uow.run(async (manager) => {
       const user = await this.access.actOn(manager, editorUserId, orgId, userId);
@@ -153,8 +156,14 @@ export class UserLifecycleService {
     options: { rehash?: boolean; method?: PasswordChangeMethod; keepSession?: string } = {},
   ) {
     assertHasPassword(user);
-    await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
-    if (!options.rehash) {
+    if (options.rehash) {
+      await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
+    } else {
+      // The password being replaced joins the history the policy keeps (docs/operations.md, "Settings"), and the
+      // new one's age starts now.
+      await this.history.rememberCurrentIn(manager, user.id);
+      const changes = { passwordHash: hash, passwordChangeRequired: changeRequired, passwordChangedAt: new Date(), ...bump(user) };
+      await manager.update(UserEntity, { id: user.id }, changes);
       await this.tokens?.revokeAll(manager, user.id, { keepSession: options.keepSession });
       // Every mailed link of the user ends with it (docs/mail.md, "Codes").
       await this.codes.revokeAllIn(manager, user.id);
@@ -190,7 +199,8 @@ export class UserLifecycleService {
     if (!from.includes(user.state)) {
       throw new DomainError(ErrorCode.FailedPrecondition, `a ${user.state} user cannot become ${to}`);
     }
-    const changes = { state: to, ...(event === 'user.unlocked' ? { failedPasswordChecks: 0 } : {}), ...bump(user) };
+    // Only a lock by failed checks has a lock time (PasswordChecks): any transition ends it.
+    const changes = { state: to, ...(event === 'user.unlocked' ? { failedPasswordChecks: 0 } : {}), failuresLockedAt: null, ...bump(user) };
     await updateRows(manager, UserEntity, { id: user.id }, changes);
     // Access ends with the state; reactivating or unlocking revives none of it (SECURITY.md).
     if (to !== 'active') await this.tokens?.revokeAll(manager, user.id);

@@ -11,6 +11,7 @@ import { LoginNamesService } from './login-names.service.js';
 import { MembershipsService } from './memberships.service.js';
 import { OrganizationsService } from './organizations.service.js';
 import { PasswordChecks } from './password-checks.service.js';
+import { PasswordHistory } from './password-history/password-history.service.js';
 import { LoginPolicyService } from './login-policy.service.js';
 import { DomainPrincipalResolver } from './principal.resolver.js';
 import { ProjectsService } from './projects.service.js';
@@ -57,6 +58,7 @@ const SERVICES = [
   UserImportWriter,
   MovingInWriter,
   PasswordChecks,
+  PasswordHistory,
   LoginPolicyService,
   GroupsService,
   FactorsService,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, processSetup, remoteService } from '../faults/faults.helpers.js';
 import type { ProcessSetup } from '../faults/faults.helpers.js';
-import { createMachine } from '../oidc/support/oidc-fixtures.js';
+import { createHuman, createMachine, PASSWORD } from '../oidc/support/oidc-fixtures.js';
 import type { TestService } from '../support/service.js';
 
 /** The seconds between a JWT's `iat` and `exp`. */
@@ -20,6 +20,7 @@ describe('instance settings across two processes on one database', () => {
   let a: TestService;
   let b: TestService;
   let machine: { clientId: string; clientSecret: string };
+  let orgId: string;
 
   before(async () => {
     setup = await processSetup();
@@ -28,7 +29,7 @@ describe('instance settings across two processes on one database', () => {
     a = remoteService(first.url, setup.adminToken());
     b = remoteService(second.url, setup.adminToken());
     const orgs = await a.api('GET', '/admin/v1/orgs', { token: a.adminToken });
-    const orgId = orgs.body.orgs.find((o: { name: string }) => o.name === 'default').id;
+    orgId = orgs.body.orgs.find((o: { name: string }) => o.name === 'default').id;
     machine = await createMachine(a, orgId, 'jwt');
   });
   after(() => setup?.cleanup());
@@ -60,5 +61,17 @@ describe('instance settings across two processes on one database', () => {
     assert.ok(took <= 1_500, `applied after ${took} ms`);
     const read = await b.api('GET', '/admin/v1/settings', { token: b.adminToken });
     assert.equal(read.body.tokens.accessTokenSeconds, 600);
+  });
+
+  it('a password history turned on through one process refuses a reused password in the other within a second', async () => {
+    const user = await createHuman(a, orgId);
+    const setInB = () => b.api('PUT', `/management/v1/orgs/${orgId}/users/${user.userId}/password`, { token: b.adminToken, body: { password: PASSWORD } });
+    assert.equal((await setInB()).status, 200, 'without a history the same password may be set again');
+    const changed = await a.api('PATCH', '/admin/v1/settings', { token: a.adminToken, body: { passwordPolicy: { historyCount: 1 } } });
+    assert.equal(changed.status, 200, changed.text);
+    const at = Date.now();
+    await eventually('the other process refuses the current password', async () => ((await setInB()).status === 400 ? true : undefined), 3_000, 50);
+    const took = Date.now() - at;
+    assert.ok(took <= 1_500, `applied after ${took} ms`);
   });
 });

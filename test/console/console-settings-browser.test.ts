@@ -39,11 +39,21 @@ describe('the console: instance settings and application token lifetimes in Chro
       await check(page, 'settings');
       await access.fill('900');
       await page.getByLabel('Password needs a digit').check();
+      await page.getByLabel('A new password differs from the last (0 to 24 passwords; 0: any)').fill('5');
+      await page.getByLabel('A password expires after (0 to 3650 days; 0: never)').fill('90');
+      const lockSeconds = page.getByLabel('A lockout ends after (0 to 86400 seconds; 0: when an administrator unlocks)');
+      await lockSeconds.fill('90000');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText(/lockout\.lockSeconds/).first().waitFor();
+      await lockSeconds.fill('900');
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText('Saved').waitFor();
       const settings = await svc.api('GET', '/admin/v1/settings', { token: svc.adminToken });
       assert.equal(settings.body.tokens.accessTokenSeconds, 900);
       assert.equal(settings.body.passwordPolicy.requireDigit, true);
+      assert.equal(settings.body.passwordPolicy.historyCount, 5);
+      assert.equal(settings.body.passwordPolicy.maxAgeDays, 90);
+      assert.equal(settings.body.lockout.lockSeconds, 900);
 
       await page.goto(`${base}/console/orgs/${project.orgId}/projects/${project.projectId}/apps/${app.appId}`);
       const panel = page.getByRole('region', { name: "Token lifetimes (seconds; empty: the instance's)" });

@@ -15,8 +15,11 @@ const NUMBERS: { section: 'tokens' | 'passwordPolicy' | 'lockout'; field: string
   { section: 'tokens', field: 'refreshAbsoluteSeconds', label: 'refreshAbsoluteSeconds' },
   { section: 'passwordPolicy', field: 'minLength', label: 'passwordMinLength' },
   { section: 'passwordPolicy', field: 'maxLength', label: 'passwordMaxLength' },
+  { section: 'passwordPolicy', field: 'historyCount', label: 'passwordHistoryCount' },
+  { section: 'passwordPolicy', field: 'maxAgeDays', label: 'passwordMaxAgeDays' },
   { section: 'lockout', field: 'maxPasswordFailures', label: 'maxPasswordFailures' },
   { section: 'lockout', field: 'maxFactorFailures', label: 'maxFactorFailures' },
+  { section: 'lockout', field: 'lockSeconds', label: 'lockSeconds' },
 ];
 
 const FLAGS: { field: 'requireLower' | 'requireUpper' | 'requireDigit' | 'requireSymbol'; label: MessageKey }[] = [

@@ -9,6 +9,7 @@ import type { UserEntity } from '../../users/entities/user.entity.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
 import { scimInstanceSettings } from '../../users/queries/instance.js';
 import type { ScimInstanceSettings as InstanceSettings } from '../../users/queries/instance.js';
+import { PasswordHistory } from '../../users/password-history/password-history.service.js';
 import { passwordProblem } from '../../users/rules/password-policy.js';
 import { InstanceSettings as Settings } from '../../settings/instance-settings.service.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
@@ -52,6 +53,7 @@ export class ScimUsersService {
     private readonly access: UserAccess,
     private readonly links: AccountLinksService,
     private readonly settings: Settings,
+    private readonly history: PasswordHistory,
   ) {}
 
   get(orgId: string, id: string): Promise<UserEntity> {
@@ -128,7 +130,7 @@ export class ScimUsersService {
     const instance = await this.instance();
     const profile = toProfile(input.doc, null);
     if (input.password !== undefined) await this.access.assertMayActOn(this.uow.manager, editorUserId, user.id);
-    const passwordHash = input.password === undefined ? null : await this.hashPassword(instance, input.password);
+    const passwordHash = input.password === undefined ? null : await this.hashPassword(instance, input.password, user.id);
     return { profile, passwordHash, active: input.doc.active };
   }
 
@@ -169,9 +171,10 @@ export class ScimUsersService {
     return null;
   }
 
-  private async hashPassword(_instance: InstanceSettings, password: string): Promise<string> {
+  /** `userId`: the user whose password this replaces, held to the policy's history too. */
+  private async hashPassword(_instance: InstanceSettings, password: string, userId?: string): Promise<string> {
     // The instance's password policy as it is now (docs/operations.md, "Settings").
-    const problem = passwordProblem(password, (await this.settings.get()).passwordPolicy);
+    const problem = passwordProblem(password, (await this.settings.get()).passwordPolicy) ?? (userId && (await this.history.problemOf(userId, password)));
     if (problem) throw ScimError.badRequest('invalidValue', `the ${problem}`);
     return this.passwords.hash(password);
   }

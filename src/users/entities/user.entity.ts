@@ -77,6 +77,14 @@ export class UserEntity {
   @Column({ name: 'failed_password_checks', type: 'int', default: 0 })
   failedPasswordChecks: number;
 
+  /** When the current password was set; null: when the user was made (the password's age, docs/operations.md). */
+  @Column({ name: 'password_changed_at', ...timestampColumn, nullable: true })
+  passwordChangedAt: Date | null;
+
+  /** When failed checks locked the user, which the lockout's lock time ends; null for any other state or lock. */
+  @Column({ name: 'failures_locked_at', ...timestampColumn, nullable: true })
+  failuresLockedAt: Date | null;
+
   /** Machine users: what the service account is for. */
   @Column({ type: 'varchar', length: 500, nullable: true })
   description: string | null;

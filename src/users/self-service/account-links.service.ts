@@ -18,6 +18,7 @@ import { LoginPolicyEntity } from '../entities/login-policy.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { UserEntity } from '../entities/user.entity.js';
 import { verifiedByAnother, verifiedElsewhereError } from '../queries/verified-emails.js';
+import { PasswordHistory } from '../password-history/password-history.service.js';
 import { assertPasswordPolicy } from '../rules/password-policy.js';
 import { InstanceSettings } from '../../settings/instance-settings.service.js';
 import { isInactive } from '../rules/user-state.js';
@@ -60,6 +61,7 @@ export class AccountLinksService {
     private readonly passwords: PasswordHasher,
     private readonly lifecycle: UserLifecycleService,
     private readonly settings: InstanceSettings,
+    private readonly history: PasswordHistory,
   ) {}
 
   /**
@@ -182,9 +184,11 @@ export class AccountLinksService {
    */
   async setPassword(code: string, purpose: keyof typeof ACCOUNT_LINK_PATHS, password: string): Promise<void> {
     // Checked before bcrypt is spent, and again where it is written.
-    if ((await this.holder(code, purpose)) === undefined) throw invalidLink();
-    // The instance's password policy as it is now (docs/operations.md, "Settings").
+    const holder = await this.liveHolderIn(this.uow.manager, code, purpose);
+    if (holder === undefined) throw invalidLink();
+    // The instance's password policy as it is now, its history included (docs/operations.md, "Settings").
     assertPasswordPolicy(password, (await this.settings.get()).passwordPolicy);
+    await this.history.assertNotReused(holder.id, password);
     const hash = await this.passwords.hash(password);
     return this.uow.run(async (manager) => {
       const user = await this.liveHolderIn(manager, code, purpose);

@@ -41,6 +41,7 @@ import { AgentConsents1795764672233 } from './1795764672233-agent-consents.js';
 import { DropApplicationAgent1795774845896 } from './1795774845896-drop-application-agent.js';
 import { RegistrationTokenUses1795775000000 } from './1795775000000-registration-token-uses.js';
 import { InstanceSettings1795780000000 } from './1795780000000-instance-settings.js';
+import { PasswordHistory1795834593384 } from './1795834593384-password-history.js';
 import { SamlRequestNameIdFormat1795818024363 } from './1795818024363-saml-request-name-id-format.js';
 import { AuditStreams1795830241966 } from './1795830241966-audit-streams.js';
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
@@ -103,4 +104,5 @@ export const MIGRATIONS = [
   SamlRequestNameIdFormat1795818024363,
   AuditStreams1795830241966,
   Migrations1795830288582,
+  PasswordHistory1795834593384,
 ];
