@@ -7,6 +7,7 @@ import type { AppConfig } from './common/config/config.js';
 import { ProvisioningModule } from './provisioning/provisioning.module.js';
 import { ScimModule } from './scim/scim.module.js';
 import { FederationModule } from './federation/federation.module.js';
+import { DirectoriesModule } from './directories/directories.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
 import { SamlModule } from './saml/saml.module.js';
 import { SettingsModule } from './settings/settings.module.js';
@@ -28,6 +29,7 @@ export class AppModule {
         OidcModule,
         WebhooksModule,
         FederationModule,
+        DirectoriesModule,
         SamlModule,
         ProvisioningModule,
         AuditModule,

@@ -48,6 +48,7 @@ import { Webhooks1763701800000 } from './1763701800000-webhooks.js';
 import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
 import { AgentClientPolicy1795762737314 } from './1795762737314-agent-client-policy.js';
 import { ExternalResources1795763646988 } from './1795763646988-external-resources.js';
+import { Directories1795830297574 } from './1795830297574-directories.js';
 
 /** Every migration, oldest first; TypeORM runs the ones the database has not recorded. */
 export const MIGRATIONS = [
@@ -101,4 +102,5 @@ export const MIGRATIONS = [
   InstanceSettings1795780000000,
   SamlRequestNameIdFormat1795818024363,
   AuditStreams1795830241966,
+  Directories1795830297574,
 ];
