@@ -14,7 +14,15 @@ import { parseHostEntry } from './directory-hosts.js';
 import type { HostEntry } from './directory-hosts.js';
 import { assertTransport, DEFAULT_SYNC_INTERVAL_MINUTES, DEFAULTS, invalid } from './directory-settings.js';
 import type { AttributeMapping, DirectorySettings, DirectoryType, PasswordCheck } from './directory-settings.js';
-import { deleteDirectory, directoriesOf, directoryById, directoryHosts, insertDirectory, replaceDirectoryHosts, updateDirectory } from './directories.queries.js';
+import {
+  deleteDirectory,
+  directoriesOf,
+  directoryById,
+  directoryHosts,
+  insertDirectory,
+  replaceDirectoryHosts,
+  updateDirectory,
+} from './directories.queries.js';
 import type { DirectoryRow } from './directories.queries.js';
 import { unlinkAllIn } from './directory-links.js';
 import { UserLifecycleService } from '../users/user-lifecycle.service.js';
@@ -129,7 +137,8 @@ export class DirectoriesService {
       settings: JSON.stringify(settings),
       bindPassword: input.bindPassword === undefined ? before.bindPassword : this.encryptor.encrypt(input.bindPassword),
       // Another server or another part of the tree: the cursor means nothing there, the next sync is full.
-      syncCursor: settings.url === previous.url && settings.usersDn === previous.usersDn && settings.userFilter === previous.userFilter ? before.syncCursor : null,
+      syncCursor:
+        settings.url === previous.url && settings.usersDn === previous.usersDn && settings.userFilter === previous.userFilter ? before.syncCursor : null,
       nextSyncAt: interval === 0 ? 0 : before.nextSyncAt === 0 ? Date.now() : before.nextSyncAt,
       changedAt: Date.now(),
     };

@@ -38,7 +38,10 @@ function tlsOptionsOf(settings: Pick<DirectorySettings, 'url' | 'caCertificate'>
  * A connection to the directory, TLS set up (ldaps, or StartTLS per RFC 4511 §4.14) and not yet bound; the host is
  * checked against the allow-list first. The caller unbinds it.
  */
-export async function connectTo(settings: Pick<DirectorySettings, 'url' | 'startTls' | 'caCertificate'>, allow: HostEntry[]): Promise<{ client: Client; tls: boolean }> {
+export async function connectTo(
+  settings: Pick<DirectorySettings, 'url' | 'startTls' | 'caCertificate'>,
+  allow: HostEntry[],
+): Promise<{ client: Client; tls: boolean }> {
   const { scheme, host, port } = parseDirectoryUrl(settings.url);
   if (!hostAllowed(allow, host, port)) throw new DirectoryUnreachable(`${host}:${port} is not an allowed directory host`, 'not_allowed');
   const tlsOptions = tlsOptionsOf(settings);
@@ -68,7 +71,8 @@ export async function serviceConnection(settings: DirectorySettings, bindPasswor
     await client.bind(settings.bindDn, bindPassword);
   } catch (error) {
     await client.unbind().catch(() => undefined);
-    if (error instanceof InvalidCredentialsError) throw new DirectoryUnreachable('the directory refused the service account (bindDn, bindPassword)', 'bind_refused');
+    if (error instanceof InvalidCredentialsError)
+      throw new DirectoryUnreachable('the directory refused the service account (bindDn, bindPassword)', 'bind_refused');
     throw unreachableOf(error);
   }
   return client;

@@ -1,6 +1,5 @@
 import type { EntityManager } from 'typeorm';
 import { DomainError } from '../common/errors/domain-error.js';
-import { UserEntity } from '../users/entities/user.entity.js';
 import { isInactive } from '../users/rules/user-state.js';
 import type { UserAccess } from '../users/acting/user-access.service.js';
 import type { UserLifecycleService } from '../users/user-lifecycle.service.js';
@@ -18,12 +17,10 @@ export async function unlinkAllIn(
   row: DirectoryRow,
 ): Promise<void> {
   for (const link of await linksOf(manager, row.id)) {
-    const user = await manager.findOneBy(UserEntity, { id: link.userId, orgId: row.orgId });
-    if (!user || isInactive(user)) continue;
     try {
       // Who acts here is the remover: a user holding roles the remover lacks stays as it is (docs/product-rules.md).
-      await users.access.assertMayActOn(manager, editorUserId, user.id);
-      await users.lifecycle.deactivateIn(manager, editorUserId, user);
+      const user = await users.access.actOn(manager, editorUserId, row.orgId, link.userId);
+      if (!isInactive(user)) await users.lifecycle.deactivateIn(manager, editorUserId, user);
     } catch (error) {
       // Refused by the acting rule, or the last IAM_OWNER: it stays active, a local user like the others.
       if (!(error instanceof DomainError)) throw error;

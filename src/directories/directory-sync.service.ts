@@ -7,7 +7,7 @@ import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { UserAccess } from '../users/acting/user-access.service.js';
-import { UserEntity } from '../users/entities/user.entity.js';
+import type { UserEntity } from '../users/entities/user.entity.js';
 import { linkCandidates } from '../users/queries/link-candidates.js';
 import { verifiedByAnother } from '../users/queries/verified-emails.js';
 import { isInactive } from '../users/rules/user-state.js';
@@ -193,14 +193,20 @@ export class DirectorySync implements OnApplicationBootstrap, OnApplicationShutd
       const userId = await this.newUserFor(manager, target, person);
       const created = userId === undefined;
       const id = userId ?? (await this.create(manager, target, person)).id;
-      await insertLink(manager, { directoryId: target.row.id, externalId: person.externalId, userId: id, dn: person.dn, disabled: person.disabled, syncedAt: now });
-      const user = await manager.findOneByOrFail(UserEntity, { id });
+      await insertLink(manager, {
+        directoryId: target.row.id,
+        externalId: person.externalId,
+        userId: id,
+        dn: person.dn,
+        disabled: person.disabled,
+        syncedAt: now,
+      });
+      const user = await this.users.get(orgId, id, manager);
       if (!created) await this.edits.changeIn(manager, null, user, changesOf(user, person));
       if (person.disabled && !isInactive(user)) await this.lifecycle.deactivateIn(manager, null, user);
       return created ? 'created' : 'updated';
     }
-    const user = await manager.findOneBy(UserEntity, { id: link.userId, orgId });
-    if (!user) throw new DomainError(ErrorCode.NotFound, 'its user was removed');
+    const user = await this.users.get(orgId, link.userId, manager);
     let outcome: Outcome = 'unchanged';
     const changes = changesOf(user, person);
     if (Object.keys(changes).length > 0) {
@@ -254,7 +260,7 @@ export class DirectorySync implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async deactivateGone(manager: EntityManager, target: DirectoryTarget, link: DirectoryUserRow): Promise<Outcome | undefined> {
-    const user = await manager.findOneBy(UserEntity, { id: link.userId, orgId: target.row.orgId });
+    const user = await this.users.get(target.row.orgId, link.userId, manager).catch(() => undefined);
     if (!user || (isInactive(user) && link.disabled)) return undefined;
     await updateLink(manager, { ...link, disabled: true, syncedAt: Date.now() });
     if (isInactive(user)) return undefined;

@@ -50,7 +50,7 @@ describe('directories: OpenLDAP (slapd) by the management API', () => {
   });
   after(() => slapd?.stop());
 
-  it('the hosts allow-list is an IAM_OWNER\'s: a bad entry is a 400 naming it; an ORG_OWNER is refused', async () => {
+  it("the hosts allow-list is an IAM_OWNER's: a bad entry is a 400 naming it; an ORG_OWNER is refused", async () => {
     const bad = await setHosts(['127.0.0.1', 'not a host!']);
     assert.equal(bad.status, 400, bad.text);
     assert.match(bad.text, /allow\[1\]/);
@@ -112,10 +112,7 @@ describe('directories: OpenLDAP (slapd) by the management API', () => {
     assert.equal(tested.body.tls, false);
     assert.equal(tested.body.serverType, 'openldap');
     assert.deepEqual(tested.body.problems, []);
-    assert.deepEqual(
-      tested.body.users.map((u: { userName: string }) => u.userName).sort(),
-      ['alice', 'bob', 'carol'],
-    );
+    assert.deepEqual(tested.body.users.map((u: { userName: string }) => u.userName).sort(), ['alice', 'bob', 'carol']);
     assert.deepEqual(tested.body.groups, [{ dn: `cn=staff,ou=groups,${SUFFIX}`, name: 'staff' }]);
 
     const pinned = (await as(owner.token, 'POST', directories(), directory({ url: slapd.ldapsUrl, caCertificate: slapd.caPem }))).body.id;

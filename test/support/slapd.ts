@@ -201,7 +201,10 @@ async function untilListening(port: number, child: ChildProcess, output: () => s
     if (child.exitCode !== null) throw new Error(`slapd exited during start-up:\n${output()}`);
     const open = await new Promise<boolean>((resolve) => {
       const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
       socket.once('error', () => resolve(false));
     });
     if (open) return;

@@ -64,7 +64,12 @@ export class DirectoriesController {
   @ApiOperation({ summary: 'Change a directory', description: 'The fields sent change; a new bindPassword replaces the stored one.' })
   @ApiNotFoundResponse({ description: 'no such directory of the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  change(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('directoryId') directoryId: string, @Body() dto: UpdateDirectoryDto): Promise<DirectoryView> {
+  change(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('directoryId') directoryId: string,
+    @Body() dto: UpdateDirectoryDto,
+  ): Promise<DirectoryView> {
     return this.directories.change(caller.userId, orgId, directoryId, dto);
   }
 
@@ -90,7 +95,12 @@ export class DirectoriesController {
   @ApiOperation({ summary: 'Sync a directory now', description: 'The sync runs after the answer; 409 while another sync of it runs.' })
   @ApiAcceptedResponse({ type: SyncStartedDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  sync(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('directoryId') directoryId: string, @Body() _dto: StartSyncDto): Promise<SyncStartedDto> {
+  sync(
+    @Caller() caller: Principal,
+    @Param('orgId') orgId: string,
+    @Param('directoryId') directoryId: string,
+    @Body() _dto: StartSyncDto,
+  ): Promise<SyncStartedDto> {
     return this.syncs.start(caller.userId, orgId, directoryId);
   }
 

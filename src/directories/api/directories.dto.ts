@@ -12,7 +12,10 @@ const ATTRIBUTE = /^([A-Za-z][A-Za-z0-9-]*|\d+(\.\d+)+)$/;
 function attribute() {
   return [IsOptional(), IsString(), Bounded(DIRECTORY_BOUNDS.attribute), Matches(ATTRIBUTE, { message: 'attributes must be LDAP attribute names' })];
 }
-const each = (decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => decorators.forEach((d) => d(target, key));
+const each =
+  (decorators: PropertyDecorator[]): PropertyDecorator =>
+  (target, key) =>
+    decorators.forEach((d) => d(target, key));
 
 /** Which directory attribute fills which user field; what is not sent keeps the type's default (docs/directories.md). */
 export class AttributeMappingDto {
@@ -46,7 +49,12 @@ class DirectoryFieldsDto {
   @Matches(/^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\s*$/, { message: 'caCertificate must be a PEM certificate' })
   caCertificate?: string | null;
 
-  @ApiPropertyOptional({ example: '(objectClass=inetOrgPerson)' }) @IsOptional() @IsString() @Bounded(DIRECTORY_BOUNDS.filter) @Matches(/^\(.*\)$/s, { message: 'userFilter must be an LDAP filter in parentheses (RFC 4515)' }) userFilter?: string;
+  @ApiPropertyOptional({ example: '(objectClass=inetOrgPerson)' })
+  @IsOptional()
+  @IsString()
+  @Bounded(DIRECTORY_BOUNDS.filter)
+  @Matches(/^\(.*\)$/s, { message: 'userFilter must be an LDAP filter in parentheses (RFC 4515)' })
+  userFilter?: string;
 
   @ApiPropertyOptional({ nullable: true, example: 'ou=groups,dc=example,dc=org' })
   @IsOptional()
@@ -55,17 +63,33 @@ class DirectoryFieldsDto {
   @Bounded(DIRECTORY_BOUNDS.dn)
   groupsDn?: string | null;
 
-  @ApiPropertyOptional({ example: '(objectClass=groupOfNames)' }) @IsOptional() @IsString() @Bounded(DIRECTORY_BOUNDS.filter) @Matches(/^\(.*\)$/s, { message: 'groupFilter must be an LDAP filter in parentheses (RFC 4515)' }) groupFilter?: string;
+  @ApiPropertyOptional({ example: '(objectClass=groupOfNames)' })
+  @IsOptional()
+  @IsString()
+  @Bounded(DIRECTORY_BOUNDS.filter)
+  @Matches(/^\(.*\)$/s, { message: 'groupFilter must be an LDAP filter in parentheses (RFC 4515)' })
+  groupFilter?: string;
 
-  @ApiPropertyOptional({ type: AttributeMappingDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => AttributeMappingDto) attributes?: AttributeMappingDto;
+  @ApiPropertyOptional({ type: AttributeMappingDto })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AttributeMappingDto)
+  attributes?: AttributeMappingDto;
 
   @ApiPropertyOptional({ type: SyncScheduleDto }) @IsOptional() @IsObject() @ValidateNested() @Type(() => SyncScheduleDto) sync?: SyncScheduleDto;
 
   @ApiPropertyOptional({ enum: PASSWORD_CHECKS, default: 'bind' }) @IsOptional() @IsIn(PASSWORD_CHECKS) passwordCheck?: PasswordCheck;
 
-  @ApiPropertyOptional({ default: false, description: 'write password changes and resets made in Portcullis to the directory' }) @IsOptional() @IsBoolean() writeBack?: boolean;
+  @ApiPropertyOptional({ default: false, description: 'write password changes and resets made in Portcullis to the directory' })
+  @IsOptional()
+  @IsBoolean()
+  writeBack?: boolean;
 
-  @ApiPropertyOptional({ default: false, description: 'create a person who is in the directory but not yet synced at sign-in' }) @IsOptional() @IsBoolean() jit?: boolean;
+  @ApiPropertyOptional({ default: false, description: 'create a person who is in the directory but not yet synced at sign-in' })
+  @IsOptional()
+  @IsBoolean()
+  jit?: boolean;
 }
 
 export class CreateDirectoryDto extends DirectoryFieldsDto {
@@ -82,7 +106,12 @@ export class UpdateDirectoryDto extends DirectoryFieldsDto {
   @ApiPropertyOptional() @IsOptional() @IsString() @IsNotBlank() @Bounded(DIRECTORY_BOUNDS.name) name?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @Bounded(DIRECTORY_BOUNDS.url) url?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @IsNotBlank() @Bounded(DIRECTORY_BOUNDS.dn) bindDn?: string;
-  @ApiPropertyOptional({ writeOnly: true, description: 'replaces the stored one; never returned' }) @IsOptional() @IsString() @IsNotBlank() @Bounded(DIRECTORY_BOUNDS.password) bindPassword?: string;
+  @ApiPropertyOptional({ writeOnly: true, description: 'replaces the stored one; never returned' })
+  @IsOptional()
+  @IsString()
+  @IsNotBlank()
+  @Bounded(DIRECTORY_BOUNDS.password)
+  bindPassword?: string;
   @ApiPropertyOptional() @IsOptional() @IsString() @IsNotBlank() @Bounded(DIRECTORY_BOUNDS.dn) usersDn?: string;
 }
 

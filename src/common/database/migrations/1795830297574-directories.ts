@@ -32,7 +32,9 @@ export class Directories1795830297574 implements MigrationInterface {
           { name: 'created_at', type: 'bigint', isNullable: false },
           { name: 'changed_at', type: 'bigint', isNullable: false },
         ],
-        foreignKeys: [new TableForeignKey({ name: 'fk_directories_org', columnNames: ['org_id'], referencedTableName: 'organizations', referencedColumnNames: ['id'] })],
+        foreignKeys: [
+          new TableForeignKey({ name: 'fk_directories_org', columnNames: ['org_id'], referencedTableName: 'organizations', referencedColumnNames: ['id'] }),
+        ],
         indices: [new TableIndex({ name: 'ix_directories_org', columnNames: ['org_id', 'created_at', 'id'] })],
       }),
     );
@@ -61,8 +63,19 @@ export class Directories1795830297574 implements MigrationInterface {
           { name: 'synced_at', type: 'bigint', isNullable: false },
         ],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_directory_users_directory', columnNames: ['directory_id'], referencedTableName: 'directories', referencedColumnNames: ['id'] }),
-          new TableForeignKey({ name: 'fk_directory_users_user', columnNames: ['user_id'], referencedTableName: 'users', referencedColumnNames: ['id'], onDelete: 'CASCADE' }),
+          new TableForeignKey({
+            name: 'fk_directory_users_directory',
+            columnNames: ['directory_id'],
+            referencedTableName: 'directories',
+            referencedColumnNames: ['id'],
+          }),
+          new TableForeignKey({
+            name: 'fk_directory_users_user',
+            columnNames: ['user_id'],
+            referencedTableName: 'users',
+            referencedColumnNames: ['id'],
+            onDelete: 'CASCADE',
+          }),
         ],
         indices: [new TableIndex({ name: 'ux_directory_users_user', columnNames: ['user_id'], isUnique: true })],
       }),
@@ -85,7 +98,12 @@ export class Directories1795830297574 implements MigrationInterface {
           { name: 'failures', type: 'text', isNullable: false },
         ],
         foreignKeys: [
-          new TableForeignKey({ name: 'fk_directory_syncs_directory', columnNames: ['directory_id'], referencedTableName: 'directories', referencedColumnNames: ['id'] }),
+          new TableForeignKey({
+            name: 'fk_directory_syncs_directory',
+            columnNames: ['directory_id'],
+            referencedTableName: 'directories',
+            referencedColumnNames: ['id'],
+          }),
         ],
         indices: [new TableIndex({ name: 'ix_directory_syncs_directory', columnNames: ['directory_id', 'started_at'] })],
       }),
