@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { LoginModule } from '../login/login.module.js';
 import { UsersModule } from '../users/users.module.js';
+import { DirectoryPasswords } from './directory-passwords.js';
 import { DirectoriesController, DirectoryHostsController } from './api/directories.controller.js';
 import { DirectoriesService } from './directories.service.js';
 import { DirectorySync } from './directory-sync.service.js';
@@ -11,8 +13,8 @@ import { DirectoryTests } from './directory-tests.service.js';
  * brings their people in. It owns `directories`, `directory_hosts`, `directory_users` and `directory_syncs`.
  */
 @Module({
-  imports: [UsersModule],
+  imports: [UsersModule, LoginModule],
   controllers: [DirectoriesController, DirectoryHostsController],
-  providers: [DirectoriesService, DirectoryTests, DirectorySync],
+  providers: [DirectoriesService, DirectoryTests, DirectorySync, DirectoryPasswords],
 })
 export class DirectoriesModule {}
