@@ -12,7 +12,7 @@ import { organizationExists } from '../users/queries/organizations.js';
 import { assertHostAllowed } from './directory-connection.js';
 import { parseHostEntry } from './directory-hosts.js';
 import type { HostEntry } from './directory-hosts.js';
-import { assertTransport, DEFAULT_SYNC_INTERVAL_MINUTES, DEFAULTS, invalid } from './directory-settings.js';
+import { assertSupported, assertTransport, DEFAULT_SYNC_INTERVAL_MINUTES, DEFAULTS, invalid } from './directory-settings.js';
 import type { AttributeMapping, DirectorySettings, DirectoryType, PasswordCheck } from './directory-settings.js';
 import {
   deleteDirectory,
@@ -92,6 +92,7 @@ export class DirectoriesService {
     const type = input.type ?? 'ldap';
     const settings = settingsOf(type, input, undefined);
     assertTransport(settings);
+    assertSupported(settings);
     assertHostAllowed(await this.allowList(), settings.url);
     const now = Date.now();
     const row: DirectoryRow = {
@@ -128,6 +129,7 @@ export class DirectoriesService {
     const type = before.type as DirectoryType;
     const settings = settingsOf(type, input, JSON.parse(before.settings) as DirectorySettings);
     assertTransport(settings);
+    assertSupported(settings);
     assertHostAllowed(await this.allowList(), settings.url);
     const previous = JSON.parse(before.settings) as DirectorySettings;
     const interval = settings.sync.intervalMinutes;

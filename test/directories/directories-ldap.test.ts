@@ -62,12 +62,17 @@ describe('directories: OpenLDAP (slapd) by the management API', () => {
     assert.deepEqual(set.body, { allow: ['ldap.corp.example:636', '10.20.0.0/16', '127.0.0.1'] });
   });
 
-  it('a directory outside the allow-list, or plain LDAP to a host that is not loopback, is a 400 naming url; nothing is stored', async () => {
+  it('a directory outside the allow-list, plain LDAP to a host that is not loopback, or what is not built yet is a 400 naming the field; nothing is stored', async () => {
     const before = await countRows(svc, 'directories');
     for (const url of ['ldaps://ldap.corp.example:1636', 'ldaps://10.21.0.1:636', 'ldap://10.20.0.5:389', 'https://127.0.0.1/']) {
       const res = await as(owner.token, 'POST', directories(), directory({ url }));
       assert.equal(res.status, 400, `${url}: ${res.text}`);
       assert.match(res.text, /"url"|url/, url);
+    }
+    for (const field of ['writeBack', 'jit']) {
+      const res = await as(owner.token, 'POST', directories(), directory({ url: slapd.url, [field]: true }));
+      assert.equal(res.status, 400, res.text);
+      assert.match(res.text, new RegExp(field));
     }
     assert.equal(await countRows(svc, 'directories'), before);
     assert.equal((await as(manager.token, 'POST', directories(), directory())).status, 403);
