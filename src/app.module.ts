@@ -8,6 +8,7 @@ import { ProvisioningModule } from './provisioning/provisioning.module.js';
 import { ScimModule } from './scim/scim.module.js';
 import { FederationModule } from './federation/federation.module.js';
 import { MigrationsModule } from './migrations/migrations.module.js';
+import { DirectoriesModule } from './directories/directories.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
 import { SamlModule } from './saml/saml.module.js';
 import { SettingsModule } from './settings/settings.module.js';
@@ -30,6 +31,7 @@ export class AppModule {
         WebhooksModule,
         FederationModule,
         MigrationsModule,
+        DirectoriesModule,
         SamlModule,
         ProvisioningModule,
         AuditModule,

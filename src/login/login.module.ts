@@ -15,6 +15,7 @@ import { OwedActions } from './owed-actions.js';
 import { OwedActionsUi } from './owed-actions.router.js';
 import { PasswordLoginUi } from './password-login.router.js';
 import { PasswordLoginService } from './password-login.service.js';
+import { ExternalPasswords } from './external-passwords.js';
 import { RegistrationGate } from './registration-gate.js';
 import { RegistrationUi } from './registration.router.js';
 import { SecondFactorPages } from './second-factor.pages.js';
@@ -39,6 +40,7 @@ import { SignInFlow } from './sign-in-flow.js';
     KnownAccounts,
     RegistrationGate,
     PasswordLoginService,
+    ExternalPasswords,
     SecondFactorPages,
     SignInAttempts,
     OwedActions,
@@ -62,6 +64,7 @@ import { SignInFlow } from './sign-in-flow.js';
     LoginUsers,
     KnownAccounts,
     PasswordLoginService,
+    ExternalPasswords,
     SecondFactorPages,
     SignInFlow,
     LoginUiRoutes,

@@ -7,6 +7,7 @@ const EN = {
   signIn: 'Sign in',
   invalidCredentials: 'The login name or password is wrong.',
   busy: 'Too many sign-ins are being checked right now. Try again in a few seconds.',
+  directoryUnreachable: "Your password is kept in your organization's directory, which cannot be reached right now. Try again later or ask your IT department.",
   tooManyAttempts: (minutes: number) => `Too many failed sign-in attempts. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
   selectAccount: 'Choose an account',
   sessionEnded: 'Your session has ended. Enter your password to continue.',
@@ -135,6 +136,8 @@ const DE: Messages = {
   signIn: 'Anmelden',
   invalidCredentials: 'Loginname oder Passwort ist falsch.',
   busy: 'Gerade werden zu viele Anmeldungen geprüft. Versuche es in ein paar Sekunden erneut.',
+  directoryUnreachable:
+    'Dein Passwort liegt im Verzeichnis deiner Organisation, das gerade nicht erreichbar ist. Versuche es später erneut oder wende dich an deine IT-Abteilung.',
   tooManyAttempts: (minutes: number) => `Zu viele fehlgeschlagene Anmeldeversuche. Versuche es in ${minutes} ${minutes === 1 ? 'Minute' : 'Minuten'} erneut.`,
   selectAccount: 'Konto auswählen',
   sessionEnded: 'Deine Sitzung ist abgelaufen. Gib dein Passwort ein, um fortzufahren.',

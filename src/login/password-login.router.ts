@@ -77,6 +77,12 @@ export class PasswordLoginUi {
       res.status(503).set('Retry-After', String(error.retryAfterSeconds));
       return this.loginPage.render(req, res, interaction, loginName, (t) => t.busy);
     }
+    if (!result.ok && result.unreachable) {
+      // The password was not checked, so the attempt is not counted (docs/directories.md, "Sign-in").
+      await this.rateLimiter.release(ip, loginName);
+      res.status(503);
+      return this.loginPage.render(req, res, interaction, loginName, (t) => t.directoryUnreachable);
+    }
     if (!result.ok) {
       // One answer for a wrong password and for an unknown, inactive or locked user (SECURITY.md).
       res.status(401);

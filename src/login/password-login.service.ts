@@ -10,10 +10,13 @@ import { PasswordChecks } from '../users/password-checks.service.js';
 import type { CheckSource } from '../users/password-checks.service.js';
 import { UserLifecycleService } from '../users/user-lifecycle.service.js';
 import { LoginUsers } from './login-users.js';
+import { ExternalPasswords } from './external-passwords.js';
+import type { ExternalPasswordCheck } from './external-passwords.js';
 import type { LoginUser } from './login-users.js';
 import { isActive } from '../users/rules/user-state.js';
 
-export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false };
+/** `unreachable`: the user's password is kept by a directory that could not be reached (docs/directories.md, "Sign-in"). */
+export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false; unreachable?: true };
 
 /**
  * The password step of the login UI: every stored hash format the import accepts is verified by its
@@ -31,6 +34,7 @@ export class PasswordLoginService {
     private readonly checks: PasswordChecks,
     private readonly uow: UnitOfWork,
     private readonly users: LoginUsers,
+    private readonly external: ExternalPasswords,
   ) {}
 
   /** Moving average of how long counting and recording a failed check take in this process (milliseconds). */
@@ -50,7 +54,7 @@ export class PasswordLoginService {
     try {
       const result = await this.verify(await find(), password, source);
       logins.inc({ result: result.ok ? 'success' : result.locked ? 'locked' : 'failure' });
-      return result.ok ? result : { ok: false };
+      return result.ok ? result : result.unreachable ? { ok: false, unreachable: true } : { ok: false };
     } catch (error) {
       logins.inc({ result: error instanceof VerifierBusyError ? 'busy' : 'error' });
       throw error;
@@ -58,12 +62,14 @@ export class PasswordLoginService {
   }
 
   private async verify(user: LoginUser | null, password: string, source: CheckSource): Promise<PasswordLoginResult & { locked?: boolean }> {
-    if (!user || user.type !== 'human' || !user.passwordHash || !isActive(user)) return this.refuse(password);
+    const keeper = user?.type === 'human' ? await this.external.of(user.id) : undefined;
+    if (!user || user.type !== 'human' || (!user.passwordHash && !keeper) || !isActive(user)) return this.refuse(password);
     const started = performance.now();
     const reserved = await this.checks.reserve(user.id);
     const countingMs = performance.now() - started;
     if (!reserved) return { ...(await this.refuse(password, countingMs)), locked: true };
-    const hash = user.passwordHash;
+    if (keeper) return this.verifyElsewhere(keeper, user, password, source);
+    const hash = user.passwordHash!;
     const matches = await verifyPassword(password, hash).catch(async (error: unknown) => {
       // Too many imported hashes in verification: nothing was checked, so nothing counts (503 upstream).
       if (error instanceof VerifierBusyError) {
@@ -84,6 +90,23 @@ export class PasswordLoginService {
       await this.uow.run((manager) => this.lifecycle.setPasswordHashIn(manager, user.id, user, rehashed, user.passwordChangeRequired, { rehash: true }));
     }
     return { ok: true, user };
+  }
+
+  /**
+   * A password its directory keeps, checked by binding as the person: counted before the bind like any other
+   * (docs/directories.md, "Sign-in"); an unreachable directory gives the attempt back and says so.
+   */
+  private async verifyElsewhere(keeper: ExternalPasswordCheck, user: LoginUser, password: string, source: CheckSource): Promise<PasswordLoginResult> {
+    const answer = await keeper.check(user.id, password);
+    if (answer === 'unreachable') {
+      await this.checks.unchecked(user.id);
+      return { ok: false, unreachable: true };
+    }
+    if (answer === 'mismatch') {
+      await this.checks.failed(user.id, source);
+      return { ok: false };
+    }
+    return (await this.checks.succeeded(user.id)) ? { ok: true, user } : { ok: false };
   }
 
   /** The answer for a user that cannot sign in: one dummy verification, and the time a counted failure would take. */

@@ -35,8 +35,8 @@ interface NewHumanUser {
   isPhoneVerified?: boolean;
   /** Plain password, hashed here; never stored or logged as given. */
   password?: string;
-  /** Where the user came from, when not from the caller itself: `{source: "idp", idpId}` for JIT (docs/federation.md). */
-  origin?: { source: 'idp'; idpId: string };
+  /** Where the user came from, when not from the caller itself: `{source: "idp", idpId}` for JIT (docs/federation.md), `{source: "directory", directoryId}` for a directory's sync (docs/directories.md). */
+  origin?: { source: 'idp'; idpId: string } | { source: 'directory'; directoryId: string };
 }
 
 interface NewMachineUser {

@@ -76,6 +76,13 @@ export const EVENT_MESSAGES = {
   'org.idp.changed': 'Identity provider changed',
   'org.idp.removed': 'Identity provider removed',
   'org.idp.tested': 'Identity provider test sign-in started',
+  'org.directory.added': 'Directory added',
+  'org.directory.changed': 'Directory changed',
+  'org.directory.removed': 'Directory removed',
+  'directory.sync.started': 'Directory sync started',
+  'directory.sync.finished': 'Directory sync finished',
+  'directory.sync.failed': 'Directory sync failed',
+  'instance.directory_hosts.set': 'Directory hosts set',
   'org.domain.added': 'Domain added',
   'org.domain.verified': 'Domain verified',
   'org.domain.removed': 'Domain removed',
@@ -121,6 +128,7 @@ export const AGGREGATE_MESSAGES = {
   provisioning_target: 'Provisioning target',
   agent_client: 'Agent client',
   migration: 'Migration',
+  directory: 'Directory',
 } as const;
 
 export type AggregateType = keyof typeof AGGREGATE_MESSAGES;

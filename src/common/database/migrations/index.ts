@@ -50,6 +50,7 @@ import { OrgDomains1763800300000 } from './1763800300000-org-domains.js';
 import { AgentClientPolicy1795762737314 } from './1795762737314-agent-client-policy.js';
 import { ExternalResources1795763646988 } from './1795763646988-external-resources.js';
 import { Migrations1795830288582 } from './1795830288582-migrations.js';
+import { Directories1795830297574 } from './1795830297574-directories.js';
 
 /** Every migration, oldest first; TypeORM runs the ones the database has not recorded. */
 export const MIGRATIONS = [
@@ -104,5 +105,6 @@ export const MIGRATIONS = [
   SamlRequestNameIdFormat1795818024363,
   AuditStreams1795830241966,
   Migrations1795830288582,
+  Directories1795830297574,
   PasswordHistory1795834593384,
 ];

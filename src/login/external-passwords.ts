@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+
+/** What a password checked outside Portcullis came to: right, wrong, or not checked because its keeper is unreachable. */
+export type ExternalPasswordAnswer = 'match' | 'mismatch' | 'unreachable';
+
+/**
+ * A keeper of some users' passwords other than Portcullis itself: a directory checks them by binding as the person
+ * (docs/directories.md, "Sign-in"). Declared here and registered by the room that checks them, so the sign-in
+ * imports no such room.
+ */
+export interface ExternalPasswordCheck {
+  /** True when this keeper checks the user's password (then Portcullis's own hash, if any, is not used). */
+  owns(userId: string): Promise<boolean>;
+  check(userId: string, password: string): Promise<ExternalPasswordAnswer>;
+}
+
+/** The registered keepers; a user's password is checked by the first that owns it, else by its stored hash. */
+@Injectable()
+export class ExternalPasswords {
+  private readonly checks: ExternalPasswordCheck[] = [];
+
+  register(check: ExternalPasswordCheck): void {
+    this.checks.push(check);
+  }
+
+  async of(userId: string): Promise<ExternalPasswordCheck | undefined> {
+    for (const check of this.checks) if (await check.owns(userId)) return check;
+    return undefined;
+  }
+}
