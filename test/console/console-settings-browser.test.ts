@@ -44,7 +44,10 @@ describe('the console: instance settings and application token lifetimes in Chro
       const lockSeconds = page.getByLabel('A lockout ends after (0 to 86400 seconds; 0: when an administrator unlocks)');
       await lockSeconds.fill('90000');
       await page.getByRole('button', { name: 'Save' }).click();
-      await page.getByText(/lockout\.lockSeconds/).first().waitFor();
+      await page
+        .getByText(/lockout\.lockSeconds/)
+        .first()
+        .waitFor();
       await lockSeconds.fill('900');
       await page.getByRole('button', { name: 'Save' }).click();
       await page.getByText('Saved').waitFor();
