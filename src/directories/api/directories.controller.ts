@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiAcceptedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
@@ -11,10 +11,22 @@ import type { SyncRow } from '../directories.queries.js';
 import { DirectorySync } from '../directory-sync.service.js';
 import { DirectoryTests } from '../directory-tests.service.js';
 import type { DirectoryTestResult } from '../directory-tests.service.js';
-import { CreateDirectoryDto, DirectoryCreatedDto, DirectoryHostsDto, StartSyncDto, SyncStartedDto, UpdateDirectoryDto } from './directories.dto.js';
+import {
+  CreateDirectoryDto,
+  DirectoryCreatedDto,
+  DirectoryHostsDto,
+  DirectoryListDto,
+  DirectorySyncDto,
+  DirectorySyncListDto,
+  DirectoryTestResultDto,
+  DirectoryViewDto,
+  StartSyncDto,
+  SyncStartedDto,
+  UpdateDirectoryDto,
+} from './directories.dto.js';
 
 /** A sync as the API shows it. */
-function syncView(sync: SyncRow) {
+function syncView(sync: SyncRow): DirectorySyncDto {
   return {
     syncId: sync.id,
     kind: sync.kind,
@@ -39,6 +51,7 @@ export class DirectoriesController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Add a directory', description: "Its url must be among the instance's directory hosts (/admin/v1/directory-hosts)." })
+  @ApiCreatedResponse({ type: DirectoryCreatedDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   create(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: CreateDirectoryDto): Promise<DirectoryCreatedDto> {
     return this.directories.create(caller.userId, orgId, dto);
@@ -46,14 +59,16 @@ export class DirectoriesController {
 
   @Get()
   @ApiOperation({ summary: "List the organization's directories" })
+  @ApiOkResponse({ type: DirectoryListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<{ directories: DirectoryView[]; total: number }> {
+  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<DirectoryListDto> {
     const { items, total } = pageOfList(await this.directories.list(orgId), query);
     return { directories: items, total };
   }
 
   @Get(':directoryId')
   @ApiOperation({ summary: 'Read a directory' })
+  @ApiOkResponse({ type: DirectoryViewDto })
   @ApiNotFoundResponse({ description: 'no such directory of the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   get(@Param('orgId') orgId: string, @Param('directoryId') directoryId: string): Promise<DirectoryView> {
@@ -62,6 +77,7 @@ export class DirectoriesController {
 
   @Patch(':directoryId')
   @ApiOperation({ summary: 'Change a directory', description: 'The fields sent change; a new bindPassword replaces the stored one.' })
+  @ApiOkResponse({ type: DirectoryViewDto })
   @ApiNotFoundResponse({ description: 'no such directory of the organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   change(
@@ -85,6 +101,7 @@ export class DirectoriesController {
   @Post(':directoryId/test')
   @HttpCode(200)
   @ApiOperation({ summary: 'Test a directory', description: 'Connects, binds as the service account and reads the first five users and groups.' })
+  @ApiOkResponse({ type: DirectoryTestResultDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   test(@Param('orgId') orgId: string, @Param('directoryId') directoryId: string): Promise<DirectoryTestResult> {
     return this.tests.run(orgId, directoryId);
@@ -106,15 +123,18 @@ export class DirectoriesController {
 
   @Get(':directoryId/syncs')
   @ApiOperation({ summary: "A directory's last syncs, newest first" })
+  @ApiOkResponse({ type: DirectorySyncListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async listSyncs(@Param('orgId') orgId: string, @Param('directoryId') directoryId: string) {
+  async listSyncs(@Param('orgId') orgId: string, @Param('directoryId') directoryId: string): Promise<DirectorySyncListDto> {
     return { syncs: (await this.syncs.list(orgId, directoryId)).map(syncView) };
   }
 
   @Get(':directoryId/syncs/:syncId')
   @ApiOperation({ summary: 'One sync of a directory' })
+  @ApiOkResponse({ type: DirectorySyncDto })
+  @ApiNotFoundResponse({ description: 'no such sync of the directory' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async getSync(@Param('orgId') orgId: string, @Param('directoryId') directoryId: string, @Param('syncId') syncId: string) {
+  async getSync(@Param('orgId') orgId: string, @Param('directoryId') directoryId: string, @Param('syncId') syncId: string): Promise<DirectorySyncDto> {
     return syncView(await this.syncs.get(orgId, directoryId, syncId));
   }
 }

@@ -135,3 +135,85 @@ export class DirectoryCreatedDto {
 export class SyncStartedDto {
   @ApiProperty() syncId: string;
 }
+
+/** A directory as the API shows it (never the bind password). */
+export class DirectoryViewDto {
+  @ApiProperty() id: string;
+  @ApiProperty({ enum: DIRECTORY_TYPES }) type: DirectoryType;
+  @ApiProperty() name: string;
+  @ApiProperty() url: string;
+  @ApiProperty() startTls: boolean;
+  @ApiProperty({ nullable: true, type: String }) caCertificate: string | null;
+  @ApiProperty() bindDn: string;
+  @ApiProperty() usersDn: string;
+  @ApiProperty() userFilter: string;
+  @ApiProperty({ nullable: true, type: String }) groupsDn: string | null;
+  @ApiProperty() groupFilter: string;
+  @ApiProperty({ type: AttributeMappingDto }) attributes: AttributeMappingDto;
+  @ApiProperty({ type: SyncScheduleDto }) sync: SyncScheduleDto;
+  @ApiProperty({ enum: PASSWORD_CHECKS }) passwordCheck: PasswordCheck;
+  @ApiProperty() writeBack: boolean;
+  @ApiProperty() jit: boolean;
+  @ApiProperty() createdAt: string;
+  @ApiProperty() changedAt: string;
+}
+
+export class DirectoryListDto {
+  @ApiProperty({ type: [DirectoryViewDto] }) directories: DirectoryViewDto[];
+  @ApiProperty() total: number;
+}
+
+class DirectoryTestPersonDto {
+  @ApiProperty() dn: string;
+  @ApiProperty() externalId: string;
+  @ApiProperty() userName: string;
+  @ApiProperty({ nullable: true, type: String }) email: string | null;
+  @ApiProperty() givenName: string;
+  @ApiProperty() familyName: string;
+  @ApiProperty() displayName: string;
+  @ApiProperty({ nullable: true, type: String }) phone: string | null;
+}
+
+class DirectoryTestGroupDto {
+  @ApiProperty() dn: string;
+  @ApiProperty() name: string;
+}
+
+/** What testing a directory found (docs/directories.md, "Testing a directory"). */
+export class DirectoryTestResultDto {
+  @ApiProperty() connected: boolean;
+  @ApiProperty() tls: boolean;
+  @ApiProperty({ enum: ['openldap', 'active-directory', 'other'], nullable: true }) serverType: 'openldap' | 'active-directory' | 'other' | null;
+  @ApiProperty({ type: [DirectoryTestPersonDto], description: 'the first five users, through the attribute mapping' }) users: DirectoryTestPersonDto[];
+  @ApiProperty({ type: [DirectoryTestGroupDto] }) groups: DirectoryTestGroupDto[];
+  @ApiProperty({ type: [String] }) problems: string[];
+}
+
+class DirectorySyncCountsDto {
+  @ApiProperty() created: number;
+  @ApiProperty() updated: number;
+  @ApiProperty() deactivated: number;
+  @ApiProperty() reactivated: number;
+  @ApiProperty() unchanged: number;
+  @ApiProperty() failed: number;
+}
+
+class DirectorySyncFailureDto {
+  @ApiProperty() dn: string;
+  @ApiProperty() message: string;
+}
+
+/** One sync of a directory. */
+export class DirectorySyncDto {
+  @ApiProperty() syncId: string;
+  @ApiProperty({ enum: ['full', 'incremental'] }) kind: 'full' | 'incremental';
+  @ApiProperty({ enum: ['running', 'finished', 'failed'] }) state: 'running' | 'finished' | 'failed';
+  @ApiProperty() startedAt: string;
+  @ApiPropertyOptional() finishedAt?: string;
+  @ApiProperty({ type: DirectorySyncCountsDto }) counts: DirectorySyncCountsDto;
+  @ApiProperty({ type: [DirectorySyncFailureDto], description: 'entries that could not be synced, by DN' }) failures: DirectorySyncFailureDto[];
+}
+
+export class DirectorySyncListDto {
+  @ApiProperty({ type: [DirectorySyncDto] }) syncs: DirectorySyncDto[];
+}
