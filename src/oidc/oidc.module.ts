@@ -1,4 +1,3 @@
-import { AgentClientLapse } from './registration/agent-client-lapse.js';
 import { Global, Module } from '@nestjs/common';
 import { ACCESS_TOKEN_VERIFIER } from '../common/auth/principal-resolver.js';
 import { DPOP_REPLAYS } from '../common/auth/dpop-replay.js';
@@ -31,8 +30,9 @@ import { DpopReplayGuard } from './provider/dpop.js';
 import { OidcAccessTokenVerifier } from './tokens/access-token.verifier.js';
 import { OidcClientRegistrations } from './tokens/oidc-client-registrations.js';
 import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
-import { IdJagServices } from './grants/id-jag.services.js';
-import { ExternalResourcesModule } from '../agents/external-resources/external-resources.module.js';
+import { IdJagServices } from '../agents/id-jag/id-jag.services.js';
+import { AgentsModule } from '../agents/agents.module.js';
+import { AgentWiring } from './agent-wiring.js';
 
 /**
  * OpenID Connect provider and OAuth 2.0 server. Global only so that the users domain can receive
@@ -41,7 +41,7 @@ import { ExternalResourcesModule } from '../agents/external-resources/external-r
  */
 @Global()
 @Module({
-  imports: [UsersModule, LoginModule, FederationModule, AccountModule, ExternalResourcesModule],
+  imports: [UsersModule, LoginModule, FederationModule, AccountModule, AgentsModule],
   controllers: [KeysController],
   providers: [
     SigningKeysService,
@@ -57,7 +57,7 @@ import { ExternalResourcesModule } from '../agents/external-resources/external-r
     LoginUiRouter,
     OidcDispatch,
     BackchannelLogoutSender,
-    AgentClientLapse,
+    AgentWiring,
     { provide: SIGN_IN_PROTOCOL, useClass: OidcSignInProtocol },
     { provide: ACCOUNT_PROTOCOL, useClass: OidcAccountProtocol },
     { provide: UPSTREAM_SIGN_IN, useExisting: FederatedSignInUi },

@@ -6,11 +6,11 @@ import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 import type { ConsentRequest, Interaction, LoginResult, SignInProtocol } from '../../login/sign-in-protocol.js';
 import { ApplicationAccess } from '../../users/project-access/application-access.service.js';
-import { agentKindOf } from '../consent/agent-consent-gate.js';
-import { consentRequestOf } from '../consent/consent-request.js';
-import { consentCovers, rememberConsent } from '../consent/agent-consents.js';
+import { agentKindOf } from '../../agents/consent/agent-consent-gate.js';
+import { consentRequestOf } from '../../agents/consent/consent-request.js';
+import { consentCovers, rememberConsent } from '../../agents/consent/agent-consents.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
-import { clientServing } from '../agents/agent-organization.js';
+import { clientServing } from '../../agents/agent-organization.js';
 import { apiResourceByUri } from '../../users/queries/api-resources.js';
 
 type AgentClient = BoundaryClient & { clientId: string; clientName?: string; portcullis_org_id?: string };
