@@ -9,6 +9,8 @@ import { FederationModule } from '../federation/federation.module.js';
 import { FederatedSignInUi } from '../federation/sign-in/federated-sign-in.router.js';
 import { LoginModule } from '../login/login.module.js';
 import { SIGN_IN_PROTOCOL } from '../login/sign-in-protocol.js';
+import { CONSENT_PROTOCOL } from '../login/consent-protocol.js';
+import { AgentConsentProtocol } from '../agents/consent/agent-consent-protocol.js';
 import { UPSTREAM_SIGN_IN } from '../login/upstream-sign-in.js';
 import { UsersModule } from '../users/users.module.js';
 import { AccountFinder } from './account/account.finder.js';
@@ -37,7 +39,8 @@ import { AgentWiring } from './agent-wiring.js';
 /**
  * OpenID Connect provider and OAuth 2.0 server. Global only so that the users domain can receive
  * ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS and CLIENT_REGISTRATIONS, and the sign-in and the account page
- * SIGN_IN_PROTOCOL, UPSTREAM_SIGN_IN and ACCOUNT_PROTOCOL, without importing this surface.
+ * SIGN_IN_PROTOCOL, CONSENT_PROTOCOL (the agents' consent step), UPSTREAM_SIGN_IN and ACCOUNT_PROTOCOL, without importing
+ * this surface.
  */
 @Global()
 @Module({
@@ -59,6 +62,7 @@ import { AgentWiring } from './agent-wiring.js';
     BackchannelLogoutSender,
     AgentWiring,
     { provide: SIGN_IN_PROTOCOL, useClass: OidcSignInProtocol },
+    { provide: CONSENT_PROTOCOL, useClass: AgentConsentProtocol },
     { provide: ACCOUNT_PROTOCOL, useClass: OidcAccountProtocol },
     { provide: UPSTREAM_SIGN_IN, useExisting: FederatedSignInUi },
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
@@ -72,6 +76,7 @@ import { AgentWiring } from './agent-wiring.js';
     USER_TOKENS,
     CLIENT_REGISTRATIONS,
     SIGN_IN_PROTOCOL,
+    CONSENT_PROTOCOL,
     ACCOUNT_PROTOCOL,
     UPSTREAM_SIGN_IN,
     SigningKeysService,

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { json } from '../../common/database/column-values.js';
-import type { ConsentRequest } from '../../login/sign-in-protocol.js';
+import type { ConsentRequest } from '../../login/consent-protocol.js';
 import type { ResourceScope } from '../../users/entities/application.entity.js';
 import type { ApplicationAccess } from '../../users/project-access/application-access.service.js';
 import { apiResourceByUri } from '../../users/queries/api-resources.js';

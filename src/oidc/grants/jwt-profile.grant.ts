@@ -14,7 +14,7 @@ import { idJagRedeemer, isIdJagRequest } from '../../agents/id-jag/id-jag.redeem
 import type { IdJagRedeemDeps } from '../../agents/id-jag/id-jag.redeem.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { AccountFinder } from '../account/account.finder.js';
-import { idJagRedeeming } from './agent-grants.js';
+import type { IdJagRedeeming } from '../../agents/provider-port.js';
 import { issueJwtBearerToken } from './jwt-bearer-token.js';
 
 /** RFC 7523 §3: the assertion may be at most this old. */
@@ -136,4 +136,15 @@ export function assertionSubject(assertion: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What the provider gives enterprise-managed authorization's redeeming side: the JWT bearer grant's token. */
+function idJagRedeeming(provider: any, replays: AssertionReplayGuard, deps: JwtProfileDeps): IdJagRedeeming {
+  return {
+    issuer: deps.issuer,
+    account: (userId) => deps.accounts.find(userId),
+    invalidGrant,
+    firstUse: (scope, jti, untilMs) => replays.firstUse(scope, jti, untilMs),
+    issueResourceToken: (ctx, token) => issueJwtBearerToken(provider, ctx, { ...token, ttl: deps.accessTokenTtl, alg: deps.alg }),
+  };
 }

@@ -25,7 +25,7 @@ import { refuseUnboundGrantOfDpopClient } from '../provider/dpop.js';
 import { issueIdJag } from '../../agents/id-jag/id-jag.issue.js';
 import type { IdJagServices } from '../../agents/id-jag/id-jag.services.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
-import { idJagIssuing } from './agent-grants.js';
+import type { IdJagIssuing } from '../../agents/provider-port.js';
 import { ID_JAG_TOKEN_TYPE } from '../../agents/id-jag/id-jag.services.js';
 
 /** Where the grant leaves the token's `act` and `acr` for `extraTokenClaims` (provider.factory.ts). */
@@ -232,4 +232,18 @@ async function issueRefreshToken(
   });
   ctx.oidc.entity('RefreshToken', rt);
   return rt.save();
+}
+
+/** What the provider gives enterprise-managed authorization's issuing side (src/agents/provider-port.ts). */
+function idJagIssuing(provider: any, deps: TokenExchangeDeps & { signingKey: PrivateJwk | undefined }): IdJagIssuing {
+  return {
+    issuer: deps.issuer,
+    account: (userId) => deps.accounts.find(userId),
+    invalidGrant,
+    idTokenSubject: (client, token) => resolveSubject(provider, deps, client, token, TokenType.idToken),
+    refuses: (client, person) => deps.entry.refuses(client, person, 'token_exchange'),
+    subjectNotServed: SUBJECT_NOT_SERVED,
+    subjectNotAdmitted: SUBJECT_NOT_ADMITTED,
+    signingKey: deps.signingKey,
+  };
 }
