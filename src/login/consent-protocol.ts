@@ -23,9 +23,9 @@ export interface ConsentRequest {
  */
 export interface ConsentProtocol {
   /** The consent the client asks of the signed-in person; undefined when it asks none. */
-  request(interaction: Interaction, client: BoundaryClient | undefined): Promise<ConsentRequest | undefined>;
+  asked(interaction: Interaction, client: BoundaryClient | undefined): Promise<ConsentRequest | undefined>;
   /** Remembers the person's consent to what the interaction asks; the sign-in then completes it. */
-  remember(interaction: Interaction, client: BoundaryClient): Promise<void>;
+  allow(interaction: Interaction, client: BoundaryClient): Promise<void>;
 }
 
 export const CONSENT_PROTOCOL = Symbol('CONSENT_PROTOCOL');

@@ -32,7 +32,7 @@ export class ConsentUi {
   }
 
   async show(req: Request, res: Response, interaction: Interaction): Promise<void> {
-    const request = await this.consent.request(interaction, await this.protocol.clientOf(interaction));
+    const request = await this.consent.asked(interaction, await this.protocol.clientOf(interaction));
     if (!request) return this.flow.finish(req, res, interaction);
     if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused);
     const ctx = this.interactions.formContext(req, interaction, 'consent');
@@ -43,10 +43,10 @@ export class ConsentUi {
     if (interaction.prompt.name !== 'consent') return this.flow.restart(res, interaction);
     // The client is found once and handed on: to the consent step, then to the sign-in's completion.
     const client = await this.protocol.clientOf(interaction);
-    const request = await this.consent.request(interaction, client);
+    const request = await this.consent.asked(interaction, client);
     if (!request || !client) return this.flow.finish(req, res, interaction);
     if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused);
-    await this.consent.remember(interaction, client);
+    await this.consent.allow(interaction, client);
     await this.protocol.complete(interaction, undefined, client);
     res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
   }

@@ -23,7 +23,7 @@ export class AgentConsentProtocol implements ConsentProtocol {
     private readonly access: ApplicationAccess,
   ) {}
 
-  async request(interaction: Interaction, found: BoundaryClient | undefined): Promise<ConsentRequest | undefined> {
+  async asked(interaction: Interaction, found: BoundaryClient | undefined): Promise<ConsentRequest | undefined> {
     const client = found as AgentClient | undefined;
     const kind = agentKindOf(client);
     const accountId = interaction.session?.accountId;
@@ -31,7 +31,7 @@ export class AgentConsentProtocol implements ConsentProtocol {
     return consentRequestOf(this.dataSource, this.access, { client, kind, accountId, params: interaction.params, device: Boolean(interaction.deviceCode) });
   }
 
-  async remember(interaction: Interaction, found: BoundaryClient): Promise<void> {
+  async allow(interaction: Interaction, found: BoundaryClient): Promise<void> {
     const client = found as AgentClient;
     const orgId = client.portcullis_org_id ?? (await this.resourceOrganization(interaction));
     await this.uow.run((manager) =>
