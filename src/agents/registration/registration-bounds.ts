@@ -21,7 +21,7 @@ const REFUSAL: Record<DynamicClientBound, string> = {
 };
 
 /**
- * Runs `work` (a registration or a binding, src/users/queries/dynamic-clients.ts) and answers a bound it would pass
+ * Runs `work` (a registration or a binding, dynamic-clients.queries.ts) and answers a bound it would pass
  * with access_denied. RFC 7591 §3.2.2 answers a registration error with 400 and an error code; none of the codes it
  * defines fits, since the metadata is not at fault (invalid_client_metadata would invite the client to change it and
  * try again), so it is `access_denied` (RFC 6749 §4.1.2.1): the authorization server denied the request. Not 429 or
