@@ -1,7 +1,7 @@
 import { IdentityProviderEntity, IdpDomainEntity, SamlAssertionSeenEntity } from './federation/identity-provider.entity.js';
 import { IdpRoundTripEntity, UserIdentityEntity } from './federation/user-identity.entity.js';
 import { UpstreamSamlSessionEntity } from './federation/upstream-saml-session.entity.js';
-import { AgentConsentEntity } from './oidc/consent/agent-consent.entity.js';
+import { AgentConsentEntity } from './agents/consent/agent-consent.entity.js';
 import { ApplicationEntity } from './users/entities/application.entity.js';
 import { EventEntity } from './common/events/event.entity.js';
 import { FeatureEntity } from './users/entities/feature.entity.js';
@@ -10,7 +10,7 @@ import { GroupMemberEntity } from './users/entities/group-member.entity.js';
 import { ProjectGrantEntity } from './users/project-access/project-grant.entity.js';
 import { ProjectRoleEntity } from './users/project-access/project-role.entity.js';
 import { InstanceEntity } from './users/entities/instance.entity.js';
-import { AgentRegistrationTokenEntity, DynamicClientEntity } from './users/agents/dynamic-registration.entities.js';
+import { AgentRegistrationTokenEntity, DynamicClientEntity } from './agents/registration/dynamic-registration.entities.js';
 import { LoginPolicyEntity } from './users/entities/login-policy.entity.js';
 import { MachineSecretEntity } from './users/entities/machine-secret.entity.js';
 import { MembershipEntity } from './users/entities/membership.entity.js';

@@ -1,6 +1,3 @@
-import { AgentRegistrationTokensController } from './management/agent-registration-tokens.controller.js';
-import { RegisteredClientsController } from './management/registered-clients.controller.js';
-import { UnboundRegisteredClientsController } from './unbound-registered-clients.controller.js';
 import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module.js';
 import { EventSearchService } from './events/event-search.service.js';
@@ -20,7 +17,6 @@ import { UserFactorsController } from './management/user-factors.controller.js';
 import { UserRecordsController } from './management/user-records.controller.js';
 import { UserStateController } from './management/user-state.controller.js';
 import { UserSessionsController } from './management/user-sessions.controller.js';
-import { UserAgentsController } from './management/user-agents.controller.js';
 import { UsersController } from './management/users.controller.js';
 import { MeController } from './me.controller.js';
 import { OrgsController } from './orgs.controller.js';
@@ -51,10 +47,6 @@ import { ImportService } from './import/import.service.js';
     UserStateController,
     UserCredentialsController,
     UserSessionsController,
-    UserAgentsController,
-    AgentRegistrationTokensController,
-    RegisteredClientsController,
-    UnboundRegisteredClientsController,
   ],
   providers: [EventSearchService, ImportService],
   // Webhooks deliver events as event search returns them.

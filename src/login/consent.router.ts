@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response, Router } from 'express';
+import { CONSENT_PROTOCOL } from './consent-protocol.js';
+import type { ConsentProtocol } from './consent-protocol.js';
 import { consentPage } from './consent.views.js';
 import { LoginInteractions } from './login-interactions.js';
 import type { Interaction } from './login-interactions.js';
@@ -17,6 +19,7 @@ import { LOGIN_UI_PREFIX } from './ui-paths.js';
 export class ConsentUi {
   constructor(
     @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
+    @Inject(CONSENT_PROTOCOL) private readonly consent: ConsentProtocol,
     private readonly interactions: LoginInteractions,
     private readonly flow: SignInFlow,
   ) {}
@@ -29,7 +32,7 @@ export class ConsentUi {
   }
 
   async show(req: Request, res: Response, interaction: Interaction): Promise<void> {
-    const request = await this.protocol.consentRequest(interaction);
+    const request = await this.consent.asked(interaction, await this.protocol.clientOf(interaction));
     if (!request) return this.flow.finish(req, res, interaction);
     if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused);
     const ctx = this.interactions.formContext(req, interaction, 'consent');
@@ -38,10 +41,13 @@ export class ConsentUi {
 
   private async allow(req: Request, res: Response, interaction: Interaction): Promise<void> {
     if (interaction.prompt.name !== 'consent') return this.flow.restart(res, interaction);
-    const request = await this.protocol.consentRequest(interaction);
-    if (!request) return this.flow.finish(req, res, interaction);
+    // The client is found once and handed on: to the consent step, then to the sign-in's completion.
+    const client = await this.protocol.clientOf(interaction);
+    const request = await this.consent.asked(interaction, client);
+    if (!request || !client) return this.flow.finish(req, res, interaction);
     if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused);
-    await this.protocol.allowConsent(interaction);
+    await this.consent.allow(interaction, client);
+    await this.protocol.complete(interaction, undefined, client);
     res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
   }
 

@@ -1,4 +1,4 @@
-import type { ConsentRequest } from './sign-in-protocol.js';
+import type { ConsentRequest } from './consent-protocol.js';
 import { csrfField, esc, page } from './login.views.js';
 import type { FormContext } from './login.views.js';
 

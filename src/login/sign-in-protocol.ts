@@ -24,24 +24,9 @@ export interface LoginResult {
   acr: string;
 }
 
-/** What an agent client asks a person to allow (docs/agents.md, "Consent and connected agents"). */
-export interface ConsentRequest {
-  clientName: string;
-  /** The host of a metadata document's client_id (CIMD); undefined: a dynamic registration, which nobody verified. */
-  clientHost?: string;
-  redirectHost: string;
-  /** The redirect goes to this computer (a loopback address, RFC 8252 §7.3): an app on it gets the answer. */
-  loopback: boolean;
-  /** A device flow (RFC 8628): no redirect; the device that showed the user code gets the answer by polling. */
-  device?: boolean;
-  resourceName?: string;
-  scopes: { name: string; description?: string }[];
-  /** The resource admits only people granted its project (docs/product-rules.md, "Application access"). */
-  refused: boolean;
-}
-
 /**
- * What the sign-in needs of the protocol that asked for it; src/oidc provides it for oidc-provider. The login UI
+ * What the sign-in needs of the protocol that asked for it (who, which client, finish, refuse); src/oidc provides it
+ * for oidc-provider. The consent step has a port of its own (consent-protocol.ts). The login UI
  * sits below the protocols (docs/architecture.md, "The parts"): it reaches them only through this.
  */
 export interface SignInProtocol {
@@ -49,12 +34,11 @@ export interface SignInProtocol {
   interaction(req: Request, res: Response): Promise<Interaction>;
   /** The client the interaction signs in for. */
   clientOf(interaction: Interaction): Promise<BoundaryClient | undefined>;
-  /** Stores the finished sign-in on the interaction; the browser then goes back to `returnTo`. */
-  complete(interaction: Interaction, login: LoginResult | undefined): Promise<void>;
-  /** The consent the interaction's client asks of the signed-in person; undefined when it asks none. */
-  consentRequest(interaction: Interaction): Promise<ConsentRequest | undefined>;
-  /** Remembers the person's consent and stores the finished interaction; the browser then goes back to `returnTo`. */
-  allowConsent(interaction: Interaction): Promise<void>;
+  /**
+   * Stores the finished sign-in on the interaction; the browser then goes back to `returnTo`. `client`: the one
+   * clientOf found for this request, handed on rather than looked up again.
+   */
+  complete(interaction: Interaction, login: LoginResult | undefined, client?: BoundaryClient): Promise<void>;
   /** Stores access_denied on the interaction (OIDC Core §3.1.2.6); the browser then goes back to `returnTo`. */
   deny(interaction: Interaction, description: string): Promise<void>;
 }

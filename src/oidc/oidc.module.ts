@@ -1,4 +1,3 @@
-import { AgentClientLapse } from './registration/agent-client-lapse.js';
 import { Global, Module } from '@nestjs/common';
 import { ACCESS_TOKEN_VERIFIER } from '../common/auth/principal-resolver.js';
 import { DPOP_REPLAYS } from '../common/auth/dpop-replay.js';
@@ -10,6 +9,8 @@ import { FederationModule } from '../federation/federation.module.js';
 import { FederatedSignInUi } from '../federation/sign-in/federated-sign-in.router.js';
 import { LoginModule } from '../login/login.module.js';
 import { SIGN_IN_PROTOCOL } from '../login/sign-in-protocol.js';
+import { CONSENT_PROTOCOL } from '../login/consent-protocol.js';
+import { AgentConsentProtocol } from '../agents/consent/agent-consent-protocol.js';
 import { UPSTREAM_SIGN_IN } from '../login/upstream-sign-in.js';
 import { UsersModule } from '../users/users.module.js';
 import { AccountFinder } from './account/account.finder.js';
@@ -31,17 +32,19 @@ import { DpopReplayGuard } from './provider/dpop.js';
 import { OidcAccessTokenVerifier } from './tokens/access-token.verifier.js';
 import { OidcClientRegistrations } from './tokens/oidc-client-registrations.js';
 import { OidcUserTokens } from './tokens/oidc-user-tokens.js';
-import { IdJagServices } from './grants/id-jag.services.js';
-import { ExternalResourcesModule } from '../agents/external-resources/external-resources.module.js';
+import { IdJagServices } from '../agents/id-jag/id-jag.services.js';
+import { AgentsModule } from '../agents/agents.module.js';
+import { AgentWiring } from './agent-wiring.js';
 
 /**
  * OpenID Connect provider and OAuth 2.0 server. Global only so that the users domain can receive
  * ACCESS_TOKEN_VERIFIER, DPOP_REPLAYS, USER_TOKENS and CLIENT_REGISTRATIONS, and the sign-in and the account page
- * SIGN_IN_PROTOCOL, UPSTREAM_SIGN_IN and ACCOUNT_PROTOCOL, without importing this surface.
+ * SIGN_IN_PROTOCOL, CONSENT_PROTOCOL (the agents' consent step), UPSTREAM_SIGN_IN and ACCOUNT_PROTOCOL, without importing
+ * this surface.
  */
 @Global()
 @Module({
-  imports: [UsersModule, LoginModule, FederationModule, AccountModule, ExternalResourcesModule],
+  imports: [UsersModule, LoginModule, FederationModule, AccountModule, AgentsModule],
   controllers: [KeysController],
   providers: [
     SigningKeysService,
@@ -57,8 +60,9 @@ import { ExternalResourcesModule } from '../agents/external-resources/external-r
     LoginUiRouter,
     OidcDispatch,
     BackchannelLogoutSender,
-    AgentClientLapse,
+    AgentWiring,
     { provide: SIGN_IN_PROTOCOL, useClass: OidcSignInProtocol },
+    { provide: CONSENT_PROTOCOL, useClass: AgentConsentProtocol },
     { provide: ACCOUNT_PROTOCOL, useClass: OidcAccountProtocol },
     { provide: UPSTREAM_SIGN_IN, useExisting: FederatedSignInUi },
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
@@ -72,6 +76,7 @@ import { ExternalResourcesModule } from '../agents/external-resources/external-r
     USER_TOKENS,
     CLIENT_REGISTRATIONS,
     SIGN_IN_PROTOCOL,
+    CONSENT_PROTOCOL,
     ACCOUNT_PROTOCOL,
     UPSTREAM_SIGN_IN,
     SigningKeysService,

@@ -10,6 +10,12 @@ import type { ResourceScope } from './entities/application.entity.js';
 export const RESERVED_SCOPES: ReadonlySet<string> = new Set(['openid', 'profile', 'email', 'phone', 'address', 'roles', 'offline_access', 'groups']);
 const RESERVED_PREFIX = 'urn:portcullis:';
 
+/**
+ * The scopes a token for an API application's resource may carry beside the resource's own (docs/agents.md,
+ * "Resources"): who the person is, their roles, and `offline_access`, which alone yields a refresh token.
+ */
+export const RESOURCE_COMPANION_SCOPES = ['openid', 'profile', 'email', 'roles', 'offline_access'];
+
 /** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ). */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 

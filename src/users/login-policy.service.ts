@@ -7,7 +7,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { LoginPolicyEntity } from './entities/login-policy.entity.js';
 import type { AgentClientPolicy, MfaPolicy } from './entities/login-policy.entity.js';
-import type { DynamicRegistrationMode } from './agents/dynamic-registration.entities.js';
+import type { DynamicRegistrationMode } from './entities/login-policy.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 
 export interface LoginPolicy {

@@ -25,7 +25,6 @@ import { MovingInWriter } from './moving-in/moving-in.writer.js';
 import { UserCodes } from './codes/user-codes.js';
 import { AccountLinksService } from './self-service/account-links.service.js';
 import { UserSessionsService } from './self-service/user-sessions.service.js';
-import { UserAgentsService } from './self-service/user-agents.service.js';
 import { OwnAccountService } from './self-service/own-account.service.js';
 import { MailModule } from '../mail/mail.module.js';
 import { SettingsModule } from '../settings/settings.module.js';
@@ -38,8 +37,6 @@ import { ApplicationAccess } from './project-access/application-access.service.j
 import { ProjectGrantsService } from './project-access/project-grants.service.js';
 import { GrantLoss } from './project-access/grant-loss.js';
 import { ProjectRolesService } from './project-access/project-roles.service.js';
-import { AgentRegistrationTokens } from './agents/agent-registration-tokens.service.js';
-import { RegisteredClients } from './agents/registered-clients.service.js';
 
 const SERVICES = [
   UserAccess,
@@ -69,14 +66,11 @@ const SERVICES = [
   UserCodes,
   AccountLinksService,
   UserSessionsService,
-  UserAgentsService,
   OwnAccountService,
   ProjectRolesService,
   ProjectGrantsService,
   GrantLoss,
   ApplicationAccess,
-  AgentRegistrationTokens,
-  RegisteredClients,
 ];
 
 /** The shared domain: organizations, users, memberships, groups, credentials, projects and applications. */

@@ -9,7 +9,7 @@ import { CreateHumanUserDto, CreateMachineUserDto } from '../../src/admin/dto/us
 import { CreateGroupDto } from '../../src/admin/dto/groups.dto.js';
 import { CreateOrgDto, UpdateOrgDto } from '../../src/admin/dto/org.dto.js';
 import { ApiResourceFieldsDto } from '../../src/admin/dto/api-resource.dto.js';
-import { AddExternalResourceDto } from '../../src/agents/external-resources/external-resources.dto.js';
+import { AddExternalResourceDto } from '../../src/agents/api/external-resources.dto.js';
 import { CreateApiAppDto, CreateOidcAppDto, CreateProjectDto, OauthProfileFieldsDto } from '../../src/admin/dto/projects.dto.js';
 import { UpdateAppDto, UpdateProjectDto } from '../../src/admin/dto/applications.dto.js';
 import { CreateSamlAppDto, SamlAppFieldsDto } from '../../src/admin/dto/saml-applications.dto.js';

@@ -1,9 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
-import { AGENT_CLIENT_POLICIES, MFA_POLICIES } from '../../users/entities/login-policy.entity.js';
-import type { AgentClientPolicy, MfaPolicy } from '../../users/entities/login-policy.entity.js';
-import { DYNAMIC_REGISTRATION_MODES } from '../../users/agents/dynamic-registration.entities.js';
-import type { DynamicRegistrationMode } from '../../users/agents/dynamic-registration.entities.js';
+import { AGENT_CLIENT_POLICIES, DYNAMIC_REGISTRATION_MODES, MFA_POLICIES } from '../../users/entities/login-policy.entity.js';
+import type { AgentClientPolicy, DynamicRegistrationMode, MfaPolicy } from '../../users/entities/login-policy.entity.js';
 
 /** An organization's whole login policy (PUT replaces it; every field is required). */
 export class LoginPolicyDto {

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { ApplicationEntry, EntryClient } from '../../login/application-entry.js';
 import { mayServe } from '../../login/organization-boundary.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
-import { clientServing } from '../agents/agent-organization.js';
+import { clientServing } from '../../agents/agent-organization.js';
 import type { AccountFinder, OidcAccount } from './account.finder.js';
 import { issuedAudience } from './resource-audience.js';
 import { resourceOfToken } from '../tokens/audience.js';

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { changedRows } from '../../common/database/changed-rows.js';
-import { forgetConsentsTo } from '../consent/agent-consents.js';
+import { forgetConsentsTo } from '../../agents/consent/agent-consents.js';
 
 /** Deletes this many rows per statement, so no single statement holds its locks for long. */
 export const CHUNK = 1000;

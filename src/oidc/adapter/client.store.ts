@@ -12,9 +12,9 @@ import { flag, json, millis } from '../../common/database/column-values.js';
 import { verificationKeys } from '../../common/crypto/client-jwks.js';
 import type { ClientJwks } from '../../common/crypto/client-jwks.js';
 import type { RemoteClientKeys } from './remote-client-keys.js';
-import { isClientIdUrl } from '../agents/client-id-url.js';
-import type { ClientIdMetadataDocuments } from '../agents/client-id-metadata-documents.js';
-import { AGENT_CLIENT_MARKER } from '../agents/metadata-document.js';
+import { isClientIdUrl } from '../../agents/metadata-documents/client-id-url.js';
+import type { ClientIdMetadataDocuments } from '../../agents/metadata-documents/client-id-metadata-documents.js';
+import { AGENT_CLIENT_MARKER } from '../../agents/metadata-documents/metadata-document.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import {
@@ -24,12 +24,13 @@ import {
   dynamicClientRow,
   touchDynamicClient,
   updateDynamicClient,
-} from '../../users/queries/dynamic-clients.js';
-import type { DynamicClientRow } from '../../users/queries/dynamic-clients.js';
-import { registrationOrganizationOfRequest, registrationTokenUsedUp } from '../registration/dynamic-registration.js';
-import { AGENT_CLIENT_PREFIX, DCR_AGENT, assertAgentClientMetadata, withoutOwnMetadata } from '../registration/registration-metadata.js';
-import { removeAgentClient } from '../registration/agent-client-removal.js';
-import { refusedPastBound } from '../registration/registration-bounds.js';
+} from '../../agents/registration/dynamic-clients.queries.js';
+import type { DynamicClientRow } from '../../agents/registration/dynamic-clients.queries.js';
+import { registrationOrganizationOfRequest, registrationTokenUsedUp } from '../../agents/registration/dynamic-registration.js';
+import { AGENT_CLIENT_PREFIX, DCR_AGENT, assertAgentClientMetadata, withoutOwnMetadata } from '../../agents/registration/registration-metadata.js';
+import { removeAgentClient } from '../../agents/registration/agent-client-removal.js';
+import { revokeIssuedTo } from './client-payloads.js';
+import { refusedPastBound } from '../../agents/registration/registration-bounds.js';
 import type { DynamicRegistrationBounds } from '../../common/config/config.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
@@ -211,7 +212,8 @@ export class ClientStore implements Adapter {
 
   /** RFC 7592 §2.3: a client that registered itself deletes its registration. */
   async destroy(clientId: string): Promise<void> {
-    if (currentContext()?.oidc?.route === 'client_delete') await removeAgentClient(this.registrations!.uow, this.registrations!.events, clientId, 'deleted');
+    if (currentContext()?.oidc?.route === 'client_delete')
+      await removeAgentClient(this.registrations!.uow, this.registrations!.events, clientId, 'deleted', (manager) => revokeIssuedTo(manager, clientId));
   }
 
   // The remaining adapter methods do not apply to clients.

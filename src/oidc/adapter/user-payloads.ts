@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import type { EndClientTokens } from '../../agents/provider-port.js';
 import { tiedGrantsDeletion } from './exchange-ties.js';
 
 /** Which of a user's stored OIDC objects end: those of one client, or every one but a kept session (its public uid). */
@@ -25,3 +26,6 @@ export async function deleteUserPayloads(manager: EntityManager, userId: string,
   if (keepSession === undefined) await manager.query(`DELETE FROM oidc_payloads WHERE ${where}`, parameters);
   else await manager.query(`DELETE FROM oidc_payloads WHERE ${where} AND NOT (model = 'Session' AND uid = ?)`, [...parameters, keepSession]);
 }
+
+/** What the agents feature ends when a consent goes: the client's objects for the person (src/agents/provider-port.ts). */
+export const endClientTokens: EndClientTokens = (manager, userId, clientId) => deleteUserPayloads(manager, userId, { clientId });

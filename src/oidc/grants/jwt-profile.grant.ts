@@ -10,13 +10,22 @@ import { AssertionReplayGuard } from './assertion-replay.js';
 import { refuseUnboundGrantOfDpopClient } from '../provider/dpop.js';
 import { ASSERTION_CLOCK_TOLERANCE_S, MAX_ASSERTION_LIFETIME_S, assertionLifetimeProblem } from './assertion-lifetime.js';
 import { invalidGrant } from '../provider/oauth-errors.js';
-import { idJagRedeemer, isIdJagRequest } from './id-jag.redeem.js';
-import type { IdJagRedeemDeps } from './id-jag.redeem.js';
+import { idJagRedeemer, isIdJagRequest } from '../../agents/id-jag/id-jag.redeem.js';
+import type { IdJagRedeemDeps } from '../../agents/id-jag/id-jag.redeem.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import type { AccountFinder } from '../account/account.finder.js';
+import type { IdJagRedeeming } from '../../agents/provider-port.js';
 import { issueJwtBearerToken } from './jwt-bearer-token.js';
 
 /** RFC 7523 §3: the assertion may be at most this old. */
 
-type JwtProfileDeps = IdJagRedeemDeps;
+interface JwtProfileDeps extends IdJagRedeemDeps {
+  uow: UnitOfWork;
+  accounts: AccountFinder;
+  issuer: string;
+  accessTokenTtl: number;
+  alg: string;
+}
 
 /**
  * The JWT profile grant (RFC 7523 §2.1) for machine users: the assertion, signed with a machine key,
@@ -26,7 +35,7 @@ type JwtProfileDeps = IdJagRedeemDeps;
  */
 export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): void {
   const replays = new AssertionReplayGuard(deps.uow);
-  const redeemIdJag = idJagRedeemer(provider, deps);
+  const redeemIdJag = idJagRedeemer(idJagRedeeming(provider, replays, deps), deps);
   const handler = async (ctx: OidcContext) => {
     refuseUnboundGrantOfDpopClient(ctx);
     const { client, params } = ctx.oidc;
@@ -127,4 +136,15 @@ export function assertionSubject(assertion: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What the provider gives enterprise-managed authorization's redeeming side: the JWT bearer grant's token. */
+function idJagRedeeming(provider: any, replays: AssertionReplayGuard, deps: JwtProfileDeps): IdJagRedeeming {
+  return {
+    issuer: deps.issuer,
+    account: (userId) => deps.accounts.find(userId),
+    invalidGrant,
+    firstUse: (scope, jti, untilMs) => replays.firstUse(scope, jti, untilMs),
+    issueResourceToken: (ctx, token) => issueJwtBearerToken(provider, ctx, { ...token, ttl: deps.accessTokenTtl, alg: deps.alg }),
+  };
 }

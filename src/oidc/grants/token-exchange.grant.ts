@@ -22,9 +22,11 @@ import { exchangedAudience, exchangedScope, scopeBound } from './token-exchange.
 import { TokenType, allowedAs, needsActor } from './token-exchange.types.js';
 import { SUBJECT_NOT_ADMITTED, SUBJECT_NOT_SERVED, invalidGrant } from '../provider/oauth-errors.js';
 import { refuseUnboundGrantOfDpopClient } from '../provider/dpop.js';
-import { issueIdJag } from './id-jag.issue.js';
-import type { IdJagIssueDeps } from './id-jag.issue.js';
-import { ID_JAG_TOKEN_TYPE } from './id-jag.services.js';
+import { issueIdJag } from '../../agents/id-jag/id-jag.issue.js';
+import type { IdJagServices } from '../../agents/id-jag/id-jag.services.js';
+import type { PrivateJwk } from '../keys/signing-keys.service.js';
+import type { IdJagIssuing } from '../../agents/provider-port.js';
+import { ID_JAG_TOKEN_TYPE } from '../../agents/id-jag/id-jag.services.js';
 
 /** Where the grant leaves the token's `act` and `acr` for `extraTokenClaims` (provider.factory.ts). */
 const EXTRAS = Symbol('portcullis.exchange-extras');
@@ -77,13 +79,14 @@ export interface TokenExchangeDeps {
  * from: `act` carries over (impersonation.ts), the token is tied to the presented token's grant
  * (exchange-ties.ts), never outlives it, and `mfa: "required"` applies as at refresh.
  */
-export function registerTokenExchangeGrant(provider: any, deps: IdJagIssueDeps): void {
+export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDeps & { idJag: IdJagServices; signingKey: PrivateJwk | undefined }): void {
+  const idJag = idJagIssuing(provider, deps);
   const handler = async (ctx: OidcContext) => {
     if (!(await deps.features.isEnabled('tokenExchange'))) throw new errors.UnsupportedGrantType('token exchange is not enabled');
     refuseUnboundGrantOfDpopClient(ctx);
     const p = ctx.oidc.params as Record<string, string | undefined>;
     // An ID-JAG for another authorization server (docs/agents.md, "Enterprise-managed authorization").
-    if (p.requested_token_type === ID_JAG_TOKEN_TYPE) return issueIdJag(provider, ctx, deps);
+    if (p.requested_token_type === ID_JAG_TOKEN_TYPE) return issueIdJag(ctx, idJag, deps);
     if (p.resource !== undefined) throw new errors.InvalidTarget('resource is not supported; use audience');
     const subjectType = p.subject_token_type ?? '';
     const requestedType = p.requested_token_type ?? TokenType.accessToken;
@@ -229,4 +232,18 @@ async function issueRefreshToken(
   });
   ctx.oidc.entity('RefreshToken', rt);
   return rt.save();
+}
+
+/** What the provider gives enterprise-managed authorization's issuing side (src/agents/provider-port.ts). */
+function idJagIssuing(provider: any, deps: TokenExchangeDeps & { signingKey: PrivateJwk | undefined }): IdJagIssuing {
+  return {
+    issuer: deps.issuer,
+    account: (userId) => deps.accounts.find(userId),
+    invalidGrant,
+    idTokenSubject: (client, token) => resolveSubject(provider, deps, client, token, TokenType.idToken),
+    refuses: (client, person) => deps.entry.refuses(client, person, 'token_exchange'),
+    subjectNotServed: SUBJECT_NOT_SERVED,
+    subjectNotAdmitted: SUBJECT_NOT_ADMITTED,
+    signingKey: deps.signingKey,
+  };
 }

@@ -4,8 +4,9 @@ import type { Request, Response } from 'express';
 import type { AccountProtocol, ConnectedAgent, StoredSession } from '../../account/account-protocol.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
-import { connectedAgentsOf } from '../consent/connected-agents.js';
-import { endConsents } from '../consent/agent-consents.js';
+import { connectedAgentsOf } from '../../agents/consent/connected-agents.js';
+import { endConsents } from '../../agents/consent/agent-consents.js';
+import { endClientTokens } from '../adapter/user-payloads.js';
 import { APP_CONFIG } from '../../common/config/config.token.js';
 import type { AppConfig } from '../../common/config/config.js';
 import { ACCOUNT_SIGNED_IN_PATH } from '../../login/ui-paths.js';
@@ -66,6 +67,6 @@ export class OidcAccountProtocol implements AccountProtocol {
   }
 
   revokeAgent(user: { id: string; orgId: string }, clientId: string): Promise<boolean> {
-    return this.uow.run((manager) => endConsents(manager, this.events, { orgId: user.orgId, userId: user.id, clientId }, user.id));
+    return this.uow.run((manager) => endConsents(manager, this.events, { orgId: user.orgId, userId: user.id, clientId }, user.id, endClientTokens));
   }
 }

@@ -1,6 +1,6 @@
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
-import { registrationModesInUse } from '../../users/queries/dynamic-clients.js';
+import { registrationModesInUse } from '../../users/queries/registration-modes.js';
 
 /** RFC 8414 §3: where an authorization server publishes its metadata; oidc-provider answers it beside OIDC discovery. */
 export const AUTHORIZATION_SERVER_METADATA_PATH = '/.well-known/oauth-authorization-server';

@@ -9,11 +9,12 @@ import { EventStore } from '../../common/events/event-store.js';
 import { LoginRateLimiter } from '../../login/login-rate-limiter.js';
 import { instanceSettings } from '../../users/queries/instance.js';
 import { RemoteClientKeys } from '../adapter/remote-client-keys.js';
-import { ClientIdMetadataDocuments } from '../agents/client-id-metadata-documents.js';
+import { ClientIdMetadataDocuments } from '../../agents/metadata-documents/client-id-metadata-documents.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import type { ProviderDeps } from './provider.factory.js';
 import type { AgentRegistrationSettings } from './authorization-server-metadata.js';
 import { ProviderUserServices } from './provider-user-services.js';
+import { allowedScopes } from './scopes.js';
 
 /**
  * Everything createProvider (provider.factory.ts) needs besides the signing keys, gathered so that
@@ -37,8 +38,10 @@ export class ProviderInputs {
     private readonly users: ProviderUserServices,
   ) {
     this.remoteClientKeys = new RemoteClientKeys({ allowPrivateNetworks: config.outboundAllowPrivateNetworks, cacheMs: config.clientJwksCacheMs });
-    this.agentDocuments = new ClientIdMetadataDocuments({ allowPrivateNetworks: config.outboundAllowPrivateNetworks }, this.remoteClientKeys, () =>
-      this.users.loginPolicies.anyAgentClients(),
+    this.agentDocuments = new ClientIdMetadataDocuments(
+      { allowPrivateNetworks: config.outboundAllowPrivateNetworks, scope: allowedScopes(false) },
+      this.remoteClientKeys,
+      () => this.users.loginPolicies.anyAgentClients(),
     );
   }
 

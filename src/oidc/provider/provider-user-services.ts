@@ -4,7 +4,7 @@ import { FeaturesService } from '../../users/features.service.js';
 import { LoginPolicyService } from '../../users/login-policy.service.js';
 import { AccountFinder } from '../account/account.finder.js';
 import { ApplicationEntry } from '../../login/application-entry.js';
-import { IdJagServices } from '../grants/id-jag.services.js';
+import { IdJagServices } from '../../agents/id-jag/id-jag.services.js';
 import { InstanceSettings } from '../../settings/instance-settings.service.js';
 
 /**

@@ -14,9 +14,9 @@ import { refuseRefreshWithoutSecondFactor } from '../account/refresh-second-fact
 import { AuditedRemoval } from '../adapter/audited-removal.js';
 import { ClientStore, CLIENT_EXTRA } from '../adapter/client.store.js';
 import type { RemoteClientKeys } from '../adapter/remote-client-keys.js';
-import type { ClientIdMetadataDocuments } from '../agents/client-id-metadata-documents.js';
-import { clientServing } from '../agents/agent-organization.js';
-import type { AgentClientPolicy } from '../agents/agent-organization.js';
+import type { ClientIdMetadataDocuments } from '../../agents/metadata-documents/client-id-metadata-documents.js';
+import { clientServing } from '../../agents/agent-organization.js';
+import type { AgentClientPolicy } from '../../agents/agent-organization.js';
 import { CLIENT_KEY_ALGS } from '../../common/crypto/client-jwks.js';
 import { OidcPayloadAdapter } from '../adapter/oidc-payload.adapter.js';
 import { storeSessionBeforeApproval } from '../device/session-before-approval.js';
@@ -31,12 +31,13 @@ import { AssertionReplayGuard } from '../grants/assertion-replay.js';
 import { registerTokenExchangeGrant, tokenExtras } from '../grants/token-exchange.grant.js';
 import { actOf, impersonationHolds } from '../grants/impersonation.js';
 import type { TokenExchangeDeps } from '../grants/token-exchange.grant.js';
-import type { IdJagServices } from '../grants/id-jag.services.js';
+import type { IdJagServices } from '../../agents/id-jag/id-jag.services.js';
 import { buildInteractionPolicy } from './interaction.policy.js';
-import { agentConsentMissing } from '../consent/agent-consent-gate.js';
+import { agentConsentMissing } from '../../agents/consent/agent-consent-gate.js';
 import { introspectionPolicy } from './introspection.policy.js';
 import { assertClientAssertionLifetime } from './client-assertion.js';
 import { OIDC_ROUTES } from './oidc.routes.js';
+import { setOAuthError } from './oauth-errors.js';
 import { LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
 import { accountClient } from './account-client.js';
 import { reuseClientsOfUnchangedRegistrations } from './extensions/client-reuse.js';
@@ -53,8 +54,8 @@ import { explainDpopRefusals } from './dpop-errors.js';
 import { useAtomicReplayDetection } from './extensions/replay-detection.js';
 import { applyDeviceFlow, deviceFlowFeature } from '../device/device-flow.js';
 import type { UserCodeLimiter } from '../device/device-flow.js';
-import { bindAgentsAtFirstCode, clientForBoundary, dynamicRegistrationFeatures } from '../registration/dynamic-registration.js';
-import type { DynamicRegistrationDeps, RegistrationLimiter } from '../registration/dynamic-registration.js';
+import { bindAtFirstCode, clientForBoundary, dynamicRegistrationFeatures } from '../../agents/registration/dynamic-registration.js';
+import type { DynamicRegistrationDeps, RegistrationLimiter } from '../../agents/registration/dynamic-registration.js';
 
 export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'access' | 'uow' | 'events' | 'entry'> {
   /** The organization's login policy, read on use (second factor; agent clients, docs/agents.md). */
@@ -80,7 +81,7 @@ export interface ProviderDeps extends Pick<TokenExchangeDeps, 'features' | 'acce
   registrationLimiter?: RegistrationLimiter;
   /** How many registered clients are held at most, per organization and unbound (docs/agents.md, "Dynamic registration"). */
   registrationBounds: DynamicRegistrationBounds;
-  /** Enterprise-managed authorization's external resources, access rule and trusted issuers (grants/id-jag.*.ts). */
+  /** Enterprise-managed authorization's external resources, access rule and trusted issuers (src/agents/id-jag/). */
   idJag: IdJagServices;
   /** Token lifetimes of the instance's settings and of a client's application, read on use (src/settings). */
   lifetimes: { refresh(): Promise<void>; of(clientId?: string): TokenLifetimes };
@@ -285,10 +286,10 @@ export function createProvider(deps: ProviderDeps): Provider {
     await deps.lifetimes.refresh();
     await next();
   });
-  bindAgentsAtFirstCode(provider, registrationDeps(deps));
   useAtomicReplayDetection(provider, new DpopReplayGuard(deps.uow));
   reuseClientsOfUnchangedRegistrations(provider, clients, new Set(configuration.clients?.map((c: { client_id: string }) => c.client_id)));
-  applyProviderExtensions(provider, hasher);
+  const registration = registrationDeps(deps);
+  applyProviderExtensions(provider, hasher, (client, code) => bindAtFirstCode(registration, client, code));
   countIssuedTokens(provider);
   explainDpopRefusals(provider);
   applyDeviceFlow(provider, device);
@@ -317,7 +318,7 @@ export function createProvider(deps: ProviderDeps): Provider {
   return provider;
 }
 
-/** What dynamic registration (src/oidc/registration) needs of the provider's inputs. */
+/** What dynamic registration (src/agents/registration) needs of the provider's inputs. */
 export function registrationDeps(deps: ProviderDeps): DynamicRegistrationDeps {
   return {
     dataSource: deps.dataSource,
@@ -326,6 +327,7 @@ export function registrationDeps(deps: ProviderDeps): DynamicRegistrationDeps {
     hasher: deps.hasher,
     limiter: deps.registrationLimiter,
     bounds: deps.registrationBounds,
+    oauthError: setOAuthError,
   };
 }
 

@@ -9,9 +9,10 @@ import { DatabaseAvailability } from '../../common/database/database-availabilit
 import { isDatabaseUnavailable } from '../../common/database/database-unavailable.js';
 import { noteFailure } from '../../common/http/failure-causes.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
+import { OIDC_ROUTES } from './oidc.routes.js';
 import { createProvider, publicPart, registrationDeps } from './provider.factory.js';
-import { registrationGate } from '../registration/dynamic-registration.js';
-import { registrationAnswers } from '../registration/registration-answers.js';
+import { registrationGate } from '../../agents/registration/dynamic-registration.js';
+import { registrationAnswers } from '../../agents/registration/registration-answers.js';
 import { ProviderInputs } from './provider-inputs.js';
 import { DATABASE_UNAVAILABLE, requestSteps, responseSteps } from './response-steps.js';
 import { completeAuthorizationServerMetadata } from './authorization-server-metadata.js';
@@ -80,7 +81,8 @@ export class ProviderHolder implements OnModuleInit, OnModuleDestroy {
     const provider = createProvider(deps);
     provider.use(aroundEveryRequest(this.config.publicUrl, this.sessionSteps));
     provider.use(completeAuthorizationServerMetadata(this.inputs.agentRegistration, deps.dataSource));
-    provider.use(registrationGate(registrationDeps(deps)));
+    const gate = registrationGate(registrationDeps(deps));
+    provider.use((ctx: OidcContext, next: () => Promise<void>) => (ctx.method === 'POST' && ctx.path === OIDC_ROUTES.registration ? gate(ctx, next) : next()));
     provider.use(registrationAnswers(deps.dataSource));
     trustTlsOffloadingProxy(provider, this.config.publicUrl);
     provider.on('server_error', (ctx: OidcContext, error: Error) => this.noteServerError(ctx, error));

@@ -4,14 +4,15 @@ import type { DataSource } from 'typeorm';
 import type { InstanceEntity } from '../../users/entities/instance.entity.js';
 import { projectsOfOrganization } from '../../users/queries/application-audience.js';
 import { API_AUDIENCE, apiAudienceAllowed, requestedProjects } from '../tokens/audience.js';
-import { RESOURCE_COMPANION_SCOPES, SCOPES } from './scopes.js';
+import { RESOURCE_COMPANION_SCOPES } from '../../users/api-resource.rules.js';
+import { SCOPES } from './scopes.js';
 import { apiResourceByUri } from '../../users/queries/api-resources.js';
 import type { ApiResourceRow } from '../../users/queries/api-resources.js';
 import type { ResourceScope } from '../../users/entities/application.entity.js';
 import { json } from '../../common/database/column-values.js';
-import { agentClientRefusal, belongsToNoOrganization, isSelfRegistered } from '../agents/agent-organization.js';
-import type { AgentClientPolicy } from '../agents/agent-organization.js';
-import { isUnboundAgent, organizationOfResources } from '../registration/dynamic-registration.js';
+import { agentClientRefusal, belongsToNoOrganization, isSelfRegistered } from '../../agents/agent-organization.js';
+import type { AgentClientPolicy } from '../../agents/agent-organization.js';
+import { isUnboundAgent, organizationOfResources } from '../../agents/registration/dynamic-registration.js';
 
 /**
  * oidc-provider's resource indicators (RFC 8707): machine users' tokens are for the Portcullis API, and

@@ -13,9 +13,3 @@ export const SCOPES = ['openid', 'profile', 'email', 'phone', 'address', 'offlin
 export function allowedScopes(apiAccess: boolean): string {
   return SCOPES.filter((scope) => apiAccess || scope !== API_AUDIENCE_SCOPE).join(' ');
 }
-
-/**
- * The scopes a token for an API application's resource may carry beside the resource's own (docs/agents.md,
- * "Resources"): who the person is, their roles, and `offline_access`, which alone yields a refresh token.
- */
-export const RESOURCE_COMPANION_SCOPES = ['openid', 'profile', 'email', 'roles', 'offline_access'];

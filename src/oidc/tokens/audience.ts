@@ -6,7 +6,7 @@ import { apiResourceByUri } from '../../users/queries/api-resources.js';
 import { projectsEntered } from '../../users/project-access/project-entry.js';
 import { CLIENT_CACHE_MS } from '../adapter/client.store.js';
 import { API_AUDIENCE_SCOPE } from '../provider/scopes.js';
-import { AGENT_CLIENT_MARKER } from '../agents/metadata-document.js';
+import { AGENT_CLIENT_MARKER } from '../../agents/metadata-documents/metadata-document.js';
 
 export { API_AUDIENCE_SCOPE };
 

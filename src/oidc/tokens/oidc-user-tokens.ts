@@ -5,10 +5,10 @@ import { SessionEnds } from '../../common/auth/session-ends.js';
 import type { AgentConsent, UserSession, UserTokens } from '../../common/auth/user-tokens.js';
 import type { Page, Paged } from '../../common/database/page.js';
 import { EventStore } from '../../common/events/event-store.js';
-import type { AgentConsentEntity } from '../consent/agent-consent.entity.js';
-import { consentsOf, consentsOfOrgPeople, endConsents, forgetConsentsOf } from '../consent/agent-consents.js';
-import { deleteUserPayloads } from '../adapter/user-payloads.js';
-import { endAgentsNoLongerAdmitted } from '../consent/ended-admissions.js';
+import type { AgentConsentEntity } from '../../agents/consent/agent-consent.entity.js';
+import { consentsOf, consentsOfOrgPeople, endConsents, forgetConsentsOf } from '../../agents/consent/agent-consents.js';
+import { deleteUserPayloads, endClientTokens } from '../adapter/user-payloads.js';
+import { endAgentsNoLongerAdmitted } from '../../agents/consent/ended-admissions.js';
 import { revokeAccessTokensOfEndedSession } from '../adapter/logout-revocation.js';
 import type { SessionAuthorizations } from '../adapter/logout-revocation.js';
 import { instanceSettings } from '../../users/queries/instance.js';
@@ -45,11 +45,11 @@ export class OidcUserTokens implements UserTokens {
   }
 
   endAgentConsent(manager: EntityManager, target: { orgId: string; userId: string; clientId: string }, editorUserId: string | null): Promise<boolean> {
-    return endConsents(manager, this.events, target, editorUserId);
+    return endConsents(manager, this.events, target, editorUserId, endClientTokens);
   }
 
   endAgentsNoLongerAdmitted(manager: EntityManager, userIds: readonly string[], editorUserId: string | null): Promise<void> {
-    return endAgentsNoLongerAdmitted(manager, this.events, userIds, editorUserId);
+    return endAgentsNoLongerAdmitted(manager, this.events, userIds, editorUserId, endClientTokens);
   }
 
   async revokeAll(manager: EntityManager, userId: string, options: { keepSession?: string } = {}): Promise<void> {

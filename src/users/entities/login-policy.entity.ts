@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { timestampColumn } from '../../common/database/columns.js';
-import type { DynamicRegistrationMode } from '../agents/dynamic-registration.entities.js';
 
 export const MFA_POLICIES = ['off', 'optional', 'required'] as const;
 export type MfaPolicy = (typeof MFA_POLICIES)[number];
@@ -8,6 +7,10 @@ export type MfaPolicy = (typeof MFA_POLICIES)[number];
 /** Whether the organization's resources accept clients known by their Client ID Metadata Document (docs/agents.md). */
 export const AGENT_CLIENT_POLICIES = ['off', 'consent', 'allowlist'] as const;
 export type AgentClientPolicy = (typeof AGENT_CLIENT_POLICIES)[number];
+
+/** How an organization takes clients that register themselves (RFC 7591; docs/agents.md, "Dynamic registration"). */
+export const DYNAMIC_REGISTRATION_MODES = ['off', 'initialAccessToken', 'open'] as const;
+export type DynamicRegistrationMode = (typeof DYNAMIC_REGISTRATION_MODES)[number];
 
 /** How an organization's users sign in. */
 @Entity({ name: 'login_policies' })

@@ -5,8 +5,6 @@ import { OrgResources } from '../../common/database/org-resources.js';
 import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { ApplicationEntity } from '../entities/application.entity.js';
-import { removeRegistrationTokensOf } from '../queries/dynamic-clients.js';
-import { RegisteredClients } from '../agents/registered-clients.service.js';
 import { GroupEntity } from '../entities/group.entity.js';
 import { removeGroupIn } from '../groups/group-removal.js';
 import { LoginPolicyEntity } from '../entities/login-policy.entity.js';
@@ -52,7 +50,6 @@ export class OrganizationRemovalService {
     private readonly applications: ApplicationEditsService,
     private readonly resources: OrgResources,
     private readonly access: UserAccess,
-    private readonly registeredClients: RegisteredClients,
   ) {}
 
   async remove(editorUserId: string | null, orgId: string): Promise<void> {
@@ -66,8 +63,10 @@ export class OrganizationRemovalService {
     for (const { clientId } of apps) await this.applications.revokeIssuedInBatches(clientId);
     removed.push(...(await this.inBatches((manager, limit) => this.removeApplications(manager, editorUserId, orgId, limit))));
     // Its agents' registrations likewise, each as its owner's removal of one does (docs/agents.md, "Dynamic registration").
-    await this.registeredClients.revokeIssuedToClientsOf(orgId);
-    await this.inBatches((manager, limit) => this.registeredClients.removeIn(manager, editorUserId, orgId, limit));
+    for (const resource of this.resources.batched) {
+      await resource.revokeIssued(orgId);
+      await this.inBatches((manager, limit) => resource.removeSome(manager, editorUserId, orgId, limit));
+    }
     await this.inBatches((manager, limit) => this.removeProjects(manager, editorUserId, orgId, limit));
     await this.inBatches((manager, limit) => this.removeGroups(manager, editorUserId, orgId, limit));
     await this.inBatches((manager, limit) => this.removeMemberships(manager, editorUserId, orgId, limit));
@@ -79,8 +78,7 @@ export class OrganizationRemovalService {
       await this.removeGroups(manager, editorUserId, orgId);
       await this.removeMemberships(manager, editorUserId, orgId);
       await manager.delete(LoginPolicyEntity, { orgId });
-      await this.registeredClients.removeIn(manager, editorUserId, orgId);
-      await removeRegistrationTokensOf(manager, orgId);
+      for (const resource of this.resources.batched) await resource.removeSome(manager, editorUserId, orgId);
       await this.resources.removeIn(manager, orgId, editorUserId);
       // Its user count goes with it (foreign key ON DELETE CASCADE); removed user ids stay reserved.
       await manager.delete(OrganizationEntity, { id: orgId });

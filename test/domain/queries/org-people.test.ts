@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { AgentConsentEntity } from '../../../src/oidc/consent/agent-consent.entity.js';
+import { AgentConsentEntity } from '../../../src/agents/consent/agent-consent.entity.js';
 import { personOfOrganization } from '../../../src/users/queries/org-people.js';
 import { openQueryDatabase } from './query-database.js';
 import type { QueryDatabase } from './query-database.js';

@@ -1,6 +1,8 @@
 import type Provider from 'oidc-provider';
 import type { SecretHasher } from '../../../common/crypto/secret-hasher.js';
 import { compareHashedClientSecrets } from './client-secret.js';
+import { checkCodesAtSave } from './code-save.js';
+import type { IssuedCodeCheck } from './code-save.js';
 import { sendNoLogoutTokensInline } from './backchannel-logout.js';
 import { allowLoopbackForDevMode } from './dev-mode-redirect-uris.js';
 import { applyUserinfoAssertion } from './id-token-claims.js';
@@ -21,7 +23,8 @@ import { honourEveryOpenidTokenAtUserinfo } from './userinfo-tokens.js';
  * 3. the authorization and token endpoints' checks of the client (`Client#responseTypeAllowed`, `#grantTypeAllowed`);
  * 4. the ID token issued (`Client#includeSid`, `IdToken#issue`);
  * 5. the userinfo endpoint's token lookups (`AccessToken.find`, `Grant.find`);
- * 6. end-session's logout tokens (`Client#backchannelLogout`).
+ * 6. end-session's logout tokens (`Client#backchannelLogout`);
+ * 7. an issued code's storage (`AuthorizationCode#save`, `DeviceCode#save`): the agents' binding at their first code.
  *
  * The request rewrites before the provider (oidc-dispatch.middleware.ts, post-to-get.ts,
  * request-body-replay.ts) work on the Node request, not on the provider: OidcDispatch applies them.
@@ -34,7 +37,7 @@ export function applyLibraryExtensions(): void {
   buildTokenErrorsOnlyWhenThrown();
 }
 
-export function applyProviderExtensions(provider: Provider, hasher: SecretHasher): void {
+export function applyProviderExtensions(provider: Provider, hasher: SecretHasher, codeCheck: IssuedCodeCheck): void {
   allowLoopbackForDevMode(provider);
   compareHashedClientSecrets(provider, hasher);
   enforceRequestRules(provider);
@@ -42,4 +45,5 @@ export function applyProviderExtensions(provider: Provider, hasher: SecretHasher
   applyUserinfoAssertion(provider);
   honourEveryOpenidTokenAtUserinfo(provider);
   sendNoLogoutTokensInline(provider);
+  checkCodesAtSave(provider, codeCheck);
 }

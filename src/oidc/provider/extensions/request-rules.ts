@@ -1,6 +1,6 @@
 import Provider, { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
-import { agentKindOf } from '../../consent/agent-consent-gate.js';
+import { agentKindOf } from '../../../agents/consent/agent-consent-gate.js';
 import { ACCOUNT_CLIENT_ID } from '../account-client.js';
 
 interface RequestClient {
