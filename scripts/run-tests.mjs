@@ -131,7 +131,7 @@ function runUnit(unit, index) {
       // A test may leave a service process behind; its process group ends with the file.
       killGroup(child);
       const wallMs = Date.now() - begin;
-      const summary = readJson(summaryPath) ?? { files: {}, cpuMs: null, childrenCpuMs: null, maxRssMb: null };
+      const summary = readSummary(summaryPath) ?? { files: {}, cpuMs: null, childrenCpuMs: null, maxRssMb: null };
       const reported = Object.fromEntries(Object.entries(summary.files).map(([path, counts]) => [sourceOf(relative(root, path)), counts]));
       if (timedOut) output += `\nstopped after ${unitTimeoutMs / 1000} s (TEST_PROCESS_TIMEOUT_S)\n`;
       const unitOk = code === 0 && !timedOut;
@@ -236,6 +236,20 @@ function collect(dir) {
 
 function sourceOf(file) {
   return file.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+}
+
+/**
+ * The reporter's summary of one process, or undefined. Node opens the file when the process starts and writes it when
+ * the tests end: a process stopped at its time limit, or one that crashed, leaves it empty. That process is a failure
+ * to report with its output, not a reason for the whole run to stop.
+ */
+function readSummary(path) {
+  try {
+    return readJson(path);
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
 }
 
 function readJson(path) {

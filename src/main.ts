@@ -31,10 +31,6 @@ async function main(): Promise<void> {
   limitHeapGrowth();
   const config = readConfig();
   configured = config;
-  // Loading the application takes seconds: a process that serves loads it while the primary's migrations run
-  // (on MariaDB mostly a wait for the server). The primary of WORKERS > 1 serves nothing and never loads it.
-  const application = cluster.isWorker || config.workers === 1 ? import('./app.factory.js') : undefined;
-  application?.catch(() => undefined); // a failure to load is thrown where it is awaited, in serve()
   if (cluster.isPrimary) {
     const applied = await migrate(config.database).catch((error: unknown) => {
       if (!(error instanceof SchemaNewerError)) throw error;
@@ -53,7 +49,7 @@ async function main(): Promise<void> {
       return;
     }
   }
-  await serve(config, application!);
+  await serve(config);
 }
 
 /** The master key against the signing keys already stored, on a data source of its own closed before anything serves. */
@@ -95,11 +91,15 @@ function readConfig(): AppConfig {
   }
 }
 
-async function serve(config: AppConfig, application: Promise<typeof import('./app.factory.js')>): Promise<void> {
+async function serve(config: AppConfig): Promise<void> {
   collectProcessMetrics();
   // A worker answers the primary's scrapes from its first moment, or a scrape would wait for it.
   if (cluster.isWorker) answerPrimaryForMetrics();
-  const { createApp } = await application;
+  // Loading the application takes seconds, and from Node.js 22 on it holds the event loop for all of them at once. It
+  // starts only once the migrations and the master key check have closed their connections: a handshake under way
+  // meanwhile could not read the server's answer and failed at its connectTimeout (3 s) on a loaded machine. The primary
+  // of WORKERS > 1 serves nothing and never loads it (docs/operations.md, "Start-up").
+  const { createApp } = await import('./app.factory.js');
   const app = await createApp(config);
   stopOnSignals(app);
   // Listening initialises the modules, which create the first signing key and open the stored ones. Instances started

@@ -97,7 +97,8 @@ export function runToExit(env: Record<string, string>): Promise<{ code: number |
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    // Only against a process that never exits: on a loaded 2-core machine loading the application alone took 30 s.
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, output });
