@@ -20,6 +20,7 @@ import { CreateIdpDto, UpdateIdpDto } from '../../src/federation/api/idps.dto.js
 import { AddOrgDomainDto } from '../../src/federation/api/org-domains.dto.js';
 import { CreateTargetDto, UpdateTargetDto } from '../../src/provisioning/api/provisioning.dto.js';
 import { ImportRequestDto } from '../../src/admin/import/import.dto.js';
+import { CreateDirectoryDto, DirectoryHostsDto, UpdateDirectoryDto } from '../../src/directories/api/directories.dto.js';
 import { IMPORT_STRING_FIELDS } from '../../src/admin/import/import-user.validator.js';
 import { STRING_BOUNDS } from '../../src/users/rules/string-bounds.js';
 import { countRows, createOrg, unique, useService } from '../support/fixtures.js';
@@ -159,7 +160,7 @@ function withValue(body: Record<string, unknown>, path: string, value: string): 
 interface Route {
   name: string;
   dto: Dto;
-  method: 'POST' | 'PATCH';
+  method: 'POST' | 'PATCH' | 'PUT';
   /** The resource a request names, made for it: the url and the body the field's value goes into. */
   target(svc: TestService, orgId: string): Promise<{ url: string; body: Record<string, unknown>; read?: string }>;
   /** Fields of the DTO that apply to this resource (a human user has no `name`, a machine user no `profile`). */
@@ -201,6 +202,27 @@ const samlIdp = () => ({ type: 'saml', name: unique('saml'), metadataXml: idpMet
 /** Fields of one protocol only (docs/federation.md): each is walked on an IdP of its protocol. */
 const SAML_FIELDS = ['metadataXml', 'metadataUrl', 'nameIdFormat', 'attributes', 'signAuthnRequests', 'idpInitiatedLanding'];
 const isSamlField = (path: string) => SAML_FIELDS.some((f) => path === f || path.startsWith(`${f}.`));
+
+/** A URL, a PEM certificate, an LDAP filter and attribute names have shapes of their own: their bound is refused. */
+const DIRECTORY_SHAPED = [
+  'url',
+  'caCertificate',
+  'userFilter',
+  'groupFilter',
+  ...['userName', 'email', 'givenName', 'familyName', 'displayName', 'phone', 'externalId'].map((a) => `attributes.${a}`),
+];
+/** A directory's body, its host allowed first (docs/directories.md, "Reaching the directory"). */
+async function directory(svc: TestService) {
+  assert.equal((await api(svc, 'PUT', '/admin/v1/directory-hosts', { allow: ['ldap.example.com'] })).status, 200);
+  return {
+    name: unique('directory'),
+    url: 'ldaps://ldap.example.com:636',
+    bindDn: 'cn=portcullis,dc=example',
+    bindPassword: 'bound-secret',
+    usersDn: 'ou=people,dc=example',
+    sync: { intervalMinutes: 0 },
+  };
+}
 
 const ROUTES: Route[] = [
   { name: 'POST /admin/v1/orgs', dto: CreateOrgDto, method: 'POST', target: async () => ({ url: '/admin/v1/orgs', body: { name: unique('org') } }) },
@@ -507,6 +529,32 @@ const ROUTES: Route[] = [
     dto: ImportRequestDto,
     method: 'POST',
     target: async () => ({ url: '/admin/v1/import', body: importBody([{ orgId: unique('imported'), org: { name: 'x' }, humanUsers: [] }]) }),
+  },
+  {
+    name: 'POST …/directories',
+    dto: CreateDirectoryDto,
+    method: 'POST',
+    exactUnreachable: DIRECTORY_SHAPED,
+    target: async (svc, orgId) => ({ url: `/management/v1/orgs/${orgId}/directories`, body: await directory(svc) }),
+  },
+  {
+    name: 'PUT /admin/v1/directory-hosts',
+    dto: DirectoryHostsDto,
+    method: 'PUT',
+    // A host name, an address or a range: 300 characters of one is not a host.
+    exactUnreachable: ['allow.0'],
+    target: async () => ({ url: '/admin/v1/directory-hosts', body: { allow: ['ldap.example.com'] }, read: '/admin/v1/directory-hosts' }),
+  },
+  {
+    name: 'PATCH …/directories/{id}',
+    dto: UpdateDirectoryDto,
+    method: 'PATCH',
+    exactUnreachable: DIRECTORY_SHAPED,
+    target: async (svc, orgId) => {
+      const { id } = await created(svc, `/management/v1/orgs/${orgId}/directories`, await directory(svc));
+      const url = `/management/v1/orgs/${orgId}/directories/${id}`;
+      return { url, body: {}, read: url };
+    },
   },
 ];
 

@@ -8,6 +8,7 @@ import { declaredRoutes } from '../support/routes.js';
 const NOT_LISTS = new Set([
   'GET /admin/v1/features',
   'GET /admin/v1/settings',
+  'GET /admin/v1/directory-hosts',
   'GET /management/v1/orgs/:orgId/login-policy',
   'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/status',
 ]);

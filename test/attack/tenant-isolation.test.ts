@@ -21,6 +21,15 @@ const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
  * A body each route accepts, so a refusal below is the access check and not validation. A new route
  * without an entry fails the matrix: it cannot be forgotten.
  */
+const directoryBody = () => ({
+  name: unique('directory'),
+  url: 'ldap://127.0.0.1:1',
+  bindDn: 'cn=portcullis,dc=example',
+  bindPassword: 'bound-secret',
+  usersDn: 'ou=people,dc=example',
+  sync: { intervalMinutes: 0 },
+});
+
 function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
   const key = `${route.method} ${route.path}`;
   const bodies: Record<string, unknown> = {
@@ -154,6 +163,21 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     // The victim's target is the scimmy peer (see the victim's setup): its Users can be read and a user of it retried.
     'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/reconcile': { dryRun: false },
     'POST /management/v1/orgs/:orgId/provisioning/targets/:targetId/objects/:kind/:localId/retry': {},
+    'POST /management/v1/orgs/:orgId/audit-streams': { name: unique('stream'), type: 'https', url: 'https://93.184.215.14/audit' },
+    'GET /management/v1/orgs/:orgId/audit-streams': undefined,
+    'GET /management/v1/orgs/:orgId/audit-streams/:streamId': undefined,
+    'PATCH /management/v1/orgs/:orgId/audit-streams/:streamId': { name: 'changed' },
+    'DELETE /management/v1/orgs/:orgId/audit-streams/:streamId': undefined,
+    // The victim's directory points at a closed loopback port (allowed in the setup): a test or a sync fails fast.
+    'POST /management/v1/orgs/:orgId/directories': { ...directoryBody(), name: unique('directory') },
+    'GET /management/v1/orgs/:orgId/directories': undefined,
+    'GET /management/v1/orgs/:orgId/directories/:directoryId': undefined,
+    'PATCH /management/v1/orgs/:orgId/directories/:directoryId': { name: 'changed' },
+    'DELETE /management/v1/orgs/:orgId/directories/:directoryId': undefined,
+    'POST /management/v1/orgs/:orgId/directories/:directoryId/test': undefined,
+    'POST /management/v1/orgs/:orgId/directories/:directoryId/sync': {},
+    'GET /management/v1/orgs/:orgId/directories/:directoryId/syncs': undefined,
+    'GET /management/v1/orgs/:orgId/directories/:directoryId/syncs/:syncId': undefined,
     'GET /scim/v2/:orgId/Groups': undefined,
     'GET /scim/v2/:orgId/Groups/:id': undefined,
     'DELETE /scim/v2/:orgId/Groups/:id': undefined,
@@ -264,6 +288,32 @@ describe('tenant isolation matrix', () => {
     const factors = svc.app.get(FactorsService);
     await factors.newRecoveryCodes({ id: human.userId, orgId: orgB.id });
     const [factor] = await factors.list(null, orgB.id, human.userId);
+    // A stream of one event type the matrix never writes: once it has read past the setup's events it has nothing to
+    // deliver, so its row stays as it is while the matrix compares the database.
+    const stream = await admin('POST', '/audit-streams', {
+      name: unique('stream'),
+      type: 'https',
+      url: 'https://127.0.0.1:1/audit',
+      eventTypes: ['audit.stream.removed'],
+    });
+    assert.equal(stream.status, 201, stream.text);
+    const hosts = await svc.api('PUT', '/admin/v1/directory-hosts', { token: svc.adminToken, body: { allow: ['127.0.0.1'] } });
+    assert.equal(hosts.status, 200, hosts.text);
+    const directory = await admin('POST', '/directories', directoryBody());
+    assert.equal(directory.status, 201, directory.text);
+    const sync = await admin('POST', `/directories/${directory.body.id}/sync`, {});
+    assert.equal(sync.status, 202, sync.text);
+    for (let i = 0; (await admin('GET', `/audit-streams/${stream.body.id}`)).body.lag !== 0; i++) {
+      assert.ok(i < 400, 'the stream read past the setup');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // The sync fails at once (nothing listens): it must be over before the matrix compares the database.
+    for (let i = 0; ; i++) {
+      const state = (await admin('GET', `/directories/${directory.body.id}/syncs/${sync.body.syncId}`)).body.state;
+      if (state !== 'running') break;
+      assert.ok(i < 200, 'the sync ended');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const webhook = await svc.api('POST', `/management/v1/orgs/${orgB.id}/webhooks`, { token: svc.adminToken, body: { url: 'https://93.184.215.14/hook' } });
     assert.equal(webhook.status, 201, webhook.text);
     // Disabled: nothing is pushed while the matrix runs. A reconcile marks the human, so the target knows an object to retry.
@@ -325,6 +375,11 @@ describe('tenant isolation matrix', () => {
       factorId: factor.id,
       groupId: await group(),
       scimGroupId: await group(),
+      streamId: stream.body.id,
+      directoryId: directory.body.id,
+      syncId: sync.body.syncId,
+      // Instance routes are refused before any id is read: any value fills their paths.
+      migrationId: unique('migration'),
       webhookId: webhook.body.id,
       targetId: target.body.id,
       kind: 'user',

@@ -125,8 +125,9 @@ export class DirectoriesController {
   @ApiOperation({ summary: "A directory's last syncs, newest first" })
   @ApiOkResponse({ type: DirectorySyncListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async listSyncs(@Param('orgId') orgId: string, @Param('directoryId') directoryId: string): Promise<DirectorySyncListDto> {
-    return { syncs: (await this.syncs.list(orgId, directoryId)).map(syncView) };
+  async listSyncs(@Param('orgId') orgId: string, @Param('directoryId') directoryId: string, @Query() query: ListPageQueryDto): Promise<DirectorySyncListDto> {
+    const { items, total } = pageOfList(await this.syncs.list(orgId, directoryId), query);
+    return { syncs: items.map(syncView), total };
   }
 
   @Get(':directoryId/syncs/:syncId')

@@ -216,4 +216,5 @@ export class DirectorySyncDto {
 
 export class DirectorySyncListDto {
   @ApiProperty({ type: [DirectorySyncDto] }) syncs: DirectorySyncDto[];
+  @ApiProperty() total: number;
 }

@@ -2,7 +2,7 @@ import type { TestService } from '../../support/service.js';
 import { listTables } from '../../support/secret-scan.js';
 
 /**
- * What the webhook dispatcher and the provisioning pusher change in the background, whatever the requests do: its leases and
+ * What the webhook dispatcher, the provisioning pusher and the audit streamer change in the background, whatever the requests do: its leases and
  * heartbeat, its progress through the event log and its delivery log (src/webhooks); likewise a target's.
  */
 const BACKGROUND: Record<string, string[] | 'all'> = {
@@ -12,6 +12,9 @@ const BACKGROUND: Record<string, string[] | 'all'> = {
   // The provisioning pusher (src/provisioning): its progress through the log and its pushes.
   provisioning_targets: ['cursor_position', 'next_attempt_at', 'state', 'last_success_at', 'last_error'],
   provisioning_objects: 'all',
+  // An audit stream's streamer (src/audit): its progress, its retries, and the lease it renews in `leases`.
+  audit_streams: ['cursor_position', 'last_sequence', 'last_chain', 'failures', 'failing_since', 'next_attempt_at', 'last_error', 'delivered_at'],
+  leases: 'all',
 };
 
 /**
