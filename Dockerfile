@@ -11,7 +11,7 @@ COPY tsconfig.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY bin ./bin
 COPY console ./console
-COPY scripts/build-console.mjs scripts/build-stamp.mjs scripts/generate-console-types.mjs ./scripts/
+COPY scripts/build-console.mjs scripts/copy-design.mjs scripts/build-stamp.mjs scripts/generate-console-types.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 FROM node:24-bookworm-slim

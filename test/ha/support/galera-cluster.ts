@@ -170,7 +170,13 @@ status=$(mariadb --connect-timeout=1 -h "$3" -P "$4" -u root -N -B -e "SHOW GLOB
 echo "$status" | grep -q '^wsrep_local_state[[:space:]]4$' && echo "$status" | grep -q '^wsrep_ready[[:space:]]ON$' && echo "$status" | grep -q '^wsrep_reject_queries[[:space:]]NONE$'
 `;
 
-/** Every connection to the first node that is Synced; the next one when it is not (checks every 500 ms). */
+/**
+ * Every connection to the first node that is Synced; the next one when it is not. HAProxy kills an external check
+ * that has not exited after `inter`: on a loaded 2-core machine forking `mariadb` took longer than 500 ms, and two
+ * such kills marked a healthy node down and shut its sessions mid-start-up. So a healthy node is checked every 1.5 s
+ * with that long to answer, and once a check fails every 500 ms (`fastinter`); a node cut off from the others answers
+ * at once (`wsrep_ready` OFF), so it is out of rotation within about 2.5 s.
+ */
 function haproxyConfig(port: number, nodes: Node[], check: string): string {
   return `global
   maxconn 512
@@ -191,7 +197,7 @@ backend nodes
   option external-check
   external-check path "/usr/bin:/bin"
   external-check command ${check}
-  default-server inter 500ms fall 2 rise 2 on-marked-down shutdown-sessions
+  default-server inter 1500ms fastinter 500ms fall 3 rise 2 on-marked-down shutdown-sessions
 ${nodes.map((n) => `  server ${n.name} 127.0.0.1:${n.port} check`).join('\n')}
 `;
 }
