@@ -1,3 +1,5 @@
+import type { NewSamlApplication } from '../users/saml-application.rules.js';
+
 /**
  * What a source document says, in Portcullis's terms, before anything is compared with the instance or written:
  * each source (keycloak/, …) reads its export into this, and MigrationRunner brings it in.
@@ -19,6 +21,87 @@ export interface PlannedUser {
   /** Base32 TOTP secret. */
   totpSecret: string | null;
   passwordChangeRequired: boolean;
+  /** Sources that hold them (ZITADEL): kept as they are; else made from the names. */
+  displayName?: string;
+  nickName?: string | null;
+  gender?: string | null;
+  phoneVerified?: boolean;
+}
+
+/** A machine user (ZITADEL's service users): its id kept, so tokens it asked for name the same `sub`. */
+export interface PlannedMachine {
+  sourceId: string;
+  userName: string;
+  name: string;
+  description: string | null;
+  accessTokenType: 'opaque' | 'jwt';
+  /**
+   * The id to create it with whatever `keepSubjects` says: a Keycloak service account's client id, which is the
+   * machine's client id here (its user id), so its `client_credentials` requests keep working unchanged.
+   */
+  id?: string;
+  /** A client secret the source kept (Keycloak's service accounts): stored only as a hash, never in the id map. */
+  secret?: string;
+}
+
+/**
+ * A SAML service provider: a project of its name with one SAML application (docs/saml.md), with the application's
+ * default attributes; its certificate (`spCertificate`) as base64 DER as Keycloak exports it, or null.
+ */
+export interface PlannedSamlApp extends Omit<NewSamlApplication, 'attributes'> {
+  sourceId: string;
+}
+
+/** An upstream OpenID Connect IdP (Keycloak's identity providers), keyed by its alias. */
+export interface PlannedIdp {
+  sourceId: string;
+  name: string;
+  issuer: string;
+  clientId: string;
+  /** Stored only encrypted by the federation room, never in the id map or the report. */
+  clientSecret: string;
+  authMethod: 'client_secret_basic' | 'client_secret_post';
+  scopes: string[];
+}
+
+/** A user's identity at an upstream IdP: signing in through it is this user. */
+export interface PlannedIdpLink {
+  userSourceId: string;
+  idpSourceId: string;
+  /** The upstream's `sub` for the user. */
+  subject: string;
+}
+
+/** An application of a project: an OIDC client or an API (resource server). */
+export interface PlannedApp {
+  sourceId: string;
+  kind: 'oidc' | 'api';
+  name: string;
+  authMethod: 'client_secret_basic' | 'client_secret_post' | 'none' | 'private_key_jwt';
+  accessTokenType: 'opaque' | 'jwt';
+  redirectUris: string[];
+  postLogoutRedirectUris: string[];
+  grantTypes: string[];
+  responseTypes: string[];
+  devMode: boolean;
+  idTokenUserinfoAssertion: boolean;
+  backchannelLogoutUri: string | null;
+}
+
+/** A project with its roles, applications and the users granted its roles (ZITADEL's projects). */
+export interface PlannedProject {
+  sourceId: string;
+  name: string;
+  roles: { key: string; displayName: string | null }[];
+  apps: PlannedApp[];
+  /** User source id → the role keys the user holds in the project. */
+  grants: Map<string, string[]>;
+}
+
+/** A user's roles in the organization (ORG_OWNER, ORG_USER_MANAGER). */
+export interface PlannedMember {
+  userSourceId: string;
+  roles: ('ORG_OWNER' | 'ORG_USER_MANAGER')[];
 }
 
 export interface PlannedGroup {
@@ -69,9 +152,18 @@ export interface MigrationPlan {
   users: PlannedUser[];
   groups: PlannedGroup[];
   clients: PlannedClient[];
+  machines?: PlannedMachine[];
+  samlApps?: PlannedSamlApp[];
+  idps?: PlannedIdp[];
+  idpLinks?: PlannedIdpLink[];
+  projects?: PlannedProject[];
+  members?: PlannedMember[];
   failures: Failure[];
   unmapped: Unmapped[];
 }
+
+/** Users one request may hold: a larger export goes in several requests (the CLI splits it, docs/migrating.md). */
+export const MAX_USERS_PER_REQUEST = 100_000;
 
 /** A structural fault of the document: the whole request is refused with 400 naming the path. */
 export class DocumentFault extends Error {

@@ -8,12 +8,19 @@ import { GroupsService } from '../users/groups/groups.service.js';
 import { ProjectGrantsService } from '../users/project-access/project-grants.service.js';
 import { ProjectRolesService } from '../users/project-access/project-roles.service.js';
 import { ProjectsService } from '../users/projects.service.js';
+import { ApplicationEditsService } from '../users/resources/application-edits.service.js';
 import { ProjectEditsService } from '../users/resources/project-edits.service.js';
 import { MovingInWriter } from '../users/moving-in/moving-in.writer.js';
 import { OrganizationsService } from '../users/organizations.service.js';
 import { UserImportWriter } from '../users/user-import.writer.js';
+import { UserAccess } from '../users/acting/user-access.service.js';
+import { MembershipsService } from '../users/memberships.service.js';
+import { UserEditService } from '../users/user-edit.service.js';
+import { UserLifecycleService } from '../users/user-lifecycle.service.js';
+import { UsersService } from '../users/users.service.js';
+import { CredentialsService } from '../users/credentials.service.js';
 import type { MigrationReportDto, MigrationRequestDto } from './api/migrations.dto.js';
-import { planKeycloak } from './keycloak/keycloak.source.js';
+import { planDocument } from './sources.js';
 import { DocumentFault } from './migration-plan.js';
 import type { MigrationPlan } from './migration-plan.js';
 import { MigrationRunEntity } from './migration-run.entity.js';
@@ -21,6 +28,13 @@ import { MigrationTally } from './migration-tally.js';
 import { fingerprintOf, MigratedObjects } from './migrated-objects.js';
 import { ClientStep } from './steps/client-step.js';
 import { GroupStep } from './steps/group-step.js';
+import { MachineStep } from './steps/machine-step.js';
+import { MemberStep } from './steps/member-step.js';
+import { ProjectStep } from './steps/project-step.js';
+import { SamlStep } from './steps/saml-step.js';
+import { IdpStep } from './steps/idp-step.js';
+import { IdentityProvidersService } from '../federation/identity-providers.service.js';
+import { UserIdentitiesService } from '../federation/user-identities.service.js';
 import { UserStep } from './steps/user-step.js';
 import type { RunContext } from './steps/user-step.js';
 
@@ -32,6 +46,29 @@ export class ClientServices {
     readonly projectEdits: ProjectEditsService,
     readonly roles: ProjectRolesService,
     readonly grants: ProjectGrantsService,
+    readonly appEdits: ApplicationEditsService,
+  ) {}
+}
+
+/** The federation room's services upstream IdPs and users' links to them are made with. */
+@Injectable()
+export class FederationServices {
+  constructor(
+    readonly idps: IdentityProvidersService,
+    readonly identities: UserIdentitiesService,
+  ) {}
+}
+
+/** The users domain's services users, machine users and members are changed with on a later run. */
+@Injectable()
+export class PeopleServices {
+  constructor(
+    readonly users: UsersService,
+    readonly edits: UserEditService,
+    readonly lifecycle: UserLifecycleService,
+    readonly access: UserAccess,
+    readonly memberships: MembershipsService,
+    readonly credentials: CredentialsService,
   ) {}
 }
 
@@ -54,6 +91,8 @@ export class MigrationRunner {
     private readonly lookups: UserImportWriter,
     private readonly groups: GroupsService,
     private readonly clients: ClientServices,
+    private readonly people: PeopleServices,
+    private readonly federation: FederationServices,
   ) {}
 
   async run(editorUserId: string, request: MigrationRequestDto): Promise<MigrationReportDto> {
@@ -76,14 +115,30 @@ export class MigrationRunner {
       migrationId,
       dryRun,
       keepSubjects: options.keepSubjects !== false,
+      rotateSecrets: options.secrets === 'rotate',
       defaultLanguage: (await this.lookups.instanceDefaults()).defaultLanguage,
       origin: { source: 'migration', migrationId },
     };
-    const users = new UserStep(this.writer, this.lookups, objects, tally, run);
+    const users = new UserStep(this.writer, this.lookups, objects, tally, run, { ...pick(this.people), uow: this.uow });
     if (options.skipUsers !== true) await users.apply(plan.users);
-    else for (const [sourceId, targetId] of await objects.all('user')) users.targets.set(sourceId, targetId);
+    else {
+      // The document speaks for its own users only: those of them that moved in earlier.
+      const earlier = await objects.find(
+        'user',
+        plan.users.map((u) => u.sourceId),
+      );
+      for (const [sourceId, mapped] of earlier) users.targets.set(sourceId, mapped.targetId);
+    }
     await new GroupStep(this.groups, this.uow, objects, tally, run).apply(plan.groups, users.targets);
-    await new ClientStep(this.clients, this.uow, objects, tally, run).apply(plan.clients, users.targets);
+    const clients = new ClientStep(this.clients, this.uow, objects, tally, run);
+    await clients.apply(plan.clients, users.targets);
+    const machines = new MachineStep(this.people, this.uow, objects, tally, run, users.targets);
+    if (plan.machines) await machines.apply(plan.machines);
+    if (plan.samlApps) await new SamlStep(this.clients, this.uow, objects, tally, run).apply(plan.samlApps);
+    if (plan.idps) await new IdpStep(this.federation, this.uow, objects, tally, run).apply(plan.idps, plan.idpLinks ?? [], users.targets);
+    const projects = new ProjectStep(this.clients, this.uow, objects, tally, run);
+    if (plan.projects) await projects.apply(plan.projects, users.targets);
+    if (plan.members) await new MemberStep(this.people.memberships, tally, run).apply(plan.members, users.targets);
 
     const report: MigrationReportDto = {
       migrationId,
@@ -100,7 +155,9 @@ export class MigrationRunner {
       await this.pushEvent(manager, editorUserId, organization.id, 'migration.finished', migrationId, { source: request.source, dryRun, counts: tally.counts });
     });
     this.logger.log(`migration ${migrationId} (${request.source}${dryRun ? ', dry run' : ''}): ${JSON.stringify(tally.counts)}`);
-    return report;
+    // Credentials made here for applications whose source exports none: in this answer once, never stored or logged.
+    const issued = [...clients.issued, ...machines.issued, ...projects.issued];
+    return issued.length > 0 ? { ...report, secrets: issued } : report;
   }
 
   /** The organization given, the one an earlier run made for this source, or a new one named after it. */
@@ -161,12 +218,13 @@ export class MigrationRunner {
 /** The source's reading of the document; a structural fault is the request's 400. */
 function planOf(request: MigrationRequestDto): MigrationPlan {
   try {
-    switch (request.source) {
-      case 'keycloak':
-        return planKeycloak(request.document);
-    }
+    return planDocument(request.source, request.document, { passwordHashes: request.passwordHashes });
   } catch (error) {
     if (error instanceof DocumentFault) throw DomainError.invalidField(error.path, `invalid document: ${error.message}`);
     throw error;
   }
+}
+
+function pick(people: PeopleServices): { edits: UserEditService; lifecycle: UserLifecycleService; access: UserAccess } {
+  return { edits: people.edits, lifecycle: people.lifecycle, access: people.access };
 }

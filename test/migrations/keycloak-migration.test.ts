@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { X509Certificate } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import { Secret, TOTP } from 'otpauth';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
 import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
-import { createOidcApp, createProject, discover } from '../oidc/support/oidc-fixtures.js';
+import { createOidcApp, createProject, discover, postForm } from '../oidc/support/oidc-fixtures.js';
 import { SignInFlow } from '../oidc/support/second-factor.js';
+import { FederatedBrowser } from '../federation/support/federated-browser.js';
+import { startUpstreamIdp } from '../federation/support/upstream-idp.js';
+import type { UpstreamIdp } from '../federation/support/upstream-idp.js';
 import { keycloakClientSecret, keycloakOtpSecret, keycloakRealm } from './support/keycloak-realm.js';
 import type { SeedUser } from './support/keycloak-realm.js';
 
@@ -44,6 +48,10 @@ async function domainState(svc: TestService): Promise<string> {
     'project_roles',
     'project_grants',
     'migrated_objects',
+    'saml_applications',
+    'machine_secrets',
+    'identity_providers',
+    'user_identities',
   ]) {
     const [row] = await svc.dataSource.query(`SELECT COUNT(*) AS n FROM ${table}`);
     counts.push(`${table}=${row.n}`);
@@ -53,10 +61,24 @@ async function domainState(svc: TestService): Promise<string> {
 }
 
 describe('moving in from Keycloak: a realm export, one request, the same sub and passwords', () => {
-  const svc = useService({ IMPORT_BODY_LIMIT_BYTES: '1000000' });
+  // The realm's upstream OpenID Provider runs on a loopback port.
+  const svc = useService({ IMPORT_BODY_LIMIT_BYTES: '1000000', OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' });
+  let upstream: UpstreamIdp;
+  const upstreamSecret = keycloakClientSecret();
+  before(async () => {
+    upstream = await startUpstreamIdp({ 'alice-upstream-sub': { email: 'alice@upstream.example', email_verified: true } });
+  });
+  after(() => upstream?.close());
   const totpSecret = keycloakOtpSecret();
   const seeds: SeedUser[] = [
-    { username: 'alice', password: 'alice-Old-Passw0rd', hashing: 'pbkdf2-sha256-512bit', groups: ['/Engineering/Backend'], shopRoles: ['viewer'] },
+    {
+      username: 'alice',
+      password: 'alice-Old-Passw0rd',
+      hashing: 'pbkdf2-sha256-512bit',
+      groups: ['/Engineering/Backend'],
+      shopRoles: ['viewer'],
+      federated: { corp: 'alice-upstream-sub', google: 'alice-google-sub' },
+    },
     { username: 'bob', password: 'bob-Old-Passw0rd', hashing: 'pbkdf2-sha256', realmRoles: ['admin'], groups: ['/Sales'], shopRoles: ['manager'] },
     {
       username: 'carol',
@@ -71,6 +93,8 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     { username: 'zed', password: 'zed-Old-Passw0rd', hashing: 'pbkdf2-sha256' },
   ];
   const shopSecret = keycloakClientSecret();
+  const reportingSecret = keycloakClientSecret();
+  const reportingId = () => `${realm.realm as string}-reporting`;
   let realm: Record<string, unknown>;
   let orgId: string;
   let primaryDomain: string;
@@ -78,7 +102,11 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
   const idOf = (username: string) => (realm.users as { id: string; username: string }[]).find((u) => u.username === username)!.id;
 
   it('migrates the realm into an organization: users with their ids, groups by path, realm roles as role: groups; a taken userName is one failure', async () => {
-    realm = await keycloakRealm(unique('acme').toLowerCase(), seeds, shopSecret);
+    realm = await keycloakRealm(unique('acme').toLowerCase(), seeds, shopSecret, reportingSecret, {
+      issuer: upstream.issuer,
+      clientId: 'keycloak-broker',
+      clientSecret: upstreamSecret,
+    });
     const org = await createOrg(svc);
     orgId = org.id;
     primaryDomain = org.primaryDomain;
@@ -99,10 +127,16 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     assert.deepEqual(first.organization, { id: orgId, name: org.name, created: false });
     assert.deepEqual(first.counts.user, { created: 6, updated: 0, unchanged: 0, failed: 1 });
     assert.deepEqual(first.counts.group, { created: 5, updated: 0, unchanged: 0, failed: 0 });
-    // shop and spa; Keycloak's own clients are skipped, the SAML client is listed as unmapped.
+    // shop and spa; Keycloak's own clients are skipped and listed as built-in.
     assert.deepEqual(first.counts.client, { created: 2, updated: 0, unchanged: 0, failed: 0 });
     assert.deepEqual(first.counts.role, { created: 3, updated: 0, unchanged: 0, failed: 0 });
     assert.deepEqual(first.counts.grant, { created: 4, updated: 0, unchanged: 0, failed: 0 });
+    // The service-account client is a machine user; the SAML client a SAML application.
+    assert.deepEqual(first.counts.machine, { created: 1, updated: 0, unchanged: 0, failed: 0 });
+    assert.deepEqual(first.counts.samlApp, { created: 1, updated: 0, unchanged: 0, failed: 0 });
+    // corp (OpenID Connect, its secret exported) and alice's identity there; Google's secret is masked.
+    assert.deepEqual(first.counts.idp, { created: 1, updated: 0, unchanged: 0, failed: 0 });
+    assert.deepEqual(first.counts.idpLink, { created: 1, updated: 0, unchanged: 0, failed: 0 });
     assert.deepEqual(
       first.failures.map((f) => [f.kind, f.sourceId]),
       [['user', idOf('zed')]],
@@ -138,14 +172,23 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     const carol = (realm.users as { username: string }[]).findIndex((u) => u.username === 'carol');
     const dave = (realm.users as { username: string }[]).findIndex((u) => u.username === 'dave');
     const frank = (realm.users as { username: string }[]).findIndex((u) => u.username === 'frank');
+    const alice = (realm.users as { username: string }[]).findIndex((u) => u.username === 'alice');
     for (const path of [
       `users[${carol}].attributes.department`,
       `users[${dave}].credentials[1]`,
       `users[${frank}].requiredActions[1]`,
       'authenticationFlows',
+      'authenticationFlows[1]',
       'clients[6].redirectUris[1]',
       'clients[6].directAccessGrantsEnabled',
-      'clients[8]',
+      'clients[8].protocolMappers',
+      'clients[8].attributes.saml.server.signature.keyinfo.xmlSigKeyInfoKeyNameTransformer',
+      `users[${seeds.length}].realmRoles`,
+      'identityProviders[0].config.backchannelSupported',
+      'identityProviders[1].config.clientSecret',
+      'identityProviders[2]',
+      'identityProviders[3]',
+      `users[${alice}].federatedIdentities[1]`,
       'requiredActions',
       'accessTokenLifespan',
     ]) {
@@ -153,6 +196,15 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     }
     for (const u of first.unmapped) assert.ok(u.reason.length > 0);
     assert.ok(!paths.includes(`users[${carol}].attributes.locale`), 'locale is mapped');
+    // Keycloak's own clients are listed as built-in, not as failures; what the SAML IdP carries is not listed.
+    const clients = realm.clients as { clientId: string }[];
+    for (const [i, client] of clients.slice(0, 6).entries()) {
+      const listed = first.unmapped.find((u) => u.path === `clients[${i}]`);
+      assert.match(listed?.reason ?? '', /^built-in: /, `${client.clientId} is listed as built-in`);
+    }
+    assert.ok(!first.failures.some((f) => f.kind === 'client'), 'no client failed');
+    for (const read of ['saml.signing.certificate', 'saml_name_id_format', 'saml.signature.algorithm', 'saml.force.post.binding'])
+      assert.ok(!paths.includes(`clients[8].attributes.${read}`), `${read} is carried`);
 
     const stored = await svc.api('GET', `/admin/v1/migrations/${first.migrationId}`, { token: svc.adminToken });
     assert.equal(stored.status, 200, stored.text);
@@ -170,6 +222,16 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     }
     for (const seed of seeds) assert.ok(!everything.includes(seed.password), 'no password');
     assert.ok(!everything.includes(shopSecret), 'no client secret');
+    assert.ok(!everything.includes(reportingSecret), 'no service-account secret');
+    assert.ok(!everything.includes(upstreamSecret), 'no identity provider secret');
+    const github = (realm.identityProviders as { config: { clientSecret: string } }[])[2].config.clientSecret;
+    assert.ok(!everything.includes(github), 'no secret of an identity provider left behind');
+    assert.match(first.unmapped.find((u) => u.path === 'identityProviders[1].config.clientSecret')!.reason, /re-entry/);
+    const [idpRow] = await svc.dataSource.query('SELECT client_secret AS s FROM identity_providers WHERE org_id = ?', [orgId]);
+    assert.ok(idpRow.s && !String(idpRow.s).includes(upstreamSecret), 'the IdP secret is stored encrypted');
+    assert.equal((await svc.dataSource.query('SELECT COUNT(*) AS n FROM identity_providers WHERE org_id = ?', [orgId]))[0].n, 1, 'no IdP with a masked secret');
+    const [machineSecret] = await svc.dataSource.query('SELECT secret_hash AS h FROM machine_secrets WHERE user_id = ?', [reportingId()]);
+    assert.ok(machineSecret.h && machineSecret.h !== reportingSecret, 'the service-account secret is stored as a hash');
     const [app] = await svc.dataSource.query(`SELECT client_secret_hash AS h FROM applications WHERE client_id = 'shop'`);
     assert.ok(app.h && app.h !== shopSecret, 'the client secret is stored as a hash');
   });
@@ -244,12 +306,76 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     }
   });
 
+  it('a person Keycloak knew through the corp IdP signs in through it here and is the same user with the same sub', async () => {
+    const idps = await svc.api('GET', `/management/v1/orgs/${orgId}/idps`, { token: svc.adminToken });
+    assert.equal(idps.status, 200, idps.text);
+    const corp = (idps.body.idps as { id: string; name: string; issuer: string; clientId: string; authMethod: string; callbackUrl: string }[])[0];
+    assert.deepEqual([corp.name, corp.issuer, corp.clientId, corp.authMethod], ['Corp SSO', upstream.issuer, 'keycloak-broker', 'client_secret_post']);
+    upstream.addClient({
+      client_id: 'keycloak-broker',
+      client_secret: upstreamSecret,
+      redirect_uris: [corp.callbackUrl],
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    const app = await createOidcApp(svc, await createProject(svc, orgId), { authMethod: 'client_secret_basic' });
+    const browser = new FederatedBrowser(svc, upstream.issuer);
+    const done = await browser.signInUpstream(await browser.choose(await browser.authorize(app), corp.id), 'alice-upstream-sub', { declineMfaOffer: true });
+    const claims = await browser.tokens(app, done);
+    assert.equal(claims.sub, idOf('alice'), 'the sub Keycloak gave her');
+    assert.deepEqual(claims.amr, ['fed']);
+  });
+
+  it('the service-account client gets a client_credentials token with its old id and secret; a wrong secret is refused', async () => {
+    const ask = (secret: string) => postForm(svc, '/oauth/v2/token', { grant_type: 'client_credentials', scope: 'openid' }, { id: reportingId(), secret });
+    assert.equal((await ask(`${reportingSecret}x`)).status, 401, 'a wrong secret is refused');
+    const res = await ask(reportingSecret);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.token_type, 'Bearer');
+    // Keycloak's service accounts get JWT access tokens; here the machine user's client id is its sub.
+    const claims = JSON.parse(Buffer.from(String(res.body.access_token).split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+    assert.equal(claims.sub, reportingId());
+    assert.equal(claims.client_id, reportingId());
+    const machine = await svc.api('GET', `/management/v1/orgs/${orgId}/users/${encodeURIComponent(reportingId())}`, { token: svc.adminToken });
+    assert.equal(machine.status, 200, machine.text);
+    assert.equal(JSON.stringify(machine.body).includes(`service-account-${reportingId()}`), true, machine.text);
+  });
+
+  it('the SAML client is a SAML application with its entity id, ACS and logout URLs, certificate and NameID format', async () => {
+    const [row] = await svc.dataSource.query(
+      `SELECT s.app_id AS appId, a.project_id AS projectId FROM saml_applications s JOIN applications a ON a.id = s.app_id WHERE s.org_id = ? AND s.entity_id = ?`,
+      [orgId, 'https://sp.example.com/metadata'],
+    );
+    assert.ok(row, 'a SAML application of the organization has the entity id');
+    const app = await svc.api('GET', `/management/v1/orgs/${orgId}/projects/${row.projectId}/apps/${row.appId}`, { token: svc.adminToken });
+    assert.equal(app.status, 200, app.text);
+    const saml = realm.clients as { protocol?: string; attributes: Record<string, string> }[];
+    const certificate = saml.find((c) => c.protocol === 'saml')!.attributes['saml.signing.certificate'];
+    assert.equal(app.body.name, 'Wiki');
+    assert.deepEqual(app.body.acsUrls, ['https://sp.example.com/acs']);
+    assert.equal(app.body.sloUrl, 'https://sp.example.com/slo');
+    assert.equal(app.body.nameIdFormat, 'emailAddress', 'Keycloak’s email NameID format');
+    assert.equal(app.body.signAssertion, true);
+    assert.equal(app.body.signResponse, true);
+    assert.equal(app.body.requireSignedRequests, true, 'Keycloak asked for signed AuthnRequests');
+    assert.equal(
+      new X509Certificate(app.body.spCertificate).fingerprint256,
+      new X509Certificate(Buffer.from(certificate, 'base64')).fingerprint256,
+      'the SP’s signing certificate',
+    );
+    const projects = await svc.api('GET', `/management/v1/orgs/${orgId}/projects/${row.projectId}`, { token: svc.adminToken });
+    assert.equal(projects.body.name, 'Wiki');
+  });
+
   it('a second run changes nothing and says so; a dry run of a new realm writes nothing but its report', async () => {
     const before = await domainState(svc);
     const second = await migrate(svc, { source: 'keycloak', document: realm, orgId });
     assert.deepEqual(second.counts.user, { created: 0, updated: 0, unchanged: 6, failed: 1 });
     assert.deepEqual(second.counts.group, { created: 0, updated: 0, unchanged: 5, failed: 0 });
     assert.deepEqual(second.counts.client, { created: 0, updated: 0, unchanged: 2, failed: 0 });
+    assert.deepEqual(second.counts.machine, { created: 0, updated: 0, unchanged: 1, failed: 0 });
+    assert.deepEqual(second.counts.samlApp, { created: 0, updated: 0, unchanged: 1, failed: 0 });
+    assert.deepEqual(second.counts.idp, { created: 0, updated: 0, unchanged: 1, failed: 0 });
+    assert.deepEqual(second.counts.idpLink, { created: 0, updated: 0, unchanged: 1, failed: 0 });
     assert.equal(await domainState(svc), before);
 
     const fresh = await keycloakRealm(unique('dry').toLowerCase(), seeds.slice(0, 3));
@@ -272,6 +398,62 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     const again = await migrate(svc, { source: 'keycloak', document: fresh });
     assert.equal(again.organization.id, real.organization.id, 'found again by the realm id');
     assert.deepEqual(again.counts.user, { created: 0, updated: 0, unchanged: 3, failed: 0 });
+  });
+
+  it('a changed realm updates what changed, nothing twice: a user, a client’s redirect URIs; a rotated secret is one listed failure', async () => {
+    const changed = structuredClone(realm);
+    const users = changed.users as { username: string; firstName?: string }[];
+    users.find((u) => u.username === 'alice')!.firstName = 'Alicia';
+    const shop = (changed.clients as { clientId: string; redirectUris: string[]; secret?: string }[]).find((c) => c.clientId === 'shop')!;
+    shop.redirectUris = [...shop.redirectUris, 'http://127.0.0.1:65531/cb2'];
+    const [{ n: usersBefore }] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM users');
+    const updated = await migrate(svc, { source: 'keycloak', document: changed, orgId });
+    assert.deepEqual(updated.counts.user, { created: 0, updated: 1, unchanged: 5, failed: 1 });
+    assert.deepEqual(updated.counts.client, { created: 0, updated: 1, unchanged: 1, failed: 0 });
+    const [alice] = await svc.dataSource.query('SELECT given_name AS g FROM users WHERE id = ?', [idOf('alice')]);
+    assert.equal(alice.g, 'Alicia');
+    const [app] = await svc.dataSource.query(`SELECT redirect_uris AS r FROM applications WHERE client_id = 'shop'`);
+    assert.ok(JSON.stringify(app.r).includes('65531/cb2'), JSON.stringify(app.r));
+    const [{ n: usersAfter }] = await svc.dataSource.query('SELECT COUNT(*) AS n FROM users');
+    assert.equal(Number(usersAfter), Number(usersBefore), 'updated, not added');
+
+    const settled = await domainState(svc);
+    const again = await migrate(svc, { source: 'keycloak', document: changed, orgId });
+    assert.deepEqual(again.counts.user, { created: 0, updated: 0, unchanged: 6, failed: 1 });
+    assert.deepEqual(again.counts.client, { created: 0, updated: 0, unchanged: 2, failed: 0 });
+    assert.equal(await domainState(svc), settled);
+
+    shop.secret = keycloakClientSecret();
+    const rotated = await migrate(svc, { source: 'keycloak', document: changed, orgId });
+    assert.deepEqual(rotated.counts.client, { created: 0, updated: 0, unchanged: 1, failed: 1 });
+    assert.match(rotated.failures.find((f) => f.kind === 'client')!.message, /secret changed at the source/);
+    assert.ok(!JSON.stringify(rotated).includes(shop.secret), 'the new secret is not in the report');
+  });
+
+  it('with secrets "rotate" a client gets a new secret, returned once and stored nowhere else; the old one no longer works', async () => {
+    const rotating = await keycloakRealm(unique('rot').toLowerCase(), seeds.slice(0, 1), keycloakClientSecret());
+    const shop = (rotating.clients as { clientId: string; secret?: string }[]).find((c) => c.clientId === 'shop')!;
+    const oldSecret = shop.secret!;
+    shop.clientId = unique('shop');
+    for (const c of rotating.clients as { clientId: string }[]) if (c.clientId === 'spa') c.clientId = unique('spa');
+    const report = await migrate(svc, { source: 'keycloak', document: rotating, options: { secrets: 'rotate' } });
+    assert.deepEqual(report.counts.client, { created: 2, updated: 0, unchanged: 0, failed: 0 });
+    const issued = (report as Report & { secrets?: { clientId: string; clientSecret: string }[] }).secrets ?? [];
+    assert.deepEqual(
+      issued.map((s) => s.clientId),
+      [shop.clientId, `${rotating.realm as string}-reporting`],
+      'only the confidential client and the service account have a secret',
+    );
+    assert.notEqual(issued[0].clientSecret, oldSecret);
+    const stored = await svc.api('GET', `/admin/v1/migrations/${report.migrationId}`, { token: svc.adminToken });
+    const events = await svc.dataSource.query('SELECT payload FROM events WHERE payload LIKE ?', [`%${report.migrationId}%`]);
+    assert.ok(!JSON.stringify([stored.body, events]).includes(issued[0].clientSecret), 'the new secret is stored nowhere');
+    // A token request with a bogus code tells the client's authentication (401 invalid_client) from the grant's (400 invalid_grant).
+    const form = { grant_type: 'authorization_code', code: 'bogus', redirect_uri: 'http://127.0.0.1:65531/cb' };
+    assert.equal((await postForm(svc, '/oauth/v2/token', form, { id: shop.clientId, secret: oldSecret })).status, 401, 'the old secret is refused');
+    const fresh = await postForm(svc, '/oauth/v2/token', form, { id: shop.clientId, secret: issued[0].clientSecret });
+    assert.equal(fresh.status, 400, fresh.text);
+    assert.equal(fresh.body.error, 'invalid_grant');
   });
 
   it('bad input is a 400 or 413 naming the problem, and changes nothing; only an IAM_OWNER may run or read it', async () => {

@@ -4,7 +4,8 @@ import { createValidationPipe } from '../../common/errors/validation.pipe.js';
 import { MigrationRequestDto } from './migrations.dto.js';
 
 /**
- * The migration body: its envelope validated like every admin body (unknown fields refused), the `document` put back
+ * The migration body: its envelope validated like every admin body (unknown fields refused), the `document` (and
+ * Auth0's `passwordHashes`) put back
  * untouched, since the shared pipe would deep-copy an export of 100,000 users through class-transformer.
  */
 class MigrationEnvelopePipe implements PipeTransform<unknown, Promise<MigrationRequestDto>> {
@@ -12,10 +13,11 @@ class MigrationEnvelopePipe implements PipeTransform<unknown, Promise<MigrationR
 
   async transform(body: unknown): Promise<MigrationRequestDto> {
     const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
-    const { document, ...envelope } = isObject ? (body as Record<string, unknown>) : { document: undefined };
+    const { document, passwordHashes, ...envelope } = isObject ? (body as Record<string, unknown>) : { document: undefined, passwordHashes: undefined };
     const metadata: ArgumentMetadata = { type: 'body', metatype: MigrationRequestDto };
     const dto = (await this.pipe.transform(isObject ? envelope : body, metadata)) as MigrationRequestDto;
     dto.document = document;
+    dto.passwordHashes = passwordHashes;
     return dto;
   }
 }

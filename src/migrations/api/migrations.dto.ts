@@ -3,7 +3,7 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
 
 /** The sources this version reads (docs/migrating.md). */
-export const SOURCES = ['keycloak'] as const;
+export const SOURCES = ['keycloak', 'auth0', 'zitadel'] as const;
 export type MigrationSource = (typeof SOURCES)[number];
 
 export class MigrationOptionsDto {
@@ -16,6 +16,15 @@ export class MigrationOptionsDto {
   @IsOptional()
   @IsBoolean()
   keepSubjects?: boolean;
+
+  @ApiPropertyOptional({
+    enum: ['keep', 'rotate'],
+    default: 'keep',
+    description: "`rotate`: clients get new secrets instead of the source's, returned once in this answer's `secrets`",
+  })
+  @IsOptional()
+  @IsIn(['keep', 'rotate'])
+  secrets?: 'keep' | 'rotate';
 
   @ApiPropertyOptional({ default: false, description: 'leave the users out (groups then keep only users moved in earlier)' })
   @IsOptional()
@@ -35,6 +44,14 @@ export class MigrationRequestDto {
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'the export, exactly as the source wrote it (Keycloak: the realm representation)' })
   @IsOptional()
   document: unknown;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', additionalProperties: true },
+    description: "Auth0 only: the lines of the password-hash export Auth0's support provides (`_id`, `email`, `passwordHash`)",
+  })
+  @IsOptional()
+  passwordHashes?: unknown;
 
   @ApiPropertyOptional({ description: 'an existing organization to migrate into; by default a new one, named after the source' })
   @IsOptional()
@@ -63,6 +80,10 @@ export class MigrationCountsDto {
   @ApiPropertyOptional({ type: MigrationCountDto, description: 'OIDC clients: a project with its application each' }) client?: MigrationCountDto;
   @ApiPropertyOptional({ type: MigrationCountDto, description: "the clients' roles" }) role?: MigrationCountDto;
   @ApiPropertyOptional({ type: MigrationCountDto, description: 'grants of client roles to users' }) grant?: MigrationCountDto;
+  @ApiPropertyOptional({ type: MigrationCountDto, description: 'machine users (ZITADEL)' }) machine?: MigrationCountDto;
+  @ApiPropertyOptional({ type: MigrationCountDto, description: 'projects (ZITADEL)' }) project?: MigrationCountDto;
+  @ApiPropertyOptional({ type: MigrationCountDto, description: "projects' OIDC and API applications (ZITADEL)" }) app?: MigrationCountDto;
+  @ApiPropertyOptional({ type: MigrationCountDto, description: "members' organization roles (ZITADEL)" }) member?: MigrationCountDto;
 }
 
 export class MigrationFailureDto {
@@ -82,6 +103,11 @@ export class MigrationOrganizationDto {
   @ApiProperty() created: boolean;
 }
 
+export class MigrationIssuedSecretDto {
+  @ApiProperty() clientId: string;
+  @ApiPropertyOptional({ description: 'absent for a public client' }) clientSecret?: string;
+}
+
 export class MigrationReportDto {
   @ApiProperty() migrationId: string;
   @ApiProperty() source: string;
@@ -92,6 +118,11 @@ export class MigrationReportDto {
   counts: MigrationCountsDto;
   @ApiProperty({ type: [MigrationFailureDto] }) failures: MigrationFailureDto[];
   @ApiProperty({ type: [MigrationUnmappedDto] }) unmapped: MigrationUnmappedDto[];
+  @ApiPropertyOptional({
+    type: [MigrationIssuedSecretDto],
+    description: 'the client ids and secrets made for applications whose source exports none (ZITADEL): in this answer only, never stored',
+  })
+  secrets?: MigrationIssuedSecretDto[];
 }
 
 export class MigrationListDto {

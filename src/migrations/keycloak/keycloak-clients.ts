@@ -1,5 +1,6 @@
-import type { PlannedClient, Unmapped } from '../migration-plan.js';
+import type { PlannedClient, PlannedMachine, PlannedSamlApp, Unmapped } from '../migration-plan.js';
 import type { KcClient, KcRealm, KcUser } from './keycloak-document.js';
+import { planSamlClient } from './keycloak-saml.js';
 
 /** Keycloak's own clients, in every realm: they serve Keycloak's consoles and mean nothing here. */
 const BUILT_IN_CLIENTS = new Set(['account', 'account-console', 'admin-cli', 'broker', 'realm-management', 'security-admin-console']);
@@ -19,15 +20,26 @@ export function planClients(
   realm: KcRealm,
   users: KcUser[],
   groupRoles: (paths: string[]) => { realm: string[]; client: Record<string, string[]> },
-): { clients: PlannedClient[]; unmapped: Unmapped[] } {
+): { clients: PlannedClient[]; machines: PlannedMachine[]; samlApps: PlannedSamlApp[]; unmapped: Unmapped[] } {
   const clients: PlannedClient[] = [];
+  const machines: PlannedMachine[] = [];
+  const samlApps: PlannedSamlApp[] = [];
   const unmapped: Unmapped[] = [];
   const list: KcClient[] = realm.clients ?? [];
   for (const [index, client] of list.entries()) {
     const path = `clients[${index}]`;
-    if (BUILT_IN_CLIENTS.has(client.clientId)) continue;
+    if (BUILT_IN_CLIENTS.has(client.clientId)) {
+      unmapped.push({ path, reason: `built-in: Keycloak's own ${client.clientId} client serves Keycloak's consoles and is skipped` });
+      continue;
+    }
+    if (client.protocol === 'saml') {
+      const saml = planSamlClient(client, path);
+      unmapped.push(...saml.unmapped);
+      if (saml.app) samlApps.push(saml.app);
+      continue;
+    }
     if ((client.protocol ?? 'openid-connect') !== 'openid-connect') {
-      unmapped.push({ path, reason: 'SAML clients are not migrated by this version: add the SAML application (docs/saml.md)' });
+      unmapped.push({ path: `${path}.protocol`, reason: `a client of the ${client.protocol} protocol has no counterpart` });
       continue;
     }
     if (client.bearerOnly) {
@@ -71,12 +83,27 @@ export function planClients(
     }
     if (client.directAccessGrantsEnabled === true)
       unmapped.push({ path: `${path}.directAccessGrantsEnabled`, reason: 'the password grant is not offered here (OAuth 2.0 Security BCP, RFC 9700 §2.4)' });
-    if (client.serviceAccountsEnabled === true)
-      unmapped.push({
-        path: `${path}.serviceAccountsEnabled`,
-        reason: 'service accounts are not migrated by this version: create a machine user with a secret',
-      });
+    if (client.serviceAccountsEnabled === true) {
+      if (isPublic) unmapped.push({ path: `${path}.serviceAccountsEnabled`, reason: 'a public client has no secret to ask for tokens with' });
+      else if (grantTypes.length > 0)
+        unmapped.push({
+          path: `${path}.serviceAccountsEnabled`,
+          reason: 'the client id is the application’s here: create a machine user with a secret for its client_credentials requests',
+        });
+      // client_credentials (RFC 6749 §4.4) is a machine user's here, its user id being its client id.
+      else
+        machines.push({
+          sourceId: client.id ?? client.clientId,
+          id: client.clientId,
+          userName: `service-account-${client.clientId}`,
+          name: client.name || client.clientId,
+          description: typeof client.description === 'string' && client.description !== '' ? client.description : null,
+          accessTokenType: 'jwt',
+          secret: client.secret!,
+        });
+    }
     if (grantTypes.length === 0) {
+      if (client.serviceAccountsEnabled === true && !isPublic) continue;
       unmapped.push({ path, reason: 'a client with neither the standard nor the implicit flow signs nobody in here' });
       continue;
     }
@@ -113,7 +140,7 @@ export function planClients(
       grants,
     });
   }
-  return { clients, unmapped };
+  return { clients, machines, samlApps, unmapped };
 }
 
 function expand(names: string[], composites: Map<string, string[]>): Set<string> {

@@ -1,4 +1,5 @@
-import { DocumentFault } from '../migration-plan.js';
+import { flag, list, object, text, texts } from '../document-checks.js';
+import { DocumentFault, MAX_USERS_PER_REQUEST } from '../migration-plan.js';
 
 /**
  * The parts of Keycloak's `RealmRepresentation` (kc.sh export, the admin console's realm export) that are read,
@@ -77,16 +78,21 @@ export interface KcRealm {
   [key: string]: unknown;
 }
 
-type Json = Record<string, unknown>;
-
 export function checkRealm(document: unknown): KcRealm {
   const realm = object(document, 'document');
   text(realm.realm, 'document.realm', true);
   text(realm.id, 'document.id');
   text(realm.displayName, 'document.displayName');
-  list(realm.users, 'document.users').forEach((user, i) => checkUser(user, `document.users[${i}]`));
+  const users = list(realm.users, 'document.users');
+  if (users.length > MAX_USERS_PER_REQUEST)
+    throw new DocumentFault(
+      'document.users',
+      `holds ${users.length} users, more than ${MAX_USERS_PER_REQUEST} per request: send them in parts (portcullis import keycloak does)`,
+    );
+  users.forEach((user, i) => checkUser(user, `document.users[${i}]`));
   list(realm.groups, 'document.groups').forEach((group, i) => checkGroup(group, `document.groups[${i}]`));
   list(realm.clients, 'document.clients').forEach((client, i) => checkClient(client, `document.clients[${i}]`));
+  list(realm.identityProviders, 'document.identityProviders').forEach((idp, i) => checkIdp(idp, `document.identityProviders[${i}]`));
   if (realm.roles !== undefined) {
     const roles = object(realm.roles, 'document.roles');
     list(roles.realm, 'document.roles.realm').forEach((role, i) => checkRole(role, `document.roles.realm[${i}]`));
@@ -117,6 +123,23 @@ function checkUser(value: unknown, path: string): void {
   for (const name of ['requiredActions', 'realmRoles', 'groups']) texts(user[name], `${path}.${name}`);
   if (user.clientRoles !== undefined) {
     for (const [clientId, roles] of Object.entries(object(user.clientRoles, `${path}.clientRoles`))) texts(roles, `${path}.clientRoles.${clientId}`);
+  }
+  list(user.federatedIdentities, `${path}.federatedIdentities`).forEach((identity, i) => {
+    const at = `${path}.federatedIdentities[${i}]`;
+    const link = object(identity, at);
+    text(link.identityProvider, `${at}.identityProvider`, true);
+    text(link.userId, `${at}.userId`, true);
+    text(link.userName, `${at}.userName`);
+  });
+}
+
+function checkIdp(value: unknown, path: string): void {
+  const idp = object(value, path);
+  text(idp.alias, `${path}.alias`, true);
+  text(idp.providerId, `${path}.providerId`, true);
+  text(idp.displayName, `${path}.displayName`);
+  if (idp.config !== undefined) {
+    for (const [name, setting] of Object.entries(object(idp.config, `${path}.config`))) text(setting, `${path}.config.${name}`);
   }
 }
 
@@ -157,32 +180,4 @@ function checkRole(value: unknown, path: string): void {
         texts(roles, `${path}.composites.client.${clientId}`);
     }
   }
-}
-
-function object(value: unknown, path: string): Json {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new DocumentFault(path, 'must be a JSON object');
-  return value as Json;
-}
-
-function list(value: unknown, path: string): unknown[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new DocumentFault(path, 'must be an array');
-  return value;
-}
-
-function text(value: unknown, path: string, required = false): void {
-  if (value === undefined || value === null) {
-    if (required) throw new DocumentFault(path, 'is required');
-    return;
-  }
-  if (typeof value !== 'string') throw new DocumentFault(path, 'must be a string');
-  if (required && value.trim() === '') throw new DocumentFault(path, 'must not be empty');
-}
-
-function texts(value: unknown, path: string): void {
-  list(value, path).forEach((item, i) => text(item, `${path}[${i}]`, true));
-}
-
-function flag(value: unknown, path: string): void {
-  if (value !== undefined && value !== null && typeof value !== 'boolean') throw new DocumentFault(path, 'must be true or false');
 }

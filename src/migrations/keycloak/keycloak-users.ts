@@ -108,12 +108,7 @@ export function mapUser(user: KcUser, index: number): MappedUser {
     if (action === 'UPDATE_PASSWORD' || action === 'VERIFY_EMAIL') continue;
     unmapped.push({ path: `${path}.requiredActions[${i}]`, reason: REQUIRED_ACTION_REASONS[action] ?? 'a required action without a counterpart here' });
   }
-  if (user.federatedIdentities && user.federatedIdentities.length > 0) {
-    unmapped.push({
-      path: `${path}.federatedIdentities`,
-      reason: 'links to identity providers are not migrated yet: the user links again at first sign-in through the provider',
-    });
-  }
+  // Federated identities become links to the IdPs that came in (keycloak-idps.ts).
   for (const key of Object.keys(user)) {
     if (!HANDLED.has(key) && key !== 'federatedIdentities') unmapped.push({ path: `${path}.${key}`, reason: 'a user field without a counterpart here' });
   }

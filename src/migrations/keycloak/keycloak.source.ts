@@ -2,6 +2,7 @@ import type { MigrationPlan } from '../migration-plan.js';
 import { checkRealm } from './keycloak-document.js';
 import type { KcUser } from './keycloak-document.js';
 import { planClients } from './keycloak-clients.js';
+import { planIdps } from './keycloak-idps.js';
 import { groupRolesOf, planGroups } from './keycloak-groups.js';
 import { mapUser } from './keycloak-users.js';
 
@@ -19,7 +20,11 @@ const HANDLED = new Set([
   'defaultRole',
   'defaultRoles',
   'keycloakVersion',
+  'identityProviders',
 ]);
+
+/** Roles every Keycloak user holds: they mean nothing here. */
+const DEFAULT_ROLES = /^(default-roles-.*|offline_access|uma_authorization)$/;
 
 /** Why a realm field stays behind; fields not named here are settings without a counterpart. */
 const REASONS: Record<string, string> = {
@@ -31,7 +36,6 @@ const REASONS: Record<string, string> = {
   authenticationFlows: 'authentication flows have no counterpart: one sign-in flow with the organization’s login policy',
   authenticatorConfig: 'authentication flows have no counterpart',
   requiredActions: 'the realm’s required-action settings have no counterpart (each user’s owed actions are mapped)',
-  identityProviders: 'identity providers are not migrated by this version: add them as upstream IdPs (docs/federation.md)',
   identityProviderMappers: 'identity provider mappers have no counterpart',
   components: 'components (LDAP and Kerberos federation, key providers) have no counterpart: keys are the instance’s own',
   smtpServer: 'mail is configured per instance (docs/mail.md)',
@@ -68,9 +72,13 @@ export function planKeycloak(document: unknown): MigrationPlan {
     unmapped: [],
   };
   const people: KcUser[] = [];
+  const indexed: { user: KcUser; index: number }[] = [];
   for (const [index, user] of (realm.users ?? []).entries()) {
     if (user.serviceAccountClientId !== undefined) {
-      plan.unmapped.push({ path: `users[${index}]`, reason: 'the service account of a client: service accounts are not migrated by this version' });
+      // It comes with its client as a machine user; its roles do not (a machine user's token carries none).
+      const roles = [...(user.realmRoles ?? []).filter((r) => !DEFAULT_ROLES.test(r)), ...Object.keys(user.clientRoles ?? {})];
+      if (roles.length > 0)
+        plan.unmapped.push({ path: `users[${index}].realmRoles`, reason: 'a service account’s roles do not reach its client_credentials tokens here' });
       continue;
     }
     const mapped = mapUser(user, index);
@@ -79,15 +87,46 @@ export function planKeycloak(document: unknown): MigrationPlan {
     if (mapped.user) {
       plan.users.push(mapped.user);
       people.push(user);
+      indexed.push({ user, index });
     }
   }
   plan.groups = planGroups(realm, people);
   const clients = planClients(realm, people, groupRolesOf(realm));
   plan.clients = clients.clients;
+  plan.machines = clients.machines;
+  plan.samlApps = clients.samlApps;
+  const idps = planIdps(realm, indexed);
+  plan.idps = idps.idps;
+  plan.idpLinks = idps.links;
+  plan.unmapped.push(...idps.unmapped);
   plan.unmapped.push(...clients.unmapped);
   for (const key of Object.keys(realm)) {
     if (HANDLED.has(key)) continue;
+    if (key === 'authenticationFlows' && Array.isArray(realm.authenticationFlows)) {
+      plan.unmapped.push(...flowsUnmapped(realm.authenticationFlows));
+      continue;
+    }
     plan.unmapped.push({ path: key, reason: REASONS[key] ?? 'a realm setting without a counterpart here' });
   }
   return plan;
+}
+
+/**
+ * A realm's own authentication flows each by its path and alias (what an operator built and must rebuild as login
+ * policy); Keycloak's built-in ones together, as one path.
+ */
+function flowsUnmapped(flows: unknown[]): { path: string; reason: string }[] {
+  const listed: { path: string; reason: string }[] = [];
+  let builtIn = 0;
+  for (const [i, flow] of flows.entries()) {
+    const f = (flow ?? {}) as { alias?: unknown; builtIn?: unknown };
+    if (f.builtIn === true) builtIn++;
+    else
+      listed.push({
+        path: `authenticationFlows[${i}]`,
+        reason: `the realm's own flow "${String(f.alias ?? '')}" has no counterpart: set the organization's login policy (docs/migrating.md)`,
+      });
+  }
+  if (builtIn > 0) listed.unshift({ path: 'authenticationFlows', reason: REASONS.authenticationFlows });
+  return listed;
 }

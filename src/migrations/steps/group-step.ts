@@ -12,8 +12,10 @@ import type { RunContext } from './user-step.js';
 /**
  * The groups of a plan through the groups service, so every change is the usual event in its own transaction and
  * the acting rule applies. A group is found again by the id map, else by its name (an earlier run that stopped
- * between the group and its map entry, or a group the operator made); members are added and, of the users that
- * moved in from this source, removed as the source says. Members added here by hand stay.
+ * between the group and its map entry, or a group the operator made); members are added and, of the users this
+ * document holds, removed as the source says. A user the document does not hold is left as it is: the CLI sends a
+ * large realm as several documents with a part of the users each (docs/migrating.md, "The command"), and members
+ * added here by hand stay.
  */
 export class GroupStep {
   constructor(
@@ -32,7 +34,7 @@ export class GroupStep {
       'group',
       planned.map((g) => g.sourceId),
     );
-    const movedIn = new Set([...(await this.objects.all('user')).values(), ...userTargets.values()]);
+    const movedIn = new Set(userTargets.values());
     for (const group of planned) {
       const desired = [...new Set(group.memberSourceIds.flatMap((id) => (userTargets.has(id) ? [userTargets.get(id)!] : [])))];
       const fingerprint = fingerprintOf({ displayName: group.displayName, externalId: group.externalId });

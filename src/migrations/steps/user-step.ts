@@ -3,12 +3,18 @@ import type { JsonObject } from '../../common/database/columns.js';
 import type { MovedHuman, MovingInWriter } from '../../users/moving-in/moving-in.writer.js';
 import type { UserImportWriter } from '../../users/user-import.writer.js';
 import type { PlannedUser } from '../migration-plan.js';
-import { fingerprintOf } from '../migrated-objects.js';
+import type { UnitOfWork } from '../../common/database/unit-of-work.js';
+import { DomainError } from '../../common/errors/domain-error.js';
 import type { MigratedObjects } from '../migrated-objects.js';
 import type { MigrationTally } from '../migration-tally.js';
+import { changedHalves, updateUser, userFingerprint } from './user-update.js';
+import type { UserUpdateServices } from './user-update.js';
 
-/** Ids become path segments of the management API and SCIM, and the users column holds 64 characters. */
-const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:-]{0,63}$/;
+/**
+ * Ids become path segments of the management API and SCIM (where `|` is sent as `%7C`), and the users column holds 64
+ * characters. `|` is allowed because Auth0's ids are `<connection>|<id>` and kept as they are (docs/migrating.md).
+ */
+const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._@:|-]{0,63}$/;
 /** Users per transaction, as the import writes them. */
 const BATCH = 1000;
 
@@ -18,6 +24,8 @@ export interface RunContext {
   migrationId: string;
   dryRun: boolean;
   keepSubjects: boolean;
+  /** New client secrets instead of the source's (returned once). */
+  rotateSecrets: boolean;
   defaultLanguage: string;
   origin: JsonObject;
 }
@@ -37,6 +45,7 @@ export class UserStep {
     private readonly objects: MigratedObjects,
     private readonly tally: MigrationTally,
     private readonly run: RunContext,
+    private readonly updates: UserUpdateServices & { uow: UnitOfWork },
   ) {}
 
   async apply(users: PlannedUser[]): Promise<void> {
@@ -68,17 +77,12 @@ export class UserStep {
     const stillThere = await this.lookups.existingUserIds([...mapped.values()].map((m) => m.targetId));
     const fresh: { user: PlannedUser; targetId: string; fingerprint: string }[] = [];
     for (const user of users) {
-      const fingerprint = fingerprintOf(user);
+      const fingerprint = userFingerprint(user);
       const earlier = mapped.get(user.sourceId);
       if (earlier && stillThere.has(earlier.targetId)) {
         this.targets.set(user.sourceId, earlier.targetId);
         if (earlier.fingerprint === fingerprint) this.tally.count('user', 'unchanged');
-        else
-          this.tally.fail({
-            kind: 'user',
-            sourceId: user.sourceId,
-            message: 'changed at the source since it moved in; this version does not update users that moved in',
-          });
+        else await this.update(user, earlier.targetId, changedHalves(earlier.fingerprint, fingerprint, user), fingerprint);
         continue;
       }
       const targetId = earlier?.targetId ?? (this.run.keepSubjects ? user.sourceId : newId());
@@ -86,7 +90,7 @@ export class UserStep {
         this.tally.fail({
           kind: 'user',
           sourceId: user.sourceId,
-          message: 'the id must be 1 to 64 letters, digits or ._@:- characters to be kept (or migrate with keepSubjects: false)',
+          message: 'the id must be 1 to 64 letters, digits or ._@:|- characters to be kept (or migrate with keepSubjects: false)',
         });
         continue;
       }
@@ -133,6 +137,21 @@ export class UserStep {
       this.tally.fail({ kind: 'user', sourceId: byTarget.get(rejected.userId)!.user.sourceId, message: rejected.message });
   }
 
+  /** A user changed at the source since it moved in: what changed is changed here (docs/migrating.md, "Running it again"). */
+  private async update(user: PlannedUser, userId: string, halves: { profile: boolean; secrets: boolean }, fingerprint: string): Promise<void> {
+    const { editorUserId, orgId, dryRun } = this.run;
+    try {
+      if (!dryRun) {
+        await updateUser(this.updates, this.updates.uow, editorUserId, orgId, userId, user, halves);
+        await this.updates.uow.run((manager) => this.objects.remember(manager, 'user', [{ sourceId: user.sourceId, targetId: userId, fingerprint }]));
+      }
+      this.tally.count('user', 'updated');
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      this.tally.fail({ kind: 'user', sourceId: user.sourceId, message: `changed at the source, and not updated: ${error.message}` });
+    }
+  }
+
   /** An address another user of the organization holds verified arrives unverified (docs/product-rules.md, "Verified addresses"). */
   private human(user: PlannedUser, id: string, verifiedElsewhere: Set<string>): MovedHuman {
     const address = user.email?.toLowerCase();
@@ -144,14 +163,14 @@ export class UserStep {
       userName: user.userName,
       firstName: user.firstName,
       lastName: user.lastName,
-      displayName: `${user.firstName} ${user.lastName}`.trim() || user.userName,
-      nickName: null,
+      displayName: user.displayName ?? (`${user.firstName} ${user.lastName}`.trim() || user.userName),
+      nickName: user.nickName ?? null,
       preferredLanguage: user.preferredLanguage ?? this.run.defaultLanguage,
-      gender: null,
+      gender: user.gender ?? null,
       email: user.email,
       emailVerified,
       phone: user.phone,
-      phoneVerified: false,
+      phoneVerified: user.phoneVerified === true,
       passwordHash: user.passwordHash,
       passwordChangeRequired: user.passwordChangeRequired,
       state: user.enabled ? 'active' : 'inactive',

@@ -1,5 +1,6 @@
 import { pbkdf2Sync, randomBytes, randomUUID } from 'node:crypto';
 import argon2 from 'argon2';
+import { newSelfSignedCredentials } from '../../../src/common/crypto/self-signed-credentials.js';
 
 /**
  * A realm export written as Keycloak 24–26 writes it (`kc.sh export --realm`, RealmRepresentation): credentials as
@@ -24,6 +25,15 @@ export interface SeedUser {
   id?: string;
   /** Roles of the realm's `shop` client mapped to the user. */
   shopRoles?: string[];
+  /** The user's identities at the realm's identity providers (alias → the upstream's `sub`). */
+  federated?: Record<string, string>;
+}
+
+/** The realm's upstream OpenID Provider (`corp`): where it is, and the client Keycloak had there. */
+export interface RealmUpstream {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
 }
 
 export async function passwordCredential(password: string, hashing: Hashing): Promise<Record<string, unknown>> {
@@ -119,7 +129,78 @@ export async function keycloakUser(seed: SeedUser, realm: string): Promise<Recor
     clientRoles: { account: ['view-profile', 'manage-account'], ...(seed.shopRoles ? { shop: seed.shopRoles } : {}) },
     notBefore: 0,
     groups: seed.groups ?? [],
+    ...(seed.federated
+      ? {
+          federatedIdentities: Object.entries(seed.federated).map(([identityProvider, userId]) => ({
+            identityProvider,
+            userId,
+            userName: `${seed.username}@upstream.example`,
+          })),
+        }
+      : {}),
   };
+}
+
+/** Keycloak's brokering settings every identity provider of an export carries. */
+function brokered(alias: string, providerId: string, config: Record<string, string>, displayName?: string): Record<string, unknown> {
+  return {
+    alias,
+    ...(displayName ? { displayName } : {}),
+    internalId: randomUUID(),
+    providerId,
+    enabled: true,
+    updateProfileFirstLoginMode: 'on',
+    trustEmail: false,
+    storeToken: false,
+    addReadTokenRoleOnCreate: false,
+    authenticateByDefault: false,
+    linkOnly: false,
+    hideOnLogin: false,
+    firstBrokerLoginFlowAlias: 'first broker login',
+    config,
+  };
+}
+
+/**
+ * The realm's identity providers: an OpenID Connect one with its secret (as `kc.sh export` writes it), Google with the
+ * secret masked (as the admin console's partial export writes it), GitHub (no OpenID Connect) and a SAML one.
+ */
+function identityProviders(upstream: RealmUpstream | undefined): Record<string, unknown>[] {
+  const issuer = upstream?.issuer ?? 'https://sso.corp.example';
+  return [
+    brokered(
+      'corp',
+      'oidc',
+      {
+        validateSignature: 'true',
+        tokenUrl: `${issuer}/token`,
+        authorizationUrl: `${issuer}/auth`,
+        clientAuthMethod: 'client_secret_post',
+        jwksUrl: `${issuer}/jwks`,
+        syncMode: 'LEGACY',
+        clientSecret: upstream?.clientSecret ?? keycloakClientSecret(),
+        issuer,
+        useJwksUrl: 'true',
+        pkceEnabled: 'false',
+        clientId: upstream?.clientId ?? 'keycloak-broker',
+        defaultScope: 'openid email profile',
+        backchannelSupported: 'false',
+      },
+      'Corp SSO',
+    ),
+    brokered('google', 'google', { clientId: '1234-abc.apps.googleusercontent.com', clientSecret: '**********', syncMode: 'LEGACY' }),
+    brokered('github', 'github', { clientId: 'Iv1.0123456789abcdef', clientSecret: keycloakClientSecret(), syncMode: 'LEGACY' }),
+    brokered('partner-saml', 'saml', {
+      entityId: 'https://sso.partner.example/realms/x',
+      idpEntityId: 'https://idp.partner.example',
+      singleSignOnServiceUrl: 'https://idp.partner.example/sso',
+      nameIDPolicyFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+      principalType: 'SUBJECT',
+      syncMode: 'LEGACY',
+      postBindingResponse: 'true',
+      validateSignature: 'false',
+    }),
+  ];
 }
 
 const BUILT_IN_CLIENTS = ['account', 'account-console', 'admin-cli', 'broker', 'realm-management', 'security-admin-console'];
@@ -159,8 +240,104 @@ function oidcClient(clientId: string, extra: Record<string, unknown>): Record<st
   };
 }
 
-/** The realm's own clients (shop: confidential; spa: public; a SAML client), beside Keycloak's built-in ones. */
-function realmClients(shopSecret: string): Record<string, unknown>[] {
+/**
+ * A SAML client as Keycloak's admin console makes one for an SP with a signing certificate: the client id is the SP's
+ * entity id, the certificate base64 DER without PEM lines, and the attributes Keycloak writes for every SAML client.
+ */
+function samlClient(spCertificate: string): Record<string, unknown> {
+  return {
+    id: randomUUID(),
+    clientId: 'https://sp.example.com/metadata',
+    name: 'Wiki',
+    description: '',
+    rootUrl: '',
+    adminUrl: 'https://sp.example.com/saml',
+    baseUrl: '',
+    surrogateAuthRequired: false,
+    enabled: true,
+    alwaysDisplayInConsole: false,
+    clientAuthenticatorType: 'client-secret',
+    redirectUris: ['https://sp.example.com/*'],
+    webOrigins: [],
+    notBefore: 0,
+    bearerOnly: false,
+    consentRequired: false,
+    standardFlowEnabled: true,
+    implicitFlowEnabled: false,
+    directAccessGrantsEnabled: false,
+    serviceAccountsEnabled: false,
+    publicClient: false,
+    frontchannelLogout: true,
+    protocol: 'saml',
+    attributes: {
+      'saml.assertion.signature': 'true',
+      'saml.force.post.binding': 'true',
+      saml_assertion_consumer_url_post: 'https://sp.example.com/acs',
+      'saml.server.signature': 'true',
+      'saml.server.signature.keyinfo.ext': 'false',
+      'saml.signing.certificate': spCertificate,
+      saml_single_logout_service_url_post: 'https://sp.example.com/slo',
+      'saml.signature.algorithm': 'RSA_SHA256',
+      saml_force_name_id_format: 'false',
+      'saml.client.signature': 'true',
+      'saml.encrypt': 'false',
+      'saml.authnstatement': 'true',
+      'display.on.consent.screen': 'false',
+      saml_name_id_format: 'email',
+      'saml.allow.ecp.flow': 'false',
+      saml_signature_canonicalization_method: 'http://www.w3.org/2001/10/xml-exc-c14n#',
+      'saml.onetimeuse.condition': 'false',
+      'saml.artifact.binding': 'false',
+      'saml.server.signature.keyinfo.xmlSigKeyInfoKeyNameTransformer': 'KEY_ID',
+    },
+    authenticationFlowBindingOverrides: {},
+    fullScopeAllowed: true,
+    nodeReRegistrationTimeout: -1,
+    protocolMappers: [
+      {
+        id: randomUUID(),
+        name: 'X500 email',
+        protocol: 'saml',
+        protocolMapper: 'saml-user-property-mapper',
+        consentRequired: false,
+        config: {
+          'attribute.nameformat': 'urn:oasis:names:tc:SAML:2.0:attrname-format:uri',
+          'user.attribute': 'email',
+          'friendly.name': 'email',
+          'attribute.name': 'urn:oid:1.2.840.113549.1.9.1',
+        },
+      },
+    ],
+    defaultClientScopes: ['saml_organization', 'role_list'],
+    optionalClientScopes: [],
+  };
+}
+
+/** The user Keycloak makes for a client with service accounts enabled (its `sub` in client_credentials tokens). */
+function serviceAccountUser(realm: string, clientId: string): Record<string, unknown> {
+  return {
+    id: randomUUID(),
+    createdTimestamp: 1_690_000_000_000,
+    username: `service-account-${clientId}`,
+    enabled: true,
+    totp: false,
+    emailVerified: false,
+    serviceAccountClientId: clientId,
+    credentials: [],
+    disableableCredentialTypes: [],
+    requiredActions: [],
+    realmRoles: [`default-roles-${realm}`],
+    clientRoles: { 'realm-management': ['view-users'] },
+    notBefore: 0,
+    groups: [],
+  };
+}
+
+/**
+ * The realm's own clients (shop: confidential; spa: public; a SAML client; `<realm>-reporting`: a service account),
+ * beside Keycloak's built-in ones.
+ */
+function realmClients(realm: string, shopSecret: string, reportingSecret: string, spCertificate: string): Record<string, unknown>[] {
   return [
     ...BUILT_IN_CLIENTS.map((clientId) =>
       oidcClient(clientId, { name: `\${client_${clientId}}`, publicClient: clientId !== 'broker' && clientId !== 'realm-management' }),
@@ -177,20 +354,32 @@ function realmClients(shopSecret: string): Record<string, unknown>[] {
       },
     }),
     oidcClient('spa', { publicClient: true, redirectUris: ['http://127.0.0.1:65532/cb'], attributes: { 'pkce.code.challenge.method': 'S256' } }),
-    {
-      id: randomUUID(),
-      clientId: 'https://sp.example.com/metadata',
-      name: 'Wiki',
-      enabled: true,
-      protocol: 'saml',
-      redirectUris: ['https://sp.example.com/acs'],
-      attributes: { saml_name_id_format: 'email' },
-    },
+    samlClient(spCertificate),
+    oidcClient(`${realm}-reporting`, {
+      name: 'Reporting job',
+      secret: reportingSecret,
+      redirectUris: [],
+      webOrigins: [],
+      standardFlowEnabled: false,
+      serviceAccountsEnabled: true,
+      attributes: {
+        'client.secret.creation.time': '1700000000',
+        'oauth2.device.authorization.grant.enabled': 'false',
+        'backchannel.logout.session.required': 'true',
+      },
+    }),
   ];
 }
 
 /** The realm document: the seed users, nested groups, composite realm roles, and what every export also holds. */
-export async function keycloakRealm(realm: string, users: SeedUser[], shopSecret = keycloakClientSecret()): Promise<Record<string, unknown>> {
+export async function keycloakRealm(
+  realm: string,
+  users: SeedUser[],
+  shopSecret = keycloakClientSecret(),
+  reportingSecret = keycloakClientSecret(),
+  upstream?: RealmUpstream,
+): Promise<Record<string, unknown>> {
+  const spCertificate = (await newSelfSignedCredentials('sp.example.com')).certificatePem.replace(/-----[A-Z ]+-----|\s/g, '');
   return {
     id: randomUUID(),
     realm,
@@ -277,10 +466,39 @@ export async function keycloakRealm(realm: string, users: SeedUser[], shopSecret
     otpPolicyAlgorithm: 'HmacSHA1',
     otpPolicyDigits: 6,
     otpPolicyPeriod: 30,
-    users: await Promise.all(users.map((u) => keycloakUser(u, realm))),
-    clients: realmClients(shopSecret),
-    identityProviders: [],
-    authenticationFlows: [{ id: randomUUID(), alias: 'browser', providerId: 'basic-flow', topLevel: true, builtIn: true, authenticationExecutions: [] }],
+    users: [...(await Promise.all(users.map((u) => keycloakUser(u, realm)))), serviceAccountUser(realm, `${realm}-reporting`)],
+    clients: realmClients(realm, shopSecret, reportingSecret, spCertificate),
+    identityProviders: identityProviders(upstream),
+    authenticationFlows: [
+      {
+        id: randomUUID(),
+        alias: 'browser',
+        description: 'browser based authentication',
+        providerId: 'basic-flow',
+        topLevel: true,
+        builtIn: true,
+        authenticationExecutions: [],
+      },
+      {
+        id: randomUUID(),
+        alias: 'browser with OTP',
+        description: '',
+        providerId: 'basic-flow',
+        topLevel: true,
+        builtIn: false,
+        authenticationExecutions: [
+          {
+            authenticator: 'auth-cookie',
+            authenticatorFlow: false,
+            requirement: 'ALTERNATIVE',
+            priority: 10,
+            autheticatorFlow: false,
+            userSetupAllowed: false,
+          },
+          { authenticator: 'auth-otp-form', authenticatorFlow: false, requirement: 'REQUIRED', priority: 20, autheticatorFlow: false, userSetupAllowed: false },
+        ],
+      },
+    ],
     requiredActions: [
       { alias: 'CONFIGURE_TOTP', name: 'Configure OTP', providerId: 'CONFIGURE_TOTP', enabled: true, defaultAction: false, priority: 10, config: {} },
     ],
