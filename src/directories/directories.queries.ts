@@ -98,10 +98,11 @@ export async function setSyncCursor(manager: EntityManager, id: string, cursor: 
   await manager.query('UPDATE directories SET sync_cursor = ?, next_sync_at = ? WHERE id = ?', [cursor, nextSyncAt, id]);
 }
 
-/** Removes a directory with its syncs and its links (its users stay, as local users). */
+/** Removes a directory with its syncs and its links (its users and groups stay, as local ones). */
 export async function deleteDirectory(manager: EntityManager, id: string): Promise<void> {
   await manager.query('DELETE FROM directory_syncs WHERE directory_id = ?', [id]);
   await manager.query('DELETE FROM directory_users WHERE directory_id = ?', [id]);
+  await manager.query('DELETE FROM directory_groups WHERE directory_id = ?', [id]);
   await manager.query('DELETE FROM directories WHERE id = ?', [id]);
 }
 
@@ -201,6 +202,15 @@ export interface SyncCounts {
   failed: number;
 }
 
+/** What a sync did to the directory's groups. */
+export interface GroupCounts {
+  created: number;
+  updated: number;
+  removed: number;
+  unchanged: number;
+  failed: number;
+}
+
 export interface SyncRow {
   id: string;
   directoryId: string;
@@ -209,6 +219,7 @@ export interface SyncRow {
   startedAt: number;
   finishedAt: number | null;
   counts: SyncCounts;
+  groups: GroupCounts;
   failures: { dn: string; message: string }[];
 }
 
@@ -220,6 +231,7 @@ interface RawSync {
   started_at: number | string;
   finished_at: number | string | null;
   counts: string;
+  group_counts: string | null;
   failures: string;
 }
 
@@ -232,22 +244,35 @@ function syncOf(raw: RawSync): SyncRow {
     startedAt: Number(raw.started_at),
     finishedAt: raw.finished_at === null ? null : Number(raw.finished_at),
     counts: JSON.parse(raw.counts),
+    groups: raw.group_counts ? JSON.parse(raw.group_counts) : { created: 0, updated: 0, removed: 0, unchanged: 0, failed: 0 },
     failures: JSON.parse(raw.failures),
   };
 }
 
 export async function insertSync(manager: EntityManager, sync: SyncRow): Promise<void> {
   await manager.query(
-    'INSERT INTO directory_syncs (id, directory_id, kind, state, started_at, finished_at, counts, failures) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    [sync.id, sync.directoryId, sync.kind, sync.state, sync.startedAt, sync.finishedAt, JSON.stringify(sync.counts), JSON.stringify(sync.failures)],
+    'INSERT INTO directory_syncs (id, directory_id, kind, state, started_at, finished_at, counts, group_counts, failures) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    [
+      sync.id,
+      sync.directoryId,
+      sync.kind,
+      sync.state,
+      sync.startedAt,
+      sync.finishedAt,
+      JSON.stringify(sync.counts),
+      JSON.stringify(sync.groups),
+      JSON.stringify(sync.failures),
+    ],
   );
 }
 
 export async function finishSync(manager: EntityManager, sync: SyncRow): Promise<void> {
-  await manager.query('UPDATE directory_syncs SET state = ?, finished_at = ?, counts = ?, failures = ? WHERE id = ?', [
+  await manager.query('UPDATE directory_syncs SET kind = ?, state = ?, finished_at = ?, counts = ?, group_counts = ?, failures = ? WHERE id = ?', [
+    sync.kind,
     sync.state,
     sync.finishedAt,
     JSON.stringify(sync.counts),
+    JSON.stringify(sync.groups),
     JSON.stringify(sync.failures),
     sync.id,
   ]);
@@ -255,7 +280,7 @@ export async function finishSync(manager: EntityManager, sync: SyncRow): Promise
 
 export async function syncsOf(manager: EntityManager, directoryId: string, syncId?: string): Promise<SyncRow[]> {
   const rows: RawSync[] = await manager.query(
-    `SELECT id, directory_id, kind, state, started_at, finished_at, counts, failures FROM directory_syncs WHERE directory_id = ?${syncId ? ' AND id = ?' : ''} ORDER BY started_at DESC, id DESC LIMIT 100`,
+    `SELECT id, directory_id, kind, state, started_at, finished_at, counts, group_counts, failures FROM directory_syncs WHERE directory_id = ?${syncId ? ' AND id = ?' : ''} ORDER BY started_at DESC, id DESC LIMIT 100`,
     syncId ? [directoryId, syncId] : [directoryId],
   );
   return rows.map(syncOf);

@@ -20,6 +20,7 @@ import {
   directoryById,
   directoryHosts,
   insertDirectory,
+  linkOfUser,
   replaceDirectoryHosts,
   updateDirectory,
 } from './directories.queries.js';
@@ -27,6 +28,7 @@ import type { DirectoryRow } from './directories.queries.js';
 import { unlinkAllIn } from './directory-links.js';
 import { UserLifecycleService } from '../users/user-lifecycle.service.js';
 import { UserAccess } from '../users/acting/user-access.service.js';
+import { PasswordlessUsers } from '../users/passwordless-users.js';
 
 /** What `POST …/directories` and `PATCH …/directories/{id}` carry (api/directories.dto.ts). */
 export interface DirectoryInput {
@@ -83,8 +85,11 @@ export class DirectoriesService {
     private readonly lifecycle: UserLifecycleService,
     private readonly access: UserAccess,
     orgResources: OrgResources,
+    passwordless: PasswordlessUsers,
   ) {
     orgResources.register((manager, orgId, editorUserId) => this.removeOwnedBy(manager, orgId, editorUserId));
+    // A directory's person signs in as its directory says, passkeys-only organization or not (docs/directories.md).
+    passwordless.register(async (manager, userId) => (await linkOfUser(manager, userId)) !== undefined);
   }
 
   async create(editorUserId: string | null, orgId: string, input: DirectoryInput): Promise<{ id: string }> {
@@ -93,7 +98,7 @@ export class DirectoriesService {
     const settings = settingsOf(type, input, undefined);
     assertTransport(settings);
     assertSupported(settings);
-    assertHostAllowed(await this.allowList(), settings.url);
+    await assertHostAllowed(await this.allowList(), settings.url);
     const now = Date.now();
     const row: DirectoryRow = {
       id: newId(),
@@ -130,7 +135,7 @@ export class DirectoriesService {
     const settings = settingsOf(type, input, JSON.parse(before.settings) as DirectorySettings);
     assertTransport(settings);
     assertSupported(settings);
-    assertHostAllowed(await this.allowList(), settings.url);
+    await assertHostAllowed(await this.allowList(), settings.url);
     const previous = JSON.parse(before.settings) as DirectorySettings;
     const interval = settings.sync.intervalMinutes;
     const row: DirectoryRow = {
@@ -138,9 +143,8 @@ export class DirectoriesService {
       name: input.name?.trim() ?? before.name,
       settings: JSON.stringify(settings),
       bindPassword: input.bindPassword === undefined ? before.bindPassword : this.encryptor.encrypt(input.bindPassword),
-      // Another server or another part of the tree: the cursor means nothing there, the next sync is full.
-      syncCursor:
-        settings.url === previous.url && settings.usersDn === previous.usersDn && settings.userFilter === previous.userFilter ? before.syncCursor : null,
+      // Another server, another part of the tree or another mapping: the cursor means nothing there, the next sync is full.
+      syncCursor: sameSource(settings, previous) ? before.syncCursor : null,
       nextSyncAt: interval === 0 ? 0 : before.nextSyncAt === 0 ? Date.now() : before.nextSyncAt,
       changedAt: Date.now(),
     };
@@ -249,12 +253,23 @@ function settingsOf(type: DirectoryType, input: DirectoryInput, before: Director
     userFilter: pick('userFilter', defaults.userFilter),
     groupsDn,
     groupFilter: pick('groupFilter', defaults.groupFilter),
-    attributes: { ...defaults.attributes, ...before?.attributes, ...input.attributes },
+    // Only the attributes sent: a DTO's absent keys arrive as undefined and must not erase the stored ones.
+    attributes: { ...defaults.attributes, ...before?.attributes, ...definedOf(input.attributes ?? {}) },
     sync: { intervalMinutes: input.sync?.intervalMinutes ?? before?.sync.intervalMinutes ?? DEFAULT_SYNC_INTERVAL_MINUTES },
     passwordCheck: pick('passwordCheck', 'bind'),
     writeBack: pick('writeBack', false),
     jit: pick('jit', false),
   };
+}
+
+function definedOf<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Whether what a sync reads is the same after a change (else the next sync is full: unchanged entries read anew). */
+function sameSource(after: DirectorySettings, before: DirectorySettings): boolean {
+  const keys = ['url', 'usersDn', 'userFilter', 'groupsDn', 'groupFilter'] as const;
+  return keys.every((key) => after[key] === before[key]) && JSON.stringify(after.attributes) === JSON.stringify(before.attributes);
 }
 
 function viewOf(row: DirectoryRow): DirectoryView {

@@ -1,6 +1,10 @@
 import { Client, InvalidCredentialsError } from 'ldapts';
+import type { LookupAddress } from 'node:dns';
+import { connect as netConnect } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import type { ConnectionOptions } from 'node:tls';
 import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
+import { pinnedLookup, resolveAll } from '../common/net/outbound-address.js';
 import { hostAllowed } from './directory-hosts.js';
 import type { HostEntry } from './directory-hosts.js';
 import { parseDirectoryUrl } from './directory-settings.js';
@@ -21,11 +25,37 @@ export class DirectoryUnreachable extends Error {
   }
 }
 
+/**
+ * The addresses a connection to `host`:`port` may use, resolved once (docs/directories.md, "Before anything"): a host
+ * the list names is trusted with whatever it resolves to; any other host — an address, or a name the list does not
+ * name — only when every address it resolves to is in an address or range the list holds. Refused (`not_allowed`)
+ * before any socket opens; the connection then goes to these addresses only (pinnedLookup), never to a second
+ * resolution's answer.
+ */
+export async function allowedAddresses(allow: HostEntry[], host: string, port: number): Promise<LookupAddress[]> {
+  const named = hostAllowed(allow, host, port);
+  let addresses: LookupAddress[];
+  try {
+    addresses = await resolveAll(host);
+  } catch (error) {
+    if (!named) throw new DirectoryUnreachable(`${host}:${port} is not an allowed directory host`, 'not_allowed');
+    throw new DirectoryUnreachable(`${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'no address'})`, 'unreachable');
+  }
+  if (!named && (addresses.length === 0 || addresses.some((a) => !hostAllowed(allow, a.address.toLowerCase(), port))))
+    throw new DirectoryUnreachable(`${host}:${port} is not an allowed directory host`, 'not_allowed');
+  return addresses;
+}
+
 /** A 400 naming `url` when the hosts list does not allow the directory's host and port: checked before any connection. */
-export function assertHostAllowed(allow: HostEntry[], url: string): void {
+export async function assertHostAllowed(allow: HostEntry[], url: string): Promise<void> {
   const { host, port } = parseDirectoryUrl(url);
-  if (!hostAllowed(allow, host, port))
+  try {
+    await allowedAddresses(allow, host, port);
+  } catch (error) {
+    // A host the list names may not resolve yet (a directory set up ahead): each connection checks it again.
+    if (error instanceof DirectoryUnreachable && error.reason === 'unreachable') return;
     throw DomainError.invalidField('url', `url: ${host}:${port} is not among the hosts an IAM_OWNER allows directories to reach (/admin/v1/directory-hosts)`);
+  }
 }
 
 /** TLS settings: a pinned CA replaces the system's store; the host name is always verified. */
@@ -43,7 +73,7 @@ export async function connectTo(
   allow: HostEntry[],
 ): Promise<{ client: Client; tls: boolean }> {
   const { scheme, host, port } = parseDirectoryUrl(settings.url);
-  if (!hostAllowed(allow, host, port)) throw new DirectoryUnreachable(`${host}:${port} is not an allowed directory host`, 'not_allowed');
+  const lookup = pinnedLookup(await allowedAddresses(allow, host, port));
   const tlsOptions = tlsOptionsOf(settings);
   // ldapts speaks TLS from the start whenever it is given TLS options: only ldaps gets them up front.
   const client = new Client({
@@ -52,6 +82,9 @@ export async function connectTo(
     timeout: OPERATION_TIMEOUT_MS,
     strictDN: false,
     ...(scheme === 'ldaps' ? { tlsOptions } : {}),
+    // Every socket goes to the addresses checked above: the shared outbound rule's pinning, with the directory's list.
+    createConnection: ((p: number, h: string) => netConnect({ port: p, host: h, lookup })) as typeof netConnect,
+    createSecureConnection: ((p: number, h: string, options?: ConnectionOptions) => tlsConnect({ ...options, port: p, host: h, lookup })) as typeof tlsConnect,
   });
   try {
     if (settings.startTls) await client.startTLS(tlsOptions);

@@ -1,5 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EqualityFilter, AndFilter, FilterParser, InvalidCredentialsError } from 'ldapts';
+import { Attribute, Change, EqualityFilter, AndFilter, FilterParser, InvalidCredentialsError } from 'ldapts';
+import type { Client } from 'ldapts';
+import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
+import { PasswordKeepers } from '../users/password-keepers.js';
+import type { PasswordKeeper } from '../users/password-keepers.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { ExternalPasswords } from '../login/external-passwords.js';
 import type { ExternalPasswordAnswer, ExternalPasswordCheck } from '../login/external-passwords.js';
@@ -15,15 +19,76 @@ import { DirectoryUnreachable, serviceConnection } from './directory-connection.
  * directory only sees the stable id, in a filter built by the library (RFC 4515 escaping).
  */
 @Injectable()
-export class DirectoryPasswords implements ExternalPasswordCheck {
+export class DirectoryPasswords implements ExternalPasswordCheck, PasswordKeeper {
   private readonly logger = new Logger(DirectoryPasswords.name);
 
   constructor(
     private readonly uow: UnitOfWork,
     private readonly directories: DirectoriesService,
     external: ExternalPasswords,
+    keepers: PasswordKeepers,
   ) {
     external.register(this);
+    keepers.register(this);
+  }
+
+  async keeps(userId: string): Promise<{ name: string; writeBack: boolean } | undefined> {
+    const link = await linkOfUser(this.uow.manager, userId);
+    const row = link && (await directoryById(this.uow.manager, link.directoryId));
+    if (!row) return undefined;
+    const settings = JSON.parse(row.settings) as { passwordCheck: string; writeBack?: boolean };
+    return settings.passwordCheck === 'bind' ? { name: row.name, writeBack: settings.writeBack === true } : undefined;
+  }
+
+  /**
+   * Writes a password to the directory (docs/directories.md, "Write-back"). A reset goes through the service account:
+   * AD replaces `unicodePwd` ([MS-ADTS] 3.1.1.3.1.5, over TLS only), OpenLDAP takes a Password Modify naming the
+   * entry (RFC 3062). A change (`current` given) is made as the person, so the directory applies its own rules for
+   * users (history, minimum age) and does not mark the new password must-change again: AD's delete-old, add-new
+   * modify, which the right to change one's own password allows whoever knows the old one, even expired; OpenLDAP's
+   * Password Modify on a connection bound as the person.
+   */
+  async write(userId: string, password: string, current?: string): Promise<void> {
+    const link = await linkOfUser(this.uow.manager, userId);
+    const row = link && (await directoryById(this.uow.manager, link.directoryId));
+    if (!link || !row) throw DomainError.notFound('user');
+    const target = await this.directories.targetOf(row);
+    let client: Client | undefined;
+    try {
+      client = await serviceConnection(target.settings, target.bindPassword, target.allow);
+      const dn = await this.entryDn(client, target, link.externalId);
+      if (!dn) throw new DomainError(ErrorCode.FailedPrecondition, `the directory "${row.name}" no longer has this user`);
+      if (target.type === 'active-directory') {
+        const value = (text: string) => new Attribute({ type: 'unicodePwd', values: [Buffer.from(`"${text}"`, 'utf16le')] });
+        const changes =
+          current === undefined
+            ? [new Change({ operation: 'replace', modification: value(password) })]
+            : [new Change({ operation: 'delete', modification: value(current) }), new Change({ operation: 'add', modification: value(password) })];
+        await client.modify(dn, changes);
+      } else if (current === undefined) {
+        await client.exop(PASSWORD_MODIFY, passwordModifyValue({ userIdentity: dn, newPassword: password }));
+      } else {
+        await client.bind(dn, current);
+        await client.exop(PASSWORD_MODIFY, passwordModifyValue({ oldPassword: current, newPassword: password }));
+      }
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      if (error instanceof DirectoryUnreachable) throw new DomainError(ErrorCode.Unavailable, `the directory "${row.name}" is unreachable: ${error.message}`);
+      // The directory's own reason (AD: a constraint violation naming the rule; ppolicy: the quality check), never the password.
+      throw new DomainError(ErrorCode.FailedPrecondition, `the directory "${row.name}" refused the password: ${(error as Error).message}`);
+    } finally {
+      await client?.unbind().catch(() => undefined);
+    }
+  }
+
+  private async entryDn(client: Client, target: DirectoryTarget, externalId: string): Promise<string | undefined> {
+    const { searchEntries } = await client.search(target.settings.usersDn, {
+      scope: 'sub',
+      filter: entryFilter(target, externalId),
+      attributes: ['1.1'],
+      sizeLimit: 2,
+    });
+    return searchEntries.length === 1 ? searchEntries[0].dn : undefined;
   }
 
   async owns(userId: string): Promise<boolean> {
@@ -46,15 +111,20 @@ export class DirectoryPasswords implements ExternalPasswordCheck {
       const { searchEntries } = await client.search(target.settings.usersDn, {
         scope: 'sub',
         filter: entryFilter(target, link.externalId),
-        attributes: ['1.1'],
+        // ppolicy's pwdReset (a password someone else set, with pwdMustChange): the bind succeeds, but the person must
+        // change it before anything else (draft-behera-ldap-password-policy §5.3.7).
+        attributes: [target.type === 'active-directory' ? '1.1' : 'pwdReset'],
         sizeLimit: 2,
       });
       if (searchEntries.length !== 1) return 'mismatch';
       try {
         await client.bind(searchEntries[0].dn, password);
-        return 'match';
+        return String(searchEntries[0].pwdReset ?? '').toUpperCase() === 'TRUE' ? 'expired' : 'match';
       } catch (error) {
-        if (error instanceof InvalidCredentialsError) return 'mismatch';
+        // AD names why in the diagnostic: 532 expired, 773 must change ([MS-ADTS] 3.1.1.3.1.5.3); both are answered
+        // only to the right password.
+        if (error instanceof InvalidCredentialsError)
+          return target.type === 'active-directory' && /\bdata (532|773)\b/.test(error.message) ? 'expired' : 'mismatch';
         throw error;
       }
     } catch (error) {
@@ -77,4 +147,24 @@ function guidBytes(text: string): Buffer {
   const hex = text.replace(/-/g, '');
   const part = (start: number, end: number) => Buffer.from(hex.slice(start, end), 'hex');
   return Buffer.concat([part(0, 8).reverse(), part(8, 12).reverse(), part(12, 16).reverse(), part(16, 32)]);
+}
+
+/** The Password Modify extended operation (RFC 3062). */
+const PASSWORD_MODIFY = '1.3.6.1.4.1.4203.1.11.1';
+
+/** PasswdModifyRequestValue (RFC 3062 §2): a SEQUENCE of [0] userIdentity, [1] oldPasswd, [2] newPasswd, each optional. */
+export function passwordModifyValue(fields: { userIdentity?: string; oldPassword?: string; newPassword: string }): Buffer {
+  const parts = [
+    [0x80, fields.userIdentity],
+    [0x81, fields.oldPassword],
+    [0x82, fields.newPassword],
+  ] as const;
+  const body = Buffer.concat(parts.filter(([, v]) => v !== undefined).map(([tag, v]) => ber(tag, Buffer.from(v!, 'utf8'))));
+  return ber(0x30, body);
+}
+
+function ber(tag: number, content: Buffer): Buffer {
+  const n = content.length;
+  const length = n < 0x80 ? Buffer.from([n]) : n < 0x100 ? Buffer.from([0x81, n]) : Buffer.from([0x82, n >> 8, n & 0xff]);
+  return Buffer.concat([Buffer.from([tag]), length, content]);
 }

@@ -110,10 +110,11 @@ export function assertTransport(settings: Pick<DirectorySettings, 'url' | 'start
 }
 
 /**
- * Writing passwords back and creating people at sign-in are not built yet: refused with a 400 naming the field rather
- * than stored and ignored (docs/directories.md, "What is not there yet").
+ * Creating people at sign-in is not built yet: refused with a 400 naming the field rather than stored and ignored
+ * (docs/directories.md, "What is not there yet"). Write-back needs the password check by bind: a directory whose
+ * passwords Portcullis does not check is not one it writes them to.
  */
-export function assertSupported(settings: Pick<DirectorySettings, 'writeBack' | 'jit'>): void {
-  if (settings.writeBack) throw invalid('writeBack', 'writeBack: true is not supported yet; passwords are changed in the directory itself');
+export function assertSupported(settings: Pick<DirectorySettings, 'writeBack' | 'jit' | 'passwordCheck'>): void {
+  if (settings.writeBack && settings.passwordCheck !== 'bind') throw invalid('writeBack', 'writeBack: true needs passwordCheck: "bind"');
   if (settings.jit) throw invalid('jit', 'jit: true is not supported yet; people arrive by the sync');
 }

@@ -25,7 +25,14 @@ describe('directories: sign-in by bind against slapd (Chromium)', () => {
   const directories = () => `/management/v1/orgs/${project.orgId}/directories`;
 
   before(async () => {
-    slapd = await startSlapd(personLdif('alice', { givenName: 'Alice', sn: 'Archer', password: 'Alice-LDAP-pw-1' }));
+    slapd = await startSlapd(
+      [
+        personLdif('alice', { givenName: 'Alice', sn: 'Archer', password: 'Alice-LDAP-pw-1' }),
+        // payroll ⊃ payroll-clerks ∋ alice: a grant to payroll must admit her through the nesting.
+        `dn: cn=payroll-clerks,ou=groups,${SUFFIX}\nobjectClass: groupOfNames\ncn: payroll-clerks\nmember: uid=alice,ou=people,${SUFFIX}\n`,
+        `dn: cn=payroll,ou=groups,${SUFFIX}\nobjectClass: groupOfNames\ncn: payroll\nmember: cn=payroll-clerks,ou=groups,${SUFFIX}\n`,
+      ].join('\n'),
+    );
     browser = await launchBrowser();
     rp = await startRelyingParty();
     project = await createProject(svc);
@@ -39,6 +46,7 @@ describe('directories: sign-in by bind against slapd (Chromium)', () => {
         bindDn: slapd.serviceDn,
         bindPassword: slapd.servicePassword,
         usersDn: `ou=people,${SUFFIX}`,
+        groupsDn: `ou=groups,${SUFFIX}`,
         sync: { intervalMinutes: 0 },
       },
     });
@@ -85,6 +93,52 @@ describe('directories: sign-in by bind against slapd (Chromium)', () => {
     assert.equal(row.password_hash, null);
   });
 
+  it('an application that requires a grant admits a directory person through a grant to a directory group she is in by nesting', async () => {
+    const orgApi = `/management/v1/orgs/${project.orgId}`;
+    const gated = await createOidcApp(svc, project, { authMethod: 'client_secret_basic', settings: { access: 'granted', name: 'Payroll' } }, rp.url);
+    const gatedUrl = () => {
+      const url = new URL('/oauth/v2/authorize', svc.config.publicUrl);
+      url.search = new URLSearchParams({
+        client_id: gated.clientId,
+        redirect_uri: `${rp.url}/cb`,
+        response_type: 'code',
+        scope: 'openid',
+        state: 'st',
+      }).toString();
+      return url;
+    };
+    const groups = await svc.api('GET', `${orgApi}/groups`, { token: svc.adminToken });
+    const payroll = groups.body.groups.find((g: { displayName: string }) => g.displayName === 'payroll');
+    assert.ok(payroll, groups.text);
+    const ui = await newPage(browser);
+    try {
+      // No grant yet: the refusal page names the application, and no code reaches the application.
+      await ui.page.goto(String(gatedUrl()));
+      await ui.page.fill('input[name="loginName"]', `alice@${project.primaryDomain}`);
+      await ui.page.fill('input[name="password"]', 'Alice-LDAP-pw-1');
+      const [refused] = await Promise.all([ui.page.waitForResponse((r) => r.request().method() === 'POST'), ui.page.click('button[type="submit"]')]);
+      await ui.page.waitForLoadState();
+      assert.ok((await ui.page.innerText('body')).includes('Payroll'), 'the page names the application');
+      assert.ok(!ui.page.url().startsWith(rp.url), `no redirect to the application (${refused.status()})`);
+    } finally {
+      await ui.context.close();
+    }
+    const grant = await svc.api('POST', `${orgApi}/projects/${project.projectId}/grants`, { token: svc.adminToken, body: { groupId: payroll.id, roles: [] } });
+    assert.equal(grant.status, 201, grant.text);
+    const admitted = await newPage(browser);
+    try {
+      const cb = await authorize(rp, admitted.page, gatedUrl(), (page) => submitLogin(page, `alice@${project.primaryDomain}`, 'Alice-LDAP-pw-1'));
+      assert.ok(callbackParams(cb).get('code'), 'a code at the redirect URI');
+    } finally {
+      await admitted.context.close();
+    }
+    const effective = await svc.api('GET', `${orgApi}/users/${aliceId}/grants`, { token: svc.adminToken });
+    assert.deepEqual(
+      effective.body.grants.map((g: { via: string; groupId?: string }) => [g.via, g.groupId]),
+      [['group', payroll.id]],
+    );
+  });
+
   it('a wrong password is the ordinary wrong-password page and counts toward lockout; an injected login name matches nobody', async () => {
     const ui = await newPage(browser);
     try {
@@ -100,6 +154,38 @@ describe('directories: sign-in by bind against slapd (Chromium)', () => {
     } finally {
       await ui.context.close();
     }
+  });
+
+  it('with writeBack, a reset is written to slapd; a ppolicy must-change (pwdReset) is changed on the way in, as the person', async () => {
+    assert.equal((await svc.api('PATCH', `${directories()}/${directoryId}`, { token: svc.adminToken, body: { writeBack: true } })).status, 200);
+    const reset = await svc.api('PUT', `/management/v1/orgs/${project.orgId}/users/${aliceId}/password`, {
+      token: svc.adminToken,
+      body: { password: 'Alice-reset-pw-2' },
+    });
+    assert.equal(reset.status, 200, reset.text);
+    const dn = `uid=alice,ou=people,${SUFFIX}`;
+    assert.ok(slapd.binds(dn, 'Alice-reset-pw-2'), 'slapd took the reset');
+    // Marked must-change, as an administrator's reset with ppolicy's pwdMustChange leaves it (the Relax Rules control
+    // lets the administrator write the operational attribute).
+    slapd.modify(`dn: ${dn}\nchangetype: modify\nreplace: pwdReset\npwdReset: TRUE\n`, false, true);
+    const ui = await newPage(browser);
+    try {
+      const cb = await authorize(rp, ui.page, authUrl(), async (page) => {
+        await submitLogin(page, `alice@${project.primaryDomain}`, 'Alice-reset-pw-2');
+        await page.waitForSelector('form[data-directory-password-change]');
+        await page.fill('input[name="currentPassword"]', 'Alice-reset-pw-2');
+        await page.fill('input[name="password"]', 'Alice-own-pw-3');
+        await page.fill('input[name="passwordConfirm"]', 'Alice-own-pw-3');
+        await page.click('button[type="submit"]');
+      });
+      assert.ok(callbackParams(cb).get('code'), 'a code at the redirect URI after the change');
+    } finally {
+      await ui.context.close();
+    }
+    // Changed by alice herself (ppolicy clears pwdReset): Who am I? answers, which ppolicy refuses a reset entry.
+    assert.ok(slapd.binds(dn, 'Alice-own-pw-3'), 'slapd took the new password and no longer asks for a change');
+    assert.ok(!slapd.binds(dn, 'Alice-reset-pw-2'));
+    assert.equal((await svc.api('PATCH', `${directories()}/${directoryId}`, { token: svc.adminToken, body: { writeBack: false } })).status, 200);
   });
 
   it('an unreachable directory gives its users a clear page, does not count the attempt, and local users still sign in', async () => {

@@ -34,6 +34,7 @@ function syncView(sync: SyncRow): DirectorySyncDto {
     startedAt: new Date(sync.startedAt).toISOString(),
     ...(sync.finishedAt !== null ? { finishedAt: new Date(sync.finishedAt).toISOString() } : {}),
     counts: sync.counts,
+    groups: sync.groups,
     failures: sync.failures,
   };
 }
@@ -116,9 +117,9 @@ export class DirectoriesController {
     @Caller() caller: Principal,
     @Param('orgId') orgId: string,
     @Param('directoryId') directoryId: string,
-    @Body() _dto: StartSyncDto,
+    @Body() dto: StartSyncDto,
   ): Promise<SyncStartedDto> {
-    return this.syncs.start(caller.userId, orgId, directoryId);
+    return this.syncs.start(caller.userId, orgId, directoryId, dto.full === true);
   }
 
   @Get(':directoryId/syncs')

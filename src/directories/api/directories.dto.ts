@@ -198,6 +198,14 @@ class DirectorySyncCountsDto {
   @ApiProperty() failed: number;
 }
 
+class DirectorySyncGroupCountsDto {
+  @ApiProperty() created: number;
+  @ApiProperty() updated: number;
+  @ApiProperty() removed: number;
+  @ApiProperty() unchanged: number;
+  @ApiProperty() failed: number;
+}
+
 class DirectorySyncFailureDto {
   @ApiProperty() dn: string;
   @ApiProperty() message: string;
@@ -210,7 +218,8 @@ export class DirectorySyncDto {
   @ApiProperty({ enum: ['running', 'finished', 'failed'] }) state: 'running' | 'finished' | 'failed';
   @ApiProperty() startedAt: string;
   @ApiPropertyOptional() finishedAt?: string;
-  @ApiProperty({ type: DirectorySyncCountsDto }) counts: DirectorySyncCountsDto;
+  @ApiProperty({ type: DirectorySyncCountsDto, description: "what the sync did to the directory's users" }) counts: DirectorySyncCountsDto;
+  @ApiProperty({ type: DirectorySyncGroupCountsDto, description: "what the sync did to the directory's groups" }) groups: DirectorySyncGroupCountsDto;
   @ApiProperty({ type: [DirectorySyncFailureDto], description: 'entries that could not be synced, by DN' }) failures: DirectorySyncFailureDto[];
 }
 
