@@ -48,6 +48,10 @@ export interface StreamView {
   state: StreamState;
   lag: number;
   lastDeliveredSequence: number;
+  /** Batches not taken since the last one that was: the back-off's place (docs/audit-and-signals.md, "Delivery"). */
+  failedAttempts: number;
+  /** When the batch not taken is sent again; only while retrying. */
+  nextAttemptAt?: string;
   lastError?: string;
 }
 
@@ -179,6 +183,8 @@ export class AuditStreamsService {
       state,
       lag: await eventsPastCursor(this.uow.manager, row),
       lastDeliveredSequence: row.lastSequence,
+      failedAttempts: row.failures,
+      ...(row.failures > 0 && row.nextAttemptAt > 0 ? { nextAttemptAt: new Date(row.nextAttemptAt).toISOString() } : {}),
       ...(row.lastError ? { lastError: row.lastError } : {}),
     };
   }

@@ -158,13 +158,29 @@ describe('audit stream into rsyslog over TLS (docs/audit-and-signals.md)', () =>
       const res = await svc.api('GET', `/admin/v1/audit-streams/${streamId}`, { token: svc.adminToken });
       return res.body.state === 'retrying' && typeof res.body.lastError === 'string' && res.body.lag > 0;
     });
+    // The outage counted in attempts, not in seconds (docs/audit-and-signals.md, "Delivery"): the receiver stays down
+    // through the whole back-off (50 ms doubling to its 400 ms cap: the fourth retry waits the cap) and beyond, while
+    // every record it missed is held in the database, the lag counting them.
+    const held =
+      (await streamedEvents()).length - (await svc.api('GET', `/admin/v1/audit-streams/${streamId}`, { token: svc.adminToken })).body.lastDeliveredSequence;
+    let down: Record<string, any> = {};
+    await until('the back-off run to its cap and past it', async () => {
+      down = (await svc.api('GET', `/admin/v1/audit-streams/${streamId}`, { token: svc.adminToken })).body;
+      return down.failedAttempts >= 6;
+    });
+    assert.equal(down.state, 'retrying');
+    assert.equal(down.lag, held, 'every record the receiver missed is held');
+    assert.ok(Date.parse(down.nextAttemptAt) > 0, 'the next attempt is announced');
     await rsyslog.start();
     await someChanges(svc, org.id, 1);
     await arrivedUpTo('every record after the outage');
     const verified = verifyCli(rsyslog.file);
     assert.equal(verified.status, 0, verified.out);
-    const res = await svc.api('GET', `/admin/v1/audit-streams/${streamId}`, { token: svc.adminToken });
-    assert.equal(res.body.state, 'active');
+    // The receiver holds the batch before the streamer commits its progress: the state follows a moment later.
+    await until('the stream reports itself active again', async () => {
+      const res = await svc.api('GET', `/admin/v1/audit-streams/${streamId}`, { token: svc.adminToken });
+      return res.body.state === 'active' && res.body.failedAttempts === 0 && res.body.nextAttemptAt === undefined;
+    });
   });
 
   it('audit verify names a record edited, removed or swapped in the file', () => {

@@ -76,6 +76,8 @@ export class AuditStreamDto {
   state: 'active' | 'retrying' | 'failing';
   @ApiProperty({ description: 'events not yet delivered' }) lag: number;
   @ApiProperty({ description: 'the sequence of the last record the receiver took (0: none yet)' }) lastDeliveredSequence: number;
+  @ApiProperty({ description: 'batches not taken since the last one that was (the back-off doubles with each)' }) failedAttempts: number;
+  @ApiPropertyOptional({ format: 'date-time', description: 'while retrying: when the batch not taken is sent again' }) nextAttemptAt?: string;
   @ApiPropertyOptional({ description: 'why the last batch was not taken' }) lastError?: string;
 }
 

@@ -2,6 +2,7 @@ import type { EventDto } from '../../admin/dto/events.dto.js';
 import { eventIdsAt } from '../../common/events/event-log.js';
 import { errorMessage } from '../../common/http/failure-causes.js';
 import { auditStreamLag, auditStreamRecords } from '../../common/metrics/metrics.js';
+import { LostLease } from '../../common/operations/leased-workers.js';
 import { StoppableLoop } from '../../common/operations/stoppable-loop.js';
 import { recordDelivered, recordFailure, streamById } from '../audit-stream.queries.js';
 import type { StreamRow } from '../audit-stream.queries.js';
@@ -22,9 +23,6 @@ const IDLE_MS = 100;
 /** How long a worker waits for its lease to be fresh enough again. */
 const LEASE_POLL_MS = 200;
 const MAX_ERROR_LENGTH = 500;
-
-/** The process lost the stream's lease (it expired, another process took it): the worker stops at once. */
-export class LostLease extends Error {}
 
 /**
  * Delivers one stream while this process holds its lease: reads the events past the stream's cursor (its filters
