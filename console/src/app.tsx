@@ -210,9 +210,21 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
   const owner = isInstanceOwner(me);
   const roles = rolesOn(me, orgId);
   const org = `/console/orgs/${enc(orgId)}`;
+  // One place is current: the longest entry the path is in (a user's page is under Users, not also Organizations).
+  const entries = [
+    '/console/orgs',
+    '/console/members',
+    '/console/events',
+    '/console/webhooks',
+    '/console/keys',
+    '/console/features',
+    '/console/settings',
+    ...['users', 'groups', 'agents', 'projects', 'members', 'login-policy', 'webhooks', 'domains', 'idps', 'provisioning'].map((p) => `${org}/${p}`),
+  ];
+  const current = entries.filter((href) => path === href || path.startsWith(`${href}/`)).sort((a, b) => b.length - a.length)[0];
   const item = (href: string, label: string) => (
     <li key={href}>
-      <Link href={href} current={path === href || (href !== org && path.startsWith(`${href}/`))}>
+      <Link href={href} current={href === current}>
         {label}
       </Link>
     </li>

@@ -1,23 +1,27 @@
 import type { ComponentChildren } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { toChildArray } from 'preact';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
-import { t } from './i18n';
+import { language, t } from './i18n';
 import { navigate } from './router';
 
-export function Link(props: { href: string; children: ComponentChildren; current?: boolean }) {
+export function Link(props: { href: string; children: ComponentChildren; current?: boolean; title?: string }) {
   const follow = (event: MouseEvent) => {
     if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
     event.preventDefault();
     navigate(props.href);
   };
   return (
-    <a href={props.href} onClick={follow} aria-current={props.current ? 'page' : undefined}>
+    <a href={props.href} onClick={follow} aria-current={props.current ? 'page' : undefined} title={props.title}>
       {props.children}
     </a>
   );
 }
 
-/** An API error's `message` (or any other failure's), announced to screen readers. */
+/**
+ * An API error's `message` (or any other failure's), announced to screen readers; a 400's `details` (each field and
+ * what is wrong with it, docs/product-rules.md "API") listed under it, so a form says which of its fields to fix.
+ */
 export function ErrorMessage({ error }: { error: unknown }) {
   if (!error) return null;
   const text =
@@ -26,11 +30,30 @@ export function ErrorMessage({ error }: { error: unknown }) {
       : error instanceof Error
         ? error.message
         : String(error);
+  const details = error instanceof ApiError ? error.details.map(detailText).filter((d): d is string => Boolean(d)) : [];
+  if (details.length === 0) {
+    return (
+      <p role="alert" class="error">
+        {text}
+      </p>
+    );
+  }
   return (
-    <p role="alert" class="error">
-      {text}
-    </p>
+    <div role="alert" class="error">
+      <p class="plain-p">{text}</p>
+      <ul>
+        {details.map((d, i) => (
+          <li key={i}>{d}</li>
+        ))}
+      </ul>
+    </div>
   );
+}
+
+function detailText(detail: unknown): string | null {
+  const { field, message } = (detail ?? {}) as { field?: unknown; message?: unknown };
+  if (typeof message !== 'string') return null;
+  return typeof field === 'string' && field ? `${field}: ${message}` : message;
 }
 
 export function Notice({ text }: { text: string | null }) {
@@ -52,8 +75,9 @@ interface InputProps {
 }
 
 /** A text field with its visible label (the label element names the input). */
-export function Field({ label, value, onInput, type = 'text', required, autoComplete, placeholder }: InputProps & { label: string }) {
-  return (
+export function Field({ label, value, onInput, type = 'text', required, autoComplete, placeholder, hint }: InputProps & { label: string; hint?: string }) {
+  const hintId = useId();
+  const field = (
     <label class="field">
       <span>{label}</span>
       <input
@@ -62,9 +86,20 @@ export function Field({ label, value, onInput, type = 'text', required, autoComp
         autoComplete={autoComplete}
         placeholder={placeholder}
         value={value}
+        aria-describedby={hint ? hintId : undefined}
         onInput={(e) => onInput((e.currentTarget as HTMLInputElement).value)}
       />
     </label>
+  );
+  if (!hint) return field;
+  // The hint stays outside the label: it describes the input without becoming part of its name.
+  return (
+    <div class="field-box">
+      {field}
+      <p class="hint" id={hintId}>
+        {hint}
+      </p>
+    </div>
   );
 }
 
@@ -354,24 +389,104 @@ export function Pager({
 
 /**
  * A list as a table: the caption names it for screen readers, one column header per heading; `children` are its
- * rows, each naming itself with its `<th scope="row">` (docs/console.md, "Accessibility").
+ * rows, each naming itself with its `<th scope="row">` (docs/console.md, "Accessibility"). `empty`: what is not
+ * there and what to do next, shown instead of an empty body. `searchable`: a box that keeps the rows containing
+ * its words (the rows this page holds).
  */
-export function Table({ caption, headings, children }: { caption: string; headings: string[]; children: ComponentChildren }) {
+export function Table({
+  caption,
+  headings,
+  children,
+  empty,
+  searchable,
+}: {
+  caption: string;
+  headings: string[];
+  children: ComponentChildren;
+  empty?: [what: string, next: string];
+  searchable?: boolean;
+}) {
+  const [filter, setFilter] = useState('');
+  const body = useRef<HTMLTableSectionElement>(null);
+  const rows = toChildArray(children).length;
+  // The rows are Preact's, their text the DOM's: the filter hides the rows without the words, after each render.
+  useEffect(() => {
+    const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+    for (const row of Array.from(body.current?.rows ?? [])) {
+      const text = (row.textContent ?? '').toLowerCase();
+      row.hidden = !words.every((w) => text.includes(w));
+    }
+  });
+  // A wide table scrolls in its own box, never the page on a phone; the box takes the focus so a keyboard can
+  // scroll it too (WCAG 2.1.1).
   return (
-    <table>
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          {headings.map((heading, column) => (
-            <th key={column} scope="col">
-              {heading}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>{children}</tbody>
-    </table>
+    <>
+      {searchable && rows > 0 && (
+        <div class="form" role="search" aria-label={t('filterListNamed', { name: caption })}>
+          <Field label={t('filterList')} type="search" value={filter} onInput={setFilter} />
+        </div>
+      )}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard (WCAG 2.1.1) */}
+      <div class="table-wrap" role="group" aria-label={caption} tabIndex={0}>
+        <table>
+          <caption>{caption}</caption>
+          <thead>
+            <tr>
+              {headings.map((heading, column) => (
+                <th key={column} scope="col">
+                  {heading}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody ref={body}>{children}</tbody>
+        </table>
+      </div>
+      {empty && rows === 0 && (
+        <div class="pc-empty">
+          <p>{empty[0]}</p>
+          <p>{empty[1]}</p>
+        </div>
+      )}
+    </>
   );
+}
+
+/**
+ * A list's search, answered by the server (`?query=`, docs/product-rules.md "API"): submitted, it asks for the
+ * first page of the matches. The state of a list that pages and searches so: `useListQuery`.
+ */
+export function SearchForm({ name, onSearch }: { name: string; onSearch: (query: string) => void }) {
+  const [text, setText] = useState('');
+  return (
+    <form
+      class="form inline"
+      role="search"
+      aria-label={t('searchListNamed', { name })}
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSearch(text.trim());
+      }}
+    >
+      <Field label={t('searchList')} type="search" value={text} onInput={setText} />
+      <button type="submit">{t('searchButton')}</button>
+    </form>
+  );
+}
+
+/** The query and the page of a searched list; a new query goes back to the first page. */
+export function useListQuery(): { query: string; offset: number; setOffset: (offset: number) => void; search: (query: string) => void } {
+  const [state, setState] = useState({ query: '', offset: 0 });
+  return {
+    ...state,
+    setOffset: (offset) => setState((s) => ({ ...s, offset })),
+    search: (query) => setState({ query, offset: 0 }),
+  };
+}
+
+/** What an empty list says: what is missing and what to do next, or, when searched, that nothing matched. */
+export function emptyOf(query: string, what: string, next: string): [string, string] {
+  return query ? [t('noMatch', { query }), t('noMatchNext')] : [what, next];
 }
 
 export function Page({ title, children }: { title: string; children: ComponentChildren }) {
@@ -383,6 +498,64 @@ export function Page({ title, children }: { title: string; children: ComponentCh
       <h1>{title}</h1>
       {children}
     </>
+  );
+}
+
+/** A time as people read it ("3 minutes ago"), the exact time on hover and for screen readers in `<time>`. */
+export function When({ value }: { value: string | number | undefined }) {
+  if (value === undefined || value === null || value === '') return null;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) return <>{String(value)}</>;
+  return (
+    <time dateTime={date.toISOString()} title={date.toLocaleString()}>
+      {relativeTime(date)}
+    </time>
+  );
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 86400],
+  ['month', 30 * 86400],
+  ['week', 7 * 86400],
+  ['day', 86400],
+  ['hour', 3600],
+  ['minute', 60],
+];
+
+export function relativeTime(date: Date, now = Date.now()): string {
+  const seconds = Math.round((date.getTime() - now) / 1000);
+  const format = new Intl.RelativeTimeFormat(language(), { numeric: 'auto' });
+  for (const [unit, size] of UNITS) if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit);
+  return format.format(0, 'second');
+}
+
+/**
+ * A thing named for people, its id on demand: the id on hover (title) and a button that copies it, so nobody has to
+ * read a UUID to know who or what a row is about.
+ */
+export function Named({ name, id, href }: { name?: string | null; id: string; href?: string }) {
+  const [copied, setCopied] = useState(false);
+  const label = name || id;
+  const copy = async () => {
+    await navigator.clipboard.writeText(id);
+    setCopied(true);
+    setTimeout(() => setCopied(false), 1500);
+  };
+  return (
+    <span class="named">
+      {href ? (
+        <Link href={href} title={id}>
+          {label}
+        </Link>
+      ) : (
+        <span title={id}>{label}</span>
+      )}
+      {name && (
+        <button type="button" class="copy-id" onClick={copy} aria-label={t('copyIdOf', { name: label })} title={id}>
+          {copied ? t('copied') : t('id')}
+        </button>
+      )}
+    </span>
   );
 }
 

@@ -6,8 +6,10 @@ import type { Principal } from '../common/auth/principal.js';
 import { Role } from '../common/auth/roles.js';
 import { FeaturesService } from '../users/features.service.js';
 import { MembershipsService } from '../users/memberships.service.js';
+import { UserDirectory } from '../users/user-directory.service.js';
+import { namedMembers } from './member-names.js';
 import { FeaturesDto, SetFeaturesDto } from './dto/features.dto.js';
-import { ListPageQueryDto, pageOf } from '../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, pageOf } from '../common/http/validation/list-page.dto.js';
 import { MemberDto, MemberListDto, SetInstanceMemberDto } from './dto/members.dto.js';
 
 @ApiTags('admin')
@@ -16,6 +18,7 @@ export class InstanceController {
   constructor(
     private readonly memberships: MembershipsService,
     private readonly features: FeaturesService,
+    private readonly directory: UserDirectory,
   ) {}
 
   @Put('members/:userId')
@@ -30,12 +33,12 @@ export class InstanceController {
   }
 
   @Get('members')
-  @ApiOperation({ summary: 'List the instance members and their roles' })
+  @ApiOperation({ summary: 'List the instance members and their roles, with their names; `query` as the user search matches' })
   @ApiOkResponse({ type: MemberListDto })
   @Authenticated({ role: Role.IamOwner })
-  async listMembers(@Query() query: ListPageQueryDto): Promise<MemberListDto> {
-    const { items, total } = await this.memberships.listInstanceMembers(pageOf(query));
-    return { members: items, total };
+  async listMembers(@Query() query: ListSearchQueryDto): Promise<MemberListDto> {
+    const { items, total } = await this.memberships.listInstanceMembers(pageOf(query), query.query);
+    return { members: await namedMembers(this.directory, items), total };
   }
 
   @Delete('members/:userId')

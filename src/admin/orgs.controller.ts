@@ -8,7 +8,8 @@ import type { OrganizationEntity } from '../users/entities/organization.entity.j
 import { OrganizationsService } from '../users/organizations.service.js';
 import { OrganizationRemovalService } from '../users/resources/organization-removal.service.js';
 import { CreateOrgDto, OrgDto, OrgListDto, UpdateOrgDto } from './dto/org.dto.js';
-import { ListPageQueryDto, pageOfList } from '../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, pageOfList } from '../common/http/validation/list-page.dto.js';
+import { textContains } from '../common/database/name-search.js';
 
 @ApiTags('admin')
 @Controller('admin/v1/orgs')
@@ -22,8 +23,9 @@ export class OrgsController {
   @ApiOperation({ summary: 'List the organizations' })
   @ApiOkResponse({ type: OrgListDto })
   @Authenticated({ role: Role.IamOwner })
-  async list(@Query() query: ListPageQueryDto): Promise<OrgListDto> {
-    const { items, total } = pageOfList(await this.orgs.list(), query);
+  async list(@Query() query: ListSearchQueryDto): Promise<OrgListDto> {
+    const orgs = await this.orgs.list();
+    const { items, total } = pageOfList(query.query ? orgs.filter((org) => textContains(org.name, query.query!)) : orgs, query);
     return { orgs: items.map(toOrgDto), total };
   }
 

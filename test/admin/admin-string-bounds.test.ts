@@ -21,6 +21,7 @@ import { AddOrgDomainDto } from '../../src/federation/api/org-domains.dto.js';
 import { CreateTargetDto, UpdateTargetDto } from '../../src/provisioning/api/provisioning.dto.js';
 import { ImportRequestDto } from '../../src/admin/import/import.dto.js';
 import { CreateDirectoryDto, DirectoryHostsDto, UpdateDirectoryDto } from '../../src/directories/api/directories.dto.js';
+import { PollInputDto, StreamInputDto, StreamStatusInputDto, SubjectInputDto, VerificationInputDto } from '../../src/signals/api/ssf.dto.js';
 import { IMPORT_STRING_FIELDS } from '../../src/admin/import/import-user.validator.js';
 import { STRING_BOUNDS } from '../../src/users/rules/string-bounds.js';
 import { countRows, createOrg, unique, useService } from '../support/fixtures.js';
@@ -94,7 +95,7 @@ function valueOfLength(path: string, length: number): string {
   if (leaf === 'phone') return `+41 79 123 45 67${'-'.repeat(length - 16)}`;
   if (leaf === 'preferredLanguage') return `en${'-abcdefg'.repeat(Math.ceil(length / 8))}`.slice(0, length).replace(/-$/, 'x');
   // Logout tokens and keys are fetched where the host resolves, checked at registration: a public address literal needs no DNS.
-  if (leaf === 'backchannelLogoutUri' || leaf === 'jwksUri') return `https://93.184.215.14/${tag}${'x'.repeat(length - 30)}`;
+  if (leaf === 'backchannelLogoutUri' || leaf === 'jwksUri' || leaf === 'endpoint_url') return `https://93.184.215.14/${tag}${'x'.repeat(length - 30)}`;
   // A resource URI is unique in the instance: the tag makes each one new.
   if (leaf === 'resourceUri') return `https://${tag}.example.com/${'x'.repeat(length - 29)}`;
   if (leaf.endsWith('RedirectUris') || ['redirectUris', 'acsUrls', 'sloUrl', 'entityId', 'homeUrl'].includes(leaf))
@@ -162,14 +163,16 @@ interface Route {
   dto: Dto;
   method: 'POST' | 'PATCH' | 'PUT';
   /** The resource a request names, made for it: the url and the body the field's value goes into. */
-  target(svc: TestService, orgId: string): Promise<{ url: string; body: Record<string, unknown>; read?: string }>;
+  target(svc: TestService, orgId: string): Promise<{ url: string; body: Record<string, unknown>; read?: string; headers?: Record<string, string> }>;
   /** Fields of the DTO that apply to this resource (a human user has no `name`, a machine user no `profile`). */
   only?: (path: string) => boolean;
   /** Fields whose other rules cannot take the full bound (IsEmail: at most 64 + 1 + 254 characters). */
   exactUnreachable?: string[];
 }
 
-const api = async (svc: TestService, method: string, url: string, body: unknown) => svc.api(method, url, { token: svc.adminToken, body });
+/** As the administrator, or with the target's own credentials (a Shared Signals receiver authenticates as its application). */
+const api = async (svc: TestService, method: string, url: string, body: unknown, headers?: Record<string, string>) =>
+  svc.api(method, url, headers ? { headers, body } : { token: svc.adminToken, body });
 
 async function created(svc: TestService, url: string, body: unknown): Promise<any> {
   const res = await api(svc, 'POST', url, body);
@@ -556,7 +559,76 @@ const ROUTES: Route[] = [
       return { url, body: {}, read: url };
     },
   },
+  // Shared Signals stream management (docs/signals.md): the receiver is an application of the organization.
+  {
+    name: 'POST /ssf/v1/streams',
+    dto: StreamInputDto,
+    method: 'POST',
+    // A method, an event type and a stream id have shapes of their own (a stream id is the transmitter's).
+    exactUnreachable: ['delivery.method', 'events_requested.0'],
+    target: async (svc, orgId) => ({
+      url: '/ssf/v1/streams',
+      body: { delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: 'https://93.184.215.14/ssf' } },
+      headers: await receiverOf(svc, orgId),
+    }),
+  },
+  {
+    name: 'POST /ssf/v1/streams/status',
+    dto: StreamStatusInputDto,
+    method: 'POST',
+    exactUnreachable: ['stream_id'],
+    target: async (svc, orgId) => {
+      const { headers, streamId } = await receiverStream(svc, orgId);
+      return { url: '/ssf/v1/streams/status', body: { stream_id: streamId, status: 'paused' }, headers, read: `/ssf/v1/streams?stream_id=${streamId}` };
+    },
+  },
+  {
+    name: 'POST /ssf/v1/streams/verify',
+    dto: VerificationInputDto,
+    method: 'POST',
+    exactUnreachable: ['stream_id'],
+    target: async (svc, orgId) => {
+      const { headers, streamId } = await receiverStream(svc, orgId);
+      return { url: '/ssf/v1/streams/verify', body: { stream_id: streamId }, headers };
+    },
+  },
+  {
+    name: 'POST /ssf/v1/streams/subjects/add',
+    dto: SubjectInputDto,
+    method: 'POST',
+    exactUnreachable: ['stream_id'],
+    target: async (svc, orgId) => {
+      const { headers, streamId } = await receiverStream(svc, orgId);
+      return { url: '/ssf/v1/streams/subjects/add', body: { stream_id: streamId, subject: { format: 'email', email: 'someone@example.com' } }, headers };
+    },
+  },
+  {
+    name: 'POST /ssf/v1/poll/{id}',
+    dto: PollInputDto,
+    method: 'POST',
+    target: async (svc, orgId) => {
+      const { headers, streamId } = await receiverStream(svc, orgId);
+      return { url: `/ssf/v1/poll/${streamId}`, body: {}, headers };
+    },
+  },
 ];
+
+/** A new OIDC application of the organization, as a Shared Signals receiver's credentials (HTTP Basic). */
+async function receiverOf(svc: TestService, orgId: string): Promise<Record<string, string>> {
+  const app = await created(svc, `/management/v1/orgs/${orgId}/projects/${await project(svc, orgId)}/apps/oidc`, {
+    ...oidcApp(),
+    authMethod: 'client_secret_basic',
+    ssfReceiver: true,
+  });
+  return { authorization: `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}` };
+}
+
+async function receiverStream(svc: TestService, orgId: string): Promise<{ headers: Record<string, string>; streamId: string }> {
+  const headers = await receiverOf(svc, orgId);
+  const res = await svc.api('POST', '/ssf/v1/streams', { headers, body: { delivery: { method: 'urn:ietf:rfc:8936' } } });
+  assert.equal(res.status, 201, res.text);
+  return { headers, streamId: res.body.stream_id };
+}
 
 const TABLES = [
   'organizations',
@@ -601,18 +673,19 @@ describe('Management API and import: every string field has a bound, the same on
       it(`${route.name} ${path}: ${bound} characters are accepted, ${bound + 1} are refused`, async () => {
         const target = await route.target(svc, orgId);
         const counts = async () => Promise.all(TABLES.map((table) => countRows(svc, table)));
-        const before = { counts: await counts(), read: target.read && (await api(svc, 'GET', target.read, undefined)).body };
-        const refused = await api(svc, route.method, target.url, withValue(target.body, path, valueOfLength(path, bound + 1)));
+        const read = async () => target.read && (await api(svc, 'GET', target.read, undefined, target.headers)).body;
+        const before = { counts: await counts(), read: await read() };
+        const refused = await api(svc, route.method, target.url, withValue(target.body, path, valueOfLength(path, bound + 1)), target.headers);
         assert.equal(refused.status, 400, refused.text);
         assert.ok(
           refused.body.details.some((d: { field: string; message: string }) => d.field === field && d.message.includes(`at most ${bound} characters`)),
           `${path}: ${refused.text}`,
         );
-        assert.deepEqual({ counts: await counts(), read: target.read && (await api(svc, 'GET', target.read, undefined)).body }, before);
+        assert.deepEqual({ counts: await counts(), read: await read() }, before);
 
         if (route.exactUnreachable?.includes(path)) return;
-        const accepted = await api(svc, route.method, target.url, withValue(target.body, path, valueOfLength(path, bound)));
-        assert.ok(accepted.status === 200 || accepted.status === 201, `${path}: ${accepted.text}`);
+        const accepted = await api(svc, route.method, target.url, withValue(target.body, path, valueOfLength(path, bound)), target.headers);
+        assert.ok([200, 201, 204].includes(accepted.status), `${path}: ${accepted.text}`);
       });
     }
   }

@@ -66,6 +66,7 @@ describe('management API: reading, changing and removing applications', () => {
       jwks: null,
       jwksUri: null,
       subjectType: 'public',
+      ssfReceiver: false,
       tokens: {},
     });
     assert.deepEqual(second, {

@@ -8,9 +8,14 @@ import { declaredRoutes } from '../support/routes.js';
 const NOT_LISTS = new Set([
   'GET /admin/v1/features',
   'GET /admin/v1/settings',
+  'GET /admin/v1/branding',
+  'GET /admin/v1/branding/text-keys',
+  'GET /management/v1/orgs/:orgId/branding',
+  'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding',
   'GET /admin/v1/directory-hosts',
   'GET /management/v1/orgs/:orgId/login-policy',
   'GET /management/v1/orgs/:orgId/provisioning/targets/:targetId/status',
+  'GET /management/v1/orgs/:orgId/idps/:idpId/signals',
 ]);
 
 const BAD_PAGES: [query: string, field: string][] = [

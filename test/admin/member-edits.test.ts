@@ -33,7 +33,14 @@ describe('admin and management API: listing and removing members', () => {
       assert.ok(res.body.members.some((m: { userId: string; roles: string[] }) => m.userId === iam.userId && m.roles.join() === 'IAM_OWNER'));
       assert.ok(res.body.members.some((m: { userId: string }) => m.userId === adminClientId));
       assert.equal(res.body.total, res.body.members.length);
-      assert.ok(res.body.members.every((m: object) => Object.keys(m).join() === 'userId,roles'));
+      // Each member with its names for the console (a display name where it has one), and nothing else.
+      const shapes = ['userId,roles,loginName', 'userId,roles,loginName,displayName'];
+      assert.ok(
+        res.body.members.every((m: object) => shapes.includes(Object.keys(m).join())),
+        JSON.stringify(res.body.members),
+      );
+      const listed = res.body.members.find((m: { userId: string }) => m.userId === iam.userId);
+      assert.match(listed.loginName, /@/, 'a member is named by its login name');
       const page = await svc.api('GET', `${instanceMembers}?limit=1&offset=1`, { token: svc.adminToken });
       assert.deepEqual(page.body, { members: [res.body.members[1]], total: res.body.total });
       await badRequest(svc, ['limit'], () => svc.api('GET', `${instanceMembers}?limit=5000`, { token: svc.adminToken }));

@@ -133,7 +133,7 @@ describe('management API: a user’s second factors (list, delete)', () => {
     );
 
     const event = await theEvent(svc, 'user.human.mfa.removed', user.userId);
-    assert.deepEqual(event.payload, { factorId: user.totpId, type: 'totp' });
+    assert.deepEqual(event.payload, { factorId: user.totpId, type: 'totp', signInFactors: 0 });
     assert.equal(event.editor.userId, a.manager.userId);
     assert.equal(event.aggregate.resourceOwner, a.org.id);
     assertNoSecretsIn(event.payload, [user.totpSecret, ...user.recoveryCodes]);
@@ -148,7 +148,7 @@ describe('management API: a user’s second factors (list, delete)', () => {
     const left: unknown[] = await svc.dataSource.query('SELECT code_hash FROM recovery_codes WHERE factor_id = ?', [recovery.id]);
     assert.deepEqual(left, []);
     assert.deepEqual(await storedFactorIds(user.userId), [user.totpId]);
-    assert.deepEqual((await theEvent(svc, 'user.human.mfa.removed', user.userId)).payload, { factorId: recovery.id, type: 'recovery_codes' });
+    assert.deepEqual((await theEvent(svc, 'user.human.mfa.removed', user.userId)).payload, { factorId: recovery.id, type: 'recovery_codes', signInFactors: 1 });
   });
 
   it('answers 404 for an unknown factor id and for a factor of another user, removing nothing', async () => {

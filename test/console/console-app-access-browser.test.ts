@@ -84,7 +84,8 @@ describe('application access in the operator console (Chromium)', () => {
       await addGrant.getByLabel('Find a user by name').fill(userName);
       await addGrant.getByRole('button', { name: new RegExp(`^Choose .*${userName}`) }).click();
       await addGrant.getByRole('button', { name: 'Add grant' }).click();
-      await page.getByRole('row', { name: new RegExp(user.userId) }).waitFor();
+      // The grant names the person (the id only on hover).
+      await page.getByRole('row', { name: `Carol Shaw (${userName})` }).waitFor();
       await check(page, 'project-roles-grants');
       const grants = (await call('GET', `/projects/${projectId}/grants`)).grants as { grantId: string; userId?: string; groupId?: string; roles: string[] }[];
       assert.deepEqual(
@@ -96,8 +97,8 @@ describe('application access in the operator console (Chromium)', () => {
       );
 
       // The user's grant gains a role; removing the role "approver" takes it out of the group's grant.
-      await page.getByRole('button', { name: `Edit the grant of ${user.userId}` }).click();
-      const editGrant = page.getByRole('form', { name: `Edit the grant of ${user.userId}` });
+      await page.getByRole('button', { name: `Edit the grant of Carol Shaw (${userName})` }).click();
+      const editGrant = page.getByRole('form', { name: `Edit the grant of Carol Shaw (${userName})` });
       await editGrant.getByRole('checkbox', { name: 'viewer' }).check();
       await editGrant.getByRole('button', { name: 'Save' }).click();
       await editGrant.waitFor({ state: 'detached' });

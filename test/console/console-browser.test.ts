@@ -62,7 +62,9 @@ describe('the operator console in Chromium', () => {
       await page.getByRole('button', { name: 'Create project' }).click();
       // (new route: GET …/projects lists it)
       await page.getByRole('row').filter({ hasText: 'Shop' }).getByRole('link', { name: 'Shop' }).click();
-      await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+      // The project's page is titled by the project; its applications are a section.
+      await page.getByRole('heading', { name: 'Shop', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'Applications', level: 2 }).waitFor();
 
       // An OIDC application; its secret is shown once, with a copy button.
       await page.getByRole('button', { name: 'New OIDC application' }).click();
@@ -74,7 +76,7 @@ describe('the operator console in Chromium', () => {
       const secret = page.getByRole('textbox', { name: 'Client secret', exact: true });
       await secret.waitFor();
       assert.ok((await secret.inputValue()).length >= 32, 'the client secret is shown');
-      await page.getByRole('button', { name: 'Copy' }).click();
+      await page.getByRole('button', { name: 'Copy', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Copied to the clipboard.' }).waitFor();
       assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), await secret.inputValue());
       await check(page, 'application-created');

@@ -73,8 +73,13 @@ describe('the console catches up with self-service (Chromium)', () => {
         .filter({ hasText: grace })
         .first();
       await deactivated.waitFor();
-      assert.equal(await cell(deactivated, 'User').innerText(), `Grace Hopper (${graceName}@${org.primaryDomain})\n${grace}`);
-      assert.equal(await cell(deactivated, 'Editor').innerText(), `test caller (${editorName}@${org.primaryDomain})\n${editor.userId}`);
+      // By name, each id on hover.
+      const about = cell(deactivated, 'What happened');
+      assert.equal(await about.innerText(), `User deactivated: Grace Hopper (${graceName}@${org.primaryDomain})`);
+      assert.equal(await about.locator('[title]').getAttribute('title'), grace);
+      const by = cell(deactivated, 'Editor');
+      assert.equal(await by.innerText(), `test caller (${editorName}@${org.primaryDomain})`);
+      assert.equal(await by.locator('[title]').getAttribute('title'), editor.userId);
       await check(page, 'events-with-names');
 
       // A removed user's events keep its id; no name is left to show.
@@ -82,8 +87,9 @@ describe('the console catches up with self-service (Chromium)', () => {
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       const removed = events.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'user.removed', exact: true }) });
       await removed.waitFor();
-      assert.equal(await cell(removed, 'User').innerText(), gone);
-      assert.equal(await cell(removed, 'Editor').innerText(), `test caller (${editorName}@${org.primaryDomain})\n${editor.userId}`);
+      assert.equal(await cell(removed, 'What happened').innerText(), `User removed: ${gone}`);
+      assert.equal(await cell(removed, 'Editor').innerText(), `test caller (${editorName}@${org.primaryDomain})`);
+      assert.equal(await cell(removed, 'Editor').locator('[title]').getAttribute('title'), editor.userId);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
@@ -125,11 +131,15 @@ describe('the console catches up with self-service (Chromium)', () => {
       await check(page, 'member-picked-by-name');
       await grant.getByLabel('ORG_OWNER').check();
       await grant.getByRole('button', { name: 'Grant roles' }).click();
-      await page.getByRole('table', { name: 'Members' }).getByRole('rowheader', { name: katherine }).waitFor();
+      // The organization's member by name and login name, the id on hover and on its copy button.
+      const member = page.getByRole('table', { name: 'Members' }).getByRole('rowheader', { name: `Katherine Johnson (${katherineName}@` });
+      await member.waitFor();
+      assert.equal(await member.getByText(`Katherine Johnson (${katherineName}@`).getAttribute('title'), katherine);
+      assert.equal(await member.getByRole('button', { name: `Copy the ID of Katherine Johnson (${katherineName}@` }).getAttribute('title'), katherine);
       const members = await svc.api('GET', `/management/v1/orgs/${org.id}/members`, { token: svc.adminToken });
       const granted = members.body.members.filter((m: { userId: string }) => [katherine, dorothy].includes(m.userId));
       assert.deepEqual(
-        granted.map((m: { userId: string; roles: string[] }) => ({ ...m, roles: [...m.roles].sort() })),
+        granted.map((m: { userId: string; roles: string[] }) => ({ userId: m.userId, roles: [...m.roles].sort() })),
         [{ userId: katherine, roles: ['ORG_OWNER', 'ORG_USER_MANAGER'] }],
       );
 
@@ -142,12 +152,13 @@ describe('the console catches up with self-service (Chromium)', () => {
       await instanceGrant.getByRole('button', { name: `Choose Dorothy Vaughan (${dorothyName})` }).click();
       assert.equal(await instanceGrant.getByLabel('User ID').inputValue(), dorothy);
       await instanceGrant.getByRole('button', { name: 'Grant roles' }).click();
-      await page.getByRole('table', { name: 'Members' }).getByRole('rowheader', { name: dorothy }).waitFor();
+      // A member of another organization than the viewer's is named too, never shown as a bare id.
+      const instanceMember = page.getByRole('table', { name: 'Members' }).getByRole('rowheader', { name: `Dorothy Vaughan (${dorothyName}@` });
+      await instanceMember.waitFor();
+      assert.equal(await instanceMember.getByText(`Dorothy Vaughan (${dorothyName}@`).getAttribute('title'), dorothy);
       const instance = await svc.api('GET', '/admin/v1/members', { token: svc.adminToken });
-      assert.deepEqual(
-        instance.body.members.find((m: { userId: string }) => m.userId === dorothy),
-        { userId: dorothy, roles: ['IAM_OWNER'] },
-      );
+      const { userId, roles } = instance.body.members.find((m: { userId: string }) => m.userId === dorothy);
+      assert.deepEqual({ userId, roles }, { userId: dorothy, roles: ['IAM_OWNER'] });
       await check(page, 'instance-member-picked-by-name');
 
       // A group member by a typed id: the field still takes one. The group is marked as holding a grant, with who
@@ -195,7 +206,7 @@ describe('the console catches up with self-service (Chromium)', () => {
     const { context, page, problems } = await open();
     try {
       await asAdmin(page, `/console/orgs/${org.id}/projects/${project.body.id}`);
-      await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'Applications', level: 2 }).waitFor();
       await page.getByRole('link', { name: appName }).click();
       await page.getByRole('heading', { name: `Application ${appName}`, level: 1 }).waitFor();
       const details = page.getByRole('region', { name: 'Connection details' });

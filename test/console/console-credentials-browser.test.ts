@@ -202,7 +202,7 @@ describe('users and credentials in the operator console (Chromium)', () => {
     const { context, page, problems } = await open();
     try {
       await asAdmin(page, `/console/orgs/${orgId}/projects/${projectId}`);
-      await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'Applications', level: 2 }).waitFor();
       await page.getByRole('row').filter({ hasText: 'Billing API' }).getByRole('button', { name: 'Keys' }).click();
       const keys = page.getByRole('region', { name: 'Keys of Billing API' });
       await keys.getByRole('button', { name: 'Add key' }).click();

@@ -44,7 +44,7 @@ describe('SAML applications in the operator console (Chromium)', () => {
     await page.goto(`${base}/console/`);
     await signIn(page, 'admin', password());
     await page.goto(`${base}/console/orgs/${orgId}/projects/${projectId}`);
-    await page.getByRole('heading', { name: 'Applications', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Applications', level: 2 }).waitFor();
   }
 
   it("creates one from the SP's pasted metadata; its page shows the IdP's URLs and signing certificate; an edit changes the NameID format and the ACS URLs", async () => {

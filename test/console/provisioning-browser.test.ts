@@ -64,7 +64,10 @@ describe('outbound provisioning in the operator console (Chromium)', () => {
       `${userId} shown as ${text}`,
       async () => {
         await page.getByRole('button', { name: 'Refresh' }).click();
-        const row = page.getByRole('table', { name: 'Objects' }).getByRole('row').filter({ hasText: userId });
+        const row = page
+          .getByRole('table', { name: 'Objects' })
+          .getByRole('row')
+          .filter({ hasText: `(${people.get(userId)})` });
         return (await row.count()) === 1 && text.test((await row.textContent()) ?? '') ? row : undefined;
       },
       30_000,

@@ -1,7 +1,27 @@
 import { useRef, useState } from 'preact/hooks';
-import { api, enc } from '../api';
+import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Checkbox, DeleteButton, Field, Form, Link, Loading, Page, SecretOnce, Select, Table, TextArea, lines, useLoad } from '../components';
+import {
+  ActionButton,
+  Checkbox,
+  DeleteButton,
+  Field,
+  Form,
+  Link,
+  Loading,
+  Named,
+  Page,
+  Pager,
+  SearchForm,
+  SecretOnce,
+  Select,
+  Table,
+  TextArea,
+  emptyOf,
+  lines,
+  useListQuery,
+  useLoad,
+} from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { isInstanceOwner, useMe } from '../roles';
@@ -26,13 +46,21 @@ const GRANT_TYPES = [
 
 type OidcAuth = App['authMethod'];
 
+const APPS_PAGE = 50;
+
 /**
  * One project's applications (ORG_OWNER): create OIDC and API applications (secrets shown once, redirect URIs) and
  * SAML applications (then their page, with what to hand to the service provider); the project's roles and grants.
  */
 export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects/${enc(projectId)}`;
-  const apps = useLoad(() => api<Schema<'AppListDto'>>('GET', `${base}/apps`), [base]);
+  const list = useListQuery();
+  const { offset } = list;
+  const apps = useLoad(
+    () => api<Schema<'AppListDto'>>('GET', `${base}/apps${query({ query: list.query, limit: APPS_PAGE, offset })}`),
+    [base, list.query, offset],
+  );
+  const project = useLoad(() => api<Schema<'ProjectDto'>>('GET', base), [base]);
   const [created, setCreated] = useState<{ clientId: string; clientSecret?: string } | null>(null);
   const [kind, setKind] = useState<'none' | 'oidc' | 'api' | 'saml'>('none');
   const appHref = (appId: string) => `/console/orgs/${enc(orgId)}/projects/${enc(projectId)}/apps/${enc(appId)}`;
@@ -43,10 +71,11 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
     apps.reload();
   };
   return (
-    <Page title={t('applications')}>
+    <Page title={project.data?.name ?? t('project')}>
       <p>
         <Link href={`/console/orgs/${enc(orgId)}/projects`}>{t('backToProjects')}</Link>
       </p>
+      <h2>{t('applications')}</h2>
       {created && (
         <section class="panel" aria-labelledby="created-heading">
           <h2 id="created-heading">{t('applicationCreated')}</h2>
@@ -70,13 +99,21 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
       {kind === 'oidc' && <CreateOidcApp base={base} onCreated={done} onCancel={() => setKind('none')} />}
       {kind === 'api' && <CreateApiApp base={base} onCreated={done} onCancel={() => setKind('none')} />}
       {kind === 'saml' && <CreateSamlApp base={base} onCreated={(appId) => navigate(appHref(appId))} onCancel={() => setKind('none')} />}
+      <SearchForm name={t('applications')} onSearch={list.search} />
       <Loading loaded={apps}>
-        {({ apps: list }) => (
-          <Table caption={t('applications')} headings={[t('name'), t('type'), t('clientId'), t('actions')]}>
-            {list.map((app) => (
-              <AppRow key={app.appId} base={base} href={appHref(app.appId)} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
-            ))}
-          </Table>
+        {({ apps: found, total }) => (
+          <>
+            <Table
+              caption={t('applications')}
+              headings={[t('name'), t('type'), t('clientId'), t('actions')]}
+              empty={emptyOf(list.query, t('emptyApps'), t('emptyAppsNext'))}
+            >
+              {found.map((app) => (
+                <AppRow key={app.appId} base={base} href={appHref(app.appId)} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
+              ))}
+            </Table>
+            <Pager offset={offset} limit={APPS_PAGE} total={total} shown={found.length} onChange={list.setOffset} />
+          </>
         )}
       </Loading>
       {keysOf && <AppKeys key={keysOf.appId} path={`${base}/apps/${enc(keysOf.appId)}`} app={keysOf} onClose={() => setKeysOf(null)} />}
@@ -120,7 +157,7 @@ function AppRow({ base, href, app, onChange, onKeys }: { base: string; href: str
   return (
     <tr>
       <th scope="row">
-        <Link href={href}>{app.name}</Link>
+        <Named name={app.name} id={app.appId} href={href} />
       </th>
       <td>{TYPE_LABELS[app.type]}</td>
       <td class="mono">{app.clientId}</td>

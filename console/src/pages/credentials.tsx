@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
-import { DeleteButton, Field, Form, Loading, Pager, SecretOnce, Table, formatDate, useLoad } from '../components';
+import { DeleteButton, Field, Form, Loading, Pager, SecretOnce, Table, When, formatDate, useLoad } from '../components';
 import { t } from '../i18n';
 
 /** One credential as the list routes show it: when it was made and expires, never its material. */
@@ -65,8 +65,13 @@ export function Credentials(props: {
                     <th scope="row" class="mono">
                       {c.id}
                     </th>
-                    <td>{formatDate(c.createdAt)}</td>
-                    <td>{c.expirationDate ? formatDate(c.expirationDate) : t('never')}</td>
+                    <td>
+                      <When value={c.createdAt} />
+                    </td>
+                    <td>
+                      {/* An expiry is a date someone chose: shown as that date, not as a distance. */}
+                      {c.expirationDate ? formatDate(c.expirationDate) : t('never')}
+                    </td>
                     <td>
                       <DeleteButton
                         label={t('remove')}

@@ -31,7 +31,11 @@ export function DomainsPage({ orgId }: { orgId: string }) {
       </Form>
       <Loading loaded={domains}>
         {({ domains: list }) => (
-          <Table caption={t('orgDomains')} headings={[t('domain'), t('status'), t('domainChallenge'), t('actions')]}>
+          <Table
+            caption={t('orgDomains')}
+            headings={[t('domain'), t('status'), t('domainChallenge'), t('actions')]}
+            empty={[t('emptyDomains'), t('emptyDomainsNext')]}
+          >
             {list.map((d) => (
               <tr key={d.domain}>
                 <th scope="row">{d.domain}</th>

@@ -1,19 +1,21 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, DeleteButton, Field, Form, Loading, Page, Table, useLoad } from '../components';
+import { ActionButton, DeleteButton, Field, Form, Loading, Named, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
 
 /** A group's members as SCIM returns them (RFC 7643 §4.2): the management API lists groups with counts only. */
 type ScimGroup = Schema<'ScimGroup'>;
 
-const LIMIT = 100;
+const LIMIT = 50;
 
 /** Groups and their members (ORG_USER_MANAGER): /management/v1/orgs/{orgId}/groups, members through SCIM Groups. */
 export function GroupsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/groups`;
-  const groups = useLoad(() => api<Schema<'GroupListDto'>>('GET', `${base}${query({ limit: LIMIT })}`), [base]);
+  const list = useListQuery();
+  const { offset } = list;
+  const groups = useLoad(() => api<Schema<'GroupListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`), [base, list.query, offset]);
   const [displayName, setDisplayName] = useState('');
   const [open, setOpen] = useState<string | null>(null);
   return (
@@ -29,28 +31,38 @@ export function GroupsPage({ orgId }: { orgId: string }) {
       >
         <Field label={t('displayName')} value={displayName} onInput={setDisplayName} required />
       </Form>
+      <SearchForm name={t('groups')} onSearch={list.search} />
       <Loading loaded={groups}>
-        {({ groups: list }) => (
-          <Table caption={t('groups')} headings={[t('displayName'), t('members'), t('grants'), t('actions')]}>
-            {list.map((g) => (
-              <tr key={g.id}>
-                <th scope="row">{g.displayName}</th>
-                <td>{g.memberCount}</td>
-                <td>{g.grantProjects.length > 0 ? <GrantMarker projects={g.grantProjects} /> : <span class="muted">{t('groupHoldsNoGrant')}</span>}</td>
-                <td>
-                  <button type="button" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
-                    {t('members')}
-                  </button>
-                  <DeleteButton
-                    action={async () => {
-                      await api('DELETE', `${base}/${enc(g.id)}`);
-                      groups.reload();
-                    }}
-                  />
-                </td>
-              </tr>
-            ))}
-          </Table>
+        {({ groups: found, total }) => (
+          <>
+            <Table
+              caption={t('groups')}
+              headings={[t('displayName'), t('members'), t('grants'), t('actions')]}
+              empty={emptyOf(list.query, t('emptyGroups'), t('emptyGroupsNext'))}
+            >
+              {found.map((g) => (
+                <tr key={g.id}>
+                  <th scope="row">
+                    <Named name={g.displayName} id={g.id} />
+                  </th>
+                  <td>{g.memberCount}</td>
+                  <td>{g.grantProjects.length > 0 ? <GrantMarker projects={g.grantProjects} /> : <span class="muted">{t('groupHoldsNoGrant')}</span>}</td>
+                  <td>
+                    <button type="button" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
+                      {t('members')}
+                    </button>
+                    <DeleteButton
+                      action={async () => {
+                        await api('DELETE', `${base}/${enc(g.id)}`);
+                        groups.reload();
+                      }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
+          </>
         )}
       </Loading>
       {open && (

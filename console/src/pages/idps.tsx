@@ -285,7 +285,7 @@ function useAccountRules(initial: AccountRules) {
           { value: 'email', label: 'email' },
         ]}
       />
-      {rules.linkBy && <Field label={t('linkFrom')} value={rules.linkFrom} onInput={set('linkFrom')} required />}
+      {rules.linkBy && <Field label={t('linkFrom')} value={rules.linkFrom} onInput={set('linkFrom')} required hint={t('linkFromHint', { by: rules.linkBy })} />}
       <Checkbox label={t('jit')} checked={rules.jit} onChange={set('jit')} />
       <Checkbox label={t('upstreamMfa')} checked={rules.upstreamMfa} onChange={set('upstreamMfa')} />
     </>

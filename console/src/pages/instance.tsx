@@ -1,23 +1,43 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Checkbox, Field, Form, Loading, Notice, Page, Select, Table, formatDate, useLoad } from '../components';
+import { ActionButton, Checkbox, Field, Form, Loading, Notice, Page, Select, Table, When, useLoad } from '../components';
 import { t } from '../i18n';
 
 /** Signing keys (IAM_OWNER): GET /admin/v1/keys, POST /admin/v1/keys/rotate. */
 export function KeysPage() {
   const keys = useLoad(() => api<Schema<'SigningKeyListDto'>>('GET', '/admin/v1/keys'), []);
   const [notice, setNotice] = useState<string | null>(null);
+  // Rotating switches the key new tokens are signed with at once; relying parties that cached the JWKS learn the
+  // new key only when they fetch it again (RFC 7517; OpenID Connect Core 10.1.1), so the operator is told first.
+  const [asking, setAsking] = useState(false);
   return (
     <Page title={t('signingKeys')}>
-      <ActionButton
-        label={t('rotateKey')}
-        action={async () => {
-          const { activeKeyId } = await api<Schema<'RotateKeysResponseDto'>>('POST', '/admin/v1/keys/rotate', {});
-          setNotice(t('rotated', { keyId: activeKeyId }));
-          keys.reload();
-        }}
-      />
+      {asking ? (
+        <section class="warning" aria-labelledby="rotate-heading">
+          <h2 id="rotate-heading">{t('rotateKeyQuestion')}</h2>
+          <p>{t('rotateKeyJwks')}</p>
+          <span class="confirm">
+            <ActionButton
+              label={t('rotateKeyConfirm')}
+              danger
+              action={async () => {
+                const { activeKeyId } = await api<Schema<'RotateKeysResponseDto'>>('POST', '/admin/v1/keys/rotate', {});
+                setAsking(false);
+                setNotice(t('rotated', { keyId: activeKeyId }));
+                keys.reload();
+              }}
+            />
+            <button type="button" onClick={() => setAsking(false)}>
+              {t('cancel')}
+            </button>
+          </span>
+        </section>
+      ) : (
+        <button type="button" onClick={() => setAsking(true)}>
+          {t('rotateKey')}
+        </button>
+      )}
       <Notice text={notice} />
       <Loading loaded={keys}>
         {({ keys: list }) => (
@@ -29,7 +49,9 @@ export function KeysPage() {
                 </th>
                 <td>{k.alg}</td>
                 <td>{k.status}</td>
-                <td>{formatDate(k.createdAt)}</td>
+                <td>
+                  <When value={k.createdAt} />
+                </td>
               </tr>
             ))}
           </Table>

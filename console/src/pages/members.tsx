@@ -1,19 +1,32 @@
 import { useState } from 'preact/hooks';
-import { api, enc } from '../api';
+import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Checkbox, DeleteButton, Form, Loading, Page, Table, useLoad } from '../components';
+import { Checkbox, DeleteButton, Form, Loading, Named, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
+
+const LIMIT = 50;
+
+/** "Ada Lovelace (ada@acme.localhost)": the names the list answers with; a user it could not name keeps its id. */
+export function memberLabel(member: Schema<'MemberDto'>): string | undefined {
+  if (!member.loginName) return undefined;
+  return member.displayName ? `${member.displayName} (${member.loginName})` : member.loginName;
+}
 
 /**
  * Members and their roles: an organization's (ORG_OWNER; ORG_OWNER, ORG_USER_MANAGER) or the instance's
  * (IAM_OWNER; IAM_OWNER). Granting acts on the user, so the API applies the acting rule (SECURITY.md, "Who may act on whom"). The user is
- * picked by name (or its id typed).
+ * picked by name (or its id typed). The list names its members itself, also those of another organization.
  */
 export function MembersPage({ orgId }: { orgId?: string }) {
   const base = orgId ? `/management/v1/orgs/${enc(orgId)}/members` : '/admin/v1/members';
   const available = orgId ? ['ORG_OWNER', 'ORG_USER_MANAGER'] : ['IAM_OWNER'];
-  const members = useLoad(() => api<Schema<'MemberListDto'>>('GET', base), [base]);
+  const list = useListQuery();
+  const { offset } = list;
+  const members = useLoad(
+    () => api<Schema<'MemberListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`),
+    [base, list.query, offset],
+  );
   const [userId, setUserId] = useState('');
   const [roles, setRoles] = useState<string[]>([available[available.length - 1]]);
   const toggle = (role: string, on: boolean) => setRoles(on ? [...roles, role] : roles.filter((r) => r !== role));
@@ -36,27 +49,35 @@ export function MembersPage({ orgId }: { orgId?: string }) {
           ))}
         </fieldset>
       </Form>
+      <SearchForm name={t('members')} onSearch={list.search} />
       <Loading loaded={members}>
-        {({ members: list }) => (
-          <Table caption={t('members')} headings={[t('userId'), t('roles'), t('actions')]}>
-            {list.map((m) => (
-              <tr key={m.userId}>
-                <th scope="row" class="mono">
-                  {m.userId}
-                </th>
-                <td>{m.roles.join(', ')}</td>
-                <td>
-                  <DeleteButton
-                    label={t('removeMember')}
-                    action={async () => {
-                      await api('DELETE', `${base}/${enc(m.userId)}`);
-                      members.reload();
-                    }}
-                  />
-                </td>
-              </tr>
-            ))}
-          </Table>
+        {({ members: found, total }) => (
+          <>
+            <Table
+              caption={t('members')}
+              headings={[t('user'), t('roles'), t('actions')]}
+              empty={emptyOf(list.query, t('emptyMembers'), t('emptyMembersNext'))}
+            >
+              {found.map((m) => (
+                <tr key={m.userId}>
+                  <th scope="row">
+                    <Named name={memberLabel(m)} id={m.userId} />
+                  </th>
+                  <td>{m.roles.join(', ')}</td>
+                  <td>
+                    <DeleteButton
+                      label={t('removeMember')}
+                      action={async () => {
+                        await api('DELETE', `${base}/${enc(m.userId)}`);
+                        members.reload();
+                      }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
+          </>
         )}
       </Loading>
     </Page>

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Field, Form, Link, Loading, Page, Pager, Table, useLoad } from '../components';
+import { DeleteButton, Field, Form, Loading, Named, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
 import { t } from '../i18n';
 
 export type Org = Schema<'OrgDto'>;
@@ -10,8 +10,9 @@ const LIMIT = 50;
 
 /** Organizations (IAM_OWNER): GET/POST /admin/v1/orgs, PATCH/DELETE /admin/v1/orgs/{orgId}. */
 export function OrgsPage() {
-  const [offset, setOffset] = useState(0);
-  const orgs = useLoad(() => api<Schema<'OrgListDto'>>('GET', `/admin/v1/orgs${query({ limit: LIMIT, offset })}`), [offset]);
+  const list = useListQuery();
+  const { offset } = list;
+  const orgs = useLoad(() => api<Schema<'OrgListDto'>>('GET', `/admin/v1/orgs${query({ query: list.query, limit: LIMIT, offset })}`), [list.query, offset]);
   const [name, setName] = useState('');
   return (
     <Page title={t('organizations')}>
@@ -26,15 +27,20 @@ export function OrgsPage() {
       >
         <Field label={t('name')} value={name} onInput={setName} required />
       </Form>
+      <SearchForm name={t('organizations')} onSearch={list.search} />
       <Loading loaded={orgs}>
-        {({ orgs: list, total }) => (
+        {({ orgs: found, total }) => (
           <>
-            <Table caption={t('organizations')} headings={[t('name'), t('primaryDomain'), t('id'), t('actions')]}>
-              {list.map((org) => (
+            <Table
+              caption={t('organizations')}
+              headings={[t('name'), t('primaryDomain'), t('actions')]}
+              empty={emptyOf(list.query, t('emptyOrgs'), t('emptyOrgsNext'))}
+            >
+              {found.map((org) => (
                 <OrgRow key={org.id} org={org} onChange={orgs.reload} />
               ))}
             </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
+            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
           </>
         )}
       </Loading>
@@ -48,10 +54,9 @@ function OrgRow({ org, onChange }: { org: Org; onChange: () => void }) {
   return (
     <tr>
       <th scope="row">
-        <Link href={`/console/orgs/${enc(org.id)}/users`}>{org.name}</Link>
+        <Named name={org.name} id={org.id} href={`/console/orgs/${enc(org.id)}/users`} />
       </th>
       <td>{org.primaryDomain}</td>
-      <td class="mono">{org.id}</td>
       <td>
         {renaming ? (
           <Form label={t('renameOrganization')} submit={t('save')} action={() => api('PATCH', `/admin/v1/orgs/${enc(org.id)}`, { name })} onDone={onChange}>

@@ -4,6 +4,7 @@ import type { Schema } from '../api';
 import { Checkbox, DeleteButton, Field, Form, Loading, Select, Table, useLoad } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
+import { useUserNames } from '../user-names';
 
 type Role = Schema<'ProjectRoleDto'>;
 type Grant = Schema<'ProjectGrantDto'>;
@@ -20,24 +21,29 @@ export function ProjectAccess({ orgId, projectId }: { orgId: string; projectId: 
   const grants = useLoad(() => api<Schema<'ProjectGrantListDto'>>('GET', `${base}/grants${query({ limit: LIMIT })}`), [base]);
   const groups = useLoad(() => api<Schema<'GroupListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/groups${query({ limit: LIMIT })}`), [orgId]);
   const keys = roles.data?.roles.map((r) => r.key) ?? [];
+  const roleNames = new Map((roles.data?.roles ?? []).map((r) => [r.key, r.displayName || r.key]));
   const groupName = (id: string) => groups.data?.groups.find((g) => g.id === id)?.displayName ?? id;
+  // People by name (their id on hover), not by UUID.
+  const userNames = useUserNames(orgId, grants.data?.grants.map((g) => g.userId) ?? []);
   return (
     <>
       <Roles base={base} roles={roles} onChange={() => (roles.reload(), grants.reload())} />
       <section class="panel" aria-labelledby="grants-heading">
         <h2 id="grants-heading">{t('grants')}</h2>
         <p>{t('grantsHint')}</p>
-        <CreateGrant orgId={orgId} base={base} keys={keys} groups={groups.data?.groups ?? []} onDone={grants.reload} />
+        <CreateGrant orgId={orgId} base={base} keys={keys} roleNames={roleNames} groups={groups.data?.groups ?? []} onDone={grants.reload} />
         <Loading loaded={grants}>
           {({ grants: list }) => (
-            <Table caption={t('grants')} headings={[t('grantee'), t('roles'), t('actions')]}>
+            <Table caption={t('grants')} headings={[t('grantee'), t('roles'), t('actions')]} searchable empty={[t('emptyGrants'), t('emptyGrantsNext')]}>
               {list.map((g) => (
                 <GrantRow
                   key={g.grantId}
                   base={base}
                   grant={g}
                   keys={keys}
-                  name={g.groupId ? t('groupNamed', { name: groupName(g.groupId) }) : (g.userId ?? '')}
+                  roleNames={roleNames}
+                  name={g.groupId ? t('groupNamed', { name: groupName(g.groupId) }) : (userNames.get(g.userId ?? '') ?? g.userId ?? '')}
+                  id={g.groupId ?? g.userId ?? ''}
                   onChange={grants.reload}
                 />
               ))}
@@ -70,7 +76,7 @@ function Roles({ base, roles, onChange }: { base: string; roles: ReturnType<type
       </Form>
       <Loading loaded={roles}>
         {({ roles: list }) => (
-          <Table caption={t('projectRoles')} headings={[t('roleKey'), t('displayName'), t('actions')]}>
+          <Table caption={t('projectRoles')} headings={[t('roleKey'), t('displayName'), t('actions')]} empty={[t('emptyRoles'), t('emptyRolesNext')]}>
             {list.map((r) => (
               <RoleRow key={r.key} base={base} role={r} onChange={onChange} />
             ))}
@@ -119,19 +125,38 @@ function RoleRow({ base, role, onChange }: { base: string; role: Role; onChange:
 }
 
 /** The roles of a grant: one checkbox per role of the project (none checked still admits). */
-function RolePicks({ keys, picked, onChange }: { keys: string[]; picked: string[]; onChange: (roles: string[]) => void }) {
+function RolePicks({ keys, names, picked, onChange }: { keys: string[]; names?: Map<string, string>; picked: string[]; onChange: (roles: string[]) => void }) {
   return (
     <fieldset>
       <legend>{t('roles')}</legend>
       {keys.length === 0 && <p class="muted">{t('noRolesYet')}</p>}
       {keys.map((key) => (
-        <Checkbox key={key} label={key} checked={picked.includes(key)} onChange={(on) => onChange(on ? [...picked, key] : picked.filter((k) => k !== key))} />
+        <Checkbox
+          key={key}
+          label={names?.get(key) ?? key}
+          checked={picked.includes(key)}
+          onChange={(on) => onChange(on ? [...picked, key] : picked.filter((k) => k !== key))}
+        />
       ))}
     </fieldset>
   );
 }
 
-function CreateGrant({ orgId, base, keys, groups, onDone }: { orgId: string; base: string; keys: string[]; groups: Schema<'GroupDto'>[]; onDone: () => void }) {
+function CreateGrant({
+  orgId,
+  base,
+  keys,
+  roleNames,
+  groups,
+  onDone,
+}: {
+  orgId: string;
+  base: string;
+  keys: string[];
+  roleNames: Map<string, string>;
+  groups: Schema<'GroupDto'>[];
+  onDone: () => void;
+}) {
   const [to, setTo] = useState<'user' | 'group'>('user');
   const [userId, setUserId] = useState('');
   const [groupId, setGroupId] = useState('');
@@ -162,19 +187,48 @@ function CreateGrant({ orgId, base, keys, groups, onDone }: { orgId: string; bas
       ) : (
         <Select label={t('group')} value={chosenGroup} onChange={setGroupId} options={groups.map((g) => ({ value: g.id, label: g.displayName }))} />
       )}
-      <RolePicks keys={keys} picked={roles} onChange={setRoles} />
+      <RolePicks keys={keys} names={roleNames} picked={roles} onChange={setRoles} />
     </Form>
   );
 }
 
-function GrantRow({ base, grant, keys, name, onChange }: { base: string; grant: Grant; keys: string[]; name: string; onChange: () => void }) {
+function GrantRow({
+  base,
+  grant,
+  keys,
+  roleNames,
+  name,
+  id,
+  onChange,
+}: {
+  base: string;
+  grant: Grant;
+  keys: string[];
+  roleNames: Map<string, string>;
+  name: string;
+  id: string;
+  onChange: () => void;
+}) {
   const path = `${base}/grants/${enc(grant.grantId)}`;
   const [editing, setEditing] = useState(false);
   const [roles, setRoles] = useState(grant.roles);
   return (
     <tr data-grant={grant.grantId}>
-      <th scope="row">{name}</th>
-      <td>{grant.roles.length ? grant.roles.join(', ') : <span class="muted">{t('noRoles')}</span>}</td>
+      <th scope="row" title={id}>
+        {name}
+      </th>
+      <td>
+        {grant.roles.length ? (
+          grant.roles.map((key, i) => (
+            <span key={key} title={key}>
+              {i > 0 && ', '}
+              {roleNames.get(key) ?? key}
+            </span>
+          ))
+        ) : (
+          <span class="muted">{t('noRoles')}</span>
+        )}
+      </td>
       <td>
         {editing ? (
           <Form
@@ -183,7 +237,7 @@ function GrantRow({ base, grant, keys, name, onChange }: { base: string; grant: 
             action={() => api('PATCH', path, { roles })}
             onDone={() => (setEditing(false), onChange())}
           >
-            <RolePicks keys={keys} picked={roles} onChange={setRoles} />
+            <RolePicks keys={keys} names={roleNames} picked={roles} onChange={setRoles} />
           </Form>
         ) : (
           <button type="button" aria-label={t('editGrantOf', { name })} onClick={() => setEditing(true)}>

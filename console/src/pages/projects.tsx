@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Field, Form, Link, Loading, Page, Pager, Table, useLoad } from '../components';
+import { DeleteButton, Field, Form, Loading, Named, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
 import { t } from '../i18n';
 
 type Project = Schema<'ProjectDto'>;
@@ -11,8 +11,12 @@ const LIMIT = 50;
 /** Projects of an organization (ORG_OWNER): list, create, rename, delete (a project with applications: 409). */
 export function ProjectsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects`;
-  const [offset, setOffset] = useState(0);
-  const projects = useLoad(() => api<Schema<'ProjectListDto'>>('GET', `${base}${query({ limit: LIMIT, offset })}`), [base, offset]);
+  const list = useListQuery();
+  const { offset } = list;
+  const projects = useLoad(
+    () => api<Schema<'ProjectListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`),
+    [base, list.query, offset],
+  );
   const [name, setName] = useState('');
   return (
     <Page title={t('projects')}>
@@ -27,15 +31,16 @@ export function ProjectsPage({ orgId }: { orgId: string }) {
       >
         <Field label={t('name')} value={name} onInput={setName} required />
       </Form>
+      <SearchForm name={t('projects')} onSearch={list.search} />
       <Loading loaded={projects}>
-        {({ projects: list, total }) => (
+        {({ projects: found, total }) => (
           <>
-            <Table caption={t('projects')} headings={[t('name'), t('id'), t('actions')]}>
-              {list.map((p) => (
+            <Table caption={t('projects')} headings={[t('name'), t('actions')]} empty={emptyOf(list.query, t('emptyProjects'), t('emptyProjectsNext'))}>
+              {found.map((p) => (
                 <ProjectRow key={p.id} orgId={orgId} project={p} onChange={projects.reload} />
               ))}
             </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
+            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
           </>
         )}
       </Loading>
@@ -50,9 +55,8 @@ function ProjectRow({ orgId, project, onChange }: { orgId: string; project: Proj
   return (
     <tr>
       <th scope="row">
-        <Link href={`/console/orgs/${enc(orgId)}/projects/${enc(project.id)}`}>{project.name}</Link>
+        <Named name={project.name} id={project.id} href={`/console/orgs/${enc(orgId)}/projects/${enc(project.id)}`} />
       </th>
-      <td class="mono">{project.id}</td>
       <td>
         {renaming ? (
           <Form label={t('renameProject')} submit={t('save')} action={() => api('PATCH', path, { name })} onDone={onChange}>

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Link, Loading, Pager, Select, Table, formatDate, useLoad } from '../components';
+import { ActionButton, Link, Loading, Pager, Select, Table, When, useLoad } from '../components';
+import { useUserNames } from '../user-names';
 import { t } from '../i18n';
 import type { MessageKey } from '../i18n';
 
@@ -43,7 +44,7 @@ export function StatusPanel({ path, tick, onRefresh }: { path: string; tick: num
             <dd>{s.lag}</dd>
             {STATUSES.map((key) => [<dt key={`${key}-t`}>{t(STATUS_TEXT[key])}</dt>, <dd key={`${key}-d`}>{s.objects[key]}</dd>])}
             <dt>{t('provLastSuccess')}</dt>
-            <dd>{s.lastSuccessAt ? formatDate(s.lastSuccessAt) : t('never')}</dd>
+            <dd>{s.lastSuccessAt ? <When value={s.lastSuccessAt} /> : t('never')}</dd>
             {s.lastError && [<dt key="error-t">{t('provLastError')}</dt>, <dd key="error-d">{s.lastError}</dd>]}
           </dl>
         )}
@@ -80,27 +81,17 @@ export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; p
       <Loading loaded={objects}>
         {({ objects: list, total }) =>
           list.length === 0 ? (
-            <p>{t('provNoObjects')}</p>
+            <div class="pc-empty">
+              <p>{t('provNoObjects')}</p>
+              <p>{t('provNoObjectsNext')}</p>
+            </div>
           ) : (
             <>
               <Table
                 caption={t('provObjects')}
-                headings={[t('provLocalId'), t('provKind'), t('status'), t('attempts'), t('lastAnswer'), t('provRemoteId'), t('provPushedAt'), t('actions')]}
+                headings={[t('name'), t('provKind'), t('status'), t('attempts'), t('lastAnswer'), t('provRemoteId'), t('provPushedAt'), t('actions')]}
               >
-                {list.map((o) => (
-                  <tr key={`${o.kind}:${o.localId}`}>
-                    <th scope="row" class="mono">
-                      {o.kind === 'user' ? <Link href={`/console/orgs/${enc(orgId)}/users/${enc(o.localId)}`}>{o.localId}</Link> : o.localId}
-                    </th>
-                    <td>{o.kind === 'user' ? t('provKindUser') : t('provKindGroup')}</td>
-                    <td>{t(STATUS_TEXT[o.status])}</td>
-                    <td>{o.attempts}</td>
-                    <td>{[o.lastStatus, o.lastError].filter((v) => v !== undefined && v !== null).join(' ')}</td>
-                    <td class="mono">{o.remoteId ?? ''}</td>
-                    <td>{formatDate(o.pushedAt ?? undefined)}</td>
-                    <td>{(o.status === 'failing' || o.status === 'conflict') && <ActionButton label={t('provRetry')} action={() => retry(o)} />}</td>
-                  </tr>
-                ))}
+                <ObjectRows orgId={orgId} list={list} retry={retry} />
               </Table>
               <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
             </>
@@ -171,5 +162,43 @@ export function ReconcilePanel({ path, onApplied }: { path: string; onApplied: (
         </p>
       )}
     </section>
+  );
+}
+
+/** The objects by name — a person as "Ada Lovelace (ada)", a group by its display name — their ids on hover. */
+function ObjectRows({ orgId, list, retry }: { orgId: string; list: ProvisionedObject[]; retry: (o: ProvisionedObject) => Promise<void> }) {
+  const userNames = useUserNames(
+    orgId,
+    list.filter((o) => o.kind === 'user').map((o) => o.localId),
+  );
+  const groups = useLoad(
+    () =>
+      list.some((o) => o.kind === 'group')
+        ? api<Schema<'GroupListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/groups${query({ limit: 1000 })}`)
+        : Promise.resolve(null),
+    [orgId, list],
+  );
+  const nameOf = (o: ProvisionedObject) =>
+    o.kind === 'user' ? (userNames.get(o.localId) ?? o.localId) : (groups.data?.groups.find((g) => g.id === o.localId)?.displayName ?? o.localId);
+  return (
+    <>
+      {list.map((o) => (
+        <tr key={`${o.kind}:${o.localId}`}>
+          <th scope="row" title={o.localId}>
+            {o.kind === 'user' ? <Link href={`/console/orgs/${enc(orgId)}/users/${enc(o.localId)}`}>{nameOf(o)}</Link> : nameOf(o)}
+          </th>
+
+          <td>{o.kind === 'user' ? t('provKindUser') : t('provKindGroup')}</td>
+          <td>{t(STATUS_TEXT[o.status])}</td>
+          <td>{o.attempts}</td>
+          <td>{[o.lastStatus, o.lastError].filter((v) => v !== undefined && v !== null).join(' ')}</td>
+          <td class="mono">{o.remoteId ?? ''}</td>
+          <td>
+            <When value={o.pushedAt ?? undefined} />
+          </td>
+          <td>{(o.status === 'failing' || o.status === 'conflict') && <ActionButton label={t('provRetry')} action={() => retry(o)} />}</td>
+        </tr>
+      ))}
+    </>
   );
 }

@@ -26,7 +26,10 @@ export function ProvisioningPage({ orgId }: { orgId: string }) {
       <Loading loaded={targets}>
         {({ targets: list }) =>
           list.length === 0 ? (
-            <p>{t('provNoTargets')}</p>
+            <div class="pc-empty">
+              <p>{t('provNoTargets')}</p>
+              <p>{t('provNoTargetsNext')}</p>
+            </div>
           ) : (
             <Table caption={t('provTargets')} headings={[t('name'), t('provBaseUrl'), t('provAuth'), t('provEnabledShort')]}>
               {list.map((target) => (

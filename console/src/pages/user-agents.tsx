@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Loading, Notice, Table, formatDate, useLoad } from '../components';
+import { DeleteButton, Loading, Notice, Table, When, useLoad } from '../components';
 import { t } from '../i18n';
 
 /** One person's consent to an agent client at one resource (GET …/users/{userId}/agents, …/agents). */
@@ -70,8 +70,12 @@ export function AgentGrant({ agent }: { agent: ConnectedAgent }) {
     <>
       <td class="mono">{agent.resource || <span class="muted">{t('noResource')}</span>}</td>
       <td>{agent.scopes.join(' ')}</td>
-      <td>{formatDate(agent.connectedAt)}</td>
-      <td>{formatDate(agent.changedAt)}</td>
+      <td>
+        <When value={agent.connectedAt} />
+      </td>
+      <td>
+        <When value={agent.changedAt} />
+      </td>
     </>
   );
 }

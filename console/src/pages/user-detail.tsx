@@ -15,7 +15,7 @@ import {
   Select,
   Table,
   TextArea,
-  formatDate,
+  When,
   useLoad,
 } from '../components';
 import { Credentials } from './credentials';
@@ -351,7 +351,9 @@ function Factors({ base }: { base: string }) {
                 <tr key={f.id}>
                   <th scope="row">{f.type}</th>
                   <td>{f.name ?? ''}</td>
-                  <td>{formatDate(f.createdAt)}</td>
+                  <td>
+                    <When value={f.createdAt} />
+                  </td>
                   <td>
                     <DeleteButton
                       label={t('remove')}
@@ -389,7 +391,9 @@ function Identities({ base }: { base: string }) {
                     {i.subject}
                   </th>
                   <td class="mono">{i.idpId}</td>
-                  <td>{formatDate(i.linkedAt)}</td>
+                  <td>
+                    <When value={i.linkedAt} />
+                  </td>
                   <td>
                     <DeleteButton
                       label={t('unlink')}

@@ -1,6 +1,6 @@
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Link, Loading, Table, useLoad } from '../components';
+import { Loading, Named, Table, useLoad } from '../components';
 import { t } from '../i18n';
 
 /**
@@ -22,23 +22,19 @@ export function EffectiveGrants({ orgId, base }: { orgId: string; base: string }
     <section class="panel" aria-labelledby="grants-heading">
       <h2 id="grants-heading">{t('effectiveGrants')}</h2>
       <Loading loaded={grants}>
-        {({ grants: list }) =>
-          list.length === 0 ? (
-            <p>{t('noGrants')}</p>
-          ) : (
-            <Table caption={t('effectiveGrants')} headings={[t('project'), t('roles'), t('via')]}>
-              {list.map((g) => (
-                <tr key={g.grantId} data-effective-grant={g.grantId}>
-                  <th scope="row">
-                    <Link href={`/console/orgs/${enc(orgId)}/projects/${enc(g.projectId)}`}>{names.data?.projects.get(g.projectId) ?? g.projectId}</Link>
-                  </th>
-                  <td>{g.roles.length ? g.roles.join(', ') : <span class="muted">{t('noRoles')}</span>}</td>
-                  <td>{g.via === 'group' ? t('viaGroup', { name: names.data?.groups.get(g.groupId ?? '') ?? g.groupId ?? '' }) : t('viaUser')}</td>
-                </tr>
-              ))}
-            </Table>
-          )
-        }
+        {({ grants: list }) => (
+          <Table caption={t('effectiveGrants')} headings={[t('project'), t('roles'), t('via')]} empty={[t('noGrants'), t('noGrantsNext')]}>
+            {list.map((g) => (
+              <tr key={g.grantId} data-effective-grant={g.grantId}>
+                <th scope="row">
+                  <Named name={names.data?.projects.get(g.projectId)} id={g.projectId} href={`/console/orgs/${enc(orgId)}/projects/${enc(g.projectId)}`} />
+                </th>
+                <td>{g.roles.length ? g.roles.join(', ') : <span class="muted">{t('noRoles')}</span>}</td>
+                <td>{g.via === 'group' ? t('viaGroup', { name: names.data?.groups.get(g.groupId ?? '') ?? g.groupId ?? '' }) : t('viaUser')}</td>
+              </tr>
+            ))}
+          </Table>
+        )}
       </Loading>
     </section>
   );

@@ -1,6 +1,6 @@
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Loading, Table, formatDate, useLoad } from '../components';
+import { ActionButton, Loading, Table, When, useLoad } from '../components';
 import { t } from '../i18n';
 
 /** A person's sign-in sessions; ending one signs that browser out and revokes its access tokens. */
@@ -17,8 +17,12 @@ export function Sessions({ base }: { base: string }) {
             <Table caption={t('sessions')} headings={[t('signedInAt'), t('lastUsedAt'), t('applications'), t('methods'), t('actions')]}>
               {list.map((s) => (
                 <tr key={s.sessionId} data-session={s.sessionId}>
-                  <th scope="row">{formatDate(s.signedInAt)}</th>
-                  <td>{formatDate(s.lastUsedAt)}</td>
+                  <th scope="row">
+                    <When value={s.signedInAt} />
+                  </th>
+                  <td>
+                    <When value={s.lastUsedAt} />
+                  </td>
                   <td>{s.applications.join(', ')}</td>
                   <td>{s.amr.join(', ')}</td>
                   <td>

@@ -48,7 +48,11 @@ export function UsersPage({ orgId }: { orgId: string }) {
       <Loading loaded={users}>
         {({ users: list, total }) => (
           <>
-            <Table caption={t('users')} headings={[t('userName'), t('displayName'), t('email'), t('type'), t('state')]}>
+            <Table
+              caption={t('users')}
+              headings={[t('userName'), t('displayName'), t('email'), t('type'), t('state')]}
+              empty={[t('emptyUsers'), t('emptyUsersNext')]}
+            >
               {list.map((u) => (
                 <tr key={u.userId}>
                   <th scope="row">

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, enc } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Field, Form, Loading, Page, SecretOnce, Table, useLoad } from '../components';
+import { Checkbox, DeleteButton, Field, Form, Loading, Page, SecretOnce, Table, useLoad } from '../components';
+import { EVENT_TYPES } from '../event-types';
 import { t } from '../i18n';
 
 type Webhook = Schema<'WebhookDto'>;
@@ -15,11 +16,16 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
   const [onlyOrg, setOnlyOrg] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   const [open, setOpen] = useState<string | null>(null);
+  const chosen = types
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const choose = (type: string, on: boolean) => setTypes((on ? [...chosen, type] : chosen.filter((c) => c !== type)).join(', '));
   const create = async () => {
-    const eventTypes = types
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
+    const eventTypes = chosen;
+    // A typo is named before anything is sent, with the known type it most likely meant.
+    const unknown = eventTypes.find((type) => !EVENT_TYPES.includes(type));
+    if (unknown) throw new Error(t('unknownEventTypeMeant', { type: unknown, meant: closest(unknown) }));
     const body = { url, ...(eventTypes.length ? { eventTypes } : {}), ...(!orgId && onlyOrg.trim() ? { orgId: onlyOrg.trim() } : {}) };
     setSecret((await api<Schema<'WebhookCreatedDto'>>('POST', base, body)).secret);
   };
@@ -37,12 +43,26 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
         }}
       >
         <Field label={t('url')} type="url" value={url} onInput={setUrl} required />
-        <Field label={t('eventTypesOptional')} value={types} onInput={setTypes} />
+        <Field label={t('eventTypesOptional')} value={types} onInput={setTypes} hint={t('eventTypesHint')} />
+        <details class="type-picker">
+          <summary>{t('chooseEventTypes')}</summary>
+          <fieldset>
+            <legend>{t('knownEventTypes')}</legend>
+            {EVENT_TYPES.map((type) => (
+              <Checkbox key={type} label={type} checked={chosen.includes(type)} onChange={(on) => choose(type, on)} />
+            ))}
+          </fieldset>
+        </details>
         {!orgId && <Field label={t('organizationIdOptional')} value={onlyOrg} onInput={setOnlyOrg} />}
       </Form>
       <Loading loaded={hooks}>
         {({ webhooks }) => (
-          <Table caption={t('webhooks')} headings={[t('url'), t('eventTypes'), t('organizationId'), t('actions')]}>
+          <Table
+            caption={t('webhooks')}
+            headings={[t('url'), t('eventTypes'), t('organizationId'), t('actions')]}
+            searchable
+            empty={[t('emptyWebhooks'), t('emptyWebhooksNext')]}
+          >
             {webhooks.map((w) => (
               <tr key={w.id}>
                 <th scope="row">{w.url}</th>
@@ -76,7 +96,11 @@ function Deliveries({ path }: { path: string }) {
       <h2 id="deliveries-heading">{t('deliveries')}</h2>
       <Loading loaded={deliveries}>
         {({ deliveries: list }) => (
-          <Table caption={t('deliveries')} headings={[t('sequence'), t('status'), t('attempts'), t('lastAnswer')]}>
+          <Table
+            caption={t('deliveries')}
+            headings={[t('sequence'), t('status'), t('attempts'), t('lastAnswer')]}
+            empty={[t('emptyDeliveries'), t('emptyDeliveriesNext')]}
+          >
             {list.map((d) => (
               <tr key={d.eventId}>
                 <th scope="row">{d.sequence}</th>
@@ -90,4 +114,25 @@ function Deliveries({ path }: { path: string }) {
       </Loading>
     </section>
   );
+}
+
+/** The known type nearest to a typo (fewest single-character edits). */
+function closest(typo: string): string {
+  let best = EVENT_TYPES[0]!;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const type of EVENT_TYPES) {
+    const d = distance(typo, type);
+    if (d < bestDistance) [best, bestDistance] = [type, d];
+  }
+  return best;
+}
+
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length]!;
 }

@@ -11,7 +11,17 @@ import { AppEntryFieldsDto } from './app-entry.dto.js';
 import { NAME_ID_FORMATS } from '../../users/saml-application.rules.js';
 import type { PublicKeyEntity } from '../../users/entities/public-key.entity.js';
 import { IsNotBlank } from '../../common/http/validation/not-blank.decorator.js';
-import { ACCESS_TOKEN_TYPES, AUTHORIZATION_RESPONSE_ALGS, GRANT_TYPES, OIDC_AUTH_METHODS, OauthProfileFieldsDto, RESPONSE_TYPES } from './projects.dto.js';
+import {
+  ACCESS_TOKEN_TYPES,
+  AUTHORIZATION_RESPONSE_ALGS,
+  GRANT_TYPES,
+  GrantTypeList,
+  OIDC_AUTH_METHODS,
+  OauthProfileFieldsDto,
+  RESPONSE_TYPES,
+  RedirectUriList,
+  ResponseTypeList,
+} from './projects.dto.js';
 import { Bounded } from '../../common/http/validation/bounded.decorator.js';
 import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 
@@ -79,6 +89,7 @@ export class AppDto {
   @ApiPropertyOptional({ description: 'OIDC: request objects only with exp' }) requestObjectRequiresExp?: boolean;
   @ApiPropertyOptional({ enum: AUTHORIZATION_RESPONSE_ALGS, nullable: true, description: 'OIDC: JARM alg' }) authorizationSignedResponseAlg?: string | null;
   @ApiPropertyOptional({ description: 'OIDC: RFC 9449 DPoP-bound access tokens required' }) dpopBoundAccessTokens?: boolean;
+  @ApiPropertyOptional({ description: 'OIDC: may open Shared Signals streams (docs/signals.md)' }) ssfReceiver?: boolean;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'OIDC Back-Channel Logout 1.0: where logout tokens are sent' }) backchannelLogoutUri?:
     | string
     | null;
@@ -118,32 +129,22 @@ export class UpdateAppDto extends IntersectionType(SamlAppFieldsDto, OauthProfil
 
   @ApiPropertyOptional({ type: [String] })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @Bounded(STRING_BOUNDS.redirectUri, { each: true })
+  @RedirectUriList()
   redirectUris?: string[];
 
   @ApiPropertyOptional({ type: [String] })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @Bounded(STRING_BOUNDS.redirectUri, { each: true })
+  @RedirectUriList()
   postLogoutRedirectUris?: string[];
 
   @ApiPropertyOptional({ enum: RESPONSE_TYPES, isArray: true })
   @IsOptional()
-  @IsArray()
-  @ArrayUnique()
-  @IsIn(RESPONSE_TYPES, { each: true, message: `each response type must be one of: ${RESPONSE_TYPES.join(', ')}` })
+  @ResponseTypeList()
   responseTypes?: string[];
 
   @ApiPropertyOptional({ enum: GRANT_TYPES, isArray: true })
   @IsOptional()
-  @IsArray()
-  @ArrayUnique()
-  @IsIn(GRANT_TYPES, { each: true, message: `each grant type must be one of: ${GRANT_TYPES.join(', ')}` })
+  @GrantTypeList()
   grantTypes?: string[];
 
   @ApiPropertyOptional({ enum: OIDC_AUTH_METHODS })
@@ -224,6 +225,7 @@ export function toAppDto(app: ApplicationEntity, saml?: { settings: SamlApplicat
     requestObjectRequiresExp: Boolean(app.requestObjectRequiresExp),
     authorizationSignedResponseAlg: app.authorizationSignedResponseAlg,
     dpopBoundAccessTokens: Boolean(app.dpopBoundAccessTokens),
+    ssfReceiver: Boolean(app.ssfReceiver),
     backchannelLogoutUri: app.backchannelLogoutUri,
     backchannelLogoutSessionRequired: Boolean(app.backchannelLogoutSessionRequired),
     jwks: app.jwks,

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsIn, IsOptional, IsString } from 'class-validator';
-import { AGENT_CLIENT_POLICIES, DYNAMIC_REGISTRATION_MODES, MFA_POLICIES } from '../../users/entities/login-policy.entity.js';
-import type { AgentClientPolicy, DynamicRegistrationMode, MfaPolicy } from '../../users/entities/login-policy.entity.js';
+import { AGENT_CLIENT_POLICIES, DYNAMIC_REGISTRATION_MODES, MFA_POLICIES, PASSWORDLESS_MODES } from '../../users/entities/login-policy.entity.js';
+import type { AgentClientPolicy, DynamicRegistrationMode, MfaPolicy, PasswordlessMode } from '../../users/entities/login-policy.entity.js';
 
 /** An organization's whole login policy (PUT replaces it; every field is required). */
 export class LoginPolicyDto {
@@ -77,4 +77,15 @@ export class LoginPolicyDto {
   @IsOptional()
   @IsIn(DYNAMIC_REGISTRATION_MODES, { message: `dynamicRegistration must be one of ${DYNAMIC_REGISTRATION_MODES.join(', ')}` })
   dynamicRegistration?: DynamicRegistrationMode;
+
+  @ApiProperty({
+    required: false,
+    default: 'off',
+    enum: PASSWORDLESS_MODES,
+    description:
+      'passkeys without passwords: off; allowed (a passkey sign-in beside the password); required (the organization’s people sign in with passkeys only, enrol from an invitation or a verified e-mail link, recover with a mailed link and a recovery code, and no password can be set for them: 409; federated and directory users are not affected; needs passkeys: true) (docs/passwordless.md)',
+  })
+  @IsOptional()
+  @IsIn(PASSWORDLESS_MODES, { message: `passwordless must be one of ${PASSWORDLESS_MODES.join(', ')}` })
+  passwordless?: PasswordlessMode;
 }

@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn } from 'class-validator';
 import { INSTANCE_ROLES, ORG_ROLES, Role } from '../../common/auth/roles.js';
 
@@ -23,6 +23,8 @@ export class SetOrgMemberDto {
 export class MemberDto {
   @ApiProperty() userId: string;
   @ApiProperty({ enum: Role, isArray: true }) roles: Role[];
+  @ApiPropertyOptional({ description: 'in a list: `<userName>@<primary domain of its organization>`' }) loginName?: string;
+  @ApiPropertyOptional({ description: "in a list: a human's display name, a machine's name" }) displayName?: string;
 }
 
 export class MemberListDto {

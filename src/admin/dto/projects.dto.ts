@@ -1,5 +1,6 @@
 import { AppTokensFieldDto } from '../../settings/settings.dto.js';
 import { AppEntryFieldsDto } from './app-entry.dto.js';
+import { applyDecorators } from '@nestjs/common';
 import { IntersectionType, PickType } from '@nestjs/swagger';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayUnique, Equals, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
@@ -27,6 +28,17 @@ const API_AUTH_METHODS = ['client_secret_basic', 'private_key_jwt'] as const;
 export const ACCESS_TOKEN_TYPES = ['opaque', 'jwt'] as const;
 /** JARM's algorithms (docs/oauth-profiles.md, "Signed authorization responses (JARM)"): those this instance signs with (SIGNING_ALG). */
 export const AUTHORIZATION_RESPONSE_ALGS = ['RS256', 'ES256', 'EdDSA'] as const;
+
+/**
+ * The validation of an OIDC application's URI and type lists, shared by its creation (here) and its update
+ * (applications.dto.ts). Listed in the order the stacked decorators they replace were applied (bottom first), so a
+ * refusal's messages stay as they were.
+ */
+export const RedirectUriList = () => applyDecorators(Bounded(STRING_BOUNDS.redirectUri, { each: true }), IsString({ each: true }), ArrayMaxSize(50), IsArray());
+export const ResponseTypeList = () =>
+  applyDecorators(IsIn(RESPONSE_TYPES, { each: true, message: `each response type must be one of: ${RESPONSE_TYPES.join(', ')}` }), ArrayUnique(), IsArray());
+export const GrantTypeList = () =>
+  applyDecorators(IsIn(GRANT_TYPES, { each: true, message: `each grant type must be one of: ${GRANT_TYPES.join(', ')}` }), ArrayUnique(), IsArray());
 
 /** The per-application settings of docs/oauth-profiles.md, in create and `PATCH` alike. */
 export class OauthProfileFieldsDto {
@@ -64,6 +76,14 @@ export class OauthProfileFieldsDto {
   @IsOptional()
   @IsBoolean()
   dpopBoundAccessTokens?: boolean;
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'may open Shared Signals streams (SSF 1.0) about the people it may enter, with its client id and secret',
+  })
+  @IsOptional()
+  @IsBoolean()
+  ssfReceiver?: boolean;
 
   @ApiPropertyOptional({
     type: String,
@@ -134,30 +154,20 @@ export class CreateOidcAppDto extends IntersectionType(OauthProfileFieldsDto, Ap
   name: string;
 
   @ApiProperty({ type: [String], example: ['https://app.example.com/callback'] })
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @Bounded(STRING_BOUNDS.redirectUri, { each: true })
+  @RedirectUriList()
   redirectUris: string[];
 
   @ApiPropertyOptional({ type: [String] })
   @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(50)
-  @IsString({ each: true })
-  @Bounded(STRING_BOUNDS.redirectUri, { each: true })
+  @RedirectUriList()
   postLogoutRedirectUris?: string[];
 
   @ApiProperty({ enum: RESPONSE_TYPES, isArray: true })
-  @IsArray()
-  @ArrayUnique()
-  @IsIn(RESPONSE_TYPES, { each: true, message: `each response type must be one of: ${RESPONSE_TYPES.join(', ')}` })
+  @ResponseTypeList()
   responseTypes: string[];
 
   @ApiProperty({ enum: GRANT_TYPES, isArray: true })
-  @IsArray()
-  @ArrayUnique()
-  @IsIn(GRANT_TYPES, { each: true, message: `each grant type must be one of: ${GRANT_TYPES.join(', ')}` })
+  @GrantTypeList()
   grantTypes: string[];
 
   @ApiProperty({ enum: OIDC_AUTH_METHODS })

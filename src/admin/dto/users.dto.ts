@@ -17,7 +17,8 @@ import {
 } from 'class-validator';
 import type { ValidationArguments, ValidatorConstraintInterface } from 'class-validator';
 import { normalizePhone } from '../../users/phone.js';
-import { PASSWORD_MAX_BYTES, passwordTooLong } from '../../users/rules/password-policy.js';
+import { PASSWORD_MAX_BYTES } from '../../common/crypto/password-hasher.js';
+import { passwordTooLong } from '../../users/rules/password-policy.js';
 import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 import { userNameProblem } from '../../users/rules/user-name.js';
 import { ACCESS_TOKEN_TYPES } from './projects.dto.js';

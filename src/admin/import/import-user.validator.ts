@@ -1,7 +1,8 @@
 import { isEmail } from 'class-validator';
 import { validatePasswordHash } from '../../common/crypto/password-hashes/password-hashes.js';
 import { normalizePhone } from '../../users/phone.js';
-import { PASSWORD_MAX_BYTES, passwordTooLong, passwordTooShort } from '../../users/rules/password-policy.js';
+import { PASSWORD_MAX_BYTES } from '../../common/crypto/password-hasher.js';
+import { passwordTooLong, passwordTooShort } from '../../users/rules/password-policy.js';
 import { tooLong } from '../../common/text/column-bounds.js';
 import { STRING_BOUNDS } from '../../users/rules/string-bounds.js';
 import type { StringBound } from '../../users/rules/string-bounds.js';

@@ -11,7 +11,7 @@ import type { ApplicationEntity } from '../../users/entities/application.entity.
 import { ApplicationCredentialsService } from '../../users/resources/application-credentials.service.js';
 import { ApplicationEditsService } from '../../users/resources/application-edits.service.js';
 import { AppChangedDto, AppDto, AppKeyListDto, AppListDto, AppSecretDto, UpdateAppDto, toAppDto, toAppKeyDto, toSamlIdpDto } from '../dto/applications.dto.js';
-import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
+import { ListPageQueryDto, ListSearchQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
 import { EmptyDto } from '../dto/projects.dto.js';
 import { AppTokenLifetimes } from '../../settings/app-token-lifetimes.service.js';
 
@@ -45,8 +45,8 @@ export class ApplicationsController {
   @ApiOperation({ summary: "List the project's applications" })
   @ApiOkResponse({ type: AppListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Param('projectId') projectId: string, @Query() query: ListPageQueryDto): Promise<AppListDto> {
-    const { items, total } = await this.apps.list(orgId, projectId, pageOf(query));
+  async list(@Param('orgId') orgId: string, @Param('projectId') projectId: string, @Query() query: ListSearchQueryDto): Promise<AppListDto> {
+    const { items, total } = await this.apps.list(orgId, projectId, pageOf(query), query.query);
     return { apps: await this.dtos(items), total };
   }
 

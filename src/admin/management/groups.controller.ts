@@ -6,7 +6,8 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { GroupsService } from '../../users/groups/groups.service.js';
 import { CreateGroupDto, GroupCreatedDto, GroupListDto, GroupMemberDto } from '../dto/groups.dto.js';
-import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { textContains } from '../../common/database/name-search.js';
 
 /** An organization's groups (docs/product-rules.md, "Groups"); membership writes are idempotent both ways. */
 @ApiTags('management')
@@ -29,8 +30,9 @@ export class GroupsController {
   @ApiOperation({ summary: 'List the groups' })
   @ApiOkResponse({ type: GroupListDto })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<GroupListDto> {
-    const { items, total } = pageOfList(await this.groups.list(orgId), query);
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<GroupListDto> {
+    const groups = await this.groups.list(orgId);
+    const { items, total } = pageOfList(query.query ? groups.filter((group) => textContains(group.displayName, query.query!)) : groups, query);
     return { groups: items, total };
   }
 

@@ -5,21 +5,26 @@ import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { MembershipsService } from '../../users/memberships.service.js';
-import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
+import { UserDirectory } from '../../users/user-directory.service.js';
+import { namedMembers } from '../member-names.js';
+import { ListSearchQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
 import { MemberDto, MemberListDto, SetOrgMemberDto } from '../dto/members.dto.js';
 
 @ApiTags('management')
 @Controller('management/v1/orgs/:orgId/members')
 export class OrgMembersController {
-  constructor(private readonly memberships: MembershipsService) {}
+  constructor(
+    private readonly memberships: MembershipsService,
+    private readonly directory: UserDirectory,
+  ) {}
 
   @Get()
-  @ApiOperation({ summary: "List the organization's members and their roles on it" })
+  @ApiOperation({ summary: "List the organization's members and their roles on it, with their names; `query` as the user search matches" })
   @ApiOkResponse({ type: MemberListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<MemberListDto> {
-    const { items, total } = await this.memberships.listOrgMembers(orgId, pageOf(query));
-    return { members: items, total };
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<MemberListDto> {
+    const { items, total } = await this.memberships.listOrgMembers(orgId, pageOf(query), query.query);
+    return { members: await namedMembers(this.directory, items), total };
   }
 
   @Delete(':userId')

@@ -6,7 +6,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { ProjectEditsService } from '../../users/resources/project-edits.service.js';
 import { ProjectDto, ProjectListDto, UpdateProjectDto } from '../dto/applications.dto.js';
-import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
 
 /** Reading, renaming and removing an organization's projects (docs/product-rules.md, "Changing and removing resources"). */
 @ApiTags('management')
@@ -18,8 +18,8 @@ export class ProjectEditsController {
   @ApiOperation({ summary: "List the organization's projects" })
   @ApiOkResponse({ type: ProjectListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<ProjectListDto> {
-    const { items, total } = await this.projects.list(orgId, pageOf(query));
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<ProjectListDto> {
+    const { items, total } = await this.projects.list(orgId, pageOf(query), query.query);
     return { projects: items.map((p) => ({ id: p.id, name: p.name })), total };
   }
 

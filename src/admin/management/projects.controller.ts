@@ -65,6 +65,7 @@ export class ProjectsController {
         requestObjectRequiresExp: dto.requestObjectRequiresExp ?? false,
         authorizationSignedResponseAlg: dto.authorizationSignedResponseAlg ?? null,
         dpopBoundAccessTokens: dto.dpopBoundAccessTokens ?? false,
+        ssfReceiver: dto.ssfReceiver ?? false,
         backchannelLogoutUri: dto.backchannelLogoutUri ?? null,
         backchannelLogoutSessionRequired: dto.backchannelLogoutSessionRequired ?? false,
         jwks: dto.jwks ?? null,

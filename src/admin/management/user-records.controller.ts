@@ -48,7 +48,8 @@ export class UserRecordsController {
   @ApiOkResponse({ type: UserDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @ApiConflictResponse({
-    description: 'the user name is taken in the organization, or `isEmailVerified` is true for an address another user of the organization holds verified',
+    description:
+      'the user name is taken in the organization, `isEmailVerified` is true for an address another user of the organization holds verified, or a field its directory keeps would change',
   })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async change(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('userId') userId: string, @Body() dto: ChangeUserDto): Promise<UserDto> {

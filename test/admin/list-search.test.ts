@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { createOrg, unique, useService } from '../support/fixtures.js';
+
+/**
+ * `?query=` of the lists people look for by name (docs/product-rules.md, "API"): organizations, projects,
+ * applications and groups by a substring of the name, members as the user search matches — each a server-side
+ * filter whose `total` counts the matches and which pages like any list. Members carry their names, also an
+ * instance member of another organization.
+ */
+describe('searching the lists by name', () => {
+  const svc = useService();
+  const tag = unique('Zq').replace('-', '').toLowerCase();
+  let orgId: string;
+  let otherOrgId: string;
+  let projectId: string;
+  let memberId: string;
+
+  const created = async (path: string, body: unknown): Promise<Record<string, string>> => {
+    const res = await svc.api('POST', path, { token: svc.adminToken, body });
+    assert.equal(res.status, 201, res.text);
+    return res.body;
+  };
+  const list = async (path: string) => {
+    const res = await svc.api('GET', path, { token: svc.adminToken });
+    assert.equal(res.status, 200, res.text);
+    return res.body;
+  };
+
+  before(async () => {
+    orgId = (await createOrg(svc, `Acme ${tag.toUpperCase()} Payroll`)).id;
+    await createOrg(svc, `Acme ${tag} Legal`);
+    otherOrgId = (await createOrg(svc, unique('Elsewhere'))).id;
+    projectId = (await created(`/management/v1/orgs/${orgId}/projects`, { name: `Payroll ${tag}` })).id;
+    await created(`/management/v1/orgs/${orgId}/projects`, { name: 'Travel' });
+    for (const name of ['Payroll web', 'Payroll batch', 'Wiki'])
+      await created(`/management/v1/orgs/${orgId}/projects/${projectId}/apps/oidc`, {
+        name,
+        redirectUris: ['https://app.example.com/cb'],
+        authMethod: 'private_key_jwt',
+        responseTypes: ['code'],
+        grantTypes: ['authorization_code'],
+      });
+    for (const displayName of ['Payroll admins', 'Payroll_readers', 'Everyone']) await created(`/management/v1/orgs/${orgId}/groups`, { displayName });
+    const person = await created(`/management/v1/orgs/${otherOrgId}/users/human`, {
+      userName: unique('katherine'),
+      profile: { firstName: 'Katherine', lastName: `Johnson${tag}`, displayName: 'Katherine Johnson' },
+      email: { email: 'kj@example.com' },
+    });
+    memberId = person.userId;
+    const put = await svc.api('PUT', `/admin/v1/members/${memberId}`, { token: svc.adminToken, body: { roles: ['IAM_OWNER'] } });
+    assert.equal(put.status, 200, put.text);
+  });
+
+  it('finds organizations by a substring of the name, any case, with the total of the matches, paged', async () => {
+    const found = await list(`/admin/v1/orgs?query=${tag.toUpperCase()}`);
+    assert.deepEqual(found.orgs.map((o: { name: string }) => o.name).sort(), [`Acme ${tag.toUpperCase()} Payroll`, `Acme ${tag} Legal`]);
+    assert.equal(found.total, 2);
+    const page = await list(`/admin/v1/orgs?query=${tag}&limit=1&offset=1`);
+    assert.equal(page.orgs.length, 1);
+    assert.equal(page.total, 2);
+    assert.equal(page.orgs[0].id, found.orgs[1].id, 'the second page holds the second match');
+  });
+
+  it('finds projects, applications and groups by name; % and _ match only themselves', async () => {
+    const projects = await list(`/management/v1/orgs/${orgId}/projects?query=payroll`);
+    assert.deepEqual(
+      projects.projects.map((p: { id: string }) => p.id),
+      [projectId],
+    );
+    assert.equal(projects.total, 1);
+    const apps = await list(`/management/v1/orgs/${orgId}/projects/${projectId}/apps?query=PAYROLL`);
+    assert.deepEqual(apps.apps.map((a: { name: string }) => a.name).sort(), ['Payroll batch', 'Payroll web']);
+    assert.equal(apps.total, 2);
+    const page = await list(`/management/v1/orgs/${orgId}/projects/${projectId}/apps?query=payroll&limit=1`);
+    assert.equal(page.apps.length, 1);
+    assert.equal(page.total, 2);
+    const groups = await list(`/management/v1/orgs/${orgId}/groups?query=payroll`);
+    assert.deepEqual(groups.groups.map((g: { displayName: string }) => g.displayName).sort(), ['Payroll admins', 'Payroll_readers']);
+    const underscore = await list(`/management/v1/orgs/${orgId}/groups?query=${encodeURIComponent('l_r')}`);
+    assert.deepEqual(
+      underscore.groups.map((g: { displayName: string }) => g.displayName),
+      ['Payroll_readers'],
+    );
+    const percent = await list(`/management/v1/orgs/${orgId}/projects/${projectId}/apps?query=${encodeURIComponent('%')}`);
+    assert.equal(percent.total, 0);
+  });
+
+  it('names every member, also an instance member of another organization, and finds members as the user search does', async () => {
+    const all = await list('/admin/v1/members');
+    const member = all.members.find((m: { userId: string }) => m.userId === memberId);
+    assert.equal(member.displayName, 'Katherine Johnson');
+    assert.match(member.loginName, /^katherine-[0-9a-f]+@/);
+    const found = await list(`/admin/v1/members?query=johnson${tag}`);
+    assert.deepEqual(
+      found.members.map((m: { userId: string }) => m.userId),
+      [memberId],
+    );
+    assert.equal(found.total, 1);
+    const byMail = await list(`/admin/v1/members?query=${encodeURIComponent('KJ@EXAMPLE')}`);
+    assert.ok(byMail.members.some((m: { userId: string }) => m.userId === memberId));
+    const none = await list(`/management/v1/orgs/${otherOrgId}/members?query=johnson${tag}`);
+    assert.deepEqual(none, { members: [], total: 0 }, 'an instance role is no membership of the organization');
+  });
+
+  it('refuses a query with a control character or past 200 characters with 400 naming it, on every searched list', async () => {
+    for (const path of ['/admin/v1/orgs', `/management/v1/orgs/${orgId}/projects`, `/management/v1/orgs/${orgId}/groups`, '/admin/v1/members']) {
+      for (const query of ['a%0Ab', 'x'.repeat(201)]) {
+        const res = await svc.api('GET', `${path}?query=${query}`, { token: svc.adminToken });
+        assert.equal(res.status, 400, `${path}: ${res.text}`);
+        assert.ok(
+          res.body.details.some((d: { field?: string }) => d.field === 'query'),
+          res.text,
+        );
+      }
+    }
+  });
+});
