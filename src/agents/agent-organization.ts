@@ -1,9 +1,8 @@
 import type { DataSource } from 'typeorm';
 import type { BoundaryClient } from '../login/organization-boundary.js';
 import { apiResourceByUri } from '../users/queries/api-resources.js';
-import { clientForBoundary, isUnboundAgent } from './registration/dynamic-registration.js';
-import { AGENT_CLIENT_MARKER, CIMD_AGENT } from './metadata-documents/metadata-document.js';
-import { DCR_AGENT } from './registration/registration-metadata.js';
+import { organizationRegistrationMode } from '../users/queries/registration-modes.js';
+import { clientKindOf, isSelfRegisteredKind } from '../login/client-kind.js';
 
 /** What an organization decided about clients known by their metadata document (its login policy). */
 export interface AgentClientPolicy {
@@ -11,7 +10,7 @@ export interface AgentClientPolicy {
   agentClientHosts?: string[];
 }
 
-type AgentClient = BoundaryClient & { [AGENT_CLIENT_MARKER]?: string };
+type AgentClient = BoundaryClient;
 
 /**
  * A client known by its metadata document belongs to no organization (docs/agents.md, "Client ID Metadata
@@ -19,7 +18,7 @@ type AgentClient = BoundaryClient & { [AGENT_CLIENT_MARKER]?: string };
  * (SECURITY.md, "Sign-in stays inside the organization") applies to the person with that organization.
  */
 export function belongsToNoOrganization(client: AgentClient | undefined): boolean {
-  return client?.[AGENT_CLIENT_MARKER] === CIMD_AGENT && !client.portcullis_org_id;
+  return clientKindOf(client) === 'metadata-document' && !client?.portcullis_org_id;
 }
 
 /**
@@ -27,8 +26,31 @@ export function belongsToNoOrganization(client: AgentClient | undefined): boolea
  * or not (docs/agents.md): it names the resource of every token it asks for, and never holds the Portcullis API.
  */
 export function isSelfRegistered(client: AgentClient | undefined): boolean {
-  const marker = client?.[AGENT_CLIENT_MARKER];
-  return marker === CIMD_AGENT || marker === DCR_AGENT;
+  return isSelfRegisteredKind(clientKindOf(client));
+}
+
+/** A client that registered itself by RFC 7591 and is not bound to an organization yet. */
+export function isUnboundAgent(client: unknown): boolean {
+  const c = client as AgentClient | undefined;
+  return clientKindOf(c) === 'registered' && !c?.portcullis_org_id;
+}
+
+/**
+ * The organization an unbound registration acts for in this request: the one of the resources it names, while that
+ * organization is `open`. Undefined when they name none, several organizations', or one that is not open.
+ */
+export async function organizationOfResources(dataSource: DataSource, resource: unknown): Promise<string | undefined> {
+  const uris = (Array.isArray(resource) ? resource : [resource]).filter((r): r is string => typeof r === 'string' && r !== '');
+  if (uris.length === 0) return undefined;
+  const orgs = new Set<string>();
+  for (const uri of uris) {
+    const api = await apiResourceByUri(dataSource, uri);
+    if (!api) return undefined;
+    orgs.add(api.org_id);
+  }
+  const [orgId] = orgs;
+  if (orgs.size !== 1 || (await organizationRegistrationMode(dataSource, orgId)) !== 'open') return undefined;
+  return orgId;
 }
 
 /** The organization of the API application whose resourceUri is the one `resource` a request names, if any. */
@@ -44,8 +66,9 @@ export async function organizationOfResource(dataSource: DataSource, resource: u
  * one); every other client is itself.
  */
 export async function clientServing(dataSource: DataSource, client: AgentClient | undefined, resource: unknown): Promise<BoundaryClient | undefined> {
-  // A registration not bound yet serves the organization of its resource while that one takes open registrations.
-  if (isUnboundAgent(client)) return clientForBoundary(dataSource, client, resource);
+  // A registration not bound yet serves the organization of its resource while that one takes open registrations,
+  // and no one without one.
+  if (isUnboundAgent(client)) return { ...client, portcullis_org_id: (await organizationOfResources(dataSource, resource)) ?? '' };
   if (!client || !belongsToNoOrganization(client)) return client;
   // The client itself (its id, name and agent mark: the consent step asks by them), in the resource's organization.
   return { ...client, portcullis_org_id: await organizationOfResource(dataSource, resource), portcullis_api_access: false };

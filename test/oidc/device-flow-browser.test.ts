@@ -88,7 +88,7 @@ describe('device flow in Chromium: the user enters the code, confirms, signs in'
       await page.fill('input[name="userCode"]', started.user_code.toLowerCase());
       await page.click('button[type="submit"]');
       await page.waitForSelector('[data-device-deny]');
-      assert.match((await page.textContent('[data-device-app]')) ?? '', /möchte dich auf einem Gerät anmelden/);
+      assert.match((await page.textContent('[data-device-app]')) ?? '', /möchte Sie auf einem Gerät anmelden/);
       await page.click('[data-device-deny]');
       await page.waitForSelector('[data-device-denied]');
       assert.equal(await withTimeout(outcome, 15_000, 'polling did not end'), 'access_denied');

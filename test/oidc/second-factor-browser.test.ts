@@ -3,11 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { createOrg, searchEvents, useService } from '../support/fixtures.js';
-import { authorize, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
+import { addVirtualAuthenticator, authorize, launchBrowser, newPage, startRelyingParty, submitLogin } from './support/browser.js';
 import type { Callback, RelyingParty } from './support/browser.js';
 import { PASSWORD, createHuman, createOidcApp, createProject, discover } from './support/oidc-fixtures.js';
 import type { OidcApp } from './support/oidc-fixtures.js';
 import { ACR_MFA, ACR_PASSWORD, setLoginPolicy, totpCode } from './support/second-factor.js';
+import { formatText } from '../../src/texts/texts.js';
 
 /**
  * Multi-factor sign-in as a person does it in Chromium (docs/product-rules.md, "Multi-factor sign-in"),
@@ -48,26 +49,6 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
   async function claimsOf(cb: Callback, state: string, cfg = config) {
     const tokens = await oidc.authorizationCodeGrant(cfg, cb.url, { expectedState: state, idTokenExpected: true });
     return tokens.claims()!;
-  }
-
-  /**
-   * Chromium's virtual platform authenticator: resident keys, user verification, presence simulated.
-   * It answers the login page's conditional (autofill) request at once, as a user picking the passkey
-   * from the login name field would.
-   */
-  async function addAuthenticator(page: Page): Promise<void> {
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
   }
 
   /** From the next page on, the browser reports no conditional mediation: passkeys only through the buttons. */
@@ -131,8 +112,23 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
       await enterCode(ui.page, enrolled.codes[0]);
       await ui.page.waitForSelector('[role="alert"]');
       assert.match((await ui.page.textContent('[role="alert"]')) ?? '', /schon verwendet/, 'a used recovery code is refused (in German)');
-      assert.equal(await ui.page.textContent('h1'), 'Bestätige, dass du es bist');
+      assert.equal(await ui.page.textContent('h1'), 'Bestätigen Sie, dass Sie es sind');
       assert.equal(rp.callbacks.length, seen, 'nothing reached the relying party');
+
+      // The person's own language speaks only once the first factor is done: the login page would otherwise tell
+      // whoever types a login name that it exists, and in which country its owner lives.
+      const profile = await svc.api('PATCH', `/management/v1/orgs/${project.orgId}/users/${user.userId}`, {
+        token: svc.adminToken,
+        body: { profile: { preferredLanguage: 'fr-CA' } },
+      });
+      assert.equal(profile.status, 200, profile.text);
+      await ui.page.goto(String(authUrl('t5', { prompt: 'login' })));
+      await ui.page.waitForSelector('input[name="loginName"]');
+      assert.equal(await ui.page.getAttribute('html', 'lang'), 'en', 'the browser asks for English; the person is not known yet');
+      await submitLogin(ui.page, user.loginName, PASSWORD, { declineMfaOffer: false });
+      await ui.page.waitForSelector('input[name="code"]');
+      assert.equal(await ui.page.getAttribute('html', 'lang'), 'fr');
+      assert.equal(await ui.page.textContent('h1'), formatText('fr', 'login.secondFactorTitle'));
     } finally {
       await ui.context.close();
     }
@@ -142,7 +138,7 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
     const user = await newUser();
     const ui = await newPage(browser);
     try {
-      await addAuthenticator(ui.page);
+      await addVirtualAuthenticator(ui.page);
       const registered = await authorize(rp, ui.page, authUrl('p1'), async (page) => {
         await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
         await page.click('[data-passkey-register]');
@@ -190,7 +186,7 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
     const user = await newUser();
     const ui = await newPage(browser);
     try {
-      await addAuthenticator(ui.page);
+      await addVirtualAuthenticator(ui.page);
       await authorize(rp, ui.page, authUrl('l1'), async (page) => {
         await submitLogin(page, user.loginName, PASSWORD, { declineMfaOffer: false });
         await page.click('[data-passkey-register]');
@@ -229,7 +225,7 @@ describe('multi-factor sign-in in Chromium: TOTP, recovery codes, passkeys, step
     const ui = await newPage(browser);
     const otherUi = await newPage(browser);
     try {
-      await addAuthenticator(ui.page);
+      await addVirtualAuthenticator(ui.page);
       await withoutAutofill(ui.page);
       await authorize(rp, ui.page, authUrl('c1'), async (page) => {
         await submitLogin(page, owner.loginName, PASSWORD, { declineMfaOffer: false });

@@ -1,11 +1,13 @@
 import type { OidcContext } from 'oidc-provider';
 import type { EntityManager } from 'typeorm';
-import { consentCovers } from './agent-consents.js';
+import { consentCovers } from './agent-consent-protocol.js';
+import { CIMD_AGENT, DCR_AGENT, clientKindOf } from '../../login/client-kind.js';
+import type { KindedClient } from '../../login/client-kind.js';
 
 /** The marker of a client that registered itself (CIMD or RFC 7591), set where such clients are created. */
 export function agentKindOf(client: unknown): 'cimd' | 'dcr' | undefined {
-  const agent = (client as { portcullis_agent?: unknown } | undefined)?.portcullis_agent;
-  return agent === 'cimd' || agent === 'dcr' ? agent : undefined;
+  const kind = clientKindOf(client as KindedClient | undefined);
+  return kind === 'metadata-document' ? CIMD_AGENT : kind === 'registered' ? DCR_AGENT : undefined;
 }
 
 /** The resource of an authorization request (RFC 8707), '' for none: what a consent is remembered for. */

@@ -1,48 +1,9 @@
 import type { EntityManager } from 'typeorm';
 import type { Page, Paged } from '../../common/database/page.js';
-import { newId } from '../../common/ids.js';
 import { personOfOrganization } from '../../users/queries/org-people.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import type { EndClientTokens } from '../provider-port.js';
 import { AgentConsentEntity } from './agent-consent.entity.js';
-
-/** One consent request: who allows which client what at which resource ('' for none). */
-export interface ConsentKey {
-  orgId: string;
-  userId: string;
-  clientId: string;
-  clientName: string;
-  resource: string;
-  scopes: string[];
-}
-
-/**
- * Whether the person already allowed this client these scopes (or more) at this resource: then nothing is asked
- * again; one scope more asks again (docs/agents.md, "Consent and connected agents").
- */
-export async function consentCovers(manager: EntityManager, key: Omit<ConsentKey, 'orgId' | 'clientName'>): Promise<boolean> {
-  const row = await manager.findOneBy(AgentConsentEntity, { userId: key.userId, clientId: key.clientId, resource: key.resource });
-  if (!row) return false;
-  const allowed = new Set(row.scopes);
-  return key.scopes.every((scope) => allowed.has(scope));
-}
-
-/** Records an allowed consent (the scopes added to those allowed before) and its event, in the caller's transaction. */
-export async function rememberConsent(manager: EntityManager, events: EventStore, key: ConsentKey): Promise<void> {
-  const now = new Date();
-  const row = await manager.findOneBy(AgentConsentEntity, { userId: key.userId, clientId: key.clientId, resource: key.resource });
-  const scopes = [...new Set([...(row?.scopes ?? []), ...key.scopes])].sort();
-  if (row) await manager.update(AgentConsentEntity, { id: row.id }, { scopes, clientName: key.clientName, changedAt: now });
-  else await manager.insert(AgentConsentEntity, { id: newId(), ...key, scopes, createdAt: now, changedAt: now });
-  await events.push(manager, {
-    type: 'user.agent.connected',
-    aggregateType: 'user',
-    aggregateId: key.userId,
-    resourceOwner: key.orgId,
-    editorUserId: key.userId,
-    payload: { clientId: key.clientId, resource: key.resource, scopes },
-  });
-}
 
 /** The person's connected agents, one entry per client and resource, newest change first. */
 export function consentsOf(manager: EntityManager, userId: string): Promise<AgentConsentEntity[]> {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, importJWK } from 'jose';
 import { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
-import { mayServe } from '../../login/organization-boundary.js';
+import { mayServe } from '../../login/client-kind.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import type { IdJagIssuing } from '../provider-port.js';

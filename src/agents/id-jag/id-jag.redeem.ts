@@ -1,3 +1,5 @@
+import { clientKindOf } from '../../login/client-kind.js';
+import type { KindedClient } from '../../login/client-kind.js';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { JWTPayload, JWTVerifyGetKey } from 'jose';
 import type { OidcContext } from 'oidc-provider';
@@ -20,8 +22,8 @@ export interface IdJagRedeemDeps {
 }
 
 /** Whether a JWT bearer assertion presents itself as an ID-JAG, or is sent by a client that is no machine user. */
-export function isIdJagRequest(client: { portcullis_kind?: string }, assertion: string): boolean {
-  if (client.portcullis_kind !== 'machine') return true;
+export function isIdJagRequest(client: KindedClient, assertion: string): boolean {
+  if (clientKindOf(client) !== 'machine') return true;
   try {
     return decodeProtectedHeader(assertion).typ?.toLowerCase() === ID_JAG_TYP;
   } catch {

@@ -2,10 +2,10 @@ import type { AdapterPayload } from 'oidc-provider';
 import { checkClientJwks } from '../../common/crypto/client-jwks.js';
 import { clientNameProblem } from './client-name.js';
 
-/** The marker of agent clients in their client metadata: the consent prompt asks every client that carries it. */
-export const AGENT_CLIENT_MARKER = 'portcullis_agent';
-/** The marker's value for a client known by its metadata document (a registered one is `dcr`). */
-export const CIMD_AGENT = 'cimd';
+import { AGENT_CLIENT_MARKER, CIMD_AGENT } from '../../login/client-kind.js';
+
+/** The marker of agent clients and its value for one known by its metadata document: read by clientKindOf (src/login/client-kind.ts). */
+export { AGENT_CLIENT_MARKER, CIMD_AGENT };
 
 /**
  * A client metadata document's checked content, or why it names no client (`invalid_client_metadata` when the

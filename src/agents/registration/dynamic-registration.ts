@@ -7,11 +7,11 @@ import type { DynamicRegistrationBounds } from '../../common/config/config.js';
 import type { SecretHasher } from '../../common/crypto/secret-hasher.js';
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { EventStore } from '../../common/events/event-store.js';
-import { apiResourceByUri } from '../../users/queries/api-resources.js';
-import { organizationRegistrationMode, registrationModesInUse } from '../../users/queries/registration-modes.js';
+import { registrationModesInUse } from '../../users/queries/registration-modes.js';
 import { bindDynamicClient, registrationTokenOrganization } from './dynamic-clients.queries.js';
+import { isUnboundAgent, organizationOfResources } from '../agent-organization.js';
 import { refusedPastBound } from './registration-bounds.js';
-import { AGENT_CLIENT_PREFIX, DCR_AGENT, assertAgentClientMetadata, withoutOwnMetadata } from './registration-metadata.js';
+import { AGENT_CLIENT_PREFIX, assertAgentClientMetadata, withoutOwnMetadata } from './registration-metadata.js';
 
 /** The part of the login rate limiter registrations use (login-rate-limiter.ts). */
 export interface RegistrationLimiter {
@@ -118,46 +118,6 @@ export function registrationTokenUsedUp(): Error {
 function refuse(deps: DynamicRegistrationDeps, ctx: OidcContext, description: string): void {
   ctx.set('WWW-Authenticate', `Bearer error="invalid_token", error_description="${description}"`);
   deps.oauthError(ctx, 401, 'invalid_token', description);
-}
-
-interface AgentClient {
-  clientId: string;
-  portcullis_agent?: string;
-  portcullis_org_id?: string;
-}
-
-/** A client that registered itself and is not bound to an organization yet. */
-export function isUnboundAgent(client: unknown): boolean {
-  const c = client as AgentClient | undefined;
-  return c?.portcullis_agent === DCR_AGENT && !c.portcullis_org_id;
-}
-
-/**
- * The organization an unbound registration acts for in this request: the one of the resources it names, while that
- * organization is `open`. Undefined when they name none, several organizations', or one that is not open.
- */
-export async function organizationOfResources(dataSource: DataSource, resource: unknown): Promise<string | undefined> {
-  const uris = (Array.isArray(resource) ? resource : [resource]).filter((r): r is string => typeof r === 'string' && r !== '');
-  if (uris.length === 0) return undefined;
-  const orgs = new Set<string>();
-  for (const uri of uris) {
-    const api = await apiResourceByUri(dataSource, uri);
-    if (!api) return undefined;
-    orgs.add(api.org_id);
-  }
-  const [orgId] = orgs;
-  if (orgs.size !== 1 || (await organizationRegistrationMode(dataSource, orgId)) !== 'open') return undefined;
-  return orgId;
-}
-
-/**
- * The client as the organization rule sees it (src/login/organization-boundary.ts): an agent not bound yet serves
- * the people of the organization of the resource it names, and no one without one.
- */
-export async function clientForBoundary<T extends object>(dataSource: DataSource, client: T | undefined, resource: unknown): Promise<T | undefined> {
-  if (!client || !isUnboundAgent(client)) return client;
-  const orgId = await organizationOfResources(dataSource, resource);
-  return { ...client, portcullis_org_id: orgId ?? '' };
 }
 
 /**

@@ -10,8 +10,8 @@ import { clientNameProblem } from '../metadata-documents/client-name.js';
 /** The client ids oidc-provider's registration hands out (dynamic-registration.ts). */
 export const AGENT_CLIENT_PREFIX = 'agent-';
 
-/** `portcullis_agent` of a client that registered itself: the consent page names it an unverified registration. */
-export const DCR_AGENT = 'dcr';
+/** `portcullis_agent` of a client that registered itself: the consent page names it an unverified registration (src/login/client-kind.ts). */
+export { DCR_AGENT } from '../../login/client-kind.js';
 
 export const AGENT_AUTH_METHODS = ['none', 'private_key_jwt'];
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];

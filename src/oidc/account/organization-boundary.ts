@@ -1,7 +1,7 @@
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
 import type { ApplicationEntry, EntryClient } from '../../login/application-entry.js';
-import { mayServe } from '../../login/organization-boundary.js';
+import { mayServe } from '../../login/client-kind.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 import { clientServing } from '../../agents/agent-organization.js';
 import type { AccountFinder, OidcAccount } from './account.finder.js';

@@ -32,6 +32,8 @@ import { removeAgentClient } from '../../agents/registration/agent-client-remova
 import { revokeIssuedTo } from './client-payloads.js';
 import { refusedPastBound } from '../../agents/registration/registration-bounds.js';
 import type { DynamicRegistrationBounds } from '../../common/config/config.js';
+import { CIMD_AGENT, clientKindOf } from '../../login/client-kind.js';
+import type { ClientKind, KindedClient } from '../../login/client-kind.js';
 
 /** Our own client metadata (oidc-provider `extraClientMetadata`), read by policies and the audience rule. */
 export const CLIENT_EXTRA = [
@@ -91,6 +93,24 @@ interface Registration {
   /** The public keys of a private_key_jwt application (JWKs): its own, or those registered through `…/keys`. */
   keys: object[];
   payloads: Map<string, AdapterPayload | undefined>;
+}
+
+/**
+ * What a client is, by its id alone (a token's client, where no request found it): clientKindOf over the marks its
+ * registration carries (find), read from the same rows, so the audience and the boundary get one answer. An id of
+ * no client, or of a machine user no longer active, is of no kind: it is allowed nothing a kind would allow.
+ */
+export async function clientKindById(dataSource: DataSource, clientId: string): Promise<ClientKind> {
+  if (isClientIdUrl(clientId)) return clientKindOf({ [AGENT_CLIENT_MARKER]: CIMD_AGENT });
+  const rows = await clientRows(dataSource, clientId);
+  const row = rows.find((r) => r.src === 'app') ?? rows[0];
+  if (row) return clientKindOf(kindMarks(row));
+  return clientId.startsWith(AGENT_CLIENT_PREFIX) ? clientKindOf({ [AGENT_CLIENT_MARKER]: DCR_AGENT }) : 'unknown';
+}
+
+/** The metadata clientKindOf reads, as every registration built from a row carries it. */
+function kindMarks(row: ClientRow): KindedClient {
+  return row.src === 'app' ? { portcullis_kind: row.kind ?? undefined, portcullis_api_access: flag(row.api_access) } : { portcullis_kind: 'machine' };
 }
 
 /**
@@ -286,14 +306,13 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
     // auth_time in every ID token (OIDC Registration §2), as relying parties of ZITADEL expect.
     require_auth_time: true,
     ...(authMethod === 'private_key_jwt' ? { jwks: { keys: verificationKeys(keys) } } : {}),
-    portcullis_kind: row.kind,
+    ...kindMarks(row),
     portcullis_org_id: row.org_id,
     portcullis_project_id: row.project_id,
     ...entryMetadata(row),
     portcullis_dev_mode: flag(row.dev_mode),
     portcullis_access_token_type: row.access_token_type,
     portcullis_userinfo_assertion: flag(row.id_token_userinfo_assertion),
-    portcullis_api_access: flag(row.api_access),
     scope: allowedScopes(flag(row.api_access)),
     ...(api && row.resource_uri ? { portcullis_resource_uri: row.resource_uri } : {}),
     ...(api ? {} : profileMetadata(row, signingAlg)),
@@ -323,7 +342,7 @@ function profileMetadata(row: ClientRow, signingAlg: string): AdapterPayload {
     portcullis_request_object_requires_exp: flag(row.request_object_requires_exp),
     ...(jarmAlg ? { authorization_signed_response_alg: jarmAlg } : {}),
     dpop_bound_access_tokens: flag(row.dpop_bound_access_tokens),
-    // OIDC Core §8: pairwise clients get the `sub` of their sector (provider.factory.ts, pairwiseIdentifier).
+    // OIDC Core §8: pairwise clients get the `sub` of their sector (provider-configuration.ts, pairwiseIdentifier).
     subject_type: row.subject_type === 'pairwise' ? 'pairwise' : 'public',
     // Logout tokens are sent by the outbox (src/oidc/logout), never by oidc-provider (extensions/backchannel-logout.ts).
     ...(row.backchannel_logout_uri
@@ -376,7 +395,7 @@ function machineClient(row: ClientRow, variant: MachineVariant): AdapterPayload 
     client_name: row.name,
     redirect_uris: [],
     response_types: [],
-    portcullis_kind: 'machine',
+    ...kindMarks(row),
     portcullis_org_id: row.org_id,
     portcullis_access_token_type: row.access_token_type ?? 'opaque',
   };

@@ -1,3 +1,4 @@
+import type Provider from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 
 export interface JwtBearerToken {
@@ -14,7 +15,7 @@ export interface JwtBearerToken {
  * Issues the JWT bearer grant's access token (RFC 7523 §2.1) on a new grant of `scope` to the account, for one
  * resource server: a machine user's assertion gets the API audience, an ID-JAG its resource (docs/agents.md).
  */
-export async function issueJwtBearerToken(provider: any, ctx: OidcContext, token: JwtBearerToken): Promise<{ accessToken: string; expiresIn: number }> {
+export async function issueJwtBearerToken(provider: Provider, ctx: OidcContext, token: JwtBearerToken): Promise<{ accessToken: string; expiresIn: number }> {
   const { client } = ctx.oidc;
   const { accountId, resource, scope } = token;
   const grant = new provider.Grant({ clientId: client!.clientId, accountId });

@@ -1,3 +1,4 @@
+import type Provider from 'oidc-provider';
 import { createHash, createPublicKey } from 'node:crypto';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
@@ -33,7 +34,7 @@ interface JwtProfileDeps extends IdJagRedeemDeps {
  * client_credentials ones (the API audience, the machine user's token format) plus an id_token of the
  * service user when `openid` is requested (docs/product-rules.md, "OpenID Connect and OAuth").
  */
-export function registerJwtProfileGrant(provider: any, deps: JwtProfileDeps): void {
+export function registerJwtProfileGrant(provider: Provider, deps: JwtProfileDeps): void {
   const replays = new AssertionReplayGuard(deps.uow);
   const redeemIdJag = idJagRedeemer(idJagRedeeming(provider, replays, deps), deps);
   const handler = async (ctx: OidcContext) => {
@@ -139,7 +140,7 @@ export function assertionSubject(assertion: string): string | undefined {
 }
 
 /** What the provider gives enterprise-managed authorization's redeeming side: the JWT bearer grant's token. */
-function idJagRedeeming(provider: any, replays: AssertionReplayGuard, deps: JwtProfileDeps): IdJagRedeeming {
+function idJagRedeeming(provider: Provider, replays: AssertionReplayGuard, deps: JwtProfileDeps): IdJagRedeeming {
   return {
     issuer: deps.issuer,
     account: (userId) => deps.accounts.find(userId),

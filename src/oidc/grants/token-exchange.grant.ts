@@ -1,3 +1,4 @@
+import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { OidcContext } from 'oidc-provider';
 import type { DataSource } from 'typeorm';
@@ -8,7 +9,7 @@ import type { EventStore } from '../../common/events/event-store.js';
 import type { UserAccess } from '../../users/acting/user-access.service.js';
 import type { FeaturesService } from '../../users/features.service.js';
 import type { AccountFinder } from '../account/account.finder.js';
-import { mayServe } from '../../login/organization-boundary.js';
+import { mayServe } from '../../login/client-kind.js';
 import type { ApplicationEntry } from '../../login/application-entry.js';
 import { tieGrant } from '../adapter/exchange-ties.js';
 import { ACR_MFA } from '../../login/authentication-methods.js';
@@ -28,7 +29,7 @@ import type { PrivateJwk } from '../keys/signing-keys.service.js';
 import type { IdJagIssuing } from '../../agents/provider-port.js';
 import { ID_JAG_TOKEN_TYPE } from '../../agents/id-jag/id-jag.services.js';
 
-/** Where the grant leaves the token's `act` and `acr` for `extraTokenClaims` (provider.factory.ts). */
+/** Where the grant leaves the token's `act` and `acr` for `extraTokenClaims` (provider-tokens.ts). */
 const EXTRAS = Symbol('portcullis.exchange-extras');
 
 /**
@@ -79,7 +80,7 @@ export interface TokenExchangeDeps {
  * from: `act` carries over (impersonation.ts), the token is tied to the presented token's grant
  * (exchange-ties.ts), never outlives it, and `mfa: "required"` applies as at refresh.
  */
-export function registerTokenExchangeGrant(provider: any, deps: TokenExchangeDeps & { idJag: IdJagServices; signingKey: PrivateJwk | undefined }): void {
+export function registerTokenExchangeGrant(provider: Provider, deps: TokenExchangeDeps & { idJag: IdJagServices; signingKey: PrivateJwk | undefined }): void {
   const idJag = idJagIssuing(provider, deps);
   const handler = async (ctx: OidcContext) => {
     if (!(await deps.features.isEnabled('tokenExchange'))) throw new errors.UnsupportedGrantType('token exchange is not enabled');
@@ -215,7 +216,7 @@ async function requireSecondFactorIfRequired(deps: TokenExchangeDeps, signedIn: 
  * grant the subject came from, like the access token (exchange-ties.ts).
  */
 async function issueRefreshToken(
-  provider: any,
+  provider: Provider,
   ctx: OidcContext,
   token: { accountId: string; grantId: string; scope: string; acr?: string; impersonated: boolean; narrowed: boolean },
 ): Promise<string | undefined> {
@@ -235,7 +236,7 @@ async function issueRefreshToken(
 }
 
 /** What the provider gives enterprise-managed authorization's issuing side (src/agents/provider-port.ts). */
-function idJagIssuing(provider: any, deps: TokenExchangeDeps & { signingKey: PrivateJwk | undefined }): IdJagIssuing {
+function idJagIssuing(provider: Provider, deps: TokenExchangeDeps & { signingKey: PrivateJwk | undefined }): IdJagIssuing {
   return {
     issuer: deps.issuer,
     account: (userId) => deps.accounts.find(userId),

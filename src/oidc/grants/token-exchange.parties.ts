@@ -1,3 +1,4 @@
+import type Provider from 'oidc-provider';
 import { createPublicKey } from 'node:crypto';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
 import type { JWTPayload } from 'jose';
@@ -78,7 +79,7 @@ const SCOPE_OF_CLAIM: Record<string, string> = {
  * exchange"). `jwt` and `user_id` subjects name a user without a token of that user: impersonation,
  * bounded by the actor instead.
  */
-export async function resolveSubject(provider: any, deps: PartyDeps, client: RequestingClient, token: string, type: string): Promise<Party> {
+export async function resolveSubject(provider: Provider, deps: PartyDeps, client: RequestingClient, token: string, type: string): Promise<Party> {
   switch (type) {
     case TokenType.accessToken:
       return accessTokenParty(provider, deps, client, token, 'subject');
@@ -97,11 +98,11 @@ export async function resolveSubject(provider: any, deps: PartyDeps, client: Req
 }
 
 /** RFC 8693 §4.1: the actor of an impersonation is an access token this very client obtained for its user. */
-export async function resolveActor(provider: any, deps: PartyDeps, client: RequestingClient, token: string): Promise<Party> {
+export async function resolveActor(provider: Provider, deps: PartyDeps, client: RequestingClient, token: string): Promise<Party> {
   return accessTokenParty(provider, deps, client, token, 'actor');
 }
 
-async function accessTokenParty(provider: any, deps: PartyDeps, client: RequestingClient, token: string, role: 'subject' | 'actor'): Promise<Party> {
+async function accessTokenParty(provider: Provider, deps: PartyDeps, client: RequestingClient, token: string, role: 'subject' | 'actor'): Promise<Party> {
   const found = (await provider.AccessToken.find(token)) ?? (await provider.ClientCredentials.find(token));
   if (!found?.isValid) throw invalidGrant(`the ${role} access token is not valid`);
   // A DPoP-bound token is used only with a proof of its key (RFC 9449 §7.2), which this grant does not take:

@@ -3,6 +3,7 @@ import express from 'express';
 import type { Router } from 'express';
 import { AccountPageUi } from '../../account/account-page.router.js';
 import { MyAppsPage } from '../../account/my-apps.page.js';
+import { BrandAssets } from '../../branding/brand-assets.js';
 import { FederatedSignInRoutes } from '../../federation/sign-in/federated-sign-in.routes.js';
 import { LoginUiRoutes } from '../../login/login-ui.routes.js';
 
@@ -17,11 +18,14 @@ export class LoginUiRouter {
     private readonly accountPage: AccountPageUi,
     private readonly myApps: MyAppsPage,
     private readonly federation: FederatedSignInRoutes,
+    private readonly brandAssets: BrandAssets,
   ) {}
 
   router(): Router {
     const router = express.Router();
     this.login.routes(router);
+    // A brand's stylesheet and logo, beside the design system's (docs/branding.md).
+    this.brandAssets.routes(router);
     this.accountPage.routes(router);
     this.myApps.routes(router);
     this.federation.routes(router);

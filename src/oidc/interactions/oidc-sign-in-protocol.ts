@@ -1,21 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { DataSource } from 'typeorm';
-import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 import type { Interaction, LoginResult, SignInProtocol } from '../../login/sign-in-protocol.js';
-import { agentKindOf } from '../../agents/consent/agent-consent-gate.js';
-import { consentRemembered } from '../../agents/consent/agent-consent-protocol.js';
 import { ProviderHolder } from '../provider/provider.holder.js';
 import { clientServing } from '../../agents/agent-organization.js';
 
-/** The login UI's sign-ins as oidc-provider's interactions (its Interaction, Client and Grant models). */
+/** The login UI's sign-ins as oidc-provider's interactions (its Interaction and Client models). */
 @Injectable()
 export class OidcSignInProtocol implements SignInProtocol {
   constructor(
     private readonly holder: ProviderHolder,
     private readonly dataSource: DataSource,
-    private readonly uow: UnitOfWork,
   ) {}
 
   interaction(req: Request, res: Response): Promise<Interaction> {
@@ -30,16 +26,13 @@ export class OidcSignInProtocol implements SignInProtocol {
 
   /**
    * What provider.interactionFinished does, on the interaction this request already loaded (it would look it up
-   * again). Every custom prompt counts as answered, and consent is given on the user's behalf to clients registered
-   * by this instance's administrators (docs/product-rules.md, "OpenID Connect and OAuth"); an agent client's grant
-   * comes only from the person's own consent (loadExistingGrant, docs/agents.md "Consent and connected agents").
+   * again). Every prompt the login UI answers counts as answered, consent included: the grant the client then holds
+   * is decided in one place, loadExistingGrant (provider/interaction-routing.ts), which grants what an administrator's
+   * client asks on the user's behalf (docs/product-rules.md, "OpenID Connect and OAuth") and an agent client only what
+   * the person allowed (docs/agents.md, "Consent and connected agents"); short of that, the consent prompt follows.
    */
-  async complete(interaction: Interaction, login: LoginResult | undefined, client?: BoundaryClient): Promise<void> {
-    const accountId = login?.accountId ?? interaction.session?.accountId;
-    const agent = agentKindOf(client ?? (await this.clientOf(interaction)));
-    const consented = accountId && (!agent || (await consentRemembered(this.uow, interaction, accountId)));
-    const grantId = consented ? await this.grantFor(interaction, accountId) : undefined;
-    interaction.result = { ...(login ? { login } : {}), select_account: {}, create: {}, ...(grantId ? { consent: { grantId } } : {}) };
+  async complete(interaction: Interaction, login: LoginResult | undefined): Promise<void> {
+    interaction.result = { ...(login ? { login } : {}), select_account: {}, create: {}, consent: {} };
     await interaction.persist();
   }
 
@@ -51,15 +44,5 @@ export class OidcSignInProtocol implements SignInProtocol {
   async deny(interaction: Interaction, description: string): Promise<void> {
     interaction.result = { error: 'access_denied', error_description: description };
     await interaction.persist();
-  }
-
-  /** The grant of what the client requested (the same rule as loadExistingGrant in provider.factory.ts). */
-  private async grantFor(interaction: Interaction, accountId: string): Promise<string> {
-    const { Grant } = this.holder.provider;
-    const sameAccount = interaction.session?.accountId === accountId;
-    const existing = sameAccount && interaction.grantId ? await Grant.find(interaction.grantId) : undefined;
-    const grant = existing ?? new Grant({ clientId: interaction.params.client_id, accountId });
-    grant.addOIDCScope(interaction.params.scope ?? 'openid');
-    return grant.save();
   }
 }

@@ -1,6 +1,6 @@
 import { interactionPolicy } from 'oidc-provider';
 import { ACR_MFA } from '../../login/authentication-methods.js';
-import { mayServe } from '../../login/organization-boundary.js';
+import { mayServe } from '../../login/client-kind.js';
 import { APP_ACCESS_DENIED, RESOURCE_ACCESS_DENIED, signInDoor } from '../../login/application-entry.js';
 import type { ApplicationEntry, EntryClient } from '../../login/application-entry.js';
 import type { BoundaryClient } from '../../login/organization-boundary.js';

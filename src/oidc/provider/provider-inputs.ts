@@ -11,7 +11,7 @@ import { instanceSettings } from '../../users/queries/instance.js';
 import { RemoteClientKeys } from '../adapter/remote-client-keys.js';
 import { ClientIdMetadataDocuments } from '../../agents/metadata-documents/client-id-metadata-documents.js';
 import type { PrivateJwk } from '../keys/signing-keys.service.js';
-import type { ProviderDeps } from './provider.factory.js';
+import type { ProviderDeps } from './provider-deps.js';
 import type { AgentRegistrationSettings } from './authorization-server-metadata.js';
 import { ProviderUserServices } from './provider-user-services.js';
 import { allowedScopes } from './scopes.js';

@@ -10,7 +10,9 @@ import { isDatabaseUnavailable } from '../../common/database/database-unavailabl
 import { noteFailure } from '../../common/http/failure-causes.js';
 import { SigningKeysService } from '../keys/signing-keys.service.js';
 import { OIDC_ROUTES } from './oidc.routes.js';
-import { createProvider, publicPart, registrationDeps } from './provider.factory.js';
+import { createProvider } from './provider.factory.js';
+import { publicPart } from './provider-deps.js';
+import { registrationDeps } from './provider-agents.js';
 import { registrationGate } from '../../agents/registration/dynamic-registration.js';
 import { registrationAnswers } from '../../agents/registration/registration-answers.js';
 import { ProviderInputs } from './provider-inputs.js';

@@ -6,13 +6,14 @@ import { projectsOfOrganization } from '../../users/queries/application-audience
 import { API_AUDIENCE, apiAudienceAllowed, requestedProjects } from '../tokens/audience.js';
 import { RESOURCE_COMPANION_SCOPES } from '../../users/api-resource.rules.js';
 import { SCOPES } from './scopes.js';
+import { clientKindOf } from '../../login/client-kind.js';
 import { apiResourceByUri } from '../../users/queries/api-resources.js';
 import type { ApiResourceRow } from '../../users/queries/api-resources.js';
 import type { ResourceScope } from '../../users/entities/application.entity.js';
 import { json } from '../../common/database/column-values.js';
 import { agentClientRefusal, belongsToNoOrganization, isSelfRegistered } from '../../agents/agent-organization.js';
 import type { AgentClientPolicy } from '../../agents/agent-organization.js';
-import { isUnboundAgent, organizationOfResources } from '../../agents/registration/dynamic-registration.js';
+import { isUnboundAgent, organizationOfResources } from '../../agents/agent-organization.js';
 
 /**
  * oidc-provider's resource indicators (RFC 8707): machine users' tokens are for the Portcullis API, and
@@ -113,7 +114,7 @@ async function assertOwnProjects(dataSource: DataSource, ctx: OidcContext, clien
 }
 
 function defaultResource(_ctx: OidcContext, client: ClientMeta): string | undefined {
-  if (client.portcullis_kind === 'machine') return API_AUDIENCE;
+  if (clientKindOf(client) === 'machine') return API_AUDIENCE;
   if (client.portcullis_access_token_type === 'jwt') return ownProjectResource(client);
   return undefined;
 }
@@ -152,7 +153,7 @@ function requestedScope(ctx: OidcContext): string {
  */
 function resourceServerScope(ctx: OidcContext, client: ClientMeta): string {
   const requested = requestedScope(ctx);
-  if (client.portcullis_kind === 'machine') return requested;
+  if (clientKindOf(client) === 'machine') return requested;
   const entities = ctx.oidc?.entities ?? {};
   const source = String(entities.AuthorizationCode?.scope ?? entities.RefreshToken?.scope ?? '');
   return [...new Set([...SCOPES, ...requested.split(' '), ...source.split(' ')].filter(Boolean))].join(' ');

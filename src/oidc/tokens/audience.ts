@@ -1,12 +1,13 @@
 import type { DataSource } from 'typeorm';
-import { applicationAudienceRows, isMachineUser } from '../../users/queries/application-audience.js';
+import { applicationAudienceRows } from '../../users/queries/application-audience.js';
 import type { ApplicationAudienceRow } from '../../users/queries/application-audience.js';
 import { tokenUserRow } from '../../users/queries/oidc-accounts.js';
 import { apiResourceByUri } from '../../users/queries/api-resources.js';
 import { projectsEntered } from '../../users/project-access/project-entry.js';
-import { CLIENT_CACHE_MS } from '../adapter/client.store.js';
+import { CLIENT_CACHE_MS, clientKindById } from '../adapter/client.store.js';
 import { API_AUDIENCE_SCOPE } from '../provider/scopes.js';
-import { AGENT_CLIENT_MARKER } from '../../agents/metadata-documents/metadata-document.js';
+import { clientKindOf, mayHoldApiAudience } from '../../login/client-kind.js';
+import type { ClientKind, KindedClient } from '../../login/client-kind.js';
 
 export { API_AUDIENCE_SCOPE };
 
@@ -19,9 +20,8 @@ const PROJECT_SCOPE = /^urn:portcullis:iam:org:project:id:([^:\s]+):aud$/;
  * machine users (their own tokens) and applications registered with apiAccess, which only an IAM_OWNER can set. A
  * client that registered itself (docs/agents.md) never does, whatever its metadata says.
  */
-export function apiAudienceAllowed(client: { portcullis_kind?: string; portcullis_api_access?: boolean; [AGENT_CLIENT_MARKER]?: string }): boolean {
-  if (client[AGENT_CLIENT_MARKER] !== undefined) return false;
-  return client.portcullis_kind === 'machine' || client.portcullis_api_access === true;
+export function apiAudienceAllowed(client: KindedClient): boolean {
+  return mayHoldApiAudience(clientKindOf(client));
 }
 
 /** Projects requested through `urn:portcullis:iam:org:project:id:{projectId}:aud` scopes. */
@@ -49,10 +49,11 @@ async function clientAudience(dataSource: DataSource, clientId: string, scope: s
   const now = Date.now();
   const cached = audiences.get(key);
   if (cached && now - cached.at < CLIENT_CACHE_MS) return cached.value;
+  // What the client may get follows from what it is, one answer for every rule (clientKindOf), never from which rows
+  // happen to exist: an id of no kind gets neither the API nor a machine user's projects.
+  const kind = await clientKindById(dataSource, clientId);
   const rows = await applicationAudienceRows(dataSource, clientId, requestedProjects(scope));
-  // An application's client id wins over a machine user's id, as in the client look-up (oidc-clients.ts).
-  const machine = !rows.some((r) => Number(r.own) === 1) && (await isMachineUser(dataSource, clientId));
-  const value = audienceFrom(rows, scope, machine);
+  const value = audienceFrom(rows, scope, kind);
   if (audiences.size >= AUDIENCE_CACHE_MAX) audiences.clear();
   audiences.set(key, { at: now, value });
   return value;
@@ -105,7 +106,7 @@ interface ClientAudience {
   requested: Map<string, string[]>;
   /** The client's own project; none for a machine user. */
   ownProject?: string;
-  /** A machine user, read from the users table. */
+  /** A machine user (clientKindOf). */
   machine: boolean;
   /** A machine user or a first-party application (apiAccess). */
   mayHoldApi: boolean;
@@ -115,15 +116,15 @@ const audiences = new Map<string, { at: number; value: ClientAudience }>();
 const AUDIENCE_CACHE_MAX = 10_000;
 
 /**
- * The API audience is decided, never a default (SECURITY.md, "an application gets no more than its owner"): a
- * machine user's own tokens always get it; an application's only when it has apiAccess and the scope asks for it;
- * any other client (one that registered itself has no application row and is no machine user) never. Requested
- * projects count only within the client's organization (the query returns no other), so a scope naming another
- * organization's project adds nothing.
+ * The API audience is decided by the client's kind, never a default (SECURITY.md, "an application gets no more than
+ * its owner"): a machine user's own tokens always get it; a first-party application's (apiAccess) only when the scope
+ * asks for it; any other client never. Requested projects count only within the client's organization (the query
+ * returns no other), so a scope naming another organization's project adds nothing.
  */
-function audienceFrom(rows: ApplicationAudienceRow[], scope: string | undefined, machine: boolean): ClientAudience {
+function audienceFrom(rows: ApplicationAudienceRow[], scope: string | undefined, kind: ClientKind): ClientAudience {
   const own = rows.find((r) => Number(r.own) === 1);
-  const mayHoldApi = machine || Number(own?.api_access) === 1;
+  const machine = kind === 'machine';
+  const mayHoldApi = mayHoldApiAudience(kind);
   const base = new Set<string>();
   if (machine || (mayHoldApi && (scope ?? '').split(' ').includes(API_AUDIENCE_SCOPE))) base.add(API_AUDIENCE);
   if (own) base.add(own.project_id);

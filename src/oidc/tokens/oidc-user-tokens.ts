@@ -67,7 +67,7 @@ export class OidcUserTokens implements UserTokens {
 
   async sessions(userId: string): Promise<UserSession[]> {
     const rows = (await this.dataSource.query(SESSIONS_SQL, [userId])) as { uid: string; payload: string; expires_at: unknown }[];
-    // oidc-provider saves a session on every request that reads it, with a fresh expiry of this lifetime (provider.factory.ts).
+    // oidc-provider saves a session on every request that reads it, with a fresh expiry of this lifetime (provider-configuration.ts).
     const lifetimeMs = ((await instanceSettings(this.dataSource.manager))?.refreshTokenAbsoluteLifetime ?? 0) * 1000;
     const now = Date.now();
     return rows

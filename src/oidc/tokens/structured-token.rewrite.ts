@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { assertionSubject } from '../grants/jwt-profile.grant.js';
-import { JWT_BEARER_GRANT } from './grant-types.js';
 import { JwtTokenIds } from './jwt-access-tokens.js';
 import type { BodyRewrite } from '../provider/extensions/request-body-replay.js';
 import { OIDC_ROUTES } from '../provider/oidc.routes.js';
@@ -34,30 +32,6 @@ export const swapJwtForHandle: BodyRewrite = {
     return true;
   },
 };
-
-/**
- * The JWT profile grant needs no client authentication (docs/product-rules.md, "OpenID Connect and OAuth": the signed assertion is the
- * credential), but oidc-provider authenticates a client on every token request: the assertion's
- * subject (the machine user, whose client id is its user id) is named as a client without
- * authentication; the grant then verifies the assertion and that its subject is that client.
- */
-export const nameJwtProfileClient: BodyRewrite = {
-  wants: (req, path) => req.method === 'POST' && path === OIDC_ROUTES.token && req.headers.authorization === undefined,
-  // A form that names its client (as a public client's or client_secret_post's does) is not parsed.
-  mayEdit: (body) => !namesField(body, 'client_id') && !namesField(body, 'client_assertion'),
-  edit: (form, req) => {
-    const unauthenticated = !req.headers.authorization && !form.has('client_id') && !form.has('client_assertion');
-    const sub = form.get('grant_type') === JWT_BEARER_GRANT && unauthenticated ? assertionSubject(form.get('assertion') ?? '') : undefined;
-    if (!sub) return false;
-    form.set('client_id', sub);
-    return true;
-  },
-};
-
-/** Whether the raw form surely has a field `name` (spelt out, not percent-encoded). */
-function namesField(body: Buffer, name: string): boolean {
-  return body.subarray(0, name.length + 1).equals(Buffer.from(`${name}=`)) || body.includes(`&${name}=`);
-}
 
 /** The JWT behind a handle, when the handle belongs to the request being handled. */
 export function jwtForHandle(req: IncomingMessage | undefined, id: string): string | undefined {

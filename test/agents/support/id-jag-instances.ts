@@ -1,15 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before } from 'node:test';
-import { createTestDatabase } from '../../support/database.js';
-import type { TestDatabase } from '../../support/database.js';
 import { createCaller, unique } from '../../support/fixtures.js';
-import { createClient } from '../../support/http.js';
-import { spawnService } from '../../support/process.js';
-import type { ServiceProcess } from '../../support/process.js';
-import { freePort } from '../../support/service.js';
+import { useOtherInstance } from '../../support/other-instance.js';
 import type { TestService } from '../../support/service.js';
 import { createHuman, createOidcApp, createProject, PASSWORD } from '../../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../../oidc/support/oidc-fixtures.js';
@@ -43,31 +34,7 @@ export interface IdJagTrust {
  * database, started before the suite's tests and stopped after them.
  */
 export function useEnterpriseIdp(): TestService {
-  const ent = {} as TestService;
-  let child: ServiceProcess | undefined;
-  let database: TestDatabase | undefined;
-  let dataDir: string | undefined;
-  before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'portcullis-ent-'));
-    database = await createTestDatabase();
-    const port = await freePort();
-    child = await spawnService(
-      { DATA_DIR: dataDir, LOG_LEVEL: 'error', PUBLIC_URL: `http://127.0.0.1:${port}`, ...(database.url ? { DATABASE_URL: database.url } : {}) },
-      { port },
-    );
-    Object.assign(ent, {
-      url: child.url,
-      config: { publicUrl: child.url },
-      adminToken: readFileSync(join(dataDir, 'admin.pat'), 'utf8').trim(),
-      api: createClient(child.url),
-    });
-  });
-  after(async () => {
-    await child?.stop();
-    await database?.drop();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-  });
-  return ent;
+  return useOtherInstance();
 }
 
 /**

@@ -16,10 +16,16 @@ export interface SessionInfo {
  * Opens the protected page as a user would: mod_auth_openidc sends the browser to Portcullis, the login
  * UI's form is filled in, and the code flow ends on the page. Returns the variables the application saw.
  */
-export async function signInThroughApache(page: Page, origin: string, loginName: string, password: string): Promise<Record<string, string>> {
+export async function signInThroughApache(
+  page: Page,
+  origin: string,
+  loginName: string,
+  password: string,
+  options: { declineMfaOffer?: boolean } = {},
+): Promise<Record<string, string>> {
   await page.goto(`${origin}${CLAIMS_PATH}`);
   await page.waitForSelector('input[name="password"]');
-  await submitLogin(page, loginName, password);
+  await submitLogin(page, loginName, password, options);
   await page.waitForURL(`${origin}${CLAIMS_PATH}`);
   return appVariables(page);
 }

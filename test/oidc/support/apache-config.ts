@@ -16,7 +16,13 @@ export const APACHE_MODULE_FILES: Record<string, string> = {
 
 /** How one virtual host (one relying party, one port) authenticates at Portcullis's token endpoint. */
 export type ClientAuth =
-  | { method: 'client_secret_basic' | 'client_secret_post'; clientId: string; clientSecret: string }
+  | {
+      method: 'client_secret_basic' | 'client_secret_post';
+      clientId: string;
+      clientSecret: string;
+      /** The host's own OIDCScope, e.g. with `groups roles` for an app that reads them; else the server's. */
+      scope?: string;
+    }
   | { method: 'private_key_jwt'; clientId: string; keyId: string; privateKeyPem: string; requestObject?: boolean };
 
 /**
@@ -108,7 +114,7 @@ function virtualHost({ dir }: ApacheConfigInput, { port, auth }: VirtualHostInpu
   const origin = `http://127.0.0.1:${port}`;
   return `<VirtualHost 127.0.0.1:${port}>
   OIDCClientID ${auth.clientId}
-${clientAuthentication(dir, port, auth)}
+${clientAuthentication(dir, port, auth)}${'scope' in auth && auth.scope ? `\n  OIDCScope "${auth.scope}"` : ''}
   OIDCRedirectURI ${origin}${REDIRECT_PATH}
   OIDCDefaultLoggedOutURL ${origin}${LOGGED_OUT_PATH}
   <Location /protected>

@@ -132,3 +132,23 @@ export function callbackParams(cb: Callback): URLSearchParams {
   if (cb.url.hash.length > 1) return new URLSearchParams(cb.url.hash.slice(1));
   return cb.url.searchParams;
 }
+
+/**
+ * Chromium's virtual platform authenticator on `page` (WebAuthn over the DevTools protocol): resident keys, user
+ * verification, presence simulated. It answers a page's conditional (autofill) request at once, as a person picking
+ * the passkey from the login name field would.
+ */
+export async function addVirtualAuthenticator(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+}

@@ -10,6 +10,7 @@ import { enforceRequestRules } from './request-rules.js';
 import { includeSessionIdInIdTokens } from './session-id-claim.js';
 import { buildTokenErrorsOnlyWhenThrown } from './lazy-token-errors.js';
 import { honourEveryOpenidTokenAtUserinfo } from './userinfo-tokens.js';
+import { nameJwtProfileClientOnParse } from './jwt-profile-client.js';
 
 /**
  * Every patch of oidc-provider's classes, applied to a freshly built provider (each provider has its
@@ -19,7 +20,8 @@ import { honourEveryOpenidTokenAtUserinfo } from './userinfo-tokens.js';
  *
  * The order is the order in which oidc-provider meets them on a request, and none depends on another:
  * 1. client metadata validation (`Client.Schema#invalidate`), when a client is first loaded;
- * 2. client authentication (`Client#compareClientSecret`);
+ * 2. client authentication: a JWT-profile token request's client named as its body is parsed (`OIDCContext#body`),
+ *    and the client's secret compared (`Client#compareClientSecret`);
  * 3. the authorization and token endpoints' checks of the client (`Client#responseTypeAllowed`, `#grantTypeAllowed`);
  * 4. the ID token issued (`Client#includeSid`, `IdToken#issue`);
  * 5. the userinfo endpoint's token lookups (`AccessToken.find`, `Grant.find`);
@@ -39,6 +41,7 @@ export function applyLibraryExtensions(): void {
 
 export function applyProviderExtensions(provider: Provider, hasher: SecretHasher, codeCheck: IssuedCodeCheck): void {
   allowLoopbackForDevMode(provider);
+  nameJwtProfileClientOnParse(provider);
   compareHashedClientSecrets(provider, hasher);
   enforceRequestRules(provider);
   includeSessionIdInIdTokens(provider);
