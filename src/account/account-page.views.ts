@@ -2,7 +2,9 @@ import { ACCOUNT_UI_PREFIX, APPS_UI_PATH } from '../login/ui-paths.js';
 import type { AccountMessages } from './account-page.messages.js';
 import { csrfField, esc, page } from '../login/login.views.js';
 import type { ConnectedAgent } from './account-protocol.js';
-import type { Locale, Messages } from '../login/messages.js';
+import type { Messages } from '../login/messages.js';
+import { LANGUAGE_NAMES, LOCALES } from '../texts/locales.js';
+import type { Locale } from '../texts/locales.js';
 
 export type AccountSection = 'profile' | 'email' | 'password' | 'factors' | 'sessions' | 'identities' | 'agents';
 
@@ -43,10 +45,9 @@ const action = (path: string) => `${ACCOUNT_UI_PREFIX}/${path}`;
 export function accountPage(v: AccountView): string {
   const { t } = v;
   const notice = v.notice ? `<p role="status" data-account-notice>${esc(v.notice)}</p>` : '';
-  const body = `<style>body{max-width:720px}table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px 4px 0;vertical-align:top}section{margin-top:32px}</style>
-<p>${esc(t.signedInAs(v.user.loginName))} · <a href="${esc(APPS_UI_PATH)}" data-my-apps>${esc(t.myApps)}</a> · <a href="${esc(v.signOutHref)}">${esc(t.signOut)}</a></p>${notice}
+  const body = `<p>${esc(t.signedInAs(v.user.loginName))} · <a href="${esc(APPS_UI_PATH)}" data-my-apps>${esc(t.myApps)}</a> · <a href="${esc(v.signOutHref)}">${esc(t.signOut)}</a></p>${notice}
 ${profileSection(v)}${emailSection(v)}${passwordSection(v)}${factorsSection(v)}${sessionsSection(v)}${agentsSection(v)}${identitiesSection(v)}`;
-  return page(v.locale, t.title, body);
+  return page(v.locale, t.title, body, { wide: true });
 }
 
 function section(v: AccountView, name: AccountSection, title: string, content: string): string {
@@ -67,14 +68,13 @@ function field(name: string, label: string, value: string, extra = ''): string {
 
 function profileSection(v: AccountView): string {
   const { t, lt, user } = v;
-  const languages = [
-    ['', t.languageUnset],
-    ['en', 'English'],
-    ['de', 'Deutsch'],
-  ];
+  const languages = [['', t.languageUnset], ...LOCALES.map((code) => [code, LANGUAGE_NAMES[code]])];
   if (user.preferredLanguage && !languages.some(([code]) => code === user.preferredLanguage)) languages.push([user.preferredLanguage, user.preferredLanguage]);
   const options = languages
-    .map(([code, name]) => `<option value="${esc(code)}"${code === user.preferredLanguage ? ' selected' : ''}>${esc(name)}</option>`)
+    .map(
+      ([code, name]) =>
+        `<option value="${esc(code)}"${code ? ` lang="${esc(code)}"` : ''}${code === user.preferredLanguage ? ' selected' : ''}>${esc(name)}</option>`,
+    )
     .join('');
   return section(
     v,
@@ -134,7 +134,7 @@ function factorsSection(v: AccountView): string {
       'factors/remove',
       `<input type="hidden" name="factorId" value="${esc(f.id)}"><button type="submit" aria-label="${esc(`${t.remove}: ${name}`)}">${esc(t.remove)}</button>`,
     );
-    return `<tr data-factor="${esc(f.type)}"><td>${esc(name)}</td><td>${dateCell(v.locale, new Date(f.createdAt))}</td><td>${remove}</td></tr>`;
+    return `<tr data-factor="${esc(f.type)}"><td>${esc(name)}</td><td data-label="${esc(t.added)}">${dateCell(v.locale, new Date(f.createdAt))}</td><td>${remove}</td></tr>`;
   });
   const list =
     rows.length > 0
@@ -150,7 +150,7 @@ function sessionsSection(v: AccountView): string {
     const end = s.current
       ? `<strong>${esc(t.thisSession)}</strong>`
       : form(v, 'sessions/end', `<input type="hidden" name="sessionId" value="${esc(s.sessionId)}"><button type="submit">${esc(t.endSession)}</button>`);
-    return `<tr data-session${s.current ? ' data-current-session' : ''}><td>${esc(s.applications.join(', '))}</td><td>${dateCell(v.locale, s.signedInAt)}</td><td>${dateCell(v.locale, s.lastUsedAt)}</td><td>${end}</td></tr>`;
+    return `<tr data-session${s.current ? ' data-current-session' : ''}><td data-label="${esc(t.applications)}">${esc(s.applications.join(', '))}</td><td data-label="${esc(t.signedIn)}">${dateCell(v.locale, s.signedInAt)}</td><td data-label="${esc(t.lastUsed)}">${dateCell(v.locale, s.lastUsedAt)}</td><td>${end}</td></tr>`;
   });
   const others = v.sessions.some((s) => !s.current) ? form(v, 'sessions/end-others', `<button type="submit">${esc(t.endOthers)}</button>`) : '';
   return section(
@@ -193,7 +193,7 @@ function identitiesSection(v: AccountView): string {
       'identities/unlink',
       `<input type="hidden" name="idpId" value="${esc(i.idpId)}"><input type="hidden" name="subject" value="${esc(i.subject)}"><button type="submit" aria-label="${esc(`${t.unlink}: ${i.idpName}`)}">${esc(t.unlink)}</button>`,
     );
-    return `<tr data-identity><td>${esc(i.idpName)}</td><td>${esc(i.subject)}</td><td>${dateCell(v.locale, new Date(i.linkedAt))}</td><td>${unlink}</td></tr>`;
+    return `<tr data-identity><td data-label="${esc(t.provider)}">${esc(i.idpName)}</td><td data-label="${esc(t.subject)}">${esc(i.subject)}</td><td data-label="${esc(t.added)}">${dateCell(v.locale, new Date(i.linkedAt))}</td><td>${unlink}</td></tr>`;
   });
   return section(
     v,

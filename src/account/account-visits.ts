@@ -11,8 +11,10 @@ import { LoginInteractions } from '../login/login-interactions.js';
 import { APPS_UI_PATH } from '../login/ui-paths.js';
 import { LoginUsers } from '../login/login-users.js';
 import type { LoginUser } from '../login/login-users.js';
-import { chooseLocale, messages } from '../login/messages.js';
-import type { Locale, Messages } from '../login/messages.js';
+import { messages } from '../login/messages.js';
+import { chooseLocale } from '../texts/locales.js';
+import type { Messages } from '../login/messages.js';
+import type { Locale } from '../texts/locales.js';
 import { accountMessages } from './account-page.messages.js';
 import type { AccountMessages } from './account-page.messages.js';
 import { ACCOUNT_PROTOCOL } from './account-protocol.js';
@@ -86,7 +88,7 @@ export class AccountVisits {
       );
     }
     const profile = await this.directory.get(user.orgId, user.id);
-    const locale = chooseLocale(profile.preferredLanguage?.toLowerCase().split(/[-_]/)[0], req.headers['accept-language']);
+    const locale = chooseLocale(undefined, req.headers['accept-language'], { preferredLanguage: profile.preferredLanguage });
     const t = accountMessages(locale);
     if (user.type !== 'human' || !isActive(user)) return void this.interactions.showError(req, res, 403, 'access_denied', t.accountUnusable);
     const policy = await this.policies.get(user.orgId);

@@ -1,22 +1,12 @@
-import type { Locale } from '../login/messages.js';
+import { formatText, textsOf } from '../texts/texts.js';
+import type { Texts } from '../texts/texts.js';
+import type { Locale } from '../texts/locales.js';
 
-/** Texts of the page of a person's own applications (docs/application-access.md), English and German; the same keys in both. */
-const EN = {
-  title: 'Your applications',
-  none: 'No application to open yet.',
-  kinds: { oidc: 'OpenID Connect', saml: 'SAML' } as Record<string, string>,
-  toAccount: 'Your account',
-};
+const texts = textsOf('apps', {});
 
-export type MyAppsMessages = typeof EN;
-
-const DE: MyAppsMessages = {
-  title: 'Ihre Anwendungen',
-  none: 'Noch keine Anwendung zum Öffnen.',
-  kinds: { oidc: 'OpenID Connect', saml: 'SAML' },
-  toAccount: 'Ihr Konto',
-};
+/** Texts of the page of a person's own applications (docs/application-access.md; `apps.*` in src/texts/catalogs). */
+export type MyAppsMessages = Texts<'apps', Record<never, never>> & { kinds: Record<string, string> };
 
 export function myAppsMessages(locale: Locale): MyAppsMessages {
-  return locale === 'de' ? DE : EN;
+  return { ...texts(locale), kinds: { oidc: formatText(locale, 'apps.kinds.oidc'), saml: formatText(locale, 'apps.kinds.saml') } };
 }

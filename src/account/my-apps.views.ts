@@ -1,5 +1,5 @@
 import { esc, page } from '../login/login.views.js';
-import type { Locale } from '../login/messages.js';
+import type { Locale } from '../texts/locales.js';
 import { ACCOUNT_UI_PREFIX } from '../login/ui-paths.js';
 import type { MyAppsMessages } from './my-apps.messages.js';
 
@@ -17,7 +17,10 @@ export function myAppsPage(locale: Locale, t: MyAppsMessages, apps: MyApp[]): st
     (a) =>
       `<li data-app="${esc(a.appId)}" data-app-kind="${esc(a.kind)}"><a href="${esc(a.homeUrl)}">${esc(a.name)}</a> <small>(${esc(t.kinds[a.kind] ?? a.kind)})</small></li>`,
   );
-  const list = items.length > 0 ? `<ul aria-label="${esc(t.title)}" data-apps>${items.join('')}</ul>` : `<p data-apps-none>${esc(t.none)}</p>`;
-  const body = `<style>body{max-width:720px}li{margin:8px 0}</style>${list}<p><a href="${esc(ACCOUNT_UI_PREFIX)}">${esc(t.toAccount)}</a></p>`;
-  return page(locale, t.title, body);
+  const list =
+    items.length > 0
+      ? `<ul class="pc-app-list" aria-label="${esc(t.title)}" data-apps>${items.join('')}</ul>`
+      : `<div class="pc-empty"><p data-apps-none>${esc(t.none)}</p><p>${esc(t.noneHint)}</p></div>`;
+  const body = `${list}<p><a href="${esc(ACCOUNT_UI_PREFIX)}">${esc(t.toAccount)}</a></p>`;
+  return page(locale, t.title, body, { wide: true });
 }

@@ -13,7 +13,8 @@ import { verifiedByAnother } from '../users/queries/verified-emails.js';
 import { userNameProblem } from '../users/rules/user-name.js';
 import { isActive } from '../users/rules/user-state.js';
 import { UsersService } from '../users/users.service.js';
-import { identityConflicts, insertIdentity, touchIdentity, userOfIdentity } from './federation.queries.js';
+import { PasswordlessUsers } from '../users/passwordless-users.js';
+import { hasIdentity, identityConflicts, insertIdentity, touchIdentity, userOfIdentity } from './federation.queries.js';
 import type { IdpRow } from './federation.queries.js';
 import { DEFAULT_CLAIMS } from './idp-settings.js';
 import type { ClaimMapping, LinkBy, OidcSettings, SamlSettings } from './idp-settings.js';
@@ -70,7 +71,11 @@ export class FederatedAccounts {
     private readonly events: EventStore,
     private readonly access: UserAccess,
     private readonly users: UsersService,
-  ) {}
+    passwordless: PasswordlessUsers,
+  ) {
+    // A federated person's identity provider decides how it signs in, passkeys-only organization or not.
+    passwordless.register(hasIdentity);
+  }
 
   async resolve(idp: IdpRow, settings: AccountRules, identity: UpstreamIdentity): Promise<FederationResult> {
     let result: FederationResult;

@@ -190,6 +190,12 @@ export async function userOfIdentity(manager: EntityManager, idpId: string, subj
   return rows[0]?.user_id;
 }
 
+/** Whether an identity provider's identity is linked to the user (its sign-in is the provider's: docs/passwordless.md). */
+export async function hasIdentity(manager: EntityManager, userId: string): Promise<boolean> {
+  const rows: unknown[] = await manager.query('SELECT 1 AS one FROM user_identities WHERE user_id = ? LIMIT 1', [userId]);
+  return rows.length > 0;
+}
+
 export async function touchIdentity(manager: EntityManager, idpId: string, subject: string, at: number): Promise<void> {
   await manager.query('UPDATE user_identities SET last_used_at = ? WHERE idp_id = ? AND subject = ?', [at, idpId, subject]);
 }

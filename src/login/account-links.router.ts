@@ -21,8 +21,10 @@ import { LoginInteractions } from './login-interactions.js';
 import type { Wrap } from './login-interactions.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
 import { LoginUsers } from './login-users.js';
-import { chooseLocale, messages } from './messages.js';
-import type { Locale } from './messages.js';
+import { messages } from './messages.js';
+import { PasskeyLinksUi } from './passkey-links.router.js';
+import { chooseLocale } from '../texts/locales.js';
+import type { Locale } from '../texts/locales.js';
 
 type LinkPurpose = keyof typeof ACCOUNT_LINK_PATHS;
 
@@ -44,6 +46,7 @@ export class AccountLinksUi {
     private readonly links: AccountLinksService,
     private readonly logger: AppLogger,
     private readonly loginUsers: LoginUsers,
+    private readonly passkeyLinks: PasskeyLinksUi,
   ) {}
 
   /** Registered before `/ui/login/:uid`, whose pattern the link pages' paths would match. */
@@ -78,6 +81,7 @@ export class AccountLinksUi {
       form,
       wrap((req, res) => this.forgot(req, res)),
     );
+    this.passkeyLinks.routes(router, wrap);
   }
 
   /** The login link on the password page leads here. */
@@ -115,6 +119,9 @@ export class AccountLinksUi {
 
   private async showLink(req: Request, res: Response, purpose: LinkPurpose): Promise<void> {
     const code = String(req.query.code ?? '');
+    // A passkeys-only person's link creates a passkey, never a password (docs/passwordless.md).
+    const passkeyHolder = await this.passkeyLinks.holder(code, purpose);
+    if (passkeyHolder) return this.passkeyLinks.show(req, res, purpose, code, passkeyHolder);
     const holder = await this.links.holder(code, purpose);
     const locale = localeOf(req, holder?.locale);
     if (!holder) return this.invalid(res, locale);
@@ -123,6 +130,8 @@ export class AccountLinksUi {
 
   private async followLink(req: Request, res: Response, purpose: LinkPurpose): Promise<void> {
     const code = String(req.body.code ?? '');
+    const passkeyHolder = await this.passkeyLinks.holder(code, purpose);
+    if (passkeyHolder) return this.passkeyLinks.follow(req, res, purpose, code, passkeyHolder);
     const holder = await this.links.holder(code, purpose);
     const locale = localeOf(req, holder?.locale);
     const t = messages(locale);
@@ -139,7 +148,7 @@ export class AccountLinksUi {
       if (!(error instanceof DomainError)) throw error;
       return again([error.message, ...error.details.map((d) => d.message)].join(' '));
     }
-    this.interactions.render(res, passwordSetPage(locale, t));
+    this.interactions.render(res, passwordSetPage(locale, t, holder.loginName));
   }
 
   /** A GET changes nothing (mail scanners fetch links): the page asks for one click. */

@@ -1,6 +1,8 @@
 import { csrfField, esc, page } from './login.views.js';
 import type { FormContext } from './login.views.js';
-import type { Locale, Messages } from './messages.js';
+import type { Messages } from './messages.js';
+import type { Locale } from '../texts/locales.js';
+import { APPS_UI_PATH } from './ui-paths.js';
 
 const alert = (error?: string) => (error ? `<p class="error" role="alert">${esc(error)}</p>` : '');
 
@@ -70,6 +72,24 @@ ${field('password', ctx.t.newPassword)}${field('passwordConfirm', ctx.t.password
   );
 }
 
+/**
+ * An expired directory password, changed on the way in (docs/directories.md, "Sign-in"): the current one again (the
+ * directory's change is made with it, as the person) and a new one twice; inside the sign-in's interaction.
+ */
+export function directoryPasswordChangePage(ctx: FormContext, loginName: string, error?: string): string {
+  const field = (name: string, label: string, autocomplete: string) =>
+    `<label for="${name}">${esc(label)}</label><input id="${name}" name="${name}" type="password" autocomplete="${autocomplete}" required>`;
+  return page(
+    ctx.locale,
+    ctx.t.passwordChangeTitle,
+    `${alert(error)}<p>${esc(ctx.t.directoryPasswordChangeHint)}</p>
+<form method="post" action="${esc(ctx.action)}" data-directory-password-change>${csrfField(ctx.csrf)}
+<input type="hidden" name="loginName" autocomplete="username" value="${esc(loginName)}">
+${field('currentPassword', ctx.t.currentPassword, 'current-password')}${field('password', ctx.t.newPassword, 'new-password')}${field('passwordConfirm', ctx.t.passwordConfirm, 'new-password')}
+<button type="submit">${esc(ctx.t.setPassword)}</button></form>`,
+  );
+}
+
 /** The page a verification link opens: one button, so a mail scanner that fetches the link verifies nothing. */
 export function emailVerificationPage(locale: Locale, t: Messages, action: string, code: string, userName: string): string {
   return page(
@@ -105,8 +125,17 @@ export function emailVerifiedElsewherePage(locale: Locale, t: Messages): string 
   return page(locale, t.verifyEmailTitle, `<p class="error" data-error="email_verified_elsewhere">${esc(t.emailVerifiedElsewhere)}</p>`);
 }
 
-export function passwordSetPage(locale: Locale, t: Messages): string {
-  return page(locale, t.newPasswordTitle, `<p data-password-set>${esc(t.passwordSet)}</p>`);
+/**
+ * The end of an invitation or a reset: the login name to sign in with, and the way on to the person's applications
+ * (`/ui/apps`, which signs them in first) rather than a dead end.
+ */
+export function passwordSetPage(locale: Locale, t: Messages, userName: string): string {
+  return page(
+    locale,
+    t.passwordSetTitle,
+    `<p role="status" data-password-set>${esc(t.passwordSet)}</p><p data-login-name-hint>${esc(t.yourLoginName(userName))}</p>
+<p><a href="${esc(APPS_UI_PATH)}" data-my-apps>${esc(t.openMyApps)}</a></p>`,
+  );
 }
 
 export function invalidLinkPage(locale: Locale, t: Messages): string {

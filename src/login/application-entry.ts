@@ -4,6 +4,7 @@ import { EventStore } from '../common/events/event-store.js';
 import { ApplicationAccess } from '../users/project-access/application-access.service.js';
 import type { BoundaryClient } from './organization-boundary.js';
 import { resourceRefusing } from './resource-entry.js';
+import { clientKindOf } from './client-kind.js';
 import type { RestrictedApiRow } from '../users/queries/api-resources.js';
 
 /** What the access check needs of a client (its registration metadata, see src/oidc/adapter/client.store.ts). */
@@ -25,7 +26,7 @@ export type EntryDoor = 'authorize' | 'saml_sso' | 'saml_idp_initiated' | 'devic
  * application open to everyone ask nothing, so they cost no query; the access comes with the client's registration.
  */
 export function restrictsEntry(client: EntryClient | undefined): client is EntryClient & { portcullis_project_id: string } {
-  return client?.portcullis_kind !== 'machine' && client?.portcullis_access === 'granted' && typeof client.portcullis_project_id === 'string';
+  return clientKindOf(client) !== 'machine' && client?.portcullis_access === 'granted' && typeof client.portcullis_project_id === 'string';
 }
 
 /**

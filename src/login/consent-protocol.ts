@@ -18,14 +18,21 @@ export interface ConsentRequest {
 }
 
 /**
- * What the consent step needs (docs/agents.md, "Consent and connected agents"); src/agents provides it. The client is
- * the one the sign-in protocol found for this request (SignInProtocol.clientOf), handed on rather than looked up again.
+ * What became of an allowed consent: remembered; nothing to allow (the client asks no one's consent, or the person
+ * allowed it all before); or refused, since the resource admits only people granted its project.
+ */
+export type ConsentAnswer = 'allowed' | 'not-asked' | 'refused';
+
+/**
+ * What the consent step needs (docs/agents.md, "Consent and connected agents"); src/agents provides it, src/oidc wires
+ * it. The client is the one the sign-in protocol found for this request (SignInProtocol.clientOf), handed on rather
+ * than looked up again.
  */
 export interface ConsentProtocol {
-  /** The consent the client asks of the signed-in person; undefined when it asks none. */
+  /** The consent the client asks of the signed-in person, for the page; undefined when it asks none. */
   asked(interaction: Interaction, client: BoundaryClient | undefined): Promise<ConsentRequest | undefined>;
-  /** Remembers the person's consent to what the interaction asks; the sign-in then completes it. */
-  allow(interaction: Interaction, client: BoundaryClient): Promise<void>;
+  /** Remembers the person's consent to what the interaction asks, checked again as the page was; the sign-in then completes. */
+  allow(interaction: Interaction, client: BoundaryClient | undefined): Promise<ConsentAnswer>;
 }
 
 export const CONSENT_PROTOCOL = Symbol('CONSENT_PROTOCOL');

@@ -10,6 +10,9 @@ import { SIGN_IN_PROTOCOL } from './sign-in-protocol.js';
 import type { SignInProtocol } from './sign-in-protocol.js';
 import { LOGIN_UI_PREFIX } from './ui-paths.js';
 
+/** The `error_description` of access_denied (RFC 6749 §4.1.2.1): for the client's developer, so in English. */
+const CONSENT_DENIED = 'the user denied access';
+
 /**
  * The consent step (docs/agents.md, "Consent and connected agents"): an agent client's request is shown and the person
  * allows it (remembered, then the code is issued) or denies it (access_denied to the client, OIDC Core §3.1.2.6).
@@ -32,28 +35,26 @@ export class ConsentUi {
   }
 
   async show(req: Request, res: Response, interaction: Interaction): Promise<void> {
-    const request = await this.consent.asked(interaction, await this.protocol.clientOf(interaction));
+    const client = await this.protocol.clientOf(interaction);
+    const request = await this.consent.asked(interaction, client);
     if (!request) return this.flow.finish(req, res, interaction);
-    if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused);
+    if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused, client);
     const ctx = this.interactions.formContext(req, interaction, 'consent');
     this.interactions.render(res, consentPage(ctx, `${LOGIN_UI_PREFIX}/${interaction.uid}/consent-deny`, request));
   }
 
   private async allow(req: Request, res: Response, interaction: Interaction): Promise<void> {
     if (interaction.prompt.name !== 'consent') return this.flow.restart(res, interaction);
-    // The client is found once and handed on: to the consent step, then to the sign-in's completion.
+    // The client is found once and handed on, to the consent step and to the refusal page.
     const client = await this.protocol.clientOf(interaction);
-    const request = await this.consent.asked(interaction, client);
-    if (!request || !client) return this.flow.finish(req, res, interaction);
-    if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused);
-    await this.consent.allow(interaction, client);
-    await this.protocol.complete(interaction, undefined, client);
-    res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
+    const answer = await this.consent.allow(interaction, client);
+    if (answer === 'refused') return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused, client);
+    return this.flow.finish(req, res, interaction);
   }
 
   private async deny(req: Request, res: Response, interaction: Interaction): Promise<void> {
     if (interaction.prompt.name !== 'consent') return this.flow.restart(res, interaction);
-    await this.protocol.deny(interaction, this.interactions.formContext(req, interaction, 'consent').t.consentDenied);
+    await this.protocol.deny(interaction, CONSENT_DENIED);
     res.status(303).location(interaction.returnTo).set('Content-Length', '0').end();
   }
 }

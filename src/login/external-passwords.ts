@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 
-/** What a password checked outside Portcullis came to: right, wrong, or not checked because its keeper is unreachable. */
-export type ExternalPasswordAnswer = 'match' | 'mismatch' | 'unreachable';
+/**
+ * What a password checked outside Portcullis came to: right, wrong, not checked because its keeper is unreachable,
+ * or right but expired (or to be changed first), which its keeper said only because it was right.
+ */
+export type ExternalPasswordAnswer = 'match' | 'mismatch' | 'unreachable' | 'expired';
 
 /**
  * A keeper of some users' passwords other than Portcullis itself: a directory checks them by binding as the person

@@ -1,6 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import express from 'express';
 import type { Request, Response, Router } from 'express';
+import { BrandLookup, overridesOf } from '../branding/brand-lookup.js';
+import type { Brand } from '../branding/brand-lookup.js';
+import { pageBrand, setPageBrand, withPageBrand } from '../branding/page-brand.js';
 import { SecretHasher } from '../common/crypto/secret-hasher.js';
 import { DatabaseAvailability } from '../common/database/database-availability.js';
 import { isDatabaseUnavailable } from '../common/database/database-unavailable.js';
@@ -10,7 +13,9 @@ import { contentSecurityPolicy } from './login-page.headers.js';
 import { errorPage } from './login.views.js';
 import type { FormContext } from './login.views.js';
 import { CsrfError, InteractionMismatchError, securityHeaders } from './login-ui.http.js';
-import { chooseLocale, messages } from './messages.js';
+import { messages } from './messages.js';
+import { chooseLocale } from '../texts/locales.js';
+import { pendingOf } from './pending-sign-in.js';
 import { SIGN_IN_PROTOCOL } from './sign-in-protocol.js';
 import type { Interaction, SignInProtocol } from './sign-in-protocol.js';
 import { LOGIN_UI_PREFIX } from './ui-paths.js';
@@ -35,6 +40,7 @@ export class LoginInteractions {
     @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
     private readonly hasher: SecretHasher,
     private readonly availability: DatabaseAvailability,
+    private readonly brands: BrandLookup,
   ) {}
 
   readonly wrap: Wrap = (fn) => (req, res) => {
@@ -43,7 +49,8 @@ export class LoginInteractions {
     if (req.body !== undefined && invalidTextPath(req.body) !== undefined) {
       return this.showError(req, res, 400, 'invalid_request', 'the form holds text that is not valid Unicode (a NUL character); nothing was changed');
     }
-    fn(req, res).catch((error: unknown) => this.fail(req, res, error));
+    // Each request its own brand slot (src/branding/page-brand.ts), filled once its interaction is known.
+    withPageBrand(() => fn(req, res).catch((error: unknown) => this.fail(req, res, error)));
   };
 
   /** The form posts of sign-in steps under `/ui/login/{uid}/`, each after its interaction and CSRF value were checked. */
@@ -71,12 +78,24 @@ export class LoginInteractions {
     if (interaction.uid !== req.params.uid) throw new InteractionMismatchError();
     // A finished step redirects through the authorization endpoint to the client's redirect URI.
     res.setHeader('Content-Security-Policy', contentSecurityPolicy("'self'", [interaction.params.redirect_uri]));
+    setPageBrand(await this.brandOf(interaction));
     return interaction;
   }
 
+  /** The brand of the client's pages: its application's, over its organization's, over the instance's (docs/branding.md). */
+  async brandOf(interaction: Interaction): Promise<Brand> {
+    const client = await this.protocol.clientOf(interaction);
+    return this.brands.brandOf(client?.portcullis_org_id, client?.portcullis_app_id);
+  }
+
   formContext(req: Request, interaction: Interaction, step: string): FormContext {
-    const locale = chooseLocale(interaction.params.ui_locales, req.headers['accept-language']);
-    return { action: `${LOGIN_UI_PREFIX}/${interaction.uid}/${step}`, csrf: this.hasher.hash(`csrf:${interaction.uid}`), t: messages(locale), locale };
+    const brand = pageBrand();
+    const locale = chooseLocale(interaction.params.ui_locales, req.headers['accept-language'], {
+      preferredLanguage: pendingOf(interaction)?.language,
+      organizationDefault: brand?.document.defaultLanguage,
+    });
+    const t = messages(locale, overridesOf(brand, locale));
+    return { action: `${LOGIN_UI_PREFIX}/${interaction.uid}/${step}`, csrf: this.hasher.hash(`csrf:${interaction.uid}`), t, locale };
   }
 
   assertCsrf(req: Request, interaction: Interaction): void {

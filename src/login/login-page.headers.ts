@@ -1,14 +1,15 @@
 /**
  * Headers of every HTML page of the login flow: never cached (they carry CSRF values and names), never
  * framed (clickjacking), no content sniffing, no referrer (URLs carry interaction ids), and a CSP that
- * allows nothing but the inline style of the page frame. Forms post to this origin only, plus the origins
+ * allows no inline style: the design system's stylesheet comes from this origin (docs/design.md), and so do a brand's
+ * stylesheet and re-encoded logo (docs/branding.md), on every page alike, so a brand never changes the policy. Forms post to this origin only, plus the origins
  * a finished step redirects to (`formTargets`: the client's redirect URI): browsers apply `form-action`
  * to the redirects after a post too (CSP Level 3, `form-action`; SECURITY.md, "What we defend"). Scripts only from this origin: the passkey
  * ceremony (passkey-assets.ts); its options are JSON, never executed.
  */
 export function contentSecurityPolicy(scripts: string, formTargets: Array<string | undefined> = []): string {
   const targets = [...new Set(formTargets.map(sourceOf).filter((t): t is string => t !== undefined))];
-  return `default-src 'none'; script-src ${scripts}; style-src 'unsafe-inline'; base-uri 'none'; form-action ${["'self'", ...targets].join(' ')}; frame-ancestors 'none'`;
+  return `default-src 'none'; script-src ${scripts}; style-src 'self'; img-src 'self'; base-uri 'none'; form-action ${["'self'", ...targets].join(' ')}; frame-ancestors 'none'`;
 }
 
 /**

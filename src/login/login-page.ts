@@ -5,10 +5,13 @@ import { forgotPasswordLink } from './account-links.views.js';
 import { LoginInteractions } from './login-interactions.js';
 import type { Interaction } from './login-interactions.js';
 import { contentSecurityPolicy } from './login-page.headers.js';
-import { loginPage } from './login.views.js';
+import { esc, loginPage, passkeysOnly } from './login.views.js';
+import { passkeyRecoveryPath } from './passkey-links.router.js';
+import { passkeyRecoveryLink } from './passkey-links.views.js';
 import type { Messages } from './messages.js';
 import { RegistrationGate } from './registration-gate.js';
 import { SecondFactorPages } from './second-factor.pages.js';
+import type { PasskeyAutofill } from './second-factor.views.js';
 import { LOGIN_UI_PREFIX } from './ui-paths.js';
 import { UPSTREAM_SIGN_IN } from './upstream-sign-in.js';
 import type { UpstreamSignIn } from './upstream-sign-in.js';
@@ -24,15 +27,33 @@ export class LoginPage {
   ) {}
 
   /** "Forgot password" where the organization takes passwords, the link to the registration form, the passkey sign-in and its IdPs. */
-  async render(req: Request, res: Response, interaction: Interaction, loginName: string, error?: (t: Messages) => string): Promise<void> {
+  async render(
+    req: Request,
+    res: Response,
+    interaction: Interaction,
+    loginName: string,
+    error?: (t: Messages) => string,
+    autofill: PasskeyAutofill = 'on-load',
+  ): Promise<void> {
     const ctx = this.interactions.formContext(req, interaction, 'login');
     const offered = await this.registration.offered(interaction);
-    const options = await this.upstreams.options(interaction);
-    const forgot = options.password === 'none' ? '' : forgotPasswordLink(ctx.t, forgotPasswordPath(interaction.uid));
-    const link = forgot + (offered.allowed ? `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${ctx.t.register}</a></p>` : '');
-    const passkey = await this.pages.loginPasskey(req, interaction, offered.passkeys);
+    const upstream = await this.upstreams.options(interaction);
+    // Passkeys only (docs/passwordless.md): no password field, and "lost your passkey?" in place of "forgot password".
+    const options = offered.passkeysOnly ? passkeysOnly(upstream) : upstream;
+    const forgot = offered.passkeysOnly
+      ? passkeyRecoveryLink(ctx.t, passkeyRecoveryPath(interaction.uid))
+      : options.password === 'none'
+        ? ''
+        : forgotPasswordLink(ctx.t, forgotPasswordPath(interaction.uid));
+    const link = forgot + (offered.allowed ? `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${esc(ctx.t.register)}</a></p>` : '');
+    const passkey = await this.pages.loginPasskey(req, interaction, offered.passkeys || offered.passkeysOnly, autofill);
     // Browsers hold a form's redirects to `form-action` too: the login name may lead to an IdP (docs/federation.md).
     res.setHeader('Content-Security-Policy', contentSecurityPolicy("'self'", [interaction.params.redirect_uri, ...options.upstreams]));
     this.interactions.render(res, loginPage(ctx, loginName, error?.(ctx.t), link, passkey, options));
+  }
+
+  /** Whether the interaction's organization signs in with passkeys only (docs/passwordless.md). */
+  async passkeysOnly(interaction: Interaction): Promise<boolean> {
+    return (await this.registration.offered(interaction)).passkeysOnly;
   }
 }

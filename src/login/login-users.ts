@@ -21,6 +21,7 @@ export type LoginUser = Pick<
   | 'version'
   | 'email'
   | 'emailVerified'
+  | 'preferredLanguage'
 > & {
   /** `<userName>@<org primary domain>`, as shown and remembered by the login UI. */
   loginName: string;
@@ -95,6 +96,7 @@ function loginUser(row: Record<string, unknown>): LoginUser {
     version: Number(row.version),
     email: row.email == null ? null : String(row.email),
     emailVerified: flag(row.email_verified),
+    preferredLanguage: (row.preferred_language as string | null) ?? null,
     loginName: `${userName}@${row.primary_domain == null ? '' : String(row.primary_domain)}`,
   };
 }

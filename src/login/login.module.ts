@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { UsersModule } from '../users/users.module.js';
 import { AccountLinksUi } from './account-links.router.js';
+import { PasskeyLinksUi } from './passkey-links.router.js';
 import { ApplicationEntry } from './application-entry.js';
 import { KnownAccounts } from './known-accounts.js';
 import { LoginEntryUi } from './login-entry.router.js';
@@ -54,6 +55,7 @@ import { SignInFlow } from './sign-in-flow.js';
     SecondFactorUi,
     OwedActionsUi,
     AccountLinksUi,
+    PasskeyLinksUi,
     LoginUiRoutes,
   ],
   exports: [

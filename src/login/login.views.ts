@@ -1,15 +1,39 @@
+import { DESIGN_STYLESHEET_PATH } from '../common/design/design-stylesheet.js';
+import { brandFooter, brandHead, brandMark } from '../branding/brand-assets.js';
+import { overridesOf } from '../branding/brand-lookup.js';
+import { pageBrand } from '../branding/page-brand.js';
 import { esc } from '../common/text/html-escape.js';
-import type { Locale, Messages } from './messages.js';
+import { messages } from './messages.js';
+import type { Messages } from './messages.js';
+import { textDirection } from '../texts/locales.js';
+import type { Locale } from '../texts/locales.js';
 
 export { esc };
 
-/** The page frame: no external resources, so the strict CSP below holds. */
-export function page(locale: Locale, title: string, body: string): string {
+/** The default mark of the page header (docs/design.md, "Components"); branding replaces it. Decorative: the title names the page. */
+export const MARK =
+  '<svg viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d="M3 3h18v3H3zM5 7h2v14H5zm4 0h2v14H9zm4 0h2v14h-2zm4 0h2v14h-2zM5 11h14v2H5zm0 4h14v2H5z"/></svg>';
+
+/**
+ * The page frame of every server-rendered page (docs/design.md): the design system's stylesheet from this origin,
+ * a brand's stylesheet and logo from this origin too (docs/branding.md), no inline style, so the strict CSP
+ * (login-page.headers.ts) holds. `wide` for pages of
+ * tables and sections (the account page, my applications), else the narrow sign-in card.
+ */
+export function page(locale: Locale, title: string, body: string, options: { wide?: boolean } = {}): string {
+  const wide = options.wide ? ' pc-page--wide' : '';
+  // The brand of this request's client, if the login UI found one (docs/branding.md): its stylesheet, logo, name and links.
+  const brand = pageBrand();
+  const { mark, name } = brandMark(brand);
+  const t = brand ? messages(locale, overridesOf(brand, locale)) : undefined;
+  const footer = t ? brandFooter(brand, { privacy: t.brandPrivacy, terms: t.brandTerms, support: t.brandSupport }) : '';
   return `<!DOCTYPE html>
-<html lang="${locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${locale}" dir="${textDirection(locale)}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
 <title>${esc(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:360px;margin:40px auto;padding:0 16px}label{display:block;margin:12px 0 4px}input{width:100%;padding:8px;box-sizing:border-box}button{margin-top:16px;padding:8px 16px}.error{color:#b00020}.account{display:block;width:100%;text-align:left}</style>
-</head><body><main><h1>${esc(title)}</h1>${body}</main></body></html>`;
+<link rel="stylesheet" href="${DESIGN_STYLESHEET_PATH}">${brandHead(brand)}
+</head><body class="pc-page${wide}"><header class="pc-brand">${mark ?? MARK}<span>${esc(name ?? 'Portcullis')}</span></header>
+<main class="pc-card${options.wide ? ' pc-card--wide' : ''}"><h1>${esc(title)}</h1>${body}</main>${footer}</body></html>`;
 }
 
 export interface FormContext {
@@ -32,9 +56,16 @@ export interface LoginOptions {
   idpAction: string;
   /** Where the page's forms may lead after their redirects (the IdPs' issuers): its CSP's `form-action`. */
   upstreams: string[];
+  /** With `password: 'none'`: the organization signs in with passkeys only (docs/passwordless.md), not through its IdPs only. */
+  passkeysOnly?: boolean;
 }
 
 const PASSWORD_ONLY: LoginOptions = { password: 'required', idps: [], idpAction: '', upstreams: [] };
+
+/** A passkeys-only organization's login page. */
+export function passkeysOnly(options: LoginOptions): LoginOptions {
+  return { ...options, password: 'none', passkeysOnly: true };
+}
 
 /**
  * The first step. With `passkey` (the organization allows passkeys) it also offers a passkey: a button,
@@ -48,7 +79,7 @@ export function loginPage(ctx: FormContext, loginName: string, error?: string, l
   return page(
     ctx.locale,
     ctx.t.title,
-    `${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}${options.password === 'none' ? `<p>${esc(ctx.t.passwordLoginOff)}</p>` : ''}
+    `${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}${options.password === 'none' ? `<p>${esc(options.passkeysOnly ? ctx.t.passkeysOnly : ctx.t.passwordLoginOff)}</p>` : ''}
 <form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}
 <label for="loginName">${esc(ctx.t.loginName)}</label><input id="loginName" name="loginName" autocomplete="${passkey ? 'username webauthn' : 'username'}" value="${esc(loginName)}" required>
 ${password}
@@ -102,10 +133,14 @@ ${field('firstName', ctx.t.firstName)}${field('lastName', ctx.t.lastName)}${fiel
 export type ErrorPageWayBack = 'retry' | { homeUrl: string | undefined };
 
 export function errorPage(locale: Locale, t: Messages, error: string, description?: string, wayBack: ErrorPageWayBack = 'retry'): string {
-  const reason = `<p class="error" data-error="${esc(error)}"><strong>${esc(error)}</strong>${description ? `: ${esc(description)}` : ''}</p>`;
-  if (wayBack === 'retry') return page(locale, t.errorTitle, `<p>${esc(t.errorHint)}</p>${reason}`);
+  // The OAuth error and its description are the protocol's words for the client's developer: English, marked so.
+  const reason = `<p class="error" data-error="${esc(error)}" lang="en"><strong>${esc(error)}</strong>${description ? `: ${esc(description)}` : ''}</p>`;
+  // A refusal is no failure: "Something went wrong" and "try again" would promise what no retry can give (RFC 6749 §4.1.2.1, access_denied).
+  const refused = wayBack !== 'retry' || error === 'access_denied';
+  const title = refused ? t.refusedTitle : t.errorTitle;
+  if (wayBack === 'retry') return page(locale, title, `${refused ? '' : `<p>${esc(t.errorHint)}</p>`}${reason}`);
   const home = wayBack.homeUrl ? `<p><a href="${esc(wayBack.homeUrl)}" data-app-home>${esc(t.returnToApplication)}</a></p>` : '';
-  return page(locale, t.errorTitle, `${reason}${home}`);
+  return page(locale, title, `${reason}${home}`);
 }
 
 /** oidc-provider hands over its own logout form (with its CSRF value); we add the localized buttons. */

@@ -7,12 +7,14 @@ import { isActive } from '../users/rules/user-state.js';
 import { ACR_PASSWORD } from './authentication-methods.js';
 import { KnownAccounts, selectionAllowed } from './known-accounts.js';
 import { LoginInteractions } from './login-interactions.js';
+import type { Interaction } from './login-interactions.js';
 import { LoginPage } from './login-page.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
 import { LoginUsers } from './login-users.js';
 import { PasswordLoginService } from './password-login.service.js';
 import type { PasswordLoginResult } from './password-login.service.js';
 import { ipOf } from './sign-in-attempts.js';
+import { directoryPasswordChangePage } from './account-links.views.js';
 import { SignInFlow } from './sign-in-flow.js';
 import { LOGIN_UI_PREFIX } from './ui-paths.js';
 import { UPSTREAM_SIGN_IN } from './upstream-sign-in.js';
@@ -43,6 +45,11 @@ export class PasswordLoginUi {
       this.interactions.wrap((req, res) => this.login(req, res)),
     );
     router.post(
+      `${LOGIN_UI_PREFIX}/:uid/directory-password`,
+      form,
+      this.interactions.wrap((req, res) => this.changeExpired(req, res)),
+    );
+    router.post(
       `${LOGIN_UI_PREFIX}/:uid/select`,
       form,
       this.interactions.wrap((req, res) => this.select(req, res)),
@@ -55,6 +62,8 @@ export class PasswordLoginUi {
     const loginName = String(req.body.loginName ?? '');
     // Home-realm discovery (docs/federation.md, "Organization domains"): a login name of an IdP's domain goes there; no password is read.
     if (await this.upstreams.discover(req, res, interaction, loginName)) return;
+    // Passkeys only (docs/passwordless.md): no password is read; the login name leads to the passkey, the same page for any name.
+    if (await this.loginPage.passkeysOnly(interaction)) return this.loginPage.render(req, res, interaction, loginName);
     if ((await this.upstreams.options(interaction)).password === 'none') {
       res.status(403);
       return this.loginPage.render(req, res, interaction, loginName, (t) => t.passwordLoginOff);
@@ -77,6 +86,46 @@ export class PasswordLoginUi {
       res.status(503).set('Retry-After', String(error.retryAfterSeconds));
       return this.loginPage.render(req, res, interaction, loginName, (t) => t.busy);
     }
+    if (!result.ok && result.expired) {
+      // Only the right password learns this: the directory answers "expired" to no other (docs/directories.md, "Sign-in").
+      await this.rateLimiter.release(ip, loginName);
+      if (result.writeBack)
+        return this.interactions.render(res, directoryPasswordChangePage(this.interactions.formContext(req, interaction, 'directory-password'), loginName));
+      res.status(403);
+      return this.loginPage.render(req, res, interaction, loginName, (t) => t.directoryPasswordExpired);
+    }
+    return this.afterCheck(req, res, interaction, ip, loginName, result);
+  }
+
+  /** The change of an expired directory password (writeBack): the current one, a new one twice; then the sign-in goes on. */
+  private async changeExpired(req: Request, res: Response): Promise<void> {
+    const interaction = await this.interactions.details(req, res);
+    this.interactions.assertCsrf(req, interaction);
+    const loginName = String(req.body.loginName ?? '');
+    const ctx = this.interactions.formContext(req, interaction, 'directory-password');
+    const ip = ipOf(req);
+    const retryAfter = await this.rateLimiter.reserve(ip, loginName);
+    if (retryAfter !== undefined) {
+      logins.inc({ result: 'rate_limited' });
+      res.status(429).set('Retry-After', String(retryAfter));
+      return this.loginPage.render(req, res, interaction, loginName, (t) => t.tooManyAttempts(Math.ceil(retryAfter / 60)));
+    }
+    const again = async (error: string) => {
+      await this.rateLimiter.release(ip, loginName);
+      res.status(400);
+      return this.interactions.render(res, directoryPasswordChangePage(ctx, loginName, error));
+    };
+    const password = String(req.body.password ?? '');
+    if (password !== String(req.body.passwordConfirm ?? '')) return again(ctx.t.passwordMismatch);
+    const result = await this.passwords.changeExpired(loginName, String(req.body.currentPassword ?? ''), password, {
+      clientIpHash: this.rateLimiter.ipHash(ip),
+    });
+    if ('refused' in result) return again(result.refused);
+    return this.afterCheck(req, res, interaction, ip, loginName, result);
+  }
+
+  /** A checked password's answer: the directory away, a refusal, or the sign-in going on to its next step. */
+  private async afterCheck(req: Request, res: Response, interaction: Interaction, ip: string, loginName: string, result: PasswordLoginResult): Promise<void> {
     if (!result.ok && result.unreachable) {
       // The password was not checked, so the attempt is not counted (docs/directories.md, "Sign-in").
       await this.rateLimiter.release(ip, loginName);

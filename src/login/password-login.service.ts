@@ -11,12 +11,17 @@ import type { CheckSource } from '../users/password-checks.service.js';
 import { UserLifecycleService } from '../users/user-lifecycle.service.js';
 import { LoginUsers } from './login-users.js';
 import { ExternalPasswords } from './external-passwords.js';
+import { PasswordKeepers } from '../users/password-keepers.js';
+import { DomainError } from '../common/errors/domain-error.js';
 import type { ExternalPasswordCheck } from './external-passwords.js';
 import type { LoginUser } from './login-users.js';
 import { isActive } from '../users/rules/user-state.js';
 
-/** `unreachable`: the user's password is kept by a directory that could not be reached (docs/directories.md, "Sign-in"). */
-export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false; unreachable?: true };
+/**
+ * `unreachable`: the user's password is kept by a directory that could not be reached; `expired`: the directory says
+ * the (right) password has expired or must be changed first (docs/directories.md, "Sign-in").
+ */
+export type PasswordLoginResult = { ok: true; user: LoginUser } | { ok: false; unreachable?: true; expired?: true; writeBack?: boolean };
 
 /**
  * The password step of the login UI: every stored hash format the import accepts is verified by its
@@ -35,6 +40,7 @@ export class PasswordLoginService {
     private readonly uow: UnitOfWork,
     private readonly users: LoginUsers,
     private readonly external: ExternalPasswords,
+    private readonly keepers: PasswordKeepers,
   ) {}
 
   /** Moving average of how long counting and recording a failed check take in this process (milliseconds). */
@@ -50,11 +56,36 @@ export class PasswordLoginService {
     return this.counted(() => this.users.findById(userId), password, source);
   }
 
+  /**
+   * An expired directory password changed on the way in (docs/directories.md, "Sign-in"): the current one is checked
+   * and counted like any sign-in's; only when the directory calls it expired is the new one written there, as the
+   * person. `refused`: the directory's (or the policy's) reason; nothing changed.
+   */
+  async changeExpired(
+    loginName: string,
+    current: string,
+    password: string,
+    source: CheckSource,
+  ): Promise<PasswordLoginResult | { ok: false; refused: string }> {
+    const user = await this.users.find(loginName);
+    const result = await this.counted(async () => user, current, source);
+    if (result.ok || !result.expired || !user) return result;
+    try {
+      await this.lifecycle.setPassword(user.id, user.orgId, user.id, password, { method: 'change', current });
+    } catch (error) {
+      if (error instanceof DomainError) return { ok: false, refused: error.message };
+      throw error;
+    }
+    return { ok: true, user };
+  }
+
   private async counted(find: () => Promise<LoginUser | null>, password: string, source: CheckSource): Promise<PasswordLoginResult> {
     try {
       const result = await this.verify(await find(), password, source);
       logins.inc({ result: result.ok ? 'success' : result.locked ? 'locked' : 'failure' });
-      return result.ok ? result : result.unreachable ? { ok: false, unreachable: true } : { ok: false };
+      if (result.ok) return result;
+      if (result.unreachable) return { ok: false, unreachable: true };
+      return result.expired ? { ok: false, expired: true, writeBack: result.writeBack } : { ok: false };
     } catch (error) {
       logins.inc({ result: error instanceof VerifierBusyError ? 'busy' : 'error' });
       throw error;
@@ -105,6 +136,11 @@ export class PasswordLoginService {
     if (answer === 'mismatch') {
       await this.checks.failed(user.id, source);
       return { ok: false };
+    }
+    if (answer === 'expired') {
+      // The right password, which the directory will not let sign in until it is changed: not a failure, no sign-in.
+      await this.checks.unchecked(user.id);
+      return { ok: false, expired: true, writeBack: (await this.keepers.of(user.id))?.writeBack === true };
     }
     return (await this.checks.succeeded(user.id)) ? { ok: true, user } : { ok: false };
   }

@@ -22,6 +22,8 @@ export interface PendingSignIn {
   changePassword?: boolean;
   /** Every factor is done; sign-in waits until the address a link was mailed to is verified (docs/mail.md, "E-mail verification"). */
   verifyEmail?: string;
+  /** The person's preferred language: the pages after the first factor speak it (docs/languages.md, "Which language"). */
+  language?: string;
 }
 
 export const PENDING = 'portcullis_second_factor';
@@ -31,11 +33,16 @@ export function pendingOf(interaction: Interaction): PendingSignIn | undefined {
 }
 
 /** A sign-in of `user` that has done `methods` so far. */
-export function signingIn(user: { id: string; orgId: string; loginName: string }, methods: string[] = [], upstream: string[] = []): PendingSignIn {
+export function signingIn(
+  user: { id: string; orgId: string; loginName: string; preferredLanguage?: string | null },
+  methods: string[] = [],
+  upstream: string[] = [],
+): PendingSignIn {
   return {
     userId: user.id,
     orgId: user.orgId,
     loginName: user.loginName,
+    ...(user.preferredLanguage ? { language: user.preferredLanguage } : {}),
     methods,
     ...(upstream.length > 0 ? { upstream } : {}),
     enrol: false,

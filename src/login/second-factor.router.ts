@@ -7,7 +7,7 @@ import { FactorsService } from '../users/factors/factors.service.js';
 import type { FoundPasskey } from '../users/factors/factors.service.js';
 import { verifyAssertion, verifyRegistration } from '../users/factors/passkeys.js';
 import { isActive } from '../users/rules/user-state.js';
-import { mayServe } from './organization-boundary.js';
+import { mayServe } from './client-kind.js';
 import { LOGIN_UI_PREFIX } from './ui-paths.js';
 import { isPasskeyMethod, passkeyMethods, sessionSteps } from './authentication-methods.js';
 import { LoginInteractions } from './login-interactions.js';
@@ -15,7 +15,9 @@ import { LoginPolicies } from './login-policies.js';
 import type { Interaction } from './login-interactions.js';
 import { LoginUsers } from './login-users.js';
 import type { LoginUser } from './login-users.js';
-import { loginPage } from './login.views.js';
+import { loginPage, passkeysOnly } from './login.views.js';
+import { passkeyRecoveryPath } from './passkey-links.router.js';
+import { passkeyRecoveryLink } from './passkey-links.views.js';
 import { PASSKEY_ASSETS } from './passkey-assets.js';
 import { parseJson, userHandleMatches } from './passkey-responses.js';
 import { PENDING, owner, pendingOf, signingIn } from './pending-sign-in.js';
@@ -222,6 +224,13 @@ export class SecondFactorUi {
     if (retryAfter !== undefined) res.status(429).set('Retry-After', String(retryAfter));
     else res.status(401);
     const message = retryAfter !== undefined ? ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)) : ctx.t.passkeyRefused;
-    return this.interactions.render(res, loginPage(ctx, '', message, '', await this.pages.loginPasskey(req, interaction, true, 'on-action')));
+    const passkey = await this.pages.loginPasskey(req, interaction, true, 'on-action');
+    // A passkeys-only organization's page has no password field here either (docs/passwordless.md).
+    const orgId = (await this.protocol.clientOf(interaction))?.portcullis_org_id;
+    if (orgId && (await this.policies.of(interaction, orgId)).passwordless === 'required') {
+      const options = passkeysOnly({ password: 'none', idps: [], idpAction: '', upstreams: [] });
+      return this.interactions.render(res, loginPage(ctx, '', message, passkeyRecoveryLink(ctx.t, passkeyRecoveryPath(interaction.uid)), passkey, options));
+    }
+    return this.interactions.render(res, loginPage(ctx, '', message, '', passkey));
   }
 }

@@ -12,9 +12,10 @@ import type { FormContext } from './login.views.js';
 const errorLine = (error?: string) => (error ? `<p class="error" role="alert">${esc(error)}</p>` : '');
 
 /** JSON inside a script element: `<` escaped so no string in it can close the element. */
-const jsonScript = (id: string, value: unknown) => `<script type="application/json" id="${id}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
+export const jsonScript = (id: string, value: unknown) =>
+  `<script type="application/json" id="${id}">${JSON.stringify(value).replace(/</g, '\\u003c')}</script>`;
 
-const PASSKEY_SCRIPTS = `<script src="${LOGIN_UI_PREFIX}/assets/webauthn.js"></script><script src="${LOGIN_UI_PREFIX}/assets/passkeys.js"></script>`;
+export const PASSKEY_SCRIPTS = `<script src="${LOGIN_UI_PREFIX}/assets/webauthn.js"></script><script src="${LOGIN_UI_PREFIX}/assets/passkeys.js"></script>`;
 
 /**
  * A passkey ceremony: the options, a form the script fills with the authenticator's response and

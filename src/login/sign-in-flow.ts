@@ -12,7 +12,8 @@ import type { Interaction, LoginResult } from './login-interactions.js';
 import type { LoginUser } from './login-users.js';
 import { errorPage } from './login.views.js';
 import type { Messages } from './messages.js';
-import { FOREIGN_ORGANIZATION_REFUSAL, mayServe } from './organization-boundary.js';
+import { mayServe } from './client-kind.js';
+import { FOREIGN_ORGANIZATION_REFUSAL } from './organization-boundary.js';
 import { OwedActions } from './owed-actions.js';
 import { PENDING, signingIn } from './pending-sign-in.js';
 import type { PendingSignIn } from './pending-sign-in.js';
@@ -49,7 +50,7 @@ export class SignInFlow {
    */
   async afterFirstFactor(req: Request, res: Response, interaction: Interaction, user: LoginUser, methods: string[], upstream: string[] = []): Promise<void> {
     const client: EntryClient | undefined = await this.protocol.clientOf(interaction);
-    if (!mayServe(client, user)) return this.refuse(req, res, interaction, 403, 'access_denied', FOREIGN_ORGANIZATION_REFUSAL);
+    if (!mayServe(client, user)) return this.refuse(req, res, interaction, 403, 'access_denied', FOREIGN_ORGANIZATION_REFUSAL, client);
     if (await this.entry.refuses(client, user, signInDoor(client, interaction))) return this.refuseEntry(req, res, interaction, client);
     const pending = signingIn(user, methods, upstream);
     const step = await this.secondStep.after(interaction, user, methods, pending);
@@ -77,7 +78,7 @@ export class SignInFlow {
    */
   async refuseEntry(req: Request, res: Response, interaction: Interaction, client: EntryClient | undefined): Promise<void> {
     const name = client?.clientName ?? '';
-    return this.refuse(req, res, interaction, 403, 'access_denied', (t) => t.appAccessDenied(name));
+    return this.refuse(req, res, interaction, 403, 'access_denied', (t) => t.appAccessDenied(name), client);
   }
 
   /** After a form post, a redirect to the step's page (reloading it posts nothing again); on that page itself, the step. */
@@ -126,6 +127,7 @@ export class SignInFlow {
    * Ends the sign-in for good, whichever door it came in by. A device flow's sign-in ends with access_denied through
    * the protocol (OIDC Core §3.1.2.6), so the device hears it at its next poll (RFC 8628 §3.5) and the user sees the
    * device's denied page; any other shows the refusal, and the application hears nothing until the user goes back.
+   * `client`: the one this request found already, handed on rather than looked up again.
    */
   async refuse(
     req: Request,
@@ -134,6 +136,7 @@ export class SignInFlow {
     status: number,
     error: string,
     describe: string | ((t: Messages) => string),
+    client?: EntryClient,
   ): Promise<void> {
     const ctx = this.interactions.formContext(req, interaction, 'login');
     const description = typeof describe === 'string' ? describe : describe(ctx.t);
@@ -143,8 +146,9 @@ export class SignInFlow {
       return;
     }
     // Going back and trying again cannot help: the way back is the application's own start page, if it named one.
-    const client: EntryClient | undefined = await this.protocol.clientOf(interaction);
+    const found: EntryClient | undefined = client ?? (await this.protocol.clientOf(interaction));
+    const homeUrl = found?.portcullis_home_url;
     res.status(status);
-    this.interactions.render(res, errorPage(ctx.locale, ctx.t, error, description, { homeUrl: client?.portcullis_home_url }));
+    this.interactions.render(res, errorPage(ctx.locale, ctx.t, error, description, { homeUrl }));
   }
 }

@@ -35,10 +35,11 @@ export interface SignInProtocol {
   /** The client the interaction signs in for. */
   clientOf(interaction: Interaction): Promise<BoundaryClient | undefined>;
   /**
-   * Stores the finished sign-in on the interaction; the browser then goes back to `returnTo`. `client`: the one
-   * clientOf found for this request, handed on rather than looked up again.
+   * Stores the finished sign-in on the interaction (`login` undefined: the session's sign-in carries over); the
+   * browser then goes back to `returnTo`. What the client is then granted is the protocol's consent rule to decide,
+   * not the sign-in: a person's own consent is the consent step's (consent-protocol.ts).
    */
-  complete(interaction: Interaction, login: LoginResult | undefined, client?: BoundaryClient): Promise<void>;
+  complete(interaction: Interaction, login: LoginResult | undefined): Promise<void>;
   /** Stores access_denied on the interaction (OIDC Core §3.1.2.6); the browser then goes back to `returnTo`. */
   deny(interaction: Interaction, description: string): Promise<void>;
 }

@@ -6,7 +6,7 @@ import { newId } from '../../common/ids.js';
 import { ROUND_TRIP_MS } from '../round-trips.js';
 import type { UpstreamSamlName } from '../upstream-oidc.js';
 
-/** An interaction's row waits this long for its session (oidc-provider's Interaction lifetime in provider.factory.ts). */
+/** An interaction's row waits this long for its session (oidc-provider's Interaction lifetime in provider-configuration.ts). */
 const INTERACTION_MS = 60 * 60 * 1000;
 /** A session's row is kept at most this long: a login session never outlives it (the longest refresh token lifetime). */
 const SESSION_MS = 400 * 24 * 60 * 60 * 1000;

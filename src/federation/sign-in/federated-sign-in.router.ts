@@ -6,12 +6,14 @@ import type { Interaction } from '../../login/login-interactions.js';
 import type { LoginOptions } from '../../login/login.views.js';
 import { LoginUsers } from '../../login/login-users.js';
 import { SignInFlow } from '../../login/sign-in-flow.js';
-import { chooseLocale, messages } from '../../login/messages.js';
+import { messages } from '../../login/messages.js';
+import { chooseLocale } from '../../texts/locales.js';
 import { LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
 import type { UpstreamSignIn } from '../../login/upstream-sign-in.js';
 import { FederatedAccounts, accountRulesOf } from '../federated-accounts.service.js';
 import type { FederationRefusal } from '../federated-accounts.service.js';
 import type { IdpRow } from '../federation.queries.js';
+import type { FinishedRoundTrip } from '../round-trips.js';
 import { samlSettingsOf } from '../saml/upstream-saml.js';
 import { settingsOf } from '../upstream-oidc.js';
 import type { UpstreamIdentity } from '../upstream-oidc.js';
@@ -131,19 +133,31 @@ export class FederatedSignInUi implements UpstreamSignIn {
       );
     const idp = await this.upstreamTrips.idpOf(trip);
     if (!idp) return this.interactions.showError(req, res, 400, 'invalid_request', 'the identity provider was removed');
-    if (idp.type === 'saml') return this.signIn(req, res, interaction, idp, trip.answer.identity);
+    const answered = await this.identityOf(idp, trip);
+    if ('identity' in answered) return this.signIn(req, res, interaction, idp, answered.identity);
+    return this.refused(req, res, idp, answered.refusal, answered.error);
+  }
+
+  /**
+   * What the trip's answer vouches for: SAML's identity, validated at the ACS (none: refused there); OIDC's, from its
+   * code redeemed now. Else why the upstream failed before any identity was known: its error answer, no code, or a
+   * redemption that failed.
+   */
+  private async identityOf(
+    idp: IdpRow,
+    trip: FinishedRoundTrip,
+  ): Promise<{ identity: UpstreamIdentity | undefined } | { refusal: FederationRefusal; error?: string }> {
+    if (idp.type === 'saml') return { identity: trip.answer.identity };
     if (trip.answer.error !== undefined || trip.answer.code === undefined) {
       const error = upstreamErrorCode(trip.answer.error);
       this.logger.warn(`identity provider ${idp.id} answered ${trip.answer.code === undefined && trip.answer.error === undefined ? 'without a code' : error}`);
-      return this.refused(req, res, idp, 'upstream_error', error);
+      return { refusal: 'upstream_error', error };
     }
-    let identity: UpstreamIdentity;
     try {
-      identity = await this.upstreamTrips.identify(idp, trip);
+      return { identity: await this.upstreamTrips.identify(idp, trip) };
     } catch (error) {
-      return this.refused(req, res, idp, classifyUpstreamFailure(idp, error));
+      return { refusal: classifyUpstreamFailure(idp, error) };
     }
-    return this.signIn(req, res, interaction, idp, identity);
   }
 
   /** The upstream identity, checked: resolved to a user, then the sign-in goes on as a local one. */

@@ -1,5 +1,6 @@
 import { esc, page } from '../../login/login.views.js';
-import type { Locale, Messages } from '../../login/messages.js';
+import type { Messages } from '../../login/messages.js';
+import type { Locale } from '../../texts/locales.js';
 
 /**
  * The way on to a SAML IdP whose metadata was read for the first time in this request (docs/federation.md, "Not

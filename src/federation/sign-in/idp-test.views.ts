@@ -1,7 +1,8 @@
 import type { Decision } from '../federated-accounts.service.js';
 import type { UpstreamIdentity } from '../upstream-oidc.js';
 import { esc, page } from '../../login/login.views.js';
-import type { Locale, Messages } from '../../login/messages.js';
+import type { Messages } from '../../login/messages.js';
+import type { Locale } from '../../texts/locales.js';
 
 /**
  * The result of a test sign-in (docs/federation.md, "Testing an IdP"): who the upstream said signed in, what it

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LoginPolicies } from '../../login/login-policies.js';
 import type { LoginOptions } from '../../login/login.views.js';
-import { mayServe } from '../../login/organization-boundary.js';
+import { clientKindOf, mayServe } from '../../login/client-kind.js';
 import { SIGN_IN_PROTOCOL } from '../../login/sign-in-protocol.js';
 import type { Interaction, SignInProtocol } from '../../login/sign-in-protocol.js';
 import { LOGIN_UI_PREFIX } from '../../login/ui-paths.js';
@@ -28,7 +28,7 @@ export class UpstreamChoices {
     const orgId = client?.portcullis_org_id;
     const idps = orgId ? await this.idps.ofOrganization(orgId) : [];
     const passwordLogin = orgId ? (await this.policies.of(interaction, orgId)).passwordLogin : true;
-    const reachable = client?.portcullis_api_access === true ? [...idps, ...(await this.idps.discoverable())] : idps;
+    const reachable = clientKindOf(client) === 'first-party' ? [...idps, ...(await this.idps.discoverable())] : idps;
     return {
       password: !passwordLogin ? 'none' : reachable.some((idp) => idp.domains.length > 0) ? 'optional' : 'required',
       idps: idps.map((idp) => ({ id: idp.id, name: idp.name })),

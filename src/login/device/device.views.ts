@@ -1,5 +1,5 @@
 import { esc, page } from '../login.views.js';
-import type { Locale } from '../messages.js';
+import type { Locale } from '../../texts/locales.js';
 import type { DeviceMessages } from './device.messages.js';
 
 /** What each device page needs: its language, texts, where its forms post and their CSRF value (oidc-provider's `xsrf`). */
@@ -38,7 +38,7 @@ export function confirmPage(ctx: DevicePageContext, app: string, org: string, us
     ctx.locale,
     ctx.t.confirmTitle,
     `<p data-device-app>${esc(ctx.t.confirmQuestion(app, org))}</p>
-<p>${esc(ctx.t.confirmCode)}</p><p><strong data-device-user-code style="font-size:1.6em;letter-spacing:.1em">${esc(userCode)}</strong></p>
+<p>${esc(ctx.t.confirmCode)}</p><p><strong class="pc-code-display" data-device-user-code>${esc(userCode)}</strong></p>
 <p>${esc(ctx.t.confirmWarning)}</p>
 ${form(`<button type="submit" name="confirm" value="yes" data-device-confirm>${esc(ctx.t.confirm)}</button>`)}
 ${form(`<button type="submit" name="abort" value="yes" data-device-deny>${esc(ctx.t.deny)}</button>`)}`,

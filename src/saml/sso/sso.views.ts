@@ -1,5 +1,6 @@
 import { esc, page } from '../../login/login.views.js';
-import type { Locale, Messages } from '../../login/messages.js';
+import type { Messages } from '../../login/messages.js';
+import type { Locale } from '../../texts/locales.js';
 
 /**
  * The HTTP-POST binding's page (SAML Bindings §3.5.4): a form posting the response to the SP's ACS URL, submitted by a
