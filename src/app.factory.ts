@@ -88,6 +88,8 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // --- end Import
   // SAML's HTTP-POST binding (SAML Bindings §3.5): a form with one base64 message and its RelayState.
   parsers.use('/saml/v2', express.urlencoded({ extended: false, limit: SAML_FORM_LIMIT_BYTES, parameterLimit: 10 }));
+  // RFC 8935 §2: a pushed SET is the body itself, typed application/secevent+jwt.
+  parsers.use('/ssf/v1/receive', express.text({ type: 'application/secevent+jwt', limit: 64 * 1024 }));
   parsers.use(...jsonBodyParser(config.bodyLimitBytes));
   app.use(onlyWithBody(parsers));
   app.useGlobalPipes(new ExactIdentifierPipe(), createValidationPipe());

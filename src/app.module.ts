@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import type { DynamicModule } from '@nestjs/common';
 import { AdminModule } from './admin/admin.module.js';
+import { BrandingModule } from './branding/branding.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { CommonModule } from './common/common.module.js';
 import type { AppConfig } from './common/config/config.js';
@@ -12,6 +13,7 @@ import { DirectoriesModule } from './directories/directories.module.js';
 import { OidcModule } from './oidc/oidc.module.js';
 import { SamlModule } from './saml/saml.module.js';
 import { SettingsModule } from './settings/settings.module.js';
+import { SignalsModule } from './signals/signals.module.js';
 import { UsersModule } from './users/users.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { ENTITIES } from './entities.js';
@@ -24,6 +26,7 @@ export class AppModule {
       imports: [
         CommonModule.forRoot(config, ENTITIES),
         SettingsModule,
+        BrandingModule,
         UsersModule,
         AdminModule,
         ScimModule,
@@ -35,6 +38,7 @@ export class AppModule {
         SamlModule,
         ProvisioningModule,
         AuditModule,
+        SignalsModule,
       ],
     };
   }

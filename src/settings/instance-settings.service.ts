@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { EventStore } from '../common/events/event-store.js';
 import type { JsonObject } from '../common/database/columns.js';
-import { pruneAllIn } from '../users/password-history/password-history.queries.js';
+import type { EntityManager } from 'typeorm';
 import { readAppLifetimes, readSettings, writeSettings } from './settings.store.js';
 import type { AppLifetimes } from './settings.store.js';
 import { checkSettings } from './settings.rules.js';
@@ -14,6 +14,9 @@ import type { Settings, TokenLifetimes } from './settings.values.js';
  * (docs/operations.md, "Settings"), as a removed client credential does (src/oidc/adapter/client.store.ts).
  */
 export const SETTINGS_CACHE_MS = 1_000;
+
+/** What a room that keeps data under the settings' rules does, in the change's transaction, when they change. */
+export type SettingsFollower = (manager: EntityManager, before: Settings, after: Settings) => Promise<void>;
 
 interface Loaded {
   at: number;
@@ -27,6 +30,7 @@ export class InstanceSettings {
   private loaded: Loaded | undefined;
   private loading: Promise<Loaded> | undefined;
   private epoch = 0;
+  private readonly followers: SettingsFollower[] = [];
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -69,6 +73,11 @@ export class InstanceSettings {
     return Object.fromEntries(TOKEN_FIELDS.map((field) => [field, Math.min(own[field] ?? instance[field], instance[field])])) as unknown as TokenLifetimes;
   }
 
+  /** Calls `follower` in the transaction of every change (the password history prunes what a shorter one drops). */
+  follow(follower: SettingsFollower): void {
+    this.followers.push(follower);
+  }
+
   /** Applies a partial change (each section partial too); one event holds the settings before and after. */
   change(editorUserId: string | null, patch: { [S in keyof Settings]?: Partial<Settings[S]> }): Promise<Settings> {
     return this.uow.run(async (manager) => {
@@ -78,8 +87,7 @@ export class InstanceSettings {
       checkSettings(after);
       const changed = await writeSettings(manager, before, after);
       if (changed.length === 0) return after;
-      // A shorter history keeps fewer previous hashes from now on: none longer than the policy needs them.
-      if (after.passwordPolicy.historyCount < before.passwordPolicy.historyCount) await pruneAllIn(manager, after.passwordPolicy.historyCount - 1);
+      for (const follower of this.followers) await follower(manager, before, after);
       await this.events.push(manager, {
         type: 'instance.settings.changed',
         aggregateType: 'instance',

@@ -1,5 +1,5 @@
 import { DomainError } from '../common/errors/domain-error.js';
-import { PASSWORD_MAX_BYTES } from '../users/rules/password-policy.js';
+import { PASSWORD_MAX_BYTES } from '../common/crypto/password-hasher.js';
 import { MAX_TOKEN_SECONDS, MIN_TOKEN_SECONDS, TOKEN_FIELDS } from './settings.values.js';
 import type { AppLifetimes } from './settings.store.js';
 import type { Settings, TokenLifetimes } from './settings.values.js';
@@ -23,7 +23,7 @@ export function checkSettings(settings: Settings): void {
   if (tokens.refreshIdleSeconds > tokens.refreshAbsoluteSeconds)
     throw DomainError.invalidField('tokens.refreshIdleSeconds', 'tokens.refreshIdleSeconds must not exceed tokens.refreshAbsoluteSeconds');
   range('passwordPolicy.minLength', policy.minLength, 1, PASSWORD_MAX_BYTES);
-  // bcrypt reads the first 72 bytes of a password and would ignore the rest (src/users/rules/password-policy.ts).
+  // bcrypt reads the first 72 bytes of a password and would ignore the rest (src/common/crypto/password-hasher.ts).
   range('passwordPolicy.maxLength', policy.maxLength, policy.minLength, PASSWORD_MAX_BYTES);
   range('passwordPolicy.historyCount', policy.historyCount, 0, MAX_HISTORY_COUNT);
   range('passwordPolicy.maxAgeDays', policy.maxAgeDays, 0, MAX_PASSWORD_AGE_DAYS);

@@ -30,9 +30,12 @@ export class CredentialsService {
     @Optional() @Inject(CLIENT_REGISTRATIONS) private readonly clients?: ClientRegistrations,
   ) {}
 
-  /** Generates a new client secret, replacing any previous one. The machine's client id is its user id. */
-  async setMachineSecret(editorUserId: string | null, orgId: string, userId: string): Promise<{ clientId: string; clientSecret: string }> {
-    const clientSecret = generateSecret();
+  /**
+   * Generates a new client secret, replacing any previous one. The machine's client id is its user id. A moving-in
+   * run gives the secret the source kept (docs/migrating.md, "Service accounts"), so the client asks as before.
+   */
+  async setMachineSecret(editorUserId: string | null, orgId: string, userId: string, given?: string): Promise<{ clientId: string; clientSecret: string }> {
+    const clientSecret = given ?? generateSecret();
     await this.uow.run(async (manager) => {
       const user = await this.issuableMachine(manager, editorUserId, orgId, userId);
       await manager.delete(MachineSecretEntity, { userId: user.id });

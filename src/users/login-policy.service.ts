@@ -7,7 +7,7 @@ import { DomainError } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
 import { LoginPolicyEntity } from './entities/login-policy.entity.js';
 import type { AgentClientPolicy, MfaPolicy } from './entities/login-policy.entity.js';
-import type { DynamicRegistrationMode } from './entities/login-policy.entity.js';
+import type { DynamicRegistrationMode, PasswordlessMode } from './entities/login-policy.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 
 export interface LoginPolicy {
@@ -26,17 +26,19 @@ export interface LoginPolicy {
   agentClientHosts: string[];
   /** Whether clients may register themselves for the organization (docs/agents.md, "Dynamic registration"). */
   dynamicRegistration: DynamicRegistrationMode;
+  /** `allowed`: passkeys beside passwords; `required`: passkeys only, for people neither federated nor from a directory (docs/passwordless.md). */
+  passwordless: PasswordlessMode;
 }
 
 /** What a client may leave out of a PUT: the fields added after the first version of the policy. */
-type LaterFields = 'passwordLogin' | 'inviteOnProvision' | 'requireVerifiedEmail' | AgentFields;
+type LaterFields = 'passwordLogin' | 'inviteOnProvision' | 'requireVerifiedEmail' | 'passwordless' | AgentFields;
 type AgentFields = 'agentClients' | 'agentClientHosts' | 'dynamicRegistration';
 
 /** At most this many hosts in an allowlist, each a host name as a URL's `hostname` has it. */
 export const MAX_AGENT_CLIENT_HOSTS = 100;
 
 /** The organization, with its stored policy if it has one (`mfa` null otherwise). */
-const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login, p.invite_on_provision, p.require_verified_email, p.agent_clients, p.agent_client_hosts, p.dynamic_registration FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
+const POLICY_SQL = `SELECT o.id, p.mfa, p.passkeys, p.allow_registration, p.password_login, p.invite_on_provision, p.require_verified_email, p.agent_clients, p.agent_client_hosts, p.dynamic_registration, p.passwordless FROM organizations o LEFT JOIN login_policies p ON p.org_id = o.id WHERE o.id = ?`;
 
 interface PolicyRow {
   mfa: MfaPolicy | null;
@@ -48,6 +50,7 @@ interface PolicyRow {
   agent_clients: AgentClientPolicy | null;
   agent_client_hosts: unknown;
   dynamic_registration: DynamicRegistrationMode;
+  passwordless: PasswordlessMode | null;
 }
 
 /** What an organization without a stored policy gets. */
@@ -61,6 +64,7 @@ export const DEFAULT_LOGIN_POLICY: LoginPolicy = {
   agentClients: 'off',
   agentClientHosts: [],
   dynamicRegistration: 'off',
+  passwordless: 'off',
 };
 
 /**
@@ -91,6 +95,7 @@ export class LoginPolicyService {
       agentClients: row.agent_clients ?? 'off',
       agentClientHosts: json<string[]>(row.agent_client_hosts, []),
       dynamicRegistration: row.dynamic_registration,
+      passwordless: row.passwordless ?? 'off',
     };
   }
 
@@ -111,7 +116,10 @@ export class LoginPolicyService {
       agentClients: given.agentClients ?? 'off',
       agentClientHosts: agentClientHosts(given.agentClientHosts ?? []),
       dynamicRegistration: given.dynamicRegistration ?? 'off',
+      passwordless: given.passwordless ?? 'off',
     };
+    // Passkeys only needs passkeys: a policy that refuses them would leave its people no way in.
+    if (policy.passwordless !== 'off' && !policy.passkeys) throw DomainError.invalidField('passwordless', 'needs passkeys: true');
     return this.uow.run(async (manager) => {
       if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
       const row = await manager.findOneBy(LoginPolicyEntity, { orgId });
@@ -144,6 +152,7 @@ function policyOf(row: LoginPolicyEntity): LoginPolicy {
     agentClients: row.agentClients ?? 'off',
     agentClientHosts: json<string[]>(row.agentClientHosts, []),
     dynamicRegistration: row.dynamicRegistration,
+    passwordless: row.passwordless ?? 'off',
   };
 }
 

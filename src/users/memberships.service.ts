@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ORG_ROLES, Role, expandRoles } from '../common/auth/roles.js';
+import { likeContains } from '../common/database/name-search.js';
 import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { EventStore } from '../common/events/event-store.js';
@@ -55,14 +56,14 @@ export class MembershipsService {
   }
 
   /** Instance members and their instance roles, oldest membership first. */
-  listInstanceMembers(page: Page): Promise<Paged<Member>> {
-    return this.list('instance', INSTANCE_ID, page);
+  listInstanceMembers(page: Page, query?: string): Promise<Paged<Member>> {
+    return this.list('instance', INSTANCE_ID, page, query);
   }
 
   /** Members of the organization and their roles on it (its own users only, as setOrgMember makes them). */
-  async listOrgMembers(orgId: string, page: Page): Promise<Paged<Member>> {
+  async listOrgMembers(orgId: string, page: Page, query?: string): Promise<Paged<Member>> {
     if (!(await this.uow.manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
-    return this.list('org', orgId, page);
+    return this.list('org', orgId, page, query);
   }
 
   /**
@@ -101,13 +102,17 @@ export class MembershipsService {
     });
   }
 
-  private async list(scopeType: 'instance' | 'org', scopeId: string, page: Page): Promise<Paged<Member>> {
-    const [rows, total] = await this.uow.manager.findAndCount(MembershipEntity, {
-      where: { scopeType, scopeId },
-      order: { userId: 'ASC' },
-      take: page.limit,
-      skip: page.offset,
-    });
+  /** With `query`: the members whose user matches it as the user search does (user name, names, e-mail: users/rules/user-search.ts). */
+  private async list(scopeType: 'instance' | 'org', scopeId: string, page: Page, query?: string): Promise<Paged<Member>> {
+    const select = this.uow.manager
+      .createQueryBuilder(MembershipEntity, 'm')
+      .where('m.scopeType = :scopeType AND m.scopeId = :scopeId', { scopeType, scopeId })
+      .orderBy('m.userId', 'ASC')
+      .limit(page.limit)
+      .offset(page.offset);
+    if (query)
+      select.andWhere("EXISTS (SELECT 1 FROM users u WHERE u.id = m.user_id AND u.search_text LIKE :query ESCAPE '!')", { query: likeContains(query) });
+    const [rows, total] = await select.getManyAndCount();
     return { items: rows.map((row) => ({ userId: row.userId, roles: parseRoles(row.roles) })), total };
   }
 

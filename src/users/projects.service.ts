@@ -28,6 +28,7 @@ import type { JsonObject } from '../common/database/columns.js';
 import { samlApplicationFrom } from './saml-application.rules.js';
 import type { SamlApplicationInput } from './saml-application.rules.js';
 import { insertSamlSettings, samlEventFields } from './resources/saml-settings.js';
+import { assertMaySetSsfReceiver } from './resources/application-access.js';
 import { AppTokenLifetimes } from '../settings/app-token-lifetimes.service.js';
 import type { AppLifetimesPatch } from '../settings/app-token-lifetimes.service.js';
 
@@ -43,6 +44,8 @@ export interface NewOidcApplication {
   devMode: boolean;
   /** First-party: user tokens may reach the Portcullis API. Only an IAM_OWNER may set it (the caller checks). */
   apiAccess: boolean;
+  /** May open Shared Signals streams (docs/signals.md, "Receivers"); optional, default off. */
+  ssfReceiver?: boolean;
   /** The OAuth and OIDC profiles (docs/oauth-profiles.md). */
   requirePushedAuthorizationRequests: boolean;
   requireSignedRequestObject: boolean;
@@ -343,6 +346,7 @@ export class ProjectsService {
     more?: ApplicationParts,
   ): Promise<CreatedApplication> {
     if (input.apiAccess) await this.assertMayGrantApiAccess(manager, editorUserId);
+    if (input.ssfReceiver) await assertMaySetSsfReceiver(manager, this.access, editorUserId, orgId);
     const now = new Date();
     const app = manager.create(ApplicationEntity, {
       ...input,
@@ -379,6 +383,7 @@ export class ProjectsService {
         accessTokenType: app.accessTokenType,
         devMode: app.devMode,
         apiAccess: app.apiAccess,
+        ...(app.ssfReceiver ? { ssfReceiver: true } : {}),
         access: app.access ?? 'everyone',
         ...(app.kind === 'api' ? {} : { homeUrl: app.homeUrl ?? null }),
         ...(app.kind === 'oidc' ? profileFields(app) : {}),

@@ -1,7 +1,8 @@
 import { isEmail } from 'class-validator';
 import type { ErrorDetail } from '../common/errors/domain-error.js';
 import { tooLong } from '../common/text/column-bounds.js';
-import { PASSWORD_MAX_BYTES, passwordTooLong } from './rules/password-policy.js';
+import { PASSWORD_MAX_BYTES } from '../common/crypto/password-hasher.js';
+import { passwordTooLong } from './rules/password-policy.js';
 import { STRING_BOUNDS } from './rules/string-bounds.js';
 import { userNameProblem } from './rules/user-name.js';
 

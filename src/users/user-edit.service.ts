@@ -15,6 +15,7 @@ import { searchText } from './rules/user-search.js';
 import { bump } from './user-lifecycle.service.js';
 import { UserProfileService, profileOf } from './user-profile.service.js';
 import type { Contact, HumanProfile } from './user-profile.service.js';
+import type { SyncedWriter } from './synced-fields.js';
 
 /** A partial change of a human user: the fields of its creation, each optional (`phone: null` removes it). */
 export interface HumanChanges {
@@ -65,13 +66,24 @@ export class UserEditService {
     }
   }
 
-  /** The change inside the caller's transaction, on a user the caller may act on (UserAccess.actOn). */
-  changeIn(manager: EntityManager, editorUserId: string | null, user: UserEntity, changes: UserChanges): Promise<UserEntity> {
+  /**
+   * The change inside the caller's transaction, on a user the caller may act on (UserAccess.actOn). `writer`: the
+   * caller is the sync of the directory that keeps the user's synced fields (synced-fields.ts).
+   */
+  changeIn(manager: EntityManager, editorUserId: string | null, user: UserEntity, changes: UserChanges, writer?: SyncedWriter): Promise<UserEntity> {
     assertFieldsOf(user, changes);
-    return user.type === 'human' ? this.changeHumanIn(manager, editorUserId, user, changes) : this.changeMachineIn(manager, editorUserId, user, changes);
+    return user.type === 'human'
+      ? this.changeHumanIn(manager, editorUserId, user, changes, writer)
+      : this.changeMachineIn(manager, editorUserId, user, changes);
   }
 
-  private async changeHumanIn(manager: EntityManager, editorUserId: string | null, user: UserEntity, changes: HumanChanges): Promise<UserEntity> {
+  private async changeHumanIn(
+    manager: EntityManager,
+    editorUserId: string | null,
+    user: UserEntity,
+    changes: HumanChanges,
+    writer: SyncedWriter | undefined,
+  ): Promise<UserEntity> {
     const current = profileOf(user);
     const profile: HumanProfile = {
       ...current,
@@ -87,7 +99,7 @@ export class UserEditService {
       emailVerified: changes.email?.isEmailVerified,
       phoneVerified: changes.phone ? changes.phone.isPhoneVerified : undefined,
     };
-    return (await this.profiles.replaceIn(manager, editorUserId, user, profile, verification)).user;
+    return (await this.profiles.replaceIn(manager, editorUserId, user, profile, verification, writer)).user;
   }
 
   private async changeMachineIn(manager: EntityManager, editorUserId: string | null, user: UserEntity, changes: MachineChanges): Promise<UserEntity> {

@@ -1,6 +1,8 @@
 import { removeGrantsIn } from './project-access/grant-removal.js';
+import { grantsReaching } from './project-access/grant.queries.js';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import type { JsonObject } from '../common/database/columns.js';
 import { USER_TOKENS } from '../common/auth/user-tokens.js';
 import type { UserTokens } from '../common/auth/user-tokens.js';
 import { PasswordHasher } from '../common/crypto/password-hasher.js';
@@ -17,6 +19,9 @@ import { updateRows } from './entity-rows.js';
 import { countRemoved } from './org-user-counts.js';
 import { leaveAllGroupsIn } from './groups/group.queries.js';
 import { PasswordHistory } from './password-history/password-history.service.js';
+import { PasswordKeepers } from './password-keepers.js';
+import type { PasswordKeeper } from './password-keepers.js';
+import { PasswordlessUsers } from './passwordless-users.js';
 import { assertPasswordPolicy } from './rules/password-policy.js';
 import { InstanceSettings } from '../settings/instance-settings.service.js';
 import { isInactive, isLocked } from './rules/user-state.js';
@@ -37,6 +42,8 @@ export class UserLifecycleService {
     private readonly codes: UserCodes,
     private readonly settings: InstanceSettings,
     private readonly history: PasswordHistory,
+    private readonly keepers: PasswordKeepers,
+    private readonly passwordless: PasswordlessUsers,
     @Optional() @Inject(USER_TOKENS) private readonly tokens?: UserTokens,
   ) {}
 
@@ -86,6 +93,9 @@ export class UserLifecycleService {
     await this.access.assertKeepsAnIamOwner(manager, user, 'remove');
     await manager.delete(PublicKeyEntity, { ownerType: 'machine', ownerId: user.id });
     await this.tokens?.forgetUser(manager, user.id);
+    // The projects whose grants (its own or its groups') admitted it, read before they go: a Shared Signals
+    // transmitter tells only the applications that admitted it that it is gone (docs/signals.md).
+    const grantedProjects = [...new Set((await grantsReaching(manager, user.id)).map((g) => g.projectId))].sort();
     // A removed user leaves its groups, each left group recording it (docs/product-rules.md, "Groups").
     const leftGroups = (await leaveAllGroupsIn(manager, user.id)).map(
       (groupId) =>
@@ -113,7 +123,7 @@ export class UserLifecycleService {
       aggregateId: user.id,
       resourceOwner: orgId,
       editorUserId,
-      payload: { userName: user.userName },
+      payload: { userName: user.userName, grantedProjects },
     });
   }
 
@@ -123,13 +133,17 @@ export class UserLifecycleService {
     orgId: string,
     userId: string,
     password: string,
-    options: { changeRequired?: boolean; method?: PasswordChangeMethod; keepSession?: string } = {},
+    options: { changeRequired?: boolean; method?: PasswordChangeMethod; keepSession?: string; current?: string } = {},
   ): Promise<void> {
     // Refused (unknown user, not allowed, against the policy) before bcrypt is spent on it; the policy is the
     // instance's settings as they are now (docs/operations.md, "Settings"), the user is checked again where it is written.
     const { passwordPolicy } = await this.settings.get();
-    assertHasPassword(await this.access.actOn(this.uow.manager, editorUserId, orgId, userId));
+    const target = await this.access.actOn(this.uow.manager, editorUserId, orgId, userId);
+    assertHasPassword(target);
+    await this.passwordless.assertPasswordAllowedIn(this.uow.manager, target);
     assertPasswordPolicy(password, passwordPolicy);
+    const keeper = await this.keepers.of(userId);
+    if (keeper) return this.setKeptPassword(editorUserId, orgId, userId, keeper, password, options);
     await this.history.assertNotReused(userId, password);
     const hash = await this.passwords.hash(password);
     await this.uow.run(async (manager) => {
@@ -138,6 +152,51 @@ export class UserLifecycleService {
         method: options.method,
         keepSession: options.keepSession,
       });
+    });
+  }
+
+  /**
+   * A password a directory keeps (docs/directories.md, "Write-back"): with `writeBack` it is written there first — a
+   * refusal there changes nothing here — and no hash is stored; the user's sessions and tokens end as with any reset.
+   * Without it, a 409 naming the directory: the password is changed where it is kept.
+   */
+  private async setKeptPassword(
+    editorUserId: string | null,
+    orgId: string,
+    userId: string,
+    keeper: PasswordKeeper & { name: string; writeBack: boolean },
+    password: string,
+    options: { method?: PasswordChangeMethod; keepSession?: string; current?: string },
+  ): Promise<void> {
+    if (!keeper.writeBack)
+      throw new DomainError(ErrorCode.Conflict, `this user's password is kept by the directory "${keeper.name}"; change it in the directory`);
+    await keeper.write(userId, password, options.current);
+    await this.uow.run(async (manager) => {
+      const user = await this.access.actOn(manager, editorUserId, orgId, userId);
+      await manager.update(UserEntity, { id: user.id }, { passwordChangeRequired: false, passwordChangedAt: new Date(), ...bump(user) });
+      await this.endCredentialsIn(manager, user.id, options.keepSession);
+      await this.pushPasswordChanged(manager, editorUserId, user, {
+        changeRequired: false,
+        source: 'directory',
+        ...(options.method ? { method: options.method } : {}),
+      });
+    });
+  }
+
+  /** A changed password ends the user's sessions and tokens (but `keepSession`) and every mailed link (docs/mail.md, "Codes"). */
+  private async endCredentialsIn(manager: EntityManager, userId: string, keepSession: string | undefined): Promise<void> {
+    await this.tokens?.revokeAll(manager, userId, { keepSession });
+    await this.codes.revokeAllIn(manager, userId);
+  }
+
+  private pushPasswordChanged(manager: EntityManager, editorUserId: string | null, user: Pick<UserEntity, 'id' | 'orgId'>, payload: JsonObject) {
+    return this.events.push(manager, {
+      type: 'user.human.password.changed',
+      aggregateType: 'user',
+      aggregateId: user.id,
+      resourceOwner: user.orgId,
+      editorUserId,
+      payload,
     });
   }
 
@@ -156,6 +215,8 @@ export class UserLifecycleService {
     options: { rehash?: boolean; method?: PasswordChangeMethod; keepSession?: string } = {},
   ) {
     assertHasPassword(user);
+    // Every door that sets a password ends here: passkeys only refuses it (docs/passwordless.md).
+    if (!options.rehash) await this.passwordless.assertPasswordAllowedIn(manager, user);
     if (options.rehash) {
       await manager.update(UserEntity, { id: user.id }, { passwordHash: hash, passwordChangeRequired: changeRequired, ...bump(user) });
     } else {
@@ -164,18 +225,9 @@ export class UserLifecycleService {
       await this.history.rememberCurrentIn(manager, user.id);
       const changes = { passwordHash: hash, passwordChangeRequired: changeRequired, passwordChangedAt: new Date(), ...bump(user) };
       await manager.update(UserEntity, { id: user.id }, changes);
-      await this.tokens?.revokeAll(manager, user.id, { keepSession: options.keepSession });
-      // Every mailed link of the user ends with it (docs/mail.md, "Codes").
-      await this.codes.revokeAllIn(manager, user.id);
+      await this.endCredentialsIn(manager, user.id, options.keepSession);
     }
-    await this.events.push(manager, {
-      type: 'user.human.password.changed',
-      aggregateType: 'user',
-      aggregateId: user.id,
-      resourceOwner: user.orgId,
-      editorUserId,
-      payload: { changeRequired, ...(options.method ? { method: options.method } : {}) },
-    });
+    await this.pushPasswordChanged(manager, editorUserId, user, { changeRequired, ...(options.method ? { method: options.method } : {}) });
   }
 
   private inTransaction(

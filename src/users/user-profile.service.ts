@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { JsonObject, JsonValue } from '../common/database/columns.js';
+import { SYNCED_FIELDS, SyncedFields } from './synced-fields.js';
+import type { SyncedWriter } from './synced-fields.js';
 import { EventStore } from '../common/events/event-store.js';
 import { UserContactEntity } from './entities/user-contact.entity.js';
 import type { ContactKind } from './entities/user-contact.entity.js';
@@ -78,6 +80,7 @@ export class UserProfileService {
   constructor(
     private readonly events: EventStore,
     private readonly codes: UserCodes,
+    private readonly synced: SyncedFields,
   ) {}
 
   /** Whether replacing the user's profile with this one would change anything (a read-only check). */
@@ -92,6 +95,7 @@ export class UserProfileService {
     user: UserEntity,
     profile: HumanProfile,
     verification: ContactVerification = {},
+    writer?: SyncedWriter,
   ): Promise<{ user: UserEntity; changed: boolean }> {
     const { next, profileChanges, attributesChanged, profileChanged, emailChanged, phoneChanged, emailVerified, phoneVerified } = diff(
       user,
@@ -99,6 +103,13 @@ export class UserProfileService {
       verification,
     );
     if (!profileChanged && !emailChanged && !phoneChanged) return { user, changed: false };
+    // Nobody but the directory's own sync (its writer) changes what a directory keeps: no editor is no exception.
+    await this.synced.assertMayChange(
+      manager,
+      user.id,
+      SYNCED_FIELDS.filter((field) => (field in profileChanges ? true : field === 'email' && (user.email ?? null) !== (next.email ?? null))),
+      writer,
+    );
     // Only a caller's explicit flag verifies an address the user did not hold verified already.
     const newlyVerified = emailVerified && (!user.emailVerified || next.emailLower !== user.emailLower);
     if (newlyVerified && (await verifiedByAnother(manager, user.orgId, next.email!, user.id))) throw verifiedElsewhereError();

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { BearerStrategy } from '../common/auth/bearer.strategy.js';
 import { PRINCIPAL_RESOLVER } from '../common/auth/principal-resolver.js';
 import { UserAccess } from './acting/user-access.service.js';
+import { PasswordlessUsers } from './passwordless-users.js';
 import { BootstrapService } from './bootstrap.service.js';
 import { CredentialsService } from './credentials.service.js';
 import { FeaturesService } from './features.service.js';
@@ -16,6 +17,8 @@ import { LoginPolicyService } from './login-policy.service.js';
 import { DomainPrincipalResolver } from './principal.resolver.js';
 import { ProjectsService } from './projects.service.js';
 import { UserDirectory } from './user-directory.service.js';
+import { SyncedFields } from './synced-fields.js';
+import { PasswordKeepers } from './password-keepers.js';
 import { UserEditService } from './user-edit.service.js';
 import { UserLifecycleService } from './user-lifecycle.service.js';
 import { UserProfileService } from './user-profile.service.js';
@@ -39,7 +42,10 @@ import { GrantLoss } from './project-access/grant-loss.js';
 import { ProjectRolesService } from './project-access/project-roles.service.js';
 
 const SERVICES = [
+  PasswordlessUsers,
   UserAccess,
+  SyncedFields,
+  PasswordKeepers,
   OrganizationsService,
   UsersService,
   UserLifecycleService,

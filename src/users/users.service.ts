@@ -22,6 +22,7 @@ import { InstanceSettings } from '../settings/instance-settings.service.js';
 import { searchText } from './rules/user-search.js';
 import { profileColumns, profileContactRows } from './user-profile.service.js';
 import type { HumanProfile } from './user-profile.service.js';
+import { PasswordlessUsers } from './passwordless-users.js';
 
 interface NewHumanUser {
   userName: string;
@@ -55,6 +56,7 @@ export class UsersService {
     private readonly passwords: PasswordHasher,
     private readonly links: AccountLinksService,
     private readonly settings: InstanceSettings,
+    private readonly passwordless: PasswordlessUsers,
   ) {}
 
   /** A user of the organization; 404 for unknown ids and for users of other organizations alike. */
@@ -66,6 +68,8 @@ export class UsersService {
 
   async createHuman(editorUserId: string | null, orgId: string, input: NewHumanUser, id = newId()): Promise<UserEntity> {
     const instance = await this.instance();
+    // Checked before bcrypt is spent, and again where the user is written (docs/passwordless.md).
+    if (input.password !== undefined) await this.passwordless.assertNewPasswordAllowedIn(this.dataSource.manager, orgId);
     if (input.password !== undefined) assertPasswordPolicy(input.password, (await this.settings.get()).passwordPolicy);
     const phone = input.phone === undefined ? null : normalizePhone(input.phone);
     // Hash before the transaction: bcrypt takes tens of milliseconds and must not hold a write lock.
@@ -130,6 +134,7 @@ export class UsersService {
     input: Omit<NewHumanUser, 'password' | 'phone'> & { phone: string | null; passwordHash: string | null },
     profile?: HumanProfile,
   ): Promise<UserEntity> {
+    if (input.passwordHash !== null) await this.passwordless.assertNewPasswordAllowedIn(manager, orgId);
     await countAdded(manager, orgId, 1);
     const now = new Date();
     const displayName = input.displayName ?? `${input.firstName} ${input.lastName}`.trim();

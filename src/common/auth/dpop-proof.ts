@@ -6,7 +6,7 @@ import type { DpopNonces } from './dpop-nonce.js';
 
 /**
  * Asymmetric algorithms only (RFC 9449 §4.2: "MUST NOT be none or an identifier for a symmetric
- * algorithm"); the same list oidc-provider is configured with (provider.factory.ts), advertised in
+ * algorithm"); the same list oidc-provider is configured with (provider-configuration.ts), advertised in
  * discovery's `dpop_signing_alg_values_supported`.
  */
 export const DPOP_SIGNING_ALGS = ['ES256', 'ES384', 'EdDSA', 'Ed25519', 'PS256', 'RS256'];

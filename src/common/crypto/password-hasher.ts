@@ -3,6 +3,12 @@ import { passwordHashing, VerifierBusyError } from './password-hashes/expensive-
 import { hashPassword, needsRehash, verifyAgainstDummyHash, verifyPassword } from './password-hashes/password-hashes.js';
 
 /**
+ * bcrypt reads only the first 72 UTF-8 bytes of a password and would cut a longer one silently, so no surface accepts
+ * a longer one (the password policy, the settings that bound it, the import).
+ */
+export const PASSWORD_MAX_BYTES = 72;
+
+/**
  * Human passwords: new ones are hashed with bcrypt at the configured cost (docs/product-rules.md, "OpenID Connect and OAuth": bcrypt is for
  * human passwords only); stored ones are verified by their own algorithm, since imported users keep
  * the hashes they came with (bcrypt, argon2, scrypt, PBKDF2, SHA-crypt, MD5-crypt), and are rehashed

@@ -76,6 +76,13 @@ export const EVENT_MESSAGES = {
   'org.idp.changed': 'Identity provider changed',
   'org.idp.removed': 'Identity provider removed',
   'org.idp.tested': 'Identity provider test sign-in started',
+  'org.idp.signals.subscribed': 'Shared Signals stream subscribed at an identity provider',
+  'org.idp.signals.unsubscribed': 'Shared Signals stream at an identity provider ended',
+  'ssf.stream.added': 'Shared Signals stream added',
+  'ssf.stream.changed': 'Shared Signals stream changed',
+  'ssf.stream.removed': 'Shared Signals stream removed',
+  'ssf.set.accepted': 'Security event accepted from an identity provider',
+  'ssf.set.refused': 'Security event refused',
   'org.directory.added': 'Directory added',
   'org.directory.changed': 'Directory changed',
   'org.directory.removed': 'Directory removed',
@@ -108,6 +115,11 @@ export const EVENT_MESSAGES = {
   'agent.client.removed': 'Agent client removed',
   'migration.started': 'Migration started',
   'migration.finished': 'Migration finished',
+  'instance.branding.changed': 'Branding changed',
+  'org.branding.changed': 'Organization branding changed',
+  'org.branding.removed': 'Organization branding removed',
+  'project.application.branding.changed': 'Application branding changed',
+  'project.application.branding.removed': 'Application branding removed',
 } as const;
 
 export type EventType = keyof typeof EVENT_MESSAGES;

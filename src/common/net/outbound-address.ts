@@ -103,6 +103,20 @@ export function lookupVia(resolve: (host: string) => Promise<LookupAddress[]>, a
   };
 }
 
+/**
+ * A `lookup` answering with addresses resolved and checked beforehand by a rule of the caller's own (a directory's
+ * allow-list, src/directories): the socket connects to one of them, never to a second resolution's answer (DNS
+ * rebinding), as guardedLookup's does for public addresses.
+ */
+export function pinnedLookup(addresses: readonly LookupAddress[]) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+    const fitting = family ? addresses.filter((a) => a.family === family) : [...addresses];
+    if (fitting.length === 0) return callback(Object.assign(new Error(`${hostname} has no address of the family asked for`), { code: 'ENOTFOUND' }), []);
+    answerLookup(hostname, fitting, [], options, callback);
+  };
+}
+
 /** Refuses the connection when any address was refused; otherwise answers with the addresses the caller checked. */
 function answerLookup(hostname: string, addresses: LookupAddress[], refused: LookupAddress[], options: LookupOptions, callback: LookupCallback): void {
   if (refused.length > 0)

@@ -2,6 +2,7 @@ import type { JsonObject } from '../../common/database/columns.js';
 import { toScimUser } from '../../scim/users/scim-user.mapper.js';
 import type { UserEntity } from '../../users/entities/user.entity.js';
 import { isInactive } from '../../users/rules/user-state.js';
+import { SINGULAR_USER_ATTRIBUTES } from '../../scim/users/scim-user.attributes.js';
 
 /**
  * What a target receives for a user (docs/provisioning.md, "What is pushed"): the SCIM representation the inbound API serves (RFC 7643 §4.1),
@@ -21,14 +22,7 @@ export function outboundUser(user: UserEntity, userName: string): JsonObject {
  */
 export const CLEARABLE_ATTRIBUTES = [
   'name',
-  'displayName',
-  'nickName',
-  'profileUrl',
-  'title',
-  'userType',
-  'preferredLanguage',
-  'locale',
-  'timezone',
+  ...SINGULAR_USER_ATTRIBUTES,
   'emails',
   'phoneNumbers',
   'addresses',

@@ -2,6 +2,7 @@ import { AttributePathSet } from '../filter/scim-attribute-set.js';
 import { DEFAULT_CASE_EXACT_ATTRIBUTES } from '../filter/scim-filter.matcher.js';
 import type { ParseFilterOptions } from '../filter/scim-filter.parser.js';
 import { ENTERPRISE_SCHEMA, GROUP_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
+import { SINGULAR_USER_ATTRIBUTES } from '../users/scim-user.attributes.js';
 
 /**
  * The little schema knowledge the PATCH engine needs. Paths are matched ignoring case:
@@ -56,14 +57,7 @@ export const DEFAULT_PATCH_SCHEMA: ScimPatchSchema = {
     'middleName',
     'honorificPrefix',
     'honorificSuffix',
-    'displayName',
-    'nickName',
-    'profileUrl',
-    'title',
-    'userType',
-    'preferredLanguage',
-    'locale',
-    'timezone',
+    ...SINGULAR_USER_ATTRIBUTES,
     'active',
     'password',
     'emails',

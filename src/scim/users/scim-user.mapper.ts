@@ -8,6 +8,7 @@ import type { Contact, HumanProfile } from '../../users/user-profile.service.js'
 import { ScimError } from '../errors/scim-error.js';
 import { ENTERPRISE_SCHEMA, USER_SCHEMA } from '../scim.constants.js';
 import { isActive } from '../../users/rules/user-state.js';
+import { SINGULAR_USER_ATTRIBUTES } from './scim-user.attributes.js';
 
 /** Multi-valued and complex attributes kept whole in the user's SCIM document. */
 const DOCUMENT_ATTRIBUTES = ['addresses', 'ims', 'photos', 'roles', 'entitlements', 'x509Certificates', ENTERPRISE_SCHEMA] as const;
@@ -84,14 +85,7 @@ export const PRESENTED_PROPERTIES = [
   'userName',
   'givenName',
   'familyName',
-  'displayName',
-  'nickName',
-  'profileUrl',
-  'title',
-  'userType',
-  'preferredLanguage',
-  'locale',
-  'timezone',
+  ...SINGULAR_USER_ATTRIBUTES,
   'state',
   'email',
   'phone',

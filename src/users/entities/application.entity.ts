@@ -94,6 +94,10 @@ export class ApplicationEntity {
   @Column({ name: 'dpop_bound_access_tokens', type: 'boolean', default: false })
   dpopBoundAccessTokens: boolean;
 
+  /** May open Shared Signals streams about the people it may enter (docs/signals.md, "Receivers"). */
+  @Column({ name: 'ssf_receiver', type: 'boolean', default: false })
+  ssfReceiver: boolean;
+
   /** Where logout tokens are sent (OIDC Back-Channel Logout 1.0 §2.2). */
   @Column({ name: 'backchannel_logout_uri', type: 'varchar', length: 2000, nullable: true })
   backchannelLogoutUri: string | null;

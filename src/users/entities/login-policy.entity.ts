@@ -12,6 +12,10 @@ export type AgentClientPolicy = (typeof AGENT_CLIENT_POLICIES)[number];
 export const DYNAMIC_REGISTRATION_MODES = ['off', 'initialAccessToken', 'open'] as const;
 export type DynamicRegistrationMode = (typeof DYNAMIC_REGISTRATION_MODES)[number];
 
+/** Whether the organization's people sign in with passkeys only (docs/passwordless.md). */
+export const PASSWORDLESS_MODES = ['off', 'allowed', 'required'] as const;
+export type PasswordlessMode = (typeof PASSWORDLESS_MODES)[number];
+
 /** How an organization's users sign in. */
 @Entity({ name: 'login_policies' })
 export class LoginPolicyEntity {
@@ -51,6 +55,10 @@ export class LoginPolicyEntity {
   /** Whether clients may register themselves for the organization (docs/agents.md, "Dynamic registration"). */
   @Column({ name: 'dynamic_registration', type: 'varchar', length: 24, default: 'off' })
   dynamicRegistration: DynamicRegistrationMode;
+
+  /** `required`: passkeys only, no password page, recovery by a mailed link and a recovery code (docs/passwordless.md). */
+  @Column({ type: 'varchar', length: 16, default: 'off' })
+  passwordless: PasswordlessMode;
 
   @Column({ name: 'changed_at', ...timestampColumn })
   changedAt: Date;

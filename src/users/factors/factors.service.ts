@@ -196,58 +196,74 @@ export class FactorsService {
         await this.record(manager, user, 'user.human.mfa.check.succeeded', factor);
         return { type: 'totp', factorId: factor.id };
       }
-      const recoveryCode = normalizeRecoveryCode(code);
-      if (!recoveryCode) return false;
-      const factor = await manager.findOneBy(UserFactorEntity, { userId: user.id, type: 'recovery_codes', state: 'active' });
-      if (!factor) return false;
-      const { affected } = await manager
-        .createQueryBuilder()
-        .update(RecoveryCodeEntity)
-        .set({ usedAt: new Date() })
-        .where('factor_id = :factorId AND code_hash = :hash AND used_at IS NULL', { factorId: factor.id, hash: this.hasher.hash(recoveryCode) })
-        .execute();
-      if (affected !== 1) return false;
-      await this.record(manager, user, 'user.human.mfa.check.succeeded', factor);
-      return { type: 'recovery_codes', factorId: factor.id };
+      return this.useRecoveryCodeIn(manager, user, code);
     });
+  }
+
+  /** One of the user's unused recovery codes, alone (a passkeys-only recovery, docs/passwordless.md); counted like a code. */
+  checkRecoveryCode(user: FactorOwner, code: string, source: CheckSource): Promise<CodeCheck> {
+    return this.counted(user, 'code', source, (manager) => this.useRecoveryCodeIn(manager, user, code));
+  }
+
+  /** Uses the recovery code once (one conditional UPDATE): false when it is wrong or used. */
+  private async useRecoveryCodeIn(manager: EntityManager, user: FactorOwner, code: string): Promise<false | { type: FactorType; factorId: string }> {
+    const recoveryCode = normalizeRecoveryCode(code);
+    if (!recoveryCode) return false;
+    const factor = await manager.findOneBy(UserFactorEntity, { userId: user.id, type: 'recovery_codes', state: 'active' });
+    if (!factor) return false;
+    const { affected } = await manager
+      .createQueryBuilder()
+      .update(RecoveryCodeEntity)
+      .set({ usedAt: new Date() })
+      .where('factor_id = :factorId AND code_hash = :hash AND used_at IS NULL', { factorId: factor.id, hash: this.hasher.hash(recoveryCode) })
+      .execute();
+    if (affected !== 1) return false;
+    await this.record(manager, user, 'user.human.mfa.check.succeeded', factor);
+    return { type: 'recovery_codes', factorId: factor.id };
   }
 
   /** Ten new recovery codes, replacing the user's earlier ones; shown once, stored as keyed hashes. */
   async newRecoveryCodes(user: FactorOwner): Promise<string[]> {
+    return this.uow.run((manager) => this.newRecoveryCodesIn(manager, user));
+  }
+
+  /** The same inside the caller's transaction. */
+  async newRecoveryCodesIn(manager: EntityManager, user: FactorOwner): Promise<string[]> {
     const codes = newRecoveryCodes();
-    await this.uow.run(async (manager) => {
-      await manager.delete(UserFactorEntity, { userId: user.id, type: 'recovery_codes' });
-      const factor = emptyFactor(newId(), user.id, 'recovery_codes', 'active');
-      await manager.insert(UserFactorEntity, factor);
-      await manager.insert(
-        RecoveryCodeEntity,
-        codes.map((code) => ({ factorId: factor.id, codeHash: this.hasher.hash(normalizeRecoveryCode(code)!), usedAt: null })),
-      );
-      await this.record(manager, user, 'user.human.mfa.added', factor, user.id);
-    });
+    await manager.delete(UserFactorEntity, { userId: user.id, type: 'recovery_codes' });
+    const factor = emptyFactor(newId(), user.id, 'recovery_codes', 'active');
+    await manager.insert(UserFactorEntity, factor);
+    await manager.insert(
+      RecoveryCodeEntity,
+      codes.map((code) => ({ factorId: factor.id, codeHash: this.hasher.hash(normalizeRecoveryCode(code)!), usedAt: null })),
+    );
+    await this.record(manager, user, 'user.human.mfa.added', factor, user.id);
     return codes;
   }
 
   /** Stores a verified new passkey; one credential belongs to one user only. */
-  async addPasskey(user: FactorOwner, passkey: NewPasskey): Promise<string> {
+  addPasskey(user: FactorOwner, passkey: NewPasskey): Promise<string> {
+    return this.uow.run((manager) => this.addPasskeyIn(manager, user, passkey));
+  }
+
+  /** The same inside the caller's transaction (a passkey enrolled from a mailed link, docs/passwordless.md). */
+  async addPasskeyIn(manager: EntityManager, user: FactorOwner, passkey: NewPasskey): Promise<string> {
     const factorId = newId();
-    await this.uow.run(async (manager) => {
-      const credentialKey = credentialKeyOf(passkey.credentialId);
-      if (await manager.existsBy(UserFactorEntity, { credentialKey })) throw DomainError.alreadyExists('this passkey is registered already');
-      const empty = emptyFactor(factorId, user.id, 'passkey', 'active');
-      const factor = {
-        ...empty,
-        name: passkeyName(passkey.aaguid, empty.createdAt),
-        credentialKey,
-        credentialId: passkey.credentialId,
-        publicKey: passkey.publicKey,
-        signCount: passkey.signCount,
-        transports: passkey.transports.join(',') || null,
-        multiDevice: passkey.multiDevice,
-      };
-      await manager.insert(UserFactorEntity, factor);
-      await this.record(manager, user, 'user.human.mfa.added', factor, user.id);
-    });
+    const credentialKey = credentialKeyOf(passkey.credentialId);
+    if (await manager.existsBy(UserFactorEntity, { credentialKey })) throw DomainError.alreadyExists('this passkey is registered already');
+    const empty = emptyFactor(factorId, user.id, 'passkey', 'active');
+    const factor = {
+      ...empty,
+      name: passkeyName(passkey.aaguid, empty.createdAt),
+      credentialKey,
+      credentialId: passkey.credentialId,
+      publicKey: passkey.publicKey,
+      signCount: passkey.signCount,
+      transports: passkey.transports.join(',') || null,
+      multiDevice: passkey.multiDevice,
+    };
+    await manager.insert(UserFactorEntity, factor);
+    await this.record(manager, user, 'user.human.mfa.added', factor, user.id);
     return factorId;
   }
 
@@ -311,20 +327,31 @@ export class FactorsService {
     });
   }
 
-  private record(
+  private async record(
     manager: EntityManager,
     user: FactorOwner,
     type: 'user.human.mfa.added' | 'user.human.mfa.removed' | 'user.human.mfa.check.succeeded',
     factor: Pick<UserFactorEntity, 'id' | 'type'>,
     editorUserId: string | null = null,
   ) {
+    // How many factors to sign in with remain after an addition or removal: a Shared Signals transmitter tells an
+    // assurance level change by it (docs/signals.md, "What is transmitted").
+    const signInFactors =
+      type === 'user.human.mfa.check.succeeded'
+        ? undefined
+        : await manager.count(UserFactorEntity, {
+            where: [
+              { userId: user.id, state: 'active', type: 'totp' },
+              { userId: user.id, state: 'active', type: 'passkey' },
+            ],
+          });
     return this.events.push(manager, {
       type,
       aggregateType: 'user',
       aggregateId: user.id,
       resourceOwner: user.orgId,
       editorUserId,
-      payload: { factorId: factor.id, type: factor.type },
+      payload: { factorId: factor.id, type: factor.type, ...(signInFactors === undefined ? {} : { signInFactors }) },
     });
   }
 }

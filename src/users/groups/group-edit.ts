@@ -22,6 +22,8 @@ export interface GroupEditResult {
   group: GroupEntity;
   added: number;
   removed: number;
+  /** Whether anything changed: a name, an external id or a member. */
+  changed: boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export class GroupEdit {
       this.group.changedAt = new Date();
       await touchGroup(this.manager, this.group.id, this.group.changedAt);
     }
-    return { group: this.group, added: this.added, removed: this.removed };
+    return { group: this.group, added: this.added, removed: this.removed, changed: this.changed };
   }
 
   private async one(change: GroupChange): Promise<void> {

@@ -6,7 +6,10 @@ import { DomainError } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
 import { newId } from '../../common/ids.js';
 import { foldCase } from '../../common/text/case-fold.js';
+import type { JsonObject } from '../../common/database/columns.js';
 import { UserAccess } from '../acting/user-access.service.js';
+import { SyncedFields } from '../synced-fields.js';
+import type { SyncedWriter } from '../synced-fields.js';
 import { GroupEntity } from '../entities/group.entity.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { GroupEdit } from './group-edit.js';
@@ -32,35 +35,49 @@ export class GroupsService {
     private readonly events: EventStore,
     private readonly access: UserAccess,
     private readonly loss: GrantLoss,
+    private readonly synced: SyncedFields,
   ) {}
 
   /** A new group, with its first members when given (one transaction: all of it or nothing). */
   create(editorUserId: string | null, orgId: string, input: GroupInput, memberIds: readonly string[] = []): Promise<GroupEntity> {
+    return this.uow.run((manager) => this.createIn(manager, editorUserId, orgId, input, memberIds));
+  }
+
+  /**
+   * `create` inside the caller's transaction. `origin`: where the group comes from, told in its `group.added` event
+   * (a directory's sync: `{source: "directory", directoryId}`).
+   */
+  async createIn(
+    manager: EntityManager,
+    editorUserId: string | null,
+    orgId: string,
+    input: GroupInput,
+    memberIds: readonly string[] = [],
+    origin: JsonObject = {},
+  ): Promise<GroupEntity> {
     const { displayName, externalId } = validGroupInput(input);
-    return this.uow.run(async (manager) => {
-      if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
-      const now = new Date();
-      const group = manager.create(GroupEntity, {
-        id: newId(),
-        orgId,
-        displayName,
-        displayNameKey: foldCase(displayName),
-        externalId,
-        createdAt: now,
-        changedAt: now,
-      });
-      await insertUnique(manager, group);
-      await this.events.push(manager, {
-        type: 'group.added',
-        aggregateType: 'group',
-        aggregateId: group.id,
-        resourceOwner: orgId,
-        editorUserId,
-        payload: { displayName, externalId },
-      });
-      if (memberIds.length > 0) await new GroupEdit(manager, this.events, this.access, editorUserId, group).apply([{ kind: 'add', userIds: memberIds }]);
-      return group;
+    if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
+    const now = new Date();
+    const group = manager.create(GroupEntity, {
+      id: newId(),
+      orgId,
+      displayName,
+      displayNameKey: foldCase(displayName),
+      externalId,
+      createdAt: now,
+      changedAt: now,
     });
+    await insertUnique(manager, group);
+    await this.events.push(manager, {
+      type: 'group.added',
+      aggregateType: 'group',
+      aggregateId: group.id,
+      resourceOwner: orgId,
+      editorUserId,
+      payload: { displayName, externalId, ...origin },
+    });
+    if (memberIds.length > 0) await new GroupEdit(manager, this.events, this.access, editorUserId, group).apply([{ kind: 'add', userIds: memberIds }]);
+    return group;
   }
 
   get(orgId: string, groupId: string): Promise<GroupEntity> {
@@ -75,20 +92,38 @@ export class GroupsService {
 
   /** Applies the changes in order, all or nothing; concurrent edits of one group queue behind each other. */
   edit(editorUserId: string | null, orgId: string, groupId: string, changes: readonly GroupChange[]): Promise<GroupEditResult> {
-    return this.uow.run(async (manager) => {
-      const group = await lockedGroupOf(manager, orgId, groupId);
-      return this.applyEdit(manager, editorUserId, group, changes);
-    });
+    return this.uow.run((manager) => this.editIn(manager, editorUserId, orgId, groupId, changes));
+  }
+
+  /**
+   * `edit` inside the caller's transaction. A group another system keeps (a directory's) is a 409 naming it, unless
+   * `writer` is that system's own (synced-fields.ts).
+   */
+  async editIn(
+    manager: EntityManager,
+    editorUserId: string | null,
+    orgId: string,
+    groupId: string,
+    changes: readonly GroupChange[],
+    writer?: SyncedWriter,
+  ): Promise<GroupEditResult> {
+    const group = await lockedGroupOf(manager, orgId, groupId);
+    await this.synced.assertMayChangeGroup(manager, group.id, writer);
+    return this.applyEdit(manager, editorUserId, group, changes);
   }
 
   /** Deletes the group and its memberships (one `group.removed` event; members keep their other groups). */
   remove(editorUserId: string | null, orgId: string, groupId: string): Promise<void> {
-    return this.uow.run(async (manager) => {
-      const group = await groupOf(manager, orgId, groupId);
-      const members = await allMembers(manager, group.id);
-      await removeGroupIn(manager, this.events, editorUserId, group);
-      await this.loss.ended(manager, { userIds: members }, editorUserId);
-    });
+    return this.uow.run((manager) => this.removeIn(manager, editorUserId, orgId, groupId));
+  }
+
+  /** `remove` inside the caller's transaction; a kept group as in `editIn`. */
+  async removeIn(manager: EntityManager, editorUserId: string | null, orgId: string, groupId: string, writer?: SyncedWriter): Promise<void> {
+    const group = await groupOf(manager, orgId, groupId);
+    await this.synced.assertMayChangeGroup(manager, group.id, writer);
+    const members = await allMembers(manager, group.id);
+    await removeGroupIn(manager, this.events, editorUserId, group);
+    await this.loss.ended(manager, { userIds: members }, editorUserId);
   }
 
   /** Adds one user, named by the caller (404 outside the organization); true when it was not a member yet. */
@@ -104,6 +139,7 @@ export class GroupsService {
   private changeOne(editorUserId: string | null, orgId: string, groupId: string, userId: string, kind: 'add' | 'remove'): Promise<GroupEditResult> {
     return this.uow.run(async (manager) => {
       const group = await lockedGroupOf(manager, orgId, groupId);
+      await this.synced.assertMayChangeGroup(manager, group.id);
       await this.access.actOn(manager, editorUserId, orgId, userId);
       return this.applyEdit(manager, editorUserId, group, [{ kind, userIds: [userId] }]);
     });

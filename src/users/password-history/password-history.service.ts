@@ -5,7 +5,7 @@ import { VerifierBusyError } from '../../common/crypto/password-hashes/password-
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError, ErrorCode } from '../../common/errors/domain-error.js';
 import { InstanceSettings } from '../../settings/instance-settings.service.js';
-import { currentHashIn, keepPreviousIn, recentHashes } from './password-history.queries.js';
+import { currentHashIn, keepPreviousIn, pruneAllIn, recentHashes } from './password-history.queries.js';
 
 /**
  * The password policy's history (docs/operations.md, "Settings"), as Keycloak's "Not Recently Used": with
@@ -19,7 +19,12 @@ export class PasswordHistory {
     private readonly uow: UnitOfWork,
     private readonly settings: InstanceSettings,
     private readonly passwords: PasswordHasher,
-  ) {}
+  ) {
+    // A shorter history keeps fewer previous hashes from now on: none longer than the policy needs them.
+    settings.follow(async (manager, before, after) => {
+      if (after.passwordPolicy.historyCount < before.passwordPolicy.historyCount) await pruneAllIn(manager, after.passwordPolicy.historyCount - 1);
+    });
+  }
 
   /** What is wrong with `password` as the user's next one under the history rule; undefined when nothing is. */
   async problemOf(userId: string, password: string): Promise<string | undefined> {

@@ -7,7 +7,6 @@ export interface ApplicationAudienceRow {
   client_id: string;
   project_id: string;
   own: unknown;
-  api_access: unknown;
 }
 
 /**
@@ -17,22 +16,13 @@ export interface ApplicationAudienceRow {
  */
 export function applicationAudienceRows(dataSource: DataSource, clientId: string, requestedProjects: string[]): Promise<ApplicationAudienceRow[]> {
   const requested = requestedProjects.length;
-  const sql = `SELECT m.client_id, m.project_id, CASE WHEN m.client_id = ? THEN 1 ELSE 0 END AS own, m.api_access FROM applications m
+  const sql = `SELECT m.client_id, m.project_id, CASE WHEN m.client_id = ? THEN 1 ELSE 0 END AS own FROM applications m
       WHERE m.project_id IN (SELECT a.project_id FROM applications a WHERE a.client_id = ?)${
         requested > 0
           ? ` OR (m.project_id IN (${placeholders(requested)}) AND m.org_id = COALESCE((SELECT a.org_id FROM applications a WHERE a.client_id = ?), (SELECT u.org_id FROM users u WHERE u.id = ?)))`
           : ''
       }`;
   return statementsOf(dataSource).rows<ApplicationAudienceRow>(sql, [clientId, clientId, ...requestedProjects, ...(requested > 0 ? [clientId, clientId] : [])]);
-}
-
-/**
- * Whether the client id is a machine user's (its user id): what the client is, read from the users table, so that
- * a client with no application row (one that registered itself, say) is never taken for a machine user.
- */
-export async function isMachineUser(dataSource: DataSource, clientId: string): Promise<boolean> {
-  const rows = await statementsOf(dataSource).rows<{ one: unknown }>("SELECT 1 AS one FROM users WHERE id = ? AND type = 'machine'", [clientId]);
-  return rows.length > 0;
 }
 
 /** Which of these project ids are projects of the organization. */

@@ -9,7 +9,7 @@ import { statementsOf } from '../../common/database/statements.js';
 export type LoginUserRow = Record<string, unknown>;
 
 const COLUMNS = `u.id, u.org_id, u.type, u.state, u.user_name, u.password_hash, u.password_change_required, u.failed_password_checks, u.failures_locked_at,
-  COALESCE(u.password_changed_at, u.created_at) AS password_set_at, u.version, u.email, u.email_verified, o.primary_domain`;
+  COALESCE(u.password_changed_at, u.created_at) AS password_set_at, u.version, u.email, u.email_verified, u.preferred_language, o.primary_domain`;
 
 /**
  * Users of that bare name anywhere in the instance, the `default` organization's first; two are enough

@@ -26,6 +26,7 @@ export interface ClientRow {
   request_object_requires_exp: unknown;
   authorization_signed_response_alg: string | null;
   dpop_bound_access_tokens: unknown;
+  ssf_receiver: unknown;
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: unknown;
   /** The application's own key set (JSON text) or the URL that serves it; both null: keys registered through `…/keys`. */
@@ -56,13 +57,13 @@ const CLIENT_SQL = `
   SELECT 'app' AS src, a.id, a.org_id, a.project_id, a.name, a.kind, a.client_id, a.client_secret_hash AS secret, a.auth_method,
          a.redirect_uris, a.post_logout_redirect_uris, a.response_types, a.grant_types, a.access_token_type,
          a.id_token_userinfo_assertion, a.dev_mode, a.api_access, a.require_par, a.require_signed_request_object, a.request_object_requires_exp,
-         a.authorization_signed_response_alg, a.dpop_bound_access_tokens, a.backchannel_logout_uri, a.backchannel_logout_session_required,
+         a.authorization_signed_response_alg, a.dpop_bound_access_tokens, a.ssf_receiver, a.backchannel_logout_uri, a.backchannel_logout_session_required,
          a.jwks, a.jwks_uri, a.subject_type, a.resource_uri, a.access, a.home_url
     FROM applications a WHERE a.client_id = ?
   UNION ALL
   SELECT 'machine' AS src, u.id, u.org_id, NULL, u.user_name, NULL, u.id, s.secret_hash, NULL,
          NULL, NULL, NULL, NULL, u.access_token_type, 0, 0, 0, 0, 0, 0,
-         NULL, 0, NULL, 0, NULL, NULL, 'public', NULL, 'everyone', NULL
+         NULL, 0, 0, NULL, 0, NULL, NULL, 'public', NULL, 'everyone', NULL
     FROM users u LEFT JOIN machine_secrets s ON s.user_id = u.id WHERE u.id = ? AND u.type = 'machine' AND ${activeUserSql('u')}`;
 
 /** The application of that client id and the active machine user of that id (with its secrets): one statement. */

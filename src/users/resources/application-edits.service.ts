@@ -1,3 +1,4 @@
+import { nameContains } from '../../common/database/name-search.js';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { CLIENT_REGISTRATIONS } from '../../common/auth/client-registrations.js';
@@ -20,7 +21,7 @@ import { isUniqueViolation } from '../../common/database/unique-violation.js';
 import { assertBackchannelLogoutTarget } from '../backchannel-logout-target.js';
 import { assertJwksUriTarget, storedJwks } from '../client-keys.rules.js';
 import type { NewOidcApplication } from '../projects.service.js';
-import { applicationIn, assertMayManage, usesSecret } from './application-access.js';
+import { applicationIn, assertMayManage, assertMaySetSsfReceiver, usesSecret } from './application-access.js';
 import type { Page, Paged } from '../../common/database/page.js';
 import { projectIn } from './project-edits.service.js';
 import { SAML_FIELDS, samlEventFields, samlSettingsOf, updateSamlSettings } from './saml-settings.js';
@@ -49,6 +50,7 @@ const FIELDS: Field[] = [
   'idTokenUserinfoAssertion',
   'devMode',
   'apiAccess',
+  'ssfReceiver',
   'requirePushedAuthorizationRequests',
   'requireSignedRequestObject',
   'requestObjectRequiresExp',
@@ -87,11 +89,12 @@ export class ApplicationEditsService {
     @Optional() @Inject(CLIENT_REGISTRATIONS) private readonly clients?: ClientRegistrations,
   ) {}
 
-  async list(orgId: string, projectId: string, page: Page): Promise<Paged<ApplicationEntity>> {
+  /** A page of the project's applications, oldest first; with `query`, those whose name contains it. */
+  async list(orgId: string, projectId: string, page: Page, query?: string): Promise<Paged<ApplicationEntity>> {
     const manager = this.uow.manager;
     await projectIn(manager, orgId, projectId);
     const [items, total] = await manager.findAndCount(ApplicationEntity, {
-      where: { orgId, projectId },
+      where: query ? { orgId, projectId, name: nameContains(manager, query) } : { orgId, projectId },
       order: { createdAt: 'ASC', id: 'ASC' },
       take: page.limit,
       skip: page.offset,
@@ -131,6 +134,9 @@ export class ApplicationEditsService {
     const result = await this.uow.run(async (manager) => {
       const app = await applicationIn(manager, orgId, projectId, appId);
       await assertMayManage(manager, this.access, editorUserId, app.apiAccess || changes.apiAccess === true);
+      if (changes.ssfReceiver !== undefined && changes.ssfReceiver !== Boolean(app.ssfReceiver)) {
+        await assertMaySetSsfReceiver(manager, this.access, editorUserId, app.orgId);
+      }
       if (app.kind === 'api') checkApiChanges(changes);
       const changed = await this.changeKind(manager, editorUserId, app, kindChanges);
       await this.changeEntry(manager, editorUserId, changed.app, entry);

@@ -1,3 +1,4 @@
+import { nameContains } from '../../common/database/name-search.js';
 import { removeGrantsIn } from '../project-access/grant-removal.js';
 import { ProjectRoleEntity } from '../project-access/project-role.entity.js';
 import { Injectable } from '@nestjs/common';
@@ -21,11 +22,12 @@ export class ProjectEditsService {
     private readonly events: EventStore,
   ) {}
 
-  async list(orgId: string, page: Page): Promise<Paged<ProjectEntity>> {
+  /** A page of the organization's projects, oldest first; with `query`, those whose name contains it. */
+  async list(orgId: string, page: Page, query?: string): Promise<Paged<ProjectEntity>> {
     const manager = this.uow.manager;
     if (!(await manager.existsBy(OrganizationEntity, { id: orgId }))) throw DomainError.notFound('organization');
     const [items, total] = await manager.findAndCount(ProjectEntity, {
-      where: { orgId },
+      where: query ? { orgId, name: nameContains(manager, query) } : { orgId },
       order: { createdAt: 'ASC', id: 'ASC' },
       take: page.limit,
       skip: page.offset,

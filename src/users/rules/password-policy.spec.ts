@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DomainError } from '../../common/errors/domain-error.js';
-import { assertPasswordMinLength, passwordTooLong, passwordTooShort, PASSWORD_MAX_BYTES } from './password-policy.js';
+import { PASSWORD_MAX_BYTES } from '../../common/crypto/password-hasher.js';
+import { assertPasswordMinLength, passwordTooLong, passwordTooShort } from './password-policy.js';
 
 describe('password policy', () => {
   it('counts characters for the minimum length', () => {

@@ -1,12 +1,11 @@
+import { PASSWORD_MAX_BYTES } from '../../common/crypto/password-hasher.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 
 /**
  * The password policy: the instance's settings (docs/operations.md, "Settings", read through src/settings), and
- * at most 72 UTF-8 bytes because bcrypt reads only the first 72 bytes of a password and would cut a longer
- * one silently. Every surface that accepts a plain password asks here; each words the answer its own way.
+ * at most PASSWORD_MAX_BYTES, what bcrypt reads. Every surface that accepts a plain password asks here; each words
+ * the answer its own way.
  */
-export const PASSWORD_MAX_BYTES = 72;
-
 export function passwordTooShort(password: string, minLength: number): boolean {
   return password.length < minLength;
 }

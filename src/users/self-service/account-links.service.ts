@@ -23,6 +23,8 @@ import { assertPasswordPolicy } from '../rules/password-policy.js';
 import { InstanceSettings } from '../../settings/instance-settings.service.js';
 import { isInactive } from '../rules/user-state.js';
 import { bump, UserLifecycleService } from '../user-lifecycle.service.js';
+import { PasswordlessUsers } from '../passwordless-users.js';
+import type { MailPurpose } from '../../mail/mail-message.entity.js';
 
 /** Where each link leads in the login UI (src/login/account-links.router.ts): a password is set on the first two. */
 export const ACCOUNT_LINK_PATHS: Record<Exclude<CodePurpose, 'email_verification'>, string> = {
@@ -35,9 +37,17 @@ const LINK_PATHS: Record<CodePurpose, string> = { ...ACCOUNT_LINK_PATHS, email_v
 /** How long an administrator waits before the same link is mailed again to a user whose earlier one is unused. */
 const ADMIN_RESEND_MS = 60_000;
 
+/** The holder of a link whose page creates a passkey instead of a password (docs/passwordless.md). */
+export interface PasskeyLinkHolder extends LinkHolder {
+  id: string;
+  orgId: string;
+}
+
 /** What a link's page needs to know before its form is sent: whose it is, without using the code. */
 export interface LinkHolder {
   userName: string;
+  /** `<userName>@<organization's primary domain>`: what the person types on the sign-in page. */
+  loginName: string;
   locale: string | null;
 }
 
@@ -62,6 +72,7 @@ export class AccountLinksService {
     private readonly lifecycle: UserLifecycleService,
     private readonly settings: InstanceSettings,
     private readonly history: PasswordHistory,
+    private readonly passwordless: PasswordlessUsers,
   ) {}
 
   /**
@@ -163,7 +174,37 @@ export class AccountLinksService {
   /** The holder of a live link, for its page; undefined for an unknown, used, replaced or expired one. */
   async holder(code: string, purpose: CodePurpose): Promise<LinkHolder | undefined> {
     const user = await this.liveHolderIn(this.uow.manager, code, purpose);
-    return user && { userName: user.userName, locale: user.preferredLanguage };
+    if (!user) return undefined;
+    const org = await this.uow.manager.findOneBy(OrganizationEntity, { id: user.orgId });
+    return { userName: user.userName, loginName: org ? `${user.userName}@${org.primaryDomain}` : user.userName, locale: user.preferredLanguage };
+  }
+
+  /**
+   * The holder of a live invitation or reset link who signs in with passkeys only (docs/passwordless.md): its page
+   * creates a passkey, never a password. Undefined for anyone else, and for a dead link.
+   */
+  async passkeyHolder(code: string, purpose: keyof typeof ACCOUNT_LINK_PATHS): Promise<PasskeyLinkHolder | undefined> {
+    const user = await this.liveHolderIn(this.uow.manager, code, purpose);
+    if (!user || !(await this.passwordless.appliesIn(this.uow.manager, user))) return undefined;
+    const org = await this.uow.manager.findOneBy(OrganizationEntity, { id: user.orgId });
+    const loginName = org ? `${user.userName}@${org.primaryDomain}` : user.userName;
+    return { id: user.id, orgId: user.orgId, userName: user.userName, loginName, locale: user.preferredLanguage };
+  }
+
+  /**
+   * Follows a link of a passkeys-only holder: the code used, the e-mail counted as verified (the click proved it), a
+   * user locked by failed checks unlocked, and `enrol` (which stores the new passkey) run, in one transaction.
+   * Refused (nothing changed) as setPassword is.
+   */
+  enrolPasskey<T>(code: string, purpose: keyof typeof ACCOUNT_LINK_PATHS, enrol: (manager: EntityManager, user: UserEntity) => Promise<T>): Promise<T> {
+    return this.uow.run(async (manager) => {
+      const user = await this.liveHolderIn(manager, code, purpose);
+      if (!user || !(await this.passwordless.appliesIn(manager, user)) || !(await this.codes.consumeIn(manager, code, purpose))) throw invalidLink();
+      const unlocked = user.state === 'locked' ? await this.lifecycle.unlockIn(manager, null, user) : user;
+      const verifiable = !unlocked.emailVerified && !(await verifiedByAnother(manager, user.orgId, user.email!, user.id));
+      const verified = verifiable ? await this.markEmailVerifiedIn(manager, unlocked) : unlocked;
+      return enrol(manager, verified);
+    });
   }
 
   /**
@@ -219,8 +260,10 @@ export class AccountLinksService {
   private async mailLink(manager: EntityManager, user: UserEntity, purpose: CodePurpose): Promise<number> {
     const { code, expiresAt } = await this.codes.issueIn(manager, user.id, purpose, user.email!);
     const org = await manager.findOneByOrFail(OrganizationEntity, { id: user.orgId });
+    // The same link creates a passkey for a passkeys-only person, and its mail says so (docs/passwordless.md).
+    const passkeyMail = purpose !== 'email_verification' && (await this.passwordless.appliesIn(manager, user));
     await this.outbox.enqueueIn(manager, {
-      purpose,
+      purpose: passkeyMail ? PASSKEY_MAILS[purpose] : purpose,
       orgId: user.orgId,
       userId: user.id,
       recipient: user.email!,
@@ -234,6 +277,9 @@ export class AccountLinksService {
     return expiresAt;
   }
 }
+
+/** What a passkeys-only person's invitation and reset links are mailed as. */
+const PASSKEY_MAILS: Record<keyof typeof ACCOUNT_LINK_PATHS, MailPurpose> = { invitation: 'passkey_invitation', password_reset: 'passkey_recovery' };
 
 /** The event each mailed link writes. */
 const LINK_EVENTS: Record<CodePurpose, EventType> = {

@@ -42,6 +42,12 @@ import { DropApplicationAgent1795774845896 } from './1795774845896-drop-applicat
 import { RegistrationTokenUses1795775000000 } from './1795775000000-registration-token-uses.js';
 import { InstanceSettings1795780000000 } from './1795780000000-instance-settings.js';
 import { PasswordHistory1795834593384 } from './1795834593384-password-history.js';
+import { SharedSignals1795840000000 } from './1795840000000-shared-signals.js';
+import { DirectoryGroups1795840100000 } from './1795840100000-directory-groups.js';
+import { ApplicationSsfReceiver1795840200000 } from './1795840200000-application-ssf-receiver.js';
+import { SsfStreamSubjects1795850400001 } from './1795850400001-ssf-stream-subjects.js';
+import { Passwordless1795850200000 } from './1795850200000-passwordless.js';
+import { Branding1795850100000 } from './1795850100000-branding.js';
 import { SamlRequestNameIdFormat1795818024363 } from './1795818024363-saml-request-name-id-format.js';
 import { AuditStreams1795830241966 } from './1795830241966-audit-streams.js';
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
@@ -107,4 +113,10 @@ export const MIGRATIONS = [
   Migrations1795830288582,
   Directories1795830297574,
   PasswordHistory1795834593384,
+  SharedSignals1795840000000,
+  DirectoryGroups1795840100000,
+  ApplicationSsfReceiver1795840200000,
+  Branding1795850100000,
+  Passwordless1795850200000,
+  SsfStreamSubjects1795850400001,
 ];

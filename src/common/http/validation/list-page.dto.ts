@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { Page, Paged } from '../../database/page.js';
 import { DEFAULT_PAGE } from '../../database/page.js';
 
@@ -21,6 +21,16 @@ export class ListPageQueryDto {
   @Min(0)
   @Max(2 ** 31 - 1)
   offset?: number;
+}
+
+/** `?query=` besides the page: the lists people look for by name (organizations, projects, applications, groups, members). */
+export class ListSearchQueryDto extends ListPageQueryDto {
+  @ApiPropertyOptional({ description: 'matched case-insensitively as a substring of the name', maxLength: 200 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  @Matches(/^[^\u0000-\u001f]*$/, { message: 'query must not contain control characters' })
+  query?: string;
 }
 
 export function pageOf(query: ListPageQueryDto): Page {
