@@ -23,6 +23,7 @@ const SOURCES = [
   'bin',
   'console',
   'scripts/build-console.mjs',
+  'scripts/copy-design.mjs',
   'scripts/generate-console-types.mjs',
   'tsconfig.json',
   'package.json',

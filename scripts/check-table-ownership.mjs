@@ -44,6 +44,8 @@ export const AGENTS_TABLES = ['agent_registration_tokens', 'dynamic_clients', 'a
 const OWNERS = [
   { folder: 'users', tables: USERS_TABLES },
   { folder: 'agents', tables: AGENTS_TABLES },
+  { folder: 'signals', tables: ['ssf_streams', 'ssf_sets', 'ssf_stream_subjects', 'ssf_subscriptions', 'ssf_jtis_seen'] },
+  { folder: 'branding', tables: ['branding'] },
 ];
 
 const namedTable = (tables) => new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\\s+\\\\?[\`"']?(${tables.join('|')})\\b`, 'i');
@@ -156,4 +158,4 @@ if (entityOffenders.length > 0) {
   console.error(`TypeORM on entities owned by another module outside it (move it behind a query function of the owner named):\n${entityOffenders.join('\n')}`);
 }
 if (offenders.length > 0 || entityOffenders.length > 0) process.exit(1);
-console.log('table ownership: no SQL or TypeORM on the tables of src/users or src/agents outside their owner');
+console.log(`table ownership: no SQL or TypeORM on the tables of ${OWNERS.map((o) => `src/${o.folder}`).join(', ')} outside their owner`);

@@ -54,7 +54,7 @@ describe('login rate limits per login name (in-process)', () => {
 
     const german = await attempt(svc.url, app, loginName, PASSWORD, { ui_locales: 'de' });
     assert.equal(german.status, 429);
-    assert.match(german.text, /Zu viele fehlgeschlagene Anmeldeversuche\. Versuche es in \d+ Minuten? erneut\./);
+    assert.match(german.text, /Zu viele fehlgeschlagene Anmeldeversuche\. Versuchen Sie es in \d+ Minuten? erneut\./);
 
     const [row] = await svc.dataSource.query('SELECT state, failed_password_checks AS failed FROM users WHERE id = ?', [user.userId]);
     assert.equal(row.state, 'active');

@@ -57,6 +57,7 @@ describe('registration and the login policy', () => {
       agentClients: 'off',
       agentClientHosts: [],
       dynamicRegistration: 'off',
+      passwordless: 'off',
     });
     const manager = await createCaller(svc, project.orgId, { org: ['ORG_USER_MANAGER'] });
     const owner = await createCaller(svc, project.orgId, { org: ['ORG_OWNER'] });
@@ -76,6 +77,7 @@ describe('registration and the login policy', () => {
         agentClients: 'off',
         agentClientHosts: [],
         dynamicRegistration: 'off',
+        passwordless: 'off',
       },
       'nothing changed',
     );
@@ -92,6 +94,7 @@ describe('registration and the login policy', () => {
       agentClients: 'off',
       agentClientHosts: [],
       dynamicRegistration: 'off',
+      passwordless: 'off',
     });
     const events = await searchEvents(svc, { event_types: ['org.login.policy.changed'], aggregate_id: project.orgId });
     assert.equal(events.length, 1);

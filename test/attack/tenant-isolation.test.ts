@@ -125,6 +125,10 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'DELETE /management/v1/orgs/:orgId/idps/:idpId': undefined,
     // A test sign-in of the SAML IdP (see call()): its upstream URL is built from stored metadata, no network needed.
     'POST /management/v1/orgs/:orgId/idps/:idpId/test': undefined,
+    // Shared Signals of an IdP that is this very instance (see call()): it transmits, so the control can subscribe.
+    'PUT /management/v1/orgs/:orgId/idps/:idpId/signals': undefined,
+    'GET /management/v1/orgs/:orgId/idps/:idpId/signals': undefined,
+    'DELETE /management/v1/orgs/:orgId/idps/:idpId/signals': undefined,
     'POST /management/v1/orgs/:orgId/domains': { domain: `${unique('d')}.example` },
     'GET /management/v1/orgs/:orgId/domains': undefined,
     // An instance owner's verify vouches for the domain (the control); anyone else's finds no challenge of another organization.
@@ -168,6 +172,12 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'GET /management/v1/orgs/:orgId/audit-streams/:streamId': undefined,
     'PATCH /management/v1/orgs/:orgId/audit-streams/:streamId': { name: 'changed' },
     'DELETE /management/v1/orgs/:orgId/audit-streams/:streamId': undefined,
+    'GET /management/v1/orgs/:orgId/branding': undefined,
+    'PUT /management/v1/orgs/:orgId/branding': { displayName: 'changed' },
+    'DELETE /management/v1/orgs/:orgId/branding': undefined,
+    'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': undefined,
+    'PUT /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': { displayName: 'changed' },
+    'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': undefined,
     // The victim's directory points at a closed loopback port (allowed in the setup): a test or a sync fails fast.
     'POST /management/v1/orgs/:orgId/directories': { ...directoryBody(), name: unique('directory') },
     'GET /management/v1/orgs/:orgId/directories': undefined,
@@ -314,6 +324,11 @@ describe('tenant isolation matrix', () => {
       assert.ok(i < 200, 'the sync ended');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+    // The organization's and its application's brands, to read, replace and remove.
+    for (const path of ['/branding', `/projects/${projectB.projectId}/apps/${app.appId}/branding`]) {
+      const branded = await admin('PUT', path, { displayName: 'Victim' });
+      assert.equal(branded.status, 200, branded.text);
+    }
     const webhook = await svc.api('POST', `/management/v1/orgs/${orgB.id}/webhooks`, { token: svc.adminToken, body: { url: 'https://93.184.215.14/hook' } });
     assert.equal(webhook.status, 201, webhook.text);
     // Disabled: nothing is pushed while the matrix runs. A reconcile marks the human, so the target knows an object to retry.
@@ -334,6 +349,16 @@ describe('tenant isolation matrix', () => {
     const idpId = await idp();
     const linked = await admin('POST', `/users/${human.userId}/identities`, { idpId, subject: 'victim-subject' });
     assert.equal(linked.status, 201, linked.text);
+    // An IdP that is this instance itself, through an application of its own: a Shared Signals transmitter to subscribe to.
+    const ssfApp = await createOidcApp(svc, projectB, { authMethod: 'client_secret_basic', settings: { ssfReceiver: true } });
+    const signalsIdp = await admin('POST', '/idps', {
+      type: 'oidc',
+      name: unique('ssf'),
+      issuer: svc.url,
+      clientId: ssfApp.clientId,
+      clientSecret: ssfApp.clientSecret,
+    });
+    assert.equal(signalsIdp.status, 201, signalsIdp.text);
     const samlIdp = await admin('POST', '/idps', { type: 'saml', name: unique('saml'), metadataXml: idpMetadataXml() });
     assert.equal(samlIdp.status, 201, samlIdp.text);
     const domain = await admin('POST', '/domains', { domain: `${unique('victim')}.example` });
@@ -387,6 +412,7 @@ describe('tenant isolation matrix', () => {
       idpId,
       linkIdpId: await idp(),
       samlIdpId: samlIdp.body.id,
+      signalsIdpId: signalsIdp.body.id,
       domain: domain.body.domain,
       subject: 'victim-subject',
       emptyProjectId: emptyProject.projectId,
@@ -419,25 +445,27 @@ describe('tenant isolation matrix', () => {
       ? { ...ids, id: ids.scimGroupId }
       : route.path.endsWith('/idps/:idpId/test')
         ? { ...ids, idpId: ids.samlIdpId }
-        : route.path.includes('/webhooks/:id')
-          ? { ...ids, id: ids.webhookId }
-          : route.path.includes('/registered-clients/')
-            ? { ...ids, clientId: ids.registeredClientId }
-            : route.path.includes('/users/:userId/agents')
-              ? { ...ids, userId: ids.agentUserId } // a person who allowed an agent client
-              : route.path.includes('/sessions')
-                ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
-                : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
-                  ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
-                  : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
-                    ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
-                    : route.path.endsWith('/projects/:projectId')
-                      ? { ...ids, projectId: ids.emptyProjectId }
-                      : route.path.endsWith('/apps/:appId/secret')
-                        ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
-                        : route.path.includes('/apps/:appId/keys/:keyId')
-                          ? { ...ids, keyId: ids.appKeyId }
-                          : ids;
+        : route.path.endsWith('/idps/:idpId/signals')
+          ? { ...ids, idpId: ids.signalsIdpId }
+          : route.path.includes('/webhooks/:id')
+            ? { ...ids, id: ids.webhookId }
+            : route.path.includes('/registered-clients/')
+              ? { ...ids, clientId: ids.registeredClientId }
+              : route.path.includes('/users/:userId/agents')
+                ? { ...ids, userId: ids.agentUserId } // a person who allowed an agent client
+                : route.path.includes('/sessions')
+                  ? { ...ids, userId: ids.sessionUserId } // a person signed in once, whom no other route of the control signs out
+                  : /\/(invite|email\/verify|password\/reset)$/.test(route.path)
+                    ? { ...ids, userId: ids.inviteeId } // a person who stays active and unverified (the control deactivates the other)
+                    : /\/factors|\/identities|\/(deactivate|reactivate|unlock|password)$/.test(route.path)
+                      ? { ...ids, userId: ids.id } // the human: factors, identities, state and password are a person's
+                      : route.path.endsWith('/projects/:projectId')
+                        ? { ...ids, projectId: ids.emptyProjectId }
+                        : route.path.endsWith('/apps/:appId/secret')
+                          ? { ...ids, appId: ids.secretAppId } // the API app signs with keys: it has no secret to renew
+                          : route.path.includes('/apps/:appId/keys/:keyId')
+                            ? { ...ids, keyId: ids.appKeyId }
+                            : ids;
     return svc.api(route.method, fillPath(route.path, filled), { token, ...(body === undefined ? {} : { body }) });
   }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitLogin } from '../oidc/support/browser.js';
+import { addVirtualAuthenticator, authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitLogin } from '../oidc/support/browser.js';
 import type { RelyingParty } from '../oidc/support/browser.js';
 import { createOidcApp, createProject, orgWithApp } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
@@ -214,18 +214,7 @@ describe('the account page in Chromium', () => {
         assert.ok(JSON.stringify(factors).includes('"totp"'), `the TOTP factor stays: ${JSON.stringify(factors)}`);
 
         // A passkey (Chromium's virtual authenticator); then the authenticator app may go.
-        const cdp = await context.newCDPSession(page);
-        await cdp.send('WebAuthn.enable');
-        await cdp.send('WebAuthn.addVirtualAuthenticator', {
-          options: {
-            protocol: 'ctap2',
-            transport: 'internal',
-            hasResidentKey: true,
-            hasUserVerification: true,
-            isUserVerified: true,
-            automaticPresenceSimulation: true,
-          },
-        });
+        await addVirtualAuthenticator(page);
         await section(page, 'factors').locator('[data-passkey-register]').click();
         await page.getByText('The second factor is added.').waitFor();
         await section(page, 'factors').locator('[data-factor="passkey"]').waitFor();

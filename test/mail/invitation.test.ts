@@ -97,6 +97,9 @@ describe('invitations by mail', () => {
     const set = await browser.post('/ui/login/invitation', { code, password: 'Correct horse 1', passwordConfirm: 'Correct horse 1' });
     assert.equal(set.status, 200, set.text);
     assert.match(set.text, /data-password-set/);
+    // No dead end: the login name to use, and the way on to the person's applications.
+    assert.ok(set.text.includes(`Your login name is ${email}@`), set.text);
+    assert.match(set.text, /<a href="\/ui\/apps" data-my-apps>Open your applications<\/a>/);
 
     const signedIn = await signIn(svc, {
       clientId: app.clientId,
@@ -129,7 +132,7 @@ describe('invitations by mail', () => {
     assert.match(message.subject, /: Sie sind eingeladen$/);
     assert.match(message.text, /Der Link gilt 7 Tage und nur einmal\./);
     const page = await new LoginClient(svc.url).get(linkIn(message).slice(svc.config.publicUrl.length));
-    assert.match(page.text, /<html lang="de">/);
+    assert.match(page.text, /<html lang="de" dir="ltr">/);
   });
 
   it('keeps the code encrypted in the outbox until it is sent', async () => {

@@ -59,7 +59,11 @@ describe('OpenAPI document: truthful to the routes it describes', () => {
   it('describes every route of the controllers (admin, management, SCIM) and the health probe, and no other', () => {
     // `@All` handlers answer 405/404 for what the others do not serve; they are no operations.
     const routes = [...declaredRoutes(svc).filter((r) => r.method !== 'ALL'), ...beforeExpressRoutes()];
-    const declared = routes.map((r) => `${r.method} ${openApiPath(r.path)}`).sort();
+    // The Shared Signals transmitter's metadata sits beside the OAuth discovery documents, checked with them below.
+    const declared = routes
+      .map((r) => `${r.method} ${openApiPath(r.path)}`)
+      .filter((r) => !OAUTH.test(r.split(' ')[1]))
+      .sort();
     const documented = operations(doc)
       .filter((o) => !OAUTH.test(o.path))
       .map((o) => `${o.method.toUpperCase()} ${o.path}`)
@@ -105,7 +109,10 @@ describe('OpenAPI document: truthful to the routes it describes', () => {
       .sort();
     // The registration endpoints are published only while an organization allows registrations (docs/agents.md).
     const registration = ['/oauth/v2/register', '/oauth/v2/register/{clientId}'].filter((p) => !endpoints.includes(p));
-    assert.deepEqual(documented, [...endpoints, ...registration, '/.well-known/openid-configuration', '/.well-known/oauth-authorization-server'].sort());
+    assert.deepEqual(
+      documented,
+      [...endpoints, ...registration, '/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/.well-known/ssf-configuration'].sort(),
+    );
 
     // What the document offers is what the provider advertises.
     const token = doc.paths['/oauth/v2/token'].post;
@@ -129,6 +136,7 @@ describe('OpenAPI document: truthful to the routes it describes', () => {
       'get /healthz',
       'get /.well-known/openid-configuration',
       'get /.well-known/oauth-authorization-server',
+      'get /.well-known/ssf-configuration',
       'get /oauth/v2/keys',
     ]);
     for (const { path, method, op } of operations(doc)) {

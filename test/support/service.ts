@@ -13,6 +13,7 @@ import { loadConfig } from '../../src/common/config/config.js';
 import type { AppConfig } from '../../src/common/config/config.js';
 import { migrate } from '../../src/common/database/migrate.js';
 import { createTestDatabase } from './database.js';
+import { layDownSchema } from './schema-template.js';
 import { createClient } from './http.js';
 import type { ApiClient } from './http.js';
 
@@ -50,6 +51,8 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
     // `{port}` in a given PUBLIC_URL is the port chosen here (e.g. http://localhost:{port}: WebAuthn needs a host name).
     ...(env.PUBLIC_URL ? { PUBLIC_URL: env.PUBLIC_URL.replace('{port}', String(port)) } : {}),
   });
+  // The migrated template first; migrate() then finds nothing to apply (test/support/schema-template.ts).
+  await layDownSchema(config.database);
   await migrate(config.database);
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(new ExpressAdapter(), { bodyParser: false, bufferLogs: true });

@@ -1,9 +1,9 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { untilListening } from './listening.js';
 import { freePort } from './service.js';
 import { throwAwayCa } from './throw-away-ca.js';
 
@@ -20,11 +20,14 @@ export interface Slapd {
   suffix: string;
   adminDn: string;
   adminPassword: string;
-  /** A read-only service account for Portcullis. */
+  /** The service account for Portcullis: reads the tree and may reset passwords (write-back). */
   serviceDn: string;
   servicePassword: string;
-  /** Runs `ldapadd`/`ldapmodify` as the administrator with the given LDIF. */
-  modify(ldif: string, add?: boolean): void;
+  /**
+   * Runs `ldapadd`/`ldapmodify` as the administrator with the given LDIF; `relax` sends the Relax Rules control, with
+   * which the administrator may set operational attributes such as `modifyTimestamp` (an entry unchanged for years).
+   */
+  modify(ldif: string, add?: boolean, relax?: boolean): void;
   /** True when `dn` binds with `password` (ldapwhoami). */
   binds(dn: string, password: string): boolean;
   stop(): Promise<void>;
@@ -91,7 +94,7 @@ olcDbIndex: uid eq
 olcDbIndex: member eq
 olcDbIndex: modifyTimestamp eq
 olcSizeLimit: unlimited
-olcAccess: {0}to attrs=userPassword by self write by anonymous auth by * none
+olcAccess: {0}to attrs=userPassword by self write by dn.exact="${SERVICE_DN}" write by anonymous auth by * none
 olcAccess: {1}to * by * read
 
 dn: olcOverlay={0}ppolicy,olcDatabase={1}mdb,cn=config
@@ -160,11 +163,11 @@ export async function startSlapd(extra = ''): Promise<Slapd> {
   let output = '';
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  await untilListening(port, child, () => output);
+  await untilListening({ name: 'slapd', child, output: () => output }, '127.0.0.1', port, 20_000);
   const ldap = (tool: string, args: string[], input?: string) =>
     execFileSync(tool, ['-x', '-H', url, ...args], { input, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, LDAPTLS_REQCERT: 'never' } });
-  const modify = (ldif: string, add = false) => {
-    ldap(add ? 'ldapadd' : 'ldapmodify', ['-D', ADMIN_DN, '-w', ADMIN_PASSWORD], ldif);
+  const modify = (ldif: string, add = false, relax = false) => {
+    ldap(add ? 'ldapadd' : 'ldapmodify', ['-D', ADMIN_DN, '-w', ADMIN_PASSWORD, ...(relax ? ['-e', 'relax'] : [])], ldif);
   };
   modify(TREE + (extra ? `\n${extra}` : ''), true);
   return {
@@ -193,27 +196,6 @@ export async function startSlapd(extra = ''): Promise<Slapd> {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function untilListening(port: number, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`slapd exited during start-up:\n${output()}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      socket.once('connect', () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once('error', () => resolve(false));
-    });
-    if (open) return;
-    if (Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`slapd did not listen within 20 s:\n${output()}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 /** An inetOrgPerson under ou=people with a password. */

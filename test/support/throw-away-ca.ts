@@ -2,8 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** A throw-away certificate authority and a certificate it signs for 127.0.0.1, in a temporary directory. */
-export function throwAwayCa(dir: string): { ca: string; key: string; cert: string } {
+/**
+ * A throw-away certificate authority and a certificate it signs for `ip` (127.0.0.1 unless told; `localhost` too),
+ * in a temporary directory.
+ */
+export function throwAwayCa(dir: string, ip = '127.0.0.1'): { ca: string; key: string; cert: string } {
   const file = (name: string) => join(dir, name);
   const run = (args: string[]) => execFileSync('openssl', args, { stdio: 'ignore' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
@@ -24,8 +27,8 @@ export function throwAwayCa(dir: string): { ca: string; key: string; cert: strin
     '-addext',
     'keyUsage=critical,keyCertSign,cRLSign',
   ]);
-  run(['req', ...ec, '-keyout', file('leaf.key'), '-out', file('leaf.csr'), '-subj', '/CN=127.0.0.1']);
-  writeFileSync(file('leaf.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\n');
+  run(['req', ...ec, '-keyout', file('leaf.key'), '-out', file('leaf.csr'), '-subj', `/CN=${ip}`]);
+  writeFileSync(file('leaf.ext'), `subjectAltName=IP:${ip},DNS:localhost\nbasicConstraints=CA:FALSE\n`);
   run([
     'x509',
     '-req',

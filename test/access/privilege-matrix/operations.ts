@@ -407,7 +407,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /management/v1/orgs/:orgId/projects': 'creates a project',
   'POST /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/keys': 'adds an application key',
   'POST /management/v1/orgs/:orgId/projects/:projectId/apps/api': 'creates an application',
-  'POST /management/v1/orgs/:orgId/projects/:projectId/apps/oidc': 'creates an application (apiAccess only by an IAM_OWNER)',
+  'POST /management/v1/orgs/:orgId/projects/:projectId/apps/oidc':
+    'creates an application (apiAccess only by an IAM_OWNER, ssfReceiver only by an ORG_OWNER of its organization)',
   'POST /management/v1/orgs/:orgId/projects/:projectId/apps/saml': 'creates a SAML application',
   'POST /management/v1/orgs/:orgId/users/human': 'creates a user without roles',
   'POST /management/v1/orgs/:orgId/users/machine': 'creates a user without roles',
@@ -483,6 +484,15 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/directories/:directoryId/syncs/:syncId': "reads a directory's sync",
   'GET /admin/v1/directory-hosts': 'reads the hosts directories may reach',
   'PUT /admin/v1/directory-hosts': 'sets the hosts directories may reach',
+  'GET /admin/v1/branding': "reads the instance's brand (test/branding/branding-api.test.ts: privilege rows)",
+  'PUT /admin/v1/branding': "sets the instance's brand",
+  'GET /admin/v1/branding/text-keys': 'lists the text keys a brand may override and their English text (shipped with the product)',
+  'GET /management/v1/orgs/:orgId/branding': "reads an organization's brand",
+  'PUT /management/v1/orgs/:orgId/branding': "sets an organization's brand",
+  'DELETE /management/v1/orgs/:orgId/branding': "removes an organization's brand",
+  'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': "reads an application's brand",
+  'PUT /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': "sets an application's brand",
+  'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': "removes an application's brand",
   'POST /management/v1/orgs/:orgId/webhooks': "subscribes to the organization's events (reading is not acting)",
   'GET /management/v1/orgs/:orgId/webhooks': 'reads webhook subscriptions',
   'DELETE /management/v1/orgs/:orgId/webhooks/:id': 'removes a webhook subscription',
@@ -492,6 +502,23 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/audit-streams/:streamId': 'reads an audit stream (never its secret)',
   'PATCH /management/v1/orgs/:orgId/audit-streams/:streamId': 'changes where an audit stream sends (no user is changed)',
   'DELETE /management/v1/orgs/:orgId/audit-streams/:streamId': 'removes an audit stream',
+  'GET /.well-known/ssf-configuration': 'the Shared Signals transmitter configuration (public metadata)',
+  'POST /ssf/v1/streams': 'a receiver application creates a stream of its own (client authentication; it acts on no user)',
+  'GET /ssf/v1/streams': 'a receiver application reads its own streams',
+  'PATCH /ssf/v1/streams': 'a receiver application changes its own stream',
+  'PUT /ssf/v1/streams': 'a receiver application replaces its own stream',
+  'DELETE /ssf/v1/streams': 'a receiver application deletes its own stream',
+  'GET /ssf/v1/streams/status': "a receiver application reads its own stream's status",
+  'POST /ssf/v1/streams/status': 'a receiver application pauses, enables or disables its own stream',
+  'POST /ssf/v1/streams/subjects/add': 'a receiver application adds a subject to its own stream (it hears of no one its application does not admit)',
+  'POST /ssf/v1/streams/subjects/remove': 'a receiver application removes a subject from its own stream',
+  'POST /ssf/v1/streams/verify': 'a receiver application asks for a verification event on its own stream',
+  'POST /ssf/v1/poll/:streamId': "a receiver application polls its own stream's SETs (only of people its application admits)",
+  'POST /ssf/v1/receive/:idpId':
+    "an upstream IdP's SET ends a linked user's sessions or deactivates them: allowed by the subscription's push token and the IdP's signature, never by a caller's roles (docs/signals.md)",
+  'PUT /management/v1/orgs/:orgId/idps/:idpId/signals': "subscribes to an identity provider's Shared Signals (no user is changed)",
+  'GET /management/v1/orgs/:orgId/idps/:idpId/signals': "reads the subscription to an identity provider's Shared Signals",
+  'DELETE /management/v1/orgs/:orgId/idps/:idpId/signals': "ends the subscription to an identity provider's Shared Signals",
   // Outbound SCIM (docs/provisioning.md): a target receives copies of users; no local user is changed.
   'POST /management/v1/orgs/:orgId/provisioning/targets': 'adds a provisioning target (pushing copies of users changes no local user)',
   'GET /management/v1/orgs/:orgId/provisioning/targets': 'reads provisioning targets (never their secrets)',
@@ -532,6 +559,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/login/:uid/consent': "remembers the signed-in person's own consent to an agent client",
   'POST /ui/login/:uid/consent-deny': 'answers access_denied to the agent client and stores nothing',
   'POST /ui/login/:uid/select': "selects one of the browser's own accounts",
+  // docs/directories.md, "Sign-in": only a directory that called the current password expired lets the new one through.
+  'POST /ui/login/:uid/directory-password': "changes the end-user's own expired directory password with the current one",
   'POST /ui/login/:uid/register': 'creates a user without roles (self-registration)',
   // The second step acts only on the user whose first factor this interaction verified (or the
   // session's user for a step-up); a passkey sign-in on the user its credential belongs to.
@@ -559,8 +588,14 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/login/email-verification': "marks the code's user's address verified, once per code; only the code's holder can",
   'GET /ui/login/:uid/forgot': 'shows the "forgot password" form',
   'POST /ui/login/:uid/forgot': 'queues a reset link to the mailbox of the named user, if any (the same answer either way); changes no user',
-  'GET /ui/login/invitation': "shows the set-password form to the holder of a live invitation code (the mailbox's owner)",
-  'POST /ui/login/invitation': "sets the invited user's first password, once per code; only the code's holder can",
+  // Passkeys only (docs/passwordless.md): recovery starts as "forgot password" does and ends at a mailed link.
+  'GET /ui/login/:uid/passkey-recovery': 'shows the "lost your passkey?" form of a passkeys-only organization',
+  'POST /ui/login/:uid/passkey-recovery':
+    'queues a passkey recovery link to the mailbox of the named user, if any (the same answer either way); changes no user',
+  'GET /ui/login/invitation':
+    "shows the set-password form (a passkeys-only person's: the create-a-passkey form) to the holder of a live invitation code (the mailbox's owner)",
+  'POST /ui/login/invitation':
+    "sets the invited user's first password, or stores a passkeys-only person's first passkey, once per code; only the code's holder can",
   'GET /ui/login/password-reset': "shows the set-password form to the holder of a live reset code (the mailbox's owner)",
   'POST /ui/login/password-reset': "sets the user's new password (unlocking a lockout), once per code; only the code's holder can",
   // The account page (docs/account.md): only the login session's own user, never one named in the request.
@@ -585,6 +620,9 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'POST /ui/account/identities/unlink': "unlinks one of the session's own user's upstream identities (never its last way in)",
   'GET /ui/login/assets/webauthn.js': 'a static script (the WebAuthn ceremony)',
   'GET /ui/login/assets/passkeys.js': 'a static script (the WebAuthn ceremony)',
+  'GET /ui/login/assets/design-:hash.css': "the design system's stylesheet (docs/design.md); any other hash is 404",
+  'GET /ui/login/assets/brand.css': "a brand's stylesheet: custom properties of checked colours only (docs/branding.md); what the sign-in pages show anyway",
+  'GET /ui/login/assets/brand-logo.png': "a brand's re-encoded logo (docs/branding.md); what the sign-in pages show anyway",
   // Reading, changing and removing resources other than users (docs/product-rules.md, "Changing and removing resources").
   'GET /admin/v1/orgs/:orgId': 'reads an organization',
   'PATCH /admin/v1/orgs/:orgId': 'renames an organization',
@@ -609,7 +647,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'DELETE /management/v1/orgs/:orgId/projects/:projectId': 'removes a project without applications',
   'GET /management/v1/orgs/:orgId/projects/:projectId/apps': 'reads applications',
   'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': 'reads an application',
-  'PATCH /management/v1/orgs/:orgId/projects/:projectId/apps/:appId': 'changes an application (apiAccess, or an application that has it, only by an IAM_OWNER)',
+  'PATCH /management/v1/orgs/:orgId/projects/:projectId/apps/:appId':
+    'changes an application (apiAccess, or an application that has it, only by an IAM_OWNER; ssfReceiver only by an ORG_OWNER of its organization)',
   'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId':
     'removes an application and what was issued to it (one with apiAccess only by an IAM_OWNER)',
   'POST /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/secret': "replaces an application's client secret (one with apiAccess only by an IAM_OWNER)",
