@@ -16,7 +16,19 @@ export interface Measurement {
   nextTo?: number;
   /** Rows in the database the scenario reads (users or events), for the growth figures. */
   size?: number;
-  unit: 'req/s' | 'logins/s' | 'sign-ins/s' | 'responses/s' | 'users/s' | 'checks/s' | 'events/s' | 'batches/s' | 'page loads/s' | 'messages/s' | 'pushes/s';
+  unit:
+    | 'req/s'
+    | 'logins/s'
+    | 'sign-ins/s'
+    | 'responses/s'
+    | 'users/s'
+    | 'checks/s'
+    | 'events/s'
+    | 'batches/s'
+    | 'page loads/s'
+    | 'messages/s'
+    | 'pushes/s'
+    | 'records/s';
   rate: number;
   p50?: number;
   /** Mean latency (ms, not rounded to whole milliseconds as autocannon's percentiles are). */
