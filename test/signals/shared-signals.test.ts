@@ -167,6 +167,29 @@ describe('Shared Signals: A transmits, B receives', () => {
     );
   });
 
+  it('a password changed at A ends the person’s sign-in at B (back-channel logout), not their account; removed at A, deactivated at B', async () => {
+    const { atA, atB } = await linkedPerson(bProject.primaryDomain, bProject.orgId, idpId);
+    assert.equal(await sessionsAtB(atB.userId), 1);
+    const before = logouts.at(bApp.logoutUri).length;
+    const changed = await a.api('PUT', aUser(atA!.userId, '/password'), { token: a.adminToken, body: { password: 'Another-Horse-77' } });
+    assert.equal(changed.status, 200, changed.text);
+    await eventually('the back-channel logout at B’s application', async () => (logouts.at(bApp.logoutUri).length > before ? true : undefined));
+    assert.equal(await sessionsAtB(atB.userId), 0);
+    assert.equal(await stateAtB(atB.userId), 'active', 'a changed credential disables nobody');
+    const accepted = await searchEvents(b, { event_types: ['ssf.set.accepted'], aggregate_id: idpId });
+    assert.ok(
+      accepted.some((e) => e.payload.userId === atB.userId && e.payload.event === CREDENTIAL_CHANGE),
+      JSON.stringify(accepted),
+    );
+    assert.equal((await a.api('DELETE', aUser(atA!.userId), { token: a.adminToken })).status, 204);
+    await eventually('the person deactivated at B', async () => ((await stateAtB(atB.userId)) === 'inactive' ? true : undefined));
+    const purged = await searchEvents(b, { event_types: ['ssf.set.accepted'], aggregate_id: idpId });
+    assert.ok(
+      purged.some((e) => e.payload.userId === atB.userId && e.payload.event === ACCOUNT_PURGED),
+      JSON.stringify(purged),
+    );
+  });
+
   it('sign-out, credential change, e-mail change, disable and enable at A each make their SET', async () => {
     const app = await createOidcApp(a, aProject, RECEIVER);
     const streamId = await pollStream(app);
@@ -469,7 +492,7 @@ describe('Shared Signals: A transmits, B receives', () => {
       assert.equal(subscribed.status, 201, subscribed.text);
       const [stream] = tx.streams;
       assert.equal(stream.body.delivery.method, 'urn:ietf:rfc:8935');
-      assert.deepEqual(stream.body.events_requested.sort(), [SESSION_REVOKED, CREDENTIAL_CHANGE, ACCOUNT_DISABLED].sort());
+      assert.deepEqual(stream.body.events_requested.sort(), [SESSION_REVOKED, CREDENTIAL_CHANGE, ACCOUNT_DISABLED, ACCOUNT_PURGED].sort());
       push = async (token, authorization = stream.body.delivery.authorization_header) => {
         const res = await fetch(stream.body.delivery.endpoint_url, {
           method: 'POST',
@@ -507,19 +530,31 @@ describe('Shared Signals: A transmits, B receives', () => {
         assert.equal(res.status, status, `${what}: ${JSON.stringify(res.body)}`);
         assert.equal(typeof res.body?.err, 'string', `${what}: an err (RFC 8935 §2.3)`);
       }
+      assert.equal(await sessionsAtB(atB.userId), 1, 'no refused SET ended the session');
+      assert.equal(await stateAtB(atB.userId), 'active');
       const credential = await tx.set(CREDENTIAL_CHANGE, 'erin-sub');
       assert.equal((await push(credential)).status, 202, 'a good SET is accepted');
       const replayed = await push(credential);
       assert.equal(replayed.status, 400, 'the same jti again');
-      assert.equal(await sessionsAtB(atB.userId), 1, 'no refused SET ended the session');
-      assert.equal(await stateAtB(atB.userId), 'active');
       const refused = await searchEvents(b, { event_types: ['ssf.set.refused'], aggregate_id: txIdp });
       assert.equal(
         refused.length - refusedBefore,
         cases.length - 1 + 1,
         'each SET refused is an event, the replay among them (a push without the token is answered before any SET is read)',
       );
-      // The same checks let a good session-revoked through: the refusals above were not for want of trying.
+      // The same checks let a good credential-change through: the refusals above were not for want of trying.
+      assert.equal(await sessionsAtB(atB.userId), 0, 'credential-change ends the sign-in sessions');
+      assert.equal(await stateAtB(atB.userId), 'active', 'credential-change disables nobody');
+      // What B records and does not act on is accepted and changes nothing.
+      await signIn(b, {
+        clientId: bApp.clientId,
+        clientSecret: bApp.clientSecret,
+        redirectUri: `${RP}/cb`,
+        loginName: `${atB.userName}@${bProject.primaryDomain}`,
+        password: PASSWORD,
+      });
+      assert.equal((await push(await tx.set(ASSURANCE_LEVEL_CHANGE, 'erin-sub'))).status, 202);
+      assert.equal(await sessionsAtB(atB.userId), 1, 'assurance-level-change ends nothing');
       assert.equal((await push(await tx.set(SESSION_REVOKED, 'erin-sub'))).status, 202);
       assert.equal(await sessionsAtB(atB.userId), 0);
       assert.equal(await stateAtB(atB.userId), 'active', 'session-revoked ends sessions; it disables nobody');

@@ -15,15 +15,16 @@ import { outboundFetch } from '../../common/net/outbound-fetch.js';
 import { idpsOf, userOfIdentity } from '../../federation/federation.queries.js';
 import type { OidcSettings } from '../../federation/idp-settings.js';
 import { UserAccess } from '../../users/acting/user-access.service.js';
+import { isInactive } from '../../users/rules/user-state.js';
 import { UserLifecycleService } from '../../users/user-lifecycle.service.js';
-import { CAEP_CREDENTIAL_CHANGE, CAEP_SESSION_REVOKED, RISC_ACCOUNT_DISABLED } from '../event-uris.js';
+import { CAEP_CREDENTIAL_CHANGE, CAEP_SESSION_REVOKED, RISC_ACCOUNT_DISABLED, RISC_ACCOUNT_PURGED } from '../event-uris.js';
 import { PUSH_METHOD } from '../transmitter/ssf-streams.service.js';
 import { RefusedSet, SET_MAX_AGE_S, verifySet } from './set-verifier.js';
 import { deleteSubscription, firstUseOfJti, insertSubscription, subscriptionOf } from './subscription.queries.js';
 import type { SubscriptionRow } from './subscription.queries.js';
 
 /** What this receiver asks an upstream to send (docs/signals.md, "Receiving"). */
-const EVENTS_WANTED = [CAEP_SESSION_REVOKED, RISC_ACCOUNT_DISABLED, CAEP_CREDENTIAL_CHANGE];
+const EVENTS_WANTED = [CAEP_SESSION_REVOKED, RISC_ACCOUNT_DISABLED, RISC_ACCOUNT_PURGED, CAEP_CREDENTIAL_CHANGE];
 /** A transmitter's key set is read again after this, or at once when a SET names a key it lacks. */
 const KEYS_CACHE_MS = 300_000;
 
@@ -32,7 +33,8 @@ const KEYS_CACHE_MS = 300_000;
  * transmitter is subscribed to (a push stream to `/ssf/v1/receive/{idpId}`, RFC 8935), and the SETs it pushes are
  * verified (set-verifier.ts; `jti` used once across processes) and acted on for the user the subject is linked to:
  * `session-revoked` ends their sessions and tokens here, which sends back-channel logout to the applications they
- * signed in to; `account-disabled` deactivates them, which does the same. Whatever is refused changes nothing but
+ * signed in to; `account-disabled` and `account-purged` deactivate them, which does the same; `credential-change` ends
+ * their sign-in sessions, so that the next sign-in is a new one. Whatever is refused changes nothing but
  * its event `ssf.set.refused`.
  */
 @Injectable()
@@ -169,14 +171,21 @@ export class SsfReceiverService {
   }
 
   private async act(manager: EntityManager, subscription: SubscriptionRow, userId: string, eventUri: string): Promise<void> {
-    if (eventUri === RISC_ACCOUNT_DISABLED) {
+    if (eventUri === RISC_ACCOUNT_DISABLED || eventUri === RISC_ACCOUNT_PURGED) {
+      // RISC 1.0 §2.3: a purged account is gone at the upstream for good. Here the person is deactivated as for a
+      // disabled one, not deleted: what they did here stays theirs, and an administrator decides the rest.
       const user = await this.access.actOn(manager, null, subscription.orgId, userId);
-      await this.lifecycle.deactivateIn(manager, null, user);
+      if (!isInactive(user)) await this.lifecycle.deactivateIn(manager, null, user);
       await this.tokens.revokeAll(manager, userId);
     } else if (eventUri === CAEP_SESSION_REVOKED) {
       await this.tokens.revokeAll(manager, userId);
+    } else if (eventUri === CAEP_CREDENTIAL_CHANGE) {
+      // CAEP 1.0 §3.2: the credential the person proved themselves with upstream changed. Their sign-in sessions
+      // here end, as a sign-out would end them (its applications get back-channel logout), so that no session
+      // reaches an application without a new sign-in; their refresh tokens stay: a changed password is no compromise.
+      for (const session of await this.tokens.sessions(userId)) await this.tokens.endSession(manager, userId, session.sessionId);
     }
-    // credential-change and the rest: recorded, nothing ended (docs/signals.md, "Receiving").
+    // assurance-level-change, account-enabled, identifier-changed: recorded, nothing changes (docs/signals.md, "Receiving").
   }
 
   private async record(manager: EntityManager, subscription: SubscriptionRow, type: 'ssf.set.accepted' | 'ssf.set.refused', payload: Record<string, string>) {
