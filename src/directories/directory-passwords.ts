@@ -11,6 +11,7 @@ import { directoryById, linkOfUser } from './directories.queries.js';
 import { DirectoriesService } from './directories.service.js';
 import type { DirectoryTarget } from './directories.service.js';
 import { DirectoryUnreachable, serviceConnection } from './directory-connection.js';
+import { PasswordPolicyControl, PasswordPolicyError } from './password-policy-control.js';
 
 /**
  * Sign-in by bind (docs/directories.md, "Sign-in"): a directory user's password is never stored; it is checked by
@@ -68,8 +69,7 @@ export class DirectoryPasswords implements ExternalPasswordCheck, PasswordKeeper
       } else if (current === undefined) {
         await client.exop(PASSWORD_MODIFY, passwordModifyValue({ userIdentity: dn, newPassword: password }));
       } else {
-        await client.bind(dn, current);
-        await client.exop(PASSWORD_MODIFY, passwordModifyValue({ oldPassword: current, newPassword: password }));
+        await this.changeOnOpenLdap(client, target, dn, current, password);
       }
     } catch (error) {
       if (error instanceof DomainError) throw error;
@@ -79,6 +79,27 @@ export class DirectoryPasswords implements ExternalPasswordCheck, PasswordKeeper
     } finally {
       await client?.unbind().catch(() => undefined);
     }
+  }
+
+  /**
+   * A change as the person on OpenLDAP: Password Modify (RFC 3062) on a connection bound as the person, so ppolicy
+   * applies its rules for users (history, quality, minimum age) and clears pwdReset. An expired password with no grace
+   * login left cannot bind (ppolicy answers passwordExpired, to the right password only): then the service account
+   * sends the Password Modify with the old password, which slapd checks; lacking `manage` on the password, the service
+   * account is no password administrator to ppolicy, whose rules for users apply alike and which marks nothing
+   * must-change (docs/directories.md, "Write-back").
+   */
+  private async changeOnOpenLdap(client: Client, target: DirectoryTarget, dn: string, current: string, password: string): Promise<void> {
+    const policy = new PasswordPolicyControl();
+    try {
+      await client.bind(dn, current, policy);
+    } catch (error) {
+      if (!(error instanceof InvalidCredentialsError) || policy.error !== PasswordPolicyError.passwordExpired) throw error;
+      await client.bind(target.settings.bindDn, target.bindPassword);
+      await client.exop(PASSWORD_MODIFY, passwordModifyValue({ userIdentity: dn, oldPassword: current, newPassword: password }));
+      return;
+    }
+    await client.exop(PASSWORD_MODIFY, passwordModifyValue({ oldPassword: current, newPassword: password }));
   }
 
   private async entryDn(client: Client, target: DirectoryTarget, externalId: string): Promise<string | undefined> {
@@ -108,23 +129,21 @@ export class DirectoryPasswords implements ExternalPasswordCheck, PasswordKeeper
     let client: Awaited<ReturnType<typeof serviceConnection>> | undefined;
     try {
       client = await serviceConnection(target.settings, target.bindPassword, target.allow);
-      const { searchEntries } = await client.search(target.settings.usersDn, {
-        scope: 'sub',
-        filter: entryFilter(target, link.externalId),
-        // ppolicy's pwdReset (a password someone else set, with pwdMustChange): the bind succeeds, but the person must
-        // change it before anything else (draft-behera-ldap-password-policy §5.3.7).
-        attributes: [target.type === 'active-directory' ? '1.1' : 'pwdReset'],
-        sizeLimit: 2,
-      });
-      if (searchEntries.length !== 1) return 'mismatch';
+      const dn = await this.entryDn(client, target, link.externalId);
+      if (!dn) return 'mismatch';
+      const policy = target.type === 'ldap' ? new PasswordPolicyControl() : undefined;
       try {
-        await client.bind(searchEntries[0].dn, password);
-        return String(searchEntries[0].pwdReset ?? '').toUpperCase() === 'TRUE' ? 'expired' : 'match';
+        await client.bind(dn, password, policy);
+        // ppolicy lets in, but not to sign in: a password someone else set, with pwdMustChange (changeAfterReset), or
+        // an expired one on a grace login (draft-behera-ldap-password-policy-11 §6.2); the person changes it first.
+        return policy && (policy.error === PasswordPolicyError.changeAfterReset || policy.graceAuthNsRemaining !== undefined) ? 'expired' : 'match';
       } catch (error) {
-        // AD names why in the diagnostic: 532 expired, 773 must change ([MS-ADTS] 3.1.1.3.1.5.3); both are answered
-        // only to the right password.
+        // Why a right password was refused, answered to it alone: AD's diagnostic, 532 expired, 773 must change
+        // ([MS-ADTS] 3.1.1.3.1.5.3); ppolicy's passwordExpired (pwdMaxAge passed, no grace login left).
         if (error instanceof InvalidCredentialsError)
-          return target.type === 'active-directory' && /\bdata (532|773)\b/.test(error.message) ? 'expired' : 'mismatch';
+          return policy?.error === PasswordPolicyError.passwordExpired || (target.type === 'active-directory' && /\bdata (532|773)\b/.test(error.message))
+            ? 'expired'
+            : 'mismatch';
         throw error;
       }
     } catch (error) {

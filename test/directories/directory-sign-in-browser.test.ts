@@ -5,12 +5,27 @@ import { eventually } from '../faults/faults.helpers.js';
 import { searchEvents, useService } from '../support/fixtures.js';
 import { personLdif, startSlapd, SUFFIX } from '../support/slapd.js';
 import type { Slapd } from '../support/slapd.js';
-import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitLogin } from '../oidc/support/browser.js';
+import { authorize, callbackParams, launchBrowser, newPage, startRelyingParty, submitForm, submitLogin } from '../oidc/support/browser.js';
 import type { RelyingParty } from '../oidc/support/browser.js';
 import { PASSWORD, createHuman, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 
 const WRONG = 'The login name or password is wrong.';
+
+/** A ppolicy subentry whose passwords expire after a day (pwdMaxAge), with `grace` grace logins, keeping three old ones. */
+function ageingPolicy(cn: string, grace: number): string {
+  return `dn: cn=${cn},ou=policies,${SUFFIX}
+objectClass: device
+objectClass: pwdPolicy
+cn: ${cn}
+pwdAttribute: userPassword
+pwdMaxAge: 86400
+pwdGraceAuthNLimit: ${grace}
+pwdInHistory: 3
+pwdMustChange: TRUE
+pwdAllowUserChange: TRUE
+`;
+}
 
 /** docs/directories.md, "Sign-in": a synced person signs in in Chromium with the password slapd keeps, checked by a bind. */
 describe('directories: sign-in by bind against slapd (Chromium)', () => {
@@ -31,6 +46,11 @@ describe('directories: sign-in by bind against slapd (Chromium)', () => {
         // payroll ⊃ payroll-clerks ∋ alice: a grant to payroll must admit her through the nesting.
         `dn: cn=payroll-clerks,ou=groups,${SUFFIX}\nobjectClass: groupOfNames\ncn: payroll-clerks\nmember: uid=alice,ou=people,${SUFFIX}\n`,
         `dn: cn=payroll,ou=groups,${SUFFIX}\nobjectClass: groupOfNames\ncn: payroll\nmember: cn=payroll-clerks,ou=groups,${SUFFIX}\n`,
+        // Passwords that expire after a day, remembering the last three; one policy gives no grace login, one gives five.
+        ageingPolicy('ageing', 0),
+        ageingPolicy('ageing-grace', 5),
+        `${personLdif('erin', { givenName: 'Erin', sn: 'Early', password: 'Erin-LDAP-pw-1' })}pwdPolicySubentry: cn=ageing,ou=policies,${SUFFIX}\n`,
+        `${personLdif('gus', { givenName: 'Gus', sn: 'Grace', password: 'Gus-LDAP-pw-1' })}pwdPolicySubentry: cn=ageing-grace,ou=policies,${SUFFIX}\n`,
       ].join('\n'),
     );
     browser = await launchBrowser();
@@ -185,6 +205,78 @@ describe('directories: sign-in by bind against slapd (Chromium)', () => {
     // Changed by alice herself (ppolicy clears pwdReset): Who am I? answers, which ppolicy refuses a reset entry.
     assert.ok(slapd.binds(dn, 'Alice-own-pw-3'), 'slapd took the new password and no longer asks for a change');
     assert.ok(!slapd.binds(dn, 'Alice-reset-pw-2'));
+    assert.equal((await svc.api('PATCH', `${directories()}/${directoryId}`, { token: svc.adminToken, body: { writeBack: false } })).status, 200);
+  });
+
+  it("a password past ppolicy's pwdMaxAge (passwordExpired) is not signed in with: the expired page, or with writeBack the change under the directory's rules", async () => {
+    const dn = `uid=erin,ou=people,${SUFFIX}`;
+    // Last changed years ago (pwdChangedTime is the server's own: set with the Relax Rules control).
+    slapd.modify(`dn: ${dn}\nchangetype: modify\nreplace: pwdChangedTime\npwdChangedTime: 20200101000000Z\n`, false, true);
+    assert.ok(!slapd.binds(dn, 'Erin-LDAP-pw-1'), 'slapd refuses the expired password');
+    const erinId = (await svc.api('GET', `/management/v1/orgs/${project.orgId}/users?query=erin`, { token: svc.adminToken })).body.users[0].userId;
+    const failedChecks = async () =>
+      Number((await svc.dataSource.query('SELECT failed_password_checks FROM users WHERE id = ?', [erinId]))[0].failed_password_checks);
+    const ui = await newPage(browser);
+    try {
+      // Without writeBack: the page says where to change it; a wrong password is still the ordinary page, and counts.
+      const before = await failedChecks();
+      assert.match(await tryPassword(ui.page, `erin@${project.primaryDomain}`, 'Erin-LDAP-pw-1'), /has expired and must be changed/);
+      assert.ok(!ui.page.url().startsWith(rp.url), 'no code for an expired password');
+      assert.equal(await failedChecks(), before, 'the right, expired password is no failure');
+      assert.ok((await tryPassword(ui.page, `erin@${project.primaryDomain}`, 'not-her-password')).includes(WRONG));
+      assert.equal(await failedChecks(), before + 1);
+    } finally {
+      await ui.context.close();
+    }
+
+    assert.equal((await svc.api('PATCH', `${directories()}/${directoryId}`, { token: svc.adminToken, body: { writeBack: true } })).status, 200);
+    const changing = await newPage(browser);
+    try {
+      const cb = await authorize(rp, changing.page, authUrl(), async (page) => {
+        await submitLogin(page, `erin@${project.primaryDomain}`, 'Erin-LDAP-pw-1');
+        await page.waitForSelector('form[data-directory-password-change]');
+        // The directory's own rule (pwdInHistory) refuses the old password again, with its reason; nothing changes.
+        await page.fill('input[name="currentPassword"]', 'Erin-LDAP-pw-1');
+        await page.fill('input[name="password"]', 'Erin-LDAP-pw-1');
+        await page.fill('input[name="passwordConfirm"]', 'Erin-LDAP-pw-1');
+        await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type="submit"]')]);
+        assert.match(await page.innerText('body'), /refused the password: .*(not being changed|history)/i);
+        await page.fill('input[name="currentPassword"]', 'Erin-LDAP-pw-1');
+        await page.fill('input[name="password"]', 'Erin-own-pw-2');
+        await page.fill('input[name="passwordConfirm"]', 'Erin-own-pw-2');
+        // A new person is offered a second factor after the change, as after any first sign-in: declined.
+        await submitForm(page, 'directory-password');
+      });
+      assert.ok(callbackParams(cb).get('code'), 'a code at the redirect URI after the change');
+    } finally {
+      await changing.context.close();
+    }
+    // Who am I? answers only to an entry ppolicy does not hold for a change (no pwdReset): the change was the person's.
+    assert.ok(slapd.binds(dn, 'Erin-own-pw-2'), 'slapd took the new password, and it is neither expired nor to be changed');
+    assert.ok(!slapd.binds(dn, 'Erin-LDAP-pw-1'));
+    const [row] = await svc.dataSource.query('SELECT password_hash FROM users WHERE id = ?', [erinId]);
+    assert.equal(row.password_hash, null, 'no hash is stored here');
+
+    // With grace logins left, slapd lets the expired password bind (graceAuthNsRemaining): still the change first.
+    const gusDn = `uid=gus,ou=people,${SUFFIX}`;
+    slapd.modify(`dn: ${gusDn}\nchangetype: modify\nreplace: pwdChangedTime\npwdChangedTime: 20200101000000Z\n`, false, true);
+    const grace = await newPage(browser);
+    try {
+      const cb = await authorize(rp, grace.page, authUrl(), async (page) => {
+        await submitLogin(page, `gus@${project.primaryDomain}`, 'Gus-LDAP-pw-1');
+        await page.waitForSelector('form[data-directory-password-change]');
+        await page.fill('input[name="currentPassword"]', 'Gus-LDAP-pw-1');
+        await page.fill('input[name="password"]', 'Gus-own-pw-2');
+        await page.fill('input[name="passwordConfirm"]', 'Gus-own-pw-2');
+        // A new person is offered a second factor after the change, as after any first sign-in: declined.
+        await submitForm(page, 'directory-password');
+      });
+      assert.ok(callbackParams(cb).get('code'), 'a code at the redirect URI after the change');
+    } finally {
+      await grace.context.close();
+    }
+    assert.ok(slapd.binds(gusDn, 'Gus-own-pw-2'));
+    assert.ok(!slapd.binds(gusDn, 'Gus-LDAP-pw-1'));
     assert.equal((await svc.api('PATCH', `${directories()}/${directoryId}`, { token: svc.adminToken, body: { writeBack: false } })).status, 200);
   });
 

@@ -1,6 +1,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -9,7 +10,7 @@ import { throwAwayCa } from './throw-away-ca.js';
 
 /**
  * Debian's Samba as an Active Directory domain controller for the directory tests: a domain provisioned with
- * `samba-tool domain provision` into a temporary directory, run in the foreground with a smb.conf of its own that
+ * `samba-tool domain provision` (once, then copied: provisionedTemplate), run in the foreground with a smb.conf of its own that
  * starts only its LDAP server, stopped by its PID. Samba's LDAP server has no port setting (389 and 636 are fixed), so
  * it runs in a network namespace of its own, reached over a veth pair at an address of 10.213.0.0/16 that nothing
  * else here uses; the namespace and the pair are removed at the end. Needs CAP_NET_ADMIN (CI runs as root).
@@ -28,8 +29,10 @@ export interface SambaDc {
   /** A service account in Account Operators: reads the directory and may reset ordinary users' passwords. */
   serviceDn: string;
   servicePassword: string;
-  /** How long `samba-tool domain provision` took (ms): the cost of this counterpart. */
+  /** How long `samba-tool domain provision` took (ms), 0 when a provisioned template was at hand. */
   provisionMs: number;
+  /** How long copying the provisioned template took (ms). */
+  copyMs: number;
   /** ldapadd/ldapmodify as the domain's Administrator, over LDAPS. */
   modify(ldif: string, add?: boolean): void;
   /** The result of binding as `dn` with `password`: 'ok', or the server's diagnostic (AD's `data 52e`, `773`, …). */
@@ -73,6 +76,40 @@ function freeSubnet(): number {
   throw new Error('no free 10.213.N.0/30 for the Samba namespace');
 }
 
+const PROVISION_ARGS = [`--realm=${REALM}`, '--domain=CORP', '--server-role=dc', '--dns-backend=NONE', `--adminpass=${ADMIN_PASSWORD}`, '--host-name=dc1'];
+
+/**
+ * A domain provisioned once per Samba version and provisioning arguments, kept under the system's temporary
+ * directory and copied by every DC started: provisioning costs most of a minute, a copy a second, so the SQLite and
+ * MariaDB passes of one run (and the runs after) pay it once. Provisioned into a scratch directory and renamed into
+ * place, so a template is whole or absent; two processes that race both provision, and the second rename loses.
+ * Nothing in it depends on the address or the certificate, which each DC gets at start.
+ */
+async function provisionedTemplate(): Promise<{ dir: string; provisionMs: number }> {
+  const version = execFileSync('samba', ['--version'], { encoding: 'utf8' }).trim();
+  const key = createHash('sha256')
+    .update(JSON.stringify([version, PROVISION_ARGS]))
+    .digest('hex')
+    .slice(0, 16);
+  const dir = join(tmpdir(), `portcullis-samba-dc-template-${key}`);
+  if (existsSync(join(dir, 'private', 'sam.ldb'))) return { dir, provisionMs: 0 };
+  const scratch = mkdtempSync(join(tmpdir(), 'samba-provision-'));
+  try {
+    const began = Date.now();
+    await run('samba-tool', ['domain', 'provision', `--targetdir=${join(scratch, 'dc')}`, ...PROVISION_ARGS]);
+    const provisionMs = Date.now() - began;
+    try {
+      renameSync(join(scratch, 'dc'), dir);
+    } catch (error) {
+      // Another process put its template in place first: the same domain, use it.
+      if (!existsSync(join(dir, 'private', 'sam.ldb'))) throw error;
+    }
+    return { dir, provisionMs };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
 export async function startSambaDc(): Promise<SambaDc> {
   const dir = mkdtempSync(join(tmpdir(), 'samba-dc-'));
   const n = freeSubnet();
@@ -111,18 +148,11 @@ export async function startSambaDc(): Promise<SambaDc> {
 
     const began = Date.now();
     const target = join(dir, 'dc');
-    await run('samba-tool', [
-      'domain',
-      'provision',
-      `--targetdir=${target}`,
-      `--realm=${REALM}`,
-      '--domain=CORP',
-      '--server-role=dc',
-      '--dns-backend=NONE',
-      `--adminpass=${ADMIN_PASSWORD}`,
-      '--host-name=dc1',
-    ]);
-    const provisionMs = Date.now() - began;
+    const template = await provisionedTemplate();
+    // A copy of its own: the DC writes its databases, never the template's.
+    execFileSync('cp', ['-a', template.dir, target], { stdio: 'pipe' });
+    const provisionMs = template.provisionMs;
+    const copyMs = Date.now() - began - provisionMs;
 
     const conf = join(dir, 'smb.conf');
     writeFileSync(
@@ -200,6 +230,7 @@ userAccountControl: 66048
       serviceDn,
       servicePassword: SERVICE_PASSWORD,
       provisionMs,
+      copyMs,
       modify,
       bind(dn, password) {
         try {

@@ -78,8 +78,8 @@ export async function submitLogin(page: Page, loginName: string | undefined, pas
   await submitForm(page, 'login', options);
 }
 
-/** Submits the page's form of a first factor (`login`, `register`), declining an enrolment offer unless told otherwise. */
-export async function submitForm(page: Page, step: 'login' | 'register', options: { declineMfaOffer?: boolean } = {}): Promise<void> {
+/** Submits the page's form of a first factor (`login`, `register`, an expired directory password's change), declining an enrolment offer unless told otherwise. */
+export async function submitForm(page: Page, step: 'login' | 'register' | 'directory-password', options: { declineMfaOffer?: boolean } = {}): Promise<void> {
   const posted = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith(`/${step}`));
   await page.click('button[type="submit"]');
   if (options.declineMfaOffer === false) return;
@@ -91,7 +91,7 @@ export async function submitForm(page: Page, step: 'login' | 'register', options
  * (policy `optional`, a user without factors); tests that are not about enrolment decline it.
  */
 async function declineMfaOffer(page: Page, posted: Response): Promise<void> {
-  const uidPage = /^(\/ui\/login\/[^/]+)\/[a-z]+$/.exec(new URL(posted.url()).pathname)?.[1];
+  const uidPage = /^(\/ui\/login\/[^/]+)\/[a-z-]+$/.exec(new URL(posted.url()).pathname)?.[1];
   if (posted.status() !== 303 || posted.headers().location !== uidPage) return;
   await page.waitForURL((url) => url.pathname === uidPage);
   const skip = await page.$('[data-mfa-skip]');
