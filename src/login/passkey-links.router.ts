@@ -108,8 +108,8 @@ export class PasskeyLinksUi {
 
   /**
    * The link's form: the recovery code (when asked) is used, the passkey verified against the challenge of this
-   * link, then the link used and the passkey stored together (AccountLinksService.enrolPasskey). A person without
-   * recovery codes gets new ones, shown once.
+   * link, then the link used and the passkey stored in place of the earlier ones, the person's sessions and tokens
+   * ended, together (AccountLinksService.enrolPasskey). A person without recovery codes gets new ones, shown once.
    */
   async follow(req: Request, res: Response, purpose: LinkPurpose, code: string, holder: PasskeyLinkHolder): Promise<void> {
     const t = messages(localeOf(req, holder.locale));
@@ -130,7 +130,7 @@ export class PasskeyLinksUi {
     let codes: string[];
     try {
       codes = await this.links.enrolPasskey(code, purpose, async (manager) => {
-        await this.factors.addPasskeyIn(manager, owner, passkey);
+        await this.factors.replacePasskeysIn(manager, owner, passkey);
         return recoveryCodes ? [] : this.factors.newRecoveryCodesIn(manager, owner);
       });
     } catch (error) {
