@@ -117,6 +117,7 @@ describe('passkeys only: enrolment, sign-in and recovery without a password, and
       await first.page.locator('form[data-passkey-link]').waitFor();
       await first.page.click('[data-passkey-register]');
       await first.page.locator('[data-passkey-ready]').waitFor();
+      assert.equal(await first.page.locator('[data-passkeys-replaced]').count(), 0, 'a first passkey replaced nothing');
       codes = await first.page.$$eval('[data-recovery-code]', (els) => els.map((e) => e.textContent ?? ''));
       assert.equal(codes.length, 10);
 
@@ -166,6 +167,7 @@ describe('passkeys only: enrolment, sign-in and recovery without a password, and
       await second.page.fill('input[name="recoveryCode"]', codes[0]);
       await second.page.click('[data-passkey-register]');
       await second.page.locator('[data-passkey-ready]').waitFor();
+      assert.match(await second.page.locator('[data-passkeys-replaced]').innerText(), /earlier passkeys no longer work/);
 
       // The new passkey replaces the lost one, and every session and token of the person ended, with the events.
       const left = (await svc.api('GET', factorsPath, { token: svc.adminToken })).body.factors.filter((f: { type: string }) => f.type === 'passkey');
