@@ -40,7 +40,7 @@ export class AccountPageRenderer {
   ) {}
 
   async render(res: Response, visit: Visit, extra: { status?: number; notice?: string; problem?: AccountView['problem'] } = {}): Promise<void> {
-    const { session, user, profile, policy, locale, t, lt } = visit;
+    const { session, user, profile, policy, passkeysOnly, locale, t, lt } = visit;
     const [factors, sessions, identities, idps, agents] = await Promise.all([
       this.factors.list(user.id, user.orgId, user.id),
       this.userSessions.list(user.orgId, user.id),
@@ -63,6 +63,7 @@ export class AccountPageRenderer {
         email: user.email,
         emailVerified: user.emailVerified,
         hasPassword: user.passwordHash !== null,
+        passkeysOnly,
       },
       factors,
       passkey: policy.passkeys ? await this.passkeyForm(visit) : '',

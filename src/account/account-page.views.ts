@@ -24,6 +24,8 @@ export interface AccountView {
     email: string | null;
     emailVerified: boolean;
     hasPassword: boolean;
+    /** Signs in with passkeys only (docs/passwordless.md): no password section, not even to set a first one. */
+    passkeysOnly: boolean;
   };
   factors: { id: string; type: string; name?: string; createdAt: string }[];
   /** The passkey registration form (passkeyForm), where the organization allows passkeys. */
@@ -108,6 +110,7 @@ function emailSection(v: AccountView): string {
 
 function passwordSection(v: AccountView): string {
   const { t, lt, user } = v;
+  if (user.passkeysOnly) return '';
   const secret = (name: string, label: string, autocomplete: string) =>
     `<label for="${name}">${esc(label)}</label><input id="${name}" name="${name}" type="password" autocomplete="${autocomplete}" required>`;
   const current = user.hasPassword ? secret('currentPassword', t.currentPassword, 'current-password') : `<p>${esc(t.noPassword)}</p>`;

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { LoginPolicyService } from '../users/login-policy.service.js';
 import type { LoginPolicy } from '../users/login-policy.service.js';
+import { PasswordlessUsers } from '../users/passwordless-users.js';
 import { isActive } from '../users/rules/user-state.js';
 import { UserDirectory } from '../users/user-directory.service.js';
 import type { UserEntity } from '../users/entities/user.entity.js';
@@ -30,6 +31,8 @@ export interface Visit {
   /** The same user's stored profile (names, language), read once per request. */
   profile: UserEntity;
   policy: LoginPolicy;
+  /** The person signs in with passkeys only (docs/passwordless.md): the page has no password section. */
+  passkeysOnly: boolean;
   locale: Locale;
   t: AccountMessages;
   lt: Messages;
@@ -59,6 +62,7 @@ export class AccountVisits {
     private readonly directory: UserDirectory,
     private readonly policies: LoginPolicyService,
     private readonly idpInitiated: IdpInitiatedSignIns,
+    private readonly passwordless: PasswordlessUsers,
   ) {}
 
   /**
@@ -96,7 +100,8 @@ export class AccountVisits {
       if (req.method === 'GET') return void this.signIn(req, res, false, undefined, landing);
       return void this.interactions.showError(req, res, 403, 'interaction_required', t.signInAgain);
     }
-    return { session, user, profile, policy, locale, t, lt: messages(locale) };
+    const passkeysOnly = policy.passwordless === 'required' && (await this.passwordless.applies(user));
+    return { session, user, profile, policy, passkeysOnly, locale, t, lt: messages(locale) };
   }
 
   signIn(req: Request, res: Response, again: boolean, upstream?: { idpHint: string; state: string }, landing?: string): void {

@@ -108,8 +108,8 @@ export class PasskeyLinksUi {
 
   /**
    * The link's form: the recovery code (when asked) is used, the passkey verified against the challenge of this
-   * link, then the link used and the passkey stored together (AccountLinksService.enrolPasskey). A person without
-   * recovery codes gets new ones, shown once.
+   * link, then the link used and the passkey stored in place of the earlier ones, the person's sessions and tokens
+   * ended, together (AccountLinksService.enrolPasskey). A person without recovery codes gets new ones, shown once.
    */
   async follow(req: Request, res: Response, purpose: LinkPurpose, code: string, holder: PasskeyLinkHolder): Promise<void> {
     const t = messages(localeOf(req, holder.locale));
@@ -127,18 +127,18 @@ export class PasskeyLinksUi {
       const checked = await this.factors.checkRecoveryCode(owner, String(req.body.recoveryCode ?? ''), source);
       if (!checked.ok) return again(401, t.invalidCode);
     }
-    let codes: string[];
+    let enrolled: { codes: string[]; replaced: boolean };
     try {
-      codes = await this.links.enrolPasskey(code, purpose, async (manager) => {
-        await this.factors.addPasskeyIn(manager, owner, passkey);
-        return recoveryCodes ? [] : this.factors.newRecoveryCodesIn(manager, owner);
+      enrolled = await this.links.enrolPasskey(code, purpose, async (manager) => {
+        const { removed } = await this.factors.replacePasskeysIn(manager, owner, passkey);
+        return { codes: recoveryCodes ? [] : await this.factors.newRecoveryCodesIn(manager, owner), replaced: removed > 0 };
       });
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       return again(409, t.passkeyRefused);
     }
     const locale = localeOf(req, holder.locale);
-    this.interactions.render(res, passkeyReadyPage(locale, messages(locale), holder.loginName, codes));
+    this.interactions.render(res, passkeyReadyPage(locale, messages(locale), holder.loginName, enrolled.codes, enrolled.replaced));
   }
 }
 

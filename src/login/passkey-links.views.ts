@@ -63,8 +63,11 @@ ${recovery}<input type="hidden" name="response" value="">
   );
 }
 
-/** The new passkey is stored; the recovery codes made with it, shown once. */
-export function passkeyReadyPage(locale: Locale, t: Messages, loginName: string, codes: string[]): string {
+/**
+ * The new passkey is stored; the recovery codes made with it, shown once. `replaced`: earlier passkeys were removed and
+ * the person signed out everywhere (docs/passwordless.md, "Recovery ends the lost credential"), and the page says so.
+ */
+export function passkeyReadyPage(locale: Locale, t: Messages, loginName: string, codes: string[], replaced = false): string {
   const list =
     codes.length > 0
       ? `<h2>${esc(t.recoveryTitle)}</h2><p>${esc(t.recoveryInstructions)}</p><ul>${codes.map((c) => `<li><code data-recovery-code>${esc(c)}</code></li>`).join('')}</ul>`
@@ -72,7 +75,7 @@ export function passkeyReadyPage(locale: Locale, t: Messages, loginName: string,
   return page(
     locale,
     t.passkeyReadyTitle,
-    `<p role="status" data-passkey-ready>${esc(t.passkeyReady)}</p><p data-login-name-hint>${esc(t.yourLoginName(loginName))}</p>${list}
+    `<p role="status" data-passkey-ready>${esc(t.passkeyReady)}</p>${replaced ? `<p data-passkeys-replaced>${esc(t.passkeysReplaced)}</p>` : ''}<p data-login-name-hint>${esc(t.yourLoginName(loginName))}</p>${list}
 <p><a href="${esc(APPS_UI_PATH)}" data-my-apps>${esc(t.openMyApps)}</a></p>`,
   );
 }

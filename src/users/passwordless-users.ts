@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError, ErrorCode } from '../common/errors/domain-error.js';
 import { LoginPolicyEntity } from './entities/login-policy.entity.js';
 
@@ -16,6 +17,8 @@ export type SignInKeeper = (manager: EntityManager, userId: string) => Promise<b
 export class PasswordlessUsers {
   private readonly keepers: SignInKeeper[] = [];
 
+  constructor(private readonly uow: UnitOfWork) {}
+
   register(keeper: SignInKeeper): void {
     this.keepers.push(keeper);
   }
@@ -31,6 +34,11 @@ export class PasswordlessUsers {
     if (!(await this.requiredIn(manager, user.orgId))) return false;
     for (const keeper of this.keepers) if (await keeper(manager, user.id)) return false;
     return true;
+  }
+
+  /** The same outside a transaction (the account page asks it once per request). */
+  applies(user: { id: string; orgId: string }): Promise<boolean> {
+    return this.appliesIn(this.uow.manager, user);
   }
 
   /** 409, changing nothing, when a password is about to be set for a user who signs in with passkeys only. */

@@ -183,8 +183,11 @@ export class UserLifecycleService {
     });
   }
 
-  /** A changed password ends the user's sessions and tokens (but `keepSession`) and every mailed link (docs/mail.md, "Codes"). */
-  private async endCredentialsIn(manager: EntityManager, userId: string, keepSession: string | undefined): Promise<void> {
+  /**
+   * A changed password, or a passkey that replaces the lost ones (docs/passwordless.md, "Recovery"), ends the user's
+   * sessions and tokens (but `keepSession`) and every mailed link (docs/mail.md, "Codes").
+   */
+  async endCredentialsIn(manager: EntityManager, userId: string, keepSession: string | undefined): Promise<void> {
     await this.tokens?.revokeAll(manager, userId, { keepSession });
     await this.codes.revokeAllIn(manager, userId);
   }

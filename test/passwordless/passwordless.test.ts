@@ -1,15 +1,18 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { addVirtualAuthenticator, authorize, callbackParams, launchBrowser, startRelyingParty } from '../oidc/support/browser.js';
 import type { RelyingParty } from '../oidc/support/browser.js';
-import { createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
+import { createOidcApp, createProject, postForm } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { USER_SCHEMA, scimTenant, userBody } from '../scim/scim-helpers.js';
 import type { ScimTenant } from '../scim/scim-helpers.js';
-import { unique } from '../support/fixtures.js';
+import { searchEvents, unique } from '../support/fixtures.js';
 import { linkIn, useServiceWithMail } from '../mail/support/mail-server.js';
 
+/** The PKCE verifier of every authorization request here (RFC 7636 §4.1: 43 characters). */
+const VERIFIER = 'passkeys-only-verifier-0123456789abcdefghijk';
 const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
 /**
@@ -42,7 +45,7 @@ describe('passkeys only: enrolment, sign-in and recovery without a password, and
   });
 
   const authorizeUrl = () =>
-    `${svc.config.publicUrl}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.clientId, redirect_uri: `${rp.url}/cb`, response_type: 'code', scope: 'openid', state: unique('st'), code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`;
+    `${svc.config.publicUrl}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.clientId, redirect_uri: `${rp.url}/cb`, response_type: 'code', scope: 'openid', state: unique('st'), code_challenge: createHash('sha256').update(VERIFIER).digest('base64url'), code_challenge_method: 'S256' })}`;
 
   /**
    * A browser context with its own virtual platform authenticator (a device of the person's), passkeys only through
@@ -87,16 +90,34 @@ describe('passkeys only: enrolment, sign-in and recovery without a password, and
     return { userId: created.body.userId, email, loginName: userName, link: linkIn(message) };
   }
 
+  /** The tokens of a code from the sign-in, as the application gets them (PKCE with authorizeUrl's challenge). */
+  async function tokensOf(code: string | null): Promise<{ access_token: string }> {
+    assert.ok(code, 'a code at the application');
+    const res = await postForm(
+      svc,
+      '/oauth/v2/token',
+      { grant_type: 'authorization_code', code, redirect_uri: `${rp.url}/cb`, code_verifier: VERIFIER },
+      { id: app.clientId, secret: app.clientSecret! },
+    );
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body;
+  }
+  const active = async (token: string) =>
+    (await postForm(svc, '/oauth/v2/introspect', { token }, { id: app.clientId, secret: app.clientSecret! })).body.active as boolean;
+
   it('an invited person creates a passkey from the mail, signs in, loses it and recovers with a mailed link and a recovery code', async () => {
     const person = await invitedPerson();
     const first = await device();
     let codes: string[] = [];
+    let firstToken = '';
+    const second = await device();
     try {
       // The invitation's page creates a passkey; the recovery codes made with it are shown once.
       await first.page.goto(person.link);
       await first.page.locator('form[data-passkey-link]').waitFor();
       await first.page.click('[data-passkey-register]');
       await first.page.locator('[data-passkey-ready]').waitFor();
+      assert.equal(await first.page.locator('[data-passkeys-replaced]').count(), 0, 'a first passkey replaced nothing');
       codes = await first.page.$$eval('[data-recovery-code]', (els) => els.map((e) => e.textContent ?? ''));
       assert.equal(codes.length, 10);
 
@@ -116,14 +137,12 @@ describe('passkeys only: enrolment, sign-in and recovery without a password, and
         await p.click('[data-passkey-login]');
       });
       assert.ok(callbackParams(afterName).get('code'), `signed in after the login name: ${afterName.url}`);
+      firstToken = (await tokensOf(callbackParams(afterName).get('code'))).access_token;
+      assert.equal(await active(firstToken), true);
       assert.deepEqual(first.passwordPages, [], 'no page had a password field');
-    } finally {
-      await first.context.close();
-    }
 
-    // A new device: the passkey is lost. "Lost your passkey?" mails a link; the link and a recovery code create a new one.
-    const second = await device();
-    try {
+      // A new device: the passkey is lost (the first device is, say, stolen: its session and passkey still there).
+      // "Lost your passkey?" mails a link; the link and a recovery code create a new one.
       await second.page.goto(authorizeUrl());
       await second.page.click('[data-passkey-recovery]');
       await second.page.fill('input[name="loginName"]', person.loginName);
@@ -144,20 +163,53 @@ describe('passkeys only: enrolment, sign-in and recovery without a password, and
         (await svc.api('GET', factorsPath, { token: svc.adminToken })).body.factors.filter((f: { type: string }) => f.type === 'passkey').length;
       assert.equal(await passkeys(), 1);
 
+      const [lost] = (await svc.api('GET', factorsPath, { token: svc.adminToken })).body.factors.filter((f: { type: string }) => f.type === 'passkey');
       await second.page.fill('input[name="recoveryCode"]', codes[0]);
       await second.page.click('[data-passkey-register]');
       await second.page.locator('[data-passkey-ready]').waitFor();
-      assert.equal(await passkeys(), 2, 'the new passkey is stored beside the lost one');
+      assert.match(await second.page.locator('[data-passkeys-replaced]').innerText(), /earlier passkeys no longer work/);
+
+      // The new passkey replaces the lost one, and every session and token of the person ended, with the events.
+      const left = (await svc.api('GET', factorsPath, { token: svc.adminToken })).body.factors.filter((f: { type: string }) => f.type === 'passkey');
+      assert.equal(left.length, 1);
+      assert.notEqual(left[0].id, lost.id, 'the lost passkey is removed');
+      assert.equal(await active(firstToken), false, 'the token issued before the recovery ended');
+      const payloads = async (type: string) => (await searchEvents(svc, { aggregate_id: person.userId, event_types: [type] })).map((e) => e.payload);
+      assert.deepEqual((await payloads('user.human.passkeys.replaced')).map((p) => p.method).sort(), ['invitation', 'recovery']);
+      assert.deepEqual(await payloads('user.human.mfa.removed'), [{ factorId: lost.id, type: 'passkey', signInFactors: 1 }]);
+      assert.ok(
+        (await payloads('user.human.mfa.added')).some((p) => p.factorId === left[0].id && p.signInFactors === 2),
+        'added before the lost one went',
+      );
+
+      // On the lost device, the session is gone: the browser's remembered account to choose, not the application;
+      // and the lost passkey is refused.
+      const arrived = rp.callbacks.length;
+      await first.page.goto(authorizeUrl());
+      await first.page.locator('[data-login-name]').waitFor();
+      await first.page.click('a[href="?form=login"]');
+      await first.page.locator('[data-passkey-recovery]').waitFor();
+      await first.page.click('[data-passkey-login]');
+      await first.page.locator('[role="alert"]').waitFor();
+      assert.equal(rp.callbacks.length, arrived, 'nothing reached the application');
 
       // The link works once.
       const again = await svc.api('GET', new URL(linkIn(message)).pathname + new URL(linkIn(message)).search, {});
       assert.equal(again.status, 400);
 
-      const signedIn = await authorize(rp, second.page, authorizeUrl(), (p) => p.click('[data-passkey-login]'));
-      assert.ok(callbackParams(signedIn).get('code'), `signed in with the new passkey: ${signedIn.url}`);
-      assert.deepEqual(second.passwordPages, [], 'no page had a password field');
+      const recovered = await authorize(rp, second.page, authorizeUrl(), (p) => p.click('[data-passkey-login]'));
+      assert.ok(callbackParams(recovered).get('code'), `signed in with the new passkey: ${recovered.url}`);
+
+      // The account page of a passkeys-only person has no password section (docs/passwordless.md, "No passwords").
+      await second.page.waitForURL((u) => u.pathname === '/cb');
+      await second.page.goto(`${svc.config.publicUrl}/ui/account`);
+      await second.page.locator('[data-account-section="factors"]').waitFor();
+      assert.equal(await second.page.locator('[data-account-section="password"]').count(), 0);
+      assert.equal(await second.page.locator('input[type="password"]').count(), 0);
+      assert.equal(await second.page.locator('[data-factor="passkey"]').count(), 1);
+      assert.deepEqual([...first.passwordPages, ...second.passwordPages], [], 'no page had a password field');
     } finally {
-      await second.context.close();
+      await Promise.all([first.context.close(), second.context.close()]);
     }
   });
 

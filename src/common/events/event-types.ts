@@ -34,6 +34,7 @@ export const EVENT_MESSAGES = {
   'user.human.password.check.succeeded': 'Password check succeeded',
   'user.human.password.check.failed': 'Password check failed',
   'user.human.mfa.added': 'Second factor added',
+  'user.human.passkeys.replaced': 'Passkeys replaced from a mailed link',
   'user.human.mfa.removed': 'Second factor removed',
   'user.human.mfa.check.succeeded': 'Second factor check succeeded',
   'user.human.mfa.check.failed': 'Second factor check failed',

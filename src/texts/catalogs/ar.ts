@@ -247,6 +247,7 @@ export const ar: Catalog = {
   'login.recoveryCodeLabel': 'أحد رموز الاسترداد',
   'login.passkeyReadyTitle': 'مفتاح المرور جاهز',
   'login.passkeyReady': 'تم حفظ مفتاح المرور. سجّل الدخول به إلى تطبيقك.',
+  'login.passkeysReplaced': 'لم تعد مفاتيح المرور السابقة تعمل، وتم تسجيل خروجك من جميع الأجهزة.',
   'login.passkeyStepHint': 'سجّل الدخول باسم {user} باستخدام مفتاح المرور.',
   'mail.passkey_invitation.subject': '{org}: تمت دعوتك',
   'mail.passkey_invitation.lead': 'أنشأت مؤسسة {org} حسابًا لك. أنشئ مفتاح مرور لتسجيل الدخول؛ لن تحتاج إلى كلمة مرور.',

@@ -256,6 +256,7 @@ export const de: Catalog = {
   'login.recoveryCodeLabel': 'Einer Ihrer Wiederherstellungscodes',
   'login.passkeyReadyTitle': 'Ihr Passkey ist bereit',
   'login.passkeyReady': 'Ihr Passkey ist gespeichert. Melden Sie sich damit bei Ihrer Anwendung an.',
+  'login.passkeysReplaced': 'Ihre bisherigen Passkeys funktionieren nicht mehr, und Sie wurden überall abgemeldet.',
   'login.passkeyStepHint': 'Melden Sie sich als {user} mit Ihrem Passkey an.',
   'mail.passkey_invitation.subject': '{org}: Sie sind eingeladen',
   'mail.passkey_invitation.lead': '{org} hat ein Konto für Sie angelegt. Erstellen Sie einen Passkey, um sich anzumelden; ein Passwort brauchen Sie nicht.',

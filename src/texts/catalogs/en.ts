@@ -247,6 +247,7 @@ export const en = {
   'login.recoveryCodeLabel': 'One of your recovery codes',
   'login.passkeyReadyTitle': 'Your passkey is ready',
   'login.passkeyReady': 'Your passkey is saved. Sign in to your application with it.',
+  'login.passkeysReplaced': 'Your earlier passkeys no longer work, and you are signed out everywhere.',
   'login.passkeyStepHint': 'Sign in as {user} with your passkey.',
   'mail.passkey_invitation.subject': '{org}: you are invited',
   'mail.passkey_invitation.lead': '{org} has created an account for you. Create a passkey to sign in; you will not need a password.',

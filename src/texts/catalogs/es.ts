@@ -260,6 +260,7 @@ export const es: Catalog = {
   'login.recoveryCodeLabel': 'Uno de tus códigos de recuperación',
   'login.passkeyReadyTitle': 'Tu llave de acceso está lista',
   'login.passkeyReady': 'Tu llave de acceso se ha guardado. Úsala para iniciar sesión en tu aplicación.',
+  'login.passkeysReplaced': 'Tus llaves de acceso anteriores ya no funcionan y se han cerrado todas tus sesiones.',
   'login.passkeyStepHint': 'Inicia sesión como {user} con tu llave de acceso.',
   'mail.passkey_invitation.subject': '{org}: tienes una invitación',
   'mail.passkey_invitation.lead': '{org} ha creado una cuenta para ti. Crea una llave de acceso para iniciar sesión; no necesitarás contraseña.',

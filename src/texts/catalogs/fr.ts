@@ -257,6 +257,7 @@ export const fr: Catalog = {
   'login.recoveryCodeLabel': "L'un de vos codes de récupération",
   'login.passkeyReadyTitle': "Votre clé d'accès est prête",
   'login.passkeyReady': "Votre clé d'accès est enregistrée. Utilisez-la pour vous connecter à votre application.",
+  'login.passkeysReplaced': "Vos anciennes clés d'accès ne fonctionnent plus et toutes vos sessions ont été fermées.",
   'login.passkeyStepHint': "Connectez-vous en tant que {user} avec votre clé d'accès.",
   'mail.passkey_invitation.subject': '{org} : vous êtes invité',
   'mail.passkey_invitation.lead': "{org} a créé un compte pour vous. Créez une clé d'accès pour vous connecter ; aucun mot de passe n'est nécessaire.",

@@ -242,6 +242,7 @@ export const he: Catalog = {
   'login.recoveryCodeLabel': 'אחד מקודי השחזור שלך',
   'login.passkeyReadyTitle': 'מפתח הגישה מוכן',
   'login.passkeyReady': 'מפתח הגישה נשמר. אפשר להיכנס איתו לאפליקציה.',
+  'login.passkeysReplaced': 'מפתחות הגישה הקודמים כבר לא פעילים, והתנתקת מכל המכשירים.',
   'login.passkeyStepHint': 'כניסה בתור {user} באמצעות מפתח הגישה.',
   'mail.passkey_invitation.subject': '{org}: הזמנה להצטרף',
   'mail.passkey_invitation.lead': 'נוצר עבורך חשבון ב-{org}. כדי להיכנס, יש ליצור מפתח גישה; אין צורך בסיסמה.',

@@ -256,6 +256,7 @@ export const it: Catalog = {
   'login.recoveryCodeLabel': 'Uno dei tuoi codici di recupero',
   'login.passkeyReadyTitle': 'La tua passkey è pronta',
   'login.passkeyReady': "La tua passkey è stata salvata. Usala per accedere all'applicazione.",
+  'login.passkeysReplaced': 'Le passkey precedenti non funzionano più e tutte le tue sessioni sono state chiuse.',
   'login.passkeyStepHint': 'Accedi come {user} con la tua passkey.',
   'mail.passkey_invitation.subject': '{org}: hai ricevuto un invito',
   'mail.passkey_invitation.lead': '{org} ha creato un account per te. Crea una passkey per accedere; non ti servirà una password.',

@@ -251,6 +251,7 @@ export const ja: Catalog = {
   'login.recoveryCodeLabel': '回復コード（いずれか1つ）',
   'login.passkeyReadyTitle': 'パスキーの準備ができました',
   'login.passkeyReady': 'パスキーを保存しました。このパスキーでアプリケーションにサインインしてください。',
+  'login.passkeysReplaced': '以前のパスキーは使用できなくなり、すべてのデバイスでサインアウトしました。',
   'login.passkeyStepHint': 'パスキーを使用して {user} としてサインインしてください。',
   'mail.passkey_invitation.subject': '{org}：アカウントへのご招待',
   'mail.passkey_invitation.lead': '{org} があなたのアカウントを作成しました。パスキーを作成してサインインしてください。パスワードは必要ありません。',

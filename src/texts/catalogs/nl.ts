@@ -253,6 +253,7 @@ export const nl: Catalog = {
   'login.recoveryCodeLabel': 'Een van je herstelcodes',
   'login.passkeyReadyTitle': 'Je toegangssleutel is klaar',
   'login.passkeyReady': 'Je toegangssleutel is opgeslagen. Log er nu mee in bij je applicatie.',
+  'login.passkeysReplaced': 'Je eerdere toegangssleutels werken niet meer en je bent overal uitgelogd.',
   'login.passkeyStepHint': 'Log in als {user} met je toegangssleutel.',
   'mail.passkey_invitation.subject': '{org}: je bent uitgenodigd',
   'mail.passkey_invitation.lead': '{org} heeft een account voor je gemaakt. Maak een toegangssleutel om in te loggen; een wachtwoord heb je niet nodig.',

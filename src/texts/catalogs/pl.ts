@@ -252,6 +252,7 @@ export const pl: Catalog = {
   'login.recoveryCodeLabel': 'Jeden z Twoich kodów odzyskiwania',
   'login.passkeyReadyTitle': 'Klucz dostępu jest gotowy',
   'login.passkeyReady': 'Klucz dostępu został zapisany. Zaloguj się nim do swojej aplikacji.',
+  'login.passkeysReplaced': 'Poprzednie klucze dostępu przestały działać, a wszystkie sesje zostały zakończone.',
   'login.passkeyStepHint': 'Zaloguj się jako {user} za pomocą klucza dostępu.',
   'mail.passkey_invitation.subject': '{org}: masz zaproszenie',
   'mail.passkey_invitation.lead': 'Organizacja {org} utworzyła dla Ciebie konto. Utwórz klucz dostępu, aby się logować; hasło nie będzie potrzebne.',

@@ -254,6 +254,7 @@ export const ptBR: Catalog = {
   'login.recoveryCodeLabel': 'Um dos seus códigos de recuperação',
   'login.passkeyReadyTitle': 'Sua chave de acesso está pronta',
   'login.passkeyReady': 'Sua chave de acesso foi salva. Use-a para fazer login no seu aplicativo.',
+  'login.passkeysReplaced': 'Suas chaves de acesso anteriores não funcionam mais, e todas as suas sessões foram encerradas.',
   'login.passkeyStepHint': 'Faça login como {user} com sua chave de acesso.',
   'mail.passkey_invitation.subject': '{org}: você recebeu um convite',
   'mail.passkey_invitation.lead': '{org} criou uma conta para você. Crie uma chave de acesso para fazer login; você não vai precisar de senha.',

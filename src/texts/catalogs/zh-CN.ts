@@ -238,6 +238,7 @@ export const zhCN: Catalog = {
   'login.recoveryCodeLabel': '您的一个恢复代码',
   'login.passkeyReadyTitle': '您的通行密钥已就绪',
   'login.passkeyReady': '您的通行密钥已保存。请使用它登录您的应用。',
+  'login.passkeysReplaced': '您之前的通行密钥已失效，并且您已在所有设备上退出登录。',
   'login.passkeyStepHint': '请使用通行密钥以 {user} 身份登录。',
   'mail.passkey_invitation.subject': '{org}：邀请您加入',
   'mail.passkey_invitation.lead': '{org} 已为您创建账号。请创建通行密钥以登录，无需密码。',

@@ -267,6 +267,21 @@ export class FactorsService {
     return factorId;
   }
 
+  /**
+   * Stores a verified new passkey in place of every earlier one of the user (docs/passwordless.md, "Recovery"): a
+   * person recovering holds none of them any more, and whoever holds one must not sign in with it. The new one is
+   * added first, so the events never tell of a moment without a passkey (an assurance level change, docs/signals.md).
+   */
+  async replacePasskeysIn(manager: EntityManager, user: FactorOwner, passkey: NewPasskey): Promise<{ factorId: string; removed: number }> {
+    const earlier = await manager.find(UserFactorEntity, { where: { userId: user.id, type: 'passkey' }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const factorId = await this.addPasskeyIn(manager, user, passkey);
+    for (const factor of earlier) {
+      await manager.delete(UserFactorEntity, { id: factor.id });
+      await this.record(manager, user, 'user.human.mfa.removed', factor, user.id);
+    }
+    return { factorId, removed: earlier.length };
+  }
+
   async findPasskey(credentialId: string): Promise<FoundPasskey | undefined> {
     const row = await this.dataSource
       .getRepository(UserFactorEntity)

@@ -193,8 +193,10 @@ export class AccountLinksService {
 
   /**
    * Follows a link of a passkeys-only holder: the code used, the e-mail counted as verified (the click proved it), a
-   * user locked by failed checks unlocked, and `enrol` (which stores the new passkey) run, in one transaction.
-   * Refused (nothing changed) as setPassword is.
+   * user locked by failed checks unlocked, `enrol` run (which stores the new passkey in place of the earlier ones), and,
+   * as a password set from a link does, every session, token and other link of the person ended — whoever holds a
+   * lost passkey, or a session it opened, is out (docs/passwordless.md, "Recovery") — with the event, in one
+   * transaction. Refused (nothing changed) as setPassword is.
    */
   enrolPasskey<T>(code: string, purpose: keyof typeof ACCOUNT_LINK_PATHS, enrol: (manager: EntityManager, user: UserEntity) => Promise<T>): Promise<T> {
     return this.uow.run(async (manager) => {
@@ -203,7 +205,17 @@ export class AccountLinksService {
       const unlocked = user.state === 'locked' ? await this.lifecycle.unlockIn(manager, null, user) : user;
       const verifiable = !unlocked.emailVerified && !(await verifiedByAnother(manager, user.orgId, user.email!, user.id));
       const verified = verifiable ? await this.markEmailVerifiedIn(manager, unlocked) : unlocked;
-      return enrol(manager, verified);
+      const enrolled = await enrol(manager, verified);
+      await this.lifecycle.endCredentialsIn(manager, user.id, undefined);
+      await this.events.push(manager, {
+        type: 'user.human.passkeys.replaced',
+        aggregateType: 'user',
+        aggregateId: user.id,
+        resourceOwner: user.orgId,
+        editorUserId: user.id,
+        payload: { method: purpose === 'invitation' ? 'invitation' : 'recovery' },
+      });
+      return enrolled;
     });
   }
 
