@@ -80,8 +80,16 @@ describe('audit stream: kill -9 of the service', () => {
       60_000,
     );
     assert.ok(verdict.ok);
-    const stream = (await again.api('GET', `/admin/v1/audit-streams/${created.body.id}`, { token: again.adminToken })).body;
-    assert.equal(stream.state, 'active');
-    assert.equal(stream.lastDeliveredSequence, verdict.last, 'the receiver holds every record the stream counts as delivered');
+    // The stream's position is written after the receiver took the batch, so a read can fall between the two.
+    const settled = await eventually(
+      'the stream active again, counting what the receiver holds',
+      async () => {
+        const res = await again.api('GET', `/admin/v1/audit-streams/${created.body.id}`, { token: again.adminToken });
+        const held = verifyChain(rsyslog.lines().map((text, i) => ({ line: i + 1, text })));
+        return held.ok && res.body.state === 'active' && res.body.lastDeliveredSequence === held.last ? { stream: res.body, last: held.last } : undefined;
+      },
+      30_000,
+    );
+    assert.equal(settled.stream.lastDeliveredSequence, settled.last, 'the receiver holds every record the stream counts as delivered');
   });
 });
