@@ -11,6 +11,7 @@ import { SignInFlow, factorIdOf, setLoginPolicy, totpCode, totpSecretOf } from '
 import { FederatedBrowser } from '../federation/support/federated-browser.js';
 import { startUpstreamIdp } from '../federation/support/upstream-idp.js';
 import type { UpstreamIdp } from '../federation/support/upstream-idp.js';
+import { newSelfSignedCredentials } from '../../src/common/crypto/self-signed-credentials.js';
 import { keycloakClientSecret, keycloakOtpSecret, keycloakRealm } from './support/keycloak-realm.js';
 import type { SeedUser } from './support/keycloak-realm.js';
 
@@ -189,7 +190,7 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
       'identityProviders[0].config.backchannelSupported',
       'identityProviders[1].config.clientSecret',
       'identityProviders[2]',
-      'identityProviders[3]',
+      'identityProviders[3].config.signingCertificate',
       `users[${alice}].federatedIdentities[1]`,
       'requiredActions',
       'accessTokenLifespan',
@@ -298,6 +299,72 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     await second.authorize();
     const again = await second.tokens(await second.password(gina.username, gina.password));
     assert.equal(again.claims.sub, ginaId);
+  });
+
+  it('a SAML identity provider with its signing certificate is an upstream SAML IdP with its people linked by NameID; one Keycloak did not check is listed', async () => {
+    const signer = (await newSelfSignedCredentials('idp.partner.example')).certificatePem.replace(/-----[A-Z ]+-----|\s/g, '');
+    const hank = { username: unique('hank').toLowerCase(), password: 'hank-Old-Passw0rd', hashing: 'pbkdf2-sha256' as const };
+    const partnerRealm = await keycloakRealm(unique('partner').toLowerCase(), [hank]);
+    const saml = (alias: string, config: Record<string, string>) => ({
+      alias,
+      displayName: `${alias} SAML`,
+      providerId: 'saml',
+      enabled: true,
+      firstBrokerLoginFlowAlias: 'first broker login',
+      config: { syncMode: 'LEGACY', principalType: 'SUBJECT', nameIDPolicyFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', ...config },
+    });
+    partnerRealm.identityProviders = [
+      saml('partner', {
+        idpEntityId: 'https://idp.partner.example/saml',
+        singleSignOnServiceUrl: 'https://idp.partner.example/sso',
+        singleLogoutServiceUrl: 'https://idp.partner.example/slo',
+        signingCertificate: signer,
+        validateSignature: 'true',
+        wantAuthnRequestsSigned: 'true',
+        postBindingResponse: 'true',
+        allowCreate: 'true',
+      }),
+      saml('unchecked', {
+        idpEntityId: 'https://idp.unchecked.example',
+        singleSignOnServiceUrl: 'https://idp.unchecked.example/sso',
+        validateSignature: 'false',
+      }),
+    ];
+    const [user] = partnerRealm.users as Record<string, unknown>[];
+    user.federatedIdentities = [{ identityProvider: 'partner', userId: 'partner-nameid-hank', userName: 'hank' }];
+    const report = await migrate(svc, { source: 'keycloak', document: partnerRealm });
+    assert.deepEqual(report.counts.idp, { created: 1, updated: 0, unchanged: 0, failed: 0 });
+    assert.deepEqual(report.counts.idpLink, { created: 1, updated: 0, unchanged: 0, failed: 0 });
+    const paths = report.unmapped.map((u) => u.path);
+    assert.ok(paths.includes('identityProviders[1].config.signingCertificate'), JSON.stringify(report.unmapped));
+    assert.ok(paths.includes('identityProviders[0].config.allowCreate'), 'a setting without a counterpart is listed');
+    assert.ok(!paths.includes('identityProviders[0]'), 'the signed one came in');
+
+    const idps = await svc.api('GET', `/management/v1/orgs/${report.organization.id}/idps`, { token: svc.adminToken });
+    assert.equal(idps.status, 200, idps.text);
+    const [partner] = idps.body.idps as Record<string, unknown>[];
+    assert.deepEqual(
+      [partner.type, partner.name, partner.entityId, partner.ssoUrl, partner.sloUrl, partner.nameIdFormat, partner.signAuthnRequests],
+      [
+        'saml',
+        'partner SAML',
+        'https://idp.partner.example/saml',
+        'https://idp.partner.example/sso',
+        'https://idp.partner.example/slo',
+        'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+        true,
+      ],
+    );
+    const [stored] = await svc.dataSource.query('SELECT settings FROM identity_providers WHERE id = ?', [partner.id]);
+    assert.deepEqual(JSON.parse(stored.settings).certificates, [signer], 'the signing certificate its responses are checked against');
+    const metadata = await fetch(String(partner.spMetadataUrl));
+    assert.equal(metadata.status, 200, 'this SP’s metadata, for the partner to trust');
+    const [link] = await svc.dataSource.query('SELECT user_id AS u, subject AS s FROM user_identities WHERE idp_id = ?', [partner.id]);
+    assert.deepEqual([link.u, link.s], [user.id, 'partner-nameid-hank'], 'hank is linked by the NameID Keycloak knew');
+
+    const again = await migrate(svc, { source: 'keycloak', document: partnerRealm });
+    assert.deepEqual(again.counts.idp, { created: 0, updated: 0, unchanged: 1, failed: 0 });
+    assert.deepEqual(again.counts.idpLink, { created: 0, updated: 0, unchanged: 1, failed: 0 });
   });
 
   it('an unmodified openid-client app signs in with its old client id and secret and sees the same sub, groups and roles', async () => {
