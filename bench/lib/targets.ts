@@ -101,6 +101,11 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   if (run.database === 'SQLite') atLeast('webhooks.delivery', 2000);
   // Audit records into a local rsyslog over TLS from one process (docs/audit-and-signals.md, "Delivery").
   atLeast('audit.syslog-tls', 2000);
+  // Moving in: a Keycloak realm of 10,000 users in under a minute on this machine, by either path.
+  for (const scenario of ['migrations.request', 'migrations.command']) {
+    const subject = ms.find((m) => m.scenario === scenario && m.kind === 'portcullis' && m.size === 10_000);
+    if (subject) verdicts.push({ subject, text: `10,000 users in ≤ 60 s: ${fmt(10_000 / subject.rate, 1)} s`, met: subject.rate >= 10_000 / 60 });
+  }
   // The mail outbox (lease, decrypt, send, mark sent per message) against nodemailer alone on a kept connection.
   const outbox = ms.find((m) => m.scenario === 'mail.outbox');
   const pooled = ms.find((m) => m.scenario === 'mail.floor-pooled');

@@ -16,6 +16,7 @@ export type LoginUser = Pick<
   | 'userName'
   | 'passwordHash'
   | 'passwordChangeRequired'
+  | 'mfaEnrolmentRequired'
   | 'failedPasswordChecks'
   | 'failuresLockedAt'
   | 'version'
@@ -90,6 +91,7 @@ function loginUser(row: Record<string, unknown>): LoginUser {
     userName,
     passwordHash: row.password_hash == null ? null : String(row.password_hash),
     passwordChangeRequired: flag(row.password_change_required),
+    mfaEnrolmentRequired: flag(row.mfa_enrolment_required),
     failedPasswordChecks: Number(row.failed_password_checks),
     failuresLockedAt: row.failures_locked_at == null ? null : new Date(Number(row.failures_locked_at)),
     passwordSetAt: new Date(Number(row.password_set_at)),

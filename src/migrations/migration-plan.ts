@@ -21,6 +21,8 @@ export interface PlannedUser {
   /** Base32 TOTP secret. */
   totpSecret: string | null;
   passwordChangeRequired: boolean;
+  /** Keycloak's `CONFIGURE_TOTP`: the user enrols a second factor at the next sign-in (absent: none owed). */
+  mfaEnrolmentRequired?: boolean;
   /** Sources that hold them (ZITADEL): kept as they are; else made from the names. */
   displayName?: string;
   nickName?: string | null;
@@ -53,7 +55,8 @@ export interface PlannedSamlApp extends Omit<NewSamlApplication, 'attributes'> {
 }
 
 /** An upstream OpenID Connect IdP (Keycloak's identity providers), keyed by its alias. */
-export interface PlannedIdp {
+export interface PlannedOidcIdp {
+  type?: 'oidc';
   sourceId: string;
   name: string;
   issuer: string;
@@ -63,6 +66,18 @@ export interface PlannedIdp {
   authMethod: 'client_secret_basic' | 'client_secret_post';
   scopes: string[];
 }
+
+/** An upstream SAML IdP (Keycloak's `saml` identity providers), keyed by its alias; its metadata made from its settings. */
+export interface PlannedSamlIdp {
+  type: 'saml';
+  sourceId: string;
+  name: string;
+  metadataXml: string;
+  nameIdFormat: string;
+  signAuthnRequests: boolean;
+}
+
+export type PlannedIdp = PlannedOidcIdp | PlannedSamlIdp;
 
 /** A user's identity at an upstream IdP: signing in through it is this user. */
 export interface PlannedIdpLink {

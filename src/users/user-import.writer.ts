@@ -35,6 +35,8 @@ export interface ImportedHuman {
   /** Stored as given: verified at login by its own algorithm and re-hashed to bcrypt then. */
   passwordHash: string | null;
   passwordChangeRequired: boolean;
+  /** A second factor owed at the next sign-in (a moved-in `CONFIGURE_TOTP`); none when not given. */
+  mfaEnrolmentRequired?: boolean;
   /** `inactive` for a user disabled at its source; active when not given. */
   state?: 'active' | 'inactive';
   /** When the user was created at its source (epoch ms); now when not given. */
@@ -199,6 +201,7 @@ const USER_COLUMNS = [
   'phone_verified',
   'password_hash',
   'password_change_required',
+  'mfa_enrolment_required',
   'failed_password_checks',
   'version',
   'created_at',
@@ -227,6 +230,7 @@ function userRow(u: ImportedHuman, now: number): unknown[] {
     u.phone !== null && u.phoneVerified ? 1 : 0,
     u.passwordHash,
     u.passwordChangeRequired ? 1 : 0,
+    u.mfaEnrolmentRequired ? 1 : 0,
     0,
     1,
     u.createdAt ?? now,

@@ -7,10 +7,11 @@ import { LoginClient, csrfOf } from '../attack/support/login-client.js';
 import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
 import { createOidcApp, createProject, discover, postForm } from '../oidc/support/oidc-fixtures.js';
-import { SignInFlow } from '../oidc/support/second-factor.js';
+import { SignInFlow, factorIdOf, setLoginPolicy, totpCode, totpSecretOf } from '../oidc/support/second-factor.js';
 import { FederatedBrowser } from '../federation/support/federated-browser.js';
 import { startUpstreamIdp } from '../federation/support/upstream-idp.js';
 import type { UpstreamIdp } from '../federation/support/upstream-idp.js';
+import { newSelfSignedCredentials } from '../../src/common/crypto/self-signed-credentials.js';
 import { keycloakClientSecret, keycloakOtpSecret, keycloakRealm } from './support/keycloak-realm.js';
 import type { SeedUser } from './support/keycloak-realm.js';
 
@@ -159,9 +160,12 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     // developer: bob through the admin composite, carol through /Engineering, alice and erin through its subgroup.
     assert.deepEqual(await members('role:developer'), ['alice', 'bob', 'carol', 'erin'].map(idOf).sort());
 
-    const [frank] = await svc.dataSource.query('SELECT state, password_change_required AS pcr FROM users WHERE id = ?', [idOf('frank')]);
+    const [frank] = await svc.dataSource.query('SELECT state, password_change_required AS pcr, mfa_enrolment_required AS mfa FROM users WHERE id = ?', [
+      idOf('frank'),
+    ]);
     assert.equal(frank.state, 'inactive');
     assert.equal(Number(frank.pcr), 1);
+    assert.equal(Number(frank.mfa), 1, 'CONFIGURE_TOTP: a second factor owed');
     const [carol] = await svc.dataSource.query('SELECT preferred_language AS lang, created_at AS created FROM users WHERE id = ?', [idOf('carol')]);
     assert.equal(carol.lang, 'de');
     assert.equal(Number(carol.created), 1_690_000_000_000, 'createdTimestamp kept');
@@ -176,7 +180,6 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     for (const path of [
       `users[${carol}].attributes.department`,
       `users[${dave}].credentials[1]`,
-      `users[${frank}].requiredActions[1]`,
       'authenticationFlows',
       'authenticationFlows[1]',
       'clients[6].redirectUris[1]',
@@ -187,7 +190,7 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
       'identityProviders[0].config.backchannelSupported',
       'identityProviders[1].config.clientSecret',
       'identityProviders[2]',
-      'identityProviders[3]',
+      'identityProviders[3].config.signingCertificate',
       `users[${alice}].federatedIdentities[1]`,
       'requiredActions',
       'accessTokenLifespan',
@@ -196,6 +199,7 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     }
     for (const u of first.unmapped) assert.ok(u.reason.length > 0);
     assert.ok(!paths.includes(`users[${carol}].attributes.locale`), 'locale is mapped');
+    assert.ok(!paths.includes(`users[${frank}].requiredActions[1]`), 'CONFIGURE_TOTP is mapped');
     // Keycloak's own clients are listed as built-in, not as failures; what the SAML IdP carries is not listed.
     const clients = realm.clients as { clientId: string }[];
     for (const [i, client] of clients.slice(0, 6).entries()) {
@@ -258,6 +262,109 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
       if (seed.username === 'bob') assert.deepEqual((claims.groups as string[]).sort(), ['/Sales', 'role:admin', 'role:developer']);
       if (seed.username === 'alice') assert.deepEqual((claims.groups as string[]).sort(), ['/Engineering/Backend', 'role:developer']);
     }
+  });
+
+  it('a user Keycloak owed CONFIGURE_TOTP must enrol an authenticator at the first sign-in, with the login policy off; then signs in with it', async () => {
+    const gina = {
+      username: unique('gina').toLowerCase(),
+      password: 'gina-Old-Passw0rd',
+      hashing: 'pbkdf2-sha256' as const,
+      requiredActions: ['CONFIGURE_TOTP'],
+    };
+    const owed = await keycloakRealm(unique('owed').toLowerCase(), [gina]);
+    const report = await migrate(svc, { source: 'keycloak', document: owed });
+    assert.deepEqual(report.counts.user, { created: 1, updated: 0, unchanged: 0, failed: 0 });
+    assert.ok(!report.unmapped.some((u) => u.path === 'users[0].requiredActions[0]'), 'mapped, not listed');
+    const ginaId = (owed.users as { id: string }[])[0].id;
+    await setLoginPolicy(svc, report.organization.id, { mfa: 'off' });
+    const app = await createOidcApp(svc, await createProject(svc, report.organization.id), { authMethod: 'client_secret_basic' });
+    const redirectUri = 'http://127.0.0.1:65530/cb';
+
+    const first = new SignInFlow(svc, app, redirectUri);
+    await first.authorize();
+    const enrol = await first.next(await first.password(gina.username, gina.password));
+    assert.match(enrol.text, /data-totp-enrol/, 'the enrolment page');
+    assert.doesNotMatch(enrol.text, /data-mfa-skip/, 'owed: it cannot be skipped');
+    const setup = await first.post('enrol/totp', enrol);
+    const secret = totpSecretOf(setup);
+    const shown = await first.post('enrol/totp/confirm', setup, { factorId: factorIdOf(setup), code: totpCode(secret) });
+    assert.equal(shown.status, 200, shown.text.slice(0, 300));
+    const { claims } = await first.tokens(await first.post('continue', shown));
+    assert.equal(claims.sub, ginaId);
+    const [row] = await svc.dataSource.query('SELECT mfa_enrolment_required AS mfa FROM users WHERE id = ?', [ginaId]);
+    assert.equal(Number(row.mfa), 0, 'paid by the enrolment');
+
+    // The policy is off: the factor enrolled is not asked for, and nothing is owed any more.
+    const second = new SignInFlow(svc, app, redirectUri);
+    await second.authorize();
+    const again = await second.tokens(await second.password(gina.username, gina.password));
+    assert.equal(again.claims.sub, ginaId);
+  });
+
+  it('a SAML identity provider with its signing certificate is an upstream SAML IdP with its people linked by NameID; one Keycloak did not check is listed', async () => {
+    const signer = (await newSelfSignedCredentials('idp.partner.example')).certificatePem.replace(/-----[A-Z ]+-----|\s/g, '');
+    const hank = { username: unique('hank').toLowerCase(), password: 'hank-Old-Passw0rd', hashing: 'pbkdf2-sha256' as const };
+    const partnerRealm = await keycloakRealm(unique('partner').toLowerCase(), [hank]);
+    const saml = (alias: string, config: Record<string, string>) => ({
+      alias,
+      displayName: `${alias} SAML`,
+      providerId: 'saml',
+      enabled: true,
+      firstBrokerLoginFlowAlias: 'first broker login',
+      config: { syncMode: 'LEGACY', principalType: 'SUBJECT', nameIDPolicyFormat: 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent', ...config },
+    });
+    partnerRealm.identityProviders = [
+      saml('partner', {
+        idpEntityId: 'https://idp.partner.example/saml',
+        singleSignOnServiceUrl: 'https://idp.partner.example/sso',
+        singleLogoutServiceUrl: 'https://idp.partner.example/slo',
+        signingCertificate: signer,
+        validateSignature: 'true',
+        wantAuthnRequestsSigned: 'true',
+        postBindingResponse: 'true',
+        allowCreate: 'true',
+      }),
+      saml('unchecked', {
+        idpEntityId: 'https://idp.unchecked.example',
+        singleSignOnServiceUrl: 'https://idp.unchecked.example/sso',
+        validateSignature: 'false',
+      }),
+    ];
+    const [user] = partnerRealm.users as Record<string, unknown>[];
+    user.federatedIdentities = [{ identityProvider: 'partner', userId: 'partner-nameid-hank', userName: 'hank' }];
+    const report = await migrate(svc, { source: 'keycloak', document: partnerRealm });
+    assert.deepEqual(report.counts.idp, { created: 1, updated: 0, unchanged: 0, failed: 0 });
+    assert.deepEqual(report.counts.idpLink, { created: 1, updated: 0, unchanged: 0, failed: 0 });
+    const paths = report.unmapped.map((u) => u.path);
+    assert.ok(paths.includes('identityProviders[1].config.signingCertificate'), JSON.stringify(report.unmapped));
+    assert.ok(paths.includes('identityProviders[0].config.allowCreate'), 'a setting without a counterpart is listed');
+    assert.ok(!paths.includes('identityProviders[0]'), 'the signed one came in');
+
+    const idps = await svc.api('GET', `/management/v1/orgs/${report.organization.id}/idps`, { token: svc.adminToken });
+    assert.equal(idps.status, 200, idps.text);
+    const [partner] = idps.body.idps as Record<string, unknown>[];
+    assert.deepEqual(
+      [partner.type, partner.name, partner.entityId, partner.ssoUrl, partner.sloUrl, partner.nameIdFormat, partner.signAuthnRequests],
+      [
+        'saml',
+        'partner SAML',
+        'https://idp.partner.example/saml',
+        'https://idp.partner.example/sso',
+        'https://idp.partner.example/slo',
+        'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent',
+        true,
+      ],
+    );
+    const [stored] = await svc.dataSource.query('SELECT settings FROM identity_providers WHERE id = ?', [partner.id]);
+    assert.deepEqual(JSON.parse(stored.settings).certificates, [signer], 'the signing certificate its responses are checked against');
+    const metadata = await fetch(String(partner.spMetadataUrl));
+    assert.equal(metadata.status, 200, 'this SP’s metadata, for the partner to trust');
+    const [link] = await svc.dataSource.query('SELECT user_id AS u, subject AS s FROM user_identities WHERE idp_id = ?', [partner.id]);
+    assert.deepEqual([link.u, link.s], [user.id, 'partner-nameid-hank'], 'hank is linked by the NameID Keycloak knew');
+
+    const again = await migrate(svc, { source: 'keycloak', document: partnerRealm });
+    assert.deepEqual(again.counts.idp, { created: 0, updated: 0, unchanged: 1, failed: 0 });
+    assert.deepEqual(again.counts.idpLink, { created: 0, updated: 0, unchanged: 1, failed: 0 });
   });
 
   it('an unmodified openid-client app signs in with its old client id and secret and sees the same sub, groups and roles', async () => {

@@ -1,5 +1,6 @@
-import type { PlannedIdp, PlannedIdpLink, Unmapped } from '../migration-plan.js';
+import type { PlannedIdp, PlannedIdpLink, PlannedOidcIdp, Unmapped } from '../migration-plan.js';
 import type { KcRealm, KcUser } from './keycloak-document.js';
+import { samlIdpOf } from './keycloak-saml-idp.js';
 
 /** Keycloak's admin console masks a secret it shows, and a partial export writes the mask. */
 const MASKED = /^\*+$/;
@@ -9,7 +10,7 @@ const SOCIAL_ISSUERS: Record<string, string> = {
   microsoft: 'https://login.microsoftonline.com/common/v2.0',
   gitlab: 'https://gitlab.com',
 };
-const AUTH_METHODS: Record<string, PlannedIdp['authMethod']> = {
+const AUTH_METHODS: Record<string, PlannedOidcIdp['authMethod']> = {
   client_secret_basic: 'client_secret_basic',
   client_secret_post: 'client_secret_post',
 };
@@ -35,7 +36,7 @@ const READ = new Set([
 ]);
 
 /**
- * A realm's identity providers as upstream OpenID Connect IdPs (docs/migrating.md, "Identity providers"), with their
+ * A realm's identity providers as upstream OpenID Connect and SAML IdPs (docs/migrating.md, "Identity providers"), with their
  * client ids and secrets, and its users' federated identities as links, so a person who signs in through the upstream
  * is the same user with the same `sub`. A secret the export masks is never written: that IdP is listed for re-entry,
  * with its users' links. What the IdPs here cannot be is listed with its path.
@@ -51,7 +52,10 @@ export function planIdps(realm: KcRealm, users: { user: KcUser; index: number }[
     const config = (idp.config ?? {}) as Record<string, string>;
     const issuer = providerId === 'oidc' || providerId === 'keycloak-oidc' ? config.issuer : SOCIAL_ISSUERS[providerId];
     if (providerId === 'saml') {
-      unmapped.push({ path, reason: `the SAML identity provider ${alias}: add it with its metadata (docs/federation.md); its users link at first sign-in` });
+      const name = typeof idp.displayName === 'string' && idp.displayName !== '' ? idp.displayName : alias;
+      const saml = samlIdpOf(idp, alias, path, name);
+      unmapped.push(...saml.unmapped);
+      if (saml.idp) idps.push(saml.idp);
       continue;
     }
     if (issuer === undefined || issuer === '') {

@@ -33,11 +33,16 @@ const HANDLED = new Set([
   'access',
 ]);
 
+/** Keycloak's required actions (their provider ids) that owe the user a second factor here. */
+const OWED_FACTOR = new Set(['CONFIGURE_TOTP', 'webauthn-register']);
 const REQUIRED_ACTION_REASONS: Record<string, string> = {
-  CONFIGURE_TOTP: 'an authenticator to enrol: set the organization login policy to mfa "required" instead',
   UPDATE_PROFILE: 'no owed profile update here',
+  VERIFY_PROFILE: 'no owed profile update here',
+  update_user_locale: 'the language is chosen on the login page',
   TERMS_AND_CONDITIONS: 'no terms-and-conditions step here',
-  webauthn_register: 'passkeys are enrolled in the login UI when the login policy offers them',
+  'webauthn-register-passwordless': 'passkeys for signing in without a password are offered by the login policy (docs/passwordless.md)',
+  CONFIGURE_RECOVERY_AUTHN_CODES: 'recovery codes are made when the first second factor is enrolled',
+  delete_account: 'an account is deleted by an administrator here',
 };
 
 export interface MappedUser {
@@ -105,7 +110,7 @@ export function mapUser(user: KcUser, index: number): MappedUser {
 
   const actions = user.requiredActions ?? [];
   for (const [i, action] of actions.entries()) {
-    if (action === 'UPDATE_PASSWORD' || action === 'VERIFY_EMAIL') continue;
+    if (action === 'UPDATE_PASSWORD' || action === 'VERIFY_EMAIL' || OWED_FACTOR.has(action)) continue;
     unmapped.push({ path: `${path}.requiredActions[${i}]`, reason: REQUIRED_ACTION_REASONS[action] ?? 'a required action without a counterpart here' });
   }
   // Federated identities become links to the IdPs that came in (keycloak-idps.ts).
@@ -130,6 +135,8 @@ export function mapUser(user: KcUser, index: number): MappedUser {
       passwordHash,
       totpSecret,
       passwordChangeRequired: actions.includes('UPDATE_PASSWORD'),
+      // An authenticator that came in already pays it, as it would in Keycloak once configured.
+      ...(actions.some((a) => OWED_FACTOR.has(a)) && totpSecret === null ? { mfaEnrolmentRequired: true } : {}),
     },
     unmapped,
   };

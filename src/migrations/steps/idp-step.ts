@@ -33,14 +33,10 @@ export class IdpStep {
     for (const idp of idps) {
       const fingerprint = idpFingerprint(idp);
       const earlier = mapped.get(idp.sourceId);
-      const input = {
-        name: idp.name,
-        issuer: idp.issuer,
-        clientId: idp.clientId,
-        clientSecret: idp.clientSecret,
-        authMethod: idp.authMethod,
-        scopes: idp.scopes,
-      };
+      const input =
+        idp.type === 'saml'
+          ? { name: idp.name, metadataXml: idp.metadataXml, nameIdFormat: idp.nameIdFormat, signAuthnRequests: idp.signAuthnRequests }
+          : { name: idp.name, issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret, authMethod: idp.authMethod, scopes: idp.scopes };
       try {
         if (earlier) targets.set(idp.sourceId, earlier.targetId);
         if (earlier?.fingerprint === fingerprint) this.tally.count('idp', 'unchanged');
@@ -50,7 +46,7 @@ export class IdpStep {
           await this.remember('idp', idp.sourceId, earlier.targetId, fingerprint);
           this.tally.count('idp', 'updated');
         } else {
-          const made = await this.services.idps.create(editorUserId, orgId, { type: 'oidc', ...input });
+          const made = await this.services.idps.create(editorUserId, orgId, { type: idp.type ?? 'oidc', ...input });
           await this.remember('idp', idp.sourceId, made.id, fingerprint);
           targets.set(idp.sourceId, made.id);
           this.tally.count('idp', 'created');
@@ -95,6 +91,7 @@ export class IdpStep {
 
 /** The IdP as the source says it, its secret as a hash of a hash: the id map holds no secret. */
 function idpFingerprint(idp: PlannedIdp): string {
+  if (idp.type === 'saml') return fingerprintOf(idp);
   const { clientSecret, ...rest } = idp;
   const secretHash = createHash('sha256')
     .update(`secret:${createHash('sha256').update(clientSecret).digest('hex')}`)

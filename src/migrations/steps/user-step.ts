@@ -173,6 +173,7 @@ export class UserStep {
       phoneVerified: user.phoneVerified === true,
       passwordHash: user.passwordHash,
       passwordChangeRequired: user.passwordChangeRequired,
+      mfaEnrolmentRequired: user.mfaEnrolmentRequired === true,
       state: user.enabled ? 'active' : 'inactive',
       createdAt: user.createdAt ?? undefined,
       totpSecret: user.totpSecret,

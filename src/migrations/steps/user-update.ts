@@ -20,9 +20,11 @@ export interface UserUpdateServices {
  * id map's 64-character column.
  */
 export function userFingerprint(user: PlannedUser): string {
-  const { passwordHash, totpSecret, passwordChangeRequired, ...profile } = user;
+  const { passwordHash, totpSecret, passwordChangeRequired, mfaEnrolmentRequired, ...profile } = user;
+  // An owed factor joins the credentials' half only when owed, so the fingerprints of earlier runs stay as they were.
+  const owed = mfaEnrolmentRequired === true ? [true] : [];
   const secrets = createHash('sha256')
-    .update(JSON.stringify([passwordHash, totpSecret, passwordChangeRequired]))
+    .update(JSON.stringify([passwordHash, totpSecret, passwordChangeRequired, ...owed]))
     .digest('hex');
   return `${fingerprintOf(profile).slice(0, 31)}.${secrets.slice(0, 32)}`;
 }

@@ -74,6 +74,10 @@ export class UserEntity {
   @Column({ name: 'password_change_required', type: 'boolean', default: false })
   passwordChangeRequired: boolean;
 
+  /** A second factor is owed: enrolment is required at the next sign-in, whatever the login policy (a moved-in `CONFIGURE_TOTP`). */
+  @Column({ name: 'mfa_enrolment_required', type: 'boolean', default: false })
+  mfaEnrolmentRequired: boolean;
+
   @Column({ name: 'failed_password_checks', type: 'int', default: 0 })
   failedPasswordChecks: number;
 

@@ -13,6 +13,7 @@ import { newId } from '../../common/ids.js';
 import { UserAccess } from '../acting/user-access.service.js';
 import { MfaOfferSkipEntity } from '../entities/mfa-offer-skip.entity.js';
 import { RecoveryCodeEntity } from '../entities/recovery-code.entity.js';
+import { UserEntity } from '../entities/user.entity.js';
 import { UserFactorEntity } from '../entities/user-factor.entity.js';
 import type { FactorType } from '../entities/user-factor.entity.js';
 import { PasswordChecks } from '../password-checks.service.js';
@@ -174,6 +175,7 @@ export class FactorsService {
       );
       if (affected !== 1) return false;
       await this.record(manager, user, 'user.human.mfa.added', pending, user.id);
+      await settleOwedEnrolment(manager, user.id);
       return { type: 'totp', factorId: pending.id };
     });
   }
@@ -264,6 +266,7 @@ export class FactorsService {
     };
     await manager.insert(UserFactorEntity, factor);
     await this.record(manager, user, 'user.human.mfa.added', factor, user.id);
+    await settleOwedEnrolment(manager, user.id);
     return factorId;
   }
 
@@ -369,6 +372,11 @@ export class FactorsService {
       payload: { factorId: factor.id, type: factor.type, ...(signInFactors === undefined ? {} : { signInFactors }) },
     });
   }
+}
+
+/** A factor added pays what the account owed (UserEntity.mfaEnrolmentRequired), as Keycloak drops a done required action. */
+async function settleOwedEnrolment(manager: EntityManager, userId: string): Promise<void> {
+  await manager.update(UserEntity, { id: userId, mfaEnrolmentRequired: true }, { mfaEnrolmentRequired: false });
 }
 
 function emptyFactor(id: string, userId: string, type: FactorType, state: 'pending' | 'active') {

@@ -8,7 +8,7 @@ import { statementsOf } from '../../common/database/statements.js';
  */
 export type LoginUserRow = Record<string, unknown>;
 
-const COLUMNS = `u.id, u.org_id, u.type, u.state, u.user_name, u.password_hash, u.password_change_required, u.failed_password_checks, u.failures_locked_at,
+const COLUMNS = `u.id, u.org_id, u.type, u.state, u.user_name, u.password_hash, u.password_change_required, u.mfa_enrolment_required, u.failed_password_checks, u.failures_locked_at,
   COALESCE(u.password_changed_at, u.created_at) AS password_set_at, u.version, u.email, u.email_verified, u.preferred_language, o.primary_domain`;
 
 /**

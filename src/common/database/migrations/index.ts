@@ -46,6 +46,7 @@ import { SharedSignals1795840000000 } from './1795840000000-shared-signals.js';
 import { DirectoryGroups1795840100000 } from './1795840100000-directory-groups.js';
 import { ApplicationSsfReceiver1795840200000 } from './1795840200000-application-ssf-receiver.js';
 import { SsfStreamSubjects1795850400001 } from './1795850400001-ssf-stream-subjects.js';
+import { MfaEnrolmentRequired1795850700000 } from './1795850700000-mfa-enrolment-required.js';
 import { Passwordless1795850200000 } from './1795850200000-passwordless.js';
 import { Branding1795850100000 } from './1795850100000-branding.js';
 import { SamlRequestNameIdFormat1795818024363 } from './1795818024363-saml-request-name-id-format.js';
@@ -119,4 +120,5 @@ export const MIGRATIONS = [
   Branding1795850100000,
   Passwordless1795850200000,
   SsfStreamSubjects1795850400001,
+  MfaEnrolmentRequired1795850700000,
 ];
