@@ -114,7 +114,10 @@ export class SearchEventsDto {
   wait?: string;
 
   /** The console asks for names beside the ids; other clients get the event records alone (docs/product-rules.md, "Import and event search"). */
-  @ApiPropertyOptional({ default: false, description: "also answer `users` and `objects`: the names of the users, organizations, projects, applications and groups the page's events name" })
+  @ApiPropertyOptional({
+    default: false,
+    description: "also answer `users` and `objects`: the names of the users, organizations, projects, applications and groups the page's events name",
+  })
   @IsOptional()
   @IsBoolean()
   withNames?: boolean;
