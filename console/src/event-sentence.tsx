@@ -48,7 +48,7 @@ export function userOf(e: SearchedEvent): string | null {
 }
 
 /** The value of one placeholder for one event, or null when the event does not carry it. */
-function valueOf(key: SentencePlaceholder, e: SearchedEvent, names: EventNames): Part | null {
+function partOf(key: SentencePlaceholder, e: SearchedEvent, names: EventNames): Part | null {
   const p = e.payload ?? {};
   const aggregate = (type: string) => (e.aggregate.type.type === type ? e.aggregate.id : null);
   switch (key) {
@@ -110,7 +110,7 @@ export function EventSentence({ event, names }: { event: SearchedEvent; names: E
   let at = 0;
   for (const match of sentence.matchAll(/\{(\w+)\}/g)) {
     parts.push(sentence.slice(at, match.index));
-    const part = valueOf(match[1] as SentencePlaceholder, event, names);
+    const part = partOf(match[1] as SentencePlaceholder, event, names);
     parts.push(
       part ? (
         <span class={part.mono ? 'timeline-who mono' : 'timeline-who'} title={part.title}>
