@@ -82,7 +82,13 @@ describe('the console catches up with self-service (Chromium)', () => {
       const languageSwitch = page.locator('label.language select');
       await languageSwitch.selectOption('de');
       await page.getByRole('heading', { name: 'Ereignisse', level: 1 }).waitFor();
-      assert.equal(await about.innerText(), 'test caller hat Grace Hopper deaktiviert');
+      const deactiviert = page
+        .getByRole('table', { name: 'Ereignisse' })
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: 'user.deactivated', exact: true }) })
+        .filter({ hasText: grace })
+        .first();
+      assert.equal(await deactiviert.getByRole('cell').nth(1).innerText(), 'test caller hat Grace Hopper deaktiviert');
       await languageSwitch.selectOption('en');
       await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
       await check(page, 'events-with-names');
