@@ -7,6 +7,8 @@ import { PublicKeyEntity } from './entities/public-key.entity.js';
 import { UserEntity } from './entities/user.entity.js';
 import { listUsers } from './queries/user-directory.js';
 import { userNames } from './queries/user-names.js';
+import { objectNames } from './queries/object-names.js';
+import type { ObjectNameRow } from './queries/object-names.js';
 import { organizationExists } from './queries/organizations.js';
 import type { UserListQuery, UserListRow } from './queries/user-directory.js';
 
@@ -56,6 +58,16 @@ export class UserDirectory {
     return rows
       .filter((row) => wanted.has(row.id))
       .map((row) => ({ userId: row.id, loginName: `${row.user_name}@${row.primary_domain}`, displayName: row.display_name }));
+  }
+
+  /**
+   * The names of the organizations, projects, applications and groups of these ids, in every organization: like
+   * `namesOf`, only for a caller who may read them all (an IAM_OWNER). Only an exact id answers.
+   */
+  async objectNamesOf(ids: string[]): Promise<ObjectNameRow[]> {
+    const wanted = new Set(ids);
+    const rows = await objectNames(this.dataSource.manager, [...wanted]);
+    return rows.filter((row) => wanted.has(row.id)).map(({ id, kind, name }) => ({ id, kind, name }));
   }
 
   async get(orgId: string, userId: string): Promise<UserEntity> {

@@ -9,7 +9,8 @@ import { createOrg, unique, useService } from '../support/fixtures.js';
  * instance member of another organization.
  */
 describe('searching the lists by name', () => {
-  const svc = useService();
+  // Webhooks to a closed local port: their deliveries fail at once, and none leaves the machine.
+  const svc = useService({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   const tag = unique('Zq').replace('-', '').toLowerCase();
   let orgId: string;
   let otherOrgId: string;
@@ -103,8 +104,70 @@ describe('searching the lists by name', () => {
     assert.deepEqual(none, { members: [], total: 0 }, 'an instance role is no membership of the organization');
   });
 
+  it("finds a project's grants by the person's or the group's name, and webhooks, identity providers and domains by their text", async () => {
+    const people = [];
+    for (const [first, last] of [
+      ['Dorothy', `Vaughan${tag}`],
+      ['Mary', 'Jackson'],
+    ])
+      people.push(
+        await created(`/management/v1/orgs/${orgId}/users/human`, {
+          userName: unique(first.toLowerCase()),
+          profile: { firstName: first, lastName: last },
+          email: { email: `${first.toLowerCase()}@example.com` },
+        }),
+      );
+    await created(`/management/v1/orgs/${orgId}/projects/${projectId}/roles`, { key: 'clerk' });
+    const groups = await list(`/management/v1/orgs/${orgId}/groups?query=payroll`);
+    const admins = groups.groups.find((g: { displayName: string }) => g.displayName === 'Payroll admins').id;
+    const grants = `/management/v1/orgs/${orgId}/projects/${projectId}/grants`;
+    for (const party of [{ userId: people[0]!.userId }, { userId: people[1]!.userId }, { groupId: admins }])
+      await created(grants, { ...party, roles: ['clerk'] });
+    const byPerson = await list(`${grants}?query=${encodeURIComponent(`VAUGHAN${tag}`)}`);
+    assert.deepEqual(
+      byPerson.grants.map((g: { userId?: string }) => g.userId),
+      [people[0]!.userId],
+    );
+    assert.equal(byPerson.total, 1);
+    const byGroup = await list(`${grants}?query=admins`);
+    assert.deepEqual(
+      byGroup.grants.map((g: { groupId?: string }) => g.groupId),
+      [admins],
+    );
+    const paged = await list(`${grants}?query=${encodeURIComponent('@example.com')}&limit=1&offset=1`);
+    assert.deepEqual([paged.grants.length, paged.total], [1, 2], 'by e-mail too, paged with the total of the matches');
+    assert.equal((await list(`${grants}?query=nobody`)).total, 0);
+
+    for (const url of ['http://127.0.0.1:9/payroll', 'http://127.0.0.1:9/legal']) await created(`/management/v1/orgs/${orgId}/webhooks`, { url });
+    const hooks = await list(`/management/v1/orgs/${orgId}/webhooks?query=PAYROLL`);
+    assert.deepEqual(
+      hooks.webhooks.map((w: { url: string }) => w.url),
+      ['http://127.0.0.1:9/payroll'],
+    );
+    assert.equal(hooks.total, 1);
+    await created('/admin/v1/webhooks', { url: `http://127.0.0.1:9/${tag}` });
+    const instanceHooks = await list(`/admin/v1/webhooks?query=${tag}`);
+    assert.deepEqual([instanceHooks.webhooks.length, instanceHooks.total], [1, 1]);
+    const domains = await list(`/management/v1/orgs/${orgId}/domains?query=${encodeURIComponent('nothing-like-it')}`);
+    assert.deepEqual(domains, { domains: [], total: 0 });
+    const primary = await list(`/management/v1/orgs/${orgId}/domains`);
+    const [first] = primary.domains[0].domain.split('.');
+    assert.equal((await list(`/management/v1/orgs/${orgId}/domains?query=${first.toUpperCase()}`)).total, 1);
+    assert.deepEqual(await list(`/management/v1/orgs/${orgId}/idps?query=anything`), { idps: [], total: 0 });
+  });
+
   it('refuses a query with a control character or past 200 characters with 400 naming it, on every searched list', async () => {
-    for (const path of ['/admin/v1/orgs', `/management/v1/orgs/${orgId}/projects`, `/management/v1/orgs/${orgId}/groups`, '/admin/v1/members']) {
+    for (const path of [
+      '/admin/v1/orgs',
+      `/management/v1/orgs/${orgId}/projects`,
+      `/management/v1/orgs/${orgId}/groups`,
+      '/admin/v1/members',
+      `/management/v1/orgs/${orgId}/projects/${projectId}/grants`,
+      `/management/v1/orgs/${orgId}/webhooks`,
+      '/admin/v1/webhooks',
+      `/management/v1/orgs/${orgId}/idps`,
+      `/management/v1/orgs/${orgId}/domains`,
+    ]) {
       for (const query of ['a%0Ab', 'x'.repeat(201)]) {
         const res = await svc.api('GET', `${path}?query=${query}`, { token: svc.adminToken });
         assert.equal(res.status, 400, `${path}: ${res.text}`);

@@ -46,7 +46,7 @@ describe('the console catches up with self-service (Chromium)', () => {
     return res.body.userId;
   }
 
-  it('the events list shows the editor and the user an event is about by name beside their ids; a removed user by id alone', async () => {
+  it('the events list says who did what to whom by name, ids on hover; a removed user by the login name its removal recorded', async () => {
     const editor = await createCaller(svc, org.id, { org: ['ORG_USER_MANAGER'] });
     const graceName = unique('grace');
     const grace = await person(graceName, 'Grace', 'Hopper');
@@ -73,13 +73,24 @@ describe('the console catches up with self-service (Chromium)', () => {
         .filter({ hasText: grace })
         .first();
       await deactivated.waitFor();
-      // By name, each id on hover.
+      // A sentence by name, each login name and id on hover.
       const about = cell(deactivated, 'What happened');
-      assert.equal(await about.innerText(), `User deactivated: Grace Hopper (${graceName}@${org.primaryDomain})`);
-      assert.equal(await about.locator('[title]').getAttribute('title'), grace);
-      const by = cell(deactivated, 'Editor');
-      assert.equal(await by.innerText(), `test caller (${editorName}@${org.primaryDomain})`);
-      assert.equal(await by.locator('[title]').getAttribute('title'), editor.userId);
+      assert.equal(await about.innerText(), 'test caller deactivated Grace Hopper');
+      const titles = () => about.locator('[title]').evaluateAll((spans) => spans.map((s) => s.getAttribute('title')));
+      assert.deepEqual(await titles(), [`${editorName}@${org.primaryDomain} · ${editor.userId}`, `${graceName}@${org.primaryDomain} · ${grace}`]);
+      // In German, the same names in a German sentence.
+      const languageSwitch = page.locator('label.language select');
+      await languageSwitch.selectOption('de');
+      await page.getByRole('heading', { name: 'Ereignisse', level: 1 }).waitFor();
+      const deactiviert = page
+        .getByRole('table', { name: 'Ereignisse' })
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: 'user.deactivated', exact: true }) })
+        .filter({ hasText: grace })
+        .first();
+      assert.equal(await deactiviert.getByRole('cell').nth(1).innerText(), 'test caller hat Grace Hopper deaktiviert');
+      await languageSwitch.selectOption('en');
+      await page.getByRole('heading', { name: 'Events', level: 1 }).waitFor();
       await check(page, 'events-with-names');
 
       // A removed user's events keep its id; no name is left to show.
@@ -87,9 +98,13 @@ describe('the console catches up with self-service (Chromium)', () => {
       await page.getByRole('button', { name: 'Search', exact: true }).click();
       const removed = events.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'user.removed', exact: true }) });
       await removed.waitFor();
-      assert.equal(await cell(removed, 'What happened').innerText(), `User removed: ${gone}`);
-      assert.equal(await cell(removed, 'Editor').innerText(), `test caller (${editorName}@${org.primaryDomain})`);
-      assert.equal(await cell(removed, 'Editor').locator('[title]').getAttribute('title'), editor.userId);
+      // The removed user by the login name its removal recorded, the id on hover.
+      const removal = cell(removed, 'What happened');
+      assert.equal(await removal.innerText(), `test caller removed ${goneName}`);
+      assert.deepEqual(await removal.locator('[title]').evaluateAll((spans) => spans.map((s) => s.getAttribute('title'))), [
+        `${editorName}@${org.primaryDomain} · ${editor.userId}`,
+        gone,
+      ]);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

@@ -81,6 +81,9 @@ describe("the console's look in Chromium", () => {
       201,
     );
     const projectName = (await admin('GET', `/management/v1/orgs/${orgId}/projects/${projectId}`)).body.name as string;
+    const group = await admin('POST', `/management/v1/orgs/${orgId}/groups`, { displayName: 'Payroll admins' });
+    assert.equal(group.status, 201, group.text);
+    assert.ok((await admin('PUT', `/management/v1/orgs/${orgId}/groups/${group.body.id}/members/${ada.userId}`)).status < 300);
 
     const { context, page, problems } = await open();
     try {
@@ -184,7 +187,23 @@ describe("the console's look in Chromium", () => {
         .getByRole('row')
         .filter({ has: page.getByRole('rowheader', { name: 'user.human.added', exact: true }) })
         .first();
-      assert.match((await added.textContent()) ?? '', /Person added: Ada Lovelace/);
+      const sentence = (row: typeof added) => row.getByRole('cell').nth(1).innerText();
+      assert.match(await sentence(added), /^\S.* added Ada Lovelace$/);
+      // "Alice added Bob to Payroll admins": who, whom and which group by name, each id on hover, no id in the text.
+      const joined = events
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: 'group.member.added', exact: true }) })
+        .first();
+      assert.match(await sentence(joined), /^\S.* added Ada Lovelace to Payroll admins$/);
+      const titles = await joined
+        .getByRole('cell')
+        .nth(1)
+        .locator('[title]')
+        .evaluateAll((spans) => spans.map((s) => s.getAttribute('title')));
+      assert.equal(titles.length, 3, 'the admin, Ada and the group each carry their id');
+      assert.ok(titles[1]?.endsWith(ada.userId), String(titles[1]));
+      assert.equal(titles[2], group.body.id);
+      assert.doesNotMatch(await sentence(joined), new RegExp(`${ada.userId}|${group.body.id}`));
       assert.match((await added.locator('time').textContent()) ?? '', /ago|now/);
       assert.ok(await added.locator('time').getAttribute('title'), 'the exact time on hover');
       assert.equal(await events.getByRole('rowheader', { name: 'user.human.password.check.succeeded', exact: true }).count(), 0, 'routine checks are folded');

@@ -191,6 +191,38 @@ describe('admin API: event search', () => {
     for (const u of users) assert.ok(mentioned.has(u.userId), `${u.userId} is mentioned`);
   });
 
+  it('with withNames: names the organizations, projects and groups its events mention, once each; a removed one is absent', async () => {
+    const api = (method: string, path: string, body?: unknown) => svc.api(method, `/management/v1/orgs/${orgA.id}${path}`, { token: svc.adminToken, body });
+    const group = await api('POST', '/groups', { displayName: 'Payroll admins' });
+    assert.equal(group.status, 201, group.text);
+    const joined = await api('PUT', `/groups/${group.body.id}/members/${humans[2]}`);
+    assert.ok(joined.status < 300, joined.text);
+    const project = await api('POST', '/projects', { name: 'Payroll' });
+    assert.equal(project.status, 201, project.text);
+    const gone = await api('POST', '/projects', { name: 'Gone soon' });
+    assert.equal((await api('DELETE', `/projects/${gone.body.id}`)).status, 204);
+    const res = await svc.api('POST', '/admin/v1/events/_search', {
+      token: svc.adminToken,
+      body: { asc: true, limit: 1000, resource_owner: orgA.id, withNames: true },
+    });
+    assert.equal(res.status, 200, res.text);
+    const events: SearchedEvent[] = res.body.events;
+    const objects: { id: string; kind: string; name: string }[] = res.body.objects;
+    assert.equal(new Set(objects.map((o) => o.id)).size, objects.length, 'each object once');
+    const byId = new Map(objects.map((o) => [o.id, o]));
+    const added = events.find((e) => e.type.type === 'group.member.added' && e.payload.userId === humans[2]);
+    assert.ok(added, 'the membership is an event of the group');
+    assert.deepEqual(byId.get(added.aggregate.id), { id: group.body.id, kind: 'group', name: 'Payroll admins' });
+    assert.deepEqual(byId.get(project.body.id), { id: project.body.id, kind: 'project', name: 'Payroll' });
+    assert.equal(byId.get(orgA.id)?.kind, 'org', "each event's organization is named");
+    assert.ok(
+      events.some((e) => e.aggregate.id === gone.body.id),
+      'the removed project still has its events',
+    );
+    assert.equal(byId.has(gone.body.id), false, 'a removed project has no name');
+    assert.equal(byId.has(orgB.id), false, 'an organization no event of the page names is not named');
+  });
+
   it('is for IAM_OWNER only', async () => {
     assert.equal((await svc.api('POST', '/admin/v1/events/_search', { body: {} })).status, 401);
     const res = await svc.api('POST', '/admin/v1/events/_search', { token: editor.token, body: {} });

@@ -3,13 +3,10 @@ import { api } from '../api';
 import type { Schema } from '../api';
 import { ErrorMessage, Field, Page, Table, When, Checkbox } from '../components';
 import { EVENT_TYPES } from '../event-types';
+import { EventSentence, type EventNames, userOf } from '../event-sentence';
 import { t } from '../i18n';
 
 type SearchedEvent = Schema<'EventDto'>;
-
-/** `users` of the answer (docs/product-rules.md, "Import and event search"): names beside the ids the events mention. */
-type NamedUser = Schema<'EventUserDto'>;
-
 /**
  * Routine events: one per successful sign-in step, so a console sign-in alone writes one. By default a run of them is
  * one row ("4 successful sign-in checks"), so they do not push the changes people look for off the page.
@@ -19,37 +16,12 @@ const ROUTINE = new Set(['user.human.password.check.succeeded', 'user.human.mfa.
 /** The event search takes at most this many types (SearchEventsDto); a prefix matching more is refused here. */
 const MAX_TYPES = 100;
 
-/** The user an event is about: the aggregate of a `user` event, else a payload's `userId` (a membership). */
-function targetOf(e: SearchedEvent): string | null {
-  if (e.aggregate.type.type === 'user') return e.aggregate.id;
-  const userId = e.payload?.userId;
-  return typeof userId === 'string' ? userId : null;
-}
+const NO_NAMES: EventNames = { users: new Map(), objects: new Map() };
 
-function nameOf(id: string, names: Map<string, NamedUser>): string | null {
-  const user = names.get(id);
+function nameOf(id: string, names: EventNames): string | null {
+  const user = names.users.get(id);
   if (!user) return null;
   return user.displayName ? `${user.displayName} (${user.loginName})` : user.loginName;
-}
-
-/** Who or what, by name when the API named it; the id on hover (a removed user keeps only its id). */
-function Who({ id, names }: { id: string | null; names: Map<string, NamedUser> }) {
-  if (!id) return <span class="muted">{t('system')}</span>;
-  const name = nameOf(id, names);
-  return (
-    <span class="timeline-who" title={id}>
-      {name ?? <span class="mono">{id}</span>}
-    </span>
-  );
-}
-
-/** A name a payload carries (a project's, an application's, a group's): what the event is about, for people. */
-function payloadName(e: SearchedEvent): string | null {
-  for (const key of ['name', 'displayName', 'userName', 'url', 'domain']) {
-    const value = e.payload?.[key];
-    if (typeof value === 'string' && value) return value;
-  }
-  return null;
 }
 
 interface Filters {
@@ -105,8 +77,8 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
   const [filters, setFilters] = useState<Filters>({ ...EMPTY, ...initial });
   const [fold, setFold] = useState(true);
   const [events, setEvents] = useState<SearchedEvent[] | null>(null);
-  // Kept across "older events": each page names the users of its own events.
-  const [names, setNames] = useState<Map<string, NamedUser>>(new Map());
+  // Kept across "older events": each page names the users and things of its own events.
+  const [names, setNames] = useState<EventNames>(NO_NAMES);
   const [more, setMore] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const set = (key: keyof Filters) => (value: string) => setFilters({ ...filters, [key]: value });
@@ -129,7 +101,11 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
     try {
       const result = await api<Schema<'EventListDto'>>('POST', '/admin/v1/events/_search', body);
       setEvents(cursor ? [...(events ?? []), ...result.events] : result.events);
-      setNames(new Map([...(cursor ? names : []), ...(result.users ?? []).map((u) => [u.userId, u] as const)]));
+      const kept = cursor ? names : NO_NAMES;
+      setNames({
+        users: new Map([...kept.users, ...(result.users ?? []).map((u) => [u.userId, u] as const)]),
+        objects: new Map([...kept.objects, ...(result.objects ?? []).map((o) => [o.id, o] as const)]),
+      });
       setMore(result.events.length === LIMIT);
     } catch (e) {
       setError(e);
@@ -179,7 +155,7 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
       )}
       {events && events.length > 0 && (
         <>
-          <Table caption={t('events')} headings={[t('time'), t('eventType'), t('whatHappened'), t('editor'), t('details')]}>
+          <Table caption={t('events')} headings={[t('time'), t('eventType'), t('whatHappened'), t('details')]}>
             {rowsOf(events, fold).map((row) =>
               row.kind === 'event' ? (
                 <EventRow key={row.event.sequence} event={row.event} names={names} only={only} />
@@ -199,10 +175,7 @@ export function EventsPage({ initial }: { initial?: Partial<Filters> }) {
   );
 }
 
-function EventRow({ event: e, names, only }: { event: SearchedEvent; names: Map<string, NamedUser>; only: (f: Partial<Filters>) => void }) {
-  const target = targetOf(e);
-  // A user the API could not name (removed) keeps its id; other aggregates are named by their payload, if at all.
-  const about = target ? (nameOf(target, names) ?? target) : payloadName(e);
+function EventRow({ event: e, names, only }: { event: SearchedEvent; names: EventNames; only: (f: Partial<Filters>) => void }) {
   return (
     <tr>
       <td>
@@ -210,18 +183,7 @@ function EventRow({ event: e, names, only }: { event: SearchedEvent; names: Map<
       </td>
       <th scope="row">{e.type.type}</th>
       <td>
-        {e.type.localized.localizedMessage}
-        {about && (
-          <>
-            {': '}
-            <span class="timeline-who" title={target ?? e.aggregate.id}>
-              {about}
-            </span>
-          </>
-        )}
-      </td>
-      <td>
-        <Who id={e.editor.userId} names={names} />
+        <EventSentence event={e} names={names} />
       </td>
       <td>
         <details>
@@ -237,6 +199,8 @@ function EventRow({ event: e, names, only }: { event: SearchedEvent; names: Map<
             </dd>
             <dt>{t('organizationId')}</dt>
             <dd class="mono">{e.aggregate.resourceOwner}</dd>
+            <dt>{t('eventType')}</dt>
+            <dd>{e.type.localized.localizedMessage}</dd>
             <dt>{t('editor')}</dt>
             <dd class="mono">{e.editor.userId ?? t('system')}</dd>
           </dl>
@@ -261,9 +225,9 @@ function EventRow({ event: e, names, only }: { event: SearchedEvent; names: Map<
 }
 
 /** A run of routine sign-in checks as one row: how many, who, and each on demand. */
-function RoutineRow({ events, names }: { events: SearchedEvent[]; names: Map<string, NamedUser> }) {
+function RoutineRow({ events, names }: { events: SearchedEvent[]; names: EventNames }) {
   const first = events[0]!;
-  const people = [...new Set(events.map((e) => targetOf(e) ?? e.aggregate.id))].map((id) => nameOf(id, names) ?? id);
+  const people = [...new Set(events.map((e) => userOf(e) ?? e.aggregate.id))].map((id) => nameOf(id, names) ?? id);
   return (
     <tr>
       <td>
@@ -271,10 +235,13 @@ function RoutineRow({ events, names }: { events: SearchedEvent[]; names: Map<str
       </td>
       <th scope="row">{events.length === 1 ? t('routineCheck') : t('routineChecks', { count: String(events.length) })}</th>
       <td>
-        {first.type.localized.localizedMessage}: {people.join(', ')}
-      </td>
-      <td>
-        <Who id={first.editor.userId} names={names} />
+        {events.length === 1 ? (
+          <EventSentence event={first} names={names} />
+        ) : (
+          <>
+            {first.type.localized.localizedMessage}: {people.join(', ')}
+          </>
+        )}
       </td>
       <td>
         <details>
@@ -282,7 +249,7 @@ function RoutineRow({ events, names }: { events: SearchedEvent[]; names: Map<str
           <ul class="plain">
             {events.map((e) => (
               <li key={e.sequence}>
-                <When value={e.creationDate} /> {e.type.type} <span class="mono">{e.aggregate.id}</span>
+                <When value={e.creationDate} /> <EventSentence event={e} names={names} /> <span class="mono">{e.aggregate.id}</span>
               </li>
             ))}
           </ul>

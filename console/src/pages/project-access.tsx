@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Checkbox, DeleteButton, Field, Form, Loading, Select, Table, useLoad } from '../components';
+import { Checkbox, DeleteButton, Field, Form, Loading, Pager, SearchForm, Select, Table, emptyOf, useListQuery, useLoad } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
 import { useUserNames } from '../user-names';
@@ -10,6 +10,8 @@ type Role = Schema<'ProjectRoleDto'>;
 type Grant = Schema<'ProjectGrantDto'>;
 
 const LIMIT = 1000;
+/** Grants per page: searched and paged by the server (`?query=` matches the person's or the group's name). */
+const GRANTS_LIMIT = 50;
 
 /**
  * A project's roles and grants (ORG_OWNER; docs/application-access.md): roles added, renamed and removed (a removed
@@ -18,7 +20,11 @@ const LIMIT = 1000;
 export function ProjectAccess({ orgId, projectId }: { orgId: string; projectId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects/${enc(projectId)}`;
   const roles = useLoad(() => api<Schema<'ProjectRoleListDto'>>('GET', `${base}/roles${query({ limit: LIMIT })}`), [base]);
-  const grants = useLoad(() => api<Schema<'ProjectGrantListDto'>>('GET', `${base}/grants${query({ limit: LIMIT })}`), [base]);
+  const found = useListQuery();
+  const grants = useLoad(
+    () => api<Schema<'ProjectGrantListDto'>>('GET', `${base}/grants${query({ query: found.query, limit: GRANTS_LIMIT, offset: found.offset })}`),
+    [base, found.query, found.offset],
+  );
   const groups = useLoad(() => api<Schema<'GroupListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/groups${query({ limit: LIMIT })}`), [orgId]);
   const keys = roles.data?.roles.map((r) => r.key) ?? [];
   const roleNames = new Map((roles.data?.roles ?? []).map((r) => [r.key, r.displayName || r.key]));
@@ -32,22 +38,30 @@ export function ProjectAccess({ orgId, projectId }: { orgId: string; projectId: 
         <h2 id="grants-heading">{t('grants')}</h2>
         <p>{t('grantsHint')}</p>
         <CreateGrant orgId={orgId} base={base} keys={keys} roleNames={roleNames} groups={groups.data?.groups ?? []} onDone={grants.reload} />
+        <SearchForm name={t('grants')} onSearch={found.search} />
         <Loading loaded={grants}>
-          {({ grants: list }) => (
-            <Table caption={t('grants')} headings={[t('grantee'), t('roles'), t('actions')]} searchable empty={[t('emptyGrants'), t('emptyGrantsNext')]}>
-              {list.map((g) => (
-                <GrantRow
-                  key={g.grantId}
-                  base={base}
-                  grant={g}
-                  keys={keys}
-                  roleNames={roleNames}
-                  name={g.groupId ? t('groupNamed', { name: groupName(g.groupId) }) : (userNames.get(g.userId ?? '') ?? g.userId ?? '')}
-                  id={g.groupId ?? g.userId ?? ''}
-                  onChange={grants.reload}
-                />
-              ))}
-            </Table>
+          {({ grants: list, total }) => (
+            <>
+              <Table
+                caption={t('grants')}
+                headings={[t('grantee'), t('roles'), t('actions')]}
+                empty={emptyOf(found.query, t('emptyGrants'), t('emptyGrantsNext'))}
+              >
+                {list.map((g) => (
+                  <GrantRow
+                    key={g.grantId}
+                    base={base}
+                    grant={g}
+                    keys={keys}
+                    roleNames={roleNames}
+                    name={g.groupId ? t('groupNamed', { name: groupName(g.groupId) }) : (userNames.get(g.userId ?? '') ?? g.userId ?? '')}
+                    id={g.groupId ?? g.userId ?? ''}
+                    onChange={grants.reload}
+                  />
+                ))}
+              </Table>
+              <Pager offset={found.offset} limit={GRANTS_LIMIT} total={total} shown={list.length} onChange={found.setOffset} />
+            </>
           )}
         </Loading>
       </section>

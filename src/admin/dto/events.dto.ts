@@ -114,7 +114,10 @@ export class SearchEventsDto {
   wait?: string;
 
   /** The console asks for names beside the ids; other clients get the event records alone (docs/product-rules.md, "Import and event search"). */
-  @ApiPropertyOptional({ default: false, description: "also answer `users`: the login and display names of the users the page's events name" })
+  @ApiPropertyOptional({
+    default: false,
+    description: "also answer `users` and `objects`: the names of the users, organizations, projects, applications and groups the page's events name",
+  })
   @IsOptional()
   @IsBoolean()
   withNames?: boolean;
@@ -156,6 +159,13 @@ export class EventUserDto {
   @ApiPropertyOptional({ example: 'Ada Lovelace' }) displayName?: string;
 }
 
+/** An organization, project, application or group an event of the page names (the id, its kind, its name). */
+export class EventObjectDto {
+  @ApiProperty() id: string;
+  @ApiProperty({ enum: ['org', 'project', 'application', 'group'] }) kind: 'org' | 'project' | 'application' | 'group';
+  @ApiProperty({ example: 'Payroll admins' }) name: string;
+}
+
 export class EventListDto {
   @ApiProperty({ type: [EventDto] }) events: EventDto[];
 
@@ -170,4 +180,12 @@ export class EventListDto {
       "only with withNames: true — the users the page's events name (`editor.userId`, the aggregate id of `user` events and `payload.userId`), each once; a removed user is absent",
   })
   users?: EventUserDto[];
+
+  /** Only with `withNames: true`: the organizations, projects, applications and groups the page's events name. */
+  @ApiPropertyOptional({
+    type: [EventObjectDto],
+    description:
+      "only with withNames: true — the organizations, projects, applications and groups the page's events name (aggregate ids, each event's organization, and a payload's orgId, projectId, groupId, appId), each once; a removed one is absent",
+  })
+  objects?: EventObjectDto[];
 }

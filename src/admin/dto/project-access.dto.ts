@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, OmitType } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
 import { Bounded } from '../../common/http/validation/bounded.decorator.js';
-import { ListPageQueryDto } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto } from '../../common/http/validation/list-page.dto.js';
 import { ROLE_KEY } from '../../users/project-access/project-access.rules.js';
 
 const ID_LENGTH = 64;
@@ -72,7 +72,7 @@ export class UpdateProjectGrantDto {
   roles: string[];
 }
 
-export class ListProjectGrantsQueryDto extends ListPageQueryDto {
+export class ListProjectGrantsQueryDto extends ListSearchQueryDto {
   @ApiPropertyOptional({ description: "Only this user's own grant" })
   @IsOptional()
   @IsString()

@@ -5,7 +5,7 @@ import { Role } from '../../common/auth/roles.js';
 import { UserDirectory } from '../../users/user-directory.service.js';
 import { EventListDto, SearchEventsDto } from '../dto/events.dto.js';
 import { EventSearchService } from './event-search.service.js';
-import { mentionedUserIds } from './event-users.js';
+import { mentionedObjectIds, mentionedUserIds } from './event-users.js';
 
 @ApiTags('admin')
 @Controller('admin/v1/events')
@@ -25,7 +25,7 @@ export class EventsController {
   @ApiOperation({
     summary: 'Search the event log',
     description:
-      'With `wait`, a feed: the answer waits for a matching event to commit (docs/product-rules.md, "Import and event search"). With `withNames: true`, `users` names the users the events mention.',
+      'With `wait`, a feed: the answer waits for a matching event to commit (docs/product-rules.md, "Import and event search"). With `withNames: true`, `users` names the users the events mention and `objects` the organizations, projects, applications and groups.',
   })
   @ApiOkResponse({ type: EventListDto })
   @Authenticated({ role: Role.IamOwner })
@@ -35,6 +35,7 @@ export class EventsController {
     // The spec's answer is the records alone; the names cost a read of every user mentioned, so only when asked.
     if (withNames !== true) return { events };
     const users = await this.directory.namesOf(mentionedUserIds(events));
-    return { events, users: users.map(({ displayName, ...user }) => (displayName === null ? user : { ...user, displayName })) };
+    const objects = await this.directory.objectNamesOf(mentionedObjectIds(events));
+    return { events, users: users.map(({ displayName, ...user }) => (displayName === null ? user : { ...user, displayName })), objects };
   }
 }

@@ -54,7 +54,7 @@ export class ProjectGrantsController {
   @ApiOkResponse({ type: ProjectGrantListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   async list(@Param('orgId') orgId: string, @Param('projectId') projectId: string, @Query() query: ListProjectGrantsQueryDto): Promise<ProjectGrantListDto> {
-    const { items, total } = await this.grants.list(orgId, projectId, { userId: query.userId, groupId: query.groupId }, pageOf(query));
+    const { items, total } = await this.grants.list(orgId, projectId, { userId: query.userId, groupId: query.groupId, query: query.query }, pageOf(query));
     return { grants: items.map(grantView), total };
   }
 

@@ -7,10 +7,14 @@ import { FOLD_SQL_FUNCTION, foldCase } from '../text/case-fold.js';
  * A substring match reads every row of the (small, per-organization) list; `%` and `_` match themselves.
  */
 export function nameContains(manager: EntityManager, query: string): FindOperator<string> {
-  const sqlite = manager.connection.options.type === 'better-sqlite3';
+  return Raw((column) => `${foldedColumn(manager, column)} LIKE :nameQuery ESCAPE '!'`, { nameQuery: likeContains(query) });
+}
+
+/** SQL of `column` folded by the service's case rule, to compare with `likeContains`. */
+export function foldedColumn(manager: EntityManager, column: string): string {
   // MariaDB's LOWER() maps "İ" to "i" where toLowerCase() gives "i̇" (i + U+0307): spelled out first.
-  const folded = (column: string) => (sqlite ? `${FOLD_SQL_FUNCTION}(${column})` : `REPLACE(LOWER(REPLACE(${column}, 'İ', 'i̇')), 'ς', 'σ')`);
-  return Raw((column) => `${folded(column)} LIKE :nameQuery ESCAPE '!'`, { nameQuery: likeContains(query) });
+  if (manager.connection.options.type === 'better-sqlite3') return `${FOLD_SQL_FUNCTION}(${column})`;
+  return `REPLACE(LOWER(REPLACE(${column}, 'İ', 'i̇')), 'ς', 'σ')`;
 }
 
 /** The `LIKE … ESCAPE '!'` pattern of a column, already folded, that contains `query`. */

@@ -7,7 +7,7 @@ import { Role } from '../../common/auth/roles.js';
 import { IdentityProvidersService } from '../identity-providers.service.js';
 import { IdpTests } from '../idp-tests.service.js';
 import { CreateIdpDto, IdpCreatedDto, IdpDto, IdpListDto, IdpTestDto, UpdateIdpDto } from './idps.dto.js';
-import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, searchedList } from '../../common/http/validation/list-page.dto.js';
 
 /** An organization's upstream identity providers (docs/federation.md). Secrets are never returned. */
 @ApiTags('management')
@@ -33,8 +33,8 @@ export class IdpsController {
   @ApiOkResponse({ type: IdpListDto })
   @ApiNotFoundResponse({ description: 'no such organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<IdpListDto> {
-    const { items, total } = pageOfList(await this.idps.list(orgId), query);
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<IdpListDto> {
+    const { items, total } = searchedList(await this.idps.list(orgId), query, (idp) => [idp.name, idp.issuer, idp.entityId]);
     return { idps: items, total };
   }
 

@@ -15,7 +15,7 @@ import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { OrgDomainsService } from '../domains/org-domains.service.js';
 import { AddOrgDomainDto, OrgDomainDto, OrgDomainListDto, OrgDomainVerifiedDto } from './org-domains.dto.js';
-import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, searchedList } from '../../common/http/validation/list-page.dto.js';
 
 /** An organization's domains, which its IdPs may claim once verified (docs/federation.md, "Organization domains"). */
 @ApiTags('management')
@@ -41,8 +41,8 @@ export class OrgDomainsController {
   @ApiOperation({ summary: "List the organization's domains", description: 'The primary domain first.' })
   @ApiOkResponse({ type: OrgDomainListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<OrgDomainListDto> {
-    const { items, total } = pageOfList(await this.domains.list(orgId), query);
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<OrgDomainListDto> {
+    const { items, total } = searchedList(await this.domains.list(orgId), query, (d) => [d.domain]);
     return { domains: items, total };
   }
 

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { In } from 'typeorm';
+import { In, Raw } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { isUniqueViolation } from '../../common/database/unique-violation.js';
+import { foldedColumn, likeContains } from '../../common/database/name-search.js';
 import type { Page, Paged } from '../../common/database/page.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
@@ -84,13 +85,18 @@ export class ProjectGrantsService {
     });
   }
 
-  async list(orgId: string, projectId: string, filter: { userId?: string; groupId?: string }, page: Page): Promise<Paged<ProjectGrantEntity>> {
+  /**
+   * With `query`: the grants of a user the user search matches (user name, names, e-mail: users/rules/user-search.ts)
+   * or of a group whose name contains it.
+   */
+  async list(orgId: string, projectId: string, filter: { userId?: string; groupId?: string; query?: string }, page: Page): Promise<Paged<ProjectGrantEntity>> {
     const manager = this.uow.manager;
     await projectIn(manager, orgId, projectId);
     const where = {
       projectId,
       ...(filter.userId !== undefined ? { userId: filter.userId } : {}),
       ...(filter.groupId !== undefined ? { groupId: filter.groupId } : {}),
+      ...(filter.query ? { id: grantOfNamed(manager, filter.query) } : {}),
     };
     const [items, total] = await manager.findAndCount(ProjectGrantEntity, {
       where,
@@ -161,4 +167,13 @@ async function assertKnownRoles(manager: EntityManager, projectId: string, roles
 
 function duplicate(forUser: boolean): DomainError {
   return DomainError.alreadyExists(`the ${forUser ? 'user' : 'group'} has a grant in this project already; change its roles instead`);
+}
+
+/** A grant's id whose user or group the search text names (the grants list's `?query=`). */
+function grantOfNamed(manager: EntityManager, query: string) {
+  return Raw(
+    (id) =>
+      `${id} IN (SELECT pg.id FROM project_grants pg WHERE pg.user_id IN (SELECT u.id FROM users u WHERE u.search_text LIKE :grantQuery ESCAPE '!') OR pg.group_id IN (SELECT g.id FROM org_groups g WHERE ${foldedColumn(manager, 'g.display_name')} LIKE :grantQuery ESCAPE '!'))`,
+    { grantQuery: likeContains(query) },
+  );
 }

@@ -9,7 +9,7 @@ import { WebhooksService } from '../webhooks.service.js';
 import type { WebhookOwner } from '../webhooks.service.js';
 import { deliveryView } from './webhook-views.js';
 import { CreateWebhookDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
-import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListPageQueryDto, ListSearchQueryDto, searchedList } from '../../common/http/validation/list-page.dto.js';
 
 const INSTANCE: WebhookOwner = { kind: 'instance' };
 
@@ -37,8 +37,8 @@ export class InstanceWebhooksController {
   @ApiOperation({ summary: "List the instance's webhooks" })
   @ApiOkResponse({ type: WebhookListDto })
   @Authenticated({ role: Role.IamOwner })
-  async list(@Query() query: ListPageQueryDto): Promise<WebhookListDto> {
-    const { items, total } = pageOfList(await this.webhooks.list(INSTANCE), query);
+  async list(@Query() query: ListSearchQueryDto): Promise<WebhookListDto> {
+    const { items, total } = searchedList(await this.webhooks.list(INSTANCE), query, (w) => [w.url]);
     return { webhooks: items, total };
   }
 

@@ -8,7 +8,7 @@ import { SecretResponse } from '../../common/http/secret-response.decorator.js';
 import { WebhooksService } from '../webhooks.service.js';
 import { deliveryView } from './webhook-views.js';
 import { CreateWebhookDto, DeliveryListDto, WebhookCreatedDto, WebhookListDto } from './webhooks.dto.js';
-import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListPageQueryDto, ListSearchQueryDto, searchedList } from '../../common/http/validation/list-page.dto.js';
 
 /** An organization's webhook subscriptions (docs/webhooks.md): only events whose resource owner is the organization. */
 @ApiTags('management')
@@ -30,8 +30,8 @@ export class OrgWebhooksController {
   @ApiOperation({ summary: "List the organization's webhooks" })
   @ApiOkResponse({ type: WebhookListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<WebhookListDto> {
-    const { items, total } = pageOfList(await this.webhooks.list({ kind: 'org', orgId }), query);
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<WebhookListDto> {
+    const { items, total } = searchedList(await this.webhooks.list({ kind: 'org', orgId }), query, (w) => [w.url]);
     return { webhooks: items, total };
   }
 

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
 import type { Page, Paged } from '../../database/page.js';
 import { DEFAULT_PAGE } from '../../database/page.js';
+import { textContains } from '../../database/name-search.js';
 
 /** `?limit=&offset=` of the read routes (docs/product-rules.md, "API": `limit` ≤ 1000); other query parameters are refused. */
 export class ListPageQueryDto {
@@ -23,7 +24,7 @@ export class ListPageQueryDto {
   offset?: number;
 }
 
-/** `?query=` besides the page: the lists people look for by name (organizations, projects, applications, groups, members). */
+/** `?query=` besides the page: the lists people look for by name (organizations, projects, applications, groups, members, grants, webhooks, identity providers, domains). */
 export class ListSearchQueryDto extends ListPageQueryDto {
   @ApiPropertyOptional({ description: 'matched case-insensitively as a substring of the name', maxLength: 200 })
   @IsOptional()
@@ -44,4 +45,14 @@ export function pageOf(query: ListPageQueryDto): Page {
 export function pageOfList<T>(items: T[], query: ListPageQueryDto): Paged<T> {
   const { limit, offset } = pageOf(query);
   return { items: items.slice(offset, offset + limit), total: items.length };
+}
+
+/**
+ * A list read whole, narrowed by `?query=` (a substring of any of an item's texts, by the service's one case rule)
+ * before it is paged: `total` counts the matches, as the lists searched in SQL do.
+ */
+export function searchedList<T>(items: T[], query: ListSearchQueryDto, textsOf: (item: T) => (string | null | undefined)[]): Paged<T> {
+  const wanted = query.query;
+  const found = wanted ? items.filter((item) => textsOf(item).some((text) => typeof text === 'string' && textContains(text, wanted))) : items;
+  return pageOfList(found, query);
 }
