@@ -48,6 +48,7 @@ import { ApplicationSsfReceiver1795840200000 } from './1795840200000-application
 import { SsfStreamSubjects1795850400001 } from './1795850400001-ssf-stream-subjects.js';
 import { Passwordless1795850200000 } from './1795850200000-passwordless.js';
 import { Branding1795850100000 } from './1795850100000-branding.js';
+import { BrandingPreviews1795850800000 } from './1795850800000-branding-previews.js';
 import { SamlRequestNameIdFormat1795818024363 } from './1795818024363-saml-request-name-id-format.js';
 import { AuditStreams1795830241966 } from './1795830241966-audit-streams.js';
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
@@ -119,4 +120,5 @@ export const MIGRATIONS = [
   Branding1795850100000,
   Passwordless1795850200000,
   SsfStreamSubjects1795850400001,
+  BrandingPreviews1795850800000,
 ];
