@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import type { Router } from 'express';
 import { DESIGN_CSS, DESIGN_HASH, DESIGN_STYLESHEET_HEADERS, DESIGN_STYLESHEET_ROUTE } from '../common/design/design-stylesheet.js';
 import { AccountLinksUi } from './account-links.router.js';
-import { BrandPreviewPage } from './brand-preview.page.js';
 import { ConsentUi } from './consent.router.js';
 import { LoginEntryUi } from './login-entry.router.js';
 import { LoginInteractions } from './login-interactions.js';
@@ -23,7 +22,6 @@ export class LoginUiRoutes {
     private readonly secondFactor: SecondFactorUi,
     private readonly owedActions: OwedActionsUi,
     private readonly consent: ConsentUi,
-    private readonly brandPreview: BrandPreviewPage,
   ) {}
 
   routes(router: Router): void {
@@ -32,8 +30,6 @@ export class LoginUiRoutes {
       if (req.params.hash !== DESIGN_HASH) return void res.status(404).type('text/plain').send('not found');
       res.set(DESIGN_STYLESHEET_HEADERS).end(DESIGN_CSS);
     });
-    // A draft brand's preview link (docs/branding.md, "Preview"), before `/:uid` could take its path.
-    this.brandPreview.routes(router);
     // First: the pages of mailed links have fixed paths that `/:uid` would match.
     this.accountLinks.routes(router, this.interactions.wrap);
     this.entry.routes(router);

@@ -72,6 +72,7 @@ import { SignInFlow } from './sign-in-flow.js';
     SecondFactorPages,
     SignInFlow,
     LoginUiRoutes,
+    BrandPreviewPage,
   ],
 })
 export class LoginModule {}

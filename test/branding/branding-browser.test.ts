@@ -125,7 +125,8 @@ describe('branded sign-in pages in Chromium', () => {
       const { page } = await open(appA1.clientId, svc.config.publicUrl, locale);
       assert.equal(await background(page), rgb(ORG_A.background), `${locale}: the brand applies`);
       for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
+        // Reduced motion: no colour transition is caught half-way (design.css animates only without it).
+        await page.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
         if ((await page.evaluate('typeof axe')) === 'undefined') await page.evaluate(axe.source);
         const found = await page.evaluate(
           `axe.run(document, ${JSON.stringify(WCAG_AA)}).then((r) => JSON.stringify(r.violations.map((v) => v.id + ': ' + v.help + ' (' + v.nodes.map((n) => n.target.join(' ')).join(', ') + ')')))`,

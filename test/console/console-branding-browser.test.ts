@@ -64,7 +64,7 @@ describe("the console's branding editor in Chromium", () => {
       assert.ok(await frame.locator('[data-brand-preview]').isVisible(), 'the frame says it is a preview');
       assert.equal((await svc.api('GET', brandPath, { token: svc.adminToken })).status, 404, 'nothing is applied by a preview');
       // Another page of the sign-in in the preview.
-      await page.getByLabel('Page', { exact: true }).selectOption('register');
+      await page.locator('section.brand-preview select').selectOption('register');
       await frame.locator('input[name="firstName"]').waitFor();
       if (SCREENSHOTS)
         for (const scheme of ['light', 'dark'] as const) {
@@ -73,7 +73,7 @@ describe("the console's branding editor in Chromium", () => {
           await page.screenshot({ path: join(SCREENSHOTS, `console-branding-1280-${scheme}.png`), fullPage: true });
         }
       await page.emulateMedia({ colorScheme: 'light' });
-      await page.getByLabel('Page', { exact: true }).selectOption('login');
+      await page.locator('section.brand-preview select').selectOption('login');
       // A palette below WCAG 2.2 AA: named by its pair, before any save.
       await page.getByLabel('Text', { exact: true }).fill('#dddddd');
       await page.getByRole('alert').filter({ hasText: 'colors.text/colors.' }).waitFor();
