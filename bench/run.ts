@@ -6,7 +6,7 @@
  *   npm run bench                  full run: bench/results/<timestamp>.json, the tables and chart of BENCHMARKS.md
  *   npm run bench -- --quick       one small size, 1 s per scenario, two groups at a time (CI: proves that every
  *                                  scenario runs, not how fast): results in a temporary directory only
- *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,scim-cursor,import,groups,mfa,feed,webhooks,audit,oidc-growth,console,overhead,federation,saml,mail,provisioning,dpop,device,access,id-jag,cimd,migrations] [--seconds 6]
+ *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,scim-cursor,import,groups,mfa,feed,webhooks,audit,oidc-growth,console,overhead,federation,saml,mail,provisioning,dpop,device,access,id-jag,cimd,migrations,branding] [--seconds 6]
  *   npm run bench -- --only cluster --mysql mysql://root@127.0.0.1:3306   Galera cluster against one MariaDB:
  *                                  never in the default set, nor in --quick
  *
@@ -31,6 +31,7 @@ import { markersFor, renderReport, replaceBetweenMarkers } from './lib/report.js
 import { evaluateTargets } from './lib/targets.js';
 import { runAccess } from './scenarios/access.js';
 import { runAudit } from './scenarios/audit.js';
+import { runBranding } from './scenarios/branding.js';
 import { runCimd } from './scenarios/cimd.js';
 import { runCluster } from './scenarios/cluster.js';
 import { runConsole } from './scenarios/console.js';
@@ -75,6 +76,7 @@ const GROUPS: Record<string, (ctx: Context) => Promise<void>> = {
   access: runAccess,
   'id-jag': runIdJag,
   cimd: runCimd,
+  branding: runBranding,
   cluster: runCluster,
   migrations: runMigrations,
 };

@@ -45,7 +45,7 @@ const OWNERS = [
   { folder: 'users', tables: USERS_TABLES },
   { folder: 'agents', tables: AGENTS_TABLES },
   { folder: 'signals', tables: ['ssf_streams', 'ssf_sets', 'ssf_stream_subjects', 'ssf_subscriptions', 'ssf_jtis_seen'] },
-  { folder: 'branding', tables: ['branding'] },
+  { folder: 'branding', tables: ['branding', 'branding_previews'] },
 ];
 
 const namedTable = (tables) => new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|TABLE)\\s+\\\\?[\`"']?(${tables.join('|')})\\b`, 'i');

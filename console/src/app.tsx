@@ -24,6 +24,7 @@ import { IdpsPage } from './pages/idps';
 import { DomainsPage } from './pages/domains';
 import { ProvisioningPage } from './pages/provisioning';
 import { ProvisioningTargetPage } from './pages/provisioning-target';
+import { BrandingPage } from './pages/branding';
 import { MeContext, isInstanceOwner, rolesOn } from './roles';
 import type { Me } from './roles';
 import { match, navigate, usePath } from './router';
@@ -196,6 +197,7 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if ((p = match('/console/orgs/:orgId/webhooks', path))) return <WebhooksPageOrg key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/domains', path))) return <DomainsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/idps', path))) return <IdpsPage key={p.orgId} orgId={p.orgId} />;
+  if ((p = match('/console/orgs/:orgId/branding', path))) return <BrandingPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/provisioning', path))) return <ProvisioningPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/provisioning/:targetId', path)))
     return <ProvisioningTargetPage key={p.targetId} orgId={p.orgId} targetId={p.targetId} />;
@@ -219,7 +221,9 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
     '/console/keys',
     '/console/features',
     '/console/settings',
-    ...['users', 'groups', 'agents', 'projects', 'members', 'login-policy', 'webhooks', 'domains', 'idps', 'provisioning'].map((p) => `${org}/${p}`),
+    ...['users', 'groups', 'agents', 'projects', 'members', 'login-policy', 'webhooks', 'domains', 'idps', 'provisioning', 'branding'].map(
+      (p) => `${org}/${p}`,
+    ),
   ];
   const current = entries.filter((href) => path === href || path.startsWith(`${href}/`)).sort((a, b) => b.length - a.length)[0];
   const item = (href: string, label: string) => (
@@ -261,6 +265,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
             {roles.has('ORG_OWNER') && item(`${org}/domains`, t('orgDomains'))}
             {roles.has('ORG_OWNER') && item(`${org}/idps`, t('identityProviders'))}
             {roles.has('ORG_OWNER') && item(`${org}/provisioning`, t('provisioning'))}
+            {roles.has('ORG_OWNER') && item(`${org}/branding`, t('branding'))}
           </ul>
         </>
       )}

@@ -7,6 +7,7 @@ import type { Brand } from './brand-lookup.js';
 import { COLOR_KEYS, COLOR_TOKENS } from './branding-palette.js';
 import type { Palette } from './branding-palette.js';
 import { brandImage } from './branding.store.js';
+import { BrandingPreviews, PREVIEW_LOGO_FROM } from './branding-preview.js';
 
 export const BRAND_STYLESHEET_PATH = '/ui/login/assets/brand.css';
 export const BRAND_LOGO_PATH = '/ui/login/assets/brand-logo.png';
@@ -44,6 +45,7 @@ function query(brand: Brand, extra: Record<string, string>): string {
   const params = new URLSearchParams();
   if (brand.orgId) params.set('org', brand.orgId);
   if (brand.appId) params.set('app', brand.appId);
+  if (brand.preview) params.set('preview', brand.preview);
   for (const [k, v] of Object.entries(extra)) params.set(k, v);
   return params.toString();
 }
@@ -60,7 +62,7 @@ export function brandHead(brand: Brand | undefined): string {
 export function brandMark(brand: Brand | undefined): { mark?: string; name?: string } {
   if (!brand) return {};
   const mark = brand.logoFrom
-    ? `<img class="pc-brand-logo" src="${esc(`${BRAND_LOGO_PATH}?${new URLSearchParams({ from: brand.logoFrom, v: brand.version })}`)}" alt="" data-brand-logo>`
+    ? `<img class="pc-brand-logo" src="${esc(`${BRAND_LOGO_PATH}?${new URLSearchParams({ from: brand.logoFrom, v: brand.version, ...(brand.preview ? { preview: brand.preview } : {}) })}`)}" alt="" data-brand-logo>`
     : undefined;
   return { mark, name: brand.document.displayName };
 }
@@ -81,6 +83,7 @@ export class BrandAssets {
   constructor(
     private readonly lookup: BrandLookup,
     private readonly dataSource: DataSource,
+    private readonly previews: BrandingPreviews,
   ) {}
 
   routes(router: Router): void {
@@ -89,23 +92,34 @@ export class BrandAssets {
   }
 
   private async stylesheet(req: Request, res: Response): Promise<void> {
-    const [org, app] = [param(req, 'org'), param(req, 'app')];
-    const brand = await this.lookup.brandOf(org, app);
-    res.set({ 'Content-Type': 'text/css; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': cacheFor(req, brand.version) });
+    const [org, app, preview] = [param(req, 'org'), param(req, 'app'), param(req, 'preview')];
+    // A preview link's draft (docs/branding.md, "Preview"): never cached, gone when the link expires.
+    const brand = preview ? await this.previews.brandOf(preview) : await this.lookup.brandOf(org, app);
+    if (!brand) return void res.status(404).type('text/plain').send('not found');
+    res.set({
+      'Content-Type': 'text/css; charset=utf-8',
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': preview ? 'no-store' : cacheFor(req, brand.version),
+    });
     res.end(brandCss(brand));
   }
 
   /** The re-encoded PNG, never the upload; typed image/png, not sniffed, and no document if opened on its own. */
   private async logo(req: Request, res: Response): Promise<void> {
     const from = param(req, 'from');
-    const png = from && /^(instance|org:[\w-]+|app:[\w-]+)$/.test(from) ? await brandImage(this.dataSource.manager, from, 'logo') : undefined;
+    const png =
+      from === PREVIEW_LOGO_FROM
+        ? await this.previews.logo(param(req, 'preview'))
+        : from && /^(instance|org:[\w-]+|app:[\w-]+)$/.test(from)
+          ? await brandImage(this.dataSource.manager, from, 'logo')
+          : undefined;
     if (!png) return void res.status(404).type('text/plain').send('not found');
     res.set({
       'Content-Type': 'image/png',
       'X-Content-Type-Options': 'nosniff',
       'Content-Security-Policy': "default-src 'none'; sandbox",
       'Content-Disposition': 'inline; filename="logo.png"',
-      'Cache-Control': 'public, max-age=60',
+      'Cache-Control': from === PREVIEW_LOGO_FROM ? 'no-store' : 'public, max-age=60',
     });
     res.end(png);
   }

@@ -16,6 +16,8 @@ export interface Brand {
   logoFrom?: string;
   /** Changes with any layer's revision: the stylesheet's and logo's URLs carry it. */
   version: string;
+  /** A preview link's token: the draft's stylesheet and logo are found by it (branding-preview.ts). */
+  preview?: string;
 }
 
 /**

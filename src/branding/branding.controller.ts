@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AnyCaller, Authenticated } from '../common/auth/authenticated.decorator.js';
 import { Caller } from '../common/auth/caller.decorator.js';
@@ -6,7 +6,9 @@ import type { Principal } from '../common/auth/principal.js';
 import { Role } from '../common/auth/roles.js';
 import { en } from '../texts/catalogs/en.js';
 import { LOCALES } from '../texts/locales.js';
-import { BrandingDto, TextKeysDto } from './branding.dto.js';
+import { BrandingDto, BrandingPreviewDto, TextKeysDto } from './branding.dto.js';
+import { BrandingPreviews } from './branding-preview.js';
+import type { PreviewLink } from './branding-preview.js';
 import { BrandingService } from './branding.service.js';
 import type { BrandingView } from './branding.service.js';
 
@@ -46,7 +48,10 @@ export class InstanceBrandingController {
 @ApiTags('management')
 @Controller('management/v1/orgs/:orgId/branding')
 export class OrgBrandingController {
-  constructor(private readonly branding: BrandingService) {}
+  constructor(
+    private readonly branding: BrandingService,
+    private readonly previews: BrandingPreviews,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: "Read the organization's branding" })
@@ -63,6 +68,19 @@ export class OrgBrandingController {
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
   put(@Caller() caller: Principal, @Param('orgId') orgId: string, @Body() dto: BrandingDto): Promise<BrandingView> {
     return this.branding.put(caller.userId, { kind: 'org', orgId }, { ...dto });
+  }
+
+  /**
+   * A draft shown, not applied (docs/branding.md, "Preview"): the checks of a `PUT`, then a link to the sign-in
+   * pages with it for ten minutes. The same role as setting the brand: it shows nothing a `PUT` could not.
+   */
+  @Post('preview')
+  @HttpCode(200)
+  @ApiOperation({ summary: "Preview a draft of the organization's branding", description: 'Nothing is applied; the link shows the draft for ten minutes.' })
+  @ApiOkResponse({ type: BrandingPreviewDto })
+  @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
+  preview(@Param('orgId') orgId: string, @Body() dto: BrandingDto): Promise<PreviewLink> {
+    return this.previews.create({ kind: 'org', orgId }, { ...dto });
   }
 
   @Delete()

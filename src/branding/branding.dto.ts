@@ -78,3 +78,14 @@ export class TextKeysDto {
   @ApiProperty({ enum: LOCALES, isArray: true })
   locales!: string[];
 }
+
+export class BrandingPreviewDto {
+  @ApiProperty({
+    description:
+      'A link that shows the sign-in pages with the draft (`?page=login|register|second-factor|error`, `&lang=`); anyone holding it may open it until it expires',
+  })
+  previewUrl!: string;
+
+  @ApiProperty({ description: 'When the link stops showing the draft (ten minutes)', example: '2026-11-28T15:40:00.000Z' })
+  expiresAt!: string;
+}

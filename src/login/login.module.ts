@@ -11,6 +11,7 @@ import { LoginPage } from './login-page.js';
 import { LoginPolicies } from './login-policies.js';
 import { LoginRateLimiter } from './login-rate-limiter.js';
 import { LoginUiRoutes } from './login-ui.routes.js';
+import { BrandPreviewPage } from './brand-preview.page.js';
 import { LoginUsers } from './login-users.js';
 import { OwedActions } from './owed-actions.js';
 import { OwedActionsUi } from './owed-actions.router.js';
@@ -57,6 +58,7 @@ import { SignInFlow } from './sign-in-flow.js';
     AccountLinksUi,
     PasskeyLinksUi,
     LoginUiRoutes,
+    BrandPreviewPage,
   ],
   exports: [
     ApplicationEntry,
@@ -70,6 +72,7 @@ import { SignInFlow } from './sign-in-flow.js';
     SecondFactorPages,
     SignInFlow,
     LoginUiRoutes,
+    BrandPreviewPage,
   ],
 })
 export class LoginModule {}

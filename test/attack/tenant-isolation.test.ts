@@ -175,6 +175,7 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'GET /management/v1/orgs/:orgId/branding': undefined,
     'PUT /management/v1/orgs/:orgId/branding': { displayName: 'changed' },
     'DELETE /management/v1/orgs/:orgId/branding': undefined,
+    'POST /management/v1/orgs/:orgId/branding/preview': { displayName: 'peek' },
     'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': undefined,
     'PUT /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': { displayName: 'changed' },
     'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': undefined,

@@ -34,6 +34,7 @@ export const ar: Catalog = {
   'login.brandPrivacy': 'الخصوصية',
   'login.brandTerms': 'الشروط',
   'login.brandSupport': 'الدعم',
+  'login.brandPreview': 'معاينة لهوية لم تُحفظ بعد. لا يمكن تسجيل الدخول من هذه الصفحة.',
   'login.errorTitle': 'حدث خطأ ما',
   'login.refusedTitle': 'تم رفض الوصول',
   'login.samlContinueTitle': 'جارٍ تسجيل دخولك',

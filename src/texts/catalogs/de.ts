@@ -35,6 +35,7 @@ export const de: Catalog = {
   'login.brandPrivacy': 'Datenschutz',
   'login.brandTerms': 'Nutzungsbedingungen',
   'login.brandSupport': 'Support',
+  'login.brandPreview': 'Vorschau eines noch nicht gespeicherten Brandings. Auf dieser Seite kann sich niemand anmelden.',
   'login.errorTitle': 'Etwas ist schiefgelaufen',
   'login.refusedTitle': 'Zugriff verweigert',
   'login.samlContinueTitle': 'Sie werden angemeldet',

@@ -36,6 +36,7 @@ export const en = {
   'login.brandPrivacy': 'Privacy',
   'login.brandTerms': 'Terms',
   'login.brandSupport': 'Support',
+  'login.brandPreview': 'Preview of a brand not yet saved. Nothing on this page signs anyone in.',
   'login.errorTitle': 'Something went wrong',
   'login.refusedTitle': 'Access denied',
   'login.samlContinueTitle': 'Signing you in',

@@ -36,6 +36,7 @@ export const es: Catalog = {
   'login.brandPrivacy': 'Privacidad',
   'login.brandTerms': 'Términos',
   'login.brandSupport': 'Soporte',
+  'login.brandPreview': 'Vista previa de una personalización aún no guardada. Desde esta página no se puede iniciar sesión.',
   'login.errorTitle': 'Se ha producido un error',
   'login.refusedTitle': 'Acceso denegado',
   'login.samlContinueTitle': 'Iniciando sesión',

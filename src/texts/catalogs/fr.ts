@@ -35,6 +35,7 @@ export const fr: Catalog = {
   'login.brandPrivacy': 'Confidentialité',
   'login.brandTerms': 'Conditions d’utilisation',
   'login.brandSupport': 'Assistance',
+  'login.brandPreview': 'Aperçu d’une personnalisation non enregistrée. Cette page ne permet pas de se connecter.',
   'login.errorTitle': "Une erreur s'est produite",
   'login.refusedTitle': 'Accès refusé',
   'login.samlContinueTitle': 'Connexion en cours',

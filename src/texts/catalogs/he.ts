@@ -33,6 +33,7 @@ export const he: Catalog = {
   'login.brandPrivacy': 'פרטיות',
   'login.brandTerms': 'תנאים',
   'login.brandSupport': 'תמיכה',
+  'login.brandPreview': 'תצוגה מקדימה של מיתוג שעדיין לא נשמר. לא ניתן להתחבר מהדף הזה.',
   'login.errorTitle': 'משהו השתבש',
   'login.refusedTitle': 'הגישה נדחתה',
   'login.samlContinueTitle': 'מתבצעת כניסה',

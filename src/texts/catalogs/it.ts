@@ -35,6 +35,7 @@ export const it: Catalog = {
   'login.brandPrivacy': 'Privacy',
   'login.brandTerms': 'Termini',
   'login.brandSupport': 'Assistenza',
+  'login.brandPreview': 'Anteprima di un aspetto non ancora salvato. Da questa pagina non è possibile accedere.',
   'login.errorTitle': 'Si è verificato un problema',
   'login.refusedTitle': 'Accesso negato',
   'login.samlContinueTitle': 'Accesso in corso',

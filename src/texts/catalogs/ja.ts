@@ -35,6 +35,7 @@ export const ja: Catalog = {
   'login.brandPrivacy': 'プライバシー',
   'login.brandTerms': '利用規約',
   'login.brandSupport': 'サポート',
+  'login.brandPreview': 'まだ保存されていないブランド設定のプレビューです。このページからはサインインできません。',
   'login.errorTitle': '問題が発生しました',
   'login.refusedTitle': 'アクセスが拒否されました',
   'login.samlContinueTitle': 'サインインしています',

@@ -35,6 +35,7 @@ export const nl: Catalog = {
   'login.brandPrivacy': 'Privacy',
   'login.brandTerms': 'Voorwaarden',
   'login.brandSupport': 'Support',
+  'login.brandPreview': 'Voorbeeld van een huisstijl die nog niet is opgeslagen. Op deze pagina kan niemand inloggen.',
   'login.errorTitle': 'Er is iets misgegaan',
   'login.refusedTitle': 'Toegang geweigerd',
   'login.samlContinueTitle': 'Je wordt ingelogd',

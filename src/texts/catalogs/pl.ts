@@ -35,6 +35,7 @@ export const pl: Catalog = {
   'login.brandPrivacy': 'Prywatność',
   'login.brandTerms': 'Warunki',
   'login.brandSupport': 'Pomoc',
+  'login.brandPreview': 'Podgląd niezapisanego wyglądu. Na tej stronie nie można się zalogować.',
   'login.errorTitle': 'Coś poszło nie tak',
   'login.refusedTitle': 'Odmowa dostępu',
   'login.samlContinueTitle': 'Trwa logowanie',

@@ -35,6 +35,7 @@ export const ptBR: Catalog = {
   'login.brandPrivacy': 'Privacidade',
   'login.brandTerms': 'Termos',
   'login.brandSupport': 'Suporte',
+  'login.brandPreview': 'Prévia de uma identidade visual ainda não salva. Não é possível entrar por esta página.',
   'login.errorTitle': 'Algo deu errado',
   'login.refusedTitle': 'Acesso negado',
   'login.samlContinueTitle': 'Fazendo seu login',

@@ -32,6 +32,7 @@ export const zhCN: Catalog = {
   'login.brandPrivacy': '隐私政策',
   'login.brandTerms': '服务条款',
   'login.brandSupport': '支持',
+  'login.brandPreview': '这是尚未保存的品牌设置的预览。无法通过此页面登录。',
   'login.errorTitle': '出错了',
   'login.refusedTitle': '访问被拒绝',
   'login.samlContinueTitle': '正在为您登录',

@@ -490,6 +490,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/branding': "reads an organization's brand",
   'PUT /management/v1/orgs/:orgId/branding': "sets an organization's brand",
   'DELETE /management/v1/orgs/:orgId/branding': "removes an organization's brand",
+  'POST /management/v1/orgs/:orgId/branding/preview':
+    "previews a draft of an organization's brand (test/branding/branding-preview.test.ts: privilege rows); the role that sets it, since it shows nothing a PUT could not, applies nothing, and its link's pages post nowhere",
   'GET /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': "reads an application's brand",
   'PUT /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': "sets an application's brand",
   'DELETE /management/v1/orgs/:orgId/projects/:projectId/apps/:appId/branding': "removes an application's brand",
@@ -623,6 +625,8 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /ui/login/assets/design-:hash.css': "the design system's stylesheet (docs/design.md); any other hash is 404",
   'GET /ui/login/assets/brand.css': "a brand's stylesheet: custom properties of checked colours only (docs/branding.md); what the sign-in pages show anyway",
   'GET /ui/login/assets/brand-logo.png': "a brand's re-encoded logo (docs/branding.md); what the sign-in pages show anyway",
+  'GET /ui/login/preview/:token':
+    "a draft brand's preview link (docs/branding.md, \"Preview\"): 32 random bytes made by an ORG_OWNER, ten minutes; checked data only, escaped, forms post nowhere (form-action 'none')",
   // Reading, changing and removing resources other than users (docs/product-rules.md, "Changing and removing resources").
   'GET /admin/v1/orgs/:orgId': 'reads an organization',
   'PATCH /admin/v1/orgs/:orgId': 'renames an organization',

@@ -49,6 +49,7 @@ import { SsfStreamSubjects1795850400001 } from './1795850400001-ssf-stream-subje
 import { MfaEnrolmentRequired1795850700000 } from './1795850700000-mfa-enrolment-required.js';
 import { Passwordless1795850200000 } from './1795850200000-passwordless.js';
 import { Branding1795850100000 } from './1795850100000-branding.js';
+import { BrandingPreviews1795850800000 } from './1795850800000-branding-previews.js';
 import { SamlRequestNameIdFormat1795818024363 } from './1795818024363-saml-request-name-id-format.js';
 import { AuditStreams1795830241966 } from './1795830241966-audit-streams.js';
 import { ProjectAccess1795760606822 } from './1795760606822-project-access.js';
@@ -121,4 +122,5 @@ export const MIGRATIONS = [
   Passwordless1795850200000,
   SsfStreamSubjects1795850400001,
   MfaEnrolmentRequired1795850700000,
+  BrandingPreviews1795850800000,
 ];
