@@ -87,7 +87,7 @@ export class AccountLinksUi {
   /** The login link on the password page leads here. */
   private async showForgot(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
-    const ctx = this.interactions.formContext(req, interaction, 'forgot');
+    const ctx = await this.interactions.formContext(req, interaction, 'forgot');
     this.interactions.render(res, forgotPasswordPage(ctx, String(req.query.loginName ?? ''), backTo(interaction.uid)));
   }
 
@@ -99,7 +99,7 @@ export class AccountLinksUi {
   private async forgot(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
     this.interactions.assertCsrf(req, interaction);
-    const ctx = this.interactions.formContext(req, interaction, 'forgot');
+    const ctx = await this.interactions.formContext(req, interaction, 'forgot');
     const loginName = String(req.body.loginName ?? '').trim();
     const ip = ipOf(req);
     const retryAfter = await this.rateLimiter.reserve(ip, loginName);

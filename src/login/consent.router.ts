@@ -39,7 +39,7 @@ export class ConsentUi {
     const request = await this.consent.asked(interaction, client);
     if (!request) return this.flow.finish(req, res, interaction);
     if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused, client);
-    const ctx = this.interactions.formContext(req, interaction, 'consent');
+    const ctx = await this.interactions.formContext(req, interaction, 'consent', client);
     this.interactions.render(res, consentPage(ctx, `${LOGIN_UI_PREFIX}/${interaction.uid}/consent-deny`, request));
   }
 

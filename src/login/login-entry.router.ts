@@ -45,7 +45,7 @@ export class LoginEntryUi {
     if (prompt.name === 'consent') return this.consent.show(req, res, interaction);
     // The session's user may not enter this application (interaction.policy.ts recorded it): signing in again would not help.
     if (prompt.reasons.includes(APP_ACCESS_DENIED)) return this.flow.refuseEntry(req, res, interaction, await this.flow.clientOf(interaction));
-    if (prompt.reasons.includes(RESOURCE_ACCESS_DENIED)) return this.flow.refuseEntry(req, res, interaction, await this.flow.refusingResource(interaction));
+    if (prompt.reasons.includes(RESOURCE_ACCESS_DENIED)) return this.flow.refuseResource(req, res, interaction);
     if (await this.secondFactor.show(req, res, interaction)) return;
     if (prompt.name === 'login' && (await this.upstreams.followHint(req, res, interaction))) return;
     if (prompt.name === 'create' || req.query.form === 'register') return this.registration.show(req, res, interaction);
@@ -54,7 +54,7 @@ export class LoginEntryUi {
       return this.interactions.render(
         res,
         selectAccountPage(
-          this.interactions.formContext(req, interaction, 'select'),
+          await this.interactions.formContext(req, interaction, 'select'),
           accounts.map((a) => a.loginName),
           `?form=login`,
         ),

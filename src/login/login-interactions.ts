@@ -14,6 +14,8 @@ import { errorPage } from './login.views.js';
 import type { FormContext } from './login.views.js';
 import { CsrfError, InteractionMismatchError, securityHeaders } from './login-ui.http.js';
 import { messages } from './messages.js';
+import type { Messages } from './messages.js';
+import type { BoundaryClient } from './organization-boundary.js';
 import { chooseLocale } from '../texts/locales.js';
 import { pendingOf } from './pending-sign-in.js';
 import { SIGN_IN_PROTOCOL } from './sign-in-protocol.js';
@@ -35,6 +37,8 @@ export type Step = (req: Request, res: Response, interaction: Interaction) => Pr
 @Injectable()
 export class LoginInteractions {
   private readonly logger = new Logger('login-ui');
+  /** The interaction each request found (details), for the brand of a page built without a form context. */
+  private readonly opened = new WeakMap<Request, Interaction>();
 
   constructor(
     @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
@@ -47,9 +51,9 @@ export class LoginInteractions {
     securityHeaders(res);
     // A NUL in a form field, refused on every surface (src/common/text/valid-text.ts): before any step reads it.
     if (req.body !== undefined && invalidTextPath(req.body) !== undefined) {
-      return this.showError(req, res, 400, 'invalid_request', 'the form holds text that is not valid Unicode (a NUL character); nothing was changed');
+      return this.errorResponse(req, res, 400, 'invalid_request', 'the form holds text that is not valid Unicode (a NUL character); nothing was changed');
     }
-    // Each request its own brand slot (src/branding/page-brand.ts), filled once its interaction is known.
+    // Each request its own brand slot (src/branding/page-brand.ts), read once a page of a known interaction is rendered.
     withPageBrand(() => fn(req, res).catch((error: unknown) => this.fail(req, res, error)));
   };
 
@@ -78,18 +82,30 @@ export class LoginInteractions {
     if (interaction.uid !== req.params.uid) throw new InteractionMismatchError();
     // A finished step redirects through the authorization endpoint to the client's redirect URI.
     res.setHeader('Content-Security-Policy', contentSecurityPolicy("'self'", [interaction.params.redirect_uri]));
-    setPageBrand(await this.brandOf(interaction));
+    // The page's brand is read when a page is rendered (formContext, showError): a post that only redirects reads none.
+    this.opened.set(req, interaction);
     return interaction;
   }
 
-  /** The brand of the client's pages: its application's, over its organization's, over the instance's (docs/branding.md). */
-  async brandOf(interaction: Interaction): Promise<Brand> {
-    const client = await this.protocol.clientOf(interaction);
-    return this.brands.brandOf(client?.portcullis_org_id, client?.portcullis_app_id);
+  /**
+   * The brand of the client's pages: its application's, over its organization's, over the instance's (docs/branding.md).
+   * Read once per request, by the first page rendered, from the client the caller found already or else the interaction's.
+   */
+  private async pageBrandOf(interaction: Interaction, client?: BoundaryClient): Promise<Brand> {
+    const known = pageBrand();
+    if (known) return known;
+    const owner = client ?? (await this.protocol.clientOf(interaction));
+    const brand = await this.brands.brandOf(owner?.portcullis_org_id, owner?.portcullis_app_id);
+    setPageBrand(brand);
+    return brand;
   }
 
-  formContext(req: Request, interaction: Interaction, step: string): FormContext {
-    const brand = pageBrand();
+  /**
+   * What a page's form needs, in the page's language and brand. `client`: the interaction's client when the caller
+   * found it already, handed on so that the brand costs no second look-up.
+   */
+  async formContext(req: Request, interaction: Interaction, step: string, client?: BoundaryClient): Promise<FormContext> {
+    const brand = await this.pageBrandOf(interaction, client);
     const locale = chooseLocale(interaction.params.ui_locales, req.headers['accept-language'], {
       preferredLanguage: pendingOf(interaction)?.language,
       organizationDefault: brand?.document.defaultLanguage,
@@ -118,14 +134,32 @@ export class LoginInteractions {
     await interaction.persist();
   }
 
-  /** A page that tells the user what went wrong with this request (the sign-in itself goes on or starts again). */
-  showError(req: Request, res: Response, status: number, error: string, description: string): void {
-    const locale = chooseLocale(undefined, req.headers['accept-language']);
-    res.status(status);
-    this.render(res, errorPage(locale, messages(locale), error, description));
+  /**
+   * A page that tells the user what went wrong with this request (the sign-in itself goes on or starts again), in the
+   * browser's language (no interaction may be at hand), and in the brand of its client once its interaction is known.
+   */
+  async showError(req: Request, res: Response, status: number, error: string, description: string | ((t: Messages) => string)): Promise<void> {
+    await this.findBrand(req);
+    this.errorResponse(req, res, status, error, description);
   }
 
-  fail(req: Request, res: Response, error: unknown): void {
+  /**
+   * Reads this request's brand before a page is built without a form context (an error page, a first contact). A brand
+   * that cannot be read (the database may be what failed) leaves the page in the instance's look: it still shows.
+   */
+  async findBrand(req: Request): Promise<void> {
+    const interaction = this.opened.get(req);
+    if (interaction) await this.pageBrandOf(interaction).catch(() => undefined);
+  }
+
+  private errorResponse(req: Request, res: Response, status: number, error: string, description: string | ((t: Messages) => string)): void {
+    const locale = chooseLocale(undefined, req.headers['accept-language']);
+    const t = messages(locale);
+    res.status(status);
+    this.render(res, errorPage(locale, t, error, typeof description === 'string' ? description : description(t)));
+  }
+
+  async fail(req: Request, res: Response, error: unknown): Promise<void> {
     const known = error as { name?: string; error?: string; status?: number; error_description?: string };
     if (error instanceof CsrfError) return this.showError(req, res, 403, 'invalid_request', 'the form has expired; start again');
     // oidc-provider errors (e.g. an expired interaction or a missing interaction cookie).
@@ -134,9 +168,11 @@ export class LoginInteractions {
     if (isDatabaseUnavailable(error)) {
       this.availability.reportUnavailable(error);
       setErrorHeaders(res, 503);
-      return this.showError(req, res, 503, 'temporarily_unavailable', 'the service cannot reach its database; try again in a few seconds');
+      // No brand is read now: the database is what failed.
+      return this.errorResponse(req, res, 503, 'temporarily_unavailable', 'the service cannot reach its database; try again in a few seconds');
     }
     this.logger.error(`login UI failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    await this.findBrand(req);
     const locale = chooseLocale(undefined, req.headers['accept-language']);
     res.status(500);
     this.render(res, errorPage(locale, messages(locale), 'server_error'));

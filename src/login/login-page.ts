@@ -35,7 +35,7 @@ export class LoginPage {
     error?: (t: Messages) => string,
     autofill: PasskeyAutofill = 'on-load',
   ): Promise<void> {
-    const ctx = this.interactions.formContext(req, interaction, 'login');
+    const ctx = await this.interactions.formContext(req, interaction, 'login');
     const offered = await this.registration.offered(interaction);
     const upstream = await this.upstreams.options(interaction);
     // Passkeys only (docs/passwordless.md): no password field, and "lost your passkey?" in place of "forgot password".

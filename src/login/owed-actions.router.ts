@@ -36,7 +36,7 @@ export class OwedActionsUi {
   private async changePassword(req: Request, res: Response, interaction: Interaction): Promise<void> {
     const pending = pendingOf(interaction);
     if (!pending?.changePassword) return this.interactions.showError(req, res, 400, 'invalid_request', 'no password change is pending in this sign-in');
-    const t = this.interactions.formContext(req, interaction, 'password-change').t;
+    const t = (await this.interactions.formContext(req, interaction, 'password-change')).t;
     const password = String(req.body.password ?? '');
     const again = (error: string) => {
       res.status(400);
@@ -57,7 +57,7 @@ export class OwedActionsUi {
     const pending = pendingOf(interaction);
     if (!pending?.verifyEmail) return this.interactions.showError(req, res, 400, 'invalid_request', 'no e-mail verification is pending in this sign-in');
     if (!(await this.loginUsers.findById(pending.userId))?.emailVerified) {
-      return this.pages.render(req, res, interaction, pending, this.interactions.formContext(req, interaction, 'verify-email').t.verifyEmailNotYet);
+      return this.pages.render(req, res, interaction, pending, (await this.interactions.formContext(req, interaction, 'verify-email')).t.verifyEmailNotYet);
     }
     return this.flow.complete(req, res, interaction, { ...pending, verifyEmail: undefined });
   }
@@ -68,6 +68,6 @@ export class OwedActionsUi {
     if (!pending?.verifyEmail) return this.interactions.showError(req, res, 400, 'invalid_request', 'no e-mail verification is pending in this sign-in');
     if (!(await this.attempts.counted(req, res, interaction, pending))) return;
     await this.links.sendVerification(pending.userId);
-    return this.pages.render(req, res, interaction, pending, this.interactions.formContext(req, interaction, 'verify-email').t.verifyEmailResent);
+    return this.pages.render(req, res, interaction, pending, (await this.interactions.formContext(req, interaction, 'verify-email')).t.verifyEmailResent);
   }
 }

@@ -67,7 +67,7 @@ export class PasskeyLinksUi {
 
   private async showRecovery(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
-    const ctx = this.interactions.formContext(req, interaction, 'passkey-recovery');
+    const ctx = await this.interactions.formContext(req, interaction, 'passkey-recovery');
     this.interactions.render(res, passkeyRecoveryPage(ctx, String(req.query.loginName ?? ''), backTo(interaction.uid)));
   }
 
@@ -78,7 +78,7 @@ export class PasskeyLinksUi {
   private async recover(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
     this.interactions.assertCsrf(req, interaction);
-    const ctx = this.interactions.formContext(req, interaction, 'passkey-recovery');
+    const ctx = await this.interactions.formContext(req, interaction, 'passkey-recovery');
     const loginName = String(req.body.loginName ?? '').trim();
     const ip = ipOf(req);
     const retryAfter = await this.rateLimiter.reserve(ip, loginName);

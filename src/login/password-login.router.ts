@@ -90,7 +90,10 @@ export class PasswordLoginUi {
       // Only the right password learns this: the directory answers "expired" to no other (docs/directories.md, "Sign-in").
       await this.rateLimiter.release(ip, loginName);
       if (result.writeBack)
-        return this.interactions.render(res, directoryPasswordChangePage(this.interactions.formContext(req, interaction, 'directory-password'), loginName));
+        return this.interactions.render(
+          res,
+          directoryPasswordChangePage(await this.interactions.formContext(req, interaction, 'directory-password'), loginName),
+        );
       res.status(403);
       return this.loginPage.render(req, res, interaction, loginName, (t) => t.directoryPasswordExpired);
     }
@@ -102,7 +105,7 @@ export class PasswordLoginUi {
     const interaction = await this.interactions.details(req, res);
     this.interactions.assertCsrf(req, interaction);
     const loginName = String(req.body.loginName ?? '');
-    const ctx = this.interactions.formContext(req, interaction, 'directory-password');
+    const ctx = await this.interactions.formContext(req, interaction, 'directory-password');
     const ip = ipOf(req);
     const retryAfter = await this.rateLimiter.reserve(ip, loginName);
     if (retryAfter !== undefined) {

@@ -43,7 +43,7 @@ export class RegistrationUi {
   /** The registration form (prompt=create, or the login page's link), where the organization offers it. */
   async show(req: Request, res: Response, interaction: Interaction): Promise<void> {
     if (!(await this.registration.offered(interaction)).allowed) return this.closed(req, res);
-    return this.interactions.render(res, registerPage(this.interactions.formContext(req, interaction, 'register'), {}));
+    return this.interactions.render(res, registerPage(await this.interactions.formContext(req, interaction, 'register'), {}));
   }
 
   private async register(req: Request, res: Response): Promise<void> {
@@ -51,7 +51,7 @@ export class RegistrationUi {
     this.interactions.assertCsrf(req, interaction);
     const { orgId, allowed } = await this.registration.offered(interaction);
     if (!orgId || !allowed) return this.closed(req, res);
-    const ctx = this.interactions.formContext(req, interaction, 'register');
+    const ctx = await this.interactions.formContext(req, interaction, 'register');
     const values = Object.fromEntries(['firstName', 'lastName', 'email', 'userName'].map((k) => [k, String(req.body[k] ?? '').trim()]));
     const retryAfter = await this.rateLimiter.reserve(ipOf(req));
     if (retryAfter !== undefined) {
@@ -81,7 +81,7 @@ export class RegistrationUi {
     }
   }
 
-  private closed(req: Request, res: Response): void {
-    this.interactions.showError(req, res, 403, 'access_denied', 'this organization does not offer registration');
+  private closed(req: Request, res: Response): Promise<void> {
+    return this.interactions.showError(req, res, 403, 'access_denied', 'this organization does not offer registration');
   }
 }

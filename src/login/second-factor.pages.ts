@@ -44,26 +44,29 @@ export class SecondFactorPages {
    */
   async loginPasskey(req: Request, interaction: Interaction, allowed: boolean, autofill: PasskeyAutofill = 'on-load'): Promise<string> {
     if (!allowed) return '';
-    const ctx = this.interactions.formContext(req, interaction, 'passkey');
+    const ctx = await this.interactions.formContext(req, interaction, 'passkey');
     return passkeyForm(ctx, 'sign-in', await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in')), autofill);
   }
 
   /** The page of the step `pending` is at, with `error` above its form. */
   async render(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, error?: string): Promise<void> {
     if (pending.verifyEmail) {
-      const ctx = this.interactions.formContext(req, interaction, 'verify-email');
+      const ctx = await this.interactions.formContext(req, interaction, 'verify-email');
       return this.interactions.render(res, verifyEmailPage(ctx, pending.verifyEmail, `${LOGIN_UI_PREFIX}/${interaction.uid}/verify-email/resend`, error));
     }
     if (pending.changePassword)
-      return this.interactions.render(res, passwordChangePage(this.interactions.formContext(req, interaction, 'password-change'), pending.loginName, error));
-    if (pending.recoveryShown) return this.interactions.render(res, recoveryCodesPage(this.interactions.formContext(req, interaction, 'continue'), []));
+      return this.interactions.render(
+        res,
+        passwordChangePage(await this.interactions.formContext(req, interaction, 'password-change'), pending.loginName, error),
+      );
+    if (pending.recoveryShown) return this.interactions.render(res, recoveryCodesPage(await this.interactions.formContext(req, interaction, 'continue'), []));
     if (pending.totpFactorId) {
       const secret = await this.factors.pendingTotpSecret(pending.userId, pending.totpFactorId);
       if (secret) return this.totp(req, res, interaction, pending, secret, error);
     }
     const policy = await this.policies.of(interaction, pending.orgId);
     if (pending.enrol) {
-      const ctx = this.interactions.formContext(req, interaction, 'enrol/passkey');
+      const ctx = await this.interactions.formContext(req, interaction, 'enrol/passkey');
       const passkey = policy.passkeys ? passkeyForm(ctx, 'register', await this.creationOptions(interaction, pending)) : '';
       const base = `${LOGIN_UI_PREFIX}/${interaction.uid}`;
       return this.interactions.render(
@@ -76,23 +79,23 @@ export class SecondFactorPages {
     const passkey =
       passkeys.length > 0
         ? passkeyForm(
-            this.interactions.formContext(req, interaction, 'passkey'),
+            await this.interactions.formContext(req, interaction, 'passkey'),
             'sign-in',
             await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in'), passkeys),
           )
         : '';
-    return this.interactions.render(res, secondFactorPage(this.interactions.formContext(req, interaction, 'code'), passkey, error));
+    return this.interactions.render(res, secondFactorPage(await this.interactions.formContext(req, interaction, 'code'), passkey, error));
   }
 
   /** TOTP enrolment: the new secret, then its first code. */
-  totp(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, secret: string, error?: string): void {
-    const ctx = this.interactions.formContext(req, interaction, 'enrol/totp/confirm');
+  async totp(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, secret: string, error?: string): Promise<void> {
+    const ctx = await this.interactions.formContext(req, interaction, 'enrol/totp/confirm');
     this.interactions.render(res, totpEnrolPage(ctx, secret, totpUri(secret, 'Portcullis', pending.loginName), pending.totpFactorId ?? '', error));
   }
 
   /** The recovery codes, shown once. */
-  recoveryCodes(req: Request, res: Response, interaction: Interaction, codes: string[]): void {
-    this.interactions.render(res, recoveryCodesPage(this.interactions.formContext(req, interaction, 'continue'), codes));
+  async recoveryCodes(req: Request, res: Response, interaction: Interaction, codes: string[]): Promise<void> {
+    this.interactions.render(res, recoveryCodesPage(await this.interactions.formContext(req, interaction, 'continue'), codes));
   }
 
   private async creationOptions(interaction: Interaction, pending: PendingSignIn) {

@@ -174,7 +174,7 @@ export class SecondFactorUi {
     if (!pending?.enrol || !(await this.policies.of(interaction, pending.orgId)).passkeys) return this.flow.restart(res, interaction);
     const response = parseJson<RegistrationResponseJSON>(req.body.response);
     const passkey = response ? await verifyRegistration(this.pages.rp, response, this.pages.challenges.checker(interaction.uid, 'register')) : undefined;
-    const t = this.interactions.formContext(req, interaction, 'passkey').t;
+    const t = (await this.interactions.formContext(req, interaction, 'passkey')).t;
     if (!passkey) {
       res.status(400);
       return this.pages.render(req, res, interaction, pending, t.passkeyRefused);
@@ -213,14 +213,14 @@ export class SecondFactorUi {
 
   private async refused(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, passkey = false): Promise<void> {
     logins.inc({ result: 'failure' });
-    const t = this.interactions.formContext(req, interaction, 'code').t;
+    const t = (await this.interactions.formContext(req, interaction, 'code')).t;
     res.status(401);
     return this.pages.render(req, res, interaction, pending, passkey ? t.passkeyRefused : t.invalidCode);
   }
 
   /** A passkey sign-in from the login page failed: the login page again, with the passkey offered. */
   private async loginRefused(req: Request, res: Response, interaction: Interaction, retryAfter?: number): Promise<void> {
-    const ctx = this.interactions.formContext(req, interaction, 'login');
+    const ctx = await this.interactions.formContext(req, interaction, 'login');
     if (retryAfter !== undefined) res.status(429).set('Retry-After', String(retryAfter));
     else res.status(401);
     const message = retryAfter !== undefined ? ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60)) : ctx.t.passkeyRefused;

@@ -24,7 +24,7 @@ export class SignInAttempts {
     if (retryAfter === undefined) return true;
     logins.inc({ result: 'rate_limited' });
     res.status(429).set('Retry-After', String(retryAfter));
-    const t = this.interactions.formContext(req, interaction, 'code').t;
+    const t = (await this.interactions.formContext(req, interaction, 'code')).t;
     await this.pages.render(req, res, interaction, pending, t.tooManyAttempts(Math.ceil(retryAfter / 60)));
     return false;
   }

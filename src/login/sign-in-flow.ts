@@ -63,13 +63,16 @@ export class SignInFlow {
   }
 
   /**
-   * The API application of the requested resource that refused the session's user (interaction.policy.ts decided it),
-   * named on the refusal page; the client when the refusal came from its project's audience.
+   * The API application of the requested resource refused the session's user (interaction.policy.ts decided it): the
+   * page names it, with no way back (an API application has no start page), in the client's brand; the client itself
+   * when the refusal came from its project's audience.
    */
-  async refusingResource(interaction: Interaction): Promise<EntryClient | undefined> {
+  async refuseResource(req: Request, res: Response, interaction: Interaction): Promise<void> {
+    const client: EntryClient | undefined = await this.protocol.clientOf(interaction);
     const userId = interaction.session?.accountId;
     const api = userId ? await this.entry.refusingResource(resourcesOf(interaction.params.resource), userId) : undefined;
-    return api ? { clientName: api.name, portcullis_app_id: api.id } : this.protocol.clientOf(interaction);
+    if (!api) return this.refuseEntry(req, res, interaction, client);
+    return this.refuse(req, res, interaction, 403, 'access_denied', (t) => t.appAccessDenied(api.name), { ...client, portcullis_home_url: undefined });
   }
 
   /**
@@ -127,7 +130,7 @@ export class SignInFlow {
    * Ends the sign-in for good, whichever door it came in by. A device flow's sign-in ends with access_denied through
    * the protocol (OIDC Core §3.1.2.6), so the device hears it at its next poll (RFC 8628 §3.5) and the user sees the
    * device's denied page; any other shows the refusal, and the application hears nothing until the user goes back.
-   * `client`: the one this request found already, handed on rather than looked up again.
+   * `client`: the one this request found already, handed on (to the page's brand too) rather than looked up again.
    */
   async refuse(
     req: Request,
@@ -138,7 +141,8 @@ export class SignInFlow {
     describe: string | ((t: Messages) => string),
     client?: EntryClient,
   ): Promise<void> {
-    const ctx = this.interactions.formContext(req, interaction, 'login');
+    const found: EntryClient | undefined = client ?? (await this.protocol.clientOf(interaction));
+    const ctx = await this.interactions.formContext(req, interaction, 'login', found);
     const description = typeof describe === 'string' ? describe : describe(ctx.t);
     if (interaction.deviceCode) {
       await this.protocol.deny(interaction, description);
@@ -146,7 +150,6 @@ export class SignInFlow {
       return;
     }
     // Going back and trying again cannot help: the way back is the application's own start page, if it named one.
-    const found: EntryClient | undefined = client ?? (await this.protocol.clientOf(interaction));
     const homeUrl = found?.portcullis_home_url;
     res.status(status);
     this.interactions.render(res, errorPage(ctx.locale, ctx.t, error, description, { homeUrl }));

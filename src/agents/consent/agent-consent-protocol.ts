@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { EntityManager } from 'typeorm';
 import { json } from '../../common/database/column-values.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
@@ -9,8 +8,7 @@ import type { ConsentAnswer, ConsentProtocol, ConsentRequest } from '../../login
 import type { BoundaryClient } from '../../login/organization-boundary.js';
 import type { Interaction } from '../../login/sign-in-protocol.js';
 import type { ResourceScope } from '../../users/entities/application.entity.js';
-import { ApplicationAccess } from '../../users/project-access/application-access.service.js';
-import { apiResourceByUri } from '../../users/queries/api-resources.js';
+import { apiResourceAdmitting } from '../../users/project-access/grant.queries.js';
 import type { ApiResourceRow } from '../../users/queries/api-resources.js';
 import { clientKindOf, isSelfRegisteredKind } from '../../login/client-kind.js';
 import type { ClientKind } from '../../login/client-kind.js';
@@ -38,10 +36,8 @@ export interface ConsentKey {
 @Injectable()
 export class AgentConsentProtocol implements ConsentProtocol {
   constructor(
-    private readonly dataSource: DataSource,
     private readonly uow: UnitOfWork,
     private readonly events: EventStore,
-    private readonly access: ApplicationAccess,
   ) {}
 
   async asked(interaction: Interaction, found: BoundaryClient | undefined): Promise<ConsentRequest | undefined> {
@@ -98,10 +94,8 @@ export class AgentConsentProtocol implements ConsentProtocol {
    * it refuses the person: it decides who may connect an agent (docs/product-rules.md, "Application access").
    */
   private async resourceAsked(params: { resource?: string }, accountId: string): Promise<{ api?: ApiResourceRow; refused: boolean }> {
-    const api = params.resource ? await apiResourceByUri(this.dataSource, params.resource) : undefined;
-    if (!api) return { refused: false };
-    const admitted = await this.access.mayEnter({ projectId: api.project_id, access: api.access === 'granted' ? 'granted' : 'everyone' }, accountId);
-    return { api, refused: !admitted };
+    const api = params.resource ? await apiResourceAdmitting(this.uow.manager, params.resource, accountId) : undefined;
+    return { api, refused: api ? !api.admitted : false };
   }
 }
 

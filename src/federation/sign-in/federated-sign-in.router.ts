@@ -21,7 +21,7 @@ import { firstContactPage } from './first-contact.views.js';
 import { IdpInitiatedSignIns } from './idp-initiated.js';
 import { UpstreamLogout } from '../saml/upstream-logout.js';
 import { UpstreamChoices } from './upstream-choices.js';
-import { classifyUpstreamFailure, REFUSALS, upstreamErrorCode, upstreamFailurePage } from './upstream-refusals.js';
+import { classifyUpstreamFailure, REFUSALS, upstreamErrorCode } from './upstream-refusals.js';
 import { UpstreamTrips } from './upstream-trips.js';
 
 /**
@@ -114,6 +114,7 @@ export class FederatedSignInUi implements UpstreamSignIn {
       return this.refused(req, res, idp, classifyUpstreamFailure(idp, error));
     }
     if (firstContact) {
+      await this.interactions.findBrand(req);
       const locale = chooseLocale(undefined, req.headers['accept-language']);
       return this.interactions.render(res, firstContactPage(locale, messages(locale), idp.name, target.href));
     }
@@ -187,8 +188,6 @@ export class FederatedSignInUi implements UpstreamSignIn {
   /** The upstream failed before any identity was known: its event and count, and a page (the user may try another way in). */
   private async refused(req: Request, res: Response, idp: IdpRow, reason: FederationRefusal, error: string = reason): Promise<void> {
     await this.accounts.refused(idp, reason);
-    const page = upstreamFailurePage(req, reason, error);
-    res.status(page.status);
-    this.interactions.render(res, page.html);
+    return this.interactions.showError(req, res, REFUSALS[reason].status, error, REFUSALS[reason].text);
   }
 }

@@ -7,7 +7,7 @@ import { IdentityProvidersService } from '../identity-providers.service.js';
 import { LOGIN_IDP_PREFIX } from '../idp-paths.js';
 import { RoundTrips } from '../round-trips.js';
 import { MAX_SAML_RESPONSE_BYTES, UpstreamSaml } from '../saml/upstream-saml.js';
-import { classifyUpstreamFailure, upstreamFailurePage } from './upstream-refusals.js';
+import { classifyUpstreamFailure, REFUSALS } from './upstream-refusals.js';
 import type { FederationRefusal } from '../federated-accounts.service.js';
 import type { IdpRow } from '../federation.queries.js';
 import { UpstreamTrips } from './upstream-trips.js';
@@ -149,9 +149,7 @@ export class UpstreamAnswersUi {
 
   private async refused(req: Request, res: Response, idp: IdpRow, reason: FederationRefusal): Promise<void> {
     await this.accounts.refused(idp, reason);
-    const page = upstreamFailurePage(req, reason);
-    res.status(page.status);
-    this.interactions.render(res, page.html);
+    return this.interactions.showError(req, res, REFUSALS[reason].status, reason, REFUSALS[reason].text);
   }
 }
 

@@ -1,10 +1,6 @@
 import { Logger } from '@nestjs/common';
 import * as client from 'openid-client';
 import { XmlRefused } from '../../common/xml/saml-xml.js';
-import type { Request } from 'express';
-import { errorPage } from '../../login/login.views.js';
-import { messages } from '../../login/messages.js';
-import { chooseLocale } from '../../texts/locales.js';
 import type { Messages } from '../../login/messages.js';
 import type { FederationRefusal } from '../federated-accounts.service.js';
 import type { IdpRow } from '../federation.queries.js';
@@ -70,11 +66,4 @@ export function classifyUpstreamFailure(idp: IdpRow, error: unknown): Federation
   // The message names the failed check or the unreachable host, never a token.
   logger.warn(`identity provider ${idp.id}: ${checkFailed ? 'refused answer' : 'unreachable'}: ${error instanceof Error ? error.message : String(error)}`);
   return checkFailed ? 'invalid_response' : 'upstream_error';
-}
-
-/** The page of an upstream that failed before any identity was known (in the browser's language: no interaction may be at hand). */
-export function upstreamFailurePage(req: Request, reason: FederationRefusal, error: string = reason): { status: number; html: string } {
-  const locale = chooseLocale(undefined, req.headers['accept-language']);
-  const t = messages(locale);
-  return { status: REFUSALS[reason].status, html: errorPage(locale, t, error, REFUSALS[reason].text(t)) };
 }

@@ -16,7 +16,8 @@ export interface EnterableApp {
 
 /**
  * Who may enter which application, and the roles it learns (docs/product-rules.md, "Application access"), read on
- * use from the committed grants: every door asks here, so a removed grant shuts them all at once. Says nothing about
+ * use from the committed grants: every door asks here (or, for a resource indicator's API application, asks
+ * apiResourceAdmitting, the same rule in one statement), so a removed grant shuts them all at once. Says nothing about
  * machine users or `client_credentials`, which the doors let through without asking.
  */
 @Injectable()

@@ -1,6 +1,8 @@
 import type { EntityManager } from 'typeorm';
 import { lockingRead } from '../../common/database/locking-read.js';
 import type { ApplicationAccessMode } from '../entities/application.entity.js';
+import { API_RESOURCE_COLUMNS } from '../queries/api-resources.js';
+import type { ApiResourceRow } from '../queries/api-resources.js';
 
 /** A grant that reaches a user: its own (`via: "user"`) or one of a group it is a member of. */
 export interface EffectiveGrant {
@@ -45,16 +47,36 @@ export async function grantsReaching(manager: EntityManager, userId: string, pro
     .sort((a, b) => compare(a.projectId, b.projectId) || compare(a.via, b.via) || compare(a.groupId ?? '', b.groupId ?? ''));
 }
 
+/** A grant of the project (`project`: a placeholder or a column) held by the user (`?`) itself. */
+const ownGrant = (project: string) => `SELECT 1 AS found FROM project_grants g WHERE g.project_id = ${project} AND g.user_id = ?`;
+/** A grant of the project (`project`: a placeholder or a column) held by a group the user (`?`) is a member of. */
+const groupGrant = (project: string) =>
+  `SELECT 1 AS found FROM group_members m JOIN project_grants g ON g.group_id = m.group_id WHERE m.user_id = ? AND g.project_id = ${project}`;
+
 /** Whether any grant of the project reaches the user: at most one row read. */
 export async function hasGrantIn(manager: EntityManager, projectId: string, userId: string): Promise<boolean> {
-  const rows = (await manager.query(
-    `SELECT 1 AS found FROM project_grants g WHERE g.project_id = ? AND g.user_id = ?
-     UNION ALL
-     SELECT 1 AS found FROM group_members m JOIN project_grants g ON g.group_id = m.group_id WHERE m.user_id = ? AND g.project_id = ?
-     LIMIT 1`,
-    [projectId, userId, userId, projectId],
-  )) as unknown[];
+  const rows = (await manager.query(`${ownGrant('?')} UNION ALL ${groupGrant('?')} LIMIT 1`, [projectId, userId, userId, projectId])) as unknown[];
   return rows.length > 0;
+}
+
+/**
+ * The API application whose resource URI is this one (RFC 8707), if any, and whether it admits the user: it is open
+ * to everyone, or a grant of its project reaches the user as in hasGrantIn (docs/product-rules.md, "Application
+ * access"). One statement, read on use, so a removed grant counts at once.
+ */
+export async function apiResourceAdmitting(
+  manager: EntityManager,
+  resourceUri: string,
+  userId: string,
+): Promise<(ApiResourceRow & { admitted: boolean }) | undefined> {
+  const rows = (await manager.query(
+    `SELECT ${API_RESOURCE_COLUMNS},
+       CASE WHEN a.access <> 'granted' OR EXISTS (${ownGrant('a.project_id')}) OR EXISTS (${groupGrant('a.project_id')}) THEN 1 ELSE 0 END AS admitted
+     FROM applications a WHERE a.resource_uri = ? AND a.kind = 'api'`,
+    [userId, userId, resourceUri],
+  )) as (ApiResourceRow & { admitted: number | string })[];
+  const row = rows[0];
+  return row && { ...row, admitted: Number(row.admitted) === 1 };
 }
 
 /**

@@ -15,13 +15,16 @@ export interface ApiResourceRow {
   access: string;
 }
 
+/** The columns of an ApiResourceRow, of `applications a`. */
+export const API_RESOURCE_COLUMNS = 'a.org_id, a.client_id, a.access_token_type, a.resource_scopes, a.name, a.project_id, a.access';
+
 /**
  * The API application whose resource URI is exactly this one (unique in the instance), if any. Read on every
  * use, never cached: a changed or removed resource counts at once (docs/agents.md, "Resources").
  */
 export async function apiResourceByUri(dataSource: DataSource, resourceUri: string): Promise<ApiResourceRow | undefined> {
   const rows = await statementsOf(dataSource).rows<ApiResourceRow>(
-    `SELECT a.org_id, a.client_id, a.access_token_type, a.resource_scopes, a.name, a.project_id, a.access FROM applications a WHERE a.resource_uri = ? AND a.kind = 'api'`,
+    `SELECT ${API_RESOURCE_COLUMNS} FROM applications a WHERE a.resource_uri = ? AND a.kind = 'api'`,
     [resourceUri],
   );
   return rows[0];
@@ -54,9 +57,8 @@ export async function restrictedApisNamedBy(manager: EntityManager, audience: re
 
 /** The API application whose resource URI this is, read in the caller's transaction. */
 export async function apiResourceIn(manager: EntityManager, resourceUri: string): Promise<ApiResourceRow | undefined> {
-  const rows = (await manager.query(
-    `SELECT a.org_id, a.client_id, a.access_token_type, a.resource_scopes, a.name, a.project_id, a.access FROM applications a WHERE a.resource_uri = ? AND a.kind = 'api'`,
-    [resourceUri],
-  )) as ApiResourceRow[];
+  const rows = (await manager.query(`SELECT ${API_RESOURCE_COLUMNS} FROM applications a WHERE a.resource_uri = ? AND a.kind = 'api'`, [
+    resourceUri,
+  ])) as ApiResourceRow[];
   return rows[0];
 }
