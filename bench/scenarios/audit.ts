@@ -18,11 +18,10 @@ import type { Rsyslog } from '../../test/support/rsyslog.js';
 import { throwAwayCa } from '../../test/support/throw-away-ca.js';
 import { adminToken, call } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
-import { load } from '../lib/load.js';
 import { startService, withPeakMemory } from '../lib/processes.js';
 import { seedEvents } from '../lib/seed.js';
 import { until } from '../lib/until.js';
-import { SCIM_SCENARIOS, scimCaller, scimRequests } from './scim.js';
+import { scimCreateUnderDelivery } from './scim-under-delivery.js';
 
 /** rsyslog listens on loopback: the outbound address rules would refuse it otherwise. */
 const ENV = { OUTBOUND_ALLOW_PRIVATE_NETWORKS: 'true' };
@@ -206,68 +205,31 @@ async function bareClient(rx: Receiver, message: string, count: number): Promise
   return count / ((rx.last - started) / 1000);
 }
 
-const SCIM_CREATE = SCIM_SCENARIOS.find((s) => s.id === 'scim.create')!;
-let serial = 0;
-/** SCIM create with a new user name on every request of every round. */
-const CREATE = { ...SCIM_CREATE, request: (base: string) => SCIM_CREATE.request(base, serial++, 0) };
-
-/**
- * What streaming costs the requests that write the events: SCIM creates (10 connections) on one service,
- * alternately with no stream and with an organization's stream into rsyslog over TLS, in rounds (the machine's
- * speed drifts over a run); the median round of each by mean latency counts. The target: at most 1.1× the mean
- * latency without a stream.
- */
+/** SCIM creates with no stream and with an organization's stream into rsyslog over TLS. The target: at most 1.1×. */
 async function scimCreateUnderStream(ctx: Context): Promise<void> {
-  const store = await ctx.newStore();
   const rx = await startReceiver();
   try {
-    const service = await startService(store, 1, undefined, ENV);
-    try {
-      const admin = adminToken(store.dataDir);
-      const org = await call(service.url, admin, 'POST', '/admin/v1/orgs', { name: 'bench-audit-load' });
-      const server = { url: service.url, base: `/scim/v2/${org.id}`, token: await scimCaller(service.url, admin, org.id) };
-      const timing = { seconds: ctx.options.seconds, warmup: ctx.options.warmup };
-      const ROUNDS = ctx.options.quick ? 1 : 3;
-      const rounds: Record<'idle' | 'streaming', Awaited<ReturnType<typeof load>>[]> = { idle: [], streaming: [] };
-      for (let round = 0; round < ROUNDS; round++) {
-        rounds.idle.push(await load(service.url, service.pid, timing, scimRequests(server, CREATE, 0)));
-        const { id } = await call(service.url, admin, 'POST', '/admin/v1/audit-streams', {
+    await scimCreateUnderDelivery(ctx, {
+      group: 'audit',
+      label: 'SCIM create under audit streaming',
+      busy: 'streaming',
+      idleServer: 'Portcullis WORKERS=1, no stream',
+      busyServer: 'Portcullis WORKERS=1, one stream into rsyslog over TLS',
+      env: ENV,
+      attach: async (serviceUrl, admin, orgId, round) => {
+        const { id } = await call(serviceUrl, admin, 'POST', '/admin/v1/audit-streams', {
           name: `bench-${round}`,
           type: 'syslog',
           url: rx.url,
           caCertificate: rx.ca,
-          orgId: org.id,
+          orgId,
         });
-        // Measured once the stream delivers (a record of the organization arrived), not while a process takes its
-        // lease: the stream's own creation is an instance record, not the organization's.
-        const before = rx.poll();
-        await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/users/machine`, {
-          userName: `probe-${round}`,
-          name: 'probe',
-          accessTokenType: 'opaque',
-        });
-        await until('the stream delivers', () => rx.poll() > before, 30_000);
-        rounds.streaming.push(await load(service.url, service.pid, timing, scimRequests(server, CREATE, 0)));
-        await fetch(`${service.url}/admin/v1/audit-streams/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${admin}` } });
-      }
-      if (rx.poll() < 2) throw new Error('the stream delivered nothing of the creates');
-      for (const kind of ['idle', 'streaming'] as const) {
-        const { socketErrors: _, ...median } = rounds[kind].sort((a, b) => (a.mean ?? 0) - (b.mean ?? 0))[Math.floor(ROUNDS / 2)];
-        ctx.record({
-          scenario: `audit.scim-create.${kind}`,
-          label: 'SCIM create under audit streaming',
-          kind: 'portcullis',
-          server: kind === 'idle' ? 'Portcullis WORKERS=1, no stream' : 'Portcullis WORKERS=1, one stream into rsyslog over TLS',
-          workers: 1,
-          unit: 'req/s',
-          ...median,
-        });
-      }
-    } finally {
-      await service.stop();
-    }
+        return `/admin/v1/audit-streams/${id}`;
+      },
+      delivered: () => rx.poll(),
+    });
+    if (rx.poll() < 2) throw new Error('the stream delivered nothing of the creates');
   } finally {
     await rx.close();
-    await store.drop();
   }
 }

@@ -11,10 +11,9 @@ import type { AddressInfo } from 'node:net';
 import { adminToken, call } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
 import { until } from '../lib/until.js';
-import { load } from '../lib/load.js';
 import { startService, withPeakMemory } from '../lib/processes.js';
 import { seedEvents } from '../lib/seed.js';
-import { SCIM_SCENARIOS, scimCaller, scimRequests } from './scim.js';
+import { scimCreateUnderDelivery } from './scim-under-delivery.js';
 
 const ENV = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
 
@@ -121,64 +120,26 @@ export async function runWebhooks(ctx: Context): Promise<void> {
   await scimCreateUnderWebhookLoad(ctx);
 }
 
-const SCIM_CREATE = SCIM_SCENARIOS.find((s) => s.id === 'scim.create')!;
-let serial = 0;
-/** SCIM create with a new user name on every request of every round (the scenario's own counter restarts per list). */
-const CREATE = { ...SCIM_CREATE, request: (base: string) => SCIM_CREATE.request(base, serial++, 0) };
-
-/**
- * What delivering costs the requests that write the events: SCIM creates (10 connections) on one service,
- * alternately with no subscription and with one that receives every event, in rounds (the machine's speed
- * drifts over a run); the median round of each by mean latency counts (autocannon's percentiles are whole
- * milliseconds, too coarse at 5–7 ms). The target: at most 10 % on the create latency.
- */
+/** SCIM creates with no subscription and with one receiving every event. The target: at most 10 % on the latency. */
 async function scimCreateUnderWebhookLoad(ctx: Context): Promise<void> {
-  const store = await ctx.newStore();
   const rx = await startReceiver();
   try {
-    const service = await startService(store, 1, undefined, ENV);
-    try {
-      const admin = adminToken(store.dataDir);
-      const org = await call(service.url, admin, 'POST', '/admin/v1/orgs', { name: 'bench-webhook-load' });
-      const server = { url: service.url, base: `/scim/v2/${org.id}`, token: await scimCaller(service.url, admin, org.id) };
-      const timing = { seconds: ctx.options.seconds, warmup: ctx.options.warmup };
-      const ROUNDS = ctx.options.quick ? 1 : 3;
-      const rounds: Record<'idle' | 'delivering', Awaited<ReturnType<typeof load>>[]> = { idle: [], delivering: [] };
-      for (let round = 0; round < ROUNDS; round++) {
-        rounds.idle.push(await load(service.url, service.pid, timing, scimRequests(server, CREATE, 0)));
-        const { id } = await call(service.url, admin, 'POST', '/admin/v1/webhooks', { url: rx.url, orgId: org.id });
-        // Measured once the subscription delivers (an event of the organization arrived), not while a process
-        // claims it and starts its delivery thread: an instance subscription's own webhook.added is not the organization's.
-        const before = rx.count;
-        await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/users/machine`, {
-          userName: `probe-${round}`,
-          name: 'probe',
-          accessTokenType: 'opaque',
-        });
-        await until('the subscription delivers an event of the organization', () => rx.count > before, 30_000);
-        rounds.delivering.push(await load(service.url, service.pid, timing, scimRequests(server, CREATE, 0)));
-        await fetch(`${service.url}/admin/v1/webhooks/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${admin}` } });
-      }
-      if (rx.count === 0) throw new Error('the subscription received nothing');
-      for (const kind of ['idle', 'delivering'] as const) {
-        const { socketErrors: _, ...median } = rounds[kind].sort((a, b) => (a.mean ?? 0) - (b.mean ?? 0))[Math.floor(ROUNDS / 2)];
-        const server = kind === 'idle' ? 'Portcullis WORKERS=1, no subscription' : 'Portcullis WORKERS=1, one subscription receiving every event';
-        ctx.record({
-          scenario: `webhooks.scim-create.${kind}`,
-          label: 'SCIM create under webhook delivery',
-          kind: 'portcullis',
-          server,
-          workers: 1,
-          unit: 'req/s',
-          ...median,
-        });
-      }
-    } finally {
-      await service.stop();
-    }
+    await scimCreateUnderDelivery(ctx, {
+      group: 'webhooks',
+      label: 'SCIM create under webhook delivery',
+      busy: 'delivering',
+      idleServer: 'Portcullis WORKERS=1, no subscription',
+      busyServer: 'Portcullis WORKERS=1, one subscription receiving every event',
+      env: ENV,
+      attach: async (serviceUrl, admin, orgId) => {
+        const { id } = await call(serviceUrl, admin, 'POST', '/admin/v1/webhooks', { url: rx.url, orgId });
+        return `/admin/v1/webhooks/${id}`;
+      },
+      delivered: () => rx.count,
+    });
+    if (rx.count === 0) throw new Error('the subscription received nothing');
   } finally {
     await rx.close();
-    await store.drop();
   }
 }
 
