@@ -40,11 +40,14 @@ export async function rsyslogReceiver(dir: string, tls: { ca: string; key: strin
   const file = join(dir, 'audit.log');
   const pidFile = join(dir, 'rsyslogd.pid');
   const conf = join(dir, 'rsyslog.conf');
+  // One worker on the main queue: with more, rsyslog starts a second worker once messages pile up (a held stream
+  // catching up), and the two write their batches to the file in either order, which verification reads as a gap.
   writeFileSync(
     conf,
     `global(workDirectory="${dir}" maxMessageSize="64k"
        defaultNetstreamDriver="ossl"
        defaultNetstreamDriverCAFile="${tls.ca}" defaultNetstreamDriverCertFile="${tls.cert}" defaultNetstreamDriverKeyFile="${tls.key}")
+main_queue(queue.workerThreads="1")
 module(load="imtcp" streamDriver.name="ossl" streamDriver.mode="1" streamDriver.authMode="anon")
 template(name="line" type="string" string="%timegenerated:::date-rfc3339% %hostname% %app-name% %msgid% %msg%\\n")
 ruleset(name="audit") { action(type="omfile" file="${file}" template="line" flushOnTXEnd="on" asyncWriting="off") }
