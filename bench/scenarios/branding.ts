@@ -64,6 +64,9 @@ export async function runBranding(ctx: Context): Promise<void> {
         response_type: 'code',
         scope: 'openid',
         state: 'b',
+        // RFC 7636: a public client's authorization needs a challenge; this one (RFC 7636, appendix B) is never redeemed.
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
       });
       if (first.text.includes('data-brand-stylesheet') !== isBranded)
         throw new Error(`branding: the ${isBranded ? '' : 'un'}branded page is not what it should be`);
