@@ -1,4 +1,4 @@
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
 import {
@@ -149,7 +149,11 @@ function AppKeys({ path, app, onClose }: { path: string; app: App; onClose: () =
   );
 }
 
-function AppRow({ base, href, app, onChange, onKeys }: { base: string; href: string; app: App; onChange: () => void; onKeys: () => void }) {
+function AppRow({ base, href, app: listed, onChange, onKeys }: { base: string; href: string; app: App; onChange: () => void; onKeys: () => void }) {
+  // What the last save answered, until the list's reload brings the row again: an edit opened in between shows it.
+  const [saved, setSaved] = useState<App | null>(null);
+  useEffect(() => setSaved(null), [listed]);
+  const app = saved ?? listed;
   const path = `${base}/apps/${enc(app.appId)}`;
   const [secret, setSecret] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
@@ -179,8 +183,9 @@ function AppRow({ base, href, app, onChange, onKeys }: { base: string; href: str
             <EditOidcApp
               path={path}
               app={app}
-              onDone={(newSecret) => {
+              onDone={({ clientSecret: newSecret, ...changed }) => {
                 setEditing(false);
+                setSaved(changed);
                 if (newSecret) setSecret(newSecret);
                 onChange();
               }}
@@ -211,7 +216,7 @@ function toggled(list: string[], value: string, on: boolean, all: string[]): str
  * PATCH …/apps/{appId} with every OIDC field; the API validates it like a create. Switching to a secret
  * method makes a secret, answered once as `clientSecret`.
  */
-function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; onDone: (clientSecret?: string) => void; onCancel: () => void }) {
+function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; onDone: (changed: Schema<'AppChangedDto'>) => void; onCancel: () => void }) {
   const [redirects, setRedirects] = useState((app.redirectUris ?? []).join('\n'));
   const [logouts, setLogouts] = useState((app.postLogoutRedirectUris ?? []).join('\n'));
   const [responseTypes, setResponseTypes] = useState(app.responseTypes ?? ['code']);
@@ -221,7 +226,7 @@ function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; 
   const [assertion, setAssertion] = useState(Boolean(app.idTokenUserinfoAssertion));
   const [devMode, setDevMode] = useState(Boolean(app.devMode));
   const profiles = useOauthProfiles(app);
-  const answer = useRef<{ clientSecret?: string }>({});
+  const answer = useRef<Schema<'AppChangedDto'>>(app);
   return (
     <>
       <Form
@@ -240,7 +245,7 @@ function EditOidcApp({ path, app, onDone, onCancel }: { path: string; app: App; 
             ...profiles.values,
           });
         }}
-        onDone={() => onDone(answer.current.clientSecret)}
+        onDone={() => onDone(answer.current)}
       >
         <TextArea label={t('redirectUris')} value={redirects} onInput={setRedirects} />
         <TextArea label={t('postLogoutRedirectUris')} value={logouts} onInput={setLogouts} />
