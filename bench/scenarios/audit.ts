@@ -183,9 +183,22 @@ function inOrder(lines: string[], last: number): void {
   for (const line of lines) {
     const sequence = Number(/"sequence":(\d+)/.exec(line)?.[1]);
     if (sequence === expected) expected++;
-    else if (sequence >= expected) throw new Error(`rsyslog's file: record ${sequence} where ${expected} was due`);
+    else if (sequence >= expected) throw new Error(`rsyslog's file: record ${sequence} where ${expected} was due; the file's sequences: ${runs(lines)}`);
   }
   if (expected <= last) throw new Error(`rsyslog's file ends at record ${expected - 1}, not ${last}`);
+}
+
+/** The file's sequences as runs (`1, 196–695, 2–195`), the first 30: what a failure needs to tell a reorder from a loss. */
+function runs(lines: string[]): string {
+  const found: [number, number][] = [];
+  for (const line of lines) {
+    const sequence = Number(/"sequence":(\d+)/.exec(line)?.[1]);
+    const last = found[found.length - 1];
+    if (last && sequence === last[1] + 1) last[1] = sequence;
+    else found.push([sequence, sequence]);
+  }
+  const shown = found.slice(0, 30).map(([a, b]) => (a === b ? String(a) : `${a}–${b}`));
+  return `${shown.join(', ')}${found.length > 30 ? `, … (${found.length} runs)` : ''}`;
 }
 
 /** The same rsyslog fed `count` records of `message`'s size, `BATCH` per TLS connection, each connection closed as the service closes it. */
