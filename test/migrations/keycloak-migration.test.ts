@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import { Secret, TOTP } from 'otpauth';
 import { LoginClient, csrfOf } from '../attack/support/login-client.js';
-import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
+import { createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
 import { createOidcApp, createProject, discover, postForm } from '../oidc/support/oidc-fixtures.js';
 import { SignInFlow, factorIdOf, setLoginPolicy, totpCode, totpSecretOf } from '../oidc/support/second-factor.js';
@@ -299,6 +299,36 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     await second.authorize();
     const again = await second.tokens(await second.password(gina.username, gina.password));
     assert.equal(again.claims.sub, ginaId);
+  });
+
+  it('CONFIGURE_TOTP added in Keycloak after the move is owed after the next run, with its event; the password stays as it was', async () => {
+    const hugo = { username: unique('hugo').toLowerCase(), password: 'hugo-Old-Passw0rd', hashing: 'pbkdf2-sha256' as const };
+    const source = await keycloakRealm(unique('later').toLowerCase(), [hugo]);
+    const first = await migrate(svc, { source: 'keycloak', document: source });
+    assert.deepEqual(first.counts.user, { created: 1, updated: 0, unchanged: 0, failed: 0 });
+    const hugoId = (source.users as { id: string }[])[0].id;
+    const [before] = await svc.dataSource.query('SELECT password_hash AS h, mfa_enrolment_required AS mfa FROM users WHERE id = ?', [hugoId]);
+    assert.equal(Number(before.mfa), 0);
+
+    (source.users as { requiredActions: string[] }[])[0].requiredActions = ['CONFIGURE_TOTP'];
+    const second = await migrate(svc, { source: 'keycloak', document: source, orgId: first.organization.id });
+    assert.deepEqual(second.counts.user, { created: 0, updated: 1, unchanged: 0, failed: 0 });
+    const [after] = await svc.dataSource.query('SELECT password_hash AS h, mfa_enrolment_required AS mfa FROM users WHERE id = ?', [hugoId]);
+    assert.equal(Number(after.mfa), 1, 'a second factor owed');
+    assert.equal(after.h, before.h, 'the same password hash: no new password, no ended sessions');
+    assert.equal((await searchEvents(svc, { event_types: ['user.human.mfa.enrolment.required'], aggregate_id: hugoId })).length, 1);
+    assert.equal((await searchEvents(svc, { event_types: ['user.human.password.changed'], aggregate_id: hugoId })).length, 0);
+
+    await setLoginPolicy(svc, first.organization.id, { mfa: 'off' });
+    const app = await createOidcApp(svc, await createProject(svc, first.organization.id), { authMethod: 'client_secret_basic' });
+    const flow = new SignInFlow(svc, app, 'http://127.0.0.1:65530/cb');
+    await flow.authorize();
+    const enrol = await flow.next(await flow.password(hugo.username, hugo.password));
+    assert.match(enrol.text, /data-totp-enrol/, 'the enrolment page, though the policy is off');
+    assert.doesNotMatch(enrol.text, /data-mfa-skip/, 'owed: it cannot be skipped');
+
+    const third = await migrate(svc, { source: 'keycloak', document: source, orgId: first.organization.id });
+    assert.deepEqual(third.counts.user, { created: 0, updated: 0, unchanged: 1, failed: 0 });
   });
 
   it('a SAML identity provider with its signing certificate is an upstream SAML IdP with its people linked by NameID; one Keycloak did not check is listed', async () => {

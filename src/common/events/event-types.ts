@@ -36,6 +36,7 @@ export const EVENT_MESSAGES = {
   'user.human.mfa.added': 'Second factor added',
   'user.human.passkeys.replaced': 'Passkeys replaced from a mailed link',
   'user.human.mfa.removed': 'Second factor removed',
+  'user.human.mfa.enrolment.required': 'Second factor owed at the next sign-in',
   'user.human.mfa.check.succeeded': 'Second factor check succeeded',
   'user.human.mfa.check.failed': 'Second factor check failed',
   'user.deactivated': 'User deactivated',

@@ -66,11 +66,15 @@ export async function updateUser(
     if (user.enabled && current.state === 'inactive') await services.lifecycle.reactivate(editorUserId, orgId, userId);
     if (!user.enabled && current.state === 'active') await services.lifecycle.deactivate(editorUserId, orgId, userId);
   }
-  if (halves.secrets && user.passwordHash !== null) {
-    const hash = user.passwordHash;
+  if (halves.secrets) {
     await uow.run(async (manager) => {
       const current = await services.access.actOn(manager, editorUserId, orgId, userId);
-      await services.lifecycle.setPasswordHashIn(manager, editorUserId, current, hash, user.passwordChangeRequired);
+      // A required action added at the source (UPDATE_PASSWORD, CONFIGURE_TOTP) changes this half as a new hash does.
+      const { passwordHash: hash, passwordChangeRequired: changeRequired } = user;
+      if (hash !== null && (hash !== current.passwordHash || changeRequired !== current.passwordChangeRequired))
+        await services.lifecycle.setPasswordHashIn(manager, editorUserId, current, hash, changeRequired);
+      if (user.mfaEnrolmentRequired === true && !current.mfaEnrolmentRequired)
+        await services.lifecycle.requireFactorEnrolmentIn(manager, editorUserId, current);
     });
   }
 }
