@@ -6,7 +6,7 @@
  *   npm run bench                  full run: bench/results/<timestamp>.json, the tables and chart of BENCHMARKS.md
  *   npm run bench -- --quick       one small size, 1 s per scenario, two groups at a time (CI: proves that every
  *                                  scenario runs, not how fast): results in a temporary directory only
- *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,scim-cursor,import,groups,mfa,feed,webhooks,audit,oidc-growth,console,overhead,federation,saml,mail,provisioning,dpop,device,access,id-jag,cimd,migrations,branding] [--seconds 6]
+ *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,scim-cursor,import,groups,mfa,feed,webhooks,audit,oidc-growth,console,overhead,federation,saml,mail,provisioning,dpop,device,access,id-jag,cimd,migrations,branding,directories] [--seconds 6]
  *   npm run bench -- --only cluster --mysql mysql://root@127.0.0.1:3306   Galera cluster against one MariaDB:
  *                                  never in the default set, nor in --quick
  *
@@ -46,6 +46,7 @@ import { runIdJag } from './scenarios/id-jag.js';
 import { runImport } from './scenarios/import.js';
 import { runMail } from './scenarios/mail.js';
 import { runMigrations } from './scenarios/migrations.js';
+import { runDirectories } from './scenarios/directories.js';
 import { runProvisioning } from './scenarios/provisioning.js';
 import { runMfa } from './scenarios/mfa.js';
 import { runOidc } from './scenarios/oidc.js';
@@ -79,6 +80,7 @@ const GROUPS: Record<string, (ctx: Context) => Promise<void>> = {
   branding: runBranding,
   cluster: runCluster,
   migrations: runMigrations,
+  directories: runDirectories,
 };
 /**
  * Run by `--only` alone: the Galera cluster takes half a minute to start, more than CI's whole quick run can spare.

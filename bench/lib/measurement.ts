@@ -34,6 +34,8 @@ export interface Measurement {
   /** Mean latency (ms, not rounded to whole milliseconds as autocannon's percentiles are). */
   mean?: number;
   p99?: number;
+  /** The 95th percentile (ms), where a target bounds it (a directory's bind sign-in against a local one). */
+  p95?: number;
   /** The slowest single operation (ms), where a target bounds it (the OIDC purge's batches). */
   max?: number;
   /** Non-2xx answers plus socket errors and timeouts. */

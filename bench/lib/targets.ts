@@ -106,6 +106,20 @@ export function evaluateTargets(run: RunResult): Verdict[] {
     const subject = ms.find((m) => m.scenario === scenario && m.kind === 'portcullis' && m.size === 10_000);
     if (subject) verdicts.push({ subject, text: `10,000 users in ≤ 60 s: ${fmt(10_000 / subject.rate, 1)} s`, met: subject.rate >= 10_000 / 60 });
   }
+  // Directories (docs/directories.md, "Speed"): a full sync of 100,000 people in 5 minutes, 100 changes in 5 s, and a
+  // bind's password step at most 50 ms (p95) above a local one's.
+  const fullSync = ms.find((m) => m.scenario === 'directories.full-sync' && m.size === 100_000);
+  if (fullSync)
+    verdicts.push({ subject: fullSync, text: `100,000 people in ≤ 300 s: ${fmt(100_000 / fullSync.rate, 0)} s`, met: fullSync.rate >= 100_000 / 300 });
+  const incremental = ms.find((m) => m.scenario === 'directories.incremental-sync');
+  if (incremental) verdicts.push({ subject: incremental, text: `100 changes in ≤ 5 s: ${fmt(100 / incremental.rate, 2)} s`, met: incremental.rate >= 100 / 5 });
+  const [bind, local] = ['bind', 'local'].map((who) => ms.find((m) => m.scenario === `directories.sign-in.${who}`));
+  if (bind?.p95 !== undefined && local?.p95 !== undefined)
+    verdicts.push({
+      subject: bind,
+      text: `p95 ≤ a local password's + 50 ms: ${fmt(bind.p95, 1)} against ${fmt(local.p95, 1)} ms`,
+      met: bind.p95 <= local.p95 + 50,
+    });
   // The mail outbox (lease, decrypt, send, mark sent per message) against nodemailer alone on a kept connection.
   const outbox = ms.find((m) => m.scenario === 'mail.outbox');
   const pooled = ms.find((m) => m.scenario === 'mail.floor-pooled');

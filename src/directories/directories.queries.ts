@@ -162,6 +162,27 @@ export async function linksOf(manager: EntityManager, directoryId: string): Prom
   return rows.map(linkOf);
 }
 
+/** The links of the given stable ids (a page of entries): a sync never holds every link of a large directory. */
+export async function linksAmong(manager: EntityManager, directoryId: string, externalIds: readonly string[]): Promise<DirectoryUserRow[]> {
+  if (externalIds.length === 0) return [];
+  const rows: RawDirectoryUser[] = await manager.query(
+    `SELECT directory_id, external_id, user_id, dn, disabled, synced_at FROM directory_users
+      WHERE directory_id = ? AND external_id IN (${externalIds.map(() => '?').join(', ')})`,
+    [directoryId, ...externalIds],
+  );
+  return rows.map(linkOf);
+}
+
+/** A page of a directory's links in the order of their stable ids, those after `after` (keyset on the primary key). */
+export async function linksAfter(manager: EntityManager, directoryId: string, after: string, limit: number): Promise<DirectoryUserRow[]> {
+  const rows: RawDirectoryUser[] = await manager.query(
+    `SELECT directory_id, external_id, user_id, dn, disabled, synced_at FROM directory_users
+      WHERE directory_id = ? AND external_id > ? ORDER BY external_id LIMIT ?`,
+    [directoryId, after, limit],
+  );
+  return rows.map(linkOf);
+}
+
 export async function linkOfUser(manager: EntityManager, userId: string): Promise<DirectoryUserRow | undefined> {
   const rows: RawDirectoryUser[] = await manager.query(
     'SELECT directory_id, external_id, user_id, dn, disabled, synced_at FROM directory_users WHERE user_id = ?',

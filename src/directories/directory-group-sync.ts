@@ -5,7 +5,7 @@ import { UnitOfWork } from '../common/database/unit-of-work.js';
 import { DomainError } from '../common/errors/domain-error.js';
 import { GroupsService } from '../users/groups/groups.service.js';
 import type { DirectoryTarget } from './directories.service.js';
-import { linksOf } from './directories.queries.js';
+import { linksAmong } from './directories.queries.js';
 import type { GroupCounts } from './directories.queries.js';
 import { membersOfGroups, readGroups } from './directory-group-entries.js';
 import type { DirectoryGroup, Present } from './directory-group-entries.js';
@@ -44,7 +44,11 @@ export class DirectoryGroupSync {
       } else groups.push(group);
     }
     const members = await membersOfGroups(client, target.type, target.settings, groups, present);
-    const userIds = new Map((await linksOf(this.uow.manager, target.row.id)).map((link) => [link.externalId, link.userId]));
+    // Only the members' links, in parts: a large directory's links are never all held at once.
+    const memberExternalIds = [...new Set([...members.values()].flatMap((ids) => [...ids]))];
+    const userIds = new Map<string, string>();
+    for (let i = 0; i < memberExternalIds.length; i += 500)
+      for (const link of await linksAmong(this.uow.manager, target.row.id, memberExternalIds.slice(i, i + 500))) userIds.set(link.externalId, link.userId);
     const links = new Map((await groupLinksOf(this.uow.manager, target.row.id)).map((link) => [link.externalId, link]));
     for (const group of groups) {
       const memberIds = [...(members.get(group.externalId) ?? [])].flatMap((id) => userIds.get(id) ?? []);

@@ -8,7 +8,7 @@ import { EventStore } from '../common/events/event-store.js';
 import { newId } from '../common/ids.js';
 import { DirectoriesService } from './directories.service.js';
 import type { DirectoryTarget } from './directories.service.js';
-import { dueDirectories, finishSync, insertSync, linksOf, setSyncCursor, syncsOf } from './directories.queries.js';
+import { dueDirectories, finishSync, insertSync, linksAfter, linksAmong, setSyncCursor, syncsOf } from './directories.queries.js';
 import type { SyncRow } from './directories.queries.js';
 import { DirectoryUnreachable, serviceConnection, unavailable, unreachableOf } from './directory-connection.js';
 import { changedFilter, parseCursor, serverPosition, Timestamps } from './directory-cursor.js';
@@ -22,6 +22,8 @@ import type { Present } from './directory-group-entries.js';
 const LEASE_MS = 60_000;
 /** At most this many failures are kept per sync (the counts say how many there were). */
 const KEPT_FAILURES = 100;
+/** Links read at a time when looking for who is gone: a large directory's links are never all held at once. */
+const LINKS_PAGE = 1000;
 /** How often each process looks for directories whose scheduled sync is due. */
 const SCHEDULE_POLL_MS = Number(process.env.DIRECTORY_SYNC_POLL_MS ?? 30_000);
 
@@ -179,12 +181,14 @@ export class DirectorySync implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Reads the entries of the filter (or of the change query) and applies each, in its own transaction. */
   private async readPeople(client: Client, target: DirectoryTarget, sync: SyncRow, changed: string | undefined, present: Present): Promise<Timestamps> {
-    const links = new Map((await linksOf(this.uow.manager, target.row.id)).map((link) => [link.externalId, link]));
     const stamps = new Timestamps();
     for await (const entries of userPages(client, target.type, target.settings, changed ? { filter: changed } : {})) {
-      for (const entry of entries) {
+      const people = entries.map((entry) => personOf(target.type, target.settings.attributes, entry));
+      const ids = people.flatMap((person) => ('problem' in person ? [] : [person.externalId]));
+      const links = new Map((await linksAmong(this.uow.manager, target.row.id, ids)).map((link) => [link.externalId, link]));
+      for (const [i, entry] of entries.entries()) {
         stamps.see(entry.modifyTimestamp);
-        const person = personOf(target.type, target.settings.attributes, entry);
+        const person = people[i];
         if ('problem' in person) {
           fail(sync, person.dn, person.problem);
           continue;
@@ -203,14 +207,19 @@ export class DirectorySync implements OnApplicationBootstrap, OnApplicationShutd
 
   /** Gone from the directory or out of the filter: deactivated, the link kept so that a return reactivates. */
   private async deactivateGone(target: DirectoryTarget, sync: SyncRow, present: Present): Promise<void> {
-    for (const link of await linksOf(this.uow.manager, target.row.id)) {
-      if (present.has(link.externalId)) continue;
-      try {
-        const outcome = await this.uow.run((manager) => this.people.deactivateGone(manager, target, link));
-        if (outcome) sync.counts[outcome]++;
-      } catch (error) {
-        fail(sync, link.dn, error instanceof DomainError ? error.message : 'could not be deactivated');
+    for (let after = ''; ; ) {
+      const page = await linksAfter(this.uow.manager, target.row.id, after, LINKS_PAGE);
+      for (const link of page) {
+        if (present.has(link.externalId)) continue;
+        try {
+          const outcome = await this.uow.run((manager) => this.people.deactivateGone(manager, target, link));
+          if (outcome) sync.counts[outcome]++;
+        } catch (error) {
+          fail(sync, link.dn, error instanceof DomainError ? error.message : 'could not be deactivated');
+        }
       }
+      if (page.length < LINKS_PAGE) return;
+      after = page[page.length - 1].externalId;
     }
   }
 }
