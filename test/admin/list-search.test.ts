@@ -156,6 +156,48 @@ describe('searching the lists by name', () => {
     assert.deepEqual(await list(`/management/v1/orgs/${orgId}/idps?query=anything`), { idps: [], total: 0 });
   });
 
+  it('finds directories, audit streams, provisioning targets and external resources by name or address', async () => {
+    assert.equal((await svc.api('PUT', '/admin/v1/directory-hosts', { token: svc.adminToken, body: { allow: ['127.0.0.1'] } })).status, 200);
+    const base = `/management/v1/orgs/${orgId}`;
+    for (const name of [`Payroll LDAP ${tag}`, 'Corporate LDAP'])
+      await created(`${base}/directories`, {
+        type: 'ldap',
+        name,
+        url: 'ldap://127.0.0.1:9',
+        bindDn: 'cn=portcullis,dc=example,dc=org',
+        bindPassword: 'not-used',
+        usersDn: 'ou=people,dc=example,dc=org',
+        sync: { intervalMinutes: 0 },
+      });
+    for (const name of [`siem-${tag}`, 'archive']) await created(`${base}/audit-streams`, { name, type: 'https', url: `https://127.0.0.1:9/${name}` });
+    for (const name of [`hr-${tag}`, 'wiki'])
+      await created(`${base}/provisioning/targets`, { name, baseUrl: `https://127.0.0.1:9/${name}/scim/v2`, auth: { type: 'bearer', token: 'not-used' } });
+    for (const name of [`Files ${tag}`, 'Calendar'])
+      await created(`${base}/external-resources`, {
+        name,
+        issuer: 'https://rs.example',
+        resource: `https://${name.split(' ')[0].toLowerCase()}.example/mcp`,
+        scopes: ['read'],
+        clientIdAtIssuer: 'agent',
+        projectId,
+      });
+    for (const [path, key, field] of [
+      [`${base}/directories`, 'directories', 'name'],
+      [`${base}/audit-streams`, 'streams', 'name'],
+      [`${base}/provisioning/targets`, 'targets', 'name'],
+      [`${base}/external-resources`, 'externalResources', 'name'],
+    ]) {
+      const found = await list(`${path}?query=${tag.toUpperCase()}`);
+      assert.equal(found.total, 1, `${path}: ${JSON.stringify(found)}`);
+      assert.ok(String(found[key][0][field]).toLowerCase().includes(tag), path);
+      assert.equal((await list(`${path}?query=nothing-like-it`)).total, 0, path);
+      assert.equal((await list(path)).total, 2, `${path}: without a query, every one`);
+    }
+    // By address too: a target's base URL, a stream's URL.
+    assert.equal((await list(`${base}/provisioning/targets?query=${encodeURIComponent('/wiki/scim')}`)).total, 1);
+    assert.equal((await list(`${base}/audit-streams?query=${encodeURIComponent(':9/archive')}`)).total, 1);
+  });
+
   it('refuses a query with a control character or past 200 characters with 400 naming it, on every searched list', async () => {
     for (const path of [
       '/admin/v1/orgs',
@@ -167,6 +209,12 @@ describe('searching the lists by name', () => {
       '/admin/v1/webhooks',
       `/management/v1/orgs/${orgId}/idps`,
       `/management/v1/orgs/${orgId}/domains`,
+      `/management/v1/orgs/${orgId}/directories`,
+      `/management/v1/orgs/${orgId}/audit-streams`,
+      '/admin/v1/audit-streams',
+      `/management/v1/orgs/${orgId}/provisioning/targets`,
+      `/management/v1/orgs/${orgId}/external-resources`,
+      `/management/v1/orgs/${otherOrgId}/users/${memberId}/agents`,
     ]) {
       for (const query of ['a%0Ab', 'x'.repeat(201)]) {
         const res = await svc.api('GET', `${path}?query=${query}`, { token: svc.adminToken });

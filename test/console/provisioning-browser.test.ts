@@ -119,6 +119,18 @@ describe('outbound provisioning in the operator console (Chromium)', () => {
         [name, peer.baseUrl, { type: 'bearer' }, { users: 'all', groupIds: [] }, true],
       );
 
+      // The list finds it by a part of its name, and says so when nothing matches (the server's `?query=`).
+      await page.goto(`${base}/console/orgs/${orgId}/provisioning`);
+      const search = page.getByRole('search', { name: 'Search Provisioning targets' });
+      await search.getByLabel('Search by name').fill(name.slice(2).toUpperCase());
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByRole('table', { name: 'Provisioning targets' }).getByRole('link', { name, exact: true }).waitFor();
+      await search.getByLabel('Search by name').fill('nothing-like-it');
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText('Nothing matches “nothing-like-it”.').waitFor();
+      await page.goto(`${base}/console/orgs/${orgId}/provisioning/${target.id}`);
+      await page.getByRole('heading', { name, level: 1 }).waitFor();
+
       // Test connection: what the peer's ServiceProviderConfig says, as the API reads it.
       await page.getByRole('button', { name: 'Test connection' }).click();
       const tested = page.getByRole('status').filter({ hasText: 'Connected' });

@@ -1,21 +1,27 @@
-import { api, enc } from '../api';
+import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Form, Link, Loading, Page, Table, useLoad } from '../components';
+import { Form, Link, Loading, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { useTargetFields } from './provisioning-form';
-import type { Target } from './provisioning-form';
 
 /** The path of the organization's targets in the API (docs/provisioning.md) and in the console. */
 export const targetsApi = (orgId: string) => `/management/v1/orgs/${enc(orgId)}/provisioning/targets`;
 export const targetsPage = (orgId: string) => `/console/orgs/${enc(orgId)}/provisioning`;
+const LIMIT = 50;
 
 /**
  * An organization's outbound SCIM targets (docs/provisioning.md, "Console"; ORG_OWNER): the list, and the form adding one. A new target
  * opens on its own page, where its connection can be tested and its status read.
  */
 export function ProvisioningPage({ orgId }: { orgId: string }) {
-  const targets = useLoad(() => api<Schema<'TargetListDto'>>('GET', targetsApi(orgId)), [orgId]);
+  // Searched and paged by the server (`?query=` matches the name and the base URL).
+  const list = useListQuery();
+  const { offset } = list;
+  const targets = useLoad(
+    () => api<Schema<'TargetListDto'>>('GET', `${targetsApi(orgId)}${query({ query: list.query, limit: LIMIT, offset })}`),
+    [orgId, list.query, offset],
+  );
   const form = useTargetFields(orgId);
   const create = async () => {
     const { id } = await api<Schema<'TargetCreatedDto'>>('POST', targetsApi(orgId), form.createBody());
@@ -23,16 +29,16 @@ export function ProvisioningPage({ orgId }: { orgId: string }) {
   };
   return (
     <Page title={t('provTargets')}>
+      <SearchForm name={t('provTargets')} onSearch={list.search} />
       <Loading loaded={targets}>
-        {({ targets: list }) =>
-          list.length === 0 ? (
-            <div class="pc-empty">
-              <p>{t('provNoTargets')}</p>
-              <p>{t('provNoTargetsNext')}</p>
-            </div>
-          ) : (
-            <Table caption={t('provTargets')} headings={[t('name'), t('provBaseUrl'), t('provAuth'), t('provEnabledShort')]}>
-              {list.map((target) => (
+        {({ targets: found, total }) => (
+          <>
+            <Table
+              caption={t('provTargets')}
+              headings={[t('name'), t('provBaseUrl'), t('provAuth'), t('provEnabledShort')]}
+              empty={emptyOf(list.query, t('provNoTargets'), t('provNoTargetsNext'))}
+            >
+              {found.map((target) => (
                 <tr key={target.id}>
                   <th scope="row">
                     <Link href={`${targetsPage(orgId)}/${enc(target.id)}`}>{target.name}</Link>
@@ -43,8 +49,9 @@ export function ProvisioningPage({ orgId }: { orgId: string }) {
                 </tr>
               ))}
             </Table>
-          )
-        }
+            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
+          </>
+        )}
       </Loading>
       <h2>{t('provAddTarget')}</h2>
       <Form label={t('provAddTarget')} submit={t('provAddTarget')} action={create}>

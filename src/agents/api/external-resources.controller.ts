@@ -13,7 +13,7 @@ import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
-import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, searchedList } from '../../common/http/validation/list-page.dto.js';
 import { AddExternalResourceDto, ExternalResourceDto, ExternalResourceListDto } from './external-resources.dto.js';
 import { ExternalResources } from '../external-resources/external-resources.service.js';
 
@@ -38,8 +38,8 @@ export class ExternalResourcesController {
   @ApiOperation({ summary: "List the organization's external resources", description: 'Oldest first.' })
   @ApiOkResponse({ type: ExternalResourceListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<ExternalResourceListDto> {
-    const { items, total } = pageOfList(await this.resources.list(orgId), query);
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<ExternalResourceListDto> {
+    const { items, total } = searchedList(await this.resources.list(orgId), query, (r) => [r.name, r.issuer, r.resource]);
     return { externalResources: items, total };
   }
 

@@ -5,7 +5,7 @@ import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import type { AgentConsent } from '../../common/auth/user-tokens.js';
-import { ListPageQueryDto, pageOf, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListPageQueryDto, ListSearchQueryDto, pageOf, searchedList } from '../../common/http/validation/list-page.dto.js';
 import { UserAgentsService } from '../consent/user-agents.service.js';
 import { ConnectedAgentListDto, OrgConnectedAgentListDto } from './connected-agents.dto.js';
 import type { ConnectedAgentDto } from './connected-agents.dto.js';
@@ -31,8 +31,8 @@ export class UserAgentsController {
   @ApiOkResponse({ type: ConnectedAgentListDto })
   @ApiNotFoundResponse({ description: 'no such user in the organization' })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async listOfUser(@Param('orgId') orgId: string, @Param('userId') userId: string, @Query() query: ListPageQueryDto): Promise<ConnectedAgentListDto> {
-    const { items, total } = pageOfList(await this.agents.ofUser(orgId, userId), query);
+  async listOfUser(@Param('orgId') orgId: string, @Param('userId') userId: string, @Query() query: ListSearchQueryDto): Promise<ConnectedAgentListDto> {
+    const { items, total } = searchedList(await this.agents.ofUser(orgId, userId), query, (a) => [a.clientName, a.clientId, a.resource]);
     return { total, agents: items.map(agentDto) };
   }
 

@@ -5,7 +5,7 @@ import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { SecretResponse } from '../../common/http/secret-response.decorator.js';
-import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, searchedList } from '../../common/http/validation/list-page.dto.js';
 import { AuditStreamsService } from '../audit-streams.service.js';
 import type { StreamOwner } from '../audit-streams.service.js';
 import { AuditStreamCreatedDto, AuditStreamDto, AuditStreamListDto, CreateAuditStreamDto, UpdateAuditStreamDto } from './audit-streams.dto.js';
@@ -36,8 +36,8 @@ export class InstanceAuditStreamsController {
   @ApiOperation({ summary: "List the instance's audit streams" })
   @ApiOkResponse({ type: AuditStreamListDto })
   @Authenticated({ role: Role.IamOwner })
-  async list(@Query() query: ListPageQueryDto): Promise<AuditStreamListDto> {
-    const { items, total } = pageOfList(await this.streams.list(INSTANCE), query);
+  async list(@Query() query: ListSearchQueryDto): Promise<AuditStreamListDto> {
+    const { items, total } = searchedList(await this.streams.list(INSTANCE), query, (s) => [s.name, s.url]);
     return { streams: items, total };
   }
 

@@ -5,7 +5,7 @@ import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { SecretResponse } from '../../common/http/secret-response.decorator.js';
-import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, searchedList } from '../../common/http/validation/list-page.dto.js';
 import { AuditStreamsService } from '../audit-streams.service.js';
 import { AuditStreamCreatedDto, AuditStreamDto, AuditStreamListDto, CreateAuditStreamDto, UpdateAuditStreamDto } from './audit-streams.dto.js';
 
@@ -29,8 +29,8 @@ export class OrgAuditStreamsController {
   @ApiOperation({ summary: "List the organization's audit streams" })
   @ApiOkResponse({ type: AuditStreamListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<AuditStreamListDto> {
-    const { items, total } = pageOfList(await this.streams.list({ kind: 'org', orgId }), query);
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<AuditStreamListDto> {
+    const { items, total } = searchedList(await this.streams.list({ kind: 'org', orgId }), query, (s) => [s.name, s.url]);
     return { streams: items, total };
   }
 

@@ -4,7 +4,7 @@ import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
-import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListPageQueryDto, ListSearchQueryDto, pageOfList, searchedList } from '../../common/http/validation/list-page.dto.js';
 import { DirectoriesService } from '../directories.service.js';
 import type { DirectoryView } from '../directories.service.js';
 import type { SyncRow } from '../directories.queries.js';
@@ -62,8 +62,8 @@ export class DirectoriesController {
   @ApiOperation({ summary: "List the organization's directories" })
   @ApiOkResponse({ type: DirectoryListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<DirectoryListDto> {
-    const { items, total } = pageOfList(await this.directories.list(orgId), query);
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<DirectoryListDto> {
+    const { items, total } = searchedList(await this.directories.list(orgId), query, (d) => [d.name, d.url]);
     return { directories: items, total };
   }
 

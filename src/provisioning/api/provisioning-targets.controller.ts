@@ -18,7 +18,7 @@ import { DomainError } from '../../common/errors/domain-error.js';
 import { ProvisioningTargetsService } from '../provisioning-targets.service.js';
 import { ProvisioningReconcile } from '../reconcile/reconcile.service.js';
 import { objectView, planView } from './provisioning-views.js';
-import { ListPageQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, searchedList } from '../../common/http/validation/list-page.dto.js';
 import {
   CreateTargetDto,
   ObjectListDto,
@@ -59,8 +59,8 @@ export class ProvisioningTargetsController {
   @ApiOkResponse({ type: TargetListDto })
   @ApiNotFoundResponse({ description: 'no such organization' })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<TargetListDto> {
-    const { items, total } = pageOfList(await this.targets.list(orgId), query);
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<TargetListDto> {
+    const { items, total } = searchedList(await this.targets.list(orgId), query, (t) => [t.name, t.baseUrl]);
     return { targets: items, total };
   }
 
