@@ -33,6 +33,11 @@ export class DirectoryPasswords implements ExternalPasswordCheck, PasswordKeeper
     keepers.register(this);
   }
 
+  /** The organization's directories that check passwords by bind, by name. */
+  async doorsOf(orgId: string): Promise<string[]> {
+    return (await this.directories.list(orgId)).filter((directory) => directory.passwordCheck === 'bind').map((directory) => directory.name);
+  }
+
   async keeps(userId: string): Promise<{ name: string; writeBack: boolean } | undefined> {
     const link = await linkOfUser(this.uow.manager, userId);
     const row = link && (await directoryById(this.uow.manager, link.directoryId));

@@ -15,6 +15,11 @@ export interface ExternalPasswordCheck {
   /** True when this keeper checks the user's password (then Portcullis's own hash, if any, is not used). */
   owns(userId: string): Promise<boolean>;
   check(userId: string, password: string): Promise<ExternalPasswordAnswer>;
+  /**
+   * The names of the keepers that check an organization's people's passwords: a passkeys-only organization's sign-in
+   * page offers them as doors of their own (docs/passwordless.md, "Federated and directory people are not affected").
+   */
+  doorsOf(orgId: string): Promise<string[]>;
 }
 
 /** The registered keepers; a user's password is checked by the first that owns it, else by its stored hash. */
@@ -29,5 +34,9 @@ export class ExternalPasswords {
   async of(userId: string): Promise<ExternalPasswordCheck | undefined> {
     for (const check of this.checks) if (await check.owns(userId)) return check;
     return undefined;
+  }
+
+  async doorsOf(orgId: string): Promise<string[]> {
+    return (await Promise.all(this.checks.map((check) => check.doorsOf(orgId)))).flat();
   }
 }

@@ -50,7 +50,7 @@ export class LoginEntryUi {
     if (prompt.name === 'login' && (await this.upstreams.followHint(req, res, interaction))) return;
     if (prompt.name === 'create' || req.query.form === 'register') return this.registration.show(req, res, interaction);
     const accounts = this.known.parse(req.headers.cookie);
-    if (accounts.length > 0 && req.query.form !== 'login' && selectionAllowed(interaction)) {
+    if (accounts.length > 0 && req.query.form !== 'login' && req.query.form !== 'directory' && selectionAllowed(interaction)) {
       return this.interactions.render(
         res,
         selectAccountPage(

@@ -5,7 +5,9 @@ import { forgotPasswordLink } from './account-links.views.js';
 import { LoginInteractions } from './login-interactions.js';
 import type { Interaction } from './login-interactions.js';
 import { contentSecurityPolicy } from './login-page.headers.js';
+import { ExternalPasswords } from './external-passwords.js';
 import { esc, loginPage, passkeysOnly } from './login.views.js';
+import type { LoginOptions } from './login.views.js';
 import { passkeyRecoveryPath } from './passkey-links.router.js';
 import { passkeyRecoveryLink } from './passkey-links.views.js';
 import type { Messages } from './messages.js';
@@ -24,6 +26,7 @@ export class LoginPage {
     private readonly registration: RegistrationGate,
     private readonly pages: SecondFactorPages,
     @Inject(UPSTREAM_SIGN_IN) private readonly upstreams: UpstreamSignIn,
+    private readonly external: ExternalPasswords,
   ) {}
 
   /** "Forgot password" where the organization takes passwords, the link to the registration form, the passkey sign-in and its IdPs. */
@@ -38,13 +41,18 @@ export class LoginPage {
     const ctx = await this.interactions.formContext(req, interaction, 'login');
     const offered = await this.registration.offered(interaction);
     const upstream = await this.upstreams.options(interaction);
-    // Passkeys only (docs/passwordless.md): no password field, and "lost your passkey?" in place of "forgot password".
-    const options = offered.passkeysOnly ? passkeysOnly(upstream) : upstream;
-    const forgot = offered.passkeysOnly
-      ? passkeyRecoveryLink(ctx.t, passkeyRecoveryPath(interaction.uid))
-      : options.password === 'none'
-        ? ''
-        : forgotPasswordLink(ctx.t, forgotPasswordPath(interaction.uid));
+    // Passkeys only (docs/passwordless.md): no password field, and "lost your passkey?" in place of "forgot password";
+    // the people a directory keeps sign in with its password through a door of their own, the same for any name.
+    const doors = offered.passkeysOnly && offered.orgId ? await this.external.doorsOf(offered.orgId) : [];
+    const atDoor = doors.length > 0 && (req.query.form === 'directory' || (req.body as { door?: unknown } | undefined)?.door === 'directory');
+    const options: LoginOptions = !offered.passkeysOnly ? upstream : atDoor ? { ...upstream, password: 'required', door: 'directory' } : passkeysOnly(upstream);
+    const forgot = atDoor
+      ? ''
+      : offered.passkeysOnly
+        ? passkeyRecoveryLink(ctx.t, passkeyRecoveryPath(interaction.uid)) + doorLinks(ctx.t.signInWith, interaction.uid, doors)
+        : options.password === 'none'
+          ? ''
+          : forgotPasswordLink(ctx.t, forgotPasswordPath(interaction.uid));
     const link = forgot + (offered.allowed ? `<p><a href="${LOGIN_UI_PREFIX}/${interaction.uid}?form=register">${esc(ctx.t.register)}</a></p>` : '');
     const passkey = await this.pages.loginPasskey(req, interaction, offered.passkeys || offered.passkeysOnly, autofill);
     // Browsers hold a form's redirects to `form-action` too: the login name may lead to an IdP (docs/federation.md).
@@ -56,4 +64,9 @@ export class LoginPage {
   async passkeysOnly(interaction: Interaction): Promise<boolean> {
     return (await this.registration.offered(interaction)).passkeysOnly;
   }
+}
+
+/** One link per directory that checks passwords, each to the same door: which one keeps a person is not asked. */
+function doorLinks(signInWith: (name: string) => string, uid: string, names: string[]): string {
+  return names.map((name) => `<p><a href="${LOGIN_UI_PREFIX}/${uid}?form=directory" data-directory-password>${esc(signInWith(name))}</a></p>`).join('');
 }

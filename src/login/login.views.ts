@@ -58,6 +58,8 @@ export interface LoginOptions {
   upstreams: string[];
   /** With `password: 'none'`: the organization signs in with passkeys only (docs/passwordless.md), not through its IdPs only. */
   passkeysOnly?: boolean;
+  /** A passkeys-only organization's directory door: the password is checked by its directory alone (docs/passwordless.md). */
+  door?: 'directory';
 }
 
 const PASSWORD_ONLY: LoginOptions = { password: 'required', idps: [], idpAction: '', upstreams: [] };
@@ -80,7 +82,7 @@ export function loginPage(ctx: FormContext, loginName: string, error?: string, l
     ctx.locale,
     ctx.t.title,
     `${error ? `<p class="error" role="alert">${esc(error)}</p>` : ''}${options.password === 'none' ? `<p>${esc(options.passkeysOnly ? ctx.t.passkeysOnly : ctx.t.passwordLoginOff)}</p>` : ''}
-<form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}
+<form method="post" action="${esc(ctx.action)}">${csrfField(ctx.csrf)}${options.door ? `<input type="hidden" name="door" value="${options.door}">` : ''}
 <label for="loginName">${esc(ctx.t.loginName)}</label><input id="loginName" name="loginName" autocomplete="${passkey ? 'username webauthn' : 'username'}" value="${esc(loginName)}" required>
 ${password}
 <button type="submit">${esc(options.password === 'none' ? ctx.t.next : ctx.t.signIn)}</button></form>${idpButtons(ctx, options)}${passkey}${links}`,

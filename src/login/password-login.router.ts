@@ -62,8 +62,11 @@ export class PasswordLoginUi {
     const loginName = String(req.body.loginName ?? '');
     // Home-realm discovery (docs/federation.md, "Organization domains"): a login name of an IdP's domain goes there; no password is read.
     if (await this.upstreams.discover(req, res, interaction, loginName)) return;
-    // Passkeys only (docs/passwordless.md): no password is read; the login name leads to the passkey, the same page for any name.
-    if (await this.loginPage.passkeysOnly(interaction)) return this.loginPage.render(req, res, interaction, loginName);
+    // Passkeys only (docs/passwordless.md): no password is read; the login name leads to the passkey, the same page for any
+    // name. Through the directory door, a password is read and checked by the directory alone.
+    const passkeysOnly = await this.loginPage.passkeysOnly(interaction);
+    const directoryOnly = passkeysOnly && req.body.door === 'directory';
+    if (passkeysOnly && !directoryOnly) return this.loginPage.render(req, res, interaction, loginName);
     if ((await this.upstreams.options(interaction)).password === 'none') {
       res.status(403);
       return this.loginPage.render(req, res, interaction, loginName, (t) => t.passwordLoginOff);
@@ -78,7 +81,7 @@ export class PasswordLoginUi {
     }
     let result: PasswordLoginResult;
     try {
-      result = await this.passwords.check(loginName, String(req.body.password ?? ''), { clientIpHash: this.rateLimiter.ipHash(ip) });
+      result = await this.passwords.check(loginName, String(req.body.password ?? ''), { clientIpHash: this.rateLimiter.ipHash(ip) }, { directoryOnly });
     } catch (error) {
       if (!(error instanceof VerifierBusyError)) throw error;
       // RFC 9110 §15.6.4: not checked, not counted; come back shortly.

@@ -47,8 +47,12 @@ export class PasswordLoginService {
   private recordingMs = 0;
 
   /** Checks the password and counts the result (`portcullis_logins_total`). */
-  check(loginName: string, password: string, source: CheckSource): Promise<PasswordLoginResult> {
-    return this.counted(() => this.users.find(loginName), password, source);
+  /**
+   * `directoryOnly`: the directory door of a passkeys-only organization (docs/passwordless.md): only a password a
+   * directory keeps is checked; any other user gets the answer of an unknown one.
+   */
+  check(loginName: string, password: string, source: CheckSource, { directoryOnly = false } = {}): Promise<PasswordLoginResult> {
+    return this.counted(() => this.users.find(loginName), password, source, directoryOnly);
   }
 
   /** The current password of a signed-in user (the account page's password change), counted like a sign-in's. */
@@ -79,9 +83,9 @@ export class PasswordLoginService {
     return { ok: true, user };
   }
 
-  private async counted(find: () => Promise<LoginUser | null>, password: string, source: CheckSource): Promise<PasswordLoginResult> {
+  private async counted(find: () => Promise<LoginUser | null>, password: string, source: CheckSource, directoryOnly = false): Promise<PasswordLoginResult> {
     try {
-      const result = await this.verify(await find(), password, source);
+      const result = await this.verify(await find(), password, source, directoryOnly);
       logins.inc({ result: result.ok ? 'success' : result.locked ? 'locked' : 'failure' });
       if (result.ok) return result;
       if (result.unreachable) return { ok: false, unreachable: true };
@@ -92,9 +96,14 @@ export class PasswordLoginService {
     }
   }
 
-  private async verify(user: LoginUser | null, password: string, source: CheckSource): Promise<PasswordLoginResult & { locked?: boolean }> {
+  private async verify(
+    user: LoginUser | null,
+    password: string,
+    source: CheckSource,
+    directoryOnly: boolean,
+  ): Promise<PasswordLoginResult & { locked?: boolean }> {
     const keeper = user?.type === 'human' ? await this.external.of(user.id) : undefined;
-    if (!user || user.type !== 'human' || (!user.passwordHash && !keeper) || !isActive(user)) return this.refuse(password);
+    if (!user || user.type !== 'human' || (!user.passwordHash && !keeper) || (directoryOnly && !keeper) || !isActive(user)) return this.refuse(password);
     const started = performance.now();
     const reserved = await this.checks.reserve(user.id);
     const countingMs = performance.now() - started;

@@ -179,5 +179,39 @@ describe('passkeys only: federated and directory people are not affected', () =>
     });
     assert.equal(refused.status, 409, refused.text);
     assert.match(refused.text, /passkeys only/);
+
+    // In Chromium: the passkeys-only page has no password field, and a door of the directory's own, the same for any
+    // name; through it the directory's person signs in with the directory's password.
+    const loginName = `dora@${(await svc.api('GET', `/admin/v1/orgs/${orgId}`, { token: svc.adminToken })).body.primaryDomain}`;
+    const claims = await signIn(async (p) => {
+      await p.locator('[data-passkey-recovery]').waitFor();
+      assert.equal(await p.locator('input[type="password"]').count(), 0, 'no password field on the passkeys-only page');
+      await p.getByRole('link', { name: 'Sign in with slapd' }).click();
+      await p.fill('input[name="loginName"]', loginName);
+      await p.fill('input[type="password"]', 'Dora-new-pw-22');
+      await p.click('button[type="submit"]');
+    });
+    assert.equal(claims.sub, dora.userId);
+    assert.deepEqual(claims.amr, ['pwd']);
+
+    // A local person with a password from before the policy (set here in the database, as an older instance left it)
+    // gets the ordinary refusal at that door: it checks only what a directory keeps.
+    const hash = (await svc.dataSource.query('SELECT password_hash AS h FROM users WHERE id = ?', [bobId]))[0].h;
+    await svc.dataSource.query('UPDATE users SET password_hash = ? WHERE id = ?', [hash, local.body.userId]);
+    const { context, page } = await newPage(browser);
+    try {
+      await page.goto(
+        `${svc.url}/oauth/v2/authorize?${new URLSearchParams({ client_id: app.clientId, redirect_uri: `${rp.url}/cb`, response_type: 'code', scope: 'openid', state: 'rp', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' })}`,
+      );
+      await page.getByRole('link', { name: 'Sign in with slapd' }).click();
+      await page.fill('input[name="loginName"]', `${userName}@${loginName.split('@')[1]}`);
+      await page.fill('input[type="password"]', 'Federated-pw-1x');
+      const [answer] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.click('button[type="submit"]')]);
+      assert.equal(answer.status(), 401, 'the answer of a wrong password');
+      assert.equal(await page.locator('input[type="password"]').count(), 1, 'still the directory door');
+    } finally {
+      await context.close();
+    }
+    assert.equal((await searchEvents(svc, { aggregate_id: local.body.userId, event_types: ['user.human.password.check.succeeded'] })).length, 0);
   });
 });
