@@ -5,7 +5,14 @@ import { counterColumn } from '../common/database/columns.js';
 export type MailStatus = 'pending' | 'sent' | 'failed';
 
 /** What a message is for; its template and the code it carries follow from it (docs/mail.md, "Codes"). */
-export type MailPurpose = 'invitation' | 'password_reset' | 'email_verification' | 'email_changed' | 'passkey_invitation' | 'passkey_recovery';
+export type MailPurpose =
+  | 'invitation'
+  | 'password_reset'
+  | 'email_verification'
+  | 'email_changed'
+  | 'passkey_invitation'
+  | 'passkey_recovery'
+  | 'passkeys_replaced';
 
 /**
  * One message in the outbox (docs/mail.md). Its content holds a one-time link, so it is stored encrypted with

@@ -176,6 +176,10 @@ describe('passkeys only: enrolment, sign-in and recovery without a password, and
       assert.equal(await active(firstToken), false, 'the token issued before the recovery ended');
       const payloads = async (type: string) => (await searchEvents(svc, { aggregate_id: person.userId, event_types: [type] })).map((e) => e.payload);
       assert.deepEqual((await payloads('user.human.passkeys.replaced')).map((p) => p.method).sort(), ['invitation', 'recovery']);
+      // The person is told, in a notice without a link: if it was not them, they know to ask.
+      const notice = await mail.waitFor(person.email, (m) => /your passkeys were replaced$/.test(m.subject));
+      assert.match(notice.text, /passkeys you had before no longer work/);
+      assert.doesNotMatch(notice.text, /https?:\/\//, 'no link in a notice');
       assert.deepEqual(await payloads('user.human.mfa.removed'), [{ factorId: lost.id, type: 'passkey', signInFactors: 1 }]);
       assert.ok(
         (await payloads('user.human.mfa.added')).some((p) => p.factorId === left[0].id && p.signInFactors === 2),

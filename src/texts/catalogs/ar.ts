@@ -271,6 +271,9 @@ export const ar: Catalog = {
   'mail.email_verification.subject': '{org}: تأكيد عنوان بريدك الإلكتروني',
   'mail.email_verification.lead': 'يُرجى تأكيد أن عنوان البريد الإلكتروني هذا يخصك.',
   'mail.email_verification.action': 'تأكيد العنوان',
+  'mail.passkeys_replaced.subject': '{org}: تم استبدال مفاتيح المرور الخاصة بك',
+  'mail.passkeys_replaced.lead':
+    'تمت استعادة حسابك باستخدام مفتاح مرور جديد، ولم تعد مفاتيح المرور السابقة تعمل. إذا لم تكن أنت من قام بذلك، فتواصل مع المسؤول.',
   'mail.email_changed.subject': '{org}: تم تغيير عنوان بريدك الإلكتروني',
   'mail.email_changed.lead': 'تم تغيير عنوان البريد الإلكتروني لحسابك. إذا لم تكن أنت من قام بذلك، فتواصل مع المسؤول.',
 };

@@ -280,6 +280,9 @@ export const de: Catalog = {
   'mail.email_verification.subject': '{org}: E-Mail-Adresse bestätigen',
   'mail.email_verification.lead': 'Bitte bestätigen Sie, dass diese E-Mail-Adresse Ihnen gehört.',
   'mail.email_verification.action': 'Adresse bestätigen',
+  'mail.passkeys_replaced.subject': '{org}: Ihre Passkeys wurden ersetzt',
+  'mail.passkeys_replaced.lead':
+    'Ihr Konto wurde mit einem neuen Passkey wiederhergestellt; Ihre bisherigen Passkeys funktionieren nicht mehr. Wenn Sie das nicht waren, wenden Sie sich an Ihre Administration.',
   'mail.email_changed.subject': '{org}: Ihre E-Mail-Adresse wurde geändert',
   'mail.email_changed.lead': 'Die E-Mail-Adresse Ihres Kontos wurde geändert. Wenn Sie das nicht waren, wenden Sie sich an Ihre Administration.',
 };

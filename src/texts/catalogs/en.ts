@@ -270,6 +270,9 @@ export const en = {
   'mail.email_verification.subject': '{org}: confirm your e-mail address',
   'mail.email_verification.lead': 'Please confirm that this e-mail address is yours.',
   'mail.email_verification.action': 'Confirm your address',
+  'mail.passkeys_replaced.subject': '{org}: your passkeys were replaced',
+  'mail.passkeys_replaced.lead':
+    'Your account was recovered with a new passkey, and the passkeys you had before no longer work. If you did not do this, contact your administrator.',
   'mail.email_changed.subject': '{org}: your e-mail address was changed',
   'mail.email_changed.lead': 'The e-mail address of your account was changed. If you did not do this, contact your administrator.',
 };

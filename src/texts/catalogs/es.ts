@@ -284,6 +284,9 @@ export const es: Catalog = {
   'mail.email_verification.subject': '{org}: confirma tu dirección de correo electrónico',
   'mail.email_verification.lead': 'Confirma que esta dirección de correo electrónico es tuya.',
   'mail.email_verification.action': 'Confirmar tu dirección',
+  'mail.passkeys_replaced.subject': '{org}: se han sustituido tus llaves de acceso',
+  'mail.passkeys_replaced.lead':
+    'Tu cuenta se ha recuperado con una nueva llave de acceso y las llaves de acceso que tenías antes ya no funcionan. Si no has sido tú, ponte en contacto con tu administrador.',
   'mail.email_changed.subject': '{org}: se ha cambiado tu dirección de correo electrónico',
   'mail.email_changed.lead': 'Se ha cambiado la dirección de correo electrónico de tu cuenta. Si no has sido tú, ponte en contacto con tu administrador.',
 };

@@ -281,6 +281,9 @@ export const fr: Catalog = {
   'mail.email_verification.subject': '{org} : confirmez votre adresse e-mail',
   'mail.email_verification.lead': 'Veuillez confirmer que cette adresse e-mail vous appartient.',
   'mail.email_verification.action': 'Confirmer votre adresse',
+  'mail.passkeys_replaced.subject': "{org} : vos clés d'accès ont été remplacées",
+  'mail.passkeys_replaced.lead':
+    "Votre compte a été récupéré avec une nouvelle clé d'accès, et vos clés d'accès précédentes ne fonctionnent plus. Si vous n'êtes pas à l'origine de cette opération, contactez votre administrateur.",
   'mail.email_changed.subject': '{org} : votre adresse e-mail a été modifiée',
   'mail.email_changed.lead':
     "L'adresse e-mail de votre compte a été modifiée. Si vous n'êtes pas à l'origine de ce changement, contactez votre administrateur.",

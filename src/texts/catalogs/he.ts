@@ -265,6 +265,8 @@ export const he: Catalog = {
   'mail.email_verification.subject': '{org}: אימות כתובת האימייל',
   'mail.email_verification.lead': 'יש לאשר שכתובת האימייל הזו שייכת לך.',
   'mail.email_verification.action': 'אימות הכתובת',
+  'mail.passkeys_replaced.subject': '{org}: מפתחות הגישה שלך הוחלפו',
+  'mail.passkeys_replaced.lead': 'החשבון שלך שוחזר באמצעות מפתח גישה חדש, ומפתחות הגישה הקודמים שלך כבר לא פועלים. אם לא עשית זאת, יש לפנות למנהל המערכת.',
   'mail.email_changed.subject': '{org}: כתובת האימייל שלך שונתה',
   'mail.email_changed.lead': 'כתובת האימייל של החשבון שלך שונתה. אם לא עשית זאת, יש לפנות למנהל המערכת.',
 };

@@ -279,6 +279,9 @@ export const it: Catalog = {
   'mail.email_verification.subject': '{org}: conferma il tuo indirizzo email',
   'mail.email_verification.lead': 'Conferma che questo indirizzo email è tuo.',
   'mail.email_verification.action': "Conferma l'indirizzo",
+  'mail.passkeys_replaced.subject': '{org}: le tue passkey sono state sostituite',
+  'mail.passkeys_replaced.lead':
+    'Il tuo account è stato recuperato con una nuova passkey e le passkey che avevi prima non funzionano più. Se non hai effettuato tu questa operazione, contatta il tuo amministratore.',
   'mail.email_changed.subject': '{org}: il tuo indirizzo email è stato cambiato',
   'mail.email_changed.lead': "L'indirizzo email del tuo account è stato cambiato. Se non hai effettuato tu questa modifica, contatta il tuo amministratore.",
 };

@@ -274,6 +274,9 @@ export const ja: Catalog = {
   'mail.email_verification.subject': '{org}：メールアドレスの確認',
   'mail.email_verification.lead': 'このメールアドレスがご本人のものであることを確認してください。',
   'mail.email_verification.action': 'メールアドレスを確認',
+  'mail.passkeys_replaced.subject': '{org}：パスキーが置き換えられました',
+  'mail.passkeys_replaced.lead':
+    'アカウントが新しいパスキーで復旧され、これまでのパスキーは使用できなくなりました。お心当たりがない場合は、管理者にお問い合わせください。',
   'mail.email_changed.subject': '{org}：メールアドレスが変更されました',
   'mail.email_changed.lead': 'アカウントのメールアドレスが変更されました。お心当たりがない場合は、管理者にお問い合わせください。',
 };

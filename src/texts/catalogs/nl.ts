@@ -276,6 +276,9 @@ export const nl: Catalog = {
   'mail.email_verification.subject': '{org}: bevestig je e-mailadres',
   'mail.email_verification.lead': 'Bevestig dat dit e-mailadres van jou is.',
   'mail.email_verification.action': 'Adres bevestigen',
+  'mail.passkeys_replaced.subject': '{org}: je toegangssleutels zijn vervangen',
+  'mail.passkeys_replaced.lead':
+    'Je account is hersteld met een nieuwe toegangssleutel en je eerdere toegangssleutels werken niet meer. Heb je dit niet zelf gedaan? Neem dan contact op met je beheerder.',
   'mail.email_changed.subject': '{org}: je e-mailadres is gewijzigd',
   'mail.email_changed.lead': 'Het e-mailadres van je account is gewijzigd. Heb je dit niet zelf gedaan? Neem dan contact op met je beheerder.',
 };

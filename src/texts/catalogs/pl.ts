@@ -276,6 +276,9 @@ export const pl: Catalog = {
   'mail.email_verification.subject': '{org}: potwierdź adres e-mail',
   'mail.email_verification.lead': 'Potwierdź, że ten adres e-mail należy do Ciebie.',
   'mail.email_verification.action': 'Potwierdź adres',
+  'mail.passkeys_replaced.subject': '{org}: Twoje klucze dostępu zostały zastąpione',
+  'mail.passkeys_replaced.lead':
+    'Twoje konto zostało odzyskane za pomocą nowego klucza dostępu, a dotychczasowe klucze dostępu przestały działać. Jeśli to nie Ty, skontaktuj się z administratorem.',
   'mail.email_changed.subject': '{org}: adres e-mail został zmieniony',
   'mail.email_changed.lead': 'Adres e-mail Twojego konta został zmieniony. Jeśli to nie Ty, skontaktuj się z administratorem.',
 };

@@ -278,6 +278,9 @@ export const ptBR: Catalog = {
   'mail.email_verification.subject': '{org}: confirme seu endereço de e-mail',
   'mail.email_verification.lead': 'Confirme que este endereço de e-mail é seu.',
   'mail.email_verification.action': 'Confirmar seu endereço',
+  'mail.passkeys_replaced.subject': '{org}: suas chaves de acesso foram substituídas',
+  'mail.passkeys_replaced.lead':
+    'Sua conta foi recuperada com uma nova chave de acesso, e as chaves de acesso que você tinha antes não funcionam mais. Se não foi você, fale com seu administrador.',
   'mail.email_changed.subject': '{org}: seu endereço de e-mail foi alterado',
   'mail.email_changed.lead': 'O endereço de e-mail da sua conta foi alterado. Se não foi você, fale com seu administrador.',
 };

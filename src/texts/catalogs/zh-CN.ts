@@ -261,6 +261,8 @@ export const zhCN: Catalog = {
   'mail.email_verification.subject': '{org}：确认您的电子邮件地址',
   'mail.email_verification.lead': '请确认此电子邮件地址属于您。',
   'mail.email_verification.action': '确认地址',
+  'mail.passkeys_replaced.subject': '{org}：您的通行密钥已被替换',
+  'mail.passkeys_replaced.lead': '您的账号已使用新的通行密钥恢复，之前的通行密钥已无法使用。如果这不是您本人的操作，请联系管理员。',
   'mail.email_changed.subject': '{org}：您的电子邮件地址已更改',
   'mail.email_changed.lead': '您账号的电子邮件地址已更改。如果这不是您本人的操作，请联系管理员。',
 };

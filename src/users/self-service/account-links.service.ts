@@ -109,13 +109,18 @@ export class AccountLinksService {
   }
 
   /** The notice to the address a person changed away from on the account page (docs/account.md, "Sections"): no link, no code. */
-  async noticeEmailChangedIn(manager: EntityManager, user: UserEntity, oldAddress: string): Promise<void> {
+  noticeEmailChangedIn(manager: EntityManager, user: UserEntity, oldAddress: string): Promise<void> {
+    return this.noticeIn(manager, user, 'email_changed', oldAddress);
+  }
+
+  /** A notice of what happened to the account, in the person's language: no link, no code. */
+  private async noticeIn(manager: EntityManager, user: UserEntity, purpose: 'email_changed' | 'passkeys_replaced', recipient: string): Promise<void> {
     const org = await manager.findOneByOrFail(OrganizationEntity, { id: user.orgId });
     await this.outbox.enqueueIn(manager, {
-      purpose: 'email_changed',
+      purpose,
       orgId: user.orgId,
       userId: user.id,
-      recipient: oldAddress,
+      recipient,
       locale: mailLocale(user.preferredLanguage),
       orgName: org.name,
       name: user.displayName ?? user.givenName ?? '',
@@ -215,6 +220,8 @@ export class AccountLinksService {
         editorUserId: user.id,
         payload: { method: purpose === 'invitation' ? 'invitation' : 'recovery' },
       });
+      // A recovery tells the person, as a changed address does: if it was not them, they know to ask (docs/passwordless.md).
+      if (purpose !== 'invitation') await this.noticeIn(manager, verified, 'passkeys_replaced', verified.email!);
       return enrolled;
     });
   }
