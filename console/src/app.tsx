@@ -20,6 +20,7 @@ import { UserDetailPage } from './pages/user-detail';
 import { AgentsPage } from './pages/agents';
 import { UsersPage } from './pages/users';
 import { WebhooksPage } from './pages/webhooks';
+import { AuditStreamsPage } from './pages/audit-streams';
 import { IdpsPage } from './pages/idps';
 import { DomainsPage } from './pages/domains';
 import { ProvisioningPage } from './pages/provisioning';
@@ -181,6 +182,7 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if (owner && match('/console/members', path)) return <MembersPage />;
   if (owner && match('/console/events', path)) return <EventsPage />;
   if (owner && match('/console/webhooks', path)) return <WebhooksPageInstance />;
+  if (owner && match('/console/audit-streams', path)) return <AuditStreamsPageInstance />;
   if (owner && match('/console/keys', path)) return <KeysPage />;
   if (owner && match('/console/features', path)) return <FeaturesPage />;
   if (owner && match('/console/settings', path)) return <SettingsPage />;
@@ -195,6 +197,7 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if ((p = match('/console/orgs/:orgId/members', path))) return <MembersPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/login-policy', path))) return <LoginPolicyPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/webhooks', path))) return <WebhooksPageOrg key={p.orgId} orgId={p.orgId} />;
+  if ((p = match('/console/orgs/:orgId/audit-streams', path))) return <AuditStreamsPageOrg key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/domains', path))) return <DomainsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/idps', path))) return <IdpsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/branding', path))) return <BrandingPage key={p.orgId} orgId={p.orgId} />;
@@ -206,6 +209,8 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
 
 const WebhooksPageInstance = () => <WebhooksPage />;
 const WebhooksPageOrg = ({ orgId }: { orgId: string }) => <WebhooksPage orgId={orgId} />;
+const AuditStreamsPageInstance = () => <AuditStreamsPage />;
+const AuditStreamsPageOrg = ({ orgId }: { orgId: string }) => <AuditStreamsPage orgId={orgId} />;
 
 /** Only what the user's roles allow (the API would refuse the rest anyway). */
 function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path: string; session: Session }) {
@@ -218,10 +223,11 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
     '/console/members',
     '/console/events',
     '/console/webhooks',
+    '/console/audit-streams',
     '/console/keys',
     '/console/features',
     '/console/settings',
-    ...['users', 'groups', 'agents', 'projects', 'members', 'login-policy', 'webhooks', 'domains', 'idps', 'provisioning', 'branding'].map(
+    ...['users', 'groups', 'agents', 'projects', 'members', 'login-policy', 'webhooks', 'audit-streams', 'domains', 'idps', 'provisioning', 'branding'].map(
       (p) => `${org}/${p}`,
     ),
   ];
@@ -243,6 +249,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
             {item('/console/members', t('instanceMembers'))}
             {item('/console/events', t('events'))}
             {item('/console/webhooks', t('webhooks'))}
+            {item('/console/audit-streams', t('auditStreams'))}
             {item('/console/keys', t('signingKeys'))}
             {item('/console/features', t('features'))}
             {item('/console/settings', t('settings'))}
@@ -262,6 +269,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
             {roles.has('ORG_OWNER') && item(`${org}/members`, t('orgMembers'))}
             {roles.has('ORG_OWNER') && item(`${org}/login-policy`, t('loginPolicy'))}
             {roles.has('ORG_OWNER') && item(`${org}/webhooks`, t('orgWebhooks'))}
+            {roles.has('ORG_OWNER') && item(`${org}/audit-streams`, t('auditStreams'))}
             {roles.has('ORG_OWNER') && item(`${org}/domains`, t('orgDomains'))}
             {roles.has('ORG_OWNER') && item(`${org}/idps`, t('identityProviders'))}
             {roles.has('ORG_OWNER') && item(`${org}/provisioning`, t('provisioning'))}

@@ -160,6 +160,7 @@ describe('the operator console in Chromium', () => {
       for (const [link, heading, name] of [
         ['Instance members', 'Instance members', 'instance-members'],
         ['Webhooks', 'Webhooks', 'webhooks'],
+        ['Audit streams', 'Audit streams', 'audit-streams'],
         ['Signing keys', 'Signing keys', 'signing-keys'],
         ['Features', 'Features', 'features'],
       ] as const) {
@@ -172,12 +173,38 @@ describe('the operator console in Chromium', () => {
       for (const [path, heading, name] of [
         ['members', 'Members', 'org-members'],
         ['webhooks', 'Webhooks', 'org-webhooks'],
+        ['audit-streams', 'Audit streams', 'org-audit-streams'],
       ] as const) {
         await page.goto(`${base}/console/orgs/${orgId}/${path}`);
         await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
         await page.getByText('Loading…').waitFor({ state: 'detached' });
         await check(page, name);
       }
+      // An audit stream added by its form (syslog over plain TCP to a closed loopback port): listed with what it has
+      // not delivered and, once the receiver refused a batch, why; found by its name; removed.
+      await page.goto(`${base}/console/orgs/${orgId}/audit-streams`);
+      const addStream = page.getByRole('form', { name: 'Add audit stream' });
+      await addStream.getByLabel('Name', { exact: true }).fill('siem-console');
+      await addStream.getByLabel('URL', { exact: true }).fill('syslog+tcp://127.0.0.1:9');
+      await addStream.getByRole('button', { name: 'Add audit stream' }).click();
+      const streamRow = page
+        .getByRole('table', { name: 'Audit streams' })
+        .getByRole('row')
+        .filter({ has: page.getByRole('rowheader', { name: 'siem-console' }) });
+      await streamRow.waitFor();
+      const streamsNow = () => svc.api('GET', `/management/v1/orgs/${orgId}/audit-streams`, { token: svc.adminToken });
+      assert.equal((await streamsNow()).body.streams[0].url, 'syslog+tcp://127.0.0.1:9');
+      const search = page.getByRole('search', { name: 'Search Audit streams' });
+      await search.getByLabel('Search by name').fill('nothing-like-it');
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText('Nothing matches “nothing-like-it”.').waitFor();
+      await search.getByLabel('Search by name').fill('SIEM');
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await streamRow.getByRole('button', { name: 'Delete' }).click();
+      await streamRow.getByRole('button', { name: 'Yes, delete' }).click();
+      await page.getByText('Nothing matches “SIEM”.').waitFor();
+      assert.equal((await streamsNow()).body.total, 0);
+
       await page.goto(`${base}/console/orgs/${orgId}/login-policy`);
       await page.getByLabel('Second factor').waitFor();
       await check(page, 'login-policy');
