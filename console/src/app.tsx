@@ -21,6 +21,7 @@ import { AgentsPage } from './pages/agents';
 import { UsersPage } from './pages/users';
 import { WebhooksPage } from './pages/webhooks';
 import { AuditStreamsPage } from './pages/audit-streams';
+import { DirectoriesPage } from './pages/directories';
 import { IdpsPage } from './pages/idps';
 import { DomainsPage } from './pages/domains';
 import { ProvisioningPage } from './pages/provisioning';
@@ -200,6 +201,7 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if ((p = match('/console/orgs/:orgId/audit-streams', path))) return <AuditStreamsPageOrg key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/domains', path))) return <DomainsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/idps', path))) return <IdpsPage key={p.orgId} orgId={p.orgId} />;
+  if ((p = match('/console/orgs/:orgId/directories', path))) return <DirectoriesPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/branding', path))) return <BrandingPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/provisioning', path))) return <ProvisioningPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/provisioning/:targetId', path)))
@@ -227,9 +229,21 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
     '/console/keys',
     '/console/features',
     '/console/settings',
-    ...['users', 'groups', 'agents', 'projects', 'members', 'login-policy', 'webhooks', 'audit-streams', 'domains', 'idps', 'provisioning', 'branding'].map(
-      (p) => `${org}/${p}`,
-    ),
+    ...[
+      'users',
+      'groups',
+      'agents',
+      'projects',
+      'members',
+      'login-policy',
+      'webhooks',
+      'audit-streams',
+      'domains',
+      'idps',
+      'directories',
+      'provisioning',
+      'branding',
+    ].map((p) => `${org}/${p}`),
   ];
   const current = entries.filter((href) => path === href || path.startsWith(`${href}/`)).sort((a, b) => b.length - a.length)[0];
   const item = (href: string, label: string) => (
@@ -272,6 +286,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
             {roles.has('ORG_OWNER') && item(`${org}/audit-streams`, t('auditStreams'))}
             {roles.has('ORG_OWNER') && item(`${org}/domains`, t('orgDomains'))}
             {roles.has('ORG_OWNER') && item(`${org}/idps`, t('identityProviders'))}
+            {roles.has('ORG_OWNER') && item(`${org}/directories`, t('directories'))}
             {roles.has('ORG_OWNER') && item(`${org}/provisioning`, t('provisioning'))}
             {roles.has('ORG_OWNER') && item(`${org}/branding`, t('branding'))}
           </ul>
