@@ -159,6 +159,17 @@ describe("the console's look in Chromium", () => {
       await hook.getByRole('checkbox', { name: 'user.human.added', exact: true }).waitFor();
       await look(page, 'webhooks');
 
+      // Audit streams and directories: their empty states say what to do next.
+      for (const [path, heading, name] of [
+        ['audit-streams', 'Audit streams', 'audit-streams'],
+        ['directories', 'Directories', 'directories'],
+      ] as const) {
+        await page.goto(`${base}/console/orgs/${orgId}/${path}`);
+        await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        await page.getByText(`No ${heading.toLowerCase()} yet.`).waitFor();
+        await look(page, name);
+      }
+
       // Rotating the signing key asks first and speaks of the relying parties' JWKS caches.
       const keysBefore = (await admin('GET', '/admin/v1/keys')).body.keys.length as number;
       await nav(page).getByRole('link', { name: 'Signing keys' }).click();
