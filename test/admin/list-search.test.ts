@@ -198,6 +198,22 @@ describe('searching the lists by name', () => {
     assert.equal((await list(`${base}/audit-streams?query=${encodeURIComponent(':9/archive')}`)).total, 1);
   });
 
+  it("finds a project's roles by a substring of the key or of the display name, any case", async () => {
+    const roles = `/management/v1/orgs/${orgId}/projects/${projectId}/roles`;
+    await created(roles, { key: `payroll.${tag}.read`, displayName: 'Read payslips' });
+    await created(roles, { key: 'payroll.approve', displayName: `Approver ${tag.toUpperCase()}` });
+    await created(roles, { key: 'wiki.edit', displayName: 'Wiki editor' });
+    const found = await list(`${roles}?query=${tag.toUpperCase()}`);
+    assert.deepEqual(
+      found.roles.map((r: { key: string }) => r.key),
+      ['payroll.approve', `payroll.${tag}.read`],
+    );
+    assert.equal(found.total, 2);
+    assert.equal((await list(`${roles}?query=PAYSLIP`)).total, 1);
+    assert.equal((await list(`${roles}?query=nothing-like-it`)).total, 0);
+    assert.equal((await list(roles)).total, 4, 'without a query, every one (the grants above added "clerk")');
+  });
+
   it('refuses a query with a control character or past 200 characters with 400 naming it, on every searched list', async () => {
     for (const path of [
       '/admin/v1/orgs',
@@ -205,6 +221,7 @@ describe('searching the lists by name', () => {
       `/management/v1/orgs/${orgId}/groups`,
       '/admin/v1/members',
       `/management/v1/orgs/${orgId}/projects/${projectId}/grants`,
+      `/management/v1/orgs/${orgId}/projects/${projectId}/roles`,
       `/management/v1/orgs/${orgId}/webhooks`,
       '/admin/v1/webhooks',
       `/management/v1/orgs/${orgId}/idps`,

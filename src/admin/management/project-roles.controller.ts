@@ -13,7 +13,7 @@ import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
-import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
 import type { ProjectRoleEntity } from '../../users/project-access/project-role.entity.js';
 import { ProjectRolesService } from '../../users/project-access/project-roles.service.js';
 import { CreateProjectRoleDto, ProjectRoleDto, ProjectRoleListDto, UpdateProjectRoleDto } from '../dto/project-access.dto.js';
@@ -42,11 +42,11 @@ export class ProjectRolesController {
   }
 
   @Get()
-  @ApiOperation({ summary: "List a project's roles, by key" })
+  @ApiOperation({ summary: "List a project's roles, by key; `?query=` keeps those whose key or display name contains it" })
   @ApiOkResponse({ type: ProjectRoleListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Param('projectId') projectId: string, @Query() query: ListPageQueryDto): Promise<ProjectRoleListDto> {
-    const { items, total } = await this.roles.list(orgId, projectId, pageOf(query));
+  async list(@Param('orgId') orgId: string, @Param('projectId') projectId: string, @Query() query: ListSearchQueryDto): Promise<ProjectRoleListDto> {
+    const { items, total } = await this.roles.list(orgId, projectId, pageOf(query), query.query);
     return { roles: items.map(roleView), total };
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { isUniqueViolation } from '../../common/database/unique-violation.js';
+import { nameContains } from '../../common/database/name-search.js';
 import type { Page, Paged } from '../../common/database/page.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
@@ -51,10 +52,17 @@ export class ProjectRolesService {
     });
   }
 
-  async list(orgId: string, projectId: string, page: Page): Promise<Paged<ProjectRoleEntity>> {
+  /** A page of the project's roles, by key; with `query`, those whose key or display name contains it. */
+  async list(orgId: string, projectId: string, page: Page, query?: string): Promise<Paged<ProjectRoleEntity>> {
     const manager = this.uow.manager;
     await projectIn(manager, orgId, projectId);
-    const [items, total] = await manager.findAndCount(ProjectRoleEntity, { where: { projectId }, order: { key: 'ASC' }, skip: page.offset, take: page.limit });
+    const where = query
+      ? [
+          { projectId, key: nameContains(manager, query) },
+          { projectId, displayName: nameContains(manager, query) },
+        ]
+      : { projectId };
+    const [items, total] = await manager.findAndCount(ProjectRoleEntity, { where, order: { key: 'ASC' }, skip: page.offset, take: page.limit });
     return { items, total };
   }
 

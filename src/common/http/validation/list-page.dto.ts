@@ -24,7 +24,7 @@ export class ListPageQueryDto {
   offset?: number;
 }
 
-/** `?query=` besides the page: the lists people look for by name (organizations, projects, applications, groups, members, grants, webhooks, identity providers, domains). */
+/** `?query=` besides the page: the lists people look for by name (organizations, projects, applications, groups, members, grants, roles, webhooks, identity providers, domains, directories, audit streams, provisioning targets, external resources, agents). */
 export class ListSearchQueryDto extends ListPageQueryDto {
   @ApiPropertyOptional({ description: 'matched case-insensitively as a substring of the name', maxLength: 200 })
   @IsOptional()
