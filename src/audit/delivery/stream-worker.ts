@@ -20,6 +20,12 @@ import { streamTargetOf } from './stream-url.js';
 const BATCH = 500;
 /** How long a caught-up stream waits before it reads the log again. */
 const IDLE_MS = 100;
+/**
+ * How long a stream waits after a batch that was not full before it reads again: under a steady trickle of changes,
+ * batches of a few records each would cost a TLS handshake and four queries per record, on the cores the requests
+ * making those changes need (BENCHMARKS.md, "Audit streams"). A record waits at most this much longer.
+ */
+const LINGER_MS = 250;
 /** How long a worker waits for its lease to be fresh enough again. */
 const LEASE_POLL_MS = 200;
 const MAX_ERROR_LENGTH = 500;
@@ -101,6 +107,7 @@ export class StreamWorker extends StoppableLoop {
       auditStreamRecords.inc({ result: 'delivered' }, records.length);
       if (batch.length === BATCH)
         auditStreamLag.set({ stream: stream.id }, await eventsPastCursor(uow.manager, { ...stream, cursor: Number(batch[batch.length - 1].sequence) }));
+      else await this.pause(LINGER_MS);
     }
   }
 
