@@ -14,8 +14,10 @@ import { DirectoryUnreachable, serviceConnection, unavailable, unreachableOf } f
 import { changedFilter, parseCursor, serverPosition, Timestamps } from './directory-cursor.js';
 import type { SyncCursor } from './directory-cursor.js';
 import { externalIdOf, firstValue, idAttributes, personOf, userPages } from './directory-entries.js';
+import type { DirectoryPerson } from './directory-entries.js';
 import { DirectoryPeople } from './directory-people.js';
 import { DirectoryGroupSync } from './directory-group-sync.js';
+import { presence } from './directory-group-entries.js';
 import type { Present } from './directory-group-entries.js';
 
 /** How long a sync's lease lasts unrenewed: a process that dies mid-sync frees the directory within it. */
@@ -24,6 +26,11 @@ const LEASE_MS = 60_000;
 const KEPT_FAILURES = 100;
 /** Links read at a time when looking for who is gone: a large directory's links are never all held at once. */
 const LINKS_PAGE = 1000;
+/**
+ * People applied in one transaction: a commit (and its garbage) per person was most of a large sync's memory; more
+ * would hold SQLite's single writer long enough to delay sign-ins.
+ */
+const PEOPLE_PER_TRANSACTION = 50;
 /** How often each process looks for directories whose scheduled sync is due. */
 const SCHEDULE_POLL_MS = Number(process.env.DIRECTORY_SYNC_POLL_MS ?? 30_000);
 
@@ -179,26 +186,44 @@ export class DirectorySync implements OnApplicationBootstrap, OnApplicationShutd
     }
   }
 
-  /** Reads the entries of the filter (or of the change query) and applies each, in its own transaction. */
+  /**
+   * Reads the entries of the filter (or of the change query) and applies them, PEOPLE_PER_TRANSACTION to a
+   * transaction, each person in a savepoint of their own: one that fails is listed and the others are stored.
+   */
   private async readPeople(client: Client, target: DirectoryTarget, sync: SyncRow, changed: string | undefined, present: Present): Promise<Timestamps> {
     const stamps = new Timestamps();
     for await (const entries of userPages(client, target.type, target.settings, changed ? { filter: changed } : {})) {
-      const people = entries.map((entry) => personOf(target.type, target.settings.attributes, entry));
-      const ids = people.flatMap((person) => ('problem' in person ? [] : [person.externalId]));
-      const links = new Map((await linksAmong(this.uow.manager, target.row.id, ids)).map((link) => [link.externalId, link]));
-      for (const [i, entry] of entries.entries()) {
+      const people: DirectoryPerson[] = [];
+      for (const entry of entries) {
         stamps.see(entry.modifyTimestamp);
-        const person = people[i];
+        const person = personOf(target.type, target.settings.attributes, entry);
         if ('problem' in person) {
           fail(sync, person.dn, person.problem);
           continue;
         }
-        if (!changed) present.set(person.externalId, { dn: entry.dn, uid: firstValue(entry, 'uid') });
-        try {
-          sync.counts[await this.uow.run((manager) => this.people.apply(manager, target, links.get(person.externalId), person))]++;
-        } catch (error) {
-          fail(sync, person.dn, error instanceof DomainError ? error.message : 'could not be stored');
-          if (!(error instanceof DomainError)) this.logger.error(`directory sync ${sync.id}: ${person.dn}: ${String(error)}`);
+        if (!changed) present.set(person.externalId, presence(entry.dn, firstValue(entry, 'uid')));
+        people.push(person);
+      }
+      const links = new Map(
+        (
+          await linksAmong(
+            this.uow.manager,
+            target.row.id,
+            people.map((person) => person.externalId),
+          )
+        ).map((link) => [link.externalId, link]),
+      );
+      for (let i = 0; i < people.length; i += PEOPLE_PER_TRANSACTION) {
+        const part = people.slice(i, i + PEOPLE_PER_TRANSACTION);
+        const outcomes = await this.uow.runEach(part, (manager, person) => this.people.apply(manager, target, links.get(person.externalId), person));
+        for (const [k, outcome] of outcomes.entries()) {
+          if (outcome.status === 'fulfilled') {
+            sync.counts[outcome.value]++;
+            continue;
+          }
+          const error = outcome.reason;
+          fail(sync, part[k].dn, error instanceof DomainError ? error.message : 'could not be stored');
+          if (!(error instanceof DomainError)) this.logger.error(`directory sync ${sync.id}: ${part[k].dn}: ${String(error)}`);
         }
       }
     }
@@ -229,7 +254,7 @@ async function presentIds(client: Client, target: DirectoryTarget, present: Pres
   for await (const entries of userPages(client, target.type, target.settings, { attributes: idAttributes(target.type, target.settings.attributes) })) {
     for (const entry of entries) {
       const id = externalIdOf(target.settings.attributes, entry);
-      if (id) present.set(id, { dn: entry.dn, uid: firstValue(entry, 'uid') });
+      if (id) present.set(id, presence(entry.dn, firstValue(entry, 'uid')));
     }
   }
 }

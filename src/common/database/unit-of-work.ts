@@ -69,6 +69,33 @@ export class UnitOfWork {
     return this.enqueue({ work }) as Promise<T>;
   }
 
+  /**
+   * Many small units of one caller (a directory sync's page of people) in one transaction, each inside a savepoint
+   * of its own: one that fails is rolled back alone and answered as rejected, the others commit together. One
+   * transaction instead of one per item spares a commit, and its garbage, per item. A deadlock or lock wait timeout
+   * ends the whole transaction on MySQL/MariaDB, so it is not one item's failure: the whole batch runs again.
+   */
+  runEach<I, T>(items: readonly I[], work: (manager: EntityManager, item: I) => Promise<T>): Promise<PromiseSettledResult<T>[]> {
+    return this.run(async (manager) => {
+      const runner = manager.queryRunner;
+      if (!runner) throw new Error('UnitOfWork.runEach needs a transaction of its own');
+      const outcomes: PromiseSettledResult<T>[] = [];
+      for (const item of items) {
+        await runner.startTransaction(); // a savepoint inside the open transaction
+        try {
+          const value = await work(manager, item);
+          await runner.commitTransaction();
+          outcomes.push({ status: 'fulfilled', value });
+        } catch (error) {
+          if (contentionOf(error)) throw error;
+          await runner.rollbackTransaction();
+          outcomes.push({ status: 'rejected', reason: error });
+        }
+      }
+      return outcomes;
+    });
+  }
+
   /** `listener` runs after each transaction of this process commits; returns its removal. */
   onCommit(listener: () => void): () => void {
     this.commitListeners.add(listener);
