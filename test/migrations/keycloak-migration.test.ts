@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import * as oidc from 'openid-client';
 import { Secret, TOTP } from 'otpauth';
@@ -593,6 +594,17 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     assert.equal(fresh.body.error, 'invalid_grant');
   });
 
+  it('a gzipped document is inflated as it arrives (RFC 9110 §8.4)', async () => {
+    const small = await keycloakRealm(unique('gz').toLowerCase(), seeds.slice(0, 1));
+    const res = await svc.api('POST', '/admin/v1/migrations', {
+      token: svc.adminToken,
+      ...gzipped({ source: 'keycloak', document: small, options: { dryRun: true } }),
+    });
+    assert.equal(res.status, 200, res.text.slice(0, 300));
+    assert.equal(res.body.dryRun, true);
+    assert.deepEqual(res.body.counts.user, { created: 1, updated: 0, unchanged: 0, failed: 0 });
+  });
+
   it('bad input is a 400 or 413 naming the problem, and changes nothing; only an IAM_OWNER may run or read it', async () => {
     const orgOwner = await createCaller(svc, orgId, { org: ['ORG_OWNER'] });
     const before = await domainState(svc);
@@ -606,6 +618,17 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
       ['a field of the wrong type', { body: { source: 'keycloak', document: { realm: 'x', groups: {} } } }, 400, /document\.groups: must be an array/],
       ['an unknown option', { body: { source: 'keycloak', document: { realm: 'x' }, options: { everything: true } } }, 400, /everything/],
       ['a document over the limit', { body: { source: 'keycloak', document: { realm: 'x', pad: 'x'.repeat(1_100_000) } } }, 413, /too large|limit/i],
+      // The document is parsed as it arrives: what the general parser refuses is refused here too, in the same words.
+      ['a gzipped document over the limit once inflated', gzipped({ source: 'keycloak', document: { realm: 'x', pad: 'x'.repeat(1_100_000) } }), 413, /limit/],
+      ['nesting deeper than 32', { rawBody: `{"source":"keycloak","document":{"realm":"x","a":${'['.repeat(40)}${']'.repeat(40)}}}` }, 400, /deeper than 32/],
+      [
+        'bytes that are not UTF-8',
+        { rawBody: Buffer.concat([Buffer.from('{"source":"keycloak","document":{"realm":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')]) },
+        400,
+        /not valid UTF-8/,
+      ],
+      ['a NUL character', { rawBody: '{"source":"keycloak","document":{"realm":"x\\u0000"}}' }, 400, /document\.realm: text must be valid Unicode/],
+      ['an unknown content encoding', { rawBody: '{}', headers: { 'content-encoding': 'compress' } }, 415, /unsupported content encoding .{0,2}compress/],
     ];
     for (const [what, options, status, message] of cases) {
       const res = await svc.api('POST', '/admin/v1/migrations', { token: svc.adminToken, ...options });
@@ -625,3 +648,7 @@ describe('moving in from Keycloak: a realm export, one request, the same sub and
     assert.equal(await domainState(svc), before);
   });
 });
+
+function gzipped(body: unknown): { rawBody: Uint8Array; headers: Record<string, string> } {
+  return { rawBody: gzipSync(JSON.stringify(body)), headers: { 'content-encoding': 'gzip' } };
+}
