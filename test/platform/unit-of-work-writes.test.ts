@@ -56,4 +56,24 @@ describe('single-statement writes of the unit of work', () => {
     await uow.write('DELETE FROM oidc_payloads WHERE id_hash LIKE ?', [`${prefix}%`]);
     assert.equal(await count(prefix), 0);
   });
+
+  it('runEach: items share one transaction; one that fails is rolled back alone, with what it wrote before failing', async () => {
+    const prefix = unique('e');
+    await uow.write(INSERT, ['Test', `${prefix}-taken`, '{}']);
+    const outcomes = await uow.runEach(['a', 'taken', 'c'], async (manager, name) => {
+      await manager.query(INSERT, ['Test', `${prefix}-${name}-first`, '{}']);
+      await manager.query(INSERT, ['Test', `${prefix}-${name}`, '{}']); // `taken` conflicts here, after its first row
+      return name;
+    });
+    assert.deepEqual(
+      outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 'rejected')),
+      ['a', 'rejected', 'c'],
+    );
+    const rows: { id_hash: string }[] = await svc.dataSource.query('SELECT id_hash FROM oidc_payloads WHERE id_hash LIKE ? ORDER BY id_hash', [`${prefix}%`]);
+    assert.deepEqual(
+      rows.map((r) => r.id_hash.slice(prefix.length)),
+      ['-a', '-a-first', '-c', '-c-first', '-taken'],
+      "the failed item's first row is gone with it",
+    );
+  });
 });
