@@ -18,11 +18,7 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
  * a DPoP-bound token (its proof is checked, and its jti used up, by the route's guard only).
  */
 export function importBodyParser(resolver: PrincipalResolver, limitBytes: number): Middleware {
-  return forInstanceOwners(resolver, express.Router().use(...jsonBodyParser(limitBytes)));
-}
-
-/** `parse` for a caller whose bearer token resolves to an IAM_OWNER (as `importBodyParser`); everyone else goes on. */
-export function forInstanceOwners(resolver: PrincipalResolver, parse: Middleware): Middleware {
+  const parse = express.Router().use(...jsonBodyParser(limitBytes));
   return (req, res, next) => {
     isInstanceOwner(resolver, req.headers.authorization).then(
       (owner) => (owner ? parse(req, res, next) : next()),
