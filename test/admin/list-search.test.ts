@@ -232,6 +232,8 @@ describe('searching the lists by name', () => {
       `/management/v1/orgs/${orgId}/provisioning/targets`,
       `/management/v1/orgs/${orgId}/external-resources`,
       `/management/v1/orgs/${otherOrgId}/users/${memberId}/agents`,
+      `/management/v1/orgs/${orgId}/registered-clients`,
+      '/admin/v1/registered-clients/unbound',
     ]) {
       for (const query of ['a%0Ab', 'x'.repeat(201)]) {
         const res = await svc.api('GET', `${path}?query=${query}`, { token: svc.adminToken });

@@ -76,6 +76,31 @@ describe('identity providers in the operator console (Chromium)', () => {
       assert.ok(!(await page.content()).includes('console-secret-71c2'), 'the secret is not shown');
       await check(page, 'org-idps');
 
+      // The list finds it by a part of its name, any case, and says so when nothing matches (the server's `?query=`).
+      const search = page.getByRole('search', { name: 'Search Identity providers' });
+      await search.getByLabel('Search by name').fill(name.slice(3).toUpperCase());
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await row.waitFor();
+      await search.getByLabel('Search by name').fill('nothing-like-it');
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText('Nothing matches “nothing-like-it”.').waitFor();
+      assert.equal(await row.count(), 0);
+      await search.getByLabel('Search by name').fill('');
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await row.waitFor();
+
+      // The organization's domains, searched the same way.
+      await page.goto(`${base}/console/orgs/${orgId}/domains`);
+      const domains = page.getByRole('table', { name: 'Domains' });
+      await domains.getByRole('rowheader', { name: 'contoso-console.example', exact: true }).waitFor();
+      const domainSearch = page.getByRole('search', { name: 'Search Domains' });
+      await domainSearch.getByLabel('Search by name').fill('RENAMED');
+      await domainSearch.getByRole('button', { name: 'Search', exact: true }).click();
+      await domains.getByRole('rowheader', { name: 'contoso-renamed.example', exact: true }).waitFor();
+      await domains.getByRole('rowheader', { name: 'contoso-console.example', exact: true }).waitFor({ state: 'detached' });
+      await page.goto(`${base}/console/orgs/${orgId}/idps`);
+      await row.waitFor();
+
       await page.getByLabel('Language').selectOption('de');
       await page.getByRole('heading', { name: 'Identitätsanbieter', level: 1 }).waitFor();
       await check(page, 'org-idps-de');

@@ -92,6 +92,10 @@ describe("administrators' view of connected agents", () => {
       (await agentsOf(person.userId)).map((a: { clientId: string }) => a.clientId),
       [second.clientId],
     );
+    // Found by its name before it goes (?query=, any case); another organization's are never among them.
+    const found = await svc.api('GET', orgPath('/registered-clients?query=SECOND%20AG'), { token: svc.adminToken });
+    assert.equal(found.status, 200, found.text);
+    assert.deepEqual([found.body.total, found.body.clients.map((c: { clientId: string }) => c.clientId)], [1, [second.clientId]]);
     const removed = await svc.api('DELETE', orgPath(`/registered-clients/${second.clientId}`), { token: svc.adminToken });
     assert.equal(removed.status, 204, removed.text);
     assert.deepEqual(await agentsOf(person.userId), [], 'no consent to a client that no longer exists');

@@ -37,6 +37,18 @@ describe('dynamic client registration: the instance administrator and the unboun
       ['first'],
     );
     assert.equal((await svc.api('GET', `${UNBOUND}?limit=1001`, { token: svc.adminToken })).status, 400);
+    // ?query= by the client's name (any case) or its id; the total counts the matches, and the page applies to them.
+    const named = await svc.api('GET', `${UNBOUND}?query=${encodeURIComponent('SEC')}`, { token: svc.adminToken });
+    assert.equal(named.status, 200, named.text);
+    assert.deepEqual([named.body.total, named.body.clients.map((c: { clientName: string }) => c.clientName)], [1, ['second']]);
+    const byId = await svc.api('GET', `${UNBOUND}?query=${open[0].client_id.slice(-12)}`, { token: svc.adminToken });
+    assert.deepEqual(
+      byId.body.clients.map((c: { clientId: string }) => c.clientId),
+      [open[0].client_id],
+    );
+    const paged = await svc.api('GET', `${UNBOUND}?query=i&limit=1&offset=1`, { token: svc.adminToken });
+    assert.deepEqual([paged.body.total, paged.body.clients.map((c: { clientName: string }) => c.clientName)], [2, ['first']], 'third and first contain an i');
+    assert.equal((await svc.api('GET', `${UNBOUND}?query=bound`, { token: svc.adminToken })).body.total, 0, 'the bound client is not among them');
 
     assert.equal((await svc.api('DELETE', `${UNBOUND}/${bound.client_id}`, { token: svc.adminToken })).status, 404, 'a bound one is its organization’s');
     assert.equal((await svc.api('DELETE', `${UNBOUND}/agent-unknown`, { token: svc.adminToken })).status, 404);

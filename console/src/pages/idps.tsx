@@ -1,10 +1,28 @@
 import { useState } from 'preact/hooks';
-import { api, enc } from '../api';
+import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, Checkbox, DeleteButton, Field, Form, Loading, Page, Select, Table, TextArea, useLoad } from '../components';
+import {
+  ActionButton,
+  Checkbox,
+  DeleteButton,
+  Field,
+  Form,
+  Loading,
+  Page,
+  Pager,
+  SearchForm,
+  Select,
+  Table,
+  TextArea,
+  emptyOf,
+  useListQuery,
+  useLoad,
+} from '../components';
 import { t } from '../i18n';
 
 type Idp = Schema<'IdpDto'>;
+
+const LIMIT = 50;
 
 type AuthMethod = 'client_secret_basic' | 'client_secret_post';
 /**
@@ -32,7 +50,10 @@ type LinkBy = '' | 'externalId' | 'userName' | 'email';
  */
 export function IdpsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/idps`;
-  const idps = useLoad(() => api<Schema<'IdpListDto'>>('GET', base), [base]);
+  // Searched and paged by the server (`?query=` matches the name, the issuer and the entity id).
+  const list = useListQuery();
+  const { offset } = list;
+  const idps = useLoad(() => api<Schema<'IdpListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`), [base, list.query, offset]);
   const [protocol, setProtocol] = useState<Protocol>('oidc');
   const [name, setName] = useState('');
   const [issuer, setIssuer] = useState('');
@@ -125,18 +146,22 @@ export function IdpsPage({ orgId }: { orgId: string }) {
         )}
         {rules.fields}
       </Form>
+      <SearchForm name={t('identityProviders')} onSearch={list.search} />
       <Loading loaded={idps}>
-        {({ idps: list }) =>
-          list.length === 0 ? (
-            <p>{t('noIdps')}</p>
-          ) : (
-            <Table caption={t('identityProviders')} headings={[t('name'), t('issuerOrEntity'), t('domains'), t('callbackOrMetadata'), t('actions')]}>
-              {list.map((idp) => (
+        {({ idps: found, total }) => (
+          <>
+            <Table
+              caption={t('identityProviders')}
+              headings={[t('name'), t('issuerOrEntity'), t('domains'), t('callbackOrMetadata'), t('actions')]}
+              empty={emptyOf(list.query, t('noIdps'), t('noIdpsNext'))}
+            >
+              {found.map((idp) => (
                 <IdpRow key={idp.id} idp={idp} path={`${base}/${enc(idp.id)}`} onChange={() => idps.reload()} />
               ))}
             </Table>
-          )
-        }
+            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
+          </>
+        )}
       </Loading>
     </Page>
   );

@@ -33,3 +33,9 @@ export function registeredClientDto(client: DynamicClientSummary): RegisteredCli
     lastUsedAt: new Date(client.lastUsedAt).toISOString(),
   };
 }
+
+/** What `?query=` matches of a registered client: its id, and its metadata's client name, URI and software id. */
+export function registeredClientTexts(client: DynamicClientSummary): (string | undefined)[] {
+  const text = (field: string) => (typeof client.metadata[field] === 'string' ? (client.metadata[field] as string) : undefined);
+  return [client.clientId, text('client_name'), text('client_uri'), text('software_id')];
+}

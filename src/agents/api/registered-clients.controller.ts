@@ -4,9 +4,9 @@ import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
-import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, pageOf, searchedList } from '../../common/http/validation/list-page.dto.js';
 import { RegisteredClients } from '../registration/registered-clients.service.js';
-import { RegisteredClientListDto, registeredClientDto } from './registered-client.dto.js';
+import { RegisteredClientListDto, registeredClientDto, registeredClientTexts } from './registered-client.dto.js';
 
 /** The clients that registered themselves to the organization (docs/agents.md, "Dynamic registration"): listed and removed. */
 @ApiTags('management')
@@ -15,11 +15,13 @@ export class RegisteredClientsController {
   constructor(private readonly clients: RegisteredClients) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the clients registered to the organization (RFC 7591), newest first' })
+  @ApiOperation({ summary: 'List the clients registered to the organization (RFC 7591), newest first; ?query= by client name, id, URI or software id' })
   @ApiOkResponse({ type: RegisteredClientListDto })
   @Authenticated({ role: Role.OrgOwner, orgParam: 'orgId' })
-  async list(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<RegisteredClientListDto> {
-    const { items, total } = await this.clients.ofOrg(orgId, pageOf(query));
+  async list(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<RegisteredClientListDto> {
+    const { items, total } = query.query
+      ? searchedList(await this.clients.everyOf(orgId), query, registeredClientTexts)
+      : await this.clients.ofOrg(orgId, pageOf(query));
     return { total, clients: items.map(registeredClientDto) };
   }
 

@@ -4,9 +4,9 @@ import { Authenticated } from '../../common/auth/authenticated.decorator.js';
 import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
-import { ListPageQueryDto, pageOf } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, pageOf, searchedList } from '../../common/http/validation/list-page.dto.js';
 import { RegisteredClients } from '../registration/registered-clients.service.js';
-import { RegisteredClientListDto, RemovedRegisteredClientsDto, registeredClientDto } from './registered-client.dto.js';
+import { RegisteredClientListDto, RemovedRegisteredClientsDto, registeredClientDto, registeredClientTexts } from './registered-client.dto.js';
 
 /**
  * The clients that registered themselves openly and are not bound to an organization yet (docs/agents.md, "Dynamic
@@ -19,11 +19,15 @@ export class UnboundRegisteredClientsController {
   constructor(private readonly clients: RegisteredClients) {}
 
   @Get()
-  @ApiOperation({ summary: 'List the openly registered clients not bound to an organization yet (RFC 7591), newest first' })
+  @ApiOperation({
+    summary: 'List the openly registered clients not bound to an organization yet (RFC 7591), newest first; ?query= by client name, id, URI or software id',
+  })
   @ApiOkResponse({ type: RegisteredClientListDto })
   @Authenticated({ role: Role.IamOwner })
-  async list(@Query() query: ListPageQueryDto): Promise<RegisteredClientListDto> {
-    const { items, total } = await this.clients.unbound(pageOf(query));
+  async list(@Query() query: ListSearchQueryDto): Promise<RegisteredClientListDto> {
+    const { items, total } = query.query
+      ? searchedList(await this.clients.everyOf(null), query, registeredClientTexts)
+      : await this.clients.unbound(pageOf(query));
     return { total, clients: items.map(registeredClientDto) };
   }
 

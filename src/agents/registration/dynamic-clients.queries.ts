@@ -207,20 +207,36 @@ function ownedBy(orgId: string | null): { where: string; parameters: string[] } 
 export async function dynamicClientsOf(dataSource: DataSource, orgId: string | null, page: Page): Promise<Paged<DynamicClientSummary>> {
   const statements = statementsOf(dataSource);
   const { where, parameters } = ownedBy(orgId);
-  const rows = await statements.rows<{ client_id: string; metadata: string; created_at: unknown; last_used_at: unknown }>(
+  const rows = await statements.rows<SummaryRow>(
     `SELECT client_id, metadata, created_at, last_used_at FROM dynamic_clients WHERE ${where}
       ORDER BY created_at DESC, client_id LIMIT ${Number(page.limit)} OFFSET ${Number(page.offset)}`,
     parameters,
   );
   const [count] = await statements.rows<{ n: number | string }>(`SELECT COUNT(*) AS n FROM dynamic_clients WHERE ${where}`, parameters);
+  return { items: rows.map(summaryOf), total: Number(count?.n ?? 0) };
+}
+
+/**
+ * Every registration of an organization (null: the unbound ones), newest first: a list read whole to be searched by
+ * what its metadata says (the registrations of an owner are capped, DYNAMIC_REGISTRATION_MAX_PER_ORG and _UNBOUND).
+ */
+export async function allDynamicClientsOf(dataSource: DataSource, orgId: string | null): Promise<DynamicClientSummary[]> {
+  const { where, parameters } = ownedBy(orgId);
+  const rows = await statementsOf(dataSource).rows<SummaryRow>(
+    `SELECT client_id, metadata, created_at, last_used_at FROM dynamic_clients WHERE ${where} ORDER BY created_at DESC, client_id`,
+    parameters,
+  );
+  return rows.map(summaryOf);
+}
+
+type SummaryRow = { client_id: string; metadata: string; created_at: unknown; last_used_at: unknown };
+
+function summaryOf(r: SummaryRow): DynamicClientSummary {
   return {
-    items: rows.map((r) => ({
-      clientId: r.client_id,
-      metadata: json<Record<string, unknown>>(r.metadata, {}),
-      createdAt: millis(r.created_at) ?? 0,
-      lastUsedAt: millis(r.last_used_at) ?? 0,
-    })),
-    total: Number(count?.n ?? 0),
+    clientId: r.client_id,
+    metadata: json<Record<string, unknown>>(r.metadata, {}),
+    createdAt: millis(r.created_at) ?? 0,
+    lastUsedAt: millis(r.last_used_at) ?? 0,
   };
 }
 

@@ -8,7 +8,14 @@ import type { Page, Paged } from '../../common/database/page.js';
 import { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { EventStore } from '../../common/events/event-store.js';
-import { dynamicClientIdsOf, dynamicClientsOf, removeDynamicClient, removeDynamicClientIn, removeRegistrationTokensOf } from './dynamic-clients.queries.js';
+import {
+  allDynamicClientsOf,
+  dynamicClientIdsOf,
+  dynamicClientsOf,
+  removeDynamicClient,
+  removeDynamicClientIn,
+  removeRegistrationTokensOf,
+} from './dynamic-clients.queries.js';
 import type { DynamicClientSummary } from './dynamic-clients.queries.js';
 
 /** How many unbound registrations one read takes when all of them are removed; each goes in a transaction of its own. */
@@ -45,6 +52,11 @@ export class RegisteredClients {
   /** The openly registered clients not bound to an organization yet. */
   unbound(page: Page): Promise<Paged<DynamicClientSummary>> {
     return dynamicClientsOf(this.dataSource, null, page);
+  }
+
+  /** All of an organization's registrations (null: the unbound ones), to be searched: there are at most the cap's. */
+  everyOf(orgId: string | null): Promise<DynamicClientSummary[]> {
+    return allDynamicClientsOf(this.dataSource, orgId);
   }
 
   /** 404 for another organization's. */
