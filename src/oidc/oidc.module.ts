@@ -1,3 +1,5 @@
+import { CLIENT_TOKENS } from '../common/auth/client-tokens.js';
+import { OidcClientTokens } from './tokens/oidc-client-tokens.js';
 import { Global, Module } from '@nestjs/common';
 import { ACCESS_TOKEN_VERIFIER } from '../common/auth/principal-resolver.js';
 import { DPOP_REPLAYS } from '../common/auth/dpop-replay.js';
@@ -68,12 +70,14 @@ import { AgentWiring } from './agent-wiring.js';
     { provide: ACCESS_TOKEN_VERIFIER, useClass: OidcAccessTokenVerifier },
     { provide: DPOP_REPLAYS, useClass: DpopReplayGuard },
     { provide: USER_TOKENS, useClass: OidcUserTokens },
+    { provide: CLIENT_TOKENS, useClass: OidcClientTokens },
     { provide: CLIENT_REGISTRATIONS, useClass: OidcClientRegistrations },
   ],
   exports: [
     ACCESS_TOKEN_VERIFIER,
     DPOP_REPLAYS,
     USER_TOKENS,
+    CLIENT_TOKENS,
     CLIENT_REGISTRATIONS,
     SIGN_IN_PROTOCOL,
     CONSENT_PROTOCOL,

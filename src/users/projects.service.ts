@@ -96,6 +96,8 @@ interface NewApiApplication {
    * redemption token for it (docs/product-rules.md, "Application access"); default `everyone`.
    */
   access?: ApplicationAccessMode;
+  /** A Shared Signals receiver (docs/signals.md, "Receivers"); only an ORG_OWNER of the organization sets it. */
+  ssfReceiver?: boolean;
 }
 
 /** The columns only an API application fills: its resource (RFC 8707) and that resource's scopes. */
@@ -202,6 +204,7 @@ export class ProjectsService {
       access: validAccessMode(input.access ?? 'everyone'),
       resourceUri: resource.resourceUri,
       resourceScopes: resource.resourceUri === null ? null : resource.scopes,
+      ssfReceiver: input.ssfReceiver ?? false,
     });
   }
 

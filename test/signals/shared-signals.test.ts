@@ -5,7 +5,7 @@ import type { JWTPayload } from 'jose';
 import { eventually } from '../faults/faults.helpers.js';
 import { createCaller, createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
-import { createHuman, createOidcApp, createProject, PASSWORD } from '../oidc/support/oidc-fixtures.js';
+import { createHuman, createMachine, createOidcApp, createProject, PASSWORD } from '../oidc/support/oidc-fixtures.js';
 import type { OidcApp } from '../oidc/support/oidc-fixtures.js';
 import { LogoutReceiver } from '../oidc/support/logout-receiver.js';
 import { startPostReceiver } from '../support/post-receiver.js';
@@ -47,7 +47,26 @@ describe('Shared Signals: A transmits, B receives', () => {
   let idpId: string;
   let jwks: ReturnType<typeof createRemoteJWKSet>;
 
-  const basic = (app: OidcApp) => `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`;
+  const basic = (app: Pick<OidcApp, 'clientId' | 'clientSecret'>) => `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`;
+  /** A token request by client credentials at A (RFC 6749 §4.4), as a receiver makes one (docs/signals.md, "Receivers"). */
+  async function receiverToken(app: Pick<OidcApp, 'clientId' | 'clientSecret'>, form: Record<string, string> = { scope: 'ssf.manage' }) {
+    const res = await fetch(new URL('/oauth/v2/token', a.url), {
+      method: 'POST',
+      headers: { authorization: basic(app), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'client_credentials', ...form }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, string> };
+  }
+  const receiverTokens = new Map<string, string>();
+  /** The receiver's `Authorization`: a token of scope ssf.manage, got once per application. */
+  async function bearer(app: Pick<OidcApp, 'clientId' | 'clientSecret'>): Promise<string> {
+    if (!receiverTokens.has(app.clientId)) {
+      const issued = await receiverToken(app);
+      assert.equal(issued.status, 200, JSON.stringify(issued.body));
+      receiverTokens.set(app.clientId, issued.body.access_token);
+    }
+    return `Bearer ${receiverTokens.get(app.clientId)}`;
+  }
   const aUser = (userId: string, rest = '') => `/management/v1/orgs/${aProject.orgId}/users/${userId}${rest}`;
 
   before(async () => {
@@ -96,7 +115,7 @@ describe('Shared Signals: A transmits, B receives', () => {
 
   async function pollStream(app: OidcApp, events = ALL) {
     const res = await a.api('POST', '/ssf/v1/streams', {
-      headers: { authorization: basic(app) },
+      headers: { authorization: await bearer(app) },
       body: { delivery: { method: POLL }, events_requested: events },
     });
     assert.equal(res.status, 201, res.text);
@@ -110,7 +129,7 @@ describe('Shared Signals: A transmits, B receives', () => {
     let ack: string[] = [];
     await eventually('the SETs at the poll endpoint', async () => {
       const res = await a.api('POST', `/ssf/v1/poll/${streamId}`, {
-        headers: { authorization: basic(app) },
+        headers: { authorization: await bearer(app) },
         body: { ack, maxEvents: 50, returnImmediately: true },
       });
       assert.equal(res.status, 200, res.text);
@@ -118,7 +137,7 @@ describe('Shared Signals: A transmits, B receives', () => {
       for (const [jti, token] of Object.entries(res.body.sets as Record<string, string>)) got.push(await verified(token, app, jti));
       return done(got) ? true : undefined;
     });
-    if (ack.length) await a.api('POST', `/ssf/v1/poll/${streamId}`, { headers: { authorization: basic(app) }, body: { ack, maxEvents: 0 } });
+    if (ack.length) await a.api('POST', `/ssf/v1/poll/${streamId}`, { headers: { authorization: await bearer(app) }, body: { ack, maxEvents: 0 } });
     return got;
   }
 
@@ -148,6 +167,75 @@ describe('Shared Signals: A transmits, B receives', () => {
     assert.equal(anonymous.status, 401, 'stream management needs the receiver');
     const wrong = await a.api('GET', '/ssf/v1/streams', { headers: { authorization: `Basic ${Buffer.from(`${aApp.clientId}:nope`).toString('base64')}` } });
     assert.equal(wrong.status, 401);
+    assert.equal((await a.api('GET', '/ssf/v1/streams', { headers: { authorization: 'Bearer not-a-token-of-this-instance' } })).status, 401);
+    // A receiver configured before tokens still authenticates with its client id and secret (HTTP Basic).
+    assert.equal((await a.api('GET', '/ssf/v1/streams', { headers: { authorization: basic(aApp) } })).status, 200);
+  });
+
+  it('an API application made a receiver manages its streams with a token of scope ssf.manage, which reaches nothing else; no other client gets one', async () => {
+    const apps = `/management/v1/orgs/${aProject.orgId}/projects/${aProject.projectId}/apps`;
+    const created = await a.api('POST', `${apps}/api`, {
+      token: a.adminToken,
+      body: { name: unique('SIEM receiver'), authMethod: 'client_secret_basic', ssfReceiver: true },
+    });
+    assert.equal(created.status, 201, created.text);
+    const receiver = { clientId: created.body.clientId as string, clientSecret: created.body.clientSecret as string };
+    const issued = await receiverToken(receiver);
+    assert.equal(issued.status, 200, JSON.stringify(issued.body));
+    assert.deepEqual([issued.body.token_type, issued.body.scope], ['Bearer', 'ssf.manage']);
+    const auth = { authorization: `Bearer ${issued.body.access_token}` };
+
+    const stream = await a.api('POST', '/ssf/v1/streams', { headers: auth, body: { delivery: { method: POLL }, events_requested: [SESSION_REVOKED] } });
+    assert.equal(stream.status, 201, stream.text);
+    const streamId = stream.body.stream_id as string;
+    assert.equal(stream.body.aud, receiver.clientId);
+    const read = await a.api('GET', `/ssf/v1/streams?stream_id=${streamId}`, { headers: auth });
+    assert.deepEqual([read.status, read.body.stream_id], [200, streamId]);
+    const changed = await a.api('PATCH', '/ssf/v1/streams', { headers: auth, body: { stream_id: streamId, description: 'SIEM' } });
+    assert.deepEqual([changed.status, changed.body.description], [200, 'SIEM']);
+    const paused = await a.api('POST', '/ssf/v1/streams/status', { headers: auth, body: { stream_id: streamId, status: 'paused' } });
+    assert.deepEqual([paused.status, paused.body.status], [200, 'paused']);
+    assert.equal(
+      (await a.api('GET', `/ssf/v1/streams?stream_id=${streamId}`, { headers: { authorization: await bearer(aApp) } })).status,
+      404,
+      'another receiver does not see it',
+    );
+
+    // The token is for the stream management endpoints alone: not the APIs, userinfo, or introspection by an application of its project.
+    assert.equal((await a.api('GET', `/management/v1/orgs/${aProject.orgId}/users`, { headers: auth })).status, 401);
+    assert.equal((await a.api('GET', `/scim/v2/${aProject.orgId}/Users`, { headers: auth })).status, 401);
+    const userinfo = await fetch(new URL('/oidc/v1/userinfo', a.url), { headers: auth });
+    assert.deepEqual([userinfo.status, ((await userinfo.json()) as { error?: string }).error], [403, 'insufficient_scope'], 'no openid, no user');
+    const introspected = await fetch(new URL('/oauth/v2/introspect', a.url), {
+      method: 'POST',
+      headers: { authorization: basic(aApp), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: issued.body.access_token }),
+    });
+    assert.deepEqual(await introspected.json(), { active: false });
+    // That scope alone, for no resource; no other client gets it.
+    const more = await receiverToken(receiver, { scope: 'ssf.manage openid' });
+    assert.deepEqual([more.status, more.body.error], [400, 'invalid_scope']);
+    const resource = await receiverToken(receiver, { scope: 'ssf.manage', resource: 'urn:portcullis:api' });
+    assert.deepEqual([resource.status, resource.body.error], [400, 'invalid_target']);
+    const plain = await a.api('POST', `${apps}/api`, { token: a.adminToken, body: { name: unique('plain api'), authMethod: 'client_secret_basic' } });
+    assert.equal(plain.status, 201, plain.text);
+    const notReceiver = await receiverToken({ clientId: plain.body.clientId, clientSecret: plain.body.clientSecret });
+    assert.deepEqual([notReceiver.status, notReceiver.body.error], [400, 'unauthorized_client']);
+    const machine = await createMachine(a, aProject.orgId);
+    const machineAsks = await receiverToken(machine);
+    assert.deepEqual([machineAsks.status, machineAsks.body.error], [400, 'invalid_scope']);
+    const machineToken = await receiverToken(machine, {});
+    assert.equal(machineToken.status, 200, JSON.stringify(machineToken.body));
+    assert.equal(
+      (await a.api('GET', '/ssf/v1/streams', { headers: { authorization: `Bearer ${machineToken.body.access_token}` } })).status,
+      401,
+      'a token without ssf.manage',
+    );
+
+    // Made no receiver again: its token opens nothing from the next call on.
+    const cleared = await a.api('PATCH', `${apps}/${created.body.appId}`, { token: a.adminToken, body: { ssfReceiver: false } });
+    assert.equal(cleared.status, 200, cleared.text);
+    assert.equal((await a.api('GET', `/ssf/v1/streams?stream_id=${streamId}`, { headers: auth })).status, 401);
   });
 
   it('disabling a person at A ends their session at B, deactivates them there, and B’s application gets back-channel logout', async () => {
@@ -276,8 +364,8 @@ describe('Shared Signals: A transmits, B receives', () => {
     const app = await createOidcApp(a, aProject, RECEIVER);
     const streamId = await pollStream(app, [CREDENTIAL_CHANGE]);
     const [byId, byEmail, other] = [await createHuman(a, aProject.orgId), await createHuman(a, aProject.orgId), await createHuman(a, aProject.orgId)];
-    const subjects = (action: 'add' | 'remove', subject: unknown, id = streamId, who = app) =>
-      a.api('POST', `/ssf/v1/streams/subjects/${action}`, { headers: { authorization: basic(who) }, body: { stream_id: id, subject } });
+    const subjects = async (action: 'add' | 'remove', subject: unknown, id = streamId, who = app) =>
+      a.api('POST', `/ssf/v1/streams/subjects/${action}`, { headers: { authorization: await bearer(who) }, body: { stream_id: id, subject } });
     const idSubject = { format: 'iss_sub', iss: a.url, sub: byId.userId };
     assert.equal((await subjects('add', idSubject)).status, 200);
     assert.equal((await subjects('add', { format: 'email', email: `${byEmail.userName}@EXAMPLE.com` })).status, 200, 'an address in any case');
@@ -311,7 +399,7 @@ describe('Shared Signals: A transmits, B receives', () => {
     const held = await pollStream(app, [IDENTIFIER_CHANGED]);
     const control = await pollStream(app, [IDENTIFIER_CHANGED]);
     const paused = await a.api('POST', '/ssf/v1/streams/status', {
-      headers: { authorization: basic(app) },
+      headers: { authorization: await bearer(app) },
       body: { stream_id: held, status: 'paused', reason: 'maintenance' },
     });
     assert.equal(paused.status, 200, paused.text);
@@ -321,9 +409,12 @@ describe('Shared Signals: A transmits, B receives', () => {
     assert.equal((await a.api('PATCH', aUser(carol.userId), { token: a.adminToken, body: { email: { email } } })).status, 200);
     // The enabled stream got it: A has made the SETs of that event for every stream that wanted it.
     await pollUntil(app, control, (got) => got.some((s) => subjectOf(s) === carol.userId));
-    const whilePaused = await a.api('POST', `/ssf/v1/poll/${held}`, { headers: { authorization: basic(app) }, body: { maxEvents: 10 } });
+    const whilePaused = await a.api('POST', `/ssf/v1/poll/${held}`, { headers: { authorization: await bearer(app) }, body: { maxEvents: 10 } });
     assert.deepEqual(whilePaused.body, { sets: {}, moreAvailable: false });
-    const enabled = await a.api('POST', '/ssf/v1/streams/status', { headers: { authorization: basic(app) }, body: { stream_id: held, status: 'enabled' } });
+    const enabled = await a.api('POST', '/ssf/v1/streams/status', {
+      headers: { authorization: await bearer(app) },
+      body: { stream_id: held, status: 'enabled' },
+    });
     assert.equal(enabled.status, 200, enabled.text);
     const sets = await pollUntil(app, held, (got) => got.some((s) => subjectOf(s) === carol.userId));
     assert.equal((sets.find((s) => subjectOf(s) === carol.userId)!.events as any)[IDENTIFIER_CHANGED]['new-value'], email);
@@ -354,6 +445,9 @@ describe('Shared Signals: A transmits, B receives', () => {
     });
     assert.equal(refused.status, 401, refused.text);
     assert.equal((await a.api('GET', '/ssf/v1/streams', { headers: { authorization: basic(app) } })).status, 401);
+    const noToken = await receiverToken(app);
+    assert.equal(noToken.status, 400, 'no client credentials for an application that is no receiver');
+    assert.equal(noToken.body.error, 'unauthorized_client');
     const made = await a.api('PATCH', `/management/v1/orgs/${aProject.orgId}/projects/${aProject.projectId}/apps/${app.appId}`, {
       token: a.adminToken,
       body: { ssfReceiver: true },
@@ -410,15 +504,18 @@ describe('Shared Signals: A transmits, B receives', () => {
   it('a verification event reaches the stream (SSF 1.0 §8.1.4.2), and a deleted stream is gone', async () => {
     const app = await createOidcApp(a, aProject, RECEIVER);
     const streamId = await pollStream(app);
-    const verify = await a.api('POST', '/ssf/v1/streams/verify', { headers: { authorization: basic(app) }, body: { stream_id: streamId, state: 'st-42' } });
+    const verify = await a.api('POST', '/ssf/v1/streams/verify', {
+      headers: { authorization: await bearer(app) },
+      body: { stream_id: streamId, state: 'st-42' },
+    });
     assert.equal(verify.status, 204, verify.text);
     const [set] = await pollUntil(app, streamId, (got) => got.length > 0);
     assert.deepEqual(set.events, { 'https://schemas.openid.net/secevent/ssf/event-type/verification': { state: 'st-42' } });
     const other = await createOidcApp(a, aProject, RECEIVER);
-    const foreign = await a.api('GET', `/ssf/v1/streams?stream_id=${streamId}`, { headers: { authorization: basic(other) } });
+    const foreign = await a.api('GET', `/ssf/v1/streams?stream_id=${streamId}`, { headers: { authorization: await bearer(other) } });
     assert.equal(foreign.status, 404, 'another application sees no stream of this one');
-    assert.equal((await a.api('DELETE', `/ssf/v1/streams?stream_id=${streamId}`, { headers: { authorization: basic(app) } })).status, 204);
-    assert.equal((await a.api('GET', `/ssf/v1/streams?stream_id=${streamId}`, { headers: { authorization: basic(app) } })).status, 404);
+    assert.equal((await a.api('DELETE', `/ssf/v1/streams?stream_id=${streamId}`, { headers: { authorization: await bearer(app) } })).status, 204);
+    assert.equal((await a.api('GET', `/ssf/v1/streams?stream_id=${streamId}`, { headers: { authorization: await bearer(app) } })).status, 404);
     const events = await searchEvents(a, { aggregate_id: app.appId, event_types: ['ssf.stream.added', 'ssf.stream.removed'], asc: true });
     assert.deepEqual(
       events.map((e) => [e.type.type, e.payload.streamId]),
@@ -449,7 +546,7 @@ describe('Shared Signals: A transmits, B receives', () => {
     );
     try {
       const created = await a.api('POST', '/ssf/v1/streams', {
-        headers: { authorization: basic(app) },
+        headers: { authorization: await bearer(app) },
         body: {
           delivery: { method: 'urn:ietf:rfc:8935', endpoint_url: `${receiver.origin}/ssf`, authorization_header: 'Bearer push-secret' },
           events_requested: [CREDENTIAL_CHANGE],
@@ -481,7 +578,7 @@ describe('Shared Signals: A transmits, B receives', () => {
     let push: (token: string, authorization?: string) => Promise<{ status: number; body: any }>;
 
     before(async () => {
-      tx = await SetTransmitter.start('portcullis-b-at-tx');
+      tx = await SetTransmitter.start('portcullis-b-at-tx', 'tx-secret-1234');
       const idp = await b.api('POST', `/management/v1/orgs/${bProject.orgId}/idps`, {
         token: b.adminToken,
         body: { type: 'oidc', name: 'jose transmitter', issuer: tx.issuer, clientId: 'portcullis-b-at-tx', clientSecret: 'tx-secret-1234' },
@@ -491,6 +588,12 @@ describe('Shared Signals: A transmits, B receives', () => {
       const subscribed = await b.api('PUT', `/management/v1/orgs/${bProject.orgId}/idps/${txIdp}/signals`, { token: b.adminToken });
       assert.equal(subscribed.status, 201, subscribed.text);
       const [stream] = tx.streams;
+      // B asked for a token of scope ssf.manage by client credentials, and created the stream with it (docs/signals.md).
+      assert.deepEqual(
+        tx.tokenRequests.map((r) => r.form),
+        [{ grant_type: 'client_credentials', scope: 'ssf.manage' }],
+      );
+      assert.match(stream.authorization, /^Bearer tx-token-/);
       assert.equal(stream.body.delivery.method, 'urn:ietf:rfc:8935');
       assert.deepEqual(stream.body.events_requested.sort(), [SESSION_REVOKED, CREDENTIAL_CHANGE, ACCOUNT_DISABLED, ACCOUNT_PURGED].sort());
       push = async (token, authorization = stream.body.delivery.authorization_header) => {

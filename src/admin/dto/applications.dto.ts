@@ -89,7 +89,7 @@ export class AppDto {
   @ApiPropertyOptional({ description: 'OIDC: request objects only with exp' }) requestObjectRequiresExp?: boolean;
   @ApiPropertyOptional({ enum: AUTHORIZATION_RESPONSE_ALGS, nullable: true, description: 'OIDC: JARM alg' }) authorizationSignedResponseAlg?: string | null;
   @ApiPropertyOptional({ description: 'OIDC: RFC 9449 DPoP-bound access tokens required' }) dpopBoundAccessTokens?: boolean;
-  @ApiPropertyOptional({ description: 'OIDC: may open Shared Signals streams (docs/signals.md)' }) ssfReceiver?: boolean;
+  @ApiPropertyOptional({ description: 'OIDC and API: may open Shared Signals streams (docs/signals.md)' }) ssfReceiver?: boolean;
   @ApiPropertyOptional({ type: String, nullable: true, description: 'OIDC Back-Channel Logout 1.0: where logout tokens are sent' }) backchannelLogoutUri?:
     | string
     | null;

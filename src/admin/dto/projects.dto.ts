@@ -79,7 +79,8 @@ export class OauthProfileFieldsDto {
 
   @ApiPropertyOptional({
     default: false,
-    description: 'may open Shared Signals streams (SSF 1.0) about the people it may enter, with its client id and secret',
+    description:
+      'may open Shared Signals streams (SSF 1.0) about the people it may enter, with a token of scope ssf.manage (client_credentials) or its client id and secret',
   })
   @IsOptional()
   @IsBoolean()
@@ -215,6 +216,14 @@ export class CreateApiAppDto extends IntersectionType(ApiResourceFieldsDto, Pick
   @IsOptional()
   @IsIn(ACCESS_TOKEN_TYPES)
   accessTokenType?: (typeof ACCESS_TOKEN_TYPES)[number];
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'a Shared Signals receiver (SSF 1.0): gets tokens of scope ssf.manage by client_credentials to manage its streams; only an ORG_OWNER sets it',
+  })
+  @IsOptional()
+  @IsBoolean()
+  ssfReceiver?: boolean;
 }
 
 export class AppCreatedDto {

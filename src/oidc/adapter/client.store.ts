@@ -289,7 +289,10 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
   const api = row.kind === 'api';
   const authMethod = row.auth_method ?? 'client_secret_basic';
   const allGrants = json<string[]>(row.grant_types, []);
-  const grantTypes = api ? [] : allGrants.filter((g) => g !== 'refresh_token' || grantsIssueRefreshTokens(allGrants));
+  const ownGrants = api ? [] : allGrants.filter((g) => g !== 'refresh_token' || grantsIssueRefreshTokens(allGrants));
+  // A Shared Signals receiver gets its `ssf.manage` tokens by client credentials (docs/signals.md, "Receivers"); the
+  // grant gives an application nothing else (resource-indicators.ts, clientCredentialsOfApplication).
+  const grantTypes = flag(row.ssf_receiver) && authMethod !== 'none' ? [...ownGrants, 'client_credentials'] : ownGrants;
   return {
     client_id: row.client_id,
     client_name: row.name,
@@ -313,7 +316,7 @@ function applicationClient({ row, keys }: Registration, signingAlg: string): Ada
     portcullis_dev_mode: flag(row.dev_mode),
     portcullis_access_token_type: row.access_token_type,
     portcullis_userinfo_assertion: flag(row.id_token_userinfo_assertion),
-    scope: allowedScopes(flag(row.api_access)),
+    scope: allowedScopes(flag(row.api_access), flag(row.ssf_receiver)),
     ...(api && row.resource_uri ? { portcullis_resource_uri: row.resource_uri } : {}),
     ...(api ? {} : profileMetadata(row, signingAlg)),
   };

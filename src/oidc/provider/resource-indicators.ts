@@ -6,6 +6,7 @@ import { projectsOfOrganization } from '../../users/queries/application-audience
 import { API_AUDIENCE, apiAudienceAllowed, requestedProjects } from '../tokens/audience.js';
 import { RESOURCE_COMPANION_SCOPES } from '../../users/api-resource.rules.js';
 import { SCOPES } from './scopes.js';
+import { SSF_MANAGE_SCOPE } from '../../common/auth/client-tokens.js';
 import { clientKindOf } from '../../login/client-kind.js';
 import { apiResourceByUri } from '../../users/queries/api-resources.js';
 import type { ApiResourceRow } from '../../users/queries/api-resources.js';
@@ -31,10 +32,12 @@ export function resourceIndicators(dataSource: DataSource, instance: InstanceEnt
       // resource of every token it asks for: no default is a decision about what it may reach (docs/agents.md).
       if (isSelfRegistered(client)) throw new errors.InvalidTarget('a resource is required for this client');
       await assertOwnProjects(dataSource, ctx, client);
+      if (isClientCredentials(ctx)) return clientCredentialsResource(ctx, client);
       return defaultResource(ctx, client);
     },
     useGrantedResource: () => true,
     getResourceServerInfo: async (ctx: OidcContext, resource: string, client: ClientMeta) => {
+      if (isClientCredentials(ctx) && clientKindOf(client) !== 'machine') throw new errors.InvalidTarget(RECEIVER_TOKEN_TARGET);
       if (resource === API_AUDIENCE && !apiAudienceAllowed(client)) throw new errors.InvalidTarget('this client may not obtain tokens for the Portcullis API');
       if (resource === API_AUDIENCE || resource === ownProjectResource(client)) return resourceServerInfo(ctx, resource, client, instance, alg);
       const api = await apiResourceByUri(dataSource, resource);
@@ -111,6 +114,30 @@ async function assertOwnProjects(dataSource: DataSource, ctx: OidcContext, clien
       `no project ${foreign.join(', ')} in the organization of this client`,
       foreign.map((p) => `urn:portcullis:iam:org:project:id:${p}:aud`).join(' '),
     );
+}
+
+const RECEIVER_TOKEN_TARGET = "an application's client credentials token is for the Shared Signals endpoints of this instance alone: no resource";
+
+function isClientCredentials(ctx: OidcContext): boolean {
+  return ctx.oidc?.params?.grant_type === 'client_credentials';
+}
+
+/**
+ * The client credentials grant: a machine user's tokens are for the Portcullis API; an application gets one only as a
+ * Shared Signals receiver (its registration then allows `ssf.manage`, client.store.ts), with that scope alone and for
+ * no resource, so it is opaque, has no user, and is taken nowhere but by the stream management endpoints
+ * (docs/signals.md, "Receivers"): not by the APIs (no Portcullis API audience), introspection (no user) or a resource
+ * server of its project (no JWT for the project).
+ */
+function clientCredentialsResource(ctx: OidcContext, client: ClientMeta): string | undefined {
+  const scopes = requestedScope(ctx).split(' ').filter(Boolean);
+  if (clientKindOf(client) === 'machine') {
+    if (scopes.includes(SSF_MANAGE_SCOPE)) throw new errors.InvalidScope('a machine user is no Shared Signals receiver', SSF_MANAGE_SCOPE);
+    return API_AUDIENCE;
+  }
+  if (scopes.length !== 1 || scopes[0] !== SSF_MANAGE_SCOPE)
+    throw new errors.InvalidScope(`an application asks for the scope ${SSF_MANAGE_SCOPE} alone`, SSF_MANAGE_SCOPE);
+  return undefined;
 }
 
 function defaultResource(_ctx: OidcContext, client: ClientMeta): string | undefined {

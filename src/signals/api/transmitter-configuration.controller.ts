@@ -1,5 +1,14 @@
 import { Body, Controller, Get, Headers, HttpCode, Inject, Param, Post } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBasicAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBasicAuth,
+  ApiBearerAuth,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import { ApiErrorDto } from '../../common/http/openapi/api-error.dto.js';
 import { Public } from '../../common/auth/authenticated.decorator.js';
 import { APP_CONFIG } from '../../common/config/config.token.js';
@@ -42,10 +51,14 @@ export class TransmitterConfigurationController {
   @Post('ssf/v1/poll/:streamId')
   @HttpCode(200)
   @Public()
+  @ApiBearerAuth()
   @ApiBasicAuth()
   @ApiOperation({ summary: 'Poll a stream (RFC 8936 §2.4): acknowledge SETs and receive the next ones' })
   @ApiOkResponse({ type: PollAnswerDto })
-  @ApiUnauthorizedResponse({ description: 'no receiver: the client id and secret of an application, in HTTP Basic', type: ApiErrorDto })
+  @ApiUnauthorizedResponse({
+    description: 'no receiver: a token of scope ssf.manage (client_credentials) of a receiver application, or its client id and secret in HTTP Basic',
+    type: ApiErrorDto,
+  })
   @ApiBadRequestResponse({ description: 'a push stream, or a bad request', type: ApiErrorDto })
   @ApiNotFoundResponse({ description: 'no such stream of the receiver', type: ApiErrorDto })
   async poll(

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Patch, Post, Put, Que
 import {
   ApiBadRequestResponse,
   ApiBasicAuth,
+  ApiBearerAuth,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiNotFoundResponse,
@@ -23,8 +24,12 @@ import { StreamSubjectsService } from '../transmitter/stream-subjects.service.js
  * application, authenticated here by its client id and secret (ReceiverAuth), and sees only its own streams.
  */
 @ApiTags('signals')
+@ApiBearerAuth()
 @ApiBasicAuth()
-@ApiUnauthorizedResponse({ description: 'no receiver: the client id and secret of an application, in HTTP Basic', type: ApiErrorDto })
+@ApiUnauthorizedResponse({
+  description: 'no receiver: a token of scope ssf.manage (client_credentials) of a receiver application, or its client id and secret in HTTP Basic',
+  type: ApiErrorDto,
+})
 @ApiBadRequestResponse({ description: 'a member the transmitter does not take (unknown event type, delivery method, endpoint)', type: ApiErrorDto })
 @ApiNotFoundResponse({ description: 'no such stream of the receiver', type: ApiErrorDto })
 @Controller('ssf/v1/streams')

@@ -1,3 +1,4 @@
+import { SSF_MANAGE_SCOPE } from '../../common/auth/client-tokens.js';
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { JSONWebKeySet } from 'jose';
@@ -86,10 +87,10 @@ export class SsfReceiverService {
     const methods = Array.isArray(metadata.delivery_methods_supported) ? metadata.delivery_methods_supported : [];
     if (!methods.includes(PUSH_METHOD)) throw DomainError.invalid('the transmitter does not push (RFC 8935)');
     const pushToken = generateSecret();
-    const basic = Buffer.from(`${encodeURIComponent(settings.clientId)}:${encodeURIComponent(secret)}`).toString('base64');
+    const authorization = await this.managementAuthorization(settings, secret);
     const stream = await this.json(configurationEndpoint, {
       method: 'POST',
-      headers: { accept: 'application/json', 'content-type': 'application/json', authorization: `Basic ${basic}` },
+      headers: { accept: 'application/json', 'content-type': 'application/json', authorization },
       body: JSON.stringify({
         delivery: { method: PUSH_METHOD, endpoint_url: `${this.config.publicUrl}/ssf/v1/receive/${idpId}`, authorization_header: `Bearer ${pushToken}` },
         events_requested: EVENTS_WANTED,
@@ -140,9 +141,40 @@ export class SsfReceiverService {
     const [idp] = await idpsOf(this.uow.manager, orgId, idpId);
     if (!idp?.clientSecret) return;
     const settings = JSON.parse(idp.settings) as OidcSettings;
-    const basic = Buffer.from(`${encodeURIComponent(settings.clientId)}:${encodeURIComponent(this.encryptor.decrypt(idp.clientSecret))}`).toString('base64');
     const url = `${found.configurationEndpoint}?stream_id=${encodeURIComponent(found.streamId)}`;
-    await this.fetch(url, { method: 'DELETE', headers: { authorization: `Basic ${basic}` } }).catch(() => undefined);
+    await this.managementAuthorization(settings, this.encryptor.decrypt(idp.clientSecret))
+      .then((authorization) => this.fetch(url, { method: 'DELETE', headers: { authorization } }))
+      .catch(() => undefined);
+  }
+
+  /**
+   * How this receiver calls the transmitter's stream management endpoints (SSF 1.0 §8.1.1, `authorization_schemes`
+   * `urn:ietf:rfc:6749`): a token of scope `ssf.manage` from the upstream's token endpoint by client credentials
+   * (RFC 6749 §4.4), authenticated as the identity provider's client is at sign-in. One token per call: a stream is
+   * managed a few times in its life.
+   */
+  private async managementAuthorization(settings: OidcSettings, secret: string): Promise<string> {
+    const discovery = await this.json(`${settings.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+    });
+    if (typeof discovery.token_endpoint !== 'string') throw DomainError.invalid('the upstream names no token_endpoint');
+    const form = new URLSearchParams({ grant_type: 'client_credentials', scope: SSF_MANAGE_SCOPE });
+    const headers: Record<string, string> = { accept: 'application/json', 'content-type': 'application/x-www-form-urlencoded' };
+    if (settings.authMethod === 'client_secret_post') {
+      form.set('client_id', settings.clientId);
+      form.set('client_secret', secret);
+    } else {
+      // RFC 6749 §2.3.1: each part form-urlencoded before they are joined.
+      headers.authorization = `Basic ${Buffer.from(`${formEncoded(settings.clientId)}:${formEncoded(secret)}`).toString('base64')}`;
+    }
+    const answer = await this.json(
+      discovery.token_endpoint,
+      { method: 'POST', headers, body: form.toString() },
+      'the upstream refused a token of scope ssf.manage',
+    );
+    if (typeof answer.access_token !== 'string') throw DomainError.invalid('the upstream answered no access_token');
+    return `Bearer ${answer.access_token}`;
   }
 
   /** RFC 8935 §2: one pushed SET. Resolves when it was accepted (and acted on); throws RefusedSet otherwise. */
@@ -221,7 +253,11 @@ export class SsfReceiverService {
     return keys;
   }
 
-  private async json(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<Record<string, unknown>> {
+  private async json(
+    url: string,
+    init: { method: string; headers: Record<string, string>; body?: string },
+    refusal?: string,
+  ): Promise<Record<string, unknown>> {
     let answer: Response;
     try {
       answer = await this.fetch(url, init);
@@ -229,11 +265,19 @@ export class SsfReceiverService {
       throw DomainError.invalid(`${url} could not be reached (${error instanceof Error ? error.message : String(error)})`);
     }
     const text = await answer.text();
-    if (answer.status < 200 || answer.status > 299) throw DomainError.invalid(`${url} answered ${answer.status}`);
+    if (answer.status < 200 || answer.status > 299) {
+      // An OAuth error (RFC 6749 §5.2) says why; nothing else of the answer is repeated.
+      const oauthError = /"error"\s*:\s*"([a-z_]{1,64})"/.exec(text)?.[1];
+      throw DomainError.invalid(`${refusal ? `${refusal}: ` : ''}${url} answered ${answer.status}${oauthError ? ` (${oauthError})` : ''}`);
+    }
     try {
       return JSON.parse(text) as Record<string, unknown>;
     } catch {
       throw DomainError.invalid(`${url} answered no JSON`);
     }
   }
+}
+
+function formEncoded(text: string): string {
+  return encodeURIComponent(text).replace(/%20/g, '+');
 }

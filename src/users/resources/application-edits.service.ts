@@ -66,7 +66,7 @@ const FIELDS: Field[] = [
  * An API application takes a name, an authentication method, its resource settings and who may use its resource
  * (docs/product-rules.md, "Application access"); nothing else applies to it, a link (`homeUrl`) included.
  */
-const API_FIELDS = new Set<string>(['name', 'authMethod', 'accessTokenType', 'resourceUri', 'scopes', 'access']);
+const API_FIELDS = new Set<string>(['name', 'authMethod', 'accessTokenType', 'resourceUri', 'scopes', 'access', 'ssfReceiver']);
 /** The resource settings (docs/agents.md, "Resources"): API applications only. */
 const RESOURCE_FIELDS = ['resourceUri', 'scopes'] as const;
 const API_AUTH_METHODS = new Set(['client_secret_basic', 'private_key_jwt']);

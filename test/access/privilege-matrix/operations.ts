@@ -505,7 +505,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'PATCH /management/v1/orgs/:orgId/audit-streams/:streamId': 'changes where an audit stream sends (no user is changed)',
   'DELETE /management/v1/orgs/:orgId/audit-streams/:streamId': 'removes an audit stream',
   'GET /.well-known/ssf-configuration': 'the Shared Signals transmitter configuration (public metadata)',
-  'POST /ssf/v1/streams': 'a receiver application creates a stream of its own (client authentication; it acts on no user)',
+  'POST /ssf/v1/streams': 'a receiver application creates a stream of its own (a token of scope ssf.manage, or client authentication; it acts on no user)',
   'GET /ssf/v1/streams': 'a receiver application reads its own streams',
   'PATCH /ssf/v1/streams': 'a receiver application changes its own stream',
   'PUT /ssf/v1/streams': 'a receiver application replaces its own stream',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
@@ -9,13 +10,22 @@ export interface StreamRequest {
   body: Record<string, any>;
 }
 
+/** One token request a receiver made (RFC 6749 §4.4). */
+export interface TokenRequest {
+  authorization: string;
+  form: Record<string, string>;
+}
+
 /**
  * A Shared Signals transmitter written from the specifications with jose, independent of Portcullis: it publishes
- * its configuration (SSF 1.0 §7.1) and key set, takes stream creations (keeping the push endpoint and authorization
- * header the receiver gave), and signs whatever SET a test asks for — well-formed or not.
+ * its configuration (SSF 1.0 §7.1) and key set, issues a token of scope `ssf.manage` by client credentials to the
+ * client it was started for (RFC 6749 §4.4, HTTP Basic), takes stream creations with such a token only (keeping the push
+ * endpoint and authorization header the receiver gave), and signs whatever SET a test asks for — well-formed or not.
  */
 export class SetTransmitter {
   readonly streams: StreamRequest[] = [];
+  readonly tokenRequests: TokenRequest[] = [];
+  private readonly issued = new Set<string>();
   private constructor(
     readonly issuer: string,
     readonly audience: string,
@@ -23,7 +33,8 @@ export class SetTransmitter {
     private readonly close_: () => Promise<void>,
   ) {}
 
-  static async start(audience: string): Promise<SetTransmitter> {
+  /** `audience` is the receiver's client id here, and `secret` its client secret. */
+  static async start(audience: string, secret: string): Promise<SetTransmitter> {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'test-key', alg: 'ES256', use: 'sig' };
     const server = createServer();
@@ -47,7 +58,20 @@ export class SetTransmitter {
         if (req.method === 'GET' && path === '/.well-known/openid-configuration')
           return json(200, { issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks` });
         if (req.method === 'GET' && path === '/jwks') return json(200, { keys: [jwk] });
+        const authorization = String(req.headers.authorization ?? '');
+        if (req.method === 'POST' && path === '/token') {
+          const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+          self!.tokenRequests.push({ authorization, form });
+          const basic = `Basic ${Buffer.from(`${encodeURIComponent(audience)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+          if (authorization !== basic) return json(401, { error: 'invalid_client' });
+          if (form.grant_type !== 'client_credentials') return json(400, { error: 'unsupported_grant_type' });
+          if (form.scope !== 'ssf.manage') return json(400, { error: 'invalid_scope' });
+          const token = `tx-token-${randomBytes(16).toString('hex')}`;
+          self!.issued.add(token);
+          return json(200, { access_token: token, token_type: 'Bearer', expires_in: 300, scope: 'ssf.manage' });
+        }
         if (req.method === 'POST' && path === '/streams') {
+          if (!self!.issued.has(authorization.replace(/^Bearer /, ''))) return json(401, { error: 'invalid_token' });
           self!.streams.push({ authorization: String(req.headers.authorization ?? ''), body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
           return json(201, { stream_id: `stream-${self!.streams.length}`, iss: issuer, aud: audience });
         }
