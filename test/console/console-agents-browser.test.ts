@@ -83,6 +83,19 @@ describe('connected agents in the operator console (Chromium)', () => {
       assert.ok(row.includes(resourceUri) && row.includes('files:read'), `the person's row shows the resource and scopes: ${row}`);
       await check(page, 'user-agents');
 
+      // The person's agents are found by a part of the resource, any case, and the list says when nothing matches.
+      const search = page.getByRole('search', { name: 'Search Connected agents' });
+      await search.getByLabel('Search by name').fill(new URL(resourceUri).host.toUpperCase());
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await agentRow(page).waitFor();
+      await search.getByLabel('Search by name').fill('nothing-like-it');
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText('Nothing matches “nothing-like-it”.').waitFor();
+      assert.equal(await agentRow(page).count(), 0);
+      await search.getByLabel('Search by name').fill('');
+      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await agentRow(page).waitFor();
+
       await agentRow(page)
         .getByRole('button', { name: /^Revoke / })
         .click();

@@ -1,11 +1,13 @@
 import { useState } from 'preact/hooks';
-import { api, enc } from '../api';
+import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Loading, Notice, Table, When, useLoad } from '../components';
+import { DeleteButton, Loading, Notice, Pager, SearchForm, Table, When, emptyOf, useListQuery, useLoad } from '../components';
 import { t } from '../i18n';
 
 /** One person's consent to an agent client at one resource (GET …/users/{userId}/agents, …/agents). */
 export type ConnectedAgent = Schema<'ConnectedAgentDto'>;
+
+const LIMIT = 50;
 
 /**
  * The agent clients a person allowed to act for them (docs/agents.md, "Consent and connected agents"): one row per
@@ -13,19 +15,28 @@ export type ConnectedAgent = Schema<'ConnectedAgentDto'>;
  * holds for them; the API refuses it (403) when the person holds a role the caller lacks.
  */
 export function ConnectedAgents({ base }: { base: string }) {
-  const agents = useLoad(() => api<Schema<'ConnectedAgentListDto'>>('GET', `${base}/agents`), [base]);
+  // Searched and paged by the server (`?query=` matches the client's name, its id and the resource).
+  const list = useListQuery();
+  const { offset } = list;
+  const agents = useLoad(
+    () => api<Schema<'ConnectedAgentListDto'>>('GET', `${base}/agents${query({ query: list.query, limit: LIMIT, offset })}`),
+    [base, list.query, offset],
+  );
   const [revoked, setRevoked] = useState<string | null>(null);
   return (
     <section class="panel" aria-labelledby="agents-heading">
       <h2 id="agents-heading">{t('connectedAgents')}</h2>
       <Notice text={revoked} />
+      <SearchForm name={t('connectedAgents')} onSearch={list.search} />
       <Loading loaded={agents}>
-        {({ agents: list }) =>
-          list.length === 0 ? (
-            <p>{t('noConnectedAgents')}</p>
-          ) : (
-            <Table caption={t('connectedAgents')} headings={[t('agent'), t('resource'), t('scopes'), t('connectedAt'), t('changedAt'), t('actions')]}>
-              {list.map((a) => (
+        {({ agents: found, total }) => (
+          <>
+            <Table
+              caption={t('connectedAgents')}
+              headings={[t('agent'), t('resource'), t('scopes'), t('connectedAt'), t('changedAt'), t('actions')]}
+              empty={emptyOf(list.query, t('noConnectedAgents'), t('noConnectedAgentsNext'))}
+            >
+              {found.map((a) => (
                 <tr key={`${a.clientId} ${a.resource}`} data-agent={a.clientId}>
                   <th scope="row">
                     <AgentName agent={a} />
@@ -46,8 +57,9 @@ export function ConnectedAgents({ base }: { base: string }) {
                 </tr>
               ))}
             </Table>
-          )
-        }
+            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
+          </>
+        )}
       </Loading>
     </section>
   );
