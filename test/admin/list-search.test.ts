@@ -233,6 +233,7 @@ describe('searching the lists by name', () => {
       `/management/v1/orgs/${orgId}/external-resources`,
       `/management/v1/orgs/${otherOrgId}/users/${memberId}/agents`,
       `/management/v1/orgs/${orgId}/registered-clients`,
+      `/management/v1/orgs/${orgId}/agents`,
       '/admin/v1/registered-clients/unbound',
     ]) {
       for (const query of ['a%0Ab', 'x'.repeat(201)]) {

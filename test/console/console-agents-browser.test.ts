@@ -75,6 +75,19 @@ describe('connected agents in the operator console (Chromium)', () => {
       }
       await check(page, 'org-agents');
 
+      // Found by a part of the person's user name, any case; a query matching nothing says so.
+      const orgSearch = page.getByRole('search', { name: 'Search Agents' });
+      await orgSearch.getByLabel('Search by name').fill(person.loginName.split('@')[0].slice(1).toUpperCase());
+      await orgSearch.getByRole('button', { name: 'Search', exact: true }).click();
+      await listed.waitFor();
+      await orgSearch.getByLabel('Search by name').fill('nothing-like-it');
+      await orgSearch.getByRole('button', { name: 'Search', exact: true }).click();
+      await page.getByText('Nothing matches “nothing-like-it”.').waitFor();
+      assert.equal(await listed.count(), 0);
+      await orgSearch.getByLabel('Search by name').fill('');
+      await orgSearch.getByRole('button', { name: 'Search', exact: true }).click();
+      await listed.waitFor();
+
       await listed.getByRole('link', { name: person.loginName }).click();
       await page.getByRole('heading', { name: 'User', level: 1 }).waitFor();
       assert.equal(new URL(page.url()).pathname, `/console/orgs/${project.orgId}/users/${person.userId}`);

@@ -60,6 +60,14 @@ describe("administrators' view of connected agents", () => {
     assert.ok(Date.parse(listed.changedAt) >= Date.parse(listed.connectedAt));
     const named = ofOrg.body.users.find((u: { userId: string }) => u.userId === person.userId);
     assert.equal(named?.loginName, person.loginName, 'the list names the person beside the id');
+    // ?query= by the client's name, its id, the resource or the person's user name (any case); the total counts the matches.
+    for (const text of [agent.clientName.toUpperCase(), person.loginName.split('@')[0]]) {
+      const found = await svc.api('GET', orgPath(`/agents?query=${encodeURIComponent(text)}`), { token: manager.token });
+      assert.equal(found.status, 200, found.text);
+      assert.ok(found.body.total >= 1 && found.body.agents.some((a: { userId: string }) => a.userId === person.userId), `${text}: ${found.text}`);
+    }
+    const none = await svc.api('GET', orgPath('/agents?query=nothing-like-it'), { token: manager.token });
+    assert.deepEqual([none.body.total, none.body.agents], [0, []]);
     const paged = await svc.api('GET', orgPath('/agents?limit=1'), { token: manager.token });
     assert.equal(paged.body.agents.length, 1);
     assert.equal(paged.body.total, ofOrg.body.total);

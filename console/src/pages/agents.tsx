@@ -1,7 +1,6 @@
-import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Link, Loading, Page, Pager, Table, useLoad } from '../components';
+import { Link, Loading, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
 import { t } from '../i18n';
 import { AgentGrant, AgentName } from './user-agents';
 
@@ -10,28 +9,32 @@ const LIMIT = 20;
 type Person = Schema<'AgentPersonDto'>;
 
 /**
- * Every agent client the organization's people allowed to act for them, newest change first, paged by the server
- * (ORG_USER_MANAGER; docs/agents.md, "Consent and connected agents"). Each row leads to the person's page, where it
+ * Every agent client the organization's people allowed to act for them, newest change first, searched (client name or
+ * id, resource, the person's user name) and paged by the server (ORG_USER_MANAGER; docs/agents.md, "Consent and connected agents"). Each row leads to the person's page, where it
  * is revoked under the acting rule.
  */
 export function AgentsPage({ orgId }: { orgId: string }) {
-  const [offset, setOffset] = useState(0);
+  const list = useListQuery();
+  const { offset } = list;
   const agents = useLoad(
-    () => api<Schema<'OrgConnectedAgentListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/agents${query({ limit: LIMIT, offset })}`),
-    [orgId, offset],
+    () => api<Schema<'OrgConnectedAgentListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/agents${query({ query: list.query, limit: LIMIT, offset })}`),
+    [orgId, list.query, offset],
   );
   return (
     <Page title={t('agents')}>
       <p>{t('agentsIntro')}</p>
+      <SearchForm name={t('agents')} onSearch={list.search} />
       <Loading loaded={agents}>
-        {({ agents: list, total, users }) => {
+        {({ agents: found, total, users }) => {
           const people = new Map(users.map((u) => [u.userId, u]));
-          return list.length === 0 && offset === 0 ? (
-            <p>{t('noOrgAgents')}</p>
-          ) : (
+          return (
             <>
-              <Table caption={t('agents')} headings={[t('person'), t('agent'), t('resource'), t('scopes'), t('connectedAt'), t('changedAt')]}>
-                {list.map((a) => (
+              <Table
+                caption={t('agents')}
+                headings={[t('person'), t('agent'), t('resource'), t('scopes'), t('connectedAt'), t('changedAt')]}
+                empty={emptyOf(list.query, t('noOrgAgents'), t('noOrgAgentsNext'))}
+              >
+                {found.map((a) => (
                   <tr key={`${a.userId} ${a.clientId} ${a.resource}`} data-agent={a.clientId} data-user={a.userId}>
                     <th scope="row">
                       <Link href={`/console/orgs/${enc(orgId)}/users/${enc(a.userId)}`}>{personName(people.get(a.userId)) ?? a.userId}</Link>
@@ -45,7 +48,7 @@ export function AgentsPage({ orgId }: { orgId: string }) {
                   </tr>
                 ))}
               </Table>
-              <Pager offset={offset} limit={LIMIT} total={total} shown={list.length} onChange={setOffset} />
+              <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
             </>
           );
         }}

@@ -5,7 +5,7 @@ import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import type { AgentConsent } from '../../common/auth/user-tokens.js';
-import { ListPageQueryDto, ListSearchQueryDto, pageOf, searchedList } from '../../common/http/validation/list-page.dto.js';
+import { ListSearchQueryDto, pageOf, searchedList } from '../../common/http/validation/list-page.dto.js';
 import { UserAgentsService } from '../consent/user-agents.service.js';
 import { ConnectedAgentListDto, OrgConnectedAgentListDto } from './connected-agents.dto.js';
 import type { ConnectedAgentDto } from './connected-agents.dto.js';
@@ -17,11 +17,14 @@ export class UserAgentsController {
   constructor(private readonly agents: UserAgentsService) {}
 
   @Get('agents')
-  @ApiOperation({ summary: "List the agent clients the organization's people allowed to act for them, newest change first" })
+  @ApiOperation({
+    summary:
+      "List the agent clients the organization's people allowed to act for them, newest change first; ?query= by client name, client id, resource or the person's user name",
+  })
   @ApiOkResponse({ type: OrgConnectedAgentListDto })
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
-  async listOfOrg(@Param('orgId') orgId: string, @Query() query: ListPageQueryDto): Promise<OrgConnectedAgentListDto> {
-    const { items, total, people } = await this.agents.ofOrg(orgId, pageOf(query));
+  async listOfOrg(@Param('orgId') orgId: string, @Query() query: ListSearchQueryDto): Promise<OrgConnectedAgentListDto> {
+    const { items, total, people } = await this.agents.ofOrg(orgId, pageOf(query), query.query);
     const users = people.map(({ displayName, ...person }) => (displayName === null ? person : { ...person, displayName }));
     return { total, agents: items.map(agentDto), users };
   }

@@ -1,6 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { Page, Paged } from '../../common/database/page.js';
 import { personOfOrganization } from '../../users/queries/org-people.js';
+import { foldedColumn, likeContains } from '../../common/database/name-search.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import type { EndClientTokens } from '../provider-port.js';
 import { AgentConsentEntity } from './agent-consent.entity.js';
@@ -13,12 +14,16 @@ export function consentsOf(manager: EntityManager, userId: string): Promise<Agen
 /**
  * The consents of the organization's people (by the person's organization, not the consent's, which names the
  * client's or the resource's), newest change first: the administrators' list (docs/agents.md, "Consent and connected
- * agents").
+ * agents"). With `query`, those whose client name, client id or resource contains it, or whose person's user name does.
  */
-export async function consentsOfOrgPeople(manager: EntityManager, orgId: string, page: Page): Promise<Paged<AgentConsentEntity>> {
-  const [items, total] = await manager
-    .createQueryBuilder(AgentConsentEntity, 'consent')
-    .where(personOfOrganization('consent.userId', 'orgId'), { orgId })
+export async function consentsOfOrgPeople(manager: EntityManager, orgId: string, page: Page, query?: string): Promise<Paged<AgentConsentEntity>> {
+  const builder = manager.createQueryBuilder(AgentConsentEntity, 'consent').where(personOfOrganization('consent.userId', 'orgId'), { orgId });
+  if (query) {
+    const texts = ['consent.client_name', 'consent.client_id', 'consent.resource'].map((column) => `${foldedColumn(manager, column)} LIKE :pattern ESCAPE '!'`);
+    const person = `consent.user_id IN (SELECT id FROM users WHERE org_id = :orgId AND ${foldedColumn(manager, 'user_name')} LIKE :pattern ESCAPE '!')`;
+    builder.andWhere(`(${[...texts, person].join(' OR ')})`, { pattern: likeContains(query) });
+  }
+  const [items, total] = await builder
     .orderBy('consent.changedAt', 'DESC')
     .addOrderBy('consent.id', 'ASC')
     .skip(page.offset)

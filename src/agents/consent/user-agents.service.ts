@@ -26,9 +26,9 @@ export class UserAgentsService {
    * A page of the consents of the organization's people, with the names of those people: every one is a user of
    * this organization (the list is by the person's organization), whom the route's role may read.
    */
-  async ofOrg(orgId: string, page: Page): Promise<Paged<AgentConsent> & { people: UserName[] }> {
+  async ofOrg(orgId: string, page: Page, query?: string): Promise<Paged<AgentConsent> & { people: UserName[] }> {
     if (!this.tokens) return { items: [], total: 0, people: [] };
-    const { items, total } = await this.tokens.orgAgentConsents(orgId, page);
+    const { items, total } = await this.tokens.orgAgentConsents(orgId, page, query);
     return { items, total, people: await this.directory.namesOf(items.map((consent) => consent.userId)) };
   }
 

@@ -17,8 +17,8 @@ export interface UserTokens {
   endSession(manager: EntityManager, userId: string, sessionId: string): Promise<boolean>;
   /** The user's consents to agent clients, newest change first (docs/agents.md, "Consent and connected agents"). */
   agentConsents(userId: string): Promise<AgentConsent[]>;
-  /** The consents of the organization's people, a page of them with the total. */
-  orgAgentConsents(orgId: string, page: Page): Promise<Paged<AgentConsent>>;
+  /** The consents of the organization's people, a page of them with the total; `query` as the list's `?query=`. */
+  orgAgentConsents(orgId: string, page: Page, query?: string): Promise<Paged<AgentConsent>>;
   /**
    * Ends the user's consent to that client and every grant, code and token of it, with its event `user.agent.revoked`,
    * in the caller's transaction; false when there was none.

@@ -39,8 +39,8 @@ export class OidcUserTokens implements UserTokens {
     return (await consentsOf(this.dataSource.manager, userId)).map(agentConsent);
   }
 
-  async orgAgentConsents(orgId: string, page: Page): Promise<Paged<AgentConsent>> {
-    const { items, total } = await consentsOfOrgPeople(this.dataSource.manager, orgId, page);
+  async orgAgentConsents(orgId: string, page: Page, query?: string): Promise<Paged<AgentConsent>> {
+    const { items, total } = await consentsOfOrgPeople(this.dataSource.manager, orgId, page, query);
     return { items: items.map(agentConsent), total };
   }
 
