@@ -7,6 +7,7 @@
  *   npm run bench -- --quick       one small size, 1 s per scenario, two groups at a time (CI: proves that every
  *                                  scenario runs, not how fast): results in a temporary directory only
  *   npm run bench -- --mysql mysql://root@127.0.0.1:3306 [--only oidc,data,scim-cursor,import,groups,mfa,feed,webhooks,audit,oidc-growth,console,overhead,federation,saml,mail,provisioning,dpop,device,access,id-jag,cimd,migrations,branding,directories] [--seconds 6]
+ *   BENCH_LOOK_BEFORE=DIR npm run bench -- --only look   the look against an earlier build in DIR (on demand)
  *   npm run bench -- --only cluster --mysql mysql://root@127.0.0.1:3306   Galera cluster against one MariaDB:
  *                                  never in the default set, nor in --quick
  *
@@ -32,6 +33,7 @@ import { evaluateTargets } from './lib/targets.js';
 import { runAccess } from './scenarios/access.js';
 import { runAudit } from './scenarios/audit.js';
 import { runBranding } from './scenarios/branding.js';
+import { runLook } from './scenarios/look.js';
 import { runCimd } from './scenarios/cimd.js';
 import { runCluster } from './scenarios/cluster.js';
 import { runConsole } from './scenarios/console.js';
@@ -81,11 +83,13 @@ const GROUPS: Record<string, (ctx: Context) => Promise<void>> = {
   cluster: runCluster,
   migrations: runMigrations,
   directories: runDirectories,
+  look: runLook,
 };
 /**
- * Run by `--only` alone: the Galera cluster takes half a minute to start, more than CI's whole quick run can spare.
+ * Run by `--only` alone: the Galera cluster takes half a minute to start, more than CI's whole quick run can spare;
+ * the look compares with an earlier build, which a run has only when it is given one (BENCH_LOOK_BEFORE).
  */
-const ON_DEMAND = new Set(['cluster']);
+const ON_DEMAND = new Set(['cluster', 'look']);
 const DEFAULT_GROUPS = Object.keys(GROUPS).filter((g) => !ON_DEMAND.has(g));
 /**
  * Groups run at once by --quick (CI's smoke run): most of its time is processes starting, one core's work

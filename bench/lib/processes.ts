@@ -40,7 +40,7 @@ export interface Store {
  * `node dist/src/main.js` as an operator starts it, waited for until /healthz answers. Restarts on the
  * same data pass the same port: PUBLIC_URL is the issuer of the tokens issued before.
  */
-export async function startService(store: Store, workers: number, port?: number, extraEnv: Record<string, string> = {}): Promise<Running> {
+export async function startService(store: Store, workers: number, port?: number, extraEnv: Record<string, string> = {}, root = ROOT): Promise<Running> {
   port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env = {
@@ -55,7 +55,7 @@ export async function startService(store: Store, workers: number, port?: number,
     ...(store.databaseUrl ? { DATABASE_URL: store.databaseUrl } : {}),
     ...extraEnv,
   };
-  return startNode([...NODE_ARGS, join(ROOT, 'dist/src/main.js')], env, `${url}/healthz`, (status) => status === 200);
+  return startNode([...NODE_ARGS, join(root, 'dist/src/main.js')], env, `${url}/healthz`, (status) => status === 200);
 }
 
 /**

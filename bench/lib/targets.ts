@@ -156,18 +156,34 @@ export function evaluateTargets(run: RunResult): Verdict[] {
   mfaTargets(ms, verdicts);
   accessTargets(ms, verdicts);
   federationTargets(ms, verdicts);
+  lookTargets(ms, verdicts);
   for (const subject of ms.filter((m) => m.kind === 'portcullis')) {
     // The worst allowed filter is bounded by LIST_READ_TIME_LIMIT_MS, not 100 ms; its target is that everyone
     // else stays fast beside it (`scim.filter-worst.healthz`, under this generic p99). A federation figure is
     // a whole sign-in, some ten requests across two servers: its own target compares it with a local one. A SAML
     // figure is a chain of four to eight requests (AuthnRequest, authorization, sign-in, response page), recorded
     // beside the OIDC code flow on the same service.
-    const ownBound = subject.scenario === 'scim.filter-worst' || subject.scenario.startsWith('federation.') || subject.scenario.startsWith('saml.');
+    const ownBound =
+      subject.scenario === 'scim.filter-worst' ||
+      subject.scenario.startsWith('federation.') ||
+      subject.scenario.startsWith('saml.') ||
+      subject.scenario.startsWith('look.');
     if (subject.p99 !== undefined && !subject.hashing && !ownBound && !subject.scenario.startsWith('console.'))
       verdicts.push({ subject, text: `p99 ≤ ${P99_LIMIT_MS} ms`, met: subject.p99 <= P99_LIMIT_MS });
     if (subject.peakMb !== undefined) verdicts.push({ subject, text: `≤ ${MEMORY_LIMIT_MB} MB per process`, met: subject.peakMb <= MEMORY_LIMIT_MB });
   }
   return verdicts;
+}
+
+/** The look: no slower than the look before it (bench/scenarios/look.ts), within the 5 % one machine's turns differ by. */
+function lookTargets(ms: Measurement[], verdicts: Verdict[]): void {
+  for (const subject of ms.filter((m) => m.scenario.startsWith('look.') && m.kind === 'portcullis')) {
+    const before = ms.find((m) => m.scenario === subject.scenario && m.kind === 'peer');
+    if (!before) continue;
+    // Served: the rate over both turns; in Chromium: the median page, as a person waits for it.
+    const cost = subject.unit === 'req/s' || subject.p50 === undefined || before.p50 === undefined ? before.rate / subject.rate : subject.p50 / before.p50;
+    verdicts.push({ subject, text: `no slower than the look before (≤ 1.05×): ${ratio(cost)}×`, met: cost <= 1.05 });
+  }
 }
 
 /** Signing in through the organization's IdP takes no longer than signing in with a password here. */

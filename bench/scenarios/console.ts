@@ -117,7 +117,7 @@ export async function runConsole(ctx: Context): Promise<void> {
 }
 
 /** The login UI as the browser tests drive it: login name, password, a second factor declined. */
-async function signIn(page: Page, base: string, password: string): Promise<void> {
+export async function signIn(page: Page, base: string, password: string): Promise<void> {
   await page.goto(`${base}/console/`);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.waitForURL((url) => url.pathname.startsWith('/ui/login'));
