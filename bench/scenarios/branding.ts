@@ -7,7 +7,7 @@
  */
 import sharp from 'sharp';
 import { LoginClient } from '../../test/attack/support/login-client.js';
-import { adminToken, call } from '../lib/api.js';
+import { adminToken, call, publicSignInApp } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
 import { load } from '../lib/load.js';
 import { freePort, startService } from '../lib/processes.js';
@@ -28,21 +28,7 @@ export async function runBranding(ctx: Context): Promise<void> {
     service = await startService(store, 1, await freePort());
     const url = service.url;
     const admin = adminToken(store.dataDir);
-    const app = async (name: string) => {
-      const org = await call(url, admin, 'POST', '/admin/v1/orgs', { name });
-      const project = await call(url, admin, 'POST', `/management/v1/orgs/${org.id}/projects`, { name });
-      const created = await call(url, admin, 'POST', `/management/v1/orgs/${org.id}/projects/${project.id}/apps/oidc`, {
-        name,
-        redirectUris: [REDIRECT],
-        postLogoutRedirectUris: [],
-        responseTypes: ['code'],
-        grantTypes: ['authorization_code'],
-        authMethod: 'none',
-        accessTokenType: 'opaque',
-        devMode: true,
-      });
-      return { orgId: org.id as string, clientId: created.clientId as string };
-    };
+    const app = (name: string) => publicSignInApp(url, admin, name, REDIRECT);
     const branded = await app('branding-bench-branded');
     const plain = await app('branding-bench-plain');
     const logo = await sharp(Buffer.alloc(160 * 40 * 3, 0x7a), { raw: { width: 160, height: 40, channels: 3 } })

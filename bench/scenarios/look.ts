@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { LoginClient } from '../../test/attack/support/login-client.js';
 import { launchBrowser } from '../../test/oidc/support/browser.js';
-import { adminToken, call } from '../lib/api.js';
+import { adminToken, call, publicSignInApp } from '../lib/api.js';
 import type { Context } from '../lib/context.js';
 import { load } from '../lib/load.js';
 import { freePort, startService } from '../lib/processes.js';
@@ -63,18 +63,8 @@ export async function runLook(ctx: Context): Promise<void> {
 /** An organization with a public application and PEOPLE users, on one build. */
 async function prepare(name: Build['name'], service: Running, dataDir: string): Promise<Build> {
   const admin = adminToken(dataDir);
-  const org = await call(service.url, admin, 'POST', '/admin/v1/orgs', { name: `look-${name}` });
-  const project = await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/projects`, { name: 'look' });
-  const app = await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/projects/${project.id}/apps/oidc`, {
-    name: 'Look',
-    redirectUris: [REDIRECT],
-    postLogoutRedirectUris: [],
-    responseTypes: ['code'],
-    grantTypes: ['authorization_code'],
-    authMethod: 'none',
-    accessTokenType: 'opaque',
-    devMode: true,
-  });
+  const app = await publicSignInApp(service.url, admin, `look-${name}`, REDIRECT);
+  const org = { id: app.orgId };
   for (let i = 0; i < PEOPLE; i++) {
     await call(service.url, admin, 'POST', `/management/v1/orgs/${org.id}/users/human`, {
       userName: `person${i}`,

@@ -10,7 +10,7 @@ import { authorize, REDIRECT, redeem } from '../oidc/support/agent-consent-flow.
 import { launchBrowser } from '../oidc/support/browser.js';
 import { PASSWORD, createHuman, createProject } from '../oidc/support/oidc-fixtures.js';
 import { useService } from '../support/fixtures.js';
-import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
+import { SCREENSHOTS, consoleSteps, nothingMatches, searchList } from './support/console-browser.js';
 
 /**
  * The people's connected agents in the console (docs/console.md; docs/agents.md, "Consent and connected agents"): the
@@ -76,16 +76,12 @@ describe('connected agents in the operator console (Chromium)', () => {
       await check(page, 'org-agents');
 
       // Found by a part of the person's user name, any case; a query matching nothing says so.
-      const orgSearch = page.getByRole('search', { name: 'Search Agents' });
-      await orgSearch.getByLabel('Search by name').fill(person.loginName.split('@')[0].slice(1).toUpperCase());
-      await orgSearch.getByRole('button', { name: 'Search', exact: true }).click();
+      await searchList(page, 'Agents', person.loginName.split('@')[0].slice(1).toUpperCase());
       await listed.waitFor();
-      await orgSearch.getByLabel('Search by name').fill('nothing-like-it');
-      await orgSearch.getByRole('button', { name: 'Search', exact: true }).click();
-      await page.getByText('Nothing matches “nothing-like-it”.').waitFor();
+      await searchList(page, 'Agents', 'nothing-like-it');
+      await nothingMatches(page, 'nothing-like-it').waitFor();
       assert.equal(await listed.count(), 0);
-      await orgSearch.getByLabel('Search by name').fill('');
-      await orgSearch.getByRole('button', { name: 'Search', exact: true }).click();
+      await searchList(page, 'Agents', '');
       await listed.waitFor();
 
       await listed.getByRole('link', { name: person.loginName }).click();
@@ -97,16 +93,12 @@ describe('connected agents in the operator console (Chromium)', () => {
       await check(page, 'user-agents');
 
       // The person's agents are found by a part of the resource, any case, and the list says when nothing matches.
-      const search = page.getByRole('search', { name: 'Search Connected agents' });
-      await search.getByLabel('Search by name').fill(new URL(resourceUri).host.toUpperCase());
-      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await searchList(page, 'Connected agents', new URL(resourceUri).host.toUpperCase());
       await agentRow(page).waitFor();
-      await search.getByLabel('Search by name').fill('nothing-like-it');
-      await search.getByRole('button', { name: 'Search', exact: true }).click();
-      await page.getByText('Nothing matches “nothing-like-it”.').waitFor();
+      await searchList(page, 'Connected agents', 'nothing-like-it');
+      await nothingMatches(page, 'nothing-like-it').waitFor();
       assert.equal(await agentRow(page).count(), 0);
-      await search.getByLabel('Search by name').fill('');
-      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await searchList(page, 'Connected agents', '');
       await agentRow(page).waitFor();
 
       await agentRow(page)

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../oidc/support/browser.js';
 import { createOrg, searchEvents, unique, useService } from '../support/fixtures.js';
-import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
+import { SCREENSHOTS, consoleSteps, nothingMatches, searchList } from './support/console-browser.js';
 import { idpMetadataXml } from '../federation/support/saml-metadata.js';
 import { startUpstreamIdp } from '../federation/support/upstream-idp.js';
 import { verifiedDomain } from '../federation/support/domains.js';
@@ -77,25 +77,19 @@ describe('identity providers in the operator console (Chromium)', () => {
       await check(page, 'org-idps');
 
       // The list finds it by a part of its name, any case, and says so when nothing matches (the server's `?query=`).
-      const search = page.getByRole('search', { name: 'Search Identity providers' });
-      await search.getByLabel('Search by name').fill(name.slice(3).toUpperCase());
-      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await searchList(page, 'Identity providers', name.slice(3).toUpperCase());
       await row.waitFor();
-      await search.getByLabel('Search by name').fill('nothing-like-it');
-      await search.getByRole('button', { name: 'Search', exact: true }).click();
-      await page.getByText('Nothing matches “nothing-like-it”.').waitFor();
+      await searchList(page, 'Identity providers', 'nothing-like-it');
+      await nothingMatches(page, 'nothing-like-it').waitFor();
       assert.equal(await row.count(), 0);
-      await search.getByLabel('Search by name').fill('');
-      await search.getByRole('button', { name: 'Search', exact: true }).click();
+      await searchList(page, 'Identity providers', '');
       await row.waitFor();
 
       // The organization's domains, searched the same way.
       await page.goto(`${base}/console/orgs/${orgId}/domains`);
       const domains = page.getByRole('table', { name: 'Domains' });
       await domains.getByRole('rowheader', { name: 'contoso-console.example', exact: true }).waitFor();
-      const domainSearch = page.getByRole('search', { name: 'Search Domains' });
-      await domainSearch.getByLabel('Search by name').fill('RENAMED');
-      await domainSearch.getByRole('button', { name: 'Search', exact: true }).click();
+      await searchList(page, 'Domains', 'RENAMED');
       await domains.getByRole('rowheader', { name: 'contoso-renamed.example', exact: true }).waitFor();
       await domains.getByRole('rowheader', { name: 'contoso-console.example', exact: true }).waitFor({ state: 'detached' });
       await page.goto(`${base}/console/orgs/${orgId}/idps`);

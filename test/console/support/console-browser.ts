@@ -68,3 +68,13 @@ export function consoleSteps(env: { browser: () => Browser; base: () => string }
   const nav = (page: Page) => page.getByRole('navigation', { name: 'Main navigation' });
   return { open, check, signIn, signOut, nav };
 }
+
+/** Searches a console list by its search form (the server's `?query=`); an empty text shows the whole list again. */
+export async function searchList(page: Page, list: string, text: string): Promise<void> {
+  const search = page.getByRole('search', { name: `Search ${list}` });
+  await search.getByLabel('Search by name').fill(text);
+  await search.getByRole('button', { name: 'Search', exact: true }).click();
+}
+
+/** What a searched list says when nothing matches `text`, for `waitFor`. */
+export const nothingMatches = (page: Page, text: string) => page.getByText(`Nothing matches “${text}”.`);
