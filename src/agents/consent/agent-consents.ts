@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { Page, Paged } from '../../common/database/page.js';
-import { personOfOrganization } from '../../users/queries/org-people.js';
+import { personOfOrganization, personOfOrganizationNamed } from '../../users/queries/org-people.js';
 import { foldedColumn, likeContains } from '../../common/database/name-search.js';
 import type { EventStore } from '../../common/events/event-store.js';
 import type { EndClientTokens } from '../provider-port.js';
@@ -20,7 +20,7 @@ export async function consentsOfOrgPeople(manager: EntityManager, orgId: string,
   const builder = manager.createQueryBuilder(AgentConsentEntity, 'consent').where(personOfOrganization('consent.userId', 'orgId'), { orgId });
   if (query) {
     const texts = ['consent.client_name', 'consent.client_id', 'consent.resource'].map((column) => `${foldedColumn(manager, column)} LIKE :pattern ESCAPE '!'`);
-    const person = `consent.user_id IN (SELECT id FROM users WHERE org_id = :orgId AND ${foldedColumn(manager, 'user_name')} LIKE :pattern ESCAPE '!')`;
+    const person = personOfOrganizationNamed(manager, 'consent.user_id', 'orgId', 'pattern');
     builder.andWhere(`(${[...texts, person].join(' OR ')})`, { pattern: likeContains(query) });
   }
   const [items, total] = await builder

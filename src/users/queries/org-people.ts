@@ -1,3 +1,6 @@
+import type { EntityManager } from 'typeorm';
+import { foldedColumn } from '../../common/database/name-search.js';
+
 /**
  * The condition that the user `userIdSql` names is a person of the organization, for another module's statement that
  * lists its own rows by their person's organization (docs/architecture.md, "Data": the users table is named only
@@ -6,4 +9,12 @@
  */
 export function personOfOrganization(userIdSql: string, orgIdParameter: string): string {
   return `${userIdSql} IN (SELECT id FROM users WHERE org_id = :${orgIdParameter})`;
+}
+
+/**
+ * `userIdSql` names a user of the organization whose user name contains the query: `:<patternParameter>` is
+ * `likeContains(query)` (src/common/database/name-search.ts), compared by the service's one case rule.
+ */
+export function personOfOrganizationNamed(manager: EntityManager, userIdSql: string, orgIdParameter: string, patternParameter: string): string {
+  return `${userIdSql} IN (SELECT id FROM users WHERE org_id = :${orgIdParameter} AND ${foldedColumn(manager, 'user_name')} LIKE :${patternParameter} ESCAPE '!')`;
 }
