@@ -232,6 +232,32 @@ describe('Shared Signals: A transmits, B receives', () => {
       'a token without ssf.manage',
     );
 
+    // Nor is it exchanged (RFC 8693) for anything: by a receiver that may exchange tokens, nor by another application of its project.
+    assert.equal((await a.api('PUT', '/admin/v1/features', { token: a.adminToken, body: { tokenExchange: true } })).status, 200);
+    const exchanger = await createOidcApp(a, aProject, {
+      authMethod: 'client_secret_basic',
+      settings: { ssfReceiver: true, grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange'] },
+    });
+    const exchangerToken = (await receiverToken(exchanger)).body.access_token;
+    const sibling = await createOidcApp(a, aProject, { authMethod: 'client_secret_basic', settings: { grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange'] } });
+    for (const [who, subject] of [
+      [exchanger, exchangerToken],
+      [sibling, issued.body.access_token],
+    ] as const) {
+      const exchanged = await fetch(new URL('/oauth/v2/token', a.url), {
+        method: 'POST',
+        headers: { authorization: basic(who), 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+          subject_token: subject,
+          subject_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        }),
+      });
+      const body = (await exchanged.json()) as { error?: string; error_description?: string; access_token?: string };
+      assert.deepEqual([exchanged.status, body.error, body.access_token], [400, 'invalid_grant', undefined], JSON.stringify(body));
+      assert.match(String(body.error_description), /an application's own, exchanged for nothing/);
+    }
+
     // Made no receiver again: its token opens nothing from the next call on.
     const cleared = await a.api('PATCH', `${apps}/${created.body.appId}`, { token: a.adminToken, body: { ssfReceiver: false } });
     assert.equal(cleared.status, 200, cleared.text);

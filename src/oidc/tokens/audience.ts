@@ -161,7 +161,7 @@ export function apiResourceOf(aud: unknown): string | undefined {
   return typeof single === 'string' && !single.startsWith('urn:portcullis:') ? single : undefined;
 }
 
-type Token = { clientId: string; accountId?: string; scope?: string; aud?: string | string[]; gty?: string };
+type Token = { clientId: string; accountId?: string; scope?: string; aud?: string | string[]; gty?: string; kind?: string };
 
 /**
  * The audience of an issued token: what oidc-provider recorded (its resource) plus the computed one. The
@@ -172,6 +172,9 @@ export async function tokenAudience(dataSource: DataSource, token: Token): Promi
   const resource = apiResourceOf(token.aud);
   if (resource !== undefined) return [resource];
   const computed = await clientAudience(dataSource, token.clientId, token.scope);
+  // An application's own token (client credentials: a Shared Signals receiver's `ssf.manage`, docs/signals.md) is for
+  // the stream endpoints alone, by what its client is: no audience, so no API, project or application takes it.
+  if (token.kind === 'ClientCredentials' && !computed.machine) return [];
   const recorded = [token.aud ?? []].flat().filter((aud) => computed.mayHoldApi || aud !== API_AUDIENCE);
   // An exchanged token was issued for exactly the audience it records (RFC 8693 §2.1).
   if (token.gty === 'token_exchange' && token.aud !== undefined) return recorded;
