@@ -239,7 +239,10 @@ describe('Shared Signals: A transmits, B receives', () => {
       settings: { ssfReceiver: true, grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange'] },
     });
     const exchangerToken = (await receiverToken(exchanger)).body.access_token;
-    const sibling = await createOidcApp(a, aProject, { authMethod: 'client_secret_basic', settings: { grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange'] } });
+    const sibling = await createOidcApp(a, aProject, {
+      authMethod: 'client_secret_basic',
+      settings: { grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange'] },
+    });
     for (const [who, subject] of [
       [exchanger, exchangerToken],
       [sibling, issued.body.access_token],

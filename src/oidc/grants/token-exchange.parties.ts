@@ -113,7 +113,8 @@ async function accessTokenParty(provider: Provider, deps: PartyDeps, client: Req
   const audience = await tokenAudience(deps.dataSource, found);
   // An application's own token (a Shared Signals receiver's `ssf.manage`) names no user and no audience: it is
   // exchanged for nothing (docs/signals.md, "Receivers"); a machine user's own token is its subject.
-  if (found.kind === 'ClientCredentials' && audience.length === 0) throw invalidGrant(`the ${role} access token is an application's own, exchanged for nothing`);
+  if (found.kind === 'ClientCredentials' && audience.length === 0)
+    throw invalidGrant(`the ${role} access token is an application's own, exchanged for nothing`);
   const issuedToClient = found.clientId === client.clientId;
   if (role === 'actor' && !issuedToClient) throw invalidGrant('the actor token was not issued to this client');
   if (role === 'subject' && !issuedToClient && !audience.includes(client.clientId)) {
