@@ -19,6 +19,7 @@ import { startUpProblem, startUpSummary } from './common/operations/start-up-rep
 import { superviseWorkers } from './common/operations/worker-supervisor.js';
 import { masterKeyProblem } from './oidc/keys/master-key.check.js';
 import { ENTITIES } from './entities.js';
+import { AppLogger } from './common/http/logging.js';
 
 /** The configuration once read, for naming what stopped start-up. */
 let configured: AppConfig | undefined;
@@ -128,6 +129,7 @@ const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
  * by that signal, as an orchestrator expects. A repeated signal while it stops changes nothing.
  */
 function stopOnSignals(app: NestExpressApplication): void {
+  const logger = app.get(AppLogger);
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -141,6 +143,7 @@ function stopOnSignals(app: NestExpressApplication): void {
       log('error', `stopping failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
       process.exit(1);
     }
+    await logger.end();
     log('info', `stopped (${inFlight} request(s) drained)`);
     for (const s of STOP_SIGNALS) process.removeListener(s, stop);
     process.kill(process.pid, signal);

@@ -61,6 +61,25 @@ describe('start-up as the operator reads it', () => {
     assert.match(svc.output(), /"level":20,[^\n]*"context":"RouterExplorer","msg":"Mapped \{\/admin\/v1\/orgs, GET\} route"/);
   });
 
+  it('a graceful stop writes out every line a slow reader of its output had left queued', async () => {
+    const svc = await spawnService(env);
+    const closed = new Promise((resolve) => svc.child.once('close', resolve));
+    // The pipe fills (64 KB) while nobody reads it: the rest of the lines wait in the process.
+    svc.child.stdout!.pause();
+    const requests = 1000;
+    for (let sent = 0; sent < requests; sent += 50) {
+      await Promise.all(Array.from({ length: 50 }, () => fetch(`${svc.url}/.well-known/openid-configuration`).then((r) => r.arrayBuffer())));
+    }
+    const stopped = svc.stop('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    svc.child.stdout!.resume();
+    await stopped;
+    await closed;
+    const logged = svc.output().match(/"path":"\/\.well-known\/openid-configuration"/g) ?? [];
+    assert.equal(logged.length, requests, 'one line per request');
+    assert.match(svc.output(), /"msg":"stopped \(0 request\(s\) drained\)"\}\n$/);
+  });
+
   it('a port in use: one line naming the port and the setting, exit code 2, no stack', async () => {
     const port = await freePort();
     const holder: Server = createServer();
