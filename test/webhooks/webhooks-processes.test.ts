@@ -97,12 +97,14 @@ describe('webhooks across processes (real service processes)', () => {
     assert.ok(expected.length >= 20, `${expected.length} events`);
     await until('every event delivered after the restart', () => rx.accepted().some((r) => r.event.sequence === expected.at(-1)!.sequence), LEASE_MS + 30_000);
     assertComplete(rx, expected, secret);
-    const log = await svc2.api('GET', `/admin/v1/webhooks/${id}/deliveries?limit=1000`, { token: svc2.adminToken });
-    assert.equal(log.status, 200);
-    assert.ok(
-      log.body.deliveries.every((d: { status: string }) => d.status === 'delivered'),
-      log.text.slice(0, 500),
-    );
+    // A batch's attempts are recorded once the receiver has answered its last event: the log follows shortly after.
+    let log = await svc2.api('GET', `/admin/v1/webhooks/${id}/deliveries?limit=1000`, { token: svc2.adminToken });
+    await until('the delivery log records every event delivered', async () => {
+      log = await svc2.api('GET', `/admin/v1/webhooks/${id}/deliveries?limit=1000`, { token: svc2.adminToken });
+      assert.equal(log.status, 200);
+      const logged: { sequence: string; status: string }[] = log.body.deliveries;
+      return expected.every((event) => logged.some((d) => d.sequence === event.sequence)) && logged.every((d) => d.status === 'delivered');
+    }).catch((error) => assert.fail(`${error}\n${log.text.slice(0, 500)}`));
   });
 
   it('two processes share one subscription without interleaving: one sends at a time; a stopped process hands over', async () => {
