@@ -99,6 +99,51 @@ describe('management API: groups (create, list, members, delete)', () => {
     assert.equal((await theEvent(svc, 'group.member.removed', groupId)).payload.userId, user.userId);
   });
 
+  it("lists a group's members a page at a time by user name, searched by name (case-folded), only in the group's organization", async () => {
+    const groupId = await createGroup(a);
+    const prefix = unique('pm');
+    const people: Record<string, string> = {};
+    for (const [suffix, firstName] of [
+      ['c', 'Carl'],
+      ['a', 'Zoë'],
+      ['e', 'Eve'],
+      ['b', 'Bea'],
+      ['d', 'Dan'],
+    ]) {
+      const created = await svc.api('POST', `/management/v1/orgs/${a.org.id}/users/human`, {
+        token: a.manager.token,
+        body: { userName: `${prefix}-${suffix}`, profile: { firstName, lastName: 'Member' }, email: { email: `${prefix}-${suffix}@example.com` } },
+      });
+      assert.equal(created.status, 201, created.text);
+      people[suffix] = created.body.userId;
+      assert.equal((await svc.api('PUT', member(a.org.id, groupId, created.body.userId), { token: a.manager.token })).status, 200);
+    }
+    const page = async (params: string) => {
+      const res = await svc.api('GET', `${groups(a.org.id)}/${groupId}/members?${params}`, { token: a.manager.token });
+      assert.equal(res.status, 200, res.text);
+      return res.body as { total: number; members: { userId: string; userName: string; displayName?: string }[] };
+    };
+    const names = (body: { members: { userName: string }[] }) => body.members.map((m) => m.userName);
+    const first = await page('limit=2');
+    assert.equal(first.total, 5);
+    assert.deepEqual(names(first), [`${prefix}-a`, `${prefix}-b`]);
+    assert.deepEqual(first.members[0], { userId: people.a, userName: `${prefix}-a`, displayName: 'Zoë Member' });
+    assert.deepEqual(names(await page('limit=2&offset=2')), [`${prefix}-c`, `${prefix}-d`]);
+    assert.deepEqual(names(await page('limit=2&offset=4')), [`${prefix}-e`]);
+    const searched = await page('query=ZOË');
+    assert.deepEqual([searched.total, names(searched)], [1, [`${prefix}-a`]]);
+    assert.deepEqual(names(await page(`query=${prefix}-d%40example`)), [`${prefix}-d`], 'by e-mail');
+    const none = await page('query=nobody-here');
+    assert.deepEqual([none.total, none.members], [0, []]);
+
+    const groupOfB = await createGroup(b);
+    await refused(svc, 404, () => svc.api('GET', `${groups(a.org.id)}/${groupOfB}/members`, { token: a.manager.token }), "another organization's group");
+    await refused(svc, 404, () => svc.api('GET', `${groups(b.org.id)}/${groupOfB}/members`, { token: a.manager.token }), "another organization's path");
+    await refused(svc, 403, () => svc.api('GET', `${groups(a.org.id)}/${groupId}/members`, { token: a.member.token }), 'a user without roles');
+    await badRequest(svc, ['limit'], () => svc.api('GET', `${groups(a.org.id)}/${groupId}/members?limit=0`, { token: a.manager.token }), 'limit 0');
+    await badRequest(svc, ['filter'], () => svc.api('GET', `${groups(a.org.id)}/${groupId}/members?filter=x`, { token: a.manager.token }), 'unknown parameter');
+  });
+
   it('answers 404 for a group or a user of another organization, and for unknown ids, changing nothing', async () => {
     const groupOfA = await createGroup(a);
     const groupOfB = await createGroup(b);

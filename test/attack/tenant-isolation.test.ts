@@ -114,6 +114,7 @@ function validBody(route: DeclaredRoute, ids: Record<string, string>): unknown {
     'PUT /management/v1/orgs/:orgId/login-policy': { mfa: 'off', passkeys: false, allowRegistration: false },
     'POST /management/v1/orgs/:orgId/agent-registration-tokens': { expiresIn: 600 },
     'GET /management/v1/orgs/:orgId/groups': undefined,
+    'GET /management/v1/orgs/:orgId/groups/:groupId/members': undefined,
     'POST /management/v1/orgs/:orgId/groups': { displayName: unique('g') },
     'DELETE /management/v1/orgs/:orgId/groups/:groupId': undefined,
     'PUT /management/v1/orgs/:orgId/groups/:groupId/members/:userId': undefined,

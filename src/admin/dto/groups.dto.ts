@@ -49,3 +49,14 @@ export class GroupMemberDto {
   @ApiProperty() groupId: string;
   @ApiProperty() userId: string;
 }
+
+export class GroupMemberListItemDto {
+  @ApiProperty() userId: string;
+  @ApiProperty() userName: string;
+  @ApiPropertyOptional({ description: 'absent when the user has none' }) displayName?: string;
+}
+
+export class GroupMemberListDto {
+  @ApiProperty({ type: [GroupMemberListItemDto] }) members: GroupMemberListItemDto[];
+  @ApiProperty({ description: 'how many members match (every list of the API carries it)' }) total: number;
+}

@@ -5,8 +5,8 @@ import { Caller } from '../../common/auth/caller.decorator.js';
 import type { Principal } from '../../common/auth/principal.js';
 import { Role } from '../../common/auth/roles.js';
 import { GroupsService } from '../../users/groups/groups.service.js';
-import { CreateGroupDto, GroupCreatedDto, GroupListDto, GroupMemberDto } from '../dto/groups.dto.js';
-import { ListSearchQueryDto, pageOfList } from '../../common/http/validation/list-page.dto.js';
+import { CreateGroupDto, GroupCreatedDto, GroupListDto, GroupMemberDto, GroupMemberListDto } from '../dto/groups.dto.js';
+import { ListSearchQueryDto, pageOf, pageOfList } from '../../common/http/validation/list-page.dto.js';
 import { textContains } from '../../common/database/name-search.js';
 
 /** An organization's groups (docs/product-rules.md, "Groups"); membership writes are idempotent both ways. */
@@ -44,6 +44,19 @@ export class GroupsController {
   @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
   async remove(@Caller() caller: Principal, @Param('orgId') orgId: string, @Param('groupId') groupId: string): Promise<void> {
     await this.groups.remove(caller.userId, orgId, groupId);
+  }
+
+  @Get(':groupId/members')
+  @ApiOperation({
+    summary: "List a group's members",
+    description: 'By user name, a page at a time; `query` keeps those whose names or e-mail contain it.',
+  })
+  @ApiOkResponse({ type: GroupMemberListDto })
+  @ApiNotFoundResponse({ description: 'no such group in the organization' })
+  @Authenticated({ role: Role.OrgUserManager, orgParam: 'orgId' })
+  async members(@Param('orgId') orgId: string, @Param('groupId') groupId: string, @Query() query: ListSearchQueryDto): Promise<GroupMemberListDto> {
+    const { total, members } = await this.groups.members(orgId, groupId, query.query, pageOf(query));
+    return { total, members: members.map(({ displayName, ...member }) => ({ ...member, ...(displayName ? { displayName } : {}) })) };
   }
 
   @Put(':groupId/members/:userId')

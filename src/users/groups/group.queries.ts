@@ -4,6 +4,7 @@ import { positional } from '../../common/database/named-parameters.js';
 import { literalLimit, placeholders } from '../../common/database/placeholders.js';
 import { readRows } from '../../common/database/statements.js';
 import type { Statements } from '../../common/database/statements.js';
+import type { Page } from '../../common/database/page.js';
 
 export interface GroupSummary {
   id: string;
@@ -210,6 +211,33 @@ export async function membersOf(manager: EntityManager, groupIds: readonly strin
     for (const r of rows) result.push({ groupId: r.group_id, userId: r.user_id, display: r.display });
   }
   return result;
+}
+
+export interface GroupMember {
+  userId: string;
+  userName: string;
+  displayName: string | null;
+}
+
+/**
+ * One page of a group's members by user name; with `pattern` (`likeContains` of a `?query=`,
+ * src/common/database/name-search.ts), those whose search text (names and e-mail) contains it. A group of 5,000 is
+ * read a page at a time, on the members' primary key.
+ */
+export async function pageOfMembers(
+  manager: EntityManager,
+  groupId: string,
+  pattern: string | undefined,
+  page: Page,
+): Promise<{ total: number; members: GroupMember[] }> {
+  const from = `FROM group_members m JOIN users u ON u.id = m.user_id WHERE m.group_id = ?${pattern ? " AND u.search_text LIKE ? ESCAPE '!'" : ''}`;
+  const params = pattern ? [groupId, pattern] : [groupId];
+  const [counted]: { total: number | string }[] = await manager.query(`SELECT COUNT(*) AS total ${from}`, params);
+  const rows: { user_id: string; user_name: string; display_name: string | null }[] = await manager.query(
+    `SELECT m.user_id, u.user_name, u.display_name ${from} ORDER BY u.user_name, m.user_id LIMIT ${literalLimit(page.limit)} OFFSET ${literalLimit(page.offset)}`,
+    params,
+  );
+  return { total: Number(counted.total), members: rows.map((r) => ({ userId: r.user_id, userName: r.user_name, displayName: r.display_name })) };
 }
 
 export interface UserGroup {

@@ -18,8 +18,10 @@ import { removeGroupIn } from './group-removal.js';
 import type { GroupChange, GroupEditResult } from './group-edit.js';
 import { validGroupInput } from './group.rules.js';
 import type { GroupInput } from './group.rules.js';
-import { allMembers, groupSummaries } from './group.queries.js';
-import type { GroupSummary } from './group.queries.js';
+import { allMembers, findGroup, groupSummaries, pageOfMembers } from './group.queries.js';
+import type { GroupMember, GroupSummary } from './group.queries.js';
+import { likeContains } from '../../common/database/name-search.js';
+import type { Page } from '../../common/database/page.js';
 import { projectsGrantedToGroupsOf } from '../project-access/grant.queries.js';
 
 /**
@@ -88,6 +90,12 @@ export class GroupsService {
   async list(orgId: string): Promise<(GroupSummary & { grantProjects: { id: string; name: string }[] })[]> {
     const [groups, granted] = await Promise.all([groupSummaries(this.uow.manager, orgId), projectsGrantedToGroupsOf(this.uow.manager, orgId)]);
     return groups.map((group) => ({ ...group, grantProjects: granted.get(group.id) ?? [] }));
+  }
+
+  /** A page of a group of the organization's members by user name; with `query`, those whose names or e-mail contain it. */
+  async members(orgId: string, groupId: string, query: string | undefined, page: Page): Promise<{ total: number; members: GroupMember[] }> {
+    if (!(await findGroup(this.uow.manager, orgId, groupId))) throw DomainError.notFound('group');
+    return pageOfMembers(this.uow.manager, groupId, query ? likeContains(query) : undefined, page);
   }
 
   /** Applies the changes in order, all or nothing; concurrent edits of one group queue behind each other. */

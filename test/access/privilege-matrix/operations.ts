@@ -418,6 +418,7 @@ export const NOT_ACTING_ON_A_USER: Record<string, string> = {
   'GET /management/v1/orgs/:orgId/users/:userId/keys': "reads when a machine's keys were made and expire (reading is not acting)",
   'GET /management/v1/orgs/:orgId/users/:userId/pats': "reads when a machine's tokens were made and expire (reading is not acting)",
   'GET /management/v1/orgs/:orgId/groups': 'reads groups',
+  'GET /management/v1/orgs/:orgId/groups/:groupId/members': "reads a group's members (reading is not acting)",
   'GET /scim/v2/:orgId/Groups/:id': 'reads a group',
   'POST /scim/v2/:orgId/Groups/.search': 'reads groups',
   'DELETE /scim/v2/:orgId/Groups/:id': 'removes a group; its members lose a membership that confers no role (docs/product-rules.md, "Groups")',
