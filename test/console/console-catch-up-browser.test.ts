@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../oidc/support/browser.js';
 import { createCaller, createOrg, unique, useService } from '../support/fixtures.js';
-import { SCREENSHOTS, consoleSteps } from './support/console-browser.js';
+import { SCREENSHOTS, consoleSteps, nothingMatches, searchList } from './support/console-browser.js';
 
 /**
  * What self-service (docs/account.md, docs/mail.md) adds to the console (docs/console.md), as an operator uses it in Chromium, by accessible
@@ -187,7 +187,15 @@ describe('the console catches up with self-service (Chromium)', () => {
       const addMember = page.getByRole('form', { name: 'Add member' });
       await addMember.getByLabel('User ID').fill(mary);
       await addMember.getByRole('button', { name: 'Add member' }).click();
-      await page.getByRole('table', { name: 'Group members' }).getByRole('cell', { name: mary }).waitFor();
+      // Members by name with the id on hover, searched by the server.
+      const groupMembers = page.getByRole('table', { name: 'Group members' });
+      const maryRow = groupMembers.getByRole('rowheader', { name: 'Mary Jackson' });
+      await maryRow.waitFor();
+      assert.equal(await maryRow.getByRole('link', { name: 'Mary Jackson' }).getAttribute('title'), mary);
+      await searchList(page, 'Group members', 'no-such-member');
+      await nothingMatches(page, 'no-such-member').waitFor();
+      await searchList(page, 'Group members', 'JACKSON');
+      await maryRow.waitFor();
       const groups = await svc.api('GET', `/management/v1/orgs/${org.id}/groups`, { token: svc.adminToken });
       assert.equal(groups.body.groups.find((g: { id: string }) => g.id === group.body.id)?.memberCount, 1);
       assert.deepEqual(problems, []);

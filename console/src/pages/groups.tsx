@@ -5,12 +5,9 @@ import { ActionButton, DeleteButton, Field, Form, Loading, Named, Page, Pager, S
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
 
-/** A group's members as SCIM returns them (RFC 7643 §4.2): the management API lists groups with counts only. */
-type ScimGroup = Schema<'ScimGroup'>;
-
 const LIMIT = 50;
 
-/** Groups and their members (ORG_USER_MANAGER): /management/v1/orgs/{orgId}/groups, members through SCIM Groups. */
+/** Groups and their members (ORG_USER_MANAGER): /management/v1/orgs/{orgId}/groups and each group's members. */
 export function GroupsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/groups`;
   const list = useListQuery();
@@ -92,12 +89,20 @@ function GrantMarker({ projects }: { projects: GrantProject[] }) {
   );
 }
 
+const MEMBERS_LIMIT = 50;
+
+/** A group's members, a page at a time by user name and searched by the server: a group may hold thousands. */
 function GroupMembers({ orgId, groupId, grantProjects, onChange }: { orgId: string; groupId: string; grantProjects: GrantProject[]; onChange: () => void }) {
-  const group = useLoad(() => api<ScimGroup>('GET', `/scim/v2/${enc(orgId)}/Groups/${enc(groupId)}`), [orgId, groupId]);
-  const [userId, setUserId] = useState('');
   const membersPath = `/management/v1/orgs/${enc(orgId)}/groups/${enc(groupId)}/members`;
+  const list = useListQuery();
+  const { offset } = list;
+  const members = useLoad(
+    () => api<Schema<'GroupMemberListDto'>>('GET', `${membersPath}${query({ query: list.query, limit: MEMBERS_LIMIT, offset })}`),
+    [membersPath, list.query, offset],
+  );
+  const [userId, setUserId] = useState('');
   const changed = () => {
-    group.reload();
+    members.reload();
     onChange();
   };
   return (
@@ -119,25 +124,35 @@ function GroupMembers({ orgId, groupId, grantProjects, onChange }: { orgId: stri
       >
         <UserPicker orgId={orgId} userId={userId} onChange={setUserId} />
       </Form>
-      <Loading loaded={group}>
-        {({ members = [] }) => (
-          <Table caption={t('groupMembers')} headings={[t('user'), t('id'), t('actions')]}>
-            {members.map((m) => (
-              <tr key={m.value}>
-                <th scope="row">{m.display ?? m.value}</th>
-                <td class="mono">{m.value}</td>
-                <td>
-                  <ActionButton
-                    label={t('remove')}
-                    action={async () => {
-                      await api('DELETE', `${membersPath}/${enc(m.value)}`);
-                      changed();
-                    }}
-                  />
-                </td>
-              </tr>
-            ))}
-          </Table>
+      <SearchForm name={t('groupMembers')} onSearch={list.search} />
+      <Loading loaded={members}>
+        {({ members: found, total }) => (
+          <>
+            <Table
+              caption={t('groupMembers')}
+              headings={[t('user'), t('userName'), t('actions')]}
+              empty={emptyOf(list.query, t('emptyGroupMembers'), t('emptyGroupMembersNext'))}
+            >
+              {found.map((m) => (
+                <tr key={m.userId} data-member={m.userId}>
+                  <th scope="row">
+                    <Named name={m.displayName ?? m.userName} id={m.userId} href={`/console/orgs/${enc(orgId)}/users/${enc(m.userId)}`} />
+                  </th>
+                  <td>{m.userName}</td>
+                  <td>
+                    <ActionButton
+                      label={t('remove')}
+                      action={async () => {
+                        await api('DELETE', `${membersPath}/${enc(m.userId)}`);
+                        changed();
+                      }}
+                    />
+                  </td>
+                </tr>
+              ))}
+            </Table>
+            <Pager offset={offset} limit={MEMBERS_LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
+          </>
         )}
       </Loading>
     </section>
