@@ -407,15 +407,19 @@ export function Table({
   searchable?: boolean;
 }) {
   const [filter, setFilter] = useState('');
+  const [shown, setShown] = useState(0);
   const body = useRef<HTMLTableSectionElement>(null);
   const rows = toChildArray(children).length;
   // The rows are Preact's, their text the DOM's: the filter hides the rows without the words, after each render.
   useEffect(() => {
     const words = filter.toLowerCase().split(/\s+/).filter(Boolean);
+    let visible = 0;
     for (const row of Array.from(body.current?.rows ?? [])) {
       const text = (row.textContent ?? '').toLowerCase();
       row.hidden = !words.every((w) => text.includes(w));
+      if (!row.hidden) visible++;
     }
+    if (visible !== shown) setShown(visible);
   });
   // A wide table scrolls in its own box, never the page on a phone; the box takes the focus so a keyboard can
   // scroll it too (WCAG 2.1.1).
@@ -442,6 +446,11 @@ export function Table({
           <tbody ref={body}>{children}</tbody>
         </table>
       </div>
+      {rows > 0 && shown === 0 && filter.trim() !== '' && (
+        <div class="pc-empty" role="status">
+          <p>{t('noMatch', { query: filter.trim() })}</p>
+        </div>
+      )}
       {empty && rows === 0 && (
         <div class="pc-empty">
           <p>{empty[0]}</p>

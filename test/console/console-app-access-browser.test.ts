@@ -133,6 +133,18 @@ describe('application access in the operator console (Chromium)', () => {
         ['no roles', `group ${groupName}`],
         ['viewer', 'the user’s own grant'],
       ]);
+      // A short list the API returns whole is filtered where it is shown.
+      const filter = page.getByRole('search', { name: 'Filter Effective grants' }).getByLabel('Filter this list');
+      const ownGrant = table.locator('tbody tr').filter({ hasText: 'the user’s own grant' });
+      await filter.fill(groupName);
+      await ownGrant.waitFor({ state: 'hidden' });
+      assert.deepEqual(await table.locator('tbody tr:not([hidden]) td:last-child').allInnerTexts(), [`group ${groupName}`]);
+      await filter.fill('no-such-grant');
+      await page.getByRole('status').filter({ hasText: 'Nothing matches “no-such-grant”.' }).waitFor();
+      assert.equal(await table.locator('tbody tr:not([hidden])').count(), 0);
+      await filter.fill('');
+      await ownGrant.waitFor();
+      assert.equal(await table.locator('tbody tr:not([hidden])').count(), 2);
       await check(page, 'user-effective-grants');
       assert.deepEqual(problems, []);
     } finally {

@@ -59,7 +59,7 @@ export function Credentials(props: {
         {({ items, total }) => (
           <>
             {items.length > 0 && (
-              <Table caption={props.title} headings={[t('id'), t('created'), t('expires'), t('actions')]}>
+              <Table caption={props.title} headings={[t('id'), t('created'), t('expires'), t('actions')]} searchable>
                 {items.map((c) => (
                   <tr key={c.id}>
                     <th scope="row" class="mono">

@@ -41,7 +41,7 @@ export function KeysPage() {
       <Notice text={notice} />
       <Loading loaded={keys}>
         {({ keys: list }) => (
-          <Table caption={t('signingKeys')} headings={[t('keyId'), t('algorithm'), t('status'), t('created')]}>
+          <Table caption={t('signingKeys')} headings={[t('keyId'), t('algorithm'), t('status'), t('created')]} searchable>
             {list.map((k) => (
               <tr key={k.keyId}>
                 <th scope="row" class="mono">

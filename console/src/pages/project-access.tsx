@@ -90,7 +90,12 @@ function Roles({ base, roles, onChange }: { base: string; roles: ReturnType<type
       </Form>
       <Loading loaded={roles}>
         {({ roles: list }) => (
-          <Table caption={t('projectRoles')} headings={[t('roleKey'), t('displayName'), t('actions')]} empty={[t('emptyRoles'), t('emptyRolesNext')]}>
+          <Table
+            caption={t('projectRoles')}
+            headings={[t('roleKey'), t('displayName'), t('actions')]}
+            empty={[t('emptyRoles'), t('emptyRolesNext')]}
+            searchable
+          >
             {list.map((r) => (
               <RoleRow key={r.key} base={base} role={r} onChange={onChange} />
             ))}

@@ -346,7 +346,7 @@ function Factors({ base }: { base: string }) {
           list.length === 0 ? (
             <p>{t('noFactors')}</p>
           ) : (
-            <Table caption={t('factors')} headings={[t('type'), t('name'), t('created'), t('actions')]}>
+            <Table caption={t('factors')} headings={[t('type'), t('name'), t('created'), t('actions')]} searchable>
               {list.map((f) => (
                 <tr key={f.id}>
                   <th scope="row">{f.type}</th>
@@ -384,7 +384,7 @@ function Identities({ base }: { base: string }) {
           list.length === 0 ? (
             <p>{t('noIdentities')}</p>
           ) : (
-            <Table caption={t('linkedIdentities')} headings={[t('subject'), t('identityProvider'), t('linked'), t('actions')]}>
+            <Table caption={t('linkedIdentities')} headings={[t('subject'), t('identityProvider'), t('linked'), t('actions')]} searchable>
               {list.map((i) => (
                 <tr key={`${i.idpId}/${i.subject}`}>
                   <th scope="row" class="mono">

@@ -23,7 +23,7 @@ export function EffectiveGrants({ orgId, base }: { orgId: string; base: string }
       <h2 id="grants-heading">{t('effectiveGrants')}</h2>
       <Loading loaded={grants}>
         {({ grants: list }) => (
-          <Table caption={t('effectiveGrants')} headings={[t('project'), t('roles'), t('via')]} empty={[t('noGrants'), t('noGrantsNext')]}>
+          <Table caption={t('effectiveGrants')} headings={[t('project'), t('roles'), t('via')]} empty={[t('noGrants'), t('noGrantsNext')]} searchable>
             {list.map((g) => (
               <tr key={g.grantId} data-effective-grant={g.grantId}>
                 <th scope="row">

@@ -14,7 +14,7 @@ export function Sessions({ base }: { base: string }) {
           list.length === 0 ? (
             <p>{t('noSessions')}</p>
           ) : (
-            <Table caption={t('sessions')} headings={[t('signedInAt'), t('lastUsedAt'), t('applications'), t('methods'), t('actions')]}>
+            <Table caption={t('sessions')} headings={[t('signedInAt'), t('lastUsedAt'), t('applications'), t('methods'), t('actions')]} searchable>
               {list.map((s) => (
                 <tr key={s.sessionId} data-session={s.sessionId}>
                   <th scope="row">

@@ -97,27 +97,35 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
   );
 }
 
+const DELIVERIES_LIMIT = 50;
+
+/** A subscription's deliveries, newest first, a page at a time (the log keeps every event's last attempts). */
 function Deliveries({ path }: { path: string }) {
-  const deliveries = useLoad(() => api<Schema<'DeliveryListDto'>>('GET', path), [path]);
+  const [offset, setOffset] = useState(0);
+  const deliveries = useLoad(() => api<Schema<'DeliveryListDto'>>('GET', `${path}${query({ limit: DELIVERIES_LIMIT, offset })}`), [path, offset]);
   return (
     <section class="panel" aria-labelledby="deliveries-heading">
       <h2 id="deliveries-heading">{t('deliveries')}</h2>
       <Loading loaded={deliveries}>
         {({ deliveries: list }) => (
-          <Table
-            caption={t('deliveries')}
-            headings={[t('sequence'), t('status'), t('attempts'), t('lastAnswer')]}
-            empty={[t('emptyDeliveries'), t('emptyDeliveriesNext')]}
-          >
-            {list.map((d) => (
-              <tr key={d.eventId}>
-                <th scope="row">{d.sequence}</th>
-                <td>{d.status}</td>
-                <td>{d.attempts}</td>
-                <td>{d.lastError ?? (d.lastStatus ? String(d.lastStatus) : '')}</td>
-              </tr>
-            ))}
-          </Table>
+          <>
+            <Table
+              caption={t('deliveries')}
+              headings={[t('sequence'), t('status'), t('attempts'), t('lastAnswer')]}
+              empty={[t('emptyDeliveries'), t('emptyDeliveriesNext')]}
+              searchable
+            >
+              {list.map((d) => (
+                <tr key={d.eventId}>
+                  <th scope="row">{d.sequence}</th>
+                  <td>{d.status}</td>
+                  <td>{d.attempts}</td>
+                  <td>{d.lastError ?? (d.lastStatus ? String(d.lastStatus) : '')}</td>
+                </tr>
+              ))}
+            </Table>
+            <Pager offset={offset} limit={DELIVERIES_LIMIT} shown={list.length} onChange={setOffset} />
+          </>
         )}
       </Loading>
     </section>
