@@ -18,6 +18,7 @@ import { ApplicationPage } from './pages/application';
 import { ProjectsPage } from './pages/projects';
 import { UserDetailPage } from './pages/user-detail';
 import { AgentsPage } from './pages/agents';
+import { RegisteredClientsPage } from './pages/registered-clients';
 import { UsersPage } from './pages/users';
 import { WebhooksPage } from './pages/webhooks';
 import { AuditStreamsPage } from './pages/audit-streams';
@@ -185,12 +186,14 @@ function pageFor(path: string, owner: boolean): ComponentChildren | null {
   if (owner && match('/console/webhooks', path)) return <WebhooksPageInstance />;
   if (owner && match('/console/audit-streams', path)) return <AuditStreamsPageInstance />;
   if (owner && match('/console/keys', path)) return <KeysPage />;
+  if (owner && match('/console/registered-clients', path)) return <RegisteredClientsPage />;
   if (owner && match('/console/features', path)) return <FeaturesPage />;
   if (owner && match('/console/settings', path)) return <SettingsPage />;
   if ((p = match('/console/orgs/:orgId/users', path))) return <UsersPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/users/:userId', path))) return <UserDetailPage key={p.userId} orgId={p.orgId} userId={p.userId} />;
   if ((p = match('/console/orgs/:orgId/groups', path))) return <GroupsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/agents', path))) return <AgentsPage key={p.orgId} orgId={p.orgId} />;
+  if ((p = match('/console/orgs/:orgId/registered-clients', path))) return <RegisteredClientsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/projects', path))) return <ProjectsPage key={p.orgId} orgId={p.orgId} />;
   if ((p = match('/console/orgs/:orgId/projects/:projectId', path))) return <ProjectPage key={p.projectId} orgId={p.orgId} projectId={p.projectId} />;
   if ((p = match('/console/orgs/:orgId/projects/:projectId/apps/:appId', path)))
@@ -227,12 +230,14 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
     '/console/webhooks',
     '/console/audit-streams',
     '/console/keys',
+    '/console/registered-clients',
     '/console/features',
     '/console/settings',
     ...[
       'users',
       'groups',
       'agents',
+      'registered-clients',
       'projects',
       'members',
       'login-policy',
@@ -265,6 +270,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
             {item('/console/webhooks', t('webhooks'))}
             {item('/console/audit-streams', t('auditStreams'))}
             {item('/console/keys', t('signingKeys'))}
+            {item('/console/registered-clients', t('unboundRegisteredClients'))}
             {item('/console/features', t('features'))}
             {item('/console/settings', t('settings'))}
           </ul>
@@ -279,6 +285,7 @@ function Navigation({ me, orgId, path, session }: { me: Me; orgId: string; path:
             {roles.has('ORG_USER_MANAGER') && item(`${org}/users`, t('users'))}
             {roles.has('ORG_USER_MANAGER') && item(`${org}/groups`, t('groups'))}
             {roles.has('ORG_USER_MANAGER') && item(`${org}/agents`, t('agents'))}
+            {roles.has('ORG_OWNER') && item(`${org}/registered-clients`, t('registeredClients'))}
             {roles.has('ORG_OWNER') && item(`${org}/projects`, t('projects'))}
             {roles.has('ORG_OWNER') && item(`${org}/members`, t('orgMembers'))}
             {roles.has('ORG_OWNER') && item(`${org}/login-policy`, t('loginPolicy'))}

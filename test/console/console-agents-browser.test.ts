@@ -9,7 +9,8 @@ import type { AgentClient } from '../oidc/support/agent-clients.js';
 import { authorize, REDIRECT, redeem } from '../oidc/support/agent-consent-flow.js';
 import { launchBrowser } from '../oidc/support/browser.js';
 import { PASSWORD, createHuman, createProject } from '../oidc/support/oidc-fixtures.js';
-import { useService } from '../support/fixtures.js';
+import { unique, useService } from '../support/fixtures.js';
+import { organization, publicClient, registered, setMode } from '../oidc/support/dynamic-registration.js';
 import { SCREENSHOTS, consoleSteps, nothingMatches, searchList } from './support/console-browser.js';
 
 /**
@@ -141,6 +142,52 @@ describe('connected agents in the operator console (Chromium)', () => {
       const still = await refresh(owner.refreshToken);
       assert.equal(still.status, 200, still.text);
       await signOut(page);
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+  it("registered clients: the organization's by name, searched and removed; the unbound ones removed all at once by the IAM_OWNER", async () => {
+    const removable = await registerAgent(svc, project.orgId, REDIRECT, unique('Removable agent'));
+    const elsewhere = await organization(svc);
+    await setMode(svc, elsewhere.project.orgId, 'open');
+    const openName = unique('Open agent');
+    const openClient = await registered(svc, publicClient({ client_name: openName }));
+    const { context, page, problems } = await open();
+    try {
+      await page.goto(`${base}/console/orgs/${project.orgId}/users`);
+      await signIn(page, 'admin', readFileSync(join(svc.dataDir, 'admin.password'), 'utf8').trim());
+      await nav(page).getByRole('link', { name: 'Registered clients', exact: true }).click();
+      await page.getByRole('heading', { name: 'Registered clients', level: 1 }).waitFor();
+      const table = page.getByRole('table', { name: 'Registered clients' });
+      const row = table.getByRole('row').filter({ hasText: removable.clientId });
+      await row.getByRole('rowheader', { name: removable.clientName }).waitFor();
+      await table.getByRole('row').filter({ hasText: agent.clientId }).waitFor();
+      await check(page, 'org-registered-clients');
+
+      await searchList(page, 'Registered clients', removable.clientName.toUpperCase());
+      await table.getByRole('row').filter({ hasText: agent.clientId }).waitFor({ state: 'detached' });
+      await row.getByRole('button', { name: 'Remove', exact: true }).click();
+      await row.getByRole('button', { name: `Yes, remove ${removable.clientName}` }).click();
+      await nothingMatches(page, removable.clientName.toUpperCase()).waitFor();
+      const left = await svc.api('GET', orgPath(`/registered-clients?query=${removable.clientId}`), { token: svc.adminToken });
+      assert.equal(left.body.total, 0, left.text);
+      const kept = await svc.api('GET', orgPath(`/registered-clients?query=${agent.clientId}`), { token: svc.adminToken });
+      assert.equal(kept.body.total, 1, 'the other client stays');
+
+      await nav(page).getByRole('link', { name: 'Unbound registered clients' }).click();
+      const unbound = page.getByRole('table', { name: 'Unbound registered clients' });
+      await unbound.getByRole('row').filter({ hasText: openClient.client_id }).getByRole('rowheader', { name: openName }).waitFor();
+      await check(page, 'unbound-registered-clients');
+      await page.getByRole('button', { name: 'Remove all unbound clients' }).click();
+      await page.getByRole('button', { name: /^Yes, remove all \d+$/ }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^\d+ clients removed\.$/ })
+        .waitFor();
+      await page.getByText('No registered clients.').waitFor();
+      const none = await svc.api('GET', '/admin/v1/registered-clients/unbound', { token: svc.adminToken });
+      assert.equal(none.body.total, 0, none.text);
       assert.deepEqual(problems, []);
     } finally {
       await context.close();

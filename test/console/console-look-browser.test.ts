@@ -130,6 +130,7 @@ describe("the console's look in Chromium", () => {
         ['login-policy', 'Login policy', 'login-policy'],
         ['domains', 'Domains', 'domains'],
         ['provisioning', 'Provisioning targets', 'provisioning'],
+        ['registered-clients', 'Registered clients', 'registered-clients'],
       ] as const) {
         await page.goto(`${base}/console/orgs/${orgId}/${path}`);
         await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
@@ -181,6 +182,7 @@ describe("the console's look in Chromium", () => {
 
       for (const [link, name] of [
         ['Instance members', 'instance-members'],
+        ['Unbound registered clients', 'unbound-registered-clients'],
         ['Features', 'features'],
         ['Settings', 'settings'],
       ] as const) {
