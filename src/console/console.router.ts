@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { NextFunction, Request, Response } from 'express';
 import type { RoutedRequest } from '../common/metrics/http-metrics.js';
 import { CONSOLE_ASSET_CACHE, CONSOLE_PAGE_HEADERS } from './console-page.headers.js';
+import { sendStatic, staticBody } from '../common/http/static-body.js';
+import type { StaticBody } from '../common/http/static-body.js';
 
 /** Where scripts/build-console.mjs writes the bundle: dist/console, beside dist/src (this file is dist/src/console/). */
 export const CONSOLE_DIR = fileURLToPath(new URL('../../console/', import.meta.url));
@@ -15,14 +17,15 @@ const ASSET_NAME = /^[A-Za-z0-9_-]+\.(js|css|map)$/;
 /**
  * Serves the operator console (docs/console.md): `/` and `/console` redirect to `/console/`; the hashed
  * assets under `/console/assets/`; every other `/console/…` path gets index.html, so the client-side
- * routes (history API) survive a reload or a shared link. Files are read once: a new build means a restart.
+ * routes (history API) survive a reload or a shared link. Files are read once, and compressed once for the browsers that
+ * take gzip (src/common/http/static-body.ts): a new build means a restart.
  */
 export function consoleRouter(dir = CONSOLE_DIR) {
-  const cache = new Map<string, Buffer | null>();
-  const read = (name: string): Buffer | null => {
+  const cache = new Map<string, StaticBody | null>();
+  const read = (name: string): StaticBody | null => {
     if (!cache.has(name)) {
       const path = join(dir, name);
-      cache.set(name, existsSync(path) ? readFileSync(path) : null);
+      cache.set(name, existsSync(path) ? staticBody(readFileSync(path)) : null);
     }
     return cache.get(name)!;
   };
@@ -41,12 +44,12 @@ export function consoleRouter(dir = CONSOLE_DIR) {
       const body = ASSET_NAME.test(name) ? read(`assets/${name}`) : null;
       if (!body) return void res.status(404).type('text/plain').send('not found');
       res.set({ 'Content-Type': TYPES[extname(name)], 'Cache-Control': CONSOLE_ASSET_CACHE, 'X-Content-Type-Options': 'nosniff' });
-      return void res.send(body);
+      return sendStatic(req, res, body);
     }
     route('/console/*');
     const index = read('index.html');
     if (!index) return void res.status(503).type('text/plain').send('the console is not built: run `npm run build`');
-    res.set(CONSOLE_PAGE_HEADERS);
-    res.send(index);
+    res.set({ ...CONSOLE_PAGE_HEADERS, 'Content-Type': 'text/html; charset=utf-8' });
+    sendStatic(req, res, index);
   };
 }

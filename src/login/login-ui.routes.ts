@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Router } from 'express';
 import { DESIGN_CSS, DESIGN_HASH, DESIGN_STYLESHEET_HEADERS, DESIGN_STYLESHEET_ROUTE } from '../common/design/design-stylesheet.js';
+import { sendStatic, staticBody } from '../common/http/static-body.js';
 import { AccountLinksUi } from './account-links.router.js';
 import { ConsentUi } from './consent.router.js';
 import { LoginEntryUi } from './login-entry.router.js';
@@ -26,9 +27,11 @@ export class LoginUiRoutes {
 
   routes(router: Router): void {
     // The stylesheet of every page of the login UI, the account page and my applications (docs/design.md).
+    const stylesheet = staticBody(DESIGN_CSS);
     router.get(DESIGN_STYLESHEET_ROUTE, (req, res) => {
       if (req.params.hash !== DESIGN_HASH) return void res.status(404).type('text/plain').send('not found');
-      res.set(DESIGN_STYLESHEET_HEADERS).end(DESIGN_CSS);
+      res.set(DESIGN_STYLESHEET_HEADERS);
+      sendStatic(req, res, stylesheet);
     });
     // First: the pages of mailed links have fixed paths that `/:uid` would match.
     this.accountLinks.routes(router, this.interactions.wrap);

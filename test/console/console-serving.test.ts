@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { gzipSync } from 'node:zlib';
+import { get as httpGet } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { DESIGN_STYLESHEET_PATH } from '../../src/common/design/design-stylesheet.js';
 import { CONSOLE_DIR } from '../../src/console/console.router.js';
 import { createCaller, createOrg, useService } from '../support/fixtures.js';
 
@@ -59,6 +62,34 @@ describe('the operator console is served', () => {
       assert.equal((await get(path)).status, 404, path);
     }
   });
+
+  it('sends the page, its assets and the design stylesheet gzip-compressed to a browser that takes gzip, and as they are otherwise', async () => {
+    const html = await (await get('/console/')).text();
+    const assets = [...html.matchAll(/(?:src|href)="(\/console\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    for (const path of ['/console/', ...assets, DESIGN_STYLESHEET_PATH]) {
+      const plain = await raw(path, 'identity');
+      assert.equal(plain.headers['content-encoding'], undefined, path);
+      assert.equal(plain.headers.vary, 'Accept-Encoding', path);
+      const packed = await raw(path, 'gzip, deflate, br');
+      assert.equal(packed.headers['content-encoding'], 'gzip', path);
+      assert.equal(packed.headers.vary, 'Accept-Encoding', path);
+      assert.equal(Number(packed.headers['content-length']), packed.body.length, path);
+      assert.ok(packed.body.length < plain.body.length, `${path}: ${packed.body.length} bytes compressed, ${plain.body.length} raw`);
+      assert.deepEqual(gunzipSync(packed.body), plain.body, `${path}: the same bytes`);
+      assert.equal(packed.headers['content-type'], plain.headers['content-type'], path);
+    }
+  });
+
+  /** The bytes as sent, which fetch would decompress: node:http leaves them alone. */
+  function raw(path: string, acceptEncoding: string): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+    return new Promise((resolve, reject) => {
+      httpGet(new URL(path, svc.url), { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+      }).on('error', reject);
+    });
+  }
 
   it('keeps the bundle (JS and CSS, gzip) under 300 KB', () => {
     const dir = join(CONSOLE_DIR, 'assets');
