@@ -9,6 +9,9 @@ import { clientServing } from '../../agents/agent-organization.js';
 /** The login UI's sign-ins as oidc-provider's interactions (its Interaction and Client models). */
 @Injectable()
 export class OidcSignInProtocol implements SignInProtocol {
+  /** Each request's client, by the interaction it loaded (clientOf). */
+  private readonly clients = new WeakMap<Interaction, Promise<BoundaryClient | undefined>>();
+
   constructor(
     private readonly holder: ProviderHolder,
     private readonly dataSource: DataSource,
@@ -18,8 +21,21 @@ export class OidcSignInProtocol implements SignInProtocol {
     return this.holder.provider.interactionDetails(req, res) as Promise<Interaction>;
   }
 
-  /** An agent client of no organization is seen as of its requested resource's organization (docs/agents.md). */
-  async clientOf(interaction: Interaction): Promise<BoundaryClient | undefined> {
+  /**
+   * An agent client of no organization is seen as of its requested resource's organization (docs/agents.md). Found
+   * once per request: a page asks for it from its brand, its policy and its identity providers, each with the
+   * interaction this request loaded, which is forgotten with the request.
+   */
+  clientOf(interaction: Interaction): Promise<BoundaryClient | undefined> {
+    let found = this.clients.get(interaction);
+    if (!found) {
+      found = this.findClient(interaction);
+      this.clients.set(interaction, found);
+    }
+    return found;
+  }
+
+  private async findClient(interaction: Interaction): Promise<BoundaryClient | undefined> {
     const client = (await this.holder.provider.Client.find(interaction.params.client_id ?? '')) as BoundaryClient | undefined;
     return clientServing(this.dataSource, client, interaction.params.resource);
   }
