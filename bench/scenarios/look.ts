@@ -5,8 +5,9 @@
  * 1. the sign-in page's weight — its HTML and every stylesheet, script and image it loads, raw and gzip-compressed
  *    (what a browser downloads on a first visit) — and the console's (its page and bundle);
  * 2. the sign-in page served (`GET /ui/login/{uid}`, requests per second and CPU);
- * 3. in Chromium, the sign-in page from navigation to its load event, and a console page (an organization's users)
- *    from navigation to its first row, the browser's cache warm as on every visit after the first.
+ * 3. in Chromium, the sign-in page (`/ui/login/{uid}`, opened again under one interaction) from navigation to its load
+ *    event, and a console page (an organization's users) from navigation to its first row, the browser's cache warm as
+ *    on every visit after the first.
  * Goal: no slower than before, with the weight stated. On demand (`--only look`): it needs the other build.
  */
 import { readFileSync } from 'node:fs';
@@ -159,7 +160,15 @@ async function rendered(ctx: Context, browser: Browser, builds: Build[]): Promis
   }
   const consoleTimes: number[][] = [[], []];
   const signInTimes: number[][] = [[], []];
+  // The sign-in page itself, opened again and again under its interaction: the authorization request before it (one
+  // redirect) is the protocol's work, not the page's, and is measured by the oidc group.
   const signInPages = await Promise.all(builds.map(async () => (await browser.newContext({ locale: 'en-US' })).newPage()));
+  const signInUrls: string[] = [];
+  for (const [b, page] of signInPages.entries()) {
+    await page.goto(builds[b].authorizeUrl, { waitUntil: 'load' });
+    if (!new URL(page.url()).pathname.startsWith('/ui/login/')) throw new Error(`look: the authorization request led to ${page.url()}`);
+    signInUrls.push(page.url());
+  }
   for (let i = -1; i < loads; i++) {
     for (const b of [0, 1]) {
       const users = `${builds[b].service.url}/console/orgs/${builds[b].orgId}/users`;
@@ -169,7 +178,7 @@ async function rendered(ctx: Context, browser: Browser, builds: Build[]): Promis
       await pages[b].locator('tbody tr').first().waitFor();
       if (i >= 0) consoleTimes[b].push(performance.now() - started);
       started = performance.now();
-      await signInPages[b].goto(builds[b].authorizeUrl, { waitUntil: 'load' });
+      await signInPages[b].goto(signInUrls[b], { waitUntil: 'load' });
       if (i >= 0) signInTimes[b].push(performance.now() - started);
     }
   }
