@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -18,6 +18,11 @@ import { NO_PROFILES, ProjectsService } from './projects.service.js';
 import { isUniqueViolation } from '../common/database/unique-violation.js';
 import { OrganizationsService } from './organizations.service.js';
 import { UsersService } from './users.service.js';
+
+/** An instance younger than this may still be having its files written by the process that made it. */
+const FRESH_INSTANCE_MS = 60_000;
+/** How long another process's files are waited for at most. */
+const FILES_WAIT_MS = 10_000;
 
 /** Client id of the bootstrap's first-party application, the console (README, SECURITY.md). */
 export const CONSOLE_CLIENT_ID = 'console';
@@ -56,7 +61,22 @@ export class BootstrapService {
 
   async bootstrap(): Promise<void> {
     if (!(await this.isBootstrapped())) await this.bootstrapInstance();
+    else await this.awaitAnotherProcessFiles();
     await this.ensureConsole();
+  }
+
+  /**
+   * The workers of one start (WORKERS > 1) share DATA_DIR, and one of them bootstraps: its files follow its commit by
+   * moments. The others wait for admin.pat before they answer, so that no process of the start serves while the file
+   * an operator reads next is missing (docs/operations.md, "Start-up"). Only for an instance made in the last minute,
+   * and not for long: a file on another host's DATA_DIR never comes.
+   */
+  private async awaitAnotherProcessFiles(): Promise<void> {
+    const instance = await this.dataSource.getRepository(InstanceEntity).findOneBy({ id: INSTANCE_ID });
+    if (!instance || Date.now() - instance.createdAt.getTime() > FRESH_INSTANCE_MS) return;
+    const pat = join(this.config.dataDir, 'admin.pat');
+    const deadline = Date.now() + FILES_WAIT_MS;
+    while (!existsSync(pat) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   /**
@@ -129,11 +149,12 @@ export class BootstrapService {
       });
     } catch (error) {
       // Another process bootstrapped at the same moment: theirs stands.
-      if (await this.isBootstrapped()) return;
+      if (await this.isBootstrapped()) return this.awaitAnotherProcessFiles();
       throw error;
     }
-    writeSecretFile(this.config.dataDir, 'admin.pat', pat);
+    // admin.pat last: the other processes of this start wait for it.
     if (generated) writeSecretFile(this.config.dataDir, 'admin.password', password);
+    writeSecretFile(this.config.dataDir, 'admin.pat', pat);
     this.logger.log(
       `instance bootstrapped; the admin client's token is in ${join(this.config.dataDir, 'admin.pat')}` +
         (generated ? `, the admin password in ${join(this.config.dataDir, 'admin.password')}` : ''),
@@ -145,10 +166,12 @@ export class BootstrapService {
   }
 }
 
-/** Owner-only file (0600); its content is never logged. */
+/** Owner-only file (0600), whole or absent for a reader (written aside, then renamed); its content is never logged. */
 function writeSecretFile(dir: string, name: string, content: string): void {
   ownerOnlyDir(dir);
   const path = join(dir, name);
-  writeFileSync(path, content + '\n', { mode: 0o600 });
-  chmodSync(path, 0o600);
+  const aside = `${path}.${process.pid}.tmp`;
+  writeFileSync(aside, content + '\n', { mode: 0o600 });
+  chmodSync(aside, 0o600);
+  renameSync(aside, path);
 }
