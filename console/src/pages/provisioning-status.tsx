@@ -90,6 +90,7 @@ export function ObjectsPanel({ orgId, path, tick, onChange }: { orgId: string; p
               <Table
                 caption={t('provObjects')}
                 headings={[t('name'), t('provKind'), t('status'), t('attempts'), t('lastAnswer'), t('provRemoteId'), t('provPushedAt'), t('actions')]}
+                searchable
               >
                 <ObjectRows orgId={orgId} list={list} retry={retry} />
               </Table>
