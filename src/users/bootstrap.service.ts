@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, renameSync, writeFileSync } from 'node:fs';
+import cluster from 'node:cluster';
 import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -68,10 +69,11 @@ export class BootstrapService {
   /**
    * The workers of one start (WORKERS > 1) share DATA_DIR, and one of them bootstraps: its files follow its commit by
    * moments. The others wait for admin.pat before they answer, so that no process of the start serves while the file
-   * an operator reads next is missing (docs/operations.md, "Start-up"). Only for an instance made in the last minute,
-   * and not for long: a file on another host's DATA_DIR never comes.
+   * an operator reads next is missing (docs/operations.md, "Start-up"). Only in a worker (processes on other hosts
+   * have DATA_DIRs of their own, where the file never comes), only for an instance made in the last minute.
    */
   private async awaitAnotherProcessFiles(): Promise<void> {
+    if (!cluster.isWorker) return;
     const instance = await this.dataSource.getRepository(InstanceEntity).findOneBy({ id: INSTANCE_ID });
     if (!instance || Date.now() - instance.createdAt.getTime() > FRESH_INSTANCE_MS) return;
     const pat = join(this.config.dataDir, 'admin.pat');
