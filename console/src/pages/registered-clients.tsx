@@ -20,14 +20,16 @@ export function RegisteredClientsPage({ orgId }: { orgId?: string }) {
     [base, list.query, offset],
   );
   const [removed, setRemoved] = useState<number | undefined>();
+  const title = orgId ? t('registeredClients') : t('unboundRegisteredClients');
+  const unbound = orgId ? 0 : (clients.data?.total ?? 0);
   return (
-    <Page title={orgId ? t('registeredClients') : t('unboundRegisteredClients')}>
+    <Page title={title}>
       <p class="muted">{orgId ? t('registeredClientsIntro') : t('unboundRegisteredClientsIntro')}</p>
-      {!orgId && (clients.data?.total ?? 0) > 0 && (
+      {unbound > 0 && (
         <p>
           <DeleteButton
             label={t('removeAllUnbound')}
-            confirm={t('confirmRemoveAllUnbound', { count: String(clients.data?.total ?? 0) })}
+            confirm={t('confirmRemoveAllUnbound', { count: String(unbound) })}
             action={async () => {
               const answer = await api<Schema<'RemovedRegisteredClientsDto'>>('DELETE', base);
               setRemoved(answer.removed);
@@ -42,7 +44,7 @@ export function RegisteredClientsPage({ orgId }: { orgId?: string }) {
         {({ clients: found, total }) => (
           <>
             <Table
-              caption={orgId ? t('registeredClients') : t('unboundRegisteredClients')}
+              caption={title}
               headings={[t('clientName'), t('clientId'), t('registeredRedirectUris'), t('registeredAt'), t('lastUsedAt'), t('actions')]}
               empty={emptyOf(list.query, t('emptyRegisteredClients'), orgId ? t('emptyRegisteredClientsNext') : t('emptyUnboundNext'))}
             >
