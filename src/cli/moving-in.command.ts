@@ -7,8 +7,9 @@ import { planDocument } from '../migrations/sources.js';
 import { CliError } from './import.command.js';
 import { MergedReport } from './moving-in.report.js';
 import type { PartReport } from './moving-in.report.js';
+import { partsOf, shiftIndex } from '../migrations/reading/export-reader.js';
+import type { ExportReader } from '../migrations/reading/export-reader.js';
 import { InputFault, auth0Reader, keycloakReader, zitadelReader } from './moving-in.sources.js';
-import type { ExportReader } from './moving-in.sources.js';
 
 export const MOVING_IN_USAGE = `Usage: portcullis import keycloak|auth0|zitadel FILE [--org ID] [--dry-run] [--rotate-secrets] [--hashes F] [--url URL] [--token-file F] [--batch N] [--report F]
 
@@ -87,7 +88,7 @@ async function movingIn(args: string[], out: NodeJS.WritableStream, err: NodeJS.
     throw new CliError(`--org names one organization, and ${file} holds ${total}: export them one at a time (orgIds), or leave --org out`);
   const report = new MergedReport(reader.perPart !== undefined);
   let sent = 0;
-  for await (const part of parts(reader, skeleton, perPart)) {
+  for await (const part of partsOf(reader, skeleton, perPart)) {
     const answer = await post(values.url, token, {
       source,
       ...part.request,
@@ -105,33 +106,10 @@ async function movingIn(args: string[], out: NodeJS.WritableStream, err: NodeJS.
   return report.failed() ? 1 : 0;
 }
 
-interface Part {
-  request: { document: unknown; passwordHashes?: unknown[] };
-  offset: number;
-  users: number;
-}
-
-/** The requests of the export: one when it has no users, else one per `batch` users, each around the skeleton. */
-async function* parts(reader: ExportReader, skeleton: Record<string, unknown>, batch: number): AsyncIterable<Part> {
-  let users: Record<string, unknown>[] = [];
-  let offset = 0;
-  let any = false;
-  for await (const user of reader.users()) {
-    users.push(user);
-    if (users.length === batch) {
-      yield { request: reader.request(skeleton, users), offset, users: users.length };
-      any = true;
-      offset += users.length;
-      users = [];
-    }
-  }
-  if (users.length > 0 || !any) yield { request: reader.request(skeleton, users), offset, users: users.length };
-}
-
 /** Every part through the service's own checks (planDocument) before anything is sent; a fault names its path in the file. */
-async function checkEveryPart(source: MigrationSource, reader: ExportReader, skeleton: Record<string, unknown>, batch: number): Promise<number> {
+async function checkEveryPart(source: MigrationSource, reader: ExportReader, skeleton: unknown, batch: number): Promise<number> {
   let total = 0;
-  for await (const part of parts(reader, skeleton, batch)) {
+  for await (const part of partsOf(reader, skeleton, batch)) {
     try {
       planDocument(source, part.request.document, { passwordHashes: part.request.passwordHashes });
     } catch (error) {
@@ -141,11 +119,6 @@ async function checkEveryPart(source: MigrationSource, reader: ExportReader, ske
     total += part.users;
   }
   return total;
-}
-
-/** A part's `document.users[3]` (Keycloak) or `document[3]` (Auth0) as its place in the whole file. */
-export function shiftIndex(path: string, offset: number): string {
-  return path.replace(/^(document(?:\.users|\.orgs)?)\[(\d+)\]/, (_, head: string, i: string) => `${head}[${Number(i) + offset}]`);
 }
 
 async function post(base: string, token: string, body: unknown): Promise<PartReport> {

@@ -16,27 +16,44 @@ const BACKSLASH = 0x5c;
 
 /**
  * True when the JSON text nests arrays and objects deeper than `limit`. One pass over the raw bytes,
- * before parsing: brackets inside strings do not count (RFC 8259 §7: a string is delimited by
- * unescaped quotation marks). In UTF-8 every byte of a multi-byte character is ≥ 0x80, so no such
- * byte is mistaken for a bracket, a quote or a backslash. Malformed text is left to JSON.parse.
+ * before parsing (see JsonDepth).
  */
 export function nestsDeeperThan(utf8: Uint8Array, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < utf8.length; i++) {
-    const c = utf8[i];
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
-    } else if (c === QUOTE) {
-      inString = true;
-    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
-      if (++depth > limit) return true;
-    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
-      depth--;
+  return new JsonDepth(limit).exceededBy(utf8);
+}
+
+/**
+ * The nesting of a JSON text read in chunks: brackets inside strings do not count (RFC 8259 §7: a string
+ * is delimited by unescaped quotation marks). In UTF-8 every byte of a multi-byte character is ≥ 0x80, so
+ * no such byte is mistaken for a bracket, a quote or a backslash. Malformed text is left to the parser.
+ */
+export class JsonDepth {
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+
+  constructor(private readonly limit: number) {}
+
+  /** True once the text so far nests deeper than the limit. */
+  exceededBy(utf8: Uint8Array): boolean {
+    let { depth, inString, escaped } = this;
+    for (let i = 0; i < utf8.length; i++) {
+      const c = utf8[i];
+      if (inString) {
+        if (escaped) escaped = false;
+        else if (c === BACKSLASH) escaped = true;
+        else if (c === QUOTE) inString = false;
+      } else if (c === QUOTE) {
+        inString = true;
+      } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+        if (++depth > this.limit) return true;
+      } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
+        depth--;
+      }
     }
+    Object.assign(this, { depth, inString, escaped });
+    return false;
   }
-  return false;
 }
 
 /**
