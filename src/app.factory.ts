@@ -29,7 +29,8 @@ import { OidcDispatch, currentOidcRequest } from './oidc/provider/extensions/oid
 import { oidcOpenApi } from './oidc/provider/oidc.openapi.js';
 import { scimOpenApi } from './scim/openapi/scim.openapi.js';
 import { BootstrapService } from './users/bootstrap.service.js';
-import { importBodyParser } from './admin/import/import-body-parser.js';
+import { forInstanceOwners, importBodyParser } from './admin/import/import-body-parser.js';
+import { spooledJsonBody } from './migrations/api/spooled-body.js';
 import { PRINCIPAL_RESOLVER } from './common/auth/principal-resolver.js';
 import type { PrincipalResolver } from './common/auth/principal-resolver.js';
 import { DataSource } from 'typeorm';
@@ -83,8 +84,9 @@ export async function configureApp(app: NestExpressApplication, config: AppConfi
   // --- Import: 100,000 users in one request need their own, larger limit, for an IAM_OWNER only; mounted
   // before the general parser, which then leaves the already-parsed body alone.
   parsers.use('/admin/v1/import', importBodyParser(app.get<PrincipalResolver>(PRINCIPAL_RESOLVER), config.importBodyLimitBytes));
-  // A migration carries a whole export (docs/migrating.md): the import's limit, for an IAM_OWNER only.
-  parsers.use('/admin/v1/migrations', importBodyParser(app.get<PrincipalResolver>(PRINCIPAL_RESOLVER), config.importBodyLimitBytes));
+  // A migration carries a whole export (docs/migrating.md): the import's limit, for an IAM_OWNER only, written to
+  // a file that the route reads in parts.
+  parsers.use('/admin/v1/migrations', forInstanceOwners(app.get<PrincipalResolver>(PRINCIPAL_RESOLVER), spooledJsonBody(config.importBodyLimitBytes)));
   // --- end Import
   // SAML's HTTP-POST binding (SAML Bindings §3.5): a form with one base64 message and its RelayState.
   parsers.use('/saml/v2', express.urlencoded({ extended: false, limit: SAML_FORM_LIMIT_BYTES, parameterLimit: 10 }));

@@ -19,9 +19,18 @@ import { UserEditService } from '../users/user-edit.service.js';
 import { UserLifecycleService } from '../users/user-lifecycle.service.js';
 import { UsersService } from '../users/users.service.js';
 import { CredentialsService } from '../users/credentials.service.js';
-import type { MigrationReportDto, MigrationRequestDto } from './api/migrations.dto.js';
+import type { MigrationInput } from './migration-input.js';
+import { asBadRequest } from './reading/bad-request.js';
+import type { MigrationOptionsDto, MigrationReportDto, MigrationRequestDto } from './api/migrations.dto.js';
+import { partsOf, shiftIndex } from './reading/export-reader.js';
+import type { ExportReader, Part } from './reading/export-reader.js';
+import { ReportMerge } from './report-merge.js';
+import type { PartOutcome } from './report-merge.js';
 import { planDocument } from './sources.js';
-import { DocumentFault } from './migration-plan.js';
+
+/** Users planned and written at a time: memory holds a part, not the document (docs/migrating.md, "Large exports"). */
+const PART_USERS = 5_000;
+import { DocumentFault, MAX_USERS_PER_REQUEST } from './migration-plan.js';
 import type { MigrationPlan } from './migration-plan.js';
 import { MigrationRunEntity } from './migration-run.entity.js';
 import { MigrationTally } from './migration-tally.js';
@@ -95,20 +104,19 @@ export class MigrationRunner {
     private readonly federation: FederationServices,
   ) {}
 
-  async run(editorUserId: string, request: MigrationRequestDto): Promise<MigrationReportDto> {
-    const plan = planOf(request);
+  async run(editorUserId: string, input: MigrationInput): Promise<MigrationReportDto> {
+    const { request, reader } = input;
     const options = request.options ?? {};
     const dryRun = options.dryRun === true;
-    const objects = new MigratedObjects(this.dataSource, request.source, plan.container);
-    const organization = await this.organization(editorUserId, request, plan, objects, dryRun);
+    const skeleton = await reader.skeleton().catch(rethrowAsBadRequest);
+    const partSize = reader.perPart ?? PART_USERS;
+    const first = await this.checkEveryPart(request, reader, skeleton, partSize);
+    const objects = new MigratedObjects(this.dataSource, request.source, first.container);
+    const organization = await this.organization(editorUserId, request, first, objects, dryRun);
     const migrationId = newId();
     const createdAt = new Date();
     await this.record(editorUserId, organization.id, 'migration.started', migrationId, { source: request.source, dryRun });
 
-    const tally = new MigrationTally();
-    tally.failures.push(...plan.failures);
-    for (const failure of plan.failures) tally.count(failure.kind, 'failed');
-    tally.unmapped.push(...plan.unmapped);
     const run: RunContext = {
       editorUserId,
       orgId: organization.id,
@@ -119,6 +127,58 @@ export class MigrationRunner {
       defaultLanguage: (await this.lookups.instanceDefaults()).defaultLanguage,
       origin: { source: 'migration', migrationId },
     };
+    const merge = new ReportMerge(reader.perPart !== undefined);
+    for await (const part of readParts(reader, skeleton, partSize)) {
+      merge.add(await this.apply(planOfPart(request, part), objects, run, options), part.offset);
+    }
+
+    const report: MigrationReportDto = {
+      migrationId,
+      source: request.source,
+      dryRun,
+      createdAt: createdAt.toISOString(),
+      organization,
+      counts: merge.counts,
+      failures: merge.failures,
+      unmapped: merge.unmapped,
+    };
+    await this.uow.run(async (manager) => {
+      await manager.insert(MigrationRunEntity, { id: migrationId, source: request.source, orgId: organization.id, dryRun, editorUserId, report, createdAt });
+      await this.pushEvent(manager, editorUserId, organization.id, 'migration.finished', migrationId, { source: request.source, dryRun, counts: merge.counts });
+    });
+    this.logger.log(`migration ${migrationId} (${request.source}${dryRun ? ', dry run' : ''}): ${JSON.stringify(merge.counts)}`);
+    // Credentials made here for applications whose source exports none: in this answer once, never stored or logged.
+    return merge.secrets.length > 0 ? { ...report, secrets: merge.secrets } : report;
+  }
+
+  /**
+   * Every part read and planned before anything is written, so that a fault in the last user refuses the whole
+   * request; the first part's plan names the organization. Only that plan is held: the parts are read again to write.
+   */
+  private async checkEveryPart(request: MigrationRequestDto, reader: ExportReader, skeleton: unknown, partSize: number): Promise<MigrationPlan> {
+    let first: MigrationPlan | undefined;
+    let users = 0;
+    for await (const part of readParts(reader, skeleton, partSize)) {
+      const plan = planOfPart(request, part);
+      first ??= plan;
+      users += part.users;
+      if (users > MAX_USERS_PER_REQUEST) {
+        const at = request.source === 'keycloak' ? 'document.users' : 'document';
+        throw DomainError.invalidField(
+          at,
+          `invalid document: ${at}: holds more than ${MAX_USERS_PER_REQUEST} users per request: send them in parts (portcullis import ${request.source} does)`,
+        );
+      }
+    }
+    return first as MigrationPlan;
+  }
+
+  /** One part's plan written: its users, then what refers to them, each object with its event. */
+  private async apply(plan: MigrationPlan, objects: MigratedObjects, run: RunContext, options: MigrationOptionsDto): Promise<PartOutcome> {
+    const tally = new MigrationTally();
+    tally.failures.push(...plan.failures);
+    for (const failure of plan.failures) tally.count(failure.kind, 'failed');
+    tally.unmapped.push(...plan.unmapped);
     const users = new UserStep(this.writer, this.lookups, objects, tally, run, { ...pick(this.people), uow: this.uow });
     if (options.skipUsers !== true) await users.apply(plan.users);
     else {
@@ -139,25 +199,7 @@ export class MigrationRunner {
     const projects = new ProjectStep(this.clients, this.uow, objects, tally, run);
     if (plan.projects) await projects.apply(plan.projects, users.targets);
     if (plan.members) await new MemberStep(this.people.memberships, tally, run).apply(plan.members, users.targets);
-
-    const report: MigrationReportDto = {
-      migrationId,
-      source: request.source,
-      dryRun,
-      createdAt: createdAt.toISOString(),
-      organization,
-      counts: tally.counts,
-      failures: tally.failures,
-      unmapped: tally.unmapped,
-    };
-    await this.uow.run(async (manager) => {
-      await manager.insert(MigrationRunEntity, { id: migrationId, source: request.source, orgId: organization.id, dryRun, editorUserId, report, createdAt });
-      await this.pushEvent(manager, editorUserId, organization.id, 'migration.finished', migrationId, { source: request.source, dryRun, counts: tally.counts });
-    });
-    this.logger.log(`migration ${migrationId} (${request.source}${dryRun ? ', dry run' : ''}): ${JSON.stringify(tally.counts)}`);
-    // Credentials made here for applications whose source exports none: in this answer once, never stored or logged.
-    const issued = [...clients.issued, ...machines.issued, ...projects.issued];
-    return issued.length > 0 ? { ...report, secrets: issued } : report;
+    return { ...tally, secrets: [...clients.issued, ...machines.issued, ...projects.issued] };
   }
 
   /** The organization given, the one an earlier run made for this source, or a new one named after it. */
@@ -215,14 +257,30 @@ export class MigrationRunner {
   }
 }
 
-/** The source's reading of the document; a structural fault is the request's 400. */
-function planOf(request: MigrationRequestDto): MigrationPlan {
+/** A part's plan; a structural fault is the request's 400, naming its place in the whole document. */
+function planOfPart(request: MigrationRequestDto, part: Part): MigrationPlan {
   try {
-    return planDocument(request.source, request.document, { passwordHashes: request.passwordHashes });
+    return planDocument(request.source, part.request.document, { passwordHashes: part.request.passwordHashes });
   } catch (error) {
-    if (error instanceof DocumentFault) throw DomainError.invalidField(error.path, `invalid document: ${error.message}`);
+    if (error instanceof DocumentFault) {
+      const path = shiftIndex(error.path, part.offset);
+      throw DomainError.invalidField(path, `invalid document: ${path}: ${error.problem}`);
+    }
     throw error;
   }
+}
+
+/** The parts of the document; a fault of its text is the request's 400. */
+async function* readParts(reader: ExportReader, skeleton: unknown, partSize: number): AsyncIterable<Part> {
+  try {
+    yield* partsOf(reader, skeleton, partSize);
+  } catch (error) {
+    rethrowAsBadRequest(error);
+  }
+}
+
+function rethrowAsBadRequest(error: unknown): never {
+  throw asBadRequest(error);
 }
 
 function pick(people: PeopleServices): { edits: UserEditService; lifecycle: UserLifecycleService; access: UserAccess } {

@@ -18,7 +18,11 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
  * a DPoP-bound token (its proof is checked, and its jti used up, by the route's guard only).
  */
 export function importBodyParser(resolver: PrincipalResolver, limitBytes: number): Middleware {
-  const parse = express.Router().use(...jsonBodyParser(limitBytes));
+  return forInstanceOwners(resolver, express.Router().use(...jsonBodyParser(limitBytes)));
+}
+
+/** `parse` for a caller whose bearer token resolves to an IAM_OWNER; everyone else goes on to the general parser. */
+export function forInstanceOwners(resolver: PrincipalResolver, parse: Middleware): Middleware {
   return (req, res, next) => {
     isInstanceOwner(resolver, req.headers.authorization).then(
       (owner) => (owner ? parse(req, res, next) : next()),

@@ -7,6 +7,7 @@ import { Role } from '../../common/auth/roles.js';
 import { ListPageQueryDto } from '../../common/http/validation/list-page.dto.js';
 import { MigrationRunner } from '../migration-runner.service.js';
 import { MigrationReports } from '../migration-reports.js';
+import type { MigrationInput } from '../migration-input.js';
 import { MigrationBody } from './migration-body.decorator.js';
 import { MigrationListDto, MigrationReportDto, MigrationRequestDto } from './migrations.dto.js';
 
@@ -29,8 +30,12 @@ export class MigrationsController {
   @ApiOkResponse({ type: MigrationReportDto })
   @ApiPayloadTooLargeResponse({ description: 'the body exceeds IMPORT_BODY_LIMIT_BYTES' })
   @Authenticated({ role: Role.IamOwner })
-  run(@Caller() caller: Principal, @MigrationBody() dto: MigrationRequestDto): Promise<MigrationReportDto> {
-    return this.runner.run(caller.userId, dto);
+  async run(@Caller() caller: Principal, @MigrationBody() input: MigrationInput): Promise<MigrationReportDto> {
+    try {
+      return await this.runner.run(caller.userId, input);
+    } finally {
+      await input.close();
+    }
   }
 
   @Get()

@@ -1,0 +1,156 @@
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type { NextFunction, Request, Response } from 'express';
+import { JsonDepth, MAX_JSON_DEPTH } from '../../common/http/json-depth.js';
+
+/** A request body written to a file of its own, for the route to read in parts; removed when the response is done. */
+export class SpooledBody {
+  constructor(
+    readonly path: string,
+    readonly bytes: number,
+  ) {}
+}
+
+const PREFIX = 'portcullis-body-';
+
+/**
+ * The files of bodies a process stopped before it removed them (a crash, a kill): a day after they were written,
+ * when no migration can still be reading them. They hold password hashes, readable by the service's user only.
+ */
+export async function removeLeftBodies(within = tmpdir(), now = Date.now()): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(within).catch(() => [] as string[])) {
+    if (!name.startsWith(PREFIX)) continue;
+    const dir = join(within, name);
+    const info = await stat(dir).catch(() => undefined);
+    if (!info || now - info.mtimeMs < 24 * 3600_000) continue;
+    await rm(dir, { recursive: true, force: true });
+    removed += 1;
+  }
+  return removed;
+}
+
+class BodyProblem extends Error {
+  constructor(
+    readonly status: 400 | 413 | 415,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * A migration's body is not parsed into memory: an export of 100,000 users is up to 200 MB of text, and parsed whole
+ * it is held twice (the text and its objects) while the users are written. It is written to a file readable by
+ * this process only, with the checks every JSON body gets on the way (the limit on the inflated bytes, UTF-8,
+ * nesting depth; docs/migrating.md, "Large exports"), and the route reads the file a part at a time. The file is
+ * removed when the response is done. Answers as the admin API's body parser does (`{code, message, details}`).
+ */
+export function spooledJsonBody(limitBytes: number) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (!req.is(JSON_TYPES)) return next();
+    spool(req, limitBytes).then(
+      (body) => {
+        res.on('close', () => void rm(join(body.path, '..'), { recursive: true, force: true }));
+        req.body = body;
+        // body-parser's mark: the general parser after this one leaves the body alone.
+        (req as { _body?: boolean })._body = true;
+        next();
+      },
+      (error: Error) => {
+        // What is left of the body is read and dropped, so that the answer reaches the client.
+        req.unpipe();
+        req.resume();
+        if (!(error instanceof BodyProblem)) return next(error);
+        res.set('connection', 'close').status(error.status).json({ code: error.status, message: error.message, details: [] });
+      },
+    );
+  };
+}
+
+async function spool(req: Request, limitBytes: number): Promise<SpooledBody> {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw new BodyProblem(415, `unsupported charset "${charset.toUpperCase()}"`);
+  const inflate = inflaterFor(req.headers['content-encoding']);
+  if (!inflate && Number(req.headers['content-length']) > limitBytes) throw tooLarge(limitBytes);
+  const dir = await mkdtemp(join(tmpdir(), PREFIX));
+  const path = join(dir, 'body.json');
+  const source = new PassThrough();
+  const checks = new BodyChecks(limitBytes);
+  req.pipe(inflate ?? source);
+  if (inflate) inflate.on('error', (error) => source.destroy(error)).pipe(source);
+  const aborted = () => {
+    if (!req.complete) source.destroy(new Error('the request was aborted'));
+  };
+  req.on('close', aborted);
+  try {
+    await pipeline(source, checks, createWriteStream(path, { mode: 0o600 }));
+    return new SpooledBody(path, checks.bytes);
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    if (error instanceof BodyProblem) throw error;
+    if ((error as { code?: string }).code?.startsWith('Z_')) throw new BodyProblem(400, 'the body could not be decompressed');
+    throw error;
+  } finally {
+    req.off('close', aborted);
+  }
+}
+
+function inflaterFor(encoding: string | undefined): Transform | undefined {
+  switch ((encoding ?? 'identity').toLowerCase()) {
+    case 'identity':
+      return undefined;
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip();
+    case 'deflate':
+      return createInflate();
+    case 'br':
+      return createBrotliDecompress();
+    default:
+      throw new BodyProblem(415, `unsupported content encoding "${encoding}"`);
+  }
+}
+
+function tooLarge(limitBytes: number): BodyProblem {
+  return new BodyProblem(413, `request body exceeds the limit of ${limitBytes} bytes`);
+}
+
+/** The inflated bytes counted against the limit, decoded as UTF-8 (RFC 8259 §8.1) and their nesting watched. */
+class BodyChecks extends Transform {
+  bytes = 0;
+  private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
+  private readonly depth = new JsonDepth(MAX_JSON_DEPTH);
+
+  constructor(private readonly limitBytes: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, chunk?: Buffer) => void): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.limitBytes) return done(tooLarge(this.limitBytes));
+    try {
+      this.utf8.decode(chunk, { stream: true });
+    } catch {
+      return done(new BodyProblem(400, 'the body is not valid UTF-8'));
+    }
+    if (this.depth.exceededBy(chunk)) return done(new BodyProblem(400, `JSON nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`));
+    done(null, chunk);
+  }
+
+  override _flush(done: (error?: Error | null) => void): void {
+    try {
+      this.utf8.decode();
+      done();
+    } catch {
+      done(new BodyProblem(400, 'the body is not valid UTF-8'));
+    }
+  }
+}
