@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { asUtf8, nestsDeeperThan } from './json-depth.js';
+import { JsonDepth, asUtf8, nestsDeeperThan } from './json-depth.js';
 
 const deeper = (text: string, limit: number) => nestsDeeperThan(Buffer.from(text, 'utf8'), limit);
 
@@ -24,5 +24,17 @@ describe('nestsDeeperThan', () => {
     assert.equal(nestsDeeperThan(asUtf8(utf16, 'utf-16le')!, 1), true);
     assert.equal(nestsDeeperThan(asUtf8(utf16, 'utf-16le')!, 2), false);
     assert.equal(asUtf8(utf16, 'utf-7'), undefined);
+  });
+
+  it('reads a text in chunks as it reads it whole, wherever the chunks are cut', () => {
+    const text = Buffer.from(JSON.stringify({ 'a"[[[': ['\\', [{ b: ']]]"\\' }]], c: [[[]]] }), 'utf8');
+    for (const limit of [2, 3, 4]) {
+      const whole = nestsDeeperThan(text, limit);
+      for (let cut = 0; cut <= text.length; cut++) {
+        const depth = new JsonDepth(limit);
+        const chunked = depth.exceededBy(text.subarray(0, cut)) || depth.exceededBy(text.subarray(cut));
+        assert.equal(chunked, whole, `limit ${limit}, cut at ${cut}`);
+      }
+    }
   });
 });

@@ -55,6 +55,11 @@ describe('JsonFile', () => {
     assert.deepEqual(read, list);
   });
 
+  it('finds the end of strings of escapes across its read chunks', async () => {
+    const list = [{ a: '\\'.repeat(600_001) }, '"]}', { b: `${'\\"'.repeat(300_000)}]` }, 7];
+    assert.deepEqual(await elements(JSON.stringify(list)), list);
+  });
+
   it('gives a member value as a span to read further', async () => {
     await withFile('{"document": {"realm": "x", "users": [{"u": 1}, {"u": 2}]}, "source": "keycloak"}', async (file) => {
       const top = new Map<string, { start: number; end: number }>();

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import { StringStops } from '../../common/http/json-depth.js';
 
 /** The bytes of one JSON value in the file, `end` exclusive. */
 export interface Span {
@@ -134,17 +135,23 @@ export class JsonFile {
     let pieces: Buffer[] = [];
     for await (const { offset, bytes } of this.chunks(span)) {
       let pieceStart = 0;
+      const strings = new StringStops(bytes);
       for (let i = 0; i < bytes.length; i++) {
-        const c = bytes[i];
         if (inString) {
-          if (escaped) escaped = false;
-          else if (c === BACKSLASH) escaped = true;
-          else if (c === QUOTE) {
+          if (escaped) {
+            escaped = false;
+            continue;
+          }
+          i = strings.next(i);
+          if (i === bytes.length) break;
+          if (bytes[i] === BACKSLASH) escaped = true;
+          else {
             inString = false;
             if (item) item.end = offset + i + 1;
           }
           continue;
         }
+        const c = bytes[i];
         if (isSpace(c)) continue;
         const at = offset + i;
         if (closed) throw new JsonFault(path, `: unexpected text after ${what} at byte ${at}`);
