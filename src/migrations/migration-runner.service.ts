@@ -110,9 +110,9 @@ export class MigrationRunner {
     const dryRun = options.dryRun === true;
     const skeleton = await reader.skeleton().catch(rethrowAsBadRequest);
     const partSize = reader.perPart ?? PART_USERS;
-    const first = await this.checkEveryPart(request, reader, skeleton, partSize);
-    const objects = new MigratedObjects(this.dataSource, request.source, first.container);
-    const organization = await this.organization(editorUserId, request, first, objects, dryRun);
+    const checked = await this.checkEveryPart(request, reader, skeleton, partSize);
+    const objects = new MigratedObjects(this.dataSource, request.source, checked.first.container);
+    const organization = await this.organization(editorUserId, request, checked.first, objects, dryRun);
     const migrationId = newId();
     const createdAt = new Date();
     await this.record(editorUserId, organization.id, 'migration.started', migrationId, { source: request.source, dryRun });
@@ -128,8 +128,11 @@ export class MigrationRunner {
       origin: { source: 'migration', migrationId },
     };
     const merge = new ReportMerge(reader.perPart !== undefined);
-    for await (const part of readParts(reader, skeleton, partSize)) {
-      merge.add(await this.apply(planOfPart(request, part), objects, run, options), part.offset);
+    if (checked.parts === 1) merge.add(await this.apply(checked.first, objects, run, options), 0);
+    else {
+      for await (const part of readParts(reader, skeleton, partSize)) {
+        merge.add(await this.apply(part.offset === 0 ? checked.first : planOfPart(request, part), objects, run, options), part.offset);
+      }
     }
 
     const report: MigrationReportDto = {
@@ -153,14 +156,22 @@ export class MigrationRunner {
 
   /**
    * Every part read and planned before anything is written, so that a fault in the last user refuses the whole
-   * request; the first part's plan names the organization. Only that plan is held: the parts are read again to write.
+   * request; the first part's plan names the organization. Only that plan is held: the other parts are read again
+   * to be written.
    */
-  private async checkEveryPart(request: MigrationRequestDto, reader: ExportReader, skeleton: unknown, partSize: number): Promise<MigrationPlan> {
+  private async checkEveryPart(
+    request: MigrationRequestDto,
+    reader: ExportReader,
+    skeleton: unknown,
+    partSize: number,
+  ): Promise<{ first: MigrationPlan; parts: number }> {
     let first: MigrationPlan | undefined;
     let users = 0;
+    let parts = 0;
     for await (const part of readParts(reader, skeleton, partSize)) {
       const plan = planOfPart(request, part);
       first ??= plan;
+      parts += 1;
       users += part.users;
       if (users > MAX_USERS_PER_REQUEST) {
         const at = request.source === 'keycloak' ? 'document.users' : 'document';
@@ -170,7 +181,7 @@ export class MigrationRunner {
         );
       }
     }
-    return first as MigrationPlan;
+    return { first: first as MigrationPlan, parts };
   }
 
   /** One part's plan written: its users, then what refers to them, each object with its event. */

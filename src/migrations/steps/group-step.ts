@@ -1,7 +1,7 @@
 import type { UnitOfWork } from '../../common/database/unit-of-work.js';
 import { DomainError } from '../../common/errors/domain-error.js';
 import { foldCase } from '../../common/text/case-fold.js';
-import { allMembers } from '../../users/groups/group.queries.js';
+import { membersAmong } from '../../users/groups/group.queries.js';
 import type { GroupsService } from '../../users/groups/groups.service.js';
 import type { PlannedGroup } from '../migration-plan.js';
 import { fingerprintOf } from '../migrated-objects.js';
@@ -58,7 +58,8 @@ export class GroupStep {
   }
 
   private async sync(group: PlannedGroup, groupId: string, desired: string[], movedIn: Set<string>, fingerprint: string, wasMapped: boolean): Promise<void> {
-    const current = new Set(await allMembers(this.uow.manager, groupId));
+    // Only the members among the users this document holds: a part's cost stays the same however large the group.
+    const current = await membersAmong(this.uow.manager, groupId, [...movedIn]);
     const wanted = new Set(desired);
     const add = desired.filter((id) => !current.has(id));
     const remove = [...current].filter((id) => movedIn.has(id) && !wanted.has(id));
