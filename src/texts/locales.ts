@@ -40,8 +40,11 @@ export function supportedLocale(tag: string | null | undefined): Locale | undefi
   if (!language) return undefined;
   if (language === 'zh') return parts.some((p) => p === 'hant' || p === 'tw' || p === 'hk' || p === 'mo') ? undefined : 'zh-CN';
   if (language === 'iw') return 'he';
-  return LOCALES.find((l) => l.toLowerCase().split('-')[0] === language);
+  return BY_LANGUAGE.get(language);
 }
+
+/** Each supported language by its primary subtag (`pt` → `pt-BR`). */
+const BY_LANGUAGE = new Map<string, Locale>(LOCALES.map((l) => [l.toLowerCase().split('-')[0], l]));
 
 /**
  * The language of a page (docs/languages.md, "Which language"): the first supported tag of `ui_locales`
@@ -57,14 +60,29 @@ export function chooseLocale(
   if (fromUi) return fromUi;
   const preferred = supportedLocale(known.preferredLanguage);
   if (preferred) return preferred;
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      return { tag, q: q ? Number(q.slice(2)) : 1 };
-    })
-    .filter((x) => x.q > 0)
-    .sort((a, b) => b.q - a.q);
-  return ranked.map((x) => supportedLocale(x.tag)).find(Boolean) ?? supportedLocale(known.organizationDefault) ?? 'en';
+  return fromAcceptLanguage(acceptLanguage ?? '') ?? supportedLocale(known.organizationDefault) ?? 'en';
+}
+
+/** Browsers send a handful of distinct headers: each is ranked once (at most 256 kept, as a client chooses them). */
+const ranked = new Map<string, Locale | null>();
+
+/** The first supported language of an Accept-Language header by q-value (RFC 9110 §12.5.4). */
+function fromAcceptLanguage(header: string): Locale | undefined {
+  const known = ranked.get(header);
+  if (known !== undefined) return known ?? undefined;
+  const found =
+    header
+      .split(',')
+      .map((part) => {
+        const [tag, ...params] = part.trim().split(';');
+        const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+        return { tag, q: q ? Number(q.slice(2)) : 1 };
+      })
+      .filter((x) => x.q > 0)
+      .sort((a, b) => b.q - a.q)
+      .map((x) => supportedLocale(x.tag))
+      .find(Boolean) ?? null;
+  if (ranked.size >= 256) ranked.clear();
+  if (header.length <= 256) ranked.set(header, found);
+  return found ?? undefined;
 }

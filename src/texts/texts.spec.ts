@@ -76,6 +76,11 @@ describe('which language', () => {
     assert.equal(chooseLocale(undefined, 'xx', { organizationDefault: 'pl' }), 'pl');
     assert.equal(chooseLocale(undefined, undefined), 'en');
     assert.equal(chooseLocale(undefined, 'de;q=0'), 'en');
+    // The same header again (each is ranked once and kept), and past the 256 kept.
+    assert.equal(chooseLocale(undefined, 'xx, nl;q=0.5, he;q=0.9'), 'he');
+    assert.equal(chooseLocale(undefined, 'xx', { organizationDefault: 'pl' }), 'pl');
+    for (let i = 0; i < 300; i++) assert.equal(chooseLocale(undefined, `x${i}, es;q=0.${(i % 9) + 1}`), 'es');
+    assert.equal(chooseLocale(undefined, 'xx, nl;q=0.5, he;q=0.9'), 'he');
   });
 
   it('matches a region or script to the variety it is written in, and Traditional Chinese to nothing', () => {
