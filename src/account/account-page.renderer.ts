@@ -86,7 +86,7 @@ export class AccountPageRenderer {
 
   /** With the login UI's headers (set by its router): forms post to this origin only. */
   page(res: Response, html: string): void {
-    this.interactions.render(res, html);
+    this.interactions.render(res, () => html);
   }
 
   refuse(res: Response, visit: Visit, status: number, message: string): void {

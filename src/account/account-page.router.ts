@@ -101,7 +101,8 @@ export class AccountPageUi {
     if (typeof req.query.error === 'string') {
       const locale = chooseLocale(undefined, req.headers['accept-language']);
       res.status(400);
-      return this.interactions.render(res, errorPage(locale, messages(locale), req.query.error, String(req.query.error_description ?? '')));
+      const error = req.query.error;
+      return this.interactions.render(res, () => errorPage(locale, messages(locale), error, String(req.query.error_description ?? '')));
     }
     // The sign-in an IdP-initiated SAML response started lands where its IdP says (docs/federation.md); one that
     // `/ui/apps` started, back there.

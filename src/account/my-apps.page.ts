@@ -27,7 +27,7 @@ export class MyAppsPage {
     const apps = await this.access.appsFor(visit.user.id, visit.user.orgId);
     res.status(200);
     res.setHeader('Content-Security-Policy', contentSecurityPolicy("'none'"));
-    this.interactions.render(res, myAppsPage(visit.locale, myAppsMessages(visit.locale), apps));
+    this.interactions.render(res, () => myAppsPage(visit.locale, myAppsMessages(visit.locale), apps));
   }
 
   routes(router: Router): void {

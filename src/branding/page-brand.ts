@@ -1,40 +1,25 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Brand } from './brand-lookup.js';
 
 /**
- * The brand of the page a request renders (docs/branding.md, "Where a brand shows"). The page frame is shared by
- * every view of the sign-in; the brand is known once the request's interaction is, so the login UI opens a slot per
- * request and fills it, and the frame reads it, instead of threading it through each view.
- *
- * An enabled storage costs every promise of the process, in a sign-in or not: once the last request in a slot has
- * ended, the storage is disabled until the next one opens a slot (as the logger's, src/common/http/logging.ts).
+ * The brand of the page being rendered (docs/branding.md, "Where a brand shows"). The page frame is shared by every
+ * view of the sign-in; a request's brand is known once its interaction is, and a page is rendered synchronously after
+ * that, so the brand is set for the span of that one synchronous call (`renderedWith`) and the frame reads it,
+ * instead of threading it through each view. No storage follows the request's promises: an AsyncLocalStorage costs
+ * every promise of the process while it is enabled, which was about a twentieth of a sign-in page's CPU
+ * (BENCHMARKS.md, "The look, before and after").
  */
-const slot = new AsyncLocalStorage<{ brand?: Brand }>();
-let open = 0;
+let current: Brand | undefined;
 
-export function withPageBrand<T>(fn: () => T): T {
-  open++;
-  let result: T;
+export function renderedWith<T>(brand: Brand | undefined, render: () => T): T {
+  const outer = current;
+  current = brand;
   try {
-    result = slot.run({}, fn);
-  } catch (error) {
-    close();
-    throw error;
+    return render();
+  } finally {
+    current = outer;
   }
-  if (result instanceof Promise) return result.finally(close) as T;
-  close();
-  return result;
-}
-
-function close(): void {
-  if (--open === 0) slot.disable();
-}
-
-export function setPageBrand(brand: Brand): void {
-  const current = slot.getStore();
-  if (current) current.brand = brand;
 }
 
 export function pageBrand(): Brand | undefined {
-  return slot.getStore()?.brand;
+  return current;
 }

@@ -88,7 +88,7 @@ export class AccountLinksUi {
   private async showForgot(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
     const ctx = await this.interactions.formContext(req, interaction, 'forgot');
-    this.interactions.render(res, forgotPasswordPage(ctx, String(req.query.loginName ?? ''), backTo(interaction.uid)));
+    this.interactions.render(res, () => forgotPasswordPage(ctx, String(req.query.loginName ?? ''), backTo(interaction.uid)));
   }
 
   /**
@@ -105,9 +105,11 @@ export class AccountLinksUi {
     const retryAfter = await this.rateLimiter.reserve(ip, loginName);
     if (retryAfter !== undefined) {
       res.status(429).set('Retry-After', String(retryAfter));
-      return this.interactions.render(res, forgotPasswordPage(ctx, loginName, backTo(interaction.uid), ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60))));
+      return this.interactions.render(res, () =>
+        forgotPasswordPage(ctx, loginName, backTo(interaction.uid), ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60))),
+      );
     }
-    this.interactions.render(res, resetRequestedPage(ctx.locale, ctx.t, backTo(interaction.uid)));
+    this.interactions.render(res, () => resetRequestedPage(ctx.locale, ctx.t, backTo(interaction.uid)));
     const ipHash = this.rateLimiter.ipHash(ip);
     setImmediate(() => {
       this.loginUsers
@@ -125,7 +127,7 @@ export class AccountLinksUi {
     const holder = await this.links.holder(code, purpose);
     const locale = localeOf(req, holder?.locale);
     if (!holder) return this.invalid(res, locale);
-    this.interactions.render(res, setPasswordPage(locale, messages(locale), kindOf(purpose), ACCOUNT_LINK_PATHS[purpose], code, holder.userName));
+    this.interactions.render(res, () => setPasswordPage(locale, messages(locale), kindOf(purpose), ACCOUNT_LINK_PATHS[purpose], code, holder.userName));
   }
 
   private async followLink(req: Request, res: Response, purpose: LinkPurpose): Promise<void> {
@@ -138,7 +140,7 @@ export class AccountLinksUi {
     if (!holder) return this.invalid(res, locale);
     const again = (error: string) => {
       res.status(400);
-      this.interactions.render(res, setPasswordPage(locale, t, kindOf(purpose), ACCOUNT_LINK_PATHS[purpose], code, holder.userName, error));
+      this.interactions.render(res, () => setPasswordPage(locale, t, kindOf(purpose), ACCOUNT_LINK_PATHS[purpose], code, holder.userName, error));
     };
     const password = String(req.body.password ?? '');
     if (password !== String(req.body.passwordConfirm ?? '')) return again(t.passwordMismatch);
@@ -148,7 +150,7 @@ export class AccountLinksUi {
       if (!(error instanceof DomainError)) throw error;
       return again([error.message, ...error.details.map((d) => d.message)].join(' '));
     }
-    this.interactions.render(res, passwordSetPage(locale, t, holder.loginName));
+    this.interactions.render(res, () => passwordSetPage(locale, t, holder.loginName));
   }
 
   /** A GET changes nothing (mail scanners fetch links): the page asks for one click. */
@@ -157,7 +159,7 @@ export class AccountLinksUi {
     const holder = await this.links.holder(code, 'email_verification');
     const locale = localeOf(req, holder?.locale);
     if (!holder) return this.invalid(res, locale);
-    this.interactions.render(res, emailVerificationPage(locale, messages(locale), EMAIL_VERIFICATION_PATH, code, holder.userName));
+    this.interactions.render(res, () => emailVerificationPage(locale, messages(locale), EMAIL_VERIFICATION_PATH, code, holder.userName));
   }
 
   private async verify(req: Request, res: Response): Promise<void> {
@@ -167,12 +169,12 @@ export class AccountLinksUi {
     const outcome = holder ? await this.links.verifyEmail(code) : 'invalid';
     if (outcome === 'invalid') return this.invalid(res, locale);
     if (outcome === 'verified_elsewhere') res.status(409);
-    this.interactions.render(res, (outcome === 'verified' ? emailVerifiedPage : emailVerifiedElsewherePage)(locale, messages(locale)));
+    this.interactions.render(res, () => (outcome === 'verified' ? emailVerifiedPage : emailVerifiedElsewherePage)(locale, messages(locale)));
   }
 
   private invalid(res: Response, locale: Locale): void {
     res.status(400);
-    this.interactions.render(res, invalidLinkPage(locale, messages(locale)));
+    this.interactions.render(res, () => invalidLinkPage(locale, messages(locale)));
   }
 }
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Request, Response, Router } from 'express';
 import { overridesOf } from '../branding/brand-lookup.js';
 import { BRAND_PREVIEW_PATH, BrandingPreviews } from '../branding/branding-preview.js';
-import { setPageBrand, withPageBrand } from '../branding/page-brand.js';
+import { renderedWith } from '../branding/page-brand.js';
 import { chooseLocale } from '../texts/locales.js';
 import { contentSecurityPolicy } from './login-page.headers.js';
 import { errorPage, esc, loginPage, registerPage } from './login.views.js';
@@ -61,10 +61,7 @@ export class BrandPreviewPage {
     }
     const kind = typeof req.query.page === 'string' && Object.hasOwn(PAGES, req.query.page) ? (req.query.page as keyof typeof PAGES) : 'login';
     const t = messages(locale, overridesOf(brand, locale));
-    const html = withPageBrand(() => {
-      setPageBrand(brand);
-      return PAGES[kind]({ action: '#', csrf: '', t, locale });
-    });
+    const html = renderedWith(brand, () => PAGES[kind]({ action: '#', csrf: '', t, locale }));
     const notice = `<p class="pc-alert" role="status" data-brand-preview>${esc(t.brandPreview)}</p>`;
     res.end(html.replace('<main class="pc-card', `${notice}<main class="pc-card`));
   }

@@ -40,7 +40,7 @@ export class ConsentUi {
     if (!request) return this.flow.finish(req, res, interaction);
     if (request.refused) return this.flow.refuse(req, res, interaction, 403, 'access_denied', (t) => t.consentRefused, client);
     const ctx = await this.interactions.formContext(req, interaction, 'consent', client);
-    this.interactions.render(res, consentPage(ctx, `${LOGIN_UI_PREFIX}/${interaction.uid}/consent-deny`, request));
+    this.interactions.render(res, () => consentPage(ctx, `${LOGIN_UI_PREFIX}/${interaction.uid}/consent-deny`, request));
   }
 
   private async allow(req: Request, res: Response, interaction: Interaction): Promise<void> {

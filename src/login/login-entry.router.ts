@@ -51,10 +51,10 @@ export class LoginEntryUi {
     if (prompt.name === 'create' || req.query.form === 'register') return this.registration.show(req, res, interaction);
     const accounts = this.known.parse(req.headers.cookie);
     if (accounts.length > 0 && req.query.form !== 'login' && req.query.form !== 'directory' && selectionAllowed(interaction)) {
-      return this.interactions.render(
-        res,
+      const ctx = await this.interactions.formContext(req, interaction, 'select');
+      return this.interactions.render(res, () =>
         selectAccountPage(
-          await this.interactions.formContext(req, interaction, 'select'),
+          ctx,
           accounts.map((a) => a.loginName),
           `?form=login`,
         ),

@@ -3,7 +3,7 @@ import express from 'express';
 import type { Request, Response, Router } from 'express';
 import { BrandLookup, overridesOf } from '../branding/brand-lookup.js';
 import type { Brand } from '../branding/brand-lookup.js';
-import { pageBrand, setPageBrand, withPageBrand } from '../branding/page-brand.js';
+import { renderedWith } from '../branding/page-brand.js';
 import { SecretHasher } from '../common/crypto/secret-hasher.js';
 import { DatabaseAvailability } from '../common/database/database-availability.js';
 import { isDatabaseUnavailable } from '../common/database/database-unavailable.js';
@@ -39,6 +39,8 @@ export class LoginInteractions {
   private readonly logger = new Logger('login-ui');
   /** The interaction each request found (details), for the brand of a page built without a form context. */
   private readonly opened = new WeakMap<Request, Interaction>();
+  /** The brand each request's pages show, once read (pageBrandOf). */
+  private readonly brandsOf = new WeakMap<Request, Brand>();
 
   constructor(
     @Inject(SIGN_IN_PROTOCOL) private readonly protocol: SignInProtocol,
@@ -53,8 +55,7 @@ export class LoginInteractions {
     if (req.body !== undefined && invalidTextPath(req.body) !== undefined) {
       return this.errorResponse(req, res, 400, 'invalid_request', 'the form holds text that is not valid Unicode (a NUL character); nothing was changed');
     }
-    // Each request its own brand slot (src/branding/page-brand.ts), read once a page of a known interaction is rendered.
-    withPageBrand(() => fn(req, res).catch((error: unknown) => this.fail(req, res, error)));
+    fn(req, res).catch((error: unknown) => this.fail(req, res, error));
   };
 
   /** The form posts of sign-in steps under `/ui/login/{uid}/`, each after its interaction and CSRF value were checked. */
@@ -91,12 +92,12 @@ export class LoginInteractions {
    * The brand of the client's pages: its application's, over its organization's, over the instance's (docs/branding.md).
    * Read once per request, by the first page rendered, from the client the caller found already or else the interaction's.
    */
-  private async pageBrandOf(interaction: Interaction, client?: BoundaryClient): Promise<Brand> {
-    const known = pageBrand();
+  private async pageBrandOf(req: Request, interaction: Interaction, client?: BoundaryClient): Promise<Brand> {
+    const known = this.brandsOf.get(req);
     if (known) return known;
     const owner = client ?? (await this.protocol.clientOf(interaction));
     const brand = await this.brands.brandOf(owner?.portcullis_org_id, owner?.portcullis_app_id);
-    setPageBrand(brand);
+    this.brandsOf.set(req, brand);
     return brand;
   }
 
@@ -105,7 +106,7 @@ export class LoginInteractions {
    * found it already, handed on so that the brand costs no second look-up.
    */
   async formContext(req: Request, interaction: Interaction, step: string, client?: BoundaryClient): Promise<FormContext> {
-    const brand = await this.pageBrandOf(interaction, client);
+    const brand = await this.pageBrandOf(req, interaction, client);
     const locale = chooseLocale(interaction.params.ui_locales, req.headers['accept-language'], {
       preferredLanguage: pendingOf(interaction)?.language,
       organizationDefault: brand?.document.defaultLanguage,
@@ -123,7 +124,9 @@ export class LoginInteractions {
    * The page in one `end`, Content-Length set by Node: Express's `send` would also hash the body for
    * an ETag, useless on pages that are never cached (Cache-Control: no-store).
    */
-  render(res: Response, html: string): void {
+  render(res: Response, view: () => string): void {
+    // In the brand this request found, if it found one (src/branding/page-brand.ts).
+    const html = renderedWith(this.brandsOf.get(res.req), view);
     res.setHeader('Content-Type', 'text/html; charset=utf-8');
     res.end(html);
   }
@@ -149,14 +152,14 @@ export class LoginInteractions {
    */
   async findBrand(req: Request): Promise<void> {
     const interaction = this.opened.get(req);
-    if (interaction) await this.pageBrandOf(interaction).catch(() => undefined);
+    if (interaction) await this.pageBrandOf(req, interaction).catch(() => undefined);
   }
 
   private errorResponse(req: Request, res: Response, status: number, error: string, description: string | ((t: Messages) => string)): void {
     const locale = chooseLocale(undefined, req.headers['accept-language']);
     const t = messages(locale);
     res.status(status);
-    this.render(res, errorPage(locale, t, error, typeof description === 'string' ? description : description(t)));
+    this.render(res, () => errorPage(locale, t, error, typeof description === 'string' ? description : description(t)));
   }
 
   async fail(req: Request, res: Response, error: unknown): Promise<void> {
@@ -175,6 +178,6 @@ export class LoginInteractions {
     await this.findBrand(req);
     const locale = chooseLocale(undefined, req.headers['accept-language']);
     res.status(500);
-    this.render(res, errorPage(locale, messages(locale), 'server_error'));
+    this.render(res, () => errorPage(locale, messages(locale), 'server_error'));
   }
 }

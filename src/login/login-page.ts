@@ -57,7 +57,7 @@ export class LoginPage {
     const passkey = await this.pages.loginPasskey(req, interaction, offered.passkeys || offered.passkeysOnly, autofill);
     // Browsers hold a form's redirects to `form-action` too: the login name may lead to an IdP (docs/federation.md).
     res.setHeader('Content-Security-Policy', contentSecurityPolicy("'self'", [interaction.params.redirect_uri, ...options.upstreams]));
-    this.interactions.render(res, loginPage(ctx, loginName, error?.(ctx.t), link, passkey, options));
+    this.interactions.render(res, () => loginPage(ctx, loginName, error?.(ctx.t), link, passkey, options));
   }
 
   /** Whether the interaction's organization signs in with passkeys only (docs/passwordless.md). */

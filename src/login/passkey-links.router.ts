@@ -68,7 +68,7 @@ export class PasskeyLinksUi {
   private async showRecovery(req: Request, res: Response): Promise<void> {
     const interaction = await this.interactions.details(req, res);
     const ctx = await this.interactions.formContext(req, interaction, 'passkey-recovery');
-    this.interactions.render(res, passkeyRecoveryPage(ctx, String(req.query.loginName ?? ''), backTo(interaction.uid)));
+    this.interactions.render(res, () => passkeyRecoveryPage(ctx, String(req.query.loginName ?? ''), backTo(interaction.uid)));
   }
 
   /**
@@ -84,9 +84,11 @@ export class PasskeyLinksUi {
     const retryAfter = await this.rateLimiter.reserve(ip, loginName);
     if (retryAfter !== undefined) {
       res.status(429).set('Retry-After', String(retryAfter));
-      return this.interactions.render(res, passkeyRecoveryPage(ctx, loginName, backTo(interaction.uid), ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60))));
+      return this.interactions.render(res, () =>
+        passkeyRecoveryPage(ctx, loginName, backTo(interaction.uid), ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60))),
+      );
     }
-    this.interactions.render(res, recoveryRequestedPage(ctx.locale, ctx.t, backTo(interaction.uid)));
+    this.interactions.render(res, () => recoveryRequestedPage(ctx.locale, ctx.t, backTo(interaction.uid)));
     const ipHash = this.rateLimiter.ipHash(ip);
     setImmediate(() => {
       this.loginUsers
@@ -103,7 +105,7 @@ export class PasskeyLinksUi {
     const user = { id: holder.id, loginName: holder.loginName, displayName: holder.loginName };
     const options = await registrationOptions(this.pages.rp, user, this.pages.challenges.issue(linkCeremony(code), 'register'), passkeys);
     const link = { action: ACCOUNT_LINK_PATHS[purpose], code, loginName: holder.loginName, askRecoveryCode: askRecoveryCode(purpose, recoveryCodes) };
-    this.interactions.render(res, passkeyLinkPage(locale, messages(locale), link, options, error));
+    this.interactions.render(res, () => passkeyLinkPage(locale, messages(locale), link, options, error));
   }
 
   /**
@@ -138,7 +140,7 @@ export class PasskeyLinksUi {
       return again(409, t.passkeyRefused);
     }
     const locale = localeOf(req, holder.locale);
-    this.interactions.render(res, passkeyReadyPage(locale, messages(locale), holder.loginName, enrolled.codes, enrolled.replaced));
+    this.interactions.render(res, () => passkeyReadyPage(locale, messages(locale), holder.loginName, enrolled.codes, enrolled.replaced));
   }
 }
 

@@ -92,11 +92,10 @@ export class PasswordLoginUi {
     if (!result.ok && result.expired) {
       // Only the right password learns this: the directory answers "expired" to no other (docs/directories.md, "Sign-in").
       await this.rateLimiter.release(ip, loginName);
-      if (result.writeBack)
-        return this.interactions.render(
-          res,
-          directoryPasswordChangePage(await this.interactions.formContext(req, interaction, 'directory-password'), loginName),
-        );
+      if (result.writeBack) {
+        const ctx = await this.interactions.formContext(req, interaction, 'directory-password');
+        return this.interactions.render(res, () => directoryPasswordChangePage(ctx, loginName));
+      }
       res.status(403);
       return this.loginPage.render(req, res, interaction, loginName, (t) => t.directoryPasswordExpired);
     }
@@ -119,7 +118,7 @@ export class PasswordLoginUi {
     const again = async (error: string) => {
       await this.rateLimiter.release(ip, loginName);
       res.status(400);
-      return this.interactions.render(res, directoryPasswordChangePage(ctx, loginName, error));
+      return this.interactions.render(res, () => directoryPasswordChangePage(ctx, loginName, error));
     };
     const password = String(req.body.password ?? '');
     if (password !== String(req.body.passwordConfirm ?? '')) return again(ctx.t.passwordMismatch);

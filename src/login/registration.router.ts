@@ -43,7 +43,8 @@ export class RegistrationUi {
   /** The registration form (prompt=create, or the login page's link), where the organization offers it. */
   async show(req: Request, res: Response, interaction: Interaction): Promise<void> {
     if (!(await this.registration.offered(interaction)).allowed) return this.closed(req, res);
-    return this.interactions.render(res, registerPage(await this.interactions.formContext(req, interaction, 'register'), {}));
+    const ctx = await this.interactions.formContext(req, interaction, 'register');
+    return this.interactions.render(res, () => registerPage(ctx, {}));
   }
 
   private async register(req: Request, res: Response): Promise<void> {
@@ -56,7 +57,7 @@ export class RegistrationUi {
     const retryAfter = await this.rateLimiter.reserve(ipOf(req));
     if (retryAfter !== undefined) {
       res.status(429).set('Retry-After', String(retryAfter));
-      return this.interactions.render(res, registerPage(ctx, values, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60))));
+      return this.interactions.render(res, () => registerPage(ctx, values, ctx.t.tooManyAttempts(Math.ceil(retryAfter / 60))));
     }
     const password = String(req.body.password ?? '');
     const problems = registrationProblems({ userName: values.userName, firstName: values.firstName, lastName: values.lastName, email: values.email, password });
@@ -77,7 +78,7 @@ export class RegistrationUi {
       if (!(error instanceof DomainError)) throw error;
       res.status(400);
       const detail = [error.message, ...error.details.map((d) => d.message)].join(' ');
-      return this.interactions.render(res, registerPage(ctx, values, `${ctx.t.registrationFailed} ${detail}`));
+      return this.interactions.render(res, () => registerPage(ctx, values, `${ctx.t.registrationFailed} ${detail}`));
     }
   }
 

@@ -52,14 +52,14 @@ export class SecondFactorPages {
   async render(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, error?: string): Promise<void> {
     if (pending.verifyEmail) {
       const ctx = await this.interactions.formContext(req, interaction, 'verify-email');
-      return this.interactions.render(res, verifyEmailPage(ctx, pending.verifyEmail, `${LOGIN_UI_PREFIX}/${interaction.uid}/verify-email/resend`, error));
+      const verifyEmail = pending.verifyEmail;
+      return this.interactions.render(res, () => verifyEmailPage(ctx, verifyEmail, `${LOGIN_UI_PREFIX}/${interaction.uid}/verify-email/resend`, error));
     }
-    if (pending.changePassword)
-      return this.interactions.render(
-        res,
-        passwordChangePage(await this.interactions.formContext(req, interaction, 'password-change'), pending.loginName, error),
-      );
-    if (pending.recoveryShown) return this.interactions.render(res, recoveryCodesPage(await this.interactions.formContext(req, interaction, 'continue'), []));
+    if (pending.changePassword) {
+      const ctx = await this.interactions.formContext(req, interaction, 'password-change');
+      return this.interactions.render(res, () => passwordChangePage(ctx, pending.loginName, error));
+    }
+    if (pending.recoveryShown) return this.recoveryCodes(req, res, interaction, []);
     if (pending.totpFactorId) {
       const secret = await this.factors.pendingTotpSecret(pending.userId, pending.totpFactorId);
       if (secret) return this.totp(req, res, interaction, pending, secret, error);
@@ -69,8 +69,7 @@ export class SecondFactorPages {
       const ctx = await this.interactions.formContext(req, interaction, 'enrol/passkey');
       const passkey = policy.passkeys ? passkeyForm(ctx, 'register', await this.creationOptions(interaction, pending)) : '';
       const base = `${LOGIN_UI_PREFIX}/${interaction.uid}`;
-      return this.interactions.render(
-        res,
+      return this.interactions.render(res, () =>
         enrolPage(ctx, pending.required, `${base}/enrol/totp`, passkey, pending.required ? undefined : `${base}/enrol/skip`, error),
       );
     }
@@ -84,18 +83,20 @@ export class SecondFactorPages {
             await authenticationOptions(this.rp, this.challenges.issue(interaction.uid, 'sign-in'), passkeys),
           )
         : '';
-    return this.interactions.render(res, secondFactorPage(await this.interactions.formContext(req, interaction, 'code'), passkey, error));
+    const ctx = await this.interactions.formContext(req, interaction, 'code');
+    return this.interactions.render(res, () => secondFactorPage(ctx, passkey, error));
   }
 
   /** TOTP enrolment: the new secret, then its first code. */
   async totp(req: Request, res: Response, interaction: Interaction, pending: PendingSignIn, secret: string, error?: string): Promise<void> {
     const ctx = await this.interactions.formContext(req, interaction, 'enrol/totp/confirm');
-    this.interactions.render(res, totpEnrolPage(ctx, secret, totpUri(secret, 'Portcullis', pending.loginName), pending.totpFactorId ?? '', error));
+    this.interactions.render(res, () => totpEnrolPage(ctx, secret, totpUri(secret, 'Portcullis', pending.loginName), pending.totpFactorId ?? '', error));
   }
 
   /** The recovery codes, shown once. */
   async recoveryCodes(req: Request, res: Response, interaction: Interaction, codes: string[]): Promise<void> {
-    this.interactions.render(res, recoveryCodesPage(await this.interactions.formContext(req, interaction, 'continue'), codes));
+    const ctx = await this.interactions.formContext(req, interaction, 'continue');
+    this.interactions.render(res, () => recoveryCodesPage(ctx, codes));
   }
 
   private async creationOptions(interaction: Interaction, pending: PendingSignIn) {

@@ -229,8 +229,10 @@ export class SecondFactorUi {
     const orgId = (await this.protocol.clientOf(interaction))?.portcullis_org_id;
     if (orgId && (await this.policies.of(interaction, orgId)).passwordless === 'required') {
       const options = passkeysOnly({ password: 'none', idps: [], idpAction: '', upstreams: [] });
-      return this.interactions.render(res, loginPage(ctx, '', message, passkeyRecoveryLink(ctx.t, passkeyRecoveryPath(interaction.uid)), passkey, options));
+      return this.interactions.render(res, () =>
+        loginPage(ctx, '', message, passkeyRecoveryLink(ctx.t, passkeyRecoveryPath(interaction.uid)), passkey, options),
+      );
     }
-    return this.interactions.render(res, loginPage(ctx, '', message, '', passkey));
+    return this.interactions.render(res, () => loginPage(ctx, '', message, '', passkey));
   }
 }

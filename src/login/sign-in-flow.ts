@@ -152,6 +152,6 @@ export class SignInFlow {
     // Going back and trying again cannot help: the way back is the application's own start page, if it named one.
     const homeUrl = found?.portcullis_home_url;
     res.status(status);
-    this.interactions.render(res, errorPage(ctx.locale, ctx.t, error, description, { homeUrl }));
+    this.interactions.render(res, () => errorPage(ctx.locale, ctx.t, error, description, { homeUrl }));
   }
 }

@@ -116,7 +116,7 @@ export class FederatedSignInUi implements UpstreamSignIn {
     if (firstContact) {
       await this.interactions.findBrand(req);
       const locale = chooseLocale(undefined, req.headers['accept-language']);
-      return this.interactions.render(res, firstContactPage(locale, messages(locale), idp.name, target.href));
+      return this.interactions.render(res, () => firstContactPage(locale, messages(locale), idp.name, target.href));
     }
     res.status(303).location(target.href).set('Content-Length', '0').end();
   }

@@ -59,6 +59,6 @@ export class IdpTestSignInUi {
     const decision = await this.accounts.preview(idp, accountRulesOf(settings), identity);
     const userId = decision.kind === 'linked' || decision.kind === 'link' ? decision.userId : undefined;
     const user = userId ? await this.loginUsers.findById(userId) : null;
-    this.interactions.render(res, idpTestPage(locale, t, idp.name, identity, decision, user?.loginName));
+    this.interactions.render(res, () => idpTestPage(locale, t, idp.name, identity, decision, user?.loginName));
   }
 }
