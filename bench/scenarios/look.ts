@@ -48,7 +48,7 @@ export async function runLook(ctx: Context): Promise<void> {
     for (const build of builds) {
       const weight = await weights(build);
       console.error(
-        `  look (${build.name}): sign-in page ${kb(weight.signIn.raw)} (${kb(weight.signIn.gzip)} gzip) in ${weight.signIn.files} files, its HTML ${kb(weight.signIn.page)}; console ${kb(weight.console.raw)} (${kb(weight.console.gzip)} gzip) in ${weight.console.files} files`,
+        `  look (${build.name}): sign-in page ${kb(weight.signIn.raw)} (${kb(weight.signIn.gzip)} gzip) in ${weight.signIn.files} files, its HTML ${kb(weight.signIn.page)} (then ${weight.signIn.assets.join(', ')}); console ${kb(weight.console.raw)} (${kb(weight.console.gzip)} gzip) in ${weight.console.files} files`,
       );
     }
     await served(ctx, builds);
@@ -97,6 +97,8 @@ interface Weight {
   files: number;
   /** The page itself, without what it loads. */
   page: number;
+  /** What it loads. */
+  assets: string[];
 }
 
 /** What a first visit downloads: the page and every stylesheet, script and image it names, raw and gzip-compressed. */
@@ -122,7 +124,13 @@ async function pageWeight(base: string, path: string, cookie: string): Promise<W
       [...new Set(assets)].filter((a) => !a.startsWith('data:')).map((a) => get(new URL(a.replace(/&amp;/g, '&'), new URL(path, base)).toString())),
     )),
   ];
-  return { raw: sum(bodies.map((b) => b.length)), gzip: sum(bodies.map((b) => gzipSync(b).length)), files: bodies.length, page: html.length };
+  return {
+    raw: sum(bodies.map((b) => b.length)),
+    gzip: sum(bodies.map((b) => gzipSync(b).length)),
+    files: bodies.length,
+    page: html.length,
+    assets: [...new Set(assets)],
+  };
 }
 
 /** The sign-in page served, both builds in alternating rounds (median of three in the full run). */
