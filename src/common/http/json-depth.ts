@@ -7,12 +7,16 @@
  */
 export const MAX_JSON_DEPTH = 32;
 
-const OPEN_BRACKET = 0x5b;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACKET = 0x5d;
-const CLOSE_BRACE = 0x7d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+/** The bytes of JSON's structure (RFC 8259 §2), never part of a multi-byte UTF-8 character. */
+export const JSON_BYTE = { openBracket: 0x5b, openBrace: 0x7b, closeBracket: 0x5d, closeBrace: 0x7d, quote: 0x22, backslash: 0x5c } as const;
+const {
+  openBracket: OPEN_BRACKET,
+  openBrace: OPEN_BRACE,
+  closeBracket: CLOSE_BRACKET,
+  closeBrace: CLOSE_BRACE,
+  quote: QUOTE,
+  backslash: BACKSLASH,
+} = JSON_BYTE;
 
 /**
  * True when the JSON text nests arrays and objects deeper than `limit`. One pass over the raw bytes,
@@ -29,53 +33,80 @@ export function nestsDeeperThan(utf8: Uint8Array, limit: number): boolean {
  */
 export class JsonDepth {
   private depth = 0;
-  private inString = false;
-  private escaped = false;
+  private readonly strings = new JsonStrings();
 
   constructor(private readonly limit: number) {}
 
   /** True once the text so far nests deeper than the limit. */
   exceededBy(utf8: Uint8Array): boolean {
     const bytes = Buffer.isBuffer(utf8) ? utf8 : Buffer.from(utf8.buffer, utf8.byteOffset, utf8.byteLength);
-    const strings = new StringStops(bytes);
-    let { depth, inString, escaped } = this;
+    const strings = this.strings;
+    strings.read(bytes);
+    let depth = this.depth;
     for (let i = 0; i < bytes.length; i++) {
-      if (inString) {
-        if (escaped) {
-          escaped = false;
-          continue;
-        }
-        i = strings.next(i);
-        if (i === bytes.length) break;
-        if (bytes[i] === BACKSLASH) escaped = true;
-        else inString = false;
+      if (strings.inside) {
+        i = strings.closing(i);
+        if (i < 0) break;
         continue;
       }
       const c = bytes[i];
       if (c === QUOTE) {
-        inString = true;
+        strings.inside = true;
       } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
         if (++depth > this.limit) return true;
       } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
         depth--;
       }
     }
-    Object.assign(this, { depth, inString, escaped });
+    this.depth = depth;
     return false;
   }
 }
 
 /**
- * Inside a string only a quotation mark or a backslash matters (RFC 8259 §7): the next of either is found by
- * Buffer's native search rather than byte by byte, as most of an export's bytes are in strings.
+ * The strings of a JSON text read in chunks. Inside a string only a quotation mark or a backslash matters (RFC 8259
+ * §7): the next of either is found by Buffer's native search rather than byte by byte, as most of an export's bytes
+ * are in strings. An escape cut by the end of a chunk is carried to the next.
  */
-export class StringStops {
+export class JsonStrings {
+  /** The text is inside a string (set by the reader at its opening quotation mark). */
+  inside = false;
+  private escaped = false;
+  private bytes: Buffer = Buffer.alloc(0);
   private backslash = -2;
 
-  constructor(private readonly bytes: Buffer) {}
+  /** The next chunk of the text. */
+  read(bytes: Buffer): void {
+    this.bytes = bytes;
+    this.backslash = -2;
+  }
+
+  /** From `from`, inside a string: the index of its closing quotation mark, or -1 when this chunk ends first. */
+  closing(from: number): number {
+    const length = this.bytes.length;
+    let i = from;
+    if (this.escaped) {
+      this.escaped = false;
+      i += 1;
+    }
+    for (;;) {
+      i = this.next(i);
+      if (i >= length) return -1;
+      if (this.bytes[i] === QUOTE) {
+        this.inside = false;
+        return i;
+      }
+      if (i + 1 >= length) {
+        this.escaped = true;
+        return -1;
+      }
+      i += 2;
+    }
+  }
 
   /** The index of the next quotation mark or backslash at or after `from`, or the length. */
-  next(from: number): number {
+  private next(from: number): number {
+    if (from >= this.bytes.length) return this.bytes.length;
     if (this.backslash !== -1 && this.backslash < from) this.backslash = this.bytes.indexOf(BACKSLASH, from);
     const quote = this.bytes.indexOf(QUOTE, from);
     if (quote === -1) return this.backslash === -1 ? this.bytes.length : this.backslash;

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { StringStops } from '../../common/http/json-depth.js';
+import { JSON_BYTE, JsonStrings } from '../../common/http/json-depth.js';
 
 /** The bytes of one JSON value in the file, `end` exclusive. */
 export interface Span {
@@ -19,14 +19,9 @@ export class JsonFault extends Error {
 }
 
 const CHUNK_BYTES = 1 << 20;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
+const { quote: QUOTE, openBrace: OPEN_BRACE, closeBrace: CLOSE_BRACE, openBracket: OPEN_BRACKET, closeBracket: CLOSE_BRACKET } = JSON_BYTE;
 const COMMA = 0x2c;
 const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -127,28 +122,19 @@ export class JsonFile {
     const close = open === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET;
     const what = open === OPEN_BRACE ? 'an object' : 'an array';
     let depth = 0;
-    let inString = false;
-    let escaped = false;
+    const strings = new JsonStrings();
     let closed = false;
     let afterComma = false;
     let item: Item | undefined;
     let pieces: Buffer[] = [];
     for await (const { offset, bytes } of this.chunks(span)) {
       let pieceStart = 0;
-      const strings = new StringStops(bytes);
+      strings.read(bytes);
       for (let i = 0; i < bytes.length; i++) {
-        if (inString) {
-          if (escaped) {
-            escaped = false;
-            continue;
-          }
-          i = strings.next(i);
-          if (i === bytes.length) break;
-          if (bytes[i] === BACKSLASH) escaped = true;
-          else {
-            inString = false;
-            if (item) item.end = offset + i + 1;
-          }
+        if (strings.inside) {
+          i = strings.closing(i);
+          if (i < 0) break;
+          if (item) item.end = offset + i + 1;
           continue;
         }
         const c = bytes[i];
@@ -191,7 +177,7 @@ export class JsonFile {
         }
         if (item.colon >= 0 && item.valueStart < 0) item.valueStart = at;
         item.end = at + 1;
-        if (c === QUOTE) inString = true;
+        if (c === QUOTE) strings.inside = true;
         else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth += 1;
         else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) depth -= 1;
       }
