@@ -18,7 +18,7 @@ describe('dynamic client registration: the instance administrator and the unboun
     await setMode(svc, org.project.orgId, 'open');
     const bound = await registered(svc, publicClient({ client_name: 'bound' }), await issueToken(svc, org.project.orgId));
     const open: Registered[] = [];
-    for (const name of ['first', 'second', 'third']) open.push(await registered(svc, publicClient({ client_name: name })));
+    for (const name of ['first of three', 'second', 'third of three']) open.push(await registered(svc, publicClient({ client_name: name })));
     assert.equal((await register(svc, publicClient())).status, 400, 'the unbound bound is reached');
 
     const list = await svc.api('GET', `${UNBOUND}?limit=2`, { token: svc.adminToken });
@@ -26,7 +26,7 @@ describe('dynamic client registration: the instance administrator and the unboun
     assert.equal(list.body.total, 3, 'the bound client is not among them');
     assert.deepEqual(
       list.body.clients.map((c: { clientName: string }) => c.clientName),
-      ['third', 'second'],
+      ['third of three', 'second'],
     );
     assert.deepEqual(list.body.clients[0].redirectUris, [REDIRECT]);
     assert.equal(list.body.clients[0].clientId, open[2].client_id);
@@ -34,11 +34,12 @@ describe('dynamic client registration: the instance administrator and the unboun
     const next = await svc.api('GET', `${UNBOUND}?limit=2&offset=2`, { token: svc.adminToken });
     assert.deepEqual(
       next.body.clients.map((c: { clientName: string }) => c.clientName),
-      ['first'],
+      ['first of three'],
     );
     assert.equal((await svc.api('GET', `${UNBOUND}?limit=1001`, { token: svc.adminToken })).status, 400);
     // ?query= by the client's name (any case) or its id; the total counts the matches, and the page applies to them.
-    const named = await svc.api('GET', `${UNBOUND}?query=${encodeURIComponent('SEC')}`, { token: svc.adminToken });
+    // The queries hold a space or six letters, which no random id may hold by chance.
+    const named = await svc.api('GET', `${UNBOUND}?query=${encodeURIComponent('SECOND')}`, { token: svc.adminToken });
     assert.equal(named.status, 200, named.text);
     assert.deepEqual([named.body.total, named.body.clients.map((c: { clientName: string }) => c.clientName)], [1, ['second']]);
     const byId = await svc.api('GET', `${UNBOUND}?query=${open[0].client_id.slice(-12)}`, { token: svc.adminToken });
@@ -46,8 +47,12 @@ describe('dynamic client registration: the instance administrator and the unboun
       byId.body.clients.map((c: { clientId: string }) => c.clientId),
       [open[0].client_id],
     );
-    const paged = await svc.api('GET', `${UNBOUND}?query=IR&limit=1&offset=1`, { token: svc.adminToken });
-    assert.deepEqual([paged.body.total, paged.body.clients.map((c: { clientName: string }) => c.clientName)], [2, ['first']], 'third and first contain "ir"');
+    const paged = await svc.api('GET', `${UNBOUND}?query=${encodeURIComponent('OF THREE')}&limit=1&offset=1`, { token: svc.adminToken });
+    assert.deepEqual(
+      [paged.body.total, paged.body.clients.map((c: { clientName: string }) => c.clientName)],
+      [2, ['first of three']],
+      'two names hold "of three"',
+    );
     assert.equal((await svc.api('GET', `${UNBOUND}?query=bound`, { token: svc.adminToken })).body.total, 0, 'the bound client is not among them');
 
     assert.equal((await svc.api('DELETE', `${UNBOUND}/${bound.client_id}`, { token: svc.adminToken })).status, 404, 'a bound one is its organization’s');
