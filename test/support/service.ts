@@ -35,6 +35,18 @@ export interface TestService {
  * listening on a free loopback port, on a fresh database (SQLite, or MariaDB with TEST_DATABASE_URL).
  */
 export async function startService(env: Record<string, string> = {}): Promise<TestService> {
+  // The port is free when chosen and taken later, after the schema and the modules: another process (or an outgoing
+  // connection's ephemeral port) may take it in between. Then the whole start is made again on another port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(env);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startOnce(env: Record<string, string>): Promise<TestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'portcullis-test-'));
   const database = await createTestDatabase();
   const port = await freePort();
@@ -57,7 +69,14 @@ export async function startService(env: Record<string, string> = {}): Promise<Te
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] }).compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>(new ExpressAdapter(), { bodyParser: false, bufferLogs: true });
   await configureApp(app, config);
-  await app.listen(port, '127.0.0.1');
+  try {
+    await app.listen(port, '127.0.0.1');
+  } catch (error) {
+    await app.close();
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
