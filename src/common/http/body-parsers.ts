@@ -5,7 +5,7 @@ import { MAX_JSON_DEPTH, asUtf8, nestsDeeperThan } from './json-depth.js';
 import { invalidTextMessage, invalidTextPath } from '../text/valid-text.js';
 
 /** Media types parsed as JSON: SCIM clients send `application/scim+json` (RFC 7644 §3.1). */
-const JSON_TYPES = ['application/json', 'application/scim+json', 'application/*+json'];
+export const JSON_TYPES = ['application/json', 'application/scim+json', 'application/*+json'];
 
 /** A body body-parser refused, before any route ran (so no Nest exception filter sees it). */
 export interface BodyProblem {

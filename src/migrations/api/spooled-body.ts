@@ -6,14 +6,12 @@ import { PassThrough, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { NextFunction, Request, Response } from 'express';
+import { JSON_TYPES } from '../../common/http/body-parsers.js';
 import { JsonDepth, MAX_JSON_DEPTH } from '../../common/http/json-depth.js';
 
 /** A request body written to a file of its own, for the route to read in parts; removed when the response is done. */
 export class SpooledBody {
-  constructor(
-    readonly path: string,
-    readonly bytes: number,
-  ) {}
+  constructor(readonly path: string) {}
 }
 
 const PREFIX = 'portcullis-body-';
@@ -43,8 +41,6 @@ class BodyProblem extends Error {
     super(message);
   }
 }
-
-const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /**
  * A migration's body is not parsed into memory: an export of 100,000 users is up to 200 MB of text, and parsed whole
@@ -92,7 +88,7 @@ async function spool(req: Request, limitBytes: number): Promise<SpooledBody> {
   req.on('close', aborted);
   try {
     await pipeline(source, checks, createWriteStream(path, { mode: 0o600 }));
-    return new SpooledBody(path, checks.bytes);
+    return new SpooledBody(path);
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     if (error instanceof BodyProblem) throw error;
@@ -125,7 +121,7 @@ function tooLarge(limitBytes: number): BodyProblem {
 
 /** The inflated bytes counted against the limit, decoded as UTF-8 (RFC 8259 §8.1) and their nesting watched. */
 class BodyChecks extends Transform {
-  bytes = 0;
+  private bytes = 0;
   private readonly utf8 = new TextDecoder('utf-8', { fatal: true });
   private readonly depth = new JsonDepth(MAX_JSON_DEPTH);
 
