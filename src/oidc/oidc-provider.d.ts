@@ -20,10 +20,121 @@ declare module 'oidc-provider' {
   /** Koa context extended with `oidc`; kept loose on purpose. */
   export type OidcContext = any;
   export type Configuration = Record<string, any>;
+  type NodeRequest = import('node:http').IncomingMessage;
+  type NodeResponse = import('node:http').ServerResponse;
+  /** A Koa middleware of the provider's own app (`provider.use`) or a grant's handler (`registerGrantType`). */
+  export type ProviderMiddleware = (ctx: OidcContext, next: () => Promise<void>) => Promise<void> | void;
+
+  /**
+   * An instance of one of the provider's models (lib/models: a token, a code, a grant, a client, a session): the
+   * members Portcullis reads by name, the rest of its payload as stored, read where it is needed.
+   */
+  export interface ProviderModel {
+    jti: string;
+    kind: string;
+    clientId: string;
+    accountId?: string;
+    grantId?: string;
+    scope?: string;
+    exp?: number;
+    /** Seconds until it expires. */
+    readonly expiration: number;
+    readonly isValid: boolean;
+    save(): Promise<string>;
+    destroy(): Promise<void>;
+    [member: string]: unknown;
+  }
+  /** A grant (lib/models/grant.js): the scopes and claims a person gave a client. */
+  export interface ProviderGrant extends ProviderModel {
+    addOIDCScope(scope: string): void;
+    addResourceScope(resource: string, scope: string): void;
+  }
+  /** A client (lib/models/client.js), built from its registration metadata. */
+  export interface ProviderClient {
+    clientId: string;
+    clientName?: string;
+    responseTypeAllowed(type: string): boolean;
+    grantTypeAllowed(type: string): boolean;
+    includeSid(): boolean;
+    compareClientSecret(actual: string): boolean | Promise<boolean>;
+    backchannelLogout(sub: string, sid: string): Promise<void>;
+    [metadata: string]: unknown;
+  }
+  /** An ID token being issued (lib/models/id_token.js). */
+  export interface ProviderIdToken {
+    scope?: string;
+    set(claim: string, value: unknown): void;
+    issue(options: { use: 'idtoken' | 'logout' | 'userinfo' | 'introspection' | 'authorization'; expiresAt?: number }): Promise<string>;
+  }
+  /** What `interactionDetails` finds of a pending interaction (lib/models/interaction.js). */
+  export interface ProviderInteraction {
+    uid: string;
+    returnTo: string;
+    prompt: { name: string; reasons: string[]; details: Record<string, unknown> };
+    params: Record<string, string | undefined>;
+    session?: { accountId?: string; amr?: string[]; acr?: string };
+    grantId?: string;
+    /** Of a device flow's sign-in (RFC 8628): the device code being approved. */
+    deviceCode?: string;
+    result?: Record<string, unknown>;
+    lastSubmission?: Record<string, unknown>;
+    persist(): Promise<unknown>;
+  }
+  /**
+   * A model class. Its look-ups are replaced by extensions (src/oidc/provider/extensions/) with functions that pass
+   * their arguments on as they came, so they are declared as the library calls them: an id, then options.
+   */
+  export interface ProviderModelClass<T> {
+    new (payload?: Record<string, unknown>, options?: Record<string, unknown>): T;
+    readonly prototype: T;
+    readonly adapter: Adapter;
+    find(id: unknown, ...options: unknown[]): Promise<T | undefined>;
+    revokeByGrantId(grantId: string): Promise<void>;
+  }
+  export interface ProviderClientClass {
+    readonly prototype: ProviderClient;
+    /** Its metadata validation (`Client.Schema#invalidate`). */
+    readonly Schema: { readonly prototype: { invalidate(message: string, code?: string): void } };
+    find(id: unknown, ...options: unknown[]): Promise<ProviderClient | undefined>;
+  }
+
   export class Provider {
     constructor(issuer: string, configuration?: Configuration);
-    [member: string]: any;
     static readonly ctx: OidcContext | undefined;
+    /** Trust X-Forwarded-* (Koa's `app.proxy`). */
+    proxy: boolean;
+    readonly Client: ProviderClientClass;
+    readonly Grant: ProviderModelClass<ProviderGrant>;
+    readonly AccessToken: ProviderModelClass<ProviderModel>;
+    readonly ClientCredentials: ProviderModelClass<ProviderModel>;
+    readonly RefreshToken: ProviderModelClass<ProviderModel>;
+    readonly AuthorizationCode: ProviderModelClass<ProviderModel>;
+    readonly DeviceCode: ProviderModelClass<ProviderModel> & {
+      findByUserCode(userCode: string, options?: { ignoreExpiration?: boolean }): Promise<ProviderModel | undefined>;
+    };
+    readonly IdToken: {
+      new (claims: Record<string, unknown>, options: { ctx: OidcContext; client?: ProviderClient }): ProviderIdToken;
+      readonly prototype: ProviderIdToken;
+    };
+    readonly ResourceServer: new (
+      identifier: string,
+      info: Record<string, unknown>,
+    ) => object;
+    readonly ReplayDetection: object;
+    readonly Session: { get(ctx: OidcContext): Promise<unknown> };
+    readonly OIDCContext: { readonly prototype: object };
+    use(middleware: ProviderMiddleware): void;
+    on(event: string, listener: (...args: never[]) => void): this;
+    callback(): (req: NodeRequest, res: NodeResponse) => void;
+    createContext(req: NodeRequest, res: NodeResponse): OidcContext;
+    interactionDetails(req: NodeRequest, res: NodeResponse): Promise<ProviderInteraction>;
+    interactionFinished(req: NodeRequest, res: NodeResponse, result: Record<string, unknown>, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
+    registerGrantType(
+      name: string,
+      handler: ProviderMiddleware,
+      parameters?: string | string[] | Set<string>,
+      allowedDuplicateParameters?: string | string[] | Set<string>,
+    ): void;
   }
   export default Provider;
   export const interactionPolicy: any;

@@ -18,7 +18,7 @@ export class OidcSignInProtocol implements SignInProtocol {
   ) {}
 
   interaction(req: Request, res: Response): Promise<Interaction> {
-    return this.holder.provider.interactionDetails(req, res) as Promise<Interaction>;
+    return this.holder.provider.interactionDetails(req, res);
   }
 
   /**

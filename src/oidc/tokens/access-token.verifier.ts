@@ -29,9 +29,9 @@ export class OidcAccessTokenVerifier implements AccessTokenVerifier {
     // Only a machine user's own token or a first-party (apiAccess) application's carries it (tokenAudience).
     if (!audience.includes(API_AUDIENCE)) return null;
     if (found.grantId && !(await provider.Grant.find(found.grantId))) return null;
-    // An impersonation ends with its actor's right to it (grants/impersonation.ts).
+    // An impersonation ends with its actor's right to it (grants/impersonation.ts); it is always of a person.
     const act = actOf(found);
-    if (act && !(await impersonationHolds(this.access, this.uow.manager, act, found.accountId))) return null;
+    if (act && (!found.accountId || !(await impersonationHolds(this.access, this.uow.manager, act, found.accountId)))) return null;
     // A DPoP-bound token (RFC 9449 §6) names its key; the bearer strategy then asks for a proof of it.
     const jkt = typeof found.jkt === 'string' ? found.jkt : undefined;
     return { userId: found.accountId ?? found.clientId, clientId: found.clientId, ...(jkt ? { jkt } : {}) };

@@ -13,7 +13,7 @@ import type { OidcContext } from 'oidc-provider';
 export function applyUserinfoAssertion(provider: Provider): void {
   const proto = provider.IdToken.prototype;
   const issue = proto.issue;
-  proto.issue = function (this: { ctx?: OidcContext; scope?: string }, ...args: unknown[]) {
+  proto.issue = function (this: { ctx?: OidcContext; scope?: string }, ...args: Parameters<typeof issue>) {
     const oidc = this.ctx?.oidc;
     if (oidc?.client && issuedWithAnAccessToken(oidc)) {
       if (!oidc.client.portcullis_userinfo_assertion) this.scope = 'openid';

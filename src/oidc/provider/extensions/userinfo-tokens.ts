@@ -1,15 +1,12 @@
 import Provider from 'oidc-provider';
-import type { OidcContext } from 'oidc-provider';
+import type { OidcContext, ProviderGrant, ProviderModel } from 'oidc-provider';
 import { SET_ASIDE_RESOURCE } from '../../tokens/audience.js';
 
-interface FoundToken {
+type FoundToken = ProviderModel & {
   [SET_ASIDE_RESOURCE]?: unknown;
-  accountId?: string;
-  clientId?: string;
   aud?: string | string[];
-  scope?: string;
   jkt?: string;
-}
+};
 
 /**
  * Userinfo honours every access token that carries `openid`, whatever its format and whoever holds it
@@ -48,10 +45,10 @@ export function honourEveryOpenidTokenAtUserinfo(provider: Provider): void {
 }
 
 /** The grant of a client-credentials token presented at userinfo, for the one request that presents it. */
-const transientGrants = new WeakMap<object, { jti: string }>();
+const transientGrants = new WeakMap<object, ProviderGrant>();
 
-async function machineTokenAsAccessToken(provider: Provider, ctx: OidcContext, value: string): Promise<unknown> {
-  const token: (FoundToken & { exp?: number }) | undefined = await provider.ClientCredentials.find(value);
+async function machineTokenAsAccessToken(provider: Provider, ctx: OidcContext, value: string): Promise<ProviderModel | undefined> {
+  const token: FoundToken | undefined = await provider.ClientCredentials.find(value);
   // Without openid it is still presented, so that userinfo answers insufficient_scope as for any token.
   if (!token?.clientId) return undefined;
   const grant = new provider.Grant({ clientId: token.clientId, accountId: token.clientId });
