@@ -17,6 +17,23 @@ export interface BodyProblem {
 /** How a surface answers a refused body in its own error shape. */
 type BodyProblemAnswer = (res: Response, problem: BodyProblem) => void;
 
+/** The refusals of a body, worded once for every reader of one (this parser and a migration's spooled body). */
+export const BODY_PROBLEMS = {
+  tooLarge: (limitBytes: number): BodyProblem => ({ status: 413, kind: 'tooLarge', message: `request body exceeds the limit of ${limitBytes} bytes` }),
+  tooDeep: (): BodyProblem => ({ status: 400, kind: 'tooDeep', message: `JSON nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects` }),
+  notUtf8: (): BodyProblem => ({ status: 400, kind: 'invalidText', message: 'the body is not valid UTF-8' }),
+  unsupportedCharset: (charset: string): BodyProblem => ({
+    status: 415,
+    kind: 'unsupportedEncoding',
+    message: `unsupported charset "${charset.toUpperCase()}"`,
+  }),
+} as const;
+
+/** The admin and management APIs' error shape for a refused body: `{code, message, details}`. */
+export function answerAsAdminApi(res: Response, problem: BodyProblem): void {
+  res.status(problem.status).json({ code: problem.status, message: problem.message, details: [] });
+}
+
 /**
  * JSON body parsing with a size limit: malformed JSON or nesting deeper than MAX_JSON_DEPTH → 400,
  * over the limit → 413 naming the limit, an unsupported encoding → 415, each answered by `answer` in
@@ -42,9 +59,7 @@ export function jsonBody(limitBytes: number, answer: BodyProblemAnswer) {
 
 /** The admin and management APIs' parser: `{code, message, details}` errors, and `{}` for a missing body. */
 export function jsonBodyParser(limitBytes: number) {
-  const [parse, checkText, onError] = jsonBody(limitBytes, (res, problem) =>
-    res.status(problem.status).json({ code: problem.status, message: problem.message, details: [] }),
-  );
+  const [parse, checkText, onError] = jsonBody(limitBytes, answerAsAdminApi);
   return [
     parse,
     checkText,
@@ -76,24 +91,24 @@ const EMPTY_BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 /** body-parser's `verify` step: a thrown error's `type` reaches classifyBodyError. */
 function refuseDeepNesting(_req: unknown, _res: unknown, body: Buffer, charset: string): void {
   const utf8 = asUtf8(body, charset);
-  if (!utf8) throw Object.assign(new Error(`unsupported charset "${charset}"`), { type: 'charset.unsupported', status: 415 });
+  if (!utf8) throw refusal(BODY_PROBLEMS.unsupportedCharset(charset));
   // Invalid UTF-8 (a surrogate encoded on its own, ED A0 80, among others) would be decoded to U+FFFD silently.
-  if (!isUtf8(utf8)) throw Object.assign(new Error('the body is not valid UTF-8'), { type: 'entity.invalid.text', status: 400 });
-  if (nestsDeeperThan(utf8, MAX_JSON_DEPTH)) {
-    throw Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`), { type: 'entity.too.deep', status: 400 });
-  }
+  if (!isUtf8(utf8)) throw refusal(BODY_PROBLEMS.notUtf8());
+  if (nestsDeeperThan(utf8, MAX_JSON_DEPTH)) throw refusal(BODY_PROBLEMS.tooDeep());
 }
 
-function classifyBodyError(error: Error & { type?: string }, limitBytes: number): BodyProblem | null {
+/** A refusal thrown from body-parser's `verify`, carried to classifyBodyError whole. */
+function refusal(problem: BodyProblem): Error & { problem: BodyProblem; status: number } {
+  return Object.assign(new Error(problem.message), { problem, status: problem.status });
+}
+
+function classifyBodyError(error: Error & { type?: string; problem?: BodyProblem }, limitBytes: number): BodyProblem | null {
+  if (error.problem) return error.problem;
   switch (error.type) {
     case 'entity.parse.failed':
       return { status: 400, kind: 'malformed', message: `malformed JSON: ${error.message}` };
-    case 'entity.too.deep':
-      return { status: 400, kind: 'tooDeep', message: error.message };
-    case 'entity.invalid.text':
-      return { status: 400, kind: 'invalidText', message: error.message };
     case 'entity.too.large':
-      return { status: 413, kind: 'tooLarge', message: `request body exceeds the limit of ${limitBytes} bytes` };
+      return BODY_PROBLEMS.tooLarge(limitBytes);
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return { status: 415, kind: 'unsupportedEncoding', message: error.message };

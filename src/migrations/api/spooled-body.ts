@@ -6,7 +6,8 @@ import { PassThrough, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { NextFunction, Request, Response } from 'express';
-import { JSON_TYPES } from '../../common/http/body-parsers.js';
+import { BODY_PROBLEMS, JSON_TYPES, answerAsAdminApi } from '../../common/http/body-parsers.js';
+import type { BodyProblem } from '../../common/http/body-parsers.js';
 import { JsonDepth, MAX_JSON_DEPTH } from '../../common/http/json-depth.js';
 
 /** A request body written to a file of its own, for the route to read in parts; removed when the response is done. */
@@ -33,12 +34,10 @@ export async function removeLeftBodies(within = tmpdir(), now = Date.now()): Pro
   return removed;
 }
 
-class BodyProblem extends Error {
-  constructor(
-    readonly status: 400 | 413 | 415,
-    message: string,
-  ) {
-    super(message);
+/** A body refused on its way to the file, with the same problems the general parser names (body-parsers.ts). */
+class RefusedBody extends Error {
+  constructor(readonly problem: BodyProblem) {
+    super(problem.message);
   }
 }
 
@@ -64,8 +63,8 @@ export function spooledJsonBody(limitBytes: number) {
         // What is left of the body is read and dropped, so that the answer reaches the client.
         req.unpipe();
         req.resume();
-        if (!(error instanceof BodyProblem)) return next(error);
-        res.set('connection', 'close').status(error.status).json({ code: error.status, message: error.message, details: [] });
+        if (!(error instanceof RefusedBody)) return next(error);
+        answerAsAdminApi(res.set('connection', 'close'), error.problem);
       },
     );
   };
@@ -73,9 +72,9 @@ export function spooledJsonBody(limitBytes: number) {
 
 async function spool(req: Request, limitBytes: number): Promise<SpooledBody> {
   const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
-  if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw new BodyProblem(415, `unsupported charset "${charset.toUpperCase()}"`);
+  if (charset !== undefined && !/^utf-?8$/i.test(charset)) throw new RefusedBody(BODY_PROBLEMS.unsupportedCharset(charset));
   const inflate = inflaterFor(req.headers['content-encoding']);
-  if (!inflate && Number(req.headers['content-length']) > limitBytes) throw tooLarge(limitBytes);
+  if (!inflate && Number(req.headers['content-length']) > limitBytes) throw new RefusedBody(BODY_PROBLEMS.tooLarge(limitBytes));
   const dir = await mkdtemp(join(tmpdir(), PREFIX));
   const path = join(dir, 'body.json');
   const source = new PassThrough();
@@ -91,8 +90,10 @@ async function spool(req: Request, limitBytes: number): Promise<SpooledBody> {
     return new SpooledBody(path);
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
-    if (error instanceof BodyProblem) throw error;
-    if ((error as { code?: string }).code?.startsWith('Z_')) throw new BodyProblem(400, 'the body could not be decompressed');
+    if (error instanceof RefusedBody) throw error;
+    if ((error as { code?: string }).code?.startsWith('Z_')) {
+      throw new RefusedBody({ status: 400, kind: 'malformed', message: 'the body could not be decompressed' });
+    }
     throw error;
   } finally {
     req.off('close', aborted);
@@ -111,12 +112,8 @@ function inflaterFor(encoding: string | undefined): Transform | undefined {
     case 'br':
       return createBrotliDecompress();
     default:
-      throw new BodyProblem(415, `unsupported content encoding "${encoding}"`);
+      throw new RefusedBody({ status: 415, kind: 'unsupportedEncoding', message: `unsupported content encoding "${encoding}"` });
   }
-}
-
-function tooLarge(limitBytes: number): BodyProblem {
-  return new BodyProblem(413, `request body exceeds the limit of ${limitBytes} bytes`);
 }
 
 /** The inflated bytes counted against the limit, decoded as UTF-8 (RFC 8259 §8.1) and their nesting watched. */
@@ -131,13 +128,13 @@ class BodyChecks extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null, chunk?: Buffer) => void): void {
     this.bytes += chunk.length;
-    if (this.bytes > this.limitBytes) return done(tooLarge(this.limitBytes));
+    if (this.bytes > this.limitBytes) return done(new RefusedBody(BODY_PROBLEMS.tooLarge(this.limitBytes)));
     try {
       this.utf8.decode(chunk, { stream: true });
     } catch {
-      return done(new BodyProblem(400, 'the body is not valid UTF-8'));
+      return done(new RefusedBody(BODY_PROBLEMS.notUtf8()));
     }
-    if (this.depth.exceededBy(chunk)) return done(new BodyProblem(400, `JSON nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`));
+    if (this.depth.exceededBy(chunk)) return done(new RefusedBody(BODY_PROBLEMS.tooDeep()));
     done(null, chunk);
   }
 
@@ -146,7 +143,7 @@ class BodyChecks extends Transform {
       this.utf8.decode();
       done();
     } catch {
-      done(new BodyProblem(400, 'the body is not valid UTF-8'));
+      done(new RefusedBody(BODY_PROBLEMS.notUtf8()));
     }
   }
 }
