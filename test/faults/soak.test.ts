@@ -31,6 +31,13 @@ const CLIENTS_PER_KIND = 2;
  */
 const ROUND_MS = 100;
 const REDIRECT = 'http://127.0.0.1:65530/cb';
+/**
+ * On SQLite the connection's page cache (better-sqlite3 builds SQLite with SQLITE_DEFAULT_CACHE_SIZE=-16000: 16,000
+ * KiB) fills as the soak's events grow the database past what the warm-up touched: malloc's main arena grew 15.6 →
+ * 25.4 → 30.5 → 30.6 MB over three further minutes of this load, then stayed, with the live heap flat. It is a bound,
+ * not something that piles up per request, and the RSS bound allows for it.
+ */
+const SQLITE_PAGE_CACHE_KB = 16_000;
 
 /**
  * A bounded soak of mixed load (client credentials tokens and their introspection, SCIM reads
@@ -151,7 +158,8 @@ describe('faults: bounded soak of mixed load', () => {
     assert.deepEqual(failures.slice(0, 10), [], `${failures.length} failed requests`);
     for (const kind of ['token', 'introspection', 'SCIM read', 'SCIM create', 'login']) assert.ok((requests[kind] ?? 0) > 0, `the soak ran ${kind} requests`);
     assert.ok(soaked.heapKb <= warm.heapKb * 1.1, `live heap grew by more than 10%: ${change('heapKb')}`);
-    assert.ok(soaked.rssKb <= warm.rssKb * 1.1, `RSS grew by more than 10%: ${change('rssKb')}`);
+    const cacheKb = setup.env.DATABASE_URL ? 0 : SQLITE_PAGE_CACHE_KB;
+    assert.ok(soaked.rssKb <= warm.rssKb * 1.1 + cacheKb, `RSS grew by more than 10% (+ ${cacheKb} kB of page cache): ${change('rssKb')}`);
     assert.equal(service.child.exitCode, null, 'the service is still running');
   });
 });
