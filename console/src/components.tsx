@@ -465,7 +465,7 @@ export function Table({
  * A list's search, answered by the server (`?query=`, docs/product-rules.md "API"): submitted, it asks for the
  * first page of the matches. The state of a list that pages and searches so: `useListQuery`.
  */
-export function SearchForm({ name, onSearch }: { name: string; onSearch: (query: string) => void }) {
+function SearchForm({ name, onSearch }: { name: string; onSearch: (query: string) => void }) {
   const [text, setText] = useState('');
   return (
     <form
@@ -484,7 +484,7 @@ export function SearchForm({ name, onSearch }: { name: string; onSearch: (query:
 }
 
 /** The query and the page of a searched list; a new query goes back to the first page. */
-export function useListQuery(): { query: string; offset: number; setOffset: (offset: number) => void; search: (query: string) => void } {
+function useListQuery(): { query: string; offset: number; setOffset: (offset: number) => void; search: (query: string) => void } {
   const [state, setState] = useState({ query: '', offset: 0 });
   return {
     ...state,
@@ -493,8 +493,68 @@ export function useListQuery(): { query: string; offset: number; setOffset: (off
   };
 }
 
+/** The search and the page of a list the server searches and pages, and that page as loaded (`?query=&limit=&offset=`). */
+export interface SearchedList<P> extends ReturnType<typeof useListQuery> {
+  limit: number;
+  loaded: Loaded<P>;
+  reload: () => void;
+}
+
+/** Loads a list's page each time its search or offset changes; `load` is given the three to put in its URL. */
+export function useSearchedList<P>(
+  limit: number,
+  load: (page: { query: string; limit: number; offset: number }) => Promise<P>,
+  deps: unknown[],
+): SearchedList<P> {
+  const list = useListQuery();
+  const loaded = useLoad(() => load({ query: list.query, limit, offset: list.offset }), [...deps, list.query, list.offset]);
+  return { ...list, limit, loaded, reload: loaded.reload };
+}
+
+/**
+ * A searched, paged list as every console page shows one: the search form, the table (with what an empty one says,
+ * or that nothing matched the search), and the pager. `rows` draws the page's items, found in it by `items` (and
+ * whatever else the page holds, such as the people it names).
+ */
+export function SearchedTable<P, R>({
+  name,
+  caption = name,
+  list,
+  items,
+  headings,
+  empty,
+  rows,
+}: {
+  name: string;
+  caption?: string;
+  list: SearchedList<P>;
+  items: (page: P) => { found: R[]; total?: number };
+  headings: string[];
+  empty: [what: string, next: string];
+  rows: (found: R[], page: P) => ComponentChildren;
+}) {
+  return (
+    <>
+      <SearchForm name={name} onSearch={list.search} />
+      <Loading loaded={list.loaded}>
+        {(page) => {
+          const { found, total } = items(page);
+          return (
+            <>
+              <Table caption={caption} headings={headings} empty={emptyOf(list.query, ...empty)}>
+                {rows(found, page)}
+              </Table>
+              <Pager offset={list.offset} limit={list.limit} total={total} shown={found.length} onChange={list.setOffset} />
+            </>
+          );
+        }}
+      </Loading>
+    </>
+  );
+}
+
 /** What an empty list says: what is missing and what to do next, or, when searched, that nothing matched. */
-export function emptyOf(query: string, what: string, next: string): [string, string] {
+function emptyOf(query: string, what: string, next: string): [string, string] {
   return query ? [t('noMatch', { query }), t('noMatchNext')] : [what, next];
 }
 

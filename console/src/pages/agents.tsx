@@ -1,6 +1,6 @@
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Link, Loading, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
+import { Link, Page, SearchedTable, useSearchedList } from '../components';
 import { t } from '../i18n';
 import { AgentGrant, AgentName } from './user-agents';
 
@@ -14,45 +14,35 @@ type Person = Schema<'AgentPersonDto'>;
  * is revoked under the acting rule.
  */
 export function AgentsPage({ orgId }: { orgId: string }) {
-  const list = useListQuery();
-  const { offset } = list;
-  const agents = useLoad(
-    () => api<Schema<'OrgConnectedAgentListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/agents${query({ query: list.query, limit: LIMIT, offset })}`),
-    [orgId, list.query, offset],
-  );
+  const agents = useSearchedList(LIMIT, (page) => api<Schema<'OrgConnectedAgentListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/agents${query(page)}`), [
+    orgId,
+  ]);
   return (
     <Page title={t('agents')}>
       <p>{t('agentsIntro')}</p>
-      <SearchForm name={t('agents')} onSearch={list.search} />
-      <Loading loaded={agents}>
-        {({ agents: found, total, users }) => {
+      <SearchedTable
+        name={t('agents')}
+        list={agents}
+        items={(page) => ({ found: page.agents, total: page.total })}
+        headings={[t('person'), t('agent'), t('resource'), t('scopes'), t('connectedAt'), t('changedAt')]}
+        empty={[t('noOrgAgents'), t('noOrgAgentsNext')]}
+        rows={(found, { users }) => {
           const people = new Map(users.map((u) => [u.userId, u]));
-          return (
-            <>
-              <Table
-                caption={t('agents')}
-                headings={[t('person'), t('agent'), t('resource'), t('scopes'), t('connectedAt'), t('changedAt')]}
-                empty={emptyOf(list.query, t('noOrgAgents'), t('noOrgAgentsNext'))}
-              >
-                {found.map((a) => (
-                  <tr key={`${a.userId} ${a.clientId} ${a.resource}`} data-agent={a.clientId} data-user={a.userId}>
-                    <th scope="row">
-                      <Link href={`/console/orgs/${enc(orgId)}/users/${enc(a.userId)}`}>{personName(people.get(a.userId)) ?? a.userId}</Link>
-                      <br />
-                      <span class="mono">{a.userId}</span>
-                    </th>
-                    <td>
-                      <AgentName agent={a} />
-                    </td>
-                    <AgentGrant agent={a} />
-                  </tr>
-                ))}
-              </Table>
-              <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-            </>
-          );
+          return found.map((a) => (
+            <tr key={`${a.userId} ${a.clientId} ${a.resource}`} data-agent={a.clientId} data-user={a.userId}>
+              <th scope="row">
+                <Link href={`/console/orgs/${enc(orgId)}/users/${enc(a.userId)}`}>{personName(people.get(a.userId)) ?? a.userId}</Link>
+                <br />
+                <span class="mono">{a.userId}</span>
+              </th>
+              <td>
+                <AgentName agent={a} />
+              </td>
+              <AgentGrant agent={a} />
+            </tr>
+          ));
         }}
-      </Loading>
+      />
     </Page>
   );
 }

@@ -8,19 +8,15 @@ import {
   Field,
   Form,
   Link,
-  Loading,
   Named,
   Page,
-  Pager,
-  SearchForm,
+  SearchedTable,
   SecretOnce,
   Select,
-  Table,
   TextArea,
-  emptyOf,
   lines,
-  useListQuery,
   useLoad,
+  useSearchedList,
 } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
@@ -54,12 +50,7 @@ const APPS_PAGE = 50;
  */
 export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects/${enc(projectId)}`;
-  const list = useListQuery();
-  const { offset } = list;
-  const apps = useLoad(
-    () => api<Schema<'AppListDto'>>('GET', `${base}/apps${query({ query: list.query, limit: APPS_PAGE, offset })}`),
-    [base, list.query, offset],
-  );
+  const apps = useSearchedList(APPS_PAGE, (page) => api<Schema<'AppListDto'>>('GET', `${base}/apps${query(page)}`), [base]);
   const project = useLoad(() => api<Schema<'ProjectDto'>>('GET', base), [base]);
   const [created, setCreated] = useState<{ clientId: string; clientSecret?: string } | null>(null);
   const [kind, setKind] = useState<'none' | 'oidc' | 'api' | 'saml'>('none');
@@ -99,23 +90,16 @@ export function ProjectPage({ orgId, projectId }: { orgId: string; projectId: st
       {kind === 'oidc' && <CreateOidcApp base={base} onCreated={done} onCancel={() => setKind('none')} />}
       {kind === 'api' && <CreateApiApp base={base} onCreated={done} onCancel={() => setKind('none')} />}
       {kind === 'saml' && <CreateSamlApp base={base} onCreated={(appId) => navigate(appHref(appId))} onCancel={() => setKind('none')} />}
-      <SearchForm name={t('applications')} onSearch={list.search} />
-      <Loading loaded={apps}>
-        {({ apps: found, total }) => (
-          <>
-            <Table
-              caption={t('applications')}
-              headings={[t('name'), t('type'), t('clientId'), t('actions')]}
-              empty={emptyOf(list.query, t('emptyApps'), t('emptyAppsNext'))}
-            >
-              {found.map((app) => (
-                <AppRow key={app.appId} base={base} href={appHref(app.appId)} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />
-              ))}
-            </Table>
-            <Pager offset={offset} limit={APPS_PAGE} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('applications')}
+        list={apps}
+        items={(page) => ({ found: page.apps, total: page.total })}
+        headings={[t('name'), t('type'), t('clientId'), t('actions')]}
+        empty={[t('emptyApps'), t('emptyAppsNext')]}
+        rows={(found) =>
+          found.map((app) => <AppRow key={app.appId} base={base} href={appHref(app.appId)} app={app} onChange={apps.reload} onKeys={() => setKeysOf(app)} />)
+        }
+      />
       {keysOf && <AppKeys key={keysOf.appId} path={`${base}/apps/${enc(keysOf.appId)}`} app={keysOf} onClose={() => setKeysOf(null)} />}
       <ProjectAccess orgId={orgId} projectId={projectId} />
     </Page>

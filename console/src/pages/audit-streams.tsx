@@ -1,22 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import {
-  DeleteButton,
-  Field,
-  Form,
-  Loading,
-  Page,
-  Pager,
-  SearchForm,
-  SecretOnce,
-  Select,
-  Table,
-  TextArea,
-  emptyOf,
-  useListQuery,
-  useLoad,
-} from '../components';
+import { DeleteButton, Field, Form, Page, SearchedTable, SecretOnce, Select, TextArea, useSearchedList } from '../components';
 import { t } from '../i18n';
 
 const LIMIT = 50;
@@ -29,12 +14,7 @@ type StreamType = 'syslog' | 'https';
 export function AuditStreamsPage({ orgId }: { orgId?: string }) {
   const base = orgId ? `/management/v1/orgs/${enc(orgId)}/audit-streams` : '/admin/v1/audit-streams';
   // Searched and paged by the server (`?query=` matches the name and the URL).
-  const list = useListQuery();
-  const { offset } = list;
-  const streams = useLoad(
-    () => api<Schema<'AuditStreamListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`),
-    [base, list.query, offset],
-  );
+  const streams = useSearchedList(LIMIT, (page) => api<Schema<'AuditStreamListDto'>>('GET', `${base}${query(page)}`), [base]);
   const [name, setName] = useState('');
   const [type, setType] = useState<StreamType>('syslog');
   const [url, setUrl] = useState('');
@@ -73,39 +53,34 @@ export function AuditStreamsPage({ orgId }: { orgId?: string }) {
         <Field label={t('url')} value={url} onInput={setUrl} required placeholder={type === 'syslog' ? 'syslog+tls://siem.example.com:6514' : 'https://'} />
         <TextArea label={t('streamCaCertificate')} value={ca} onInput={setCa} />
       </Form>
-      <SearchForm name={t('auditStreams')} onSearch={list.search} />
-      <Loading loaded={streams}>
-        {({ streams: found, total }) => (
-          <>
-            <Table
-              caption={t('auditStreams')}
-              headings={[t('name'), t('url'), t('state'), t('streamLag'), t('actions')]}
-              empty={emptyOf(list.query, t('emptyAuditStreams'), t('emptyAuditStreamsNext'))}
-            >
-              {found.map((stream) => (
-                <tr key={stream.id}>
-                  <th scope="row">{stream.name}</th>
-                  <td class="mono">{stream.url}</td>
-                  <td>
-                    {states[stream.state] ?? stream.state}
-                    {stream.lastError && <p class="muted">{t('streamLastError', { error: stream.lastError })}</p>}
-                  </td>
-                  <td>{stream.lag}</td>
-                  <td>
-                    <DeleteButton
-                      action={async () => {
-                        await api('DELETE', `${base}/${enc(stream.id)}`);
-                        streams.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('auditStreams')}
+        list={streams}
+        items={(page) => ({ found: page.streams, total: page.total })}
+        headings={[t('name'), t('url'), t('state'), t('streamLag'), t('actions')]}
+        empty={[t('emptyAuditStreams'), t('emptyAuditStreamsNext')]}
+        rows={(found) =>
+          found.map((stream) => (
+            <tr key={stream.id}>
+              <th scope="row">{stream.name}</th>
+              <td class="mono">{stream.url}</td>
+              <td>
+                {states[stream.state] ?? stream.state}
+                {stream.lastError && <p class="muted">{t('streamLastError', { error: stream.lastError })}</p>}
+              </td>
+              <td>{stream.lag}</td>
+              <td>
+                <DeleteButton
+                  action={async () => {
+                    await api('DELETE', `${base}/${enc(stream.id)}`);
+                    streams.reload();
+                  }}
+                />
+              </td>
+            </tr>
+          ))
+        }
+      />
     </Page>
   );
 }

@@ -10,14 +10,12 @@ import {
   Loading,
   Notice,
   Page,
-  Pager,
-  SearchForm,
+  SearchedTable,
   Select,
   Table,
   TextArea,
-  emptyOf,
-  useListQuery,
   useLoad,
+  useSearchedList,
 } from '../components';
 import { t } from '../i18n';
 
@@ -32,39 +30,29 @@ type Directory = Schema<'DirectoryViewDto'>;
 export function DirectoriesPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/directories`;
   // Searched and paged by the server (`?query=` matches the name and the URL).
-  const list = useListQuery();
-  const { offset } = list;
-  const directories = useLoad(
-    () => api<Schema<'DirectoryListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`),
-    [base, list.query, offset],
-  );
+  const directories = useSearchedList(LIMIT, (page) => api<Schema<'DirectoryListDto'>>('GET', `${base}${query(page)}`), [base]);
   const [open, setOpen] = useState<string | null>(null);
   return (
     <Page title={t('directories')}>
-      <SearchForm name={t('directories')} onSearch={list.search} />
-      <Loading loaded={directories}>
-        {({ directories: found, total }) => (
-          <>
-            <Table
-              caption={t('directories')}
-              headings={[t('name'), t('type'), t('url'), t('actions')]}
-              empty={emptyOf(list.query, t('emptyDirectories'), t('emptyDirectoriesNext'))}
-            >
-              {found.map((directory) => (
-                <DirectoryRow
-                  key={directory.id}
-                  path={`${base}/${enc(directory.id)}`}
-                  directory={directory}
-                  open={open === directory.id}
-                  onToggle={() => setOpen(open === directory.id ? null : directory.id)}
-                  onRemoved={directories.reload}
-                />
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('directories')}
+        list={directories}
+        items={(page) => ({ found: page.directories, total: page.total })}
+        headings={[t('name'), t('type'), t('url'), t('actions')]}
+        empty={[t('emptyDirectories'), t('emptyDirectoriesNext')]}
+        rows={(found) =>
+          found.map((directory) => (
+            <DirectoryRow
+              key={directory.id}
+              path={`${base}/${enc(directory.id)}`}
+              directory={directory}
+              open={open === directory.id}
+              onToggle={() => setOpen(open === directory.id ? null : directory.id)}
+              onRemoved={directories.reload}
+            />
+          ))
+        }
+      />
       {open && <LastSyncs path={`${base}/${enc(open)}/syncs`} />}
       <h2>{t('addDirectory')}</h2>
       <AddDirectory base={base} onAdded={directories.reload} />

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, DeleteButton, Field, Form, Loading, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
+import { ActionButton, DeleteButton, Field, Form, Page, SearchedTable, useSearchedList } from '../components';
 import { t } from '../i18n';
 
 type Verification = Schema<'DomainChallengeDto'>;
@@ -16,12 +16,7 @@ const LIMIT = 50;
 export function DomainsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/domains`;
   // Searched and paged by the server (`?query=` matches the domain).
-  const list = useListQuery();
-  const { offset } = list;
-  const domains = useLoad(
-    () => api<Schema<'OrgDomainListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`),
-    [base, list.query, offset],
-  );
+  const domains = useSearchedList(LIMIT, (page) => api<Schema<'OrgDomainListDto'>>('GET', `${base}${query(page)}`), [base]);
   const [domain, setDomain] = useState('');
   return (
     <Page title={t('orgDomains')}>
@@ -37,46 +32,41 @@ export function DomainsPage({ orgId }: { orgId: string }) {
       >
         <Field label={t('domain')} value={domain} onInput={setDomain} required />
       </Form>
-      <SearchForm name={t('orgDomains')} onSearch={list.search} />
-      <Loading loaded={domains}>
-        {({ domains: found, total }) => (
-          <>
-            <Table
-              caption={t('orgDomains')}
-              headings={[t('domain'), t('status'), t('domainChallenge'), t('actions')]}
-              empty={emptyOf(list.query, t('emptyDomains'), t('emptyDomainsNext'))}
-            >
-              {found.map((d) => (
-                <tr key={d.domain}>
-                  <th scope="row">{d.domain}</th>
-                  <td>{d.primary ? t('primaryVerified') : d.verified ? t('verified') : t('notVerified')}</td>
-                  <td>{d.verification && <Challenge verification={d.verification} />}</td>
-                  <td>
-                    {!d.verified && (
-                      <ActionButton
-                        label={t('verifyDomain')}
-                        action={async () => {
-                          await api('POST', `${base}/${enc(d.domain)}/verify`, {});
-                          domains.reload();
-                        }}
-                      />
-                    )}
-                    {!d.primary && (
-                      <DeleteButton
-                        action={async () => {
-                          await api('DELETE', `${base}/${enc(d.domain)}`);
-                          domains.reload();
-                        }}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('orgDomains')}
+        list={domains}
+        items={(page) => ({ found: page.domains, total: page.total })}
+        headings={[t('domain'), t('status'), t('domainChallenge'), t('actions')]}
+        empty={[t('emptyDomains'), t('emptyDomainsNext')]}
+        rows={(found) =>
+          found.map((d) => (
+            <tr key={d.domain}>
+              <th scope="row">{d.domain}</th>
+              <td>{d.primary ? t('primaryVerified') : d.verified ? t('verified') : t('notVerified')}</td>
+              <td>{d.verification && <Challenge verification={d.verification} />}</td>
+              <td>
+                {!d.verified && (
+                  <ActionButton
+                    label={t('verifyDomain')}
+                    action={async () => {
+                      await api('POST', `${base}/${enc(d.domain)}/verify`, {});
+                      domains.reload();
+                    }}
+                  />
+                )}
+                {!d.primary && (
+                  <DeleteButton
+                    action={async () => {
+                      await api('DELETE', `${base}/${enc(d.domain)}`);
+                      domains.reload();
+                    }}
+                  />
+                )}
+              </td>
+            </tr>
+          ))
+        }
+      />
     </Page>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { ActionButton, DeleteButton, Field, Form, Loading, Named, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
+import { ActionButton, DeleteButton, Field, Form, Named, Page, SearchedTable, useSearchedList } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
 
@@ -10,9 +10,7 @@ const LIMIT = 50;
 /** Groups and their members (ORG_USER_MANAGER): /management/v1/orgs/{orgId}/groups and each group's members. */
 export function GroupsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/groups`;
-  const list = useListQuery();
-  const { offset } = list;
-  const groups = useLoad(() => api<Schema<'GroupListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`), [base, list.query, offset]);
+  const groups = useSearchedList(LIMIT, (page) => api<Schema<'GroupListDto'>>('GET', `${base}${query(page)}`), [base]);
   const [displayName, setDisplayName] = useState('');
   const [open, setOpen] = useState<string | null>(null);
   return (
@@ -28,45 +26,40 @@ export function GroupsPage({ orgId }: { orgId: string }) {
       >
         <Field label={t('displayName')} value={displayName} onInput={setDisplayName} required />
       </Form>
-      <SearchForm name={t('groups')} onSearch={list.search} />
-      <Loading loaded={groups}>
-        {({ groups: found, total }) => (
-          <>
-            <Table
-              caption={t('groups')}
-              headings={[t('displayName'), t('members'), t('grants'), t('actions')]}
-              empty={emptyOf(list.query, t('emptyGroups'), t('emptyGroupsNext'))}
-            >
-              {found.map((g) => (
-                <tr key={g.id}>
-                  <th scope="row">
-                    <Named name={g.displayName} id={g.id} />
-                  </th>
-                  <td>{g.memberCount}</td>
-                  <td>{g.grantProjects.length > 0 ? <GrantMarker projects={g.grantProjects} /> : <span class="muted">{t('groupHoldsNoGrant')}</span>}</td>
-                  <td>
-                    <button type="button" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
-                      {t('members')}
-                    </button>
-                    <DeleteButton
-                      action={async () => {
-                        await api('DELETE', `${base}/${enc(g.id)}`);
-                        groups.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('groups')}
+        list={groups}
+        items={(page) => ({ found: page.groups, total: page.total })}
+        headings={[t('displayName'), t('members'), t('grants'), t('actions')]}
+        empty={[t('emptyGroups'), t('emptyGroupsNext')]}
+        rows={(found) =>
+          found.map((g) => (
+            <tr key={g.id}>
+              <th scope="row">
+                <Named name={g.displayName} id={g.id} />
+              </th>
+              <td>{g.memberCount}</td>
+              <td>{g.grantProjects.length > 0 ? <GrantMarker projects={g.grantProjects} /> : <span class="muted">{t('groupHoldsNoGrant')}</span>}</td>
+              <td>
+                <button type="button" aria-expanded={open === g.id} onClick={() => setOpen(open === g.id ? null : g.id)}>
+                  {t('members')}
+                </button>
+                <DeleteButton
+                  action={async () => {
+                    await api('DELETE', `${base}/${enc(g.id)}`);
+                    groups.reload();
+                  }}
+                />
+              </td>
+            </tr>
+          ))
+        }
+      />
       {open && (
         <GroupMembers
           orgId={orgId}
           groupId={open}
-          grantProjects={groups.data?.groups.find((g) => g.id === open)?.grantProjects ?? []}
+          grantProjects={groups.loaded.data?.groups.find((g) => g.id === open)?.grantProjects ?? []}
           onChange={groups.reload}
         />
       )}
@@ -94,12 +87,7 @@ const MEMBERS_LIMIT = 50;
 /** A group's members, a page at a time by user name and searched by the server: a group may hold thousands. */
 function GroupMembers({ orgId, groupId, grantProjects, onChange }: { orgId: string; groupId: string; grantProjects: GrantProject[]; onChange: () => void }) {
   const membersPath = `/management/v1/orgs/${enc(orgId)}/groups/${enc(groupId)}/members`;
-  const list = useListQuery();
-  const { offset } = list;
-  const members = useLoad(
-    () => api<Schema<'GroupMemberListDto'>>('GET', `${membersPath}${query({ query: list.query, limit: MEMBERS_LIMIT, offset })}`),
-    [membersPath, list.query, offset],
-  );
+  const members = useSearchedList(MEMBERS_LIMIT, (page) => api<Schema<'GroupMemberListDto'>>('GET', `${membersPath}${query(page)}`), [membersPath]);
   const [userId, setUserId] = useState('');
   const changed = () => {
     members.reload();
@@ -124,37 +112,32 @@ function GroupMembers({ orgId, groupId, grantProjects, onChange }: { orgId: stri
       >
         <UserPicker orgId={orgId} userId={userId} onChange={setUserId} />
       </Form>
-      <SearchForm name={t('groupMembers')} onSearch={list.search} />
-      <Loading loaded={members}>
-        {({ members: found, total }) => (
-          <>
-            <Table
-              caption={t('groupMembers')}
-              headings={[t('user'), t('userName'), t('actions')]}
-              empty={emptyOf(list.query, t('emptyGroupMembers'), t('emptyGroupMembersNext'))}
-            >
-              {found.map((m) => (
-                <tr key={m.userId} data-member={m.userId}>
-                  <th scope="row">
-                    <Named name={m.displayName ?? m.userName} id={m.userId} href={`/console/orgs/${enc(orgId)}/users/${enc(m.userId)}`} />
-                  </th>
-                  <td>{m.userName}</td>
-                  <td>
-                    <ActionButton
-                      label={t('remove')}
-                      action={async () => {
-                        await api('DELETE', `${membersPath}/${enc(m.userId)}`);
-                        changed();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <Pager offset={offset} limit={MEMBERS_LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('groupMembers')}
+        list={members}
+        items={(page) => ({ found: page.members, total: page.total })}
+        headings={[t('user'), t('userName'), t('actions')]}
+        empty={[t('emptyGroupMembers'), t('emptyGroupMembersNext')]}
+        rows={(found) =>
+          found.map((m) => (
+            <tr key={m.userId} data-member={m.userId}>
+              <th scope="row">
+                <Named name={m.displayName ?? m.userName} id={m.userId} href={`/console/orgs/${enc(orgId)}/users/${enc(m.userId)}`} />
+              </th>
+              <td>{m.userName}</td>
+              <td>
+                <ActionButton
+                  label={t('remove')}
+                  action={async () => {
+                    await api('DELETE', `${membersPath}/${enc(m.userId)}`);
+                    changed();
+                  }}
+                />
+              </td>
+            </tr>
+          ))
+        }
+      />
     </section>
   );
 }

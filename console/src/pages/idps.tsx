@@ -1,23 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import {
-  ActionButton,
-  Checkbox,
-  DeleteButton,
-  Field,
-  Form,
-  Loading,
-  Page,
-  Pager,
-  SearchForm,
-  Select,
-  Table,
-  TextArea,
-  emptyOf,
-  useListQuery,
-  useLoad,
-} from '../components';
+import { ActionButton, Checkbox, DeleteButton, Field, Form, Page, SearchedTable, Select, TextArea, useSearchedList } from '../components';
 import { t } from '../i18n';
 
 type Idp = Schema<'IdpDto'>;
@@ -51,9 +35,7 @@ type LinkBy = '' | 'externalId' | 'userName' | 'email';
 export function IdpsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/idps`;
   // Searched and paged by the server (`?query=` matches the name, the issuer and the entity id).
-  const list = useListQuery();
-  const { offset } = list;
-  const idps = useLoad(() => api<Schema<'IdpListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`), [base, list.query, offset]);
+  const idps = useSearchedList(LIMIT, (page) => api<Schema<'IdpListDto'>>('GET', `${base}${query(page)}`), [base]);
   const [protocol, setProtocol] = useState<Protocol>('oidc');
   const [name, setName] = useState('');
   const [issuer, setIssuer] = useState('');
@@ -146,23 +128,14 @@ export function IdpsPage({ orgId }: { orgId: string }) {
         )}
         {rules.fields}
       </Form>
-      <SearchForm name={t('identityProviders')} onSearch={list.search} />
-      <Loading loaded={idps}>
-        {({ idps: found, total }) => (
-          <>
-            <Table
-              caption={t('identityProviders')}
-              headings={[t('name'), t('issuerOrEntity'), t('domains'), t('callbackOrMetadata'), t('actions')]}
-              empty={emptyOf(list.query, t('noIdps'), t('noIdpsNext'))}
-            >
-              {found.map((idp) => (
-                <IdpRow key={idp.id} idp={idp} path={`${base}/${enc(idp.id)}`} onChange={() => idps.reload()} />
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('identityProviders')}
+        list={idps}
+        items={(page) => ({ found: page.idps, total: page.total })}
+        headings={[t('name'), t('issuerOrEntity'), t('domains'), t('callbackOrMetadata'), t('actions')]}
+        empty={[t('noIdps'), t('noIdpsNext')]}
+        rows={(found) => found.map((idp) => <IdpRow key={idp.id} idp={idp} path={`${base}/${enc(idp.id)}`} onChange={() => idps.reload()} />)}
+      />
     </Page>
   );
 }

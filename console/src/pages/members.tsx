@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Checkbox, DeleteButton, Form, Loading, Named, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
+import { Checkbox, DeleteButton, Form, Named, Page, SearchedTable, useSearchedList } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
 
@@ -21,12 +21,7 @@ export function memberLabel(member: Schema<'MemberDto'>): string | undefined {
 export function MembersPage({ orgId }: { orgId?: string }) {
   const base = orgId ? `/management/v1/orgs/${enc(orgId)}/members` : '/admin/v1/members';
   const available = orgId ? ['ORG_OWNER', 'ORG_USER_MANAGER'] : ['IAM_OWNER'];
-  const list = useListQuery();
-  const { offset } = list;
-  const members = useLoad(
-    () => api<Schema<'MemberListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`),
-    [base, list.query, offset],
-  );
+  const members = useSearchedList(LIMIT, (page) => api<Schema<'MemberListDto'>>('GET', `${base}${query(page)}`), [base]);
   const [userId, setUserId] = useState('');
   const [roles, setRoles] = useState<string[]>([available[available.length - 1]]);
   const toggle = (role: string, on: boolean) => setRoles(on ? [...roles, role] : roles.filter((r) => r !== role));
@@ -49,37 +44,32 @@ export function MembersPage({ orgId }: { orgId?: string }) {
           ))}
         </fieldset>
       </Form>
-      <SearchForm name={t('members')} onSearch={list.search} />
-      <Loading loaded={members}>
-        {({ members: found, total }) => (
-          <>
-            <Table
-              caption={t('members')}
-              headings={[t('user'), t('roles'), t('actions')]}
-              empty={emptyOf(list.query, t('emptyMembers'), t('emptyMembersNext'))}
-            >
-              {found.map((m) => (
-                <tr key={m.userId}>
-                  <th scope="row">
-                    <Named name={memberLabel(m)} id={m.userId} />
-                  </th>
-                  <td>{m.roles.join(', ')}</td>
-                  <td>
-                    <DeleteButton
-                      label={t('removeMember')}
-                      action={async () => {
-                        await api('DELETE', `${base}/${enc(m.userId)}`);
-                        members.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('members')}
+        list={members}
+        items={(page) => ({ found: page.members, total: page.total })}
+        headings={[t('user'), t('roles'), t('actions')]}
+        empty={[t('emptyMembers'), t('emptyMembersNext')]}
+        rows={(found) =>
+          found.map((m) => (
+            <tr key={m.userId}>
+              <th scope="row">
+                <Named name={memberLabel(m)} id={m.userId} />
+              </th>
+              <td>{m.roles.join(', ')}</td>
+              <td>
+                <DeleteButton
+                  label={t('removeMember')}
+                  action={async () => {
+                    await api('DELETE', `${base}/${enc(m.userId)}`);
+                    members.reload();
+                  }}
+                />
+              </td>
+            </tr>
+          ))
+        }
+      />
     </Page>
   );
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Field, Form, Loading, Named, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
+import { DeleteButton, Field, Form, Named, Page, SearchedTable, useSearchedList } from '../components';
 import { t } from '../i18n';
 
 export type Org = Schema<'OrgDto'>;
@@ -10,9 +10,7 @@ const LIMIT = 50;
 
 /** Organizations (IAM_OWNER): GET/POST /admin/v1/orgs, PATCH/DELETE /admin/v1/orgs/{orgId}. */
 export function OrgsPage() {
-  const list = useListQuery();
-  const { offset } = list;
-  const orgs = useLoad(() => api<Schema<'OrgListDto'>>('GET', `/admin/v1/orgs${query({ query: list.query, limit: LIMIT, offset })}`), [list.query, offset]);
+  const orgs = useSearchedList(LIMIT, (page) => api<Schema<'OrgListDto'>>('GET', `/admin/v1/orgs${query(page)}`), []);
   const [name, setName] = useState('');
   return (
     <Page title={t('organizations')}>
@@ -27,23 +25,14 @@ export function OrgsPage() {
       >
         <Field label={t('name')} value={name} onInput={setName} required />
       </Form>
-      <SearchForm name={t('organizations')} onSearch={list.search} />
-      <Loading loaded={orgs}>
-        {({ orgs: found, total }) => (
-          <>
-            <Table
-              caption={t('organizations')}
-              headings={[t('name'), t('primaryDomain'), t('actions')]}
-              empty={emptyOf(list.query, t('emptyOrgs'), t('emptyOrgsNext'))}
-            >
-              {found.map((org) => (
-                <OrgRow key={org.id} org={org} onChange={orgs.reload} />
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('organizations')}
+        list={orgs}
+        items={(page) => ({ found: page.orgs, total: page.total })}
+        headings={[t('name'), t('primaryDomain'), t('actions')]}
+        empty={[t('emptyOrgs'), t('emptyOrgsNext')]}
+        rows={(found) => found.map((org) => <OrgRow key={org.id} org={org} onChange={orgs.reload} />)}
+      />
     </Page>
   );
 }

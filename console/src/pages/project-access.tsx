@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Checkbox, DeleteButton, Field, Form, Loading, Pager, SearchForm, Select, Table, emptyOf, useListQuery, useLoad } from '../components';
+import { Checkbox, DeleteButton, Field, Form, Loading, SearchedTable, Select, Table, useLoad, useSearchedList } from '../components';
 import { t } from '../i18n';
 import { UserPicker } from '../user-picker';
 import { useUserNames } from '../user-names';
@@ -20,17 +20,13 @@ const GRANTS_LIMIT = 50;
 export function ProjectAccess({ orgId, projectId }: { orgId: string; projectId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects/${enc(projectId)}`;
   const roles = useLoad(() => api<Schema<'ProjectRoleListDto'>>('GET', `${base}/roles${query({ limit: LIMIT })}`), [base]);
-  const found = useListQuery();
-  const grants = useLoad(
-    () => api<Schema<'ProjectGrantListDto'>>('GET', `${base}/grants${query({ query: found.query, limit: GRANTS_LIMIT, offset: found.offset })}`),
-    [base, found.query, found.offset],
-  );
+  const grants = useSearchedList(GRANTS_LIMIT, (page) => api<Schema<'ProjectGrantListDto'>>('GET', `${base}/grants${query(page)}`), [base]);
   const groups = useLoad(() => api<Schema<'GroupListDto'>>('GET', `/management/v1/orgs/${enc(orgId)}/groups${query({ limit: LIMIT })}`), [orgId]);
   const keys = roles.data?.roles.map((r) => r.key) ?? [];
   const roleNames = new Map((roles.data?.roles ?? []).map((r) => [r.key, r.displayName || r.key]));
   const groupName = (id: string) => groups.data?.groups.find((g) => g.id === id)?.displayName ?? id;
   // People by name (their id on hover), not by UUID.
-  const userNames = useUserNames(orgId, grants.data?.grants.map((g) => g.userId) ?? []);
+  const userNames = useUserNames(orgId, grants.loaded.data?.grants.map((g) => g.userId) ?? []);
   return (
     <>
       <Roles base={base} roles={roles} onChange={() => (roles.reload(), grants.reload())} />
@@ -38,32 +34,27 @@ export function ProjectAccess({ orgId, projectId }: { orgId: string; projectId: 
         <h2 id="grants-heading">{t('grants')}</h2>
         <p>{t('grantsHint')}</p>
         <CreateGrant orgId={orgId} base={base} keys={keys} roleNames={roleNames} groups={groups.data?.groups ?? []} onDone={grants.reload} />
-        <SearchForm name={t('grants')} onSearch={found.search} />
-        <Loading loaded={grants}>
-          {({ grants: list, total }) => (
-            <>
-              <Table
-                caption={t('grants')}
-                headings={[t('grantee'), t('roles'), t('actions')]}
-                empty={emptyOf(found.query, t('emptyGrants'), t('emptyGrantsNext'))}
-              >
-                {list.map((g) => (
-                  <GrantRow
-                    key={g.grantId}
-                    base={base}
-                    grant={g}
-                    keys={keys}
-                    roleNames={roleNames}
-                    name={g.groupId ? t('groupNamed', { name: groupName(g.groupId) }) : (userNames.get(g.userId ?? '') ?? g.userId ?? '')}
-                    id={g.groupId ?? g.userId ?? ''}
-                    onChange={grants.reload}
-                  />
-                ))}
-              </Table>
-              <Pager offset={found.offset} limit={GRANTS_LIMIT} total={total} shown={list.length} onChange={found.setOffset} />
-            </>
-          )}
-        </Loading>
+        <SearchedTable
+          name={t('grants')}
+          list={grants}
+          items={(page) => ({ found: page.grants, total: page.total })}
+          headings={[t('grantee'), t('roles'), t('actions')]}
+          empty={[t('emptyGrants'), t('emptyGrantsNext')]}
+          rows={(list) =>
+            list.map((g) => (
+              <GrantRow
+                key={g.grantId}
+                base={base}
+                grant={g}
+                keys={keys}
+                roleNames={roleNames}
+                name={g.groupId ? t('groupNamed', { name: groupName(g.groupId) }) : (userNames.get(g.userId ?? '') ?? g.userId ?? '')}
+                id={g.groupId ?? g.userId ?? ''}
+                onChange={grants.reload}
+              />
+            ))
+          }
+        />
       </section>
     </>
   );

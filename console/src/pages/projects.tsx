@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Field, Form, Loading, Named, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
+import { DeleteButton, Field, Form, Named, Page, SearchedTable, useSearchedList } from '../components';
 import { t } from '../i18n';
 
 type Project = Schema<'ProjectDto'>;
@@ -11,12 +11,7 @@ const LIMIT = 50;
 /** Projects of an organization (ORG_OWNER): list, create, rename, delete (a project with applications: 409). */
 export function ProjectsPage({ orgId }: { orgId: string }) {
   const base = `/management/v1/orgs/${enc(orgId)}/projects`;
-  const list = useListQuery();
-  const { offset } = list;
-  const projects = useLoad(
-    () => api<Schema<'ProjectListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`),
-    [base, list.query, offset],
-  );
+  const projects = useSearchedList(LIMIT, (page) => api<Schema<'ProjectListDto'>>('GET', `${base}${query(page)}`), [base]);
   const [name, setName] = useState('');
   return (
     <Page title={t('projects')}>
@@ -31,19 +26,14 @@ export function ProjectsPage({ orgId }: { orgId: string }) {
       >
         <Field label={t('name')} value={name} onInput={setName} required />
       </Form>
-      <SearchForm name={t('projects')} onSearch={list.search} />
-      <Loading loaded={projects}>
-        {({ projects: found, total }) => (
-          <>
-            <Table caption={t('projects')} headings={[t('name'), t('actions')]} empty={emptyOf(list.query, t('emptyProjects'), t('emptyProjectsNext'))}>
-              {found.map((p) => (
-                <ProjectRow key={p.id} orgId={orgId} project={p} onChange={projects.reload} />
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('projects')}
+        list={projects}
+        items={(page) => ({ found: page.projects, total: page.total })}
+        headings={[t('name'), t('actions')]}
+        empty={[t('emptyProjects'), t('emptyProjectsNext')]}
+        rows={(found) => found.map((p) => <ProjectRow key={p.id} orgId={orgId} project={p} onChange={projects.reload} />)}
+      />
     </Page>
   );
 }

@@ -1,6 +1,6 @@
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Form, Link, Loading, Page, Pager, SearchForm, Table, emptyOf, useListQuery, useLoad } from '../components';
+import { Form, Link, Page, SearchedTable, useSearchedList } from '../components';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { useTargetFields } from './provisioning-form';
@@ -16,12 +16,7 @@ const LIMIT = 50;
  */
 export function ProvisioningPage({ orgId }: { orgId: string }) {
   // Searched and paged by the server (`?query=` matches the name and the base URL).
-  const list = useListQuery();
-  const { offset } = list;
-  const targets = useLoad(
-    () => api<Schema<'TargetListDto'>>('GET', `${targetsApi(orgId)}${query({ query: list.query, limit: LIMIT, offset })}`),
-    [orgId, list.query, offset],
-  );
+  const targets = useSearchedList(LIMIT, (page) => api<Schema<'TargetListDto'>>('GET', `${targetsApi(orgId)}${query(page)}`), [orgId]);
   const form = useTargetFields(orgId);
   const create = async () => {
     const { id } = await api<Schema<'TargetCreatedDto'>>('POST', targetsApi(orgId), form.createBody());
@@ -29,30 +24,25 @@ export function ProvisioningPage({ orgId }: { orgId: string }) {
   };
   return (
     <Page title={t('provTargets')}>
-      <SearchForm name={t('provTargets')} onSearch={list.search} />
-      <Loading loaded={targets}>
-        {({ targets: found, total }) => (
-          <>
-            <Table
-              caption={t('provTargets')}
-              headings={[t('name'), t('provBaseUrl'), t('provAuth'), t('provEnabledShort')]}
-              empty={emptyOf(list.query, t('provNoTargets'), t('provNoTargetsNext'))}
-            >
-              {found.map((target) => (
-                <tr key={target.id}>
-                  <th scope="row">
-                    <Link href={`${targetsPage(orgId)}/${enc(target.id)}`}>{target.name}</Link>
-                  </th>
-                  <td class="mono">{target.baseUrl}</td>
-                  <td>{target.auth.type === 'bearer' ? t('provAuthBearer') : t('provAuthOauth')}</td>
-                  <td>{target.enabled ? t('yes') : t('no')}</td>
-                </tr>
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('provTargets')}
+        list={targets}
+        items={(page) => ({ found: page.targets, total: page.total })}
+        headings={[t('name'), t('provBaseUrl'), t('provAuth'), t('provEnabledShort')]}
+        empty={[t('provNoTargets'), t('provNoTargetsNext')]}
+        rows={(found) =>
+          found.map((target) => (
+            <tr key={target.id}>
+              <th scope="row">
+                <Link href={`${targetsPage(orgId)}/${enc(target.id)}`}>{target.name}</Link>
+              </th>
+              <td class="mono">{target.baseUrl}</td>
+              <td>{target.auth.type === 'bearer' ? t('provAuthBearer') : t('provAuthOauth')}</td>
+              <td>{target.enabled ? t('yes') : t('no')}</td>
+            </tr>
+          ))
+        }
+      />
       <h2>{t('provAddTarget')}</h2>
       <Form label={t('provAddTarget')} submit={t('provAddTarget')} action={create}>
         {form.fields}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Loading, Page, Pager, SearchForm, Table, When, emptyOf, useListQuery, useLoad } from '../components';
+import { DeleteButton, Page, SearchedTable, When, useSearchedList } from '../components';
 import { t } from '../i18n';
 
 const LIMIT = 50;
@@ -13,15 +13,10 @@ const LIMIT = 50;
  */
 export function RegisteredClientsPage({ orgId }: { orgId?: string }) {
   const base = orgId ? `/management/v1/orgs/${enc(orgId)}/registered-clients` : '/admin/v1/registered-clients/unbound';
-  const list = useListQuery();
-  const { offset } = list;
-  const clients = useLoad(
-    () => api<Schema<'RegisteredClientListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`),
-    [base, list.query, offset],
-  );
+  const clients = useSearchedList(LIMIT, (page) => api<Schema<'RegisteredClientListDto'>>('GET', `${base}${query(page)}`), [base]);
   const [removed, setRemoved] = useState<number | undefined>();
   const title = orgId ? t('registeredClients') : t('unboundRegisteredClients');
-  const unbound = orgId ? 0 : (clients.data?.total ?? 0);
+  const unbound = orgId ? 0 : (clients.loaded.data?.total ?? 0);
   return (
     <Page title={title}>
       <p class="muted">{orgId ? t('registeredClientsIntro') : t('unboundRegisteredClientsIntro')}</p>
@@ -39,43 +34,39 @@ export function RegisteredClientsPage({ orgId }: { orgId?: string }) {
         </p>
       )}
       {removed !== undefined && <p role="status">{t('removedUnbound', { count: String(removed) })}</p>}
-      <SearchForm name={t('registeredClients')} onSearch={list.search} />
-      <Loading loaded={clients}>
-        {({ clients: found, total }) => (
-          <>
-            <Table
-              caption={title}
-              headings={[t('clientName'), t('clientId'), t('registeredRedirectUris'), t('registeredAt'), t('lastUsedAt'), t('actions')]}
-              empty={emptyOf(list.query, t('emptyRegisteredClients'), orgId ? t('emptyRegisteredClientsNext') : t('emptyUnboundNext'))}
-            >
-              {found.map((c) => (
-                <tr key={c.clientId}>
-                  <th scope="row">{c.clientName || <span class="muted">{t('unnamedClient')}</span>}</th>
-                  <td class="mono">{c.clientId}</td>
-                  <td class="mono">{c.redirectUris.join(' ')}</td>
-                  <td>
-                    <When value={c.createdAt} />
-                  </td>
-                  <td>
-                    <When value={c.lastUsedAt} />
-                  </td>
-                  <td>
-                    <DeleteButton
-                      label={t('remove')}
-                      confirm={t('confirmRemoveClient', { name: c.clientName || c.clientId })}
-                      action={async () => {
-                        await api('DELETE', `${base}/${enc(c.clientId)}`);
-                        clients.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('registeredClients')}
+        caption={title}
+        list={clients}
+        items={(page) => ({ found: page.clients, total: page.total })}
+        headings={[t('clientName'), t('clientId'), t('registeredRedirectUris'), t('registeredAt'), t('lastUsedAt'), t('actions')]}
+        empty={[t('emptyRegisteredClients'), orgId ? t('emptyRegisteredClientsNext') : t('emptyUnboundNext')]}
+        rows={(found) =>
+          found.map((c) => (
+            <tr key={c.clientId}>
+              <th scope="row">{c.clientName || <span class="muted">{t('unnamedClient')}</span>}</th>
+              <td class="mono">{c.clientId}</td>
+              <td class="mono">{c.redirectUris.join(' ')}</td>
+              <td>
+                <When value={c.createdAt} />
+              </td>
+              <td>
+                <When value={c.lastUsedAt} />
+              </td>
+              <td>
+                <DeleteButton
+                  label={t('remove')}
+                  confirm={t('confirmRemoveClient', { name: c.clientName || c.clientId })}
+                  action={async () => {
+                    await api('DELETE', `${base}/${enc(c.clientId)}`);
+                    clients.reload();
+                  }}
+                />
+              </td>
+            </tr>
+          ))
+        }
+      />
     </Page>
   );
 }

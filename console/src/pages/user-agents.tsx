@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { DeleteButton, Loading, Notice, Pager, SearchForm, Table, When, emptyOf, useListQuery, useLoad } from '../components';
+import { DeleteButton, Notice, SearchedTable, When, useSearchedList } from '../components';
 import { t } from '../i18n';
 
 /** One person's consent to an agent client at one resource (GET …/users/{userId}/agents, …/agents). */
@@ -16,51 +16,41 @@ const LIMIT = 50;
  */
 export function ConnectedAgents({ base }: { base: string }) {
   // Searched and paged by the server (`?query=` matches the client's name, its id and the resource).
-  const list = useListQuery();
-  const { offset } = list;
-  const agents = useLoad(
-    () => api<Schema<'ConnectedAgentListDto'>>('GET', `${base}/agents${query({ query: list.query, limit: LIMIT, offset })}`),
-    [base, list.query, offset],
-  );
+  const agents = useSearchedList(LIMIT, (page) => api<Schema<'ConnectedAgentListDto'>>('GET', `${base}/agents${query(page)}`), [base]);
   const [revoked, setRevoked] = useState<string | null>(null);
   return (
     <section class="panel" aria-labelledby="agents-heading">
       <h2 id="agents-heading">{t('connectedAgents')}</h2>
       <Notice text={revoked} />
-      <SearchForm name={t('connectedAgents')} onSearch={list.search} />
-      <Loading loaded={agents}>
-        {({ agents: found, total }) => (
-          <>
-            <Table
-              caption={t('connectedAgents')}
-              headings={[t('agent'), t('resource'), t('scopes'), t('connectedAt'), t('changedAt'), t('actions')]}
-              empty={emptyOf(list.query, t('noConnectedAgents'), t('noConnectedAgentsNext'))}
-            >
-              {found.map((a) => (
-                <tr key={`${a.clientId} ${a.resource}`} data-agent={a.clientId}>
-                  <th scope="row">
-                    <AgentName agent={a} />
-                  </th>
-                  <AgentGrant agent={a} />
-                  <td>
-                    <DeleteButton
-                      label={t('revokeAgent', { name: a.clientName })}
-                      confirm={t('confirmRevoke')}
-                      action={async () => {
-                        setRevoked(null);
-                        await api('DELETE', `${base}/agents/${enc(a.clientId)}`);
-                        setRevoked(t('agentRevoked', { name: a.clientName }));
-                        agents.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={found.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('connectedAgents')}
+        list={agents}
+        items={(page) => ({ found: page.agents, total: page.total })}
+        headings={[t('agent'), t('resource'), t('scopes'), t('connectedAt'), t('changedAt'), t('actions')]}
+        empty={[t('noConnectedAgents'), t('noConnectedAgentsNext')]}
+        rows={(found) =>
+          found.map((a) => (
+            <tr key={`${a.clientId} ${a.resource}`} data-agent={a.clientId}>
+              <th scope="row">
+                <AgentName agent={a} />
+              </th>
+              <AgentGrant agent={a} />
+              <td>
+                <DeleteButton
+                  label={t('revokeAgent', { name: a.clientName })}
+                  confirm={t('confirmRevoke')}
+                  action={async () => {
+                    setRevoked(null);
+                    await api('DELETE', `${base}/agents/${enc(a.clientId)}`);
+                    setRevoked(t('agentRevoked', { name: a.clientName }));
+                    agents.reload();
+                  }}
+                />
+              </td>
+            </tr>
+          ))
+        }
+      />
     </section>
   );
 }

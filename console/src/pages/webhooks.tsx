@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, enc, query } from '../api';
 import type { Schema } from '../api';
-import { Checkbox, DeleteButton, Field, Form, Loading, Page, Pager, SearchForm, SecretOnce, Table, emptyOf, useListQuery, useLoad } from '../components';
+import { Checkbox, DeleteButton, Field, Form, Loading, Page, Pager, SearchedTable, SecretOnce, Table, useLoad, useSearchedList } from '../components';
 import { EVENT_TYPES } from '../event-types';
 import { t } from '../i18n';
 
@@ -13,9 +13,7 @@ const LIMIT = 50;
 export function WebhooksPage({ orgId }: { orgId?: string }) {
   const base = orgId ? `/management/v1/orgs/${enc(orgId)}/webhooks` : '/admin/v1/webhooks';
   // Searched and paged by the server (`?query=` matches the URL).
-  const list = useListQuery();
-  const { offset } = list;
-  const hooks = useLoad(() => api<Schema<'WebhookListDto'>>('GET', `${base}${query({ query: list.query, limit: LIMIT, offset })}`), [base, list.query, offset]);
+  const hooks = useSearchedList(LIMIT, (page) => api<Schema<'WebhookListDto'>>('GET', `${base}${query(page)}`), [base]);
   const [url, setUrl] = useState('');
   const [types, setTypes] = useState('');
   const [onlyOrg, setOnlyOrg] = useState('');
@@ -60,38 +58,33 @@ export function WebhooksPage({ orgId }: { orgId?: string }) {
         </details>
         {!orgId && <Field label={t('organizationIdOptional')} value={onlyOrg} onInput={setOnlyOrg} />}
       </Form>
-      <SearchForm name={t('webhooks')} onSearch={list.search} />
-      <Loading loaded={hooks}>
-        {({ webhooks, total }) => (
-          <>
-            <Table
-              caption={t('webhooks')}
-              headings={[t('url'), t('eventTypes'), t('organizationId'), t('actions')]}
-              empty={emptyOf(list.query, t('emptyWebhooks'), t('emptyWebhooksNext'))}
-            >
-              {webhooks.map((w) => (
-                <tr key={w.id}>
-                  <th scope="row">{w.url}</th>
-                  <td>{w.eventTypes?.length ? w.eventTypes.join(', ') : t('allEvents')}</td>
-                  <td class="mono">{w.orgId ?? ''}</td>
-                  <td>
-                    <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? null : w.id)}>
-                      {t('deliveries')}
-                    </button>
-                    <DeleteButton
-                      action={async () => {
-                        await api('DELETE', `${base}/${enc(w.id)}`);
-                        hooks.reload();
-                      }}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-            <Pager offset={offset} limit={LIMIT} total={total} shown={webhooks.length} onChange={list.setOffset} />
-          </>
-        )}
-      </Loading>
+      <SearchedTable
+        name={t('webhooks')}
+        list={hooks}
+        items={(page) => ({ found: page.webhooks, total: page.total })}
+        headings={[t('url'), t('eventTypes'), t('organizationId'), t('actions')]}
+        empty={[t('emptyWebhooks'), t('emptyWebhooksNext')]}
+        rows={(webhooks) =>
+          webhooks.map((w) => (
+            <tr key={w.id}>
+              <th scope="row">{w.url}</th>
+              <td>{w.eventTypes?.length ? w.eventTypes.join(', ') : t('allEvents')}</td>
+              <td class="mono">{w.orgId ?? ''}</td>
+              <td>
+                <button type="button" aria-expanded={open === w.id} onClick={() => setOpen(open === w.id ? null : w.id)}>
+                  {t('deliveries')}
+                </button>
+                <DeleteButton
+                  action={async () => {
+                    await api('DELETE', `${base}/${enc(w.id)}`);
+                    hooks.reload();
+                  }}
+                />
+              </td>
+            </tr>
+          ))
+        }
+      />
       {open && <Deliveries path={`${base}/${enc(open)}/deliveries`} />}
     </Page>
   );
