@@ -36,6 +36,7 @@ describe('scheduled key rotation across WORKERS=2: the next key is published bef
   let database: TestDatabase;
   let dataDir: string;
   let port: number;
+  let management: number;
   let keysTable: DataSource;
   let machine: MachineCredentials;
 
@@ -44,16 +45,25 @@ describe('scheduled key rotation across WORKERS=2: the next key is published bef
     WORKERS: '2',
     LOG_LEVEL: 'error',
     KEY_POLL_MS: String(KEY_POLL_MS),
+    MANAGEMENT_PORT: String(management),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...extra,
   });
 
+  /** The service, once both workers listen (`/readyz`): the streaks below speak of both. */
+  const startBothWorkers = async (environment: Record<string, string>) => {
+    const started = await spawnService(environment, { port });
+    await eventually('both workers listening', async () => ((await fetch(`http://127.0.0.1:${management}/readyz`)).status === 200 ? true : undefined), 60_000);
+    return started;
+  };
+
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'portcullis-schedule-'));
     database = await createTestDatabase();
     port = await freePort();
-    svc = await spawnService(env(), { port });
+    management = await freePort();
+    svc = await startBothWorkers(env());
     keysTable = createDataSource(loadConfig(env()).database, ENTITIES);
     await keysTable.initialize();
     const api = createClient(svc.url);
@@ -143,7 +153,7 @@ describe('scheduled key rotation across WORKERS=2: the next key is published bef
     const rsaKid = decodeProtectedHeader(rsaToken).kid!;
     assert.equal(decodeProtectedHeader(rsaToken).alg, 'RS256');
     await svc.stop();
-    svc = await spawnService(env({ SIGNING_ALG: 'ES256' }), { port });
+    svc = await startBothWorkers(env({ SIGNING_ALG: 'ES256' }));
 
     const published = await publishedKeys(svc.url);
     assert.deepEqual(published.keys.map((k) => k.alg).sort(), ['ES256', 'RS256']);
