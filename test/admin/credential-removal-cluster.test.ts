@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventually, processSetup, remoteService } from '../faults/faults.helpers.js';
+import { eventually, processSetup, remoteService, untilReady } from '../faults/faults.helpers.js';
 import type { ProcessSetup } from '../faults/faults.helpers.js';
 import { unique } from '../support/fixtures.js';
 import type { TestService } from '../support/service.js';
@@ -23,7 +23,7 @@ describe('a removed or replaced machine secret, with WORKERS=2', () => {
     setup = await processSetup();
     const management = await freePort();
     const service = await setup.spawn({ WORKERS: '2', MANAGEMENT_PORT: String(management) });
-    await eventually('both workers listening', async () => ((await fetch(`http://127.0.0.1:${management}/readyz`)).status === 200 ? true : undefined));
+    await untilReady(`http://127.0.0.1:${management}`, 'both workers listening');
     remote = remoteService(service.url, setup.adminToken());
     const workers = new Set<number>();
     for (let i = 0; i < ROUND; i++) workers.add((await remote.api('GET', '/healthz', { headers: { connection: 'close' } })).body.worker);

@@ -90,6 +90,14 @@ export async function eventually<T>(what: string, check: () => Promise<T | undef
 }
 
 /**
+ * Until the operators' listener at `management` (its base URL) answers `/readyz` 200: with WORKERS > 1, once every
+ * worker listens (docs/operations.md, "Start-up").
+ */
+export function untilReady(management: string, what: string, timeoutMs?: number, intervalMs?: number): Promise<true> {
+  return eventually(what, async () => ((await fetch(`${management}/readyz`)).status === 200 ? true : undefined), timeoutMs, intervalMs);
+}
+
+/**
  * A service process whose database connections pass through a TCP proxy, so a test can take the
  * database away (`proxy.stop`) without touching the server other suites use. MySQL/MariaDB only.
  */

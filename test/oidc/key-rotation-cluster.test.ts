@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
-import { eventually } from '../faults/faults.helpers.js';
+import { untilReady } from '../faults/faults.helpers.js';
 import { createTestDatabase } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
 import { createClient } from '../support/http.js';
@@ -38,7 +38,7 @@ describe('key rotation across WORKERS=2 over one database', () => {
     );
     // The streak below must span both workers: on a loaded machine the second may start listening seconds after the
     // first answers /healthz (readiness is every worker listening, docs/operations.md).
-    await eventually('both workers listening', async () => ((await fetch(`http://127.0.0.1:${management}/readyz`)).status === 200 ? true : undefined), 60_000);
+    await untilReady(`http://127.0.0.1:${management}`, 'both workers listening', 60_000);
     const api = createClient(svc.url);
     // A first start of two workers: whichever answers /healthz first, the bootstrap's token file is there, whole.
     assert.ok(existsSync(join(dataDir, 'admin.pat')), 'admin.pat is written before any worker answers');

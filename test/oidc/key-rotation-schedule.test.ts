@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/common/config/config.js';
 import { createDataSource } from '../../src/common/database/data-source.js';
 import { NEXT_KEY_LEAD_MS, ROTATION_INTERVAL_MS } from '../../src/common/crypto/key-schedule/key-schedule.js';
 import { SigningKeysService } from '../../src/oidc/keys/signing-keys.service.js';
-import { eventually } from '../faults/faults.helpers.js';
+import { eventually, untilReady } from '../faults/faults.helpers.js';
 import { createTestDatabase } from '../support/database.js';
 import type { TestDatabase } from '../support/database.js';
 import { createClient } from '../support/http.js';
@@ -54,7 +54,7 @@ describe('scheduled key rotation across WORKERS=2: the next key is published bef
   /** The service, once both workers listen (`/readyz`): the streaks below speak of both. */
   const startBothWorkers = async (environment: Record<string, string>) => {
     const started = await spawnService(environment, { port });
-    await eventually('both workers listening', async () => ((await fetch(`http://127.0.0.1:${management}/readyz`)).status === 200 ? true : undefined), 60_000);
+    await untilReady(`http://127.0.0.1:${management}`, 'both workers listening', 60_000);
     return started;
   };
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventually, processSetup } from '../faults/faults.helpers.js';
+import { eventually, processSetup, untilReady } from '../faults/faults.helpers.js';
 import type { ProcessSetup } from '../faults/faults.helpers.js';
 import { createClient } from '../support/http.js';
 import type { ServiceProcess } from '../support/process.js';
@@ -20,7 +20,7 @@ describe('operations: with WORKERS=2 the primary serves the management listener,
     management = `http://127.0.0.1:${port}`;
     service = await setup.spawn({ WORKERS: '2', MANAGEMENT_PORT: String(port) });
     // The service answers as soon as one worker listens; the cluster is ready once both do.
-    await eventually('both workers listening', async () => ((await fetch(`${management}/readyz`)).status === 200 ? true : undefined));
+    await untilReady(management, 'both workers listening');
   });
   after(() => setup?.cleanup());
 
@@ -49,7 +49,7 @@ describe('operations: with WORKERS=2 the primary serves the management listener,
     });
     assert.equal(unready.reason, '1 of 2 workers are listening');
     assert.equal((await createClient(service.url)('GET', '/healthz')).status, 200, 'the other worker serves meanwhile');
-    await eventually('the replacement listens', async () => ((await fetch(`${management}/readyz`)).status === 200 ? true : undefined));
+    await untilReady(management, 'the replacement listens');
     // Readiness comes over the cluster's IPC; the worker's line comes through its stdout pipe, which may be later.
     await eventually('the replacement logged its start', async () => (workerPids(service.output()).length >= 3 ? true : undefined));
     assert.equal(workerPids(service.output()).length, 3);

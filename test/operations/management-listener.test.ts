@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventually, processSetup, remoteService } from '../faults/faults.helpers.js';
+import { processSetup, remoteService, untilReady } from '../faults/faults.helpers.js';
 import type { ProcessSetup } from '../faults/faults.helpers.js';
 import { LoginClient } from '../attack/support/login-client.js';
 import { createHuman, createMachine, createOidcApp, createProject } from '../oidc/support/oidc-fixtures.js';
@@ -102,7 +102,7 @@ describe('operations: the management listener serves metrics, health and readine
     } finally {
       await setup.inspect((db) => db.query('INSERT INTO migrations (id, timestamp, name) VALUES (?, ?, ?)', [last.id, last.timestamp, last.name]));
     }
-    await eventually('ready again', async () => ((await fetch(`${management}/readyz`)).status === 200 ? true : undefined));
+    await untilReady(management, 'ready again');
   });
 });
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventually, processSetup, spawnBehindProxy } from '../faults/faults.helpers.js';
+import { eventually, processSetup, spawnBehindProxy, untilReady } from '../faults/faults.helpers.js';
 import type { ProcessSetup } from '../faults/faults.helpers.js';
 import type { TcpProxy } from '../faults/tcp-proxy.js';
 import { createClient } from '../support/http.js';
@@ -61,7 +61,7 @@ describe('operations: a database outage as the operator sees it', {
     );
 
     await proxy.resume();
-    await eventually('ready again', async () => ((await fetch(`${management}/readyz`)).status === 200 ? true : undefined), 20_000, 250);
+    await untilReady(management, 'ready again', 20_000, 250);
     await eventually(
       'the API serves again',
       async () => ((await api('GET', '/admin/v1/orgs', { token: admin })).status === 200 ? true : undefined),

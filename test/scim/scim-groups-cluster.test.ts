@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventually, processSetup, remoteService } from '../faults/faults.helpers.js';
+import { processSetup, remoteService, untilReady } from '../faults/faults.helpers.js';
 import type { ProcessSetup } from '../faults/faults.helpers.js';
 import { unique } from '../support/fixtures.js';
 import { freePort } from '../support/service.js';
@@ -19,7 +19,7 @@ describe('SCIM Group PATCHes in parallel across two worker processes lose nothin
     setup = await processSetup();
     const management = await freePort();
     const service = await setup.spawn({ WORKERS: '2', MANAGEMENT_PORT: String(management) });
-    await eventually('both workers listening', async () => ((await fetch(`http://127.0.0.1:${management}/readyz`)).status === 200 ? true : undefined));
+    await untilReady(`http://127.0.0.1:${management}`, 'both workers listening');
     const remote = remoteService(service.url, setup.adminToken());
     // New connections are dealt to the workers in turn: both answer.
     const workers = new Set<number>();
