@@ -27,6 +27,9 @@ export const BODY_PROBLEMS = {
     kind: 'unsupportedEncoding',
     message: `unsupported charset "${charset.toUpperCase()}"`,
   }),
+  /** body-parser's own words for it, which this parser passes on. */
+  unsupportedEncoding: (encoding: string): BodyProblem => ({ status: 415, kind: 'unsupportedEncoding', message: `unsupported content encoding "${encoding}"` }),
+  notInflatable: (): BodyProblem => ({ status: 400, kind: 'malformed', message: 'the body could not be decompressed' }),
 } as const;
 
 /** The admin and management APIs' error shape for a refused body: `{code, message, details}`. */

@@ -92,7 +92,7 @@ async function spool(req: Request, limitBytes: number): Promise<SpooledBody> {
     await rm(dir, { recursive: true, force: true });
     if (error instanceof RefusedBody) throw error;
     if ((error as { code?: string }).code?.startsWith('Z_')) {
-      throw new RefusedBody({ status: 400, kind: 'malformed', message: 'the body could not be decompressed' });
+      throw new RefusedBody(BODY_PROBLEMS.notInflatable());
     }
     throw error;
   } finally {
@@ -100,8 +100,8 @@ async function spool(req: Request, limitBytes: number): Promise<SpooledBody> {
   }
 }
 
-function inflaterFor(encoding: string | undefined): Transform | undefined {
-  switch ((encoding ?? 'identity').toLowerCase()) {
+function inflaterFor(encoding = 'identity'): Transform | undefined {
+  switch (encoding.toLowerCase()) {
     case 'identity':
       return undefined;
     case 'gzip':
@@ -112,7 +112,7 @@ function inflaterFor(encoding: string | undefined): Transform | undefined {
     case 'br':
       return createBrotliDecompress();
     default:
-      throw new RefusedBody({ status: 415, kind: 'unsupportedEncoding', message: `unsupported content encoding "${encoding}"` });
+      throw new RefusedBody(BODY_PROBLEMS.unsupportedEncoding(encoding));
   }
 }
 
