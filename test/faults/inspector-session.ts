@@ -20,6 +20,11 @@ export class InspectorSession {
       if (message.error) waiting.reject(new Error(message.error.message));
       else waiting.resolve(message.result);
     });
+    // A process that ends (or crashes) answers nothing more: what waits on it fails now, not at the test's timeout.
+    socket.on('close', () => {
+      for (const waiting of this.pending.values()) waiting.reject(new Error('the inspected process closed its inspector'));
+      this.pending.clear();
+    });
   }
 
   static async open(output: string): Promise<InspectorSession> {
